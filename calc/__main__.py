@@ -1,0 +1,5 @@
+"""Entry point for ``python -m calc``."""
+
+from calc.cli import main
+
+main()

@@ -1,0 +1,43 @@
+"""The ``kvcalc`` command line: parse, one library call, render. No formula lives here.
+
+``main`` turns the library's typed errors and the parser's usage errors into one line on
+stderr and an exit code (2 bad input, 1 failed check), never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from calc.cli.app import app
+
+
+def main(argv: list[str] | None = None) -> None:
+    import typer
+
+    from calc.errors import KvcalcError
+
+    try:
+        rv = app(args=argv, prog_name="kvcalc", standalone_mode=False)
+    except KvcalcError as exc:
+        sys.stderr.write(f"kvcalc: error: {exc}\n")
+        sys.exit(exc.exit_code)
+    except typer.TyperException as exc:  # usage errors: bad option, missing value, bad type
+        if type(exc).__name__ == "NoArgsIsHelpError":  # bare `kvcalc`: help, not an error
+            sys.stdout.write(exc.format_message().rstrip() + "\n")
+            sys.exit(0)
+        ctx = getattr(exc, "ctx", None)
+        where = f"kvcalc {ctx.info_name}" if ctx is not None and ctx.parent else "kvcalc"
+        where = where.replace("kvcalc kvcalc", "kvcalc")
+        sys.stderr.write(f"kvcalc: error: {exc.format_message()} (see: {where} --help)\n")
+        sys.exit(getattr(exc, "exit_code", 2) or 2)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except (typer.Abort, KeyboardInterrupt):
+        sys.stderr.write("kvcalc: interrupted\n")
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.exit(0)
+    sys.exit(rv if isinstance(rv, int) else 0)
+
+
+__all__ = ["app", "main"]

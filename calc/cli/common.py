@@ -1,0 +1,33 @@
+"""Helpers the commands share: resolve names to configs, validate choices, print warnings."""
+
+from __future__ import annotations
+
+import sys
+
+from calc.errors import InvalidInputError
+from calc.render import FORMATS
+
+
+def check_choice(flag: str, value: str | None, choices) -> None:
+    if value is not None and value not in choices:
+        raise InvalidInputError(f"{flag} {value!r} is not one of: {', '.join(choices)}")
+
+
+def load_inputs(model, hardware=None, *, attention=None, fmt="table", **sizes):
+    """(ModelConfig, HardwareProfile | None, AttentionLayout) from the command's options."""
+    from calc.attention_layout import attention_layout
+    from calc.registry import load_hardware, load_model
+
+    check_choice("--format", fmt, FORMATS)
+    check_choice("--attention", attention, ("mha", "gqa", "mqa", "mla"))
+    for flag, value in sizes.items():
+        if value is not None and not 0 < value <= 1_000_000:
+            raise InvalidInputError(f"--{flag.replace('_', '-')} must be in 1..1,000,000")
+    cfg = load_model(model)
+    hw = load_hardware(hardware) if hardware else None
+    return cfg, hw, attention_layout(cfg, attention, **sizes)
+
+
+def warn(messages) -> None:
+    for m in messages:
+        sys.stderr.write(f"kvcalc: warning: {m}\n")

@@ -1,0 +1,42 @@
+"""Options shared by several commands, defined once (name, help, default)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+FORMAT_HELP = "Output format: table (rounded, for people), json or csv (unrounded base units)."
+
+Model = Annotated[
+    str,
+    typer.Option("--model", "-m", help="Shipped model name (see `kvcalc models`) or a YAML path."),
+]
+Hardware = Annotated[
+    str | None,
+    typer.Option("--hardware", "-H", help="Shipped accelerator (see `kvcalc hardware`) or a YAML path."),
+]
+HardwareRequired = Annotated[
+    str,
+    typer.Option("--hardware", "-H", help="Shipped accelerator (see `kvcalc hardware`) or a YAML path."),
+]
+Ctx = Annotated[int, typer.Option("--ctx", help="Tokens per sequence (prompt + generated).")]
+Batch = Annotated[int, typer.Option("--batch", "-b", help="Concurrent sequences.")]
+Gpus = Annotated[int, typer.Option("--gpus", help="Number of GPUs of --hardware.")]
+WeightDtype = Annotated[
+    str | None,
+    typer.Option("--weight-dtype", help="fp32|bf16|fp16|fp8|int8|int4|fp4 (default: the model's)."),
+]
+KvDtype = Annotated[
+    str | None,
+    typer.Option("--kv-dtype", help="KV-cache dtype: fp32|bf16|fp16|fp8|int8|int4|fp4 (default: the model's)."),
+]
+Format = Annotated[str, typer.Option("--format", "-f", help=FORMAT_HELP)]
+Output = Annotated[
+    Path | None,
+    typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout."),
+]
+Explain = Annotated[
+    bool, typer.Option("--explain", help="Show each figure's formula with the numbers substituted.")
+]

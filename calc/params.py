@@ -1,0 +1,134 @@
+"""Parameter counts [parameters] of each part of a transformer, as pure functions of its shape.
+
+Every function takes plain numbers (ints, or numpy arrays that broadcast) and returns a count
+of weights. ``model_params`` composes them for a ModelConfig; it adds no arithmetic of its own
+beyond multiplying per-layer counts by how many layers have them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from calc.model_schema import ModelConfig
+
+
+def embedding_params(vocab_size, d_model):
+    """Token embedding table: vocab_size × d_model."""
+    return vocab_size * d_model
+
+
+def attention_params(d_model, n_heads, n_kv_heads, head_dim, qkv_bias=False, o_bias=False):
+    """MHA/GQA/MQA projections: W_Q (d × h·hd), W_K and W_V (d × kv·hd each), W_O (h·hd × d).
+
+    Biases add h·hd + 2·kv·hd (QKV) and d (O).
+    """
+    q = d_model * n_heads * head_dim
+    kv = 2 * d_model * n_kv_heads * head_dim
+    o = n_heads * head_dim * d_model
+    bias = (n_heads + 2 * n_kv_heads) * head_dim * qkv_bias + d_model * o_bias
+    return q + kv + o + bias
+
+
+def mla_attention_params(
+    d_model, n_heads, kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim
+):
+    """Multi-head latent attention (DeepSeek-V2/V3) projections, norms of the latents included.
+
+    Q: d × q_lora + q_lora (norm) + q_lora × h·(nope+rope); or d × h·(nope+rope) if q_lora is 0.
+    KV: d × (kv_lora + rope) [W_DKV and the shared RoPE key] + kv_lora (norm)
+        + kv_lora × h·(nope + v) [W_UK, W_UV].
+    O: h·v × d.
+    """
+    qk_head = qk_nope_head_dim + qk_rope_head_dim
+    if q_lora_rank:
+        q = d_model * q_lora_rank + q_lora_rank + q_lora_rank * n_heads * qk_head
+    else:
+        q = d_model * n_heads * qk_head
+    kv = (
+        d_model * (kv_lora_rank + qk_rope_head_dim)
+        + kv_lora_rank
+        + kv_lora_rank * n_heads * (qk_nope_head_dim + v_head_dim)
+    )
+    o = n_heads * v_head_dim * d_model
+    return q + kv + o
+
+
+def ffn_params(d_model, d_ffn, gated, bias=False):
+    """One FFN: gated (SwiGLU/GeGLU) 3·d·d_ffn, plain MLP 2·d·d_ffn; bias adds d_ffn·(1+gated) + d."""
+    n_mat = 2 + gated
+    return n_mat * d_model * d_ffn + bias * (d_ffn * (1 + gated) + d_model)
+
+
+def router_params(d_model, n_routed_experts, router_bias=False):
+    """MoE gate: d × n_experts, plus one bias per expert where the model has it."""
+    return d_model * n_routed_experts + n_routed_experts * router_bias
+
+
+def norm_params(d_model, layernorm):
+    """One norm: RMSNorm has a scale (d); LayerNorm a scale and a bias (2d)."""
+    return d_model * (1 + layernorm)
+
+
+@dataclass(frozen=True)
+class ParamBreakdown:
+    """Parameter counts of a model by part [parameters]."""
+
+    embedding: int
+    lm_head: int
+    attention: int  # all layers
+    dense_ffn: int  # all dense-FFN layers
+    moe_routed: int  # all routed experts of all MoE layers
+    moe_routed_active: int  # experts_per_token of them per MoE layer
+    moe_shared: int
+    router: int
+    norms: int
+
+    @property
+    def total(self) -> int:
+        return (
+            self.embedding + self.lm_head + self.attention + self.dense_ffn
+            + self.moe_routed + self.moe_shared + self.router + self.norms
+        )
+
+    @property
+    def active(self) -> int:
+        """Parameters one token touches: everything but the routed experts it skips."""
+        return self.total - self.moe_routed + self.moe_routed_active
+
+
+def layer_attention_params(cfg: ModelConfig) -> int:
+    """Attention parameters of one layer of ``cfg`` (MLA or MHA/GQA/MQA)."""
+    if cfg.mla is not None:
+        m = cfg.mla
+        return mla_attention_params(
+            cfg.d_model, cfg.n_heads, m.kv_lora_rank, m.q_lora_rank or 0,
+            m.qk_rope_head_dim, m.qk_nope_head_dim, m.v_head_dim,
+        )
+    return attention_params(
+        cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.k_head_dim, cfg.qkv_bias, cfg.o_bias
+    )
+
+
+def model_params(cfg: ModelConfig) -> ParamBreakdown:
+    """Total and per-part parameter counts of ``cfg`` (no MTP/draft modules)."""
+    gated = cfg.ffn_kind == "gated"
+    layernorm = cfg.norm == "layernorm"
+    emb = embedding_params(cfg.vocab_size, cfg.d_model)
+    moe = cfg.moe
+    n_moe, n_dense = cfg.n_moe_layers, cfg.n_dense_ffn_layers
+    expert = 0 if moe is None else ffn_params(cfg.d_model, moe.d_expert_ffn, gated, cfg.ffn_bias)
+    return ParamBreakdown(
+        embedding=emb,
+        lm_head=0 if cfg.tie_embeddings else emb,
+        attention=cfg.n_layers * layer_attention_params(cfg),
+        dense_ffn=n_dense * ffn_params(cfg.d_model, cfg.d_ffn, gated, cfg.ffn_bias),
+        moe_routed=0 if moe is None else n_moe * moe.n_routed_experts * expert,
+        moe_routed_active=0 if moe is None else n_moe * moe.experts_per_token * expert,
+        moe_shared=0
+        if moe is None
+        else n_moe * moe.n_shared_experts * ffn_params(cfg.d_model, moe.shared_ffn, gated),
+        router=0
+        if moe is None
+        else n_moe * router_params(cfg.d_model, moe.n_routed_experts, moe.router_bias),
+        norms=(cfg.n_layers * cfg.norms_per_layer + 1) * norm_params(cfg.d_model, layernorm),
+    )

@@ -1,0 +1,101 @@
+"""Finds shipped and user-supplied model configs and hardware profiles by name or path."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from calc.errors import ConfigError, UnknownNameError
+from calc.hardware_schema import HardwareProfile
+from calc.model_schema import ModelConfig
+from calc.yaml_io import load_mapping, validate
+
+_PKG = Path(__file__).resolve().parent
+
+
+def data_dir(folder: str) -> Path:
+    """Installed wheels carry the folder inside calc/; a source checkout has it beside calc/."""
+    inside = _PKG / folder
+    return inside if inside.is_dir() else _PKG.parent / folder
+
+
+def _is_path(name: str) -> bool:
+    return name.endswith((".yaml", ".yml", ".json")) or "/" in name or "\\" in name
+
+
+def _names(folder: str) -> list[str]:
+    return sorted(p.stem for p in data_dir(folder).glob("*.yaml"))
+
+
+def model_names() -> list[str]:
+    return _names("model_configs")
+
+
+def hardware_names() -> list[str]:
+    return _names("hardware_profiles")
+
+
+def _load_model_file(path: Path) -> ModelConfig:
+    data = load_mapping(path)
+    data.setdefault("name", path.stem)
+    data.setdefault("display_name", data.get("name", path.stem))
+    return validate(ModelConfig, data, path)
+
+
+@cache
+def _shipped_model(name: str) -> ModelConfig:
+    return _load_model_file(data_dir("model_configs") / f"{name}.yaml")
+
+
+def load_model(name: str) -> ModelConfig:
+    """A shipped model by exact name (e.g. ``llama3-70b``) or a YAML file path."""
+    if _is_path(name):
+        path = Path(name)
+        return _load_model_file(path)
+    if name not in model_names():
+        raise UnknownNameError(
+            "model", name, model_names(), "Pass a shipped name or a path to a YAML file."
+        )
+    return _shipped_model(name)
+
+
+def _load_hardware_file(path: Path) -> HardwareProfile:
+    data = load_mapping(path)
+    data.setdefault("name", path.stem)
+    return validate(HardwareProfile, data, path)
+
+
+@cache
+def _shipped_hardware(name: str) -> HardwareProfile:
+    return _load_hardware_file(data_dir("hardware_profiles") / f"{name}.yaml")
+
+
+def load_hardware(name: str) -> HardwareProfile:
+    """A shipped hardware profile by exact name (e.g. ``h100``) or a YAML file path."""
+    if _is_path(name):
+        return _load_hardware_file(Path(name))
+    if name not in hardware_names():
+        raise UnknownNameError(
+            "hardware", name, hardware_names(), "Pass a shipped name or a path to a YAML file."
+        )
+    return _shipped_hardware(name)
+
+
+def all_models() -> list[ModelConfig]:
+    return [load_model(n) for n in model_names()]
+
+
+def all_hardware() -> list[HardwareProfile]:
+    return [load_hardware(n) for n in hardware_names()]
+
+
+__all__ = [
+    "ConfigError",
+    "all_hardware",
+    "all_models",
+    "data_dir",
+    "hardware_names",
+    "load_hardware",
+    "load_model",
+    "model_names",
+]

@@ -1,0 +1,211 @@
+"""Renders results as a rich table, JSON or CSV (same keys, unrounded base units) and writes
+files atomically. Tables round for display only and label GB (10^9) and GiB (2^30) apart."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+import os
+import sys
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from calc.errors import InvalidInputError
+
+FORMATS = ("table", "json", "csv")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def write_atomic(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` via a temp file + rename: all or nothing, never half a file."""
+    path = Path(path)
+    if path.is_dir():
+        raise InvalidInputError(f"--output {path}: is a directory, expected a file path")
+    parent = path.parent if str(path.parent) else Path(".")
+    if not parent.is_dir():
+        raise InvalidInputError(f"--output {path}: folder {parent} does not exist")
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
+    except OSError as exc:
+        raise InvalidInputError(f"--output {path}: cannot write there: {exc.strerror}") from exc
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except OSError as exc:
+        Path(tmp).unlink(missing_ok=True)
+        raise InvalidInputError(f"--output {path}: cannot write: {exc.strerror}") from exc
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _json_default(obj: Any) -> Any:
+    if hasattr(obj, "item"):  # numpy scalar
+        return obj.item()
+    if hasattr(obj, "tolist"):
+        return obj.tolist()
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def _json_clean(obj: Any) -> Any:
+    """JSON has no NaN/inf: they become null (the field names say the unit)."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _json_clean(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_json_clean(v) for v in obj]
+    return obj
+
+
+def to_json(obj: Any) -> str:
+    return json.dumps(_json_clean(obj), indent=2, default=_json_default, allow_nan=False) + "\n"
+
+
+def safe_cell(value: Any) -> Any:
+    """Neutralise strings a spreadsheet would run as a formula (leading = + - @ tab CR)."""
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if hasattr(value, "item"):
+        return value.item()
+    return value
+
+
+def to_csv(rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:
+    """Header + rows; column order is ``columns`` or the first row's key order (stable)."""
+    if columns is None:
+        columns = list(rows[0]) if rows else []
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow([safe_cell(c) for c in columns])
+    for row in rows:
+        writer.writerow([safe_cell(row.get(c)) for c in columns])
+    return buf.getvalue()
+
+
+def scalar_fields(obj: dict) -> dict:
+    """The flat (non-list, non-dict) part of a result, for a one-row CSV."""
+    return {k: v for k, v in obj.items() if not isinstance(v, dict | list | tuple)}
+
+
+# ----------------------------------------------------------------------------------------
+# Human display (tables only): units come from the key's suffix.
+
+
+def human(key: str, value: Any, compact: bool = False) -> str:
+    """Display string for a table cell, chosen by the unit suffix of ``key``.
+
+    ``compact`` (many-column tables) shows GB only; key/value tables show GB and GiB.
+    """
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if key.endswith("flops_per_s"):
+        return f"{value / 1e12:,.1f} TFLOP/s"
+    if key.endswith("bytes_per_s"):
+        return f"{value / 1e9:,.1f} GB/s"
+    if key.endswith("_per_s"):
+        return f"{value:,.1f}/s"
+    if key.endswith("_bytes") or "_bytes_" in key:
+        if abs(value) < 1e6:
+            return f"{value:,.6g} B"
+        if compact:
+            return f"{value / 1e9:,.2f} GB"
+        return f"{value / 1e9:,.3f} GB  ({value / 2**30:,.3f} GiB)"
+    if key.endswith("_s"):
+        return f"{value:,.3f} s" if abs(value) >= 1 else f"{value * 1e3:,.3f} ms"
+    if "flops" in key:
+        return f"{value:,.4g} FLOP" if abs(value) < 1e9 else f"{value / 1e9:,.2f} GFLOP"
+    if key.startswith("usd") or key.endswith("usd"):
+        return f"${value:,.4f}"
+    if key.startswith("params"):
+        if compact:
+            return f"{value / 1e9:,.2f} B"
+        return f"{value:,} ({value / 1e9:,.2f} B)" if isinstance(value, int) else f"{value:,}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return f"{value:,.4g}"
+
+
+def kv_table(obj: dict, title: str):
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", show_header=True, header_style="bold")
+    table.add_column("field")
+    table.add_column("value", justify="right")
+    for key, value in scalar_fields(obj).items():
+        table.add_row(key, human(key, value))
+    return table
+
+
+def rows_table(rows: Sequence[dict], title: str, columns: Iterable[str] | None = None):
+    from rich.table import Table
+
+    cols = list(columns) if columns is not None else (list(rows[0]) if rows else [])
+    table = Table(title=title, title_justify="left", header_style="bold")
+    for c in cols:
+        left = c in ("name", "model", "hardware", "op", "requirement", "deployment")
+        table.add_column(c, justify="left" if left else "right", no_wrap=left, overflow="fold")
+    for row in rows:
+        table.add_row(*(human(c, row.get(c), compact=True) for c in cols))
+    return table
+
+
+def print_table(renderable) -> str:
+    """Render a rich object to text (no colour codes when not a terminal)."""
+    from rich.console import Console
+
+    console = Console(file=io.StringIO(), width=max(100, _terminal_width()), record=False)
+    console.print(renderable)
+    return console.file.getvalue()  # type: ignore[attr-defined]
+
+
+def _terminal_width() -> int:
+    try:
+        return os.get_terminal_size().columns
+    except OSError:  # not a terminal (a pipe, a file): do not truncate
+        return 220
+
+
+def emit(
+    obj: dict,
+    fmt: str,
+    output: Path | None = None,
+    *,
+    title: str = "",
+    rows: Sequence[dict] | None = None,
+    table: Callable[[], Any] | None = None,
+    explain: Sequence[Any] = (),
+) -> None:
+    """Print or write ``obj`` in ``fmt``. CSV uses ``rows`` (default: the scalar fields)."""
+    if fmt == "json":
+        text = to_json({**obj, "derivation": [f.line() for f in explain]} if explain else obj)
+    elif fmt == "csv":
+        text = to_csv(rows if rows is not None else [scalar_fields(obj)])
+    elif fmt == "table":
+        renderable = table() if table is not None else kv_table(obj, title)
+        text = print_table(renderable)
+        if explain:
+            text += "\nDerivation:\n" + "".join(f"  {f.line()}\n" for f in explain)
+    else:
+        raise InvalidInputError(f"unknown --format {fmt!r}; valid: {', '.join(FORMATS)}")
+    if fmt == "csv" and explain:
+        sys.stderr.write("".join(f"{f.line()}\n" for f in explain))
+    if output is not None:
+        write_atomic(Path(output), text)
+    else:
+        sys.stdout.write(text)

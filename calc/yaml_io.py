@@ -1,0 +1,114 @@
+"""Safe reading of small YAML/JSON data files into dicts, and strict validation into schemas."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from calc.errors import ConfigError
+
+MAX_FILE_BYTES = 1_000_000  # a config is a few KB; refuse anything absurd before parsing
+MAX_DEPTH = 32
+
+T = TypeVar("T", bound=BaseModel)
+
+
+def read_text(path: Path) -> str:
+    """The file's UTF-8 text, or a ConfigError that says what is wrong with the path."""
+    if not path.exists():
+        raise ConfigError(f"{path}: no such file")
+    if path.is_dir():
+        raise ConfigError(f"{path}: is a directory, expected a file")
+    try:
+        size = path.stat().st_size
+        if size > MAX_FILE_BYTES:
+            raise ConfigError(f"{path}: {size:,} bytes is too large for a config file")
+        raw = path.read_bytes()
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror}") from exc
+    if b"\x00" in raw:
+        raise ConfigError(f"{path}: binary file, expected YAML text")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start})") from exc
+
+
+def _loader() -> type:
+    import yaml
+
+    class NoAliasSafeLoader(yaml.SafeLoader):
+        """SafeLoader that refuses aliases (no alias bombs) and python/* tags (safe already)."""
+
+        def compose_node(self, parent: Any, index: Any) -> Any:  # type: ignore[override]
+            if self.check_event(yaml.AliasEvent):
+                event = self.peek_event()
+                raise yaml.constructor.ConstructorError(
+                    None, None, "YAML aliases (*name) are not allowed in kvcalc files",
+                    event.start_mark,
+                )
+            return super().compose_node(parent, index)
+
+    return NoAliasSafeLoader
+
+
+def _depth(obj: Any, level: int = 0) -> int:
+    if level > MAX_DEPTH:
+        return level
+    if isinstance(obj, dict):
+        return max([_depth(v, level + 1) for v in obj.values()], default=level)
+    if isinstance(obj, list):
+        return max([_depth(v, level + 1) for v in obj], default=level)
+    return level
+
+
+def load_mapping(path: Path) -> dict[str, Any]:
+    """Parse a YAML (or JSON, a YAML subset) file whose top level must be a mapping."""
+    import yaml
+
+    text = read_text(path)
+    try:
+        data = yaml.load(text, Loader=_loader())  # noqa: S506 - a SafeLoader subclass
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ConfigError(f"{path}:{where}: malformed YAML: {problem}") from exc
+    except RecursionError as exc:
+        raise ConfigError(f"{path}: nesting too deep") from exc
+    if data is None:
+        raise ConfigError(f"{path}: empty file, expected a mapping of fields")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path}: expected a mapping of fields, got {type(data).__name__}")
+    if _depth(data) > MAX_DEPTH:
+        raise ConfigError(f"{path}: nesting deeper than {MAX_DEPTH} levels")
+    return data
+
+
+def format_validation_error(path: Path | str, exc: ValidationError) -> str:
+    """One line: file, the first failing field and its problem (and how many more)."""
+    errors = exc.errors()
+    first = errors[0]
+    loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    msg = first["msg"]
+    if first["type"] == "extra_forbidden":
+        msg = "unknown field (check spelling; see the shipped YAMLs for the schema)"
+    elif first["type"] == "missing":
+        msg = "required field is missing"
+    got = first.get("input")
+    if first["type"] not in ("missing", "extra_forbidden") and not isinstance(got, dict | list):
+        msg += f" (got {got!r})"
+    more = f" (+{len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" * (
+        len(errors) > 1
+    )
+    return f"{path}: field {loc!r}: {msg}{more}"
+
+
+def validate(schema: type[T], data: dict[str, Any], path: Path | str) -> T:
+    """Validate ``data`` against ``schema``, raising ConfigError that names file and field."""
+    try:
+        return schema.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(format_validation_error(path, exc)) from exc
