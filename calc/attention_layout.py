@@ -10,13 +10,21 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from calc.errors import InvalidInputError
-from calc.kv_cache import kv_bytes_per_token_per_layer, mla_kv_bytes_per_token_per_layer
+from calc.kv_cache import (
+    kv_bytes_per_token,
+    kv_bytes_per_token_per_layer,
+    mla_kv_bytes_per_token_per_layer,
+)
 from calc.model_schema import AttentionKind, ModelConfig
 
 
 @dataclass(frozen=True)
 class AttentionLayout:
+    """What one model caches per token. The single entry point for KV sizes: memory,
+    capacity and latency all ask ``kv_bytes_per_sequence`` rather than re-deriving it."""
+
     kind: AttentionKind
+    n_layers: int  # layers that hold a KV cache
     n_heads: int
     n_kv_heads: int  # MLA: 1 latent shared by all heads
     k_head_dim: int
@@ -33,6 +41,20 @@ class AttentionLayout:
             self.n_kv_heads, self.k_head_dim, self.v_head_dim, bytes_per_element
         )
 
+    def cached_token_layers(self, ctx):
+        """Token-layers held for one sequence of ``ctx`` tokens: every layer caches all."""
+        return ctx * self.n_layers
+
+    def kv_bytes_per_token(self, bytes_per_element):
+        """Bytes one more token adds to a sequence's cache (all caching layers)."""
+        return kv_bytes_per_token(
+            self.kv_bytes_per_token_per_layer(bytes_per_element), self.n_layers
+        )
+
+    def kv_bytes_per_sequence(self, ctx, bytes_per_element):
+        """KV cache of one sequence of ``ctx`` tokens [bytes] (ctx may be a numpy array)."""
+        return self.kv_bytes_per_token_per_layer(bytes_per_element) * self.cached_token_layers(ctx)
+
 
 def attention_layout(
     cfg: ModelConfig,
@@ -44,7 +66,12 @@ def attention_layout(
 ) -> AttentionLayout:
     """The model's own layout, or the what-if ``kind`` with the sizes it needs."""
     kind = kind or cfg.attention
-    base = dict(n_heads=cfg.n_heads, k_head_dim=cfg.k_head_dim, v_head_dim=cfg.v_head_dim)
+    base = dict(
+        n_layers=cfg.n_layers,
+        n_heads=cfg.n_heads,
+        k_head_dim=cfg.k_head_dim,
+        v_head_dim=cfg.v_head_dim,
+    )
     if kind == "mla":
         rank = kv_lora_rank or (cfg.mla.kv_lora_rank if cfg.mla else None)
         rope = qk_rope_head_dim or (cfg.mla.qk_rope_head_dim if cfg.mla else None)
@@ -53,7 +80,9 @@ def attention_layout(
                 f"--attention mla on {cfg.name} (not an MLA model) needs --kv-lora-rank and "
                 "--qk-rope-head-dim (DeepSeek-V3 uses 512 and 64)"
             )
-        return AttentionLayout("mla", n_kv_heads=1, kv_lora_rank=rank, qk_rope_head_dim=rope, **base)
+        return AttentionLayout(
+            "mla", n_kv_heads=1, kv_lora_rank=rank, qk_rope_head_dim=rope, **base
+        )
     if kind == "mha":
         return AttentionLayout("mha", n_kv_heads=cfg.n_heads, **base)
     if kind == "mqa":

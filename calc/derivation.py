@@ -36,7 +36,9 @@ class Figure:
 def figure(key: str, value, unit: str, formula: str, **numbers) -> Figure:
     """Build a Figure whose substituted form is ``formula`` with each {name} replaced."""
     subs = {k: fmt_number(v) for k, v in numbers.items()}
-    return Figure(key, value, unit, formula.format(**{k: k for k in numbers}), formula.format(**subs))
+    return Figure(
+        key, value, unit, formula.format(**{k: k for k in numbers}), formula.format(**subs)
+    )
 
 
 def whole(x):

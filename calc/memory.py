@@ -12,7 +12,6 @@ from calc.derivation import Figure, figure, whole
 from calc.dtypes import bytes_per_element
 from calc.errors import InvalidInputError
 from calc.hardware_schema import HardwareProfile
-from calc.kv_cache import kv_bytes_per_token, kv_cache_bytes
 from calc.model_schema import ModelConfig
 from calc.params import ParamBreakdown, layer_attention_params, model_params
 
@@ -26,6 +25,23 @@ def check_positive_int(name: str, value: int, upper: int) -> None:
         raise InvalidInputError(f"--{name} must be an integer in 1..{upper:,}, got {value!r}")
 
 
+def max_ctx_within(layout: AttentionLayout, bytes_per_element, budget_bytes) -> int:
+    """Largest ctx whose per-sequence KV fits in ``budget_bytes`` (0 if none; bisection, so
+    windowed layers that stop growing are handled by the layout's own accounting)."""
+    if layout.kv_bytes_per_sequence(1, bytes_per_element) > budget_bytes:
+        return 0
+    lo, hi = 1, MAX_CTX
+    if layout.kv_bytes_per_sequence(hi, bytes_per_element) <= budget_bytes:
+        return hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if layout.kv_bytes_per_sequence(mid, bytes_per_element) <= budget_bytes:
+            lo = mid
+        else:
+            hi = mid
+    return lo
+
+
 @dataclass(frozen=True)
 class MemoryReport:
     fields: dict  # JSON keys -> unrounded base-unit values, in output order
@@ -36,63 +52,146 @@ class MemoryReport:
 def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
     d, L = cfg.d_model, cfg.n_layers
     figs = [
-        figure("embedding_params", p.embedding, "params", "{vocab_size} × {d_model}",
-               vocab_size=cfg.vocab_size, d_model=d),
-        Figure("lm_head_params", p.lm_head, "params",
-               "0 (tied to the embedding)" if cfg.tie_embeddings else "vocab_size × d_model"),
+        figure(
+            "embedding_params",
+            p.embedding,
+            "params",
+            "{vocab_size} × {d_model}",
+            vocab_size=cfg.vocab_size,
+            d_model=d,
+        ),
+        Figure(
+            "lm_head_params",
+            p.lm_head,
+            "params",
+            "0 (tied to the embedding)" if cfg.tie_embeddings else "vocab_size × d_model",
+        ),
     ]
     attn = layer_attention_params(cfg)
     if cfg.mla is not None:
-        figs.append(Figure("attention_params_per_layer", attn, "params",
-                           "MLA: d·q_lora + q_lora + q_lora·h·(nope+rope) + d·(kv_lora+rope) "
-                           "+ kv_lora + kv_lora·h·(nope+v) + h·v·d"))
+        figs.append(
+            Figure(
+                "attention_params_per_layer",
+                attn,
+                "params",
+                "MLA: d·q_lora + q_lora + q_lora·h·(nope+rope) + d·(kv_lora+rope) "
+                "+ kv_lora + kv_lora·h·(nope+v) + h·v·d",
+            )
+        )
     else:
-        figs.append(figure(
-            "attention_params_per_layer", attn, "params",
-            "{d_model}·{n_heads}·{head_dim} + 2·{d_model}·{n_kv_heads}·{head_dim} "
-            "+ {n_heads}·{head_dim}·{d_model} (+ biases)",
-            d_model=d, n_heads=cfg.n_heads, n_kv_heads=cfg.n_kv_heads, head_dim=cfg.k_head_dim))
+        figs.append(
+            figure(
+                "attention_params_per_layer",
+                attn,
+                "params",
+                "{d_model}·{n_heads}·{head_dim} + 2·{d_model}·{n_kv_heads}·{head_dim} "
+                "+ {n_heads}·{head_dim}·{d_model} (+ biases)",
+                d_model=d,
+                n_heads=cfg.n_heads,
+                n_kv_heads=cfg.n_kv_heads,
+                head_dim=cfg.k_head_dim,
+            )
+        )
     n_mat = 3 if cfg.ffn_kind == "gated" else 2
     if cfg.n_dense_ffn_layers:
-        figs.append(figure("dense_ffn_params", p.dense_ffn, "params",
-                           "{layers} × {n_mat} × {d_model} × {d_ffn}",
-                           layers=cfg.n_dense_ffn_layers, n_mat=n_mat, d_model=d, d_ffn=cfg.d_ffn))
+        figs.append(
+            figure(
+                "dense_ffn_params",
+                p.dense_ffn,
+                "params",
+                "{layers} × {n_mat} × {d_model} × {d_ffn}",
+                layers=cfg.n_dense_ffn_layers,
+                n_mat=n_mat,
+                d_model=d,
+                d_ffn=cfg.d_ffn,
+            )
+        )
     if cfg.moe is not None:
         m = cfg.moe
-        figs.append(figure(
-            "moe_routed_params", p.moe_routed, "params",
-            "{moe_layers} × {experts} × {n_mat} × {d_model} × {d_expert_ffn}",
-            moe_layers=cfg.n_moe_layers, experts=m.n_routed_experts, n_mat=n_mat, d_model=d,
-            d_expert_ffn=m.d_expert_ffn))
-        figs.append(Figure("moe_shared_and_router_params", p.moe_shared + p.router, "params",
-                           "moe_layers × (shared × n_mat·d·d_shared + d·n_experts [+ bias])"))
+        figs.append(
+            figure(
+                "moe_routed_params",
+                p.moe_routed,
+                "params",
+                "{moe_layers} × {experts} × {n_mat} × {d_model} × {d_expert_ffn}",
+                moe_layers=cfg.n_moe_layers,
+                experts=m.n_routed_experts,
+                n_mat=n_mat,
+                d_model=d,
+                d_expert_ffn=m.d_expert_ffn,
+            )
+        )
+        figs.append(
+            Figure(
+                "moe_shared_and_router_params",
+                p.moe_shared + p.router,
+                "params",
+                "moe_layers × (shared × n_mat·d·d_shared + d·n_experts [+ bias])",
+            )
+        )
     figs.append(Figure("attention_params", p.attention, "params", f"{L} layers × per-layer"))
-    figs.append(Figure("norm_params", p.norms, "params",
-                       f"({L} × {cfg.norms_per_layer} + 1 final) × "
-                       f"{'2·' if cfg.norm == 'layernorm' else ''}{d}"))
-    figs.append(Figure("params_total", p.total, "params",
-                       "embedding + lm_head + attention + ffn + experts + router + norms"))
+    figs.append(
+        Figure(
+            "norm_params",
+            p.norms,
+            "params",
+            f"({L} × {cfg.norms_per_layer} + 1 final) × "
+            f"{'2·' if cfg.norm == 'layernorm' else ''}{d}",
+        )
+    )
+    figs.append(
+        Figure(
+            "params_total",
+            p.total,
+            "params",
+            "embedding + lm_head + attention + ffn + experts + router + norms",
+        )
+    )
     if cfg.moe is not None:
-        figs.append(figure("params_active", p.active, "params",
-                           "total − routed + {moe_layers} × {top_k} experts",
-                           moe_layers=cfg.n_moe_layers, top_k=cfg.moe.experts_per_token))
+        figs.append(
+            figure(
+                "params_active",
+                p.active,
+                "params",
+                "total − routed + {moe_layers} × {top_k} experts",
+                moe_layers=cfg.n_moe_layers,
+                top_k=cfg.moe.experts_per_token,
+            )
+        )
     return figs
 
 
 def _kv_figure(layout: AttentionLayout, kv_bytes: float, per_layer) -> Figure:
     if layout.kind == "mla":
-        return figure("kv_bytes_per_token_per_layer", per_layer, "bytes",
-                      "({kv_lora_rank} + {qk_rope_head_dim}) × {bytes}",
-                      kv_lora_rank=layout.kv_lora_rank,
-                      qk_rope_head_dim=layout.qk_rope_head_dim, bytes=kv_bytes)
+        return figure(
+            "kv_bytes_per_token_per_layer",
+            per_layer,
+            "bytes",
+            "({kv_lora_rank} + {qk_rope_head_dim}) × {bytes}",
+            kv_lora_rank=layout.kv_lora_rank,
+            qk_rope_head_dim=layout.qk_rope_head_dim,
+            bytes=kv_bytes,
+        )
     if layout.k_head_dim == layout.v_head_dim:
-        return figure("kv_bytes_per_token_per_layer", per_layer, "bytes",
-                      "2 × {n_kv_heads} × {head_dim} × {bytes}",
-                      n_kv_heads=layout.n_kv_heads, head_dim=layout.k_head_dim, bytes=kv_bytes)
-    return figure("kv_bytes_per_token_per_layer", per_layer, "bytes",
-                  "{n_kv_heads} × ({k_head_dim} + {v_head_dim}) × {bytes}",
-                  n_kv_heads=layout.n_kv_heads, k_head_dim=layout.k_head_dim,
-                  v_head_dim=layout.v_head_dim, bytes=kv_bytes)
+        return figure(
+            "kv_bytes_per_token_per_layer",
+            per_layer,
+            "bytes",
+            "2 × {n_kv_heads} × {head_dim} × {bytes}",
+            n_kv_heads=layout.n_kv_heads,
+            head_dim=layout.k_head_dim,
+            bytes=kv_bytes,
+        )
+    return figure(
+        "kv_bytes_per_token_per_layer",
+        per_layer,
+        "bytes",
+        "{n_kv_heads} × ({k_head_dim} + {v_head_dim}) × {bytes}",
+        n_kv_heads=layout.n_kv_heads,
+        k_head_dim=layout.k_head_dim,
+        v_head_dim=layout.v_head_dim,
+        bytes=kv_bytes,
+    )
 
 
 def memory_report(
@@ -118,9 +217,9 @@ def memory_report(
 
     weights = whole(p.total * w_b)
     per_layer = whole(layout.kv_bytes_per_token_per_layer(kv_b))
-    per_token = whole(kv_bytes_per_token(per_layer, cfg.n_layers))
-    per_seq = whole(kv_cache_bytes(per_token, ctx))
-    cache = whole(kv_cache_bytes(per_token, ctx, batch))
+    per_token = whole(layout.kv_bytes_per_token(kv_b))
+    per_seq = whole(layout.kv_bytes_per_sequence(ctx, kv_b))
+    cache = whole(per_seq * batch)
     total = whole(weights + cache)
 
     fields: dict = {
@@ -141,17 +240,42 @@ def memory_report(
     }
     figs = _param_figures(cfg, p)
     figs += [
-        figure("weights_bytes", weights, "bytes", "{params_total} × {bytes}",
-               params_total=p.total, bytes=w_b),
+        figure(
+            "weights_bytes",
+            weights,
+            "bytes",
+            "{params_total} × {bytes}",
+            params_total=p.total,
+            bytes=w_b,
+        ),
         _kv_figure(layout, kv_b, per_layer),
-        figure("kv_bytes_per_token", per_token, "bytes", "{per_layer} × {n_layers}",
-               per_layer=per_layer, n_layers=cfg.n_layers),
-        figure("kv_bytes_per_sequence", per_seq, "bytes", "{per_token} × {ctx}",
-               per_token=per_token, ctx=ctx),
-        figure("kv_cache_bytes", cache, "bytes", "{per_token} × {ctx} × {batch}",
-               per_token=per_token, ctx=ctx, batch=batch),
-        figure("total_bytes", total, "bytes", "{weights} + {kv_cache}",
-               weights=weights, kv_cache=cache),
+        figure(
+            "kv_bytes_per_token",
+            per_token,
+            "bytes",
+            "{per_layer} × {n_layers}",
+            per_layer=per_layer,
+            n_layers=layout.n_layers,
+        ),
+        figure(
+            "kv_bytes_per_sequence",
+            per_seq,
+            "bytes",
+            "{per_layer} × {token_layers}",
+            per_layer=per_layer,
+            token_layers=layout.cached_token_layers(ctx),
+        ),
+        figure(
+            "kv_cache_bytes",
+            cache,
+            "bytes",
+            "{per_sequence} × {batch}",
+            per_sequence=per_seq,
+            batch=batch,
+        ),
+        figure(
+            "total_bytes", total, "bytes", "{weights} + {kv_cache}", weights=weights, kv_cache=cache
+        ),
     ]
     warnings = []
     if ctx > cfg.max_ctx:
@@ -166,19 +290,44 @@ def memory_report(
             fits=total <= capacity,
             headroom_bytes=whole(capacity - total),
             max_batch_that_fits=max(0, int(free_for_kv // per_seq)),
-            max_ctx_that_fits=max(0, int(free_for_kv // (per_token * batch))),
+            max_ctx_that_fits=max_ctx_within(layout, kv_b, free_for_kv / batch),
         )
         figs += [
-            figure("memory_capacity_bytes", capacity, "bytes", "{gpus} × {memory_bytes}",
-                   gpus=gpus, memory_bytes=hardware.memory_bytes),
-            figure("headroom_bytes", fields["headroom_bytes"], "bytes", "{capacity} − {total}",
-                   capacity=capacity, total=total),
-            figure("max_batch_that_fits", fields["max_batch_that_fits"], "sequences",
-                   "floor(({capacity} − {weights}) / {per_sequence})",
-                   capacity=capacity, weights=weights, per_sequence=per_seq),
-            figure("max_ctx_that_fits", fields["max_ctx_that_fits"], "tokens",
-                   "floor(({capacity} − {weights}) / ({per_token} × {batch}))",
-                   capacity=capacity, weights=weights, per_token=per_token, batch=batch),
+            figure(
+                "memory_capacity_bytes",
+                capacity,
+                "bytes",
+                "{gpus} × {memory_bytes}",
+                gpus=gpus,
+                memory_bytes=hardware.memory_bytes,
+            ),
+            figure(
+                "headroom_bytes",
+                fields["headroom_bytes"],
+                "bytes",
+                "{capacity} − {total}",
+                capacity=capacity,
+                total=total,
+            ),
+            figure(
+                "max_batch_that_fits",
+                fields["max_batch_that_fits"],
+                "sequences",
+                "floor(({capacity} − {weights}) / {per_sequence})",
+                capacity=capacity,
+                weights=weights,
+                per_sequence=per_seq,
+            ),
+            figure(
+                "max_ctx_that_fits",
+                fields["max_ctx_that_fits"],
+                "tokens",
+                "floor(({capacity} − {weights}) / ({per_token} × {batch}))",
+                capacity=capacity,
+                weights=weights,
+                per_token=per_token,
+                batch=batch,
+            ),
         ]
         if not fields["fits"]:
             warnings.append(

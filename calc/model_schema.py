@@ -90,9 +90,7 @@ class ModelConfig(BaseModel):
             if self.head_dim is None:
                 raise ValueError("head_dim is required (give the config's value, do not derive)")
             if self.n_kv_heads > self.n_heads:
-                raise ValueError(
-                    f"n_kv_heads ({self.n_kv_heads}) exceeds n_heads ({self.n_heads})"
-                )
+                raise ValueError(f"n_kv_heads ({self.n_kv_heads}) exceeds n_heads ({self.n_heads})")
             if self.n_heads % self.n_kv_heads:
                 raise ValueError(
                     f"n_heads ({self.n_heads}) is not divisible by n_kv_heads ({self.n_kv_heads})"

@@ -54,7 +54,7 @@ def mla_attention_params(
 
 
 def ffn_params(d_model, d_ffn, gated, bias=False):
-    """One FFN: gated (SwiGLU/GeGLU) 3·d·d_ffn, plain MLP 2·d·d_ffn; bias adds d_ffn·(1+gated) + d."""
+    """One FFN: gated (SwiGLU) 3·d·d_ffn, plain MLP 2·d·d_ffn; bias adds d_ffn·(1+gated) + d."""
     n_mat = 2 + gated
     return n_mat * d_model * d_ffn + bias * (d_ffn * (1 + gated) + d_model)
 
@@ -86,8 +86,14 @@ class ParamBreakdown:
     @property
     def total(self) -> int:
         return (
-            self.embedding + self.lm_head + self.attention + self.dense_ffn
-            + self.moe_routed + self.moe_shared + self.router + self.norms
+            self.embedding
+            + self.lm_head
+            + self.attention
+            + self.dense_ffn
+            + self.moe_routed
+            + self.moe_shared
+            + self.router
+            + self.norms
         )
 
     @property
@@ -101,8 +107,13 @@ def layer_attention_params(cfg: ModelConfig) -> int:
     if cfg.mla is not None:
         m = cfg.mla
         return mla_attention_params(
-            cfg.d_model, cfg.n_heads, m.kv_lora_rank, m.q_lora_rank or 0,
-            m.qk_rope_head_dim, m.qk_nope_head_dim, m.v_head_dim,
+            cfg.d_model,
+            cfg.n_heads,
+            m.kv_lora_rank,
+            m.q_lora_rank or 0,
+            m.qk_rope_head_dim,
+            m.qk_nope_head_dim,
+            m.v_head_dim,
         )
     return attention_params(
         cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.k_head_dim, cfg.qkv_bias, cfg.o_bias

@@ -46,7 +46,9 @@ def _loader() -> type:
             if self.check_event(yaml.AliasEvent):
                 event = self.peek_event()
                 raise yaml.constructor.ConstructorError(
-                    None, None, "YAML aliases (*name) are not allowed in kvcalc files",
+                    None,
+                    None,
+                    "YAML aliases (*name) are not allowed in kvcalc files",
                     event.start_mark,
                 )
             return super().compose_node(parent, index)
@@ -70,7 +72,7 @@ def load_mapping(path: Path) -> dict[str, Any]:
 
     text = read_text(path)
     try:
-        data = yaml.load(text, Loader=_loader())  # noqa: S506 - a SafeLoader subclass
+        data = yaml.load(text, Loader=_loader())
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""
@@ -100,9 +102,7 @@ def format_validation_error(path: Path | str, exc: ValidationError) -> str:
     got = first.get("input")
     if first["type"] not in ("missing", "extra_forbidden") and not isinstance(got, dict | list):
         msg += f" (got {got!r})"
-    more = f" (+{len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" * (
-        len(errors) > 1
-    )
+    more = f" (+{len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" * (len(errors) > 1)
     return f"{path}: field {loc!r}: {msg}{more}"
 
 

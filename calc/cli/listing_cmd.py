@@ -19,15 +19,29 @@ def models(fmt: o.Format = "table", output: o.Output = None) -> None:
     rows = []
     for cfg in all_models():
         p = model_params(cfg)
-        rows.append({
-            "name": cfg.name, "attention": cfg.attention, "n_layers": cfg.n_layers,
-            "d_model": cfg.d_model, "n_heads": cfg.n_heads, "n_kv_heads": cfg.n_kv_heads,
-            "head_dim": cfg.k_head_dim, "moe_experts": cfg.moe.n_routed_experts if cfg.moe else 0,
-            "max_ctx": cfg.max_ctx, "params_total": p.total, "params_active": p.active,
-            "dtype": cfg.dtype,
-        })
-    emit({"models": rows}, fmt, output, rows=rows,
-         table=lambda: rows_table(rows, "Shipped models (params in billions)"))
+        rows.append(
+            {
+                "name": cfg.name,
+                "attention": cfg.attention,
+                "n_layers": cfg.n_layers,
+                "d_model": cfg.d_model,
+                "n_heads": cfg.n_heads,
+                "n_kv_heads": cfg.n_kv_heads,
+                "head_dim": cfg.k_head_dim,
+                "moe_experts": cfg.moe.n_routed_experts if cfg.moe else 0,
+                "max_ctx": cfg.max_ctx,
+                "params_total": p.total,
+                "params_active": p.active,
+                "dtype": cfg.dtype,
+            }
+        )
+    emit(
+        {"models": rows},
+        fmt,
+        output,
+        rows=rows,
+        table=lambda: rows_table(rows, "Shipped models (params in billions)"),
+    )
 
 
 def hardware(fmt: o.Format = "table", output: o.Output = None) -> None:
@@ -42,16 +56,29 @@ def hardware(fmt: o.Format = "table", output: o.Output = None) -> None:
     check_choice("--format", fmt, FORMATS)
     rows = []
     for hw in all_hardware():
-        rows.append({
-            "name": hw.name, "display_name": hw.display_name,
-            "memory_bytes": hw.memory_bytes, "memory_label": hw.memory_label,
-            "hbm_bandwidth_bytes_per_s": hw.hbm_bandwidth_bytes_per_s,
-            "bf16_flops_per_s": hw.peak_flops_per_s.get("bf16"),
-            "fp8_flops_per_s": hw.peak_flops_per_s.get("fp8"),
-            "fp4_flops_per_s": hw.peak_flops_per_s.get("fp4"),
-            "interconnect_bandwidth_bytes_per_s": hw.interconnect_bandwidth_bytes_per_s,
-            "usd_per_hour": hw.usd_per_hour, "price_date": hw.price_date,
-        })
-    emit({"hardware": rows}, fmt, output, rows=rows,
-         table=lambda: rows_table(rows, "Shipped hardware (per GPU; dense peaks; GB = 10^9 bytes)",
-                                  [c for c in rows[0] if c not in ("display_name", "price_date")]))
+        rows.append(
+            {
+                "name": hw.name,
+                "display_name": hw.display_name,
+                "memory_bytes": hw.memory_bytes,
+                "memory_label": hw.memory_label,
+                "hbm_bandwidth_bytes_per_s": hw.hbm_bandwidth_bytes_per_s,
+                "bf16_flops_per_s": hw.peak_flops_per_s.get("bf16"),
+                "fp8_flops_per_s": hw.peak_flops_per_s.get("fp8"),
+                "fp4_flops_per_s": hw.peak_flops_per_s.get("fp4"),
+                "interconnect_bandwidth_bytes_per_s": hw.interconnect_bandwidth_bytes_per_s,
+                "usd_per_hour": hw.usd_per_hour,
+                "price_date": hw.price_date,
+            }
+        )
+    emit(
+        {"hardware": rows},
+        fmt,
+        output,
+        rows=rows,
+        table=lambda: rows_table(
+            rows,
+            "Shipped hardware (per GPU; dense peaks; GB = 10^9 bytes)",
+            [c for c in rows[0] if c not in ("display_name", "price_date")],
+        ),
+    )

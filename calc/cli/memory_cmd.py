@@ -46,13 +46,29 @@ def memory(
     from calc.render import emit
 
     cfg, hw, layout = load_inputs(
-        model, hardware, attention=attention, kv_heads=kv_heads, kv_lora_rank=kv_lora_rank,
-        qk_rope_head_dim=qk_rope_head_dim, fmt=fmt,
+        model,
+        hardware,
+        attention=attention,
+        kv_heads=kv_heads,
+        kv_lora_rank=kv_lora_rank,
+        qk_rope_head_dim=qk_rope_head_dim,
+        fmt=fmt,
     )
     report = memory_report(
-        cfg, ctx=ctx, batch=batch, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
-        hardware=hw, gpus=gpus, layout=layout,
+        cfg,
+        ctx=ctx,
+        batch=batch,
+        weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype,
+        hardware=hw,
+        gpus=gpus,
+        layout=layout,
     )
     warn(report.warnings)
-    emit(report.fields, fmt, output, title=f"{cfg.display_name}: weights + KV cache (GB = 10^9 B, GiB = 2^30 B)",
-         explain=report.figures if explain else ())
+    emit(
+        report.fields,
+        fmt,
+        output,
+        title=f"{cfg.display_name}: weights + KV cache (GB = 10^9 B, GiB = 2^30 B)",
+        explain=report.figures if explain else (),
+    )

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+HW_HELP = "Shipped accelerator (see `kvcalc hardware`) or a YAML path."
 FORMAT_HELP = "Output format: table (rounded, for people), json or csv (unrounded base units)."
 
 Model = Annotated[
@@ -15,11 +16,11 @@ Model = Annotated[
 ]
 Hardware = Annotated[
     str | None,
-    typer.Option("--hardware", "-H", help="Shipped accelerator (see `kvcalc hardware`) or a YAML path."),
+    typer.Option("--hardware", "-H", help=HW_HELP),
 ]
 HardwareRequired = Annotated[
     str,
-    typer.Option("--hardware", "-H", help="Shipped accelerator (see `kvcalc hardware`) or a YAML path."),
+    typer.Option("--hardware", "-H", help=HW_HELP),
 ]
 Ctx = Annotated[int, typer.Option("--ctx", help="Tokens per sequence (prompt + generated).")]
 Batch = Annotated[int, typer.Option("--batch", "-b", help="Concurrent sequences.")]
@@ -30,7 +31,10 @@ WeightDtype = Annotated[
 ]
 KvDtype = Annotated[
     str | None,
-    typer.Option("--kv-dtype", help="KV-cache dtype: fp32|bf16|fp16|fp8|int8|int4|fp4 (default: the model's)."),
+    typer.Option(
+        "--kv-dtype",
+        help="KV-cache dtype: fp32|bf16|fp16|fp8|int8|int4|fp4 (default: model's).",
+    ),
 ]
 Format = Annotated[str, typer.Option("--format", "-f", help=FORMAT_HELP)]
 Output = Annotated[
