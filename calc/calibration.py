@@ -1,0 +1,56 @@
+"""Measured efficiencies [fraction of peak] saved by `kvcalc measure` and applied to a profile.
+
+A calibration file replaces a hardware profile's datasheet-derived efficiency bands with the
+ones achieved on the user's own machine, so `latency`, `capacity`, `cost` and `check` predict
+with measured rates (``--calibration FILE``).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from calc.hardware_schema import Band, HardwareProfile
+from calc.yaml_io import load_mapping, validate
+
+_STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class KernelEfficiency(BaseModel):
+    """Achieved fraction of peak for one kernel class over one size range."""
+
+    model_config = _STRICT
+
+    kernel: str = Field(min_length=1, description="e.g. gemm, decode_attention, prefill_attention")
+    bound: str = Field(pattern="^(compute|memory)$")
+    size_range: str = Field(min_length=1, description="e.g. 'batch 1-8, ctx 1024-8192'")
+    achieved_fraction: float = Field(gt=0, le=1.5)
+    samples: int = Field(ge=1)
+
+
+class Calibration(BaseModel):
+    """Contents of a calibration YAML written by ``kvcalc measure --save-calibration``."""
+
+    model_config = _STRICT
+
+    kind: str = Field(pattern="^kvcalc-calibration$")
+    hardware: str = Field(min_length=1, description="profile the fractions are relative to")
+    device: str = Field(min_length=1, description="what ran the kernels (torch device name)")
+    created: str = Field(min_length=1)
+    matmul: Band
+    memory: Band
+    kernels: list[KernelEfficiency] = Field(default_factory=list)
+
+
+def load_calibration(path: Path | str) -> Calibration:
+    path = Path(path)
+    return validate(Calibration, load_mapping(path), path)
+
+
+def apply_calibration(hw: HardwareProfile, cal: Calibration, path: Path | str) -> HardwareProfile:
+    """``hw`` with its efficiency bands replaced by the measured ones."""
+    eff = hw.efficiency.model_copy(
+        update={"matmul": cal.matmul, "memory": cal.memory, "source": f"calibration {path}"}
+    )
+    return hw.model_copy(update={"efficiency": eff})
