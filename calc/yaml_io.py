@@ -90,20 +90,27 @@ def load_mapping(path: Path) -> dict[str, Any]:
 
 
 def format_validation_error(path: Path | str, exc: ValidationError) -> str:
-    """One line: file, the first failing field and its problem (and how many more)."""
+    """One line: file, the first bad field and its problem, then any missing fields."""
     errors = exc.errors()
-    first = errors[0]
+    missing = [".".join(str(p) for p in e["loc"]) for e in errors if e["type"] == "missing"]
+    bad = [e for e in errors if e["type"] != "missing"]
+    if not bad:
+        return f"{path}: missing required field{'s' * (len(missing) > 1)}: {', '.join(missing)}"
+    first = bad[0]
     loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
     msg = first["msg"]
     if first["type"] == "extra_forbidden":
         msg = "unknown field (check spelling; see the shipped YAMLs for the schema)"
-    elif first["type"] == "missing":
-        msg = "required field is missing"
-    got = first.get("input")
-    if first["type"] not in ("missing", "extra_forbidden") and not isinstance(got, dict | list):
-        msg += f" (got {got!r})"
-    more = f" (+{len(errors) - 1} more problem{'s' if len(errors) > 2 else ''})" * (len(errors) > 1)
-    return f"{path}: field {loc!r}: {msg}{more}"
+    else:
+        got = first.get("input")
+        if not isinstance(got, dict | list):
+            msg += f" (got {got!r})"
+    line = f"{path}: field {loc!r}: {msg}"
+    if len(bad) > 1:
+        line += f" (+{len(bad) - 1} more invalid field{'s' * (len(bad) > 2)})"
+    if missing:
+        line += f"; also missing: {', '.join(missing)}"
+    return line
 
 
 def validate(schema: type[T], data: dict[str, Any], path: Path | str) -> T:

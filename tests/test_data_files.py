@@ -1,0 +1,117 @@
+"""Every shipped YAML validates; invalid files fail with file, field and problem named."""
+
+from __future__ import annotations
+
+import pytest
+
+from calc.errors import ConfigError
+from calc.model_schema import ModelConfig
+from calc.registry import data_dir, hardware_names, load_hardware, load_model, model_names
+from calc.yaml_io import load_mapping
+
+MODELS = model_names()
+HARDWARE = hardware_names()
+
+
+def test_required_data_ships():
+    for name in ("llama3-8b", "llama3-70b", "llama3.1-405b", "mixtral-8x7b", "deepseek-v3",
+                 "llama2-7b", "falcon-7b"):
+        assert name in MODELS
+    for name in ("h100", "h200", "b200", "a100-80g"):
+        assert name in HARDWARE
+
+
+@pytest.mark.parametrize("name", MODELS)
+def test_model_yaml_validates(name):
+    cfg = load_model(name)
+    assert cfg.name == name  # file stem and name agree
+    assert cfg.source.startswith("https://")
+
+
+@pytest.mark.parametrize("name", HARDWARE)
+def test_hardware_yaml_validates(name):
+    hw = load_hardware(name)
+    assert hw.name == name
+    assert hw.source.startswith("https://")
+    assert "dense" in hw.peak_note
+
+
+def _write(tmp_path, text, name="m.yaml"):
+    p = tmp_path / name
+    p.write_text(text)
+    return p
+
+
+BASE = (data_dir("model_configs") / "llama3-8b.yaml").read_text()
+
+
+def test_unknown_field_names_file_and_field(tmp_path):
+    p = _write(tmp_path, BASE + "n_experts: 8\n")
+    with pytest.raises(ConfigError, match=r"m\.yaml: field 'n_experts': unknown field"):
+        load_model(str(p))
+
+
+def test_bad_value_names_field_and_value(tmp_path):
+    p = _write(tmp_path, BASE.replace("n_kv_heads: 8 ", "n_kv_heads: -8 "))
+    with pytest.raises(ConfigError, match=r"field 'n_kv_heads': .*greater than 0.*-8"):
+        load_model(str(p))
+
+
+def test_heads_not_divisible(tmp_path):
+    p = _write(tmp_path, BASE.replace("n_kv_heads: 8 ", "n_kv_heads: 5 "))
+    with pytest.raises(ConfigError, match="not divisible by n_kv_heads"):
+        load_model(str(p))
+
+
+def test_strings_are_not_numbers(tmp_path):
+    p = _write(tmp_path, BASE.replace("n_layers: 32 ", "n_layers: '32' "))
+    with pytest.raises(ConfigError, match="n_layers"):
+        load_model(str(p))
+
+
+def test_head_dim_required_for_non_mla(tmp_path):
+    text = "\n".join(ln for ln in BASE.splitlines() if not ln.startswith("head_dim"))
+    p = _write(tmp_path, text)
+    with pytest.raises(ConfigError, match="head_dim is required"):
+        load_model(str(p))
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("", "empty file"),
+        ("- 1\n- 2\n", "expected a mapping"),
+        ("a: [1, 2\n", "malformed YAML"),
+        ("a: !!python/object/apply:os.system ['echo hi']\n", "malformed YAML"),
+        ("a: &x [1, 2]\nb: *x\n", "aliases"),
+        ("a: " + "[" * 50 + "]" * 50 + "\n", "nesting"),
+    ],
+)
+def test_hostile_yaml(tmp_path, text, problem):
+    p = _write(tmp_path, text)
+    with pytest.raises(ConfigError, match=problem):
+        load_mapping(p)
+
+
+def test_binary_non_utf8_and_directory(tmp_path):
+    with pytest.raises(ConfigError, match="binary"):
+        load_mapping(_write_bytes(tmp_path, b"\x00\x01\x02"))
+    with pytest.raises(ConfigError, match="not UTF-8"):
+        load_mapping(_write_bytes(tmp_path, b"name: caf\xe9\n"))
+    with pytest.raises(ConfigError, match="is a directory"):
+        load_mapping(tmp_path)
+    with pytest.raises(ConfigError, match="no such file"):
+        load_mapping(tmp_path / "missing.yaml")
+
+
+def _write_bytes(tmp_path, data):
+    p = tmp_path / "b.yaml"
+    p.write_bytes(data)
+    return p
+
+
+def test_schema_is_strict_and_frozen():
+    cfg = load_model("llama3-8b")
+    with pytest.raises(Exception, match="frozen"):
+        cfg.n_layers = 1  # type: ignore[misc]
+    assert ModelConfig.model_config["extra"] == "forbid"
