@@ -209,8 +209,8 @@ def memory_report(
     check_positive_int("ctx", ctx, MAX_CTX)
     check_positive_int("batch", batch, MAX_BATCH)
     check_positive_int("gpus", gpus, 100_000)
-    weight_dtype = weight_dtype or cfg.dtype
-    kv_dtype = kv_dtype or cfg.kv_dtype or cfg.dtype
+    weight_dtype = cfg.dtype if weight_dtype is None else weight_dtype
+    kv_dtype = (cfg.kv_dtype or cfg.dtype) if kv_dtype is None else kv_dtype
     layout = layout or attention_layout(cfg)
     w_b, kv_b = bytes_per_element(weight_dtype), bytes_per_element(kv_dtype)
     p = model_params(cfg)

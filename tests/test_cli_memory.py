@@ -14,8 +14,14 @@ def test_memory_json_keys_and_values(cli):
     r = cli("memory", "--model", "llama3-70b", "--ctx", "8192", "--batch", "2", "-f", "json")
     assert r.code == 0, r.err
     d = r.json()
-    for key in ("params_total", "params_active", "weights_bytes", "kv_bytes_per_token",
-                "kv_cache_bytes", "total_bytes"):
+    for key in (
+        "params_total",
+        "params_active",
+        "weights_bytes",
+        "kv_bytes_per_token",
+        "kv_cache_bytes",
+        "total_bytes",
+    ):
         assert key in d
     # 327,680 B/token × 8,192 × 2 = 5,368,709,120
     assert d["kv_cache_bytes"] == 5_368_709_120
@@ -24,8 +30,9 @@ def test_memory_json_keys_and_values(cli):
 
 
 def test_memory_with_hardware_fit_fields(cli):
-    r = cli("memory", "-m", "llama3-70b", "--ctx", "8192", "-H", "h100", "--gpus", "2",
-            "-f", "json")
+    r = cli(
+        "memory", "-m", "llama3-70b", "--ctx", "8192", "-H", "h100", "--gpus", "2", "-f", "json"
+    )
     d = r.json()
     # 2 × 85,899,345,920 = 171,798,691,840
     assert d["memory_capacity_bytes"] == 171_798_691_840
@@ -59,8 +66,10 @@ def test_memory_table_labels_gb_and_gib(cli):
 
 def test_explain_shows_substituted_formula(cli):
     r = cli("memory", "-m", "llama3-70b", "--ctx", "8192", "--explain")
-    assert "kv_bytes_per_token_per_layer = 2 × n_kv_heads × head_dim × bytes = " \
+    assert (
+        "kv_bytes_per_token_per_layer = 2 × n_kv_heads × head_dim × bytes = "
         "2 × 8 × 128 × 2 = 4,096 bytes" in r.out
+    )
     j = cli("memory", "-m", "llama3-70b", "--ctx", "8192", "--explain", "-f", "json").json()
     assert any(line.startswith("kv_cache_bytes = ") for line in j["derivation"])
 

@@ -14,8 +14,15 @@ HARDWARE = hardware_names()
 
 
 def test_required_data_ships():
-    for name in ("llama3-8b", "llama3-70b", "llama3.1-405b", "mixtral-8x7b", "deepseek-v3",
-                 "llama2-7b", "falcon-7b"):
+    for name in (
+        "llama3-8b",
+        "llama3-70b",
+        "llama3.1-405b",
+        "mixtral-8x7b",
+        "deepseek-v3",
+        "llama2-7b",
+        "falcon-7b",
+    ):
         assert name in MODELS
     for name in ("h100", "h200", "b200", "a100-80g"):
         assert name in HARDWARE
