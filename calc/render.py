@@ -104,7 +104,7 @@ def scalar_fields(obj: dict) -> dict:
 def human(key: str, value: Any, compact: bool = False) -> str:
     """Display string for a table cell, chosen by the unit suffix of ``key``.
 
-    ``compact`` (many-column tables) shows GB only; key/value tables show GB and GiB.
+    ``compact`` (many-column tables) uses fewer digits; bytes always show GB and GiB.
     """
     if value is None:
         return "—"
@@ -124,7 +124,7 @@ def human(key: str, value: Any, compact: bool = False) -> str:
         if abs(value) < 1e6:
             return f"{value:,.6g} B"
         if compact:
-            return f"{value / 1e9:,.2f} GB"
+            return f"{value / 1e9:,.2f} GB ({value / 2**30:,.2f} GiB)"
         return f"{value / 1e9:,.3f} GB  ({value / 2**30:,.3f} GiB)"
     if key.endswith("_s"):
         return f"{value:,.3f} s" if abs(value) >= 1 else f"{value * 1e3:,.3f} ms"

@@ -78,7 +78,7 @@ def hardware(fmt: o.Format = "table", output: o.Output = None) -> None:
         rows=rows,
         table=lambda: rows_table(
             rows,
-            "Shipped hardware (per GPU; dense peaks; GB = 10^9 bytes)",
+            "Shipped hardware (per GPU; dense peaks; GB = 10^9 B, GiB = 2^30 B)",
             [c for c in rows[0] if c not in ("display_name", "price_date")],
         ),
     )
