@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from calc.attention_layout import attention_layout
-from calc.derivation import Figure, figure
+from calc.derivation import Figure, figure, whole
 from calc.dtypes import bytes_per_element
 from calc.errors import InvalidInputError
 from calc.hardware_schema import Band, HardwareProfile
@@ -165,8 +165,8 @@ class OpTiming:
     def row(self) -> dict:
         return {
             "name": self.name,
-            "flops": self.flops,
-            "bytes": self.bytes,
+            "flops": whole(self.flops),
+            "bytes": whole(self.bytes),
             "arithmetic_intensity": self.arithmetic_intensity,
             "bound": self.bound,
             "time_s": self.time_s,
@@ -541,7 +541,7 @@ def _rows(step: Step, sol: Step | None = None) -> list[dict]:
     for i, t in enumerate(step.ops):
         row = t.row()
         if sol is not None:
-            row["time_s_speed_of_light"] = sol.ops[i].time_s
+            row["time_speed_of_light_s"] = sol.ops[i].time_s
         rows.append(row)
     return rows
 
@@ -596,7 +596,7 @@ def flops_report(
         "decode_flops_per_step": per_token * batch,
         "prefill_flops": prefill_flops,
         "prefill_flops_per_token": prefill_flops / (batch * prompt),
-        "decode_bytes_per_step_per_gpu": dec.bytes,
+        "decode_bytes_per_step_per_gpu": whole(dec.bytes),
         "decode_arithmetic_intensity": arithmetic_intensity(dec.flops, dec.bytes),
         "prefill_arithmetic_intensity": arithmetic_intensity(pre.flops, pre.bytes),
     }
@@ -674,8 +674,9 @@ def latency_report(
     """TTFT, TPOT, E2E and tokens/s of ``batch`` requests of ``prompt`` + ``gen`` tokens.
 
     Each time is given at the expected efficiency (``ttft_s``, ``tpot_s``, ``e2e_s``), at the
-    speed of light (``*_speed_of_light``: 100% of peak) and as a band (``*_low`` from the
-    profile's high efficiencies, ``*_high`` from its low ones). TPOT is one decode step at
+    speed of light (``ttft_speed_of_light_s`` …: 100% of peak) and as a band (``ttft_low_s``
+    from the profile's high efficiencies, ``ttft_high_s`` from its low ones; likewise
+    ``tokens_low_per_s`` and ``tokens_high_per_s``). TPOT is one decode step at
     ``ctx`` (default prompt + gen, the last and slowest step); ``tpot_mean_s`` is the mean over
     the generation, (E2E − TTFT) / (gen − 1), which is what serving benchmarks report as TPOT.
     ``tokens_per_s`` is the decode throughput batch / TPOT; ``e2e_tokens_per_s`` the generated
@@ -740,19 +741,23 @@ def latency_report(
         "memory_efficiency": b_eff,
     }
     for key in ("ttft_s", "tpot_s", "tpot_mean_s", "e2e_s", "tokens_per_s"):
+        stem, unit = (
+            key.rsplit("_per_s" if key.endswith("_per_s") else "_s", 1)[0],
+            ("_per_s" if key.endswith("_per_s") else "_s"),
+        )
         fields[key] = exp[key]
-        fields[f"{key}_speed_of_light"] = sol[key]
+        fields[f"{stem}_speed_of_light{unit}"] = sol[key]
         # the band is in the quantity's own terms: low/high time, low/high tokens/s
         slow, fast = lo[key], hi[key]
-        fields[f"{key}_low"] = min(slow, fast)
-        fields[f"{key}_high"] = max(slow, fast)
-    fields["tokens_per_s_per_sequence"] = 1 / exp["tpot_s"]
+        fields[f"{stem}_low{unit}"] = min(slow, fast)
+        fields[f"{stem}_high{unit}"] = max(slow, fast)
+    fields["tokens_per_sequence_per_s"] = 1 / exp["tpot_s"]
     fields["e2e_tokens_per_s"] = batch * gen / exp["e2e_s"]
-    fields["decode_bytes_per_step_per_gpu"] = dec.bytes
+    fields["decode_bytes_per_step_per_gpu"] = whole(dec.bytes)
     fields["decode_arithmetic_intensity"] = arithmetic_intensity(dec.flops, dec.bytes)
-    fields["weights_bytes_per_gpu"] = mem.weights_bytes
-    fields["kv_cache_bytes_per_gpu"] = mem.kv_cache_bytes
-    fields["memory_per_gpu_bytes"] = mem.total_bytes
+    fields["weights_bytes_per_gpu"] = whole(mem.weights_bytes)
+    fields["kv_cache_bytes_per_gpu"] = whole(mem.kv_cache_bytes)
+    fields["memory_per_gpu_bytes"] = whole(mem.total_bytes)
     fields["memory_capacity_per_gpu_bytes"] = hw.memory_bytes
     fields["fits"] = mem.total_bytes <= hw.memory_bytes
     fields["ops"] = _rows(dec, steps["peak"][0])
@@ -785,7 +790,7 @@ def latency_report(
     sol_dec = steps["peak"][0]
     figs.append(
         figure(
-            "tpot_s_speed_of_light",
+            "tpot_speed_of_light_s",
             sol["tpot_s"],
             "s",
             "Σ max({flops} FLOP / {peak} FLOP/s, bytes / {bw} B/s) per op; bytes Σ = {bytes} B",
