@@ -7,7 +7,6 @@ import pytest
 from calc.attention_layout import attention_layout
 from calc.errors import InvalidInputError
 from calc.latency import decode_step
-from calc.params import model_params
 from calc.parallel import (
     all_to_all_time_s,
     memory_per_gpu,
@@ -16,6 +15,7 @@ from calc.parallel import (
     ring_allreduce_time_s,
     shard,
 )
+from calc.params import model_params
 from calc.registry import all_models, load_hardware, load_model
 
 
