@@ -150,10 +150,12 @@ def sharded_layout(layout: AttentionLayout, s: Sharding, n_layers: int) -> Atten
 
 
 def layer_attention_params_per_gpu(cfg: ModelConfig, s: Sharding) -> int:
-    """Attention weights of one layer held by one GPU [params]."""
+    """Attention weights of one layer held by one GPU [params] (q/k norms replicate; learned
+    sinks split with the heads)."""
+    extra = 2 * cfg.k_head_dim * cfg.qk_norm + s.n_heads * cfg.attention_sinks
     if cfg.mla is not None:
         m = cfg.mla
-        return mla_attention_params(
+        return extra + mla_attention_params(
             cfg.d_model,
             s.n_heads,
             m.kv_lora_rank,
@@ -162,7 +164,7 @@ def layer_attention_params_per_gpu(cfg: ModelConfig, s: Sharding) -> int:
             m.qk_nope_head_dim,
             m.v_head_dim,
         )
-    return attention_params(
+    return extra + attention_params(
         cfg.d_model, s.n_heads, s.n_kv_heads, cfg.k_head_dim, cfg.qkv_bias, cfg.o_bias
     )
 
@@ -187,8 +189,30 @@ def params_per_gpu(cfg: ModelConfig, s: Sharding) -> int:
     gated = cfg.ffn_kind == "gated"
     d = cfg.d_model
     layers = s.layers_per_stage
-    n_moe = min(layers, cfg.n_moe_layers)
-    n_dense = layers - n_moe
+    if cfg.layers == ("full",) * cfg.n_layers and cfg.ffn_per_layer:
+        n_moe = min(layers, cfg.n_moe_layers)
+        n_dense = layers - n_moe
+        n_attn, ssm = layers, 0
+    else:  # hybrid / patterned models: the busiest stage of contiguous layers, exactly
+        from calc.ssm import layer_ssm_params
+
+        def stage(k: int) -> tuple[int, int, int, int]:
+            idx = range(k * layers, min((k + 1) * layers, cfg.n_layers))
+            moe = sum(1 for i in idx if cfg.is_moe_layer(i))
+            dense = sum(1 for i in idx if cfg.has_ffn(i)) - moe
+            attn = sum(1 for i in idx if cfg.layers[i] in ("full", "sliding", "chunked"))
+            # SSM mixers split over TP by heads/channels (exact at tp = 1)
+            ssm_p = sum(
+                layer_ssm_params(cfg, cfg.layers[i]) // s.tp
+                for i in idx
+                if cfg.layers[i] in ("mamba", "mamba2")
+            )
+            return moe, dense, attn, ssm_p
+
+        n_moe, n_dense, n_attn, ssm = max(
+            (stage(k) for k in range(cdiv(cfg.n_layers, layers))),
+            key=lambda t: (t[0], t[1] + t[2], t[3]),
+        )
     per_layer_ffn = ffn_params(d, s.d_ffn, gated, cfg.ffn_bias)
     moe_layer = 0
     if cfg.moe is not None:
@@ -202,7 +226,8 @@ def params_per_gpu(cfg: ModelConfig, s: Sharding) -> int:
     vocab_tables = table + (0 if cfg.tie_embeddings else table) if s.pp == 1 else table
     norms = (layers * cfg.norms_per_layer + 1) * norm_params(d, cfg.norm == "layernorm")
     return (
-        layers * layer_attention_params_per_gpu(cfg, s)
+        n_attn * layer_attention_params_per_gpu(cfg, s)
+        + ssm
         + n_dense * per_layer_ffn
         + n_moe * moe_layer
         + vocab_tables
