@@ -35,6 +35,8 @@ class AttentionLayout:
     # ((cap_tokens, n_layers), ...): windowed layers (sliding, chunked) among the n_layers,
     # each holding at most cap tokens. Empty: every caching layer is full attention.
     windowed: tuple[tuple[int, int], ...] = ()
+    # model layers the caching layers are spread over (hybrids: more than n_layers); 0 = same
+    n_model_layers: int = 0
 
     @property
     def n_full_layers(self) -> int:
@@ -91,6 +93,7 @@ def attention_layout(
         windowed=windowed_groups(
             cfg.layers, cfg.sliding_window, cfg.attention_chunk_size, cfg.sink_tokens
         ),
+        n_model_layers=cfg.n_layers,
     )
     if kind == "mla":
         rank = kv_lora_rank or (cfg.mla.kv_lora_rank if cfg.mla else None)

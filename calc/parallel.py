@@ -143,9 +143,23 @@ def shard(cfg: ModelConfig, *, tp: int = 1, pp: int = 1, ep: int = 1) -> Shardin
 
 def sharded_layout(layout: AttentionLayout, s: Sharding, n_layers: int) -> AttentionLayout:
     """The per-GPU cached-attention shape: KV heads per GPU over ``n_layers`` layers (MLA's
-    latent is not split). KV sizes then come from the layout itself, never re-derived."""
+    latent is not split). KV sizes then come from the layout itself, never re-derived.
+
+    ``n_layers`` counts model layers. Where not every model layer is a full-attention KV
+    layer (sliding/chunked windows, SSM or MLP-only layers), the layout's caching layers and
+    window groups are scaled by n_layers / model layers: one layer is the per-layer average,
+    so ``L ×`` it is the model's exact total.
+    """
+    kv_heads = s.n_kv_heads if layout.kind != "mla" else 1
+    total = layout.n_model_layers or layout.n_layers
+    if not layout.windowed and layout.n_layers == total:
+        return replace(layout, n_kv_heads=kv_heads, n_layers=n_layers, n_model_layers=n_layers)
     return replace(
-        layout, n_kv_heads=s.n_kv_heads if layout.kind != "mla" else 1, n_layers=n_layers
+        layout,
+        n_kv_heads=kv_heads,
+        n_layers=layout.n_layers * n_layers / total,
+        windowed=tuple((cap, n * n_layers / total) for cap, n in layout.windowed),
+        n_model_layers=n_layers,
     )
 
 

@@ -157,3 +157,26 @@ def test_bad_yaml_names_field(tmp_path, cli):
     assert r.code == 2 and "sliding_window" in r.err
     with pytest.raises(ConfigError):
         load_model(str(p))
+
+
+@pytest.mark.parametrize(
+    "model, expected",
+    [
+        ("gemma-2-9b", 6_341_787_648),  # as test_gemma2_9b_alternating_at_32k
+        ("jamba-v0.1", 536_870_912),  # 4 attention layers × 32,768 × 4,096 B
+        ("mistral-7b", 536_870_912),  # 32 × 4,096 × 4,096 B
+    ],
+)
+def test_latency_kv_per_gpu_respects_layer_types(cli, model, expected):
+    r = cli("latency", "--model", model, "--hardware", "h200", "--ctx", "32768", "-f", "json")
+    assert r.code == 0, r.err
+    assert r.json()["kv_cache_bytes_per_gpu"] == expected
+
+
+def test_sharded_layout_per_layer_average():
+    from calc.parallel import shard, sharded_layout
+
+    cfg = load_model("gemma-2-9b")
+    one = sharded_layout(attention_layout(cfg), shard(cfg), 1)
+    # one layer is the average: 42 × it = the model's 6,341,787,648 B at 32k
+    assert 42 * one.kv_bytes_per_sequence(32768, 2) == pytest.approx(6_341_787_648)
