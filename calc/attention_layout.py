@@ -15,6 +15,7 @@ from calc.kv_cache import (
     kv_bytes_per_token_per_layer,
     mla_kv_bytes_per_token_per_layer,
 )
+from calc.layer_pattern import cached_token_layers, windowed_groups
 from calc.model_schema import AttentionKind, ModelConfig
 
 
@@ -24,13 +25,23 @@ class AttentionLayout:
     capacity and latency all ask ``kv_bytes_per_sequence`` rather than re-deriving it."""
 
     kind: AttentionKind
-    n_layers: int  # layers that hold a KV cache
+    n_layers: int  # layers that hold a KV cache (full + sliding + chunked)
     n_heads: int
     n_kv_heads: int  # MLA: 1 latent shared by all heads
     k_head_dim: int
     v_head_dim: int
     kv_lora_rank: int = 0
     qk_rope_head_dim: int = 0
+    # ((cap_tokens, n_layers), ...): windowed layers (sliding, chunked) among the n_layers,
+    # each holding at most cap tokens. Empty: every caching layer is full attention.
+    windowed: tuple[tuple[int, int], ...] = ()
+    # model layers the caching layers are spread over (hybrids: more than n_layers); 0 = same
+    n_model_layers: int = 0
+
+    @property
+    def n_full_layers(self) -> int:
+        """Caching layers that hold every token (full attention)."""
+        return self.n_layers - sum(n for _, n in self.windowed)
 
     def kv_bytes_per_token_per_layer(self, bytes_per_element):
         if self.kind == "mla":
@@ -42,11 +53,19 @@ class AttentionLayout:
         )
 
     def cached_token_layers(self, ctx):
-        """Token-layers held for one sequence of ``ctx`` tokens: every layer caches all."""
-        return ctx * self.n_layers
+        """Token-layers held for one sequence of ``ctx`` tokens (ctx may be a numpy array).
+
+        Σ over caching layers of min(ctx, window): full layers hold ctx, a sliding layer
+        min(ctx, W [+ sinks]), a chunked-local layer min(ctx, chunk). Engines charge it so:
+        HF's hybrid cache allocates exactly W slots per sliding layer; vLLM frees blocks
+        that leave the window (block rounding is paging, added by the capacity model).
+        See calc/layer_pattern.py.
+        """
+        return cached_token_layers(ctx, self.n_full_layers, self.windowed)
 
     def kv_bytes_per_token(self, bytes_per_element):
-        """Bytes one more token adds to a sequence's cache (all caching layers)."""
+        """Bytes one more token adds to a sequence's cache while ctx is below every window
+        (all caching layers); past a window that layer's share stops growing."""
         return kv_bytes_per_token(
             self.kv_bytes_per_token_per_layer(bytes_per_element), self.n_layers
         )
@@ -67,10 +86,14 @@ def attention_layout(
     """The model's own layout, or the what-if ``kind`` with the sizes it needs."""
     kind = kind or cfg.attention
     base = dict(
-        n_layers=cfg.n_layers,
+        n_layers=cfg.n_attention_layers,
         n_heads=cfg.n_heads,
         k_head_dim=cfg.k_head_dim,
         v_head_dim=cfg.v_head_dim,
+        windowed=windowed_groups(
+            cfg.layers, cfg.sliding_window, cfg.attention_chunk_size, cfg.sink_tokens
+        ),
+        n_model_layers=cfg.n_layers,
     )
     if kind == "mla":
         rank = kv_lora_rank or (cfg.mla.kv_lora_rank if cfg.mla else None)

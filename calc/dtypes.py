@@ -19,7 +19,12 @@ DTYPES = tuple(BYTES_PER_ELEMENT)
 
 
 def bytes_per_element(dtype: str) -> float:
-    """Bytes one element of ``dtype`` occupies [bytes], e.g. bf16 -> 2.0, int4 -> 0.5."""
+    """Bytes one element of ``dtype`` occupies [bytes], e.g. bf16 -> 2.0, int4 -> 0.5.
+
+    Plain dtypes only (no scales). Quantized formats with group/block scales (fp8-block128,
+    int4-g128, mxfp4, nvfp4, fp8-token-head, ...) are in calc/quant.py:
+    ``weight_bytes_per_element`` and ``kv_bytes_per_element``.
+    """
     try:
         return BYTES_PER_ELEMENT[dtype]
     except KeyError:

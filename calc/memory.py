@@ -14,6 +14,8 @@ from calc.errors import InvalidInputError
 from calc.hardware_schema import HardwareProfile
 from calc.model_schema import ModelConfig
 from calc.params import ParamBreakdown, layer_attention_params, model_params
+from calc.quant import is_plain, kv_bytes_per_element, weight_bytes_per_element
+from calc.ssm import ssm_state_bytes_per_sequence, ssm_state_elements_per_sequence
 
 MAX_CTX = 10**9  # tokens per sequence accepted at all (a sanity bound, not a model limit)
 MAX_BATCH = 10**7
@@ -129,7 +131,24 @@ def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
                 "moe_layers × (shared × n_mat·d·d_shared + d·n_experts [+ bias])",
             )
         )
-    figs.append(Figure("attention_params", p.attention, "params", f"{L} layers × per-layer"))
+    figs.append(
+        Figure(
+            "attention_params",
+            p.attention,
+            "params",
+            f"{cfg.n_attention_layers} attention layers × per-layer",
+        )
+    )
+    if p.ssm:
+        figs.append(
+            Figure(
+                "ssm_params",
+                p.ssm,
+                "params",
+                f"{cfg.n_layers_of('mamba')} Mamba + {cfg.n_layers_of('mamba2')} Mamba-2 "
+                "layers × per-layer mixer (calc/ssm.py)",
+            )
+        )
     figs.append(
         Figure(
             "norm_params",
@@ -212,7 +231,12 @@ def memory_report(
     weight_dtype = cfg.dtype if weight_dtype is None else weight_dtype
     kv_dtype = (cfg.kv_dtype or cfg.dtype) if kv_dtype is None else kv_dtype
     layout = layout or attention_layout(cfg)
-    w_b, kv_b = bytes_per_element(weight_dtype), bytes_per_element(kv_dtype)
+    # quantized formats count their scales (calc/quant.py); plain dtypes are bytes_per_element
+    w_b = weight_bytes_per_element(weight_dtype, k=cfg.d_model)
+    head_width = (
+        layout.kv_lora_rank + layout.qk_rope_head_dim if layout.kind == "mla" else layout.k_head_dim
+    )
+    kv_b = kv_bytes_per_element(kv_dtype, head_width)
     p = model_params(cfg)
 
     weights = whole(p.total * w_b)
@@ -220,7 +244,13 @@ def memory_report(
     per_token = whole(layout.kv_bytes_per_token(kv_b))
     per_seq = whole(layout.kv_bytes_per_sequence(ctx, kv_b))
     cache = whole(per_seq * batch)
-    total = whole(weights + cache)
+    # SSM (Mamba) layers keep a fixed state per sequence instead of KV (calc/ssm.py).
+    state_dtype = (cfg.ssm.state_dtype if cfg.ssm else None) or (
+        kv_dtype if is_plain(kv_dtype) else cfg.dtype
+    )
+    ssm_per_seq = whole(ssm_state_bytes_per_sequence(cfg, bytes_per_element(state_dtype)))
+    ssm_state = whole(ssm_per_seq * batch)
+    total = whole(weights + cache + ssm_state)
 
     fields: dict = {
         "model": cfg.name,
@@ -236,6 +266,8 @@ def memory_report(
         "kv_bytes_per_token": per_token,
         "kv_bytes_per_sequence": per_seq,
         "kv_cache_bytes": cache,
+        "ssm_state_bytes_per_sequence": ssm_per_seq,
+        "ssm_state_bytes": ssm_state,
         "total_bytes": total,
     }
     figs = _param_figures(cfg, p)
@@ -273,10 +305,30 @@ def memory_report(
             per_sequence=per_seq,
             batch=batch,
         ),
-        figure(
-            "total_bytes", total, "bytes", "{weights} + {kv_cache}", weights=weights, kv_cache=cache
-        ),
     ]
+    if ssm_per_seq:
+        figs.append(
+            figure(
+                "ssm_state_bytes",
+                ssm_state,
+                "bytes",
+                "{elements} state elements × {bytes} × {batch}",
+                elements=ssm_state_elements_per_sequence(cfg),
+                bytes=bytes_per_element(state_dtype),
+                batch=batch,
+            )
+        )
+    figs.append(
+        figure(
+            "total_bytes",
+            total,
+            "bytes",
+            "{weights} + {kv_cache} + {ssm_state}",
+            weights=weights,
+            kv_cache=cache,
+            ssm_state=ssm_state,
+        )
+    )
     warnings = []
     if ctx > cfg.max_ctx:
         warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.max_ctx:,}")
@@ -289,8 +341,8 @@ def memory_report(
             memory_capacity_bytes=capacity,
             fits=total <= capacity,
             headroom_bytes=whole(capacity - total),
-            max_batch_that_fits=max(0, int(free_for_kv // per_seq)),
-            max_ctx_that_fits=max_ctx_within(layout, kv_b, free_for_kv / batch),
+            max_batch_that_fits=max(0, int(free_for_kv // (per_seq + ssm_per_seq))),
+            max_ctx_that_fits=max_ctx_within(layout, kv_b, free_for_kv / batch - ssm_per_seq),
         )
         figs += [
             figure(
@@ -313,10 +365,11 @@ def memory_report(
                 "max_batch_that_fits",
                 fields["max_batch_that_fits"],
                 "sequences",
-                "floor(({capacity} − {weights}) / {per_sequence})",
+                "floor(({capacity} − {weights}) / ({per_sequence} + {ssm_per_sequence}))",
                 capacity=capacity,
                 weights=weights,
                 per_sequence=per_seq,
+                ssm_per_sequence=ssm_per_seq,
             ),
             figure(
                 "max_ctx_that_fits",

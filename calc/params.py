@@ -12,6 +12,16 @@ from dataclasses import dataclass
 from calc.model_schema import ModelConfig
 
 
+def qk_norm_params(head_dim, qk_norm=True):
+    """Per-head RMSNorm on queries and keys (Qwen3, Gemma 3): 2 × head_dim per layer."""
+    return 2 * head_dim * qk_norm
+
+
+def attention_sink_params(n_heads, sinks=True):
+    """Learned sink logit per head (gpt-oss): n_heads per attention layer."""
+    return n_heads * sinks
+
+
 def embedding_params(vocab_size, d_model):
     """Token embedding table: vocab_size × d_model."""
     return vocab_size * d_model
@@ -82,6 +92,7 @@ class ParamBreakdown:
     moe_shared: int
     router: int
     norms: int
+    ssm: int = 0  # all Mamba/Mamba-2 mixers
 
     @property
     def total(self) -> int:
@@ -94,6 +105,7 @@ class ParamBreakdown:
             + self.moe_shared
             + self.router
             + self.norms
+            + self.ssm
         )
 
     @property
@@ -103,25 +115,38 @@ class ParamBreakdown:
 
 
 def layer_attention_params(cfg: ModelConfig) -> int:
-    """Attention parameters of one layer of ``cfg`` (MLA or MHA/GQA/MQA)."""
+    """Attention parameters of one attention layer of ``cfg`` (MLA or MHA/GQA/MQA), with its
+    q/k norms and learned sinks where the model has them."""
+    extra = qk_norm_params(cfg.k_head_dim, cfg.qk_norm) + attention_sink_params(
+        cfg.n_heads, cfg.attention_sinks
+    )
     if cfg.mla is not None:
         m = cfg.mla
-        return mla_attention_params(
-            cfg.d_model,
-            cfg.n_heads,
-            m.kv_lora_rank,
-            m.q_lora_rank or 0,
-            m.qk_rope_head_dim,
-            m.qk_nope_head_dim,
-            m.v_head_dim,
+        return (
+            mla_attention_params(
+                cfg.d_model,
+                cfg.n_heads,
+                m.kv_lora_rank,
+                m.q_lora_rank or 0,
+                m.qk_rope_head_dim,
+                m.qk_nope_head_dim,
+                m.v_head_dim,
+            )
+            + extra
         )
-    return attention_params(
+    return extra + attention_params(
         cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.k_head_dim, cfg.qkv_bias, cfg.o_bias
     )
 
 
 def model_params(cfg: ModelConfig) -> ParamBreakdown:
-    """Total and per-part parameter counts of ``cfg`` (no MTP/draft modules)."""
+    """Total and per-part parameter counts of ``cfg`` (no MTP/draft modules).
+
+    Attention counts once per attention layer (full, sliding or chunked), SSM mixers once per
+    Mamba layer, FFNs once per layer that has one (dense or MoE by ``cfg.is_moe_layer``).
+    """
+    from calc.ssm import layer_ssm_params
+
     gated = cfg.ffn_kind == "gated"
     layernorm = cfg.norm == "layernorm"
     emb = embedding_params(cfg.vocab_size, cfg.d_model)
@@ -131,7 +156,7 @@ def model_params(cfg: ModelConfig) -> ParamBreakdown:
     return ParamBreakdown(
         embedding=emb,
         lm_head=0 if cfg.tie_embeddings else emb,
-        attention=cfg.n_layers * layer_attention_params(cfg),
+        attention=cfg.n_attention_layers * layer_attention_params(cfg),
         dense_ffn=n_dense * ffn_params(cfg.d_model, cfg.d_ffn, gated, cfg.ffn_bias),
         moe_routed=0 if moe is None else n_moe * moe.n_routed_experts * expert,
         moe_routed_active=0 if moe is None else n_moe * moe.experts_per_token * expert,
@@ -142,4 +167,7 @@ def model_params(cfg: ModelConfig) -> ParamBreakdown:
         if moe is None
         else n_moe * router_params(cfg.d_model, moe.n_routed_experts, moe.router_bias),
         norms=(cfg.n_layers * cfg.norms_per_layer + 1) * norm_params(cfg.d_model, layernorm),
+        ssm=sum(
+            n * layer_ssm_params(cfg, k) for k in ("mamba", "mamba2") if (n := cfg.n_layers_of(k))
+        ),
     )

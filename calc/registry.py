@@ -23,6 +23,12 @@ def _is_path(name: str) -> bool:
     return name.endswith((".yaml", ".yml", ".json")) or "/" in name or "\\" in name
 
 
+def _is_hf_config(path: Path) -> bool:
+    """A Hugging Face config.json (has model_type / architectures), not a kvcalc JSON file."""
+    data = load_mapping(path)
+    return "model_type" in data or "architectures" in data or "text_config" in data
+
+
 def _names(folder: str) -> list[str]:
     return sorted(p.stem for p in data_dir(folder).glob("*.yaml"))
 
@@ -48,9 +54,18 @@ def _shipped_model(name: str) -> ModelConfig:
 
 
 def load_model(name: str) -> ModelConfig:
-    """A shipped model by exact name (e.g. ``llama3-70b``) or a YAML file path."""
+    """A shipped model by exact name (e.g. ``llama3-70b``), a YAML file path, a Hugging Face
+    ``config.json`` path, or ``hf:org/name`` (fetched with the optional huggingface_hub)."""
+    if name.startswith("hf:"):
+        from calc.hf_import import load_hf_model
+
+        return load_hf_model(name)
     if _is_path(name):
         path = Path(name)
+        if path.suffix.lower() == ".json" and _is_hf_config(path):
+            from calc.hf_import import load_hf_config
+
+            return load_hf_config(path)
         return _load_model_file(path)
     if name not in model_names():
         raise UnknownNameError(

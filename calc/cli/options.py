@@ -27,13 +27,18 @@ Batch = Annotated[int, typer.Option("--batch", "-b", help="Concurrent sequences.
 Gpus = Annotated[int, typer.Option("--gpus", help="Number of GPUs of --hardware.")]
 WeightDtype = Annotated[
     str | None,
-    typer.Option("--weight-dtype", help="fp32|bf16|fp16|fp8|int8|int4|fp4 (default: the model's)."),
+    typer.Option(
+        "--weight-dtype",
+        help="fp32|bf16|fp16|fp8|int8|int4|fp4, or with scales: fp8-tensor|fp8-block128|"
+        "int8-channel|int4-g128|int4-g128-sym|fp4-g128|mxfp4|nvfp4 (default: the model's).",
+    ),
 ]
 KvDtype = Annotated[
     str | None,
     typer.Option(
         "--kv-dtype",
-        help="KV-cache dtype: fp32|bf16|fp16|fp8|int8|int4|fp4 (default: model's).",
+        help="KV-cache dtype: fp32|bf16|fp16|fp8|int8|int4|fp4, or with per-token-head "
+        "scales: fp8-token-head|int8-token-head|int4-token-head (default: model's).",
     ),
 ]
 Format = Annotated[str, typer.Option("--format", "-f", help=FORMAT_HELP)]

@@ -1,0 +1,59 @@
+"""`kvcalc speculate`: speculative decoding / MTP tokens per step, speedup and extra memory."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from calc.cli import options as o
+
+
+def speculate(
+    model: o.Model,
+    hardware: o.HardwareRequired,
+    gamma: Annotated[int, typer.Option("--gamma", help="Draft length γ (tokens per proposal).")],
+    alpha: Annotated[
+        float, typer.Option("--alpha", help="Acceptance rate α of each draft token, 0..1.")
+    ],
+    draft: Annotated[
+        str | None, typer.Option("--draft", help="Draft model (name, YAML or config.json).")
+    ] = None,
+    mtp: Annotated[
+        int, typer.Option("--mtp", help="Use N multi-token-prediction modules as the draft.")
+    ] = 0,
+    ctx: o.Ctx = 4096,
+    batch: o.Batch = 1,
+    weight_dtype: o.WeightDtype = None,
+    kv_dtype: o.KvDtype = None,
+    tp: Annotated[int, typer.Option("--tp", help="Tensor-parallel degree of the target.")] = 1,
+    fmt: o.Format = "table",
+    output: o.Output = None,
+) -> None:
+    """Expected tokens per target step (1 − α^(γ+1)) / (1 − α), the speedup with the draft's
+    own roofline cost, and the draft's extra weights and KV cache.
+
+    Example: kvcalc speculate -m llama3-70b --draft llama3-8b -H h100 --gamma 4 --alpha 0.8
+    """
+    from calc.cli.common import check_choice, warn
+    from calc.registry import load_hardware, load_model
+    from calc.render import FORMATS, emit
+    from calc.speculative import speculate_report
+
+    check_choice("--format", fmt, FORMATS)
+    cfg = load_model(model)
+    report = speculate_report(
+        cfg,
+        load_hardware(hardware),
+        gamma=gamma,
+        alpha=alpha,
+        draft=load_model(draft) if draft else None,
+        mtp_layers=mtp,
+        ctx=ctx,
+        batch=batch,
+        weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype,
+        tp=tp,
+    )
+    warn(report.warnings)
+    emit(report.fields, fmt, output, title=f"{cfg.display_name}: speculative decoding")
