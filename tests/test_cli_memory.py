@@ -122,7 +122,7 @@ def test_unknown_hardware_suggests_closest(cli):
 
 def test_unknown_dtype(cli):
     r = cli("memory", "-m", "llama3-8b", "--ctx", "8", "--kv-dtype", "fp9")
-    assert r.code == 2 and "unknown dtype 'fp9'" in r.err and "fp8" in r.err
+    assert r.code == 2 and "unknown KV-cache dtype 'fp9'" in r.err and "'fp8'" in r.err
 
 
 def test_malformed_and_invalid_yaml_through_cli(cli, tmp_path):
