@@ -191,3 +191,13 @@ def test_memory_per_gpu_and_fit_warning():
     assert four["fits"] is True and four["gpus"] == 4
     # KV per GPU: 2 of 8 KV heads: 327,680 / 4 = 81,920 B/token × 2,048 tokens = 167,772,160
     assert four["kv_cache_bytes_per_gpu"] == 167_772_160
+
+
+def test_attention_runs_at_the_16_bit_peak_even_with_fp8_weights():
+    cfg, hw = load_model("llama3-8b"), load_hardware("h100")
+    step = prefill(cfg, hw, prompt=8192, batch=1, weight_dtype="fp8", efficiency="peak")
+    ops = {o.name: o for o in step.ops}
+    assert step.compute_dtype == "fp8"
+    # attention: compute-bound at bf16 989.4 TFLOP/s; the FFN GEMMs at fp8 1,978.9 TFLOP/s
+    assert ops["attn_scores"].time_s == pytest.approx(ops["attn_scores"].flops / 989.4e12)
+    assert ops["ffn"].time_s == pytest.approx(ops["ffn"].flops / 1978.9e12)
