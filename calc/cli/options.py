@@ -12,7 +12,12 @@ FORMAT_HELP = "Output format: table (rounded, for people), json or csv (unrounde
 
 Model = Annotated[
     str,
-    typer.Option("--model", "-m", help="Shipped model name (see `kvcalc models`) or a YAML path."),
+    typer.Option(
+        "--model",
+        "-m",
+        help="Shipped model name (see `kvcalc models`), a YAML path, a Hugging Face "
+        "config.json path, or hf:org/name (needs the `hf` extra).",
+    ),
 ]
 Hardware = Annotated[
     str | None,
