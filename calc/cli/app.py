@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from calc import __version__
-from calc.cli import capacity_cmd, listing_cmd, memory_cmd
+from calc.cli import capacity_cmd, check_cmd, cost_cmd, listing_cmd, memory_cmd
 
 app = typer.Typer(
     name="kvcalc",
@@ -38,3 +38,5 @@ app.command("memory")(memory_cmd.memory)
 app.command("models")(listing_cmd.models)
 app.command("hardware")(listing_cmd.hardware)
 app.command("capacity")(capacity_cmd.capacity)
+app.command("check")(check_cmd.check)
+app.command("cost")(cost_cmd.cost)
