@@ -24,6 +24,7 @@ from calc.errors import InvalidInputError
 
 SECONDS_PER_HOUR = 3600
 EFFICIENCIES = ("peak", "low", "expected", "high")
+TARGET_KEYS = ("target_tpot_s", "target_tokens_per_s", "target_usd_per_million_output_tokens")
 
 
 def output_tokens_per_s_per_gpu(batch, tpot_s, gpus):
