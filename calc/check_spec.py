@@ -144,10 +144,13 @@ class Result:
         }
 
     def message(self) -> str:
-        op = {"must_fit": "≤", "min_concurrency": "≥"}.get(self.requirement, "≤")
-        verdict = "meets" if self.passed else "fails"
+        from calc.derivation import fmt_number
+
+        op = "≥" if self.requirement == "min_concurrency" else "≤"
+        verdict = "PASS" if self.passed else "FAIL"
         return (
-            f"{self.requirement}: {self.figure:,.6g} {self.unit} {verdict} {op} {self.limit:,.6g}"
+            f"{self.deployment} {self.requirement}: {fmt_number(self.figure)} {self.unit}, "
+            f"limit {op} {fmt_number(self.limit)} {self.unit}: {verdict}"
         )
 
 

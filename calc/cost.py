@@ -24,7 +24,12 @@ from calc.errors import InvalidInputError
 
 SECONDS_PER_HOUR = 3600
 EFFICIENCIES = ("peak", "low", "expected", "high")
-TARGET_KEYS = ("target_tpot_s", "target_tokens_per_s", "target_usd_per_million_output_tokens")
+TARGET_KEYS = ("target_tpot_s", "target_tokens_per_s", "usd_per_million_output_tokens_target")
+MAX_BATCH_KEYS = (
+    "max_batch_tpot_s",
+    "max_batch_tokens_per_s",
+    "usd_per_million_output_tokens_max_batch",
+)
 
 
 def output_tokens_per_s_per_gpu(batch, tpot_s, gpus):
@@ -228,16 +233,12 @@ def cost_report(
         t = float(tpots[max_b - 1])
         tps = output_tokens_per_s_per_gpu(max_b, t, gpus)
         fields.update(
-            tpot_s_at_max_concurrency=t,
-            tokens_per_s_at_max_concurrency=tps,
-            usd_per_million_output_tokens_at_max_concurrency=usd_per_million_tokens(price, tps),
+            max_batch_tpot_s=t,
+            max_batch_tokens_per_s=tps,
+            usd_per_million_output_tokens_max_batch=usd_per_million_tokens(price, tps),
         )
     else:
-        fields.update(
-            tpot_s_at_max_concurrency=None,
-            tokens_per_s_at_max_concurrency=None,
-            usd_per_million_output_tokens_at_max_concurrency=None,
-        )
+        fields.update(dict.fromkeys(MAX_BATCH_KEYS))
     if max_tpot_ms is not None or max_ttft_ms is not None:
         ttft_ok = max_ttft_ms is None or at["ttft_s"] * 1e3 <= max_ttft_ms
         if not ttft_ok:
@@ -249,7 +250,7 @@ def cost_report(
             fields.update(
                 target_tpot_s=t,
                 target_tokens_per_s=tps,
-                target_usd_per_million_output_tokens=usd_per_million_tokens(price, tps),
+                usd_per_million_output_tokens_target=usd_per_million_tokens(price, tps),
             )
             figs.append(
                 figure(
