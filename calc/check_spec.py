@@ -32,7 +32,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from calc.errors import KvcalcError
+from calc.errors import ConfigError, KvcalcError
 from calc.yaml_io import load_mapping, validate
 
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
@@ -245,7 +245,7 @@ def run_checks(spec: CheckSpec, calibration=None, path: Path | str = "spec") -> 
         try:
             results += _evaluate(dep, calibration)
         except KvcalcError as exc:
-            raise type(exc)(f"{path}: deployments[{i}] ({dep.name}): {exc}") from exc
+            raise ConfigError(f"{path}: deployments[{i}] ({dep.name}): {exc}") from exc
     return results
 
 

@@ -43,7 +43,7 @@ def check(
         rows=rows,
         table=lambda: rows_table(
             [{**r, "passed": "PASS" if r["passed"] else "FAIL"} for r in rows],
-            f"kvcalc check {spec}: {len(rows) - failed} passed, {failed} failed",
+            f"kvcalc check: {len(rows) - failed} passed, {failed} failed",
         ),
     )
     if failed:
