@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from calc import __version__
-from calc.cli import capacity_cmd, check_cmd, cost_cmd, listing_cmd, memory_cmd
+from calc.cli import capacity_cmd, check_cmd, cost_cmd, listing_cmd, memory_cmd, sweep_cmd
 
 app = typer.Typer(
     name="kvcalc",
@@ -40,3 +40,4 @@ app.command("hardware")(listing_cmd.hardware)
 app.command("capacity")(capacity_cmd.capacity)
 app.command("check")(check_cmd.check)
 app.command("cost")(cost_cmd.cost)
+app.command("sweep")(sweep_cmd.sweep)
