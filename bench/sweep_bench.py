@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from calc.render import write_atomic  # noqa: E402
-from calc.sweep import parse_values, sweep, to_csv_columns  # noqa: E402
+from calc.render import write_atomic
+from calc.sweep import parse_values, sweep, to_csv_columns
 
 TARGET_ROWS_PER_S = 1_000_000
 
@@ -47,7 +47,8 @@ def main() -> int:
         times.append(time.perf_counter() - t0)
     best, median = min(times), sorted(times)[len(times) // 2]
     rows = result.n_rows
-    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
+    py = platform.python_version()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {py}")
     print(f"grid: {rows:,} rows × {len(result.columns)} columns")
     print(f"evaluate: best {best * 1e3:,.1f} ms, median {median * 1e3:,.1f} ms "
           f"-> {rows / best:,.0f} rows/s (best), {rows / median:,.0f} rows/s (median)")  # fmt: skip
