@@ -15,6 +15,9 @@ the hardware has fp8 tensor cores (Hopper, Blackwell) and weight-only (bf16 comp
 has not (A100); int8, int4 and fp4 weights are taken as weight-only quantisation (dequantised
 to bf16 inside the GEMM, as Marlin/AWQ/GPTQ kernels do), so they save bytes but not FLOP time.
 Pass ``compute_dtype`` to override (e.g. ``int8`` for SmoothQuant W8A8, ``fp4`` for NVFP4).
+Attention (scores and values) always runs at the 16-bit peak (bf16, or fp32/tf32 when
+computing in fp32): FlashAttention/FlashMLA compute in bf16 even with fp8 weights or an fp8 KV
+cache, which they dequantise on load.
 
 Definitions: a decode step at context ``ctx`` processes one token per sequence whose sequence
 is then ``ctx`` tokens long (it attends to ``ctx`` keys). TTFT is the prefill of ``batch``
@@ -29,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from calc.attention_layout import attention_layout
-from calc.derivation import Figure, figure
+from calc.derivation import Figure, figure, whole
 from calc.dtypes import bytes_per_element
 from calc.errors import InvalidInputError
 from calc.hardware_schema import Band, HardwareProfile
@@ -120,22 +123,29 @@ class Rates:
     bytes_per_s: float
     link_bytes_per_s: float
     link_latency_s: float
+    attention_flops_per_s: float
 
 
 def rates(hw: HardwareProfile, dtype: str, efficiency: str) -> Rates:
     m, b = efficiencies(hw, efficiency)
+    attn = dtype if dtype in ("bf16", "fp16", "fp32", "tf32") else "bf16"
     return Rates(
         hw.peak_flops_per_s[dtype] * m,
         hw.hbm_bandwidth_bytes_per_s * b,
         hw.interconnect_bandwidth_bytes_per_s,
         hw.interconnect_latency_s,
+        hw.peak_flops_per_s[attn] * m,
     )
+
+
+def _flops_rate(op: Op, r: Rates) -> float:
+    return r.attention_flops_per_s if op.attention else r.flops_per_s
 
 
 def op_time(op: Op, r: Rates):
     """Time of one op [s]: the roofline for compute ops, the collective's time otherwise."""
     if op.kind == COMPUTE:
-        return op_time_s(op.flops, op.bytes, r.flops_per_s, r.bytes_per_s)
+        return op_time_s(op.flops, op.bytes, _flops_rate(op, r), r.bytes_per_s)
     msg = op.bytes / op.count
     if op.kind == ALLREDUCE:
         one = ring_allreduce_time_s(msg, op.group, r.link_bytes_per_s, r.link_latency_s)
@@ -165,8 +175,8 @@ class OpTiming:
     def row(self) -> dict:
         return {
             "name": self.name,
-            "flops": self.flops,
-            "bytes": self.bytes,
+            "flops": whole(self.flops),
+            "bytes": whole(self.bytes),
             "arithmetic_intensity": self.arithmetic_intensity,
             "bound": self.bound,
             "time_s": self.time_s,
@@ -214,7 +224,7 @@ def _setup(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute=None) -> _Setup:
 def _bound(op: Op, r: Rates) -> str:
     if op.kind != COMPUTE:
         return "network"
-    if is_compute_bound(op.flops, op.bytes, r.flops_per_s, r.bytes_per_s):
+    if is_compute_bound(op.flops, op.bytes, _flops_rate(op, r), r.bytes_per_s):
         return "compute"
     return "memory"
 
@@ -414,7 +424,7 @@ def _op_figures(prefix: str, step: Step) -> list[Figure]:
                     "s",
                     "max({flops} FLOP / {flops_per_s} FLOP/s, {bytes} B / {bytes_per_s} B/s)",
                     flops=op.flops,
-                    flops_per_s=r.flops_per_s,
+                    flops_per_s=_flops_rate(op, r),
                     bytes=op.bytes,
                     bytes_per_s=r.bytes_per_s,
                 )
@@ -541,7 +551,7 @@ def _rows(step: Step, sol: Step | None = None) -> list[dict]:
     for i, t in enumerate(step.ops):
         row = t.row()
         if sol is not None:
-            row["time_s_speed_of_light"] = sol.ops[i].time_s
+            row["time_speed_of_light_s"] = sol.ops[i].time_s
         rows.append(row)
     return rows
 
@@ -596,7 +606,7 @@ def flops_report(
         "decode_flops_per_step": per_token * batch,
         "prefill_flops": prefill_flops,
         "prefill_flops_per_token": prefill_flops / (batch * prompt),
-        "decode_bytes_per_step_per_gpu": dec.bytes,
+        "decode_bytes_per_step_per_gpu": whole(dec.bytes),
         "decode_arithmetic_intensity": arithmetic_intensity(dec.flops, dec.bytes),
         "prefill_arithmetic_intensity": arithmetic_intensity(pre.flops, pre.bytes),
     }
@@ -674,8 +684,9 @@ def latency_report(
     """TTFT, TPOT, E2E and tokens/s of ``batch`` requests of ``prompt`` + ``gen`` tokens.
 
     Each time is given at the expected efficiency (``ttft_s``, ``tpot_s``, ``e2e_s``), at the
-    speed of light (``*_speed_of_light``: 100% of peak) and as a band (``*_low`` from the
-    profile's high efficiencies, ``*_high`` from its low ones). TPOT is one decode step at
+    speed of light (``ttft_speed_of_light_s`` …: 100% of peak) and as a band (``ttft_low_s``
+    from the profile's high efficiencies, ``ttft_high_s`` from its low ones; likewise
+    ``tokens_low_per_s`` and ``tokens_high_per_s``). TPOT is one decode step at
     ``ctx`` (default prompt + gen, the last and slowest step); ``tpot_mean_s`` is the mean over
     the generation, (E2E − TTFT) / (gen − 1), which is what serving benchmarks report as TPOT.
     ``tokens_per_s`` is the decode throughput batch / TPOT; ``e2e_tokens_per_s`` the generated
@@ -740,19 +751,23 @@ def latency_report(
         "memory_efficiency": b_eff,
     }
     for key in ("ttft_s", "tpot_s", "tpot_mean_s", "e2e_s", "tokens_per_s"):
+        stem, unit = (
+            key.rsplit("_per_s" if key.endswith("_per_s") else "_s", 1)[0],
+            ("_per_s" if key.endswith("_per_s") else "_s"),
+        )
         fields[key] = exp[key]
-        fields[f"{key}_speed_of_light"] = sol[key]
+        fields[f"{stem}_speed_of_light{unit}"] = sol[key]
         # the band is in the quantity's own terms: low/high time, low/high tokens/s
         slow, fast = lo[key], hi[key]
-        fields[f"{key}_low"] = min(slow, fast)
-        fields[f"{key}_high"] = max(slow, fast)
-    fields["tokens_per_s_per_sequence"] = 1 / exp["tpot_s"]
+        fields[f"{stem}_low{unit}"] = min(slow, fast)
+        fields[f"{stem}_high{unit}"] = max(slow, fast)
+    fields["tokens_per_sequence_per_s"] = 1 / exp["tpot_s"]
     fields["e2e_tokens_per_s"] = batch * gen / exp["e2e_s"]
-    fields["decode_bytes_per_step_per_gpu"] = dec.bytes
+    fields["decode_bytes_per_step_per_gpu"] = whole(dec.bytes)
     fields["decode_arithmetic_intensity"] = arithmetic_intensity(dec.flops, dec.bytes)
-    fields["weights_bytes_per_gpu"] = mem.weights_bytes
-    fields["kv_cache_bytes_per_gpu"] = mem.kv_cache_bytes
-    fields["memory_per_gpu_bytes"] = mem.total_bytes
+    fields["weights_bytes_per_gpu"] = whole(mem.weights_bytes)
+    fields["kv_cache_bytes_per_gpu"] = whole(mem.kv_cache_bytes)
+    fields["memory_per_gpu_bytes"] = whole(mem.total_bytes)
     fields["memory_capacity_per_gpu_bytes"] = hw.memory_bytes
     fields["fits"] = mem.total_bytes <= hw.memory_bytes
     fields["ops"] = _rows(dec, steps["peak"][0])
@@ -785,7 +800,7 @@ def latency_report(
     sol_dec = steps["peak"][0]
     figs.append(
         figure(
-            "tpot_s_speed_of_light",
+            "tpot_speed_of_light_s",
             sol["tpot_s"],
             "s",
             "Σ max({flops} FLOP / {peak} FLOP/s, bytes / {bw} B/s) per op; bytes Σ = {bytes} B",

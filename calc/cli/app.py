@@ -5,7 +5,16 @@ from __future__ import annotations
 import typer
 
 from calc import __version__
-from calc.cli import capacity_cmd, check_cmd, cost_cmd, listing_cmd, memory_cmd, sweep_cmd
+from calc.cli import (
+    capacity_cmd,
+    check_cmd,
+    cost_cmd,
+    flops_cmd,
+    latency_cmd,
+    listing_cmd,
+    memory_cmd,
+    sweep_cmd,
+)
 
 app = typer.Typer(
     name="kvcalc",
@@ -41,3 +50,6 @@ app.command("capacity")(capacity_cmd.capacity)
 app.command("check")(check_cmd.check)
 app.command("cost")(cost_cmd.cost)
 app.command("sweep")(sweep_cmd.sweep)
+app.command("flops")(flops_cmd.flops)
+app.command("latency")(latency_cmd.latency)
+app.command("roofline")(latency_cmd.latency)
