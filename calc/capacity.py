@@ -117,7 +117,11 @@ def activation_peak_bytes(
     attention output) and the FFN intermediates (``ffn_width``: gate+up and the activated
     product, 3 × d_ffn gated, 2 × d_ffn plain), TP-split, in bf16 (2 bytes); plus the sampler's
     fp32 logits for min(logit_rows, tokens) rows of vocab_size / tp. Layers run one at a time,
-    so this does not grow with depth. Override it when the engine reports its own figure.
+    so this does not grow with depth. This is a lower bound of what an engine measures: vLLM's
+    profiling peak also holds the sampler's temporaries (softmax, sorting for top-p) and
+    compilation buffers, e.g. 4.76 GiB logged for Llama-3.1-8B on an H100 (llm-d-benchmark,
+    config_explorer/empirical-vllm-memory-results.md) where this estimate gives 1.27 GiB.
+    Pass the logged "peak activation" as ``--activation`` to match a running engine.
     """
     rows = _minimum(logit_rows, tokens)
     per_token = 2 * d_model + _maximum(attn_width, ffn_width) / tp

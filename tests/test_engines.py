@@ -61,3 +61,20 @@ def test_engines_through_the_cli(cli):
     r = cli(*args, "--engine", "tgi")
     assert r.code == 2
     assert "--engine 'tgi' is not one of: vllm, sglang, trtllm" in r.err
+
+
+@pytest.mark.parametrize(
+    "weights_gib, activation_gib, non_torch_gib, kv_gib",
+    [
+        # llm-d/llm-d-benchmark config_explorer/empirical-vllm-memory-results.md: vLLM start-up
+        # logs on H100 (79.18 GiB total, gpu_memory_utilization 0.9 -> 71.262 GiB)
+        (14.99, 4.76, 0.13, 51.38),  # Llama-3.1-8B: 71.262 − 14.99 − 4.76 − 0.13 = 51.382
+        (13.47, 7.38, 0.13, 50.28),  # GPT-OSS-20B: 71.262 − 13.47 − 7.38 − 0.13 = 50.282
+        (33.88, 4.84, 0.55, 32.0),  # Llama-3.3-70B-FP8 TP2: 71.262 − 33.88 − 4.84 − 0.55 = 31.992
+    ],
+)
+def test_vllm_formula_reproduces_logged_kv_memory(
+    weights_gib, activation_gib, non_torch_gib, kv_gib
+):
+    got = vllm_kv_budget_bytes(79.18, 0.9, weights_gib, activation_gib, non_torch_gib)
+    assert got == pytest.approx(kv_gib, abs=0.011)  # the log rounds each figure to 0.01 GiB
