@@ -16,10 +16,19 @@ import time
 
 COMMANDS = {
     "kvcalc memory --model llama3-70b --ctx 8192": [
-        sys.executable, "-m", "calc", "memory", "--model", "llama3-70b", "--ctx", "8192",
+        sys.executable,
+        "-m",
+        "calc",
+        "memory",
+        "--model",
+        "llama3-70b",
+        "--ctx",
+        "8192",
     ],
     "python -c 'import typer, rich.table, pydantic, yaml, numpy'": [
-        sys.executable, "-c", "import typer, rich.table, pydantic, yaml, numpy",
+        sys.executable,
+        "-c",
+        "import typer, rich.table, pydantic, yaml, numpy",
     ],
     "python -c 'pass' (interpreter floor)": [sys.executable, "-c", "pass"],
 }
