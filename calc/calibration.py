@@ -54,3 +54,10 @@ def apply_calibration(hw: HardwareProfile, cal: Calibration, path: Path | str) -
         update={"matmul": cal.matmul, "memory": cal.memory, "source": f"calibration {path}"}
     )
     return hw.model_copy(update={"efficiency": eff})
+
+
+def calibrated(hw: HardwareProfile, path: Path | str | None) -> HardwareProfile:
+    """``hw`` with the calibration file at ``path`` applied, or ``hw`` itself if no path."""
+    if path is None:
+        return hw
+    return apply_calibration(hw, load_calibration(path), path)

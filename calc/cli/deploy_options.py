@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
-Tp = Annotated[int, typer.Option("--tp", help="Tensor-parallel GPUs per replica.")]
-Pp = Annotated[int, typer.Option("--pp", help="Pipeline-parallel stages per replica.")]
+from calc.cli.options import Calibration, Pp, Tp
+
 Engine = Annotated[
     str,
     typer.Option(
@@ -68,10 +67,6 @@ SharedPrefix = Annotated[
 Users = Annotated[
     int | None, typer.Option("--users", help="Sequences sharing the --shared-prefix.")
 ]
-Calibration = Annotated[
-    Path | None,
-    typer.Option("--calibration", help="Measured efficiencies (from `kvcalc measure`) to apply."),
-]
 UsdPerHour = Annotated[
     float | None,
     typer.Option("--usd-per-hour", help="Price per GPU-hour, overriding the profile's."),
@@ -95,3 +90,5 @@ Efficiency = Annotated[
         help="Which achievable fraction of peak to use: peak|low|expected|high.",
     ),
 ]
+
+__all__ = ["Calibration", "Pp", "Tp"]

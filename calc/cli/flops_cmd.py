@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from calc.cli import options as o
-from calc.cli.latency_cmd import Calibration, ComputeDtype, Ep, Pp, Prompt, Tp
+from calc.cli.latency_cmd import ComputeDtype, Prompt
 from calc.cli.latency_cmd import CtxOpt as _CtxOpt
 
 
@@ -15,11 +15,11 @@ def flops(
     hardware: o.Hardware = None,
     weight_dtype: o.WeightDtype = None,
     kv_dtype: o.KvDtype = None,
-    tp: Tp = 1,
-    pp: Pp = 1,
-    ep: Ep = 1,
+    tp: o.Tp = 1,
+    pp: o.Pp = 1,
+    ep: o.Ep = 1,
     compute_dtype: ComputeDtype = None,
-    calibration: Calibration = None,
+    calibration: o.Calibration = None,
     fmt: o.Format = "table",
     output: o.Output = None,
     explain: o.Explain = False,
@@ -29,16 +29,15 @@ def flops(
 
     Example: kvcalc flops --model llama3-70b --prompt 2048 --hardware h100
     """
+    from calc.calibration import calibrated
     from calc.cli.common import load_inputs, warn
     from calc.cli.latency_cmd import perf_table
     from calc.latency import flops_report
     from calc.render import emit
 
     cfg, hw, _ = load_inputs(model, hardware, fmt=fmt)
-    if calibration is not None and hw is not None:
-        from calc.calibration import apply_calibration, load_calibration
-
-        hw = apply_calibration(hw, load_calibration(calibration), calibration)
+    if hw is not None:
+        hw = calibrated(hw, calibration)
     report = flops_report(
         cfg,
         hw,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -18,9 +17,6 @@ CtxOpt = Annotated[
 ]
 Prompt = Annotated[int, typer.Option("--prompt", help="Prompt tokens per sequence.")]
 Gen = Annotated[int, typer.Option("--gen", help="Generated tokens per sequence.")]
-Tp = Annotated[int, typer.Option("--tp", help="Tensor-parallel GPUs (split heads and FFN).")]
-Pp = Annotated[int, typer.Option("--pp", help="Pipeline stages (split layers).")]
-Ep = Annotated[int, typer.Option("--ep", help="Expert-parallel GPUs (spread MoE experts).")]
 ComputeDtype = Annotated[
     str | None,
     typer.Option(
@@ -36,10 +32,6 @@ MatmulEff = Annotated[
 MemEff = Annotated[
     float | None,
     typer.Option("--mem-eff", help="Achievable fraction of HBM bandwidth (overrides the band)."),
-]
-Calibration = Annotated[
-    Path | None,
-    typer.Option("--calibration", help="Measured efficiencies (from `kvcalc measure`)."),
 ]
 
 
@@ -66,13 +58,13 @@ def latency(
     ctx: CtxOpt = None,
     weight_dtype: o.WeightDtype = None,
     kv_dtype: o.KvDtype = None,
-    tp: Tp = 1,
-    pp: Pp = 1,
-    ep: Ep = 1,
+    tp: o.Tp = 1,
+    pp: o.Pp = 1,
+    ep: o.Ep = 1,
     compute_dtype: ComputeDtype = None,
     matmul_eff: MatmulEff = None,
     mem_eff: MemEff = None,
-    calibration: Calibration = None,
+    calibration: o.Calibration = None,
     fmt: o.Format = "table",
     output: o.Output = None,
     explain: o.Explain = False,
@@ -82,15 +74,13 @@ def latency(
 
     Example: kvcalc latency --model llama3-70b --hardware h100 --tp 4 --prompt 1024 --gen 256
     """
+    from calc.calibration import calibrated
     from calc.cli.common import load_inputs, warn
     from calc.latency import latency_report
     from calc.render import emit
 
     cfg, hw, _ = load_inputs(model, hardware, fmt=fmt)
-    if calibration is not None:
-        from calc.calibration import apply_calibration, load_calibration
-
-        hw = apply_calibration(hw, load_calibration(calibration), calibration)
+    hw = calibrated(hw, calibration)
     report = latency_report(
         cfg,
         hw,

@@ -54,3 +54,12 @@ Output = Annotated[
 Explain = Annotated[
     bool, typer.Option("--explain", help="Show each figure's formula with the numbers substituted.")
 ]
+Tp = Annotated[int, typer.Option("--tp", help="Tensor-parallel GPUs (split heads and FFN).")]
+Pp = Annotated[int, typer.Option("--pp", help="Pipeline-parallel stages (split layers).")]
+Ep = Annotated[int, typer.Option("--ep", help="Expert-parallel GPUs (spread MoE experts).")]
+Calibration = Annotated[
+    Path | None,
+    typer.Option(
+        "--calibration", help="Measured efficiencies (YAML from `kvcalc measure`) to apply."
+    ),
+]
