@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from calc import __version__
-from calc.cli import listing_cmd, memory_cmd
+from calc.cli import listing_cmd, measure_cmd, memory_cmd
 
 app = typer.Typer(
     name="kvcalc",
@@ -37,3 +37,4 @@ def _root(
 app.command("memory")(memory_cmd.memory)
 app.command("models")(listing_cmd.models)
 app.command("hardware")(listing_cmd.hardware)
+app.command("measure")(measure_cmd.measure)
