@@ -294,6 +294,10 @@ def run_suite(
     device = device or default_device(torch)
     if device not in DEVICES:
         raise InvalidInputError(f"--device {device!r} is not one of: {', '.join(DEVICES)}")
+    if device == "cuda" and hardware is None:
+        raise InvalidInputError(
+            "--device cuda needs --hardware (the profile to predict with), e.g. --hardware h100"
+        )
     if device == "cuda" and not torch.cuda.is_available():
         raise MeasurementError(
             "--device cuda: torch sees no CUDA device (torch "
@@ -307,10 +311,6 @@ def run_suite(
     default_b, default_c = DEFAULTS[device]
     batches, ctxs = list(batches or default_b), list(ctxs or default_c)
     check_sizes(batches, ctxs, repeats, warmup)
-    if device == "cuda" and hardware is None:
-        raise InvalidInputError(
-            "--device cuda needs --hardware (the profile to predict with), e.g. --hardware h100"
-        )
     probe_hw = device == "cpu"
     scale = QUICK_SCALE if (quick or device == "cpu") else 1
     env = kernels.Env(torch, device, dtype, seed)
