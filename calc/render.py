@@ -120,7 +120,7 @@ def human(key: str, value: Any, compact: bool = False) -> str:
         return f"{value / 1e9:,.1f} GB/s"
     if key.endswith("_per_s"):
         return f"{value:,.1f}/s"
-    if key.endswith("_bytes") or "_bytes_" in key:
+    if key.endswith("_bytes") or "_bytes_" in key or key == "bytes":
         if abs(value) < 1e6:
             return f"{value:,.6g} B"
         if compact:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from calc import __version__
-from calc.cli import listing_cmd, measure_cmd, memory_cmd
+from calc.cli import flops_cmd, latency_cmd, listing_cmd, measure_cmd, memory_cmd
 
 app = typer.Typer(
     name="kvcalc",
@@ -37,4 +37,7 @@ def _root(
 app.command("memory")(memory_cmd.memory)
 app.command("models")(listing_cmd.models)
 app.command("hardware")(listing_cmd.hardware)
+app.command("flops")(flops_cmd.flops)
+app.command("latency")(latency_cmd.latency)
+app.command("roofline")(latency_cmd.latency)
 app.command("measure")(measure_cmd.measure)

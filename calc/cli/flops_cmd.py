@@ -1,0 +1,64 @@
+"""`kvcalc flops`: FLOPs per op of a prefill and of one decode step."""
+
+from __future__ import annotations
+
+from calc.cli import options as o
+from calc.cli.latency_cmd import Calibration, ComputeDtype, Ep, Pp, Prompt, Tp
+from calc.cli.latency_cmd import CtxOpt as _CtxOpt
+
+
+def flops(
+    model: o.Model,
+    prompt: Prompt = 1024,
+    ctx: _CtxOpt = None,
+    batch: o.Batch = 1,
+    hardware: o.Hardware = None,
+    weight_dtype: o.WeightDtype = None,
+    kv_dtype: o.KvDtype = None,
+    tp: Tp = 1,
+    pp: Pp = 1,
+    ep: Ep = 1,
+    compute_dtype: ComputeDtype = None,
+    calibration: Calibration = None,
+    fmt: o.Format = "table",
+    output: o.Output = None,
+    explain: o.Explain = False,
+) -> None:
+    """FLOPs per op for the prefill of BATCH prompts and one decode step at CTX (default
+    prompt + 1), with bytes and arithmetic intensity; with --hardware, the bound and time.
+
+    Example: kvcalc flops --model llama3-70b --prompt 2048 --hardware h100
+    """
+    from calc.cli.common import load_inputs, warn
+    from calc.cli.latency_cmd import perf_table
+    from calc.latency import flops_report
+    from calc.render import emit
+
+    cfg, hw, _ = load_inputs(model, hardware, fmt=fmt)
+    if calibration is not None and hw is not None:
+        from calc.calibration import apply_calibration, load_calibration
+
+        hw = apply_calibration(hw, load_calibration(calibration), calibration)
+    report = flops_report(
+        cfg,
+        hw,
+        prompt=prompt,
+        ctx=ctx,
+        batch=batch,
+        weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype,
+        tp=tp,
+        pp=pp,
+        ep=ep,
+        compute=compute_dtype,
+    )
+    warn(report.warnings)
+    title = f"{cfg.display_name}: FLOPs (model totals; ops per GPU)"
+    emit(
+        report.fields,
+        fmt,
+        output,
+        title=title,
+        table=lambda: perf_table(report.fields, title),
+        explain=report.figures if explain else (),
+    )

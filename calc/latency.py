@@ -1,0 +1,846 @@
+"""Roofline latency [s] of prefill (TTFT), one decode step (TPOT) and a whole request (E2E),
+and tokens/s, from the per-op FLOPs and bytes of ``calc.ops``.
+
+Each op takes max(FLOPs / achievable FLOP/s, bytes / achievable bytes/s) (``calc.roofline``);
+a step is the sum over its ops (kernels run one after another; no overlap is assumed, so
+communication adds to compute). Collectives take the times of ``calc.parallel``.
+
+Achievable rates are peak × efficiency. ``efficiency`` picks the band of the hardware profile:
+``peak`` (100%: the speed of light), ``low``, ``expected`` or ``high`` (the profile's
+``efficiency.matmul`` and ``efficiency.memory`` bands). Low efficiency gives the longest time.
+
+The peak FLOP/s used is that of the *compute* dtype (``compute_dtype``): weights in
+bf16/fp16/fp32 compute in that dtype; fp8 weights run W8A8 fp8 GEMMs at the fp8 peak where
+the hardware has fp8 tensor cores (Hopper, Blackwell) and weight-only (bf16 compute) where it
+has not (A100); int8, int4 and fp4 weights are taken as weight-only quantisation (dequantised
+to bf16 inside the GEMM, as Marlin/AWQ/GPTQ kernels do), so they save bytes but not FLOP time.
+Pass ``compute_dtype`` to override (e.g. ``int8`` for SmoothQuant W8A8, ``fp4`` for NVFP4).
+
+Definitions: a decode step at context ``ctx`` processes one token per sequence whose sequence
+is then ``ctx`` tokens long (it attends to ``ctx`` keys). TTFT is the prefill of ``batch``
+prompts of ``prompt`` tokens (its lm_head gives the first token). Generating ``gen`` tokens
+then takes gen − 1 decode steps at contexts prompt + 1 … prompt + gen − 1, summed exactly:
+E2E = TTFT + Σ_{j=1}^{gen−1} TPOT(prompt + j).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from calc.attention_layout import attention_layout
+from calc.derivation import Figure, figure, whole
+from calc.dtypes import bytes_per_element
+from calc.errors import InvalidInputError
+from calc.hardware_schema import Band, HardwareProfile
+from calc.memory import MAX_BATCH, MAX_CTX, check_positive_int
+from calc.model_schema import ModelConfig
+from calc.ops import ALL_TO_ALL, ALLREDUCE, COMPUTE, Op, Sizes, forward_ops
+from calc.parallel import (
+    all_to_all_time_s,
+    memory_per_gpu,
+    p2p_time_s,
+    ring_allreduce_time_s,
+    shard,
+)
+from calc.roofline import arithmetic_intensity, is_compute_bound, op_time_s, ridge_point
+
+EFFICIENCIES = ("peak", "low", "expected", "high")
+WEIGHT_ONLY = ("int8", "int4", "fp4")
+
+
+# ---------------------------------------------------------------------------------------
+# Rates
+
+
+def compute_dtype(weight_dtype: str, peaks, override: str | None = None) -> str:
+    """The dtype whose tensor-core peak times the matmuls (see the module docstring)."""
+    if override is not None:
+        if override not in peaks:
+            raise InvalidInputError(
+                f"--compute-dtype {override}: the hardware has no {override} peak; "
+                f"it lists {', '.join(peaks)}"
+            )
+        return override
+    if weight_dtype in WEIGHT_ONLY:
+        return "bf16"
+    if weight_dtype == "fp32":
+        return next((d for d in ("fp32", "tf32") if d in peaks), "bf16")
+    return weight_dtype if weight_dtype in peaks else "bf16"
+
+
+def activation_bytes_per_element(dtype: str) -> float:
+    """Bytes of one activation element in HBM: 4 when computing in fp32/tf32, else 2."""
+    return 4.0 if dtype in ("fp32", "tf32") else 2.0
+
+
+def ridge_points(hw: HardwareProfile) -> dict[str, float]:
+    """Ridge point [FLOP/byte] of ``hw`` for each dtype it lists: peak FLOP/s / HBM bytes/s."""
+    return {
+        dtype: ridge_point(peak, hw.hbm_bandwidth_bytes_per_s)
+        for dtype, peak in hw.peak_flops_per_s.items()
+    }
+
+
+def efficiencies(hw: HardwareProfile, efficiency: str) -> tuple[float, float]:
+    """(matmul, memory) fractions of peak for ``efficiency`` (peak means 1.0, 1.0)."""
+    if efficiency not in EFFICIENCIES:
+        raise InvalidInputError(
+            f"efficiency {efficiency!r} is not one of: {', '.join(EFFICIENCIES)}"
+        )
+    if efficiency == "peak":
+        return 1.0, 1.0
+    e = hw.efficiency
+    return getattr(e.matmul, efficiency), getattr(e.memory, efficiency)
+
+
+def with_efficiency(
+    hw: HardwareProfile, matmul: float | None = None, memory: float | None = None
+) -> HardwareProfile:
+    """``hw`` with its matmul and/or memory band replaced by one value (low = expected = high):
+    a number the user states overrides the whole band."""
+    update = {}
+    for flag, value, key in (("--matmul-eff", matmul, "matmul"), ("--mem-eff", memory, "memory")):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not 0 < value <= 1:
+            raise InvalidInputError(f"{flag} must be a fraction of peak in (0, 1], got {value!r}")
+        update[key] = Band(low=float(value), expected=float(value), high=float(value))
+    if not update:
+        return hw
+    update["source"] = f"{hw.efficiency.source} (overridden: {', '.join(update)})"
+    return hw.model_copy(update={"efficiency": hw.efficiency.model_copy(update=update)})
+
+
+@dataclass(frozen=True)
+class Rates:
+    """Achievable rates for one efficiency: FLOP/s of the compute dtype and HBM bytes/s."""
+
+    flops_per_s: float
+    bytes_per_s: float
+    link_bytes_per_s: float
+    link_latency_s: float
+
+
+def rates(hw: HardwareProfile, dtype: str, efficiency: str) -> Rates:
+    m, b = efficiencies(hw, efficiency)
+    return Rates(
+        hw.peak_flops_per_s[dtype] * m,
+        hw.hbm_bandwidth_bytes_per_s * b,
+        hw.interconnect_bandwidth_bytes_per_s,
+        hw.interconnect_latency_s,
+    )
+
+
+def op_time(op: Op, r: Rates):
+    """Time of one op [s]: the roofline for compute ops, the collective's time otherwise."""
+    if op.kind == COMPUTE:
+        return op_time_s(op.flops, op.bytes, r.flops_per_s, r.bytes_per_s)
+    msg = op.bytes / op.count
+    if op.kind == ALLREDUCE:
+        one = ring_allreduce_time_s(msg, op.group, r.link_bytes_per_s, r.link_latency_s)
+    elif op.kind == ALL_TO_ALL:
+        one = all_to_all_time_s(msg, op.group, r.link_bytes_per_s, r.link_latency_s)
+    else:
+        one = p2p_time_s(msg, r.link_bytes_per_s, r.link_latency_s)
+    return op.count * one
+
+
+# ---------------------------------------------------------------------------------------
+# Steps
+
+
+@dataclass(frozen=True)
+class OpTiming:
+    """One op of a step with its roofline figures (the JSON ``ops`` entries)."""
+
+    name: str
+    flops: Any
+    bytes: Any
+    arithmetic_intensity: Any
+    bound: str | None
+    time_s: Any
+    kind: str = COMPUTE
+
+    def row(self) -> dict:
+        return {
+            "name": self.name,
+            "flops": whole(self.flops),
+            "bytes": whole(self.bytes),
+            "arithmetic_intensity": self.arithmetic_intensity,
+            "bound": self.bound,
+            "time_s": self.time_s,
+        }
+
+
+@dataclass(frozen=True)
+class Step:
+    """A prefill or a decode step on one GPU: total time [s], FLOPs, bytes, and its ops."""
+
+    time_s: Any
+    flops: Any
+    bytes: Any
+    ops: list[OpTiming]
+    efficiency: str
+    compute_dtype: str
+    rates: Rates | None
+    raw: list[Op] = field(repr=False, default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Setup:
+    cfg: ModelConfig
+    sharding: Any
+    layout: Any
+    sizes: Sizes
+    dtype: str
+    weight_dtype: str
+    kv_dtype: str
+
+
+def _setup(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute=None) -> _Setup:
+    weight_dtype = weight_dtype or cfg.dtype
+    kv_dtype = kv_dtype or cfg.kv_dtype or cfg.dtype
+    w_b, kv_b = bytes_per_element(weight_dtype), bytes_per_element(kv_dtype)
+    peaks = hw.peak_flops_per_s if hw is not None else {"bf16": 1.0}
+    dtype = compute_dtype(weight_dtype, peaks, compute if hw is not None else None)
+    if hw is None and compute is not None:
+        dtype = compute
+    s = shard(cfg, tp=tp, pp=pp, ep=ep)
+    sizes = Sizes(w_b, kv_b, activation_bytes_per_element(dtype))
+    return _Setup(cfg, s, attention_layout(cfg), sizes, dtype, weight_dtype, kv_dtype)
+
+
+def _bound(op: Op, r: Rates) -> str:
+    if op.kind != COMPUTE:
+        return "network"
+    if is_compute_bound(op.flops, op.bytes, r.flops_per_s, r.bytes_per_s):
+        return "compute"
+    return "memory"
+
+
+def _step(st: _Setup, hw, efficiency, raw: list[Op]) -> Step:
+    flops = sum(op.flops for op in raw)
+    moved = sum(op.bytes for op in raw if op.kind == COMPUTE)
+    if hw is None:
+        timings = [
+            OpTiming(
+                op.name,
+                op.flops,
+                op.bytes,
+                arithmetic_intensity(op.flops, op.bytes),
+                None,
+                None,
+                op.kind,
+            )
+            for op in raw
+        ]
+        return Step(None, flops, moved, timings, efficiency, st.dtype, None, raw)
+    r = rates(hw, st.dtype, efficiency)
+    times = [op_time(op, r) for op in raw]
+    timings = [
+        OpTiming(
+            op.name,
+            op.flops,
+            op.bytes,
+            arithmetic_intensity(op.flops, op.bytes),
+            _bound(op, r) if not hasattr(t, "shape") else None,
+            t,
+            op.kind,
+        )
+        for op, t in zip(raw, times, strict=True)
+    ]
+    return Step(sum(times), flops, moved, timings, efficiency, st.dtype, r, raw)
+
+
+def _check_counts(name: str, value, upper: int):
+    """Scalars: a positive int. Arrays: positive whole numbers, as float64 (no overflow)."""
+    if hasattr(value, "shape") or isinstance(value, list | tuple):
+        import numpy as np
+
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "iuf" or not np.all(arr == np.floor(arr)):
+            raise InvalidInputError(f"--{name} must hold whole numbers")
+        if arr.size and not (np.all(arr > 0) and np.all(arr <= upper)):
+            raise InvalidInputError(f"--{name} values must be in 1..{upper:,}")
+        return arr.astype(np.float64)
+    check_positive_int(name, value, upper)
+    return value
+
+
+def decode_step(
+    cfg: ModelConfig,
+    hw: HardwareProfile | None,
+    *,
+    batch,
+    ctx,
+    weight_dtype: str | None = None,
+    kv_dtype: str | None = None,
+    tp: int = 1,
+    pp: int = 1,
+    ep: int = 1,
+    efficiency: str = "expected",
+    compute: str | None = None,
+) -> Step:
+    """One decode step of ``batch`` sequences at context ``ctx`` on one GPU of the deployment.
+
+    ``.time_s`` is the TPOT [s] (None without hardware), ``.flops`` and ``.bytes`` the step's
+    FLOPs and HBM bytes per GPU, ``.ops`` each op's figures.
+    """
+    batch = _check_counts("batch", batch, MAX_BATCH)
+    ctx = _check_counts("ctx", ctx, MAX_CTX)
+    st = _setup(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute)
+    efficiencies(hw, efficiency) if hw is not None else None
+    raw = forward_ops(cfg, st.sharding, st.layout, st.sizes, batch=batch, ctx=ctx)
+    return _step(st, hw, efficiency, raw)
+
+
+def prefill(
+    cfg: ModelConfig,
+    hw: HardwareProfile | None,
+    *,
+    prompt,
+    batch,
+    weight_dtype: str | None = None,
+    kv_dtype: str | None = None,
+    tp: int = 1,
+    pp: int = 1,
+    ep: int = 1,
+    efficiency: str = "expected",
+    compute: str | None = None,
+) -> Step:
+    """The prefill of ``batch`` prompts of ``prompt`` tokens on one GPU: ``.time_s`` = TTFT."""
+    batch = _check_counts("batch", batch, MAX_BATCH)
+    prompt = _check_counts("prompt", prompt, MAX_CTX)
+    st = _setup(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute)
+    efficiencies(hw, efficiency) if hw is not None else None
+    raw = forward_ops(cfg, st.sharding, st.layout, st.sizes, batch=batch, prompt=prompt)
+    return _step(st, hw, efficiency, raw)
+
+
+def tpot_s(
+    cfg: ModelConfig,
+    hw: HardwareProfile,
+    *,
+    batch,
+    ctx,
+    weight_dtype: str | None = None,
+    kv_dtype: str | None = None,
+    tp: int = 1,
+    pp: int = 1,
+    ep: int = 1,
+    efficiency: str = "expected",
+    compute: str | None = None,
+):
+    """TPOT [s] for ``batch`` and ``ctx`` that may be numpy arrays (they broadcast; no loop
+    over elements). The same ops and roofline as ``decode_step``, whose ``.time_s`` it equals."""
+    return decode_step(
+        cfg,
+        hw,
+        batch=batch,
+        ctx=ctx,
+        weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype,
+        tp=tp,
+        pp=pp,
+        ep=ep,
+        efficiency=efficiency,
+        compute=compute,
+    ).time_s
+
+
+def ttft_s(
+    cfg: ModelConfig,
+    hw: HardwareProfile,
+    *,
+    prompt,
+    batch,
+    weight_dtype: str | None = None,
+    kv_dtype: str | None = None,
+    tp: int = 1,
+    pp: int = 1,
+    ep: int = 1,
+    efficiency: str = "expected",
+    compute: str | None = None,
+):
+    """TTFT [s] for ``prompt`` and ``batch`` that may be numpy arrays (broadcasting); equals
+    ``prefill(...).time_s``."""
+    return prefill(
+        cfg,
+        hw,
+        prompt=prompt,
+        batch=batch,
+        weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype,
+        tp=tp,
+        pp=pp,
+        ep=ep,
+        efficiency=efficiency,
+        compute=compute,
+    ).time_s
+
+
+def generation_time_s(cfg, hw, *, prompt, gen, batch, efficiency="expected", **kw):
+    """Time of the gen − 1 decode steps after the prefill [s]: Σ_{j=1}^{gen−1} TPOT(prompt + j),
+    an exact sum evaluated as one vectorised call (the KV grows by one token per step)."""
+    if gen <= 1:
+        return 0.0
+    import numpy as np
+
+    ctxs = np.arange(prompt + 1, prompt + gen, dtype=np.float64)
+    return float(np.sum(tpot_s(cfg, hw, batch=batch, ctx=ctxs, efficiency=efficiency, **kw)))
+
+
+# ---------------------------------------------------------------------------------------
+# Reports
+
+
+@dataclass(frozen=True)
+class LatencyReport:
+    fields: dict  # JSON keys -> unrounded base-unit values, in output order
+    figures: list[Figure]
+    warnings: list[str] = field(default_factory=list)
+
+
+def _op_figures(prefix: str, step: Step) -> list[Figure]:
+    r = step.rates
+    figs = []
+    for op, t in zip(step.raw, step.ops, strict=True):
+        if op.kind == COMPUTE:
+            figs.append(
+                figure(
+                    f"{prefix}.{op.name}.time_s",
+                    t.time_s,
+                    "s",
+                    "max({flops} FLOP / {flops_per_s} FLOP/s, {bytes} B / {bytes_per_s} B/s)",
+                    flops=op.flops,
+                    flops_per_s=r.flops_per_s,
+                    bytes=op.bytes,
+                    bytes_per_s=r.bytes_per_s,
+                )
+            )
+        else:
+            n = op.group
+            shape = {
+                ALLREDUCE: "{count} × (2·({n}−1)/{n} × {msg} B / {bw} B/s + 2·({n}−1) × {lat} s)",
+                ALL_TO_ALL: "{count} × (({n}−1)/{n} × {msg} B / {bw} B/s + ({n}−1) × {lat} s)",
+            }.get(op.kind, "{count} × ({msg} B / {bw} B/s + {lat} s)")
+            figs.append(
+                figure(
+                    f"{prefix}.{op.name}.time_s",
+                    t.time_s,
+                    "s",
+                    shape,
+                    count=op.count,
+                    n=n,
+                    msg=op.bytes / op.count,
+                    bw=r.link_bytes_per_s,
+                    lat=r.link_latency_s,
+                )
+            )
+    return figs
+
+
+def _flops_figures(cfg: ModelConfig, st: _Setup, prompt: int, ctx: int) -> list[Figure]:
+    """The per-token formulas of the dense linear ops and the attention (model totals)."""
+    d, L, h = cfg.d_model, cfg.n_layers, cfg.n_heads
+    figs = []
+    if cfg.mla is None:
+        dk, kv = cfg.k_head_dim, cfg.n_kv_heads
+        figs.append(
+            figure(
+                "qkv_o_flops_per_token_per_layer",
+                2 * (d * h * dk + 2 * d * kv * dk + h * dk * d),
+                "FLOP",
+                "2 × ({d}·{h}·{hd} + 2·{d}·{kv}·{hd} + {h}·{hd}·{d})",
+                d=d,
+                h=h,
+                kv=kv,
+                hd=dk,
+            )
+        )
+        figs.append(
+            figure(
+                "decode_attention_flops_per_token_per_layer",
+                4 * ctx * h * dk,
+                "FLOP",
+                "2 × {ctx} × {h} × {hd} (scores) + 2 × {ctx} × {h} × {hd} (values)",
+                ctx=ctx,
+                h=h,
+                hd=dk,
+            )
+        )
+        figs.append(
+            figure(
+                "prefill_attention_flops_per_sequence_per_layer",
+                4 * (prompt * (prompt + 1) // 2) * h * dk,
+                "FLOP",
+                "4 × {S}·({S}+1)/2 pairs × {h} × {hd}",
+                S=prompt,
+                h=h,
+                hd=dk,
+            )
+        )
+    n_mat = 3 if cfg.ffn_kind == "gated" else 2
+    if cfg.n_dense_ffn_layers:
+        figs.append(
+            figure(
+                "ffn_flops_per_token_per_layer",
+                2 * n_mat * d * cfg.d_ffn,
+                "FLOP",
+                "2 × {n_mat} × {d} × {d_ffn}",
+                n_mat=n_mat,
+                d=d,
+                d_ffn=cfg.d_ffn,
+            )
+        )
+    if cfg.moe is not None:
+        m = cfg.moe
+        figs.append(
+            figure(
+                "active_expert_flops_per_token_per_layer",
+                2 * m.experts_per_token * n_mat * d * m.d_expert_ffn
+                + 2 * m.n_shared_experts * n_mat * d * m.shared_ffn
+                + 2 * d * m.n_routed_experts,
+                "FLOP",
+                "2 × ({k}·{n_mat}·{d}·{d_e} + {n_shared}·{n_mat}·{d}·{d_s} + {d}·{E} router)",
+                k=m.experts_per_token,
+                n_mat=n_mat,
+                d=d,
+                d_e=m.d_expert_ffn,
+                n_shared=m.n_shared_experts,
+                d_s=m.shared_ffn,
+                E=m.n_routed_experts,
+            )
+        )
+    figs.append(
+        figure(
+            "lm_head_flops_per_token",
+            2 * d * cfg.vocab_size,
+            "FLOP",
+            "2 × {d} × {vocab}",
+            d=d,
+            vocab=cfg.vocab_size,
+        )
+    )
+    figs.append(Figure("layers", L, "", "n_layers"))
+    return figs
+
+
+def _model_flops(cfg, *, batch, ctx, prompt, weight_dtype, kv_dtype):
+    """Model FLOPs (no parallelism): decode per token at ``ctx`` and prefill of the batch."""
+    dec = decode_step(cfg, None, batch=1, ctx=ctx, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
+    pre = prefill(
+        cfg, None, prompt=prompt, batch=batch, weight_dtype=weight_dtype, kv_dtype=kv_dtype
+    )
+    return dec.flops, pre.flops
+
+
+def _rows(step: Step, sol: Step | None = None) -> list[dict]:
+    rows = []
+    for i, t in enumerate(step.ops):
+        row = t.row()
+        if sol is not None:
+            row["time_speed_of_light_s"] = sol.ops[i].time_s
+        rows.append(row)
+    return rows
+
+
+def _common_checks(cfg, *, batch, prompt, ctx):
+    check_positive_int("batch", batch, MAX_BATCH)
+    check_positive_int("prompt", prompt, MAX_CTX)
+    if ctx is not None:
+        check_positive_int("ctx", ctx, MAX_CTX)
+
+
+def flops_report(
+    cfg: ModelConfig,
+    hw: HardwareProfile | None = None,
+    *,
+    prompt: int,
+    ctx: int | None = None,
+    batch: int = 1,
+    weight_dtype: str | None = None,
+    kv_dtype: str | None = None,
+    tp: int = 1,
+    pp: int = 1,
+    ep: int = 1,
+    compute: str | None = None,
+) -> LatencyReport:
+    """FLOPs per op of the prefill of ``batch`` prompts and of one decode step at ``ctx``
+    (default: prompt + 1), with bytes and intensity; with ``hw``, bound and roofline time at the
+    expected efficiency. ``decode_flops_per_token`` and ``prefill_flops`` are model totals (all
+    GPUs); the ``ops`` lists are per GPU under tp/pp/ep."""
+    _common_checks(cfg, batch=batch, prompt=prompt, ctx=ctx)
+    ctx = ctx or prompt + 1
+    st = _setup(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute)
+    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, pp=pp, ep=ep, compute=compute)
+    dec = decode_step(cfg, hw, batch=batch, ctx=ctx, **kw)
+    pre = prefill(cfg, hw, prompt=prompt, batch=batch, **kw)
+    per_token, prefill_flops = _model_flops(
+        cfg, batch=batch, ctx=ctx, prompt=prompt, weight_dtype=weight_dtype, kv_dtype=kv_dtype
+    )
+    fields: dict = {
+        "model": cfg.name,
+        "hardware": hw.name if hw else None,
+        "prompt": prompt,
+        "ctx": ctx,
+        "batch": batch,
+        "tp": tp,
+        "pp": pp,
+        "ep": ep,
+        "weight_dtype": st.weight_dtype,
+        "kv_dtype": st.kv_dtype,
+        "compute_dtype": st.dtype if hw else None,
+        "decode_flops_per_token": per_token,
+        "decode_flops_per_step": per_token * batch,
+        "prefill_flops": prefill_flops,
+        "prefill_flops_per_token": prefill_flops / (batch * prompt),
+        "decode_bytes_per_step_per_gpu": whole(dec.bytes),
+        "decode_arithmetic_intensity": arithmetic_intensity(dec.flops, dec.bytes),
+        "prefill_arithmetic_intensity": arithmetic_intensity(pre.flops, pre.bytes),
+    }
+    if hw is not None:
+        fields["ridge_point_flop_per_byte"] = ridge_points(hw)[st.dtype]
+    fields["ops"] = _rows(dec)
+    fields["prefill_ops"] = _rows(pre)
+    figs = _flops_figures(cfg, st, prompt, ctx)
+    figs.append(
+        figure(
+            "decode_flops_per_token",
+            per_token,
+            "FLOP",
+            "Σ ops of one decode step at ctx {ctx} (matmuls + attention, all layers)",
+            ctx=ctx,
+        )
+    )
+    figs.append(
+        figure(
+            "prefill_flops",
+            prefill_flops,
+            "FLOP",
+            "Σ ops of the prefill of {batch} × {prompt} tokens (lm_head on the last token only)",
+            batch=batch,
+            prompt=prompt,
+        )
+    )
+    if hw is not None:
+        figs.append(_ridge_figure(hw, st.dtype))
+    return LatencyReport(fields, figs, _warnings(cfg, prompt, ctx, st, hw))
+
+
+def _ridge_figure(hw: HardwareProfile, dtype: str) -> Figure:
+    return figure(
+        "ridge_point_flop_per_byte",
+        ridge_points(hw)[dtype],
+        "FLOP/B",
+        "{peak} FLOP/s ({dtype}) / {bw} B/s",
+        peak=hw.peak_flops_per_s[dtype],
+        dtype=dtype,
+        bw=hw.hbm_bandwidth_bytes_per_s,
+    )
+
+
+def _warnings(cfg, prompt, ctx, st: _Setup, hw) -> list[str]:
+    out = []
+    longest = max(ctx, prompt)
+    if longest > cfg.max_ctx:
+        out.append(f"context {longest:,} exceeds {cfg.name}'s max context of {cfg.max_ctx:,}")
+    if hw is not None and st.weight_dtype == "fp8" and st.dtype != "fp8":
+        out.append(
+            f"{hw.name} has no fp8 tensor cores: fp8 weights are timed as weight-only "
+            "(bf16 compute)"
+        )
+    return out
+
+
+def latency_report(
+    cfg: ModelConfig,
+    hw: HardwareProfile,
+    *,
+    prompt: int,
+    gen: int,
+    batch: int,
+    ctx: int | None = None,
+    weight_dtype: str | None = None,
+    kv_dtype: str | None = None,
+    tp: int = 1,
+    pp: int = 1,
+    ep: int = 1,
+    matmul_eff: float | None = None,
+    mem_eff: float | None = None,
+    compute: str | None = None,
+) -> LatencyReport:
+    """TTFT, TPOT, E2E and tokens/s of ``batch`` requests of ``prompt`` + ``gen`` tokens.
+
+    Each time is given at the expected efficiency (``ttft_s``, ``tpot_s``, ``e2e_s``), at the
+    speed of light (``ttft_speed_of_light_s`` …: 100% of peak) and as a band (``ttft_low_s``
+    from the profile's high efficiencies, ``ttft_high_s`` from its low ones; likewise
+    ``tokens_low_per_s`` and ``tokens_high_per_s``). TPOT is one decode step at
+    ``ctx`` (default prompt + gen, the last and slowest step); ``tpot_mean_s`` is the mean over
+    the generation, (E2E − TTFT) / (gen − 1), which is what serving benchmarks report as TPOT.
+    ``tokens_per_s`` is the decode throughput batch / TPOT; ``e2e_tokens_per_s`` the generated
+    tokens of the whole request over its E2E time. ``ops`` are the decode step's ops per GPU.
+    """
+    _common_checks(cfg, batch=batch, prompt=prompt, ctx=ctx)
+    check_positive_int("gen", gen, MAX_CTX)
+    hw = with_efficiency(hw, matmul_eff, mem_eff)
+    ctx = ctx or prompt + gen
+    st = _setup(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute)
+    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, pp=pp, ep=ep, compute=compute)
+    per_token, prefill_flops = _model_flops(
+        cfg, batch=batch, ctx=ctx, prompt=prompt, weight_dtype=weight_dtype, kv_dtype=kv_dtype
+    )
+    times: dict[str, dict] = {}
+    steps: dict[str, tuple[Step, Step]] = {}
+    for eff in EFFICIENCIES:
+        dec = decode_step(cfg, hw, batch=batch, ctx=ctx, efficiency=eff, **kw)
+        pre = prefill(cfg, hw, prompt=prompt, batch=batch, efficiency=eff, **kw)
+        gen_time = generation_time_s(
+            cfg, hw, prompt=prompt, gen=gen, batch=batch, efficiency=eff, **kw
+        )
+        e2e = pre.time_s + gen_time
+        times[eff] = {
+            "ttft_s": pre.time_s,
+            "tpot_s": dec.time_s,
+            "e2e_s": e2e,
+            "tokens_per_s": batch / dec.time_s,
+            "tpot_mean_s": gen_time / (gen - 1) if gen > 1 else dec.time_s,
+        }
+        steps[eff] = (dec, pre)
+    exp, sol, lo, hi = times["expected"], times["peak"], times["high"], times["low"]
+    dec, pre = steps["expected"]
+    mem = memory_per_gpu(
+        cfg,
+        st.sharding,
+        st.layout,
+        weight_bytes_per_element=st.sizes.weight,
+        kv_bytes_per_element=st.sizes.kv,
+        ctx=max(ctx, prompt + gen),
+        batch=batch,
+    )
+    m_eff, b_eff = efficiencies(hw, "expected")
+    fields: dict = {
+        "model": cfg.name,
+        "hardware": hw.name,
+        "prompt": prompt,
+        "gen": gen,
+        "batch": batch,
+        "ctx": ctx,
+        "tp": tp,
+        "pp": pp,
+        "ep": ep,
+        "gpus": st.sharding.gpus,
+        "weight_dtype": st.weight_dtype,
+        "kv_dtype": st.kv_dtype,
+        "compute_dtype": st.dtype,
+        "decode_flops_per_token": per_token,
+        "prefill_flops": prefill_flops,
+        "ridge_point_flop_per_byte": ridge_points(hw)[st.dtype],
+        "matmul_efficiency": m_eff,
+        "memory_efficiency": b_eff,
+    }
+    for key in ("ttft_s", "tpot_s", "tpot_mean_s", "e2e_s", "tokens_per_s"):
+        stem, unit = (
+            key.rsplit("_per_s" if key.endswith("_per_s") else "_s", 1)[0],
+            ("_per_s" if key.endswith("_per_s") else "_s"),
+        )
+        fields[key] = exp[key]
+        fields[f"{stem}_speed_of_light{unit}"] = sol[key]
+        # the band is in the quantity's own terms: low/high time, low/high tokens/s
+        slow, fast = lo[key], hi[key]
+        fields[f"{stem}_low{unit}"] = min(slow, fast)
+        fields[f"{stem}_high{unit}"] = max(slow, fast)
+    fields["tokens_per_sequence_per_s"] = 1 / exp["tpot_s"]
+    fields["e2e_tokens_per_s"] = batch * gen / exp["e2e_s"]
+    fields["decode_bytes_per_step_per_gpu"] = whole(dec.bytes)
+    fields["decode_arithmetic_intensity"] = arithmetic_intensity(dec.flops, dec.bytes)
+    fields["weights_bytes_per_gpu"] = whole(mem.weights_bytes)
+    fields["kv_cache_bytes_per_gpu"] = whole(mem.kv_cache_bytes)
+    fields["memory_per_gpu_bytes"] = whole(mem.total_bytes)
+    fields["memory_capacity_per_gpu_bytes"] = hw.memory_bytes
+    fields["fits"] = mem.total_bytes <= hw.memory_bytes
+    fields["ops"] = _rows(dec, steps["peak"][0])
+    fields["prefill_ops"] = _rows(pre, steps["peak"][1])
+
+    figs = _flops_figures(cfg, st, prompt, ctx)
+    figs.append(_ridge_figure(hw, st.dtype))
+    figs.append(
+        figure(
+            "achievable_flops_per_s",
+            dec.rates.flops_per_s,
+            "FLOP/s",
+            "{peak} × {eff} (matmul efficiency, expected)",
+            peak=hw.peak_flops_per_s[st.dtype],
+            eff=m_eff,
+        )
+    )
+    figs.append(
+        figure(
+            "achievable_bytes_per_s",
+            dec.rates.bytes_per_s,
+            "B/s",
+            "{bw} × {eff} (memory efficiency, expected)",
+            bw=hw.hbm_bandwidth_bytes_per_s,
+            eff=b_eff,
+        )
+    )
+    figs += _op_figures("decode", dec)
+    figs.append(Figure("tpot_s", exp["tpot_s"], "s", "Σ decode op times (above)"))
+    sol_dec = steps["peak"][0]
+    figs.append(
+        figure(
+            "tpot_speed_of_light_s",
+            sol["tpot_s"],
+            "s",
+            "Σ max({flops} FLOP / {peak} FLOP/s, bytes / {bw} B/s) per op; bytes Σ = {bytes} B",
+            flops=sol_dec.flops,
+            peak=hw.peak_flops_per_s[st.dtype],
+            bw=hw.hbm_bandwidth_bytes_per_s,
+            bytes=sol_dec.bytes,
+        )
+    )
+    figs += _op_figures("prefill", pre)
+    figs.append(Figure("ttft_s", exp["ttft_s"], "s", "Σ prefill op times (above)"))
+    figs.append(
+        figure(
+            "e2e_s",
+            exp["e2e_s"],
+            "s",
+            "ttft + Σ_(j=1..{g}) tpot(ctx = {prompt} + j) = {ttft} + {rest}",
+            g=gen - 1,
+            prompt=prompt,
+            ttft=exp["ttft_s"],
+            rest=exp["e2e_s"] - exp["ttft_s"],
+        )
+    )
+    figs.append(
+        figure(
+            "tokens_per_s",
+            exp["tokens_per_s"],
+            "tokens/s",
+            "{batch} / {tpot}",
+            batch=batch,
+            tpot=exp["tpot_s"],
+        )
+    )
+    figs.append(
+        figure(
+            "memory_per_gpu_bytes",
+            mem.total_bytes,
+            "bytes",
+            "{params} params × {wb} B + KV {kv} B",
+            params=mem.params,
+            wb=st.sizes.weight,
+            kv=mem.kv_cache_bytes,
+        )
+    )
+    warnings = _warnings(cfg, prompt, ctx, st, hw)
+    if not fields["fits"]:
+        warnings.append(
+            f"does not fit: each GPU needs {mem.total_bytes / 1e9:,.2f} GB (weights "
+            f"{mem.weights_bytes / 1e9:,.2f} GB + KV {mem.kv_cache_bytes / 1e9:,.2f} GB), "
+            f"{hw.name} has {hw.memory_bytes / 1e9:,.2f} GB; raise --tp/--pp/--ep, lower "
+            "--batch, or use a smaller --weight-dtype/--kv-dtype (times are still shown)"
+        )
+    return LatencyReport(fields, figs, warnings)

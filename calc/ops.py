@@ -1,0 +1,386 @@
+"""The operations of one prefill or one decode step on one GPU, with FLOPs [FLOP] and bytes
+moved [bytes] per op, summed over the layers that have the op.
+
+It composes the formulas of ``calc.flops`` (FLOPs) with weight, KV and activation sizes; it
+adds no FLOP arithmetic of its own. Inputs may be ints or numpy arrays (batch, ctx, prompt)
+that broadcast, so the same ops serve ``decode_step`` and the vectorised ``tpot_s``.
+
+Bytes moved by a matmul op = its weights (read once per step for the whole batch) + its input
+and output activations (read and written once: the op's intermediates stay on chip, which is
+what fused serving kernels do) + for attention the KV cache (read once per sequence, written
+once per new token). Attention is one fused kernel (FlashAttention/FlashMLA: the scores never
+reach HBM); its KV traffic is split between ``attn_scores`` and ``attn_values`` in proportion
+to their FLOPs, so both have the kernel's arithmetic intensity and the sum of their two
+roofline times equals the fused kernel's. At prefill each K/V byte is counted once (the
+re-reads of K/V tiles by later query blocks hit L2 and are not counted).
+
+Choices where the issue is silent:
+
+- lm_head: computed only for the last token of each prompt at prefill (vLLM and SGLang
+  compute only the logits they sample from); for every sequence at each decode step.
+- Embedding: a gather of ``tokens`` rows; the rest of the table is not read.
+- Norms: one op over all layers (weights + activations read and written); their FLOPs
+  (about 4 per element) are counted here, unlike the element-wise ops fused into matmuls.
+- MoE: the router and shared experts see every token; routed experts read the weights of the
+  expected number of distinct experts the batch touches (``expected_active_experts``) and
+  compute ``experts_per_token`` expert FFNs per token.
+- Activations are 16-bit in HBM (4 bytes only when computing in fp32); fp8 GEMMs quantise
+  their inputs on the fly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from calc import flops as F
+from calc.attention_layout import AttentionLayout
+from calc.model_schema import ModelConfig
+from calc.parallel import Sharding, cdiv, sharded_layout
+
+COMPUTE = "compute"
+ALLREDUCE = "allreduce"
+ALL_TO_ALL = "all_to_all"
+P2P = "p2p"
+
+
+@dataclass(frozen=True)
+class Op:
+    """One operation on one GPU, summed over the layers that have it.
+
+    ``kind`` is ``compute`` (timed by the roofline) or a collective (``allreduce``,
+    ``all_to_all``, ``p2p``: timed by ``calc.parallel``), in which case ``bytes`` is the total
+    payload of ``count`` collectives over a group of ``group`` GPUs.
+    """
+
+    name: str
+    flops: Any
+    bytes: Any
+    weight_bytes: Any = 0
+    kv_bytes: Any = 0
+    kind: str = COMPUTE
+    group: int = 1
+    count: Any = 0
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """Bytes per element of the weights, the KV cache and the activations."""
+
+    weight: float
+    kv: float
+    act: float
+
+
+def _linear(name, tokens, d_in, d_out, layers, z: Sizes, flops=None, extra_params=0):
+    """A projection over ``layers`` layers: FLOPs from calc.flops, weights d_in·d_out once,
+    activations in and out."""
+    fl = F.linear_flops(tokens, d_in, d_out) if flops is None else flops
+    w = (d_in * d_out + extra_params) * z.weight
+    act = tokens * (d_in + d_out) * z.act
+    return Op(name, layers * fl, layers * (w + act), weight_bytes=layers * w)
+
+
+def _attention(pairs_score, pairs_value, kv_bytes, act_bytes, layers):
+    """Split a fused attention kernel's traffic by FLOP share (see the module docstring)."""
+    s, v = pairs_score, pairs_value
+    total = kv_bytes + act_bytes
+    share = s / (s + v)
+    return [
+        Op("attn_scores", layers * s, layers * total * share, kv_bytes=layers * kv_bytes * share),
+        Op(
+            "attn_values",
+            layers * v,
+            layers * total * (1 - share),
+            kv_bytes=layers * kv_bytes * (1 - share),
+        ),
+    ]
+
+
+def _attention_block(cfg, s: Sharding, layout, *, tokens, batch, ctx, prompt, decode, z):
+    """Projections and attention of all layers for ``tokens`` tokens on one GPU.
+
+    ``decode``: one token per sequence at context ``ctx``; else ``prompt`` tokens per sequence.
+    """
+    L, d, h = cfg.n_layers, cfg.d_model, s.n_heads
+    local = sharded_layout(layout, s, 1)  # one layer's per-GPU cache
+    kv_write = tokens * local.kv_bytes_per_token_per_layer(z.kv)
+    if decode:
+        pairs = batch * F.decode_pairs(ctx)
+        kv_read = batch * local.kv_bytes_per_sequence(ctx, z.kv)
+    else:
+        pairs = batch * F.causal_pairs(prompt)
+        kv_read = 0
+    ops = []
+    if cfg.mla is None:
+        dk, dv, kv = cfg.k_head_dim, cfg.v_head_dim, s.n_kv_heads
+        qkv_out = h * dk + kv * (dk + dv)
+        bias = qkv_out * cfg.qkv_bias
+        qkv = _linear(
+            "qkv_proj",
+            tokens,
+            d,
+            qkv_out,
+            L,
+            z,
+            flops=F.qkv_proj_flops(tokens, d, h, kv, dk, dv),
+            extra_params=bias,
+        )
+        ops.append(qkv)
+        # Q in, O out; at prefill K and V are read from the projection output once.
+        act = tokens * h * (dk + dv) * z.act + (0 if decode else tokens * kv * (dk + dv) * z.act)
+        ops += _attention(
+            F.attn_score_flops(pairs, h, dk),
+            F.attn_value_flops(pairs, h, dv),
+            kv_read + kv_write,
+            act,
+            L,
+        )
+        ops.append(
+            _linear(
+                "o_proj",
+                tokens,
+                h * dv,
+                d,
+                L,
+                z,
+                flops=F.o_proj_flops(tokens, h, dv, d),
+                extra_params=d * cfg.o_bias,
+            )
+        )
+        return ops
+    m = cfg.mla
+    r, rope, nope, dv = m.kv_lora_rank, m.qk_rope_head_dim, m.qk_nope_head_dim, m.v_head_dim
+    if m.q_lora_rank:
+        ql = m.q_lora_rank
+        ops.append(_linear("q_down", tokens, d, ql, L, z, flops=F.mla_q_down_flops(tokens, d, ql)))
+        q_in = ql
+    else:
+        q_in = d
+    ops.append(
+        _linear(
+            "q_up",
+            tokens,
+            q_in,
+            h * (nope + rope),
+            L,
+            z,
+            flops=F.mla_q_up_flops(tokens, q_in, h, nope, rope),
+        )
+    )
+    ops.append(
+        _linear(
+            "kv_down",
+            tokens,
+            d,
+            r + rope,
+            L,
+            z,
+            flops=F.mla_kv_down_flops(tokens, d, r, rope),
+        )
+    )
+    if decode:  # absorbed form: attention runs on the cached latent
+        absorb = Op("q_absorb", L * F.mla_q_absorb_flops(tokens, h, nope, r), 0)
+        ops.append(_relayer(absorb, tokens, h * nope, h * r, r * h * nope, L, z))
+        act = tokens * h * (r + rope + r) * z.act  # latent-space query in, latent output out
+        ops += _attention(
+            F.mla_absorbed_score_flops(pairs, h, r, rope),
+            F.mla_absorbed_value_flops(pairs, h, r),
+            kv_read + kv_write,
+            act,
+            L,
+        )
+        ops.append(
+            _relayer(
+                Op("v_absorb", L * F.mla_v_absorb_flops(tokens, h, r, dv), 0),
+                tokens,
+                h * r,
+                h * dv,
+                r * h * dv,
+                L,
+                z,
+            )
+        )
+    else:  # explicit form: per-head K and V from the latent
+        ops.append(
+            _linear(
+                "kv_up",
+                tokens,
+                r,
+                h * (nope + dv),
+                L,
+                z,
+                flops=F.mla_kv_up_flops(tokens, r, h, nope, dv),
+            )
+        )
+        act = tokens * h * ((nope + rope) * 2 + dv * 2) * z.act  # Q, K in; V in, O out
+        ops += _attention(
+            F.attn_score_flops(pairs, h, nope + rope),
+            F.attn_value_flops(pairs, h, dv),
+            kv_write,
+            act,
+            L,
+        )
+    ops.append(_linear("o_proj", tokens, h * dv, d, L, z, flops=F.o_proj_flops(tokens, h, dv, d)))
+    return ops
+
+
+def _relayer(op: Op, tokens, act_in, act_out, params, layers, z: Sizes) -> Op:
+    """``op`` with the bytes of a per-head batched matmul: ``params`` weights, activations
+    ``act_in`` and ``act_out`` elements per token, over ``layers`` layers."""
+    w = params * z.weight
+    return Op(
+        op.name,
+        op.flops,
+        layers * (w + tokens * (act_in + act_out) * z.act),
+        weight_bytes=layers * w,
+    )
+
+
+def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z):
+    """Dense FFN layers, and for MoE layers the router, routed and shared experts.
+
+    ``tokens``: tokens this GPU's attention replica processes; ``stage_tokens``: tokens of the
+    whole stage (all replicas), which the routed experts of all ``ep`` GPUs share.
+    """
+    gated = cfg.ffn_kind == "gated"
+    n_mat = 2 + gated
+    d = cfg.d_model
+    ops = []
+    if cfg.n_dense_ffn_layers:
+        n = cfg.n_dense_ffn_layers
+        w = (n_mat * d * s.d_ffn + cfg.ffn_bias * (s.d_ffn * (1 + gated) + d)) * z.weight
+        act = tokens * 2 * d * z.act
+        ops.append(
+            Op(
+                "ffn",
+                n * F.ffn_flops(tokens, d, s.d_ffn, gated),
+                n * (w + act),
+                weight_bytes=n * w,
+            )
+        )
+    m = cfg.moe
+    if m is not None and cfg.n_moe_layers:
+        n = cfg.n_moe_layers
+        E, k = m.n_routed_experts, m.experts_per_token
+        ops.append(
+            _linear(
+                "router",
+                tokens,
+                d,
+                E,
+                n,
+                z,
+                flops=F.router_flops(tokens, d, E),
+                extra_params=E * m.router_bias,
+            )
+        )
+        # routes of the whole stage spread evenly over the ep GPUs
+        routes = stage_tokens * k / s.ep if s.ep > 1 else tokens * k
+        touched = s.n_experts * (
+            F.expected_active_experts(E, k, stage_tokens if s.ep > 1 else tokens) / E
+        )
+        w = (
+            touched
+            * (n_mat * d * s.d_expert_ffn + cfg.ffn_bias * (s.d_expert_ffn * (1 + gated) + d))
+            * z.weight
+        )
+        ops.append(
+            Op(
+                "routed_experts",
+                n * F.ffn_flops(routes, d, s.d_expert_ffn, gated),
+                n * (w + routes * 2 * d * z.act),
+                weight_bytes=n * w,
+            )
+        )
+        if m.n_shared_experts:
+            w = m.n_shared_experts * n_mat * d * s.d_shared_ffn * z.weight
+            ops.append(
+                Op(
+                    "shared_experts",
+                    n * F.shared_expert_flops(tokens, m.n_shared_experts, d, s.d_shared_ffn, gated),
+                    n * (w + tokens * 2 * d * z.act),
+                    weight_bytes=n * w,
+                )
+            )
+    return ops
+
+
+def _comm_ops(cfg, s: Sharding, *, tokens, stage_tokens, z):
+    """All-reduces (tp), all-to-alls (ep) and stage sends (pp) of one forward pass."""
+    d = cfg.d_model
+    hidden = tokens * d * z.act
+    ops = []
+    if s.tp > 1:
+        count = 2 * cfg.n_layers
+        ops.append(Op("tp_allreduce", 0, count * hidden, kind=ALLREDUCE, group=s.tp, count=count))
+    if s.ep > 1 and cfg.moe is not None:
+        count = 2 * cfg.n_moe_layers  # dispatch and combine
+        # each GPU dispatches an equal share of the stage's tokens to their k experts
+        msg = stage_tokens * cfg.moe.experts_per_token * d * z.act / s.ep
+        ops.append(Op("ep_all_to_all", 0, count * msg, kind=ALL_TO_ALL, group=s.ep, count=count))
+    if s.pp > 1:
+        count = s.pp - 1
+        ops.append(Op("pp_send", 0, count * hidden, kind=P2P, group=2, count=count))
+    return ops
+
+
+def forward_ops(
+    cfg: ModelConfig,
+    s: Sharding,
+    layout: AttentionLayout,
+    z: Sizes,
+    *,
+    batch,
+    ctx=None,
+    prompt=None,
+) -> list[Op]:
+    """The ops of one decode step (``ctx`` given) or one prefill (``prompt`` given) on one GPU.
+
+    ``batch`` sequences in the stage; each attention replica serves ceil(batch / dp_attn).
+    Decode processes one token per sequence at context ``ctx``; prefill ``prompt`` tokens per
+    sequence. Layers are summed over the whole model (all pipeline stages), since a token
+    passes through every stage in turn.
+    """
+    decode = ctx is not None
+    b = cdiv(batch, s.dp_attn)
+    tokens = b if decode else b * prompt
+    stage_tokens = batch if decode else batch * prompt
+    d = cfg.d_model
+    layernorm = cfg.norm == "layernorm"
+    n_norms = cfg.n_layers * cfg.norms_per_layer + 1
+    norm_w = n_norms * d * (1 + layernorm)
+    if cfg.mla is not None:  # the latents' own norms
+        norm_w += cfg.n_layers * ((cfg.mla.q_lora_rank or 0) + cfg.mla.kv_lora_rank)
+    ops = [
+        Op(
+            "embedding",
+            0,
+            tokens * d * (z.weight + z.act),
+            weight_bytes=tokens * d * z.weight,
+        ),
+        Op(  # element-wise: FLOPs not counted (see calc.flops), their traffic is
+            "norms",
+            0,
+            norm_w * z.weight + n_norms * 2 * tokens * d * z.act,
+            weight_bytes=norm_w * z.weight,
+        ),
+    ]
+    ops += _attention_block(
+        cfg, s, layout, tokens=tokens, batch=b, ctx=ctx, prompt=prompt, decode=decode, z=z
+    )
+    ops += _ffn_block(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z)
+    # lm_head: every sequence's one token at decode; only the last prompt token at prefill
+    ops.append(
+        _linear(
+            "lm_head",
+            b,
+            d,
+            s.vocab,
+            1,
+            z,
+            flops=F.lm_head_flops(b, d, s.vocab),
+        )
+    )
+    ops += _comm_ops(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z)
+    return ops

@@ -1,0 +1,131 @@
+"""Shards, collectives and memory per GPU (calc.parallel)."""
+
+from __future__ import annotations
+
+import pytest
+
+from calc.attention_layout import attention_layout
+from calc.errors import InvalidInputError
+from calc.latency import decode_step
+from calc.parallel import (
+    all_to_all_time_s,
+    memory_per_gpu,
+    p2p_time_s,
+    params_per_gpu,
+    ring_allreduce_time_s,
+    shard,
+)
+from calc.params import model_params
+from calc.registry import all_models, load_hardware, load_model
+
+
+@pytest.mark.parametrize("cfg", all_models(), ids=lambda c: c.name)
+def test_one_gpu_holds_every_parameter(cfg):
+    assert params_per_gpu(cfg, shard(cfg)) == model_params(cfg).total
+
+
+def test_tp2_splits_everything_but_the_norms():
+    cfg = load_model("llama3-70b")
+    p = model_params(cfg)
+    # Q/K/V/O, FFN and the 128,256-row vocabulary tables all halve exactly; norms replicate
+    assert 2 * params_per_gpu(cfg, shard(cfg, tp=2)) == p.total + p.norms
+
+
+def test_kv_heads_replicate_when_fewer_than_tp():
+    cfg = load_model("llama3-70b")  # 64 heads, 8 KV heads
+    assert (shard(cfg, tp=4).n_heads, shard(cfg, tp=4).n_kv_heads) == (16, 2)
+    assert (shard(cfg, tp=16).n_heads, shard(cfg, tp=16).n_kv_heads) == (4, 1)
+    layout = attention_layout(cfg)
+    kv = [
+        memory_per_gpu(
+            cfg,
+            shard(cfg, tp=tp),
+            layout,
+            weight_bytes_per_element=2,
+            kv_bytes_per_element=2,
+            ctx=8192,
+            batch=1,
+        ).kv_cache_bytes
+        for tp in (1, 8, 16)
+    ]
+    # tp 1: 80 × 2 × 8 × 128 × 2 B × 8192 = 2,684,354,560; tp 8 and 16: one KV head each
+    assert kv == [2_684_354_560, 335_544_320, 335_544_320]
+
+
+def test_mla_latent_is_not_split():
+    cfg = load_model("deepseek-v3")
+    layout = attention_layout(cfg)
+    kv = memory_per_gpu(
+        cfg,
+        shard(cfg, tp=8),
+        layout,
+        weight_bytes_per_element=1,
+        kv_bytes_per_element=2,
+        ctx=1000,
+        batch=1,
+    ).kv_cache_bytes
+    # 61 layers × (512 + 64) × 2 B × 1,000 = 70,272,000 on every GPU
+    assert kv == 70_272_000
+
+
+def test_ring_allreduce_time():
+    # 2·(4−1)/4 × 16,384 B / 450e9 B/s + 2·(4−1) × 5 µs = 5.4613e-8 + 3e-5 s
+    t = ring_allreduce_time_s(16_384, 4, 450e9, 5e-6)
+    assert t == pytest.approx(1.5 * 16_384 / 450e9 + 6 * 5e-6, rel=1e-12)
+    assert t == pytest.approx(3.0054613e-5, rel=1e-6)
+    assert ring_allreduce_time_s(16_384, 1, 450e9, 5e-6) == 0
+
+
+def test_all_to_all_and_p2p_times():
+    # (8−1)/8 × 1e6 B / 450e9 + 7 × 5 µs = 1.9444e-6 + 3.5e-5
+    assert all_to_all_time_s(1e6, 8, 450e9, 5e-6) == pytest.approx(7 / 8 * 1e6 / 450e9 + 35e-6)
+    assert p2p_time_s(1e6, 450e9, 5e-6) == pytest.approx(1e6 / 450e9 + 5e-6)
+
+
+def test_tp_adds_two_allreduces_per_layer():
+    cfg, hw = load_model("llama3-70b"), load_hardware("h100")
+    step = decode_step(cfg, hw, batch=1, ctx=1024, tp=4)
+    ar = next(o for o in step.ops if o.name == "tp_allreduce")
+    # 160 all-reduces of 8192 × 2 B = 16,384 B
+    msg = 16_384
+    bw, lat = hw.interconnect_bandwidth_bytes_per_s, hw.interconnect_latency_s
+    assert ar.bytes == 160 * msg
+    assert ar.time_s == pytest.approx(160 * (1.5 * msg / bw + 6 * lat), rel=1e-12)
+    assert ar.bound == "network"
+
+
+def test_pp_adds_stage_sends_and_does_not_shorten_the_step():
+    cfg, hw = load_model("llama3-70b"), load_hardware("h100")
+    one = decode_step(cfg, hw, batch=2, ctx=1024).time_s
+    two = decode_step(cfg, hw, batch=2, ctx=1024, pp=2).time_s
+    # one send of 2 × 8192 × 2 B = 32,768 B between the two stages
+    bw, lat = hw.interconnect_bandwidth_bytes_per_s, hw.interconnect_latency_s
+    assert two - one == pytest.approx(32_768 / bw + lat, rel=1e-9)
+    assert shard(cfg, pp=3).layers_per_stage == 27  # ceil(80 / 3)
+
+
+def test_ep_spreads_experts_and_adds_all_to_all():
+    cfg = load_model("deepseek-v3")
+    s = shard(cfg, tp=8, ep=8)
+    assert (s.n_experts, s.d_expert_ffn, s.gpus, s.dp_attn) == (32, 2048, 8, 1)
+    s = shard(cfg, tp=1, ep=8)
+    assert (s.gpus, s.dp_attn) == (8, 8)  # data-parallel attention
+    step = decode_step(cfg, load_hardware("h200"), batch=64, ctx=1024, tp=8, ep=8)
+    a2a = next(o for o in step.ops if o.name == "ep_all_to_all")
+    # 2 × 58 MoE layers; each GPU sends 64 tokens × 8 experts × 7168 × 2 B / 8 = 917,504 B
+    assert a2a.bytes == 116 * 917_504
+
+
+@pytest.mark.parametrize(
+    ("model", "kw", "message"),
+    [
+        ("llama3-70b", {"tp": 3}, "--tp 3 does not divide the 64 attention heads"),
+        ("llama3-70b", {"ep": 2}, "needs a mixture-of-experts model"),
+        ("mixtral-8x7b", {"ep": 3}, "must divide the 8 routed experts"),
+        ("llama3-70b", {"pp": 81}, "exceeds the 80 layers"),
+        ("llama3-70b", {"tp": 0}, "--tp must be an integer"),
+    ],
+)
+def test_bad_parallelism_is_a_clear_error(model, kw, message):
+    with pytest.raises(InvalidInputError, match=message):
+        shard(load_model(model), **kw)
