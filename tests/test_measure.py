@@ -137,9 +137,12 @@ def test_cli_cpu_end_to_end_json(cli):
     assert dec["predicted_kv_bytes"] == 81_920
     assert dec["predicted_memory_bytes"] == 90_112
     assert dec["peak_memory_bytes"] == 90_112  # tensor bytes on cpu: q + k + v + out
-    # the probe defines peak on cpu: its own prediction error is 0 by construction
+    # the probe defines peak on cpu: its own prediction is its median time (error 0) unless
+    # the probed copy rate makes this tiny GEMM memory-bound (then the roofline is slower)
     probe = data["rows"][0]
-    assert probe["kernel"] == "probe_gemm" and abs(probe["error_pct"]) < 1e-9
+    assert probe["kernel"] == "probe_gemm" and probe["error_pct"] > -1e-9
+    if probe["bound"] == "compute":
+        assert abs(probe["error_pct"]) < 1e-9
 
 
 def test_cli_mla_csv_and_table(cli, tmp_path):
