@@ -92,17 +92,31 @@ def write_all(fields: dict, folder: Path, stem: str) -> list[Path]:
     return paths
 
 
+def combined_csv(reports: list[dict]) -> str:
+    """Every row of several reports in one CSV, each row led by its model and hardware."""
+    rows = [{"model": f["model"], "hardware": f["hardware"], **r} for f in reports
+            for r in f["rows"]]  # fmt: skip
+    return to_csv(rows)
+
+
 def main(argv: list[str] | None = None) -> int:
+    """``python -m calc.measure.report A.json [B.json ...] FOLDER``: each report as
+    .json/.csv/.txt in FOLDER, and all rows together in FOLDER/all.csv."""
     import json
 
     args = sys.argv[1:] if argv is None else argv
-    if len(args) != 2:
-        sys.stderr.write("usage: python -m calc.measure.report REPORT.json FOLDER\n")
+    if len(args) < 2:
+        sys.stderr.write("usage: python -m calc.measure.report REPORT.json [...] FOLDER\n")
         return 2
-    src = Path(args[0])
-    fields = json.loads(src.read_text(encoding="utf-8"))
-    for p in write_all(fields, Path(args[1]), src.stem):
-        sys.stdout.write(f"{p}\n")
+    folder = Path(args[-1])
+    reports = []
+    for src in map(Path, args[:-1]):
+        fields = json.loads(src.read_text(encoding="utf-8"))
+        reports.append(fields)
+        for p in write_all(fields, folder, src.stem):
+            sys.stdout.write(f"{p}\n")
+    write_atomic(folder / "all.csv", combined_csv(reports))
+    sys.stdout.write(f"{folder / 'all.csv'}\n")
     return 0
 
 
