@@ -189,11 +189,13 @@ def decode_attention(env: Env, layout: AttentionLayout, batch: int, ctx: int) ->
 
 def paged_decode(env: Env, layout: AttentionLayout, batch: int, ctx: int) -> Kernel:
     """Decode attention read through a block table: each sequence's cache lives in
-    16-token blocks scattered at random over a shared pool. The kernel gathers the blocks
-    and runs a grouped matmul view (query heads [Hkv, G]) without repeating KV heads."""
+    16-token blocks scattered at random over a shared pool. The kernel gathers its blocks
+    (a copy: what a pure-PyTorch paged cache costs) into a [B, Hkv, ctx, d] view and runs
+    scaled_dot_product_attention with enable_gqa, never repeating KV heads."""
     torch = env.torch
+    sdpa = torch.nn.functional.scaled_dot_product_attention
     h, hkv, dk, dv = layout.n_heads, layout.n_kv_heads, layout.k_head_dim, layout.v_head_dim
-    group = h // hkv
+    gqa = h != hkv
     scale = 1 / math.sqrt(dk)
     n_used = -(-ctx // BLOCK_TOKENS)  # blocks per sequence
     n_pool = batch * n_used + 1  # one spare block: the pool is never exactly the table
@@ -207,13 +209,16 @@ def paged_decode(env: Env, layout: AttentionLayout, batch: int, ctx: int) -> Ker
             "table": perm[: batch * n_used].view(batch, n_used),  # [B, blocks per sequence]
         }
 
+    def gathered(x):
+        k = x["k_pool"][x["table"]].flatten(1, 2)[:, :ctx].transpose(1, 2)  # [B, Hkv, ctx, dk]
+        v = x["v_pool"][x["table"]].flatten(1, 2)[:, :ctx].transpose(1, 2)  # [B, Hkv, ctx, dv]
+        return x["q"][:, :, None], k, v  # q: [B, H, 1, dk]
+
     def run(x):
-        k = x["k_pool"][x["table"]].flatten(1, 2)[:, :ctx]  # [B, ctx, Hkv, dk]
-        v = x["v_pool"][x["table"]].flatten(1, 2)[:, :ctx]  # [B, ctx, Hkv, dv]
-        q = x["q"].view(batch, hkv, group, dk)  # [B, Hkv, G, dk]
-        s = torch.einsum("bkgd,btkd->bkgt", q, k) * scale  # [B, Hkv, G, ctx]
-        p = torch.softmax(s.float(), dim=-1).to(env.dtype)
-        return torch.einsum("bkgt,btkd->bkgd", p, v).reshape(batch, h, dv)  # [B, H, dv]
+        return sdpa(*gathered(x), scale=scale, enable_gqa=gqa)[:, :, 0]  # [B, H, dv]
+
+    def backend(x):
+        return "gather + " + sdpa_backend(torch, *gathered(x), enable_gqa=gqa)
 
     per_token = layout.kv_bytes_per_token_per_layer(env.bpe)
     pool_bytes = n_pool * BLOCK_TOKENS * per_token
@@ -228,7 +233,7 @@ def paged_decode(env: Env, layout: AttentionLayout, batch: int, ctx: int) -> Ker
         0, make, run,
         lambda x: reference.paged_decode(torch, x["q"], x["k_pool"], x["v_pool"], x["table"],
                                          ctx, scale),
-        lambda x: "torch gather + grouped matmul",
+        backend,
     )  # fmt: skip
 
 
