@@ -46,11 +46,13 @@ def measure(
     ] = None,
     batch: Annotated[
         SizeList,
-        typer.Option("--batch", "-b", help="Decode batch sizes, e.g. 1,16,64 (repeatable)."),
+        typer.Option("--batch", "-b", metavar="N[,N...]", help="Decode batch sizes, e.g. 1,16,64."),
     ] = None,
     ctx: Annotated[
         SizeList,
-        typer.Option("--ctx", help="Context lengths (cached tokens; prefill length), e.g. 1024."),
+        typer.Option(
+            "--ctx", metavar="N[,N...]", help="Context lengths (cached tokens; prefill length)."
+        ),
     ] = None,
     dtype: Annotated[
         str | None,

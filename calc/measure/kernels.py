@@ -75,7 +75,7 @@ def sdpa_backend(torch, q, k, v, **kw) -> str:
     return f"{name} (cpu)" if q.device.type == "cpu" else name
 
 
-def _nbytes(*tensors) -> int:
+def nbytes(*tensors) -> int:
     return sum(t.numel() * t.element_size() for t in tensors)
 
 

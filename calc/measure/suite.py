@@ -89,13 +89,13 @@ def measure_kernel(
             m.peak_memory_bytes = float(torch.cuda.max_memory_allocated(env.device) - base)
             m.memory_source = "torch.cuda.max_memory_allocated"
         else:
-            m.peak_memory_bytes = float(kernels._nbytes(*first.values(), out))
+            m.peak_memory_bytes = float(kernels.nbytes(*first.values(), out))
             m.memory_source = "tensor bytes (cpu)"
         m.backend = kernel.backend(first)
         ref = kernel.reference(first)
         m.rel_error = relative_error(torch, out, ref)
         del ref, out
-        set_bytes = kernels._nbytes(*first.values())
+        set_bytes = kernels.nbytes(*first.values())
         m.n_buffers = n_buffers(set_bytes)
         sets = [first] + [kernel.make_inputs() for _ in range(m.n_buffers - 1)]
         m.timing = time_runs(torch, kernel.run, sets, env.device, warmup, repeats)
