@@ -230,3 +230,26 @@ def test_cuda_suite_tiny():
     assert all(r["status"] == "ok" for r in rep.rows), rep.rows
     assert {r["clock"] for r in rep.rows} == {"cuda events"}
     assert all(r["memory_source"] == "torch.cuda.max_memory_allocated" for r in rep.rows)
+
+
+def test_report_folder_has_json_csv_table_and_all_csv(cli, tmp_path):
+    from calc.measure import report
+
+    src = tmp_path / "llama3-8b.json"
+    r = cli("measure", "--model", "llama3-8b", "--device", "cpu", *TINY, "--format", "json",
+            "--output", src)  # fmt: skip
+    assert r.code == 0, r.err
+    assert report.main([str(src), str(tmp_path)]) == 0
+    table = (tmp_path / "llama3-8b.txt").read_text()
+    assert "decode_attention" in table and "p10–p90" in table
+    assert (tmp_path / "llama3-8b.csv").read_text().startswith("kernel,")
+    assert (tmp_path / "all.csv").read_text().startswith("model,hardware,kernel,")
+
+
+def test_gpu_check_script_parses():
+    import subprocess
+    from pathlib import Path
+
+    script = Path(__file__).resolve().parents[1] / "bench" / "gpu_check.sh"
+    subprocess.run(["bash", "-n", str(script)], check=True)
+    assert "pip install" not in script.read_text().replace("e.g. pip install 'torch==", "")
