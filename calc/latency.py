@@ -15,6 +15,9 @@ the hardware has fp8 tensor cores (Hopper, Blackwell) and weight-only (bf16 comp
 has not (A100); int8, int4 and fp4 weights are taken as weight-only quantisation (dequantised
 to bf16 inside the GEMM, as Marlin/AWQ/GPTQ kernels do), so they save bytes but not FLOP time.
 Pass ``compute_dtype`` to override (e.g. ``int8`` for SmoothQuant W8A8, ``fp4`` for NVFP4).
+Attention (scores and values) always runs at the 16-bit peak (bf16, or fp32/tf32 when
+computing in fp32): FlashAttention/FlashMLA compute in bf16 even with fp8 weights or an fp8 KV
+cache, which they dequantise on load.
 
 Definitions: a decode step at context ``ctx`` processes one token per sequence whose sequence
 is then ``ctx`` tokens long (it attends to ``ctx`` keys). TTFT is the prefill of ``batch``
@@ -120,22 +123,29 @@ class Rates:
     bytes_per_s: float
     link_bytes_per_s: float
     link_latency_s: float
+    attention_flops_per_s: float
 
 
 def rates(hw: HardwareProfile, dtype: str, efficiency: str) -> Rates:
     m, b = efficiencies(hw, efficiency)
+    attn = dtype if dtype in ("bf16", "fp16", "fp32", "tf32") else "bf16"
     return Rates(
         hw.peak_flops_per_s[dtype] * m,
         hw.hbm_bandwidth_bytes_per_s * b,
         hw.interconnect_bandwidth_bytes_per_s,
         hw.interconnect_latency_s,
+        hw.peak_flops_per_s[attn] * m,
     )
+
+
+def _flops_rate(op: Op, r: Rates) -> float:
+    return r.attention_flops_per_s if op.attention else r.flops_per_s
 
 
 def op_time(op: Op, r: Rates):
     """Time of one op [s]: the roofline for compute ops, the collective's time otherwise."""
     if op.kind == COMPUTE:
-        return op_time_s(op.flops, op.bytes, r.flops_per_s, r.bytes_per_s)
+        return op_time_s(op.flops, op.bytes, _flops_rate(op, r), r.bytes_per_s)
     msg = op.bytes / op.count
     if op.kind == ALLREDUCE:
         one = ring_allreduce_time_s(msg, op.group, r.link_bytes_per_s, r.link_latency_s)
@@ -214,7 +224,7 @@ def _setup(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute=None) -> _Setup:
 def _bound(op: Op, r: Rates) -> str:
     if op.kind != COMPUTE:
         return "network"
-    if is_compute_bound(op.flops, op.bytes, r.flops_per_s, r.bytes_per_s):
+    if is_compute_bound(op.flops, op.bytes, _flops_rate(op, r), r.bytes_per_s):
         return "compute"
     return "memory"
 
@@ -414,7 +424,7 @@ def _op_figures(prefix: str, step: Step) -> list[Figure]:
                     "s",
                     "max({flops} FLOP / {flops_per_s} FLOP/s, {bytes} B / {bytes_per_s} B/s)",
                     flops=op.flops,
-                    flops_per_s=r.flops_per_s,
+                    flops_per_s=_flops_rate(op, r),
                     bytes=op.bytes,
                     bytes_per_s=r.bytes_per_s,
                 )

@@ -61,6 +61,7 @@ class Op:
     kind: str = COMPUTE
     group: int = 1
     count: Any = 0
+    attention: bool = False  # timed at the 16-bit peak (see calc.latency)
 
 
 @dataclass(frozen=True)
@@ -87,12 +88,19 @@ def _attention(pairs_score, pairs_value, kv_bytes, act_bytes, layers):
     total = kv_bytes + act_bytes
     share = s / (s + v)
     return [
-        Op("attn_scores", layers * s, layers * total * share, kv_bytes=layers * kv_bytes * share),
+        Op(
+            "attn_scores",
+            layers * s,
+            layers * total * share,
+            kv_bytes=layers * kv_bytes * share,
+            attention=True,
+        ),
         Op(
             "attn_values",
             layers * v,
             layers * total * (1 - share),
             kv_bytes=layers * kv_bytes * (1 - share),
+            attention=True,
         ),
     ]
 

@@ -1,0 +1,132 @@
+"""`kvcalc latency` / `kvcalc roofline` / `kvcalc flops` through the CLI."""
+
+from __future__ import annotations
+
+import pytest
+
+CONTRACT = ("decode_flops_per_token", "prefill_flops", "ttft_s", "tpot_s", "e2e_s", "tokens_per_s")
+OP_KEYS = {"name", "flops", "bytes", "arithmetic_intensity", "bound", "time_s"}
+
+
+def test_latency_json_contract(cli):
+    r = cli(
+        "latency",
+        "--model",
+        "llama3-70b",
+        "--hardware",
+        "h100",
+        "--tp",
+        "4",
+        "--prompt",
+        "1024",
+        "--gen",
+        "128",
+        "--format",
+        "json",
+    )
+    assert r.code == 0, r.err
+    d = r.json()
+    for key in CONTRACT:
+        assert isinstance(d[key], int | float), key
+    assert d["ops"] and all(OP_KEYS <= set(op) for op in d["ops"])
+    assert {op["name"] for op in d["ops"]} >= {"qkv_proj", "attn_scores", "ffn", "tp_allreduce"}
+    assert d["tpot_speed_of_light_s"] < d["tpot_s"] <= d["tpot_high_s"]
+    assert d["ctx"] == 1152  # prompt + gen
+
+
+def test_roofline_is_an_alias(cli):
+    args = ("--model", "llama3-8b", "--hardware", "a100-80g", "--format", "json")
+    assert cli("roofline", *args).json() == cli("latency", *args).json()
+
+
+def test_latency_table_explain_and_csv(cli):
+    r = cli("latency", "--model", "mixtral-8x7b", "--hardware", "h100", "--tp", "2", "--explain")
+    assert r.code == 0, r.err
+    assert "tpot_s" in r.out and "routed_experts" in r.out and "Derivation:" in r.out
+    assert "ridge_point_flop_per_byte = peak FLOP/s (dtype) / bw B/s" in r.out
+    r = cli("latency", "--model", "llama3-8b", "--hardware", "h100", "--format", "csv")
+    header, row = r.out.splitlines()
+    assert "tpot_s" in header.split(",") and len(header.split(",")) == len(row.split(","))
+
+
+def test_latency_explain_json_has_derivation(cli):
+    d = cli(
+        "latency", "--model", "llama3-8b", "--hardware", "h100", "--format", "json", "--explain"
+    ).json()
+    assert any(line.startswith("e2e_s = ttft + Σ") for line in d["derivation"])
+
+
+def test_latency_output_file(cli, tmp_path):
+    out = tmp_path / "lat.json"
+    r = cli(
+        "latency",
+        "--model",
+        "llama3-8b",
+        "--hardware",
+        "h100",
+        "--format",
+        "json",
+        "--output",
+        str(out),
+    )
+    assert r.code == 0 and r.out == ""
+    assert '"tpot_s"' in out.read_text()
+
+
+def test_efficiency_flags_and_calibration(cli, tmp_path):
+    base = ("latency", "--model", "llama3-8b", "--hardware", "h100", "--format", "json")
+    d = cli(*base, "--mem-eff", "0.5", "--matmul-eff", "0.5").json()
+    assert d["tpot_s"] == pytest.approx(2 * d["tpot_speed_of_light_s"], rel=1e-3)
+    cal = tmp_path / "cal.yaml"
+    cal.write_text(
+        "kind: kvcalc-calibration\nhardware: h100\ndevice: NVIDIA H100 80GB HBM3\n"
+        "created: '2025-06-01'\nmatmul: {low: 0.5, expected: 0.6, high: 0.7}\n"
+        "memory: {low: 0.7, expected: 0.8, high: 0.9}\n"
+    )
+    d = cli(*base, "--calibration", str(cal)).json()
+    assert (d["matmul_efficiency"], d["memory_efficiency"]) == (0.6, 0.8)
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--tp", "3"), "--tp 3 does not divide the 64 attention heads"),
+        (("--ep", "2"), "needs a mixture-of-experts model"),
+        (("--matmul-eff", "1.5"), "--matmul-eff must be a fraction of peak"),
+        (("--gen", "0"), "--gen must be an integer"),
+        (("--weight-dtype", "int3"), "unknown dtype 'int3'"),
+        (("--hardware", "h1000"), "unknown hardware 'h1000'"),
+        (("--calibration", "nope.yaml"), "nope.yaml: no such file"),
+    ],
+)
+def test_latency_errors_are_one_line(cli, args, message):
+    r = cli("latency", "--model", "llama3-70b", "--hardware", "h100", *args)
+    assert r.code == 2
+    assert message in r.err and "Traceback" not in r.err
+    assert r.err.count("\n") == 1
+
+
+def test_does_not_fit_is_a_warning_not_an_error(cli):
+    r = cli("latency", "--model", "llama3-70b", "--hardware", "h100", "--format", "json")
+    assert r.code == 0 and "does not fit" in r.err and r.json()["fits"] is False
+
+
+def test_flops_command(cli):
+    r = cli("flops", "--model", "llama3-70b", "--prompt", "1", "--ctx", "1", "--format", "json")
+    assert r.code == 0, r.err
+    d = r.json()
+    # 136,902,082,560 (linear, 80 layers) + 2,101,346,304 (lm_head) + 2,621,440 (attention)
+    assert d["decode_flops_per_token"] == 139_006_050_304
+    assert d["prefill_flops"] == 139_006_050_304  # one token: prefill = one decode step
+    assert all(op["bound"] is None for op in d["ops"])  # no hardware: no bound, no time
+    r = cli("flops", "--model", "deepseek-v3", "--hardware", "h200", "--tp", "8", "--explain")
+    assert r.code == 0 and "q_absorb" in r.out and "kv_up" in r.out
+
+
+@pytest.mark.parametrize("command", ["latency", "roofline", "flops"])
+def test_help_ends_with_an_example(cli, command):
+    r = cli(command, "--help")
+    assert (
+        r.code == 0
+        and f"Example: kvcalc {command if command != 'roofline' else 'latency'}" in r.out
+    )
