@@ -13,6 +13,7 @@ from calc.cli import (
     import_hf_cmd,
     latency_cmd,
     listing_cmd,
+    measure_cmd,
     memory_cmd,
     speculate_cmd,
     sweep_cmd,
@@ -57,3 +58,4 @@ app.command("latency")(latency_cmd.latency)
 app.command("roofline")(latency_cmd.latency)
 app.command("import-hf")(import_hf_cmd.import_hf)
 app.command("speculate")(speculate_cmd.speculate)
+app.command("measure")(measure_cmd.measure)

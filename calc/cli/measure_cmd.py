@@ -1,0 +1,136 @@
+"""`kvcalc measure`: run one layer's real kernels through PyTorch and score the predictions."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from calc.cli import options as o
+
+SizeList = list[str] | None
+
+
+def _ints(flag: str, values: SizeList) -> list[int]:
+    """``--batch 1,8 --batch 64`` -> [1, 8, 64]; a non-integer is an InvalidInputError."""
+    from calc.errors import InvalidInputError
+
+    out = []
+    for item in values or []:
+        for part in item.split(","):
+            part = part.strip().replace("_", "")
+            if not part:
+                continue
+            try:
+                out.append(int(part))
+            except ValueError:
+                raise InvalidInputError(f"{flag} {part!r} is not an integer") from None
+    return out
+
+
+def measure(
+    model: o.Model,
+    hardware: Annotated[
+        str | None,
+        typer.Option(
+            "--hardware",
+            "-H",
+            help="Profile to predict with (needed for --device cuda). On --device cpu the "
+            "prediction uses a profile probed on this machine instead.",
+        ),
+    ] = None,
+    device: Annotated[
+        str | None,
+        typer.Option("--device", help="cpu|cuda (default: cuda when torch sees one, else cpu)."),
+    ] = None,
+    batch: Annotated[
+        SizeList,
+        typer.Option("--batch", "-b", metavar="N[,N...]", help="Decode batch sizes, e.g. 1,16,64."),
+    ] = None,
+    ctx: Annotated[
+        SizeList,
+        typer.Option(
+            "--ctx", metavar="N[,N...]", help="Context lengths (cached tokens; prefill length)."
+        ),
+    ] = None,
+    dtype: Annotated[
+        str | None,
+        typer.Option("--dtype", help="bf16|fp16|fp32 (default: bf16 on cuda, fp32 on cpu)."),
+    ] = None,
+    repeats: Annotated[int, typer.Option("--repeats", help="Timed runs per kernel.")] = 20,
+    warmup: Annotated[int, typer.Option("--warmup", help="Untimed runs first.")] = 3,
+    quick: Annotated[
+        bool,
+        typer.Option("--quick", help="Divide widths and head counts by 8 (always on cpu)."),
+    ] = False,
+    fmt: o.Format = "table",
+    output: o.Output = None,
+    save_calibration: Annotated[
+        Path | None,
+        typer.Option(
+            "--save-calibration",
+            help="Write the achieved efficiencies to this YAML (for --calibration FILE).",
+        ),
+    ] = None,
+) -> None:
+    """Measure attention and GEMM kernels of one layer; compare with the roofline prediction.
+
+    Every output is checked against a float64 reference; a kernel that misses it is
+    reported as rejected (exit 1) and never calibrates anything.
+
+    Example: kvcalc measure --model llama3-8b --device cpu --batch 1,4 --ctx 256,1024
+    """
+    import sys
+
+    from calc.cli.common import check_choice, warn
+    from calc.measure.calibrate import build_calibration, calibration_yaml
+    from calc.measure.report import render
+    from calc.measure.suite import DEVICES, DTYPES, run_suite, stderr_progress
+    from calc.registry import load_hardware, load_model
+    from calc.render import FORMATS, write_atomic
+
+    check_choice("--format", fmt, FORMATS)
+    check_choice("--device", device, DEVICES)
+    check_choice("--dtype", dtype, DTYPES)
+    batches, ctxs = _ints("--batch", batch), _ints("--ctx", ctx)
+    cfg = load_model(model)
+    hw = load_hardware(hardware) if hardware else None
+    report = run_suite(
+        cfg,
+        hardware=hw,
+        device=device,
+        dtype=dtype,
+        batches=batches,
+        ctxs=ctxs,
+        repeats=repeats,
+        warmup=warmup,
+        quick=quick,
+        progress=stderr_progress if sys.stderr.isatty() else None,
+    )
+    if hw is not None and report.probed:
+        warn(
+            [
+                f"--hardware {hw.name} is not used on --device cpu: predictions use the "
+                "profile probed on this machine (cpu-probe)"
+            ]
+        )
+    fields = report.fields()
+    text = render(fields, fmt)
+    if output is not None:
+        write_atomic(output, text)
+    else:
+        sys.stdout.write(text)
+    if save_calibration is not None:
+        cal = build_calibration(
+            fields["rows"],
+            hardware=report.hardware.name,
+            device=report.device_name,
+            fallback_matmul=report.hardware.efficiency.matmul,
+            fallback_memory=report.hardware.efficiency.memory,
+        )
+        write_atomic(save_calibration, calibration_yaml(cal))
+    bad = [r for r in fields["rows"] if r["status"] != "ok"]
+    warn(f"{r['kernel']} {r['variant']} {r['shape']}: {r['status']}: {r['message']}" for r in bad)
+    if any(r["status"] == "rejected" for r in bad):
+        raise typer.Exit(1)

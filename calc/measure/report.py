@@ -1,0 +1,124 @@
+"""Renders a measurement report (the dict of SuiteReport.fields) as a table, JSON or CSV, and
+writes all three into a folder (`python -m calc.measure.report REPORT.json FOLDER`)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from calc.render import human, print_table, to_csv, to_json, write_atomic
+
+# (key in the row, header shown): tables abbreviate; JSON and CSV carry every field in full.
+TABLE_COLUMNS = (
+    ("kernel", "kernel"), ("variant", "variant"), ("backend", "backend"), ("shape", "shape"),
+    ("status", "status"), ("bound", "bound"), ("predicted_s", "predicted"),
+    ("measured_median_s", "median"), ("p10-p90", "p10–p90"),
+    ("achieved_flops_per_s", "GFLOP/s"), ("achieved_bytes_per_s", "GB/s"),
+    ("fraction_of_peak", "of peak"), ("error_pct", "error"),
+    ("predicted_memory_bytes", "mem pred MB"), ("peak_memory_bytes", "mem peak MB"),
+)  # fmt: skip
+_LEFT = ("kernel", "variant", "backend", "shape", "status", "bound")
+
+
+def _us(seconds) -> str:
+    if seconds is None:
+        return "—"
+    return f"{seconds * 1e6:,.4g} µs" if seconds < 1e-3 else f"{seconds * 1e3:,.4g} ms"
+
+
+def _cell(r: dict, c: str) -> str:
+    if c == "p10-p90":
+        lo, hi = r.get("measured_p10_s"), r.get("measured_p90_s")
+        return "—" if lo is None else f"{_us(lo)}–{_us(hi)}"
+    v = r.get(c)
+    if v is None:
+        return "—"
+    if c.endswith("_s") and not c.endswith("per_s"):
+        return _us(v)
+    if c.endswith("_per_s") or c.endswith("memory_bytes"):
+        return f"{v / 1e9:,.4g}" if c.endswith("per_s") else f"{v / 1e6:,.4g}"
+    if c == "fraction_of_peak":
+        return f"{v:.1%}"
+    if c == "error_pct":
+        return f"{v:+.0f}%"
+    return human(c, v, compact=True)
+
+
+def table(fields: dict):
+    """A rich table of the rows, with the profile's peaks in the caption."""
+    from rich.table import Table
+
+    probed = " (probed on this machine)" if fields["profile_probed"] else ""
+    title = (
+        f"{fields['model']}: one layer, {fields['dtype']}, widths/heads ÷{fields['scale']}, on "
+        f"{fields['device_name']}; predicted with {fields['hardware']}{probed}"
+    )
+    t = Table(title=title, title_justify="left", header_style="bold")
+    for key, header in TABLE_COLUMNS:
+        t.add_column(header, justify="left" if key in _LEFT else "right", overflow="fold")
+    for r in fields["rows"]:
+        t.add_row(*(_cell(r, key) for key, _ in TABLE_COLUMNS))
+    t.caption = (
+        f"peaks: {fields['peak_flops_per_s'] / 1e12:,.4g} TFLOP/s {fields['dtype']}, "
+        f"{fields['peak_bytes_per_s'] / 1e9:,.4g} GB/s; efficiencies used: matmul "
+        f"{fields['matmul_efficiency']:.2f}, memory {fields['memory_efficiency']:.2f}. "
+        "error = (predicted - measured) / measured; G = 10^9, MB = 10^6 B. torch "
+        f"{fields['torch_version']}; times: median and p10–p90 of {_repeats(fields)} runs."
+    )
+    t.caption_justify = "left"
+    return t
+
+
+def _repeats(fields: dict) -> str:
+    reps = sorted({r["repeats"] for r in fields["rows"] if r["repeats"]})
+    return "/".join(str(x) for x in reps) or "0"
+
+
+def render(fields: dict, fmt: str) -> str:
+    if fmt == "json":
+        return to_json(fields)
+    if fmt == "csv":
+        return to_csv(fields["rows"])
+    return print_table(table(fields))
+
+
+def write_all(fields: dict, folder: Path, stem: str) -> list[Path]:
+    """``stem``.json, .csv and .txt (the table) in ``folder``."""
+    paths = []
+    for fmt, ext in (("json", "json"), ("csv", "csv"), ("table", "txt")):
+        path = Path(folder) / f"{stem}.{ext}"
+        write_atomic(path, render(fields, fmt))
+        paths.append(path)
+    return paths
+
+
+def combined_csv(reports: list[dict]) -> str:
+    """Every row of several reports in one CSV, each row led by its model and hardware."""
+    rows = [{"model": f["model"], "hardware": f["hardware"], **r} for f in reports
+            for r in f["rows"]]  # fmt: skip
+    return to_csv(rows)
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m calc.measure.report A.json [B.json ...] FOLDER``: each report as
+    .json/.csv/.txt in FOLDER, and all rows together in FOLDER/all.csv."""
+    import json
+
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) < 2:
+        sys.stderr.write("usage: python -m calc.measure.report REPORT.json [...] FOLDER\n")
+        return 2
+    folder = Path(args[-1])
+    reports = []
+    for src in map(Path, args[:-1]):
+        fields = json.loads(src.read_text(encoding="utf-8"))
+        reports.append(fields)
+        for p in write_all(fields, folder, src.stem):
+            sys.stdout.write(f"{p}\n")
+    write_atomic(folder / "all.csv", combined_csv(reports))
+    sys.stdout.write(f"{folder / 'all.csv'}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,85 @@
+"""Wall time [s] of repeated kernel runs: warm-up excluded, inputs rotated, CUDA events on a
+GPU and a monotonic clock (time.perf_counter) after synchronising elsewhere.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+ROTATE_TARGET_BYTES = 256 * 2**20  # rotate through at least this much so caches cannot hold it
+MAX_BUFFERS = 8
+
+
+def n_buffers(
+    set_bytes: float, target_bytes: float = ROTATE_TARGET_BYTES, most: int = MAX_BUFFERS
+) -> int:
+    """Input sets to rotate through: enough to exceed ``target_bytes`` (>= 2, <= ``most``)."""
+    if set_bytes <= 0:
+        return most
+    return int(min(most, max(2, -(-target_bytes // set_bytes))))
+
+
+def quantile(values: Sequence[float], q: float) -> float:
+    """Linear-interpolated quantile (q in [0, 1]) of a non-empty sequence."""
+    xs = sorted(values)
+    pos = q * (len(xs) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(xs) - 1)
+    return xs[lo] + (xs[hi] - xs[lo]) * (pos - lo)
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Seconds per run over ``repeats`` timed runs (warm-up runs not included)."""
+
+    samples_s: tuple[float, ...]
+    clock: str
+
+    @property
+    def median_s(self) -> float:
+        return quantile(self.samples_s, 0.5)
+
+    @property
+    def p10_s(self) -> float:
+        return quantile(self.samples_s, 0.1)
+
+    @property
+    def p90_s(self) -> float:
+        return quantile(self.samples_s, 0.9)
+
+
+def synchronize(torch, device) -> None:
+    if getattr(device, "type", str(device)) == "cuda":
+        torch.cuda.synchronize(device)
+
+
+def time_runs(
+    torch, fn: Callable, input_sets: Sequence, device, warmup: int, repeats: int
+) -> Timing:
+    """Run ``fn(input_sets[i % n])`` ``warmup`` times untimed, then ``repeats`` times timed."""
+    n = len(input_sets)
+    for i in range(warmup):
+        fn(input_sets[i % n])
+    synchronize(torch, device)
+    if getattr(device, "type", str(device)) == "cuda":
+        starts = [torch.cuda.Event(enable_timing=True) for _ in range(repeats)]
+        ends = [torch.cuda.Event(enable_timing=True) for _ in range(repeats)]
+        for i in range(repeats):
+            inputs = input_sets[(warmup + i) % n]
+            starts[i].record()
+            fn(inputs)
+            ends[i].record()
+        torch.cuda.synchronize(device)
+        samples = tuple(s.elapsed_time(e) / 1e3 for s, e in zip(starts, ends, strict=True))
+        return Timing(samples, "cuda events")
+    samples = []
+    for i in range(repeats):
+        inputs = input_sets[(warmup + i) % n]
+        synchronize(torch, device)
+        t0 = time.perf_counter()
+        fn(inputs)
+        synchronize(torch, device)
+        samples.append(time.perf_counter() - t0)
+    return Timing(tuple(samples), "perf_counter")
