@@ -21,6 +21,7 @@ def test_mistral_7b():
 
 
 def test_mixtral_8x22b():
+    # Instruct v0.1 (vocab 32768; the base v0.1 has 32000, see test_hf_import)
     # emb 2 × 32768·6144 = 402,653,184; attn 56 × (2·6144² + 2·6144·1024) = 4,932,501,504
     # experts 56 × 8 × 3·6144·16384 = 135,291,469,824; router 56 × 6144·8 = 2,752,512
     # norms 113 × 6144 = 694,272
