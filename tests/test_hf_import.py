@@ -60,6 +60,21 @@ def test_model_flag_reads_config_json(cli):
     assert r.json()["params_total"] == 7_241_732_096
 
 
+def test_mixtral_8x22b_base_differs_from_instruct_only_in_vocab():
+    # the shipped YAML is the Instruct v0.1 checkpoint (vocab 32768); the base v0.1 config.json
+    # has vocab 32000: (32768 − 32000) × 6144 × 2 (untied) = 9,437,184 fewer parameters
+    shipped = load_model("mixtral-8x22b")
+    assert "Instruct" in shipped.display_name and "Instruct" in shipped.source
+    base = load_hf_config(DATA / "mixtral-8x22b-v0.1.json")
+    assert base.vocab_size == 32000
+    pb, ps = model_params(base), model_params(shipped)
+    assert ps.total - pb.total == 9_437_184
+    assert pb.total == 140_620_634_112  # card: 141B (base and Instruct alike)
+    assert ps.active - pb.active == 9_437_184  # embeddings are active for every token
+    lb, ls = attention_layout(base), attention_layout(shipped)
+    assert lb.kv_bytes_per_sequence(65536, 2) == ls.kv_bytes_per_sequence(65536, 2)
+
+
 def test_import_hf_writes_yaml_that_loads(cli, tmp_path):
     out = tmp_path / "j.yaml"
     r = cli("import-hf", DATA / "jamba-v0.1.json", "-o", out, "--name", "jamba-imported")

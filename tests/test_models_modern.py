@@ -21,6 +21,7 @@ def test_mistral_7b():
 
 
 def test_mixtral_8x22b():
+    # Instruct v0.1 (vocab 32768; the base v0.1 has 32000, see test_hf_import)
     # emb 2 × 32768·6144 = 402,653,184; attn 56 × (2·6144² + 2·6144·1024) = 4,932,501,504
     # experts 56 × 8 × 3·6144·16384 = 135,291,469,824; router 56 × 6144·8 = 2,752,512
     # norms 113 × 6144 = 694,272
@@ -61,6 +62,13 @@ def test_qwen3_30b_a3b():
 
 
 def test_deepseek_v2():
+    # MLA per layer: q 5120·1536 + 1536 + 1536·128·192 = 45,614,592;
+    #   kv 5120·(512 + 64) + 512 + 512·128·(128 + 128) = 19,726,848; o 128·128·5120 = 83,886,080
+    #   → 60 × 149,227,520 = 8,953,651,200
+    # dense layer 3·5120·12288 = 188,743,680; expert 3·5120·1536 = 23,592,960
+    # routed 59 × 160 × 23,592,960 = 222,717,542,400; shared 59 × 2 × 23,592,960 = 2,783,969,280
+    # router 59 × 5120·160 = 48,332,800; norms 121 × 5120 = 619,520
+    # emb 2 × 102400·5120 = 1,048,576,000
     p = model_params(load_model("deepseek-v2"))
     assert p.total == 235_741_434_880  # card: 236B total
     assert p.active == 21_375_800_320  # card: 21B activated
@@ -76,10 +84,19 @@ def test_gemma2():
 
 def test_gemma3_27b_text():
     # text model only (the 0.4B vision tower of the 27.4B multimodal checkpoint excluded)
+    # emb 262208·5376 = 1,409,630,208 (tied)
+    # attn 62 × (5376·4096 + 2·5376·2048 + 4096·5376 + q/k norms 2·128 = 66,060,544)
+    #   = 4,095,753,728; ffn 62 × 3·5376·21504 = 21,502,623,744; norms 249 × 5376 = 1,338,624
+    # keras-hub gemma3_27b_text: 27,009,002,240 at vocab 262144; + 64·5376 = 27,009,346,304
     assert model_params(load_model("gemma-3-27b")).total == 27_009_346_304  # card: 27B
 
 
 def test_gpt_oss_120b():
+    # emb 2 × 201088·2880 = 1,158,266,880
+    # attn 36 × (2880·4096 + 2·2880·512 + 4096·2880 + bias 4096 + 1024 + 2880 + sinks 64)
+    #   = 36 × 26,550,144 = 955,805,184
+    # expert 3·2880·2880 + biases 2·2880 + 2880 = 24,891,840; 36 × 128 × that = 114,701,598,720
+    # router 36 × (2880·128 + 128) = 13,275,648; norms 73 × 2880 = 210,240
     p = model_params(load_model("gpt-oss-120b"))
     assert p.total == 116_829_156_672  # paper: 116.83B; card: 117B
     # the paper's 5.13B active excludes the 579,133,440-param embedding table
@@ -95,10 +112,17 @@ def test_jamba():
 
 def test_nemotron_h_56b():
     p = model_params(load_model("nemotron-h-56b"))
+    # Mamba-2: d_inner 256·64 = 16384, conv_dim 16384 + 2·8·256 = 20480;
+    #   in_proj 8192 × (2·16384 + 2·8·256 + 256 = 37120) = 304,087,040; conv 20480·4 + 20480
+    #   = 102,400; dt_bias/A_log/D 3·256 = 768; gated norm 16384; out_proj 16384·8192
+    #   = 134,217,728 → 438,424,320 per layer
     # 54 Mamba-2 × 438,424,320 = 23,674,913,280
     assert p.ssm == 23_674_913_280
     # 54 MLP layers × 2·8192·32768 = 28,991,029,248
     assert p.dense_ffn == 28_991_029_248
+    # 10 attention × (2·8192² + 2·8192·1024) = 1,509,949,440; emb 2 × 131072·8192
+    # = 2,147,483,648 (untied); norms 119 × 8192 = 974,848
+    assert p.attention == 1_509_949_440
     assert p.total == 56_324_350_464  # paper/card: 56B
 
 
