@@ -56,8 +56,20 @@ def apply_calibration(hw: HardwareProfile, cal: Calibration, path: Path | str) -
     return hw.model_copy(update={"efficiency": eff})
 
 
-def calibrated(hw: HardwareProfile, path: Path | str | None) -> HardwareProfile:
-    """``hw`` with the calibration file at ``path`` applied, or ``hw`` itself if no path."""
+def calibrated(
+    hw: HardwareProfile, path: Path | str | None, warnings: list[str] | None = None
+) -> HardwareProfile:
+    """``hw`` with the calibration file at ``path`` applied, or ``hw`` itself if no path.
+
+    A file measured on other hardware still applies (its fractions are relative to that
+    hardware's peaks); a note is appended to ``warnings`` so the user sees the mismatch.
+    """
     if path is None:
         return hw
-    return apply_calibration(hw, load_calibration(path), path)
+    cal = load_calibration(path)
+    if warnings is not None and cal.hardware != hw.name:
+        warnings.append(
+            f"calibration {path} was measured on {cal.hardware!r} ({cal.device}), "
+            f"not on {hw.name!r}: its efficiencies are applied to {hw.name}'s peaks"
+        )
+    return apply_calibration(hw, cal, path)

@@ -803,11 +803,12 @@ def latency_report(
             "tpot_speed_of_light_s",
             sol["tpot_s"],
             "s",
-            "Σ max({flops} FLOP / {peak} FLOP/s, bytes / {bw} B/s) per op; bytes Σ = {bytes} B",
-            flops=sol_dec.flops,
-            peak=hw.peak_flops_per_s[st.dtype],
-            bw=hw.hbm_bandwidth_bytes_per_s,
-            bytes=sol_dec.bytes,
+            "Σ over ops of max(op FLOP / {peak_flops_per_s}, op bytes / {bandwidth_bytes_per_s}) "
+            "(step totals: {step_flops} FLOP, {step_bytes} bytes)",
+            step_flops=sol_dec.flops,
+            peak_flops_per_s=hw.peak_flops_per_s[st.dtype],
+            bandwidth_bytes_per_s=hw.hbm_bandwidth_bytes_per_s,
+            step_bytes=sol_dec.bytes,
         )
     )
     figs += _op_figures("prefill", pre)

@@ -6,7 +6,7 @@ from __future__ import annotations
 def load_deployment(model: str, hardware: str, *, fmt: str, engine: str, calibration=None):
     """(ModelConfig, HardwareProfile with ``calibration`` applied) for the command's options."""
     from calc.calibration import calibrated
-    from calc.cli.common import check_choice
+    from calc.cli.common import check_choice, warn
     from calc.engines import ENGINE_NAMES
     from calc.registry import load_hardware, load_model
     from calc.render import FORMATS
@@ -14,7 +14,10 @@ def load_deployment(model: str, hardware: str, *, fmt: str, engine: str, calibra
     check_choice("--format", fmt, FORMATS)
     check_choice("--engine", engine, ENGINE_NAMES)
     cfg = load_model(model)
-    return cfg, calibrated(load_hardware(hardware), calibration)
+    notes: list[str] = []
+    hw = calibrated(load_hardware(hardware), calibration, notes)
+    warn(notes)
+    return cfg, hw
 
 
 def sizes(activation: str | None, overhead: str) -> tuple[int | None, int]:

@@ -37,7 +37,9 @@ def flops(
 
     cfg, hw, _ = load_inputs(model, hardware, fmt=fmt)
     if hw is not None:
-        hw = calibrated(hw, calibration)
+        notes: list[str] = []
+        hw = calibrated(hw, calibration, notes)
+        warn(notes)
     report = flops_report(
         cfg,
         hw,

@@ -80,7 +80,9 @@ def latency(
     from calc.render import emit
 
     cfg, hw, _ = load_inputs(model, hardware, fmt=fmt)
-    hw = calibrated(hw, calibration)
+    notes: list[str] = []
+    hw = calibrated(hw, calibration, notes)
+    warn(notes)
     report = latency_report(
         cfg,
         hw,
