@@ -11,6 +11,7 @@ from calc.cli import (
     latency_cmd,
     listing_cmd,
     memory_cmd,
+    plot_cmd,
     speculate_cmd,
 )
 
@@ -49,3 +50,4 @@ app.command("latency")(latency_cmd.latency)
 app.command("roofline")(latency_cmd.latency)
 app.command("import-hf")(import_hf_cmd.import_hf)
 app.command("speculate")(speculate_cmd.speculate)
+app.command("plot")(plot_cmd.plot)
