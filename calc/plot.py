@@ -5,6 +5,7 @@ with the non-interactive Agg backend). No quantity is computed here.
 
 from __future__ import annotations
 
+import itertools
 import math
 import os
 import tempfile
@@ -97,7 +98,7 @@ def text_chart(
     for layer in (lay for lay in layers if lay.line):
         pts = [(x, y) for x, y in layer.points if x > 0 and y > 0]
         prev = None
-        for (xa, ya), (xb, yb) in zip(pts, pts[1:], strict=False):
+        for (xa, ya), (xb, yb) in itertools.pairwise(pts):
             ca, cb = col(xa), col(xb)
             for c in range(ca, cb + 1):
                 t = 0.0 if cb == ca else (c - ca) / (cb - ca)
@@ -154,9 +155,7 @@ def text_chart(
         taken = start + len(text)
     lines.append((" " * (Y_LABEL + 2) + "".join(axis)).rstrip())
     lines.append(f"{x_label:>{min(width, Y_LABEL + 2 + pw)}}")
-    legend = [
-        f"  {lay.char if not lay.line else lay.char * 3}  {lay.label}" for lay in layers if lay.label
-    ]
+    legend = [f"  {lay.char * (3 if lay.line else 1)}  {lay.label}" for lay in layers if lay.label]
     return fit("\n".join([*lines, "", *legend]), width)
 
 
@@ -233,62 +232,96 @@ def roofline_text(d) -> str:
     return chart + f"  {note}\n\n" + fit("\n".join(rows + tail))
 
 
+def _spot(p) -> tuple[int, int]:
+    """Ops within 1/40 of a decade of each other in both axes share one label."""
+    return round(_log(p.arithmetic_intensity) * 40), round(_log(p.flops_per_s) * 40)
+
+
 def roofline_figure(d):
     plt = _pyplot()
-    fig, ax = plt.subplots(figsize=(10, 6.5), dpi=110)
+    fig = plt.figure(figsize=(12.5, 6.8), dpi=110)
+    grid = fig.add_gridspec(1, 2, width_ratios=(3.1, 1), wspace=0.02)
+    ax, side = fig.add_subplot(grid[0]), fig.add_subplot(grid[1])
     colours = ("tab:blue", "tab:purple")
     for c, colour in zip(d.ceilings, colours, strict=False):
         xs, ys = zip(*d.roof(c), strict=True)
-        ax.plot(xs, ys, color=colour, lw=2.2, label=f"{c.dtype} peak ({si(c.peak_flops_per_s)}"
-                f"FLOP/s, {si(d.bytes_per_s)}B/s; ridge {c.ridge_point:,.0f})")
+        label = (
+            f"{c.dtype} peak: {si(c.peak_flops_per_s)}FLOP/s, {si(d.bytes_per_s)}B/s "
+            f"(ridge {c.ridge_point:,.0f} FLOP/B)"
+        )
+        ax.plot(xs, ys, color=colour, lw=2.2, label=label)
         xs, ys = zip(*d.roof(c, expected=True), strict=True)
-        ax.plot(xs, ys, color=colour, lw=1.5, ls="--",
-                label=f"{c.dtype} expected efficiency ({si(c.expected_flops_per_s)}FLOP/s, "
-                f"{si(d.expected_bytes_per_s)}B/s)")
+        label = (
+            f"{c.dtype} expected efficiency: {si(c.expected_flops_per_s)}FLOP/s, "
+            f"{si(d.expected_bytes_per_s)}B/s"
+        )
+        ax.plot(xs, ys, color=colour, lw=1.5, ls="--", label=label)
+    keys = []
     for phase, marker, colour in (("decode", "o", "tab:orange"), ("prefill", "s", "tab:green")):
         pts = [p for p in d.points if p.phase == phase]
         if not pts:
             continue
+        where = (
+            f"batch {d.batch}, ctx {d.ctx:,}"
+            if phase == "decode"
+            else (f"batch {d.batch} × {d.prompt:,} tokens")
+        )
         ax.scatter(
             [p.arithmetic_intensity for p in pts],
             [p.flops_per_s for p in pts],
             marker=marker,
-            s=46,
+            s=46 if phase == "decode" else 80,  # decode on top where both share a spot
             color=colour,
             edgecolor="black",
-            zorder=3,
-            label=f"{phase} ops" + (f" (batch {d.batch}, ctx {d.ctx:,})" if phase == "decode"
-                                    else f" (batch {d.batch} × {d.prompt:,} tokens)"),
+            zorder=4 if phase == "decode" else 3,
+            label=f"{phase} ops ({where})",
         )
-        # one label per spot (ops at the same place share it)
-        spots: dict[tuple[int, int], list[str]] = {}
+        spots: dict[tuple[int, int], list] = {}
         for p in pts:
-            key = (round(_log(p.arithmetic_intensity) * 20), round(_log(p.flops_per_s) * 20))
-            spots.setdefault(key, []).append(p.name)
-        done: set[tuple[int, int]] = set()
-        for p in pts:
-            key = (round(_log(p.arithmetic_intensity) * 20), round(_log(p.flops_per_s) * 20))
-            if key in done:
-                continue
-            done.add(key)
+            spots.setdefault(_spot(p), []).append(p)
+        groups = sorted(spots.values(), key=lambda g: g[0].arithmetic_intensity)
+        for i, group in enumerate(groups):
+            p = group[0]
+            if phase == "decode":  # on the slope: alternate below-right and above-left
+                offset, ha = ((7, -11), "left") if i % 2 == 0 else ((-7, 5), "right")
+            else:  # on a flat roof: alternate two heights above
+                offset, ha = (0, 8 if i % 2 == 0 else 19), "center"
             ax.annotate(
-                ", ".join(spots[key]),
+                "+".join(q.key for q in group),
                 (p.arithmetic_intensity, p.flops_per_s),
                 textcoords="offset points",
-                xytext=(6, -12 if phase == "decode" else 6),
-                fontsize=7.5,
+                xytext=offset,
+                ha=ha,
+                fontsize=8,
                 color=colour,
+                fontweight="bold",
+            )
+        for p in pts:
+            keys.append(
+                f"{p.key:<4}{p.name:<15.15}{p.arithmetic_intensity:>8,.1f}"
+                f"{si(p.flops_per_s):>8}  {p.bound}"
             )
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(*d.x_range)
     ax.set_ylim(*d.y_range)
     ax.set_xlabel("arithmetic intensity [FLOP/byte]")
-    ax.set_ylabel("attained performance [FLOP/s]")
+    ax.set_ylabel("attained performance [FLOP/s] (at the expected efficiency)")
     ax.set_title(f"Roofline: {d.model} on {d.hardware} (compute {d.compute_dtype}), per GPU")
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
-    fig.tight_layout()
+    side.axis("off")
+    head = f"{'key':<4}{'op':<15}{'FLOP/B':>8}{'FLOP/s':>8}  bound"
+    side.text(
+        0.02,
+        0.98,
+        "\n".join([head, *keys]),
+        family="monospace",
+        fontsize=7.2 if len(keys) > 20 else 8,
+        va="top",
+        transform=side.transAxes,
+    )
+    fig.subplots_adjust(left=0.07, right=0.99, top=0.94, bottom=0.09)
     return fig
 
 
@@ -471,6 +504,7 @@ def save_atomic(fig, path: Path) -> None:
         plt.close(fig)
         raise InvalidInputError(f"--output {path}: cannot write there: {exc.strerror}") from exc
     try:
+        os.chmod(tmp, 0o666 & ~_umask())
         with os.fdopen(fd, "wb") as fh:
             fig.savefig(fh, format=fmt, metadata=_metadata(fmt))
         os.replace(tmp, path)
@@ -482,6 +516,12 @@ def save_atomic(fig, path: Path) -> None:
         raise
     finally:
         plt.close(fig)
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
 
 
 def _metadata(fmt: str) -> dict:

@@ -21,27 +21,40 @@ PlotHardware = Annotated[
 ]
 PlotCtx = Annotated[
     int | None,
-    typer.Option("--ctx", help="roofline: context of the decode step (default: 8192, or the "
-                 "model's max context if smaller)."),
+    typer.Option(
+        "--ctx",
+        help="roofline: context of the decode step (default: 8192, or the "
+        "model's max context if smaller).",
+    ),
 ]
 Prompt = Annotated[int, typer.Option("--prompt", help="roofline: prompt tokens of the prefill.")]
 MaxCtx = Annotated[
     int | None,
-    typer.Option("--max-ctx", help="memory/capacity: largest context on the x axis "
-                 "(default: the model's max context); the axis starts at 512."),
+    typer.Option(
+        "--max-ctx",
+        help="memory/capacity: largest context on the x axis "
+        "(default: the model's max context); the axis starts at 512.",
+    ),
 ]
 Tp = Annotated[int, typer.Option("--tp", help="Tensor-parallel GPUs (roofline, capacity).")]
 KvHeads = Annotated[
-    int | None, typer.Option("--kv-heads", help="KV heads of the GQA what-if (default: the "
-                             "model's own, else 8).")
+    int | None,
+    typer.Option(
+        "--kv-heads", help="KV heads of the GQA what-if (default: the model's own, else 8)."
+    ),
 ]
 KvLoraRank = Annotated[
-    int | None, typer.Option("--kv-lora-rank", help="Latent width of the MLA what-if "
-                             "(default: the model's, else 512).")
+    int | None,
+    typer.Option(
+        "--kv-lora-rank", help="Latent width of the MLA what-if (default: the model's, else 512)."
+    ),
 ]
 QkRope = Annotated[
-    int | None, typer.Option("--qk-rope-head-dim", help="RoPE key width of the MLA what-if "
-                             "(default: the model's, else 64).")
+    int | None,
+    typer.Option(
+        "--qk-rope-head-dim",
+        help="RoPE key width of the MLA what-if (default: the model's, else 64).",
+    ),
 ]
 PlotOutput = Annotated[
     Path | None,
