@@ -6,6 +6,9 @@ import typer
 
 from calc import __version__
 from calc.cli import (
+    capacity_cmd,
+    check_cmd,
+    cost_cmd,
     flops_cmd,
     import_hf_cmd,
     latency_cmd,
@@ -13,6 +16,7 @@ from calc.cli import (
     memory_cmd,
     plot_cmd,
     speculate_cmd,
+    sweep_cmd,
 )
 
 app = typer.Typer(
@@ -45,6 +49,10 @@ def _root(
 app.command("memory")(memory_cmd.memory)
 app.command("models")(listing_cmd.models)
 app.command("hardware")(listing_cmd.hardware)
+app.command("capacity")(capacity_cmd.capacity)
+app.command("check")(check_cmd.check)
+app.command("cost")(cost_cmd.cost)
+app.command("sweep")(sweep_cmd.sweep)
 app.command("flops")(flops_cmd.flops)
 app.command("latency")(latency_cmd.latency)
 app.command("roofline")(latency_cmd.latency)

@@ -1,0 +1,287 @@
+"""CI sizing checks: a strict YAML spec of deployments and requirements, evaluated to one
+pass/fail row per requirement (computed figure against its limit, in the requirement's unit),
+and written as JUnit XML for CI systems.
+
+A spec (see examples/check-spec.yaml)::
+
+    deployments:
+      - name: chat-70b
+        model: llama3-70b
+        hardware: h100
+        tp: 4
+        workload: {ctx: 8192, prompt: 2048, batch: 32}
+        requirements:
+          must_fit: true
+          min_concurrency: 32
+          max_tpot_ms: 60
+          max_ttft_ms: 800
+          max_usd_per_million_output_tokens: 3.0
+
+Figures: ``must_fit`` compares the KV of ``batch`` sequences of ``ctx`` tokens (whole blocks)
+with the KV budget of the most loaded GPU; ``min_concurrency`` is the max concurrency at
+``ctx``; ``max_tpot_ms`` the decode step at ``batch`` sequences of ``ctx`` tokens (the last,
+slowest token); ``max_ttft_ms`` the prefill of one ``prompt``; the cost limits are USD per
+million output tokens at ``batch`` and per million input tokens of ``prompt``-token prefills.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from calc.errors import ConfigError, KvcalcError
+from calc.yaml_io import load_mapping, validate
+
+_STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
+
+
+class Workload(BaseModel):
+    """The operating point the requirements are judged at."""
+
+    model_config = _STRICT
+
+    ctx: int = Field(gt=0, le=10**9, description="tokens per sequence (prompt + output)")
+    batch: int = Field(default=1, gt=0, le=10**7, description="concurrent sequences")
+    prompt: int | None = Field(
+        default=None, gt=0, le=10**9, description="prompt tokens (default: ctx)"
+    )
+
+    @model_validator(mode="after")
+    def _prompt_within_ctx(self) -> Workload:
+        if self.prompt is not None and self.prompt > self.ctx:
+            raise ValueError(f"prompt ({self.prompt}) exceeds ctx ({self.ctx})")
+        return self
+
+
+class Requirements(BaseModel):
+    """Limits a deployment must meet; at least one."""
+
+    model_config = _STRICT
+
+    must_fit: bool | None = None
+    min_concurrency: int | None = Field(default=None, gt=0, le=10**7)
+    max_tpot_ms: float | None = Field(default=None, gt=0)
+    max_ttft_ms: float | None = Field(default=None, gt=0)
+    max_usd_per_million_output_tokens: float | None = Field(default=None, gt=0)
+    max_usd_per_million_input_tokens: float | None = Field(default=None, gt=0)
+
+    @model_validator(mode="after")
+    def _at_least_one(self) -> Requirements:
+        if all(v is None for v in self.model_dump().values()):
+            raise ValueError("give at least one requirement")
+        return self
+
+
+class Deployment(BaseModel):
+    """One model on one kind of GPU with its parallelism, dtypes and engine settings."""
+
+    model_config = _STRICT
+
+    name: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:/+-]+$")
+    model: str = Field(min_length=1)
+    hardware: str = Field(min_length=1)
+    tp: int = Field(default=1, gt=0, le=4096)
+    pp: int = Field(default=1, gt=0, le=4096)
+    weight_dtype: Dtype | None = None
+    kv_dtype: Dtype | None = None
+    engine: Literal["vllm", "sglang", "trtllm"] = "vllm"
+    mem_util: float = Field(default=0.9, gt=0, le=1)
+    block_size: int = Field(default=16, gt=0, le=1 << 20)
+    max_batched_tokens: int = Field(default=8192, gt=0, le=10**9)
+    activation: str | int | None = Field(default=None, description="bytes or '4GiB'")
+    overhead: str | int = Field(default="0.5GiB", description="bytes or '0.5GiB'")
+    usd_per_hour: float | None = Field(default=None, gt=0, le=10_000)
+    efficiency: Literal["low", "expected", "high"] = "expected"
+    workload: Workload
+    requirements: Requirements
+
+
+class CheckSpec(BaseModel):
+    """Top level of a check spec file."""
+
+    model_config = _STRICT
+
+    deployments: list[Deployment] = Field(min_length=1, max_length=10_000)
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> CheckSpec:
+        names = [d.name for d in self.deployments]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"deployment names must be unique; repeated: {', '.join(dup)}")
+        return self
+
+
+def load_spec(path: Path | str) -> CheckSpec:
+    path = Path(path)
+    return validate(CheckSpec, load_mapping(path), path)
+
+
+@dataclass(frozen=True)
+class Result:
+    """One requirement of one deployment: the computed figure against its limit."""
+
+    deployment: str
+    requirement: str
+    figure: float
+    limit: float
+    unit: str
+    passed: bool
+
+    def row(self) -> dict:
+        return {
+            "deployment": self.deployment,
+            "requirement": self.requirement,
+            "figure": self.figure,
+            "limit": self.limit,
+            "unit": self.unit,
+            "passed": self.passed,
+        }
+
+    def message(self) -> str:
+        from calc.derivation import fmt_number
+
+        op = "≥" if self.requirement == "min_concurrency" else "≤"
+        verdict = "PASS" if self.passed else "FAIL"
+        return (
+            f"{self.deployment} {self.requirement}: {fmt_number(self.figure)} {self.unit}, "
+            f"limit {op} {fmt_number(self.limit)} {self.unit}: {verdict}"
+        )
+
+
+def _evaluate(dep: Deployment, calibration) -> list[Result]:
+    from calc.capacity import capacity_report
+    from calc.registry import load_hardware, load_model
+    from calc.units import parse_bytes
+
+    cfg = load_model(dep.model)
+    hw = load_hardware(dep.hardware)
+    if calibration is not None:
+        from calc.calibration import apply_calibration, load_calibration
+
+        hw = apply_calibration(hw, load_calibration(calibration), calibration)
+    w, req = dep.workload, dep.requirements
+    act = None if dep.activation is None else parse_bytes(dep.activation, "activation")
+    common = dict(
+        tp=dep.tp,
+        pp=dep.pp,
+        weight_dtype=dep.weight_dtype,
+        kv_dtype=dep.kv_dtype,
+    )
+    cap = capacity_report(
+        cfg,
+        hw,
+        ctx=w.ctx,
+        batch=w.batch,
+        engine=dep.engine,
+        mem_util=dep.mem_util,
+        block_size=dep.block_size,
+        max_batched_tokens=dep.max_batched_tokens,
+        activation_bytes=act,
+        overhead_bytes=parse_bytes(dep.overhead, "overhead"),
+        **common,
+    ).fields
+    out: list[Result] = []
+
+    def add(name: str, figure, limit, unit: str, passed: bool) -> None:
+        out.append(Result(dep.name, name, figure, limit, unit, bool(passed)))
+
+    if req.must_fit is not None:
+        needed = w.batch * cap["kv_bytes_per_sequence"]
+        fits = cap["kv_budget_bytes"] > 0 and needed <= cap["kv_budget_bytes"]
+        add("must_fit", needed, cap["kv_budget_bytes"], "bytes", fits or not req.must_fit)
+    if req.min_concurrency is not None:
+        got = cap["max_concurrency"]
+        add("min_concurrency", got, req.min_concurrency, "sequences", got >= req.min_concurrency)
+    wants_latency = any(
+        v is not None
+        for v in (
+            req.max_tpot_ms,
+            req.max_ttft_ms,
+            req.max_usd_per_million_output_tokens,
+            req.max_usd_per_million_input_tokens,
+        )
+    )
+    if wants_latency:
+        from calc.cost import operating_point
+
+        point = operating_point(
+            cfg,
+            hw,
+            batch=w.batch,
+            ctx=w.ctx,
+            prompt=w.prompt or w.ctx,
+            usd_per_hour=dep.usd_per_hour,
+            efficiency=dep.efficiency,
+            pp=dep.pp,
+            **{k: v for k, v in common.items() if k != "pp"},
+        )
+        checks = [
+            ("max_tpot_ms", point["tpot_s"] * 1e3, "ms"),
+            ("max_ttft_ms", point["ttft_s"] * 1e3, "ms"),
+            (
+                "max_usd_per_million_output_tokens",
+                point["usd_per_million_output_tokens"],
+                "USD",
+            ),
+            ("max_usd_per_million_input_tokens", point["usd_per_million_input_tokens"], "USD"),
+        ]
+        for name, figure, unit in checks:
+            limit = getattr(req, name)
+            if limit is not None:
+                add(name, figure, limit, unit, figure <= limit)
+    return out
+
+
+def run_checks(spec: CheckSpec, calibration=None, path: Path | str = "spec") -> list[Result]:
+    """Every requirement of every deployment, in spec order."""
+    results: list[Result] = []
+    for i, dep in enumerate(spec.deployments):
+        try:
+            results += _evaluate(dep, calibration)
+        except KvcalcError as exc:
+            raise ConfigError(f"{path}: deployments[{i}] ({dep.name}): {exc}") from exc
+    return results
+
+
+def junit_xml(results: list[Result], suite: str = "kvcalc check") -> str:
+    """JUnit XML: one <testsuite> per deployment, one <testcase> per requirement."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.Element(
+        "testsuites",
+        name=suite,
+        tests=str(len(results)),
+        failures=str(sum(not r.passed for r in results)),
+        errors="0",
+    )
+    for name in dict.fromkeys(r.deployment for r in results):
+        mine = [r for r in results if r.deployment == name]
+        ts = ET.SubElement(
+            root,
+            "testsuite",
+            name=name,
+            tests=str(len(mine)),
+            failures=str(sum(not r.passed for r in mine)),
+            errors="0",
+            skipped="0",
+        )
+        for r in mine:
+            tc = ET.SubElement(
+                ts, "testcase", classname=f"kvcalc.{name}", name=r.requirement, time="0"
+            )
+            prop = ET.SubElement(ET.SubElement(tc, "properties"), "property")
+            prop.set("name", "figure")
+            prop.set("value", repr(r.figure))
+            if not r.passed:
+                failure = ET.SubElement(
+                    tc, "failure", message=r.message(), type="RequirementFailed"
+                )
+                failure.text = r.message()
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"

@@ -1,0 +1,71 @@
+"""`kvcalc capacity`: KV budget, pool, concurrency, max context, paging and prefix sharing."""
+
+from __future__ import annotations
+
+from calc.cli import deploy_options as d
+from calc.cli import options as o
+
+
+def capacity(
+    model: o.Model,
+    hardware: o.HardwareRequired,
+    ctx: o.Ctx,
+    batch: o.Batch = 1,
+    tp: d.Tp = 1,
+    pp: d.Pp = 1,
+    weight_dtype: o.WeightDtype = None,
+    kv_dtype: o.KvDtype = None,
+    engine: d.Engine = "vllm",
+    mem_util: d.MemUtil = 0.9,
+    block_size: d.BlockSize = 16,
+    max_batched_tokens: d.MaxBatchedTokens = 8192,
+    activation: d.Activation = None,
+    overhead: d.Overhead = "0.5GiB",
+    max_model_len: d.MaxModelLen = None,
+    shared_prefix: d.SharedPrefix = None,
+    users: d.Users = None,
+    calibration: d.Calibration = None,
+    fmt: o.Format = "table",
+    output: o.Output = None,
+    explain: o.Explain = False,
+) -> None:
+    """How many sequences fit: KV budget per GPU, KV pool in tokens, max concurrency at CTX,
+    max context at BATCH, paged vs contiguous waste, and prefix-sharing savings.
+
+    Example: kvcalc capacity --model llama3-70b --hardware h100 --tp 4 --ctx 8192 --engine vllm
+    """
+    from calc.capacity import capacity_report
+    from calc.cli.common import warn
+    from calc.cli.deploy_common import load_deployment, sizes
+    from calc.render import emit
+
+    cfg, hw = load_deployment(model, hardware, fmt=fmt, engine=engine, calibration=calibration)
+    act, over = sizes(activation, overhead)
+    report = capacity_report(
+        cfg,
+        hw,
+        ctx=ctx,
+        batch=batch,
+        tp=tp,
+        pp=pp,
+        weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype,
+        engine=engine,
+        mem_util=mem_util,
+        block_size=block_size,
+        max_batched_tokens=max_batched_tokens,
+        activation_bytes=act,
+        overhead_bytes=over,
+        max_model_len=max_model_len,
+        shared_prefix=shared_prefix,
+        users=users,
+    )
+    warn(report.warnings)
+    emit(
+        report.fields,
+        fmt,
+        output,
+        title=f"{cfg.display_name} on {tp * pp} × {hw.display_name} ({engine}): KV capacity "
+        "per GPU (GB = 10^9 B, GiB = 2^30 B)",
+        explain=report.figures if explain else (),
+    )

@@ -1,0 +1,50 @@
+"""`kvcalc check SPEC.yaml`: CI sizing checks; exit 0 all pass, 1 any fails, 2 spec invalid."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from calc.cli import deploy_options as d
+from calc.cli import options as o
+
+
+def check(
+    spec: Annotated[Path, typer.Argument(help="YAML spec: deployments and their requirements.")],
+    junit: Annotated[
+        Path | None, typer.Option("--junit", help="Also write JUnit XML here (atomically).")
+    ] = None,
+    calibration: d.Calibration = None,
+    fmt: o.Format = "table",
+    output: o.Output = None,
+) -> None:
+    """Evaluate each deployment's requirements (fit, concurrency, TPOT, TTFT, USD per
+    million tokens) and print a pass/fail table with the computed figure and the limit.
+    Exit status: 0 all pass, 1 any fails, 2 the spec is invalid.
+
+    Example: kvcalc check examples/check-spec.yaml --junit kvcalc-junit.xml
+    """
+    from calc.check_spec import junit_xml, load_spec, run_checks
+    from calc.cli.common import check_choice
+    from calc.render import FORMATS, emit, rows_table, write_atomic
+
+    check_choice("--format", fmt, FORMATS)
+    results = run_checks(load_spec(spec), calibration, spec)
+    rows = [r.row() for r in results]
+    failed = sum(not r.passed for r in results)
+    if junit is not None:
+        write_atomic(junit, junit_xml(results))
+    emit(
+        {"passed": failed == 0, "failed": failed, "results": rows},
+        fmt,
+        output,
+        rows=rows,
+        table=lambda: rows_table(
+            [{**r, "passed": "PASS" if r["passed"] else "FAIL"} for r in rows],
+            f"kvcalc check: {len(rows) - failed} passed, {failed} failed",
+        ),
+    )
+    if failed:
+        raise typer.Exit(1)

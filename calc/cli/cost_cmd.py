@@ -1,0 +1,76 @@
+"""`kvcalc cost`: tokens/s per GPU and USD per million output and input tokens."""
+
+from __future__ import annotations
+
+from calc.cli import deploy_options as d
+from calc.cli import options as o
+
+
+def cost(
+    model: o.Model,
+    hardware: o.HardwareRequired,
+    ctx: o.Ctx,
+    batch: o.Batch = 1,
+    prompt: d.Prompt = None,
+    tp: d.Tp = 1,
+    pp: d.Pp = 1,
+    weight_dtype: o.WeightDtype = None,
+    kv_dtype: o.KvDtype = None,
+    usd_per_hour: d.UsdPerHour = None,
+    max_tpot_ms: d.MaxTpotMs = None,
+    max_ttft_ms: d.MaxTtftMs = None,
+    efficiency: d.Efficiency = "expected",
+    engine: d.Engine = "vllm",
+    mem_util: d.MemUtil = 0.9,
+    block_size: d.BlockSize = 16,
+    max_batched_tokens: d.MaxBatchedTokens = 8192,
+    activation: d.Activation = None,
+    overhead: d.Overhead = "0.5GiB",
+    calibration: d.Calibration = None,
+    fmt: o.Format = "table",
+    output: o.Output = None,
+    explain: o.Explain = False,
+) -> None:
+    """Throughput (tokens/s per GPU, roofline) and USD per million output and input tokens at
+    BATCH, at the largest batch that fits, and at the cheapest batch meeting --max-tpot-ms /
+    --max-ttft-ms.
+
+    Example: kvcalc cost --model llama3-70b --hardware h100 --tp 4 --ctx 4096 --max-tpot-ms 50
+    """
+    from calc.cli.common import warn
+    from calc.cli.deploy_common import load_deployment, sizes
+    from calc.cost import cost_report
+    from calc.render import emit
+
+    cfg, hw = load_deployment(model, hardware, fmt=fmt, engine=engine, calibration=calibration)
+    act, over = sizes(activation, overhead)
+    report = cost_report(
+        cfg,
+        hw,
+        ctx=ctx,
+        batch=batch,
+        prompt=prompt,
+        tp=tp,
+        pp=pp,
+        weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype,
+        usd_per_hour=usd_per_hour,
+        max_tpot_ms=max_tpot_ms,
+        max_ttft_ms=max_ttft_ms,
+        efficiency=efficiency,
+        engine=engine,
+        mem_util=mem_util,
+        block_size=block_size,
+        max_batched_tokens=max_batched_tokens,
+        activation_bytes=act,
+        overhead_bytes=over,
+    )
+    warn(report.warnings)
+    emit(
+        report.fields,
+        fmt,
+        output,
+        title=f"{cfg.display_name} on {tp * pp} × {hw.display_name}: throughput per GPU and "
+        "cost (roofline)",
+        explain=report.figures if explain else (),
+    )

@@ -1,0 +1,97 @@
+"""Options of the deployment commands (capacity, cost, check, sweep), defined once."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+Tp = Annotated[int, typer.Option("--tp", help="Tensor-parallel GPUs per replica.")]
+Pp = Annotated[int, typer.Option("--pp", help="Pipeline-parallel stages per replica.")]
+Engine = Annotated[
+    str,
+    typer.Option(
+        "--engine",
+        help="Whose KV-budget definition to apply: vllm (gpu_memory_utilization × total − "
+        "weights − activation peak − non-torch), sglang (mem_fraction_static × total − weights "
+        "− non-torch) or trtllm (free_gpu_memory_fraction × what is free after weights and "
+        "activations).",
+    ),
+]
+MemUtil = Annotated[
+    float,
+    typer.Option(
+        "--mem-util",
+        help="Fraction of GPU memory the engine may use (vLLM gpu_memory_utilization, SGLang "
+        "mem_fraction_static, TensorRT-LLM free_gpu_memory_fraction).",
+    ),
+]
+BlockSize = Annotated[
+    int, typer.Option("--block-size", help="Tokens per KV block (paged allocation).")
+]
+MaxBatchedTokens = Annotated[
+    int,
+    typer.Option(
+        "--max-batched-tokens",
+        help="Tokens in the largest forward pass (sizes the activation peak; vLLM "
+        "max_num_batched_tokens).",
+    ),
+]
+Activation = Annotated[
+    str | None,
+    typer.Option(
+        "--activation",
+        help="Activation peak per GPU, overriding the estimate from the model shape "
+        "(e.g. 4.8GiB or bytes; vLLM logs it as 'peak activation').",
+    ),
+]
+Overhead = Annotated[
+    str,
+    typer.Option(
+        "--overhead",
+        help="Framework memory outside the KV pool, weights and activations per GPU (CUDA "
+        "context, NCCL, CUDA graphs), e.g. 0.5GiB.",
+    ),
+]
+MaxModelLen = Annotated[
+    int | None,
+    typer.Option(
+        "--max-model-len",
+        help="Tokens contiguous preallocation reserves per sequence (default: the model's max).",
+    ),
+]
+SharedPrefix = Annotated[
+    int | None,
+    typer.Option("--shared-prefix", help="Prompt tokens every one of --users shares."),
+]
+Users = Annotated[
+    int | None, typer.Option("--users", help="Sequences sharing the --shared-prefix.")
+]
+Calibration = Annotated[
+    Path | None,
+    typer.Option("--calibration", help="Measured efficiencies (from `kvcalc measure`) to apply."),
+]
+UsdPerHour = Annotated[
+    float | None,
+    typer.Option("--usd-per-hour", help="Price per GPU-hour, overriding the profile's."),
+]
+Prompt = Annotated[
+    int | None,
+    typer.Option("--prompt", help="Prompt tokens (TTFT and input cost; default: --ctx)."),
+]
+MaxTpotMs = Annotated[
+    float | None,
+    typer.Option("--max-tpot-ms", help="Latency target: time per output token [ms]."),
+]
+MaxTtftMs = Annotated[
+    float | None,
+    typer.Option("--max-ttft-ms", help="Latency target: time to first token [ms]."),
+]
+Efficiency = Annotated[
+    str,
+    typer.Option(
+        "--efficiency",
+        help="Which achievable fraction of peak to use: peak|low|expected|high.",
+    ),
+]

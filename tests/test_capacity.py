@@ -1,0 +1,186 @@
+"""Capacity: KV budget, pool, concurrency (boundary pair), max ctx, TP/PP/MLA, paging."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from calc.capacity import (
+    activation_peak_bytes,
+    capacity_report,
+    cdiv,
+    kv_heads_per_gpu,
+    model_shape,
+    paged_tokens,
+    pool_units,
+    weights_bytes_per_gpu,
+)
+from calc.registry import load_hardware, load_model
+
+LLAMA8 = load_model("llama3-8b")
+H100 = load_hardware("h100")
+# Llama 3 8B bf16 KV per token: 2 × 32 layers × 8 kv heads × 128 × 2 bytes = 131,072 B
+KV_TOKEN = 131_072
+# vLLM budget with --activation 1GiB --overhead 0.5GiB on one H100 (see test_engines):
+# 0.9 × 85,899,345,920 − 16,060,522,496 − 1,073,741,824 − 536,870,912 = 59,638,276,096
+BUDGET = 59_638_276_096
+
+
+def report(**kw):
+    base = dict(ctx=8192, activation_bytes=2**30, overhead_bytes=2**29)
+    return capacity_report(LLAMA8, H100, **{**base, **kw}).fields
+
+
+def test_budget_pool_and_concurrency():
+    f = report()
+    assert f["weights_bytes_per_gpu"] == 16_060_522_496  # 8,030,261,248 params × 2 bytes
+    assert f["usable_memory_bytes"] == 77_309_411_328  # 0.9 × 85,899,345,920
+    assert f["kv_budget_bytes"] == BUDGET
+    assert f["kv_bytes_per_token"] == KV_TOKEN
+    assert f["kv_block_bytes"] == 2_097_152  # 16 × 131,072
+    # floor(59,638,276,096 / 2,097,152) = 28,437 (28,437 × 2,097,152 = 59,636,711,424)
+    assert f["kv_cache_blocks"] == 28_437
+    assert f["kv_cache_tokens"] == 454_992  # 28,437 × 16
+    # one 8192-token sequence = 8192 × 131,072 = 1,073,741,824 B; 59,638,276,096 / that = 55.5
+    assert f["kv_bytes_per_sequence"] == 1_073_741_824
+    assert f["max_concurrency"] == 55
+
+
+def test_boundary_pair_max_concurrency_fits_one_more_does_not():
+    # 55 × 1,073,741,824 = 59,055,800,320 ≤ 59,638,276,096 < 60,129,542,144 = 56 × 1,073,741,824
+    assert report(batch=55)["fits"] is True
+    assert report(batch=56)["fits"] is False
+
+
+def test_boundary_pair_through_the_cli(cli):
+    args = ["capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "8192", "--activation", "1GiB"]
+    args += ["--overhead", "0.5GiB", "-f", "json"]
+    ok = cli(*args, "--batch", "55")
+    assert ok.code == 0 and ok.json()["fits"] is True and ok.json()["max_concurrency"] == 55
+    miss = cli(*args, "--batch", "56")
+    assert miss.code == 0 and miss.json()["fits"] is False
+    assert "at --ctx 8,192 at most 55 sequences fit" in miss.err
+
+
+def test_max_ctx_at_batch_boundary():
+    f = report(batch=4)
+    # budget / 4 = 14,909,569,024 B = 113,750.6 tokens -> whole 16-token blocks: 113,744
+    assert f["max_ctx_at_batch"] == 113_744
+    assert 4 * 113_744 * KV_TOKEN <= BUDGET < 4 * (113_744 + 16) * KV_TOKEN
+
+
+def test_paged_against_contiguous():
+    f = report(ctx=1000)
+    # paged: ceil(1000 / 16) = 63 blocks = 1008 tokens; 1008 × 131,072 = 132,120,576 B
+    assert f["kv_bytes_per_sequence"] == 132_120_576
+    # floor(59,638,276,096 / 132,120,576) = 451 (= floor(28,437 blocks / 63))
+    assert f["max_concurrency"] == 451
+    assert f["paged_waste_bytes_per_sequence"] == 1_048_576  # 8 tokens × 131,072
+    # contiguous preallocates max_model_len 8192 tokens: 55 sequences,
+    # wasting (8192 − 1000) × 131,072 = 942,669,824 B each
+    assert f["max_concurrency_contiguous"] == 55
+    assert f["contiguous_waste_bytes_per_sequence"] == 942_669_824
+    assert f["contiguous_waste_bytes"] == 55 * 942_669_824
+    assert f["paged_waste_bytes"] == 451 * 1_048_576
+
+
+def test_activation_estimate_from_shape():
+    s = model_shape(LLAMA8)
+    # attention: 32·128 (Q) + 8·(128 + 128) (K, V) + 32·128 (out) = 10,240
+    assert s.attn_width == 10_240
+    assert s.ffn_width == 43_008  # gated: 3 × 14,336
+    # 8192 × (2 × 4096 + 43,008) × 2 = 838,860,800; logits 1024 × 128,256 × 4 = 525,336,576
+    got = activation_peak_bytes(8192, s.d_model, s.attn_width, s.ffn_width, 1, s.vocab_size)
+    assert got == 1_364_197_376
+    f = capacity_report(LLAMA8, H100, ctx=8192).fields
+    assert f["activation_peak_bytes"] == 1_364_197_376
+    assert f["overhead_bytes"] == 536_870_912  # default 0.5 GiB
+
+
+def test_tensor_parallel_splits_heads_and_weights():
+    assert kv_heads_per_gpu(8, 4) == 2
+    assert kv_heads_per_gpu(8, 16) == 1  # replicated past the head count
+    f = capacity_report(load_model("llama3-70b"), H100, ctx=8192, tp=4).fields
+    # Llama 3 70B: 2 × 80 × 8 × 128 × 2 = 327,680 B/token; 2 of 8 heads per GPU -> 81,920
+    assert f["kv_bytes_per_token"] == 81_920
+    assert f["gpus"] == 4
+
+
+def test_mla_latent_is_not_split_by_tp():
+    ds = load_model("deepseek-v3")
+    for tp in (1, 8):
+        f = capacity_report(ds, load_hardware("h200"), ctx=4096, tp=tp).fields
+        # (512 + 64) × 2 bytes × 61 layers = 70,272 B/token on every rank
+        assert f["kv_bytes_per_token"] == 70_272
+
+
+def test_pipeline_parallel_most_loaded_stage():
+    f = report(pp=3)
+    # ceil(32 / 3) = 11 layers: 2 × 8 × 128 × 2 × 11 = 45,056 B/token
+    assert f["kv_bytes_per_token"] == 45_056
+    # body = 8,030,261,248 − 2 × 525,336,576 = 6,979,588,096; × 11/32 = 2,399,233,408;
+    # + one vocab matrix 525,336,576 = 2,924,569,984 params × 2 bytes
+    assert f["weights_bytes_per_gpu"] == 5_849_139_968
+    s = model_shape(LLAMA8)
+    assert s.body_params == 6_979_588_096
+
+
+def test_formulas_broadcast_over_arrays():
+    import numpy as np
+
+    tp = np.array([1, 2, 4])
+    got = weights_bytes_per_gpu(10, 3, 3, 2, tp, np.array([1, 1, 2]), 2)
+    # (10 + 6) × 2 / 1 = 32; / 2 = 16; pp 2: (10 × 1/2 + 3) × 2 / 4 = 4
+    assert got.tolist() == [32, 16, 4]
+    assert cdiv(np.array([1, 16, 17]), 16).tolist() == [1, 1, 2]
+    assert paged_tokens(np.array([1, 16, 17]), 16).tolist() == [16, 16, 32]
+    assert pool_units(np.array([-5, 0, 31]), 10).tolist() == [0, 0, 3]
+
+
+def test_does_not_fit_reports_and_warns(cli):
+    r = cli("capacity", "-m", "llama3-70b", "-H", "h100", "--ctx", "8192", "-f", "json")
+    assert r.code == 0
+    assert r.json()["max_concurrency"] == 0 and r.json()["kv_cache_tokens"] == 0
+    assert "does not fit" in r.err and "raise --tp/--pp" in r.err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--mem-util", "1.5"], "--mem-util must be a fraction in (0, 1]"),
+        (["--block-size", "0"], "--block-size must be an integer in 1.."),
+        (["--pp", "33"], "--pp 33 exceeds llama3-8b's 32 layers"),
+        (["--overhead", "lots"], "--overhead 'lots' is not a size"),
+        (["--shared-prefix", "100"], "--shared-prefix and --users go together"),
+        (["--format", "xml"], "--format 'xml' is not one of"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(cli, args, message):
+    r = cli("capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "8192", *args)
+    assert r.code == 2
+    assert message in r.err
+    assert "Traceback" not in r.err
+
+
+def test_csv_and_explain(cli, tmp_path):
+    out = tmp_path / "cap.csv"
+    r = cli("capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "8192", "-f", "csv", "-o", out)
+    assert r.code == 0
+    header, _row = out.read_text().splitlines()
+    assert header.startswith("model,hardware,engine,tp,pp,gpus,")
+    assert "kv_budget_bytes" in header.split(",") and "max_concurrency" in header.split(",")
+    r = cli("capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "8192", "--explain")
+    assert "kv_cache_tokens = blocks × block_size" in r.out
+
+
+@settings(max_examples=40, deadline=None)
+@given(ctx=st.integers(1, 200_000), batch=st.integers(1, 64), bs=st.sampled_from([1, 16, 32]))
+def test_properties_fit_at_max_and_monotone(ctx, batch, bs):
+    f = report(ctx=ctx, block_size=bs)
+    n = f["max_concurrency"]
+    seq = cdiv(ctx, bs) * bs * KV_TOKEN
+    assert n * seq <= BUDGET < (n + 1) * seq
+    assert report(ctx=ctx + bs, block_size=bs)["max_concurrency"] <= n
+    m = report(ctx=ctx, batch=batch, block_size=bs)["max_ctx_at_batch"]
+    assert batch * m * KV_TOKEN <= BUDGET < batch * (m + bs) * KV_TOKEN

@@ -1,0 +1,169 @@
+"""`kvcalc sweep`: range parsing, the grid, agreement with capacity/cost (same formulas),
+vectorisation (one latency call per group, not per row), CSV/JSON and atomic output."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import calc.latency
+from calc.capacity import capacity_report
+from calc.cost import operating_point
+from calc.registry import load_hardware, load_model
+from calc.sweep import COLUMNS, parse_values, sweep
+
+
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("1024..131072:x2", [1024, 2048, 4096, 8192, 16384, 32768, 65536, 131072]),
+        ("1..10:+3", [1, 4, 7, 10]),
+        ("1..4", [1, 2, 3, 4]),
+        ("1,2,4..16:x2", [1, 2, 4, 8, 16]),
+        ("8, 4, 8", [8, 4]),  # order kept, duplicates dropped
+        ("100..1000:x10", [100, 1000]),
+        ("3..20:x3", [3, 9]),  # 27 > 20
+    ],
+)
+def test_parse_values(text, expected):
+    assert parse_values(text, "--ctx") == expected
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("", "empty item"),
+        ("1..", "cannot read '1..'"),
+        ("8..4", "the start exceeds the end"),
+        ("0..8:x2", "a geometric range starts above 0"),
+        ("1..8:x1", "the factor must exceed 1"),
+        ("0,1", "values must be positive"),
+        ("1..100000000", "more than 10,000,000 values"),
+        ("abc", "cannot read 'abc'"),
+    ],
+)
+def test_parse_values_errors(cli, text, message):
+    r = cli("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", text)
+    assert r.code == 2 and message in r.err and "Traceback" not in r.err
+
+
+def test_grid_shape_and_order():
+    r = sweep(["llama3-8b", "llama3-70b"], ["h100"], ctx=[1024, 2048], batch=[1, 2, 4], tp=[1, 4])
+    assert r.n_rows == 2 * 1 * 2 * 2 * 3  # models × hw × tp × ctx × batch = 24
+    assert list(r.columns) == list(COLUMNS)
+    assert r.columns["model"][:12].tolist() == ["llama3-8b"] * 12
+    assert r.columns["batch"][:3].tolist() == [1, 2, 4]  # batch varies fastest
+    assert r.columns["ctx"][:6].tolist() == [1024] * 3 + [2048] * 3
+    assert r.columns["tp"][:12].tolist() == [1] * 6 + [4] * 6
+
+
+def test_rows_agree_with_capacity_and_cost():
+    cfg, hw = load_model("llama3-70b"), load_hardware("h100")
+    r = sweep(["llama3-70b"], ["h100"], ctx=[1000, 8192], batch=[1, 61], tp=[4],
+              weight_dtypes=["fp8"], kv_dtypes=["fp8"])  # fmt: skip
+    for row in r.rows():
+        cap = capacity_report(cfg, hw, ctx=row["ctx"], batch=row["batch"], tp=4,
+                              weight_dtype="fp8", kv_dtype="fp8").fields  # fmt: skip
+        for key in ("kv_budget_bytes", "kv_cache_tokens", "max_concurrency", "fits"):
+            assert row[key] == cap[key], key
+        assert row["kv_bytes_per_sequence"] == cap["kv_bytes_per_sequence"]
+        assert row["weights_bytes_per_gpu"] == cap["weights_bytes_per_gpu"]
+        point = operating_point(cfg, hw, batch=row["batch"], ctx=row["ctx"], prompt=row["ctx"],
+                                tp=4, weight_dtype="fp8", kv_dtype="fp8")  # fmt: skip
+        for key in ("tpot_s", "ttft_s", "tokens_per_s", "usd_per_million_output_tokens",
+                    "usd_per_million_input_tokens"):  # fmt: skip
+            assert row[key] == pytest.approx(point[key], rel=1e-12), key
+
+
+def test_hand_values_llama3_8b():
+    r = sweep(["llama3-8b"], ["h100"], ctx=[8192], batch=[55, 56], activation_bytes=2**30)
+    a, b = r.rows()
+    # budget 0.9 × 85,899,345,920 − 16,060,522,496 − 2^30 − 2^29 = 59,638,276,096;
+    # 8192 × 131,072 = 1,073,741,824 B per sequence -> 55 fit, 56 do not
+    assert a["kv_budget_bytes"] == 59_638_276_096
+    assert a["kv_bytes_per_sequence"] == 1_073_741_824
+    assert a["kv_cache_bytes"] == 55 * 1_073_741_824
+    assert a["max_concurrency"] == 55
+    assert a["kv_cache_tokens"] == 454_992  # floor(budget / 2,097,152) = 28,437 blocks × 16
+    assert a["fits"] is True and b["fits"] is False
+
+
+def test_vectorised_one_latency_call_per_group(monkeypatch):
+    calls = []
+    real = calc.latency.tpot_s
+
+    def counting(*args, **kw):
+        calls.append(np.shape(kw["batch"]))
+        return real(*args, **kw)
+
+    monkeypatch.setattr(calc.latency, "tpot_s", counting)
+    r = sweep(["llama3-8b"], ["h100", "h200"], ctx=list(range(1, 201)), batch=list(range(1, 51)),
+              tp=[1, 2])  # fmt: skip
+    assert r.n_rows == 2 * 2 * 200 * 50  # 40,000 rows
+    assert len(calls) == 4  # one call per (hardware, tp) group, each over a 200 × 50 grid
+
+
+def test_no_latency_columns(cli):
+    r = cli("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "1024", "--no-latency", "-f", "csv")
+    header = r.out.splitlines()[0].split(",")
+    assert "tpot_s" not in header and "max_concurrency" in header
+
+
+def test_csv_header_units_and_neutralised_cells(cli, tmp_path):
+    src = (Path(__file__).resolve().parent.parent / "model_configs" / "llama3-8b.yaml").read_text()
+    evil = tmp_path / "evil.yaml"
+    evil.write_text(src.replace("name: llama3-8b", 'name: "=HYPERLINK(1),x"'))
+    out = tmp_path / "grid.csv"
+    r = cli("sweep", "-m", evil, "-H", "h100", "--ctx", "1024,2048", "--batch", "1..3",
+            "-f", "csv", "-o", out)  # fmt: skip
+    assert r.code == 0, r.err
+    rows = list(csv.reader(io.StringIO(out.read_text())))
+    assert rows[0] == list(COLUMNS)
+    assert len(rows) == 1 + 6
+    assert rows[1][0] == "'=HYPERLINK(1),x"  # neutralised, and quoted around the comma
+    assert rows[1][13] == "true"
+    assert not list(tmp_path.glob(".grid.csv.*"))  # no temp file left behind
+
+
+def test_json(cli):
+    r = cli("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "1024", "--batch", "1,2", "-f",
+            "json")  # fmt: skip
+    out = r.json()
+    assert out["n_rows"] == 2 and len(out["rows"]) == 2
+    contract = {"kv_budget_bytes", "kv_cache_tokens", "max_concurrency", "tokens_per_s",
+                "usd_per_million_output_tokens", "usd_per_million_input_tokens"}  # fmt: skip
+    assert contract <= set(out["rows"][0])
+
+
+def test_table_shows_first_rows(cli):
+    r = cli("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "1..60")
+    assert r.code == 0 and "showing the first 50 of 60 rows" in r.err
+
+
+def test_failed_run_keeps_existing_output(cli, tmp_path):
+    out = tmp_path / "grid.csv"
+    out.write_text("old\n")
+    r = cli("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "x", "-f", "csv", "-o", out)
+    assert r.code == 2 and out.read_text() == "old\n"
+    r = cli("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "8", "-f", "csv", "-o",
+            tmp_path / "missing" / "g.csv")  # fmt: skip
+    assert r.code == 2 and "does not exist" in r.err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--ctx", "1..100000", "--batch", "1..1000"], "more than 50,000,000"),
+        (["--ctx", "8", "--weight-dtype", "fp7"], "unknown dtype 'fp7'"),
+        (["--ctx", "8", "--engine", "tgi"], "--engine 'tgi' is not one of"),
+        (["--ctx", "8", "-m", "llama3-8b,"], "empty name"),
+    ],
+)
+def test_errors(cli, args, message):
+    base = ["sweep", "-m", "llama3-8b", "-H", "h100"]
+    r = cli(*base, *args)
+    assert r.code == 2 and message in r.err
