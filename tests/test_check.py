@@ -123,7 +123,10 @@ def test_csv_rows(cli, tmp_path):
 @pytest.mark.parametrize(
     "body, message",
     [
-        (HEAD + "    workload: {ctx: 8192}\n", "field 'deployments.0.requirements'"),
+        (
+            HEAD + "    workload: {ctx: 8192}\n",
+            "missing required field: deployments.0.requirements",
+        ),
         (
             HEAD + "    workload: {ctx: 8192}\n    requirements: {}\n",
             "give at least one requirement",

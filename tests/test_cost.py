@@ -37,18 +37,21 @@ def test_report_composes_latency_and_price(cli):
     assert f["ttft_s"] == pytest.approx(ttft, rel=1e-12)
     assert f["tokens_per_s"] == pytest.approx(32 / tpot / 4, rel=1e-12)
     assert f["input_tokens_per_s"] == pytest.approx(1024 / ttft / 4, rel=1e-12)
-    assert f["usd_per_hour"] == 2.99  # the profile's price
-    assert f["usd_per_million_output_tokens"] == pytest.approx(2.99 / 3600 / (32 / tpot / 4) * 1e6)
-    assert f["usd_per_million_input_tokens"] == pytest.approx(2.99 / 3600 / (1024 / ttft / 4) * 1e6)
+    # the profile's price: h100.yaml $49.24 / 8 GPUs = 6.155 USD per GPU-hour
+    assert f["usd_per_hour"] == 6.155
+    out = 6.155 / 3600 / (32 / tpot / 4) * 1e6
+    assert f["usd_per_million_output_tokens"] == pytest.approx(out)
+    inp = 6.155 / 3600 / (1024 / ttft / 4) * 1e6
+    assert f["usd_per_million_input_tokens"] == pytest.approx(inp)
     for key in ("kv_budget_bytes", "kv_cache_tokens", "max_concurrency"):
         assert key in f
 
 
 def test_usd_per_hour_override_scales_cost(cli):
     base = cli(*ARGS, "--batch", "8", "-f", "json").json()
-    cheap = cli(*ARGS, "--batch", "8", "--usd-per-hour", "1.495", "-f", "json").json()
-    assert cheap["usd_per_hour"] == 1.495
-    # half the price (1.495 = 2.99 / 2) -> half the cost per token
+    cheap = cli(*ARGS, "--batch", "8", "--usd-per-hour", "3.0775", "-f", "json").json()
+    assert cheap["usd_per_hour"] == 3.0775
+    # half the profile's price (3.0775 = 6.155 / 2) -> half the cost per token
     assert cheap["usd_per_million_output_tokens"] == pytest.approx(
         base["usd_per_million_output_tokens"] / 2
     )
@@ -77,7 +80,7 @@ def test_cheapest_point_under_tpot_target_boundary(cli):
     assert f["target_tpot_s"] == pytest.approx(t40, rel=1e-12)
     assert f["target_tokens_per_s"] == pytest.approx(40 / t40 / 4, rel=1e-12)
     assert f["usd_per_million_output_tokens_target"] == pytest.approx(
-        2.99 / 3600 / (40 / t40 / 4) * 1e6
+        6.155 / 3600 / (40 / t40 / 4) * 1e6  # h100.yaml: 6.155 USD per GPU-hour
     )
 
 
