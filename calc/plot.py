@@ -380,21 +380,22 @@ def memory_text(d) -> str:
 
 def _table(series, ctxs, what: str, fmt) -> str:
     picks = _pick(ctxs, 6)
-    head = f"{what:<26.26}" + "".join(f"{tokens(c):>12}" for c in picks)
+    head = f"{what:<28.28}" + "".join(f"{tokens(c):>12}" for c in picks)
     rows = [head]
     for i, s in enumerate(series):
         values = dict(s.points)
         mark = "*" if s.own else _series_char(s, i)
         cells = "".join(f"{fmt(values[c]) if c in values else '-':>12}" for c in picks)
-        rows.append(f"{mark + ' ' + s.label.split(' (')[0]:<26.26}{cells}")
+        rows.append(f"{mark + ' ' + s.label.split(' (')[0]:<28.28}{cells}")
     return "\n".join(rows) + "\n"
 
 
 def _pick(ctxs: list[int], n: int) -> list[int]:
     if len(ctxs) <= n:
         return list(ctxs)
-    idx = sorted({round(i * (len(ctxs) - 1) / (n - 1)) for i in range(n)})
-    return [ctxs[i] for i in idx]
+    step = math.ceil((len(ctxs) - 1) / (n - 1))
+    picks = ctxs[::step]
+    return picks if picks[-1] == ctxs[-1] else [*picks, ctxs[-1]]
 
 
 def _xy_figure(d, series, *, ylabel: str, yscale: float, title: str, budget=None, zero_note=""):
@@ -429,10 +430,20 @@ def _xy_figure(d, series, *, ylabel: str, yscale: float, title: str, budget=None
     ax.set_ylabel(ylabel)
     ax.set_title(title, fontsize=11)
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=8)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8)
+    ys = [y / yscale for s in series for _, y in s.points if y > 0]
+    if budget is not None:
+        ys.append(budget[0] / yscale)
+    if ys:  # a decade-ish margin; 1 sequence stays off the frame
+        ax.set_ylim(min(ys) / 1.6, max(ys) * 1.6)
+    else:  # nothing positive to draw (not one sequence fits anywhere)
+        ax.set_ylim(0.7, 10)
     if zero_note:
-        ax.text(0.01, 0.01, zero_note, transform=ax.transAxes, fontsize=7.5, va="bottom")
-    fig.tight_layout()
+        fig.text(0.01, 0.01, zero_note, fontsize=7.5, va="bottom")
+        fig.tight_layout(rect=(0, 0.03 * (zero_note.count("\n") + 1), 1, 1))
+    else:
+        fig.tight_layout()
     return fig
 
 
@@ -450,6 +461,75 @@ def memory_figure(d):
         yscale=GB,
         title=f"KV cache vs context: {d.model}, batch {d.batch}, KV {d.kv_dtype}",
         budget=budget,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Capacity
+
+
+def _capacity_title(d) -> str:
+    gpus = f"tp {d.tp} × {d.hardware}" if d.tp > 1 else d.hardware
+    return f"Max concurrency vs context: {d.model} on {gpus}, {d.engine}, mem-util {d.mem_util:g}"
+
+
+def _capacity_note(d) -> str:
+    return (
+        f"per GPU: KV budget {d.kv_budget_bytes / GB:,.2f} GB after weights "
+        f"{d.weights_bytes_per_gpu / GB:,.2f} GB and the engine's reserve (GB = 10^9 B); "
+        f"KV {d.kv_dtype}, 16-token pages"
+    )
+
+
+def _zero_note(series) -> str:
+    """Where a series falls to 0 (not one sequence fits): a log axis cannot show it."""
+    notes = []
+    for s in series:
+        zero = [x for x, y in s.points if y <= 0]
+        if zero:
+            notes.append(f"{s.label.split(' (')[0]}: 0 from ctx {tokens(zero[0])}")
+    return ("not one sequence fits: " + "; ".join(notes)) if notes else ""
+
+
+def capacity_text(d) -> str:
+    """Terminal chart of max concurrent sequences vs ctx per attention kind, then the numbers."""
+    layers = []
+    for i, s in enumerate(d.series):
+        layers.append(Layer(s.label, "*" if s.own else _series_char(s, i), s.points))
+    layers.sort(key=lambda lay: lay.char == "*")
+    ys = [y for s in d.series for _, y in s.points if y > 0]
+    parts = [_capacity_title(d)]
+    if ys:
+        y_range = (10 ** math.floor(_log(min(ys))), 10 ** math.ceil(_log(max(ys) * 1.01)))
+        parts.append(
+            text_chart(
+                "",
+                layers,
+                x_range=(d.ctxs[0], d.ctxs[-1]),
+                y_range=y_range,
+                x_label="context [tokens], log scale",
+                y_label="max concurrent sequences, log",
+                x_ticks=d.ctxs,
+                x_fmt=tokens,
+                y_fmt=lambda y: f"{y:,.0f}",
+            ).rstrip("\n")
+        )
+    for note in (_capacity_note(d), _zero_note(d.series)):
+        if note:
+            parts.append(f"  {note}")
+    parts.append("  what-ifs keep the model's layers, head widths and windows; * = the model's own")
+    table = _table(d.series, d.ctxs, "sequences", lambda y: f"{y:,}")
+    return fit("\n".join(parts)) + "\n" + table
+
+
+def capacity_figure(d):
+    return _xy_figure(
+        d,
+        d.series,
+        ylabel="max concurrent sequences (paged KV)",
+        yscale=1,
+        title=_capacity_title(d),
+        zero_note="\n".join(n for n in (_capacity_note(d), _zero_note(d.series)) if n),
     )
 
 

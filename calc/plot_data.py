@@ -346,3 +346,73 @@ def memory_data(
 def check_plot_kind(kind: str) -> None:
     if kind not in PLOT_KINDS:
         raise InvalidInputError(f"plot kind {kind!r} is not one of: {', '.join(PLOT_KINDS)}")
+
+
+@dataclass(frozen=True)
+class CapacityData:
+    model: str
+    hardware: str
+    tp: int
+    engine: str
+    mem_util: float
+    kv_dtype: str
+    ctxs: list[int]
+    series: list[Series]  # y: max concurrent sequences at ctx (0: not one fits)
+    weights_bytes_per_gpu: int
+    kv_budget_bytes: int  # per GPU, the same for every attention kind
+
+
+def capacity_data(
+    cfg: ModelConfig,
+    hw: HardwareProfile,
+    *,
+    tp: int = 1,
+    max_ctx: int | None = None,
+    weight_dtype: str | None = None,
+    kv_dtype: str | None = None,
+    engine: str = "vllm",
+    mem_util: float | None = None,
+    kv_heads: int | None = None,
+    kv_lora_rank: int | None = None,
+    qk_rope_head_dim: int | None = None,
+) -> CapacityData:
+    """Max concurrency [sequences] vs ctx for each attention kind: ``max_concurrency`` of
+    ``calc.capacity.capacity_report`` (KV budget of the most loaded GPU over the paged KV of
+    one sequence, engine defaults: 16-token blocks, vLLM's reserve) at each ctx of the grid."""
+    from calc.capacity import DEFAULT_MEM_UTIL, capacity_report
+
+    mem_util = DEFAULT_MEM_UTIL if mem_util is None else mem_util
+    ctxs = ctx_grid(max_ctx or cfg.max_ctx)
+    layouts = attention_layouts(
+        cfg, kv_heads=kv_heads, kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim
+    )
+    series, fields = [], {}
+    for label, layout, own in layouts:
+        pts = []
+        for c in ctxs:
+            fields = capacity_report(
+                cfg,
+                hw,
+                ctx=c,
+                tp=tp,
+                weight_dtype=weight_dtype,
+                kv_dtype=kv_dtype,
+                engine=engine,
+                mem_util=mem_util,
+                max_model_len=max(ctxs[-1], cfg.max_ctx),
+                layout=layout,
+            ).fields
+            pts.append((c, fields["max_concurrency"]))
+        series.append(Series(label, layout.kind, pts, own, layout))
+    return CapacityData(
+        cfg.name,
+        hw.name,
+        tp,
+        engine,
+        mem_util,
+        fields["kv_dtype"],
+        ctxs,
+        series,
+        fields["weights_bytes_per_gpu"],
+        fields["kv_budget_bytes"],
+    )

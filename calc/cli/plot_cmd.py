@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from calc.cli import deploy_options as dopt
 from calc.cli import options as o
 
 Kind = Annotated[str, typer.Argument(help="What to plot: roofline | memory | capacity.")]
@@ -82,6 +83,8 @@ def plot(
     kv_heads: KvHeads = None,
     kv_lora_rank: KvLoraRank = None,
     qk_rope_head_dim: QkRope = None,
+    engine: dopt.Engine = "vllm",
+    mem_util: dopt.MemUtil = 0.9,
     output: PlotOutput = None,
 ) -> None:
     """Plot a roofline with the model's decode and prefill ops on it, KV cache vs context
@@ -121,6 +124,21 @@ def plot(
             tp=tp,
         )
         text, figure = draw.roofline_text, draw.roofline_figure
+    elif kind == "capacity":
+        d = data.capacity_data(
+            cfg,
+            hw,
+            tp=tp,
+            max_ctx=max_ctx,
+            weight_dtype=weight_dtype,
+            kv_dtype=kv_dtype,
+            engine=engine,
+            mem_util=mem_util,
+            kv_heads=kv_heads,
+            kv_lora_rank=kv_lora_rank,
+            qk_rope_head_dim=qk_rope_head_dim,
+        )
+        text, figure = draw.capacity_text, draw.capacity_figure
     else:
         d = data.memory_data(
             cfg,
