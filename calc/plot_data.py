@@ -314,7 +314,7 @@ def memory_data(
 
     check_positive_int("batch", batch, MAX_BATCH)
     kv_dtype = kv_dtype or cfg.kv_dtype or cfg.dtype
-    ctxs = ctx_grid(max_ctx or cfg.max_ctx)
+    ctxs = ctx_grid(cfg.max_ctx if max_ctx is None else max_ctx)
     layouts = attention_layouts(
         cfg, kv_heads=kv_heads, kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim
     )
@@ -360,6 +360,7 @@ class CapacityData:
     series: list[Series]  # y: max concurrent sequences at ctx (0: not one fits)
     weights_bytes_per_gpu: int
     kv_budget_bytes: int  # per GPU, the same for every attention kind
+    warnings: list[str] = field(default_factory=list)  # capacity_report's, each once
 
 
 def capacity_data(
@@ -382,15 +383,15 @@ def capacity_data(
     from calc.capacity import DEFAULT_MEM_UTIL, capacity_report
 
     mem_util = DEFAULT_MEM_UTIL if mem_util is None else mem_util
-    ctxs = ctx_grid(max_ctx or cfg.max_ctx)
+    ctxs = ctx_grid(cfg.max_ctx if max_ctx is None else max_ctx)
     layouts = attention_layouts(
         cfg, kv_heads=kv_heads, kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim
     )
-    series, fields = [], {}
+    series, fields, warnings = [], {}, []
     for label, layout, own in layouts:
         pts = []
         for c in ctxs:
-            fields = capacity_report(
+            rep = capacity_report(
                 cfg,
                 hw,
                 ctx=c,
@@ -401,7 +402,14 @@ def capacity_data(
                 mem_util=mem_util,
                 max_model_len=max(ctxs[-1], cfg.max_ctx),
                 layout=layout,
-            ).fields
+            )
+            fields = rep.fields
+            # the weights-do-not-fit warning once; not the per-ctx "--batch 1 does not fit"
+            warnings += [
+                w
+                for w in rep.warnings
+                if w not in warnings and not w.startswith("does not fit: --batch")
+            ]
             pts.append((c, fields["max_concurrency"]))
         series.append(Series(label, layout.kind, pts, own, layout))
     return CapacityData(
@@ -415,4 +423,5 @@ def capacity_data(
         series,
         fields["weights_bytes_per_gpu"],
         fields["kv_budget_bytes"],
+        warnings,
     )

@@ -322,3 +322,19 @@ def test_help_ends_with_example(cli):
     r = cli("plot", "--help")
     assert r.code == 0
     assert "Example: kvcalc plot roofline --model llama3-70b --hardware h100" in r.out
+
+
+def test_capacity_passes_on_capacity_warnings_once(cli):
+    r = cli("plot", "capacity", "--model", "llama3-8b", "--hardware", "h100", "--tp", "3")
+    assert r.code == 0
+    # 8 KV heads over tp 3: capacity's own warning, once (not once per ctx and kind)
+    assert r.err.count("--tp 3 does not divide llama3-8b's 8 KV heads") == 1
+    r = cli("plot", "capacity", "--model", "llama3.1-405b", "--hardware", "h100")
+    assert r.code == 0 and r.err.count("does not fit: llama3.1-405b needs") == 1
+    assert "not one sequence fits" in r.out
+
+
+def test_max_ctx_zero_is_refused(cli):
+    r = cli("plot", "memory", "--model", "llama3-8b", "--max-ctx", "0")
+    assert r.code == 2
+    assert r.err == "kvcalc: error: --max-ctx must be an integer in 1..1,000,000,000, got 0\n"

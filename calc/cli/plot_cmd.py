@@ -92,11 +92,16 @@ def plot(
     concurrency vs context. Without --output a plain-text chart (log scales, at most 100
     columns) and its numbers are printed; with --output FILE.png|FILE.svg matplotlib draws it.
 
+    roofline: per GPU, ops placed at the attained FLOP/s of the expected efficiency. memory: KV
+    bytes of --batch sequences; with --hardware, --gpus × memory − weights as a line (GB =
+    10^9 B). capacity: `kvcalc capacity`'s max concurrency (KV budget of the most loaded GPU /
+    paged KV per sequence) at each context. What-ifs keep the model's layers and windows.
+
     Example: kvcalc plot roofline --model llama3-70b --hardware h100 --batch 8 --ctx 8192
     """
     import sys
 
-    from calc.cli.common import load_inputs
+    from calc.cli.common import load_inputs, warn
     from calc.errors import InvalidInputError
     from calc.plot_data import check_plot_kind
 
@@ -107,7 +112,13 @@ def plot(
         check_output(output)
     if kind in ("roofline", "capacity") and hardware is None:
         raise InvalidInputError(f"plot {kind} needs --hardware (see `kvcalc hardware`)")
-    cfg, hw, _ = load_inputs(model, hardware)
+    cfg, hw, _ = load_inputs(  # also checks the what-if sizes are in 1..1,000,000
+        model,
+        hardware,
+        kv_heads=kv_heads,
+        kv_lora_rank=kv_lora_rank,
+        qk_rope_head_dim=qk_rope_head_dim,
+    )
 
     from calc import plot as draw
     from calc import plot_data as data
@@ -138,6 +149,7 @@ def plot(
             kv_lora_rank=kv_lora_rank,
             qk_rope_head_dim=qk_rope_head_dim,
         )
+        warn(d.warnings)
         text, figure = draw.capacity_text, draw.capacity_figure
     else:
         d = data.memory_data(
