@@ -15,6 +15,7 @@ from calc.cli import (
     listing_cmd,
     measure_cmd,
     memory_cmd,
+    plot_cmd,
     speculate_cmd,
     sweep_cmd,
 )
@@ -59,3 +60,4 @@ app.command("roofline")(latency_cmd.latency)
 app.command("import-hf")(import_hf_cmd.import_hf)
 app.command("speculate")(speculate_cmd.speculate)
 app.command("measure")(measure_cmd.measure)
+app.command("plot")(plot_cmd.plot)

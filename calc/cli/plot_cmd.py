@@ -1,0 +1,171 @@
+"""`kvcalc plot roofline|memory|capacity`: a chart in the terminal, or a PNG/SVG file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from calc.cli import deploy_options as dopt
+from calc.cli import options as o
+
+Kind = Annotated[str, typer.Argument(help="What to plot: roofline | memory | capacity.")]
+PlotHardware = Annotated[
+    str | None,
+    typer.Option(
+        "--hardware",
+        "-H",
+        help="Shipped accelerator (see `kvcalc hardware`) or a YAML path; needed for roofline "
+        "and capacity; for memory it adds the memory-minus-weights line.",
+    ),
+]
+PlotCtx = Annotated[
+    int | None,
+    typer.Option(
+        "--ctx",
+        help="roofline: context of the decode step (default: 8192, or the "
+        "model's max context if smaller).",
+    ),
+]
+Prompt = Annotated[int, typer.Option("--prompt", help="roofline: prompt tokens of the prefill.")]
+MaxCtx = Annotated[
+    int | None,
+    typer.Option(
+        "--max-ctx",
+        help="memory/capacity: largest context on the x axis "
+        "(default: the model's max context); the axis starts at 512.",
+    ),
+]
+Tp = Annotated[int, typer.Option("--tp", help="Tensor-parallel GPUs (roofline, capacity).")]
+KvHeads = Annotated[
+    int | None,
+    typer.Option(
+        "--kv-heads", help="KV heads of the GQA what-if (default: the model's own, else 8)."
+    ),
+]
+KvLoraRank = Annotated[
+    int | None,
+    typer.Option(
+        "--kv-lora-rank", help="Latent width of the MLA what-if (default: the model's, else 512)."
+    ),
+]
+QkRope = Annotated[
+    int | None,
+    typer.Option(
+        "--qk-rope-head-dim",
+        help="RoPE key width of the MLA what-if (default: the model's, else 64).",
+    ),
+]
+PlotOutput = Annotated[
+    Path | None,
+    typer.Option(
+        "--output",
+        "-o",
+        help="Write a .png or .svg (needs matplotlib: pip install 'kvcalc[plot]'), atomically; "
+        "without it a text chart is printed.",
+    ),
+]
+
+
+def plot(
+    kind: Kind,
+    model: o.Model,
+    hardware: PlotHardware = None,
+    batch: o.Batch = 1,
+    ctx: PlotCtx = None,
+    prompt: Prompt = 1024,
+    max_ctx: MaxCtx = None,
+    gpus: o.Gpus = 1,
+    tp: Tp = 1,
+    weight_dtype: o.WeightDtype = None,
+    kv_dtype: o.KvDtype = None,
+    kv_heads: KvHeads = None,
+    kv_lora_rank: KvLoraRank = None,
+    qk_rope_head_dim: QkRope = None,
+    engine: dopt.Engine = "vllm",
+    mem_util: dopt.MemUtil = 0.9,
+    output: PlotOutput = None,
+) -> None:
+    """Plot a roofline with the model's decode and prefill ops on it, KV cache vs context
+    across attention kinds (MHA, GQA, MQA, MLA what-ifs and the model's own layout), or max
+    concurrency vs context. Without --output a plain-text chart (log scales, at most 100
+    columns) and its numbers are printed; with --output FILE.png|FILE.svg matplotlib draws it.
+
+    roofline: per GPU, ops placed at the attained FLOP/s of the expected efficiency. memory: KV
+    bytes of --batch sequences; with --hardware, --gpus × memory − weights as a line (GB =
+    10^9 B). capacity: `kvcalc capacity`'s max concurrency (KV budget of the most loaded GPU /
+    paged KV per sequence) at each context. What-ifs keep the model's layers and windows.
+
+    Example: kvcalc plot roofline --model llama3-70b --hardware h100 --batch 8 --ctx 8192
+    """
+    import sys
+
+    from calc.cli.common import load_inputs, warn
+    from calc.errors import InvalidInputError
+    from calc.plot_data import check_plot_kind
+
+    check_plot_kind(kind)
+    if output is not None:
+        from calc.plot import check_output
+
+        check_output(output)
+    if kind in ("roofline", "capacity") and hardware is None:
+        raise InvalidInputError(f"plot {kind} needs --hardware (see `kvcalc hardware`)")
+    cfg, hw, _ = load_inputs(  # also checks the what-if sizes are in 1..1,000,000
+        model,
+        hardware,
+        kv_heads=kv_heads,
+        kv_lora_rank=kv_lora_rank,
+        qk_rope_head_dim=qk_rope_head_dim,
+    )
+
+    from calc import plot as draw
+    from calc import plot_data as data
+
+    if kind == "roofline":
+        d = data.roofline_data(
+            cfg,
+            hw,
+            batch=batch,
+            ctx=ctx or min(8192, cfg.max_ctx),
+            prompt=prompt,
+            weight_dtype=weight_dtype,
+            kv_dtype=kv_dtype,
+            tp=tp,
+        )
+        text, figure = draw.roofline_text, draw.roofline_figure
+    elif kind == "capacity":
+        d = data.capacity_data(
+            cfg,
+            hw,
+            tp=tp,
+            max_ctx=max_ctx,
+            weight_dtype=weight_dtype,
+            kv_dtype=kv_dtype,
+            engine=engine,
+            mem_util=mem_util,
+            kv_heads=kv_heads,
+            kv_lora_rank=kv_lora_rank,
+            qk_rope_head_dim=qk_rope_head_dim,
+        )
+        warn(d.warnings)
+        text, figure = draw.capacity_text, draw.capacity_figure
+    else:
+        d = data.memory_data(
+            cfg,
+            hw,
+            batch=batch,
+            gpus=gpus,
+            max_ctx=max_ctx,
+            weight_dtype=weight_dtype,
+            kv_dtype=kv_dtype,
+            kv_heads=kv_heads,
+            kv_lora_rank=kv_lora_rank,
+            qk_rope_head_dim=qk_rope_head_dim,
+        )
+        text, figure = draw.memory_text, draw.memory_figure
+    if output is None:
+        sys.stdout.write(text(d))
+    else:
+        draw.save_atomic(figure(d), output)

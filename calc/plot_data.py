@@ -1,0 +1,427 @@
+"""The numbers behind ``kvcalc plot``: roofline ceilings [FLOP/s] with a model's ops placed on
+them, KV bytes per context [bytes] across attention kinds, and max concurrency per context
+[sequences]. Plain lists of points; ``calc.plot`` only draws them.
+
+Nothing here computes a new quantity: the ops come from ``calc.latency`` (decode_step,
+prefill), KV bytes from ``calc.attention_layout``, weights and capacity from ``calc.memory``,
+and concurrency from ``calc.capacity``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from calc.attention_layout import AttentionLayout, attention_layout
+from calc.errors import InvalidInputError
+from calc.hardware_schema import HardwareProfile
+from calc.memory import MAX_CTX, check_positive_int
+from calc.model_schema import ModelConfig
+
+PLOT_KINDS = ("roofline", "memory", "capacity")
+ATTENTION_KINDS = ("mha", "gqa", "mqa", "mla")
+# MLA what-if of a model that is not MLA: DeepSeek-V3's latent (config.json kv_lora_rank 512,
+# qk_rope_head_dim 64), the sizes the `memory --attention mla` error message suggests.
+DEFAULT_KV_LORA_RANK = 512
+DEFAULT_QK_ROPE_HEAD_DIM = 64
+DEFAULT_WHAT_IF_KV_HEADS = 8  # GQA what-if of an MHA/MQA/MLA model (Llama-3's choice)
+MIN_PLOT_CTX = 512
+SIXTEEN_BIT_OR_WIDER = ("bf16", "fp16", "fp32", "tf32")
+
+
+Point = tuple[float, float]
+
+
+# ---------------------------------------------------------------------------------------
+# Roofline
+
+
+def roofline_polyline(peak_flops_per_s, bytes_per_s, x_lo, x_hi) -> list[Point]:
+    """Corners of the roofline min(peak, intensity × bandwidth) [FLOP/s] over intensities
+    x_lo..x_hi [FLOP/byte]: straight lines on log-log axes, so the corners draw it exactly."""
+    ridge = peak_flops_per_s / bytes_per_s
+    pts: list[Point] = [(x_lo, min(peak_flops_per_s, x_lo * bytes_per_s))]
+    if x_lo < ridge < x_hi:
+        pts.append((ridge, peak_flops_per_s))
+    pts.append((x_hi, min(peak_flops_per_s, x_hi * bytes_per_s)))
+    return pts
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """A flat compute roof of one dtype: peak and expected (achievable) FLOP/s, ridge points."""
+
+    dtype: str
+    peak_flops_per_s: float
+    expected_flops_per_s: float
+    ridge_point: float  # peak / HBM bandwidth [FLOP/byte]
+    expected_ridge_point: float  # expected FLOP/s / expected bytes/s
+
+
+@dataclass(frozen=True)
+class OpPoint:
+    """One op of a step placed on the roofline: x = intensity, y = attained FLOP/s."""
+
+    key: str  # marker in the terminal chart: d1.. for decode, p1.. for prefill
+    phase: str  # decode | prefill
+    name: str
+    flops: float
+    bytes: float
+    arithmetic_intensity: float  # FLOP/byte
+    flops_per_s: float  # flops / time_s at the expected efficiency: on the dashed roof
+    time_s: float
+    bound: str
+
+
+@dataclass(frozen=True)
+class RooflineData:
+    model: str
+    hardware: str
+    compute_dtype: str
+    batch: int
+    ctx: int
+    prompt: int
+    bytes_per_s: float  # peak HBM bandwidth
+    expected_bytes_per_s: float
+    ceilings: list[Ceiling]
+    points: list[OpPoint]
+    omitted: list[str]  # ops without FLOPs (embedding, norms) or collectives: no intensity
+    x_range: tuple[float, float]
+    y_range: tuple[float, float]
+
+    def roof(self, ceiling: Ceiling, expected: bool = False) -> list[Point]:
+        """The roofline of ``ceiling`` (peak, or expected with ``expected``) over x_range."""
+        if expected:
+            return roofline_polyline(
+                ceiling.expected_flops_per_s, self.expected_bytes_per_s, *self.x_range
+            )
+        return roofline_polyline(ceiling.peak_flops_per_s, self.bytes_per_s, *self.x_range)
+
+
+def _decade_floor(x: float) -> float:
+    import math
+
+    return 10.0 ** math.floor(math.log10(x))
+
+
+def _decade_ceil(x: float) -> float:
+    import math
+
+    return 10.0 ** math.ceil(math.log10(x))
+
+
+def roofline_data(
+    cfg: ModelConfig,
+    hw: HardwareProfile,
+    *,
+    batch: int = 1,
+    ctx: int = 8192,
+    prompt: int = 1024,
+    weight_dtype: str | None = None,
+    kv_dtype: str | None = None,
+    tp: int = 1,
+    pp: int = 1,
+    ep: int = 1,
+    compute: str | None = None,
+) -> RooflineData:
+    """The hardware's rooflines for the dtypes the ops run in (the compute dtype and the 16-bit
+    attention dtype) and the compute ops of one decode step (``batch`` sequences at ``ctx``)
+    and of the prefill of ``batch`` prompts of ``prompt`` tokens, per GPU."""
+    from calc.latency import decode_step, efficiencies, prefill
+    from calc.ops import COMPUTE
+
+    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, pp=pp, ep=ep, compute=compute)
+    dec = decode_step(cfg, hw, batch=batch, ctx=ctx, **kw)
+    pre = prefill(cfg, hw, prompt=prompt, batch=batch, **kw)
+    m_eff, b_eff = efficiencies(hw, "expected")
+    bw = hw.hbm_bandwidth_bytes_per_s
+    dtypes = [dec.compute_dtype]
+    if dec.compute_dtype not in SIXTEEN_BIT_OR_WIDER:  # attention runs at bf16 (latency.rates)
+        dtypes.append("bf16")
+    ceilings = [
+        Ceiling(
+            d,
+            hw.peak_flops_per_s[d],
+            hw.peak_flops_per_s[d] * m_eff,
+            hw.peak_flops_per_s[d] / bw,
+            hw.peak_flops_per_s[d] * m_eff / (bw * b_eff),
+        )
+        for d in dtypes
+    ]
+    points: list[OpPoint] = []
+    omitted: list[str] = []
+    for phase, step in (("decode", dec), ("prefill", pre)):
+        n = 0
+        for op in step.ops:
+            if op.kind != COMPUTE or not op.flops or not op.bytes:
+                omitted.append(f"{phase} {op.name}")
+                continue
+            n += 1
+            points.append(
+                OpPoint(
+                    f"{phase[0]}{n}",
+                    phase,
+                    op.name,
+                    float(op.flops),
+                    float(op.bytes),
+                    float(op.arithmetic_intensity),
+                    float(op.flops / op.time_s),
+                    float(op.time_s),
+                    op.bound,
+                )
+            )
+    xs = [p.arithmetic_intensity for p in points] + [c.ridge_point for c in ceilings]
+    x_range = (_decade_floor(min(xs) / 2), _decade_ceil(max(xs) * 2))
+    top = max(c.peak_flops_per_s for c in ceilings)
+    low = min([x_range[0] * bw * b_eff] + [p.flops_per_s for p in points])
+    y_range = (_decade_floor(low), top * 2.5)
+    return RooflineData(
+        cfg.name,
+        hw.name,
+        dec.compute_dtype,
+        batch,
+        ctx,
+        prompt,
+        bw,
+        bw * b_eff,
+        ceilings,
+        points,
+        omitted,
+        x_range,
+        y_range,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# KV bytes and concurrency across attention kinds
+
+
+def ctx_grid(max_ctx: int, min_ctx: int = MIN_PLOT_CTX) -> list[int]:
+    """Contexts to plot: powers of two from ``min_ctx`` below ``max_ctx``, then ``max_ctx``."""
+    check_positive_int("max-ctx", max_ctx, MAX_CTX)
+    lo = min(min_ctx, max_ctx)
+    out, c = [], lo
+    while c < max_ctx:
+        out.append(c)
+        c *= 2
+    out.append(max_ctx)
+    return out
+
+
+@dataclass(frozen=True)
+class Series:
+    """One line of a chart: a label, the layout it was computed for, and (x, y) points."""
+
+    label: str
+    kind: str
+    points: list[Point]
+    own: bool = False  # the model's own attention layout
+    layout: AttentionLayout | None = field(default=None, repr=False, compare=False)
+
+
+def _describe(layout: AttentionLayout) -> str:
+    if layout.kind == "mla":
+        return f"MLA, latent {layout.kv_lora_rank} + rope {layout.qk_rope_head_dim}"
+    heads = "1 KV head" if layout.n_kv_heads == 1 else f"{layout.n_kv_heads} KV heads"
+    return f"{layout.kind.upper()}, {heads}"
+
+
+def _windows(layout: AttentionLayout) -> str:
+    parts = [f"{n} of {layout.n_layers} layers windowed at {cap:,}" for cap, n in layout.windowed]
+    return "; ".join(parts)
+
+
+def attention_layouts(
+    cfg: ModelConfig,
+    *,
+    kv_heads: int | None = None,
+    kv_lora_rank: int | None = None,
+    qk_rope_head_dim: int | None = None,
+) -> list[tuple[str, AttentionLayout, bool]]:
+    """(label, layout, is_own) for MHA, GQA, MQA and MLA what-ifs of ``cfg`` and its own layout.
+
+    What-ifs keep the model's layers, heads, head widths and windows (``attention_layout``).
+    GQA uses ``kv_heads`` (default: the model's own, else 8 where 8 divides n_heads, else it
+    is left out); MLA uses the model's latent, else ``kv_lora_rank``/``qk_rope_head_dim``
+    (default DeepSeek-V3's 512 and 64). The model's own layout is marked, not repeated.
+    """
+    own = attention_layout(cfg)
+    if kv_heads is None and cfg.attention != "gqa":
+        n = DEFAULT_WHAT_IF_KV_HEADS
+        kv_heads = n if cfg.n_heads > n and cfg.n_heads % n == 0 else None
+    if cfg.mla is None:
+        kv_lora_rank = kv_lora_rank or DEFAULT_KV_LORA_RANK
+        qk_rope_head_dim = qk_rope_head_dim or DEFAULT_QK_ROPE_HEAD_DIM
+    out = []
+    for kind in ATTENTION_KINDS:
+        if kind == "gqa" and kv_heads is None and cfg.attention != "gqa":
+            continue
+        layout = attention_layout(
+            cfg,
+            kind,
+            kv_heads=kv_heads if kind == "gqa" else None,
+            kv_lora_rank=kv_lora_rank if kind == "mla" else None,
+            qk_rope_head_dim=qk_rope_head_dim if kind == "mla" else None,
+        )
+        out.append((_describe(layout), layout, layout == own))
+    if not any(is_own for _, _, is_own in out):
+        out.append((_describe(own), own, True))
+    labelled = []
+    for label, layout, is_own in out:
+        if is_own:
+            note = _windows(layout)
+            label += f" (model's own{'; ' + note if note else ''})"
+        labelled.append((label, layout, is_own))
+    return labelled
+
+
+def _kv_bytes_per_element(layout: AttentionLayout, kv_dtype: str) -> float:
+    from calc.quant import kv_bytes_per_element
+
+    width = layout.kv_lora_rank + layout.qk_rope_head_dim if layout.kind == "mla" else None
+    return kv_bytes_per_element(kv_dtype, width or layout.k_head_dim)
+
+
+@dataclass(frozen=True)
+class MemoryData:
+    model: str
+    kv_dtype: str
+    batch: int
+    ctxs: list[int]
+    series: list[Series]  # y: KV bytes of ``batch`` sequences of ctx tokens
+    hardware: str | None = None
+    gpus: int = 1
+    memory_capacity_bytes: int | None = None
+    weights_bytes: int | None = None
+    kv_budget_bytes: int | None = None  # capacity − weights: the horizontal line
+
+
+def memory_data(
+    cfg: ModelConfig,
+    hw: HardwareProfile | None = None,
+    *,
+    batch: int = 1,
+    gpus: int = 1,
+    max_ctx: int | None = None,
+    weight_dtype: str | None = None,
+    kv_dtype: str | None = None,
+    kv_heads: int | None = None,
+    kv_lora_rank: int | None = None,
+    qk_rope_head_dim: int | None = None,
+) -> MemoryData:
+    """KV cache [bytes] of ``batch`` sequences vs ctx for each attention kind; with ``hw``,
+    ``gpus`` × its memory minus the weights (``calc.memory.memory_report``) as the budget."""
+    from calc.memory import MAX_BATCH, memory_report
+
+    check_positive_int("batch", batch, MAX_BATCH)
+    kv_dtype = kv_dtype or cfg.kv_dtype or cfg.dtype
+    ctxs = ctx_grid(cfg.max_ctx if max_ctx is None else max_ctx)
+    layouts = attention_layouts(
+        cfg, kv_heads=kv_heads, kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim
+    )
+    series = []
+    for label, layout, own in layouts:
+        bpe = _kv_bytes_per_element(layout, kv_dtype)
+        pts = [(c, layout.kv_bytes_per_sequence(c, bpe) * batch) for c in ctxs]
+        series.append(Series(label, layout.kind, pts, own, layout))
+    data = MemoryData(cfg.name, kv_dtype, batch, ctxs, series)
+    if hw is None:
+        return data
+    rep = memory_report(
+        cfg, ctx=ctxs[0], weight_dtype=weight_dtype, kv_dtype=kv_dtype, hardware=hw, gpus=gpus
+    ).fields
+    return MemoryData(
+        cfg.name,
+        kv_dtype,
+        batch,
+        ctxs,
+        series,
+        hw.name,
+        gpus,
+        rep["memory_capacity_bytes"],
+        rep["weights_bytes"],
+        rep["memory_capacity_bytes"] - rep["weights_bytes"],
+    )
+
+
+def check_plot_kind(kind: str) -> None:
+    if kind not in PLOT_KINDS:
+        raise InvalidInputError(f"plot kind {kind!r} is not one of: {', '.join(PLOT_KINDS)}")
+
+
+@dataclass(frozen=True)
+class CapacityData:
+    model: str
+    hardware: str
+    tp: int
+    engine: str
+    mem_util: float
+    kv_dtype: str
+    ctxs: list[int]
+    series: list[Series]  # y: max concurrent sequences at ctx (0: not one fits)
+    weights_bytes_per_gpu: int
+    kv_budget_bytes: int  # per GPU, the same for every attention kind
+    warnings: list[str] = field(default_factory=list)  # capacity_report's, each once
+
+
+def capacity_data(
+    cfg: ModelConfig,
+    hw: HardwareProfile,
+    *,
+    tp: int = 1,
+    max_ctx: int | None = None,
+    weight_dtype: str | None = None,
+    kv_dtype: str | None = None,
+    engine: str = "vllm",
+    mem_util: float | None = None,
+    kv_heads: int | None = None,
+    kv_lora_rank: int | None = None,
+    qk_rope_head_dim: int | None = None,
+) -> CapacityData:
+    """Max concurrency [sequences] vs ctx for each attention kind: ``max_concurrency`` of
+    ``calc.capacity.capacity_report`` (KV budget of the most loaded GPU over the paged KV of
+    one sequence, engine defaults: 16-token blocks, vLLM's reserve) at each ctx of the grid."""
+    from calc.capacity import DEFAULT_MEM_UTIL, capacity_report
+
+    mem_util = DEFAULT_MEM_UTIL if mem_util is None else mem_util
+    ctxs = ctx_grid(cfg.max_ctx if max_ctx is None else max_ctx)
+    layouts = attention_layouts(
+        cfg, kv_heads=kv_heads, kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim
+    )
+    series, fields, warnings = [], {}, []
+    for label, layout, own in layouts:
+        pts = []
+        for c in ctxs:
+            rep = capacity_report(
+                cfg,
+                hw,
+                ctx=c,
+                tp=tp,
+                weight_dtype=weight_dtype,
+                kv_dtype=kv_dtype,
+                engine=engine,
+                mem_util=mem_util,
+                max_model_len=max(ctxs[-1], cfg.max_ctx),
+                layout=layout,
+            )
+            fields = rep.fields
+            # the weights-do-not-fit warning once; not the per-ctx "--batch 1 does not fit"
+            warnings += [
+                w
+                for w in rep.warnings
+                if w not in warnings and not w.startswith("does not fit: --batch")
+            ]
+            pts.append((c, fields["max_concurrency"]))
+        series.append(Series(label, layout.kind, pts, own, layout))
+    return CapacityData(
+        cfg.name,
+        hw.name,
+        tp,
+        engine,
+        mem_util,
+        fields["kv_dtype"],
+        ctxs,
+        series,
+        fields["weights_bytes_per_gpu"],
+        fields["kv_budget_bytes"],
+        warnings,
+    )
