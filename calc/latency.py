@@ -573,15 +573,23 @@ def _flops_figures(cfg: ModelConfig, st: _Setup, prompt: int, ctx: int) -> list[
                 )
             )
     if n_attn:
+        terms, kw = [], {"ctx": ctx}
+        if cfg.n_layers_of("full"):
+            terms.append("{n_full} × {ctx}")
+            kw["n_full"] = cfg.n_layers_of("full")
+        if cfg.n_layers_of("sliding"):
+            terms.append("{n_sliding} × min({ctx}, {W})")
+            kw.update(n_sliding=cfg.n_layers_of("sliding"), W=cfg.sliding_window + cfg.sink_tokens)
+        if cfg.n_layers_of("chunked"):
+            terms.append("{n_chunked} × (({ctx} − 1) mod {C} + 1)")
+            kw.update(n_chunked=cfg.n_layers_of("chunked"), C=cfg.attention_chunk_size)
         figs.append(
             figure(
                 "decode_attended_token_layers",
                 attended_token_layers(cfg, ctx, True),
                 "token-layers",
-                "Σ over {n} attention layers of the keys each attends to at ctx {ctx} "
-                "(full: ctx; sliding: min(ctx, W); chunked: its chunk so far)",
-                n=n_attn,
-                ctx=ctx,
+                " + ".join(terms) + " (keys attended per attention layer, summed)",
+                **kw,
             )
         )
     figs += _ssm_figures(cfg)
@@ -1009,7 +1017,9 @@ def latency_report(
     if not fields["fits"]:
         warnings.append(
             f"does not fit: each GPU needs {mem.total_bytes / 1e9:,.2f} GB (weights "
-            f"{mem.weights_bytes / 1e9:,.2f} GB + KV {mem.kv_cache_bytes / 1e9:,.2f} GB), "
+            f"{mem.weights_bytes / 1e9:,.2f} GB + KV {mem.kv_cache_bytes / 1e9:,.2f} GB"
+            + (f" + SSM state {mem.ssm_state_bytes / 1e9:,.2f} GB" if cfg.ssm else "")
+            + f"), "
             f"{hw.name} has {hw.memory_bytes / 1e9:,.2f} GB; raise --tp/--pp/--ep, lower "
             "--batch, or use a smaller --weight-dtype/--kv-dtype (times are still shown)"
         )

@@ -414,3 +414,20 @@ def test_unknown_format_is_one_line(cli):
     assert r.err.count("\n") == 1
     r = cli("flops", "--model", "llama3-8b", "--kv-dtype", "fp8-token-heads")
     assert r.code == 2 and "'fp8-token-head'" in r.err
+
+
+@given(batch=st.integers(1, 300), ctx=st.integers(1, 300_000))
+def test_hybrid_decode_flops_linear_in_batch(batch, ctx):
+    for name in ("jamba-v0.1", "nemotron-h-56b", "gemma-2-9b"):
+        cfg = load_model(name)
+        one = decode_step(cfg, None, batch=1, ctx=ctx).flops
+        assert decode_step(cfg, None, batch=batch, ctx=ctx).flops == batch * one
+
+
+def test_mtp_draft_kv_uses_the_mla_head_width(cli):
+    # DeepSeek-V3 MTP: one full layer's latent cache, 512 + 64 = 576 el./token, with an fp32
+    # scale per token-head in fp8-token-head: 576 + 4 = 580 B × 4096 tokens = 2,375,680 B
+    args = "-m deepseek-v3 -H h200 --tp 8 --mtp 1 --gamma 1 --alpha 0.8 --kv-dtype fp8-token-head"
+    r = cli("speculate", *args.split(), "-f", "json")
+    assert r.code == 0, r.err
+    assert r.json()["draft_kv_cache_bytes"] == 2_375_680
