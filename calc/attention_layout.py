@@ -43,6 +43,14 @@ class AttentionLayout:
         """Caching layers that hold every token (full attention)."""
         return self.n_layers - sum(n for _, n in self.windowed)
 
+    @property
+    def kv_head_width(self) -> int:
+        """Elements of one cached head of one token (the group of a per-token-head KV scale):
+        k_head_dim, or for MLA the latent plus the RoPE key."""
+        if self.kind == "mla":
+            return self.kv_lora_rank + self.qk_rope_head_dim
+        return self.k_head_dim
+
     def kv_bytes_per_token_per_layer(self, bytes_per_element):
         if self.kind == "mla":
             return mla_kv_bytes_per_token_per_layer(

@@ -17,7 +17,16 @@ to bf16 inside the GEMM, as Marlin/AWQ/GPTQ kernels do), so they save bytes but 
 Pass ``compute_dtype`` to override (e.g. ``int8`` for SmoothQuant W8A8, ``fp4`` for NVFP4).
 Attention (scores and values) always runs at the 16-bit peak (bf16, or fp32/tf32 when
 computing in fp32): FlashAttention/FlashMLA compute in bf16 even with fp8 weights or an fp8 KV
-cache, which they dequantise on load.
+cache, which they dequantise on load. The recurrent SSM work (Mamba scans, conv1d) runs on
+CUDA cores in fp32 and is timed at the profile's fp32 peak.
+
+Quantised formats with scales (``calc.quant``) move their exact bytes, scales included
+(weights: ``weight_bytes_per_element``; KV: ``kv_bytes_per_element`` per cached head), and
+compute as follows: fp8-tensor and fp8-block128 run fp8 GEMMs where the hardware has an fp8
+peak (DeepSeek-V3's block-scaled fp8, DeepGEMM) and weight-only elsewhere; mxfp4 and nvfp4
+run fp4 GEMMs where it has an fp4 peak (Blackwell) and are weight-only (bf16) elsewhere (as
+gpt-oss's MXFP4 experts on Hopper); int8-channel, int4-g128(-sym) and fp4-g128 are
+weight-only (bf16 compute).
 
 Definitions: a decode step at context ``ctx`` processes one token per sequence whose sequence
 is then ``ctx`` tokens long (it attends to ``ctx`` keys). TTFT is the prefill of ``batch``
@@ -33,8 +42,8 @@ from typing import Any
 
 from calc.attention_layout import attention_layout
 from calc.derivation import Figure, figure, whole
-from calc.dtypes import bytes_per_element
-from calc.errors import InvalidInputError
+from calc.dtypes import DTYPES, bytes_per_element
+from calc.errors import InvalidInputError, UnknownNameError
 from calc.hardware_schema import Band, HardwareProfile
 from calc.memory import MAX_BATCH, MAX_CTX, check_positive_int
 from calc.model_schema import ModelConfig
@@ -46,10 +55,25 @@ from calc.parallel import (
     ring_allreduce_time_s,
     shard,
 )
+from calc.quant import (
+    KV_FORMATS,
+    WEIGHT_FORMATS,
+    is_plain,
+    kv_bytes_per_element,
+    weight_bytes_per_element,
+)
 from calc.roofline import arithmetic_intensity, is_compute_bound, op_time_s, ridge_point
 
 EFFICIENCIES = ("peak", "low", "expected", "high")
 WEIGHT_ONLY = ("int8", "int4", "fp4")
+# quantised weight formats -> the tensor-core dtype they run at where the hardware has it
+# (else weight-only, bf16); formats absent here are weight-only everywhere
+NATIVE_COMPUTE = {
+    "fp8-tensor": "fp8",
+    "fp8-block128": "fp8",
+    "mxfp4": "fp4",
+    "nvfp4": "fp4",
+}
 
 
 # ---------------------------------------------------------------------------------------
@@ -67,6 +91,9 @@ def compute_dtype(weight_dtype: str, peaks, override: str | None = None) -> str:
         return override
     if weight_dtype in WEIGHT_ONLY:
         return "bf16"
+    if not is_plain(weight_dtype):  # a quantised format with scales (calc.quant)
+        native = NATIVE_COMPUTE.get(weight_dtype)
+        return native if native in peaks else "bf16"
     if weight_dtype == "fp32":
         return next((d for d in ("fp32", "tf32") if d in peaks), "bf16")
     return weight_dtype if weight_dtype in peaks else "bf16"
@@ -124,21 +151,26 @@ class Rates:
     link_bytes_per_s: float
     link_latency_s: float
     attention_flops_per_s: float
+    vector_flops_per_s: float  # fp32 CUDA-core rate (SSM scans, conv1d)
 
 
 def rates(hw: HardwareProfile, dtype: str, efficiency: str) -> Rates:
     m, b = efficiencies(hw, efficiency)
     attn = dtype if dtype in ("bf16", "fp16", "fp32", "tf32") else "bf16"
+    peaks = hw.peak_flops_per_s
     return Rates(
-        hw.peak_flops_per_s[dtype] * m,
+        peaks[dtype] * m,
         hw.hbm_bandwidth_bytes_per_s * b,
         hw.interconnect_bandwidth_bytes_per_s,
         hw.interconnect_latency_s,
-        hw.peak_flops_per_s[attn] * m,
+        peaks[attn] * m,
+        peaks.get("fp32", peaks[attn]) * m,
     )
 
 
 def _flops_rate(op: Op, r: Rates) -> float:
+    if op.vector:
+        return r.vector_flops_per_s
     return r.attention_flops_per_s if op.attention else r.flops_per_s
 
 
@@ -208,17 +240,33 @@ class _Setup:
     kv_dtype: str
 
 
+def _check_format(name: str, flag: str, formats) -> None:
+    """A plain dtype or one of ``formats`` (calc.quant), else an error listing all of them."""
+    if not is_plain(name) and name not in formats:
+        raise UnknownNameError(
+            "dtype", name, [*DTYPES, *formats], hint=f"({flag}: a plain dtype or a format)"
+        )
+
+
 def _setup(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute=None) -> _Setup:
+    from calc.ssm import ssm_state_dtype
+
     weight_dtype = weight_dtype or cfg.dtype
     kv_dtype = kv_dtype or cfg.kv_dtype or cfg.dtype
-    w_b, kv_b = bytes_per_element(weight_dtype), bytes_per_element(kv_dtype)
+    _check_format(weight_dtype, "--weight-dtype", WEIGHT_FORMATS)
+    _check_format(kv_dtype, "--kv-dtype", KV_FORMATS)
+    layout = attention_layout(cfg)
+    # exact bytes, scales included (calc.quant; plain dtypes carry none), as calc.memory
+    w_b = weight_bytes_per_element(weight_dtype, k=cfg.d_model)
+    kv_b = kv_bytes_per_element(kv_dtype, layout.kv_head_width)
+    state_b = bytes_per_element(ssm_state_dtype(cfg, kv_dtype))
     peaks = hw.peak_flops_per_s if hw is not None else {"bf16": 1.0}
     dtype = compute_dtype(weight_dtype, peaks, compute if hw is not None else None)
     if hw is None and compute is not None:
         dtype = compute
     s = shard(cfg, tp=tp, pp=pp, ep=ep)
-    sizes = Sizes(w_b, kv_b, activation_bytes_per_element(dtype))
-    return _Setup(cfg, s, attention_layout(cfg), sizes, dtype, weight_dtype, kv_dtype)
+    sizes = Sizes(w_b, kv_b, activation_bytes_per_element(dtype), state_b)
+    return _Setup(cfg, s, layout, sizes, dtype, weight_dtype, kv_dtype)
 
 
 def _bound(op: Op, r: Rates) -> str:
@@ -452,10 +500,15 @@ def _op_figures(prefix: str, step: Step) -> list[Figure]:
 
 
 def _flops_figures(cfg: ModelConfig, st: _Setup, prompt: int, ctx: int) -> list[Figure]:
-    """The per-token formulas of the dense linear ops and the attention (model totals)."""
+    """The per-token formulas of the dense linear ops, the attention and the SSM mixers
+    (model totals), and how many layers have each."""
+    from calc import flops as F
+    from calc.ops import attended_token_layers
+
     d, L, h = cfg.d_model, cfg.n_layers, cfg.n_heads
+    n_attn = cfg.n_attention_layers
     figs = []
-    if cfg.mla is None:
+    if cfg.mla is None and n_attn:
         dk, kv = cfg.k_head_dim, cfg.n_kv_heads
         figs.append(
             figure(
@@ -491,6 +544,55 @@ def _flops_figures(cfg: ModelConfig, st: _Setup, prompt: int, ctx: int) -> list[
                 hd=dk,
             )
         )
+        if cfg.n_layers_of("sliding"):
+            w = cfg.sliding_window + cfg.sink_tokens
+            figs.append(
+                figure(
+                    "sliding_decode_attention_flops_per_token_per_layer",
+                    4 * F.sliding_decode_pairs(ctx, w) * h * dk,
+                    "FLOP",
+                    "4 × min({ctx}, {W}) keys × {h} × {hd}",
+                    ctx=ctx,
+                    W=w,
+                    h=h,
+                    hd=dk,
+                )
+            )
+            m = min(prompt, w)
+            figs.append(
+                figure(
+                    "sliding_prefill_attention_flops_per_sequence_per_layer",
+                    4 * F.sliding_causal_pairs(prompt, w) * h * dk,
+                    "FLOP",
+                    "4 × ({m}·({m}+1)/2 + ({S} − {m})·{W}) pairs × {h} × {hd}",
+                    m=m,
+                    S=prompt,
+                    W=w,
+                    h=h,
+                    hd=dk,
+                )
+            )
+    if n_attn:
+        terms, kw = [], {"ctx": ctx}
+        if cfg.n_layers_of("full"):
+            terms.append("{n_full} × {ctx}")
+            kw["n_full"] = cfg.n_layers_of("full")
+        if cfg.n_layers_of("sliding"):
+            terms.append("{n_sliding} × min({ctx}, {W})")
+            kw.update(n_sliding=cfg.n_layers_of("sliding"), W=cfg.sliding_window + cfg.sink_tokens)
+        if cfg.n_layers_of("chunked"):
+            terms.append("{n_chunked} × (({ctx} − 1) mod {C} + 1)")
+            kw.update(n_chunked=cfg.n_layers_of("chunked"), C=cfg.attention_chunk_size)
+        figs.append(
+            figure(
+                "decode_attended_token_layers",
+                attended_token_layers(cfg, ctx, True),
+                "token-layers",
+                " + ".join(terms) + " (keys attended per attention layer, summed)",
+                **kw,
+            )
+        )
+    figs += _ssm_figures(cfg)
     n_mat = 3 if cfg.ffn_kind == "gated" else 2
     if cfg.n_dense_ffn_layers:
         figs.append(
@@ -534,6 +636,62 @@ def _flops_figures(cfg: ModelConfig, st: _Setup, prompt: int, ctx: int) -> list[
         )
     )
     figs.append(Figure("layers", L, "", "n_layers"))
+    counts = {
+        "attention_layers": n_attn,
+        "sliding_layers": cfg.n_layers_of("sliding"),
+        "chunked_layers": cfg.n_layers_of("chunked"),
+        "ssm_layers": cfg.n_layers_of("mamba", "mamba2"),
+        "dense_ffn_layers": cfg.n_dense_ffn_layers,
+        "moe_layers": cfg.n_moe_layers,
+    }
+    for key, n in counts.items():
+        if n != L or key == "attention_layers":
+            figs.append(Figure(key, n, "", f"layers of {cfg.name} with this part"))
+    return figs
+
+
+def _ssm_figures(cfg: ModelConfig) -> list[Figure]:
+    """Per-token FLOPs of one SSM mixer of each kind the model has (whole model shapes)."""
+    from calc import flops as F
+    from calc.ssm import mixer_shape
+
+    figs = []
+    d = cfg.d_model
+    for kind in ("mamba", "mamba2"):
+        if not cfg.n_layers_of(kind):
+            continue
+        m = mixer_shape(cfg, kind)
+        E, N, K = m.d_inner, m.d_state, m.d_conv
+        if kind == "mamba":
+            R = m.dt_rank
+            value = (
+                F.mamba1_in_proj_flops(1, d, E)
+                + F.conv1d_flops(1, E, K)
+                + F.mamba1_x_dt_proj_flops(1, E, N, R)
+                + F.mamba1_scan_flops(1, E, N)
+                + F.ssm_out_proj_flops(1, E, d)
+            )
+            formula = (
+                "2·{d}·2·{E} (in_proj) + 2·{E}·{K} (conv1d) + 2·{E}·({R} + 2·{N}) + 2·{R}·{E} "
+                "(x_proj, dt_proj) + 9·{E}·{N} (scan) + 2·{E}·{d} (out_proj)"
+            )
+            kw = dict(d=d, E=E, K=K, R=R, N=N)
+        else:
+            G, H = m.n_groups, m.n_heads
+            value = (
+                F.mamba2_in_proj_flops(1, d, E, G, N, H)
+                + F.conv1d_flops(1, m.conv_dim, K)
+                + F.mamba2_decode_scan_flops(1, E, N)
+                + F.ssm_out_proj_flops(1, E, d)
+            )
+            formula = (
+                "2·{d}·(2·{E} + 2·{G}·{N} + {H}) (in_proj) + 2·({E} + 2·{G}·{N})·{K} (conv1d) "
+                "+ 5·{E}·{N} (state update) + 2·{E}·{d} (out_proj)"
+            )
+            kw = dict(d=d, E=E, G=G, N=N, H=H, K=K)
+        figs.append(
+            figure(f"{kind}_decode_flops_per_token_per_layer", value, "FLOP", formula, **kw)
+        )
     return figs
 
 
@@ -661,6 +819,12 @@ def _warnings(cfg, prompt, ctx, st: _Setup, hw) -> list[str]:
             f"{hw.name} has no fp8 tensor cores: fp8 weights are timed as weight-only "
             "(bf16 compute)"
         )
+    native = NATIVE_COMPUTE.get(st.weight_dtype)
+    if hw is not None and native and st.dtype != native and native not in hw.peak_flops_per_s:
+        out.append(
+            f"{hw.name} has no {native} tensor cores: {st.weight_dtype} weights are timed as "
+            "weight-only (bf16 compute; their exact bytes, scales included, are read)"
+        )
     return out
 
 
@@ -728,6 +892,7 @@ def latency_report(
         kv_bytes_per_element=st.sizes.kv,
         ctx=max(ctx, prompt + gen),
         batch=batch,
+        state_bytes_per_element=st.sizes.ssm_state,
     )
     m_eff, b_eff = efficiencies(hw, "expected")
     fields: dict = {
@@ -767,6 +932,8 @@ def latency_report(
     fields["decode_arithmetic_intensity"] = arithmetic_intensity(dec.flops, dec.bytes)
     fields["weights_bytes_per_gpu"] = whole(mem.weights_bytes)
     fields["kv_cache_bytes_per_gpu"] = whole(mem.kv_cache_bytes)
+    if cfg.ssm is not None:
+        fields["ssm_state_bytes_per_gpu"] = whole(mem.ssm_state_bytes)
     fields["memory_per_gpu_bytes"] = whole(mem.total_bytes)
     fields["memory_capacity_per_gpu_bytes"] = hw.memory_bytes
     fields["fits"] = mem.total_bytes <= hw.memory_bytes
@@ -840,17 +1007,20 @@ def latency_report(
             "memory_per_gpu_bytes",
             mem.total_bytes,
             "bytes",
-            "{params} params × {wb} B + KV {kv} B",
+            "{params} params × {wb} B + KV {kv} B + SSM state {state} B",
             params=mem.params,
             wb=st.sizes.weight,
             kv=mem.kv_cache_bytes,
+            state=mem.ssm_state_bytes,
         )
     )
     warnings = _warnings(cfg, prompt, ctx, st, hw)
     if not fields["fits"]:
         warnings.append(
             f"does not fit: each GPU needs {mem.total_bytes / 1e9:,.2f} GB (weights "
-            f"{mem.weights_bytes / 1e9:,.2f} GB + KV {mem.kv_cache_bytes / 1e9:,.2f} GB), "
+            f"{mem.weights_bytes / 1e9:,.2f} GB + KV {mem.kv_cache_bytes / 1e9:,.2f} GB"
+            + (f" + SSM state {mem.ssm_state_bytes / 1e9:,.2f} GB" if cfg.ssm else "")
+            + f"), "
             f"{hw.name} has {hw.memory_bytes / 1e9:,.2f} GB; raise --tp/--pp/--ep, lower "
             "--batch, or use a smaller --weight-dtype/--kv-dtype (times are still shown)"
         )

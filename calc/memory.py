@@ -14,8 +14,12 @@ from calc.errors import InvalidInputError
 from calc.hardware_schema import HardwareProfile
 from calc.model_schema import ModelConfig
 from calc.params import ParamBreakdown, layer_attention_params, model_params
-from calc.quant import is_plain, kv_bytes_per_element, weight_bytes_per_element
-from calc.ssm import ssm_state_bytes_per_sequence, ssm_state_elements_per_sequence
+from calc.quant import kv_bytes_per_element, weight_bytes_per_element
+from calc.ssm import (
+    ssm_state_bytes_per_sequence,
+    ssm_state_dtype,
+    ssm_state_elements_per_sequence,
+)
 
 MAX_CTX = 10**9  # tokens per sequence accepted at all (a sanity bound, not a model limit)
 MAX_BATCH = 10**7
@@ -233,10 +237,7 @@ def memory_report(
     layout = layout or attention_layout(cfg)
     # quantized formats count their scales (calc/quant.py); plain dtypes are bytes_per_element
     w_b = weight_bytes_per_element(weight_dtype, k=cfg.d_model)
-    head_width = (
-        layout.kv_lora_rank + layout.qk_rope_head_dim if layout.kind == "mla" else layout.k_head_dim
-    )
-    kv_b = kv_bytes_per_element(kv_dtype, head_width)
+    kv_b = kv_bytes_per_element(kv_dtype, layout.kv_head_width)
     p = model_params(cfg)
 
     weights = whole(p.total * w_b)
@@ -245,9 +246,7 @@ def memory_report(
     per_seq = whole(layout.kv_bytes_per_sequence(ctx, kv_b))
     cache = whole(per_seq * batch)
     # SSM (Mamba) layers keep a fixed state per sequence instead of KV (calc/ssm.py).
-    state_dtype = (cfg.ssm.state_dtype if cfg.ssm else None) or (
-        kv_dtype if is_plain(kv_dtype) else cfg.dtype
-    )
+    state_dtype = ssm_state_dtype(cfg, kv_dtype)
     ssm_per_seq = whole(ssm_state_bytes_per_sequence(cfg, bytes_per_element(state_dtype)))
     ssm_state = whole(ssm_per_seq * batch)
     total = whole(weights + cache + ssm_state)

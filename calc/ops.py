@@ -14,6 +14,24 @@ to their FLOPs, so both have the kernel's arithmetic intensity and the sum of th
 roofline times equals the fused kernel's. At prefill each K/V byte is counted once (the
 re-reads of K/V tiles by later query blocks hit L2 and are not counted).
 
+Per-layer types (one source of truth: the config's ``layers``, ``n_layers_of``,
+``has_ffn``/``is_moe_layer``, as ``calc.params`` counts parameters): Q/K/V/O projections run
+on the attention layers only (full, sliding, chunked); the attention products of each layer
+cover the keys it attends to (``calc.flops``: ctx for full layers, min(ctx, W [+ sinks]) for
+sliding ones, its own chunk so far for chunked-local ones); Mamba/Mamba-2 layers have their
+own ops (in_proj, conv1d, x/dt projections, scan, out_proj); dense and MoE FFNs run on the
+layers that have them. The KV read at decode is the attended tokens × the per-GPU bytes of
+one cached token-layer of the ``AttentionLayout``; for full and sliding layers that is exactly
+the layout's ``cached_token_layers`` (a chunked layer reads its chunk so far, while the
+layout charges capacity for the whole chunk).
+
+SSM layers at decode read their weights once per step and each sequence's fixed conv and SSM
+state once and write it back once (the state never grows with ctx); at prefill they write
+each sequence's final state once. The recurrent work (Mamba-1 selective scan, Mamba-2
+state update at decode, the conv1d) runs on CUDA cores in fp32 (mamba_ssm and
+causal-conv1d kernels), so it is timed at the fp32 peak; Mamba-2's chunked SSD prefill is
+matmuls, timed at the 16-bit peak like attention.
+
 Choices where the issue is silent:
 
 - lm_head: computed only for the last token of each prompt at prefill (vLLM and SGLang
@@ -30,7 +48,7 @@ Choices where the issue is silent:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from calc import flops as F
@@ -62,15 +80,22 @@ class Op:
     group: int = 1
     count: Any = 0
     attention: bool = False  # timed at the 16-bit peak (see calc.latency)
+    vector: bool = False  # CUDA-core fp32 work (SSM scans, conv1d): timed at the fp32 peak
 
 
 @dataclass(frozen=True)
 class Sizes:
-    """Bytes per element of the weights, the KV cache and the activations."""
+    """Bytes per element of the weights, the KV cache, the activations and the SSM state
+    (``state``: None means the KV's)."""
 
     weight: float
     kv: float
     act: float
+    state: float | None = None
+
+    @property
+    def ssm_state(self) -> float:
+        return self.kv if self.state is None else self.state
 
 
 def _linear(name, tokens, d_in, d_out, layers, z: Sizes, flops=None, extra_params=0):
@@ -82,43 +107,71 @@ def _linear(name, tokens, d_in, d_out, layers, z: Sizes, flops=None, extra_param
     return Op(name, layers * fl, layers * (w + act), weight_bytes=layers * w)
 
 
-def _attention(pairs_score, pairs_value, kv_bytes, act_bytes, layers):
-    """Split a fused attention kernel's traffic by FLOP share (see the module docstring)."""
-    s, v = pairs_score, pairs_value
+def _attention(score_flops, value_flops, kv_bytes, act_bytes, weight_bytes=0):
+    """Split a fused attention kernel's traffic by FLOP share (see the module docstring).
+
+    All arguments are totals over the attention layers; ``weight_bytes`` (learned sink
+    logits) are read by the scores."""
+    s, v = score_flops, value_flops
     total = kv_bytes + act_bytes
     share = s / (s + v)
     return [
         Op(
             "attn_scores",
-            layers * s,
-            layers * total * share,
-            kv_bytes=layers * kv_bytes * share,
+            s,
+            total * share + weight_bytes,
+            weight_bytes=weight_bytes,
+            kv_bytes=kv_bytes * share,
             attention=True,
         ),
         Op(
             "attn_values",
-            layers * v,
-            layers * total * (1 - share),
-            kv_bytes=layers * kv_bytes * (1 - share),
+            v,
+            total * (1 - share),
+            kv_bytes=kv_bytes * (1 - share),
             attention=True,
         ),
     ]
 
 
+def attended_token_layers(cfg: ModelConfig, n, decode: bool):
+    """Σ over the attention layers of ``cfg`` of the query-key pairs of one sequence:
+    at decode the keys the new token attends to at context ``n``; at prefill the pairs of a
+    causal prompt of ``n`` tokens. Full, sliding and chunked layers each by their own rule
+    (``calc.flops``); SSM and MLP-only layers have none."""
+    full = cfg.n_layers_of("full")
+    sliding = cfg.n_layers_of("sliding")
+    chunked = cfg.n_layers_of("chunked")
+    total = full * (F.decode_pairs(n) if decode else F.causal_pairs(n))
+    if sliding:
+        w = cfg.sliding_window + cfg.sink_tokens
+        total = total + sliding * (
+            F.sliding_decode_pairs(n, w) if decode else F.sliding_causal_pairs(n, w)
+        )
+    if chunked:
+        c = cfg.attention_chunk_size
+        total = total + chunked * (
+            F.chunked_decode_pairs(n, c) if decode else F.chunked_causal_pairs(n, c)
+        )
+    return total
+
+
 def _attention_block(cfg, s: Sharding, layout, *, tokens, batch, ctx, prompt, decode, z):
-    """Projections and attention of all layers for ``tokens`` tokens on one GPU.
+    """Projections and attention of the attention layers for ``tokens`` tokens on one GPU.
 
     ``decode``: one token per sequence at context ``ctx``; else ``prompt`` tokens per sequence.
+    ``pairs`` and the KV read are totals over the attention layers (windows applied).
     """
-    L, d, h = cfg.n_layers, cfg.d_model, s.n_heads
-    local = sharded_layout(layout, s, 1)  # one layer's per-GPU cache
-    kv_write = tokens * local.kv_bytes_per_token_per_layer(z.kv)
-    if decode:
-        pairs = batch * F.decode_pairs(ctx)
-        kv_read = batch * local.kv_bytes_per_sequence(ctx, z.kv)
-    else:
-        pairs = batch * F.causal_pairs(prompt)
-        kv_read = 0
+    L, d, h = cfg.n_attention_layers, cfg.d_model, s.n_heads
+    if L == 0:
+        return []
+    # bytes of one cached token of one layer on this GPU (KV heads per GPU)
+    per_token_layer = sharded_layout(layout, s, 1).kv_bytes_per_token_per_layer(z.kv)
+    kv_write = L * tokens * per_token_layer
+    token_layers = attended_token_layers(cfg, ctx if decode else prompt, decode)
+    pairs = batch * token_layers
+    kv_read = batch * token_layers * per_token_layer if decode else 0
+    sinks = L * s.n_heads * cfg.attention_sinks * z.weight
     ops = []
     if cfg.mla is None:
         dk, dv, kv = cfg.k_head_dim, cfg.v_head_dim, s.n_kv_heads
@@ -141,8 +194,8 @@ def _attention_block(cfg, s: Sharding, layout, *, tokens, batch, ctx, prompt, de
             F.attn_score_flops(pairs, h, dk),
             F.attn_value_flops(pairs, h, dv),
             kv_read + kv_write,
-            act,
-            L,
+            L * act,
+            sinks,
         )
         ops.append(
             _linear(
@@ -195,8 +248,8 @@ def _attention_block(cfg, s: Sharding, layout, *, tokens, batch, ctx, prompt, de
             F.mla_absorbed_score_flops(pairs, h, r, rope),
             F.mla_absorbed_value_flops(pairs, h, r),
             kv_read + kv_write,
-            act,
-            L,
+            L * act,
+            sinks,
         )
         ops.append(
             _relayer(
@@ -226,8 +279,8 @@ def _attention_block(cfg, s: Sharding, layout, *, tokens, batch, ctx, prompt, de
             F.attn_score_flops(pairs, h, nope + rope),
             F.attn_value_flops(pairs, h, dv),
             kv_write,
-            act,
-            L,
+            L * act,
+            sinks,
         )
     ops.append(_linear("o_proj", tokens, h * dv, d, L, z, flops=F.o_proj_flops(tokens, h, dv, d)))
     return ops
@@ -243,6 +296,101 @@ def _relayer(op: Op, tokens, act_in, act_out, params, layers, z: Sizes) -> Op:
         layers * (w + tokens * (act_in + act_out) * z.act),
         weight_bytes=layers * w,
     )
+
+
+def _ssm_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, z):
+    """The Mamba/Mamba-2 layers for ``tokens`` tokens of ``batch`` sequences on one GPU (its
+    1/tp share of the channels/heads, ``calc.ssm.mixer_shape``), summed over those layers.
+
+    Weights: each part of ``calc.ssm.layer_ssm_params`` once per step (the scan op carries
+    A_log, D, dt_bias and the inner norms: the mixer's parameters less its projections and
+    conv). State: at decode each sequence's conv state ((K−1) × conv channels) and SSM state
+    (E × N) read once and written once; at prefill the final state written once.
+    """
+    from calc.ssm import layer_ssm_params, mixer_shape
+
+    ops = []
+    c = cfg.ssm
+    if c is None:
+        return ops
+    d = cfg.d_model
+    rw = 2 if decode else 1  # decode reads and writes the state; prefill writes it
+    for kind in ("mamba", "mamba2"):
+        n = cfg.n_layers_of(kind)
+        if not n:
+            continue
+        m = mixer_shape(cfg, kind, s.tp)
+        E, N, K, G, H = m.d_inner, m.d_state, m.d_conv, m.n_groups, m.n_heads
+        if kind == "mamba2":
+            w_in = 2 * E + 2 * G * N + H  # z, x, B, C, dt
+            in_flops = F.mamba2_in_proj_flops(tokens, d, E, G, N, H)
+            if decode:
+                scan_flops = F.mamba2_decode_scan_flops(tokens, E, N)
+            else:
+                scan_flops = batch * F.mamba2_prefill_scan_flops(prompt, E, N, G)
+            scan_in = E + H + 2 * G * N + E  # x, dt, B, C, z (the gated norm)
+        else:
+            w_in = 2 * E  # x, z
+            in_flops = F.mamba1_in_proj_flops(tokens, d, E)
+            scan_flops = F.mamba1_scan_flops(tokens, E, N)
+            scan_in = E + E + 2 * N + E  # x, Δ, B, C, z (the gate)
+        bias_in = c.proj_bias * w_in
+        in_proj = _linear(
+            f"{kind}_in_proj", tokens, d, w_in, n, z, flops=in_flops, extra_params=bias_in
+        )
+        conv_params = m.conv_dim * K + c.conv_bias * m.conv_dim
+        conv_state = batch * (K - 1) * m.conv_dim * z.ssm_state
+        conv = Op(
+            f"{kind}_conv1d",
+            n * F.conv1d_flops(tokens, m.conv_dim, K),
+            n * (conv_params * z.weight + rw * conv_state + tokens * 2 * m.conv_dim * z.act),
+            weight_bytes=n * conv_params * z.weight,
+            vector=True,
+        )
+        ops += [in_proj, conv]
+        proj_params = d * w_in + c.proj_bias * w_in + conv_params + E * d + c.proj_bias * d
+        if kind == "mamba":
+            R = m.dt_rank
+            xdt = _linear(
+                f"{kind}_x_dt_proj",
+                tokens,
+                E,
+                R + 2 * N,
+                n,
+                z,
+                flops=F.mamba1_x_dt_proj_flops(tokens, E, N, R),
+                extra_params=R * E + E,  # dt_proj weight and bias
+            )
+            # dt_proj's output Δ (E per token) is written too
+            xdt = replace(xdt, bytes=xdt.bytes + n * tokens * E * z.act)
+            ops.append(xdt)
+            proj_params += E * (R + 2 * N) + R * E + E
+        rest = layer_ssm_params(cfg, kind, s.tp) - proj_params  # A_log, D, dt_bias, norms
+        ssm_state = batch * E * N * z.ssm_state
+        ops.append(
+            Op(
+                f"{kind}_scan",
+                n * scan_flops,
+                n * (rest * z.weight + rw * ssm_state + tokens * (scan_in + E) * z.act),
+                weight_bytes=n * rest * z.weight,
+                # Mamba-2's chunked SSD prefill is matmuls (tensor cores); the rest fp32
+                attention=kind == "mamba2" and not decode,
+                vector=kind == "mamba" or decode,
+            )
+        )
+        ops.append(
+            _linear(
+                f"{kind}_out_proj",
+                tokens,
+                E,
+                d,
+                n,
+                z,
+                flops=F.ssm_out_proj_flops(tokens, E, d),
+                extra_params=c.proj_bias * d,
+            )
+        )
+    return ops
 
 
 def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z):
@@ -320,7 +468,10 @@ def _comm_ops(cfg, s: Sharding, *, tokens, stage_tokens, z):
     hidden = tokens * d * z.act
     ops = []
     if s.tp > 1:
-        count = 2 * cfg.n_layers
+        # one after each mixer (attention or SSM) and one after each FFN: 2 per layer for a
+        # transformer; one per block for Nemotron-H, whose layers hold a mixer or an FFN
+        mixers = cfg.n_attention_layers + cfg.n_layers_of("mamba", "mamba2")
+        count = mixers + cfg.n_dense_ffn_layers + cfg.n_moe_layers
         ops.append(Op("tp_allreduce", 0, count * hidden, kind=ALLREDUCE, group=s.tp, count=count))
     if s.ep > 1 and cfg.moe is not None:
         count = 2 * cfg.n_moe_layers  # dispatch and combine
@@ -360,6 +511,7 @@ def forward_ops(
     norm_w = n_norms * d * (1 + layernorm)
     if cfg.mla is not None:  # the latents' own norms
         norm_w += cfg.n_layers * ((cfg.mla.q_lora_rank or 0) + cfg.mla.kv_lora_rank)
+    norm_w += cfg.n_attention_layers * 2 * cfg.k_head_dim * cfg.qk_norm  # q/k head norms
     ops = [
         Op(
             "embedding",
@@ -377,6 +529,7 @@ def forward_ops(
     ops += _attention_block(
         cfg, s, layout, tokens=tokens, batch=b, ctx=ctx, prompt=prompt, decode=decode, z=z
     )
+    ops += _ssm_block(cfg, s, tokens=tokens, batch=b, prompt=prompt, decode=decode, z=z)
     ops += _ffn_block(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z)
     # lm_head: every sequence's one token at decode; only the last prompt token at prefill
     ops.append(

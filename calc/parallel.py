@@ -74,6 +74,31 @@ def p2p_time_s(message_bytes, bandwidth_bytes_per_s, latency_s):
     return message_bytes / bandwidth_bytes_per_s + latency_s
 
 
+def _check_ssm_tp(cfg: ModelConfig, tp: int) -> None:
+    """TP splits a Mamba mixer by inner channels (Mamba-1) or heads (Mamba-2); Mamba-2's B/C
+    groups split too, or are replicated when there is a single group (vLLM's rule)."""
+    from calc.ssm import ssm_d_inner
+
+    s = cfg.ssm
+    if s is None or tp == 1:
+        return
+    if cfg.n_layers_of("mamba2"):
+        if s.n_heads % tp:
+            raise InvalidInputError(
+                f"--tp {tp} does not divide the {s.n_heads} Mamba-2 heads of {cfg.name}"
+            )
+        if s.n_groups % tp and s.n_groups != 1:
+            raise InvalidInputError(
+                f"--tp {tp} must divide the {s.n_groups} Mamba-2 B/C groups of {cfg.name} "
+                "(or the model must have a single group, which is replicated)"
+            )
+    if cfg.n_layers_of("mamba") and ssm_d_inner(s, cfg.d_model) % tp:
+        raise InvalidInputError(
+            f"--tp {tp} does not divide the {ssm_d_inner(s, cfg.d_model)} Mamba inner "
+            f"channels of {cfg.name}"
+        )
+
+
 @dataclass(frozen=True)
 class Sharding:
     """Per-GPU shapes of one model under tp × pp × ep (see the module docstring)."""
@@ -109,6 +134,7 @@ def shard(cfg: ModelConfig, *, tp: int = 1, pp: int = 1, ep: int = 1) -> Shardin
             f"--tp {tp} must divide the {kv} KV heads of {cfg.name} or be a multiple of it "
             "(KV heads are split, or replicated when fewer than --tp)"
         )
+    _check_ssm_tp(cfg, tp)
     if pp > cfg.n_layers:
         raise InvalidInputError(f"--pp {pp} exceeds the {cfg.n_layers} layers of {cfg.name}")
     moe = cfg.moe
@@ -190,7 +216,8 @@ class GpuMemory:
     params: int  # weights held by one GPU [params]
     weights_bytes: float
     kv_cache_bytes: float
-    total_bytes: float
+    total_bytes: float  # weights + KV + SSM state
+    ssm_state_bytes: float = 0.0  # the fixed conv + SSM state of its Mamba layers
 
 
 def params_per_gpu(cfg: ModelConfig, s: Sharding) -> int:
@@ -215,9 +242,9 @@ def params_per_gpu(cfg: ModelConfig, s: Sharding) -> int:
             moe = sum(1 for i in idx if cfg.is_moe_layer(i))
             dense = sum(1 for i in idx if cfg.has_ffn(i)) - moe
             attn = sum(1 for i in idx if cfg.layers[i] in ("full", "sliding", "chunked"))
-            # SSM mixers split over TP by heads/channels (exact at tp = 1)
+            # SSM mixers split over TP by heads/channels (calc.ssm.mixer_shape)
             ssm_p = sum(
-                layer_ssm_params(cfg, cfg.layers[i]) // s.tp
+                layer_ssm_params(cfg, cfg.layers[i], s.tp)
                 for i in idx
                 if cfg.layers[i] in ("mamba", "mamba2")
             )
@@ -258,11 +285,24 @@ def memory_per_gpu(
     kv_bytes_per_element,
     ctx,
     batch,
+    state_bytes_per_element=None,
 ) -> GpuMemory:
-    """Weights and KV cache on the busiest GPU [bytes]: its weights (``params_per_gpu``) and
-    the KV of its layers for the batch / dp_attn sequences its attention replica serves."""
+    """Weights, KV cache and SSM state on the busiest GPU [bytes]: its weights
+    (``params_per_gpu``), and the KV and the fixed Mamba state (its 1/tp share of the
+    channels, ``calc.ssm``) of its layers for the batch / dp_attn sequences its replica
+    serves. Under pp both caches are the per-layer average × layers per stage, as
+    ``sharded_layout`` (exact at pp = 1). ``state_bytes_per_element`` defaults to the KV's."""
+    from calc.ssm import ssm_state_bytes_per_sequence
+
     p = params_per_gpu(cfg, s)
+    seqs = cdiv(batch, s.dp_attn)
     local = sharded_layout(layout, s, s.layers_per_stage)
-    kv = local.kv_bytes_per_sequence(ctx, kv_bytes_per_element) * cdiv(batch, s.dp_attn)
+    kv = local.kv_bytes_per_sequence(ctx, kv_bytes_per_element) * seqs
+    state_b = kv_bytes_per_element if state_bytes_per_element is None else state_bytes_per_element
+    state = (
+        ssm_state_bytes_per_sequence(cfg, state_b, s.tp) * s.layers_per_stage / cfg.n_layers * seqs
+        if cfg.ssm is not None
+        else 0
+    )
     w = p * weight_bytes_per_element
-    return GpuMemory(p, w, kv, w + kv)
+    return GpuMemory(p, w, kv, w + kv + state, state)

@@ -144,7 +144,9 @@ def speculate_report(
         d_layout = attention_layout(draft)
         draft_params = model_params(draft).total
         d_w = weight_bytes_per_element(weight_dtype or draft.dtype, k=draft.d_model)
-        d_kv = kv_bytes_per_element(kv_dtype or draft.kv_dtype or draft.dtype, d_layout.k_head_dim)
+        d_kv = kv_bytes_per_element(
+            kv_dtype or draft.kv_dtype or draft.dtype, d_layout.kv_head_width
+        )
         draft_kv = d_layout.kv_bytes_per_sequence(ctx, d_kv) * batch
         draft_name = draft.name
     else:
@@ -153,7 +155,7 @@ def speculate_report(
         draft_params = mtp_layers * mtp_module_params(cfg)
         d_w = weight_bytes_per_element(weight_dtype or cfg.dtype, k=cfg.d_model)
         layout = attention_layout(cfg)
-        kvb = kv_bytes_per_element(kv_dtype_eff, layout.k_head_dim)
+        kvb = kv_bytes_per_element(kv_dtype_eff, layout.kv_head_width)
         draft_kv = layout.kv_bytes_per_token_per_layer(kvb) * ctx * mtp_layers * batch
         draft_name = f"{mtp_layers} MTP module(s)"
     e_tokens = expected_tokens_per_step(alpha, gamma)
