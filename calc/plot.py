@@ -7,12 +7,11 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from calc.errors import InvalidInputError, MissingDependencyError
+from calc.render import check_output_path, write_atomic
 
 FILE_FORMATS = {".png": "png", ".svg": "svg"}
 WIDTH = 100  # columns of a terminal chart, at most
@@ -562,46 +561,19 @@ def file_format(path: Path) -> str:
 def check_output(path: Path) -> str:
     """Refuse what cannot be written before drawing: the format and the folder."""
     fmt = file_format(path)
-    path = Path(path)
-    if path.is_dir():
-        raise InvalidInputError(f"--output {path}: is a directory, expected a file path")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise InvalidInputError(f"--output {path}: folder {parent} does not exist")
+    check_output_path(path)
     return fmt
 
 
 def save_atomic(fig, path: Path) -> None:
-    """Write ``fig`` to ``path`` via a temp file in the same folder + os.replace: the file is
-    whole or absent, and an existing file is untouched on error."""
+    """Write ``fig`` to ``path`` atomically (render.write_atomic): the file is whole or
+    absent, and an existing file is untouched on error."""
     plt = _pyplot()
-    path = Path(path)
     fmt = check_output(path)
-    parent = path.parent if str(path.parent) else Path(".")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
-    except OSError as exc:
-        plt.close(fig)
-        raise InvalidInputError(f"--output {path}: cannot write there: {exc.strerror}") from exc
-    try:
-        os.chmod(tmp, 0o666 & ~_umask())
-        with os.fdopen(fd, "wb") as fh:
-            fig.savefig(fh, format=fmt, metadata=_metadata(fmt))
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise InvalidInputError(f"--output {path}: cannot write: {exc.strerror}") from exc
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+        write_atomic(path, lambda fh: fig.savefig(fh, format=fmt, metadata=_metadata(fmt)))
     finally:
         plt.close(fig)
-
-
-def _umask() -> int:
-    mask = os.umask(0)
-    os.umask(mask)
-    return mask
 
 
 def _metadata(fmt: str) -> dict:

@@ -12,7 +12,7 @@ import sys
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from calc.errors import InvalidInputError
 
@@ -20,21 +20,33 @@ FORMATS = ("table", "json", "csv")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def write_atomic(path: Path, text: str) -> None:
-    """Write ``text`` to ``path`` via a temp file + rename: all or nothing, never half a file."""
+def check_output_path(path: Path) -> Path:
+    """Refuse an --output that cannot be written before any work: a folder, a missing folder."""
     path = Path(path)
     if path.is_dir():
         raise InvalidInputError(f"--output {path}: is a directory, expected a file path")
     parent = path.parent if str(path.parent) else Path(".")
     if not parent.is_dir():
         raise InvalidInputError(f"--output {path}: folder {parent} does not exist")
+    return path
+
+
+def write_atomic(path: Path, content: str | bytes | Callable[[BinaryIO], None]) -> None:
+    """Write ``content`` (text, bytes, or a function that writes to a binary file) to
+    ``path`` via a temp file in the same folder + rename: all or nothing, never half a file,
+    and an existing file is untouched when anything fails."""
+    path = check_output_path(path)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=parent)
+        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     except OSError as exc:
         raise InvalidInputError(f"--output {path}: cannot write there: {exc.strerror}") from exc
     try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
+        with os.fdopen(fd, "wb") as fh:
+            if callable(content):
+                content(fh)
+            else:
+                fh.write(content.encode("utf-8") if isinstance(content, str) else content)
+        os.chmod(tmp, _new_file_mode(path))  # mkstemp makes 0600; keep the usual mode
         os.replace(tmp, path)
     except OSError as exc:
         Path(tmp).unlink(missing_ok=True)
@@ -42,6 +54,16 @@ def write_atomic(path: Path, text: str) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def _new_file_mode(path: Path) -> int:
+    """The existing file's mode, or what a plain open() would give (0666 less the umask)."""
+    try:
+        return path.stat().st_mode & 0o777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
 
 
 def _json_default(obj: Any) -> Any:
