@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterable
 
 
@@ -16,6 +15,8 @@ class UnknownNameError(KvcalcError):
     """A model, hardware profile, dtype or other name that is not known."""
 
     def __init__(self, kind: str, name: str, valid: Iterable[str], hint: str = "") -> None:
+        import difflib
+
         valid = sorted(valid)
         close = difflib.get_close_matches(name, valid, n=3, cutoff=0.5)
         msg = f"unknown {kind} {name!r}"

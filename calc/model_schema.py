@@ -17,7 +17,9 @@ LayerType = Literal["full", "sliding", "chunked", "mamba", "mamba2", "mlp"]
 ATTENTION_LAYER_TYPES = ("full", "sliding", "chunked")
 SSM_LAYER_TYPES = ("mamba", "mamba2")
 
-_STRICT = ConfigDict(extra="forbid", frozen=True, strict=True, allow_inf_nan=False)
+_STRICT = ConfigDict(
+    extra="forbid", frozen=True, strict=True, allow_inf_nan=False, defer_build=True
+)
 
 
 class MLAConfig(BaseModel):

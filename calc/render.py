@@ -3,13 +3,10 @@ files atomically. Tables round for display only and label GB (10^9) and GiB (2^3
 
 from __future__ import annotations
 
-import csv
 import io
-import json
 import math
 import os
 import sys
-import tempfile
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -35,6 +32,8 @@ def write_atomic(path: Path, content: str | bytes | Callable[[BinaryIO], None]) 
     """Write ``content`` (text, bytes, or a function that writes to a binary file) to
     ``path`` via a temp file in the same folder + rename: all or nothing, never half a file,
     and an existing file is untouched when anything fails."""
+    import tempfile  # imported here: start-up time of every command matters
+
     path = check_output_path(path)
     try:
         fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -86,6 +85,8 @@ def _json_clean(obj: Any) -> Any:
 
 
 def to_json(obj: Any) -> str:
+    import json
+
     return json.dumps(_json_clean(obj), indent=2, default=_json_default, allow_nan=False) + "\n"
 
 
@@ -106,6 +107,8 @@ def to_csv(rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:
     """Header + rows; column order is ``columns`` or the first row's key order (stable)."""
     if columns is None:
         columns = list(rows[0]) if rows else []
+    import csv
+
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow([safe_cell(c) for c in columns])

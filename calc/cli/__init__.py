@@ -8,16 +8,19 @@ from __future__ import annotations
 
 import sys
 
-from calc.cli.app import app
-
 
 def main(argv: list[str] | None = None) -> None:
     import typer
 
+    from calc.cli.app import COMMANDS, build_app
     from calc.errors import KvcalcError
 
+    args = sys.argv[1:] if argv is None else list(argv)
+    # Only the command being run is imported and inspected (start-up time); anything else
+    # (no command, --help, a typo) gets every command so help and suggestions are complete.
+    app = build_app([args[0]] if args and args[0] in COMMANDS else None)
     try:
-        rv = app(args=argv, prog_name="kvcalc", standalone_mode=False)
+        rv = app(args=args, prog_name="kvcalc", standalone_mode=False)
     except KvcalcError as exc:
         sys.stderr.write(f"kvcalc: error: {exc}\n")
         sys.exit(exc.exit_code)
@@ -40,4 +43,4 @@ def main(argv: list[str] | None = None) -> None:
     sys.exit(rv if isinstance(rv, int) else 0)
 
 
-__all__ = ["app", "main"]
+__all__ = ["main"]
