@@ -56,6 +56,25 @@ def _loader() -> type:
     return NoAliasSafeLoader
 
 
+def _parse(text: str) -> Any:
+    """yaml.safe_load without aliases: libyaml's C parser when PyYAML has it (first a pass
+    over the events to refuse any alias), else the pure-Python loader that refuses them."""
+    import yaml
+
+    fast = getattr(yaml, "CSafeLoader", None)
+    if fast is None:
+        return yaml.load(text, Loader=_loader())
+    for event in yaml.parse(text, Loader=fast):
+        if isinstance(event, yaml.AliasEvent):
+            raise yaml.constructor.ConstructorError(
+                None,
+                None,
+                "YAML aliases (*name) are not allowed in kvcalc files",
+                event.start_mark,
+            )
+    return yaml.load(text, Loader=fast)  # CSafeLoader: the safe constructor, in C
+
+
 def _depth(obj: Any, level: int = 0) -> int:
     if level > MAX_DEPTH:
         return level
@@ -72,7 +91,7 @@ def load_mapping(path: Path) -> dict[str, Any]:
 
     text = read_text(path)
     try:
-        data = yaml.load(text, Loader=_loader())
+        data = _parse(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" line {mark.line + 1}" if mark is not None else ""

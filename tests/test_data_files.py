@@ -122,3 +122,18 @@ def test_schema_is_strict_and_frozen():
     with pytest.raises(Exception, match="frozen"):
         cfg.n_layers = 1  # type: ignore[misc]
     assert ModelConfig.model_config["extra"] == "forbid"
+
+
+@pytest.mark.parametrize("fast", [True, False], ids=["libyaml", "pure-python"])
+def test_both_yaml_parsers_refuse_aliases_and_tags(tmp_path, monkeypatch, fast):
+    import yaml
+
+    if not fast:
+        monkeypatch.delattr(yaml, "CSafeLoader", raising=False)
+    elif not hasattr(yaml, "CSafeLoader"):
+        pytest.skip("PyYAML built without libyaml")
+    with pytest.raises(ConfigError, match="aliases"):
+        load_mapping(_write(tmp_path, "a: &x 1\nb: *x\n"))
+    with pytest.raises(ConfigError, match="malformed YAML"):
+        load_mapping(_write(tmp_path, "a: !!python/name:os.system\n"))
+    assert load_mapping(_write(tmp_path, "a: 1\nb: [2, 3]\n")) == {"a": 1, "b": [2, 3]}
