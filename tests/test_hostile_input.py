@@ -120,3 +120,103 @@ def test_unwritable_output_keeps_nothing(cli, tmp_path):
             assert list(ro.iterdir()) == []
     finally:
         ro.chmod(0o700)
+
+
+# The same corpus through every command that reads a model file, a spec or numbers.
+COMMANDS_WITH_MODEL = {
+    "latency": ("latency", "--hardware", "h100", "--prompt", "64", "--gen", "4"),
+    "flops": ("flops", "--prompt", "64"),
+    "capacity": ("capacity", "--hardware", "h100", "--ctx", "128"),
+    "cost": ("cost", "--hardware", "h100", "--ctx", "128"),
+    "speculate": (
+        "speculate",
+        "--hardware",
+        "h100",
+        "--draft",
+        "llama3-8b",
+        "--gamma",
+        "4",
+        "--alpha",
+        "0.7",
+    ),
+    "plot": ("plot", "memory"),
+    "sweep": ("sweep", "-H", "h100", "--ctx", "128", "--batch", "1"),
+}
+CORPUS = ["empty", "binary", "python_tag", "alias_bomb", "deep_nesting", "non_utf8",
+          "huge_number", "negative", "zero_heads", "indivisible_heads", "nan_layers"]  # fmt: skip
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS_WITH_MODEL))
+@pytest.mark.parametrize("case", CORPUS)
+def test_hostile_model_file_every_command(cli, tmp_path, command, case):
+    path = tmp_path / f"{case}.yaml"
+    path.write_bytes(MODEL_FILES[case])
+    out = tmp_path / ("out.png" if command == "plot" else "out.csv")
+    out.write_text("existing\n")
+    args = COMMANDS_WITH_MODEL[command]
+    r = cli(*args, "--model", path, "-o", out)
+    _check_one_line_error(r)
+    assert str(path) in r.err
+    assert out.read_text() == "existing\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([path.name, out.name])
+
+
+NUMBERS = {
+    "latency": [("--prompt", "0"), ("--prompt", str(10**12)), ("--gen", "-1"), ("--batch", "nan"),
+                ("--tp", "0"), ("--matmul-eff", "inf"), ("--mem-eff", "1.5")],
+    "capacity": [("--ctx", "0"), ("--ctx", str(10**12)), ("--mem-util", "nan"),
+                 ("--mem-util", "2"), ("--block-size", "0"), ("--activation", "-1GiB")],
+    "cost": [("--ctx", "-5"), ("--usd-per-hour", "inf"), ("--usd-per-hour", "nan"),
+             ("--max-tpot-ms", "-1")],
+    "sweep": [("--ctx", "0"), ("--ctx", "1..10**12"), ("--batch", "a..b"), ("--ctx", "1..5:x1")],
+}  # fmt: skip
+BASE = {
+    "latency": ("latency", "-m", "llama3-8b", "-H", "h100"),
+    "capacity": ("capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "128"),
+    "cost": ("cost", "-m", "llama3-8b", "-H", "h100", "--ctx", "128"),
+    "sweep": ("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "128", "--batch", "1"),
+}
+
+
+@pytest.mark.parametrize(
+    ("command", "flag", "value"),
+    [(c, f, v) for c, pairs in NUMBERS.items() for f, v in pairs],
+)
+def test_hostile_numbers_every_command(cli, command, flag, value):
+    _check_one_line_error(cli(*BASE[command], flag, value))
+
+
+@pytest.mark.parametrize("case", ["empty", "binary", "python_tag", "alias_bomb", "non_utf8"])
+def test_hostile_check_spec(cli, tmp_path, case):
+    spec = tmp_path / "spec.yaml"
+    spec.write_bytes(MODEL_FILES[case])
+    junit = tmp_path / "junit.xml"
+    junit.write_text("<previous/>\n")
+    r = cli("check", spec, "--junit", junit)
+    _check_one_line_error(r)
+    assert junit.read_text() == "<previous/>\n"
+
+
+@pytest.mark.parametrize("case", ["empty", "binary", "non_utf8"])
+def test_hostile_hf_config(cli, tmp_path, case):
+    cfg = tmp_path / "config.json"
+    cfg.write_bytes(MODEL_FILES[case])
+    out = tmp_path / "model.yaml"
+    out.write_text("keep: me\n")
+    r = cli("import-hf", cfg, "-o", out)
+    _check_one_line_error(r)
+    assert out.read_text() == "keep: me\n"
+
+
+def test_output_under_a_file_is_refused(cli, tmp_path):
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    commands = [
+        ("memory", "-m", "llama3-8b", "--ctx", "8"),
+        ("latency", "-m", "llama3-8b", "-H", "h100"),
+        ("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "8", "--batch", "1"),
+    ]
+    for args in commands:
+        r = cli(*args, "-o", blocker / "out.csv")
+        _check_one_line_error(r)
+        assert "does not exist" in r.err
