@@ -194,7 +194,15 @@ def print_table(renderable) -> str:
     """Render a rich object to text (no colour codes when not a terminal)."""
     from rich.console import Console
 
-    console = Console(file=io.StringIO(), width=max(100, _terminal_width()), record=False)
+    # Cells are data, not markup: "[1,8,128]" or a model name in brackets must print as is
+    # (and markup/emoji parsing would only cost start-up time).
+    console = Console(
+        file=io.StringIO(),
+        width=max(100, _terminal_width()),
+        markup=False,
+        emoji=False,
+        highlight=False,
+    )
     console.print(renderable)
     return console.file.getvalue()  # type: ignore[attr-defined]
 
