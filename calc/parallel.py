@@ -35,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from calc.attention_layout import AttentionLayout
+from calc.elementwise import cdiv
 from calc.errors import InvalidInputError
 from calc.memory import check_positive_int
 from calc.model_schema import ModelConfig
@@ -47,11 +48,6 @@ from calc.params import (
 )
 
 MAX_PARALLEL = 4096
-
-
-def cdiv(a, b):
-    """Ceiling division for ints and numpy arrays: ceil(a / b)."""
-    return -(-a // b)
 
 
 def ring_allreduce_time_s(message_bytes, n, bandwidth_bytes_per_s, latency_s):
