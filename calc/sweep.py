@@ -201,7 +201,7 @@ def sweep(
     import numpy as np
 
     from calc.capacity import _check_fraction
-    from calc.cost import _latency_kw, _price
+    from calc.cost import _price, check_efficiency
     from calc.dtypes import bytes_per_element
     from calc.engines import ENGINE_NAMES
     from calc.memory import MAX_BATCH, MAX_CTX
@@ -210,7 +210,7 @@ def sweep(
     if engine not in ENGINE_NAMES:
         raise InvalidInputError(f"--engine {engine!r} is not one of: {', '.join(ENGINE_NAMES)}")
     _check_fraction("mem-util", mem_util)
-    _latency_kw(None, None, 1, 1, efficiency)
+    check_efficiency(efficiency)
     if max(ctx) > MAX_CTX or max(batch) > MAX_BATCH or max(tp) > 4096:
         raise InvalidInputError(
             f"--ctx ≤ {MAX_CTX:,}, --batch ≤ {MAX_BATCH:,} and --tp ≤ 4,096 please"
