@@ -43,8 +43,8 @@ from calc.params import (
     attention_params,
     ffn_params,
     mla_attention_params,
+    moe_layer_params,
     norm_params,
-    router_params,
 )
 
 MAX_PARALLEL = 4096
@@ -254,10 +254,16 @@ def params_per_gpu(cfg: ModelConfig, s: Sharding) -> int:
     moe_layer = 0
     if cfg.moe is not None:
         m = cfg.moe
-        moe_layer = (
-            s.n_experts * ffn_params(d, s.d_expert_ffn, gated, cfg.ffn_bias)
-            + m.n_shared_experts * ffn_params(d, s.d_shared_ffn, gated)
-            + router_params(d, m.n_routed_experts, m.router_bias)
+        moe_layer = moe_layer_params(
+            d,
+            s.n_experts,
+            s.d_expert_ffn,
+            m.n_shared_experts,
+            s.d_shared_ffn,
+            m.n_routed_experts,
+            gated,
+            cfg.ffn_bias,
+            m.router_bias,
         )
     table = s.vocab * d
     vocab_tables = table + (0 if cfg.tie_embeddings else table) if s.pp == 1 else table
