@@ -1,4 +1,5 @@
-"""Helpers the commands share: resolve names to configs, validate choices, print warnings."""
+"""Helpers the commands share: resolve names to configs, validate choices, apply a
+calibration, print warnings and render a report."""
 
 from __future__ import annotations
 

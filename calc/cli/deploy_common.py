@@ -1,4 +1,5 @@
-"""Helpers the deployment commands share: model + calibrated hardware, sizes in bytes."""
+"""Helpers the deployment commands share: model + calibrated hardware, and the engine options
+(sizes parsed to bytes)."""
 
 from __future__ import annotations
 
