@@ -10,6 +10,7 @@ over rows. ``parse_values`` reads lists and ranges: ``1,2,4``, ``1024..131072:x2
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -39,7 +40,6 @@ COLUMNS = (
     "usd_per_million_output_tokens",
     "usd_per_million_input_tokens",
 )
-LATENCY_COLUMNS = COLUMNS[-5:]
 _RANGE = re.compile(r"^(\d+)\.\.(\d+)(?::([x+])(\d+(?:\.\d+)?))?$")
 
 
@@ -234,22 +234,16 @@ def sweep(
     ctx_a = np.asarray(ctx, dtype=np.int64)
     batch_a = np.asarray(batch, dtype=np.int64)
     parts, labels = [], []
-    for cfg in cfgs:
-        for hw in hws:
-            price = _price(hw, usd_per_hour)
-            for wd0 in weight_dtypes:
-                wd = wd0 or cfg.dtype
-                for kd0 in kv_dtypes:
-                    kd = kd0 or cfg.kv_dtype or cfg.dtype
-                    for t in tp:
-                        parts.append(
-                            _group(cfg, hw, wd, kd, t, ctx_a, batch_a, engine=engine,
-                                   mem_util=mem_util, block_size=block_size,
-                                   mbt=max_batched_tokens, act=activation_bytes,
-                                   over=overhead_bytes, price=price, latency=latency,
-                                   efficiency=efficiency)
-                        )  # fmt: skip
-                        labels.append((cfg.name, hw.name, wd, kd))
+    for cfg, hw, wd0, kd0, t in itertools.product(cfgs, hws, weight_dtypes, kv_dtypes, tp):
+        wd = wd0 or cfg.dtype
+        kd = kd0 or cfg.kv_dtype or cfg.dtype
+        parts.append(
+            _group(cfg, hw, wd, kd, t, ctx_a, batch_a, engine=engine, mem_util=mem_util,
+                   block_size=block_size, mbt=max_batched_tokens, act=activation_bytes,
+                   over=overhead_bytes, price=_price(hw, usd_per_hour), latency=latency,
+                   efficiency=efficiency)
+        )  # fmt: skip
+        labels.append((cfg.name, hw.name, wd, kd))
     per = ctx_a.size * batch_a.size
     columns: dict = {}
     for i, key in enumerate(("model", "hardware", "weight_dtype", "kv_dtype")):
