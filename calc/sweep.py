@@ -224,7 +224,7 @@ def sweep(
         hws = [apply_calibration(h, cal, calibration) for h in hws]
     for d in [*weight_dtypes, *kv_dtypes]:
         if d is not None:
-            bytes_per_element(d)
+            bytes_per_element(d)  # validation only: raises UnknownNameError for a bad dtype
     n_groups = len(cfgs) * len(hws) * len(weight_dtypes) * len(kv_dtypes) * len(tp)
     n_rows = n_groups * len(ctx) * len(batch)
     if n_rows > MAX_ROWS:
