@@ -1,4 +1,5 @@
-"""The cached-attention shape of a model, optionally replaced by a what-if attention kind.
+"""KV-cache bytes [bytes] per token, per layer and per sequence of a model's cached-attention
+shape, optionally replaced by a what-if attention kind.
 
 It composes the kv_cache formulas; it adds no arithmetic. A what-if keeps the model's layers,
 heads and head widths and changes only what is cached: MHA caches every head, MQA one, GQA

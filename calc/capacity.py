@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from calc.attention_layout import AttentionLayout, attention_layout
 from calc.derivation import Figure, figure, whole
 from calc.dtypes import bytes_per_element
+from calc.elementwise import cdiv, maximum, minimum, where
 from calc.engines import ENGINES, engine_kv_budget_bytes
 from calc.errors import InvalidInputError
 from calc.hardware_schema import HardwareProfile
@@ -46,39 +47,6 @@ DEFAULT_OVERHEAD_BYTES = 2**29  # 0.5 GiB non-torch memory (CUDA context, NCCL) 
 # Formulas (plain numbers or numpy arrays)
 
 
-def _is_array(*xs) -> bool:
-    return any(hasattr(x, "shape") for x in xs)
-
-
-def _maximum(a, b):
-    if _is_array(a, b):
-        import numpy as np
-
-        return np.maximum(a, b)
-    return max(a, b)
-
-
-def _minimum(a, b):
-    if _is_array(a, b):
-        import numpy as np
-
-        return np.minimum(a, b)
-    return min(a, b)
-
-
-def _where(cond, a, b):
-    if _is_array(cond, a, b):
-        import numpy as np
-
-        return np.where(cond, a, b)
-    return a if cond else b
-
-
-def cdiv(a, b):
-    """Ceiling division of non-negative integers: -(-a // b)."""
-    return -(-a // b)
-
-
 def usable_memory_bytes(memory_bytes, mem_util):
     """Memory an engine may use on one GPU [bytes]: memory × fraction."""
     return memory_bytes * mem_util
@@ -86,7 +54,7 @@ def usable_memory_bytes(memory_bytes, mem_util):
 
 def kv_heads_per_gpu(n_kv_heads, tp):
     """KV heads one TP rank caches: max(1, n_kv_heads // tp) (replicated when tp > heads)."""
-    return _maximum(n_kv_heads // tp, 1)
+    return maximum(n_kv_heads // tp, 1)
 
 
 def layers_on_most_loaded_stage(n_layers, pp):
@@ -103,7 +71,7 @@ def weights_bytes_per_gpu(body_params, vocab_params, lm_head_params, n_layers, t
     the last the head (a vocab × d_model matrix each, tied or not), so the fullest holds one.
     """
     stage = body_params * layers_on_most_loaded_stage(n_layers, pp) / n_layers
-    io = _where(pp == 1, vocab_params + lm_head_params, vocab_params)
+    io = where(pp == 1, vocab_params + lm_head_params, vocab_params)
     return (stage + io) * bpe / tp
 
 
@@ -123,8 +91,8 @@ def activation_peak_bytes(
     config_explorer/empirical-vllm-memory-results.md) where this estimate gives 1.27 GiB.
     Pass the logged "peak activation" as ``--activation`` to match a running engine.
     """
-    rows = _minimum(logit_rows, tokens)
-    per_token = 2 * d_model + _maximum(attn_width, ffn_width) / tp
+    rows = minimum(logit_rows, tokens)
+    per_token = 2 * d_model + maximum(attn_width, ffn_width) / tp
     return tokens * per_token * ACTIVATION_BYTES + rows * vocab_size / tp * LOGIT_BYTES
 
 
@@ -141,7 +109,7 @@ def paged_tokens(ctx, block_size):
 def pool_units(budget_bytes, unit_bytes):
     """Whole units (blocks, sequences) of ``unit_bytes`` that fit in ``budget_bytes``; 0 if the
     budget is negative."""
-    return _maximum(budget_bytes, 0) // unit_bytes
+    return maximum(budget_bytes, 0) // unit_bytes
 
 
 def waste_bytes(reserved_tokens, used_tokens, kv_bytes_per_token):

@@ -47,11 +47,16 @@ def usd_per_million_tokens(usd_per_hour_per_gpu, tokens_per_s_per_gpu):
     return usd_per_hour_per_gpu / SECONDS_PER_HOUR / tokens_per_s_per_gpu * 1e6
 
 
-def _latency_kw(weight_dtype, kv_dtype, tp, pp, efficiency):
+def check_efficiency(efficiency: str) -> None:
+    """Raise unless --efficiency names a band: peak, low, expected or high."""
     if efficiency not in EFFICIENCIES:
         raise InvalidInputError(
             f"--efficiency {efficiency!r} is not one of: {', '.join(EFFICIENCIES)}"
         )
+
+
+def _latency_kw(weight_dtype, kv_dtype, tp, pp, efficiency):
+    check_efficiency(efficiency)
     return dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, pp=pp, efficiency=efficiency)
 
 
@@ -108,6 +113,25 @@ def largest_batch_meeting(cfg, hw, *, max_batch: int, ctx: int, max_tpot_s=None,
     tpots = np.asarray(tpot_s(cfg, hw, batch=batches, ctx=ctx, **kw), dtype=float)
     ok = np.ones(max_batch, dtype=bool) if max_tpot_s is None else tpots <= max_tpot_s
     return (int(batches[ok].max()) if ok.any() else 0), tpots
+
+
+def _at_batch(batch: int, tpots, gpus: int, price: float) -> tuple[float, float, float]:
+    """(TPOT [s], output tokens/s per GPU, USD per million output tokens) at ``batch``, from
+    ``tpots``, the TPOT of every batch 1..max."""
+    t = float(tpots[batch - 1])
+    tps = output_tokens_per_s_per_gpu(batch, t, gpus)
+    return t, tps, usd_per_million_tokens(price, tps)
+
+
+def _usd_figure(key: str, usd: float, price: float, tokens_per_s: float) -> Figure:
+    return figure(
+        key,
+        usd,
+        "USD",
+        "{usd_per_hour} / 3600 / {tokens_per_s} × 10^6",
+        usd_per_hour=price,
+        tokens_per_s=tokens_per_s,
+    )
 
 
 @dataclass(frozen=True)
@@ -193,13 +217,11 @@ def cost_report(
             tpot_s=at["tpot_s"],
             gpus=gpus,
         ),
-        figure(
+        _usd_figure(
             "usd_per_million_output_tokens",
             at["usd_per_million_output_tokens"],
-            "USD",
-            "{usd_per_hour} / 3600 / {tokens_per_s} × 10^6",
-            usd_per_hour=price,
-            tokens_per_s=at["tokens_per_s"],
+            price,
+            at["tokens_per_s"],
         ),
         figure(
             "input_tokens_per_s",
@@ -210,13 +232,11 @@ def cost_report(
             ttft_s=at["ttft_s"],
             gpus=gpus,
         ),
-        figure(
+        _usd_figure(
             "usd_per_million_input_tokens",
             at["usd_per_million_input_tokens"],
-            "USD",
-            "{usd_per_hour} / 3600 / {tokens_per_s} × 10^6",
-            usd_per_hour=price,
-            tokens_per_s=at["input_tokens_per_s"],
+            price,
+            at["input_tokens_per_s"],
         ),
     ]
     warnings = list(cap.warnings)
@@ -230,13 +250,7 @@ def cost_report(
         **lat,
     )
     if max_b >= 1:
-        t = float(tpots[max_b - 1])
-        tps = output_tokens_per_s_per_gpu(max_b, t, gpus)
-        fields.update(
-            max_batch_tpot_s=t,
-            max_batch_tokens_per_s=tps,
-            usd_per_million_output_tokens_max_batch=usd_per_million_tokens(price, tps),
-        )
+        fields.update(zip(MAX_BATCH_KEYS, _at_batch(max_b, tpots, gpus, price), strict=True))
     else:
         fields.update(dict.fromkeys(MAX_BATCH_KEYS))
     if max_tpot_ms is not None or max_ttft_ms is not None:
@@ -245,13 +259,7 @@ def cost_report(
             best = 0
         fields.update(max_tpot_ms=max_tpot_ms, max_ttft_ms=max_ttft_ms, target_batch=best)
         if best >= 1:
-            t = float(tpots[best - 1])
-            tps = output_tokens_per_s_per_gpu(best, t, gpus)
-            fields.update(
-                target_tpot_s=t,
-                target_tokens_per_s=tps,
-                usd_per_million_output_tokens_target=usd_per_million_tokens(price, tps),
-            )
+            fields.update(zip(TARGET_KEYS, _at_batch(best, tpots, gpus, price), strict=True))
             figs.append(
                 figure(
                     "target_batch",

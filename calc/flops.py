@@ -38,6 +38,8 @@ FLOP for the selective scan).
 
 from __future__ import annotations
 
+from calc.elementwise import minimum
+
 
 def linear_flops(tokens, d_in, d_out):
     """A dense projection: 2 · tokens · d_in · d_out [FLOP]."""
@@ -69,14 +71,6 @@ def decode_pairs(ctx):
     return ctx
 
 
-def _minimum(a, b):
-    if hasattr(a, "shape") or hasattr(b, "shape"):
-        import numpy as np
-
-        return np.minimum(a, b)
-    return min(a, b)
-
-
 def sliding_causal_pairs(prompt, window):
     """Query-key pairs of a causal prompt of S tokens under a window of W keys:
     Σ_{i=1..S} min(i, W) = m(m+1)/2 + (S − m)·W with m = min(S, W).
@@ -84,13 +78,13 @@ def sliding_causal_pairs(prompt, window):
     The first m queries see all earlier keys (a triangle); each later one sees exactly W.
     With S ≤ W this is S(S+1)/2, the full causal count.
     """
-    m = _minimum(prompt, window)
+    m = minimum(prompt, window)
     return m * (m + 1) // 2 + (prompt - m) * window
 
 
 def sliding_decode_pairs(ctx, window):
     """Keys one decode step at context ``ctx`` attends to under a window of W: min(ctx, W)."""
-    return _minimum(ctx, window)
+    return minimum(ctx, window)
 
 
 def chunked_causal_pairs(prompt, chunk):

@@ -112,12 +112,17 @@ def ridge_points(hw: HardwareProfile) -> dict[str, float]:
     }
 
 
-def efficiencies(hw: HardwareProfile, efficiency: str) -> tuple[float, float]:
-    """(matmul, memory) fractions of peak for ``efficiency`` (peak means 1.0, 1.0)."""
+def check_efficiency(efficiency: str) -> None:
+    """Raise unless ``efficiency`` names a band: peak, low, expected or high."""
     if efficiency not in EFFICIENCIES:
         raise InvalidInputError(
             f"efficiency {efficiency!r} is not one of: {', '.join(EFFICIENCIES)}"
         )
+
+
+def efficiencies(hw: HardwareProfile, efficiency: str) -> tuple[float, float]:
+    """(matmul, memory) fractions of peak for ``efficiency`` (peak means 1.0, 1.0)."""
+    check_efficiency(efficiency)
     if efficiency == "peak":
         return 1.0, 1.0
     e = hw.efficiency
@@ -278,37 +283,26 @@ def _bound(op: Op, r: Rates) -> str:
 
 
 def _step(st: _Setup, hw, efficiency, raw: list[Op]) -> Step:
+    """The step of ``raw`` ops: with ``hw`` each op's roofline time and bound, else FLOPs and
+    bytes only (times and bounds None)."""
     flops = sum(op.flops for op in raw)
     moved = sum(op.bytes for op in raw if op.kind == COMPUTE)
-    if hw is None:
-        timings = [
-            OpTiming(
-                op.name,
-                op.flops,
-                op.bytes,
-                arithmetic_intensity(op.flops, op.bytes),
-                None,
-                None,
-                op.kind,
-            )
-            for op in raw
-        ]
-        return Step(None, flops, moved, timings, efficiency, st.dtype, None, raw)
-    r = rates(hw, st.dtype, efficiency)
-    times = [op_time(op, r) for op in raw]
+    r = rates(hw, st.dtype, efficiency) if hw is not None else None
+    times = [op_time(op, r) for op in raw] if r is not None else [None] * len(raw)
     timings = [
         OpTiming(
             op.name,
             op.flops,
             op.bytes,
             arithmetic_intensity(op.flops, op.bytes),
-            _bound(op, r) if not hasattr(t, "shape") else None,
+            _bound(op, r) if r is not None and not hasattr(t, "shape") else None,
             t,
             op.kind,
         )
         for op, t in zip(raw, times, strict=True)
     ]
-    return Step(sum(times), flops, moved, timings, efficiency, st.dtype, r, raw)
+    total = sum(times) if r is not None else None
+    return Step(total, flops, moved, timings, efficiency, st.dtype, r, raw)
 
 
 def _check_counts(name: str, value, upper: int):
@@ -324,6 +318,16 @@ def _check_counts(name: str, value, upper: int):
         return arr.astype(np.float64)
     check_positive_int(name, value, upper)
     return value
+
+
+def _forward_step(cfg, hw, deployment: tuple, efficiency: str, **counts) -> Step:
+    """The step of one forward pass (``counts``: batch and ctx, or batch and prompt);
+    ``deployment`` is (weight_dtype, kv_dtype, tp, pp, ep, compute) as ``_setup`` takes them."""
+    st = _setup(cfg, hw, *deployment)
+    if hw is not None:  # without hardware no time is computed, so no band is needed
+        check_efficiency(efficiency)
+    raw = forward_ops(cfg, st.sharding, st.layout, st.sizes, **counts)
+    return _step(st, hw, efficiency, raw)
 
 
 def decode_step(
@@ -347,10 +351,9 @@ def decode_step(
     """
     batch = _check_counts("batch", batch, MAX_BATCH)
     ctx = _check_counts("ctx", ctx, MAX_CTX)
-    st = _setup(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute)
-    efficiencies(hw, efficiency) if hw is not None else None
-    raw = forward_ops(cfg, st.sharding, st.layout, st.sizes, batch=batch, ctx=ctx)
-    return _step(st, hw, efficiency, raw)
+    return _forward_step(
+        cfg, hw, (weight_dtype, kv_dtype, tp, pp, ep, compute), efficiency, batch=batch, ctx=ctx
+    )
 
 
 def prefill(
@@ -370,72 +373,27 @@ def prefill(
     """The prefill of ``batch`` prompts of ``prompt`` tokens on one GPU: ``.time_s`` = TTFT."""
     batch = _check_counts("batch", batch, MAX_BATCH)
     prompt = _check_counts("prompt", prompt, MAX_CTX)
-    st = _setup(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute)
-    efficiencies(hw, efficiency) if hw is not None else None
-    raw = forward_ops(cfg, st.sharding, st.layout, st.sizes, batch=batch, prompt=prompt)
-    return _step(st, hw, efficiency, raw)
-
-
-def tpot_s(
-    cfg: ModelConfig,
-    hw: HardwareProfile,
-    *,
-    batch,
-    ctx,
-    weight_dtype: str | None = None,
-    kv_dtype: str | None = None,
-    tp: int = 1,
-    pp: int = 1,
-    ep: int = 1,
-    efficiency: str = "expected",
-    compute: str | None = None,
-):
-    """TPOT [s] for ``batch`` and ``ctx`` that may be numpy arrays (they broadcast; no loop
-    over elements). The same ops and roofline as ``decode_step``, whose ``.time_s`` it equals."""
-    return decode_step(
+    return _forward_step(
         cfg,
         hw,
+        (weight_dtype, kv_dtype, tp, pp, ep, compute),
+        efficiency,
         batch=batch,
-        ctx=ctx,
-        weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype,
-        tp=tp,
-        pp=pp,
-        ep=ep,
-        efficiency=efficiency,
-        compute=compute,
-    ).time_s
-
-
-def ttft_s(
-    cfg: ModelConfig,
-    hw: HardwareProfile,
-    *,
-    prompt,
-    batch,
-    weight_dtype: str | None = None,
-    kv_dtype: str | None = None,
-    tp: int = 1,
-    pp: int = 1,
-    ep: int = 1,
-    efficiency: str = "expected",
-    compute: str | None = None,
-):
-    """TTFT [s] for ``prompt`` and ``batch`` that may be numpy arrays (broadcasting); equals
-    ``prefill(...).time_s``."""
-    return prefill(
-        cfg,
-        hw,
         prompt=prompt,
-        batch=batch,
-        weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype,
-        tp=tp,
-        pp=pp,
-        ep=ep,
-        efficiency=efficiency,
-        compute=compute,
-    ).time_s
+    )
+
+
+def tpot_s(cfg: ModelConfig, hw: HardwareProfile, *, batch, ctx, **kw):
+    """TPOT [s] for ``batch`` and ``ctx`` that may be numpy arrays (they broadcast; no loop
+    over elements). The same ops and roofline as ``decode_step`` (which takes the same
+    keywords ``kw``), whose ``.time_s`` it equals."""
+    return decode_step(cfg, hw, batch=batch, ctx=ctx, **kw).time_s
+
+
+def ttft_s(cfg: ModelConfig, hw: HardwareProfile, *, prompt, batch, **kw):
+    """TTFT [s] for ``prompt`` and ``batch`` that may be numpy arrays (broadcasting); equals
+    ``prefill(...).time_s`` (same keywords ``kw``)."""
+    return prefill(cfg, hw, prompt=prompt, batch=batch, **kw).time_s
 
 
 def generation_time_s(cfg, hw, *, prompt, gen, batch, efficiency="expected", **kw):
@@ -499,7 +457,7 @@ def _op_figures(prefix: str, step: Step) -> list[Figure]:
     return figs
 
 
-def _flops_figures(cfg: ModelConfig, st: _Setup, prompt: int, ctx: int) -> list[Figure]:
+def _flops_figures(cfg: ModelConfig, prompt: int, ctx: int) -> list[Figure]:
     """The per-token formulas of the dense linear ops, the attention and the SSM mixers
     (model totals), and how many layers have each."""
     from calc import flops as F
@@ -714,7 +672,7 @@ def _rows(step: Step, sol: Step | None = None) -> list[dict]:
     return rows
 
 
-def _common_checks(cfg, *, batch, prompt, ctx):
+def _common_checks(*, batch, prompt, ctx):
     check_positive_int("batch", batch, MAX_BATCH)
     check_positive_int("prompt", prompt, MAX_CTX)
     if ctx is not None:
@@ -739,7 +697,7 @@ def flops_report(
     (default: prompt + 1), with bytes and intensity; with ``hw``, bound and roofline time at the
     expected efficiency. ``decode_flops_per_token`` and ``prefill_flops`` are model totals (all
     GPUs); the ``ops`` lists are per GPU under tp/pp/ep."""
-    _common_checks(cfg, batch=batch, prompt=prompt, ctx=ctx)
+    _common_checks(batch=batch, prompt=prompt, ctx=ctx)
     ctx = ctx or prompt + 1
     st = _setup(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute)
     kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, pp=pp, ep=ep, compute=compute)
@@ -772,7 +730,7 @@ def flops_report(
         fields["ridge_point_flop_per_byte"] = ridge_points(hw)[st.dtype]
     fields["ops"] = _rows(dec)
     fields["prefill_ops"] = _rows(pre)
-    figs = _flops_figures(cfg, st, prompt, ctx)
+    figs = _flops_figures(cfg, prompt, ctx)
     figs.append(
         figure(
             "decode_flops_per_token",
@@ -856,7 +814,7 @@ def latency_report(
     ``tokens_per_s`` is the decode throughput batch / TPOT; ``e2e_tokens_per_s`` the generated
     tokens of the whole request over its E2E time. ``ops`` are the decode step's ops per GPU.
     """
-    _common_checks(cfg, batch=batch, prompt=prompt, ctx=ctx)
+    _common_checks(batch=batch, prompt=prompt, ctx=ctx)
     check_positive_int("gen", gen, MAX_CTX)
     hw = with_efficiency(hw, matmul_eff, mem_eff)
     ctx = ctx or prompt + gen
@@ -916,10 +874,8 @@ def latency_report(
         "memory_efficiency": b_eff,
     }
     for key in ("ttft_s", "tpot_s", "tpot_mean_s", "e2e_s", "tokens_per_s"):
-        stem, unit = (
-            key.rsplit("_per_s" if key.endswith("_per_s") else "_s", 1)[0],
-            ("_per_s" if key.endswith("_per_s") else "_s"),
-        )
+        unit = "_per_s" if key.endswith("_per_s") else "_s"
+        stem = key.removesuffix(unit)
         fields[key] = exp[key]
         fields[f"{stem}_speed_of_light{unit}"] = sol[key]
         # the band is in the quantity's own terms: low/high time, low/high tokens/s
@@ -940,7 +896,7 @@ def latency_report(
     fields["ops"] = _rows(dec, steps["peak"][0])
     fields["prefill_ops"] = _rows(pre, steps["peak"][1])
 
-    figs = _flops_figures(cfg, st, prompt, ctx)
+    figs = _flops_figures(cfg, prompt, ctx)
     figs.append(_ridge_figure(hw, st.dtype))
     figs.append(
         figure(

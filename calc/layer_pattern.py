@@ -19,18 +19,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-
-def _minimum(a, b):
-    if hasattr(a, "shape") or hasattr(b, "shape"):
-        import numpy as np
-
-        return np.minimum(a, b)
-    return min(a, b)
+from calc.elementwise import minimum
 
 
 def sliding_cached_tokens(ctx, window, sink_tokens=0):
     """Tokens a sliding-window layer caches: min(ctx, W + sinks)."""
-    return _minimum(ctx, window + sink_tokens)
+    return minimum(ctx, window + sink_tokens)
 
 
 def chunked_cached_tokens(ctx, chunk_size):
@@ -39,7 +33,7 @@ def chunked_cached_tokens(ctx, chunk_size):
     The exact occupancy is ((ctx − 1) mod C) + 1, but the chunk's slots are allocated up
     front (vLLM and HF both size the local cache to C), so capacity is charged min(ctx, C).
     """
-    return _minimum(ctx, chunk_size)
+    return minimum(ctx, chunk_size)
 
 
 def cached_token_layers(ctx, n_full, windowed: Sequence[tuple[int, int]] = ()):
@@ -51,7 +45,7 @@ def cached_token_layers(ctx, n_full, windowed: Sequence[tuple[int, int]] = ()):
     """
     total = ctx * n_full
     for cap, n in windowed:
-        total = total + n * _minimum(ctx, cap)
+        total = total + n * minimum(ctx, cap)
     return total
 
 

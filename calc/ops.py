@@ -53,8 +53,9 @@ from typing import Any
 
 from calc import flops as F
 from calc.attention_layout import AttentionLayout
+from calc.elementwise import cdiv
 from calc.model_schema import ModelConfig
-from calc.parallel import Sharding, cdiv, sharded_layout
+from calc.parallel import Sharding, sharded_layout
 
 COMPUTE = "compute"
 ALLREDUCE = "allreduce"

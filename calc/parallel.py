@@ -35,6 +35,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from calc.attention_layout import AttentionLayout
+from calc.elementwise import cdiv
 from calc.errors import InvalidInputError
 from calc.memory import check_positive_int
 from calc.model_schema import ModelConfig
@@ -42,16 +43,11 @@ from calc.params import (
     attention_params,
     ffn_params,
     mla_attention_params,
+    moe_layer_params,
     norm_params,
-    router_params,
 )
 
 MAX_PARALLEL = 4096
-
-
-def cdiv(a, b):
-    """Ceiling division for ints and numpy arrays: ceil(a / b)."""
-    return -(-a // b)
 
 
 def ring_allreduce_time_s(message_bytes, n, bandwidth_bytes_per_s, latency_s):
@@ -258,10 +254,16 @@ def params_per_gpu(cfg: ModelConfig, s: Sharding) -> int:
     moe_layer = 0
     if cfg.moe is not None:
         m = cfg.moe
-        moe_layer = (
-            s.n_experts * ffn_params(d, s.d_expert_ffn, gated, cfg.ffn_bias)
-            + m.n_shared_experts * ffn_params(d, s.d_shared_ffn, gated)
-            + router_params(d, m.n_routed_experts, m.router_bias)
+        moe_layer = moe_layer_params(
+            d,
+            s.n_experts,
+            s.d_expert_ffn,
+            m.n_shared_experts,
+            s.d_shared_ffn,
+            m.n_routed_experts,
+            gated,
+            cfg.ffn_bias,
+            m.router_bias,
         )
     table = s.vocab * d
     vocab_tables = table + (0 if cfg.tie_embeddings else table) if s.pp == 1 else table

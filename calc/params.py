@@ -74,6 +74,27 @@ def router_params(d_model, n_routed_experts, router_bias=False):
     return d_model * n_routed_experts + n_routed_experts * router_bias
 
 
+def moe_layer_params(
+    d_model,
+    n_experts,
+    d_expert_ffn,
+    n_shared_experts,
+    d_shared_ffn,
+    n_routed_experts,
+    gated,
+    ffn_bias=False,
+    router_bias=False,
+):
+    """FFN parameters of one MoE layer holding ``n_experts`` routed experts (all of them, or one
+    GPU's share): the experts (with the FFN bias), the shared experts (no bias) and the router
+    over all ``n_routed_experts``."""
+    return (
+        n_experts * ffn_params(d_model, d_expert_ffn, gated, ffn_bias)
+        + n_shared_experts * ffn_params(d_model, d_shared_ffn, gated)
+        + router_params(d_model, n_routed_experts, router_bias)
+    )
+
+
 def norm_params(d_model, layernorm):
     """One norm: RMSNorm has a scale (d); LayerNorm a scale and a bias (2d)."""
     return d_model * (1 + layernorm)

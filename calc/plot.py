@@ -338,11 +338,7 @@ def _series_char(s, i: int) -> str:
 def memory_text(d) -> str:
     """Terminal chart of KV bytes (GB) vs ctx per attention kind, budget line '~', then the
     numbers at a few contexts."""
-    layers = []
-    for i, s in enumerate(d.series):
-        ch = "*" if s.own else _series_char(s, i)
-        layers.append(Layer(s.label, ch, s.points))
-    layers.sort(key=lambda lay: lay.char == "*")  # the model's own line drawn on top
+    layers = _series_layers(d.series)
     ys = [y for s in d.series for _, y in s.points]
     if d.kv_budget_bytes is not None and d.kv_budget_bytes > 0:
         layers.insert(
@@ -357,16 +353,8 @@ def memory_text(d) -> str:
         ys.append(d.kv_budget_bytes)
     y_range = (10 ** math.floor(_log(min(ys))), 10 ** math.ceil(_log(max(ys))))
     title = f"KV cache vs context: {d.model}, batch {d.batch}, KV dtype {d.kv_dtype}"
-    chart = text_chart(
-        title,
-        layers,
-        x_range=(d.ctxs[0], d.ctxs[-1]),
-        y_range=y_range,
-        x_label="context [tokens], log scale",
-        y_label="KV cache [GB = 10^9 B], log",
-        x_ticks=d.ctxs,
-        x_fmt=tokens,
-        y_fmt=lambda y: f"{y / GB:g}",
+    chart = _ctx_chart(
+        title, layers, d.ctxs, y_range, "KV cache [GB = 10^9 B], log", lambda y: f"{y / GB:g}"
     )
     if d.kv_budget_bytes is not None and d.kv_budget_bytes <= 0:
         chart += (
@@ -375,6 +363,30 @@ def memory_text(d) -> str:
         )
     chart += "  what-ifs keep the model's layers, head widths and windows; * = the model's own\n"
     return chart + "\n" + _table(d.series, d.ctxs, "KV cache [GB]", lambda y: f"{y / GB:,.3f}")
+
+
+def _series_layers(series) -> list[Layer]:
+    """One chart layer per attention kind; the model's own line (*) drawn last, on top."""
+    layers = [
+        Layer(s.label, "*" if s.own else _series_char(s, i), s.points) for i, s in enumerate(series)
+    ]
+    layers.sort(key=lambda lay: lay.char == "*")
+    return layers
+
+
+def _ctx_chart(title: str, layers, ctxs, y_range, y_label: str, y_fmt) -> str:
+    """A text chart against context on a log axis from ctxs[0] to ctxs[-1] [tokens]."""
+    return text_chart(
+        title,
+        layers,
+        x_range=(ctxs[0], ctxs[-1]),
+        y_range=y_range,
+        x_label="context [tokens], log scale",
+        y_label=y_label,
+        x_ticks=ctxs,
+        x_fmt=tokens,
+        y_fmt=y_fmt,
+    )
 
 
 def _table(series, ctxs, what: str, fmt) -> str:
@@ -492,25 +504,14 @@ def _zero_note(series) -> str:
 
 def capacity_text(d) -> str:
     """Terminal chart of max concurrent sequences vs ctx per attention kind, then the numbers."""
-    layers = []
-    for i, s in enumerate(d.series):
-        layers.append(Layer(s.label, "*" if s.own else _series_char(s, i), s.points))
-    layers.sort(key=lambda lay: lay.char == "*")
+    layers = _series_layers(d.series)
     ys = [y for s in d.series for _, y in s.points if y > 0]
     parts = [_capacity_title(d)]
     if ys:
         y_range = (10 ** math.floor(_log(min(ys))), 10 ** math.ceil(_log(max(ys) * 1.01)))
         parts.append(
-            text_chart(
-                "",
-                layers,
-                x_range=(d.ctxs[0], d.ctxs[-1]),
-                y_range=y_range,
-                x_label="context [tokens], log scale",
-                y_label="max concurrent sequences, log",
-                x_ticks=d.ctxs,
-                x_fmt=tokens,
-                y_fmt=lambda y: f"{y:,.0f}",
+            _ctx_chart(
+                "", layers, d.ctxs, y_range, "max concurrent sequences, log", lambda y: f"{y:,.0f}"
             ).rstrip("\n")
         )
     for note in (_capacity_note(d), _zero_note(d.series)):

@@ -10,6 +10,7 @@ are shared and a partly filled last prefix block is private to each sequence; wi
 from __future__ import annotations
 
 from calc.derivation import figure, whole
+from calc.elementwise import maximum
 from calc.errors import InvalidInputError
 from calc.memory import MAX_BATCH, MAX_CTX, check_positive_int
 
@@ -31,13 +32,7 @@ def kv_with_sharing_bytes(users, sequence_bytes, shared_prefix_bytes):
 
 def max_concurrency_shared(budget_bytes, sequence_bytes, shared_prefix_bytes):
     """Sequences that fit when they share a prefix: floor((budget − prefix) / (seq − prefix))."""
-    room = budget_bytes - shared_prefix_bytes
-    if hasattr(room, "shape"):
-        import numpy as np
-
-        room = np.maximum(room, 0)
-    else:
-        room = max(room, 0)
+    room = maximum(budget_bytes - shared_prefix_bytes, 0)
     return room // (sequence_bytes - shared_prefix_bytes)
 
 

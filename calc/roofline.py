@@ -5,13 +5,7 @@ Pure functions of numbers; each accepts numpy arrays and broadcasts.
 
 from __future__ import annotations
 
-
-def _maximum(a, b):
-    if hasattr(a, "shape") or hasattr(b, "shape"):
-        import numpy as np
-
-        return np.maximum(a, b)
-    return max(a, b)
+from calc.elementwise import maximum
 
 
 def ridge_point(flops_per_s, bytes_per_s):
@@ -34,7 +28,7 @@ def memory_time_s(bytes_moved, bytes_per_s):
 
 def op_time_s(flops, bytes_moved, flops_per_s, bytes_per_s):
     """Roofline time of one op [s]: the slower of computing and moving its data."""
-    return _maximum(compute_time_s(flops, flops_per_s), memory_time_s(bytes_moved, bytes_per_s))
+    return maximum(compute_time_s(flops, flops_per_s), memory_time_s(bytes_moved, bytes_per_s))
 
 
 def is_compute_bound(flops, bytes_moved, flops_per_s, bytes_per_s):

@@ -79,15 +79,21 @@ def mtp_module_params(cfg) -> int:
     """Parameters of one MTP module (DeepSeek-V3 style): one transformer layer of the target
     (attention + its heaviest FFN) + the 2d × d projection of [h; emb] + 3 norms; it shares
     the target's embedding and lm_head."""
-    from calc.params import ffn_params, layer_attention_params, router_params
+    from calc.params import ffn_params, layer_attention_params, moe_layer_params
 
     d, gated = cfg.d_model, cfg.ffn_kind == "gated"
     if cfg.moe is not None:
         m = cfg.moe
-        ffn = (
-            m.n_routed_experts * ffn_params(d, m.d_expert_ffn, gated, cfg.ffn_bias)
-            + m.n_shared_experts * ffn_params(d, m.shared_ffn, gated)
-            + router_params(d, m.n_routed_experts, m.router_bias)
+        ffn = moe_layer_params(
+            d,
+            m.n_routed_experts,
+            m.d_expert_ffn,
+            m.n_shared_experts,
+            m.shared_ffn,
+            m.n_routed_experts,
+            gated,
+            cfg.ffn_bias,
+            m.router_bias,
         )
     else:
         ffn = ffn_params(d, cfg.d_ffn, gated, cfg.ffn_bias)

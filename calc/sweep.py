@@ -10,6 +10,7 @@ over rows. ``parse_values`` reads lists and ranges: ``1,2,4``, ``1024..131072:x2
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -39,7 +40,6 @@ COLUMNS = (
     "usd_per_million_output_tokens",
     "usd_per_million_input_tokens",
 )
-LATENCY_COLUMNS = COLUMNS[-5:]
 _RANGE = re.compile(r"^(\d+)\.\.(\d+)(?::([x+])(\d+(?:\.\d+)?))?$")
 
 
@@ -201,7 +201,7 @@ def sweep(
     import numpy as np
 
     from calc.capacity import _check_fraction
-    from calc.cost import _latency_kw, _price
+    from calc.cost import _price, check_efficiency
     from calc.dtypes import bytes_per_element
     from calc.engines import ENGINE_NAMES
     from calc.memory import MAX_BATCH, MAX_CTX
@@ -210,7 +210,7 @@ def sweep(
     if engine not in ENGINE_NAMES:
         raise InvalidInputError(f"--engine {engine!r} is not one of: {', '.join(ENGINE_NAMES)}")
     _check_fraction("mem-util", mem_util)
-    _latency_kw(None, None, 1, 1, efficiency)
+    check_efficiency(efficiency)
     if max(ctx) > MAX_CTX or max(batch) > MAX_BATCH or max(tp) > 4096:
         raise InvalidInputError(
             f"--ctx ≤ {MAX_CTX:,}, --batch ≤ {MAX_BATCH:,} and --tp ≤ 4,096 please"
@@ -224,7 +224,7 @@ def sweep(
         hws = [apply_calibration(h, cal, calibration) for h in hws]
     for d in [*weight_dtypes, *kv_dtypes]:
         if d is not None:
-            bytes_per_element(d)
+            bytes_per_element(d)  # validation only: raises UnknownNameError for a bad dtype
     n_groups = len(cfgs) * len(hws) * len(weight_dtypes) * len(kv_dtypes) * len(tp)
     n_rows = n_groups * len(ctx) * len(batch)
     if n_rows > MAX_ROWS:
@@ -234,22 +234,16 @@ def sweep(
     ctx_a = np.asarray(ctx, dtype=np.int64)
     batch_a = np.asarray(batch, dtype=np.int64)
     parts, labels = [], []
-    for cfg in cfgs:
-        for hw in hws:
-            price = _price(hw, usd_per_hour)
-            for wd0 in weight_dtypes:
-                wd = wd0 or cfg.dtype
-                for kd0 in kv_dtypes:
-                    kd = kd0 or cfg.kv_dtype or cfg.dtype
-                    for t in tp:
-                        parts.append(
-                            _group(cfg, hw, wd, kd, t, ctx_a, batch_a, engine=engine,
-                                   mem_util=mem_util, block_size=block_size,
-                                   mbt=max_batched_tokens, act=activation_bytes,
-                                   over=overhead_bytes, price=price, latency=latency,
-                                   efficiency=efficiency)
-                        )  # fmt: skip
-                        labels.append((cfg.name, hw.name, wd, kd))
+    for cfg, hw, wd0, kd0, t in itertools.product(cfgs, hws, weight_dtypes, kv_dtypes, tp):
+        wd = wd0 or cfg.dtype
+        kd = kd0 or cfg.kv_dtype or cfg.dtype
+        parts.append(
+            _group(cfg, hw, wd, kd, t, ctx_a, batch_a, engine=engine, mem_util=mem_util,
+                   block_size=block_size, mbt=max_batched_tokens, act=activation_bytes,
+                   over=overhead_bytes, price=_price(hw, usd_per_hour), latency=latency,
+                   efficiency=efficiency)
+        )  # fmt: skip
+        labels.append((cfg.name, hw.name, wd, kd))
     per = ctx_a.size * batch_a.size
     columns: dict = {}
     for i, key in enumerate(("model", "hardware", "weight_dtype", "kv_dtype")):

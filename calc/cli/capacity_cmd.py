@@ -11,8 +11,8 @@ def capacity(
     hardware: o.HardwareRequired,
     ctx: o.Ctx,
     batch: o.Batch = 1,
-    tp: d.Tp = 1,
-    pp: d.Pp = 1,
+    tp: o.Tp = 1,
+    pp: o.Pp = 1,
     weight_dtype: o.WeightDtype = None,
     kv_dtype: o.KvDtype = None,
     engine: d.Engine = "vllm",
@@ -24,7 +24,7 @@ def capacity(
     max_model_len: d.MaxModelLen = None,
     shared_prefix: d.SharedPrefix = None,
     users: d.Users = None,
-    calibration: d.Calibration = None,
+    calibration: o.Calibration = None,
     fmt: o.Format = "table",
     output: o.Output = None,
     explain: o.Explain = False,
@@ -35,12 +35,13 @@ def capacity(
     Example: kvcalc capacity --model llama3-70b --hardware h100 --tp 4 --ctx 8192 --engine vllm
     """
     from calc.capacity import capacity_report
-    from calc.cli.common import warn
-    from calc.cli.deploy_common import load_deployment, sizes
-    from calc.render import emit
+    from calc.cli.common import emit_report
+    from calc.cli.deploy_common import engine_options, load_deployment
 
     cfg, hw = load_deployment(model, hardware, fmt=fmt, engine=engine, calibration=calibration)
-    act, over = sizes(activation, overhead)
+    engine_kw = engine_options(
+        engine, mem_util, block_size, max_batched_tokens, activation, overhead
+    )
     report = capacity_report(
         cfg,
         hw,
@@ -50,22 +51,16 @@ def capacity(
         pp=pp,
         weight_dtype=weight_dtype,
         kv_dtype=kv_dtype,
-        engine=engine,
-        mem_util=mem_util,
-        block_size=block_size,
-        max_batched_tokens=max_batched_tokens,
-        activation_bytes=act,
-        overhead_bytes=over,
         max_model_len=max_model_len,
         shared_prefix=shared_prefix,
         users=users,
+        **engine_kw,
     )
-    warn(report.warnings)
-    emit(
-        report.fields,
+    emit_report(
+        report,
         fmt,
         output,
         title=f"{cfg.display_name} on {tp * pp} × {hw.display_name} ({engine}): KV capacity "
         "per GPU (GB = 10^9 B, GiB = 2^30 B)",
-        explain=report.figures if explain else (),
+        explain=explain,
     )

@@ -7,7 +7,6 @@ from typing import Annotated
 
 import typer
 
-from calc.cli import deploy_options as d
 from calc.cli import options as o
 
 
@@ -16,7 +15,7 @@ def check(
     junit: Annotated[
         Path | None, typer.Option("--junit", help="Also write JUnit XML here (atomically).")
     ] = None,
-    calibration: d.Calibration = None,
+    calibration: o.Calibration = None,
     fmt: o.Format = "table",
     output: o.Output = None,
 ) -> None:

@@ -1,4 +1,5 @@
-"""Helpers the commands share: resolve names to configs, validate choices, print warnings."""
+"""Helpers the commands share: resolve names to configs, validate choices, apply a
+calibration, print warnings and render a report."""
 
 from __future__ import annotations
 
@@ -31,3 +32,43 @@ def load_inputs(model, hardware=None, *, attention=None, fmt="table", **sizes):
 def warn(messages) -> None:
     for m in messages:
         sys.stderr.write(f"kvcalc: warning: {m}\n")
+
+
+def calibrated_hardware(hw, calibration):
+    """``hw`` with the --calibration file applied (if any), its notes printed as warnings."""
+    from calc.calibration import calibrated
+
+    notes: list[str] = []
+    hw = calibrated(hw, calibration, notes)
+    warn(notes)
+    return hw
+
+
+def emit_report(report, fmt: str, output, *, title: str, explain: bool = False, table=None):
+    """Print ``report.warnings``, then render ``report.fields`` (with ``report.figures`` when
+    --explain is given)."""
+    from calc.render import emit
+
+    warn(report.warnings)
+    emit(
+        report.fields,
+        fmt,
+        output,
+        title=title,
+        table=table,
+        explain=report.figures if explain else (),
+    )
+
+
+def perf_table(fields: dict, title: str):
+    """Scalar fields, then the decode ops and the prefill ops, as rich tables."""
+    from rich.console import Group
+
+    from calc.render import kv_table, rows_table
+
+    parts = [kv_table(fields, title)]
+    for key, label in (("ops", "Decode step ops (per GPU)"), ("prefill_ops", "Prefill ops")):
+        rows = fields.get(key)
+        if rows:
+            parts.append(rows_table(rows, label))
+    return Group(*parts)

@@ -12,8 +12,8 @@ def cost(
     ctx: o.Ctx,
     batch: o.Batch = 1,
     prompt: d.Prompt = None,
-    tp: d.Tp = 1,
-    pp: d.Pp = 1,
+    tp: o.Tp = 1,
+    pp: o.Pp = 1,
     weight_dtype: o.WeightDtype = None,
     kv_dtype: o.KvDtype = None,
     usd_per_hour: d.UsdPerHour = None,
@@ -26,7 +26,7 @@ def cost(
     max_batched_tokens: d.MaxBatchedTokens = 8192,
     activation: d.Activation = None,
     overhead: d.Overhead = "0.5GiB",
-    calibration: d.Calibration = None,
+    calibration: o.Calibration = None,
     fmt: o.Format = "table",
     output: o.Output = None,
     explain: o.Explain = False,
@@ -37,13 +37,14 @@ def cost(
 
     Example: kvcalc cost --model llama3-70b --hardware h100 --tp 4 --ctx 4096 --max-tpot-ms 50
     """
-    from calc.cli.common import warn
-    from calc.cli.deploy_common import load_deployment, sizes
+    from calc.cli.common import emit_report
+    from calc.cli.deploy_common import engine_options, load_deployment
     from calc.cost import cost_report
-    from calc.render import emit
 
     cfg, hw = load_deployment(model, hardware, fmt=fmt, engine=engine, calibration=calibration)
-    act, over = sizes(activation, overhead)
+    engine_kw = engine_options(
+        engine, mem_util, block_size, max_batched_tokens, activation, overhead
+    )
     report = cost_report(
         cfg,
         hw,
@@ -58,19 +59,13 @@ def cost(
         max_tpot_ms=max_tpot_ms,
         max_ttft_ms=max_ttft_ms,
         efficiency=efficiency,
-        engine=engine,
-        mem_util=mem_util,
-        block_size=block_size,
-        max_batched_tokens=max_batched_tokens,
-        activation_bytes=act,
-        overhead_bytes=over,
+        **engine_kw,
     )
-    warn(report.warnings)
-    emit(
-        report.fields,
+    emit_report(
+        report,
         fmt,
         output,
         title=f"{cfg.display_name} on {tp * pp} × {hw.display_name}: throughput per GPU and "
         "cost (roofline)",
-        explain=report.figures if explain else (),
+        explain=explain,
     )

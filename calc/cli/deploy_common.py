@@ -1,12 +1,12 @@
-"""Helpers the deployment commands share: model + calibrated hardware, sizes in bytes."""
+"""Helpers the deployment commands share: model + calibrated hardware, and the engine options
+(sizes parsed to bytes)."""
 
 from __future__ import annotations
 
 
 def load_deployment(model: str, hardware: str, *, fmt: str, engine: str, calibration=None):
     """(ModelConfig, HardwareProfile with ``calibration`` applied) for the command's options."""
-    from calc.calibration import calibrated
-    from calc.cli.common import check_choice, warn
+    from calc.cli.common import calibrated_hardware, check_choice
     from calc.engines import ENGINE_NAMES
     from calc.registry import load_hardware, load_model
     from calc.render import FORMATS
@@ -14,15 +14,26 @@ def load_deployment(model: str, hardware: str, *, fmt: str, engine: str, calibra
     check_choice("--format", fmt, FORMATS)
     check_choice("--engine", engine, ENGINE_NAMES)
     cfg = load_model(model)
-    notes: list[str] = []
-    hw = calibrated(load_hardware(hardware), calibration, notes)
-    warn(notes)
-    return cfg, hw
+    return cfg, calibrated_hardware(load_hardware(hardware), calibration)
 
 
-def sizes(activation: str | None, overhead: str) -> tuple[int | None, int]:
-    """--activation and --overhead as bytes."""
+def engine_options(
+    engine: str,
+    mem_util: float,
+    block_size: int,
+    max_batched_tokens: int,
+    activation: str | None,
+    overhead: str,
+) -> dict:
+    """The engine keywords of capacity_report, cost_report and sweep, with --activation and
+    --overhead parsed to bytes."""
     from calc.units import parse_bytes
 
-    act = None if activation is None else parse_bytes(activation, "--activation")
-    return act, parse_bytes(overhead, "--overhead")
+    return {
+        "engine": engine,
+        "mem_util": mem_util,
+        "block_size": block_size,
+        "max_batched_tokens": max_batched_tokens,
+        "activation_bytes": None if activation is None else parse_bytes(activation, "--activation"),
+        "overhead_bytes": parse_bytes(overhead, "--overhead"),
+    }

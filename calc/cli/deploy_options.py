@@ -6,8 +6,6 @@ from typing import Annotated
 
 import typer
 
-from calc.cli.options import Calibration, Pp, Tp
-
 Engine = Annotated[
     str,
     typer.Option(
@@ -90,5 +88,3 @@ Efficiency = Annotated[
         help="Which achievable fraction of peak to use: peak|low|expected|high.",
     ),
 ]
-
-__all__ = ["Calibration", "Pp", "Tp"]

@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 from calc.cli import options as o
-from calc.cli.latency_cmd import ComputeDtype, Prompt
-from calc.cli.latency_cmd import CtxOpt as _CtxOpt
 
 
 def flops(
     model: o.Model,
-    prompt: Prompt = 1024,
-    ctx: _CtxOpt = None,
+    prompt: o.Prompt = 1024,
+    ctx: o.DecodeCtx = None,
     batch: o.Batch = 1,
     hardware: o.Hardware = None,
     weight_dtype: o.WeightDtype = None,
@@ -18,7 +16,7 @@ def flops(
     tp: o.Tp = 1,
     pp: o.Pp = 1,
     ep: o.Ep = 1,
-    compute_dtype: ComputeDtype = None,
+    compute_dtype: o.ComputeDtype = None,
     calibration: o.Calibration = None,
     fmt: o.Format = "table",
     output: o.Output = None,
@@ -29,17 +27,12 @@ def flops(
 
     Example: kvcalc flops --model llama3-70b --prompt 2048 --hardware h100
     """
-    from calc.calibration import calibrated
-    from calc.cli.common import load_inputs, warn
-    from calc.cli.latency_cmd import perf_table
+    from calc.cli.common import calibrated_hardware, emit_report, load_inputs, perf_table
     from calc.latency import flops_report
-    from calc.render import emit
 
     cfg, hw, _ = load_inputs(model, hardware, fmt=fmt)
     if hw is not None:
-        notes: list[str] = []
-        hw = calibrated(hw, calibration, notes)
-        warn(notes)
+        hw = calibrated_hardware(hw, calibration)
     report = flops_report(
         cfg,
         hw,
@@ -53,13 +46,12 @@ def flops(
         ep=ep,
         compute=compute_dtype,
     )
-    warn(report.warnings)
     title = f"{cfg.display_name}: FLOPs (model totals; ops per GPU)"
-    emit(
-        report.fields,
+    emit_report(
+        report,
         fmt,
         output,
         title=title,
         table=lambda: perf_table(report.fields, title),
-        explain=report.figures if explain else (),
+        explain=explain,
     )

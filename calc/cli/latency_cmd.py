@@ -8,23 +8,7 @@ import typer
 
 from calc.cli import options as o
 
-CtxOpt = Annotated[
-    int | None,
-    typer.Option(
-        "--ctx",
-        help="Context of the reported decode step (default: prompt + gen, the last step).",
-    ),
-]
-Prompt = Annotated[int, typer.Option("--prompt", help="Prompt tokens per sequence.")]
 Gen = Annotated[int, typer.Option("--gen", help="Generated tokens per sequence.")]
-ComputeDtype = Annotated[
-    str | None,
-    typer.Option(
-        "--compute-dtype",
-        help="Tensor-core dtype of the matmuls (default: bf16 for weight-only int8/int4/fp4, "
-        "fp8 for fp8 weights on fp8 hardware, else the weight dtype).",
-    ),
-]
 MatmulEff = Annotated[
     float | None,
     typer.Option("--matmul-eff", help="Achievable fraction of peak FLOP/s (overrides the band)."),
@@ -35,33 +19,19 @@ MemEff = Annotated[
 ]
 
 
-def perf_table(fields: dict, title: str):
-    """Scalar fields, then the decode ops and the prefill ops, as rich tables."""
-    from rich.console import Group
-
-    from calc.render import kv_table, rows_table
-
-    parts = [kv_table(fields, title)]
-    for key, label in (("ops", "Decode step ops (per GPU)"), ("prefill_ops", "Prefill ops")):
-        rows = fields.get(key)
-        if rows:
-            parts.append(rows_table(rows, label))
-    return Group(*parts)
-
-
 def latency(
     model: o.Model,
     hardware: o.HardwareRequired,
-    prompt: Prompt = 1024,
+    prompt: o.Prompt = 1024,
     gen: Gen = 256,
     batch: o.Batch = 1,
-    ctx: CtxOpt = None,
+    ctx: o.DecodeCtx = None,
     weight_dtype: o.WeightDtype = None,
     kv_dtype: o.KvDtype = None,
     tp: o.Tp = 1,
     pp: o.Pp = 1,
     ep: o.Ep = 1,
-    compute_dtype: ComputeDtype = None,
+    compute_dtype: o.ComputeDtype = None,
     matmul_eff: MatmulEff = None,
     mem_eff: MemEff = None,
     calibration: o.Calibration = None,
@@ -74,15 +44,11 @@ def latency(
 
     Example: kvcalc latency --model llama3-70b --hardware h100 --tp 4 --prompt 1024 --gen 256
     """
-    from calc.calibration import calibrated
-    from calc.cli.common import load_inputs, warn
+    from calc.cli.common import calibrated_hardware, emit_report, load_inputs, perf_table
     from calc.latency import latency_report
-    from calc.render import emit
 
     cfg, hw, _ = load_inputs(model, hardware, fmt=fmt)
-    notes: list[str] = []
-    hw = calibrated(hw, calibration, notes)
-    warn(notes)
+    hw = calibrated_hardware(hw, calibration)
     report = latency_report(
         cfg,
         hw,
@@ -99,16 +65,15 @@ def latency(
         mem_eff=mem_eff,
         compute=compute_dtype,
     )
-    warn(report.warnings)
     title = (
         f"{cfg.display_name} on {report.fields['gpus']} × {hw.display_name}: roofline latency "
         "(low/high: band from the efficiency range; GB = 10^9 B)"
     )
-    emit(
-        report.fields,
+    emit_report(
+        report,
         fmt,
         output,
         title=title,
         table=lambda: perf_table(report.fields, title),
-        explain=report.figures if explain else (),
+        explain=explain,
     )

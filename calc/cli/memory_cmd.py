@@ -41,9 +41,8 @@ def memory(
 
     Example: kvcalc memory --model llama3-70b --ctx 8192 --batch 4 --hardware h100 --gpus 4
     """
-    from calc.cli.common import load_inputs, warn
+    from calc.cli.common import emit_report, load_inputs
     from calc.memory import memory_report
-    from calc.render import emit
 
     cfg, hw, layout = load_inputs(
         model,
@@ -64,11 +63,10 @@ def memory(
         gpus=gpus,
         layout=layout,
     )
-    warn(report.warnings)
-    emit(
-        report.fields,
+    emit_report(
+        report,
         fmt,
         output,
         title=f"{cfg.display_name}: weights + KV cache (GB = 10^9 B, GiB = 2^30 B)",
-        explain=report.figures if explain else (),
+        explain=explain,
     )

@@ -57,6 +57,22 @@ Explain = Annotated[
 Tp = Annotated[int, typer.Option("--tp", help="Tensor-parallel GPUs (split heads and FFN).")]
 Pp = Annotated[int, typer.Option("--pp", help="Pipeline-parallel stages (split layers).")]
 Ep = Annotated[int, typer.Option("--ep", help="Expert-parallel GPUs (spread MoE experts).")]
+Prompt = Annotated[int, typer.Option("--prompt", help="Prompt tokens per sequence.")]
+DecodeCtx = Annotated[
+    int | None,
+    typer.Option(
+        "--ctx",
+        help="Context of the reported decode step (default: prompt + gen, the last step).",
+    ),
+]
+ComputeDtype = Annotated[
+    str | None,
+    typer.Option(
+        "--compute-dtype",
+        help="Tensor-core dtype of the matmuls (default: bf16 for weight-only int8/int4/fp4, "
+        "fp8 for fp8 weights on fp8 hardware, else the weight dtype).",
+    ),
+]
 Calibration = Annotated[
     Path | None,
     typer.Option(

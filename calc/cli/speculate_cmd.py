@@ -35,9 +35,9 @@ def speculate(
 
     Example: kvcalc speculate -m llama3-70b --draft llama3-8b -H h100 --gamma 4 --alpha 0.8
     """
-    from calc.cli.common import check_choice, warn
+    from calc.cli.common import check_choice, emit_report
     from calc.registry import load_hardware, load_model
-    from calc.render import FORMATS, emit
+    from calc.render import FORMATS
     from calc.speculative import speculate_report
 
     check_choice("--format", fmt, FORMATS)
@@ -55,5 +55,4 @@ def speculate(
         kv_dtype=kv_dtype,
         tp=tp,
     )
-    warn(report.warnings)
-    emit(report.fields, fmt, output, title=f"{cfg.display_name}: speculative decoding")
+    emit_report(report, fmt, output, title=f"{cfg.display_name}: speculative decoding")

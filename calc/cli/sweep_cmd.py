@@ -41,7 +41,7 @@ def sweep(
         bool,
         typer.Option("--latency/--no-latency", help="Add TPOT, TTFT, tokens/s and cost columns."),
     ] = True,
-    calibration: d.Calibration = None,
+    calibration: o.Calibration = None,
     fmt: o.Format = "table",
     output: o.Output = None,
 ) -> None:
@@ -52,13 +52,15 @@ def sweep(
     Example: kvcalc sweep -m llama3-8b -H h100,h200 --tp 1,2 --ctx 1024..131072:x2 -f csv
     """
     from calc.cli.common import check_choice, warn
-    from calc.cli.deploy_common import sizes
+    from calc.cli.deploy_common import engine_options
     from calc.render import FORMATS, emit, rows_table, write_atomic
     from calc.sweep import parse_names, parse_values, to_csv_columns
     from calc.sweep import sweep as run
 
     check_choice("--format", fmt, FORMATS)
-    act, over = sizes(activation, overhead)
+    engine_kw = engine_options(
+        engine, mem_util, block_size, max_batched_tokens, activation, overhead
+    )
     result = run(
         parse_names(model, "--model"),  # type: ignore[arg-type]
         parse_names(hardware, "--hardware"),  # type: ignore[arg-type]
@@ -67,16 +69,11 @@ def sweep(
         tp=parse_values(tp, "--tp"),
         weight_dtypes=parse_names(weight_dtype, "--weight-dtype"),
         kv_dtypes=parse_names(kv_dtype, "--kv-dtype"),
-        engine=engine,
-        mem_util=mem_util,
-        block_size=block_size,
-        max_batched_tokens=max_batched_tokens,
-        activation_bytes=act,
-        overhead_bytes=over,
         usd_per_hour=usd_per_hour,
         latency=latency,
         efficiency=efficiency,
         calibration=calibration,
+        **engine_kw,
     )
     if fmt == "csv":
         text = to_csv_columns(result)
