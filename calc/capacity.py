@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 
 from calc.attention_layout import AttentionLayout, attention_layout
 from calc.derivation import Figure, figure, whole
-from calc.dtypes import bytes_per_element
 from calc.elementwise import cdiv, maximum, minimum, where
 from calc.engines import ENGINES, engine_kv_budget_bytes
 from calc.errors import InvalidInputError
@@ -29,6 +28,7 @@ from calc.hardware_schema import HardwareProfile
 from calc.memory import MAX_BATCH, MAX_CTX, check_positive_int, max_ctx_within
 from calc.model_schema import ModelConfig
 from calc.params import model_params
+from calc.quant import kv_bytes_per_element, weight_bytes_per_element
 
 ACTIVATION_BYTES = 2  # activations run in bf16/fp16 whatever the weight dtype
 DEFAULT_MEM_UTIL = 0.9
@@ -234,10 +234,12 @@ def capacity_report(
             f"preallocation is sized for --max-model-len {ctx:,} instead"
         )
         max_model_len = ctx
-    weight_dtype = weight_dtype or cfg.dtype
-    kv_dtype = kv_dtype or cfg.kv_dtype or cfg.dtype
+    weight_dtype = cfg.dtype if weight_dtype is None else weight_dtype
+    kv_dtype = (cfg.kv_dtype or cfg.dtype) if kv_dtype is None else kv_dtype
     layout = layout or attention_layout(cfg)
-    w_b, kv_b = bytes_per_element(weight_dtype), bytes_per_element(kv_dtype)
+    # quantized formats count their scales (calc/quant.py), as `kvcalc memory` does
+    w_b = weight_bytes_per_element(weight_dtype, k=cfg.d_model)
+    kv_b = kv_bytes_per_element(kv_dtype, layout.kv_head_width)
     shape = model_shape(cfg)
     gpu = PerGpuLayout(layout, tp, pp)
     if layout.kind != "mla" and layout.n_kv_heads % tp and tp % layout.n_kv_heads:

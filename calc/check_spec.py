@@ -154,17 +154,14 @@ class Result:
         )
 
 
-def _evaluate(dep: Deployment, calibration) -> list[Result]:
+def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -> list[Result]:
+    from calc.calibration import calibrated
     from calc.capacity import capacity_report
     from calc.registry import load_hardware, load_model
     from calc.units import parse_bytes
 
     cfg = load_model(dep.model)
-    hw = load_hardware(dep.hardware)
-    if calibration is not None:
-        from calc.calibration import apply_calibration, load_calibration
-
-        hw = apply_calibration(hw, load_calibration(calibration), calibration)
+    hw = calibrated(load_hardware(dep.hardware), calibration, warnings)
     w, req = dep.workload, dep.requirements
     act = None if dep.activation is None else parse_bytes(dep.activation, "activation")
     common = dict(
@@ -238,12 +235,17 @@ def _evaluate(dep: Deployment, calibration) -> list[Result]:
     return out
 
 
-def run_checks(spec: CheckSpec, calibration=None, path: Path | str = "spec") -> list[Result]:
-    """Every requirement of every deployment, in spec order."""
+def run_checks(
+    spec: CheckSpec,
+    calibration=None,
+    path: Path | str = "spec",
+    warnings: list[str] | None = None,
+) -> list[Result]:
+    """Every requirement of every deployment, in spec order (notes go to ``warnings``)."""
     results: list[Result] = []
     for i, dep in enumerate(spec.deployments):
         try:
-            results += _evaluate(dep, calibration)
+            results += _evaluate(dep, calibration, warnings)
         except KvcalcError as exc:
             raise ConfigError(f"{path}: deployments[{i}] ({dep.name}): {exc}") from exc
     return results

@@ -274,7 +274,7 @@ def cost_report(
             fields.update(
                 target_tpot_s=None,
                 target_tokens_per_s=None,
-                target_usd_per_million_output_tokens=None,
+                usd_per_million_output_tokens_target=None,
             )
             why = []
             if not ttft_ok:

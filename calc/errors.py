@@ -37,12 +37,6 @@ class InvalidInputError(KvcalcError):
     """A command-line value or combination of values that makes no sense."""
 
 
-class DoesNotFitError(KvcalcError):
-    """A deployment that needs more memory than it has (a failed check, exit 1)."""
-
-    exit_code = 1
-
-
 class MissingDependencyError(KvcalcError):
     """An optional extra (torch, matplotlib, huggingface_hub) that is not installed."""
 

@@ -256,8 +256,8 @@ def _check_format(name: str, flag: str, formats) -> None:
 def _setup(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute=None) -> _Setup:
     from calc.ssm import ssm_state_dtype
 
-    weight_dtype = weight_dtype or cfg.dtype
-    kv_dtype = kv_dtype or cfg.kv_dtype or cfg.dtype
+    weight_dtype = cfg.dtype if weight_dtype is None else weight_dtype
+    kv_dtype = (cfg.kv_dtype or cfg.dtype) if kv_dtype is None else kv_dtype
     _check_format(weight_dtype, "--weight-dtype", WEIGHT_FORMATS)
     _check_format(kv_dtype, "--kv-dtype", KV_FORMATS)
     layout = attention_layout(cfg)
@@ -323,9 +323,8 @@ def _check_counts(name: str, value, upper: int):
 def _forward_step(cfg, hw, deployment: tuple, efficiency: str, **counts) -> Step:
     """The step of one forward pass (``counts``: batch and ctx, or batch and prompt);
     ``deployment`` is (weight_dtype, kv_dtype, tp, pp, ep, compute) as ``_setup`` takes them."""
+    check_efficiency(efficiency)  # a bad name is an error even where no time is computed
     st = _setup(cfg, hw, *deployment)
-    if hw is not None:  # without hardware no time is computed, so no band is needed
-        check_efficiency(efficiency)
     raw = forward_ops(cfg, st.sharding, st.layout, st.sizes, **counts)
     return _step(st, hw, efficiency, raw)
 

@@ -313,7 +313,7 @@ def memory_data(
     from calc.memory import MAX_BATCH, memory_report
 
     check_positive_int("batch", batch, MAX_BATCH)
-    kv_dtype = kv_dtype or cfg.kv_dtype or cfg.dtype
+    kv_dtype = (cfg.kv_dtype or cfg.dtype) if kv_dtype is None else kv_dtype
     ctxs = ctx_grid(cfg.max_ctx if max_ctx is None else max_ctx)
     layouts = attention_layouts(
         cfg, kv_heads=kv_heads, kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim

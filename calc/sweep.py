@@ -13,7 +13,7 @@ from __future__ import annotations
 import itertools
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from calc.errors import InvalidInputError
 
@@ -65,9 +65,11 @@ def parse_values(text: str, flag: str) -> list[int]:
             factor = float(step)
             if factor <= 1:
                 raise InvalidInputError(f"{flag} {item!r}: the factor must exceed 1")
-            n = math.floor(math.log(hi / lo, factor) + 1e-9) + 1 if lo > 0 else 0
-            if lo == 0 or n > MAX_VALUES:
+            if lo == 0:
                 raise InvalidInputError(f"{flag} {item!r}: a geometric range starts above 0")
+            n = math.floor(math.log(hi / lo, factor) + 1e-9) + 1
+            if n > MAX_VALUES:
+                raise InvalidInputError(f"{flag} {item!r}: more than {MAX_VALUES:,} values")
             vals = sorted({round(lo * factor**i) for i in range(n)})
         else:
             s = 1 if kind is None else float(step)
@@ -101,6 +103,7 @@ class SweepResult:
 
     columns: dict
     n_rows: int
+    warnings: list[str] = field(default_factory=list)
 
     def rows(self, limit: int | None = None) -> list[dict]:
         n = self.n_rows if limit is None else min(limit, self.n_rows)
@@ -123,12 +126,14 @@ def _group(cfg, hw, wd, kd, tp, ctx, batch, *, engine, mem_util, block_size, mbt
         weights_bytes_per_gpu,
     )
     from calc.cost import output_tokens_per_s_per_gpu, usd_per_million_tokens
-    from calc.dtypes import bytes_per_element
     from calc.engines import engine_kv_budget_bytes
+    from calc.quant import kv_bytes_per_element, weight_bytes_per_element
 
-    w_b, kv_b = bytes_per_element(wd), bytes_per_element(kd)
+    layout = attention_layout(cfg)
+    w_b = weight_bytes_per_element(wd, k=cfg.d_model)  # scales included, as in capacity
+    kv_b = kv_bytes_per_element(kd, layout.kv_head_width)
     s = model_shape(cfg)
-    gpu = PerGpuLayout(attention_layout(cfg), tp, 1)
+    gpu = PerGpuLayout(layout, tp, 1)
     weights = weights_bytes_per_gpu(
         s.body_params, s.vocab_params, s.lm_head_params, s.n_layers, tp, 1, w_b
     )
@@ -202,9 +207,9 @@ def sweep(
 
     from calc.capacity import _check_fraction
     from calc.cost import _price, check_efficiency
-    from calc.dtypes import bytes_per_element
     from calc.engines import ENGINE_NAMES
     from calc.memory import MAX_BATCH, MAX_CTX
+    from calc.quant import kv_format, weight_format
     from calc.registry import load_hardware, load_model
 
     if engine not in ENGINE_NAMES:
@@ -215,16 +220,20 @@ def sweep(
         raise InvalidInputError(
             f"--ctx ≤ {MAX_CTX:,}, --batch ≤ {MAX_BATCH:,} and --tp ≤ 4,096 please"
         )
+    warnings: list[str] = []
     cfgs = [load_model(m) for m in models]
     hws = [load_hardware(h) for h in hardware]
     if calibration is not None:
-        from calc.calibration import apply_calibration, load_calibration
+        from calc.calibration import calibrated
 
-        cal = load_calibration(calibration)
-        hws = [apply_calibration(h, cal, calibration) for h in hws]
-    for d in [*weight_dtypes, *kv_dtypes]:
+        hws = [calibrated(h, calibration, warnings) for h in hws]
+    # fail before any work on an unknown format name (UnknownNameError lists the valid ones)
+    for d in weight_dtypes:
         if d is not None:
-            bytes_per_element(d)  # validation only: raises UnknownNameError for a bad dtype
+            weight_format(d)
+    for d in kv_dtypes:
+        if d is not None:
+            kv_format(d)
     n_groups = len(cfgs) * len(hws) * len(weight_dtypes) * len(kv_dtypes) * len(tp)
     n_rows = n_groups * len(ctx) * len(batch)
     if n_rows > MAX_ROWS:
@@ -235,8 +244,8 @@ def sweep(
     batch_a = np.asarray(batch, dtype=np.int64)
     parts, labels = [], []
     for cfg, hw, wd0, kd0, t in itertools.product(cfgs, hws, weight_dtypes, kv_dtypes, tp):
-        wd = wd0 or cfg.dtype
-        kd = kd0 or cfg.kv_dtype or cfg.dtype
+        wd = cfg.dtype if wd0 is None else wd0
+        kd = (cfg.kv_dtype or cfg.dtype) if kd0 is None else kd0
         parts.append(
             _group(cfg, hw, wd, kd, t, ctx_a, batch_a, engine=engine, mem_util=mem_util,
                    block_size=block_size, mbt=max_batched_tokens, act=activation_bytes,
@@ -251,7 +260,7 @@ def sweep(
     for key in COLUMNS[4:]:
         if parts and key in parts[0]:
             columns[key] = np.concatenate([p[key] for p in parts])
-    return SweepResult(columns, n_rows)
+    return SweepResult(columns, n_rows, warnings)
 
 
 def _cells(arr, quoted) -> list[str]:

@@ -89,6 +89,11 @@ def test_unreachable_target_warns(cli):
     r = cli(*ARGS, "--max-tpot-ms", "0.5", "-f", "json")
     assert r.code == 0
     assert r.json()["target_batch"] == 0 and r.json()["target_tpot_s"] is None
+    # the same keys as when a batch meets the target, with null values (a JSON contract)
+    met = cli(*ARGS, "--max-tpot-ms", "1000", "-f", "json").json()
+    missed = r.json()
+    for key in ("target_tpot_s", "target_tokens_per_s", "usd_per_million_output_tokens_target"):
+        assert key in met and key in missed and missed[key] is None
     assert "no operating point meets the latency target: TPOT at batch 1 is" in r.err
     r = cli(*ARGS, "--max-ttft-ms", "0.001", "-f", "json")
     assert r.json()["target_batch"] == 0

@@ -201,3 +201,12 @@ def test_attention_runs_at_the_16_bit_peak_even_with_fp8_weights():
     # attention: compute-bound at bf16 989.4 TFLOP/s; the FFN GEMMs at fp8 1,978.9 TFLOP/s
     assert ops["attn_scores"].time_s == pytest.approx(ops["attn_scores"].flops / 989.4e12)
     assert ops["ffn"].time_s == pytest.approx(ops["ffn"].flops / 1978.9e12)
+
+
+def test_bad_efficiency_name_rejected_even_without_hardware():
+    from calc.errors import InvalidInputError
+    from calc.latency import decode_step
+    from calc.registry import load_model
+
+    with pytest.raises(InvalidInputError, match="best"):
+        decode_step(load_model("llama3-8b"), None, batch=1, ctx=1, efficiency="best")

@@ -158,7 +158,7 @@ def test_failed_run_keeps_existing_output(cli, tmp_path):
     "args, message",
     [
         (["--ctx", "1..100000", "--batch", "1..1000"], "more than 50,000,000"),
-        (["--ctx", "8", "--weight-dtype", "fp7"], "unknown dtype 'fp7'"),
+        (["--ctx", "8", "--weight-dtype", "fp7"], "unknown weight dtype 'fp7'"),
         (["--ctx", "8", "--engine", "tgi"], "--engine 'tgi' is not one of"),
         (["--ctx", "8", "-m", "llama3-8b,"], "empty name"),
     ],
@@ -167,3 +167,34 @@ def test_errors(cli, args, message):
     base = ["sweep", "-m", "llama3-8b", "-H", "h100"]
     r = cli(*base, *args)
     assert r.code == 2 and message in r.err
+
+
+def test_quantised_formats_match_capacity(cli):
+    from calc.capacity import capacity_report
+    from calc.registry import load_hardware, load_model
+
+    fmts = ("--weight-dtype", "fp8-block128", "--kv-dtype", "fp8-token-head")
+    r = cli("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "1024", "--batch", "1", *fmts,
+            "-f", "json")  # fmt: skip
+    assert r.code == 0, r.err
+    row = r.json()["rows"][0]
+    cfg, hw = load_model("llama3-8b"), load_hardware("h100")
+    cap = capacity_report(
+        cfg, hw, ctx=1024, weight_dtype="fp8-block128", kv_dtype="fp8-token-head"
+    ).fields
+    # the same bytes as capacity (scales included): one code path for the formats
+    for key in ("weights_bytes_per_gpu", "kv_bytes_per_sequence", "max_concurrency"):
+        assert row[key] == cap[key], key
+
+
+def test_calibration_from_other_hardware_warns(cli, tmp_path):
+    cal = tmp_path / "cal.yaml"
+    cal.write_text(
+        "kind: kvcalc-calibration\nhardware: h200\ndevice: NVIDIA H200\n"
+        "created: '2026-11-29'\nmatmul: {low: 0.5, expected: 0.6, high: 0.7}\n"
+        "memory: {low: 0.7, expected: 0.8, high: 0.9}\n"
+    )
+    r = cli("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "1024", "--batch", "1",
+            "--calibration", cal, "-f", "csv")  # fmt: skip
+    assert r.code == 0
+    assert "measured on 'h200'" in r.err and "h100" in r.err

@@ -26,11 +26,13 @@ def check(
     Example: kvcalc check examples/check-spec.yaml --junit kvcalc-junit.xml
     """
     from calc.check_spec import junit_xml, load_spec, run_checks
-    from calc.cli.common import check_choice
+    from calc.cli.common import check_choice, warn
     from calc.render import FORMATS, emit, rows_table, write_atomic
 
     check_choice("--format", fmt, FORMATS)
-    results = run_checks(load_spec(spec), calibration, spec)
+    notes: list[str] = []
+    results = run_checks(load_spec(spec), calibration, spec, notes)
+    warn(dict.fromkeys(notes))  # one note per distinct message
     rows = [r.row() for r in results]
     failed = sum(not r.passed for r in results)
     if junit is not None:

@@ -62,7 +62,8 @@ DecodeCtx = Annotated[
     int | None,
     typer.Option(
         "--ctx",
-        help="Context of the reported decode step (default: prompt + gen, the last step).",
+        help="Context of the reported decode step (default: the last one: prompt + gen for "
+        "latency, prompt + 1 for flops).",
     ),
 ]
 ComputeDtype = Annotated[

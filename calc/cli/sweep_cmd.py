@@ -75,6 +75,7 @@ def sweep(
         calibration=calibration,
         **engine_kw,
     )
+    warn(result.warnings)
     if fmt == "csv":
         text = to_csv_columns(result)
         if output is not None:
