@@ -425,3 +425,33 @@ def capacity_data(
         fields["kv_budget_bytes"],
         warnings,
     )
+
+
+def plot_rows(d: RooflineData | MemoryData | CapacityData) -> list[dict]:
+    """The numbers behind a chart as flat rows (for --format json|csv), base units."""
+    from calc.derivation import whole
+
+    return [{k: whole(v) for k, v in row.items()} for row in _rows(d)]
+
+
+def _rows(d: RooflineData | MemoryData | CapacityData) -> list[dict]:
+    if isinstance(d, RooflineData):
+        return [
+            {
+                "phase": p.phase,
+                "name": p.name,
+                "flops": p.flops,
+                "bytes": p.bytes,
+                "arithmetic_intensity": p.arithmetic_intensity,
+                "attained_flops_per_s": p.flops_per_s,
+                "time_s": p.time_s,
+                "bound": p.bound,
+            }
+            for p in d.points
+        ]
+    y_key = "kv_cache_bytes" if isinstance(d, MemoryData) else "max_concurrency"
+    return [
+        {"series": s.label, "attention": s.kind, "own": s.own, "ctx": int(x), y_key: y}
+        for s in d.series
+        for x, y in s.points
+    ]

@@ -338,3 +338,23 @@ def test_max_ctx_zero_is_refused(cli):
     r = cli("plot", "memory", "--model", "llama3-8b", "--max-ctx", "0")
     assert r.code == 2
     assert r.err == "kvcalc: error: --max-ctx must be an integer in 1..1,000,000,000, got 0\n"
+
+
+def test_plot_data_as_csv_and_json(cli, tmp_path):
+    import csv
+    import io
+
+    r = cli("plot", "memory", "--model", "llama3-70b", "--max-ctx", "8192", "-f", "csv")
+    assert r.code == 0, r.err
+    rows = list(csv.DictReader(io.StringIO(r.out)))
+    own = [x for x in rows if x["own"] == "true" and x["ctx"] == "8192"]
+    # the model's own GQA at 8,192 tokens: 327,680 B/token × 8,192 = 2,684,354,560 (whole bytes)
+    assert own[0]["kv_cache_bytes"] == "2684354560"
+    out = tmp_path / "roofline.json"
+    r = cli("plot", "roofline", "-m", "llama3-70b", "-H", "h100", "-f", "json", "-o", out)
+    assert r.code == 0, r.err
+    import json
+
+    ops = json.loads(out.read_text())["rows"]
+    assert {"decode", "prefill"} == {op["phase"] for op in ops}
+    assert all(op["arithmetic_intensity"] > 0 for op in ops)

@@ -63,7 +63,7 @@ PlotOutput = Annotated[
         "--output",
         "-o",
         help="Write a .png or .svg (needs matplotlib: pip install 'kvcalc[plot]'), atomically; "
-        "without it a text chart is printed.",
+        "without it a text chart is printed. With --format json|csv: the data file.",
     ),
 ]
 
@@ -85,12 +85,14 @@ def plot(
     qk_rope_head_dim: QkRope = None,
     engine: dopt.Engine = "vllm",
     mem_util: dopt.MemUtil = 0.9,
+    fmt: o.Format = "table",
     output: PlotOutput = None,
 ) -> None:
     """Plot a roofline with the model's decode and prefill ops on it, KV cache vs context
     across attention kinds (MHA, GQA, MQA, MLA what-ifs and the model's own layout), or max
     concurrency vs context. Without --output a plain-text chart (log scales, at most 100
     columns) and its numbers are printed; with --output FILE.png|FILE.svg matplotlib draws it.
+    --format json|csv gives the numbers behind the chart instead (to stdout or --output).
 
     roofline: per GPU, ops placed at the attained FLOP/s of the expected efficiency. memory: KV
     bytes of --batch sequences; with --hardware, --gpus × memory − weights as a line (GB =
@@ -101,12 +103,14 @@ def plot(
     """
     import sys
 
-    from calc.cli.common import load_inputs, warn
+    from calc.cli.common import check_choice, load_inputs, warn
     from calc.errors import InvalidInputError
     from calc.plot_data import check_plot_kind
+    from calc.render import FORMATS
 
     check_plot_kind(kind)
-    if output is not None:
+    check_choice("--format", fmt, FORMATS)
+    if output is not None and fmt == "table":
         from calc.plot import check_output
 
         check_output(output)
@@ -165,7 +169,12 @@ def plot(
             qk_rope_head_dim=qk_rope_head_dim,
         )
         text, figure = draw.memory_text, draw.memory_figure
-    if output is None:
+    if fmt != "table":
+        from calc.render import emit
+
+        rows = data.plot_rows(d)
+        emit({"kind": kind, "model": cfg.name, "rows": rows}, fmt, output, rows=rows)
+    elif output is None:
         sys.stdout.write(text(d))
     else:
         draw.save_atomic(figure(d), output)
