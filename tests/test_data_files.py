@@ -5,9 +5,10 @@ from __future__ import annotations
 import pytest
 
 from calc.errors import ConfigError
+from calc.hardware_schema import HardwareProfile
 from calc.model_schema import ModelConfig
 from calc.registry import data_dir, hardware_names, load_hardware, load_model, model_names
-from calc.yaml_io import load_mapping
+from calc.yaml_io import load_mapping, validate
 
 MODELS = model_names()
 HARDWARE = hardware_names()
@@ -41,6 +42,28 @@ def test_hardware_yaml_validates(name):
     assert hw.name == name
     assert hw.source.startswith("https://")
     assert "dense" in hw.peak_note
+
+
+@pytest.mark.parametrize(
+    ("folder", "name"),
+    [("model_configs", n) for n in MODELS] + [("hardware_profiles", n) for n in HARDWARE],
+)
+def test_shipped_yaml_built_directly_equals_strictly_validated(folder, name):
+    # load_model/load_hardware build shipped files without pydantic (start-up time); the
+    # result must be exactly what strict validation of the same file gives, types included
+    # (repr tells an int from a float: pydantic turns YAML ints in float fields into floats)
+    path = data_dir(folder) / f"{name}.yaml"
+    schema, load = (
+        (ModelConfig, load_model) if folder == "model_configs" else (HardwareProfile, load_hardware)
+    )
+    data = load_mapping(path)
+    data.setdefault("name", name)
+    if schema is ModelConfig:
+        data.setdefault("display_name", data["name"])
+    direct = load(name)
+    strict = validate(schema, data, path)
+    assert direct == strict
+    assert repr(direct) == repr(strict)
 
 
 def _write(tmp_path, text, name="m.yaml"):
@@ -121,7 +144,7 @@ def test_schema_is_strict_and_frozen():
     cfg = load_model("llama3-8b")
     with pytest.raises(Exception, match="frozen"):
         cfg.n_layers = 1  # type: ignore[misc]
-    assert ModelConfig.model_config["extra"] == "forbid"
+    assert ModelConfig.__pydantic_config__["extra"] == "forbid"
 
 
 @pytest.mark.parametrize("fast", [True, False], ids=["libyaml", "pure-python"])
