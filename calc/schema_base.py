@@ -6,6 +6,9 @@ costs no pydantic at start-up. Their constraints ride in ``Annotated[..., Bounds
 their config in ``__pydantic_config__``, so ``pydantic.TypeAdapter(cls)`` validates a user's
 file strictly (``calc.yaml_io.validate`` imports pydantic only then). Cross-field checks live
 in ``__post_init__`` and run on every construction, validated or direct.
+
+A schema module must not use ``from __future__ import annotations``: ``from_trusted`` reads
+the field types as objects.
 """
 
 import dataclasses
@@ -121,8 +124,13 @@ def _plain(value: Any, exclude_defaults: bool) -> Any:
 @cache
 def _converters(cls: type) -> tuple[tuple[str, Callable[[Any], Any]], ...]:
     """(field name, conversion) for each field of ``cls`` whose YAML value needs one."""
-    pairs = ((f.name, _converter(f.type)) for f in dataclasses.fields(cls))
-    return tuple((name, conv) for name, conv in pairs if conv is not None)
+    out = []
+    for f in dataclasses.fields(cls):
+        if isinstance(f.type, str):
+            raise TypeError(f"{cls.__name__}.{f.name}: a string annotation (see module doc)")
+        if (conv := _converter(f.type)) is not None:
+            out.append((f.name, conv))
+    return tuple(out)
 
 
 def _converter(tp: Any) -> Callable[[Any], Any] | None:
