@@ -7,6 +7,7 @@ with measured rates (``--calibration FILE``).
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -50,10 +51,8 @@ def load_calibration(path: Path | str) -> Calibration:
 
 def apply_calibration(hw: HardwareProfile, cal: Calibration, path: Path | str) -> HardwareProfile:
     """``hw`` with its efficiency bands replaced by the measured ones."""
-    eff = hw.efficiency.model_copy(
-        update={"matmul": cal.matmul, "memory": cal.memory, "source": f"calibration {path}"}
-    )
-    return hw.model_copy(update={"efficiency": eff})
+    eff = replace(hw.efficiency, matmul=cal.matmul, memory=cal.memory, source=f"calibration {path}")
+    return replace(hw, efficiency=eff)
 
 
 def calibrated(

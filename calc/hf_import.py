@@ -20,6 +20,7 @@ places attention every ``attn_layer_period`` from ``attn_layer_offset``, nemotro
 from __future__ import annotations
 
 import json
+from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -366,10 +367,10 @@ def to_yaml(cfg: ModelConfig) -> str:
     """The model YAML text of ``cfg`` (non-default fields, in schema order)."""
     import yaml
 
-    data = cfg.model_dump(exclude_defaults=True)
+    data = cfg.to_dict(exclude_defaults=True)
     for k in ("name", "display_name", "source"):
         data[k] = getattr(cfg, k)
-    order = list(type(cfg).model_fields)
+    order = [f.name for f in fields(cfg)]
     data = {k: data[k] for k in order if k in data}
     header = f"# Imported from {cfg.source} by `kvcalc import-hf`; check against the model card.\n"
     return header + yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)

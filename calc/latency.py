@@ -37,7 +37,7 @@ E2E = TTFT + Σ_{j=1}^{gen−1} TPOT(prompt + j).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from calc.attention_layout import attention_layout
@@ -144,7 +144,7 @@ def with_efficiency(
     if not update:
         return hw
     update["source"] = f"{hw.efficiency.source} (overridden: {', '.join(update)})"
-    return hw.model_copy(update={"efficiency": hw.efficiency.model_copy(update=update)})
+    return replace(hw, efficiency=replace(hw.efficiency, **update))
 
 
 @dataclass(frozen=True)

@@ -1,10 +1,12 @@
-"""Strict schema of a model config YAML (shapes in elements, counts in layers/heads)."""
+"""Strict schema of a model config YAML (shapes in elements, counts in layers/heads).
 
-from __future__ import annotations
+Plain frozen dataclasses (see calc.schema_base): pydantic validates a user's file against
+them strictly; a shipped config is built directly and checked against that by the tests.
+"""
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from calc.schema_base import Bounds, Schema, schema
 
 Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
 AttentionKind = Literal["mha", "gqa", "mqa", "mla"]
@@ -17,139 +19,109 @@ LayerType = Literal["full", "sliding", "chunked", "mamba", "mamba2", "mlp"]
 ATTENTION_LAYER_TYPES = ("full", "sliding", "chunked")
 SSM_LAYER_TYPES = ("mamba", "mamba2")
 
-_STRICT = ConfigDict(
-    extra="forbid", frozen=True, strict=True, allow_inf_nan=False, defer_build=True
-)
+Positive = Annotated[int, Bounds(gt=0)]
+NonNegative = Annotated[int, Bounds(ge=0)]
+Text = Annotated[str, Bounds(min_length=1)]
 
 
-class MLAConfig(BaseModel):
+@schema
+class MLAConfig(Schema):
     """Multi-head latent attention (DeepSeek-V2/V3): low-rank Q and joint KV compression."""
 
-    model_config = _STRICT
-
-    kv_lora_rank: int = Field(gt=0, description="width of the cached latent c_KV")
-    q_lora_rank: int | None = Field(default=None, gt=0, description="None: full-rank W_Q")
-    qk_rope_head_dim: int = Field(gt=0, description="decoupled RoPE key width (cached, shared)")
-    qk_nope_head_dim: int = Field(gt=0, description="per-head non-RoPE query/key width")
-    v_head_dim: int = Field(gt=0, description="per-head value width")
+    kv_lora_rank: Positive  # width of the cached latent c_KV
+    q_lora_rank: Positive | None = None  # None: full-rank W_Q
+    qk_rope_head_dim: Positive  # decoupled RoPE key width (cached, shared)
+    qk_nope_head_dim: Positive  # per-head non-RoPE query/key width
+    v_head_dim: Positive  # per-head value width
 
 
-class MoEConfig(BaseModel):
+@schema
+class MoEConfig(Schema):
     """Mixture-of-experts FFN: routed experts, top-k, shared experts, leading dense layers."""
 
-    model_config = _STRICT
+    n_routed_experts: Annotated[int, Bounds(gt=0, le=100_000)]
+    experts_per_token: Positive
+    n_shared_experts: NonNegative = 0
+    d_expert_ffn: Positive  # intermediate width of one routed expert
+    d_shared_expert_ffn: Positive | None = None  # width of one shared expert; default d_expert_ffn
+    n_dense_layers: NonNegative = 0  # leading layers with a dense FFN
+    router_bias: bool = False  # per-expert bias (DeepSeek-V3)
+    layer_period: Positive = 1  # every layer_period-th FFN layer is MoE (Jamba: 2)
+    layer_offset: NonNegative = 0  # index of the first MoE layer (Jamba: 1)
 
-    n_routed_experts: int = Field(gt=0, le=100_000)
-    experts_per_token: int = Field(gt=0)
-    n_shared_experts: int = Field(default=0, ge=0)
-    d_expert_ffn: int = Field(gt=0, description="intermediate width of one routed expert")
-    d_shared_expert_ffn: int | None = Field(
-        default=None, gt=0, description="width of one shared expert; default d_expert_ffn"
-    )
-    n_dense_layers: int = Field(default=0, ge=0, description="leading layers with a dense FFN")
-    router_bias: bool = Field(default=False, description="per-expert bias (DeepSeek-V3)")
-    layer_period: int = Field(
-        default=1, gt=0, description="every layer_period-th FFN layer is MoE (Jamba: 2)"
-    )
-    layer_offset: int = Field(
-        default=0, ge=0, description="index of the first MoE layer (Jamba: 1)"
-    )
-
-    @model_validator(mode="after")
-    def _top_k(self) -> MoEConfig:
+    def __post_init__(self) -> None:
         if self.experts_per_token > self.n_routed_experts:
             raise ValueError(
                 f"experts_per_token ({self.experts_per_token}) exceeds "
                 f"n_routed_experts ({self.n_routed_experts})"
             )
-        return self
 
     @property
     def shared_ffn(self) -> int:
         return self.d_shared_expert_ffn or self.d_expert_ffn
 
 
-class SSMConfig(BaseModel):
+@schema
+class SSMConfig(Schema):
     """Mamba (v1) or Mamba-2 mixer shape, as the upstream config names it (mamba_* keys)."""
 
-    model_config = _STRICT
-
-    d_state: int = Field(gt=0, le=100_000, description="SSM state width N per channel/head")
-    d_conv: int = Field(gt=0, le=1_000, description="causal conv1d kernel width")
-    expand: int = Field(default=2, gt=0, le=64, description="d_inner = expand × d_model")
-    d_inner: int | None = Field(
-        default=None,
-        gt=0,
-        description="inner width; default expand × d_model (Mamba-2: heads × head_dim)",
-    )
-    dt_rank: int | None = Field(default=None, gt=0, description="Mamba-1 Δ projection rank")
-    n_heads: int | None = Field(default=None, gt=0, description="Mamba-2 heads")
-    head_dim: int | None = Field(default=None, gt=0, description="Mamba-2 head width")
-    n_groups: int = Field(default=1, gt=0, description="Mamba-2 B/C groups")
+    d_state: Annotated[int, Bounds(gt=0, le=100_000)]  # SSM state width N per channel/head
+    d_conv: Annotated[int, Bounds(gt=0, le=1_000)]  # causal conv1d kernel width
+    expand: Annotated[int, Bounds(gt=0, le=64)] = 2  # d_inner = expand × d_model
+    # inner width; default expand × d_model (Mamba-2: heads × head_dim)
+    d_inner: Positive | None = None
+    dt_rank: Positive | None = None  # Mamba-1 Δ projection rank
+    n_heads: Positive | None = None  # Mamba-2 heads
+    head_dim: Positive | None = None  # Mamba-2 head width
+    n_groups: Positive = 1  # Mamba-2 B/C groups
     conv_bias: bool = True
     proj_bias: bool = False
-    inner_norms: bool = Field(
-        default=False, description="Mamba-1: RMSNorms on Δ, B and C (Jamba's mamba mixer)"
-    )
-    state_dtype: Dtype | None = Field(
-        default=None, description="dtype of the cached conv/SSM state; default the KV dtype"
-    )
+    inner_norms: bool = False  # Mamba-1: RMSNorms on Δ, B and C (Jamba's mamba mixer)
+    state_dtype: Dtype | None = None  # dtype of the cached conv/SSM state; default the KV dtype
 
 
-class ModelConfig(BaseModel):
+@schema
+class ModelConfig(Schema):
     """One model's architecture, as read from its upstream config.json."""
 
-    model_config = _STRICT
-
-    name: str = Field(min_length=1, max_length=100)
-    display_name: str = Field(min_length=1)
-    source: str = Field(min_length=1, description="upstream config.json URL")
-    n_layers: int = Field(gt=0, le=10_000)
-    d_model: int = Field(gt=0, le=1_000_000)
-    n_heads: int = Field(gt=0, le=100_000)
-    n_kv_heads: int = Field(gt=0, le=100_000)
-    head_dim: int | None = Field(default=None, gt=0, le=100_000)
-    d_ffn: int = Field(gt=0, le=10_000_000, description="dense FFN intermediate width")
-    ffn_kind: Literal["gated", "mlp"] = Field(
-        description="gated: three matrices (SwiGLU/GeGLU); mlp: two (GELU/ReLU)"
-    )
-    vocab_size: int = Field(gt=0, le=100_000_000)
+    name: Annotated[str, Bounds(min_length=1, max_length=100)]
+    display_name: Text
+    source: Text  # upstream config.json URL
+    n_layers: Annotated[int, Bounds(gt=0, le=10_000)]
+    d_model: Annotated[int, Bounds(gt=0, le=1_000_000)]
+    n_heads: Annotated[int, Bounds(gt=0, le=100_000)]
+    n_kv_heads: Annotated[int, Bounds(gt=0, le=100_000)]
+    head_dim: Annotated[int, Bounds(gt=0, le=100_000)] | None = None
+    d_ffn: Annotated[int, Bounds(gt=0, le=10_000_000)]  # dense FFN intermediate width
+    # gated: three matrices (SwiGLU/GeGLU); mlp: two (GELU/ReLU)
+    ffn_kind: Literal["gated", "mlp"]
+    vocab_size: Annotated[int, Bounds(gt=0, le=100_000_000)]
     tie_embeddings: bool
-    max_ctx: int = Field(gt=0, le=1_000_000_000)
+    max_ctx: Annotated[int, Bounds(gt=0, le=1_000_000_000)]
     norm: Literal["rmsnorm", "layernorm"] = "rmsnorm"
-    norms_per_layer: int = Field(default=2, ge=0, le=16)
+    norms_per_layer: Annotated[int, Bounds(ge=0, le=16)] = 2
     qkv_bias: bool = False
     o_bias: bool = False
     ffn_bias: bool = False
-    dtype: Dtype = Field(default="bf16", description="released weight dtype")
-    kv_dtype: Dtype | None = Field(default=None, description="KV-cache dtype; default: dtype")
+    dtype: Dtype = "bf16"  # released weight dtype
+    kv_dtype: Dtype | None = None  # KV-cache dtype; default: dtype
     mla: MLAConfig | None = None
     moe: MoEConfig | None = None
     ssm: SSMConfig | None = None
-    layer_types: list[LayerType] | None = Field(
-        default=None, description="one entry per layer (as the config's layer_types)"
-    )
-    layer_pattern: list[LayerType] | None = Field(
-        default=None, description="repeated from layer 0 over all layers (Gemma 2: sliding, full)"
-    )
-    sliding_window: int | None = Field(
-        default=None, gt=0, description="tokens a sliding layer sees"
-    )
-    attention_chunk_size: int | None = Field(default=None, gt=0, description="chunked layers")
-    sink_tokens: int = Field(
-        default=0, ge=0, description="StreamingLLM sink tokens a sliding layer keeps beyond W"
-    )
-    attention_sinks: bool = Field(
-        default=False, description="learned per-head sink logit in every attention layer (gpt-oss)"
-    )
-    qk_norm: bool = Field(default=False, description="RMSNorm on q and k heads (head_dim each)")
-    ffn_per_layer: bool = Field(
-        default=True, description="false: FFNs only in 'mlp' layers (Nemotron-H)"
-    )
+    # one entry per layer (as the config's layer_types)
+    layer_types: list[LayerType] | None = None
+    # repeated from layer 0 over all layers (Gemma 2: sliding, full)
+    layer_pattern: list[LayerType] | None = None
+    sliding_window: Positive | None = None  # tokens a sliding layer sees
+    attention_chunk_size: Positive | None = None  # chunked layers
+    sink_tokens: NonNegative = 0  # StreamingLLM sink tokens a sliding layer keeps beyond W
+    attention_sinks: bool = False  # learned per-head sink logit in every attention layer (gpt-oss)
+    qk_norm: bool = False  # RMSNorm on q and k heads (head_dim each)
+    ffn_per_layer: bool = True  # false: FFNs only in 'mlp' layers (Nemotron-H)
     notes: str | None = None
 
-    @model_validator(mode="after")
-    def _shapes(self) -> ModelConfig:
+    def __post_init__(self) -> None:
+        """The cross-field checks (shapes agree; each layer kind has what it needs)."""
         if self.mla is None:
             if self.head_dim is None:
                 raise ValueError("head_dim is required (give the config's value, do not derive)")
@@ -188,7 +160,6 @@ class ModelConfig(BaseModel):
             raise ValueError("mamba layers need ssm.dt_rank")
         if self.mla is not None and kinds - {"full"}:
             raise ValueError("MLA models with windowed or SSM layers are not supported")
-        return self
 
     @property
     def layers(self) -> tuple[str, ...]:

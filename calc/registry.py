@@ -41,16 +41,22 @@ def hardware_names() -> list[str]:
     return _names("hardware_profiles")
 
 
-def _load_model_file(path: Path) -> ModelConfig:
+def _model_data(path: Path) -> dict:
     data = load_mapping(path)
     data.setdefault("name", path.stem)
     data.setdefault("display_name", data.get("name", path.stem))
-    return validate(ModelConfig, data, path)
+    return data
+
+
+def _load_model_file(path: Path) -> ModelConfig:
+    return validate(ModelConfig, _model_data(path), path)
 
 
 @cache
 def _shipped_model(name: str) -> ModelConfig:
-    return _load_model_file(data_dir("model_configs") / f"{name}.yaml")
+    """Built without pydantic (start-up time); tests/test_data_files.py checks that this
+    equals the strictly validated config for every shipped file."""
+    return ModelConfig.from_trusted(_model_data(data_dir("model_configs") / f"{name}.yaml"))
 
 
 def load_model(name: str) -> ModelConfig:
@@ -74,15 +80,21 @@ def load_model(name: str) -> ModelConfig:
     return _shipped_model(name)
 
 
-def _load_hardware_file(path: Path) -> HardwareProfile:
+def _hardware_data(path: Path) -> dict:
     data = load_mapping(path)
     data.setdefault("name", path.stem)
-    return validate(HardwareProfile, data, path)
+    return data
+
+
+def _load_hardware_file(path: Path) -> HardwareProfile:
+    return validate(HardwareProfile, _hardware_data(path), path)
 
 
 @cache
 def _shipped_hardware(name: str) -> HardwareProfile:
-    return _load_hardware_file(data_dir("hardware_profiles") / f"{name}.yaml")
+    """Built without pydantic, like _shipped_model (and checked the same way)."""
+    path = data_dir("hardware_profiles") / f"{name}.yaml"
+    return HardwareProfile.from_trusted(_hardware_data(path))
 
 
 def load_hardware(name: str) -> HardwareProfile:

@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
-from typing import Any, TypeVar
-
-from pydantic import BaseModel, ValidationError
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from calc.errors import ConfigError
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter, ValidationError
 
 MAX_FILE_BYTES = 1_000_000  # a config is a few KB; refuse anything absurd before parsing
 MAX_DEPTH = 32
 
-T = TypeVar("T", bound=BaseModel)
+T = TypeVar("T")
+
+# pydantic's error types for a key the schema does not have (models; dataclasses)
+_UNKNOWN_FIELD = ("extra_forbidden", "unexpected_keyword_argument")
 
 
 def read_text(path: Path) -> str:
@@ -118,7 +123,9 @@ def format_validation_error(path: Path | str, exc: ValidationError) -> str:
     first = bad[0]
     loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
     msg = first["msg"]
-    if first["type"] == "extra_forbidden":
+    if first["type"] == "dataclass_type":  # worded as for a pydantic model, as it always was
+        msg = f"Input should be a valid dictionary or instance of {first['ctx']['class_name']}"
+    if first["type"] in _UNKNOWN_FIELD:
         msg = "unknown field (check spelling; see the shipped YAMLs for the schema)"
     else:
         got = first.get("input")
@@ -132,9 +139,19 @@ def format_validation_error(path: Path | str, exc: ValidationError) -> str:
     return line
 
 
+@cache
+def _adapter(schema: type[T]) -> TypeAdapter[T]:
+    from pydantic import TypeAdapter
+
+    return TypeAdapter(schema)
+
+
 def validate(schema: type[T], data: dict[str, Any], path: Path | str) -> T:
-    """Validate ``data`` against ``schema``, raising ConfigError that names file and field."""
+    """Validate ``data`` strictly against ``schema`` (a pydantic model or a calc.schema_base
+    dataclass), raising ConfigError that names file and field. Imports pydantic."""
+    from pydantic import ValidationError
+
     try:
-        return schema.model_validate(data)
+        return _adapter(schema).validate_python(data)
     except ValidationError as exc:
         raise ConfigError(format_validation_error(path, exc)) from exc

@@ -43,6 +43,21 @@ def test_hardware_yaml_validates(name):
     assert "dense" in hw.peak_note
 
 
+@pytest.mark.parametrize(
+    ("folder", "name"),
+    [("model_configs", n) for n in MODELS] + [("hardware_profiles", n) for n in HARDWARE],
+)
+def test_shipped_yaml_built_directly_equals_strictly_validated(folder, name):
+    # By name, load_model/load_hardware build a shipped file without pydantic (start-up
+    # time); by path, they validate it strictly. Both must give the same object, types
+    # included (repr tells 3 from 3.0: pydantic makes YAML ints in float fields floats).
+    load = load_model if folder == "model_configs" else load_hardware
+    direct = load(name)
+    strict = load(str(data_dir(folder) / f"{name}.yaml"))
+    assert direct == strict
+    assert repr(direct) == repr(strict)
+
+
 def _write(tmp_path, text, name="m.yaml"):
     p = tmp_path / name
     p.write_text(text)
@@ -121,7 +136,7 @@ def test_schema_is_strict_and_frozen():
     cfg = load_model("llama3-8b")
     with pytest.raises(Exception, match="frozen"):
         cfg.n_layers = 1  # type: ignore[misc]
-    assert ModelConfig.model_config["extra"] == "forbid"
+    assert ModelConfig.__pydantic_config__["extra"] == "forbid"
 
 
 @pytest.mark.parametrize("fast", [True, False], ids=["libyaml", "pure-python"])

@@ -125,7 +125,7 @@ def test_decode_kv_read_per_gpu_equals_kv_per_gpu(model, tp):
 
 
 def _llama4_style():
-    base = load_model("llama3-8b").model_dump()
+    base = load_model("llama3-8b").to_dict()
     base.update(
         name="chunky",
         display_name="chunky",

@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import math
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from pydantic import TypeAdapter
 
 from calc.attention_layout import attention_layout
 from calc.capacity import capacity_report
@@ -25,6 +27,7 @@ from calc.model_schema import ModelConfig
 from calc.registry import load_hardware
 from calc.sweep import sweep
 
+MODEL = TypeAdapter(ModelConfig)
 HARDWARE = ["h100", "a100-80g", "b200", "mi300x", "l40s"]
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
@@ -87,7 +90,7 @@ def _finite_non_negative(fields: dict, allow_negative=("headroom_bytes",)) -> No
 @SETTINGS
 @given(model_configs(), st.integers(1, 65536), st.integers(1, 64), st.sampled_from(HARDWARE))
 def test_memory_results_finite_and_non_negative(raw, ctx, batch, hw_name):
-    cfg = ModelConfig.model_validate(raw)
+    cfg = MODEL.validate_python(raw)
     r = memory_report(cfg, ctx=ctx, batch=batch, hardware=load_hardware(hw_name))
     _finite_non_negative(r.fields)
     assert r.fields["total_bytes"] >= r.fields["weights_bytes"] > 0
@@ -96,9 +99,9 @@ def test_memory_results_finite_and_non_negative(raw, ctx, batch, hw_name):
 @SETTINGS
 @given(model_configs(), st.integers(1, 65536), st.sampled_from([0.5, 1, 2]))
 def test_kv_mqa_le_gqa_le_mha(raw, ctx, bpe):
-    cfg = ModelConfig.model_validate(raw)
+    cfg = MODEL.validate_python(raw)
     if cfg.mla is not None:
-        cfg = cfg.model_copy(update={"mla": None, "head_dim": cfg.k_head_dim})
+        cfg = replace(cfg, mla=None, head_dim=cfg.k_head_dim)
     mqa = attention_layout(cfg, "mqa").kv_bytes_per_sequence(ctx, bpe)
     mha = attention_layout(cfg, "mha").kv_bytes_per_sequence(ctx, bpe)
     own = attention_layout(cfg).kv_bytes_per_sequence(ctx, bpe)
@@ -108,7 +111,7 @@ def test_kv_mqa_le_gqa_le_mha(raw, ctx, bpe):
 @SETTINGS
 @given(model_configs(), st.integers(1, 32768), st.integers(1, 64), st.integers(2, 4))
 def test_kv_linear_in_batch_and_ctx(raw, ctx, batch, k):
-    cfg = ModelConfig.model_validate(raw)
+    cfg = MODEL.validate_python(raw)
     one = memory_report(cfg, ctx=ctx, batch=1).fields["kv_cache_bytes"]
     assert memory_report(cfg, ctx=ctx, batch=batch).fields["kv_cache_bytes"] == batch * one
     assert memory_report(cfg, ctx=k * ctx, batch=1).fields["kv_cache_bytes"] == k * one
@@ -117,7 +120,7 @@ def test_kv_linear_in_batch_and_ctx(raw, ctx, batch, k):
 @SETTINGS
 @given(model_configs(), st.sampled_from(HARDWARE), st.integers(1, 16384), st.integers(1, 16384))
 def test_concurrency_never_rises_with_ctx(raw, hw_name, c1, c2):
-    cfg, hw = ModelConfig.model_validate(raw), load_hardware(hw_name)
+    cfg, hw = MODEL.validate_python(raw), load_hardware(hw_name)
     short, long_ = sorted((c1, c2))
     a = capacity_report(cfg, hw, ctx=short).fields["max_concurrency"]
     b = capacity_report(cfg, hw, ctx=long_).fields["max_concurrency"]
@@ -133,7 +136,7 @@ def test_concurrency_never_rises_with_ctx(raw, hw_name, c1, c2):
     st.sampled_from(["low", "expected", "high"]),
 )
 def test_tpot_and_ttft_never_below_speed_of_light(raw, hw_name, ctx, batch, eff):
-    cfg, hw = ModelConfig.model_validate(raw), load_hardware(hw_name)
+    cfg, hw = MODEL.validate_python(raw), load_hardware(hw_name)
     floor = decode_step(cfg, hw, batch=batch, ctx=ctx, efficiency="peak")
     step = decode_step(cfg, hw, batch=batch, ctx=ctx, efficiency=eff)
     assert math.isfinite(step.time_s) and step.time_s >= floor.time_s > 0
@@ -153,7 +156,7 @@ def test_sweep_rows_equal_single_scenarios(raw, hw_name, ctxs, batches):
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "generated.yaml"
         path.write_text(yaml.safe_dump(raw))
-        cfg, hw = ModelConfig.model_validate(raw), load_hardware(hw_name)
+        cfg, hw = MODEL.validate_python(raw), load_hardware(hw_name)
         rows = sweep([str(path)], [hw_name], ctx=sorted(ctxs), batch=sorted(batches)).rows()
     assert len(rows) == len(ctxs) * len(batches)
     for row in rows:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -37,12 +38,13 @@ def import_hf(
     if config.startswith("hf:"):
         cfg = load_hf_model(config)
         if name or source:
-            cfg = cfg.model_copy(
-                update={
+            cfg = replace(
+                cfg,
+                **{
                     k: v
                     for k, v in (("name", name), ("display_name", name), ("source", source))
                     if v
-                }
+                },
             )
     else:
         cfg = load_hf_config(config, name=name, source=source)

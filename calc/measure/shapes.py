@@ -7,8 +7,13 @@ kernels: head widths, the query-heads-per-KV-head group, MLA's latent and RoPE w
 
 from __future__ import annotations
 
+import copy
+from typing import TypeVar
+
 from calc.attention_layout import AttentionLayout, attention_layout
 from calc.model_schema import AttentionKind, ModelConfig
+
+T = TypeVar("T")
 
 
 def scaled_heads(n_heads: int, n_kv_heads: int, scale: int) -> tuple[int, int]:
@@ -24,10 +29,19 @@ def scaled_heads(n_heads: int, n_kv_heads: int, scale: int) -> tuple[int, int]:
     return kv * group, kv
 
 
+def _copy(obj: T, **update: object) -> T:
+    """``obj`` with ``update`` applied and NOT re-checked: one layer of a model whose
+    layer_types lists every layer would fail ModelConfig's n_layers check."""
+    new = copy.copy(obj)
+    for name, value in update.items():
+        object.__setattr__(new, name, value)
+    return new
+
+
 def scaled_model(cfg: ModelConfig, scale: int) -> ModelConfig:
     """One layer of ``cfg`` with widths and head counts divided by ``scale`` (1: unchanged)."""
     if scale == 1:
-        return cfg.model_copy(update={"n_layers": 1})
+        return _copy(cfg, n_layers=1)
     if cfg.mla is not None:
         heads = max(1, cfg.n_heads // scale)
         n_heads, n_kv = heads, heads
@@ -41,9 +55,8 @@ def scaled_model(cfg: ModelConfig, scale: int) -> ModelConfig:
         "n_kv_heads": n_kv,
     }
     if cfg.mla is not None and cfg.mla.q_lora_rank:
-        mla = cfg.mla.model_copy(update={"q_lora_rank": max(64, cfg.mla.q_lora_rank // scale)})
-        update["mla"] = mla
-    return cfg.model_copy(update=update)
+        update["mla"] = _copy(cfg.mla, q_lora_rank=max(64, cfg.mla.q_lora_rank // scale))
+    return _copy(cfg, **update)
 
 
 def decode_variants(cfg: ModelConfig) -> list[AttentionKind]:
