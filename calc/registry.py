@@ -41,6 +41,15 @@ def hardware_names() -> list[str]:
     return _names("hardware_profiles")
 
 
+def _trusted(schema, data: dict, path: Path):
+    """``schema.from_trusted(data)``; should a shipped file have been damaged (an installed
+    copy edited by hand), strict validation then reports it in one line, never a traceback."""
+    try:
+        return schema.from_trusted(data)
+    except Exception:
+        return validate(schema, data, path)
+
+
 def _model_data(path: Path) -> dict:
     data = load_mapping(path)
     data.setdefault("name", path.stem)
@@ -56,7 +65,8 @@ def _load_model_file(path: Path) -> ModelConfig:
 def _shipped_model(name: str) -> ModelConfig:
     """Built without pydantic (start-up time); tests/test_data_files.py checks that this
     equals the strictly validated config for every shipped file."""
-    return ModelConfig.from_trusted(_model_data(data_dir("model_configs") / f"{name}.yaml"))
+    return _trusted(ModelConfig, _model_data(data_dir("model_configs") / f"{name}.yaml"),
+                    data_dir("model_configs") / f"{name}.yaml")  # fmt: skip
 
 
 def load_model(name: str) -> ModelConfig:
@@ -94,7 +104,7 @@ def _load_hardware_file(path: Path) -> HardwareProfile:
 def _shipped_hardware(name: str) -> HardwareProfile:
     """Built without pydantic, like _shipped_model (and checked the same way)."""
     path = data_dir("hardware_profiles") / f"{name}.yaml"
-    return HardwareProfile.from_trusted(_hardware_data(path))
+    return _trusted(HardwareProfile, _hardware_data(path), path)
 
 
 def load_hardware(name: str) -> HardwareProfile:

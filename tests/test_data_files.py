@@ -152,3 +152,25 @@ def test_both_yaml_parsers_refuse_aliases_and_tags(tmp_path, monkeypatch, fast):
     with pytest.raises(ConfigError, match="malformed YAML"):
         load_mapping(_write(tmp_path, "a: !!python/name:os.system\n"))
     assert load_mapping(_write(tmp_path, "a: 1\nb: [2, 3]\n")) == {"a": 1, "b": [2, 3]}
+
+
+def test_damaged_shipped_file_is_one_line_error(cli, tmp_path, monkeypatch):
+    """Shipped configs are built without pydantic; should an installed copy be edited into
+    an invalid state, strict validation still explains it in one line (no traceback)."""
+    import shutil
+
+    from calc import registry
+
+    folder = tmp_path / "model_configs"
+    shutil.copytree(data_dir("model_configs"), folder)
+    good = (folder / "llama3-8b.yaml").read_text()
+    (folder / "llama3-8b.yaml").write_text(good + "rope_scaling: 8\n")
+    monkeypatch.setattr(registry, "data_dir", lambda name: folder if name == "model_configs"
+                        else data_dir(name))  # fmt: skip
+    registry._shipped_model.cache_clear()
+    try:
+        r = cli("memory", "--model", "llama3-8b", "--ctx", "8")
+    finally:
+        registry._shipped_model.cache_clear()
+    assert r.code == 2 and r.err.count("\n") == 1 and "Traceback" not in r.err
+    assert "field 'rope_scaling': unknown field" in r.err

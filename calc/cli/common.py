@@ -36,6 +36,8 @@ def warn(messages) -> None:
 
 def calibrated_hardware(hw, calibration):
     """``hw`` with the --calibration file applied (if any), its notes printed as warnings."""
+    if calibration is None:  # calc.calibration (pydantic) only when a file is given
+        return hw
     from calc.calibration import calibrated
 
     notes: list[str] = []
