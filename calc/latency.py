@@ -456,6 +456,15 @@ def _op_figures(prefix: str, step: Step) -> list[Figure]:
     return figs
 
 
+def _attention_flops(pairs, n_heads, head_dim):
+    """Scores + values of ``pairs`` query-key pairs (k and v heads of equal width)."""
+    from calc import flops as F
+
+    return F.attn_score_flops(pairs, n_heads, head_dim) + F.attn_value_flops(
+        pairs, n_heads, head_dim
+    )
+
+
 def _flops_figures(cfg: ModelConfig, prompt: int, ctx: int) -> list[Figure]:
     """The per-token formulas of the dense linear ops, the attention and the SSM mixers
     (model totals), and how many layers have each."""
@@ -470,7 +479,7 @@ def _flops_figures(cfg: ModelConfig, prompt: int, ctx: int) -> list[Figure]:
         figs.append(
             figure(
                 "qkv_o_flops_per_token_per_layer",
-                2 * (d * h * dk + 2 * d * kv * dk + h * dk * d),
+                F.qkv_proj_flops(1, d, h, kv, dk, dk) + F.o_proj_flops(1, h, dk, d),
                 "FLOP",
                 "2 × ({d}·{h}·{hd} + 2·{d}·{kv}·{hd} + {h}·{hd}·{d})",
                 d=d,
@@ -482,7 +491,7 @@ def _flops_figures(cfg: ModelConfig, prompt: int, ctx: int) -> list[Figure]:
         figs.append(
             figure(
                 "decode_attention_flops_per_token_per_layer",
-                4 * ctx * h * dk,
+                _attention_flops(F.decode_pairs(ctx), h, dk),
                 "FLOP",
                 "2 × {ctx} × {h} × {hd} (scores) + 2 × {ctx} × {h} × {hd} (values)",
                 ctx=ctx,
@@ -493,7 +502,7 @@ def _flops_figures(cfg: ModelConfig, prompt: int, ctx: int) -> list[Figure]:
         figs.append(
             figure(
                 "prefill_attention_flops_per_sequence_per_layer",
-                4 * (prompt * (prompt + 1) // 2) * h * dk,
+                _attention_flops(F.causal_pairs(prompt), h, dk),
                 "FLOP",
                 "4 × {S}·({S}+1)/2 pairs × {h} × {hd}",
                 S=prompt,
@@ -506,7 +515,7 @@ def _flops_figures(cfg: ModelConfig, prompt: int, ctx: int) -> list[Figure]:
             figs.append(
                 figure(
                     "sliding_decode_attention_flops_per_token_per_layer",
-                    4 * F.sliding_decode_pairs(ctx, w) * h * dk,
+                    _attention_flops(F.sliding_decode_pairs(ctx, w), h, dk),
                     "FLOP",
                     "4 × min({ctx}, {W}) keys × {h} × {hd}",
                     ctx=ctx,
@@ -519,7 +528,7 @@ def _flops_figures(cfg: ModelConfig, prompt: int, ctx: int) -> list[Figure]:
             figs.append(
                 figure(
                     "sliding_prefill_attention_flops_per_sequence_per_layer",
-                    4 * F.sliding_causal_pairs(prompt, w) * h * dk,
+                    _attention_flops(F.sliding_causal_pairs(prompt, w), h, dk),
                     "FLOP",
                     "4 × ({m}·({m}+1)/2 + ({S} − {m})·{W}) pairs × {h} × {hd}",
                     m=m,
@@ -550,12 +559,13 @@ def _flops_figures(cfg: ModelConfig, prompt: int, ctx: int) -> list[Figure]:
             )
         )
     figs += _ssm_figures(cfg)
-    n_mat = 3 if cfg.ffn_kind == "gated" else 2
+    gated = cfg.ffn_kind == "gated"
+    n_mat = 3 if gated else 2
     if cfg.n_dense_ffn_layers:
         figs.append(
             figure(
                 "ffn_flops_per_token_per_layer",
-                2 * n_mat * d * cfg.d_ffn,
+                F.ffn_flops(1, d, cfg.d_ffn, gated),
                 "FLOP",
                 "2 × {n_mat} × {d} × {d_ffn}",
                 n_mat=n_mat,
@@ -568,9 +578,9 @@ def _flops_figures(cfg: ModelConfig, prompt: int, ctx: int) -> list[Figure]:
         figs.append(
             figure(
                 "active_expert_flops_per_token_per_layer",
-                2 * m.experts_per_token * n_mat * d * m.d_expert_ffn
-                + 2 * m.n_shared_experts * n_mat * d * m.shared_ffn
-                + 2 * d * m.n_routed_experts,
+                F.routed_expert_flops(1, m.experts_per_token, d, m.d_expert_ffn, gated)
+                + F.shared_expert_flops(1, m.n_shared_experts, d, m.shared_ffn, gated)
+                + F.router_flops(1, d, m.n_routed_experts),
                 "FLOP",
                 "2 × ({k}·{n_mat}·{d}·{d_e} + {n_shared}·{n_mat}·{d}·{d_s} + {d}·{E} router)",
                 k=m.experts_per_token,
@@ -585,7 +595,7 @@ def _flops_figures(cfg: ModelConfig, prompt: int, ctx: int) -> list[Figure]:
     figs.append(
         figure(
             "lm_head_flops_per_token",
-            2 * d * cfg.vocab_size,
+            F.lm_head_flops(1, d, cfg.vocab_size),
             "FLOP",
             "2 × {d} × {vocab}",
             d=d,
