@@ -406,6 +406,18 @@ def generation_time_s(cfg, hw, *, prompt, gen, batch, efficiency="expected", **k
     return float(np.sum(tpot_s(cfg, hw, batch=batch, ctx=ctxs, efficiency=efficiency, **kw)))
 
 
+def generation_flops(cfg, *, prompt, gen, batch, weight_dtype=None, kv_dtype=None):
+    """Model FLOPs of the gen − 1 decode steps after the prefill [FLOP]:
+    batch × Σ_{j=1}^{gen−1} F(prompt + j), one vectorised call (as generation_time_s)."""
+    if gen <= 1:
+        return 0
+    import numpy as np
+
+    ctxs = np.arange(prompt + 1, prompt + gen, dtype=np.float64)
+    step = decode_step(cfg, None, batch=1, ctx=ctxs, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
+    return whole(batch * float(np.sum(step.flops)))
+
+
 # ---------------------------------------------------------------------------------------
 # Reports
 
@@ -693,6 +705,7 @@ def flops_report(
     hw: HardwareProfile | None = None,
     *,
     prompt: int,
+    gen: int = 1,
     ctx: int | None = None,
     batch: int = 1,
     weight_dtype: str | None = None,
@@ -703,11 +716,13 @@ def flops_report(
     compute: str | None = None,
 ) -> LatencyReport:
     """FLOPs per op of the prefill of ``batch`` prompts and of one decode step at ``ctx``
-    (default: prompt + 1), with bytes and intensity; with ``hw``, bound and roofline time at the
-    expected efficiency. ``decode_flops_per_token`` and ``prefill_flops`` are model totals (all
+    (default: prompt + gen, the last step), with bytes and intensity; with ``hw``, bound and
+    roofline time at the expected efficiency. ``decode_flops_per_token``, ``prefill_flops``
+    and ``e2e_flops`` (prefill + the gen − 1 decode steps after it) are model totals (all
     GPUs); the ``ops`` lists are per GPU under tp/pp/ep."""
     _common_checks(batch=batch, prompt=prompt, ctx=ctx)
-    ctx = ctx or prompt + 1
+    check_positive_int("gen", gen, MAX_CTX)
+    ctx = ctx or prompt + gen
     st = _setup(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute)
     kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, pp=pp, ep=ep, compute=compute)
     dec = decode_step(cfg, hw, batch=batch, ctx=ctx, **kw)
@@ -731,6 +746,11 @@ def flops_report(
         "decode_flops_per_step": per_token * batch,
         "prefill_flops": prefill_flops,
         "prefill_flops_per_token": prefill_flops / (batch * prompt),
+        "gen": gen,
+        "e2e_flops": prefill_flops
+        + generation_flops(
+            cfg, prompt=prompt, gen=gen, batch=batch, weight_dtype=weight_dtype, kv_dtype=kv_dtype
+        ),
         "decode_bytes_per_step_per_gpu": whole(dec.bytes),
         "decode_arithmetic_intensity": arithmetic_intensity(dec.flops, dec.bytes),
         "prefill_arithmetic_intensity": arithmetic_intensity(pre.flops, pre.bytes),

@@ -130,3 +130,18 @@ def test_help_ends_with_an_example(cli, command):
         r.code == 0
         and f"Example: kvcalc {command if command != 'roofline' else 'latency'}" in r.out
     )
+
+
+def test_flops_gen_and_end_to_end_flops(cli):
+    r = cli("flops", "-m", "llama3-8b", "--prompt", "100", "--gen", "3", "-f", "json")
+    assert r.code == 0, r.err
+    d = r.json()
+    assert d["ctx"] == 103 and d["gen"] == 3  # the last decode step: prompt + gen
+    # one more key per decode step adds 4 × 32 layers × 32 heads × 128 = 524,288 FLOP, so
+    # F(101) = F(103) − 2 × 524,288 and F(102) = F(103) − 524,288;
+    # e2e = prefill + F(101) + F(102) (the prefill makes the first of the 3 tokens)
+    f103 = d["decode_flops_per_token"]
+    assert d["e2e_flops"] == d["prefill_flops"] + (f103 - 2 * 524_288) + (f103 - 524_288)
+    one = cli("flops", "-m", "llama3-8b", "--prompt", "100", "-f", "json").json()
+    assert one["ctx"] == 101 and one["e2e_flops"] == one["prefill_flops"]
+    assert cli("flops", "-m", "llama3-8b", "--gen", "0").code == 2

@@ -8,6 +8,7 @@ from calc.cli import options as o
 def flops(
     model: o.Model,
     prompt: o.Prompt = 1024,
+    gen: o.Gen = 1,
     ctx: o.DecodeCtx = None,
     batch: o.Batch = 1,
     hardware: o.Hardware = None,
@@ -23,7 +24,8 @@ def flops(
     explain: o.Explain = False,
 ) -> None:
     """FLOPs per op for the prefill of BATCH prompts and one decode step at CTX (default
-    prompt + 1), with bytes and arithmetic intensity; with --hardware, the bound and time.
+    prompt + gen, the last step), with bytes and arithmetic intensity, and the end-to-end
+    FLOPs of prompt + GEN tokens; with --hardware, the bound and time of each op.
 
     Example: kvcalc flops --model llama3-70b --prompt 2048 --hardware h100
     """
@@ -37,6 +39,7 @@ def flops(
         cfg,
         hw,
         prompt=prompt,
+        gen=gen,
         ctx=ctx,
         batch=batch,
         weight_dtype=weight_dtype,

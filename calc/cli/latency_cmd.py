@@ -8,7 +8,6 @@ import typer
 
 from calc.cli import options as o
 
-Gen = Annotated[int, typer.Option("--gen", help="Generated tokens per sequence.")]
 MatmulEff = Annotated[
     float | None,
     typer.Option("--matmul-eff", help="Achievable fraction of peak FLOP/s (overrides the band)."),
@@ -23,7 +22,7 @@ def latency(
     model: o.Model,
     hardware: o.HardwareRequired,
     prompt: o.Prompt = 1024,
-    gen: Gen = 256,
+    gen: o.Gen = 256,
     batch: o.Batch = 1,
     ctx: o.DecodeCtx = None,
     weight_dtype: o.WeightDtype = None,

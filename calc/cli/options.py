@@ -58,12 +58,12 @@ Tp = Annotated[int, typer.Option("--tp", help="Tensor-parallel GPUs (split heads
 Pp = Annotated[int, typer.Option("--pp", help="Pipeline-parallel stages (split layers).")]
 Ep = Annotated[int, typer.Option("--ep", help="Expert-parallel GPUs (spread MoE experts).")]
 Prompt = Annotated[int, typer.Option("--prompt", help="Prompt tokens per sequence.")]
+Gen = Annotated[int, typer.Option("--gen", help="Generated tokens per sequence.")]
 DecodeCtx = Annotated[
     int | None,
     typer.Option(
         "--ctx",
-        help="Context of the reported decode step (default: the last one: prompt + gen for "
-        "latency, prompt + 1 for flops).",
+        help="Context of the reported decode step (default: prompt + gen, the last step).",
     ),
 ]
 ComputeDtype = Annotated[
