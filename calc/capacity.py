@@ -21,13 +21,12 @@ from dataclasses import dataclass, field
 
 from calc.attention_layout import AttentionLayout, attention_layout
 from calc.derivation import Figure, figure, whole
-from calc.elementwise import cdiv, maximum, minimum, where
+from calc.elementwise import cdiv, maximum, minimum
 from calc.engines import ENGINES, engine_kv_budget_bytes
 from calc.errors import InvalidInputError
 from calc.hardware_schema import HardwareProfile
 from calc.memory import MAX_BATCH, MAX_CTX, check_positive_int, max_ctx_within
 from calc.model_schema import ModelConfig
-from calc.params import model_params
 from calc.quant import kv_bytes_per_element, weight_bytes_per_element
 
 ACTIVATION_BYTES = 2  # activations run in bf16/fp16 whatever the weight dtype
@@ -62,17 +61,18 @@ def layers_on_most_loaded_stage(n_layers, pp):
     return cdiv(n_layers, pp)
 
 
-def weights_bytes_per_gpu(body_params, vocab_params, lm_head_params, n_layers, tp, pp, bpe):
-    """Weights on the most loaded GPU [bytes].
+def weights_params_per_gpu(cfg: ModelConfig, tp: int, pp: int) -> int:
+    """Parameters on the most loaded GPU: ``calc.parallel.params_per_gpu`` (its stage's
+    layers, its TP shard of each, the norms and router it replicates, the vocabulary tables
+    it holds) — the same figure `kvcalc latency` uses."""
+    from calc.parallel import params_per_gpu, shard
 
-    The transformer body (all layers) is spread evenly over layers and split by TP; the fullest
-    stage holds ceil(n_layers / pp) layers. Embedding and LM head are vocab-parallel (split by
-    TP): with pp == 1 one GPU holds both; with pp > 1 the first stage holds the embedding and
-    the last the head (a vocab × d_model matrix each, tied or not), so the fullest holds one.
-    """
-    stage = body_params * layers_on_most_loaded_stage(n_layers, pp) / n_layers
-    io = where(pp == 1, vocab_params + lm_head_params, vocab_params)
-    return (stage + io) * bpe / tp
+    return params_per_gpu(cfg, shard(cfg, tp=tp, pp=pp))
+
+
+def weights_bytes_per_gpu(cfg: ModelConfig, tp: int, pp: int, bpe) -> float:
+    """Weights on the most loaded GPU [bytes]: its parameters × bytes per parameter."""
+    return weights_params_per_gpu(cfg, tp, pp) * bpe
 
 
 def activation_peak_bytes(
@@ -125,10 +125,6 @@ def waste_bytes(reserved_tokens, used_tokens, kv_bytes_per_token):
 class Shape:
     """The few numbers of a model the capacity formulas need (plain ints)."""
 
-    body_params: int
-    vocab_params: int
-    lm_head_params: int
-    n_layers: int
     d_model: int
     attn_width: int
     ffn_width: int
@@ -136,7 +132,6 @@ class Shape:
 
 
 def model_shape(cfg: ModelConfig) -> Shape:
-    p = model_params(cfg)
     v_heads = cfg.n_heads if cfg.mla is not None else cfg.n_kv_heads
     # Q + K + V + attention output, per token (MLA prefill expands the latent to full K and V)
     attn = cfg.n_heads * cfg.k_head_dim + v_heads * (cfg.k_head_dim + cfg.v_head_dim)
@@ -147,10 +142,6 @@ def model_shape(cfg: ModelConfig) -> Shape:
         m = cfg.moe
         ffn = max(ffn, m.experts_per_token * m.d_expert_ffn + m.n_shared_experts * m.shared_ffn)
     return Shape(
-        body_params=p.total - p.embedding - p.lm_head,
-        vocab_params=p.embedding,
-        lm_head_params=p.lm_head,
-        n_layers=cfg.n_layers,
         d_model=cfg.d_model,
         attn_width=attn,
         ffn_width=live * ffn,
@@ -249,17 +240,7 @@ def capacity_report(
             f"{gpu.heads} heads"
         )
 
-    weights = whole(
-        weights_bytes_per_gpu(
-            shape.body_params,
-            shape.vocab_params,
-            shape.lm_head_params,
-            shape.n_layers,
-            tp,
-            pp,
-            w_b,
-        )
-    )
+    weights = whole(weights_bytes_per_gpu(cfg, tp, pp, w_b))
     estimated = activation_bytes is None
     if estimated:
         activation_bytes = whole(
@@ -338,13 +319,11 @@ def capacity_report(
             "weights_bytes_per_gpu",
             weights,
             "bytes",
-            "({body} × ceil({n_layers} / {pp}) / {n_layers} + {io}) × {bytes} / {tp}",
-            body=shape.body_params,
-            n_layers=shape.n_layers,
-            pp=pp,
-            io=shape.vocab_params + (shape.lm_head_params if pp == 1 else 0),
-            bytes=w_b,
+            "{params} params on the busiest GPU (tp {tp}, pp {pp}) × {bytes}",
+            params=weights_params_per_gpu(cfg, tp, pp),
             tp=tp,
+            pp=pp,
+            bytes=w_b,
         ),
         figure(
             "activation_peak_bytes",

@@ -134,9 +134,7 @@ def _group(cfg, hw, wd, kd, tp, ctx, batch, *, engine, mem_util, block_size, mbt
     kv_b = kv_bytes_per_element(kd, layout.kv_head_width)
     s = model_shape(cfg)
     gpu = PerGpuLayout(layout, tp, 1)
-    weights = weights_bytes_per_gpu(
-        s.body_params, s.vocab_params, s.lm_head_params, s.n_layers, tp, 1, w_b
-    )
+    weights = weights_bytes_per_gpu(cfg, tp, 1, w_b)
     if act is None:
         act = activation_peak_bytes(mbt, s.d_model, s.attn_width, s.ffn_width, tp, s.vocab_size)
     budget = math.floor(

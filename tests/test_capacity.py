@@ -16,6 +16,8 @@ from calc.capacity import (
     pool_units,
     weights_bytes_per_gpu,
 )
+from calc.latency import latency_report
+from calc.params import model_params
 from calc.registry import load_hardware, load_model
 
 LLAMA8 = load_model("llama3-8b")
@@ -119,20 +121,17 @@ def test_pipeline_parallel_most_loaded_stage():
     f = report(pp=3)
     # ceil(32 / 3) = 11 layers: 2 × 8 × 128 × 2 × 11 = 45,056 B/token
     assert f["kv_bytes_per_token"] == 45_056
-    # body = 8,030,261,248 − 2 × 525,336,576 = 6,979,588,096; × 11/32 = 2,399,233,408;
-    # + one vocab matrix 525,336,576 = 2,924,569,984 params × 2 bytes
-    assert f["weights_bytes_per_gpu"] == 5_849_139_968
-    s = model_shape(LLAMA8)
-    assert s.body_params == 6_979_588_096
+    # the busiest stage (calc.parallel, as `kvcalc latency`): 11 layers × (attention 41,943,040
+    # + FFN 176,160,768) = 2,399,141,888; its norms (11 × 2 + 1 final) × 4,096 = 94,208;
+    # one vocab matrix 525,336,576 → 2,924,572,672 params × 2 bytes
+    assert f["weights_bytes_per_gpu"] == 5_849_145_344
+    lat = latency_report(LLAMA8, H100, prompt=8, gen=1, batch=1, pp=3).fields
+    assert lat["weights_bytes_per_gpu"] == f["weights_bytes_per_gpu"]  # one formula for both
 
 
 def test_formulas_broadcast_over_arrays():
     import numpy as np
 
-    tp = np.array([1, 2, 4])
-    got = weights_bytes_per_gpu(10, 3, 3, 2, tp, np.array([1, 1, 2]), 2)
-    # (10 + 6) × 2 / 1 = 32; / 2 = 16; pp 2: (10 × 1/2 + 3) × 2 / 4 = 4
-    assert got.tolist() == [32, 16, 4]
     assert cdiv(np.array([1, 16, 17]), 16).tolist() == [1, 1, 2]
     assert paged_tokens(np.array([1, 16, 17]), 16).tolist() == [16, 16, 32]
     assert pool_units(np.array([-5, 0, 31]), 10).tolist() == [0, 0, 3]
@@ -184,3 +183,19 @@ def test_properties_fit_at_max_and_monotone(ctx, batch, bs):
     assert report(ctx=ctx + bs, block_size=bs)["max_concurrency"] <= n
     m = report(ctx=ctx, batch=batch, block_size=bs)["max_ctx_at_batch"]
     assert batch * m * KV_TOKEN <= BUDGET < batch * (m + bs) * KV_TOKEN
+
+
+@pytest.mark.parametrize("name", ["llama3-70b", "deepseek-v3", "mixtral-8x7b", "jamba-v0.1"])
+def test_weights_per_gpu_agree_with_latency(name):
+    cfg, h200 = load_model(name), load_hardware("h200")
+    # one GPU holds the whole model: params × bytes per param
+    assert weights_bytes_per_gpu(cfg, 1, 1, 2) == 2 * model_params(cfg).total
+    for tp in (4, 8):
+        cap = capacity_report(cfg, h200, ctx=1024, tp=tp).fields["weights_bytes_per_gpu"]
+        lat = latency_report(cfg, h200, prompt=8, gen=1, batch=1, tp=tp).fields[
+            "weights_bytes_per_gpu"
+        ]
+        assert cap == lat  # the same key means the same figure in every command
+        # replicated norms/router/latent projections: at least an even 1/tp share
+        bpe = 1 if cfg.dtype == "fp8" else 2  # DeepSeek-V3 ships fp8 weights, the rest bf16
+        assert cap >= bpe * model_params(cfg).total / tp
