@@ -191,7 +191,7 @@ def speculate_report(
             speculative_step_s=step,
             tokens_per_s_plain=batch / target,
             tokens_per_s_speculative=batch * e_tokens / step,
-            speedup=e_tokens * target / step,
+            speedup=speedup(alpha, gamma, target, draft_s, verify),
         )
         if fields["speedup"] < 1:
             warnings.append(
