@@ -343,8 +343,9 @@ def capacity_report(
             "kv_budget_bytes",
             budget,
             "bytes",
-            eng.formula,
-            fraction=mem_util,
+            # the engine's own name for the fraction, e.g. gpu_memory_utilization × memory ...
+            eng.formula.replace("{fraction}", "{" + eng.fraction_name + "}"),
+            **{eng.fraction_name: mem_util},
             memory=hw.memory_bytes,
             weights=weights,
             activation=activation_bytes,

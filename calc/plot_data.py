@@ -54,7 +54,6 @@ class Ceiling:
     peak_flops_per_s: float
     expected_flops_per_s: float
     ridge_point: float  # peak / HBM bandwidth [FLOP/byte]
-    expected_ridge_point: float  # expected FLOP/s / expected bytes/s
 
 
 @dataclass(frozen=True)
@@ -143,7 +142,6 @@ def roofline_data(
             hw.peak_flops_per_s[d],
             hw.peak_flops_per_s[d] * m_eff,
             hw.peak_flops_per_s[d] / bw,
-            hw.peak_flops_per_s[d] * m_eff / (bw * b_eff),
         )
         for d in dtypes
     ]
