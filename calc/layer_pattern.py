@@ -22,20 +22,6 @@ from collections.abc import Sequence
 from calc.elementwise import minimum
 
 
-def sliding_cached_tokens(ctx, window, sink_tokens=0):
-    """Tokens a sliding-window layer caches: min(ctx, W + sinks)."""
-    return minimum(ctx, window + sink_tokens)
-
-
-def chunked_cached_tokens(ctx, chunk_size):
-    """Tokens a chunked-local layer may hold: at most one chunk, min(ctx, chunk_size).
-
-    The exact occupancy is ((ctx − 1) mod C) + 1, but the chunk's slots are allocated up
-    front (vLLM and HF both size the local cache to C), so capacity is charged min(ctx, C).
-    """
-    return minimum(ctx, chunk_size)
-
-
 def cached_token_layers(ctx, n_full, windowed: Sequence[tuple[int, int]] = ()):
     """Σ over caching layers of the tokens each holds [token-layers].
 
@@ -50,7 +36,10 @@ def cached_token_layers(ctx, n_full, windowed: Sequence[tuple[int, int]] = ()):
 
 
 def windowed_groups(layer_types, sliding_window=None, chunk_size=None, sink_tokens=0):
-    """((cap, n_layers), ...) of the windowed layers in ``layer_types`` (sliding, chunked)."""
+    """((cap, n_layers), ...) of the windowed layers in ``layer_types``: a sliding layer caches
+    at most W + sink tokens; a chunked-local layer at most one chunk C (its exact occupancy is
+    ((ctx − 1) mod C) + 1, but vLLM and HF size the local cache to C up front, so capacity is
+    charged min(ctx, C))."""
     groups = []
     n_sliding = sum(1 for t in layer_types if t == "sliding")
     n_chunked = sum(1 for t in layer_types if t == "chunked")

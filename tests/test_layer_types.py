@@ -10,22 +10,20 @@ from pydantic import TypeAdapter
 
 from calc.attention_layout import attention_layout
 from calc.errors import ConfigError
-from calc.layer_pattern import (
-    cached_token_layers,
-    chunked_cached_tokens,
-    sliding_cached_tokens,
-    windowed_groups,
-)
+from calc.layer_pattern import cached_token_layers, windowed_groups
 from calc.model_schema import ModelConfig
 from calc.registry import load_model
 
 
 def test_sliding_and_chunked_token_caps():
-    assert sliding_cached_tokens(100, 4096) == 100
-    assert sliding_cached_tokens(10_000, 4096) == 4096
-    assert sliding_cached_tokens(10_000, 4096, sink_tokens=4) == 4100  # W + sinks
-    assert chunked_cached_tokens(10_000, 8192) == 8192
-    assert chunked_cached_tokens(5, 8192) == 5
+    def one(kind, ctx, **kw):  # tokens one layer of ``kind`` caches at ``ctx``
+        return cached_token_layers(ctx, 0, windowed_groups([kind], **kw))
+
+    assert one("sliding", 100, sliding_window=4096) == 100
+    assert one("sliding", 10_000, sliding_window=4096) == 4096
+    assert one("sliding", 10_000, sliding_window=4096, sink_tokens=4) == 4100  # W + sinks
+    assert one("chunked", 10_000, chunk_size=8192) == 8192
+    assert one("chunked", 5, chunk_size=8192) == 5
 
 
 def test_cached_token_layers_arrays():
