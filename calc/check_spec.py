@@ -37,8 +37,6 @@ from calc.yaml_io import load_mapping, validate
 
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
-
 
 class Workload(BaseModel):
     """The operating point the requirements are judged at."""
@@ -87,14 +85,18 @@ class Deployment(BaseModel):
     hardware: str = Field(min_length=1)
     tp: int = Field(default=1, gt=0, le=4096)
     pp: int = Field(default=1, gt=0, le=4096)
-    weight_dtype: Dtype | None = None
-    kv_dtype: Dtype | None = None
+    ep: int = Field(default=1, gt=0, le=4096)
+    dp: int | None = Field(default=None, gt=0, le=4096)
+    weight_dtype: str | None = Field(default=None, description="dtype or format, as --weight-dtype")
+    kv_dtype: str | None = Field(default=None, description="dtype or format, as --kv-dtype")
+    compute_dtype: str | None = Field(default=None, description="as --compute-dtype")
     engine: Literal["vllm", "sglang", "trtllm"] = "vllm"
     mem_util: float = Field(default=0.9, gt=0, le=1)
     block_size: int = Field(default=16, gt=0, le=1 << 20)
     max_batched_tokens: int = Field(default=8192, gt=0, le=10**9)
     activation: str | int | None = Field(default=None, description="bytes or '4GiB'")
     overhead: str | int = Field(default="0.5GiB", description="bytes or '0.5GiB'")
+    max_model_len: int | None = Field(default=None, gt=0, le=10**9)
     usd_per_hour: float | None = Field(default=None, gt=0, le=10_000)
     efficiency: Literal["low", "expected", "high"] = "expected"
     workload: Workload
@@ -154,43 +156,58 @@ class Result:
         )
 
 
-def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -> list[Result]:
+def build_deployment(dep: Deployment, calibration=None, warnings: list[str] | None = None):
+    """The ``calc.deployment.Deployment`` of one spec entry: the same object (and the same
+    validation) as the CLI's options build."""
     from calc.calibration import calibrated
-    from calc.capacity import capacity_report
+    from calc.deployment import Deployment as Built
+    from calc.deployment import EngineSettings
     from calc.registry import load_hardware, load_model
     from calc.units import parse_bytes
 
-    cfg = load_model(dep.model)
-    hw = calibrated(load_hardware(dep.hardware), calibration, warnings)
-    w, req = dep.workload, dep.requirements
-    act = None if dep.activation is None else parse_bytes(dep.activation, "activation")
-    common = dict(
-        tp=dep.tp,
-        pp=dep.pp,
-        weight_dtype=dep.weight_dtype,
-        kv_dtype=dep.kv_dtype,
-    )
-    cap = capacity_report(
-        cfg,
-        hw,
-        ctx=w.ctx,
-        batch=w.batch,
-        engine=dep.engine,
+    settings = EngineSettings(
+        name=dep.engine,
         mem_util=dep.mem_util,
         block_size=dep.block_size,
         max_batched_tokens=dep.max_batched_tokens,
-        activation_bytes=act,
+        activation_bytes=None
+        if dep.activation is None
+        else parse_bytes(dep.activation, "activation"),
         overhead_bytes=parse_bytes(dep.overhead, "overhead"),
-        **common,
-    ).fields
+        max_model_len=dep.max_model_len,
+    )
+    return Built.build(
+        load_model(dep.model),
+        calibrated(load_hardware(dep.hardware), calibration, warnings),
+        tp=dep.tp,
+        pp=dep.pp,
+        ep=dep.ep,
+        dp=dep.dp,
+        weight_dtype=dep.weight_dtype,
+        kv_dtype=dep.kv_dtype,
+        compute_dtype=dep.compute_dtype,
+        engine=settings,
+    )
+
+
+def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -> list[Result]:
+    from calc.capacity import ledger_fields
+    from calc.deployment import Workload as Work
+
+    built = build_deployment(dep, calibration, warnings)
+    w, req = dep.workload, dep.requirements
+    work = Work(ctx=w.ctx, batch=w.batch, prompt=w.prompt)
+    cap = ledger_fields(built, work)
+    g = built.per_gpu
     out: list[Result] = []
 
     def add(name: str, figure, limit, unit: str, passed: bool) -> None:
         out.append(Result(dep.name, name, figure, limit, unit, bool(passed)))
 
     if req.must_fit is not None:
-        needed = w.batch * cap["kv_bytes_per_sequence"]
-        fits = cap["kv_budget_bytes"] > 0 and needed <= cap["kv_budget_bytes"]
+        # the ledger's verdict: this GPU's sequences (KV paged + SSM state) in the KV budget
+        needed = g.sequences(w.batch) * g.sequence_bytes(w.ctx)
+        fits = cap["fits"]
         add("must_fit", needed, cap["kv_budget_bytes"], "bytes", fits or not req.must_fit)
     if req.min_concurrency is not None:
         got = cap["max_concurrency"]
@@ -208,19 +225,16 @@ def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -
         from calc.cost import operating_point
 
         point = operating_point(
-            cfg,
-            hw,
+            built,
             batch=w.batch,
             ctx=w.ctx,
             prompt=w.prompt or w.ctx,
             usd_per_hour=dep.usd_per_hour,
             efficiency=dep.efficiency,
-            pp=dep.pp,
-            **{k: v for k, v in common.items() if k != "pp"},
         )
         checks = [
             ("max_tpot_ms", point["tpot_s"] * 1e3, "ms"),
-            ("max_ttft_ms", point["ttft_s"] * 1e3, "ms"),
+            ("max_ttft_ms", point["ttft_one_prompt_s"] * 1e3, "ms"),
             (
                 "max_usd_per_million_output_tokens",
                 point["usd_per_million_output_tokens"],

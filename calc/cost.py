@@ -6,11 +6,12 @@ Definitions:
 - output tokens/s per GPU at ``batch``: each decode step emits one token per sequence, so
   ``batch / TPOT(batch, ctx) / gpus``, with TPOT at the full context ``ctx`` (the slowest step);
 - input tokens/s per GPU: one prompt of ``prompt`` tokens prefilled alone,
-  ``prompt / TTFT(prompt) / gpus`` (TTFT is that prefill: no queueing, a lower bound);
+  ``prompt / TTFT(prompt) / gpus`` (``ttft_one_prompt_s`` is that prefill: no queueing, a
+  lower bound);
 - USD per million tokens: ``usd_per_hour per GPU / 3600 / (tokens/s per GPU) × 10^6``;
 - the cheapest operating point under ``max_tpot_s`` / ``max_ttft_s``: TPOT grows with batch,
   output tokens/s too, so the cheapest point is the largest batch (up to the max concurrency
-  that fits) whose TPOT meets the target, evaluated over all batches at once.
+  that fits) whose TPOT meets the target, found by bisection.
 
 The formula functions take plain numbers or numpy arrays.
 """
@@ -19,15 +20,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from calc.deployment import Deployment, Workload
 from calc.derivation import Figure, figure
 from calc.errors import InvalidInputError
 
 SECONDS_PER_HOUR = 3600
-EFFICIENCIES = ("peak", "low", "expected", "high")
-TARGET_KEYS = ("target_tpot_s", "target_tokens_per_s", "usd_per_million_output_tokens_target")
+TARGET_KEYS = (
+    "target_tpot_s",
+    "target_output_tokens_per_s_per_gpu",
+    "usd_per_million_output_tokens_target",
+)
 MAX_BATCH_KEYS = (
     "max_batch_tpot_s",
-    "max_batch_tokens_per_s",
+    "max_batch_output_tokens_per_s_per_gpu",
     "usd_per_million_output_tokens_max_batch",
 )
 
@@ -47,79 +52,77 @@ def usd_per_million_tokens(usd_per_hour_per_gpu, tokens_per_s_per_gpu):
     return usd_per_hour_per_gpu / SECONDS_PER_HOUR / tokens_per_s_per_gpu * 1e6
 
 
-def check_efficiency(efficiency: str) -> None:
-    """Raise unless --efficiency names a band: peak, low, expected or high."""
-    if efficiency not in EFFICIENCIES:
-        raise InvalidInputError(
-            f"--efficiency {efficiency!r} is not one of: {', '.join(EFFICIENCIES)}"
-        )
-
-
-def _latency_kw(weight_dtype, kv_dtype, tp, pp, efficiency):
-    check_efficiency(efficiency)
-    return dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, pp=pp, efficiency=efficiency)
-
-
 def _price(hw, usd_per_hour):
     if usd_per_hour is not None and not 0 < usd_per_hour <= 10_000:
         raise InvalidInputError(f"--usd-per-hour must be in (0, 10000], got {usd_per_hour!r}")
     return hw.usd_per_hour if usd_per_hour is None else usd_per_hour
 
 
+def tpot_at(dep: Deployment, batch, ctx, efficiency: str = "expected"):
+    """TPOT [s] of ``dep`` serving ``batch`` sequences (ceil(batch / replicas) per replica)."""
+    from calc.elementwise import cdiv
+    from calc.latency import step_of
+
+    return step_of(dep, efficiency, batch=cdiv(batch, dep.replicas), ctx=ctx).time_s
+
+
 def operating_point(
-    cfg,
-    hw,
+    dep: Deployment,
     *,
     batch: int,
     ctx: int,
     prompt: int,
     usd_per_hour: float | None = None,
-    weight_dtype: str | None = None,
-    kv_dtype: str | None = None,
-    tp: int = 1,
-    pp: int = 1,
     efficiency: str = "expected",
 ) -> dict:
-    """TPOT, TTFT, tokens/s per GPU and USD per million output/input tokens at one point."""
-    from calc.latency import tpot_s, ttft_s
+    """TPOT, TTFT of one prompt, tokens/s per GPU and USD per million output/input tokens at
+    one point."""
+    from calc.latency import step_of
 
-    kw = _latency_kw(weight_dtype, kv_dtype, tp, pp, efficiency)
-    price = _price(hw, usd_per_hour)
-    gpus = tp * pp
-    tpot = float(tpot_s(cfg, hw, batch=batch, ctx=ctx, **kw))
-    ttft = float(ttft_s(cfg, hw, prompt=prompt, batch=1, **kw))
-    out_tps = output_tokens_per_s_per_gpu(batch, tpot, gpus)
-    in_tps = input_tokens_per_s_per_gpu(prompt, 1, ttft, gpus)
+    price = _price(dep.hardware, usd_per_hour)
+    tpot = float(tpot_at(dep, batch, ctx, efficiency))
+    ttft = float(step_of(dep, efficiency, batch=1, prompt=prompt).time_s)
+    out_tps = output_tokens_per_s_per_gpu(batch, tpot, dep.gpus)
+    in_tps = input_tokens_per_s_per_gpu(prompt, 1, ttft, dep.gpus)
     return {
         "tpot_s": tpot,
-        "ttft_s": ttft,
-        "tokens_per_s": out_tps,
-        "input_tokens_per_s": in_tps,
+        "ttft_one_prompt_s": ttft,
+        "output_tokens_per_s_per_gpu": out_tps,
+        "input_tokens_per_s_per_gpu": in_tps,
         "usd_per_hour": price,
         "usd_per_million_output_tokens": usd_per_million_tokens(price, out_tps),
         "usd_per_million_input_tokens": usd_per_million_tokens(price, in_tps),
     }
 
 
-def largest_batch_meeting(cfg, hw, *, max_batch: int, ctx: int, max_tpot_s=None, **kw):
-    """(largest batch ≤ max_batch with TPOT ≤ max_tpot_s, or 0; TPOT of every batch 1..max)."""
-    import numpy as np
-
-    from calc.latency import tpot_s
-
+def largest_batch_meeting(
+    dep: Deployment, *, max_batch: int, ctx: int, max_tpot_s=None, efficiency="expected"
+) -> int:
+    """Largest batch ≤ max_batch whose TPOT ≤ max_tpot_s, or 0. TPOT never falls as the batch
+    grows, so bisection finds it in log2(max_batch) evaluations."""
     if max_batch < 1:
-        return 0, np.zeros(0)
-    batches = np.arange(1, max_batch + 1)
-    tpots = np.asarray(tpot_s(cfg, hw, batch=batches, ctx=ctx, **kw), dtype=float)
-    ok = np.ones(max_batch, dtype=bool) if max_tpot_s is None else tpots <= max_tpot_s
-    return (int(batches[ok].max()) if ok.any() else 0), tpots
+        return 0
+    if max_tpot_s is None:
+        return max_batch
+
+    def ok(b: int) -> bool:
+        return float(tpot_at(dep, b, ctx, efficiency)) <= max_tpot_s
+
+    if not ok(1):
+        return 0
+    lo, hi = 1, max_batch
+    if ok(hi):
+        return hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+    return lo
 
 
-def _at_batch(batch: int, tpots, gpus: int, price: float) -> tuple[float, float, float]:
-    """(TPOT [s], output tokens/s per GPU, USD per million output tokens) at ``batch``, from
-    ``tpots``, the TPOT of every batch 1..max."""
-    t = float(tpots[batch - 1])
-    tps = output_tokens_per_s_per_gpu(batch, t, gpus)
+def _at_batch(dep: Deployment, batch: int, ctx: int, efficiency: str, price: float) -> tuple:
+    """(TPOT [s], output tokens/s per GPU, USD per million output tokens) at ``batch``."""
+    t = float(tpot_at(dep, batch, ctx, efficiency))
+    tps = output_tokens_per_s_per_gpu(batch, t, dep.gpus)
     return t, tps, usd_per_million_tokens(price, tps)
 
 
@@ -142,65 +145,54 @@ class CostReport:
 
 
 def cost_report(
-    cfg,
-    hw,
+    dep: Deployment,
+    work: Workload,
     *,
-    ctx: int,
-    batch: int = 1,
-    prompt: int | None = None,
-    tp: int = 1,
-    pp: int = 1,
-    weight_dtype: str | None = None,
-    kv_dtype: str | None = None,
     usd_per_hour: float | None = None,
     max_tpot_ms: float | None = None,
     max_ttft_ms: float | None = None,
     efficiency: str = "expected",
-    **capacity_kw,
 ) -> CostReport:
-    """Throughput and cost at ``batch``, at the largest batch that fits, and at the cheapest
-    batch that meets ``max_tpot_ms`` / ``max_ttft_ms``."""
+    """Throughput and cost at ``work.batch``, at the largest batch that fits, and at the
+    cheapest batch that meets ``max_tpot_ms`` / ``max_ttft_ms``."""
     from calc.capacity import capacity_report
+    from calc.latency import check_efficiency
 
-    prompt = prompt or ctx
+    check_efficiency(efficiency)
+    cfg, hw = dep.model, dep.hardware
+    ctx, batch = work.ctx, work.batch
+    prompt = work.prompt or ctx
     if prompt > ctx:
         raise InvalidInputError(f"--prompt {prompt:,} exceeds --ctx {ctx:,}")
     for name, value in (("max-tpot-ms", max_tpot_ms), ("max-ttft-ms", max_ttft_ms)):
         if value is not None and not 0 < value <= 1e9:
             raise InvalidInputError(f"--{name} must be positive, got {value!r}")
-    cap = capacity_report(
-        cfg,
-        hw,
-        ctx=ctx,
-        batch=batch,
-        tp=tp,
-        pp=pp,
-        weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype,
-        **capacity_kw,
-    )
+    cap = capacity_report(dep, work)
     c = cap.fields
-    wd, kd = c["weight_dtype"], c["kv_dtype"]
-    lat = dict(weight_dtype=wd, kv_dtype=kd, tp=tp, pp=pp, efficiency=efficiency)
     at = operating_point(
-        cfg, hw, batch=batch, ctx=ctx, prompt=prompt, usd_per_hour=usd_per_hour, **lat
+        dep, batch=batch, ctx=ctx, prompt=prompt, usd_per_hour=usd_per_hour, efficiency=efficiency
     )
-    gpus = tp * pp
+    gpus = dep.gpus
     price = at["usd_per_hour"]
     fields: dict = {
         "model": cfg.name,
         "hardware": hw.name,
         "engine": c["engine"],
-        "tp": tp,
-        "pp": pp,
+        "tp": dep.tp,
+        "pp": dep.pp,
+        "ep": dep.ep,
+        "dp": dep.dp,
         "gpus": gpus,
-        "weight_dtype": wd,
-        "kv_dtype": kd,
+        "weight_dtype": dep.weight_dtype,
+        "kv_dtype": dep.kv_dtype,
         "ctx": ctx,
         "prompt": prompt,
         "batch": batch,
         "efficiency": efficiency,
         "usd_per_hour": price,
+        "weights_bytes_per_gpu": c["weights_bytes_per_gpu"],
+        "kv_cache_bytes_per_gpu": c["kv_cache_bytes_per_gpu"],
+        "ssm_state_bytes_per_gpu": c["ssm_state_bytes_per_gpu"],
         "kv_budget_bytes": c["kv_budget_bytes"],
         "kv_cache_tokens": c["kv_cache_tokens"],
         "max_concurrency": c["max_concurrency"],
@@ -209,10 +201,10 @@ def cost_report(
     }
     figs = [
         figure(
-            "tokens_per_s",
-            at["tokens_per_s"],
-            "tokens/s per GPU",
-            "{batch} / {tpot_s} s / {gpus}",
+            "output_tokens_per_s_per_gpu",
+            at["output_tokens_per_s_per_gpu"],
+            "tokens/s",
+            "{batch} / {tpot_s} / {gpus}",
             batch=batch,
             tpot_s=at["tpot_s"],
             gpus=gpus,
@@ -221,74 +213,70 @@ def cost_report(
             "usd_per_million_output_tokens",
             at["usd_per_million_output_tokens"],
             price,
-            at["tokens_per_s"],
+            at["output_tokens_per_s_per_gpu"],
         ),
         figure(
-            "input_tokens_per_s",
-            at["input_tokens_per_s"],
-            "tokens/s per GPU",
-            "{prompt} / {ttft_s} s / {gpus}",
+            "input_tokens_per_s_per_gpu",
+            at["input_tokens_per_s_per_gpu"],
+            "tokens/s",
+            "{prompt} / {ttft_s} / {gpus}",
             prompt=prompt,
-            ttft_s=at["ttft_s"],
+            ttft_s=at["ttft_one_prompt_s"],
             gpus=gpus,
         ),
         _usd_figure(
             "usd_per_million_input_tokens",
             at["usd_per_million_input_tokens"],
             price,
-            at["input_tokens_per_s"],
+            at["input_tokens_per_s_per_gpu"],
         ),
     ]
     warnings = list(cap.warnings)
     max_b = c["max_concurrency"]
-    best, tpots = largest_batch_meeting(
-        cfg,
-        hw,
-        max_batch=max_b,
-        ctx=ctx,
-        max_tpot_s=None if max_tpot_ms is None else max_tpot_ms / 1e3,
-        **lat,
-    )
     if max_b >= 1:
-        fields.update(zip(MAX_BATCH_KEYS, _at_batch(max_b, tpots, gpus, price), strict=True))
+        fields.update(
+            zip(MAX_BATCH_KEYS, _at_batch(dep, max_b, ctx, efficiency, price), strict=True)
+        )
     else:
         fields.update(dict.fromkeys(MAX_BATCH_KEYS))
     if max_tpot_ms is not None or max_ttft_ms is not None:
-        ttft_ok = max_ttft_ms is None or at["ttft_s"] * 1e3 <= max_ttft_ms
+        best = largest_batch_meeting(
+            dep,
+            max_batch=max_b,
+            ctx=ctx,
+            max_tpot_s=None if max_tpot_ms is None else max_tpot_ms / 1e3,
+            efficiency=efficiency,
+        )
+        ttft_ok = max_ttft_ms is None or at["ttft_one_prompt_s"] * 1e3 <= max_ttft_ms
         if not ttft_ok:
             best = 0
         fields.update(max_tpot_ms=max_tpot_ms, max_ttft_ms=max_ttft_ms, target_batch=best)
         if best >= 1:
-            fields.update(zip(TARGET_KEYS, _at_batch(best, tpots, gpus, price), strict=True))
+            fields.update(
+                zip(TARGET_KEYS, _at_batch(dep, best, ctx, efficiency, price), strict=True)
+            )
             figs.append(
-                figure(
+                Figure(
                     "target_batch",
                     best,
                     "sequences",
-                    "largest batch ≤ {max_concurrency} with TPOT ≤ {max_tpot_ms} ms",
-                    max_concurrency=max_b,
-                    max_tpot_ms=max_tpot_ms if max_tpot_ms is not None else float("inf"),
+                    f"largest batch ≤ {max_b:,} with TPOT ≤ "
+                    f"{max_tpot_ms if max_tpot_ms is not None else float('inf'):g} ms",
                 )
             )
         else:
-            fields.update(
-                target_tpot_s=None,
-                target_tokens_per_s=None,
-                usd_per_million_output_tokens_target=None,
-            )
+            fields.update(dict.fromkeys(TARGET_KEYS))
             why = []
             if not ttft_ok:
                 why.append(
-                    f"TTFT of one {prompt:,}-token prompt is {at['ttft_s'] * 1e3:,.1f} ms > "
-                    f"--max-ttft-ms {max_ttft_ms:g}"
+                    f"TTFT of one {prompt:,}-token prompt is "
+                    f"{at['ttft_one_prompt_s'] * 1e3:,.1f} ms > --max-ttft-ms {max_ttft_ms:g}"
                 )
             elif max_b < 1:
                 why.append("no sequence fits in the KV budget")
             else:
-                why.append(
-                    f"TPOT at batch 1 is {float(tpots[0]) * 1e3:,.2f} ms > --max-tpot-ms "
-                    f"{max_tpot_ms:g}"
-                )
+                t1 = float(tpot_at(dep, 1, ctx, efficiency))
+                why.append(f"TPOT at batch 1 is {t1 * 1e3:,.2f} ms > --max-tpot-ms {max_tpot_ms:g}")
             warnings.append(
                 "no operating point meets the latency target: "
                 + "; ".join(why)

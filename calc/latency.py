@@ -40,27 +40,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from calc.attention_layout import attention_layout
+from calc.deployment import MAX_BATCH, MAX_CTX, Deployment, Workload, check_positive_int
 from calc.derivation import Figure, figure, whole
-from calc.dtypes import DTYPES, bytes_per_element
-from calc.errors import InvalidInputError, UnknownNameError
+from calc.errors import InvalidInputError
 from calc.hardware_schema import Band, HardwareProfile
-from calc.memory import MAX_BATCH, MAX_CTX, check_positive_int
 from calc.model_schema import ModelConfig
 from calc.ops import ALL_TO_ALL, ALLREDUCE, COMPUTE, Op, Sizes, forward_ops
-from calc.parallel import (
-    all_to_all_time_s,
-    memory_per_gpu,
-    p2p_time_s,
-    ring_allreduce_time_s,
-    shard,
-)
+from calc.parallel import all_to_all_time_s, p2p_time_s, ring_allreduce_time_s
 from calc.quant import (
-    KV_FORMATS,
-    WEIGHT_FORMATS,
     is_plain,
-    kv_bytes_per_element,
-    weight_bytes_per_element,
 )
 from calc.roofline import arithmetic_intensity, is_compute_bound, op_time_s, ridge_point
 
@@ -245,33 +233,30 @@ class _Setup:
     kv_dtype: str
 
 
-def _check_format(name: str, flag: str, formats) -> None:
-    """A plain dtype or one of ``formats`` (calc.quant), else an error listing all of them."""
-    if not is_plain(name) and name not in formats:
-        raise UnknownNameError(
-            "dtype", name, [*DTYPES, *formats], hint=f"({flag}: a plain dtype or a format)"
-        )
+def _setup(dep: Deployment) -> _Setup:
+    """The op-level view of a deployment: its sharding, layout, bytes per element and the
+    compute dtype, all resolved by ``Deployment`` (no re-resolution here)."""
+    dtype = dep.compute_dtype
+    sizes = Sizes(
+        dep.weight_bytes_per_element,
+        dep.kv_bytes_per_element,
+        activation_bytes_per_element(dtype),
+        dep.state_bytes_per_element,
+    )
+    return _Setup(dep.model, dep.sharding, dep.layout, sizes, dtype, dep.weight_dtype, dep.kv_dtype)
 
 
-def _setup(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute=None) -> _Setup:
-    from calc.ssm import ssm_state_dtype
-
-    weight_dtype = cfg.dtype if weight_dtype is None else weight_dtype
-    kv_dtype = (cfg.kv_dtype or cfg.dtype) if kv_dtype is None else kv_dtype
-    _check_format(weight_dtype, "--weight-dtype", WEIGHT_FORMATS)
-    _check_format(kv_dtype, "--kv-dtype", KV_FORMATS)
-    layout = attention_layout(cfg)
-    # exact bytes, scales included (calc.quant; plain dtypes carry none), as calc.memory
-    w_b = weight_bytes_per_element(weight_dtype, k=cfg.d_model)
-    kv_b = kv_bytes_per_element(kv_dtype, layout.kv_head_width)
-    state_b = bytes_per_element(ssm_state_dtype(cfg, kv_dtype))
-    peaks = hw.peak_flops_per_s if hw is not None else {"bf16": 1.0}
-    dtype = compute_dtype(weight_dtype, peaks, compute if hw is not None else None)
-    if hw is None and compute is not None:
-        dtype = compute
-    s = shard(cfg, tp=tp, pp=pp, ep=ep)
-    sizes = Sizes(w_b, kv_b, activation_bytes_per_element(dtype), state_b)
-    return _Setup(cfg, s, layout, sizes, dtype, weight_dtype, kv_dtype)
+def _deployment(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute) -> Deployment:
+    return Deployment.build(
+        cfg,
+        hw,
+        tp=tp,
+        pp=pp,
+        ep=ep,
+        weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype,
+        compute_dtype=compute,
+    )
 
 
 def _bound(op: Op, r: Rates) -> str:
@@ -320,13 +305,13 @@ def _check_counts(name: str, value, upper: int):
     return value
 
 
-def _forward_step(cfg, hw, deployment: tuple, efficiency: str, **counts) -> Step:
-    """The step of one forward pass (``counts``: batch and ctx, or batch and prompt);
-    ``deployment`` is (weight_dtype, kv_dtype, tp, pp, ep, compute) as ``_setup`` takes them."""
+def step_of(dep: Deployment, efficiency: str = "expected", **counts) -> Step:
+    """The step of one forward pass of ``dep`` on one GPU (``counts``: batch and ctx for a
+    decode step, or batch and prompt for a prefill; batch is one replica's sequences)."""
     check_efficiency(efficiency)  # a bad name is an error even where no time is computed
-    st = _setup(cfg, hw, *deployment)
-    raw = forward_ops(cfg, st.sharding, st.layout, st.sizes, **counts)
-    return _step(st, hw, efficiency, raw)
+    st = _setup(dep)
+    raw = forward_ops(dep.model, st.sharding, st.layout, st.sizes, **counts)
+    return _step(st, dep.hardware, efficiency, raw)
 
 
 def decode_step(
@@ -350,9 +335,8 @@ def decode_step(
     """
     batch = _check_counts("batch", batch, MAX_BATCH)
     ctx = _check_counts("ctx", ctx, MAX_CTX)
-    return _forward_step(
-        cfg, hw, (weight_dtype, kv_dtype, tp, pp, ep, compute), efficiency, batch=batch, ctx=ctx
-    )
+    dep = _deployment(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute)
+    return step_of(dep, efficiency, batch=batch, ctx=ctx)
 
 
 def prefill(
@@ -372,14 +356,8 @@ def prefill(
     """The prefill of ``batch`` prompts of ``prompt`` tokens on one GPU: ``.time_s`` = TTFT."""
     batch = _check_counts("batch", batch, MAX_BATCH)
     prompt = _check_counts("prompt", prompt, MAX_CTX)
-    return _forward_step(
-        cfg,
-        hw,
-        (weight_dtype, kv_dtype, tp, pp, ep, compute),
-        efficiency,
-        batch=batch,
-        prompt=prompt,
-    )
+    dep = _deployment(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute)
+    return step_of(dep, efficiency, batch=batch, prompt=prompt)
 
 
 def tpot_s(cfg: ModelConfig, hw: HardwareProfile, *, batch, ctx, **kw):
@@ -395,7 +373,7 @@ def ttft_s(cfg: ModelConfig, hw: HardwareProfile, *, prompt, batch, **kw):
     return prefill(cfg, hw, prompt=prompt, batch=batch, **kw).time_s
 
 
-def generation_time_s(cfg, hw, *, prompt, gen, batch, efficiency="expected", **kw):
+def generation_time_of(dep: Deployment, *, prompt, gen, batch, efficiency="expected"):
     """Time of the gen − 1 decode steps after the prefill [s]: Σ_{j=1}^{gen−1} TPOT(prompt + j),
     an exact sum evaluated as one vectorised call (the KV grows by one token per step)."""
     if gen <= 1:
@@ -403,7 +381,22 @@ def generation_time_s(cfg, hw, *, prompt, gen, batch, efficiency="expected", **k
     import numpy as np
 
     ctxs = np.arange(prompt + 1, prompt + gen, dtype=np.float64)
-    return float(np.sum(tpot_s(cfg, hw, batch=batch, ctx=ctxs, efficiency=efficiency, **kw)))
+    return float(np.sum(step_of(dep, efficiency, batch=batch, ctx=ctxs).time_s))
+
+
+def generation_time_s(cfg, hw, *, prompt, gen, batch, efficiency="expected", **kw):
+    """``generation_time_of`` for a deployment given by keywords (as ``decode_step``)."""
+    dep = _deployment(
+        cfg,
+        hw,
+        kw.get("weight_dtype"),
+        kw.get("kv_dtype"),
+        kw.get("tp", 1),
+        kw.get("pp", 1),
+        kw.get("ep", 1),
+        kw.get("compute"),
+    )
+    return generation_time_of(dep, prompt=prompt, gen=gen, batch=batch, efficiency=efficiency)
 
 
 def generation_flops(cfg, *, prompt, gen, batch, weight_dtype=None, kv_dtype=None):
@@ -674,13 +667,18 @@ def _ssm_figures(cfg: ModelConfig) -> list[Figure]:
     return figs
 
 
-def _model_flops(cfg, *, batch, ctx, prompt, weight_dtype, kv_dtype):
+def _unsharded(dep: Deployment) -> Deployment:
+    """The same model and dtypes on one GPU, no hardware: model FLOPs, not per-GPU ones."""
+    return replace(dep, hardware=None, tp=1, pp=1, ep=1, dp=1)
+
+
+def _model_flops(dep: Deployment, *, batch, ctx, prompt):
     """Model FLOPs (no parallelism): decode per token at ``ctx`` and prefill of the batch."""
-    dec = decode_step(cfg, None, batch=1, ctx=ctx, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
-    pre = prefill(
-        cfg, None, prompt=prompt, batch=batch, weight_dtype=weight_dtype, kv_dtype=kv_dtype
+    one = _unsharded(dep)
+    return (
+        step_of(one, batch=1, ctx=ctx).flops,
+        step_of(one, batch=batch, prompt=prompt).flops,
     )
-    return dec.flops, pre.flops
 
 
 def _rows(step: Step, sol: Step | None = None) -> list[dict]:
@@ -700,36 +698,24 @@ def _common_checks(*, batch, prompt, ctx):
         check_positive_int("ctx", ctx, MAX_CTX)
 
 
-def flops_report(
-    cfg: ModelConfig,
-    hw: HardwareProfile | None = None,
-    *,
-    prompt: int,
-    gen: int = 1,
-    ctx: int | None = None,
-    batch: int = 1,
-    weight_dtype: str | None = None,
-    kv_dtype: str | None = None,
-    tp: int = 1,
-    pp: int = 1,
-    ep: int = 1,
-    compute: str | None = None,
-) -> LatencyReport:
-    """FLOPs per op of the prefill of ``batch`` prompts and of one decode step at ``ctx``
-    (default: prompt + gen, the last step), with bytes and intensity; with ``hw``, bound and
-    roofline time at the expected efficiency. ``decode_flops_per_token``, ``prefill_flops``
-    and ``e2e_flops`` (prefill + the gen − 1 decode steps after it) are model totals (all
-    GPUs); the ``ops`` lists are per GPU under tp/pp/ep."""
-    _common_checks(batch=batch, prompt=prompt, ctx=ctx)
-    check_positive_int("gen", gen, MAX_CTX)
-    ctx = ctx or prompt + gen
-    st = _setup(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute)
-    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, pp=pp, ep=ep, compute=compute)
-    dec = decode_step(cfg, hw, batch=batch, ctx=ctx, **kw)
-    pre = prefill(cfg, hw, prompt=prompt, batch=batch, **kw)
-    per_token, prefill_flops = _model_flops(
-        cfg, batch=batch, ctx=ctx, prompt=prompt, weight_dtype=weight_dtype, kv_dtype=kv_dtype
-    )
+def flops_report(dep: Deployment, work: Workload) -> LatencyReport:
+    """FLOPs per op of the prefill of ``batch`` prompts and of one decode step at ``work.ctx``
+    (the CLI's default: prompt + gen, the last step), with bytes and intensity; with hardware,
+    bound and roofline time at the expected efficiency. ``decode_flops_per_token``,
+    ``prefill_flops`` and ``e2e_flops`` (prefill + the gen − 1 decode steps after it) are model
+    totals (all GPUs); the ``ops`` lists are per GPU under tp/pp/ep."""
+    from calc.elementwise import cdiv
+
+    cfg, hw = dep.model, dep.hardware
+    prompt, gen, batch, ctx = work.prompt, work.gen or 1, work.batch, work.ctx
+    if prompt is None:
+        raise InvalidInputError("flops needs --prompt")
+    st = _setup(dep)
+    local = cdiv(batch, dep.replicas)
+    dec = step_of(dep, batch=local, ctx=ctx)
+    pre = step_of(dep, batch=local, prompt=prompt)
+    per_token, prefill_flops = _model_flops(dep, batch=batch, ctx=ctx, prompt=prompt)
+    tp, pp, ep = dep.tp, dep.pp, dep.ep
     fields: dict = {
         "model": cfg.name,
         "hardware": hw.name if hw else None,
@@ -749,7 +735,12 @@ def flops_report(
         "gen": gen,
         "e2e_flops": prefill_flops
         + generation_flops(
-            cfg, prompt=prompt, gen=gen, batch=batch, weight_dtype=weight_dtype, kv_dtype=kv_dtype
+            cfg,
+            prompt=prompt,
+            gen=gen,
+            batch=batch,
+            weight_dtype=dep.weight_dtype,
+            kv_dtype=dep.kv_dtype,
         ),
         "decode_bytes_per_step_per_gpu": whole(dec.bytes),
         "decode_arithmetic_intensity": arithmetic_intensity(dec.flops, dec.bytes),
@@ -816,71 +807,56 @@ def _warnings(cfg, prompt, ctx, st: _Setup, hw) -> list[str]:
 
 
 def latency_report(
-    cfg: ModelConfig,
-    hw: HardwareProfile,
+    dep: Deployment,
+    work: Workload,
     *,
-    prompt: int,
-    gen: int,
-    batch: int,
-    ctx: int | None = None,
-    weight_dtype: str | None = None,
-    kv_dtype: str | None = None,
-    tp: int = 1,
-    pp: int = 1,
-    ep: int = 1,
     matmul_eff: float | None = None,
     mem_eff: float | None = None,
-    compute: str | None = None,
 ) -> LatencyReport:
-    """TTFT, TPOT, E2E and tokens/s of ``batch`` requests of ``prompt`` + ``gen`` tokens.
+    """TTFT, TPOT, E2E and tokens/s of ``work.batch`` requests of ``work.prompt`` +
+    ``work.gen`` tokens on ``dep``.
 
     Each time is given at the expected efficiency (``ttft_s``, ``tpot_s``, ``e2e_s``), at the
     speed of light (``ttft_speed_of_light_s`` …: 100% of peak) and as a band (``ttft_low_s``
     from the profile's high efficiencies, ``ttft_high_s`` from its low ones; likewise
-    ``tokens_low_per_s`` and ``tokens_high_per_s``). TPOT is one decode step at
-    ``ctx`` (default prompt + gen, the last and slowest step); ``tpot_mean_s`` is the mean over
-    the generation, (E2E − TTFT) / (gen − 1), which is what serving benchmarks report as TPOT.
-    ``tokens_per_s`` is the decode throughput batch / TPOT; ``e2e_tokens_per_s`` the generated
-    tokens of the whole request over its E2E time. ``ops`` are the decode step's ops per GPU.
+    ``output_tokens_low_per_s`` and ``output_tokens_high_per_s``). TPOT is one decode step at
+    ``work.ctx`` (the CLI's default is prompt + gen, the last and slowest step);
+    ``tpot_mean_s`` is the mean over the generation, (E2E − TTFT) / (gen − 1), which is what
+    serving benchmarks report as TPOT. ``output_tokens_per_s`` is the deployment's decode
+    throughput batch / TPOT (``..._per_gpu`` divides by its GPUs); ``e2e_tokens_per_s`` the
+    generated tokens of the whole request over its E2E time. With dp replicas each serves
+    ceil(batch / dp) of the sequences. ``ops`` are the decode step's ops per GPU.
     """
-    _common_checks(batch=batch, prompt=prompt, ctx=ctx)
-    check_positive_int("gen", gen, MAX_CTX)
-    hw = with_efficiency(hw, matmul_eff, mem_eff)
-    ctx = ctx or prompt + gen
-    st = _setup(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute)
-    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, pp=pp, ep=ep, compute=compute)
-    per_token, prefill_flops = _model_flops(
-        cfg, batch=batch, ctx=ctx, prompt=prompt, weight_dtype=weight_dtype, kv_dtype=kv_dtype
-    )
+    from calc.capacity import ledger_fields
+    from calc.elementwise import cdiv
+
+    cfg = dep.model
+    prompt, gen, batch, ctx = work.prompt, work.gen, work.batch, work.ctx
+    if prompt is None or gen is None:
+        raise InvalidInputError("latency needs --prompt and --gen")
+    hw = with_efficiency(dep.hardware, matmul_eff, mem_eff)
+    dep = replace(dep, hardware=hw)
+    st = _setup(dep)
+    local = cdiv(batch, dep.replicas)  # sequences of one replica
+    per_token, prefill_flops = _model_flops(dep, batch=batch, ctx=ctx, prompt=prompt)
     times: dict[str, dict] = {}
     steps: dict[str, tuple[Step, Step]] = {}
     for eff in EFFICIENCIES:
-        dec = decode_step(cfg, hw, batch=batch, ctx=ctx, efficiency=eff, **kw)
-        pre = prefill(cfg, hw, prompt=prompt, batch=batch, efficiency=eff, **kw)
-        gen_time = generation_time_s(
-            cfg, hw, prompt=prompt, gen=gen, batch=batch, efficiency=eff, **kw
-        )
+        dec = step_of(dep, eff, batch=local, ctx=ctx)
+        pre = step_of(dep, eff, batch=local, prompt=prompt)
+        gen_time = generation_time_of(dep, prompt=prompt, gen=gen, batch=local, efficiency=eff)
         e2e = pre.time_s + gen_time
         times[eff] = {
             "ttft_s": pre.time_s,
             "tpot_s": dec.time_s,
             "e2e_s": e2e,
-            "tokens_per_s": batch / dec.time_s,
+            "output_tokens_per_s": batch / dec.time_s,
             "tpot_mean_s": gen_time / (gen - 1) if gen > 1 else dec.time_s,
         }
         steps[eff] = (dec, pre)
     exp, sol, lo, hi = times["expected"], times["peak"], times["high"], times["low"]
     dec, pre = steps["expected"]
-    mem = memory_per_gpu(
-        cfg,
-        st.sharding,
-        st.layout,
-        weight_bytes_per_element=st.sizes.weight,
-        kv_bytes_per_element=st.sizes.kv,
-        ctx=max(ctx, prompt + gen),
-        batch=batch,
-        state_bytes_per_element=st.sizes.ssm_state,
-    )
+    ledger = ledger_fields(dep, Workload(ctx=max(ctx, prompt + gen), batch=batch))
     m_eff, b_eff = efficiencies(hw, "expected")
     fields: dict = {
         "model": cfg.name,
@@ -889,10 +865,11 @@ def latency_report(
         "gen": gen,
         "batch": batch,
         "ctx": ctx,
-        "tp": tp,
-        "pp": pp,
-        "ep": ep,
-        "gpus": st.sharding.gpus,
+        "tp": dep.tp,
+        "pp": dep.pp,
+        "ep": dep.ep,
+        "dp": dep.dp,
+        "gpus": dep.gpus,
         "weight_dtype": st.weight_dtype,
         "kv_dtype": st.kv_dtype,
         "compute_dtype": st.dtype,
@@ -902,7 +879,7 @@ def latency_report(
         "matmul_efficiency": m_eff,
         "memory_efficiency": b_eff,
     }
-    for key in ("ttft_s", "tpot_s", "tpot_mean_s", "e2e_s", "tokens_per_s"):
+    for key in ("ttft_s", "tpot_s", "tpot_mean_s", "e2e_s", "output_tokens_per_s"):
         unit = "_per_s" if key.endswith("_per_s") else "_s"
         stem = key.removesuffix(unit)
         fields[key] = exp[key]
@@ -911,17 +888,19 @@ def latency_report(
         slow, fast = lo[key], hi[key]
         fields[f"{stem}_low{unit}"] = min(slow, fast)
         fields[f"{stem}_high{unit}"] = max(slow, fast)
+    fields["output_tokens_per_s_per_gpu"] = exp["output_tokens_per_s"] / dep.gpus
     fields["tokens_per_sequence_per_s"] = 1 / exp["tpot_s"]
     fields["e2e_tokens_per_s"] = batch * gen / exp["e2e_s"]
     fields["decode_bytes_per_step_per_gpu"] = whole(dec.bytes)
     fields["decode_arithmetic_intensity"] = arithmetic_intensity(dec.flops, dec.bytes)
-    fields["weights_bytes_per_gpu"] = whole(mem.weights_bytes)
-    fields["kv_cache_bytes_per_gpu"] = whole(mem.kv_cache_bytes)
-    if cfg.ssm is not None:
-        fields["ssm_state_bytes_per_gpu"] = whole(mem.ssm_state_bytes)
-    fields["memory_per_gpu_bytes"] = whole(mem.total_bytes)
+    mem_total = (
+        ledger["weights_bytes_per_gpu"]
+        + ledger["kv_cache_bytes_per_gpu"]
+        + ledger["ssm_state_bytes_per_gpu"]
+    )
+    fields.update(ledger)
+    fields["memory_per_gpu_bytes"] = whole(mem_total)
     fields["memory_capacity_per_gpu_bytes"] = hw.memory_bytes
-    fields["fits"] = mem.total_bytes <= hw.memory_bytes
     fields["ops"] = _rows(dec, steps["peak"][0])
     fields["prefill_ops"] = _rows(pre, steps["peak"][1])
 
@@ -979,8 +958,8 @@ def latency_report(
     )
     figs.append(
         figure(
-            "tokens_per_s",
-            exp["tokens_per_s"],
+            "output_tokens_per_s",
+            exp["output_tokens_per_s"],
             "tokens/s",
             "{batch} / {tpot}",
             batch=batch,
@@ -990,23 +969,20 @@ def latency_report(
     figs.append(
         figure(
             "memory_per_gpu_bytes",
-            mem.total_bytes,
+            fields["memory_per_gpu_bytes"],
             "bytes",
-            "{params} params × {wb} B + KV {kv} B + SSM state {state} B",
-            params=mem.params,
-            wb=st.sizes.weight,
-            kv=mem.kv_cache_bytes,
-            state=mem.ssm_state_bytes,
+            "{weights} + {kv} + {state}",
+            weights=ledger["weights_bytes_per_gpu"],
+            kv=ledger["kv_cache_bytes_per_gpu"],
+            state=ledger["ssm_state_bytes_per_gpu"],
         )
     )
     warnings = _warnings(cfg, prompt, ctx, st, hw)
     if not fields["fits"]:
-        warnings.append(
-            f"does not fit: each GPU needs {mem.total_bytes / 1e9:,.2f} GB (weights "
-            f"{mem.weights_bytes / 1e9:,.2f} GB + KV {mem.kv_cache_bytes / 1e9:,.2f} GB"
-            + (f" + SSM state {mem.ssm_state_bytes / 1e9:,.2f} GB" if cfg.ssm else "")
-            + f"), "
-            f"{hw.name} has {hw.memory_bytes / 1e9:,.2f} GB; raise --tp/--pp/--ep, lower "
-            "--batch, or use a smaller --weight-dtype/--kv-dtype (times are still shown)"
-        )
+        from calc.capacity import does_not_fit
+
+        g = dep.per_gpu
+        work_all = Workload(ctx=max(ctx, prompt + gen), batch=batch)
+        message = does_not_fit(dep, work_all, g.max_ctx(batch, max(cfg.max_ctx, work_all.ctx)))
+        warnings.append(f"{message} (times are still shown)")
     return LatencyReport(fields, figs, warnings)

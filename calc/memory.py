@@ -1,4 +1,5 @@
-"""Memory footprint [bytes] of serving a model: weights plus KV cache, and the fit on GPUs.
+"""Memory footprint [bytes] of serving a model: weights plus KV cache of the whole model, and
+beside it the per-GPU ledger of the deployment (``calc.ledger``) with its verdict.
 
 Composes params, kv_cache and attention_layout; every figure carries its derivation.
 """
@@ -7,45 +8,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from calc.attention_layout import AttentionLayout, attention_layout
+from calc.attention_layout import AttentionLayout
+from calc.deployment import Deployment, Workload
 from calc.derivation import Figure, figure, whole
-from calc.dtypes import bytes_per_element
-from calc.errors import InvalidInputError
-from calc.hardware_schema import HardwareProfile
 from calc.model_schema import ModelConfig
 from calc.params import ParamBreakdown, layer_attention_params, model_params
-from calc.quant import kv_bytes_per_element, weight_bytes_per_element
-from calc.ssm import (
-    ssm_state_bytes_per_sequence,
-    ssm_state_dtype,
-    ssm_state_elements_per_sequence,
-)
-
-MAX_CTX = 10**9  # tokens per sequence accepted at all (a sanity bound, not a model limit)
-MAX_BATCH = 10**7
-
-
-def check_positive_int(name: str, value: int, upper: int) -> None:
-    """Reject zero, negative and absurd sizes with one clear message."""
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= upper:
-        raise InvalidInputError(f"--{name} must be an integer in 1..{upper:,}, got {value!r}")
-
-
-def max_ctx_within(layout: AttentionLayout, bytes_per_element, budget_bytes) -> int:
-    """Largest ctx whose per-sequence KV fits in ``budget_bytes`` (0 if none; bisection, so
-    windowed layers that stop growing are handled by the layout's own accounting)."""
-    if layout.kv_bytes_per_sequence(1, bytes_per_element) > budget_bytes:
-        return 0
-    lo, hi = 1, MAX_CTX
-    if layout.kv_bytes_per_sequence(hi, bytes_per_element) <= budget_bytes:
-        return hi
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if layout.kv_bytes_per_sequence(mid, bytes_per_element) <= budget_bytes:
-            lo = mid
-        else:
-            hi = mid
-    return lo
+from calc.ssm import ssm_state_bytes_per_sequence, ssm_state_elements_per_sequence
 
 
 @dataclass(frozen=True)
@@ -217,27 +185,13 @@ def _kv_figure(layout: AttentionLayout, kv_bytes: float, per_layer) -> Figure:
     )
 
 
-def memory_report(
-    cfg: ModelConfig,
-    *,
-    ctx: int,
-    batch: int = 1,
-    weight_dtype: str | None = None,
-    kv_dtype: str | None = None,
-    hardware: HardwareProfile | None = None,
-    gpus: int = 1,
-    layout: AttentionLayout | None = None,
-) -> MemoryReport:
-    """Weights, KV cache (batch × ctx tokens) and, with ``hardware``, the fit on ``gpus``."""
-    check_positive_int("ctx", ctx, MAX_CTX)
-    check_positive_int("batch", batch, MAX_BATCH)
-    check_positive_int("gpus", gpus, 100_000)
-    weight_dtype = cfg.dtype if weight_dtype is None else weight_dtype
-    kv_dtype = (cfg.kv_dtype or cfg.dtype) if kv_dtype is None else kv_dtype
-    layout = layout or attention_layout(cfg)
-    # quantized formats count their scales (calc/quant.py); plain dtypes are bytes_per_element
-    w_b = weight_bytes_per_element(weight_dtype, k=cfg.d_model)
-    kv_b = kv_bytes_per_element(kv_dtype, layout.kv_head_width)
+def memory_report(dep: Deployment, work: Workload) -> MemoryReport:
+    """Weights, KV cache (batch × ctx tokens) of the whole model and, with hardware, the
+    per-GPU ledger of ``dep`` (``calc.ledger``) and its verdict."""
+    cfg, layout = dep.model, dep.layout
+    ctx, batch = work.ctx, work.batch
+    weight_dtype, kv_dtype = dep.weight_dtype, dep.kv_dtype
+    w_b, kv_b = dep.weight_bytes_per_element, dep.kv_bytes_per_element
     p = model_params(cfg)
 
     weights = whole(p.total * w_b)
@@ -246,8 +200,8 @@ def memory_report(
     per_seq = whole(layout.kv_bytes_per_sequence(ctx, kv_b))
     cache = whole(per_seq * batch)
     # SSM (Mamba) layers keep a fixed state per sequence instead of KV (calc/ssm.py).
-    state_dtype = ssm_state_dtype(cfg, kv_dtype)
-    ssm_per_seq = whole(ssm_state_bytes_per_sequence(cfg, bytes_per_element(state_dtype)))
+    state_b = dep.state_bytes_per_element
+    ssm_per_seq = whole(ssm_state_bytes_per_sequence(cfg, state_b))
     ssm_state = whole(ssm_per_seq * batch)
     total = whole(weights + cache + ssm_state)
 
@@ -311,9 +265,9 @@ def memory_report(
                 "ssm_state_bytes",
                 ssm_state,
                 "bytes",
-                "{elements} state elements × {bytes} × {batch}",
+                "{elements} × {bytes} × {batch}",
                 elements=ssm_state_elements_per_sequence(cfg),
-                bytes=bytes_per_element(state_dtype),
+                bytes=state_b,
                 batch=batch,
             )
         )
@@ -331,62 +285,58 @@ def memory_report(
     warnings = []
     if ctx > cfg.max_ctx:
         warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.max_ctx:,}")
-    if hardware is not None:
-        capacity = hardware.memory_bytes * gpus
-        free_for_kv = capacity - weights
+    if dep.hardware is not None:
+        from calc.capacity import (
+            activation_figure,
+            budget_figure,
+            concurrency_figure,
+            does_not_fit,
+            ledger_fields,
+            weights_figure,
+        )
+
+        g, hw = dep.per_gpu, dep.hardware
+        ledger = ledger_fields(dep, work)
+        max_ctx = g.max_ctx(batch, max(cfg.max_ctx, ctx))
+        used = g.sequences(batch) * g.sequence_bytes(ctx)
         fields.update(
-            hardware=hardware.name,
-            gpus=gpus,
-            memory_capacity_bytes=capacity,
-            fits=total <= capacity,
-            headroom_bytes=whole(capacity - total),
-            max_batch_that_fits=max(0, int(free_for_kv // (per_seq + ssm_per_seq))),
-            max_ctx_that_fits=max_ctx_within(layout, kv_b, free_for_kv / batch - ssm_per_seq),
+            hardware=hw.name,
+            engine=dep.engine.name,
+            tp=dep.tp,
+            pp=dep.pp,
+            ep=dep.ep,
+            dp=dep.dp,
+            gpus=dep.gpus,
+            memory_capacity_bytes=hw.memory_bytes * dep.gpus,
+            **ledger,
+            headroom_bytes_per_gpu=whole(g.kv_budget_bytes - used),
+            max_batch_that_fits=ledger["max_concurrency"],
+            max_ctx_that_fits=max_ctx,
         )
         figs += [
             figure(
                 "memory_capacity_bytes",
-                capacity,
+                fields["memory_capacity_bytes"],
                 "bytes",
                 "{gpus} × {memory_bytes}",
-                gpus=gpus,
-                memory_bytes=hardware.memory_bytes,
+                gpus=dep.gpus,
+                memory_bytes=hw.memory_bytes,
             ),
+            weights_figure(dep, g),
+            activation_figure(dep, g),
+            budget_figure(dep, g),
+            concurrency_figure(work, g),
             figure(
-                "headroom_bytes",
-                fields["headroom_bytes"],
+                "headroom_bytes_per_gpu",
+                fields["headroom_bytes_per_gpu"],
                 "bytes",
-                "{capacity} − {total}",
-                capacity=capacity,
-                total=total,
-            ),
-            figure(
-                "max_batch_that_fits",
-                fields["max_batch_that_fits"],
-                "sequences",
-                "floor(({capacity} − {weights}) / ({per_sequence} + {ssm_per_sequence}))",
-                capacity=capacity,
-                weights=weights,
-                per_sequence=per_seq,
-                ssm_per_sequence=ssm_per_seq,
-            ),
-            figure(
-                "max_ctx_that_fits",
-                fields["max_ctx_that_fits"],
-                "tokens",
-                "floor(({capacity} − {weights}) / ({per_token} × {batch}))",
-                capacity=capacity,
-                weights=weights,
-                per_token=per_token,
-                batch=batch,
+                "{budget} − {sequences} × {sequence_bytes}",
+                budget=g.kv_budget_bytes,
+                sequences=g.sequences(batch),
+                sequence_bytes=g.sequence_bytes(ctx),
             ),
         ]
-        if not fields["fits"]:
-            warnings.append(
-                f"does not fit: needs {total / 1e9:,.2f} GB, {gpus} × {hardware.name} has "
-                f"{capacity / 1e9:,.2f} GB; at --batch {batch} the largest --ctx that fits is "
-                f"{fields['max_ctx_that_fits']:,}, at --ctx {ctx:,} the largest --batch is "
-                f"{fields['max_batch_that_fits']:,} (or raise --gpus, or lower --weight-dtype/"
-                "--kv-dtype)"
-            )
+        message = does_not_fit(dep, work, max_ctx)
+        if message:
+            warnings.append(message)
     return MemoryReport(fields, figs, warnings)

@@ -35,9 +35,9 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from calc.attention_layout import AttentionLayout
+from calc.deployment import check_positive_int
 from calc.elementwise import cdiv
 from calc.errors import InvalidInputError
-from calc.memory import check_positive_int
 from calc.model_schema import ModelConfig
 from calc.params import (
     attention_params,

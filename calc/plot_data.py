@@ -12,9 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from calc.attention_layout import AttentionLayout, attention_layout
+from calc.deployment import MAX_CTX, check_positive_int
 from calc.errors import InvalidInputError
 from calc.hardware_schema import HardwareProfile
-from calc.memory import MAX_CTX, check_positive_int
 from calc.model_schema import ModelConfig
 
 PLOT_KINDS = ("roofline", "memory", "capacity")
@@ -308,7 +308,8 @@ def memory_data(
 ) -> MemoryData:
     """KV cache [bytes] of ``batch`` sequences vs ctx for each attention kind; with ``hw``,
     ``gpus`` × its memory minus the weights (``calc.memory.memory_report``) as the budget."""
-    from calc.memory import MAX_BATCH, memory_report
+    from calc.deployment import MAX_BATCH, Deployment, Workload
+    from calc.memory import memory_report
 
     check_positive_int("batch", batch, MAX_BATCH)
     kv_dtype = (cfg.kv_dtype or cfg.dtype) if kv_dtype is None else kv_dtype
@@ -324,9 +325,8 @@ def memory_data(
     data = MemoryData(cfg.name, kv_dtype, batch, ctxs, series)
     if hw is None:
         return data
-    rep = memory_report(
-        cfg, ctx=ctxs[0], weight_dtype=weight_dtype, kv_dtype=kv_dtype, hardware=hw, gpus=gpus
-    ).fields
+    dep = Deployment.build(cfg, hw, tp=gpus, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
+    rep = memory_report(dep, Workload(ctx=ctxs[0])).fields
     return MemoryData(
         cfg.name,
         kv_dtype,
@@ -378,37 +378,38 @@ def capacity_data(
     """Max concurrency [sequences] vs ctx for each attention kind: ``max_concurrency`` of
     ``calc.capacity.capacity_report`` (KV budget of the most loaded GPU over the paged KV of
     one sequence, engine defaults: 16-token blocks, vLLM's reserve) at each ctx of the grid."""
-    from calc.capacity import DEFAULT_MEM_UTIL, capacity_report
+    from calc.capacity import capacity_report
+    from calc.deployment import DEFAULT_MEM_UTIL, Deployment, EngineSettings, Workload
 
     mem_util = DEFAULT_MEM_UTIL if mem_util is None else mem_util
     ctxs = ctx_grid(cfg.max_ctx if max_ctx is None else max_ctx)
     layouts = attention_layouts(
         cfg, kv_heads=kv_heads, kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim
     )
+    settings = EngineSettings(
+        name=engine, mem_util=mem_util, max_model_len=max(ctxs[-1], cfg.max_ctx)
+    )
     series, fields, warnings = [], {}, []
     for label, layout, own in layouts:
-        pts = []
-        for c in ctxs:
-            rep = capacity_report(
-                cfg,
-                hw,
-                ctx=c,
-                tp=tp,
-                weight_dtype=weight_dtype,
-                kv_dtype=kv_dtype,
-                engine=engine,
-                mem_util=mem_util,
-                max_model_len=max(ctxs[-1], cfg.max_ctx),
-                layout=layout,
-            )
-            fields = rep.fields
-            # the weights-do-not-fit warning once; not the per-ctx "--batch 1 does not fit"
-            warnings += [
-                w
-                for w in rep.warnings
-                if w not in warnings and not w.startswith("does not fit: --batch")
-            ]
-            pts.append((c, fields["max_concurrency"]))
+        dep = Deployment.build(
+            cfg,
+            hw,
+            tp=tp,
+            weight_dtype=weight_dtype,
+            kv_dtype=kv_dtype,
+            layout=layout,
+            engine=settings,
+        )
+        rep = capacity_report(dep, Workload(ctx=ctxs[0]))
+        fields = rep.fields
+        # the weights-do-not-fit warning once; not the per-ctx "--batch 1 does not fit"
+        warnings += [
+            w
+            for w in rep.warnings
+            if w not in warnings and not w.startswith("does not fit: --batch")
+        ]
+        # the ledger's max_concurrency (as capacity_report's) at each ctx of the grid
+        pts = [(c, int(dep.per_gpu.max_concurrency(c))) for c in ctxs]
         series.append(Series(label, layout.kind, pts, own, layout))
     return CapacityData(
         cfg.name,

@@ -9,10 +9,10 @@ are shared and a partly filled last prefix block is private to each sequence; wi
 
 from __future__ import annotations
 
+from calc.deployment import MAX_BATCH, MAX_CTX, check_positive_int
 from calc.derivation import figure, whole
 from calc.elementwise import maximum
 from calc.errors import InvalidInputError
-from calc.memory import MAX_BATCH, MAX_CTX, check_positive_int
 
 
 def shared_tokens(prefix, block_size):
@@ -36,9 +36,10 @@ def max_concurrency_shared(budget_bytes, sequence_bytes, shared_prefix_bytes):
     return room // (sequence_bytes - shared_prefix_bytes)
 
 
-def prefix_sharing_fields(gpu, kv_b, budget, *, ctx, block_size, prefix, users):
-    """Fields and figures for ``capacity_report`` (``gpu``: a per-GPU layout)."""
-    from calc.capacity import paged_tokens, pool_units
+def prefix_sharing_fields(gpu, *, ctx, prefix, users):
+    """Fields and figures for ``capacity_report`` (``gpu``: the per-GPU ledger,
+    ``calc.ledger.PerGpu``). A sequence's SSM state is its own; only KV blocks are shared."""
+    from calc.ledger import pool_units
 
     if prefix is None or users is None:
         raise InvalidInputError("--shared-prefix and --users go together: give both")
@@ -48,9 +49,10 @@ def prefix_sharing_fields(gpu, kv_b, budget, *, ctx, block_size, prefix, users):
         raise InvalidInputError(
             f"--shared-prefix {prefix:,} must be shorter than --ctx {ctx:,} (prompt + output)"
         )
+    block_size, budget = gpu.block_size, gpu.kv_budget_bytes
     shared = shared_tokens(prefix, block_size)
-    seq_bytes = whole(gpu.kv_bytes_per_sequence(paged_tokens(ctx, block_size), kv_b))
-    prefix_bytes = whole(gpu.kv_bytes_per_sequence(shared, kv_b)) if shared else 0
+    seq_bytes = whole(gpu.sequence_bytes(ctx))
+    prefix_bytes = whole(gpu.kv_bytes_per_sequence(shared)) if shared else 0
     without = users * seq_bytes
     with_sharing = whole(kv_with_sharing_bytes(users, seq_bytes, prefix_bytes))
     saved = whole(kv_saved_bytes(users, prefix_bytes))

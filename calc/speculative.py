@@ -123,9 +123,9 @@ def speculate_report(
     kernels that share the KV read across the positions are faster).
     """
     from calc.attention_layout import attention_layout
+    from calc.deployment import check_positive_int
     from calc.derivation import whole
     from calc.latency import decode_step
-    from calc.memory import check_positive_int
     from calc.params import model_params
     from calc.quant import kv_bytes_per_element, weight_bytes_per_element
 

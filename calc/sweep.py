@@ -29,14 +29,15 @@ COLUMNS = (
     "batch",
     "weights_bytes_per_gpu",
     "kv_budget_bytes",
-    "kv_bytes_per_sequence",
-    "kv_cache_bytes",
+    "kv_bytes_per_sequence_per_gpu",
+    "kv_cache_bytes_per_gpu",
+    "ssm_state_bytes_per_gpu",
     "kv_cache_tokens",
     "max_concurrency",
     "fits",
     "tpot_s",
-    "ttft_s",
-    "tokens_per_s",
+    "ttft_one_prompt_s",
+    "output_tokens_per_s_per_gpu",
     "usd_per_million_output_tokens",
     "usd_per_million_input_tokens",
 )
@@ -111,66 +112,46 @@ class SweepResult:
         return [dict(zip(lists, vals, strict=True)) for vals in zip(*lists.values(), strict=True)]
 
 
-def _group(cfg, hw, wd, kd, tp, ctx, batch, *, engine, mem_util, block_size, mbt, act, over,
-           price, latency, efficiency):  # fmt: skip
-    """Columns for one (model, hardware, dtypes, tp): ctx × batch broadcast, flattened."""
+def _group(dep, ctx, batch, *, price, latency, efficiency):
+    """Columns for one deployment (model, hardware, dtypes, tp): ctx × batch broadcast,
+    flattened. Per-GPU figures are the deployment's ledger (``calc.ledger``), evaluated on
+    arrays, as every other command evaluates it on scalars."""
     import numpy as np
 
-    from calc.attention_layout import attention_layout
-    from calc.capacity import (
-        PerGpuLayout,
-        activation_peak_bytes,
-        model_shape,
-        paged_tokens,
-        pool_units,
-        weights_bytes_per_gpu,
-    )
     from calc.cost import output_tokens_per_s_per_gpu, usd_per_million_tokens
-    from calc.engines import engine_kv_budget_bytes
-    from calc.quant import kv_bytes_per_element, weight_bytes_per_element
 
-    layout = attention_layout(cfg)
-    w_b = weight_bytes_per_element(wd, k=cfg.d_model)  # scales included, as in capacity
-    kv_b = kv_bytes_per_element(kd, layout.kv_head_width)
-    s = model_shape(cfg)
-    gpu = PerGpuLayout(layout, tp, 1)
-    weights = weights_bytes_per_gpu(cfg, tp, 1, w_b)
-    if act is None:
-        act = activation_peak_bytes(mbt, s.d_model, s.attn_width, s.ffn_width, tp, s.vocab_size)
-    budget = math.floor(
-        engine_kv_budget_bytes(engine, hw.memory_bytes, mem_util, weights, act, over)
-    )
-    block_bytes = gpu.kv_bytes_per_sequence(block_size, kv_b)
-    pool_tokens = int(pool_units(budget, block_bytes)) * block_size
+    g = dep.per_gpu
     c = ctx[:, None]  # [C, 1]
     b = batch[None, :]  # [1, B]
-    seq = gpu.kv_bytes_per_sequence(paged_tokens(c, block_size), kv_b)  # [C, 1]
-    conc = pool_units(budget, seq)  # [C, 1]
+    seq = g.sequence_bytes(c)  # [C, 1]: paged KV + SSM state
+    state = g.ssm_state_bytes_per_sequence
+    n = g.sequences(b)  # [1, B]
     shape = (ctx.size, batch.size)
     cols = {
-        "tp": np.full(shape, tp, dtype=np.int64),
+        "tp": np.full(shape, dep.tp, dtype=np.int64),
         "ctx": np.broadcast_to(c, shape),
         "batch": np.broadcast_to(b, shape),
-        "weights_bytes_per_gpu": np.full(shape, weights, dtype=np.float64),
-        "kv_budget_bytes": np.full(shape, budget, dtype=np.int64),
-        "kv_bytes_per_sequence": np.broadcast_to(seq, shape),
-        "kv_cache_bytes": b * seq,
-        "kv_cache_tokens": np.full(shape, pool_tokens, dtype=np.int64),
-        "max_concurrency": np.broadcast_to(conc, shape).astype(np.int64),
-        "fits": b <= conc,
+        "weights_bytes_per_gpu": np.full(shape, g.weights_bytes, dtype=np.float64),
+        "kv_budget_bytes": np.full(shape, g.kv_budget_bytes, dtype=np.int64),
+        "kv_bytes_per_sequence_per_gpu": np.broadcast_to(seq - state, shape),
+        "kv_cache_bytes_per_gpu": n * g.kv_bytes_per_sequence(c),
+        "ssm_state_bytes_per_gpu": np.broadcast_to(n * state, shape).astype(np.float64),
+        "kv_cache_tokens": np.full(shape, g.kv_cache_tokens, dtype=np.int64),
+        "max_concurrency": np.broadcast_to(g.max_concurrency(c), shape).astype(np.int64),
+        "fits": np.broadcast_to(g.fits(c, b), shape),
     }
     if latency:
-        from calc.latency import tpot_s, ttft_s
+        from calc.cost import tpot_at
+        from calc.latency import step_of
 
-        kw = dict(weight_dtype=wd, kv_dtype=kd, tp=tp, efficiency=efficiency)
-        tpot = tpot_s(cfg, hw, batch=b.astype(np.float64), ctx=c.astype(np.float64), **kw)
-        ttft = ttft_s(cfg, hw, prompt=c.astype(np.float64), batch=1, **kw)  # [C, 1]
-        out_tps = output_tokens_per_s_per_gpu(b, tpot, tp)
-        in_tps = c / ttft / tp
+        tpot = tpot_at(dep, b.astype(np.float64), c.astype(np.float64), efficiency)
+        ttft = step_of(dep, efficiency, batch=1, prompt=c.astype(np.float64)).time_s  # [C, 1]
+        out_tps = output_tokens_per_s_per_gpu(b, tpot, dep.gpus)
+        in_tps = c / ttft / dep.gpus
         cols.update(
             tpot_s=tpot,
-            ttft_s=np.broadcast_to(ttft, shape),
-            tokens_per_s=out_tps,
+            ttft_one_prompt_s=np.broadcast_to(ttft, shape),
+            output_tokens_per_s_per_gpu=out_tps,
             usd_per_million_output_tokens=usd_per_million_tokens(price, out_tps),
             usd_per_million_input_tokens=np.broadcast_to(
                 usd_per_million_tokens(price, in_tps), shape
@@ -203,16 +184,20 @@ def sweep(
     batch (the last varies fastest)."""
     import numpy as np
 
-    from calc.capacity import _check_fraction
-    from calc.cost import _price, check_efficiency
-    from calc.engines import ENGINE_NAMES
-    from calc.memory import MAX_BATCH, MAX_CTX
+    from calc.cost import _price
+    from calc.deployment import MAX_BATCH, MAX_CTX, Deployment, EngineSettings
+    from calc.latency import check_efficiency
     from calc.quant import kv_format, weight_format
     from calc.registry import load_hardware, load_model
 
-    if engine not in ENGINE_NAMES:
-        raise InvalidInputError(f"--engine {engine!r} is not one of: {', '.join(ENGINE_NAMES)}")
-    _check_fraction("mem-util", mem_util)
+    settings = EngineSettings(
+        name=engine,
+        mem_util=mem_util,
+        block_size=block_size,
+        max_batched_tokens=max_batched_tokens,
+        activation_bytes=activation_bytes,
+        overhead_bytes=overhead_bytes,
+    )
     check_efficiency(efficiency)
     if max(ctx) > MAX_CTX or max(batch) > MAX_BATCH or max(tp) > 4096:
         raise InvalidInputError(
@@ -242,15 +227,12 @@ def sweep(
     batch_a = np.asarray(batch, dtype=np.int64)
     parts, labels = [], []
     for cfg, hw, wd0, kd0, t in itertools.product(cfgs, hws, weight_dtypes, kv_dtypes, tp):
-        wd = cfg.dtype if wd0 is None else wd0
-        kd = (cfg.kv_dtype or cfg.dtype) if kd0 is None else kd0
+        dep = Deployment.build(cfg, hw, tp=t, weight_dtype=wd0, kv_dtype=kd0, engine=settings)
         parts.append(
-            _group(cfg, hw, wd, kd, t, ctx_a, batch_a, engine=engine, mem_util=mem_util,
-                   block_size=block_size, mbt=max_batched_tokens, act=activation_bytes,
-                   over=overhead_bytes, price=_price(hw, usd_per_hour), latency=latency,
+            _group(dep, ctx_a, batch_a, price=_price(hw, usd_per_hour), latency=latency,
                    efficiency=efficiency)
         )  # fmt: skip
-        labels.append((cfg.name, hw.name, wd, kd))
+        labels.append((cfg.name, hw.name, dep.weight_dtype, dep.kv_dtype))
     per = ctx_a.size * batch_a.size
     columns: dict = {}
     for i, key in enumerate(("model", "hardware", "weight_dtype", "kv_dtype")):

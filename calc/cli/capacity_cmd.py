@@ -13,6 +13,9 @@ def capacity(
     batch: o.Batch = 1,
     tp: o.Tp = 1,
     pp: o.Pp = 1,
+    ep: o.Ep = 1,
+    dp: o.Dp = None,
+    gpus: o.Gpus = None,
     weight_dtype: o.WeightDtype = None,
     kv_dtype: o.KvDtype = None,
     engine: d.Engine = "vllm",
@@ -36,31 +39,37 @@ def capacity(
     """
     from calc.capacity import capacity_report
     from calc.cli.common import emit_report
-    from calc.cli.deploy_common import engine_options, load_deployment
+    from calc.cli.deploy_common import build_deployment
+    from calc.deployment import Workload
 
-    cfg, hw = load_deployment(model, hardware, fmt=fmt, engine=engine, calibration=calibration)
-    engine_kw = engine_options(
-        engine, mem_util, block_size, max_batched_tokens, activation, overhead
-    )
-    report = capacity_report(
-        cfg,
-        hw,
-        ctx=ctx,
-        batch=batch,
+    dep = build_deployment(
+        model,
+        hardware,
+        fmt=fmt,
         tp=tp,
         pp=pp,
+        ep=ep,
+        dp=dp,
+        gpus=gpus,
         weight_dtype=weight_dtype,
         kv_dtype=kv_dtype,
+        engine=engine,
+        mem_util=mem_util,
+        block_size=block_size,
+        max_batched_tokens=max_batched_tokens,
+        activation=activation,
+        overhead=overhead,
         max_model_len=max_model_len,
-        shared_prefix=shared_prefix,
-        users=users,
-        **engine_kw,
+        calibration=calibration,
+    )
+    report = capacity_report(
+        dep, Workload(ctx=ctx, batch=batch), shared_prefix=shared_prefix, users=users
     )
     emit_report(
         report,
         fmt,
         output,
-        title=f"{cfg.display_name} on {tp * pp} × {hw.display_name} ({engine}): KV capacity "
-        "per GPU (GB = 10^9 B, GiB = 2^30 B)",
+        title=f"{dep.model.display_name} on {dep.gpus} × {dep.hardware.display_name} "
+        f"({engine}): KV capacity per GPU (GB = 10^9 B, GiB = 2^30 B)",
         explain=explain,
     )

@@ -6,7 +6,6 @@ from __future__ import annotations
 import sys
 
 from calc.errors import InvalidInputError
-from calc.render import FORMATS
 
 
 def check_choice(flag: str, value: str | None, choices) -> None:
@@ -14,19 +13,20 @@ def check_choice(flag: str, value: str | None, choices) -> None:
         raise InvalidInputError(f"{flag} {value!r} is not one of: {', '.join(choices)}")
 
 
-def load_inputs(model, hardware=None, *, attention=None, fmt="table", **sizes):
-    """(ModelConfig, HardwareProfile | None, AttentionLayout) from the command's options."""
-    from calc.attention_layout import attention_layout
-    from calc.registry import load_hardware, load_model
-
-    check_choice("--format", fmt, FORMATS)
+def what_if_layout(attention=None, **sizes):
+    """A function cfg -> the what-if AttentionLayout of --attention (None: the model's own),
+    after checking the choice and the sizes (1..1,000,000)."""
     check_choice("--attention", attention, ("mha", "gqa", "mqa", "mla"))
     for flag, value in sizes.items():
         if value is not None and not 0 < value <= 1_000_000:
             raise InvalidInputError(f"--{flag.replace('_', '-')} must be in 1..1,000,000")
-    cfg = load_model(model)
-    hw = load_hardware(hardware) if hardware else None
-    return cfg, hw, attention_layout(cfg, attention, **sizes)
+
+    def layout(cfg):
+        from calc.attention_layout import attention_layout
+
+        return attention_layout(cfg, attention, **sizes)
+
+    return layout
 
 
 def warn(messages) -> None:

@@ -14,6 +14,9 @@ def cost(
     prompt: d.Prompt = None,
     tp: o.Tp = 1,
     pp: o.Pp = 1,
+    ep: o.Ep = 1,
+    dp: o.Dp = None,
+    gpus: o.Gpus = None,
     weight_dtype: o.WeightDtype = None,
     kv_dtype: o.KvDtype = None,
     usd_per_hour: d.UsdPerHour = None,
@@ -38,34 +41,42 @@ def cost(
     Example: kvcalc cost --model llama3-70b --hardware h100 --tp 4 --ctx 4096 --max-tpot-ms 50
     """
     from calc.cli.common import emit_report
-    from calc.cli.deploy_common import engine_options, load_deployment
+    from calc.cli.deploy_common import build_deployment
     from calc.cost import cost_report
+    from calc.deployment import Workload
 
-    cfg, hw = load_deployment(model, hardware, fmt=fmt, engine=engine, calibration=calibration)
-    engine_kw = engine_options(
-        engine, mem_util, block_size, max_batched_tokens, activation, overhead
-    )
-    report = cost_report(
-        cfg,
-        hw,
-        ctx=ctx,
-        batch=batch,
-        prompt=prompt,
+    dep = build_deployment(
+        model,
+        hardware,
+        fmt=fmt,
         tp=tp,
         pp=pp,
+        ep=ep,
+        dp=dp,
+        gpus=gpus,
         weight_dtype=weight_dtype,
         kv_dtype=kv_dtype,
+        engine=engine,
+        mem_util=mem_util,
+        block_size=block_size,
+        max_batched_tokens=max_batched_tokens,
+        activation=activation,
+        overhead=overhead,
+        calibration=calibration,
+    )
+    report = cost_report(
+        dep,
+        Workload(ctx=ctx, batch=batch, prompt=prompt),
         usd_per_hour=usd_per_hour,
         max_tpot_ms=max_tpot_ms,
         max_ttft_ms=max_ttft_ms,
         efficiency=efficiency,
-        **engine_kw,
     )
     emit_report(
         report,
         fmt,
         output,
-        title=f"{cfg.display_name} on {tp * pp} × {hw.display_name}: throughput per GPU and "
-        "cost (roofline)",
+        title=f"{dep.model.display_name} on {dep.gpus} × {dep.hardware.display_name}: "
+        "throughput per GPU and cost (roofline)",
         explain=explain,
     )

@@ -17,6 +17,8 @@ def flops(
     tp: o.Tp = 1,
     pp: o.Pp = 1,
     ep: o.Ep = 1,
+    dp: o.Dp = None,
+    gpus: o.Gpus = None,
     compute_dtype: o.ComputeDtype = None,
     calibration: o.Calibration = None,
     fmt: o.Format = "table",
@@ -29,27 +31,28 @@ def flops(
 
     Example: kvcalc flops --model llama3-70b --prompt 2048 --hardware h100
     """
-    from calc.cli.common import calibrated_hardware, emit_report, load_inputs, perf_table
+    from calc.cli.common import emit_report, perf_table
+    from calc.cli.deploy_common import build_deployment
+    from calc.deployment import Workload
     from calc.latency import flops_report
 
-    cfg, hw, _ = load_inputs(model, hardware, fmt=fmt)
-    if hw is not None:
-        hw = calibrated_hardware(hw, calibration)
-    report = flops_report(
-        cfg,
-        hw,
-        prompt=prompt,
-        gen=gen,
-        ctx=ctx,
-        batch=batch,
-        weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype,
+    dep = build_deployment(
+        model,
+        hardware,
+        fmt=fmt,
         tp=tp,
         pp=pp,
         ep=ep,
-        compute=compute_dtype,
+        dp=dp,
+        gpus=gpus,
+        weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype,
+        compute_dtype=compute_dtype,
+        calibration=calibration,
     )
-    title = f"{cfg.display_name}: FLOPs (model totals; ops per GPU)"
+    work = Workload(ctx=ctx or prompt + gen, batch=batch, prompt=prompt, gen=gen)
+    report = flops_report(dep, work)
+    title = f"{dep.model.display_name}: FLOPs (model totals; ops per GPU)"
     emit_report(
         report,
         fmt,

@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from calc.cli import deploy_options as d
 from calc.cli import options as o
 
 MatmulEff = Annotated[
@@ -30,7 +31,15 @@ def latency(
     tp: o.Tp = 1,
     pp: o.Pp = 1,
     ep: o.Ep = 1,
+    dp: o.Dp = None,
+    gpus: o.Gpus = None,
     compute_dtype: o.ComputeDtype = None,
+    engine: d.Engine = "vllm",
+    mem_util: d.MemUtil = 0.9,
+    block_size: d.BlockSize = 16,
+    max_batched_tokens: d.MaxBatchedTokens = 8192,
+    activation: d.Activation = None,
+    overhead: d.Overhead = "0.5GiB",
     matmul_eff: MatmulEff = None,
     mem_eff: MemEff = None,
     calibration: o.Calibration = None,
@@ -43,30 +52,36 @@ def latency(
 
     Example: kvcalc latency --model llama3-70b --hardware h100 --tp 4 --prompt 1024 --gen 256
     """
-    from calc.cli.common import calibrated_hardware, emit_report, load_inputs, perf_table
+    from calc.cli.common import emit_report, perf_table
+    from calc.cli.deploy_common import build_deployment
+    from calc.deployment import Workload
     from calc.latency import latency_report
 
-    cfg, hw, _ = load_inputs(model, hardware, fmt=fmt)
-    hw = calibrated_hardware(hw, calibration)
-    report = latency_report(
-        cfg,
-        hw,
-        prompt=prompt,
-        gen=gen,
-        batch=batch,
-        ctx=ctx,
-        weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype,
+    dep = build_deployment(
+        model,
+        hardware,
+        fmt=fmt,
         tp=tp,
         pp=pp,
         ep=ep,
-        matmul_eff=matmul_eff,
-        mem_eff=mem_eff,
-        compute=compute_dtype,
+        dp=dp,
+        gpus=gpus,
+        weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype,
+        compute_dtype=compute_dtype,
+        engine=engine,
+        mem_util=mem_util,
+        block_size=block_size,
+        max_batched_tokens=max_batched_tokens,
+        activation=activation,
+        overhead=overhead,
+        calibration=calibration,
     )
+    work = Workload(ctx=ctx or prompt + gen, batch=batch, prompt=prompt, gen=gen)
+    report = latency_report(dep, work, matmul_eff=matmul_eff, mem_eff=mem_eff)
     title = (
-        f"{cfg.display_name} on {report.fields['gpus']} × {hw.display_name}: roofline latency "
-        "(low/high: band from the efficiency range; GB = 10^9 B)"
+        f"{dep.model.display_name} on {dep.gpus} × {dep.hardware.display_name}: roofline "
+        "latency (low/high: band from the efficiency range; GB = 10^9 B)"
     )
     emit_report(
         report,

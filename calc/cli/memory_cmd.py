@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from calc.cli import deploy_options as d
 from calc.cli import options as o
 
 
@@ -16,7 +17,17 @@ def memory(
     weight_dtype: o.WeightDtype = None,
     kv_dtype: o.KvDtype = None,
     hardware: o.Hardware = None,
-    gpus: o.Gpus = 1,
+    gpus: o.Gpus = None,
+    tp: o.Tp = 1,
+    pp: o.Pp = 1,
+    ep: o.Ep = 1,
+    dp: o.Dp = None,
+    engine: d.Engine = "vllm",
+    mem_util: d.MemUtil = 0.9,
+    block_size: d.BlockSize = 16,
+    max_batched_tokens: d.MaxBatchedTokens = 8192,
+    activation: d.Activation = None,
+    overhead: d.Overhead = "0.5GiB",
     attention: Annotated[
         str | None,
         typer.Option(
@@ -37,36 +48,45 @@ def memory(
     output: o.Output = None,
     explain: o.Explain = False,
 ) -> None:
-    """Memory of weights and KV cache for BATCH sequences of CTX tokens.
+    """Memory of weights and KV cache for BATCH sequences of CTX tokens (whole model) and,
+    with --hardware, the per-GPU ledger (weights, KV, SSM state, runtime reserve) and its fit.
 
     Example: kvcalc memory --model llama3-70b --ctx 8192 --batch 4 --hardware h100 --gpus 4
     """
-    from calc.cli.common import emit_report, load_inputs
+    from calc.cli.common import emit_report, what_if_layout
+    from calc.cli.deploy_common import build_deployment
+    from calc.deployment import Workload
     from calc.memory import memory_report
 
-    cfg, hw, layout = load_inputs(
+    dep = build_deployment(
         model,
         hardware,
-        attention=attention,
-        kv_heads=kv_heads,
-        kv_lora_rank=kv_lora_rank,
-        qk_rope_head_dim=qk_rope_head_dim,
         fmt=fmt,
-    )
-    report = memory_report(
-        cfg,
-        ctx=ctx,
-        batch=batch,
+        tp=tp,
+        pp=pp,
+        ep=ep,
+        dp=dp,
+        gpus=gpus,
         weight_dtype=weight_dtype,
         kv_dtype=kv_dtype,
-        hardware=hw,
-        gpus=gpus,
-        layout=layout,
+        engine=engine,
+        mem_util=mem_util,
+        block_size=block_size,
+        max_batched_tokens=max_batched_tokens,
+        activation=activation,
+        overhead=overhead,
+        layout=what_if_layout(
+            attention,
+            kv_heads=kv_heads,
+            kv_lora_rank=kv_lora_rank,
+            qk_rope_head_dim=qk_rope_head_dim,
+        ),
     )
+    report = memory_report(dep, Workload(ctx=ctx, batch=batch))
     emit_report(
         report,
         fmt,
         output,
-        title=f"{cfg.display_name}: weights + KV cache (GB = 10^9 B, GiB = 2^30 B)",
+        title=f"{dep.model.display_name}: weights + KV cache (GB = 10^9 B, GiB = 2^30 B)",
         explain=explain,
     )

@@ -29,7 +29,10 @@ HardwareRequired = Annotated[
 ]
 Ctx = Annotated[int, typer.Option("--ctx", help="Tokens per sequence (prompt + generated).")]
 Batch = Annotated[int, typer.Option("--batch", "-b", help="Concurrent sequences.")]
-Gpus = Annotated[int, typer.Option("--gpus", help="Number of GPUs of --hardware.")]
+Gpus = Annotated[
+    int | None,
+    typer.Option("--gpus", help="Shorthand for --tp N: N GPUs of --hardware in one TP group."),
+]
 WeightDtype = Annotated[
     str | None,
     typer.Option(
@@ -57,6 +60,14 @@ Explain = Annotated[
 Tp = Annotated[int, typer.Option("--tp", help="Tensor-parallel GPUs (split heads and FFN).")]
 Pp = Annotated[int, typer.Option("--pp", help="Pipeline-parallel stages (split layers).")]
 Ep = Annotated[int, typer.Option("--ep", help="Expert-parallel GPUs (spread MoE experts).")]
+Dp = Annotated[
+    int | None,
+    typer.Option(
+        "--dp",
+        help="Data-parallel replicas (each serves batch / dp); with --ep > --tp it is the "
+        "attention-DP size ep / tp (the default).",
+    ),
+]
 Prompt = Annotated[int, typer.Option("--prompt", help="Prompt tokens per sequence.")]
 Gen = Annotated[int, typer.Option("--gen", help="Generated tokens per sequence.")]
 DecodeCtx = Annotated[

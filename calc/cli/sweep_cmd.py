@@ -52,15 +52,20 @@ def sweep(
     Example: kvcalc sweep -m llama3-8b -H h100,h200 --tp 1,2 --ctx 1024..131072:x2 -f csv
     """
     from calc.cli.common import check_choice, warn
-    from calc.cli.deploy_common import engine_options
     from calc.render import FORMATS, emit, rows_table, write_atomic
     from calc.sweep import parse_names, parse_values, to_csv_columns
     from calc.sweep import sweep as run
+    from calc.units import parse_bytes
 
     check_choice("--format", fmt, FORMATS)
-    engine_kw = engine_options(
-        engine, mem_util, block_size, max_batched_tokens, activation, overhead
-    )
+    engine_kw = {
+        "engine": engine,
+        "mem_util": mem_util,
+        "block_size": block_size,
+        "max_batched_tokens": max_batched_tokens,
+        "activation_bytes": None if activation is None else parse_bytes(activation, "--activation"),
+        "overhead_bytes": parse_bytes(overhead, "--overhead"),
+    }
     result = run(
         parse_names(model, "--model"),  # type: ignore[arg-type]
         parse_names(hardware, "--hardware"),  # type: ignore[arg-type]

@@ -1,0 +1,276 @@
+"""A deployment: one model on one kind of hardware, sharded tp × pp × ep (× dp replicas), with
+its dtypes and its serving engine's settings, resolved and validated once. Every report takes a
+``Deployment`` and a ``Workload``; per-GPU sizes come from its ledger (``dep.per_gpu``,
+``calc.ledger``), so no two commands can disagree on them.
+
+Parallel layout (the conventions vLLM and SGLang use; details in ``calc.parallel``):
+
+- ``tp`` splits heads and FFN widths, ``pp`` splits layers into contiguous stages, ``ep``
+  spreads whole routed experts.
+- ``dp``: data-parallel replicas. Without expert parallelism each replica is a whole copy of
+  the model on tp × pp GPUs and serves batch / dp of the sequences. With ``ep > tp`` the
+  attention is data parallel inside the expert group (DeepSeek-V3's layout, vLLM's
+  ``--data-parallel-size`` with ``--enable-expert-parallel``): dp is then ep / tp and cannot
+  be set apart from it.
+
+GPUs = max(tp, ep) × pp × (dp without EP, else 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from calc.errors import InvalidInputError, UnknownNameError
+
+if TYPE_CHECKING:
+    from calc.attention_layout import AttentionLayout
+    from calc.hardware_schema import HardwareProfile
+    from calc.ledger import PerGpu
+    from calc.model_schema import ModelConfig
+    from calc.parallel import Sharding
+
+MAX_CTX = 10**9  # tokens per sequence accepted at all (a sanity bound, not a model limit)
+MAX_BATCH = 10**7
+MAX_PARALLEL = 4096
+
+ENGINE_NAMES = ("vllm", "sglang", "trtllm")
+# One home for the engine defaults (vLLM's on >= 70 GiB GPUs, vllm/engine/arg_utils.py).
+DEFAULT_MEM_UTIL = 0.9
+DEFAULT_BLOCK_SIZE = 16  # tokens per KV page
+DEFAULT_MAX_BATCHED_TOKENS = 8192  # tokens of the profiling forward pass
+DEFAULT_OVERHEAD_BYTES = 2**29  # 0.5 GiB non-torch memory (CUDA context, NCCL) per GPU
+
+
+def check_positive_int(name: str, value, upper: int) -> None:
+    """Reject zero, negative, non-integer and absurd sizes with one clear message."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= upper:
+        raise InvalidInputError(f"--{name} must be an integer in 1..{upper:,}, got {value!r}")
+
+
+def check_fraction(name: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+        raise InvalidInputError(f"--{name} must be a fraction in (0, 1], got {value!r}")
+
+
+def _check_bytes(name: str, value) -> None:
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 2**60:
+        raise InvalidInputError(f"--{name} must be a size in bytes ≥ 0, got {value!r}")
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineSettings:
+    """The serving engine and the settings that size its memory (one home for the defaults)."""
+
+    name: str = "vllm"
+    mem_util: float = DEFAULT_MEM_UTIL  # vLLM gpu_memory_utilization, SGLang mem_fraction_static
+    block_size: int = DEFAULT_BLOCK_SIZE
+    max_batched_tokens: int = DEFAULT_MAX_BATCHED_TOKENS
+    activation_bytes: float | None = None  # a measured activation peak; None: estimate it
+    overhead_bytes: float = DEFAULT_OVERHEAD_BYTES
+    max_model_len: int | None = None  # contiguous preallocation per sequence; None: model max
+
+    def __post_init__(self) -> None:
+        if self.name not in ENGINE_NAMES:
+            raise UnknownNameError("engine", self.name, ENGINE_NAMES)
+        check_fraction("mem-util", self.mem_util)
+        check_positive_int("block-size", self.block_size, 1 << 20)
+        check_positive_int("max-batched-tokens", self.max_batched_tokens, MAX_CTX)
+        if self.activation_bytes is not None:
+            _check_bytes("activation", self.activation_bytes)
+        _check_bytes("overhead", self.overhead_bytes)
+        if self.max_model_len is not None:
+            check_positive_int("max-model-len", self.max_model_len, MAX_CTX)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Workload:
+    """What the deployment serves: ``batch`` concurrent sequences of ``ctx`` tokens (for the
+    whole deployment); ``prompt`` and ``gen`` where a report times requests."""
+
+    ctx: int
+    batch: int = 1
+    prompt: int | None = None
+    gen: int | None = None
+
+    def __post_init__(self) -> None:
+        check_positive_int("ctx", self.ctx, MAX_CTX)
+        check_positive_int("batch", self.batch, MAX_BATCH)
+        if self.prompt is not None:
+            check_positive_int("prompt", self.prompt, MAX_CTX)
+        if self.gen is not None:
+            check_positive_int("gen", self.gen, MAX_CTX)
+
+
+def _check_format(name: str, flag: str, formats) -> None:
+    """A plain dtype or one of ``formats`` (calc.quant), else an error listing all of them."""
+    from calc.dtypes import DTYPES
+    from calc.quant import is_plain
+
+    if not isinstance(name, str) or not name:
+        raise InvalidInputError(f"{flag} must name a dtype or format, got {name!r}")
+    if not is_plain(name) and name not in formats:
+        raise UnknownNameError(
+            "dtype", name, [*DTYPES, *formats], hint=f"({flag}: a plain dtype or a format)"
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class Deployment:
+    """This model, sharded this way, in these dtypes, on this hardware, under this engine.
+
+    Build it with ``Deployment.build`` (which resolves defaults and validates everything once);
+    the fields are then plain resolved values.
+    """
+
+    model: ModelConfig
+    hardware: HardwareProfile | None
+    tp: int
+    pp: int
+    ep: int
+    dp: int
+    weight_dtype: str
+    kv_dtype: str
+    compute_override: str | None
+    layout: AttentionLayout
+    engine: EngineSettings = field(default_factory=EngineSettings)
+
+    @classmethod
+    def build(
+        cls,
+        model: ModelConfig,
+        hardware: HardwareProfile | None = None,
+        *,
+        tp: int = 1,
+        pp: int = 1,
+        ep: int = 1,
+        dp: int | None = None,
+        weight_dtype: str | None = None,
+        kv_dtype: str | None = None,
+        compute_dtype: str | None = None,
+        layout: AttentionLayout | None = None,
+        engine: EngineSettings | None = None,
+    ) -> Deployment:
+        from calc.attention_layout import attention_layout
+        from calc.quant import KV_FORMATS, WEIGHT_FORMATS
+
+        for name, value in (("tp", tp), ("pp", pp), ("ep", ep)):
+            check_positive_int(name, value, MAX_PARALLEL)
+        attn_dp = max(1, ep // tp)
+        if dp is None:
+            dp = attn_dp
+        check_positive_int("dp", dp, MAX_PARALLEL)
+        if ep > 1 and dp != attn_dp:
+            raise InvalidInputError(
+                f"--dp {dp} with --ep {ep} --tp {tp}: under expert parallelism the attention "
+                f"is data parallel inside the expert group, so --dp is ep / tp = {attn_dp}"
+            )
+        weight_dtype = model.dtype if weight_dtype is None else weight_dtype
+        kv_dtype = (model.kv_dtype or model.dtype) if kv_dtype is None else kv_dtype
+        _check_format(weight_dtype, "--weight-dtype", WEIGHT_FORMATS)
+        _check_format(kv_dtype, "--kv-dtype", KV_FORMATS)
+        dep = cls(
+            model=model,
+            hardware=hardware,
+            tp=tp,
+            pp=pp,
+            ep=ep,
+            dp=dp,
+            weight_dtype=weight_dtype,
+            kv_dtype=kv_dtype,
+            compute_override=compute_dtype,
+            layout=layout or attention_layout(model),
+            engine=engine or EngineSettings(),
+        )
+        dep.sharding  # noqa: B018 - validates tp/pp/ep against the model's shape now
+        if hardware is not None:
+            dep.compute_dtype  # noqa: B018 - validates --compute-dtype against the peaks
+        return dep
+
+    # -- sharding ---------------------------------------------------------------------------
+
+    @cached_property
+    def sharding(self) -> Sharding:
+        """Per-GPU shapes (``calc.parallel.shard``): heads, widths, experts, layers per stage."""
+        from calc.parallel import shard
+
+        return shard(self.model, tp=self.tp, pp=self.pp, ep=self.ep)
+
+    @property
+    def replicas(self) -> int:
+        """Whole copies of the model (data parallel without expert parallelism)."""
+        return 1 if self.ep > 1 else self.dp
+
+    @property
+    def gpus(self) -> int:
+        """GPUs of the deployment: max(tp, ep) × pp × replicas."""
+        return self.sharding.gpus * self.replicas
+
+    @property
+    def sequence_groups(self) -> int:
+        """Groups the deployment's sequences are split into, each served by its own GPUs:
+        replicas × attention-DP ranks inside an expert group."""
+        return self.replicas * self.sharding.dp_attn
+
+    # -- dtypes -----------------------------------------------------------------------------
+
+    @cached_property
+    def weight_bytes_per_element(self) -> float:
+        """Bytes per weight, scales included (``calc.quant``)."""
+        from calc.quant import weight_bytes_per_element
+
+        return weight_bytes_per_element(self.weight_dtype, k=self.model.d_model)
+
+    @cached_property
+    def kv_bytes_per_element(self) -> float:
+        """Bytes per cached KV element, per-token-head scales included (``calc.quant``)."""
+        from calc.quant import kv_bytes_per_element
+
+        return kv_bytes_per_element(self.kv_dtype, self.layout.kv_head_width)
+
+    @cached_property
+    def state_dtype(self) -> str:
+        """dtype of the Mamba conv/SSM state (``calc.ssm.ssm_state_dtype``)."""
+        from calc.ssm import ssm_state_dtype
+
+        return ssm_state_dtype(self.model, self.kv_dtype)
+
+    @cached_property
+    def state_bytes_per_element(self) -> float:
+        from calc.dtypes import bytes_per_element
+
+        return bytes_per_element(self.state_dtype)
+
+    @cached_property
+    def compute_dtype(self) -> str:
+        """The tensor-core dtype the matmuls run at (policy in ``calc.steps.compute_dtype``)."""
+        from calc.latency import compute_dtype
+
+        if self.hardware is None:
+            return self.compute_override or compute_dtype(self.weight_dtype, {"bf16": 1.0})
+        return compute_dtype(
+            self.weight_dtype, self.hardware.peak_flops_per_s, self.compute_override
+        )
+
+    # -- the ledger -------------------------------------------------------------------------
+
+    @cached_property
+    def per_gpu(self) -> PerGpu:
+        """The memory ledger of the busiest GPU (``calc.ledger``); needs hardware."""
+        from calc.ledger import per_gpu_ledger
+
+        if self.hardware is None:
+            raise InvalidInputError("this needs --hardware (the GPU whose memory is budgeted)")
+        return per_gpu_ledger(self)
+
+    def describe(self) -> str:
+        """'tp 4 × pp 2' style summary of the parallel layout."""
+        parts = [f"tp {self.tp}"]
+        if self.pp > 1:
+            parts.append(f"pp {self.pp}")
+        if self.ep > 1:
+            parts.append(f"ep {self.ep}")
+        if self.dp > 1:
+            parts.append(f"dp {self.dp}")
+        return " × ".join(parts)
