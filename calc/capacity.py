@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from calc.deployment import Deployment, Workload
+from calc.deployment import MAX_CTX, Deployment, Workload
 from calc.derivation import Figure, figure, whole
 from calc.ledger import PerGpu, model_shape, paged_tokens, pool_units, waste_bytes
 
@@ -112,8 +112,8 @@ def does_not_fit(dep: Deployment, work: Workload, max_ctx: int) -> str | None:
             f"does not fit: {dep.model.name} needs {g.weights_bytes / 1e9:,.2f} GB of weights + "
             f"{g.runtime_reserve_bytes / 1e9:,.2f} GB runtime reserve per GPU, {hw.name} gives "
             f"{dep.engine.name} {g.usable_memory_bytes / 1e9:,.2f} GB ({g.mem_util:g} × "
-            f"{g.memory_bytes / 1e9:,.2f} GB); raise --tp/--pp, lower --weight-dtype, or raise "
-            "--mem-util"
+            f"{g.memory_bytes / 1e9:,.2f} GB); raise --tp/--pp (or --gpus), lower "
+            "--weight-dtype, or raise --mem-util"
         )
     if g.fits(work.ctx, work.batch):
         return None
@@ -123,7 +123,7 @@ def does_not_fit(dep: Deployment, work: Workload, max_ctx: int) -> str | None:
         f"{n * g.sequence_bytes(work.ctx) / 1e9:,.2f} GB of KV/state per GPU ({n:,} sequences), "
         f"the budget is {g.kv_budget_bytes / 1e9:,.2f} GB; at --ctx {work.ctx:,} at most "
         f"{int(g.max_concurrency(work.ctx)):,} sequences fit, at --batch {work.batch:,} the "
-        f"largest --ctx is {max_ctx:,} (or raise --tp, lower --kv-dtype)"
+        f"largest --ctx is {max_ctx:,} (or raise --tp (--gpus), lower --kv-dtype)"
     )
 
 
@@ -161,7 +161,7 @@ def capacity_report(
     state = whole(g.ssm_state_bytes_per_sequence)
     cont_bytes = whole(g.kv_bytes_per_sequence(max_model_len) + state)
     concurrency_contiguous = int(pool_units(g.kv_budget_bytes, cont_bytes)) * g.groups
-    max_ctx_at_batch = g.max_ctx(batch, max(max_model_len, ctx))
+    max_ctx_at_batch = g.max_ctx(batch, MAX_CTX)
     paged_waste = whole(waste_bytes(paged_tokens(ctx, b), ctx, per_token))
     contiguous_waste = whole(waste_bytes(max_model_len, ctx, per_token))
     shared = ledger_fields(dep, work)

@@ -193,6 +193,7 @@ def build_deployment(dep: Deployment, calibration=None, warnings: list[str] | No
 def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -> list[Result]:
     from calc.capacity import ledger_fields
     from calc.deployment import Workload as Work
+    from calc.derivation import whole
 
     built = build_deployment(dep, calibration, warnings)
     w, req = dep.workload, dep.requirements
@@ -206,7 +207,7 @@ def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -
 
     if req.must_fit is not None:
         # the ledger's verdict: this GPU's sequences (KV paged + SSM state) in the KV budget
-        needed = g.sequences(w.batch) * g.sequence_bytes(w.ctx)
+        needed = whole(g.sequences(w.batch) * g.sequence_bytes(w.ctx))
         fits = cap["fits"]
         add("must_fit", needed, cap["kv_budget_bytes"], "bytes", fits or not req.must_fit)
     if req.min_concurrency is not None:

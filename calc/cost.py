@@ -156,9 +156,12 @@ def cost_report(
     """Throughput and cost at ``work.batch``, at the largest batch that fits, and at the
     cheapest batch that meets ``max_tpot_ms`` / ``max_ttft_ms``."""
     from calc.capacity import capacity_report
-    from calc.latency import check_efficiency
+    from calc.latency import EFFICIENCIES
 
-    check_efficiency(efficiency)
+    if efficiency not in EFFICIENCIES:
+        raise InvalidInputError(
+            f"--efficiency {efficiency!r} is not one of: {', '.join(EFFICIENCIES)}"
+        )
     cfg, hw = dep.model, dep.hardware
     ctx, batch = work.ctx, work.batch
     prompt = work.prompt or ctx

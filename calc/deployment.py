@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from calc.errors import InvalidInputError, UnknownNameError
+from calc.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from calc.attention_layout import AttentionLayout
@@ -73,7 +73,9 @@ class EngineSettings:
 
     def __post_init__(self) -> None:
         if self.name not in ENGINE_NAMES:
-            raise UnknownNameError("engine", self.name, ENGINE_NAMES)
+            raise InvalidInputError(
+                f"--engine {self.name!r} is not one of: {', '.join(ENGINE_NAMES)}"
+            )
         check_fraction("mem-util", self.mem_util)
         check_positive_int("block-size", self.block_size, 1 << 20)
         check_positive_int("max-batched-tokens", self.max_batched_tokens, MAX_CTX)
@@ -103,17 +105,11 @@ class Workload:
             check_positive_int("gen", self.gen, MAX_CTX)
 
 
-def _check_format(name: str, flag: str, formats) -> None:
-    """A plain dtype or one of ``formats`` (calc.quant), else an error listing all of them."""
-    from calc.dtypes import DTYPES
-    from calc.quant import is_plain
-
+def _check_format(name, flag: str, lookup) -> None:
+    """A plain dtype or a format ``lookup`` (calc.quant) knows, else its error listing all."""
     if not isinstance(name, str) or not name:
         raise InvalidInputError(f"{flag} must name a dtype or format, got {name!r}")
-    if not is_plain(name) and name not in formats:
-        raise UnknownNameError(
-            "dtype", name, [*DTYPES, *formats], hint=f"({flag}: a plain dtype or a format)"
-        )
+    lookup(name)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -153,7 +149,7 @@ class Deployment:
         engine: EngineSettings | None = None,
     ) -> Deployment:
         from calc.attention_layout import attention_layout
-        from calc.quant import KV_FORMATS, WEIGHT_FORMATS
+        from calc.quant import kv_format, weight_format
 
         for name, value in (("tp", tp), ("pp", pp), ("ep", ep)):
             check_positive_int(name, value, MAX_PARALLEL)
@@ -168,8 +164,8 @@ class Deployment:
             )
         weight_dtype = model.dtype if weight_dtype is None else weight_dtype
         kv_dtype = (model.kv_dtype or model.dtype) if kv_dtype is None else kv_dtype
-        _check_format(weight_dtype, "--weight-dtype", WEIGHT_FORMATS)
-        _check_format(kv_dtype, "--kv-dtype", KV_FORMATS)
+        _check_format(weight_dtype, "--weight-dtype", weight_format)
+        _check_format(kv_dtype, "--kv-dtype", kv_format)
         dep = cls(
             model=model,
             hardware=hardware,

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from calc.attention_layout import AttentionLayout
-from calc.deployment import Deployment, Workload
+from calc.deployment import MAX_CTX, Deployment, Workload
 from calc.derivation import Figure, figure, whole
 from calc.model_schema import ModelConfig
 from calc.params import ParamBreakdown, layer_attention_params, model_params
@@ -297,7 +297,7 @@ def memory_report(dep: Deployment, work: Workload) -> MemoryReport:
 
         g, hw = dep.per_gpu, dep.hardware
         ledger = ledger_fields(dep, work)
-        max_ctx = g.max_ctx(batch, max(cfg.max_ctx, ctx))
+        max_ctx = g.max_ctx(batch, MAX_CTX)
         used = g.sequences(batch) * g.sequence_bytes(ctx)
         fields.update(
             hardware=hw.name,

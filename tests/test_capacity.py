@@ -6,19 +6,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from calc.capacity import (
+from calc.elementwise import cdiv
+from calc.ledger import (
     activation_peak_bytes,
-    capacity_report,
-    cdiv,
     kv_heads_per_gpu,
     model_shape,
     paged_tokens,
     pool_units,
-    weights_bytes_per_gpu,
 )
-from calc.latency import latency_report
 from calc.params import model_params
 from calc.registry import load_hardware, load_model
+from tests import reports as R
 
 LLAMA8 = load_model("llama3-8b")
 H100 = load_hardware("h100")
@@ -31,7 +29,7 @@ BUDGET = 59_638_276_096
 
 def report(**kw):
     base = dict(ctx=8192, activation_bytes=2**30, overhead_bytes=2**29)
-    return capacity_report(LLAMA8, H100, **{**base, **kw}).fields
+    return R.capacity(LLAMA8, H100, **{**base, **kw}).fields
 
 
 def test_budget_pool_and_concurrency():
@@ -39,13 +37,13 @@ def test_budget_pool_and_concurrency():
     assert f["weights_bytes_per_gpu"] == 16_060_522_496  # 8,030,261,248 params × 2 bytes
     assert f["usable_memory_bytes"] == 77_309_411_328  # 0.9 × 85,899,345,920
     assert f["kv_budget_bytes"] == BUDGET
-    assert f["kv_bytes_per_token"] == KV_TOKEN
+    assert f["kv_bytes_per_token_per_gpu"] == KV_TOKEN
     assert f["kv_block_bytes"] == 2_097_152  # 16 × 131,072
     # floor(59,638,276,096 / 2,097,152) = 28,437 (28,437 × 2,097,152 = 59,636,711,424)
     assert f["kv_cache_blocks"] == 28_437
     assert f["kv_cache_tokens"] == 454_992  # 28,437 × 16
     # one 8192-token sequence = 8192 × 131,072 = 1,073,741,824 B; 59,638,276,096 / that = 55.5
-    assert f["kv_bytes_per_sequence"] == 1_073_741_824
+    assert f["kv_bytes_per_sequence_per_gpu"] == 1_073_741_824
     assert f["max_concurrency"] == 55
 
 
@@ -75,7 +73,7 @@ def test_max_ctx_at_batch_boundary():
 def test_paged_against_contiguous():
     f = report(ctx=1000)
     # paged: ceil(1000 / 16) = 63 blocks = 1008 tokens; 1008 × 131,072 = 132,120,576 B
-    assert f["kv_bytes_per_sequence"] == 132_120_576
+    assert f["kv_bytes_per_sequence_per_gpu"] == 132_120_576
     # floor(59,638,276,096 / 132,120,576) = 451 (= floor(28,437 blocks / 63))
     assert f["max_concurrency"] == 451
     assert f["paged_waste_bytes_per_sequence"] == 1_048_576  # 8 tokens × 131,072
@@ -95,7 +93,7 @@ def test_activation_estimate_from_shape():
     # 8192 × (2 × 4096 + 43,008) × 2 = 838,860,800; logits 1024 × 128,256 × 4 = 525,336,576
     got = activation_peak_bytes(8192, s.d_model, s.attn_width, s.ffn_width, 1, s.vocab_size)
     assert got == 1_364_197_376
-    f = capacity_report(LLAMA8, H100, ctx=8192).fields
+    f = R.capacity(LLAMA8, H100, ctx=8192).fields
     assert f["activation_peak_bytes"] == 1_364_197_376
     assert f["overhead_bytes"] == 536_870_912  # default 0.5 GiB
 
@@ -103,29 +101,29 @@ def test_activation_estimate_from_shape():
 def test_tensor_parallel_splits_heads_and_weights():
     assert kv_heads_per_gpu(8, 4) == 2
     assert kv_heads_per_gpu(8, 16) == 1  # replicated past the head count
-    f = capacity_report(load_model("llama3-70b"), H100, ctx=8192, tp=4).fields
+    f = R.capacity(load_model("llama3-70b"), H100, ctx=8192, tp=4).fields
     # Llama 3 70B: 2 × 80 × 8 × 128 × 2 = 327,680 B/token; 2 of 8 heads per GPU -> 81,920
-    assert f["kv_bytes_per_token"] == 81_920
+    assert f["kv_bytes_per_token_per_gpu"] == 81_920
     assert f["gpus"] == 4
 
 
 def test_mla_latent_is_not_split_by_tp():
     ds = load_model("deepseek-v3")
     for tp in (1, 8):
-        f = capacity_report(ds, load_hardware("h200"), ctx=4096, tp=tp).fields
+        f = R.capacity(ds, load_hardware("h200"), ctx=4096, tp=tp).fields
         # (512 + 64) × 2 bytes × 61 layers = 70,272 B/token on every rank
-        assert f["kv_bytes_per_token"] == 70_272
+        assert f["kv_bytes_per_token_per_gpu"] == 70_272
 
 
 def test_pipeline_parallel_most_loaded_stage():
     f = report(pp=3)
     # ceil(32 / 3) = 11 layers: 2 × 8 × 128 × 2 × 11 = 45,056 B/token
-    assert f["kv_bytes_per_token"] == 45_056
+    assert f["kv_bytes_per_token_per_gpu"] == 45_056
     # the busiest stage (calc.parallel, as `kvcalc latency`): 11 layers × (attention 41,943,040
     # + FFN 176,160,768) = 2,399,141,888; its norms (11 × 2 + 1 final) × 4,096 = 94,208;
     # one vocab matrix 525,336,576 → 2,924,572,672 params × 2 bytes
     assert f["weights_bytes_per_gpu"] == 5_849_145_344
-    lat = latency_report(LLAMA8, H100, prompt=8, gen=1, batch=1, pp=3).fields
+    lat = R.latency(LLAMA8, H100, prompt=8, gen=1, batch=1, pp=3).fields
     assert lat["weights_bytes_per_gpu"] == f["weights_bytes_per_gpu"]  # one formula for both
 
 
@@ -149,7 +147,7 @@ def test_does_not_fit_reports_and_warns(cli):
     [
         (["--mem-util", "1.5"], "--mem-util must be a fraction in (0, 1]"),
         (["--block-size", "0"], "--block-size must be an integer in 1.."),
-        (["--pp", "33"], "--pp 33 exceeds llama3-8b's 32 layers"),
+        (["--pp", "33"], "--pp 33 exceeds the 32 layers of llama3-8b"),
         (["--overhead", "lots"], "--overhead 'lots' is not a size"),
         (["--shared-prefix", "100"], "--shared-prefix and --users go together"),
         (["--format", "xml"], "--format 'xml' is not one of"),
@@ -167,7 +165,7 @@ def test_csv_and_explain(cli, tmp_path):
     r = cli("capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "8192", "-f", "csv", "-o", out)
     assert r.code == 0
     header, _row = out.read_text().splitlines()
-    assert header.startswith("model,hardware,engine,tp,pp,gpus,")
+    assert header.startswith("model,hardware,engine,tp,pp,ep,dp,gpus,")
     assert "kv_budget_bytes" in header.split(",") and "max_concurrency" in header.split(",")
     r = cli("capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "8192", "--explain")
     assert "kv_cache_tokens = blocks × block_size" in r.out
@@ -189,10 +187,11 @@ def test_properties_fit_at_max_and_monotone(ctx, batch, bs):
 def test_weights_per_gpu_agree_with_latency(name):
     cfg, h200 = load_model(name), load_hardware("h200")
     # one GPU holds the whole model: params × bytes per param
-    assert weights_bytes_per_gpu(cfg, 1, 1, 2) == 2 * model_params(cfg).total
+    one = R.capacity(cfg, h200, ctx=1024, weight_dtype="bf16").fields["weights_bytes_per_gpu"]
+    assert one == 2 * model_params(cfg).total
     for tp in (4, 8):
-        cap = capacity_report(cfg, h200, ctx=1024, tp=tp).fields["weights_bytes_per_gpu"]
-        lat = latency_report(cfg, h200, prompt=8, gen=1, batch=1, tp=tp).fields[
+        cap = R.capacity(cfg, h200, ctx=1024, tp=tp).fields["weights_bytes_per_gpu"]
+        lat = R.latency(cfg, h200, prompt=8, gen=1, batch=1, tp=tp).fields[
             "weights_bytes_per_gpu"
         ]
         assert cap == lat  # the same key means the same figure in every command

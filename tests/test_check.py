@@ -144,7 +144,7 @@ def test_csv_rows(cli, tmp_path):
             "deployments[0] (small): unknown model 'llama9'",
         ),
         (
-            HEAD + "    tp: 3\n    pp: 99\n    workload: {ctx: 8192}\n"
+            HEAD + "    tp: 2\n    pp: 99\n    workload: {ctx: 8192}\n"
             "    requirements: {must_fit: true}\n",
             "deployments[0] (small): --pp 99 exceeds",
         ),

@@ -37,7 +37,10 @@ def test_memory_with_hardware_fit_fields(cli):
     # 2 × 85,899,345,920 = 171,798,691,840
     assert d["memory_capacity_bytes"] == 171_798_691_840
     assert d["fits"] is True
-    assert d["headroom_bytes"] == 171_798_691_840 - d["total_bytes"]
+    # the per-GPU ledger: tp 2 halves the 8 KV heads, 1 sequence of 8,192 tokens (whole
+    # 16-token blocks) = 8,192 × 80 layers × 2 × 4 heads × 128 × 2 B = 1,342,177,280 B per GPU
+    assert d["kv_cache_bytes_per_gpu"] == 1_342_177_280
+    assert d["headroom_bytes_per_gpu"] == d["kv_budget_bytes"] - 1_342_177_280
 
 
 def test_memory_does_not_fit_says_what_to_change(cli):

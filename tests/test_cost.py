@@ -34,9 +34,9 @@ def test_report_composes_latency_and_price(cli):
     tpot = tpot_s(cfg, hw, batch=32, ctx=4096, tp=4)
     ttft = ttft_s(cfg, hw, prompt=1024, batch=1, tp=4)
     assert f["tpot_s"] == pytest.approx(tpot, rel=1e-12)
-    assert f["ttft_s"] == pytest.approx(ttft, rel=1e-12)
-    assert f["tokens_per_s"] == pytest.approx(32 / tpot / 4, rel=1e-12)
-    assert f["input_tokens_per_s"] == pytest.approx(1024 / ttft / 4, rel=1e-12)
+    assert f["ttft_one_prompt_s"] == pytest.approx(ttft, rel=1e-12)
+    assert f["output_tokens_per_s_per_gpu"] == pytest.approx(32 / tpot / 4, rel=1e-12)
+    assert f["input_tokens_per_s_per_gpu"] == pytest.approx(1024 / ttft / 4, rel=1e-12)
     price = hw.usd_per_hour  # the profile's price per GPU-hour
     assert f["usd_per_hour"] == price
     # USD per 1e6 tokens = price / 3600 s / (tokens/s per GPU) × 1e6
@@ -66,7 +66,7 @@ def test_max_batch_point_is_the_max_concurrency(cli):
     assert n > 1
     t = tpot_s(load_model("llama3-70b"), load_hardware("h100"), batch=n, ctx=4096, tp=4)
     assert f["max_batch_tpot_s"] == pytest.approx(t, rel=1e-12)
-    assert f["max_batch_tokens_per_s"] == pytest.approx(n / t / 4, rel=1e-12)
+    assert f["max_batch_output_tokens_per_s_per_gpu"] == pytest.approx(n / t / 4, rel=1e-12)
     assert f["usd_per_million_output_tokens_max_batch"] < f["usd_per_million_output_tokens"]
 
 
@@ -79,7 +79,7 @@ def test_cheapest_point_under_tpot_target_boundary(cli):
     f = cli(*ARGS, "--max-tpot-ms", repr(target_ms), "-f", "json").json()
     assert f["target_batch"] == 40  # 40 meets the target, 41 does not
     assert f["target_tpot_s"] == pytest.approx(t40, rel=1e-12)
-    assert f["target_tokens_per_s"] == pytest.approx(40 / t40 / 4, rel=1e-12)
+    assert f["target_output_tokens_per_s_per_gpu"] == pytest.approx(40 / t40 / 4, rel=1e-12)
     assert f["usd_per_million_output_tokens_target"] == pytest.approx(
         hw.usd_per_hour / 3600 / (40 / t40 / 4) * 1e6
     )
@@ -92,7 +92,11 @@ def test_unreachable_target_warns(cli):
     # the same keys as when a batch meets the target, with null values (a JSON contract)
     met = cli(*ARGS, "--max-tpot-ms", "1000", "-f", "json").json()
     missed = r.json()
-    for key in ("target_tpot_s", "target_tokens_per_s", "usd_per_million_output_tokens_target"):
+    for key in (
+        "target_tpot_s",
+        "target_output_tokens_per_s_per_gpu",
+        "usd_per_million_output_tokens_target",
+    ):
         assert key in met and key in missed and missed[key] is None
     assert "no operating point meets the latency target: TPOT at batch 1 is" in r.err
     r = cli(*ARGS, "--max-ttft-ms", "0.001", "-f", "json")
@@ -114,7 +118,7 @@ def test_csv(cli):
         "kv_budget_bytes",
         "kv_cache_tokens",
         "max_concurrency",
-        "tokens_per_s",
+        "output_tokens_per_s_per_gpu",
         "usd_per_million_output_tokens",
         "usd_per_million_input_tokens",
     ):

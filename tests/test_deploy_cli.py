@@ -56,7 +56,7 @@ def test_capacity_and_cost_json_contract(cli):
         "kv_budget_bytes",
         "kv_cache_tokens",
         "max_concurrency",
-        "tokens_per_s",
+        "output_tokens_per_s_per_gpu",
         "usd_per_million_output_tokens",
         "usd_per_million_input_tokens",
     ):

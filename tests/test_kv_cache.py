@@ -14,8 +14,8 @@ from calc.kv_cache import (
     kv_cache_bytes,
     mla_kv_bytes_per_token_per_layer,
 )
-from calc.memory import memory_report
 from calc.registry import load_model
+from tests import reports as R
 
 
 def test_gqa_llama3_70b_bf16():
@@ -102,7 +102,7 @@ def test_what_if_needs_sizes():
 
 def test_memory_report_totals():
     cfg = load_model("llama3-8b")
-    r = memory_report(cfg, ctx=8192, batch=4)
+    r = R.memory(cfg, ctx=8192, batch=4)
     f = r.fields
     # weights 8,030,261,248 × 2 = 16,060,522,496
     assert f["weights_bytes"] == 16_060_522_496
@@ -113,7 +113,7 @@ def test_memory_report_totals():
 
 
 def test_int4_weights_are_half_a_byte():
-    r = memory_report(load_model("llama3-8b"), ctx=1, weight_dtype="int4")
+    r = R.memory(load_model("llama3-8b"), ctx=1, weight_dtype="int4")
     # 8,030,261,248 × 0.5 = 4,015,130,624
     assert r.fields["weights_bytes"] == 4_015_130_624
 
@@ -122,16 +122,21 @@ def test_fit_boundary_on_h100():
     from calc.registry import load_hardware
 
     cfg, hw = load_model("llama3-8b"), load_hardware("h100")
-    r = memory_report(cfg, ctx=8192, hardware=hw)
-    # free for KV: 85,899,345,920 − 16,060,522,496 = 69,838,823,424
-    # per sequence 131,072 × 8,192 = 1,073,741,824 → floor(65.04) = 65 sequences
-    assert r.fields["max_batch_that_fits"] == 65
-    fits = memory_report(cfg, ctx=8192, batch=65, hardware=hw).fields
-    miss = memory_report(cfg, ctx=8192, batch=66, hardware=hw).fields
+    r = R.memory(cfg, ctx=8192, hardware=hw)
+    # the per-GPU ledger (vLLM budget, defaults): 0.9 × 85,899,345,920 = 77,309,411,328 usable
+    # − weights 16,060,522,496 − overhead 536,870,912 − activation estimate 1,364,197,376
+    #   (8,192 × (2 × 4,096 + 3 × 14,336) × 2 = 838,860,800 + 1,024 × 128,256 × 4 = 525,336,576)
+    # = 59,347,820,544 B of KV budget
+    assert r.fields["kv_budget_bytes"] == 59_347_820_544
+    # per sequence 131,072 × 8,192 = 1,073,741,824 → floor(55.27) = 55 sequences
+    assert r.fields["max_batch_that_fits"] == 55
+    fits = R.memory(cfg, ctx=8192, batch=55, hardware=hw).fields
+    miss = R.memory(cfg, ctx=8192, batch=56, hardware=hw).fields
     assert fits["fits"] and not miss["fits"]
-    assert miss["headroom_bytes"] < 0 <= fits["headroom_bytes"]
-    # max ctx at batch 1: floor(69,838,823,424 / 131,072) = 532,827 tokens
-    assert r.fields["max_ctx_that_fits"] == 532_827
+    assert miss["headroom_bytes_per_gpu"] < 0 <= fits["headroom_bytes_per_gpu"]
+    # max ctx at batch 1, whole 16-token blocks: floor(59,347,820,544 / (131,072 × 16))
+    # = 28,299 blocks → 452,784 tokens
+    assert r.fields["max_ctx_that_fits"] == 452_784
 
 
 # Property tests: invariants over generated shapes.

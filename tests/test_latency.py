@@ -9,7 +9,6 @@ from calc.errors import InvalidInputError
 from calc.latency import (
     compute_dtype,
     decode_step,
-    latency_report,
     prefill,
     ridge_points,
     tpot_s,
@@ -18,6 +17,7 @@ from calc.latency import (
 )
 from calc.params import model_params
 from calc.registry import all_hardware, load_hardware, load_model
+from tests import reports as R
 
 
 @pytest.mark.parametrize("hw", all_hardware(), ids=lambda h: h.name)
@@ -68,7 +68,7 @@ def test_llama3_70b_bf16_batch1_h100_speed_of_light_tpot():
 
 def test_llama3_70b_expected_tpot_within_band():
     cfg, hw = load_model("llama3-70b"), load_hardware("h100")
-    f = latency_report(cfg, hw, prompt=1024, gen=128, batch=1, ctx=8192).fields
+    f = R.latency(cfg, hw, prompt=1024, gen=128, batch=1, ctx=8192).fields
     assert f["tpot_speed_of_light_s"] == pytest.approx(0.04230, rel=1e-3)
     assert f["tpot_speed_of_light_s"] < f["tpot_low_s"] <= f["tpot_s"] <= f["tpot_high_s"]
     # memory-bound: expected = speed of light / memory efficiency (0.88 in h100.yaml)
@@ -76,8 +76,8 @@ def test_llama3_70b_expected_tpot_within_band():
     assert f["tpot_s"] == pytest.approx(f["tpot_speed_of_light_s"] / eff.expected, rel=1e-9)
     assert f["tpot_low_s"] == pytest.approx(f["tpot_speed_of_light_s"] / eff.high, rel=1e-9)
     assert f["tpot_high_s"] == pytest.approx(f["tpot_speed_of_light_s"] / eff.low, rel=1e-9)
-    assert f["tokens_per_s"] == pytest.approx(1 / f["tpot_s"])
-    assert f["tokens_low_per_s"] <= f["tokens_per_s"] <= f["tokens_high_per_s"]
+    assert f["output_tokens_per_s"] == pytest.approx(1 / f["tpot_s"])
+    assert f["output_tokens_low_per_s"] <= f["output_tokens_per_s"] <= f["output_tokens_high_per_s"]
 
 
 def test_prefill_is_compute_bound_and_ttft_follows_flops():
@@ -101,7 +101,7 @@ def test_decode_turns_compute_bound_at_large_batch():
 
 def test_e2e_is_the_exact_sum_of_growing_decode_steps():
     cfg, hw = load_model("llama3-8b"), load_hardware("a100-80g")
-    f = latency_report(cfg, hw, prompt=100, gen=6, batch=2).fields
+    f = R.latency(cfg, hw, prompt=100, gen=6, batch=2).fields
     steps = [decode_step(cfg, hw, batch=2, ctx=100 + j).time_s for j in range(1, 6)]
     ttft = prefill(cfg, hw, prompt=100, batch=2).time_s
     assert f["ttft_s"] == pytest.approx(ttft, rel=1e-12)
@@ -173,7 +173,7 @@ def test_efficiency_overrides_and_checks():
     with pytest.raises(InvalidInputError, match="--mem-eff must be a fraction"):
         with_efficiency(hw, memory=1.5)
     cfg = load_model("llama3-8b")
-    f = latency_report(cfg, hw, prompt=64, gen=2, batch=1, mem_eff=0.5).fields
+    f = R.latency(cfg, hw, prompt=64, gen=2, batch=1, mem_eff=0.5).fields
     assert f["tpot_s"] == pytest.approx(2 * f["tpot_speed_of_light_s"], rel=1e-9)
     assert f["tpot_low_s"] == f["tpot_s"] == f["tpot_high_s"]
     with pytest.raises(InvalidInputError, match="efficiency 'best'"):
@@ -182,12 +182,12 @@ def test_efficiency_overrides_and_checks():
 
 def test_memory_per_gpu_and_fit_warning():
     cfg, hw = load_model("llama3-70b"), load_hardware("h100")
-    one = latency_report(cfg, hw, prompt=1024, gen=1024, batch=1)
+    one = R.latency(cfg, hw, prompt=1024, gen=1024, batch=1)
     # 70,553,706,496 × 2 B = 141,107,412,992 B of weights on one GPU > 80 GiB
     assert one.fields["weights_bytes_per_gpu"] == 141_107_412_992
     assert one.fields["fits"] is False
     assert any("does not fit" in w and "--tp" in w for w in one.warnings)
-    four = latency_report(cfg, hw, prompt=1024, gen=1024, batch=1, tp=4).fields
+    four = R.latency(cfg, hw, prompt=1024, gen=1024, batch=1, tp=4).fields
     assert four["fits"] is True and four["gpus"] == 4
     # KV per GPU: 2 of 8 KV heads: 327,680 / 4 = 81,920 B/token × 2,048 tokens = 167,772,160
     assert four["kv_cache_bytes_per_gpu"] == 167_772_160

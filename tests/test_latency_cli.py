@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-CONTRACT = ("decode_flops_per_token", "prefill_flops", "ttft_s", "tpot_s", "e2e_s", "tokens_per_s")
+CONTRACT = (
+    "decode_flops_per_token",
+    "prefill_flops",
+    "ttft_s",
+    "tpot_s",
+    "e2e_s",
+    "output_tokens_per_s",
+)
 OP_KEYS = {"name", "flops", "bytes", "arithmetic_intensity", "bound", "time_s"}
 
 
@@ -94,7 +101,7 @@ def test_efficiency_flags_and_calibration(cli, tmp_path):
         (("--ep", "2"), "needs a mixture-of-experts model"),
         (("--matmul-eff", "1.5"), "--matmul-eff must be a fraction of peak"),
         (("--gen", "0"), "--gen must be an integer"),
-        (("--weight-dtype", "int3"), "unknown dtype 'int3'"),
+        (("--weight-dtype", "int3"), "unknown weight dtype 'int3'"),
         (("--hardware", "h1000"), "unknown hardware 'h1000'"),
         (("--calibration", "nope.yaml"), "nope.yaml: no such file"),
     ],

@@ -410,7 +410,7 @@ def test_formats_accepted_by_flops_and_speculate(cli, args):
 
 def test_unknown_format_is_one_line(cli):
     r = cli("latency", "--model", "llama3-8b", "--hardware", "h100", "--weight-dtype", "mxfp5")
-    assert r.code == 2 and "unknown dtype 'mxfp5'" in r.err and "'mxfp4'" in r.err
+    assert r.code == 2 and "unknown weight dtype 'mxfp5'" in r.err and "'mxfp4'" in r.err
     assert r.err.count("\n") == 1
     r = cli("flops", "--model", "llama3-8b", "--kv-dtype", "fp8-token-heads")
     assert r.code == 2 and "'fp8-token-head'" in r.err

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from calc.capacity import capacity_report
 from calc.latency import decode_step
 from calc.plot_data import (
     attention_layouts,
@@ -21,6 +20,7 @@ from calc.plot_data import (
     roofline_polyline,
 )
 from calc.registry import load_hardware, load_model
+from tests import reports as R
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -134,7 +134,7 @@ def test_capacity_series_is_capacity_reports_max_concurrency():
     cfg, hw = load_model("llama3-70b"), load_hardware("h100")
     d = capacity_data(cfg, hw, tp=4)
     gqa = dict(_series(d, "gqa").points)
-    rep = capacity_report(cfg, hw, ctx=8192, tp=4).fields
+    rep = R.capacity(cfg, hw, ctx=8192, tp=4).fields
     assert gqa[8192] == rep["max_concurrency"]
     assert d.kv_budget_bytes == rep["kv_budget_bytes"]
     # per GPU: 327,680 B/token × 2/8 KV heads = 81,920 B/token; × 8,192 (whole 16-token pages)

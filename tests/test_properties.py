@@ -19,13 +19,12 @@ from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
 from calc.attention_layout import attention_layout
-from calc.capacity import capacity_report
 from calc.cost import operating_point
 from calc.latency import decode_step, prefill
-from calc.memory import memory_report
 from calc.model_schema import ModelConfig
 from calc.registry import load_hardware
 from calc.sweep import sweep
+from tests import reports as R
 
 MODEL = TypeAdapter(ModelConfig)
 HARDWARE = ["h100", "a100-80g", "b200", "mi300x", "l40s"]
@@ -91,7 +90,7 @@ def _finite_non_negative(fields: dict, allow_negative=("headroom_bytes",)) -> No
 @given(model_configs(), st.integers(1, 65536), st.integers(1, 64), st.sampled_from(HARDWARE))
 def test_memory_results_finite_and_non_negative(raw, ctx, batch, hw_name):
     cfg = MODEL.validate_python(raw)
-    r = memory_report(cfg, ctx=ctx, batch=batch, hardware=load_hardware(hw_name))
+    r = R.memory(cfg, ctx=ctx, batch=batch, hardware=load_hardware(hw_name))
     _finite_non_negative(r.fields)
     assert r.fields["total_bytes"] >= r.fields["weights_bytes"] > 0
 
@@ -112,9 +111,9 @@ def test_kv_mqa_le_gqa_le_mha(raw, ctx, bpe):
 @given(model_configs(), st.integers(1, 32768), st.integers(1, 64), st.integers(2, 4))
 def test_kv_linear_in_batch_and_ctx(raw, ctx, batch, k):
     cfg = MODEL.validate_python(raw)
-    one = memory_report(cfg, ctx=ctx, batch=1).fields["kv_cache_bytes"]
-    assert memory_report(cfg, ctx=ctx, batch=batch).fields["kv_cache_bytes"] == batch * one
-    assert memory_report(cfg, ctx=k * ctx, batch=1).fields["kv_cache_bytes"] == k * one
+    one = R.memory(cfg, ctx=ctx, batch=1).fields["kv_cache_bytes"]
+    assert R.memory(cfg, ctx=ctx, batch=batch).fields["kv_cache_bytes"] == batch * one
+    assert R.memory(cfg, ctx=k * ctx, batch=1).fields["kv_cache_bytes"] == k * one
 
 
 @SETTINGS
@@ -122,8 +121,8 @@ def test_kv_linear_in_batch_and_ctx(raw, ctx, batch, k):
 def test_concurrency_never_rises_with_ctx(raw, hw_name, c1, c2):
     cfg, hw = MODEL.validate_python(raw), load_hardware(hw_name)
     short, long_ = sorted((c1, c2))
-    a = capacity_report(cfg, hw, ctx=short).fields["max_concurrency"]
-    b = capacity_report(cfg, hw, ctx=long_).fields["max_concurrency"]
+    a = R.capacity(cfg, hw, ctx=short).fields["max_concurrency"]
+    b = R.capacity(cfg, hw, ctx=long_).fields["max_concurrency"]
     assert b <= a
 
 
@@ -160,9 +159,12 @@ def test_sweep_rows_equal_single_scenarios(raw, hw_name, ctxs, batches):
         rows = sweep([str(path)], [hw_name], ctx=sorted(ctxs), batch=sorted(batches)).rows()
     assert len(rows) == len(ctxs) * len(batches)
     for row in rows:
-        cap = capacity_report(cfg, hw, ctx=row["ctx"], batch=row["batch"]).fields
+        cap = R.capacity(cfg, hw, ctx=row["ctx"], batch=row["batch"]).fields
         for key in ("kv_budget_bytes", "kv_cache_tokens", "max_concurrency", "fits"):
             assert row[key] == cap[key], key
-        point = operating_point(cfg, hw, batch=row["batch"], ctx=row["ctx"], prompt=row["ctx"])
+        point = operating_point(
+            R.deployment(cfg, hw), batch=row["batch"], ctx=row["ctx"], prompt=row["ctx"]
+        )
         assert row["tpot_s"] == pytest.approx(point["tpot_s"], rel=1e-9)
-        assert row["tokens_per_s"] == pytest.approx(point["tokens_per_s"], rel=1e-9)
+        key = "output_tokens_per_s_per_gpu"
+        assert row[key] == pytest.approx(point[key], rel=1e-9)

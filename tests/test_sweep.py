@@ -10,11 +10,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import calc.latency
-from calc.capacity import capacity_report
+import calc.cost
 from calc.cost import operating_point
 from calc.registry import load_hardware, load_model
 from calc.sweep import COLUMNS, parse_values, sweep
+from tests import reports as R
 
 
 @pytest.mark.parametrize(
@@ -66,16 +66,16 @@ def test_rows_agree_with_capacity_and_cost():
     r = sweep(["llama3-70b"], ["h100"], ctx=[1000, 8192], batch=[1, 61], tp=[4],
               weight_dtypes=["fp8"], kv_dtypes=["fp8"])  # fmt: skip
     for row in r.rows():
-        cap = capacity_report(cfg, hw, ctx=row["ctx"], batch=row["batch"], tp=4,
+        cap = R.capacity(cfg, hw, ctx=row["ctx"], batch=row["batch"], tp=4,
                               weight_dtype="fp8", kv_dtype="fp8").fields  # fmt: skip
         for key in ("kv_budget_bytes", "kv_cache_tokens", "max_concurrency", "fits"):
             assert row[key] == cap[key], key
-        assert row["kv_bytes_per_sequence"] == cap["kv_bytes_per_sequence"]
+        assert row["kv_bytes_per_sequence_per_gpu"] == cap["kv_bytes_per_sequence_per_gpu"]
         assert row["weights_bytes_per_gpu"] == cap["weights_bytes_per_gpu"]
-        point = operating_point(cfg, hw, batch=row["batch"], ctx=row["ctx"], prompt=row["ctx"],
-                                tp=4, weight_dtype="fp8", kv_dtype="fp8")  # fmt: skip
-        for key in ("tpot_s", "ttft_s", "tokens_per_s", "usd_per_million_output_tokens",
-                    "usd_per_million_input_tokens"):  # fmt: skip
+        dep = R.deployment(cfg, hw, tp=4, weight_dtype="fp8", kv_dtype="fp8")
+        point = operating_point(dep, batch=row["batch"], ctx=row["ctx"], prompt=row["ctx"])
+        for key in ("tpot_s", "ttft_one_prompt_s", "output_tokens_per_s_per_gpu",
+                    "usd_per_million_output_tokens", "usd_per_million_input_tokens"):  # fmt: skip
             assert row[key] == pytest.approx(point[key], rel=1e-12), key
 
 
@@ -85,8 +85,8 @@ def test_hand_values_llama3_8b():
     # budget 0.9 × 85,899,345,920 − 16,060,522,496 − 2^30 − 2^29 = 59,638,276,096;
     # 8192 × 131,072 = 1,073,741,824 B per sequence -> 55 fit, 56 do not
     assert a["kv_budget_bytes"] == 59_638_276_096
-    assert a["kv_bytes_per_sequence"] == 1_073_741_824
-    assert a["kv_cache_bytes"] == 55 * 1_073_741_824
+    assert a["kv_bytes_per_sequence_per_gpu"] == 1_073_741_824
+    assert a["kv_cache_bytes_per_gpu"] == 55 * 1_073_741_824
     assert a["max_concurrency"] == 55
     assert a["kv_cache_tokens"] == 454_992  # floor(budget / 2,097,152) = 28,437 blocks × 16
     assert a["fits"] is True and b["fits"] is False
@@ -94,13 +94,13 @@ def test_hand_values_llama3_8b():
 
 def test_vectorised_one_latency_call_per_group(monkeypatch):
     calls = []
-    real = calc.latency.tpot_s
+    real = calc.cost.tpot_at
 
     def counting(*args, **kw):
-        calls.append(np.shape(kw["batch"]))
+        calls.append(np.shape(args[1]))
         return real(*args, **kw)
 
-    monkeypatch.setattr(calc.latency, "tpot_s", counting)
+    monkeypatch.setattr(calc.cost, "tpot_at", counting)
     r = sweep(["llama3-8b"], ["h100", "h200"], ctx=list(range(1, 201)), batch=list(range(1, 51)),
               tp=[1, 2])  # fmt: skip
     assert r.n_rows == 2 * 2 * 200 * 50  # 40,000 rows
@@ -125,7 +125,7 @@ def test_csv_header_units_and_neutralised_cells(cli, tmp_path):
     assert rows[0] == list(COLUMNS)
     assert len(rows) == 1 + 6
     assert rows[1][0] == "'=HYPERLINK(1),x"  # neutralised, and quoted around the comma
-    assert rows[1][13] == "true"
+    assert rows[1][list(COLUMNS).index("fits")] == "true"
     assert not list(tmp_path.glob(".grid.csv.*"))  # no temp file left behind
 
 
@@ -134,8 +134,9 @@ def test_json(cli):
             "json")  # fmt: skip
     out = r.json()
     assert out["n_rows"] == 2 and len(out["rows"]) == 2
-    contract = {"kv_budget_bytes", "kv_cache_tokens", "max_concurrency", "tokens_per_s",
-                "usd_per_million_output_tokens", "usd_per_million_input_tokens"}  # fmt: skip
+    contract = {"kv_budget_bytes", "kv_cache_tokens", "max_concurrency",
+                "output_tokens_per_s_per_gpu", "usd_per_million_output_tokens",
+                "usd_per_million_input_tokens"}  # fmt: skip
     assert contract <= set(out["rows"][0])
 
 
@@ -170,7 +171,6 @@ def test_errors(cli, args, message):
 
 
 def test_quantised_formats_match_capacity(cli):
-    from calc.capacity import capacity_report
     from calc.registry import load_hardware, load_model
 
     fmts = ("--weight-dtype", "fp8-block128", "--kv-dtype", "fp8-token-head")
@@ -179,11 +179,11 @@ def test_quantised_formats_match_capacity(cli):
     assert r.code == 0, r.err
     row = r.json()["rows"][0]
     cfg, hw = load_model("llama3-8b"), load_hardware("h100")
-    cap = capacity_report(
+    cap = R.capacity(
         cfg, hw, ctx=1024, weight_dtype="fp8-block128", kv_dtype="fp8-token-head"
     ).fields
     # the same bytes as capacity (scales included): one code path for the formats
-    for key in ("weights_bytes_per_gpu", "kv_bytes_per_sequence", "max_concurrency"):
+    for key in ("weights_bytes_per_gpu", "kv_bytes_per_sequence_per_gpu", "max_concurrency"):
         assert row[key] == cap[key], key
 
 

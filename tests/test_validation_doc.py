@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from calc.latency import flops_report, latency_report
 from calc.registry import load_hardware, load_model
+from tests import reports as R
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "validation.md").read_text()
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _lat(model, hw, **kw):
-    return latency_report(load_model(model), load_hardware(hw), **kw).fields
+    return R.latency(load_model(model), load_hardware(hw), **kw).fields
 
 
 def test_rows_1_to_5_match_the_current_model():
@@ -32,6 +32,6 @@ def test_rows_1_to_5_match_the_current_model():
 
 
 def test_row_6_attention_rate():
-    f = flops_report(load_model("llama3-8b"), load_hardware("h100"), prompt=16384).fields
+    f = R.flops(load_model("llama3-8b"), load_hardware("h100"), prompt=16384).fields
     op = next(o for o in f["prefill_ops"] if o["name"] == "attn_scores")
     assert f"{op['flops'] / op['time_s'] / 1e12:.2f} TFLOP/s" in DOC

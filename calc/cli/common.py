@@ -29,6 +29,18 @@ def what_if_layout(attention=None, **sizes):
     return layout
 
 
+def load_inputs(model, hardware=None, *, attention=None, fmt="table", **sizes):
+    """(ModelConfig, HardwareProfile | None, AttentionLayout) from the command's options."""
+    from calc.registry import load_hardware, load_model
+    from calc.render import FORMATS
+
+    check_choice("--format", fmt, FORMATS)
+    layout = what_if_layout(attention, **sizes)
+    cfg = load_model(model)
+    hw = load_hardware(hardware) if hardware else None
+    return cfg, hw, layout(cfg)
+
+
 def warn(messages) -> None:
     for m in messages:
         sys.stderr.write(f"kvcalc: warning: {m}\n")
