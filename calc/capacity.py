@@ -25,22 +25,6 @@ class CapacityReport:
     warnings: list[str] = field(default_factory=list)
 
 
-def ledger_fields(dep: Deployment, work: Workload) -> dict:
-    """The per-GPU ledger at ``work``, under the names every command shares (``calc.names``)."""
-    g = dep.per_gpu
-    fields = {
-        "weights_bytes_per_gpu": whole(g.weights_bytes),
-        "kv_cache_bytes_per_gpu": whole(g.kv_cache_bytes(work.ctx, work.batch)),
-        "ssm_state_bytes_per_gpu": whole(g.ssm_state_bytes(work.batch)),
-        "activation_peak_bytes": whole(g.activation_peak_bytes),
-        "overhead_bytes": whole(g.overhead_bytes),
-        "kv_budget_bytes": g.kv_budget_bytes,
-        "max_concurrency": int(g.max_concurrency(work.ctx)),
-        "fits": bool(g.fits(work.ctx, work.batch)),
-    }
-    return fields
-
-
 def activation_figure(dep: Deployment, g: PerGpu) -> Figure:
     if not g.activation_estimated:
         return Figure(
@@ -164,7 +148,7 @@ def capacity_report(
     max_ctx_at_batch = g.max_ctx(batch, MAX_CTX)
     paged_waste = whole(waste_bytes(paged_tokens(ctx, b), ctx, per_token))
     contiguous_waste = whole(waste_bytes(max_model_len, ctx, per_token))
-    shared = ledger_fields(dep, work)
+    shared = g.at(ctx, batch).fields()
 
     fields: dict = {
         "model": cfg.name,

@@ -191,15 +191,14 @@ def build_deployment(dep: Deployment, calibration=None, warnings: list[str] | No
 
 
 def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -> list[Result]:
-    from calc.capacity import ledger_fields
     from calc.deployment import Workload as Work
     from calc.derivation import whole
 
     built = build_deployment(dep, calibration, warnings)
     w, req = dep.workload, dep.requirements
     work = Work(ctx=w.ctx, batch=w.batch, prompt=w.prompt)
-    cap = ledger_fields(built, work)
     g = built.per_gpu
+    at = g.at(work.ctx, work.batch)
     out: list[Result] = []
 
     def add(name: str, figure, limit, unit: str, passed: bool) -> None:
@@ -208,10 +207,9 @@ def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -
     if req.must_fit is not None:
         # the ledger's verdict: this GPU's sequences (KV paged + SSM state) in the KV budget
         needed = whole(g.sequences(w.batch) * g.sequence_bytes(w.ctx))
-        fits = cap["fits"]
-        add("must_fit", needed, cap["kv_budget_bytes"], "bytes", fits or not req.must_fit)
+        add("must_fit", needed, at.kv_budget_bytes, "bytes", at.fits or not req.must_fit)
     if req.min_concurrency is not None:
-        got = cap["max_concurrency"]
+        got = at.max_concurrency
         add("min_concurrency", got, req.min_concurrency, "sequences", got >= req.min_concurrency)
     wants_latency = any(
         v is not None

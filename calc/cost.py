@@ -25,6 +25,7 @@ from calc.derivation import Figure, figure
 from calc.errors import InvalidInputError
 
 SECONDS_PER_HOUR = 3600
+_RESERVE = ("activation_peak_bytes", "overhead_bytes")  # capacity's keys, not cost's
 TARGET_KEYS = (
     "target_tpot_s",
     "target_output_tokens_per_s_per_gpu",
@@ -170,8 +171,8 @@ def cost_report(
     for name, value in (("max-tpot-ms", max_tpot_ms), ("max-ttft-ms", max_ttft_ms)):
         if value is not None and not 0 < value <= 1e9:
             raise InvalidInputError(f"--{name} must be positive, got {value!r}")
-    cap = capacity_report(dep, work)
-    c = cap.fields
+    cap = capacity_report(dep, work)  # its warnings (does not fit, TP split)
+    at_work = dep.per_gpu.at(ctx, batch)
     at = operating_point(
         dep, batch=batch, ctx=ctx, prompt=prompt, usd_per_hour=usd_per_hour, efficiency=efficiency
     )
@@ -180,7 +181,7 @@ def cost_report(
     fields: dict = {
         "model": cfg.name,
         "hardware": hw.name,
-        "engine": c["engine"],
+        "engine": dep.engine.name,
         "tp": dep.tp,
         "pp": dep.pp,
         "ep": dep.ep,
@@ -193,13 +194,7 @@ def cost_report(
         "batch": batch,
         "efficiency": efficiency,
         "usd_per_hour": price,
-        "weights_bytes_per_gpu": c["weights_bytes_per_gpu"],
-        "kv_cache_bytes_per_gpu": c["kv_cache_bytes_per_gpu"],
-        "ssm_state_bytes_per_gpu": c["ssm_state_bytes_per_gpu"],
-        "kv_budget_bytes": c["kv_budget_bytes"],
-        "kv_cache_tokens": c["kv_cache_tokens"],
-        "max_concurrency": c["max_concurrency"],
-        "fits": c["fits"],
+        **{k: v for k, v in at_work.fields().items() if k not in _RESERVE},
         **at,
     }
     figs = [
@@ -235,7 +230,7 @@ def cost_report(
         ),
     ]
     warnings = list(cap.warnings)
-    max_b = c["max_concurrency"]
+    max_b = at_work.max_concurrency
     if max_b >= 1:
         fields.update(
             zip(MAX_BATCH_KEYS, _at_batch(dep, max_b, ctx, efficiency, price), strict=True)

@@ -827,7 +827,6 @@ def latency_report(
     generated tokens of the whole request over its E2E time. With dp replicas each serves
     ceil(batch / dp) of the sequences. ``ops`` are the decode step's ops per GPU.
     """
-    from calc.capacity import ledger_fields
     from calc.elementwise import cdiv
 
     cfg = dep.model
@@ -856,7 +855,7 @@ def latency_report(
         steps[eff] = (dec, pre)
     exp, sol, lo, hi = times["expected"], times["peak"], times["high"], times["low"]
     dec, pre = steps["expected"]
-    ledger = ledger_fields(dep, Workload(ctx=max(ctx, prompt + gen), batch=batch))
+    ledger = dep.per_gpu.at(max(ctx, prompt + gen), batch).fields()
     m_eff, b_eff = efficiencies(hw, "expected")
     fields: dict = {
         "model": cfg.name,

@@ -177,6 +177,29 @@ def gpu_stages(
 
 
 @dataclass(frozen=True)
+class LedgerAt:
+    """The ledger of the busiest GPU at one operating point: what every command reports under
+    the same names (``fields()``), typed for the reports that compose it."""
+
+    weights_bytes_per_gpu: float
+    kv_cache_bytes_per_gpu: float  # this GPU's sequences, unpaged
+    ssm_state_bytes_per_gpu: float
+    activation_peak_bytes: float
+    overhead_bytes: float
+    kv_budget_bytes: int
+    kv_cache_tokens: int
+    max_concurrency: int  # sequences of ctx tokens the deployment holds
+    fits: bool
+
+    def fields(self) -> dict:
+        from dataclasses import asdict
+
+        from calc.derivation import whole
+
+        return {k: whole(v) for k, v in asdict(self).items()}
+
+
+@dataclass(frozen=True)
 class PerGpu:
     """The memory ledger of the busiest GPU of a deployment [bytes], and the questions every
     command asks of it (fit, concurrency, longest context)."""
@@ -263,6 +286,20 @@ class PerGpu:
         """The verdict: ``batch`` sequences of ``ctx`` tokens fit in the KV budget."""
         return (self.kv_budget_bytes > 0) & (
             self.sequences(batch) <= self.max_sequences_per_gpu(ctx)
+        )
+
+    def at(self, ctx: int, batch: int) -> LedgerAt:
+        """The ledger at ``batch`` sequences of ``ctx`` tokens."""
+        return LedgerAt(
+            weights_bytes_per_gpu=self.weights_bytes,
+            kv_cache_bytes_per_gpu=self.kv_cache_bytes(ctx, batch),
+            ssm_state_bytes_per_gpu=self.ssm_state_bytes(batch),
+            activation_peak_bytes=self.activation_peak_bytes,
+            overhead_bytes=self.overhead_bytes,
+            kv_budget_bytes=self.kv_budget_bytes,
+            kv_cache_tokens=self.kv_cache_tokens,
+            max_concurrency=int(self.max_concurrency(ctx)),
+            fits=bool(self.fits(ctx, batch)),
         )
 
     def max_ctx(self, batch, limit: int) -> int:

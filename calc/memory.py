@@ -291,12 +291,11 @@ def memory_report(dep: Deployment, work: Workload) -> MemoryReport:
             budget_figure,
             concurrency_figure,
             does_not_fit,
-            ledger_fields,
             weights_figure,
         )
 
         g, hw = dep.per_gpu, dep.hardware
-        ledger = ledger_fields(dep, work)
+        ledger = g.at(ctx, batch).fields()
         max_ctx = g.max_ctx(batch, MAX_CTX)
         used = g.sequences(batch) * g.sequence_bytes(ctx)
         fields.update(
