@@ -101,43 +101,38 @@ def mtp_module_params(cfg) -> int:
 
 
 def speculate_report(
-    cfg,
-    hw,
+    dep,
+    work,
     *,
     gamma: int,
     alpha: float,
     draft=None,
     mtp_layers: int = 0,
-    ctx: int = 4096,
-    batch: int = 1,
-    weight_dtype: str | None = None,
-    kv_dtype: str | None = None,
-    tp: int = 1,
     efficiency: str = "expected",
 ) -> SpeculateReport:
-    """Speculative decoding of ``cfg`` with a ``draft`` model or ``mtp_layers`` MTP modules on
-    ``hw``: step times from the roofline (calc/latency.py), speedup and extra memory.
+    """Speculative decoding of the deployment ``dep`` with a ``draft`` model or ``mtp_layers``
+    MTP modules: step times from the roofline (``calc.latency.step_of``), speedup and extra
+    memory, for ``work.batch`` sequences at ``work.ctx``.
 
+    The draft runs on one GPU in the target's dtypes (unless its own config says otherwise).
     The verification step scores γ + 1 positions per sequence as a decode step of
     batch × (γ + 1) tokens: weights read once, KV read per position (an upper bound;
     kernels that share the KV read across the positions are faster).
     """
-    from calc.attention_layout import attention_layout
-    from calc.deployment import check_positive_int
+    from calc.deployment import Deployment
     from calc.derivation import whole
-    from calc.latency import decode_step
+    from calc.elementwise import cdiv
+    from calc.latency import step_of
     from calc.params import model_params
-    from calc.quant import kv_bytes_per_element, weight_bytes_per_element
 
     _check(alpha, gamma)
-    check_positive_int("ctx", ctx, 10**9)
-    check_positive_int("batch", batch, 10**7)
     if (draft is None) == (mtp_layers == 0):
         raise InvalidInputError("give exactly one of --draft MODEL or --mtp")
-    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, efficiency=efficiency)
-    target = decode_step(cfg, hw, batch=batch, ctx=ctx, tp=tp, **kw).time_s
-    verify = decode_step(cfg, hw, batch=batch * (gamma + 1), ctx=ctx, tp=tp, **kw).time_s
-    kv_dtype_eff = kv_dtype or cfg.kv_dtype or cfg.dtype
+    cfg, hw = dep.model, dep.hardware
+    ctx, batch = work.ctx, work.batch
+    local = cdiv(batch, dep.replicas)
+    target = step_of(dep, efficiency, batch=local, ctx=ctx).time_s
+    verify = step_of(dep, efficiency, batch=local * (gamma + 1), ctx=ctx).time_s
     warnings = []
     if draft is not None:
         if draft.vocab_size != cfg.vocab_size:
@@ -145,24 +140,24 @@ def speculate_report(
                 f"draft {draft.name} has vocab_size {draft.vocab_size:,}, target "
                 f"{cfg.vocab_size:,}: speculative decoding needs the same tokenizer"
             )
-        draft_kw = dict(kw, weight_dtype=weight_dtype if weight_dtype else None)
-        draft_s = decode_step(draft, hw, batch=batch, ctx=ctx, **draft_kw).time_s
-        d_layout = attention_layout(draft)
-        draft_params = model_params(draft).total
-        d_w = weight_bytes_per_element(weight_dtype or draft.dtype, k=draft.d_model)
-        d_kv = kv_bytes_per_element(
-            kv_dtype or draft.kv_dtype or draft.dtype, d_layout.kv_head_width
+        d_dep = Deployment.build(
+            draft,
+            hw,
+            weight_dtype=dep.weight_dtype if dep.weight_dtype != cfg.dtype else None,
+            kv_dtype=dep.kv_dtype if dep.kv_dtype != (cfg.kv_dtype or cfg.dtype) else None,
         )
-        draft_kv = d_layout.kv_bytes_per_sequence(ctx, d_kv) * batch
+        draft_s = step_of(d_dep, efficiency, batch=local, ctx=ctx).time_s
+        draft_params = model_params(draft).total
+        d_w = d_dep.weight_bytes_per_element
+        draft_kv = d_dep.layout.kv_bytes_per_sequence(ctx, d_dep.kv_bytes_per_element) * batch
         draft_name = draft.name
     else:
         # each MTP module runs one target-sized layer plus the shared lm_head per draft token
         draft_s = target * mtp_layers / cfg.n_layers
         draft_params = mtp_layers * mtp_module_params(cfg)
-        d_w = weight_bytes_per_element(weight_dtype or cfg.dtype, k=cfg.d_model)
-        layout = attention_layout(cfg)
-        kvb = kv_bytes_per_element(kv_dtype_eff, layout.kv_head_width)
-        draft_kv = layout.kv_bytes_per_token_per_layer(kvb) * ctx * mtp_layers * batch
+        d_w = dep.weight_bytes_per_element
+        per_layer = dep.layout.kv_bytes_per_token_per_layer(dep.kv_bytes_per_element)
+        draft_kv = per_layer * ctx * mtp_layers * batch
         draft_name = f"{mtp_layers} MTP module(s)"
     e_tokens = expected_tokens_per_step(alpha, gamma)
     fields = {

@@ -26,7 +26,11 @@ def speculate(
     batch: o.Batch = 1,
     weight_dtype: o.WeightDtype = None,
     kv_dtype: o.KvDtype = None,
-    tp: Annotated[int, typer.Option("--tp", help="Tensor-parallel degree of the target.")] = 1,
+    tp: o.Tp = 1,
+    pp: o.Pp = 1,
+    ep: o.Ep = 1,
+    dp: o.Dp = None,
+    gpus: o.Gpus = None,
     fmt: o.Format = "table",
     output: o.Output = None,
 ) -> None:
@@ -35,24 +39,30 @@ def speculate(
 
     Example: kvcalc speculate -m llama3-70b --draft llama3-8b -H h100 --gamma 4 --alpha 0.8
     """
-    from calc.cli.common import check_choice, emit_report
-    from calc.registry import load_hardware, load_model
-    from calc.render import FORMATS
+    from calc.cli.common import emit_report
+    from calc.cli.deploy_common import build_deployment
+    from calc.deployment import Workload
+    from calc.registry import load_model
     from calc.speculative import speculate_report
 
-    check_choice("--format", fmt, FORMATS)
-    cfg = load_model(model)
+    dep = build_deployment(
+        model,
+        hardware,
+        fmt=fmt,
+        tp=tp,
+        pp=pp,
+        ep=ep,
+        dp=dp,
+        gpus=gpus,
+        weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype,
+    )
     report = speculate_report(
-        cfg,
-        load_hardware(hardware),
+        dep,
+        Workload(ctx=ctx, batch=batch),
         gamma=gamma,
         alpha=alpha,
         draft=load_model(draft) if draft else None,
         mtp_layers=mtp,
-        ctx=ctx,
-        batch=batch,
-        weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype,
-        tp=tp,
     )
-    emit_report(report, fmt, output, title=f"{cfg.display_name}: speculative decoding")
+    emit_report(report, fmt, output, title=f"{dep.model.display_name}: speculative decoding")
