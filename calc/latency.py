@@ -384,24 +384,9 @@ def generation_time_of(dep: Deployment, *, prompt, gen, batch, efficiency="expec
     return float(np.sum(step_of(dep, efficiency, batch=batch, ctx=ctxs).time_s))
 
 
-def generation_time_s(cfg, hw, *, prompt, gen, batch, efficiency="expected", **kw):
-    """``generation_time_of`` for a deployment given by keywords (as ``decode_step``)."""
-    dep = _deployment(
-        cfg,
-        hw,
-        kw.get("weight_dtype"),
-        kw.get("kv_dtype"),
-        kw.get("tp", 1),
-        kw.get("pp", 1),
-        kw.get("ep", 1),
-        kw.get("compute"),
-    )
-    return generation_time_of(dep, prompt=prompt, gen=gen, batch=batch, efficiency=efficiency)
-
-
 def generation_flops(cfg, *, prompt, gen, batch, weight_dtype=None, kv_dtype=None):
     """Model FLOPs of the gen − 1 decode steps after the prefill [FLOP]:
-    batch × Σ_{j=1}^{gen−1} F(prompt + j), one vectorised call (as generation_time_s)."""
+    batch × Σ_{j=1}^{gen−1} F(prompt + j), one vectorised call (as generation_time_of)."""
     if gen <= 1:
         return 0
     import numpy as np
@@ -689,13 +674,6 @@ def _rows(step: Step, sol: Step | None = None) -> list[dict]:
             row["time_speed_of_light_s"] = sol.ops[i].time_s
         rows.append(row)
     return rows
-
-
-def _common_checks(*, batch, prompt, ctx):
-    check_positive_int("batch", batch, MAX_BATCH)
-    check_positive_int("prompt", prompt, MAX_CTX)
-    if ctx is not None:
-        check_positive_int("ctx", ctx, MAX_CTX)
 
 
 def flops_report(dep: Deployment, work: Workload) -> LatencyReport:

@@ -1,4 +1,5 @@
-"""Parallelism: per-GPU shard sizes, collective times [s] and memory per GPU [bytes].
+"""Parallelism: per-GPU shard sizes [elements, params] and collective times [s]. The memory
+of the busiest GPU is the ledger's (``calc.ledger``).
 
 Layout of a deployment (the conventions vLLM and SGLang use):
 
@@ -205,17 +206,6 @@ def layer_attention_params_per_gpu(cfg: ModelConfig, s: Sharding) -> int:
     )
 
 
-@dataclass(frozen=True)
-class GpuMemory:
-    """Memory of the busiest GPU of a deployment [bytes]."""
-
-    params: int  # weights held by one GPU [params]
-    weights_bytes: float
-    kv_cache_bytes: float
-    total_bytes: float  # weights + KV + SSM state
-    ssm_state_bytes: float = 0.0  # the fixed conv + SSM state of its Mamba layers
-
-
 def params_per_gpu(cfg: ModelConfig, s: Sharding) -> int:
     """Weights on the busiest GPU [params]: its stage's layers (MoE layers first, since they
     are the heaviest), its shard of each, the embedding and lm_head (both at pp = 1; one
@@ -276,35 +266,3 @@ def params_per_gpu(cfg: ModelConfig, s: Sharding) -> int:
         + vocab_tables
         + norms
     )
-
-
-def memory_per_gpu(
-    cfg: ModelConfig,
-    s: Sharding,
-    layout: AttentionLayout,
-    *,
-    weight_bytes_per_element,
-    kv_bytes_per_element,
-    ctx,
-    batch,
-    state_bytes_per_element=None,
-) -> GpuMemory:
-    """Weights, KV cache and SSM state on the busiest GPU [bytes]: its weights
-    (``params_per_gpu``), and the KV and the fixed Mamba state (its 1/tp share of the
-    channels, ``calc.ssm``) of its layers for the batch / dp_attn sequences its replica
-    serves. Under pp both caches are the per-layer average × layers per stage, as
-    ``sharded_layout`` (exact at pp = 1). ``state_bytes_per_element`` defaults to the KV's."""
-    from calc.ssm import ssm_state_bytes_per_sequence
-
-    p = params_per_gpu(cfg, s)
-    seqs = cdiv(batch, s.dp_attn)
-    local = sharded_layout(layout, s, s.layers_per_stage)
-    kv = local.kv_bytes_per_sequence(ctx, kv_bytes_per_element) * seqs
-    state_b = kv_bytes_per_element if state_bytes_per_element is None else state_bytes_per_element
-    state = (
-        ssm_state_bytes_per_sequence(cfg, state_b, s.tp) * s.layers_per_stage / cfg.n_layers * seqs
-        if cfg.ssm is not None
-        else 0
-    )
-    w = p * weight_bytes_per_element
-    return GpuMemory(p, w, kv, w + kv + state, state)

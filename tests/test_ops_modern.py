@@ -15,10 +15,11 @@ from calc.errors import InvalidInputError
 from calc.latency import compute_dtype, decode_step, prefill, tpot_s, ttft_s
 from calc.model_schema import ModelConfig
 from calc.ops import attended_token_layers
-from calc.parallel import memory_per_gpu, params_per_gpu, shard
+from calc.parallel import params_per_gpu, shard
 from calc.params import model_params
 from calc.registry import all_models, load_hardware, load_model
 from calc.ssm import layer_ssm_params, mixer_shape
+from tests import reports as R
 
 MODELS = [cfg.name for cfg in all_models()]
 
@@ -114,14 +115,11 @@ def test_decode_kv_read_per_gpu_equals_kv_per_gpu(model, tp):
     step = decode_step(cfg, hw, batch=4, ctx=20_000, tp=tp)
     ops = _ops(step)
     s = shard(cfg, tp=tp)
-    mem = memory_per_gpu(
-        cfg, s, attention_layout(cfg), weight_bytes_per_element=2, kv_bytes_per_element=2,
-        ctx=20_000, batch=4,
-    )  # fmt: skip
+    ledger = R.deployment(cfg, hw, tp=tp, kv_dtype="bf16").per_gpu
     per_token_layer = 2 * s.n_kv_heads * cfg.k_head_dim * 2
     write = 4 * cfg.n_attention_layers * per_token_layer
     read = ops["attn_scores"].kv_bytes + ops["attn_values"].kv_bytes - write
-    assert read == pytest.approx(mem.kv_cache_bytes, rel=1e-12)
+    assert read == pytest.approx(ledger.kv_cache_bytes(20_000, 4), rel=1e-12)
 
 
 def _llama4_style():

@@ -9,7 +9,6 @@ from calc.errors import InvalidInputError
 from calc.latency import decode_step
 from calc.parallel import (
     all_to_all_time_s,
-    memory_per_gpu,
     p2p_time_s,
     params_per_gpu,
     ring_allreduce_time_s,
@@ -17,6 +16,7 @@ from calc.parallel import (
 )
 from calc.params import model_params
 from calc.registry import all_models, load_hardware, load_model
+from tests import reports as R
 
 
 @pytest.mark.parametrize("cfg", all_models(), ids=lambda c: c.name)
@@ -36,17 +36,10 @@ def test_kv_heads_replicate_when_fewer_than_tp():
     assert (shard(cfg, tp=4).n_heads, shard(cfg, tp=4).n_kv_heads) == (16, 2)
     assert (shard(cfg, tp=16).n_heads, shard(cfg, tp=16).n_kv_heads) == (4, 1)
     layout = attention_layout(cfg)
+    h100 = load_hardware("h100")
+    assert layout.n_kv_heads == 8
     kv = [
-        memory_per_gpu(
-            cfg,
-            shard(cfg, tp=tp),
-            layout,
-            weight_bytes_per_element=2,
-            kv_bytes_per_element=2,
-            ctx=8192,
-            batch=1,
-        ).kv_cache_bytes
-        for tp in (1, 8, 16)
+        R.deployment(cfg, h100, tp=tp).per_gpu.kv_cache_bytes(8192, 1) for tp in (1, 8, 16)
     ]
     # tp 1: 80 × 2 × 8 × 128 × 2 B × 8192 = 2,684,354,560; tp 8 and 16: one KV head each
     assert kv == [2_684_354_560, 335_544_320, 335_544_320]
@@ -55,15 +48,9 @@ def test_kv_heads_replicate_when_fewer_than_tp():
 def test_mla_latent_is_not_split():
     cfg = load_model("deepseek-v3")
     layout = attention_layout(cfg)
-    kv = memory_per_gpu(
-        cfg,
-        shard(cfg, tp=8),
-        layout,
-        weight_bytes_per_element=1,
-        kv_bytes_per_element=2,
-        ctx=1000,
-        batch=1,
-    ).kv_cache_bytes
+    assert layout.kind == "mla"
+    dep = R.deployment(cfg, load_hardware("h200"), tp=8, kv_dtype="bf16")
+    kv = dep.per_gpu.kv_cache_bytes(1000, 1)
     # 61 layers × (512 + 64) × 2 B × 1,000 = 70,272,000 on every GPU
     assert kv == 70_272_000
 
