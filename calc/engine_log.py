@@ -159,10 +159,16 @@ def detect_engine(text: str) -> str | None:
     """vllm, sglang or trtllm from the log's own markers, or None."""
     if "[TensorRT-LLM]" in text or "[TRT-LLM]" in text or "TensorRT-LLM version" in text:
         return "trtllm"
-    if "KV Cache is allocated" in text or "sglang" in text.lower():
+    if "KV Cache is allocated" in text or "sglang.launch_server" in text:
         return "sglang"
-    markers = ("GPU KV cache size", "non-default args", "available_kv_cache_memory", "vLLM")
-    if any(m in text for m in markers) or "Model loading took" in text:
+    markers = (
+        "GPU KV cache size",
+        "non-default args",
+        "available_kv_cache_memory",
+        "Model loading took",
+        "Available KV cache memory",
+    )
+    if any(m in text for m in markers):
         return "vllm"
     return None
 
