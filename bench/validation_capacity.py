@@ -78,6 +78,7 @@ def predictions(record: dict, *, printed_weights: bool = False):
         fraction = rep.get("free_gpu_memory_fraction")
     settings = engine_settings(
         engine,
+        hw=hw,
         memory_fraction=fraction,
         block_size=record.get("block_size"),
         max_batched_tokens=record.get("max_num_batched_tokens"),

@@ -400,6 +400,7 @@ def log_report(
     settings = engine_settings(
         reading.engine,
         version,
+        hw=hw,
         memory_fraction=memory_fraction or s.get("memory_fraction"),
         block_size=s.get("block_size"),
         max_batched_tokens=s.get("max_batched_tokens") if reading.engine == "vllm" else None,

@@ -149,3 +149,18 @@ def test_sglang_does_not_subtract_activations():
     cfg, hw = load_model("llama3-8b"), load_hardware("h100")
     p = predict_kv_pool(cfg, hw, settings=engine_settings("sglang"), tp=2)
     assert p.activation_bytes == 0 and p.memory_fraction == 0.87
+
+
+def test_vllm_batch_defaults_depend_on_the_gpu():
+    # H100 (79.19 GiB >= 70 GiB, not an A100): API server 8192 tokens, 1024 sequences
+    s = engine_settings("vllm", hw=load_hardware("h100"))
+    assert (s.max_batched_tokens, s.max_num_seqs) == (8192, 1024)
+    # A100 80GB is excluded by name (vLLM PR #17885); L40S has 48 GB: 2048 / 256
+    for gpu in ("a100-80g", "l40s"):
+        s = engine_settings("vllm", hw=load_hardware(gpu))
+        assert (s.max_batched_tokens, s.max_num_seqs) == (2048, 256)
+    s = engine_settings("vllm", hw=load_hardware("h100"), entrypoint="llm_class")
+    assert (s.max_batched_tokens, s.max_num_seqs) == (16384, 1024)
+    # an explicit setting wins over the GPU default
+    assert engine_settings("vllm", hw=load_hardware("l40s"), max_batched_tokens=4096)\
+        .max_batched_tokens == 4096  # fmt: skip

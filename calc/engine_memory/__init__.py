@@ -81,9 +81,29 @@ DEFAULTS: dict[tuple[str, str], EngineSettings] = {
 }
 LATEST = {"vllm": "0.19", "sglang": "0.4", "trtllm": "1.0"}
 
+# vllm/engine/arg_utils.py EngineArgs.get_batch_defaults: GPUs with >= 70 GiB that are not
+# A100s get (max_num_batched_tokens, max_num_seqs) = (8192, 1024) for the API server and
+# (16384, 1024) for the offline LLM class; every other GPU (2048, 256) and (8192, 256).
+VLLM_LARGE_GPU_BYTES = 70 * GIB
+VLLM_BATCH_DEFAULTS = {
+    (True, "api_server"): (8192, 1024),
+    (True, "llm_class"): (16384, 1024),
+    (False, "api_server"): (2048, 256),
+    (False, "llm_class"): (8192, 256),
+}
 
-def engine_settings(engine: str, version: str | None = None, **overrides) -> EngineSettings:
-    """``engine``'s defaults at ``version`` (default: the latest modelled), with ``overrides``
+
+def vllm_batch_defaults(device_memory_bytes: int, device_name: str, entrypoint="api_server"):
+    """vLLM's default (max_num_batched_tokens, max_num_seqs) on a GPU (get_batch_defaults)."""
+    large = device_memory_bytes >= VLLM_LARGE_GPU_BYTES and "a100" not in device_name.lower()
+    return VLLM_BATCH_DEFAULTS[(large, entrypoint)]
+
+
+def engine_settings(
+    engine: str, version: str | None = None, *, hw=None, entrypoint="api_server", **overrides
+) -> EngineSettings:
+    """``engine``'s defaults at ``version`` (default: the latest modelled), for the GPU ``hw``
+    where the engine's defaults depend on it (vLLM's batch sizes), with ``overrides``
     (keyword = EngineSettings field; None values are ignored)."""
     if engine not in LATEST:
         raise UnknownNameError("engine", engine, LATEST)
@@ -92,8 +112,16 @@ def engine_settings(engine: str, version: str | None = None, **overrides) -> Eng
     if key not in DEFAULTS:
         versions = [v for e, v in DEFAULTS if e == engine]
         raise UnknownNameError(f"{engine} version", version, versions)
+    if entrypoint not in ("api_server", "llm_class"):
+        raise InvalidInputError(f"entrypoint must be api_server or llm_class, got {entrypoint!r}")
+    base = DEFAULTS[key]
+    if engine == "vllm" and (hw is not None or entrypoint != "api_server"):
+        memory = usable_memory_bytes(hw) if hw is not None else VLLM_LARGE_GPU_BYTES
+        name = f"{getattr(hw, 'name', '')} {getattr(hw, 'display_name', '')}"
+        tokens, seqs = vllm_batch_defaults(memory, name, entrypoint)
+        base = replace(base, max_batched_tokens=tokens, max_num_seqs=seqs)
     given = {k: v for k, v in overrides.items() if v is not None}
-    return replace(DEFAULTS[key], **given)
+    return replace(base, **given)
 
 
 # ---------------------------------------------------------------------------------------------
