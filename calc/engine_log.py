@@ -425,6 +425,7 @@ def log_report(
         activation_bytes=activation_bytes,
         non_torch_bytes=non_torch_bytes,
     )
+    warnings.extend(p.warnings)
     g = reading.printed.get
     kv_printed_is_budget = reading.engine == "vllm"
     kv_pred = p.kv_budget_bytes if kv_printed_is_budget else p.kv_pool_bytes

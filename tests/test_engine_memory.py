@@ -164,3 +164,27 @@ def test_vllm_batch_defaults_depend_on_the_gpu():
     # an explicit setting wins over the GPU default
     assert engine_settings("vllm", hw=load_hardware("l40s"), max_batched_tokens=4096)\
         .max_batched_tokens == 4096  # fmt: skip
+
+
+def test_vllm_mamba_hybrid_raises_the_attention_block():
+    # Jamba v0.1 at TP 2: a Mamba-1 layer keeps (d_conv − 1) × d_inner/tp conv state plus
+    # d_inner/tp × d_state SSM state: 3 × 4096 + 4096 × 16 = 77,824 elements × 2 B = 155,648 B;
+    # attention: 4 KV heads × (128 + 128) × 2 B = 2,048 B per token per layer
+    shape = kv_shape(load_model("jamba-v0.1"), 2, 1, 2.0)
+    assert shape.mamba_state_bytes_per_layer == 155_648
+    assert shape.bytes_per_token_per_layer == 2048
+    # 16 × cdiv(155,648, 16 × 2,048) = 16 × 5 = 80 tokens per block
+    assert vl.mamba_attention_block_size(16, 155_648, 2048) == 80
+    # 4 attention + 28 Mamba layers: groups of 4 layers, 1 attention + 7 Mamba groups
+    assert (shape.layer_slots, shape.full_groups, shape.mamba_groups) == (4, 1, 7)
+    hw = load_hardware("h200")
+    p = predict_kv_pool(
+        load_model("jamba-v0.1"),
+        hw,
+        settings=engine_settings("vllm", hw=hw, max_model_len=8192),
+        tp=2,
+    )
+    assert p.block_size == 80
+    assert p.tokens == p.num_blocks // 8 * 80
+    # one request: cdiv(8192, 80) = 103 attention blocks + 7 Mamba pages
+    assert p.max_concurrency == pytest.approx(p.num_blocks / (103 + 7))

@@ -176,13 +176,16 @@ def checkpoint_weights_bytes_per_gpu(cfg: ModelConfig, tp: int, pp: int, weight_
 class KvShape:
     """One GPU's KV layout as the engine pages it."""
 
-    bytes_per_token_per_layer: float  # one token, one layer, this GPU's heads
+    bytes_per_token_per_layer: float  # one token, one attention layer, this GPU's heads
     layer_slots: int  # layers (or hybrid layer slots) that get one page per block
     n_groups: int  # KV cache groups (1 unless hybrid)
     full_groups: int
     sliding_groups: int
     window: int | None  # sliding window [tokens]
-    n_kv_layers: int  # layers holding KV on this GPU
+    n_kv_layers: int  # attention layers holding KV on this GPU
+    mamba_groups: int = 0  # groups of Mamba layers (one page of state per request each)
+    mamba_state_bytes_per_layer: float = 0  # one request's conv + SSM state in one layer
+    n_mamba_layers: int = 0
 
     @property
     def bytes_per_token(self) -> float:
@@ -192,7 +195,8 @@ class KvShape:
 
 def kv_shape(cfg: ModelConfig, tp: int, pp: int, kv_bytes_per_element: float) -> KvShape:
     """Per-GPU KV shape of ``cfg`` under tp × pp (heads split or replicated, MLA whole; the
-    busiest stage's layers; full and sliding layers counted apart for the hybrid allocator)."""
+    busiest stage's layers; full, sliding and Mamba layers counted apart for vLLM's hybrid
+    allocator)."""
     if cfg.mla is not None:
         per_layer = (cfg.mla.kv_lora_rank + cfg.mla.qk_rope_head_dim) * kv_bytes_per_element
     else:
@@ -202,25 +206,34 @@ def kv_shape(cfg: ModelConfig, tp: int, pp: int, kv_bytes_per_element: float) ->
     kinds = cfg.layers[:stage]
     n_full = sum(1 for k in kinds if k == "full")
     n_slide = sum(1 for k in kinds if k in ("sliding", "chunked"))
+    mamba_kinds = sorted({k for k in kinds if k in ("mamba", "mamba2")})
+    n_mamba = sum(1 for k in kinds if k in ("mamba", "mamba2"))
     window = cfg.sliding_window or cfg.attention_chunk_size
-    if n_full and n_slide:
-        size = _vl.hybrid_group_size([n_full, n_slide])
-        full_groups = _vl.hybrid_groups([n_full], size)
-        sliding_groups = _vl.hybrid_groups([n_slide], size)
-        return KvShape(
-            per_layer,
-            size,
-            full_groups + sliding_groups,
-            full_groups,
-            sliding_groups,
-            window,
-            n_full + n_slide,
-        )
-    n = n_full + n_slide
-    if n == 0:
+    if n_full + n_slide == 0:
         raise InvalidInputError(f"{cfg.name} has no attention layer on a GPU: no KV pool to size")
+    state = 0.0
+    if n_mamba:
+        from calc.dtypes import BYTES_PER_ELEMENT
+        from calc.ssm import mixer_shape, ssm_state_dtype
+
+        state_b = BYTES_PER_ELEMENT.get(ssm_state_dtype(cfg, cfg.dtype), 2)
+        state = max(mixer_shape(cfg, k, tp).state_elements for k in mamba_kinds) * state_b
+    counts = [n for n in (n_full, n_slide, n_mamba) if n]
+    size = _vl.hybrid_group_size(counts) if len(counts) > 1 else counts[0]
+    full_groups = _vl.hybrid_groups([n_full], size) if n_full else 0
+    sliding_groups = _vl.hybrid_groups([n_slide], size) if n_slide else 0
+    mamba_groups = _vl.hybrid_groups([n_mamba], size) if n_mamba else 0
     return KvShape(
-        per_layer, n, 1, int(n_full > 0), int(n_slide > 0), window if n_slide else None, n
+        per_layer,
+        size,
+        full_groups + sliding_groups + mamba_groups,
+        full_groups,
+        sliding_groups,
+        window if n_slide else None,
+        n_full + n_slide,
+        mamba_groups,
+        state,
+        n_mamba,
     )
 
 
@@ -264,7 +277,9 @@ class PoolPrediction:
     tokens: int  # the pool the engine prints
     max_concurrency: float  # requests of max_model_len tokens at once
     max_model_len: int
+    block_size: int  # tokens per block as the engine runs it (vLLM raises it for Mamba pages)
     sources: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def kv_pool_bytes(self) -> float:
@@ -342,8 +357,18 @@ def predict_kv_pool(
     gpus = tp * pp
     if non_torch_bytes is None:
         non_torch_bytes = _vl.non_torch_bytes(gpus)
-    page = _vl.page_size_bytes(settings.block_size, shape.bytes_per_token_per_layer)
+    block_size = settings.block_size
+    warnings: list[str] = []
     engine = settings.engine
+    if shape.n_mamba_layers and engine == "vllm":
+        block_size = _vl.mamba_attention_block_size(
+            block_size, shape.mamba_state_bytes_per_layer, shape.bytes_per_token_per_layer
+        )
+    elif shape.n_mamba_layers:
+        warnings.append(
+            f"{engine}'s Mamba state pool is not modelled: the pool counts attention KV only"
+        )
+    page = _vl.page_size_bytes(block_size, shape.bytes_per_token_per_layer)
     if engine == "vllm":
         fraction = settings.memory_fraction or DEFAULTS[("vllm", "0.19")].memory_fraction
         act = modelled_activation if activation_bytes is None else activation_bytes
@@ -351,14 +376,15 @@ def predict_kv_pool(
             _vl.requested_memory_bytes(usable, fraction), weights_bytes, act, non_torch_bytes
         )
         blocks = int(_vl.num_blocks(budget, page, shape.layer_slots))
-        tokens = int(_vl.pool_tokens(blocks, shape.n_groups, settings.block_size))
+        tokens = int(_vl.pool_tokens(blocks, shape.n_groups, block_size))
         per_request = shape.full_groups * _vl.full_attention_blocks_per_request(
-            max_model_len, settings.block_size
+            max_model_len, block_size
         )
         if shape.sliding_groups:
             per_request += shape.sliding_groups * _vl.sliding_window_blocks_per_request(
-                shape.window, tokens_pass, max_model_len, settings.block_size
+                shape.window, tokens_pass, max_model_len, block_size
             )
+        per_request += shape.mamba_groups * _vl.MAMBA_BLOCKS_PER_REQUEST
         concurrency = _vl.max_concurrency(blocks, per_request)
     elif engine == "sglang":
         fraction = settings.memory_fraction or _sg.auto_mem_fraction_static(tp)
@@ -396,5 +422,7 @@ def predict_kv_pool(
         tokens=tokens,
         max_concurrency=concurrency,
         max_model_len=max_model_len,
+        block_size=block_size,
         sources=SOURCES[engine],
+        warnings=warnings,
     )

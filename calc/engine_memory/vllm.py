@@ -33,6 +33,11 @@ vLLM 0.19 (vllm-project/vllm):
    token count divides by the number of groups. A sliding-window group needs
    ``cdiv(min(window − 1 + max_num_batched_tokens, max_model_len), block_size) + 1`` blocks per
    request (``SlidingWindowSpec.max_memory_usage_bytes``).
+4. Mamba hybrids (``vllm/platforms/interface.py`` ``_align_hybrid_block_size``, without prefix
+   caching): one Mamba layer's state of one request must fit one page, so the attention block
+   is raised to ``16 × cdiv(mamba_state, 16 × attention bytes per token)`` tokens (16: the
+   FlashAttention kernel's block alignment) and the Mamba page padded to the attention page;
+   each Mamba group then needs one block per request.
 """
 
 from __future__ import annotations
@@ -150,6 +155,18 @@ def sliding_window_blocks_per_request(window, max_num_batched_tokens, max_model_
 def max_concurrency(blocks, blocks_per_request):
     """Requests of max_model_len tokens the pool holds at once (vLLM's "Maximum concurrency")."""
     return blocks / blocks_per_request
+
+
+KERNEL_BLOCK_ALIGNMENT = 16  # smallest kernel block size of the FlashAttention backend
+MAMBA_BLOCKS_PER_REQUEST = 1  # a Mamba group keeps one state page per request
+
+
+def mamba_attention_block_size(block_size, mamba_state_bytes, attention_bytes_per_token):
+    """Attention block size [tokens] with Mamba layers: the configured block, raised until one
+    attention page holds one Mamba layer's state (``_align_hybrid_block_size``)."""
+    align = max(KERNEL_BLOCK_ALIGNMENT, block_size)
+    needed = align * math.ceil(mamba_state_bytes / (align * attention_bytes_per_token))
+    return max(block_size, needed)
 
 
 def hybrid_group_size(layers_per_kind: list[int]) -> int:
