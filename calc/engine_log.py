@@ -90,6 +90,61 @@ def _setting(settings: dict, key: str, value) -> None:
         settings[key] = value
 
 
+_KEY_VALUE = re.compile(r"(\w+)=('[^']*'|\"[^\"]*\"|[\w.+-]+)")
+
+
+def _key_values(text: str) -> dict:
+    """``key=value`` pairs of an engine's config dump (vLLM "with config: model='...',
+    tensor_parallel_size=2, ..."; SGLang "ServerArgs(model_path='...', tp_size=4, ...)"),
+    values as int, float or str."""
+    out: dict = {}
+    for key, raw in _KEY_VALUE.findall(text[:200_000]):
+        value: object = raw.strip("'\"")
+        if raw.isdigit():
+            value = int(raw)
+        else:
+            try:
+                value = float(raw)
+            except ValueError:
+                pass
+        out[key] = value
+    return out
+
+
+# config-dump keys -> kvcalc setting names
+_VLLM_CONFIG = {
+    "model": "model",
+    "tensor_parallel_size": "tp",
+    "pipeline_parallel_size": "pp",
+    "max_seq_len": "max_model_len",
+    "kv_cache_dtype": "kv_cache_dtype",
+    "quantization": "quantization",
+}
+_SGLANG_CONFIG = {
+    "model_path": "model",
+    "tp_size": "tp",
+    "pp_size": "pp",
+    "mem_fraction_static": "memory_fraction",
+    "context_length": "max_model_len",
+    "chunked_prefill_size": "max_batched_tokens",
+    "max_running_requests": "max_num_seqs",
+    "page_size": "block_size",
+    "kv_cache_dtype": "kv_cache_dtype",
+    "quantization": "quantization",
+}
+
+
+def _config_settings(text: str, names: dict, settings: dict) -> bool:
+    """Settings from a config dump (only those not already set by a more explicit line)."""
+    pairs = _key_values(text)
+    found = False
+    for key, name in names.items():
+        if key in pairs and pairs[key] not in ("None", "none") and name not in settings:
+            _setting(settings, name, pairs[key])
+            found = True
+    return found
+
+
 _VLLM_PATTERNS = [
     (re.compile(r"Model loading took " + _NUM + r" ?GiB"), "weights_bytes", GIB),
     (re.compile(r"torch peak memory increase: " + _NUM + r" ?GiB"), "activation_bytes", GIB),
@@ -109,6 +164,7 @@ _VLLM_CONCURRENCY = re.compile(
     r"Maximum concurrency for " + _NUM + r" tokens per request: " + _NUM + r"x"
 )
 _VLLM_REQUESTED = re.compile(r"Requested memory: " + _NUM + r" \(util\), " + _NUM + r" ?GiB")
+_VLLM_CHUNKED = re.compile(r"max_num_batched_tokens=" + _NUM)
 _VLLM_UTIL_V0 = re.compile(r"gpu_memory_utilization\s+" + _NUM + r"\s*$")
 _VLLM_VERSION = re.compile(
     r"(?:vLLM API server version|LLM engine \(v)\s*v?([0-9]+\.[0-9]+[\w.+-]*)"
@@ -135,6 +191,7 @@ _SGLANG_FLAGS = {
     "--model": "model",
     "--model-path": "model",
 }
+_SGLANG_WEIGHTS = re.compile(r"Load weight end\..*mem usage=" + _NUM + r" ?GB")
 _SGLANG_VERSION = re.compile(r"sglang(?: version|==)\s*v?([0-9]+\.[0-9]+[\w.+-]*)", re.I)
 
 _TRT_BOTH = re.compile(
@@ -159,7 +216,7 @@ def detect_engine(text: str) -> str | None:
     """vllm, sglang or trtllm from the log's own markers, or None."""
     if "[TensorRT-LLM]" in text or "[TRT-LLM]" in text or "TensorRT-LLM version" in text:
         return "trtllm"
-    if "KV Cache is allocated" in text or "sglang.launch_server" in text:
+    if any(m in text for m in ("KV Cache is allocated", "sglang.launch_server", "ServerArgs(")):
         return "sglang"
     markers = (
         "GPU KV cache size",
@@ -199,6 +256,12 @@ def _parse_vllm(lines: list[str], r: LogReading) -> None:
             if fraction:
                 r.printed["total_memory_bytes"] = _num(m.group(2)) * GIB / fraction
             hit = True
+        if "with config:" in line:
+            hit = _config_settings(line.split("with config:", 1)[1], _VLLM_CONFIG, r.settings)
+        m = _VLLM_CHUNKED.search(line)
+        if m and "max_batched_tokens" not in r.settings:
+            _setting(r.settings, "max_batched_tokens", _int(m.group(1)))
+            hit = True
         m = _VLLM_UTIL_V0.search(line)
         if m:
             _setting(r.settings, "memory_fraction", _num(m.group(1)))
@@ -218,6 +281,12 @@ def _parse_sglang(lines: list[str], r: LogReading) -> None:
             r.printed["tokens"] = _int(m.group(1))
             r.printed["kv_cache_bytes"] = (_num(m.group(2)) + _num(m.group(3))) * GIB
             hit = True
+        m = _SGLANG_WEIGHTS.search(line)
+        if m:
+            r.printed["weights_bytes"] = _num(m.group(1)) * GIB
+            hit = True
+        if "ServerArgs(" in line:
+            hit = _config_settings(line.split("ServerArgs(", 1)[1], _SGLANG_CONFIG, r.settings)
         if "launch_server" in line or "--mem-fraction-static" in line:
             words = line.split()
             for i, word in enumerate(words[:-1]):

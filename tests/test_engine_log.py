@@ -181,3 +181,43 @@ def test_fuzz_cli_result_or_one_error_line(cli, tmp_path, parts):
     else:
         assert r.code == 2, r.err
         assert r.err.startswith("kvcalc: error:") and "Traceback" not in r.err
+
+
+def test_config_dumps_of_vllm_and_sglang():
+    # the formats of vLLM's "Initializing a V1 LLM engine ... with config:" line and SGLang's
+    # "server_args=ServerArgs(...)" / "Load weight end" lines (shortened)
+    v = parse_log(
+        "INFO [core.py:77] Initializing a V1 LLM engine (v0.19.0) with config: "
+        "model='Qwen/Qwen3-8B', dtype=torch.bfloat16, max_seq_len=4096, "
+        "tensor_parallel_size=2, pipeline_parallel_size=1, quantization=None, "
+        "kv_cache_dtype=auto\n"
+        "INFO Chunked prefill is enabled with max_num_batched_tokens=2048.\n"
+        "INFO [kv_cache_utils.py:1] GPU KV cache size: 476,016 tokens\n"
+    )
+    assert v.version == "0.19.0"
+    assert v.settings == {
+        "model": "Qwen/Qwen3-8B",
+        "tp": 2,
+        "pp": 1,
+        "max_model_len": 4096,
+        "kv_cache_dtype": "auto",
+        "max_batched_tokens": 2048,
+    }
+    s = parse_log(
+        "server_args=ServerArgs(model_path='Qwen/Qwen3-8B', tp_size=2, "
+        "mem_fraction_static=0.85, max_running_requests=None, page_size=1)\n"
+        "[TP0] Load weight end. type=Qwen3ForCausalLM, avail mem=63.62 GB, mem usage=7.72 GB.\n"
+        "[TP0] KV Cache is allocated. #tokens: 400000, K size: 27.47 GB, V size: 27.47 GB\n"
+    )
+    assert s.engine == "sglang"
+    assert s.settings == {"model": "Qwen/Qwen3-8B", "tp": 2, "memory_fraction": 0.85,
+                          "block_size": 1}  # fmt: skip
+    assert s.printed["weights_bytes"] == pytest.approx(7.72 * GIB)
+
+
+def test_calibration_from_another_environment_warns(cli, tmp_path):
+    cal = tmp_path / "c.yaml"
+    log = LOGS / "vllm-h100-llama31-8b-tp1.log"
+    assert cli("log", log, "--save-calibration", cal, "-f", "json").code == 0
+    r = cli("log", LOGS / "vllm-h100-llama31-8b-tp2.log", "--calibration", cal, "-f", "json")
+    assert r.code == 0 and "measured on h100 at TP 1, not h100 at TP 2" in r.err

@@ -148,6 +148,12 @@ def log(
                 f"{reading.engine}"
             )
         act, non_torch = cal.activation_bytes, cal.non_torch_bytes
+        tp_now = tp or reading.settings.get("tp", 1)
+        if (cal.hardware, cal.tp) != (hardware, tp_now):
+            warn([
+                f"--calibration {calibration} was measured on {cal.hardware} at TP {cal.tp}, "
+                f"not {hardware} at TP {tp_now}: its overheads may not apply"
+            ])  # fmt: skip
     report = log_report(
         reading,
         cfg,
