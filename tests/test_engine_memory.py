@@ -62,9 +62,12 @@ def test_vllm_sampler_and_moe_workspace():
     assert peak == 134_217_728 + max(8192 * 3 * 14336 * 2, 1024 * 128_256 * 14.5)
 
 
-def test_vllm_non_torch_by_gpus():
+def test_vllm_non_torch_by_tp():
     assert vl.non_torch_bytes(1) == round(0.25 * GIB)
     assert vl.non_torch_bytes(2) == vl.non_torch_bytes(8) == round(2.07 * GIB)
+    cfg, hw = load_model("llama3-8b"), load_hardware("h100")
+    p = predict_kv_pool(cfg, hw, settings=engine_settings("vllm"), pp=2)
+    assert p.non_torch_bytes == round(0.25 * GIB)  # pipeline stages do not all-reduce
 
 
 def test_sglang_auto_fraction_and_pool():

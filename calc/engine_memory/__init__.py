@@ -354,9 +354,8 @@ def predict_kv_pool(
     modelled_activation = _vl.activation_peak_bytes(
         tokens_pass, cfg.d_model, layer_width_per_gpu(cfg, tp), rows, cfg.vocab_size, workspace
     )
-    gpus = tp * pp
     if non_torch_bytes is None:
-        non_torch_bytes = _vl.non_torch_bytes(gpus)
+        non_torch_bytes = _vl.non_torch_bytes(tp)
     block_size = settings.block_size
     warnings: list[str] = []
     engine = settings.engine

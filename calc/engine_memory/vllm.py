@@ -74,10 +74,12 @@ def requested_memory_bytes(total_memory_bytes, gpu_memory_utilization):
     return total_memory_bytes * gpu_memory_utilization
 
 
-def non_torch_bytes(gpus_per_replica):
-    """Non-torch memory of the profiling pass per GPU [bytes]: 0.25 GiB alone, 2.07 GiB when
-    the GPU talks to others (TP or PP > 1; NCCL and custom all-reduce buffers)."""
-    return NON_TORCH_SINGLE_GPU_BYTES if gpus_per_replica == 1 else NON_TORCH_MULTI_GPU_BYTES
+def non_torch_bytes(tp):
+    """Non-torch memory of the profiling pass per GPU [bytes]: 0.25 GiB at TP 1, 2.07 GiB at
+    TP >= 2, where the forward pass all-reduces (NCCL and custom all-reduce buffers). Pipeline
+    stages only send and receive activations: llm-d's vLLM 0.19 report prints 0.07 GiB of
+    non-torch memory on a PP 2 and PP 4 worker, so PP adds nothing here."""
+    return NON_TORCH_SINGLE_GPU_BYTES if tp == 1 else NON_TORCH_MULTI_GPU_BYTES
 
 
 def resident_activation_bytes(tokens, d_model):
