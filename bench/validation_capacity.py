@@ -58,6 +58,51 @@ STATED = {
 }
 
 
+# Held-out figures (not used to fit anything): llm-d-planner's vLLM 0.19.0 / H100 accuracy
+# report, accuracy/results/v0.19.0/accuracy_report.md, "Root Cause Analysis" and "Sensitivity"
+# tables (activation = torch peak increase; GiB). (model, tp, printed range low, high)
+HELD_OUT_REPORT = (
+    "https://github.com/llm-d-incubation/llm-d-planner/blob/"
+    "fbd68515a903397a1b785a2189dc7512b0d55680/accuracy/results/v0.19.0/accuracy_report.md"
+)
+HELD_OUT_ACTIVATION = (
+    ("qwen3-30b-a3b", 1, 2.68, 2.68),
+    ("gemma-2-27b", 1, 3.62, 3.66),
+    ("qwen2.5-7b", 2, 2.21, 2.21),
+    ("qwen2.5-7b", 4, 2.21, 2.21),
+)
+
+
+def held_out_lines() -> list[str]:
+    from calc.engine_memory import engine_settings, predict_kv_pool
+    from calc.registry import load_hardware, load_model
+
+    hw = load_hardware("h100")
+    out = [
+        "## Held-out check: activation peaks from llm-d's report",
+        "",
+        "Figures not used for fitting, from llm-d-planner's vLLM 0.19.0 / H100 accuracy report "
+        f"(<{HELD_OUT_REPORT}>), beside kvcalc's activation term for the same model and TP "
+        "(gpu_memory_utilization 0.95, max_model_len 8192, the API server's defaults):",
+        "",
+        "| Model | TP | Printed activation (GiB) | Predicted (GiB) |",
+        "|---|---|---|---|",
+    ]
+    for model, tp, low, high in HELD_OUT_ACTIVATION:
+        settings = engine_settings("vllm", hw=hw, memory_fraction=0.95, max_model_len=8192)
+        p = predict_kv_pool(load_model(model), hw, settings=settings, tp=tp)
+        printed = f"{low:.2f}" if low == high else f"{low:.2f}–{high:.2f}"
+        out.append(f"| {model} | {tp} | {printed} | {p.activation_bytes / GIB:.2f} |")
+    out += [
+        "",
+        "The same report prints non-torch memory of 2.08 GiB (TP 2 mean) and 2.17 GiB (TP 4 "
+        "mean) against the 2.07 GiB constant, and 0.07 GiB on pipeline-parallel workers "
+        "(TP 1, PP 2 and 4), which is why the all-reduce term depends on TP only.",
+        "",
+    ]
+    return out
+
+
 def _engine(name: str) -> str:
     return {"vLLM": "vllm", "SGLang": "sglang", "TensorRT-LLM": "trtllm"}[name]
 
@@ -260,6 +305,24 @@ def render() -> str:
         "sliding-window pages per request (window − 1 + max_num_batched_tokens, + 1 block); "
         "SGLang's budget from free memory after loading; TensorRT-LLM's fraction of free "
         "memory and its `max_tokens` cap rounded up to a whole block.",
+        "",
+    ]
+    lines += held_out_lines()
+    lines += [
+        "## Not modelled yet",
+        "",
+        "- Checkpoint-exact weights: per-component dtypes (gpt-oss MXFP4 experts with bf16 "
+        "attention, fp8 checkpoints with bf16 layers beyond the vocabulary tables) and vision "
+        "towers; kvcalc counts every parameter at one dtype, the vocabulary tables at 16 bit "
+        "when that dtype is quantized (`checkpoint_weights_bytes_per_gpu`, the one function to "
+        "swap).",
+        "- Multimodal encoders: vLLM also profiles the vision encoder on dummy images; its peak "
+        "is not in the activation term.",
+        "- SGLang releases after 0.4 choose `mem_fraction_static` from a reserve rather than by "
+        "TP; TensorRT-LLM's activation term follows vLLM's forward model, untested against a "
+        "log that prints it.",
+        "- Pipeline parallelism: the busiest stage's weights and KV layers with the sampler's "
+        "activation (the last stage); vLLM prints the first stage's figures.",
         "",
     ]
     return "\n".join(lines)
