@@ -153,6 +153,9 @@ MARKERS = [
     "--tp ",
     " GiB",
     "{'tensor_parallel_size': ",
+    "non-default args: {'max_num_batched_tokens': 0, 'block_size': 99999999999}\n",
+    "non-default args: {'tensor_parallel_size': 3, 'gpu_memory_utilization': 1e-9}\n",
+    "Requested memory: 0.000001 (util), 0.00 GiB\n",
     "\n",
 ]
 

@@ -191,3 +191,31 @@ def test_vllm_mamba_hybrid_raises_the_attention_block():
     assert p.tokens == p.num_blocks // 8 * 80
     # one request: cdiv(8192, 80) = 103 attention blocks + 7 Mamba pages
     assert p.max_concurrency == pytest.approx(p.num_blocks / (103 + 7))
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"tp": 0}, "--tp"),
+        (
+            {
+                "settings": EngineSettings(
+                    engine="vllm",
+                    version="0.19",
+                    memory_fraction=1.5,
+                    block_size=16,
+                    max_batched_tokens=8192,
+                    max_num_seqs=1024,
+                )
+            },
+            "gpu_memory_utilization",
+        ),
+        ({"settings": engine_settings("vllm", block_size=0)}, "--block-size"),
+    ],
+)
+def test_predict_rejects_bad_settings(kwargs, message):
+    from calc.errors import InvalidInputError
+
+    args = {"settings": engine_settings("vllm"), **kwargs}
+    with pytest.raises(InvalidInputError, match=message):
+        predict_kv_pool(load_model("llama3-8b"), load_hardware("h100"), **args)

@@ -338,6 +338,22 @@ def predict_kv_pool(
     """The KV pool ``settings.engine`` allocates on the busiest GPU of ``cfg`` on ``hw`` at
     tp × pp. ``weights_bytes``, ``activation_bytes`` and ``non_torch_bytes`` replace the
     modelled terms when given (a calibration measured on the user's machine)."""
+    from calc.memory import MAX_CTX, check_positive_int
+
+    for name, value, upper in (
+        ("tp", tp, 4096),
+        ("pp", pp, 4096),
+        ("block-size", settings.block_size, 1 << 20),
+        ("max-batched-tokens", settings.max_batched_tokens, MAX_CTX),
+        ("max-num-seqs", settings.max_num_seqs, MAX_CTX),
+        ("max-model-len", settings.max_model_len or cfg.max_ctx, MAX_CTX),
+    ):
+        check_positive_int(name, value, upper)
+    fraction_given = settings.memory_fraction
+    if fraction_given is not None and not 0 < fraction_given <= 1:
+        raise InvalidInputError(
+            f"{FRACTION_NAMES[settings.engine]} must be a fraction in (0, 1], got {fraction_given}"
+        )
     weight_dtype = weight_dtype or cfg.dtype
     usable = usable_memory_bytes(hw) if usable_bytes is None else usable_bytes
     if weights_bytes is None:
