@@ -219,3 +219,20 @@ def test_predict_rejects_bad_settings(kwargs, message):
     args = {"settings": engine_settings("vllm"), **kwargs}
     with pytest.raises(InvalidInputError, match=message):
         predict_kv_pool(load_model("llama3-8b"), load_hardware("h100"), **args)
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "trtllm"])
+@pytest.mark.parametrize("model", ["llama3-8b", "gemma-2-9b", "mixtral-8x7b", "jamba-v0.1"])
+def test_explain_lines_evaluate_to_their_value(engine, model):
+    """Each derivation's substituted arithmetic, evaluated, gives the reported figure."""
+    import re
+
+    hw = load_hardware("h200")
+    kw = {"max_tokens": 50_000} if engine == "trtllm" else {}
+    p = predict_kv_pool(load_model(model), hw, settings=engine_settings(engine, hw=hw, **kw), tp=2)
+    assert p.figures
+    for f in p.figures:
+        text = f.substituted.replace("×", "*").replace("−", "-")
+        text = re.sub(r"\d{1,3}(?:,\d{3})+", lambda m: m.group(0).replace(",", ""), text)
+        value = eval(text, {"__builtins__": {}, "max": max, "min": min})
+        assert value == pytest.approx(f.value, rel=1e-3), f.line()

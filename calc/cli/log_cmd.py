@@ -104,6 +104,7 @@ def log(
     ] = None,
     fmt: o.Format = "table",
     output: o.Output = None,
+    explain: o.Explain = False,
 ) -> None:
     """Read an engine start-up log; show its memory figures beside kvcalc's prediction.
 
@@ -177,6 +178,7 @@ def log(
         title=title,
         rows=report.rows,
         table=lambda: _table(report, title),
+        explain=report.prediction.figures if explain else (),
     )
 
 

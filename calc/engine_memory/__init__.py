@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from calc.derivation import figure
 from calc.elementwise import cdiv
 from calc.engine_memory import sglang as _sg
 from calc.engine_memory import trtllm as _trt
@@ -280,6 +281,7 @@ class PoolPrediction:
     block_size: int  # tokens per block as the engine runs it (vLLM raises it for Mamba pages)
     sources: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
+    figures: list = field(default_factory=list)  # calc.derivation.Figure, for --explain
 
     @property
     def kv_pool_bytes(self) -> float:
@@ -421,6 +423,97 @@ def predict_kv_pool(
         concurrency = tokens / (cdiv(max_model_len, settings.block_size) * settings.block_size)
     else:
         raise UnknownNameError("engine", engine, LATEST)
+    figures = []
+    if activation_bytes is None and engine != "sglang":
+        figures.append(
+            figure(
+                "activation_bytes",
+                act,
+                "bytes",
+                "2 × {tokens} × {d_model} × 2 + {moe_workspace} + max({tokens} × "
+                "{layer_width} × 2, {rows} × {vocab_size} × {bytes_per_logit})",
+                tokens=tokens_pass,
+                d_model=cfg.d_model,
+                moe_workspace=workspace,
+                layer_width=layer_width_per_gpu(cfg, tp),
+                rows=rows,
+                vocab_size=cfg.vocab_size,
+                bytes_per_logit=_vl.SAMPLER_BYTES_PER_LOGIT,
+            )
+        )
+    budget_formula = {
+        "vllm": "{usable} × {fraction} − {weights} − {activation} − {non_torch}",
+        "sglang": "{usable} × {fraction} − {weights} − {activation} − {non_torch}",
+        "trtllm": "{fraction} × ({usable} − {weights} − {activation} − {non_torch})",
+    }[engine]
+    figures.append(
+        figure(
+            "kv_budget_bytes",
+            budget,
+            "bytes",
+            budget_formula,
+            usable=usable,
+            fraction=fraction,
+            weights=weights_bytes,
+            activation=act,
+            non_torch=non_torch_bytes,
+        )
+    )
+    if engine == "vllm":
+        figures += [
+            figure(
+                "num_blocks",
+                blocks,
+                "blocks",
+                "max({budget}, 0) // {page} // {layer_slots}",
+                budget=int(budget),
+                page=page,
+                layer_slots=shape.layer_slots,
+            ),
+            figure(
+                "tokens",
+                tokens,
+                "tokens",
+                "{blocks} // {groups} × {block_size}",
+                blocks=blocks,
+                groups=shape.n_groups,
+                block_size=block_size,
+            ),
+            figure(
+                "max_concurrency",
+                concurrency,
+                "requests",
+                "{blocks} / {blocks_per_request}",
+                blocks=blocks,
+                blocks_per_request=per_request,
+            ),
+        ]
+    elif engine == "sglang":
+        figures.append(
+            figure(
+                "tokens",
+                tokens,
+                "tokens",
+                "max({budget}, 0) // {cell_size} // {page_size} × {page_size}",
+                budget=int(budget),
+                cell_size=shape.bytes_per_token,
+                page_size=settings.block_size,
+            )
+        )
+    else:
+        figures.append(
+            figure(
+                "tokens",
+                tokens,
+                "tokens",
+                "min({by_fraction}, {max_tokens_in_blocks})"
+                if settings.max_tokens
+                else "{by_fraction}",
+                by_fraction=by_fraction,
+                max_tokens_in_blocks=cdiv(settings.max_tokens or 0, settings.block_size)
+                * settings.block_size,
+            )
+        )
     return PoolPrediction(
         engine=engine,
         version=settings.version,
@@ -440,4 +533,5 @@ def predict_kv_pool(
         block_size=block_size,
         sources=SOURCES[engine],
         warnings=warnings,
+        figures=figures,
     )
