@@ -318,8 +318,9 @@ def render() -> str:
         "swap).",
         "- Multimodal encoders: vLLM also profiles the vision encoder on dummy images; its peak "
         "is not in the activation term.",
-        "- SGLang releases after 0.4 choose `mem_fraction_static` from a reserve rather than by "
-        "TP; TensorRT-LLM's activation term follows vLLM's forward model, untested against a "
+        "- SGLang's automatic `mem_fraction_static` (0.4: by TP; 0.5: from a reserve by GPU "
+        "memory bucket) is modelled but not checked against a log (the SGLang record sets "
+        "0.93); TensorRT-LLM's activation term follows vLLM's forward model, untested against a "
         "log that prints it.",
         "- Pipeline parallelism: the busiest stage's weights and KV layers with the sampler's "
         "activation (the last stage); vLLM prints the first stage's figures.",

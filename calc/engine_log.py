@@ -393,7 +393,7 @@ KNOWN_MODELS = {
     "mistral-7b-instruct-v0.3": "mistral-7b",
     "qwen3-30b-a3b": "qwen3-30b-a3b",
 }
-VERSIONS = {"vllm": ("0.19",), "sglang": ("0.4",), "trtllm": ("1.0",)}
+VERSIONS = {"vllm": ("0.19",), "sglang": ("0.4", "0.5"), "trtllm": ("1.0",)}
 
 
 def shipped_model_for(model_id: str | None) -> str | None:
@@ -461,7 +461,9 @@ def log_report(
     pp = pp or s.get("pp", 1)
     if reading.version and not version:
         major = ".".join(reading.version.split(".")[:2])
-        if major not in VERSIONS[reading.engine]:
+        if major in VERSIONS[reading.engine]:
+            version = major
+        else:
             warnings.append(
                 f"{reading.engine} {reading.version} is not modelled; predicted with "
                 f"{reading.engine} {VERSIONS[reading.engine][-1]}"

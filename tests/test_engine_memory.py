@@ -150,8 +150,25 @@ def test_predict_gemma2_hybrid_tokens_divide_by_groups():
 
 def test_sglang_does_not_subtract_activations():
     cfg, hw = load_model("llama3-8b"), load_hardware("h100")
-    p = predict_kv_pool(cfg, hw, settings=engine_settings("sglang"), tp=2)
+    p = predict_kv_pool(cfg, hw, settings=engine_settings("sglang", "0.4"), tp=2)
     assert p.activation_bytes == 0 and p.memory_fraction == 0.87
+
+
+def test_sglang_0_5_auto_fraction_from_its_reserve():
+    # H100: 79.19 GiB = 81,090.6 MiB, the 60-90 GiB bucket: chunked_prefill_size 8,192 and
+    # cuda_graph_max_bs 256 below TP 4, 512 from TP 4
+    assert sg.bucket_defaults_0_5(81_090.6, 2) == (8192, 256)
+    assert sg.bucket_defaults_0_5(81_090.6, 8) == (8192, 512)
+    assert sg.bucket_defaults_0_5(183_359.0, 8) == (16384, 512)  # B200 bucket
+    # reserved = 512 + 1.5 × 8,192 + 2 × 256 + 1,024 × 2 × 1 / 8 = 13,568 MiB
+    assert sg.reserved_memory_mib(81_090.6, 8192, 256, 2, 1) == 13_568
+    # a small GPU: 512 + 1.5 × 2,048 + 2 × 8 + 128 = 3,728 MiB (no 10 GiB floor below 60 GiB)
+    assert sg.reserved_memory_mib(16_000, 2048, 8, 1, 1) == 3_728
+    # (81,090.6 − 13,568) / 81,090.6 = 0.8327 → 0.833
+    assert sg.auto_mem_fraction_static_0_5(81_090.6, 13_568) == 0.833
+    cfg, hw = load_model("llama3-8b"), load_hardware("h100")
+    p = predict_kv_pool(cfg, hw, settings=engine_settings("sglang", hw=hw), tp=2)
+    assert (p.version, p.memory_fraction) == ("0.5", 0.833)
 
 
 def test_vllm_batch_defaults_depend_on_the_gpu():

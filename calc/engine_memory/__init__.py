@@ -40,6 +40,7 @@ class EngineSettings:
     cuda_graphs: bool = True
     max_model_len: int | None = None  # None: the model's max_ctx
     max_tokens: int | None = None  # TensorRT-LLM KvCacheConfig.max_tokens cap
+    cuda_graph_max_bs: int | None = None  # SGLang 0.5: None = its default by GPU and TP
 
 
 FRACTION_NAMES = {
@@ -69,6 +70,16 @@ DEFAULTS: dict[tuple[str, str], EngineSettings] = {
         max_batched_tokens=8192,
         max_num_seqs=1024,
     ),
+    # server_args.py 0.5: mem_fraction_static from a reserve; chunked_prefill_size and
+    # cuda_graph_max_bs by GPU memory (calc.engine_memory.sglang.BUCKETS_0_5; 8192 on H100)
+    ("sglang", "0.5"): EngineSettings(
+        engine="sglang",
+        version="0.5",
+        memory_fraction=None,
+        block_size=1,
+        max_batched_tokens=8192,
+        max_num_seqs=1024,
+    ),
     # tensorrt_llm/llmapi/llm_args.py: KvCacheConfig.free_gpu_memory_fraction 0.9,
     # tokens_per_block 32, max_num_tokens 8192, max_batch_size 2048.
     ("trtllm", "1.0"): EngineSettings(
@@ -80,7 +91,7 @@ DEFAULTS: dict[tuple[str, str], EngineSettings] = {
         max_num_seqs=2048,
     ),
 }
-LATEST = {"vllm": "0.19", "sglang": "0.4", "trtllm": "1.0"}
+LATEST = {"vllm": "0.19", "sglang": "0.5", "trtllm": "1.0"}
 
 # vllm/engine/arg_utils.py EngineArgs.get_batch_defaults: GPUs with >= 70 GiB that are not
 # A100s get (max_num_batched_tokens, max_num_seqs) = (8192, 1024) for the API server and
@@ -121,6 +132,9 @@ def engine_settings(
         name = f"{getattr(hw, 'name', '')} {getattr(hw, 'display_name', '')}"
         tokens, seqs = vllm_batch_defaults(memory, name, entrypoint)
         base = replace(base, max_batched_tokens=tokens, max_num_seqs=seqs)
+    if key == ("sglang", "0.5") and hw is not None:
+        chunk, _ = _sg.bucket_defaults_0_5(usable_memory_bytes(hw) / _sg.MIB, 1)
+        base = replace(base, max_batched_tokens=chunk)
     given = {k: v for k, v in overrides.items() if v is not None}
     return replace(base, **given)
 
@@ -323,6 +337,19 @@ SOURCES = {
 }
 
 
+def _sglang_auto_fraction(settings: EngineSettings, usable: int, tp: int, pp: int) -> float:
+    """SGLang's own choice of mem_fraction_static for ``settings.version``."""
+    if settings.version == "0.4":
+        return _sg.auto_mem_fraction_static(tp)
+    gpu_mem = usable / _sg.MIB
+    chunk, graph_bs = _sg.bucket_defaults_0_5(gpu_mem, tp)
+    reserved = _sg.reserved_memory_mib(
+        gpu_mem, settings.max_batched_tokens or chunk, settings.cuda_graph_max_bs or graph_bs,
+        tp, pp,
+    )  # fmt: skip
+    return _sg.auto_mem_fraction_static_0_5(gpu_mem, reserved)
+
+
 def predict_kv_pool(
     cfg: ModelConfig,
     hw,
@@ -404,7 +431,7 @@ def predict_kv_pool(
         per_request += shape.mamba_groups * _vl.MAMBA_BLOCKS_PER_REQUEST
         concurrency = _vl.max_concurrency(blocks, per_request)
     elif engine == "sglang":
-        fraction = settings.memory_fraction or _sg.auto_mem_fraction_static(tp)
+        fraction = settings.memory_fraction or _sglang_auto_fraction(settings, usable, tp, pp)
         act = 0.0 if activation_bytes is None else activation_bytes
         budget = _sg.rest_memory_bytes(usable, fraction, weights_bytes + act, non_torch_bytes)
         tokens = int(_sg.max_total_num_tokens(budget, shape.bytes_per_token, settings.block_size))
