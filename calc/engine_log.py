@@ -392,6 +392,25 @@ KNOWN_MODELS = {
     "gemma-2-27b-it": "gemma-2-27b",
     "mistral-7b-instruct-v0.3": "mistral-7b",
     "qwen3-30b-a3b": "qwen3-30b-a3b",
+    "qwen3-30b-a3b-instruct-2507": "qwen3-30b-a3b",
+    "mistral-7b-v0.1": "mistral-7b",
+    "mistral-7b-instruct-v0.1": "mistral-7b",
+    "mixtral-8x22b-instruct-v0.1": "mixtral-8x22b",
+    "mixtral-8x22b-v0.1": "mixtral-8x22b",
+    "llama-2-7b-hf": "llama2-7b",
+    "llama-2-7b-chat-hf": "llama2-7b",
+    "meta-llama-3.1-405b-instruct": "llama3.1-405b",
+    "llama-3.1-405b-instruct": "llama3.1-405b",
+    "gemma-2-27b": "gemma-2-27b",
+    "gemma-3-27b-it": "gemma-3-27b",
+    "deepseek-v3": "deepseek-v3",
+    "deepseek-v3-0324": "deepseek-v3",
+    "deepseek-v2": "deepseek-v2",
+    "deepseek-v2-chat": "deepseek-v2",
+    "gpt-oss-120b": "gpt-oss-120b",
+    "jamba-v0.1": "jamba-v0.1",
+    "falcon-7b": "falcon-7b",
+    "falcon-7b-instruct": "falcon-7b",
 }
 VERSIONS = {"vllm": ("0.19",), "sglang": ("0.4", "0.5"), "trtllm": ("1.0",)}
 
@@ -415,6 +434,33 @@ def kv_dtype_bytes(kv_cache_dtype: str | None, default: float = 2.0) -> float:
         f"kv_cache_dtype {kv_cache_dtype!r} is not one kvcalc sizes (auto, fp8*, bf16, fp16); "
         "pass --kv-dtype"
     )
+
+
+# (substring of the quantization setting or model name, kvcalc weight format), first match wins
+_QUANT_HINTS = (
+    ("mxfp4", "mxfp4"),
+    ("nvfp4", "nvfp4"),
+    ("fp8", "fp8-tensor"),
+    ("w8a8", "int8-channel"),
+    ("int8", "int8-channel"),
+    ("w4a16", "int4-g128"),
+    ("awq", "int4-g128"),
+    ("gptq", "int4-g128"),
+    ("int4", "int4-g128"),
+)
+_DTYPES = {"float32": "fp32", "float": "fp32", "float16": "fp16", "half": "fp16",
+           "bfloat16": "bf16"}  # fmt: skip
+
+
+def weight_dtype_of(settings: dict) -> str | None:
+    """The weight format a log's settings imply: its quantization (or a quantization named in
+    the model id, as fp8/w8a8/AWQ releases are), else an explicit --dtype; None: the model's."""
+    quant = f"{settings.get('quantization') or ''} {settings.get('model') or ''}".lower()
+    for hint, fmt in _QUANT_HINTS:
+        if hint in quant:
+            return fmt
+    dtype = str(settings.get("dtype") or "").removeprefix("torch.")
+    return _DTYPES.get(dtype) if dtype != "bfloat16" else None
 
 
 @dataclass(frozen=True)
@@ -481,10 +527,12 @@ def log_report(
     )
     kv_b = kv_dtype_bytes(kv_dtype or s.get("kv_cache_dtype"))
     if weight_dtype is None:
-        quant = f"{s.get('quantization') or ''} {s.get('model') or ''}".lower()
-        if "fp8" in quant:
-            weight_dtype = "fp8-tensor"
-            warnings.append("the checkpoint looks fp8: weights sized as fp8 (--weight-dtype)")
+        weight_dtype = weight_dtype_of(s)
+        if weight_dtype is not None:
+            warnings.append(
+                f"weights sized as {weight_dtype} from the log's dtype/quantization/model name "
+                "(--weight-dtype to change)"
+            )
     p = predict_kv_pool(
         cfg,
         hw,

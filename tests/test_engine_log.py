@@ -224,3 +224,32 @@ def test_calibration_from_another_environment_warns(cli, tmp_path):
     assert cli("log", log, "--save-calibration", cal, "-f", "json").code == 0
     r = cli("log", LOGS / "vllm-h100-llama31-8b-tp2.log", "--calibration", cal, "-f", "json")
     assert r.code == 0 and "measured on h100 at TP 1, not h100 at TP 2" in r.err
+
+
+@pytest.mark.parametrize(
+    ("settings", "expected"),
+    [
+        ({"model": "RedHatAI/Llama-3.3-70B-Instruct-fp8-dynamic"}, "fp8-tensor"),
+        ({"model": "meta-llama/Llama-3.1-8B-Instruct", "quantization": "fp8"}, "fp8-tensor"),
+        ({"model": "RedHatAI/Qwen2.5-7B-Instruct-quantized.w8a8"}, "int8-channel"),
+        ({"model": "Qwen/Qwen2.5-7B-Instruct-AWQ"}, "int4-g128"),
+        ({"model": "openai/gpt-oss-20b", "quantization": "mxfp4"}, "mxfp4"),
+        ({"model": "meta-llama/Llama-3.1-8B-Instruct", "dtype": "float32"}, "fp32"),
+        ({"model": "meta-llama/Llama-3.1-8B-Instruct", "dtype": "bfloat16"}, None),
+        ({"model": "meta-llama/Llama-3.1-8B-Instruct"}, None),
+    ],
+)
+def test_weight_dtype_from_the_log(settings, expected):
+    from calc.engine_log import weight_dtype_of
+
+    assert weight_dtype_of(settings) == expected
+
+
+def test_known_model_ids_name_shipped_models():
+    from calc.engine_log import KNOWN_MODELS, shipped_model_for
+    from calc.registry import model_names
+
+    assert set(KNOWN_MODELS.values()) <= set(model_names())
+    assert shipped_model_for("/models/meta-llama/Llama-3.1-8B-Instruct/") == "llama3-8b"
+    assert shipped_model_for("google/gemma-2-9b-it") == "gemma-2-9b"
+    assert shipped_model_for("someone/unknown") is None
