@@ -299,7 +299,8 @@ def render() -> str:
         "",
         "Mechanisms modelled from the source rather than fitted: the sampler pass over the "
         "full vocabulary on every TP rank; the fused-MoE workspaces kept through the sampler "
-        "pass (vLLM's WorkspaceManager); 16-bit embeddings and lm_head in fp8 checkpoints; "
+        "pass (vLLM's persistent worker workspaces); 16-bit embeddings and lm_head in fp8 "
+        "checkpoints; "
         "`num_blocks = budget // page_size // num_layers`; the hybrid allocator's layer groups "
         "(Gemma 2: two groups of 21 layers share one page slot, tokens = blocks // 2 × 16) and "
         "sliding-window pages per request (window − 1 + max_num_batched_tokens, + 1 block); "
