@@ -72,3 +72,41 @@ def calibrated(
             f"not on {hw.name!r}: its efficiencies are applied to {hw.name}'s peaks"
         )
     return apply_calibration(hw, cal, path)
+
+
+# ---------------------------------------------------------------------------------------------
+# Engine overheads measured from a start-up log (`kvcalc log --save-calibration`)
+
+
+class EngineOverheads(BaseModel):
+    """Memory an engine used beside weights and KV on one GPU, as its own log printed it
+    [bytes]: the profiling pass's torch activation peak and its non-torch memory."""
+
+    model_config = _STRICT
+
+    kind: str = Field(pattern="^kvcalc-engine-calibration$")
+    engine: str = Field(pattern="^(vllm|sglang|trtllm)$")
+    engine_version: str | None = None
+    hardware: str = Field(min_length=1)
+    tp: int = Field(ge=1)
+    pp: int = Field(ge=1)
+    model: str = Field(min_length=1, description="model of the log the figures come from")
+    activation_bytes: int | None = Field(default=None, ge=0)
+    non_torch_bytes: int | None = Field(default=None, ge=0)
+    source: str = Field(min_length=1, description="the log file")
+    created: str = Field(min_length=1)
+
+
+def load_engine_overheads(path: Path | str) -> EngineOverheads:
+    path = Path(path)
+    return validate(EngineOverheads, load_mapping(path), path)
+
+
+def save_engine_overheads(path: Path | str, overheads: EngineOverheads) -> None:
+    """Write ``overheads`` as YAML, atomically (nothing half-written, an old file kept on error)."""
+    import yaml
+
+    from calc.render import write_atomic
+
+    data = overheads.model_dump()
+    write_atomic(Path(path), yaml.safe_dump(data, sort_keys=False))

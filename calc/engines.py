@@ -32,6 +32,11 @@ TensorRT-LLM (``tensorrt_llm/llmapi/llm_args.py`` ``KvCacheConfig.free_gpu_memor
 after the weights and the engine's activation memory are allocated)::
 
     kv_budget = free_gpu_memory_fraction × (total − weights − activations − non-torch)
+
+The terms these budgets take (activation peak with the sampler pass, non-torch memory by TP,
+usable memory as torch reports it), the paging into blocks and tokens, and each engine's
+defaults by version are modelled in ``calc.engine_memory`` (``predict_kv_pool``,
+``engine_settings``); the budget functions here are the same arithmetic on given terms.
 """
 
 from __future__ import annotations
