@@ -367,7 +367,7 @@ def predict_kv_pool(
     """The KV pool ``settings.engine`` allocates on the busiest GPU of ``cfg`` on ``hw`` at
     tp × pp. ``weights_bytes``, ``activation_bytes`` and ``non_torch_bytes`` replace the
     modelled terms when given (a calibration measured on the user's machine)."""
-    from calc.memory import MAX_CTX, check_positive_int
+    from calc.deployment import MAX_CTX, check_positive_int
 
     for name, value, upper in (
         ("tp", tp, 4096),
