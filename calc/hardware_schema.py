@@ -71,8 +71,9 @@ class HardwareProfile(Schema):
     price_date: Annotated[str, Bounds(pattern=r"^\d{4}-\d{2}(-\d{2})?$")]
     price_source: Text
     efficiency: Efficiency
-    # What the driver hands a process: torch.cuda.mem_get_info()[1] (cudaMemGetInfo / hipMemGetInfo
-    # total) on an idle headless server, which engines budget from (vLLM's total_gpu_memory) [bytes].
+    # What the driver hands a process: torch.cuda.mem_get_info()[1] (cudaMemGetInfo or
+    # hipMemGetInfo total) on an idle headless server, which engines budget from (vLLM's
+    # total_gpu_memory) [bytes].
     # Below the label: the driver reserves memory (and ECC on GDDR parts). Optional so that older
     # user profiles still load; every shipped profile has it (tests/test_hardware_data.py).
     usable_memory_bytes: Annotated[int, Bounds(gt=0, le=10**14)] | None = None
