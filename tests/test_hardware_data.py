@@ -638,3 +638,22 @@ def test_a_valid_copy_still_loads_through_cli(cli, tmp_path):
     good = _hostile(tmp_path, lambda d: None)
     r = cli("memory", "--model", "llama3-8b", "--ctx", "1024", "--hardware", str(good))
     assert r.code == 0, r.err
+
+
+# --- `kvcalc hardware` lists usable memory, the NVLink domain and the price source/date ---------
+
+
+def test_hardware_listing_shows_usable_memory_domain_and_price_source(cli):
+    rows = {r["name"]: r for r in cli("hardware", "-f", "json").json()["hardware"]}
+    assert sorted(rows) == sorted(SHIPPED)
+    h100 = rows["h100"]
+    assert h100["memory_bytes"] == 80 * GiB  # 85,899,345,920
+    assert h100["usable_memory_bytes"] == 81_090 * MiB  # 85,029,027,840 (79.19 GiB)
+    assert h100["scale_up_domain_gpus"] == 8
+    assert h100["scale_out_bandwidth_bytes_per_s"] == 50 * 10**9
+    assert h100["price_date"] == "2026-02" and h100["price_source"].startswith("CoreWeave")
+    assert rows["gb300"]["scale_up_domain_gpus"] == 72
+    assert rows["rtx-4090"]["scale_up_domain_gpus"] == 1
+    table = cli("hardware").out
+    for text in ("usable_memory_bytes", "scale_up_domain_gpus", "(79.19", "2026-03 RunPod"):
+        assert text in table, text
