@@ -415,7 +415,8 @@ USABLE_MIB = {
     "h200": 143_156,  # torch total_memory=143156MB
     "b200": 182_642,  # torch total_memory=182642MB
     "gb200": 189_471 - (183_359 - 182_642),  # DERIVED: nvidia-smi − B200's 717 MiB = 188,754
-    "b300": 284_208 - (183_359 - 182_642),  # DERIVED: 284,208 − 717 = 283,491
+    # DERIVED: 270 GiB enabled (Verda) × B200's torch/label 182,642 / 184,320 = 273,963 exactly
+    "b300": 270 * 1024 * 182_642 // 184_320,
     "gb300": 284_208 - (183_359 - 182_642),  # DERIVED: 283,491
     "a100-80g": round(79.15 * 1024),  # torch 79.15 GiB × 1024 = 81,049.6 -> 81,050
     "h20": 97_285,  # torch total_memory=97285MB
@@ -442,6 +443,13 @@ def test_usable_memory_is_sourced_and_below_the_label(name):
     derived = "DERIVED" in hw.usable_memory_source
     # the parts whose usable memory is derived, not read from a published torch/engine figure
     assert derived == (name in {"gb200", "b300", "gb300", "h100-pcie", "mi325x", "mi355x"}), name
+
+
+def test_gb300_enables_279_gib_by_the_b200_ratio():
+    # 279 GiB × B200's nvidia-smi/label ratio (183,359 / 184,320) = 284,206.45 MiB, against
+    # 284,208 MiB in GB300 nvidia-smi outputs: the rule behind the B300 derivation holds to 2 MiB
+    assert 279 * 1024 * 183_359 / 184_320 == pytest.approx(284_208, abs=2)
+    assert load_hardware("b300").usable_memory_bytes < load_hardware("gb300").usable_memory_bytes
 
 
 def test_h100_usable_memory_matches_the_vllm_logs():
