@@ -120,8 +120,14 @@ class CheckSpec(BaseModel):
 
 
 def load_spec(path: Path | str) -> CheckSpec:
+    """The validated spec; a misspelt key is reported first, with the closest valid key."""
+    from calc.check_reference import unknown_key_message
+
     path = Path(path)
-    return validate(CheckSpec, load_mapping(path), path)
+    data = load_mapping(path)
+    if (problem := unknown_key_message(data)) is not None:
+        raise ConfigError(f"{path}: {problem}")
+    return validate(CheckSpec, data, path)
 
 
 @dataclass(frozen=True)
@@ -146,14 +152,36 @@ class Result:
         }
 
     def message(self) -> str:
-        from calc.derivation import fmt_number
-
         op = "≥" if self.requirement == "min_concurrency" else "≤"
         verdict = "PASS" if self.passed else "FAIL"
         return (
-            f"{self.deployment} {self.requirement}: {fmt_number(self.figure)} {self.unit}, "
-            f"limit {op} {fmt_number(self.limit)} {self.unit}: {verdict}"
+            f"{self.deployment} {self.requirement}: {human_figure(self.figure, self.unit)}, "
+            f"limit {op} {human_figure(self.limit, self.unit)}: {verdict}"
         )
+
+    def display_row(self) -> dict:
+        """The row for a table: figure and limit in human units (GB and GiB, ms, USD)."""
+        row = {k: v for k, v in self.row().items() if k != "unit"}  # the figure names it
+        return {
+            **row,
+            "figure": human_figure(self.figure, self.unit),
+            "limit": human_figure(self.limit, self.unit),
+            "passed": "PASS" if self.passed else "FAIL",
+        }
+
+
+def human_figure(value: float, unit: str) -> str:
+    """A figure for people: bytes as GB and GiB side by side, ms, USD per million tokens,
+    sequences as a whole number (JSON and CSV keep the unrounded base-unit value)."""
+    from calc.derivation import fmt_number
+
+    if unit == "bytes":
+        return f"{value / 1e9:,.2f} GB ({value / 2**30:,.2f} GiB)"
+    if unit == "ms":
+        return f"{value:,.3g} ms" if value < 1000 else f"{value:,.0f} ms"
+    if unit == "USD":
+        return f"${value:,.3f} per 1M tokens"
+    return f"{fmt_number(value)} {unit}"
 
 
 def build_deployment(dep: Deployment, calibration=None, warnings: list[str] | None = None):
@@ -262,6 +290,22 @@ def run_checks(
         except KvcalcError as exc:
             raise ConfigError(f"{path}: deployments[{i}] ({dep.name}): {exc}") from exc
     return results
+
+
+def junit_error_xml(problem: str, spec: Path | str = "spec", suite: str = "kvcalc check") -> str:
+    """JUnit XML for a spec that could not be evaluated: one errored test case naming the
+    problem, so a CI step that publishes JUnit shows why instead of finding no file."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.Element("testsuites", name=suite, tests="1", failures="0", errors="1")
+    ts = ET.SubElement(
+        root, "testsuite", name=str(spec), tests="1", failures="0", errors="1", skipped="0"
+    )
+    tc = ET.SubElement(ts, "testcase", classname="kvcalc.spec", name="spec is valid", time="0")
+    err = ET.SubElement(tc, "error", message=problem, type="InvalidSpec")
+    err.text = problem
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
 
 
 def junit_xml(results: list[Result], suite: str = "kvcalc check") -> str:

@@ -37,8 +37,19 @@ class Efficiency(Schema):
 
 
 @schema
+class ScaleOut(Schema):
+    """The network between nodes (scale-out: InfiniBand, RoCE or Ethernet), per GPU."""
+
+    fabric: Text  # e.g. "InfiniBand NDR 400 Gb/s, one ConnectX-7 NIC per GPU"
+    bandwidth_bytes_per_s: Annotated[float, Bounds(gt=0, le=1e13)]  # per GPU, per direction
+    latency_s: Annotated[float, Bounds(gt=0, le=1)]  # one ring step between nodes [s]
+    source: Text
+
+
+@schema
 class HardwareProfile(Schema):
-    """One accelerator (per GPU): memory, bandwidth, dense peaks, interconnect, price."""
+    """One accelerator (per GPU): memory (label and usable), bandwidth, dense peaks,
+    interconnect (scale-up domain and scale-out network), price."""
 
     name: Annotated[str, Bounds(min_length=1, max_length=100)]
     display_name: Text
@@ -60,7 +71,27 @@ class HardwareProfile(Schema):
     price_date: Annotated[str, Bounds(pattern=r"^\d{4}-\d{2}(-\d{2})?$")]
     price_source: Text
     efficiency: Efficiency
+    # What the driver hands a process: torch.cuda.mem_get_info()[1] (cudaMemGetInfo or
+    # hipMemGetInfo total) on an idle headless server, which engines budget from (vLLM's
+    # total_gpu_memory) [bytes].
+    # Below the label: the driver reserves memory (and ECC on GDDR parts). Optional so that older
+    # user profiles still load; every shipped profile has it (tests/test_hardware_data.py).
+    usable_memory_bytes: Annotated[int, Bounds(gt=0, le=10**14)] | None = None
+    usable_memory_source: Text | None = None
+    # GPUs that reach each other over the scale-up link of ``interconnect`` (NVLink/NVSwitch,
+    # xGMI): HGX 8, NVL72 72, a PCIe card 1 (2 with an NVLink bridge) [GPUs]
+    scale_up_domain_gpus: Annotated[int, Bounds(gt=0, le=100_000)] | None = None
+    interconnect_source: Text | None = None  # where the scale-up bandwidth and latency come from
+    scale_out: ScaleOut | None = None  # between scale-up domains (nodes / racks)
     notes: str | None = None
+
+    @property
+    def budget_memory_bytes(self) -> int:
+        """The device total a memory budget starts from: ``usable_memory_bytes`` where the
+        profile gives it, else the label ``memory_bytes`` [bytes]."""
+        if self.usable_memory_bytes is not None:
+            return self.usable_memory_bytes
+        return self.memory_bytes
 
     def __post_init__(self) -> None:
         for dtype, value in self.peak_flops_per_s.items():
@@ -68,3 +99,8 @@ class HardwareProfile(Schema):
                 raise ValueError(f"peak_flops_per_s.{dtype} must be in (0, 1e18], got {value}")
         if "bf16" not in self.peak_flops_per_s:
             raise ValueError("peak_flops_per_s must include bf16")
+        if self.usable_memory_bytes is not None and self.usable_memory_bytes > self.memory_bytes:
+            raise ValueError(
+                f"usable_memory_bytes ({self.usable_memory_bytes}) exceeds memory_bytes "
+                f"({self.memory_bytes}): the driver never reports more than the label"
+            )

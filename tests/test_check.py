@@ -169,12 +169,6 @@ def test_missing_spec_file(cli, tmp_path):
     assert r.code == 2 and "no such file" in r.err
 
 
-def test_junit_not_written_when_spec_invalid(cli, tmp_path):
-    junit = tmp_path / "j.xml"
-    r = cli("check", spec(tmp_path, "deployments: []\n"), "--junit", junit)
-    assert r.code == 2 and not junit.exists()
-
-
 def test_example_spec_validates_and_runs(cli):
     path = Path(__file__).resolve().parent.parent / "examples" / "check-spec.yaml"
     assert len(load_spec(path).deployments) >= 2

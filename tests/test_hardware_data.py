@@ -20,14 +20,23 @@ PETA = 10**15
 
 SHIPPED = [
     "a100-80g",
+    "a10g",
     "b200",
+    "b300",
     "gb200",
+    "gb300",
     "h100",
     "h100-pcie",
+    "h20",
     "h200",
+    "l4",
     "l40s",
     "mi300x",
     "mi325x",
+    "mi355x",
+    "rtx-4090",
+    "rtx-5090",
+    "rtx-pro-6000",
 ]
 
 
@@ -62,6 +71,15 @@ MEMORY_BYTES = {
     "l40s": 48 * GiB,  # 48 × 1,073,741,824 = 51,539,607,552 (ECC off: 49,152 MiB)
     "mi300x": 192 * GiB,  # 192 × 1,073,741,824 = 206,158,430,208 (ROCm: VRAM 192 GiB)
     "mi325x": 256 * GiB,  # 256 × 1,073,741,824 = 274,877,906,944 (ROCm: VRAM 256 GiB)
+    "h20": 96 * GiB,  # 96 × 1,073,741,824 = 103,079,215,104 (torch: 97,285 MiB)
+    "b300": 288 * GiB,  # 288 × 1,073,741,824 = 309,237,645,312 (8 × 36 GiB HBM3e stacks)
+    "gb300": 288 * GiB,  # 309,237,645,312 (nvidia-smi: 284,208 MiB)
+    "mi355x": 288 * GiB,  # 309,237,645,312 (8 × 36 GiB HBM3E stacks)
+    "l4": 24 * GiB,  # 24 × 1,073,741,824 = 25,769,803,776 (nvidia-smi: 23,034 MiB, ECC on)
+    "a10g": 24 * GiB,  # 25,769,803,776 (nvidia-smi: 23,028 MiB, ECC on)
+    "rtx-4090": 24 * GiB,  # 25,769,803,776 (nvidia-smi: 24,564 MiB)
+    "rtx-5090": 32 * GiB,  # 32 × 1,073,741,824 = 34,359,738,368 (nvidia-smi: 32,607 MiB)
+    "rtx-pro-6000": 96 * GiB,  # 103,079,215,104 (nvidia-smi: 97,887 MiB)
 }
 
 # What nvidia-smi / rocm reports as usable [MiB]: must exceed the label read as 10^9 bytes, which is
@@ -75,6 +93,12 @@ REPORTED_MIB = {
     "gb200": 189_471,
     "l40s": 46_068,  # with ECC enabled
     "mi300x": 8 * 25_767_706_624 // 2**20,  # 8 CPX partitions of 25,767,706,624 B = 196,592 MiB
+    "gb300": 284_208,
+    "l4": 23_034,  # with ECC enabled
+    "a10g": 23_028,  # with ECC enabled
+    "rtx-4090": 24_564,
+    "rtx-5090": 32_607,
+    "rtx-pro-6000": 97_887,
 }
 
 
@@ -108,6 +132,18 @@ DENSE_BF16 = {
     "l40s": 362_050 * 10**9,  # datasheet dense 362.05 (733 sparse)
     "mi300x": 1_307_400 * 10**9,  # AMD dense 1,307.4 (2,614.9 with sparsity)
     "mi325x": 1_307_400 * 10**9,  # same CDNA 3 compute as MI300X
+    "h20": 148 * TERA,  # H20 specification: 148 TFLOPS dense (about 15% of H100's 989.4)
+    "b300": 36 * PETA // 8 // 2,  # HGX B300 36 PF sparse / 8 GPUs / 2 = 2.25 PFLOPS
+    "gb300": 360 * PETA // 72 // 2,  # NVL72 360 PF sparse / 72 GPUs / 2 = 2.5 PFLOPS
+    "mi355x": 5_033_200 * 10**9 // 2,  # FP8 dense 5,033.2 / 2 = 2,516.6 TFLOPS
+    "l4": 242 * TERA // 2,  # datasheet 242* sparse / 2 = 121 TFLOPS
+    "a10g": 70 * TERA,  # 80 SMs × 512 FLOP/clk × 1.71 GHz = 70.04 -> the published 70 TFLOPS
+    # Ada whitepaper: FP16/BF16 with FP32 accumulate 330.4 sparse / 2 = 165.2, NOT 82.6 (that is the
+    # FP32 shader rate and dense TF32) and NOT 330.3 (that is FP16 accumulate)
+    "rtx-4090": 165_200 * 10**9,
+    "rtx-5090": 209_500 * 10**9,  # FP32 accumulate: 419 sparse / 2 = 209.5 (GeForce half rate)
+    # 4,000 AI TOPS FP4 sparse / 2 = 2,000 dense; FP8 = / 2, BF16 = / 2 again: 500
+    "rtx-pro-6000": 4000 * TERA // 2 // 2 // 2,
 }
 
 
@@ -126,6 +162,14 @@ def test_bf16_dense_peak(name):
         ("h100-pcie", 1513 * TERA),  # 3,026 sparse / 2 = 1,513 = 2 × 756.5 exactly
         ("b200", 72 * PETA // 8 // 2),  # 72 PF sparse / 8 / 2 = 4.5 PF = 2 × 2.25 exactly
         ("gb200", 720 * PETA // 72 // 2),  # 720 PF sparse / 72 / 2 = 5 PF = 2 × 2.5 exactly
+        ("h20", 296 * TERA),  # H20 specification 296 TFLOPS dense = 2 × 148
+        ("b300", 72 * PETA // 8 // 2),  # HGX B300 72 PF sparse / 8 / 2 = 4.5 PF
+        ("gb300", 720 * PETA // 72 // 2),  # NVL72 720 PF sparse / 72 / 2 = 5 PF
+        ("mi355x", 5_033_200 * 10**9),  # AMD prints 5,033.2 (see the CU arithmetic test below)
+        ("l4", 485 * TERA // 2),  # 485* sparse / 2 = 242.5
+        ("rtx-4090", 330_300 * 10**9),  # FP32 accumulate 330.3 dense (660.6 with FP16 accumulate)
+        ("rtx-5090", 419 * TERA),  # FP32 accumulate 419 dense (838 with FP16 accumulate)
+        ("rtx-pro-6000", 1000 * TERA),  # FP4 dense 2,000 / 2
     ],
 )
 def test_fp8_dense_peak_hopper_blackwell(name, fp8):
@@ -133,12 +177,15 @@ def test_fp8_dense_peak_hopper_blackwell(name, fp8):
     assert hw.peak_flops_per_s["fp8"] == fp8
 
 
-@pytest.mark.parametrize("name", ["h100-pcie", "b200", "gb200"])
+@pytest.mark.parametrize(
+    "name", ["h100-pcie", "b200", "gb200", "h20", "b300", "gb300", "mi355x", "rtx-pro-6000"]
+)
 def test_fp8_is_exactly_twice_bf16_where_the_datasheet_is_exact(name):
     # 1,513 = 2 × 756.5; 4.5 PF = 2 × 2.25 PF; 5 PF = 2 × 2.5 PF
     peaks = load_hardware(name).peak_flops_per_s
     assert peaks["fp8"] == 2 * peaks["bf16"]
-    assert peaks["int8"] == peaks["fp8"]
+    if "int8" in peaks:  # Blackwell Ultra (B300/GB300) cut INT8: no figure stored
+        assert peaks["int8"] == peaks["fp8"]
 
 
 @pytest.mark.parametrize("name", ["h100", "h200"])
@@ -156,19 +203,67 @@ def test_amd_fp8_twice_bf16_up_to_datasheet_rounding(name):
     assert peaks["fp8"] - 2 * peaks["bf16"] == 100 * 10**9
 
 
-@pytest.mark.parametrize(("name", "fp4"), [("b200", 9 * PETA), ("gb200", 10 * PETA)])
-def test_blackwell_fp4_dense(name, fp4):
-    # B200: HGX 144 PF sparse / 8 / 2 = 9 PF; GB200: NVL72 1,440 PF sparse / 72 / 2 = 10 PF
+@pytest.mark.parametrize(
+    ("name", "fp4"),
+    [
+        ("b200", 9 * PETA),  # HGX 144 PF sparse / 8 / 2 = 9 PF
+        ("gb200", 10 * PETA),  # NVL72 1,440 PF sparse / 72 / 2 = 10 PF
+        ("rtx-pro-6000", 4000 * TERA // 2),  # 4,000 AI TOPS (FP4, sparse) / 2 = 2,000
+        ("mi355x", 2 * 5_033_200 * 10**9),  # MXFP4 = 2 × FP8 dense = 10,066.4
+    ],
+)
+def test_fp4_dense_four_times_bf16(name, fp4):  # the 2:1 ladder FP4 -> FP8 -> BF16
     peaks = load_hardware(name).peak_flops_per_s
     assert peaks["fp4"] == fp4
     assert peaks["fp4"] == 4 * peaks["bf16"]
 
 
-def test_only_blackwell_has_fp4_and_ampere_has_no_fp8():
+def test_mi355x_fp8_from_compute_units():
+    # ISSCC 2026: 8 XCDs × 32 CUs = 256 CUs × 8,192 FP8 FLOP/clk × 2.4 GHz = 5,033.16 TFLOPS,
+    # printed by AMD as 5,033.2
+    fp8 = load_hardware("mi355x").peak_flops_per_s["fp8"]
+    assert fp8 == pytest.approx(256 * 8192 * 2.4e9, rel=1e-5)
+
+
+def test_geforce_fp32_accumulate_runs_at_half_rate():
+    # GeForce tensor cores halve FP16/BF16/FP8 throughput with FP32 accumulate (what torch uses);
+    # int8 and FP4 keep the full rate, so int8 = 2 × fp8 and fp4 = 8 × bf16 on these cards.
+    p4090 = load_hardware("rtx-4090").peak_flops_per_s
+    assert p4090["int8"] == 2 * p4090["fp8"]  # 660.6 = 2 × 330.3
+    # 4 × 165.2 = 660.8: the whitepaper rounds 165.15 up (128 SMs × 512 × 2.52 GHz = 165.15)
+    assert p4090["int8"] == pytest.approx(4 * p4090["bf16"], abs=0.2e12)
+    assert p4090["tf32"] == p4090["fp32"] == 82_600 * 10**9  # 82.6: TF32 dense = FP32 shader rate
+    p5090 = load_hardware("rtx-5090").peak_flops_per_s
+    assert p5090["fp4"] == 3352 * TERA // 2  # 3,352 AI TOPS (FP4, with sparsity) / 2 = 1,676
+    assert p5090["fp4"] == 8 * p5090["bf16"]  # 1,676 = 8 × 209.5
+    assert p5090["int8"] == 2 * p5090["fp8"]  # 838 = 2 × 419
+    # the professional GB202 (RTX PRO 6000) runs FP32 accumulate at full rate
+    pro = load_hardware("rtx-pro-6000").peak_flops_per_s
+    assert pro["fp4"] == 4 * pro["bf16"] and pro["int8"] == pro["fp8"]
+
+
+@pytest.mark.parametrize(
+    ("name", "fp4"),
+    [
+        ("b300", 105 * PETA // 8),  # HGX B300: 105 PF DENSE for 8 GPUs (144 sparse): 13.125 PF
+        ("gb300", 1080 * PETA // 72),  # NVL72 prints 1,080 PF DENSE for 72 GPUs: 15 PF
+    ],
+)
+def test_blackwell_ultra_fp4_dense_is_printed_not_halved(name, fp4):
+    peaks = load_hardware(name).peak_flops_per_s
+    assert peaks["fp4"] == fp4
+    assert peaks["fp4"] > 4 * peaks["bf16"]  # 13.125 > 9 and 15 > 10: Blackwell Ultra's FP4 uplift
+
+
+FP4_PARTS = {"b200", "gb200", "b300", "gb300", "mi355x", "rtx-5090", "rtx-pro-6000"}
+
+
+def test_only_blackwell_and_cdna4_have_fp4_and_ampere_has_no_fp8():
     for name in SHIPPED:
         peaks = load_hardware(name).peak_flops_per_s
-        assert ("fp4" in peaks) == (name in {"b200", "gb200"}), name
-    assert "fp8" not in load_hardware("a100-80g").peak_flops_per_s
+        assert ("fp4" in peaks) == (name in FP4_PARTS), name
+    for ampere in ("a100-80g", "a10g"):
+        assert "fp8" not in load_hardware(ampere).peak_flops_per_s
 
 
 @pytest.mark.parametrize("name", SHIPPED)
@@ -191,6 +286,15 @@ RIDGE_BF16 = {
     "l40s": 362.05e12 / 864e9,  # = 419.039...
     "mi300x": 1307.4e12 / 5.3e12,  # = 246.679...
     "mi325x": 1307.4e12 / 6.0e12,  # = 217.9
+    "h20": 148e12 / 4.0e12,  # = 37: a compute-capped part, ridge far below H100's 295
+    "b300": 2.25e15 / 8.0e12,  # = 281.25
+    "gb300": 2.5e15 / 8.0e12,  # = 312.5
+    "mi355x": 2516.6e12 / 8.0e12,  # = 314.575
+    "l4": 121e12 / 300e9,  # = 403.333...
+    "a10g": 70e12 / 600e9,  # = 116.666...
+    "rtx-4090": 165.2e12 / 1008e9,  # = 163.888...
+    "rtx-5090": 209.5e12 / 1792e9,  # = 116.908...
+    "rtx-pro-6000": 500e12 / 1792e9,  # = 279.017...
 }
 
 
@@ -220,6 +324,15 @@ HBM_BANDWIDTH = {
     "l40s": 864 * 10**9,  # 864 GB/s GDDR6
     "mi300x": 5_300 * 10**9,  # 5.3 TB/s
     "mi325x": 6_000 * 10**9,  # 6 TB/s
+    "h20": 4_000 * 10**9,  # 4.0 TB/s HBM3
+    "b300": 8_000 * 10**9,  # 8 TB/s HBM3e
+    "gb300": 8_000 * 10**9,  # NVL72 576 TB/s / 72
+    "mi355x": 8_000 * 10**9,  # 8 TB/s HBM3E
+    "l4": 300 * 10**9,  # 300 GB/s GDDR6
+    "a10g": 12_500 * 384 // 8 * 10**6,  # 12.5 Gbps × 384 bit / 8 = 600 GB/s GDDR6
+    "rtx-4090": 21_000 * 384 // 8 * 10**6,  # 21 Gbps × 384 bit / 8 = 1,008 GB/s GDDR6X
+    "rtx-5090": 28_000 * 512 // 8 * 10**6,  # 28 Gbps × 512 bit / 8 = 1,792 GB/s GDDR7
+    "rtx-pro-6000": 28_000 * 512 // 8 * 10**6,  # 1,792 GB/s GDDR7
 }
 
 INTERCONNECT_PER_DIRECTION = {
@@ -232,6 +345,15 @@ INTERCONNECT_PER_DIRECTION = {
     "l40s": 64 * 10**9 // 2,  # PCIe Gen4 x16: 64 GB/s bidirectional / 2
     "mi300x": 7 * 128 * 10**9 // 2,  # 7 xGMI links × 128 GB/s bidirectional / 2 = 448 GB/s
     "mi325x": 7 * 128 * 10**9 // 2,
+    "h20": 900 * 10**9 // 2,  # NVLink 4
+    "b300": 1800 * 10**9 // 2,  # NVLink 5
+    "gb300": 1800 * 10**9 // 2,
+    "mi355x": 7 * 153_600 * 10**6 // 2,  # 7 links × 153.6 GB/s bidirectional / 2 = 537.6 GB/s
+    "l4": 64 * 10**9 // 2,  # PCIe Gen4 x16
+    "a10g": 64 * 10**9 // 2,
+    "rtx-4090": 64 * 10**9 // 2,
+    "rtx-5090": 128 * 10**9 // 2,  # PCIe Gen5 x16
+    "rtx-pro-6000": 128 * 10**9 // 2,
 }
 
 
@@ -250,7 +372,7 @@ def test_interconnect_is_per_direction(name):
 def test_latency_price_and_bands_are_plausible(name):
     hw = load_hardware(name)
     assert 1e-7 < hw.interconnect_latency_s < 1e-4  # 0.1 us .. 100 us per hop
-    assert 0.5 < hw.usd_per_hour < 20
+    assert 0.5 <= hw.usd_per_hour < 20
     assert hw.price_date >= "2026-01"
     for band in (hw.efficiency.matmul, hw.efficiency.memory):
         assert band.low <= band.expected <= band.high <= 1
@@ -282,6 +404,154 @@ def test_matmul_high_matches_measured_mamf():
     }
     for name, frac in mamf.items():
         assert load_hardware(name).efficiency.matmul.high == pytest.approx(frac, abs=0.011), name
+
+
+# --- usable memory: what torch reports (cudaMemGetInfo total), beside the label -----------------
+
+MiB = 2**20
+USABLE_MIB = {
+    "h100": 81_090,  # torch total_memory=81090MB; vLLM: 75.23 GiB / 0.95 = 79.19 GiB = 81,090.6 MiB
+    "h100-pcie": 81_090,  # ASSUMED equal to H100 SXM (same 81,559 MiB in nvidia-smi)
+    "h200": 143_156,  # torch total_memory=143156MB
+    "b200": 182_642,  # torch total_memory=182642MB
+    "gb200": 189_471 - (183_359 - 182_642),  # DERIVED: nvidia-smi − B200's 717 MiB = 188,754
+    # DERIVED: 270 GiB enabled (Verda) × B200's torch/label 182,642 / 184,320 = 273,963 exactly
+    "b300": 270 * 1024 * 182_642 // 184_320,
+    "gb300": 284_208 - (183_359 - 182_642),  # DERIVED: 283,491
+    "a100-80g": round(79.15 * 1024),  # torch 79.15 GiB × 1024 = 81,049.6 -> 81,050
+    "h20": 97_285,  # torch total_memory=97285MB
+    "l40s": 45_589,  # torch total_memory=45589MB (ECC on)
+    "l4": round(21.96 * 1024),  # torch 21.96 GiB -> 22,487 (ECC on)
+    "a10g": 22_587,  # torch total_memory=22587MB (ECC on)
+    "rtx-4090": round(23.64 * 1024),  # torch 23.64 GiB -> 24,207
+    "rtx-5090": round(31.36 * 1024),  # torch 31.36 GiB -> 32,113
+    "rtx-pro-6000": round(94.97 * 1024),  # CUDA total 94.97 GiB -> 97,249
+    "mi300x": 192 * 1024 - 16,  # ROCm torch total_memory=196592MB = 192 GiB − 16 MiB
+    "mi325x": 256 * 1024 - 16,  # DERIVED: the MI300X's 16 MiB reserve on 256 GiB = 262,128
+    "mi355x": 288 * 1024 - 16,  # DERIVED: 294,896
+}
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_usable_memory_is_sourced_and_below_the_label(name):
+    hw = load_hardware(name)
+    assert hw.usable_memory_bytes == USABLE_MIB[name] * MiB  # exact: whole MiB
+    assert hw.usable_memory_bytes < hw.memory_bytes  # the driver keeps some: never the label
+    assert hw.usable_memory_bytes > 0.9 * hw.memory_bytes  # ...but never much (ECC GDDR: 1/16)
+    assert hw.budget_memory_bytes == hw.usable_memory_bytes
+    assert hw.usable_memory_source
+    derived = "DERIVED" in hw.usable_memory_source
+    # the parts whose usable memory is derived, not read from a published torch/engine figure
+    assert derived == (name in {"gb200", "b300", "gb300", "h100-pcie", "mi325x", "mi355x"}), name
+
+
+def test_gb300_enables_279_gib_by_the_b200_ratio():
+    # 279 GiB × B200's nvidia-smi/label ratio (183,359 / 184,320) = 284,206.45 MiB, against
+    # 284,208 MiB in GB300 nvidia-smi outputs: the rule behind the B300 derivation holds to 2 MiB
+    assert 279 * 1024 * 183_359 / 184_320 == pytest.approx(284_208, abs=2)
+    assert load_hardware("b300").usable_memory_bytes < load_hardware("gb300").usable_memory_bytes
+
+
+def test_h100_usable_memory_matches_the_vllm_logs():
+    # vLLM 0.19 prints "Requested memory: 0.95 (util), 75.23 GiB" on H100: 75.23 / 0.95 = 79.19 GiB
+    hw = load_hardware("h100")
+    assert hw.usable_memory_bytes / 2**30 == pytest.approx(75.23 / 0.95, abs=0.01)
+    assert hw.memory_bytes / 2**30 - hw.usable_memory_bytes / 2**30 == pytest.approx(0.81, abs=0.01)
+
+
+@pytest.mark.parametrize("name", sorted(REPORTED_MIB))
+def test_usable_never_exceeds_what_nvidia_smi_shows(name):
+    # torch's total (cudaMemGetInfo) is at most the nvidia-smi total
+    hw = load_hardware(name)
+    assert hw.usable_memory_bytes <= REPORTED_MIB[name] * MiB
+
+
+def test_a_profile_without_usable_memory_budgets_from_the_label(tmp_path):
+    # An older user profile (no usable_memory_bytes) still loads; budgets use the label
+    data = yaml.safe_load((data_dir("hardware_profiles") / "h100.yaml").read_text())
+    for key in (
+        "usable_memory_bytes",
+        "usable_memory_source",
+        "scale_up_domain_gpus",
+        "interconnect_source",
+        "scale_out",
+    ):
+        del data[key]
+    path = tmp_path / "old.yaml"
+    path.write_text(yaml.safe_dump(data, sort_keys=False))
+    hw = load_hardware(str(path))
+    assert hw.usable_memory_bytes is None and hw.budget_memory_bytes == 80 * GiB
+
+
+# --- interconnect: scale-up domain and scale-out network, each sourced ----------------------------
+
+DOMAIN = {
+    "h100": 8, "h200": 8, "b200": 8, "b300": 8, "a100-80g": 8, "h20": 8,  # HGX boards: NVSwitch
+    "gb200": 72, "gb300": 72,  # NVL72 racks
+    "mi300x": 8, "mi325x": 8, "mi355x": 8,  # xGMI mesh on one UBB baseboard
+    "h100-pcie": 1, "l40s": 1, "l4": 1, "a10g": 1,  # PCIe cards
+    "rtx-4090": 1, "rtx-5090": 1, "rtx-pro-6000": 1,
+}  # fmt: skip
+
+SCALE_OUT_PER_DIRECTION = {
+    "h100": 400 * 10**9 // 8,  # ConnectX-7 400 Gb/s per GPU = 50 GB/s
+    "h200": 400 * 10**9 // 8,
+    "h20": 400 * 10**9 // 8,
+    "b200": 400 * 10**9 // 8,
+    "gb200": 400 * 10**9 // 8,
+    "b300": 800 * 10**9 // 8,  # ConnectX-8 800 Gb/s per GPU = 100 GB/s
+    "gb300": 800 * 10**9 // 8,
+    "a100-80g": 200 * 10**9 // 8,  # ConnectX-6 HDR 200 Gb/s per GPU = 25 GB/s
+    "h100-pcie": 400 * 10**9 // 8 // 2,  # one 400 Gb/s NIC per two cards = 25 GB/s
+    "mi300x": 400 * 10**9 // 8,
+    "mi325x": 400 * 10**9 // 8,
+    "mi355x": 400 * 10**9 // 8,
+    "rtx-pro-6000": 400 * 10**9 // 8,
+    "l40s": 400 * 10**9 // 8 // 8,  # g6e.48xlarge 400 Gbps / 8 GPUs = 6.25 GB/s
+    "l4": 100 * 10**9 // 8 // 8,  # g6.48xlarge 100 Gbps / 8 GPUs = 1.5625 GB/s
+    "a10g": 100 * 10**9 // 8 // 8,  # g5.48xlarge 100 Gbps / 8 GPUs
+    "rtx-4090": 100 * 10**9 // 8 // 8,  # assumed 100 GbE per 8-GPU host
+    "rtx-5090": 100 * 10**9 // 8 // 8,
+}
+
+
+@pytest.mark.parametrize("name", SHIPPED)
+def test_scale_up_domain_and_scale_out(name):
+    hw = load_hardware(name)
+    assert hw.scale_up_domain_gpus == DOMAIN[name]
+    assert hw.interconnect_source
+    out = hw.scale_out
+    assert out is not None and out.fabric and out.source
+    assert out.bandwidth_bytes_per_s == SCALE_OUT_PER_DIRECTION[name]
+    assert out.latency_s == 4.0e-6  # NCCL tuning.cc hwLat[NET][Ring][LL128] = 4.0 us
+    # leaving the node is never faster than staying in it: NIC below the scale-up link, slower hop
+    assert out.bandwidth_bytes_per_s <= hw.interconnect_bandwidth_bytes_per_s
+    assert out.latency_s > hw.interconnect_latency_s
+
+
+@pytest.mark.parametrize(
+    ("name", "usd"),
+    [
+        ("l4", 0.78),  # RunPod on-demand, March 2026
+        ("rtx-4090", 0.60),
+        ("rtx-5090", 1.22),
+        ("rtx-pro-6000", 1.57),
+        ("a10g", 1.006),  # AWS g5.xlarge us-east-1
+        ("b300", (5.00 + 7.25) / 2),  # Ornn neocloud range midpoint = 6.125
+        ("mi355x", 2.23),  # 6.125 / 2.75 = 2.227 -> 2.23
+        ("gb300", 42.00 / 4),  # assumed = GB200 NVL72 CoreWeave 4-GPU slice
+    ],
+)
+def test_new_part_prices(name, usd):
+    hw = load_hardware(name)
+    assert hw.usd_per_hour == pytest.approx(usd, rel=1e-12)
+    assert hw.price_source and hw.price_date
+
+
+def test_placeholder_prices_say_so():
+    for name in ("h20", "gb300", "mi355x"):
+        src = load_hardware(name).price_source
+        assert any(w in src for w in ("PLACEHOLDER", "ASSUMED", "DERIVED")), name
 
 
 # --- a sparse-sized typo in shipped data is caught by the exact datasheet checks above ----------
@@ -352,6 +622,10 @@ HOSTILE = [
     ("bad price date", _set("price_date", "June 2025"), "price_date"),
     ("free GPU", _set("usd_per_hour", 0), "usd_per_hour"),
     ("efficiency > 1", _band("matmul", high=1.5), "efficiency.matmul.high"),
+    ("usable above label", _set("usable_memory_bytes", 90 * GiB), "usable_memory_bytes"),
+    ("usable as float", _set("usable_memory_bytes", 8.5e10), "usable_memory_bytes"),
+    ("zero domain", _set("scale_up_domain_gpus", 0), "scale_up_domain_gpus"),
+    ("scale-out unknown key", _set("scale_out", {"fabric": "IB", "gbps": 400}), "scale_out"),
     ("unordered band", _band("memory", low=0.95, expected=0.9), "efficiency.memory"),
 ]
 
@@ -372,3 +646,22 @@ def test_a_valid_copy_still_loads_through_cli(cli, tmp_path):
     good = _hostile(tmp_path, lambda d: None)
     r = cli("memory", "--model", "llama3-8b", "--ctx", "1024", "--hardware", str(good))
     assert r.code == 0, r.err
+
+
+# --- `kvcalc hardware` lists usable memory, the NVLink domain and the price source/date ---------
+
+
+def test_hardware_listing_shows_usable_memory_domain_and_price_source(cli):
+    rows = {r["name"]: r for r in cli("hardware", "-f", "json").json()["hardware"]}
+    assert sorted(rows) == sorted(SHIPPED)
+    h100 = rows["h100"]
+    assert h100["memory_bytes"] == 80 * GiB  # 85,899,345,920
+    assert h100["usable_memory_bytes"] == 81_090 * MiB  # 85,029,027,840 (79.19 GiB)
+    assert h100["scale_up_domain_gpus"] == 8
+    assert h100["scale_out_bandwidth_bytes_per_s"] == 50 * 10**9
+    assert h100["price_date"] == "2026-02" and h100["price_source"].startswith("CoreWeave")
+    assert rows["gb300"]["scale_up_domain_gpus"] == 72
+    assert rows["rtx-4090"]["scale_up_domain_gpus"] == 1
+    table = cli("hardware").out
+    for text in ("usable_memory_bytes", "scale_up_domain_gpus", "(79.19", "2026-03 RunPod"):
+        assert text in table, text

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -11,27 +12,62 @@ from calc.cli import options as o
 
 
 def check(
-    spec: Annotated[Path, typer.Argument(help="YAML spec: deployments and their requirements.")],
-    junit: Annotated[
-        Path | None, typer.Option("--junit", help="Also write JUnit XML here (atomically).")
+    spec: Annotated[
+        Path | None,
+        typer.Argument(help="YAML spec: deployments and their requirements (see --schema)."),
     ] = None,
+    junit: Annotated[
+        Path | None,
+        typer.Option(
+            "--junit",
+            help="Also write JUnit XML here (atomically); an invalid spec gives one errored case.",
+        ),
+    ] = None,
+    schema: Annotated[
+        bool, typer.Option("--schema", help="Print the spec's JSON Schema and exit.")
+    ] = False,
+    example: Annotated[
+        bool, typer.Option("--example", help="Print the example spec (shipped) and exit.")
+    ] = False,
     calibration: o.Calibration = None,
     fmt: o.Format = "table",
     output: o.Output = None,
 ) -> None:
     """Evaluate each deployment's requirements (fit, concurrency, TPOT, TTFT, USD per
     million tokens) and print a pass/fail table with the computed figure and the limit.
-    Exit status: 0 all pass, 1 any fails, 2 the spec is invalid.
+    Exit status: 0 all pass, 1 any fails, 2 the spec is invalid. Every key is documented
+    in docs/check-spec.md; start from the example: kvcalc check --example > spec.yaml
 
-    Example: kvcalc check examples/check-spec.yaml --junit kvcalc-junit.xml
+    Example: kvcalc check spec.yaml --junit kvcalc-junit.xml
     """
-    from calc.check_spec import junit_xml, load_spec, run_checks
+    from calc.check_spec import junit_error_xml, junit_xml, load_spec, run_checks
     from calc.cli.common import check_choice, warn
+    from calc.errors import InvalidInputError, KvcalcError
     from calc.render import FORMATS, emit, rows_table, write_atomic
 
+    if schema or example:
+        if schema and example:
+            raise InvalidInputError("give --schema or --example, not both")
+        from calc.check_reference import example_text, spec_json_schema_text
+
+        text = spec_json_schema_text() if schema else example_text()
+        if output is not None:
+            write_atomic(output, text)
+        else:
+            sys.stdout.write(text)
+        return
+    if spec is None:
+        raise InvalidInputError(
+            "give a spec file (kvcalc check SPEC.yaml); start from kvcalc check --example"
+        )
     check_choice("--format", fmt, FORMATS)
     notes: list[str] = []
-    results = run_checks(load_spec(spec), calibration, spec, notes)
+    try:
+        results = run_checks(load_spec(spec), calibration, spec, notes)
+    except KvcalcError as exc:
+        if junit is not None:  # the CI step that publishes JUnit finds why, not nothing
+            write_atomic(junit, junit_error_xml(str(exc), spec))
+        raise
     warn(dict.fromkeys(notes))  # one note per distinct message
     rows = [r.row() for r in results]
     failed = sum(not r.passed for r in results)
@@ -43,8 +79,9 @@ def check(
         output,
         rows=rows,
         table=lambda: rows_table(
-            [{**r, "passed": "PASS" if r["passed"] else "FAIL"} for r in rows],
-            f"kvcalc check: {len(rows) - failed} passed, {failed} failed",
+            [r.display_row() for r in results],
+            f"kvcalc check: {len(rows) - failed} passed, {failed} failed "
+            "(GB = 10^9 B, GiB = 2^30 B)",
         ),
     )
     if failed:

@@ -44,8 +44,16 @@ def models(fmt: o.Format = "table", output: o.Output = None) -> None:
     )
 
 
+def _price_list(source: str) -> str:
+    """The price list's name for a table cell: the price_source text up to its first
+    parenthesis or comma (JSON and CSV carry the whole text)."""
+    short = source.split(" (")[0].split(",")[0].strip()
+    return short if len(short) <= 40 else short[:39] + "…"
+
+
 def hardware(fmt: o.Format = "table", output: o.Output = None) -> None:
-    """List the shipped hardware profiles (dense peaks, never 'with sparsity').
+    """List the shipped hardware profiles: memory (label and usable, as torch reports it),
+    bandwidth, dense peaks (never 'with sparsity'), scale-up domain and network, dated price.
 
     Example: kvcalc hardware --format json
     """
@@ -62,23 +70,43 @@ def hardware(fmt: o.Format = "table", output: o.Output = None) -> None:
                 "display_name": hw.display_name,
                 "memory_bytes": hw.memory_bytes,
                 "memory_label": hw.memory_label,
+                "usable_memory_bytes": hw.usable_memory_bytes,
                 "hbm_bandwidth_bytes_per_s": hw.hbm_bandwidth_bytes_per_s,
                 "bf16_flops_per_s": hw.peak_flops_per_s.get("bf16"),
                 "fp8_flops_per_s": hw.peak_flops_per_s.get("fp8"),
                 "fp4_flops_per_s": hw.peak_flops_per_s.get("fp4"),
                 "interconnect_bandwidth_bytes_per_s": hw.interconnect_bandwidth_bytes_per_s,
+                "scale_up_domain_gpus": hw.scale_up_domain_gpus,
+                "scale_out_bandwidth_bytes_per_s": (
+                    hw.scale_out.bandwidth_bytes_per_s if hw.scale_out else None
+                ),
                 "usd_per_hour": hw.usd_per_hour,
                 "price_date": hw.price_date,
+                "price_source": hw.price_source,
             }
         )
+    shown = [
+        "name",
+        "memory_bytes",
+        "usable_memory_bytes",
+        "hbm_bandwidth_bytes_per_s",
+        "bf16_flops_per_s",
+        "fp8_flops_per_s",
+        "fp4_flops_per_s",
+        "interconnect_bandwidth_bytes_per_s",
+        "scale_up_domain_gpus",
+        "usd_per_hour",
+        "price",
+    ]
     emit(
         {"hardware": rows},
         fmt,
         output,
         rows=rows,
         table=lambda: rows_table(
-            rows,
-            "Shipped hardware (per GPU; dense peaks; GB = 10^9 B, GiB = 2^30 B)",
-            [c for c in rows[0] if c not in ("display_name", "price_date")],
+            [{**r, "price": f"{r['price_date']} {_price_list(r['price_source'])}"} for r in rows],
+            "Shipped hardware (per GPU; dense peaks; usable = what torch reports; "
+            "GB = 10^9 B, GiB = 2^30 B)",
+            shown,
         ),
     )
