@@ -195,8 +195,8 @@ def summary(rs: list[dict], key: str = "error") -> dict:
 
 
 def render() -> str:
-    from calc.engine_memory import USABLE_MEMORY_BYTES
     from calc.engine_memory import vllm as v
+    from calc.registry import load_hardware
 
     rs = rows()
     s = summary(rs)
@@ -294,8 +294,8 @@ def render() -> str:
         "record uses the same figure |",
         "",
         "Measured device data, not fitted: usable memory of an H100 80GB as torch reports it, "
-        f"{USABLE_MEMORY_BYTES['h100'] / GIB:.2f} GiB (vLLM's 'Requested memory 75.23 GiB' at "
-        "0.95), used until hardware profiles carry `usable_memory_bytes`.",
+        f"{load_hardware('h100').usable_memory_bytes / GIB:.2f} GiB (the profile's "
+        "`usable_memory_bytes`; vLLM's 'Requested memory 75.23 GiB' at 0.95 agrees).",
         "",
         "Mechanisms modelled from the source rather than fitted: the sampler pass over the "
         "full vocabulary on every TP rank; the fused-MoE workspaces kept through the sampler "

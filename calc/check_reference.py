@@ -26,6 +26,11 @@ FIELD_HELP: dict[str, str] = {
     "Deployment.hardware": "shipped hardware name (kvcalc hardware) or hardware YAML path",
     "Deployment.tp": "tensor-parallel degree [GPUs]",
     "Deployment.pp": "pipeline-parallel degree [stages]",
+    "Deployment.ep": "expert-parallel degree [GPUs] (MoE models)",
+    "Deployment.dp": "data-parallel replicas, each serving batch / dp; with ep > tp it is the "
+    "attention-DP size ep / tp (the default)",
+    "Deployment.max_model_len": "tokens contiguous preallocation reserves per sequence "
+    "(default: the model's max) [tokens]",
     "Deployment.weight_dtype": "weight dtype (default: the model config's dtype)",
     "Deployment.kv_dtype": "KV-cache dtype (default: the model config's kv_dtype, else its dtype)",
     "Deployment.engine": "serving engine whose memory budget rule applies",
@@ -43,8 +48,8 @@ FIELD_HELP: dict[str, str] = {
     "Workload.ctx": "tokens per sequence, prompt + output [tokens]",
     "Workload.batch": "concurrent sequences [sequences]",
     "Workload.prompt": "prompt tokens, for TTFT and the input cost (default: ctx) [tokens]",
-    "Requirements.must_fit": "true: the KV of batch sequences of ctx tokens must fit the KV budget "
-    "of the busiest GPU",
+    "Requirements.must_fit": "true: the per-GPU ledger's verdict must be 'fits': the busiest GPU's "
+    "sequences (KV paged to whole blocks, plus any SSM state) within the engine's KV budget",
     "Requirements.min_concurrency": "at least this many ctx-token sequences fit [sequences]",
     "Requirements.max_tpot_ms": "decode step at batch sequences of ctx tokens [ms]",
     "Requirements.max_ttft_ms": "prefill of one prompt [ms]",

@@ -103,15 +103,10 @@ def test_settings_defaults_and_overrides():
 
 def test_usable_memory_prefers_the_profile():
     hw = load_hardware("h100")
-    assert usable_memory_bytes(hw) == round(79.19 * GIB)  # table: torch's 79.19 GiB
-
-    class WithOwn:
-        name = "h100"
-        memory_bytes = 80 * GIB
-        usable_memory_bytes = 79 * GIB
-
-    assert usable_memory_bytes(WithOwn()) == 79 * GIB
-    assert usable_memory_bytes(load_hardware("b200")) == load_hardware("b200").memory_bytes
+    # torch's total of an H100 80GB: 81,090 MiB × 1,048,576 = 85,029,027,840 B (79.19 GiB)
+    assert usable_memory_bytes(hw) == 85_029_027_840
+    # B200: 182,642 MiB × 1,048,576 = 191,514,017,792 B
+    assert usable_memory_bytes(load_hardware("b200")) == 191_514_017_792
 
 
 def test_fp8_checkpoint_keeps_vocab_tables_in_16_bit():

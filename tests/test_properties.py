@@ -77,7 +77,7 @@ def model_configs(draw) -> dict:
     return cfg
 
 
-def _finite_non_negative(fields: dict, allow_negative=("headroom_bytes",)) -> None:
+def _finite_non_negative(fields: dict, allow_negative=("headroom_bytes_per_gpu",)) -> None:
     for key, value in fields.items():
         if isinstance(value, bool) or not isinstance(value, int | float):
             continue

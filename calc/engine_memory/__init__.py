@@ -145,20 +145,10 @@ def engine_settings(
 # Memory as torch reports it (``torch.cuda.mem_get_info`` total), which engines budget from;
 # the label minus what the driver and ECC reserve. Used when a hardware profile has no
 # ``usable_memory_bytes`` of its own.
-USABLE_MEMORY_BYTES = {
-    # 79.19 GiB: vLLM 0.19 logs on H100 80GB, "Requested memory: 0.950000 (util), 75.23 GiB"
-    # (75.23 / 0.95), and PyTorch's OOM message "GPU 0 has a total capacity of 79.19 GiB".
-    "h100": round(79.19 * GIB),
-}
-
-
 def usable_memory_bytes(hw) -> int:
-    """Device memory an engine budgets from [bytes]: the profile's ``usable_memory_bytes``
-    when it has one, else the table above, else the label capacity ``memory_bytes``."""
-    own = getattr(hw, "usable_memory_bytes", None)
-    if own is not None:
-        return int(own)
-    return USABLE_MEMORY_BYTES.get(hw.name, hw.memory_bytes)
+    """Device memory an engine budgets from [bytes]: what torch reports as the device's total
+    (the profile's ``usable_memory_bytes``, sourced per profile), else the label capacity."""
+    return int(hw.budget_memory_bytes)
 
 
 def checkpoint_weights_bytes_per_gpu(cfg: ModelConfig, tp: int, pp: int, weight_dtype: str):
