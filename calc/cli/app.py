@@ -31,6 +31,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "speculate": ("speculate_cmd", "speculate"),
     "measure": ("measure_cmd", "measure"),
     "plot": ("plot_cmd", "plot"),
+    "train": ("train_cmd", "train"),
 }
 
 HELP = (
