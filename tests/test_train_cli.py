@@ -1,0 +1,92 @@
+"""`kvcalc train` and the `check` requirement training_fit, end to end."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+
+@pytest.fixture
+def run(cli):
+    return lambda *args: cli("train", "--model", "llama3-8b", "--hardware", "h100", *args)
+
+
+def test_json_fields_and_units(run):
+    r = run("--ctx", "4096", "--gpus", "8", "--zero", "3", "--format", "json")
+    assert r.code == 0, r.err
+    d = json.loads(r.out)
+    assert d["dp"] == 8 and d["gpus"] == 8
+    # ZeRO-3 over 8: 8,030,261,248 × 2 B / 8
+    assert d["weights_bytes_per_gpu"] == 2_007_565_312
+    assert d["fits"] is True
+
+
+def test_csv_and_explain(run):
+    r = run("--format", "csv", "--tokens", "1e9", "--mfu", "0.4")
+    assert r.code == 0, r.err
+    header, _ = r.out.strip().splitlines()
+    assert "total_bytes_per_gpu" in header.split(",") and "usd" in header.split(",")
+    r = run("--explain", "--tokens", "1e9")
+    assert r.code == 0, r.err
+    assert "model_flops_per_token = 6 × matmul_params" in r.out
+    assert "bubble_fraction = (pp − 1) / (v × m + pp − 1)" in r.out
+
+
+def test_owned_pricing(run):
+    r = run("--tokens", "1e9", "--gpu-price-usd", "30000", "--power-w", "1000", "-f", "json")
+    d = json.loads(r.out)
+    assert d["price_basis"] == "owned"
+    assert abs(d["usd_per_gpu_hour"] - (30_000 / 35_064 + 0.13)) < 1e-12
+
+
+def test_does_not_fit_warns_with_the_alternative(run):
+    r = run("--ctx", "4096")
+    assert r.code == 0
+    assert "does not fit" in r.err and "--zero" in r.err
+
+
+def test_bad_input_is_one_line_exit_2(run):
+    for args, msg in (
+        (("--gpus", "12", "--tp", "8"), "--gpus 12 must be a positive multiple"),
+        (("--gpu-price-usd", "30000"), "needs both --gpu-price-usd and --power-w"),
+        (("--recipe", "bf15"), "unknown recipe"),
+        (("--network-bandwidth", "fast"), "--network-bandwidth"),
+        (("--zero", "5"), "--zero"),
+        (("--tp", "3"), "--tp 3 does not divide"),
+    ):
+        r = run(*args)
+        assert r.code == 2, (args, r.err)
+        assert r.err.startswith("kvcalc: error: ") and msg in r.err, r.err
+        assert "Traceback" not in r.err + r.out
+
+
+def test_check_training_fit(cli, tmp_path):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "deployments:\n"
+        "  - {name: qlora, model: llama3-70b, hardware: h100, workload: {ctx: 4096},\n"
+        "     requirements: {training_fit: {ctx: 4096, finetune: qlora, recompute: full}}}\n"
+        "  - {name: full, model: llama3-70b, hardware: h100, tp: 8, workload: {ctx: 4096},\n"
+        "     requirements: {training_fit: {ctx: 4096, recompute: full}}}\n"
+    )
+    r = cli("check", spec, "--format", "json")
+    assert r.code == 1, r.err
+    rows = {row["deployment"]: row for row in json.loads(r.out)["results"]}
+    assert rows["qlora"]["passed"] and not rows["full"]["passed"]
+    assert rows["full"]["requirement"] == "training_fit"
+    assert rows["full"]["limit"] == 85_899_345_920  # one H100: 80 GiB
+    # 70.55B params / 8 GPUs (TP) × 16 B of model state alone exceed it
+    assert rows["full"]["figure"] > 70_553_706_496 / 8 * 16
+
+
+def test_check_training_fit_rejects_unknown_keys(cli, tmp_path):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "deployments:\n"
+        "  - {name: x, model: llama3-8b, hardware: h100, workload: {ctx: 4096},\n"
+        "     requirements: {training_fit: {ctx: 4096, zero_stage: 3}}}\n"
+    )
+    r = cli("check", spec)
+    assert r.code == 2
+    assert "zero_stage" in r.err
