@@ -174,6 +174,11 @@ def test_in_flight_microbatches():
     assert tm.in_flight_microbatches(8, 4) == 4
     assert tm.in_flight_microbatches(8, 64) == 8
     assert tm.in_flight_microbatches(8, 64, virtual_stages=2) == 8 * (1 + 7 / 16)  # 11.5
+    # interleaved, p = 4, v = 8: 2·3 + 7·4 + 1 = 35 chunks = 35/8 stages, but m = 4 caps it
+    assert tm.in_flight_microbatches(4, 4, virtual_stages=8) == 4
+    # the last stage: 1F1B one; interleaved (v − 1)·p + 1 = 29 chunks = 29/8 stages
+    assert tm.in_flight_microbatches_last_stage(8, 64) == 1
+    assert tm.in_flight_microbatches_last_stage(4, 4, virtual_stages=8) == 29 / 8
 
 
 # Pipeline bubble ---------------------------------------------------------------------------
@@ -222,6 +227,10 @@ def test_lora_adapter_params():
     assert f["weights_bytes_per_gpu"] == 16_060_522_496
     assert f["grads_bytes_per_gpu"] == 41_943_040 * 4
     assert f["optimizer_bytes_per_gpu"] == 41_943_040 * 12
+    # bf16 adapters (QLoRA's script): bf16 grads 2 B; bf16 weights + fp32 Adam moments 10 B
+    f = _report(ctx=4096, finetune="lora", lora_rank=16, adapter_dtype="bf16")
+    assert f["grads_bytes_per_gpu"] == 41_943_040 * 2
+    assert f["optimizer_bytes_per_gpu"] == 41_943_040 * 10
 
 
 def test_qlora_base_in_nf4():

@@ -97,6 +97,14 @@ def train(
             "--lora-targets", help="all (every linear of a block, as QLoRA) or qv (W_Q and W_V)."
         ),
     ] = "all",
+    adapter_dtype: Annotated[
+        str,
+        typer.Option(
+            "--adapter-dtype",
+            help="LoRA adapter weights and grads: fp32 (PEFT's default: 16 B/param with Adam) "
+            "or bf16 (QLoRA's script: 12 B/param).",
+        ),
+    ] = "fp32",
     tokens: Annotated[
         float | None,
         typer.Option("--tokens", help="Training tokens of the run (e.g. 15e12): time and cost."),
@@ -200,6 +208,7 @@ def train(
         finetune=finetune,
         lora_rank=lora_rank,
         lora_targets=lora_targets,
+        adapter_dtype=adapter_dtype,
         tokens=tokens,
         mfu=mfu,
         efficiency=efficiency,

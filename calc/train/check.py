@@ -26,6 +26,7 @@ class TrainingFit(BaseModel):
     finetune: Literal["full", "lora", "qlora"] = "full"
     lora_rank: int = Field(default=16, gt=0, le=65536)
     lora_targets: Literal["all", "qv"] = "all"
+    adapter_dtype: Literal["fp32", "bf16"] = "fp32"
     overhead: str | int = Field(default="0.5GiB", description="bytes or '2GiB'")
 
 
@@ -49,6 +50,7 @@ def training_fit_result(cfg, hw, fit: TrainingFit, *, tp: int = 1, pp: int = 1) 
         finetune=fit.finetune,
         lora_rank=fit.lora_rank,
         lora_targets=fit.lora_targets,
+        adapter_dtype=fit.adapter_dtype,
         overhead_bytes=parse_bytes(fit.overhead, "overhead"),
     )
     f = train_report(cfg, hw, setup).fields

@@ -49,8 +49,10 @@ attention-core terms (the ctx × ctx matrices); full recomputation keeps each la
 (t × d) and re-materialises one layer at a time in the backward pass (its full set is
 counted once in the peak).
 
-Pipeline: under 1F1B the first stage holds min(m, pp) micro-batches in flight; the
-interleaved schedule with v chunks raises that by 1 + (pp − 1)/(pp · v) [2] [8].
+Pipeline: under 1F1B the first stage holds min(m, pp) micro-batches in flight and the last
+one (which also holds the logits) one; the interleaved schedule with v chunks raises the
+first stage's count by a factor 1 + (pp − 1)/(pp · v) [2] [8]. The busier of the two is
+reported.
 
 References: [1] Rajbhandari et al. 2020, "ZeRO", §3.1 and Figure 1. [2] NVIDIA Megatron-LM,
 megatron/training/theoretical_memory_usage.py. [3] Megatron-LM ``--fp8-param-gather``
@@ -106,8 +108,11 @@ RECOMPUTE = ("none", "selective", "full")
 # QLoRA's NF4 with double quantization [QLoRA, Dettmers et al. 2023, §3]: 4-bit payload, one
 # 8-bit absmax per 64 weights, one fp32 constant per 256 of those: 4 + 8/64 + 32/(64·256) bits.
 NF4_BYTES_PER_ELEMENT = (4 + 8 / 64 + 32 / (64 * 256)) / 8  # 0.515869140625
-# Adapters train in fp32 (PEFT casts them up): fp32 weights, fp32 grads, two fp32 moments.
-ADAPTER_BYTES_PER_PARAM = 4 + 4 + 2 * 4
+# LoRA adapters: weights and grads in fp32 (PEFT's default, autocast_adapter_dtype) or bf16
+# (QLoRA's qlora.py casts them to bf16), with two fp32 Adam moments and no separate master
+# copy: 16 or 12 bytes per adapter parameter.
+ADAPTER_WEIGHT_BYTES = {"fp32": 4, "bf16": 2}
+ADAPTER_MOMENT_BYTES = 2 * 4
 
 
 def recipe(name: str) -> Recipe:
@@ -315,13 +320,23 @@ def output_activation_bytes(tokens, d_model, vocab_size, act_bytes=2, tp=1,
 
 
 def in_flight_microbatches(pp, microbatches, virtual_stages=1):
-    """Micro-batches whose activations the first stage holds at its peak: 1F1B min(m, pp);
-    interleaved with v > 1 chunks pp · (1 + (pp − 1)/(pp · v)) [2] [8]."""
+    """Micro-batches whose activations the first stage holds at its peak, in whole-stage
+    units: 1F1B min(m, pp) [8]; interleaved with v > 1 chunks the warm-up keeps
+    2(pp − 1) + (v − 1)·pp + 1 chunk-micro-batches in flight, pp + (pp − 1)/v stages' worth
+    ([2]: pp · (1 + (pp − 1)/(pp · v))), at most all m of them."""
     if pp == 1:
         return 1
     if virtual_stages > 1:
-        return pp * (1 + (pp - 1) / (pp * virtual_stages))
+        return min(microbatches, pp + (pp - 1) / virtual_stages)
     return min(microbatches, pp)
+
+
+def in_flight_microbatches_last_stage(pp, microbatches, virtual_stages=1):
+    """The same for the last stage: 1F1B one micro-batch; interleaved (v − 1)·pp + 1
+    chunk-micro-batches, ((v − 1)·pp + 1)/v stages' worth, at most m."""
+    if pp == 1 or virtual_stages == 1:
+        return 1
+    return min(microbatches, ((virtual_stages - 1) * pp + 1) / virtual_stages)
 
 
 # LoRA / QLoRA ------------------------------------------------------------------------------

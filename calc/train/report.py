@@ -67,6 +67,7 @@ class TrainSetup:
     finetune: str = "full"
     lora_rank: int = 16
     lora_targets: str = "all"
+    adapter_dtype: str = "fp32"
     tokens: float | None = None
     mfu: float | None = None
     efficiency: str = "expected"
@@ -103,6 +104,7 @@ def _check(cfg: ModelConfig, s: TrainSetup) -> None:
     check_choice("--recompute", s.recompute, tm.RECOMPUTE)
     check_choice("--finetune", s.finetune, FINETUNE)
     check_choice("--lora-targets", s.lora_targets, LORA_TARGETS)
+    check_choice("--adapter-dtype", s.adapter_dtype, tuple(tm.ADAPTER_WEIGHT_BYTES))
     if s.zero not in tm.ZERO_STAGES:
         raise InvalidInputError(f"--zero must be 0, 1, 2 or 3, got {s.zero!r}")
     if s.ctx % s.cp:
@@ -342,10 +344,9 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
         else:
             w_b = rcp.weight_bytes
         weights = tm.weight_state_bytes(params_gpu, w_b, dp_dense, z)
-        grads = tm.grad_state_bytes(adapter_gpu, 4, dp_dense, z)
-        optim = tm.optimizer_state_bytes(adapter_gpu, 8, dp_dense, z) + tm.weight_state_bytes(
-            adapter_gpu, 4, dp_dense, z
-        )
+        a_b = tm.ADAPTER_WEIGHT_BYTES[s.adapter_dtype]
+        grads = tm.grad_state_bytes(adapter_gpu, a_b, dp_dense, z)
+        optim = tm.optimizer_state_bytes(adapter_gpu, a_b + tm.ADAPTER_MOMENT_BYTES, dp_dense, z)
         figs.append(
             figure(
                 "adapter_params",
@@ -377,7 +378,9 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
             "bytes",
             "{trainable_per_gpu} × {bytes}" + (" / {dp}" if z >= 1 else ""),
             trainable_per_gpu=params_gpu if s.finetune == "full" else adapter_gpu,
-            bytes=rcp.optimizer_bytes if s.finetune == "full" else 12,
+            bytes=rcp.optimizer_bytes
+            if s.finetune == "full"
+            else tm.ADAPTER_WEIGHT_BYTES[s.adapter_dtype] + tm.ADAPTER_MOMENT_BYTES,
             dp=dp_dense,
         ),
     ]
@@ -410,28 +413,45 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
         figs.append(_activation_figure(cfg, s, act_b, tokens_mb, stored[0]))
     per_layer_act = layers_act / len(stage)
     m = (s.global_batch or s.default_global_batch) // (s.micro_batch * s.dp)
-    in_flight = tm.in_flight_microbatches(s.pp, m, s.virtual_stages)
     emb = tm.embedding_activation_bytes(tokens_mb, cfg.d_model, s.dropout)
-    out = (
-        tm.output_activation_bytes(tokens_mb, cfg.d_model, cfg.vocab_size, act_b, **kw)
-        if s.pp == 1
-        else 0
-    )
-    activations = whole((layers_act + emb) * in_flight + working + out)
-    figs.append(
-        figure(
-            "activation_bytes_per_gpu",
-            activations,
-            "bytes",
-            "({layers} × {per_layer} + {embedding}) × {in_flight} + {working_layer} + {output}",
-            layers=len(stage),
-            per_layer=per_layer_act,
-            embedding=emb,
-            in_flight=in_flight,
-            working_layer=working,
-            output=out,
+    out = tm.output_activation_bytes(tokens_mb, cfg.d_model, cfg.vocab_size, act_b, **kw)
+    # the first stage holds the most micro-batches; the last one holds the logits
+    in_first = tm.in_flight_microbatches(s.pp, m, s.virtual_stages)
+    in_last = tm.in_flight_microbatches_last_stage(s.pp, m, s.virtual_stages)
+    first = (layers_act + emb) * in_first + working + (out if s.pp == 1 else 0)
+    last = layers_act * in_last + working + out
+    busiest = "first" if s.pp == 1 or first >= last else "last"
+    activations = whole(max(first, last) if s.pp > 1 else first)
+    if busiest == "first":
+        figs.append(
+            figure(
+                "activation_bytes_per_gpu",
+                activations,
+                "bytes",
+                "({layers} × {per_layer} + {embedding}) × {in_flight} + {working_layer}"
+                + (" + {output}" if s.pp == 1 else ""),
+                layers=len(stage),
+                per_layer=per_layer_act,
+                embedding=emb,
+                in_flight=in_first,
+                working_layer=working,
+                output=out,
+            )
         )
-    )
+    else:
+        figs.append(
+            figure(
+                "activation_bytes_per_gpu",
+                activations,
+                "bytes",
+                "{layers} × {per_layer} × {in_flight} + {working_layer} + {output}",
+                layers=len(stage),
+                per_layer=per_layer_act,
+                in_flight=in_last,
+                working_layer=working,
+                output=out,
+            )
+        )
     total = whole(weights + grads + optim + gather + activations + s.overhead_bytes)
     capacity = usable_memory_bytes(hw)
     fits = total <= capacity
@@ -525,7 +545,11 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
     mb_s = compute_mb + tp_mb + ep_mb + pp_mb
     bubble = tt.bubble_fraction(s.pp, m, s.virtual_stages)
     pipe_s = tt.pipeline_step_s(mb_s, s.pp, m, s.virtual_stages)
-    grad_msg = params_gpu * (rcp.grad_bytes if s.finetune == "full" else 0) + adapter_gpu * 4
+    grad_msg = (
+        params_gpu * rcp.grad_bytes
+        if s.finetune == "full"
+        else adapter_gpu * tm.ADAPTER_WEIGHT_BYTES[s.adapter_dtype]
+    )
     dp_s = tt.dp_comm_per_step_s(
         grad_msg, params_gpu * w_b, dp_dense, z, s.network_bytes_per_s, lat
     )
@@ -606,6 +630,7 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
         "gathered_weights_bytes_per_gpu": gather,
         "activation_bytes_per_layer": whole(per_layer_act),
         "activation_bytes_per_gpu": activations,
+        "activation_stage": busiest,
         "overhead_bytes_per_gpu": s.overhead_bytes,
         "total_bytes_per_gpu": total,
         "memory_bytes_per_gpu": capacity,
