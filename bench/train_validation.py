@@ -287,9 +287,10 @@ Notes:
   (the long-context and annealing stages are not separated out). Row 13 times kvcalc's FLOPs
   (row 12) at the paper's reported MFU on 16,384 GPUs; the model card's GPU-hours also
   include restarts, evaluation and the long-context stage, so kvcalc's figure is lower.
-  Rows 14-15 use the compute model (expected matmul efficiency, 1F1B pipeline bubble (p − 1)/(m + p − 1) with m = 16 or 32,
-  TP over NVLink, DP over one 400 Gb/s NIC per GPU); the paper used an interleaved schedule
-  with an unstated number of virtual stages, which shrinks the bubble kvcalc charges.
+  Rows 14-15 use the compute model (expected matmul efficiency, 1F1B pipeline bubble
+  (p − 1)/(m + p − 1) with m = 16 or 32, TP over NVLink, DP over one 400 Gb/s NIC per GPU);
+  the paper used an interleaved schedule with an unstated number of virtual stages, which
+  shrinks the bubble kvcalc charges.
 """
 
 
