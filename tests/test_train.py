@@ -102,6 +102,9 @@ def test_llama3_8b_states_on_one_gpu_and_zero3():
     assert f3["weights_bytes_per_gpu"] == 2_007_565_312
     assert f3["grads_bytes_per_gpu"] == 2_007_565_312
     assert f3["optimizer_bytes_per_gpu"] == 12_045_391_872
+    # FSDP gathers one layer's full bf16 weights and prefetches the next: (8,030,261,248 −
+    # 2 × 525,336,576 vocabulary tables) // 32 layers = 218,112,128 params × 2 layers × 2 B
+    assert f3["gathered_weights_bytes_per_gpu"] == 872_448_512
 
 
 # Activations per layer ----------------------------------------------------------------------

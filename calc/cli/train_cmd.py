@@ -222,7 +222,7 @@ def train(
         report,
         fmt,
         output,
-        title=f"{report.fields['model']}: training on {report.fields['gpus']:,} × "
-        f"{report.fields['hardware']} (per GPU; GB = 10^9 B, GiB = 2^30 B)",
+        title=f"{report.fields['model']} training on {report.fields['gpus']:,} × "
+        f"{report.fields['hardware']} (GB = 10^9 B, GiB = 2^30 B)",
         explain=explain,
     )

@@ -357,11 +357,10 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
             )
         )
     weights, grads, optim = whole(weights), whole(grads), whole(optim)
-    gather = 0.0
-    if z == 3:  # FSDP/ZeRO-3 gathers a layer at a time, prefetching the next: two layers
+    gather = 0
+    if z == 3:  # FSDP/ZeRO-3 all-gathers one layer's full weights, prefetching the next
         tables = sh.vocab * cfg.d_model * (2 if s.pp == 1 and not cfg.tie_embeddings else 1)
-        per_layer = (params_gpu - tables) / lps
-        gather = whole(2 * per_layer * w_b * (1 - 1 / dp_dense))
+        gather = whole(2 * ((params_gpu - tables) // lps) * w_b)
     figs += [
         figure(
             "weights_bytes_per_gpu",
@@ -753,10 +752,23 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
             f"{lps} of them"
         )
     if not fits:
+        fixes = []
+        if z < 3:
+            fixes.append("raise --zero")
+        if s.recompute != "full":
+            fixes.append("use --recompute full")
+        fixes.append("raise --tp/--pp or --gpus")
+        if s.finetune != "qlora":
+            fixes.append("use --finetune " + ("lora or qlora" if s.finetune == "full" else "qlora"))
+        largest = (
+            f"the largest --micro-batch that fits is {max_mb:,}"
+            if max_mb
+            else f"not even --micro-batch 1 fits (all but activations need "
+            f"{static / 2**30:,.2f} GiB)"
+        )
         warnings.append(
             f"does not fit: needs {total / 2**30:,.2f} GiB per GPU, {hw.name} has "
-            f"{capacity / 2**30:,.2f} GiB; the largest --micro-batch that fits is {max_mb:,} "
-            "(or raise --zero, use --recompute full, raise --tp/--pp, or use --finetune lora)"
+            f"{capacity / 2**30:,.2f} GiB; {largest} ({', '.join(fixes)})"
         )
     return TrainReport(fields, figs, warnings)
 
