@@ -309,3 +309,29 @@ def test_mixture_of_experts_and_mla_models_run():
 def test_bad_setups_raise_one_clear_error(kw, msg):
     with pytest.raises(InvalidInputError, match=msg):
         _report(**kw)
+
+
+@pytest.mark.parametrize(
+    "kw",
+    [
+        {"model": "llama3-8b", "ctx": 4096, "dp": 8, "zero": 3},
+        {"model": "llama3-8b", "ctx": 4096, "finetune": "qlora", "zero": 2, "dp": 2},
+        {"model": "mixtral-8x7b", "ctx": 4096, "tp": 2, "ep": 2, "dp": 4, "zero": 3},
+        {"model": "llama3-70b", "ctx": 4096, "tp": 8, "pp": 4, "dp": 4, "recompute": "full"},
+    ],
+)
+def test_state_and_total_figures_are_their_own_arithmetic(kw):
+    model = kw.pop("model")
+    r = train_report(load_model(model), load_hardware("h100"), TrainSetup(**kw))
+    for f in r.figures:
+        if f.key in (
+            "weights_bytes_per_gpu",
+            "grads_bytes_per_gpu",
+            "optimizer_bytes_per_gpu",
+            "total_bytes_per_gpu",
+            "activation_bytes_per_gpu",
+        ):
+            expr = f.substituted.replace(",", "").replace("×", "*").replace("−", "-")
+            # numbers print to 4 significant digits when not whole
+            assert eval(expr) == pytest.approx(f.value, rel=1e-3), f.line()
+            assert f.value == r.fields[f.key]

@@ -287,7 +287,8 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
         )
     dense_gpu = params_gpu - expert_gpu
     dp_dense = s.dp * s.cp
-    dp_expert = s.tp * s.cp * s.dp // max(s.tp, s.ep) if s.ep > 1 else dp_dense
+    # each expert lives on (tp · cp · dp) / ep GPUs of a stage (whole experts under EP)
+    dp_expert = s.tp * s.cp * s.dp // s.ep if s.ep > 1 else dp_dense
     z = s.zero
 
     # Model states
@@ -361,28 +362,48 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
     if z == 3:  # FSDP/ZeRO-3 all-gathers one layer's full weights, prefetching the next
         tables = sh.vocab * cfg.d_model * (2 if s.pp == 1 and not cfg.tie_embeddings else 1)
         gather = whole(2 * ((params_gpu - tables) // lps) * w_b)
-    figs += [
-        figure(
-            "weights_bytes_per_gpu",
-            weights,
-            "bytes",
-            "{params_per_gpu} × {bytes}" + (" / {dp}" if z >= 3 else ""),
-            params_per_gpu=params_gpu,
-            bytes=w_b,
-            dp=dp_dense,
-        ),
-        figure(
-            "optimizer_bytes_per_gpu",
-            optim,
-            "bytes",
-            "{trainable_per_gpu} × {bytes}" + (" / {dp}" if z >= 1 else ""),
-            trainable_per_gpu=params_gpu if s.finetune == "full" else adapter_gpu,
-            bytes=rcp.optimizer_bytes
-            if s.finetune == "full"
-            else tm.ADAPTER_WEIGHT_BYTES[s.adapter_dtype] + tm.ADAPTER_MOMENT_BYTES,
-            dp=dp_dense,
-        ),
-    ]
+    full = s.finetune == "full"
+    a_b = tm.ADAPTER_WEIGHT_BYTES[s.adapter_dtype]
+    if full:  # experts live on fewer ranks, so they shard over dp_expert
+        dense_p, expert_p = dense_gpu, expert_gpu
+        by = (rcp.weight_bytes, rcp.grad_bytes, rcp.optimizer_bytes)
+    else:  # the frozen base, or the adapters (which train)
+        dense_p, expert_p = adapter_gpu, 0
+        by = (w_b, a_b, a_b + tm.ADAPTER_MOMENT_BYTES)
+    for key, value, b, first_stage in (
+        ("weights_bytes_per_gpu", weights, by[0], 3),
+        ("grads_bytes_per_gpu", grads, by[1], 2),
+        ("optimizer_bytes_per_gpu", optim, by[2], 1),
+    ):
+        params = params_gpu if key == "weights_bytes_per_gpu" and not full else dense_p
+        sharded = z >= first_stage
+        if expert_p:
+            figs.append(
+                figure(
+                    key,
+                    value,
+                    "bytes",
+                    "{dense_params} × {bytes} / {shard} + {expert_params} × {bytes} / "
+                    "{expert_shard}",
+                    dense_params=params,
+                    expert_params=expert_p,
+                    bytes=b,
+                    shard=dp_dense if sharded else 1,
+                    expert_shard=dp_expert if sharded else 1,
+                )
+            )
+        else:
+            figs.append(
+                figure(
+                    key,
+                    value,
+                    "bytes",
+                    "{params} × {bytes} / {shard}",
+                    params=params,
+                    bytes=b,
+                    shard=dp_dense if sharded else 1,
+                )
+            )
 
     # Activations of the first stage's layers, one micro-batch
     act_b = 4 if s.recipe == "fp32" else 2
@@ -508,10 +529,10 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
                 "selective": "{attention_forward}" if not s.flash else "0",
                 "none": "0",
             }[s.recompute]
-            + (" + {flash_scores} (FlashAttention backward)" if s.flash else ""),
+            + (" + {flash_backward_scores}" if s.flash else ""),
             matmul_forward=mm_fwd,
             attention_forward=attn_fwd_tok,
-            flash_scores=scores_tok,
+            flash_backward_scores=scores_tok,
         ),
     ]
 
