@@ -93,18 +93,21 @@ class TrainReport:
     warnings: list[str] = field(default_factory=list)
 
 
-def _check(cfg: ModelConfig, s: TrainSetup) -> None:
-    from calc.cli.common import check_choice
+def _choice(flag: str, value: str, choices) -> None:
+    if value not in choices:
+        raise InvalidInputError(f"{flag} {value!r} is not one of: {', '.join(choices)}")
 
+
+def _check(cfg: ModelConfig, s: TrainSetup) -> None:
     check_positive_int("ctx", s.ctx, 10**8)
     check_positive_int("micro-batch", s.micro_batch, 10**6)
     for name in ("tp", "pp", "cp", "ep", "dp", "virtual-stages", "lora-rank"):
         check_positive_int(name, getattr(s, name.replace("-", "_")), 10**6)
     tm.recipe(s.recipe)
-    check_choice("--recompute", s.recompute, tm.RECOMPUTE)
-    check_choice("--finetune", s.finetune, FINETUNE)
-    check_choice("--lora-targets", s.lora_targets, LORA_TARGETS)
-    check_choice("--adapter-dtype", s.adapter_dtype, tuple(tm.ADAPTER_WEIGHT_BYTES))
+    _choice("--recompute", s.recompute, tm.RECOMPUTE)
+    _choice("--finetune", s.finetune, FINETUNE)
+    _choice("--lora-targets", s.lora_targets, LORA_TARGETS)
+    _choice("--adapter-dtype", s.adapter_dtype, tuple(tm.ADAPTER_WEIGHT_BYTES))
     if s.zero not in tm.ZERO_STAGES:
         raise InvalidInputError(f"--zero must be 0, 1, 2 or 3, got {s.zero!r}")
     if s.ctx % s.cp:
