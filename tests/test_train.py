@@ -335,3 +335,11 @@ def test_state_and_total_figures_are_their_own_arithmetic(kw):
             # numbers print to 4 significant digits when not whole
             assert eval(expr) == pytest.approx(f.value, rel=1e-3), f.line()
             assert f.value == r.fields[f.key]
+
+
+def test_ep_comm():
+    # 4 all-to-alls per MoE layer of k·t·d·a = 2·1024·4096·2 = 16,777,216 B over 8 GPUs,
+    # α = 0: 4 × 3 layers × 7/8 × 16,777,216 / 1e11 s
+    assert tt.ep_comm_per_microbatch_s(1024, 4096, 2, 2, 3, 8, 1e11, 0) == pytest.approx(
+        12 * 7 / 8 * 16_777_216 / 1e11
+    )

@@ -266,7 +266,7 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
     ``hw`` as ``s`` describes."""
     from calc.elementwise import cdiv
     from calc.latency import efficiencies
-    from calc.parallel import all_to_all_time_s, params_per_gpu, shard
+    from calc.parallel import params_per_gpu, shard
     from calc.params import ffn_params, model_params
 
     _check(cfg, s)
@@ -412,16 +412,27 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
     act_b = 4 if s.recipe == "fp32" else 2
     tokens_mb = s.micro_batch * s.ctx // s.cp
     kw = dict(tp=s.tp, sequence_parallel=s.sequence_parallel)
-    stored = [_layer_activation(cfg, i, s, act_b, s.recompute) for i in stage]
+
+    def stage_activations(layers: range) -> tuple[float, float]:
+        """(stored bytes of these layers for one micro-batch, the one-layer working set that
+        full recomputation re-materialises)."""
+        if not layers:
+            return 0, 0
+        if s.recompute == "full":
+            ckpt = tm.checkpoint_bytes(tokens_mb, cfg.d_model, act_b, **kw)
+            return ckpt * len(layers), max(
+                _layer_activation(cfg, i, s, act_b, "none") for i in layers
+            )
+        return sum(_layer_activation(cfg, i, s, act_b, s.recompute) for i in layers), 0
+
+    layers_act, working = stage_activations(stage)
+    last_stage = range(min((s.pp - 1) * lps, cfg.n_layers), cfg.n_layers)
+    last_act, last_working = stage_activations(last_stage)
     if s.recompute == "full":
-        ckpt = tm.checkpoint_bytes(tokens_mb, cfg.d_model, act_b, **kw)
-        full_layer = max(_layer_activation(cfg, i, s, act_b, "none") for i in stage)
-        layers_act = ckpt * len(stage)
-        working = full_layer
         figs.append(
             figure(
                 "activation_bytes_per_layer",
-                ckpt,
+                layers_act / len(stage),
                 "bytes",
                 "{tokens} × {d_model} × {bytes}" + (" / {tp}" if s.sequence_parallel else ""),
                 tokens=tokens_mb,
@@ -431,9 +442,8 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
             )
         )
     else:
-        layers_act = sum(stored)
-        working = 0
-        figs.append(_activation_figure(cfg, s, act_b, tokens_mb, stored[0]))
+        first_layer = _layer_activation(cfg, 0, s, act_b, s.recompute)
+        figs.append(_activation_figure(cfg, s, act_b, tokens_mb, first_layer))
     per_layer_act = layers_act / len(stage)
     m = (s.global_batch or s.default_global_batch) // (s.micro_batch * s.dp)
     emb = tm.embedding_activation_bytes(tokens_mb, cfg.d_model, s.dropout)
@@ -442,7 +452,7 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
     in_first = tm.in_flight_microbatches(s.pp, m, s.virtual_stages)
     in_last = tm.in_flight_microbatches_last_stage(s.pp, m, s.virtual_stages)
     first = (layers_act + emb) * in_first + working + (out if s.pp == 1 else 0)
-    last = layers_act * in_last + working + out
+    last = last_act * in_last + last_working + out
     busiest = "first" if s.pp == 1 or first >= last else "last"
     activations = whole(max(first, last) if s.pp > 1 else first)
     if busiest == "first":
@@ -468,10 +478,10 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
                 activations,
                 "bytes",
                 "{layers} × {per_layer} × {in_flight} + {working_layer} + {output}",
-                layers=len(stage),
-                per_layer=per_layer_act,
+                layers=len(last_stage),
+                per_layer=last_act / max(1, len(last_stage)),
                 in_flight=in_last,
-                working_layer=working,
+                working_layer=last_working,
                 output=out,
             )
         )
@@ -558,10 +568,10 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
     )
     ep_mb = 0.0
     if s.ep > 1 and cfg.moe is not None:
-        a2a = all_to_all_time_s(
-            cfg.moe.experts_per_token * tokens_mb * cfg.d_model * act_b, s.ep, bw, lat
-        )
-        ep_mb = 4 * min(lps, cfg.n_moe_layers) * a2a
+        ep_mb = tt.ep_comm_per_microbatch_s(
+            tokens_mb, cfg.d_model, act_b, cfg.moe.experts_per_token,
+            min(lps, cfg.n_moe_layers), s.ep, bw, lat,
+        )  # fmt: skip
     pp_mb = tt.pp_comm_per_microbatch_s(
         tokens_mb, cfg.d_model, act_b, s.pp, s.network_bytes_per_s, lat
     )

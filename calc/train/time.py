@@ -12,7 +12,10 @@ Communication per micro-batch (t tokens, d_model, a bytes per activation):
 - TP: two all-reduces of t·d·a per layer in the forward pass and two in the backward (with
   sequence parallelism a reduce-scatter + all-gather pair, the same bytes) [2]; two more per
   layer in a recomputed forward. On the critical path.
+- EP: dispatch and combine, two all-to-alls of the k routed copies (k·t·d·a) per MoE layer
+  forward and two backward.
 - PP: one send of t·d·a per stage boundary forward and one back, per micro-batch.
+- CP: the ring exchange of K/V blocks overlaps the attention it feeds; it is not charged.
 - DP: one ring all-reduce of the gradients per step (ZeRO-2/3: a reduce-scatter, half of it,
   plus ZeRO-3's all-gather of the weights twice: forward and backward [3]). It overlaps
   the backward pass; what is exposed is max(0, t_dp − the backward of one micro-batch).
@@ -27,7 +30,7 @@ Clusters Using Megatron-LM", §2.2.1-2.2.2. [2] Korthikanti et al. 2022, §4.2.2
 
 from __future__ import annotations
 
-from calc.parallel import p2p_time_s, ring_allreduce_time_s
+from calc.parallel import all_to_all_time_s, p2p_time_s, ring_allreduce_time_s
 
 
 def bubble_fraction(pp, microbatches, virtual_stages=1):
@@ -52,6 +55,14 @@ def tp_comm_per_microbatch_s(tokens, d_model, act_bytes, layers, tp, bandwidth, 
     × layers ring all-reduces of t·d·a over tp GPUs [s]."""
     n = (6 if recompute_full else 4) * layers
     return n * ring_allreduce_time_s(tokens * d_model * act_bytes, tp, bandwidth, latency)
+
+
+def ep_comm_per_microbatch_s(tokens, d_model, act_bytes, experts_per_token, moe_layers, ep,
+                             bandwidth, latency):  # fmt: skip
+    """EP all-to-alls of one micro-batch on one stage: 4 × moe_layers all-to-alls of the
+    k·t·d·a bytes of routed token copies over ep GPUs [s]."""
+    message = experts_per_token * tokens * d_model * act_bytes
+    return 4 * moe_layers * all_to_all_time_s(message, ep, bandwidth, latency)
 
 
 def pp_comm_per_microbatch_s(tokens, d_model, act_bytes, pp, bandwidth, latency):
