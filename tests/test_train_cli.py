@@ -90,3 +90,62 @@ def test_check_training_fit_rejects_unknown_keys(cli, tmp_path):
     r = cli("check", spec)
     assert r.code == 2
     assert "zero_stage" in r.err
+
+
+def _one_line_error(r):
+    assert r.code == 2, (r.code, r.out, r.err)
+    assert "Traceback" not in r.err + r.out
+    assert r.err.startswith("kvcalc: error: ") and r.err.count("\n") == 1, r.err
+
+
+@pytest.mark.parametrize(
+    ("flag", "value"),
+    [
+        ("--ctx", "0"),
+        ("--ctx", str(10**12)),
+        ("--micro-batch", "0"),
+        ("--global-batch", "-8"),
+        ("--dp", "0"),
+        ("--cp", "0"),
+        ("--virtual-stages", "0"),
+        ("--lora-rank", "0"),
+        ("--mfu", "nan"),
+        ("--mfu", "inf"),
+        ("--tokens", "nan"),
+        ("--tokens", "-1"),
+        ("--usd-per-hour", "inf"),
+        ("--overhead", "-1GiB"),
+        ("--network-bandwidth", "0"),
+        ("--recompute", "some"),
+        ("--adapter-dtype", "int4"),
+        ("--efficiency", "great"),
+        ("--format", "xml"),
+    ],
+)
+def test_hostile_numbers(run, flag, value):
+    _one_line_error(run(flag, value))
+
+
+@pytest.mark.parametrize(
+    "owned",
+    [
+        ("--gpu-price-usd", "nan", "--power-w", "700"),
+        ("--gpu-price-usd", "30000", "--power-w", "-1"),
+        ("--gpu-price-usd", "30000", "--power-w", "700", "--pue", "0.5"),
+        ("--gpu-price-usd", "30000", "--power-w", "700", "--years", "0"),
+    ],
+)
+def test_hostile_owned_pricing(run, owned):
+    _one_line_error(run("--tokens", "1e9", *owned))
+
+
+@pytest.mark.parametrize("content", [b"", b"\x00\xff\xfe", b"n_layers: .nan\n", b"- [a, b]\n"])
+def test_hostile_model_file_keeps_the_output(cli, tmp_path, content):
+    path = tmp_path / "model.yaml"
+    path.write_bytes(content)
+    out = tmp_path / "out.csv"
+    out.write_text("existing\n")
+    r = cli("train", "--model", path, "--hardware", "h100", "-f", "csv", "-o", out)
+    _one_line_error(r)
+    assert out.read_text() == "existing\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["model.yaml", "out.csv"]
