@@ -42,6 +42,12 @@ bytes (16-bit, with dropout); this module counts the same tensors for each layer
 - Mamba/Mamba-2 (approximate): norm and in_proj inputs, in_proj output, conv output, scan
   output and out_proj input (the selective-scan kernel recomputes its states [7]).
 
+Activations are 16-bit under every recipe but fp32 (fp8 recipes keep bf16 activations; a
+framework that caches fp8 copies of the matmul inputs needs less). LoRA/QLoRA keep the same
+activations as full training (the frozen matmuls' inputs are the adapters' inputs too) plus
+the r-wide x·A of every adapted matrix; QLoRA's transient dequantised copy of one weight
+matrix is not counted.
+
 Tensor parallelism splits the tensors between the column- and row-parallel matmuls by tp;
 the hidden-width tensors (norm inputs, matmul inputs, masks) are split only with sequence
 parallelism ([5] Table 2: 10 + 24/t without it). Selective recomputation [5] §5 drops the
