@@ -149,3 +149,13 @@ def test_hostile_model_file_keeps_the_output(cli, tmp_path, content):
     _one_line_error(r)
     assert out.read_text() == "existing\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["model.yaml", "out.csv"]
+
+
+def test_shipped_training_check_example(cli):
+    from pathlib import Path
+
+    spec = Path(__file__).resolve().parent.parent / "examples" / "check-train.yaml"
+    r = cli("check", spec, "--format", "json")
+    assert r.code == 1  # the second deployment fails on purpose
+    rows = json.loads(r.out)["results"]
+    assert [row["passed"] for row in rows] == [True, False]
