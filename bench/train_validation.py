@@ -226,7 +226,7 @@ def rows() -> list[Row]:
             "pre-training compute",
             "Llama 3 405B, 15.6T tokens at 8,192-token context (6N + attention)",
             3.8e25,
-            f["model_flops"],
+            f["run_model_flops"],
             "FLOP",
             LLAMA3_PAPER + ', §3.2.1: "3.8 × 10^25 FLOPs"',
         )

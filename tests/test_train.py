@@ -266,11 +266,11 @@ def test_time_at_mfu_and_cost():
 
 def test_report_run_at_stated_mfu():
     f = _report(ctx=8192, tp=8, pp=16, dp=128, zero=1, tokens=1e12, mfu=0.4)
-    assert f["model_flops"] == f["model_flops_per_token"] * 1e12
+    assert f["run_model_flops"] == f["model_flops_per_token"] * 1e12
     gpus = 8 * 16 * 128
-    assert f["run_s"] == pytest.approx(f["model_flops"] / (gpus * 989.4e12 * 0.4))
+    assert f["run_s"] == pytest.approx(f["run_model_flops"] / (gpus * 989.4e12 * 0.4))
     assert f["gpu_hours"] == pytest.approx(gpus * f["run_s"] / 3600)
-    assert f["usd"] == pytest.approx(f["gpu_hours"] * 6.155)  # h100 profile's rental price
+    assert f["run_usd"] == pytest.approx(f["gpu_hours"] * 6.155)  # h100 profile's rental price
 
 
 def test_compute_model_step_is_consistent():

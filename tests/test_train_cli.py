@@ -26,7 +26,7 @@ def test_csv_and_explain(run):
     r = run("--format", "csv", "--tokens", "1e9", "--mfu", "0.4")
     assert r.code == 0, r.err
     header, _ = r.out.strip().splitlines()
-    assert "total_bytes_per_gpu" in header.split(",") and "usd" in header.split(",")
+    assert "total_bytes_per_gpu" in header.split(",") and "run_usd" in header.split(",")
     r = run("--explain", "--tokens", "1e9")
     assert r.code == 0, r.err
     assert "model_flops_per_token = 6 × matmul_params" in r.out

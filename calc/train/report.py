@@ -694,7 +694,7 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
         model_flops = model_tok * d_tok
         figs.append(
             figure(
-                "model_flops",
+                "run_model_flops",
                 model_flops,
                 "FLOP",
                 "{model_flops_per_token} × {tokens}",
@@ -709,8 +709,8 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
                     "run_s",
                     run_s,
                     "s",
-                    "{model_flops} / ({gpus} × {peak} × {mfu})",
-                    model_flops=model_flops,
+                    "{run_model_flops} / ({gpus} × {peak} × {mfu})",
+                    run_model_flops=model_flops,
                     gpus=gpus,
                     peak=peak_model,
                     mfu=s.mfu,
@@ -756,7 +756,7 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
         figs += [
             figure("gpu_hours", hours, "GPU-h", "{gpus} × {run_s} / 3,600", gpus=gpus, run_s=run_s),
             figure(
-                "usd",
+                "run_usd",
                 usd,
                 "USD",
                 "{gpu_hours} × {usd_per_gpu_hour}",
@@ -767,13 +767,13 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
         fields.update(
             tokens=d_tok,
             steps=d_tok / tokens_step,
-            model_flops=model_flops,
+            run_model_flops=model_flops,
             mfu_assumed=s.mfu,
             run_s=run_s,
             gpu_hours=hours,
             usd_per_gpu_hour=price,
             price_basis="owned" if s.owned is not None else "rental",
-            usd=usd,
+            run_usd=usd,
         )
 
     if s.ctx > cfg.max_ctx:
