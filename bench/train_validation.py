@@ -10,7 +10,7 @@ from the shipped model configs, hardware profiles and docs/validation/*.yaml eve
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from calc.registry import load_hardware, load_model
@@ -20,10 +20,8 @@ from calc.train.report import TrainSetup, train_report
 ROOT = Path(__file__).resolve().parent.parent
 VALIDATION = ROOT / "docs" / "validation"
 
-MEGATRON_CI = (
-    "NVIDIA/Megatron-LM `tests/functional_tests/test_cases/gpt/gpt3_7b_tp1_pp4_memory_speed/` "
-    "(`model_config.yaml`, `golden_values_dev_dgx_h100.json`)"
-)
+# model_config.yaml and golden_values_dev_dgx_h100.json of each case, read at one commit
+MEGATRON_CI = "NVIDIA/Megatron-LM@d98e8a6 `tests/functional_tests/test_cases/gpt"
 LLAMA3_PAPER = 'Llama Team, AI @ Meta 2024, "The Llama 3 Herd of Models"'
 LLAMA31_CARD = "meta-llama/llama-models `models/llama3_1/MODEL_CARD.md`, Training Factors"
 
@@ -60,21 +58,27 @@ def megatron_theoretical_bytes(
     *, layers, hidden, heads, query_groups, kv_channels, ffn, vocab, seq, micro_batch, tp, pp,
     vp, dp, microbatches,
 ):  # fmt: skip
-    """Megatron-LM's own estimate (megatron/training/theoretical_memory_usage.py, as of 2025:
-    ``compute_weight_and_optimizer_memory`` with the distributed optimizer and no SwiGLU, and
+    """Megatron-LM's own estimate (megatron/training/theoretical_memory_usage.py at
+    NVIDIA/Megatron-LM@d98e8a6: ``compute_weight_and_optimizer_memory`` with the distributed
+    optimizer, a dense GeLU model with LayerNorm and untied embeddings, and
     ``compute_activation_memory_without_sp``, the path taken without sequence parallelism),
     rewritten here from its published formula: (weights + optimizer, activations) [bytes]."""
     attn = 2 * hidden * hidden * (1 + query_groups / heads) * (kv_channels * heads / hidden)
-    layer = 2 * hidden * (ffn + 2) + attn  # LayerNorm: norm_size 2
-    block = layer * layers + 2 * hidden
-    shard = block / pp + hidden * vocab  # first stage: its layers and one vocabulary table
-    weights_optimizer = shard / tp * (6 + 12 / dp)
+    tp_sharded = (attn + 2 * hidden * ffn) * layers  # attention + MLP, split by TP
+    replicated = 2 * hidden * 2 * layers + 2 * hidden  # LayerNorms (weight + bias) + final
+    embedding = hidden * vocab
+    shard = (tp_sharded / pp + embedding) / tp + replicated / pp
+    if pp == 1:  # untied: the output layer too
+        shard += embedding / tp
+    weights_optimizer = shard * (6 + 12 / dp)
     act = seq * micro_batch * hidden * (10 + 24 / tp) * layers
     act += 8 * seq * micro_batch * pp + seq * micro_batch * hidden * pp
     if vp is not None:
         act *= 1 + (pp - 1) / (pp * vp)
     elif pp > 1:
         act *= min(1, microbatches / pp)
+    if pp == 1:  # logits (split by TP) and the final norm's output, 2 bytes each
+        act += (seq * micro_batch * vocab / tp + seq * micro_batch * hidden) * 2
     return weights_optimizer, act * 1.05
 
 
@@ -82,65 +86,87 @@ def rows() -> list[Row]:
     h100 = load_hardware("h100")
     out: list[Row] = []
 
-    # 1-3: a Megatron-LM CI run on H100 that logs its own peak memory and step time
+    # 1-8: two Megatron-LM CI runs on 8 × H100 that log their own memory and step time
     ci = load_model(str(VALIDATION / "gpt-7b-megatron-ci.yaml"))
-    ci_setup = TrainSetup(
-        ctx=8192, micro_batch=1, global_batch=8, pp=4, dp=2, virtual_stages=8,
-        recipe="bf16-fp32-grads", zero=1, dropout=True, overhead_bytes=0,
-        network_bytes_per_s=h100.interconnect_bandwidth_bytes_per_s,
-    )  # fmt: skip
-    f = train_report(ci, h100, ci_setup).fields
-    ci_setting = (
-        "GPT 7B (32 × 4096, GQA 8, GeLU MLP 16384, vocab 131,200), bf16, seq 8,192, micro-batch 1, "
-        "global batch 8, TP 1, PP 4 with 8 virtual stages, DP 2, distributed optimizer, "
-        "dropout 0.1, TE fused attention, 8 × H100"
-    )
-    out.append(
-        Row(
-            "peak memory per GPU (torch max allocated)",
-            ci_setting,
-            60_518_293_504 / 1e9,
-            f["total_bytes_per_gpu"] / 1e9,
-            "GB",
-            MEGATRON_CI + ": `mem-max-allocated-bytes` 60,518,293,504 (steps 2-25)",
+    for case, kw, ci_vocab, allocated, peak, step in (
+        (
+            "gpt3_7b_tp1_pp4_memory_speed",
+            dict(micro_batch=1, pp=4, virtual_stages=8),
+            131_200,  # 131,073 padded to a multiple of 128
+            24_808_996_864,
+            60_720_852_992,
+            1.15017,
+        ),
+        (
+            "gpt3_7b_tp4_pp1_memory_speed",
+            dict(micro_batch=2, tp=4, sequence_parallel=False),
+            131_584,  # 131,073 padded to a multiple of 128 × tp = 512
+            20_663_519_232,
+            57_143_791_616,
+            1.11493,
+        ),
+    ):
+        cfg = replace(ci, vocab_size=ci_vocab)
+        setup = TrainSetup(
+            ctx=8192, global_batch=8, dp=2, recipe="bf16-fp32-grads", zero=1, dropout=True,
+            overhead_bytes=0, network_bytes_per_s=h100.interconnect_bandwidth_bytes_per_s, **kw,
+        )  # fmt: skip
+        f = train_report(cfg, h100, setup).fields
+        tp, pp = setup.tp, setup.pp
+        parallel = (
+            "TP 1, PP 4 with 8 virtual stages, micro-batch 1 (4 per step)"
+            if pp > 1
+            else "TP 4 (no sequence parallelism), PP 1, micro-batch 2 (2 per step)"
         )
-    )
-    states = f["weights_bytes_per_gpu"] + f["grads_bytes_per_gpu"] + f["optimizer_bytes_per_gpu"]
-    out.append(
-        Row(
-            "model states per GPU (allocated between steps)",
-            ci_setting,
-            24_540_168_192 / 1e9,
-            states / 1e9,
-            "GB",
-            MEGATRON_CI + ": `mem-allocated-bytes` 24,540,168,192",
+        setting = (
+            f"`{case}`: GPT 7B (32 × 4096, GQA 8, GeLU MLP 16384), bf16, seq 8,192, global "
+            f"batch 8, {parallel}, DP 2, distributed optimizer, dropout 0.1, 8 × H100"
         )
-    )
-    w_opt, act = megatron_theoretical_bytes(
-        layers=32, hidden=4096, heads=32, query_groups=8, kv_channels=128, ffn=16384,
-        vocab=131200, seq=8192, micro_batch=1, tp=1, pp=4, vp=8, dp=2, microbatches=4,
-    )  # fmt: skip
-    out.append(
-        Row(
-            "peak memory per GPU (torch max allocated)",
-            ci_setting,
-            60_518_293_504 / 1e9,
-            (w_opt + act) / 1e9,
-            "GB",
-            MEGATRON_CI + "; estimate: Megatron-LM `megatron/training/theoretical_memory_usage.py`",
-            estimator="Megatron-LM's formula",
+        src = f"{MEGATRON_CI}/{case}/`"
+        states = (
+            f["weights_bytes_per_gpu"] + f["grads_bytes_per_gpu"] + f["optimizer_bytes_per_gpu"]
         )
-    )
-    out.append(
-        Row(
-            "step time",
-            ci_setting + "; kvcalc at the profile's expected matmul efficiency",
-            1.0606,
-            f["step_s"],
-            "s",
-            MEGATRON_CI + ": `iteration-time`, median of the logged steps 4-24",
-        )
-    )
+        w_opt, act = megatron_theoretical_bytes(
+            layers=32, hidden=4096, heads=32, query_groups=8, kv_channels=128, ffn=16384,
+            vocab=ci_vocab, seq=8192, micro_batch=setup.micro_batch, tp=tp, pp=pp,
+            vp=8 if pp > 1 else None, dp=2, microbatches=8 // (2 * setup.micro_batch),
+        )  # fmt: skip
+        out += [
+            Row(
+                "peak memory per GPU (torch max allocated)",
+                setting,
+                peak / 1e9,
+                f["total_bytes_per_gpu"] / 1e9,
+                "GB",
+                src + f": `mem-max-allocated-bytes` {peak:,}",
+            ),
+            Row(
+                "peak memory per GPU (torch max allocated)",
+                setting,
+                peak / 1e9,
+                (w_opt + act) / 1e9,
+                "GB",
+                src + f": `mem-max-allocated-bytes` {peak:,}; estimate: Megatron-LM "
+                "`megatron/training/theoretical_memory_usage.py`",
+                estimator="Megatron-LM's formula",
+            ),
+            Row(
+                "model states per GPU (allocated between steps)",
+                setting,
+                allocated / 1e9,
+                states / 1e9,
+                "GB",
+                src + f": `mem-allocated-bytes` {allocated:,}",
+            ),
+            Row(
+                "step time",
+                setting + "; kvcalc at the profile's expected matmul efficiency",
+                step,
+                f["step_s"],
+                "s",
+                src + ": `iteration-time`, median of the logged steps after the first",
+            ),
+        ]
 
     # 4-7: ZeRO, Figure 1: model states of a 7.5B model over 64 data-parallel GPUs
     for stage, gb in ((0, 120), (1, 31.4), (2, 16.6), (3, 1.9)):
@@ -260,34 +286,33 @@ def rows() -> list[Row]:
 NOTES = """\
 Notes:
 
-- **Megatron-LM CI run (rows 1-4).** The test's `model_config.yaml` fixes every shape and
-  setting; Megatron's defaults fill the rest (GeLU MLP of 4 × hidden, LayerNorm, biases,
-  dropout 0.1, fp32 gradient buffers with bf16). The run's GPU count is not in the file: DP 2
-  (8 GPUs) is inferred from `mem-allocated-bytes`, which matches 12 bytes per parameter of a
-  stage (2 bf16 weights + 4 fp32 grads + 12/2 optimizer bytes) within 5%, and not 18 (DP 1:
-  35 GB). Megatron
-  logs memory from the last rank (its TensorBoard writer), the last pipeline stage; kvcalc
-  reports the busier of the first and last stage, here the last (29 one-layer chunks in
-  flight under the interleaved schedule, plus the fp32 logits). kvcalc's figure counts no
-  CUDA context or allocator slack (`--overhead 0`), as torch's allocated bytes do not; the
-  learned position table (33.5M parameters, first stage) is not modelled. Megatron's own
-  formula (row 3) counts 34 bytes per token × hidden per layer and a 5% margin. The step
-  time (row 4) is the weakest figure: the run uses deterministic kernels and no gradient
-  accumulation fusion, and one micro-batch of 8,192 tokens per GPU, far from the large GEMMs
-  the profile's efficiency band was measured on.
-- **ZeRO (rows 5-8)** checks the model-state formula against the paper's own figures
+- **Megatron-LM CI runs (rows 1-8).** Each test's `model_config.yaml` fixes the shapes and
+  settings; Megatron's defaults fill the rest (GeLU MLP of 4 × hidden, LayerNorm, biases,
+  dropout 0.1, fp32 gradient buffers with bf16, no sequence parallelism). Both run on one
+  node of 8 GPUs (`tests/test_utils/recipes/h100/gpt.yaml`), so DP = 8 / (TP × PP) = 2.
+  Megatron logs memory from the last rank (its TensorBoard writer), the last pipeline stage;
+  kvcalc reports the busier of the first and last stage, here the last for the PP 4 run
+  (29 one-layer chunks in flight under the interleaved schedule, plus the fp32 logits).
+  kvcalc's figures count no CUDA context or allocator slack (`--overhead 0`), as torch's
+  allocated bytes do not; the learned position table (33.5M parameters, first stage) is not
+  modelled. Megatron's own formula (rows 2 and 6) counts 34 bytes per token × hidden per
+  layer and a 5% margin, and for the PP 4 run the first stage. The step times (rows 4 and
+  8) are the weakest figures: the runs use deterministic kernels and no gradient
+  accumulation fusion, with one or two 8,192-token micro-batches per GPU, far from the large
+  GEMMs the profile's efficiency band was measured on.
+- **ZeRO (rows 9-12)** checks the model-state formula against the paper's own figures
   (analytical, not measured).
-- **LoRA (rows 9-10).** The paper gives no precision recipe for its 1.2 TB full fine-tuning
+- **LoRA (rows 13-14).** The paper gives no precision recipe for its 1.2 TB full fine-tuning
   figure, so only the LoRA side is compared. The 350 GB counts model states; activations
   are excluded on both sides. "35MB" is read as 10^6 bytes (37.7 MB = 36.0 MiB).
-- **QLoRA (row 11)** is a bound: the published claim is that it fits in 48 GB, so a
+- **QLoRA (row 15)** is a bound: the published claim is that it fits in 48 GB, so a
   negative error is agreement. Sequence length and batch are not stated with the claim;
   kvcalc's figure is for one 512-token sequence.
-- **Llama 3 (rows 12-15).** Row 12 counts attention at the 8,192-token pre-training context
-  (the long-context and annealing stages are not separated out). Row 13 times kvcalc's FLOPs
-  (row 12) at the paper's reported MFU on 16,384 GPUs; the model card's GPU-hours also
+- **Llama 3 (rows 16-19).** Row 16 counts attention at the 8,192-token pre-training context
+  (the long-context and annealing stages are not separated out). Row 17 times kvcalc's FLOPs
+  (row 16) at the paper's reported MFU on 16,384 GPUs; the model card's GPU-hours also
   include restarts, evaluation and the long-context stage, so kvcalc's figure is lower.
-  Rows 14-15 use the compute model (expected matmul efficiency, 1F1B pipeline bubble
+  Rows 18-19 use the compute model (expected matmul efficiency, 1F1B pipeline bubble
   (p − 1)/(m + p − 1) with m = 16 or 32, TP over NVLink, DP over one 400 Gb/s NIC per GPU);
   the paper used an interleaved schedule with an unstated number of virtual stages, which
   shrinks the bubble kvcalc charges.

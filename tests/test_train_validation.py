@@ -38,10 +38,10 @@ def test_every_row_has_a_source_and_a_signed_error():
 
 
 def test_megatron_formula_rewrite_matches_hand_arithmetic():
-    # Megatron's weight+optimizer bytes for the CI model: layer = 2·4096·(16384 + 2)
-    # + 2·4096²·(1 + 8/32) = 134,234,112 + 41,943,040 = 176,177,152; block = 32 × that
-    # + 2·4096 = 5,637,677,056; first stage = block/4 + 4096 × 131,200 = 1,946,814,464 params
-    # × (6 + 12/2) B = 23,361,773,568 B
+    # Megatron's weight+optimizer bytes for the CI model, PP 4: TP-split (attention
+    # 2·4096²·(1 + 8/32) = 41,943,040 + MLP 2·4096·16384 = 134,217,728) × 32 / 4
+    # = 1,409,286,144, + the embedding 4096 × 131,200 = 537,395,200, + replicated LayerNorms
+    # (2·4096·2 × 32 + 2·4096) / 4 = 133,120 → 1,946,814,464 params × (6 + 12/2) B
     w_opt, act = _script().megatron_theoretical_bytes(
         layers=32, hidden=4096, heads=32, query_groups=8, kv_channels=128, ffn=16384,
         vocab=131200, seq=8192, micro_batch=1, tp=1, pp=4, vp=8, dp=2, microbatches=4,
