@@ -297,9 +297,11 @@ Notes:
   allocated bytes do not; the learned position table (33.5M parameters, first stage) is not
   modelled. Megatron's own formula (rows 2 and 6) counts 34 bytes per token × hidden per
   layer and a 5% margin, and for the PP 4 run the first stage. The step times (rows 4 and
-  8) are the weakest figures: the runs use deterministic kernels and no gradient
-  accumulation fusion, with one or two 8,192-token micro-batches per GPU, far from the large
-  GEMMs the profile's efficiency band was measured on.
+  8) are the weakest figures: the compute model charges only the matmuls and attention (at
+  the GEMM efficiency of the profile) and the collectives, not the element-wise kernels
+  (norms, dropout, activations), the optimizer step or framework overhead, and these runs
+  add deterministic kernels and no gradient-accumulation fusion; measured MFU is about 35%.
+  For a budget, time the run at a stated MFU (`--mfu`).
 - **ZeRO (rows 9-12)** checks the model-state formula against the paper's own figures
   (analytical, not measured).
 - **LoRA (rows 13-14).** The paper gives no precision recipe for its 1.2 TB full fine-tuning
