@@ -20,6 +20,11 @@ Communication per micro-batch (t tokens, d_model, a bytes per activation):
   plus ZeRO-3's all-gather of the weights twice: forward and backward [3]). It overlaps
   the backward pass; what is exposed is max(0, t_dp − the backward of one micro-batch).
 
+Only the matmuls, attention and these collectives are charged; element-wise kernels (norms,
+dropout, activations), the optimizer step and framework overhead are not, so the compute
+model is optimistic (45-53 % fast against Megatron-LM's own CI runs on H100,
+docs/validation-training.md); a stated MFU times a budget more safely.
+
 TP runs over the profile's interconnect (NVLink inside a node); DP and PP cross nodes at the
 network rate given (default 50 GB/s per GPU: one 400 Gb/s NIC per GPU, as in a DGX H100).
 
