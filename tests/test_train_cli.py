@@ -159,3 +159,9 @@ def test_shipped_training_check_example(cli):
     assert r.code == 1  # the second deployment fails on purpose
     rows = json.loads(r.out)["results"]
     assert [row["passed"] for row in rows] == [True, False]
+
+
+def test_fp8_recipe_needs_an_fp8_peak(cli):
+    r = cli("train", "-m", "llama3-8b", "-H", "a100-80g", "--recipe", "fp8")
+    _one_line_error(r)
+    assert "no fp8 tensor-core peak" in r.err
