@@ -43,6 +43,15 @@ def test_llama3_8b_model_flops_per_token_at_4096():
     assert f["backward_flops_per_token"] == 2 * 48_249_962_496 / 3
 
 
+def test_matmul_params_and_mfu():
+    # untied: active − norms − the embedding lookup (the lm_head stays); tied: the table is
+    # the lm_head's matmul, so only the norms go
+    assert tf.matmul_params(1000, 100, 10, tie_embeddings=False) == 890
+    assert tf.matmul_params(1000, 100, 10, tie_embeddings=True) == 990
+    # 4e17 FLOP on 8 GPUs of 1e15 FLOP/s in 100 s: 4e17 / 8e17 = 50 %
+    assert tt.mfu(4e17, 8, 1e15, 100) == 0.5
+
+
 def test_recompute_overhead():
     # full recomputation reruns the forward: + 2N + attention forward; FlashAttention's
     # backward recomputes Q·Kᵀ: + 2·h·dk per pair

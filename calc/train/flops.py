@@ -33,6 +33,12 @@ from calc.flops import (
 )
 
 
+def matmul_params(params_active, embedding_params, norm_params, tie_embeddings):
+    """The parameters a token multiplies [params]: the active ones less the norms and the
+    embedding lookup (a gather, not a matmul); tied embeddings are the lm_head's matmul."""
+    return params_active - norm_params - (0 if tie_embeddings else embedding_params)
+
+
 def six_nd_flops(params, tokens):
     """Training FLOPs of the matmuls: 6 · N · D [FLOP] [1]."""
     return 6 * params * tokens

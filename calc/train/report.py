@@ -508,7 +508,7 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
     max_mb = max(0, int((capacity - static) // act_per_seq)) if act_per_seq else 0
 
     # FLOPs per token
-    n_mm = p.active - p.norms - (0 if cfg.tie_embeddings else p.embedding)
+    n_mm = tf.matmul_params(p.active, p.embedding, p.norms, cfg.tie_embeddings)
     attn_fwd = attn_scores = 0
     for kind in cfg.layers:
         if kind in ("full", "sliding", "chunked"):
@@ -589,7 +589,7 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
     dp_exposed = max(0.0, dp_s - compute_mb * 2 / 3)
     step_s = pipe_s + dp_exposed
     peak_model = peak_mm
-    mfu_pred = model_tok * tokens_step / (gpus * peak_model * step_s)
+    mfu_pred = tt.mfu(model_tok * tokens_step, gpus, peak_model, step_s)
     figs += [
         figure(
             "microbatch_s",

@@ -92,3 +92,8 @@ def dp_comm_per_step_s(grad_bytes, weight_bytes, dp, zero_stage, bandwidth, late
 def time_at_mfu_s(model_flops, gpus, peak_flops_per_s, mfu):
     """Wall time of ``model_flops`` on ``gpus`` GPUs at a model-FLOPs utilisation [s]."""
     return model_flops / (gpus * peak_flops_per_s * mfu)
+
+
+def mfu(model_flops, gpus, peak_flops_per_s, seconds):
+    """Model-FLOPs utilisation: model FLOPs / (gpus · peak · s)."""
+    return model_flops / (gpus * peak_flops_per_s * seconds)
