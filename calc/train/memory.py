@@ -61,7 +61,8 @@ first stage's count by a factor 1 + (pp − 1)/(pp · v) [2] [8]. The busier of 
 reported.
 
 References: [1] Rajbhandari et al. 2020, "ZeRO", §3.1 and Figure 1. [2] NVIDIA Megatron-LM,
-megatron/training/theoretical_memory_usage.py. [3] Megatron-LM ``--fp8-param-gather``
+megatron/training/theoretical_memory_usage.py and
+megatron/core/tensor_parallel/cross_entropy.py. [3] Megatron-LM ``--fp8-param-gather``
 (fp8 parameters, fp32 main grads and master weights). [4] DeepSeek-AI 2024, "DeepSeek-V3",
 §3.3.2 (BF16 AdamW moments, FP32 master weights and gradients). [5] Korthikanti et al. 2022,
 "Reducing Activation Recomputation in Large Transformer Models", §4, Table 2. [6] Dao et al.
@@ -317,9 +318,12 @@ def embedding_activation_bytes(tokens, d_model, dropout=False):
 
 def output_activation_bytes(tokens, d_model, vocab_size, act_bytes=2, tp=1,
                             sequence_parallel=True):  # fmt: skip
-    """Last stage: the final norm's input and the lm_head's input (t·d·a each) and the fp32
-    logits the cross-entropy keeps, vocabulary-parallel (4·t·V / tp) [bytes]."""
-    return _split(2 * tokens * d_model * act_bytes, 4 * tokens * vocab_size, tp, sequence_parallel)
+    """Last stage, at the loss [bytes]: the final norm's input and the lm_head's input (t·d·a
+    each), and the logits, vocabulary-parallel: the 16-bit logits (t·V·a / tp) live while
+    the cross-entropy makes the fp32 copy it turns into the softmax it keeps for the backward
+    pass (t·V·4 / tp) [2]: 6·t·V / tp at 16 bits (4·t·V / tp when the logits are fp32)."""
+    logits = tokens * vocab_size * (4 + (act_bytes if act_bytes < 4 else 0))
+    return _split(2 * tokens * d_model * act_bytes, logits, tp, sequence_parallel)
 
 
 # Pipeline --------------------------------------------------------------------------------
