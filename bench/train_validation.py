@@ -292,7 +292,8 @@ Notes:
   node of 8 GPUs (`tests/test_utils/recipes/h100/gpt.yaml`), so DP = 8 / (TP × PP) = 2.
   Megatron logs memory from the last rank (its TensorBoard writer), the last pipeline stage;
   kvcalc reports the busier of the first and last stage, here the last for the PP 4 run
-  (29 one-layer chunks in flight under the interleaved schedule, plus the fp32 logits).
+  (29 one-layer chunks in flight under the interleaved schedule, plus the bf16 logits and
+  the fp32 softmax the vocab-parallel cross-entropy keeps).
   kvcalc's figures count no CUDA context or allocator slack (`--overhead 0`), as torch's
   allocated bytes do not; the learned position table (33.5M parameters, first stage) is not
   modelled. Megatron's own formula (rows 2 and 6) counts 34 bytes per token × hidden per
