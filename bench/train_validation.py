@@ -303,6 +303,15 @@ Notes:
   (norms, dropout, activations), the optimizer step or framework overhead, and these runs
   add deterministic kernels and no gradient-accumulation fusion; measured MFU is about 35%.
   For a budget, time the run at a stated MFU (`--mfu`).
+- **Not in the table: Hugging Face fine-tuning at long context.** kvcalc's activations
+  follow Megatron-Core (fused SwiGLU, native GQA, a vocabulary-parallel cross-entropy that
+  keeps 6 bytes per token per vocabulary entry at the loss). A plain Hugging Face/PEFT stack
+  upcasts the logits and keeps an fp32 log-softmax (about 10-16 bytes per token per entry
+  at its peak), so at long context it needs far more: the unsloth README reports that
+  QLoRA of Llama 3.1 8B (r = 32, every linear layer, batch 1) with Hugging Face + FA2 fits
+  28,454 tokens in 80 GB, where kvcalc (`--finetune qlora --lora-rank 32 --recompute full`)
+  allows 84,446. Use kvcalc's figure for Megatron-style stacks, and allow 2-3× the logits
+  term for Hugging Face ones.
 - **ZeRO (rows 9-12)** checks the model-state formula against the paper's own figures
   (analytical, not measured).
 - **LoRA (rows 13-14).** The paper gives no precision recipe for its 1.2 TB full fine-tuning
