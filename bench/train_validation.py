@@ -309,9 +309,9 @@ Notes:
   upcasts the logits and keeps an fp32 log-softmax (about 10-16 bytes per token per entry
   at its peak), so at long context it needs far more: the unsloth README reports that
   QLoRA of Llama 3.1 8B (r = 32, every linear layer, batch 1) with Hugging Face + FA2 fits
-  28,454 tokens in 80 GB, where kvcalc (`--finetune qlora --lora-rank 32 --recompute full`)
-  allows 84,446. Use kvcalc's figure for Megatron-style stacks, and allow 2-3× the logits
-  term for Hugging Face ones.
+  28,454 tokens in 80 GB, where kvcalc (`--finetune qlora --lora-rank 32 --recompute full
+  --adapter-dtype bf16` on an 80 GiB H100) allows {hf_ctx:,}. Use kvcalc's figure for
+  Megatron-style stacks, and allow 2-3× the logits term for Hugging Face ones.
 - **ZeRO (rows 9-12)** checks the model-state formula against the paper's own figures
   (analytical, not measured).
 - **LoRA (rows 13-14).** The paper gives no precision recipe for its 1.2 TB full fine-tuning
@@ -331,6 +331,24 @@ Notes:
 """
 
 
+def largest_qlora_ctx() -> int:
+    """The longest sequence kvcalc lets Llama 3 8B QLoRA (r = 32, every linear layer, batch 1,
+    checkpointing) fit on one H100, by bisection."""
+    cfg, hw = load_model("llama3-8b"), load_hardware("h100")
+
+    def fits(ctx: int) -> bool:
+        setup = TrainSetup(
+            ctx=ctx, finetune="qlora", lora_rank=32, recompute="full", adapter_dtype="bf16"
+        )
+        return train_report(cfg, hw, setup).fields["fits"]
+
+    lo, hi = 1, 1 << 20
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
+
+
 def render() -> str:
     lines = [
         "## Training estimates against published figures",
@@ -348,7 +366,7 @@ def render() -> str:
             f"| {i} | {r.quantity} | {r.setting} | {bound}{_fmt(r.published, r.unit)} | "
             f"{_fmt(r.predicted, r.unit)} ({r.estimator}) | **{r.error:+.1%}** | {r.source} |"
         )
-    return "\n".join(lines) + "\n\n" + NOTES
+    return "\n".join(lines) + "\n\n" + NOTES.format(hf_ctx=largest_qlora_ctx())
 
 
 if __name__ == "__main__":
