@@ -264,7 +264,6 @@ def _peak(hw: HardwareProfile, dtype: str) -> float:
 def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainReport:
     """Memory per GPU and its fit, FLOPs, step time, run time and cost of training ``cfg`` on
     ``hw`` as ``s`` describes."""
-    from calc.elementwise import cdiv
     from calc.latency import efficiencies
     from calc.parallel import params_per_gpu, shard
     from calc.params import ffn_params, model_params
@@ -778,9 +777,12 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
 
     if s.ctx > cfg.max_ctx:
         warnings.append(f"--ctx {s.ctx:,} exceeds {cfg.name}'s max context of {cfg.max_ctx:,}")
-    if s.ctx % s.cp == 0 and s.cp > 1 and not s.flash:
-        warnings.append("--cp assumes FlashAttention-style ring attention; --no-flash ignores it")
-    if cdiv(cfg.n_layers, s.pp) * s.pp != cfg.n_layers:
+    if s.cp > 1 and not s.flash:
+        warnings.append(
+            "--cp with --no-flash: each GPU keeps its queries' scores against all --ctx keys "
+            "(context parallelism is normally ring attention over FlashAttention)"
+        )
+    if cfg.n_layers % s.pp:
         warnings.append(
             f"--pp {s.pp} does not divide the {cfg.n_layers} layers; the first stage holds "
             f"{lps} of them"
