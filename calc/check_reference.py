@@ -55,6 +55,8 @@ FIELD_HELP: dict[str, str] = {
     "Requirements.max_ttft_ms": "prefill of one prompt [ms]",
     "Requirements.max_usd_per_million_output_tokens": "decode cost at batch [USD per 10^6 tokens]",
     "Requirements.max_usd_per_million_input_tokens": "prefill cost [USD per 10^6 tokens]",
+    "Requirements.training_fit": "a training or fine-tuning step that must fit one GPU's memory "
+    "(keys as `kvcalc train`'s options; see examples/check-train.yaml)",
 }
 
 

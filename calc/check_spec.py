@@ -33,6 +33,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from calc.errors import ConfigError, KvcalcError
+from calc.train.check import TrainingFit
 from calc.yaml_io import load_mapping, validate
 
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
@@ -67,6 +68,7 @@ class Requirements(BaseModel):
     max_ttft_ms: float | None = Field(default=None, gt=0)
     max_usd_per_million_output_tokens: float | None = Field(default=None, gt=0)
     max_usd_per_million_input_tokens: float | None = Field(default=None, gt=0)
+    training_fit: TrainingFit | None = None  # calc/train/check.py
 
     @model_validator(mode="after")
     def _at_least_one(self) -> Requirements:
@@ -236,6 +238,15 @@ def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -
         # the ledger's verdict: this GPU's sequences (KV paged + SSM state) in the KV budget
         needed = whole(g.sequences(w.batch) * g.sequence_bytes(w.ctx))
         add("must_fit", needed, at.kv_budget_bytes, "bytes", at.fits or not req.must_fit)
+    if req.training_fit is not None:
+        from calc.train.check import training_fit_result
+
+        add(
+            "training_fit",
+            **training_fit_result(
+                built.model, built.hardware, req.training_fit, tp=dep.tp, pp=dep.pp
+            ),
+        )
     if req.min_concurrency is not None:
         got = at.max_concurrency
         add("min_concurrency", got, req.min_concurrency, "sequences", got >= req.min_concurrency)

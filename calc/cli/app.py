@@ -32,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "measure": ("measure_cmd", "measure"),
     "plot": ("plot_cmd", "plot"),
     "log": ("log_cmd", "log"),
+    "train": ("train_cmd", "train"),
 }
 
 HELP = (
