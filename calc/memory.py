@@ -144,9 +144,10 @@ def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
                 "params_active",
                 p.active,
                 "params",
-                "total − routed + {moe_layers} × {top_k} experts",
-                moe_layers=cfg.n_moe_layers,
-                top_k=cfg.moe.experts_per_token,
+                "{total} − {routed} + {routed_active} (routed experts, then the top-k active)",
+                total=p.total,
+                routed=p.moe_routed,
+                routed_active=p.moe_routed_active,
             )
         )
     return figs
