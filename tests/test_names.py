@@ -162,3 +162,127 @@ def test_every_emitted_key_is_registered(cli, tmp_path, model):
 def test_docs_page_is_current():
     page = ROOT / "docs" / "names.md"
     assert page.read_text() == render_markdown(), "run: python -m calc.names > docs/names.md"
+
+
+# -- (c) the cross-command agreement -------------------------------------------------------
+
+# model, hardware, tp, pp, ep, prompt, gen: dense, MoE, MLA, sliding-window, hybrid SSM, MQA
+CASES = [
+    ("llama3-8b", "h100", 1, 1, 1, 3000, 1096),
+    ("llama3-8b", "h100", 2, 2, 1, 3000, 1096),
+    ("llama3-70b", "h100", 4, 1, 1, 3000, 1096),
+    ("llama3-70b", "h100", 2, 2, 1, 3000, 1096),
+    ("mixtral-8x7b", "h100", 2, 1, 1, 3000, 1096),
+    ("mixtral-8x7b", "h100", 2, 2, 1, 3000, 1096),
+    ("qwen3-30b-a3b", "h100", 8, 1, 1, 3000, 1096),
+    ("gpt-oss-120b", "h200", 2, 1, 1, 3000, 1096),
+    ("deepseek-v3", "h200", 8, 1, 1, 3000, 1096),
+    ("deepseek-v3", "h200", 8, 2, 1, 3000, 1096),
+    ("deepseek-v3", "h200", 1, 1, 8, 3000, 1096),
+    ("deepseek-v2", "h200", 4, 1, 1, 3000, 1096),
+    ("gemma-2-9b", "h100", 1, 1, 1, 3000, 1096),
+    ("gemma-2-9b", "h100", 2, 2, 1, 6000, 2192),
+    ("gemma-3-27b", "h100", 2, 1, 1, 6000, 2192),
+    ("jamba-v0.1", "h200", 2, 1, 1, 500, 524),
+    ("jamba-v0.1", "h200", 2, 2, 1, 3000, 1096),
+    ("nemotron-h-56b", "h200", 2, 1, 1, 6000, 2192),
+    ("nemotron-h-56b", "h200", 1, 4, 1, 6000, 2192),
+    ("falcon-7b", "h100", 1, 2, 1, 1500, 548),
+]
+BATCH = 8
+# what every ledger-bearing command reports about the operating point
+LEDGER = (
+    "weights_bytes_per_gpu",
+    "kv_cache_bytes_per_gpu",
+    "ssm_state_bytes_per_gpu",
+    "kv_budget_bytes",
+    "fits",
+    "max_concurrency",
+)
+
+
+def _same(a, b) -> bool:
+    if isinstance(a, float) or isinstance(b, float):
+        return a == pytest.approx(b, rel=1e-12, abs=0)
+    return a == b
+
+
+def _case_id(case) -> str:
+    model, hw, tp, pp, ep, prompt, gen = case
+    return f"{model}-{hw}-tp{tp}-pp{pp}-ep{ep}-ctx{prompt + gen}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=_case_id)
+def test_commands_agree_at_one_operating_point(cli, tmp_path, case):
+    model, hw, tp, pp, ep, prompt, gen = case
+    ctx = prompt + gen
+    assert ctx & (ctx - 1) == 0  # a point of the plot's x axis (powers of 2 from 512)
+    par = ("--tp", tp, "--pp", pp, "--ep", ep)
+    at = ("-m", model, "-H", hw, "-b", BATCH)
+
+    def run(*argv):
+        r = cli(*argv, "-f", "json")
+        assert r.code == 0, f"kvcalc {' '.join(map(str, argv))}: {r.err}"
+        return r.json()
+
+    out = {
+        "memory": run("memory", *at, "--ctx", ctx, *par),
+        "capacity": run("capacity", *at, "--ctx", ctx, *par),
+        "latency": run("latency", *at, "--prompt", prompt, "--gen", gen, *par),
+        # prompt = ctx (cost's default), as sweep, which has no --prompt
+        "cost": run("cost", *at, "--ctx", ctx, *par),
+    }
+    if pp == 1 and ep == 1:  # sweep and plot take --tp only
+        rows = run("sweep", *at, "--ctx", ctx, "--tp", tp)["rows"]
+        (row,) = [r for r in rows if r["ctx"] == ctx]
+        out["sweep"] = row
+        plot = run("plot", "capacity", *at, "--tp", tp, "--max-ctx", ctx)["rows"]
+        (own,) = [r for r in plot if r["own"] and r["ctx"] == ctx]
+        out["plot capacity"] = own
+        plot = run("plot", "memory", *at, "--max-ctx", ctx)["rows"]
+        (own,) = [r for r in plot if r["own"] and r["ctx"] == ctx]
+        out["plot memory"] = own
+
+    cap = out["capacity"]
+    for cmd in ("memory", "latency", "cost", "sweep"):
+        if cmd in out:
+            missing = [k for k in LEDGER if k not in out[cmd]]
+            assert not missing, f"{cmd} does not report {missing}"
+    if "plot capacity" in out:
+        assert out["plot capacity"]["max_concurrency"] == cap["max_concurrency"]
+
+    # check: must_fit's limit is the KV budget and its figure the busiest GPU's sequences;
+    # min_concurrency's figure is max_concurrency
+    conc = max(1, cap["max_concurrency"])
+    spec = check_spec(tmp_path, model, hw, tp, pp, ctx=ctx, batch=BATCH, min_concurrency=conc,
+                      latency=False)  # fmt: skip
+    if ep > 1:
+        spec.write_text(spec.read_text().replace("    pp:", f"    ep: {ep}\n    pp:"))
+    r = cli("check", spec, "-f", "json")
+    assert r.code in (0, 1), r.err
+    res = {x["requirement"]: x for x in r.json()["results"]}
+    fit, mc = res["must_fit"], res["min_concurrency"]
+    assert fit["limit"] == cap["kv_budget_bytes"]
+    assert fit["passed"] == cap["fits"]
+    sequences = -(-BATCH // (cap["gpus"] // (tp * pp) if ep == 1 else ep // tp))
+    per_seq = cap["kv_bytes_per_sequence_per_gpu"] + cap["ssm_state_bytes_per_sequence_per_gpu"]
+    assert fit["figure"] == sequences * per_seq
+    assert mc["figure"] == cap["max_concurrency"]
+
+    # any key two commands both emit has one value at this operating point
+    mem = out["memory"]
+    assert mem["kv_cache_bytes_per_gpu"] == cap["kv_cache_bytes_per_gpu"]
+    if "plot memory" in out:
+        assert out["plot memory"]["kv_cache_bytes"] == mem["kv_cache_bytes"]
+    seen: dict[str, tuple[str, object]] = {}
+    clashes = []
+    for cmd, fields in out.items():
+        for key, value in fields.items():
+            if isinstance(value, list | dict) or (cmd.startswith("plot") and key != "ctx"):
+                continue
+            if key == "prompt":  # latency's prompt + gen = ctx; cost's prompt = ctx
+                continue
+            if key in seen and not _same(seen[key][1], value):
+                clashes.append(f"{key}: {seen[key][0]} {seen[key][1]!r} vs {cmd} {value!r}")
+            seen.setdefault(key, (cmd, value))
+    assert not clashes, "same key, different value:\n  " + "\n  ".join(clashes)
