@@ -166,7 +166,8 @@ def test_docs_page_is_current():
 
 # -- (c) the cross-command agreement -------------------------------------------------------
 
-# model, hardware, tp, pp, ep, prompt, gen: dense, MoE, MLA, sliding-window, hybrid SSM, MQA
+# model, hardware, tp, pp, ep, prompt, gen[, batch]: dense, MoE, MLA, sliding-window, hybrid
+# SSM, MQA; the last ones do not fit (batch above max_concurrency, or no KV budget at all)
 CASES = [
     ("llama3-8b", "h100", 1, 1, 1, 3000, 1096),
     ("llama3-8b", "h100", 2, 2, 1, 3000, 1096),
@@ -188,8 +189,12 @@ CASES = [
     ("nemotron-h-56b", "h200", 2, 1, 1, 6000, 2192),
     ("nemotron-h-56b", "h200", 1, 4, 1, 6000, 2192),
     ("falcon-7b", "h100", 1, 2, 1, 1500, 548),
+    ("llama3-70b", "h100", 2, 1, 1, 3000, 1096, 64),
+    ("jamba-v0.1", "h200", 2, 1, 1, 500, 524, 8000),
+    ("nemotron-h-56b", "h200", 1, 4, 1, 6000, 2192, 2000),
+    ("mixtral-8x7b", "h100", 1, 1, 1, 3000, 1096),
 ]
-BATCH = 8
+BATCH = 8  # default batch of a case
 # what every ledger-bearing command reports about the operating point
 LEDGER = (
     "weights_bytes_per_gpu",
@@ -208,17 +213,18 @@ def _same(a, b) -> bool:
 
 
 def _case_id(case) -> str:
-    model, hw, tp, pp, ep, prompt, gen = case
-    return f"{model}-{hw}-tp{tp}-pp{pp}-ep{ep}-ctx{prompt + gen}"
+    model, hw, tp, pp, ep, prompt, gen, *batch = case
+    return f"{model}-{hw}-tp{tp}-pp{pp}-ep{ep}-ctx{prompt + gen}-b{batch[0] if batch else BATCH}"
 
 
 @pytest.mark.parametrize("case", CASES, ids=_case_id)
 def test_commands_agree_at_one_operating_point(cli, tmp_path, case):
-    model, hw, tp, pp, ep, prompt, gen = case
+    model, hw, tp, pp, ep, prompt, gen, *batch = case
+    batch = batch[0] if batch else BATCH
     ctx = prompt + gen
     assert ctx & (ctx - 1) == 0  # a point of the plot's x axis (powers of 2 from 512)
     par = ("--tp", tp, "--pp", pp, "--ep", ep)
-    at = ("-m", model, "-H", hw, "-b", BATCH)
+    at = ("-m", model, "-H", hw, "-b", batch)
 
     def run(*argv):
         r = cli(*argv, "-f", "json")
@@ -254,7 +260,7 @@ def test_commands_agree_at_one_operating_point(cli, tmp_path, case):
     # check: must_fit's limit is the KV budget and its figure the busiest GPU's sequences;
     # min_concurrency's figure is max_concurrency
     conc = max(1, cap["max_concurrency"])
-    spec = check_spec(tmp_path, model, hw, tp, pp, ctx=ctx, batch=BATCH, min_concurrency=conc,
+    spec = check_spec(tmp_path, model, hw, tp, pp, ctx=ctx, batch=batch, min_concurrency=conc,
                       latency=False)  # fmt: skip
     if ep > 1:
         spec.write_text(spec.read_text().replace("    pp:", f"    ep: {ep}\n    pp:"))
@@ -264,7 +270,7 @@ def test_commands_agree_at_one_operating_point(cli, tmp_path, case):
     fit, mc = res["must_fit"], res["min_concurrency"]
     assert fit["limit"] == cap["kv_budget_bytes"]
     assert fit["passed"] == cap["fits"]
-    sequences = -(-BATCH // (cap["gpus"] // (tp * pp) if ep == 1 else ep // tp))
+    sequences = -(-batch // (cap["gpus"] // (tp * pp) if ep == 1 else ep // tp))
     per_seq = cap["kv_bytes_per_sequence_per_gpu"] + cap["ssm_state_bytes_per_sequence_per_gpu"]
     assert fit["figure"] == sequences * per_seq
     assert mc["figure"] == cap["max_concurrency"]
