@@ -25,7 +25,7 @@ class Prose(ValueError):
 
 
 # unit words a formula may write after an operand ("{flops} FLOP / {rate} FLOP/s")
-_UNIT = r"(?:FLOP/s|B/s|FLOP|bytes|B|s|keys|pairs|tokens|params|sequences|experts|router)"
+_UNIT = r"(?:FLOP/s|B/s|FLOP|bytes|B|s|keys|pairs|tokens|params|sequences|experts|router|biases)"
 
 
 def to_python(template: str) -> str:
@@ -35,7 +35,7 @@ def to_python(template: str) -> str:
     no operand or number ("(scores)", "(matmul efficiency, expected)") are annotations; a unit
     word after an operand, a number or a closing parenthesis is dropped."""
     expr = template.split(" = ")[-1]
-    expr = re.sub(r"(?<![\w)])\s*\((?=[^)]*[A-Za-z])[\w ,+'./-]*\)", "", expr)
+    expr = re.sub(r"(?<![\w)])\s*\((?=[^)]*[A-Za-z])[\w ,;:+'./-]*\)", "", expr)
     expr = re.sub(r"(?<=[}\d)])\s+" + _UNIT + r"(?![\w{])", "", expr)
     for sym, py in _SYMBOLS.items():
         expr = expr.replace(sym, py)
