@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 UNITS = (
     "bytes", "B/s", "s", "ms", "tokens/s", "FLOP", "FLOP/s", "FLOP/B", "USD", "USD/h",
-    "sequences", "tokens", "params", "blocks", "count", "elements", "fraction", "ratio", "flag",
-    "label",
+    "sequences", "tokens", "params", "blocks", "count", "elements", "fraction", "percent", "ratio",
+    "flag", "label",
 )  # fmt: skip
 SCOPES = (
     "per sequence", "per GPU", "per deployment", "whole model", "per op", "setting", "label",
@@ -26,8 +26,8 @@ SCOPES = (
 
 # key | unit | scope | commands | meaning
 _TABLE = """
-model | label | label | memory capacity latency roofline flops cost sweep plot speculate | model name (shipped name or the config's name)
-hardware | label | label | memory capacity latency roofline flops cost sweep | accelerator profile name (null without --hardware)
+model | label | label | memory capacity latency roofline flops cost sweep plot speculate measure | model name (shipped name or the config's name)
+hardware | label | label | memory capacity latency roofline flops cost sweep measure | accelerator profile name (null without --hardware)
 engine | label | setting | memory capacity cost | serving engine whose KV-budget rule applies (vllm, sglang, trtllm)
 attention | label | label | memory plot | attention layout of the KV cache: mha, gqa, mqa or mla (the what-if of --attention when given)
 weight_dtype | label | setting | memory capacity latency roofline flops cost sweep | weight dtype or quantisation format
@@ -38,8 +38,8 @@ pp | count | setting | memory capacity latency roofline flops cost | pipeline-pa
 ep | count | setting | memory capacity latency roofline flops cost | expert-parallel GPUs
 dp | count | setting | memory capacity latency roofline cost | data-parallel replicas (attention-DP ranks under expert parallelism)
 gpus | count | per deployment | memory capacity latency roofline cost | GPUs of the deployment: max(tp, ep) × pp × replicas
-ctx | tokens | per sequence | memory capacity latency roofline flops cost sweep plot speculate | tokens per sequence (prompt + generated) the figures are sized at
-batch | sequences | per deployment | memory capacity latency roofline flops cost sweep speculate | concurrent sequences the deployment serves
+ctx | tokens | per sequence | memory capacity latency roofline flops cost sweep plot speculate measure | tokens per sequence (prompt + generated) the figures are sized at
+batch | sequences | per deployment | memory capacity latency roofline flops cost sweep speculate measure | concurrent sequences the deployment serves
 prompt | tokens | per sequence | latency roofline flops cost | prompt tokens of one sequence (prefill)
 gen | tokens | per sequence | latency roofline flops | tokens generated per sequence
 block_size | tokens | setting | capacity | tokens per KV block (paged allocation)
@@ -102,8 +102,8 @@ decode_bytes_per_step_per_gpu | bytes | per GPU | latency roofline flops | bytes
 decode_arithmetic_intensity | FLOP/B | per GPU | latency roofline flops | FLOPs per byte of one decode step
 prefill_arithmetic_intensity | FLOP/B | per GPU | flops | FLOPs per byte of the prefill
 ridge_point_flop_per_byte | FLOP/B | per GPU | latency roofline flops | peak FLOP/s of compute_dtype over HBM bandwidth
-matmul_efficiency | fraction | setting | latency roofline | achievable fraction of peak FLOP/s (expected)
-memory_efficiency | fraction | setting | latency roofline | achievable fraction of HBM bandwidth (expected)
+matmul_efficiency | fraction | setting | latency roofline measure | achievable fraction of peak FLOP/s (expected)
+memory_efficiency | fraction | setting | latency roofline measure | achievable fraction of HBM bandwidth (expected)
 ttft_s | s | per deployment | latency roofline | time to first token: the prefill of all batch prompts together (expected efficiency)
 ttft_speed_of_light_s | s | per deployment | latency roofline | ttft_s at 100% of peak
 ttft_low_s | s | per deployment | latency roofline | ttft_s at the profile's high efficiencies (fastest of the band)
@@ -162,12 +162,12 @@ rows[].series | label | label | plot | curve of the chart (attention what-if and
 rows[].own | flag | label | plot | the series is the model's own attention layout
 rows[].phase | label | label | plot | decode or prefill (roofline)
 rows[].name | label | per op | plot | op placed on the roofline (as ops[].name)
-rows[].flops | FLOP | per op | plot | FLOPs of the op on one GPU (as ops[].flops)
+rows[].flops | FLOP | per op | plot measure | FLOPs of the op (plot: on one GPU, as ops[].flops; measure: of the kernel)
 rows[].bytes | bytes | per op | plot | bytes the op moves on one GPU (as ops[].bytes)
 rows[].arithmetic_intensity | FLOP/B | per op | plot | rows[].flops / rows[].bytes
 rows[].attained_flops_per_s | FLOP/s | per op | plot | FLOP/s the op attains at the expected efficiency
 rows[].time_s | s | per op | plot | time of the op at the expected efficiency
-rows[].bound | label | per op | plot | compute, memory or comm
+rows[].bound | label | per op | plot measure | what the roofline says limits the op or kernel: compute, memory or comm
 passed | flag | summary | check | every requirement passed
 failed | count | summary | check | requirements that failed
 results[].deployment | label | label | check | deployment name in the spec
@@ -214,6 +214,46 @@ hardware[].fp4_flops_per_s | FLOP/s | per GPU | hardware | dense fp4 tensor peak
 hardware[].interconnect_bandwidth_bytes_per_s | B/s | per GPU | hardware | GPU-to-GPU bandwidth per direction
 hardware[].usd_per_hour | USD/h | per GPU | hardware | price of one GPU-hour
 hardware[].price_date | label | label | hardware | when the price was taken
+device | label | label | measure | torch device the kernels ran on: cpu or cuda
+device_name | label | label | measure | the device as torch names it
+torch_version | label | label | measure | torch version of the run
+dtype | label | setting | measure | dtype the kernels ran in
+scale | count | setting | measure | widths and head counts divided by this (--quick; always on cpu)
+peak_flops_per_s | FLOP/s | per GPU | measure | peak FLOP/s in dtype of the profile the predictions use
+peak_bytes_per_s | B/s | per GPU | measure | memory bandwidth of the profile the predictions use
+profile_probed | flag | label | measure | the profile was probed on this machine (cpu)
+n_rejected | count | summary | measure | kernels whose output missed the float64 reference
+n_errors | count | summary | measure | kernels that failed to run
+rows[].kernel | label | per op | measure | kernel measured (gemm, decode_attention, paged_decode, probe_gemm …)
+rows[].variant | label | per op | measure | which instance: weight matrix, head layout, probe kind
+rows[].backend | label | per op | measure | implementation that ran (torch.matmul, flash, …)
+rows[].shape | label | per op | measure | operand shapes
+rows[].status | label | per op | measure | ok, rejected (output missed the reference) or error
+rows[].message | label | per op | measure | why a kernel was rejected or failed (empty when ok)
+rows[].moved_bytes | bytes | per op | measure | bytes the kernel must move (the roofline's count)
+rows[].intensity | FLOP/B | per op | measure | rows[].flops / rows[].moved_bytes
+rows[].predicted_s | s | per op | measure | roofline time of the kernel on the profile at its expected efficiencies
+rows[].measured_median_s | s | per op | measure | median of the timed runs
+rows[].measured_p10_s | s | per op | measure | 10th percentile of the timed runs
+rows[].measured_p90_s | s | per op | measure | 90th percentile of the timed runs
+rows[].spread_pct | percent | per op | measure | (p90 − p10) / median × 100
+rows[].achieved_flops_per_s | FLOP/s | per op | measure | rows[].flops / measured_median_s
+rows[].achieved_bytes_per_s | B/s | per op | measure | rows[].moved_bytes / measured_median_s
+rows[].flops_fraction | fraction | per op | measure | achieved_flops_per_s / peak_flops_per_s
+rows[].bandwidth_fraction | fraction | per op | measure | achieved_bytes_per_s / peak_bytes_per_s
+rows[].fraction_of_peak | fraction | per op | measure | flops_fraction if compute-bound, else bandwidth_fraction (what calibration uses)
+rows[].error_pct | percent | per op | measure | (predicted_s − measured_median_s) / measured_median_s × 100
+rows[].rel_error | ratio | per op | measure | max abs error of the output against a float64 reference, over the reference's max
+rows[].tolerance | ratio | per op | measure | rel_error above which the kernel is rejected
+rows[].predicted_kv_bytes | bytes | per op | measure | KV bytes the kernel's inputs hold (prediction)
+rows[].predicted_activation_bytes | bytes | per op | measure | activation bytes of inputs and outputs (prediction)
+rows[].predicted_weight_bytes | bytes | per op | measure | weight bytes of the kernel (prediction)
+rows[].predicted_memory_bytes | bytes | per op | measure | predicted_kv_bytes + predicted_activation_bytes + predicted_weight_bytes
+rows[].peak_memory_bytes | bytes | per op | measure | memory the kernel's run peaked at (see memory_source)
+rows[].memory_source | label | label | measure | how peak_memory_bytes was taken (allocator peak on cuda, tensor bytes on cpu)
+rows[].n_buffers | count | per op | measure | input/output buffer sets rotated so timings do not hit the cache
+rows[].repeats | count | per op | measure | timed runs
+rows[].clock | label | label | measure | timer used (cuda events, perf_counter)
 """
 
 # Renames made for scope (issue 10): old key -> new key, where.
