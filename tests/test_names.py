@@ -168,6 +168,20 @@ def test_every_emitted_key_is_registered(cli, tmp_path, model):
     assert not undeclared, "commands not listed in their NAMES entry:\n" + "\n".join(lines)
 
 
+# commands that emit no JSON/CSV keys
+NO_KEYS = {"import-hf": "writes a model YAML"}
+
+
+def test_every_command_is_run_here(tmp_path):
+    """A new command (train, log, ...) needs its invocation in ``invocations`` or
+    ``LISTINGS`` (one line) and its keys in calc/names.py (one line each)."""
+    from calc.cli.app import COMMANDS
+
+    ran = {c for c, _, _ in invocations(MODELS[0], tmp_path) + LISTINGS}
+    missing = set(COMMANDS) - ran - set(NO_KEYS)
+    assert not missing, f"add an invocation of {sorted(missing)} to tests/test_names.py"
+
+
 def test_docs_page_is_current():
     page = ROOT / "docs" / "names.md"
     assert page.read_text() == render_markdown(), "run: python -m calc.names > docs/names.md"
