@@ -157,6 +157,7 @@ prefill_ops[].bound | label | per op | latency roofline flops | what limits the 
 prefill_ops[].time_s | s | per op | latency roofline flops | time of the op at the expected efficiency
 prefill_ops[].time_speed_of_light_s | s | per op | latency roofline | time of the op at 100% of peak
 n_rows | count | summary | sweep | rows of the grid
+derivation | label | summary | memory capacity latency roofline flops cost | with --explain: one line per figure, key = formula = numbers = value unit
 kind | label | label | plot | what the plot shows: roofline, memory or capacity
 rows[].series | label | label | plot | curve of the chart (attention what-if and its KV heads)
 rows[].own | flag | label | plot | the series is the model's own attention layout
