@@ -98,7 +98,7 @@ decode_flops_per_step | FLOP | whole model | flops | decode_flops_per_token × b
 prefill_flops | FLOP | whole model | latency roofline flops | FLOPs of prefilling batch prompts
 prefill_flops_per_token | FLOP | whole model | flops | prefill_flops / (batch × prompt)
 e2e_flops | FLOP | whole model | flops | prefill_flops + the FLOPs of generating gen tokens per sequence
-decode_bytes_per_step_per_gpu | bytes | per GPU | latency roofline flops | bytes one GPU moves in one decode step (weights, KV, activations)
+decode_bytes_per_step_per_gpu | bytes | per GPU | latency roofline flops | bytes one tensor-parallel rank moves in one decode step (weights, KV, activations), summed over the pp stages the step passes through: one GPU's when pp = 1
 decode_arithmetic_intensity | FLOP/B | per GPU | latency roofline flops | FLOPs per byte of one decode step
 prefill_arithmetic_intensity | FLOP/B | per GPU | flops | FLOPs per byte of the prefill
 ridge_point_flop_per_byte | FLOP/B | per GPU | latency roofline flops | peak FLOP/s of compute_dtype over HBM bandwidth
@@ -143,15 +143,15 @@ target_tpot_s | s | per deployment | cost | tpot_s at target_batch
 target_output_tokens_per_s_per_gpu | tokens/s | per GPU | cost | output_tokens_per_s_per_gpu at target_batch
 usd_per_million_output_tokens_target | USD | per deployment | cost | usd_per_million_output_tokens at target_batch
 ops[].name | label | per op | latency roofline flops | op of one decode step (embedding, qkv_proj, attn_scores, ffn, tp_allreduce …)
-ops[].flops | FLOP | per op | latency roofline flops | FLOPs of the op on one GPU in one decode step
-ops[].bytes | bytes | per op | latency roofline flops | bytes the op moves on one GPU in one decode step
+ops[].flops | FLOP | per op | latency roofline flops | FLOPs of the op on one tensor-parallel rank in one decode step (all pp stages)
+ops[].bytes | bytes | per op | latency roofline flops | bytes the op moves on one tensor-parallel rank in one decode step (all pp stages)
 ops[].arithmetic_intensity | FLOP/B | per op | latency roofline flops | ops[].flops / ops[].bytes
 ops[].bound | label | per op | latency roofline flops | what limits the op: compute, memory or comm (null without --hardware)
 ops[].time_s | s | per op | latency roofline flops | time of the op at the expected efficiency (null without --hardware)
 ops[].time_speed_of_light_s | s | per op | latency roofline | time of the op at 100% of peak
 prefill_ops[].name | label | per op | latency roofline flops | op of the prefill
-prefill_ops[].flops | FLOP | per op | latency roofline flops | FLOPs of the op on one GPU over the prefill
-prefill_ops[].bytes | bytes | per op | latency roofline flops | bytes the op moves on one GPU over the prefill
+prefill_ops[].flops | FLOP | per op | latency roofline flops | FLOPs of the op on one tensor-parallel rank over the prefill (all pp stages)
+prefill_ops[].bytes | bytes | per op | latency roofline flops | bytes the op moves on one tensor-parallel rank over the prefill (all pp stages)
 prefill_ops[].arithmetic_intensity | FLOP/B | per op | latency roofline flops | prefill_ops[].flops / prefill_ops[].bytes
 prefill_ops[].bound | label | per op | latency roofline flops | what limits the op: compute, memory or comm
 prefill_ops[].time_s | s | per op | latency roofline flops | time of the op at the expected efficiency

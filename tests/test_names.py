@@ -263,6 +263,7 @@ def test_commands_agree_at_one_operating_point(cli, tmp_path, case):
         "memory": run("memory", *at, "--ctx", ctx, *par),
         "capacity": run("capacity", *at, "--ctx", ctx, *par),
         "latency": run("latency", *at, "--prompt", prompt, "--gen", gen, *par),
+        "flops": run("flops", *at, "--prompt", prompt, "--gen", gen, *par),
         # prompt = ctx (cost's default), as sweep, which has no --prompt
         "cost": run("cost", *at, "--ctx", ctx, *par),
     }
