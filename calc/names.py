@@ -38,7 +38,7 @@ pp | count | setting | memory capacity latency roofline flops cost | pipeline-pa
 ep | count | setting | memory capacity latency roofline flops cost | expert-parallel GPUs
 dp | count | setting | memory capacity latency roofline cost | data-parallel replicas (attention-DP ranks under expert parallelism)
 gpus | count | per deployment | memory capacity latency roofline cost | GPUs of the deployment: max(tp, ep) × pp × replicas
-ctx | tokens | per sequence | memory capacity latency roofline flops cost sweep plot speculate measure | tokens per sequence (prompt + generated) the figures are sized at
+ctx | tokens | per sequence | memory capacity latency roofline flops cost sweep plot speculate measure | tokens per sequence (prompt + generated) the figures are sized at; latency/roofline/flops: the context of the reported decode step (default prompt + gen), their ledger keys are sized at max(ctx, prompt + gen)
 batch | sequences | per deployment | memory capacity latency roofline flops cost sweep speculate measure | concurrent sequences the deployment serves
 prompt | tokens | per sequence | latency roofline flops cost | prompt tokens of one sequence (prefill)
 gen | tokens | per sequence | latency roofline flops | tokens generated per sequence
