@@ -334,3 +334,20 @@ def test_latency_ledger_is_at_its_own_ctx(cli):
     cap = cli("capacity", *at, "--ctx", lat["ctx"]).json()
     for key in LEDGER:
         assert lat[key] == cap[key], key
+
+
+@pytest.mark.parametrize("model, draft, tp", [("llama3-70b", "llama3-8b", 4),
+                                              ("mixtral-8x7b", "mistral-7b", 2)])  # fmt: skip
+def test_speculate_agrees_with_latency_and_memory(cli, model, draft, tp):
+    """speculate's plain step is latency's TPOT at the same point, its plain tokens/s latency's
+    output_tokens_per_s, and the draft's extra memory what memory says of the draft."""
+    hw, ctx, batch = "h100", 4096, 8
+    spec = cli("speculate", "-m", model, "--draft", draft, "-H", hw, "--tp", tp, "--gamma", 3,
+               "--alpha", 0.7, "--ctx", ctx, "-b", batch, "-f", "json").json()  # fmt: skip
+    lat = cli("latency", "-m", model, "-H", hw, "--tp", tp, "--prompt", ctx - 96, "--gen", 96,
+              "-b", batch, "-f", "json").json()  # fmt: skip
+    mem = cli("memory", "-m", draft, "--ctx", ctx, "-b", batch, "-f", "json").json()
+    assert spec["target_step_s"] == pytest.approx(lat["tpot_s"], rel=1e-12)
+    assert spec["tokens_per_s_plain"] == pytest.approx(lat["output_tokens_per_s"], rel=1e-12)
+    assert spec["draft_weights_bytes"] == mem["weights_bytes"]
+    assert spec["draft_kv_cache_bytes"] == mem["kv_cache_bytes"]
