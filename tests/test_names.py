@@ -4,9 +4,12 @@
     and meaning), on dense, MoE, MLA, sliding-window and hybrid-SSM models;
 (b) docs/names.md is what ``python -m calc.names`` prints;
 (c) the cross-command agreement: at one operating point, memory (with -H), capacity, latency,
-    cost, sweep, check and plot capacity data agree on the per-GPU ledger (weights, KV, SSM
+    flops, cost, sweep, check and plot data agree on the per-GPU ledger (weights, KV, SSM
     state, KV budget), fits and max concurrency, and every key two commands both emit has the
-    same value.
+    same value (speculate's plain step and draft memory likewise with latency and memory).
+
+A new command: its invocation goes in ``invocations`` (or ``LISTINGS``), its keys in
+calc/names.py, one line each.
 """
 
 from __future__ import annotations
@@ -72,57 +75,33 @@ def invocations(model: str, tmp_path: Path) -> list[tuple[str, tuple, str]]:
     spec = check_spec(tmp_path, model, hw, int(tp), ctx=4096, batch=2)
     plot = ("-m", model, "-H", hw, "--tp", tp, "--max-ctx", "4096")
     draft = ("--mtp", "1") if model == "deepseek-v3" else ("--draft", "llama3-8b")
+    ctx = ("--ctx", "4096")
     return [
-        ("memory", ("memory", *m, "--ctx", "4096"), "json"),
-        ("memory", ("memory", *m, "--ctx", "4096", "-H", hw, "--gpus", tp), "json"),
-        (
-            "capacity",
-            ("capacity", *dep, "--ctx", "4096", "--shared-prefix", "1000", "--users", "4"),
-            "json",
-        ),
-        ("capacity", ("capacity", *dep, "--ctx", "4096"), "csv"),
-        ("capacity", ("capacity", *dep, "--ctx", "4096", "--explain"), "json"),
-        ("memory", ("memory", *m, "--ctx", "4096", "-H", hw, "--explain"), "json"),
-        ("latency", ("latency", *dep, "--prompt", "100", "--gen", "9", "--explain"), "json"),
-        ("flops", ("flops", *m, "--prompt", "100", "--explain"), "json"),
-        ("cost", ("cost", *dep, "--ctx", "4096", "--explain"), "json"),
-        ("latency", ("latency", *dep, "--prompt", "1000", "--gen", "100", "-b", "2"), "json"),
-        ("roofline", ("roofline", *dep, "--prompt", "1000", "--gen", "1"), "json"),
+        ("memory", ("memory", *m, *ctx), "json"),
+        ("memory", ("memory", *m, *ctx, "-H", hw, "--gpus", tp), "json"),
+        ("memory", ("memory", *m, *ctx, "-H", hw, "--explain"), "json"),
+        ("capacity", ("capacity", *dep, *ctx, *"--shared-prefix 1000 --users 4".split()), "json"),
+        ("capacity", ("capacity", *dep, *ctx), "csv"),
+        ("capacity", ("capacity", *dep, *ctx, "--explain"), "json"),
+        ("latency", ("latency", *dep, *"--prompt 1000 --gen 100 -b 2".split()), "json"),
+        ("latency", ("latency", *dep, *"--prompt 100 --gen 9 --explain".split()), "json"),
+        ("roofline", ("roofline", *dep, *"--prompt 1000 --gen 1".split()), "json"),
         ("flops", ("flops", *m, "--prompt", "1000"), "json"),
-        ("flops", ("flops", *dep, "--prompt", "1000", "--gen", "10"), "json"),
-        ("cost", ("cost", *dep, "--ctx", "4096"), "json"),
-        (
-            "cost",
-            (
-                "cost",
-                *dep,
-                "--ctx",
-                "4096",
-                "--prompt",
-                "1000",
-                "--max-tpot-ms",
-                "100",
-                "--max-ttft-ms",
-                "100000",
-            ),
-            "json",
-        ),
-        ("cost", ("cost", *dep, "--ctx", "4096", "--max-tpot-ms", "0.001"), "json"),
+        ("flops", ("flops", *m, *"--prompt 100 --explain".split()), "json"),
+        ("flops", ("flops", *dep, *"--prompt 1000 --gen 10".split()), "json"),
+        ("cost", ("cost", *dep, *ctx), "json"),
+        ("cost", ("cost", *dep, *ctx, "--explain"), "json"),
+        ("cost", ("cost", *dep, *ctx, *"--prompt 1000 --max-tpot-ms 100 --max-ttft-ms 1e5".split()),
+         "json"),
+        ("cost", ("cost", *dep, *ctx, "--max-tpot-ms", "0.001"), "json"),  # no batch meets it
         ("sweep", ("sweep", *m, "-H", hw, "--tp", tp, "--ctx", "1024,4096"), "json"),
         ("sweep", ("sweep", *m, "-H", hw, "--tp", tp, "--ctx", "1024"), "csv"),
         ("check", ("check", spec), "json"),
         ("check", ("check", spec), "csv"),
-        *[
-            ("plot", ("plot", kind, *plot), f)
-            for kind in ("roofline", "memory", "capacity")
-            for f in ("json", "csv")
-        ],
-        (
-            "speculate",
-            ("speculate", *m, "-H", hw, "--tp", tp, *draft, "--gamma", "2", "--alpha", "0.7"),
-            "json",
-        ),
-    ]
+        *[("plot", ("plot", kind, *plot), f) for kind in ("roofline", "memory", "capacity")
+          for f in ("json", "csv")],
+        ("speculate", ("speculate", *dep, *draft, *"--gamma 2 --alpha 0.7".split()), "json"),
+    ]  # fmt: skip
 
 
 # commands run once (not per model); measure times kernels on the CPU (torch), ~10 s
