@@ -189,6 +189,7 @@ def capacity_report(
         "paged_waste_bytes": paged_waste * shared["max_concurrency"],
         "contiguous_waste_bytes": contiguous_waste * concurrency_contiguous,
     }
+    busiest = max(g.stages, key=lambda s: s.layout.kv_bytes_per_token(g.kv_bytes_per_element))
     figs = [
         weights_figure(dep, g),
         activation_figure(dep, g),
@@ -197,9 +198,9 @@ def capacity_report(
             "kv_bytes_per_token_per_gpu",
             per_token,
             "bytes",
-            "{per_layer} × {layers_on_gpu} caching layers on the busiest stage",
-            per_layer=g.kv_bytes_per_token / max(1, max(s.layout.n_layers for s in g.stages)),
-            layers_on_gpu=max(s.layout.n_layers for s in g.stages),
+            "{per_layer} × {layers_on_gpu} (caching layers of the busiest stage)",
+            per_layer=whole(busiest.layout.kv_bytes_per_token_per_layer(g.kv_bytes_per_element)),
+            layers_on_gpu=busiest.layout.n_layers,
         ),
         figure(
             "kv_cache_blocks",

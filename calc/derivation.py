@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 def fmt_number(x) -> str:
@@ -25,6 +25,10 @@ class Figure:
     unit: str
     formula: str
     substituted: str = ""
+    # the operands at full precision, by the {name}s of the formula template (``figure``);
+    # empty for prose figures built directly
+    numbers: dict = field(default_factory=dict, compare=False, hash=False)
+    template: str = field(default="", compare=False)
 
     def line(self) -> str:
         parts = [self.key, self.formula]
@@ -37,7 +41,13 @@ def figure(key: str, value, unit: str, formula: str, **numbers) -> Figure:
     """Build a Figure whose substituted form is ``formula`` with each {name} replaced."""
     subs = {k: fmt_number(v) for k, v in numbers.items()}
     return Figure(
-        key, value, unit, formula.format(**{k: k for k in numbers}), formula.format(**subs)
+        key,
+        value,
+        unit,
+        formula.format(**{k: k for k in numbers}),
+        formula.format(**subs),
+        numbers=dict(numbers),
+        template=formula,
     )
 
 

@@ -758,9 +758,8 @@ def _ridge_figure(hw: HardwareProfile, dtype: str) -> Figure:
         "ridge_point_flop_per_byte",
         ridge_points(hw)[dtype],
         "FLOP/B",
-        "{peak} FLOP/s ({dtype}) / {bw} B/s",
+        "{peak} FLOP/s / {bw} B/s (" + dtype + " peak over HBM bandwidth)",
         peak=hw.peak_flops_per_s[dtype],
-        dtype=dtype,
         bw=hw.hbm_bandwidth_bytes_per_s,
     )
 

@@ -24,7 +24,19 @@ class MemoryReport:
 
 
 def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
+    from calc.params import (
+        attention_params,
+        attention_sink_params,
+        ffn_params,
+        norm_params,
+        qk_norm_params,
+        router_params,
+    )
+    from calc.ssm import layer_ssm_params
+
     d, L = cfg.d_model, cfg.n_layers
+    gated = cfg.ffn_kind == "gated"
+    n_mat = 3 if gated else 2
     figs = [
         figure(
             "embedding_params",
@@ -34,108 +46,171 @@ def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
             vocab_size=cfg.vocab_size,
             d_model=d,
         ),
-        Figure(
+        Figure("lm_head_params", p.lm_head, "params", "0 (tied to the embedding)")
+        if cfg.tie_embeddings
+        else figure(
             "lm_head_params",
             p.lm_head,
             "params",
-            "0 (tied to the embedding)" if cfg.tie_embeddings else "vocab_size × d_model",
+            "{vocab_size} × {d_model}",
+            vocab_size=cfg.vocab_size,
+            d_model=d,
         ),
     ]
     attn = layer_attention_params(cfg)
+    # q/k norms and learned sinks, where the model has them
+    extra = qk_norm_params(cfg.k_head_dim, cfg.qk_norm) + attention_sink_params(
+        cfg.n_heads, cfg.attention_sinks
+    )
     if cfg.mla is not None:
-        figs.append(
-            Figure(
-                "attention_params_per_layer",
-                attn,
-                "params",
-                "MLA: d·q_lora + q_lora + q_lora·h·(nope+rope) + d·(kv_lora+rope) "
-                "+ kv_lora + kv_lora·h·(nope+v) + h·v·d",
-            )
+        m = cfg.mla
+        q_lora = m.q_lora_rank or 0
+        shape = dict(
+            d=d,
+            h=cfg.n_heads,
+            kv_lora=m.kv_lora_rank,
+            rope=m.qk_rope_head_dim,
+            nope=m.qk_nope_head_dim,
+            v=m.v_head_dim,
         )
+        q = (
+            "{d}·{q_lora} + {q_lora} + {q_lora}·{h}·({nope} + {rope})"
+            if q_lora
+            else "{d}·{h}·({nope} + {rope})"
+        )
+        formula = (
+            q + " + {d}·({kv_lora} + {rope}) + {kv_lora} + {kv_lora}·{h}·({nope} + {v}) "
+            "+ {h}·{v}·{d}"
+        )
+        if q_lora:
+            shape["q_lora"] = q_lora
+        if extra:
+            formula += " + {extra} (q/k norms, sinks)"
+            shape["extra"] = extra
+        figs.append(figure("attention_params_per_layer", attn, "params", formula, **shape))
     else:
-        figs.append(
-            figure(
-                "attention_params_per_layer",
-                attn,
-                "params",
-                "{d_model}·{n_heads}·{head_dim} + 2·{d_model}·{n_kv_heads}·{head_dim} "
-                "+ {n_heads}·{head_dim}·{d_model} (+ biases)",
-                d_model=d,
-                n_heads=cfg.n_heads,
-                n_kv_heads=cfg.n_kv_heads,
-                head_dim=cfg.k_head_dim,
-            )
+        h, kv, hd = cfg.n_heads, cfg.n_kv_heads, cfg.k_head_dim
+        biases = attention_params(d, h, kv, hd, cfg.qkv_bias, cfg.o_bias) - attention_params(
+            d, h, kv, hd
         )
-    n_mat = 3 if cfg.ffn_kind == "gated" else 2
+        formula = (
+            "{d_model}·{n_heads}·{head_dim} + 2·{d_model}·{n_kv_heads}·{head_dim} "
+            "+ {n_heads}·{head_dim}·{d_model}"
+        )
+        shape = dict(d_model=d, n_heads=h, n_kv_heads=kv, head_dim=hd)
+        if biases or extra:
+            formula += " + {biases} + {extra} (biases; q/k norms, sinks)"
+            shape.update(biases=biases, extra=extra)
+        figs.append(figure("attention_params_per_layer", attn, "params", formula, **shape))
     if cfg.n_dense_ffn_layers:
+        bias = ffn_params(d, cfg.d_ffn, gated, cfg.ffn_bias) - ffn_params(d, cfg.d_ffn, gated)
+        per = (
+            "({n_mat} × {d_model} × {d_ffn} + {bias} biases)"
+            if bias
+            else "{n_mat} × {d_model} × {d_ffn}"
+        )
         figs.append(
             figure(
                 "dense_ffn_params",
                 p.dense_ffn,
                 "params",
-                "{layers} × {n_mat} × {d_model} × {d_ffn}",
+                "{layers} × " + per,
                 layers=cfg.n_dense_ffn_layers,
                 n_mat=n_mat,
                 d_model=d,
                 d_ffn=cfg.d_ffn,
+                **({"bias": bias} if bias else {}),
             )
         )
     if cfg.moe is not None:
         m = cfg.moe
+        bias = ffn_params(d, m.d_expert_ffn, gated, cfg.ffn_bias) - ffn_params(
+            d, m.d_expert_ffn, gated
+        )
         figs.append(
             figure(
                 "moe_routed_params",
                 p.moe_routed,
                 "params",
-                "{moe_layers} × {experts} × {n_mat} × {d_model} × {d_expert_ffn}",
+                "{moe_layers} × {experts} × "
+                + (
+                    "({n_mat} × {d_model} × {d_expert_ffn} + {bias} biases)"
+                    if bias
+                    else "{n_mat} × {d_model} × {d_expert_ffn}"
+                ),
                 moe_layers=cfg.n_moe_layers,
                 experts=m.n_routed_experts,
                 n_mat=n_mat,
                 d_model=d,
                 d_expert_ffn=m.d_expert_ffn,
+                **({"bias": bias} if bias else {}),
             )
         )
         figs.append(
-            Figure(
+            figure(
                 "moe_shared_and_router_params",
                 p.moe_shared + p.router,
                 "params",
-                "moe_layers × (shared × n_mat·d·d_shared + d·n_experts [+ bias])",
+                "{moe_layers} × ({shared} × {n_mat} × {d_model} × {d_shared} + {router})",
+                moe_layers=cfg.n_moe_layers,
+                shared=m.n_shared_experts,
+                n_mat=n_mat,
+                d_model=d,
+                d_shared=m.shared_ffn,
+                router=router_params(d, m.n_routed_experts, m.router_bias),
             )
         )
     figs.append(
-        Figure(
+        figure(
             "attention_params",
             p.attention,
             "params",
-            f"{cfg.n_attention_layers} attention layers × per-layer",
+            "{attention_layers} × {per_layer}",
+            attention_layers=cfg.n_attention_layers,
+            per_layer=attn,
         )
     )
     if p.ssm:
         figs.append(
-            Figure(
+            figure(
                 "ssm_params",
                 p.ssm,
                 "params",
-                f"{cfg.n_layers_of('mamba')} Mamba + {cfg.n_layers_of('mamba2')} Mamba-2 "
-                "layers × per-layer mixer (calc/ssm.py)",
+                "{mamba_layers} × {per_mamba} + {mamba2_layers} × {per_mamba2} "
+                "(Mamba, Mamba-2 mixers, calc/ssm.py)",
+                mamba_layers=cfg.n_layers_of("mamba"),
+                per_mamba=layer_ssm_params(cfg, "mamba") if cfg.n_layers_of("mamba") else 0,
+                mamba2_layers=cfg.n_layers_of("mamba2"),
+                per_mamba2=layer_ssm_params(cfg, "mamba2") if cfg.n_layers_of("mamba2") else 0,
             )
         )
     figs.append(
-        Figure(
+        figure(
             "norm_params",
             p.norms,
             "params",
-            f"({L} × {cfg.norms_per_layer} + 1 final) × "
-            f"{'2·' if cfg.norm == 'layernorm' else ''}{d}",
+            "({n_layers} × {norms_per_layer} + 1) × {per_norm} (+ 1: the final norm)",
+            n_layers=L,
+            norms_per_layer=cfg.norms_per_layer,
+            per_norm=norm_params(d, cfg.norm == "layernorm"),
         )
     )
     figs.append(
-        Figure(
+        figure(
             "params_total",
             p.total,
             "params",
-            "embedding + lm_head + attention + ffn + experts + router + norms",
+            "{embedding} + {lm_head} + {attention} + {dense_ffn} + {moe_routed} + {moe_shared} "
+            "+ {router} + {ssm} + {norms}",
+            embedding=p.embedding,
+            lm_head=p.lm_head,
+            attention=p.attention,
+            dense_ffn=p.dense_ffn,
+            moe_routed=p.moe_routed,
+            moe_shared=p.moe_shared,
+            router=p.router,
+            ssm=p.ssm,
+            norms=p.norms,
         )
     )
     if cfg.moe is not None:
@@ -144,9 +219,10 @@ def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
                 "params_active",
                 p.active,
                 "params",
-                "total − routed + {moe_layers} × {top_k} experts",
-                moe_layers=cfg.n_moe_layers,
-                top_k=cfg.moe.experts_per_token,
+                "{total} − {routed} + {routed_active} (routed experts, then the top-k active)",
+                total=p.total,
+                routed=p.moe_routed,
+                routed_active=p.moe_routed_active,
             )
         )
     return figs

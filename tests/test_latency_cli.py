@@ -50,7 +50,7 @@ def test_latency_table_explain_and_csv(cli):
     r = cli("latency", "--model", "mixtral-8x7b", "--hardware", "h100", "--tp", "2", "--explain")
     assert r.code == 0, r.err
     assert "tpot_s" in r.out and "routed_experts" in r.out and "Derivation:" in r.out
-    assert "ridge_point_flop_per_byte = peak FLOP/s (dtype) / bw B/s" in r.out
+    assert "ridge_point_flop_per_byte = peak FLOP/s / bw B/s (bf16 peak over HBM" in r.out
     r = cli("latency", "--model", "llama3-8b", "--hardware", "h100", "--format", "csv")
     header, row = r.out.splitlines()
     assert "tpot_s" in header.split(",") and len(header.split(",")) == len(row.split(","))
