@@ -101,13 +101,20 @@ def invocations(model: str, tmp_path: Path) -> list[tuple[str, tuple, str]]:
         *[("plot", ("plot", kind, *plot), f) for kind in ("roofline", "memory", "capacity")
           for f in ("json", "csv")],
         ("speculate", ("speculate", *dep, *draft, *"--gamma 2 --alpha 0.7".split()), "json"),
+        ("train", ("train", *dep, *ctx, "--tokens", "1e9"), "json"),
+        ("train", ("train", *dep, *ctx, "--explain"), "json"),
+        ("train", ("train", *dep, *ctx, "--finetune", "lora"), "csv"),
     ]  # fmt: skip
 
 
+ENGINE_LOGS = Path(__file__).resolve().parent / "data" / "engine_logs"
 # commands run once (not per model); measure times kernels on the CPU (torch), ~10 s
 LISTINGS = [
     ("models", ("models",), "json"),
     ("hardware", ("hardware",), "json"),
+    *[("log", ("log", str(ENGINE_LOGS / name)), f) for name in (
+        "vllm-h100-llama31-8b-tp2.log", "trtllm-h100-llama31-8b-fp8.log") for f in ("json", "csv")],
+    ("log", ("log", str(ENGINE_LOGS / "vllm-h100-llama31-8b-tp1.log"), "--explain"), "json"),
     ("measure", ("measure", "-m", "llama3-8b", "--device", "cpu", "-b", "1", "--ctx", "64",
                  "--repeats", "1", "--warmup", "0"), "json"),
 ]  # fmt: skip

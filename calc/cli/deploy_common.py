@@ -6,13 +6,19 @@ from __future__ import annotations
 from calc.errors import InvalidInputError
 
 
-def resolve_tp(tp: int, gpus: int | None) -> int:
-    """``--gpus N`` is a stated shorthand for ``--tp N`` (one tensor-parallel group)."""
+def resolve_gpus(tp: int, pp: int, dp: int | None, gpus: int | None) -> tuple[int, int | None]:
+    """(tp, dp) with ``--gpus N``, the deployment's GPUs in all, applied. Alone it is a stated
+    shorthand for ``--tp N`` (serving engines shard a model over one tensor-parallel group
+    first); beside --tp/--pp the remaining factor is data-parallel replicas (as in `train`)."""
     if gpus is None:
-        return tp
-    if tp not in (1, gpus):
-        raise InvalidInputError(f"--gpus {gpus} and --tp {tp} disagree: --gpus N means --tp N")
-    return gpus
+        return tp, dp
+    if tp == 1 and pp == 1 and dp is None:
+        return gpus, None
+    if gpus % (tp * pp):
+        raise InvalidInputError(f"--gpus {gpus} is not a multiple of --tp {tp} × --pp {pp}")
+    if dp is not None and dp != gpus // (tp * pp):
+        raise InvalidInputError(f"--gpus {gpus} disagrees with --tp {tp} × --pp {pp} × --dp {dp}")
+    return tp, gpus // (tp * pp)
 
 
 def build_deployment(
@@ -61,10 +67,11 @@ def build_deployment(
     if hardware:
         hw = calibrated_hardware(load_hardware(hardware), calibration)
     lay = layout(cfg) if layout is not None else None
+    tp, dp = resolve_gpus(tp, pp, dp, gpus)
     return Deployment.build(
         cfg,
         hw,
-        tp=resolve_tp(tp, gpus),
+        tp=tp,
         pp=pp,
         ep=ep,
         dp=dp,

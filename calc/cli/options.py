@@ -31,7 +31,11 @@ Ctx = Annotated[int, typer.Option("--ctx", help="Tokens per sequence (prompt + g
 Batch = Annotated[int, typer.Option("--batch", "-b", help="Concurrent sequences.")]
 Gpus = Annotated[
     int | None,
-    typer.Option("--gpus", help="Shorthand for --tp N: N GPUs of --hardware in one TP group."),
+    typer.Option(
+        "--gpus",
+        help="GPUs of --hardware in all. Alone: shorthand for --tp N (one tensor-parallel "
+        "group); with --tp/--pp: the rest are data-parallel replicas.",
+    ),
 ]
 WeightDtype = Annotated[
     str | None,
