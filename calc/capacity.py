@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from calc.deployment import MAX_CTX, Deployment, Workload
 from calc.derivation import Figure, figure, whole
-from calc.ledger import PerGpu, model_shape, paged_tokens, pool_units, waste_bytes
+from calc.ledger import PerGpu, paged_tokens, pool_units, waste_bytes
 
 
 @dataclass(frozen=True)
@@ -26,24 +26,18 @@ class CapacityReport:
 
 
 def activation_figure(dep: Deployment, g: PerGpu) -> Figure:
+    """The activation peak's derivation: the engine model's own (``calc.engine_memory``)."""
+    from dataclasses import replace
+
     if not g.activation_estimated:
         return Figure(
             "activation_peak_bytes", g.activation_peak_bytes, "bytes", "given (--activation)"
         )
-    shape = model_shape(dep.model)
-    return figure(
-        "activation_peak_bytes",
-        whole(g.activation_peak_bytes),
-        "bytes",
-        "{tokens} × (2 × {d_model} + max({attn_width}, {ffn_width}) / {tp}) × 2 "
-        "+ min(1024, {tokens}) × {vocab} / {tp} × 4",
-        tokens=dep.engine.max_batched_tokens,
-        d_model=shape.d_model,
-        attn_width=shape.attn_width,
-        ffn_width=shape.ffn_width,
-        tp=dep.tp,
-        vocab=shape.vocab_size,
-    )
+    for f in g.figures:
+        if f.key == "activation_bytes":
+            return replace(f, key="activation_peak_bytes")
+    # engines that do not subtract an activation peak (SGLang: it fits the 1 − fraction share)
+    return Figure("activation_peak_bytes", g.activation_peak_bytes, "bytes", "not subtracted")
 
 
 def budget_figure(dep: Deployment, g: PerGpu) -> Figure:
@@ -57,7 +51,7 @@ def budget_figure(dep: Deployment, g: PerGpu) -> Figure:
         "bytes",
         "floor(" + eng.formula.replace("{fraction}", "{" + eng.fraction_name + "}") + ")",
         **{eng.fraction_name: g.mem_util},
-        memory=g.memory_bytes,
+        memory=g.usable_memory_bytes,
         weights=g.weights_bytes,
         activation=g.activation_peak_bytes,
         overhead=g.overhead_bytes,
@@ -122,8 +116,8 @@ def capacity_report(
     cfg, hw, eng = dep.model, dep.hardware, dep.engine
     g = dep.per_gpu
     assert hw is not None
-    ctx, batch, b = work.ctx, work.batch, eng.block_size
-    warnings: list[str] = []
+    ctx, batch, b = work.ctx, work.batch, g.block_size
+    warnings: list[str] = list(g.notes)
     max_model_len = eng.max_model_len or cfg.max_ctx
     if ctx > max_model_len:
         warnings.append(
@@ -164,7 +158,8 @@ def capacity_report(
         "ctx": ctx,
         "batch": batch,
         "block_size": b,
-        "mem_util": eng.mem_util,
+        "engine_version": dep.engine_config.version,
+        "mem_util": g.mem_util,
         "memory_bytes": g.memory_bytes,
         "usable_memory_bytes": whole(g.usable_memory_bytes),
         "weights_bytes_per_gpu": shared["weights_bytes_per_gpu"],
@@ -262,12 +257,4 @@ def capacity_report(
     message = does_not_fit(dep, work, max_ctx_at_batch)
     if message:
         warnings.append(message)
-    reserve = g.runtime_reserve_bytes
-    if eng.name == "sglang" and reserve > g.memory_bytes * (1 - eng.mem_util):
-        warnings.append(
-            f"sglang leaves activations to the 1 − mem_fraction_static share "
-            f"({g.memory_bytes * (1 - eng.mem_util) / 1e9:,.2f} GB), smaller than the estimated "
-            f"activation peak + overhead ({reserve / 1e9:,.2f} GB): "
-            "lower --mem-util or --max-batched-tokens"
-        )
     return CapacityReport(fields, figs, warnings)

@@ -34,13 +34,17 @@ FIELD_HELP: dict[str, str] = {
     "Deployment.weight_dtype": "weight dtype (default: the model config's dtype)",
     "Deployment.kv_dtype": "KV-cache dtype (default: the model config's kv_dtype, else its dtype)",
     "Deployment.engine": "serving engine whose memory budget rule applies",
+    "Deployment.engine_version": "engine release whose defaults apply (default: the latest "
+    "modelled)",
+    "Deployment.max_num_seqs": "sequences per step (vLLM max_num_seqs; default: the engine's)",
     "Deployment.mem_util": "engine memory fraction (vLLM gpu_memory_utilization, SGLang "
-    "mem_fraction_static, TensorRT-LLM free_gpu_memory_fraction)",
+    "mem_fraction_static, TensorRT-LLM free_gpu_memory_fraction; default: the engine's)",
     "Deployment.block_size": "KV-cache page size [tokens]",
     "Deployment.max_batched_tokens": "tokens per forward pass the activation peak is sized for",
     "Deployment.activation": "activation peak per GPU: bytes or a size like '4GiB' "
     "(default: estimated from max_batched_tokens)",
-    "Deployment.overhead": "non-torch memory per GPU (CUDA context, NCCL): bytes or '0.5GiB'",
+    "Deployment.overhead": "non-torch memory per GPU (CUDA context, NCCL): bytes or '0.25GiB' "
+    "(default: modelled by TP)",
     "Deployment.usd_per_hour": "price per GPU-hour [USD] (default: the hardware profile's price)",
     "Deployment.efficiency": "which efficiency band of the hardware profile the latency uses",
     "Deployment.workload": "the operating point the requirements are judged at",

@@ -93,11 +93,13 @@ class Deployment(BaseModel):
     kv_dtype: str | None = Field(default=None, description="dtype or format, as --kv-dtype")
     compute_dtype: str | None = Field(default=None, description="as --compute-dtype")
     engine: Literal["vllm", "sglang", "trtllm"] = "vllm"
-    mem_util: float = Field(default=0.9, gt=0, le=1)
-    block_size: int = Field(default=16, gt=0, le=1 << 20)
-    max_batched_tokens: int = Field(default=8192, gt=0, le=10**9)
+    engine_version: str | None = Field(default=None, min_length=1, max_length=20)
+    mem_util: float | None = Field(default=None, gt=0, le=1)
+    block_size: int | None = Field(default=None, gt=0, le=1 << 20)
+    max_batched_tokens: int | None = Field(default=None, gt=0, le=10**9)
+    max_num_seqs: int | None = Field(default=None, gt=0, le=10**7)
     activation: str | int | None = Field(default=None, description="bytes or '4GiB'")
-    overhead: str | int = Field(default="0.5GiB", description="bytes or '0.5GiB'")
+    overhead: str | int | None = Field(default=None, description="bytes or '0.25GiB'")
     max_model_len: int | None = Field(default=None, gt=0, le=10**9)
     usd_per_hour: float | None = Field(default=None, gt=0, le=10_000)
     efficiency: Literal["low", "expected", "high"] = "expected"
@@ -197,13 +199,15 @@ def build_deployment(dep: Deployment, calibration=None, warnings: list[str] | No
 
     settings = EngineSettings(
         name=dep.engine,
+        version=dep.engine_version,
         mem_util=dep.mem_util,
         block_size=dep.block_size,
         max_batched_tokens=dep.max_batched_tokens,
+        max_num_seqs=dep.max_num_seqs,
         activation_bytes=None
         if dep.activation is None
         else parse_bytes(dep.activation, "activation"),
-        overhead_bytes=parse_bytes(dep.overhead, "overhead"),
+        overhead_bytes=None if dep.overhead is None else parse_bytes(dep.overhead, "overhead"),
         max_model_len=dep.max_model_len,
     )
     return Built.build(

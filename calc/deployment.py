@@ -36,11 +36,6 @@ MAX_BATCH = 10**7
 MAX_PARALLEL = 4096
 
 ENGINE_NAMES = ("vllm", "sglang", "trtllm")
-# One home for the engine defaults (vLLM's on >= 70 GiB GPUs, vllm/engine/arg_utils.py).
-DEFAULT_MEM_UTIL = 0.9
-DEFAULT_BLOCK_SIZE = 16  # tokens per KV page
-DEFAULT_MAX_BATCHED_TOKENS = 8192  # tokens of the profiling forward pass
-DEFAULT_OVERHEAD_BYTES = 2**29  # 0.5 GiB non-torch memory (CUDA context, NCCL) per GPU
 
 
 def check_positive_int(name: str, value, upper: int) -> None:
@@ -61,14 +56,18 @@ def _check_bytes(name: str, value) -> None:
 
 @dataclass(frozen=True, kw_only=True)
 class EngineSettings:
-    """The serving engine and the settings that size its memory (one home for the defaults)."""
+    """The serving engine and what the user set of its memory settings. Every None is the
+    engine's own default for its version and the GPU (``calc.engine_memory.DEFAULTS``, the one
+    home of the defaults; ``Deployment.engine_config`` resolves them)."""
 
     name: str = "vllm"
-    mem_util: float = DEFAULT_MEM_UTIL  # vLLM gpu_memory_utilization, SGLang mem_fraction_static
-    block_size: int = DEFAULT_BLOCK_SIZE
-    max_batched_tokens: int = DEFAULT_MAX_BATCHED_TOKENS
-    activation_bytes: float | None = None  # a measured activation peak; None: estimate it
-    overhead_bytes: float = DEFAULT_OVERHEAD_BYTES
+    version: str | None = None  # None: the latest release modelled
+    mem_util: float | None = None  # vLLM gpu_memory_utilization, SGLang mem_fraction_static
+    block_size: int | None = None  # tokens per KV page
+    max_batched_tokens: int | None = None  # tokens of the profiling forward pass
+    max_num_seqs: int | None = None  # sequences per step (rows of the sampler's pass)
+    activation_bytes: float | None = None  # a measured activation peak; None: modelled
+    overhead_bytes: float | None = None  # measured non-torch memory; None: modelled by TP
     max_model_len: int | None = None  # contiguous preallocation per sequence; None: model max
 
     def __post_init__(self) -> None:
@@ -76,14 +75,20 @@ class EngineSettings:
             raise InvalidInputError(
                 f"--engine {self.name!r} is not one of: {', '.join(ENGINE_NAMES)}"
             )
-        check_fraction("mem-util", self.mem_util)
-        check_positive_int("block-size", self.block_size, 1 << 20)
-        check_positive_int("max-batched-tokens", self.max_batched_tokens, MAX_CTX)
+        if self.mem_util is not None:
+            check_fraction("mem-util", self.mem_util)
+        for flag, value, upper in (
+            ("block-size", self.block_size, 1 << 20),
+            ("max-batched-tokens", self.max_batched_tokens, MAX_CTX),
+            ("max-num-seqs", self.max_num_seqs, MAX_BATCH),
+            ("max-model-len", self.max_model_len, MAX_CTX),
+        ):
+            if value is not None:
+                check_positive_int(flag, value, upper)
         if self.activation_bytes is not None:
             _check_bytes("activation", self.activation_bytes)
-        _check_bytes("overhead", self.overhead_bytes)
-        if self.max_model_len is not None:
-            check_positive_int("max-model-len", self.max_model_len, MAX_CTX)
+        if self.overhead_bytes is not None:
+            _check_bytes("overhead", self.overhead_bytes)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -180,6 +185,7 @@ class Deployment:
             engine=engine or EngineSettings(),
         )
         dep.sharding  # noqa: B018 - validates tp/pp/ep against the model's shape now
+        dep.engine_config  # noqa: B018 - validates the engine version
         if hardware is not None:
             dep.compute_dtype  # noqa: B018 - validates --compute-dtype against the peaks
         return dep
@@ -247,6 +253,26 @@ class Deployment:
             return self.compute_override or compute_dtype(self.weight_dtype, {"bf16": 1.0})
         return compute_dtype(
             self.weight_dtype, self.hardware.peak_flops_per_s, self.compute_override
+        )
+
+    # -- the engine -------------------------------------------------------------------------
+
+    @cached_property
+    def engine_config(self):
+        """The engine's settings with its defaults for this version and GPU filled in
+        (``calc.engine_memory.engine_settings``)."""
+        from calc.engine_memory import engine_settings
+
+        e = self.engine
+        return engine_settings(
+            e.name,
+            e.version,
+            hw=self.hardware,
+            memory_fraction=e.mem_util,
+            block_size=e.block_size,
+            max_batched_tokens=e.max_batched_tokens,
+            max_num_seqs=e.max_num_seqs,
+            max_model_len=e.max_model_len,
         )
 
     # -- the ledger -------------------------------------------------------------------------

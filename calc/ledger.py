@@ -204,19 +204,22 @@ class PerGpu:
     """The memory ledger of the busiest GPU of a deployment [bytes], and the questions every
     command asks of it (fit, concurrency, longest context)."""
 
-    memory_bytes: float  # the device's memory as the profile states it
-    mem_util: float
-    usable_memory_bytes: float  # memory × the engine's fraction
+    memory_bytes: float  # the device's memory as the profile labels it
+    usable_memory_bytes: float  # the device's memory as torch reports it (engines budget it)
+    mem_util: float  # the engine's memory fraction (given, or its default)
     params: int  # weights held [params]
     weights_bytes: float
     activation_peak_bytes: float
     activation_estimated: bool  # False: given (--activation)
-    overhead_bytes: float
+    overhead_bytes: float  # non-torch memory (CUDA context, NCCL, custom all-reduce)
     kv_budget_bytes: int  # what the engine leaves for KV (and SSM state); floored
+    pool_tokens: int  # the KV pool the engine allocates (and prints) [tokens]
     block_size: int
     groups: int  # sequence groups of the deployment (replicas × attention-DP ranks)
     kv_bytes_per_element: float
     stages: tuple[Stage, ...]
+    figures: tuple = ()  # the engine model's derivations (calc.derivation.Figure)
+    notes: tuple[str, ...] = ()  # what the engine model could not model here
 
     # -- per sequence ---------------------------------------------------------------------
 
@@ -266,13 +269,13 @@ class PerGpu:
         return self.activation_peak_bytes + self.overhead_bytes
 
     @property
-    def kv_cache_blocks(self) -> int:
-        return int(pool_units(self.kv_budget_bytes, self.kv_block_bytes))
+    def kv_cache_tokens(self) -> int:
+        """The KV pool of this GPU [tokens], as the engine pages it (``calc.engine_memory``)."""
+        return self.pool_tokens
 
     @property
-    def kv_cache_tokens(self) -> int:
-        """The KV pool of this GPU [tokens]."""
-        return self.kv_cache_blocks * self.block_size
+    def kv_cache_blocks(self) -> int:
+        return self.pool_tokens // self.block_size
 
     def max_sequences_per_gpu(self, ctx):
         """Sequences of ``ctx`` tokens one GPU holds: floor(budget / sequence bytes)."""
@@ -333,47 +336,46 @@ def _stage_max(values):
 
 
 def per_gpu_ledger(dep: Deployment) -> PerGpu:
-    """The ledger of ``dep``'s busiest GPU (``dep.hardware`` must be set)."""
-    from calc.engines import engine_kv_budget_bytes
+    """The ledger of ``dep``'s busiest GPU (``dep.hardware`` must be set). The engine's terms
+    (usable memory, weights as the checkpoint loads, activation peak, non-torch memory,
+    budget, pool) are its start-up accounting, ``calc.engine_memory.predict_kv_pool``; a
+    measured activation peak or non-torch memory (``--activation``, ``--overhead``) replaces
+    the modelled one."""
+    from calc.engine_memory import predict_kv_pool
     from calc.parallel import params_per_gpu
 
-    cfg, hw, eng, s = dep.model, dep.hardware, dep.engine, dep.sharding
+    cfg, hw, eng = dep.model, dep.hardware, dep.engine
     assert hw is not None  # Deployment.per_gpu checks
-    params = params_per_gpu(cfg, s)
-    weights = params * dep.weight_bytes_per_element
-    if eng.activation_bytes is None:
-        shape = model_shape(cfg)
-        activation = activation_peak_bytes(
-            eng.max_batched_tokens,
-            shape.d_model,
-            shape.attn_width,
-            shape.ffn_width,
-            dep.tp,
-            shape.vocab_size,
-        )
-    else:
-        activation = eng.activation_bytes
-    # floored to whole bytes, as vLLM's int(available_kv_cache_memory)
-    budget = math.floor(
-        engine_kv_budget_bytes(
-            eng.name, hw.memory_bytes, eng.mem_util, weights, activation, eng.overhead_bytes
-        )
+    pred = predict_kv_pool(
+        cfg,
+        hw,
+        settings=dep.engine_config,
+        tp=dep.tp,
+        pp=dep.pp,
+        weight_dtype=dep.weight_dtype,
+        kv_bytes_per_element=dep.kv_bytes_per_element,
+        activation_bytes=eng.activation_bytes,
+        non_torch_bytes=eng.overhead_bytes,
     )
     stages = gpu_stages(
         cfg, dep.layout, tp=dep.tp, pp=dep.pp, state_bytes_per_element=dep.state_bytes_per_element
     )
     return PerGpu(
         memory_bytes=hw.memory_bytes,
-        mem_util=eng.mem_util,
-        usable_memory_bytes=usable_memory_bytes(hw.memory_bytes, eng.mem_util),
-        params=params,
-        weights_bytes=weights,
-        activation_peak_bytes=activation,
+        usable_memory_bytes=pred.usable_memory_bytes,
+        mem_util=pred.memory_fraction,
+        params=params_per_gpu(cfg, dep.sharding),
+        weights_bytes=pred.weights_bytes,
+        activation_peak_bytes=pred.activation_bytes,
         activation_estimated=eng.activation_bytes is None,
-        overhead_bytes=eng.overhead_bytes,
-        kv_budget_bytes=budget,
-        block_size=eng.block_size,
+        overhead_bytes=pred.non_torch_bytes,
+        # floored to whole bytes, as vLLM's int(available_kv_cache_memory)
+        kv_budget_bytes=math.floor(pred.kv_budget_bytes),
+        pool_tokens=pred.tokens,
+        block_size=pred.block_size,
         groups=dep.sequence_groups,
         kv_bytes_per_element=dep.kv_bytes_per_element,
         stages=tuple(stages),
+        figures=tuple(pred.figures),
+        notes=tuple(pred.warnings),
     )

@@ -379,9 +379,8 @@ def capacity_data(
     ``calc.capacity.capacity_report`` (KV budget of the most loaded GPU over the paged KV of
     one sequence, engine defaults: 16-token blocks, vLLM's reserve) at each ctx of the grid."""
     from calc.capacity import capacity_report
-    from calc.deployment import DEFAULT_MEM_UTIL, Deployment, EngineSettings, Workload
+    from calc.deployment import Deployment, EngineSettings, Workload
 
-    mem_util = DEFAULT_MEM_UTIL if mem_util is None else mem_util
     ctxs = ctx_grid(cfg.max_ctx if max_ctx is None else max_ctx)
     layouts = attention_layouts(
         cfg, kv_heads=kv_heads, kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim
@@ -416,7 +415,7 @@ def capacity_data(
         hw.name,
         tp,
         engine,
-        mem_util,
+        fields["mem_util"],
         fields["kv_dtype"],
         ctxs,
         series,

@@ -170,11 +170,13 @@ def sweep(
     weight_dtypes: list[str | None] = (None,),  # type: ignore[assignment]
     kv_dtypes: list[str | None] = (None,),  # type: ignore[assignment]
     engine: str = "vllm",
-    mem_util: float = 0.9,
-    block_size: int = 16,
-    max_batched_tokens: int = 8192,
+    engine_version: str | None = None,
+    mem_util: float | None = None,
+    block_size: int | None = None,
+    max_batched_tokens: int | None = None,
+    max_num_seqs: int | None = None,
     activation_bytes: int | None = None,
-    overhead_bytes: int = 2**29,
+    overhead_bytes: int | None = None,
     usd_per_hour: float | None = None,
     latency: bool = True,
     efficiency: str = "expected",
@@ -192,9 +194,11 @@ def sweep(
 
     settings = EngineSettings(
         name=engine,
+        version=engine_version,
         mem_util=mem_util,
         block_size=block_size,
         max_batched_tokens=max_batched_tokens,
+        max_num_seqs=max_num_seqs,
         activation_bytes=activation_bytes,
         overhead_bytes=overhead_bytes,
     )

@@ -35,11 +35,13 @@ def build_deployment(
     kv_dtype: str | None = None,
     compute_dtype: str | None = None,
     engine: str = "vllm",
-    mem_util: float = 0.9,
-    block_size: int = 16,
-    max_batched_tokens: int = 8192,
+    engine_version: str | None = None,
+    mem_util: float | None = None,
+    block_size: int | None = None,
+    max_batched_tokens: int | None = None,
+    max_num_seqs: int | None = None,
     activation: str | None = None,
-    overhead: str = "0.5GiB",
+    overhead: str | None = None,
     max_model_len: int | None = None,
     calibration=None,
     layout=None,
@@ -55,11 +57,13 @@ def build_deployment(
     check_choice("--format", fmt, FORMATS)
     settings = EngineSettings(
         name=engine,
+        version=engine_version,
         mem_util=mem_util,
         block_size=block_size,
         max_batched_tokens=max_batched_tokens,
+        max_num_seqs=max_num_seqs,
         activation_bytes=None if activation is None else parse_bytes(activation, "--activation"),
-        overhead_bytes=parse_bytes(overhead, "--overhead"),
+        overhead_bytes=None if overhead is None else parse_bytes(overhead, "--overhead"),
         max_model_len=max_model_len,
     )
     cfg = load_model(model)

@@ -10,29 +10,48 @@ Engine = Annotated[
     str,
     typer.Option(
         "--engine",
-        help="Whose KV-budget definition to apply: vllm (gpu_memory_utilization × total − "
-        "weights − activation peak − non-torch), sglang (mem_fraction_static × total − weights "
-        "− non-torch) or trtllm (free_gpu_memory_fraction × what is free after weights and "
-        "activations).",
+        help="Whose start-up memory accounting to apply (calc/engine_memory): vllm "
+        "(gpu_memory_utilization × device memory − weights − activation peak − non-torch), "
+        "sglang (mem_fraction_static × device memory − weights − non-torch) or trtllm "
+        "(free_gpu_memory_fraction × what is free after weights and activations).",
+    ),
+]
+EngineVersion = Annotated[
+    str | None,
+    typer.Option(
+        "--engine-version",
+        help="Engine release whose defaults and accounting apply (default: the latest "
+        "modelled: vllm 0.19, sglang 0.5, trtllm 1.0).",
     ),
 ]
 MemUtil = Annotated[
-    float,
+    float | None,
     typer.Option(
         "--mem-util",
         help="Fraction of GPU memory the engine may use (vLLM gpu_memory_utilization, SGLang "
-        "mem_fraction_static, TensorRT-LLM free_gpu_memory_fraction).",
+        "mem_fraction_static, TensorRT-LLM free_gpu_memory_fraction; default: the engine's).",
     ),
 ]
 BlockSize = Annotated[
-    int, typer.Option("--block-size", help="Tokens per KV block (paged allocation).")
+    int | None,
+    typer.Option(
+        "--block-size", help="Tokens per KV block (paged allocation; default: the engine's)."
+    ),
 ]
 MaxBatchedTokens = Annotated[
-    int,
+    int | None,
     typer.Option(
         "--max-batched-tokens",
         help="Tokens in the largest forward pass (sizes the activation peak; vLLM "
-        "max_num_batched_tokens).",
+        "max_num_batched_tokens; default: the engine's for the GPU).",
+    ),
+]
+MaxNumSeqs = Annotated[
+    int | None,
+    typer.Option(
+        "--max-num-seqs",
+        help="Sequences per step (vLLM max_num_seqs: the sampler rows of its profiling pass; "
+        "default: the engine's for the GPU).",
     ),
 ]
 Activation = Annotated[
@@ -44,11 +63,11 @@ Activation = Annotated[
     ),
 ]
 Overhead = Annotated[
-    str,
+    str | None,
     typer.Option(
         "--overhead",
-        help="Framework memory outside the KV pool, weights and activations per GPU (CUDA "
-        "context, NCCL, CUDA graphs), e.g. 0.5GiB.",
+        help="Non-torch memory per GPU (CUDA context, NCCL, custom all-reduce buffers), e.g. "
+        "0.25GiB (default: modelled by TP, calc/engine_memory; `kvcalc log` measures it).",
     ),
 ]
 MaxModelLen = Annotated[

@@ -30,11 +30,13 @@ def sweep(
         typer.Option("--kv-dtype", help="KV-cache dtypes, comma-separated (default: model's)."),
     ] = None,
     engine: d.Engine = "vllm",
-    mem_util: d.MemUtil = 0.9,
-    block_size: d.BlockSize = 16,
-    max_batched_tokens: d.MaxBatchedTokens = 8192,
+    engine_version: d.EngineVersion = None,
+    mem_util: d.MemUtil = None,
+    block_size: d.BlockSize = None,
+    max_batched_tokens: d.MaxBatchedTokens = None,
+    max_num_seqs: d.MaxNumSeqs = None,
     activation: d.Activation = None,
-    overhead: d.Overhead = "0.5GiB",
+    overhead: d.Overhead = None,
     usd_per_hour: d.UsdPerHour = None,
     efficiency: d.Efficiency = "expected",
     latency: Annotated[
@@ -60,11 +62,13 @@ def sweep(
     check_choice("--format", fmt, FORMATS)
     engine_kw = {
         "engine": engine,
+        "engine_version": engine_version,
         "mem_util": mem_util,
         "block_size": block_size,
         "max_batched_tokens": max_batched_tokens,
+        "max_num_seqs": max_num_seqs,
         "activation_bytes": None if activation is None else parse_bytes(activation, "--activation"),
-        "overhead_bytes": parse_bytes(overhead, "--overhead"),
+        "overhead_bytes": None if overhead is None else parse_bytes(overhead, "--overhead"),
     }
     result = run(
         parse_names(model, "--model"),  # type: ignore[arg-type]

@@ -142,6 +142,7 @@ def engine_settings(
 # ---------------------------------------------------------------------------------------------
 # Usable memory and checkpoint weights: the two inputs other work will refine
 
+
 # Memory as torch reports it (``torch.cuda.mem_get_info`` total), which engines budget from;
 # the label minus what the driver and ECC reserve. Used when a hardware profile has no
 # ``usable_memory_bytes`` of its own.
