@@ -20,6 +20,7 @@ import math
 from dataclasses import dataclass, field
 
 from calc.attention_layout import AttentionLayout, attention_layout
+from calc.checkpoint import linear_dtype, weight_bytes_per_param
 from calc.derivation import Figure, figure, whole
 from calc.elementwise import cdiv, maximum, minimum
 from calc.engines import ENGINES, engine_kv_budget_bytes
@@ -27,7 +28,7 @@ from calc.errors import InvalidInputError
 from calc.hardware_schema import HardwareProfile
 from calc.memory import MAX_BATCH, MAX_CTX, check_positive_int, max_ctx_within
 from calc.model_schema import ModelConfig
-from calc.quant import kv_bytes_per_element, weight_bytes_per_element
+from calc.quant import kv_bytes_per_element
 
 ACTIVATION_BYTES = 2  # activations run in bf16/fp16 whatever the weight dtype
 DEFAULT_MEM_UTIL = 0.9
@@ -216,8 +217,10 @@ def capacity_report(
         raise UnknownNameError("engine", engine, ENGINES)
     if pp > cfg.n_layers:
         raise InvalidInputError(f"--pp {pp} exceeds {cfg.name}'s {cfg.n_layers} layers")
-    max_model_len = max_model_len or cfg.max_ctx
+    max_model_len = max_model_len or cfg.context_limit
     warnings: list[str] = []
+    if ctx > cfg.context_limit:
+        warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.context_limit:,}")
     check_positive_int("max-model-len", max_model_len, MAX_CTX)
     if ctx > max_model_len:
         warnings.append(
@@ -225,11 +228,13 @@ def capacity_report(
             f"preallocation is sized for --max-model-len {ctx:,} instead"
         )
         max_model_len = ctx
-    weight_dtype = cfg.dtype if weight_dtype is None else weight_dtype
+    # each component in its checkpoint format (calc.checkpoint), scales included
+    weight_dtype = linear_dtype(cfg, weight_dtype)
     kv_dtype = (cfg.kv_dtype or cfg.dtype) if kv_dtype is None else kv_dtype
     layout = layout or attention_layout(cfg)
-    # quantized formats count their scales (calc/quant.py), as `kvcalc memory` does
-    w_b = weight_bytes_per_element(weight_dtype, k=cfg.d_model)
+    from calc.parallel import shard
+
+    w_b = weight_bytes_per_param(cfg, weight_dtype, shard(cfg, tp=tp, pp=pp))
     kv_b = kv_bytes_per_element(kv_dtype, layout.kv_head_width)
     shape = model_shape(cfg)
     gpu = PerGpuLayout(layout, tp, pp)
@@ -271,7 +276,8 @@ def capacity_report(
     concurrency_contiguous = int(pool_units(budget, cont_bytes))
     # largest ctx whose whole blocks, times batch, fit the budget
     fit_tokens = max_ctx_within(gpu, kv_b, max(budget, 0) / batch)  # type: ignore[arg-type]
-    max_ctx_at_batch = fit_tokens // block_size * block_size
+    # capped at the model's context limit (RoPE scaling, max_position_embeddings)
+    max_ctx_at_batch = min(fit_tokens // block_size * block_size, cfg.context_limit)
     paged_waste = whole(waste_bytes(seq_tokens, ctx, per_token))
     contiguous_waste = whole(waste_bytes(max_model_len, ctx, per_token))
 
@@ -401,9 +407,10 @@ def capacity_report(
             "max_ctx_at_batch",
             max_ctx_at_batch,
             "tokens",
-            "largest whole-block ctx with {batch} × KV(ctx) ≤ {budget}",
+            "largest whole-block ctx with {batch} × KV(ctx) ≤ {budget}, at most {limit}",
             batch=batch,
             budget=budget,
+            limit=cfg.context_limit,
         ),
     ]
     if shared_prefix is not None or users is not None:

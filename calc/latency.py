@@ -60,7 +60,6 @@ from calc.quant import (
     WEIGHT_FORMATS,
     is_plain,
     kv_bytes_per_element,
-    weight_bytes_per_element,
 )
 from calc.roofline import arithmetic_intensity, is_compute_bound, op_time_s, ridge_point
 
@@ -254,23 +253,31 @@ def _check_format(name: str, flag: str, formats) -> None:
 
 
 def _setup(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute=None) -> _Setup:
+    from calc.checkpoint import (
+        bytes_per_element_by_component,
+        linear_dtype,
+        resolved_dtypes,
+        weight_bytes_per_param,
+    )
     from calc.ssm import ssm_state_dtype
 
-    weight_dtype = cfg.dtype if weight_dtype is None else weight_dtype
+    weight_dtype = linear_dtype(cfg, weight_dtype)
     kv_dtype = (cfg.kv_dtype or cfg.dtype) if kv_dtype is None else kv_dtype
     _check_format(weight_dtype, "--weight-dtype", WEIGHT_FORMATS)
     _check_format(kv_dtype, "--kv-dtype", KV_FORMATS)
     layout = attention_layout(cfg)
-    # exact bytes, scales included (calc.quant; plain dtypes carry none), as calc.memory
-    w_b = weight_bytes_per_element(weight_dtype, k=cfg.d_model)
+    s = shard(cfg, tp=tp, pp=pp, ep=ep)
+    # exact bytes, scales included (calc.quant; plain dtypes carry none), each component in
+    # its checkpoint format (calc.checkpoint), as calc.memory
+    w_b = weight_bytes_per_param(cfg, weight_dtype, s)
+    w_by = bytes_per_element_by_component(resolved_dtypes(cfg, weight_dtype), cfg.d_model)
     kv_b = kv_bytes_per_element(kv_dtype, layout.kv_head_width)
     state_b = bytes_per_element(ssm_state_dtype(cfg, kv_dtype))
     peaks = hw.peak_flops_per_s if hw is not None else {"bf16": 1.0}
     dtype = compute_dtype(weight_dtype, peaks, compute if hw is not None else None)
     if hw is None and compute is not None:
         dtype = compute
-    s = shard(cfg, tp=tp, pp=pp, ep=ep)
-    sizes = Sizes(w_b, kv_b, activation_bytes_per_element(dtype), state_b)
+    sizes = Sizes(w_b, kv_b, activation_bytes_per_element(dtype), state_b, w_by)
     return _Setup(cfg, s, layout, sizes, dtype, weight_dtype, kv_dtype)
 
 
@@ -799,8 +806,8 @@ def _ridge_figure(hw: HardwareProfile, dtype: str) -> Figure:
 def _warnings(cfg, prompt, ctx, st: _Setup, hw) -> list[str]:
     out = []
     longest = max(ctx, prompt)
-    if longest > cfg.max_ctx:
-        out.append(f"context {longest:,} exceeds {cfg.name}'s max context of {cfg.max_ctx:,}")
+    if longest > cfg.context_limit:
+        out.append(f"context {longest:,} exceeds {cfg.name}'s max context of {cfg.context_limit:,}")
     if hw is not None and st.weight_dtype == "fp8" and st.dtype != "fp8":
         out.append(
             f"{hw.name} has no fp8 tensor cores: fp8 weights are timed as weight-only "

@@ -8,13 +8,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from calc.attention_layout import AttentionLayout, attention_layout
+from calc.checkpoint import linear_dtype, model_weight_bytes, weight_bytes_per_param
 from calc.derivation import Figure, figure, whole
 from calc.dtypes import bytes_per_element
 from calc.errors import InvalidInputError
 from calc.hardware_schema import HardwareProfile
 from calc.model_schema import ModelConfig
 from calc.params import ParamBreakdown, layer_attention_params, model_params
-from calc.quant import kv_bytes_per_element, weight_bytes_per_element
+from calc.quant import kv_bytes_per_element
 from calc.ssm import (
     ssm_state_bytes_per_sequence,
     ssm_state_dtype,
@@ -232,15 +233,16 @@ def memory_report(
     check_positive_int("ctx", ctx, MAX_CTX)
     check_positive_int("batch", batch, MAX_BATCH)
     check_positive_int("gpus", gpus, 100_000)
-    weight_dtype = cfg.dtype if weight_dtype is None else weight_dtype
+    # each component in its checkpoint format, --weight-dtype re-quantising the linear
+    # layers (calc.checkpoint); quantized formats count their scales (calc/quant.py)
+    weight_dtype = linear_dtype(cfg, weight_dtype)
     kv_dtype = (cfg.kv_dtype or cfg.dtype) if kv_dtype is None else kv_dtype
     layout = layout or attention_layout(cfg)
-    # quantized formats count their scales (calc/quant.py); plain dtypes are bytes_per_element
-    w_b = weight_bytes_per_element(weight_dtype, k=cfg.d_model)
+    w_b = weight_bytes_per_param(cfg, weight_dtype)
     kv_b = kv_bytes_per_element(kv_dtype, layout.kv_head_width)
     p = model_params(cfg)
 
-    weights = whole(p.total * w_b)
+    weights = whole(sum(model_weight_bytes(cfg, weight_dtype).values()))
     per_layer = whole(layout.kv_bytes_per_token_per_layer(kv_b))
     per_token = whole(layout.kv_bytes_per_token(kv_b))
     per_seq = whole(layout.kv_bytes_per_sequence(ctx, kv_b))
@@ -329,8 +331,8 @@ def memory_report(
         )
     )
     warnings = []
-    if ctx > cfg.max_ctx:
-        warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.max_ctx:,}")
+    if ctx > cfg.context_limit:
+        warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.context_limit:,}")
     if hardware is not None:
         capacity = hardware.memory_bytes * gpus
         free_for_kv = capacity - weights
@@ -341,7 +343,11 @@ def memory_report(
             fits=total <= capacity,
             headroom_bytes=whole(capacity - total),
             max_batch_that_fits=max(0, int(free_for_kv // (per_seq + ssm_per_seq))),
-            max_ctx_that_fits=max_ctx_within(layout, kv_b, free_for_kv / batch - ssm_per_seq),
+            # capped at the model's context limit (RoPE scaling, max_position_embeddings)
+            max_ctx_that_fits=min(
+                cfg.context_limit,
+                max_ctx_within(layout, kv_b, free_for_kv / batch - ssm_per_seq),
+            ),
         )
         figs += [
             figure(
@@ -374,7 +380,8 @@ def memory_report(
                 "max_ctx_that_fits",
                 fields["max_ctx_that_fits"],
                 "tokens",
-                "floor(({capacity} − {weights}) / ({per_token} × {batch}))",
+                "min({context_limit}, floor(({capacity} − {weights}) / ({per_token} × {batch})))",
+                context_limit=cfg.context_limit,
                 capacity=capacity,
                 weights=weights,
                 per_token=per_token,

@@ -123,6 +123,7 @@ def speculate_report(
     kernels that share the KV read across the positions are faster).
     """
     from calc.attention_layout import attention_layout
+    from calc.checkpoint import linear_dtype, weight_bytes_per_param
     from calc.derivation import whole
     from calc.latency import decode_step
     from calc.memory import check_positive_int
@@ -149,7 +150,7 @@ def speculate_report(
         draft_s = decode_step(draft, hw, batch=batch, ctx=ctx, **draft_kw).time_s
         d_layout = attention_layout(draft)
         draft_params = model_params(draft).total
-        d_w = weight_bytes_per_element(weight_dtype or draft.dtype, k=draft.d_model)
+        d_w = weight_bytes_per_param(draft, weight_dtype)  # checkpoint formats (calc.checkpoint)
         d_kv = kv_bytes_per_element(
             kv_dtype or draft.kv_dtype or draft.dtype, d_layout.kv_head_width
         )
@@ -159,7 +160,7 @@ def speculate_report(
         # each MTP module runs one target-sized layer plus the shared lm_head per draft token
         draft_s = target * mtp_layers / cfg.n_layers
         draft_params = mtp_layers * mtp_module_params(cfg)
-        d_w = weight_bytes_per_element(weight_dtype or cfg.dtype, k=cfg.d_model)
+        d_w = weight_bytes_per_element(linear_dtype(cfg, weight_dtype), k=cfg.d_model)
         layout = attention_layout(cfg)
         kvb = kv_bytes_per_element(kv_dtype_eff, layout.kv_head_width)
         draft_kv = layout.kv_bytes_per_token_per_layer(kvb) * ctx * mtp_layers * batch

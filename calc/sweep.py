@@ -127,10 +127,14 @@ def _group(cfg, hw, wd, kd, tp, ctx, batch, *, engine, mem_util, block_size, mbt
     )
     from calc.cost import output_tokens_per_s_per_gpu, usd_per_million_tokens
     from calc.engines import engine_kv_budget_bytes
-    from calc.quant import kv_bytes_per_element, weight_bytes_per_element
+    from calc.quant import kv_bytes_per_element
 
     layout = attention_layout(cfg)
-    w_b = weight_bytes_per_element(wd, k=cfg.d_model)  # scales included, as in capacity
+    from calc.checkpoint import weight_bytes_per_param
+    from calc.parallel import shard
+
+    # each component in its checkpoint format, scales included, as in capacity
+    w_b = weight_bytes_per_param(cfg, wd, shard(cfg, tp=tp))
     kv_b = kv_bytes_per_element(kd, layout.kv_head_width)
     s = model_shape(cfg)
     gpu = PerGpuLayout(layout, tp, 1)
@@ -242,7 +246,9 @@ def sweep(
     batch_a = np.asarray(batch, dtype=np.int64)
     parts, labels = [], []
     for cfg, hw, wd0, kd0, t in itertools.product(cfgs, hws, weight_dtypes, kv_dtypes, tp):
-        wd = cfg.dtype if wd0 is None else wd0
+        from calc.checkpoint import linear_dtype
+
+        wd = linear_dtype(cfg, wd0)  # the released linear-layer format (calc.checkpoint)
         kd = (cfg.kv_dtype or cfg.dtype) if kd0 is None else kd0
         parts.append(
             _group(cfg, hw, wd, kd, t, ctx_a, batch_a, engine=engine, mem_util=mem_util,
