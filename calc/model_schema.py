@@ -245,17 +245,21 @@ class ModelConfig(Schema):
 
     @property
     def context_limit(self) -> int:
-        """The longest context the model is meant to run [tokens], vLLM's rule
-        (vllm/config ``_get_and_verify_max_len``): max_position_embeddings (``max_ctx``),
-        stretched by the RoPE scaling factor for linear and dynamic scaling, and for YaRN
-        factor × original_max_position_embeddings; llama3 and longrope configs already give
-        the scaled length as max_position_embeddings."""
+        """The longest context the model is meant to run [tokens].
+
+        max_position_embeddings (``max_ctx``) unless the RoPE scaling stretches it: YaRN and
+        dynamic NTK scale the original length (original_max_position_embeddings, default
+        max_position_embeddings) by ``factor``, linear scaling likewise when the config gives
+        the original length; llama3 and longrope configs (and linear ones without an original
+        length, e.g. Gemma 3) already state the stretched length as max_position_embeddings.
+        The largest of the two counts.
+        """
         r = self.rope_scaling
         if r is None or r.type in ("default", "llama3", "longrope"):
             return self.max_ctx
-        if r.type == "yarn":
-            return int((r.original_max_ctx or self.max_ctx) * r.factor)
-        return int(self.max_ctx * r.factor)
+        if r.type == "linear" and r.original_max_ctx is None:
+            return self.max_ctx
+        return max(self.max_ctx, int((r.original_max_ctx or self.max_ctx) * r.factor))
 
     @property
     def layers(self) -> tuple[str, ...]:
