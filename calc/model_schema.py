@@ -26,6 +26,7 @@ WeightFormat = Literal[
     "fp4-g128",
     "mxfp4",
     "nvfp4",
+    "nf4-g64",
 ]
 RopeType = Literal["default", "linear", "dynamic", "yarn", "llama3", "longrope"]
 AttentionKind = Literal["mha", "gqa", "mqa", "mla"]

@@ -19,6 +19,7 @@ int4-g128-sym   4 bit    fp16 scale per 128                             0.5 + 2/
 fp4-g128        4 bit    bf16 scale per 128                             0.5 + 2/128
 mxfp4           4 bit    E8M0 (1 B) per 32 [3]                          0.5 + 1/32 (4.25 bit)
 nvfp4           4 bit    FP8 E4M3 per 16 + fp32 per tensor [4]          0.5 + 1/16 (4.5 bit)
+nf4-g64         4 bit    fp32 absmax per 64 (bitsandbytes 4-bit [6])    0.5 + 4/64 (4.5 bit)
 =============== ======= ============================================ =========================
 
 KV-cache formats (group = one token's head, ``head_width`` elements: head_dim, or for MLA
@@ -33,6 +34,8 @@ int8/int4 KV [5]). The plain dtypes (fp32 … int4, fp4) carry no scales.
 [3] OCP Microscaling Formats (MX) v1.0: 32-element blocks, one E8M0 shared scale.
 [4] NVIDIA NVFP4 (Blackwell): 16-element blocks with an E4M3 scale, plus an fp32 tensor scale.
 [5] LMDeploy docs, "INT4/INT8 KV Cache": per-head per-token asymmetric quantization.
+[6] bitsandbytes ``Linear4bit``: NF4/FP4 blocks of 64 with an fp32 absmax each (double
+    quantisation stores the absmax in 8 bit; not modelled, so this is its upper bound).
 """
 
 from __future__ import annotations
@@ -78,6 +81,7 @@ WEIGHT_FORMATS: dict[str, Format] = {
     "fp4-g128": Format("fp4-g128", 4, 128, 2),
     "mxfp4": Format("mxfp4", 4, 32, 1),
     "nvfp4": Format("nvfp4", 4, 16, 1, tensor_bytes=4),
+    "nf4-g64": Format("nf4-g64", 4, 64, 4),
 }
 KV_FORMATS: dict[str, Format] = {
     "fp8-token-head": Format("fp8-token-head", 8, 0, 4),

@@ -76,8 +76,12 @@ def load_model(name: str) -> ModelConfig:
         from calc.hf_import import load_hf_model
 
         return load_hf_model(name)
-    if _is_path(name):
+    if _is_path(name) or (Path(name).is_dir() and name not in model_names()):
         path = Path(name)
+        if path.is_dir():  # a Hugging Face snapshot folder: its config.json
+            from calc.hf_import import load_hf_config
+
+            return load_hf_config(path)
         if path.suffix.lower() == ".json" and _is_hf_config(path):
             from calc.hf_import import load_hf_config
 
