@@ -312,7 +312,7 @@ def memory_data(
 
     check_positive_int("batch", batch, MAX_BATCH)
     kv_dtype = (cfg.kv_dtype or cfg.dtype) if kv_dtype is None else kv_dtype
-    ctxs = ctx_grid(cfg.max_ctx if max_ctx is None else max_ctx)
+    ctxs = ctx_grid(cfg.context_limit if max_ctx is None else max_ctx)
     layouts = attention_layouts(
         cfg, kv_heads=kv_heads, kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim
     )
@@ -381,7 +381,7 @@ def capacity_data(
     from calc.capacity import DEFAULT_MEM_UTIL, capacity_report
 
     mem_util = DEFAULT_MEM_UTIL if mem_util is None else mem_util
-    ctxs = ctx_grid(cfg.max_ctx if max_ctx is None else max_ctx)
+    ctxs = ctx_grid(cfg.context_limit if max_ctx is None else max_ctx)
     layouts = attention_layouts(
         cfg, kv_heads=kv_heads, kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim
     )
@@ -398,7 +398,7 @@ def capacity_data(
                 kv_dtype=kv_dtype,
                 engine=engine,
                 mem_util=mem_util,
-                max_model_len=max(ctxs[-1], cfg.max_ctx),
+                max_model_len=max(ctxs[-1], cfg.context_limit),
                 layout=layout,
             )
             fields = rep.fields

@@ -140,6 +140,8 @@ def speculate_report(
     verify = decode_step(cfg, hw, batch=batch * (gamma + 1), ctx=ctx, tp=tp, **kw).time_s
     kv_dtype_eff = kv_dtype or cfg.kv_dtype or cfg.dtype
     warnings = []
+    if ctx > cfg.context_limit:
+        warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.context_limit:,}")
     if draft is not None:
         if draft.vocab_size != cfg.vocab_size:
             warnings.append(

@@ -224,6 +224,11 @@ def sweep(
         )
     warnings: list[str] = []
     cfgs = [load_model(m) for m in models]
+    warnings += [  # past the model's context limit (RoPE scaling, max_position_embeddings)
+        f"--ctx {max(ctx):,} exceeds {c.name}'s max context of {c.context_limit:,}"
+        for c in cfgs
+        if max(ctx) > c.context_limit
+    ]
     hws = [load_hardware(h) for h in hardware]
     if calibration is not None:
         from calc.calibration import calibrated
@@ -245,9 +250,9 @@ def sweep(
     ctx_a = np.asarray(ctx, dtype=np.int64)
     batch_a = np.asarray(batch, dtype=np.int64)
     parts, labels = [], []
-    for cfg, hw, wd0, kd0, t in itertools.product(cfgs, hws, weight_dtypes, kv_dtypes, tp):
-        from calc.checkpoint import linear_dtype
+    from calc.checkpoint import linear_dtype
 
+    for cfg, hw, wd0, kd0, t in itertools.product(cfgs, hws, weight_dtypes, kv_dtypes, tp):
         wd = linear_dtype(cfg, wd0)  # the released linear-layer format (calc.checkpoint)
         kd = (cfg.kv_dtype or cfg.dtype) if kd0 is None else kd0
         parts.append(

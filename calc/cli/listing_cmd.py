@@ -29,7 +29,7 @@ def models(fmt: o.Format = "table", output: o.Output = None) -> None:
                 "n_kv_heads": cfg.n_kv_heads,
                 "head_dim": cfg.k_head_dim,
                 "moe_experts": cfg.moe.n_routed_experts if cfg.moe else 0,
-                "max_ctx": cfg.max_ctx,
+                "max_ctx": cfg.context_limit,
                 "params_total": p.total,
                 "params_active": p.active,
                 "dtype": cfg.dtype,
