@@ -17,6 +17,8 @@ def models(fmt: o.Format = "table", output: o.Output = None) -> None:
 
     check_choice("--format", fmt, FORMATS)
     rows = []
+    from calc.checkpoint import linear_dtype
+
     for cfg in all_models():
         p = model_params(cfg)
         rows.append(
@@ -32,7 +34,8 @@ def models(fmt: o.Format = "table", output: o.Output = None) -> None:
                 "max_ctx": cfg.context_limit,
                 "params_total": p.total,
                 "params_active": p.active,
-                "dtype": cfg.dtype,
+                # the released format of the linear layers (calc.checkpoint)
+                "dtype": linear_dtype(cfg),
             }
         )
     emit(
