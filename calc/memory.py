@@ -218,6 +218,32 @@ def _kv_figure(layout: AttentionLayout, kv_bytes: float, per_layer) -> Figure:
     )
 
 
+def _weights_figure(cfg: ModelConfig, weight_dtype: str, weights, params_total, w_b) -> Figure:
+    """weights_bytes: params × bytes, or per format when the checkpoint mixes formats
+    (calc.checkpoint), e.g. ``{params_mxfp4} × {bytes_mxfp4} + {params_bf16} × {bytes_bf16}``."""
+    from calc.checkpoint import params_by_component, resolved_dtypes
+    from calc.quant import weight_bytes_per_element
+
+    dtypes = resolved_dtypes(cfg, weight_dtype)
+    by_format: dict[str, int] = {}
+    for c, n in params_by_component(cfg).items():
+        if n:
+            by_format[dtypes[c]] = by_format.get(dtypes[c], 0) + n
+    if len(by_format) <= 1:
+        return figure(
+            "weights_bytes", weights, "bytes", "{params_total} × {bytes}",
+            params_total=params_total, bytes=w_b,
+        )  # fmt: skip
+    numbers: dict = {}
+    terms = []
+    for f, n in sorted(by_format.items(), key=lambda kv: -kv[1]):
+        key = f.replace("-", "_")
+        terms.append(f"{{params_{key}}} × {{bytes_{key}}}")
+        numbers[f"params_{key}"] = n
+        numbers[f"bytes_{key}"] = weight_bytes_per_element(f, k=cfg.d_model)
+    return figure("weights_bytes", weights, "bytes", " + ".join(terms), **numbers)
+
+
 def memory_report(
     cfg: ModelConfig,
     *,
@@ -273,14 +299,7 @@ def memory_report(
     }
     figs = _param_figures(cfg, p)
     figs += [
-        figure(
-            "weights_bytes",
-            weights,
-            "bytes",
-            "{params_total} × {bytes}",
-            params_total=p.total,
-            bytes=w_b,
-        ),
+        _weights_figure(cfg, weight_dtype, weights, p.total, w_b),
         _kv_figure(layout, kv_b, per_layer),
         figure(
             "kv_bytes_per_token",

@@ -408,3 +408,30 @@ def test_quantised_import_sizes_weights_in_the_checkpoint_format(cli, tmp_path):
     # = 2,101,878,784 -> 9,082,904,576 B (not 16,060,522,496 as bf16)
     assert r.json()["weights_bytes"] == 9_082_904_576
     assert r.json()["weight_dtype"] == "fp8-block128"
+
+
+def test_import_hf_yaml_round_trip_keeps_towers_formats_and_rope(cli, tmp_path):
+    from calc.checkpoint import model_weight_bytes
+
+    for data, shipped in ((LLAMA4_SCOUT, "llama4-scout"), (GEMMA3_12B, "gemma-3-12b")):
+        src = tmp_path / shipped
+        src.mkdir()
+        q = {"quant_method": "fp8", "weight_block_size": [128, 128]}
+        (src / "config.json").write_text(json.dumps({**data, "quantization_config": q}))
+        out = tmp_path / f"{shipped}.yaml"
+        r = cli("import-hf", str(src), "-o", str(out))
+        assert r.code == 0, r.err
+        back, direct = load_model(str(out)), _load({**data, "quantization_config": q})
+        assert model_params(back) == model_params(direct)
+        assert back.context_limit == direct.context_limit
+        assert model_weight_bytes(back) == model_weight_bytes(direct)
+        assert released_dtypes(back)["attention"] == "fp8-block128"
+        assert released_dtypes(back)["vision"] == "bf16"
+
+
+def test_memory_explain_shows_each_format(cli):
+    r = cli("memory", "-m", "gpt-oss-120b", "--ctx", "1024", "--explain")
+    assert r.code == 0
+    # 114,701,598,720 × 0.53125 + 2,127,557,952 × 2 = 65,190,340,224
+    assert "params_mxfp4 × bytes_mxfp4 + params_bf16 × bytes_bf16" in r.out
+    assert "= 65,190,340,224 bytes" in r.out
