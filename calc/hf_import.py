@@ -565,7 +565,11 @@ def config_path(path) -> Path:
     """``path`` itself, or for a snapshot folder (a Hugging Face model download) the
     config.json inside it."""
     path = Path(path)
-    if path.is_dir():
+    try:
+        is_dir = path.is_dir()
+    except (OSError, ValueError):  # a name the OS refuses: read_text reports it
+        is_dir = False
+    if is_dir:
         inner = path / "config.json"
         if not inner.is_file():
             raise ConfigError(
