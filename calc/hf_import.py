@@ -539,7 +539,16 @@ def hf_to_fields(data: dict[str, Any], where: str, name: str) -> dict[str, Any]:
     q = c.get("quantization_config") or outer.get("quantization_config")
     if isinstance(q, dict):
         dtypes, note = _quantization(q, where)
-        fields["weight_dtypes"] = dtypes
+        moe = fields.get("moe")
+        absent = set() if "ssm" in fields else {"ssm"}  # components this model lacks
+        if moe is None:
+            absent |= {"routed_experts", "shared_experts"}
+        else:
+            if not moe.get("n_shared_experts"):
+                absent.add("shared_experts")
+            if not moe.get("n_dense_layers") and moe.get("layer_period", 1) == 1:
+                absent.add("dense_ffn")
+        fields["weight_dtypes"] = {c: f for c, f in dtypes.items() if c not in absent}
         fields["notes"] = note
     return fields
 
