@@ -435,3 +435,16 @@ def test_memory_explain_shows_each_format(cli):
     # 114,701,598,720 × 0.53125 + 2,127,557,952 × 2 = 65,190,340,224
     assert "params_mxfp4 × bytes_mxfp4 + params_bf16 × bytes_bf16" in r.out
     assert "= 65,190,340,224 bytes" in r.out
+
+
+def test_gpt_oss_fixture_imports_as_released():
+    from pathlib import Path
+
+    from calc.checkpoint import model_weight_bytes
+    from calc.hf_import import load_hf_config
+
+    data = Path(__file__).resolve().parent / "data" / "hf" / "gpt-oss-120b.json"
+    imported, shipped = load_hf_config(data), load_model("gpt-oss-120b")
+    assert released_dtypes(imported) == released_dtypes(shipped)
+    assert sum(model_weight_bytes(imported).values()) == 65_190_340_224
+    assert imported.context_limit == 131_072  # YaRN factor 32 × 4,096
