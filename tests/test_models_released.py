@@ -198,3 +198,25 @@ def test_deepseek_r1_v3_shape_fp8_block_weights():
     assert w["embedding"] + w["lm_head"] == 3_706_716_160
     # experts: 653,908,770,816 × (1 + 4/16384) = 653,908,770,816 + 159,645,696
     assert w["routed_experts"] == 654_068_416_512
+
+
+@pytest.mark.parametrize(
+    ("name", "kv_token", "kv_32k"),
+    [
+        # 48 layers × 2 × 8 × 256 × 2 B = 393,216; at 32,768 tokens 8 global layers hold
+        # 32,768 and 40 local ones 1,024: (262,144 + 40,960) × 8,192 B = 2,483,027,968
+        ("gemma-3-12b", 393_216, 2_483_027_968),
+        # 40 layers × 2 × 8 × 128 × 2 B = 163,840; no window: × 32,768 = 5,368,709,120
+        ("mistral-small-3.1-24b", 163_840, 5_368_709_120),
+        # 48 × 4,096 = 196,608; 12 global layers × 32,768 + 36 chunked × 8,192 = 688,128
+        # token-layers × 4,096 B = 2,818,572,288
+        ("llama4-maverick", 196_608, 2_818_572_288),
+        # 62 layers × 2 × 16 × 128 × 2 B = 507,904; 10 global × 32,768 + 52 local × 1,024
+        # = 380,928 token-layers × 8,192 B = 3,120,562,176
+        ("gemma-3-27b", 507_904, 3_120_562_176),
+    ],
+)
+def test_multimodal_kv_bytes(name, kv_token, kv_32k):
+    layout = attention_layout(load_model(name))
+    assert layout.kv_bytes_per_token(2) == kv_token
+    assert layout.kv_bytes_per_sequence(32768, 2) == kv_32k
