@@ -252,8 +252,8 @@ def _ct_format(w: dict, where: str) -> str:
         return "nvfp4"
     if kind == "int" and bits == 8 and strategy == "channel":
         return "int8-channel"
-    if kind == "int" and bits == 4 and group == 128:
-        return "int4-g128-sym" if w.get("symmetric", True) else "int4-g128"
+    if kind == "int" and bits in (4, 8) and group in (32, 64, 128):
+        return f"int{bits}-g{group}" + ("-sym" if w.get("symmetric", True) else "")
     raise ConfigError(
         f"{where}: compressed-tensors weights of {bits}-bit {kind} with strategy {strategy} "
         f"and group {group} have no kvcalc format; write weight_dtypes in the model YAML"
@@ -272,14 +272,15 @@ def _quantization(q: dict, where: str) -> tuple[dict[str, str], str]:
         note = f"fp8 weights{f' with {block} block scales' if block else ''}"
     elif method in ("gptq", "awq"):
         bits, group = q.get("bits"), q.get("group_size")
-        if bits != 4 or group != 128:
+        if bits not in (4, 8) or group not in (32, 64, 128):
             raise ConfigError(
                 f"{where}: {method} with {bits} bits and group_size {group} has no kvcalc "
-                "format (4-bit, group 128 only); write weight_dtypes in the model YAML"
+                "format (4 or 8 bits, group 32, 64 or 128); write weight_dtypes in the model "
+                "YAML"
             )
         sym = q.get("sym", True) if method == "gptq" else not q.get("zero_point", True)
-        fmt = "int4-g128-sym" if sym else "int4-g128"
-        note = f"{method} int4, group_size 128"
+        fmt = f"int{bits}-g{group}" + ("-sym" if sym else "")
+        note = f"{method} int{bits}, group_size {group}"
     elif method == "mxfp4":
         fmt, note = "mxfp4", "mxfp4 weights (quantization_config)"
     elif method == "compressed-tensors":

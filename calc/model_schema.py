@@ -27,6 +27,16 @@ WeightFormat = Literal[
     "mxfp4",
     "nvfp4",
     "nf4-g64",
+    "int4-g32",
+    "int4-g32-sym",
+    "int4-g64",
+    "int4-g64-sym",
+    "int8-g32",
+    "int8-g32-sym",
+    "int8-g64",
+    "int8-g64-sym",
+    "int8-g128",
+    "int8-g128-sym",
 ]
 RopeType = Literal["default", "linear", "dynamic", "yarn", "llama3", "longrope"]
 AttentionKind = Literal["mha", "gqa", "mqa", "mla"]

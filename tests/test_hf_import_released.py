@@ -362,8 +362,19 @@ def test_awq_gptq_bits_and_group():
     assert released_dtypes(awq)["dense_ffn"] == "int4-g128"  # asymmetric: zeros stored
     gptq = _q({"quant_method": "gptq", "bits": 4, "group_size": 128, "sym": True})
     assert released_dtypes(gptq)["attention"] == "int4-g128-sym"
-    with pytest.raises(ConfigError, match="group_size 32 has no kvcalc format"):
-        _q({"quant_method": "gptq", "bits": 4, "group_size": 32})
+    g32 = _q({"quant_method": "gptq", "bits": 4, "group_size": 32, "sym": False})
+    assert released_dtypes(g32)["dense_ffn"] == "int4-g32"
+    from calc.quant import weight_bytes_per_element
+
+    # 4 bits + fp16 scale + 4-bit zero per 32: 0.5 + 2.5/32 = 0.578125 B
+    assert weight_bytes_per_element("int4-g32") == 0.578125
+    # 8 bits + fp16 scale per 128: 1 + 2/128 = 1.015625 B
+    g8 = _q({"quant_method": "gptq", "bits": 8, "group_size": 128, "sym": True})
+    assert weight_bytes_per_element(released_dtypes(g8)["attention"]) == 1.015625
+    with pytest.raises(ConfigError, match="group_size -1 has no kvcalc format"):
+        _q({"quant_method": "gptq", "bits": 4, "group_size": -1})
+    with pytest.raises(ConfigError, match="with 3 bits"):
+        _q({"quant_method": "gptq", "bits": 3, "group_size": 128})
 
 
 def test_mxfp4_with_modules_to_not_convert():
