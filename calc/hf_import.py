@@ -226,16 +226,22 @@ _MODULE_PARTS = {
 
 def _kept(patterns) -> set[str]:
     """Linear components an ignore list keeps unquantised (the embedding, lm_head, router,
-    norms and vision towers are never converted here, listed or not)."""
+    norms and vision towers are never converted here, listed or not). Per component: an
+    entry naming one layer's module keeps that component in 16 bit in every layer (an
+    upper bound on the bytes)."""
     kept: set[str] = set()
     for raw in patterns or ():
         p = str(raw).removeprefix("re:")
+        if re.search(r"(vision|visual|image|multi_modal|mm_|audio)", p):
+            continue  # a tower's modules: towers keep their checkpoint format anyway
+        if re.search(r"(\.gate|_gate|router)\b\$?$", p):
+            continue  # the MoE router / a shared-expert gate: never converted here
         for frag, comps in _MODULE_PARTS.items():
-            # a bare 'mlp' entry keeps the FFNs; mlp.gate / mlp.router is the router
-            if frag in p and not (frag == "mlp" and re.search(r"mlp\.(gate|router)\b", p)):
-                if frag == "mlp" and ("experts" in p or "shared_expert" in p):
-                    continue
-                kept.update(comps)
+            if frag not in p:
+                continue
+            if frag == "mlp" and ("experts" in p or "shared_expert" in p):
+                continue  # the experts' own fragments say which
+            kept.update(comps)
     return kept
 
 

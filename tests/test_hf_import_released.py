@@ -459,3 +459,22 @@ def test_gpt_oss_fixture_imports_as_released():
     assert released_dtypes(imported) == released_dtypes(shipped)
     assert sum(model_weight_bytes(imported).values()) == 65_190_340_224
     assert imported.context_limit == 131_072  # YaRN factor 32 × 4,096
+
+
+@pytest.mark.parametrize(
+    ("ignore", "kept"),
+    [
+        (["lm_head"], set()),
+        (["lm_head", "re:.*mlp.gate$"], set()),  # the router of an MoE
+        (["re:.*shared_expert_gate$"], set()),  # Qwen MoE's shared-expert gate scalar
+        (["re:.*self_attn.*"], {"attention"}),
+        (["re:vision_tower.*", "re:.*vision.*attn.*"], set()),  # tower modules only
+        (["model.layers.0.mlp"], {"dense_ffn", "routed_experts", "shared_experts"}),
+        (["re:.*mlp.experts.*"], {"routed_experts"}),
+        (["re:.*mlp.gate_proj"], {"dense_ffn", "routed_experts", "shared_experts"}),
+    ],
+)
+def test_ignore_lists_keep_the_named_linear_layers(ignore, kept):
+    from calc.hf_import import _kept
+
+    assert _kept(ignore) == kept
