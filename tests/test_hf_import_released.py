@@ -119,6 +119,17 @@ LLAMA4_SCOUT = {  # meta-llama/Llama-4-Scout-17B-16E-Instruct
         "vision_output_dim": 4096,
     },
 }
+LLAMA4_MAVERICK = {  # meta-llama/Llama-4-Maverick-17B-128E-Instruct (vision as Scout)
+    **LLAMA4_SCOUT,
+    "text_config": {
+        **{k: v for k, v in LLAMA4_SCOUT["text_config"].items() if k != "rope_scaling"},
+        "interleave_moe_layer_step": 2,
+        "max_position_embeddings": 1048576,
+        "num_local_experts": 128,
+        "rope_scaling": None,
+        "use_qk_norm": False,
+    },
+}
 PHI4 = {  # microsoft/phi-4
     "architectures": ["Phi3ForCausalLM"],
     "hidden_size": 5120,
@@ -169,6 +180,7 @@ def _load(data, name="m"):
         (GEMMA3_12B, "gemma-3-12b"),
         (MISTRAL_SMALL_31, "mistral-small-3.1-24b"),
         (LLAMA4_SCOUT, "llama4-scout"),
+        (LLAMA4_MAVERICK, "llama4-maverick"),
         (PHI4, "phi-4"),
         (LLAMA31_8B, "llama3.1-8b"),
     ],
