@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from calc.deployment import MAX_CTX, Deployment, Workload
+from calc.deployment import Deployment, Workload
 from calc.derivation import Figure, figure, whole
 from calc.ledger import PerGpu, paged_tokens, pool_units, waste_bytes
 
@@ -118,13 +118,15 @@ def capacity_report(
     assert hw is not None
     ctx, batch, b = work.ctx, work.batch, g.block_size
     warnings: list[str] = list(g.notes)
-    max_model_len = eng.max_model_len or cfg.max_ctx
+    max_model_len = eng.max_model_len or cfg.context_limit
     if ctx > max_model_len:
         warnings.append(
             f"--ctx {ctx:,} exceeds the max model length {max_model_len:,}; contiguous "
             f"preallocation is sized for --max-model-len {ctx:,} instead"
         )
         max_model_len = ctx
+    if ctx > cfg.context_limit:
+        warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.context_limit:,}")
     lay = dep.layout
     if lay.kind != "mla" and lay.n_kv_heads % dep.tp and dep.tp % lay.n_kv_heads:
         warnings.append(
@@ -139,7 +141,8 @@ def capacity_report(
     state = whole(g.ssm_state_bytes_per_sequence)
     cont_bytes = whole(g.kv_bytes_per_sequence(max_model_len) + state)
     concurrency_contiguous = int(pool_units(g.kv_budget_bytes, cont_bytes)) * g.groups
-    max_ctx_at_batch = g.max_ctx(batch, MAX_CTX)
+    # capped at the model's context limit (RoPE scaling included)
+    max_ctx_at_batch = min(g.max_ctx(batch, cfg.context_limit), cfg.context_limit)
     paged_waste = whole(waste_bytes(paged_tokens(ctx, b), ctx, per_token))
     contiguous_waste = whole(waste_bytes(max_model_len, ctx, per_token))
     shared = g.at(ctx, batch).fields()

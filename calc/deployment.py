@@ -131,7 +131,8 @@ class Deployment:
     pp: int
     ep: int
     dp: int
-    weight_dtype: str
+    weight_dtype: str  # the linear layers' format (calc.checkpoint.linear_dtype)
+    weight_override: str | None  # --weight-dtype as given (None: the checkpoint as released)
     kv_dtype: str
     compute_override: str | None
     layout: AttentionLayout
@@ -154,6 +155,7 @@ class Deployment:
         engine: EngineSettings | None = None,
     ) -> Deployment:
         from calc.attention_layout import attention_layout
+        from calc.checkpoint import linear_dtype
         from calc.quant import kv_format, weight_format
 
         for name, value in (("tp", tp), ("pp", pp), ("ep", ep)):
@@ -167,7 +169,12 @@ class Deployment:
                 f"--dp {dp} with --ep {ep} --tp {tp}: under expert parallelism the attention "
                 f"is data parallel inside the expert group, so --dp is ep / tp = {attn_dp}"
             )
-        weight_dtype = model.dtype if weight_dtype is None else weight_dtype
+        override = weight_dtype
+        if override is not None:
+            _check_format(override, "--weight-dtype", weight_format)
+        # the linear layers' format: --weight-dtype re-quantises them, the rest of the
+        # checkpoint keeps its released formats (calc.checkpoint)
+        weight_dtype = linear_dtype(model, override)
         kv_dtype = (model.kv_dtype or model.dtype) if kv_dtype is None else kv_dtype
         _check_format(weight_dtype, "--weight-dtype", weight_format)
         _check_format(kv_dtype, "--kv-dtype", kv_format)
@@ -179,6 +186,7 @@ class Deployment:
             ep=ep,
             dp=dp,
             weight_dtype=weight_dtype,
+            weight_override=override,
             kv_dtype=kv_dtype,
             compute_override=compute_dtype,
             layout=layout or attention_layout(model),
@@ -218,11 +226,35 @@ class Deployment:
     # -- dtypes -----------------------------------------------------------------------------
 
     @cached_property
-    def weight_bytes_per_element(self) -> float:
-        """Bytes per weight, scales included (``calc.quant``)."""
-        from calc.quant import weight_bytes_per_element
+    def weight_dtypes(self) -> dict[str, str]:
+        """Format of each weight component: the checkpoint's as released, the linear layers in
+        ``weight_dtype`` (``calc.checkpoint.resolved_dtypes``)."""
+        from calc.checkpoint import resolved_dtypes
 
-        return weight_bytes_per_element(self.weight_dtype, k=self.model.d_model)
+        return resolved_dtypes(self.model, self.weight_dtype)
+
+    @cached_property
+    def weight_bytes_per_element_by_component(self) -> dict[str, float]:
+        """Bytes per weight of each component, scales included (``calc.quant``)."""
+        from calc.checkpoint import bytes_per_element_by_component
+
+        return bytes_per_element_by_component(self.weight_dtypes, self.model.d_model)
+
+    @cached_property
+    def weight_bytes_per_element(self) -> float:
+        """Mean bytes per weight held by one GPU, each component in its own format."""
+        from calc.checkpoint import weight_bytes_per_param
+
+        return weight_bytes_per_param(self.model, self.weight_dtype, self.sharding)
+
+    @cached_property
+    def weights_bytes_per_gpu(self) -> float:
+        """Weights on the busiest GPU [bytes], each component in its own format."""
+        from calc.checkpoint import weight_bytes_per_gpu_by_component
+
+        return sum(
+            weight_bytes_per_gpu_by_component(self.model, self.sharding, self.weight_dtype).values()
+        )
 
     @cached_property
     def kv_bytes_per_element(self) -> float:

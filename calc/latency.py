@@ -242,6 +242,7 @@ def _setup(dep: Deployment) -> _Setup:
         dep.kv_bytes_per_element,
         activation_bytes_per_element(dtype),
         dep.state_bytes_per_element,
+        dep.weight_bytes_per_element_by_component,
     )
     return _Setup(dep.model, dep.sharding, dep.layout, sizes, dtype, dep.weight_dtype, dep.kv_dtype)
 

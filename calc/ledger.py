@@ -354,6 +354,7 @@ def per_gpu_ledger(dep: Deployment) -> PerGpu:
         pp=dep.pp,
         weight_dtype=dep.weight_dtype,
         kv_bytes_per_element=dep.kv_bytes_per_element,
+        weights_bytes=dep.weights_bytes_per_gpu,
         activation_bytes=eng.activation_bytes,
         non_torch_bytes=eng.overhead_bytes,
     )

@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from calc.attention_layout import AttentionLayout
-from calc.deployment import MAX_CTX, Deployment, Workload
+from calc.checkpoint import model_weight_bytes, weight_bytes_per_param
+from calc.deployment import Deployment, Workload
 from calc.derivation import Figure, figure, whole
 from calc.model_schema import ModelConfig
 from calc.params import ParamBreakdown, layer_attention_params, model_params
@@ -261,16 +262,45 @@ def _kv_figure(layout: AttentionLayout, kv_bytes: float, per_layer) -> Figure:
     )
 
 
+def _weights_figure(cfg: ModelConfig, weight_dtype: str, weights, params_total, w_b) -> Figure:
+    """weights_bytes: params × bytes, or per format when the checkpoint mixes formats
+    (calc.checkpoint), e.g. ``{params_mxfp4} × {bytes_mxfp4} + {params_bf16} × {bytes_bf16}``."""
+    from calc.checkpoint import params_by_component, resolved_dtypes
+    from calc.quant import weight_bytes_per_element
+
+    dtypes = resolved_dtypes(cfg, weight_dtype)
+    by_format: dict[str, int] = {}
+    for c, n in params_by_component(cfg).items():
+        if n:
+            by_format[dtypes[c]] = by_format.get(dtypes[c], 0) + n
+    if len(by_format) <= 1:
+        return figure(
+            "weights_bytes", weights, "bytes", "{params_total} × {bytes}",
+            params_total=params_total, bytes=w_b,
+        )  # fmt: skip
+    numbers: dict = {}
+    terms = []
+    for f, n in sorted(by_format.items(), key=lambda kv: -kv[1]):
+        key = f.replace("-", "_")
+        terms.append(f"{{params_{key}}} × {{bytes_{key}}}")
+        numbers[f"params_{key}"] = n
+        numbers[f"bytes_{key}"] = weight_bytes_per_element(f, k=cfg.d_model)
+    return figure("weights_bytes", weights, "bytes", " + ".join(terms), **numbers)
+
+
 def memory_report(dep: Deployment, work: Workload) -> MemoryReport:
     """Weights, KV cache (batch × ctx tokens) of the whole model and, with hardware, the
     per-GPU ledger of ``dep`` (``calc.ledger``) and its verdict."""
     cfg, layout = dep.model, dep.layout
     ctx, batch = work.ctx, work.batch
     weight_dtype, kv_dtype = dep.weight_dtype, dep.kv_dtype
-    w_b, kv_b = dep.weight_bytes_per_element, dep.kv_bytes_per_element
+    w_b = weight_bytes_per_param(cfg, weight_dtype)  # mean over the whole model's components
+    kv_b = dep.kv_bytes_per_element
     p = model_params(cfg)
 
-    weights = whole(p.total * w_b)
+    # each component in its checkpoint format, --weight-dtype re-quantising the linear layers
+    # (calc.checkpoint); quantized formats count their scales (calc/quant.py)
+    weights = whole(sum(model_weight_bytes(cfg, weight_dtype).values()))
     per_layer = whole(layout.kv_bytes_per_token_per_layer(kv_b))
     per_token = whole(layout.kv_bytes_per_token(kv_b))
     per_seq = whole(layout.kv_bytes_per_sequence(ctx, kv_b))
@@ -301,14 +331,7 @@ def memory_report(dep: Deployment, work: Workload) -> MemoryReport:
     }
     figs = _param_figures(cfg, p)
     figs += [
-        figure(
-            "weights_bytes",
-            weights,
-            "bytes",
-            "{params_total} × {bytes}",
-            params_total=p.total,
-            bytes=w_b,
-        ),
+        _weights_figure(cfg, weight_dtype, weights, p.total, w_b),
         _kv_figure(layout, kv_b, per_layer),
         figure(
             "kv_bytes_per_token",
@@ -359,8 +382,8 @@ def memory_report(dep: Deployment, work: Workload) -> MemoryReport:
         )
     )
     warnings = []
-    if ctx > cfg.max_ctx:
-        warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.max_ctx:,}")
+    if ctx > cfg.context_limit:
+        warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.context_limit:,}")
     if dep.hardware is not None:
         from calc.capacity import (
             activation_figure,
@@ -372,7 +395,8 @@ def memory_report(dep: Deployment, work: Workload) -> MemoryReport:
 
         g, hw = dep.per_gpu, dep.hardware
         ledger = g.at(ctx, batch).fields()
-        max_ctx = g.max_ctx(batch, MAX_CTX)
+        # capped at the model's context limit (RoPE scaling included)
+        max_ctx = min(g.max_ctx(batch, cfg.context_limit), cfg.context_limit)
         used = g.sequences(batch) * g.sequence_bytes(ctx)
         fields.update(
             hardware=hw.name,

@@ -9,6 +9,36 @@ from typing import Annotated, Literal
 from calc.schema_base import Bounds, Schema, schema
 
 Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
+# A stored weight format: a plain dtype or a quantised format with its scales (calc.quant).
+WeightFormat = Literal[
+    "fp32",
+    "bf16",
+    "fp16",
+    "fp8",
+    "int8",
+    "int4",
+    "fp4",
+    "fp8-tensor",
+    "fp8-block128",
+    "int8-channel",
+    "int4-g128",
+    "int4-g128-sym",
+    "fp4-g128",
+    "mxfp4",
+    "nvfp4",
+    "nf4-g64",
+    "int4-g32",
+    "int4-g32-sym",
+    "int4-g64",
+    "int4-g64-sym",
+    "int8-g32",
+    "int8-g32-sym",
+    "int8-g64",
+    "int8-g64-sym",
+    "int8-g128",
+    "int8-g128-sym",
+]
+RopeType = Literal["default", "linear", "dynamic", "yarn", "llama3", "longrope"]
 AttentionKind = Literal["mha", "gqa", "mqa", "mla"]
 # What one layer's token mixer is. full: attends to (and caches) every earlier token;
 # sliding: the last ``sliding_window`` tokens; chunked: tokens of its own
@@ -81,6 +111,65 @@ class SSMConfig(Schema):
 
 
 @schema
+class WeightDtypes(Schema):
+    """The stored format of each weight component as the checkpoint is released; a component
+    left out has the model's ``dtype`` (calc.checkpoint resolves them)."""
+
+    embedding: WeightFormat | None = None
+    lm_head: WeightFormat | None = None
+    attention: WeightFormat | None = None  # q/k/v/o projections (MLA: all its projections)
+    dense_ffn: WeightFormat | None = None
+    routed_experts: WeightFormat | None = None
+    shared_experts: WeightFormat | None = None
+    router: WeightFormat | None = None
+    ssm: WeightFormat | None = None  # Mamba mixers
+    norms: WeightFormat | None = None
+    vision: WeightFormat | None = None  # vision tower and its projector
+    audio: WeightFormat | None = None  # audio tower and its projector
+
+
+@schema
+class TowerConfig(Schema):
+    """A ViT-style vision (or audio) encoder and the projector into the text model, as the
+    config's ``vision_config`` gives it. Its weights sit in memory; they cost no FLOPs per
+    generated token (calc.params.tower_params counts them)."""
+
+    n_layers: Annotated[int, Bounds(gt=0, le=10_000)]
+    d_model: Annotated[int, Bounds(gt=0, le=1_000_000)]  # hidden_size
+    d_ffn: Annotated[int, Bounds(gt=0, le=10_000_000)]  # intermediate_size
+    ffn_kind: Literal["gated", "mlp"] = "mlp"
+    norm: Literal["rmsnorm", "layernorm"] = "layernorm"
+    bias: bool = True  # biases on the attention and FFN projections
+    n_channels: Annotated[int, Bounds(gt=0, le=64)] = 3
+    patch_size: Annotated[int, Bounds(gt=0, le=4_096)]
+    patch_bias: bool = True  # the patch-embedding convolution has a bias
+    # learned absolute position table entries (0: rotary, e.g. Pixtral); usually
+    # (image_size / patch_size)², + 1 with a class token
+    n_positions: NonNegative = 0
+    class_token: bool = False
+    pre_norm: bool = False  # a norm before the first layer (CLIP's pre_layrnorm, Pixtral)
+    post_norm: bool = True  # a norm after the last layer
+    # projector: matrices [in, out] in order (with a bias each when projector_bias), then
+    # projector_norms norms of the given widths
+    projector: list[list[Annotated[int, Bounds(gt=0, le=10_000_000)]]] | None = None
+    projector_bias: bool = False
+    projector_norms: list[Annotated[int, Bounds(gt=0, le=10_000_000)]] | None = None
+
+    def __post_init__(self) -> None:
+        if any(len(m) != 2 for m in self.projector or ()):
+            raise ValueError("each projector entry is one matrix: [in, out]")
+
+
+@schema
+class RopeScaling(Schema):
+    """The config's ``rope_scaling``: how RoPE is stretched past the trained context."""
+
+    type: RopeType
+    factor: Annotated[float, Bounds(gt=0, le=100_000)] = 1.0
+    original_max_ctx: Positive | None = None  # original_max_position_embeddings
+
+
+@schema
 class ModelConfig(Schema):
     """One model's architecture, as read from its upstream config.json."""
 
@@ -103,7 +192,8 @@ class ModelConfig(Schema):
     qkv_bias: bool = False
     o_bias: bool = False
     ffn_bias: bool = False
-    dtype: Dtype = "bf16"  # released weight dtype
+    dtype: Dtype = "bf16"  # released dtype of the unquantised tensors (torch_dtype)
+    weight_dtypes: WeightDtypes | None = None  # released format per component; default dtype
     kv_dtype: Dtype | None = None  # KV-cache dtype; default: dtype
     mla: MLAConfig | None = None
     moe: MoEConfig | None = None
@@ -118,6 +208,9 @@ class ModelConfig(Schema):
     attention_sinks: bool = False  # learned per-head sink logit in every attention layer (gpt-oss)
     qk_norm: bool = False  # RMSNorm on q and k heads (head_dim each)
     ffn_per_layer: bool = True  # false: FFNs only in 'mlp' layers (Nemotron-H)
+    rope_scaling: RopeScaling | None = None
+    vision: TowerConfig | None = None  # vision encoder + projector (multimodal checkpoints)
+    audio: TowerConfig | None = None  # audio encoder + projector
     notes: str | None = None
 
     def __post_init__(self) -> None:
@@ -160,6 +253,24 @@ class ModelConfig(Schema):
             raise ValueError("mamba layers need ssm.dt_rank")
         if self.mla is not None and kinds - {"full"}:
             raise ValueError("MLA models with windowed or SSM layers are not supported")
+
+    @property
+    def context_limit(self) -> int:
+        """The longest context the model is meant to run [tokens].
+
+        max_position_embeddings (``max_ctx``) unless the RoPE scaling stretches it: YaRN and
+        dynamic NTK scale the original length (original_max_position_embeddings, default
+        max_position_embeddings) by ``factor``, linear scaling likewise when the config gives
+        the original length; llama3 and longrope configs (and linear ones without an original
+        length, e.g. Gemma 3) already state the stretched length as max_position_embeddings.
+        The largest of the two counts.
+        """
+        r = self.rope_scaling
+        if r is None or r.type in ("default", "llama3", "longrope"):
+            return self.max_ctx
+        if r.type == "linear" and r.original_max_ctx is None:
+            return self.max_ctx
+        return max(self.max_ctx, int((r.original_max_ctx or self.max_ctx) * r.factor))
 
     @property
     def layers(self) -> tuple[str, ...]:

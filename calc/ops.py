@@ -48,7 +48,8 @@ Choices where the issue is silent:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from calc import flops as F
@@ -93,10 +94,18 @@ class Sizes:
     kv: float
     act: float
     state: float | None = None
+    # bytes per weight of each component (calc.checkpoint names); None: ``weight`` for all
+    components: Mapping[str, float] | None = field(default=None, compare=False)
 
     @property
     def ssm_state(self) -> float:
         return self.kv if self.state is None else self.state
+
+    def of(self, component: str) -> Sizes:
+        """These sizes with the weights of ``component`` (its checkpoint format)."""
+        if self.components is None:
+            return self
+        return replace(self, weight=self.components[component])
 
 
 def _linear(name, tokens, d_in, d_out, layers, z: Sizes, flops=None, extra_params=0):
@@ -166,6 +175,7 @@ def _attention_block(cfg, s: Sharding, layout, *, tokens, batch, ctx, prompt, de
     L, d, h = cfg.n_attention_layers, cfg.d_model, s.n_heads
     if L == 0:
         return []
+    z = z.of("attention")
     # bytes of one cached token of one layer on this GPU (KV heads per GPU)
     per_token_layer = sharded_layout(layout, s, 1).kv_bytes_per_token_per_layer(z.kv)
     kv_write = L * tokens * per_token_layer
@@ -308,6 +318,7 @@ def _ssm_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, z):
     conv). State: at decode each sequence's conv state ((K−1) × conv channels) and SSM state
     (E × N) read once and written once; at prefill the final state written once.
     """
+    z = z.of("ssm")
     from calc.ssm import layer_ssm_params, mixer_shape
 
     ops = []
@@ -406,7 +417,9 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z):
     ops = []
     if cfg.n_dense_ffn_layers:
         n = cfg.n_dense_ffn_layers
-        w = (n_mat * d * s.d_ffn + cfg.ffn_bias * (s.d_ffn * (1 + gated) + d)) * z.weight
+        w = (n_mat * d * s.d_ffn + cfg.ffn_bias * (s.d_ffn * (1 + gated) + d)) * z.of(
+            "dense_ffn"
+        ).weight
         act = tokens * 2 * d * z.act
         ops.append(
             Op(
@@ -427,7 +440,7 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z):
                 d,
                 E,
                 n,
-                z,
+                z.of("router"),
                 flops=F.router_flops(tokens, d, E),
                 extra_params=E * m.router_bias,
             )
@@ -440,7 +453,7 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z):
         w = (
             touched
             * (n_mat * d * s.d_expert_ffn + cfg.ffn_bias * (s.d_expert_ffn * (1 + gated) + d))
-            * z.weight
+            * z.of("routed_experts").weight
         )
         ops.append(
             Op(
@@ -451,7 +464,7 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z):
             )
         )
         if m.n_shared_experts:
-            w = m.n_shared_experts * n_mat * d * s.d_shared_ffn * z.weight
+            w = m.n_shared_experts * n_mat * d * s.d_shared_ffn * z.of("shared_experts").weight
             ops.append(
                 Op(
                     "shared_experts",
@@ -513,18 +526,19 @@ def forward_ops(
     if cfg.mla is not None:  # the latents' own norms
         norm_w += cfg.n_layers * ((cfg.mla.q_lora_rank or 0) + cfg.mla.kv_lora_rank)
     norm_w += cfg.n_attention_layers * 2 * cfg.k_head_dim * cfg.qk_norm  # q/k head norms
+    ze, zn = z.of("embedding").weight, z.of("norms").weight
     ops = [
         Op(
             "embedding",
             0,
-            tokens * d * (z.weight + z.act),
-            weight_bytes=tokens * d * z.weight,
+            tokens * d * (ze + z.act),
+            weight_bytes=tokens * d * ze,
         ),
         Op(  # element-wise: FLOPs not counted (see calc.flops), their traffic is
             "norms",
             0,
-            norm_w * z.weight + n_norms * 2 * tokens * d * z.act,
-            weight_bytes=norm_w * z.weight,
+            norm_w * zn + n_norms * 2 * tokens * d * z.act,
+            weight_bytes=norm_w * zn,
         ),
     ]
     ops += _attention_block(
@@ -540,7 +554,7 @@ def forward_ops(
             d,
             s.vocab,
             1,
-            z,
+            z.of("embedding" if cfg.tie_embeddings else "lm_head"),
             flops=F.lm_head_flops(b, d, s.vocab),
         )
     )

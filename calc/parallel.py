@@ -44,7 +44,6 @@ from calc.params import (
     attention_params,
     ffn_params,
     mla_attention_params,
-    moe_layer_params,
     norm_params,
 )
 
@@ -206,13 +205,18 @@ def layer_attention_params_per_gpu(cfg: ModelConfig, s: Sharding) -> int:
     )
 
 
-def params_per_gpu(cfg: ModelConfig, s: Sharding) -> int:
-    """Weights on the busiest GPU [params]: its stage's layers (MoE layers first, since they
-    are the heaviest), its shard of each, the embedding and lm_head (both at pp = 1; one
-    vocabulary table at the first/last stage when pp > 1), and the norms.
+def params_per_gpu_by_component(cfg: ModelConfig, s: Sharding) -> dict[str, int]:
+    """Weights on the busiest GPU by component [params] (the names of
+    ``calc.checkpoint.COMPONENTS``): its stage's layers (MoE layers first, since they are the
+    heaviest), its shard of each, the embedding and lm_head (both at pp = 1; one vocabulary
+    table at the first/last stage when pp > 1), the norms, and its 1/tp share of the
+    vision/audio towers (held by the first stage; counted on the busiest GPU as an upper
+    bound).
 
-    At tp = pp = ep = 1 this equals ``model_params(cfg).total``.
+    At tp = pp = ep = 1 each entry equals ``calc.checkpoint.params_by_component(cfg)``'s.
     """
+    from calc.params import router_params, tower_config_params
+
     gated = cfg.ffn_kind == "gated"
     d = cfg.d_model
     layers = s.layers_per_stage
@@ -240,29 +244,35 @@ def params_per_gpu(cfg: ModelConfig, s: Sharding) -> int:
             (stage(k) for k in range(cdiv(cfg.n_layers, layers))),
             key=lambda t: (t[0], t[1] + t[2], t[3]),
         )
-    per_layer_ffn = ffn_params(d, s.d_ffn, gated, cfg.ffn_bias)
-    moe_layer = 0
+    routed = shared = router = 0
     if cfg.moe is not None:
         m = cfg.moe
-        moe_layer = moe_layer_params(
-            d,
-            s.n_experts,
-            s.d_expert_ffn,
-            m.n_shared_experts,
-            s.d_shared_ffn,
-            m.n_routed_experts,
-            gated,
-            cfg.ffn_bias,
-            m.router_bias,
-        )
+        routed = s.n_experts * ffn_params(d, s.d_expert_ffn, gated, cfg.ffn_bias)
+        shared = m.n_shared_experts * ffn_params(d, s.d_shared_ffn, gated)
+        router = router_params(d, m.n_routed_experts, m.router_bias)
+    from calc.checkpoint import attention_norm_params
+
     table = s.vocab * d
-    vocab_tables = table + (0 if cfg.tie_embeddings else table) if s.pp == 1 else table
-    norms = (layers * cfg.norms_per_layer + 1) * norm_params(d, cfg.norm == "layernorm")
-    return (
-        n_attn * layer_attention_params_per_gpu(cfg, s)
-        + ssm
-        + n_dense * per_layer_ffn
-        + n_moe * moe_layer
-        + vocab_tables
-        + norms
-    )
+    attn_norms = n_attn * attention_norm_params(cfg)  # replicated, stored as norms
+    return {
+        "embedding": table,
+        "lm_head": table if s.pp == 1 and not cfg.tie_embeddings else 0,
+        "attention": n_attn * layer_attention_params_per_gpu(cfg, s) - attn_norms,
+        "dense_ffn": n_dense * ffn_params(d, s.d_ffn, gated, cfg.ffn_bias),
+        "routed_experts": n_moe * routed,
+        "shared_experts": n_moe * shared,
+        "router": n_moe * router,
+        "ssm": ssm,
+        "norms": (layers * cfg.norms_per_layer + 1) * norm_params(d, cfg.norm == "layernorm")
+        + attn_norms,
+        "vision": cdiv(tower_config_params(cfg.vision), s.tp),
+        "audio": cdiv(tower_config_params(cfg.audio), s.tp),
+    }
+
+
+def params_per_gpu(cfg: ModelConfig, s: Sharding) -> int:
+    """Weights on the busiest GPU [params]: the sum of ``params_per_gpu_by_component``.
+
+    At tp = pp = ep = 1 this equals ``model_params(cfg).total``.
+    """
+    return sum(params_per_gpu_by_component(cfg, s).values())

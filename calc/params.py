@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from calc.model_schema import ModelConfig
+from calc.model_schema import ModelConfig, TowerConfig
 
 
 def qk_norm_params(head_dim, qk_norm=True):
@@ -100,6 +100,72 @@ def norm_params(d_model, layernorm):
     return d_model * (1 + layernorm)
 
 
+def tower_params(
+    n_layers,
+    d_model,
+    d_ffn,
+    gated,
+    layernorm,
+    bias,
+    n_channels,
+    patch_size,
+    patch_bias,
+    n_positions,
+    class_token,
+    pre_norm,
+    post_norm,
+):
+    """A ViT encoder (vision tower; audio encoders of the same shape) [parameters].
+
+    Patch embedding: a conv of n_channels·patch²·d (+ d bias); learned positions
+    n_positions·d; a class token d. Each layer: attention 4·d² (+ 4·d bias), FFN
+    (gated 3, plain 2 matrices of d·d_ffn, biases d_ffn·(1+gated) + d), two norms. Norms
+    before the first and after the last layer where the encoder has them.
+    """
+    norm = norm_params(d_model, layernorm)
+    layer = (
+        4 * d_model * d_model
+        + 4 * d_model * bias
+        + ffn_params(d_model, d_ffn, gated, bias)
+        + 2 * norm
+    )
+    patch = n_channels * patch_size * patch_size * d_model + d_model * patch_bias
+    return (
+        patch
+        + n_positions * d_model
+        + d_model * class_token
+        + n_layers * layer
+        + norm * (pre_norm + post_norm)
+    )
+
+
+def projector_params(matrices, bias=False, norm_widths=()):
+    """The projector from a tower into the text model [parameters]: each [in, out] matrix
+    in·out (+ out bias), plus RMS/LayerNorm scales of the given widths."""
+    return sum(i * o + o * bias for i, o in matrices) + sum(norm_widths)
+
+
+def tower_config_params(t: TowerConfig | None) -> int:
+    """All parameters of one tower config, encoder and projector (0 for None)."""
+    if t is None:
+        return 0
+    return tower_params(
+        t.n_layers,
+        t.d_model,
+        t.d_ffn,
+        t.ffn_kind == "gated",
+        t.norm == "layernorm",
+        t.bias,
+        t.n_channels,
+        t.patch_size,
+        t.patch_bias,
+        t.n_positions,
+        t.class_token,
+        t.pre_norm,
+        t.post_norm,
+    ) + projector_params(t.projector or (), t.projector_bias, t.projector_norms or ())
+
+
 @dataclass(frozen=True)
 class ParamBreakdown:
     """Parameter counts of a model by part [parameters]."""
@@ -114,6 +180,13 @@ class ParamBreakdown:
     router: int
     norms: int
     ssm: int = 0  # all Mamba/Mamba-2 mixers
+    vision: int = 0  # vision tower + projector (memory only: no FLOPs per text token)
+    audio: int = 0  # audio tower + projector
+
+    @property
+    def text(self) -> int:
+        """The language model alone (no vision/audio tower) [parameters]."""
+        return self.total - self.vision - self.audio
 
     @property
     def total(self) -> int:
@@ -127,12 +200,15 @@ class ParamBreakdown:
             + self.router
             + self.norms
             + self.ssm
+            + self.vision
+            + self.audio
         )
 
     @property
     def active(self) -> int:
-        """Parameters one token touches: everything but the routed experts it skips."""
-        return self.total - self.moe_routed + self.moe_routed_active
+        """Parameters one text token touches: everything but the routed experts it skips and
+        the vision/audio towers (which run once per image or clip, not per token)."""
+        return self.text - self.moe_routed + self.moe_routed_active
 
 
 def layer_attention_params(cfg: ModelConfig) -> int:
@@ -191,4 +267,6 @@ def model_params(cfg: ModelConfig) -> ParamBreakdown:
         ssm=sum(
             n * layer_ssm_params(cfg, k) for k in ("mamba", "mamba2") if (n := cfg.n_layers_of(k))
         ),
+        vision=tower_config_params(cfg.vision),
+        audio=tower_config_params(cfg.audio),
     )

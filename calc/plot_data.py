@@ -313,7 +313,7 @@ def memory_data(
 
     check_positive_int("batch", batch, MAX_BATCH)
     kv_dtype = (cfg.kv_dtype or cfg.dtype) if kv_dtype is None else kv_dtype
-    ctxs = ctx_grid(cfg.max_ctx if max_ctx is None else max_ctx)
+    ctxs = ctx_grid(cfg.context_limit if max_ctx is None else max_ctx)
     layouts = attention_layouts(
         cfg, kv_heads=kv_heads, kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim
     )
@@ -381,12 +381,12 @@ def capacity_data(
     from calc.capacity import capacity_report
     from calc.deployment import Deployment, EngineSettings, Workload
 
-    ctxs = ctx_grid(cfg.max_ctx if max_ctx is None else max_ctx)
+    ctxs = ctx_grid(cfg.context_limit if max_ctx is None else max_ctx)
     layouts = attention_layouts(
         cfg, kv_heads=kv_heads, kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim
     )
     settings = EngineSettings(
-        name=engine, mem_util=mem_util, max_model_len=max(ctxs[-1], cfg.max_ctx)
+        name=engine, mem_util=mem_util, max_model_len=max(ctxs[-1], cfg.context_limit)
     )
     series, fields, warnings = [], {}, []
     for label, layout, own in layouts:

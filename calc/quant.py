@@ -16,9 +16,12 @@ fp8-block128    8 bit    one fp32 per 128×128 block [1]                 1 + 4/1
 int8-channel    8 bit    one bf16 per output channel (k = in width)     1 + 2/k
 int4-g128       4 bit    fp16 scale + 4-bit zero per 128 (GPTQ/AWQ [2])  0.5 + 2.5/128
 int4-g128-sym   4 bit    fp16 scale per 128                             0.5 + 2/128
+int{4,8}-g{32,64,128}[-sym]  the same rule for GPTQ/AWQ's other bit widths and groups: an fp16
+                scale and (unless -sym) a zero of the payload's width per group
 fp4-g128        4 bit    bf16 scale per 128                             0.5 + 2/128
 mxfp4           4 bit    E8M0 (1 B) per 32 [3]                          0.5 + 1/32 (4.25 bit)
 nvfp4           4 bit    FP8 E4M3 per 16 + fp32 per tensor [4]          0.5 + 1/16 (4.5 bit)
+nf4-g64         4 bit    fp32 absmax per 64 (bitsandbytes 4-bit [6])    0.5 + 4/64 (4.5 bit)
 =============== ======= ============================================ =========================
 
 KV-cache formats (group = one token's head, ``head_width`` elements: head_dim, or for MLA
@@ -33,6 +36,8 @@ int8/int4 KV [5]). The plain dtypes (fp32 … int4, fp4) carry no scales.
 [3] OCP Microscaling Formats (MX) v1.0: 32-element blocks, one E8M0 shared scale.
 [4] NVIDIA NVFP4 (Blackwell): 16-element blocks with an E4M3 scale, plus an fp32 tensor scale.
 [5] LMDeploy docs, "INT4/INT8 KV Cache": per-head per-token asymmetric quantization.
+[6] bitsandbytes ``Linear4bit``: NF4/FP4 blocks of 64 with an fp32 absmax each (double
+    quantisation stores the absmax in 8 bit; not modelled, so this is its upper bound).
 """
 
 from __future__ import annotations
@@ -78,7 +83,14 @@ WEIGHT_FORMATS: dict[str, Format] = {
     "fp4-g128": Format("fp4-g128", 4, 128, 2),
     "mxfp4": Format("mxfp4", 4, 32, 1),
     "nvfp4": Format("nvfp4", 4, 16, 1, tensor_bytes=4),
+    "nf4-g64": Format("nf4-g64", 4, 64, 4),
 }
+# GPTQ/AWQ's other widths and groups: fp16 scale + a zero point of the payload width per group
+for _bits in (4, 8):
+    for _group in (32, 64, 128):
+        _name = f"int{_bits}-g{_group}"
+        WEIGHT_FORMATS.setdefault(_name, Format(_name, _bits, _group, 2, _bits / 8))
+        WEIGHT_FORMATS.setdefault(f"{_name}-sym", Format(f"{_name}-sym", _bits, _group, 2))
 KV_FORMATS: dict[str, Format] = {
     "fp8-token-head": Format("fp8-token-head", 8, 0, 4),
     "int8-token-head": Format("int8-token-head", 8, 0, 2, 2),

@@ -23,6 +23,14 @@ def _is_path(name: str) -> bool:
     return name.endswith((".yaml", ".yml", ".json")) or "/" in name or "\\" in name
 
 
+def _is_dir(name: str) -> bool:
+    """Whether ``name`` names an existing folder (False for names the OS refuses)."""
+    try:
+        return Path(name).is_dir()
+    except (OSError, ValueError):
+        return False
+
+
 def _is_hf_config(path: Path) -> bool:
     """A Hugging Face config.json (has model_type / architectures), not a kvcalc JSON file."""
     data = load_mapping(path)
@@ -76,8 +84,12 @@ def load_model(name: str) -> ModelConfig:
         from calc.hf_import import load_hf_model
 
         return load_hf_model(name)
-    if _is_path(name):
+    if _is_path(name) or (_is_dir(name) and name not in model_names()):
         path = Path(name)
+        if _is_dir(name):  # a Hugging Face snapshot folder: its config.json
+            from calc.hf_import import load_hf_config
+
+            return load_hf_config(path)
         if path.suffix.lower() == ".json" and _is_hf_config(path):
             from calc.hf_import import load_hf_config
 

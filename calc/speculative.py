@@ -134,6 +134,8 @@ def speculate_report(
     target = step_of(dep, efficiency, batch=local, ctx=ctx).time_s
     verify = step_of(dep, efficiency, batch=local * (gamma + 1), ctx=ctx).time_s
     warnings = []
+    if ctx > cfg.context_limit:
+        warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.context_limit:,}")
     if draft is not None:
         if draft.vocab_size != cfg.vocab_size:
             warnings.append(
@@ -143,7 +145,7 @@ def speculate_report(
         d_dep = Deployment.build(
             draft,
             hw,
-            weight_dtype=dep.weight_dtype if dep.weight_dtype != cfg.dtype else None,
+            weight_dtype=dep.weight_override,
             kv_dtype=dep.kv_dtype if dep.kv_dtype != (cfg.kv_dtype or cfg.dtype) else None,
         )
         draft_s = step_of(d_dep, efficiency, batch=local, ctx=ctx).time_s

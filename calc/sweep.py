@@ -209,6 +209,11 @@ def sweep(
         )
     warnings: list[str] = []
     cfgs = [load_model(m) for m in models]
+    warnings += [  # past the model's context limit (RoPE scaling, max_position_embeddings)
+        f"--ctx {max(ctx):,} exceeds {c.name}'s max context of {c.context_limit:,}"
+        for c in cfgs
+        if max(ctx) > c.context_limit
+    ]
     hws = [load_hardware(h) for h in hardware]
     if calibration is not None:
         from calc.calibration import calibrated

@@ -164,7 +164,7 @@ def test_damaged_shipped_file_is_one_line_error(cli, tmp_path, monkeypatch):
     folder = tmp_path / "model_configs"
     shutil.copytree(data_dir("model_configs"), folder)
     good = (folder / "llama3-8b.yaml").read_text()
-    (folder / "llama3-8b.yaml").write_text(good + "rope_scaling: 8\n")
+    (folder / "llama3-8b.yaml").write_text(good + "rope_scaling_factor: 8\n")
     monkeypatch.setattr(registry, "data_dir", lambda name: folder if name == "model_configs"
                         else data_dir(name))  # fmt: skip
     registry._shipped_model.cache_clear()
@@ -173,4 +173,4 @@ def test_damaged_shipped_file_is_one_line_error(cli, tmp_path, monkeypatch):
     finally:
         registry._shipped_model.cache_clear()
     assert r.code == 2 and r.err.count("\n") == 1 and "Traceback" not in r.err
-    assert "field 'rope_scaling': unknown field" in r.err
+    assert "field 'rope_scaling_factor': unknown field" in r.err

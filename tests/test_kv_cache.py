@@ -114,8 +114,11 @@ def test_memory_report_totals():
 
 def test_int4_weights_are_half_a_byte():
     r = R.memory(load_model("llama3-8b"), ctx=1, weight_dtype="int4")
-    # 8,030,261,248 × 0.5 = 4,015,130,624
-    assert r.fields["weights_bytes"] == 4_015_130_624
+    # --weight-dtype re-quantises the linear layers only (calc.checkpoint): embedding and
+    # lm_head 2 × 128256·4096 = 1,050,673,152 and norms 65 × 4096 = 266,240 stay bf16:
+    # (8,030,261,248 − 1,050,939,392) × 0.5 + 1,050,939,392 × 2
+    # = 3,489,660,928 + 2,101,878,784 = 5,591,539,712
+    assert r.fields["weights_bytes"] == 5_591_539_712
 
 
 def test_fit_boundary_on_h100():
@@ -134,9 +137,12 @@ def test_fit_boundary_on_h100():
     miss = R.memory(cfg, ctx=8192, batch=56, hardware=hw).fields
     assert fits["fits"] and not miss["fits"]
     assert miss["headroom_bytes_per_gpu"] < 0 <= fits["headroom_bytes_per_gpu"]
-    # max ctx at batch 1, whole 16-token blocks: floor(59,347,820,544 / (131,072 × 16))
-    # = 28,299 blocks → 452,784 tokens
-    assert r.fields["max_ctx_that_fits"] == 452_784
+    # max ctx at batch 1 is capped at the model's context limit (max_position_embeddings 8,192)
+    assert r.fields["max_ctx_that_fits"] == 8192
+    # the same shape with Llama 3.1's 128K limit: whole 16-token blocks of the KV budget
+    # (LLAMA31_BUDGET below) / (131,072 × 16) blocks
+    long = R.memory(load_model("llama3.1-8b"), ctx=8192, hardware=hw).fields
+    assert long["max_ctx_that_fits"] == min(131_072, long["kv_budget_bytes"] // 2_097_152 * 16)
 
 
 # Property tests: invariants over generated shapes.

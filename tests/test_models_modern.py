@@ -82,13 +82,18 @@ def test_gemma2():
     assert model_params(load_model("gemma-2-27b")).total == 27_227_128_320  # card: 27.2B
 
 
-def test_gemma3_27b_text():
-    # text model only (the 0.4B vision tower of the 27.4B multimodal checkpoint excluded)
+def test_gemma3_27b_text_and_vision():
+    # the text model:
     # emb 262208·5376 = 1,409,630,208 (tied)
     # attn 62 × (5376·4096 + 2·5376·2048 + 4096·5376 + q/k norms 2·128 = 66,060,544)
     #   = 4,095,753,728; ffn 62 × 3·5376·21504 = 21,502,623,744; norms 249 × 5376 = 1,338,624
     # keras-hub gemma3_27b_text: 27,009,002,240 at vocab 262144; + 64·5376 = 27,009,346,304
-    assert model_params(load_model("gemma-3-27b")).total == 27_009_346_304  # card: 27B
+    p = model_params(load_model("gemma-3-27b"))
+    assert p.text == 27_009_346_304
+    # + the SigLIP tower 416,866,032 (as Gemma 3 12B's, test_hf_import_released) and the
+    # projector 1152 × 5376 + 1152 = 6,194,304 -> vision 423,060,336
+    assert p.vision == 423_060_336
+    assert p.total == 27_432_406_640  # card: 27B (the checkpoint: 27.4B)
 
 
 def test_gpt_oss_120b():

@@ -10,6 +10,11 @@ from hypothesis import strategies as st
 
 from calc import flops as F
 from calc.attention_layout import attention_layout
+from calc.checkpoint import (
+    bytes_per_element_by_component,
+    params_by_component,
+    released_dtypes,
+)
 from calc.dtypes import bytes_per_element
 from calc.errors import InvalidInputError
 from calc.latency import compute_dtype, decode_step, prefill, tpot_s, ttft_s
@@ -152,13 +157,19 @@ def test_weights_read_per_step_match_the_parameter_count(name):
     # attention layers, mixers on SSM layers, FFNs on FFN layers; at batch 1 an MoE layer
     # reads experts_per_token experts. The embedding op gathers one row; an untied table is
     # not read by lm_head.
+    # Each component is read in its checkpoint format (calc.checkpoint: gpt-oss's experts in
+    # mxfp4, DeepSeek-V3's linear layers in fp8-block128, the rest bf16).
     cfg = load_model(name)
-    w = bytes_per_element(cfg.dtype)
+    bpe = bytes_per_element_by_component(released_dtypes(cfg), cfg.d_model)
     step = decode_step(cfg, None, batch=1, ctx=64)
     read = sum(o.weight_bytes for o in step.raw if o.name != "embedding")
     p = model_params(cfg)
-    untied = 0 if cfg.tie_embeddings else p.embedding
-    assert read == pytest.approx((p.active - untied) * w, rel=1e-12)
+    parts = params_by_component(cfg)
+    parts["routed_experts"] = p.moe_routed_active
+    parts["vision"] = parts["audio"] = 0  # towers are not read per text token
+    if not cfg.tie_embeddings:
+        parts["embedding"] = 0
+    assert read == pytest.approx(sum(n * bpe[c] for c, n in parts.items()), rel=1e-12)
 
 
 def test_jamba_projections_only_on_its_four_attention_layers():
@@ -349,8 +360,13 @@ def test_latency_mxfp4_on_h100_is_weight_only_with_exact_bytes(cli):
     assert r.code == 0, r.err
     d = r.json()
     assert d["compute_dtype"] == "bf16" and "weight-only" in r.err
-    # 116,829,156,672 params × (0.5 + 1/32 = 0.53125 B: 4 bits + one E8M0 per 32)
-    assert d["weights_bytes_per_gpu"] == 62_065_489_482
+    # mxfp4 is gpt-oss's own format, so the checkpoint as released (calc.checkpoint): the
+    # experts 114,701,598,720 × (0.5 + 1/32 = 0.53125 B: 4 bits + one E8M0 per 32)
+    # = 60,935,224,320; in bf16 the embedding and lm_head 2 × 579,133,440, attention
+    # 955,805,184, router 13,275,648, norms 210,240:
+    # 2 × (1,158,266,880 + 955,805,184 + 13,275,648 + 210,240) = 4,255,115,904
+    # total 60,935,224,320 + 4,255,115,904 = 65,190,340,224
+    assert d["weights_bytes_per_gpu"] == 65_190_340_224
     m = cli("memory", "--model", "gpt-oss-120b", "--ctx", "1280", "--weight-dtype", "mxfp4",
             "-f", "json").json()  # fmt: skip
     assert m["weights_bytes"] == d["weights_bytes_per_gpu"]
@@ -366,8 +382,11 @@ def test_latency_nvfp4_on_b200_runs_at_the_fp4_peak(cli):
     assert d["ridge_point_flop_per_byte"] == pytest.approx(
         hw.peak_flops_per_s["fp4"] / hw.hbm_bandwidth_bytes_per_s
     )
-    # 70,553,706,496 params × (0.5 + 1/16 = 0.5625 B) = 39,686,459,904 B
-    assert d["weights_bytes_per_gpu"] == 39_686_459_904
+    # --weight-dtype re-quantises the linear layers: attention 12,079,595,520 + FFN
+    # 56,371,445,760 = 68,451,041,280 × (0.5 + 1/16 = 0.5625 B) = 38,503,710,720 B; the
+    # embedding and lm_head 2 × 1,050,673,152 and norms 1,318,912 stay bf16:
+    # 2 × 2,102,665,216 = 4,205,330,432; total 42,709,041,152 B
+    assert d["weights_bytes_per_gpu"] == 42_709_041_152
 
 
 def test_quantised_step_reads_the_scaled_bytes():

@@ -70,9 +70,10 @@ def test_memory_cli_formats(cli):
     )  # fmt: skip
     assert r.code == 0, r.err
     d = r.json()
-    # 8,030,261,248 params × (0.5 + 2.5/128 = 0.51953125)
-    #   = 4,015,130,624 + 156,841,040 = 4,171,971,664 B
-    assert d["weights_bytes"] == 4_171_971_664
+    # the linear layers 8,030,261,248 − 1,050,939,392 (embedding, lm_head, norms: bf16)
+    # = 6,979,321,856 params × (0.5 + 2.5/128 = 0.51953125) = 3,625,975,808 B
+    # + 1,050,939,392 × 2 = 2,101,878,784 B -> 5,727,854,592 B
+    assert d["weights_bytes"] == 5_727_854_592
     # 2 × 8 × 128 × (1 + 4/128) = 2,112 B per token per layer
     assert d["kv_bytes_per_token_per_layer"] == 2112
     r = cli("memory", "--model", "llama3-8b", "--ctx", "8", "--kv-dtype", "mxfp4")

@@ -13,7 +13,8 @@ def import_hf(
     config: Annotated[
         str,
         typer.Argument(
-            help="Path to a Hugging Face config.json, or hf:org/name (needs the hf extra)."
+            help="Path to a Hugging Face config.json or a snapshot folder holding one, or "
+            "hf:org/name (needs the hf extra)."
         ),
     ],
     output: Annotated[
@@ -27,8 +28,10 @@ def import_hf(
         str | None, typer.Option("--source", help="Upstream URL to record as `source:`.")
     ] = None,
 ) -> None:
-    """Convert a Hugging Face config.json (llama, mistral, mixtral, qwen2/3(+moe), deepseek_v2/v3,
-    gemma2/3, gpt_oss, jamba, nemotron_h, falcon) into a model YAML, validated before writing.
+    """Convert a Hugging Face config.json (llama, llama4, mistral, mistral3, mixtral, phi3,
+    qwen2/3(+moe), deepseek_v2/v3, gemma2/3, gpt_oss, jamba, nemotron_h, falcon) into a model
+    YAML, validated before writing. Multimodal configs add their vision tower;
+    quantization_config becomes per-component weight formats (weight_dtypes).
 
     Example: kvcalc import-hf path/to/config.json -o my-model.yaml
     """

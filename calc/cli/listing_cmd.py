@@ -17,6 +17,8 @@ def models(fmt: o.Format = "table", output: o.Output = None) -> None:
 
     check_choice("--format", fmt, FORMATS)
     rows = []
+    from calc.checkpoint import linear_dtype
+
     for cfg in all_models():
         p = model_params(cfg)
         rows.append(
@@ -29,10 +31,11 @@ def models(fmt: o.Format = "table", output: o.Output = None) -> None:
                 "n_kv_heads": cfg.n_kv_heads,
                 "head_dim": cfg.k_head_dim,
                 "moe_experts": cfg.moe.n_routed_experts if cfg.moe else 0,
-                "max_ctx": cfg.max_ctx,
+                "max_ctx": cfg.context_limit,
                 "params_total": p.total,
                 "params_active": p.active,
-                "dtype": cfg.dtype,
+                # the released format of the linear layers (calc.checkpoint)
+                "dtype": linear_dtype(cfg),
             }
         )
     emit(

@@ -132,7 +132,7 @@ def plot(
             cfg,
             hw,
             batch=batch,
-            ctx=ctx or min(8192, cfg.max_ctx),
+            ctx=ctx or min(8192, cfg.context_limit),
             prompt=prompt,
             weight_dtype=weight_dtype,
             kv_dtype=kv_dtype,

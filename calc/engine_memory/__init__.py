@@ -153,25 +153,17 @@ def usable_memory_bytes(hw) -> int:
 
 
 def checkpoint_weights_bytes_per_gpu(cfg: ModelConfig, tp: int, pp: int, weight_dtype: str):
-    """Weights on the busiest GPU [bytes] as the engine loads them: every parameter at
-    ``weight_dtype`` except the embedding and lm_head tables, which quantized checkpoints keep
-    in 16 bit (fp8 and compressed-tensors checkpoints list lm_head among the ignored modules;
-    vLLM and SGLang never quantize embeddings).
+    """Weights on the busiest GPU [bytes] as the engine loads them: each component in its
+    checkpoint format, ``weight_dtype`` re-quantising the linear layers while embeddings,
+    lm_head, norms and router keep theirs (``calc.checkpoint``; fp8 and compressed-tensors
+    checkpoints list lm_head among the ignored modules, vLLM and SGLang never quantize
+    embeddings)."""
+    from calc.checkpoint import weight_bytes_per_gpu_by_component
+    from calc.parallel import shard
 
-    The one place weights enter the prediction: per-component checkpoint dtypes and vision
-    towers (calc/checkpoint.py, in progress) replace it.
-    """
-    from calc.parallel import params_per_gpu, shard
-    from calc.quant import weight_bytes_per_element
-
-    s = shard(cfg, tp=tp, pp=pp)
-    bpe = weight_bytes_per_element(weight_dtype, k=cfg.d_model)
-    total = params_per_gpu(cfg, s) * bpe
-    if bpe < 2:
-        table = s.vocab * cfg.d_model
-        tables = table + (0 if cfg.tie_embeddings or pp > 1 else table)
-        total += tables * (2 - bpe)
-    return round(total)
+    return sum(
+        weight_bytes_per_gpu_by_component(cfg, shard(cfg, tp=tp, pp=pp), weight_dtype).values()
+    )
 
 
 # ---------------------------------------------------------------------------------------------
