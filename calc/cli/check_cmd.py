@@ -28,15 +28,20 @@ def check(
     from calc.check_spec import junit_xml, load_spec, run_checks
     from calc.cli.common import check_choice, warn
     from calc.render import FORMATS, emit, rows_table, write_atomic
+    from calc.safe_io import check_outputs
+    from calc.safe_text import xml_safe
 
     check_choice("--format", fmt, FORMATS)
+    outputs = (("--junit", junit), ("--output", output))
+    check_outputs(*outputs)  # before any work
     notes: list[str] = []
     results = run_checks(load_spec(spec), calibration, spec, notes)
     warn(dict.fromkeys(notes))  # one note per distinct message
     rows = [r.row() for r in results]
     failed = sum(not r.passed for r in results)
+    check_outputs(*outputs)  # again, now that every input has been read: none is overwritten
     if junit is not None:
-        write_atomic(junit, junit_xml(results))
+        write_atomic(junit, xml_safe(junit_xml(results)), "--junit")
     emit(
         {"passed": failed == 0, "failed": failed, "results": rows},
         fmt,
