@@ -62,7 +62,7 @@ def _kind(mode: int) -> str:
 def _why(exc: BaseException) -> str:
     """An OS error's reason without the path (the message names it once, first)."""
     if isinstance(exc, OSError) and exc.strerror:
-        return exc.strerror[0].lower() + exc.strerror[1:]
+        return exc.strerror
     if isinstance(exc, ValueError):  # embedded NUL byte in a path from a spec file
         return "the path contains a NUL byte"
     return str(exc)
