@@ -220,10 +220,11 @@ def emit(
         text = print_table(renderable)
         if explain:
             text += "\nDerivation:\n" + "".join(f"  {f.line()}\n" for f in explain)
+            text = printable(text, lines=True)  # names in the derivation, too
     else:
         raise InvalidInputError(f"unknown --format {fmt!r}; valid: {', '.join(FORMATS)}")
     if fmt == "csv" and explain:
-        sys.stderr.write("".join(f"{f.line()}\n" for f in explain))
+        sys.stderr.write(printable("".join(f"{f.line()}\n" for f in explain), lines=True))
     if output is not None:
         write_atomic(Path(output), text)
     else:

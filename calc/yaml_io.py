@@ -175,9 +175,9 @@ def load_mapping(path: Path) -> dict[str, Any]:
         data = _parse(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
+        where = f": line {mark.line + 1}" if mark is not None else ""
         problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ConfigError(f"{path}:{where}: malformed YAML: {problem}") from exc
+        raise ConfigError(f"{path}{where}: malformed YAML: {problem}") from exc
     except RecursionError as exc:
         raise ConfigError(f"{path}: nesting too deep") from exc
     if data is None:

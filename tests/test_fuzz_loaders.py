@@ -177,11 +177,10 @@ def structured(draw, seed: str, is_json: bool) -> str:
             parent.pop(path[-1], None)
         elif isinstance(parent, dict) and op == "add":
             parent[draw(st.text(max_size=10))] = draw(values)
-        elif isinstance(parent, dict | list):
-            try:
-                parent[path[-1]] = draw(values)  # type: ignore[index]
-            except IndexError:
-                pass
+        elif isinstance(parent, dict) or (
+            isinstance(parent, list) and isinstance(path[-1], int) and path[-1] < len(parent)
+        ):
+            parent[path[-1]] = draw(values)  # type: ignore[index]
     if is_json:
         return json.dumps(obj, indent=1)  # NaN and Infinity come out as bare tokens
     return yaml.safe_dump(obj, sort_keys=False, allow_unicode=True)
