@@ -250,7 +250,7 @@ def _write_stream(target: OutputTarget, content: Content) -> None:
     try:
         fd = os.open(path, flags | nonblock | (os.O_TRUNC if _is_regular(path) else 0))
     except OSError as exc:
-        if exc.errno == errno.ENXIO:
+        if exc.errno == errno.ENXIO and target.key is not None and _is_fifo(path):
             raise _refuse(target.flag, path, "no process is reading this FIFO") from None
         raise _refuse(target.flag, path, f"cannot write: {_why(exc)}") from None
     try:
@@ -264,6 +264,13 @@ def _write_stream(target: OutputTarget, content: Content) -> None:
         raise  # the reader went away: the CLI exits quietly, as for stdout
     except OSError as exc:
         raise _refuse(target.flag, path, f"cannot write: {_why(exc)}") from None
+
+
+def _is_fifo(path: Path) -> bool:
+    try:
+        return stat.S_ISFIFO(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _is_regular(path: Path) -> bool:

@@ -204,6 +204,17 @@ def test_check_validates_every_output_before_writing_any(cli, tmp_path):
     assert xml.dom.minidom.parse(str(junit)).documentElement.tagName == "testsuites"
 
 
+def test_output_through_a_symbolic_link_replaces_the_target_and_keeps_the_link(cli, tmp_path):
+    target = tmp_path / "real.json"
+    target.write_text("old\n")
+    link = tmp_path / "out.json"
+    link.symlink_to(target)
+    r = cli(*MEMORY, "-f", "json", "-o", link)
+    assert r.code == 0, r.err
+    assert link.is_symlink() and json.loads(target.read_text())["ctx"] == 128
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.json", "real.json"]
+
+
 def test_longest_legal_output_name_is_written(cli, tmp_path):
     # the temp file's name has a fixed short length: a 255-byte output name still works
     out = tmp_path / ("a" * 250 + ".json")
