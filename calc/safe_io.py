@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import errno
 import os
+import re
 import signal
 import stat
 import sys
@@ -42,7 +43,7 @@ _CHUNK_BYTES = 1 << 16
 # Paths that name an already-open stream: written in place, never renamed over.
 _STDOUT = ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
 _STDERR = ("/dev/stderr", "/dev/fd/2", "/proc/self/fd/2")
-_STREAM_DIRS = ("/dev/", "/proc/")
+_FD_PATH = re.compile(r"/(dev/fd|proc/(self|thread-self|[0-9]+)/fd)/[0-9]+")  # an open fd
 
 
 def _kind(mode: int) -> str:
@@ -173,7 +174,7 @@ def check_output(path: Path | str, flag: str = "--output") -> OutputTarget:
             return OutputTarget(path, flag, "stream", path, key)
         if not stat.S_ISREG(mode):
             raise _refuse(flag, path, f"is {_kind(mode)}; write to a regular file instead")
-        if text.startswith(_STREAM_DIRS):  # /dev/fd/3 opened on a file by the shell
+        if _FD_PATH.fullmatch(text):  # /dev/fd/3 opened on a file by the shell: write there
             return OutputTarget(path, flag, "stream", path, key)
         return OutputTarget(path, flag, "file", Path(os.path.realpath(path)), key)
     real = Path(os.path.realpath(path))  # a dangling link: write where it points

@@ -136,6 +136,21 @@ def test_output_dev_stdout_writes_to_stdout(cli):
     assert r.json()["kv_bytes_per_token"] == 131072
 
 
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="Linux /proc")
+def test_output_open_file_descriptor_is_written_in_place(cli, tmp_path):
+    # `-o /dev/fd/3 3>file`: the shell opened the file; it is written through the fd, the
+    # file (its inode) stays the one the shell holds, never renamed over
+    out = tmp_path / "held.json"
+    fd = os.open(out, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    try:
+        inode = os.fstat(fd).st_ino
+        r = cli(*MEMORY, "-f", "json", "-o", f"/proc/self/fd/{fd}")
+    finally:
+        os.close(fd)
+    assert r.code == 0, r.err
+    assert json.loads(out.read_text())["ctx"] == 128 and out.stat().st_ino == inode
+
+
 def test_output_socket_is_refused(cli, tmp_path):
     sock = make_socket(tmp_path, "out.sock")
     one_line_error(cli(*MEMORY, "-o", sock), "is a socket")
