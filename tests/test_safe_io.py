@@ -171,6 +171,15 @@ def test_output_that_is_the_model_input_is_refused(cli, tmp_path):
         assert model.read_text() == MODEL
 
 
+def test_a_file_read_by_one_command_may_be_written_by_the_next(cli, tmp_path):
+    model = tmp_path / "m.yaml"
+    model.write_text(MODEL)
+    assert cli("memory", "--model", model, "--ctx", "8").code == 0
+    r = cli(*MEMORY, "-f", "json", "-o", model)  # another run: m.yaml is not its input
+    assert r.code == 0, r.err
+    assert json.loads(model.read_text())["ctx"] == 128
+
+
 def test_output_that_is_the_hardware_or_calibration_input_is_refused(cli, tmp_path):
     hw = tmp_path / "hw.yaml"
     hw.write_text((data_dir("hardware_profiles") / "h100.yaml").read_text())
