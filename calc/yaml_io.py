@@ -167,12 +167,13 @@ def _depth(obj: Any, level: int = 0) -> int:
 
 
 def load_mapping(path: Path) -> dict[str, Any]:
-    """Parse a YAML (or JSON, a YAML subset) file whose top level must be a mapping."""
+    """Parse a YAML file (or a .json file, by the JSON rules: tab indentation is legal
+    there and duplicate keys are refused the same way) whose top level must be a mapping."""
     import yaml
 
     text = read_text(path)
     try:
-        data = _parse(text)
+        data = parse_json(text, path) if Path(path).suffix.lower() == ".json" else _parse(text)
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f": line {mark.line + 1}" if mark is not None else ""
