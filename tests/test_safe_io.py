@@ -410,7 +410,7 @@ def test_json_model_files_are_read_by_the_json_rules(cli, tmp_path):
     text = (HF / "mistral-7b-v0.1.json").read_text()
     path = tmp_path / "config.json"
     path.write_text(text.replace('"model_type"', '"_name_or_path": "org\\/name",\n"model_type"'))
-    r = cli("memory", "--model", path, "--ctx", "8", "-f", "json")  # \/ is JSON, not YAML
+    r = cli("memory", "--model", path, "--ctx", "8", "-f", "json")  # an escaped slash: legal JSON
     assert r.code == 0, r.err
     path.write_text(text.replace("{", '{"vocab_size": 7,', 1))
     one_line_error(cli("memory", "--model", path, "--ctx", "8"), "duplicate key 'vocab_size'")
