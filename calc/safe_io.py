@@ -204,7 +204,7 @@ def check_outputs(*targets: tuple[str, Path | str | None]) -> list[OutputTarget]
     seen: dict[object, OutputTarget] = {}
     for t in checked:
         same = t.key if t.key is not None else (t.how, str(t.real))
-        if t.how in ("stdout", "stderr") or t.real == Path(os.devnull):
+        if t.how in ("stdout", "stderr") or (t.how == "stream" and _is_char_device(t.path)):
             continue  # two outputs may share a terminal or /dev/null
         if same in seen:
             raise _refuse(t.flag, t.path, f"is the same file as {seen[same].flag}")
@@ -265,6 +265,13 @@ def _write_stream(target: OutputTarget, content: Content) -> None:
         raise  # the reader went away: the CLI exits quietly, as for stdout
     except OSError as exc:
         raise _refuse(target.flag, path, f"cannot write: {_why(exc)}") from None
+
+
+def _is_char_device(path: Path) -> bool:
+    try:
+        return stat.S_ISCHR(os.stat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _is_fifo(path: Path) -> bool:

@@ -128,6 +128,10 @@ def test_output_character_device_is_written_not_replaced(cli, tmp_path):
     assert r.code == 0 and r.out == "", r.err
     assert stat.S_ISCHR(os.stat(null).st_mode)
     assert sorted(p.name for p in tmp_path.iterdir()) == ["null"]
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(SPEC.format(model="llama3-8b"))
+    r = cli("check", spec, "--junit", null, "-o", null)  # two outputs may share a device
+    assert r.code == 0 and r.out == "", r.err
 
 
 def test_output_dev_stdout_writes_to_stdout(cli):
