@@ -46,7 +46,9 @@ def _bad(where: str, key: str, expected: str, value: Any) -> ConfigError:
     )
 
 
-def _int_in(data: dict[str, Any], where: str, key: str, lo: int, hi: int) -> None:
+def check_int(data: dict[str, Any], where: str, key: str, lo: int, hi: int) -> None:
+    """``data[key]``, when present and not null, is an integer (not a bool) in lo..hi; for
+    nested sections too (``check_int(cfg["vision_config"], where, "hidden_size", 1, ...)``)."""
     v = data.get(key)
     if v is None:  # absent or null: the importer's documented default applies
         return
@@ -58,11 +60,11 @@ def check_hf_config(data: dict[str, Any], where: str) -> None:
     """Raise ConfigError naming ``where`` and the key for the first key of ``data`` whose
     type or range no supported family allows; the layer count first of all."""
     for key in _LAYER_KEYS:
-        _int_in(data, where, key, 1, MAX_LAYERS)
+        check_int(data, where, key, 1, MAX_LAYERS)
     for key in _POSITIVE:
-        _int_in(data, where, key, 1, MAX_SIZE)
+        check_int(data, where, key, 1, MAX_SIZE)
     for key in _NON_NEGATIVE:
-        _int_in(data, where, key, 0, MAX_SIZE)
+        check_int(data, where, key, 0, MAX_SIZE)
     for keys, kind, expected in ((_BOOLS, bool, "true or false"), (_STRINGS, str, "a string")):
         for key in keys:
             v = data.get(key)
