@@ -39,8 +39,9 @@ from pathlib import Path
 from typing import Any
 
 from calc.errors import ConfigError, MissingDependencyError
+from calc.hf_checks import check_hf_config, smallest_period
 from calc.model_schema import ModelConfig
-from calc.yaml_io import read_text, validate
+from calc.yaml_io import parse_json, read_text, validate
 
 FAMILIES = (
     "llama",
@@ -427,6 +428,7 @@ def hf_to_fields(data: dict[str, Any], where: str, name: str) -> dict[str, Any]:
             inner["model_type"] = "gemma3_text"
         data = inner
     data = {**_DEFAULTS.get(str(data.get("model_type")), {}), **data}
+    check_hf_config(data, where)  # types and ranges first: nothing below computes unchecked
     c = _Cfg(data, where)
     family = c.need("model_type", "choosing the family")
     if family not in FAMILIES:
@@ -501,11 +503,7 @@ def hf_to_fields(data: dict[str, Any], where: str, name: str) -> dict[str, Any]:
         )
     layer_types = _layer_types(c, family, n_layers)
     if layer_types is not None and set(layer_types) != {"full"}:
-        period = next(
-            p
-            for p in range(1, n_layers + 1)
-            if all(t == layer_types[i % p] for i, t in enumerate(layer_types))
-        )
+        period = smallest_period(layer_types)  # O(n_layers), not O(n_layers²)
         if period <= 8:
             fields["layer_pattern"] = layer_types[:period]  # e.g. [sliding, full]
         else:
@@ -561,11 +559,7 @@ def hf_to_fields(data: dict[str, Any], where: str, name: str) -> dict[str, Any]:
 
 
 def _parse(path: Path) -> dict[str, Any]:
-    text = read_text(path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{path}: malformed JSON: {exc.msg} (line {exc.lineno})") from exc
+    data = parse_json(read_text(path), path)  # duplicate keys, NaN, huge digits refused
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a JSON object of fields")
     return data
@@ -644,5 +638,7 @@ def to_yaml(cfg: ModelConfig) -> str:
         data[k] = getattr(cfg, k)
     order = [f.name for f in fields(cfg)]
     data = {k: data[k] for k in order if k in data}
-    header = f"# Imported from {cfg.source} by `kvcalc import-hf`; check against the model card.\n"
+    # the source as a JSON string: no newline (nor YAML's NEL, LS, PS) can end the comment
+    source = json.dumps(cfg.source)
+    header = f"# Imported from {source} by `kvcalc import-hf`; check against the model card.\n"
     return header + yaml.safe_dump(data, sort_keys=False, default_flow_style=None, width=100)

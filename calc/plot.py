@@ -543,6 +543,13 @@ def _pyplot():
     except ImportError as exc:
         raise MissingDependencyError("matplotlib", "plot") from exc
     matplotlib.use("Agg", force=True)
+    # Reproducible and inert: matplotlib's own defaults, not a matplotlibrc found in the
+    # working directory (or the user's), and no external program (LaTeX, dvipng, Ghostscript)
+    # nor mathtext parsing of names taken from files.
+    matplotlib.rcdefaults()
+    matplotlib.rcParams.update(
+        {"text.usetex": False, "text.parse_math": False, "ps.usedistiller": None}
+    )
     import matplotlib.pyplot as plt
 
     return plt
@@ -572,7 +579,16 @@ def save_atomic(fig, path: Path) -> None:
     plt = _pyplot()
     fmt = check_output(path)
     try:
-        write_atomic(path, lambda fh: fig.savefig(fh, format=fmt, metadata=_metadata(fmt)))
+        if fmt == "svg":  # names from files may hold characters XML forbids
+            import io
+
+            from calc.safe_text import xml_safe
+
+            buf = io.StringIO()
+            fig.savefig(buf, format=fmt, metadata=_metadata(fmt))
+            write_atomic(path, xml_safe(buf.getvalue()))
+        else:
+            write_atomic(path, lambda fh: fig.savefig(fh, format=fmt, metadata=_metadata(fmt)))
     finally:
         plt.close(fig)
 

@@ -12,57 +12,31 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from calc.errors import InvalidInputError
+from calc.safe_text import printable
 
 FORMATS = ("table", "json", "csv")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
-def check_output_path(path: Path) -> Path:
-    """Refuse an --output that cannot be written before any work: a folder, a missing folder."""
-    path = Path(path)
-    if path.is_dir():
-        raise InvalidInputError(f"--output {path}: is a directory, expected a file path")
-    parent = path.parent if str(path.parent) else Path(".")
-    if not parent.is_dir():
-        raise InvalidInputError(f"--output {path}: folder {parent} does not exist")
-    return path
+def check_output_path(path: Path, flag: str = "--output") -> Path:
+    """Refuse an --output that cannot be written before any work (calc.safe_io.check_output:
+    a folder, a missing folder, a block device or socket, a name too long, an input)."""
+    from calc.safe_io import check_output
+
+    check_output(path, flag)
+    return Path(path)
 
 
-def write_atomic(path: Path, content: str | bytes | Callable[[BinaryIO], None]) -> None:
+def write_atomic(
+    path: Path, content: str | bytes | Callable[[BinaryIO], None], flag: str = "--output"
+) -> None:
     """Write ``content`` (text, bytes, or a function that writes to a binary file) to
-    ``path`` via a temp file in the same folder + rename: all or nothing, never half a file,
-    and an existing file is untouched when anything fails."""
-    import tempfile  # imported here: start-up time of every command matters
+    ``path`` through calc.safe_io.write_output: a regular file via a temp file in the same
+    folder + rename (all or nothing, an existing file untouched when anything fails); a
+    character device or FIFO (-o /dev/null, -o /dev/stdout) directly."""
+    from calc.safe_io import write_output
 
-    path = check_output_path(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    except OSError as exc:
-        raise InvalidInputError(f"--output {path}: cannot write there: {exc.strerror}") from exc
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            if callable(content):
-                content(fh)
-            else:
-                fh.write(content.encode("utf-8") if isinstance(content, str) else content)
-        os.chmod(tmp, _new_file_mode(path))  # mkstemp makes 0600; keep the usual mode
-        os.replace(tmp, path)
-    except OSError as exc:
-        Path(tmp).unlink(missing_ok=True)
-        raise InvalidInputError(f"--output {path}: cannot write: {exc.strerror}") from exc
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-
-
-def _new_file_mode(path: Path) -> int:
-    """The existing file's mode, or what a plain open() would give (0666 less the umask)."""
-    try:
-        return path.stat().st_mode & 0o777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
+    write_output(path, content, flag)
 
 
 def _json_default(obj: Any) -> Any:
@@ -92,6 +66,8 @@ def to_json(obj: Any) -> str:
 
 def safe_cell(value: Any) -> Any:
     """Neutralise strings a spreadsheet would run as a formula (leading = + - @ tab CR)."""
+    if isinstance(value, str):  # control sequences cannot reach a terminal (calc.safe_text)
+        value = printable(value)
     if isinstance(value, str) and value.startswith(_FORMULA_START):
         return "'" + value
     if isinstance(value, bool):
@@ -197,14 +173,24 @@ def print_table(renderable) -> str:
     # Cells are data, not markup: "[1,8,128]" or a model name in brackets must print as is
     # (and markup/emoji parsing would only cost start-up time).
     console = Console(
-        file=io.StringIO(),
+        file=_TextBuffer(),
         width=max(100, _terminal_width()),
         markup=False,
         emoji=False,
         highlight=False,
     )
     console.print(renderable)
-    return console.file.getvalue()  # type: ignore[attr-defined]
+    # text from files (model names, paths) cannot drive the terminal (calc.safe_text)
+    return printable(console.file.getvalue(), lines=True)  # type: ignore[attr-defined]
+
+
+class _TextBuffer(io.StringIO):
+    """A StringIO that reports stdout's encoding, so rich draws ASCII borders where stdout
+    cannot encode box-drawing characters (PYTHONIOENCODING=ascii, old LANG=C systems)."""
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(sys.stdout, "encoding", None) or "utf-8"
 
 
 def _terminal_width() -> int:
@@ -234,10 +220,11 @@ def emit(
         text = print_table(renderable)
         if explain:
             text += "\nDerivation:\n" + "".join(f"  {f.line()}\n" for f in explain)
+            text = printable(text, lines=True)  # names in the derivation, too
     else:
         raise InvalidInputError(f"unknown --format {fmt!r}; valid: {', '.join(FORMATS)}")
     if fmt == "csv" and explain:
-        sys.stderr.write("".join(f"{f.line()}\n" for f in explain))
+        sys.stderr.write(printable("".join(f"{f.line()}\n" for f in explain), lines=True))
     if output is not None:
         write_atomic(Path(output), text)
     else:

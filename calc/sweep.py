@@ -41,7 +41,8 @@ COLUMNS = (
     "usd_per_million_output_tokens",
     "usd_per_million_input_tokens",
 )
-_RANGE = re.compile(r"^(\d+)\.\.(\d+)(?::([x+])(\d+(?:\.\d+)?))?$")
+_RANGE = re.compile(r"^([0-9]+)\.\.([0-9]+)(?::([x+])([0-9]+(?:\.[0-9]+)?))?$")
+MAX_ITEM_CHARS = 40  # "1024..131072:x2" is 15; checked before int() of a 5,000-digit string
 
 
 def parse_values(text: str, flag: str) -> list[int]:
@@ -50,7 +51,12 @@ def parse_values(text: str, flag: str) -> list[int]:
     for item in str(text).replace(" ", "").split(","):
         if not item:
             raise InvalidInputError(f"{flag} {text!r}: empty item (write e.g. 1,2,4 or 1..64:x2)")
-        if item.isdigit():
+        if len(item) > MAX_ITEM_CHARS:
+            raise InvalidInputError(
+                f"{flag}: {item[:20]!r}... is too long for a value or a range "
+                f"(at most {MAX_ITEM_CHARS} characters)"
+            )
+        if item.isascii() and item.isdigit():
             out.append(int(item))
             continue
         m = _RANGE.match(item)

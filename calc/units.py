@@ -18,7 +18,9 @@ _UNITS = {
     "gib": 2**30,
     "tib": 2**40,
 }
-_SIZE = re.compile(r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE]([+-]?[0-9]+))?\s*([a-zA-Z]*)\s*$")
+_SIZE = re.compile(
+    r"^\s*([0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:[eE]([+-]?[0-9]+))?\s*([a-zA-Z]*)\s*$", re.ASCII
+)
 
 
 def parse_bytes(text: str | int | float, flag: str) -> int:
@@ -35,7 +37,12 @@ def parse_bytes(text: str | int | float, flag: str) -> int:
                 f"{flag} {text!r} is not a size; write e.g. 536870912, 0.5GiB or 2GB "
                 "(GB = 10^9 bytes, GiB = 2^30 bytes)"
             )
-        value = float(m.group(1)) * 10 ** int(m.group(2) or 0) * _UNITS[unit]
+        # digit counts checked before any arithmetic: 1e400 or 1e99999999 is refused here,
+        # never computed (10 ** 99999999 alone would run for minutes)
+        mantissa, exponent = m.group(1), (m.group(2) or "0").lstrip("+")
+        if len(mantissa) > 30 or len(exponent.lstrip("-")) > 3 or abs(int(exponent)) > 100:
+            raise InvalidInputError(f"{flag} must be between 0 and 10 PB, got {text!r}")
+        value = float(mantissa) * 10.0 ** int(exponent) * _UNITS[unit]
     if not 0 <= value <= 1e16:
         raise InvalidInputError(f"{flag} must be between 0 and 10 PB, got {text!r}")
     return round(value)

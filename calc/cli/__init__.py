@@ -14,7 +14,11 @@ def main(argv: list[str] | None = None) -> None:
 
     from calc.cli.app import COMMANDS, build_app
     from calc.errors import KvcalcError
+    from calc.safe_io import forget_inputs
+    from calc.safe_text import printable
 
+    forget_inputs()  # an output may not be a file this command reads
+    _tolerant_streams()
     args = sys.argv[1:] if argv is None else list(argv)
     # Only the command being run is imported and inspected (start-up time); anything else
     # (no command, --help, a typo) gets every command so help and suggestions are complete.
@@ -22,7 +26,7 @@ def main(argv: list[str] | None = None) -> None:
     try:
         rv = app(args=args, prog_name="kvcalc", standalone_mode=False)
     except KvcalcError as exc:
-        sys.stderr.write(f"kvcalc: error: {exc}\n")
+        sys.stderr.write(f"kvcalc: error: {printable(str(exc))}\n")
         sys.exit(exc.exit_code)
     except typer.TyperException as exc:  # usage errors: bad option, missing value, bad type
         if type(exc).__name__ == "NoArgsIsHelpError":  # bare `kvcalc`: help, not an error
@@ -31,7 +35,8 @@ def main(argv: list[str] | None = None) -> None:
         ctx = getattr(exc, "ctx", None)
         where = f"kvcalc {ctx.info_name}" if ctx is not None and ctx.parent else "kvcalc"
         where = where.replace("kvcalc kvcalc", "kvcalc")
-        sys.stderr.write(f"kvcalc: error: {exc.format_message()} (see: {where} --help)\n")
+        message = printable(exc.format_message())
+        sys.stderr.write(f"kvcalc: error: {message} (see: {where} --help)\n")
         sys.exit(getattr(exc, "exit_code", 2) or 2)
     except typer.Exit as exc:
         sys.exit(exc.exit_code)
@@ -41,6 +46,15 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         sys.exit(0)
     sys.exit(rv if isinstance(rv, int) else 0)
+
+
+def _tolerant_streams() -> None:
+    """A stdout/stderr that cannot encode every character (LANG=C on old systems,
+    PYTHONIOENCODING=ascii) replaces what it cannot show instead of crashing mid-table."""
+    for stream in (sys.stdout, sys.stderr):
+        encoding = (getattr(stream, "encoding", None) or "utf-8").lower().replace("-", "")
+        if encoding not in ("utf8", "utf8sig") and hasattr(stream, "reconfigure"):
+            stream.reconfigure(errors="replace")
 
 
 __all__ = ["main"]

@@ -44,6 +44,8 @@ def check(
     from calc.cli.common import check_choice, warn
     from calc.errors import InvalidInputError, KvcalcError
     from calc.render import FORMATS, emit, rows_table, write_atomic
+    from calc.safe_io import check_outputs
+    from calc.safe_text import xml_safe
 
     if schema or example:
         if schema and example:
@@ -61,6 +63,8 @@ def check(
             "give a spec file (kvcalc check SPEC.yaml); start from kvcalc check --example"
         )
     check_choice("--format", fmt, FORMATS)
+    outputs = (("--junit", junit), ("--output", output))
+    check_outputs(*outputs)  # before any work
     notes: list[str] = []
     try:
         results = run_checks(load_spec(spec), calibration, spec, notes)
@@ -71,8 +75,9 @@ def check(
     warn(dict.fromkeys(notes))  # one note per distinct message
     rows = [r.row() for r in results]
     failed = sum(not r.passed for r in results)
+    check_outputs(*outputs)  # again, now that every input has been read: none is overwritten
     if junit is not None:
-        write_atomic(junit, junit_xml(results))
+        write_atomic(junit, xml_safe(junit_xml(results)), "--junit")
     emit(
         {"passed": failed == 0, "failed": failed, "results": rows},
         fmt,

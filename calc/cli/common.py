@@ -42,8 +42,10 @@ def load_inputs(model, hardware=None, *, attention=None, fmt="table", **sizes):
 
 
 def warn(messages) -> None:
-    for m in messages:
-        sys.stderr.write(f"kvcalc: warning: {m}\n")
+    from calc.safe_text import printable
+
+    for m in messages:  # text from files cannot drive the terminal nor split the line
+        sys.stderr.write(f"kvcalc: warning: {printable(str(m))}\n")
 
 
 def calibrated_hardware(hw, calibration):

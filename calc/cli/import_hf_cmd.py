@@ -37,7 +37,11 @@ def import_hf(
     """
     from calc.hf_import import load_hf_config, load_hf_model, to_yaml
     from calc.render import write_atomic
+    from calc.safe_io import check_output
+    from calc.safe_text import printable
 
+    if output is not None:
+        check_output(output)  # before any work
     if config.startswith("hf:"):
         cfg = load_hf_model(config)
         if name or source:
@@ -56,4 +60,4 @@ def import_hf(
         typer.echo(text, nl=False)
         return
     write_atomic(output, text)  # all or nothing: a failed conversion never touches output
-    typer.echo(f"wrote {output} ({cfg.name}: {cfg.n_layers} layers)", err=True)
+    typer.echo(printable(f"wrote {output} ({cfg.name}: {cfg.n_layers} layers)"), err=True)

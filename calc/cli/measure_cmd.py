@@ -89,8 +89,11 @@ def measure(
     from calc.measure.suite import DEVICES, DTYPES, run_suite, stderr_progress
     from calc.registry import load_hardware, load_model
     from calc.render import FORMATS, write_atomic
+    from calc.safe_io import check_outputs
 
     check_choice("--format", fmt, FORMATS)
+    outputs = (("--output", output), ("--save-calibration", save_calibration))
+    check_outputs(*outputs)  # before any work
     check_choice("--device", device, DEVICES)
     check_choice("--dtype", dtype, DTYPES)
     batches, ctxs = _ints("--batch", batch), _ints("--ctx", ctx)
@@ -117,6 +120,7 @@ def measure(
         )
     fields = report.fields()
     text = render(fields, fmt)
+    check_outputs(*outputs)  # again, now that every input has been read
     if output is not None:
         write_atomic(output, text)
     else:
@@ -129,7 +133,7 @@ def measure(
             fallback_matmul=report.hardware.efficiency.matmul,
             fallback_memory=report.hardware.efficiency.memory,
         )
-        write_atomic(save_calibration, calibration_yaml(cal))
+        write_atomic(save_calibration, calibration_yaml(cal), "--save-calibration")
     bad = [r for r in fields["rows"] if r["status"] != "ok"]
     warn(f"{r['kernel']} {r['variant']} {r['shape']}: {r['status']}: {r['message']}" for r in bad)
     if any(r["status"] == "rejected" for r in bad):

@@ -54,9 +54,25 @@ KvDtype = Annotated[
     ),
 ]
 Format = Annotated[str, typer.Option("--format", "-f", help=FORMAT_HELP)]
+
+
+def checked_output(value: Path | None) -> Path | None:
+    """An --output path is checked as it is parsed, before any work (calc.safe_io)."""
+    if value is not None:
+        from calc.safe_io import check_output
+
+        check_output(value)
+    return value
+
+
 Output = Annotated[
     Path | None,
-    typer.Option("--output", "-o", help="Write to this file (atomically) instead of stdout."),
+    typer.Option(
+        "--output",
+        "-o",
+        help="Write to this file (atomically) instead of stdout.",
+        callback=checked_output,
+    ),
 ]
 Explain = Annotated[
     bool, typer.Option("--explain", help="Show each figure's formula with the numbers substituted.")

@@ -175,6 +175,8 @@ def plot(
         rows = data.plot_rows(d)
         emit({"kind": kind, "model": cfg.name, "rows": rows}, fmt, output, rows=rows)
     elif output is None:
-        sys.stdout.write(text(d))
+        from calc.safe_text import printable
+
+        sys.stdout.write(printable(text(d), lines=True))  # names from files: no escapes
     else:
         draw.save_atomic(figure(d), output)

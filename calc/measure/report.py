@@ -104,6 +104,8 @@ def main(argv: list[str] | None = None) -> int:
     .json/.csv/.txt in FOLDER, and all rows together in FOLDER/all.csv."""
     import json
 
+    from calc.safe_io import forget_inputs, read_input
+
     args = sys.argv[1:] if argv is None else argv
     if len(args) < 2:
         sys.stderr.write("usage: python -m calc.measure.report REPORT.json [...] FOLDER\n")
@@ -111,7 +113,9 @@ def main(argv: list[str] | None = None) -> int:
     folder = Path(args[-1])
     reports = []
     for src in map(Path, args[:-1]):
-        fields = json.loads(src.read_text(encoding="utf-8"))
+        raw = read_input(src, what="a measure report", max_bytes=64_000_000)
+        fields = json.loads(raw.decode("utf-8"))
+        forget_inputs()  # FOLDER may be the reports' own: SRC.json is rewritten as it was read
         reports.append(fields)
         for p in write_all(fields, folder, src.stem):
             sys.stdout.write(f"{p}\n")

@@ -1,0 +1,32 @@
+"""Makes text taken from files (names, display names, paths, values) safe to show: terminal
+control sequences become visible escapes before a terminal sees them, and characters XML 1.0
+forbids are replaced before an SVG or JUnit file is written."""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls (ESC starts every terminal sequence), DEL, C1 controls (0x9b is a one-byte
+# CSI), and the Unicode bidirectional overrides that reorder what a reader sees.
+_OTHER = "\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
+_CONTROL = re.compile(f"[\x00-\x0a{_OTHER}]")
+_CONTROL_KEEP_LINES = re.compile(f"[\x00-\x08{_OTHER}]")
+_XML_INVALID = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+def _escape(m: re.Match[str]) -> str:
+    c = ord(m.group())
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def printable(text: str, *, lines: bool = False) -> str:
+    """``text`` with every control character (and newline, unless ``lines``) written as a
+    visible escape such as ``\\x1b``, so it cannot move the cursor, recolour, retitle or
+    clear a terminal, nor split one error line into two."""
+    return (_CONTROL_KEEP_LINES if lines else _CONTROL).sub(_escape, text)
+
+
+def xml_safe(text: str) -> str:
+    """``text`` with the characters XML 1.0 forbids (most C0 controls, lone surrogates,
+    U+FFFE/U+FFFF) replaced by U+FFFD, so a parser accepts the file."""
+    return _XML_INVALID.sub("\ufffd", text)
