@@ -2,8 +2,8 @@
 (``calc.ledger``): the KV budget on its busiest GPU, the pool it holds [tokens], concurrent
 sequences at a context, the longest context at a batch, and paged vs contiguous waste.
 
-KV budget = what the engine leaves of the GPU after weights, activation peak and framework
-overhead (``calc.engines``). Paged allocation rounds each sequence up to whole blocks of
+KV budget = what the engine leaves of the GPU after weights, activation peak and non-torch
+memory, by the engine's own start-up accounting (``calc.engine_memory``). Paged allocation rounds each sequence up to whole blocks of
 ``block_size`` tokens; contiguous preallocation reserves ``max_model_len`` tokens per sequence.
 Models with Mamba layers also hold a fixed SSM state per sequence, counted in every
 concurrency figure.
@@ -41,20 +41,25 @@ def activation_figure(dep: Deployment, g: PerGpu) -> Figure:
 
 
 def budget_figure(dep: Deployment, g: PerGpu) -> Figure:
-    from calc.engines import ENGINES
+    """The KV budget as the engine computes it, with the engine's own name for the fraction
+    (``calc.engine_memory``)."""
+    from calc.engine_memory import FRACTION_NAMES
 
-    eng = ENGINES[dep.engine.name]
-    # the engine's own name for the fraction, e.g. gpu_memory_utilization × memory ...
+    name = FRACTION_NAMES[dep.engine.name]
+    if dep.engine.name == "trtllm":
+        inner = "{%s} × ({usable} − {weights} − {activation} − {non_torch})" % name
+    else:
+        inner = "{usable} × {%s} − {weights} − {activation} − {non_torch}" % name
     return figure(
         "kv_budget_bytes",
         g.kv_budget_bytes,
         "bytes",
-        "floor(" + eng.formula.replace("{fraction}", "{" + eng.fraction_name + "}") + ")",
-        **{eng.fraction_name: g.mem_util},
-        memory=g.usable_memory_bytes,
+        "floor(" + inner + ")",
+        **{name: g.mem_util},
+        usable=g.usable_memory_bytes,
         weights=g.weights_bytes,
         activation=g.activation_peak_bytes,
-        overhead=g.overhead_bytes,
+        non_torch=g.overhead_bytes,
     )
 
 

@@ -4,7 +4,7 @@ verdict ``fits`` every command reports.
 
 ``fits`` means: the sequences this GPU serves, each paged to whole KV blocks plus its fixed
 SSM state, fit in the KV budget the engine leaves after weights, activation peak and overhead
-(``calc.engines``). A GPU serves ceil(batch / sequence groups) sequences (replicas ×
+(``calc.engine_memory``). A GPU serves ceil(batch / sequence groups) sequences (replicas ×
 attention-DP ranks, ``calc.deployment``).
 
 KV and SSM state per GPU are exact per pipeline stage: each stage holds a contiguous run of
@@ -24,52 +24,23 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from calc.elementwise import cdiv, maximum, minimum
+from calc.elementwise import cdiv, maximum
 
 if TYPE_CHECKING:
     from calc.attention_layout import AttentionLayout
     from calc.deployment import Deployment
     from calc.model_schema import ModelConfig
 
-ACTIVATION_BYTES = 2  # activations run in bf16/fp16 whatever the weight dtype
-# vLLM's default max_num_seqs on >= 70 GiB GPUs: the profiling pass samples this many rows of
-# fp32 logits (min(max_num_seqs, max_num_batched_tokens)).
-LOGIT_ROWS = 1024
-LOGIT_BYTES = 4
 
 
 # ---------------------------------------------------------------------------------------------
 # Formulas (plain numbers or numpy arrays)
 
 
-def usable_memory_bytes(memory_bytes, mem_util):
-    """Memory an engine may use on one GPU [bytes]: memory × fraction."""
-    return memory_bytes * mem_util
-
-
 def kv_heads_per_gpu(n_kv_heads, tp):
     """KV heads one TP rank caches: ceil(n_kv_heads / tp), at least 1 (replicated when
     tp > heads)."""
     return maximum(cdiv(n_kv_heads, tp), 1)
-
-
-def activation_peak_bytes(
-    tokens, d_model, attn_width, ffn_width, tp, vocab_size, logit_rows=LOGIT_ROWS
-):
-    """Activation peak of one forward pass over ``tokens`` batched tokens [bytes] (estimate).
-
-    Live at the widest point of a layer: the residual stream and the normed hidden state
-    (2 × d_model) plus the wider of the attention projections (``attn_width``: Q, K, V and the
-    attention output) and the FFN intermediates (``ffn_width``: gate+up and the activated
-    product, 3 × d_ffn gated, 2 × d_ffn plain), TP-split, in bf16 (2 bytes); plus the sampler's
-    fp32 logits for min(logit_rows, tokens) rows of vocab_size / tp. Layers run one at a time,
-    so this does not grow with depth. This is a lower bound of what an engine measures: vLLM's
-    profiling peak also holds the sampler's temporaries and compilation buffers. Pass the
-    logged peak as ``--activation`` to match a running engine.
-    """
-    rows = minimum(logit_rows, tokens)
-    per_token = 2 * d_model + maximum(attn_width, ffn_width) / tp
-    return tokens * per_token * ACTIVATION_BYTES + rows * vocab_size / tp * LOGIT_BYTES
 
 
 def paged_tokens(ctx, block_size):
@@ -91,33 +62,6 @@ def waste_bytes(reserved_tokens, used_tokens, kv_bytes_per_token):
 def sequences_per_gpu(batch, groups):
     """Sequences one GPU serves when ``batch`` is spread over ``groups``: ceil(batch / groups)."""
     return cdiv(batch, groups)
-
-
-# ---------------------------------------------------------------------------------------------
-# Model shape -> the numbers the activation estimate takes
-
-
-@dataclass(frozen=True)
-class Shape:
-    """The few numbers of a model the activation estimate needs (plain ints)."""
-
-    d_model: int
-    attn_width: int
-    ffn_width: int
-    vocab_size: int
-
-
-def model_shape(cfg: ModelConfig) -> Shape:
-    v_heads = cfg.n_heads if cfg.mla is not None else cfg.n_kv_heads
-    # Q + K + V + attention output, per token (MLA prefill expands the latent to full K and V)
-    attn = cfg.n_heads * cfg.k_head_dim + v_heads * (cfg.k_head_dim + cfg.v_head_dim)
-    attn += cfg.n_heads * cfg.v_head_dim
-    live = 3 if cfg.ffn_kind == "gated" else 2
-    ffn = cfg.d_ffn if cfg.n_dense_ffn_layers else 0
-    if cfg.moe is not None:
-        m = cfg.moe
-        ffn = max(ffn, m.experts_per_token * m.d_expert_ffn + m.n_shared_experts * m.shared_ffn)
-    return Shape(cfg.d_model, attn, live * ffn, cfg.vocab_size)
 
 
 # ---------------------------------------------------------------------------------------------

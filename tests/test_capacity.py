@@ -9,9 +9,7 @@ from hypothesis import strategies as st
 from calc.checkpoint import model_weight_bytes
 from calc.elementwise import cdiv
 from calc.ledger import (
-    activation_peak_bytes,
     kv_heads_per_gpu,
-    model_shape,
     paged_tokens,
     pool_units,
 )
@@ -23,9 +21,11 @@ LLAMA8 = load_model("llama3-8b")
 H100 = load_hardware("h100")
 # Llama 3 8B bf16 KV per token: 2 × 32 layers × 8 kv heads × 128 × 2 bytes = 131,072 B
 KV_TOKEN = 131_072
-# vLLM budget with --activation 1GiB --overhead 0.5GiB on one H100 (see test_engines):
-# 0.9 × 85,899,345,920 − 16,060,522,496 − 1,073,741,824 − 536,870,912 = 59,638,276,096
-BUDGET = 59_638_276_096
+# vLLM budget with --activation 1GiB --overhead 0.5GiB on one H100, whose memory as torch
+# reports it is 81,090 MiB = 85,029,027,840 B (the profile's usable_memory_bytes):
+# 0.9 × 85,029,027,840 = 76,526,125,056; − 16,060,522,496 − 1,073,741,824 − 536,870,912
+# = 58,854,989,824
+BUDGET = 58_854_989_824
 
 
 def report(**kw):
@@ -36,43 +36,44 @@ def report(**kw):
 def test_budget_pool_and_concurrency():
     f = report()
     assert f["weights_bytes_per_gpu"] == 16_060_522_496  # 8,030,261,248 params × 2 bytes
-    assert f["usable_memory_bytes"] == 77_309_411_328  # 0.9 × 85,899,345,920
+    assert f["usable_memory_bytes"] == 85_029_027_840  # 81,090 MiB, as torch reports it
     assert f["kv_budget_bytes"] == BUDGET
     assert f["kv_bytes_per_token_per_gpu"] == KV_TOKEN
     assert f["kv_block_bytes"] == 2_097_152  # 16 × 131,072
-    # floor(59,638,276,096 / 2,097,152) = 28,437 (28,437 × 2,097,152 = 59,636,711,424)
-    assert f["kv_cache_blocks"] == 28_437
-    assert f["kv_cache_tokens"] == 454_992  # 28,437 × 16
-    # one 8192-token sequence = 8192 × 131,072 = 1,073,741,824 B; 59,638,276,096 / that = 55.5
+    # vLLM: budget // page // layers = 58,854,989,824 // 65,536 (16 tokens × 4,096 B) // 32
+    # = 898,056 // 32 = 28,064 blocks (28,064 × 2,097,152 = 58,853,933,056 ≤ budget)
+    assert f["kv_cache_blocks"] == 28_064
+    assert f["kv_cache_tokens"] == 449_024  # 28,064 × 16
+    # one 8192-token sequence = 8192 × 131,072 = 1,073,741,824 B; 58,854,989,824 / that = 54.8
     assert f["kv_bytes_per_sequence_per_gpu"] == 1_073_741_824
-    assert f["max_concurrency"] == 55
+    assert f["max_concurrency"] == 54
 
 
 def test_boundary_pair_max_concurrency_fits_one_more_does_not():
-    # 55 × 1,073,741,824 = 59,055,800,320 ≤ 59,638,276,096 < 60,129,542,144 = 56 × 1,073,741,824
-    assert report(batch=55)["fits"] is True
-    assert report(batch=56)["fits"] is False
+    # 54 × 1,073,741,824 = 57,982,058,496 ≤ 58,854,989,824 < 59,055,800,320 = 55 × 1,073,741,824
+    assert report(batch=54)["fits"] is True
+    assert report(batch=55)["fits"] is False
 
 
 def test_boundary_pair_through_the_cli(cli):
     args = ["capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "8192", "--activation", "1GiB"]
     args += ["--overhead", "0.5GiB", "-f", "json"]
-    ok = cli(*args, "--batch", "55")
-    assert ok.code == 0 and ok.json()["fits"] is True and ok.json()["max_concurrency"] == 55
-    miss = cli(*args, "--batch", "56")
+    ok = cli(*args, "--batch", "54")
+    assert ok.code == 0 and ok.json()["fits"] is True and ok.json()["max_concurrency"] == 54
+    miss = cli(*args, "--batch", "55")
     assert miss.code == 0 and miss.json()["fits"] is False
-    assert "at --ctx 8,192 at most 55 sequences fit" in miss.err
+    assert "at --ctx 8,192 at most 54 sequences fit" in miss.err
 
 
 def test_max_ctx_at_batch_boundary():
     f = report(batch=64)
-    # budget / 64 = 931,848,064 B = 7,109.5 tokens -> whole 16-token blocks: 7,104
-    assert f["max_ctx_at_batch"] == 7_104
-    assert 64 * 7_104 * KV_TOKEN <= BUDGET < 64 * (7_104 + 16) * KV_TOKEN
+    # budget / 64 = 919,609,216 B = 7,016.06 tokens -> whole 16-token blocks: 7,008
+    assert f["max_ctx_at_batch"] == 7_008
+    assert 64 * 7_008 * KV_TOKEN <= BUDGET < 64 * (7_008 + 16) * KV_TOKEN
 
 
 def test_max_ctx_at_batch_capped_at_the_context_limit():
-    # budget / 4 = 14,909,569,024 B = 113,750.6 tokens (113,744 in whole blocks), but
+    # budget / 4 = 14,713,747,456 B = 112,257 tokens (112,256 in whole blocks), but
     # Llama 3 8B's max_position_embeddings is 8,192: the reported maximum stops there
     assert LLAMA8.context_limit == 8192
     assert report(batch=4)["max_ctx_at_batch"] == 8192
@@ -82,28 +83,25 @@ def test_paged_against_contiguous():
     f = report(ctx=1000)
     # paged: ceil(1000 / 16) = 63 blocks = 1008 tokens; 1008 × 131,072 = 132,120,576 B
     assert f["kv_bytes_per_sequence_per_gpu"] == 132_120_576
-    # floor(59,638,276,096 / 132,120,576) = 451 (= floor(28,437 blocks / 63))
-    assert f["max_concurrency"] == 451
+    # floor(58,854,989,824 / 132,120,576) = 445
+    assert f["max_concurrency"] == 445
     assert f["paged_waste_bytes_per_sequence"] == 1_048_576  # 8 tokens × 131,072
-    # contiguous preallocates max_model_len 8192 tokens: 55 sequences,
+    # contiguous preallocates max_model_len 8192 tokens: 54 sequences,
     # wasting (8192 − 1000) × 131,072 = 942,669,824 B each
-    assert f["max_concurrency_contiguous"] == 55
+    assert f["max_concurrency_contiguous"] == 54
     assert f["contiguous_waste_bytes_per_sequence"] == 942_669_824
-    assert f["contiguous_waste_bytes"] == 55 * 942_669_824
-    assert f["paged_waste_bytes"] == 451 * 1_048_576
+    assert f["contiguous_waste_bytes"] == 54 * 942_669_824
+    assert f["paged_waste_bytes"] == 445 * 1_048_576
 
 
-def test_activation_estimate_from_shape():
-    s = model_shape(LLAMA8)
-    # attention: 32·128 (Q) + 8·(128 + 128) (K, V) + 32·128 (out) = 10,240
-    assert s.attn_width == 10_240
-    assert s.ffn_width == 43_008  # gated: 3 × 14,336
-    # 8192 × (2 × 4096 + 43,008) × 2 = 838,860,800; logits 1024 × 128,256 × 4 = 525,336,576
-    got = activation_peak_bytes(8192, s.d_model, s.attn_width, s.ffn_width, 1, s.vocab_size)
-    assert got == 1_364_197_376
+def test_activation_and_non_torch_from_the_engine_model():
+    # vLLM 0.19's profiling pass (calc/engine_memory/vllm.py) for Llama 3 8B at TP 1:
+    # resident 2 × 8,192 × 4,096 × 2 = 134,217,728 B plus the larger of the widest layer
+    # 8,192 × 43,008 (gated FFN 3 × 14,336) × 2 = 704,643,072 and the sampler pass
+    # 1,024 rows × 128,256 × 14.5 B = 1,904,345,088: 2,038,562,816 B
     f = R.capacity(LLAMA8, H100, ctx=8192).fields
-    assert f["activation_peak_bytes"] == 1_364_197_376
-    assert f["overhead_bytes"] == 536_870_912  # default 0.5 GiB
+    assert f["activation_peak_bytes"] == 2_038_562_816
+    assert f["overhead_bytes"] == 268_435_456  # non-torch 0.25 GiB at TP 1
 
 
 def test_tensor_parallel_splits_heads_and_weights():

@@ -9,9 +9,10 @@ import pytest
 
 from calc.check_spec import load_spec
 
-# Llama 3 8B on one H100, vLLM, --activation 1GiB --overhead 0.5GiB: KV budget
-# 0.9 × 85,899,345,920 − 16,060,522,496 − 1,073,741,824 − 536,870,912 = 59,638,276,096 B;
-# one 8192-token sequence = 8192 × 131,072 = 1,073,741,824 B -> 55 sequences fit (55.5).
+# Llama 3 8B on one H100 (85,029,027,840 B as torch reports it), vLLM, --activation 1GiB
+# --overhead 0.5GiB: KV budget 0.9 × 85,029,027,840 − 16,060,522,496 − 1,073,741,824
+# − 536,870,912 = 58,854,989,824 B; one 8192-token sequence = 8192 × 131,072
+# = 1,073,741,824 B -> 54 sequences fit (54.8).
 HEAD = """
 deployments:
   - name: small
@@ -39,38 +40,38 @@ def fit_spec(tmp_path, batch: int, min_conc: int) -> Path:
 
 
 def test_all_pass_exit_0_with_figures(cli, tmp_path):
-    r = cli("check", fit_spec(tmp_path, 55, 55), "-f", "json")
+    r = cli("check", fit_spec(tmp_path, 54, 54), "-f", "json")
     assert r.code == 0, r.err
     out = r.json()
     assert out["passed"] is True and out["failed"] == 0
     fit, conc = out["results"]
-    # 55 × 1,073,741,824 = 59,055,800,320 B needed ≤ 59,638,276,096 B budget
+    # 54 × 1,073,741,824 = 57,982,058,496 B needed ≤ 58,854,989,824 B budget
     assert fit == {
         "deployment": "small",
         "requirement": "must_fit",
-        "figure": 59_055_800_320,
-        "limit": 59_638_276_096,
+        "figure": 57_982_058_496,
+        "limit": 58_854_989_824,
         "unit": "bytes",
         "passed": True,
     }
-    assert conc["figure"] == 55 and conc["limit"] == 55 and conc["passed"] is True
+    assert conc["figure"] == 54 and conc["limit"] == 54 and conc["passed"] is True
 
 
 def test_one_more_fails_exit_1(cli, tmp_path):
-    r = cli("check", fit_spec(tmp_path, 56, 56))
+    r = cli("check", fit_spec(tmp_path, 55, 55))
     assert r.code == 1
     assert "FAIL" in r.out and "0 passed, 2 failed" in r.out
-    r = cli("check", fit_spec(tmp_path, 56, 56), "-f", "json")
+    r = cli("check", fit_spec(tmp_path, 55, 55), "-f", "json")
     res = r.json()["results"]
-    # 56 × 1,073,741,824 = 60,129,542,144 > 59,638,276,096
-    assert res[0]["figure"] == 60_129_542_144 and res[0]["passed"] is False
-    assert res[1]["figure"] == 55 and res[1]["passed"] is False
+    # 55 × 1,073,741,824 = 59,055,800,320 > 58,854,989,824
+    assert res[0]["figure"] == 59_055_800_320 and res[0]["passed"] is False
+    assert res[1]["figure"] == 54 and res[1]["passed"] is False
 
 
 def test_junit_xml(cli, tmp_path):
     junit = tmp_path / "out" / "junit.xml"
     junit.parent.mkdir()
-    r = cli("check", fit_spec(tmp_path, 55, 56), "--junit", junit)
+    r = cli("check", fit_spec(tmp_path, 54, 55), "--junit", junit)
     assert r.code == 1
     root = ET.parse(junit).getroot()
     assert root.tag == "testsuites"
@@ -83,7 +84,7 @@ def test_junit_xml(cli, tmp_path):
     failure = cases["min_concurrency"].find("failure")
     assert failure is not None
     assert failure.get("message") == (
-        "small min_concurrency: 55 sequences, limit ≥ 56 sequences: FAIL"
+        "small min_concurrency: 54 sequences, limit ≥ 55 sequences: FAIL"
     )
     assert cases["min_concurrency"].get("classname") == "kvcalc.small"
 
@@ -114,10 +115,10 @@ def test_latency_and_cost_requirements(cli, tmp_path):
 
 
 def test_csv_rows(cli, tmp_path):
-    r = cli("check", fit_spec(tmp_path, 55, 55), "-f", "csv")
+    r = cli("check", fit_spec(tmp_path, 54, 54), "-f", "csv")
     lines = r.out.splitlines()
     assert lines[0] == "deployment,requirement,figure,limit,unit,passed"
-    assert lines[1] == "small,must_fit,59055800320,59638276096,bytes,true"
+    assert lines[1] == "small,must_fit,57982058496,58854989824,bytes,true"
 
 
 @pytest.mark.parametrize(

@@ -28,8 +28,8 @@ deployments:
     hardware: h100
     activation: 1GiB
     overhead: 0.5GiB
-    workload: {ctx: 8192, batch: 55}
-    requirements: {must_fit: true, min_concurrency: 55, max_tpot_ms: 1000}
+    workload: {ctx: 8192, batch: 54}
+    requirements: {must_fit: true, min_concurrency: 54, max_tpot_ms: 1000}
 """
 
 
@@ -139,7 +139,7 @@ def test_schema_and_example_together_or_nothing_is_an_error(cli):
             "unknown field 'max_tpot' in deployments[0].requirements; did you mean 'max_tpot_ms'",
         ),
         (
-            GOOD.replace("{ctx: 8192, batch: 55}", "{context: 8192, batch: 55}"),
+            GOOD.replace("{ctx: 8192, batch: 54}", "{context: 8192, batch: 54}"),
             "unknown field 'context' in deployments[0].workload",
         ),
         (GOOD.replace("hardware: h100", "hardware: h100\n    gpus: 4"), "Valid: name, model,"),
@@ -217,17 +217,17 @@ def test_junit_of_a_valid_spec_is_unchanged(cli, tmp_path):
 def test_table_shows_human_units(cli, tmp_path):
     r = cli("check", write(tmp_path, GOOD))
     assert r.code == 0, r.err
-    # Llama 3 8B, one H100, 55 × 8192-token sequences × 131,072 B = 59,055,800,320 B needed
-    # = 59.06 GB = 55.00 GiB; budget 0.9 × 85,899,345,920 − 16,060,522,496 − 2^30 − 2^29
-    # = 59,638,276,096 B = 59.64 GB (55.54 GiB)
-    assert "59.06 GB (55.00 GiB)" in r.out
-    assert "59.64 GB (55.54 GiB)" in r.out
-    assert "55 sequences" in r.out
+    # Llama 3 8B, one H100, 54 × 8192-token sequences × 131,072 B = 57,982,058,496 B needed
+    # = 57.98 GB = 54.00 GiB; budget 0.9 × 85,029,027,840 − 16,060,522,496 − 2^30 − 2^29
+    # = 58,854,989,824 B = 58.85 GB (54.81 GiB)
+    assert "57.98 GB (54.00 GiB)" in r.out
+    assert "58.85 GB (54.81 GiB)" in r.out
+    assert "54 sequences" in r.out
     assert " ms " in r.out or " ms│" in r.out
-    assert "59,055,800,320" not in r.out  # no raw byte counts in the table
+    assert "57,982,058,496" not in r.out  # no raw byte counts in the table
 
 
 def test_json_keeps_base_units(cli, tmp_path):
     r = cli("check", write(tmp_path, GOOD), "-f", "json")
     fit = r.json()["results"][0]
-    assert fit["figure"] == 59_055_800_320 and fit["unit"] == "bytes"  # 55 × 1,073,741,824
+    assert fit["figure"] == 57_982_058_496 and fit["unit"] == "bytes"  # 54 × 1,073,741,824

@@ -114,10 +114,12 @@ def test_fp8_checkpoint_keeps_vocab_tables_in_16_bit():
     bf16 = checkpoint_weights_bytes_per_gpu(cfg, 1, 1, "bf16")
     assert bf16 == 8_030_261_248 * 2  # model card 8.03B parameters × 2 B
     fp8 = checkpoint_weights_bytes_per_gpu(cfg, 1, 1, "fp8-tensor")
-    tables = 2 * 128_256 * 4096  # embedding + lm_head, untied
-    # every parameter at 1 B, plus 1 B more for each vocabulary-table element; fp8-tensor
+    tables = 2 * 128_256 * 4096  # embedding + lm_head, untied: 1,050,673,152
+    norms = 65 * 4096  # (32 layers × 2 + final) RMSNorm weights: 266,240
+    # --weight-dtype re-quantises the linear layers only (calc.checkpoint): every parameter at
+    # 1 B, plus 1 B more for each vocabulary-table and norm element kept in bf16; fp8-tensor
     # adds 4 B per tensor scale, which the per-element rate leaves out
-    assert fp8 == 8_030_261_248 + tables
+    assert fp8 == 8_030_261_248 + tables + norms
 
 
 def test_predict_llama31_8b_tp1_matches_the_vllm_log():

@@ -1,66 +1,63 @@
-"""Engine KV-budget definitions (vLLM, SGLang, TensorRT-LLM) with hand-derived values."""
+"""Engine KV budgets (vLLM, SGLang, TensorRT-LLM) as the ledger applies them, with
+hand-derived values. The engines' own accounting is tested term by term in
+tests/test_engine_memory.py; here: the budget formulas and that `capacity` uses them."""
 
 from __future__ import annotations
 
 import pytest
 
-from calc.engines import (
-    ENGINES,
-    engine_kv_budget_bytes,
-    sglang_kv_budget_bytes,
-    trtllm_kv_budget_bytes,
-    vllm_kv_budget_bytes,
-)
-from calc.errors import UnknownNameError
+from calc.engine_memory import sglang as sg
+from calc.engine_memory import trtllm as trt
+from calc.engine_memory import vllm as vl
 
-M = 85_899_345_920  # H100 80 GiB = 80 × 2^30
+U = 85_029_027_840  # H100 80GB as torch reports it: 81,090 MiB
 W = 16_060_522_496  # Llama 3 8B bf16: 8,030,261,248 params × 2 bytes
 A = 1_073_741_824  # 1 GiB activation peak
 OV = 536_870_912  # 0.5 GiB non-torch
 
 
 def test_vllm_budget():
-    # 0.9 × 85,899,345,920 = 77,309,411,328; − 16,060,522,496 − 1,073,741,824 − 536,870,912
-    # = 59,638,276,096
-    assert vllm_kv_budget_bytes(M, 0.9, W, A, OV) == pytest.approx(59_638_276_096, abs=1)
+    # 0.9 × 85,029,027,840 = 76,526,125,056; − 16,060,522,496 − 1,073,741,824 − 536,870,912
+    # = 58,854,989,824
+    got = vl.available_kv_bytes(vl.requested_memory_bytes(U, 0.9), W, A, OV)
+    assert got == pytest.approx(58_854_989_824, abs=1)
 
 
 def test_sglang_budget_leaves_activations_to_the_static_remainder():
-    # (M − W − O) − M × 0.1 = 0.9 M − W − O = 77,309,411,328 − 16,060,522,496 − 536,870,912
-    # = 60,712,017,920 (activations not subtracted)
-    assert sglang_kv_budget_bytes(M, 0.9, W, A, OV) == pytest.approx(60_712_017_920, abs=1)
-    assert sglang_kv_budget_bytes(M, 0.9, W, 0, OV) == sglang_kv_budget_bytes(M, 0.9, W, A, OV)
+    # (U − W − O) − U × 0.1 = 0.9 U − W − O = 76,526,125,056 − 16,060,522,496 − 536,870,912
+    # = 59,928,731,648 (no activation term)
+    assert sg.rest_memory_bytes(U, 0.9, W, OV) == pytest.approx(59_928_731_648, abs=1)
 
 
 def test_trtllm_budget_is_a_fraction_of_what_is_free():
-    # M − W − A − O = 68,228,210,688; × 0.9 = 61,405,389,619.2
-    assert trtllm_kv_budget_bytes(M, 0.9, W, A, OV) == pytest.approx(61_405_389_619.2, abs=1)
-
-
-def test_dispatch_and_unknown_engine():
-    got = engine_kv_budget_bytes("vllm", M, 0.9, W, A, OV)
-    assert got == vllm_kv_budget_bytes(M, 0.9, W, A, OV)
-    with pytest.raises(UnknownNameError, match="unknown engine 'vlm'; did you mean 'vllm'"):
-        engine_kv_budget_bytes("vlm", M, 0.9, W, A, OV)
-
-
-def test_every_engine_cites_its_source_file():
-    for eng in ENGINES.values():
-        assert ".py" in eng.source or ".md" in eng.source
+    # U − W − A − O = 67,357,892,608; × 0.9 = 60,622,103,347.2
+    free = trt.free_memory_bytes(U, W, A, OV)
+    assert free == 67_357_892_608
+    assert free * 0.9 == pytest.approx(60_622_103_347.2, abs=1)
 
 
 def test_engines_through_the_cli(cli):
-    args = ["capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "8192"]
-    args += ["--activation", "1GiB", "--overhead", "0.5GiB", "-f", "json"]
-    budgets = {e: cli(*args, "--engine", e).json()["kv_budget_bytes"] for e in ENGINES}
+    args = ["capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "8192", "--mem-util", "0.9"]
+    args += ["--overhead", "0.5GiB", "-f", "json"]
+    budgets = {e: cli(*args, "--engine", e).json()["kv_budget_bytes"] for e in vl_sg_trt()}
     assert budgets == {
-        "vllm": 59_638_276_096,  # see test_vllm_budget
-        "sglang": 60_712_017_920,  # see test_sglang_budget…
-        "trtllm": 61_405_389_619,  # floor(61,405,389,619.2)
+        # vLLM subtracts its modelled profiling peak, 2,038,562,816 B (tests/test_capacity.py):
+        # 76,526,125,056 − 16,060,522,496 − 2,038,562,816 − 536,870,912 = 57,890,168,832
+        "vllm": 57_890_168_832,
+        "sglang": 59_928_731_648,  # see test_sglang_budget…: no activation peak
+        # TensorRT-LLM's profiling pass samples min(max_batch_size 2,048, 8,192) rows:
+        # 134,217,728 + 2,048 × 128,256 × 14.5 = 3,942,907,904 B of activation;
+        # 0.9 × (85,029,027,840 − 16,060,522,496 − 3,942,907,904 − 536,870,912)
+        # = 0.9 × 64,488,726,528 = 58,039,853,875.2 -> floor
+        "trtllm": 58_039_853_875,
     }
     r = cli(*args, "--engine", "tgi")
     assert r.code == 2
     assert "--engine 'tgi' is not one of: vllm, sglang, trtllm" in r.err
+
+
+def vl_sg_trt():
+    return ("vllm", "sglang", "trtllm")
 
 
 @pytest.mark.parametrize(
@@ -76,5 +73,6 @@ def test_engines_through_the_cli(cli):
 def test_vllm_formula_reproduces_logged_kv_memory(
     weights_gib, activation_gib, non_torch_gib, kv_gib
 ):
-    got = vllm_kv_budget_bytes(79.18, 0.9, weights_gib, activation_gib, non_torch_gib)
+    requested = vl.requested_memory_bytes(79.18, 0.9)
+    got = vl.available_kv_bytes(requested, weights_gib, activation_gib, non_torch_gib)
     assert got == pytest.approx(kv_gib, abs=0.011)  # the log rounds each figure to 0.01 GiB
