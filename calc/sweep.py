@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from calc.errors import InvalidInputError
 
 MAX_VALUES = 10_000_000
+GRID_KEYS = ("model", "hardware", "weight_dtype", "kv_dtype", "tp", "ctx", "batch")
 MAX_ROWS = 50_000_000
 COLUMNS = (
     "model",

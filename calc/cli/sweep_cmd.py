@@ -54,7 +54,7 @@ def sweep(
     from calc.cli.common import check_choice, warn
     from calc.cli.deploy_common import engine_options
     from calc.render import FORMATS, emit, rows_table, write_atomic
-    from calc.sweep import parse_names, parse_values, to_csv_columns
+    from calc.sweep import GRID_KEYS, parse_names, parse_values, to_csv_columns
     from calc.sweep import sweep as run
 
     check_choice("--format", fmt, FORMATS)
@@ -92,5 +92,7 @@ def sweep(
         {"n_rows": result.n_rows, "rows": rows},
         fmt,
         output,
-        table=lambda: rows_table(rows, f"kvcalc sweep: {result.n_rows:,} rows (GB = 10^9 B)"),
+        table=lambda: rows_table(
+            rows, f"kvcalc sweep: {result.n_rows:,} rows (GB = 10^9 B)", keys=len(GRID_KEYS)
+        ),
     )
