@@ -10,15 +10,17 @@ over rows. ``parse_values`` reads lists and ranges: ``1,2,4``, ``1024..131072:x2
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from calc.errors import InvalidInputError
 
 MAX_VALUES = 10_000_000
-GRID_KEYS = ("model", "hardware", "weight_dtype", "kv_dtype", "tp", "ctx", "batch")
+GRID_KEYS = ("model", "hardware", "weight_dtype", "kv_dtype", "tp", "pp", "prompt", "ctx", "batch")
 MAX_ROWS = 50_000_000
 COLUMNS = (
     "model",
@@ -40,7 +42,21 @@ COLUMNS = (
     "tokens_per_s",
     "usd_per_million_output_tokens",
     "usd_per_million_input_tokens",
+    # additions (after the original columns, whose order is a contract)
+    "pp",
+    "prompt",
+    "gpus",
+    "usd_per_hour",
 )
+LATENCY_COLUMNS = (
+    "tpot_s",
+    "ttft_s",
+    "tokens_per_s",
+    "usd_per_million_output_tokens",
+    "usd_per_million_input_tokens",
+    "usd_per_hour",
+)
+CHUNK_ROWS = 1 << 16  # rows evaluated and written at a time: ~20 MB of text buffers
 _RANGE = re.compile(r"^(\d+)\.\.(\d+)(?::([x+])(\d+(?:\.\d+)?))?$")
 
 
@@ -99,6 +115,96 @@ def parse_names(text: str | None, flag: str) -> list[str | None]:
 
 
 @dataclass
+class Chunk:
+    """Rows of one (model, hardware, dtypes, tp, pp, prompt) group over a slice of ctx × batch,
+    ctx-major: each column is a Python scalar (the same on every row) or a numpy array that
+    broadcasts to ``shape`` = (ctx values, batch values): [C, 1] per ctx, [1, B] per batch,
+    [C, B] per row. Writers format each value once at its own shape."""
+
+    columns: dict
+    shape: tuple[int, int]
+    # column -> bool [C, B]: where False the value is NaN (kept at its own, smaller shape so
+    # that it is formatted once per ctx rather than once per row)
+    masks: dict = field(default_factory=dict)
+
+    @property
+    def n_rows(self) -> int:
+        return self.shape[0] * self.shape[1]
+
+    def flat(self) -> dict:
+        """Every column as a 1-D array of ``n_rows`` values (row order)."""
+        import numpy as np
+
+        out = {}
+        for key, v in self.columns.items():
+            if key in self.masks:
+                v = np.where(self.masks[key], v, np.nan)
+            if isinstance(v, np.ndarray):
+                out[key] = np.ascontiguousarray(np.broadcast_to(v, self.shape)).reshape(-1)
+            else:
+                out[key] = np.full(self.n_rows, v)
+        return out
+
+
+@dataclass
+class SweepPlan:
+    """A validated grid: its row count and column names up front, its rows as a stream of
+    ``Chunk`` (memory independent of the row count). ``warnings`` gains the count of rows that
+    do not fit once the stream is exhausted."""
+
+    columns: tuple[str, ...]
+    n_rows: int
+    groups: list = field(repr=False)  # (cfg, hw, wd, kd, tp, pp, prompt, price) each
+    ctx: object = field(repr=False)
+    batch: object = field(repr=False)
+    options: dict = field(repr=False)
+    warnings: list[str] = field(default_factory=list)
+    chunk_rows: int = CHUNK_ROWS
+
+    @property
+    def n_chunks(self) -> int:
+        c_step = max(1, self.chunk_rows // self.batch.size)
+        b_step = min(self.batch.size, self.chunk_rows)
+        per_group = -(-self.ctx.size // c_step) * -(-self.batch.size // b_step)
+        return len(self.groups) * per_group
+
+    def lazy_chunks(self) -> Iterator[Callable[[], Chunk]]:
+        """Every chunk as a function that computes it (a worker computes only its share)."""
+        for group in self.groups:
+            yield from _group_chunks(*group, self.ctx, self.batch, self.chunk_rows,
+                                     **self.options)  # fmt: skip
+
+    def chunks(self) -> Iterator[Chunk]:
+        not_fitting = 0
+        for make in self.lazy_chunks():
+            chunk = make()
+            not_fitting += not_fitting_rows(chunk)
+            yield chunk
+        self.count_not_fitting(not_fitting)
+
+    def count_not_fitting(self, n: int) -> None:
+        """The one warning line for the rows whose cost is left empty."""
+        if n:
+            self.warnings.append(
+                f"{n:,} of {self.n_rows:,} rows do not fit (fits false): their "
+                "cost columns (usd_per_million_*) are left empty"
+            )
+
+
+def not_fitting_rows(chunk: Chunk) -> int:
+    """Rows of ``chunk`` priced as NaN because they do not fit (0 without cost columns)."""
+    if "usd_per_million_output_tokens" not in chunk.columns:
+        return 0
+    return chunk.n_rows - _count(chunk.columns["fits"], chunk.shape)
+
+
+def _count(fits, shape) -> int:
+    import numpy as np
+
+    return int(np.count_nonzero(np.broadcast_to(fits, shape)))
+
+
+@dataclass
 class SweepResult:
     """Columns (numpy arrays of equal length) in ``COLUMNS`` order."""
 
@@ -112,9 +218,11 @@ class SweepResult:
         return [dict(zip(lists, vals, strict=True)) for vals in zip(*lists.values(), strict=True)]
 
 
-def _group(cfg, hw, wd, kd, tp, ctx, batch, *, engine, mem_util, block_size, mbt, act, over,
-           price, latency, efficiency):  # fmt: skip
-    """Columns for one (model, hardware, dtypes, tp): ctx × batch broadcast, flattened."""
+def _group_chunks(cfg, hw, wd, kd, tp, pp, prompt, price, ctx, batch, chunk_rows, *, engine,
+                  mem_util, block_size, mbt, act, over, latency, efficiency):  # fmt: skip
+    """The chunks of one (model, hardware, dtypes, tp, pp, prompt) group: the per-group figures
+    once, then ctx × batch broadcast a slice at a time. ``prompt`` None: the prompt is the
+    ctx. The arithmetic is the formula functions of calc.capacity, calc.cost, calc.latency."""
     import numpy as np
 
     from calc.attention_layout import attention_layout
@@ -126,7 +234,11 @@ def _group(cfg, hw, wd, kd, tp, ctx, batch, *, engine, mem_util, block_size, mbt
         pool_units,
         weights_bytes_per_gpu,
     )
-    from calc.cost import output_tokens_per_s_per_gpu, usd_per_million_tokens
+    from calc.cost import (
+        input_tokens_per_s_per_gpu,
+        output_tokens_per_s_per_gpu,
+        usd_per_million_tokens,
+    )
     from calc.engines import engine_kv_budget_bytes
     from calc.quant import kv_bytes_per_element, weight_bytes_per_element
 
@@ -134,8 +246,9 @@ def _group(cfg, hw, wd, kd, tp, ctx, batch, *, engine, mem_util, block_size, mbt
     w_b = weight_bytes_per_element(wd, k=cfg.d_model)  # scales included, as in capacity
     kv_b = kv_bytes_per_element(kd, layout.kv_head_width)
     s = model_shape(cfg)
-    gpu = PerGpuLayout(layout, tp, 1)
-    weights = weights_bytes_per_gpu(cfg, tp, 1, w_b)
+    gpu = PerGpuLayout(layout, tp, pp)
+    gpus = tp * pp
+    weights = weights_bytes_per_gpu(cfg, tp, pp, w_b)
     if act is None:
         act = activation_peak_bytes(mbt, s.d_model, s.attn_width, s.ffn_width, tp, s.vocab_size)
     budget = math.floor(
@@ -143,50 +256,78 @@ def _group(cfg, hw, wd, kd, tp, ctx, batch, *, engine, mem_util, block_size, mbt
     )
     block_bytes = gpu.kv_bytes_per_sequence(block_size, kv_b)
     pool_tokens = int(pool_units(budget, block_bytes)) * block_size
-    c = ctx[:, None]  # [C, 1]
-    b = batch[None, :]  # [1, B]
-    seq = gpu.kv_bytes_per_sequence(paged_tokens(c, block_size), kv_b)  # [C, 1]
-    conc = pool_units(budget, seq)  # [C, 1]
-    shape = (ctx.size, batch.size)
-    cols = {
-        "tp": np.full(shape, tp, dtype=np.int64),
-        "ctx": np.broadcast_to(c, shape),
-        "batch": np.broadcast_to(b, shape),
-        "weights_bytes_per_gpu": np.full(shape, weights, dtype=np.float64),
-        "kv_budget_bytes": np.full(shape, budget, dtype=np.int64),
-        "kv_bytes_per_sequence": np.broadcast_to(seq, shape),
-        "kv_cache_bytes": b * seq,
-        "kv_cache_tokens": np.full(shape, pool_tokens, dtype=np.int64),
-        "max_concurrency": np.broadcast_to(conc, shape).astype(np.int64),
-        "fits": b <= conc,
-    }
+    kw = dict(weight_dtype=wd, kv_dtype=kd, tp=tp, pp=pp, efficiency=efficiency)
     if latency:
         from calc.latency import tpot_s, ttft_s
 
-        kw = dict(weight_dtype=wd, kv_dtype=kd, tp=tp, efficiency=efficiency)
-        tpot = tpot_s(cfg, hw, batch=b.astype(np.float64), ctx=c.astype(np.float64), **kw)
-        ttft = ttft_s(cfg, hw, prompt=c.astype(np.float64), batch=1, **kw)  # [C, 1]
-        out_tps = output_tokens_per_s_per_gpu(b, tpot, tp)
-        in_tps = c / ttft / tp
-        cols.update(
-            tpot_s=tpot,
-            ttft_s=np.broadcast_to(ttft, shape),
-            tokens_per_s=out_tps,
-            usd_per_million_output_tokens=usd_per_million_tokens(price, out_tps),
-            usd_per_million_input_tokens=np.broadcast_to(
-                usd_per_million_tokens(price, in_tps), shape
-            ),
-        )
-    return {k: np.ascontiguousarray(v).reshape(-1) for k, v in cols.items()}
+        if prompt is not None:
+            ttft_one = float(ttft_s(cfg, hw, prompt=prompt, batch=1, **kw))
+    head = {
+        "model": cfg.name,
+        "hardware": hw.name,
+        "weight_dtype": wd,
+        "kv_dtype": kd,
+        "tp": tp,
+    }
+    c_step = max(1, chunk_rows // batch.size)
+    b_step = min(batch.size, chunk_rows)
+
+    def make(c0: int, b0: int) -> Chunk:
+        c = ctx[c0 : c0 + c_step, None]  # [C, 1]
+        seq = gpu.kv_bytes_per_sequence(paged_tokens(c, block_size), kv_b)  # [C, 1]
+        conc = pool_units(budget, seq).astype(np.int64)  # [C, 1]
+        b = batch[None, b0 : b0 + b_step]  # [1, B]
+        fits = b <= conc  # [C, B]
+        masks = {}
+        cols = {
+            **head,
+            "ctx": c,
+            "batch": b,
+            "weights_bytes_per_gpu": float(weights),
+            "kv_budget_bytes": budget,
+            "kv_bytes_per_sequence": seq,
+            "kv_cache_bytes": b * seq,
+            "kv_cache_tokens": pool_tokens,
+            "max_concurrency": conc,
+            "fits": fits,
+        }
+        if latency:
+            tpot = tpot_s(cfg, hw, batch=b.astype(np.float64), ctx=c.astype(np.float64), **kw)
+            p = c if prompt is None else prompt
+            ttft = ttft_s(cfg, hw, prompt=c.astype(np.float64), batch=1, **kw) \
+                if prompt is None else ttft_one  # fmt: skip
+            out_tps = output_tokens_per_s_per_gpu(b, tpot, gpus)
+            in_tps = input_tokens_per_s_per_gpu(p, 1, ttft, gpus)
+            # a configuration that does not fit has no price: NaN (an empty cell, null)
+            cols.update(
+                tpot_s=tpot,
+                ttft_s=ttft,
+                tokens_per_s=out_tps,
+                usd_per_million_output_tokens=np.where(
+                    fits, usd_per_million_tokens(price, out_tps), np.nan
+                ),
+                usd_per_million_input_tokens=usd_per_million_tokens(price, in_tps),
+            )
+            masks["usd_per_million_input_tokens"] = fits
+        cols.update(pp=pp, prompt=c if prompt is None else prompt, gpus=gpus)
+        if latency:
+            cols["usd_per_hour"] = float(price)
+        return Chunk(cols, (c.shape[0], b.shape[1]), masks)
+
+    for c0 in range(0, ctx.size, c_step):
+        for b0 in range(0, batch.size, b_step):
+            yield functools.partial(make, c0, b0)
 
 
-def sweep(
+def plan(
     models: list[str],
     hardware: list[str],
     *,
     ctx: list[int],
     batch: list[int],
     tp: list[int] = (1,),  # type: ignore[assignment]
+    pp: list[int] = (1,),  # type: ignore[assignment]
+    prompt: list[int] | None = None,
     weight_dtypes: list[str | None] = (None,),  # type: ignore[assignment]
     kv_dtypes: list[str | None] = (None,),  # type: ignore[assignment]
     engine: str = "vllm",
@@ -199,9 +340,11 @@ def sweep(
     latency: bool = True,
     efficiency: str = "expected",
     calibration=None,
-) -> SweepResult:
-    """Evaluate the whole grid; rows ordered model, hardware, weight dtype, KV dtype, tp, ctx,
-    batch (the last varies fastest)."""
+    chunk_rows: int = CHUNK_ROWS,
+) -> SweepPlan:
+    """Validate the grid (names, ranges, size) before any arithmetic; rows are ordered model,
+    hardware, weight dtype, KV dtype, tp, pp, prompt, ctx, batch (the last varies fastest).
+    ``prompt`` None: each row's prompt is its ctx."""
     import numpy as np
 
     from calc.capacity import _check_fraction
@@ -215,10 +358,18 @@ def sweep(
         raise InvalidInputError(f"--engine {engine!r} is not one of: {', '.join(ENGINE_NAMES)}")
     _check_fraction("mem-util", mem_util)
     check_efficiency(efficiency)
-    if max(ctx) > MAX_CTX or max(batch) > MAX_BATCH or max(tp) > 4096:
+    if max(ctx) > MAX_CTX or max(batch) > MAX_BATCH or max(tp) > 4096 or max(pp) > 4096:
         raise InvalidInputError(
-            f"--ctx ≤ {MAX_CTX:,}, --batch ≤ {MAX_BATCH:,} and --tp ≤ 4,096 please"
+            f"--ctx ≤ {MAX_CTX:,}, --batch ≤ {MAX_BATCH:,}, --tp and --pp ≤ 4,096 please"
         )
+    prompts: list[int | None] = [None]
+    if prompt is not None:
+        if max(prompt) > min(ctx):
+            raise InvalidInputError(
+                f"--prompt {max(prompt):,} exceeds --ctx {min(ctx):,}: the prompt is part of "
+                "the context; lower --prompt or raise the smallest --ctx"
+            )
+        prompts = list(prompt)
     warnings: list[str] = []
     cfgs = [load_model(m) for m in models]
     hws = [load_hardware(h) for h in hardware]
@@ -233,68 +384,48 @@ def sweep(
     for d in kv_dtypes:
         if d is not None:
             kv_format(d)
-    n_groups = len(cfgs) * len(hws) * len(weight_dtypes) * len(kv_dtypes) * len(tp)
-    n_rows = n_groups * len(ctx) * len(batch)
+    for cfg in cfgs:
+        if max(pp) > cfg.n_layers:
+            raise InvalidInputError(f"--pp {max(pp)} exceeds {cfg.name}'s {cfg.n_layers} layers")
+    prices = [_price(hw, usd_per_hour) for hw in hws]
+    n_groups = len(cfgs) * len(hws) * len(weight_dtypes) * len(kv_dtypes) * len(tp) * len(pp)
+    n_rows = n_groups * len(prompts) * len(ctx) * len(batch)
     if n_rows > MAX_ROWS:
         raise InvalidInputError(
             f"the grid has {n_rows:,} rows, more than {MAX_ROWS:,}; narrow a range"
         )
-    ctx_a = np.asarray(ctx, dtype=np.int64)
-    batch_a = np.asarray(batch, dtype=np.int64)
-    parts, labels = [], []
-    for cfg, hw, wd0, kd0, t in itertools.product(cfgs, hws, weight_dtypes, kv_dtypes, tp):
+    groups = []
+    for cfg, (hw, price), wd0, kd0, t, p, pr in itertools.product(
+        cfgs, zip(hws, prices, strict=True), weight_dtypes, kv_dtypes, tp, pp, prompts
+    ):
         wd = cfg.dtype if wd0 is None else wd0
         kd = (cfg.kv_dtype or cfg.dtype) if kd0 is None else kd0
-        parts.append(
-            _group(cfg, hw, wd, kd, t, ctx_a, batch_a, engine=engine, mem_util=mem_util,
-                   block_size=block_size, mbt=max_batched_tokens, act=activation_bytes,
-                   over=overhead_bytes, price=_price(hw, usd_per_hour), latency=latency,
-                   efficiency=efficiency)
-        )  # fmt: skip
-        labels.append((cfg.name, hw.name, wd, kd))
-    per = ctx_a.size * batch_a.size
-    columns: dict = {}
-    for i, key in enumerate(("model", "hardware", "weight_dtype", "kv_dtype")):
-        columns[key] = np.repeat(np.array([lab[i] for lab in labels]), per)
-    for key in COLUMNS[4:]:
-        if parts and key in parts[0]:
-            columns[key] = np.concatenate([p[key] for p in parts])
-    return SweepResult(columns, n_rows, warnings)
+        groups.append((cfg, hw, wd, kd, t, p, pr, price))
+    columns = COLUMNS if latency else tuple(c for c in COLUMNS if c not in LATENCY_COLUMNS)
+    options = dict(engine=engine, mem_util=mem_util, block_size=block_size,
+                   mbt=max_batched_tokens, act=activation_bytes, over=overhead_bytes,
+                   latency=latency, efficiency=efficiency)  # fmt: skip
+    return SweepPlan(
+        columns,
+        n_rows,
+        groups,
+        np.asarray(ctx, dtype=np.int64),
+        np.asarray(batch, dtype=np.int64),
+        options,
+        warnings,
+        chunk_rows,
+    )
 
 
-def _cells(arr, quoted) -> list[str]:
-    """One column as CSV cells: unrounded numbers (repr), true/false, quoted safe strings.
-    Values repeated across the grid (budgets, per-ctx figures) are formatted once."""
+def sweep(models: list[str], hardware: list[str], **kw) -> SweepResult:
+    """The whole grid in memory (``plan`` takes the same keywords): for small grids, tests and
+    the library; the CLI streams ``plan(...).chunks()`` instead."""
     import numpy as np
 
-    if arr.dtype.kind == "b":
-        return np.where(arr, "true", "false").tolist()
-    if arr.dtype.kind == "f":
-        finite = np.isfinite(arr)
-        if finite.all() and (np.abs(arr) < 2**53).all() and (arr == np.floor(arr)).all():
-            arr = arr.astype(np.int64)
-    fmt = quoted if arr.dtype.kind in "USO" else (repr if arr.dtype.kind == "f" else str)
-    uniq, inv = np.unique(arr, return_inverse=True)
-    if uniq.size * 4 < arr.size:
-        return np.array([fmt(u) for u in uniq.tolist()], dtype=object)[inv.reshape(-1)].tolist()
-    return list(map(fmt, arr.tolist()))
-
-
-def to_csv_columns(result: SweepResult) -> str:
-    """CSV of a sweep built column-wise: header, stable column order, unrounded numbers,
-    formula-like cells neutralised (``calc.render.safe_cell``) and quoted as CSV needs."""
-    import csv
-    import io
-
-    from calc.render import safe_cell
-
-    def quoted(text) -> str:
-        buf = io.StringIO()
-        csv.writer(buf, lineterminator="").writerow([safe_cell(str(text))])
-        return buf.getvalue()
-
-    header = ",".join(quoted(k) for k in result.columns)
-    if result.n_rows == 0:
-        return header + "\n"
-    cols = [_cells(arr, quoted) for arr in result.columns.values()]
-    return header + "\n" + "\n".join(map(",".join, zip(*cols, strict=True))) + "\n"
+    p = plan(models, hardware, **kw)
+    parts = [chunk.flat() for chunk in p.chunks()]
+    columns = {
+        key: np.concatenate([part[key] for part in parts]) if parts else np.zeros(0)
+        for key in p.columns
+    }
+    return SweepResult(columns, p.n_rows, p.warnings)
