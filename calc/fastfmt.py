@@ -177,11 +177,12 @@ def _positional(x: np.ndarray) -> np.ndarray:
     )
     frac_part = frac_part[:, :width] * (np.arange(width)[None, :] < np.maximum(small, 1)[:, None])
     rows = x.size
-    sign = (x < 0).astype(np.uint8)[:, None] * np.uint8(ord("-"))
     dot = np.full((rows, 1), ord("."), dtype=np.uint8)
-    width = sign.shape[1] + int_part.shape[1] + 1 + frac_part.shape[1]
-    pad = np.zeros((rows, -width % 8), dtype=np.uint8)  # whole 8-byte words (see pad8)
-    out = np.concatenate([sign, int_part, dot, frac_part, pad], axis=1)
+    parts = [int_part, dot, frac_part]
+    negative = x < 0
+    if negative.any():
+        parts.insert(0, negative.astype(np.uint8)[:, None] * np.uint8(ord("-")))
+    out = np.concatenate(parts, axis=1)
     bad = np.flatnonzero(~ok)
     if bad.size:
         out = _overlay(out, bad, [repr(v).encode() for v in x[bad].tolist()])

@@ -67,34 +67,54 @@ def _cells(value, shape, text, nan, mask=None) -> np.ndarray:
 
 def chunk_bytes(
     chunk, columns: Iterable[str], seps: list[bytes], end: bytes, text, nan: bytes
-) -> bytes:
-    """One chunk as text: for each row ``seps[0] cell0 seps[1] cell1 ... end``."""
-    cells = [_cells(chunk.columns[k], chunk.shape, text, nan, chunk.masks.get(k)) for k in columns]
-    pieces: list[np.ndarray] = []
+) -> bytearray:
+    """One chunk as text: for each row ``seps[0] cell0 seps[1] cell1 ... end``.
 
-    def add(piece: np.ndarray) -> None:
-        # neighbours the same on every row (separators, names) become one piece
-        if pieces and piece.shape[:2] == (1, 1) and pieces[-1].shape[:2] == (1, 1):
-            pieces[-1] = np.concatenate([pieces[-1], piece], axis=2)
-        elif piece.shape[2]:
-            pieces.append(piece)
-
-    for sep, cell in zip(seps, cells, strict=True):
-        if sep:
-            add(np.frombuffer(sep, dtype=np.uint8)[None, None, :])
-        add(cell)
-    add(np.frombuffer(end, dtype=np.uint8)[None, None, :])
-    words = [pad8(p).view(np.uint64) for p in pieces]  # NUL padding vanishes below
+    Each cell is joined to the separator after it, at the cell's own shape ([1, 1] for a
+    value the same on every row, [C, 1] per ctx, [C, B] per row), NUL-padded to whole 8-byte
+    words; the pieces are laid side by side in one [C, B, words] matrix (a value the same on
+    every row written by broadcasting), whose NULs one ``translate`` then deletes."""
+    cols = list(columns)
+    after = [*seps[1:], end]
+    pieces: list[np.ndarray] = [np.frombuffer(seps[0], dtype=np.uint8)[None, None, :]]
+    for key, sep in zip(cols, after, strict=True):
+        cell = _cells(chunk.columns[key], chunk.shape, text, nan, chunk.masks.get(key))
+        if cell.shape[:2] == (1, 1) and pieces[-1].shape[:2] == (1, 1):
+            pieces[-1] = np.concatenate([pieces[-1], cell, _sep(sep)], axis=2)
+            continue
+        width = cell.shape[2] + len(sep)
+        piece = np.zeros((*cell.shape[:2], width + (-width % 8)), dtype=np.uint8)
+        piece[:, :, : cell.shape[2]] = cell
+        piece[:, :, cell.shape[2] : width] = _sep(sep)
+        pieces.append(piece)
+    words = [pad8(p).view(np.uint64) for p in pieces if p.shape[2]]
     c, b = chunk.shape
     width = sum(w.shape[2] for w in words)
-    buf = bytearray(c * b * width * 8)  # the matrix lives in a bytearray: no copy to delete NULs
+    buf = _buffer(c * b * width * 8)  # a bytearray: NULs deleted without a copy first
     matrix = np.frombuffer(buf, dtype=np.uint64).reshape(c, b, width)
     at = 0
     for w in words:
         matrix[:, :, at : at + w.shape[2]] = w
         at += w.shape[2]
     del matrix
-    return bytes(buf.translate(None, b"\0"))
+    return buf.translate(None, b"\0")
+
+
+_BUFFERS: dict[int, bytearray] = {}
+
+
+def _buffer(size: int) -> bytearray:
+    """A bytearray of ``size`` bytes, reused from the previous chunk of the same size (every
+    byte is overwritten, so it need not be cleared)."""
+    buf = _BUFFERS.get(size)
+    if buf is None:
+        _BUFFERS.clear()
+        buf = _BUFFERS[size] = bytearray(size)
+    return buf
+
+
+def _sep(sep: bytes) -> np.ndarray:
+    return np.frombuffer(sep, dtype=np.uint8)[None, None, :]
 
 
 class _Render:
@@ -103,7 +123,7 @@ class _Render:
     def __init__(self, columns, seps, end, text, nan):
         self.args = (list(columns), seps, end, text, nan)
 
-    def __call__(self, chunk) -> bytes:
+    def __call__(self, chunk) -> bytearray:
         return chunk_bytes(chunk, *self.args)
 
 
