@@ -12,7 +12,7 @@ from calc.render import print_table, rows_table
 from calc.table_layout import broken, column_min_width, fold, header_lines
 
 # a figure as tables print it: 163,840 | 16.06 | -66.54 | 1,099.51 (a sign, digits, commas, a point)
-NUMBER = re.compile(r"-?\d[\d,]*(?:\.\d+)?")
+NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")
 
 
 def numbers(text: str) -> set[str]:
@@ -55,10 +55,11 @@ def test_sweep_at_120_columns_folds_by_columns_repeating_the_grid_keys(cli, monk
     r = cli("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "1024,163840", "--batch", "1,64")
     assert r.code == 0, r.err
     # the constant keys are said once; ctx and batch head every part
-    assert "model llama3-8b, hardware h100, weight_dtype bf16, kv_dtype bf16, tp 1" in r.out
+    assert "model llama3-8b, hardware h100, weight_dtype bf16, kv_dtype bf16, tp 1, pp 1" in r.out
     assert "(part 1 of 2, folded to 120 columns)" in r.out
     assert "(part 2 of 2, folded to 120 columns)" in r.out
-    assert r.out.count("163,840") == 2 * 2  # two rows at ctx 163,840, in each of two parts
+    # two rows at ctx 163,840 (their prompt too), the keys repeated in each of two parts
+    assert r.out.count("163,840") == 2 * 2 * 2
     assert "16.06 GB" in r.out and "(14.96 GiB)" in r.out  # the GiB goes under, whole
 
 
