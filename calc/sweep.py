@@ -1,10 +1,13 @@
-"""A grid of deployments [one row per model × hardware × dtypes × tp × ctx × batch] with memory,
-capacity, latency, throughput and cost columns, evaluated with the same formula functions as
-``capacity``, ``cost`` and ``latency`` vectorised over numpy arrays.
+"""A grid of deployments [one row per model × hardware × dtypes × tp × pp × prompt × ctx ×
+batch] with memory, capacity, latency, throughput and cost columns, evaluated with the same
+formula functions as ``capacity``, ``cost`` and ``latency`` vectorised over numpy arrays.
 
 The only Python loop is over the categorical combinations (model, hardware, weight dtype, KV
-dtype, tp): within each, every ctx × batch pair is one broadcast numpy evaluation, never a loop
-over rows. ``parse_values`` reads lists and ranges: ``1,2,4``, ``1024..131072:x2``
+dtype, tp, pp, prompt) and over chunks of at most ``CHUNK_ROWS`` rows: within a chunk, every
+ctx × batch pair is one broadcast numpy evaluation, never a loop over rows. ``plan`` validates
+the grid and streams its chunks (``calc.sweep_io`` writes them), so memory does not grow with
+the row count; ``sweep`` gathers a small grid in memory. A row that does not fit has NaN cost
+columns. ``parse_values`` reads lists and ranges: ``1,2,4``, ``1024..131072:x2``
 (geometric), ``0..4096:+512`` (arithmetic), ``1..8`` (step 1), mixed with commas.
 """
 
@@ -293,11 +296,13 @@ def _group_chunks(cfg, hw, wd, kd, tp, pp, prompt, price, ctx, batch, chunk_rows
         }
         if latency:
             tpot = tpot_s(cfg, hw, batch=b.astype(np.float64), ctx=c.astype(np.float64), **kw)
-            p = c if prompt is None else prompt
-            ttft = ttft_s(cfg, hw, prompt=c.astype(np.float64), batch=1, **kw) \
-                if prompt is None else ttft_one  # fmt: skip
+            if prompt is None:  # the prompt is the ctx: one prefill per ctx [C, 1]
+                prompt_tokens = c
+                ttft = ttft_s(cfg, hw, prompt=c.astype(np.float64), batch=1, **kw)
+            else:
+                prompt_tokens, ttft = prompt, ttft_one
             out_tps = output_tokens_per_s_per_gpu(b, tpot, gpus)
-            in_tps = input_tokens_per_s_per_gpu(p, 1, ttft, gpus)
+            in_tps = input_tokens_per_s_per_gpu(prompt_tokens, 1, ttft, gpus)
             # a configuration that does not fit has no price: NaN (an empty cell, null)
             cols.update(
                 tpot_s=tpot,
