@@ -131,18 +131,22 @@ def _new_table(like: Table, title) -> Table:
     )
 
 
-def allot(mins: list[int], maxs: list[int], width: int) -> list[int]:
-    """Column widths within ``width``: each its minimum, then the spare columns given to the
-    columns that gain most from the least (smallest shortfall first), up to their natural
-    width."""
+def allot(mins: list[int], maxs: list[int], width: int, cells: list[int] | None = None):
+    """Column widths within ``width``: each its minimum, then the spare columns given first
+    to unbreak cells (up to ``cells``, the widest cell of each column), then headers (up to
+    ``maxs``), smallest shortfall first."""
     widths = list(mins)
     spare = width - table_width(widths)
-    for i in sorted(range(len(widths)), key=lambda j: maxs[j] - mins[j]):
-        if spare <= 0:
-            break
-        extra = min(spare, maxs[i] - widths[i])
-        widths[i] += extra
-        spare -= extra
+    goals = (
+        [maxs] if cells is None else [[min(c, m) for c, m in zip(cells, maxs, strict=True)], maxs]
+    )
+    for goal in goals:
+        for i in sorted(range(len(widths)), key=lambda j: goal[j] - widths[j]):
+            if spare <= 0:
+                return widths
+            extra = max(0, min(spare, goal[i] - widths[i]))
+            widths[i] += extra
+            spare -= extra
     return widths
 
 
@@ -179,7 +183,8 @@ def fold(table: Table, width: int) -> list[Table]:
             part = f"(part {g + 1} of {len(groups)}, folded to {width} columns)"
             title = f"{table.title} {part}" if g == 0 and table.title else part
         which = keys + group
-        widths = allot([mins[i] for i in which], [maxs[i] for i in which], width)
+        widths = allot([mins[i] for i in which], [maxs[i] for i in which], width,
+                       [column_max_width("", cols[i][2]) for i in which])  # fmt: skip
         t = _new_table(table, title)
         for i, w in zip(which, widths, strict=True):
             col, header, _ = cols[i]
