@@ -195,6 +195,7 @@ def _worker(plan, render, k: int, jobs: int, conn) -> None:
 
 def _parallel(plan, render, jobs: int) -> Iterator[bytes]:
     import multiprocessing
+    import warnings
 
     ctx = multiprocessing.get_context("fork")
     pipes, procs = [], []
@@ -202,7 +203,11 @@ def _parallel(plan, render, jobs: int) -> Iterator[bytes]:
         for k in range(jobs):
             recv, send = ctx.Pipe(duplex=False)
             proc = ctx.Process(target=_worker, args=(plan, render, k, jobs, send), daemon=True)
-            proc.start()
+            with warnings.catch_warnings():
+                # Python ≥ 3.12 warns on fork() beside other OS threads (a BLAS pool): the
+                # workers run numpy element-wise code only, which takes no lock of those
+                warnings.simplefilter("ignore", DeprecationWarning)
+                proc.start()
             send.close()
             pipes.append(recv)
             procs.append(proc)
