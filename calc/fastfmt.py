@@ -24,6 +24,9 @@ _DIGITS4_U32 = _DIGITS4.view(np.uint32).reshape(-1)  # four characters in one ga
 _POW10 = np.array([10**k for k in range(19)], dtype=np.int64)
 _POW10_F = np.array([10.0**k for k in range(23)])  # exact doubles up to 10^22
 _SPLIT = 134217729.0  # 2^27 + 1 (Dekker)
+_POW10_HI = _SPLIT * _POW10_F - (_SPLIT * _POW10_F - _POW10_F)  # Dekker halves of 10^j
+_POW10_LO = _POW10_F - _POW10_HI
+_MANTISSA = np.uint64((1 << 52) - 1)
 NUL = 0
 
 
@@ -60,15 +63,14 @@ def int_matrix(v: np.ndarray) -> np.ndarray:
     return out
 
 
-def _two_product(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(p, err) with p + err == a × b exactly (Dekker; no FMA needed)."""
+def _two_product(a: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(p, err) with p + err == a × 10^j exactly (Dekker; no FMA needed; 10^j, j ≤ 22, is an
+    exact double whose halves are tabulated)."""
+    b, bh, bl = _POW10_F[j], _POW10_HI[j], _POW10_LO[j]
     p = a * b
     c = _SPLIT * a
     ah = c - (c - a)
     al = a - ah
-    c = _SPLIT * b
-    bh = c - (c - b)
-    bl = b - bh
     err = ((ah * bh - p) + ah * bl + al * bh) + al * bl
     return p, err
 
@@ -80,7 +82,7 @@ def _shortest(ax: np.ndarray):
     ok = (e >= -4) & (e <= 15)
     e = np.clip(e, -4, 15)
     j = 16 - e
-    ph, pl = _two_product(ax, _POW10_F[j])
+    ph, pl = _two_product(ax, j)
     # log10 may be one off near a power of ten: bring N17 into [10^16, 10^17)
     for _ in range(2):
         low = ph < 1e16
@@ -92,31 +94,43 @@ def _shortest(ax: np.ndarray):
         ok &= (e >= -4) & (e <= 15)
         e = np.clip(e, -4, 15)
         j = 16 - e
-        ph, pl = _two_product(ax, _POW10_F[j])
-    ph = np.where(ok, ph, 1e16)
-    pl = np.where(ok, pl, 0.0)
+        ph, pl = _two_product(ax, j)
+    if not ok.all():
+        ph = np.where(ok, ph, 1e16)
+        pl = np.where(ok, pl, 0.0)
     rl = np.rint(pl)
     n17 = ph.astype(np.int64) + rl.astype(np.int64)
     r17 = pl - rl  # p = n17 + r17 exactly, |r17| <= 0.5
     # half the gap to the nearer neighbour, in the same scaled units (exact: a power of two
     # times 10^j)
-    gap = np.minimum(np.spacing(ax), ax - np.nextafter(ax, 0))
-    half = gap * 0.5 * _POW10_F[j] - 1e-9  # a margin far above the rounding of t below
+    gap = np.spacing(ax)  # the gap above; below a power of two the gap is half as wide
+    pow2 = (ax.view(np.uint64) & _MANTISSA) == 0
+    if pow2.any():
+        gap = np.where(pow2, gap * 0.5, gap)
+    half = gap * (0.5 * _POW10_F[j]) - 1e-9  # a margin far above the rounding of t below
     q16, m16 = np.divmod(n17, 10)
     t16 = m16 + r17
-    up16 = (t16 > 5) | ((t16 == 5) & (q16 % 2 == 1))  # a tie: to even, as repr does
+    up16 = t16 > 5
+    tie = t16 == 5
+    if tie.any():  # a tie: to even, as repr does
+        up16 |= tie & (q16 % 2 == 1)
     ok16 = np.abs(t16 - 10 * up16) < half
     q15, m15 = np.divmod(n17, 100)
     t15 = m15 + r17
-    up15 = (t15 > 50) | ((t15 == 50) & (q15 % 2 == 1))
+    up15 = t15 > 50
+    tie = t15 == 50
+    if tie.any():
+        up15 |= tie & (q15 % 2 == 1)
     ok15 = np.abs(t15 - 100 * up15) < half
     n = np.where(ok15, q15 + up15, np.where(ok16, q16 + up16, n17))
     d = np.where(ok15, 15, np.where(ok16, 16, 17))
     carry = n == _POW10[d]  # 99..9 rounded up: one digit fewer, exponent one up
-    n = np.where(carry, n // 10, n)
-    e = np.where(carry, e + 1, e)
-    ok &= e <= 15
-    n = np.where(ok, n, 1)
+    if carry.any():
+        n = np.where(carry, n // 10, n)
+        e = np.where(carry, e + 1, e)
+        ok &= e <= 15
+    if not ok.all():
+        n = np.where(ok, n, 1)
     # drop trailing zeros: d = digits left
     idx = np.flatnonzero(n % 10 == 0)
     while idx.size:
@@ -161,7 +175,10 @@ def _positional(x: np.ndarray) -> np.ndarray:
         whole[~ok] = 0
         frac[~ok] = 0
         small[~ok] = 0
-    int_part = int_matrix(whole)
+    if (whole == 0).all():  # every value below 1 (a time in seconds): one "0" column
+        int_part = np.full((x.size, 1), ord("0"), dtype=np.uint8)
+    else:
+        int_part = int_matrix(whole)
     # the fraction, left-aligned in 20 columns: F × 10^(20 − L) split into two 10-digit halves
     width = max(int(small.max(initial=0)), 1)
     s = 20 - small
