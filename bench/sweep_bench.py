@@ -1,9 +1,13 @@
-"""Benchmark of `kvcalc sweep`: scenario rows evaluated per second (memory, capacity, latency
-and cost columns, excluding file writing) and the CSV writing rate.
+"""Benchmark of `kvcalc sweep`: rows evaluated per second (memory, capacity, latency and cost
+columns, no text), CSV and JSON written per second (streamed, chunk by chunk), and the whole
+command `kvcalc sweep ... -f csv -o FILE` at 1M and 10M rows: wall time, CPU time and peak RSS
+(memory must not grow with the row count).
 
-Run: python bench/sweep_bench.py [--repeat 5] [--ctx 128..131072:+128] [--batch 1..64]
-The default grid is 2 models × 2 GPUs × 4 TP degrees × 1,024 contexts × 64 batches =
-1,048,576 rows. The target is ≥ 1,000,000 rows/s on a 2-core machine.
+Run: python bench/sweep_bench.py [--repeat 3] [--jobs 0] [--skip-10m]
+The 1M grid is 2 models × 2 GPUs × 4 TP degrees × 1,024 contexts × 64 batches = 1,048,576
+rows; the 10M grid has 640 batches (10,485,760 rows). Targets on a 2-core machine: CSV
+≥ 2,000,000 rows/s, and 10M rows to a CSV file in ≤ 10 s. On a shared machine read the CPU
+times beside the wall times: wall time counts the time other processes held the cores.
 """
 
 from __future__ import annotations
@@ -11,61 +15,119 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
 
-from calc.render import write_atomic
-from calc.sweep import parse_values, sweep, to_csv_columns
+from calc.sweep import parse_values, plan  # noqa: E402
+from calc.sweep_io import write_csv, write_json  # noqa: E402
 
-TARGET_ROWS_PER_S = 1_000_000
+TARGET_CSV_ROWS_PER_S = 2_000_000
+TARGET_10M_S = 10.0
+GRID = dict(models="llama3-8b,llama3-70b", hardware="h100,h200", tp="1,2,4,8",
+            ctx="128..131072:+128")  # fmt: skip
+
+
+class _Sink:
+    """A file that counts bytes and keeps none (the formatting rate without the disk)."""
+
+    def __init__(self) -> None:
+        self.n = 0
+
+    def write(self, data: bytes) -> None:
+        self.n += len(data)
+
+
+def _plan(batch: str):
+    return plan(
+        GRID["models"].split(","),
+        GRID["hardware"].split(","),
+        ctx=parse_values(GRID["ctx"], "--ctx"),
+        batch=parse_values(batch, "--batch"),
+        tp=parse_values(GRID["tp"], "--tp"),
+    )
+
+
+def _timed(fn, repeat: int) -> tuple[float, float, float]:
+    """(best wall, median wall, CPU of the best run) [s]."""
+    runs = []
+    for _ in range(repeat):
+        c0, t0 = time.process_time(), time.perf_counter()
+        fn()
+        runs.append((time.perf_counter() - t0, time.process_time() - c0))
+    walls = sorted(w for w, _ in runs)
+    best = min(runs)
+    return best[0], walls[len(walls) // 2], best[1]
+
+
+def _command(batch: str, out: Path, jobs: int) -> tuple[float, float, int]:
+    """`kvcalc sweep ... -f csv -o out` in a fresh process: (wall s, CPU s, peak RSS bytes)."""
+    args = [sys.executable, "-m", "calc", "sweep", "-m", GRID["models"], "-H", GRID["hardware"],
+            "--tp", GRID["tp"], "--ctx", GRID["ctx"], "--batch", batch, "-f", "csv", "-o",
+            str(out), "--jobs", str(jobs)]  # fmt: skip
+    t0 = time.perf_counter()
+    proc = subprocess.Popen(args, cwd=ROOT, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    if proc.returncode:
+        raise SystemExit(f"kvcalc sweep failed ({proc.returncode})")
+    # ru_maxrss is in KiB on Linux; the rusage of the child includes its worker processes'
+    # CPU, and its peak RSS is the largest single process
+    return wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss * 1024
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--models", default="llama3-8b,llama3-70b")
-    ap.add_argument("--hardware", default="h100,h200")
-    ap.add_argument("--tp", default="1,2,4,8")
-    ap.add_argument("--ctx", default="128..131072:+128")
-    ap.add_argument("--batch", default="1..64")
-    ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--jobs", type=int, default=0, help="--jobs of the command (0: auto)")
+    ap.add_argument("--skip-10m", action="store_true", help="leave out the 10M-row command")
     args = ap.parse_args()
-    grid = dict(
-        ctx=parse_values(args.ctx, "--ctx"),
-        batch=parse_values(args.batch, "--batch"),
-        tp=parse_values(args.tp, "--tp"),
-    )
-    models, hardware = args.models.split(","), args.hardware.split(",")
-    result = sweep(models, hardware, **grid)  # warm-up: imports, YAML loading, caches
-    times = []
-    for _ in range(args.repeat):
-        t0 = time.perf_counter()
-        result = sweep(models, hardware, **grid)
-        times.append(time.perf_counter() - t0)
-    best, median = min(times), sorted(times)[len(times) // 2]
-    rows = result.n_rows
-    py = platform.python_version()
-    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {py}")
-    print(f"grid: {rows:,} rows × {len(result.columns)} columns")
-    print(f"evaluate: best {best * 1e3:,.1f} ms, median {median * 1e3:,.1f} ms "
-          f"-> {rows / best:,.0f} rows/s (best), {rows / median:,.0f} rows/s (median)")  # fmt: skip
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
+          f"{platform.python_version()}, load average {load:.2f}")  # fmt: skip
 
+    p = _plan("1..64")
+    rows = p.n_rows
+    print(f"grid: {rows:,} rows × {len(p.columns)} columns, {p.n_chunks} chunks")
+
+    def evaluate() -> None:
+        for chunk in p.chunks():
+            chunk.columns.get("fits")
+
+    best, median, cpu = _timed(evaluate, args.repeat)
+    print(f"evaluate: best {best:,.3f} s (CPU {cpu:,.3f} s), median {median:,.3f} s "
+          f"-> {rows / best:,.0f} rows/s (best)")  # fmt: skip
+    ok = True
+    for name, writer in (("csv", write_csv), ("json", write_json)):
+        sink = _Sink()
+        best, median, cpu = _timed(lambda w=writer, s=sink: w(p, s), args.repeat)
+        size = sink.n / args.repeat
+        print(f"{name} (evaluate + format, 1 process, no disk): best {best:,.3f} s "
+              f"(CPU {cpu:,.3f} s), median {median:,.3f} s -> {rows / best:,.0f} rows/s, "
+              f"{rows / cpu:,.0f} rows per CPU-second, {size / 1e6:,.1f} MB")  # fmt: skip
+        if name == "csv":
+            ok &= rows / best >= TARGET_CSV_ROWS_PER_S
     with tempfile.TemporaryDirectory() as tmp:
-        out = Path(tmp) / "grid.csv"
-        t0 = time.perf_counter()
-        text = to_csv_columns(result)
-        t1 = time.perf_counter()
-        write_atomic(out, text)
-        t2 = time.perf_counter()
-        size = out.stat().st_size
-    print(f"csv: format {t1 - t0:,.2f} s + write {t2 - t1:,.2f} s = {t2 - t0:,.2f} s "
-          f"-> {rows / (t2 - t0):,.0f} rows/s, {size / 1e6 / (t2 - t0):,.1f} MB/s "
-          f"({size / 1e6:,.1f} MB)")  # fmt: skip
-    ok = rows / median >= TARGET_ROWS_PER_S
-    print(f"target ≥ {TARGET_ROWS_PER_S:,} rows/s (median): {'met' if ok else 'NOT met'}")
+        sizes = [("1M", "1..64")] + ([] if args.skip_10m else [("10M", "1..640")])
+        for label, batch in sizes:
+            out = Path(tmp) / f"grid-{label}.csv"
+            wall, cpu, rss = _command(batch, out, args.jobs)
+            n = _plan(batch).n_rows
+            mb = out.stat().st_size / 1e6
+            print(f"kvcalc sweep -f csv -o FILE, {n:,} rows ({mb:,.0f} MB): wall {wall:,.2f} s "
+                  f"-> {n / wall:,.0f} rows/s; CPU {cpu:,.2f} s -> {n / cpu:,.0f} rows per "
+                  f"CPU-second; peak RSS {rss / 2**20:,.0f} MiB")  # fmt: skip
+            out.unlink()
+            if label == "10M":
+                ok &= wall <= TARGET_10M_S
+    print(f"targets (CSV ≥ {TARGET_CSV_ROWS_PER_S:,} rows/s, 10M rows ≤ {TARGET_10M_S:g} s): "
+          f"{'met' if ok else 'NOT met'}")  # fmt: skip
     return 0 if ok else 1
 
 

@@ -3,8 +3,8 @@
 sequences at a context, the longest context at a batch, and paged vs contiguous waste.
 
 KV budget = what the engine leaves of the GPU after weights, activation peak and non-torch
-memory, by the engine's own start-up accounting (``calc.engine_memory``). Paged allocation rounds each sequence up to whole blocks of
-``block_size`` tokens; contiguous preallocation reserves ``max_model_len`` tokens per sequence.
+memory, by the engine's own start-up accounting (``calc.engine_memory``). Paged allocation
+rounds each sequence up to whole blocks of ``block_size`` tokens; contiguous preallocation reserves ``max_model_len`` tokens per sequence.
 Models with Mamba layers also hold a fixed SSM state per sequence, counted in every
 concurrency figure.
 """
@@ -47,9 +47,9 @@ def budget_figure(dep: Deployment, g: PerGpu) -> Figure:
 
     name = FRACTION_NAMES[dep.engine.name]
     if dep.engine.name == "trtllm":
-        inner = "{%s} × ({usable} − {weights} − {activation} − {non_torch})" % name
+        inner = "{" + name + "} × ({usable} − {weights} − {activation} − {non_torch})"
     else:
-        inner = "{usable} × {%s} − {weights} − {activation} − {non_torch}" % name
+        inner = "{usable} × {" + name + "} − {weights} − {activation} − {non_torch}"
     return figure(
         "kv_budget_bytes",
         g.kv_budget_bytes,

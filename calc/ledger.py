@@ -32,7 +32,6 @@ if TYPE_CHECKING:
     from calc.model_schema import ModelConfig
 
 
-
 # ---------------------------------------------------------------------------------------------
 # Formulas (plain numbers or numpy arrays)
 

@@ -218,16 +218,20 @@ def roofline_text(d) -> str:
         x_ticks=_decades(*d.x_range),
         x_fmt=lambda x: f"{x:g}",
     )
-    rows = [f"{'key':<4} {'op':<16} {'FLOP/byte':>10} {'attained':>14} {'time':>10}  bound"]
+    kw = max(4, *(len(p.key) for p in d.points)) if d.points else 4
+    rows = [f"{'key':<{kw}} {'op':<16} {'FLOP/byte':>10} {'attained':>14} {'time':>10}  bound"]
     for p in d.points:
         rows.append(
-            f"{p.key:<4} {p.phase[:3] + ' ' + p.name:<16.16} {p.arithmetic_intensity:>10,.1f} "
+            f"{p.key:<{kw}} {p.phase[:3] + ' ' + p.name:<16.16} {p.arithmetic_intensity:>10,.1f} "
             f"{si(p.flops_per_s, 'FLOP/s'):>14} {p.time_s * 1e3:>8.3f}ms  {p.bound}"
         )
     tail = []
     if d.omitted:
         tail.append(f"not placed (no FLOPs or a collective): {', '.join(d.omitted)}")
     note = "d1+: several ops at one spot; a key may sit a few columns right of its op"
+    models = list(dict.fromkeys((p.key.split(".")[0], p.model) for p in d.points if "." in p.key))
+    if models:
+        note += "\n  models: " + ", ".join(f"{k}.* = {m}" for k, m in models)
     return chart + f"  {note}\n\n" + fit("\n".join(rows + tail))
 
 
@@ -256,6 +260,7 @@ def roofline_figure(d):
         )
         ax.plot(xs, ys, color=colour, lw=1.5, ls="--", label=label)
     keys = []
+    kw = max([4] + [len(p.key) + 1 for p in d.points])  # A.d1 keys of several models: 5
     for phase, marker, colour in (("decode", "o", "tab:orange"), ("prefill", "s", "tab:green")):
         pts = [p for p in d.points if p.phase == phase]
         if not pts:
@@ -297,7 +302,7 @@ def roofline_figure(d):
             )
         for p in pts:
             keys.append(
-                f"{p.key:<4}{p.name:<15.15}{p.arithmetic_intensity:>8,.1f}"
+                f"{p.key:<{kw}}{p.name:<15.15}{p.arithmetic_intensity:>8,.1f}"
                 f"{si(p.flops_per_s):>8}  {p.bound}"
             )
     ax.set_xscale("log")
@@ -310,7 +315,7 @@ def roofline_figure(d):
     ax.grid(True, which="major", alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
     side.axis("off")
-    head = f"{'key':<4}{'op':<15}{'FLOP/B':>8}{'FLOP/s':>8}  bound"
+    head = f"{'key':<{kw}}{'op':<15}{'FLOP/B':>8}{'FLOP/s':>8}  bound"
     side.text(
         0.02,
         0.98,
@@ -332,6 +337,8 @@ MARKS = "MGQLOABCDE"
 
 
 def _series_char(s, i: int) -> str:
+    if s.mark:  # one series per model: A, B, C, ...
+        return s.mark
     return {"mha": "H", "gqa": "G", "mqa": "Q", "mla": "L"}.get(s.kind, MARKS[i % len(MARKS)])
 
 
@@ -361,8 +368,14 @@ def memory_text(d) -> str:
             f"  (no budget line: weights {d.weights_bytes / GB:,.1f} GB exceed {d.gpus} × "
             f"{d.hardware} memory {d.memory_capacity_bytes / GB:,.1f} GB)\n"
         )
-    chart += "  what-ifs keep the model's layers, head widths and windows; * = the model's own\n"
+    chart += f"  {_what_if_note(d.series)}\n"
     return chart + "\n" + _table(d.series, d.ctxs, "KV cache [GB]", lambda y: f"{y / GB:,.3f}")
+
+
+def _what_if_note(series) -> str:
+    if any(s.mark for s in series):
+        return "one line per model, each its own attention layout (what-ifs: plot one model)"
+    return "what-ifs keep the model's layers, head widths and windows; * = the model's own"
 
 
 def _series_layers(series) -> list[Layer]:
@@ -391,13 +404,15 @@ def _ctx_chart(title: str, layers, ctxs, y_range, y_label: str, y_fmt) -> str:
 
 def _table(series, ctxs, what: str, fmt) -> str:
     picks = _pick(ctxs, 6)
-    head = f"{what:<28.28}" + "".join(f"{tokens(c):>12}" for c in picks)
+    names = [s.label.split(" (")[0] for s in series]
+    w = min(40, max([28] + [len(n) + 3 for n in names]))  # a model name: up to 40 columns
+    head = f"{what:<{w}.{w}}" + "".join(f"{tokens(c):>12}" for c in picks)
     rows = [head]
-    for i, s in enumerate(series):
+    for i, (s, name) in enumerate(zip(series, names, strict=True)):
         values = dict(s.points)
         mark = "*" if s.own else _series_char(s, i)
         cells = "".join(f"{fmt(values[c]) if c in values else '-':>12}" for c in picks)
-        rows.append(f"{mark + ' ' + s.label.split(' (')[0]:<28.28}{cells}")
+        rows.append(f"{mark + ' ' + name:<{w}.{w}}{cells}")
     return "\n".join(rows) + "\n"
 
 
@@ -413,7 +428,8 @@ def _xy_figure(d, series, *, ylabel: str, yscale: float, title: str, budget=None
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(10, 6.2), dpi=110)
     styles = {"mha": "tab:red", "gqa": "tab:blue", "mqa": "tab:green", "mla": "tab:purple"}
-    for s in series:
+    cycle = plt.rcParams["axes.prop_cycle"].by_key().get("color", [None])
+    for i, s in enumerate(series):
         pts = [(x, y) for x, y in s.points if y > 0]
         if not pts:
             continue
@@ -423,9 +439,9 @@ def _xy_figure(d, series, *, ylabel: str, yscale: float, title: str, budget=None
             [y / yscale for y in ys],
             marker="o",
             ms=3.5,
-            lw=2.6 if s.own else 1.6,
-            color=styles.get(s.kind),
-            ls="-" if s.own else (0, (4, 1.5)),
+            lw=2.6 if s.own or s.mark else 1.6,
+            color=cycle[i % len(cycle)] if s.mark else styles.get(s.kind),
+            ls="-" if s.own or s.mark else (0, (4, 1.5)),
             label=s.label,
         )
     if budget is not None:
@@ -485,6 +501,15 @@ def _capacity_title(d) -> str:
 
 
 def _capacity_note(d) -> str:
+    if d.per_model:
+        each = "; ".join(
+            f"{m} {budget / GB:,.2f} GB after weights {weights / GB:,.2f} GB"
+            for m, weights, budget in d.per_model
+        )
+        return (
+            f"per GPU KV budget: {each} (GB = 10^9 B); engine reserve taken; KV {d.kv_dtype}, "
+            "16-token pages"
+        )
     return (
         f"per GPU: KV budget {d.kv_budget_bytes / GB:,.2f} GB after weights "
         f"{d.weights_bytes_per_gpu / GB:,.2f} GB and the engine's reserve (GB = 10^9 B); "
@@ -517,7 +542,7 @@ def capacity_text(d) -> str:
     for note in (_capacity_note(d), _zero_note(d.series)):
         if note:
             parts.append(f"  {note}")
-    parts.append("  what-ifs keep the model's layers, head widths and windows; * = the model's own")
+    parts.append(f"  {_what_if_note(d.series)}")
     table = _table(d.series, d.ctxs, "sequences", lambda y: f"{y:,}")
     return fit("\n".join(parts)) + "\n" + table
 

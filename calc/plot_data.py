@@ -69,6 +69,7 @@ class OpPoint:
     flops_per_s: float  # flops / time_s at the expected efficiency: on the dashed roof
     time_s: float
     bound: str
+    model: str = ""
 
 
 @dataclass(frozen=True)
@@ -165,6 +166,7 @@ def roofline_data(
                     float(op.flops / op.time_s),
                     float(op.time_s),
                     op.bound,
+                    cfg.name,
                 )
             )
     xs = [p.arithmetic_intensity for p in points] + [c.ridge_point for c in ceilings]
@@ -214,6 +216,8 @@ class Series:
     points: list[Point]
     own: bool = False  # the model's own attention layout
     layout: AttentionLayout | None = field(default=None, repr=False, compare=False)
+    model: str = ""  # the model the series is of (one series per model in a multi-model plot)
+    mark: str = ""  # its character in a terminal chart, when not the attention kind's
 
 
 def _describe(layout: AttentionLayout) -> str:
@@ -291,6 +295,7 @@ class MemoryData:
     memory_capacity_bytes: int | None = None
     weights_bytes: int | None = None
     kv_budget_bytes: int | None = None  # capacity − weights: the horizontal line
+    models: tuple[str, ...] = ()  # several models: one series each (``combine``)
 
 
 def memory_data(
@@ -321,7 +326,7 @@ def memory_data(
     for label, layout, own in layouts:
         bpe = _kv_bytes_per_element(layout, kv_dtype)
         pts = [(c, layout.kv_bytes_per_sequence(c, bpe) * batch) for c in ctxs]
-        series.append(Series(label, layout.kind, pts, own, layout))
+        series.append(Series(label, layout.kind, pts, own, layout, cfg.name))
     data = MemoryData(cfg.name, kv_dtype, batch, ctxs, series)
     if hw is None:
         return data
@@ -359,6 +364,8 @@ class CapacityData:
     weights_bytes_per_gpu: int
     kv_budget_bytes: int  # per GPU, the same for every attention kind
     warnings: list[str] = field(default_factory=list)  # capacity_report's, each once
+    # several models (``combine``): (model, weights_bytes_per_gpu, kv_budget_bytes) each
+    per_model: tuple[tuple[str, int, int], ...] = ()
 
 
 def capacity_data(
@@ -409,7 +416,7 @@ def capacity_data(
         ]
         # the ledger's max_concurrency (as capacity_report's) at each ctx of the grid
         pts = [(c, int(dep.per_gpu.max_concurrency(c))) for c in ctxs]
-        series.append(Series(label, layout.kind, pts, own, layout))
+        series.append(Series(label, layout.kind, pts, own, layout, cfg.name))
     return CapacityData(
         cfg.name,
         hw.name,
@@ -425,6 +432,68 @@ def capacity_data(
     )
 
 
+MODEL_MARKS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def combine(datas: list) -> RooflineData | MemoryData | CapacityData:
+    """The data of one chart of several models, from each model's own data (same kind, same
+    hardware and settings): one series per model, its own attention layout (the what-ifs are
+    single-model views), marked A, B, C, ...; roofline ops keyed A.d1, B.p3, ... Computes
+    nothing new."""
+    import dataclasses
+
+    if len(datas) == 1:
+        return datas[0]
+    if len(datas) > len(MODEL_MARKS):
+        raise InvalidInputError(f"plot at most {len(MODEL_MARKS)} models at once")
+    names = tuple(d.model for d in datas)
+    first = datas[0]
+    if isinstance(first, RooflineData):
+        ceilings = {c.dtype: c for d in datas for c in d.ceilings}
+        points = [
+            dataclasses.replace(p, key=f"{MODEL_MARKS[i]}.{p.key}")
+            for i, d in enumerate(datas)
+            for p in d.points
+        ]
+        return dataclasses.replace(
+            first,
+            model=", ".join(names),
+            compute_dtype=", ".join(dict.fromkeys(d.compute_dtype for d in datas)),
+            ceilings=list(ceilings.values()),
+            points=points,
+            omitted=[f"{d.model} {o}" for d in datas for o in d.omitted],
+            x_range=(min(d.x_range[0] for d in datas), max(d.x_range[1] for d in datas)),
+            y_range=(min(d.y_range[0] for d in datas), max(d.y_range[1] for d in datas)),
+        )
+    series = []
+    for i, d in enumerate(datas):
+        own = next(s for s in d.series if s.own)
+        note = _windows(own.layout) if own.layout is not None else ""
+        label = f"{d.model}: {_describe(own.layout) if own.layout else own.kind}"
+        label += f" ({note})" if note else ""
+        series.append(dataclasses.replace(own, label=label, own=False, mark=MODEL_MARKS[i]))
+    ctxs = sorted({c for d in datas for c in d.ctxs})
+    common = dict(model=", ".join(names), ctxs=ctxs, series=series)
+    if isinstance(first, MemoryData):
+        # each model has its own weights: no single memory-minus-weights line
+        return dataclasses.replace(
+            first,
+            **common,
+            kv_dtype=", ".join(dict.fromkeys(d.kv_dtype for d in datas)),
+            memory_capacity_bytes=None,
+            weights_bytes=None,
+            kv_budget_bytes=None,
+            models=names,
+        )
+    return dataclasses.replace(
+        first,
+        **common,
+        kv_dtype=", ".join(dict.fromkeys(d.kv_dtype for d in datas)),
+        warnings=[f"{d.model}: {w}" for d in datas for w in d.warnings],
+        per_model=tuple((d.model, d.weights_bytes_per_gpu, d.kv_budget_bytes) for d in datas),
+    )
+
+
 def plot_rows(d: RooflineData | MemoryData | CapacityData) -> list[dict]:
     """The numbers behind a chart as flat rows (for --format json|csv), base units."""
     from calc.derivation import whole
@@ -436,6 +505,7 @@ def _rows(d: RooflineData | MemoryData | CapacityData) -> list[dict]:
     if isinstance(d, RooflineData):
         return [
             {
+                "model": p.model,
                 "phase": p.phase,
                 "name": p.name,
                 "flops": p.flops,
@@ -449,7 +519,14 @@ def _rows(d: RooflineData | MemoryData | CapacityData) -> list[dict]:
         ]
     y_key = "kv_cache_bytes" if isinstance(d, MemoryData) else "max_concurrency"
     return [
-        {"series": s.label, "attention": s.kind, "own": s.own, "ctx": int(x), y_key: y}
+        {
+            "model": s.model,
+            "series": s.label,
+            "attention": s.kind,
+            "own": s.own or bool(s.mark),
+            "ctx": int(x),
+            y_key: y,
+        }
         for s in d.series
         for x, y in s.points
     ]

@@ -153,33 +153,44 @@ def kv_table(obj: dict, title: str):
     return table
 
 
-def rows_table(rows: Sequence[dict], title: str, columns: Iterable[str] | None = None):
-    from rich.table import Table
+def rows_table(
+    rows: Sequence[dict], title: str, columns: Iterable[str] | None = None, keys: int | None = None
+):
+    """A table of ``rows``; its first ``keys`` columns name a row (default: the leading text
+    columns) and are repeated when a narrow terminal folds it (``calc.table_layout``)."""
+    from calc.table_layout import FoldingTable
 
     cols = list(columns) if columns is not None else (list(rows[0]) if rows else [])
-    table = Table(title=title, title_justify="left", header_style="bold")
-    for c in cols:
-        left = c in ("name", "model", "hardware", "op", "requirement", "deployment")
+    lefts = [c in ("name", "model", "hardware", "op", "requirement", "deployment") for c in cols]
+    if keys is None:
+        keys = next((i for i, left in enumerate(lefts) if not left), len(cols))
+    table = FoldingTable(title=title, title_justify="left", header_style="bold", key_columns=keys)
+    for c, left in zip(cols, lefts, strict=True):
         table.add_column(c, justify="left" if left else "right", no_wrap=left, overflow="fold")
     for row in rows:
         table.add_row(*(human(c, row.get(c), compact=True) for c in cols))
     return table
 
 
-def print_table(renderable) -> str:
-    """Render a rich object to text (no colour codes when not a terminal)."""
+def print_table(renderable, width: int | None = None) -> str:
+    """Render a rich object to text (no colour codes) within ``width`` columns (default: the
+    terminal's); tables wider than that are folded, never a number cut (calc.table_layout)."""
     from rich.console import Console
 
+    from calc.table_layout import layout
+
+    width = _terminal_width() if width is None else width
     # Cells are data, not markup: "[1,8,128]" or a model name in brackets must print as is
     # (and markup/emoji parsing would only cost start-up time).
     console = Console(
         file=_TextBuffer(),
-        width=max(100, _terminal_width()),
+        width=width,
         markup=False,
         emoji=False,
         highlight=False,
     )
-    console.print(renderable)
+    for part in layout(renderable, width):
+        console.print(part)
     # text from files (model names, paths) cannot drive the terminal (calc.safe_text)
     return printable(console.file.getvalue(), lines=True)  # type: ignore[attr-defined]
 
@@ -194,9 +205,13 @@ class _TextBuffer(io.StringIO):
 
 
 def _terminal_width() -> int:
+    """$COLUMNS when set, else the terminal's width, else (a pipe, a file) 220."""
+    cols = os.environ.get("COLUMNS", "")
+    if cols.isdigit() and 0 < int(cols) < 10_000:
+        return int(cols)
     try:
         return os.get_terminal_size().columns
-    except OSError:  # not a terminal (a pipe, a file): do not truncate
+    except OSError:  # not a terminal (a pipe, a file)
         return 220
 
 

@@ -147,9 +147,7 @@ def parse_json(text: str, path: Path | str) -> Any:
         raise ConfigError(f"{path}: {name} is not a JSON number")
 
     try:
-        return json.loads(
-            text, object_pairs_hook=pairs, parse_int=integer, parse_constant=constant
-        )
+        return json.loads(text, object_pairs_hook=pairs, parse_int=integer, parse_constant=constant)
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{path}: malformed JSON: {exc.msg} (line {exc.lineno})") from exc
     except RecursionError as exc:

@@ -10,6 +10,16 @@ import typer
 from calc.cli import deploy_options as dopt
 from calc.cli import options as o
 
+PlotModels = Annotated[
+    list[str],
+    typer.Option(
+        "--model",
+        "-m",
+        help="Shipped model name (see `kvcalc models`), a YAML path, a Hugging Face "
+        "config.json path, or hf:org/name. Repeat it or give a comma-separated list to plot "
+        "several models, one series each.",
+    ),
+]
 Kind = Annotated[str, typer.Argument(help="What to plot: roofline | memory | capacity.")]
 PlotHardware = Annotated[
     str | None,
@@ -70,7 +80,7 @@ PlotOutput = Annotated[
 
 def plot(
     kind: Kind,
-    model: o.Model,
+    model: PlotModels,
     hardware: PlotHardware = None,
     batch: o.Batch = 1,
     ctx: PlotCtx = None,
@@ -84,7 +94,7 @@ def plot(
     kv_lora_rank: KvLoraRank = None,
     qk_rope_head_dim: QkRope = None,
     engine: dopt.Engine = "vllm",
-    mem_util: dopt.MemUtil = 0.9,
+    mem_util: dopt.MemUtil = None,
     fmt: o.Format = "table",
     output: PlotOutput = None,
 ) -> None:
@@ -98,6 +108,9 @@ def plot(
     bytes of --batch sequences; with --hardware, --gpus × memory − weights as a line (GB =
     10^9 B). capacity: `kvcalc capacity`'s max concurrency (KV budget of the most loaded GPU /
     paged KV per sequence) at each context. What-ifs keep the model's layers and windows.
+
+    Several models (-m a -m b, or -m a,b): one series per model (its own attention layout; no
+    what-ifs), roofline ops keyed A.d1, B.d1, ...; the data rows carry a `model` column.
 
     Example: kvcalc plot roofline --model llama3-70b --hardware h100 --batch 8 --ctx 8192
     """
@@ -116,31 +129,73 @@ def plot(
         check_output(output)
     if kind in ("roofline", "capacity") and hardware is None:
         raise InvalidInputError(f"plot {kind} needs --hardware (see `kvcalc hardware`)")
-    cfg, hw, _ = load_inputs(  # also checks the what-if sizes are in 1..1,000,000
-        model,
-        hardware,
-        kv_heads=kv_heads,
-        kv_lora_rank=kv_lora_rank,
-        qk_rope_head_dim=qk_rope_head_dim,
-    )
+    from calc.sweep import parse_names
+
+    names = list(dict.fromkeys(n for m in model for n in parse_names(m, "--model")))
+    if not names:
+        raise InvalidInputError("plot needs --model (see `kvcalc models`)")
+    hw = None
+    cfgs = []
+    for name in names:
+        cfg, hw, _ = load_inputs(  # also checks the what-if sizes are in 1..1,000,000
+            name,
+            hardware,
+            kv_heads=kv_heads,
+            kv_lora_rank=kv_lora_rank,
+            qk_rope_head_dim=qk_rope_head_dim,
+        )
+        cfgs.append(cfg)
 
     from calc import plot as draw
     from calc import plot_data as data
 
+    datas = [
+        _one(kind, cfg, hw, batch=batch, ctx=ctx, prompt=prompt, max_ctx=max_ctx, gpus=gpus,
+             tp=tp, weight_dtype=weight_dtype, kv_dtype=kv_dtype, kv_heads=kv_heads,
+             kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim, engine=engine,
+             mem_util=mem_util)
+        for cfg in cfgs
+    ]  # fmt: skip
+    d = data.combine(datas)
+    if kind == "capacity":
+        warn(d.warnings)
+    text, figure = {
+        "roofline": (draw.roofline_text, draw.roofline_figure),
+        "capacity": (draw.capacity_text, draw.capacity_figure),
+        "memory": (draw.memory_text, draw.memory_figure),
+    }[kind]
+    if fmt != "table":
+        from calc.render import emit
+
+        rows = data.plot_rows(d)
+        head = {"kind": kind, "model": names[0]} if len(names) == 1 else {"kind": kind}
+        emit({**head, "models": [c.name for c in cfgs], "rows": rows}, fmt, output, rows=rows)
+    elif output is None:
+        from calc.safe_text import printable
+
+        sys.stdout.write(printable(text(d), lines=True))  # names from files: no escapes
+    else:
+        draw.save_atomic(figure(d), output)
+
+
+def _one(kind, cfg, hw, *, batch, ctx, prompt, max_ctx, gpus, tp, weight_dtype, kv_dtype,
+         kv_heads, kv_lora_rank, qk_rope_head_dim, engine, mem_util):  # fmt: skip
+    """The data of one model's chart."""
+    from calc import plot_data as data
+
     if kind == "roofline":
-        d = data.roofline_data(
+        return data.roofline_data(
             cfg,
             hw,
             batch=batch,
-            ctx=ctx or min(8192, cfg.context_limit),
+            ctx=ctx or min(8192, cfg.max_ctx),
             prompt=prompt,
             weight_dtype=weight_dtype,
             kv_dtype=kv_dtype,
             tp=tp,
         )
-        text, figure = draw.roofline_text, draw.roofline_figure
-    elif kind == "capacity":
-        d = data.capacity_data(
+    if kind == "capacity":
+        return data.capacity_data(
             cfg,
             hw,
             tp=tp,
@@ -153,30 +208,15 @@ def plot(
             kv_lora_rank=kv_lora_rank,
             qk_rope_head_dim=qk_rope_head_dim,
         )
-        warn(d.warnings)
-        text, figure = draw.capacity_text, draw.capacity_figure
-    else:
-        d = data.memory_data(
-            cfg,
-            hw,
-            batch=batch,
-            gpus=gpus,
-            max_ctx=max_ctx,
-            weight_dtype=weight_dtype,
-            kv_dtype=kv_dtype,
-            kv_heads=kv_heads,
-            kv_lora_rank=kv_lora_rank,
-            qk_rope_head_dim=qk_rope_head_dim,
-        )
-        text, figure = draw.memory_text, draw.memory_figure
-    if fmt != "table":
-        from calc.render import emit
-
-        rows = data.plot_rows(d)
-        emit({"kind": kind, "model": cfg.name, "rows": rows}, fmt, output, rows=rows)
-    elif output is None:
-        from calc.safe_text import printable
-
-        sys.stdout.write(printable(text(d), lines=True))  # names from files: no escapes
-    else:
-        draw.save_atomic(figure(d), output)
+    return data.memory_data(
+        cfg,
+        hw,
+        batch=batch,
+        gpus=gpus,
+        max_ctx=max_ctx,
+        weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype,
+        kv_heads=kv_heads,
+        kv_lora_rank=kv_lora_rank,
+        qk_rope_head_dim=qk_rope_head_dim,
+    )

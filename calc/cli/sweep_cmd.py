@@ -21,6 +21,15 @@ def sweep(
     ctx: Annotated[str, typer.Option("--ctx", help=f"Tokens per sequence: {LIST_HELP}.")],
     batch: Annotated[str, typer.Option("--batch", "-b", help=f"Sequences: {LIST_HELP}.")] = "1",
     tp: Annotated[str, typer.Option("--tp", help=f"Tensor-parallel GPUs: {LIST_HELP}.")] = "1",
+    pp: Annotated[str, typer.Option("--pp", help=f"Pipeline-parallel stages: {LIST_HELP}.")] = "1",
+    prompt: Annotated[
+        str | None,
+        typer.Option(
+            "--prompt",
+            help=f"Prompt tokens of the prefill (TTFT, input cost): {LIST_HELP}; at most the "
+            "smallest --ctx (default: each row's ctx).",
+        ),
+    ] = None,
     weight_dtype: Annotated[
         str | None,
         typer.Option("--weight-dtype", help="Weight dtypes, comma-separated (default: model's)."),
@@ -44,22 +53,60 @@ def sweep(
         typer.Option("--latency/--no-latency", help="Add TPOT, TTFT, tokens/s and cost columns."),
     ] = True,
     calibration: o.Calibration = None,
-    fmt: o.Format = "table",
+    fmt: Annotated[
+        str,
+        typer.Option(
+            "--format",
+            "-f",
+            help="table | json | csv | parquet (parquet needs pyarrow: pip install "
+            "'kvcalc[parquet]', and --output).",
+        ),
+    ] = "table",
     output: o.Output = None,
+    jobs: Annotated[
+        int,
+        typer.Option(
+            "--jobs",
+            "-j",
+            help="Processes that compute and format chunks of CSV/JSON rows in parallel "
+            "(default 0: one per CPU, at most 4; 1: none).",
+        ),
+    ] = 0,
 ) -> None:
-    """Evaluate every combination of models, hardware, dtypes, tp, ctx and batch: memory,
-    KV budget and pool, max concurrency, fit, TPOT, TTFT, tokens/s per GPU and USD per
-    million tokens. Columns are stable and in base units; a table shows the first rows.
+    """Evaluate every combination of models, hardware, dtypes, tp, pp, prompt, ctx and batch:
+    memory, KV budget and pool, max concurrency, fit, TPOT, TTFT, tokens/s per GPU and USD per
+    million tokens. Columns are stable and in base units; gpus = tp × pp, usd_per_hour is per
+    GPU. A row that does not fit (fits false) has empty cost columns (null in JSON), counted in
+    one warning. CSV, JSON and Parquet are streamed a chunk of rows at a time (memory does not
+    grow with the grid); a table shows the first rows.
 
     Example: kvcalc sweep -m llama3-8b -H h100,h200 --tp 1,2 --ctx 1024..131072:x2 -f csv
     """
+    import sys
+
     from calc.cli.common import check_choice, warn
-    from calc.render import FORMATS, emit, rows_table, write_atomic
-    from calc.sweep import parse_names, parse_values, to_csv_columns
-    from calc.sweep import sweep as run
+    from calc.errors import InvalidInputError
+    from calc.render import emit, rows_table, write_atomic
+    from calc.sweep import GRID_KEYS, parse_names, parse_values, plan
+    from calc.sweep_io import FORMATS, WRITERS, first_rows
     from calc.units import parse_bytes
 
     check_choice("--format", fmt, FORMATS)
+    if not 0 <= jobs <= 64:
+        raise InvalidInputError(f"--jobs must be in 0..64, got {jobs}")
+    if jobs == 0:
+        import os
+
+        jobs = max(1, min(os.cpu_count() or 1, 4))
+    if fmt == "parquet":
+        if output is None:
+            raise InvalidInputError("--format parquet needs --output FILE (it is binary)")
+        try:
+            import pyarrow  # noqa: F401
+        except ImportError as exc:
+            from calc.errors import MissingDependencyError
+
+            raise MissingDependencyError("pyarrow", "parquet") from exc
     engine_kw = {
         "engine": engine,
         "engine_version": engine_version,
@@ -70,12 +117,14 @@ def sweep(
         "activation_bytes": None if activation is None else parse_bytes(activation, "--activation"),
         "overhead_bytes": None if overhead is None else parse_bytes(overhead, "--overhead"),
     }
-    result = run(
+    grid = plan(
         parse_names(model, "--model"),  # type: ignore[arg-type]
         parse_names(hardware, "--hardware"),  # type: ignore[arg-type]
         ctx=parse_values(ctx, "--ctx"),
         batch=parse_values(batch, "--batch"),
         tp=parse_values(tp, "--tp"),
+        pp=parse_values(pp, "--pp"),
+        prompt=None if prompt is None else parse_values(prompt, "--prompt"),
         weight_dtypes=parse_names(weight_dtype, "--weight-dtype"),
         kv_dtypes=parse_names(kv_dtype, "--kv-dtype"),
         usd_per_hour=usd_per_hour,
@@ -84,22 +133,28 @@ def sweep(
         calibration=calibration,
         **engine_kw,
     )
-    warn(result.warnings)
-    if fmt == "csv":
-        text = to_csv_columns(result)
+    warn(grid.warnings)
+    if fmt in WRITERS:
+        writer = WRITERS[fmt]
+        n_before = len(grid.warnings)
         if output is not None:
-            write_atomic(output, text)
+            write_atomic(output, lambda fh: writer(grid, fh, jobs))
         else:
-            import sys
-
-            sys.stdout.write(text)
+            sys.stdout.flush()
+            writer(grid, sys.stdout.buffer, jobs)
+            sys.stdout.buffer.flush()
+        warn(grid.warnings[n_before:])
         return
-    if fmt == "table" and result.n_rows > TABLE_ROWS:
-        warn([f"showing the first {TABLE_ROWS} of {result.n_rows:,} rows; use --format csv"])
-    rows = result.rows(TABLE_ROWS if fmt == "table" else None)
+    if grid.n_rows > TABLE_ROWS:
+        warn([f"showing the first {TABLE_ROWS} of {grid.n_rows:,} rows; use --format csv"])
+    rows = first_rows(grid, TABLE_ROWS)
+    order = [k for k in GRID_KEYS if k in grid.columns]
+    order += [k for k in grid.columns if k not in order]
     emit(
-        {"n_rows": result.n_rows, "rows": rows},
+        {"n_rows": grid.n_rows, "rows": rows},
         fmt,
         output,
-        table=lambda: rows_table(rows, f"kvcalc sweep: {result.n_rows:,} rows (GB = 10^9 B)"),
+        table=lambda: rows_table(
+            rows, f"kvcalc sweep: {grid.n_rows:,} rows (GB = 10^9 B)", order, keys=len(GRID_KEYS)
+        ),
     )
