@@ -4,9 +4,9 @@ sequences at a context, the longest context at a batch, and paged vs contiguous 
 
 KV budget = what the engine leaves of the GPU after weights, activation peak and non-torch
 memory, by the engine's own start-up accounting (``calc.engine_memory``). Paged allocation
-rounds each sequence up to whole blocks of ``block_size`` tokens; contiguous preallocation reserves ``max_model_len`` tokens per sequence.
-Models with Mamba layers also hold a fixed SSM state per sequence, counted in every
-concurrency figure.
+rounds each sequence up to whole blocks of ``block_size`` tokens; contiguous preallocation
+reserves ``max_model_len`` tokens per sequence. Models with Mamba layers also hold a fixed SSM
+state per sequence, counted in every concurrency figure.
 """
 
 from __future__ import annotations
