@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 UNITS = (
-    "bytes", "B/s", "s", "ms", "tokens/s", "FLOP", "FLOP/s", "FLOP/B", "USD", "USD/h",
+    "bytes", "B/s", "s", "ms", "GPU-h", "tokens/s", "FLOP", "FLOP/s", "FLOP/B", "USD", "USD/h",
     "sequences", "tokens", "params", "blocks", "count", "elements", "fraction", "percent", "ratio",
     "flag", "label",
 )  # fmt: skip
@@ -26,19 +26,19 @@ SCOPES = (
 
 # key | unit | scope | commands | meaning
 _TABLE = """
-model | label | label | memory capacity latency roofline flops cost sweep plot speculate measure | model name (shipped name or the config's name)
-hardware | label | label | memory capacity latency roofline flops cost sweep measure | accelerator profile name (null without --hardware)
-engine | label | setting | memory capacity cost | serving engine whose KV-budget rule applies (vllm, sglang, trtllm)
+model | label | label | memory capacity latency roofline flops cost sweep plot speculate measure train log | model name (shipped name or the config's name)
+hardware | label | label | memory capacity latency roofline flops cost sweep measure train log | accelerator profile name (null without --hardware)
+engine | label | setting | memory capacity cost log | serving engine whose KV-budget rule applies (vllm, sglang, trtllm)
 attention | label | label | memory plot | attention layout of the KV cache: mha, gqa, mqa or mla (the what-if of --attention when given)
 weight_dtype | label | setting | memory capacity latency roofline flops cost sweep | weight dtype or quantisation format
 kv_dtype | label | setting | memory capacity latency roofline flops cost sweep | KV-cache dtype or format
 compute_dtype | label | setting | latency roofline flops | tensor-core dtype the matmuls run at (null without --hardware)
-tp | count | setting | memory capacity latency roofline flops cost sweep | tensor-parallel GPUs per pipeline stage
-pp | count | setting | memory capacity latency roofline flops cost | pipeline-parallel stages
-ep | count | setting | memory capacity latency roofline flops cost | expert-parallel GPUs
-dp | count | setting | memory capacity latency roofline cost | data-parallel replicas (attention-DP ranks under expert parallelism)
-gpus | count | per deployment | memory capacity latency roofline cost | GPUs of the deployment: max(tp, ep) × pp × replicas
-ctx | tokens | per sequence | memory capacity latency roofline flops cost sweep plot speculate measure | tokens per sequence (prompt + generated) the figures are sized at; latency/roofline/flops: the context of the reported decode step (default prompt + gen), their ledger keys are sized at max(ctx, prompt + gen)
+tp | count | setting | memory capacity latency roofline flops cost sweep train log | tensor-parallel GPUs per pipeline stage
+pp | count | setting | memory capacity latency roofline flops cost train log | pipeline-parallel stages
+ep | count | setting | memory capacity latency roofline flops cost train | expert-parallel GPUs: the GPUs the routed experts are spread over
+dp | count | setting | memory capacity latency roofline cost train | data-parallel replicas (attention-DP ranks under expert parallelism)
+gpus | count | per deployment | memory capacity latency roofline cost train | GPUs of the deployment in all: max(tp, ep) × pp × replicas (= tp × pp × dp); train: tp × pp × cp × dp
+ctx | tokens | per sequence | memory capacity latency roofline flops cost sweep plot speculate measure train | tokens per sequence the figures are sized at (serving: prompt + generated; train: one training sequence, split over cp GPUs); latency/roofline/flops: the context of the reported decode step (default prompt + gen), their ledger keys are sized at max(ctx, prompt + gen)
 batch | sequences | per deployment | memory capacity latency roofline flops cost sweep speculate measure | concurrent sequences the deployment serves
 prompt | tokens | per sequence | latency roofline flops cost | prompt tokens of one sequence (prefill)
 gen | tokens | per sequence | latency roofline flops | tokens generated per sequence
@@ -47,7 +47,7 @@ mem_util | fraction | setting | capacity | fraction of GPU memory the engine may
 max_model_len | tokens | setting | capacity | tokens contiguous preallocation reserves per sequence
 efficiency | label | setting | cost | which achievable fraction of peak the times use: peak, low, expected or high
 usd_per_hour | USD/h | per GPU | cost | price of one GPU-hour
-params_total | params | whole model | memory | parameters of the whole model
+params_total | params | whole model | memory train | parameters of the whole model
 params_active | params | whole model | memory | parameters one token runs through (MoE: top-k routed experts)
 weights_bytes | bytes | whole model | memory | weights of the whole model: params_total × bytes per weight (scales included)
 kv_bytes_per_token_per_layer | bytes | whole model | memory | KV one token adds to one caching layer (all KV heads)
@@ -60,7 +60,7 @@ total_bytes | bytes | whole model | memory | weights_bytes + kv_cache_bytes + ss
 memory_capacity_bytes | bytes | per deployment | memory | memory of all the deployment's GPUs: gpus × memory_bytes
 memory_bytes | bytes | per GPU | capacity | memory of one GPU as its profile states it
 usable_memory_bytes | bytes | per GPU | capacity | memory the engine may use on one GPU: memory_bytes × mem_util
-weights_bytes_per_gpu | bytes | per GPU | memory capacity latency roofline cost sweep | weights held by the busiest GPU (its share of layers, heads and experts)
+weights_bytes_per_gpu | bytes | per GPU | memory capacity latency roofline cost sweep train | weights held by the busiest GPU (its share of layers, heads and experts; train: in the recipe's weight dtype, the frozen base under LoRA/QLoRA, sharded over dp under ZeRO-3)
 kv_cache_bytes_per_gpu | bytes | per GPU | memory capacity latency roofline cost sweep | KV of the sequences the busiest GPU serves at ctx (ceil(batch / sequence groups), unpaged)
 ssm_state_bytes_per_gpu | bytes | per GPU | memory capacity latency roofline cost sweep | SSM state of the sequences the busiest GPU serves
 activation_peak_bytes | bytes | per GPU | memory capacity latency roofline | activation peak of the largest forward pass on one GPU (estimate or --activation)
@@ -71,10 +71,10 @@ fits | flag | per deployment | memory capacity latency roofline cost sweep | bat
 headroom_bytes_per_gpu | bytes | per GPU | memory | KV budget left on the busiest GPU after its sequences (paged): kv_budget_bytes − sequences × sequence bytes
 max_batch_that_fits | sequences | per deployment | memory | = max_concurrency at ctx
 max_ctx_that_fits | tokens | per sequence | memory | longest context (whole blocks) at which batch sequences fit
-kv_bytes_per_token_per_gpu | bytes | per GPU | capacity | KV one token adds to a sequence on the busiest GPU, below every window
+kv_bytes_per_token_per_gpu | bytes | per GPU | capacity log | KV one token adds to a sequence on the busiest GPU, below every window
 kv_block_bytes | bytes | per GPU | capacity | KV of one block of block_size tokens on the busiest GPU
 kv_cache_blocks | blocks | per GPU | capacity | KV blocks that fit in the budget of one GPU
-kv_cache_tokens | tokens | per GPU | capacity cost sweep | KV pool of one GPU: kv_cache_blocks × block_size
+kv_cache_tokens | tokens | per GPU | memory capacity latency roofline cost sweep | KV pool of one GPU: kv_cache_blocks × block_size
 kv_bytes_per_sequence_per_gpu | bytes | per GPU | capacity sweep | KV of one sequence of ctx tokens on the busiest GPU, paged to whole blocks (no SSM state)
 ssm_state_bytes_per_sequence_per_gpu | bytes | per GPU | capacity | SSM state of one sequence on the busiest GPU
 max_ctx_at_batch | tokens | per sequence | capacity | longest context (whole blocks) at which batch sequences fit
@@ -157,7 +157,7 @@ prefill_ops[].bound | label | per op | latency roofline flops | what limits the 
 prefill_ops[].time_s | s | per op | latency roofline flops | time of the op at the expected efficiency
 prefill_ops[].time_speed_of_light_s | s | per op | latency roofline | time of the op at 100% of peak
 n_rows | count | summary | sweep | rows of the grid
-derivation | label | summary | memory capacity latency roofline flops cost | with --explain: one line per figure, key = formula = numbers = value unit
+derivation | label | summary | memory capacity latency roofline flops cost train log | with --explain: one line per figure, key = formula = numbers = value unit
 kind | label | label | plot | what the plot shows: roofline, memory or capacity
 rows[].series | label | label | plot | curve of the chart (attention what-if and its KV heads)
 rows[].own | flag | label | plot | the series is the model's own attention layout
@@ -215,6 +215,65 @@ hardware[].fp4_flops_per_s | FLOP/s | per GPU | hardware | dense fp4 tensor peak
 hardware[].interconnect_bandwidth_bytes_per_s | B/s | per GPU | hardware | GPU-to-GPU bandwidth per direction
 hardware[].usd_per_hour | USD/h | per GPU | hardware | price of one GPU-hour
 hardware[].price_date | label | label | hardware | when the price was taken
+hardware[].usable_memory_bytes | bytes | per GPU | hardware | memory the driver hands a process: torch's device total on an idle server (null: not stated)
+hardware[].scale_up_domain_gpus | count | per GPU | hardware | GPUs that reach each other over the scale-up link (NVLink/xGMI): HGX 8, NVL72 72, PCIe card 1 (null: not stated)
+hardware[].scale_out_bandwidth_bytes_per_s | B/s | per GPU | hardware | bandwidth between scale-up domains (InfiniBand, RoCE, Ethernet) per GPU per direction (null: not stated)
+hardware[].price_source | label | label | hardware | where usd_per_hour was taken from
+finetune | label | setting | train | what trains: full (every weight), lora (adapters on a frozen base) or qlora (adapters on a frozen NF4 base)
+recipe | label | setting | train | precision recipe: bf16, bf16-fp32-grads, fp32, fp8 or fp8-bf16-moments (bytes of weights, grads, master weights and Adam moments)
+zero_stage | label | setting | train | ZeRO stage over the data-parallel ranks: 0 DDP, 1 optimizer states, 2 + gradients, 3 + weights (FSDP full shard)
+recompute | label | setting | train | activation recomputation: none, selective (the attention core) or full (checkpointing each layer's input)
+flash_attention | flag | setting | train | FlashAttention: no ctx × ctx score matrix is stored
+micro_batch | sequences | setting | train | sequences per micro-batch on one data-parallel replica
+global_batch | sequences | per deployment | train | sequences per optimizer step, all replicas: microbatches × micro_batch × dp
+microbatches | count | per deployment | train | micro-batches each data-parallel replica runs per optimizer step (m)
+cp | count | setting | train | context-parallel GPUs: each holds ctx / cp tokens of a sequence
+params_trainable | params | whole model | train | parameters that receive gradients: params_total (full) or the LoRA adapters' (lora, qlora)
+params_per_gpu | params | per GPU | train | parameters of the busiest GPU's share of layers, heads and experts (before ZeRO sharding)
+grads_bytes_per_gpu | bytes | per GPU | train | gradients held by the busiest GPU (of the trainable parameters; sharded over dp under ZeRO ≥ 2)
+optimizer_bytes_per_gpu | bytes | per GPU | train | optimizer states held by the busiest GPU: master weights and Adam moments (sharded over dp under ZeRO ≥ 1)
+gathered_weights_bytes_per_gpu | bytes | per GPU | train | ZeRO-3 all-gathered full weights of two layers (current and prefetched) on the busiest GPU (0 below ZeRO-3)
+activation_bytes_per_layer | bytes | per GPU | train | stored activations of one layer of the first pipeline stage for one micro-batch on one GPU (the stage's mean; full recompute: the layer's checkpointed input)
+activation_bytes_per_gpu | bytes | per GPU | train | stored activations of the busiest pipeline stage's GPU: its layers × micro-batches in flight + embedding, the recomputed layer's working set and the logits
+activation_stage | label | label | train | pipeline stage whose activations are the larger: first or last (first when pp = 1)
+overhead_bytes_per_gpu | bytes | per GPU | train | memory per GPU outside model states and activations: CUDA context, NCCL, allocator (--overhead)
+total_bytes_per_gpu | bytes | per GPU | train | training memory of the busiest GPU: weights + grads + optimizer + gathered weights + activations + overhead
+memory_bytes_per_gpu | bytes | per GPU | train | device memory a training process may use per GPU: the profile's usable memory (what torch reports as the total; the label where none is stated)
+max_micro_batch_that_fits | sequences | per GPU | train | largest micro_batch whose total_bytes_per_gpu fits memory_bytes_per_gpu (0: not even one sequence)
+matmul_params | params | whole model | train | parameters a token multiplies: params active less norms and the embedding lookup (tied embeddings count as the lm_head)
+model_flops_per_token | FLOP | whole model | train | model FLOPs of training on one token: 3 × forward_flops_per_token = 6 × matmul_params + 3 × attention forward (what MFU counts)
+forward_flops_per_token | FLOP | whole model | train | FLOPs of one token's forward pass: 2 × matmul_params + attention forward at ctx
+backward_flops_per_token | FLOP | whole model | train | FLOPs of one token's backward pass: 2 × forward_flops_per_token
+recompute_flops_per_token | FLOP | whole model | train | forward work redone per token beyond the model FLOPs (recomputation, FlashAttention's backward scores)
+hardware_flops_per_token | FLOP | whole model | train | FLOPs the GPUs execute per token: model_flops_per_token + recompute_flops_per_token
+tokens_per_step | tokens | per deployment | train | training tokens of one optimizer step: global_batch × ctx
+microbatch_s | s | per GPU | train | forward + backward of one micro-batch on one pipeline stage: compute + TP, EP and PP communication
+bubble_fraction | fraction | per deployment | train | share of a pipelined step spent idle: (pp − 1) / (virtual stages × microbatches + pp − 1)
+tp_comm_per_microbatch_s | s | per GPU | train | tensor-parallel all-reduces of one micro-batch on one stage (interconnect)
+ep_comm_per_microbatch_s | s | per GPU | train | expert-parallel all-to-alls of one micro-batch on one stage (0 without ep or MoE)
+pp_comm_per_microbatch_s | s | per GPU | train | activations and their gradients across one stage boundary for one micro-batch (network; 0 when pp = 1)
+dp_comm_per_step_s | s | per GPU | train | gradient synchronisation of one step over the data-parallel ranks (ZeRO-3: + weight all-gathers; network)
+dp_comm_exposed_s | s | per GPU | train | the part of dp_comm_per_step_s the backward does not hide: max(0, dp_comm_per_step_s − ⅔ × one micro-batch's compute)
+step_s | s | per deployment | train | one optimizer step: (microbatches + (pp − 1) / virtual stages) × microbatch_s + dp_comm_exposed_s
+mfu | fraction | per deployment | train | model-FLOPs utilisation of the step: model_flops_per_token × tokens_per_step / (gpus × peak FLOP/s × step_s)
+tokens_per_s_per_gpu | tokens/s | per GPU | train | training tokens processed per second per GPU: tokens_per_step / step_s / gpus
+tokens | tokens | setting | train | training tokens of the run (--tokens)
+steps | count | per deployment | train | optimizer steps of the run: tokens / tokens_per_step (fractional)
+run_model_flops | FLOP | whole model | train | model FLOPs of the run: model_flops_per_token × tokens
+mfu_assumed | fraction | setting | train | MFU the run is timed at (--mfu; null: the compute model's step_s)
+run_s | s | per deployment | train | wall time of the run: at mfu_assumed, else tokens / tokens_per_step × step_s
+gpu_hours | GPU-h | per deployment | train | GPU-hours of the run: gpus × run_s / 3600
+usd_per_gpu_hour | USD/h | per GPU | train | price of one GPU-hour the run is costed at: rental (profile or --usd-per-hour) or owned (capex over service hours + power)
+price_basis | label | label | train | how usd_per_gpu_hour was set: rental or owned
+run_usd | USD | per deployment | train | cost of the run: gpu_hours × usd_per_gpu_hour
+engine_version_printed | label | label | log | engine version the log prints (null: none printed)
+engine_version_modelled | label | setting | log | engine version whose memory model made the prediction (--engine-version, the printed one's major.minor, else the newest modelled)
+memory_fraction | fraction | setting | log | the engine's memory fraction: vLLM gpu_memory_utilization, SGLang mem_fraction_static, TensorRT-LLM free_gpu_memory_fraction (from the log, else the engine's default)
+terms[].term | label | label | log | start-up term compared: usable_memory, weights, activation, non_torch, kv_cache, blocks, tokens or max_concurrency
+terms[].unit | label | label | log | unit of the term's predicted and printed: bytes, blocks, tokens or requests
+terms[].predicted | label | per GPU | log | kvcalc's prediction of the term from the log's settings only, in terms[].unit (on the busiest GPU; max_concurrency: requests of max_model_len tokens the engine holds)
+terms[].printed | label | per GPU | log | the term as the log prints it, in terms[].unit (null: not printed)
+terms[].error | ratio | per GPU | log | (predicted − printed) / printed (null: not printed)
 device | label | label | measure | torch device the kernels ran on: cpu or cuda
 device_name | label | label | measure | the device as torch names it
 torch_version | label | label | measure | torch version of the run
