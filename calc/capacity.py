@@ -63,6 +63,16 @@ def budget_figure(dep: Deployment, g: PerGpu) -> Figure:
     )
 
 
+def pool_figure(g: PerGpu) -> Figure:
+    """The pool in tokens as the engine pages it (``calc.engine_memory``'s derivation)."""
+    from dataclasses import replace
+
+    for f in g.figures:
+        if f.key == "tokens":
+            return replace(f, key="kv_cache_tokens")
+    return Figure("kv_cache_tokens", g.kv_cache_tokens, "tokens", "the engine's pool")
+
+
 def weights_figure(dep: Deployment, g: PerGpu) -> Figure:
     return figure(
         "weights_bytes_per_gpu",
@@ -209,18 +219,11 @@ def capacity_report(
             "kv_cache_blocks",
             g.kv_cache_blocks,
             "blocks",
-            "floor({budget} / {block_bytes})",
-            budget=g.kv_budget_bytes,
-            block_bytes=block_bytes,
-        ),
-        figure(
-            "kv_cache_tokens",
-            g.kv_cache_tokens,
-            "tokens",
-            "{blocks} × {block_size}",
-            blocks=g.kv_cache_blocks,
+            "floor({tokens} / {block_size})",
+            tokens=g.kv_cache_tokens,
             block_size=b,
         ),
+        pool_figure(g),
         figure(
             "kv_bytes_per_sequence_per_gpu",
             seq_bytes - state,

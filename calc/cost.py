@@ -8,7 +8,8 @@ Definitions:
 - input tokens/s per GPU: one prompt of ``prompt`` tokens prefilled alone,
   ``prompt / TTFT(prompt) / gpus`` (``ttft_one_prompt_s`` is that prefill: no queueing, a
   lower bound);
-- USD per million tokens: ``usd_per_hour per GPU / 3600 / (tokens/s per GPU) × 10^6``;
+- USD per million tokens: ``usd_per_hour per GPU / 3600 / (tokens/s per GPU) × 10^6``; none
+  (null) when the batch does not fit (the ledger's ``fits``), as in ``sweep``;
 - the cheapest operating point under ``max_tpot_s`` / ``max_ttft_s``: TPOT grows with batch,
   output tokens/s too, so the cheapest point is the largest batch (up to the max concurrency
   that fits) whose TPOT meets the target, found by bisection.
@@ -197,6 +198,8 @@ def cost_report(
         **{k: v for k, v in at_work.fields().items() if k not in _RESERVE},
         **at,
     }
+    if not at_work.fits:  # a deployment that does not fit has no price (as in sweep)
+        fields.update(usd_per_million_output_tokens=None, usd_per_million_input_tokens=None)
     figs = [
         figure(
             "output_tokens_per_s_per_gpu",

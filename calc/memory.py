@@ -202,7 +202,9 @@ def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
             p.total,
             "params",
             "{embedding} + {lm_head} + {attention} + {dense_ffn} + {moe_routed} + {moe_shared} "
-            "+ {router} + {ssm} + {norms}",
+            "+ {router} + {ssm} + {norms} + {vision} + {audio}",
+            vision=p.vision,
+            audio=p.audio,
             embedding=p.embedding,
             lm_head=p.lm_head,
             attention=p.attention,

@@ -34,19 +34,19 @@ weight_dtype | label | setting | memory capacity latency roofline flops cost swe
 kv_dtype | label | setting | memory capacity latency roofline flops cost sweep | KV-cache dtype or format
 compute_dtype | label | setting | latency roofline flops | tensor-core dtype the matmuls run at (null without --hardware)
 tp | count | setting | memory capacity latency roofline flops cost sweep train log | tensor-parallel GPUs per pipeline stage
-pp | count | setting | memory capacity latency roofline flops cost train log | pipeline-parallel stages
+pp | count | setting | memory capacity latency roofline flops cost train log sweep | pipeline-parallel stages
 ep | count | setting | memory capacity latency roofline flops cost train | expert-parallel GPUs: the GPUs the routed experts are spread over
 dp | count | setting | memory capacity latency roofline cost train | data-parallel replicas (attention-DP ranks under expert parallelism)
-gpus | count | per deployment | memory capacity latency roofline cost train | GPUs of the deployment in all: max(tp, ep) × pp × replicas (= tp × pp × dp); train: tp × pp × cp × dp
+gpus | count | per deployment | memory capacity latency roofline cost train sweep | GPUs of the deployment in all: max(tp, ep) × pp × replicas (= tp × pp × dp); train: tp × pp × cp × dp
 ctx | tokens | per sequence | memory capacity latency roofline flops cost sweep plot speculate measure train | tokens per sequence the figures are sized at (serving: prompt + generated; train: one training sequence, split over cp GPUs); latency/roofline/flops: the context of the reported decode step (default prompt + gen), their ledger keys are sized at max(ctx, prompt + gen)
 batch | sequences | per deployment | memory capacity latency roofline flops cost sweep speculate measure | concurrent sequences the deployment serves
-prompt | tokens | per sequence | latency roofline flops cost | prompt tokens of one sequence (prefill)
+prompt | tokens | per sequence | latency roofline flops cost sweep | prompt tokens of one sequence (prefill)
 gen | tokens | per sequence | latency roofline flops | tokens generated per sequence
 block_size | tokens | setting | capacity | tokens per KV block (paged allocation)
-mem_util | fraction | setting | capacity | fraction of GPU memory the engine may use (vLLM gpu_memory_utilization)
-max_model_len | tokens | setting | capacity | tokens contiguous preallocation reserves per sequence
+mem_util | fraction | setting | capacity | the engine's memory fraction as applied: --mem-util, else the engine's default (vLLM gpu_memory_utilization, SGLang mem_fraction_static incl. its automatic choice, TensorRT-LLM free_gpu_memory_fraction); `log` calls the same figure memory_fraction
+max_model_len | tokens | setting | capacity log | the engine's maximum model length (the setting, else the model's context limit); capacity sizes contiguous preallocation with it and raises it to ctx when ctx is longer (with a warning)
 efficiency | label | setting | cost | which achievable fraction of peak the times use: peak, low, expected or high
-usd_per_hour | USD/h | per GPU | cost | price of one GPU-hour
+usd_per_hour | USD/h | per GPU | cost sweep | price of one GPU-hour
 params_total | params | whole model | memory train | parameters of the whole model
 params_active | params | whole model | memory | parameters one token runs through (MoE: top-k routed experts)
 weights_bytes | bytes | whole model | memory | weights of the whole model: params_total × bytes per weight (scales included)
@@ -59,7 +59,7 @@ ssm_state_bytes | bytes | whole model | memory | Mamba conv + SSM state of batch
 total_bytes | bytes | whole model | memory | weights_bytes + kv_cache_bytes + ssm_state_bytes (analytic, no runtime reserve)
 memory_capacity_bytes | bytes | per deployment | memory | memory of all the deployment's GPUs: gpus × memory_bytes
 memory_bytes | bytes | per GPU | capacity | memory of one GPU as its profile states it
-usable_memory_bytes | bytes | per GPU | capacity | memory the engine may use on one GPU: memory_bytes × mem_util
+usable_memory_bytes | bytes | per GPU | capacity | memory of one GPU as torch reports it (the profile's usable_memory_bytes), which engines budget from
 weights_bytes_per_gpu | bytes | per GPU | memory capacity latency roofline cost sweep train | weights held by the busiest GPU (its share of layers, heads and experts; train: in the recipe's weight dtype, the frozen base under LoRA/QLoRA, sharded over dp under ZeRO-3)
 kv_cache_bytes_per_gpu | bytes | per GPU | memory capacity latency roofline cost sweep | KV of the sequences the busiest GPU serves at ctx (ceil(batch / sequence groups), unpaged)
 ssm_state_bytes_per_gpu | bytes | per GPU | memory capacity latency roofline cost sweep | SSM state of the sequences the busiest GPU serves
@@ -67,14 +67,15 @@ activation_peak_bytes | bytes | per GPU | memory capacity latency roofline | act
 overhead_bytes | bytes | per GPU | memory capacity latency roofline | framework memory outside weights, KV and activations on one GPU (--overhead)
 kv_budget_bytes | bytes | per GPU | memory capacity latency roofline cost sweep check | what the engine leaves for KV and SSM state on the busiest GPU (floored; negative: the weights do not fit)
 max_concurrency | sequences | per deployment | memory capacity latency roofline cost sweep plot | sequences of ctx tokens the deployment holds at once: floor(kv_budget_bytes / paged KV + state per sequence) × sequence groups
-fits | flag | per deployment | memory capacity latency roofline cost sweep | batch sequences of ctx tokens (whole blocks, plus SSM state) fit in the KV budget of the busiest GPU
-headroom_bytes_per_gpu | bytes | per GPU | memory | KV budget left on the busiest GPU after its sequences (paged): kv_budget_bytes − sequences × sequence bytes
+fits | flag | per deployment | memory capacity latency roofline cost sweep train | the whole per-GPU ledger fits its busiest GPU. Serving: batch sequences of ctx tokens (KV in whole blocks, plus SSM state) fit in the KV budget the engine leaves after weights, activation peak and non-torch memory; train: weights + grads + optimizer states + activations + overhead fit the usable memory
+headroom_bytes_per_gpu | bytes | per GPU | memory train | memory left on the busiest GPU after everything its ledger holds (negative: short by that much). Serving: kv_budget_bytes − sequences × sequence bytes; train: usable memory − total_bytes_per_gpu
 max_batch_that_fits | sequences | per deployment | memory | = max_concurrency at ctx
 max_ctx_that_fits | tokens | per sequence | memory | longest context (whole blocks) at which batch sequences fit
 kv_bytes_per_token_per_gpu | bytes | per GPU | capacity log | KV one token adds to a sequence on the busiest GPU, below every window
 kv_block_bytes | bytes | per GPU | capacity | KV of one block of block_size tokens on the busiest GPU
 kv_cache_blocks | blocks | per GPU | capacity | KV blocks that fit in the budget of one GPU
-kv_cache_tokens | tokens | per GPU | memory capacity latency roofline cost sweep | KV pool of one GPU: kv_cache_blocks × block_size
+kv_cache_tokens | tokens | per GPU | memory capacity latency roofline cost sweep | KV pool of one GPU as the engine pages it (calc.engine_memory): what vLLM prints as "GPU KV cache size"
+engine_version | label | setting | capacity | engine release whose defaults and accounting apply (the latest modelled unless --engine-version)
 kv_bytes_per_sequence_per_gpu | bytes | per GPU | capacity sweep | KV of one sequence of ctx tokens on the busiest GPU, paged to whole blocks (no SSM state)
 ssm_state_bytes_per_sequence_per_gpu | bytes | per GPU | capacity | SSM state of one sequence on the busiest GPU
 max_ctx_at_batch | tokens | per sequence | capacity | longest context (whole blocks) at which batch sequences fit
@@ -193,6 +194,7 @@ draft_weights_bytes | bytes | whole model | speculate | weights of the draft, wh
 draft_kv_cache_bytes | bytes | whole model | speculate | KV of the draft for batch sequences of ctx tokens, whole model
 extra_memory_bytes | bytes | whole model | speculate | draft_weights_bytes + draft_kv_cache_bytes
 models[].name | label | label | models | shipped model name
+models | label | label | plot | the models a multi-model plot draws, one series each
 models[].attention | label | label | models | attention layout: mha, gqa, mqa or mla
 models[].n_layers | count | whole model | models | layers
 models[].d_model | elements | whole model | models | hidden width
@@ -215,7 +217,7 @@ hardware[].fp4_flops_per_s | FLOP/s | per GPU | hardware | dense fp4 tensor peak
 hardware[].interconnect_bandwidth_bytes_per_s | B/s | per GPU | hardware | GPU-to-GPU bandwidth per direction
 hardware[].usd_per_hour | USD/h | per GPU | hardware | price of one GPU-hour
 hardware[].price_date | label | label | hardware | when the price was taken
-hardware[].usable_memory_bytes | bytes | per GPU | hardware | memory the driver hands a process: torch's device total on an idle server (null: not stated)
+hardware[].usable_memory_bytes | bytes | per GPU | hardware | memory the driver hands a process: torch's device total on an idle server (null: not stated); the same figure as usable_memory_bytes
 hardware[].scale_up_domain_gpus | count | per GPU | hardware | GPUs that reach each other over the scale-up link (NVLink/xGMI): HGX 8, NVL72 72, PCIe card 1 (null: not stated)
 hardware[].scale_out_bandwidth_bytes_per_s | B/s | per GPU | hardware | bandwidth between scale-up domains (InfiniBand, RoCE, Ethernet) per GPU per direction (null: not stated)
 hardware[].price_source | label | label | hardware | where usd_per_hour was taken from

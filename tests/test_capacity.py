@@ -174,7 +174,8 @@ def test_csv_and_explain(cli, tmp_path):
     assert header.startswith("model,hardware,engine,tp,pp,ep,dp,gpus,")
     assert "kv_budget_bytes" in header.split(",") and "max_concurrency" in header.split(",")
     r = cli("capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "8192", "--explain")
-    assert "kv_cache_tokens = blocks × block_size" in r.out
+    # vLLM pages the pool: blocks per KV cache group × block size (calc.engine_memory)
+    assert "kv_cache_tokens = blocks // groups × block_size" in r.out
 
 
 @settings(max_examples=40, deadline=None)

@@ -651,7 +651,7 @@ def test_a_valid_copy_still_loads_through_cli(cli, tmp_path):
 # --- `kvcalc hardware` lists usable memory, the NVLink domain and the price source/date ---------
 
 
-def test_hardware_listing_shows_usable_memory_domain_and_price_source(cli):
+def test_hardware_listing_shows_usable_memory_domain_and_price_source(cli, monkeypatch):
     rows = {r["name"]: r for r in cli("hardware", "-f", "json").json()["hardware"]}
     assert sorted(rows) == sorted(SHIPPED)
     h100 = rows["h100"]
@@ -662,6 +662,7 @@ def test_hardware_listing_shows_usable_memory_domain_and_price_source(cli):
     assert h100["price_date"] == "2026-02" and h100["price_source"].startswith("CoreWeave")
     assert rows["gb300"]["scale_up_domain_gpus"] == 72
     assert rows["rtx-4090"]["scale_up_domain_gpus"] == 1
+    monkeypatch.setenv("COLUMNS", "400")  # wide enough that no header folds (calc.table_layout)
     table = cli("hardware").out
     for text in ("usable_memory_bytes", "scale_up_domain_gpus", "(79.19", "2026-03 RunPod"):
         assert text in table, text

@@ -8,8 +8,8 @@ import io
 
 import pytest
 
-from calc.capacity import capacity_report
 from calc.registry import load_hardware, load_model
+from tests import reports as R
 
 
 def _csv(text: str) -> list[dict]:
@@ -47,8 +47,8 @@ def test_capacity_json_per_model_matches_capacity(cli):
     assert out["models"] == ["llama3-8b", "llama3-70b"] and "model" not in out
     hw = load_hardware("h200")
     for row in out["rows"]:
-        cap = capacity_report(load_model(row["model"]), hw, ctx=row["ctx"], tp=2,
-                              max_model_len=8192).fields  # fmt: skip
+        cap = R.capacity(load_model(row["model"]), hw, ctx=row["ctx"], tp=2,
+                         max_model_len=8192).fields  # fmt: skip
         assert row["max_concurrency"] == cap["max_concurrency"], row
 
 

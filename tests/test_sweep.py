@@ -80,15 +80,17 @@ def test_rows_agree_with_capacity_and_cost():
 
 
 def test_hand_values_llama3_8b():
-    r = sweep(["llama3-8b"], ["h100"], ctx=[8192], batch=[55, 56], activation_bytes=2**30)
+    r = sweep(["llama3-8b"], ["h100"], ctx=[8192], batch=[54, 55], activation_bytes=2**30,
+              overhead_bytes=2**29)  # fmt: skip
     a, b = r.rows()
-    # budget 0.9 × 85,899,345,920 − 16,060,522,496 − 2^30 − 2^29 = 59,638,276,096;
-    # 8192 × 131,072 = 1,073,741,824 B per sequence -> 55 fit, 56 do not
-    assert a["kv_budget_bytes"] == 59_638_276_096
+    # budget 0.9 × 85,029,027,840 − 16,060,522,496 − 2^30 − 2^29 = 58,854,989,824;
+    # 8192 × 131,072 = 1,073,741,824 B per sequence -> 54 fit, 55 do not
+    assert a["kv_budget_bytes"] == 58_854_989_824
     assert a["kv_bytes_per_sequence_per_gpu"] == 1_073_741_824
-    assert a["kv_cache_bytes_per_gpu"] == 55 * 1_073_741_824
-    assert a["max_concurrency"] == 55
-    assert a["kv_cache_tokens"] == 454_992  # floor(budget / 2,097,152) = 28,437 blocks × 16
+    assert a["kv_cache_bytes_per_gpu"] == 54 * 1_073_741_824
+    assert a["max_concurrency"] == 54
+    # vLLM: 58,854,989,824 // 65,536 // 32 layers = 28,064 blocks × 16
+    assert a["kv_cache_tokens"] == 449_024
     assert a["fits"] is True and b["fits"] is False
 
 

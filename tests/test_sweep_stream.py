@@ -15,12 +15,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from calc.capacity import capacity_report
 from calc.cost import operating_point
 from calc.fastfmt import float_matrix, int_matrix, join_rows, number_matrix
 from calc.registry import load_hardware, load_model
 from calc.sweep import COLUMNS, plan, sweep
 from calc.sweep_io import write_csv
+from tests import reports as R
 
 
 def _texts(matrix: np.ndarray) -> list[str]:
@@ -161,12 +161,13 @@ def test_pp_and_gpus_match_capacity_and_cost(cli):
         assert row["pp"] == 2 and row["gpus"] == 2 * 2
         # most loaded stage: ceil(80 / 2) = 40 layers; 8 KV heads / tp 2 = 4 per GPU;
         # 2 × 40 × 4 × 128 × 2 bytes = 81,920 B per token; × 8,192 tokens
-        assert row["kv_bytes_per_sequence"] == 81_920 * 8_192 == 671_088_640
-        cap = capacity_report(cfg, hw, ctx=8192, batch=row["batch"], tp=2, pp=2).fields
+        assert row["kv_bytes_per_sequence_per_gpu"] == 81_920 * 8_192 == 671_088_640
+        cap = R.capacity(cfg, hw, ctx=8192, batch=row["batch"], tp=2, pp=2).fields
         for key in ("weights_bytes_per_gpu", "kv_budget_bytes", "max_concurrency", "fits"):
             assert row[key] == cap[key], key
-        point = operating_point(cfg, hw, batch=row["batch"], ctx=8192, prompt=8192, tp=2, pp=2)
-        for key in ("tpot_s", "ttft_s", "tokens_per_s", "usd_per_hour"):
+        dep = R.deployment(cfg, hw, tp=2, pp=2)
+        point = operating_point(dep, batch=row["batch"], ctx=8192, prompt=8192)
+        for key in ("tpot_s", "ttft_one_prompt_s", "output_tokens_per_s_per_gpu", "usd_per_hour"):
             assert row[key] == pytest.approx(point[key], rel=1e-12), key
 
 
@@ -179,10 +180,11 @@ def test_prompt_sets_ttft_and_input_cost(cli):
                                                        (2048, 8192)]  # fmt: skip
     cfg, hw = load_model("llama3-8b"), load_hardware("h100")
     for row in rows:
-        point = operating_point(cfg, hw, batch=1, ctx=row["ctx"], prompt=row["prompt"],
-                                usd_per_hour=2)  # fmt: skip
+        point = operating_point(R.deployment(cfg, hw), batch=1, ctx=row["ctx"],
+                                prompt=row["prompt"], usd_per_hour=2)  # fmt: skip
         assert row["usd_per_hour"] == 2
-        for key in ("ttft_s", "usd_per_million_input_tokens", "usd_per_million_output_tokens"):
+        for key in ("ttft_one_prompt_s", "usd_per_million_input_tokens",
+                    "usd_per_million_output_tokens"):  # fmt: skip
             assert row[key] == pytest.approx(point[key], rel=1e-12), key
 
 
