@@ -9,8 +9,7 @@ strategy, derandomized: CI sees the same inputs every run). For a longer, random
 ``KVCALC_FUZZ_EXAMPLES=2000 KVCALC_FUZZ_RANDOM=1 pytest tests/test_fuzz_loaders.py``.
 
 Adding a loader is one entry in LOADERS: its seed files, a suffix, the CLI arguments that
-read the file and the exit statuses that count as a result. The engine-log loader (`kvcalc
-log`, being built on another branch) is one line, shown commented out below.
+read the file and the exit statuses that count as a result.
 """
 
 from __future__ import annotations
@@ -33,6 +32,7 @@ from calc.registry import data_dir
 FUZZ_EXAMPLES = int(os.environ.get("KVCALC_FUZZ_EXAMPLES", "12"))
 RANDOM = os.environ.get("KVCALC_FUZZ_RANDOM") == "1"
 HF = Path(__file__).parent / "data" / "hf"
+LOGS = Path(__file__).parent / "data" / "engine_logs"
 
 SPEC = """deployments:
   - name: llama3-70b-fp8-h100x4
@@ -79,6 +79,7 @@ class Loader:
     argv: tuple[str, ...]
     results: tuple[int, ...] = (0,)
     parse: Callable[[str], object] = json.loads
+    structured: bool = True  # the seeds are YAML/JSON mappings (a log is plain text)
 
 
 def _shipped(folder: str, *names: str) -> tuple[str, ...]:
@@ -111,7 +112,13 @@ LOADERS = {
         "cal.yaml",
         ("latency", "-m", "llama3-8b", "-H", "h100", "--calibration", "{path}", "-f", "json"),
     ),
-    # "engine_log": Loader((LOG_SEED,), "engine.log", ("log", "{path}", "-f", "json")),
+    "engine_log": Loader(
+        tuple((LOGS / f).read_text() for f in ("vllm-h100-llama31-8b-tp2.log",
+                                                "trtllm-h100-llama31-8b-fp8.log")),
+        "engine.log",
+        ("log", "{path}", "-m", "llama3-8b", "-f", "json"),
+        structured=False,
+    ),
 }
 
 # ----------------------------------------------------------------------------------------
@@ -216,7 +223,7 @@ def spliced(draw, seed: str) -> bytes:
 def _mutations(loader: Loader) -> st.SearchStrategy:
     is_json = loader.filename.endswith(".json")
     return st.one_of(
-        *(structured(s, is_json) for s in loader.seeds),
+        *(structured(s, is_json) for s in loader.seeds if loader.structured),
         *(raw_token(s) for s in loader.seeds),
         *(spliced(s) for s in loader.seeds),
     )

@@ -12,24 +12,14 @@ from calc.cli import options as o
 
 
 def _read_log(path: Path) -> str:
-    """The log's text (undecodable bytes replaced), or one clear error."""
+    """The log's text (undecodable bytes replaced), or one clear error: a regular file only,
+    opened without blocking and read up to the cap (calc.safe_io)."""
     from calc.engine_log import MAX_LOG_CHARS
     from calc.errors import InvalidInputError
+    from calc.safe_io import read_input
 
-    if not path.exists():
-        raise InvalidInputError(f"{path}: no such file")
-    if path.is_dir():
-        raise InvalidInputError(f"{path}: is a directory, expected a log file")
-    try:
-        size = path.stat().st_size
-        if size > MAX_LOG_CHARS:
-            raise InvalidInputError(
-                f"{path}: {size:,} bytes is too large for a start-up log (at most "
-                f"{MAX_LOG_CHARS:,}); cut it to the start-up lines"
-            )
-        raw = path.read_bytes()
-    except OSError as exc:
-        raise InvalidInputError(f"{path}: cannot read: {exc.strerror}") from exc
+    raw = read_input(path, what="a start-up log (cut it to the start-up lines)",
+                     max_bytes=MAX_LOG_CHARS)  # fmt: skip
     if b"\x00" in raw:
         raise InvalidInputError(f"{path}: binary file, expected a text log")
     return raw.decode("utf-8", errors="replace")
