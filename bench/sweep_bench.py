@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from calc.sweep import parse_values, plan  # noqa: E402
-from calc.sweep_io import write_csv, write_json  # noqa: E402
+from calc.reports.sweep import parse_values, plan  # noqa: E402
+from calc.reports.sweep_io import write_csv, write_json  # noqa: E402
 
 TARGET_CSV_ROWS_PER_S = 2_000_000
 TARGET_10M_S = 10.0

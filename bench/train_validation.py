@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from calc.registry import load_hardware, load_model
+from calc.data.registry import load_hardware, load_model
 from calc.train import memory as tm
 from calc.train.report import TrainSetup, train_report
 

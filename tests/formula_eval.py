@@ -1,4 +1,4 @@
-"""Evaluate the arithmetic of an ``--explain`` formula (``calc.derivation.Figure``) from its
+"""Evaluate the arithmetic of an ``--explain`` formula (``calc.output.derivation.Figure``) from its
 full-precision operands, safely (a whitelist over ``ast``, never ``eval``)."""
 
 from __future__ import annotations

@@ -3,7 +3,7 @@ model + hardware + keywords. Each builds the one ``Deployment`` the CLI would bu
 
 from __future__ import annotations
 
-from calc.deployment import Deployment, EngineSettings, Workload
+from calc.deploy.deployment import Deployment, EngineSettings, Workload
 
 _ENGINE = ("engine", "mem_util", "block_size", "max_batched_tokens", "activation_bytes",
            "overhead_bytes", "max_model_len")  # fmt: skip
@@ -20,7 +20,7 @@ def deployment(cfg, hw=None, **kw) -> Deployment:
 
 
 def capacity(cfg, hw, *, ctx, batch=1, shared_prefix=None, users=None, **kw):
-    from calc.capacity import capacity_report
+    from calc.reports.capacity import capacity_report
 
     return capacity_report(
         deployment(cfg, hw, **kw),
@@ -31,20 +31,20 @@ def capacity(cfg, hw, *, ctx, batch=1, shared_prefix=None, users=None, **kw):
 
 
 def memory(cfg, *, ctx, batch=1, hardware=None, gpus=1, **kw):
-    from calc.memory import memory_report
+    from calc.reports.memory import memory_report
 
     return memory_report(deployment(cfg, hardware, tp=gpus, **kw), Workload(ctx=ctx, batch=batch))
 
 
 def latency(cfg, hw, *, prompt, gen, batch=1, ctx=None, matmul_eff=None, mem_eff=None, **kw):
-    from calc.latency import latency_report
+    from calc.reports.latency import latency_report
 
     work = Workload(ctx=ctx or prompt + gen, batch=batch, prompt=prompt, gen=gen)
     return latency_report(deployment(cfg, hw, **kw), work, matmul_eff=matmul_eff, mem_eff=mem_eff)
 
 
 def flops(cfg, hw=None, *, prompt, gen=1, ctx=None, batch=1, **kw):
-    from calc.latency import flops_report
+    from calc.reports.latency import flops_report
 
     work = Workload(ctx=ctx or prompt + gen, batch=batch, prompt=prompt, gen=gen)
     return flops_report(deployment(cfg, hw, **kw), work)
@@ -52,7 +52,7 @@ def flops(cfg, hw=None, *, prompt, gen=1, ctx=None, batch=1, **kw):
 
 def cost(cfg, hw, *, ctx, batch=1, prompt=None, usd_per_hour=None, max_tpot_ms=None,
          max_ttft_ms=None, efficiency="expected", **kw):  # fmt: skip
-    from calc.cost import cost_report
+    from calc.reports.cost import cost_report
 
     return cost_report(
         deployment(cfg, hw, **kw),

@@ -6,15 +6,15 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from calc.checkpoint import model_weight_bytes
-from calc.elementwise import cdiv
-from calc.ledger import (
+from calc.data.registry import load_hardware, load_model
+from calc.deploy.checkpoint import model_weight_bytes
+from calc.deploy.ledger import (
     kv_heads_per_gpu,
     paged_tokens,
     pool_units,
 )
-from calc.params import model_params
-from calc.registry import load_hardware, load_model
+from calc.formulas.elementwise import cdiv
+from calc.formulas.params import model_params
 from tests import reports as R
 
 LLAMA8 = load_model("llama3-8b")
@@ -95,7 +95,7 @@ def test_paged_against_contiguous():
 
 
 def test_activation_and_non_torch_from_the_engine_model():
-    # vLLM 0.19's profiling pass (calc/engine_memory/vllm.py) for Llama 3 8B at TP 1:
+    # vLLM 0.19's profiling pass (calc/deploy/engine_memory/vllm.py) for Llama 3 8B at TP 1:
     # resident 2 × 8,192 × 4,096 × 2 = 134,217,728 B plus the larger of the widest layer
     # 8,192 × 43,008 (gated FFN 3 × 14,336) × 2 = 704,643,072 and the sampler pass
     # 1,024 rows × 128,256 × 14.5 B = 1,904,345,088: 2,038,562,816 B
@@ -125,7 +125,8 @@ def test_pipeline_parallel_most_loaded_stage():
     f = report(pp=3)
     # ceil(32 / 3) = 11 layers: 2 × 8 × 128 × 2 × 11 = 45,056 B/token
     assert f["kv_bytes_per_token_per_gpu"] == 45_056
-    # the busiest stage (calc.parallel, as `kvcalc latency`): 11 layers × (attention 41,943,040
+    # the busiest stage (calc.deploy.parallel, as `kvcalc latency`): 11 layers × (attention
+    # 41,943,040
     # + FFN 176,160,768) = 2,399,141,888; its norms (11 × 2 + 1 final) × 4,096 = 94,208;
     # one vocab matrix 525,336,576 → 2,924,572,672 params × 2 bytes
     assert f["weights_bytes_per_gpu"] == 5_849_145_344
@@ -174,7 +175,7 @@ def test_csv_and_explain(cli, tmp_path):
     assert header.startswith("model,hardware,engine,tp,pp,ep,dp,gpus,")
     assert "kv_budget_bytes" in header.split(",") and "max_concurrency" in header.split(",")
     r = cli("capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "8192", "--explain")
-    # vLLM pages the pool: blocks per KV cache group × block size (calc.engine_memory)
+    # vLLM pages the pool: blocks per KV cache group × block size (calc.deploy.engine_memory)
     assert "kv_cache_tokens = blocks // groups × block_size" in r.out
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from calc.check_spec import load_spec
+from calc.reports.check_spec import load_spec
 
 # Llama 3 8B on one H100 (85,029,027,840 B as torch reports it), vLLM, --activation 1GiB
 # --overhead 0.5GiB: KV budget 0.9 × 85,029,027,840 − 16,060,522,496 − 1,073,741,824
@@ -107,8 +107,8 @@ def test_latency_and_cost_requirements(cli, tmp_path):
     assert by["max_tpot_ms"]["passed"] and by["max_tpot_ms"]["unit"] == "ms"
     assert not by["max_ttft_ms"]["passed"]  # no prefill takes a microsecond
     assert by["max_usd_per_million_output_tokens"]["passed"]
-    from calc.latency import tpot_s
-    from calc.registry import load_hardware, load_model
+    from calc.data.registry import load_hardware, load_model
+    from calc.deploy.steps import tpot_s
 
     t = tpot_s(load_model("llama3-8b"), load_hardware("h100"), batch=16, ctx=4096)
     assert by["max_tpot_ms"]["figure"] == pytest.approx(t * 1e3, rel=1e-12)

@@ -9,14 +9,20 @@ from pathlib import Path
 
 import pytest
 
-from calc.check_reference import (
+from calc.reports.check_reference import (
     example_spec_path,
     example_text,
     spec_json_schema,
     spec_reference,
+)
+from calc.reports.check_spec import (
+    CheckSpec,
+    Deployment,
+    Requirements,
+    Workload,
+    load_spec,
     unknown_key_message,
 )
-from calc.check_spec import CheckSpec, Deployment, Requirements, Workload, load_spec
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "check-spec.md"
@@ -73,7 +79,8 @@ def test_schema_to_a_file(cli, tmp_path):
 
 def test_reference_doc_is_current():
     assert DOC.read_text() == spec_reference(), (
-        "docs/check-spec.md is stale: run `python -m calc.check_reference > docs/check-spec.md`"
+        "docs/check-spec.md is stale: run `python -m calc.reports.check_reference > "
+        "docs/check-spec.md`"
     )
 
 

@@ -1,5 +1,5 @@
-"""calc.checkpoint: the format of each weight component as released, what --weight-dtype
-changes, and the per-component parameters per GPU (calc.parallel)."""
+"""calc.deploy.checkpoint: the format of each weight component as released, what --weight-dtype
+changes, and the per-component parameters per GPU (calc.deploy.parallel)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from calc.checkpoint import (
+from calc.data.model_schema import WeightDtypes, WeightFormat
+from calc.data.registry import load_model, model_names
+from calc.deploy.checkpoint import (
     COMPONENTS,
     REQUANTISED,
     linear_dtype,
@@ -20,15 +22,13 @@ from calc.checkpoint import (
     weight_bytes_per_gpu_by_component,
     weight_bytes_per_param,
 )
-from calc.model_schema import WeightDtypes, WeightFormat
-from calc.parallel import params_per_gpu, params_per_gpu_by_component, shard
-from calc.params import model_params
-from calc.quant import WEIGHT_FORMATS
-from calc.registry import load_model, model_names
+from calc.deploy.parallel import params_per_gpu, params_per_gpu_by_component, shard
+from calc.formulas.params import model_params
+from calc.formulas.quant import WEIGHT_FORMATS
 
 
 def test_schema_formats_are_the_quant_formats():
-    from calc.dtypes import DTYPES
+    from calc.data.dtypes import DTYPES
 
     assert set(typing.get_args(WeightFormat)) == set(DTYPES) | set(WEIGHT_FORMATS)
     assert {f for f in WeightDtypes.__dataclass_fields__} == set(COMPONENTS)

@@ -6,13 +6,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from calc.cost import (
+from calc.data.registry import load_hardware, load_model
+from calc.deploy.steps import tpot_s, ttft_s
+from calc.reports.cost import (
     input_tokens_per_s_per_gpu,
     output_tokens_per_s_per_gpu,
     usd_per_million_tokens,
 )
-from calc.latency import tpot_s, ttft_s
-from calc.registry import load_hardware, load_model
 
 ARGS = ["cost", "-m", "llama3-70b", "-H", "h100", "--tp", "4", "--ctx", "4096"]
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from calc.data.model_schema import ModelConfig
+from calc.data.registry import data_dir, hardware_names, load_hardware, load_model, model_names
+from calc.data.yaml_io import load_mapping
 from calc.errors import ConfigError
-from calc.model_schema import ModelConfig
-from calc.registry import data_dir, hardware_names, load_hardware, load_model, model_names
-from calc.yaml_io import load_mapping
 
 MODELS = model_names()
 HARDWARE = hardware_names()
@@ -159,7 +159,7 @@ def test_damaged_shipped_file_is_one_line_error(cli, tmp_path, monkeypatch):
     an invalid state, strict validation still explains it in one line (no traceback)."""
     import shutil
 
-    from calc import registry
+    from calc.data import registry
 
     folder = tmp_path / "model_configs"
     shutil.copytree(data_dir("model_configs"), folder)

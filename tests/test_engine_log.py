@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from calc.engine_log import parse_log
 from calc.errors import InvalidInputError
+from calc.reports.engine_log import parse_log
 
 ROOT = Path(__file__).resolve().parent.parent
 LOGS = ROOT / "tests" / "data" / "engine_logs"
@@ -240,14 +240,14 @@ def test_calibration_from_another_environment_warns(cli, tmp_path):
     ],
 )
 def test_weight_dtype_from_the_log(settings, expected):
-    from calc.engine_log import weight_dtype_of
+    from calc.reports.engine_log import weight_dtype_of
 
     assert weight_dtype_of(settings) == expected
 
 
 def test_known_model_ids_name_shipped_models():
-    from calc.engine_log import KNOWN_MODELS, shipped_model_for
-    from calc.registry import model_names
+    from calc.data.registry import model_names
+    from calc.reports.engine_log import KNOWN_MODELS, shipped_model_for
 
     assert set(KNOWN_MODELS.values()) <= set(model_names())
     assert shipped_model_for("/models/meta-llama/Llama-3.1-8B-Instruct/") == "llama3-8b"

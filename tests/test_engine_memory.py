@@ -1,11 +1,12 @@
-"""Engine memory models (calc.engine_memory): each formula against hand arithmetic from the
+"""Engine memory models (calc.deploy.engine_memory): each formula against hand arithmetic from the
 engine's source, and the composed pool against the engines' own printed start-up figures."""
 
 from __future__ import annotations
 
 import pytest
 
-from calc.engine_memory import (
+from calc.data.registry import load_hardware, load_model
+from calc.deploy.engine_memory import (
     DEFAULTS,
     EngineSettings,
     checkpoint_weights_bytes_per_gpu,
@@ -14,11 +15,10 @@ from calc.engine_memory import (
     predict_kv_pool,
     usable_memory_bytes,
 )
-from calc.engine_memory import sglang as sg
-from calc.engine_memory import trtllm as trt
-from calc.engine_memory import vllm as vl
+from calc.deploy.engine_memory import sglang as sg
+from calc.deploy.engine_memory import trtllm as trt
+from calc.deploy.engine_memory import vllm as vl
 from calc.errors import UnknownNameError
-from calc.registry import load_hardware, load_model
 
 GIB = 2**30
 
@@ -116,7 +116,8 @@ def test_fp8_checkpoint_keeps_vocab_tables_in_16_bit():
     fp8 = checkpoint_weights_bytes_per_gpu(cfg, 1, 1, "fp8-tensor")
     tables = 2 * 128_256 * 4096  # embedding + lm_head, untied: 1,050,673,152
     norms = 65 * 4096  # (32 layers × 2 + final) RMSNorm weights: 266,240
-    # --weight-dtype re-quantises the linear layers only (calc.checkpoint): every parameter at
+    # --weight-dtype re-quantises the linear layers only (calc.deploy.checkpoint): every parameter
+    # at
     # 1 B, plus 1 B more for each vocabulary-table and norm element kept in bf16; fp8-tensor
     # adds 4 B per tensor scale, which the per-element rate leaves out
     assert fp8 == 8_030_261_248 + tables + norms

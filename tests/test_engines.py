@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from calc.engine_memory import sglang as sg
-from calc.engine_memory import trtllm as trt
-from calc.engine_memory import vllm as vl
+from calc.deploy.engine_memory import sglang as sg
+from calc.deploy.engine_memory import trtllm as trt
+from calc.deploy.engine_memory import vllm as vl
 
 U = 85_029_027_840  # H100 80GB as torch reports it: 81,090 MiB
 W = 16_060_522_496  # Llama 3 8B bf16: 8,030,261,248 params × 2 bytes

@@ -15,7 +15,7 @@ import math
 
 import pytest
 
-from calc.derivation import figure
+from calc.output.derivation import figure
 from tests.formula_eval import Prose, evaluate
 
 # model, hardware, deployment options: dense, MoE, MLA, sliding-window, hybrid SSM, pp, ep
@@ -92,7 +92,7 @@ SSM = {"ssm_params", "ssm_state_bytes"}
 
 
 def key_figures(name: str, model: str) -> set[str]:
-    from calc.registry import load_model
+    from calc.data.registry import load_model
 
     cfg = load_model(model)
     keys = set(KEY_FIGURES[name])

@@ -1,4 +1,5 @@
-"""FLOPs per op (calc.flops) and their composition into a step (calc.ops via calc.latency)."""
+"""FLOPs per op (calc.formulas.flops) and their composition into a step (calc.deploy.ops,
+calc.deploy.steps)."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from calc import flops as F
-from calc.latency import decode_step, prefill
-from calc.registry import load_model
+from calc.data.registry import load_model
+from calc.deploy.steps import decode_step, prefill
+from calc.formulas import flops as F
 
 
 def _op(step, name):

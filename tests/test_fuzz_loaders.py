@@ -27,7 +27,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from calc.registry import data_dir
+from calc.data.registry import data_dir
 
 FUZZ_EXAMPLES = int(os.environ.get("KVCALC_FUZZ_EXAMPLES", "12"))
 RANDOM = os.environ.get("KVCALC_FUZZ_RANDOM") == "1"

@@ -11,8 +11,8 @@ import math
 import pytest
 import yaml
 
-from calc.registry import data_dir, hardware_names, load_hardware
-from calc.roofline import ridge_point
+from calc.data.registry import data_dir, hardware_names, load_hardware
+from calc.formulas.roofline import ridge_point
 
 GiB = 2**30
 TERA = 10**12
@@ -662,7 +662,7 @@ def test_hardware_listing_shows_usable_memory_domain_and_price_source(cli, monke
     assert h100["price_date"] == "2026-02" and h100["price_source"].startswith("CoreWeave")
     assert rows["gb300"]["scale_up_domain_gpus"] == 72
     assert rows["rtx-4090"]["scale_up_domain_gpus"] == 1
-    monkeypatch.setenv("COLUMNS", "400")  # wide enough that no header folds (calc.table_layout)
+    monkeypatch.setenv("COLUMNS", "400")  # no header folds (calc.output.table_layout)
     table = cli("hardware").out
     for text in ("usable_memory_bytes", "scale_up_domain_gpus", "(79.19", "2026-03 RunPod"):
         assert text in table, text

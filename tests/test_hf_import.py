@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from calc.attention_layout import attention_layout
+from calc.data.hf_import import load_hf_config
+from calc.data.registry import load_model
 from calc.errors import ConfigError, MissingDependencyError
-from calc.hf_import import load_hf_config
-from calc.params import model_params
-from calc.registry import load_model
-from calc.ssm import ssm_state_bytes_per_sequence
+from calc.formulas.attention_layout import attention_layout
+from calc.formulas.params import model_params
+from calc.formulas.ssm import ssm_state_bytes_per_sequence
 
 DATA = Path(__file__).parent / "data" / "hf"
 

@@ -12,13 +12,13 @@ import json
 
 import pytest
 
-from calc.attention_layout import attention_layout
-from calc.checkpoint import linear_dtype, released_dtypes
+from calc.data.hf_import import hf_to_fields
+from calc.data.model_schema import ModelConfig
+from calc.data.registry import load_model
+from calc.deploy.checkpoint import linear_dtype, released_dtypes
 from calc.errors import ConfigError
-from calc.hf_import import hf_to_fields
-from calc.model_schema import ModelConfig
-from calc.params import model_params
-from calc.registry import load_model
+from calc.formulas.attention_layout import attention_layout
+from calc.formulas.params import model_params
 
 GEMMA3_12B = {  # google/gemma-3-12b-it: text_config has no vocab_size, head_dim, ...
     "architectures": ["Gemma3ForConditionalGeneration"],
@@ -169,7 +169,7 @@ LLAMA31_8B = {  # meta-llama/Llama-3.1-8B
 
 
 def _load(data, name="m"):
-    from calc.yaml_io import validate
+    from calc.data.yaml_io import validate
 
     return validate(ModelConfig, hf_to_fields(data, "config.json", name), "config.json")
 
@@ -205,7 +205,7 @@ def test_gemma3_text_config_without_vocab_size_gets_transformers_defaults():
 
 
 def test_vision_towers_are_weights_not_flops():
-    from calc.latency import decode_step
+    from calc.deploy.steps import decode_step
 
     gemma = load_model("gemma-3-12b")
     p = model_params(gemma)
@@ -376,7 +376,7 @@ def test_awq_gptq_bits_and_group():
     assert released_dtypes(gptq)["attention"] == "int4-g128-sym"
     g32 = _q({"quant_method": "gptq", "bits": 4, "group_size": 32, "sym": False})
     assert released_dtypes(g32)["dense_ffn"] == "int4-g32"
-    from calc.quant import weight_bytes_per_element
+    from calc.formulas.quant import weight_bytes_per_element
 
     # 4 bits + fp16 scale + 4-bit zero per 32: 0.5 + 2.5/32 = 0.578125 B
     assert weight_bytes_per_element("int4-g32") == 0.578125
@@ -406,7 +406,7 @@ def test_mxfp4_with_modules_to_not_convert():
 def test_bitsandbytes_4bit():
     cfg = _q({"quant_method": "bitsandbytes", "load_in_4bit": True, "bnb_4bit_quant_type": "nf4"})
     assert released_dtypes(cfg)["dense_ffn"] == "nf4-g64"
-    from calc.quant import weight_bytes_per_element
+    from calc.formulas.quant import weight_bytes_per_element
 
     assert weight_bytes_per_element("nf4-g64") == 0.5625  # 4 bits + fp32 absmax per 64
 
@@ -434,7 +434,7 @@ def test_quantised_import_sizes_weights_in_the_checkpoint_format(cli, tmp_path):
 
 
 def test_import_hf_yaml_round_trip_keeps_towers_formats_and_rope(cli, tmp_path):
-    from calc.checkpoint import model_weight_bytes
+    from calc.deploy.checkpoint import model_weight_bytes
 
     for data, shipped in ((LLAMA4_SCOUT, "llama4-scout"), (GEMMA3_12B, "gemma-3-12b")):
         src = tmp_path / shipped
@@ -463,8 +463,8 @@ def test_memory_explain_shows_each_format(cli):
 def test_gpt_oss_fixture_imports_as_released():
     from pathlib import Path
 
-    from calc.checkpoint import model_weight_bytes
-    from calc.hf_import import load_hf_config
+    from calc.data.hf_import import load_hf_config
+    from calc.deploy.checkpoint import model_weight_bytes
 
     data = Path(__file__).resolve().parent / "data" / "hf" / "gpt-oss-120b.json"
     imported, shipped = load_hf_config(data), load_model("gpt-oss-120b")
@@ -487,6 +487,6 @@ def test_gpt_oss_fixture_imports_as_released():
     ],
 )
 def test_ignore_lists_keep_the_named_linear_layers(ignore, kept):
-    from calc.hf_import import _kept
+    from calc.data.hf_import import _kept
 
     assert _kept(ignore) == kept

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from calc.registry import data_dir
+from calc.data.registry import data_dir
 
 MODEL = (data_dir("model_configs") / "llama3-8b.yaml").read_text()
 HW = (data_dir("hardware_profiles") / "h100.yaml").read_text()

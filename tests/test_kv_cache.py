@@ -6,15 +6,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from calc.attention_layout import attention_layout
+from calc.data.registry import load_model
 from calc.errors import InvalidInputError
-from calc.kv_cache import (
+from calc.formulas.attention_layout import attention_layout
+from calc.formulas.kv_cache import (
     kv_bytes_per_token,
     kv_bytes_per_token_per_layer,
     kv_cache_bytes,
     mla_kv_bytes_per_token_per_layer,
 )
-from calc.registry import load_model
 from tests import reports as R
 
 
@@ -114,7 +114,7 @@ def test_memory_report_totals():
 
 def test_int4_weights_are_half_a_byte():
     r = R.memory(load_model("llama3-8b"), ctx=1, weight_dtype="int4")
-    # --weight-dtype re-quantises the linear layers only (calc.checkpoint): embedding and
+    # --weight-dtype re-quantises the linear layers only (calc.deploy.checkpoint): embedding and
     # lm_head 2 × 128256·4096 = 1,050,673,152 and norms 65 × 4096 = 266,240 stay bf16:
     # (8,030,261,248 − 1,050,939,392) × 0.5 + 1,050,939,392 × 2
     # = 3,489,660,928 + 2,101,878,784 = 5,591,539,712
@@ -122,7 +122,7 @@ def test_int4_weights_are_half_a_byte():
 
 
 def test_fit_boundary_on_h100():
-    from calc.registry import load_hardware
+    from calc.data.registry import load_hardware
 
     cfg, hw = load_model("llama3-8b"), load_hardware("h100")
     r = R.memory(cfg, ctx=8192, hardware=hw)

@@ -1,22 +1,15 @@
-"""Roofline latency (calc.latency): ridge points, TPOT/TTFT/E2E, bands, vectorised paths."""
+"""Roofline latency (calc.reports.latency): ridge points, TPOT/TTFT/E2E, bands, vectorised paths."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
+from calc.data.registry import all_hardware, load_hardware, load_model
+from calc.deploy.rates import compute_dtype, ridge_points, with_efficiency
+from calc.deploy.steps import decode_step, prefill, tpot_s, ttft_s
 from calc.errors import InvalidInputError
-from calc.latency import (
-    compute_dtype,
-    decode_step,
-    prefill,
-    ridge_points,
-    tpot_s,
-    ttft_s,
-    with_efficiency,
-)
-from calc.params import model_params
-from calc.registry import all_hardware, load_hardware, load_model
+from calc.formulas.params import model_params
 from tests import reports as R
 
 
@@ -164,7 +157,7 @@ def test_int4_weights_halve_the_memory_bound_step_vs_int8():
     w4 = decode_step(cfg, hw, batch=1, ctx=16, weight_dtype="int4", efficiency="peak")
     ops8 = {o.name: o for o in w8.ops}
     ops4 = {o.name: o for o in w4.ops}
-    # --weight-dtype re-quantises the linear layers (calc.checkpoint): their steps halve,
+    # --weight-dtype re-quantises the linear layers (calc.deploy.checkpoint): their steps halve,
     # lm_head stays bf16 and takes the same time
     for name in ("qkv_proj", "o_proj", "ffn"):
         assert ops4[name].time_s / ops8[name].time_s == pytest.approx(0.5, rel=2e-3)
@@ -210,9 +203,9 @@ def test_attention_runs_at_the_16_bit_peak_even_with_fp8_weights():
 
 
 def test_bad_efficiency_name_rejected_even_without_hardware():
+    from calc.data.registry import load_model
+    from calc.deploy.steps import decode_step
     from calc.errors import InvalidInputError
-    from calc.latency import decode_step
-    from calc.registry import load_model
 
     with pytest.raises(InvalidInputError, match="best"):
         decode_step(load_model("llama3-8b"), None, batch=1, ctx=1, efficiency="best")

@@ -8,11 +8,11 @@ from hypothesis import given
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
-from calc.attention_layout import attention_layout
+from calc.data.model_schema import ModelConfig
+from calc.data.registry import load_model
 from calc.errors import ConfigError
-from calc.layer_pattern import cached_token_layers, windowed_groups
-from calc.model_schema import ModelConfig
-from calc.registry import load_model
+from calc.formulas.attention_layout import attention_layout
+from calc.formulas.layer_pattern import cached_token_layers, windowed_groups
 
 
 def test_sliding_and_chunked_token_caps():
@@ -173,7 +173,7 @@ def test_latency_kv_per_gpu_respects_layer_types(cli, model, expected):
 
 
 def test_sharded_layout_per_layer_average():
-    from calc.parallel import shard, sharded_layout
+    from calc.deploy.parallel import shard, sharded_layout
 
     cfg = load_model("gemma-2-9b")
     one = sharded_layout(attention_layout(cfg), shard(cfg), 1)

@@ -10,10 +10,10 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from calc.calibration import apply_calibration, load_calibration  # noqa: E402
+from calc.data.calibration import apply_calibration, load_calibration  # noqa: E402
+from calc.data.registry import load_hardware, load_model  # noqa: E402
 from calc.measure import kernels, shapes, suite  # noqa: E402
 from calc.measure.calibrate import build_calibration  # noqa: E402
-from calc.registry import load_hardware, load_model  # noqa: E402
 
 needs_cuda = pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a CUDA device")
 TINY = ("--batch", "1,2", "--ctx", "40", "--repeats", "2", "--warmup", "1")

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
-from calc.calibration import Calibration
-from calc.hardware_schema import Band
+from calc.data.calibration import Calibration
+from calc.data.hardware_schema import Band
+from calc.data.registry import load_model
 from calc.measure import calibrate, counts, shapes
 from calc.measure.timing import n_buffers, quantile
-from calc.registry import load_model
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -7,7 +7,7 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from calc.calibration import load_calibration  # noqa: E402
+from calc.data.calibration import load_calibration  # noqa: E402
 from calc.measure import suite  # noqa: E402
 
 
@@ -24,7 +24,7 @@ def test_latency_uses_saved_calibration(cli, tmp_path, monkeypatch):
                      "--calibration", path, "--format", "json")  # fmt: skip
     assert base.code == 0 and calibrated.code == 0, calibrated.err
     b, c = base.json(), calibrated.json()
-    from calc.registry import load_hardware
+    from calc.data.registry import load_hardware
 
     # without a calibration: h100.yaml's expected memory band
     assert b["memory_efficiency"] == load_hardware("h100").efficiency.memory.expected

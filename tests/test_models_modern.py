@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
-from calc.params import model_params
-from calc.registry import load_model, model_names
+from calc.data.registry import load_model, model_names
+from calc.formulas.params import model_params
 
 
 def test_mistral_7b():

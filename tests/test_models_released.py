@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import pytest
 
-from calc.attention_layout import attention_layout
-from calc.checkpoint import linear_dtype, model_weight_bytes, released_dtypes
-from calc.params import model_params
-from calc.registry import load_model
+from calc.data.registry import load_model
+from calc.deploy.checkpoint import linear_dtype, model_weight_bytes, released_dtypes
+from calc.formulas.attention_layout import attention_layout
+from calc.formulas.params import model_params
 
 
 def _card(total, billions, rel=0.01):

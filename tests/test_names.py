@@ -1,15 +1,15 @@
 """One meaning per output name (issue 10).
 
-(a) every JSON/CSV key every command emits is in ``calc.names.NAMES`` (with its unit, scope
+(a) every JSON/CSV key every command emits is in ``calc.output.names.NAMES`` (with its unit, scope
     and meaning), on dense, MoE, MLA, sliding-window and hybrid-SSM models;
-(b) docs/names.md is what ``python -m calc.names`` prints;
+(b) docs/names.md is what ``python -m calc.output.names`` prints;
 (c) the cross-command agreement: at one operating point, memory (with -H), capacity, latency,
     flops, cost, sweep, check and plot data agree on the per-GPU ledger (weights, KV, SSM
     state, KV budget), fits and max concurrency, and every key two commands both emit has the
     same value (speculate's plain step and draft memory likewise with latency and memory).
 
 A new command: its invocation goes in ``invocations`` (or ``LISTINGS``), its keys in
-calc/names.py, one line each.
+calc/output/names.py, one line each.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from calc.names import NAMES, lookup, render_markdown
+from calc.output.names import NAMES, lookup, render_markdown
 
 ROOT = Path(__file__).resolve().parents[1]
 MODELS = ("llama3-8b", "mixtral-8x7b", "deepseek-v3", "gemma-2-9b", "jamba-v0.1")
@@ -131,7 +131,7 @@ def emitted(cli, command: str, argv: tuple, fmt: str) -> set[str]:
 
 
 def test_registry_entries_are_complete():
-    from calc.names import SCOPES, UNITS
+    from calc.output.names import SCOPES, UNITS
 
     for key, n in NAMES.items():
         assert n.unit in UNITS, f"{key}: unit {n.unit!r} not one of {UNITS}"
@@ -155,7 +155,7 @@ def test_every_emitted_key_is_registered(cli, tmp_path, model):
             elif command not in entry.commands:
                 undeclared.setdefault(key, set()).add(command)
     lines = [f"  {k}  (from {', '.join(sorted(c))})" for k, c in sorted(missing.items())]
-    assert not missing, "keys missing from calc/names.py NAMES:\n" + "\n".join(lines)
+    assert not missing, "keys missing from calc/output/names.py NAMES:\n" + "\n".join(lines)
     lines = [f"  {k}: add {', '.join(sorted(c))}" for k, c in sorted(undeclared.items())]
     assert not undeclared, "commands not listed in their NAMES entry:\n" + "\n".join(lines)
 
@@ -166,7 +166,7 @@ NO_KEYS = {"import-hf": "writes a model YAML"}
 
 def test_every_command_is_run_here(tmp_path):
     """A new command (train, log, ...) needs its invocation in ``invocations`` or
-    ``LISTINGS`` (one line) and its keys in calc/names.py (one line each)."""
+    ``LISTINGS`` (one line) and its keys in calc/output/names.py (one line each)."""
     from calc.cli.app import COMMANDS
 
     ran = {c for c, _, _ in invocations(MODELS[0], tmp_path) + LISTINGS}
@@ -176,7 +176,7 @@ def test_every_command_is_run_here(tmp_path):
 
 def test_docs_page_is_current():
     page = ROOT / "docs" / "names.md"
-    assert page.read_text() == render_markdown(), "run: python -m calc.names > docs/names.md"
+    assert page.read_text() == render_markdown(), "run: python -m calc.output.names > docs/names.md"
 
 
 # -- (c) the cross-command agreement -------------------------------------------------------

@@ -8,22 +8,23 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from calc import flops as F
-from calc.attention_layout import attention_layout
-from calc.checkpoint import (
+from calc.data.dtypes import bytes_per_element
+from calc.data.model_schema import ModelConfig
+from calc.data.registry import all_models, load_hardware, load_model
+from calc.deploy.checkpoint import (
     bytes_per_element_by_component,
     params_by_component,
     released_dtypes,
 )
-from calc.dtypes import bytes_per_element
+from calc.deploy.ops import attended_token_layers
+from calc.deploy.parallel import params_per_gpu, shard
+from calc.deploy.rates import compute_dtype
+from calc.deploy.steps import decode_step, prefill, tpot_s, ttft_s
 from calc.errors import InvalidInputError
-from calc.latency import compute_dtype, decode_step, prefill, tpot_s, ttft_s
-from calc.model_schema import ModelConfig
-from calc.ops import attended_token_layers
-from calc.parallel import params_per_gpu, shard
-from calc.params import model_params
-from calc.registry import all_models, load_hardware, load_model
-from calc.ssm import layer_ssm_params, mixer_shape
+from calc.formulas import flops as F
+from calc.formulas.attention_layout import attention_layout
+from calc.formulas.params import model_params
+from calc.formulas.ssm import layer_ssm_params, mixer_shape
 from tests import reports as R
 
 MODELS = [cfg.name for cfg in all_models()]
@@ -153,11 +154,11 @@ def test_chunked_local_layers_attend_within_their_chunk():
 
 @pytest.mark.parametrize("name", MODELS)
 def test_weights_read_per_step_match_the_parameter_count(name):
-    # every op's weights, summed, are the model's parameters (calc.params): attention on
+    # every op's weights, summed, are the model's parameters (calc.formulas.params): attention on
     # attention layers, mixers on SSM layers, FFNs on FFN layers; at batch 1 an MoE layer
     # reads experts_per_token experts. The embedding op gathers one row; an untied table is
     # not read by lm_head.
-    # Each component is read in its checkpoint format (calc.checkpoint: gpt-oss's experts in
+    # Each component is read in its checkpoint format (calc.deploy.checkpoint: gpt-oss's experts in
     # mxfp4, DeepSeek-V3's linear layers in fp8-block128, the rest bf16).
     cfg = load_model(name)
     bpe = bytes_per_element_by_component(released_dtypes(cfg), cfg.d_model)
@@ -360,7 +361,7 @@ def test_latency_mxfp4_on_h100_is_weight_only_with_exact_bytes(cli):
     assert r.code == 0, r.err
     d = r.json()
     assert d["compute_dtype"] == "bf16" and "weight-only" in r.err
-    # mxfp4 is gpt-oss's own format, so the checkpoint as released (calc.checkpoint): the
+    # mxfp4 is gpt-oss's own format, so the checkpoint as released (calc.deploy.checkpoint): the
     # experts 114,701,598,720 × (0.5 + 1/32 = 0.53125 B: 4 bits + one E8M0 per 32)
     # = 60,935,224,320; in bf16 the embedding and lm_head 2 × 579,133,440, attention
     # 955,805,184, router 13,275,648, norms 210,240:

@@ -1,21 +1,21 @@
-"""Shards, collectives and memory per GPU (calc.parallel)."""
+"""Shards, collectives and memory per GPU (calc.deploy.parallel)."""
 
 from __future__ import annotations
 
 import pytest
 
-from calc.attention_layout import attention_layout
-from calc.errors import InvalidInputError
-from calc.latency import decode_step
-from calc.parallel import (
+from calc.data.registry import all_models, load_hardware, load_model
+from calc.deploy.parallel import (
     all_to_all_time_s,
     p2p_time_s,
     params_per_gpu,
     ring_allreduce_time_s,
     shard,
 )
-from calc.params import model_params
-from calc.registry import all_models, load_hardware, load_model
+from calc.deploy.steps import decode_step
+from calc.errors import InvalidInputError
+from calc.formulas.attention_layout import attention_layout
+from calc.formulas.params import model_params
 from tests import reports as R
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from calc.params import (
+from calc.data.registry import load_model
+from calc.formulas.params import (
     attention_params,
     ffn_params,
     mla_attention_params,
@@ -12,7 +13,6 @@ from calc.params import (
     norm_params,
     router_params,
 )
-from calc.registry import load_model
 
 
 def test_llama3_8b_total():

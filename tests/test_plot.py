@@ -10,8 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from calc.latency import decode_step
-from calc.plot_data import (
+from calc.data.registry import load_hardware, load_model
+from calc.deploy.steps import decode_step
+from calc.reports.plot_data import (
     attention_layouts,
     capacity_data,
     ctx_grid,
@@ -19,7 +20,6 @@ from calc.plot_data import (
     roofline_data,
     roofline_polyline,
 )
-from calc.registry import load_hardware, load_model
 from tests import reports as R
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"

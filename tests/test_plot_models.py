@@ -8,7 +8,7 @@ import io
 
 import pytest
 
-from calc.registry import load_hardware, load_model
+from calc.data.registry import load_hardware, load_model
 from tests import reports as R
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from calc.prefix_sharing import (
+from calc.reports.prefix_sharing import (
     kv_saved_bytes,
     kv_with_sharing_bytes,
     max_concurrency_shared,

@@ -18,12 +18,12 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from pydantic import TypeAdapter
 
-from calc.attention_layout import attention_layout
-from calc.cost import operating_point
-from calc.latency import decode_step, prefill
-from calc.model_schema import ModelConfig
-from calc.registry import load_hardware
-from calc.sweep import sweep
+from calc.data.model_schema import ModelConfig
+from calc.data.registry import load_hardware
+from calc.deploy.steps import decode_step, prefill
+from calc.formulas.attention_layout import attention_layout
+from calc.reports.cost import operating_point
+from calc.reports.sweep import sweep
 from tests import reports as R
 
 MODEL = TypeAdapter(ModelConfig)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from calc.dtypes import bytes_per_element
+from calc.data.dtypes import bytes_per_element
 from calc.errors import UnknownNameError
-from calc.quant import kv_bytes_per_element, matrix_bytes, weight_bytes_per_element
+from calc.formulas.quant import kv_bytes_per_element, matrix_bytes, weight_bytes_per_element
 
 
 @pytest.mark.parametrize(

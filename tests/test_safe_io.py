@@ -21,7 +21,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from calc.registry import data_dir
+from calc.data.registry import data_dir
 
 MODEL = (data_dir("model_configs") / "llama3-8b.yaml").read_text()
 HF = Path(__file__).parent / "data" / "hf"
@@ -265,7 +265,7 @@ def test_os_errors_on_output_paths_are_one_line(cli, tmp_path, name, needle):
 
 SIGNAL_SCRIPT = """
 import os, signal, sys
-from calc import safe_io
+from calc.output import safe_io
 
 def interrupted(fh, content):
     fh.write(b"half a file")
@@ -484,7 +484,7 @@ def test_smallest_period_matches_the_definition():
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    from calc.hf_checks import smallest_period
+    from calc.data.hf_checks import smallest_period
 
     @settings(max_examples=100, deadline=None)
     @given(st.lists(st.sampled_from("ab"), min_size=1, max_size=24))
@@ -552,7 +552,7 @@ def test_junit_is_valid_xml_whatever_the_names(cli, tmp_path):
 
 
 def test_xml_safe_leaves_only_characters_xml_allows():
-    from calc.safe_text import xml_safe
+    from calc.output.safe_text import xml_safe
 
     text = xml_safe("<a b='" + ESCAPES + "\x01\x02\ufffe\ud800'>\t\n\u00e9\U0001f600</a>")
     xml.dom.minidom.parseString(text.encode("utf-8", "surrogatepass"))

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from calc.errors import InvalidInputError
-from calc.speculative import (
+from calc.reports.speculative import (
     expected_tokens_per_step,
     leviathan_speedup,
     speculative_step_s,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from calc.attention_layout import attention_layout
-from calc.registry import load_model
-from calc.ssm import (
+from calc.data.registry import load_model
+from calc.formulas.attention_layout import attention_layout
+from calc.formulas.ssm import (
     mamba1_params,
     mamba1_state_elements,
     mamba2_params,

@@ -10,10 +10,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-import calc.cost
-from calc.cost import operating_point
-from calc.registry import load_hardware, load_model
-from calc.sweep import COLUMNS, parse_values, sweep
+import calc.reports.cost
+from calc.data.registry import load_hardware, load_model
+from calc.reports.cost import operating_point
+from calc.reports.sweep import COLUMNS, parse_values, sweep
 from tests import reports as R
 
 
@@ -96,13 +96,13 @@ def test_hand_values_llama3_8b():
 
 def test_vectorised_one_latency_call_per_group(monkeypatch):
     calls = []
-    real = calc.cost.tpot_at
+    real = calc.reports.cost.tpot_at
 
     def counting(*args, **kw):
         calls.append(np.shape(args[1]))
         return real(*args, **kw)
 
-    monkeypatch.setattr(calc.cost, "tpot_at", counting)
+    monkeypatch.setattr(calc.reports.cost, "tpot_at", counting)
     r = sweep(["llama3-8b"], ["h100", "h200"], ctx=list(range(1, 201)), batch=list(range(1, 51)),
               tp=[1, 2])  # fmt: skip
     assert r.n_rows == 2 * 2 * 200 * 50  # 40,000 rows
@@ -173,7 +173,7 @@ def test_errors(cli, args, message):
 
 
 def test_quantised_formats_match_capacity(cli):
-    from calc.registry import load_hardware, load_model
+    from calc.data.registry import load_hardware, load_model
 
     fmts = ("--weight-dtype", "fp8-block128", "--kv-dtype", "fp8-token-head")
     r = cli("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "1024", "--batch", "1", *fmts,

@@ -15,11 +15,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from calc.cost import operating_point
-from calc.fastfmt import float_matrix, int_matrix, join_rows, number_matrix
-from calc.registry import load_hardware, load_model
-from calc.sweep import COLUMNS, plan, sweep
-from calc.sweep_io import write_csv
+from calc.data.registry import load_hardware, load_model
+from calc.output.fastfmt import float_matrix, int_matrix, join_rows, number_matrix
+from calc.reports.cost import operating_point
+from calc.reports.sweep import COLUMNS, plan, sweep
+from calc.reports.sweep_io import write_csv
 from tests import reports as R
 
 
@@ -106,7 +106,7 @@ def test_worker_processes_write_the_same_bytes():
 
 def test_chunks_are_evaluated_one_at_a_time(monkeypatch):
     """The writer pulls a chunk, writes it, then computes the next: never the whole grid."""
-    import calc.sweep_io as io_mod
+    import calc.reports.sweep_io as io_mod
 
     p = plan(["llama3-8b"], ["h100"], **GRID, chunk_rows=4)
     live = []

@@ -8,8 +8,8 @@ import re
 
 import pytest
 
-from calc.render import print_table, rows_table
-from calc.table_layout import broken, column_min_width, fold, header_lines
+from calc.output.render import print_table, rows_table
+from calc.output.table_layout import broken, column_min_width, fold, header_lines
 
 # a figure as tables print it: 163,840 | 16.06 | -66.54 | 1,099.51 (a sign, digits, commas, a point)
 NUMBER = re.compile(r"-?\d+(?:,\d{3})*(?:\.\d+)?")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import pytest
 
+from calc.data.registry import load_hardware, load_model
 from calc.errors import InvalidInputError, UnknownNameError
-from calc.registry import load_hardware, load_model
 from calc.train import cost as tc
 from calc.train import flops as tf
 from calc.train import memory as tm

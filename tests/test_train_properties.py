@@ -10,7 +10,7 @@ import math
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from calc.registry import load_hardware, load_model
+from calc.data.registry import load_hardware, load_model
 from calc.train import time as tt
 from calc.train.report import TrainSetup, train_report
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from calc.registry import load_hardware, load_model
+from calc.data.registry import load_hardware, load_model
 from tests import reports as R
 
 DOC = (Path(__file__).resolve().parent.parent / "docs" / "validation.md").read_text()

@@ -14,8 +14,8 @@ def main(argv: list[str] | None = None) -> None:
 
     from calc.cli.app import COMMANDS, build_app
     from calc.errors import KvcalcError
-    from calc.safe_io import forget_inputs
-    from calc.safe_text import printable
+    from calc.output.safe_io import forget_inputs
+    from calc.output.safe_text import printable
 
     forget_inputs()  # an output may not be a file this command reads
     _tolerant_streams()

@@ -39,10 +39,10 @@ def capacity(
 
     Example: kvcalc capacity --model llama3-70b --hardware h100 --tp 4 --ctx 8192 --engine vllm
     """
-    from calc.capacity import capacity_report
     from calc.cli.common import emit_report
     from calc.cli.deploy_common import build_deployment
-    from calc.deployment import Workload
+    from calc.deploy.deployment import Workload
+    from calc.reports.capacity import capacity_report
 
     dep = build_deployment(
         model,

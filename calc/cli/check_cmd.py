@@ -40,17 +40,17 @@ def check(
 
     Example: kvcalc check spec.yaml --junit kvcalc-junit.xml
     """
-    from calc.check_spec import junit_error_xml, junit_xml, load_spec, run_checks
     from calc.cli.common import check_choice, warn
     from calc.errors import InvalidInputError, KvcalcError
-    from calc.render import FORMATS, emit, rows_table, write_atomic
-    from calc.safe_io import check_outputs
-    from calc.safe_text import xml_safe
+    from calc.output.render import FORMATS, emit, rows_table, write_atomic
+    from calc.output.safe_io import check_outputs
+    from calc.output.safe_text import xml_safe
+    from calc.reports.check_spec import junit_error_xml, junit_xml, load_spec, run_checks
 
     if schema or example:
         if schema and example:
             raise InvalidInputError("give --schema or --example, not both")
-        from calc.check_reference import example_text, spec_json_schema_text
+        from calc.reports.check_reference import example_text, spec_json_schema_text
 
         text = spec_json_schema_text() if schema else example_text()
         if output is not None:

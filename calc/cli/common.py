@@ -22,7 +22,7 @@ def what_if_layout(attention=None, **sizes):
             raise InvalidInputError(f"--{flag.replace('_', '-')} must be in 1..1,000,000")
 
     def layout(cfg):
-        from calc.attention_layout import attention_layout
+        from calc.formulas.attention_layout import attention_layout
 
         return attention_layout(cfg, attention, **sizes)
 
@@ -31,8 +31,8 @@ def what_if_layout(attention=None, **sizes):
 
 def load_inputs(model, hardware=None, *, attention=None, fmt="table", **sizes):
     """(ModelConfig, HardwareProfile | None, AttentionLayout) from the command's options."""
-    from calc.registry import load_hardware, load_model
-    from calc.render import FORMATS
+    from calc.data.registry import load_hardware, load_model
+    from calc.output.render import FORMATS
 
     check_choice("--format", fmt, FORMATS)
     layout = what_if_layout(attention, **sizes)
@@ -42,7 +42,7 @@ def load_inputs(model, hardware=None, *, attention=None, fmt="table", **sizes):
 
 
 def warn(messages) -> None:
-    from calc.safe_text import printable
+    from calc.output.safe_text import printable
 
     for m in messages:  # text from files cannot drive the terminal nor split the line
         sys.stderr.write(f"kvcalc: warning: {printable(str(m))}\n")
@@ -50,9 +50,9 @@ def warn(messages) -> None:
 
 def calibrated_hardware(hw, calibration):
     """``hw`` with the --calibration file applied (if any), its notes printed as warnings."""
-    if calibration is None:  # calc.calibration (pydantic) only when a file is given
+    if calibration is None:  # calc.data.calibration (pydantic) only when a file is given
         return hw
-    from calc.calibration import calibrated
+    from calc.data.calibration import calibrated
 
     notes: list[str] = []
     hw = calibrated(hw, calibration, notes)
@@ -63,7 +63,7 @@ def calibrated_hardware(hw, calibration):
 def emit_report(report, fmt: str, output, *, title: str, explain: bool = False, table=None):
     """Print ``report.warnings``, then render ``report.fields`` (with ``report.figures`` when
     --explain is given)."""
-    from calc.render import emit
+    from calc.output.render import emit
 
     warn(report.warnings)
     emit(
@@ -80,7 +80,7 @@ def perf_table(fields: dict, title: str):
     """Scalar fields, then the decode ops and the prefill ops, as rich tables."""
     from rich.console import Group
 
-    from calc.render import kv_table, rows_table
+    from calc.output.render import kv_table, rows_table
 
     parts = [kv_table(fields, title)]
     for key, label in (("ops", "Decode step ops (per GPU)"), ("prefill_ops", "Prefill ops")):

@@ -44,8 +44,8 @@ def cost(
     """
     from calc.cli.common import emit_report
     from calc.cli.deploy_common import build_deployment
-    from calc.cost import cost_report
-    from calc.deployment import Workload
+    from calc.deploy.deployment import Workload
+    from calc.reports.cost import cost_report
 
     dep = build_deployment(
         model,

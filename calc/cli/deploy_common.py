@@ -49,10 +49,10 @@ def build_deployment(
     """The Deployment of a command's options (model and hardware loaded, calibration applied,
     sizes parsed, everything validated once)."""
     from calc.cli.common import calibrated_hardware, check_choice
-    from calc.deployment import Deployment, EngineSettings
-    from calc.registry import load_hardware, load_model
-    from calc.render import FORMATS
-    from calc.units import parse_bytes
+    from calc.data.registry import load_hardware, load_model
+    from calc.data.units import parse_bytes
+    from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.output.render import FORMATS
 
     check_choice("--format", fmt, FORMATS)
     settings = EngineSettings(

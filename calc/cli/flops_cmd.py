@@ -33,8 +33,8 @@ def flops(
     """
     from calc.cli.common import emit_report, perf_table
     from calc.cli.deploy_common import build_deployment
-    from calc.deployment import Workload
-    from calc.latency import flops_report
+    from calc.deploy.deployment import Workload
+    from calc.reports.latency import flops_report
 
     dep = build_deployment(
         model,

@@ -35,10 +35,10 @@ def import_hf(
 
     Example: kvcalc import-hf path/to/config.json -o my-model.yaml
     """
-    from calc.hf_import import load_hf_config, load_hf_model, to_yaml
-    from calc.render import write_atomic
-    from calc.safe_io import check_output
-    from calc.safe_text import printable
+    from calc.data.hf_import import load_hf_config, load_hf_model, to_yaml
+    from calc.output.render import write_atomic
+    from calc.output.safe_io import check_output
+    from calc.output.safe_text import printable
 
     if output is not None:
         check_output(output)  # before any work

@@ -56,8 +56,8 @@ def latency(
     """
     from calc.cli.common import emit_report, perf_table
     from calc.cli.deploy_common import build_deployment
-    from calc.deployment import Workload
-    from calc.latency import latency_report
+    from calc.deploy.deployment import Workload
+    from calc.reports.latency import latency_report
 
     dep = build_deployment(
         model,

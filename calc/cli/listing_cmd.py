@@ -11,13 +11,13 @@ def models(fmt: o.Format = "table", output: o.Output = None) -> None:
     Example: kvcalc models --format csv
     """
     from calc.cli.common import check_choice
-    from calc.params import model_params
-    from calc.registry import all_models
-    from calc.render import FORMATS, emit, rows_table
+    from calc.data.registry import all_models
+    from calc.formulas.params import model_params
+    from calc.output.render import FORMATS, emit, rows_table
 
     check_choice("--format", fmt, FORMATS)
     rows = []
-    from calc.checkpoint import linear_dtype
+    from calc.deploy.checkpoint import linear_dtype
 
     for cfg in all_models():
         p = model_params(cfg)
@@ -34,7 +34,7 @@ def models(fmt: o.Format = "table", output: o.Output = None) -> None:
                 "max_ctx": cfg.context_limit,
                 "params_total": p.total,
                 "params_active": p.active,
-                # the released format of the linear layers (calc.checkpoint)
+                # the released format of the linear layers (calc.deploy.checkpoint)
                 "dtype": linear_dtype(cfg),
             }
         )
@@ -61,8 +61,8 @@ def hardware(fmt: o.Format = "table", output: o.Output = None) -> None:
     Example: kvcalc hardware --format json
     """
     from calc.cli.common import check_choice
-    from calc.registry import all_hardware
-    from calc.render import FORMATS, emit, rows_table
+    from calc.data.registry import all_hardware
+    from calc.output.render import FORMATS, emit, rows_table
 
     check_choice("--format", fmt, FORMATS)
     rows = []

@@ -13,10 +13,10 @@ from calc.cli import options as o
 
 def _read_log(path: Path) -> str:
     """The log's text (undecodable bytes replaced), or one clear error: a regular file only,
-    opened without blocking and read up to the cap (calc.safe_io)."""
-    from calc.engine_log import MAX_LOG_CHARS
+    opened without blocking and read up to the cap (calc.output.safe_io)."""
     from calc.errors import InvalidInputError
-    from calc.safe_io import read_input
+    from calc.output.safe_io import read_input
+    from calc.reports.engine_log import MAX_LOG_CHARS
 
     raw = read_input(path, what="a start-up log (cut it to the start-up lines)",
                      max_bytes=MAX_LOG_CHARS)  # fmt: skip
@@ -28,7 +28,7 @@ def _read_log(path: Path) -> str:
 def _table(report, title: str):
     from rich.console import Group
 
-    from calc.render import kv_table, rows_table
+    from calc.output.render import kv_table, rows_table
 
     def cell(unit: str, value):
         if value is None:
@@ -105,10 +105,10 @@ def log(
     Example: kvcalc log vllm-startup.log --hardware h100
     """
     from calc.cli.common import check_choice, warn
-    from calc.engine_log import log_report, parse_log, shipped_model_for
+    from calc.data.registry import load_hardware, load_model
     from calc.errors import InvalidInputError
-    from calc.registry import load_hardware, load_model
-    from calc.render import FORMATS, check_output_path, emit
+    from calc.output.render import FORMATS, check_output_path, emit
+    from calc.reports.engine_log import log_report, parse_log, shipped_model_for
 
     check_choice("--format", fmt, FORMATS)
     check_choice("--engine", engine, ("vllm", "sglang", "trtllm"))
@@ -130,7 +130,7 @@ def log(
     hw = load_hardware(hardware)
     act = non_torch = None
     if calibration is not None:
-        from calc.calibration import load_engine_overheads
+        from calc.data.calibration import load_engine_overheads
 
         cal = load_engine_overheads(calibration)
         if cal.engine != reading.engine:
@@ -173,7 +173,7 @@ def log(
 
 
 def _save(path: Path, report, file: Path) -> None:
-    from calc.calibration import EngineOverheads, save_engine_overheads
+    from calc.data.calibration import EngineOverheads, save_engine_overheads
     from calc.errors import InvalidInputError
 
     printed = report.reading.printed

@@ -84,12 +84,12 @@ def measure(
     import sys
 
     from calc.cli.common import check_choice, warn
+    from calc.data.registry import load_hardware, load_model
     from calc.measure.calibrate import build_calibration, calibration_yaml
     from calc.measure.report import render
     from calc.measure.suite import DEVICES, DTYPES, run_suite, stderr_progress
-    from calc.registry import load_hardware, load_model
-    from calc.render import FORMATS, write_atomic
-    from calc.safe_io import check_outputs
+    from calc.output.render import FORMATS, write_atomic
+    from calc.output.safe_io import check_outputs
 
     check_choice("--format", fmt, FORMATS)
     outputs = (("--output", output), ("--save-calibration", save_calibration))

@@ -57,8 +57,8 @@ def memory(
     """
     from calc.cli.common import emit_report, what_if_layout
     from calc.cli.deploy_common import build_deployment
-    from calc.deployment import Workload
-    from calc.memory import memory_report
+    from calc.deploy.deployment import Workload
+    from calc.reports.memory import memory_report
 
     dep = build_deployment(
         model,

@@ -57,9 +57,9 @@ Format = Annotated[str, typer.Option("--format", "-f", help=FORMAT_HELP)]
 
 
 def checked_output(value: Path | None) -> Path | None:
-    """An --output path is checked as it is parsed, before any work (calc.safe_io)."""
+    """An --output path is checked as it is parsed, before any work (calc.output.safe_io)."""
     if value is not None:
-        from calc.safe_io import check_output
+        from calc.output.safe_io import check_output
 
         check_output(value)
     return value

@@ -118,18 +118,18 @@ def plot(
 
     from calc.cli.common import check_choice, load_inputs, warn
     from calc.errors import InvalidInputError
-    from calc.plot_data import check_plot_kind
-    from calc.render import FORMATS
+    from calc.output.render import FORMATS
+    from calc.reports.plot_data import check_plot_kind
 
     check_plot_kind(kind)
     check_choice("--format", fmt, FORMATS)
     if output is not None and fmt == "table":
-        from calc.plot import check_output
+        from calc.output.plot import check_output
 
         check_output(output)
     if kind in ("roofline", "capacity") and hardware is None:
         raise InvalidInputError(f"plot {kind} needs --hardware (see `kvcalc hardware`)")
-    from calc.sweep import parse_names
+    from calc.reports.sweep import parse_names
 
     names = list(dict.fromkeys(n for m in model for n in parse_names(m, "--model")))
     if not names:
@@ -146,8 +146,8 @@ def plot(
         )
         cfgs.append(cfg)
 
-    from calc import plot as draw
-    from calc import plot_data as data
+    from calc.output import plot as draw
+    from calc.reports import plot_data as data
 
     datas = [
         _one(kind, cfg, hw, batch=batch, ctx=ctx, prompt=prompt, max_ctx=max_ctx, gpus=gpus,
@@ -165,13 +165,13 @@ def plot(
         "memory": (draw.memory_text, draw.memory_figure),
     }[kind]
     if fmt != "table":
-        from calc.render import emit
+        from calc.output.render import emit
 
         rows = data.plot_rows(d)
         head = {"kind": kind, "model": names[0]} if len(names) == 1 else {"kind": kind}
         emit({**head, "models": [c.name for c in cfgs], "rows": rows}, fmt, output, rows=rows)
     elif output is None:
-        from calc.safe_text import printable
+        from calc.output.safe_text import printable
 
         sys.stdout.write(printable(text(d), lines=True))  # names from files: no escapes
     else:
@@ -181,7 +181,7 @@ def plot(
 def _one(kind, cfg, hw, *, batch, ctx, prompt, max_ctx, gpus, tp, weight_dtype, kv_dtype,
          kv_heads, kv_lora_rank, qk_rope_head_dim, engine, mem_util):  # fmt: skip
     """The data of one model's chart."""
-    from calc import plot_data as data
+    from calc.reports import plot_data as data
 
     if kind == "roofline":
         return data.roofline_data(

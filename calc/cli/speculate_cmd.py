@@ -41,9 +41,9 @@ def speculate(
     """
     from calc.cli.common import emit_report
     from calc.cli.deploy_common import build_deployment
-    from calc.deployment import Workload
-    from calc.registry import load_model
-    from calc.speculative import speculate_report
+    from calc.data.registry import load_model
+    from calc.deploy.deployment import Workload
+    from calc.reports.speculative import speculate_report
 
     dep = build_deployment(
         model,

@@ -85,11 +85,11 @@ def sweep(
     import sys
 
     from calc.cli.common import check_choice, warn
+    from calc.data.units import parse_bytes
     from calc.errors import InvalidInputError
-    from calc.render import emit, rows_table, write_atomic
-    from calc.sweep import GRID_KEYS, parse_names, parse_values, plan
-    from calc.sweep_io import FORMATS, WRITERS, first_rows
-    from calc.units import parse_bytes
+    from calc.output.render import emit, rows_table, write_atomic
+    from calc.reports.sweep import GRID_KEYS, parse_names, parse_values, plan
+    from calc.reports.sweep_io import FORMATS, WRITERS, first_rows
 
     check_choice("--format", fmt, FORMATS)
     if not 0 <= jobs <= 64:

@@ -166,11 +166,11 @@ def train(
     --zero 1 --recompute selective --tokens 15e12 --mfu 0.4
     """
     from calc.cli.common import check_choice, emit_report
+    from calc.data.registry import load_hardware, load_model
+    from calc.data.units import parse_bytes
     from calc.errors import InvalidInputError
-    from calc.registry import load_hardware, load_model
-    from calc.render import FORMATS
+    from calc.output.render import FORMATS
     from calc.train.report import Owned, TrainSetup, train_report
-    from calc.units import parse_bytes
 
     check_choice("--format", fmt, FORMATS)
     world = tp * pp * cp

@@ -1,5 +1,5 @@
 """Achieved efficiencies [fraction of peak] from measured rows, as a Calibration (the schema
-of calc.calibration) that `--calibration FILE` applies to a hardware profile.
+of calc.data.calibration) that `--calibration FILE` applies to a hardware profile.
 
 Pure Python over report rows. Only rows with status 'ok' count: a rejected (wrong) or
 failed kernel never calibrates anything.
@@ -10,8 +10,8 @@ from __future__ import annotations
 import datetime as _dt
 from collections.abc import Sequence
 
-from calc.calibration import Calibration, KernelEfficiency
-from calc.hardware_schema import Band
+from calc.data.calibration import Calibration, KernelEfficiency
+from calc.data.hardware_schema import Band
 from calc.measure.timing import quantile
 
 BATCH_BUCKETS = ((1, 8), (9, 64), (65, 512), (513, 10**9))

@@ -13,9 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from calc.attention_layout import AttentionLayout
-from calc.dtypes import bytes_per_element
-from calc.kv_cache import kv_bytes_per_token_per_layer
+from calc.data.dtypes import bytes_per_element
+from calc.formulas.attention_layout import AttentionLayout
+from calc.formulas.kv_cache import kv_bytes_per_token_per_layer
 from calc.measure import counts, reference
 
 BLOCK_TOKENS = 16  # tokens per block of the paged cache

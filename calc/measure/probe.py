@@ -10,7 +10,7 @@ import datetime as _dt
 import os
 import platform
 
-from calc.hardware_schema import Band, Efficiency, HardwareProfile
+from calc.data.hardware_schema import Band, Efficiency, HardwareProfile
 
 PROFILE_NAME = "cpu-probe"
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from calc.render import human, print_table, to_csv, to_json, write_atomic
+from calc.output.render import human, print_table, to_csv, to_json, write_atomic
 
 # (key in the row, header shown): tables abbreviate; JSON and CSV carry every field in full.
 TABLE_COLUMNS = (
@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
     .json/.csv/.txt in FOLDER, and all rows together in FOLDER/all.csv."""
     import json
 
-    from calc.safe_io import forget_inputs, read_input
+    from calc.output.safe_io import forget_inputs, read_input
 
     args = sys.argv[1:] if argv is None else argv
     if len(args) < 2:

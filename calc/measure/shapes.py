@@ -10,8 +10,8 @@ from __future__ import annotations
 import copy
 from typing import TypeVar
 
-from calc.attention_layout import AttentionLayout, attention_layout
-from calc.model_schema import AttentionKind, ModelConfig
+from calc.data.model_schema import AttentionKind, ModelConfig
+from calc.formulas.attention_layout import AttentionLayout, attention_layout
 
 T = TypeVar("T")
 

@@ -9,14 +9,14 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from calc.data.hardware_schema import HardwareProfile
+from calc.data.model_schema import ModelConfig
 from calc.errors import InvalidInputError, KvcalcError
-from calc.hardware_schema import HardwareProfile
+from calc.formulas.roofline import is_compute_bound, op_time_s
 from calc.measure import import_torch, kernels, shapes
 from calc.measure.probe import cpu_profile
 from calc.measure.reference import TOLERANCE, relative_error
 from calc.measure.timing import Timing, n_buffers, time_runs
-from calc.model_schema import ModelConfig
-from calc.roofline import is_compute_bound, op_time_s
 
 DEVICES = ("cpu", "cuda")
 DTYPES = ("bf16", "fp16", "fp32")

@@ -1,7 +1,7 @@
 """Training FLOPs [FLOP]: 6ND plus the attention term, the forward/backward split and the
 extra forward work of recomputation.
 
-Conventions (those of calc/flops.py): a multiply-accumulate is 2 FLOP; only matmuls and the
+Conventions (those of calc/formulas/flops.py): a multiply-accumulate is 2 FLOP; only matmuls and the
 attention products count. One token's forward pass through the matmul parameters is 2·N
 (N: the parameters a token multiplies: active parameters less the embedding lookup and the
 norms, the lm_head included) [1]; its backward pass is twice that (the gradient with respect
@@ -24,7 +24,7 @@ App. B. [4] Korthikanti et al. 2022, §5. [5] Dao 2023, "FlashAttention-2", §3.
 
 from __future__ import annotations
 
-from calc.flops import (
+from calc.formulas.flops import (
     attn_score_flops,
     attn_value_flops,
     causal_pairs,

@@ -2,7 +2,8 @@
 [USD] of one training or fine-tuning setup, each figure with its derivation.
 
 It composes the formulas of calc.train.memory, .flops, .time and .cost with the parameter
-counts and shards of calc.params and calc.parallel; it adds no arithmetic of its own beyond
+counts and shards of calc.formulas.params and calc.deploy.parallel; it adds no arithmetic of its
+own beyond
 summing parts and multiplying per-layer figures by layer counts.
 """
 
@@ -10,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from calc.deployment import check_positive_int
-from calc.derivation import Figure, figure, whole
+from calc.data.hardware_schema import HardwareProfile
+from calc.data.limits import check_positive_int
+from calc.data.model_schema import ModelConfig
 from calc.errors import InvalidInputError
-from calc.hardware_schema import HardwareProfile
-from calc.model_schema import ModelConfig
+from calc.output.derivation import Figure, figure, whole
 from calc.train import cost as tc
 from calc.train import flops as tf
 from calc.train import memory as tm
@@ -203,7 +204,7 @@ def _lora_params_per_layer(cfg: ModelConfig, i: int, rank: int, targets: str) ->
 
 def _layer_activation(cfg: ModelConfig, i: int, s: TrainSetup, act_b: float, rec: str) -> float:
     """Stored activations of layer ``i`` for one micro-batch on one GPU [bytes]."""
-    from calc.ssm import ssm_d_inner
+    from calc.formulas.ssm import ssm_d_inner
 
     t = s.micro_batch * s.ctx // s.cp
     kw = dict(act_bytes=act_b, tp=s.tp, sequence_parallel=s.sequence_parallel)
@@ -265,9 +266,9 @@ def _peak(hw: HardwareProfile, dtype: str) -> float:
 def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainReport:
     """Memory per GPU and its fit, FLOPs, step time, run time and cost of training ``cfg`` on
     ``hw`` as ``s`` describes."""
-    from calc.latency import efficiencies
-    from calc.parallel import params_per_gpu, shard
-    from calc.params import ffn_params, model_params
+    from calc.deploy.parallel import params_per_gpu, shard
+    from calc.deploy.rates import efficiencies
+    from calc.formulas.params import ffn_params, model_params
 
     _check(cfg, s)
     rcp = tm.recipe(s.recipe)

@@ -1,6 +1,6 @@
 """Time of a training run [s]: from a stated MFU, or from the compute model (per-GPU FLOPs at
 an achievable fraction of peak) with the pipeline bubble and the communication of TP, PP and
-DP (the collective formulas of calc/parallel.py).
+DP (the collective formulas of calc/deploy/parallel.py).
 
 Pipeline bubble [1] (m micro-batches per step, p stages, forward + backward of one
 micro-batch on one stage t): GPipe and 1F1B both idle (p − 1)·t per step of m·t useful work,
@@ -35,7 +35,7 @@ Clusters Using Megatron-LM", §2.2.1-2.2.2. [2] Korthikanti et al. 2022, §4.2.2
 
 from __future__ import annotations
 
-from calc.parallel import all_to_all_time_s, p2p_time_s, ring_allreduce_time_s
+from calc.deploy.parallel import all_to_all_time_s, p2p_time_s, ring_allreduce_time_s
 
 
 def bubble_fraction(pp, microbatches, virtual_stages=1):

@@ -1,0 +1,106 @@
+"""Strict schema of a hardware profile YAML (bytes, bytes/s, FLOP/s, USD per GPU-hour).
+
+Plain frozen dataclasses (see calc.data.schema_base): pydantic validates a user's file against
+them strictly; a shipped profile is built directly and checked against that by the tests.
+"""
+
+from typing import Annotated, Literal
+
+from calc.data.schema_base import Bounds, Schema, schema
+
+PeakDtype = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4", "int4"]
+
+Fraction = Annotated[float, Bounds(gt=0, le=1)]
+Text = Annotated[str, Bounds(min_length=1)]
+
+
+@schema
+class Band(Schema):
+    """An achievable fraction of a peak: low, expected, high (each in (0, 1])."""
+
+    low: Fraction
+    expected: Fraction
+    high: Fraction
+
+    def __post_init__(self) -> None:
+        if not self.low <= self.expected <= self.high:
+            raise ValueError("need low <= expected <= high")
+
+
+@schema
+class Efficiency(Schema):
+    """Achievable fractions of peak, with where they were measured."""
+
+    matmul: Band  # achieved / peak dense tensor FLOP/s on large GEMMs
+    memory: Band  # achieved / peak HBM bandwidth on large copies
+    source: Text
+
+
+@schema
+class ScaleOut(Schema):
+    """The network between nodes (scale-out: InfiniBand, RoCE or Ethernet), per GPU."""
+
+    fabric: Text  # e.g. "InfiniBand NDR 400 Gb/s, one ConnectX-7 NIC per GPU"
+    bandwidth_bytes_per_s: Annotated[float, Bounds(gt=0, le=1e13)]  # per GPU, per direction
+    latency_s: Annotated[float, Bounds(gt=0, le=1)]  # one ring step between nodes [s]
+    source: Text
+
+
+@schema
+class HardwareProfile(Schema):
+    """One accelerator (per GPU): memory (label and usable), bandwidth, dense peaks,
+    interconnect (scale-up domain and scale-out network), price."""
+
+    name: Annotated[str, Bounds(min_length=1, max_length=100)]
+    display_name: Text
+    vendor: Text
+    source: Text  # datasheet URL
+    memory_bytes: Annotated[int, Bounds(gt=0, le=10**14)]  # HBM capacity per GPU [bytes]
+    memory_label: Text  # the vendor's label, e.g. "80 GB"
+    # what the vendor's 'GB' label really counts: 10^9 (GB) or 2^30 (GiB) bytes
+    memory_label_unit: Literal["GB", "GiB"]
+    hbm_bandwidth_bytes_per_s: Annotated[float, Bounds(gt=0, le=1e15)]
+    # dense (no structured sparsity) tensor-core peak per dtype [FLOP/s]
+    peak_flops_per_s: dict[PeakDtype, float]
+    peak_note: Text  # states the peaks are dense
+    interconnect: Text
+    # per GPU, per direction [bytes/s]
+    interconnect_bandwidth_bytes_per_s: Annotated[float, Bounds(gt=0, le=1e14)]
+    interconnect_latency_s: Annotated[float, Bounds(gt=0, le=1)]  # per collective hop [s]
+    usd_per_hour: Annotated[float, Bounds(gt=0, le=10_000)]  # price per GPU-hour [USD]
+    price_date: Annotated[str, Bounds(pattern=r"^\d{4}-\d{2}(-\d{2})?$")]
+    price_source: Text
+    efficiency: Efficiency
+    # What the driver hands a process: torch.cuda.mem_get_info()[1] (cudaMemGetInfo or
+    # hipMemGetInfo total) on an idle headless server, which engines budget from (vLLM's
+    # total_gpu_memory) [bytes].
+    # Below the label: the driver reserves memory (and ECC on GDDR parts). Optional so that older
+    # user profiles still load; every shipped profile has it (tests/test_hardware_data.py).
+    usable_memory_bytes: Annotated[int, Bounds(gt=0, le=10**14)] | None = None
+    usable_memory_source: Text | None = None
+    # GPUs that reach each other over the scale-up link of ``interconnect`` (NVLink/NVSwitch,
+    # xGMI): HGX 8, NVL72 72, a PCIe card 1 (2 with an NVLink bridge) [GPUs]
+    scale_up_domain_gpus: Annotated[int, Bounds(gt=0, le=100_000)] | None = None
+    interconnect_source: Text | None = None  # where the scale-up bandwidth and latency come from
+    scale_out: ScaleOut | None = None  # between scale-up domains (nodes / racks)
+    notes: str | None = None
+
+    @property
+    def budget_memory_bytes(self) -> int:
+        """The device total a memory budget starts from: ``usable_memory_bytes`` where the
+        profile gives it, else the label ``memory_bytes`` [bytes]."""
+        if self.usable_memory_bytes is not None:
+            return self.usable_memory_bytes
+        return self.memory_bytes
+
+    def __post_init__(self) -> None:
+        for dtype, value in self.peak_flops_per_s.items():
+            if not 0 < value <= 1e18:
+                raise ValueError(f"peak_flops_per_s.{dtype} must be in (0, 1e18], got {value}")
+        if "bf16" not in self.peak_flops_per_s:
+            raise ValueError("peak_flops_per_s must include bf16")
+        if self.usable_memory_bytes is not None and self.usable_memory_bytes > self.memory_bytes:
+            raise ValueError(
+                f"usable_memory_bytes ({self.usable_memory_bytes}) exceeds memory_bytes "
+                f"({self.memory_bytes}): the driver never reports more than the label"
+            )

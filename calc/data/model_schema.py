@@ -1,0 +1,338 @@
+"""Strict schema of a model config YAML (shapes in elements, counts in layers/heads).
+
+Plain frozen dataclasses (see calc.data.schema_base): pydantic validates a user's file against
+them strictly; a shipped config is built directly and checked against that by the tests.
+"""
+
+from typing import Annotated, Literal
+
+from calc.data.schema_base import Bounds, Schema, schema
+
+Dtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
+# A stored weight format: a plain dtype or a quantised format with its scales (calc.formulas.quant).
+WeightFormat = Literal[
+    "fp32",
+    "bf16",
+    "fp16",
+    "fp8",
+    "int8",
+    "int4",
+    "fp4",
+    "fp8-tensor",
+    "fp8-block128",
+    "int8-channel",
+    "int4-g128",
+    "int4-g128-sym",
+    "fp4-g128",
+    "mxfp4",
+    "nvfp4",
+    "nf4-g64",
+    "int4-g32",
+    "int4-g32-sym",
+    "int4-g64",
+    "int4-g64-sym",
+    "int8-g32",
+    "int8-g32-sym",
+    "int8-g64",
+    "int8-g64-sym",
+    "int8-g128",
+    "int8-g128-sym",
+]
+RopeType = Literal["default", "linear", "dynamic", "yarn", "llama3", "longrope"]
+AttentionKind = Literal["mha", "gqa", "mqa", "mla"]
+# What one layer's token mixer is. full: attends to (and caches) every earlier token;
+# sliding: the last ``sliding_window`` tokens; chunked: tokens of its own
+# ``attention_chunk_size``-token chunk (Llama-4 local layers); mamba / mamba2: a selective
+# state-space layer with a fixed per-sequence state and no KV cache; mlp: no mixer at all,
+# only an FFN (Nemotron-H's "-" layers).
+LayerType = Literal["full", "sliding", "chunked", "mamba", "mamba2", "mlp"]
+ATTENTION_LAYER_TYPES = ("full", "sliding", "chunked")
+SSM_LAYER_TYPES = ("mamba", "mamba2")
+
+Positive = Annotated[int, Bounds(gt=0)]
+NonNegative = Annotated[int, Bounds(ge=0)]
+Text = Annotated[str, Bounds(min_length=1)]
+
+
+@schema
+class MLAConfig(Schema):
+    """Multi-head latent attention (DeepSeek-V2/V3): low-rank Q and joint KV compression."""
+
+    kv_lora_rank: Positive  # width of the cached latent c_KV
+    q_lora_rank: Positive | None = None  # None: full-rank W_Q
+    qk_rope_head_dim: Positive  # decoupled RoPE key width (cached, shared)
+    qk_nope_head_dim: Positive  # per-head non-RoPE query/key width
+    v_head_dim: Positive  # per-head value width
+
+
+@schema
+class MoEConfig(Schema):
+    """Mixture-of-experts FFN: routed experts, top-k, shared experts, leading dense layers."""
+
+    n_routed_experts: Annotated[int, Bounds(gt=0, le=100_000)]
+    experts_per_token: Positive
+    n_shared_experts: NonNegative = 0
+    d_expert_ffn: Positive  # intermediate width of one routed expert
+    d_shared_expert_ffn: Positive | None = None  # width of one shared expert; default d_expert_ffn
+    n_dense_layers: NonNegative = 0  # leading layers with a dense FFN
+    router_bias: bool = False  # per-expert bias (DeepSeek-V3)
+    layer_period: Positive = 1  # every layer_period-th FFN layer is MoE (Jamba: 2)
+    layer_offset: NonNegative = 0  # index of the first MoE layer (Jamba: 1)
+
+    def __post_init__(self) -> None:
+        if self.experts_per_token > self.n_routed_experts:
+            raise ValueError(
+                f"experts_per_token ({self.experts_per_token}) exceeds "
+                f"n_routed_experts ({self.n_routed_experts})"
+            )
+
+    @property
+    def shared_ffn(self) -> int:
+        return self.d_shared_expert_ffn or self.d_expert_ffn
+
+
+@schema
+class SSMConfig(Schema):
+    """Mamba (v1) or Mamba-2 mixer shape, as the upstream config names it (mamba_* keys)."""
+
+    d_state: Annotated[int, Bounds(gt=0, le=100_000)]  # SSM state width N per channel/head
+    d_conv: Annotated[int, Bounds(gt=0, le=1_000)]  # causal conv1d kernel width
+    expand: Annotated[int, Bounds(gt=0, le=64)] = 2  # d_inner = expand × d_model
+    # inner width; default expand × d_model (Mamba-2: heads × head_dim)
+    d_inner: Positive | None = None
+    dt_rank: Positive | None = None  # Mamba-1 Δ projection rank
+    n_heads: Positive | None = None  # Mamba-2 heads
+    head_dim: Positive | None = None  # Mamba-2 head width
+    n_groups: Positive = 1  # Mamba-2 B/C groups
+    conv_bias: bool = True
+    proj_bias: bool = False
+    inner_norms: bool = False  # Mamba-1: RMSNorms on Δ, B and C (Jamba's mamba mixer)
+    state_dtype: Dtype | None = None  # dtype of the cached conv/SSM state; default the KV dtype
+
+
+@schema
+class WeightDtypes(Schema):
+    """The stored format of each weight component as the checkpoint is released; a component
+    left out has the model's ``dtype`` (calc.deploy.checkpoint resolves them)."""
+
+    embedding: WeightFormat | None = None
+    lm_head: WeightFormat | None = None
+    attention: WeightFormat | None = None  # q/k/v/o projections (MLA: all its projections)
+    dense_ffn: WeightFormat | None = None
+    routed_experts: WeightFormat | None = None
+    shared_experts: WeightFormat | None = None
+    router: WeightFormat | None = None
+    ssm: WeightFormat | None = None  # Mamba mixers
+    norms: WeightFormat | None = None
+    vision: WeightFormat | None = None  # vision tower and its projector
+    audio: WeightFormat | None = None  # audio tower and its projector
+
+
+@schema
+class TowerConfig(Schema):
+    """A ViT-style vision (or audio) encoder and the projector into the text model, as the
+    config's ``vision_config`` gives it. Its weights sit in memory; they cost no FLOPs per
+    generated token (calc.formulas.params.tower_params counts them)."""
+
+    n_layers: Annotated[int, Bounds(gt=0, le=10_000)]
+    d_model: Annotated[int, Bounds(gt=0, le=1_000_000)]  # hidden_size
+    d_ffn: Annotated[int, Bounds(gt=0, le=10_000_000)]  # intermediate_size
+    ffn_kind: Literal["gated", "mlp"] = "mlp"
+    norm: Literal["rmsnorm", "layernorm"] = "layernorm"
+    bias: bool = True  # biases on the attention and FFN projections
+    n_channels: Annotated[int, Bounds(gt=0, le=64)] = 3
+    patch_size: Annotated[int, Bounds(gt=0, le=4_096)]
+    patch_bias: bool = True  # the patch-embedding convolution has a bias
+    # learned absolute position table entries (0: rotary, e.g. Pixtral); usually
+    # (image_size / patch_size)², + 1 with a class token
+    n_positions: NonNegative = 0
+    class_token: bool = False
+    pre_norm: bool = False  # a norm before the first layer (CLIP's pre_layrnorm, Pixtral)
+    post_norm: bool = True  # a norm after the last layer
+    # projector: matrices [in, out] in order (with a bias each when projector_bias), then
+    # projector_norms norms of the given widths
+    projector: list[list[Annotated[int, Bounds(gt=0, le=10_000_000)]]] | None = None
+    projector_bias: bool = False
+    projector_norms: list[Annotated[int, Bounds(gt=0, le=10_000_000)]] | None = None
+
+    def __post_init__(self) -> None:
+        if any(len(m) != 2 for m in self.projector or ()):
+            raise ValueError("each projector entry is one matrix: [in, out]")
+
+
+@schema
+class RopeScaling(Schema):
+    """The config's ``rope_scaling``: how RoPE is stretched past the trained context."""
+
+    type: RopeType
+    factor: Annotated[float, Bounds(gt=0, le=100_000)] = 1.0
+    original_max_ctx: Positive | None = None  # original_max_position_embeddings
+
+
+@schema
+class ModelConfig(Schema):
+    """One model's architecture, as read from its upstream config.json."""
+
+    name: Annotated[str, Bounds(min_length=1, max_length=100)]
+    display_name: Text
+    source: Text  # upstream config.json URL
+    n_layers: Annotated[int, Bounds(gt=0, le=10_000)]
+    d_model: Annotated[int, Bounds(gt=0, le=1_000_000)]
+    n_heads: Annotated[int, Bounds(gt=0, le=100_000)]
+    n_kv_heads: Annotated[int, Bounds(gt=0, le=100_000)]
+    head_dim: Annotated[int, Bounds(gt=0, le=100_000)] | None = None
+    d_ffn: Annotated[int, Bounds(gt=0, le=10_000_000)]  # dense FFN intermediate width
+    # gated: three matrices (SwiGLU/GeGLU); mlp: two (GELU/ReLU)
+    ffn_kind: Literal["gated", "mlp"]
+    vocab_size: Annotated[int, Bounds(gt=0, le=100_000_000)]
+    tie_embeddings: bool
+    max_ctx: Annotated[int, Bounds(gt=0, le=1_000_000_000)]
+    norm: Literal["rmsnorm", "layernorm"] = "rmsnorm"
+    norms_per_layer: Annotated[int, Bounds(ge=0, le=16)] = 2
+    qkv_bias: bool = False
+    o_bias: bool = False
+    ffn_bias: bool = False
+    dtype: Dtype = "bf16"  # released dtype of the unquantised tensors (torch_dtype)
+    weight_dtypes: WeightDtypes | None = None  # released format per component; default dtype
+    kv_dtype: Dtype | None = None  # KV-cache dtype; default: dtype
+    mla: MLAConfig | None = None
+    moe: MoEConfig | None = None
+    ssm: SSMConfig | None = None
+    # one entry per layer (as the config's layer_types)
+    layer_types: list[LayerType] | None = None
+    # repeated from layer 0 over all layers (Gemma 2: sliding, full)
+    layer_pattern: list[LayerType] | None = None
+    sliding_window: Positive | None = None  # tokens a sliding layer sees
+    attention_chunk_size: Positive | None = None  # chunked layers
+    sink_tokens: NonNegative = 0  # StreamingLLM sink tokens a sliding layer keeps beyond W
+    attention_sinks: bool = False  # learned per-head sink logit in every attention layer (gpt-oss)
+    qk_norm: bool = False  # RMSNorm on q and k heads (head_dim each)
+    ffn_per_layer: bool = True  # false: FFNs only in 'mlp' layers (Nemotron-H)
+    rope_scaling: RopeScaling | None = None
+    vision: TowerConfig | None = None  # vision encoder + projector (multimodal checkpoints)
+    audio: TowerConfig | None = None  # audio encoder + projector
+    notes: str | None = None
+
+    def __post_init__(self) -> None:
+        """The cross-field checks (shapes agree; each layer kind has what it needs)."""
+        if self.mla is None:
+            if self.head_dim is None:
+                raise ValueError("head_dim is required (give the config's value, do not derive)")
+            if self.n_kv_heads > self.n_heads:
+                raise ValueError(f"n_kv_heads ({self.n_kv_heads}) exceeds n_heads ({self.n_heads})")
+            if self.n_heads % self.n_kv_heads:
+                raise ValueError(
+                    f"n_heads ({self.n_heads}) is not divisible by n_kv_heads ({self.n_kv_heads})"
+                )
+        if self.moe is not None and self.moe.n_dense_layers > self.n_layers:
+            raise ValueError(
+                f"moe.n_dense_layers ({self.moe.n_dense_layers}) exceeds n_layers ({self.n_layers})"
+            )
+        if self.layer_types is not None and self.layer_pattern is not None:
+            raise ValueError("give layer_types or layer_pattern, not both")
+        if self.layer_types is not None and len(self.layer_types) != self.n_layers:
+            raise ValueError(
+                f"layer_types has {len(self.layer_types)} entries, n_layers is {self.n_layers}"
+            )
+        if self.layer_pattern is not None and not self.layer_pattern:
+            raise ValueError("layer_pattern is empty")
+        kinds = set(self.layers)
+        if "sliding" in kinds and self.sliding_window is None:
+            raise ValueError("sliding layers need sliding_window (tokens)")
+        if "chunked" in kinds and self.attention_chunk_size is None:
+            raise ValueError("chunked layers need attention_chunk_size (tokens)")
+        if kinds & set(SSM_LAYER_TYPES) and self.ssm is None:
+            raise ValueError("mamba/mamba2 layers need an ssm: block")
+        if (
+            "mamba2" in kinds
+            and self.ssm is not None
+            and not (self.ssm.n_heads and self.ssm.head_dim)
+        ):
+            raise ValueError("mamba2 layers need ssm.n_heads and ssm.head_dim")
+        if "mamba" in kinds and self.ssm is not None and self.ssm.dt_rank is None:
+            raise ValueError("mamba layers need ssm.dt_rank")
+        if self.mla is not None and kinds - {"full"}:
+            raise ValueError("MLA models with windowed or SSM layers are not supported")
+
+    @property
+    def context_limit(self) -> int:
+        """The longest context the model is meant to run [tokens].
+
+        max_position_embeddings (``max_ctx``) unless the RoPE scaling stretches it: YaRN and
+        dynamic NTK scale the original length (original_max_position_embeddings, default
+        max_position_embeddings) by ``factor``, linear scaling likewise when the config gives
+        the original length; llama3 and longrope configs (and linear ones without an original
+        length, e.g. Gemma 3) already state the stretched length as max_position_embeddings.
+        The largest of the two counts.
+        """
+        r = self.rope_scaling
+        if r is None or r.type in ("default", "llama3", "longrope"):
+            return self.max_ctx
+        if r.type == "linear" and r.original_max_ctx is None:
+            return self.max_ctx
+        return max(self.max_ctx, int((r.original_max_ctx or self.max_ctx) * r.factor))
+
+    @property
+    def layers(self) -> tuple[str, ...]:
+        """The type of every layer: layer_types, layer_pattern repeated, or all 'full'."""
+        if self.layer_types is not None:
+            return tuple(self.layer_types)
+        if self.layer_pattern is not None:
+            p = self.layer_pattern
+            return tuple(p[i % len(p)] for i in range(self.n_layers))
+        return ("full",) * self.n_layers
+
+    def n_layers_of(self, *kinds: str) -> int:
+        """How many layers have one of ``kinds`` (e.g. ``n_layers_of("sliding")``)."""
+        return sum(1 for t in self.layers if t in kinds)
+
+    @property
+    def n_attention_layers(self) -> int:
+        """Layers with an attention mixer (full, sliding or chunked): these hold a KV cache."""
+        return self.n_layers_of(*ATTENTION_LAYER_TYPES)
+
+    def has_ffn(self, i: int) -> bool:
+        """Whether layer ``i`` has an FFN (dense or MoE)."""
+        return self.ffn_per_layer or self.layers[i] == "mlp"
+
+    def is_moe_layer(self, i: int) -> bool:
+        """Whether layer ``i``'s FFN is a mixture of experts."""
+        m = self.moe
+        if m is None or not self.has_ffn(i) or i < max(m.n_dense_layers, m.layer_offset):
+            return False
+        return (i - m.layer_offset) % m.layer_period == 0
+
+    @property
+    def attention(self) -> AttentionKind:
+        """The attention kind implied by the shape: MLA, or MHA/GQA/MQA by n_kv_heads."""
+        if self.mla is not None:
+            return "mla"
+        if self.n_kv_heads == self.n_heads:
+            return "mha"
+        if self.n_kv_heads == 1:
+            return "mqa"
+        return "gqa"
+
+    @property
+    def k_head_dim(self) -> int:
+        """Width of one key head: head_dim, or for MLA qk_nope_head_dim + qk_rope_head_dim."""
+        if self.mla is not None:
+            return self.mla.qk_nope_head_dim + self.mla.qk_rope_head_dim
+        assert self.head_dim is not None  # guaranteed by _shapes
+        return self.head_dim
+
+    @property
+    def v_head_dim(self) -> int:
+        """Width of one value head: head_dim, or for MLA v_head_dim."""
+        if self.mla is not None:
+            return self.mla.v_head_dim
+        assert self.head_dim is not None
+        return self.head_dim
+
+    @property
+    def n_moe_layers(self) -> int:
+        return sum(1 for i in range(self.n_layers) if self.is_moe_layer(i))
+
+    @property
+    def n_dense_ffn_layers(self) -> int:
+        return sum(1 for i in range(self.n_layers) if self.has_ffn(i)) - self.n_moe_layers

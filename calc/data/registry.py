@@ -1,0 +1,150 @@
+"""Finds shipped and user-supplied model configs and hardware profiles by name or path."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+
+from calc.data.hardware_schema import HardwareProfile
+from calc.data.model_schema import ModelConfig
+from calc.data.yaml_io import load_mapping, validate
+from calc.errors import ConfigError, UnknownNameError
+
+_PKG = Path(__file__).resolve().parent.parent  # calc/
+
+
+def data_dir(folder: str) -> Path:
+    """Installed wheels carry the folder inside calc/; a source checkout has it beside calc/."""
+    inside = _PKG / folder
+    return inside if inside.is_dir() else _PKG.parent / folder
+
+
+def _is_path(name: str) -> bool:
+    return name.endswith((".yaml", ".yml", ".json")) or "/" in name or "\\" in name
+
+
+def _is_dir(name: str) -> bool:
+    """Whether ``name`` names an existing folder (False for names the OS refuses)."""
+    try:
+        return Path(name).is_dir()
+    except (OSError, ValueError):
+        return False
+
+
+def _is_hf_config(path: Path) -> bool:
+    """A Hugging Face config.json (has model_type / architectures), not a kvcalc JSON file."""
+    data = load_mapping(path)
+    return "model_type" in data or "architectures" in data or "text_config" in data
+
+
+def _names(folder: str) -> list[str]:
+    return sorted(p.stem for p in data_dir(folder).glob("*.yaml"))
+
+
+def model_names() -> list[str]:
+    return _names("model_configs")
+
+
+def hardware_names() -> list[str]:
+    return _names("hardware_profiles")
+
+
+def _trusted(schema, data: dict, path: Path):
+    """``schema.from_trusted(data)``; should a shipped file have been damaged (an installed
+    copy edited by hand), strict validation then reports it in one line, never a traceback."""
+    try:
+        return schema.from_trusted(data)
+    except Exception:
+        return validate(schema, data, path)
+
+
+def _model_data(path: Path) -> dict:
+    data = load_mapping(path)
+    data.setdefault("name", path.stem)
+    data.setdefault("display_name", data.get("name", path.stem))
+    return data
+
+
+def _load_model_file(path: Path) -> ModelConfig:
+    return validate(ModelConfig, _model_data(path), path)
+
+
+@cache
+def _shipped_model(name: str) -> ModelConfig:
+    """Built without pydantic (start-up time); tests/test_data_files.py checks that this
+    equals the strictly validated config for every shipped file."""
+    return _trusted(ModelConfig, _model_data(data_dir("model_configs") / f"{name}.yaml"),
+                    data_dir("model_configs") / f"{name}.yaml")  # fmt: skip
+
+
+def load_model(name: str) -> ModelConfig:
+    """A shipped model by exact name (e.g. ``llama3-70b``), a YAML file path, a Hugging Face
+    ``config.json`` path, or ``hf:org/name`` (fetched with the optional huggingface_hub)."""
+    if name.startswith("hf:"):
+        from calc.data.hf_import import load_hf_model
+
+        return load_hf_model(name)
+    if _is_path(name) or (_is_dir(name) and name not in model_names()):
+        path = Path(name)
+        if _is_dir(name):  # a Hugging Face snapshot folder: its config.json
+            from calc.data.hf_import import load_hf_config
+
+            return load_hf_config(path)
+        if path.suffix.lower() == ".json" and _is_hf_config(path):
+            from calc.data.hf_import import load_hf_config
+
+            return load_hf_config(path)
+        return _load_model_file(path)
+    if name not in model_names():
+        raise UnknownNameError(
+            "model", name, model_names(), "Pass a shipped name or a path to a YAML file."
+        )
+    return _shipped_model(name)
+
+
+def _hardware_data(path: Path) -> dict:
+    data = load_mapping(path)
+    data.setdefault("name", path.stem)
+    return data
+
+
+def _load_hardware_file(path: Path) -> HardwareProfile:
+    return validate(HardwareProfile, _hardware_data(path), path)
+
+
+@cache
+def _shipped_hardware(name: str) -> HardwareProfile:
+    """Built without pydantic, like _shipped_model (and checked the same way)."""
+    path = data_dir("hardware_profiles") / f"{name}.yaml"
+    return _trusted(HardwareProfile, _hardware_data(path), path)
+
+
+def load_hardware(name: str) -> HardwareProfile:
+    """A shipped hardware profile by exact name (e.g. ``h100``) or a YAML file path."""
+    if _is_path(name):
+        return _load_hardware_file(Path(name))
+    if name not in hardware_names():
+        raise UnknownNameError(
+            "hardware", name, hardware_names(), "Pass a shipped name or a path to a YAML file."
+        )
+    return _shipped_hardware(name)
+
+
+def all_models() -> list[ModelConfig]:
+    return [load_model(n) for n in model_names()]
+
+
+def all_hardware() -> list[HardwareProfile]:
+    return [load_hardware(n) for n in hardware_names()]
+
+
+__all__ = [
+    "ConfigError",
+    "all_hardware",
+    "all_models",
+    "data_dir",
+    "hardware_names",
+    "load_hardware",
+    "load_model",
+    "model_names",
+]

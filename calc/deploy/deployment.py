@@ -1,0 +1,322 @@
+"""A deployment: one model on one kind of hardware, sharded tp × pp × ep (× dp replicas), with
+its dtypes and its serving engine's settings, resolved and validated once. Every report takes a
+``Deployment`` and a ``Workload``; per-GPU sizes come from its ledger (``dep.per_gpu``,
+``calc.deploy.ledger``), so no two commands can disagree on them.
+
+Parallel layout (the conventions vLLM and SGLang use; details in ``calc.deploy.parallel``):
+
+- ``tp`` splits heads and FFN widths, ``pp`` splits layers into contiguous stages, ``ep``
+  spreads whole routed experts.
+- ``dp``: data-parallel replicas. Without expert parallelism each replica is a whole copy of
+  the model on tp × pp GPUs and serves batch / dp of the sequences. With ``ep > tp`` the
+  attention is data parallel inside the expert group (DeepSeek-V3's layout, vLLM's
+  ``--data-parallel-size`` with ``--enable-expert-parallel``): dp is then ep / tp and cannot
+  be set apart from it.
+
+GPUs = max(tp, ep) × pp × (dp without EP, else 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from calc.data.limits import (
+    MAX_BATCH,
+    MAX_CTX,
+    MAX_PARALLEL,
+    check_bytes,
+    check_fraction,
+    check_positive_int,
+)
+from calc.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from calc.data.hardware_schema import HardwareProfile
+    from calc.data.model_schema import ModelConfig
+    from calc.deploy.ledger import PerGpu
+    from calc.deploy.parallel import Sharding
+    from calc.formulas.attention_layout import AttentionLayout
+
+ENGINE_NAMES = ("vllm", "sglang", "trtllm")
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineSettings:
+    """The serving engine and what the user set of its memory settings. Every None is the
+    engine's own default for its version and the GPU (``calc.deploy.engine_memory.DEFAULTS``, the
+    one
+    home of the defaults; ``Deployment.engine_config`` resolves them)."""
+
+    name: str = "vllm"
+    version: str | None = None  # None: the latest release modelled
+    mem_util: float | None = None  # vLLM gpu_memory_utilization, SGLang mem_fraction_static
+    block_size: int | None = None  # tokens per KV page
+    max_batched_tokens: int | None = None  # tokens of the profiling forward pass
+    max_num_seqs: int | None = None  # sequences per step (rows of the sampler's pass)
+    activation_bytes: float | None = None  # a measured activation peak; None: modelled
+    overhead_bytes: float | None = None  # measured non-torch memory; None: modelled by TP
+    max_model_len: int | None = None  # contiguous preallocation per sequence; None: model max
+
+    def __post_init__(self) -> None:
+        if self.name not in ENGINE_NAMES:
+            raise InvalidInputError(
+                f"--engine {self.name!r} is not one of: {', '.join(ENGINE_NAMES)}"
+            )
+        if self.mem_util is not None:
+            check_fraction("mem-util", self.mem_util)
+        for flag, value, upper in (
+            ("block-size", self.block_size, 1 << 20),
+            ("max-batched-tokens", self.max_batched_tokens, MAX_CTX),
+            ("max-num-seqs", self.max_num_seqs, MAX_BATCH),
+            ("max-model-len", self.max_model_len, MAX_CTX),
+        ):
+            if value is not None:
+                check_positive_int(flag, value, upper)
+        if self.activation_bytes is not None:
+            check_bytes("activation", self.activation_bytes)
+        if self.overhead_bytes is not None:
+            check_bytes("overhead", self.overhead_bytes)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Workload:
+    """What the deployment serves: ``batch`` concurrent sequences of ``ctx`` tokens (for the
+    whole deployment); ``prompt`` and ``gen`` where a report times requests."""
+
+    ctx: int
+    batch: int = 1
+    prompt: int | None = None
+    gen: int | None = None
+
+    def __post_init__(self) -> None:
+        check_positive_int("ctx", self.ctx, MAX_CTX)
+        check_positive_int("batch", self.batch, MAX_BATCH)
+        if self.prompt is not None:
+            check_positive_int("prompt", self.prompt, MAX_CTX)
+        if self.gen is not None:
+            check_positive_int("gen", self.gen, MAX_CTX)
+
+
+def _check_format(name, flag: str, lookup) -> None:
+    """A plain dtype or a format ``lookup`` (calc.formulas.quant) knows, else its error listing
+    all."""
+    if not isinstance(name, str) or not name:
+        raise InvalidInputError(f"{flag} must name a dtype or format, got {name!r}")
+    lookup(name)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Deployment:
+    """This model, sharded this way, in these dtypes, on this hardware, under this engine.
+
+    Build it with ``Deployment.build`` (which resolves defaults and validates everything once);
+    the fields are then plain resolved values.
+    """
+
+    model: ModelConfig
+    hardware: HardwareProfile | None
+    tp: int
+    pp: int
+    ep: int
+    dp: int
+    weight_dtype: str  # the linear layers' format (calc.deploy.checkpoint.linear_dtype)
+    weight_override: str | None  # --weight-dtype as given (None: the checkpoint as released)
+    kv_dtype: str
+    compute_override: str | None
+    layout: AttentionLayout
+    engine: EngineSettings = field(default_factory=EngineSettings)
+
+    @classmethod
+    def build(
+        cls,
+        model: ModelConfig,
+        hardware: HardwareProfile | None = None,
+        *,
+        tp: int = 1,
+        pp: int = 1,
+        ep: int = 1,
+        dp: int | None = None,
+        weight_dtype: str | None = None,
+        kv_dtype: str | None = None,
+        compute_dtype: str | None = None,
+        layout: AttentionLayout | None = None,
+        engine: EngineSettings | None = None,
+    ) -> Deployment:
+        from calc.deploy.checkpoint import linear_dtype
+        from calc.formulas.attention_layout import attention_layout
+        from calc.formulas.quant import kv_format, weight_format
+
+        for name, value in (("tp", tp), ("pp", pp), ("ep", ep)):
+            check_positive_int(name, value, MAX_PARALLEL)
+        attn_dp = max(1, ep // tp)
+        if dp is None:
+            dp = attn_dp
+        check_positive_int("dp", dp, MAX_PARALLEL)
+        if ep > 1 and dp != attn_dp:
+            raise InvalidInputError(
+                f"--dp {dp} with --ep {ep} --tp {tp}: under expert parallelism the attention "
+                f"is data parallel inside the expert group, so --dp is ep / tp = {attn_dp}"
+            )
+        override = weight_dtype
+        if override is not None:
+            _check_format(override, "--weight-dtype", weight_format)
+        # the linear layers' format: --weight-dtype re-quantises them, the rest of the
+        # checkpoint keeps its released formats (calc.deploy.checkpoint)
+        weight_dtype = linear_dtype(model, override)
+        kv_dtype = (model.kv_dtype or model.dtype) if kv_dtype is None else kv_dtype
+        _check_format(weight_dtype, "--weight-dtype", weight_format)
+        _check_format(kv_dtype, "--kv-dtype", kv_format)
+        dep = cls(
+            model=model,
+            hardware=hardware,
+            tp=tp,
+            pp=pp,
+            ep=ep,
+            dp=dp,
+            weight_dtype=weight_dtype,
+            weight_override=override,
+            kv_dtype=kv_dtype,
+            compute_override=compute_dtype,
+            layout=layout or attention_layout(model),
+            engine=engine or EngineSettings(),
+        )
+        dep.sharding  # noqa: B018 - validates tp/pp/ep against the model's shape now
+        dep.engine_config  # noqa: B018 - validates the engine version
+        if hardware is not None:
+            dep.compute_dtype  # noqa: B018 - validates --compute-dtype against the peaks
+        return dep
+
+    # -- sharding ---------------------------------------------------------------------------
+
+    @cached_property
+    def sharding(self) -> Sharding:
+        """Per-GPU shapes (``calc.deploy.parallel.shard``): heads, widths, experts, layers per
+        stage."""
+        from calc.deploy.parallel import shard
+
+        return shard(self.model, tp=self.tp, pp=self.pp, ep=self.ep)
+
+    @property
+    def replicas(self) -> int:
+        """Whole copies of the model (data parallel without expert parallelism)."""
+        return 1 if self.ep > 1 else self.dp
+
+    @property
+    def gpus(self) -> int:
+        """GPUs of the deployment: max(tp, ep) × pp × replicas."""
+        return self.sharding.gpus * self.replicas
+
+    @property
+    def sequence_groups(self) -> int:
+        """Groups the deployment's sequences are split into, each served by its own GPUs:
+        replicas × attention-DP ranks inside an expert group."""
+        return self.replicas * self.sharding.dp_attn
+
+    # -- dtypes -----------------------------------------------------------------------------
+
+    @cached_property
+    def weight_dtypes(self) -> dict[str, str]:
+        """Format of each weight component: the checkpoint's as released, the linear layers in
+        ``weight_dtype`` (``calc.deploy.checkpoint.resolved_dtypes``)."""
+        from calc.deploy.checkpoint import resolved_dtypes
+
+        return resolved_dtypes(self.model, self.weight_dtype)
+
+    @cached_property
+    def weight_bytes_per_element_by_component(self) -> dict[str, float]:
+        """Bytes per weight of each component, scales included (``calc.formulas.quant``)."""
+        from calc.deploy.checkpoint import bytes_per_element_by_component
+
+        return bytes_per_element_by_component(self.weight_dtypes, self.model.d_model)
+
+    @cached_property
+    def weight_bytes_per_element(self) -> float:
+        """Mean bytes per weight held by one GPU, each component in its own format."""
+        from calc.deploy.checkpoint import weight_bytes_per_param
+
+        return weight_bytes_per_param(self.model, self.weight_dtype, self.sharding)
+
+    @cached_property
+    def weights_bytes_per_gpu(self) -> float:
+        """Weights on the busiest GPU [bytes], each component in its own format."""
+        from calc.deploy.checkpoint import weight_bytes_per_gpu_by_component
+
+        return sum(
+            weight_bytes_per_gpu_by_component(self.model, self.sharding, self.weight_dtype).values()
+        )
+
+    @cached_property
+    def kv_bytes_per_element(self) -> float:
+        """Bytes per cached KV element, per-token-head scales included (``calc.formulas.quant``)."""
+        from calc.formulas.quant import kv_bytes_per_element
+
+        return kv_bytes_per_element(self.kv_dtype, self.layout.kv_head_width)
+
+    @cached_property
+    def state_dtype(self) -> str:
+        """dtype of the Mamba conv/SSM state (``calc.formulas.ssm.ssm_state_dtype``)."""
+        from calc.formulas.ssm import ssm_state_dtype
+
+        return ssm_state_dtype(self.model, self.kv_dtype)
+
+    @cached_property
+    def state_bytes_per_element(self) -> float:
+        from calc.data.dtypes import bytes_per_element
+
+        return bytes_per_element(self.state_dtype)
+
+    @cached_property
+    def compute_dtype(self) -> str:
+        """The tensor-core dtype the matmuls run at (policy in
+        ``calc.deploy.steps.compute_dtype``)."""
+        from calc.deploy.rates import compute_dtype
+
+        if self.hardware is None:
+            return self.compute_override or compute_dtype(self.weight_dtype, {"bf16": 1.0})
+        return compute_dtype(
+            self.weight_dtype, self.hardware.peak_flops_per_s, self.compute_override
+        )
+
+    # -- the engine -------------------------------------------------------------------------
+
+    @cached_property
+    def engine_config(self):
+        """The engine's settings with its defaults for this version and GPU filled in
+        (``calc.deploy.engine_memory.engine_settings``)."""
+        from calc.deploy.engine_memory import engine_settings
+
+        e = self.engine
+        return engine_settings(
+            e.name,
+            e.version,
+            hw=self.hardware,
+            memory_fraction=e.mem_util,
+            block_size=e.block_size,
+            max_batched_tokens=e.max_batched_tokens,
+            max_num_seqs=e.max_num_seqs,
+            max_model_len=e.max_model_len,
+        )
+
+    # -- the ledger -------------------------------------------------------------------------
+
+    @cached_property
+    def per_gpu(self) -> PerGpu:
+        """The memory ledger of the busiest GPU (``calc.deploy.ledger``); needs hardware."""
+        from calc.deploy.ledger import per_gpu_ledger
+
+        if self.hardware is None:
+            raise InvalidInputError("this needs --hardware (the GPU whose memory is budgeted)")
+        return per_gpu_ledger(self)
+
+    def describe(self) -> str:
+        """'tp 4 × pp 2' style summary of the parallel layout."""
+        parts = [f"tp {self.tp}"]
+        if self.pp > 1:
+            parts.append(f"pp {self.pp}")
+        if self.ep > 1:
+            parts.append(f"ep {self.ep}")
+        if self.dp > 1:
+            parts.append(f"dp {self.dp}")
+        return " × ".join(parts)

@@ -1,0 +1,36 @@
+"""TensorRT-LLM's KV-cache pool [bytes, tokens] per GPU, as its KV cache manager sizes it.
+
+Pure functions of plain numbers. Sources (NVIDIA/TensorRT-LLM):
+
+- ``tensorrt_llm/llmapi/llm_args.py`` ``KvCacheConfig``: ``free_gpu_memory_fraction``
+  (default 0.9) is "the fraction of GPU memory that should be allocated for the KV cache",
+  taken of the memory still free after the weights and the activations of a profiling pass
+  (``docs/source/reference/memory.md``); ``max_tokens`` caps it, and when both are set "the
+  smaller value will be used" (the warning the log prints).
+- ``cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp``: the pool is whole blocks of
+  ``tokens_per_block`` tokens (32 by default); a ``max_tokens`` cap is rounded up to a whole
+  block ("Allocated 52.51 GiB for max tokens in paged KV cache (860320)" for max_tokens 860308).
+"""
+
+from __future__ import annotations
+
+from calc.formulas.elementwise import cdiv, maximum, minimum
+
+
+def free_memory_bytes(total_memory_bytes, weights_bytes, activation_bytes, non_torch_bytes):
+    """Memory free after the weights and the profiling pass [bytes]."""
+    return total_memory_bytes - weights_bytes - activation_bytes - non_torch_bytes
+
+
+def fraction_tokens(free_bytes, free_gpu_memory_fraction, kv_bytes_per_token, tokens_per_block):
+    """Tokens the fraction of free memory holds, in whole blocks."""
+    budget = maximum(free_bytes, 0) * free_gpu_memory_fraction
+    return budget // (kv_bytes_per_token * tokens_per_block) * tokens_per_block
+
+
+def capped_tokens(tokens_from_fraction, max_tokens, tokens_per_block):
+    """The pool [tokens]: the fraction's pool, or ``max_tokens`` rounded up to a whole block
+    when that is smaller."""
+    if max_tokens is None:
+        return tokens_from_fraction
+    return minimum(tokens_from_fraction, cdiv(max_tokens, tokens_per_block) * tokens_per_block)

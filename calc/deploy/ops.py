@@ -1,0 +1,565 @@
+"""The operations of one prefill or one decode step on one GPU, with FLOPs [FLOP] and bytes
+moved [bytes] per op, summed over the layers that have the op.
+
+It composes the formulas of ``calc.formulas.flops`` (FLOPs) with weight, KV and activation sizes; it
+adds no FLOP arithmetic of its own. Inputs may be ints or numpy arrays (batch, ctx, prompt)
+that broadcast, so the same ops serve ``decode_step`` and the vectorised ``tpot_s``.
+
+Bytes moved by a matmul op = its weights (read once per step for the whole batch) + its input
+and output activations (read and written once: the op's intermediates stay on chip, which is
+what fused serving kernels do) + for attention the KV cache (read once per sequence, written
+once per new token). Attention is one fused kernel (FlashAttention/FlashMLA: the scores never
+reach HBM); its KV traffic is split between ``attn_scores`` and ``attn_values`` in proportion
+to their FLOPs, so both have the kernel's arithmetic intensity and the sum of their two
+roofline times equals the fused kernel's. At prefill each K/V byte is counted once (the
+re-reads of K/V tiles by later query blocks hit L2 and are not counted).
+
+Per-layer types (one source of truth: the config's ``layers``, ``n_layers_of``,
+``has_ffn``/``is_moe_layer``, as ``calc.formulas.params`` counts parameters): Q/K/V/O projections
+run
+on the attention layers only (full, sliding, chunked); the attention products of each layer
+cover the keys it attends to (``calc.formulas.flops``: ctx for full layers, min(ctx, W [+ sinks])
+for
+sliding ones, its own chunk so far for chunked-local ones); Mamba/Mamba-2 layers have their
+own ops (in_proj, conv1d, x/dt projections, scan, out_proj); dense and MoE FFNs run on the
+layers that have them. The KV read at decode is the attended tokens × the per-GPU bytes of
+one cached token-layer of the ``AttentionLayout``; for full and sliding layers that is exactly
+the layout's ``cached_token_layers`` (a chunked layer reads its chunk so far, while the
+layout charges capacity for the whole chunk).
+
+SSM layers at decode read their weights once per step and each sequence's fixed conv and SSM
+state once and write it back once (the state never grows with ctx); at prefill they write
+each sequence's final state once. The recurrent work (Mamba-1 selective scan, Mamba-2
+state update at decode, the conv1d) runs on CUDA cores in fp32 (mamba_ssm and
+causal-conv1d kernels), so it is timed at the fp32 peak; Mamba-2's chunked SSD prefill is
+matmuls, timed at the 16-bit peak like attention.
+
+Choices where the issue is silent:
+
+- lm_head: computed only for the last token of each prompt at prefill (vLLM and SGLang
+  compute only the logits they sample from); for every sequence at each decode step.
+- Embedding: a gather of ``tokens`` rows; the rest of the table is not read.
+- Norms: one op over all layers (weights + activations read and written); their FLOPs
+  (about 4 per element) are counted here, unlike the element-wise ops fused into matmuls.
+- MoE: the router and shared experts see every token; routed experts read the weights of the
+  expected number of distinct experts the batch touches (``expected_active_experts``) and
+  compute ``experts_per_token`` expert FFNs per token.
+- Activations are 16-bit in HBM (4 bytes only when computing in fp32); fp8 GEMMs quantise
+  their inputs on the fly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from calc.data.model_schema import ModelConfig
+from calc.deploy.parallel import Sharding, sharded_layout
+from calc.formulas import flops as F
+from calc.formulas.attention_layout import AttentionLayout
+from calc.formulas.elementwise import cdiv
+
+COMPUTE = "compute"
+ALLREDUCE = "allreduce"
+ALL_TO_ALL = "all_to_all"
+P2P = "p2p"
+
+
+@dataclass(frozen=True)
+class Op:
+    """One operation on one GPU, summed over the layers that have it.
+
+    ``kind`` is ``compute`` (timed by the roofline) or a collective (``allreduce``,
+    ``all_to_all``, ``p2p``: timed by ``calc.deploy.parallel``), in which case ``bytes`` is the
+    total
+    payload of ``count`` collectives over a group of ``group`` GPUs.
+    """
+
+    name: str
+    flops: Any
+    bytes: Any
+    weight_bytes: Any = 0
+    kv_bytes: Any = 0
+    kind: str = COMPUTE
+    group: int = 1
+    count: Any = 0
+    attention: bool = False  # timed at the 16-bit peak (see calc.reports.latency)
+    vector: bool = False  # CUDA-core fp32 work (SSM scans, conv1d): timed at the fp32 peak
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """Bytes per element of the weights, the KV cache, the activations and the SSM state
+    (``state``: None means the KV's)."""
+
+    weight: float
+    kv: float
+    act: float
+    state: float | None = None
+    # bytes per weight of each component (calc.deploy.checkpoint names); None: ``weight`` for all
+    components: Mapping[str, float] | None = field(default=None, compare=False)
+
+    @property
+    def ssm_state(self) -> float:
+        return self.kv if self.state is None else self.state
+
+    def of(self, component: str) -> Sizes:
+        """These sizes with the weights of ``component`` (its checkpoint format)."""
+        if self.components is None:
+            return self
+        return replace(self, weight=self.components[component])
+
+
+def _linear(name, tokens, d_in, d_out, layers, z: Sizes, flops=None, extra_params=0):
+    """A projection over ``layers`` layers: FLOPs from calc.formulas.flops, weights d_in·d_out once,
+    activations in and out."""
+    fl = F.linear_flops(tokens, d_in, d_out) if flops is None else flops
+    w = (d_in * d_out + extra_params) * z.weight
+    act = tokens * (d_in + d_out) * z.act
+    return Op(name, layers * fl, layers * (w + act), weight_bytes=layers * w)
+
+
+def _attention(score_flops, value_flops, kv_bytes, act_bytes, weight_bytes=0):
+    """Split a fused attention kernel's traffic by FLOP share (see the module docstring).
+
+    All arguments are totals over the attention layers; ``weight_bytes`` (learned sink
+    logits) are read by the scores."""
+    s, v = score_flops, value_flops
+    total = kv_bytes + act_bytes
+    share = s / (s + v)
+    return [
+        Op(
+            "attn_scores",
+            s,
+            total * share + weight_bytes,
+            weight_bytes=weight_bytes,
+            kv_bytes=kv_bytes * share,
+            attention=True,
+        ),
+        Op(
+            "attn_values",
+            v,
+            total * (1 - share),
+            kv_bytes=kv_bytes * (1 - share),
+            attention=True,
+        ),
+    ]
+
+
+def attended_token_layers(cfg: ModelConfig, n, decode: bool):
+    """Σ over the attention layers of ``cfg`` of the query-key pairs of one sequence:
+    at decode the keys the new token attends to at context ``n``; at prefill the pairs of a
+    causal prompt of ``n`` tokens. Full, sliding and chunked layers each by their own rule
+    (``calc.formulas.flops``); SSM and MLP-only layers have none."""
+    full = cfg.n_layers_of("full")
+    sliding = cfg.n_layers_of("sliding")
+    chunked = cfg.n_layers_of("chunked")
+    total = full * (F.decode_pairs(n) if decode else F.causal_pairs(n))
+    if sliding:
+        w = cfg.sliding_window + cfg.sink_tokens
+        total = total + sliding * (
+            F.sliding_decode_pairs(n, w) if decode else F.sliding_causal_pairs(n, w)
+        )
+    if chunked:
+        c = cfg.attention_chunk_size
+        total = total + chunked * (
+            F.chunked_decode_pairs(n, c) if decode else F.chunked_causal_pairs(n, c)
+        )
+    return total
+
+
+def _attention_block(cfg, s: Sharding, layout, *, tokens, batch, ctx, prompt, decode, z):
+    """Projections and attention of the attention layers for ``tokens`` tokens on one GPU.
+
+    ``decode``: one token per sequence at context ``ctx``; else ``prompt`` tokens per sequence.
+    ``pairs`` and the KV read are totals over the attention layers (windows applied).
+    """
+    L, d, h = cfg.n_attention_layers, cfg.d_model, s.n_heads
+    if L == 0:
+        return []
+    z = z.of("attention")
+    # bytes of one cached token of one layer on this GPU (KV heads per GPU)
+    per_token_layer = sharded_layout(layout, s, 1).kv_bytes_per_token_per_layer(z.kv)
+    kv_write = L * tokens * per_token_layer
+    token_layers = attended_token_layers(cfg, ctx if decode else prompt, decode)
+    pairs = batch * token_layers
+    kv_read = batch * token_layers * per_token_layer if decode else 0
+    sinks = L * s.n_heads * cfg.attention_sinks * z.weight
+    ops = []
+    if cfg.mla is None:
+        dk, dv, kv = cfg.k_head_dim, cfg.v_head_dim, s.n_kv_heads
+        qkv_out = h * dk + kv * (dk + dv)
+        bias = qkv_out * cfg.qkv_bias
+        qkv = _linear(
+            "qkv_proj",
+            tokens,
+            d,
+            qkv_out,
+            L,
+            z,
+            flops=F.qkv_proj_flops(tokens, d, h, kv, dk, dv),
+            extra_params=bias,
+        )
+        ops.append(qkv)
+        # Q in, O out; at prefill K and V are read from the projection output once.
+        act = tokens * h * (dk + dv) * z.act + (0 if decode else tokens * kv * (dk + dv) * z.act)
+        ops += _attention(
+            F.attn_score_flops(pairs, h, dk),
+            F.attn_value_flops(pairs, h, dv),
+            kv_read + kv_write,
+            L * act,
+            sinks,
+        )
+        ops.append(
+            _linear(
+                "o_proj",
+                tokens,
+                h * dv,
+                d,
+                L,
+                z,
+                flops=F.o_proj_flops(tokens, h, dv, d),
+                extra_params=d * cfg.o_bias,
+            )
+        )
+        return ops
+    m = cfg.mla
+    r, rope, nope, dv = m.kv_lora_rank, m.qk_rope_head_dim, m.qk_nope_head_dim, m.v_head_dim
+    if m.q_lora_rank:
+        ql = m.q_lora_rank
+        ops.append(_linear("q_down", tokens, d, ql, L, z, flops=F.mla_q_down_flops(tokens, d, ql)))
+        q_in = ql
+    else:
+        q_in = d
+    ops.append(
+        _linear(
+            "q_up",
+            tokens,
+            q_in,
+            h * (nope + rope),
+            L,
+            z,
+            flops=F.mla_q_up_flops(tokens, q_in, h, nope, rope),
+        )
+    )
+    ops.append(
+        _linear(
+            "kv_down",
+            tokens,
+            d,
+            r + rope,
+            L,
+            z,
+            flops=F.mla_kv_down_flops(tokens, d, r, rope),
+        )
+    )
+    if decode:  # absorbed form: attention runs on the cached latent
+        absorb = Op("q_absorb", L * F.mla_q_absorb_flops(tokens, h, nope, r), 0)
+        ops.append(_relayer(absorb, tokens, h * nope, h * r, r * h * nope, L, z))
+        act = tokens * h * (r + rope + r) * z.act  # latent-space query in, latent output out
+        ops += _attention(
+            F.mla_absorbed_score_flops(pairs, h, r, rope),
+            F.mla_absorbed_value_flops(pairs, h, r),
+            kv_read + kv_write,
+            L * act,
+            sinks,
+        )
+        ops.append(
+            _relayer(
+                Op("v_absorb", L * F.mla_v_absorb_flops(tokens, h, r, dv), 0),
+                tokens,
+                h * r,
+                h * dv,
+                r * h * dv,
+                L,
+                z,
+            )
+        )
+    else:  # explicit form: per-head K and V from the latent
+        ops.append(
+            _linear(
+                "kv_up",
+                tokens,
+                r,
+                h * (nope + dv),
+                L,
+                z,
+                flops=F.mla_kv_up_flops(tokens, r, h, nope, dv),
+            )
+        )
+        act = tokens * h * ((nope + rope) * 2 + dv * 2) * z.act  # Q, K in; V in, O out
+        ops += _attention(
+            F.attn_score_flops(pairs, h, nope + rope),
+            F.attn_value_flops(pairs, h, dv),
+            kv_write,
+            L * act,
+            sinks,
+        )
+    ops.append(_linear("o_proj", tokens, h * dv, d, L, z, flops=F.o_proj_flops(tokens, h, dv, d)))
+    return ops
+
+
+def _relayer(op: Op, tokens, act_in, act_out, params, layers, z: Sizes) -> Op:
+    """``op`` with the bytes of a per-head batched matmul: ``params`` weights, activations
+    ``act_in`` and ``act_out`` elements per token, over ``layers`` layers."""
+    w = params * z.weight
+    return Op(
+        op.name,
+        op.flops,
+        layers * (w + tokens * (act_in + act_out) * z.act),
+        weight_bytes=layers * w,
+    )
+
+
+def _ssm_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, z):
+    """The Mamba/Mamba-2 layers for ``tokens`` tokens of ``batch`` sequences on one GPU (its
+    1/tp share of the channels/heads, ``calc.formulas.ssm.mixer_shape``), summed over those layers.
+
+    Weights: each part of ``calc.formulas.ssm.layer_ssm_params`` once per step (the scan op carries
+    A_log, D, dt_bias and the inner norms: the mixer's parameters less its projections and
+    conv). State: at decode each sequence's conv state ((K−1) × conv channels) and SSM state
+    (E × N) read once and written once; at prefill the final state written once.
+    """
+    z = z.of("ssm")
+    from calc.formulas.ssm import layer_ssm_params, mixer_shape
+
+    ops = []
+    c = cfg.ssm
+    if c is None:
+        return ops
+    d = cfg.d_model
+    rw = 2 if decode else 1  # decode reads and writes the state; prefill writes it
+    for kind in ("mamba", "mamba2"):
+        n = cfg.n_layers_of(kind)
+        if not n:
+            continue
+        m = mixer_shape(cfg, kind, s.tp)
+        E, N, K, G, H = m.d_inner, m.d_state, m.d_conv, m.n_groups, m.n_heads
+        if kind == "mamba2":
+            w_in = 2 * E + 2 * G * N + H  # z, x, B, C, dt
+            in_flops = F.mamba2_in_proj_flops(tokens, d, E, G, N, H)
+            if decode:
+                scan_flops = F.mamba2_decode_scan_flops(tokens, E, N)
+            else:
+                scan_flops = batch * F.mamba2_prefill_scan_flops(prompt, E, N, G)
+            scan_in = E + H + 2 * G * N + E  # x, dt, B, C, z (the gated norm)
+        else:
+            w_in = 2 * E  # x, z
+            in_flops = F.mamba1_in_proj_flops(tokens, d, E)
+            scan_flops = F.mamba1_scan_flops(tokens, E, N)
+            scan_in = E + E + 2 * N + E  # x, Δ, B, C, z (the gate)
+        bias_in = c.proj_bias * w_in
+        in_proj = _linear(
+            f"{kind}_in_proj", tokens, d, w_in, n, z, flops=in_flops, extra_params=bias_in
+        )
+        conv_params = m.conv_dim * K + c.conv_bias * m.conv_dim
+        conv_state = batch * (K - 1) * m.conv_dim * z.ssm_state
+        conv = Op(
+            f"{kind}_conv1d",
+            n * F.conv1d_flops(tokens, m.conv_dim, K),
+            n * (conv_params * z.weight + rw * conv_state + tokens * 2 * m.conv_dim * z.act),
+            weight_bytes=n * conv_params * z.weight,
+            vector=True,
+        )
+        ops += [in_proj, conv]
+        proj_params = d * w_in + c.proj_bias * w_in + conv_params + E * d + c.proj_bias * d
+        if kind == "mamba":
+            R = m.dt_rank
+            xdt = _linear(
+                f"{kind}_x_dt_proj",
+                tokens,
+                E,
+                R + 2 * N,
+                n,
+                z,
+                flops=F.mamba1_x_dt_proj_flops(tokens, E, N, R),
+                extra_params=R * E + E,  # dt_proj weight and bias
+            )
+            # dt_proj's output Δ (E per token) is written too
+            xdt = replace(xdt, bytes=xdt.bytes + n * tokens * E * z.act)
+            ops.append(xdt)
+            proj_params += E * (R + 2 * N) + R * E + E
+        rest = layer_ssm_params(cfg, kind, s.tp) - proj_params  # A_log, D, dt_bias, norms
+        ssm_state = batch * E * N * z.ssm_state
+        ops.append(
+            Op(
+                f"{kind}_scan",
+                n * scan_flops,
+                n * (rest * z.weight + rw * ssm_state + tokens * (scan_in + E) * z.act),
+                weight_bytes=n * rest * z.weight,
+                # Mamba-2's chunked SSD prefill is matmuls (tensor cores); the rest fp32
+                attention=kind == "mamba2" and not decode,
+                vector=kind == "mamba" or decode,
+            )
+        )
+        ops.append(
+            _linear(
+                f"{kind}_out_proj",
+                tokens,
+                E,
+                d,
+                n,
+                z,
+                flops=F.ssm_out_proj_flops(tokens, E, d),
+                extra_params=c.proj_bias * d,
+            )
+        )
+    return ops
+
+
+def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z):
+    """Dense FFN layers, and for MoE layers the router, routed and shared experts.
+
+    ``tokens``: tokens this GPU's attention replica processes; ``stage_tokens``: tokens of the
+    whole stage (all replicas), which the routed experts of all ``ep`` GPUs share.
+    """
+    gated = cfg.ffn_kind == "gated"
+    n_mat = 2 + gated
+    d = cfg.d_model
+    ops = []
+    if cfg.n_dense_ffn_layers:
+        n = cfg.n_dense_ffn_layers
+        w = (n_mat * d * s.d_ffn + cfg.ffn_bias * (s.d_ffn * (1 + gated) + d)) * z.of(
+            "dense_ffn"
+        ).weight
+        act = tokens * 2 * d * z.act
+        ops.append(
+            Op(
+                "ffn",
+                n * F.ffn_flops(tokens, d, s.d_ffn, gated),
+                n * (w + act),
+                weight_bytes=n * w,
+            )
+        )
+    m = cfg.moe
+    if m is not None and cfg.n_moe_layers:
+        n = cfg.n_moe_layers
+        E, k = m.n_routed_experts, m.experts_per_token
+        ops.append(
+            _linear(
+                "router",
+                tokens,
+                d,
+                E,
+                n,
+                z.of("router"),
+                flops=F.router_flops(tokens, d, E),
+                extra_params=E * m.router_bias,
+            )
+        )
+        # routes of the whole stage spread evenly over the ep GPUs
+        routes = stage_tokens * k / s.ep if s.ep > 1 else tokens * k
+        touched = s.n_experts * (
+            F.expected_active_experts(E, k, stage_tokens if s.ep > 1 else tokens) / E
+        )
+        w = (
+            touched
+            * (n_mat * d * s.d_expert_ffn + cfg.ffn_bias * (s.d_expert_ffn * (1 + gated) + d))
+            * z.of("routed_experts").weight
+        )
+        ops.append(
+            Op(
+                "routed_experts",
+                n * F.ffn_flops(routes, d, s.d_expert_ffn, gated),
+                n * (w + routes * 2 * d * z.act),
+                weight_bytes=n * w,
+            )
+        )
+        if m.n_shared_experts:
+            w = m.n_shared_experts * n_mat * d * s.d_shared_ffn * z.of("shared_experts").weight
+            ops.append(
+                Op(
+                    "shared_experts",
+                    n * F.shared_expert_flops(tokens, m.n_shared_experts, d, s.d_shared_ffn, gated),
+                    n * (w + tokens * 2 * d * z.act),
+                    weight_bytes=n * w,
+                )
+            )
+    return ops
+
+
+def _comm_ops(cfg, s: Sharding, *, tokens, stage_tokens, z):
+    """All-reduces (tp), all-to-alls (ep) and stage sends (pp) of one forward pass."""
+    d = cfg.d_model
+    hidden = tokens * d * z.act
+    ops = []
+    if s.tp > 1:
+        # one after each mixer (attention or SSM) and one after each FFN: 2 per layer for a
+        # transformer; one per block for Nemotron-H, whose layers hold a mixer or an FFN
+        mixers = cfg.n_attention_layers + cfg.n_layers_of("mamba", "mamba2")
+        count = mixers + cfg.n_dense_ffn_layers + cfg.n_moe_layers
+        ops.append(Op("tp_allreduce", 0, count * hidden, kind=ALLREDUCE, group=s.tp, count=count))
+    if s.ep > 1 and cfg.moe is not None:
+        count = 2 * cfg.n_moe_layers  # dispatch and combine
+        # each GPU dispatches an equal share of the stage's tokens to their k experts
+        msg = stage_tokens * cfg.moe.experts_per_token * d * z.act / s.ep
+        ops.append(Op("ep_all_to_all", 0, count * msg, kind=ALL_TO_ALL, group=s.ep, count=count))
+    if s.pp > 1:
+        count = s.pp - 1
+        ops.append(Op("pp_send", 0, count * hidden, kind=P2P, group=2, count=count))
+    return ops
+
+
+def forward_ops(
+    cfg: ModelConfig,
+    s: Sharding,
+    layout: AttentionLayout,
+    z: Sizes,
+    *,
+    batch,
+    ctx=None,
+    prompt=None,
+) -> list[Op]:
+    """The ops of one decode step (``ctx`` given) or one prefill (``prompt`` given) on one GPU.
+
+    ``batch`` sequences in the stage; each attention replica serves ceil(batch / dp_attn).
+    Decode processes one token per sequence at context ``ctx``; prefill ``prompt`` tokens per
+    sequence. Layers are summed over the whole model (all pipeline stages), since a token
+    passes through every stage in turn.
+    """
+    decode = ctx is not None
+    b = cdiv(batch, s.dp_attn)
+    tokens = b if decode else b * prompt
+    stage_tokens = batch if decode else batch * prompt
+    d = cfg.d_model
+    layernorm = cfg.norm == "layernorm"
+    n_norms = cfg.n_layers * cfg.norms_per_layer + 1
+    norm_w = n_norms * d * (1 + layernorm)
+    if cfg.mla is not None:  # the latents' own norms
+        norm_w += cfg.n_layers * ((cfg.mla.q_lora_rank or 0) + cfg.mla.kv_lora_rank)
+    norm_w += cfg.n_attention_layers * 2 * cfg.k_head_dim * cfg.qk_norm  # q/k head norms
+    ze, zn = z.of("embedding").weight, z.of("norms").weight
+    ops = [
+        Op(
+            "embedding",
+            0,
+            tokens * d * (ze + z.act),
+            weight_bytes=tokens * d * ze,
+        ),
+        Op(  # element-wise: FLOPs not counted (see calc.formulas.flops), their traffic is
+            "norms",
+            0,
+            norm_w * zn + n_norms * 2 * tokens * d * z.act,
+            weight_bytes=norm_w * zn,
+        ),
+    ]
+    ops += _attention_block(
+        cfg, s, layout, tokens=tokens, batch=b, ctx=ctx, prompt=prompt, decode=decode, z=z
+    )
+    ops += _ssm_block(cfg, s, tokens=tokens, batch=b, prompt=prompt, decode=decode, z=z)
+    ops += _ffn_block(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z)
+    # lm_head: every sequence's one token at decode; only the last prompt token at prefill
+    ops.append(
+        _linear(
+            "lm_head",
+            b,
+            d,
+            s.vocab,
+            1,
+            z.of("embedding" if cfg.tie_embeddings else "lm_head"),
+            flops=F.lm_head_flops(b, d, s.vocab),
+        )
+    )
+    ops += _comm_ops(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z)
+    return ops

@@ -1,0 +1,276 @@
+"""Parallelism: per-GPU shard sizes [elements, params] and collective times [s]. The memory
+of the busiest GPU is the ledger's (``calc.deploy.ledger``).
+
+Layout of a deployment (the conventions vLLM and SGLang use):
+
+- ``--tp N`` (tensor parallel) splits every attention layer by heads and every FFN by its
+  intermediate width over N GPUs. KV heads are split too; when a model has fewer KV heads
+  than N each GPU holds one KV head (replicated N / n_kv_heads times), so GQA/MQA KV does
+  not shrink below one head per GPU. MLA's latent is shared by all heads and is replicated on
+  every GPU, as are the MLA down-projections (W_DQ, W_DKV), the norms and the MoE router.
+  Vocabulary-parallel embedding and lm_head split the vocabulary. Each layer ends its
+  attention and its FFN with an all-reduce of the hidden states: two per layer.
+- ``--pp N`` (pipeline parallel) gives each stage ceil(n_layers / N) consecutive layers; one
+  token still passes every stage, so a decode step's latency is the sum over all layers plus
+  N − 1 stage-to-stage sends. Pipelining micro-batches raises throughput, not per-token
+  latency, and is not modelled.
+- ``--ep N`` (expert parallel) spreads the routed experts over N GPUs, whole (not split by
+  width). When N > tp the extra factor N / tp is data parallelism of the attention (each
+  replica serves batch / (N / tp) sequences), as in DeepSeek-V3's deployment. Dispatch and
+  combine are two all-to-alls per MoE layer.
+
+GPUs used = max(tp, ep) × pp. Collective times (interconnect bandwidth per direction B, a
+per-hop latency α, a message of M bytes, N GPUs):
+
+- ring all-reduce: 2(N−1)/N · M / B + 2(N−1) · α (reduce-scatter then all-gather, N−1 steps
+  each);
+- all-to-all (pairwise exchange): (N−1)/N · M / B + (N−1) · α;
+- point-to-point send: M / B + α.
+
+The interconnect rate is used at face value (no efficiency factor): the efficiency bands of a
+profile describe the HBM and the tensor cores, not NVLink.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from calc.data.limits import MAX_PARALLEL, check_positive_int
+from calc.data.model_schema import ModelConfig
+from calc.errors import InvalidInputError
+from calc.formulas.attention_layout import AttentionLayout
+from calc.formulas.elementwise import cdiv
+from calc.formulas.params import (
+    attention_params,
+    ffn_params,
+    mla_attention_params,
+    norm_params,
+)
+
+
+def ring_allreduce_time_s(message_bytes, n, bandwidth_bytes_per_s, latency_s):
+    """Ring all-reduce of ``message_bytes`` over ``n`` GPUs [s]: 2(n−1)/n · M / B + 2(n−1)·α."""
+    if n == 1:
+        return 0 * message_bytes
+    return 2 * (n - 1) / n * message_bytes / bandwidth_bytes_per_s + 2 * (n - 1) * latency_s
+
+
+def all_to_all_time_s(message_bytes, n, bandwidth_bytes_per_s, latency_s):
+    """All-to-all where each GPU holds ``message_bytes`` to scatter over ``n`` GPUs [s]:
+    (n−1)/n · M / B + (n−1)·α (the 1/n addressed to itself stays local)."""
+    if n == 1:
+        return 0 * message_bytes
+    return (n - 1) / n * message_bytes / bandwidth_bytes_per_s + (n - 1) * latency_s
+
+
+def p2p_time_s(message_bytes, bandwidth_bytes_per_s, latency_s):
+    """One point-to-point send (pipeline stage to stage) [s]: M / B + α."""
+    return message_bytes / bandwidth_bytes_per_s + latency_s
+
+
+def _check_ssm_tp(cfg: ModelConfig, tp: int) -> None:
+    """TP splits a Mamba mixer by inner channels (Mamba-1) or heads (Mamba-2); Mamba-2's B/C
+    groups split too, or are replicated when there is a single group (vLLM's rule)."""
+    from calc.formulas.ssm import ssm_d_inner
+
+    s = cfg.ssm
+    if s is None or tp == 1:
+        return
+    if cfg.n_layers_of("mamba2"):
+        if s.n_heads % tp:
+            raise InvalidInputError(
+                f"--tp {tp} does not divide the {s.n_heads} Mamba-2 heads of {cfg.name}"
+            )
+        if s.n_groups % tp and s.n_groups != 1:
+            raise InvalidInputError(
+                f"--tp {tp} must divide the {s.n_groups} Mamba-2 B/C groups of {cfg.name} "
+                "(or the model must have a single group, which is replicated)"
+            )
+    if cfg.n_layers_of("mamba") and ssm_d_inner(s, cfg.d_model) % tp:
+        raise InvalidInputError(
+            f"--tp {tp} does not divide the {ssm_d_inner(s, cfg.d_model)} Mamba inner "
+            f"channels of {cfg.name}"
+        )
+
+
+@dataclass(frozen=True)
+class Sharding:
+    """Per-GPU shapes of one model under tp × pp × ep (see the module docstring)."""
+
+    tp: int
+    pp: int
+    ep: int
+    gpus: int
+    dp_attn: int  # attention replicas inside one stage (ep / tp when ep > tp)
+    n_heads: int  # query heads per GPU
+    n_kv_heads: int  # KV heads per GPU (>= 1: replicated when fewer than tp); MLA: 1 latent
+    d_ffn: int  # dense FFN width per GPU
+    n_experts: int  # routed experts per GPU
+    d_expert_ffn: int  # width of one routed expert on a GPU
+    d_shared_ffn: int  # width of one shared expert on a GPU
+    vocab: int  # vocabulary rows per GPU (embedding and lm_head)
+    layers_per_stage: int
+
+
+def shard(cfg: ModelConfig, *, tp: int = 1, pp: int = 1, ep: int = 1) -> Sharding:
+    """Validate ``tp``/``pp``/``ep`` for ``cfg`` and return the per-GPU shapes."""
+    for name, value in (("tp", tp), ("pp", pp), ("ep", ep)):
+        check_positive_int(name, value, MAX_PARALLEL)
+    if cfg.n_heads % tp:
+        ok = [n for n in range(1, min(cfg.n_heads, 64) + 1) if cfg.n_heads % n == 0]
+        raise InvalidInputError(
+            f"--tp {tp} does not divide the {cfg.n_heads} attention heads of {cfg.name}; "
+            f"use one of: {', '.join(map(str, ok))}"
+        )
+    kv = cfg.n_kv_heads
+    if cfg.mla is None and (kv % tp if kv >= tp else tp % kv):
+        raise InvalidInputError(
+            f"--tp {tp} must divide the {kv} KV heads of {cfg.name} or be a multiple of it "
+            "(KV heads are split, or replicated when fewer than --tp)"
+        )
+    _check_ssm_tp(cfg, tp)
+    if pp > cfg.n_layers:
+        raise InvalidInputError(f"--pp {pp} exceeds the {cfg.n_layers} layers of {cfg.name}")
+    moe = cfg.moe
+    if ep > 1:
+        if moe is None:
+            raise InvalidInputError(
+                f"--ep {ep} needs a mixture-of-experts model; {cfg.name} is dense"
+            )
+        if moe.n_routed_experts % ep:
+            raise InvalidInputError(
+                f"--ep {ep} must divide the {moe.n_routed_experts} routed experts of {cfg.name}"
+            )
+        if max(tp, ep) % min(tp, ep):
+            raise InvalidInputError(f"--ep {ep} and --tp {tp}: one must be a multiple of the other")
+    ffn_tp = 1 if ep > 1 else tp  # experts are whole under EP, split by width under TP
+    return Sharding(
+        tp=tp,
+        pp=pp,
+        ep=ep,
+        gpus=max(tp, ep) * pp,
+        dp_attn=max(1, ep // tp),
+        n_heads=cfg.n_heads // tp,
+        n_kv_heads=1 if cfg.mla is not None else cdiv(kv, tp),
+        d_ffn=cdiv(cfg.d_ffn, tp),
+        n_experts=0 if moe is None else moe.n_routed_experts // ep,
+        d_expert_ffn=0 if moe is None else cdiv(moe.d_expert_ffn, ffn_tp),
+        d_shared_ffn=0 if moe is None else cdiv(moe.shared_ffn, tp),
+        vocab=cdiv(cfg.vocab_size, tp),
+        layers_per_stage=cdiv(cfg.n_layers, pp),
+    )
+
+
+def sharded_layout(layout: AttentionLayout, s: Sharding, n_layers: int) -> AttentionLayout:
+    """The per-GPU cached-attention shape: KV heads per GPU over ``n_layers`` layers (MLA's
+    latent is not split). KV sizes then come from the layout itself, never re-derived.
+
+    ``n_layers`` counts model layers. Where not every model layer is a full-attention KV
+    layer (sliding/chunked windows, SSM or MLP-only layers), the layout's caching layers and
+    window groups are scaled by n_layers / model layers: one layer is the per-layer average,
+    so ``L ×`` it is the model's exact total.
+    """
+    kv_heads = s.n_kv_heads if layout.kind != "mla" else 1
+    total = layout.n_model_layers or layout.n_layers
+    if not layout.windowed and layout.n_layers == total:
+        return replace(layout, n_kv_heads=kv_heads, n_layers=n_layers, n_model_layers=n_layers)
+    return replace(
+        layout,
+        n_kv_heads=kv_heads,
+        n_layers=layout.n_layers * n_layers / total,
+        windowed=tuple((cap, n * n_layers / total) for cap, n in layout.windowed),
+        n_model_layers=n_layers,
+    )
+
+
+def layer_attention_params_per_gpu(cfg: ModelConfig, s: Sharding) -> int:
+    """Attention weights of one layer held by one GPU [params] (q/k norms replicate; learned
+    sinks split with the heads)."""
+    extra = 2 * cfg.k_head_dim * cfg.qk_norm + s.n_heads * cfg.attention_sinks
+    if cfg.mla is not None:
+        m = cfg.mla
+        return extra + mla_attention_params(
+            cfg.d_model,
+            s.n_heads,
+            m.kv_lora_rank,
+            m.q_lora_rank or 0,
+            m.qk_rope_head_dim,
+            m.qk_nope_head_dim,
+            m.v_head_dim,
+        )
+    return extra + attention_params(
+        cfg.d_model, s.n_heads, s.n_kv_heads, cfg.k_head_dim, cfg.qkv_bias, cfg.o_bias
+    )
+
+
+def params_per_gpu_by_component(cfg: ModelConfig, s: Sharding) -> dict[str, int]:
+    """Weights on the busiest GPU by component [params] (the names of
+    ``calc.deploy.checkpoint.COMPONENTS``): its stage's layers (MoE layers first, since they are the
+    heaviest), its shard of each, the embedding and lm_head (both at pp = 1; one vocabulary
+    table at the first/last stage when pp > 1), the norms, and its 1/tp share of the
+    vision/audio towers (held by the first stage; counted on the busiest GPU as an upper
+    bound).
+
+    At tp = pp = ep = 1 each entry equals ``calc.deploy.checkpoint.params_by_component(cfg)``'s.
+    """
+    from calc.formulas.params import router_params, tower_config_params
+
+    gated = cfg.ffn_kind == "gated"
+    d = cfg.d_model
+    layers = s.layers_per_stage
+    if cfg.layers == ("full",) * cfg.n_layers and cfg.ffn_per_layer:
+        n_moe = min(layers, cfg.n_moe_layers)
+        n_dense = layers - n_moe
+        n_attn, ssm = layers, 0
+    else:  # hybrid / patterned models: the busiest stage of contiguous layers, exactly
+        from calc.formulas.ssm import layer_ssm_params
+
+        def stage(k: int) -> tuple[int, int, int, int]:
+            idx = range(k * layers, min((k + 1) * layers, cfg.n_layers))
+            moe = sum(1 for i in idx if cfg.is_moe_layer(i))
+            dense = sum(1 for i in idx if cfg.has_ffn(i)) - moe
+            attn = sum(1 for i in idx if cfg.layers[i] in ("full", "sliding", "chunked"))
+            # SSM mixers split over TP by heads/channels (calc.formulas.ssm.mixer_shape)
+            ssm_p = sum(
+                layer_ssm_params(cfg, cfg.layers[i], s.tp)
+                for i in idx
+                if cfg.layers[i] in ("mamba", "mamba2")
+            )
+            return moe, dense, attn, ssm_p
+
+        n_moe, n_dense, n_attn, ssm = max(
+            (stage(k) for k in range(cdiv(cfg.n_layers, layers))),
+            key=lambda t: (t[0], t[1] + t[2], t[3]),
+        )
+    routed = shared = router = 0
+    if cfg.moe is not None:
+        m = cfg.moe
+        routed = s.n_experts * ffn_params(d, s.d_expert_ffn, gated, cfg.ffn_bias)
+        shared = m.n_shared_experts * ffn_params(d, s.d_shared_ffn, gated)
+        router = router_params(d, m.n_routed_experts, m.router_bias)
+    from calc.formulas.params import attention_norm_params
+
+    table = s.vocab * d
+    attn_norms = n_attn * attention_norm_params(cfg)  # replicated, stored as norms
+    return {
+        "embedding": table,
+        "lm_head": table if s.pp == 1 and not cfg.tie_embeddings else 0,
+        "attention": n_attn * layer_attention_params_per_gpu(cfg, s) - attn_norms,
+        "dense_ffn": n_dense * ffn_params(d, s.d_ffn, gated, cfg.ffn_bias),
+        "routed_experts": n_moe * routed,
+        "shared_experts": n_moe * shared,
+        "router": n_moe * router,
+        "ssm": ssm,
+        "norms": (layers * cfg.norms_per_layer + 1) * norm_params(d, cfg.norm == "layernorm")
+        + attn_norms,
+        "vision": cdiv(tower_config_params(cfg.vision), s.tp),
+        "audio": cdiv(tower_config_params(cfg.audio), s.tp),
+    }
+
+
+def params_per_gpu(cfg: ModelConfig, s: Sharding) -> int:
+    """Weights on the busiest GPU [params]: the sum of ``params_per_gpu_by_component``.
+
+    At tp = pp = ep = 1 this equals ``model_params(cfg).total``.
+    """
+    return sum(params_per_gpu_by_component(cfg, s).values())

@@ -1,0 +1,155 @@
+"""Achievable rates [FLOP/s, bytes/s] of a GPU for a compute dtype and an efficiency band,
+and the time [s] of one op at those rates: the roofline for compute ops
+(``calc.formulas.roofline``),
+the collective's time for communication (``calc.deploy.parallel``).
+
+The peak FLOP/s used is that of the *compute* dtype (``compute_dtype``): weights in
+bf16/fp16/fp32 compute in that dtype; fp8 weights run W8A8 fp8 GEMMs at the fp8 peak where
+the hardware has fp8 tensor cores (Hopper, Blackwell) and weight-only (bf16 compute) where it
+has not (A100); int8, int4 and fp4 weights are taken as weight-only quantisation (dequantised
+to bf16 inside the GEMM, as Marlin/AWQ/GPTQ kernels do), so they save bytes but not FLOP time.
+Attention (scores and values) always runs at the 16-bit peak; the recurrent SSM work runs on
+CUDA cores in fp32 and is timed at the profile's fp32 peak.
+
+Achievable rates are peak × efficiency. ``efficiency`` picks the band of the hardware profile:
+``peak`` (100%: the speed of light), ``low``, ``expected`` or ``high``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from calc.data.hardware_schema import Band, HardwareProfile
+from calc.deploy.ops import ALL_TO_ALL, ALLREDUCE, COMPUTE, Op
+from calc.deploy.parallel import all_to_all_time_s, p2p_time_s, ring_allreduce_time_s
+from calc.errors import InvalidInputError
+from calc.formulas.quant import is_plain
+from calc.formulas.roofline import op_time_s, ridge_point
+
+EFFICIENCIES = ("peak", "low", "expected", "high")
+WEIGHT_ONLY = ("int8", "int4", "fp4")
+# quantised weight formats -> the tensor-core dtype they run at where the hardware has it
+# (else weight-only, bf16); formats absent here are weight-only everywhere
+NATIVE_COMPUTE = {
+    "fp8-tensor": "fp8",
+    "fp8-block128": "fp8",
+    "mxfp4": "fp4",
+    "nvfp4": "fp4",
+}
+
+
+# ---------------------------------------------------------------------------------------
+# Rates
+
+
+def compute_dtype(weight_dtype: str, peaks, override: str | None = None) -> str:
+    """The dtype whose tensor-core peak times the matmuls (see the module docstring)."""
+    if override is not None:
+        if override not in peaks:
+            raise InvalidInputError(
+                f"--compute-dtype {override}: the hardware has no {override} peak; "
+                f"it lists {', '.join(peaks)}"
+            )
+        return override
+    if weight_dtype in WEIGHT_ONLY:
+        return "bf16"
+    if not is_plain(weight_dtype):  # a quantised format with scales (calc.formulas.quant)
+        native = NATIVE_COMPUTE.get(weight_dtype)
+        return native if native in peaks else "bf16"
+    if weight_dtype == "fp32":
+        return next((d for d in ("fp32", "tf32") if d in peaks), "bf16")
+    return weight_dtype if weight_dtype in peaks else "bf16"
+
+
+def activation_bytes_per_element(dtype: str) -> float:
+    """Bytes of one activation element in HBM: 4 when computing in fp32/tf32, else 2."""
+    return 4.0 if dtype in ("fp32", "tf32") else 2.0
+
+
+def ridge_points(hw: HardwareProfile) -> dict[str, float]:
+    """Ridge point [FLOP/byte] of ``hw`` for each dtype it lists: peak FLOP/s / HBM bytes/s."""
+    return {
+        dtype: ridge_point(peak, hw.hbm_bandwidth_bytes_per_s)
+        for dtype, peak in hw.peak_flops_per_s.items()
+    }
+
+
+def check_efficiency(efficiency: str) -> None:
+    """Raise unless ``efficiency`` names a band: peak, low, expected or high."""
+    if efficiency not in EFFICIENCIES:
+        raise InvalidInputError(
+            f"efficiency {efficiency!r} is not one of: {', '.join(EFFICIENCIES)}"
+        )
+
+
+def efficiencies(hw: HardwareProfile, efficiency: str) -> tuple[float, float]:
+    """(matmul, memory) fractions of peak for ``efficiency`` (peak means 1.0, 1.0)."""
+    check_efficiency(efficiency)
+    if efficiency == "peak":
+        return 1.0, 1.0
+    e = hw.efficiency
+    return getattr(e.matmul, efficiency), getattr(e.memory, efficiency)
+
+
+def with_efficiency(
+    hw: HardwareProfile, matmul: float | None = None, memory: float | None = None
+) -> HardwareProfile:
+    """``hw`` with its matmul and/or memory band replaced by one value (low = expected = high):
+    a number the user states overrides the whole band."""
+    update = {}
+    for flag, value, key in (("--matmul-eff", matmul, "matmul"), ("--mem-eff", memory, "memory")):
+        if value is None:
+            continue
+        if isinstance(value, bool) or not 0 < value <= 1:
+            raise InvalidInputError(f"{flag} must be a fraction of peak in (0, 1], got {value!r}")
+        update[key] = Band(low=float(value), expected=float(value), high=float(value))
+    if not update:
+        return hw
+    update["source"] = f"{hw.efficiency.source} (overridden: {', '.join(update)})"
+    return replace(hw, efficiency=replace(hw.efficiency, **update))
+
+
+@dataclass(frozen=True)
+class Rates:
+    """Achievable rates for one efficiency: FLOP/s of the compute dtype and HBM bytes/s."""
+
+    flops_per_s: float
+    bytes_per_s: float
+    link_bytes_per_s: float
+    link_latency_s: float
+    attention_flops_per_s: float
+    vector_flops_per_s: float  # fp32 CUDA-core rate (SSM scans, conv1d)
+
+
+def rates(hw: HardwareProfile, dtype: str, efficiency: str) -> Rates:
+    m, b = efficiencies(hw, efficiency)
+    attn = dtype if dtype in ("bf16", "fp16", "fp32", "tf32") else "bf16"
+    peaks = hw.peak_flops_per_s
+    return Rates(
+        peaks[dtype] * m,
+        hw.hbm_bandwidth_bytes_per_s * b,
+        hw.interconnect_bandwidth_bytes_per_s,
+        hw.interconnect_latency_s,
+        peaks[attn] * m,
+        peaks.get("fp32", peaks[attn]) * m,
+    )
+
+
+def flops_rate(op: Op, r: Rates) -> float:
+    if op.vector:
+        return r.vector_flops_per_s
+    return r.attention_flops_per_s if op.attention else r.flops_per_s
+
+
+def op_time(op: Op, r: Rates):
+    """Time of one op [s]: the roofline for compute ops, the collective's time otherwise."""
+    if op.kind == COMPUTE:
+        return op_time_s(op.flops, op.bytes, flops_rate(op, r), r.bytes_per_s)
+    msg = op.bytes / op.count
+    if op.kind == ALLREDUCE:
+        one = ring_allreduce_time_s(msg, op.group, r.link_bytes_per_s, r.link_latency_s)
+    elif op.kind == ALL_TO_ALL:
+        one = all_to_all_time_s(msg, op.group, r.link_bytes_per_s, r.link_latency_s)
+    else:
+        one = p2p_time_s(msg, r.link_bytes_per_s, r.link_latency_s)
+    return op.count * one

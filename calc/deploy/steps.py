@@ -1,0 +1,277 @@
+"""One forward pass of a deployment on one GPU [s, FLOP, bytes]: a decode step (TPOT), a prefill
+(TTFT) and the decode steps of a generation, from the per-op FLOPs and bytes of ``calc.deploy.ops``
+at the rates of ``calc.deploy.rates``.
+
+Each op takes max(FLOPs / achievable FLOP/s, bytes / achievable bytes/s)
+(``calc.formulas.roofline``);
+a step is the sum over its ops (kernels run one after another; no overlap is assumed, so
+communication adds to compute). Collectives take the times of ``calc.deploy.parallel``.
+
+Achievable rates are peak × efficiency. ``efficiency`` picks the band of the hardware profile:
+``peak`` (100%: the speed of light), ``low``, ``expected`` or ``high`` (the profile's
+``efficiency.matmul`` and ``efficiency.memory`` bands). Low efficiency gives the longest time.
+
+The peak FLOP/s used is that of the *compute* dtype (``compute_dtype``): weights in
+bf16/fp16/fp32 compute in that dtype; fp8 weights run W8A8 fp8 GEMMs at the fp8 peak where
+the hardware has fp8 tensor cores (Hopper, Blackwell) and weight-only (bf16 compute) where it
+has not (A100); int8, int4 and fp4 weights are taken as weight-only quantisation (dequantised
+to bf16 inside the GEMM, as Marlin/AWQ/GPTQ kernels do), so they save bytes but not FLOP time.
+Pass ``compute_dtype`` to override (e.g. ``int8`` for SmoothQuant W8A8, ``fp4`` for NVFP4).
+Attention (scores and values) always runs at the 16-bit peak (bf16, or fp32/tf32 when
+computing in fp32): FlashAttention/FlashMLA compute in bf16 even with fp8 weights or an fp8 KV
+cache, which they dequantise on load. The recurrent SSM work (Mamba scans, conv1d) runs on
+CUDA cores in fp32 and is timed at the profile's fp32 peak.
+
+Quantised formats with scales (``calc.formulas.quant``) move their exact bytes, scales included
+(weights: ``weight_bytes_per_element``; KV: ``kv_bytes_per_element`` per cached head), and
+compute as follows: fp8-tensor and fp8-block128 run fp8 GEMMs where the hardware has an fp8
+peak (DeepSeek-V3's block-scaled fp8, DeepGEMM) and weight-only elsewhere; mxfp4 and nvfp4
+run fp4 GEMMs where it has an fp4 peak (Blackwell) and are weight-only (bf16) elsewhere (as
+gpt-oss's MXFP4 experts on Hopper); int8-channel, int4-g128(-sym) and fp4-g128 are
+weight-only (bf16 compute).
+
+Definitions: a decode step at context ``ctx`` processes one token per sequence whose sequence
+is then ``ctx`` tokens long (it attends to ``ctx`` keys). TTFT is the prefill of ``batch``
+prompts of ``prompt`` tokens (its lm_head gives the first token). Generating ``gen`` tokens
+then takes gen − 1 decode steps at contexts prompt + 1 … prompt + gen − 1, summed exactly:
+E2E = TTFT + Σ_{j=1}^{gen−1} TPOT(prompt + j).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from calc.data.hardware_schema import HardwareProfile
+from calc.data.limits import MAX_BATCH, MAX_CTX, check_positive_int
+from calc.data.model_schema import ModelConfig
+from calc.deploy.deployment import Deployment
+from calc.deploy.ops import COMPUTE, Op, Sizes, forward_ops
+from calc.deploy.rates import (
+    Rates,
+    activation_bytes_per_element,
+    check_efficiency,
+    flops_rate,
+    op_time,
+    rates,
+)
+from calc.errors import InvalidInputError
+from calc.formulas.roofline import arithmetic_intensity, is_compute_bound
+from calc.output.derivation import whole
+
+# ---------------------------------------------------------------------------------------
+# Steps
+
+
+@dataclass(frozen=True)
+class OpTiming:
+    """One op of a step with its roofline figures (the JSON ``ops`` entries)."""
+
+    name: str
+    flops: Any
+    bytes: Any
+    arithmetic_intensity: Any
+    bound: str | None
+    time_s: Any
+    kind: str = COMPUTE
+
+    def row(self) -> dict:
+        return {
+            "name": self.name,
+            "flops": whole(self.flops),
+            "bytes": whole(self.bytes),
+            "arithmetic_intensity": self.arithmetic_intensity,
+            "bound": self.bound,
+            "time_s": self.time_s,
+        }
+
+
+@dataclass(frozen=True)
+class Step:
+    """A prefill or a decode step on one GPU: total time [s], FLOPs, bytes, and its ops."""
+
+    time_s: Any
+    flops: Any
+    bytes: Any
+    ops: list[OpTiming]
+    efficiency: str
+    compute_dtype: str
+    rates: Rates | None
+    raw: list[Op] = field(repr=False, default_factory=list)
+
+
+@dataclass(frozen=True)
+class OpSetup:
+    cfg: ModelConfig
+    sharding: Any
+    layout: Any
+    sizes: Sizes
+    dtype: str
+    weight_dtype: str
+    kv_dtype: str
+
+
+def op_setup(dep: Deployment) -> OpSetup:
+    """The op-level view of a deployment: its sharding, layout, bytes per element and the
+    compute dtype, all resolved by ``Deployment`` (no re-resolution here)."""
+    dtype = dep.compute_dtype
+    sizes = Sizes(
+        dep.weight_bytes_per_element,
+        dep.kv_bytes_per_element,
+        activation_bytes_per_element(dtype),
+        dep.state_bytes_per_element,
+        dep.weight_bytes_per_element_by_component,
+    )
+    return OpSetup(
+        dep.model, dep.sharding, dep.layout, sizes, dtype, dep.weight_dtype, dep.kv_dtype
+    )
+
+
+def _deployment(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute) -> Deployment:
+    return Deployment.build(
+        cfg,
+        hw,
+        tp=tp,
+        pp=pp,
+        ep=ep,
+        weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype,
+        compute_dtype=compute,
+    )
+
+
+def _bound(op: Op, r: Rates) -> str:
+    if op.kind != COMPUTE:
+        return "network"
+    if is_compute_bound(op.flops, op.bytes, flops_rate(op, r), r.bytes_per_s):
+        return "compute"
+    return "memory"
+
+
+def _step(st: OpSetup, hw, efficiency, raw: list[Op]) -> Step:
+    """The step of ``raw`` ops: with ``hw`` each op's roofline time and bound, else FLOPs and
+    bytes only (times and bounds None)."""
+    flops = sum(op.flops for op in raw)
+    moved = sum(op.bytes for op in raw if op.kind == COMPUTE)
+    r = rates(hw, st.dtype, efficiency) if hw is not None else None
+    times = [op_time(op, r) for op in raw] if r is not None else [None] * len(raw)
+    timings = [
+        OpTiming(
+            op.name,
+            op.flops,
+            op.bytes,
+            arithmetic_intensity(op.flops, op.bytes),
+            _bound(op, r) if r is not None and not hasattr(t, "shape") else None,
+            t,
+            op.kind,
+        )
+        for op, t in zip(raw, times, strict=True)
+    ]
+    total = sum(times) if r is not None else None
+    return Step(total, flops, moved, timings, efficiency, st.dtype, r, raw)
+
+
+def _check_counts(name: str, value, upper: int):
+    """Scalars: a positive int. Arrays: positive whole numbers, as float64 (no overflow)."""
+    if hasattr(value, "shape") or isinstance(value, list | tuple):
+        import numpy as np
+
+        arr = np.asarray(value)
+        if arr.dtype.kind not in "iuf" or not np.all(arr == np.floor(arr)):
+            raise InvalidInputError(f"--{name} must hold whole numbers")
+        if arr.size and not (np.all(arr > 0) and np.all(arr <= upper)):
+            raise InvalidInputError(f"--{name} values must be in 1..{upper:,}")
+        return arr.astype(np.float64)
+    check_positive_int(name, value, upper)
+    return value
+
+
+def step_of(dep: Deployment, efficiency: str = "expected", **counts) -> Step:
+    """The step of one forward pass of ``dep`` on one GPU (``counts``: batch and ctx for a
+    decode step, or batch and prompt for a prefill; batch is one replica's sequences)."""
+    check_efficiency(efficiency)  # a bad name is an error even where no time is computed
+    st = op_setup(dep)
+    raw = forward_ops(dep.model, st.sharding, st.layout, st.sizes, **counts)
+    return _step(st, dep.hardware, efficiency, raw)
+
+
+def decode_step(
+    cfg: ModelConfig,
+    hw: HardwareProfile | None,
+    *,
+    batch,
+    ctx,
+    weight_dtype: str | None = None,
+    kv_dtype: str | None = None,
+    tp: int = 1,
+    pp: int = 1,
+    ep: int = 1,
+    efficiency: str = "expected",
+    compute: str | None = None,
+) -> Step:
+    """One decode step of ``batch`` sequences at context ``ctx`` on one GPU of the deployment.
+
+    ``.time_s`` is the TPOT [s] (None without hardware), ``.flops`` and ``.bytes`` the step's
+    FLOPs and HBM bytes per GPU, ``.ops`` each op's figures.
+    """
+    batch = _check_counts("batch", batch, MAX_BATCH)
+    ctx = _check_counts("ctx", ctx, MAX_CTX)
+    dep = _deployment(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute)
+    return step_of(dep, efficiency, batch=batch, ctx=ctx)
+
+
+def prefill(
+    cfg: ModelConfig,
+    hw: HardwareProfile | None,
+    *,
+    prompt,
+    batch,
+    weight_dtype: str | None = None,
+    kv_dtype: str | None = None,
+    tp: int = 1,
+    pp: int = 1,
+    ep: int = 1,
+    efficiency: str = "expected",
+    compute: str | None = None,
+) -> Step:
+    """The prefill of ``batch`` prompts of ``prompt`` tokens on one GPU: ``.time_s`` = TTFT."""
+    batch = _check_counts("batch", batch, MAX_BATCH)
+    prompt = _check_counts("prompt", prompt, MAX_CTX)
+    dep = _deployment(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute)
+    return step_of(dep, efficiency, batch=batch, prompt=prompt)
+
+
+def tpot_s(cfg: ModelConfig, hw: HardwareProfile, *, batch, ctx, **kw):
+    """TPOT [s] for ``batch`` and ``ctx`` that may be numpy arrays (they broadcast; no loop
+    over elements). The same ops and roofline as ``decode_step`` (which takes the same
+    keywords ``kw``), whose ``.time_s`` it equals."""
+    return decode_step(cfg, hw, batch=batch, ctx=ctx, **kw).time_s
+
+
+def ttft_s(cfg: ModelConfig, hw: HardwareProfile, *, prompt, batch, **kw):
+    """TTFT [s] for ``prompt`` and ``batch`` that may be numpy arrays (broadcasting); equals
+    ``prefill(...).time_s`` (same keywords ``kw``)."""
+    return prefill(cfg, hw, prompt=prompt, batch=batch, **kw).time_s
+
+
+def generation_time_of(dep: Deployment, *, prompt, gen, batch, efficiency="expected"):
+    """Time of the gen − 1 decode steps after the prefill [s]: Σ_{j=1}^{gen−1} TPOT(prompt + j),
+    an exact sum evaluated as one vectorised call (the KV grows by one token per step)."""
+    if gen <= 1:
+        return 0.0
+    import numpy as np
+
+    ctxs = np.arange(prompt + 1, prompt + gen, dtype=np.float64)
+    return float(np.sum(step_of(dep, efficiency, batch=batch, ctx=ctxs).time_s))
+
+
+def generation_flops(cfg, *, prompt, gen, batch, weight_dtype=None, kv_dtype=None):
+    """Model FLOPs of the gen − 1 decode steps after the prefill [FLOP]:
+    batch × Σ_{j=1}^{gen−1} F(prompt + j), one vectorised call (as generation_time_of)."""
+    if gen <= 1:
+        return 0
+    import numpy as np
+
+    ctxs = np.arange(prompt + 1, prompt + gen, dtype=np.float64)
+    step = decode_step(cfg, None, batch=1, ctx=ctxs, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
+    return whole(batch * float(np.sum(step.flops)))

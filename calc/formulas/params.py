@@ -1,0 +1,280 @@
+"""Parameter counts [parameters] of each part of a transformer, as pure functions of its shape.
+
+Every function takes plain numbers (ints, or numpy arrays that broadcast) and returns a count
+of weights. ``model_params`` composes them for a ModelConfig; it adds no arithmetic of its own
+beyond multiplying per-layer counts by how many layers have them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from calc.data.model_schema import ModelConfig, TowerConfig
+
+
+def qk_norm_params(head_dim, qk_norm=True):
+    """Per-head RMSNorm on queries and keys (Qwen3, Gemma 3): 2 × head_dim per layer."""
+    return 2 * head_dim * qk_norm
+
+
+def attention_sink_params(n_heads, sinks=True):
+    """Learned sink logit per head (gpt-oss): n_heads per attention layer."""
+    return n_heads * sinks
+
+
+def embedding_params(vocab_size, d_model):
+    """Token embedding table: vocab_size × d_model."""
+    return vocab_size * d_model
+
+
+def attention_params(d_model, n_heads, n_kv_heads, head_dim, qkv_bias=False, o_bias=False):
+    """MHA/GQA/MQA projections: W_Q (d × h·hd), W_K and W_V (d × kv·hd each), W_O (h·hd × d).
+
+    Biases add h·hd + 2·kv·hd (QKV) and d (O).
+    """
+    q = d_model * n_heads * head_dim
+    kv = 2 * d_model * n_kv_heads * head_dim
+    o = n_heads * head_dim * d_model
+    bias = (n_heads + 2 * n_kv_heads) * head_dim * qkv_bias + d_model * o_bias
+    return q + kv + o + bias
+
+
+def mla_attention_params(
+    d_model, n_heads, kv_lora_rank, q_lora_rank, qk_rope_head_dim, qk_nope_head_dim, v_head_dim
+):
+    """Multi-head latent attention (DeepSeek-V2/V3) projections, norms of the latents included.
+
+    Q: d × q_lora + q_lora (norm) + q_lora × h·(nope+rope); or d × h·(nope+rope) if q_lora is 0.
+    KV: d × (kv_lora + rope) [W_DKV and the shared RoPE key] + kv_lora (norm)
+        + kv_lora × h·(nope + v) [W_UK, W_UV].
+    O: h·v × d.
+    """
+    qk_head = qk_nope_head_dim + qk_rope_head_dim
+    if q_lora_rank:
+        q = d_model * q_lora_rank + q_lora_rank + q_lora_rank * n_heads * qk_head
+    else:
+        q = d_model * n_heads * qk_head
+    kv = (
+        d_model * (kv_lora_rank + qk_rope_head_dim)
+        + kv_lora_rank
+        + kv_lora_rank * n_heads * (qk_nope_head_dim + v_head_dim)
+    )
+    o = n_heads * v_head_dim * d_model
+    return q + kv + o
+
+
+def ffn_params(d_model, d_ffn, gated, bias=False):
+    """One FFN: gated (SwiGLU) 3·d·d_ffn, plain MLP 2·d·d_ffn; bias adds d_ffn·(1+gated) + d."""
+    n_mat = 2 + gated
+    return n_mat * d_model * d_ffn + bias * (d_ffn * (1 + gated) + d_model)
+
+
+def router_params(d_model, n_routed_experts, router_bias=False):
+    """MoE gate: d × n_experts, plus one bias per expert where the model has it."""
+    return d_model * n_routed_experts + n_routed_experts * router_bias
+
+
+def moe_layer_params(
+    d_model,
+    n_experts,
+    d_expert_ffn,
+    n_shared_experts,
+    d_shared_ffn,
+    n_routed_experts,
+    gated,
+    ffn_bias=False,
+    router_bias=False,
+):
+    """FFN parameters of one MoE layer holding ``n_experts`` routed experts (all of them, or one
+    GPU's share): the experts (with the FFN bias), the shared experts (no bias) and the router
+    over all ``n_routed_experts``."""
+    return (
+        n_experts * ffn_params(d_model, d_expert_ffn, gated, ffn_bias)
+        + n_shared_experts * ffn_params(d_model, d_shared_ffn, gated)
+        + router_params(d_model, n_routed_experts, router_bias)
+    )
+
+
+def norm_params(d_model, layernorm):
+    """One norm: RMSNorm has a scale (d); LayerNorm a scale and a bias (2d)."""
+    return d_model * (1 + layernorm)
+
+
+def tower_params(
+    n_layers,
+    d_model,
+    d_ffn,
+    gated,
+    layernorm,
+    bias,
+    n_channels,
+    patch_size,
+    patch_bias,
+    n_positions,
+    class_token,
+    pre_norm,
+    post_norm,
+):
+    """A ViT encoder (vision tower; audio encoders of the same shape) [parameters].
+
+    Patch embedding: a conv of n_channels·patch²·d (+ d bias); learned positions
+    n_positions·d; a class token d. Each layer: attention 4·d² (+ 4·d bias), FFN
+    (gated 3, plain 2 matrices of d·d_ffn, biases d_ffn·(1+gated) + d), two norms. Norms
+    before the first and after the last layer where the encoder has them.
+    """
+    norm = norm_params(d_model, layernorm)
+    layer = (
+        4 * d_model * d_model
+        + 4 * d_model * bias
+        + ffn_params(d_model, d_ffn, gated, bias)
+        + 2 * norm
+    )
+    patch = n_channels * patch_size * patch_size * d_model + d_model * patch_bias
+    return (
+        patch
+        + n_positions * d_model
+        + d_model * class_token
+        + n_layers * layer
+        + norm * (pre_norm + post_norm)
+    )
+
+
+def projector_params(matrices, bias=False, norm_widths=()):
+    """The projector from a tower into the text model [parameters]: each [in, out] matrix
+    in·out (+ out bias), plus RMS/LayerNorm scales of the given widths."""
+    return sum(i * o + o * bias for i, o in matrices) + sum(norm_widths)
+
+
+def tower_config_params(t: TowerConfig | None) -> int:
+    """All parameters of one tower config, encoder and projector (0 for None)."""
+    if t is None:
+        return 0
+    return tower_params(
+        t.n_layers,
+        t.d_model,
+        t.d_ffn,
+        t.ffn_kind == "gated",
+        t.norm == "layernorm",
+        t.bias,
+        t.n_channels,
+        t.patch_size,
+        t.patch_bias,
+        t.n_positions,
+        t.class_token,
+        t.pre_norm,
+        t.post_norm,
+    ) + projector_params(t.projector or (), t.projector_bias, t.projector_norms or ())
+
+
+@dataclass(frozen=True)
+class ParamBreakdown:
+    """Parameter counts of a model by part [parameters]."""
+
+    embedding: int
+    lm_head: int
+    attention: int  # all layers
+    dense_ffn: int  # all dense-FFN layers
+    moe_routed: int  # all routed experts of all MoE layers
+    moe_routed_active: int  # experts_per_token of them per MoE layer
+    moe_shared: int
+    router: int
+    norms: int
+    ssm: int = 0  # all Mamba/Mamba-2 mixers
+    vision: int = 0  # vision tower + projector (memory only: no FLOPs per text token)
+    audio: int = 0  # audio tower + projector
+
+    @property
+    def text(self) -> int:
+        """The language model alone (no vision/audio tower) [parameters]."""
+        return self.total - self.vision - self.audio
+
+    @property
+    def total(self) -> int:
+        return (
+            self.embedding
+            + self.lm_head
+            + self.attention
+            + self.dense_ffn
+            + self.moe_routed
+            + self.moe_shared
+            + self.router
+            + self.norms
+            + self.ssm
+            + self.vision
+            + self.audio
+        )
+
+    @property
+    def active(self) -> int:
+        """Parameters one text token touches: everything but the routed experts it skips and
+        the vision/audio towers (which run once per image or clip, not per token)."""
+        return self.text - self.moe_routed + self.moe_routed_active
+
+
+def layer_attention_params(cfg: ModelConfig) -> int:
+    """Attention parameters of one attention layer of ``cfg`` (MLA or MHA/GQA/MQA), with its
+    q/k norms and learned sinks where the model has them."""
+    extra = qk_norm_params(cfg.k_head_dim, cfg.qk_norm) + attention_sink_params(
+        cfg.n_heads, cfg.attention_sinks
+    )
+    if cfg.mla is not None:
+        m = cfg.mla
+        return (
+            mla_attention_params(
+                cfg.d_model,
+                cfg.n_heads,
+                m.kv_lora_rank,
+                m.q_lora_rank or 0,
+                m.qk_rope_head_dim,
+                m.qk_nope_head_dim,
+                m.v_head_dim,
+            )
+            + extra
+        )
+    return extra + attention_params(
+        cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.k_head_dim, cfg.qkv_bias, cfg.o_bias
+    )
+
+
+def model_params(cfg: ModelConfig) -> ParamBreakdown:
+    """Total and per-part parameter counts of ``cfg`` (no MTP/draft modules).
+
+    Attention counts once per attention layer (full, sliding or chunked), SSM mixers once per
+    Mamba layer, FFNs once per layer that has one (dense or MoE by ``cfg.is_moe_layer``).
+    """
+    from calc.formulas.ssm import layer_ssm_params
+
+    gated = cfg.ffn_kind == "gated"
+    layernorm = cfg.norm == "layernorm"
+    emb = embedding_params(cfg.vocab_size, cfg.d_model)
+    moe = cfg.moe
+    n_moe, n_dense = cfg.n_moe_layers, cfg.n_dense_ffn_layers
+    expert = 0 if moe is None else ffn_params(cfg.d_model, moe.d_expert_ffn, gated, cfg.ffn_bias)
+    return ParamBreakdown(
+        embedding=emb,
+        lm_head=0 if cfg.tie_embeddings else emb,
+        attention=cfg.n_attention_layers * layer_attention_params(cfg),
+        dense_ffn=n_dense * ffn_params(cfg.d_model, cfg.d_ffn, gated, cfg.ffn_bias),
+        moe_routed=0 if moe is None else n_moe * moe.n_routed_experts * expert,
+        moe_routed_active=0 if moe is None else n_moe * moe.experts_per_token * expert,
+        moe_shared=0
+        if moe is None
+        else n_moe * moe.n_shared_experts * ffn_params(cfg.d_model, moe.shared_ffn, gated),
+        router=0
+        if moe is None
+        else n_moe * router_params(cfg.d_model, moe.n_routed_experts, moe.router_bias),
+        norms=(cfg.n_layers * cfg.norms_per_layer + 1) * norm_params(cfg.d_model, layernorm),
+        ssm=sum(
+            n * layer_ssm_params(cfg, k) for k in ("mamba", "mamba2") if (n := cfg.n_layers_of(k))
+        ),
+        vision=tower_config_params(cfg.vision),
+        audio=tower_config_params(cfg.audio),
+    )
+
+
+def attention_norm_params(cfg: ModelConfig) -> int:
+    """Norm weights inside one attention layer [params]: MLA's latent norms (q_lora_rank +
+    kv_lora_rank) and the q/k head norms (2 × head_dim). Checkpoints store them as norms
+    (unquantised), so ``params_by_component`` moves them from attention to norms."""
+    mla = 0 if cfg.mla is None else (cfg.mla.q_lora_rank or 0) + cfg.mla.kv_lora_rank
+    return mla + 2 * cfg.k_head_dim * cfg.qk_norm

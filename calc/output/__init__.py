@@ -1,0 +1,1 @@
+"""Output: rendering of tables, charts, derivations and the registry of output names."""

@@ -1,0 +1,410 @@
+"""One meaning per output name: every JSON/CSV key every command emits, with its unit, its scope
+and what it means. ``python -m calc.output.names`` prints docs/names.md; tests/test_names.py fails when
+a command emits a key this registry lacks.
+
+Keys inside a list of records are written ``list[].key`` (``ops[].time_s``). Columns of the
+tabular outputs (``sweep`` rows, ``plot`` rows, ``check`` results) that mean exactly what the
+same key means at the top level of another command are registered once, bare: a lookup of
+``rows[].max_concurrency`` falls back to ``max_concurrency``.
+
+To register a key, add one line to ``_TABLE``: ``key | unit | scope | commands | meaning``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+UNITS = (
+    "bytes", "B/s", "s", "ms", "GPU-h", "tokens/s", "FLOP", "FLOP/s", "FLOP/B", "USD", "USD/h",
+    "sequences", "tokens", "params", "blocks", "count", "elements", "fraction", "percent", "ratio",
+    "flag", "label",
+)  # fmt: skip
+SCOPES = (
+    "per sequence", "per GPU", "per deployment", "whole model", "per op", "setting", "label",
+    "summary",
+)  # fmt: skip
+
+# key | unit | scope | commands | meaning
+_TABLE = """
+model | label | label | memory capacity latency roofline flops cost sweep plot speculate measure train log | model name (shipped name or the config's name)
+hardware | label | label | memory capacity latency roofline flops cost sweep measure train log | accelerator profile name (null without --hardware)
+engine | label | setting | memory capacity cost log | serving engine whose KV-budget rule applies (vllm, sglang, trtllm)
+attention | label | label | memory plot | attention layout of the KV cache: mha, gqa, mqa or mla (the what-if of --attention when given)
+weight_dtype | label | setting | memory capacity latency roofline flops cost sweep | weight dtype or quantisation format
+kv_dtype | label | setting | memory capacity latency roofline flops cost sweep | KV-cache dtype or format
+compute_dtype | label | setting | latency roofline flops | tensor-core dtype the matmuls run at (null without --hardware)
+tp | count | setting | memory capacity latency roofline flops cost sweep train log | tensor-parallel GPUs per pipeline stage
+pp | count | setting | memory capacity latency roofline flops cost train log sweep | pipeline-parallel stages
+ep | count | setting | memory capacity latency roofline flops cost train | expert-parallel GPUs: the GPUs the routed experts are spread over
+dp | count | setting | memory capacity latency roofline cost train | data-parallel replicas (attention-DP ranks under expert parallelism)
+gpus | count | per deployment | memory capacity latency roofline cost train sweep | GPUs of the deployment in all: max(tp, ep) × pp × replicas (= tp × pp × dp); train: tp × pp × cp × dp
+ctx | tokens | per sequence | memory capacity latency roofline flops cost sweep plot speculate measure train | tokens per sequence the figures are sized at (serving: prompt + generated; train: one training sequence, split over cp GPUs); latency/roofline/flops: the context of the reported decode step (default prompt + gen), their ledger keys are sized at max(ctx, prompt + gen)
+batch | sequences | per deployment | memory capacity latency roofline flops cost sweep speculate measure | concurrent sequences the deployment serves
+prompt | tokens | per sequence | latency roofline flops cost sweep | prompt tokens of one sequence (prefill)
+gen | tokens | per sequence | latency roofline flops | tokens generated per sequence
+block_size | tokens | setting | capacity | tokens per KV block (paged allocation)
+mem_util | fraction | setting | capacity | the engine's memory fraction as applied: --mem-util, else the engine's default (vLLM gpu_memory_utilization, SGLang mem_fraction_static incl. its automatic choice, TensorRT-LLM free_gpu_memory_fraction); `log` calls the same figure memory_fraction
+max_model_len | tokens | setting | capacity log | the engine's maximum model length (the setting, else the model's context limit); capacity sizes contiguous preallocation with it and raises it to ctx when ctx is longer (with a warning)
+efficiency | label | setting | cost | which achievable fraction of peak the times use: peak, low, expected or high
+usd_per_hour | USD/h | per GPU | cost sweep | price of one GPU-hour
+params_total | params | whole model | memory train | parameters of the whole model
+params_active | params | whole model | memory | parameters one token runs through (MoE: top-k routed experts)
+weights_bytes | bytes | whole model | memory | weights of the whole model: params_total × bytes per weight (scales included)
+kv_bytes_per_token_per_layer | bytes | whole model | memory | KV one token adds to one caching layer (all KV heads)
+kv_bytes_per_token | bytes | whole model | memory | KV one token adds to one sequence over all caching layers, below every window
+kv_bytes_per_sequence | bytes | per sequence | memory | KV of one sequence of ctx tokens, whole model (windowed layers capped, unpaged)
+kv_cache_bytes | bytes | whole model | memory plot | KV of batch sequences of ctx tokens, whole model (unpaged)
+ssm_state_bytes_per_sequence | bytes | per sequence | memory | Mamba conv + SSM state of one sequence, whole model
+ssm_state_bytes | bytes | whole model | memory | Mamba conv + SSM state of batch sequences, whole model
+total_bytes | bytes | whole model | memory | weights_bytes + kv_cache_bytes + ssm_state_bytes (analytic, no runtime reserve)
+memory_capacity_bytes | bytes | per deployment | memory | memory of all the deployment's GPUs: gpus × memory_bytes
+memory_bytes | bytes | per GPU | capacity | memory of one GPU as its profile states it
+usable_memory_bytes | bytes | per GPU | capacity | memory of one GPU as torch reports it (the profile's usable_memory_bytes), which engines budget from
+weights_bytes_per_gpu | bytes | per GPU | memory capacity latency roofline cost sweep train | weights held by the busiest GPU (its share of layers, heads and experts; train: in the recipe's weight dtype, the frozen base under LoRA/QLoRA, sharded over dp under ZeRO-3)
+kv_cache_bytes_per_gpu | bytes | per GPU | memory capacity latency roofline cost sweep | KV of the sequences the busiest GPU serves at ctx (ceil(batch / sequence groups), unpaged)
+ssm_state_bytes_per_gpu | bytes | per GPU | memory capacity latency roofline cost sweep | SSM state of the sequences the busiest GPU serves
+activation_peak_bytes | bytes | per GPU | memory capacity latency roofline | activation peak of the largest forward pass on one GPU (estimate or --activation)
+overhead_bytes | bytes | per GPU | memory capacity latency roofline | framework memory outside weights, KV and activations on one GPU (--overhead)
+kv_budget_bytes | bytes | per GPU | memory capacity latency roofline cost sweep check | what the engine leaves for KV and SSM state on the busiest GPU (floored; negative: the weights do not fit)
+max_concurrency | sequences | per deployment | memory capacity latency roofline cost sweep plot | sequences of ctx tokens the deployment holds at once: floor(kv_budget_bytes / paged KV + state per sequence) × sequence groups
+fits | flag | per deployment | memory capacity latency roofline cost sweep train | the whole per-GPU ledger fits its busiest GPU. Serving: batch sequences of ctx tokens (KV in whole blocks, plus SSM state) fit in the KV budget the engine leaves after weights, activation peak and non-torch memory; train: weights + grads + optimizer states + activations + overhead fit the usable memory
+headroom_bytes_per_gpu | bytes | per GPU | memory train | memory left on the busiest GPU after everything its ledger holds (negative: short by that much). Serving: kv_budget_bytes − sequences × sequence bytes; train: usable memory − total_bytes_per_gpu
+max_batch_that_fits | sequences | per deployment | memory | = max_concurrency at ctx
+max_ctx_that_fits | tokens | per sequence | memory | longest context (whole blocks) at which batch sequences fit
+kv_bytes_per_token_per_gpu | bytes | per GPU | capacity log | KV one token adds to a sequence on the busiest GPU, below every window
+kv_block_bytes | bytes | per GPU | capacity | KV of one block of block_size tokens on the busiest GPU
+kv_cache_blocks | blocks | per GPU | capacity | KV blocks that fit in the budget of one GPU
+kv_cache_tokens | tokens | per GPU | memory capacity latency roofline cost sweep | KV pool of one GPU as the engine pages it (calc.deploy.engine_memory): what vLLM prints as "GPU KV cache size"
+engine_version | label | setting | capacity | engine release whose defaults and accounting apply (the latest modelled unless --engine-version)
+kv_bytes_per_sequence_per_gpu | bytes | per GPU | capacity sweep | KV of one sequence of ctx tokens on the busiest GPU, paged to whole blocks (no SSM state)
+ssm_state_bytes_per_sequence_per_gpu | bytes | per GPU | capacity | SSM state of one sequence on the busiest GPU
+max_ctx_at_batch | tokens | per sequence | capacity | longest context (whole blocks) at which batch sequences fit
+max_concurrency_contiguous | sequences | per deployment | capacity | max_concurrency if each sequence preallocated max_model_len tokens
+paged_waste_bytes_per_sequence | bytes | per GPU | capacity | KV reserved but unused by one sequence under paging (last partial block)
+contiguous_waste_bytes_per_sequence | bytes | per GPU | capacity | KV reserved but unused by one sequence under contiguous preallocation
+paged_waste_bytes | bytes | per GPU | capacity | paged_waste_bytes_per_sequence × max_concurrency
+contiguous_waste_bytes | bytes | per GPU | capacity | contiguous_waste_bytes_per_sequence × max_concurrency_contiguous
+shared_prefix | tokens | per sequence | capacity | prompt tokens every one of users shares (--shared-prefix)
+users | sequences | per deployment | capacity | sequences sharing the prefix (--users)
+shared_prefix_tokens | tokens | per sequence | capacity | prefix tokens a paged cache can share: whole blocks of shared_prefix
+shared_prefix_bytes | bytes | per GPU | capacity | KV of the shared prefix on the busiest GPU
+kv_without_sharing_bytes | bytes | per GPU | capacity | KV of users sequences on the busiest GPU without sharing
+kv_with_sharing_bytes | bytes | per GPU | capacity | KV of users sequences on the busiest GPU with one shared prefix
+kv_saved_bytes | bytes | per GPU | capacity | KV sharing saves: (users − 1) × shared_prefix_bytes
+users_fit_with_sharing | flag | per deployment | capacity | users ≤ max_concurrency_shared
+max_concurrency_shared | sequences | per deployment | capacity | sequences of ctx tokens that fit when they share the prefix
+concurrency_gain | sequences | per deployment | capacity | max_concurrency_shared − max_concurrency
+decode_flops_per_token | FLOP | whole model | latency roofline flops | FLOPs of one token's decode step at ctx
+decode_flops_per_step | FLOP | whole model | flops | decode_flops_per_token × batch
+prefill_flops | FLOP | whole model | latency roofline flops | FLOPs of prefilling batch prompts
+prefill_flops_per_token | FLOP | whole model | flops | prefill_flops / (batch × prompt)
+e2e_flops | FLOP | whole model | flops | prefill_flops + the FLOPs of generating gen tokens per sequence
+decode_bytes_per_step_per_gpu | bytes | per GPU | latency roofline flops | bytes one tensor-parallel rank moves in one decode step (weights, KV, activations), summed over the pp stages the step passes through: one GPU's when pp = 1
+decode_arithmetic_intensity | FLOP/B | per GPU | latency roofline flops | FLOPs per byte of one decode step
+prefill_arithmetic_intensity | FLOP/B | per GPU | flops | FLOPs per byte of the prefill
+ridge_point_flop_per_byte | FLOP/B | per GPU | latency roofline flops | peak FLOP/s of compute_dtype over HBM bandwidth
+matmul_efficiency | fraction | setting | latency roofline measure | achievable fraction of peak FLOP/s (expected)
+memory_efficiency | fraction | setting | latency roofline measure | achievable fraction of HBM bandwidth (expected)
+ttft_s | s | per deployment | latency roofline | time to first token: the prefill of all batch prompts together (expected efficiency)
+ttft_speed_of_light_s | s | per deployment | latency roofline | ttft_s at 100% of peak
+ttft_low_s | s | per deployment | latency roofline | ttft_s at the profile's high efficiencies (fastest of the band)
+ttft_high_s | s | per deployment | latency roofline | ttft_s at the profile's low efficiencies (slowest of the band)
+tpot_s | s | per deployment | latency roofline cost sweep | time per output token: one decode step of batch sequences at ctx (expected efficiency)
+tpot_speed_of_light_s | s | per deployment | latency roofline | tpot_s at 100% of peak
+tpot_low_s | s | per deployment | latency roofline | tpot_s, fastest of the band
+tpot_high_s | s | per deployment | latency roofline | tpot_s, slowest of the band
+tpot_mean_s | s | per deployment | latency roofline | mean decode step over the generation: (e2e_s − ttft_s) / (gen − 1)
+tpot_mean_speed_of_light_s | s | per deployment | latency roofline | tpot_mean_s at 100% of peak
+tpot_mean_low_s | s | per deployment | latency roofline | tpot_mean_s, fastest of the band
+tpot_mean_high_s | s | per deployment | latency roofline | tpot_mean_s, slowest of the band
+e2e_s | s | per deployment | latency roofline | end-to-end time of a request: ttft_s + the gen − 1 decode steps
+e2e_speed_of_light_s | s | per deployment | latency roofline | e2e_s at 100% of peak
+e2e_low_s | s | per deployment | latency roofline | e2e_s, fastest of the band
+e2e_high_s | s | per deployment | latency roofline | e2e_s, slowest of the band
+output_tokens_per_s | tokens/s | per deployment | latency roofline | decode throughput of the deployment: batch / tpot_s (was tokens_per_s)
+output_tokens_speed_of_light_per_s | tokens/s | per deployment | latency roofline | output_tokens_per_s at 100% of peak
+output_tokens_low_per_s | tokens/s | per deployment | latency roofline | output_tokens_per_s, slowest of the band
+output_tokens_high_per_s | tokens/s | per deployment | latency roofline | output_tokens_per_s, fastest of the band
+output_tokens_per_s_per_gpu | tokens/s | per GPU | latency roofline cost sweep | batch / tpot_s / gpus
+tokens_per_sequence_per_s | tokens/s | per sequence | latency roofline | decode speed one user sees: 1 / tpot_s
+e2e_tokens_per_s | tokens/s | per deployment | latency roofline | batch × gen / e2e_s
+memory_per_gpu_bytes | bytes | per GPU | latency roofline | weights_bytes_per_gpu + kv_cache_bytes_per_gpu + ssm_state_bytes_per_gpu
+memory_capacity_per_gpu_bytes | bytes | per GPU | latency roofline | memory of one GPU as its profile states it (= memory_bytes)
+ttft_one_prompt_s | s | per deployment | cost sweep | prefill time of one prompt alone (was ttft_s in cost/sweep)
+input_tokens_per_s_per_gpu | tokens/s | per GPU | cost sweep | prompt / ttft_one_prompt_s / gpus (was input_tokens_per_s)
+usd_per_million_output_tokens | USD | per deployment | cost sweep | usd_per_hour / 3600 / output_tokens_per_s_per_gpu × 10^6
+usd_per_million_input_tokens | USD | per deployment | cost sweep | usd_per_hour / 3600 / input_tokens_per_s_per_gpu × 10^6
+max_batch_tpot_s | s | per deployment | cost | tpot_s at batch = max_concurrency (null when nothing fits)
+max_batch_output_tokens_per_s_per_gpu | tokens/s | per GPU | cost | output_tokens_per_s_per_gpu at batch = max_concurrency
+usd_per_million_output_tokens_max_batch | USD | per deployment | cost | usd_per_million_output_tokens at batch = max_concurrency
+max_tpot_ms | ms | setting | cost | latency target: time per output token (--max-tpot-ms)
+max_ttft_ms | ms | setting | cost | latency target: time to first token of one prompt (--max-ttft-ms)
+target_batch | sequences | per deployment | cost | largest batch ≤ max_concurrency meeting the latency targets (0: none)
+target_tpot_s | s | per deployment | cost | tpot_s at target_batch
+target_output_tokens_per_s_per_gpu | tokens/s | per GPU | cost | output_tokens_per_s_per_gpu at target_batch
+usd_per_million_output_tokens_target | USD | per deployment | cost | usd_per_million_output_tokens at target_batch
+ops[].name | label | per op | latency roofline flops | op of one decode step (embedding, qkv_proj, attn_scores, ffn, tp_allreduce …)
+ops[].flops | FLOP | per op | latency roofline flops | FLOPs of the op on one tensor-parallel rank in one decode step (all pp stages)
+ops[].bytes | bytes | per op | latency roofline flops | bytes the op moves on one tensor-parallel rank in one decode step (all pp stages)
+ops[].arithmetic_intensity | FLOP/B | per op | latency roofline flops | ops[].flops / ops[].bytes
+ops[].bound | label | per op | latency roofline flops | what limits the op: compute, memory or comm (null without --hardware)
+ops[].time_s | s | per op | latency roofline flops | time of the op at the expected efficiency (null without --hardware)
+ops[].time_speed_of_light_s | s | per op | latency roofline | time of the op at 100% of peak
+prefill_ops[].name | label | per op | latency roofline flops | op of the prefill
+prefill_ops[].flops | FLOP | per op | latency roofline flops | FLOPs of the op on one tensor-parallel rank over the prefill (all pp stages)
+prefill_ops[].bytes | bytes | per op | latency roofline flops | bytes the op moves on one tensor-parallel rank over the prefill (all pp stages)
+prefill_ops[].arithmetic_intensity | FLOP/B | per op | latency roofline flops | prefill_ops[].flops / prefill_ops[].bytes
+prefill_ops[].bound | label | per op | latency roofline flops | what limits the op: compute, memory or comm
+prefill_ops[].time_s | s | per op | latency roofline flops | time of the op at the expected efficiency
+prefill_ops[].time_speed_of_light_s | s | per op | latency roofline | time of the op at 100% of peak
+n_rows | count | summary | sweep | rows of the grid
+derivation | label | summary | memory capacity latency roofline flops cost train log | with --explain: one line per figure, key = formula = numbers = value unit
+kind | label | label | plot | what the plot shows: roofline, memory or capacity
+rows[].series | label | label | plot | curve of the chart (attention what-if and its KV heads)
+rows[].own | flag | label | plot | the series is the model's own attention layout
+rows[].phase | label | label | plot | decode or prefill (roofline)
+rows[].name | label | per op | plot | op placed on the roofline (as ops[].name)
+rows[].flops | FLOP | per op | plot measure | FLOPs of the op (plot: on one GPU, as ops[].flops; measure: of the kernel)
+rows[].bytes | bytes | per op | plot | bytes the op moves on one GPU (as ops[].bytes)
+rows[].arithmetic_intensity | FLOP/B | per op | plot | rows[].flops / rows[].bytes
+rows[].attained_flops_per_s | FLOP/s | per op | plot | FLOP/s the op attains at the expected efficiency
+rows[].time_s | s | per op | plot | time of the op at the expected efficiency
+rows[].bound | label | per op | plot measure | what the roofline says limits the op or kernel: compute, memory or comm
+passed | flag | summary | check | every requirement passed
+failed | count | summary | check | requirements that failed
+results[].deployment | label | label | check | deployment name in the spec
+results[].requirement | label | label | check | requirement: must_fit, min_concurrency, max_tpot_ms, max_ttft_ms, max_usd_per_million_output_tokens or max_usd_per_million_input_tokens
+results[].figure | label | per deployment | check | computed figure, in results[].unit: must_fit: KV + state bytes of the busiest GPU's sequences (paged); min_concurrency: max_concurrency; max_tpot_ms: tpot_s in ms; max_ttft_ms: ttft_one_prompt_s in ms; cost limits: usd_per_million_…
+results[].limit | label | per deployment | check | the requirement's limit in results[].unit (must_fit: kv_budget_bytes)
+results[].unit | label | label | check | unit of figure and limit: bytes, sequences, ms or USD
+results[].passed | flag | per deployment | check | figure meets limit
+gamma | tokens | setting | speculate | draft tokens per proposal (γ)
+alpha | fraction | setting | speculate | acceptance rate of each draft token (α)
+draft | label | label | speculate | draft model name, or "N MTP module(s)"
+expected_tokens_per_step | tokens | per sequence | speculate | tokens accepted per target step: (1 − α^(γ+1)) / (1 − α)
+target_step_s | s | per deployment | speculate | one plain decode step of the target at batch and ctx
+draft_step_s | s | per deployment | speculate | one decode step of the draft
+verify_step_s | s | per deployment | speculate | the target's verification of γ + 1 positions per sequence
+speculative_step_s | s | per deployment | speculate | γ draft steps + one verification
+tokens_per_s_plain | tokens/s | per deployment | speculate | output tokens/s of one TP group without speculation: batch / target_step_s
+tokens_per_s_speculative | tokens/s | per deployment | speculate | output tokens/s with speculation: batch × expected_tokens_per_step / speculative_step_s
+speedup | ratio | per deployment | speculate | tokens_per_s_speculative / tokens_per_s_plain
+draft_params | params | whole model | speculate | parameters of the draft
+draft_weights_bytes | bytes | whole model | speculate | weights of the draft, whole model
+draft_kv_cache_bytes | bytes | whole model | speculate | KV of the draft for batch sequences of ctx tokens, whole model
+extra_memory_bytes | bytes | whole model | speculate | draft_weights_bytes + draft_kv_cache_bytes
+models[].name | label | label | models | shipped model name
+models | label | label | plot | the models a multi-model plot draws, one series each
+models[].attention | label | label | models | attention layout: mha, gqa, mqa or mla
+models[].n_layers | count | whole model | models | layers
+models[].d_model | elements | whole model | models | hidden width
+models[].n_heads | count | whole model | models | query heads
+models[].n_kv_heads | count | whole model | models | KV heads
+models[].head_dim | elements | whole model | models | key head width
+models[].moe_experts | count | whole model | models | routed experts per MoE layer (0: dense)
+models[].max_ctx | tokens | per sequence | models | longest context the model supports
+models[].params_total | params | whole model | models | parameters of the whole model
+models[].params_active | params | whole model | models | parameters one token runs through
+models[].dtype | label | setting | models | default weight dtype
+hardware[].name | label | label | hardware | shipped accelerator name
+hardware[].display_name | label | label | hardware | vendor name of the accelerator
+hardware[].memory_bytes | bytes | per GPU | hardware | memory of one GPU
+hardware[].memory_label | label | label | hardware | memory as marketed (e.g. 80 GB)
+hardware[].hbm_bandwidth_bytes_per_s | B/s | per GPU | hardware | peak HBM bandwidth
+hardware[].bf16_flops_per_s | FLOP/s | per GPU | hardware | dense bf16 tensor peak
+hardware[].fp8_flops_per_s | FLOP/s | per GPU | hardware | dense fp8 tensor peak (null: none)
+hardware[].fp4_flops_per_s | FLOP/s | per GPU | hardware | dense fp4 tensor peak (null: none)
+hardware[].interconnect_bandwidth_bytes_per_s | B/s | per GPU | hardware | GPU-to-GPU bandwidth per direction
+hardware[].usd_per_hour | USD/h | per GPU | hardware | price of one GPU-hour
+hardware[].price_date | label | label | hardware | when the price was taken
+hardware[].usable_memory_bytes | bytes | per GPU | hardware | memory the driver hands a process: torch's device total on an idle server (null: not stated); the same figure as usable_memory_bytes
+hardware[].scale_up_domain_gpus | count | per GPU | hardware | GPUs that reach each other over the scale-up link (NVLink/xGMI): HGX 8, NVL72 72, PCIe card 1 (null: not stated)
+hardware[].scale_out_bandwidth_bytes_per_s | B/s | per GPU | hardware | bandwidth between scale-up domains (InfiniBand, RoCE, Ethernet) per GPU per direction (null: not stated)
+hardware[].price_source | label | label | hardware | where usd_per_hour was taken from
+finetune | label | setting | train | what trains: full (every weight), lora (adapters on a frozen base) or qlora (adapters on a frozen NF4 base)
+recipe | label | setting | train | precision recipe: bf16, bf16-fp32-grads, fp32, fp8 or fp8-bf16-moments (bytes of weights, grads, master weights and Adam moments)
+zero_stage | label | setting | train | ZeRO stage over the data-parallel ranks: 0 DDP, 1 optimizer states, 2 + gradients, 3 + weights (FSDP full shard)
+recompute | label | setting | train | activation recomputation: none, selective (the attention core) or full (checkpointing each layer's input)
+flash_attention | flag | setting | train | FlashAttention: no ctx × ctx score matrix is stored
+micro_batch | sequences | setting | train | sequences per micro-batch on one data-parallel replica
+global_batch | sequences | per deployment | train | sequences per optimizer step, all replicas: microbatches × micro_batch × dp
+microbatches | count | per deployment | train | micro-batches each data-parallel replica runs per optimizer step (m)
+cp | count | setting | train | context-parallel GPUs: each holds ctx / cp tokens of a sequence
+params_trainable | params | whole model | train | parameters that receive gradients: params_total (full) or the LoRA adapters' (lora, qlora)
+params_per_gpu | params | per GPU | train | parameters of the busiest GPU's share of layers, heads and experts (before ZeRO sharding)
+grads_bytes_per_gpu | bytes | per GPU | train | gradients held by the busiest GPU (of the trainable parameters; sharded over dp under ZeRO ≥ 2)
+optimizer_bytes_per_gpu | bytes | per GPU | train | optimizer states held by the busiest GPU: master weights and Adam moments (sharded over dp under ZeRO ≥ 1)
+gathered_weights_bytes_per_gpu | bytes | per GPU | train | ZeRO-3 all-gathered full weights of two layers (current and prefetched) on the busiest GPU (0 below ZeRO-3)
+activation_bytes_per_layer | bytes | per GPU | train | stored activations of one layer of the first pipeline stage for one micro-batch on one GPU (the stage's mean; full recompute: the layer's checkpointed input)
+activation_bytes_per_gpu | bytes | per GPU | train | stored activations of the busiest pipeline stage's GPU: its layers × micro-batches in flight + embedding, the recomputed layer's working set and the logits
+activation_stage | label | label | train | pipeline stage whose activations are the larger: first or last (first when pp = 1)
+overhead_bytes_per_gpu | bytes | per GPU | train | memory per GPU outside model states and activations: CUDA context, NCCL, allocator (--overhead)
+total_bytes_per_gpu | bytes | per GPU | train | training memory of the busiest GPU: weights + grads + optimizer + gathered weights + activations + overhead
+memory_bytes_per_gpu | bytes | per GPU | train | device memory a training process may use per GPU: the profile's usable memory (what torch reports as the total; the label where none is stated)
+max_micro_batch_that_fits | sequences | per GPU | train | largest micro_batch whose total_bytes_per_gpu fits memory_bytes_per_gpu (0: not even one sequence)
+matmul_params | params | whole model | train | parameters a token multiplies: params active less norms and the embedding lookup (tied embeddings count as the lm_head)
+model_flops_per_token | FLOP | whole model | train | model FLOPs of training on one token: 3 × forward_flops_per_token = 6 × matmul_params + 3 × attention forward (what MFU counts)
+forward_flops_per_token | FLOP | whole model | train | FLOPs of one token's forward pass: 2 × matmul_params + attention forward at ctx
+backward_flops_per_token | FLOP | whole model | train | FLOPs of one token's backward pass: 2 × forward_flops_per_token
+recompute_flops_per_token | FLOP | whole model | train | forward work redone per token beyond the model FLOPs (recomputation, FlashAttention's backward scores)
+hardware_flops_per_token | FLOP | whole model | train | FLOPs the GPUs execute per token: model_flops_per_token + recompute_flops_per_token
+tokens_per_step | tokens | per deployment | train | training tokens of one optimizer step: global_batch × ctx
+microbatch_s | s | per GPU | train | forward + backward of one micro-batch on one pipeline stage: compute + TP, EP and PP communication
+bubble_fraction | fraction | per deployment | train | share of a pipelined step spent idle: (pp − 1) / (virtual stages × microbatches + pp − 1)
+tp_comm_per_microbatch_s | s | per GPU | train | tensor-parallel all-reduces of one micro-batch on one stage (interconnect)
+ep_comm_per_microbatch_s | s | per GPU | train | expert-parallel all-to-alls of one micro-batch on one stage (0 without ep or MoE)
+pp_comm_per_microbatch_s | s | per GPU | train | activations and their gradients across one stage boundary for one micro-batch (network; 0 when pp = 1)
+dp_comm_per_step_s | s | per GPU | train | gradient synchronisation of one step over the data-parallel ranks (ZeRO-3: + weight all-gathers; network)
+dp_comm_exposed_s | s | per GPU | train | the part of dp_comm_per_step_s the backward does not hide: max(0, dp_comm_per_step_s − ⅔ × one micro-batch's compute)
+step_s | s | per deployment | train | one optimizer step: (microbatches + (pp − 1) / virtual stages) × microbatch_s + dp_comm_exposed_s
+mfu | fraction | per deployment | train | model-FLOPs utilisation of the step: model_flops_per_token × tokens_per_step / (gpus × peak FLOP/s × step_s)
+tokens_per_s_per_gpu | tokens/s | per GPU | train | training tokens processed per second per GPU: tokens_per_step / step_s / gpus
+tokens | tokens | setting | train | training tokens of the run (--tokens)
+steps | count | per deployment | train | optimizer steps of the run: tokens / tokens_per_step (fractional)
+run_model_flops | FLOP | whole model | train | model FLOPs of the run: model_flops_per_token × tokens
+mfu_assumed | fraction | setting | train | MFU the run is timed at (--mfu; null: the compute model's step_s)
+run_s | s | per deployment | train | wall time of the run: at mfu_assumed, else tokens / tokens_per_step × step_s
+gpu_hours | GPU-h | per deployment | train | GPU-hours of the run: gpus × run_s / 3600
+usd_per_gpu_hour | USD/h | per GPU | train | price of one GPU-hour the run is costed at: rental (profile or --usd-per-hour) or owned (capex over service hours + power)
+price_basis | label | label | train | how usd_per_gpu_hour was set: rental or owned
+run_usd | USD | per deployment | train | cost of the run: gpu_hours × usd_per_gpu_hour
+engine_version_printed | label | label | log | engine version the log prints (null: none printed)
+engine_version_modelled | label | setting | log | engine version whose memory model made the prediction (--engine-version, the printed one's major.minor, else the newest modelled)
+memory_fraction | fraction | setting | log | the engine's memory fraction: vLLM gpu_memory_utilization, SGLang mem_fraction_static, TensorRT-LLM free_gpu_memory_fraction (from the log, else the engine's default)
+terms[].term | label | label | log | start-up term compared: usable_memory, weights, activation, non_torch, kv_cache, blocks, tokens or max_concurrency
+terms[].unit | label | label | log | unit of the term's predicted and printed: bytes, blocks, tokens or requests
+terms[].predicted | label | per GPU | log | kvcalc's prediction of the term from the log's settings only, in terms[].unit (on the busiest GPU; max_concurrency: requests of max_model_len tokens the engine holds)
+terms[].printed | label | per GPU | log | the term as the log prints it, in terms[].unit (null: not printed)
+terms[].error | ratio | per GPU | log | (predicted − printed) / printed (null: not printed)
+device | label | label | measure | torch device the kernels ran on: cpu or cuda
+device_name | label | label | measure | the device as torch names it
+torch_version | label | label | measure | torch version of the run
+dtype | label | setting | measure | dtype the kernels ran in
+scale | count | setting | measure | widths and head counts divided by this (--quick; always on cpu)
+peak_flops_per_s | FLOP/s | per GPU | measure | peak FLOP/s in dtype of the profile the predictions use
+peak_bytes_per_s | B/s | per GPU | measure | memory bandwidth of the profile the predictions use
+profile_probed | flag | label | measure | the profile was probed on this machine (cpu)
+n_rejected | count | summary | measure | kernels whose output missed the float64 reference
+n_errors | count | summary | measure | kernels that failed to run
+rows[].kernel | label | per op | measure | kernel measured (gemm, decode_attention, paged_decode, probe_gemm …)
+rows[].variant | label | per op | measure | which instance: weight matrix, head layout, probe kind
+rows[].backend | label | per op | measure | implementation that ran (torch.matmul, flash, …)
+rows[].shape | label | per op | measure | operand shapes
+rows[].status | label | per op | measure | ok, rejected (output missed the reference) or error
+rows[].message | label | per op | measure | why a kernel was rejected or failed (empty when ok)
+rows[].moved_bytes | bytes | per op | measure | bytes the kernel must move (the roofline's count)
+rows[].intensity | FLOP/B | per op | measure | rows[].flops / rows[].moved_bytes
+rows[].predicted_s | s | per op | measure | roofline time of the kernel on the profile at its expected efficiencies
+rows[].measured_median_s | s | per op | measure | median of the timed runs
+rows[].measured_p10_s | s | per op | measure | 10th percentile of the timed runs
+rows[].measured_p90_s | s | per op | measure | 90th percentile of the timed runs
+rows[].spread_pct | percent | per op | measure | (p90 − p10) / median × 100
+rows[].achieved_flops_per_s | FLOP/s | per op | measure | rows[].flops / measured_median_s
+rows[].achieved_bytes_per_s | B/s | per op | measure | rows[].moved_bytes / measured_median_s
+rows[].flops_fraction | fraction | per op | measure | achieved_flops_per_s / peak_flops_per_s
+rows[].bandwidth_fraction | fraction | per op | measure | achieved_bytes_per_s / peak_bytes_per_s
+rows[].fraction_of_peak | fraction | per op | measure | flops_fraction if compute-bound, else bandwidth_fraction (what calibration uses)
+rows[].error_pct | percent | per op | measure | (predicted_s − measured_median_s) / measured_median_s × 100
+rows[].rel_error | ratio | per op | measure | max abs error of the output against a float64 reference, over the reference's max
+rows[].tolerance | ratio | per op | measure | rel_error above which the kernel is rejected
+rows[].predicted_kv_bytes | bytes | per op | measure | KV bytes the kernel's inputs hold (prediction)
+rows[].predicted_activation_bytes | bytes | per op | measure | activation bytes of inputs and outputs (prediction)
+rows[].predicted_weight_bytes | bytes | per op | measure | weight bytes of the kernel (prediction)
+rows[].predicted_memory_bytes | bytes | per op | measure | predicted_kv_bytes + predicted_activation_bytes + predicted_weight_bytes
+rows[].peak_memory_bytes | bytes | per op | measure | memory the kernel's run peaked at (see memory_source)
+rows[].memory_source | label | label | measure | how peak_memory_bytes was taken (allocator peak on cuda, tensor bytes on cpu)
+rows[].n_buffers | count | per op | measure | input/output buffer sets rotated so timings do not hit the cache
+rows[].repeats | count | per op | measure | timed runs
+rows[].clock | label | label | measure | timer used (cuda events, perf_counter)
+"""
+
+# Renames made for scope (issue 10): old key -> new key, where (checked against main's output).
+RENAMES = (
+    ("tokens_per_s", "output_tokens_per_s", "latency (the deployment's decode throughput)"),
+    ("tokens_speed_of_light_per_s", "output_tokens_speed_of_light_per_s", "latency"),
+    ("tokens_low_per_s", "output_tokens_low_per_s", "latency"),
+    ("tokens_high_per_s", "output_tokens_high_per_s", "latency"),
+    ("(new)", "output_tokens_per_s_per_gpu", "latency (output_tokens_per_s / gpus)"),
+    ("tokens_per_s", "output_tokens_per_s_per_gpu", "cost, sweep"),
+    ("input_tokens_per_s", "input_tokens_per_s_per_gpu", "cost"),
+    ("ttft_s", "ttft_one_prompt_s", "cost, sweep (one prompt alone; latency's ttft_s is the batch)"),
+    ("max_batch_tokens_per_s", "max_batch_output_tokens_per_s_per_gpu", "cost"),
+    ("target_tokens_per_s", "target_output_tokens_per_s_per_gpu", "cost"),
+    ("kv_bytes_per_token", "kv_bytes_per_token_per_gpu", "capacity (memory's kv_bytes_per_token stays whole-model)"),
+    ("kv_bytes_per_sequence", "kv_bytes_per_sequence_per_gpu", "capacity, sweep (memory's stays whole-model)"),
+    ("kv_cache_bytes", "kv_cache_bytes_per_gpu", "sweep (memory's kv_cache_bytes stays whole-model)"),
+    ("headroom_bytes", "headroom_bytes_per_gpu", "memory"),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Name:
+    key: str
+    unit: str
+    scope: str
+    commands: tuple[str, ...]
+    meaning: str
+
+
+def _parse(table: str) -> dict[str, Name]:
+    out: dict[str, Name] = {}
+    for line in table.strip().splitlines():
+        key, unit, scope, commands, meaning = (p.strip() for p in line.split("|", 4))
+        assert key not in out, f"{key} registered twice"
+        out[key] = Name(key, unit, scope, tuple(commands.split()), meaning)
+    return out
+
+
+NAMES: dict[str, Name] = _parse(_TABLE)
+
+
+def lookup(path: str) -> Name | None:
+    """The entry of a key path: ``rows[].ctx`` itself, else the bare key ``ctx``."""
+    if path in NAMES:
+        return NAMES[path]
+    if "[]." in path:
+        return NAMES.get(path.rsplit("[].", 1)[1])
+    return None
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|")
+
+
+def render_markdown() -> str:
+    """docs/names.md: every output key, then the renames."""
+    lines = [
+        "# Output names",
+        "",
+        "Every JSON/CSV key kvcalc emits, with its unit and scope. One name has one meaning in",
+        "every command; where the scope differs the name says so (`..._per_gpu`). Keys inside a",
+        "list of records are written `list[].key`; a column of sweep, plot or measure rows that",
+        "means what the same top-level key means is listed once, under the top-level name.",
+        "Generated by `python -m calc.output.names` from `calc/output/names.py`; tests/test_names.py checks",
+        "that every key every command emits is here and that commands agree on shared keys.",
+        "",
+        "Scopes: *per sequence*: one sequence; *per GPU*: the busiest GPU of the deployment;",
+        "*per deployment*: all its GPUs (tp × pp × replicas); *whole model*: the unsharded",
+        "model; *per op*: one op row; *setting*: an input echoed back; *label*: a name.",
+        "",
+        "| key | unit | scope | commands | meaning |",
+        "|---|---|---|---|---|",
+    ]
+    for n in NAMES.values():
+        lines.append(
+            f"| `{_cell(n.key)}` | {n.unit} | {n.scope} | {' '.join(n.commands)} | "
+            f"{_cell(n.meaning)} |"
+        )
+    lines += [
+        "",
+        "## Renames (issue 10)",
+        "",
+        "| old key | new key | where |",
+        "|---|---|---|",
+    ]
+    lines += [f"| `{old}` | `{new}` | {where} |" for old, new, where in RENAMES]
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(render_markdown(), end="")

@@ -1,0 +1,626 @@
+"""Draws the data of ``calc.reports.plot_data``: a plain-text chart for the terminal (no
+dependency) or
+a PNG/SVG file through matplotlib (the optional ``plot`` extra, imported only here, lazily,
+with the non-interactive Agg backend). No quantity is computed here.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from calc.errors import InvalidInputError, MissingDependencyError
+from calc.output.render import check_output_path, write_atomic
+
+FILE_FORMATS = {".png": "png", ".svg": "svg"}
+WIDTH = 100  # columns of a terminal chart, at most
+PLOT_HEIGHT = 20  # rows of its plotting area
+Y_LABEL = 10  # columns of its y-axis labels
+GB = 1e9
+
+
+# ---------------------------------------------------------------------------------------
+# Number formats
+
+
+def si(x: float, unit: str = "") -> str:
+    """3 significant digits with an SI prefix: 2.68e9 -> '2.68 G'."""
+    if x == 0:
+        return f"0 {unit}".rstrip()
+    for div, prefix in ((1e15, "P"), (1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if abs(x) >= div:
+            return f"{x / div:.3g} {prefix}{unit}".rstrip()
+    return f"{x:.3g} {unit}".rstrip()
+
+
+def tokens(x: float) -> str:
+    """Context lengths as people write them: 512, 8K, 128K, 1M (2^10 = K)."""
+    x = int(x)
+    if x >= 1 << 20 and x % (1 << 20) == 0:
+        return f"{x >> 20}M"
+    if x >= 1 << 10 and x % (1 << 10) == 0:
+        return f"{x >> 10}K"
+    return f"{x:,}"
+
+
+# ---------------------------------------------------------------------------------------
+# Terminal chart
+
+
+@dataclass(frozen=True)
+class Layer:
+    """What the text chart draws: a polyline (``line``) or markers, with one character."""
+
+    label: str
+    char: str
+    points: list[tuple[float, float]]
+    line: bool = True
+
+
+def _log(v: float) -> float:
+    return math.log10(v)
+
+
+def text_chart(
+    title: str,
+    layers: list[Layer],
+    *,
+    x_range: tuple[float, float],
+    y_range: tuple[float, float],
+    x_label: str,
+    y_label: str,
+    x_ticks: list[float],
+    x_fmt=si,
+    y_fmt=si,
+    width: int = WIDTH,
+    height: int = PLOT_HEIGHT,
+) -> str:
+    """A log-log chart drawn with characters, at most ``width`` columns: lines are sampled
+    column by column (log interpolation, vertical gaps filled); markers are drawn last and
+    may be labelled (``Layer.char`` of more than one character is written left to right)."""
+    pw = width - Y_LABEL - 2
+    lx0, lx1 = _log(x_range[0]), _log(x_range[1])
+    ly0, ly1 = _log(y_range[0]), _log(y_range[1])
+    grid = [[" "] * pw for _ in range(height)]
+
+    def col(x: float) -> int:
+        return round((_log(x) - lx0) / (lx1 - lx0) * (pw - 1))
+
+    def row(y: float) -> int:  # 0 is the top row
+        return height - 1 - round((_log(y) - ly0) / (ly1 - ly0) * (height - 1))
+
+    def put(r: int, c: int, ch: str) -> None:
+        if 0 <= r < height and 0 <= c < pw:
+            grid[r][c] = ch
+
+    for layer in (lay for lay in layers if lay.line):
+        pts = [(x, y) for x, y in layer.points if x > 0 and y > 0]
+        prev = None
+        for (xa, ya), (xb, yb) in itertools.pairwise(pts):
+            ca, cb = col(xa), col(xb)
+            for c in range(ca, cb + 1):
+                t = 0.0 if cb == ca else (c - ca) / (cb - ca)
+                y = 10 ** (_log(ya) + t * (_log(yb) - _log(ya)))
+                r = row(y)
+                if prev is not None and abs(r - prev) > 1:  # steep: fill the column
+                    step = 1 if r > prev else -1
+                    for rr in range(prev + step, r, step):
+                        put(rr, c, layer.char)
+                put(r, c, layer.char)
+                prev = r
+    # markers: one at a cell already holding a marker marks that one '+' (shared spot); one
+    # whose text would overlap another's moves right past it
+    starts: dict[tuple[int, int], list[int]] = {}  # (row, col) -> [end col, shared]
+    taken_cells: dict[tuple[int, int], tuple[int, int]] = {}
+    for layer in (lay for lay in layers if not lay.line):
+        for x, y in layer.points:
+            if x <= 0 or y <= 0:
+                continue
+            r, c = row(y), col(x)
+            if (r, c) in starts:
+                end, shared = starts[(r, c)]
+                if not shared:
+                    put(r, end, "+")
+                    starts[(r, c)] = [end, 1]
+                continue
+            while any((r, c + i) in taken_cells for i in range(len(layer.char) + 1)):
+                c += 1
+            starts[(r, c)] = [c + len(layer.char), 0]
+            for i, ch in enumerate(layer.char):
+                put(r, c + i, ch)
+                taken_cells[(r, c + i)] = (r, c)
+            taken_cells[(r, c + len(layer.char))] = (r, c)  # room for a '+'
+
+    # y labels at powers of ten (the nearest row), at most one per row
+    labels: dict[int, str] = {}
+    for e in range(math.ceil(ly0), math.floor(ly1) + 1):
+        labels.setdefault(row(10.0**e), y_fmt(10.0**e))
+    lines = [title, ""] if title else []
+    lines.append(f"{y_label}")
+    for r in range(height):
+        lab = labels.get(r, "")
+        lines.append(f"{lab:>{Y_LABEL}} |{''.join(grid[r])}".rstrip())
+    lines.append(" " * Y_LABEL + " +" + "-" * pw)
+    axis = [" "] * pw
+    taken = -1
+    for x in x_ticks:
+        c = col(x)
+        text = x_fmt(x)
+        start = min(max(0, c - len(text) // 2), pw - len(text))
+        if start <= taken:
+            continue
+        axis[start : start + len(text)] = list(text)
+        taken = start + len(text)
+    lines.append((" " * (Y_LABEL + 2) + "".join(axis)).rstrip())
+    lines.append(f"{x_label:>{min(width, Y_LABEL + 2 + pw)}}")
+    legend = [f"  {lay.char * (3 if lay.line else 1)}  {lay.label}" for lay in layers if lay.label]
+    return fit("\n".join([*lines, "", *legend]), width)
+
+
+def fit(text: str, width: int = WIDTH) -> str:
+    """``text`` with every line longer than ``width`` wrapped (indented continuation)."""
+    import textwrap
+
+    out = []
+    for line in text.splitlines():
+        if len(line) <= width:
+            out.append(line)
+        else:
+            out += textwrap.wrap(line, width, subsequent_indent="    ", break_on_hyphens=False)
+    return "\n".join(out) + "\n"
+
+
+def _decades(lo: float, hi: float) -> list[float]:
+    return [10.0**e for e in range(math.ceil(_log(lo)), math.floor(_log(hi)) + 1)]
+
+
+# ---------------------------------------------------------------------------------------
+# Roofline
+
+
+def roofline_text(d) -> str:
+    """Terminal roofline: peak roofs (=), expected roofs (-), each op a key (d1 decode, p1
+    prefill), then a table of the ops."""
+    layers = []
+    for i, c in enumerate(d.ceilings):
+        peak_ch, exp_ch = ("=", "-") if i == 0 else ("#", ".")
+        layers.append(
+            Layer(
+                f"{c.dtype} peak roofline: {si(c.peak_flops_per_s, 'FLOP/s')}, ridge "
+                f"{c.ridge_point:,.0f} FLOP/B",
+                peak_ch,
+                d.roof(c),
+            )
+        )
+        layers.append(
+            Layer(
+                f"{c.dtype} expected-efficiency roofline: {si(c.expected_flops_per_s, 'FLOP/s')},"
+                f" {si(d.expected_bytes_per_s, 'B/s')}",
+                exp_ch,
+                d.roof(c, expected=True),
+            )
+        )
+    # ops at the same place share one marker: the first key, with '+' for the others
+    for p in d.points:
+        layers.append(Layer("", p.key, [(p.arithmetic_intensity, p.flops_per_s)], line=False))
+    title = (
+        f"Roofline: {d.model} on {d.hardware} (compute {d.compute_dtype}); decode batch "
+        f"{d.batch} at ctx {d.ctx:,} (d#), prefill {d.batch} × {d.prompt:,} tokens (p#)"
+    )
+    chart = text_chart(
+        title,
+        layers,
+        x_range=d.x_range,
+        y_range=d.y_range,
+        x_label="arithmetic intensity [FLOP/byte], log scale",
+        y_label="attained [FLOP/s], log",
+        x_ticks=_decades(*d.x_range),
+        x_fmt=lambda x: f"{x:g}",
+    )
+    kw = max(4, *(len(p.key) for p in d.points)) if d.points else 4
+    rows = [f"{'key':<{kw}} {'op':<16} {'FLOP/byte':>10} {'attained':>14} {'time':>10}  bound"]
+    for p in d.points:
+        rows.append(
+            f"{p.key:<{kw}} {p.phase[:3] + ' ' + p.name:<16.16} {p.arithmetic_intensity:>10,.1f} "
+            f"{si(p.flops_per_s, 'FLOP/s'):>14} {p.time_s * 1e3:>8.3f}ms  {p.bound}"
+        )
+    tail = []
+    if d.omitted:
+        tail.append(f"not placed (no FLOPs or a collective): {', '.join(d.omitted)}")
+    note = "d1+: several ops at one spot; a key may sit a few columns right of its op"
+    models = list(dict.fromkeys((p.key.split(".")[0], p.model) for p in d.points if "." in p.key))
+    if models:
+        note += "\n  models: " + ", ".join(f"{k}.* = {m}" for k, m in models)
+    return chart + f"  {note}\n\n" + fit("\n".join(rows + tail))
+
+
+def _spot(p) -> tuple[int, int]:
+    """Ops within 1/40 of a decade of each other in both axes share one label."""
+    return round(_log(p.arithmetic_intensity) * 40), round(_log(p.flops_per_s) * 40)
+
+
+def roofline_figure(d):
+    plt = _pyplot()
+    fig = plt.figure(figsize=(12.5, 6.8), dpi=110)
+    grid = fig.add_gridspec(1, 2, width_ratios=(3.1, 1), wspace=0.02)
+    ax, side = fig.add_subplot(grid[0]), fig.add_subplot(grid[1])
+    colours = ("tab:blue", "tab:purple")
+    for c, colour in zip(d.ceilings, colours, strict=False):
+        xs, ys = zip(*d.roof(c), strict=True)
+        label = (
+            f"{c.dtype} peak: {si(c.peak_flops_per_s)}FLOP/s, {si(d.bytes_per_s)}B/s "
+            f"(ridge {c.ridge_point:,.0f} FLOP/B)"
+        )
+        ax.plot(xs, ys, color=colour, lw=2.2, label=label)
+        xs, ys = zip(*d.roof(c, expected=True), strict=True)
+        label = (
+            f"{c.dtype} expected efficiency: {si(c.expected_flops_per_s)}FLOP/s, "
+            f"{si(d.expected_bytes_per_s)}B/s"
+        )
+        ax.plot(xs, ys, color=colour, lw=1.5, ls="--", label=label)
+    keys = []
+    kw = max([4] + [len(p.key) + 1 for p in d.points])  # A.d1 keys of several models: 5
+    for phase, marker, colour in (("decode", "o", "tab:orange"), ("prefill", "s", "tab:green")):
+        pts = [p for p in d.points if p.phase == phase]
+        if not pts:
+            continue
+        where = (
+            f"batch {d.batch}, ctx {d.ctx:,}"
+            if phase == "decode"
+            else (f"batch {d.batch} × {d.prompt:,} tokens")
+        )
+        ax.scatter(
+            [p.arithmetic_intensity for p in pts],
+            [p.flops_per_s for p in pts],
+            marker=marker,
+            s=46 if phase == "decode" else 80,  # decode on top where both share a spot
+            color=colour,
+            edgecolor="black",
+            zorder=4 if phase == "decode" else 3,
+            label=f"{phase} ops ({where})",
+        )
+        spots: dict[tuple[int, int], list] = {}
+        for p in pts:
+            spots.setdefault(_spot(p), []).append(p)
+        groups = sorted(spots.values(), key=lambda g: g[0].arithmetic_intensity)
+        for i, group in enumerate(groups):
+            p = group[0]
+            if phase == "decode":  # on the slope: alternate below-right and above-left
+                offset, ha = ((7, -11), "left") if i % 2 == 0 else ((-7, 5), "right")
+            else:  # on a flat roof: alternate two heights above
+                offset, ha = (0, 8 if i % 2 == 0 else 19), "center"
+            ax.annotate(
+                "+".join(q.key for q in group),
+                (p.arithmetic_intensity, p.flops_per_s),
+                textcoords="offset points",
+                xytext=offset,
+                ha=ha,
+                fontsize=8,
+                color=colour,
+                fontweight="bold",
+            )
+        for p in pts:
+            keys.append(
+                f"{p.key:<{kw}}{p.name:<15.15}{p.arithmetic_intensity:>8,.1f}"
+                f"{si(p.flops_per_s):>8}  {p.bound}"
+            )
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    ax.set_xlim(*d.x_range)
+    ax.set_ylim(*d.y_range)
+    ax.set_xlabel("arithmetic intensity [FLOP/byte]")
+    ax.set_ylabel("attained performance [FLOP/s] (at the expected efficiency)")
+    ax.set_title(f"Roofline: {d.model} on {d.hardware} (compute {d.compute_dtype}), per GPU")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    side.axis("off")
+    head = f"{'key':<{kw}}{'op':<15}{'FLOP/B':>8}{'FLOP/s':>8}  bound"
+    side.text(
+        0.02,
+        0.98,
+        "\n".join([head, *keys]),
+        family="monospace",
+        fontsize=7.2 if len(keys) > 20 else 8,
+        va="top",
+        transform=side.transAxes,
+    )
+    fig.subplots_adjust(left=0.07, right=0.99, top=0.94, bottom=0.09)
+    return fig
+
+
+# ---------------------------------------------------------------------------------------
+# Memory
+
+
+MARKS = "MGQLOABCDE"
+
+
+def _series_char(s, i: int) -> str:
+    if s.mark:  # one series per model: A, B, C, ...
+        return s.mark
+    return {"mha": "H", "gqa": "G", "mqa": "Q", "mla": "L"}.get(s.kind, MARKS[i % len(MARKS)])
+
+
+def memory_text(d) -> str:
+    """Terminal chart of KV bytes (GB) vs ctx per attention kind, budget line '~', then the
+    numbers at a few contexts."""
+    layers = _series_layers(d.series)
+    ys = [y for s in d.series for _, y in s.points]
+    if d.kv_budget_bytes is not None and d.kv_budget_bytes > 0:
+        layers.insert(
+            0,
+            Layer(
+                f"{d.gpus} × {d.hardware} memory − weights = {d.kv_budget_bytes / GB:,.1f} GB "
+                f"(weights {d.weights_bytes / GB:,.1f} GB)",
+                "~",
+                [(d.ctxs[0], d.kv_budget_bytes), (d.ctxs[-1], d.kv_budget_bytes)],
+            ),
+        )
+        ys.append(d.kv_budget_bytes)
+    y_range = (10 ** math.floor(_log(min(ys))), 10 ** math.ceil(_log(max(ys))))
+    title = f"KV cache vs context: {d.model}, batch {d.batch}, KV dtype {d.kv_dtype}"
+    chart = _ctx_chart(
+        title, layers, d.ctxs, y_range, "KV cache [GB = 10^9 B], log", lambda y: f"{y / GB:g}"
+    )
+    if d.kv_budget_bytes is not None and d.kv_budget_bytes <= 0:
+        chart += (
+            f"  (no budget line: weights {d.weights_bytes / GB:,.1f} GB exceed {d.gpus} × "
+            f"{d.hardware} memory {d.memory_capacity_bytes / GB:,.1f} GB)\n"
+        )
+    chart += f"  {_what_if_note(d.series)}\n"
+    return chart + "\n" + _table(d.series, d.ctxs, "KV cache [GB]", lambda y: f"{y / GB:,.3f}")
+
+
+def _what_if_note(series) -> str:
+    if any(s.mark for s in series):
+        return "one line per model, each its own attention layout (what-ifs: plot one model)"
+    return "what-ifs keep the model's layers, head widths and windows; * = the model's own"
+
+
+def _series_layers(series) -> list[Layer]:
+    """One chart layer per attention kind; the model's own line (*) drawn last, on top."""
+    layers = [
+        Layer(s.label, "*" if s.own else _series_char(s, i), s.points) for i, s in enumerate(series)
+    ]
+    layers.sort(key=lambda lay: lay.char == "*")
+    return layers
+
+
+def _ctx_chart(title: str, layers, ctxs, y_range, y_label: str, y_fmt) -> str:
+    """A text chart against context on a log axis from ctxs[0] to ctxs[-1] [tokens]."""
+    return text_chart(
+        title,
+        layers,
+        x_range=(ctxs[0], ctxs[-1]),
+        y_range=y_range,
+        x_label="context [tokens], log scale",
+        y_label=y_label,
+        x_ticks=ctxs,
+        x_fmt=tokens,
+        y_fmt=y_fmt,
+    )
+
+
+def _table(series, ctxs, what: str, fmt) -> str:
+    picks = _pick(ctxs, 6)
+    names = [s.label.split(" (")[0] for s in series]
+    w = min(40, max([28] + [len(n) + 3 for n in names]))  # a model name: up to 40 columns
+    head = f"{what:<{w}.{w}}" + "".join(f"{tokens(c):>12}" for c in picks)
+    rows = [head]
+    for i, (s, name) in enumerate(zip(series, names, strict=True)):
+        values = dict(s.points)
+        mark = "*" if s.own else _series_char(s, i)
+        cells = "".join(f"{fmt(values[c]) if c in values else '-':>12}" for c in picks)
+        rows.append(f"{mark + ' ' + name:<{w}.{w}}{cells}")
+    return "\n".join(rows) + "\n"
+
+
+def _pick(ctxs: list[int], n: int) -> list[int]:
+    if len(ctxs) <= n:
+        return list(ctxs)
+    step = math.ceil((len(ctxs) - 1) / (n - 1))
+    picks = ctxs[::step]
+    return picks if picks[-1] == ctxs[-1] else [*picks, ctxs[-1]]
+
+
+def _xy_figure(d, series, *, ylabel: str, yscale: float, title: str, budget=None, zero_note=""):
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(10, 6.2), dpi=110)
+    styles = {"mha": "tab:red", "gqa": "tab:blue", "mqa": "tab:green", "mla": "tab:purple"}
+    cycle = plt.rcParams["axes.prop_cycle"].by_key().get("color", [None])
+    for i, s in enumerate(series):
+        pts = [(x, y) for x, y in s.points if y > 0]
+        if not pts:
+            continue
+        xs, ys = zip(*pts, strict=True)
+        ax.plot(
+            xs,
+            [y / yscale for y in ys],
+            marker="o",
+            ms=3.5,
+            lw=2.6 if s.own or s.mark else 1.6,
+            color=cycle[i % len(cycle)] if s.mark else styles.get(s.kind),
+            ls="-" if s.own or s.mark else (0, (4, 1.5)),
+            label=s.label,
+        )
+    if budget is not None:
+        value, label = budget
+        ax.axhline(value / yscale, color="black", lw=1.4, ls=":", label=label)
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")
+    ticks = _pick(d.ctxs, 9)
+    ax.set_xticks(ticks)
+    ax.set_xticklabels([tokens(t) for t in ticks])
+    ax.minorticks_off()
+    ax.set_xlabel("context [tokens per sequence]")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title, fontsize=11)
+    ax.grid(True, which="major", alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8)
+    ys = [y / yscale for s in series for _, y in s.points if y > 0]
+    if budget is not None:
+        ys.append(budget[0] / yscale)
+    if ys:  # a decade-ish margin; 1 sequence stays off the frame
+        ax.set_ylim(min(ys) / 1.6, max(ys) * 1.6)
+    else:  # nothing positive to draw (not one sequence fits anywhere)
+        ax.set_ylim(0.7, 10)
+    if zero_note:
+        fig.text(0.01, 0.01, zero_note, fontsize=7.5, va="bottom")
+        fig.tight_layout(rect=(0, 0.03 * (zero_note.count("\n") + 1), 1, 1))
+    else:
+        fig.tight_layout()
+    return fig
+
+
+def memory_figure(d):
+    budget = None
+    if d.kv_budget_bytes is not None and d.kv_budget_bytes > 0:
+        budget = (
+            d.kv_budget_bytes,
+            f"{d.gpus} × {d.hardware} memory − weights ({d.kv_budget_bytes / GB:,.1f} GB)",
+        )
+    return _xy_figure(
+        d,
+        d.series,
+        ylabel="KV cache [GB = 10^9 bytes]",
+        yscale=GB,
+        title=f"KV cache vs context: {d.model}, batch {d.batch}, KV {d.kv_dtype}",
+        budget=budget,
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Capacity
+
+
+def _capacity_title(d) -> str:
+    gpus = f"tp {d.tp} × {d.hardware}" if d.tp > 1 else d.hardware
+    return f"Max concurrency vs context: {d.model} on {gpus}, {d.engine}, mem-util {d.mem_util:g}"
+
+
+def _capacity_note(d) -> str:
+    if d.per_model:
+        each = "; ".join(
+            f"{m} {budget / GB:,.2f} GB after weights {weights / GB:,.2f} GB"
+            for m, weights, budget in d.per_model
+        )
+        return (
+            f"per GPU KV budget: {each} (GB = 10^9 B); engine reserve taken; KV {d.kv_dtype}, "
+            "16-token pages"
+        )
+    return (
+        f"per GPU: KV budget {d.kv_budget_bytes / GB:,.2f} GB after weights "
+        f"{d.weights_bytes_per_gpu / GB:,.2f} GB and the engine's reserve (GB = 10^9 B); "
+        f"KV {d.kv_dtype}, 16-token pages"
+    )
+
+
+def _zero_note(series) -> str:
+    """Where a series falls to 0 (not one sequence fits): a log axis cannot show it."""
+    notes = []
+    for s in series:
+        zero = [x for x, y in s.points if y <= 0]
+        if zero:
+            notes.append(f"{s.label.split(' (')[0]}: 0 from ctx {tokens(zero[0])}")
+    return ("not one sequence fits: " + "; ".join(notes)) if notes else ""
+
+
+def capacity_text(d) -> str:
+    """Terminal chart of max concurrent sequences vs ctx per attention kind, then the numbers."""
+    layers = _series_layers(d.series)
+    ys = [y for s in d.series for _, y in s.points if y > 0]
+    parts = [_capacity_title(d)]
+    if ys:
+        y_range = (10 ** math.floor(_log(min(ys))), 10 ** math.ceil(_log(max(ys) * 1.01)))
+        parts.append(
+            _ctx_chart(
+                "", layers, d.ctxs, y_range, "max concurrent sequences, log", lambda y: f"{y:,.0f}"
+            ).rstrip("\n")
+        )
+    for note in (_capacity_note(d), _zero_note(d.series)):
+        if note:
+            parts.append(f"  {note}")
+    parts.append(f"  {_what_if_note(d.series)}")
+    table = _table(d.series, d.ctxs, "sequences", lambda y: f"{y:,}")
+    return fit("\n".join(parts)) + "\n" + table
+
+
+def capacity_figure(d):
+    return _xy_figure(
+        d,
+        d.series,
+        ylabel="max concurrent sequences (paged KV)",
+        yscale=1,
+        title=_capacity_title(d),
+        zero_note="\n".join(n for n in (_capacity_note(d), _zero_note(d.series)) if n),
+    )
+
+
+# ---------------------------------------------------------------------------------------
+# Files
+
+
+def _pyplot():
+    try:
+        import matplotlib
+    except ImportError as exc:
+        raise MissingDependencyError("matplotlib", "plot") from exc
+    matplotlib.use("Agg", force=True)
+    # Reproducible and inert: matplotlib's own defaults, not a matplotlibrc found in the
+    # working directory (or the user's), and no external program (LaTeX, dvipng, Ghostscript)
+    # nor mathtext parsing of names taken from files.
+    matplotlib.rcdefaults()
+    matplotlib.rcParams.update(
+        {"text.usetex": False, "text.parse_math": False, "ps.usedistiller": None}
+    )
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def file_format(path: Path) -> str:
+    """'png' or 'svg' from the extension of ``path``; anything else is refused."""
+    fmt = FILE_FORMATS.get(Path(path).suffix.lower())
+    if fmt is None:
+        raise InvalidInputError(
+            f"--output {path}: unsupported extension {Path(path).suffix or '(none)'!r}; "
+            "use .png or .svg (or leave --output out for a terminal chart)"
+        )
+    return fmt
+
+
+def check_output(path: Path) -> str:
+    """Refuse what cannot be written before drawing: the format and the folder."""
+    fmt = file_format(path)
+    check_output_path(path)
+    return fmt
+
+
+def save_atomic(fig, path: Path) -> None:
+    """Write ``fig`` to ``path`` atomically (render.write_atomic): the file is whole or
+    absent, and an existing file is untouched on error."""
+    plt = _pyplot()
+    fmt = check_output(path)
+    try:
+        if fmt == "svg":  # names from files may hold characters XML forbids
+            import io
+
+            from calc.output.safe_text import xml_safe
+
+            buf = io.StringIO()
+            fig.savefig(buf, format=fmt, metadata=_metadata(fmt))
+            write_atomic(path, xml_safe(buf.getvalue()))
+        else:
+            write_atomic(path, lambda fh: fig.savefig(fh, format=fmt, metadata=_metadata(fmt)))
+    finally:
+        plt.close(fig)
+
+
+def _metadata(fmt: str) -> dict:
+    # reproducible files: no creation date, the tool named
+    if fmt == "svg":
+        return {"Date": None, "Creator": "kvcalc"}
+    return {"Software": "kvcalc"}

@@ -1,0 +1,247 @@
+"""Renders results as a rich table, JSON or CSV (same keys, unrounded base units) and writes
+files atomically. Tables round for display only and label GB (10^9) and GiB (2^30) apart."""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import sys
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from calc.errors import InvalidInputError
+from calc.output.safe_text import printable
+
+FORMATS = ("table", "json", "csv")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def check_output_path(path: Path, flag: str = "--output") -> Path:
+    """Refuse an --output that cannot be written before any work (calc.output.safe_io.check_output:
+    a folder, a missing folder, a block device or socket, a name too long, an input)."""
+    from calc.output.safe_io import check_output
+
+    check_output(path, flag)
+    return Path(path)
+
+
+def write_atomic(
+    path: Path, content: str | bytes | Callable[[BinaryIO], None], flag: str = "--output"
+) -> None:
+    """Write ``content`` (text, bytes, or a function that writes to a binary file) to
+    ``path`` through calc.output.safe_io.write_output: a regular file via a temp file in the same
+    folder + rename (all or nothing, an existing file untouched when anything fails); a
+    character device or FIFO (-o /dev/null, -o /dev/stdout) directly."""
+    from calc.output.safe_io import write_output
+
+    write_output(path, content, flag)
+
+
+def _json_default(obj: Any) -> Any:
+    if hasattr(obj, "item"):  # numpy scalar
+        return obj.item()
+    if hasattr(obj, "tolist"):
+        return obj.tolist()
+    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
+
+
+def _json_clean(obj: Any) -> Any:
+    """JSON has no NaN/inf: they become null (the field names say the unit)."""
+    if isinstance(obj, float) and not math.isfinite(obj):
+        return None
+    if isinstance(obj, dict):
+        return {k: _json_clean(v) for k, v in obj.items()}
+    if isinstance(obj, list | tuple):
+        return [_json_clean(v) for v in obj]
+    return obj
+
+
+def to_json(obj: Any) -> str:
+    import json
+
+    return json.dumps(_json_clean(obj), indent=2, default=_json_default, allow_nan=False) + "\n"
+
+
+def safe_cell(value: Any) -> Any:
+    """Neutralise strings a spreadsheet would run as a formula (leading = + - @ tab CR)."""
+    if isinstance(value, str):  # control sequences cannot reach a terminal (calc.output.safe_text)
+        value = printable(value)
+    if isinstance(value, str) and value.startswith(_FORMULA_START):
+        return "'" + value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if value is None:
+        return ""
+    if hasattr(value, "item"):
+        return value.item()
+    return value
+
+
+def to_csv(rows: Sequence[dict], columns: Sequence[str] | None = None) -> str:
+    """Header + rows; column order is ``columns`` or the first row's key order (stable)."""
+    if columns is None:
+        columns = list(rows[0]) if rows else []
+    import csv
+
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\n")
+    writer.writerow([safe_cell(c) for c in columns])
+    for row in rows:
+        writer.writerow([safe_cell(row.get(c)) for c in columns])
+    return buf.getvalue()
+
+
+def scalar_fields(obj: dict) -> dict:
+    """The flat (non-list, non-dict) part of a result, for a one-row CSV."""
+    return {k: v for k, v in obj.items() if not isinstance(v, dict | list | tuple)}
+
+
+# ----------------------------------------------------------------------------------------
+# Human display (tables only): units come from the key's suffix.
+
+
+def human(key: str, value: Any, compact: bool = False) -> str:
+    """Display string for a table cell, chosen by the unit suffix of ``key``.
+
+    ``compact`` (many-column tables) uses fewer digits; bytes always show GB and GiB.
+    """
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, str):
+        return value
+    if isinstance(value, float) and not math.isfinite(value):
+        return str(value)
+    if key.endswith("flops_per_s"):
+        return f"{value / 1e12:,.1f} TFLOP/s"
+    if key.endswith("bytes_per_s"):
+        return f"{value / 1e9:,.1f} GB/s"
+    if key.endswith("_per_s"):
+        return f"{value:,.1f}/s"
+    if key.endswith("_bytes") or "_bytes_" in key or key == "bytes":
+        if abs(value) < 1e6:
+            return f"{value:,.6g} B"
+        if compact:
+            return f"{value / 1e9:,.2f} GB ({value / 2**30:,.2f} GiB)"
+        return f"{value / 1e9:,.3f} GB  ({value / 2**30:,.3f} GiB)"
+    if key.endswith("_s"):
+        return f"{value:,.3f} s" if abs(value) >= 1 else f"{value * 1e3:,.3f} ms"
+    if "flops" in key:
+        return f"{value:,.4g} FLOP" if abs(value) < 1e9 else f"{value / 1e9:,.2f} GFLOP"
+    if key.startswith("usd") or key.endswith("usd"):
+        return f"${value:,.4f}"
+    if key.startswith("params"):
+        if compact:
+            return f"{value / 1e9:,.2f} B"
+        return f"{value:,} ({value / 1e9:,.2f} B)" if isinstance(value, int) else f"{value:,}"
+    if isinstance(value, int):
+        return f"{value:,}"
+    return f"{value:,.4g}"
+
+
+def kv_table(obj: dict, title: str):
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left", show_header=True, header_style="bold")
+    table.add_column("field")
+    table.add_column("value", justify="right")
+    for key, value in scalar_fields(obj).items():
+        table.add_row(key, human(key, value))
+    return table
+
+
+def rows_table(
+    rows: Sequence[dict], title: str, columns: Iterable[str] | None = None, keys: int | None = None
+):
+    """A table of ``rows``; its first ``keys`` columns name a row (default: the leading text
+    columns) and are repeated when a narrow terminal folds it (``calc.output.table_layout``)."""
+    from calc.output.table_layout import FoldingTable
+
+    cols = list(columns) if columns is not None else (list(rows[0]) if rows else [])
+    lefts = [c in ("name", "model", "hardware", "op", "requirement", "deployment") for c in cols]
+    if keys is None:
+        keys = next((i for i, left in enumerate(lefts) if not left), len(cols))
+    table = FoldingTable(title=title, title_justify="left", header_style="bold", key_columns=keys)
+    for c, left in zip(cols, lefts, strict=True):
+        table.add_column(c, justify="left" if left else "right", no_wrap=left, overflow="fold")
+    for row in rows:
+        table.add_row(*(human(c, row.get(c), compact=True) for c in cols))
+    return table
+
+
+def print_table(renderable, width: int | None = None) -> str:
+    """Render a rich object to text (no colour codes) within ``width`` columns (default: the
+    terminal's); tables wider than that are folded, never a number cut
+    (calc.output.table_layout)."""
+    from rich.console import Console
+
+    from calc.output.table_layout import layout
+
+    width = _terminal_width() if width is None else width
+    # Cells are data, not markup: "[1,8,128]" or a model name in brackets must print as is
+    # (and markup/emoji parsing would only cost start-up time).
+    console = Console(
+        file=_TextBuffer(),
+        width=width,
+        markup=False,
+        emoji=False,
+        highlight=False,
+    )
+    for part in layout(renderable, width):
+        console.print(part)
+    # text from files (model names, paths) cannot drive the terminal (calc.output.safe_text)
+    return printable(console.file.getvalue(), lines=True)  # type: ignore[attr-defined]
+
+
+class _TextBuffer(io.StringIO):
+    """A StringIO that reports stdout's encoding, so rich draws ASCII borders where stdout
+    cannot encode box-drawing characters (PYTHONIOENCODING=ascii, old LANG=C systems)."""
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(sys.stdout, "encoding", None) or "utf-8"
+
+
+def _terminal_width() -> int:
+    """$COLUMNS when set, else the terminal's width, else (a pipe, a file) 220."""
+    cols = os.environ.get("COLUMNS", "")
+    if cols.isdigit() and 0 < int(cols) < 10_000:
+        return int(cols)
+    try:
+        return os.get_terminal_size().columns
+    except OSError:  # not a terminal (a pipe, a file)
+        return 220
+
+
+def emit(
+    obj: dict,
+    fmt: str,
+    output: Path | None = None,
+    *,
+    title: str = "",
+    rows: Sequence[dict] | None = None,
+    table: Callable[[], Any] | None = None,
+    explain: Sequence[Any] = (),
+) -> None:
+    """Print or write ``obj`` in ``fmt``. CSV uses ``rows`` (default: the scalar fields)."""
+    if fmt == "json":
+        text = to_json({**obj, "derivation": [f.line() for f in explain]} if explain else obj)
+    elif fmt == "csv":
+        text = to_csv(rows if rows is not None else [scalar_fields(obj)])
+    elif fmt == "table":
+        renderable = table() if table is not None else kv_table(obj, title)
+        text = print_table(renderable)
+        if explain:
+            text += "\nDerivation:\n" + "".join(f"  {f.line()}\n" for f in explain)
+            text = printable(text, lines=True)  # names in the derivation, too
+    else:
+        raise InvalidInputError(f"unknown --format {fmt!r}; valid: {', '.join(FORMATS)}")
+    if fmt == "csv" and explain:
+        sys.stderr.write(printable("".join(f"{f.line()}\n" for f in explain), lines=True))
+    if output is not None:
+        write_atomic(Path(output), text)
+    else:
+        sys.stdout.write(text)

@@ -1,0 +1,271 @@
+"""KV-cache capacity of a deployment [bytes, tokens, sequences]: a view of its per-GPU ledger
+(``calc.deploy.ledger``): the KV budget on its busiest GPU, the pool it holds [tokens], concurrent
+sequences at a context, the longest context at a batch, and paged vs contiguous waste.
+
+KV budget = what the engine leaves of the GPU after weights, activation peak and non-torch
+memory, by the engine's own start-up accounting (``calc.deploy.engine_memory``). Paged allocation
+rounds each sequence up to whole blocks of ``block_size`` tokens; contiguous preallocation
+reserves ``max_model_len`` tokens per sequence. Models with Mamba layers also hold a fixed SSM
+state per sequence, counted in every concurrency figure.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from calc.deploy.deployment import Deployment, Workload
+from calc.deploy.ledger import PerGpu, paged_tokens, pool_units, waste_bytes
+from calc.output.derivation import Figure, figure, whole
+
+
+@dataclass(frozen=True)
+class CapacityReport:
+    fields: dict
+    figures: list[Figure]
+    warnings: list[str] = field(default_factory=list)
+
+
+def activation_figure(dep: Deployment, g: PerGpu) -> Figure:
+    """The activation peak's derivation: the engine model's own (``calc.deploy.engine_memory``)."""
+    from dataclasses import replace
+
+    if not g.activation_estimated:
+        return Figure(
+            "activation_peak_bytes", g.activation_peak_bytes, "bytes", "given (--activation)"
+        )
+    for f in g.figures:
+        if f.key == "activation_bytes":
+            return replace(f, key="activation_peak_bytes")
+    # engines that do not subtract an activation peak (SGLang: it fits the 1 − fraction share)
+    return Figure("activation_peak_bytes", g.activation_peak_bytes, "bytes", "not subtracted")
+
+
+def budget_figure(dep: Deployment, g: PerGpu) -> Figure:
+    """The KV budget as the engine computes it, with the engine's own name for the fraction
+    (``calc.deploy.engine_memory``)."""
+    from calc.deploy.engine_memory import FRACTION_NAMES
+
+    name = FRACTION_NAMES[dep.engine.name]
+    if dep.engine.name == "trtllm":
+        inner = "{" + name + "} × ({usable} − {weights} − {activation} − {non_torch})"
+    else:
+        inner = "{usable} × {" + name + "} − {weights} − {activation} − {non_torch}"
+    return figure(
+        "kv_budget_bytes",
+        g.kv_budget_bytes,
+        "bytes",
+        "floor(" + inner + ")",
+        **{name: g.mem_util},
+        usable=g.usable_memory_bytes,
+        weights=g.weights_bytes,
+        activation=g.activation_peak_bytes,
+        non_torch=g.overhead_bytes,
+    )
+
+
+def pool_figure(g: PerGpu) -> Figure:
+    """The pool in tokens as the engine pages it (``calc.deploy.engine_memory``'s derivation)."""
+    from dataclasses import replace
+
+    for f in g.figures:
+        if f.key == "tokens":
+            return replace(f, key="kv_cache_tokens")
+    return Figure("kv_cache_tokens", g.kv_cache_tokens, "tokens", "the engine's pool")
+
+
+def weights_figure(dep: Deployment, g: PerGpu) -> Figure:
+    return figure(
+        "weights_bytes_per_gpu",
+        whole(g.weights_bytes),
+        "bytes",
+        "{params} × {bytes}",
+        params=g.params,
+        bytes=dep.weight_bytes_per_element,
+    )
+
+
+def concurrency_figure(work: Workload, g: PerGpu) -> Figure:
+    return figure(
+        "max_concurrency",
+        int(g.max_concurrency(work.ctx)),
+        "sequences",
+        "floor({budget} / {sequence_bytes}) × {groups}",
+        budget=g.kv_budget_bytes,
+        sequence_bytes=g.sequence_bytes(work.ctx),
+        groups=g.groups,
+    )
+
+
+def does_not_fit(dep: Deployment, work: Workload, max_ctx: int) -> str | None:
+    """The one "does not fit" message of every command (None when it fits)."""
+    g, hw = dep.per_gpu, dep.hardware
+    assert hw is not None
+    if g.kv_budget_bytes <= 0:
+        return (
+            f"does not fit: {dep.model.name} needs {g.weights_bytes / 1e9:,.2f} GB of weights + "
+            f"{g.runtime_reserve_bytes / 1e9:,.2f} GB runtime reserve per GPU, {hw.name} gives "
+            f"{dep.engine.name} {g.usable_memory_bytes / 1e9:,.2f} GB ({g.mem_util:g} × "
+            f"{g.memory_bytes / 1e9:,.2f} GB); raise --tp/--pp (or --gpus), lower "
+            "--weight-dtype, or raise --mem-util"
+        )
+    if g.fits(work.ctx, work.batch):
+        return None
+    n = int(g.sequences(work.batch))
+    return (
+        f"does not fit: --batch {work.batch:,} at --ctx {work.ctx:,} needs "
+        f"{n * g.sequence_bytes(work.ctx) / 1e9:,.2f} GB of KV/state per GPU ({n:,} sequences), "
+        f"the budget is {g.kv_budget_bytes / 1e9:,.2f} GB; at --ctx {work.ctx:,} at most "
+        f"{int(g.max_concurrency(work.ctx)):,} sequences fit, at --batch {work.batch:,} the "
+        f"largest --ctx is {max_ctx:,} (or raise --tp (--gpus), lower --kv-dtype)"
+    )
+
+
+def capacity_report(
+    dep: Deployment,
+    work: Workload,
+    *,
+    shared_prefix: int | None = None,
+    users: int | None = None,
+) -> CapacityReport:
+    """KV budget, pool, concurrency, max context and paging waste of one deployment."""
+    cfg, hw, eng = dep.model, dep.hardware, dep.engine
+    g = dep.per_gpu
+    assert hw is not None
+    ctx, batch, b = work.ctx, work.batch, g.block_size
+    warnings: list[str] = list(g.notes)
+    max_model_len = eng.max_model_len or cfg.context_limit
+    if ctx > max_model_len:
+        warnings.append(
+            f"--ctx {ctx:,} exceeds the max model length {max_model_len:,}; contiguous "
+            f"preallocation is sized for --max-model-len {ctx:,} instead"
+        )
+        max_model_len = ctx
+    if ctx > cfg.context_limit:
+        warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.context_limit:,}")
+    lay = dep.layout
+    if lay.kind != "mla" and lay.n_kv_heads % dep.tp and dep.tp % lay.n_kv_heads:
+        warnings.append(
+            f"--tp {dep.tp} does not divide {cfg.name}'s {lay.n_kv_heads} KV heads (engines "
+            "refuse this split); the most loaded GPU is assumed to hold "
+            f"{-(-lay.n_kv_heads // dep.tp)} heads"
+        )
+
+    per_token = whole(g.kv_bytes_per_token)
+    block_bytes = whole(g.kv_block_bytes)
+    seq_bytes = whole(g.sequence_bytes(ctx))
+    state = whole(g.ssm_state_bytes_per_sequence)
+    cont_bytes = whole(g.kv_bytes_per_sequence(max_model_len) + state)
+    concurrency_contiguous = int(pool_units(g.kv_budget_bytes, cont_bytes)) * g.groups
+    # capped at the model's context limit (RoPE scaling included)
+    max_ctx_at_batch = min(g.max_ctx(batch, cfg.context_limit), cfg.context_limit)
+    paged_waste = whole(waste_bytes(paged_tokens(ctx, b), ctx, per_token))
+    contiguous_waste = whole(waste_bytes(max_model_len, ctx, per_token))
+    shared = g.at(ctx, batch).fields()
+
+    fields: dict = {
+        "model": cfg.name,
+        "hardware": hw.name,
+        "engine": eng.name,
+        "tp": dep.tp,
+        "pp": dep.pp,
+        "ep": dep.ep,
+        "dp": dep.dp,
+        "gpus": dep.gpus,
+        "weight_dtype": dep.weight_dtype,
+        "kv_dtype": dep.kv_dtype,
+        "ctx": ctx,
+        "batch": batch,
+        "block_size": b,
+        "engine_version": dep.engine_config.version,
+        "mem_util": g.mem_util,
+        "memory_bytes": g.memory_bytes,
+        "usable_memory_bytes": whole(g.usable_memory_bytes),
+        "weights_bytes_per_gpu": shared["weights_bytes_per_gpu"],
+        "activation_peak_bytes": shared["activation_peak_bytes"],
+        "overhead_bytes": shared["overhead_bytes"],
+        "kv_budget_bytes": g.kv_budget_bytes,
+        "kv_bytes_per_token_per_gpu": per_token,
+        "kv_block_bytes": block_bytes,
+        "kv_cache_blocks": g.kv_cache_blocks,
+        "kv_cache_tokens": g.kv_cache_tokens,
+        "kv_bytes_per_sequence_per_gpu": seq_bytes - state,
+        "ssm_state_bytes_per_sequence_per_gpu": state,
+        "kv_cache_bytes_per_gpu": shared["kv_cache_bytes_per_gpu"],
+        "ssm_state_bytes_per_gpu": shared["ssm_state_bytes_per_gpu"],
+        "max_concurrency": shared["max_concurrency"],
+        "fits": shared["fits"],
+        "max_ctx_at_batch": max_ctx_at_batch,
+        "max_model_len": max_model_len,
+        "max_concurrency_contiguous": concurrency_contiguous,
+        "paged_waste_bytes_per_sequence": paged_waste,
+        "contiguous_waste_bytes_per_sequence": contiguous_waste,
+        "paged_waste_bytes": paged_waste * shared["max_concurrency"],
+        "contiguous_waste_bytes": contiguous_waste * concurrency_contiguous,
+    }
+    busiest = max(g.stages, key=lambda s: s.layout.kv_bytes_per_token(g.kv_bytes_per_element))
+    figs = [
+        weights_figure(dep, g),
+        activation_figure(dep, g),
+        budget_figure(dep, g),
+        figure(
+            "kv_bytes_per_token_per_gpu",
+            per_token,
+            "bytes",
+            "{per_layer} × {layers_on_gpu} (caching layers of the busiest stage)",
+            per_layer=whole(busiest.layout.kv_bytes_per_token_per_layer(g.kv_bytes_per_element)),
+            layers_on_gpu=busiest.layout.n_layers,
+        ),
+        figure(
+            "kv_cache_blocks",
+            g.kv_cache_blocks,
+            "blocks",
+            "floor({tokens} / {block_size})",
+            tokens=g.kv_cache_tokens,
+            block_size=b,
+        ),
+        pool_figure(g),
+        figure(
+            "kv_bytes_per_sequence_per_gpu",
+            seq_bytes - state,
+            "bytes",
+            "{block_bytes} × ceil({ctx} / {block_size})",
+            block_bytes=block_bytes,
+            ctx=ctx,
+            block_size=b,
+        )
+        if not lay.windowed
+        else Figure(
+            "kv_bytes_per_sequence_per_gpu",
+            seq_bytes - state,
+            "bytes",
+            "KV of ceil(ctx / block) blocks over the stage's layers (windowed layers capped)",
+        ),
+        concurrency_figure(work, g),
+        figure(
+            "max_concurrency_contiguous",
+            concurrency_contiguous,
+            "sequences",
+            "floor({budget} / {sequence_bytes}) × {groups}",
+            budget=g.kv_budget_bytes,
+            sequence_bytes=cont_bytes,
+            groups=g.groups,
+        ),
+        Figure(
+            "max_ctx_at_batch",
+            max_ctx_at_batch,
+            "tokens",
+            f"largest whole-block ctx with ceil({batch:,} / {g.groups}) × KV+state(ctx) ≤ "
+            f"{g.kv_budget_bytes:,}",
+        ),
+    ]
+    if shared_prefix is not None or users is not None:
+        from calc.reports.prefix_sharing import prefix_sharing_fields
+
+        extra, extra_figs = prefix_sharing_fields(g, ctx=ctx, prefix=shared_prefix, users=users)
+        fields.update(extra)
+        figs += extra_figs
+
+    message = does_not_fit(dep, work, max_ctx_at_batch)
+    if message:
+        warnings.append(message)
+    return CapacityReport(fields, figs, warnings)

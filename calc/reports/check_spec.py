@@ -1,0 +1,417 @@
+"""CI sizing checks: a strict YAML spec of deployments and requirements, evaluated to one
+pass/fail row per requirement (computed figure against its limit, in the requirement's unit),
+and written as JUnit XML for CI systems.
+
+A spec (see examples/check-spec.yaml)::
+
+    deployments:
+      - name: chat-70b
+        model: llama3-70b
+        hardware: h100
+        tp: 4
+        workload: {ctx: 8192, prompt: 2048, batch: 32}
+        requirements:
+          must_fit: true
+          min_concurrency: 32
+          max_tpot_ms: 60
+          max_ttft_ms: 800
+          max_usd_per_million_output_tokens: 3.0
+
+Figures: ``must_fit`` compares the KV of ``batch`` sequences of ``ctx`` tokens (whole blocks)
+with the KV budget of the most loaded GPU; ``min_concurrency`` is the max concurrency at
+``ctx``; ``max_tpot_ms`` the decode step at ``batch`` sequences of ``ctx`` tokens (the last,
+slowest token); ``max_ttft_ms`` the prefill of one ``prompt``; the cost limits are USD per
+million output tokens at ``batch`` and per million input tokens of ``prompt``-token prefills.
+"""
+
+from __future__ import annotations
+
+import difflib
+import typing
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from calc.data.yaml_io import load_mapping, validate
+from calc.errors import ConfigError, KvcalcError
+from calc.train.check import TrainingFit
+
+_STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+class Workload(BaseModel):
+    """The operating point the requirements are judged at."""
+
+    model_config = _STRICT
+
+    ctx: int = Field(gt=0, le=10**9, description="tokens per sequence (prompt + output)")
+    batch: int = Field(default=1, gt=0, le=10**7, description="concurrent sequences")
+    prompt: int | None = Field(
+        default=None, gt=0, le=10**9, description="prompt tokens (default: ctx)"
+    )
+
+    @model_validator(mode="after")
+    def _prompt_within_ctx(self) -> Workload:
+        if self.prompt is not None and self.prompt > self.ctx:
+            raise ValueError(f"prompt ({self.prompt}) exceeds ctx ({self.ctx})")
+        return self
+
+
+class Requirements(BaseModel):
+    """Limits a deployment must meet; at least one."""
+
+    model_config = _STRICT
+
+    must_fit: bool | None = None
+    min_concurrency: int | None = Field(default=None, gt=0, le=10**7)
+    max_tpot_ms: float | None = Field(default=None, gt=0)
+    max_ttft_ms: float | None = Field(default=None, gt=0)
+    max_usd_per_million_output_tokens: float | None = Field(default=None, gt=0)
+    max_usd_per_million_input_tokens: float | None = Field(default=None, gt=0)
+    training_fit: TrainingFit | None = None  # calc/train/check.py
+
+    @model_validator(mode="after")
+    def _at_least_one(self) -> Requirements:
+        if all(v is None for v in self.model_dump().values()):
+            raise ValueError("give at least one requirement")
+        return self
+
+
+class Deployment(BaseModel):
+    """One model on one kind of GPU with its parallelism, dtypes and engine settings."""
+
+    model_config = _STRICT
+
+    name: str = Field(min_length=1, max_length=200, pattern=r"^[A-Za-z0-9_.:/+-]+$")
+    model: str = Field(min_length=1)
+    hardware: str = Field(min_length=1)
+    tp: int = Field(default=1, gt=0, le=4096)
+    pp: int = Field(default=1, gt=0, le=4096)
+    ep: int = Field(default=1, gt=0, le=4096)
+    dp: int | None = Field(default=None, gt=0, le=4096)
+    weight_dtype: str | None = Field(default=None, description="dtype or format, as --weight-dtype")
+    kv_dtype: str | None = Field(default=None, description="dtype or format, as --kv-dtype")
+    compute_dtype: str | None = Field(default=None, description="as --compute-dtype")
+    engine: Literal["vllm", "sglang", "trtllm"] = "vllm"
+    engine_version: str | None = Field(default=None, min_length=1, max_length=20)
+    mem_util: float | None = Field(default=None, gt=0, le=1)
+    block_size: int | None = Field(default=None, gt=0, le=1 << 20)
+    max_batched_tokens: int | None = Field(default=None, gt=0, le=10**9)
+    max_num_seqs: int | None = Field(default=None, gt=0, le=10**7)
+    activation: str | int | None = Field(default=None, description="bytes or '4GiB'")
+    overhead: str | int | None = Field(default=None, description="bytes or '0.25GiB'")
+    max_model_len: int | None = Field(default=None, gt=0, le=10**9)
+    usd_per_hour: float | None = Field(default=None, gt=0, le=10_000)
+    efficiency: Literal["low", "expected", "high"] = "expected"
+    workload: Workload
+    requirements: Requirements
+
+
+class CheckSpec(BaseModel):
+    """Top level of a check spec file."""
+
+    model_config = _STRICT
+
+    deployments: list[Deployment] = Field(min_length=1, max_length=10_000)
+
+    @model_validator(mode="after")
+    def _unique_names(self) -> CheckSpec:
+        names = [d.name for d in self.deployments]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"deployment names must be unique; repeated: {', '.join(dup)}")
+        return self
+
+
+def load_spec(path: Path | str) -> CheckSpec:
+    """The validated spec; a misspelt key is reported first, with the closest valid key."""
+    path = Path(path)
+    data = load_mapping(path)
+    if (problem := unknown_key_message(data)) is not None:
+        raise ConfigError(f"{path}: {problem}")
+    return validate(CheckSpec, data, path)
+
+
+@dataclass(frozen=True)
+class Result:
+    """One requirement of one deployment: the computed figure against its limit."""
+
+    deployment: str
+    requirement: str
+    figure: float
+    limit: float
+    unit: str
+    passed: bool
+
+    def row(self) -> dict:
+        return {
+            "deployment": self.deployment,
+            "requirement": self.requirement,
+            "figure": self.figure,
+            "limit": self.limit,
+            "unit": self.unit,
+            "passed": self.passed,
+        }
+
+    def message(self) -> str:
+        op = "≥" if self.requirement == "min_concurrency" else "≤"
+        verdict = "PASS" if self.passed else "FAIL"
+        return (
+            f"{self.deployment} {self.requirement}: {human_figure(self.figure, self.unit)}, "
+            f"limit {op} {human_figure(self.limit, self.unit)}: {verdict}"
+        )
+
+    def display_row(self) -> dict:
+        """The row for a table: figure and limit in human units (GB and GiB, ms, USD)."""
+        row = {k: v for k, v in self.row().items() if k != "unit"}  # the figure names it
+        return {
+            **row,
+            "figure": human_figure(self.figure, self.unit),
+            "limit": human_figure(self.limit, self.unit),
+            "passed": "PASS" if self.passed else "FAIL",
+        }
+
+
+def human_figure(value: float, unit: str) -> str:
+    """A figure for people: bytes as GB and GiB side by side, ms, USD per million tokens,
+    sequences as a whole number (JSON and CSV keep the unrounded base-unit value)."""
+    from calc.output.derivation import fmt_number
+
+    if unit == "bytes":
+        return f"{value / 1e9:,.2f} GB ({value / 2**30:,.2f} GiB)"
+    if unit == "ms":
+        return f"{value:,.3g} ms" if value < 1000 else f"{value:,.0f} ms"
+    if unit == "USD":
+        return f"${value:,.3f} per 1M tokens"
+    return f"{fmt_number(value)} {unit}"
+
+
+def build_deployment(dep: Deployment, calibration=None, warnings: list[str] | None = None):
+    """The ``calc.deploy.deployment.Deployment`` of one spec entry: the same object (and the same
+    validation) as the CLI's options build."""
+    from calc.data.calibration import calibrated
+    from calc.data.registry import load_hardware, load_model
+    from calc.data.units import parse_bytes
+    from calc.deploy.deployment import Deployment as Built
+    from calc.deploy.deployment import EngineSettings
+
+    settings = EngineSettings(
+        name=dep.engine,
+        version=dep.engine_version,
+        mem_util=dep.mem_util,
+        block_size=dep.block_size,
+        max_batched_tokens=dep.max_batched_tokens,
+        max_num_seqs=dep.max_num_seqs,
+        activation_bytes=None
+        if dep.activation is None
+        else parse_bytes(dep.activation, "activation"),
+        overhead_bytes=None if dep.overhead is None else parse_bytes(dep.overhead, "overhead"),
+        max_model_len=dep.max_model_len,
+    )
+    return Built.build(
+        load_model(dep.model),
+        calibrated(load_hardware(dep.hardware), calibration, warnings),
+        tp=dep.tp,
+        pp=dep.pp,
+        ep=dep.ep,
+        dp=dep.dp,
+        weight_dtype=dep.weight_dtype,
+        kv_dtype=dep.kv_dtype,
+        compute_dtype=dep.compute_dtype,
+        engine=settings,
+    )
+
+
+def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -> list[Result]:
+    from calc.deploy.deployment import Workload as Work
+    from calc.output.derivation import whole
+
+    built = build_deployment(dep, calibration, warnings)
+    w, req = dep.workload, dep.requirements
+    work = Work(ctx=w.ctx, batch=w.batch, prompt=w.prompt)
+    g = built.per_gpu
+    at = g.at(work.ctx, work.batch)
+    out: list[Result] = []
+
+    def add(name: str, figure, limit, unit: str, passed: bool) -> None:
+        out.append(Result(dep.name, name, figure, limit, unit, bool(passed)))
+
+    if req.must_fit is not None:
+        # the ledger's verdict: this GPU's sequences (KV paged + SSM state) in the KV budget
+        needed = whole(g.sequences(w.batch) * g.sequence_bytes(w.ctx))
+        add("must_fit", needed, at.kv_budget_bytes, "bytes", at.fits or not req.must_fit)
+    if req.training_fit is not None:
+        from calc.train.check import training_fit_result
+
+        add(
+            "training_fit",
+            **training_fit_result(
+                built.model, built.hardware, req.training_fit, tp=dep.tp, pp=dep.pp
+            ),
+        )
+    if req.min_concurrency is not None:
+        got = at.max_concurrency
+        add("min_concurrency", got, req.min_concurrency, "sequences", got >= req.min_concurrency)
+    wants_latency = any(
+        v is not None
+        for v in (
+            req.max_tpot_ms,
+            req.max_ttft_ms,
+            req.max_usd_per_million_output_tokens,
+            req.max_usd_per_million_input_tokens,
+        )
+    )
+    if wants_latency:
+        from calc.reports.cost import operating_point
+
+        point = operating_point(
+            built,
+            batch=w.batch,
+            ctx=w.ctx,
+            prompt=w.prompt or w.ctx,
+            usd_per_hour=dep.usd_per_hour,
+            efficiency=dep.efficiency,
+        )
+        checks = [
+            ("max_tpot_ms", point["tpot_s"] * 1e3, "ms"),
+            ("max_ttft_ms", point["ttft_one_prompt_s"] * 1e3, "ms"),
+            (
+                "max_usd_per_million_output_tokens",
+                point["usd_per_million_output_tokens"],
+                "USD",
+            ),
+            ("max_usd_per_million_input_tokens", point["usd_per_million_input_tokens"], "USD"),
+        ]
+        for name, figure, unit in checks:
+            limit = getattr(req, name)
+            if limit is not None:
+                add(name, figure, limit, unit, figure <= limit)
+    return out
+
+
+def run_checks(
+    spec: CheckSpec,
+    calibration=None,
+    path: Path | str = "spec",
+    warnings: list[str] | None = None,
+) -> list[Result]:
+    """Every requirement of every deployment, in spec order (notes go to ``warnings``)."""
+    results: list[Result] = []
+    for i, dep in enumerate(spec.deployments):
+        try:
+            results += _evaluate(dep, calibration, warnings)
+        except KvcalcError as exc:
+            raise ConfigError(f"{path}: deployments[{i}] ({dep.name}): {exc}") from exc
+    return results
+
+
+def junit_error_xml(problem: str, spec: Path | str = "spec", suite: str = "kvcalc check") -> str:
+    """JUnit XML for a spec that could not be evaluated: one errored test case naming the
+    problem, so a CI step that publishes JUnit shows why instead of finding no file."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.Element("testsuites", name=suite, tests="1", failures="0", errors="1")
+    ts = ET.SubElement(
+        root, "testsuite", name=str(spec), tests="1", failures="0", errors="1", skipped="0"
+    )
+    tc = ET.SubElement(ts, "testcase", classname="kvcalc.spec", name="spec is valid", time="0")
+    err = ET.SubElement(tc, "error", message=problem, type="InvalidSpec")
+    err.text = problem
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+def junit_xml(results: list[Result], suite: str = "kvcalc check") -> str:
+    """JUnit XML: one <testsuite> per deployment, one <testcase> per requirement."""
+    import xml.etree.ElementTree as ET
+
+    root = ET.Element(
+        "testsuites",
+        name=suite,
+        tests=str(len(results)),
+        failures=str(sum(not r.passed for r in results)),
+        errors="0",
+    )
+    for name in dict.fromkeys(r.deployment for r in results):
+        mine = [r for r in results if r.deployment == name]
+        ts = ET.SubElement(
+            root,
+            "testsuite",
+            name=name,
+            tests=str(len(mine)),
+            failures=str(sum(not r.passed for r in mine)),
+            errors="0",
+            skipped="0",
+        )
+        for r in mine:
+            tc = ET.SubElement(
+                ts, "testcase", classname=f"kvcalc.{name}", name=r.requirement, time="0"
+            )
+            prop = ET.SubElement(ET.SubElement(tc, "properties"), "property")
+            prop.set("name", "figure")
+            prop.set("value", repr(r.figure))
+            if not r.passed:
+                failure = ET.SubElement(
+                    tc, "failure", message=r.message(), type="RequirementFailed"
+                )
+                failure.text = r.message()
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
+
+
+# --- misspelt keys: the closest valid key ------------------------------------------------
+
+
+def nested_models(annotation: Any, base: type) -> list[type]:
+    """The BaseModel classes inside an annotation (``X``, ``list[X]``, ``X | None``)."""
+    if isinstance(annotation, type) and issubclass(annotation, base):
+        return [annotation]
+    out: list[type] = []
+    for arg in typing.get_args(annotation):
+        out += nested_models(arg, base)
+    return out
+
+
+def _field_model(model: type, key: str) -> type | None:
+    """The spec model a key's value is validated against (for nested suggestions)."""
+    from pydantic import BaseModel
+
+    field = model.model_fields.get(key)  # type: ignore[attr-defined]
+    if field is None:
+        return None
+    found = nested_models(field.annotation, BaseModel)
+    return found[0] if found else None
+
+
+def unknown_key_message(data: Any) -> str | None:
+    """The first key of ``data`` that the spec does not have, with where it is, the closest
+    valid key(s) and the valid ones; None when every key is known. Values are not checked
+    here (the schema validation after this does that)."""
+    return _walk(CheckSpec, data, "")
+
+
+def _walk(model: type, data: Any, loc: str) -> str | None:
+    if isinstance(data, list):
+        for i, item in enumerate(data):
+            if (msg := _walk(model, item, f"{loc}[{i}]")) is not None:
+                return msg
+        return None
+    if not isinstance(data, dict):
+        return None
+    valid = list(model.model_fields)  # type: ignore[attr-defined]
+    for key, value in data.items():
+        if not isinstance(key, str) or key not in valid:
+            where = loc or "the top level"
+            close = difflib.get_close_matches(str(key), valid, n=2, cutoff=0.6)
+            hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            return (
+                f"unknown field {str(key)!r} in {where}{hint} "
+                f"Valid: {', '.join(valid)} (see kvcalc check --schema)"
+            )
+        sub = _field_model(model, key)
+        if sub is not None:
+            if (msg := _walk(sub, value, f"{loc}.{key}" if loc else key)) is not None:
+                return msg
+    return None

@@ -1,0 +1,287 @@
+"""Throughput [tokens/s per GPU] and cost [USD per million tokens] of a deployment, from the
+roofline TPOT/TTFT of ``calc.reports.latency``, and the cheapest operating point under latency
+targets.
+
+Definitions:
+
+- output tokens/s per GPU at ``batch``: each decode step emits one token per sequence, so
+  ``batch / TPOT(batch, ctx) / gpus``, with TPOT at the full context ``ctx`` (the slowest step);
+- input tokens/s per GPU: one prompt of ``prompt`` tokens prefilled alone,
+  ``prompt / TTFT(prompt) / gpus`` (``ttft_one_prompt_s`` is that prefill: no queueing, a
+  lower bound);
+- USD per million tokens: ``usd_per_hour per GPU / 3600 / (tokens/s per GPU) × 10^6``; none
+  (null) when the batch does not fit (the ledger's ``fits``), as in ``sweep``;
+- the cheapest operating point under ``max_tpot_s`` / ``max_ttft_s``: TPOT grows with batch,
+  output tokens/s too, so the cheapest point is the largest batch (up to the max concurrency
+  that fits) whose TPOT meets the target, found by bisection.
+
+The formula functions take plain numbers or numpy arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from calc.deploy.deployment import Deployment, Workload
+from calc.errors import InvalidInputError
+from calc.output.derivation import Figure, figure
+
+SECONDS_PER_HOUR = 3600
+_RESERVE = ("activation_peak_bytes", "overhead_bytes")  # capacity's keys, not cost's
+TARGET_KEYS = (
+    "target_tpot_s",
+    "target_output_tokens_per_s_per_gpu",
+    "usd_per_million_output_tokens_target",
+)
+MAX_BATCH_KEYS = (
+    "max_batch_tpot_s",
+    "max_batch_output_tokens_per_s_per_gpu",
+    "usd_per_million_output_tokens_max_batch",
+)
+
+
+def output_tokens_per_s_per_gpu(batch, tpot_s, gpus):
+    """Decode throughput per GPU [tokens/s]: batch / TPOT / gpus."""
+    return batch / tpot_s / gpus
+
+
+def input_tokens_per_s_per_gpu(prompt, batch, ttft_s, gpus):
+    """Prefill throughput per GPU [tokens/s]: prompt × batch / TTFT / gpus."""
+    return prompt * batch / ttft_s / gpus
+
+
+def usd_per_million_tokens(usd_per_hour_per_gpu, tokens_per_s_per_gpu):
+    """Price of a million tokens [USD]: usd_per_hour / 3600 / (tokens/s) × 10^6."""
+    return usd_per_hour_per_gpu / SECONDS_PER_HOUR / tokens_per_s_per_gpu * 1e6
+
+
+def _price(hw, usd_per_hour):
+    if usd_per_hour is not None and not 0 < usd_per_hour <= 10_000:
+        raise InvalidInputError(f"--usd-per-hour must be in (0, 10000], got {usd_per_hour!r}")
+    return hw.usd_per_hour if usd_per_hour is None else usd_per_hour
+
+
+def tpot_at(dep: Deployment, batch, ctx, efficiency: str = "expected"):
+    """TPOT [s] of ``dep`` serving ``batch`` sequences (ceil(batch / replicas) per replica)."""
+    from calc.deploy.steps import step_of
+    from calc.formulas.elementwise import cdiv
+
+    return step_of(dep, efficiency, batch=cdiv(batch, dep.replicas), ctx=ctx).time_s
+
+
+def operating_point(
+    dep: Deployment,
+    *,
+    batch: int,
+    ctx: int,
+    prompt: int,
+    usd_per_hour: float | None = None,
+    efficiency: str = "expected",
+) -> dict:
+    """TPOT, TTFT of one prompt, tokens/s per GPU and USD per million output/input tokens at
+    one point."""
+    from calc.deploy.steps import step_of
+
+    price = _price(dep.hardware, usd_per_hour)
+    tpot = float(tpot_at(dep, batch, ctx, efficiency))
+    ttft = float(step_of(dep, efficiency, batch=1, prompt=prompt).time_s)
+    out_tps = output_tokens_per_s_per_gpu(batch, tpot, dep.gpus)
+    in_tps = input_tokens_per_s_per_gpu(prompt, 1, ttft, dep.gpus)
+    return {
+        "tpot_s": tpot,
+        "ttft_one_prompt_s": ttft,
+        "output_tokens_per_s_per_gpu": out_tps,
+        "input_tokens_per_s_per_gpu": in_tps,
+        "usd_per_hour": price,
+        "usd_per_million_output_tokens": usd_per_million_tokens(price, out_tps),
+        "usd_per_million_input_tokens": usd_per_million_tokens(price, in_tps),
+    }
+
+
+def largest_batch_meeting(
+    dep: Deployment, *, max_batch: int, ctx: int, max_tpot_s=None, efficiency="expected"
+) -> int:
+    """Largest batch ≤ max_batch whose TPOT ≤ max_tpot_s, or 0. TPOT never falls as the batch
+    grows, so bisection finds it in log2(max_batch) evaluations."""
+    if max_batch < 1:
+        return 0
+    if max_tpot_s is None:
+        return max_batch
+
+    def ok(b: int) -> bool:
+        return float(tpot_at(dep, b, ctx, efficiency)) <= max_tpot_s
+
+    if not ok(1):
+        return 0
+    lo, hi = 1, max_batch
+    if ok(hi):
+        return hi
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if ok(mid) else (lo, mid)
+    return lo
+
+
+def _at_batch(dep: Deployment, batch: int, ctx: int, efficiency: str, price: float) -> tuple:
+    """(TPOT [s], output tokens/s per GPU, USD per million output tokens) at ``batch``."""
+    t = float(tpot_at(dep, batch, ctx, efficiency))
+    tps = output_tokens_per_s_per_gpu(batch, t, dep.gpus)
+    return t, tps, usd_per_million_tokens(price, tps)
+
+
+def _usd_figure(key: str, usd: float, price: float, tokens_per_s: float) -> Figure:
+    return figure(
+        key,
+        usd,
+        "USD",
+        "{usd_per_hour} / 3600 / {tokens_per_s} × 10^6",
+        usd_per_hour=price,
+        tokens_per_s=tokens_per_s,
+    )
+
+
+@dataclass(frozen=True)
+class CostReport:
+    fields: dict
+    figures: list[Figure]
+    warnings: list[str] = field(default_factory=list)
+
+
+def cost_report(
+    dep: Deployment,
+    work: Workload,
+    *,
+    usd_per_hour: float | None = None,
+    max_tpot_ms: float | None = None,
+    max_ttft_ms: float | None = None,
+    efficiency: str = "expected",
+) -> CostReport:
+    """Throughput and cost at ``work.batch``, at the largest batch that fits, and at the
+    cheapest batch that meets ``max_tpot_ms`` / ``max_ttft_ms``."""
+    from calc.deploy.rates import EFFICIENCIES
+    from calc.reports.capacity import capacity_report
+
+    if efficiency not in EFFICIENCIES:
+        raise InvalidInputError(
+            f"--efficiency {efficiency!r} is not one of: {', '.join(EFFICIENCIES)}"
+        )
+    cfg, hw = dep.model, dep.hardware
+    ctx, batch = work.ctx, work.batch
+    prompt = work.prompt or ctx
+    if prompt > ctx:
+        raise InvalidInputError(f"--prompt {prompt:,} exceeds --ctx {ctx:,}")
+    for name, value in (("max-tpot-ms", max_tpot_ms), ("max-ttft-ms", max_ttft_ms)):
+        if value is not None and not 0 < value <= 1e9:
+            raise InvalidInputError(f"--{name} must be positive, got {value!r}")
+    cap = capacity_report(dep, work)  # its warnings (does not fit, TP split)
+    at_work = dep.per_gpu.at(ctx, batch)
+    at = operating_point(
+        dep, batch=batch, ctx=ctx, prompt=prompt, usd_per_hour=usd_per_hour, efficiency=efficiency
+    )
+    gpus = dep.gpus
+    price = at["usd_per_hour"]
+    fields: dict = {
+        "model": cfg.name,
+        "hardware": hw.name,
+        "engine": dep.engine.name,
+        "tp": dep.tp,
+        "pp": dep.pp,
+        "ep": dep.ep,
+        "dp": dep.dp,
+        "gpus": gpus,
+        "weight_dtype": dep.weight_dtype,
+        "kv_dtype": dep.kv_dtype,
+        "ctx": ctx,
+        "prompt": prompt,
+        "batch": batch,
+        "efficiency": efficiency,
+        "usd_per_hour": price,
+        **{k: v for k, v in at_work.fields().items() if k not in _RESERVE},
+        **at,
+    }
+    if not at_work.fits:  # a deployment that does not fit has no price (as in sweep)
+        fields.update(usd_per_million_output_tokens=None, usd_per_million_input_tokens=None)
+    figs = [
+        figure(
+            "output_tokens_per_s_per_gpu",
+            at["output_tokens_per_s_per_gpu"],
+            "tokens/s",
+            "{batch} / {tpot_s} / {gpus}",
+            batch=batch,
+            tpot_s=at["tpot_s"],
+            gpus=gpus,
+        ),
+        _usd_figure(
+            "usd_per_million_output_tokens",
+            at["usd_per_million_output_tokens"],
+            price,
+            at["output_tokens_per_s_per_gpu"],
+        ),
+        figure(
+            "input_tokens_per_s_per_gpu",
+            at["input_tokens_per_s_per_gpu"],
+            "tokens/s",
+            "{prompt} / {ttft_s} / {gpus}",
+            prompt=prompt,
+            ttft_s=at["ttft_one_prompt_s"],
+            gpus=gpus,
+        ),
+        _usd_figure(
+            "usd_per_million_input_tokens",
+            at["usd_per_million_input_tokens"],
+            price,
+            at["input_tokens_per_s_per_gpu"],
+        ),
+    ]
+    warnings = list(cap.warnings)
+    max_b = at_work.max_concurrency
+    if max_b >= 1:
+        fields.update(
+            zip(MAX_BATCH_KEYS, _at_batch(dep, max_b, ctx, efficiency, price), strict=True)
+        )
+    else:
+        fields.update(dict.fromkeys(MAX_BATCH_KEYS))
+    if max_tpot_ms is not None or max_ttft_ms is not None:
+        best = largest_batch_meeting(
+            dep,
+            max_batch=max_b,
+            ctx=ctx,
+            max_tpot_s=None if max_tpot_ms is None else max_tpot_ms / 1e3,
+            efficiency=efficiency,
+        )
+        ttft_ok = max_ttft_ms is None or at["ttft_one_prompt_s"] * 1e3 <= max_ttft_ms
+        if not ttft_ok:
+            best = 0
+        fields.update(max_tpot_ms=max_tpot_ms, max_ttft_ms=max_ttft_ms, target_batch=best)
+        if best >= 1:
+            fields.update(
+                zip(TARGET_KEYS, _at_batch(dep, best, ctx, efficiency, price), strict=True)
+            )
+            figs.append(
+                Figure(
+                    "target_batch",
+                    best,
+                    "sequences",
+                    f"largest batch ≤ {max_b:,} with TPOT ≤ "
+                    f"{max_tpot_ms if max_tpot_ms is not None else float('inf'):g} ms",
+                )
+            )
+        else:
+            fields.update(dict.fromkeys(TARGET_KEYS))
+            why = []
+            if not ttft_ok:
+                why.append(
+                    f"TTFT of one {prompt:,}-token prompt is "
+                    f"{at['ttft_one_prompt_s'] * 1e3:,.1f} ms > --max-ttft-ms {max_ttft_ms:g}"
+                )
+            elif max_b < 1:
+                why.append("no sequence fits in the KV budget")
+            else:
+                t1 = float(tpot_at(dep, 1, ctx, efficiency))
+                why.append(f"TPOT at batch 1 is {t1 * 1e3:,.2f} ms > --max-tpot-ms {max_tpot_ms:g}")
+            warnings.append(
+                "no operating point meets the latency target: "
+                + "; ".join(why)
+                + " (raise --tp, lower --weight-dtype, or relax the target)"
+            )
+    return CostReport(fields, figs, warnings)

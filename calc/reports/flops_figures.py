@@ -1,0 +1,268 @@
+"""The ``--explain`` figures of the FLOP and time reports [FLOP, s, FLOP/byte]: each op's time
+from its own FLOPs, bytes and rates, and the per-layer FLOP formulas with the model's numbers
+(``calc.formulas.flops``)."""
+
+from __future__ import annotations
+
+from calc.data.hardware_schema import HardwareProfile
+from calc.data.model_schema import ModelConfig
+from calc.deploy.ops import ALL_TO_ALL, ALLREDUCE, COMPUTE
+from calc.deploy.rates import flops_rate, ridge_points
+from calc.deploy.steps import Step
+from calc.output.derivation import Figure, figure
+
+
+def op_figures(prefix: str, step: Step) -> list[Figure]:
+    r = step.rates
+    figs = []
+    for op, t in zip(step.raw, step.ops, strict=True):
+        if op.kind == COMPUTE:
+            figs.append(
+                figure(
+                    f"{prefix}.{op.name}.time_s",
+                    t.time_s,
+                    "s",
+                    "max({flops} FLOP / {flops_per_s} FLOP/s, {bytes} B / {bytes_per_s} B/s)",
+                    flops=op.flops,
+                    flops_per_s=flops_rate(op, r),
+                    bytes=op.bytes,
+                    bytes_per_s=r.bytes_per_s,
+                )
+            )
+        else:
+            n = op.group
+            shape = {
+                ALLREDUCE: "{count} × (2·({n}−1)/{n} × {msg} B / {bw} B/s + 2·({n}−1) × {lat} s)",
+                ALL_TO_ALL: "{count} × (({n}−1)/{n} × {msg} B / {bw} B/s + ({n}−1) × {lat} s)",
+            }.get(op.kind, "{count} × ({msg} B / {bw} B/s + {lat} s)")
+            figs.append(
+                figure(
+                    f"{prefix}.{op.name}.time_s",
+                    t.time_s,
+                    "s",
+                    shape,
+                    count=op.count,
+                    n=n,
+                    msg=op.bytes / op.count,
+                    bw=r.link_bytes_per_s,
+                    lat=r.link_latency_s,
+                )
+            )
+    return figs
+
+
+def _attention_flops(pairs, n_heads, head_dim):
+    """Scores + values of ``pairs`` query-key pairs (k and v heads of equal width)."""
+    from calc.formulas import flops as F
+
+    return F.attn_score_flops(pairs, n_heads, head_dim) + F.attn_value_flops(
+        pairs, n_heads, head_dim
+    )
+
+
+def flops_figures(cfg: ModelConfig, prompt: int, ctx: int) -> list[Figure]:
+    """The per-token formulas of the dense linear ops, the attention and the SSM mixers
+    (model totals), and how many layers have each."""
+    from calc.deploy.ops import attended_token_layers
+    from calc.formulas import flops as F
+
+    d, L, h = cfg.d_model, cfg.n_layers, cfg.n_heads
+    n_attn = cfg.n_attention_layers
+    figs = []
+    if cfg.mla is None and n_attn:
+        dk, kv = cfg.k_head_dim, cfg.n_kv_heads
+        figs.append(
+            figure(
+                "qkv_o_flops_per_token_per_layer",
+                F.qkv_proj_flops(1, d, h, kv, dk, dk) + F.o_proj_flops(1, h, dk, d),
+                "FLOP",
+                "2 × ({d}·{h}·{hd} + 2·{d}·{kv}·{hd} + {h}·{hd}·{d})",
+                d=d,
+                h=h,
+                kv=kv,
+                hd=dk,
+            )
+        )
+        figs.append(
+            figure(
+                "decode_attention_flops_per_token_per_layer",
+                _attention_flops(F.decode_pairs(ctx), h, dk),
+                "FLOP",
+                "2 × {ctx} × {h} × {hd} (scores) + 2 × {ctx} × {h} × {hd} (values)",
+                ctx=ctx,
+                h=h,
+                hd=dk,
+            )
+        )
+        figs.append(
+            figure(
+                "prefill_attention_flops_per_sequence_per_layer",
+                _attention_flops(F.causal_pairs(prompt), h, dk),
+                "FLOP",
+                "4 × {S}·({S}+1)/2 pairs × {h} × {hd}",
+                S=prompt,
+                h=h,
+                hd=dk,
+            )
+        )
+        if cfg.n_layers_of("sliding"):
+            w = cfg.sliding_window + cfg.sink_tokens
+            figs.append(
+                figure(
+                    "sliding_decode_attention_flops_per_token_per_layer",
+                    _attention_flops(F.sliding_decode_pairs(ctx, w), h, dk),
+                    "FLOP",
+                    "4 × min({ctx}, {W}) keys × {h} × {hd}",
+                    ctx=ctx,
+                    W=w,
+                    h=h,
+                    hd=dk,
+                )
+            )
+            m = min(prompt, w)
+            figs.append(
+                figure(
+                    "sliding_prefill_attention_flops_per_sequence_per_layer",
+                    _attention_flops(F.sliding_causal_pairs(prompt, w), h, dk),
+                    "FLOP",
+                    "4 × ({m}·({m}+1)/2 + ({S} − {m})·{W}) pairs × {h} × {hd}",
+                    m=m,
+                    S=prompt,
+                    W=w,
+                    h=h,
+                    hd=dk,
+                )
+            )
+    if n_attn:
+        terms, kw = [], {"ctx": ctx}
+        if cfg.n_layers_of("full"):
+            terms.append("{n_full} × {ctx}")
+            kw["n_full"] = cfg.n_layers_of("full")
+        if cfg.n_layers_of("sliding"):
+            terms.append("{n_sliding} × min({ctx}, {W})")
+            kw.update(n_sliding=cfg.n_layers_of("sliding"), W=cfg.sliding_window + cfg.sink_tokens)
+        if cfg.n_layers_of("chunked"):
+            terms.append("{n_chunked} × (({ctx} − 1) mod {C} + 1)")
+            kw.update(n_chunked=cfg.n_layers_of("chunked"), C=cfg.attention_chunk_size)
+        figs.append(
+            figure(
+                "decode_attended_token_layers",
+                attended_token_layers(cfg, ctx, True),
+                "token-layers",
+                " + ".join(terms) + " (keys attended per attention layer, summed)",
+                **kw,
+            )
+        )
+    figs += ssm_figures(cfg)
+    gated = cfg.ffn_kind == "gated"
+    n_mat = 3 if gated else 2
+    if cfg.n_dense_ffn_layers:
+        figs.append(
+            figure(
+                "ffn_flops_per_token_per_layer",
+                F.ffn_flops(1, d, cfg.d_ffn, gated),
+                "FLOP",
+                "2 × {n_mat} × {d} × {d_ffn}",
+                n_mat=n_mat,
+                d=d,
+                d_ffn=cfg.d_ffn,
+            )
+        )
+    if cfg.moe is not None:
+        m = cfg.moe
+        figs.append(
+            figure(
+                "active_expert_flops_per_token_per_layer",
+                F.routed_expert_flops(1, m.experts_per_token, d, m.d_expert_ffn, gated)
+                + F.shared_expert_flops(1, m.n_shared_experts, d, m.shared_ffn, gated)
+                + F.router_flops(1, d, m.n_routed_experts),
+                "FLOP",
+                "2 × ({k}·{n_mat}·{d}·{d_e} + {n_shared}·{n_mat}·{d}·{d_s} + {d}·{E} router)",
+                k=m.experts_per_token,
+                n_mat=n_mat,
+                d=d,
+                d_e=m.d_expert_ffn,
+                n_shared=m.n_shared_experts,
+                d_s=m.shared_ffn,
+                E=m.n_routed_experts,
+            )
+        )
+    figs.append(
+        figure(
+            "lm_head_flops_per_token",
+            F.lm_head_flops(1, d, cfg.vocab_size),
+            "FLOP",
+            "2 × {d} × {vocab}",
+            d=d,
+            vocab=cfg.vocab_size,
+        )
+    )
+    figs.append(Figure("layers", L, "", "n_layers"))
+    counts = {
+        "attention_layers": n_attn,
+        "sliding_layers": cfg.n_layers_of("sliding"),
+        "chunked_layers": cfg.n_layers_of("chunked"),
+        "ssm_layers": cfg.n_layers_of("mamba", "mamba2"),
+        "dense_ffn_layers": cfg.n_dense_ffn_layers,
+        "moe_layers": cfg.n_moe_layers,
+    }
+    for key, n in counts.items():
+        if n != L or key == "attention_layers":
+            figs.append(Figure(key, n, "", f"layers of {cfg.name} with this part"))
+    return figs
+
+
+def ssm_figures(cfg: ModelConfig) -> list[Figure]:
+    """Per-token FLOPs of one SSM mixer of each kind the model has (whole model shapes)."""
+    from calc.formulas import flops as F
+    from calc.formulas.ssm import mixer_shape
+
+    figs = []
+    d = cfg.d_model
+    for kind in ("mamba", "mamba2"):
+        if not cfg.n_layers_of(kind):
+            continue
+        m = mixer_shape(cfg, kind)
+        E, N, K = m.d_inner, m.d_state, m.d_conv
+        if kind == "mamba":
+            R = m.dt_rank
+            value = (
+                F.mamba1_in_proj_flops(1, d, E)
+                + F.conv1d_flops(1, E, K)
+                + F.mamba1_x_dt_proj_flops(1, E, N, R)
+                + F.mamba1_scan_flops(1, E, N)
+                + F.ssm_out_proj_flops(1, E, d)
+            )
+            formula = (
+                "2·{d}·2·{E} (in_proj) + 2·{E}·{K} (conv1d) + 2·{E}·({R} + 2·{N}) + 2·{R}·{E} "
+                "(x_proj, dt_proj) + 9·{E}·{N} (scan) + 2·{E}·{d} (out_proj)"
+            )
+            kw = dict(d=d, E=E, K=K, R=R, N=N)
+        else:
+            G, H = m.n_groups, m.n_heads
+            value = (
+                F.mamba2_in_proj_flops(1, d, E, G, N, H)
+                + F.conv1d_flops(1, m.conv_dim, K)
+                + F.mamba2_decode_scan_flops(1, E, N)
+                + F.ssm_out_proj_flops(1, E, d)
+            )
+            formula = (
+                "2·{d}·(2·{E} + 2·{G}·{N} + {H}) (in_proj) + 2·({E} + 2·{G}·{N})·{K} (conv1d) "
+                "+ 5·{E}·{N} (state update) + 2·{E}·{d} (out_proj)"
+            )
+            kw = dict(d=d, E=E, G=G, N=N, H=H, K=K)
+        figs.append(
+            figure(f"{kind}_decode_flops_per_token_per_layer", value, "FLOP", formula, **kw)
+        )
+    return figs
+
+
+def ridge_figure(hw: HardwareProfile, dtype: str) -> Figure:
+    return figure(
+        "ridge_point_flop_per_byte",
+        ridge_points(hw)[dtype],
+        "FLOP/B",
+        "{peak} FLOP/s / {bw} B/s (" + dtype + " peak over HBM bandwidth)",
+        peak=hw.peak_flops_per_s[dtype],
+        bw=hw.hbm_bandwidth_bytes_per_s,
+    )

@@ -1,0 +1,444 @@
+"""Memory footprint [bytes] of serving a model: weights plus KV cache of the whole model, and
+beside it the per-GPU ledger of the deployment (``calc.deploy.ledger``) with its verdict.
+
+Composes params, kv_cache and attention_layout; every figure carries its derivation.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from calc.data.model_schema import ModelConfig
+from calc.deploy.checkpoint import model_weight_bytes, weight_bytes_per_param
+from calc.deploy.deployment import Deployment, Workload
+from calc.formulas.attention_layout import AttentionLayout
+from calc.formulas.params import ParamBreakdown, layer_attention_params, model_params
+from calc.formulas.ssm import ssm_state_bytes_per_sequence, ssm_state_elements_per_sequence
+from calc.output.derivation import Figure, figure, whole
+
+
+@dataclass(frozen=True)
+class MemoryReport:
+    fields: dict  # JSON keys -> unrounded base-unit values, in output order
+    figures: list[Figure]
+    warnings: list[str] = field(default_factory=list)
+
+
+def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
+    from calc.formulas.params import (
+        attention_params,
+        attention_sink_params,
+        ffn_params,
+        norm_params,
+        qk_norm_params,
+        router_params,
+    )
+    from calc.formulas.ssm import layer_ssm_params
+
+    d, L = cfg.d_model, cfg.n_layers
+    gated = cfg.ffn_kind == "gated"
+    n_mat = 3 if gated else 2
+    figs = [
+        figure(
+            "embedding_params",
+            p.embedding,
+            "params",
+            "{vocab_size} × {d_model}",
+            vocab_size=cfg.vocab_size,
+            d_model=d,
+        ),
+        Figure("lm_head_params", p.lm_head, "params", "0 (tied to the embedding)")
+        if cfg.tie_embeddings
+        else figure(
+            "lm_head_params",
+            p.lm_head,
+            "params",
+            "{vocab_size} × {d_model}",
+            vocab_size=cfg.vocab_size,
+            d_model=d,
+        ),
+    ]
+    attn = layer_attention_params(cfg)
+    # q/k norms and learned sinks, where the model has them
+    extra = qk_norm_params(cfg.k_head_dim, cfg.qk_norm) + attention_sink_params(
+        cfg.n_heads, cfg.attention_sinks
+    )
+    if cfg.mla is not None:
+        m = cfg.mla
+        q_lora = m.q_lora_rank or 0
+        shape = dict(
+            d=d,
+            h=cfg.n_heads,
+            kv_lora=m.kv_lora_rank,
+            rope=m.qk_rope_head_dim,
+            nope=m.qk_nope_head_dim,
+            v=m.v_head_dim,
+        )
+        q = (
+            "{d}·{q_lora} + {q_lora} + {q_lora}·{h}·({nope} + {rope})"
+            if q_lora
+            else "{d}·{h}·({nope} + {rope})"
+        )
+        formula = (
+            q + " + {d}·({kv_lora} + {rope}) + {kv_lora} + {kv_lora}·{h}·({nope} + {v}) "
+            "+ {h}·{v}·{d}"
+        )
+        if q_lora:
+            shape["q_lora"] = q_lora
+        if extra:
+            formula += " + {extra} (q/k norms, sinks)"
+            shape["extra"] = extra
+        figs.append(figure("attention_params_per_layer", attn, "params", formula, **shape))
+    else:
+        h, kv, hd = cfg.n_heads, cfg.n_kv_heads, cfg.k_head_dim
+        biases = attention_params(d, h, kv, hd, cfg.qkv_bias, cfg.o_bias) - attention_params(
+            d, h, kv, hd
+        )
+        formula = (
+            "{d_model}·{n_heads}·{head_dim} + 2·{d_model}·{n_kv_heads}·{head_dim} "
+            "+ {n_heads}·{head_dim}·{d_model}"
+        )
+        shape = dict(d_model=d, n_heads=h, n_kv_heads=kv, head_dim=hd)
+        if biases or extra:
+            formula += " + {biases} + {extra} (biases; q/k norms, sinks)"
+            shape.update(biases=biases, extra=extra)
+        figs.append(figure("attention_params_per_layer", attn, "params", formula, **shape))
+    if cfg.n_dense_ffn_layers:
+        bias = ffn_params(d, cfg.d_ffn, gated, cfg.ffn_bias) - ffn_params(d, cfg.d_ffn, gated)
+        per = (
+            "({n_mat} × {d_model} × {d_ffn} + {bias} biases)"
+            if bias
+            else "{n_mat} × {d_model} × {d_ffn}"
+        )
+        figs.append(
+            figure(
+                "dense_ffn_params",
+                p.dense_ffn,
+                "params",
+                "{layers} × " + per,
+                layers=cfg.n_dense_ffn_layers,
+                n_mat=n_mat,
+                d_model=d,
+                d_ffn=cfg.d_ffn,
+                **({"bias": bias} if bias else {}),
+            )
+        )
+    if cfg.moe is not None:
+        m = cfg.moe
+        bias = ffn_params(d, m.d_expert_ffn, gated, cfg.ffn_bias) - ffn_params(
+            d, m.d_expert_ffn, gated
+        )
+        figs.append(
+            figure(
+                "moe_routed_params",
+                p.moe_routed,
+                "params",
+                "{moe_layers} × {experts} × "
+                + (
+                    "({n_mat} × {d_model} × {d_expert_ffn} + {bias} biases)"
+                    if bias
+                    else "{n_mat} × {d_model} × {d_expert_ffn}"
+                ),
+                moe_layers=cfg.n_moe_layers,
+                experts=m.n_routed_experts,
+                n_mat=n_mat,
+                d_model=d,
+                d_expert_ffn=m.d_expert_ffn,
+                **({"bias": bias} if bias else {}),
+            )
+        )
+        figs.append(
+            figure(
+                "moe_shared_and_router_params",
+                p.moe_shared + p.router,
+                "params",
+                "{moe_layers} × ({shared} × {n_mat} × {d_model} × {d_shared} + {router})",
+                moe_layers=cfg.n_moe_layers,
+                shared=m.n_shared_experts,
+                n_mat=n_mat,
+                d_model=d,
+                d_shared=m.shared_ffn,
+                router=router_params(d, m.n_routed_experts, m.router_bias),
+            )
+        )
+    figs.append(
+        figure(
+            "attention_params",
+            p.attention,
+            "params",
+            "{attention_layers} × {per_layer}",
+            attention_layers=cfg.n_attention_layers,
+            per_layer=attn,
+        )
+    )
+    if p.ssm:
+        figs.append(
+            figure(
+                "ssm_params",
+                p.ssm,
+                "params",
+                "{mamba_layers} × {per_mamba} + {mamba2_layers} × {per_mamba2} "
+                "(Mamba, Mamba-2 mixers, calc/formulas/ssm.py)",
+                mamba_layers=cfg.n_layers_of("mamba"),
+                per_mamba=layer_ssm_params(cfg, "mamba") if cfg.n_layers_of("mamba") else 0,
+                mamba2_layers=cfg.n_layers_of("mamba2"),
+                per_mamba2=layer_ssm_params(cfg, "mamba2") if cfg.n_layers_of("mamba2") else 0,
+            )
+        )
+    figs.append(
+        figure(
+            "norm_params",
+            p.norms,
+            "params",
+            "({n_layers} × {norms_per_layer} + 1) × {per_norm} (+ 1: the final norm)",
+            n_layers=L,
+            norms_per_layer=cfg.norms_per_layer,
+            per_norm=norm_params(d, cfg.norm == "layernorm"),
+        )
+    )
+    figs.append(
+        figure(
+            "params_total",
+            p.total,
+            "params",
+            "{embedding} + {lm_head} + {attention} + {dense_ffn} + {moe_routed} + {moe_shared} "
+            "+ {router} + {ssm} + {norms} + {vision} + {audio}",
+            vision=p.vision,
+            audio=p.audio,
+            embedding=p.embedding,
+            lm_head=p.lm_head,
+            attention=p.attention,
+            dense_ffn=p.dense_ffn,
+            moe_routed=p.moe_routed,
+            moe_shared=p.moe_shared,
+            router=p.router,
+            ssm=p.ssm,
+            norms=p.norms,
+        )
+    )
+    if cfg.moe is not None:
+        figs.append(
+            figure(
+                "params_active",
+                p.active,
+                "params",
+                "{total} − {routed} + {routed_active} (routed experts, then the top-k active)",
+                total=p.total,
+                routed=p.moe_routed,
+                routed_active=p.moe_routed_active,
+            )
+        )
+    return figs
+
+
+def _kv_figure(layout: AttentionLayout, kv_bytes: float, per_layer) -> Figure:
+    if layout.kind == "mla":
+        return figure(
+            "kv_bytes_per_token_per_layer",
+            per_layer,
+            "bytes",
+            "({kv_lora_rank} + {qk_rope_head_dim}) × {bytes}",
+            kv_lora_rank=layout.kv_lora_rank,
+            qk_rope_head_dim=layout.qk_rope_head_dim,
+            bytes=kv_bytes,
+        )
+    if layout.k_head_dim == layout.v_head_dim:
+        return figure(
+            "kv_bytes_per_token_per_layer",
+            per_layer,
+            "bytes",
+            "2 × {n_kv_heads} × {head_dim} × {bytes}",
+            n_kv_heads=layout.n_kv_heads,
+            head_dim=layout.k_head_dim,
+            bytes=kv_bytes,
+        )
+    return figure(
+        "kv_bytes_per_token_per_layer",
+        per_layer,
+        "bytes",
+        "{n_kv_heads} × ({k_head_dim} + {v_head_dim}) × {bytes}",
+        n_kv_heads=layout.n_kv_heads,
+        k_head_dim=layout.k_head_dim,
+        v_head_dim=layout.v_head_dim,
+        bytes=kv_bytes,
+    )
+
+
+def _weights_figure(cfg: ModelConfig, weight_dtype: str, weights, params_total, w_b) -> Figure:
+    """weights_bytes: params × bytes, or per format when the checkpoint mixes formats
+    (calc.deploy.checkpoint), e.g. ``{params_mxfp4} × {bytes_mxfp4} + {params_bf16} ×
+    {bytes_bf16}``."""
+    from calc.deploy.checkpoint import params_by_component, resolved_dtypes
+    from calc.formulas.quant import weight_bytes_per_element
+
+    dtypes = resolved_dtypes(cfg, weight_dtype)
+    by_format: dict[str, int] = {}
+    for c, n in params_by_component(cfg).items():
+        if n:
+            by_format[dtypes[c]] = by_format.get(dtypes[c], 0) + n
+    if len(by_format) <= 1:
+        return figure(
+            "weights_bytes", weights, "bytes", "{params_total} × {bytes}",
+            params_total=params_total, bytes=w_b,
+        )  # fmt: skip
+    numbers: dict = {}
+    terms = []
+    for f, n in sorted(by_format.items(), key=lambda kv: -kv[1]):
+        key = f.replace("-", "_")
+        terms.append(f"{{params_{key}}} × {{bytes_{key}}}")
+        numbers[f"params_{key}"] = n
+        numbers[f"bytes_{key}"] = weight_bytes_per_element(f, k=cfg.d_model)
+    return figure("weights_bytes", weights, "bytes", " + ".join(terms), **numbers)
+
+
+def memory_report(dep: Deployment, work: Workload) -> MemoryReport:
+    """Weights, KV cache (batch × ctx tokens) of the whole model and, with hardware, the
+    per-GPU ledger of ``dep`` (``calc.deploy.ledger``) and its verdict."""
+    cfg, layout = dep.model, dep.layout
+    ctx, batch = work.ctx, work.batch
+    weight_dtype, kv_dtype = dep.weight_dtype, dep.kv_dtype
+    w_b = weight_bytes_per_param(cfg, weight_dtype)  # mean over the whole model's components
+    kv_b = dep.kv_bytes_per_element
+    p = model_params(cfg)
+
+    # each component in its checkpoint format, --weight-dtype re-quantising the linear layers
+    # (calc.deploy.checkpoint); quantized formats count their scales (calc/formulas/quant.py)
+    weights = whole(sum(model_weight_bytes(cfg, weight_dtype).values()))
+    per_layer = whole(layout.kv_bytes_per_token_per_layer(kv_b))
+    per_token = whole(layout.kv_bytes_per_token(kv_b))
+    per_seq = whole(layout.kv_bytes_per_sequence(ctx, kv_b))
+    cache = whole(per_seq * batch)
+    # SSM (Mamba) layers keep a fixed state per sequence instead of KV (calc/formulas/ssm.py).
+    state_b = dep.state_bytes_per_element
+    ssm_per_seq = whole(ssm_state_bytes_per_sequence(cfg, state_b))
+    ssm_state = whole(ssm_per_seq * batch)
+    total = whole(weights + cache + ssm_state)
+
+    fields: dict = {
+        "model": cfg.name,
+        "attention": layout.kind,
+        "ctx": ctx,
+        "batch": batch,
+        "weight_dtype": weight_dtype,
+        "kv_dtype": kv_dtype,
+        "params_total": p.total,
+        "params_active": p.active,
+        "weights_bytes": weights,
+        "kv_bytes_per_token_per_layer": per_layer,
+        "kv_bytes_per_token": per_token,
+        "kv_bytes_per_sequence": per_seq,
+        "kv_cache_bytes": cache,
+        "ssm_state_bytes_per_sequence": ssm_per_seq,
+        "ssm_state_bytes": ssm_state,
+        "total_bytes": total,
+    }
+    figs = _param_figures(cfg, p)
+    figs += [
+        _weights_figure(cfg, weight_dtype, weights, p.total, w_b),
+        _kv_figure(layout, kv_b, per_layer),
+        figure(
+            "kv_bytes_per_token",
+            per_token,
+            "bytes",
+            "{per_layer} × {n_layers}",
+            per_layer=per_layer,
+            n_layers=layout.n_layers,
+        ),
+        figure(
+            "kv_bytes_per_sequence",
+            per_seq,
+            "bytes",
+            "{per_layer} × {token_layers}",
+            per_layer=per_layer,
+            token_layers=layout.cached_token_layers(ctx),
+        ),
+        figure(
+            "kv_cache_bytes",
+            cache,
+            "bytes",
+            "{per_sequence} × {batch}",
+            per_sequence=per_seq,
+            batch=batch,
+        ),
+    ]
+    if ssm_per_seq:
+        figs.append(
+            figure(
+                "ssm_state_bytes",
+                ssm_state,
+                "bytes",
+                "{elements} × {bytes} × {batch}",
+                elements=ssm_state_elements_per_sequence(cfg),
+                bytes=state_b,
+                batch=batch,
+            )
+        )
+    figs.append(
+        figure(
+            "total_bytes",
+            total,
+            "bytes",
+            "{weights} + {kv_cache} + {ssm_state}",
+            weights=weights,
+            kv_cache=cache,
+            ssm_state=ssm_state,
+        )
+    )
+    warnings = []
+    if ctx > cfg.context_limit:
+        warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.context_limit:,}")
+    if dep.hardware is not None:
+        from calc.reports.capacity import (
+            activation_figure,
+            budget_figure,
+            concurrency_figure,
+            does_not_fit,
+            weights_figure,
+        )
+
+        g, hw = dep.per_gpu, dep.hardware
+        ledger = g.at(ctx, batch).fields()
+        # capped at the model's context limit (RoPE scaling included)
+        max_ctx = min(g.max_ctx(batch, cfg.context_limit), cfg.context_limit)
+        used = g.sequences(batch) * g.sequence_bytes(ctx)
+        fields.update(
+            hardware=hw.name,
+            engine=dep.engine.name,
+            tp=dep.tp,
+            pp=dep.pp,
+            ep=dep.ep,
+            dp=dep.dp,
+            gpus=dep.gpus,
+            memory_capacity_bytes=hw.memory_bytes * dep.gpus,
+            **ledger,
+            headroom_bytes_per_gpu=whole(g.kv_budget_bytes - used),
+            max_batch_that_fits=ledger["max_concurrency"],
+            max_ctx_that_fits=max_ctx,
+        )
+        figs += [
+            figure(
+                "memory_capacity_bytes",
+                fields["memory_capacity_bytes"],
+                "bytes",
+                "{gpus} × {memory_bytes}",
+                gpus=dep.gpus,
+                memory_bytes=hw.memory_bytes,
+            ),
+            weights_figure(dep, g),
+            activation_figure(dep, g),
+            budget_figure(dep, g),
+            concurrency_figure(work, g),
+            figure(
+                "headroom_bytes_per_gpu",
+                fields["headroom_bytes_per_gpu"],
+                "bytes",
+                "{budget} − {sequences} × {sequence_bytes}",
+                budget=g.kv_budget_bytes,
+                sequences=g.sequences(batch),
+                sequence_bytes=g.sequence_bytes(ctx),
+            ),
+        ]
+        message = does_not_fit(dep, work, max_ctx)
+        if message:
+            warnings.append(message)
+    return MemoryReport(fields, figs, warnings)

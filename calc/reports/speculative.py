@@ -1,0 +1,198 @@
+"""Speculative decoding and multi-token prediction: expected tokens per target step [tokens],
+step time [s], speedup [×] and the extra memory [bytes] of the draft.
+
+A draft proposes γ tokens; the target scores all γ + 1 positions in one step and keeps the
+longest accepted prefix plus one token of its own. With each draft token accepted
+independently with probability α (Leviathan et al. 2023, "Fast Inference from Transformers
+via Speculative Decoding", Eq. 1):
+
+    E[tokens per target step] = (1 − α^(γ+1)) / (1 − α),   = γ + 1 when α = 1.
+
+One speculative step costs γ draft steps plus one verification step of the target, so
+
+    speedup = E[tokens] × t_target / (γ × t_draft + t_verify).
+
+With t_verify = t_target and c = t_draft / t_target this is Leviathan's
+(1 − α^(γ+1)) / ((1 − α)(γc + 1)). Formulas take numbers or numpy arrays.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from calc.errors import InvalidInputError
+
+
+def _check(alpha, gamma) -> None:
+    import numpy as np
+
+    a, g = np.asarray(alpha, dtype=float), np.asarray(gamma)
+    if np.any((a < 0) | (a > 1)) or np.any(np.isnan(a)):
+        raise InvalidInputError("--alpha (acceptance rate) must be in 0..1")
+    if np.any(g < 0) or np.any(g != np.floor(g)) or np.any(g > 64):
+        raise InvalidInputError("--gamma (draft length) must be a whole number in 0..64")
+
+
+def expected_tokens_per_step(alpha, gamma):
+    """E[tokens per target step] = (1 − α^(γ+1)) / (1 − α); γ + 1 at α = 1 [tokens]."""
+    _check(alpha, gamma)
+    if hasattr(alpha, "shape") or hasattr(gamma, "shape"):
+        import numpy as np
+
+        a = np.asarray(alpha, dtype=float)
+        g = np.asarray(gamma, dtype=float)
+        one = np.isclose(a, 1.0)
+        safe = np.where(one, 0.5, a)
+        return np.where(one, g + 1, (1 - safe ** (g + 1)) / (1 - safe))
+    if alpha == 1:
+        return gamma + 1
+    return (1 - alpha ** (gamma + 1)) / (1 - alpha)
+
+
+def speculative_step_s(gamma, draft_step_s, verify_step_s):
+    """Time of one speculative step [s]: γ draft steps + one verification step."""
+    return gamma * draft_step_s + verify_step_s
+
+
+def speedup(alpha, gamma, target_step_s, draft_step_s, verify_step_s=None):
+    """Tokens/s with speculation over tokens/s without [×] (verify defaults to a target step)."""
+    verify = target_step_s if verify_step_s is None else verify_step_s
+    return (
+        expected_tokens_per_step(alpha, gamma)
+        * target_step_s
+        / speculative_step_s(gamma, draft_step_s, verify)
+    )
+
+
+def leviathan_speedup(alpha, gamma, c):
+    """Closed form with t_verify = t_target and c = t_draft / t_target [×]."""
+    return expected_tokens_per_step(alpha, gamma) / (gamma * c + 1)
+
+
+@dataclass(frozen=True)
+class SpeculateReport:
+    fields: dict
+    warnings: list[str] = field(default_factory=list)
+
+
+def mtp_module_params(cfg) -> int:
+    """Parameters of one MTP module (DeepSeek-V3 style): one transformer layer of the target
+    (attention + its heaviest FFN) + the 2d × d projection of [h; emb] + 3 norms; it shares
+    the target's embedding and lm_head."""
+    from calc.formulas.params import ffn_params, layer_attention_params, moe_layer_params
+
+    d, gated = cfg.d_model, cfg.ffn_kind == "gated"
+    if cfg.moe is not None:
+        m = cfg.moe
+        ffn = moe_layer_params(
+            d,
+            m.n_routed_experts,
+            m.d_expert_ffn,
+            m.n_shared_experts,
+            m.shared_ffn,
+            m.n_routed_experts,
+            gated,
+            cfg.ffn_bias,
+            m.router_bias,
+        )
+    else:
+        ffn = ffn_params(d, cfg.d_ffn, gated, cfg.ffn_bias)
+    return layer_attention_params(cfg) + ffn + 2 * d * d + (cfg.norms_per_layer + 3) * d
+
+
+def speculate_report(
+    dep,
+    work,
+    *,
+    gamma: int,
+    alpha: float,
+    draft=None,
+    mtp_layers: int = 0,
+    efficiency: str = "expected",
+) -> SpeculateReport:
+    """Speculative decoding of the deployment ``dep`` with a ``draft`` model or ``mtp_layers``
+    MTP modules: step times from the roofline (``calc.deploy.steps.step_of``), speedup and extra
+    memory, for ``work.batch`` sequences at ``work.ctx``.
+
+    The draft runs on one GPU in the target's dtypes (unless its own config says otherwise).
+    The verification step scores γ + 1 positions per sequence as a decode step of
+    batch × (γ + 1) tokens: weights read once, KV read per position (an upper bound;
+    kernels that share the KV read across the positions are faster).
+    """
+    from calc.deploy.deployment import Deployment
+    from calc.deploy.steps import step_of
+    from calc.formulas.elementwise import cdiv
+    from calc.formulas.params import model_params
+    from calc.output.derivation import whole
+
+    _check(alpha, gamma)
+    if (draft is None) == (mtp_layers == 0):
+        raise InvalidInputError("give exactly one of --draft MODEL or --mtp")
+    cfg, hw = dep.model, dep.hardware
+    ctx, batch = work.ctx, work.batch
+    local = cdiv(batch, dep.replicas)
+    target = step_of(dep, efficiency, batch=local, ctx=ctx).time_s
+    verify = step_of(dep, efficiency, batch=local * (gamma + 1), ctx=ctx).time_s
+    warnings = []
+    if ctx > cfg.context_limit:
+        warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.context_limit:,}")
+    if draft is not None:
+        if draft.vocab_size != cfg.vocab_size:
+            warnings.append(
+                f"draft {draft.name} has vocab_size {draft.vocab_size:,}, target "
+                f"{cfg.vocab_size:,}: speculative decoding needs the same tokenizer"
+            )
+        d_dep = Deployment.build(
+            draft,
+            hw,
+            weight_dtype=dep.weight_override,
+            kv_dtype=dep.kv_dtype if dep.kv_dtype != (cfg.kv_dtype or cfg.dtype) else None,
+        )
+        draft_s = step_of(d_dep, efficiency, batch=local, ctx=ctx).time_s
+        draft_params = model_params(draft).total
+        d_w = d_dep.weight_bytes_per_element
+        draft_kv = d_dep.layout.kv_bytes_per_sequence(ctx, d_dep.kv_bytes_per_element) * batch
+        draft_name = draft.name
+    else:
+        # each MTP module runs one target-sized layer plus the shared lm_head per draft token
+        draft_s = target * mtp_layers / cfg.n_layers
+        draft_params = mtp_layers * mtp_module_params(cfg)
+        d_w = dep.weight_bytes_per_element
+        per_layer = dep.layout.kv_bytes_per_token_per_layer(dep.kv_bytes_per_element)
+        draft_kv = per_layer * ctx * mtp_layers * batch
+        draft_name = f"{mtp_layers} MTP module(s)"
+    e_tokens = expected_tokens_per_step(alpha, gamma)
+    fields = {
+        "model": cfg.name,
+        "draft": draft_name,
+        "gamma": gamma,
+        "alpha": alpha,
+        "ctx": ctx,
+        "batch": batch,
+        "expected_tokens_per_step": e_tokens,
+        "target_step_s": target,
+        "draft_step_s": draft_s,
+        "verify_step_s": verify,
+        "speculative_step_s": None,
+        "tokens_per_s_plain": None,
+        "tokens_per_s_speculative": None,
+        "speedup": None,
+        "draft_params": draft_params,
+        "draft_weights_bytes": whole(draft_params * d_w),
+        "draft_kv_cache_bytes": whole(draft_kv),
+        "extra_memory_bytes": whole(draft_params * d_w + draft_kv),
+    }
+    if target is not None:
+        step = speculative_step_s(gamma, draft_s, verify)
+        fields.update(
+            speculative_step_s=step,
+            tokens_per_s_plain=batch / target,
+            tokens_per_s_speculative=batch * e_tokens / step,
+            speedup=speedup(alpha, gamma, target, draft_s, verify),
+        )
+        if fields["speedup"] < 1:
+            warnings.append(
+                f"speculation is slower here ({fields['speedup']:.2f}×): the draft or the "
+                "verification step costs more than the accepted tokens save"
+            )
+    return SpeculateReport(fields, warnings)

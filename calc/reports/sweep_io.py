@@ -1,0 +1,284 @@
+"""Writes a sweep's rows as they are computed [CSV, JSON or Parquet bytes], one chunk at a time,
+so memory stays independent of the row count.
+
+Each chunk's text is built with numpy (``calc.output.fastfmt``): a value the same on every row of
+the
+chunk (a model name, a KV budget) or on every row of one ctx or one batch is formatted once,
+the per-row figures a whole column at a time; the cells of a row sit in one uint8 matrix whose
+NUL padding is deleted in a single pass. Numbers are unrounded (floats as ``repr``, integers
+as ``str``); a NaN cell (the cost of a configuration that does not fit) is empty in CSV and
+``null`` in JSON. Strings are CSV-quoted and neutralised (``calc.output.render.safe_cell``) or
+JSON-encoded.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Iterator
+from typing import BinaryIO
+
+import numpy as np
+
+from calc.output.fastfmt import number_matrix, pad8, text_matrix
+
+FORMATS = ("table", "json", "csv", "parquet")
+
+
+def _csv_text(value: str) -> bytes:
+    import csv
+    import io
+
+    from calc.output.render import safe_cell
+
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="").writerow([safe_cell(value)])
+    return buf.getvalue().encode()
+
+
+def _json_text(value: str) -> bytes:
+    return json.dumps(value).encode()
+
+
+def _scalar(value, text: Callable[[str], bytes], nan: bytes) -> bytes:
+    if isinstance(value, str):
+        return text(value)
+    if isinstance(value, bool | np.bool_):
+        return b"true" if value else b"false"
+    return number_matrix(np.array([value]), nan).tobytes().replace(b"\0", b"")
+
+
+def _cells(value, shape, text, nan, mask=None) -> np.ndarray:
+    """uint8 [C, B, W] (broadcastable) of one column of a chunk; ``nan`` where ``mask`` is
+    False."""
+    if not isinstance(value, np.ndarray):
+        cells = np.frombuffer(_scalar(value, text, nan), dtype=np.uint8)[None, None, :]
+    else:
+        c, b = value.shape
+        cells = number_matrix(value, nan).reshape(c, b, -1)
+    if mask is None:
+        return cells
+    width = max(cells.shape[2], len(nan))
+    cells = np.concatenate(
+        [cells, np.zeros((*cells.shape[:2], width - cells.shape[2]), np.uint8)], axis=2
+    )
+    blank = np.zeros(width, dtype=np.uint8)
+    blank[: len(nan)] = np.frombuffer(nan, dtype=np.uint8)
+    return np.where(mask[:, :, None], cells, blank)
+
+
+def chunk_bytes(
+    chunk, columns: Iterable[str], seps: list[bytes], end: bytes, text, nan: bytes
+) -> bytearray:
+    """One chunk as text: for each row ``seps[0] cell0 seps[1] cell1 ... end``.
+
+    Each cell is joined to the separator after it, at the cell's own shape ([1, 1] for a
+    value the same on every row, [C, 1] per ctx, [C, B] per row), NUL-padded to whole 8-byte
+    words; the pieces are laid side by side in one [C, B, words] matrix (a value the same on
+    every row written by broadcasting), whose NULs one ``translate`` then deletes."""
+    cols = list(columns)
+    after = [*seps[1:], end]
+    pieces: list[np.ndarray] = [np.frombuffer(seps[0], dtype=np.uint8)[None, None, :]]
+    for key, sep in zip(cols, after, strict=True):
+        cell = _cells(chunk.columns[key], chunk.shape, text, nan, chunk.masks.get(key))
+        if cell.shape[:2] == (1, 1) and pieces[-1].shape[:2] == (1, 1):
+            pieces[-1] = np.concatenate([pieces[-1], cell, _sep(sep)], axis=2)
+            continue
+        width = cell.shape[2] + len(sep)
+        piece = np.zeros((*cell.shape[:2], width + (-width % 8)), dtype=np.uint8)
+        piece[:, :, : cell.shape[2]] = cell
+        piece[:, :, cell.shape[2] : width] = _sep(sep)
+        pieces.append(piece)
+    words = [pad8(p).view(np.uint64) for p in pieces if p.shape[2]]
+    c, b = chunk.shape
+    width = sum(w.shape[2] for w in words)
+    buf = _buffer(c * b * width * 8)  # a bytearray: NULs deleted without a copy first
+    matrix = np.frombuffer(buf, dtype=np.uint64).reshape(c, b, width)
+    at = 0
+    for w in words:
+        matrix[:, :, at : at + w.shape[2]] = w
+        at += w.shape[2]
+    del matrix
+    return buf.translate(None, b"\0")
+
+
+_BUFFERS: dict[int, bytearray] = {}
+
+
+def _buffer(size: int) -> bytearray:
+    """A bytearray of ``size`` bytes, reused from the previous chunk of the same size (every
+    byte is overwritten, so it need not be cleared)."""
+    buf = _BUFFERS.get(size)
+    if buf is None:
+        _BUFFERS.clear()
+        buf = _BUFFERS[size] = bytearray(size)
+    return buf
+
+
+def _sep(sep: bytes) -> np.ndarray:
+    return np.frombuffer(sep, dtype=np.uint8)[None, None, :]
+
+
+class _Render:
+    """One chunk -> its text (a picklable callable, run in worker processes too)."""
+
+    def __init__(self, columns, seps, end, text, nan):
+        self.args = (list(columns), seps, end, text, nan)
+
+    def __call__(self, chunk) -> bytearray:
+        return chunk_bytes(chunk, *self.args)
+
+
+def _csv_render(plan) -> _Render:
+    seps = [b""] + [b","] * (len(plan.columns) - 1)
+    return _Render(plan.columns, seps, b"\n", _csv_text, b"")
+
+
+def _json_render(plan) -> _Render:
+    cols = list(plan.columns)
+    seps = [b'\n    {"%s": ' % cols[0].encode()] + [b', "%s": ' % k.encode() for k in cols[1:]]
+    return _Render(cols, seps, b"},", _json_text, b"null")
+
+
+def write_csv(plan, fh: BinaryIO, jobs: int = 1) -> None:
+    """Header, then every row: stable column order, unrounded numbers, empty NaN cells."""
+    fh.write(b",".join(_csv_text(k) for k in plan.columns) + b"\n")
+    for text in rendered(plan, _csv_render(plan), jobs):
+        fh.write(text)
+
+
+def write_json(plan, fh: BinaryIO, jobs: int = 1) -> None:
+    """``{"n_rows": N, "rows": [{...}, ...]}``, a row per line, streamed."""
+    fh.write(b'{\n  "n_rows": %d,\n  "rows": [' % plan.n_rows)
+    first = True
+    for text in rendered(plan, _json_render(plan), jobs):
+        fh.write(text[:-1] if first else b"," + text[:-1])  # no comma after the last row
+        first = False
+    fh.write(b"\n  ]\n}\n" if not first else b"]\n}\n")
+
+
+def rendered(plan, render: Callable, jobs: int = 1) -> Iterator[bytes]:
+    """``render(chunk)`` of every chunk, in order; with ``jobs`` > 1 the chunks are computed
+    and rendered by that many forked worker processes (worker k takes chunks k, k + jobs, ...)
+    while this process writes. Counts the rows that do not fit into ``plan.warnings``."""
+    from calc.reports.sweep import not_fitting_rows
+
+    if jobs <= 1 or plan.n_chunks < 2 or not _can_fork():
+        not_fitting = 0
+        for make in plan.lazy_chunks():
+            chunk = make()
+            not_fitting += not_fitting_rows(chunk)
+            yield render(chunk)
+        plan.count_not_fitting(not_fitting)
+        return
+    yield from _parallel(plan, render, min(jobs, plan.n_chunks))
+
+
+def _can_fork() -> bool:
+    import multiprocessing
+
+    return "fork" in multiprocessing.get_all_start_methods()
+
+
+def _worker(plan, render, k: int, jobs: int, conn) -> None:
+    from calc.reports.sweep import not_fitting_rows
+
+    try:
+        for i, make in enumerate(plan.lazy_chunks()):
+            if i % jobs == k:
+                chunk = make()
+                conn.send(("ok", not_fitting_rows(chunk)))
+                conn.send_bytes(render(chunk))
+    except BaseException as exc:  # reported to the parent, which raises it
+        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+    finally:
+        conn.close()
+
+
+def _parallel(plan, render, jobs: int) -> Iterator[bytes]:
+    import multiprocessing
+    import warnings
+
+    ctx = multiprocessing.get_context("fork")
+    pipes, procs = [], []
+    try:
+        for k in range(jobs):
+            recv, send = ctx.Pipe(duplex=False)
+            proc = ctx.Process(target=_worker, args=(plan, render, k, jobs, send), daemon=True)
+            with warnings.catch_warnings():
+                # Python ≥ 3.12 warns on fork() beside other OS threads (a BLAS pool): the
+                # workers run numpy element-wise code only, which takes no lock of those
+                warnings.simplefilter("ignore", DeprecationWarning)
+                proc.start()
+            send.close()
+            pipes.append(recv)
+            procs.append(proc)
+        not_fitting = 0
+        for i in range(plan.n_chunks):
+            status, value = pipes[i % jobs].recv()
+            if status != "ok":
+                raise RuntimeError(f"sweep worker failed: {value}")
+            not_fitting += value
+            yield pipes[i % jobs].recv_bytes()
+        plan.count_not_fitting(not_fitting)
+    finally:
+        for proc in procs:
+            if proc.is_alive():
+                proc.terminate()
+            proc.join()
+        for pipe in pipes:
+            pipe.close()
+
+
+def write_parquet(plan, fh: BinaryIO, jobs: int = 1) -> None:
+    """A Parquet file, one row group per chunk (needs pyarrow: the ``parquet`` extra)."""
+    from calc.errors import MissingDependencyError
+
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError as exc:
+        raise MissingDependencyError("pyarrow", "parquet") from exc
+    writer = None
+    try:
+        for chunk in plan.chunks():
+            flat = chunk.flat()
+            table = pa.table({k: flat[k] for k in plan.columns})
+            if writer is None:
+                writer = pq.ParquetWriter(fh, table.schema)
+            writer.write_table(table)
+        if writer is None:  # no rows: the schema of an empty table
+            pq.write_table(pa.table({k: [] for k in plan.columns}), fh)
+    finally:
+        if writer is not None:
+            writer.close()
+
+
+WRITERS = {"csv": write_csv, "json": write_json, "parquet": write_parquet}
+
+
+def first_rows(plan, limit: int) -> list[dict]:
+    """The first ``limit`` rows as dicts (for a table), evaluating only the chunks needed."""
+    rows: list[dict] = []
+    for chunk in plan.chunks():
+        flat = chunk.flat()
+        n = min(limit - len(rows), chunk.n_rows)
+        lists = {k: flat[k][:n].tolist() for k in plan.columns}
+        for k, values in lists.items():  # NaN (no price: does not fit) shows as "—"
+            if values and isinstance(values[0], float):
+                lists[k] = [None if v != v else v for v in values]
+        rows += [dict(zip(lists, v, strict=True)) for v in zip(*lists.values(), strict=True)]
+        if len(rows) >= limit:
+            break
+    return rows
+
+
+def to_csv_text(plan) -> str:
+    """The whole CSV as a string (small grids, tests)."""
+    import io
+
+    buf = io.BytesIO()
+    write_csv(plan, buf)
+    return buf.getvalue().decode()
+
+
+__all__ = ["FORMATS", "WRITERS", "chunk_bytes", "first_rows", "text_matrix", "to_csv_text"]
