@@ -1,5 +1,6 @@
-"""docs/validation-training.md quotes kvcalc's training estimates: regenerate it and compare,
-so the page cannot go stale when a formula, a model config or a hardware profile changes."""
+"""docs/validation.md (its training section) quotes kvcalc's training estimates: regenerate it
+and compare, so the page cannot go stale when a formula, a model config or a hardware profile
+changes."""
 
 from __future__ import annotations
 
@@ -22,10 +23,9 @@ def _script():
 
 
 def test_training_validation_doc_is_current():
-    doc = (ROOT / "docs" / "validation-training.md").read_text()
-    assert doc == _script().render(), (
-        "docs/validation-training.md is stale: run "
-        "`python bench/train_validation.py > docs/validation-training.md`"
+    doc = (ROOT / "docs" / "validation.md").read_text()
+    assert _script().render().strip("\n")[1:] in doc, (
+        "docs/validation.md is stale: run `python bench/validation_doc.py`"
     )
 
 

@@ -1,5 +1,6 @@
 """docs/validation.md quotes kvcalc's predictions: recompute them so the page cannot go stale
-when a formula or a hardware profile changes (the measured side is fixed published data)."""
+when a formula or a hardware profile changes (the measured side is fixed published data), and
+the page is what bench/validation_doc.py writes from its sections."""
 
 from __future__ import annotations
 
@@ -35,3 +36,14 @@ def test_row_6_attention_rate():
     f = R.flops(load_model("llama3-8b"), load_hardware("h100"), prompt=16384).fields
     op = next(o for o in f["prefill_ops"] if o["name"] == "attn_scores")
     assert f"{op['flops'] / op['time_s'] / 1e12:.2f} TFLOP/s" in DOC
+
+
+def test_page_is_what_the_generator_writes():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "validation_doc", ROOT / "bench" / "validation_doc.py"
+    )
+    gen = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen)
+    assert DOC == gen.render(), "docs/validation.md is stale: run python bench/validation_doc.py"
