@@ -43,31 +43,11 @@ def cost(
     Example: kvcalc cost --model llama3-70b --hardware h100 --tp 4 --ctx 4096 --max-tpot-ms 50
     """
     from calc.cli.common import emit_report
-    from calc.cli.deploy_common import build_deployment
+    from calc.cli.deploy_common import deployment_of
     from calc.deploy.deployment import Workload
     from calc.reports.cost import cost_report
 
-    dep = build_deployment(
-        model,
-        hardware,
-        fmt=fmt,
-        tp=tp,
-        pp=pp,
-        ep=ep,
-        dp=dp,
-        gpus=gpus,
-        weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype,
-        engine=engine,
-        engine_version=engine_version,
-        mem_util=mem_util,
-        block_size=block_size,
-        max_batched_tokens=max_batched_tokens,
-        max_num_seqs=max_num_seqs,
-        activation=activation,
-        overhead=overhead,
-        calibration=calibration,
-    )
+    dep = deployment_of(locals())
     report = cost_report(
         dep,
         Workload(ctx=ctx, batch=batch, prompt=prompt),

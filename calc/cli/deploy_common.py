@@ -21,6 +21,21 @@ def resolve_gpus(tp: int, pp: int, dp: int | None, gpus: int | None) -> tuple[in
     return tp, gpus // (tp * pp)
 
 
+# the deployment options a command may take (its other parameters are not the deployment's)
+OPTION_NAMES = (
+    "model", "hardware", "fmt", "tp", "pp", "ep", "dp", "gpus", "weight_dtype", "kv_dtype",
+    "compute_dtype", "engine", "engine_version", "mem_util", "block_size", "max_batched_tokens",
+    "max_num_seqs", "activation", "overhead", "max_model_len", "calibration",
+)  # fmt: skip
+
+
+def deployment_of(options: dict, **extra):
+    """``build_deployment`` from a command's parameters (``locals()``): the deployment options
+    it has, by name, so every command passes the same options the same way."""
+    given = {k: options[k] for k in OPTION_NAMES if k in options}
+    return build_deployment(given.pop("model"), given.pop("hardware", None), **given, **extra)
+
+
 def build_deployment(
     model: str,
     hardware: str | None,

@@ -32,24 +32,11 @@ def flops(
     Example: kvcalc flops --model llama3-70b --prompt 2048 --hardware h100
     """
     from calc.cli.common import emit_report, perf_table
-    from calc.cli.deploy_common import build_deployment
+    from calc.cli.deploy_common import deployment_of
     from calc.deploy.deployment import Workload
     from calc.reports.latency import flops_report
 
-    dep = build_deployment(
-        model,
-        hardware,
-        fmt=fmt,
-        tp=tp,
-        pp=pp,
-        ep=ep,
-        dp=dp,
-        gpus=gpus,
-        weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype,
-        compute_dtype=compute_dtype,
-        calibration=calibration,
-    )
+    dep = deployment_of(locals())
     work = Workload(ctx=ctx or prompt + gen, batch=batch, prompt=prompt, gen=gen)
     report = flops_report(dep, work)
     title = f"{dep.model.display_name}: FLOPs (model totals; ops per GPU)"

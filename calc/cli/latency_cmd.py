@@ -55,32 +55,11 @@ def latency(
     Example: kvcalc latency --model llama3-70b --hardware h100 --tp 4 --prompt 1024 --gen 256
     """
     from calc.cli.common import emit_report, perf_table
-    from calc.cli.deploy_common import build_deployment
+    from calc.cli.deploy_common import deployment_of
     from calc.deploy.deployment import Workload
     from calc.reports.latency import latency_report
 
-    dep = build_deployment(
-        model,
-        hardware,
-        fmt=fmt,
-        tp=tp,
-        pp=pp,
-        ep=ep,
-        dp=dp,
-        gpus=gpus,
-        weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype,
-        compute_dtype=compute_dtype,
-        engine=engine,
-        engine_version=engine_version,
-        mem_util=mem_util,
-        block_size=block_size,
-        max_batched_tokens=max_batched_tokens,
-        max_num_seqs=max_num_seqs,
-        activation=activation,
-        overhead=overhead,
-        calibration=calibration,
-    )
+    dep = deployment_of(locals())
     work = Workload(ctx=ctx or prompt + gen, batch=batch, prompt=prompt, gen=gen)
     report = latency_report(dep, work, matmul_eff=matmul_eff, mem_eff=mem_eff)
     title = (

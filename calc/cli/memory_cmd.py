@@ -56,36 +56,14 @@ def memory(
     Example: kvcalc memory --model llama3-70b --ctx 8192 --batch 4 --hardware h100 --gpus 4
     """
     from calc.cli.common import emit_report, what_if_layout
-    from calc.cli.deploy_common import build_deployment
+    from calc.cli.deploy_common import deployment_of
     from calc.deploy.deployment import Workload
     from calc.reports.memory import memory_report
 
-    dep = build_deployment(
-        model,
-        hardware,
-        fmt=fmt,
-        tp=tp,
-        pp=pp,
-        ep=ep,
-        dp=dp,
-        gpus=gpus,
-        weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype,
-        engine=engine,
-        engine_version=engine_version,
-        mem_util=mem_util,
-        block_size=block_size,
-        max_batched_tokens=max_batched_tokens,
-        max_num_seqs=max_num_seqs,
-        activation=activation,
-        overhead=overhead,
-        layout=what_if_layout(
-            attention,
-            kv_heads=kv_heads,
-            kv_lora_rank=kv_lora_rank,
-            qk_rope_head_dim=qk_rope_head_dim,
-        ),
+    layout = what_if_layout(
+        attention, kv_heads=kv_heads, kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim
     )
+    dep = deployment_of(locals(), layout=layout)
     report = memory_report(dep, Workload(ctx=ctx, batch=batch))
     emit_report(
         report,

@@ -40,23 +40,12 @@ def speculate(
     Example: kvcalc speculate -m llama3-70b --draft llama3-8b -H h100 --gamma 4 --alpha 0.8
     """
     from calc.cli.common import emit_report
-    from calc.cli.deploy_common import build_deployment
+    from calc.cli.deploy_common import deployment_of
     from calc.data.registry import load_model
     from calc.deploy.deployment import Workload
     from calc.reports.speculative import speculate_report
 
-    dep = build_deployment(
-        model,
-        hardware,
-        fmt=fmt,
-        tp=tp,
-        pp=pp,
-        ep=ep,
-        dp=dp,
-        gpus=gpus,
-        weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype,
-    )
+    dep = deployment_of(locals())
     report = speculate_report(
         dep,
         Workload(ctx=ctx, batch=batch),
