@@ -3,6 +3,8 @@ engine's source, and the composed pool against the engines' own printed start-up
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from calc.data.registry import load_hardware, load_model
@@ -19,6 +21,7 @@ from calc.deploy.engine_memory import sglang as sg
 from calc.deploy.engine_memory import trtllm as trt
 from calc.deploy.engine_memory import vllm as vl
 from calc.errors import UnknownNameError
+from tests import reports as R
 
 GIB = 2**30
 
@@ -249,5 +252,20 @@ def test_explain_lines_evaluate_to_their_value(engine, model):
     for f in p.figures:
         text = f.substituted.replace("×", "*").replace("−", "-")
         text = re.sub(r"\d{1,3}(?:,\d{3})+", lambda m: m.group(0).replace(",", ""), text)
-        value = eval(text, {"__builtins__": {}, "max": max, "min": min})
+        value = eval(text, {"__builtins__": {}, "max": max, "min": min, "floor": math.floor})
         assert value == pytest.approx(f.value, rel=1e-3), f.line()
+
+
+def test_sglang_hybrid_swa_pool_splits_tokens_by_the_ratio():
+    from calc.deploy.engine_memory import sglang as sg
+
+    # Gemma 2 9B: 21 sliding + 21 full layers; a pool of 167,917 tokens over all 42 layers is
+    # 167,917 × 42 = 7,052,514 token-layers; full = int(7,052,514 / (0.8 × 21 + 21 = 37.8))
+    # = 186,574; sliding = int(186,574 × 0.8) = 149,259
+    assert sg.swa_pool_tokens(167_917, 42, 21, 21) == (186_574, 149_259)
+    # through capacity (SGLang at 0.9): budget 57,774,277,632 B // 344,064 B per token
+    # (42 layers × 2 × 8 heads × 256 × 2 B) = 167,917 tokens -> the full layers' 186,574
+    f = R.capacity(load_model("gemma-2-9b"), load_hardware("h100"), ctx=8192, engine="sglang",
+                   mem_util=0.9).fields  # fmt: skip
+    assert f["kv_budget_bytes"] == 57_774_277_632
+    assert f["kv_cache_tokens"] == 186_574

@@ -418,6 +418,13 @@ def predict_kv_pool(
         act = 0.0 if activation_bytes is None else activation_bytes
         budget = _sg.rest_memory_bytes(usable, fraction, weights_bytes + act, non_torch_bytes)
         tokens = int(_sg.max_total_num_tokens(budget, shape.bytes_per_token, settings.block_size))
+        pool_all_layers = tokens
+        stage = cfg.layers[: cdiv(cfg.n_layers, pp)]
+        n_full = sum(1 for k in stage if k == "full")
+        n_swa = sum(1 for k in stage if k in ("sliding", "chunked"))
+        if n_full and n_swa:  # the hybrid SWA pool reports its full-attention layers' tokens
+            full, _ = _sg.swa_pool_tokens(tokens, n_full + n_swa, n_full, n_swa)
+            tokens = full // settings.block_size * settings.block_size
         blocks = tokens // settings.block_size
         concurrency = tokens / max_model_len
     elif engine == "trtllm":
@@ -499,17 +506,33 @@ def predict_kv_pool(
             ),
         ]
     elif engine == "sglang":
-        figures.append(
-            figure(
-                "tokens",
-                tokens,
-                "tokens",
-                "max({budget}, 0) // {cell_size} // {page_size} × {page_size}",
-                budget=int(budget),
-                cell_size=shape.bytes_per_token,
-                page_size=settings.block_size,
-            )
+        one_pool = figure(
+            "tokens",
+            pool_all_layers,
+            "tokens",
+            "max({budget}, 0) // {cell_size} // {page_size} × {page_size}",
+            budget=int(budget),
+            cell_size=shape.bytes_per_token,
+            page_size=settings.block_size,
         )
+        if tokens == pool_all_layers:
+            figures.append(one_pool)
+        else:  # the hybrid SWA pool: the full layers' share (calc.deploy.engine_memory.sglang)
+            figures.append(
+                figure(
+                    "tokens",
+                    tokens,
+                    "tokens",
+                    "floor({pool} × {layers} / ({ratio} × {swa_layers} + {full_layers}) "
+                    "/ {page_size}) × {page_size}",
+                    pool=pool_all_layers,
+                    layers=n_full + n_swa,
+                    ratio=_sg.SWA_FULL_TOKENS_RATIO,
+                    swa_layers=n_swa,
+                    full_layers=n_full,
+                    page_size=settings.block_size,
+                )
+            )
     else:
         figures.append(
             figure(

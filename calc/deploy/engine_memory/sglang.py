@@ -22,11 +22,19 @@ Pure functions of plain numbers. Sources (sgl-project/sglang):
   and ``cuda_graph_max_bs`` default by GPU memory bucket (H100/H200: 8,192 and 256 below
   TP 4, 512 from TP 4). Speculative decoding, DP attention and multimodal adjustments are not
   modelled.
+- ``model_runner.py`` ``set_num_token_hybrid`` (models with sliding-window and full-attention
+  layers, unless ``--disable-hybrid-swa-memory``): the tokens the pool holds over all layers,
+  ``max_total_num_tokens × num_layers``, are split so that each sliding layer holds
+  ``swa_full_tokens_ratio`` (default 0.8, ``server_args.py``) as many tokens as each full
+  layer: ``full = int(total / (ratio × swa_layers + full_layers))``, ``swa = int(full ×
+  ratio)``; the pool it reports (``max_total_num_tokens``) is then ``full``.
 """
 
 from __future__ import annotations
 
 from calc.formulas.elementwise import maximum
+
+SWA_FULL_TOKENS_RATIO = 0.8  # server_args.py default of --swa-full-tokens-ratio
 
 # (smallest TP size, mem_fraction_static) from largest to smallest, server_args.py (0.4)
 AUTO_MEM_FRACTION_BY_TP = ((16, 0.79), (8, 0.81), (4, 0.85), (2, 0.87), (1, 0.88))
@@ -86,3 +94,12 @@ def max_total_num_tokens(rest_bytes, cell_size_bytes, page_size=1):
     """Tokens of the pool: rest // cell_size, rounded down to whole pages."""
     tokens = maximum(rest_bytes, 0) // cell_size_bytes
     return tokens // page_size * page_size
+
+
+def swa_pool_tokens(max_total_num_tokens, n_layers, n_full, n_swa, ratio=SWA_FULL_TOKENS_RATIO):
+    """(full-attention, sliding-window) tokens of SGLang's hybrid SWA pool [tokens]: the
+    pool's token-layers, max_total_num_tokens × n_layers, split so that a sliding layer holds
+    ``ratio`` × a full layer's tokens (model_runner.py set_num_token_hybrid)."""
+    total = max_total_num_tokens * n_layers
+    full = int(total / (ratio * n_swa + n_full))
+    return full, int(full * ratio)
