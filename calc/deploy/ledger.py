@@ -1,21 +1,28 @@
-"""The per-GPU memory ledger [bytes] of a deployment's busiest GPU: weights, KV cache and SSM
-state per sequence, activation peak, framework overhead, the engine's KV budget, and the one
-verdict ``fits`` every command reports.
+"""The per-GPU memory ledger [bytes] of a deployment's busiest GPU: weights (each component in
+its checkpoint format), KV cache and SSM state per sequence, activation peak, non-torch memory,
+the engine's KV budget and pool, and the one verdict ``fits`` every command reports.
+
+The engine's terms (the device memory torch reports, the activation peak of its profiling
+pass, non-torch memory, budget, pool) are its own start-up accounting
+(``calc.deploy.engine_memory``); a measured activation peak or non-torch memory replaces the
+modelled one.
 
 ``fits`` means: the sequences this GPU serves, each paged to whole KV blocks plus its fixed
-SSM state, fit in the KV budget the engine leaves after weights, activation peak and overhead
-(``calc.deploy.engine_memory``). A GPU serves ceil(batch / sequence groups) sequences (replicas ×
+SSM state, fit in the KV budget the engine leaves after weights, activation peak and
+non-torch memory. A GPU serves ceil(batch / sequence groups) sequences (replicas ×
 attention-DP ranks, ``calc.deploy.deployment``).
 
 KV and SSM state per GPU are exact per pipeline stage: each stage holds a contiguous run of
-ceil(n_layers / pp) layers (``calc.deploy.parallel``), and its KV is the attention layout's own
-formula over that stage's caching layers (windowed layers stop growing at their window) with
-this GPU's KV heads (max of 1 and n_kv_heads / tp, replicated when tp > n_kv_heads; MLA's
-latent is held whole by every TP rank). The busiest stage is the one whose sequence costs
-most at the queried context; with pp > 1 the ledger pairs it with the heaviest stage's weights
-(``calc.deploy.parallel.params_per_gpu``), an upper bound when those are different stages.
+ceil(n_layers / pp) layers (``calc.deploy.parallel``), and its KV is the attention layout's
+own formula over that stage's caching layers (windowed layers stop growing at their window)
+with this GPU's KV heads (max of 1 and n_kv_heads / tp, replicated when tp > n_kv_heads;
+MLA's latent is held whole by every TP rank). The busiest stage is the one whose sequence
+costs most at the queried context; with pp > 1 the ledger pairs it with the heaviest stage's
+weights (``calc.deploy.parallel.params_per_gpu``), an upper bound when those are different
+stages.
 
-The formula functions take plain numbers or numpy arrays (``calc.reports.sweep`` evaluates grids).
+The formula functions take plain numbers or numpy arrays (``calc.reports.sweep`` evaluates
+grids).
 """
 
 from __future__ import annotations
