@@ -270,7 +270,7 @@ class Deployment:
     @cached_property
     def compute_dtype(self) -> str:
         """The tensor-core dtype the matmuls run at (policy in
-        ``calc.deploy.steps.compute_dtype``)."""
+        ``calc.deploy.rates.compute_dtype``)."""
         from calc.deploy.rates import compute_dtype
 
         if self.hardware is None:
