@@ -273,3 +273,15 @@ def test_parquet_without_pyarrow_says_how_to_install(cli, tmp_path, monkeypatch)
     r = cli("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "1024", "-f", "parquet", "-o", out)
     assert r.code == 2 and "pip install 'kvcalc[parquet]'" in r.err
     assert not out.exists()
+
+
+def test_workers_leave_the_output_file_in_place(cli, tmp_path):
+    # sweep --jobs forks its workers while the atomic writer holds its temp file; a worker
+    # stopped at the end must not remove that file (calc.output.safe_io's signal handler)
+    out = tmp_path / "grid.csv"
+    r = cli("sweep", "-m", "llama3-8b,llama3-70b", "-H", "h100", "--tp", "1,4",
+            "--ctx", "1024..8192:x2", "--batch", "1..256:x4", "--jobs", "2", "-f", "csv",
+            "-o", out)  # fmt: skip
+    assert r.code == 0, r.err
+    # 2 models × 2 tp × 4 ctx × 5 batch = 80 rows and the header
+    assert len(out.read_text().splitlines()) == 81

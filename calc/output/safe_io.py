@@ -334,10 +334,11 @@ def _remove_on_signal(tmp: Callable[[], str | None]) -> Iterator[None]:
         return
     previous = {s: signal.getsignal(s) for s in _SIGNALS}
     mine = [s for s, h in previous.items() if h == signal.SIG_DFL]  # respect nohup's SIG_IGN
+    owner = os.getpid()  # a worker forked inside the block (sweep --jobs) inherits the handler
 
     def handler(signum: int, frame: object) -> None:
         name = tmp()
-        if name is not None:
+        if name is not None and os.getpid() == owner:  # never the writer's file from a worker
             Path(name).unlink(missing_ok=True)
         signal.signal(signum, signal.SIG_DFL)
         signal.raise_signal(signum)  # die of the signal, as without this handler
