@@ -275,13 +275,18 @@ def test_parquet_without_pyarrow_says_how_to_install(cli, tmp_path, monkeypatch)
     assert not out.exists()
 
 
-def test_workers_leave_the_output_file_in_place(cli, tmp_path):
+def test_workers_leave_the_output_file_in_place(tmp_path):
     # sweep --jobs forks its workers while the atomic writer holds its temp file; a worker
-    # stopped at the end must not remove that file (calc.output.safe_io's signal handler)
+    # stopped at the end must not remove that file (calc.output.safe_io's signal handler).
+    # A real process: the handler is installed only where SIGTERM has its default action.
+    import subprocess
+    import sys
+
     out = tmp_path / "grid.csv"
-    r = cli("sweep", "-m", "llama3-8b,llama3-70b", "-H", "h100", "--tp", "1,4",
-            "--ctx", "1024..8192:x2", "--batch", "1..256:x4", "--jobs", "2", "-f", "csv",
-            "-o", out)  # fmt: skip
-    assert r.code == 0, r.err
+    argv = [sys.executable, "-m", "calc", "sweep", "-m", "llama3-8b,llama3-70b", "-H", "h100",
+            "--tp", "1,4", "--ctx", "1024..8192:x2", "--batch", "1..256:x4", "--jobs", "2",
+            "-f", "csv", "-o", str(out)]  # fmt: skip
+    r = subprocess.run(argv, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr
     # 2 models × 2 tp × 4 ctx × 5 batch = 80 rows and the header
     assert len(out.read_text().splitlines()) == 81
