@@ -21,7 +21,7 @@ from dataclasses import dataclass, replace
 
 from calc.data.hardware_schema import Band, HardwareProfile
 from calc.deploy.ops import ALL_TO_ALL, ALLREDUCE, COMPUTE, Op
-from calc.deploy.parallel import all_to_all_time_s, p2p_time_s, ring_allreduce_time_s
+from calc.deploy.parallel import Link, all_to_all_time_s, allreduce_time_s, p2p_time_s
 from calc.errors import InvalidInputError
 from calc.formulas.quant import is_plain
 from calc.formulas.roofline import op_time_s, ridge_point
@@ -119,6 +119,8 @@ class Rates:
     link_latency_s: float
     attention_flops_per_s: float
     vector_flops_per_s: float  # fp32 CUDA-core rate (SSM scans, conv1d)
+    kernel_s: float = 0.0  # fixed cost of one kernel [s] (profile's kernel_overhead_s)
+    link: Link | None = None  # scale-up link, domain and scale-out network of collectives
 
 
 def rates(hw: HardwareProfile, dtype: str, efficiency: str) -> Rates:
@@ -132,6 +134,22 @@ def rates(hw: HardwareProfile, dtype: str, efficiency: str) -> Rates:
         hw.interconnect_latency_s,
         peaks[attn] * m,
         peaks.get("fp32", peaks[attn]) * m,
+        # the speed of light has no fixed costs
+        0.0 if efficiency == "peak" else hw.kernel_overhead_s or 0.0,
+        link_of(hw),
+    )
+
+
+def link_of(hw: HardwareProfile) -> Link:
+    """The collectives' links of ``hw``: NVLink/xGMI within its scale-up domain, its scale-out
+    network beyond (when the profile gives them)."""
+    out = hw.scale_out
+    return Link(
+        hw.interconnect_bandwidth_bytes_per_s,
+        hw.interconnect_latency_s,
+        hw.scale_up_domain_gpus,
+        None if out is None else out.bandwidth_bytes_per_s,
+        None if out is None else out.latency_s,
     )
 
 
@@ -142,14 +160,17 @@ def flops_rate(op: Op, r: Rates) -> float:
 
 
 def op_time(op: Op, r: Rates):
-    """Time of one op [s]: the roofline for compute ops, the collective's time otherwise."""
+    """Time of one op [s]: the roofline for compute ops, the collective's time otherwise, plus
+    the fixed cost of each of its kernels (a collective is one kernel)."""
     if op.kind == COMPUTE:
-        return op_time_s(op.flops, op.bytes, flops_rate(op, r), r.bytes_per_s)
+        t = op_time_s(op.flops, op.bytes, flops_rate(op, r), r.bytes_per_s)
+        return t + op.kernels * r.kernel_s if op.kernels and r.kernel_s else t
     msg = op.bytes / op.count
+    link = r.link or Link(r.link_bytes_per_s, r.link_latency_s)
     if op.kind == ALLREDUCE:
-        one = ring_allreduce_time_s(msg, op.group, r.link_bytes_per_s, r.link_latency_s)
+        one = allreduce_time_s(msg, op.group, link)
     elif op.kind == ALL_TO_ALL:
-        one = all_to_all_time_s(msg, op.group, r.link_bytes_per_s, r.link_latency_s)
+        one = all_to_all_time_s(msg, op.group, *link.crossing(op.group))
     else:
-        one = p2p_time_s(msg, r.link_bytes_per_s, r.link_latency_s)
-    return op.count * one
+        one = p2p_time_s(msg, *link.crossing(op.group))
+    return op.count * (one + r.kernel_s)
