@@ -143,7 +143,8 @@ def _ceiling_lines() -> list[str]:
 
     gpus = {"A100 SXM": "a100-80g", "H100 SXM": "h100", "B200 SXM": "b200", "GB200 SXM": "gb200"}
     lines = [
-        "| Record | Measured fraction of dense peak | Profile band (matmul low / expected / high) |",
+        "| Record | Measured fraction of dense peak | Profile matmul band "
+        "(low / expected / high) |",
         "|---|---|---|",
     ]
     for rec in records():
@@ -165,6 +166,7 @@ def render() -> str:
     s = summary(rs)
     a100 = load_hardware("a100-80g")
     fit = fit_kernel_overhead_s()
+    n_tp1 = len([r for r in rs if r["record"]["tensor_parallel"] == 1])
     lines = [
         "## Validation of the step-time model against published decode speeds",
         "",
@@ -207,7 +209,7 @@ def render() -> str:
         "engine's own source:",
         "",
         f"1. **A100 kernel fixed cost `kernel_overhead_s` = {a100.kernel_overhead_s * 1e6:.1f} µs**"
-        f" (fitted: the median over the {len([r for r in rs if r['record']['tensor_parallel'] == 1])}"
+        f" (fitted: the median over the {n_tp1}"
         f" TP-1 rows of (measured − roofline time) / kernels = {fit * 1e6:.2f} µs). Its source:",
         f"   {a100.kernel_overhead_source}",
         "2. HBM efficiency: the a100-80g profile's *expected* memory band, "
