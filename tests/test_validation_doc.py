@@ -54,3 +54,19 @@ def test_the_fit_uses_only_tp1_rows(latency):
     # the TP-2 and TP-8 rows are out of the fit: they test the all-reduce model
     tp1 = [r for r in latency.decode_records() if r["tensor_parallel"] == 1]
     assert len(tp1) == 2
+
+
+def test_fp8_band_is_the_measured_ceiling(latency):
+    # each profile with an fp8 mamf-finder row carries it as the high end of its fp8 band, and
+    # the rest of the band by the bf16 band's ratios (e.g. H100: 0.709 × 0.75 / 0.80 = 0.665)
+    gpus = {"H100 SXM": "h100", "H200 SXM": "h200", "B200 SXM": "b200", "GB200 SXM": "gb200"}
+    seen = 0
+    for rec in latency.records():
+        if rec["id"].startswith("mamf-") and rec.get("precision") == "fp8_e4m3":
+            e = load_hardware(gpus[rec["gpu"]]).efficiency
+            frac = rec["result"]["fraction_of_dense_peak"]
+            assert e.matmul_fp8.high == pytest.approx(frac, abs=5e-4)
+            ratio = e.matmul.expected / e.matmul.high
+            assert e.matmul_fp8.expected == pytest.approx(frac * ratio, abs=1e-3)
+            seen += 1
+    assert seen == 4

@@ -34,6 +34,8 @@ class Efficiency(Schema):
     matmul: Band  # achieved / peak dense tensor FLOP/s on large GEMMs
     memory: Band  # achieved / peak HBM bandwidth on large copies
     source: Text
+    # fp8 GEMMs where measured apart from bf16 (of the fp8 peak); None: the matmul band
+    matmul_fp8: Band | None = None
 
 
 @schema
