@@ -12,7 +12,9 @@ Attention (scores and values) always runs at the 16-bit peak; the recurrent SSM 
 CUDA cores in fp32 and is timed at the profile's fp32 peak.
 
 Achievable rates are peak × efficiency. ``efficiency`` picks the band of the hardware profile:
-``peak`` (100%: the speed of light), ``low``, ``expected`` or ``high``.
+``peak`` (100%: the speed of light), ``low``, ``expected`` or ``high``. GEMMs in fp8 take the
+profile's ``matmul_fp8`` band where it has one; attention and CUDA-core work the bf16 band.
+Every kernel pays the profile's ``kernel_overhead_s`` (none at ``peak``).
 """
 
 from __future__ import annotations
