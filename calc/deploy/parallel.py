@@ -37,8 +37,10 @@ fraction of the link bandwidth the protocol reaches; NCCL runs the protocol of l
 each message size, so decode-sized messages (kilobytes) take LL and prefill-sized ones Simple.
 A group larger than the profile's scale-up domain (``scale_up_domain_gpus``: HGX 8, NVL72 72)
 crosses the scale-out network: its inter-node hops take the network's latency and the ring its
-bandwidth (``scale_out``), as NCCL's model does; all-to-alls and stage sends that cross use the
-scale-out bandwidth and latency.
+bandwidth (``scale_out``), as NCCL's model does; an all-to-all whose group crosses uses the
+scale-out bandwidth and latency, and so does every stage send of a pipeline whose GPUs
+(max(tp, ep) × pp) span more than one domain (an upper bound: sends inside a domain are
+charged at the network's rate too).
 """
 
 from __future__ import annotations
