@@ -4,8 +4,8 @@ one section each, with every record's signed error.
 Run:  python bench/validation_doc.py          (--check: exit 1 when the page is stale)
 
 Sections:
-- the roofline latency model against published measurements (docs/validation-latency.md,
-  curated by hand; tests/test_validation_doc.py recomputes every predicted figure it quotes);
+- the step-time model against the published decode speeds of
+  docs/validation/measurements_train.yaml (bench/validation_latency.py, recomputed every time);
 - the engine memory model (KV pool at start-up) against real engine logs
   (bench/validation_capacity.py, recomputed every time);
 - training estimates against published figures (bench/train_validation.py, recomputed).
@@ -26,8 +26,8 @@ HEADER = """# Validation: kvcalc against real measurements and engine logs
 Three models are checked here, each record with its prediction, the measured or printed
 value and the signed error (prediction − measured) / measured:
 
-1. [Roofline latency](#validation-of-the-roofline-latency-model-against-published-measurements)
-   against published benchmark runs.
+1. [Step time](#validation-of-the-step-time-model-against-published-decode-speeds)
+   against published decode speeds, with the fitted constant and each term's share.
 2. [Engine memory](#validation-of-the-engine-memory-model-kv-pool-at-start-up): the KV pool
    a serving engine allocates at start-up, predicted from the settings alone, against real
    vLLM, SGLang and TensorRT-LLM start-up logs; the fitted constants and their sources.
@@ -57,7 +57,7 @@ def render() -> str:
     sys.path.insert(0, str(ROOT / "bench"))
     parts = [
         HEADER,
-        _as_section((ROOT / "docs" / "validation-latency.md").read_text()),
+        _as_section(_module("validation_latency").render()),
         _as_section(_module("validation_capacity").render()),
         _as_section(_module("train_validation").render()),
     ]

@@ -75,9 +75,12 @@ def test_tp_adds_two_allreduces_per_layer():
     ar = next(o for o in step.ops if o.name == "tp_allreduce")
     # 160 all-reduces of 8192 × 2 B = 16,384 B
     msg = 16_384
-    bw, lat = hw.interconnect_bandwidth_bytes_per_s, hw.interconnect_latency_s
     assert ar.bytes == 160 * msg
-    assert ar.time_s == pytest.approx(160 * (1.5 * msg / bw + 6 * lat), rel=1e-12)
+    # NCCL's cost model picks LL for 16 KiB: base 3.6 us + 2·(4−1) = 6 hops × 0.47 us (the
+    # profile's LL128 hop 1.9 us × 0.47/1.9) + 2·3/4 × 16,384 B / (450e9 B/s × 1/4)
+    # = 3.6 + 2.82 + 0.218453 = 6.638453 us; × 160 = 1.0621525 ms (h100 has no kernel cost)
+    assert ar.time_s == pytest.approx(160 * (3.6e-6 + 6 * 0.47e-6 + 1.5 * msg / 112.5e9), rel=1e-9)
+    assert ar.time_s == pytest.approx(1.0621525e-3, rel=1e-7)
     assert ar.bound == "network"
 
 
@@ -97,10 +100,17 @@ def test_ep_spreads_experts_and_adds_all_to_all():
     assert (s.n_experts, s.d_expert_ffn, s.gpus, s.dp_attn) == (32, 2048, 8, 1)
     s = shard(cfg, tp=1, ep=8)
     assert (s.gpus, s.dp_attn) == (8, 8)  # data-parallel attention
+    # TP = EP (no data-parallel attention): every GPU holds all tokens, the experts' partial
+    # outputs join the layer's all-reduce (vLLM uses all-to-all only with dp > 1)
     step = decode_step(cfg, load_hardware("h200"), batch=64, ctx=1024, tp=8, ep=8)
+    names = {o.name for o in step.ops}
+    assert "tp_allreduce" in names and "ep_all_to_all" not in names
+    # EP 8 over data-parallel attention: dispatch and combine
+    step = decode_step(cfg, load_hardware("h200"), batch=64, ctx=1024, tp=1, ep=8)
     a2a = next(o for o in step.ops if o.name == "ep_all_to_all")
     # 2 × 58 MoE layers; each GPU sends 64 tokens × 8 experts × 7168 × 2 B / 8 = 917,504 B
     assert a2a.bytes == 116 * 917_504
+    assert "tp_allreduce" not in {o.name for o in step.ops}
 
 
 @pytest.mark.parametrize(
@@ -116,3 +126,60 @@ def test_ep_spreads_experts_and_adds_all_to_all():
 def test_bad_parallelism_is_a_clear_error(model, kw, message):
     with pytest.raises(InvalidInputError, match=message):
         shard(load_model(model), **kw)
+
+
+def test_nccl_allreduce_picks_the_protocol_by_size():
+    from calc.deploy.parallel import Link, allreduce_cost, allreduce_time_s
+
+    nvlink = Link(450e9, 1.9e-6, 8, 50e9, 4e-6)
+    # 16 KiB over 8 GPUs: LL = 3.6 + 14 × 0.47 us + 14/8 × 16,384 B / (450e9 / 4)
+    #                       = 3.6 + 6.58 + 0.254862 = 10.434862 us
+    small = allreduce_cost(16_384, 8, nvlink)
+    assert small.protocol == "LL"
+    assert small.time_s(16_384) == pytest.approx(10.434862e-6, rel=1e-6)
+    # 256 MiB: Simple = 8.4 + 14 × 3.4 us + 14/8 × 268,435,456 B / 450e9 B/s
+    #                 = 8.4 + 47.6 + 1043.916 = 1099.916 us
+    big = allreduce_cost(2**28, 8, nvlink)
+    assert big.protocol == "Simple"
+    assert allreduce_time_s(2**28, 8, nvlink) == pytest.approx(1099.916e-6, rel=1e-6)
+    assert allreduce_time_s(16_384, 1, nvlink) == 0
+
+
+def test_allreduce_past_the_scale_up_domain_crosses_the_network():
+    from calc.deploy.parallel import Link, allreduce_cost
+
+    link = Link(450e9, 1.9e-6, 8, 50e9, 4e-6)
+    # TP 16 on two HGX nodes, 16 KiB, LL: 30 hops, 2 of them between nodes (2.7 us each, the
+    # NET LL128 hop 4.0 × 2.7/4.0), 28 NVLink hops at 0.47 × 1.8 (NCCL's multi-node LL factor):
+    # 3.6 + 28 × 0.846 + 2 × 2.7 = 32.688 us; bytes 30/16 × 16,384 / (50e9 / 4) = 2.4576 us
+    c = allreduce_cost(16_384, 16, link)
+    assert c.protocol == "LL"
+    assert c.time_s(16_384) == pytest.approx(32.688e-6 + 2.4576e-6, rel=1e-6)
+    cfg, hw = load_model("llama3-70b"), load_hardware("h100")
+    t16 = next(o for o in decode_step(cfg, hw, batch=1, ctx=1024, tp=16).ops
+               if o.name == "tp_allreduce")  # fmt: skip
+    t8 = next(o for o in decode_step(cfg, hw, batch=1, ctx=1024, tp=8).ops
+              if o.name == "tp_allreduce")  # fmt: skip
+    assert t16.time_s > 2 * t8.time_s  # the network's hops, not NVLink's
+
+
+def test_kernel_fixed_cost_from_the_profile():
+    cfg = load_model("llama2-7b")
+    a100, h100 = load_hardware("a100-80g"), load_hardware("h100")
+    assert h100.kernel_overhead_s is None
+    step = decode_step(cfg, a100, batch=1, ctx=100)
+    # 32 layers × 9 kernels (2 norms, qkv, rope/KV write + attention, o_proj, 3 FFN)
+    # + embedding, final norm, lm_head, sampler = 292 kernels
+    kernels = sum(o.kernels for o in step.raw)
+    assert kernels == 292
+    bare = decode_step(cfg, a100, batch=1, ctx=100, efficiency="expected")
+    from dataclasses import replace
+
+    from calc.deploy.rates import op_time
+
+    no_fixed = sum(op_time(o, replace(bare.rates, kernel_s=0.0)) for o in bare.raw)
+    # 292 × 5.6 us = 1.6352 ms
+    assert step.time_s - no_fixed == pytest.approx(292 * 5.6e-6, rel=1e-9)
+    # the speed of light pays none
+    peak = decode_step(cfg, a100, batch=1, ctx=100, efficiency="peak")
+    assert peak.rates.kernel_s == 0

@@ -34,6 +34,8 @@ class Efficiency(Schema):
     matmul: Band  # achieved / peak dense tensor FLOP/s on large GEMMs
     memory: Band  # achieved / peak HBM bandwidth on large copies
     source: Text
+    # fp8 GEMMs where measured apart from bf16 (of the fp8 peak); None: the matmul band
+    matmul_fp8: Band | None = None
 
 
 @schema
@@ -83,6 +85,10 @@ class HardwareProfile(Schema):
     scale_up_domain_gpus: Annotated[int, Bounds(gt=0, le=100_000)] | None = None
     interconnect_source: Text | None = None  # where the scale-up bandwidth and latency come from
     scale_out: ScaleOut | None = None  # between scale-up domains (nodes / racks)
+    # Fixed cost of one GPU kernel in a serving step (CUDA-graph replay of the launch, the
+    # kernel's ramp-up and tail), added to each op's roofline time per kernel [s]; None: 0
+    kernel_overhead_s: Annotated[float, Bounds(ge=0, le=1e-3)] | None = None
+    kernel_overhead_source: Text | None = None
     notes: str | None = None
 
     @property

@@ -61,6 +61,9 @@ from calc.formulas.attention_layout import AttentionLayout
 from calc.formulas.elementwise import cdiv
 
 COMPUTE = "compute"
+# kernels of one FFN (dense, shared or the routed experts' grouped GEMMs): the gate/up GEMM,
+# the activation (and gating product) and the down GEMM
+FFN_KERNELS = 3
 ALLREDUCE = "allreduce"
 ALL_TO_ALL = "all_to_all"
 P2P = "p2p"
@@ -86,6 +89,7 @@ class Op:
     count: Any = 0
     attention: bool = False  # timed at the 16-bit peak (see calc.reports.latency)
     vector: bool = False  # CUDA-core fp32 work (SSM scans, conv1d): timed at the fp32 peak
+    kernels: Any = 0  # GPU kernels the op stands for, summed over its layers (fixed cost each)
 
 
 @dataclass(frozen=True)
@@ -117,14 +121,15 @@ def _linear(name, tokens, d_in, d_out, layers, z: Sizes, flops=None, extra_param
     fl = F.linear_flops(tokens, d_in, d_out) if flops is None else flops
     w = (d_in * d_out + extra_params) * z.weight
     act = tokens * (d_in + d_out) * z.act
-    return Op(name, layers * fl, layers * (w + act), weight_bytes=layers * w)
+    return Op(name, layers * fl, layers * (w + act), weight_bytes=layers * w, kernels=layers)
 
 
-def _attention(score_flops, value_flops, kv_bytes, act_bytes, weight_bytes=0):
+def _attention(score_flops, value_flops, kv_bytes, act_bytes, weight_bytes=0, layers=0):
     """Split a fused attention kernel's traffic by FLOP share (see the module docstring).
 
     All arguments are totals over the attention layers; ``weight_bytes`` (learned sink
-    logits) are read by the scores."""
+    logits) are read by the scores. Kernels: per layer the rotary/KV-cache write and the fused
+    attention, both charged to the scores."""
     s, v = score_flops, value_flops
     total = kv_bytes + act_bytes
     share = s / (s + v)
@@ -136,6 +141,7 @@ def _attention(score_flops, value_flops, kv_bytes, act_bytes, weight_bytes=0):
             weight_bytes=weight_bytes,
             kv_bytes=kv_bytes * share,
             attention=True,
+            kernels=2 * layers,
         ),
         Op(
             "attn_values",
@@ -210,6 +216,7 @@ def _attention_block(cfg, s: Sharding, layout, *, tokens, batch, ctx, prompt, de
             kv_read + kv_write,
             L * act,
             sinks,
+            L,
         )
         ops.append(
             _linear(
@@ -264,6 +271,7 @@ def _attention_block(cfg, s: Sharding, layout, *, tokens, batch, ctx, prompt, de
             kv_read + kv_write,
             L * act,
             sinks,
+            L,
         )
         ops.append(
             _relayer(
@@ -295,6 +303,7 @@ def _attention_block(cfg, s: Sharding, layout, *, tokens, batch, ctx, prompt, de
             kv_write,
             L * act,
             sinks,
+            L,
         )
     ops.append(_linear("o_proj", tokens, h * dv, d, L, z, flops=F.o_proj_flops(tokens, h, dv, d)))
     return ops
@@ -309,6 +318,7 @@ def _relayer(op: Op, tokens, act_in, act_out, params, layers, z: Sizes) -> Op:
         op.flops,
         layers * (w + tokens * (act_in + act_out) * z.act),
         weight_bytes=layers * w,
+        kernels=layers,
     )
 
 
@@ -361,6 +371,7 @@ def _ssm_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, z):
             n * (conv_params * z.weight + rw * conv_state + tokens * 2 * m.conv_dim * z.act),
             weight_bytes=n * conv_params * z.weight,
             vector=True,
+            kernels=n,
         )
         ops += [in_proj, conv]
         proj_params = d * w_in + c.proj_bias * w_in + conv_params + E * d + c.proj_bias * d
@@ -388,6 +399,7 @@ def _ssm_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, z):
                 n * scan_flops,
                 n * (rest * z.weight + rw * ssm_state + tokens * (scan_in + E) * z.act),
                 weight_bytes=n * rest * z.weight,
+                kernels=n,
                 # Mamba-2's chunked SSD prefill is matmuls (tensor cores); the rest fp32
                 attention=kind == "mamba2" and not decode,
                 vector=kind == "mamba" or decode,
@@ -430,6 +442,7 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z):
                 n * F.ffn_flops(tokens, d, s.d_ffn, gated),
                 n * (w + act),
                 weight_bytes=n * w,
+                kernels=FFN_KERNELS * n,
             )
         )
     m = cfg.moe
@@ -464,6 +477,7 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z):
                 n * F.ffn_flops(routes, d, s.d_expert_ffn, gated),
                 n * (w + routes * 2 * d * z.act),
                 weight_bytes=n * w,
+                kernels=FFN_KERNELS * n,
             )
         )
         if m.n_shared_experts:
@@ -474,6 +488,7 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z):
                     n * F.shared_expert_flops(tokens, m.n_shared_experts, d, s.d_shared_ffn, gated),
                     n * (w + tokens * 2 * d * z.act),
                     weight_bytes=n * w,
+                    kernels=FFN_KERNELS * n,
                 )
             )
     return ops
@@ -490,14 +505,20 @@ def _comm_ops(cfg, s: Sharding, *, tokens, stage_tokens, z):
         mixers = cfg.n_attention_layers + cfg.n_layers_of("mamba", "mamba2")
         count = mixers + cfg.n_dense_ffn_layers + cfg.n_moe_layers
         ops.append(Op("tp_allreduce", 0, count * hidden, kind=ALLREDUCE, group=s.tp, count=count))
-    if s.ep > 1 and cfg.moe is not None:
-        count = 2 * cfg.n_moe_layers  # dispatch and combine
+    if s.ep > s.tp and cfg.moe is not None:
+        # dispatch and combine; with ep = tp (no data-parallel attention) every GPU already
+        # holds all tokens and the experts' partial outputs join the layer's all-reduce, as
+        # vLLM does (all-to-all only with dp > 1): no all-to-all is charged
+        count = 2 * cfg.n_moe_layers
         # each GPU dispatches an equal share of the stage's tokens to their k experts
         msg = stage_tokens * cfg.moe.experts_per_token * d * z.act / s.ep
         ops.append(Op("ep_all_to_all", 0, count * msg, kind=ALL_TO_ALL, group=s.ep, count=count))
     if s.pp > 1:
         count = s.pp - 1
-        ops.append(Op("pp_send", 0, count * hidden, kind=P2P, group=2, count=count))
+        # group: the GPUs the pipeline spans (a send crosses the network when it exceeds the
+        # scale-up domain)
+        span = max(s.tp, s.ep) * s.pp
+        ops.append(Op("pp_send", 0, count * hidden, kind=P2P, group=span, count=count))
     return ops
 
 
@@ -536,12 +557,14 @@ def forward_ops(
             0,
             tokens * d * (ze + z.act),
             weight_bytes=tokens * d * ze,
+            kernels=1,
         ),
         Op(  # element-wise: FLOPs not counted (see calc.formulas.flops), their traffic is
             "norms",
             0,
             norm_w * zn + n_norms * 2 * tokens * d * z.act,
             weight_bytes=norm_w * zn,
+            kernels=n_norms,
         ),
     ]
     ops += _attention_block(
@@ -561,5 +584,7 @@ def forward_ops(
             flops=F.lm_head_flops(b, d, s.vocab),
         )
     )
+    lm = ops[-1]
+    ops[-1] = replace(lm, kernels=lm.kernels + 1)  # and the sampler
     ops += _comm_ops(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z)
     return ops

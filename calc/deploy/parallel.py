@@ -29,6 +29,18 @@ per-hop latency α, a message of M bytes, N GPUs):
 
 The interconnect rate is used at face value (no efficiency factor): the efficiency bands of a
 profile describe the HBM and the tensor cores, not NVLink.
+
+Serving steps (``calc.deploy.rates``) time a tensor-parallel all-reduce with NCCL's own cost
+model instead of the bare ring (``allreduce_time_s``): for each protocol (LL, LL128, Simple) a
+base latency, 2(N−1) hops of the protocol's per-hop latency and the ring's 2(N−1)/N · M at the
+fraction of the link bandwidth the protocol reaches; NCCL runs the protocol of least time for
+each message size, so decode-sized messages (kilobytes) take LL and prefill-sized ones Simple.
+A group larger than the profile's scale-up domain (``scale_up_domain_gpus``: HGX 8, NVL72 72)
+crosses the scale-out network: its inter-node hops take the network's latency and the ring its
+bandwidth (``scale_out``), as NCCL's model does; an all-to-all whose group crosses uses the
+scale-out bandwidth and latency, and so does every stage send of a pipeline whose GPUs
+(max(tp, ep) × pp) span more than one domain (an upper bound: sends inside a domain are
+charged at the network's rate too).
 """
 
 from __future__ import annotations
@@ -66,6 +78,104 @@ def all_to_all_time_s(message_bytes, n, bandwidth_bytes_per_s, latency_s):
 def p2p_time_s(message_bytes, bandwidth_bytes_per_s, latency_s):
     """One point-to-point send (pipeline stage to stage) [s]: M / B + α."""
     return message_bytes / bandwidth_bytes_per_s + latency_s
+
+
+@dataclass(frozen=True)
+class Protocol:
+    """One NCCL protocol's ring cost terms (NVIDIA/nccl src/graph/tuning.cc)."""
+
+    name: str
+    base_s: float  # baseLat[Ring][p]: fixed latency of one collective [s]
+    nvlink_hop: float  # hwLat[NVLink][Ring][p] / hwLat[NVLink][Ring][LL128]
+    net_hop: float  # hwLat[NET][Ring][p] / hwLat[NET][Ring][LL128]
+    bandwidth_fraction: float  # of the link's bus bandwidth the protocol reaches (all-reduce)
+
+
+# NVIDIA/nccl@01afd20a77b5804e0ecf1042509dd9d20ebf9e93 src/graph/tuning.cc: baseLat Ring
+# {LL 3.6, LL128 10.0, Simple 8.4} us; hwLat NVLink Ring {0.47, 1.9, 3.4} us, NET Ring
+# {2.7, 4.0, 9.6} us; busBw × 1/4 for LL all-reduce, × 0.92 (120/128) for LL128. The profiles
+# give the LL128 hop (interconnect_latency_s, scale_out.latency_s); the other protocols' hops
+# scale by NCCL's ratios.
+NCCL_PROTOCOLS = (
+    Protocol("LL", 3.6e-6, 0.47 / 1.9, 2.7 / 4.0, 0.25),
+    Protocol("LL128", 10.0e-6, 1.0, 1.0, 0.92),
+    Protocol("Simple", 8.4e-6, 3.4 / 1.9, 9.6 / 4.0, 1.0),
+)
+LL_MULTINODE_INTRA_HOP = 1.8  # tuning.cc: intraLat *= 1.8 for LL when nNodes > 1
+
+
+@dataclass(frozen=True)
+class Link:
+    """The links one GPU's collectives use: the scale-up link (per direction [bytes/s], one
+    LL128 ring hop [s]) within ``domain_gpus`` GPUs, and the scale-out network beyond it."""
+
+    bandwidth_bytes_per_s: float
+    latency_s: float
+    domain_gpus: int | None = None
+    net_bandwidth_bytes_per_s: float | None = None
+    net_latency_s: float | None = None
+
+    def nodes(self, n: int) -> int:
+        """Scale-up domains a group of ``n`` GPUs spans (1 without a known network)."""
+        if self.domain_gpus is None or self.net_bandwidth_bytes_per_s is None:
+            return 1
+        return cdiv(n, self.domain_gpus)
+
+    def crossing(self, n: int) -> tuple[float, float]:
+        """(bandwidth, latency) of a group of ``n`` GPUs: the network's when it spans nodes."""
+        if self.nodes(n) > 1:
+            return self.net_bandwidth_bytes_per_s, self.net_latency_s
+        return self.bandwidth_bytes_per_s, self.latency_s
+
+
+@dataclass(frozen=True)
+class AllReduceCost:
+    """One all-reduce under one protocol: time = latency_s + steps / n · M / bandwidth."""
+
+    protocol: str
+    latency_s: float
+    steps: int
+    n: int
+    bandwidth_bytes_per_s: float
+
+    def time_s(self, message_bytes):
+        return self.latency_s + self.steps / self.n * message_bytes / self.bandwidth_bytes_per_s
+
+
+def allreduce_costs(n: int, link: Link) -> list[AllReduceCost]:
+    """NCCL's ring all-reduce cost terms for each protocol over ``n`` GPUs on ``link``."""
+    nodes = link.nodes(n)
+    steps = 2 * (n - 1)
+    inter = 2 * (nodes - 1)
+    bw = link.net_bandwidth_bytes_per_s if nodes > 1 else link.bandwidth_bytes_per_s
+    costs = []
+    for p in NCCL_PROTOCOLS:
+        intra_hop = link.latency_s * p.nvlink_hop
+        if nodes > 1 and p.name == "LL":
+            intra_hop *= LL_MULTINODE_INTRA_HOP
+        lat = p.base_s + (steps - inter) * intra_hop
+        if inter:
+            lat += inter * link.net_latency_s * p.net_hop
+        costs.append(AllReduceCost(p.name, lat, steps, n, bw * p.bandwidth_fraction))
+    return costs
+
+
+def allreduce_cost(message_bytes: float, n: int, link: Link) -> AllReduceCost:
+    """The protocol NCCL picks for one all-reduce of ``message_bytes`` (least time)."""
+    return min(allreduce_costs(n, link), key=lambda c: c.time_s(message_bytes))
+
+
+def allreduce_time_s(message_bytes, n: int, link: Link):
+    """All-reduce of ``message_bytes`` over ``n`` GPUs [s] by NCCL's cost model: the least time
+    over its protocols (element-wise for arrays); 0 for one GPU."""
+    if n == 1:
+        return 0 * message_bytes
+    times = [c.time_s(message_bytes) for c in allreduce_costs(n, link)]
+    if hasattr(message_bytes, "shape"):
+        import numpy as np
+
+        return np.minimum.reduce(times)
+    return min(times)
 
 
 def _check_ssm_tp(cfg: ModelConfig, tp: int) -> None:

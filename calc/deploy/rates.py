@@ -12,7 +12,9 @@ Attention (scores and values) always runs at the 16-bit peak; the recurrent SSM 
 CUDA cores in fp32 and is timed at the profile's fp32 peak.
 
 Achievable rates are peak × efficiency. ``efficiency`` picks the band of the hardware profile:
-``peak`` (100%: the speed of light), ``low``, ``expected`` or ``high``.
+``peak`` (100%: the speed of light), ``low``, ``expected`` or ``high``. GEMMs in fp8 take the
+profile's ``matmul_fp8`` band where it has one; attention and CUDA-core work the bf16 band.
+Every kernel pays the profile's ``kernel_overhead_s`` (none at ``peak``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dataclasses import dataclass, replace
 
 from calc.data.hardware_schema import Band, HardwareProfile
 from calc.deploy.ops import ALL_TO_ALL, ALLREDUCE, COMPUTE, Op
-from calc.deploy.parallel import all_to_all_time_s, p2p_time_s, ring_allreduce_time_s
+from calc.deploy.parallel import Link, all_to_all_time_s, allreduce_time_s, p2p_time_s
 from calc.errors import InvalidInputError
 from calc.formulas.quant import is_plain
 from calc.formulas.roofline import op_time_s, ridge_point
@@ -82,13 +84,16 @@ def check_efficiency(efficiency: str) -> None:
         )
 
 
-def efficiencies(hw: HardwareProfile, efficiency: str) -> tuple[float, float]:
-    """(matmul, memory) fractions of peak for ``efficiency`` (peak means 1.0, 1.0)."""
+def efficiencies(hw: HardwareProfile, efficiency: str, dtype: str = "bf16") -> tuple[float, float]:
+    """(matmul, memory) fractions of peak for ``efficiency`` (peak means 1.0, 1.0). GEMMs in
+    fp8 take the profile's ``matmul_fp8`` band where it has one (fp8 GEMMs reach a lower
+    fraction of their peak than bf16 ones: mamf-finder, H100 0.709 against 0.803)."""
     check_efficiency(efficiency)
     if efficiency == "peak":
         return 1.0, 1.0
     e = hw.efficiency
-    return getattr(e.matmul, efficiency), getattr(e.memory, efficiency)
+    band = e.matmul_fp8 if dtype == "fp8" and e.matmul_fp8 is not None else e.matmul
+    return getattr(band, efficiency), getattr(e.memory, efficiency)
 
 
 def with_efficiency(
@@ -103,6 +108,8 @@ def with_efficiency(
         if isinstance(value, bool) or not 0 < value <= 1:
             raise InvalidInputError(f"{flag} must be a fraction of peak in (0, 1], got {value!r}")
         update[key] = Band(low=float(value), expected=float(value), high=float(value))
+        if key == "matmul":
+            update["matmul_fp8"] = None  # the stated fraction holds for every dtype
     if not update:
         return hw
     update["source"] = f"{hw.efficiency.source} (overridden: {', '.join(update)})"
@@ -119,19 +126,38 @@ class Rates:
     link_latency_s: float
     attention_flops_per_s: float
     vector_flops_per_s: float  # fp32 CUDA-core rate (SSM scans, conv1d)
+    kernel_s: float = 0.0  # fixed cost of one kernel [s] (profile's kernel_overhead_s)
+    link: Link | None = None  # scale-up link, domain and scale-out network of collectives
 
 
 def rates(hw: HardwareProfile, dtype: str, efficiency: str) -> Rates:
-    m, b = efficiencies(hw, efficiency)
+    m, b = efficiencies(hw, efficiency)  # attention and CUDA-core work: the 16-bit band
+    m_gemm = efficiencies(hw, efficiency, dtype)[0]
     attn = dtype if dtype in ("bf16", "fp16", "fp32", "tf32") else "bf16"
     peaks = hw.peak_flops_per_s
     return Rates(
-        peaks[dtype] * m,
+        peaks[dtype] * m_gemm,
         hw.hbm_bandwidth_bytes_per_s * b,
         hw.interconnect_bandwidth_bytes_per_s,
         hw.interconnect_latency_s,
         peaks[attn] * m,
         peaks.get("fp32", peaks[attn]) * m,
+        # the speed of light has no fixed costs
+        0.0 if efficiency == "peak" else hw.kernel_overhead_s or 0.0,
+        link_of(hw),
+    )
+
+
+def link_of(hw: HardwareProfile) -> Link:
+    """The collectives' links of ``hw``: NVLink/xGMI within its scale-up domain, its scale-out
+    network beyond (when the profile gives them)."""
+    out = hw.scale_out
+    return Link(
+        hw.interconnect_bandwidth_bytes_per_s,
+        hw.interconnect_latency_s,
+        hw.scale_up_domain_gpus,
+        None if out is None else out.bandwidth_bytes_per_s,
+        None if out is None else out.latency_s,
     )
 
 
@@ -142,14 +168,17 @@ def flops_rate(op: Op, r: Rates) -> float:
 
 
 def op_time(op: Op, r: Rates):
-    """Time of one op [s]: the roofline for compute ops, the collective's time otherwise."""
+    """Time of one op [s]: the roofline for compute ops, the collective's time otherwise, plus
+    the fixed cost of each of its kernels (a collective is one kernel)."""
     if op.kind == COMPUTE:
-        return op_time_s(op.flops, op.bytes, flops_rate(op, r), r.bytes_per_s)
+        t = op_time_s(op.flops, op.bytes, flops_rate(op, r), r.bytes_per_s)
+        return t + op.kernels * r.kernel_s if op.kernels and r.kernel_s else t
     msg = op.bytes / op.count
+    link = r.link or Link(r.link_bytes_per_s, r.link_latency_s)
     if op.kind == ALLREDUCE:
-        one = ring_allreduce_time_s(msg, op.group, r.link_bytes_per_s, r.link_latency_s)
+        one = allreduce_time_s(msg, op.group, link)
     elif op.kind == ALL_TO_ALL:
-        one = all_to_all_time_s(msg, op.group, r.link_bytes_per_s, r.link_latency_s)
+        one = all_to_all_time_s(msg, op.group, *link.crossing(op.group))
     else:
-        one = p2p_time_s(msg, r.link_bytes_per_s, r.link_latency_s)
-    return op.count * one
+        one = p2p_time_s(msg, *link.crossing(op.group))
+    return op.count * (one + r.kernel_s)

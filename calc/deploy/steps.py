@@ -5,7 +5,10 @@ at the rates of ``calc.deploy.rates``.
 Each op takes max(FLOPs / achievable FLOP/s, bytes / achievable bytes/s)
 (``calc.formulas.roofline``);
 a step is the sum over its ops (kernels run one after another; no overlap is assumed, so
-communication adds to compute). Collectives take the times of ``calc.deploy.parallel``.
+communication adds to compute). Each op also pays the profile's fixed cost per kernel
+(``kernel_overhead_s``: the CUDA-graph replay gap and each kernel's ramp-up and tail) for each
+kernel it stands for (``Op.kernels``); a collective is one kernel. Collectives take the times
+of ``calc.deploy.parallel`` (the all-reduce by NCCL's protocol cost model).
 
 Achievable rates are peak × efficiency. ``efficiency`` picks the band of the hardware profile:
 ``peak`` (100%: the speed of light), ``low``, ``expected`` or ``high`` (the profile's

@@ -4,9 +4,12 @@ from its own FLOPs, bytes and rates, and the per-layer FLOP formulas with the mo
 
 from __future__ import annotations
 
+import numpy as np
+
 from calc.data.hardware_schema import HardwareProfile
 from calc.data.model_schema import ModelConfig
 from calc.deploy.ops import ALL_TO_ALL, ALLREDUCE, COMPUTE
+from calc.deploy.parallel import Link, allreduce_cost
 from calc.deploy.rates import flops_rate, ridge_points
 from calc.deploy.steps import Step
 from calc.output.derivation import Figure, figure
@@ -17,38 +20,63 @@ def op_figures(prefix: str, step: Step) -> list[Figure]:
     figs = []
     for op, t in zip(step.raw, step.ops, strict=True):
         if op.kind == COMPUTE:
+            fixed = ""
+            extra = {}
+            if op.kernels and r.kernel_s:
+                fixed = " + {kernels} × {kernel_s} s"
+                extra = {"kernels": op.kernels, "kernel_s": r.kernel_s}
             figs.append(
                 figure(
                     f"{prefix}.{op.name}.time_s",
                     t.time_s,
                     "s",
-                    "max({flops} FLOP / {flops_per_s} FLOP/s, {bytes} B / {bytes_per_s} B/s)",
+                    "max({flops} FLOP / {flops_per_s} FLOP/s, {bytes} B / {bytes_per_s} B/s)"
+                    + fixed,
                     flops=op.flops,
                     flops_per_s=flops_rate(op, r),
                     bytes=op.bytes,
                     bytes_per_s=r.bytes_per_s,
+                    **extra,
                 )
             )
         else:
-            n = op.group
-            shape = {
-                ALLREDUCE: "{count} × (2·({n}−1)/{n} × {msg} B / {bw} B/s + 2·({n}−1) × {lat} s)",
-                ALL_TO_ALL: "{count} × (({n}−1)/{n} × {msg} B / {bw} B/s + ({n}−1) × {lat} s)",
-            }.get(op.kind, "{count} × ({msg} B / {bw} B/s + {lat} s)")
-            figs.append(
-                figure(
-                    f"{prefix}.{op.name}.time_s",
-                    t.time_s,
-                    "s",
-                    shape,
-                    count=op.count,
-                    n=n,
-                    msg=op.bytes / op.count,
-                    bw=r.link_bytes_per_s,
-                    lat=r.link_latency_s,
-                )
-            )
+            figs.append(_collective_figure(prefix, op, t, r))
     return figs
+
+
+def _collective_figure(prefix: str, op, t, r) -> Figure:
+    """A collective's time: NCCL's all-reduce cost of the protocol it picks (base latency and
+    hops, then the ring's bytes at the protocol's bandwidth), the pairwise all-to-all or a
+    send; each with one kernel's fixed cost."""
+    n = op.group
+    msg = op.bytes / op.count
+    link = r.link or Link(r.link_bytes_per_s, r.link_latency_s)
+    key = f"{prefix}.{op.name}.time_s"
+    if op.kind == ALLREDUCE:
+        c = allreduce_cost(float(np.asarray(msg).flat[0]), n, link)
+        return figure(
+            key,
+            t.time_s,
+            "s",
+            "{count} × ({lat} s + {steps}/{n} × {msg} B / {bw} B/s + {kernel_s} s)",
+            count=op.count,
+            lat=c.latency_s,
+            steps=c.steps,
+            n=n,
+            msg=msg,
+            bw=c.bandwidth_bytes_per_s,
+            kernel_s=r.kernel_s,
+        )
+    bw, lat = link.crossing(n)
+    shape = (
+        "{count} × (({n}−1)/{n} × {msg} B / {bw} B/s + ({n}−1) × {lat} s + {kernel_s} s)"
+        if op.kind == ALL_TO_ALL
+        else "{count} × ({msg} B / {bw} B/s + {lat} s + {kernel_s} s)"
+    )
+    return figure(
+        key, t.time_s, "s", shape, count=op.count, n=n, msg=msg, bw=bw, lat=lat,
+        kernel_s=r.kernel_s,
+    )  # fmt: skip
 
 
 def _attention_flops(pairs, n_heads, head_dim):

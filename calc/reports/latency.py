@@ -198,7 +198,7 @@ def latency_report(
     exp, sol, lo, hi = times["expected"], times["peak"], times["high"], times["low"]
     dec, pre = steps["expected"]
     ledger = dep.per_gpu.at(max(ctx, prompt + gen), batch).fields()
-    m_eff, b_eff = efficiencies(hw, "expected")
+    m_eff, b_eff = efficiencies(hw, "expected", st.dtype)  # the GEMMs' band (fp8's own)
     fields: dict = {
         "model": cfg.name,
         "hardware": hw.name,

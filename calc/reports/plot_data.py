@@ -134,7 +134,7 @@ def roofline_data(
     kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, pp=pp, ep=ep, compute=compute)
     dec = decode_step(cfg, hw, batch=batch, ctx=ctx, **kw)
     pre = prefill(cfg, hw, prompt=prompt, batch=batch, **kw)
-    m_eff, b_eff = efficiencies(hw, "expected")
+    b_eff = efficiencies(hw, "expected")[1]
     bw = hw.hbm_bandwidth_bytes_per_s
     dtypes = [dec.compute_dtype]
     if dec.compute_dtype not in SIXTEEN_BIT_OR_WIDER:  # attention runs at bf16 (latency.rates)
@@ -143,7 +143,7 @@ def roofline_data(
         Ceiling(
             d,
             hw.peak_flops_per_s[d],
-            hw.peak_flops_per_s[d] * m_eff,
+            hw.peak_flops_per_s[d] * efficiencies(hw, "expected", d)[0],
             hw.peak_flops_per_s[d] / bw,
         )
         for d in dtypes
