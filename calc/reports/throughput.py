@@ -140,6 +140,8 @@ def serving_gen(prompt, ctx, gen=None):
 
     if gen is not None:
         return gen
+    if np.ndim(prompt) == 0 and np.ndim(ctx) == 0:
+        return max(1, int(ctx) - int(prompt))
     return np.maximum(1, ctx - prompt)
 
 
@@ -153,7 +155,7 @@ def serving_throughput(
 
     from calc.deploy.steps import step_of
 
-    scalar = not (hasattr(prompt, "shape") or hasattr(gen, "shape"))
+    scalar = np.ndim(prompt) == 0 and np.ndim(gen) == 0
     p = np.asarray(prompt, dtype=np.float64)
     g = np.asarray(gen, dtype=np.float64)
     p, g = np.broadcast_arrays(p, g)
