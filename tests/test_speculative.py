@@ -94,3 +94,22 @@ def test_help_has_example(cli):
     for cmd in ("speculate", "import-hf"):
         r = cli(cmd, "--help")
         assert r.code == 0 and "Example: kvcalc" in r.out
+
+
+def test_verification_reads_each_sequences_kv_once():
+    from calc.data.registry import load_hardware, load_model
+    from calc.deploy.deployment import Deployment
+    from calc.deploy.steps import step_of
+    from calc.reports.speculative import kv_read_once_bytes, verify_step_time_s
+
+    # 10 GB moved, 5 of them KV read once per position at γ = 4: 10 − 5 × 4 / 5 = 6 GB
+    assert kv_read_once_bytes(10e9, 5e9, 4) == pytest.approx(6e9)
+    dep = Deployment.build(load_model("llama3-8b"), load_hardware("h100"))
+    plain = float(step_of(dep, batch=32, ctx=8192).time_s)
+    # γ = 0: the verification step is the plain decode step
+    assert verify_step_time_s(dep, "expected", batch=32, ctx=8192, gamma=0) == pytest.approx(
+        plain, rel=1e-12
+    )
+    per_position = float(step_of(dep, batch=32 * 5, ctx=8192).time_s)
+    once = verify_step_time_s(dep, "expected", batch=32, ctx=8192, gamma=4)
+    assert plain <= once < per_position  # the KV of 8,192 tokens is no longer read 5 times

@@ -64,6 +64,39 @@ def speedup(alpha, gamma, target_step_s, draft_step_s, verify_step_s=None):
     )
 
 
+def kv_read_once_bytes(step_bytes, kv_bytes, gamma):
+    """Bytes of a verification step whose γ + 1 positions per sequence share one read of the
+    sequence's KV [bytes]: step bytes − kv bytes × γ / (γ + 1) (``kv_bytes`` counts the KV
+    read once per position, as a decode step of batch × (γ + 1) does)."""
+    return step_bytes - kv_bytes * gamma / (gamma + 1)
+
+
+def verify_step_time_s(dep, efficiency: str, *, batch, ctx, gamma):
+    """Time of one verification step [s]: the decode step of batch × (γ + 1) tokens
+    (``calc.deploy.steps.step_of``) with each sequence's KV read once, not γ + 1 times (as
+    real verification kernels do: FlashInfer/FlashAttention score all γ + 1 query rows of a
+    sequence against one load of its KV). Each op is re-timed at the step's rates."""
+    from dataclasses import replace
+
+    from calc.deploy.rates import op_time
+    from calc.deploy.steps import step_of
+
+    step = step_of(dep, efficiency, batch=batch * (gamma + 1), ctx=ctx)
+    if step.rates is None:
+        return None
+    ops = [
+        replace(
+            op,
+            bytes=kv_read_once_bytes(op.bytes, op.kv_bytes, gamma),
+            kv_bytes=op.kv_bytes / (gamma + 1),
+        )
+        if op.kv_bytes
+        else op
+        for op in step.raw
+    ]
+    return sum(op_time(op, step.rates) for op in ops)
+
+
 def leviathan_speedup(alpha, gamma, c):
     """Closed form with t_verify = t_target and c = t_draft / t_target [×]."""
     return expected_tokens_per_step(alpha, gamma) / (gamma * c + 1)
@@ -116,8 +149,9 @@ def speculate_report(
 
     The draft runs on one GPU in the target's dtypes (unless its own config says otherwise).
     The verification step scores γ + 1 positions per sequence as a decode step of
-    batch × (γ + 1) tokens: weights read once, KV read per position (an upper bound;
-    kernels that share the KV read across the positions are faster).
+    batch × (γ + 1) tokens with the weights read once and each sequence's KV read once
+    (``verify_step_time_s``: verification kernels load a sequence's KV once for all its
+    query rows).
     """
     from calc.deploy.deployment import Deployment
     from calc.deploy.steps import step_of
@@ -132,7 +166,7 @@ def speculate_report(
     ctx, batch = work.ctx, work.batch
     local = cdiv(batch, dep.replicas)
     target = step_of(dep, efficiency, batch=local, ctx=ctx).time_s
-    verify = step_of(dep, efficiency, batch=local * (gamma + 1), ctx=ctx).time_s
+    verify = verify_step_time_s(dep, efficiency, batch=local, ctx=ctx, gamma=gamma)
     warnings = []
     if ctx > cfg.context_limit:
         warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.context_limit:,}")
