@@ -302,8 +302,6 @@ def test_commands_agree_at_one_operating_point(cli, tmp_path, case):
         for key, value in fields.items():
             if isinstance(value, list | dict) or (cmd.startswith("plot") and key != "ctx"):
                 continue
-            if key == "prompt":  # flops/latency: prompt + gen = ctx; cost, sweep: prompt given
-                continue
             if key in seen and not _same(seen[key][1], value):
                 clashes.append(f"{key}: {seen[key][0]} {seen[key][1]!r} vs {cmd} {value!r}")
             seen.setdefault(key, (cmd, value))

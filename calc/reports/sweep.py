@@ -215,7 +215,8 @@ class SweepPlan:
         if n:
             self.warnings.append(
                 f"{n:,} of {self.n_rows:,} rows do not fit (fits false): their "
-                "cost columns (usd_per_million_*) are left empty"
+                "batch cost columns (usd_per_million_output_tokens, "
+                "usd_per_million_input_tokens) are left empty"
             )
 
 
