@@ -113,3 +113,14 @@ def test_verification_reads_each_sequences_kv_once():
     per_position = float(step_of(dep, batch=32 * 5, ctx=8192).time_s)
     once = verify_step_time_s(dep, "expected", batch=32, ctx=8192, gamma=4)
     assert plain <= once < per_position  # the KV of 8,192 tokens is no longer read 5 times
+
+
+def test_draft_has_its_own_tensor_parallelism(cli):
+    at = ("speculate", "-m", "llama3-70b", "--draft", "llama3-8b", "-H", "h100", "--tp", "4",
+          "--gamma", "4", "--alpha", "0.8", "-f", "json")  # fmt: skip
+    one, four = cli(*at).json(), cli(*at, "--draft-tp", "4").json()
+    assert one["draft_tp"] == 1 and four["draft_tp"] == 4
+    assert four["draft_step_s"] < one["draft_step_s"]  # a quarter of the weights per GPU
+    assert four["verify_step_s"] == one["verify_step_s"]  # the target is unchanged
+    r = cli(*at, "--draft-tp", "3")
+    assert r.code == 2 and r.err.startswith("kvcalc: error: --draft-tp 3:")

@@ -187,10 +187,11 @@ results[].passed | flag | per deployment | check | figure meets limit
 gamma | tokens | setting | speculate | draft tokens per proposal (γ)
 alpha | fraction | setting | speculate | acceptance rate of each draft token (α)
 draft | label | label | speculate | draft model name, or "N MTP module(s)"
+draft_tp | count | setting | speculate | tensor-parallel GPUs of the draft model (--draft-tp; null with --mtp, whose modules run inside the target)
 expected_tokens_per_step | tokens | per sequence | speculate | tokens accepted per target step: (1 − α^(γ+1)) / (1 − α)
 target_step_s | s | per deployment | speculate | one plain decode step of the target at batch and ctx
-draft_step_s | s | per deployment | speculate | one decode step of the draft
-verify_step_s | s | per deployment | speculate | the target's verification of γ + 1 positions per sequence
+draft_step_s | s | per deployment | speculate | one decode step of the draft (on draft_tp GPUs)
+verify_step_s | s | per deployment | speculate | the target's verification of γ + 1 positions per sequence (weights and each sequence's KV read once)
 speculative_step_s | s | per deployment | speculate | γ draft steps + one verification
 tokens_per_s_plain | tokens/s | per deployment | speculate | output tokens/s of one TP group without speculation: batch / target_step_s
 tokens_per_s_speculative | tokens/s | per deployment | speculate | output tokens/s with speculation: batch × expected_tokens_per_step / speculative_step_s

@@ -142,12 +142,14 @@ def speculate_report(
     draft=None,
     mtp_layers: int = 0,
     efficiency: str = "expected",
+    draft_tp: int = 1,
 ) -> SpeculateReport:
     """Speculative decoding of the deployment ``dep`` with a ``draft`` model or ``mtp_layers``
     MTP modules: step times from the roofline (``calc.deploy.steps.step_of``), speedup and extra
     memory, for ``work.batch`` sequences at ``work.ctx``.
 
-    The draft runs on one GPU in the target's dtypes (unless its own config says otherwise).
+    The draft runs on ``draft_tp`` GPUs (default 1; vLLM's draft_tensor_parallel_size is 1 or
+    the target's TP) in the target's dtypes (unless its own config says otherwise).
     The verification step scores γ + 1 positions per sequence as a decode step of
     batch × (γ + 1) tokens with the weights read once and each sequence's KV read once
     (``verify_step_time_s``: verification kernels load a sequence's KV once for all its
@@ -176,12 +178,18 @@ def speculate_report(
                 f"draft {draft.name} has vocab_size {draft.vocab_size:,}, target "
                 f"{cfg.vocab_size:,}: speculative decoding needs the same tokenizer"
             )
-        d_dep = Deployment.build(
-            draft,
-            hw,
-            weight_dtype=dep.weight_override,
-            kv_dtype=dep.kv_dtype if dep.kv_dtype != (cfg.kv_dtype or cfg.dtype) else None,
-        )
+        try:
+            d_dep = Deployment.build(
+                draft,
+                hw,
+                tp=draft_tp,
+                weight_dtype=dep.weight_override,
+                kv_dtype=dep.kv_dtype if dep.kv_dtype != (cfg.kv_dtype or cfg.dtype) else None,
+            )
+        except InvalidInputError as exc:
+            if draft_tp == 1:
+                raise
+            raise InvalidInputError(f"--draft-tp {draft_tp}: {exc}") from exc
         draft_s = step_of(d_dep, efficiency, batch=local, ctx=ctx).time_s
         draft_params = model_params(draft).total
         d_w = d_dep.weight_bytes_per_element
@@ -199,6 +207,7 @@ def speculate_report(
     fields = {
         "model": cfg.name,
         "draft": draft_name,
+        "draft_tp": draft_tp if draft is not None else None,
         "gamma": gamma,
         "alpha": alpha,
         "ctx": ctx,
