@@ -251,11 +251,11 @@ def test_commands_agree_at_one_operating_point(cli, tmp_path, case):
         "capacity": run("capacity", *at, "--ctx", ctx, *par),
         "latency": run("latency", *at, "--prompt", prompt, "--gen", gen, *par),
         "flops": run("flops", *at, "--prompt", prompt, "--gen", gen, *par),
-        # prompt = ctx (cost's default), as sweep, which has no --prompt
-        "cost": run("cost", *at, "--ctx", ctx, *par),
+        # the same prompt as latency: the steady-state serving_* keys are of prompt + gen
+        "cost": run("cost", *at, "--ctx", ctx, "--prompt", prompt, *par),
     }
     if pp == 1 and ep == 1:  # sweep and plot take --tp only
-        rows = run("sweep", *at, "--ctx", ctx, "--tp", tp)["rows"]
+        rows = run("sweep", *at, "--ctx", ctx, "--prompt", prompt, "--tp", tp)["rows"]
         (row,) = [r for r in rows if r["ctx"] == ctx]
         out["sweep"] = row
         plot = run("plot", "capacity", *at, "--tp", tp, "--max-ctx", ctx)["rows"]
@@ -301,8 +301,6 @@ def test_commands_agree_at_one_operating_point(cli, tmp_path, case):
     for cmd, fields in out.items():
         for key, value in fields.items():
             if isinstance(value, list | dict) or (cmd.startswith("plot") and key != "ctx"):
-                continue
-            if key == "prompt":  # latency's prompt + gen = ctx; cost's prompt = ctx
                 continue
             if key in seen and not _same(seen[key][1], value):
                 clashes.append(f"{key}: {seen[key][0]} {seen[key][1]!r} vs {cmd} {value!r}")

@@ -94,3 +94,33 @@ def test_help_has_example(cli):
     for cmd in ("speculate", "import-hf"):
         r = cli(cmd, "--help")
         assert r.code == 0 and "Example: kvcalc" in r.out
+
+
+def test_verification_reads_each_sequences_kv_once():
+    from calc.data.registry import load_hardware, load_model
+    from calc.deploy.deployment import Deployment
+    from calc.deploy.steps import step_of
+    from calc.reports.speculative import kv_read_once_bytes, verify_step_time_s
+
+    # 10 GB moved, 5 of them KV read once per position at γ = 4: 10 − 5 × 4 / 5 = 6 GB
+    assert kv_read_once_bytes(10e9, 5e9, 4) == pytest.approx(6e9)
+    dep = Deployment.build(load_model("llama3-8b"), load_hardware("h100"))
+    plain = float(step_of(dep, batch=32, ctx=8192).time_s)
+    # γ = 0: the verification step is the plain decode step
+    assert verify_step_time_s(dep, "expected", batch=32, ctx=8192, gamma=0) == pytest.approx(
+        plain, rel=1e-12
+    )
+    per_position = float(step_of(dep, batch=32 * 5, ctx=8192).time_s)
+    once = verify_step_time_s(dep, "expected", batch=32, ctx=8192, gamma=4)
+    assert plain <= once < per_position  # the KV of 8,192 tokens is no longer read 5 times
+
+
+def test_draft_has_its_own_tensor_parallelism(cli):
+    at = ("speculate", "-m", "llama3-70b", "--draft", "llama3-8b", "-H", "h100", "--tp", "4",
+          "--gamma", "4", "--alpha", "0.8", "-f", "json")  # fmt: skip
+    one, four = cli(*at).json(), cli(*at, "--draft-tp", "4").json()
+    assert one["draft_tp"] == 1 and four["draft_tp"] == 4
+    assert four["draft_step_s"] < one["draft_step_s"]  # a quarter of the weights per GPU
+    assert four["verify_step_s"] == one["verify_step_s"]  # the target is unchanged
+    r = cli(*at, "--draft-tp", "3")
+    assert r.code == 2 and r.err.startswith("kvcalc: error: --draft-tp 3:")

@@ -221,8 +221,8 @@ def test_rows_that_do_not_fit_have_no_price(cli):
         assert row["tpot_s"] != ""  # the roofline time is still there
     warnings = [line for line in r.err.splitlines() if "do not fit" in line]
     assert warnings == [
-        "kvcalc: warning: 2 of 3 rows do not fit (fits false): their cost columns "
-        "(usd_per_million_*) are left empty"
+        "kvcalc: warning: 2 of 3 rows do not fit (fits false): their batch cost columns "
+        "(usd_per_million_output_tokens, usd_per_million_input_tokens) are left empty"
     ]
     j = cli("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "8192", "--batch", "56",
             "--activation", "1GiB", "-f", "json")  # fmt: skip

@@ -56,10 +56,11 @@ def test_sweep_at_120_columns_folds_by_columns_repeating_the_grid_keys(cli, monk
     assert r.code == 0, r.err
     # the constant keys are said once; ctx and batch head every part
     assert "model llama3-8b, hardware h100, weight_dtype bf16, kv_dtype bf16, tp 1, pp 1" in r.out
-    assert "(part 1 of 3, folded to 120 columns)" in r.out
-    assert "(part 3 of 3, folded to 120 columns)" in r.out
-    # two rows at ctx 163,840 (their prompt too), the keys repeated in each of three parts
-    assert r.out.count("163,840") == 2 * 2 * 3
+    # four parts since the steady-state serving columns (gen, serving_*) joined the grid
+    assert "(part 1 of 4, folded to 120 columns)" in r.out
+    assert "(part 4 of 4, folded to 120 columns)" in r.out
+    # two rows at ctx 163,840 (their prompt too), the keys repeated in each of four parts
+    assert r.out.count("163,840") == 2 * 2 * 4
     assert "16.06 GB" in r.out and "(14.96 GiB)" in r.out  # the GiB goes under, whole
 
 

@@ -38,7 +38,8 @@ def cost(
 ) -> None:
     """Throughput (tokens/s per GPU, roofline) and USD per million output and input tokens at
     BATCH, at the largest batch that fits, and at the cheapest batch meeting --max-tpot-ms /
-    --max-ttft-ms.
+    --max-ttft-ms; and the steady-state serving throughput with prefill charged (serving_*:
+    requests of --prompt + (ctx − prompt) tokens at the engine's own concurrency).
 
     Example: kvcalc cost --model llama3-70b --hardware h100 --tp 4 --ctx 4096 --max-tpot-ms 50
     """

@@ -22,6 +22,14 @@ def speculate(
     mtp: Annotated[
         int, typer.Option("--mtp", help="Use N multi-token-prediction modules as the draft.")
     ] = 0,
+    draft_tp: Annotated[
+        int,
+        typer.Option(
+            "--draft-tp",
+            help="Tensor-parallel GPUs of the draft model (vLLM draft_tensor_parallel_size: 1 "
+            "or the target's --tp).",
+        ),
+    ] = 1,
     ctx: o.Ctx = 4096,
     batch: o.Batch = 1,
     weight_dtype: o.WeightDtype = None,
@@ -53,5 +61,6 @@ def speculate(
         alpha=alpha,
         draft=load_model(draft) if draft else None,
         mtp_layers=mtp,
+        draft_tp=draft_tp,
     )
     emit_report(report, fmt, output, title=f"{dep.model.display_name}: speculative decoding")

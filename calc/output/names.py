@@ -41,7 +41,7 @@ gpus | count | per deployment | memory capacity latency roofline cost train swee
 ctx | tokens | per sequence | memory capacity latency roofline flops cost sweep plot speculate measure train | tokens per sequence the figures are sized at (serving: prompt + generated; train: one training sequence, split over cp GPUs); latency/roofline/flops: the context of the reported decode step (default prompt + gen), their ledger keys are sized at max(ctx, prompt + gen)
 batch | sequences | per deployment | memory capacity latency roofline flops cost sweep speculate measure | concurrent sequences the deployment serves
 prompt | tokens | per sequence | latency roofline flops cost sweep | prompt tokens of one sequence (prefill)
-gen | tokens | per sequence | latency roofline flops | tokens generated per sequence
+gen | tokens | per sequence | latency roofline flops cost sweep | tokens generated per sequence (cost, sweep: ctx − prompt, at least 1)
 block_size | tokens | setting | capacity | tokens per KV block (paged allocation)
 mem_util | fraction | setting | capacity | the engine's memory fraction as applied: --mem-util, else the engine's default (vLLM gpu_memory_utilization, SGLang mem_fraction_static incl. its automatic choice, TensorRT-LLM free_gpu_memory_fraction); `log` calls the same figure memory_fraction
 max_model_len | tokens | setting | capacity log | the engine's maximum model length (the setting, else the model's context limit); capacity sizes contiguous preallocation with it and raises it to ctx when ctx is longer (with a warning)
@@ -134,6 +134,12 @@ ttft_one_prompt_s | s | per deployment | cost sweep | prefill time of one prompt
 input_tokens_per_s_per_gpu | tokens/s | per GPU | cost sweep | prompt / ttft_one_prompt_s / gpus (was input_tokens_per_s)
 usd_per_million_output_tokens | USD | per deployment | cost sweep | usd_per_hour / 3600 / output_tokens_per_s_per_gpu × 10^6
 usd_per_million_input_tokens | USD | per deployment | cost sweep | usd_per_hour / 3600 / input_tokens_per_s_per_gpu × 10^6
+serving_concurrency | sequences | per deployment | latency roofline cost sweep | sequences in flight at steady state under load: min(max_num_seqs, sequences of prompt + gen tokens the KV pool holds) per sequence group × groups (null/empty when none fits)
+serving_cycle_s | s | per deployment | latency roofline cost sweep | time to serve every in-flight sequence from its first prompt token to its last output token: chunked prefill (max_batched_tokens per step) + gen − 1 decode steps at the mean context, pipelined under pp
+serving_output_tokens_per_s_per_gpu | tokens/s | per GPU | latency roofline cost sweep | steady-state output throughput with prefill charged: serving_concurrency × gen / serving_cycle_s / gpus
+serving_input_tokens_per_s_per_gpu | tokens/s | per GPU | latency roofline cost sweep | steady-state prompt throughput: serving_concurrency × prompt / serving_cycle_s / gpus
+usd_per_million_output_tokens_serving | USD | per deployment | cost sweep | usd_per_hour / 3600 / serving_output_tokens_per_s_per_gpu × 10^6 (all GPU time charged to output tokens)
+usd_per_million_tokens_serving | USD | per deployment | cost sweep | usd_per_hour / 3600 / (serving_output_tokens_per_s_per_gpu + serving_input_tokens_per_s_per_gpu) × 10^6 (GPU time spread over prompt and output tokens)
 max_batch_tpot_s | s | per deployment | cost | tpot_s at batch = max_concurrency (null when nothing fits)
 max_batch_output_tokens_per_s_per_gpu | tokens/s | per GPU | cost | output_tokens_per_s_per_gpu at batch = max_concurrency
 usd_per_million_output_tokens_max_batch | USD | per deployment | cost | usd_per_million_output_tokens at batch = max_concurrency
@@ -181,10 +187,11 @@ results[].passed | flag | per deployment | check | figure meets limit
 gamma | tokens | setting | speculate | draft tokens per proposal (γ)
 alpha | fraction | setting | speculate | acceptance rate of each draft token (α)
 draft | label | label | speculate | draft model name, or "N MTP module(s)"
+draft_tp | count | setting | speculate | tensor-parallel GPUs of the draft model (--draft-tp; null with --mtp, whose modules run inside the target)
 expected_tokens_per_step | tokens | per sequence | speculate | tokens accepted per target step: (1 − α^(γ+1)) / (1 − α)
 target_step_s | s | per deployment | speculate | one plain decode step of the target at batch and ctx
-draft_step_s | s | per deployment | speculate | one decode step of the draft
-verify_step_s | s | per deployment | speculate | the target's verification of γ + 1 positions per sequence
+draft_step_s | s | per deployment | speculate | one decode step of the draft (on draft_tp GPUs)
+verify_step_s | s | per deployment | speculate | the target's verification of γ + 1 positions per sequence (weights and each sequence's KV read once)
 speculative_step_s | s | per deployment | speculate | γ draft steps + one verification
 tokens_per_s_plain | tokens/s | per deployment | speculate | output tokens/s of one TP group without speculation: batch / target_step_s
 tokens_per_s_speculative | tokens/s | per deployment | speculate | output tokens/s with speculation: batch × expected_tokens_per_step / speculative_step_s

@@ -11,6 +11,14 @@ Definitions:
   lower bound);
 - USD per million tokens: ``usd_per_hour per GPU / 3600 / (tokens/s per GPU) × 10^6``; none
   (null) when the batch does not fit (the ledger's ``fits``), as in ``sweep``;
+- steady-state serving throughput with prefill charged (``serving_*`` keys,
+  ``calc.reports.throughput``): requests of ``prompt`` input and ``gen`` output tokens (``gen``:
+  the workload's, else ctx − prompt, at least 1) at the concurrency the engine reaches
+  (min(max_num_seqs, KV pool)), prefill and decode sharing the GPU; its prices
+  ``usd_per_million_output_tokens_serving`` (all GPU time charged to output tokens) and
+  ``usd_per_million_tokens_serving`` (to prompt + output tokens). ``latency`` and ``sweep``
+  report the same figures at the same operating point. The keys above (``batch / TPOT``,
+  decode only) are kept: they are an upper bound that leaves prefill out;
 - the cheapest operating point under ``max_tpot_s`` / ``max_ttft_s``: TPOT grows with batch,
   output tokens/s too, so the cheapest point is the largest batch (up to the max concurrency
   that fits) whose TPOT meets the target, found by bisection.
@@ -173,6 +181,8 @@ def cost_report(
     for name, value in (("max-tpot-ms", max_tpot_ms), ("max-ttft-ms", max_ttft_ms)):
         if value is not None and not 0 < value <= 1e9:
             raise InvalidInputError(f"--{name} must be positive, got {value!r}")
+    from calc.reports.throughput import serving_fields, serving_gen
+
     cap = capacity_report(dep, work)  # its warnings (does not fit, TP split)
     at_work = dep.per_gpu.at(ctx, batch)
     at = operating_point(
@@ -201,6 +211,9 @@ def cost_report(
     }
     if not at_work.fits:  # a deployment that does not fit has no price (as in sweep)
         fields.update(usd_per_million_output_tokens=None, usd_per_million_input_tokens=None)
+    gen = serving_gen(prompt, ctx, work.gen)
+    serving = serving_fields(dep, prompt=prompt, gen=gen, efficiency=efficiency, usd_per_hour=price)
+    fields.update(gen=int(gen), **serving)
     figs = [
         figure(
             "output_tokens_per_s_per_gpu",
@@ -233,6 +246,27 @@ def cost_report(
             at["input_tokens_per_s_per_gpu"],
         ),
     ]
+    if serving["serving_output_tokens_per_s_per_gpu"] is not None:
+        figs.append(
+            figure(
+                "serving_output_tokens_per_s_per_gpu",
+                serving["serving_output_tokens_per_s_per_gpu"],
+                "tokens/s",
+                "{concurrency} × {gen} / {cycle_s} / {gpus}",
+                concurrency=serving["serving_concurrency"],
+                gen=int(gen),
+                cycle_s=serving["serving_cycle_s"],
+                gpus=gpus,
+            )
+        )
+        figs.append(
+            _usd_figure(
+                "usd_per_million_output_tokens_serving",
+                serving["usd_per_million_output_tokens_serving"],
+                price,
+                serving["serving_output_tokens_per_s_per_gpu"],
+            )
+        )
     warnings = list(cap.warnings)
     max_b = at_work.max_concurrency
     if max_b >= 1:

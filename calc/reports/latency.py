@@ -19,6 +19,7 @@ from calc.errors import InvalidInputError
 from calc.formulas.roofline import arithmetic_intensity
 from calc.output.derivation import Figure, figure, whole
 from calc.reports.flops_figures import flops_figures, op_figures, ridge_figure
+from calc.reports.throughput import serving_fields
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,9 @@ def latency_report(
     ``tpot_mean_s`` is the mean over the generation, (E2E − TTFT) / (gen − 1), which is what
     serving benchmarks report as TPOT. ``output_tokens_per_s`` is the deployment's decode
     throughput batch / TPOT (``..._per_gpu`` divides by its GPUs); ``e2e_tokens_per_s`` the
-    generated tokens of the whole request over its E2E time. With dp replicas each serves
+    generated tokens of the whole request over its E2E time. ``serving_*`` is the steady-state
+    throughput under load (``calc.reports.throughput``: the engine's own concurrency, prefill
+    charged), as ``cost`` and ``sweep`` report it. With dp replicas each serves
     ceil(batch / dp) of the sequences. ``ops`` are the decode step's ops per GPU.
     """
     from calc.formulas.elementwise import cdiv
@@ -232,6 +235,9 @@ def latency_report(
     fields["output_tokens_per_s_per_gpu"] = exp["output_tokens_per_s"] / dep.gpus
     fields["tokens_per_sequence_per_s"] = 1 / exp["tpot_s"]
     fields["e2e_tokens_per_s"] = batch * gen / exp["e2e_s"]
+    # steady-state throughput under load at this prompt and gen (calc.reports.throughput):
+    # the same figures as cost and sweep at the same operating point
+    fields.update(serving_fields(dep, prompt=prompt, gen=gen))
     fields["decode_bytes_per_step_per_gpu"] = whole(dec.bytes)
     fields["decode_arithmetic_intensity"] = arithmetic_intensity(dec.flops, dec.bytes)
     mem_total = (

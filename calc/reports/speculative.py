@@ -64,6 +64,39 @@ def speedup(alpha, gamma, target_step_s, draft_step_s, verify_step_s=None):
     )
 
 
+def kv_read_once_bytes(step_bytes, kv_bytes, gamma):
+    """Bytes of a verification step whose γ + 1 positions per sequence share one read of the
+    sequence's KV [bytes]: step bytes − kv bytes × γ / (γ + 1) (``kv_bytes`` counts the KV
+    read once per position, as a decode step of batch × (γ + 1) does)."""
+    return step_bytes - kv_bytes * gamma / (gamma + 1)
+
+
+def verify_step_time_s(dep, efficiency: str, *, batch, ctx, gamma):
+    """Time of one verification step [s]: the decode step of batch × (γ + 1) tokens
+    (``calc.deploy.steps.step_of``) with each sequence's KV read once, not γ + 1 times (as
+    real verification kernels do: FlashInfer/FlashAttention score all γ + 1 query rows of a
+    sequence against one load of its KV). Each op is re-timed at the step's rates."""
+    from dataclasses import replace
+
+    from calc.deploy.rates import op_time
+    from calc.deploy.steps import step_of
+
+    step = step_of(dep, efficiency, batch=batch * (gamma + 1), ctx=ctx)
+    if step.rates is None:
+        return None
+    ops = [
+        replace(
+            op,
+            bytes=kv_read_once_bytes(op.bytes, op.kv_bytes, gamma),
+            kv_bytes=op.kv_bytes / (gamma + 1),
+        )
+        if op.kv_bytes
+        else op
+        for op in step.raw
+    ]
+    return sum(op_time(op, step.rates) for op in ops)
+
+
 def leviathan_speedup(alpha, gamma, c):
     """Closed form with t_verify = t_target and c = t_draft / t_target [×]."""
     return expected_tokens_per_step(alpha, gamma) / (gamma * c + 1)
@@ -109,15 +142,18 @@ def speculate_report(
     draft=None,
     mtp_layers: int = 0,
     efficiency: str = "expected",
+    draft_tp: int = 1,
 ) -> SpeculateReport:
     """Speculative decoding of the deployment ``dep`` with a ``draft`` model or ``mtp_layers``
     MTP modules: step times from the roofline (``calc.deploy.steps.step_of``), speedup and extra
     memory, for ``work.batch`` sequences at ``work.ctx``.
 
-    The draft runs on one GPU in the target's dtypes (unless its own config says otherwise).
+    The draft runs on ``draft_tp`` GPUs (default 1; vLLM's draft_tensor_parallel_size is 1 or
+    the target's TP) in the target's dtypes (unless its own config says otherwise).
     The verification step scores γ + 1 positions per sequence as a decode step of
-    batch × (γ + 1) tokens: weights read once, KV read per position (an upper bound;
-    kernels that share the KV read across the positions are faster).
+    batch × (γ + 1) tokens with the weights read once and each sequence's KV read once
+    (``verify_step_time_s``: verification kernels load a sequence's KV once for all its
+    query rows).
     """
     from calc.deploy.deployment import Deployment
     from calc.deploy.steps import step_of
@@ -132,7 +168,7 @@ def speculate_report(
     ctx, batch = work.ctx, work.batch
     local = cdiv(batch, dep.replicas)
     target = step_of(dep, efficiency, batch=local, ctx=ctx).time_s
-    verify = step_of(dep, efficiency, batch=local * (gamma + 1), ctx=ctx).time_s
+    verify = verify_step_time_s(dep, efficiency, batch=local, ctx=ctx, gamma=gamma)
     warnings = []
     if ctx > cfg.context_limit:
         warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.context_limit:,}")
@@ -142,12 +178,18 @@ def speculate_report(
                 f"draft {draft.name} has vocab_size {draft.vocab_size:,}, target "
                 f"{cfg.vocab_size:,}: speculative decoding needs the same tokenizer"
             )
-        d_dep = Deployment.build(
-            draft,
-            hw,
-            weight_dtype=dep.weight_override,
-            kv_dtype=dep.kv_dtype if dep.kv_dtype != (cfg.kv_dtype or cfg.dtype) else None,
-        )
+        try:
+            d_dep = Deployment.build(
+                draft,
+                hw,
+                tp=draft_tp,
+                weight_dtype=dep.weight_override,
+                kv_dtype=dep.kv_dtype if dep.kv_dtype != (cfg.kv_dtype or cfg.dtype) else None,
+            )
+        except InvalidInputError as exc:
+            if draft_tp == 1:
+                raise
+            raise InvalidInputError(f"--draft-tp {draft_tp}: {exc}") from exc
         draft_s = step_of(d_dep, efficiency, batch=local, ctx=ctx).time_s
         draft_params = model_params(draft).total
         d_w = d_dep.weight_bytes_per_element
@@ -165,6 +207,7 @@ def speculate_report(
     fields = {
         "model": cfg.name,
         "draft": draft_name,
+        "draft_tp": draft_tp if draft is not None else None,
         "gamma": gamma,
         "alpha": alpha,
         "ctx": ctx,

@@ -51,8 +51,26 @@ COLUMNS = (
     "gpus",
     "usd_per_hour",
     "ssm_state_bytes_per_gpu",
+    # steady-state serving throughput with prefill charged (calc.reports.throughput): requests
+    # of prompt + gen tokens, gen = ctx − prompt (at least 1); the same as cost and latency
+    "gen",
+    "serving_concurrency",
+    "serving_cycle_s",
+    "serving_output_tokens_per_s_per_gpu",
+    "serving_input_tokens_per_s_per_gpu",
+    "usd_per_million_output_tokens_serving",
+    "usd_per_million_tokens_serving",
+)
+SERVING_COLUMNS = (
+    "serving_concurrency",
+    "serving_cycle_s",
+    "serving_output_tokens_per_s_per_gpu",
+    "serving_input_tokens_per_s_per_gpu",
+    "usd_per_million_output_tokens_serving",
+    "usd_per_million_tokens_serving",
 )
 LATENCY_COLUMNS = (
+    *SERVING_COLUMNS,
     "tpot_s",
     "ttft_one_prompt_s",
     "output_tokens_per_s_per_gpu",
@@ -197,7 +215,8 @@ class SweepPlan:
         if n:
             self.warnings.append(
                 f"{n:,} of {self.n_rows:,} rows do not fit (fits false): their "
-                "cost columns (usd_per_million_*) are left empty"
+                "batch cost columns (usd_per_million_output_tokens, "
+                "usd_per_million_input_tokens) are left empty"
             )
 
 
@@ -242,6 +261,7 @@ def _group_chunks(dep, prompt, price, ctx, batch, chunk_rows, *, latency, effici
         tpot_at,
         usd_per_million_tokens,
     )
+    from calc.reports.throughput import serving_gen, serving_throughput
 
     g = dep.per_gpu
     gpus = dep.gpus
@@ -302,6 +322,17 @@ def _group_chunks(dep, prompt, price, ctx, batch, chunk_rows, *, latency, effici
         if latency:
             cols["usd_per_hour"] = float(price)
         cols["ssm_state_bytes_per_gpu"] = n * state
+        p_tokens = c if prompt is None else prompt
+        gen = serving_gen(p_tokens, c)  # [C, 1]
+        cols["gen"] = gen
+        if latency:  # per ctx [C, 1]: the engine picks its own concurrency, not the batch
+            s = serving_throughput(
+                dep, prompt=np.broadcast_to(p_tokens, c.shape), gen=gen, efficiency=efficiency
+            )
+            cols.update(s.fields(float(price)))
+            some = np.asarray(s.concurrency) >= 1
+            if not some.all():  # no sequence fits: empty, as cost's null
+                masks["serving_concurrency"] = some
         return Chunk(cols, (c.shape[0], b.shape[1]), masks)
 
     for c0 in range(0, ctx.size, c_step):

@@ -1,0 +1,202 @@
+"""Steady-state serving throughput of a deployment under load [tokens/s per GPU]: continuous
+batching with chunked prefill, the engine's cap on sequences and its KV pool, prefill and
+decode sharing the GPU, and pipelined micro-batches under PP.
+
+The engine serves requests of ``prompt`` input and ``gen`` output tokens at maximum load (an
+offline benchmark: trtllm-bench throughput, vLLM's benchmark_throughput). In steady state:
+
+- **concurrency**: each sequence group (a replica, or an attention-DP rank inside an expert
+  group) holds n = min(max_num_seqs, sequences of prompt + gen tokens its KV pool holds)
+  sequences. The pool is reserved for the whole request, prompt + gen tokens, as TensorRT-LLM's
+  default GUARANTEED_NO_EVICT scheduler does (and as vLLM needs to avoid preemption). The
+  deployment holds n × groups; a replica's step processes n × dp_attn of them.
+- **one cycle** serves every sequence of a replica once from its first prompt token to its last
+  output token. Its time is the prefill of the replica's prompts plus its decode steps; the two
+  share the GPU (chunked prefill puts prompt chunks into the decode steps' batches), so their
+  times add (the weights a mixed step reads once are a small part of a compute-bound
+  prefill chunk; adding is the conservative side).
+- **chunked prefill**: a step holds at most ``max_batched_tokens`` (M) tokens, so prompts of
+  P ≤ M tokens are prefilled k = min(n, floor(M / P)) at a time, in n / k chunks of k prompts;
+  a prompt longer than M is prefilled one at a time (its chunks attend to the cached prefix:
+  the same FLOPs as one prefill of P tokens).
+- **decode**: the gen − 1 steps after the prefill (which gives the first token) at contexts
+  P + 1 … P + gen − 1; a step's time is affine in its context (the KV read grows by one token
+  per step), so their sum is (gen − 1) × TPOT(ctx = P + gen / 2), the mean context.
+- **pipeline parallelism**: ``step_of`` times a token through all pp stages (a latency). Under
+  load the stages work on different micro-batches at once, so every piece of work costs its
+  all-stage time / pp: decode runs the replica's sequences as pp micro-batches of
+  ceil(n / pp), one round of all micro-batches per token, taking ceil(n / micro) ×
+  TPOT(micro) / pp; prefill chunks likewise take their time / pp.
+
+Then, per GPU of a deployment of G GPUs (``groups`` sequence groups, each n sequences):
+
+    output tokens/s per GPU = n × groups × gen / cycle / G
+    input tokens/s per GPU  = n × groups × prompt / cycle / G
+    USD per million tokens  = usd_per_hour / 3600 / (tokens/s per GPU) × 10^6
+
+with the whole GPU time charged to the output tokens (``..._output_tokens_serving``) or to all
+tokens, prompt and output (``..._tokens_serving``). The formula functions take plain numbers or
+numpy arrays (they broadcast).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from calc.deploy.deployment import Deployment
+
+SECONDS_PER_HOUR = 3600
+
+
+# ---------------------------------------------------------------------------------------------
+# Formulas (plain numbers or numpy arrays)
+
+
+def concurrency_per_group(max_num_seqs, pool_sequences):
+    """Sequences one sequence group holds at steady state: min(engine cap, KV pool) [seqs]."""
+    import numpy as np
+
+    return np.minimum(max_num_seqs, pool_sequences)
+
+
+def prompts_per_chunk(prompt, max_batched_tokens, sequences):
+    """Prompts one chunked-prefill step holds: min(n, floor(M / P)), at least 1 [prompts]."""
+    import numpy as np
+
+    return np.maximum(1, np.minimum(sequences, max_batched_tokens // prompt))
+
+
+def micro_batch(sequences, pp):
+    """Sequences of one pipeline micro-batch: ceil(n / pp) [seqs]."""
+    return -(-sequences // pp)
+
+
+def decode_cycle_s(gen, tpot_mean_ctx_s, n_micro, pp):
+    """Decode time of one cycle [s]: (gen − 1) × n_micro × TPOT(micro, P + gen / 2) / pp."""
+    return (gen - 1) * n_micro * tpot_mean_ctx_s / pp
+
+
+def prefill_cycle_s(sequences, per_chunk, chunk_s, pp):
+    """Prefill time of one cycle [s]: n / k chunks × chunk time / pp."""
+    return sequences / per_chunk * chunk_s / pp
+
+
+def tokens_per_s_per_gpu(sequences, tokens_per_sequence, cycle_s, gpus):
+    """Tokens/s per GPU: sequences × tokens each / cycle time / GPUs."""
+    return sequences * tokens_per_sequence / cycle_s / gpus
+
+
+def usd_per_million_tokens(usd_per_hour_per_gpu, tokens_per_s_per_gpu):
+    """Price of a million tokens [USD]: usd_per_hour / 3600 / (tokens/s) × 10^6."""
+    return usd_per_hour_per_gpu / SECONDS_PER_HOUR / tokens_per_s_per_gpu * 1e6
+
+
+# ---------------------------------------------------------------------------------------------
+# Over a deployment
+
+KEYS = (
+    "serving_concurrency",
+    "serving_cycle_s",
+    "serving_output_tokens_per_s_per_gpu",
+    "serving_input_tokens_per_s_per_gpu",
+)
+PRICE_KEYS = ("usd_per_million_output_tokens_serving", "usd_per_million_tokens_serving")
+
+
+@dataclass(frozen=True)
+class Serving:
+    """Steady-state figures (numbers, or arrays shaped as prompt and gen broadcast)."""
+
+    concurrency: object  # sequences in flight, whole deployment
+    prefill_s: object  # prefill time of one cycle [s]
+    decode_s: object  # decode time of one cycle [s]
+    output_tokens_per_s_per_gpu: object
+    input_tokens_per_s_per_gpu: object
+
+    @property
+    def cycle_s(self):
+        return self.prefill_s + self.decode_s
+
+    def fields(self, usd_per_hour: float | None = None) -> dict:
+        out = {
+            "serving_concurrency": self.concurrency,
+            "serving_cycle_s": self.cycle_s,
+            "serving_output_tokens_per_s_per_gpu": self.output_tokens_per_s_per_gpu,
+            "serving_input_tokens_per_s_per_gpu": self.input_tokens_per_s_per_gpu,
+        }
+        if usd_per_hour is not None:
+            out["usd_per_million_output_tokens_serving"] = usd_per_million_tokens(
+                usd_per_hour, self.output_tokens_per_s_per_gpu
+            )
+            out["usd_per_million_tokens_serving"] = usd_per_million_tokens(
+                usd_per_hour, self.output_tokens_per_s_per_gpu + self.input_tokens_per_s_per_gpu
+            )
+        return out
+
+
+def serving_gen(prompt, ctx, gen=None):
+    """Output tokens of a request: ``gen`` where given, else ctx − prompt, at least 1."""
+    import numpy as np
+
+    if gen is not None:
+        return gen
+    if np.ndim(prompt) == 0 and np.ndim(ctx) == 0:
+        return max(1, int(ctx) - int(prompt))
+    return np.maximum(1, ctx - prompt)
+
+
+def serving_throughput(
+    dep: Deployment, *, prompt, gen, efficiency: str = "expected"
+) -> Serving | None:
+    """Steady-state throughput of ``dep`` serving requests of ``prompt`` + ``gen`` tokens
+    (numbers or arrays that broadcast). None (scalars) when not one sequence fits; arrays
+    give NaN there."""
+    import numpy as np
+
+    from calc.deploy.steps import step_of
+
+    scalar = np.ndim(prompt) == 0 and np.ndim(gen) == 0
+    p = np.asarray(prompt, dtype=np.float64)
+    g = np.asarray(gen, dtype=np.float64)
+    p, g = np.broadcast_arrays(p, g)
+    ec = dep.engine_config
+    pool = np.asarray(dep.per_gpu.max_sequences_per_gpu((p + g).astype(np.int64)))
+    n_group = concurrency_per_group(ec.max_num_seqs, pool).astype(np.float64)
+    fits = n_group >= 1
+    n_group = np.where(fits, n_group, 1.0)
+    local = n_group * dep.sharding.dp_attn  # sequences one replica steps together
+    pp = dep.pp
+    micro = micro_batch(local, pp)
+    n_micro = np.ceil(local / micro)
+    tpot = step_of(dep, efficiency, batch=micro, ctx=p + g / 2).time_s
+    decode_s = decode_cycle_s(g, tpot, n_micro, pp)
+    m = ec.max_batched_tokens
+    k = prompts_per_chunk(p, m, local)
+    chunk_s = step_of(dep, efficiency, batch=k, prompt=p).time_s
+    prefill_s = prefill_cycle_s(local, k, chunk_s, pp)
+    cycle = prefill_s + decode_s
+    total = local * dep.replicas
+    out_tps = tokens_per_s_per_gpu(total, g, cycle, dep.gpus)
+    in_tps = tokens_per_s_per_gpu(total, p, cycle, dep.gpus)
+    if scalar:
+        if not bool(fits):
+            return None
+        return Serving(int(total), float(prefill_s), float(decode_s), float(out_tps), float(in_tps))
+    nan = np.nan
+    return Serving(
+        np.where(fits, total, 0).astype(np.int64),
+        np.where(fits, prefill_s, nan),
+        np.where(fits, decode_s, nan),
+        np.where(fits, out_tps, nan),
+        np.where(fits, in_tps, nan),
+    )
+
+
+def serving_fields(dep: Deployment, *, prompt, gen, efficiency="expected", usd_per_hour=None):
+    """The report keys (``KEYS``, and ``PRICE_KEYS`` with a price) at one operating point;
+    None values when not one sequence fits."""
+    s = serving_throughput(dep, prompt=prompt, gen=gen, efficiency=efficiency)
+    if s is None:
+        keys = KEYS + (PRICE_KEYS if usd_per_hour is not None else ())
+        return dict.fromkeys(keys)
+    return s.fields(usd_per_hour)
