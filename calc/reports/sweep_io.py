@@ -14,6 +14,7 @@ JSON-encoded.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
@@ -142,8 +143,27 @@ def _json_render(plan) -> _Render:
 def write_csv(plan, fh: BinaryIO, jobs: int = 1) -> None:
     """Header, then every row: stable column order, unrounded numbers, empty NaN cells."""
     fh.write(b",".join(_csv_text(k) for k in plan.columns) + b"\n")
+    fd = _regular_fd(fh) if jobs > 1 and plan.n_chunks > 1 and _can_fork() else None
+    if fd is not None:  # the workers write their chunks into the file themselves
+        fh.flush()
+        end = _parallel_pwrite(plan, _csv_render(plan), min(jobs, plan.n_chunks), fd,
+                               os.lseek(fd, 0, os.SEEK_CUR))  # fmt: skip
+        fh.seek(end)
+        return
     for text in rendered(plan, _csv_render(plan), jobs):
         fh.write(text)
+
+
+def _regular_fd(fh) -> int | None:
+    """The descriptor of ``fh`` where it is a regular file (one that workers can write at an
+    offset), else None (a pipe, a terminal, a BytesIO)."""
+    import stat
+
+    try:
+        fd = fh.fileno()
+        return fd if stat.S_ISREG(os.fstat(fd).st_mode) else None
+    except (AttributeError, OSError, ValueError):
+        return None
 
 
 def write_json(plan, fh: BinaryIO, jobs: int = 1) -> None:
@@ -179,9 +199,20 @@ def _can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
+def _default_signals() -> None:
+    """In a worker: SIGTERM and SIGHUP kill it plainly (the handlers inherited from the parent
+    remove the parent's temp file, which a stopped worker must not do)."""
+    import signal
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+
+
 def _worker(plan, render, k: int, jobs: int, conn) -> None:
     from calc.reports.sweep import not_fitting_rows
 
+    _default_signals()
     try:
         for i, make in enumerate(plan.lazy_chunks()):
             if i % jobs == k:
@@ -226,6 +257,79 @@ def _parallel(plan, render, jobs: int) -> Iterator[bytes]:
                 proc.terminate()
             proc.join()
         for pipe in pipes:
+            pipe.close()
+
+
+def _pwrite_worker(plan, render, k: int, jobs: int, conn, offsets, fd: int) -> None:
+    from calc.reports.sweep import not_fitting_rows
+
+    _default_signals()
+    try:
+        for i, make in enumerate(plan.lazy_chunks()):
+            if i % jobs == k:
+                chunk = make()
+                text = render(chunk)
+                conn.send(("ok", not_fitting_rows(chunk), len(text)))
+                at = offsets.recv()  # where the previous chunks end
+                view = memoryview(text)
+                while view:
+                    n = os.pwrite(fd, view, at)
+                    view, at = view[n:], at + n
+        conn.send(("done", 0, 0))
+    except BaseException as exc:  # reported to the parent, which raises it
+        conn.send(("error", f"{type(exc).__name__}: {exc}", 0))
+    finally:
+        conn.close()
+
+
+def _parallel_pwrite(plan, render, jobs: int, fd: int, start: int) -> int:
+    """Every chunk rendered by ``jobs`` forked workers (worker k takes chunks k, k + jobs, ...)
+    that write their text into the regular file ``fd`` themselves, at the offset this process
+    hands out in chunk order (the sum of the lengths before): no text passes through a pipe
+    or this process, and the kernel's copying is shared between the workers. Returns the
+    offset after the last row."""
+    import multiprocessing
+    import warnings
+
+    ctx = multiprocessing.get_context("fork")
+    pipes, sends, procs = [], [], []
+    try:
+        for k in range(jobs):
+            recv, send = ctx.Pipe(duplex=False)
+            o_recv, o_send = ctx.Pipe(duplex=False)
+            proc = ctx.Process(
+                target=_pwrite_worker, args=(plan, render, k, jobs, send, o_recv, fd), daemon=True
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)  # see _parallel
+                proc.start()
+            send.close()
+            o_recv.close()
+            pipes.append(recv)
+            sends.append(o_send)
+            procs.append(proc)
+        not_fitting, at = 0, start
+        for i in range(plan.n_chunks):
+            status, value, size = pipes[i % jobs].recv()
+            if status != "ok":
+                raise RuntimeError(f"sweep worker failed: {value}")
+            sends[i % jobs].send(at)
+            not_fitting += value
+            at += size
+        for pipe in pipes:  # every worker has written its last chunk
+            status, value, _ = pipe.recv()
+            if status != "done":
+                raise RuntimeError(f"sweep worker failed: {value}")
+        plan.count_not_fitting(not_fitting)
+        for proc in procs:
+            proc.join()
+        return at
+    finally:
+        for proc in procs:
+            if proc.is_alive():
+                proc.terminate()
+            proc.join()
+        for pipe in pipes + sends:
             pipe.close()
 
 
