@@ -104,6 +104,21 @@ def test_worker_processes_write_the_same_bytes():
     assert any("do not fit" in w for w in p.warnings)  # counted across the workers too
 
 
+def test_workers_write_a_regular_file_at_their_offsets(tmp_path):
+    """To a regular file the workers write their chunks themselves (os.pwrite at the offset
+    the parent hands out in chunk order): the same bytes, the file position at the end."""
+    models, hws = ["llama3-8b", "llama3-70b"], ["h100"]
+    one = _csv_bytes(plan(models, hws, **GRID, chunk_rows=5))
+    p = plan(models, hws, **GRID, chunk_rows=5)
+    path = tmp_path / "grid.csv"
+    with open(path, "wb") as fh:
+        write_csv(p, fh, 3)
+        assert fh.tell() == len(one)
+        fh.write(b"#end\n")  # a write after the rows lands after them
+    assert path.read_bytes() == one + b"#end\n"
+    assert any("do not fit" in w for w in p.warnings)
+
+
 def test_chunks_are_evaluated_one_at_a_time(monkeypatch):
     """The writer pulls a chunk, writes it, then computes the next: never the whole grid."""
     import calc.reports.sweep_io as io_mod
