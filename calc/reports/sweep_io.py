@@ -20,7 +20,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from calc.output.fastfmt import number_matrix, pad8, text_matrix
+from calc.output.fastfmt import keep_heap, number_matrix, pad8, text_matrix
 
 FORMATS = ("table", "json", "csv", "parquet")
 
@@ -126,6 +126,7 @@ class _Render:
         self.args = (list(columns), seps, end, text, nan)
 
     def __call__(self, chunk) -> bytearray:
+        keep_heap()
         return chunk_bytes(chunk, *self.args)
 
 
