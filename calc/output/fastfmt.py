@@ -131,7 +131,9 @@ def _two_product(a: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _shortest(ax: np.ndarray):
     """(N, e, ok) for positive finite ``ax``: N the shortest digits (no trailing zeros), e the
     decimal exponent of the first digit; ok False where the fast path does not apply."""
-    e = np.floor(np.log10(ax)).astype(np.int64)
+    # log10 in single precision (several times faster): one off at worst, which the loop
+    # below corrects
+    e = np.floor(np.log10(ax.astype(np.float32))).astype(np.int64)
     ok = (e >= -4) & (e <= 15)
     e = np.clip(e, -4, 15)
     j = 16 - e

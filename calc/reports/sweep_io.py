@@ -13,7 +13,9 @@ JSON-encoded.
 
 from __future__ import annotations
 
+import functools
 import json
+import math
 import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
@@ -40,12 +42,23 @@ def _json_text(value: str) -> bytes:
     return json.dumps(value).encode()
 
 
+@functools.lru_cache(maxsize=256)
 def _scalar(value, text: Callable[[str], bytes], nan: bytes) -> bytes:
+    """A value the same on every row of a chunk (computed once per group: cached), written as
+    ``number_matrix`` writes it: booleans true/false, integers and integer-valued floats
+    below 2^53 as ints, other floats as repr, NaN as ``nan``."""
     if isinstance(value, str):
         return text(value)
     if isinstance(value, bool | np.bool_):
         return b"true" if value else b"false"
-    return number_matrix(np.array([value]), nan).tobytes().replace(b"\0", b"")
+    if isinstance(value, int | np.integer):
+        return str(int(value)).encode()
+    v = float(value)
+    if v != v:
+        return nan
+    if math.isfinite(v) and abs(v) < 2**53 and v == math.floor(v):
+        return str(int(v)).encode()
+    return repr(v).encode()
 
 
 def _cells(value, shape, text, nan, mask=None) -> np.ndarray:
@@ -56,7 +69,7 @@ def _cells(value, shape, text, nan, mask=None) -> np.ndarray:
     else:
         c, b = value.shape
         cells = number_matrix(value, nan).reshape(c, b, -1)
-    if mask is None:
+    if mask is None or mask.all():
         return cells
     width = max(cells.shape[2], len(nan))
     cells = np.concatenate(
