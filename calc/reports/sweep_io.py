@@ -22,7 +22,7 @@ from typing import BinaryIO
 
 import numpy as np
 
-from calc.output.fastfmt import keep_heap, number_matrix, pad8, text_matrix
+from calc.output.fastfmt import keep_heap, number_matrix, text_matrix
 
 FORMATS = ("table", "json", "csv", "parquet")
 
@@ -85,10 +85,12 @@ def chunk_bytes(
 ) -> bytearray:
     """One chunk as text: for each row ``seps[0] cell0 seps[1] cell1 ... end``.
 
-    Each cell is joined to the separator after it, at the cell's own shape ([1, 1] for a
-    value the same on every row, [C, 1] per ctx, [C, B] per row), NUL-padded to whole 8-byte
-    words; the pieces are laid side by side in one [C, B, words] matrix (a value the same on
-    every row written by broadcasting), whose NULs one ``translate`` then deletes."""
+    Each cell is formatted at its own shape ([1, 1] for a value the same on every row, [C, 1]
+    per ctx, [C, B] per row), NUL-padded to the widest value of its column in the chunk; the
+    cells and separators are laid side by side in one [C, B] matrix of fixed-width records,
+    each cell one field that a single numpy copy fills (a cell of any width is one element,
+    a value the same on every row or every ctx written by broadcasting), whose NULs one
+    ``translate`` then deletes. Runs of values the same on every row are joined first."""
     cols = list(columns)
     after = [*seps[1:], end]
     pieces: list[np.ndarray] = [np.frombuffer(seps[0], dtype=np.uint8)[None, None, :]]
@@ -96,21 +98,28 @@ def chunk_bytes(
         cell = _cells(chunk.columns[key], chunk.shape, text, nan, chunk.masks.get(key))
         if cell.shape[:2] == (1, 1) and pieces[-1].shape[:2] == (1, 1):
             pieces[-1] = np.concatenate([pieces[-1], cell, _sep(sep)], axis=2)
-            continue
-        width = cell.shape[2] + len(sep)
-        piece = np.zeros((*cell.shape[:2], width + (-width % 8)), dtype=np.uint8)
-        piece[:, :, : cell.shape[2]] = cell
-        piece[:, :, cell.shape[2] : width] = _sep(sep)
-        pieces.append(piece)
-    words = [pad8(p).view(np.uint64) for p in pieces if p.shape[2]]
+        elif cell.shape[:2] != chunk.shape:  # per ctx or per batch: cheap to join its sep
+            seps_ = np.broadcast_to(_sep(sep), (*cell.shape[:2], len(sep)))
+            pieces.append(np.concatenate([cell, seps_], axis=2))
+        else:
+            pieces += [cell, _sep(sep)]
+    pieces = [p for p in pieces if p.shape[2]]
+    offsets = np.cumsum([0] + [p.shape[2] for p in pieces[:-1]]).tolist()
+    width = sum(p.shape[2] for p in pieces)
+    records = np.dtype(
+        {
+            "names": [f"f{i}" for i in range(len(pieces))],
+            "formats": [f"V{p.shape[2]}" for p in pieces],
+            "offsets": offsets,
+            "itemsize": width,
+        }
+    )
     c, b = chunk.shape
-    width = sum(w.shape[2] for w in words)
-    buf = _buffer(c * b * width * 8)  # a bytearray: NULs deleted without a copy first
-    matrix = np.frombuffer(buf, dtype=np.uint64).reshape(c, b, width)
-    at = 0
-    for w in words:
-        matrix[:, :, at : at + w.shape[2]] = w
-        at += w.shape[2]
+    buf = _buffer(c * b * width)  # a bytearray: NULs deleted without a copy first
+    matrix = np.frombuffer(buf, dtype=records).reshape(c, b)
+    for i, p in enumerate(pieces):
+        p = np.ascontiguousarray(p)
+        matrix[f"f{i}"] = p.view(f"V{p.shape[2]}").reshape(p.shape[:2])
     del matrix
     return buf.translate(None, b"\0")
 
