@@ -299,15 +299,6 @@ def number_matrix(a: np.ndarray, nan: bytes = b"") -> np.ndarray:
     return out
 
 
-def pad8(matrix: np.ndarray) -> np.ndarray:
-    """``matrix`` (uint8 [..., W]) NUL-padded to a multiple of 8 columns, so that rows can be
-    moved as uint64 words (8× fewer elements to copy)."""
-    extra = -matrix.shape[-1] % 8
-    if not extra:
-        return matrix
-    return np.concatenate([matrix, np.zeros((*matrix.shape[:-1], extra), np.uint8)], axis=-1)
-
-
 def text_matrix(texts: list[bytes]) -> np.ndarray:
     """A few byte strings as NUL-padded rows (for per-group and per-ctx cells)."""
     width = max([len(t) for t in texts] + [0])

@@ -75,9 +75,13 @@ def _cells(value, shape, text, nan, mask=None) -> np.ndarray:
     cells = np.concatenate(
         [cells, np.zeros((*cells.shape[:2], width - cells.shape[2]), np.uint8)], axis=2
     )
+    return np.where(mask[:, :, None], cells, _blank(nan, width))
+
+
+def _blank(nan: bytes, width: int) -> np.ndarray:
     blank = np.zeros(width, dtype=np.uint8)
     blank[: len(nan)] = np.frombuffer(nan, dtype=np.uint8)
-    return np.where(mask[:, :, None], cells, blank)
+    return blank
 
 
 def chunk_bytes(
@@ -94,8 +98,21 @@ def chunk_bytes(
     cols = list(columns)
     after = [*seps[1:], end]
     pieces: list[np.ndarray] = [np.frombuffer(seps[0], dtype=np.uint8)[None, None, :]]
+    masked: dict[int, np.ndarray] = {}  # piece -> where its cells stay (else ``nan``)
     for key, sep in zip(cols, after, strict=True):
-        cell = _cells(chunk.columns[key], chunk.shape, text, nan, chunk.masks.get(key))
+        mask = chunk.masks.get(key)
+        if mask is not None and not mask.all() and np.shape(chunk.columns[key])[:2] != chunk.shape:
+            # a value per ctx blanked on some rows: written at its own shape, then the rows
+            # blanked in place (cheaper than formatting a [C, B] copy of it)
+            cell = _cells(chunk.columns[key], chunk.shape, text, nan)
+            if cell.shape[2] < len(nan):
+                cell = np.concatenate(
+                    [cell, np.zeros((*cell.shape[:2], len(nan) - cell.shape[2]), np.uint8)], 2
+                )
+            masked[len(pieces)] = np.broadcast_to(mask, chunk.shape)
+            pieces += [np.broadcast_to(cell, (*chunk.shape, cell.shape[2])), _sep(sep)]
+            continue
+        cell = _cells(chunk.columns[key], chunk.shape, text, nan, mask)
         if cell.shape[:2] == (1, 1) and pieces[-1].shape[:2] == (1, 1):
             pieces[-1] = np.concatenate([pieces[-1], cell, _sep(sep)], axis=2)
         elif cell.shape[:2] != chunk.shape:  # per ctx or per batch: cheap to join its sep
@@ -103,6 +120,7 @@ def chunk_bytes(
             pieces.append(np.concatenate([cell, seps_], axis=2))
         else:
             pieces += [cell, _sep(sep)]
+    masked = {id(pieces[i]): m for i, m in masked.items()}
     pieces = [p for p in pieces if p.shape[2]]
     offsets = np.cumsum([0] + [p.shape[2] for p in pieces[:-1]]).tolist()
     width = sum(p.shape[2] for p in pieces)
@@ -118,6 +136,12 @@ def chunk_bytes(
     buf = _buffer(c * b * width)  # a bytearray: NULs deleted without a copy first
     matrix = np.frombuffer(buf, dtype=records).reshape(c, b)
     for i, p in enumerate(pieces):
+        mask = masked.get(id(p))
+        if mask is not None:  # a [C, 1] cell broadcast, then its blank rows
+            field = matrix[f"f{i}"]
+            field[...] = np.ascontiguousarray(p[:, :1]).view(f"V{p.shape[2]}")[:, :, 0]
+            field[~mask] = _blank(nan, p.shape[2]).view(f"V{p.shape[2]}")[0]
+            continue
         p = np.ascontiguousarray(p)
         matrix[f"f{i}"] = p.view(f"V{p.shape[2]}").reshape(p.shape[:2])
     del matrix
