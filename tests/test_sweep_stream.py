@@ -119,6 +119,18 @@ def test_workers_write_a_regular_file_at_their_offsets(tmp_path):
     assert any("do not fit" in w for w in p.warnings)
 
 
+def test_a_file_opened_for_appending_gets_its_rows_in_order(tmp_path):
+    """pwrite ignores the offset on a file opened with O_APPEND (`>>`): rows go through the
+    parent in order instead."""
+    models, hws = ["llama3-8b", "llama3-70b"], ["h100"]
+    one = _csv_bytes(plan(models, hws, **GRID, chunk_rows=5))
+    path = tmp_path / "grid.csv"
+    path.write_bytes(b"#before\n")
+    with open(path, "ab") as fh:
+        write_csv(plan(models, hws, **GRID, chunk_rows=5), fh, 3)
+    assert path.read_bytes() == b"#before\n" + one
+
+
 def test_chunks_are_evaluated_one_at_a_time(monkeypatch):
     """The writer pulls a chunk, writes it, then computes the next: never the whole grid."""
     import calc.reports.sweep_io as io_mod

@@ -203,13 +203,18 @@ def write_csv(plan, fh: BinaryIO, jobs: int = 1) -> None:
 
 def _regular_fd(fh) -> int | None:
     """The descriptor of ``fh`` where it is a regular file (one that workers can write at an
-    offset), else None (a pipe, a terminal, a BytesIO)."""
+    offset), else None (a pipe, a terminal, a BytesIO, a file opened for appending, where
+    Linux's pwrite ignores the offset)."""
     import stat
 
     try:
         fd = fh.fileno()
-        return fd if stat.S_ISREG(os.fstat(fd).st_mode) else None
-    except (AttributeError, OSError, ValueError):
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        import fcntl
+
+        return None if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND else fd
+    except (AttributeError, ImportError, OSError, ValueError):
         return None
 
 
