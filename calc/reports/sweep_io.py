@@ -42,7 +42,7 @@ def _json_text(value: str) -> bytes:
     return json.dumps(value).encode()
 
 
-@functools.lru_cache(maxsize=256)
+@functools.lru_cache(maxsize=256, typed=True)  # typed: True, 1 and 1.0 are equal keys
 def _scalar(value, text: Callable[[str], bytes], nan: bytes) -> bytes:
     """A value the same on every row of a chunk (computed once per group: cached), written as
     ``number_matrix`` writes it: booleans true/false, integers and integer-valued floats
