@@ -300,3 +300,35 @@ def test_parquet_without_pyarrow_says_how_to_install(cli, tmp_path, monkeypatch)
     r = cli("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "1024", "-f", "parquet", "-o", out)
     assert r.code == 2 and "pip install 'kvcalc[parquet]'" in r.err
     assert not out.exists()
+
+
+@pytest.mark.parametrize("nan", [b"", b"null"])
+def test_masked_cells_at_every_shape(nan):
+    """A masked value per batch, per ctx, the same on every row, or per row: ``nan`` where
+    the mask is False, the value elsewhere, as Python writes it."""
+    from calc.reports.sweep import Chunk
+    from calc.reports.sweep_io import _csv_text, chunk_bytes
+
+    mask = np.array([[True, False, True], [False, True, True]])
+    columns = {
+        "per_batch": np.array([[1.5, 2, 0.1]]),
+        "per_ctx": np.array([[7], [123456]]),
+        "constant": 0.25,
+        "per_row": np.array([[1.0, 2.5, 3.25], [4.5, 5.0, 6.75]]),
+    }
+    chunk = Chunk(columns, (2, 3), {k: mask for k in columns})
+    got = chunk_bytes(chunk, list(columns), [b"", b",", b",", b","], b"\n", _csv_text, nan)
+    lines = []
+    for i in range(2):
+        cells = []
+        for v in columns.values():
+            x = np.broadcast_to(v, (2, 3))[i] if isinstance(v, np.ndarray) else [v] * 3
+            cells.append([x[j] for j in range(3)])
+        for j in range(3):
+            row = []
+            for col in cells:
+                x = float(col[j])
+                text = str(int(x)) if x == int(x) else repr(x)
+                row.append(text if mask[i, j] else nan.decode())
+            lines.append(",".join(row))
+    assert bytes(got).decode() == "".join(line + "\n" for line in lines)

@@ -98,7 +98,7 @@ def chunk_bytes(
     cols = list(columns)
     after = [*seps[1:], end]
     pieces: list[np.ndarray] = [np.frombuffer(seps[0], dtype=np.uint8)[None, None, :]]
-    masked: dict[int, np.ndarray] = {}  # piece -> where its cells stay (else ``nan``)
+    masked: dict[int, tuple] = {}  # piece -> (where its cells stay, else ``nan``; the cell)
     for key, sep in zip(cols, after, strict=True):
         mask = chunk.masks.get(key)
         if mask is not None and not mask.all() and np.shape(chunk.columns[key])[:2] != chunk.shape:
@@ -109,7 +109,7 @@ def chunk_bytes(
                 cell = np.concatenate(
                     [cell, np.zeros((*cell.shape[:2], len(nan) - cell.shape[2]), np.uint8)], 2
                 )
-            masked[len(pieces)] = np.broadcast_to(mask, chunk.shape)
+            masked[len(pieces)] = (np.broadcast_to(mask, chunk.shape), cell)
             pieces += [np.broadcast_to(cell, (*chunk.shape, cell.shape[2])), _sep(sep)]
             continue
         cell = _cells(chunk.columns[key], chunk.shape, text, nan, mask)
@@ -136,10 +136,10 @@ def chunk_bytes(
     buf = _buffer(c * b * width)  # a bytearray: NULs deleted without a copy first
     matrix = np.frombuffer(buf, dtype=records).reshape(c, b)
     for i, p in enumerate(pieces):
-        mask = masked.get(id(p))
-        if mask is not None:  # a [C, 1] cell broadcast, then its blank rows
+        if id(p) in masked:  # the cell at its own shape broadcast, then its blank rows
+            mask, cell = masked[id(p)]
             field = matrix[f"f{i}"]
-            field[...] = np.ascontiguousarray(p[:, :1]).view(f"V{p.shape[2]}")[:, :, 0]
+            field[...] = np.ascontiguousarray(cell).view(f"V{p.shape[2]}")[:, :, 0]
             field[~mask] = _blank(nan, p.shape[2]).view(f"V{p.shape[2]}")[0]
             continue
         p = np.ascontiguousarray(p)
