@@ -45,7 +45,7 @@ def keep_heap() -> None:
 
         libc = ctypes.CDLL(None)
         mallopt = libc.mallopt
-    except (OSError, AttributeError):
+    except (OSError, AttributeError, TypeError):  # no C library to load, or no mallopt
         return
     # mallopt(param, value): M_TRIM_THRESHOLD -1, M_TOP_PAD -2, M_MMAP_THRESHOLD -3
     mallopt(-3, 1 << 30)
