@@ -107,7 +107,7 @@ def main() -> int:
     best, median, cpu = _timed(evaluate, args.repeat)
     print(f"evaluate: best {best:,.3f} s (CPU {cpu:,.3f} s), median {median:,.3f} s "
           f"-> {rows / best:,.0f} rows/s (best)")  # fmt: skip
-    ok = True
+    met: dict[str, bool] = {}
     jobs = args.jobs or max(1, min(os.cpu_count() or 1, 4))  # as the command's --jobs 0
     for name, writer in (("csv", write_csv), ("json", write_json)):
         sink = _Sink()
@@ -122,11 +122,13 @@ def main() -> int:
             # command's --jobs); the CPU time is this process's alone
             best, median, _ = _timed(lambda s=sink: write_csv(p, s, jobs), args.repeat)
             print(f"csv (evaluate + format, {jobs} worker processes, no disk): best "
-                  f"{best:,.3f} s, median {median:,.3f} s -> {rows / best:,.0f} rows/s"
-            )  # fmt: skip
+                  f"{best:,.3f} s, median {median:,.3f} s -> {rows / best:,.0f} "
+                  "rows/s")  # fmt: skip
             rate = max(rate, rows / best)
         if name == "csv":  # on 2 cores: the better of one process and the workers
-            ok &= rate >= TARGET_CSV_ROWS_PER_S
+            met[f"CSV ≥ {TARGET_CSV_ROWS_PER_S:,} rows/s ({rate:,.0f})"] = (
+                rate >= TARGET_CSV_ROWS_PER_S
+            )
     with tempfile.TemporaryDirectory() as tmp:
         sizes = [("1M", "1..64")] + ([] if args.skip_10m else [("10M", "1..640")])
         for label, batch in sizes:
@@ -139,12 +141,11 @@ def main() -> int:
                   f"CPU-second; peak RSS {rss / 2**20:,.0f} MiB")  # fmt: skip
             out.unlink()
             if label == "10M":
-                ok &= wall <= TARGET_10M_S
+                met[f"10M rows ≤ {TARGET_10M_S:g} s ({wall:.2f} s)"] = wall <= TARGET_10M_S
     load_end = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"load average at the end {load_end:.2f} (other processes' share of the cores)")
-    print(f"targets (CSV ≥ {TARGET_CSV_ROWS_PER_S:,} rows/s, 10M rows ≤ {TARGET_10M_S:g} s): "
-          f"{'met' if ok else 'NOT met'}")  # fmt: skip
-    return 0 if ok else 1
+    print("targets: " + "; ".join(f"{k}: {'met' if v else 'NOT met'}" for k, v in met.items()))
+    return 0 if all(met.values()) else 1
 
 
 if __name__ == "__main__":
