@@ -223,7 +223,9 @@ def write_json(plan, fh: BinaryIO, jobs: int = 1) -> None:
     fh.write(b'{\n  "n_rows": %d,\n  "rows": [' % plan.n_rows)
     first = True
     for text in rendered(plan, _json_render(plan), jobs):
-        fh.write(text[:-1] if first else b"," + text[:-1])  # no comma after the last row
+        if not first:  # a comma between rows, none after the last
+            fh.write(b",")
+        fh.write(text[:-1])
         first = False
     fh.write(b"\n  ]\n}\n" if not first else b"]\n}\n")
 
@@ -269,18 +271,39 @@ def _worker(plan, render, k: int, jobs: int, conn) -> None:
         for i, make in enumerate(plan.lazy_chunks()):
             if i % jobs == k:
                 chunk = make()
-                conn.send(("ok", not_fitting_rows(chunk)))
-                conn.send_bytes(render(chunk))
+                text = render(chunk)
+                conn.send(("ok", not_fitting_rows(chunk), len(text)))
+                _write_all(conn.fileno(), text)  # raw, after the message: no pickling
     except BaseException as exc:  # reported to the parent, which raises it
-        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+        conn.send(("error", f"{type(exc).__name__}: {exc}", 0))
     finally:
         conn.close()
+
+
+def _write_all(fd: int, data) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _read_all(fd: int, size: int) -> memoryview:
+    """``size`` bytes from the pipe ``fd`` read straight into one new buffer (a Connection's
+    recv_bytes copies each 64 KiB piece twice more)."""
+    buf = memoryview(np.empty(size, dtype=np.uint8))
+    got = 0
+    while got < size:
+        n = os.readv(fd, [buf[got:]])
+        if not n:
+            raise RuntimeError("sweep worker ended before sending its rows")
+        got += n
+    return buf
 
 
 def _parallel(plan, render, jobs: int) -> Iterator[bytes]:
     import multiprocessing
     import warnings
 
+    keep_heap()  # a buffer per chunk received, reused from the heap
     ctx = multiprocessing.get_context("fork")
     pipes, procs = [], []
     try:
@@ -297,11 +320,11 @@ def _parallel(plan, render, jobs: int) -> Iterator[bytes]:
             procs.append(proc)
         not_fitting = 0
         for i in range(plan.n_chunks):
-            status, value = pipes[i % jobs].recv()
+            status, value, size = pipes[i % jobs].recv()
             if status != "ok":
                 raise RuntimeError(f"sweep worker failed: {value}")
             not_fitting += value
-            yield pipes[i % jobs].recv_bytes()
+            yield _read_all(pipes[i % jobs].fileno(), size)
         plan.count_not_fitting(not_fitting)
     finally:
         for proc in procs:
