@@ -332,3 +332,27 @@ def test_masked_cells_at_every_shape(nan):
                 row.append(text if mask[i, j] else nan.decode())
             lines.append(",".join(row))
     assert bytes(got).decode() == "".join(line + "\n" for line in lines)
+
+
+@pytest.mark.parametrize("to_file", [False, True])
+def test_a_failing_worker_fails_the_write(monkeypatch, tmp_path, to_file):
+    """A worker's exception reaches the writer as one error (through a pipe or to a file)."""
+    import calc.reports.sweep_io as io_mod
+
+    real = io_mod.chunk_bytes
+    calls = []
+
+    def failing(chunk, *args):
+        calls.append(1)
+        if len(calls) == 2:
+            raise ValueError("boom")
+        return real(chunk, *args)
+
+    monkeypatch.setattr(io_mod, "chunk_bytes", failing)
+    p = plan(["llama3-8b", "llama3-70b"], ["h100"], **GRID, chunk_rows=5)
+    with pytest.raises(RuntimeError, match="sweep worker failed: ValueError: boom"):
+        if to_file:
+            with open(tmp_path / "grid.csv", "wb") as fh:
+                write_csv(p, fh, 2)
+        else:
+            write_csv(p, io.BytesIO(), 2)
