@@ -99,6 +99,7 @@ def chunk_bytes(
     after = [*seps[1:], end]
     pieces: list[np.ndarray] = [np.frombuffer(seps[0], dtype=np.uint8)[None, None, :]]
     masked: dict[int, tuple] = {}  # piece -> (where its cells stay, else ``nan``; the cell)
+    pending = b""  # the separator after a per-row cell, joined to the next smaller piece
     for key, sep in zip(cols, after, strict=True):
         mask = chunk.masks.get(key)
         if mask is not None and not mask.all() and np.shape(chunk.columns[key])[:2] != chunk.shape:
@@ -109,17 +110,27 @@ def chunk_bytes(
                 cell = np.concatenate(
                     [cell, np.zeros((*cell.shape[:2], len(nan) - cell.shape[2]), np.uint8)], 2
                 )
+            if pending:
+                pieces.append(_sep(pending))
             masked[len(pieces)] = (np.broadcast_to(mask, chunk.shape), cell)
-            pieces += [np.broadcast_to(cell, (*chunk.shape, cell.shape[2])), _sep(sep)]
+            pieces.append(np.broadcast_to(cell, (*chunk.shape, cell.shape[2])))
+            pending = sep
             continue
         cell = _cells(chunk.columns[key], chunk.shape, text, nan, mask)
-        if cell.shape[:2] == (1, 1) and pieces[-1].shape[:2] == (1, 1):
+        if cell.shape[:2] == (1, 1) and pieces[-1].shape[:2] == (1, 1) and not pending:
             pieces[-1] = np.concatenate([pieces[-1], cell, _sep(sep)], axis=2)
-        elif cell.shape[:2] != chunk.shape:  # per ctx or per batch: cheap to join its sep
+        elif cell.shape[:2] != chunk.shape:  # per ctx, per batch or constant: cheap to join
+            before = np.broadcast_to(_sep(pending), (*cell.shape[:2], len(pending)))
             seps_ = np.broadcast_to(_sep(sep), (*cell.shape[:2], len(sep)))
-            pieces.append(np.concatenate([cell, seps_], axis=2))
+            pieces.append(np.concatenate([before, cell, seps_], axis=2))
+            pending = b""
         else:
-            pieces += [cell, _sep(sep)]
+            if pending:
+                pieces.append(_sep(pending))
+            pieces.append(cell)
+            pending = sep
+    if pending:
+        pieces.append(_sep(pending))
     masked = {id(pieces[i]): m for i, m in masked.items()}
     pieces = [p for p in pieces if p.shape[2]]
     offsets = np.cumsum([0] + [p.shape[2] for p in pieces[:-1]]).tolist()
