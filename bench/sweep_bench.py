@@ -4,6 +4,10 @@ command `kvcalc sweep ... -f csv -o FILE` at 1M and 10M rows: wall time, CPU tim
 (memory must not grow with the row count).
 
 Run: python bench/sweep_bench.py [--repeat 3] [--jobs 0] [--skip-10m]
+
+CSV is measured twice without a disk: in one process, and made by the command's worker
+processes (``--jobs``, default one per CPU) and piped to this one; the CSV target is met by
+the better of the two (the target is for 2 cores).
 The 1M grid is 2 models × 2 GPUs × 4 TP degrees × 1,024 contexts × 64 batches = 1,048,576
 rows; the 10M grid has 640 batches (10,485,760 rows). Targets on a 2-core machine: CSV
 ≥ 2,000,000 rows/s, and 10M rows to a CSV file in ≤ 10 s. On a shared machine read the CPU
@@ -103,7 +107,8 @@ def main() -> int:
     best, median, cpu = _timed(evaluate, args.repeat)
     print(f"evaluate: best {best:,.3f} s (CPU {cpu:,.3f} s), median {median:,.3f} s "
           f"-> {rows / best:,.0f} rows/s (best)")  # fmt: skip
-    ok = True
+    met: dict[str, bool] = {}
+    jobs = args.jobs or max(1, min(os.cpu_count() or 1, 4))  # as the command's --jobs 0
     for name, writer in (("csv", write_csv), ("json", write_json)):
         sink = _Sink()
         best, median, cpu = _timed(lambda w=writer, s=sink: w(p, s), args.repeat)
@@ -111,8 +116,19 @@ def main() -> int:
         print(f"{name} (evaluate + format, 1 process, no disk): best {best:,.3f} s "
               f"(CPU {cpu:,.3f} s), median {median:,.3f} s -> {rows / best:,.0f} rows/s, "
               f"{rows / cpu:,.0f} rows per CPU-second, {size / 1e6:,.1f} MB")  # fmt: skip
-        if name == "csv":
-            ok &= rows / best >= TARGET_CSV_ROWS_PER_S
+        rate = rows / best
+        if name == "csv" and jobs > 1:
+            # the same text made by `jobs` worker processes and piped to this one (the
+            # command's --jobs); the CPU time is this process's alone
+            best, median, _ = _timed(lambda s=sink: write_csv(p, s, jobs), args.repeat)
+            print(f"csv (evaluate + format, {jobs} worker processes, no disk): best "
+                  f"{best:,.3f} s, median {median:,.3f} s -> {rows / best:,.0f} "
+                  "rows/s")  # fmt: skip
+            rate = max(rate, rows / best)
+        if name == "csv":  # on 2 cores: the better of one process and the workers
+            met[f"CSV ≥ {TARGET_CSV_ROWS_PER_S:,} rows/s ({rate:,.0f})"] = (
+                rate >= TARGET_CSV_ROWS_PER_S
+            )
     with tempfile.TemporaryDirectory() as tmp:
         sizes = [("1M", "1..64")] + ([] if args.skip_10m else [("10M", "1..640")])
         for label, batch in sizes:
@@ -125,10 +141,11 @@ def main() -> int:
                   f"CPU-second; peak RSS {rss / 2**20:,.0f} MiB")  # fmt: skip
             out.unlink()
             if label == "10M":
-                ok &= wall <= TARGET_10M_S
-    print(f"targets (CSV ≥ {TARGET_CSV_ROWS_PER_S:,} rows/s, 10M rows ≤ {TARGET_10M_S:g} s): "
-          f"{'met' if ok else 'NOT met'}")  # fmt: skip
-    return 0 if ok else 1
+                met[f"10M rows ≤ {TARGET_10M_S:g} s ({wall:.2f} s)"] = wall <= TARGET_10M_S
+    load_end = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"load average at the end {load_end:.2f} (other processes' share of the cores)")
+    print("targets: " + "; ".join(f"{k}: {'met' if v else 'NOT met'}" for k, v in met.items()))
+    return 0 if all(met.values()) else 1
 
 
 if __name__ == "__main__":

@@ -104,6 +104,33 @@ def test_worker_processes_write_the_same_bytes():
     assert any("do not fit" in w for w in p.warnings)  # counted across the workers too
 
 
+def test_workers_write_a_regular_file_at_their_offsets(tmp_path):
+    """To a regular file the workers write their chunks themselves (os.pwrite at the offset
+    the parent hands out in chunk order): the same bytes, the file position at the end."""
+    models, hws = ["llama3-8b", "llama3-70b"], ["h100"]
+    one = _csv_bytes(plan(models, hws, **GRID, chunk_rows=5))
+    p = plan(models, hws, **GRID, chunk_rows=5)
+    path = tmp_path / "grid.csv"
+    with open(path, "wb") as fh:
+        write_csv(p, fh, 3)
+        assert fh.tell() == len(one)
+        fh.write(b"#end\n")  # a write after the rows lands after them
+    assert path.read_bytes() == one + b"#end\n"
+    assert any("do not fit" in w for w in p.warnings)
+
+
+def test_a_file_opened_for_appending_gets_its_rows_in_order(tmp_path):
+    """pwrite ignores the offset on a file opened with O_APPEND (`>>`): rows go through the
+    parent in order instead."""
+    models, hws = ["llama3-8b", "llama3-70b"], ["h100"]
+    one = _csv_bytes(plan(models, hws, **GRID, chunk_rows=5))
+    path = tmp_path / "grid.csv"
+    path.write_bytes(b"#before\n")
+    with open(path, "ab") as fh:
+        write_csv(plan(models, hws, **GRID, chunk_rows=5), fh, 3)
+    assert path.read_bytes() == b"#before\n" + one
+
+
 def test_chunks_are_evaluated_one_at_a_time(monkeypatch):
     """The writer pulls a chunk, writes it, then computes the next: never the whole grid."""
     import calc.reports.sweep_io as io_mod
@@ -290,3 +317,59 @@ def test_workers_leave_the_output_file_in_place(tmp_path):
     assert r.returncode == 0, r.stderr
     # 2 models × 2 tp × 4 ctx × 5 batch = 80 rows and the header
     assert len(out.read_text().splitlines()) == 81
+
+
+@pytest.mark.parametrize("nan", [b"", b"null"])
+def test_masked_cells_at_every_shape(nan):
+    """A masked value per batch, per ctx, the same on every row, or per row: ``nan`` where
+    the mask is False, the value elsewhere, as Python writes it."""
+    from calc.reports.sweep import Chunk
+    from calc.reports.sweep_io import _csv_text, chunk_bytes
+
+    mask = np.array([[True, False, True], [False, True, True]])
+    columns = {
+        "per_batch": np.array([[1.5, 2, 0.1]]),
+        "per_ctx": np.array([[7], [123456]]),
+        "constant": 0.25,
+        "per_row": np.array([[1.0, 2.5, 3.25], [4.5, 5.0, 6.75]]),
+    }
+    chunk = Chunk(columns, (2, 3), {k: mask for k in columns})
+    got = chunk_bytes(chunk, list(columns), [b"", b",", b",", b","], b"\n", _csv_text, nan)
+    lines = []
+    for i in range(2):
+        cells = []
+        for v in columns.values():
+            x = np.broadcast_to(v, (2, 3))[i] if isinstance(v, np.ndarray) else [v] * 3
+            cells.append([x[j] for j in range(3)])
+        for j in range(3):
+            row = []
+            for col in cells:
+                x = float(col[j])
+                text = str(int(x)) if x == int(x) else repr(x)
+                row.append(text if mask[i, j] else nan.decode())
+            lines.append(",".join(row))
+    assert bytes(got).decode() == "".join(line + "\n" for line in lines)
+
+
+@pytest.mark.parametrize("to_file", [False, True])
+def test_a_failing_worker_fails_the_write(monkeypatch, tmp_path, to_file):
+    """A worker's exception reaches the writer as one error (through a pipe or to a file)."""
+    import calc.reports.sweep_io as io_mod
+
+    real = io_mod.chunk_bytes
+    calls = []
+
+    def failing(chunk, *args):
+        calls.append(1)
+        if len(calls) == 2:
+            raise ValueError("boom")
+        return real(chunk, *args)
+
+    monkeypatch.setattr(io_mod, "chunk_bytes", failing)
+    p = plan(["llama3-8b", "llama3-70b"], ["h100"], **GRID, chunk_rows=5)
+    with pytest.raises(RuntimeError, match="sweep worker failed: ValueError: boom"):
+        if to_file:
+            with open(tmp_path / "grid.csv", "wb") as fh:
+                write_csv(p, fh, 2)
+        else:
+            write_csv(p, io.BytesIO(), 2)

@@ -30,15 +30,68 @@ _MANTISSA = np.uint64((1 << 52) - 1)
 NUL = 0
 
 
-def _digits(v: np.ndarray, n_digits: int) -> np.ndarray:
-    """Non-negative int64 ``v`` as exactly ``n_digits`` zero-padded digits: uint8 [n, n_digits]."""
-    n_chunks = -(-n_digits // 4)
-    words = np.empty((v.size, n_chunks), dtype=np.uint32)
-    for k in range(n_chunks - 1, -1, -1):
-        v, r = np.divmod(v, 10_000)
-        words[:, k] = _DIGITS4_U32[r]
-    out = words.view(np.uint8)
-    return out[:, out.shape[1] - n_digits :]
+def keep_heap() -> None:
+    """Ask glibc's malloc to keep freed memory for reuse (no trimming of the heap, no mmap per
+    large block). Formatting a chunk makes dozens of temporary arrays of a few hundred KiB;
+    by default each is mapped afresh and its pages faulted in and zeroed by the kernel, which
+    costs as much as the arithmetic. The heap then stays at its peak, one chunk's worth,
+    which does not grow with the row count. Elsewhere than glibc this does nothing."""
+    global _HEAP_KEPT
+    if _HEAP_KEPT:
+        return
+    _HEAP_KEPT = True
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None)
+        mallopt = libc.mallopt
+    except (OSError, AttributeError, TypeError):  # no C library to load, or no mallopt
+        return
+    # mallopt(param, value): M_TRIM_THRESHOLD -1, M_TOP_PAD -2, M_MMAP_THRESHOLD -3
+    mallopt(-3, 1 << 30)
+    mallopt(-1, 1 << 31)
+    mallopt(-2, 64 << 20)
+
+
+_HEAP_KEPT = False
+
+
+def _words(v: np.ndarray, n_words: int) -> list[np.ndarray]:
+    """Non-negative int64 ``v`` as ``n_words`` base-10,000 digits, the most significant first."""
+    out = []
+    for _ in range(n_words):
+        q = v // 10_000  # by a constant: numpy's fast path (np.divmod is ~10× slower)
+        out.append(v - q * 10_000)
+        v = q
+    return out[::-1]
+
+
+def _table(strip) -> np.ndarray:
+    """Four characters in one uint32 per value 0..9,999 with ``strip`` applied (the zeros it
+    removes become NULs, keeping each character in its place), then the 10,000 unstripped."""
+    rows = [strip(f"{i:04d}") for i in range(10_000)] + [f"{i:04d}" for i in range(10_000)]
+    text = "".join(rows).replace(" ", "\0").encode()
+    return np.frombuffer(text, dtype=np.uint8).view(np.uint32).copy()
+
+
+# leading zeros blank (an integer's first word), trailing zeros blank (a fraction's last word)
+_LEAD = _table(lambda t: t.lstrip("0").rjust(4))
+_TRAIL = _table(lambda t: t.rstrip("0").ljust(4))
+
+
+def _spell(words: list[np.ndarray], table: np.ndarray, reverse: bool) -> np.ndarray:
+    """uint8 [n, 4 × len(words)]: each word through ``table``'s blanking half until a nonzero
+    word has been met, walking from the left (``reverse`` False: leading zeros) or from the
+    right (True: trailing zeros), its plain half after."""
+    out = np.empty((words[0].size, len(words)), dtype=np.uint32)
+    seen = np.zeros(words[0].size, dtype=np.int64)  # 10,000 once a nonzero word is met
+    order = list(range(len(words) - 1, -1, -1) if reverse else range(len(words)))
+    for k in order:
+        w = words[k]
+        out[:, k] = table[w + seen]
+        if k != order[-1]:
+            seen |= (w != 0) * 10_000  # (10,000 | 10,000 = 10,000)
+    return out.view(np.uint8)
 
 
 def n_digits(v: np.ndarray) -> np.ndarray:
@@ -52,9 +105,9 @@ def int_matrix(v: np.ndarray) -> np.ndarray:
     neg = v < 0
     a = np.abs(v)  # int64 min has no absolute value; sweep values never reach it
     width = int(n_digits(np.array([a.max(initial=0)]))[0])
-    out = _digits(a, width)
-    nd = n_digits(a)
-    out = out * (np.arange(width, dtype=np.int64)[None, :] >= (width - nd)[:, None])  # no 0s ahead
+    out = _spell(_words(a, -(-width // 4)), _LEAD, reverse=False)[:, -width:]
+    last = out[:, -1]
+    last[last == NUL] = ord("0")  # 0: every word blank
     if neg.any():
         sign = np.where(neg, ord("-"), NUL).astype(np.uint8)
         # the sign goes just before the first digit: a column at the left is enough, the
@@ -78,7 +131,9 @@ def _two_product(a: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 def _shortest(ax: np.ndarray):
     """(N, e, ok) for positive finite ``ax``: N the shortest digits (no trailing zeros), e the
     decimal exponent of the first digit; ok False where the fast path does not apply."""
-    e = np.floor(np.log10(ax)).astype(np.int64)
+    # log10 in single precision (several times faster): one off at worst, which the loop
+    # below corrects
+    e = np.floor(np.log10(ax.astype(np.float32))).astype(np.int64)
     ok = (e >= -4) & (e <= 15)
     e = np.clip(e, -4, 15)
     j = 16 - e
@@ -108,19 +163,19 @@ def _shortest(ax: np.ndarray):
     if pow2.any():
         gap = np.where(pow2, gap * 0.5, gap)
     half = gap * (0.5 * _POW10_F[j]) - 1e-9  # a margin far above the rounding of t below
-    q16, m16 = np.divmod(n17, 10)
-    t16 = m16 + r17
+    q16 = n17 // 10
+    t16 = (n17 - q16 * 10) + r17
     up16 = t16 > 5
     tie = t16 == 5
     if tie.any():  # a tie: to even, as repr does
-        up16 |= tie & (q16 % 2 == 1)
+        up16 |= tie & ((q16 & 1) == 1)
     ok16 = np.abs(t16 - 10 * up16) < half
-    q15, m15 = np.divmod(n17, 100)
-    t15 = m15 + r17
+    q15 = n17 // 100
+    t15 = (n17 - q15 * 100) + r17
     up15 = t15 > 50
     tie = t15 == 50
     if tie.any():
-        up15 |= tie & (q15 % 2 == 1)
+        up15 |= tie & ((q15 & 1) == 1)
     ok15 = np.abs(t15 - 100 * up15) < half
     n = np.where(ok15, q15 + up15, np.where(ok16, q16 + up16, n17))
     d = np.where(ok15, 15, np.where(ok16, 16, 17))
@@ -132,11 +187,12 @@ def _shortest(ax: np.ndarray):
     if not ok.all():
         n = np.where(ok, n, 1)
     # drop trailing zeros: d = digits left
-    idx = np.flatnonzero(n % 10 == 0)
+    idx = np.flatnonzero(n == (n // 10) * 10)
     while idx.size:
         n[idx] //= 10
         d[idx] -= 1
-        idx = idx[n[idx] % 10 == 0]
+        m = n[idx]
+        idx = idx[m == (m // 10) * 10]
     return n, d, e, ok
 
 
@@ -179,20 +235,20 @@ def _positional(x: np.ndarray) -> np.ndarray:
         int_part = np.full((x.size, 1), ord("0"), dtype=np.uint8)
     else:
         int_part = int_matrix(whole)
-    # the fraction, left-aligned in 20 columns: F × 10^(20 − L) split into two 10-digit halves
+    # the fraction, left-aligned in 20 columns: F × 10^(20 − L) split into 8 + 12 digits (two
+    # and three words), its trailing zeros blank; a fraction 0 is one "0"
     width = max(int(small.max(initial=0)), 1)
     s = 20 - small
-    shift_hi = _POW10[np.clip(s - 10, 0, 18)]
-    div = _POW10[np.clip(10 - s, 0, 18)]
-    wide = s >= 10
+    shift_hi = _POW10[np.clip(s - 12, 0, 18)]
+    div = _POW10[np.clip(12 - s, 0, 18)]
+    wide = s >= 12
     hi = np.where(wide, frac * shift_hi, frac // div)
-    lo = np.where(wide, 0, (frac % div) * _POW10[np.clip(s, 0, 18)])
-    frac_part = (
-        _digits(hi, 10)
-        if width <= 10
-        else np.concatenate([_digits(hi, 10), _digits(lo, 10)], axis=1)
-    )
-    frac_part = frac_part[:, :width] * (np.arange(width)[None, :] < np.maximum(small, 1)[:, None])
+    words = _words(hi, 2)
+    if width > 8:
+        words += _words(np.where(wide, 0, (frac % div) * _POW10[np.clip(s, 0, 18)]), 3)
+    frac_part = _spell(words, _TRAIL, reverse=True)[:, :width]
+    first = frac_part[:, 0]
+    first[first == NUL] = ord("0")
     rows = x.size
     dot = np.full((rows, 1), ord("."), dtype=np.uint8)
     parts = [int_part, dot, frac_part]
@@ -241,15 +297,6 @@ def number_matrix(a: np.ndarray, nan: bytes = b"") -> np.ndarray:
         out[idx] = NUL
         out[idx, : ints.shape[1]] = ints
     return out
-
-
-def pad8(matrix: np.ndarray) -> np.ndarray:
-    """``matrix`` (uint8 [..., W]) NUL-padded to a multiple of 8 columns, so that rows can be
-    moved as uint64 words (8× fewer elements to copy)."""
-    extra = -matrix.shape[-1] % 8
-    if not extra:
-        return matrix
-    return np.concatenate([matrix, np.zeros((*matrix.shape[:-1], extra), np.uint8)], axis=-1)
 
 
 def text_matrix(texts: list[bytes]) -> np.ndarray:

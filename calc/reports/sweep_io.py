@@ -13,13 +13,16 @@ JSON-encoded.
 
 from __future__ import annotations
 
+import functools
 import json
+import math
+import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import BinaryIO
 
 import numpy as np
 
-from calc.output.fastfmt import number_matrix, pad8, text_matrix
+from calc.output.fastfmt import keep_heap, number_matrix, text_matrix
 
 FORMATS = ("table", "json", "csv", "parquet")
 
@@ -39,12 +42,23 @@ def _json_text(value: str) -> bytes:
     return json.dumps(value).encode()
 
 
+@functools.lru_cache(maxsize=256, typed=True)  # typed: True, 1 and 1.0 are equal keys
 def _scalar(value, text: Callable[[str], bytes], nan: bytes) -> bytes:
+    """A value the same on every row of a chunk (computed once per group: cached), written as
+    ``number_matrix`` writes it: booleans true/false, integers and integer-valued floats
+    below 2^53 as ints, other floats as repr, NaN as ``nan``."""
     if isinstance(value, str):
         return text(value)
     if isinstance(value, bool | np.bool_):
         return b"true" if value else b"false"
-    return number_matrix(np.array([value]), nan).tobytes().replace(b"\0", b"")
+    if isinstance(value, int | np.integer):
+        return str(int(value)).encode()
+    v = float(value)
+    if v != v:
+        return nan
+    if math.isfinite(v) and abs(v) < 2**53 and v == math.floor(v):
+        return str(int(v)).encode()
+    return repr(v).encode()
 
 
 def _cells(value, shape, text, nan, mask=None) -> np.ndarray:
@@ -55,15 +69,19 @@ def _cells(value, shape, text, nan, mask=None) -> np.ndarray:
     else:
         c, b = value.shape
         cells = number_matrix(value, nan).reshape(c, b, -1)
-    if mask is None:
+    if mask is None or mask.all():
         return cells
     width = max(cells.shape[2], len(nan))
     cells = np.concatenate(
         [cells, np.zeros((*cells.shape[:2], width - cells.shape[2]), np.uint8)], axis=2
     )
+    return np.where(mask[:, :, None], cells, _blank(nan, width))
+
+
+def _blank(nan: bytes, width: int) -> np.ndarray:
     blank = np.zeros(width, dtype=np.uint8)
     blank[: len(nan)] = np.frombuffer(nan, dtype=np.uint8)
-    return np.where(mask[:, :, None], cells, blank)
+    return blank
 
 
 def chunk_bytes(
@@ -71,32 +89,72 @@ def chunk_bytes(
 ) -> bytearray:
     """One chunk as text: for each row ``seps[0] cell0 seps[1] cell1 ... end``.
 
-    Each cell is joined to the separator after it, at the cell's own shape ([1, 1] for a
-    value the same on every row, [C, 1] per ctx, [C, B] per row), NUL-padded to whole 8-byte
-    words; the pieces are laid side by side in one [C, B, words] matrix (a value the same on
-    every row written by broadcasting), whose NULs one ``translate`` then deletes."""
+    Each cell is formatted at its own shape ([1, 1] for a value the same on every row, [C, 1]
+    per ctx, [C, B] per row), NUL-padded to the widest value of its column in the chunk; the
+    cells and separators are laid side by side in one [C, B] matrix of fixed-width records,
+    each cell one field that a single numpy copy fills (a cell of any width is one element,
+    a value the same on every row or every ctx written by broadcasting), whose NULs one
+    ``translate`` then deletes. Runs of values the same on every row are joined first."""
     cols = list(columns)
     after = [*seps[1:], end]
     pieces: list[np.ndarray] = [np.frombuffer(seps[0], dtype=np.uint8)[None, None, :]]
+    masked: dict[int, tuple] = {}  # piece -> (where its cells stay, else ``nan``; the cell)
+    pending = b""  # the separator after a per-row cell, joined to the next smaller piece
     for key, sep in zip(cols, after, strict=True):
-        cell = _cells(chunk.columns[key], chunk.shape, text, nan, chunk.masks.get(key))
-        if cell.shape[:2] == (1, 1) and pieces[-1].shape[:2] == (1, 1):
-            pieces[-1] = np.concatenate([pieces[-1], cell, _sep(sep)], axis=2)
+        mask = chunk.masks.get(key)
+        if mask is not None and not mask.all() and np.shape(chunk.columns[key])[:2] != chunk.shape:
+            # a value per ctx blanked on some rows: written at its own shape, then the rows
+            # blanked in place (cheaper than formatting a [C, B] copy of it)
+            cell = _cells(chunk.columns[key], chunk.shape, text, nan)
+            if cell.shape[2] < len(nan):
+                cell = np.concatenate(
+                    [cell, np.zeros((*cell.shape[:2], len(nan) - cell.shape[2]), np.uint8)], 2
+                )
+            if pending:
+                pieces.append(_sep(pending))
+            masked[len(pieces)] = (np.broadcast_to(mask, chunk.shape), cell)
+            pieces.append(np.broadcast_to(cell, (*chunk.shape, cell.shape[2])))
+            pending = sep
             continue
-        width = cell.shape[2] + len(sep)
-        piece = np.zeros((*cell.shape[:2], width + (-width % 8)), dtype=np.uint8)
-        piece[:, :, : cell.shape[2]] = cell
-        piece[:, :, cell.shape[2] : width] = _sep(sep)
-        pieces.append(piece)
-    words = [pad8(p).view(np.uint64) for p in pieces if p.shape[2]]
+        cell = _cells(chunk.columns[key], chunk.shape, text, nan, mask)
+        if cell.shape[:2] == (1, 1) and pieces[-1].shape[:2] == (1, 1) and not pending:
+            pieces[-1] = np.concatenate([pieces[-1], cell, _sep(sep)], axis=2)
+        elif cell.shape[:2] != chunk.shape:  # per ctx, per batch or constant: cheap to join
+            before = np.broadcast_to(_sep(pending), (*cell.shape[:2], len(pending)))
+            seps_ = np.broadcast_to(_sep(sep), (*cell.shape[:2], len(sep)))
+            pieces.append(np.concatenate([before, cell, seps_], axis=2))
+            pending = b""
+        else:
+            if pending:
+                pieces.append(_sep(pending))
+            pieces.append(cell)
+            pending = sep
+    if pending:
+        pieces.append(_sep(pending))
+    masked = {id(pieces[i]): m for i, m in masked.items()}
+    pieces = [p for p in pieces if p.shape[2]]
+    offsets = np.cumsum([0] + [p.shape[2] for p in pieces[:-1]]).tolist()
+    width = sum(p.shape[2] for p in pieces)
+    records = np.dtype(
+        {
+            "names": [f"f{i}" for i in range(len(pieces))],
+            "formats": [f"V{p.shape[2]}" for p in pieces],
+            "offsets": offsets,
+            "itemsize": width,
+        }
+    )
     c, b = chunk.shape
-    width = sum(w.shape[2] for w in words)
-    buf = _buffer(c * b * width * 8)  # a bytearray: NULs deleted without a copy first
-    matrix = np.frombuffer(buf, dtype=np.uint64).reshape(c, b, width)
-    at = 0
-    for w in words:
-        matrix[:, :, at : at + w.shape[2]] = w
-        at += w.shape[2]
+    buf = _buffer(c * b * width)  # a bytearray: NULs deleted without a copy first
+    matrix = np.frombuffer(buf, dtype=records).reshape(c, b)
+    for i, p in enumerate(pieces):
+        if id(p) in masked:  # the cell at its own shape broadcast, then its blank rows
+            mask, cell = masked[id(p)]
+            field = matrix[f"f{i}"]
+            field[...] = np.ascontiguousarray(cell).view(f"V{p.shape[2]}")[:, :, 0]
+            field[~mask] = _blank(nan, p.shape[2]).view(f"V{p.shape[2]}")[0]
+            continue
+        p = np.ascontiguousarray(p)
+        matrix[f"f{i}"] = p.view(f"V{p.shape[2]}").reshape(p.shape[:2])
     del matrix
     return buf.translate(None, b"\0")
 
@@ -125,6 +183,7 @@ class _Render:
         self.args = (list(columns), seps, end, text, nan)
 
     def __call__(self, chunk) -> bytearray:
+        keep_heap()
         return chunk_bytes(chunk, *self.args)
 
 
@@ -142,8 +201,32 @@ def _json_render(plan) -> _Render:
 def write_csv(plan, fh: BinaryIO, jobs: int = 1) -> None:
     """Header, then every row: stable column order, unrounded numbers, empty NaN cells."""
     fh.write(b",".join(_csv_text(k) for k in plan.columns) + b"\n")
+    fd = _regular_fd(fh) if jobs > 1 and plan.n_chunks > 1 and _can_fork() else None
+    if fd is not None:  # the workers write their chunks into the file themselves
+        fh.flush()
+        end = _parallel_pwrite(plan, _csv_render(plan), min(jobs, plan.n_chunks), fd,
+                               os.lseek(fd, 0, os.SEEK_CUR))  # fmt: skip
+        fh.seek(end)
+        return
     for text in rendered(plan, _csv_render(plan), jobs):
         fh.write(text)
+
+
+def _regular_fd(fh) -> int | None:
+    """The descriptor of ``fh`` where it is a regular file (one that workers can write at an
+    offset), else None (a pipe, a terminal, a BytesIO, a file opened for appending, where
+    Linux's pwrite ignores the offset)."""
+    import stat
+
+    try:
+        fd = fh.fileno()
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        import fcntl
+
+        return None if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND else fd
+    except (AttributeError, ImportError, OSError, ValueError):
+        return None
 
 
 def write_json(plan, fh: BinaryIO, jobs: int = 1) -> None:
@@ -151,7 +234,9 @@ def write_json(plan, fh: BinaryIO, jobs: int = 1) -> None:
     fh.write(b'{\n  "n_rows": %d,\n  "rows": [' % plan.n_rows)
     first = True
     for text in rendered(plan, _json_render(plan), jobs):
-        fh.write(text[:-1] if first else b"," + text[:-1])  # no comma after the last row
+        if not first:  # a comma between rows, none after the last
+            fh.write(b",")
+        fh.write(text[:-1])
         first = False
     fh.write(b"\n  ]\n}\n" if not first else b"]\n}\n")
 
@@ -179,25 +264,57 @@ def _can_fork() -> bool:
     return "fork" in multiprocessing.get_all_start_methods()
 
 
+def _default_signals() -> None:
+    """In a worker: SIGTERM and SIGHUP kill it plainly (the handlers inherited from the parent
+    remove the parent's temp file, which a stopped worker must not do)."""
+    import signal
+
+    for name in ("SIGTERM", "SIGHUP"):
+        if hasattr(signal, name):
+            signal.signal(getattr(signal, name), signal.SIG_DFL)
+
+
 def _worker(plan, render, k: int, jobs: int, conn) -> None:
     from calc.reports.sweep import not_fitting_rows
 
+    _default_signals()
     try:
         for i, make in enumerate(plan.lazy_chunks()):
             if i % jobs == k:
                 chunk = make()
-                conn.send(("ok", not_fitting_rows(chunk)))
-                conn.send_bytes(render(chunk))
+                text = render(chunk)
+                conn.send(("ok", not_fitting_rows(chunk), len(text)))
+                _write_all(conn.fileno(), text)  # raw, after the message: no pickling
     except BaseException as exc:  # reported to the parent, which raises it
-        conn.send(("error", f"{type(exc).__name__}: {exc}"))
+        conn.send(("error", f"{type(exc).__name__}: {exc}", 0))
     finally:
         conn.close()
+
+
+def _write_all(fd: int, data) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view) :]
+
+
+def _read_all(fd: int, size: int) -> memoryview:
+    """``size`` bytes from the pipe ``fd`` read straight into one new buffer (a Connection's
+    recv_bytes copies each 64 KiB piece twice more)."""
+    buf = memoryview(np.empty(size, dtype=np.uint8))
+    got = 0
+    while got < size:
+        n = os.readv(fd, [buf[got:]])
+        if not n:
+            raise RuntimeError("sweep worker ended before sending its rows")
+        got += n
+    return buf
 
 
 def _parallel(plan, render, jobs: int) -> Iterator[bytes]:
     import multiprocessing
     import warnings
 
+    keep_heap()  # a buffer per chunk received, reused from the heap
     ctx = multiprocessing.get_context("fork")
     pipes, procs = [], []
     try:
@@ -214,11 +331,11 @@ def _parallel(plan, render, jobs: int) -> Iterator[bytes]:
             procs.append(proc)
         not_fitting = 0
         for i in range(plan.n_chunks):
-            status, value = pipes[i % jobs].recv()
+            status, value, size = pipes[i % jobs].recv()
             if status != "ok":
                 raise RuntimeError(f"sweep worker failed: {value}")
             not_fitting += value
-            yield pipes[i % jobs].recv_bytes()
+            yield _read_all(pipes[i % jobs].fileno(), size)
         plan.count_not_fitting(not_fitting)
     finally:
         for proc in procs:
@@ -226,6 +343,79 @@ def _parallel(plan, render, jobs: int) -> Iterator[bytes]:
                 proc.terminate()
             proc.join()
         for pipe in pipes:
+            pipe.close()
+
+
+def _pwrite_worker(plan, render, k: int, jobs: int, conn, offsets, fd: int) -> None:
+    from calc.reports.sweep import not_fitting_rows
+
+    _default_signals()
+    try:
+        for i, make in enumerate(plan.lazy_chunks()):
+            if i % jobs == k:
+                chunk = make()
+                text = render(chunk)
+                conn.send(("ok", not_fitting_rows(chunk), len(text)))
+                at = offsets.recv()  # where the previous chunks end
+                view = memoryview(text)
+                while view:
+                    n = os.pwrite(fd, view, at)
+                    view, at = view[n:], at + n
+        conn.send(("done", 0, 0))
+    except BaseException as exc:  # reported to the parent, which raises it
+        conn.send(("error", f"{type(exc).__name__}: {exc}", 0))
+    finally:
+        conn.close()
+
+
+def _parallel_pwrite(plan, render, jobs: int, fd: int, start: int) -> int:
+    """Every chunk rendered by ``jobs`` forked workers (worker k takes chunks k, k + jobs, ...)
+    that write their text into the regular file ``fd`` themselves, at the offset this process
+    hands out in chunk order (the sum of the lengths before): no text passes through a pipe
+    or this process, and the kernel's copying is shared between the workers. Returns the
+    offset after the last row."""
+    import multiprocessing
+    import warnings
+
+    ctx = multiprocessing.get_context("fork")
+    pipes, sends, procs = [], [], []
+    try:
+        for k in range(jobs):
+            recv, send = ctx.Pipe(duplex=False)
+            o_recv, o_send = ctx.Pipe(duplex=False)
+            proc = ctx.Process(
+                target=_pwrite_worker, args=(plan, render, k, jobs, send, o_recv, fd), daemon=True
+            )
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", DeprecationWarning)  # see _parallel
+                proc.start()
+            send.close()
+            o_recv.close()
+            pipes.append(recv)
+            sends.append(o_send)
+            procs.append(proc)
+        not_fitting, at = 0, start
+        for i in range(plan.n_chunks):
+            status, value, size = pipes[i % jobs].recv()
+            if status != "ok":
+                raise RuntimeError(f"sweep worker failed: {value}")
+            sends[i % jobs].send(at)
+            not_fitting += value
+            at += size
+        for pipe in pipes:  # every worker has written its last chunk
+            status, value, _ = pipe.recv()
+            if status != "done":
+                raise RuntimeError(f"sweep worker failed: {value}")
+        plan.count_not_fitting(not_fitting)
+        for proc in procs:
+            proc.join()
+        return at
+    finally:
+        for proc in procs:
+            if proc.is_alive():
+                proc.terminate()
+            proc.join()
+        for pipe in pipes + sends:
             pipe.close()
 
 
