@@ -208,3 +208,18 @@ def test_weights_per_gpu_agree_with_latency(name):
         # replicated norms/router/latent projections: at least an even 1/tp share of the
         # checkpoint's bytes (DeepSeek-V3: fp8-block128 linear layers, bf16 embeddings)
         assert cap >= sum(model_weight_bytes(cfg).values()) / tp
+
+
+def test_vllm_counts_requests_in_its_blocks_gemma2():
+    # vLLM 0.19's start-up log of Gemma 2 9B on an H100 at gpu_memory_utilization 0.95,
+    # max_model_len 8192 (../shared/validation, record vllm-h100-gemma2-9b) prints
+    # "GPU KV cache size: 168,880 tokens" and "Maximum concurrency for 8,192 tokens: 20.6x".
+    # Its 21 sliding + 21 full layers form two KV cache groups of 21 layer slots:
+    # 21,110 blocks = 2 groups × 10,555 → 10,555 × 16 = 168,880 tokens. A request of 8,192
+    # tokens takes ceil(8,192 / 16) = 512 full-group blocks and, in the sliding group, its
+    # window plus one prefill chunk: ceil(min(4,095 + 8,192, 8,192) / 16) + 1 = 513 blocks,
+    # 1,025 in all: floor(21,110 / 1,025) = 20 (20.6) sequences — not the 27 that
+    # window-capped KV bytes alone would give.
+    f = R.capacity(load_model("gemma-2-9b"), H100, ctx=8192, mem_util=0.95).fields
+    assert f["kv_cache_tokens"] == 168_880
+    assert f["max_concurrency"] == 20

@@ -170,6 +170,9 @@ class PerGpu:
     stages: tuple[Stage, ...]
     figures: tuple = ()  # the engine model's derivations (calc.output.derivation.Figure)
     notes: tuple[str, ...] = ()  # what the engine model could not model here
+    # vLLM's block pool (calc.deploy.engine_memory.VllmPaging): requests are counted in its
+    # blocks (hybrid layer groups, sliding-window pages per request); None: by bytes
+    paging: object = None
 
     # -- per sequence ---------------------------------------------------------------------
 
@@ -195,7 +198,11 @@ class PerGpu:
 
     def sequence_bytes(self, ctx):
         """What one sequence of ``ctx`` tokens holds on this GPU [bytes]: its KV paged to whole
-        blocks plus its SSM state (busiest stage)."""
+        blocks plus its SSM state (busiest stage); under vLLM, the blocks its pool reserves
+        for the request (hybrid layer groups padded, a sliding-window group's window plus one
+        prefill chunk, a Mamba group's state page) × the bytes of a block."""
+        if self.paging is not None:
+            return self.paging.blocks_per_request(ctx) * self.paging.block_bytes
         tokens = paged_tokens(ctx, self.block_size)
         return _stage_max(s.sequence_bytes(tokens, self.kv_bytes_per_element)
                           for s in self.stages)  # fmt: skip
@@ -229,8 +236,17 @@ class PerGpu:
         return self.pool_tokens // self.block_size
 
     def max_sequences_per_gpu(self, ctx):
-        """Sequences of ``ctx`` tokens one GPU holds: floor(budget / sequence bytes)."""
+        """Sequences of ``ctx`` tokens one GPU holds: floor(budget / sequence bytes), or under
+        vLLM floor(blocks / blocks per request)."""
+        if self.paging is not None:
+            return pool_units(self.paging.num_blocks, self.paging.blocks_per_request(ctx))
         return pool_units(self.kv_budget_bytes, self.sequence_bytes(ctx))
+
+    def _holds(self, n, ctx) -> bool:
+        """Whether ``n`` sequences of ``ctx`` tokens fit on this GPU."""
+        if self.paging is not None:
+            return n * self.paging.blocks_per_request(ctx) <= self.paging.num_blocks
+        return n * self.sequence_bytes(ctx) <= self.kv_budget_bytes
 
     def max_concurrency(self, ctx):
         """Sequences of ``ctx`` tokens the deployment holds: per GPU × groups."""
@@ -260,16 +276,15 @@ class PerGpu:
         """Longest context (whole blocks, at most ``limit``) at which ``batch`` fits; 0 if
         none (bisection: windowed layers stop growing, so no closed form)."""
         n = self.sequences(batch)
-        budget = self.kv_budget_bytes
         b = self.block_size
-        if budget <= 0 or n * self.sequence_bytes(b) > budget:
+        if self.kv_budget_bytes <= 0 or not self._holds(n, b):
             return 0
         lo, hi = 1, cdiv(limit, b)  # in blocks
-        if n * self.sequence_bytes(hi * b) <= budget:
+        if self._holds(n, hi * b):
             return hi * b
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            if n * self.sequence_bytes(mid * b) <= budget:
+            if self._holds(n, mid * b):
                 lo = mid
             else:
                 hi = mid
@@ -330,4 +345,5 @@ def per_gpu_ledger(dep: Deployment) -> PerGpu:
         stages=tuple(stages),
         figures=tuple(pred.figures),
         notes=tuple(pred.warnings),
+        paging=pred.paging,
     )

@@ -85,6 +85,16 @@ def weights_figure(dep: Deployment, g: PerGpu) -> Figure:
 
 
 def concurrency_figure(work: Workload, g: PerGpu) -> Figure:
+    if g.paging is not None:  # vLLM counts requests in its blocks
+        return figure(
+            "max_concurrency",
+            int(g.max_concurrency(work.ctx)),
+            "sequences",
+            "floor({blocks} / {blocks_per_request}) × {groups}",
+            blocks=g.paging.num_blocks,
+            blocks_per_request=g.paging.blocks_per_request(work.ctx),
+            groups=g.groups,
+        )
     return figure(
         "max_concurrency",
         int(g.max_concurrency(work.ctx)),
@@ -93,6 +103,36 @@ def concurrency_figure(work: Workload, g: PerGpu) -> Figure:
         budget=g.kv_budget_bytes,
         sequence_bytes=g.sequence_bytes(work.ctx),
         groups=g.groups,
+    )
+
+
+def sequence_figure(g: PerGpu, ctx: int, kv_bytes, state) -> Figure:
+    """KV of one sequence on the busiest GPU as its pool reserves it."""
+    if g.paging is not None:
+        return figure(
+            "kv_bytes_per_sequence_per_gpu",
+            kv_bytes,
+            "bytes",
+            "{blocks_per_request} × {block_bytes} − {ssm_state}",
+            blocks_per_request=g.paging.blocks_per_request(ctx),
+            block_bytes=g.paging.block_bytes,
+            ssm_state=state,
+        )
+    if not any(s.layout.windowed for s in g.stages):
+        return figure(
+            "kv_bytes_per_sequence_per_gpu",
+            kv_bytes,
+            "bytes",
+            "{block_bytes} × ceil({ctx} / {block_size})",
+            block_bytes=g.kv_block_bytes,
+            ctx=ctx,
+            block_size=g.block_size,
+        )
+    return Figure(
+        "kv_bytes_per_sequence_per_gpu",
+        kv_bytes,
+        "bytes",
+        "KV of ceil(ctx / block) blocks over the stage's layers (windowed layers capped)",
     )
 
 
@@ -224,22 +264,7 @@ def capacity_report(
             block_size=b,
         ),
         pool_figure(g),
-        figure(
-            "kv_bytes_per_sequence_per_gpu",
-            seq_bytes - state,
-            "bytes",
-            "{block_bytes} × ceil({ctx} / {block_size})",
-            block_bytes=block_bytes,
-            ctx=ctx,
-            block_size=b,
-        )
-        if not lay.windowed
-        else Figure(
-            "kv_bytes_per_sequence_per_gpu",
-            seq_bytes - state,
-            "bytes",
-            "KV of ceil(ctx / block) blocks over the stage's layers (windowed layers capped)",
-        ),
+        sequence_figure(g, ctx, seq_bytes - state, state),
         concurrency_figure(work, g),
         figure(
             "max_concurrency_contiguous",

@@ -279,11 +279,38 @@ class PoolPrediction:
     sources: dict[str, str] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     figures: list = field(default_factory=list)  # calc.output.derivation.Figure, for --explain
+    paging: VllmPaging | None = None  # vLLM's block accounting per request (None: by tokens)
 
     @property
     def kv_pool_bytes(self) -> float:
         """Bytes the pool's tokens take [bytes] (the budget less the rounding to blocks)."""
         return self.tokens * self.kv_bytes_per_token
+
+
+@dataclass(frozen=True)
+class VllmPaging:
+    """How vLLM's block pool serves requests: ``num_blocks`` blocks, each ``block_bytes`` (one
+    page per layer slot of a KV cache group); a request of ctx tokens takes, per full-attention
+    group, ceil(ctx / block_size) blocks, per sliding-window group its window plus one prefill
+    chunk (``vllm.sliding_window_blocks_per_request``), per Mamba group one block."""
+
+    num_blocks: int
+    block_bytes: float
+    block_size: int
+    full_groups: int
+    sliding_groups: int
+    mamba_groups: int
+    window: int | None
+    max_batched_tokens: int
+
+    def blocks_per_request(self, ctx):
+        """Blocks one request of ``ctx`` tokens holds (ctx may be a numpy array)."""
+        blocks = self.full_groups * _vl.full_attention_blocks_per_request(ctx, self.block_size)
+        if self.sliding_groups:
+            blocks = blocks + self.sliding_groups * _vl.sliding_window_blocks_per_request(
+                self.window, self.max_batched_tokens, ctx, self.block_size
+            )
+        return blocks + self.mamba_groups * _vl.MAMBA_BLOCKS_PER_REQUEST
 
 
 SOURCES = {
@@ -396,6 +423,7 @@ def predict_kv_pool(
             f"{engine}'s Mamba state pool is not modelled: the pool counts attention KV only"
         )
     page = _vl.page_size_bytes(block_size, shape.bytes_per_token_per_layer)
+    paging = None
     if engine == "vllm":
         fraction = settings.memory_fraction or DEFAULTS[("vllm", "0.19")].memory_fraction
         act = modelled_activation if activation_bytes is None else activation_bytes
@@ -413,6 +441,16 @@ def predict_kv_pool(
             )
         per_request += shape.mamba_groups * _vl.MAMBA_BLOCKS_PER_REQUEST
         concurrency = _vl.max_concurrency(blocks, per_request)
+        paging = VllmPaging(
+            num_blocks=blocks,
+            block_bytes=page * shape.layer_slots,
+            block_size=block_size,
+            full_groups=shape.full_groups,
+            sliding_groups=shape.sliding_groups,
+            mamba_groups=shape.mamba_groups,
+            window=shape.window,
+            max_batched_tokens=tokens_pass,
+        )
     elif engine == "sglang":
         fraction = settings.memory_fraction or _sglang_auto_fraction(settings, usable, tp, pp)
         act = 0.0 if activation_bytes is None else activation_bytes
@@ -567,4 +605,5 @@ def predict_kv_pool(
         sources=SOURCES[engine],
         warnings=warnings,
         figures=figures,
+        paging=paging if engine == "vllm" else None,
     )
