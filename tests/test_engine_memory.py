@@ -10,7 +10,7 @@ import pytest
 from calc.data.registry import load_hardware, load_model
 from calc.deploy.engine_memory import (
     DEFAULTS,
-    EngineSettings,
+    EngineConfig,
     checkpoint_weights_bytes_per_gpu,
     engine_settings,
     kv_shape,
@@ -97,7 +97,7 @@ def test_settings_defaults_and_overrides():
     )  # fmt: skip
     assert engine_settings("vllm", memory_fraction=0.95, block_size=None).memory_fraction == 0.95
     assert engine_settings("sglang").memory_fraction is None  # auto by TP
-    assert isinstance(DEFAULTS[("trtllm", "1.0")], EngineSettings)
+    assert isinstance(DEFAULTS[("trtllm", "1.0")], EngineConfig)
     with pytest.raises(UnknownNameError, match="unknown engine 'vlm'"):
         engine_settings("vlm")
     with pytest.raises(UnknownNameError, match=r"vllm version '0\.1'"):
@@ -217,7 +217,7 @@ def test_vllm_mamba_hybrid_raises_the_attention_block():
         ({"tp": 0}, "--tp"),
         (
             {
-                "settings": EngineSettings(
+                "settings": EngineConfig(
                     engine="vllm",
                     version="0.19",
                     memory_fraction=1.5,

@@ -4,7 +4,7 @@ from what a user knows before starting it: model, GPU, TP/PP, dtypes and engine 
 ``predict_kv_pool`` composes the engine's own accounting (``calc.deploy.engine_memory.vllm``,
 ``.sglang``, ``.trtllm``, each a set of pure functions that cite the engine source) and
 returns every term: usable memory, weights, activation peak, non-torch memory, CUDA graphs,
-budget, blocks, tokens and max concurrency. ``EngineSettings`` holds each engine's defaults by
+budget, blocks, tokens and max concurrency. ``EngineConfig`` holds each engine's defaults by
 version in one place (``engine_settings``).
 """
 
@@ -27,9 +27,11 @@ GIB = 2**30
 
 
 @dataclass(frozen=True, kw_only=True)
-class EngineSettings:
-    """One engine's start-up settings that size the KV pool (names are kvcalc's; the engine's
-    own name of ``memory_fraction`` is in ``FRACTION_NAMES``)."""
+class EngineConfig:
+    """One engine's start-up settings that size the KV pool, every default resolved (names are
+    kvcalc's; the engine's own name of ``memory_fraction`` is in ``FRACTION_NAMES``). What a
+    user set, with None for "the engine's default", is ``calc.deploy.deployment.EngineSettings``;
+    ``Deployment.engine_config`` resolves it into this."""
 
     engine: str  # vllm, sglang, trtllm
     version: str
@@ -49,10 +51,10 @@ FRACTION_NAMES = {
     "trtllm": "free_gpu_memory_fraction",
 }
 
-DEFAULTS: dict[tuple[str, str], EngineSettings] = {
+DEFAULTS: dict[tuple[str, str], EngineConfig] = {
     # vllm/config/cache.py (gpu_memory_utilization 0.9, block_size 16); vllm/engine/arg_utils.py
     # get_batch_defaults: API server on a >= 70 GiB GPU, 8192 batched tokens, 1024 sequences.
-    ("vllm", "0.19"): EngineSettings(
+    ("vllm", "0.19"): EngineConfig(
         engine="vllm",
         version="0.19",
         memory_fraction=0.9,
@@ -62,7 +64,7 @@ DEFAULTS: dict[tuple[str, str], EngineSettings] = {
     ),
     # python/sglang/srt/server_args.py: mem_fraction_static by TP, page_size 1,
     # chunked_prefill_size 8192, max_running_requests from the pool.
-    ("sglang", "0.4"): EngineSettings(
+    ("sglang", "0.4"): EngineConfig(
         engine="sglang",
         version="0.4",
         memory_fraction=None,
@@ -72,7 +74,7 @@ DEFAULTS: dict[tuple[str, str], EngineSettings] = {
     ),
     # server_args.py 0.5: mem_fraction_static from a reserve; chunked_prefill_size and
     # cuda_graph_max_bs by GPU memory (calc.deploy.engine_memory.sglang.BUCKETS_0_5; 8192 on H100)
-    ("sglang", "0.5"): EngineSettings(
+    ("sglang", "0.5"): EngineConfig(
         engine="sglang",
         version="0.5",
         memory_fraction=None,
@@ -82,7 +84,7 @@ DEFAULTS: dict[tuple[str, str], EngineSettings] = {
     ),
     # tensorrt_llm/llmapi/llm_args.py: KvCacheConfig.free_gpu_memory_fraction 0.9,
     # tokens_per_block 32, max_num_tokens 8192, max_batch_size 2048.
-    ("trtllm", "1.0"): EngineSettings(
+    ("trtllm", "1.0"): EngineConfig(
         engine="trtllm",
         version="1.0",
         memory_fraction=0.9,
@@ -113,10 +115,10 @@ def vllm_batch_defaults(device_memory_bytes: int, device_name: str, entrypoint="
 
 def engine_settings(
     engine: str, version: str | None = None, *, hw=None, entrypoint="api_server", **overrides
-) -> EngineSettings:
+) -> EngineConfig:
     """``engine``'s defaults at ``version`` (default: the latest modelled), for the GPU ``hw``
     where the engine's defaults depend on it (vLLM's batch sizes), with ``overrides``
-    (keyword = EngineSettings field; None values are ignored)."""
+    (keyword = EngineConfig field; None values are ignored)."""
     if engine not in LATEST:
         raise UnknownNameError("engine", engine, LATEST)
     version = version or LATEST[engine]
@@ -347,7 +349,7 @@ SOURCES = {
 }
 
 
-def _sglang_auto_fraction(settings: EngineSettings, usable: int, tp: int, pp: int) -> float:
+def _sglang_auto_fraction(settings: EngineConfig, usable: int, tp: int, pp: int) -> float:
     """SGLang's own choice of mem_fraction_static for ``settings.version``."""
     if settings.version == "0.4":
         return _sg.auto_mem_fraction_static(tp)
@@ -364,7 +366,7 @@ def predict_kv_pool(
     cfg: ModelConfig,
     hw,
     *,
-    settings: EngineSettings,
+    settings: EngineConfig,
     tp: int = 1,
     pp: int = 1,
     weight_dtype: str | None = None,
