@@ -39,8 +39,9 @@ Choices where the issue is silent:
 - lm_head: computed only for the last token of each prompt at prefill (vLLM and SGLang
   compute only the logits they sample from); for every sequence at each decode step.
 - Embedding: a gather of ``tokens`` rows; the rest of the table is not read.
-- Norms: one op over all layers (weights + activations read and written); their FLOPs
-  (about 4 per element) are counted here, unlike the element-wise ops fused into matmuls.
+- Norms: one op over all layers: their weights and activations read and written are
+  counted; their FLOPs (about 4 per element) are not, like every element-wise op's
+  (``calc.formulas.flops`` counts matmuls and attention only), so they are timed by bytes.
 - MoE: the router and shared experts see every token; routed experts read the weights of the
   expected number of distinct experts the batch touches (``expected_active_experts``) and
   compute ``experts_per_token`` expert FFNs per token.
