@@ -128,6 +128,7 @@ COMMANDS_WITH_MODEL = {
     "flops": ("flops", "--prompt", "64"),
     "capacity": ("capacity", "--hardware", "h100", "--ctx", "128"),
     "cost": ("cost", "--hardware", "h100", "--ctx", "128"),
+    "train": ("train", "--hardware", "h100", "--ctx", "128"),
     "speculate": (
         "speculate",
         "--hardware",
@@ -169,12 +170,15 @@ NUMBERS = {
     "cost": [("--ctx", "-5"), ("--usd-per-hour", "inf"), ("--usd-per-hour", "nan"),
              ("--max-tpot-ms", "-1")],
     "sweep": [("--ctx", "0"), ("--ctx", "1..10**12"), ("--batch", "a..b"), ("--ctx", "1..5:x1")],
+    "deploy": [("--dp", "0"), ("--gpus", "3"), ("--engine-version", "9.9"),
+               ("--max-num-seqs", "-1"), ("--overhead", "1e400"), ("--ep", "3")],
 }  # fmt: skip
 BASE = {
     "latency": ("latency", "-m", "llama3-8b", "-H", "h100"),
     "capacity": ("capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "128"),
     "cost": ("cost", "-m", "llama3-8b", "-H", "h100", "--ctx", "128"),
     "sweep": ("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "128", "--batch", "1"),
+    "deploy": ("capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "128", "--tp", "2"),
 }
 
 
