@@ -12,6 +12,7 @@ import pytest
 
 import calc.reports.cost
 from calc.data.registry import load_hardware, load_model
+from calc.deploy.deployment import EngineSettings
 from calc.reports.cost import operating_point
 from calc.reports.sweep import COLUMNS, parse_values, sweep
 from tests import reports as R
@@ -80,8 +81,8 @@ def test_rows_agree_with_capacity_and_cost():
 
 
 def test_hand_values_llama3_8b():
-    r = sweep(["llama3-8b"], ["h100"], ctx=[8192], batch=[54, 55], activation_bytes=2**30,
-              overhead_bytes=2**29)  # fmt: skip
+    r = sweep(["llama3-8b"], ["h100"], ctx=[8192], batch=[54, 55],
+              engine=EngineSettings(activation_bytes=2**30, overhead_bytes=2**29))  # fmt: skip
     a, b = r.rows()
     # budget 0.9 × 85,029,027,840 − 16,060,522,496 − 2^30 − 2^29 = 58,854,989,824;
     # 8192 × 131,072 = 1,073,741,824 B per sequence -> 54 fit, 55 do not

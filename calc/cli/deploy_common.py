@@ -65,20 +65,19 @@ def build_deployment(
     sizes parsed, everything validated once)."""
     from calc.cli.common import calibrated_hardware, check_choice
     from calc.data.registry import load_hardware, load_model
-    from calc.data.units import parse_bytes
     from calc.deploy.deployment import Deployment, EngineSettings
     from calc.output.render import FORMATS
 
     check_choice("--format", fmt, FORMATS)
-    settings = EngineSettings(
-        name=engine,
-        version=engine_version,
+    settings = EngineSettings.from_options(
+        engine,
+        engine_version=engine_version,
         mem_util=mem_util,
         block_size=block_size,
         max_batched_tokens=max_batched_tokens,
         max_num_seqs=max_num_seqs,
-        activation_bytes=None if activation is None else parse_bytes(activation, "--activation"),
-        overhead_bytes=None if overhead is None else parse_bytes(overhead, "--overhead"),
+        activation=activation,
+        overhead=overhead,
         max_model_len=max_model_len,
     )
     cfg = load_model(model)

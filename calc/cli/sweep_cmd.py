@@ -85,7 +85,7 @@ def sweep(
     import sys
 
     from calc.cli.common import check_choice, warn
-    from calc.data.units import parse_bytes
+    from calc.deploy.deployment import EngineSettings
     from calc.errors import InvalidInputError
     from calc.output.render import emit, rows_table, write_atomic
     from calc.reports.sweep import GRID_KEYS, parse_names, parse_values, plan
@@ -107,16 +107,16 @@ def sweep(
             from calc.errors import MissingDependencyError
 
             raise MissingDependencyError("pyarrow", "parquet") from exc
-    engine_kw = {
-        "engine": engine,
-        "engine_version": engine_version,
-        "mem_util": mem_util,
-        "block_size": block_size,
-        "max_batched_tokens": max_batched_tokens,
-        "max_num_seqs": max_num_seqs,
-        "activation_bytes": None if activation is None else parse_bytes(activation, "--activation"),
-        "overhead_bytes": None if overhead is None else parse_bytes(overhead, "--overhead"),
-    }
+    settings = EngineSettings.from_options(
+        engine,
+        engine_version=engine_version,
+        mem_util=mem_util,
+        block_size=block_size,
+        max_batched_tokens=max_batched_tokens,
+        max_num_seqs=max_num_seqs,
+        activation=activation,
+        overhead=overhead,
+    )
     grid = plan(
         parse_names(model, "--model"),  # type: ignore[arg-type]
         parse_names(hardware, "--hardware"),  # type: ignore[arg-type]
@@ -131,7 +131,7 @@ def sweep(
         latency=latency,
         efficiency=efficiency,
         calibration=calibration,
-        **engine_kw,
+        engine=settings,
     )
     warn(grid.warnings)
     if fmt in WRITERS:

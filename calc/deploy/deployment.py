@@ -79,6 +79,40 @@ class EngineSettings:
         if self.overhead_bytes is not None:
             check_bytes("overhead", self.overhead_bytes)
 
+    @classmethod
+    def from_options(
+        cls,
+        engine: str = "vllm",
+        *,
+        engine_version: str | None = None,
+        mem_util: float | None = None,
+        block_size: int | None = None,
+        max_batched_tokens: int | None = None,
+        max_num_seqs: int | None = None,
+        activation: str | int | None = None,
+        overhead: str | int | None = None,
+        max_model_len: int | None = None,
+        flag: str = "--",
+    ) -> EngineSettings:
+        """The settings from the options a command or a check spec states (the same names);
+        sizes given as text ("0.5GiB") or bytes. ``flag`` prefixes the names in errors."""
+        from calc.data.units import parse_bytes
+
+        def size(value, name):
+            return None if value is None else parse_bytes(value, f"{flag}{name}")
+
+        return cls(
+            name=engine,
+            version=engine_version,
+            mem_util=mem_util,
+            block_size=block_size,
+            max_batched_tokens=max_batched_tokens,
+            max_num_seqs=max_num_seqs,
+            activation_bytes=size(activation, "activation"),
+            overhead_bytes=size(overhead, "overhead"),
+            max_model_len=max_model_len,
+        )
+
 
 @dataclass(frozen=True, kw_only=True)
 class Workload:

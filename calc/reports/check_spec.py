@@ -193,22 +193,20 @@ def build_deployment(dep: Deployment, calibration=None, warnings: list[str] | No
     validation) as the CLI's options build."""
     from calc.data.calibration import calibrated
     from calc.data.registry import load_hardware, load_model
-    from calc.data.units import parse_bytes
     from calc.deploy.deployment import Deployment as Built
     from calc.deploy.deployment import EngineSettings
 
-    settings = EngineSettings(
-        name=dep.engine,
-        version=dep.engine_version,
+    settings = EngineSettings.from_options(
+        dep.engine,
+        engine_version=dep.engine_version,
         mem_util=dep.mem_util,
         block_size=dep.block_size,
         max_batched_tokens=dep.max_batched_tokens,
         max_num_seqs=dep.max_num_seqs,
-        activation_bytes=None
-        if dep.activation is None
-        else parse_bytes(dep.activation, "activation"),
-        overhead_bytes=None if dep.overhead is None else parse_bytes(dep.overhead, "overhead"),
+        activation=dep.activation,
+        overhead=dep.overhead,
         max_model_len=dep.max_model_len,
+        flag="",
     )
     return Built.build(
         load_model(dep.model),

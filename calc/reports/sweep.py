@@ -19,8 +19,12 @@ import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from calc.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from calc.deploy.deployment import EngineSettings
 
 MAX_VALUES = 10_000_000
 GRID_KEYS = ("model", "hardware", "weight_dtype", "kv_dtype", "tp", "pp", "prompt", "ctx", "batch")
@@ -351,14 +355,7 @@ def plan(
     prompt: list[int] | None = None,
     weight_dtypes: list[str | None] = (None,),  # type: ignore[assignment]
     kv_dtypes: list[str | None] = (None,),  # type: ignore[assignment]
-    engine: str = "vllm",
-    engine_version: str | None = None,
-    mem_util: float | None = None,
-    block_size: int | None = None,
-    max_batched_tokens: int | None = None,
-    max_num_seqs: int | None = None,
-    activation_bytes: int | None = None,
-    overhead_bytes: int | None = None,
+    engine: EngineSettings | None = None,
     usd_per_hour: float | None = None,
     latency: bool = True,
     efficiency: str = "expected",
@@ -367,7 +364,7 @@ def plan(
 ) -> SweepPlan:
     """Validate the grid (names, ranges, size) before any arithmetic; rows are ordered model,
     hardware, weight dtype, KV dtype, tp, pp, prompt, ctx, batch (the last varies fastest).
-    ``prompt`` None: each row's prompt is its ctx."""
+    ``prompt`` None: each row's prompt is its ctx; ``engine`` None: vLLM's defaults."""
     import numpy as np
 
     from calc.data.limits import MAX_BATCH, MAX_CTX
@@ -377,16 +374,7 @@ def plan(
     from calc.formulas.quant import kv_format, weight_format
     from calc.reports.cost import _price
 
-    settings = EngineSettings(
-        name=engine,
-        version=engine_version,
-        mem_util=mem_util,
-        block_size=block_size,
-        max_batched_tokens=max_batched_tokens,
-        max_num_seqs=max_num_seqs,
-        activation_bytes=activation_bytes,
-        overhead_bytes=overhead_bytes,
-    )
+    settings = engine or EngineSettings()
     check_efficiency(efficiency)
     if max(ctx) > MAX_CTX or max(batch) > MAX_BATCH or max(tp) > 4096 or max(pp) > 4096:
         raise InvalidInputError(
