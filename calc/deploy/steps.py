@@ -130,19 +130,6 @@ def op_setup(dep: Deployment) -> OpSetup:
     )
 
 
-def _deployment(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute) -> Deployment:
-    return Deployment.build(
-        cfg,
-        hw,
-        tp=tp,
-        pp=pp,
-        ep=ep,
-        weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype,
-        compute_dtype=compute,
-    )
-
-
 def _bound(op: Op, r: Rates) -> str:
     if op.kind != COMPUTE:
         return "network"
@@ -198,6 +185,15 @@ def step_of(dep: Deployment, efficiency: str = "expected", **counts) -> Step:
     return _step(st, dep.hardware, efficiency, raw)
 
 
+def _keyword_step(cfg, hw, efficiency, deploy: dict, **counts) -> Step:
+    """The step of the deployment given by keywords (``Deployment.build``'s, ``compute`` for
+    its compute_dtype); ``counts`` are checked whole numbers or arrays of them."""
+    counts = {k: _check_counts(k, v, MAX_BATCH if k == "batch" else MAX_CTX)
+              for k, v in counts.items()}  # fmt: skip
+    deploy["compute_dtype"] = deploy.pop("compute")
+    return step_of(Deployment.build(cfg, hw, **deploy), efficiency, **counts)
+
+
 def decode_step(
     cfg: ModelConfig,
     hw: HardwareProfile | None,
@@ -217,10 +213,9 @@ def decode_step(
     ``.time_s`` is the TPOT [s] (None without hardware), ``.flops`` and ``.bytes`` the step's
     FLOPs and HBM bytes per GPU, ``.ops`` each op's figures.
     """
-    batch = _check_counts("batch", batch, MAX_BATCH)
-    ctx = _check_counts("ctx", ctx, MAX_CTX)
-    dep = _deployment(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute)
-    return step_of(dep, efficiency, batch=batch, ctx=ctx)
+    deploy = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, pp=pp, ep=ep,
+                  compute=compute)  # fmt: skip
+    return _keyword_step(cfg, hw, efficiency, deploy, batch=batch, ctx=ctx)
 
 
 def prefill(
@@ -238,10 +233,9 @@ def prefill(
     compute: str | None = None,
 ) -> Step:
     """The prefill of ``batch`` prompts of ``prompt`` tokens on one GPU: ``.time_s`` = TTFT."""
-    batch = _check_counts("batch", batch, MAX_BATCH)
-    prompt = _check_counts("prompt", prompt, MAX_CTX)
-    dep = _deployment(cfg, hw, weight_dtype, kv_dtype, tp, pp, ep, compute)
-    return step_of(dep, efficiency, batch=batch, prompt=prompt)
+    deploy = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, pp=pp, ep=ep,
+                  compute=compute)  # fmt: skip
+    return _keyword_step(cfg, hw, efficiency, deploy, batch=batch, prompt=prompt)
 
 
 def tpot_s(cfg: ModelConfig, hw: HardwareProfile, *, batch, ctx, **kw):
