@@ -100,6 +100,7 @@ class SimResult:
     ttft_each_s: object = field(repr=False, default=None)
     tpot_each_s: object = field(repr=False, default=None)
     e2e_each_s: object = field(repr=False, default=None)
+    wait_each_s: object = field(repr=False, default=None)  # arrival to first admission
 
     def goodput_requests_per_s(self, ttft_slo_s: float | None, tpot_slo_s: float | None) -> float:
         """Requests per second that met both SLOs (a missing SLO is met), over the makespan."""
@@ -186,8 +187,6 @@ def simulate_group(arrival, prompt, gen, shared, limits: Limits, step) -> _Group
         if not running and not waiting:
             t = arrival[nxt]
             continue
-        if len(waiting) > queue_max:
-            queue_max = len(waiting)
         budget = M
         sched: list[tuple[int, int]] = []
         preempted = False
@@ -238,6 +237,8 @@ def simulate_group(arrival, prompt, gen, shared, limits: Limits, step) -> _Group
                     admitted[w] = t
                 sched.append((w, k))
                 budget -= k
+        if len(waiting) > queue_max:
+            queue_max = len(waiting)
         if not sched:
             continue
         b = 0
@@ -473,6 +474,7 @@ def simulate_requests(
         ttft_each_s=ttft,
         tpot_each_s=tpot,
         e2e_each_s=e2e,
+        wait_each_s=wait,
     )
 
 
