@@ -74,7 +74,7 @@ def test_trace_csv(tmp_path):
     t = load_trace_csv(f)
     assert t.arrival_s == (0.5, 1.5) and t.prompt == (200, 100) and t.gen == (20, 10)
     assert t.notes and "sorted" in t.notes[0]
-    a, p, g = sample_requests(LoadSpec(arrival=t))
+    a, p, _ = sample_requests(LoadSpec(arrival=t))
     assert a.tolist() == [0.0, 1.0] and p.tolist() == [200, 100]
     # lengths from the trace as a histogram, Poisson arrivals
     spec = LoadSpec(rate_per_s=2.0, prompt=LengthDist.histogram(t.prompt),
