@@ -142,6 +142,7 @@ COMMANDS_WITH_MODEL = {
     ),
     "plot": ("plot", "memory"),
     "sweep": ("sweep", "-H", "h100", "--ctx", "128", "--batch", "1"),
+    "simulate": ("simulate", "-H", "h100", "--rate", "1", "-n", "5"),
 }
 CORPUS = ["empty", "binary", "python_tag", "alias_bomb", "deep_nesting", "non_utf8",
           "huge_number", "negative", "zero_heads", "indivisible_heads", "nan_layers"]  # fmt: skip
@@ -172,6 +173,14 @@ NUMBERS = {
     "sweep": [("--ctx", "0"), ("--ctx", "1..10**12"), ("--batch", "a..b"), ("--ctx", "1..5:x1")],
     "deploy": [("--dp", "0"), ("--gpus", "3"), ("--engine-version", "9.9"),
                ("--max-num-seqs", "-1"), ("--overhead", "1e400"), ("--ep", "3")],
+    "simulate": [("--rate", "0"), ("--rate", "nan"), ("--rate", "-1"), ("--rate", "inf"),
+                 ("--prompt", "0"), ("--prompt", "lognormal:x:1"), ("--gen", "uniform:9:3"),
+                 ("--gen", "gamma:1:2"), ("--requests", "0"), ("--requests", "10000000"),
+                 ("--ttft-slo", "fast"), ("--tpot-slo", "-5ms"), ("--prefix-shared", "1"),
+                 ("--prefix-shared", "nan"), ("--arrival", "bursty"), ("--sweep-rate", "5:1:1"),
+                 ("--sweep-rate", "0:10:0"), ("--sweep-rate", "1:100000:1"),
+                 ("--sweep-rate", "a,b"), ("--efficiency", "best"), ("--seed", "-1"),
+                 ("--trace", "/nonexistent/trace.csv"), ("--tp", "3")],
 }  # fmt: skip
 BASE = {
     "latency": ("latency", "-m", "llama3-8b", "-H", "h100"),
@@ -179,6 +188,7 @@ BASE = {
     "cost": ("cost", "-m", "llama3-8b", "-H", "h100", "--ctx", "128"),
     "sweep": ("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "128", "--batch", "1"),
     "deploy": ("capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "128", "--tp", "2"),
+    "simulate": ("simulate", "-m", "llama3-8b", "-H", "h100", "--rate", "1", "-n", "5"),
 }
 
 

@@ -76,6 +76,7 @@ def invocations(model: str, tmp_path: Path) -> list[tuple[str, tuple, str]]:
     plot = ("-m", model, "-H", hw, "--tp", tp, "--max-ctx", "4096")
     draft = ("--mtp", "1") if model == "deepseek-v3" else ("--draft", "llama3-8b")
     ctx = ("--ctx", "4096")
+    sim = ("--prompt", "uniform:100:2000", "--gen", "64", "-n", "40")
     return [
         ("memory", ("memory", *m, *ctx), "json"),
         ("memory", ("memory", *m, *ctx, "-H", hw, "--gpus", tp), "json"),
@@ -104,6 +105,11 @@ def invocations(model: str, tmp_path: Path) -> list[tuple[str, tuple, str]]:
         ("train", ("train", *dep, *ctx, "--tokens", "1e9"), "json"),
         ("train", ("train", *dep, *ctx, "--explain"), "json"),
         ("train", ("train", *dep, *ctx, "--finetune", "lora"), "csv"),
+        ("simulate", ("simulate", *dep, *sim, "--rate", "2", "--ttft-slo", "2s"), "json"),
+        ("simulate", ("simulate", *dep, *sim, "--rate", "2"), "csv"),
+        ("simulate", ("simulate", *dep, *sim, "--sweep-rate", "1,8", "--tpot-slo", "50ms"),
+         "json"),
+        ("simulate", ("simulate", *dep, *sim, "--sweep-rate", "1,8"), "csv"),
     ]  # fmt: skip
 
 
@@ -119,7 +125,7 @@ LISTINGS = [
                  "--repeats", "1", "--warmup", "0"), "json"),
 ]  # fmt: skip
 CSV_PREFIX = {"sweep": "rows[].", "plot": "rows[].", "check": "results[].", "measure": "rows[].",
-              "log": "terms[]."}  # fmt: skip
+              "log": "terms[].", "simulate": "rows[]."}  # fmt: skip
 
 
 def emitted(cli, command: str, argv: tuple, fmt: str) -> set[str]:
