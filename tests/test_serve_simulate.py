@@ -35,7 +35,7 @@ def test_hand_worked_schedule():
     assert np.isnan(r.tpot_each_s[2])  # one output token: no TPOT
     assert r.iterations == 4
     assert r.preemptions == 0
-    assert r.queue_len_max == 1  # r2 left waiting at 1.6 (r1 admitted)
+    assert r.queue_len_max == 2  # r1 and r2 both waiting from 0.6 to 1.6
     # time-average of the waiting requests = their waits / makespan = (1.1 + 2.5) / 5.5
     assert r.queue_len_mean == pytest.approx(3.6 / 5.5)
     assert r.makespan_s == pytest.approx(5.5)
