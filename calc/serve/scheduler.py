@@ -201,10 +201,11 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
                     heapq.heappop(heap)
                 k_run = max(1, heap[0][0] - g) if heap and not preempted else 1
                 extra = 0
+                d = step.decode_s(b)
                 if k_run > 1:
                     # blocks of steps 1 … k − 1: the decoders whose key meets −(g + j) mod B
                     cyc = [cnt[(-(g + j)) % B] for j in range(1, B + 1)]
-                    per_cycle = sum(cyc)
+                    per_cycle = b  # each decoder starts one block every B steps
                     full, part = divmod(k_run - 1, B)
                     extra = full * per_cycle + sum(cyc[:part])
                     if extra > free:
@@ -221,11 +222,8 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
                         extra = (k_run - 1) // B * per_cycle + sum(cyc[: (k_run - 1) % B])
                     if (not waiting and nxt < n and len(running) < max_seqs
                             and k_run > 1):  # fmt: skip
-                        k_run = _until_arrival(
-                            step.decode_s(b), slope, ctx_sum, b, arrival[nxt] - t, k_run
-                        )
+                        k_run = _until_arrival(d, slope, ctx_sum, b, arrival[nxt] - t, k_run)
                         extra = (k_run - 1) // B * per_cycle + sum(cyc[: (k_run - 1) % B])
-                d = step.decode_s(b)
                 dt = k_run * d + slope * (k_run * ctx_sum + b * k_run * (k_run - 1) / 2)
                 used_area += dt * (used + extra / 2)
                 used += extra

@@ -35,6 +35,7 @@ is one sequence group, stepped in lockstep with equally loaded peers (batch × d
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 
@@ -56,23 +57,35 @@ class StepTable:
     prefill_grid: object  # p values (0 first)
     prefill_attn_s: object  # Ap(p) on the grid
 
+    def __post_init__(self) -> None:
+        # plain lists: a simulation indexes them once per iteration (faster than numpy
+        # scalars)
+        for name in ("tokens_s", "rows_s", "prefill_grid", "prefill_attn_s"):
+            object.__setattr__(self, f"_{name}", [float(x) for x in getattr(self, name)])
+
     def _tokens(self, n: int) -> float:
-        L = self.tokens_s
+        L = self._tokens_s
         if n < len(L):
-            return float(L[n])
+            return L[n]
         # beyond the table (not reached by the simulation): linear from its last two points
-        return float(L[-1] + (n - len(L) + 1) * (L[-1] - L[-2]))
+        return L[-1] + (n - len(L) + 1) * (L[-1] - L[-2])
 
     def _rows(self, r: int) -> float:
-        H = self.rows_s
+        H = self._rows_s
         if r < len(H):
-            return float(H[r])
-        return float(H[-1] + (r - len(H) + 1) * (H[-1] - H[-2]))
+            return H[r]
+        return H[-1] + (r - len(H) + 1) * (H[-1] - H[-2])
 
     def prefill_attn(self, p: float) -> float:
-        import numpy as np
-
-        return float(np.interp(p, self.prefill_grid, self.prefill_attn_s))
+        """Ap(p) [s], linear between the grid's points (constant beyond its last)."""
+        xs, ys = self._prefill_grid, self._prefill_attn_s
+        i = bisect.bisect_right(xs, p)
+        if i >= len(xs):
+            return ys[-1]
+        if i == 0:
+            return ys[0]
+        x0, x1 = xs[i - 1], xs[i]
+        return ys[i - 1] + (ys[i] - ys[i - 1]) * (p - x0) / (x1 - x0)
 
     def decode_s(self, b: int) -> float:
         """A decode-only iteration of ``b`` sequences less its γ × C term [s]."""
