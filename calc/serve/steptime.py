@@ -13,9 +13,10 @@ prompt tokens after h_j tokens already cached). ``step_of``'s ops split into thr
 - **lm_head and sampler**: the rows that get logits (every decode token, and the last token of
   each prompt that completes in this pass), tabulated ``H[r]`` for r = 0 … rows;
 - **attention**: at decode memory-bound (the KV read), so affine in the decode batch and the
-  attended tokens, ``α + β × b + γ × C`` (α: the attention kernels' fixed costs; β, γ from
-  step_of at two contexts); at prefill a chunk's attention is the attention of a prompt of
-  h + k tokens less that of h tokens (the causal pairs of the chunk's queries),
+  attended tokens, ``α + β × b + γ × C`` (α: the attention kernels' fixed costs; α, β, γ from
+  step_of at batches 1 and 2 and two contexts); at prefill a chunk's attention is the
+  attention of a prompt of h + k tokens less that of h tokens (the causal pairs of the
+  chunk's queries),
   ``Ap(h + k) − Ap(h)`` with ``Ap(p)`` = the attention ops of step_of(batch = dp_attn,
   prompt = p) less α, tabulated on a geometric grid of p and interpolated linearly (Ap is
   quadratic in p; on a grid of ratio 1.15 the interpolation error is below 0.3%).
@@ -109,19 +110,18 @@ class StepTable:
         return self._tokens(n) + self._rows(rows) + attn
 
 
-def _split(step, kernel_s: float):
-    """(attention time less its kernels' fixed cost, the fixed cost, lm_head + sampler time,
-    the rest) of a step, each a number or an array."""
-    attn = fixed = lm = rest = 0.0
+def _split(step):
+    """(attention time, lm_head + sampler time, the rest) of a step, each a number or an
+    array (``Op.attention`` marks the attention ops)."""
+    attn = lm = rest = 0.0
     for timing, op in zip(step.ops, step.raw, strict=True):
         if op.attention:
             attn = attn + timing.time_s
-            fixed += op.kernels * kernel_s
         elif op.name == "lm_head":
             lm = lm + timing.time_s
         else:
             rest = rest + timing.time_s
-    return attn - fixed, fixed, lm, rest
+    return attn, lm, rest
 
 
 def step_table(
@@ -145,30 +145,30 @@ def step_table(
     dpa = dep.sharding.dp_attn
     n = np.arange(1, n_max + 1, dtype=np.float64)
     dec = step_of(dep, efficiency, batch=n * dpa, ctx=1.0)
-    kernel_s = dec.rates.kernel_s if dec.rates is not None else 0.0
-    _, fixed, _, rest = _split(dec, kernel_s)
-    tokens = np.concatenate([[0.0], np.asarray(rest, dtype=np.float64)])
+    tokens = np.concatenate([[0.0], np.asarray(_split(dec)[2], dtype=np.float64)])
     # lm_head rows: a prefill pass of r prompts of one token has r rows; its time is the
     # lm_head op alone (the other ops are in L)
     r = np.arange(1, r_max + 1, dtype=np.float64)
     pre = step_of(dep, efficiency, batch=r * dpa, prompt=1.0)
-    rows = np.concatenate([[0.0], np.asarray(_split(pre, kernel_s)[2], dtype=np.float64)])
-    # decode attention: affine in b and C (memory bound); two contexts at batch 1
+    rows = np.concatenate([[0.0], np.asarray(_split(pre)[1], dtype=np.float64)])
+    # decode attention: α + β b + γ C (memory bound), from batches 1 and 2 at two contexts
     c1, c2 = 1024.0, 2048.0
     window = dep.model.sliding_window
     if window:
         c1, c2 = max(1.0, window / 4), max(2.0, window / 2)
-    two = step_of(dep, efficiency, batch=dpa, ctx=np.array([c1, c2]))
-    a = np.asarray(_split(two, kernel_s)[0], dtype=np.float64)
+    pts = step_of(dep, efficiency, batch=np.array([1.0, 1.0, 2.0]) * dpa,
+                  ctx=np.array([c1, c2, c1]))  # fmt: skip
+    a = np.asarray(_split(pts)[0], dtype=np.float64)
     gamma = float((a[1] - a[0]) / (c2 - c1))
-    beta = float(a[0] - gamma * c1)
+    beta = float(a[2] - a[0] - gamma * c1)
+    fixed = float(a[0] - beta - gamma * c1)
     # prefill attention on a geometric grid of prompt lengths
     top = max(int(max_ctx), 16)
     steps = math.ceil(math.log(top / 16) / math.log(PREFILL_GRID_RATIO)) + 1
     grid = np.unique(np.rint(np.geomspace(16, top, steps + 1)))
     grid = np.concatenate([np.arange(1.0, 16.0), grid])
     pf = step_of(dep, efficiency, batch=dpa, prompt=grid)
-    ap = np.asarray(_split(pf, kernel_s)[0], dtype=np.float64)
+    ap = np.asarray(_split(pf)[0], dtype=np.float64) - fixed
     return StepTable(
         tokens_s=tokens,
         rows_s=rows,
