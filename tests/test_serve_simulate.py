@@ -222,3 +222,10 @@ def test_fast_scheduler_matches_the_one_by_one_rules(seed):
     assert a.finish == pytest.approx(b.finish)
     assert a.queue_max == b.queue_max
     assert a.queue_area == pytest.approx(b.queue_area)
+
+
+def test_request_longer_than_max_model_len_is_refused():
+    lim = Limits(pool_blocks=100, block_size=4, max_batched_tokens=100, max_num_seqs=10,
+                 max_model_len=20)  # fmt: skip
+    r = simulate_requests([0.0, 1.0], [10, 15], [10, 6], limits=lim, step=AffineStepTime(1.0))
+    assert r.rejected == 1 and r.n_requests == 1  # 10 + 10 fits, 15 + 6 = 21 does not

@@ -32,12 +32,14 @@ from dataclasses import dataclass
 @dataclass(frozen=True)
 class Limits:
     """A sequence group's scheduler limits: KV pool [blocks], tokens per block, tokens per
-    iteration (max batched tokens) and running sequences (max num seqs)."""
+    iteration (max batched tokens), running sequences (max num seqs) and the longest request
+    (max model len)."""
 
     pool_blocks: int
     block_size: int
     max_batched_tokens: int
     max_num_seqs: int
+    max_model_len: int | None = None  # longest request (prompt + output) accepted [tokens]
 
 
 @dataclass

@@ -35,8 +35,9 @@ rest of its prompt (attending to the prefix) and allocates blocks only for it.
 full attention, the engine's blocks; otherwise (sliding windows, SSM state, hybrid groups) the
 pool is counted in full-attention blocks of the same reach: the sequences of the workload's
 mean length the ledger fits, × the blocks each holds. A request whose prompt + output alone
-needs more blocks than the pool is refused (counted in ``rejected``), as an engine refuses a
-request longer than its KV cache.
+needs more blocks than the pool, or is longer than the engine's max model length (the
+model's context limit unless set), is refused (counted in ``rejected``), as an engine
+refuses it.
 
 Metrics (the conventions of vLLM's benchmark_serving): TTFT = first token − arrival; TPOT =
 (finish − first token) / (output tokens − 1), for requests of more than one output token; E2E =
@@ -388,6 +389,8 @@ def simulate_requests(
     room = limits.pool_blocks - shared_blocks
     need = -(-(prompt + gen - shared) // B)
     ok = need <= room
+    if limits.max_model_len is not None:
+        ok &= prompt + gen <= limits.max_model_len
     rejected = int((~ok).sum())
     arrival, prompt, gen, shared = arrival[ok], prompt[ok], gen[ok], shared[ok]
     n = arrival.size
@@ -502,6 +505,7 @@ def deployment_limits(dep: Deployment, mean_tokens: float) -> Limits:
         block_size=int(B),
         max_batched_tokens=int(ec.max_batched_tokens),
         max_num_seqs=int(ec.max_num_seqs),
+        max_model_len=int(ec.max_model_len or cfg.context_limit),
     )
 
 
