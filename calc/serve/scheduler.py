@@ -63,7 +63,7 @@ def cdiv(a: int, b: int) -> int:
 def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
     """Simulate one group's requests (lists sorted by arrival; ``shared`` prefix tokens per
     request, whole blocks) with the iteration time ``step`` (``iteration_s(b, ctx_sum, chunks,
-    rows)``, ``decode_s(b)``, ``ctx_slope_s``)."""
+    rows)``, ``decode_s(b)``, ``ctx_slope(b)``)."""
     n = len(arrival)
     B = limits.block_size
     M = limits.max_batched_tokens
@@ -98,7 +98,6 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
     queue_max = 0
     used_area = 0.0
     iterations = 0
-    slope = step.ctx_slope_s
     force_slow = False  # more than one request in prefill: the exact rules only
 
     def to_decoder(r: int) -> None:
@@ -204,6 +203,7 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
                 k_run = max(1, heap[0][0] - g) if heap and not preempted else 1
                 extra = 0
                 d = step.decode_s(b)
+                slope = step.ctx_slope(b)
                 if k_run > 1:
                     # blocks of steps 1 … k − 1: the decoders whose key meets −(g + j) mod B
                     cyc = [cnt[(-(g + j)) % B] for j in range(1, B + 1)]

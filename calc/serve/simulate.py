@@ -130,7 +130,7 @@ def simulate_group_reference(arrival, prompt, gen, shared, limits: Limits, step)
     request, whole blocks) by the exact rules, one request at a time, every iteration: slow,
     the reference ``calc.serve.scheduler.run_group`` is tested against. ``step`` is the
     iteration time (``iteration_s(b, ctx_sum, chunks, rows)``, ``decode_s(b)``,
-    ``ctx_slope_s``)."""
+    ``ctx_slope(b)``)."""
 
     n = len(arrival)
     B = limits.block_size
@@ -157,7 +157,6 @@ def simulate_group_reference(arrival, prompt, gen, shared, limits: Limits, step)
     used_area = 0.0
     used = 0  # blocks held by running requests
     iterations = 0
-    slope = step.ctx_slope_s
     while done < n:
         fresh = 0  # arrived just now (waited 0)
         while nxt < n and arrival[nxt] <= t:
@@ -238,6 +237,7 @@ def simulate_group_reference(arrival, prompt, gen, shared, limits: Limits, step)
         # a stretch of decode-only iterations that nothing can interrupt
         if not chunks and not preempted and len(sched) == len(running) and (blocked or not waiting):
             k_run = min(gen[r] - generated[r] for r in running)
+            slope = step.ctx_slope(b)
             if k_run > 1:
                 k_run = _decode_run(
                     running, computed, shared, B, free, k_run, b, ctx_sum, step, slope, t,

@@ -12,16 +12,18 @@ prompt tokens after h_j tokens already cached). ``step_of``'s ops split into thr
   ``L[n] = Σ non-attention op times of step_of(batch = n × dp_attn, ctx = 1)``;
 - **lm_head and sampler**: the rows that get logits (every decode token, and the last token of
   each prompt that completes in this pass), tabulated ``H[r]`` for r = 0 … rows;
-- **attention**: at decode memory-bound (the KV read), so affine in the decode batch and the
-  attended tokens, ``α + β × b + γ × C`` (α: the attention kernels' fixed costs; α, β, γ from
-  step_of at batches 1 and 2 and two contexts); at prefill a chunk's attention is the
+- **attention**: at decode memory-bound (the KV read), so affine in the attended keys for a
+  given batch, ``a_b + γ_b × C``, a_b and γ_b from step_of at two contexts for every batch b
+  (so an efficiency that varies with the batch is kept); α, the attention kernels' fixed
+  cost, is a_b extrapolated to b = 0 from batches 1 and 2; at prefill a chunk's attention is the
   attention of a prompt of h + k tokens less that of h tokens (the causal pairs of the
   chunk's queries),
   ``Ap(h + k) − Ap(h)`` with ``Ap(p)`` = the attention ops of step_of(batch = dp_attn,
   prompt = p) less α, tabulated on a geometric grid of p and interpolated linearly (Ap is
   quadratic in p; on a grid of ratio 1.15 the interpolation error is below 0.3%).
 
-So ``time = L[n] + H[rows] + α + β b + γ C + Σ_j (Ap(h_j + k_j) − Ap(h_j))``. It equals
+So ``time = L[n] + H[rows] + a_b + γ_b C + Σ_j (Ap(h_j + k_j) − Ap(h_j))`` (α in place of
+a_b + γ_b C without decode tokens). It equals
 ``step_of`` exactly for a decode step of any batch and context where the attention is memory
 bound (``tests/test_serve_steptime.py``: within 0.5%) and for one prefill of p ≤ max batched
 tokens (within 0.5% off the grid, exact on it); a mixed step reads the weights once (the token
@@ -52,16 +54,17 @@ class StepTable:
 
     tokens_s: object  # L[n], n = 0 … N (numpy float64)
     rows_s: object  # H[r], r = 0 … R
-    attn_fixed_s: float  # α
-    attn_per_seq_s: float  # β
-    attn_per_token_s: float  # γ, per attended key of a decode token
+    attn_fixed_s: float  # α: the attention kernels' fixed cost (a pass without decode tokens)
+    attn_base_s: object  # a_b, b = 0 … R: decode attention of b tokens less γ_b × C
+    attn_per_token_s: object  # γ_b, b = 0 … R: per attended key of a decode token
     prefill_grid: object  # p values (0 first)
     prefill_attn_s: object  # Ap(p) on the grid
 
     def __post_init__(self) -> None:
         # plain lists: a simulation indexes them once per iteration (faster than numpy
         # scalars)
-        for name in ("tokens_s", "rows_s", "prefill_grid", "prefill_attn_s"):
+        for name in ("tokens_s", "rows_s", "prefill_grid", "prefill_attn_s", "attn_base_s",
+                     "attn_per_token_s"):  # fmt: skip
             object.__setattr__(self, f"_{name}", [float(x) for x in getattr(self, name)])
 
     def _tokens(self, n: int) -> float:
@@ -88,20 +91,30 @@ class StepTable:
         x0, x1 = xs[i - 1], xs[i]
         return ys[i - 1] + (ys[i] - ys[i - 1]) * (p - x0) / (x1 - x0)
 
-    def decode_s(self, b: int) -> float:
-        """A decode-only iteration of ``b`` sequences less its γ × C term [s]."""
-        return self._tokens(b) + self._rows(b) + self.attn_fixed_s + self.attn_per_seq_s * b
+    def _attn(self, b: int) -> tuple[float, float]:
+        """(a_b, γ_b) of a decode batch of ``b`` (the last entry's beyond the table)."""
+        A, G = self._attn_base_s, self._attn_per_token_s
+        if b < len(A):
+            return A[b], G[b]
+        return A[-1] + (b - len(A) + 1) * (A[-1] - A[-2]), G[-1]
 
-    @property
-    def ctx_slope_s(self) -> float:
-        """Time per attended key of a decode token, γ [s]."""
-        return self.attn_per_token_s
+    def decode_s(self, b: int) -> float:
+        """A decode-only iteration of ``b`` sequences less its γ_b × C term [s]."""
+        return self._tokens(b) + self._rows(b) + self._attn(b)[0]
+
+    def ctx_slope(self, b: int) -> float:
+        """Time per attended key of a decode token in a batch of ``b``, γ_b [s]."""
+        return self._attn(b)[1]
 
     def iteration_s(self, b: int, ctx_sum: float, chunks, rows: int) -> float:
         """One iteration: ``b`` decode tokens attending to ``ctx_sum`` keys in all, the prefill
         ``chunks`` ((h, k) pairs) and ``rows`` lm_head rows [s]."""
         n = b
-        attn = self.attn_fixed_s + self.attn_per_seq_s * b + self.attn_per_token_s * ctx_sum
+        if b:
+            a, gamma = self._attn(b)
+            attn = a + gamma * ctx_sum
+        else:
+            attn = self.attn_fixed_s
         for h, k in chunks:
             n += k
             attn += self.prefill_attn(h + k) - (self.prefill_attn(h) if h else 0.0)
@@ -151,17 +164,17 @@ def step_table(
     r = np.arange(1, r_max + 1, dtype=np.float64)
     pre = step_of(dep, efficiency, batch=r * dpa, prompt=1.0)
     rows = np.concatenate([[0.0], np.asarray(_split(pre)[1], dtype=np.float64)])
-    # decode attention: α + β b + γ C (memory bound), from batches 1 and 2 at two contexts
+    # decode attention of b tokens: a_b + γ_b C (memory bound: affine in the keys), from two
+    # contexts at every batch b; α from batches 1 and 2 (a_b affine in b there)
     c1, c2 = 1024.0, 2048.0
     window = dep.model.sliding_window
     if window:
         c1, c2 = max(1.0, window / 4), max(2.0, window / 2)
-    pts = step_of(dep, efficiency, batch=np.array([1.0, 1.0, 2.0]) * dpa,
-                  ctx=np.array([c1, c2, c1]))  # fmt: skip
-    a = np.asarray(_split(pts)[0], dtype=np.float64)
-    gamma = float((a[1] - a[0]) / (c2 - c1))
-    beta = float(a[2] - a[0] - gamma * c1)
-    fixed = float(a[0] - beta - gamma * c1)
+    a1 = np.asarray(_split(step_of(dep, efficiency, batch=r * dpa, ctx=c1))[0], dtype=np.float64)
+    a2 = np.asarray(_split(step_of(dep, efficiency, batch=r * dpa, ctx=c2))[0], dtype=np.float64)
+    gamma = (a2 - a1) / (r * (c2 - c1))
+    base = a1 - gamma * r * c1
+    fixed = float(base[0] - (base[1] - base[0])) if len(base) > 1 else float(base[0])
     # prefill attention on a geometric grid of prompt lengths
     top = max(int(max_ctx), 16)
     steps = math.ceil(math.log(top / 16) / math.log(PREFILL_GRID_RATIO)) + 1
@@ -172,9 +185,9 @@ def step_table(
     return StepTable(
         tokens_s=tokens,
         rows_s=rows,
-        attn_fixed_s=float(fixed),
-        attn_per_seq_s=beta,
-        attn_per_token_s=gamma,
+        attn_fixed_s=fixed,
+        attn_base_s=np.concatenate([[fixed], base]),
+        attn_per_token_s=np.concatenate([[0.0], gamma]),
         prefill_grid=np.concatenate([[0.0], grid]),
         prefill_attn_s=np.concatenate([[0.0], ap]),
     )
@@ -192,8 +205,7 @@ class AffineStepTime:
     def decode_s(self, b: int) -> float:
         return self.fixed_s + self.per_token_s * b
 
-    @property
-    def ctx_slope_s(self) -> float:
+    def ctx_slope(self, b: int) -> float:
         return self.per_ctx_s
 
     def iteration_s(self, b, ctx_sum, chunks, rows) -> float:
