@@ -36,6 +36,24 @@ class Efficiency(Schema):
     source: Text
     # fp8 GEMMs where measured apart from bf16 (of the fp8 peak); None: the matmul band
     matmul_fp8: Band | None = None
+    # weight-only quantised GEMMs (int8, int4 dequantised to bf16 inside the kernel): the
+    # fraction of the memory band their weight streaming reaches, by format family
+    # ("int8", "int4"); None or a missing key: 1 (the memory band itself)
+    weight_only: dict[Literal["int8", "int4"], Fraction] | None = None
+    # MoE routed experts' grouped GEMMs: the fraction of a dense GEMM's rates (both the matmul
+    # and the memory band) they reach; None: 1
+    grouped_gemm: Fraction | None = None
+    weight_only_source: Text | None = None
+    grouped_gemm_source: Text | None = None
+
+
+@schema
+class GemmPoint(Schema):
+    """One point of a measured small-M GEMM curve: at ``m`` rows a GEMM takes ``slowdown`` ×
+    its roofline time at the profile's bands (1: on the roofline)."""
+
+    m: Annotated[int, Bounds(gt=0, le=10**7)]
+    slowdown: Annotated[float, Bounds(ge=0.5, le=100)]
 
 
 @schema
@@ -89,6 +107,12 @@ class HardwareProfile(Schema):
     # kernel's ramp-up and tail), added to each op's roofline time per kernel [s]; None: 0
     kernel_overhead_s: Annotated[float, Bounds(ge=0, le=1e-3)] | None = None
     kernel_overhead_source: Text | None = None
+    # Tensor-core tile rows of the smallest GEMM tile: a GEMM of M rows computes
+    # ceil(M / gemm_tile_m) × gemm_tile_m of them (Hopper wgmma: 64) [rows]; None: no padding
+    gemm_tile_m: Annotated[int, Bounds(gt=0, le=1024)] | None = None
+    # measured small-M curve (``kvcalc measure --save-calibration``): slowdown vs M, sorted by
+    # m, interpolated linearly in log M; it replaces the tile padding where given
+    gemm_m_curve: list[GemmPoint] | None = None
     notes: str | None = None
 
     @property
