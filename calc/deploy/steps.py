@@ -124,6 +124,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         activation_bytes_per_element(dtype),
         dep.state_bytes_per_element,
         dep.weight_bytes_per_element_by_component,
+        dep.weight_dtypes,
     )
     return OpSetup(
         dep.model, dep.sharding, dep.layout, sizes, dtype, dep.weight_dtype, dep.kv_dtype
@@ -143,7 +144,7 @@ def _step(st: OpSetup, hw, efficiency, raw: list[Op]) -> Step:
     bytes only (times and bounds None)."""
     flops = sum(op.flops for op in raw)
     moved = sum(op.bytes for op in raw if op.kind == COMPUTE)
-    r = rates(hw, st.dtype, efficiency) if hw is not None else None
+    r = rates(hw, st.dtype, efficiency, st.weight_dtype) if hw is not None else None
     times = [op_time(op, r) for op in raw] if r is not None else [None] * len(raw)
     timings = [
         OpTiming(
