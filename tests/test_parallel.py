@@ -67,9 +67,18 @@ def test_all_to_all_and_p2p_times():
     assert p2p_time_s(1e6, 450e9, 5e-6) == pytest.approx(1e6 / 450e9 + 5e-6)
 
 
+def _nccl_step(cfg, hw, **kw):
+    from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.deploy.steps import step_of
+
+    batch, ctx = kw.pop("batch"), kw.pop("ctx")
+    dep = Deployment.build(cfg, hw, engine=EngineSettings(allreduce="nccl"), **kw)
+    return step_of(dep, batch=batch, ctx=ctx)
+
+
 def test_tp_adds_two_allreduces_per_layer():
     cfg, hw = load_model("llama3-70b"), load_hardware("h100")
-    step = decode_step(cfg, hw, batch=1, ctx=1024, tp=4)
+    step = _nccl_step(cfg, hw, batch=1, ctx=1024, tp=4)
     ar = next(o for o in step.ops if o.name == "tp_allreduce")
     # 160 all-reduces of 8192 × 2 B = 16,384 B
     msg = 16_384
@@ -82,6 +91,43 @@ def test_tp_adds_two_allreduces_per_layer():
     assert ar.time_s == pytest.approx(160 * one, rel=1e-9)
     assert ar.time_s == pytest.approx(1.9581525e-3, rel=1e-7)
     assert ar.bound == "network"
+    # the engine's own kernels (vLLM's default): NVLS on the H100 NVSwitch is the least time,
+    # 2 barriers × 0.47 us + 3/4 × 16,384 B / 450e9 B/s = 0.94 + 0.0273 = 0.96731 us (one-shot:
+    # 0.94 + 3 × 0.036409 = 1.04923 us), + 5.6 us kernel = 6.56731 us; × 160 = 1.05077 ms
+    eng = next(o for o in decode_step(cfg, hw, batch=1, ctx=1024, tp=4).ops
+               if o.name == "tp_allreduce")  # fmt: skip
+    nvls = 2 * 0.47e-6 + 0.75 * msg / 450e9 + 5.6e-6
+    assert eng.time_s == pytest.approx(160 * nvls, rel=1e-9)
+
+
+def test_engine_allreduce_algorithms_by_size():
+    from calc.deploy.parallel import CUSTOM_MAX_BYTES, Link, allreduce_cost
+
+    # H100 NVLink: 450e9 B/s per direction, LL128 hop 1.9 us (a barrier: 0.47 us), domain 8
+    plain = Link(450e9, 1.9e-6, 8, 50e9, 4e-6, custom=True)
+    # 16 KiB over 8: one-shot 0.94 + 7 × 16,384 / 450e9 = 0.94 + 0.2549 = 1.1949 us; two-shot
+    # 1.41 + 14/8 × 0.036409 = 1.4737 us; NCCL LL 3.6 + 14 × 0.47 + ... > 10 us
+    c = allreduce_cost(16_384, 8, plain)
+    assert c.protocol == "one-shot"
+    assert c.time_s(16_384) == pytest.approx(0.94e-6 + 7 * 16_384 / 450e9, rel=1e-9)
+    # 4 MiB: two-shot 1.41 us + 1.75 × 4,194,304 / 450e9 = 1.41 + 16.31 = 17.72 us beats
+    # one-shot (0.94 + 65.24 us) and NCCL Simple (8.4 + 14 × 3.4 × 0.47... + 1.75 × M / B)
+    c = allreduce_cost(4 * 2**20, 8, plain)
+    assert c.protocol == "two-shot"
+    # past vLLM's 8 MiB buffer the custom kernels are not used: NCCL again
+    assert allreduce_cost(CUSTOM_MAX_BYTES + 1, 8, plain).protocol in ("LL", "LL128", "Simple")
+    # NVLS where the switch multicasts: 7/8 × M / B at any size
+    nvls = Link(450e9, 1.9e-6, 8, 50e9, 4e-6, custom=True, multicast=True)
+    big = allreduce_cost(64 * 2**20, 8, nvls)
+    assert big.protocol == "NVLS"
+    assert big.time_s(64 * 2**20) == pytest.approx(0.94e-6 + 7 / 8 * 64 * 2**20 / 450e9)
+    # outside the NVLink domain (16 GPUs on HGX 8) only NCCL runs
+    assert allreduce_cost(16_384, 16, nvls).protocol in ("LL", "LL128", "Simple")
+    # an engine setting of "nccl" turns the custom kernels off
+    from calc.deploy.deployment import EngineSettings
+
+    with pytest.raises(InvalidInputError, match="--allreduce 'mpi'"):
+        EngineSettings(allreduce="mpi")
 
 
 def test_pp_adds_stage_sends_and_does_not_shorten_the_step():

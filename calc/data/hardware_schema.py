@@ -103,6 +103,10 @@ class HardwareProfile(Schema):
     scale_up_domain_gpus: Annotated[int, Bounds(gt=0, le=100_000)] | None = None
     interconnect_source: Text | None = None  # where the scale-up bandwidth and latency come from
     scale_out: ScaleOut | None = None  # between scale-up domains (nodes / racks)
+    # the scale-up switch reduces and multicasts (NVLink SHARP, "NVLS": NVSwitch gen 3 on HGX
+    # Hopper, Blackwell HGX and NVL72), so an all-reduce can move (n−1)/n of the message
+    # instead of a ring's 2(n−1)/n; None: no
+    scale_up_multicast: bool | None = None
     # Fixed cost of one GPU kernel in a serving step (CUDA-graph replay of the launch, the
     # kernel's ramp-up and tail), added to each op's roofline time per kernel [s]; None: 0
     kernel_overhead_s: Annotated[float, Bounds(ge=0, le=1e-3)] | None = None

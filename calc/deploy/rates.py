@@ -158,8 +158,15 @@ class Rates:
     dtype: str = "bf16"  # the tensor-core dtype of flops_per_s
 
 
-def rates(hw: HardwareProfile, dtype: str, efficiency: str, linear_fmt: str | None = None) -> Rates:
-    """The rates of ``hw`` computing its linear layers (format ``linear_fmt``) in ``dtype``."""
+def rates(
+    hw: HardwareProfile,
+    dtype: str,
+    efficiency: str,
+    linear_fmt: str | None = None,
+    custom_allreduce: bool = False,
+) -> Rates:
+    """The rates of ``hw`` computing its linear layers (format ``linear_fmt``) in ``dtype``;
+    ``custom_allreduce``: the engine's own all-reduce kernels run inside an NVLink domain."""
     m, b = efficiencies(hw, efficiency)  # attention and CUDA-core work: the 16-bit band
     m_gemm = efficiencies(hw, efficiency, dtype)[0]
     attn = dtype if dtype in ("bf16", "fp16", "fp32", "tf32") else "bf16"
@@ -176,7 +183,7 @@ def rates(hw: HardwareProfile, dtype: str, efficiency: str, linear_fmt: str | No
         peaks.get("fp32", peaks[attn]) * m,
         # the speed of light has no fixed costs
         0.0 if efficiency == "peak" else hw.kernel_overhead_s or 0.0,
-        link_of(hw),
+        link_of(hw, custom_allreduce),
         linear_fmt,
         {d: p * efficiencies(hw, efficiency, d)[0] for d, p in peaks.items()},
         dict(e.weight_only or {}) if real else {},
@@ -187,9 +194,10 @@ def rates(hw: HardwareProfile, dtype: str, efficiency: str, linear_fmt: str | No
     )
 
 
-def link_of(hw: HardwareProfile) -> Link:
+def link_of(hw: HardwareProfile, custom_allreduce: bool = False) -> Link:
     """The collectives' links of ``hw``: NVLink/xGMI within its scale-up domain, its scale-out
-    network beyond (when the profile gives them)."""
+    network beyond (when the profile gives them); ``custom_allreduce``: the engine's own
+    all-reduce kernels may run inside the domain (NVLS where the switch multicasts)."""
     out = hw.scale_out
     return Link(
         hw.interconnect_bandwidth_bytes_per_s,
@@ -197,6 +205,8 @@ def link_of(hw: HardwareProfile) -> Link:
         hw.scale_up_domain_gpus,
         None if out is None else out.bandwidth_bytes_per_s,
         None if out is None else out.latency_s,
+        custom_allreduce,
+        bool(hw.scale_up_multicast),
     )
 
 
