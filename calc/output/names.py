@@ -361,8 +361,8 @@ saturated | flag | per deployment | simulate | the rate is beyond what the deplo
 saturation_reason | label | per deployment | simulate | one line: offered vs served rate and how the wait grew (empty when not saturated)
 makespan_s | s | per deployment | simulate | first arrival to last finish
 iterations | count | per deployment | simulate | scheduler iterations (forward passes) of all sequence groups
-sequence_groups | count | setting | simulate | groups the requests are spread over round-robin (replicas × attention-DP ranks), each simulated on its own
-kv_pool_blocks | blocks | per GPU | simulate | KV blocks of one sequence group's pool (the ledger's pool; in full-attention blocks for windowed or SSM models)
+sequence_groups | count | setting | simulate | groups the requests are spread over round-robin (replicas × attention-DP ranks × pipeline micro-batches), each simulated on its own
+kv_pool_blocks | blocks | per GPU | simulate | KV blocks of one sequence group's pool (the ledger's pool, / pp under pipeline parallelism; in full-attention blocks for windowed or SSM models)
 max_rate_meeting_slo_per_s | requests/s | per deployment | simulate | highest rate of the sweep whose p99 TTFT and TPOT meet the SLOs and that is not saturated (null: none)
 """
 
