@@ -113,6 +113,7 @@ class OpSetup:
     weight_dtype: str
     kv_dtype: str
     custom_allreduce: bool = False
+    moe_imbalance: float = 1.0
 
 
 def op_setup(dep: Deployment) -> OpSetup:
@@ -136,6 +137,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.weight_dtype,
         dep.kv_dtype,
         dep.custom_allreduce,
+        dep.moe_imbalance,
     )
 
 
@@ -190,7 +192,9 @@ def step_of(dep: Deployment, efficiency: str = "expected", **counts) -> Step:
     decode step, or batch and prompt for a prefill; batch is one replica's sequences)."""
     check_efficiency(efficiency)  # a bad name is an error even where no time is computed
     st = op_setup(dep)
-    raw = forward_ops(dep.model, st.sharding, st.layout, st.sizes, **counts)
+    raw = forward_ops(
+        dep.model, st.sharding, st.layout, st.sizes, imbalance=st.moe_imbalance, **counts
+    )
     return _step(st, dep.hardware, efficiency, raw)
 
 
