@@ -37,6 +37,10 @@ class Timing:
     samples_s: tuple[float, ...]
     clock: str
 
+    def per(self, n: int) -> Timing:
+        """The same runs divided by ``n``: seconds per kernel of a run of ``n`` kernels."""
+        return Timing(tuple(s / n for s in self.samples_s), self.clock)
+
     @property
     def median_s(self) -> float:
         return quantile(self.samples_s, 0.5)
