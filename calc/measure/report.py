@@ -83,9 +83,9 @@ def summary(fields: dict) -> str:
                  if v is not None]  # fmt: skip
         lines.append(
             f"fixed cost of one kernel: {', '.join(parts)}; calibration saves "
-            f"{_us(fields.get('kernel_overhead_s'))}."
+            f"{_us(fields.get('calibration_kernel_overhead_s'))}."
         )
-    curve = fields.get("gemm_m_curve") or []
+    curve = fields.get("calibration_gemm_m_curve") or []
     if curve:
         pts = ", ".join(f"{p['m']}: {p['slowdown']:.2f}" for p in curve)
         lines.append(f"small-M GEMM slowdown vs roofline at the calibrated bands (M: ×): {pts}.")
@@ -171,9 +171,32 @@ def combined_csv(reports: list[dict]) -> str:
     return to_csv(rows)
 
 
+def combined_calibration(reports: list[dict]):
+    """One Calibration from every row of ``reports`` (calc.measure.calibrate: the bands, the
+    fixed kernel cost, the small-M GEMM curve over all their GEMM shapes), or None when they
+    were scored against different profiles. Where no row fits a band, the first report's
+    expected efficiency stands in (low = expected = high)."""
+    from calc.data.hardware_schema import Band
+    from calc.measure.calibrate import build_calibration
+
+    first = reports[0]
+    if any(f["hardware"] != first["hardware"] for f in reports):
+        return None
+    mm, mem = first["matmul_efficiency"], first["memory_efficiency"]
+    return build_calibration(
+        [r for f in reports for r in f["rows"]],
+        hardware=first["hardware"],
+        device=first["device_name"],
+        fallback_matmul=Band(low=mm, expected=mm, high=mm),
+        fallback_memory=Band(low=mem, expected=mem, high=mem),
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m calc.measure.report A.json [B.json ...] FOLDER``: each report as
-    .json/.csv/.txt in FOLDER, and all rows together in FOLDER/all.csv."""
+    .json/.csv/.txt/.md in FOLDER, all rows together in FOLDER/all.csv, and the calibration
+    of all rows together in FOLDER/calibration.yaml (when all were scored against one
+    profile)."""
     import json
 
     from calc.output.safe_io import forget_inputs, read_input
@@ -193,6 +216,14 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.write(f"{p}\n")
     write_atomic(folder / "all.csv", combined_csv(reports))
     sys.stdout.write(f"{folder / 'all.csv'}\n")
+    cal = combined_calibration(reports)
+    if cal is None:
+        sys.stderr.write("calc.measure.report: profiles differ: no calibration.yaml\n")
+    else:
+        from calc.measure.calibrate import calibration_yaml
+
+        write_atomic(folder / "calibration.yaml", calibration_yaml(cal))
+        sys.stdout.write(f"{folder / 'calibration.yaml'}\n")
     return 0
 
 

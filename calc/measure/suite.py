@@ -266,8 +266,10 @@ class SuiteReport:
             **error_statistics(self.rows, self.probed),
             "kernel_overhead_eager_s": overhead["eager"],
             "kernel_overhead_graph_s": overhead["cuda_graph"],
-            "kernel_overhead_s": cal.kernel_overhead_s,
-            "gemm_m_curve": [{"m": p.m, "slowdown": p.slowdown} for p in cal.gemm_m_curve or []],
+            "calibration_kernel_overhead_s": cal.kernel_overhead_s,
+            "calibration_gemm_m_curve": [
+                {"m": p.m, "slowdown": p.slowdown} for p in cal.gemm_m_curve or []
+            ],
             "rows": self.rows,
         }
 
