@@ -283,7 +283,7 @@ def test_kernel_chain_matches_reference_and_times_per_kernel(monkeypatch):
         m = suite.measure_kernel(low, kernels.kernel_chain(low), 0, 1)
         assert m.status == "ok" and m.rel_error == 0
     # a run of 200 kernels timed at 2 ms is 10 µs per kernel
-    monkeypatch.setattr(suite, "time_runs", lambda *a: Timing((2 * MS,) * 5, "perf_counter"))
+    monkeypatch.setattr(suite, "time_runs", lambda *a, **k: Timing((2 * MS,) * 5, "perf_counter"))
     m = suite.measure_kernel(env, k, warmup=0, repeats=5)
     assert m.timing.median_s == pytest.approx(10 * US)
     with pytest.raises(ValueError, match="CUDA graph needs --device cuda"):
@@ -325,7 +325,7 @@ def test_cli_busy_machine_rows_are_flagged_not_scored(cli, tmp_path, small, monk
     _torch()
     from calc.measure import report
 
-    def fake(torch, fn, input_sets, device, warmup, repeats):
+    def fake(torch, fn, input_sets, device, warmup, repeats, queued=False):
         gemm = set(input_sets[0]) == {"x", "w"}
         return Timing(WIDE if gemm else STEADY, "perf_counter")
 
@@ -401,3 +401,16 @@ def test_cuda_graph_kernel_cost():
     for graph in (False, True):
         m = suite.measure_kernel(env, kernels.kernel_chain(env, graph=graph), 2, 5)
         assert m.status == "ok" and m.rel_error == 0 and m.timing.median_s > 0
+    m = suite.measure_kernel(env, kernels.gemm(env, "o", 4, 512, 512, kernel="gemm_m"), 2, 5)
+    assert m.status == "ok" and m.timing.clock == "cuda events, queued"
+
+
+def test_curve_gemms_are_queued_decode_gemms_not():
+    torch = _torch()
+    from calc.measure import kernels
+
+    env = kernels.Env(torch, "cpu", "fp32")
+    assert kernels.gemm(env, "o", 4, 64, 64, kernel="gemm_m").queued
+    assert not kernels.gemm(env, "o", 4, 64, 64).queued
+    m = suite.measure_kernel(env, kernels.gemm(env, "o", 4, 64, 64, kernel="gemm_m"), 0, 2)
+    assert m.timing.clock == "perf_counter"  # the CPU has nothing to queue

@@ -110,7 +110,9 @@ def measure_kernel(
         set_bytes = kernels.nbytes(*first.values())
         m.n_buffers = n_buffers(set_bytes)
         sets = [first] + [kernel.make_inputs() for _ in range(m.n_buffers - 1)]
-        m.timing = time_runs(torch, kernel.run, sets, env.device, warmup, repeats)
+        m.timing = time_runs(
+            torch, kernel.run, sets, env.device, warmup, repeats, queued=kernel.queued
+        )
         if kernel.n_kernels > 1:  # per kernel of the chain
             m.timing = m.timing.per(kernel.n_kernels)
         del sets, first

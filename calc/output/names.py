@@ -322,7 +322,7 @@ rows[].peak_memory_bytes | bytes | per op | measure | memory the kernel's run pe
 rows[].memory_source | label | label | measure | how peak_memory_bytes was taken (allocator peak on cuda, tensor bytes on cpu)
 rows[].n_buffers | count | per op | measure | input/output buffer sets rotated so timings do not hit the cache
 rows[].repeats | count | per op | measure | timed runs
-rows[].clock | label | label | measure | timer used (cuda events, perf_counter)
+rows[].clock | label | label | measure | timer used (cuda events; cuda events, queued: launches queued ahead, device time alone; perf_counter)
 rows[].too_noisy | flag | per op | measure | the runs' spread_pct exceeds max_spread_pct (over 5 or more runs): the row has no error_pct and calibrates nothing
 max_spread_pct | percent | setting | measure | spread_pct above which a row is too noisy to score (--max-spread)
 n_too_noisy | count | summary | measure | rows too noisy to score (rows[].too_noisy)
