@@ -55,6 +55,8 @@ from calc.deploy.rates import (
     activation_bytes_per_element,
     check_efficiency,
     flops_rate,
+    gemm_terms,
+    is_gemm,
     op_time,
     rates,
 )
@@ -144,6 +146,13 @@ def op_setup(dep: Deployment) -> OpSetup:
 def _bound(op: Op, r: Rates) -> str:
     if op.kind != COMPUTE:
         return "network"
+    if is_gemm(op):  # its own format's rate, padded rows, weight-only streaming
+        g = gemm_terms(op, r)
+        return (
+            "compute"
+            if is_compute_bound(g.flops, g.bytes, g.flops_per_s, g.bytes_per_s)
+            else "memory"
+        )
     if is_compute_bound(op.flops, op.bytes, flops_rate(op, r), r.bytes_per_s):
         return "compute"
     return "memory"
