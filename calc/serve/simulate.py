@@ -550,7 +550,7 @@ def simulate(
             "add GPUs (--tp) or lower --weight-dtype"
         )
     step = step_time or step_table(dep, efficiency, max_ctx=int((prompt + gen).max()) + 1)
-    return simulate_requests(
+    result = simulate_requests(
         arrival,
         prompt,
         gen,
@@ -559,3 +559,11 @@ def simulate(
         groups=groups_of(dep),
         prefix_shared_fraction=load.prefix_shared_fraction,
     )
+    if result.n_requests == 0:
+        raise InvalidInputError(
+            f"every request is refused: prompt + output up to {int((prompt + gen).max()):,} "
+            f"tokens exceed the max model length ({lim.max_model_len:,}) or the KV pool of "
+            f"{lim.pool_blocks:,} blocks of {lim.block_size} tokens; shorten --prompt/--gen or "
+            "raise --max-model-len"
+        )
+    return result
