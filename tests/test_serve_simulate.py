@@ -213,6 +213,7 @@ def test_fast_scheduler_matches_the_one_by_one_rules(seed):
         max_batched_tokens=int(rng.integers(8, 120)),
         max_num_seqs=int(rng.integers(1, 12)),
         reserve_whole_request=bool(seed % 2),  # TensorRT-LLM's admission on odd seeds
+        prefill_first=bool(seed // 2 % 2),  # SGLang's batches on seeds 2, 3, 6, 7, …
     )
     step = AffineStepTime(fixed_s=0.01, per_token_s=0.001, per_ctx_s=1e-5)
     a = run_group(arrival, prompt, gen, shared, lim, step)
@@ -275,3 +276,32 @@ def test_trtllm_engine_reserves_whole_requests():
     assert deployment_limits(Deployment.build(cfg, hw, engine=EngineSettings(name="trtllm")),
                              1000).reserve_whole_request  # fmt: skip
     assert not deployment_limits(Deployment.build(cfg, hw), 1000).reserve_whole_request
+
+
+def test_prefill_first_batches():
+    # 100 blocks of 4, 8 tokens per iteration; 1 s + 0.1 s per token. r0 (0 s, prompt 4, gen
+    # 3), r1 (1 s, prompt 4, gen 1).
+    # vLLM (mixed): @0 r0 prefills (1.4 s); @1.4 r0 decodes + r1 prefills (1.5 s, ends 2.9:
+    #   r1 done, TTFT 1.9); @2.9 r0 decodes (1.1 s): r0 done at 4.0.
+    # SGLang (prefill first): @0 r0 prefills (1.4); @1.4 a prefill batch of r1 alone (1.4 s,
+    #   ends 2.8: TTFT 1.8), r0 waits; @2.8, @3.9 r0 decodes: done at 5.0.
+    step = AffineStepTime(fixed_s=1.0, per_token_s=0.1)
+    args = ([0.0, 1.0], [4, 4], [3, 1])
+    mixed = Limits(pool_blocks=100, block_size=4, max_batched_tokens=8, max_num_seqs=4)
+    first = Limits(pool_blocks=100, block_size=4, max_batched_tokens=8, max_num_seqs=4,
+                   prefill_first=True)  # fmt: skip
+    a = simulate_requests(*args, limits=mixed, step=step)
+    b = simulate_requests(*args, limits=first, step=step)
+    assert a.ttft_each_s == pytest.approx([1.4, 1.9])
+    assert a.e2e_each_s == pytest.approx([4.0, 1.9])
+    assert b.ttft_each_s == pytest.approx([1.4, 1.8])
+    assert b.e2e_each_s == pytest.approx([5.0, 1.8])
+
+
+def test_sglang_engine_prefills_first():
+    from calc.deploy.deployment import EngineSettings
+    from calc.serve.simulate import deployment_limits
+
+    cfg, hw = load_model("llama3-8b"), load_hardware("h100")
+    lim = deployment_limits(Deployment.build(cfg, hw, engine=EngineSettings(name="sglang")), 1000)
+    assert lim.prefill_first and not lim.reserve_whole_request

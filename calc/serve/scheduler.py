@@ -18,7 +18,12 @@ after it). The usual iteration (all running scheduled, the pool has the blocks) 
 aggregate form; any other (the budget below the decoders, or a preemption) materialises every
 running request and runs the exact rules one request at a time
 (``calc.serve.simulate.simulate_group_reference`` is that loop throughout; a test checks
-the two agree).
+the two agree on random scenarios, in every mode).
+
+Modes (``Limits``): whole-request reservation (TensorRT-LLM: admission takes the blocks of
+prompt + output, decoders never need one, nothing is preempted) and prefill first (SGLang:
+an iteration is a prefill batch, the decoders waiting and the counter g not advancing,
+whenever a prompt can be prefilled; a prompt is admitted only when all of it fits).
 """
 
 from __future__ import annotations
@@ -33,7 +38,8 @@ from dataclasses import dataclass
 class Limits:
     """A sequence group's scheduler limits: KV pool [blocks], tokens per block, tokens per
     iteration (max batched tokens), running sequences (max num seqs) and the longest request
-    (max model len), and whether admission reserves whole requests."""
+    (max model len), whether admission reserves whole requests, and whether prefill batches
+    run apart from decode ones, first."""
 
     pool_blocks: int
     block_size: int
@@ -43,6 +49,9 @@ class Limits:
     # admission reserves a request's whole KV (prompt + output) up front and nothing is ever
     # preempted: TensorRT-LLM's default GUARANTEED_NO_EVICT scheduler
     reserve_whole_request: bool = False
+    # an iteration is a prefill batch whenever a prompt can be prefilled, else a decode batch
+    # (decoders wait during prefill batches): SGLang's default (no --enable-mixed-chunk)
+    prefill_first: bool = False
 
 
 @dataclass
@@ -103,12 +112,20 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
     iterations = 0
     force_slow = False  # more than one request in prefill: the exact rules only
     reserve = limits.reserve_whole_request
+    prefill_first = limits.prefill_first
 
     def admit_need(w: int, k: int) -> int:
         """Blocks a waiting request takes when admitted with a first chunk of ``k``."""
         if reserve:
             return cdiv(prompt[w] + gen[w] - shared[w], B)
         return cdiv(computed[w] + k - shared[w], B)
+
+    def admit_check(w: int, k: int) -> int:
+        """Blocks the pool must have free to admit it: its first chunk's, or under
+        prefill-first its whole prompt's (SGLang admits a prompt only when all of it fits)."""
+        if prefill_first and not reserve:
+            return cdiv(ntok[w] - shared[w], B)
+        return admit_need(w, k)
 
     def to_decoder(r: int) -> None:
         nonlocal sum_off, n_dec
@@ -150,6 +167,14 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
         if len(waiting) - fresh > queue_max:  # the longest queue: before admission
             queue_max = len(waiting) - fresh
         b = n_dec
+        pfirst = prefill_first and (
+            pf >= 0
+            or (len(waiting) > 0 and len(running) < max_seqs
+                and admit_check(waiting[0], min(ntok[waiting[0]] - computed[waiting[0]], M))
+                <= free)
+        )  # fmt: skip
+        if pfirst:
+            b = 0  # the decoders wait for this prefill batch
         fast = b <= M and not force_slow
         need_dec = cnt[(-g) % B] if b else 0
         k_p = need_p = 0
@@ -168,7 +193,8 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
                         total -= need_p
                         pf = -1
                     else:
-                        total -= (off[v] - shared[v] + g) % B == 0
+                        if b:
+                            total -= (off[v] - shared[v] + g) % B == 0
                         drop_decoder(v)
                     free += blocks[v]
                     used -= blocks[v]
@@ -177,7 +203,7 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
                     waiting.appendleft(v)
                     preemptions += 1
                     preempted = True
-                b = n_dec
+                b = 0 if pfirst else n_dec
                 need_dec = cnt[(-g) % B] if b else 0
                 if pf < 0:
                     k_p = need_p = 0
@@ -189,12 +215,12 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
                 blocks[pf] += need_p
                 chunks.append((computed[pf], k_p))
                 sched_p.append((pf, k_p))
-            budget = 0 if preempted else M - b - k_p
+            budget = 0 if preempted or (prefill_first and not pfirst) else M - b - k_p
             while waiting and budget > 0 and len(running) < max_seqs:
                 w = waiting[0]
                 k = min(ntok[w] - computed[w], budget)
                 need = admit_need(w, k)
-                if need > free:
+                if admit_check(w, k) > free:
                     break
                 waiting.popleft()
                 running[w] = None
@@ -206,7 +232,9 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
                 chunks.append((computed[w], k))
                 sched_p.append((w, k))
                 budget -= k
-            ctx_sum = sum_off + b * (g + 1)
+            ctx_sum = sum_off + b * (g + 1) if b else 0
+            if not sched_p and not b:
+                continue  # a preemption emptied this prefill batch: schedule again
             if not sched_p:
                 # decode only, nothing admitted (the queue empty or blocked; not after a
                 # preemption, which skips admission once): a stretch of k iterations until a
@@ -263,14 +291,18 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
                 used_area += dt * used
                 queue_area += dt * len(waiting)
                 t += dt
-                g += 1
+                if b:
+                    g += 1
                 iterations += 1
                 pf = -1
                 for r, k in sched_p:
                     c = computed[r] + k
                     computed[r] = c
                     if c < ntok[r]:
-                        pf = r  # still in prefill (the last one)
+                        if c == ntok[r] - 1 and c >= prompt[r]:
+                            to_decoder(r)  # a recompute left with its newest token: decoding
+                        else:
+                            pf = r  # still in prefill (the last one)
                         continue
                     ntok[r] = c + 1
                     if first_token[r] < 0:
@@ -315,6 +347,9 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
         idx = 0
         while idx < len(rl) and budget > 0:
             r = rl[idx]
+            if pfirst and ntok[r] - computed[r] == 1 and computed[r] >= prompt[r]:
+                idx += 1  # a decoder waits for the prefill batch
+                continue
             k = min(ntok[r] - computed[r], budget)
             need = max(0, cdiv(computed[r] + k - shared[r], B) - blocks[r])
             self_preempted = False
@@ -339,12 +374,12 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
             sched.append((r, k))
             budget -= k
             idx += 1
-        if not preempted:
+        if not preempted and (pfirst or not prefill_first):
             while waiting and budget > 0 and len(rl) < max_seqs:
                 w = waiting[0]
                 k = min(ntok[w] - computed[w], budget)
                 need = admit_need(w, k)
-                if need > free:
+                if admit_check(w, k) > free:
                     break
                 waiting.popleft()
                 rl.append(w)

@@ -1,6 +1,7 @@
 """Serving a deployment under load: a discrete-event simulation of continuous batching as vLLM
-V1 (and SGLang) schedule it, giving TTFT, TPOT and end-to-end latency percentiles [s], queue
-length, KV-pool occupancy, throughput [tokens/s, requests/s], goodput and preemptions.
+V1 schedules it (SGLang's and TensorRT-LLM's differences below), giving TTFT, TPOT and
+end-to-end latency percentiles [s], queue length, KV-pool occupancy, throughput [tokens/s,
+requests/s], goodput and preemptions.
 
 Per sequence group (a replica, an attention-DP rank inside an expert group, and under
 pipeline parallelism each of a replica's pp micro-batches: vLLM keeps pp batches in flight, one
@@ -32,6 +33,11 @@ times are affine in the attended keys, so they sum in closed form.
 prompt), whole blocks of it, floor(f × prompt / block) × block tokens, held once in the pool
 (the longest request's share, pinned) and never prefilled again: a request computes only the
 rest of its prompt (attending to the prefix) and allocates blocks only for it.
+
+**SGLang** (``--engine sglang``): without --enable-mixed-chunk (its default) an iteration is
+either a prefill batch (the prompt in progress, then waiting prompts within the budget; the
+decoders wait) or a decode batch; it is a prefill batch whenever a prompt can be prefilled,
+and a waiting prompt is admitted only when the pool holds all of it.
 
 **TensorRT-LLM** (``--engine trtllm``): its default GUARANTEED_NO_EVICT scheduler admits a
 request only when the pool holds its whole prompt + output, reserved at admission, so nothing
@@ -175,12 +181,26 @@ def simulate_group_reference(arrival, prompt, gen, shared, limits: Limits, step)
             continue
         if len(waiting) - fresh > queue_max:  # the longest queue: before admission
             queue_max = len(waiting) - fresh
+        pfirst = False
+        if limits.prefill_first:  # a prefill batch if a prompt can be prefilled (SGLang)
+            pfirst = any(not (ntok[r] - computed[r] == 1 and computed[r] >= prompt[r])
+                         for r in running)  # fmt: skip
+            if not pfirst and waiting and len(running) < max_seqs:
+                w = waiting[0]
+                if limits.reserve_whole_request:
+                    need = cdiv(prompt[w] + gen[w] - shared[w], B)
+                else:  # the whole prompt must fit (SGLang's admission)
+                    need = cdiv(ntok[w] - shared[w], B)
+                pfirst = need <= free
         budget = M
         sched: list[tuple[int, int]] = []
         preempted = False
         idx = 0
         while idx < len(running) and budget > 0:
             r = running[idx]
+            if pfirst and ntok[r] - computed[r] == 1 and computed[r] >= prompt[r]:
+                idx += 1  # a decoder waits for the prefill batch
+                continue
             k = min(ntok[r] - computed[r], budget)
             need = max(0, cdiv(computed[r] + k - shared[r], B) - blocks[r])
             self_preempted = False
@@ -205,7 +225,7 @@ def simulate_group_reference(arrival, prompt, gen, shared, limits: Limits, step)
             budget -= k
             idx += 1
         blocked = False
-        if not preempted:
+        if not preempted and (pfirst or not limits.prefill_first):
             while waiting and budget > 0:
                 if len(running) >= max_seqs:
                     blocked = True
@@ -213,10 +233,11 @@ def simulate_group_reference(arrival, prompt, gen, shared, limits: Limits, step)
                 w = waiting[0]
                 k = min(ntok[w] - computed[w], budget)
                 if limits.reserve_whole_request:
-                    need = cdiv(prompt[w] + gen[w] - shared[w], B)
+                    need = check = cdiv(prompt[w] + gen[w] - shared[w], B)
                 else:
                     need = cdiv(computed[w] + k - shared[w], B)
-                if need > free:
+                    check = cdiv(ntok[w] - shared[w], B) if limits.prefill_first else need
+                if check > free:
                     blocked = True
                     break
                 waiting.popleft()
@@ -525,6 +546,7 @@ def deployment_limits(dep: Deployment, mean_tokens: float) -> Limits:
         max_num_seqs=int(ec.max_num_seqs),
         max_model_len=int(ec.max_model_len or cfg.context_limit),
         reserve_whole_request=ec.engine == "trtllm",
+        prefill_first=ec.engine == "sglang",
     )
 
 
