@@ -9,7 +9,18 @@ from pathlib import Path
 
 CALC = Path(__file__).resolve().parent.parent / "calc"
 # top to bottom; a module may import its own layer and the layers after it
-ORDER = ["cli", "reports", "train", "measure", "deploy", "formulas", "data", "output", "errors"]
+ORDER = [
+    "cli",
+    "reports",
+    "serve",
+    "train",
+    "measure",
+    "deploy",
+    "formulas",
+    "data",
+    "output",
+    "errors",
+]
 
 
 def _modules() -> dict[str, Path]:

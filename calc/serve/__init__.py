@@ -1,0 +1,1 @@
+"""Serving under load: workloads, the continuous-batching simulation and latency curves."""

@@ -1,0 +1,566 @@
+"""Serving a deployment under load: a discrete-event simulation of continuous batching as vLLM
+V1 (and SGLang) schedule it, giving TTFT, TPOT and end-to-end latency percentiles [s], queue
+length, KV-pool occupancy, throughput [tokens/s, requests/s], goodput and preemptions.
+
+Per sequence group (a replica, or an attention-DP rank inside an expert group; requests go to
+the groups round-robin, request i to group i mod groups, and each group is simulated on its
+own), one iteration at a time:
+
+1. Requests that have arrived join the waiting queue (FIFO).
+2. **Running requests first**, in admission order, within the token budget M
+   (``max_batched_tokens``): a decoding request schedules its one new token; a request still in
+   prefill schedules min(tokens left, budget) (**chunked prefill**). Each allocates the KV
+   blocks its new tokens need (``block_size`` tokens per block) from the pool; when the pool is
+   out of blocks the last-admitted running request is **preempted** (its blocks freed, its
+   progress dropped; it rejoins the head of the queue and later recomputes its prompt and the
+   tokens it had generated: vLLM V1's recompute preemption).
+3. **Then waiting requests** (none in a step that preempted), FCFS, while the budget lasts,
+   fewer than ``max_num_seqs`` run, and the pool has the blocks of their first chunk; the first
+   that cannot get them stops admission (no skipping ahead).
+4. The iteration takes the step-time model's time (``calc.serve.steptime``: decode tokens,
+   attended keys, prefill chunks); at its end every request whose tokens are all computed
+   samples one output token (the first one ends its TTFT); a request with all its output
+   tokens finishes and frees its blocks.
+
+Stretches of decode-only iterations in which nothing can change the batch (no arrival could be
+admitted, no request finishes, the pool does not run out) are advanced in one step: their
+times are affine in the attended keys, so they sum in closed form.
+
+**Prefix sharing**: a fraction f of every prompt is a prefix all requests share (a system
+prompt), whole blocks of it, floor(f × prompt / block) × block tokens, held once in the pool
+(the longest request's share, pinned) and never prefilled again: a request computes only the
+rest of its prompt (attending to the prefix) and allocates blocks only for it.
+
+**KV pool**: the ledger's pool in blocks (``dep.per_gpu``): for a model whose layers are all
+full attention, the engine's blocks; otherwise (sliding windows, SSM state, hybrid groups) the
+pool is counted in full-attention blocks of the same reach: the sequences of the workload's
+mean length the ledger fits, × the blocks each holds. A request whose prompt + output alone
+needs more blocks than the pool is refused (counted in ``rejected``), as an engine refuses a
+request longer than its KV cache.
+
+Metrics (the conventions of vLLM's benchmark_serving): TTFT = first token − arrival; TPOT =
+(finish − first token) / (output tokens − 1), for requests of more than one output token; E2E =
+finish − arrival. Rates are over the makespan, first arrival to last finish. Queue length is
+the waiting requests of one sequence group, time-averaged over its makespan and its maximum;
+KV-pool occupancy the time-averaged fraction of its pool's blocks in use. **Saturation**: when
+the wait from arrival to admission keeps growing with the arrival time (its slope over the
+second half of the arrivals above 0.05 s per s and its last-tenth mean above both twice its
+first-tenth mean and the median service time), the arrival rate is beyond what the deployment
+serves and the queue grows without bound; ``saturated`` is then True, with a one-line reason.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from dataclasses import dataclass, field
+
+from calc.deploy.deployment import Deployment
+from calc.errors import InvalidInputError
+from calc.serve.workload import LoadSpec, sample_requests
+
+PERCENTILES = {"p50": 50.0, "p90": 90.0, "p99": 99.0}
+SATURATION_SLOPE = 0.05  # s of extra wait per s of arrivals
+
+
+@dataclass(frozen=True)
+class Limits:
+    """A sequence group's scheduler limits: KV pool [blocks], tokens per block, tokens per
+    iteration (max batched tokens) and running sequences (max num seqs)."""
+
+    pool_blocks: int
+    block_size: int
+    max_batched_tokens: int
+    max_num_seqs: int
+
+
+@dataclass(frozen=True, eq=False)
+class SimResult:
+    """What a simulation measured (see the module docstring for each figure's definition)."""
+
+    n_requests: int  # requests served (arrived and not refused)
+    rejected: int  # refused: longer than the whole KV pool
+    ttft_s: dict
+    tpot_s: dict
+    e2e_s: dict
+    queue_len_mean: float
+    queue_len_max: int
+    kv_pool_occupancy_mean: float
+    output_tokens_per_s: float
+    input_tokens_per_s: float
+    requests_per_s: float
+    offered_requests_per_s: float
+    preemptions: int
+    saturated: bool
+    saturation_reason: str
+    makespan_s: float
+    iterations: int
+    groups: int
+    pool_blocks: int
+    ttft_each_s: object = field(repr=False, default=None)
+    tpot_each_s: object = field(repr=False, default=None)
+    e2e_each_s: object = field(repr=False, default=None)
+
+    def goodput_requests_per_s(self, ttft_slo_s: float | None, tpot_slo_s: float | None) -> float:
+        """Requests per second that met both SLOs (a missing SLO is met), over the makespan."""
+        import numpy as np
+
+        if self.n_requests == 0 or self.makespan_s <= 0:
+            return 0.0
+        ok = np.ones(len(self.ttft_each_s), dtype=bool)
+        if ttft_slo_s is not None:
+            ok &= self.ttft_each_s <= ttft_slo_s
+        if tpot_slo_s is not None:
+            ok &= np.nan_to_num(self.tpot_each_s, nan=0.0) <= tpot_slo_s
+        return float(ok.sum()) / self.makespan_s
+
+    def slo_attainment(self, ttft_slo_s: float | None, tpot_slo_s: float | None) -> float:
+        """Fraction of requests that met both SLOs."""
+        if self.n_requests == 0:
+            return 0.0
+        return (
+            self.goodput_requests_per_s(ttft_slo_s, tpot_slo_s)
+            * self.makespan_s
+            / (self.n_requests)
+        )
+
+
+def _cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+# -----------------------------------------------------------------------------------------
+# One sequence group
+
+
+@dataclass
+class _GroupOut:
+    first_token: list
+    finish: list
+    admitted: list
+    preemptions: int
+    queue_area: float
+    queue_max: int
+    used_area: float
+    t_start: float
+    t_end: float
+    iterations: int
+
+
+def simulate_group(arrival, prompt, gen, shared, limits: Limits, step) -> _GroupOut:
+    """Simulate one sequence group's requests (lists sorted by arrival; ``shared`` prefix
+    tokens per request, whole blocks) with the iteration time ``step`` (an object with
+    ``iteration_s(b, ctx_sum, chunks, rows)``, ``decode_s(b)`` and ``ctx_slope_s``)."""
+
+    n = len(arrival)
+    B = limits.block_size
+    M = limits.max_batched_tokens
+    max_seqs = limits.max_num_seqs
+    shared_blocks = _cdiv(max(shared), B) if n and max(shared) else 0
+    free = limits.pool_blocks - shared_blocks
+    computed = list(shared)
+    ntok = list(prompt)
+    generated = [0] * n
+    blocks = [0] * n
+    first_token = [-1.0] * n
+    finish = [-1.0] * n
+    admitted = [-1.0] * n
+    waiting: deque[int] = deque()
+    running: list[int] = []
+    nxt = 0
+    done = 0
+    t = arrival[0] if n else 0.0
+    t_start = t
+    preemptions = 0
+    queue_area = 0.0
+    queue_max = 0
+    used_area = 0.0
+    used = 0  # blocks held by running requests
+    iterations = 0
+    slope = step.ctx_slope_s
+    while done < n:
+        while nxt < n and arrival[nxt] <= t:
+            queue_area += t - arrival[nxt]
+            waiting.append(nxt)
+            nxt += 1
+        if not running and not waiting:
+            t = arrival[nxt]
+            continue
+        if len(waiting) > queue_max:
+            queue_max = len(waiting)
+        budget = M
+        sched: list[tuple[int, int]] = []
+        preempted = False
+        idx = 0
+        while idx < len(running) and budget > 0:
+            r = running[idx]
+            k = min(ntok[r] - computed[r], budget)
+            need = _cdiv(computed[r] + k - shared[r], B) - blocks[r]
+            self_preempted = False
+            while need > free:
+                v = running.pop()
+                free += blocks[v]
+                used -= blocks[v]
+                blocks[v] = 0
+                computed[v] = shared[v]
+                waiting.appendleft(v)
+                preemptions += 1
+                preempted = True
+                if v == r:
+                    self_preempted = True
+                    break
+            if self_preempted:
+                break
+            free -= need
+            used += need
+            blocks[r] += need
+            sched.append((r, k))
+            budget -= k
+            idx += 1
+        blocked = False
+        if not preempted:
+            while waiting and budget > 0:
+                if len(running) >= max_seqs:
+                    blocked = True
+                    break
+                w = waiting[0]
+                k = min(ntok[w] - computed[w], budget)
+                need = _cdiv(computed[w] + k - shared[w], B)
+                if need > free:
+                    blocked = True
+                    break
+                waiting.popleft()
+                running.append(w)
+                free -= need
+                used += need
+                blocks[w] = need
+                if admitted[w] < 0:
+                    admitted[w] = t
+                sched.append((w, k))
+                budget -= k
+        if not sched:
+            continue
+        b = 0
+        ctx_sum = 0
+        chunks = []
+        rows = 0
+        for r, k in sched:
+            if k == 1 and ntok[r] - computed[r] == 1 and computed[r] >= prompt[r]:
+                b += 1
+                ctx_sum += computed[r] + 1
+                rows += 1
+            else:
+                chunks.append((computed[r], k))
+                if computed[r] + k == ntok[r]:
+                    rows += 1
+        # a stretch of decode-only iterations that nothing can interrupt
+        if not chunks and not preempted and len(sched) == len(running) and (blocked or not waiting):
+            k_run = min(gen[r] - generated[r] for r in running)
+            if k_run > 1:
+                k_run = _decode_run(
+                    running, computed, shared, B, free, k_run, b, ctx_sum, step, slope, t,
+                    None if (waiting or nxt >= n) else arrival[nxt],
+                )  # fmt: skip
+            if k_run > 1:
+                d = step.decode_s(b)
+                dt = k_run * d + slope * (k_run * ctx_sum + b * k_run * (k_run - 1) / 2)
+                new_used = 0
+                for r in running:
+                    c = computed[r] + k_run
+                    computed[r] = c
+                    ntok[r] = c + 1
+                    generated[r] += k_run
+                    nb = _cdiv(c - shared[r], B)
+                    new_used += nb - blocks[r]
+                    blocks[r] = nb
+                # blocks of the stretch's first step were allocated above; the rest now
+                used_area += dt * (used + new_used / 2)
+                used += new_used
+                free -= new_used
+                queue_area += dt * len(waiting)
+                t += dt
+                iterations += k_run
+                finished = [r for r in running if generated[r] >= gen[r]]
+                if finished:
+                    for r in finished:
+                        finish[r] = t
+                        free += blocks[r]
+                        used -= blocks[r]
+                        blocks[r] = 0
+                    done += len(finished)
+                    running = [r for r in running if generated[r] < gen[r]]
+                continue
+        dt = step.iteration_s(b, ctx_sum, chunks, rows)
+        used_area += dt * used
+        queue_area += dt * len(waiting)
+        t += dt
+        iterations += 1
+        any_done = False
+        for r, k in sched:
+            c = computed[r] + k
+            computed[r] = c
+            if c == ntok[r]:
+                generated[r] += 1
+                ntok[r] = c + 1
+                if first_token[r] < 0:
+                    first_token[r] = t
+                if generated[r] >= gen[r]:
+                    finish[r] = t
+                    free += blocks[r]
+                    used -= blocks[r]
+                    blocks[r] = 0
+                    done += 1
+                    any_done = True
+        if any_done:
+            running = [r for r in running if finish[r] < 0]
+    return _GroupOut(
+        first_token, finish, admitted, preemptions, queue_area, queue_max, used_area,
+        t_start, t, iterations,
+    )  # fmt: skip
+
+
+def _decode_run(running, computed, shared, B, free, k_run, b, ctx_sum, step, slope, t, arrive):
+    """How many decode-only iterations (at most ``k_run``) run before the pool runs out of
+    blocks or the iteration in which the next arrival ``arrive`` lands ends."""
+    # step j (0 = the one scheduled) writes position c + j: blocks held after it
+    # cdiv(c + j + 1, B); the first step's are allocated, so extra(j) = Σ that − cdiv(c+1, B)
+    # ≤ b × (floor(j / B) + 1): only when that bound exceeds the free blocks count exactly
+    if b * ((k_run - 1) // B + 1) > free:
+        import numpy as np
+
+        c = np.fromiter((computed[r] - shared[r] for r in running), dtype=np.int64, count=b)
+        base = (c + B) // B  # cdiv(c + 1, B)
+
+        def extra(j: int) -> int:
+            return int(((c + j + B) // B - base).sum())
+
+        if extra(k_run - 1) > free:
+            lo, hi = 0, k_run - 1  # extra(lo) ≤ free < extra(hi)
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if extra(mid) <= free:
+                    lo = mid
+                else:
+                    hi = mid
+            k_run = lo + 1
+    if arrive is not None and k_run > 1:
+        # end of iteration j (1-based): t + j d + γ (j C + b j (j − 1) / 2); the first j whose
+        # end reaches the arrival
+        d = step.decode_s(b)
+        a2 = slope * b / 2
+        a1 = d + slope * ctx_sum - a2
+        target = arrive - t
+        if a2 > 0:
+            j = (-a1 + math.sqrt(a1 * a1 + 4 * a2 * target)) / (2 * a2)
+        else:
+            j = target / a1 if a1 > 0 else k_run
+        j = max(1, math.ceil(j - 1e-9))
+
+        def end(j: int) -> float:
+            return a2 * j * j + a1 * j
+
+        while j > 1 and end(j - 1) >= target:
+            j -= 1
+        while j < k_run and end(j) < target:
+            j += 1
+        k_run = min(k_run, j)
+    return k_run
+
+
+# -----------------------------------------------------------------------------------------
+# Whole deployment
+
+
+def _percentiles(x) -> dict:
+    import numpy as np
+
+    x = x[~np.isnan(x)]
+    if x.size == 0:
+        return {"mean": None, **dict.fromkeys(PERCENTILES)}
+    out = {"mean": float(x.mean())}
+    for k, q in PERCENTILES.items():
+        out[k] = float(np.percentile(x, q))
+    return out
+
+
+def simulate_requests(
+    arrival,
+    prompt,
+    gen,
+    *,
+    limits: Limits,
+    step,
+    groups: int = 1,
+    prefix_shared_fraction: float = 0.0,
+) -> SimResult:
+    """Simulate requests (arrays sorted by arrival [s], prompt and output lengths [tokens]) on
+    ``groups`` sequence groups of ``limits`` each, with the iteration time ``step``."""
+    import numpy as np
+
+    arrival = np.asarray(arrival, dtype=np.float64)
+    prompt = np.asarray(prompt, dtype=np.int64)
+    gen = np.asarray(gen, dtype=np.int64)
+    B = limits.block_size
+    shared = (np.floor(prefix_shared_fraction * prompt / B) * B).astype(np.int64)
+    shared = np.minimum(shared, ((prompt - 1) // B) * B)  # at least one token to prefill
+    shared_blocks = _cdiv(int(shared.max()), B) if shared.size else 0
+    room = limits.pool_blocks - shared_blocks
+    need = -(-(prompt + gen - shared) // B)
+    ok = need <= room
+    rejected = int((~ok).sum())
+    arrival, prompt, gen, shared = arrival[ok], prompt[ok], gen[ok], shared[ok]
+    n = arrival.size
+    ttft = np.full(n, np.nan)
+    e2e = np.full(n, np.nan)
+    tpot = np.full(n, np.nan)
+    wait = np.full(n, np.nan)
+    preemptions = iterations = 0
+    q_means, q_max, occ = [], 0, []
+    t0, t1 = np.inf, -np.inf
+    for g in range(groups):
+        idx = np.arange(g, n, groups)
+        if idx.size == 0:
+            continue
+        out = simulate_group(
+            arrival[idx].tolist(),
+            prompt[idx].tolist(),
+            gen[idx].tolist(),
+            shared[idx].tolist(),
+            limits,
+            step,
+        )
+        ft = np.asarray(out.first_token)
+        fin = np.asarray(out.finish)
+        a = arrival[idx]
+        ttft[idx] = ft - a
+        e2e[idx] = fin - a
+        wait[idx] = np.asarray(out.admitted) - a
+        many = gen[idx] > 1
+        tp = np.full(idx.size, np.nan)
+        tp[many] = (fin[many] - ft[many]) / (gen[idx][many] - 1)
+        tpot[idx] = tp
+        preemptions += out.preemptions
+        iterations += out.iterations
+        span = out.t_end - out.t_start
+        q_means.append(out.queue_area / span if span > 0 else 0.0)
+        q_max = max(q_max, out.queue_max)
+        occ.append(out.used_area / span / limits.pool_blocks if span > 0 else 0.0)
+        t0, t1 = min(t0, out.t_start), max(t1, out.t_end)
+    makespan = float(t1 - t0) if n else 0.0
+    span_arrivals = float(arrival[-1] - arrival[0]) if n > 1 else 0.0
+    offered = (n - 1) / span_arrivals if span_arrivals > 0 else 0.0
+    saturated, reason = _saturation(arrival, wait, e2e, offered)
+    return SimResult(
+        n_requests=int(n),
+        rejected=rejected,
+        ttft_s=_percentiles(ttft),
+        tpot_s=_percentiles(tpot),
+        e2e_s=_percentiles(e2e),
+        queue_len_mean=float(np.mean(q_means)) if q_means else 0.0,
+        queue_len_max=int(q_max),
+        kv_pool_occupancy_mean=float(np.mean(occ)) if occ else 0.0,
+        output_tokens_per_s=float(gen.sum()) / makespan if makespan > 0 else 0.0,
+        input_tokens_per_s=float(prompt.sum()) / makespan if makespan > 0 else 0.0,
+        requests_per_s=n / makespan if makespan > 0 else 0.0,
+        offered_requests_per_s=offered,
+        preemptions=int(preemptions),
+        saturated=saturated,
+        saturation_reason=reason,
+        makespan_s=makespan,
+        iterations=int(iterations),
+        groups=groups,
+        pool_blocks=int(limits.pool_blocks),
+        ttft_each_s=ttft,
+        tpot_each_s=tpot,
+        e2e_each_s=e2e,
+    )
+
+
+def _saturation(arrival, wait, e2e, offered) -> tuple[bool, str]:
+    """Whether the wait for admission grows with the arrival time (module docstring)."""
+    import numpy as np
+
+    n = arrival.size
+    if n < 20:
+        return False, ""
+    half = slice(n // 2, n)
+    x, y = arrival[half], wait[half]
+    if x[-1] <= x[0]:
+        return False, ""
+    slope = float(np.polyfit(x, y, 1)[0])
+    tenth = max(1, n // 10)
+    first, last = float(np.mean(wait[:tenth])), float(np.mean(wait[-tenth:]))
+    service = float(np.median(e2e - wait))
+    if slope > SATURATION_SLOPE and last > 2 * first and last > service:
+        served = n / float(np.nanmax(arrival + e2e) - arrival[0])
+        return True, (
+            f"arrivals at {offered:.3g} requests/s exceed the {served:.3g} requests/s served: "
+            f"the wait for admission grew from {first:.3g} s to {last:.3g} s over the run "
+            f"(+{slope:.2f} s per s) and keeps growing; lower --rate or add replicas"
+        )
+    return False, ""
+
+
+def deployment_limits(dep: Deployment, mean_tokens: float) -> Limits:
+    """The scheduler limits of one sequence group of ``dep`` (module docstring, KV pool)."""
+    pg = dep.per_gpu
+    ec = dep.engine_config
+    B = pg.block_size
+    cfg = dep.model
+    full_only = cfg.n_layers_of("full") == cfg.n_layers
+    if full_only:
+        pool = pg.kv_cache_blocks
+        if pg.paging is not None and pg.paging.full_groups == 1:
+            pool = pg.paging.num_blocks
+    else:
+        ref = max(B, round(mean_tokens))
+        pool = int(pg.max_sequences_per_gpu(ref)) * _cdiv(ref, B)
+    return Limits(
+        pool_blocks=int(pool),
+        block_size=int(B),
+        max_batched_tokens=int(ec.max_batched_tokens),
+        max_num_seqs=int(ec.max_num_seqs),
+    )
+
+
+def simulate(
+    dep: Deployment,
+    load: LoadSpec,
+    *,
+    seed: int = 0,
+    efficiency: str = "expected",
+    max_requests: int | None = None,
+    step_time=None,
+    limits: Limits | None = None,
+) -> SimResult:
+    """Serve ``load`` on ``dep`` (module docstring). ``step_time`` (an iteration-time object,
+    default ``calc.serve.steptime.step_table(dep, efficiency)``) and ``limits`` (default from
+    the ledger and the engine) can be injected."""
+    from calc.deploy.rates import check_efficiency
+    from calc.serve.steptime import step_table
+
+    check_efficiency(efficiency)
+    if dep.hardware is None:
+        raise InvalidInputError("a simulation needs --hardware (iteration times and the KV pool)")
+    arrival, prompt, gen = sample_requests(load, seed)
+    if max_requests is not None:
+        arrival, prompt, gen = arrival[:max_requests], prompt[:max_requests], gen[:max_requests]
+    if arrival.size == 0:
+        raise InvalidInputError("no request arrives in the time given (raise --duration)")
+    lim = limits or deployment_limits(dep, float((prompt + gen).mean()))
+    if lim.pool_blocks <= 0:
+        raise InvalidInputError(
+            f"{dep.model.display_name} on {dep.describe()} leaves no KV pool "
+            f"({dep.per_gpu.kv_budget_bytes / 2**30:.2f} GiB budget): nothing can be served; "
+            "add GPUs (--tp) or lower --weight-dtype"
+        )
+    step = step_time or step_table(dep, efficiency, max_ctx=int((prompt + gen).max()) + 1)
+    return simulate_requests(
+        arrival,
+        prompt,
+        gen,
+        limits=lim,
+        step=step,
+        groups=dep.sequence_groups,
+        prefix_shared_fraction=load.prefix_shared_fraction,
+    )

@@ -1,0 +1,188 @@
+"""The time of one continuous-batching iteration [s] of a sequence group, from a small table of
+vectorised ``calc.deploy.steps.step_of`` calls (calling ``step_of`` per iteration would be far
+too slow for a simulation).
+
+An iteration is one forward pass over ``n`` tokens: ``b`` decode tokens (one per running
+sequence, sequence i attending to c_i keys, C = Σ c_i) and prefill chunks (chunk j: k_j new
+prompt tokens after h_j tokens already cached). ``step_of``'s ops split into three parts:
+
+- **token ops** (everything but attention, lm_head and sampler: embedding, norms, the QKV,
+  output and FFN GEMMs, the collectives, SSM layers): a function of the tokens in the pass
+  only, tabulated exactly for every n in 0 … max_batched_tokens:
+  ``L[n] = Σ non-attention op times of step_of(batch = n × dp_attn, ctx = 1)``;
+- **lm_head and sampler**: the rows that get logits (every decode token, and the last token of
+  each prompt that completes in this pass), tabulated ``H[r]`` for r = 0 … rows;
+- **attention**: at decode memory-bound (the KV read), so affine in the decode batch and the
+  attended tokens, ``α + β × b + γ × C`` (α: the attention kernels' fixed costs; β, γ from
+  step_of at two contexts); at prefill a chunk's attention is the attention of a prompt of
+  h + k tokens less that of h tokens (the causal pairs of the chunk's queries),
+  ``Ap(h + k) − Ap(h)`` with ``Ap(p)`` = the attention ops of step_of(batch = dp_attn,
+  prompt = p) less α, tabulated on a geometric grid of p and interpolated linearly (Ap is
+  quadratic in p; on a grid of ratio 1.15 the interpolation error is below 0.3%).
+
+So ``time = L[n] + H[rows] + α + β b + γ C + Σ_j (Ap(h_j + k_j) − Ap(h_j))``. It equals
+``step_of`` exactly for a decode step of any batch and context where the attention is memory
+bound (``tests/test_serve_steptime.py``: within 0.5%) and for one prefill of p ≤ max batched
+tokens (within 0.5% off the grid, exact on it); a mixed step reads the weights once (the token
+ops see b + Σk tokens), as a real engine's fused pass does. Sliding-window layers make decode
+attention sub-linear in C beyond the window; γ is taken below it (an upper bound).
+
+Pipeline parallelism: ``step_of`` times a token through all stages; the iteration takes that
+whole time (no overlap of micro-batches across stages is modelled here: conservative for
+throughput under PP). Attention data parallelism inside an expert group (ep > tp): each rank
+is one sequence group, stepped in lockstep with equally loaded peers (batch × dp_attn).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from calc.deploy.deployment import Deployment
+
+# grid ratio of the prefill-attention table (see the module docstring)
+PREFILL_GRID_RATIO = 1.15
+
+
+@dataclass(frozen=True, eq=False)
+class StepTable:
+    """Iteration time [s] of one sequence group (see the module docstring)."""
+
+    tokens_s: object  # L[n], n = 0 … N (numpy float64)
+    rows_s: object  # H[r], r = 0 … R
+    attn_fixed_s: float  # α
+    attn_per_seq_s: float  # β
+    attn_per_token_s: float  # γ, per attended key of a decode token
+    prefill_grid: object  # p values (0 first)
+    prefill_attn_s: object  # Ap(p) on the grid
+
+    def _tokens(self, n: int) -> float:
+        L = self.tokens_s
+        if n < len(L):
+            return float(L[n])
+        # beyond the table (not reached by the simulation): linear from its last two points
+        return float(L[-1] + (n - len(L) + 1) * (L[-1] - L[-2]))
+
+    def _rows(self, r: int) -> float:
+        H = self.rows_s
+        if r < len(H):
+            return float(H[r])
+        return float(H[-1] + (r - len(H) + 1) * (H[-1] - H[-2]))
+
+    def prefill_attn(self, p: float) -> float:
+        import numpy as np
+
+        return float(np.interp(p, self.prefill_grid, self.prefill_attn_s))
+
+    def decode_s(self, b: int) -> float:
+        """A decode-only iteration of ``b`` sequences less its γ × C term [s]."""
+        return self._tokens(b) + self._rows(b) + self.attn_fixed_s + self.attn_per_seq_s * b
+
+    @property
+    def ctx_slope_s(self) -> float:
+        """Time per attended key of a decode token, γ [s]."""
+        return self.attn_per_token_s
+
+    def iteration_s(self, b: int, ctx_sum: float, chunks, rows: int) -> float:
+        """One iteration: ``b`` decode tokens attending to ``ctx_sum`` keys in all, the prefill
+        ``chunks`` ((h, k) pairs) and ``rows`` lm_head rows [s]."""
+        n = b
+        attn = self.attn_fixed_s + self.attn_per_seq_s * b + self.attn_per_token_s * ctx_sum
+        for h, k in chunks:
+            n += k
+            attn += self.prefill_attn(h + k) - (self.prefill_attn(h) if h else 0.0)
+        if n == 0:
+            return 0.0
+        return self._tokens(n) + self._rows(rows) + attn
+
+
+def _split(step, kernel_s: float):
+    """(attention time less its kernels' fixed cost, the fixed cost, lm_head + sampler time,
+    the rest) of a step, each a number or an array."""
+    attn = fixed = lm = rest = 0.0
+    for timing, op in zip(step.ops, step.raw, strict=True):
+        if op.attention:
+            attn = attn + timing.time_s
+            fixed += op.kernels * kernel_s
+        elif op.name == "lm_head":
+            lm = lm + timing.time_s
+        else:
+            rest = rest + timing.time_s
+    return attn - fixed, fixed, lm, rest
+
+
+def step_table(
+    dep: Deployment,
+    efficiency: str = "expected",
+    *,
+    max_tokens: int | None = None,
+    max_rows: int | None = None,
+    max_ctx: int = 131072,
+) -> StepTable:
+    """The iteration-time table of ``dep`` (one sequence group), for passes of up to
+    ``max_tokens`` tokens (default: the engine's max batched tokens), ``max_rows`` logits rows
+    (default: min(max sequences, max tokens)) and contexts up to ``max_ctx``."""
+    import numpy as np
+
+    from calc.deploy.steps import step_of
+
+    ec = dep.engine_config
+    n_max = int(max_tokens or ec.max_batched_tokens)
+    r_max = int(max_rows or min(ec.max_num_seqs, n_max))
+    dpa = dep.sharding.dp_attn
+    n = np.arange(1, n_max + 1, dtype=np.float64)
+    dec = step_of(dep, efficiency, batch=n * dpa, ctx=1.0)
+    kernel_s = dec.rates.kernel_s if dec.rates is not None else 0.0
+    _, fixed, _, rest = _split(dec, kernel_s)
+    tokens = np.concatenate([[0.0], np.asarray(rest, dtype=np.float64)])
+    # lm_head rows: a prefill pass of r prompts of one token has r rows; its time is the
+    # lm_head op alone (the other ops are in L)
+    r = np.arange(1, r_max + 1, dtype=np.float64)
+    pre = step_of(dep, efficiency, batch=r * dpa, prompt=1.0)
+    rows = np.concatenate([[0.0], np.asarray(_split(pre, kernel_s)[2], dtype=np.float64)])
+    # decode attention: affine in b and C (memory bound); two contexts at batch 1
+    c1, c2 = 1024.0, 2048.0
+    window = dep.model.sliding_window
+    if window:
+        c1, c2 = max(1.0, window / 4), max(2.0, window / 2)
+    two = step_of(dep, efficiency, batch=dpa, ctx=np.array([c1, c2]))
+    a = np.asarray(_split(two, kernel_s)[0], dtype=np.float64)
+    gamma = float((a[1] - a[0]) / (c2 - c1))
+    beta = float(a[0] - gamma * c1)
+    # prefill attention on a geometric grid of prompt lengths
+    top = max(int(max_ctx), 16)
+    steps = math.ceil(math.log(top / 16) / math.log(PREFILL_GRID_RATIO)) + 1
+    grid = np.unique(np.rint(np.geomspace(16, top, steps + 1)))
+    grid = np.concatenate([np.arange(1.0, 16.0), grid])
+    pf = step_of(dep, efficiency, batch=dpa, prompt=grid)
+    ap = np.asarray(_split(pf, kernel_s)[0], dtype=np.float64)
+    return StepTable(
+        tokens_s=tokens,
+        rows_s=rows,
+        attn_fixed_s=float(fixed),
+        attn_per_seq_s=beta,
+        attn_per_token_s=gamma,
+        prefill_grid=np.concatenate([[0.0], grid]),
+        prefill_attn_s=np.concatenate([[0.0], ap]),
+    )
+
+
+@dataclass(frozen=True)
+class AffineStepTime:
+    """A toy iteration time for tests and hand-worked schedules [s]:
+    ``fixed + per_token × (b + Σk) + per_ctx × C`` (no attention term for prefill chunks)."""
+
+    fixed_s: float
+    per_token_s: float = 0.0
+    per_ctx_s: float = 0.0
+
+    def decode_s(self, b: int) -> float:
+        return self.fixed_s + self.per_token_s * b
+
+    @property
+    def ctx_slope_s(self) -> float:
+        return self.per_ctx_s
+
+    def iteration_s(self, b, ctx_sum, chunks, rows) -> float:
+        n = b + sum(k for _, k in chunks)
+        return self.fixed_s + self.per_token_s * n + self.per_ctx_s * ctx_sum
