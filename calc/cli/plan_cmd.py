@@ -117,7 +117,6 @@ def plan(
     --tpot-p99 50ms
     """
     from calc.cli.common import check_choice, warn
-    from calc.data.duration import parse_duration
     from calc.errors import InvalidInputError
     from calc.output.render import FORMATS, emit
     from calc.reports.plan import PlanQuery, Slo
@@ -125,6 +124,7 @@ def plan(
     from calc.reports.plan_eval import Load
     from calc.reports.sweep import parse_names
     from calc.reports.tco import Pricing
+    from calc.serve.workload import parse_duration_s as parse_duration
 
     check_choice("--format", fmt, FORMATS)
     if seed < 0 or seed >= 2**32:

@@ -377,9 +377,12 @@ def _miss_detail(reason: str, ev: LoadEval, slo: Slo, replicas: int) -> str:
     return f"{at}: p99 TPOT {ev.tpot_p99_s * 1e3:,.2f} ms > {slo.tpot_p99_s * 1e3:g} ms"
 
 
-def grow(query: PlanQuery, s: Screened, evaluate: Evaluator) -> Choice | Rejection:
+def grow(
+    query: PlanQuery, s: Screened, evaluate: Evaluator, guide: Evaluator | None = None
+) -> Choice | Rejection:
     """The least replica count (from replicas_min) whose p99s meet the SLOs (module
-    docstring), or the rejection with the last reason."""
+    docstring), or the rejection with the last reason. A ``guide`` (a cheap evaluator: the
+    analytic estimate) picks where the evaluation starts; the answer is ``evaluate``'s."""
     slo, load = query.slo, query.load
     a, b = GROWTH_LIMIT
     lim = _limit_replicas(query, s)
@@ -388,10 +391,22 @@ def grow(query: PlanQuery, s: Screened, evaluate: Evaluator) -> Choice | Rejecti
 
     def at(r: int) -> LoadEval:
         if r not in cache:
-            cache[r] = evaluate(s.dep, load.per_replica(r))
+            cache[r] = evaluate(s.dep, load, r)
         return cache[r]
 
+    def passes(r: int) -> bool:
+        return failure(at(r), slo) is None
+
     r, last_fail = s.replicas_min, None
+    if guide is not None:
+        while r < cap and failure(guide(s.dep, load, r), slo) is not None:
+            r = min(cap, r + max(1, r // 4))
+        if passes(r):  # the guide may be cautious: the least passing count below it
+            lo, hi = s.replicas_min - 1, r
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                lo, hi = (lo, mid) if passes(mid) else (mid, hi)
+            return Choice(s, "aggregated", hi, at(hi))
     while True:
         ev = at(r)
         if failure(ev, slo) is None:
@@ -413,7 +428,7 @@ def grow(query: PlanQuery, s: Screened, evaluate: Evaluator) -> Choice | Rejecti
         lo, hi = last_fail, r
         while hi - lo > 1:
             mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if failure(at(mid), slo) is None else (mid, hi)
+            lo, hi = (lo, mid) if passes(mid) else (mid, hi)
         r = hi
     return Choice(s, "aggregated", r, at(r))
 
@@ -652,10 +667,13 @@ def plan(
 ) -> PlanReport:
     """Search the space (module docstring) and rank what meets the SLOs."""
     from calc.reports.launch_flags import launch_command
-    from calc.reports.plan_eval import evaluator
+    from calc.reports.plan_eval import analytic_evaluator, evaluator
 
+    guide = None
     if evaluate is None:
         evaluate = evaluator(method, seed=seed, efficiency=query.efficiency)
+        if getattr(evaluate, "method", None) != "analytic":
+            guide = analytic_evaluator(query.efficiency)
     load = query.load
     fams = _families(query)
     survivors: list[Screened] = []
@@ -675,7 +693,7 @@ def plan(
     evaluated = survivors[: query.simulate_top]
     for s in evaluated:
         for out in (
-            grow(query, s, evaluate),
+            grow(query, s, evaluate, guide),
             disaggregate(query, s) if query.disaggregation else None,
         ):
             if isinstance(out, Choice):

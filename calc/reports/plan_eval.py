@@ -3,9 +3,13 @@ plan search calls (``evaluate``), either the serving simulation (``calc.serve.si
 where that is not available or not asked for, an analytic queueing estimate stated here. Also
 the analytic model of prefill/decode disaggregation (xPyD).
 
-A deployment of R replicas is evaluated as one replica at rate / R: requests routed at random
-split a Poisson stream into R Poisson streams of rate / R (exact), and round-robin routing is
-smoother than that, so one replica at rate / R errs on the slow side.
+An evaluator takes one replica of a deployment, the whole load and a replica count R. The
+simulation serves the load on the R-replica deployment itself (requests go to the replicas
+round-robin, ``calc.serve.simulate``), so ``kvcalc plan``'s figures are those a re-check of the
+chosen deployment gives; under expert parallelism, whose replica is a whole expert group that
+one ``Deployment`` cannot repeat, it serves one replica at rate / R (requests routed at random
+split a Poisson stream into R Poisson streams of rate / R; round-robin is smoother, so this
+errs on the slow side). The analytic estimate is always one replica at rate / R.
 
 **Analytic estimate** (one replica; P prompt and G output tokens; λ requests/s; pp stages):
 
@@ -83,7 +87,7 @@ class LoadEval:
         return self.tpot_s["p99"]
 
 
-Evaluator = Callable[[Deployment, Load], LoadEval]
+Evaluator = Callable[[Deployment, Load, int], LoadEval]  # one replica, load, replicas
 
 
 # ---------------------------------------------------------------------------------------------
@@ -276,15 +280,19 @@ def one_replica(dep: Deployment) -> Deployment:
 def simulated_eval(
     dep: Deployment,
     load: Load,
+    replicas: int = 1,
     *,
     seed: int = 0,
     efficiency: str = "expected",
     max_requests: int | None = None,
 ) -> LoadEval:
-    """One replica under ``load`` by the serving simulation."""
+    """``replicas`` copies of the one-replica ``dep`` under ``load`` by the serving simulation
+    (module docstring)."""
     from calc.reports.plan_sim import simulate_load
 
-    return simulate_load(dep, load, seed=seed, efficiency=efficiency, max_requests=max_requests)
+    return simulate_load(
+        dep, load, replicas, seed=seed, efficiency=efficiency, max_requests=max_requests
+    )
 
 
 def evaluator(
@@ -303,13 +311,22 @@ def evaluator(
     if method == "simulation" and not simulation_available():
         raise InvalidInputError("--method simulation: the serving simulation is not installed")
     if method == "analytic" or (method == "auto" and not simulation_available()):
-        return lambda dep, load: analytic_eval(dep, load, efficiency=efficiency)
-    return lambda dep, load: simulated_eval(
-        dep, load, seed=seed, efficiency=efficiency, max_requests=max_requests
+        return analytic_evaluator(efficiency)
+    return lambda dep, load, replicas=1: simulated_eval(
+        dep, load, replicas, seed=seed, efficiency=efficiency, max_requests=max_requests
     )
 
 
+def analytic_evaluator(efficiency: str = "expected") -> Evaluator:
+    """The analytic estimate as an evaluator: one replica at rate / replicas."""
+
+    def evaluate(dep: Deployment, load: Load, replicas: int = 1) -> LoadEval:
+        return analytic_eval(dep, load.per_replica(replicas), efficiency=efficiency)
+
+    evaluate.method = "analytic"  # type: ignore[attr-defined]
+    return evaluate
+
+
 def evaluate_deployment(dep: Deployment, load: Load, evaluate: Evaluator) -> LoadEval:
-    """A whole deployment (its replicas) under ``load``: one replica at rate / replicas."""
-    r = dep.replicas
-    return evaluate(one_replica(dep), load.per_replica(r) if r > 1 else load)
+    """A whole deployment (its replicas) under ``load``."""
+    return evaluate(one_replica(dep), load, dep.replicas)
