@@ -104,6 +104,9 @@ def invocations(model: str, tmp_path: Path) -> list[tuple[str, tuple, str]]:
         ("train", ("train", *dep, *ctx, "--tokens", "1e9"), "json"),
         ("train", ("train", *dep, *ctx, "--explain"), "json"),
         ("train", ("train", *dep, *ctx, "--finetune", "lora"), "csv"),
+        *[("plan", ("plan", *m, "-H", hw, *"--rate 2 --prompt 1000 --gen 100 --ttft-p99 5s "
+                    "--tpot-p99 200ms --method analytic".split(), *x), f)
+          for x, f in (((), "csv"), (("--explain",), "json"))],
     ]  # fmt: skip
 
 
@@ -119,7 +122,7 @@ LISTINGS = [
                  "--repeats", "1", "--warmup", "0"), "json"),
 ]  # fmt: skip
 CSV_PREFIX = {"sweep": "rows[].", "plot": "rows[].", "check": "results[].", "measure": "rows[].",
-              "log": "terms[]."}  # fmt: skip
+              "log": "terms[].", "plan": "rows[]."}  # fmt: skip
 
 
 def emitted(cli, command: str, argv: tuple, fmt: str) -> set[str]:
