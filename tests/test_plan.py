@@ -336,7 +336,7 @@ def test_acceptance_top_row_rechecked(cli):
     from calc.reports.plan_eval import simulation_available
 
     if top["mode"] == "aggregated" and simulation_available():
-        from calc.reports.plan_sim import simulate_load
+        from calc.reports.plan_eval import simulate_load
 
         dep = Deployment.build(
             load_model(top["model"]),
