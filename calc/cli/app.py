@@ -33,6 +33,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "plot": ("plot_cmd", "plot"),
     "log": ("log_cmd", "log"),
     "train": ("train_cmd", "train"),
+    "simulate": ("simulate_cmd", "simulate"),
     "plan": ("plan_cmd", "plan"),
 }
 

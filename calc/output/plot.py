@@ -624,3 +624,109 @@ def _metadata(fmt: str) -> dict:
     if fmt == "svg":
         return {"Date": None, "Creator": "kvcalc"}
     return {"Software": "kvcalc"}
+
+
+# ---------------------------------------------------------------------------------------
+# Latency vs request rate (kvcalc simulate --sweep-rate)
+
+
+@dataclass(frozen=True)
+class RateSeries:
+    """One latency percentile against the request rate: (rate [requests/s], latency [s])."""
+
+    metric: str  # TTFT or TPOT
+    pct: str  # p50, p90, p99
+    points: list[tuple[float, float]]
+
+
+RATE_MARKS = {"p50": "o", "p90": "+", "p99": "#"}
+
+
+def latency_rate_text(title: str, series: list[RateSeries], rows: list[dict], slos: dict) -> str:
+    """Two terminal charts (TTFT, TPOT) of the percentiles vs rate (log-log), then the rows."""
+    parts = [title, ""]
+    rates = sorted({x for s in series for x, _ in s.points})
+    for metric in ("TTFT", "TPOT"):
+        mine = [s for s in series if s.metric == metric]
+        ys = [y for s in mine for _, y in s.points if y and y > 0]
+        if not ys or len(rates) < 2:
+            continue
+        layers = [Layer(f"{metric} {s.pct}", RATE_MARKS.get(s.pct, "*"), s.points) for s in mine]
+        slo = slos.get(metric)
+        if slo:
+            layers.insert(
+                0, Layer(f"{metric} SLO {slo:g} s", "~", [(rates[0], slo), (rates[-1], slo)])
+            )
+            ys.append(slo)
+        lo, hi = min(ys), max(ys)
+        y_range = (10 ** math.floor(_log(lo)), 10 ** math.ceil(_log(hi * 1.001)))
+        parts.append(
+            text_chart(
+                "",
+                layers,
+                x_range=(rates[0], rates[-1]),
+                y_range=y_range,
+                x_label="request rate [requests/s], log scale",
+                y_label=f"{metric} [s], log",
+                x_ticks=_pick(rates, 8),
+                x_fmt=lambda x: f"{x:g}",
+                y_fmt=lambda y: f"{y:g}",
+                height=12,
+            ).rstrip("\n")
+        )
+        parts.append("")
+    head = (
+        f"{'rate/s':>8}"
+        + "".join(
+            f"{h:>10}" for h in ("TTFT p50", "p90", "p99", "TPOT p50", "p90", "p99", "served/s")
+        )
+        + "  saturated"
+    )
+    lines = [head]
+    for r in rows:
+        cells = [r.get(k) for k in ("ttft_p50_s", "ttft_p90_s", "ttft_p99_s", "tpot_p50_s",
+                                    "tpot_p90_s", "tpot_p99_s")]  # fmt: skip
+        text = "".join(f"{_sec(c):>10}" for c in cells)
+        lines.append(
+            f"{r['rate_per_s']:>8g}{text}{r['served_requests_per_s']:>10.3g}  "
+            f"{'yes' if r['saturated'] else 'no'}"
+        )
+    return fit("\n".join(parts)) + "\n".join(lines) + "\n"
+
+
+def _sec(v) -> str:
+    if v is None:
+        return "-"
+    if v < 1:
+        return f"{v * 1e3:.3g} ms"
+    return f"{v:.3g} s"
+
+
+def latency_rate_figure(title: str, series: list[RateSeries], slos: dict, saturated: list[float]):
+    """TTFT and TPOT percentiles vs request rate, side by side (log latency axis)."""
+    plt = _pyplot()
+    fig, axes = plt.subplots(1, 2, figsize=(12, 5.2), dpi=110)
+    colors = {"p50": "tab:blue", "p90": "tab:orange", "p99": "tab:red"}
+    for ax, metric in zip(axes, ("TTFT", "TPOT"), strict=True):
+        for s in (s for s in series if s.metric == metric):
+            pts = [(x, y) for x, y in s.points if y is not None and y > 0]
+            if not pts:
+                continue
+            xs, ys = zip(*pts, strict=True)
+            ax.plot(xs, ys, marker="o", ms=3.5, lw=1.8, color=colors.get(s.pct), label=s.pct)
+        slo = slos.get(metric)
+        if slo:
+            ax.axhline(slo, color="black", lw=1.2, ls=":", label=f"SLO {slo:g} s")
+        if saturated:
+            ax.axvspan(saturated[0], max(saturated), color="tab:red", alpha=0.08,
+                       label="saturated")  # fmt: skip
+        ax.set_yscale("log")
+        ax.set_xlabel("request rate [requests/s]")
+        ax.set_ylabel(f"{metric} [s]")
+        ax.set_title(metric, fontsize=11)
+        ax.grid(True, which="major", alpha=0.3)
+        if ax.get_legend_handles_labels()[0]:
+            ax.legend(fontsize=8)
+    fig.suptitle(title, fontsize=11)
+    fig.tight_layout()
+    return fig

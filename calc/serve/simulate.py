@@ -44,9 +44,10 @@ finish − arrival. Rates are over the makespan, first arrival to last finish. Q
 the waiting requests of one sequence group, time-averaged over its makespan and its maximum;
 KV-pool occupancy the time-averaged fraction of its pool's blocks in use. **Saturation**: when
 the wait from arrival to admission keeps growing with the arrival time (its slope over the
-second half of the arrivals above 0.05 s per s and its last-tenth mean above both twice its
-first-tenth mean and the median service time), the arrival rate is beyond what the deployment
-serves and the queue grows without bound; ``saturated`` is then True, with a one-line reason.
+second half of the arrivals above 0.05 s per s, and its mean over the last tenth of the
+requests above that over the first tenth by more than 0.05 × the arrival span), the arrival
+rate is beyond what the deployment serves and the queue grows without bound; ``saturated`` is
+then True, with a one-line reason.
 """
 
 from __future__ import annotations
@@ -100,6 +101,7 @@ class SimResult:
     ttft_each_s: object = field(repr=False, default=None)
     tpot_each_s: object = field(repr=False, default=None)
     e2e_each_s: object = field(repr=False, default=None)
+    wait_each_s: object = field(repr=False, default=None)  # arrival to first admission
 
     def goodput_requests_per_s(self, ttft_slo_s: float | None, tpot_slo_s: float | None) -> float:
         """Requests per second that met both SLOs (a missing SLO is met), over the makespan."""
@@ -186,8 +188,6 @@ def simulate_group(arrival, prompt, gen, shared, limits: Limits, step) -> _Group
         if not running and not waiting:
             t = arrival[nxt]
             continue
-        if len(waiting) > queue_max:
-            queue_max = len(waiting)
         budget = M
         sched: list[tuple[int, int]] = []
         preempted = False
@@ -238,6 +238,8 @@ def simulate_group(arrival, prompt, gen, shared, limits: Limits, step) -> _Group
                     admitted[w] = t
                 sched.append((w, k))
                 budget -= k
+        if len(waiting) > queue_max:
+            queue_max = len(waiting)
         if not sched:
             continue
         b = 0
@@ -473,6 +475,7 @@ def simulate_requests(
         ttft_each_s=ttft,
         tpot_each_s=tpot,
         e2e_each_s=e2e,
+        wait_each_s=wait,
     )
 
 
@@ -490,8 +493,8 @@ def _saturation(arrival, wait, e2e, offered) -> tuple[bool, str]:
     slope = float(np.polyfit(x, y, 1)[0])
     tenth = max(1, n // 10)
     first, last = float(np.mean(wait[:tenth])), float(np.mean(wait[-tenth:]))
-    service = float(np.median(e2e - wait))
-    if slope > SATURATION_SLOPE and last > 2 * first and last > service:
+    span = float(arrival[-1] - arrival[0])
+    if slope > SATURATION_SLOPE and last - first > SATURATION_SLOPE * span:
         served = n / float(np.nanmax(arrival + e2e) - arrival[0])
         return True, (
             f"arrivals at {offered:.3g} requests/s exceed the {served:.3g} requests/s served: "

@@ -227,14 +227,15 @@ class LoadSpec:
 
         return replace(self, rate_per_s=rate_per_s)
 
-    def describe(self) -> str:
+    def describe(self, with_rate: bool = True) -> str:
         if isinstance(self.arrival, Trace):
             src = f"trace {self.arrival.source or ''}".strip()
-            rate = f" scaled to {self.rate_per_s:g}/s" if self.rate_per_s else ""
+            rate = f" scaled to {self.rate_per_s:g}/s" if self.rate_per_s and with_rate else ""
             return f"{src} ({len(self.arrival)} requests){rate}"
         p = self.prompt.describe() if self.prompt else "?"
         g = self.gen.describe() if self.gen else "?"
-        return f"{self.arrival} {self.rate_per_s:g} req/s, prompt {p}, gen {g}"
+        rate = f" {self.rate_per_s:g} req/s" if with_rate else ""
+        return f"{self.arrival}{rate}, prompt {p}, gen {g}"
 
 
 def sample_requests(spec: LoadSpec, seed: int = 0):

@@ -1,0 +1,238 @@
+"""`kvcalc simulate`: serve a request rate on a deployment (continuous batching) and report TTFT,
+TPOT and end-to-end percentiles, queue, KV-pool occupancy, throughput, goodput; or, with
+--sweep-rate, the latency-vs-rate curve as a chart (text, PNG or SVG) and its rows."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from calc.cli import deploy_options as d
+from calc.cli import options as o
+
+Rate = Annotated[
+    float | None,
+    typer.Option("--rate", help="Mean arrival rate [requests/s] (with --trace: rescales it)."),
+]
+PromptDist = Annotated[
+    str | None,
+    typer.Option(
+        "--prompt",
+        help="Prompt tokens per request: a number (2048), uniform:LO:HI or lognormal:MEAN:CV "
+        "(CV = standard deviation / mean). Default 1024, or the trace's.",
+    ),
+]
+GenDist = Annotated[
+    str | None,
+    typer.Option(
+        "--gen",
+        help="Output tokens per request, as --prompt. Default 256, or the trace's.",
+    ),
+]
+TraceFile = Annotated[
+    Path | None,
+    typer.Option(
+        "--trace",
+        help="CSV of requests with the columns arrival_s, prompt_tokens, output_tokens (rows "
+        "out of order are sorted, with a warning).",
+    ),
+]
+Arrival = Annotated[
+    str,
+    typer.Option("--arrival", help="Arrival process: poisson or constant (evenly spaced)."),
+]
+Requests = Annotated[
+    int | None,
+    typer.Option("--requests", "-n", help="Requests to simulate (default 1,000; a trace: all)."),
+]
+Seed = Annotated[int, typer.Option("--seed", help="Seed of the arrivals and lengths.")]
+TtftSlo = Annotated[
+    str | None,
+    typer.Option("--ttft-slo", help="TTFT target for goodput (2s, 500ms)."),
+]
+TpotSlo = Annotated[
+    str | None,
+    typer.Option("--tpot-slo", help="TPOT target for goodput (50ms)."),
+]
+PrefixShared = Annotated[
+    float,
+    typer.Option(
+        "--prefix-shared",
+        help="Fraction of each prompt that is a prefix all requests share (served from the "
+        "prefix cache, held once), 0 to <1.",
+    ),
+]
+Efficiency = Annotated[
+    str,
+    typer.Option(
+        "--efficiency", help="Efficiency band of the step times: expected, low, high, peak."
+    ),
+]
+SweepRate = Annotated[
+    str | None,
+    typer.Option(
+        "--sweep-rate",
+        help="Simulate at each rate LO:HI:STEP (1:20:1) or in a list (1,2,5,10) [requests/s] "
+        "and chart TTFT/TPOT p50/p90/p99 against it: a text chart, or --output FILE.png|svg.",
+    ),
+]
+SimOutput = Annotated[
+    Path | None,
+    typer.Option(
+        "--output",
+        "-o",
+        help="Write to this file (atomically) instead of stdout; with --sweep-rate and the "
+        "table format a .png or .svg chart (needs matplotlib: pip install 'kvcalc[plot]').",
+    ),
+]
+
+
+def simulate(
+    model: o.Model,
+    hardware: o.HardwareRequired,
+    rate: Rate = None,
+    prompt: PromptDist = None,
+    gen: GenDist = None,
+    trace: TraceFile = None,
+    arrival: Arrival = "poisson",
+    requests: Requests = None,
+    seed: Seed = 0,
+    ttft_slo: TtftSlo = None,
+    tpot_slo: TpotSlo = None,
+    prefix_shared: PrefixShared = 0.0,
+    sweep_rate: SweepRate = None,
+    efficiency: Efficiency = "expected",
+    weight_dtype: o.WeightDtype = None,
+    kv_dtype: o.KvDtype = None,
+    tp: o.Tp = 1,
+    pp: o.Pp = 1,
+    ep: o.Ep = 1,
+    dp: o.Dp = None,
+    gpus: o.Gpus = None,
+    compute_dtype: o.ComputeDtype = None,
+    engine: d.Engine = "vllm",
+    engine_version: d.EngineVersion = None,
+    mem_util: d.MemUtil = None,
+    block_size: d.BlockSize = None,
+    max_batched_tokens: d.MaxBatchedTokens = None,
+    max_num_seqs: d.MaxNumSeqs = None,
+    activation: d.Activation = None,
+    overhead: d.Overhead = None,
+    calibration: o.Calibration = None,
+    fmt: o.Format = "table",
+    output: SimOutput = None,
+) -> None:
+    """Serve requests arriving at --rate on the deployment, as vLLM/SGLang schedule them
+    (continuous batching: decode first, chunked prefill within --max-batched-tokens, at most
+    --max-num-seqs running, admission and preemption by the KV pool's blocks), each
+    iteration timed by the step-time model; report TTFT, TPOT and end-to-end latency
+    (p50/p90/p99, mean), queue length, KV-pool occupancy, throughput, goodput under
+    --ttft-slo/--tpot-slo and preemptions, and say when the rate saturates the deployment (the
+    queue grows without bound). Replicas (--dp) take arrivals round-robin.
+
+    With --sweep-rate the same requests are served at each rate: a chart of TTFT and TPOT
+    percentiles against the rate and one row per rate.
+
+    Example: kvcalc simulate --model llama3-70b --hardware h100 --tp 4 --rate 5 --prompt
+    lognormal:2048:0.5 --gen 256 --ttft-slo 2s --tpot-slo 50ms
+    """
+    from calc.cli.common import check_choice
+    from calc.cli.deploy_common import deployment_of
+    from calc.errors import InvalidInputError
+    from calc.output.render import FORMATS
+    from calc.serve.workload import LengthDist, LoadSpec, load_trace_csv, parse_duration_s
+
+    check_choice("--format", fmt, FORMATS)
+    check_choice("--efficiency", efficiency, ("expected", "low", "high", "peak"))
+    if sweep_rate is not None and output is not None and fmt == "table":
+        from calc.output.plot import check_output
+
+        check_output(output)
+    ttft_slo_s = None if ttft_slo is None else parse_duration_s(ttft_slo, "--ttft-slo")
+    tpot_slo_s = None if tpot_slo is None else parse_duration_s(tpot_slo, "--tpot-slo")
+    rates = None
+    if sweep_rate is not None:
+        from calc.serve.curve import parse_rates
+
+        rates = parse_rates(sweep_rate)
+    tr = load_trace_csv(trace) if trace is not None else None
+    if tr is None and rate is None and rates is None:
+        raise InvalidInputError("simulate needs --rate (requests/s), --trace or --sweep-rate")
+    p = LengthDist.parse(prompt, "--prompt") if prompt is not None else None
+    g = LengthDist.parse(gen, "--gen") if gen is not None else None
+    if tr is None:
+        p = p or LengthDist.fixed(1024)
+        g = g or LengthDist.fixed(256)
+    dep = deployment_of(locals())
+    load = LoadSpec(
+        rate_per_s=rate if rates is None else rates[0],
+        arrival=tr if tr is not None else arrival,
+        prompt=p,
+        gen=g,
+        prefix_shared_fraction=prefix_shared,
+        n_requests=requests,
+    )
+    title = (
+        f"{dep.model.display_name} on {dep.gpus} × {dep.hardware.display_name} "
+        f"({dep.describe()}, {dep.engine_config.engine}): {load.describe(rates is None)}"
+    )
+    if rates is None:
+        _one(dep, load, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, output, title)
+    else:
+        _sweep(dep, load, rates, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, output, title)
+
+
+def _one(dep, load, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, output, title):
+    from calc.cli.common import warn
+    from calc.output.render import emit
+    from calc.serve.report import simulate_report
+    from calc.serve.simulate import simulate as run
+
+    r = run(dep, load, seed=seed, efficiency=efficiency)
+    report = simulate_report(dep, load, r, seed=seed, efficiency=efficiency,
+                             ttft_slo_s=ttft_slo_s, tpot_slo_s=tpot_slo_s)  # fmt: skip
+    warn(report.warnings)
+    emit(report.fields, fmt, output, title=f"{title} (latencies in s; per sequence group: queue)")
+
+
+def _sweep(dep, load, rates, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, output, title):
+    import sys
+
+    from calc.cli.common import warn
+    from calc.output import plot as draw
+    from calc.output.render import emit
+    from calc.serve.curve import latency_vs_rate
+    from calc.serve.report import curve_report
+
+    curve = latency_vs_rate(dep, load, rates, seed, efficiency=efficiency)
+    report = curve_report(dep, curve, seed=seed, efficiency=efficiency,
+                          ttft_slo_s=ttft_slo_s, tpot_slo_s=tpot_slo_s)  # fmt: skip
+    warn(report.warnings)
+    if fmt != "table":
+        emit(report.fields, fmt, output, rows=report.rows)
+        return
+    series = [
+        draw.RateSeries(
+            metric.upper(), pct, [(r["rate_per_s"], r[f"{metric}_{pct}_s"]) for r in report.rows]
+        )
+        for metric in ("ttft", "tpot")
+        for pct in ("p50", "p90", "p99")
+    ]
+    slos = {"TTFT": ttft_slo_s, "TPOT": tpot_slo_s}
+    head = f"Latency vs request rate: {title}"
+    if output is not None:
+        saturated = [r["rate_per_s"] for r in report.rows if r["saturated"]]
+        draw.save_atomic(draw.latency_rate_figure(head, series, slos, saturated), output)
+        return
+    text = draw.latency_rate_text(head, series, report.rows, slos)
+    best = report.fields["max_rate_meeting_slo_per_s"]
+    if ttft_slo_s is not None or tpot_slo_s is not None:
+        text += (
+            f"\nhighest rate meeting the SLOs at p99 (not saturated): "
+            f"{'none of these' if best is None else f'{best:g} requests/s'}\n"
+        )
+    from calc.output.safe_text import printable
+
+    sys.stdout.write(printable(text, lines=True))

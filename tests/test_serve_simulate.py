@@ -1,0 +1,192 @@
+"""The continuous-batching simulation (calc/serve/simulate.py): a hand-worked schedule with a
+toy iteration time, preemption, the analytic limits on a real deployment, determinism."""
+
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from calc.data.registry import load_hardware, load_model
+from calc.deploy.deployment import Deployment
+from calc.deploy.steps import step_of
+from calc.serve.simulate import Limits, simulate, simulate_requests
+from calc.serve.steptime import AffineStepTime
+from calc.serve.workload import LengthDist, LoadSpec, load_trace_csv
+
+
+def test_hand_worked_schedule():
+    # Pool 100 blocks of 4 tokens, 8 tokens per iteration, 2 sequences; an iteration takes
+    # 1 s + 0.1 s per token in the pass. Requests (arrival, prompt, gen):
+    # r0 (0.0, 6, 2), r1 (0.5, 4, 3), r2 (0.6, 2, 1).
+    # it 1 @0.0: r0 prefills 6 → 1 + 0.6 = 1.6 s, ends 1.6: r0's first token (TTFT 1.6).
+    # it 2 @1.6: r1, r2 have arrived; r0 decodes 1, r1 prefills 4 (budget 7), r2 waits (2
+    #   sequences run) → 1 + 0.5 = 1.5 s, ends 3.1: r0 finishes (2 tokens), r1 first token.
+    # it 3 @3.1: r1 decodes 1, r2 admitted and prefills 2 → 1 + 0.3 = 1.3 s, ends 4.4: r2's
+    #   first (and only) token; r2 finishes.
+    # it 4 @4.4: r1 decodes 1 → 1.1 s, ends 5.5: r1's third token, finishes.
+    lim = Limits(pool_blocks=100, block_size=4, max_batched_tokens=8, max_num_seqs=2)
+    step = AffineStepTime(fixed_s=1.0, per_token_s=0.1)
+    r = simulate_requests([0.0, 0.5, 0.6], [6, 4, 2], [2, 3, 1], limits=lim, step=step)
+    assert r.wait_each_s == pytest.approx([0.0, 1.6 - 0.5, 3.1 - 0.6])  # admitted 0, 1.6, 3.1
+    assert r.ttft_each_s == pytest.approx([1.6, 3.1 - 0.5, 4.4 - 0.6])
+    assert r.e2e_each_s == pytest.approx([3.1, 5.5 - 0.5, 4.4 - 0.6])
+    # TPOT = (finish − first token) / (gen − 1): r0 (3.1 − 1.6) / 1, r1 (5.5 − 3.1) / 2
+    assert r.tpot_each_s[:2] == pytest.approx([1.5, 1.2])
+    assert np.isnan(r.tpot_each_s[2])  # one output token: no TPOT
+    assert r.iterations == 4
+    assert r.preemptions == 0
+    assert r.queue_len_max == 1  # r2 left waiting at 1.6 (r1 admitted)
+    # time-average of the waiting requests = their waits / makespan = (1.1 + 2.5) / 5.5
+    assert r.queue_len_mean == pytest.approx(3.6 / 5.5)
+    assert r.makespan_s == pytest.approx(5.5)
+    assert r.output_tokens_per_s == pytest.approx(6 / 5.5)  # 2 + 3 + 1 tokens
+    assert r.input_tokens_per_s == pytest.approx(12 / 5.5)
+    assert r.requests_per_s == pytest.approx(3 / 5.5)
+    # goodput: TTFT ≤ 2 s holds for r0 only (TTFTs 1.6, 2.6, 3.8)
+    assert r.goodput_requests_per_s(2.0, None) == pytest.approx(1 / 5.5)
+    assert r.goodput_requests_per_s(None, None) == pytest.approx(3 / 5.5)
+    assert r.slo_attainment(3.0, 1.4) == pytest.approx(1 / 3)  # r1 (TPOT 1.2, TTFT 2.6)
+
+
+def test_chunked_prefill_and_a_decode_stretch():
+    # One request, prompt 10, gen 5; 4 tokens per iteration; 1 s per iteration + 0.1 s per
+    # token. Chunks 4, 4, 2 → 1.4 + 1.4 + 1.2 = 4.0 s to the first token; then 4 decode
+    # iterations of 1.1 s (run as one stretch) → finish 8.4 s; TPOT = 4.4 / 4 = 1.1 s.
+    lim = Limits(pool_blocks=100, block_size=4, max_batched_tokens=4, max_num_seqs=8)
+    step = AffineStepTime(fixed_s=1.0, per_token_s=0.1)
+    r = simulate_requests([0.0], [10], [5], limits=lim, step=step)
+    assert r.ttft_each_s == pytest.approx([4.0])
+    assert r.e2e_each_s == pytest.approx([8.4])
+    assert r.tpot_each_s == pytest.approx([1.1])
+    assert r.iterations == 3 + 4
+
+
+def test_decode_stretch_matches_attended_keys():
+    # 1 s + 0.001 s per attended key: a request of prompt 100, gen 4 decodes at contexts
+    # 101, 102, 103 after a 1 s prefill (no keys charged to a chunk): 1 + 3 + 0.306 s.
+    lim = Limits(pool_blocks=100, block_size=16, max_batched_tokens=512, max_num_seqs=8)
+    step = AffineStepTime(fixed_s=1.0, per_ctx_s=0.001)
+    r = simulate_requests([0.0], [100], [4], limits=lim, step=step)
+    assert r.e2e_each_s == pytest.approx([1.0 + 3.0 + 0.001 * (101 + 102 + 103)])
+
+
+def test_preemption_when_the_pool_is_tiny():
+    # 3 blocks of 4 tokens; two requests of prompt 4 + gen 5 (3 blocks each at the end).
+    # Both prefill at once (1 block each); the next step needs a second block for each: the
+    # pool has one, so the later request is preempted and recomputed after the first ends.
+    lim = Limits(pool_blocks=3, block_size=4, max_batched_tokens=100, max_num_seqs=10)
+    step = AffineStepTime(fixed_s=1.0)
+    r = simulate_requests([0.0, 0.0], [4, 4], [5, 5], limits=lim, step=step)
+    assert r.preemptions >= 1
+    assert r.n_requests == 2
+    assert r.e2e_each_s[0] < r.e2e_each_s[1]
+    assert r.ttft_each_s == pytest.approx([1.0, 1.0])  # both got a first token at once
+    # r0: 1 prefill + 4 decodes = 5 s; r1 then recomputes its 4 + 1 tokens (1 s) and decodes
+    # its last 3 tokens (3 s): finish 9 s
+    assert r.e2e_each_s == pytest.approx([5.0, 9.0])
+    assert r.kv_pool_occupancy_mean > 0.5
+
+
+def test_request_longer_than_the_pool_is_refused():
+    lim = Limits(pool_blocks=2, block_size=4, max_batched_tokens=100, max_num_seqs=10)
+    r = simulate_requests([0.0, 1.0], [4, 20], [2, 2], limits=lim, step=AffineStepTime(1.0))
+    assert r.rejected == 1 and r.n_requests == 1
+
+
+def test_prefix_sharing_skips_the_shared_prefill():
+    # prompt 16, half shared in whole blocks of 4 → 8 tokens computed: 1 + 0.1 × 8 = 1.8 s
+    lim = Limits(pool_blocks=100, block_size=4, max_batched_tokens=64, max_num_seqs=4)
+    step = AffineStepTime(fixed_s=1.0, per_token_s=0.1)
+    r = simulate_requests(
+        [0.0], [16], [1], limits=lim, step=step, prefix_shared_fraction=0.5
+    )
+    assert r.ttft_each_s == pytest.approx([1.8])
+
+
+@pytest.fixture(scope="module")
+def dep8b():
+    return Deployment.build(load_model("llama3-8b"), load_hardware("h100"))
+
+
+def test_low_load_ttft_is_one_prefill(dep8b):
+    # One request every 100 s, each done in well under a second: each is alone, so its TTFT is
+    # the prefill of its prompt (the table interpolates prefill attention: 0.5% tolerance).
+    load = LoadSpec(
+        rate_per_s=0.01, arrival="constant", prompt=LengthDist.fixed(1024),
+        gen=LengthDist.fixed(16), n_requests=20,
+    )  # fmt: skip
+    r = simulate(dep8b, load)
+    prefill = step_of(dep8b, batch=1, prompt=1024).time_s
+    assert r.ttft_s["p50"] == pytest.approx(prefill, rel=5e-3)
+    assert r.ttft_s["p99"] == pytest.approx(prefill, rel=5e-3)
+    # and TPOT the decode step at the mean context 1024 + 8 (affine in ctx: exact mean)
+    tpot = np.mean(step_of(dep8b, batch=1, ctx=np.arange(1025, 1040.0)).time_s)
+    assert r.tpot_s["p50"] == pytest.approx(tpot, rel=5e-3)
+    assert not r.saturated
+    assert r.queue_len_max == 0
+
+
+def test_low_poisson_load_ttft_within_one_decode_step(dep8b):
+    # Poisson arrivals at 0.5/s: a request may land while another decodes, waits for that
+    # iteration to end and shares its own prefill step with one decode token: TTFT ≤ prefill +
+    # 2 decode steps (the wait and the shared pass); the median request is alone.
+    load = LoadSpec(rate_per_s=0.5, prompt=LengthDist.fixed(1024), gen=LengthDist.fixed(16),
+                    n_requests=200)  # fmt: skip
+    r = simulate(dep8b, load, seed=3)
+    prefill = step_of(dep8b, batch=1, prompt=1024).time_s
+    tpot = step_of(dep8b, batch=1, ctx=1040).time_s
+    assert prefill * 0.995 <= r.ttft_s["p50"] <= prefill + tpot
+    assert r.ttft_s["p99"] <= prefill + 2 * tpot + 1e-3
+
+
+def test_above_saturation_the_queue_grows(dep8b):
+    low = LoadSpec(rate_per_s=1.0, prompt=LengthDist.fixed(2048), gen=LengthDist.fixed(256),
+                   n_requests=400)  # fmt: skip
+    r_low = simulate(dep8b, low)
+    assert not r_low.saturated and r_low.saturation_reason == ""
+    high = low.with_rate(400.0)
+    r = simulate(dep8b, high)
+    assert r.saturated
+    assert "exceed" in r.saturation_reason
+    assert r.queue_len_max > 100
+    assert r.requests_per_s < 0.5 * r.offered_requests_per_s
+    assert r.ttft_s["p99"] > 10 * r_low.ttft_s["p99"]
+
+
+def test_deterministic_with_a_seed(dep8b):
+    load = LoadSpec(rate_per_s=20.0, prompt=LengthDist.lognormal(1000, 0.5),
+                    gen=LengthDist.uniform(10, 200), n_requests=300)  # fmt: skip
+    a = simulate(dep8b, load, seed=7)
+    b = simulate(dep8b, load, seed=7)
+    c = simulate(dep8b, load, seed=8)
+    assert np.array_equal(a.e2e_each_s, b.e2e_each_s)
+    assert a.ttft_s == b.ttft_s and a.preemptions == b.preemptions
+    assert not np.array_equal(a.e2e_each_s, c.e2e_each_s)
+
+
+def test_trace_input(tmp_path, dep8b):
+    f = tmp_path / "t.csv"
+    f.write_text("arrival_s,prompt_tokens,output_tokens\n0,512,8\n0.25,256,4\n100,128,2\n")
+    load = LoadSpec(arrival=load_trace_csv(f))
+    r = simulate(dep8b, load)
+    assert r.n_requests == 3
+    # the third arrives alone, 100 s later: TTFT = its prefill
+    assert r.ttft_each_s[2] == pytest.approx(step_of(dep8b, batch=1, prompt=128).time_s, 5e-3)
+    # scaled to 1 request/s: its mean rate was 2 / 100 s
+    scaled = LoadSpec(arrival=load_trace_csv(f), rate_per_s=1.0)
+    assert simulate(dep8b, scaled).offered_requests_per_s == pytest.approx(1.0)
+
+
+def test_replicas_share_arrivals_round_robin():
+    cfg, hw = load_model("llama3-8b"), load_hardware("h100")
+    one = Deployment.build(cfg, hw)
+    two = Deployment.build(cfg, hw, dp=2)
+    load = LoadSpec(rate_per_s=4.0, arrival="constant", prompt=LengthDist.fixed(512),
+                    gen=LengthDist.fixed(64), n_requests=50)  # fmt: skip
+    r1 = simulate(one, load)
+    r2 = simulate(two, replace(load, rate_per_s=8.0, n_requests=100))
+    # each replica of two at 8/s sees exactly what one sees at 4/s (requests 0, 2, 4, … at
+    # 0, 0.25, 0.5 s; requests 1, 3, … the same 0.125 s later)
+    assert r2.groups == 2
+    assert r2.tpot_s["p50"] == pytest.approx(r1.tpot_s["p50"])
+    assert r2.ttft_s["p50"] == pytest.approx(r1.ttft_s["p50"])

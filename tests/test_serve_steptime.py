@@ -1,0 +1,73 @@
+"""The iteration-time table (calc/serve/steptime.py) against step_of: its decomposition into
+token ops, lm_head rows, decode attention affine in b and C, and prefill attention per chunk."""
+
+import numpy as np
+import pytest
+
+from calc.data.registry import load_hardware, load_model
+from calc.deploy.deployment import Deployment
+from calc.deploy.steps import step_of
+from calc.serve.steptime import step_table
+
+CASES = [
+    ("llama3-70b", "h100", dict(tp=4)),
+    ("llama3-8b", "a100-80g", {}),  # a profile with a fixed cost per kernel
+    ("mixtral-8x7b", "h100", dict(tp=2)),
+]
+
+
+@pytest.fixture(scope="module", params=CASES, ids=[c[0] for c in CASES])
+def dep_table(request):
+    model, hw, kw = request.param
+    dep = Deployment.build(load_model(model), load_hardware(hw), **kw)
+    return dep, step_table(dep, max_ctx=16384)
+
+
+@pytest.mark.parametrize("b,ctx", [(1, 128), (8, 1000), (64, 4096), (256, 2048), (1024, 300)])
+def test_decode_step_equals_step_of(dep_table, b, ctx):
+    # decode attention is memory bound: α + β b + γ b ctx is exact; 0.5% allows rounding
+    dep, tab = dep_table
+    assert tab.iteration_s(b, b * ctx, [], b) == pytest.approx(
+        step_of(dep, batch=b, ctx=ctx).time_s, rel=5e-3
+    )
+
+
+@pytest.mark.parametrize("prompt", [16, 100, 1000, 3000, 8192])
+def test_one_prefill_equals_step_of(dep_table, prompt):
+    # one prompt of p ≤ max batched tokens: L[p] + H[1] + α + Ap(p); Ap interpolated on a grid
+    # of ratio 1.15 (quadratic: error ≤ 0.15² / 8 of the attention part): 0.5%
+    dep, tab = dep_table
+    assert tab.iteration_s(0, 0, [(0, prompt)], 1) == pytest.approx(
+        step_of(dep, batch=1, prompt=prompt).time_s, rel=5e-3
+    )
+
+
+def test_chunks_add_up_to_the_prompt(dep_table):
+    # two chunks of one prompt attend to the pairs of the whole prompt: the attention parts sum
+    # to Ap(8192); the token ops see each chunk's tokens apart (2 × L[4096] vs L[8192])
+    dep, tab = dep_table
+    a = tab.prefill_attn(4096) + (tab.prefill_attn(8192) - tab.prefill_attn(4096))
+    assert a == pytest.approx(tab.prefill_attn(8192))
+    whole = step_of(dep, batch=1, prompt=8192).time_s
+    two = tab.iteration_s(0, 0, [(0, 4096)], 0) + tab.iteration_s(0, 0, [(4096, 4096)], 1)
+    assert two == pytest.approx(whole, rel=0.05)  # weights read twice, kernels paid twice
+
+
+def test_mixed_step_reads_weights_once():
+    # a decode batch of 32 at ctx 2048 plus a 512-token chunk costs less than the two apart
+    # (the weights are read once) and more than either
+    dep = Deployment.build(load_model("llama3-70b"), load_hardware("h100"), tp=4)
+    tab = step_table(dep, max_ctx=4096)
+    mixed = tab.iteration_s(32, 32 * 2048, [(0, 512)], 33)
+    dec = step_of(dep, batch=32, ctx=2048).time_s
+    pre = step_of(dep, batch=1, prompt=512).time_s
+    assert max(dec, pre) < mixed < dec + pre
+
+
+def test_table_is_vectorised_and_exact_on_its_entries():
+    dep = Deployment.build(load_model("llama3-8b"), load_hardware("h100"))
+    tab = step_table(dep, max_ctx=2048)
+    ec = dep.engine_config
+    assert len(tab.tokens_s) == ec.max_batched_tokens + 1
+    assert len(tab.rows_s) == min(ec.max_num_seqs, ec.max_batched_tokens) + 1
+    assert tab.tokens_s[0] == 0 and np.all(np.diff(tab.tokens_s) >= 0)
