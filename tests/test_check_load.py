@@ -26,11 +26,11 @@ def test_example_passes_then_fails_when_overloaded(cli):
     r = cli("check", EXAMPLE, "-f", "json")
     assert r.code == 1, r.err  # the overloaded deployment fails on purpose
     res = {(x["deployment"], x["requirement"]): x for x in r.json()["results"]}
-    ok = "llama3-70b-fp8-h100x4-server"
+    ok = "llama3-70b-fp8-h100x2-server"
     assert res[(ok, "max_ttft_p99_s")]["passed"] and res[(ok, "max_tpot_p99_s")]["passed"]
     assert res[(ok, "max_ttft_p99_s")]["limit"] == 2.0  # MLPerf Llama-2-70B server TTFT p99
     assert res[(ok, "max_tpot_p99_s")]["limit"] == 0.2  # and TPOT p99
-    bad = "llama3-70b-fp8-h100x4-overloaded"
+    bad = "llama3-70b-fp8-h100x2-overloaded"
     assert not res[(bad, "max_ttft_p99_s")]["passed"]
     assert not res[(bad, "max_tpot_p99_s")]["passed"]  # saturated: fails every load limit
     assert "saturates" in r.err and r.err.startswith("kvcalc: warning:")

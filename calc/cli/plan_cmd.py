@@ -187,6 +187,7 @@ RANKED = (
     "p99 TPOT",
     "headroom",
     "engine",
+    "method",
 )
 REJECTED = ("model", "hardware", "dtypes", "layout", "mode", "engine", "reason", "detail")
 

@@ -194,7 +194,7 @@ method | label | setting | plan | how loads were evaluated: simulation (calc.ser
 n_families | count | summary | plan | deployment families built (model × hardware × dtypes × tp/pp/ep × engine the model's shape allows)
 n_screened_out | count | summary | plan | families the analytic screen rejected (does not fit, latency bound above the SLO, budget)
 n_evaluated | count | summary | plan | cheapest surviving families whose replicas were sized under load
-n_unexplored | count | summary | plan | surviving families not evaluated (their lower-bound price is above the evaluated ones')
+n_unexplored | count | summary | plan | surviving families not evaluated: the cheapest simulate_top (10) are, then up to 10 more whose lower-bound price is below the best found; the rest cannot beat the winner or lie past that cap
 launch_command | label | label | plan | the winner's engine launch command (vLLM, SGLang or TensorRT-LLM) with the settings kvcalc modelled
 launch_extra_config | label | label | plan | the YAML TensorRT-LLM's --extra_llm_api_options reads (fp8 KV cache); null otherwise
 launch_notes | label | label | plan | what the launch flags cannot say (replicas behind a balancer, a quantised checkpoint, disaggregation)

@@ -21,8 +21,9 @@ whole plan stays interactive:
     - price: replicas × GPUs per replica × USD per GPU-hour (``calc.reports.tco``); above
       ``--budget-usd-per-hour`` or ``--max-gpus``: ``budget``.
 
-(b) **load evaluation**, the cheapest survivors (by their lower-bound price; at most
-    ``simulate_top`` families): the evaluator (the serving simulation, or the analytic queueing
+(b) **load evaluation**, the cheapest survivors (by their lower-bound price: the
+    ``simulate_top`` cheapest, then, up to as many again, any whose lower bound is below the
+    best price found so far): the evaluator (the serving simulation, or the analytic queueing
     estimate of ``calc.reports.plan_eval``) gives the p99 TTFT and TPOT of one replica at
     rate / replicas; replicas grow (by a quarter, at least one) until both p99s meet the SLOs,
     then the least passing count is found by bisection. A family still missing at 4 ×
@@ -690,8 +691,16 @@ def plan(
         key=lambda s: (s.usd_per_hour(s.replicas_min), s.gpus_per_replica, s.tpot_bound_s)
     )
     choices: list[Choice] = []
-    evaluated = survivors[: query.simulate_top]
-    for s in evaluated:
+    evaluated: list[Screened] = []
+    for i, s in enumerate(survivors):
+        # the cheapest simulate_top families; then, up to as many again, any family whose
+        # lower-bound price is below the best found so far (it could still win)
+        best = min((c.usd_per_hour for c in choices), default=math.inf)
+        if i >= query.simulate_top and (
+            i >= 2 * query.simulate_top or s.usd_per_hour(s.replicas_min) >= best
+        ):
+            break
+        evaluated.append(s)
         for out in (
             grow(query, s, evaluate, guide),
             disaggregate(query, s) if query.disaggregation else None,
