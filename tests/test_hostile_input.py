@@ -144,6 +144,7 @@ COMMANDS_WITH_MODEL = {
     "sweep": ("sweep", "-H", "h100", "--ctx", "128", "--batch", "1"),
     "plan": ("plan", "-H", "h100", "--rate", "1", "--prompt", "64", "--gen", "4", "--ttft-p99",
              "1s", "--tpot-p99", "1s", "--method", "analytic"),
+    "simulate": ("simulate", "-H", "h100", "--rate", "1", "-n", "5"),
 }
 CORPUS = ["empty", "binary", "python_tag", "alias_bomb", "deep_nesting", "non_utf8",
           "huge_number", "negative", "zero_heads", "indivisible_heads", "nan_layers"]  # fmt: skip
@@ -178,6 +179,14 @@ NUMBERS = {
              ("--gen", "0"), ("--ttft-p99", "nan"), ("--tpot-p99", "1e400s"), ("--top", "-1"),
              ("--budget-usd-per-hour", "nan"), ("--max-gpus", "-1"), ("--usd-per-hour", "inf"),
              ("--seed", "-1"), ("--hardware", ","), ("--engine", "")],
+    "simulate": [("--rate", "0"), ("--rate", "nan"), ("--rate", "-1"), ("--rate", "inf"),
+                 ("--prompt", "0"), ("--prompt", "lognormal:x:1"), ("--gen", "uniform:9:3"),
+                 ("--gen", "gamma:1:2"), ("--requests", "0"), ("--requests", "10000000"),
+                 ("--ttft-slo", "fast"), ("--tpot-slo", "-5ms"), ("--prefix-shared", "1"),
+                 ("--prefix-shared", "nan"), ("--arrival", "bursty"), ("--sweep-rate", "5:1:1"),
+                 ("--sweep-rate", "0:10:0"), ("--sweep-rate", "1:100000:1"),
+                 ("--sweep-rate", "a,b"), ("--efficiency", "best"), ("--seed", "-1"),
+                 ("--trace", "/nonexistent/trace.csv"), ("--tp", "3")],
 }  # fmt: skip
 BASE = {
     "latency": ("latency", "-m", "llama3-8b", "-H", "h100"),
@@ -187,6 +196,7 @@ BASE = {
     "deploy": ("capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "128", "--tp", "2"),
     "plan": ("plan", "-m", "llama3-8b", "-H", "h100", "--rate", "1", "--prompt", "64", "--gen",
              "4", "--ttft-p99", "1s", "--tpot-p99", "1s", "--method", "analytic"),
+    "simulate": ("simulate", "-m", "llama3-8b", "-H", "h100", "--rate", "1", "-n", "5"),
 }
 
 

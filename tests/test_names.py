@@ -76,6 +76,7 @@ def invocations(model: str, tmp_path: Path) -> list[tuple[str, tuple, str]]:
     plot = ("-m", model, "-H", hw, "--tp", tp, "--max-ctx", "4096")
     draft = ("--mtp", "1") if model == "deepseek-v3" else ("--draft", "llama3-8b")
     ctx = ("--ctx", "4096")
+    sim = ("--prompt", "uniform:100:2000", "--gen", "64", "-n", "40")
     return [
         ("memory", ("memory", *m, *ctx), "json"),
         ("memory", ("memory", *m, *ctx, "-H", hw, "--gpus", tp), "json"),
@@ -107,6 +108,11 @@ def invocations(model: str, tmp_path: Path) -> list[tuple[str, tuple, str]]:
         *[("plan", ("plan", *m, "-H", hw, *"--rate 2 --prompt 1000 --gen 100 --ttft-p99 5s "
                     "--tpot-p99 200ms --method analytic".split(), *x), f)
           for x, f in (((), "csv"), (("--explain",), "json"))],
+        ("simulate", ("simulate", *dep, *sim, "--rate", "2", "--ttft-slo", "2s"), "json"),
+        ("simulate", ("simulate", *dep, *sim, "--rate", "2"), "csv"),
+        ("simulate", ("simulate", *dep, *sim, "--sweep-rate", "1,8", "--tpot-slo", "50ms"),
+         "json"),
+        ("simulate", ("simulate", *dep, *sim, "--sweep-rate", "1,8"), "csv"),
     ]  # fmt: skip
 
 
@@ -122,7 +128,7 @@ LISTINGS = [
                  "--repeats", "1", "--warmup", "0"), "json"),
 ]  # fmt: skip
 CSV_PREFIX = {"sweep": "rows[].", "plot": "rows[].", "check": "results[].", "measure": "rows[].",
-              "log": "terms[].", "plan": "rows[]."}  # fmt: skip
+              "log": "terms[].", "simulate": "rows[].", "plan": "rows[]."}  # fmt: skip
 
 
 def emitted(cli, command: str, argv: tuple, fmt: str) -> set[str]:

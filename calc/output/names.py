@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 UNITS = (
     "bytes", "B/s", "s", "ms", "GPU-h", "tokens/s", "FLOP", "FLOP/s", "FLOP/B", "USD", "USD/h",
-    "sequences", "tokens", "params", "blocks", "count", "requests/s", "elements", "fraction", "percent", "ratio",
-    "flag", "label",
+    "sequences", "tokens", "params", "blocks", "count", "elements", "fraction", "percent", "ratio",
+    "flag", "label", "requests/s",
 )  # fmt: skip
 SCOPES = (
     "per sequence", "per GPU", "per deployment", "whole model", "per op", "setting", "label",
@@ -26,18 +26,18 @@ SCOPES = (
 
 # key | unit | scope | commands | meaning
 _TABLE = """
-model | label | label | memory capacity latency roofline flops cost sweep plot speculate measure train log plan | model name (shipped name or the config's name)
-hardware | label | label | memory capacity latency roofline flops cost sweep measure train log plan | accelerator profile name (null without --hardware)
-engine | label | setting | memory capacity cost log plan | serving engine whose KV-budget rule applies (vllm, sglang, trtllm)
+model | label | label | memory capacity latency roofline flops cost sweep plot speculate measure train log plan simulate | model name (shipped name or the config's name)
+hardware | label | label | memory capacity latency roofline flops cost sweep measure train log plan simulate | accelerator profile name (null without --hardware)
+engine | label | setting | memory capacity cost log plan simulate | serving engine whose KV-budget rule applies (vllm, sglang, trtllm)
 attention | label | label | memory plot | attention layout of the KV cache: mha, gqa, mqa or mla (the what-if of --attention when given)
-weight_dtype | label | setting | memory capacity latency roofline flops cost sweep plan | weight dtype or quantisation format
-kv_dtype | label | setting | memory capacity latency roofline flops cost sweep plan | KV-cache dtype or format
+weight_dtype | label | setting | memory capacity latency roofline flops cost sweep plan simulate | weight dtype or quantisation format
+kv_dtype | label | setting | memory capacity latency roofline flops cost sweep plan simulate | KV-cache dtype or format
 compute_dtype | label | setting | latency roofline flops | tensor-core dtype the matmuls run at (null without --hardware)
-tp | count | setting | memory capacity latency roofline flops cost sweep train log plan | tensor-parallel GPUs per pipeline stage
-pp | count | setting | memory capacity latency roofline flops cost train log sweep plan | pipeline-parallel stages
-ep | count | setting | memory capacity latency roofline flops cost train plan | expert-parallel GPUs: the GPUs the routed experts are spread over
-dp | count | setting | memory capacity latency roofline cost train | data-parallel replicas (attention-DP ranks under expert parallelism)
-gpus | count | per deployment | memory capacity latency roofline cost train sweep plan | GPUs of the deployment in all: max(tp, ep) × pp × replicas (= tp × pp × dp); train: tp × pp × cp × dp
+tp | count | setting | memory capacity latency roofline flops cost sweep train log plan simulate | tensor-parallel GPUs per pipeline stage
+pp | count | setting | memory capacity latency roofline flops cost train log sweep plan simulate | pipeline-parallel stages
+ep | count | setting | memory capacity latency roofline flops cost train plan simulate | expert-parallel GPUs: the GPUs the routed experts are spread over
+dp | count | setting | memory capacity latency roofline cost train simulate | data-parallel replicas (attention-DP ranks under expert parallelism)
+gpus | count | per deployment | memory capacity latency roofline cost train sweep plan simulate | GPUs of the deployment in all: max(tp, ep) × pp × replicas (= tp × pp × dp); train: tp × pp × cp × dp
 ctx | tokens | per sequence | memory capacity latency roofline flops cost sweep plot speculate measure train | tokens per sequence the figures are sized at (serving: prompt + generated; train: one training sequence, split over cp GPUs); latency/roofline/flops: the context of the reported decode step (default prompt + gen), their ledger keys are sized at max(ctx, prompt + gen)
 batch | sequences | per deployment | memory capacity latency roofline flops cost sweep speculate measure | concurrent sequences the deployment serves
 prompt | tokens | per sequence | latency roofline flops cost sweep plan | prompt tokens of one sequence (prefill)
@@ -45,7 +45,7 @@ gen | tokens | per sequence | latency roofline flops cost sweep plan | tokens ge
 block_size | tokens | setting | capacity | tokens per KV block (paged allocation)
 mem_util | fraction | setting | capacity | the engine's memory fraction as applied: --mem-util, else the engine's default (vLLM gpu_memory_utilization, SGLang mem_fraction_static incl. its automatic choice, TensorRT-LLM free_gpu_memory_fraction); `log` calls the same figure memory_fraction
 max_model_len | tokens | setting | capacity log | the engine's maximum model length (the setting, else the model's context limit); capacity sizes contiguous preallocation with it and raises it to ctx when ctx is longer (with a warning)
-efficiency | label | setting | cost | which achievable fraction of peak the times use: peak, low, expected or high
+efficiency | label | setting | cost simulate | which achievable fraction of peak the times use: peak, low, expected or high
 usd_per_hour | USD/h | per GPU | cost sweep plan | price of one GPU-hour
 params_total | params | whole model | memory train | parameters of the whole model
 params_active | params | whole model | memory | parameters one token runs through (MoE: top-k routed experts)
@@ -184,7 +184,6 @@ results[].figure | label | per deployment | check | computed figure, in results[
 results[].limit | label | per deployment | check | the requirement's limit in results[].unit (must_fit: kv_budget_bytes)
 results[].unit | label | label | check | unit of figure and limit: bytes, sequences, ms, s or USD
 results[].passed | flag | per deployment | check | figure meets limit
-rate_per_s | requests/s | setting | plan | requests arriving per second (Poisson) the plan sizes for
 ttft_p99_slo_s | s | setting | plan | target: 99th-percentile time to first token (--ttft-p99)
 tpot_p99_slo_s | s | setting | plan | target: 99th-percentile time per output token (--tpot-p99)
 max_gpus | count | setting | plan | most GPUs a planned deployment may use (--max-gpus; null: no limit)
@@ -359,6 +358,47 @@ rows[].memory_source | label | label | measure | how peak_memory_bytes was taken
 rows[].n_buffers | count | per op | measure | input/output buffer sets rotated so timings do not hit the cache
 rows[].repeats | count | per op | measure | timed runs
 rows[].clock | label | label | measure | timer used (cuda events, perf_counter)
+max_num_seqs | sequences | setting | simulate | sequences one iteration may hold (vLLM max_num_seqs), as resolved for the engine and GPU
+max_batched_tokens | tokens | setting | simulate | tokens one iteration may hold (vLLM max_num_batched_tokens; the chunked-prefill budget), as resolved
+arrival | label | setting | simulate | arrival process: poisson, constant or trace
+prompt_dist | label | setting | simulate | prompt-length distribution of the requests (a number, uniform, lognormal mean/cv, or trace)
+gen_dist | label | setting | simulate | output-length distribution of the requests
+prefix_shared_fraction | fraction | setting | simulate | fraction of each prompt that is a prefix all requests share (served from the prefix cache, held once)
+seed | count | setting | simulate | seed of the sampled arrivals and lengths
+ttft_slo_s | s | setting | simulate | TTFT target of goodput (--ttft-slo; null: none)
+tpot_slo_s | s | setting | simulate | TPOT target of goodput (--tpot-slo; null: none)
+rate_per_s | requests/s | setting | simulate plan | mean arrival rate asked for (--rate, or the sweep's rate; null: a trace's own times); plan: the Poisson rate it sizes deployments for
+offered_requests_per_s | requests/s | per deployment | simulate | arrival rate of the simulated requests: (n − 1) / (last arrival − first arrival)
+n_requests | count | per deployment | simulate | requests simulated (refused ones excluded)
+rejected_requests | count | per deployment | simulate | requests refused because prompt + output alone need more KV blocks than the pool holds
+ttft_p50_s | s | per sequence | simulate | median time to first token under load: first token − arrival (queueing, chunked prefill, shared iterations)
+ttft_p90_s | s | per sequence | simulate | 90th percentile of the TTFT under load
+ttft_p99_s | s | per sequence | simulate | 99th percentile of the TTFT under load
+ttft_avg_s | s | per sequence | simulate | mean TTFT over the requests under load
+tpot_p50_s | s | per sequence | simulate | median time per output token under load: (finish − first token) / (output tokens − 1), requests of more than one output token
+tpot_p90_s | s | per sequence | simulate | 90th percentile of the TPOT under load
+tpot_p99_s | s | per sequence | simulate | 99th percentile of the TPOT under load
+tpot_avg_s | s | per sequence | simulate | mean TPOT over the requests under load (latency's tpot_mean_s is one request's mean decode step)
+e2e_p50_s | s | per sequence | simulate | median end-to-end latency under load: finish − arrival
+e2e_p90_s | s | per sequence | simulate | 90th percentile of the end-to-end latency under load
+e2e_p99_s | s | per sequence | simulate | 99th percentile of the end-to-end latency under load
+e2e_avg_s | s | per sequence | simulate | mean end-to-end latency over the requests under load
+served_requests_per_s | requests/s | per deployment | simulate | requests finished / makespan (first arrival to last finish)
+served_output_tokens_per_s | tokens/s | per deployment | simulate | output tokens of the finished requests / makespan
+served_input_tokens_per_s | tokens/s | per deployment | simulate | prompt tokens of the finished requests / makespan (shared prefix included)
+goodput_requests_per_s | requests/s | per deployment | simulate | requests that met both SLOs / makespan (null without an SLO)
+slo_attainment | fraction | per deployment | simulate | fraction of the requests that met both SLOs (null without an SLO)
+queue_len_mean | count | per deployment | simulate | requests waiting for admission, time-averaged over the makespan (all sequence groups)
+queue_len_max | count | per deployment | simulate | longest queue of waiting requests one sequence group (replica) had
+kv_pool_occupancy_mean | fraction | per deployment | simulate | fraction of the KV pool's blocks held by running requests, time-averaged (mean over sequence groups)
+preemptions | count | per deployment | simulate | running requests preempted (recompute) because the KV pool ran out of blocks
+saturated | flag | per deployment | simulate | the rate is beyond what the deployment serves: the wait for admission grows with the arrival time without bound
+saturation_reason | label | per deployment | simulate | one line: offered vs served rate and how the wait grew (empty when not saturated)
+makespan_s | s | per deployment | simulate | first arrival to last finish
+iterations | count | per deployment | simulate | scheduler iterations (forward passes) of all sequence groups
+sequence_groups | count | setting | simulate | groups the requests are spread over round-robin (replicas × attention-DP ranks), each simulated on its own
+kv_pool_blocks | blocks | per GPU | simulate | KV blocks of one sequence group's pool (the ledger's pool; in full-attention blocks for windowed or SSM models)
+max_rate_meeting_slo_per_s | requests/s | per deployment | simulate | highest rate of the sweep whose p99 TTFT and TPOT meet the SLOs and that is not saturated (null: none)
 """
 
 # Renames made for scope (issue 10): old key -> new key, where (checked against main's output).

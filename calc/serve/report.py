@@ -64,8 +64,8 @@ def result_fields(r: SimResult, rate_per_s, ttft_slo_s=None, tpot_slo_s=None) ->
     }
     for m in METRICS:
         d = getattr(r, f"{m}_s")
-        for s in STATS:
-            out[f"{m}_{s}_s"] = d[s]
+        for s in STATS:  # the mean over requests is "avg" (latency's tpot_mean_s differs)
+            out[f"{m}_{'avg' if s == 'mean' else s}_s"] = d[s]
     slo = ttft_slo_s is not None or tpot_slo_s is not None
     out.update(
         {

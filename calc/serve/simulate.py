@@ -41,7 +41,8 @@ request longer than its KV cache.
 Metrics (the conventions of vLLM's benchmark_serving): TTFT = first token − arrival; TPOT =
 (finish − first token) / (output tokens − 1), for requests of more than one output token; E2E =
 finish − arrival. Rates are over the makespan, first arrival to last finish. Queue length is
-the waiting requests of one sequence group, time-averaged over its makespan and its maximum;
+the requests waiting for admission, time-averaged over the makespan (all groups), and the
+longest queue one group had;
 KV-pool occupancy the time-averaged fraction of its pool's blocks in use. **Saturation**: when
 the wait from arrival to admission keeps growing with the arrival time (its slope over the
 second half of the arrivals above 0.05 s per s, and its mean over the last tenth of the
@@ -417,7 +418,7 @@ def simulate_requests(
     tpot = np.full(n, np.nan)
     wait = np.full(n, np.nan)
     preemptions = iterations = 0
-    q_means, q_max, occ = [], 0, []
+    q_area, q_max, occ = 0.0, 0, []
     t0, t1 = np.inf, -np.inf
     for g in range(groups):
         idx = np.arange(g, n, groups)
@@ -444,7 +445,7 @@ def simulate_requests(
         preemptions += out.preemptions
         iterations += out.iterations
         span = out.t_end - out.t_start
-        q_means.append(out.queue_area / span if span > 0 else 0.0)
+        q_area += out.queue_area
         q_max = max(q_max, out.queue_max)
         occ.append(out.used_area / span / limits.pool_blocks if span > 0 else 0.0)
         t0, t1 = min(t0, out.t_start), max(t1, out.t_end)
@@ -458,7 +459,7 @@ def simulate_requests(
         ttft_s=_percentiles(ttft),
         tpot_s=_percentiles(tpot),
         e2e_s=_percentiles(e2e),
-        queue_len_mean=float(np.mean(q_means)) if q_means else 0.0,
+        queue_len_mean=q_area / makespan if makespan > 0 else 0.0,
         queue_len_max=int(q_max),
         kv_pool_occupancy_mean=float(np.mean(occ)) if occ else 0.0,
         output_tokens_per_s=float(gen.sum()) / makespan if makespan > 0 else 0.0,

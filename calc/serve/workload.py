@@ -243,6 +243,8 @@ def sample_requests(spec: LoadSpec, seed: int = 0):
     [tokens], drawn from ``numpy.random.default_rng(seed)``."""
     import numpy as np
 
+    if isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63:
+        raise InvalidInputError(f"--seed must be a whole number in 0..2^63 − 1, got {seed!r}")
     rng = np.random.default_rng(seed)
     if isinstance(spec.arrival, Trace):
         t = spec.arrival
