@@ -208,10 +208,6 @@ rows[].gpus_per_replica | count | per deployment | plan | GPUs of one replica: m
 rows[].usd_per_hour_per_deployment | USD/h | per deployment | plan | replicas × gpus_per_replica × usd_per_hour
 rows[].usd_per_million_input_tokens_at_load | USD | per deployment | plan | usd_per_hour_per_deployment × prefill share / 3600 / (rate × prompt) × 10^6 (share: the prefill time of the steady-state serving cycle; disaggregated: prefill_replicas / replicas)
 rows[].usd_per_million_output_tokens_at_load | USD | per deployment | plan | usd_per_hour_per_deployment × (1 − prefill share) / 3600 / (rate × gen) × 10^6
-rows[].ttft_p50_s | s | per deployment | plan | median time to first token under the load (rows[].method)
-rows[].ttft_p99_s | s | per deployment | plan | 99th-percentile time to first token under the load
-rows[].tpot_p50_s | s | per deployment | plan | median time per output token of a request under the load
-rows[].tpot_p99_s | s | per deployment | plan | 99th-percentile time per output token under the load
 rows[].ttft_p99_headroom | fraction | per deployment | plan | 1 − ttft_p99_s / ttft_p99_slo_s (the share of the target left)
 rows[].tpot_p99_headroom | fraction | per deployment | plan | 1 − tpot_p99_s / tpot_p99_slo_s
 rows[].kv_transfer_s | s | per deployment | plan | disaggregated: one prompt's KV sent from a prefill to a decode replica (each GPU's shard, point-to-point over the scale-out network); 0 when aggregated
@@ -371,13 +367,13 @@ rate_per_s | requests/s | setting | simulate plan | mean arrival rate asked for 
 offered_requests_per_s | requests/s | per deployment | simulate | arrival rate of the simulated requests: (n − 1) / (last arrival − first arrival)
 n_requests | count | per deployment | simulate | requests simulated (refused ones excluded)
 rejected_requests | count | per deployment | simulate | requests refused because prompt + output alone need more KV blocks than the pool holds
-ttft_p50_s | s | per sequence | simulate | median time to first token under load: first token − arrival (queueing, chunked prefill, shared iterations)
+ttft_p50_s | s | per sequence | simulate plan | median time to first token under load: first token − arrival (queueing, chunked prefill, shared iterations); plan: of the row's deployment at the plan's rate (rows[].method: simulated, or the analytic estimate)
 ttft_p90_s | s | per sequence | simulate | 90th percentile of the TTFT under load
-ttft_p99_s | s | per sequence | simulate | 99th percentile of the TTFT under load
+ttft_p99_s | s | per sequence | simulate plan | 99th percentile of the TTFT under load
 ttft_avg_s | s | per sequence | simulate | mean TTFT over the requests under load
-tpot_p50_s | s | per sequence | simulate | median time per output token under load: (finish − first token) / (output tokens − 1), requests of more than one output token
+tpot_p50_s | s | per sequence | simulate plan | median time per output token under load: (finish − first token) / (output tokens − 1), requests of more than one output token
 tpot_p90_s | s | per sequence | simulate | 90th percentile of the TPOT under load
-tpot_p99_s | s | per sequence | simulate | 99th percentile of the TPOT under load
+tpot_p99_s | s | per sequence | simulate plan | 99th percentile of the TPOT under load
 tpot_avg_s | s | per sequence | simulate | mean TPOT over the requests under load (latency's tpot_mean_s is one request's mean decode step)
 e2e_p50_s | s | per sequence | simulate | median end-to-end latency under load: finish − arrival
 e2e_p90_s | s | per sequence | simulate | 90th percentile of the end-to-end latency under load
