@@ -419,3 +419,13 @@ def test_several_models_in_one_plan(cli):
     assert r.code == 0, r.err
     assert {row["model"] for row in r.json()["rows"]} == {"llama3-8b", "qwen3-8b"}
     assert r.json()["models"] == ["llama3-8b", "qwen3-8b"]
+
+
+def test_an_evaluator_that_cannot_serve_rejects_the_family():
+    def refuses(dep, load, replicas):
+        raise InvalidInputError("leaves no KV pool")
+
+    r = plan(query(disaggregation=False), refuses)
+    assert not r.choices
+    assert all("leaves no KV pool" in x.detail for x in _rejections(r, "saturated"))
+    assert _rejections(r, "saturated")

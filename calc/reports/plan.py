@@ -50,7 +50,7 @@ import math
 from dataclasses import dataclass, field
 
 from calc.deploy.deployment import Deployment
-from calc.errors import InvalidInputError
+from calc.errors import InvalidInputError, KvcalcError
 from calc.output.derivation import Figure, figure
 from calc.reports.plan_eval import Evaluator, Load, LoadEval
 from calc.reports.plan_space import DtypeChoice
@@ -392,7 +392,16 @@ def grow(
 
     def at(r: int) -> LoadEval:
         if r not in cache:
-            cache[r] = evaluate(s.dep, load, r)
+            try:
+                cache[r] = evaluate(s.dep, load, r)
+            except KvcalcError as exc:  # the evaluator cannot serve it at all (no KV pool)
+                cache[r] = LoadEval(
+                    dict.fromkeys(("p50", "p90", "p99"), math.inf),
+                    dict.fromkeys(("p50", "p90", "p99"), math.inf),
+                    True,
+                    str(exc),
+                    "simulation",
+                )
         return cache[r]
 
     def passes(r: int) -> bool:
