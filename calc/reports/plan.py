@@ -567,20 +567,21 @@ def explain(c: Choice, query: PlanQuery) -> list[Figure]:
     p, g = load.prompt, load.gen
     eff = query.efficiency
     g_ = dep.per_gpu
+    pool = int(g_.max_sequences_per_gpu(p + g))
     figs = [
-        figure(
+        Figure(
             "max_sequences_per_gpu",
-            int(g_.max_sequences_per_gpu(p + g)),
+            pool,
             "sequences",
-            "KV pool of one GPU / blocks of one {ctx}-token request",
-            ctx=p + g,
+            f"requests of {p + g:,} tokens the KV pool of one GPU holds "
+            f"({g_.pool_tokens:,} tokens in {g_.block_size}-token blocks): it fits",
         ),
-        figure(
+        Figure(
             "replica_tokens_per_s",
             s.replica_tokens_per_s,
             "tokens/s",
-            "steady-state (output + input) tokens/s per GPU × {gpus_per_replica} GPUs",
-            gpus_per_replica=s.gpus_per_replica,
+            f"steady-state (output + input) tokens/s per GPU × {s.gpus_per_replica} GPU(s) of "
+            "a replica (prefill charged; calc.reports.throughput)",
         ),
         figure(
             "replicas_min",
@@ -652,9 +653,9 @@ def explain(c: Choice, query: PlanQuery) -> list[Figure]:
             "usd_per_hour_per_deployment",
             c.usd_per_hour,
             "USD/h",
-            "{replicas} replicas × {gpus} GPUs × {usd_per_gpu_hour}",
+            "{replicas} × {gpus_per_replica} × {usd_per_gpu_hour}",
             replicas=c.replicas,
-            gpus=s.gpus_per_replica,
+            gpus_per_replica=s.gpus_per_replica,
             usd_per_gpu_hour=s.usd_per_gpu_hour,
         )
     )
@@ -663,7 +664,8 @@ def explain(c: Choice, query: PlanQuery) -> list[Figure]:
             "ttft_p99_s",
             ev.ttft_p99_s,
             "s",
-            f"{ev.method}: p99 TTFT at {load.rate_per_s / c.replicas:g} requests/s per replica"
+            f"{ev.method}: p99 TTFT of {c.replicas} replica(s) at {load.rate_per_s:g} "
+            "requests/s in all"
             if c.mode == "aggregated"
             else f"{ev.method}: queue + prefill + KV transfer",
         )
