@@ -31,6 +31,7 @@ from calc.reports.plan_eval import (
     Load,
     LoadEval,
     analytic_eval,
+    kingman_wait_quantile_s,
     kv_transfer_s,
     mm1_wait_quantile_s,
 )
@@ -103,6 +104,8 @@ def test_formulas():
     # M/M/1: s = 1 s, ρ = 0.5: p99 wait = 1 / 0.5 × ln(0.5 / 0.01) = 2 ln 50 = 7.824 s
     assert mm1_wait_quantile_s(1.0, 0.5, 0.99) == pytest.approx(2 * math.log(50), rel=1e-12)
     assert mm1_wait_quantile_s(1.0, 0.5, 0.50) == 0.0  # ρ ≤ 1 − q: half the requests wait 0
+    # Kingman, constant service (c_s² = 0): the mean factor (1 + 0) / 2 halves it: ln 50 = 3.912 s
+    assert kingman_wait_quantile_s(1.0, 0.5, 0.99) == pytest.approx(math.log(50), rel=1e-12)
     # $12/h, 40% to prompts, 10 req/s × 2,048 tokens: 12 × 0.4 / 3600 / 20,480 × 10^6 = 0.0651
     assert usd_per_million_tokens_at_load(12, 0.4, 20_480) == pytest.approx(
         12 * 0.4 / 3600 / 20_480 * 1e6, rel=1e-12

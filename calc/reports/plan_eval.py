@@ -22,12 +22,14 @@ errs on the slow side). The analytic estimate is always one replica at rate / R.
 - TPOT p-th percentile: TPOT at the decode batch's percentile, n* + z·√n* (the number of
   requests decoding at once is Poisson with mean n*, as in an M/G/∞ queue; z = 1.28, 2.33 for
   p90, p99; p50 at n*).
-- TTFT: prefill waits behind the other prompts: an M/M/1 wait with service time s =
-  t_pf / pp + ⌈P / (M − n*)⌉ · t_d(n*) (the prompt's chunks ride decode steps of M =
-  max_batched_tokens tokens) and load ρ: P(W > t) = ρ · e^{−(1−ρ) t / s}, so
-  W_q = s / (1 − ρ) · ln(ρ / (1 − q)) (0 when ρ ≤ 1 − q); TTFT_q = W_q + t_pf. Exponential
-  service times wait longer than the near-constant prefills of fixed-length prompts: the
-  estimate errs on the slow side.
+- TTFT: prefill waits behind the other prompts, a single-server queue with Poisson arrivals
+  (c_a² = 1), service time s = t_pf / pp + ⌈P / (M − n*)⌉ · t_d(n*) (the prompt's chunks
+  ride decode steps of M = max_batched_tokens tokens; fixed-length prompts: constant service,
+  c_s² = 0) and load ρ. Kingman's approximation makes the wait exponential above zero with
+  mean m = (c_a² + c_s²) / 2 · s / (1 − ρ): P(W > t) = ρ · e^{−t / m}, so
+  W_q = m · ln(ρ / (1 − q)) (0 when ρ ≤ 1 − q); TTFT_q = W_q + t_pf. With c_s² = 1 this is
+  the M/M/1 wait exactly. It still errs on the slow side: an engine prefills several queued
+  prompts in one step, which a one-at-a-time server does not.
 - saturated when ρ ≥ 1 or no decode batch within the pool and max_num_seqs carries the rate.
 
 **Disaggregation** (x prefill replicas, y decode replicas of the same shape): the prefill pool
@@ -96,9 +98,16 @@ Evaluator = Callable[[Deployment, Load, int], LoadEval]  # one replica, load, re
 
 def mm1_wait_quantile_s(service_s, load, q):
     """q-quantile of an M/M/1 wait [s]: s / (1 − ρ) · ln(ρ / (1 − q)), 0 when ρ ≤ 1 − q."""
+    return kingman_wait_quantile_s(service_s, load, q, ca2=1.0, cs2=1.0)
+
+
+def kingman_wait_quantile_s(service_s, load, q, ca2=1.0, cs2=0.0):
+    """q-quantile of a single-server queue's wait by Kingman's approximation [s]:
+    m · ln(ρ / (1 − q)) with m = (c_a² + c_s²) / 2 · s / (1 − ρ), 0 when ρ ≤ 1 − q
+    (defaults: Poisson arrivals, constant service)."""
     if load <= 1 - q:
         return 0.0
-    return service_s / (1 - load) * math.log(load / (1 - q))
+    return (ca2 + cs2) / 2 * service_s / (1 - load) * math.log(load / (1 - q))
 
 
 def poisson_quantile(mean, z):
@@ -174,7 +183,8 @@ def _ttft(
     else:
         service = shape.t_prefill_s / shape.pp
     return {
-        k: mm1_wait_quantile_s(service, rho, q) + shape.t_prefill_s + extra_s for k, q in Q.items()
+        k: kingman_wait_quantile_s(service, rho, q) + shape.t_prefill_s + extra_s
+        for k, q in Q.items()
     }
 
 
