@@ -45,7 +45,7 @@ def decode_records() -> list[dict]:
 
 def _deployment(record: dict):
     from calc.data.registry import load_hardware, load_model
-    from calc.deploy.deployment import Deployment
+    from calc.deploy.deployment import Deployment, EngineSettings
 
     hw = next(v for k, v in HARDWARE.items() if record["hardware"].startswith(k))
     return Deployment.build(
@@ -53,6 +53,8 @@ def _deployment(record: dict):
         load_hardware(hw),
         tp=record["tensor_parallel"],
         weight_dtype=record["precision"],
+        # gpt-fast all-reduces through torch.distributed, i.e. NCCL (no custom kernels)
+        engine=EngineSettings(allreduce="nccl"),
     )
 
 

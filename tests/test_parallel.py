@@ -38,9 +38,7 @@ def test_kv_heads_replicate_when_fewer_than_tp():
     layout = attention_layout(cfg)
     h100 = load_hardware("h100")
     assert layout.n_kv_heads == 8
-    kv = [
-        R.deployment(cfg, h100, tp=tp).per_gpu.kv_cache_bytes(8192, 1) for tp in (1, 8, 16)
-    ]
+    kv = [R.deployment(cfg, h100, tp=tp).per_gpu.kv_cache_bytes(8192, 1) for tp in (1, 8, 16)]
     # tp 1: 80 × 2 × 8 × 128 × 2 B × 8192 = 2,684,354,560; tp 8 and 16: one KV head each
     assert kv == [2_684_354_560, 335_544_320, 335_544_320]
 
@@ -69,19 +67,67 @@ def test_all_to_all_and_p2p_times():
     assert p2p_time_s(1e6, 450e9, 5e-6) == pytest.approx(1e6 / 450e9 + 5e-6)
 
 
+def _nccl_step(cfg, hw, **kw):
+    from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.deploy.steps import step_of
+
+    batch, ctx = kw.pop("batch"), kw.pop("ctx")
+    dep = Deployment.build(cfg, hw, engine=EngineSettings(allreduce="nccl"), **kw)
+    return step_of(dep, batch=batch, ctx=ctx)
+
+
 def test_tp_adds_two_allreduces_per_layer():
     cfg, hw = load_model("llama3-70b"), load_hardware("h100")
-    step = decode_step(cfg, hw, batch=1, ctx=1024, tp=4)
+    step = _nccl_step(cfg, hw, batch=1, ctx=1024, tp=4)
     ar = next(o for o in step.ops if o.name == "tp_allreduce")
     # 160 all-reduces of 8192 × 2 B = 16,384 B
     msg = 16_384
     assert ar.bytes == 160 * msg
     # NCCL's cost model picks LL for 16 KiB: base 3.6 us + 2·(4−1) = 6 hops × 0.47 us (the
     # profile's LL128 hop 1.9 us × 0.47/1.9) + 2·3/4 × 16,384 B / (450e9 B/s × 1/4)
-    # = 3.6 + 2.82 + 0.218453 = 6.638453 us; × 160 = 1.0621525 ms (h100 has no kernel cost)
-    assert ar.time_s == pytest.approx(160 * (3.6e-6 + 6 * 0.47e-6 + 1.5 * msg / 112.5e9), rel=1e-9)
-    assert ar.time_s == pytest.approx(1.0621525e-3, rel=1e-7)
+    # = 3.6 + 2.82 + 0.218453 = 6.638453 us, plus one kernel's fixed cost 5.6 us = 12.238453 us;
+    # × 160 = 1.9581525 ms
+    one = 3.6e-6 + 6 * 0.47e-6 + 1.5 * msg / 112.5e9 + 5.6e-6
+    assert ar.time_s == pytest.approx(160 * one, rel=1e-9)
+    assert ar.time_s == pytest.approx(1.9581525e-3, rel=1e-7)
     assert ar.bound == "network"
+    # the engine's own kernels (vLLM's default): NVLS on the H100 NVSwitch is the least time,
+    # 2 barriers × 0.47 us + 3/4 × 16,384 B / 450e9 B/s = 0.94 + 0.0273 = 0.96731 us (one-shot:
+    # 0.94 + 3 × 0.036409 = 1.04923 us), + 5.6 us kernel = 6.56731 us; × 160 = 1.05077 ms
+    eng = next(o for o in decode_step(cfg, hw, batch=1, ctx=1024, tp=4).ops
+               if o.name == "tp_allreduce")  # fmt: skip
+    nvls = 2 * 0.47e-6 + 0.75 * msg / 450e9 + 5.6e-6
+    assert eng.time_s == pytest.approx(160 * nvls, rel=1e-9)
+
+
+def test_engine_allreduce_algorithms_by_size():
+    from calc.deploy.parallel import CUSTOM_MAX_BYTES, Link, allreduce_cost
+
+    # H100 NVLink: 450e9 B/s per direction, LL128 hop 1.9 us (a barrier: 0.47 us), domain 8
+    plain = Link(450e9, 1.9e-6, 8, 50e9, 4e-6, custom=True)
+    # 16 KiB over 8: one-shot 0.94 + 7 × 16,384 / 450e9 = 0.94 + 0.2549 = 1.1949 us; two-shot
+    # 1.41 + 14/8 × 0.036409 = 1.4737 us; NCCL LL 3.6 + 14 × 0.47 + ... > 10 us
+    c = allreduce_cost(16_384, 8, plain)
+    assert c.protocol == "one-shot"
+    assert c.time_s(16_384) == pytest.approx(0.94e-6 + 7 * 16_384 / 450e9, rel=1e-9)
+    # 4 MiB: two-shot 1.41 us + 1.75 × 4,194,304 / 450e9 = 1.41 + 16.31 = 17.72 us beats
+    # one-shot (0.94 + 65.24 us) and NCCL Simple (8.4 + 14 × 3.4 × 0.47... + 1.75 × M / B)
+    c = allreduce_cost(4 * 2**20, 8, plain)
+    assert c.protocol == "two-shot"
+    # past vLLM's 8 MiB buffer the custom kernels are not used: NCCL again
+    assert allreduce_cost(CUSTOM_MAX_BYTES + 1, 8, plain).protocol in ("LL", "LL128", "Simple")
+    # NVLS where the switch multicasts: 7/8 × M / B at any size
+    nvls = Link(450e9, 1.9e-6, 8, 50e9, 4e-6, custom=True, multicast=True)
+    big = allreduce_cost(64 * 2**20, 8, nvls)
+    assert big.protocol == "NVLS"
+    assert big.time_s(64 * 2**20) == pytest.approx(0.94e-6 + 7 / 8 * 64 * 2**20 / 450e9)
+    # outside the NVLink domain (16 GPUs on HGX 8) only NCCL runs
+    assert allreduce_cost(16_384, 16, nvls).protocol in ("LL", "LL128", "Simple")
+    # an engine setting of "nccl" turns the custom kernels off
+    from calc.deploy.deployment import EngineSettings
+
+    with pytest.raises(InvalidInputError, match="--allreduce 'mpi'"):
+        EngineSettings(allreduce="mpi")
 
 
 def test_pp_adds_stage_sends_and_does_not_shorten_the_step():
@@ -90,7 +136,8 @@ def test_pp_adds_stage_sends_and_does_not_shorten_the_step():
     two = decode_step(cfg, hw, batch=2, ctx=1024, pp=2).time_s
     # one send of 2 × 8192 × 2 B = 32,768 B between the two stages
     bw, lat = hw.interconnect_bandwidth_bytes_per_s, hw.interconnect_latency_s
-    assert two - one == pytest.approx(32_768 / bw + lat, rel=1e-9)
+    # M / B + α + one kernel's fixed cost (5.6 us) = 0.0728 + 1.9 + 5.6 = 7.5728 us
+    assert two - one == pytest.approx(32_768 / bw + lat + 5.6e-6, rel=1e-9)
     assert shard(cfg, pp=3).layers_per_stage == 27  # ceil(80 / 3)
 
 
@@ -166,7 +213,7 @@ def test_allreduce_past_the_scale_up_domain_crosses_the_network():
 def test_kernel_fixed_cost_from_the_profile():
     cfg = load_model("llama2-7b")
     a100, h100 = load_hardware("a100-80g"), load_hardware("h100")
-    assert h100.kernel_overhead_s is None
+    assert h100.kernel_overhead_s == a100.kernel_overhead_s == 5.6e-6  # assumed equal to the fit
     step = decode_step(cfg, a100, batch=1, ctx=100)
     # 32 layers × 9 kernels (2 norms, qkv, rope/KV write + attention, o_proj, 3 FFN)
     # + embedding, final norm, lm_head, sampler = 292 kernels

@@ -35,7 +35,7 @@ def test_hand_worked_schedule():
     assert np.isnan(r.tpot_each_s[2])  # one output token: no TPOT
     assert r.iterations == 4
     assert r.preemptions == 0
-    assert r.queue_len_max == 1  # r2 left waiting at 1.6 (r1 admitted)
+    assert r.queue_len_max == 2  # r1 and r2 both waiting from 0.6 to 1.6
     # time-average of the waiting requests = their waits / makespan = (1.1 + 2.5) / 5.5
     assert r.queue_len_mean == pytest.approx(3.6 / 5.5)
     assert r.makespan_s == pytest.approx(5.5)
@@ -97,9 +97,7 @@ def test_prefix_sharing_skips_the_shared_prefill():
     # prompt 16, half shared in whole blocks of 4 → 8 tokens computed: 1 + 0.1 × 8 = 1.8 s
     lim = Limits(pool_blocks=100, block_size=4, max_batched_tokens=64, max_num_seqs=4)
     step = AffineStepTime(fixed_s=1.0, per_token_s=0.1)
-    r = simulate_requests(
-        [0.0], [16], [1], limits=lim, step=step, prefix_shared_fraction=0.5
-    )
+    r = simulate_requests([0.0], [16], [1], limits=lim, step=step, prefix_shared_fraction=0.5)
     assert r.ttft_each_s == pytest.approx([1.8])
 
 
@@ -190,3 +188,44 @@ def test_replicas_share_arrivals_round_robin():
     assert r2.groups == 2
     assert r2.tpot_s["p50"] == pytest.approx(r1.tpot_s["p50"])
     assert r2.ttft_s["p50"] == pytest.approx(r1.ttft_s["p50"])
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_fast_scheduler_matches_the_one_by_one_rules(seed):
+    # random small scenarios (tiny pools: preemptions; small budgets: chunking; max_num_seqs
+    # caps; prefix sharing): the aggregate loop gives the reference loop's exact schedule
+    from calc.serve.scheduler import run_group
+    from calc.serve.simulate import simulate_group_reference
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 60))
+    B = int(rng.choice([1, 2, 4, 16]))
+    arrival = np.sort(rng.exponential(2.0, n).cumsum() * rng.uniform(0.05, 1)).tolist()
+    prompt = rng.integers(1, 80, n).tolist()
+    gen = rng.integers(1, 40, n).tolist()
+    shared = [(int(p * 0.3) // B) * B if seed % 3 == 0 else 0 for p in prompt]
+    shared = [min(s, ((p - 1) // B) * B) for s, p in zip(shared, prompt, strict=True)]
+    need = max(-(-(p + g - s) // B) for p, g, s in zip(prompt, gen, shared, strict=True))
+    lim = Limits(
+        pool_blocks=int(need + rng.integers(0, 3 * need) + -(-max(shared) // B)),
+        block_size=B,
+        max_batched_tokens=int(rng.integers(8, 120)),
+        max_num_seqs=int(rng.integers(1, 12)),
+    )
+    step = AffineStepTime(fixed_s=0.01, per_token_s=0.001, per_ctx_s=1e-5)
+    a = run_group(arrival, prompt, gen, shared, lim, step)
+    b = simulate_group_reference(arrival, prompt, gen, shared, lim, step)
+    assert a.preemptions == b.preemptions
+    assert a.iterations == b.iterations
+    assert a.admitted == pytest.approx(b.admitted)
+    assert a.first_token == pytest.approx(b.first_token)
+    assert a.finish == pytest.approx(b.finish)
+    assert a.queue_max == b.queue_max
+    assert a.queue_area == pytest.approx(b.queue_area)
+
+
+def test_request_longer_than_max_model_len_is_refused():
+    lim = Limits(pool_blocks=100, block_size=4, max_batched_tokens=100, max_num_seqs=10,
+                 max_model_len=20)  # fmt: skip
+    r = simulate_requests([0.0, 1.0], [10, 15], [10, 6], limits=lim, step=AffineStepTime(1.0))
+    assert r.rejected == 1 and r.n_requests == 1  # 10 + 10 fits, 15 + 6 = 21 does not

@@ -36,6 +36,24 @@ class Efficiency(Schema):
     source: Text
     # fp8 GEMMs where measured apart from bf16 (of the fp8 peak); None: the matmul band
     matmul_fp8: Band | None = None
+    # weight-only quantised GEMMs (int8, int4 dequantised to bf16 inside the kernel): the
+    # fraction of the memory band their weight streaming reaches, by format family
+    # ("int8", "int4"); None or a missing key: 1 (the memory band itself)
+    weight_only: dict[Literal["int8", "int4"], Fraction] | None = None
+    # MoE routed experts' grouped GEMMs: the fraction of a dense GEMM's rates (both the matmul
+    # and the memory band) they reach; None: 1
+    grouped_gemm: Fraction | None = None
+    weight_only_source: Text | None = None
+    grouped_gemm_source: Text | None = None
+
+
+@schema
+class GemmPoint(Schema):
+    """One point of a measured small-M GEMM curve: at ``m`` rows a GEMM takes ``slowdown`` ×
+    its roofline time at the profile's bands (1: on the roofline)."""
+
+    m: Annotated[int, Bounds(gt=0, le=10**7)]
+    slowdown: Annotated[float, Bounds(ge=0.5, le=100)]
 
 
 @schema
@@ -85,10 +103,20 @@ class HardwareProfile(Schema):
     scale_up_domain_gpus: Annotated[int, Bounds(gt=0, le=100_000)] | None = None
     interconnect_source: Text | None = None  # where the scale-up bandwidth and latency come from
     scale_out: ScaleOut | None = None  # between scale-up domains (nodes / racks)
+    # the scale-up switch reduces and multicasts (NVLink SHARP, "NVLS": NVSwitch gen 3 on HGX
+    # Hopper, Blackwell HGX and NVL72), so an all-reduce can move (n−1)/n of the message
+    # instead of a ring's 2(n−1)/n; None: no
+    scale_up_multicast: bool | None = None
     # Fixed cost of one GPU kernel in a serving step (CUDA-graph replay of the launch, the
     # kernel's ramp-up and tail), added to each op's roofline time per kernel [s]; None: 0
     kernel_overhead_s: Annotated[float, Bounds(ge=0, le=1e-3)] | None = None
     kernel_overhead_source: Text | None = None
+    # Tensor-core tile rows of the smallest GEMM tile: a GEMM of M rows computes
+    # ceil(M / gemm_tile_m) × gemm_tile_m of them (Hopper wgmma: 64) [rows]; None: no padding
+    gemm_tile_m: Annotated[int, Bounds(gt=0, le=1024)] | None = None
+    # measured small-M curve (``kvcalc measure --save-calibration``): slowdown vs M, sorted by
+    # m, interpolated linearly in log M; it replaces the tile padding where given
+    gemm_m_curve: list[GemmPoint] | None = None
     notes: str | None = None
 
     @property

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from calc.formulas.attention_layout import AttentionLayout
 
 ENGINE_NAMES = ("vllm", "sglang", "trtllm")
+ALLREDUCE_KINDS = ("custom", "nccl")
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -58,8 +59,16 @@ class EngineSettings:
     activation_bytes: float | None = None  # a measured activation peak; None: modelled
     overhead_bytes: float | None = None  # measured non-torch memory; None: modelled by TP
     max_model_len: int | None = None  # contiguous preallocation per sequence; None: model max
+    # tensor-parallel all-reduce: "custom" (the engine's one-shot/two-shot kernels and NVLS
+    # within an NVLink domain, NCCL beyond) or "nccl" (NCCL alone, as plain PyTorch code such
+    # as gpt-fast runs); None: the engine's default, custom for vLLM, SGLang and TensorRT-LLM
+    allreduce: str | None = None
 
     def __post_init__(self) -> None:
+        if self.allreduce not in (None, *ALLREDUCE_KINDS):
+            raise InvalidInputError(
+                f"--allreduce {self.allreduce!r} is not one of: {', '.join(ALLREDUCE_KINDS)}"
+            )
         if self.name not in ENGINE_NAMES:
             raise InvalidInputError(
                 f"--engine {self.name!r} is not one of: {', '.join(ENGINE_NAMES)}"
@@ -314,6 +323,13 @@ class Deployment:
         )
 
     # -- the engine -------------------------------------------------------------------------
+
+    @property
+    def custom_allreduce(self) -> bool:
+        """Whether tensor-parallel all-reduces may use the engine's own kernels (one-shot,
+        two-shot, NVLS) where the group is inside one NVLink domain: every modelled engine
+        does by default; ``allreduce="nccl"`` says NCCL alone."""
+        return self.engine.allreduce != "nccl"
 
     @cached_property
     def engine_config(self):

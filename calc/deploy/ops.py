@@ -91,6 +91,12 @@ class Op:
     attention: bool = False  # timed at the 16-bit peak (see calc.reports.latency)
     vector: bool = False  # CUDA-core fp32 work (SSM scans, conv1d): timed at the fp32 peak
     kernels: Any = 0  # GPU kernels the op stands for, summed over its layers (fixed cost each)
+    # a GEMM over weights: their checkpoint format (picks the tensor-core dtype and, for
+    # weight-only formats, the kernel's streaming efficiency), its rows M per GEMM (tokens;
+    # tokens per expert for routed experts) and whether it is a MoE grouped GEMM
+    fmt: str | None = None
+    gemm_m: Any = None
+    grouped: bool = False
 
 
 @dataclass(frozen=True)
@@ -104,6 +110,9 @@ class Sizes:
     state: float | None = None
     # bytes per weight of each component (calc.deploy.checkpoint names); None: ``weight`` for all
     components: Mapping[str, float] | None = field(default=None, compare=False)
+    # format of each component's weights (calc.deploy.checkpoint); None: unknown (plain GEMMs)
+    formats: Mapping[str, str] | None = field(default=None, compare=False)
+    fmt: str | None = None  # the format of the component ``of`` selected
 
     @property
     def ssm_state(self) -> float:
@@ -111,9 +120,10 @@ class Sizes:
 
     def of(self, component: str) -> Sizes:
         """These sizes with the weights of ``component`` (its checkpoint format)."""
+        fmt = None if self.formats is None else self.formats[component]
         if self.components is None:
-            return self
-        return replace(self, weight=self.components[component])
+            return replace(self, fmt=fmt)
+        return replace(self, weight=self.components[component], fmt=fmt)
 
 
 def _linear(name, tokens, d_in, d_out, layers, z: Sizes, flops=None, extra_params=0):
@@ -122,7 +132,15 @@ def _linear(name, tokens, d_in, d_out, layers, z: Sizes, flops=None, extra_param
     fl = F.linear_flops(tokens, d_in, d_out) if flops is None else flops
     w = (d_in * d_out + extra_params) * z.weight
     act = tokens * (d_in + d_out) * z.act
-    return Op(name, layers * fl, layers * (w + act), weight_bytes=layers * w, kernels=layers)
+    return Op(
+        name,
+        layers * fl,
+        layers * (w + act),
+        weight_bytes=layers * w,
+        kernels=layers,
+        fmt=z.fmt,
+        gemm_m=tokens,
+    )
 
 
 def _attention(score_flops, value_flops, kv_bytes, act_bytes, weight_bytes=0, layers=0):
@@ -433,9 +451,8 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z):
     ops = []
     if cfg.n_dense_ffn_layers:
         n = cfg.n_dense_ffn_layers
-        w = (n_mat * d * s.d_ffn + cfg.ffn_bias * (s.d_ffn * (1 + gated) + d)) * z.of(
-            "dense_ffn"
-        ).weight
+        zf = z.of("dense_ffn")
+        w = (n_mat * d * s.d_ffn + cfg.ffn_bias * (s.d_ffn * (1 + gated) + d)) * zf.weight
         act = tokens * 2 * d * z.act
         ops.append(
             Op(
@@ -444,6 +461,8 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z):
                 n * (w + act),
                 weight_bytes=n * w,
                 kernels=FFN_KERNELS * n,
+                fmt=zf.fmt,
+                gemm_m=tokens,
             )
         )
     m = cfg.moe
@@ -467,10 +486,11 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z):
         touched = s.n_experts * (
             F.expected_active_experts(E, k, stage_tokens if s.ep > 1 else tokens) / E
         )
+        zr = z.of("routed_experts")
         w = (
             touched
             * (n_mat * d * s.d_expert_ffn + cfg.ffn_bias * (s.d_expert_ffn * (1 + gated) + d))
-            * z.of("routed_experts").weight
+            * zr.weight
         )
         ops.append(
             Op(
@@ -479,10 +499,14 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z):
                 n * (w + routes * 2 * d * z.act),
                 weight_bytes=n * w,
                 kernels=FFN_KERNELS * n,
+                fmt=zr.fmt,
+                gemm_m=routes / touched,  # rows of each touched expert's GEMM (mean)
+                grouped=True,
             )
         )
         if m.n_shared_experts:
-            w = m.n_shared_experts * n_mat * d * s.d_shared_ffn * z.of("shared_experts").weight
+            zs = z.of("shared_experts")
+            w = m.n_shared_experts * n_mat * d * s.d_shared_ffn * zs.weight
             ops.append(
                 Op(
                     "shared_experts",
@@ -490,6 +514,8 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z):
                     n * (w + tokens * 2 * d * z.act),
                     weight_bytes=n * w,
                     kernels=FFN_KERNELS * n,
+                    fmt=zs.fmt,
+                    gemm_m=tokens,
                 )
             )
     return ops

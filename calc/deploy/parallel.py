@@ -45,6 +45,7 @@ charged at the network's rate too).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, replace
 
 from calc.data.limits import MAX_PARALLEL, check_positive_int
@@ -107,13 +108,17 @@ LL_MULTINODE_INTRA_HOP = 1.8  # tuning.cc: intraLat *= 1.8 for LL when nNodes > 
 @dataclass(frozen=True)
 class Link:
     """The links one GPU's collectives use: the scale-up link (per direction [bytes/s], one
-    LL128 ring hop [s]) within ``domain_gpus`` GPUs, and the scale-out network beyond it."""
+    LL128 ring hop [s]) within ``domain_gpus`` GPUs, and the scale-out network beyond it;
+    ``custom``: the engine's own all-reduce kernels may run inside the domain; ``multicast``:
+    the switch reduces and multicasts (NVLS)."""
 
     bandwidth_bytes_per_s: float
     latency_s: float
     domain_gpus: int | None = None
     net_bandwidth_bytes_per_s: float | None = None
     net_latency_s: float | None = None
+    custom: bool = False
+    multicast: bool = False
 
     def nodes(self, n: int) -> int:
         """Scale-up domains a group of ``n`` GPUs spans (1 without a known network)."""
@@ -130,16 +135,56 @@ class Link:
 
 @dataclass(frozen=True)
 class AllReduceCost:
-    """One all-reduce under one protocol: time = latency_s + steps / n · M / bandwidth."""
+    """One all-reduce under one protocol or algorithm: time = latency_s + steps / n · M /
+    bandwidth, for messages up to ``max_bytes`` (None: any size; beyond it, never chosen)."""
 
     protocol: str
     latency_s: float
     steps: int
     n: int
     bandwidth_bytes_per_s: float
+    max_bytes: float | None = None
 
     def time_s(self, message_bytes):
-        return self.latency_s + self.steps / self.n * message_bytes / self.bandwidth_bytes_per_s
+        t = self.latency_s + self.steps / self.n * message_bytes / self.bandwidth_bytes_per_s
+        if self.max_bytes is None:
+            return t
+        if hasattr(message_bytes, "shape"):
+            import numpy as np
+
+            return np.where(message_bytes <= self.max_bytes, t, np.inf)
+        return t if message_bytes <= self.max_bytes else math.inf
+
+
+# The engines' own all-reduce kernels inside one NVLink domain (vLLM csrc/custom_all_reduce.cuh,
+# ported by SGLang; TensorRT-LLM's ONESHOT/TWOSHOT strategies), an α–β model each. A barrier
+# is a flag written to every peer over NVLink and polled: one LL-protocol hop (NCCL's
+# hwLat[NVLink][Ring][LL], 0.47 / 1.9 of the profile's LL128 hop).
+#   one-shot: every GPU reads all n − 1 peers' whole buffers and reduces: 2 barriers +
+#     (n − 1) · M / B;
+#   two-shot: reduce-scatter then all-gather through peer memory: 3 barriers +
+#     2 (n − 1) / n · M / B;
+#   NVLS (multimem, where the switch reduces and multicasts): 2 barriers + (n − 1) / n · M / B.
+# One-shot and two-shot run up to vLLM's buffer, 8 MiB (custom_all_reduce.py max_size); the
+# engine picks by message size, which the least time stands for here.
+CUSTOM_MAX_BYTES = 8 * 1024 * 1024
+BARRIER_HOP = 0.47 / 1.9
+
+
+def custom_allreduce_costs(n: int, link: Link) -> list[AllReduceCost]:
+    """The engine's one-shot, two-shot and (with multicast) NVLS costs over ``n`` GPUs, or
+    none when the group leaves the NVLink domain or the engine runs NCCL alone."""
+    inside = link.domain_gpus is not None and 2 <= n <= link.domain_gpus
+    if not link.custom or not inside:
+        return []
+    hop, bw = link.latency_s * BARRIER_HOP, link.bandwidth_bytes_per_s
+    costs = [
+        AllReduceCost("one-shot", 2 * hop, n * (n - 1), n, bw, CUSTOM_MAX_BYTES),
+        AllReduceCost("two-shot", 3 * hop, 2 * (n - 1), n, bw, CUSTOM_MAX_BYTES),
+    ]
+    if link.multicast:
+        costs.append(AllReduceCost("NVLS", 2 * hop, n - 1, n, bw))
+    return costs
 
 
 def allreduce_costs(n: int, link: Link) -> list[AllReduceCost]:
@@ -157,17 +202,19 @@ def allreduce_costs(n: int, link: Link) -> list[AllReduceCost]:
         if inter:
             lat += inter * link.net_latency_s * p.net_hop
         costs.append(AllReduceCost(p.name, lat, steps, n, bw * p.bandwidth_fraction))
-    return costs
+    return costs + custom_allreduce_costs(n, link)
 
 
 def allreduce_cost(message_bytes: float, n: int, link: Link) -> AllReduceCost:
-    """The protocol NCCL picks for one all-reduce of ``message_bytes`` (least time)."""
+    """The protocol or algorithm picked for one all-reduce of ``message_bytes`` (least time:
+    NCCL's protocols, and the engine's own kernels where ``link`` allows them)."""
     return min(allreduce_costs(n, link), key=lambda c: c.time_s(message_bytes))
 
 
 def allreduce_time_s(message_bytes, n: int, link: Link):
-    """All-reduce of ``message_bytes`` over ``n`` GPUs [s] by NCCL's cost model: the least time
-    over its protocols (element-wise for arrays); 0 for one GPU."""
+    """All-reduce of ``message_bytes`` over ``n`` GPUs [s]: the least time over NCCL's
+    protocols and the engine's own kernels (``allreduce_costs``; element-wise for arrays); 0
+    for one GPU."""
     if n == 1:
         return 0 * message_bytes
     times = [c.time_s(message_bytes) for c in allreduce_costs(n, link)]

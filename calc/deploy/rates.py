@@ -15,11 +15,31 @@ Achievable rates are peak × efficiency. ``efficiency`` picks the band of the ha
 ``peak`` (100%: the speed of light), ``low``, ``expected`` or ``high``. GEMMs in fp8 take the
 profile's ``matmul_fp8`` band where it has one; attention and CUDA-core work the bf16 band.
 Every kernel pays the profile's ``kernel_overhead_s`` (none at ``peak``).
+
+GEMMs over weights (ops with a ``fmt``) are timed per their own component's format: a 16-bit
+lm_head or router beside fp8 linear layers runs at the 16-bit rate (ModelOpt and
+llm-compressor leave them unquantised). Beyond the roofline of their FLOPs and bytes they pay:
+
+- **small M**: tensor cores compute whole tiles, so a GEMM of M rows computes
+  ceil(M / tile) × tile of them (``gemm_tile_m``: Hopper's wgmma is 64 rows); routed experts
+  pad each touched expert's rows (``Op.gemm_m`` is their mean). A measured curve
+  (``gemm_m_curve``, from ``kvcalc measure``) replaces the padding: the roofline time × its
+  slowdown at M, interpolated linearly in log M and held at its ends.
+- **weight-only kernels** (int8/int4 weights dequantised to bf16 inside the GEMM, on hardware
+  without a tensor-core rate of the format): their weights stream at the profile's
+  ``efficiency.weight_only`` fraction of the memory band (the dequantisation in the inner
+  loop keeps such kernels from reaching a plain GEMV's bandwidth).
+- **grouped GEMMs** (MoE routed experts): both rates × ``efficiency.grouped_gemm``.
+
+None of these applies at ``peak`` (the speed of light).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
 
 from calc.data.hardware_schema import Band, HardwareProfile
 from calc.deploy.ops import ALL_TO_ALL, ALLREDUCE, COMPUTE, Op
@@ -128,13 +148,32 @@ class Rates:
     vector_flops_per_s: float  # fp32 CUDA-core rate (SSM scans, conv1d)
     kernel_s: float = 0.0  # fixed cost of one kernel [s] (profile's kernel_overhead_s)
     link: Link | None = None  # scale-up link, domain and scale-out network of collectives
+    # GEMMs by weight format (see the module docstring)
+    linear_fmt: str | None = None  # the deployment's linear format: its GEMMs run at flops_per_s
+    gemm_flops_per_s: Mapping[str, float] = field(default_factory=dict)  # per tensor-core dtype
+    weight_only: Mapping[str, float] = field(default_factory=dict)  # family -> memory fraction
+    grouped: float = 1.0  # MoE grouped GEMMs' fraction of both rates
+    tile_m: int | None = None  # GEMM rows are padded to a multiple of this
+    m_curve: tuple[tuple[float, float], ...] | None = None  # (log M, slowdown), sorted
+    dtype: str = "bf16"  # the tensor-core dtype of flops_per_s
 
 
-def rates(hw: HardwareProfile, dtype: str, efficiency: str) -> Rates:
+def rates(
+    hw: HardwareProfile,
+    dtype: str,
+    efficiency: str,
+    linear_fmt: str | None = None,
+    custom_allreduce: bool = False,
+) -> Rates:
+    """The rates of ``hw`` computing its linear layers (format ``linear_fmt``) in ``dtype``;
+    ``custom_allreduce``: the engine's own all-reduce kernels run inside an NVLink domain."""
     m, b = efficiencies(hw, efficiency)  # attention and CUDA-core work: the 16-bit band
     m_gemm = efficiencies(hw, efficiency, dtype)[0]
     attn = dtype if dtype in ("bf16", "fp16", "fp32", "tf32") else "bf16"
     peaks = hw.peak_flops_per_s
+    real = efficiency != "peak"  # the speed of light pays no kernel inefficiency
+    e = hw.efficiency
+    curve = hw.gemm_m_curve if real else None
     return Rates(
         peaks[dtype] * m_gemm,
         hw.hbm_bandwidth_bytes_per_s * b,
@@ -144,13 +183,21 @@ def rates(hw: HardwareProfile, dtype: str, efficiency: str) -> Rates:
         peaks.get("fp32", peaks[attn]) * m,
         # the speed of light has no fixed costs
         0.0 if efficiency == "peak" else hw.kernel_overhead_s or 0.0,
-        link_of(hw),
+        link_of(hw, custom_allreduce),
+        linear_fmt,
+        {d: p * efficiencies(hw, efficiency, d)[0] for d, p in peaks.items()},
+        dict(e.weight_only or {}) if real else {},
+        (e.grouped_gemm or 1.0) if real else 1.0,
+        hw.gemm_tile_m if real else None,
+        None if not curve else tuple((math.log(p.m), p.slowdown) for p in curve),
+        dtype,
     )
 
 
-def link_of(hw: HardwareProfile) -> Link:
+def link_of(hw: HardwareProfile, custom_allreduce: bool = False) -> Link:
     """The collectives' links of ``hw``: NVLink/xGMI within its scale-up domain, its scale-out
-    network beyond (when the profile gives them)."""
+    network beyond (when the profile gives them); ``custom_allreduce``: the engine's own
+    all-reduce kernels may run inside the domain (NVLS where the switch multicasts)."""
     out = hw.scale_out
     return Link(
         hw.interconnect_bandwidth_bytes_per_s,
@@ -158,6 +205,8 @@ def link_of(hw: HardwareProfile) -> Link:
         hw.scale_up_domain_gpus,
         None if out is None else out.bandwidth_bytes_per_s,
         None if out is None else out.latency_s,
+        custom_allreduce,
+        bool(hw.scale_up_multicast),
     )
 
 
@@ -167,11 +216,81 @@ def flops_rate(op: Op, r: Rates) -> float:
     return r.attention_flops_per_s if op.attention else r.flops_per_s
 
 
+def weight_only_family(fmt: str | None) -> str | None:
+    """The weight-only kernel family of a weight format: "int8", "int4" (4-bit integer and
+    4-bit float formats dequantised to bf16 alike), None for a plain or fp8 format."""
+    if fmt is None:
+        return None
+    if fmt.startswith("int8"):
+        return "int8"
+    if fmt.startswith(("int4", "fp4", "mxfp4", "nvfp4")):
+        return "int4"
+    return None
+
+
+def _padded_rows(m, tile: int):
+    """ceil(m / tile) × tile, for numbers or numpy arrays (rows of at least one tile)."""
+    return -(-m // tile) * tile
+
+
+def _slowdown(m, curve):
+    import numpy as np
+
+    xs, ys = zip(*curve, strict=True)
+    out = np.interp(np.log(np.maximum(m, 1)), xs, ys)
+    return out if hasattr(m, "shape") else float(out)
+
+
+@dataclass(frozen=True)
+class GemmTerms:
+    """A GEMM's roofline terms as timed: FLOPs (rows padded to whole tiles) at its format's
+    rate, bytes (weight-only weights scaled up by 1 / their streaming fraction) at the memory
+    band (both rates × the grouped-GEMM factor), and the measured small-M slowdown (1 without
+    a curve). Time = max(flops / flops_per_s, bytes / bytes_per_s) × slowdown."""
+
+    flops: Any
+    flops_per_s: float
+    bytes: Any
+    bytes_per_s: float
+    slowdown: Any = 1.0
+
+    @property
+    def time_s(self):
+        return op_time_s(self.flops, self.bytes, self.flops_per_s, self.bytes_per_s) * self.slowdown
+
+
+def gemm_terms(op: Op, r: Rates) -> GemmTerms:
+    """The terms of a GEMM over weights (``op.fmt`` set; see the module docstring)."""
+    own = op.fmt == r.linear_fmt or not r.gemm_flops_per_s
+    dt = r.dtype if own else compute_dtype(op.fmt, r.gemm_flops_per_s)
+    f = r.flops_per_s if dt == r.dtype else r.gemm_flops_per_s[dt]
+    fam = weight_only_family(op.fmt)
+    wo = r.weight_only.get(fam, 1.0) if fam is not None and dt in ("bf16", "fp16") else 1.0
+    g = r.grouped if op.grouped else 1.0
+    wb = op.weight_bytes
+    moved = op.bytes if wo == 1.0 else op.bytes - wb + wb / wo
+    m = op.gemm_m
+    if r.m_curve is not None and m is not None:
+        return GemmTerms(op.flops, f * g, moved, r.bytes_per_s * g, _slowdown(m, r.m_curve))
+    flops = op.flops
+    if r.tile_m and m is not None:
+        flops = flops * _padded_rows(m, r.tile_m) / m
+    return GemmTerms(flops, f * g, moved, r.bytes_per_s * g)
+
+
+def is_gemm(op: Op) -> bool:
+    """A compute op that is a GEMM over weights of a known format (timed by ``gemm_terms``)."""
+    return op.kind == COMPUTE and op.fmt is not None and not op.attention and not op.vector
+
+
 def op_time(op: Op, r: Rates):
     """Time of one op [s]: the roofline for compute ops, the collective's time otherwise, plus
     the fixed cost of each of its kernels (a collective is one kernel)."""
     if op.kind == COMPUTE:
-        t = op_time_s(op.flops, op.bytes, flops_rate(op, r), r.bytes_per_s)
+        if is_gemm(op):
+            t = gemm_terms(op, r).time_s
+        else:
+            t = op_time_s(op.flops, op.bytes, flops_rate(op, r), r.bytes_per_s)
         return t + op.kernels * r.kernel_s if op.kernels and r.kernel_s else t
     msg = op.bytes / op.count
     link = r.link or Link(r.link_bytes_per_s, r.link_latency_s)

@@ -112,6 +112,7 @@ class OpSetup:
     dtype: str
     weight_dtype: str
     kv_dtype: str
+    custom_allreduce: bool = False
 
 
 def op_setup(dep: Deployment) -> OpSetup:
@@ -124,9 +125,17 @@ def op_setup(dep: Deployment) -> OpSetup:
         activation_bytes_per_element(dtype),
         dep.state_bytes_per_element,
         dep.weight_bytes_per_element_by_component,
+        dep.weight_dtypes,
     )
     return OpSetup(
-        dep.model, dep.sharding, dep.layout, sizes, dtype, dep.weight_dtype, dep.kv_dtype
+        dep.model,
+        dep.sharding,
+        dep.layout,
+        sizes,
+        dtype,
+        dep.weight_dtype,
+        dep.kv_dtype,
+        dep.custom_allreduce,
     )
 
 
@@ -143,7 +152,7 @@ def _step(st: OpSetup, hw, efficiency, raw: list[Op]) -> Step:
     bytes only (times and bounds None)."""
     flops = sum(op.flops for op in raw)
     moved = sum(op.bytes for op in raw if op.kind == COMPUTE)
-    r = rates(hw, st.dtype, efficiency) if hw is not None else None
+    r = rates(hw, st.dtype, efficiency, st.weight_dtype, st.custom_allreduce) if hw else None
     times = [op_time(op, r) for op in raw] if r is not None else [None] * len(raw)
     timings = [
         OpTiming(

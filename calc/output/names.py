@@ -366,7 +366,7 @@ tpot_slo_s | s | setting | simulate | TPOT target of goodput (--tpot-slo; null: 
 rate_per_s | requests/s | setting | simulate plan | mean arrival rate asked for (--rate, or the sweep's rate; null: a trace's own times); plan: the Poisson rate it sizes deployments for
 offered_requests_per_s | requests/s | per deployment | simulate | arrival rate of the simulated requests: (n − 1) / (last arrival − first arrival)
 n_requests | count | per deployment | simulate | requests simulated (refused ones excluded)
-rejected_requests | count | per deployment | simulate | requests refused because prompt + output alone need more KV blocks than the pool holds
+rejected_requests | count | per deployment | simulate | requests refused because prompt + output alone need more KV blocks than the pool holds, or exceed the max model length
 ttft_p50_s | s | per sequence | simulate plan | median time to first token under load: first token − arrival (queueing, chunked prefill, shared iterations); plan: of the row's deployment at the plan's rate (rows[].method: simulated, or the analytic estimate)
 ttft_p90_s | s | per sequence | simulate | 90th percentile of the TTFT under load
 ttft_p99_s | s | per sequence | simulate plan | 99th percentile of the TTFT under load

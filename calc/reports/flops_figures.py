@@ -10,7 +10,7 @@ from calc.data.hardware_schema import HardwareProfile
 from calc.data.model_schema import ModelConfig
 from calc.deploy.ops import ALL_TO_ALL, ALLREDUCE, COMPUTE
 from calc.deploy.parallel import Link, allreduce_cost
-from calc.deploy.rates import flops_rate, ridge_points
+from calc.deploy.rates import flops_rate, gemm_terms, is_gemm, ridge_points
 from calc.deploy.steps import Step
 from calc.output.derivation import Figure, figure
 
@@ -25,19 +25,23 @@ def op_figures(prefix: str, step: Step) -> list[Figure]:
             if op.kernels and r.kernel_s:
                 fixed = " + {kernels} × {kernel_s} s"
                 extra = {"kernels": op.kernels, "kernel_s": r.kernel_s}
-            figs.append(
-                figure(
-                    f"{prefix}.{op.name}.time_s",
-                    t.time_s,
-                    "s",
-                    "max({flops} FLOP / {flops_per_s} FLOP/s, {bytes} B / {bytes_per_s} B/s)"
-                    + fixed,
-                    flops=op.flops,
-                    flops_per_s=flops_rate(op, r),
-                    bytes=op.bytes,
+            roof = "max({flops} FLOP / {flops_per_s} FLOP/s, {bytes} B / {bytes_per_s} B/s)"
+            if is_gemm(op):  # its own format's rate, padded rows, weight-only streaming
+                g = gemm_terms(op, r)
+                terms = dict(
+                    flops=g.flops, flops_per_s=g.flops_per_s, bytes=g.bytes,
+                    bytes_per_s=g.bytes_per_s,
+                )  # fmt: skip
+                if g.slowdown != 1.0:
+                    roof += " × {slowdown}"
+                    terms["slowdown"] = g.slowdown
+            else:
+                terms = dict(
+                    flops=op.flops, flops_per_s=flops_rate(op, r), bytes=op.bytes,
                     bytes_per_s=r.bytes_per_s,
-                    **extra,
-                )
+                )  # fmt: skip
+            figs.append(
+                figure(f"{prefix}.{op.name}.time_s", t.time_s, "s", roof + fixed, **terms, **extra)
             )
         else:
             figs.append(_collective_figure(prefix, op, t, r))

@@ -97,8 +97,9 @@ def _warnings(dep: Deployment, load: LoadSpec, r: SimResult) -> list[str]:
         out += list(load.arrival.notes)
     if r.rejected:
         out.append(
-            f"{r.rejected} requests need more KV blocks than the pool of "
-            f"{r.pool_blocks:,} holds and were refused (as an engine refuses them)"
+            f"{r.rejected} requests need more KV blocks than the pool of {r.pool_blocks:,} "
+            "holds, or are longer than the max model length, and were refused (as an engine "
+            "refuses them)"
         )
     if r.saturated:
         out.append(f"saturated: {r.saturation_reason}")

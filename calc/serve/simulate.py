@@ -35,8 +35,9 @@ rest of its prompt (attending to the prefix) and allocates blocks only for it.
 full attention, the engine's blocks; otherwise (sliding windows, SSM state, hybrid groups) the
 pool is counted in full-attention blocks of the same reach: the sequences of the workload's
 mean length the ledger fits, × the blocks each holds. A request whose prompt + output alone
-needs more blocks than the pool is refused (counted in ``rejected``), as an engine refuses a
-request longer than its KV cache.
+needs more blocks than the pool, or is longer than the engine's max model length (the
+model's context limit unless set), is refused (counted in ``rejected``), as an engine
+refuses it.
 
 Metrics (the conventions of vLLM's benchmark_serving): TTFT = first token − arrival; TPOT =
 (finish − first token) / (output tokens − 1), for requests of more than one output token; E2E =
@@ -59,21 +60,13 @@ from dataclasses import dataclass, field
 
 from calc.deploy.deployment import Deployment
 from calc.errors import InvalidInputError
+from calc.serve.scheduler import GroupOut, Limits, cdiv, run_group
 from calc.serve.workload import LoadSpec, sample_requests
+
+__all__ = ["Limits", "SimResult", "simulate", "simulate_requests"]
 
 PERCENTILES = {"p50": 50.0, "p90": 90.0, "p99": 99.0}
 SATURATION_SLOPE = 0.05  # s of extra wait per s of arrivals
-
-
-@dataclass(frozen=True)
-class Limits:
-    """A sequence group's scheduler limits: KV pool [blocks], tokens per block, tokens per
-    iteration (max batched tokens) and running sequences (max num seqs)."""
-
-    pool_blocks: int
-    block_size: int
-    max_batched_tokens: int
-    max_num_seqs: int
 
 
 @dataclass(frozen=True, eq=False)
@@ -128,38 +121,22 @@ class SimResult:
         )
 
 
-def _cdiv(a: int, b: int) -> int:
-    return -(-a // b)
-
-
 # -----------------------------------------------------------------------------------------
 # One sequence group
 
 
-@dataclass
-class _GroupOut:
-    first_token: list
-    finish: list
-    admitted: list
-    preemptions: int
-    queue_area: float
-    queue_max: int
-    used_area: float
-    t_start: float
-    t_end: float
-    iterations: int
-
-
-def simulate_group(arrival, prompt, gen, shared, limits: Limits, step) -> _GroupOut:
-    """Simulate one sequence group's requests (lists sorted by arrival; ``shared`` prefix
-    tokens per request, whole blocks) with the iteration time ``step`` (an object with
-    ``iteration_s(b, ctx_sum, chunks, rows)``, ``decode_s(b)`` and ``ctx_slope_s``)."""
+def simulate_group_reference(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
+    """One sequence group's requests (lists sorted by arrival; ``shared`` prefix tokens per
+    request, whole blocks) by the exact rules, one request at a time, every iteration: slow,
+    the reference ``calc.serve.scheduler.run_group`` is tested against. ``step`` is the
+    iteration time (``iteration_s(b, ctx_sum, chunks, rows)``, ``decode_s(b)``,
+    ``ctx_slope(b)``)."""
 
     n = len(arrival)
     B = limits.block_size
     M = limits.max_batched_tokens
     max_seqs = limits.max_num_seqs
-    shared_blocks = _cdiv(max(shared), B) if n and max(shared) else 0
+    shared_blocks = cdiv(max(shared), B) if n and max(shared) else 0
     free = limits.pool_blocks - shared_blocks
     computed = list(shared)
     ntok = list(prompt)
@@ -180,15 +157,18 @@ def simulate_group(arrival, prompt, gen, shared, limits: Limits, step) -> _Group
     used_area = 0.0
     used = 0  # blocks held by running requests
     iterations = 0
-    slope = step.ctx_slope_s
     while done < n:
+        fresh = 0  # arrived just now (waited 0)
         while nxt < n and arrival[nxt] <= t:
             queue_area += t - arrival[nxt]
+            fresh += arrival[nxt] == t
             waiting.append(nxt)
             nxt += 1
         if not running and not waiting:
             t = arrival[nxt]
             continue
+        if len(waiting) - fresh > queue_max:  # the longest queue: before admission
+            queue_max = len(waiting) - fresh
         budget = M
         sched: list[tuple[int, int]] = []
         preempted = False
@@ -196,7 +176,7 @@ def simulate_group(arrival, prompt, gen, shared, limits: Limits, step) -> _Group
         while idx < len(running) and budget > 0:
             r = running[idx]
             k = min(ntok[r] - computed[r], budget)
-            need = _cdiv(computed[r] + k - shared[r], B) - blocks[r]
+            need = cdiv(computed[r] + k - shared[r], B) - blocks[r]
             self_preempted = False
             while need > free:
                 v = running.pop()
@@ -226,7 +206,7 @@ def simulate_group(arrival, prompt, gen, shared, limits: Limits, step) -> _Group
                     break
                 w = waiting[0]
                 k = min(ntok[w] - computed[w], budget)
-                need = _cdiv(computed[w] + k - shared[w], B)
+                need = cdiv(computed[w] + k - shared[w], B)
                 if need > free:
                     blocked = True
                     break
@@ -239,8 +219,6 @@ def simulate_group(arrival, prompt, gen, shared, limits: Limits, step) -> _Group
                     admitted[w] = t
                 sched.append((w, k))
                 budget -= k
-        if len(waiting) > queue_max:
-            queue_max = len(waiting)
         if not sched:
             continue
         b = 0
@@ -259,6 +237,7 @@ def simulate_group(arrival, prompt, gen, shared, limits: Limits, step) -> _Group
         # a stretch of decode-only iterations that nothing can interrupt
         if not chunks and not preempted and len(sched) == len(running) and (blocked or not waiting):
             k_run = min(gen[r] - generated[r] for r in running)
+            slope = step.ctx_slope(b)
             if k_run > 1:
                 k_run = _decode_run(
                     running, computed, shared, B, free, k_run, b, ctx_sum, step, slope, t,
@@ -273,7 +252,7 @@ def simulate_group(arrival, prompt, gen, shared, limits: Limits, step) -> _Group
                     computed[r] = c
                     ntok[r] = c + 1
                     generated[r] += k_run
-                    nb = _cdiv(c - shared[r], B)
+                    nb = cdiv(c - shared[r], B)
                     new_used += nb - blocks[r]
                     blocks[r] = nb
                 # blocks of the stretch's first step were allocated above; the rest now
@@ -316,7 +295,7 @@ def simulate_group(arrival, prompt, gen, shared, limits: Limits, step) -> _Group
                     any_done = True
         if any_done:
             running = [r for r in running if finish[r] < 0]
-    return _GroupOut(
+    return GroupOut(
         first_token, finish, admitted, preemptions, queue_area, queue_max, used_area,
         t_start, t, iterations,
     )  # fmt: skip
@@ -406,10 +385,12 @@ def simulate_requests(
     B = limits.block_size
     shared = (np.floor(prefix_shared_fraction * prompt / B) * B).astype(np.int64)
     shared = np.minimum(shared, ((prompt - 1) // B) * B)  # at least one token to prefill
-    shared_blocks = _cdiv(int(shared.max()), B) if shared.size else 0
+    shared_blocks = cdiv(int(shared.max()), B) if shared.size else 0
     room = limits.pool_blocks - shared_blocks
     need = -(-(prompt + gen - shared) // B)
     ok = need <= room
+    if limits.max_model_len is not None:
+        ok &= prompt + gen <= limits.max_model_len
     rejected = int((~ok).sum())
     arrival, prompt, gen, shared = arrival[ok], prompt[ok], gen[ok], shared[ok]
     n = arrival.size
@@ -424,7 +405,7 @@ def simulate_requests(
         idx = np.arange(g, n, groups)
         if idx.size == 0:
             continue
-        out = simulate_group(
+        out = run_group(
             arrival[idx].tolist(),
             prompt[idx].tolist(),
             gen[idx].tolist(),
@@ -518,12 +499,13 @@ def deployment_limits(dep: Deployment, mean_tokens: float) -> Limits:
             pool = pg.paging.num_blocks
     else:
         ref = max(B, round(mean_tokens))
-        pool = int(pg.max_sequences_per_gpu(ref)) * _cdiv(ref, B)
+        pool = int(pg.max_sequences_per_gpu(ref)) * cdiv(ref, B)
     return Limits(
         pool_blocks=int(pool),
         block_size=int(B),
         max_batched_tokens=int(ec.max_batched_tokens),
         max_num_seqs=int(ec.max_num_seqs),
+        max_model_len=int(ec.max_model_len or cfg.context_limit),
     )
 
 

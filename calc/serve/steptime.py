@@ -12,15 +12,18 @@ prompt tokens after h_j tokens already cached). ``step_of``'s ops split into thr
   ``L[n] = Σ non-attention op times of step_of(batch = n × dp_attn, ctx = 1)``;
 - **lm_head and sampler**: the rows that get logits (every decode token, and the last token of
   each prompt that completes in this pass), tabulated ``H[r]`` for r = 0 … rows;
-- **attention**: at decode memory-bound (the KV read), so affine in the decode batch and the
-  attended tokens, ``α + β × b + γ × C`` (α: the attention kernels' fixed costs; β, γ from
-  step_of at two contexts); at prefill a chunk's attention is the attention of a prompt of
-  h + k tokens less that of h tokens (the causal pairs of the chunk's queries),
+- **attention**: at decode memory-bound (the KV read), so affine in the attended keys for a
+  given batch, ``a_b + γ_b × C``, a_b and γ_b from step_of at two contexts for every batch b
+  (so an efficiency that varies with the batch is kept); α, the attention kernels' fixed
+  cost, is a_b extrapolated to b = 0 from batches 1 and 2; at prefill a chunk's attention is the
+  attention of a prompt of h + k tokens less that of h tokens (the causal pairs of the
+  chunk's queries),
   ``Ap(h + k) − Ap(h)`` with ``Ap(p)`` = the attention ops of step_of(batch = dp_attn,
   prompt = p) less α, tabulated on a geometric grid of p and interpolated linearly (Ap is
   quadratic in p; on a grid of ratio 1.15 the interpolation error is below 0.3%).
 
-So ``time = L[n] + H[rows] + α + β b + γ C + Σ_j (Ap(h_j + k_j) − Ap(h_j))``. It equals
+So ``time = L[n] + H[rows] + a_b + γ_b C + Σ_j (Ap(h_j + k_j) − Ap(h_j))`` (α in place of
+a_b + γ_b C without decode tokens). It equals
 ``step_of`` exactly for a decode step of any batch and context where the attention is memory
 bound (``tests/test_serve_steptime.py``: within 0.5%) and for one prefill of p ≤ max batched
 tokens (within 0.5% off the grid, exact on it); a mixed step reads the weights once (the token
@@ -35,6 +38,7 @@ is one sequence group, stepped in lockstep with equally loaded peers (batch × d
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass
 
@@ -50,44 +54,67 @@ class StepTable:
 
     tokens_s: object  # L[n], n = 0 … N (numpy float64)
     rows_s: object  # H[r], r = 0 … R
-    attn_fixed_s: float  # α
-    attn_per_seq_s: float  # β
-    attn_per_token_s: float  # γ, per attended key of a decode token
+    attn_fixed_s: float  # α: the attention kernels' fixed cost (a pass without decode tokens)
+    attn_base_s: object  # a_b, b = 0 … R: decode attention of b tokens less γ_b × C
+    attn_per_token_s: object  # γ_b, b = 0 … R: per attended key of a decode token
     prefill_grid: object  # p values (0 first)
     prefill_attn_s: object  # Ap(p) on the grid
 
+    def __post_init__(self) -> None:
+        # plain lists: a simulation indexes them once per iteration (faster than numpy
+        # scalars)
+        for name in ("tokens_s", "rows_s", "prefill_grid", "prefill_attn_s", "attn_base_s",
+                     "attn_per_token_s"):  # fmt: skip
+            object.__setattr__(self, f"_{name}", [float(x) for x in getattr(self, name)])
+
     def _tokens(self, n: int) -> float:
-        L = self.tokens_s
+        L = self._tokens_s
         if n < len(L):
-            return float(L[n])
+            return L[n]
         # beyond the table (not reached by the simulation): linear from its last two points
-        return float(L[-1] + (n - len(L) + 1) * (L[-1] - L[-2]))
+        return L[-1] + (n - len(L) + 1) * (L[-1] - L[-2])
 
     def _rows(self, r: int) -> float:
-        H = self.rows_s
+        H = self._rows_s
         if r < len(H):
-            return float(H[r])
-        return float(H[-1] + (r - len(H) + 1) * (H[-1] - H[-2]))
+            return H[r]
+        return H[-1] + (r - len(H) + 1) * (H[-1] - H[-2])
 
     def prefill_attn(self, p: float) -> float:
-        import numpy as np
+        """Ap(p) [s], linear between the grid's points (constant beyond its last)."""
+        xs, ys = self._prefill_grid, self._prefill_attn_s
+        i = bisect.bisect_right(xs, p)
+        if i >= len(xs):
+            return ys[-1]
+        if i == 0:
+            return ys[0]
+        x0, x1 = xs[i - 1], xs[i]
+        return ys[i - 1] + (ys[i] - ys[i - 1]) * (p - x0) / (x1 - x0)
 
-        return float(np.interp(p, self.prefill_grid, self.prefill_attn_s))
+    def _attn(self, b: int) -> tuple[float, float]:
+        """(a_b, γ_b) of a decode batch of ``b`` (the last entry's beyond the table)."""
+        A, G = self._attn_base_s, self._attn_per_token_s
+        if b < len(A):
+            return A[b], G[b]
+        return A[-1] + (b - len(A) + 1) * (A[-1] - A[-2]), G[-1]
 
     def decode_s(self, b: int) -> float:
-        """A decode-only iteration of ``b`` sequences less its γ × C term [s]."""
-        return self._tokens(b) + self._rows(b) + self.attn_fixed_s + self.attn_per_seq_s * b
+        """A decode-only iteration of ``b`` sequences less its γ_b × C term [s]."""
+        return self._tokens(b) + self._rows(b) + self._attn(b)[0]
 
-    @property
-    def ctx_slope_s(self) -> float:
-        """Time per attended key of a decode token, γ [s]."""
-        return self.attn_per_token_s
+    def ctx_slope(self, b: int) -> float:
+        """Time per attended key of a decode token in a batch of ``b``, γ_b [s]."""
+        return self._attn(b)[1]
 
     def iteration_s(self, b: int, ctx_sum: float, chunks, rows: int) -> float:
         """One iteration: ``b`` decode tokens attending to ``ctx_sum`` keys in all, the prefill
         ``chunks`` ((h, k) pairs) and ``rows`` lm_head rows [s]."""
         n = b
-        attn = self.attn_fixed_s + self.attn_per_seq_s * b + self.attn_per_token_s * ctx_sum
+        if b:
+            a, gamma = self._attn(b)
+            attn = a + gamma * ctx_sum
+        else:
+            attn = self.attn_fixed_s
         for h, k in chunks:
             n += k
             attn += self.prefill_attn(h + k) - (self.prefill_attn(h) if h else 0.0)
@@ -96,19 +123,18 @@ class StepTable:
         return self._tokens(n) + self._rows(rows) + attn
 
 
-def _split(step, kernel_s: float):
-    """(attention time less its kernels' fixed cost, the fixed cost, lm_head + sampler time,
-    the rest) of a step, each a number or an array."""
-    attn = fixed = lm = rest = 0.0
+def _split(step):
+    """(attention time, lm_head + sampler time, the rest) of a step, each a number or an
+    array (``Op.attention`` marks the attention ops)."""
+    attn = lm = rest = 0.0
     for timing, op in zip(step.ops, step.raw, strict=True):
         if op.attention:
             attn = attn + timing.time_s
-            fixed += op.kernels * kernel_s
         elif op.name == "lm_head":
             lm = lm + timing.time_s
         else:
             rest = rest + timing.time_s
-    return attn - fixed, fixed, lm, rest
+    return attn, lm, rest
 
 
 def step_table(
@@ -132,36 +158,36 @@ def step_table(
     dpa = dep.sharding.dp_attn
     n = np.arange(1, n_max + 1, dtype=np.float64)
     dec = step_of(dep, efficiency, batch=n * dpa, ctx=1.0)
-    kernel_s = dec.rates.kernel_s if dec.rates is not None else 0.0
-    _, fixed, _, rest = _split(dec, kernel_s)
-    tokens = np.concatenate([[0.0], np.asarray(rest, dtype=np.float64)])
+    tokens = np.concatenate([[0.0], np.asarray(_split(dec)[2], dtype=np.float64)])
     # lm_head rows: a prefill pass of r prompts of one token has r rows; its time is the
     # lm_head op alone (the other ops are in L)
     r = np.arange(1, r_max + 1, dtype=np.float64)
     pre = step_of(dep, efficiency, batch=r * dpa, prompt=1.0)
-    rows = np.concatenate([[0.0], np.asarray(_split(pre, kernel_s)[2], dtype=np.float64)])
-    # decode attention: affine in b and C (memory bound); two contexts at batch 1
+    rows = np.concatenate([[0.0], np.asarray(_split(pre)[1], dtype=np.float64)])
+    # decode attention of b tokens: a_b + γ_b C (memory bound: affine in the keys), from two
+    # contexts at every batch b; α from batches 1 and 2 (a_b affine in b there)
     c1, c2 = 1024.0, 2048.0
     window = dep.model.sliding_window
     if window:
         c1, c2 = max(1.0, window / 4), max(2.0, window / 2)
-    two = step_of(dep, efficiency, batch=dpa, ctx=np.array([c1, c2]))
-    a = np.asarray(_split(two, kernel_s)[0], dtype=np.float64)
-    gamma = float((a[1] - a[0]) / (c2 - c1))
-    beta = float(a[0] - gamma * c1)
+    a1 = np.asarray(_split(step_of(dep, efficiency, batch=r * dpa, ctx=c1))[0], dtype=np.float64)
+    a2 = np.asarray(_split(step_of(dep, efficiency, batch=r * dpa, ctx=c2))[0], dtype=np.float64)
+    gamma = (a2 - a1) / (r * (c2 - c1))
+    base = a1 - gamma * r * c1
+    fixed = float(base[0] - (base[1] - base[0])) if len(base) > 1 else float(base[0])
     # prefill attention on a geometric grid of prompt lengths
     top = max(int(max_ctx), 16)
     steps = math.ceil(math.log(top / 16) / math.log(PREFILL_GRID_RATIO)) + 1
     grid = np.unique(np.rint(np.geomspace(16, top, steps + 1)))
     grid = np.concatenate([np.arange(1.0, 16.0), grid])
     pf = step_of(dep, efficiency, batch=dpa, prompt=grid)
-    ap = np.asarray(_split(pf, kernel_s)[0], dtype=np.float64)
+    ap = np.asarray(_split(pf)[0], dtype=np.float64) - fixed
     return StepTable(
         tokens_s=tokens,
         rows_s=rows,
-        attn_fixed_s=float(fixed),
-        attn_per_seq_s=beta,
-        attn_per_token_s=gamma,
+        attn_fixed_s=fixed,
+        attn_base_s=np.concatenate([[fixed], base]),
+        attn_per_token_s=np.concatenate([[0.0], gamma]),
         prefill_grid=np.concatenate([[0.0], grid]),
         prefill_attn_s=np.concatenate([[0.0], ap]),
     )
@@ -179,8 +205,7 @@ class AffineStepTime:
     def decode_s(self, b: int) -> float:
         return self.fixed_s + self.per_token_s * b
 
-    @property
-    def ctx_slope_s(self) -> float:
+    def ctx_slope(self, b: int) -> float:
         return self.per_ctx_s
 
     def iteration_s(self, b, ctx_sum, chunks, rows) -> float:

@@ -1,0 +1,416 @@
+"""One sequence group's continuous-batching scheduler, iteration by iteration [s, blocks]: the
+fast loop behind ``calc.serve.simulate`` (whose module docstring states the scheduling rules).
+
+It keeps the decoding requests in aggregate, so an iteration costs O(requests that change)
+rather than O(running requests):
+
+- a global decode counter g advances once per iteration; decoding request r has computed
+  off_r + g tokens (its KV written so far), so no per-request update is needed;
+- it needs a new KV block in the iteration where (off_r + g − shared_r) mod B = 0, so the
+  blocks all decoders need at counter g are cnt[(−g) mod B], with cnt the decoders counted by
+  (off_r − shared_r) mod B;
+- the attended keys of the decode tokens are Σ (off_r + g + 1) = Σ off + b (g + 1);
+- finishes come off a heap keyed by the counter value at which each request ends.
+
+At the start of an iteration the running requests are decoders followed by at most one
+request still in prefill (a partial chunk takes all the budget left, so nothing is admitted
+after it). The usual iteration (all running scheduled, the pool has the blocks) runs in this
+aggregate form; any other (the budget below the decoders, or a preemption) materialises every
+running request and runs the exact rules one request at a time
+(``calc.serve.simulate.simulate_group_reference`` is that loop throughout; a test checks
+the two agree).
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+from collections import deque
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Limits:
+    """A sequence group's scheduler limits: KV pool [blocks], tokens per block, tokens per
+    iteration (max batched tokens), running sequences (max num seqs) and the longest request
+    (max model len)."""
+
+    pool_blocks: int
+    block_size: int
+    max_batched_tokens: int
+    max_num_seqs: int
+    max_model_len: int | None = None  # longest request (prompt + output) accepted [tokens]
+
+
+@dataclass
+class GroupOut:
+    first_token: list
+    finish: list
+    admitted: list
+    preemptions: int
+    queue_area: float
+    queue_max: int
+    used_area: float
+    t_start: float
+    t_end: float
+    iterations: int
+
+
+def cdiv(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
+    """Simulate one group's requests (lists sorted by arrival; ``shared`` prefix tokens per
+    request, whole blocks) with the iteration time ``step`` (``iteration_s(b, ctx_sum, chunks,
+    rows)``, ``decode_s(b)``, ``ctx_slope(b)``)."""
+    n = len(arrival)
+    B = limits.block_size
+    M = limits.max_batched_tokens
+    max_seqs = limits.max_num_seqs
+    shared_blocks = cdiv(max(shared), B) if n and max(shared) else 0
+    free = limits.pool_blocks - shared_blocks
+    used = 0
+    # per request: computed/ntok/blocks are exact for non-decoders; decoders use off (+ g)
+    computed = list(shared)
+    ntok = list(prompt)
+    blocks = [0] * n
+    off = [0] * n
+    version = [0] * n  # heap entries of older versions are stale
+    first_token = [-1.0] * n
+    finish = [-1.0] * n
+    admitted = [-1.0] * n
+    is_dec = [False] * n
+    waiting: deque[int] = deque()
+    running: dict[int, None] = {}  # in admission order (a dict: O(1) removal)
+    pf = -1  # the running request in prefill, if any (last in running)
+    cnt = [0] * B
+    sum_off = 0
+    n_dec = 0
+    heap: list[tuple[int, int, int]] = []  # (counter at finish, request, version)
+    g = 0
+    nxt = 0
+    done = 0
+    t = arrival[0] if n else 0.0
+    t_start = t
+    preemptions = 0
+    queue_area = 0.0
+    queue_max = 0
+    used_area = 0.0
+    iterations = 0
+    force_slow = False  # more than one request in prefill: the exact rules only
+
+    def to_decoder(r: int) -> None:
+        nonlocal sum_off, n_dec
+        o = computed[r] - g
+        off[r] = o
+        is_dec[r] = True
+        cnt[(o - shared[r]) % B] += 1
+        sum_off += o
+        n_dec += 1
+        version[r] += 1
+        heapq.heappush(heap, (g + gen[r] - (computed[r] + 1 - prompt[r]), r, version[r]))
+
+    def drop_decoder(r: int) -> None:
+        """Remove decoder r from the aggregates (its state materialised first)."""
+        nonlocal sum_off, n_dec
+        o = off[r]
+        computed[r] = o + g
+        ntok[r] = o + g + 1
+        blocks[r] = cdiv(o + g - shared[r], B)
+        cnt[(o - shared[r]) % B] -= 1
+        sum_off -= o
+        n_dec -= 1
+        is_dec[r] = False
+        version[r] += 1
+
+    while done < n:
+        fresh = 0  # arrived just now (waited 0)
+        while nxt < n and arrival[nxt] <= t:
+            queue_area += t - arrival[nxt]
+            fresh += arrival[nxt] == t
+            waiting.append(nxt)
+            nxt += 1
+        if not running and not waiting:
+            t = arrival[nxt]
+            continue
+        if len(waiting) - fresh > queue_max:  # the longest queue: before admission
+            queue_max = len(waiting) - fresh
+        b = n_dec
+        fast = b <= M and not force_slow
+        need_dec = cnt[(-g) % B] if b else 0
+        k_p = need_p = 0
+        if fast and pf >= 0:
+            k_p = min(ntok[pf] - computed[pf], M - b)
+            need_p = cdiv(computed[pf] + k_p - shared[pf], B) - blocks[pf]
+        if fast and (pf < 0 or k_p > 0):
+            preempted = False
+            if need_dec + need_p > free:
+                # preempt from the tail (the request in prefill, then the latest decoders)
+                # until the rest get their blocks: what the one-by-one rule ends with
+                total = need_dec + need_p
+                while total > free:
+                    v, _ = running.popitem()
+                    if v == pf:
+                        total -= need_p
+                        pf = -1
+                    else:
+                        total -= (off[v] - shared[v] + g) % B == 0
+                        drop_decoder(v)
+                    free += blocks[v]
+                    used -= blocks[v]
+                    blocks[v] = 0
+                    computed[v] = shared[v]
+                    waiting.appendleft(v)
+                    preemptions += 1
+                    preempted = True
+                b = n_dec
+                need_dec = cnt[(-g) % B] if b else 0
+                if pf < 0:
+                    k_p = need_p = 0
+            free -= need_dec + need_p
+            used += need_dec + need_p
+            chunks: list[tuple[int, int]] = []
+            sched_p: list[tuple[int, int]] = []
+            if pf >= 0:
+                blocks[pf] += need_p
+                chunks.append((computed[pf], k_p))
+                sched_p.append((pf, k_p))
+            budget = 0 if preempted else M - b - k_p
+            while waiting and budget > 0 and len(running) < max_seqs:
+                w = waiting[0]
+                k = min(ntok[w] - computed[w], budget)
+                need = cdiv(computed[w] + k - shared[w], B)
+                if need > free:
+                    break
+                waiting.popleft()
+                running[w] = None
+                free -= need
+                used += need
+                blocks[w] = need
+                if admitted[w] < 0:
+                    admitted[w] = t
+                chunks.append((computed[w], k))
+                sched_p.append((w, k))
+                budget -= k
+            ctx_sum = sum_off + b * (g + 1)
+            if not sched_p:
+                # decode only, nothing admitted (the queue empty or blocked; not after a
+                # preemption, which skips admission once): a stretch of k iterations until a
+                # finish, the pool running out or (room to admit) the next arrival
+                while heap and heap[0][2] != version[heap[0][1]]:
+                    heapq.heappop(heap)
+                k_run = max(1, heap[0][0] - g) if heap and not preempted else 1
+                extra = 0
+                d = step.decode_s(b)
+                slope = step.ctx_slope(b)
+                if k_run > 1:
+                    # blocks of steps 1 … k − 1: the decoders whose key meets −(g + j) mod B
+                    cyc = [cnt[(-(g + j)) % B] for j in range(1, B + 1)]
+                    per_cycle = b  # each decoder starts one block every B steps
+                    full, part = divmod(k_run - 1, B)
+                    extra = full * per_cycle + sum(cyc[:part])
+                    if extra > free:
+                        # largest k − 1 steps within free: whole cycles, then step by step
+                        full = free // per_cycle if per_cycle else 0
+                        extra = full * per_cycle
+                        steps = full * B
+                        for c in cyc:
+                            if extra + c > free:
+                                break
+                            extra += c
+                            steps += 1
+                        k_run = min(k_run, steps + 1)
+                        extra = (k_run - 1) // B * per_cycle + sum(cyc[: (k_run - 1) % B])
+                    if (not waiting and nxt < n and len(running) < max_seqs
+                            and k_run > 1):  # fmt: skip
+                        k_run = _until_arrival(d, slope, ctx_sum, b, arrival[nxt] - t, k_run)
+                        extra = (k_run - 1) // B * per_cycle + sum(cyc[: (k_run - 1) % B])
+                dt = k_run * d + slope * (k_run * ctx_sum + b * k_run * (k_run - 1) / 2)
+                used_area += dt * (used + extra / 2)
+                used += extra
+                free -= extra
+                queue_area += dt * len(waiting)
+                t += dt
+                g += k_run
+                iterations += k_run
+            else:
+                rows = b + sum(1 for r, k in sched_p if computed[r] + k == ntok[r])
+                # a recomputed request's last token (its newest output) is timed as a decode
+                # token, as the one-by-one rules time it
+                tail = [(h, k) for h, k in chunks if k == 1]
+                if tail:
+                    for (r, k), (h, _) in zip(sched_p, chunks, strict=True):
+                        if k == 1 and h >= prompt[r]:
+                            b += 1
+                            ctx_sum += h + 1
+                    chunks = [c for (r, k), c in zip(sched_p, chunks, strict=True)
+                              if not (k == 1 and c[0] >= prompt[r])]  # fmt: skip
+                dt = step.iteration_s(b, ctx_sum, chunks, rows)
+                used_area += dt * used
+                queue_area += dt * len(waiting)
+                t += dt
+                g += 1
+                iterations += 1
+                pf = -1
+                for r, k in sched_p:
+                    c = computed[r] + k
+                    computed[r] = c
+                    if c < ntok[r]:
+                        pf = r  # still in prefill (the last one)
+                        continue
+                    ntok[r] = c + 1
+                    if first_token[r] < 0:
+                        first_token[r] = t
+                    if c + 1 - prompt[r] >= gen[r]:  # its last output token
+                        finish[r] = t
+                        free += blocks[r]
+                        used -= blocks[r]
+                        blocks[r] = 0
+                        done += 1
+                        del running[r]
+                    else:
+                        to_decoder(r)
+            # decoders that finished at counter g
+            if heap:
+                ended = []
+                while heap and heap[0][0] <= g:
+                    _, r, v = heapq.heappop(heap)
+                    if v != version[r]:
+                        continue
+                    ended.append(r)
+                if ended:
+                    for r in ended:
+                        drop_decoder(r)
+                        finish[r] = t
+                        free += blocks[r]
+                        used -= blocks[r]
+                        blocks[r] = 0
+                        done += 1
+                    for r in ended:
+                        del running[r]
+            continue
+        # ---- the exact rules, one request at a time (budget short or a preemption) ----
+        for r in running:
+            if is_dec[r]:
+                drop_decoder(r)
+        heap.clear()
+        rl = list(running)
+        budget = M
+        sched: list[tuple[int, int]] = []
+        preempted = False
+        idx = 0
+        while idx < len(rl) and budget > 0:
+            r = rl[idx]
+            k = min(ntok[r] - computed[r], budget)
+            need = cdiv(computed[r] + k - shared[r], B) - blocks[r]
+            self_preempted = False
+            while need > free:
+                v = rl.pop()
+                free += blocks[v]
+                used -= blocks[v]
+                blocks[v] = 0
+                computed[v] = shared[v]
+                ntok[v] = max(ntok[v], prompt[v])
+                waiting.appendleft(v)
+                preemptions += 1
+                preempted = True
+                if v == r:
+                    self_preempted = True
+                    break
+            if self_preempted:
+                break
+            free -= need
+            used += need
+            blocks[r] += need
+            sched.append((r, k))
+            budget -= k
+            idx += 1
+        if not preempted:
+            while waiting and budget > 0 and len(rl) < max_seqs:
+                w = waiting[0]
+                k = min(ntok[w] - computed[w], budget)
+                need = cdiv(computed[w] + k - shared[w], B)
+                if need > free:
+                    break
+                waiting.popleft()
+                rl.append(w)
+                free -= need
+                used += need
+                blocks[w] = need
+                if admitted[w] < 0:
+                    admitted[w] = t
+                sched.append((w, k))
+                budget -= k
+        pf = -1
+        if sched:
+            b = 0
+            ctx_sum = 0
+            chunks = []
+            rows = 0
+            for r, k in sched:
+                if k == 1 and ntok[r] - computed[r] == 1 and computed[r] >= prompt[r]:
+                    b += 1
+                    ctx_sum += computed[r] + 1
+                    rows += 1
+                else:
+                    chunks.append((computed[r], k))
+                    if computed[r] + k == ntok[r]:
+                        rows += 1
+            dt = step.iteration_s(b, ctx_sum, chunks, rows)
+            used_area += dt * used
+            queue_area += dt * len(waiting)
+            t += dt
+            iterations += 1
+            ended = False
+            for r, k in sched:
+                c = computed[r] + k
+                computed[r] = c
+                if c == ntok[r]:
+                    ntok[r] = c + 1
+                    if first_token[r] < 0:
+                        first_token[r] = t
+                    if c + 1 - prompt[r] >= gen[r]:
+                        finish[r] = t
+                        free += blocks[r]
+                        used -= blocks[r]
+                        blocks[r] = 0
+                        done += 1
+                        ended = True
+            if ended:
+                rl = [r for r in rl if finish[r] < 0]
+        running = dict.fromkeys(rl)
+        # back to the aggregate form: decoders (all tokens computed but the newest)
+        prefilling = 0
+        for r in running:
+            if ntok[r] - computed[r] == 1 and computed[r] >= prompt[r]:
+                to_decoder(r)
+            else:
+                pf = r
+                prefilling += 1
+        force_slow = prefilling > 1
+    return GroupOut(
+        first_token, finish, admitted, preemptions, queue_area, queue_max, used_area,
+        t_start, t, iterations,
+    )  # fmt: skip
+
+
+def _until_arrival(d: float, slope: float, ctx_sum: float, b: int, target: float, k_max: int):
+    """The first iteration j (1-based, at most ``k_max``) whose end, j d + γ (j C + b j (j −
+    1) / 2) after now, reaches ``target`` [s]."""
+    a2 = slope * b / 2
+    a1 = d + slope * ctx_sum - a2
+    if a2 > 0:
+        j = (-a1 + math.sqrt(a1 * a1 + 4 * a2 * target)) / (2 * a2)
+    else:
+        j = target / a1 if a1 > 0 else k_max
+    j = max(1, math.ceil(min(j, k_max) - 1e-9))
+
+    def end(j: int) -> float:
+        return a2 * j * j + a1 * j
+
+    while j > 1 and end(j - 1) >= target:
+        j -= 1
+    while j < k_max and end(j) < target:
+        j += 1
+    return min(k_max, j)
