@@ -189,7 +189,7 @@ tpot_p99_slo_s | s | setting | plan | target: 99th-percentile time per output to
 max_gpus | count | setting | plan | most GPUs a planned deployment may use (--max-gpus; null: no limit)
 budget_usd_per_hour | USD/h | setting | plan | most a planned deployment may cost per hour (--budget-usd-per-hour; null: no limit)
 pricing | label | setting | plan | how a GPU-hour is priced: the profile's list price, a stated price, or owned-hardware TCO (capex / (years × 8,766 h) + kW × PUE × USD/kWh)
-method | label | setting | plan | how loads were evaluated: simulation (calc.serve) or analytic (the queueing estimate of calc.reports.plan_eval)
+method | label | setting | plan | how loads were evaluated: simulation (calc.serve) or analytic (the queueing estimate of calc.reports.plan_eval); disaggregated rows are always analytic (rows[].method)
 n_families | count | summary | plan | deployment families built (model × hardware × dtypes × tp/pp/ep × engine the model's shape allows)
 n_screened_out | count | summary | plan | families the analytic screen rejected (does not fit, latency bound above the SLO, budget)
 n_evaluated | count | summary | plan | cheapest surviving families whose replicas were sized under load
@@ -199,7 +199,7 @@ launch_extra_config | label | label | plan | the YAML TensorRT-LLM's --extra_llm
 launch_notes | label | label | plan | what the launch flags cannot say (replicas behind a balancer, a quantised checkpoint, disaggregation)
 rows | label | summary | plan | the ranked deployments, one record each (empty: none meets the targets)
 rejected | label | summary | plan | the rejected families, one record each (empty: none)
-rows[].rank | count | per deployment | plan | 1 = cheapest deployment per hour meeting both SLOs (ties: fewer GPUs, then lower p99 TPOT)
+rows[].rank | count | per deployment | plan | 1 = cheapest deployment per hour meeting both SLOs (ties: fewer GPUs, then a simulated row before an analytic one, then lower p99 TPOT)
 rows[].mode | label | setting | plan | aggregated (prefill and decode share each replica) or disaggregated (prefill_replicas + decode_replicas, KV sent between them)
 rows[].replicas | count | per deployment | plan | copies of the tp × pp × ep shape serving the rate (disaggregated: prefill + decode replicas)
 rows[].prefill_replicas | count | per deployment | plan | disaggregated: prefill-only replicas (null when aggregated)

@@ -35,9 +35,10 @@ replicas of the same shape, the prompt's KV sent between them) is sized analytic
 (``calc.reports.plan_eval.disaggregated_eval``): the least x whose p99 TTFT meets the SLO and
 the least y whose p99 TPOT does.
 
-Ranking: by the deployment's USD per hour, then GPUs, then p99 TPOT. USD per million tokens at
-the offered load split the GPU time between prompt and output tokens: aggregated by the
-prefill share of the steady-state serving cycle (prefill_s / cycle_s), disaggregated by the
+Ranking: by the deployment's USD per hour, then GPUs, then simulated before analytic rows
+(the simulation decides; the analytic estimate is cautious), then p99 TPOT. USD per million
+tokens at the offered load split the GPU time between prompt and output tokens: aggregated by
+the prefill share of the steady-state serving cycle (prefill_s / cycle_s), disaggregated by the
 pools (x / (x + y) to the prompts):
 
     usd_per_million_input_tokens_at_load  = USD/h × share / 3600 / (rate × prompt) × 10^6
@@ -181,7 +182,10 @@ class Choice:
         return self.screened.usd_per_hour(self.replicas)
 
     def sort_key(self):
-        return (self.usd_per_hour, self.gpus, self.evaluation.tpot_p99_s, self.mode)
+        # at one price a simulated row ranks before an analytic one (the simulation decides;
+        # the analytic estimate is cautious), then the lower p99 TPOT
+        simulated = self.evaluation.method == "simulation"
+        return (self.usd_per_hour, self.gpus, not simulated, self.evaluation.tpot_p99_s, self.mode)
 
 
 @dataclass(frozen=True)
@@ -740,7 +744,7 @@ def plan(
         "max_gpus": query.max_gpus,
         "budget_usd_per_hour": query.budget_usd_per_hour,
         "pricing": query.pricing.describe(),
-        "method": choices[0].evaluation.method if choices else method,
+        "method": getattr(evaluate, "method", "injected"),
         "n_families": built,
         "n_screened_out": built - len(survivors),
         "n_evaluated": len(evaluated),

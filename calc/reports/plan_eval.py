@@ -320,9 +320,14 @@ def evaluator(
         raise InvalidInputError("--method simulation: the serving simulation is not installed")
     if method == "analytic" or (method == "auto" and not simulation_available()):
         return analytic_evaluator(efficiency)
-    return lambda dep, load, replicas=1: simulated_eval(
-        dep, load, replicas, seed=seed, efficiency=efficiency, max_requests=max_requests
-    )
+
+    def evaluate(dep: Deployment, load: Load, replicas: int = 1) -> LoadEval:
+        return simulated_eval(
+            dep, load, replicas, seed=seed, efficiency=efficiency, max_requests=max_requests
+        )
+
+    evaluate.method = "simulation"  # type: ignore[attr-defined]
+    return evaluate
 
 
 def analytic_evaluator(efficiency: str = "expected") -> Evaluator:
