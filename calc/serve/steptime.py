@@ -71,14 +71,14 @@ class StepTable:
         L = self._tokens_s
         if n < len(L):
             return L[n]
-        # beyond the table (not reached by the simulation): linear from its last two points
-        return L[-1] + (n - len(L) + 1) * (L[-1] - L[-2])
+        # beyond the table (not reached by the simulation): in proportion to the tokens
+        return L[-1] * n / (len(L) - 1)
 
     def _rows(self, r: int) -> float:
         H = self._rows_s
         if r < len(H):
             return H[r]
-        return H[-1] + (r - len(H) + 1) * (H[-1] - H[-2])
+        return H[-1] * r / (len(H) - 1)
 
     def prefill_attn(self, p: float) -> float:
         """Ap(p) [s], linear between the grid's points (constant beyond its last)."""
@@ -96,7 +96,7 @@ class StepTable:
         A, G = self._attn_base_s, self._attn_per_token_s
         if b < len(A):
             return A[b], G[b]
-        return A[-1] + (b - len(A) + 1) * (A[-1] - A[-2]), G[-1]
+        return A[-1] * b / (len(A) - 1), G[-1]
 
     def decode_s(self, b: int) -> float:
         """A decode-only iteration of ``b`` sequences less its γ_b × C term [s]."""
