@@ -449,3 +449,44 @@ def test_an_evaluator_that_cannot_serve_rejects_the_family():
     assert not r.choices
     assert all("leaves no KV pool" in x.detail for x in _rejections(r, "saturated"))
     assert _rejections(r, "saturated")
+
+
+def test_length_distributions(cli):
+    """--prompt/--gen distributions: the screen uses their means, the simulation samples them,
+    and the engine's max model length holds the longest sampled request."""
+    from calc.reports.plan_eval import simulation_available
+    from calc.serve.workload import LengthDist, LoadSpec, sample_requests
+
+    r = cli("plan", "-m", "llama3-8b", "-H", "h100", "--rate", "5", "--prompt",
+            "uniform:500:1500", "--gen", "lognormal:200:0.5", "--ttft-p99", "1s", "--tpot-p99",
+            "30ms", "--no-disaggregation", "-f", "json")  # fmt: skip
+    assert r.code == 0, r.err
+    out = r.json()
+    assert (out["prompt"], out["gen"]) == (1000, 200)  # (500 + 1500) / 2; the lognormal mean
+    spec = LoadSpec(rate_per_s=5, prompt=LengthDist.uniform(500, 1500),
+                    gen=LengthDist.lognormal(200, 0.5), n_requests=1000)  # fmt: skip
+    _, p, g = sample_requests(spec, 0)
+    longest = int((p + g).max())
+    assert f"{longest:,} tokens" in out["lengths"]
+    flags = parse_launch(shlex.split(out["launch_command"]))
+    assert int(flags["--max-model-len"]) == longest
+    if simulation_available():
+        from calc.reports.plan_eval import Load, simulate_load
+
+        top = out["rows"][0]
+        dep = Deployment.build(
+            load_model("llama3-8b"),
+            load_hardware("h100"),
+            tp=top["tp"],
+            pp=top["pp"],
+            weight_dtype=top["weight_dtype"],
+            kv_dtype=top["kv_dtype"],
+            engine=EngineSettings(max_model_len=longest),
+        )
+        load = Load.parse(5, "uniform:500:1500", "lognormal:200:0.5")
+        ev = simulate_load(dep, load, top["replicas"])
+        assert ev.ttft_p99_s == pytest.approx(top["ttft_p99_s"], rel=1e-12)
+        assert ev.tpot_p99_s == pytest.approx(top["tpot_p99_s"], rel=1e-12)
+    bad = cli("plan", "-m", "llama3-8b", "--rate", "5", "--prompt", "zipf:3", "--gen", "100",
+              "--ttft-p99", "1s", "--tpot-p99", "30ms")  # fmt: skip
+    assert bad.code == 2 and "--prompt" in bad.err and bad.err.count("\n") == 1

@@ -22,8 +22,18 @@ Names = Annotated[
 def plan(
     model: Names,
     rate: Annotated[float, typer.Option("--rate", help="Requests per second (Poisson).")],
-    prompt: Annotated[int, typer.Option("--prompt", help="Prompt tokens per request.")],
-    gen: Annotated[int, typer.Option("--gen", help="Output tokens per request.")],
+    prompt: Annotated[
+        str,
+        typer.Option(
+            "--prompt",
+            help="Prompt tokens per request: a number, uniform:LO:HI or lognormal:MEAN:CV "
+            "(the screen uses the mean, the simulation samples it).",
+        ),
+    ],
+    gen: Annotated[
+        str,
+        typer.Option("--gen", help="Output tokens per request: a number or a distribution."),
+    ],
     ttft_p99: Annotated[
         str, typer.Option("--ttft-p99", help="p99 time-to-first-token target, e.g. 2s, 500ms.")
     ],
@@ -146,7 +156,7 @@ def plan(
         )
     query = PlanQuery(
         models=models,
-        load=Load(rate, prompt, gen),
+        load=Load.parse(rate, prompt, gen, seed=seed),
         slo=Slo(
             ttft_p99_s=parse_duration(ttft_p99, "--ttft-p99"),
             tpot_p99_s=parse_duration(tpot_p99, "--tpot-p99"),

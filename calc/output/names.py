@@ -184,6 +184,7 @@ results[].figure | label | per deployment | check | computed figure, in results[
 results[].limit | label | per deployment | check | the requirement's limit in results[].unit (must_fit: kv_budget_bytes)
 results[].unit | label | label | check | unit of figure and limit: bytes, sequences, ms, s or USD
 results[].passed | flag | per deployment | check | figure meets limit
+lengths | label | setting | plan | the request lengths as stated: fixed (prompt and gen tokens each), or each distribution (prompt and gen are then their means, which the analytic screen uses; the simulation samples them) and the longest sampled request (the engine's max model length)
 ttft_p99_slo_s | s | setting | plan | target: 99th-percentile time to first token (--ttft-p99)
 tpot_p99_slo_s | s | setting | plan | target: 99th-percentile time per output token (--tpot-p99)
 max_gpus | count | setting | plan | most GPUs a planned deployment may use (--max-gpus; null: no limit)

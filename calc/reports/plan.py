@@ -262,13 +262,19 @@ def _families(query: PlanQuery) -> list[Family]:
     return out
 
 
+def model_len(cfg, load: Load) -> int:
+    """The engine's max model length: the longest request, at most the model's context limit
+    (a longer sampled request is refused, as the engine refuses it)."""
+    return min(load.longest, cfg.max_ctx) if cfg.max_ctx else load.longest
+
+
 def build(f: Family, load: Load) -> Deployment | None:
-    """The one-replica deployment of ``f`` (engine max_model_len = prompt + gen), or None where
-    the model's shape does not allow the layout."""
+    """The one-replica deployment of ``f`` (engine max_model_len = the longest request), or
+    None where the model's shape does not allow the layout."""
     from calc.deploy.deployment import EngineSettings
     from calc.errors import KvcalcError
 
-    settings = EngineSettings(name=f.engine, max_model_len=load.prompt + load.gen)
+    settings = EngineSettings(name=f.engine, max_model_len=model_len(f.model, load))
     try:
         return Deployment.build(
             f.model,
@@ -317,13 +323,14 @@ def screen(query: PlanQuery, f: Family, dep: Deployment) -> Screened | Rejection
 
     load, slo = query.load, query.slo
     p, g = load.prompt, load.gen
-    seqs = int(dep.per_gpu.max_sequences_per_gpu(p + g))
+    longest = model_len(f.model, load)
+    seqs = int(dep.per_gpu.max_sequences_per_gpu(longest))
     if seqs < 1:
         budget = dep.per_gpu.kv_budget_bytes
         why = (
             f"weights {dep.per_gpu.weights_bytes / 1e9:,.1f} GB leave no KV budget"
             if budget <= 0
-            else f"one {p + g:,}-token sequence needs more than the {budget / 1e9:,.2f} GB "
+            else f"one {longest:,}-token sequence needs more than the {budget / 1e9:,.2f} GB "
             "KV budget"
         )
         return Rejection(f, "aggregated", "does not fit", why, dep)
@@ -739,6 +746,7 @@ def plan(
         "rate_per_s": load.rate_per_s,
         "prompt": load.prompt,
         "gen": load.gen,
+        "lengths": load.describe(),
         "ttft_p99_slo_s": slo.ttft_p99_s,
         "tpot_p99_slo_s": slo.tpot_p99_s,
         "max_gpus": query.max_gpus,
@@ -758,9 +766,7 @@ def plan(
         win = choices[0]
         figs = explain(win, query)
         servers = win.replicas if win.mode == "aggregated" else 1
-        launch = launch_command(
-            win.screened.dep, replicas=servers, max_model_len=load.prompt + load.gen
-        )
+        launch = launch_command(win.screened.dep, replicas=servers, max_model_len=load.longest)
         if win.mode == "disaggregated":
             launch.notes.append(
                 f"disaggregated: {win.prefill_replicas} prefill + {win.decode_replicas} decode "

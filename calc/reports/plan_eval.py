@@ -49,6 +49,8 @@ from dataclasses import dataclass, replace
 
 from calc.deploy.deployment import Deployment
 
+# requests simulated per evaluation when not stated: the p99 rests on the slowest 10 of them
+DEFAULT_REQUESTS = 1000
 Z = {"p50": 0.0, "p90": 1.2816, "p99": 2.3263}  # standard normal quantiles
 Q = {"p50": 0.50, "p90": 0.90, "p99": 0.99}
 METHODS = ("auto", "simulation", "analytic")
@@ -57,14 +59,48 @@ METHODS = ("auto", "simulation", "analytic")
 @dataclass(frozen=True)
 class Load:
     """Requests arriving at ``rate_per_s`` (Poisson), each ``prompt`` input and ``gen`` output
-    tokens."""
+    tokens; with length distributions (``calc.serve.workload.LengthDist``) ``prompt`` and
+    ``gen`` are their means (rounded; the analytic screen and estimate use them), the
+    simulation samples the distributions, and ``max_tokens`` is the longest request of the
+    simulated sample (the engine's max model length must hold it)."""
 
     rate_per_s: float
     prompt: int
     gen: int
+    prompt_dist: object = None  # None: every prompt is ``prompt`` tokens
+    gen_dist: object = None
+    max_tokens: int | None = None  # None: prompt + gen
+
+    def describe(self) -> str:
+        """The lengths as stated: 'fixed' or each distribution."""
+        if self.prompt_dist is None and self.gen_dist is None:
+            return "fixed"
+        p = self.prompt_dist.describe() if self.prompt_dist else str(self.prompt)
+        g = self.gen_dist.describe() if self.gen_dist else str(self.gen)
+        return f"prompt {p}, gen {g} (longest sampled request {self.longest:,} tokens)"
+
+    @property
+    def longest(self) -> int:
+        """The longest request [tokens]: prompt + gen, or the sample's longest."""
+        return self.max_tokens if self.max_tokens is not None else self.prompt + self.gen
 
     def per_replica(self, replicas: int) -> Load:
         return replace(self, rate_per_s=self.rate_per_s / replicas)
+
+    @classmethod
+    def parse(cls, rate_per_s, prompt, gen, *, seed: int = 0) -> Load:
+        """The load of ``--rate``, ``--prompt`` and ``--gen`` as given: a number of tokens, or
+        ``uniform:LO:HI`` / ``lognormal:MEAN:CV`` (``calc.serve.workload.LengthDist.parse``)."""
+        from calc.serve.workload import LengthDist, LoadSpec, sample_requests
+
+        pd = LengthDist.parse(prompt, "--prompt")
+        gd = LengthDist.parse(gen, "--gen")
+        if pd.kind == "fixed" and gd.kind == "fixed":
+            return cls(rate_per_s, int(pd.a), int(gd.a))
+        spec = LoadSpec(rate_per_s=rate_per_s, prompt=pd, gen=gd, n_requests=DEFAULT_REQUESTS)
+        _, p, g = sample_requests(spec, seed)
+        mean = (max(1, round(pd.mean)), max(1, round(gd.mean)))
+        return cls(rate_per_s, *mean, pd, gd, int((p + g).max()))
 
 
 @dataclass(frozen=True)
@@ -350,8 +386,6 @@ def evaluate_deployment(dep: Deployment, load: Load, evaluate: Evaluator) -> Loa
 # rate / R), fixed prompt and output lengths, Poisson arrivals; a replica's iteration-time table
 # is built once and reused for every replica count.
 
-# requests simulated per evaluation when not stated: the p99 rests on the slowest 10 of them
-DEFAULT_REQUESTS = 1000
 _TABLES: dict = {}  # id(one-replica deployment) -> (deployment, efficiency, step table)
 
 
@@ -390,11 +424,11 @@ def simulate_load(
             target = replace(dep, dp=replicas)
     spec = LoadSpec(
         rate_per_s=rate,
-        prompt=LengthDist.fixed(load.prompt),
-        gen=LengthDist.fixed(load.gen),
+        prompt=load.prompt_dist or LengthDist.fixed(load.prompt),
+        gen=load.gen_dist or LengthDist.fixed(load.gen),
         n_requests=max_requests or DEFAULT_REQUESTS,
     )
-    table = _table(dep, efficiency, load.prompt + load.gen + 1)
+    table = _table(dep, efficiency, load.longest + 1)
     res = simulate(
         target, spec, seed=seed, efficiency=efficiency, max_requests=max_requests, step_time=table
     )
