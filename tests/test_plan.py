@@ -490,3 +490,18 @@ def test_length_distributions(cli):
     bad = cli("plan", "-m", "llama3-8b", "--rate", "5", "--prompt", "zipf:3", "--gen", "100",
               "--ttft-p99", "1s", "--tpot-p99", "30ms")  # fmt: skip
     assert bad.code == 2 and "--prompt" in bad.err and bad.err.count("\n") == 1
+
+
+def test_requests_beyond_the_context_limit(cli):
+    """A fixed request longer than the model's context limit does not fit any family; a
+    distribution whose tail is longer plans with a warning (the engine refuses those)."""
+    argv = ("plan", "-m", "llama2-7b", "-H", "h100", "--rate", "1", "--ttft-p99", "2s",
+            "--tpot-p99", "50ms", "-f", "json")  # fmt: skip
+    r = cli(*argv, "--prompt", "3000", "--gen", "2000")
+    assert r.code == 0 and not r.json()["rows"]
+    assert {x["reason"] for x in r.json()["rejected"]} == {"does not fit"}
+    assert "context limit 4,096" in r.json()["rejected"][0]["detail"]
+    r = cli(*argv, "--prompt", "lognormal:3000:0.3", "--gen", "500")
+    assert r.code == 0 and r.json()["rows"]
+    assert "exceeds llama2-7b's context limit 4,096" in r.err
+    assert int(parse_launch(shlex.split(r.json()["launch_command"]))["--max-model-len"]) == 4096

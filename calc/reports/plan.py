@@ -323,6 +323,11 @@ def screen(query: PlanQuery, f: Family, dep: Deployment) -> Screened | Rejection
 
     load, slo = query.load, query.slo
     p, g = load.prompt, load.gen
+    limit = f.model.max_ctx
+    if limit and p + g > limit:
+        return Rejection(f, "aggregated", "does not fit",
+                         f"a {p + g:,}-token request exceeds the model's context limit "
+                         f"{limit:,}", dep)  # fmt: skip
     longest = model_len(f.model, load)
     seqs = int(dep.per_gpu.max_sequences_per_gpu(longest))
     if seqs < 1:
@@ -354,6 +359,9 @@ def screen(query: PlanQuery, f: Family, dep: Deployment) -> Screened | Rejection
             dep,
         )
     serving = serving_throughput(dep, prompt=p, gen=g, efficiency=eff)
+    if serving is None:  # the mean request longer than the model's limit, which did fit
+        return Rejection(f, "aggregated", "does not fit",
+                         f"one {p + g:,}-token request does not fit the KV pool", dep)  # fmt: skip
     per_gpu = serving.output_tokens_per_s_per_gpu + serving.input_tokens_per_s_per_gpu
     cap = per_gpu * dep.gpus
     r0 = replicas_needed(load.rate_per_s, p + g, cap, query.utilisation_cap)
@@ -736,6 +744,13 @@ def plan(
     slo = query.slo
     warnings = []
     unexplored = len(survivors) - len(evaluated)
+    for cfg in {f.model.name: f.model for f in fams}.values():
+        if cfg.max_ctx and load.longest > cfg.max_ctx >= load.prompt + load.gen:
+            warnings.append(
+                f"the longest sampled request ({load.longest:,} tokens) exceeds {cfg.name}'s "
+                f"context limit {cfg.max_ctx:,}: the engine refuses longer requests, and so "
+                "does the simulation (its percentiles are of the requests served)"
+            )
     if not choices:
         warnings.append(
             "no deployment meets the targets: see the rejected families (raise the budget, "
@@ -766,7 +781,8 @@ def plan(
         win = choices[0]
         figs = explain(win, query)
         servers = win.replicas if win.mode == "aggregated" else 1
-        launch = launch_command(win.screened.dep, replicas=servers, max_model_len=load.longest)
+        seq_len = model_len(win.screened.dep.model, load)
+        launch = launch_command(win.screened.dep, replicas=servers, max_model_len=seq_len)
         if win.mode == "disaggregated":
             launch.notes.append(
                 f"disaggregated: {win.prefill_replicas} prefill + {win.decode_replicas} decode "

@@ -432,6 +432,10 @@ def simulate_load(
     res = simulate(
         target, spec, seed=seed, efficiency=efficiency, max_requests=max_requests, step_time=table
     )
+    if res.ttft_s.get("p99") is None or res.tpot_s.get("p99") is None:
+        inf = dict.fromkeys(("p50", "p90", "p99"), math.inf)
+        why = f"the simulation served no request ({res.rejected:,} refused: longer than the pool"
+        return LoadEval(inf, dict(inf), True, why + " or the max model length)", "simulation")
     reason = res.saturation_reason if res.saturated else None
     return LoadEval(
         {k: res.ttft_s[k] for k in ("p50", "p90", "p99")},
