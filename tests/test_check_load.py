@@ -107,3 +107,19 @@ def test_mlperf_server_as_plan_and_as_check(cli, tmp_path):
     res = {x["requirement"]: x for x in c.json()["results"]}
     assert res["max_ttft_p99_s"]["figure"] == pytest.approx(top["ttft_p99_s"], rel=1e-12)
     assert res["max_tpot_p99_s"]["figure"] == pytest.approx(top["tpot_p99_s"], rel=1e-12)
+
+
+def test_no_request_served_fails_with_a_warning(cli, tmp_path):
+    """Requests longer than the model's context limit (Llama 2 7B: 4,096) are all refused:
+    the load limits fail (figure null in JSON) and a warning says why."""
+    p = tmp_path / "refused.yaml"
+    p.write_text(
+        "deployments:\n  - name: d\n    model: llama2-7b\n    hardware: h100\n"
+        "    workload: {ctx: 4096, rate: 1, prompt: 3000, gen: 2000, requests: 50}\n"
+        "    requirements: {max_ttft_p99_s: 2}\n"
+    )
+    r = cli("check", p, "-f", "json")
+    assert r.code == 1
+    (res,) = r.json()["results"]
+    assert res["figure"] is None and not res["passed"]
+    assert "no request was served" in r.err

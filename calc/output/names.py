@@ -180,7 +180,7 @@ passed | flag | summary | check | every requirement passed
 failed | count | summary | check | requirements that failed
 results[].deployment | label | label | check | deployment name in the spec
 results[].requirement | label | label | check | requirement: must_fit, min_concurrency, max_tpot_ms, max_ttft_ms, max_usd_per_million_output_tokens, max_usd_per_million_input_tokens, training_fit, or under load (the serving simulation at the workload's rate) max_ttft_p50_s, max_ttft_p90_s, max_ttft_p99_s, max_tpot_p50_s, max_tpot_p90_s or max_tpot_p99_s
-results[].figure | label | per deployment | check | computed figure, in results[].unit: must_fit: KV + state bytes of the busiest GPU's sequences (paged); min_concurrency: max_concurrency; max_tpot_ms: tpot_s in ms; max_ttft_ms: ttft_one_prompt_s in ms; cost limits: usd_per_million_…; load limits: the simulated TTFT/TPOT percentile in s
+results[].figure | label | per deployment | check | computed figure, in results[].unit: must_fit: KV + state bytes of the busiest GPU's sequences (paged); min_concurrency: max_concurrency; max_tpot_ms: tpot_s in ms; max_ttft_ms: ttft_one_prompt_s in ms; cost limits: usd_per_million_…; load limits: the simulated TTFT/TPOT percentile in s (null: no request was served)
 results[].limit | label | per deployment | check | the requirement's limit in results[].unit (must_fit: kv_budget_bytes)
 results[].unit | label | label | check | unit of figure and limit: bytes, sequences, ms, s or USD
 results[].passed | flag | per deployment | check | figure meets limit

@@ -36,6 +36,7 @@ percentiles, with the reason as a note. With a length distribution, ``prompt`` m
 from __future__ import annotations
 
 import difflib
+import math
 import typing
 from dataclasses import dataclass
 from pathlib import Path
@@ -375,13 +376,21 @@ def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -
                 add(name, figure, limit, unit, figure <= limit)
     if req.under_load:
         res = simulate_load(built, w, dep.efficiency)
-        if res.saturated and warnings is not None:
-            warnings.append(f"{dep.name}: the load saturates it: {res.saturation_reason}")
+        served = res.ttft_s.get("p99") is not None
+        if warnings is not None:
+            if res.saturated:
+                warnings.append(f"{dep.name}: the load saturates it: {res.saturation_reason}")
+            if not served:
+                warnings.append(
+                    f"{dep.name}: no request was served: all {res.rejected:,} are longer than "
+                    "the KV pool or the max model length"
+                )
         for name, key, q in LOAD_REQUIREMENTS:
             limit = getattr(req, name)
             if limit is not None:
-                figure = float(getattr(res, key)[q])
-                add(name, figure, limit, "s", figure <= limit and not res.saturated)
+                value = getattr(res, key).get(q)
+                figure = math.inf if value is None else float(value)
+                add(name, figure, limit, "s", served and figure <= limit and not res.saturated)
     return out
 
 
