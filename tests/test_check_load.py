@@ -123,3 +123,11 @@ def test_no_request_served_fails_with_a_warning(cli, tmp_path):
     (res,) = r.json()["results"]
     assert res["figure"] is None and not res["passed"]
     assert "no request was served" in r.err
+
+
+def test_one_output_token_passes_tpot(cli, tmp_path):
+    r = cli("check", spec(tmp_path, "ctx: 2048, rate: 1, prompt: 1000, gen: 1, requests: 50",
+                          "max_tpot_p99_s: 0.01, max_ttft_p99_s: 5"), "-f", "json")  # fmt: skip
+    assert r.code == 0, r.err
+    res = {x["requirement"]: x for x in r.json()["results"]}
+    assert res["max_tpot_p99_s"]["figure"] == 0.0 and res["max_tpot_p99_s"]["passed"]

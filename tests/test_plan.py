@@ -505,3 +505,13 @@ def test_requests_beyond_the_context_limit(cli):
     assert r.code == 0 and r.json()["rows"]
     assert "exceeds llama2-7b's context limit 4,096" in r.err
     assert int(parse_launch(shlex.split(r.json()["launch_command"]))["--max-model-len"]) == 4096
+
+
+def test_one_output_token_has_no_tpot(cli):
+    """gen 1: no request has a time between tokens; the simulated rows say TPOT 0, not
+    'saturated'."""
+    r = cli(*SMALL, "--gen", "1", "--no-disaggregation", "-f", "json")
+    assert r.code == 0, r.err
+    rows = r.json()["rows"]
+    assert rows and all(x["tpot_p99_s"] == 0.0 for x in rows if x["method"] == "simulation")
+    assert not r.json()["rejected"]

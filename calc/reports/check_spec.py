@@ -389,6 +389,8 @@ def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -
             limit = getattr(req, name)
             if limit is not None:
                 value = getattr(res, key).get(q)
+                if value is None and served and key == "tpot_s":
+                    value = 0.0  # no request of two or more output tokens: no TPOT to miss
                 figure = math.inf if value is None else float(value)
                 add(name, figure, limit, "s", served and figure <= limit and not res.saturated)
     return out

@@ -432,14 +432,15 @@ def simulate_load(
     res = simulate(
         target, spec, seed=seed, efficiency=efficiency, max_requests=max_requests, step_time=table
     )
-    if res.ttft_s.get("p99") is None or res.tpot_s.get("p99") is None:
+    if res.ttft_s.get("p99") is None:
         inf = dict.fromkeys(("p50", "p90", "p99"), math.inf)
         why = f"the simulation served no request ({res.rejected:,} refused: longer than the pool"
         return LoadEval(inf, dict(inf), True, why + " or the max model length)", "simulation")
     reason = res.saturation_reason if res.saturated else None
     return LoadEval(
         {k: res.ttft_s[k] for k in ("p50", "p90", "p99")},
-        {k: res.tpot_s[k] for k in ("p50", "p90", "p99")},
+        # no request of two or more output tokens (gen 1): no time between tokens
+        {k: res.tpot_s.get(k) or 0.0 for k in ("p50", "p90", "p99")},
         bool(res.saturated),
         reason or ("the queue grows without bound" if res.saturated else None),
         "simulation",
