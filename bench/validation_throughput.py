@@ -68,6 +68,14 @@ class Result:
     decode_only: float  # batch / TPOT at the same concurrency (prefill left out)
     concurrency: int
     prefill_share: float  # prefill time / cycle time
+    decode_terms: dict  # a decode step's time by term [s]: GEMMs, attention, fixed, other
+
+    @property
+    def dominant(self) -> str:
+        """The cycle's largest term: prefill, or the decode step's largest."""
+        if self.prefill_share >= 0.5:
+            return "prefill"
+        return "decode " + max(self.decode_terms, key=self.decode_terms.get)
 
     @property
     def error(self) -> float:
@@ -93,14 +101,31 @@ def predict(row: Row, efficiency: str = "expected") -> Result:
         engine=EngineSettings(name="trtllm"),
     )
     s = serving_throughput(dep, prompt=row.prompt, gen=row.gen, efficiency=efficiency)
-    tpot = float(step_of(dep, efficiency, batch=s.concurrency, ctx=row.prompt + row.gen).time_s)
+    step = step_of(dep, efficiency, batch=s.concurrency, ctx=row.prompt + row.gen)
     return Result(
         row,
         s.output_tokens_per_s_per_gpu * dep.gpus,
-        s.concurrency / tpot,
+        s.concurrency / float(step.time_s),
         s.concurrency,
         s.prefill_s / s.cycle_s,
+        decode_terms(step),
     )
+
+
+def decode_terms(step) -> dict:
+    """A step's time [s] split into its GEMMs' rooflines, attention's, the fixed kernel costs
+    and the rest (norms, embedding, collectives)."""
+    from calc.deploy.rates import is_gemm, op_time
+
+    r = step.rates
+    out = {"GEMMs": 0.0, "attention": 0.0, "fixed kernel cost": 0.0, "other": 0.0}
+    for op in step.raw:
+        fixed = op.kernels * r.kernel_s if op.kind == "compute" else 0.0
+        t = float(op_time(op, r)) - fixed
+        key = "GEMMs" if is_gemm(op) else "attention" if op.attention else "other"
+        out[key] += t
+        out["fixed kernel cost"] += fixed
+    return out
 
 
 def results(efficiency: str = "expected") -> list[Result]:
@@ -159,19 +184,22 @@ def render() -> str:
         "step times at the expected efficiency. One constant is fitted to these rows (below). The",
         "decode-only column is batch / TPOT at the same concurrency and the full context: the",
         "kind of figure `cost`'s `output_tokens_per_s_per_gpu` is (prefill left out).",
+        "The dominant term is the cycle's largest: prefill when it takes half the cycle or",
+        "more, else the largest part of a decode step (its GEMMs, attention, the fixed kernel",
+        "costs, or the rest: norms, embedding, collectives).",
         "The last column is the prediction at the profile's low efficiency band (the slowest",
         "step times the profile allows).",
         "",
-        "| record | in / out tokens | concurrency | prefill share of the cycle | predicted "
-        "tokens/s | published tokens/s | signed error | decode-only tokens/s | its error "
-        "| error at low efficiency |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| record | in / out tokens | concurrency | prefill share of the cycle | dominant term "
+        "| predicted tokens/s | published tokens/s | signed error | decode-only tokens/s "
+        "| its error | error at low efficiency |",
+        "|---|---|---:|---:|---|---:|---:|---:|---:|---:|---:|",
     ]
     for r, lo in zip(res, low, strict=True):
         row = r.row
         lines.append(
             f"| {row.id} | {row.prompt:,} / {row.gen:,} | {r.concurrency:,} | "
-            f"{r.prefill_share:.0%} | {r.predicted:,.0f} | "
+            f"{r.prefill_share:.0%} | {r.dominant} | {r.predicted:,.0f} | "
             f"{row.published_output_tokens_per_s:,.0f} | **{r.error:+.1%}** | "
             f"{r.decode_only:,.0f} | {r.decode_only_error:+.1%} | {lo.error:+.1%} |"
         )

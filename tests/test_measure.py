@@ -21,8 +21,10 @@ TINY = ("--batch", "1,2", "--ctx", "40", "--repeats", "2", "--warmup", "1")
 
 @pytest.fixture(autouse=True)
 def small_probes(monkeypatch):
-    """Probe with a 128² GEMM and a 64 Ki-element copy so the CPU path takes a moment."""
+    """Probe with a 128² GEMM and a 64 Ki-element copy, and leave out the small-M GEMM curve
+    (tests/test_measure_calibration.py runs it), so the CPU path takes a moment."""
     monkeypatch.setitem(suite.PROBE_SIZES, "cpu", (128, 2**16))
+    monkeypatch.setitem(suite.GEMM_M, "cpu", ())
 
 
 @pytest.fixture

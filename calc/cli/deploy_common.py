@@ -25,7 +25,8 @@ def resolve_gpus(tp: int, pp: int, dp: int | None, gpus: int | None) -> tuple[in
 OPTION_NAMES = (
     "model", "hardware", "fmt", "tp", "pp", "ep", "dp", "gpus", "weight_dtype", "kv_dtype",
     "compute_dtype", "engine", "engine_version", "mem_util", "block_size", "max_batched_tokens",
-    "max_num_seqs", "activation", "overhead", "max_model_len", "calibration",
+    "max_num_seqs", "activation", "overhead", "max_model_len", "calibration", "allreduce",
+    "moe_imbalance",
 )  # fmt: skip
 
 
@@ -60,6 +61,8 @@ def build_deployment(
     max_model_len: int | None = None,
     calibration=None,
     layout=None,
+    allreduce: str | None = None,
+    moe_imbalance: float | None = None,
 ):
     """The Deployment of a command's options (model and hardware loaded, calibration applied,
     sizes parsed, everything validated once)."""
@@ -79,6 +82,7 @@ def build_deployment(
         activation=activation,
         overhead=overhead,
         max_model_len=max_model_len,
+        allreduce=allreduce,
     )
     cfg = load_model(model)
     hw = None
@@ -98,4 +102,5 @@ def build_deployment(
         compute_dtype=compute_dtype,
         layout=lay,
         engine=settings,
+        moe_imbalance=moe_imbalance,
     )

@@ -46,6 +46,23 @@ MaxBatchedTokens = Annotated[
         "max_num_batched_tokens; default: the engine's for the GPU).",
     ),
 ]
+AllReduce = Annotated[
+    str | None,
+    typer.Option(
+        "--allreduce",
+        help="Tensor-parallel all-reduce: custom (the engine's one-shot/two-shot kernels and "
+        "NVLS inside an NVLink domain, NCCL beyond; the default of vLLM, SGLang and "
+        "TensorRT-LLM) or nccl (NCCL alone, as plain PyTorch code runs).",
+    ),
+]
+MoeImbalance = Annotated[
+    float | None,
+    typer.Option(
+        "--moe-imbalance",
+        help="MoE load imbalance under --ep: tokens the busiest GPU's experts get over the "
+        "mean (1 = balanced, the default; at most ep). Scales its expert work and all-to-all.",
+    ),
+]
 MaxNumSeqs = Annotated[
     int | None,
     typer.Option(

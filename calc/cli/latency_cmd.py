@@ -40,6 +40,8 @@ def latency(
     block_size: d.BlockSize = None,
     max_batched_tokens: d.MaxBatchedTokens = None,
     max_num_seqs: d.MaxNumSeqs = None,
+    allreduce: d.AllReduce = None,
+    moe_imbalance: d.MoeImbalance = None,
     activation: d.Activation = None,
     overhead: d.Overhead = None,
     matmul_eff: MatmulEff = None,

@@ -58,12 +58,29 @@ def measure(
         str | None,
         typer.Option("--dtype", help="bf16|fp16|fp32 (default: bf16 on cuda, fp32 on cpu)."),
     ] = None,
+    gemm_m: Annotated[
+        SizeList,
+        typer.Option(
+            "--gemm-m",
+            metavar="M[,M...]",
+            help="Rows M of the small-M GEMM curve (default: 1,2,4,...,64 on cpu, to 256 on cuda).",
+        ),
+    ] = None,
     repeats: Annotated[int, typer.Option("--repeats", help="Timed runs per kernel.")] = 20,
     warmup: Annotated[int, typer.Option("--warmup", help="Untimed runs first.")] = 3,
     quick: Annotated[
         bool,
         typer.Option("--quick", help="Divide widths and head counts by 8 (always on cpu)."),
     ] = False,
+    max_spread: Annotated[
+        float,
+        typer.Option(
+            "--max-spread",
+            metavar="PCT",
+            help="A kernel whose (p90 - p10) / median over 5+ runs exceeds PCT % is too "
+            "noisy to score: flagged, left out of the error statistics and the calibration.",
+        ),
+    ] = 50.0,
     fmt: o.Format = "table",
     output: o.Output = None,
     save_calibration: Annotated[
@@ -76,8 +93,10 @@ def measure(
 ) -> None:
     """Measure attention and GEMM kernels of one layer; compare with the roofline prediction.
 
-    Every output is checked against a float64 reference; a kernel that misses it is
-    reported as rejected (exit 1) and never calibrates anything.
+    Also measures the fixed cost of one kernel (a chain of tiny kernels, eagerly and on
+    CUDA replayed from a CUDA graph) and the small-M GEMM curve. Every output is checked
+    against a float64 reference; a kernel that misses it is reported as rejected (exit 1)
+    and never calibrates anything, nor does one too noisy to score (--max-spread).
 
     Example: kvcalc measure --model llama3-8b --device cpu --batch 1,4 --ctx 256,1024
     """
@@ -85,8 +104,8 @@ def measure(
 
     from calc.cli.common import check_choice, warn
     from calc.data.registry import load_hardware, load_model
-    from calc.measure.calibrate import build_calibration, calibration_yaml
-    from calc.measure.report import render
+    from calc.measure.calibrate import calibration_yaml
+    from calc.measure.report import noisy_note, render
     from calc.measure.suite import DEVICES, DTYPES, run_suite, stderr_progress
     from calc.output.render import FORMATS, write_atomic
     from calc.output.safe_io import check_outputs
@@ -97,6 +116,7 @@ def measure(
     check_choice("--device", device, DEVICES)
     check_choice("--dtype", dtype, DTYPES)
     batches, ctxs = _ints("--batch", batch), _ints("--ctx", ctx)
+    gemm_ms = _ints("--gemm-m", gemm_m)
     cfg = load_model(model)
     hw = load_hardware(hardware) if hardware else None
     report = run_suite(
@@ -110,6 +130,8 @@ def measure(
         warmup=warmup,
         quick=quick,
         progress=stderr_progress if sys.stderr.isatty() else None,
+        gemm_ms=gemm_ms,
+        max_spread_pct=max_spread,
     )
     if hw is not None and report.probed:
         warn(
@@ -126,15 +148,11 @@ def measure(
     else:
         sys.stdout.write(text)
     if save_calibration is not None:
-        cal = build_calibration(
-            fields["rows"],
-            hardware=report.hardware.name,
-            device=report.device_name,
-            fallback_matmul=report.hardware.efficiency.matmul,
-            fallback_memory=report.hardware.efficiency.memory,
-        )
+        cal = report.calibration()
         write_atomic(save_calibration, calibration_yaml(cal), "--save-calibration")
     bad = [r for r in fields["rows"] if r["status"] != "ok"]
     warn(f"{r['kernel']} {r['variant']} {r['shape']}: {r['status']}: {r['message']}" for r in bad)
+    if fields["n_too_noisy"]:
+        warn([noisy_note(fields)])
     if any(r["status"] == "rejected" for r in bad):
         raise typer.Exit(1)

@@ -47,6 +47,13 @@ Requests = Annotated[
     int | None,
     typer.Option("--requests", "-n", help="Requests to simulate (default 1,000; a trace: all)."),
 ]
+Duration = Annotated[
+    str | None,
+    typer.Option(
+        "--duration",
+        help="Simulate the requests that arrive in this time (60s, 10min) instead of --requests.",
+    ),
+]
 Seed = Annotated[int, typer.Option("--seed", help="Seed of the arrivals and lengths.")]
 TtftSlo = Annotated[
     str | None,
@@ -98,6 +105,7 @@ def simulate(
     trace: TraceFile = None,
     arrival: Arrival = "poisson",
     requests: Requests = None,
+    duration: Duration = None,
     seed: Seed = 0,
     ttft_slo: TtftSlo = None,
     tpot_slo: TpotSlo = None,
@@ -150,6 +158,9 @@ def simulate(
         from calc.output.plot import check_output
 
         check_output(output)
+    if duration is not None and requests is not None:
+        raise InvalidInputError("give --requests or --duration, not both")
+    duration_s = None if duration is None else parse_duration_s(duration, "--duration")
     ttft_slo_s = None if ttft_slo is None else parse_duration_s(ttft_slo, "--ttft-slo")
     tpot_slo_s = None if tpot_slo is None else parse_duration_s(tpot_slo, "--tpot-slo")
     rates = None
@@ -173,6 +184,7 @@ def simulate(
         gen=g,
         prefix_shared_fraction=prefix_shared,
         n_requests=requests,
+        duration_s=duration_s,
     )
     title = (
         f"{dep.model.display_name} on {dep.gpus} × {dep.hardware.display_name} "

@@ -44,6 +44,7 @@ def sweep(
     block_size: d.BlockSize = None,
     max_batched_tokens: d.MaxBatchedTokens = None,
     max_num_seqs: d.MaxNumSeqs = None,
+    allreduce: d.AllReduce = None,
     activation: d.Activation = None,
     overhead: d.Overhead = None,
     usd_per_hour: d.UsdPerHour = None,
@@ -116,6 +117,7 @@ def sweep(
         max_num_seqs=max_num_seqs,
         activation=activation,
         overhead=overhead,
+        allreduce=allreduce,
     )
     grid = plan(
         parse_names(model, "--model"),  # type: ignore[arg-type]

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from calc.data.hardware_schema import Band, HardwareProfile
+from calc.data.hardware_schema import Band, GemmPoint, HardwareProfile
 from calc.data.yaml_io import load_mapping, validate
 
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
@@ -42,6 +42,13 @@ class Calibration(BaseModel):
     matmul: Band
     memory: Band
     kernels: list[KernelEfficiency] = Field(default_factory=list)
+    # Fixed cost of one kernel [s] (HardwareProfile.kernel_overhead_s) and how it was
+    # timed: a CUDA-graph replay (what engines do at decode) or eager launches (CPU). Files
+    # written before these fields existed leave them out: the profile's own values stay.
+    kernel_overhead_s: float | None = Field(default=None, ge=0, le=1e-3)
+    kernel_overhead_variant: str | None = Field(default=None, pattern="^(cuda_graph|eager)$")
+    # Small-M GEMM slowdown vs M (HardwareProfile.gemm_m_curve), sorted by m
+    gemm_m_curve: list[GemmPoint] | None = Field(default=None, min_length=1)
 
 
 def load_calibration(path: Path | str) -> Calibration:
@@ -50,9 +57,17 @@ def load_calibration(path: Path | str) -> Calibration:
 
 
 def apply_calibration(hw: HardwareProfile, cal: Calibration, path: Path | str) -> HardwareProfile:
-    """``hw`` with its efficiency bands replaced by the measured ones."""
+    """``hw`` with its efficiency bands replaced by the measured ones, and its fixed kernel
+    cost and small-M GEMM curve where the file has them (kept otherwise)."""
     eff = replace(hw.efficiency, matmul=cal.matmul, memory=cal.memory, source=f"calibration {path}")
-    return replace(hw, efficiency=eff)
+    measured: dict = {}
+    if cal.kernel_overhead_s is not None:
+        how = f" ({cal.kernel_overhead_variant})" if cal.kernel_overhead_variant else ""
+        measured["kernel_overhead_s"] = cal.kernel_overhead_s
+        measured["kernel_overhead_source"] = f"calibration {path}{how}"
+    if cal.gemm_m_curve:
+        measured["gemm_m_curve"] = sorted(cal.gemm_m_curve, key=lambda p: p.m)
+    return replace(hw, efficiency=eff, **measured)
 
 
 def calibrated(

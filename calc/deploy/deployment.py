@@ -101,6 +101,7 @@ class EngineSettings:
         activation: str | int | None = None,
         overhead: str | int | None = None,
         max_model_len: int | None = None,
+        allreduce: str | None = None,
         flag: str = "--",
     ) -> EngineSettings:
         """The settings from the options a command or a check spec states (the same names);
@@ -120,6 +121,7 @@ class EngineSettings:
             activation_bytes=size(activation, "activation"),
             overhead_bytes=size(overhead, "overhead"),
             max_model_len=max_model_len,
+            allreduce=allreduce,
         )
 
 
@@ -170,6 +172,10 @@ class Deployment:
     compute_override: str | None
     layout: AttentionLayout
     engine: EngineSettings = field(default_factory=EngineSettings)
+    # MoE load imbalance under expert parallelism: tokens the busiest GPU's experts receive
+    # over the mean (1: perfectly balanced routing; ep at most); it scales that GPU's routed
+    # expert work and its all-to-all traffic [×]
+    moe_imbalance: float = 1.0
 
     @classmethod
     def build(
@@ -186,6 +192,7 @@ class Deployment:
         compute_dtype: str | None = None,
         layout: AttentionLayout | None = None,
         engine: EngineSettings | None = None,
+        moe_imbalance: float | None = None,
     ) -> Deployment:
         from calc.deploy.checkpoint import linear_dtype
         from calc.formulas.attention_layout import attention_layout
@@ -211,6 +218,12 @@ class Deployment:
         kv_dtype = (model.kv_dtype or model.dtype) if kv_dtype is None else kv_dtype
         _check_format(weight_dtype, "--weight-dtype", weight_format)
         _check_format(kv_dtype, "--kv-dtype", kv_format)
+        imbalance = 1.0 if moe_imbalance is None else moe_imbalance
+        if isinstance(imbalance, bool) or not 1 <= imbalance <= max(1, ep):
+            raise InvalidInputError(
+                f"--moe-imbalance must be in 1..ep (the busiest GPU's experts get at most all "
+                f"the tokens: 1..{max(1, ep)} at --ep {ep}), got {moe_imbalance!r}"
+            )
         dep = cls(
             model=model,
             hardware=hardware,
@@ -224,6 +237,7 @@ class Deployment:
             compute_override=compute_dtype,
             layout=layout or attention_layout(model),
             engine=engine or EngineSettings(),
+            moe_imbalance=float(imbalance),
         )
         dep.sharding  # noqa: B018 - validates tp/pp/ep against the model's shape now
         dep.engine_config  # noqa: B018 - validates the engine version

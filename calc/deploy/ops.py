@@ -439,11 +439,12 @@ def _ssm_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, z):
     return ops
 
 
-def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z):
+def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0):
     """Dense FFN layers, and for MoE layers the router, routed and shared experts.
 
     ``tokens``: tokens this GPU's attention replica processes; ``stage_tokens``: tokens of the
-    whole stage (all replicas), which the routed experts of all ``ep`` GPUs share.
+    whole stage (all replicas), which the routed experts of all ``ep`` GPUs share;
+    ``imbalance``: the busiest GPU's routed tokens over the mean under expert parallelism.
     """
     gated = cfg.ffn_kind == "gated"
     n_mat = 2 + gated
@@ -482,7 +483,7 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z):
             )
         )
         # routes of the whole stage spread evenly over the ep GPUs
-        routes = stage_tokens * k / s.ep if s.ep > 1 else tokens * k
+        routes = stage_tokens * k / s.ep * imbalance if s.ep > 1 else tokens * k
         touched = s.n_experts * (
             F.expected_active_experts(E, k, stage_tokens if s.ep > 1 else tokens) / E
         )
@@ -521,7 +522,25 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z):
     return ops
 
 
-def _comm_ops(cfg, s: Sharding, *, tokens, stage_tokens, z):
+def dispatch_ranks_per_token(n_experts: int, k: int, ep: int) -> float:
+    """Expected distinct GPUs a token's k experts live on when ``n_experts`` experts are spread
+    evenly over ``ep`` GPUs and the k are drawn without replacement:
+    ep × (1 − C(E − E/ep, k) / C(E, k)) [GPUs]. DeepEP sends a token once per destination GPU,
+    not once per expert."""
+    per = n_experts / ep
+    miss = 1.0
+    for i in range(k):  # C(E − E/ep, k) / C(E, k) as a product
+        miss *= max(0.0, (n_experts - per - i) / (n_experts - i))
+    return ep * (1 - miss)
+
+
+# DeepEP's dispatch sends fp8 activations with one fp32 scale per 128 channels; its combine
+# returns bf16 (deepseek-ai/DeepEP README: "FP8 dispatching and BF16 combining") [bytes/element]
+DISPATCH_BYTES_PER_ELEMENT = 1 + 4 / 128
+COMBINE_BYTES_PER_ELEMENT = 2
+
+
+def _comm_ops(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0):
     """All-reduces (tp), all-to-alls (ep) and stage sends (pp) of one forward pass."""
     d = cfg.d_model
     hidden = tokens * d * z.act
@@ -536,10 +555,15 @@ def _comm_ops(cfg, s: Sharding, *, tokens, stage_tokens, z):
         # dispatch and combine; with ep = tp (no data-parallel attention) every GPU already
         # holds all tokens and the experts' partial outputs join the layer's all-reduce, as
         # vLLM does (all-to-all only with dp > 1): no all-to-all is charged
-        count = 2 * cfg.n_moe_layers
-        # each GPU dispatches an equal share of the stage's tokens to their k experts
-        msg = stage_tokens * cfg.moe.experts_per_token * d * z.act / s.ep
-        ops.append(Op("ep_all_to_all", 0, count * msg, kind=ALL_TO_ALL, group=s.ep, count=count))
+        # DeepEP-style: each GPU sends its share of the stage's tokens once to every GPU that
+        # holds one of their experts (fp8 + scales), and receives the results back (bf16); the
+        # busiest GPU's traffic scales with the imbalance. Dispatch and combine per MoE layer.
+        n = cfg.n_moe_layers
+        m = cfg.moe
+        sent = stage_tokens / s.ep * imbalance * d
+        sent *= dispatch_ranks_per_token(m.n_routed_experts, m.experts_per_token, s.ep)
+        per_layer = sent * (DISPATCH_BYTES_PER_ELEMENT + COMBINE_BYTES_PER_ELEMENT)
+        ops.append(Op("ep_all_to_all", 0, n * per_layer, kind=ALL_TO_ALL, group=s.ep, count=2 * n))
     if s.pp > 1:
         count = s.pp - 1
         # group: the GPUs the pipeline spans (a send crosses the network when it exceeds the
@@ -558,6 +582,7 @@ def forward_ops(
     batch,
     ctx=None,
     prompt=None,
+    imbalance: float = 1.0,
 ) -> list[Op]:
     """The ops of one decode step (``ctx`` given) or one prefill (``prompt`` given) on one GPU.
 
@@ -598,7 +623,7 @@ def forward_ops(
         cfg, s, layout, tokens=tokens, batch=b, ctx=ctx, prompt=prompt, decode=decode, z=z
     )
     ops += _ssm_block(cfg, s, tokens=tokens, batch=b, prompt=prompt, decode=decode, z=z)
-    ops += _ffn_block(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z)
+    ops += _ffn_block(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z, imbalance=imbalance)
     # lm_head: every sequence's one token at decode; only the last prompt token at prefill
     ops.append(
         _linear(
@@ -613,5 +638,5 @@ def forward_ops(
     )
     lm = ops[-1]
     ops[-1] = replace(lm, kernels=lm.kernels + 1)  # and the sampler
-    ops += _comm_ops(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z)
+    ops += _comm_ops(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z, imbalance=imbalance)
     return ops

@@ -55,6 +55,8 @@ from calc.deploy.rates import (
     activation_bytes_per_element,
     check_efficiency,
     flops_rate,
+    gemm_terms,
+    is_gemm,
     op_time,
     rates,
 )
@@ -113,6 +115,7 @@ class OpSetup:
     weight_dtype: str
     kv_dtype: str
     custom_allreduce: bool = False
+    moe_imbalance: float = 1.0
 
 
 def op_setup(dep: Deployment) -> OpSetup:
@@ -136,12 +139,20 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.weight_dtype,
         dep.kv_dtype,
         dep.custom_allreduce,
+        dep.moe_imbalance,
     )
 
 
 def _bound(op: Op, r: Rates) -> str:
     if op.kind != COMPUTE:
         return "network"
+    if is_gemm(op):  # its own format's rate, padded rows, weight-only streaming
+        g = gemm_terms(op, r)
+        return (
+            "compute"
+            if is_compute_bound(g.flops, g.bytes, g.flops_per_s, g.bytes_per_s)
+            else "memory"
+        )
     if is_compute_bound(op.flops, op.bytes, flops_rate(op, r), r.bytes_per_s):
         return "compute"
     return "memory"
@@ -190,7 +201,9 @@ def step_of(dep: Deployment, efficiency: str = "expected", **counts) -> Step:
     decode step, or batch and prompt for a prefill; batch is one replica's sequences)."""
     check_efficiency(efficiency)  # a bad name is an error even where no time is computed
     st = op_setup(dep)
-    raw = forward_ops(dep.model, st.sharding, st.layout, st.sizes, **counts)
+    raw = forward_ops(
+        dep.model, st.sharding, st.layout, st.sizes, imbalance=st.moe_imbalance, **counts
+    )
     return _step(st, dep.hardware, efficiency, raw)
 
 

@@ -1,8 +1,15 @@
 """Achieved efficiencies [fraction of peak] from measured rows, as a Calibration (the schema
 of calc.data.calibration) that `--calibration FILE` applies to a hardware profile.
 
-Pure Python over report rows. Only rows with status 'ok' count: a rejected (wrong) or
-failed kernel never calibrates anything.
+Pure Python over report rows. Only rows with status 'ok' that are not too noisy count: a
+rejected (wrong) or failed kernel, or one timed on an unsteady machine, never calibrates
+anything.
+
+Besides the efficiency bands (from the suite's kernels, the large probes among them): the
+fixed cost of one kernel [s] (the kernel_overhead rows: a CUDA-graph replay where measured,
+else eager launches) and the small-M GEMM curve (the gemm_m rows): at M rows a GEMM takes
+slowdown(M) × its roofline time at the calibrated bands, plus one fixed kernel cost, so
+slowdown = (measured - kernel cost) / roofline, the median over the model's GEMM shapes.
 """
 
 from __future__ import annotations
@@ -11,11 +18,16 @@ import datetime as _dt
 from collections.abc import Sequence
 
 from calc.data.calibration import Calibration, KernelEfficiency
-from calc.data.hardware_schema import Band
+from calc.data.hardware_schema import Band, GemmPoint
 from calc.measure.timing import quantile
 
 BATCH_BUCKETS = ((1, 8), (9, 64), (65, 512), (513, 10**9))
 _MAX_KERNEL_FRACTION = 1.5  # KernelEfficiency's bound
+OVERHEAD_KERNEL = "kernel_overhead"  # rows timing one tiny kernel (per kernel of a chain)
+CURVE_KERNEL = "gemm_m"  # rows of the small-M GEMM curve
+OVERHEAD_VARIANTS = ("cuda_graph", "eager")  # the first one measured is the one saved
+_MAX_OVERHEAD_S = 1e-3  # HardwareProfile.kernel_overhead_s's bound
+_SLOWDOWN_RANGE = (0.5, 100.0)  # GemmPoint.slowdown's bounds
 
 
 def batch_bucket(batch: int) -> tuple[int, int]:
@@ -47,13 +59,70 @@ def band(rows: Sequence[dict]) -> Band | None:
 
 
 def usable(rows: Sequence[dict]) -> list[dict]:
-    return [r for r in rows if r["status"] == "ok" and r.get("measured_median_s")]
+    """Rows that may calibrate: status ok, timed, and not too noisy to score."""
+    return [
+        r
+        for r in rows
+        if r["status"] == "ok" and r.get("measured_median_s") and not r.get("too_noisy")
+    ]
+
+
+def kernel_overhead(rows: Sequence[dict]) -> tuple[float, str] | None:
+    """(fixed cost of one kernel [s], variant): the median of the kernel_overhead rows of the
+    first variant measured of cuda_graph, eager (capped at the profile schema's 1 ms)."""
+    ok = [r for r in usable(rows) if r["kernel"] == OVERHEAD_KERNEL]
+    for variant in OVERHEAD_VARIANTS:
+        times = [r["measured_median_s"] for r in ok if r["variant"] == variant]
+        if times:
+            return min(_MAX_OVERHEAD_S, quantile(times, 0.5)), variant
+    return None
+
+
+def roofline_at_bands_s(r: dict, matmul: Band, memory: Band) -> float:
+    """Roofline time [s] of a measured row at the bands' expected fractions of its profile's
+    peaks, from the row alone: its flops_fraction (= flops / median / peak FLOP/s) and
+    bandwidth_fraction give flops / peak = median × flops_fraction, so
+    max(flops / (peak × matmul), bytes / (bandwidth × memory))
+    = median × max(flops_fraction / matmul, bandwidth_fraction / memory).
+    Rows of reports probed on different machines (other peaks) thus combine."""
+    med = r["measured_median_s"]
+    return med * max(
+        r["flops_fraction"] / matmul.expected, r["bandwidth_fraction"] / memory.expected
+    )
+
+
+def gemm_slowdown(r: dict, matmul: Band, memory: Band, kernel_overhead_s: float) -> float:
+    """(measured - kernel cost) / roofline time at the bands of one GEMM row [ratio]: 1 on
+    the roofline, 2 twice as slow."""
+    return (r["measured_median_s"] - kernel_overhead_s) / roofline_at_bands_s(r, matmul, memory)
+
+
+def gemm_m_curve(
+    rows: Sequence[dict], matmul: Band, memory: Band, kernel_overhead_s: float = 0.0
+) -> list[GemmPoint] | None:
+    """The small-M curve: per M (the gemm_m rows' batch), the median slowdown over the GEMM
+    shapes measured at that M, clamped to GemmPoint's [0.5, 100]; sorted by M. None
+    without gemm_m rows."""
+    by_m: dict[int, list[float]] = {}
+    for r in usable(rows):
+        if r["kernel"] == CURVE_KERNEL:
+            slowdown = gemm_slowdown(r, matmul, memory, kernel_overhead_s)
+            by_m.setdefault(r["batch"], []).append(slowdown)
+    if not by_m:
+        return None
+    lo, hi = _SLOWDOWN_RANGE
+    return [
+        GemmPoint(m=m, slowdown=min(hi, max(lo, quantile(v, 0.5)))) for m, v in sorted(by_m.items())
+    ]
 
 
 def kernel_efficiencies(rows: Sequence[dict]) -> list[KernelEfficiency]:
-    """Median achieved fraction per (kernel class, bound, batch range), in row order."""
+    """Median achieved fraction per (kernel class, bound, batch range), in row order (the
+    kernel_overhead rows excluded: they have no work to be a fraction of)."""
     groups: dict[tuple[str, str, tuple[int, int]], list[dict]] = {}
     for r in usable(rows):
+        if r["kernel"] == OVERHEAD_KERNEL:
+            continue
         groups.setdefault((r["kernel"], r["bound"], batch_bucket(r["batch"])), []).append(r)
     out = []
     for (kernel, bound, (lo, hi)), rs in groups.items():
@@ -87,10 +156,12 @@ def build_calibration(
     """The Calibration of a measured suite.
 
     matmul band: from compute-bound rows (the large-GEMM probe among them); memory band:
-    from memory-bound rows (the copy probe among them). Where no usable row is of that
-    bound, the probe row of that resource is used; failing that, the fallback band.
+    from memory-bound rows (the copy probe among them); neither from the kernel_overhead
+    nor the gemm_m rows. Where no usable row is of that bound, the probe row of that
+    resource is used; failing that, the fallback band. Then the fixed cost of one kernel,
+    and the small-M GEMM curve at the bands just fitted, less that cost.
     """
-    ok = usable(rows)
+    ok = [r for r in usable(rows) if r["kernel"] not in (OVERHEAD_KERNEL, CURVE_KERNEL)]
 
     def pick(bound: str, probe: str, fallback: Band) -> Band:
         chosen = [r for r in ok if r["bound"] == bound]
@@ -98,14 +169,21 @@ def build_calibration(
             chosen = [r for r in ok if r["kernel"] == probe]
         return band(chosen) or fallback
 
+    matmul = pick("compute", "probe_gemm", fallback_matmul)
+    memory = pick("memory", "probe_copy", fallback_memory)
+    overhead = kernel_overhead(rows)
+    curve = gemm_m_curve(rows, matmul, memory, overhead[0] if overhead else 0.0)
     return Calibration(
         kind="kvcalc-calibration",
         hardware=hardware,
         device=device,
         created=created or _dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        matmul=pick("compute", "probe_gemm", fallback_matmul),
-        memory=pick("memory", "probe_copy", fallback_memory),
+        matmul=matmul,
+        memory=memory,
         kernels=kernel_efficiencies(rows),
+        kernel_overhead_s=overhead[0] if overhead else None,
+        kernel_overhead_variant=overhead[1] if overhead else None,
+        gemm_m_curve=curve,
     )
 
 

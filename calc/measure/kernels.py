@@ -63,6 +63,8 @@ class Kernel:
     run: Callable[[dict], Any]
     reference: Callable[[dict], Any]
     backend: Callable[[dict], str]
+    n_kernels: int = 1  # kernels one run launches; timings are reported per kernel
+    queued: bool = False  # CUDA: timed with the launches queued ahead (device time alone)
 
 
 def sdpa_backend(torch, q, k, v, **kw) -> str:
@@ -76,7 +78,8 @@ def sdpa_backend(torch, q, k, v, **kw) -> str:
 
 
 def nbytes(*tensors) -> int:
-    return sum(t.numel() * t.element_size() for t in tensors)
+    """Bytes of the tensors among ``tensors`` (anything else, e.g. a captured graph, is 0)."""
+    return sum(t.numel() * t.element_size() for t in tensors if hasattr(t, "element_size"))
 
 
 # ----------------------------------------------------------------------------------------
@@ -284,20 +287,81 @@ def mla_decode(
 # Decode GEMMs.
 
 
-def gemm(env: Env, name: str, batch: int, k: int, n: int) -> Kernel:
-    """x[batch, k] @ W[k, n]: one projection of one layer for one decode step."""
+def gemm(env: Env, name: str, batch: int, k: int, n: int, kernel: str = "gemm") -> Kernel:
+    """x[batch, k] @ W[k, n]: one projection of one layer for one decode step (``kernel``
+    'gemm_m': the same GEMM as a point of the small-M curve, M = ``batch`` rows, timed on
+    CUDA with its launches queued ahead: the GEMM's own device time, as a graph replays it;
+    the launch is the fixed kernel cost, measured apart)."""
     torch = env.torch
 
     def make():
         return {"x": env.randn(batch, k), "w": env.randn(k, n, scale=1 / math.sqrt(k))}
 
     return Kernel(
-        "gemm", name, f"[{batch},{k}]@[{k},{n}]", batch, 0,
+        kernel, name, f"[{batch},{k}]@[{k},{n}]", batch, 0,
         counts.gemm_flops(batch, k, n), counts.gemm_bytes(batch, k, n, env.bpe),
         0, batch * (k + n) * env.bpe, k * n * env.bpe, make,
         lambda x: torch.matmul(x["x"], x["w"]),
         lambda x: reference.matmul(torch, x["x"], x["w"]),
-        lambda x: "torch.matmul",
+        lambda x: "torch.matmul", queued=kernel == "gemm_m",
+    )  # fmt: skip
+
+
+# ----------------------------------------------------------------------------------------
+# The fixed cost of one kernel.
+
+KERNEL_CHAIN = 200  # tiny kernels per timed run of kernel_chain
+
+
+def kernel_chain(env: Env, n_kernels: int = KERNEL_CHAIN, graph: bool = False) -> Kernel:
+    """``n_kernels`` tiny kernels in a row on a 1-element tensor: one copy_ then in-place
+    add_ of +1 and -1 in turn. Their work is nil, so the time per kernel is the fixed cost
+    of one kernel: eagerly, the launch from Python (dispatch, the driver call); with
+    ``graph`` (CUDA only), the replay of a captured torch.cuda.CUDAGraph, as engines replay
+    their decode step. The inputs are small integers, so every dtype adds them exactly."""
+    torch = env.torch
+    if graph and not env.is_cuda:
+        raise ValueError("a CUDA graph needs --device cuda")
+
+    def chain(x):
+        acc = x["acc"]
+        acc.copy_(x["x"])  # [1]
+        for i in range(n_kernels - 1):
+            acc.add_(1.0 if i % 2 == 0 else -1.0)
+        return acc
+
+    def make():
+        x = {
+            "x": torch.randint(1, 9, (1,), generator=env.gen, device=env.device).to(env.dtype),
+            "acc": torch.zeros(1, device=env.device, dtype=env.dtype),
+        }
+        if graph:  # capture once per input set (warm-up on a side stream first, as torch asks)
+            side = torch.cuda.Stream(env.device)
+            side.wait_stream(torch.cuda.current_stream(env.device))
+            with torch.cuda.stream(side):
+                chain(x)
+            torch.cuda.current_stream(env.device).wait_stream(side)
+            g = torch.cuda.CUDAGraph()
+            with torch.cuda.graph(g):
+                chain(x)
+            x["graph"] = g
+        return x
+
+    def run(x):
+        if graph:
+            x["graph"].replay()
+            return x["acc"]
+        return chain(x)
+
+    odd = (n_kernels - 1) % 2  # the adds leave x + 1 after an odd count, x after an even one
+    return Kernel(
+        "kernel_overhead", "cuda_graph" if graph else "eager",
+        f"{n_kernels} × add_ [1]", 1, 0,
+        1.0, counts.copy_bytes(1, env.bpe),  # per kernel: one add, read + write one element
+        0, 2 * env.bpe, 0, make, run,
+        lambda x: x["x"].to(torch.float64) + odd,
+        lambda x: "CUDA graph replay" if graph else "eager launches",
+        n_kernels,
     )  # fmt: skip
 
 

@@ -1,5 +1,6 @@
-"""Renders a measurement report (the dict of SuiteReport.fields) as a table, JSON or CSV, and
-writes all three into a folder (`python -m calc.measure.report REPORT.json FOLDER`)."""
+"""Renders a measurement report (the dict of SuiteReport.fields) as a table, Markdown, JSON or
+CSV, and writes them into a folder with the calibration all the reports make together
+(`python -m calc.measure.report REPORT.json [...] FOLDER`)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from calc.output.render import human, print_table, to_csv, to_json, write_atomic
 TABLE_COLUMNS = (
     ("kernel", "kernel"), ("variant", "variant"), ("backend", "backend"), ("shape", "shape"),
     ("status", "status"), ("bound", "bound"), ("predicted_s", "predicted"),
-    ("measured_median_s", "median"), ("p10-p90", "p10–p90"),
+    ("measured_median_s", "median"), ("p10-p90", "p10–p90"), ("spread_pct", "spread"),
     ("achieved_flops_per_s", "GFLOP/s"), ("achieved_bytes_per_s", "GB/s"),
     ("fraction_of_peak", "of peak"), ("error_pct", "error"),
     ("predicted_memory_bytes", "mem pred MB"), ("peak_memory_bytes", "mem peak MB"),
@@ -39,34 +40,103 @@ def _cell(r: dict, c: str) -> str:
         return f"{v / 1e9:,.4g}" if c.endswith("per_s") else f"{v / 1e6:,.4g}"
     if c == "fraction_of_peak":
         return f"{v:.1%}"
+    if c == "spread_pct":
+        return f"{v:.0f}%" + (" noisy" if r.get("too_noisy") else "")
     if c == "error_pct":
         return f"{v:+.0f}%"
     return human(c, v, compact=True)
+
+
+def _error_cell(r: dict) -> str:
+    """The error column: 'too noisy' in place of an error the machine, not the model, made."""
+    return "too noisy" if r.get("too_noisy") else _cell(r, "error_pct")
+
+
+def cells(r: dict) -> list[str]:
+    return [_error_cell(r) if key == "error_pct" else _cell(r, key) for key, _ in TABLE_COLUMNS]
+
+
+def noisy_note(fields: dict) -> str:
+    """One line on the rows too noisy to score (empty when none)."""
+    n = fields.get("n_too_noisy") or 0
+    if not n:
+        return ""
+    return (
+        f"{n} kernel(s) too noisy to score: (p90 - p10) / median above "
+        f"{fields['max_spread_pct']:g}% (a busy machine?); left out of the error statistics "
+        "and the calibration"
+    )
+
+
+def summary(fields: dict) -> str:
+    """Error statistics, the fixed kernel cost and the small-M GEMM curve, in a few lines."""
+    lines = []
+    if fields.get("n_scored"):
+        lines.append(
+            f"error over {fields['n_scored']} scored kernels: median "
+            f"{fields['median_error_pct']:+.0f}%, median |error| "
+            f"{fields['median_abs_error_pct']:.0f}%."
+        )
+    eager, graph = fields.get("kernel_overhead_eager_s"), fields.get("kernel_overhead_graph_s")
+    if eager is not None or graph is not None:
+        parts = [f"{name} {_us(v)}" for name, v in (("CUDA graph", graph), ("eager", eager))
+                 if v is not None]  # fmt: skip
+        lines.append(
+            f"fixed cost of one kernel: {', '.join(parts)}; calibration saves "
+            f"{_us(fields.get('calibration_kernel_overhead_s'))}."
+        )
+    curve = fields.get("calibration_gemm_m_curve") or []
+    if curve:
+        pts = ", ".join(f"{p['m']}: {p['slowdown']:.2f}" for p in curve)
+        lines.append(f"small-M GEMM slowdown vs roofline at the calibrated bands (M: ×): {pts}.")
+    if noisy_note(fields):
+        lines.append(noisy_note(fields) + ".")
+    return " ".join(lines)
 
 
 def table(fields: dict):
     """A rich table of the rows, with the profile's peaks in the caption."""
     from rich.table import Table
 
-    probed = " (probed on this machine)" if fields["profile_probed"] else ""
-    title = (
-        f"{fields['model']}: one layer, {fields['dtype']}, widths/heads ÷{fields['scale']}, on "
-        f"{fields['device_name']}; predicted with {fields['hardware']}{probed}"
-    )
-    t = Table(title=title, title_justify="left", header_style="bold")
+    t = Table(title=title(fields), title_justify="left", header_style="bold")
     for key, header in TABLE_COLUMNS:
         t.add_column(header, justify="left" if key in _LEFT else "right", overflow="fold")
     for r in fields["rows"]:
-        t.add_row(*(_cell(r, key) for key, _ in TABLE_COLUMNS))
-    t.caption = (
+        t.add_row(*cells(r))
+    t.caption = caption(fields)
+    t.caption_justify = "left"
+    return t
+
+
+def title(fields: dict) -> str:
+    probed = " (probed on this machine)" if fields["profile_probed"] else ""
+    return (
+        f"{fields['model']}: one layer, {fields['dtype']}, widths/heads ÷{fields['scale']}, on "
+        f"{fields['device_name']}; predicted with {fields['hardware']}{probed}"
+    )
+
+
+def caption(fields: dict) -> str:
+    text = (
         f"peaks: {fields['peak_flops_per_s'] / 1e12:,.4g} TFLOP/s {fields['dtype']}, "
         f"{fields['peak_bytes_per_s'] / 1e9:,.4g} GB/s; efficiencies used: matmul "
         f"{fields['matmul_efficiency']:.2f}, memory {fields['memory_efficiency']:.2f}. "
-        "error = (predicted - measured) / measured; G = 10^9, MB = 10^6 B. torch "
+        "error = (predicted - measured) / measured; spread = (p90 - p10) / median; "
+        "kernel_overhead rows: per kernel of the chain. G = 10^9, MB = 10^6 B. torch "
         f"{fields['torch_version']}; times: median and p10–p90 of {_repeats(fields)} runs."
     )
-    t.caption_justify = "left"
-    return t
+    extra = summary(fields)
+    return f"{text} {extra}" if extra else text
+
+
+def markdown(fields: dict) -> str:
+    """The table as GitHub Markdown: a heading, the rows, the caption below."""
+    esc = lambda x: str(x).replace("|", "\\|")  # noqa: E731
+    out = [f"### {esc(title(fields))}", ""]
+    out.append("| " + " | ".join(h for _, h in TABLE_COLUMNS) + " |")
+    out.append("|" + "|".join(":--" if k in _LEFT else "--:" for k, _ in TABLE_COLUMNS) + "|")
+    out += ["| " + " | ".join(esc(c) for c in cells(r)) + " |" for r in fields["rows"]]
+    return "\n".join([*out, "", caption(fields), ""])
 
 
 def _repeats(fields: dict) -> str:
@@ -83,13 +153,15 @@ def render(fields: dict, fmt: str) -> str:
 
 
 def write_all(fields: dict, folder: Path, stem: str) -> list[Path]:
-    """``stem``.json, .csv and .txt (the table) in ``folder``."""
+    """``stem``.json, .csv, .txt (the table) and .md (the table in Markdown) in ``folder``."""
     paths = []
     for fmt, ext in (("json", "json"), ("csv", "csv"), ("table", "txt")):
         path = Path(folder) / f"{stem}.{ext}"
         write_atomic(path, render(fields, fmt))
         paths.append(path)
-    return paths
+    path = Path(folder) / f"{stem}.md"
+    write_atomic(path, markdown(fields))
+    return [*paths, path]
 
 
 def combined_csv(reports: list[dict]) -> str:
@@ -99,9 +171,32 @@ def combined_csv(reports: list[dict]) -> str:
     return to_csv(rows)
 
 
+def combined_calibration(reports: list[dict]):
+    """One Calibration from every row of ``reports`` (calc.measure.calibrate: the bands, the
+    fixed kernel cost, the small-M GEMM curve over all their GEMM shapes), or None when they
+    were scored against different profiles. Where no row fits a band, the first report's
+    expected efficiency stands in (low = expected = high)."""
+    from calc.data.hardware_schema import Band
+    from calc.measure.calibrate import build_calibration
+
+    first = reports[0]
+    if any(f["hardware"] != first["hardware"] for f in reports):
+        return None
+    mm, mem = first["matmul_efficiency"], first["memory_efficiency"]
+    return build_calibration(
+        [r for f in reports for r in f["rows"]],
+        hardware=first["hardware"],
+        device=first["device_name"],
+        fallback_matmul=Band(low=mm, expected=mm, high=mm),
+        fallback_memory=Band(low=mem, expected=mem, high=mem),
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m calc.measure.report A.json [B.json ...] FOLDER``: each report as
-    .json/.csv/.txt in FOLDER, and all rows together in FOLDER/all.csv."""
+    .json/.csv/.txt/.md in FOLDER, all rows together in FOLDER/all.csv, and the calibration
+    of all rows together in FOLDER/calibration.yaml (when all were scored against one
+    profile)."""
     import json
 
     from calc.output.safe_io import forget_inputs, read_input
@@ -121,6 +216,14 @@ def main(argv: list[str] | None = None) -> int:
             sys.stdout.write(f"{p}\n")
     write_atomic(folder / "all.csv", combined_csv(reports))
     sys.stdout.write(f"{folder / 'all.csv'}\n")
+    cal = combined_calibration(reports)
+    if cal is None:
+        sys.stderr.write("calc.measure.report: profiles differ: no calibration.yaml\n")
+    else:
+        from calc.measure.calibrate import calibration_yaml
+
+        write_atomic(folder / "calibration.yaml", calibration_yaml(cal))
+        sys.stdout.write(f"{folder / 'calibration.yaml'}\n")
     return 0
 
 

@@ -9,14 +9,16 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
+from calc.data.calibration import Calibration
 from calc.data.hardware_schema import HardwareProfile
 from calc.data.model_schema import ModelConfig
 from calc.errors import InvalidInputError, KvcalcError
 from calc.formulas.roofline import is_compute_bound, op_time_s
 from calc.measure import import_torch, kernels, shapes
+from calc.measure.calibrate import build_calibration
 from calc.measure.probe import cpu_profile
 from calc.measure.reference import TOLERANCE, relative_error
-from calc.measure.timing import Timing, n_buffers, time_runs
+from calc.measure.timing import Timing, n_buffers, quantile, time_runs
 
 DEVICES = ("cpu", "cuda")
 DTYPES = ("bf16", "fp16", "fp32")
@@ -29,6 +31,16 @@ PROBE_SIZES = {  # (square GEMM n, copy elements)
     "cpu": (1024, 16 * 2**20),
     "cuda": (8192, 256 * 2**20),
 }
+GEMM_M = {  # rows M of the small-M GEMM curve when none are given
+    "cpu": (1, 2, 4, 8, 16, 32, 64),
+    "cuda": (1, 2, 4, 8, 16, 32, 64, 128, 256),
+}
+# A measurement whose spread (p90 - p10) / median exceeds this [%] is too noisy to score: its
+# runs disagree by more than half their median, so the machine was not steady (other work on
+# it, clock changes) and an error of that size would be the machine's, not the model's.
+# Judged only over MIN_SPREAD_REPEATS runs or more: the p10 and p90 of fewer are their extremes.
+MAX_SPREAD_PCT = 50.0
+MIN_SPREAD_REPEATS = 5
 
 
 class MeasurementError(KvcalcError):
@@ -98,7 +110,11 @@ def measure_kernel(
         set_bytes = kernels.nbytes(*first.values())
         m.n_buffers = n_buffers(set_bytes)
         sets = [first] + [kernel.make_inputs() for _ in range(m.n_buffers - 1)]
-        m.timing = time_runs(torch, kernel.run, sets, env.device, warmup, repeats)
+        m.timing = time_runs(
+            torch, kernel.run, sets, env.device, warmup, repeats, queued=kernel.queued
+        )
+        if kernel.n_kernels > 1:  # per kernel of the chain
+            m.timing = m.timing.per(kernel.n_kernels)
         del sets, first
     except Exception as exc:  # a kernel that cannot run at this shape is a row, not a crash
         m.status, m.message = "error", f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}"
@@ -113,14 +129,32 @@ def measure_kernel(
     return m
 
 
-def row(m: Measurement, hw: HardwareProfile, dtype: str, scale: int) -> dict:
-    """One report row: shape, prediction, measurement and their comparison (base units)."""
+def too_noisy(timing: Timing | None, max_spread_pct: float = MAX_SPREAD_PCT) -> bool:
+    """Whether ``timing`` is too spread to score: (p90 - p10) / median above
+    ``max_spread_pct`` [%] over at least MIN_SPREAD_REPEATS runs."""
+    if timing is None or len(timing.samples_s) < MIN_SPREAD_REPEATS:
+        return False
+    return (timing.p90_s - timing.p10_s) / timing.median_s * 100 > max_spread_pct
+
+
+def row(
+    m: Measurement,
+    hw: HardwareProfile,
+    dtype: str,
+    scale: int,
+    max_spread_pct: float = MAX_SPREAD_PCT,
+) -> dict:
+    """One report row: shape, prediction, measurement and their comparison (base units).
+
+    A row too noisy to score (``too_noisy``) keeps its times but has no error_pct."""
     k = m.kernel
     peak = hw.peak_flops_per_s[dtype]
     bw = hw.hbm_bandwidth_bytes_per_s
     eff_flops = peak * hw.efficiency.matmul.expected
     eff_bw = bw * hw.efficiency.memory.expected
     predicted = op_time_s(k.flops, k.bytes_moved, eff_flops, eff_bw)
+    if k.kernel == "kernel_overhead":  # one tiny kernel: the profile's fixed cost (None: 0)
+        predicted += hw.kernel_overhead_s or 0.0
     bound = "compute" if is_compute_bound(k.flops, k.bytes_moved, eff_flops, eff_bw) else "memory"
     r = {
         "kernel": k.kernel,
@@ -142,6 +176,7 @@ def row(m: Measurement, hw: HardwareProfile, dtype: str, scale: int) -> dict:
         "measured_p10_s": None,
         "measured_p90_s": None,
         "spread_pct": None,
+        "too_noisy": too_noisy(m.timing, max_spread_pct),
         "achieved_flops_per_s": None,
         "achieved_bytes_per_s": None,
         "flops_fraction": None,
@@ -174,7 +209,7 @@ def row(m: Measurement, hw: HardwareProfile, dtype: str, scale: int) -> dict:
             flops_fraction=flops_s / peak,
             bandwidth_fraction=bytes_s / bw,
             fraction_of_peak=flops_s / peak if bound == "compute" else bytes_s / bw,
-            error_pct=(predicted - med) / med * 100,
+            error_pct=None if r["too_noisy"] else (predicted - med) / med * 100,
         )
     return r
 
@@ -192,9 +227,27 @@ class SuiteReport:
     probed: bool
     rows: list[dict] = field(default_factory=list)
     torch_version: str = ""
+    max_spread_pct: float = MAX_SPREAD_PCT
+
+    def calibration(self) -> Calibration:
+        """What these rows calibrate (see calc.measure.calibrate)."""
+        hw = self.hardware
+        return build_calibration(
+            self.rows,
+            hardware=hw.name,
+            device=self.device_name,
+            fallback_matmul=hw.efficiency.matmul,
+            fallback_memory=hw.efficiency.memory,
+        )
 
     def fields(self) -> dict:
         hw = self.hardware
+        cal = self.calibration()
+        overhead = {
+            v: next((r["measured_median_s"] for r in self.rows
+                     if r["kernel"] == "kernel_overhead" and r["variant"] == v), None)
+            for v in ("eager", "cuda_graph")
+        }  # fmt: skip
         return {
             "model": self.model,
             "hardware": hw.name,
@@ -210,8 +263,34 @@ class SuiteReport:
             "profile_probed": self.probed,
             "n_rejected": sum(r["status"] == "rejected" for r in self.rows),
             "n_errors": sum(r["status"] == "error" for r in self.rows),
+            "max_spread_pct": self.max_spread_pct,
+            "n_too_noisy": sum(bool(r["too_noisy"]) for r in self.rows),
+            **error_statistics(self.rows, self.probed),
+            "kernel_overhead_eager_s": overhead["eager"],
+            "kernel_overhead_graph_s": overhead["cuda_graph"],
+            "calibration_kernel_overhead_s": cal.kernel_overhead_s,
+            "calibration_gemm_m_curve": [
+                {"m": p.m, "slowdown": p.slowdown} for p in cal.gemm_m_curve or []
+            ],
             "rows": self.rows,
         }
+
+
+def error_statistics(rows: Sequence[dict], probed: bool) -> dict:
+    """Median signed and absolute error_pct [%] over the scored rows: status ok, not too
+    noisy, not a kernel_overhead row (it times the fixed cost itself), and not a probe when
+    the profile was probed from it (its error is 0 by construction). None without any."""
+    skip = {"kernel_overhead"} | ({"probe_gemm", "probe_copy"} if probed else set())
+    errors = [
+        r["error_pct"]
+        for r in rows
+        if r["status"] == "ok" and r["error_pct"] is not None and r["kernel"] not in skip
+    ]
+    return {
+        "n_scored": len(errors),
+        "median_error_pct": quantile(errors, 0.5) if errors else None,
+        "median_abs_error_pct": quantile([abs(e) for e in errors], 0.5) if errors else None,
+    }
 
 
 def plan(
@@ -220,10 +299,16 @@ def plan(
     batches: Sequence[int],
     ctxs: Sequence[int],
     probe_sizes: tuple[int, int],
+    gemm_ms: Sequence[int] = (),
 ) -> list[kernels.Kernel]:
-    """The kernels of one (already scaled) layer of ``cfg``, probes first."""
+    """The kernels of one (already scaled) layer of ``cfg``: the probes first, then the fixed
+    cost of one kernel (eager; also a CUDA-graph replay on CUDA), attention, the decode GEMMs
+    and last the small-M GEMM curve (every GEMM shape at each M of ``gemm_ms``)."""
     gemm_n, copy_n = probe_sizes
     ks = [kernels.probe_gemm(env, gemm_n), kernels.probe_copy(env, copy_n)]
+    ks.append(kernels.kernel_chain(env))
+    if env.is_cuda:
+        ks.append(kernels.kernel_chain(env, graph=True))
     if cfg.mla is not None:
         m = cfg.mla
         prefill_heads = (
@@ -259,11 +344,25 @@ def plan(
     for batch in batches:
         for name, k, n in shapes.gemm_shapes(cfg):
             ks.append(kernels.gemm(env, name, batch, k, n))
+    for m_rows in gemm_ms:
+        for name, k, n in shapes.gemm_shapes(cfg):
+            ks.append(kernels.gemm(env, name, m_rows, k, n, kernel="gemm_m"))
     return ks
 
 
-def check_sizes(batches: Sequence[int], ctxs: Sequence[int], repeats: int, warmup: int) -> None:
-    for flag, values, upper in (("--batch", batches, 4096), ("--ctx", ctxs, 1_048_576)):
+def check_sizes(
+    batches: Sequence[int],
+    ctxs: Sequence[int],
+    repeats: int,
+    warmup: int,
+    gemm_ms: Sequence[int] = (),
+    max_spread_pct: float = MAX_SPREAD_PCT,
+) -> None:
+    for flag, values, upper in (
+        ("--batch", batches, 4096),
+        ("--ctx", ctxs, 1_048_576),
+        ("--gemm-m", gemm_ms, 4096),
+    ):
         for v in values:
             if not 0 < v <= upper:
                 raise InvalidInputError(f"{flag} {v} must be in 1..{upper:,}")
@@ -271,6 +370,8 @@ def check_sizes(batches: Sequence[int], ctxs: Sequence[int], repeats: int, warmu
         raise InvalidInputError(f"--repeats {repeats} must be in 1..10,000")
     if not 0 <= warmup <= 10_000:
         raise InvalidInputError(f"--warmup {warmup} must be in 0..10,000")
+    if not 0 < max_spread_pct <= 10_000:  # also false for NaN
+        raise InvalidInputError(f"--max-spread {max_spread_pct:g} must be in (0, 10,000] %")
 
 
 def run_suite(
@@ -287,6 +388,8 @@ def run_suite(
     probe_sizes: tuple[int, int] | None = None,
     progress: Callable[[str], None] | None = None,
     seed: int = 0,
+    gemm_ms: Sequence[int] = (),
+    max_spread_pct: float = MAX_SPREAD_PCT,
 ) -> SuiteReport:
     """Measure one layer of ``cfg`` and score it against ``hardware`` (on the CPU path
     against a 'cpu-probe' profile built from the probe rows, whatever ``hardware`` is)."""
@@ -310,7 +413,8 @@ def run_suite(
         raise InvalidInputError(f"hardware {hardware.name} has no {dtype} peak; pick --dtype")
     default_b, default_c = DEFAULTS[device]
     batches, ctxs = list(batches or default_b), list(ctxs or default_c)
-    check_sizes(batches, ctxs, repeats, warmup)
+    gemm_ms = sorted(set(gemm_ms or GEMM_M[device]))
+    check_sizes(batches, ctxs, repeats, warmup, gemm_ms, max_spread_pct)
     probe_hw = device == "cpu"
     scale = QUICK_SCALE if (quick or device == "cpu") else 1
     env = kernels.Env(torch, device, dtype, seed)
@@ -319,7 +423,7 @@ def run_suite(
     else:
         device_name = torch.cuda.get_device_name(env.device)
     layer = shapes.scaled_model(cfg, scale)
-    ks = plan(env, layer, batches, ctxs, probe_sizes or PROBE_SIZES[device])
+    ks = plan(env, layer, batches, ctxs, probe_sizes or PROBE_SIZES[device], gemm_ms)
     measured = []
     for i, k in enumerate(ks, 1):
         if progress is not None:
@@ -347,8 +451,9 @@ def run_suite(
         hw,
         probe_hw,
         torch_version=str(torch.__version__),
+        max_spread_pct=max_spread_pct,
     )
-    report.rows = [row(m, hw, dtype, scale) for m in measured]
+    report.rows = [row(m, hw, dtype, scale, max_spread_pct) for m in measured]
     return report
 
 

@@ -37,6 +37,10 @@ class Timing:
     samples_s: tuple[float, ...]
     clock: str
 
+    def per(self, n: int) -> Timing:
+        """The same runs divided by ``n``: seconds per kernel of a run of ``n`` kernels."""
+        return Timing(tuple(s / n for s in self.samples_s), self.clock)
+
     @property
     def median_s(self) -> float:
         return quantile(self.samples_s, 0.5)
@@ -55,10 +59,25 @@ def synchronize(torch, device) -> None:
         torch.cuda.synchronize(device)
 
 
+QUEUE_AHEAD_S_PER_RUN = 50e-6  # GPU sleep per queued run: longer than launching one run
+_MAX_CLOCK_HZ = 2.5e9  # cycles of torch.cuda._sleep per second at most (H100/H200: <= 2 GHz)
+
+
 def time_runs(
-    torch, fn: Callable, input_sets: Sequence, device, warmup: int, repeats: int
+    torch,
+    fn: Callable,
+    input_sets: Sequence,
+    device,
+    warmup: int,
+    repeats: int,
+    queued: bool = False,
 ) -> Timing:
-    """Run ``fn(input_sets[i % n])`` ``warmup`` times untimed, then ``repeats`` times timed."""
+    """Run ``fn(input_sets[i % n])`` ``warmup`` times untimed, then ``repeats`` times timed.
+
+    ``queued`` (CUDA only): the GPU first sleeps while every timed run is launched, so the
+    runs execute back to back and their events time the device alone, as a CUDA-graph
+    replay would run them; without it an idle GPU waits for each launch inside the timing.
+    """
     n = len(input_sets)
     for i in range(warmup):
         fn(input_sets[i % n])
@@ -66,6 +85,10 @@ def time_runs(
     if getattr(device, "type", str(device)) == "cuda":
         starts = [torch.cuda.Event(enable_timing=True) for _ in range(repeats)]
         ends = [torch.cuda.Event(enable_timing=True) for _ in range(repeats)]
+        sleep = getattr(torch.cuda, "_sleep", None)  # private; absent: launches stay exposed
+        if queued and sleep is not None:
+            ahead_s = min(0.5, repeats * QUEUE_AHEAD_S_PER_RUN)
+            sleep(int(ahead_s * _MAX_CLOCK_HZ))
         for i in range(repeats):
             inputs = input_sets[(warmup + i) % n]
             starts[i].record()
@@ -73,7 +96,7 @@ def time_runs(
             ends[i].record()
         torch.cuda.synchronize(device)
         samples = tuple(s.elapsed_time(e) / 1e3 for s, e in zip(starts, ends, strict=True))
-        return Timing(samples, "cuda events")
+        return Timing(samples, "cuda events, queued" if queued else "cuda events")
     samples = []
     for i in range(repeats):
         inputs = input_sets[(warmup + i) % n]

@@ -354,7 +354,18 @@ rows[].peak_memory_bytes | bytes | per op | measure | memory the kernel's run pe
 rows[].memory_source | label | label | measure | how peak_memory_bytes was taken (allocator peak on cuda, tensor bytes on cpu)
 rows[].n_buffers | count | per op | measure | input/output buffer sets rotated so timings do not hit the cache
 rows[].repeats | count | per op | measure | timed runs
-rows[].clock | label | label | measure | timer used (cuda events, perf_counter)
+rows[].clock | label | label | measure | timer used (cuda events; cuda events, queued: launches queued ahead, device time alone; perf_counter)
+rows[].too_noisy | flag | per op | measure | the runs' spread_pct exceeds max_spread_pct (over 5 or more runs): the row has no error_pct and calibrates nothing
+max_spread_pct | percent | setting | measure | spread_pct above which a row is too noisy to score (--max-spread)
+n_too_noisy | count | summary | measure | rows too noisy to score (rows[].too_noisy)
+n_scored | count | summary | measure | rows in the error statistics: ok, not too noisy, not kernel_overhead, not a probe the profile was probed from
+median_error_pct | percent | summary | measure | median of rows[].error_pct over the scored rows (null without any)
+median_abs_error_pct | percent | summary | measure | median of abs(rows[].error_pct) over the scored rows (null without any)
+kernel_overhead_eager_s | s | per GPU | measure | fixed cost of one kernel launched eagerly: median time per kernel of a chain of tiny kernels (null if not measured)
+kernel_overhead_graph_s | s | per GPU | measure | fixed cost of one kernel replayed from a CUDA graph (cuda only; null on cpu)
+calibration_kernel_overhead_s | s | per GPU | measure | the fixed kernel cost --save-calibration writes: the CUDA-graph figure where measured, else the eager one
+calibration_gemm_m_curve[].m | count | per GPU | measure | GEMM rows M of one point of the small-M curve
+calibration_gemm_m_curve[].slowdown | ratio | per GPU | measure | median over the GEMM shapes at M of (measured − kernel cost) / roofline time at the calibrated bands
 max_num_seqs | sequences | setting | simulate | sequences one iteration may hold (vLLM max_num_seqs), as resolved for the engine and GPU
 max_batched_tokens | tokens | setting | simulate | tokens one iteration may hold (vLLM max_num_batched_tokens; the chunked-prefill budget), as resolved
 arrival | label | setting | simulate | arrival process: poisson, constant or trace
@@ -393,8 +404,8 @@ saturated | flag | per deployment | simulate | the rate is beyond what the deplo
 saturation_reason | label | per deployment | simulate | one line: offered vs served rate and how the wait grew (empty when not saturated)
 makespan_s | s | per deployment | simulate | first arrival to last finish
 iterations | count | per deployment | simulate | scheduler iterations (forward passes) of all sequence groups
-sequence_groups | count | setting | simulate | groups the requests are spread over round-robin (replicas × attention-DP ranks), each simulated on its own
-kv_pool_blocks | blocks | per GPU | simulate | KV blocks of one sequence group's pool (the ledger's pool; in full-attention blocks for windowed or SSM models)
+sequence_groups | count | setting | simulate | groups the requests are spread over round-robin (replicas × attention-DP ranks × pipeline micro-batches), each simulated on its own
+kv_pool_blocks | blocks | per GPU | simulate | KV blocks of one sequence group's pool (the ledger's pool, / pp under pipeline parallelism; in full-attention blocks for windowed or SSM models)
 max_rate_meeting_slo_per_s | requests/s | per deployment | simulate | highest rate of the sweep whose p99 TTFT and TPOT meet the SLOs and that is not saturated (null: none)
 """
 

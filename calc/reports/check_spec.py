@@ -177,6 +177,13 @@ class Deployment(BaseModel):
     block_size: int | None = Field(default=None, gt=0, le=1 << 20)
     max_batched_tokens: int | None = Field(default=None, gt=0, le=10**9)
     max_num_seqs: int | None = Field(default=None, gt=0, le=10**7)
+    allreduce: str | None = Field(default=None, description="custom or nccl, as --allreduce")
+    moe_imbalance: float | None = Field(
+        default=None,
+        ge=1,
+        le=10**6,
+        description="busiest GPU's MoE tokens / mean, as --moe-imbalance",
+    )
     activation: str | int | None = Field(default=None, description="bytes or '4GiB'")
     overhead: str | int | None = Field(default=None, description="bytes or '0.25GiB'")
     max_model_len: int | None = Field(default=None, gt=0, le=10**9)
@@ -294,6 +301,7 @@ def build_deployment(dep: Deployment, calibration=None, warnings: list[str] | No
         activation=dep.activation,
         overhead=dep.overhead,
         max_model_len=dep.max_model_len,
+        allreduce=dep.allreduce,
         flag="",
     )
     return Built.build(
@@ -307,6 +315,7 @@ def build_deployment(dep: Deployment, calibration=None, warnings: list[str] | No
         kv_dtype=dep.kv_dtype,
         compute_dtype=dep.compute_dtype,
         engine=settings,
+        moe_imbalance=dep.moe_imbalance,
     )
 
 

@@ -103,11 +103,6 @@ def _warnings(dep: Deployment, load: LoadSpec, r: SimResult) -> list[str]:
         )
     if r.saturated:
         out.append(f"saturated: {r.saturation_reason}")
-    if dep.pp > 1:
-        out.append(
-            "pipeline parallelism: an iteration takes the whole pipeline's step (no overlap of "
-            "micro-batches is simulated): throughput under PP is a lower bound"
-        )
     return out
 
 

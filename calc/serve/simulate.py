@@ -2,9 +2,11 @@
 V1 (and SGLang) schedule it, giving TTFT, TPOT and end-to-end latency percentiles [s], queue
 length, KV-pool occupancy, throughput [tokens/s, requests/s], goodput and preemptions.
 
-Per sequence group (a replica, or an attention-DP rank inside an expert group; requests go to
-the groups round-robin, request i to group i mod groups, and each group is simulated on its
-own), one iteration at a time:
+Per sequence group (a replica, an attention-DP rank inside an expert group, and under
+pipeline parallelism each of a replica's pp micro-batches: vLLM keeps pp batches in flight, one
+per stage, each with its own share of the KV pool, pool / pp, and each iteration taking the
+whole pipeline's step; requests go to the groups round-robin, request i to group i mod groups,
+and each group is simulated on its own), one iteration at a time:
 
 1. Requests that have arrived join the waiting queue (FIFO).
 2. **Running requests first**, in admission order, within the token budget M
@@ -486,8 +488,15 @@ def _saturation(arrival, wait, e2e, offered) -> tuple[bool, str]:
     return False, ""
 
 
+def groups_of(dep: Deployment) -> int:
+    """Sequence groups simulated apart: replicas × attention-DP ranks × pipeline micro-batches
+    (under PP each replica runs pp micro-batches at once, each its own scheduler's batch)."""
+    return dep.sequence_groups * dep.pp
+
+
 def deployment_limits(dep: Deployment, mean_tokens: float) -> Limits:
-    """The scheduler limits of one sequence group of ``dep`` (module docstring, KV pool)."""
+    """The scheduler limits of one sequence group of ``dep`` (module docstring, KV pool; under
+    PP each micro-batch's share, pool / pp)."""
     pg = dep.per_gpu
     ec = dep.engine_config
     B = pg.block_size
@@ -501,7 +510,7 @@ def deployment_limits(dep: Deployment, mean_tokens: float) -> Limits:
         ref = max(B, round(mean_tokens))
         pool = int(pg.max_sequences_per_gpu(ref)) * cdiv(ref, B)
     return Limits(
-        pool_blocks=int(pool),
+        pool_blocks=int(pool) // dep.pp,
         block_size=int(B),
         max_batched_tokens=int(ec.max_batched_tokens),
         max_num_seqs=int(ec.max_num_seqs),
@@ -547,6 +556,6 @@ def simulate(
         gen,
         limits=lim,
         step=step,
-        groups=dep.sequence_groups,
+        groups=groups_of(dep),
         prefix_shared_fraction=load.prefix_shared_fraction,
     )

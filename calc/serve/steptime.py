@@ -30,9 +30,9 @@ tokens (within 0.5% off the grid, exact on it); a mixed step reads the weights o
 ops see b + Σk tokens), as a real engine's fused pass does. Sliding-window layers make decode
 attention sub-linear in C beyond the window; γ is taken below it (an upper bound).
 
-Pipeline parallelism: ``step_of`` times a token through all stages; the iteration takes that
-whole time (no overlap of micro-batches across stages is modelled here: conservative for
-throughput under PP). Attention data parallelism inside an expert group (ep > tp): each rank
+Pipeline parallelism: ``step_of`` times a token through all stages; an iteration of one
+micro-batch takes that whole time (the simulation keeps pp micro-batches in flight,
+``calc.serve.simulate``). Attention data parallelism inside an expert group (ep > tp): each rank
 is one sequence group, stepped in lockstep with equally loaded peers (batch × dp_attn).
 """
 
