@@ -15,15 +15,16 @@ errs on the slow side). The analytic estimate is always one replica at rate / R.
 
 - prefill of one prompt: t_pf = step_of(batch=1, prompt=P) (all stages: a latency); it takes
   t_pf / pp of the replica's time under pipelining, so the prefill load is ρ = λ · t_pf / pp.
-- decode: n sequences decode together; a step at the mean context P + G/2 takes t_d(n); decode
-  advances only in the time prefill leaves, so TPOT(n) = t_d(n) / (1 − ρ). Little's law gives
+- decode: n sequences decode together; a step at the mean context P + G/2 takes t_d(n) (under
+  pp, t_d(⌈n / pp⌉): micro-batches of ⌈n / pp⌉ fill the stages); decode advances only in the
+  time prefill leaves, so TPOT(n) = t_d(n) / (1 − ρ). Little's law gives
   the steady decode batch n* = the least n with λ · (G − 1) · TPOT(n) ≤ n, searched over
   n = 1 … min(max_num_seqs, sequences the KV pool holds); none: the replica saturates.
 - TPOT p-th percentile: TPOT at the decode batch's percentile, n* + z·√n* (the number of
   requests decoding at once is Poisson with mean n*, as in an M/G/∞ queue; z = 1.28, 2.33 for
   p90, p99; p50 at n*).
 - TTFT: prefill waits behind the other prompts, a single-server queue with Poisson arrivals
-  (c_a² = 1), service time s = t_pf / pp + ⌈P / (M − n*)⌉ · t_d(n*) (the prompt's chunks
+  (c_a² = 1), service time s = (t_pf + ⌈P / (M − n*)⌉ · t_d(n*)) / pp (the prompt's chunks
   ride decode steps of M = max_batched_tokens tokens; fixed-length prompts: constant service,
   c_s² = 0) and load ρ. Kingman's approximation makes the wait exponential above zero with
   mean m = (c_a² + c_s²) / 2 · s / (1 − ρ): P(W > t) = ρ · e^{−t / m}, so
@@ -183,12 +184,22 @@ def _shape(dep: Deployment, load: Load, efficiency: str) -> _Shape | None:
     return _Shape(t_pf, dep.pp, cap, ec.max_batched_tokens, np.broadcast_to(t_d, n.shape))
 
 
+def _tpot_at(shape: _Shape, n):
+    """The decode step of a replica holding ``n`` sequences [s]: under pp its micro-batches of
+    ⌈n / pp⌉ each pass all stages in t_d(⌈n / pp⌉) while the others fill the other stages, so
+    a sequence advances one token per t_d(⌈n / pp⌉) (as ``calc.reports.throughput``)."""
+    import numpy as np
+
+    micro = np.ceil(np.asarray(n, dtype=np.float64) / shape.pp).astype(np.int64)
+    return shape.tpot_by_batch[np.minimum(micro, len(shape.tpot_by_batch)) - 1]
+
+
 def _decode(shape: _Shape, rate: float, gen: int, rho: float):
     """(n*, TPOT by percentile) of the decode fixed point, or None when it saturates."""
     import numpy as np
 
-    t = shape.tpot_by_batch / (1 - rho)
     n = np.arange(1, shape.cap + 1, dtype=np.float64)
+    t = _tpot_at(shape, n) / (1 - rho)
     ok = np.nonzero(rate * max(gen - 1, 0) * t <= n)[0]
     if ok.size == 0:
         return None
@@ -215,7 +226,7 @@ def _ttft(
         room = max(1, shape.max_batched_tokens - math.ceil(n_star))
         steps = math.ceil(prompt / room)
         b = min(shape.cap, max(1, math.ceil(n_star)))
-        service = shape.t_prefill_s / shape.pp + steps * float(shape.tpot_by_batch[b - 1])
+        service = shape.t_prefill_s / shape.pp + steps * float(_tpot_at(shape, b)) / shape.pp
     else:
         service = shape.t_prefill_s / shape.pp
     return {
