@@ -300,6 +300,7 @@ ACCEPT = ("plan", "--model", "llama3-70b", "--rate", "10", "--prompt", "2048", "
         (("--capex-usd-per-gpu", "30000", "-H", "h100"), "--power-kw-per-gpu"),
         (("--capex-usd-per-gpu", "3e4", "--power-kw-per-gpu", "0.7"), "one --hardware"),
         (("--method", "guess"), "--method"),
+        (("--efficiency", "best"), "efficiency"),
         (("--top", "0"), "top"),
         (("--max-gpus", "0"), "max-gpus"),
         (("--prompt", "0"), "prompt"),

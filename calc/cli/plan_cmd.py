@@ -6,6 +6,7 @@ from typing import Annotated
 
 import typer
 
+from calc.cli import deploy_options as d
 from calc.cli import options as o
 
 Names = Annotated[
@@ -110,6 +111,7 @@ def plan(
         ),
     ] = True,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the simulated arrivals.")] = 0,
+    efficiency: d.Efficiency = "expected",
     fmt: o.Format = "table",
     output: o.Output = None,
     explain: Annotated[
@@ -168,6 +170,7 @@ def plan(
         pricing=pricing,
         top=top,
         disaggregation=disaggregation,
+        efficiency=efficiency,
     )
     report = run_plan(query, method=method, seed=seed)
     warn(report.warnings)

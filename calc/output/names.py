@@ -45,7 +45,7 @@ gen | tokens | per sequence | latency roofline flops cost sweep plan | tokens ge
 block_size | tokens | setting | capacity | tokens per KV block (paged allocation)
 mem_util | fraction | setting | capacity | the engine's memory fraction as applied: --mem-util, else the engine's default (vLLM gpu_memory_utilization, SGLang mem_fraction_static incl. its automatic choice, TensorRT-LLM free_gpu_memory_fraction); `log` calls the same figure memory_fraction
 max_model_len | tokens | setting | capacity log | the engine's maximum model length (the setting, else the model's context limit); capacity sizes contiguous preallocation with it and raises it to ctx when ctx is longer (with a warning)
-efficiency | label | setting | cost simulate | which achievable fraction of peak the times use: peak, low, expected or high
+efficiency | label | setting | cost simulate plan | which achievable fraction of peak the times use: peak, low, expected or high
 usd_per_hour | USD/h | per GPU | cost sweep plan | price of one GPU-hour
 params_total | params | whole model | memory train | parameters of the whole model
 params_active | params | whole model | memory | parameters one token runs through (MoE: top-k routed experts)

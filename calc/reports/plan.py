@@ -112,6 +112,9 @@ class PlanQuery:
         if b is not None and (isinstance(b, bool) or not 0 < b <= 1e9):
             raise InvalidInputError(f"--budget-usd-per-hour must be in (0, 1e9], got {b!r}")
         check_positive_int("top", self.top, 10_000)
+        from calc.deploy.rates import check_efficiency
+
+        check_efficiency(self.efficiency)
         if not 0 < self.utilisation_cap <= 1:
             raise InvalidInputError("the utilisation cap must be in (0, 1]")
 
@@ -767,6 +770,7 @@ def plan(
         "max_gpus": query.max_gpus,
         "budget_usd_per_hour": query.budget_usd_per_hour,
         "pricing": query.pricing.describe(),
+        "efficiency": query.efficiency,
         "method": getattr(evaluate, "method", "injected"),
         "n_families": built,
         "n_screened_out": built - len(survivors),
