@@ -639,23 +639,28 @@ def explain(c: Choice, query: PlanQuery) -> list[Figure]:
             f"({share:.0%}, {bound}-bound)",
         )
     )
-    if ev.decode_batch is not None:
-        b = max(1, math.ceil(ev.decode_batch))
+    est = ev
+    if ev.decode_batch is None and c.mode == "aggregated":  # the simulation's: estimate it
+        from calc.reports.plan_eval import analytic_eval
+
+        est = analytic_eval(dep, load.per_replica(c.replicas), efficiency=eff)
+    if est.decode_batch is not None:
+        b = max(1, math.ceil(est.decode_batch / dep.pp))
         name, share, bound = _dominant(step_of(dep, eff, batch=b, ctx=p + g // 2))
         figs.append(
             Figure(
                 "decode_batch",
-                ev.decode_batch,
+                est.decode_batch,
                 "sequences",
-                f"sequences decoding at once per replica (Little's law); at "
-                f"{b:,} the slowest op is {name} ({share:.0%}, {bound}-bound)",
+                f"sequences decoding at once per replica (Little's law, analytic); a step of "
+                f"{b:,} at {p + g // 2:,} tokens: slowest op {name} ({share:.0%}, {bound}-bound)",
             )
         )
-    if ev.prefill_load is not None:
+    if est.prefill_load is not None:
         figs.append(
             Figure(
                 "prefill_load",
-                ev.prefill_load,
+                est.prefill_load,
                 "fraction",
                 "share of a replica's time spent prefilling: rate per replica × prefill time / pp",
             )
