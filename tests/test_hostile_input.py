@@ -187,7 +187,7 @@ NUMBERS = {
                  ("--sweep-rate", "0:10:0"), ("--sweep-rate", "1:100000:1"),
                  ("--sweep-rate", "a,b"), ("--efficiency", "best"), ("--seed", "-1"),
                  ("--trace", "/nonexistent/trace.csv"), ("--tp", "3"), ("--duration", "0s"),
-                 ("--duration", "soon"), ("--duration", "1e-9")],
+                 ("--duration", "soon"), ("--duration", "1e-9"), ("--max-model-len", "100")],
 }  # fmt: skip
 BASE = {
     "latency": ("latency", "-m", "llama3-8b", "-H", "h100"),

@@ -193,7 +193,8 @@ def test_replicas_share_arrivals_round_robin():
 @pytest.mark.parametrize("seed", range(40))
 def test_fast_scheduler_matches_the_one_by_one_rules(seed):
     # random small scenarios (tiny pools: preemptions; small budgets: chunking; max_num_seqs
-    # caps; prefix sharing): the aggregate loop gives the reference loop's exact schedule
+    # caps; prefix sharing; whole-request reservation): the aggregate loop gives the
+    # reference loop's exact schedule
     from calc.serve.scheduler import run_group
     from calc.serve.simulate import simulate_group_reference
 
@@ -211,6 +212,7 @@ def test_fast_scheduler_matches_the_one_by_one_rules(seed):
         block_size=B,
         max_batched_tokens=int(rng.integers(8, 120)),
         max_num_seqs=int(rng.integers(1, 12)),
+        reserve_whole_request=bool(seed % 2),  # TensorRT-LLM's admission on odd seeds
     )
     step = AffineStepTime(fixed_s=0.01, per_token_s=0.001, per_ctx_s=1e-5)
     a = run_group(arrival, prompt, gen, shared, lim, step)
@@ -251,3 +253,25 @@ def test_saturated_throughput_near_the_steady_state_model(pp):
     want = steady.output_tokens_per_s_per_gpu * dep8b.gpus
     assert r.output_tokens_per_s == pytest.approx(want, rel=0.10)
     assert r.kv_pool_occupancy_mean > 0.7  # the pool is mostly in use (pp 1: 0.91, pp 2: 0.76)
+
+
+def test_whole_request_reservation_never_preempts():
+    # the tiny pool of test_preemption_when_the_pool_is_tiny under TensorRT-LLM's admission:
+    # r0 reserves its 3 blocks (4 + 5 tokens) at once, r1 waits for them: 1 + 4 = 5 s, then
+    # r1 runs 5 s alone: it finishes at 10 s, nothing preempted
+    lim = Limits(pool_blocks=3, block_size=4, max_batched_tokens=100, max_num_seqs=10,
+                 reserve_whole_request=True)  # fmt: skip
+    r = simulate_requests([0.0, 0.0], [4, 4], [5, 5], limits=lim, step=AffineStepTime(1.0))
+    assert r.preemptions == 0
+    assert r.e2e_each_s == pytest.approx([5.0, 10.0])
+    assert r.wait_each_s == pytest.approx([0.0, 5.0])
+
+
+def test_trtllm_engine_reserves_whole_requests():
+    from calc.deploy.deployment import EngineSettings
+    from calc.serve.simulate import deployment_limits
+
+    cfg, hw = load_model("llama3-8b"), load_hardware("h100")
+    assert deployment_limits(Deployment.build(cfg, hw, engine=EngineSettings(name="trtllm")),
+                             1000).reserve_whole_request  # fmt: skip
+    assert not deployment_limits(Deployment.build(cfg, hw), 1000).reserve_whole_request

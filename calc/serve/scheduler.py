@@ -33,13 +33,16 @@ from dataclasses import dataclass
 class Limits:
     """A sequence group's scheduler limits: KV pool [blocks], tokens per block, tokens per
     iteration (max batched tokens), running sequences (max num seqs) and the longest request
-    (max model len)."""
+    (max model len), and whether admission reserves whole requests."""
 
     pool_blocks: int
     block_size: int
     max_batched_tokens: int
     max_num_seqs: int
     max_model_len: int | None = None  # longest request (prompt + output) accepted [tokens]
+    # admission reserves a request's whole KV (prompt + output) up front and nothing is ever
+    # preempted: TensorRT-LLM's default GUARANTEED_NO_EVICT scheduler
+    reserve_whole_request: bool = False
 
 
 @dataclass
@@ -99,6 +102,13 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
     used_area = 0.0
     iterations = 0
     force_slow = False  # more than one request in prefill: the exact rules only
+    reserve = limits.reserve_whole_request
+
+    def admit_need(w: int, k: int) -> int:
+        """Blocks a waiting request takes when admitted with a first chunk of ``k``."""
+        if reserve:
+            return cdiv(prompt[w] + gen[w] - shared[w], B)
+        return cdiv(computed[w] + k - shared[w], B)
 
     def to_decoder(r: int) -> None:
         nonlocal sum_off, n_dec
@@ -109,6 +119,8 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
         sum_off += o
         n_dec += 1
         version[r] += 1
+        if reserve:
+            cnt[(o - shared[r]) % B] -= 1  # its blocks were all taken at admission
         heapq.heappush(heap, (g + gen[r] - (computed[r] + 1 - prompt[r]), r, version[r]))
 
     def drop_decoder(r: int) -> None:
@@ -117,8 +129,9 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
         o = off[r]
         computed[r] = o + g
         ntok[r] = o + g + 1
-        blocks[r] = cdiv(o + g - shared[r], B)
-        cnt[(o - shared[r]) % B] -= 1
+        if not reserve:
+            blocks[r] = cdiv(o + g - shared[r], B)
+        cnt[(o - shared[r]) % B] -= 1 - reserve
         sum_off -= o
         n_dec -= 1
         is_dec[r] = False
@@ -142,7 +155,7 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
         k_p = need_p = 0
         if fast and pf >= 0:
             k_p = min(ntok[pf] - computed[pf], M - b)
-            need_p = cdiv(computed[pf] + k_p - shared[pf], B) - blocks[pf]
+            need_p = max(0, cdiv(computed[pf] + k_p - shared[pf], B) - blocks[pf])
         if fast and (pf < 0 or k_p > 0):
             preempted = False
             if need_dec + need_p > free:
@@ -180,7 +193,7 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
             while waiting and budget > 0 and len(running) < max_seqs:
                 w = waiting[0]
                 k = min(ntok[w] - computed[w], budget)
-                need = cdiv(computed[w] + k - shared[w], B)
+                need = admit_need(w, k)
                 if need > free:
                     break
                 waiting.popleft()
@@ -207,7 +220,7 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
                 if k_run > 1:
                     # blocks of steps 1 … k − 1: the decoders whose key meets −(g + j) mod B
                     cyc = [cnt[(-(g + j)) % B] for j in range(1, B + 1)]
-                    per_cycle = b  # each decoder starts one block every B steps
+                    per_cycle = 0 if reserve else b  # a decoder starts a block every B steps
                     full, part = divmod(k_run - 1, B)
                     extra = full * per_cycle + sum(cyc[:part])
                     if extra > free:
@@ -303,7 +316,7 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
         while idx < len(rl) and budget > 0:
             r = rl[idx]
             k = min(ntok[r] - computed[r], budget)
-            need = cdiv(computed[r] + k - shared[r], B) - blocks[r]
+            need = max(0, cdiv(computed[r] + k - shared[r], B) - blocks[r])
             self_preempted = False
             while need > free:
                 v = rl.pop()
@@ -330,7 +343,7 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
             while waiting and budget > 0 and len(rl) < max_seqs:
                 w = waiting[0]
                 k = min(ntok[w] - computed[w], budget)
-                need = cdiv(computed[w] + k - shared[w], B)
+                need = admit_need(w, k)
                 if need > free:
                     break
                 waiting.popleft()

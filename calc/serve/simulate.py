@@ -33,6 +33,10 @@ prompt), whole blocks of it, floor(f × prompt / block) × block tokens, held on
 (the longest request's share, pinned) and never prefilled again: a request computes only the
 rest of its prompt (attending to the prefix) and allocates blocks only for it.
 
+**TensorRT-LLM** (``--engine trtllm``): its default GUARANTEED_NO_EVICT scheduler admits a
+request only when the pool holds its whole prompt + output, reserved at admission, so nothing
+is ever preempted (vLLM and SGLang allocate blocks as the tokens come and preempt).
+
 **KV pool**: the ledger's pool in blocks (``dep.per_gpu``): for a model whose layers are all
 full attention, the engine's blocks; otherwise (sliding windows, SSM state, hybrid groups) the
 pool is counted in full-attention blocks of the same reach: the sequences of the workload's
@@ -178,7 +182,7 @@ def simulate_group_reference(arrival, prompt, gen, shared, limits: Limits, step)
         while idx < len(running) and budget > 0:
             r = running[idx]
             k = min(ntok[r] - computed[r], budget)
-            need = cdiv(computed[r] + k - shared[r], B) - blocks[r]
+            need = max(0, cdiv(computed[r] + k - shared[r], B) - blocks[r])
             self_preempted = False
             while need > free:
                 v = running.pop()
@@ -208,7 +212,10 @@ def simulate_group_reference(arrival, prompt, gen, shared, limits: Limits, step)
                     break
                 w = waiting[0]
                 k = min(ntok[w] - computed[w], budget)
-                need = cdiv(computed[w] + k - shared[w], B)
+                if limits.reserve_whole_request:
+                    need = cdiv(prompt[w] + gen[w] - shared[w], B)
+                else:
+                    need = cdiv(computed[w] + k - shared[w], B)
                 if need > free:
                     blocked = True
                     break
@@ -241,8 +248,9 @@ def simulate_group_reference(arrival, prompt, gen, shared, limits: Limits, step)
             k_run = min(gen[r] - generated[r] for r in running)
             slope = step.ctx_slope(b)
             if k_run > 1:
+                room = 1 << 62 if limits.reserve_whole_request else free  # all reserved
                 k_run = _decode_run(
-                    running, computed, shared, B, free, k_run, b, ctx_sum, step, slope, t,
+                    running, computed, shared, B, room, k_run, b, ctx_sum, step, slope, t,
                     None if (waiting or nxt >= n) else arrival[nxt],
                 )  # fmt: skip
             if k_run > 1:
@@ -254,9 +262,10 @@ def simulate_group_reference(arrival, prompt, gen, shared, limits: Limits, step)
                     computed[r] = c
                     ntok[r] = c + 1
                     generated[r] += k_run
-                    nb = cdiv(c - shared[r], B)
-                    new_used += nb - blocks[r]
-                    blocks[r] = nb
+                    if not limits.reserve_whole_request:
+                        nb = cdiv(c - shared[r], B)
+                        new_used += nb - blocks[r]
+                        blocks[r] = nb
                 # blocks of the stretch's first step were allocated above; the rest now
                 used_area += dt * (used + new_used / 2)
                 used += new_used
@@ -515,6 +524,7 @@ def deployment_limits(dep: Deployment, mean_tokens: float) -> Limits:
         max_batched_tokens=int(ec.max_batched_tokens),
         max_num_seqs=int(ec.max_num_seqs),
         max_model_len=int(ec.max_model_len or cfg.context_limit),
+        reserve_whole_request=ec.engine == "trtllm",
     )
 
 
@@ -550,7 +560,7 @@ def simulate(
             "add GPUs (--tp) or lower --weight-dtype"
         )
     step = step_time or step_table(dep, efficiency, max_ctx=int((prompt + gen).max()) + 1)
-    return simulate_requests(
+    result = simulate_requests(
         arrival,
         prompt,
         gen,
@@ -559,3 +569,11 @@ def simulate(
         groups=groups_of(dep),
         prefix_shared_fraction=load.prefix_shared_fraction,
     )
+    if result.n_requests == 0:
+        raise InvalidInputError(
+            f"every request is refused: prompt + output up to {int((prompt + gen).max()):,} "
+            f"tokens exceed the max model length ({lim.max_model_len:,}) or the KV pool of "
+            f"{lim.pool_blocks:,} blocks of {lim.block_size} tokens; shorten --prompt/--gen or "
+            "raise --max-model-len"
+        )
+    return result
