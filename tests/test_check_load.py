@@ -109,9 +109,9 @@ def test_mlperf_server_as_plan_and_as_check(cli, tmp_path):
     assert res["max_tpot_p99_s"]["figure"] == pytest.approx(top["tpot_p99_s"], rel=1e-12)
 
 
-def test_no_request_served_fails_with_a_warning(cli, tmp_path):
-    """Requests longer than the model's context limit (Llama 2 7B: 4,096) are all refused:
-    the load limits fail (figure null in JSON) and a warning says why."""
+def test_no_request_served_is_refused(cli, tmp_path):
+    """Requests longer than the model's context limit (Llama 2 7B: 4,096) are all refused: the
+    simulation cannot judge the load, and says so in one line (exit 2)."""
     p = tmp_path / "refused.yaml"
     p.write_text(
         "deployments:\n  - name: d\n    model: llama2-7b\n    hardware: h100\n"
@@ -119,10 +119,9 @@ def test_no_request_served_fails_with_a_warning(cli, tmp_path):
         "    requirements: {max_ttft_p99_s: 2}\n"
     )
     r = cli("check", p, "-f", "json")
-    assert r.code == 1
-    (res,) = r.json()["results"]
-    assert res["figure"] is None and not res["passed"]
-    assert "no request was served" in r.err
+    assert r.code == 2
+    assert r.err.startswith("kvcalc: error:") and r.err.count("\n") == 1
+    assert "max model length" in r.err
 
 
 def test_one_output_token_passes_tpot(cli, tmp_path):
