@@ -115,21 +115,37 @@ def n_digits(v: np.ndarray) -> np.ndarray:
     return np.maximum(np.searchsorted(_POW10, v, side="right"), 1)
 
 
-def int_matrix(v: np.ndarray) -> np.ndarray:
-    """``str(v)`` for every int64 ``v``: right-aligned, NUL-padded on the left."""
+def _prefix_words(prefix: bytes) -> np.ndarray:
+    """``prefix`` in whole uint32 words, NUL-padded on the left (just before what follows)."""
+    n = -(-len(prefix) // 4)
+    return np.frombuffer(prefix.rjust(4 * n, b"\0"), dtype=np.uint32)
+
+
+# an integer's last word: 0 when every word is blank (the integer 0) is written "0"
+_LEAD_LAST = _LEAD.copy()
+_LEAD_LAST[0] = np.frombuffer(b"\x00\x00\x000", dtype=np.uint32)[0]
+
+
+def int_matrix(v: np.ndarray, prefix: bytes = b"") -> np.ndarray:
+    """``prefix`` then ``str(v)`` for every int64 ``v``: NUL-padded uint8 rows (a view whose
+    rows may be wider than its columns)."""
     v = np.asarray(v, dtype=np.int64).reshape(-1)
     neg = v < 0
     a = np.abs(v)  # int64 min has no absolute value; sweep values never reach it
     width = int(n_digits(np.array([a.max(initial=0)]))[0])
-    out = _spell(_words(a, -(-width // 4)), _LEAD, reverse=False).view(np.uint8)[:, -width:]
-    last = out[:, -1]
-    last[last == NUL] = ord("0")  # 0: every word blank
-    if neg.any():
-        sign = np.where(neg, ord("-"), NUL).astype(np.uint8)
-        # the sign goes just before the first digit: a column at the left is enough, the
-        # NULs between vanish when the row is joined
-        out = np.concatenate([sign[:, None], out], axis=1)
-    return out
+    n_words = -(-width // 4)
+    pre = _prefix_words(prefix)
+    # the sign goes just before the first digit: a word at the left is enough, the NULs
+    # between vanish when the row is joined
+    sign = int(neg.any())
+    out = np.empty((v.size, pre.size + sign + n_words), dtype=np.uint32)
+    if pre.size:
+        out[:, : pre.size] = pre
+    if sign:
+        out[:, pre.size] = np.where(neg, _MINUS, 0)
+    _spell(_words(a, n_words), _LEAD, False, out[:, pre.size + sign :], _LEAD_LAST)
+    text = out.view(np.uint8)
+    return text if pre.size or sign else text[:, 4 * n_words - width :]
 
 
 def _two_product(a: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -207,29 +223,44 @@ def _digits17(ax: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return n17, e
 
 
-def float_matrix(x: np.ndarray, nan: bytes = b"") -> np.ndarray:
-    """``repr(x)`` for every float64 ``x`` (NaN as ``nan``): NUL-padded uint8 rows."""
+def float_matrix(x: np.ndarray, nan: bytes = b"", prefix: bytes = b"") -> np.ndarray:
+    """``prefix`` then ``repr(x)`` for every float64 ``x`` (NaN as ``nan``): NUL-padded uint8
+    rows (a view whose rows may be wider than its columns)."""
     x = np.asarray(x, dtype=np.float64).reshape(-1)
     ax = np.abs(x)
     fast = (ax >= 1e-4) & (ax < 1e16)  # positional in repr; NaN, inf and 0 are not
-    idx = None if fast.all() else np.flatnonzero(fast)
-    body = _positional(x if idx is None else x[idx])
-    if idx is None:
-        return body
+    if fast.all():
+        return _positional(x, prefix)
+    isnan = np.isnan(x)
+    if len(nan) <= 4 and (fast | isnan).all():
+        # NaN rows written as 1.0, then blanked to ``nan``
+        return _positional(np.where(isnan, 1.0, x), prefix, isnan, nan)
+    idx = np.flatnonzero(fast)
+    body = np.ascontiguousarray(_positional(x[idx]))
     out = np.zeros((x.size, max(body.shape[1], len(nan))), dtype=np.uint8)
     out[idx, : body.shape[1]] = body
-    isnan = np.isnan(x)
     if nan and isnan.any():
         out[np.flatnonzero(isnan), : len(nan)] = np.frombuffer(nan, dtype=np.uint8)
     slow = np.flatnonzero(~fast & ~isnan)  # 0, ±inf, tiny and huge values: Python's repr
     if slow.size:
         out = _overlay(out, slow, [repr(v).encode() for v in x[slow].tolist()])
-    return out
+    return _prefixed(out, prefix)
 
 
-def _positional(x: np.ndarray) -> np.ndarray:
-    """repr of floats with 1e-4 ≤ |x| < 1e16 (positional notation), as uint32 words of four
-    characters: [sign] [integer part, ...] ["ddd."] [fraction, ...].
+def _prefixed(out: np.ndarray, prefix: bytes) -> np.ndarray:
+    if not prefix:
+        return out
+    pre = np.broadcast_to(np.frombuffer(prefix, dtype=np.uint8), (out.shape[0], len(prefix)))
+    return np.concatenate([pre, out], axis=1)
+
+
+def _positional(
+    x: np.ndarray, prefix: bytes = b"", blank: np.ndarray | None = None, nan: bytes = b""
+) -> np.ndarray:
+    """repr of floats with 1e-4 ≤ |x| < 1e16 (positional notation) as uint32 words of four
+    characters, [prefix] [sign] [integer part, ...] ["ddd."] [fraction, ...], viewed as
+    uint8 rows without the columns that are NUL on every row at either end; the rows where
+    ``blank`` is True hold ``nan`` (at most 4 bytes) instead.
 
     The integer part is int(|x|): the shortest digits never carry past it (an integer between
     them and x would round to x, which would then be that integer). The fraction is the
@@ -250,22 +281,37 @@ def _positional(x: np.ndarray) -> np.ndarray:
     top = int(whole.max(initial=0))
     n_high = -(-int(n_digits(np.array([top // 1000]))[0]) // 4) if top >= 1000 else 0
     negative = x < 0
+    pre = _prefix_words(prefix)
     sign = int(negative.any())
     frac = _words(hi, 2) + _words(f, 3)
     while len(frac) > 1 and not frac[-1].any():  # no row has digits there
         frac.pop()
-    out = np.empty((x.size, sign + n_high + 1 + len(frac)), dtype=np.uint32)
+    out = np.empty((x.size, pre.size + sign + n_high + 1 + len(frac)), dtype=np.uint32)
+    if pre.size:
+        out[:, : pre.size] = pre
     if sign:
-        out[:, 0] = np.where(negative, _MINUS, 0)
-    point = sign + n_high  # the column of "ddd."
+        out[:, pre.size] = np.where(negative, _MINUS, 0)
+    point = pre.size + sign + n_high  # the column of "ddd."
     if n_high:
         high = whole // 1000
-        _spell(_words(high, n_high), _LEAD, False, out[:, sign:point])
+        _spell(_words(high, n_high), _LEAD, False, out[:, pre.size + sign : point])
         out[:, point] = _LAST3[(whole - high * 1000) + (high != 0) * 1000]
     else:
         out[:, point] = _LAST3[whole]
     _spell(frac, _TRAIL, True, out[:, point + 1 :], _TRAIL_FIRST)
-    return out.view(np.uint8)
+    # bytes of the last word that some row uses (a NUL is 0, a character is not)
+    used = int(np.bitwise_or.reduce(out[:, -1]))
+    cut = 4 - next(i for i in range(4, 0, -1) if used.to_bytes(4, "little")[i - 1]) if used else 0
+    lead = 0
+    if blank is not None and blank.any():
+        rows = np.flatnonzero(blank)
+        out[rows, pre.size :] = 0
+        if nan:
+            out[rows, pre.size] = np.frombuffer(nan.ljust(4, b"\0"), dtype=np.uint32)[0]
+    elif not pre.size and not sign and not n_high:  # "ddd." begins with NULs on every row
+        lead = 3 - len(str(top))
+    text = out.view(np.uint8)
+    return text[:, lead : text.shape[1] - cut]
 
 
 def _overlay(out: np.ndarray, idx: np.ndarray, texts: list[bytes]) -> np.ndarray:
@@ -281,28 +327,33 @@ def _overlay(out: np.ndarray, idx: np.ndarray, texts: list[bytes]) -> np.ndarray
     return out
 
 
-def number_matrix(a: np.ndarray, nan: bytes = b"") -> np.ndarray:
-    """Text of a numeric array: integers (and integer-valued floats below 2^53) as ints,
-    other floats as repr, booleans as true/false, NaN as ``nan``."""
+def number_matrix(a: np.ndarray, nan: bytes = b"", prefix: bytes = b"") -> np.ndarray:
+    """``prefix`` then the text of a numeric array: integers (and integer-valued floats below
+    2^53) as ints, other floats as repr, booleans as true/false, NaN as ``nan``."""
     a = np.asarray(a).reshape(-1)
     if a.dtype.kind == "b":
-        return text_matrix([b"true", b"false"])[np.where(a, 0, 1)]
+        t, f = prefix + b"true", prefix + b"false"
+        if len(f) > 8:
+            return _prefixed(text_matrix([b"true", b"false"])[np.where(a, 0, 1)], prefix)
+        words = np.frombuffer(t.ljust(8, b"\0") + f.ljust(8, b"\0"), dtype=np.uint64)
+        return np.where(a, words[0], words[1]).view(np.uint8).reshape(-1, 8)[:, : len(f)]
     if a.dtype.kind in "iu":
-        return int_matrix(a)
-    whole = np.isfinite(a) & (np.abs(a) < 2**53) & (a == np.floor(a))
+        return int_matrix(a, prefix)
+    whole = (np.abs(a) < 2**53) & (a == np.floor(a))  # NaN and ±inf are not
     if whole.all():
-        return int_matrix(a.astype(np.int64))
-    out = float_matrix(a, nan)
-    if whole.any():
-        idx = np.flatnonzero(whole)
-        ints = int_matrix(a[idx].astype(np.int64))
-        if ints.shape[1] > out.shape[1]:
-            out = np.concatenate(
-                [out, np.zeros((out.shape[0], ints.shape[1] - out.shape[1]), np.uint8)], axis=1
-            )
-        out[idx] = NUL
-        out[idx, : ints.shape[1]] = ints
-    return out
+        return int_matrix(a.astype(np.int64), prefix)
+    if not whole.any():
+        return float_matrix(a, nan, prefix)
+    out = np.ascontiguousarray(float_matrix(a, nan))
+    idx = np.flatnonzero(whole)
+    ints = int_matrix(a[idx].astype(np.int64))
+    if ints.shape[1] > out.shape[1]:
+        out = np.concatenate(
+            [out, np.zeros((out.shape[0], ints.shape[1] - out.shape[1]), np.uint8)], axis=1
+        )
+    out[idx] = NUL
+    out[idx, : ints.shape[1]] = ints
+    return _prefixed(out, prefix)
 
 
 def text_matrix(texts: list[bytes]) -> np.ndarray:

@@ -61,14 +61,15 @@ def _scalar(value, text: Callable[[str], bytes], nan: bytes) -> bytes:
     return repr(v).encode()
 
 
-def _cells(value, shape, text, nan, mask=None) -> np.ndarray:
-    """uint8 [C, B, W] (broadcastable) of one column of a chunk; ``nan`` where ``mask`` is
+def _cells(value, shape, text, nan, mask=None, prefix=b"") -> np.ndarray:
+    """uint8 [C, B, W] (broadcastable; each row's characters contiguous) of one column of a
+    chunk, each cell after ``prefix`` (only without ``mask``); ``nan`` where ``mask`` is
     False."""
     if not isinstance(value, np.ndarray):
-        cells = np.frombuffer(_scalar(value, text, nan), dtype=np.uint8)[None, None, :]
+        cells = np.frombuffer(prefix + _scalar(value, text, nan), dtype=np.uint8)[None, None, :]
     else:
         c, b = value.shape
-        cells = number_matrix(value, nan).reshape(c, b, -1)
+        cells = number_matrix(value, nan, prefix).reshape(c, b, -1)
     if mask is None or mask.all():
         return cells
     width = max(cells.shape[2], len(nan))
@@ -84,55 +85,89 @@ def _blank(nan: bytes, width: int) -> np.ndarray:
     return blank
 
 
+def _kind(shape, full) -> int:
+    """0: the same on every row, 1: per ctx [C, 1], 2: per batch [1, B], 3: per row."""
+    if len(shape) < 2:
+        return 0
+    return (shape[0] == full[0] > 1) + 2 * (shape[1] == full[1] > 1)
+
+
 def chunk_bytes(
     chunk, columns: Iterable[str], seps: list[bytes], end: bytes, text, nan: bytes
 ) -> bytearray:
     """One chunk as text: for each row ``seps[0] cell0 seps[1] cell1 ... end``.
 
     Each cell is formatted at its own shape ([1, 1] for a value the same on every row, [C, 1]
-    per ctx, [C, B] per row), NUL-padded to the widest value of its column in the chunk; the
-    cells and separators are laid side by side in one [C, B] matrix of fixed-width records,
-    each cell one field that a single numpy copy fills (a cell of any width is one element,
-    a value the same on every row or every ctx written by broadcasting), whose NULs one
-    ``translate`` then deletes. Runs of values the same on every row are joined first."""
+    per ctx, [1, B] per batch, [C, B] per row), NUL-padded to the widest value of its column
+    in the chunk. Runs of cells and separators that are all per ctx (or all per batch) or the
+    same on every row are joined into one piece at that shape, cheaply (C or B rows); the
+    pieces are laid side by side in one [C, B] matrix of fixed-width records, each piece one
+    field that a single numpy copy fills (by broadcasting where it is per ctx or per batch),
+    whose NULs one ``translate`` then deletes."""
     cols = list(columns)
-    after = [*seps[1:], end]
-    pieces: list[np.ndarray] = [np.frombuffer(seps[0], dtype=np.uint8)[None, None, :]]
-    masked: dict[int, tuple] = {}  # piece -> (where its cells stay, else ``nan``; the cell)
-    pending = b""  # the separator after a per-row cell, joined to the next smaller piece
-    for key, sep in zip(cols, after, strict=True):
+    full = chunk.shape
+    items: list[tuple[int, np.ndarray, np.ndarray | None]] = []  # (kind, cells, mask)
+    for i, (key, before) in enumerate(zip(cols, seps, strict=True)):
+        value = chunk.columns[key]
         mask = chunk.masks.get(key)
-        if mask is not None and not mask.all() and np.shape(chunk.columns[key])[:2] != chunk.shape:
-            # a value per ctx blanked on some rows: written at its own shape, then the rows
-            # blanked in place (cheaper than formatting a [C, B] copy of it)
-            cell = _cells(chunk.columns[key], chunk.shape, text, nan)
+        if mask is not None and mask.all():
+            mask = None
+        prefix = b""
+        if (
+            before
+            and mask is None
+            and (not items or items[-1][0] in (-1, 3))
+            and _kind(np.shape(value), full) == 3
+        ):
+            prefix = before  # written with the cells: no field of its own between two
+        elif before:
+            items.append((0, _sep(before), None))
+        if isinstance(value, np.ndarray) and value.shape != full and value.size > 1:
+            flat = value.reshape(-1)
+            if flat.dtype.kind in "iub" or not np.isnan(flat).any():
+                if (flat == flat[0]).all():  # the same on every row after all
+                    value = flat[0].item()
+        kind = _kind(np.shape(value), full)
+        if mask is not None and kind != 3:
+            # a value per ctx blanked on some rows: written at its own shape and broadcast,
+            # then the rows blanked in place (cheaper than formatting a [C, B] copy of it)
+            cell = _cells(value, full, text, nan)
             if cell.shape[2] < len(nan):
-                cell = np.concatenate(
-                    [cell, np.zeros((*cell.shape[:2], len(nan) - cell.shape[2]), np.uint8)], 2
-                )
-            if pending:
-                pieces.append(_sep(pending))
-            masked[len(pieces)] = (np.broadcast_to(mask, chunk.shape), cell)
-            pieces.append(np.broadcast_to(cell, (*chunk.shape, cell.shape[2])))
-            pending = sep
-            continue
-        cell = _cells(chunk.columns[key], chunk.shape, text, nan, mask)
-        if cell.shape[:2] == (1, 1) and pieces[-1].shape[:2] == (1, 1) and not pending:
-            pieces[-1] = np.concatenate([pieces[-1], cell, _sep(sep)], axis=2)
-        elif cell.shape[:2] != chunk.shape:  # per ctx, per batch or constant: cheap to join
-            before = np.broadcast_to(_sep(pending), (*cell.shape[:2], len(pending)))
-            seps_ = np.broadcast_to(_sep(sep), (*cell.shape[:2], len(sep)))
-            pieces.append(np.concatenate([before, cell, seps_], axis=2))
-            pending = b""
+                cell = _widen(cell, len(nan))
+            items.append((-1, cell, np.broadcast_to(mask, full)))
         else:
-            if pending:
-                pieces.append(_sep(pending))
-            pieces.append(cell)
-            pending = sep
-    if pending:
-        pieces.append(_sep(pending))
-    masked = {id(pieces[i]): m for i, m in masked.items()}
-    pieces = [p for p in pieces if p.shape[2]]
+            items.append((kind, _cells(value, full, text, nan, mask, prefix), None))
+        if i == len(cols) - 1 and end:
+            items.append((0, _sep(end), None))
+    # join runs: kinds 0 with 1 or with 2; per row (3) and masked (−1) stay alone
+    groups: list[list] = []  # [kind, [cells], mask]
+    for kind, cell, mask in items:
+        last = groups[-1] if groups else None
+        if (
+            last is not None
+            and kind >= 0
+            and last[0] >= 0
+            and kind != 3
+            and last[0] != 3
+            and (kind | last[0]) != 3
+        ):
+            last[0] |= kind
+            last[1].append(cell)
+        else:
+            groups.append([kind, [cell], mask])
+    pieces: list[np.ndarray] = []
+    masks: list[np.ndarray | None] = []
+    for _, cells, mask in groups:
+        if len(cells) == 1:
+            piece = cells[0]
+        else:
+            rows = max(c.shape[0] for c in cells), max(c.shape[1] for c in cells)
+            piece = np.concatenate([np.broadcast_to(c, (*rows, c.shape[2])) for c in cells], axis=2)
+        if piece.shape[2]:
+            if piece.strides[2] != 1:
+                piece = np.ascontiguousarray(piece)
+            pieces.append(piece)
+            masks.append(mask)
     offsets = np.cumsum([0] + [p.shape[2] for p in pieces[:-1]]).tolist()
     width = sum(p.shape[2] for p in pieces)
     records = np.dtype(
@@ -143,20 +178,40 @@ def chunk_bytes(
             "itemsize": width,
         }
     )
-    c, b = chunk.shape
+    c, b = full
     buf = _buffer(c * b * width)  # a bytearray: NULs deleted without a copy first
-    matrix = np.frombuffer(buf, dtype=records).reshape(c, b)
-    for i, p in enumerate(pieces):
-        if id(p) in masked:  # the cell at its own shape broadcast, then its blank rows
-            mask, cell = masked[id(p)]
-            field = matrix[f"f{i}"]
-            field[...] = np.ascontiguousarray(cell).view(f"V{p.shape[2]}")[:, :, 0]
-            field[~mask] = _blank(nan, p.shape[2]).view(f"V{p.shape[2]}")[0]
-            continue
-        p = np.ascontiguousarray(p)
-        matrix[f"f{i}"] = p.view(f"V{p.shape[2]}").reshape(p.shape[:2])
-    del matrix
+    _fill(np.frombuffer(buf, dtype=records).reshape(c, b), pieces, masks, nan)
     return buf.translate(None, b"\0")
+
+
+def _fill(matrix: np.ndarray, pieces: list, masks: list, nan: bytes) -> None:
+    """Each piece into its field of ``matrix`` [C, B] (broadcast where it is per ctx or per
+    batch), its masked rows blanked to ``nan``; a block of rows at a time, every piece into
+    it while it is in the CPU's cache."""
+    c, b = matrix.shape
+    cells = [p.view(f"V{p.shape[2]}").reshape(p.shape[:2]) for p in pieces]
+    blanks = [
+        None if m is None else _blank(nan, p.shape[2]).view(f"V{p.shape[2]}")[0]
+        for p, m in zip(pieces, masks, strict=True)
+    ]
+    step = max(1, _BLOCK_BYTES // (matrix.itemsize * (b if c > 1 else 1)))
+    for lo in range(0, c if c > 1 else b, step):
+        rows = (slice(lo, lo + step), slice(None)) if c > 1 else (slice(None), slice(lo, lo + step))
+        block = matrix[rows]
+        for i, (cell, mask) in enumerate(zip(cells, masks, strict=True)):
+            field = block[f"f{i}"]
+            part = tuple(r if n > 1 else slice(None) for r, n in zip(rows, cell.shape, strict=True))
+            field[...] = cell[part]
+            if mask is not None:
+                field[~mask[rows]] = blanks[i]
+
+
+_BLOCK_BYTES = 1 << 20  # rows filled at a time: about the CPU's L2 cache
+
+
+def _widen(cells: np.ndarray, width: int) -> np.ndarray:
+    pad = np.zeros((*cells.shape[:2], width - cells.shape[2]), np.uint8)
+    return np.concatenate([cells, pad], axis=2)
 
 
 _BUFFERS: dict[int, bytearray] = {}
