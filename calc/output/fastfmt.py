@@ -227,8 +227,9 @@ def float_matrix(x: np.ndarray, nan: bytes = b"", prefix: bytes = b"") -> np.nda
     """``prefix`` then ``repr(x)`` for every float64 ``x`` (NaN as ``nan``): NUL-padded uint8
     rows (a view whose rows may be wider than its columns)."""
     x = np.asarray(x, dtype=np.float64).reshape(-1)
-    ax = np.abs(x)
-    fast = (ax >= 1e-4) & (ax < 1e16)  # positional in repr; NaN, inf and 0 are not
+    with np.errstate(invalid="ignore"):  # a signalling NaN is just NaN here
+        ax = np.abs(x)
+        fast = (ax >= 1e-4) & (ax < 1e16)  # positional in repr; NaN, inf and 0 are not
     if fast.all():
         return _positional(x, prefix)
     isnan = np.isnan(x)
@@ -339,7 +340,8 @@ def number_matrix(a: np.ndarray, nan: bytes = b"", prefix: bytes = b"") -> np.nd
         return np.where(a, words[0], words[1]).view(np.uint8).reshape(-1, 8)[:, : len(f)]
     if a.dtype.kind in "iu":
         return int_matrix(a, prefix)
-    whole = (np.abs(a) < 2**53) & (a == np.floor(a))  # NaN and ±inf are not
+    with np.errstate(invalid="ignore"):  # a signalling NaN is just NaN here
+        whole = (np.abs(a) < 2**53) & (a == np.floor(a))  # NaN and ±inf are not
     if whole.all():
         return int_matrix(a.astype(np.int64), prefix)
     if not whole.any():
