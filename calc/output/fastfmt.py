@@ -57,13 +57,18 @@ _HEAP_KEPT = False
 
 
 def _words(v: np.ndarray, n_words: int) -> list[np.ndarray]:
-    """Non-negative int64 ``v`` as ``n_words`` base-10,000 digits, the most significant first."""
-    out = []
-    for _ in range(n_words):
-        q = v // 10_000  # by a constant: numpy's fast path (np.divmod is ~10× slower)
-        out.append(v - q * 10_000)
-        v = q
-    return out[::-1]
+    """Non-negative int64 ``v`` < 10^(4 × n_words) as ``n_words`` base-10,000 digits, the most
+    significant first, int32 (twice as fast as int64 in numpy's vector loops): eight digits
+    at a time split off in int64, each eight split in int32, by constants (numpy's fast path;
+    np.divmod is ~10× slower)."""
+    if n_words <= 2:
+        v = v.astype(np.int32)
+        if n_words == 1:
+            return [v]
+        q = v // 10_000
+        return [q, v - q * 10_000]
+    top = v // 100_000_000
+    return _words(top, n_words - 2) + _words(v - top * 100_000_000, 2)
 
 
 def _table(strip, plain: str = "{:04d}", n: int = 10_000) -> np.ndarray:
@@ -99,14 +104,14 @@ def _spell(
     table) for the last word walked."""
     if out is None:
         out = np.empty((words[0].size, len(words)), dtype=np.uint32)
-    seen = np.zeros(words[0].size, dtype=np.int64)  # 10,000 once a nonzero word is met
+    seen = np.zeros(words[0].size, dtype=np.int32)  # 10,000 once a nonzero word is met
     order = list(range(len(words) - 1, -1, -1) if reverse else range(len(words)))
     for k in order:
         w = words[k]
         last = k == order[-1]
-        out[:, k] = (table if first is None or not last else first)[w + seen]
+        out[:, k] = np.take(table if first is None or not last else first, w + seen)
         if not last:
-            seen |= (w != 0) * 10_000  # (10,000 | 10,000 = 10,000)
+            seen |= (w != 0) * np.int32(10_000)  # (10,000 | 10,000 = 10,000)
     return out
 
 
