@@ -162,3 +162,47 @@ def test_per_row_cells_with_separators_between_them():
                     cells.append(_reference(np.broadcast_to(v, (c, b))[i, j].item()))
             lines.append(",".join(cells) + "\n")
     assert got == "".join(lines)
+
+
+def _one_process_bytes(p) -> bytes:
+    buf = io.BytesIO()
+    write_csv(p, buf, 1)
+    return buf.getvalue()
+
+
+def test_workers_write_to_a_pipe_in_turn():
+    """To a pipe (stdout piped on), the workers write their chunks themselves, each once the
+    chunk before is written: the same bytes as one process, in order."""
+    import os
+    import threading
+
+    models, hws = ["llama3-8b", "llama3-70b"], ["h100"]
+    one = _one_process_bytes(plan(models, hws, **GRID, chunk_rows=5))
+    p = plan(models, hws, **GRID, chunk_rows=5)
+    r, w = os.pipe()
+    got: list[bytes] = []
+
+    def read() -> None:
+        with os.fdopen(r, "rb") as fh:
+            got.append(fh.read())
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    with open(w, "wb") as fh:
+        write_csv(p, fh, 3)
+        fh.write(b"#end\n")  # after the rows
+    reader.join()
+    assert got == [one + b"#end\n"]
+    assert any("do not fit" in m for m in p.warnings)
+
+
+def test_workers_write_to_dev_null_and_a_closed_pipe_is_a_broken_pipe():
+    import os
+
+    p = plan(["llama3-8b"], ["h100"], **GRID, chunk_rows=5)
+    with open(os.devnull, "wb") as fh:
+        write_csv(p, fh, 2)
+    r, w = os.pipe()
+    os.close(r)
+    with pytest.raises(BrokenPipeError), open(w, "wb") as fh:
+        write_csv(plan(["llama3-8b"], ["h100"], **GRID, chunk_rows=5), fh, 2)

@@ -256,32 +256,42 @@ def _json_render(plan) -> _Render:
 def write_csv(plan, fh: BinaryIO, jobs: int = 1) -> None:
     """Header, then every row: stable column order, unrounded numbers, empty NaN cells."""
     fh.write(b",".join(_csv_text(k) for k in plan.columns) + b"\n")
-    fd = _regular_fd(fh) if jobs > 1 and plan.n_chunks > 1 and _can_fork() else None
-    if fd is not None:  # the workers write their chunks into the file themselves
+    fd = _writable_fd(fh) if jobs > 1 and plan.n_chunks > 1 and _can_fork() else None
+    if fd is not None:  # the workers write their chunks to the descriptor themselves
         fh.flush()
-        end = _parallel_pwrite(plan, _csv_render(plan), min(jobs, plan.n_chunks), fd,
-                               os.lseek(fd, 0, os.SEEK_CUR))  # fmt: skip
-        fh.seek(end)
+        at = os.lseek(fd, 0, os.SEEK_CUR) if _regular_fd(fd) else None
+        end = _parallel_pwrite(plan, _csv_render(plan), min(jobs, plan.n_chunks), fd, at)
+        if at is not None:
+            fh.seek(end)
         return
     for text in rendered(plan, _csv_render(plan), jobs):
         fh.write(text)
 
 
-def _regular_fd(fh) -> int | None:
-    """The descriptor of ``fh`` where it is a regular file (one that workers can write at an
-    offset), else None (a pipe, a terminal, a BytesIO, a file opened for appending, where
-    Linux's pwrite ignores the offset)."""
+def _writable_fd(fh) -> int | None:
+    """The descriptor of ``fh`` (a file, a pipe, a terminal, /dev/null) that worker processes
+    can write to, else None (a BytesIO, a stream without a descriptor)."""
+    try:
+        fd = fh.fileno()
+        os.fstat(fd)
+        return fd
+    except (AttributeError, OSError, ValueError):
+        return None
+
+
+def _regular_fd(fd: int) -> bool:
+    """Whether workers can write to ``fd`` at an offset (os.pwrite): a regular file not opened
+    for appending (where Linux's pwrite ignores the offset); else they write in turn."""
     import stat
 
     try:
-        fd = fh.fileno()
         if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
+            return False
         import fcntl
 
-        return None if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND else fd
-    except (AttributeError, ImportError, OSError, ValueError):
-        return None
+        return not fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_APPEND
+    except (ImportError, OSError):
+        return False
 
 
 def write_json(plan, fh: BinaryIO, jobs: int = 1) -> None:
@@ -411,8 +421,12 @@ def _pwrite_worker(plan, render, k: int, jobs: int, conn, offsets, fd: int) -> N
                 chunk = make()
                 text = render(chunk)
                 conn.send(("ok", not_fitting_rows(chunk), len(text)))
-                at = offsets.recv()  # where the previous chunks end
+                at = offsets.recv()  # where the previous chunks end; None: once they are written
                 view = memoryview(text)
+                if at is None:
+                    _write_all(fd, view)
+                    conn.send(("written", 0, 0))
+                    continue
                 while view:
                     n = os.pwrite(fd, view, at)
                     view, at = view[n:], at + n
@@ -423,12 +437,22 @@ def _pwrite_worker(plan, render, k: int, jobs: int, conn, offsets, fd: int) -> N
         conn.close()
 
 
-def _parallel_pwrite(plan, render, jobs: int, fd: int, start: int) -> int:
+def _raise(message: str):
+    """A worker's failure, raised here (a closed pipe as BrokenPipeError, as when this process
+    writes: the CLI ends quietly on it)."""
+    if message.startswith("BrokenPipeError"):
+        raise BrokenPipeError(message)
+    raise RuntimeError(f"sweep worker failed: {message}")
+
+
+def _parallel_pwrite(plan, render, jobs: int, fd: int, start: int | None) -> int:
     """Every chunk rendered by ``jobs`` forked workers (worker k takes chunks k, k + jobs, ...)
-    that write their text into the regular file ``fd`` themselves, at the offset this process
-    hands out in chunk order (the sum of the lengths before): no text passes through a pipe
-    or this process, and the kernel's copying is shared between the workers. Returns the
-    offset after the last row."""
+    that write their text to ``fd`` themselves: into a regular file at the offset ``start``
+    plus the lengths before, which this process hands out in chunk order; elsewhere (``start``
+    None: a pipe, a terminal, /dev/null, a file opened for appending) in turn, each once the
+    chunk before is written. No text passes through this process, and the kernel's copying
+    is shared between the workers. Returns the offset after the last row (or the bytes
+    written)."""
     import multiprocessing
     import warnings
 
@@ -449,18 +473,26 @@ def _parallel_pwrite(plan, render, jobs: int, fd: int, start: int) -> int:
             pipes.append(recv)
             sends.append(o_send)
             procs.append(proc)
-        not_fitting, at = 0, start
+        not_fitting, at = 0, start or 0
         for i in range(plan.n_chunks):
             status, value, size = pipes[i % jobs].recv()
             if status != "ok":
-                raise RuntimeError(f"sweep worker failed: {value}")
-            sends[i % jobs].send(at)
+                _raise(value)
+            if start is None and i:  # in turn: once the chunk before is written
+                status, value, _ = pipes[(i - 1) % jobs].recv()
+                if status != "written":
+                    _raise(value)
+            sends[i % jobs].send(None if start is None else at)
             not_fitting += value
             at += size
+        if start is None:
+            status, value, _ = pipes[(plan.n_chunks - 1) % jobs].recv()
+            if status != "written":
+                _raise(value)
         for pipe in pipes:  # every worker has written its last chunk
             status, value, _ = pipe.recv()
             if status != "done":
-                raise RuntimeError(f"sweep worker failed: {value}")
+                _raise(value)
         plan.count_not_fitting(not_fitting)
         for proc in procs:
             proc.join()
