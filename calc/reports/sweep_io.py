@@ -186,22 +186,41 @@ def chunk_bytes(
 
 def _fill(matrix: np.ndarray, pieces: list, masks: list, nan: bytes) -> None:
     """Each piece into its field of ``matrix`` [C, B] (broadcast where it is per ctx or per
-    batch), its masked rows blanked to ``nan``; a block of rows at a time, every piece into
-    it while it is in the CPU's cache."""
+    batch), its masked rows blanked to ``nan``. The pieces the same on every row of a ctx
+    (per ctx or constant) are first laid into one row per ctx, which a single copy per row
+    writes whole; then the others. A block of rows at a time, every piece into it while it
+    is in the CPU's cache."""
     c, b = matrix.shape
     cells = [p.view(f"V{p.shape[2]}").reshape(p.shape[:2]) for p in pieces]
     blanks = [
         None if m is None else _blank(nan, p.shape[2]).view(f"V{p.shape[2]}")[0]
         for p, m in zip(pieces, masks, strict=True)
     ]
+    shared = [i for i, p in enumerate(pieces) if p.shape[1] == 1] if b > 1 else []
+    template = None
+    if len(shared) > 1:
+        template = np.zeros((max(pieces[i].shape[0] for i in shared), 1), dtype=matrix.dtype)
+        for i in shared:
+            template[f"f{i}"] = cells[i]
+        template = template.view(f"V{matrix.itemsize}")
+        rest = [i for i in range(len(pieces)) if i not in shared or masks[i] is not None]
+    else:
+        rest = list(range(len(pieces)))
+    whole = matrix.view(f"V{matrix.itemsize}")
     step = max(1, _BLOCK_BYTES // (matrix.itemsize * (b if c > 1 else 1)))
     for lo in range(0, c if c > 1 else b, step):
         rows = (slice(lo, lo + step), slice(None)) if c > 1 else (slice(None), slice(lo, lo + step))
+        if template is not None:
+            whole[rows] = template[rows[0] if template.shape[0] > 1 else slice(None)]
         block = matrix[rows]
-        for i, (cell, mask) in enumerate(zip(cells, masks, strict=True)):
+        for i in rest:
+            cell, mask = cells[i], masks[i]
             field = block[f"f{i}"]
-            part = tuple(r if n > 1 else slice(None) for r, n in zip(rows, cell.shape, strict=True))
-            field[...] = cell[part]
+            if template is None or i not in shared:
+                part = tuple(
+                    r if n > 1 else slice(None) for r, n in zip(rows, cell.shape, strict=True)
+                )
+                field[...] = cell[part]
             if mask is not None:
                 field[~mask[rows]] = blanks[i]
 
