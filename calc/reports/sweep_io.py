@@ -233,16 +233,20 @@ def _widen(cells: np.ndarray, width: int) -> np.ndarray:
     return np.concatenate([cells, pad], axis=2)
 
 
-_BUFFERS: dict[int, bytearray] = {}
+_BUFFERS: list[bytearray] = []
 
 
 def _buffer(size: int) -> bytearray:
-    """A bytearray of ``size`` bytes, reused from the previous chunk of the same size (every
-    byte is overwritten, so it need not be cleared)."""
-    buf = _BUFFERS.get(size)
-    if buf is None:
-        _BUFFERS.clear()
-        buf = _BUFFERS[size] = bytearray(size)
+    """A bytearray of ``size`` bytes, the previous chunk's resized in place (its allocation
+    kept: no zero-filling of a fresh one, whose pages the kernel would also fault in anew).
+    Every byte is overwritten by the caller."""
+    if not _BUFFERS:
+        _BUFFERS.append(bytearray(size))
+    buf = _BUFFERS[0]
+    if len(buf) > size:
+        del buf[size:]
+    elif len(buf) < size:
+        buf.extend(bytes(size - len(buf)))
     return buf
 
 
