@@ -153,8 +153,8 @@ def int_matrix(v: np.ndarray, prefix: bytes = b"") -> np.ndarray:
     return text if pre.size or sign else text[:, 4 * n_words - width :]
 
 
-def _two_product(a: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(p, err) with p + err == a × 10^j exactly (Dekker; no FMA needed; 10^j, j ≤ 22, is an
+def _two_product(a: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(p, err, 10^j) with p + err == a × 10^j exactly (Dekker; no FMA needed; 10^j, j ≤ 22, is an
     exact double whose halves are tabulated)."""
     b, bh, bl = _POW10_F[j], _POW10_HI[j], _POW10_LO[j]
     p = a * b
@@ -166,7 +166,7 @@ def _two_product(a: np.ndarray, j: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     err += ah * bl
     err += al * bh
     err += al * bl
-    return p, err
+    return p, err, b
 
 
 # 10^k as the double nearest to it, k = −5..17 (index k + 5); for k < 0 each lies above 10^k,
@@ -204,7 +204,7 @@ def _digits17(ax: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     e = ((exp2 - 1023) * 78913) >> 18  # floor(e2 × log10 2) for |e2| < 1,000 (78913 / 2^18)
     e += ax >= _EXP_T[e + 6]
     j = 16 - e
-    ph, r17 = _two_product(ax, j)
+    ph, r17, scale = _two_product(ax, j)
     rl = np.rint(r17)
     n17 = ph.astype(np.int64)
     n17 += rl.astype(np.int64)
@@ -215,7 +215,7 @@ def _digits17(ax: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     exp2 -= 53
     exp2 -= (bits & _MANTISSA_I) == 0
     exp2 <<= 52
-    half = exp2.view(np.float64) * _POW10_F[j]
+    half = exp2.view(np.float64) * scale
     half -= 1e-9
     n16, ok16 = _round_to(n17, r17, half, 10)
     n15, ok15 = _round_to(n17, r17, half, 100)
@@ -277,13 +277,14 @@ def _positional(
     n, e = _digits17(ax)
     whole = ax.astype(np.int64)
     f = n - whole * _POW10[np.minimum(16 - e, 18)]  # 16 − e fraction digits (e < 0: whole 0)
-    k = 8 - e  # G = F × 10^(12 − k): hi = F // 10^k, lo = (F mod 10^k) × 10^(12 − k)
-    p_k = _POW10[np.clip(k, 0, 18)]
+    # G = F × 10^(e + 4): hi = F // 10^(8 − e), lo = (F mod 10^(8 − e)) × 10^(e + 4)
+    # (−4 ≤ e ≤ 15; e > 8: at most 7 fraction digits, all in hi, 10^(8 − e) read as 1)
+    p_k = _POW10[np.maximum(8 - e, 0)]
     hi = f // p_k
     f -= hi * p_k
-    f *= _POW10[np.clip(12 - k, 0, 18)]
-    if (k < 0).any():  # e > 8: at most 7 fraction digits, all in hi (10^k read as 1: lo 0)
-        hi *= _POW10[np.clip(-k, 0, 18)]
+    f *= _POW10[np.minimum(e + 4, 18)]
+    if e.max() > 8:
+        hi *= _POW10[np.maximum(e - 8, 0)]
     top = int(whole.max(initial=0))
     n_high = -(-int(n_digits(np.array([top // 1000]))[0]) // 4) if top >= 1000 else 0
     negative = x < 0
