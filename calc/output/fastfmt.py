@@ -283,7 +283,7 @@ def _positional(
     hi = f // p_k
     f -= hi * p_k
     f *= _POW10[np.minimum(e + 4, 18)]
-    if e.max() > 8:
+    if e.max(initial=0) > 8:
         hi *= _POW10[np.maximum(e - 8, 0)]
     top = int(whole.max(initial=0))
     n_high = -(-int(n_digits(np.array([top // 1000]))[0]) // 4) if top >= 1000 else 0
