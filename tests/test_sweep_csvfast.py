@@ -206,3 +206,19 @@ def test_workers_write_to_dev_null_and_a_closed_pipe_is_a_broken_pipe():
     os.close(r)
     with pytest.raises(BrokenPipeError), open(w, "wb") as fh:
         write_csv(plan(["llama3-8b"], ["h100"], **GRID, chunk_rows=5), fh, 2)
+
+
+def test_a_workers_failed_write_is_raised_as_the_same_error():
+    """A worker that cannot write (a full disk, a closed pipe) fails the write with the error
+    this process would have had, which the CLI reports as for any output."""
+    import errno
+
+    from calc.reports.sweep_io import _raise
+
+    with pytest.raises(OSError) as info:
+        _raise("OSError: [Errno 28] No space left on device", errno.ENOSPC)
+    assert info.value.errno == errno.ENOSPC
+    with pytest.raises(BrokenPipeError):
+        _raise("BrokenPipeError: [Errno 32] Broken pipe", errno.EPIPE)
+    with pytest.raises(RuntimeError, match="sweep worker failed: ValueError"):
+        _raise("ValueError: bad", 0)

@@ -455,16 +455,18 @@ def _pwrite_worker(plan, render, k: int, jobs: int, conn, offsets, fd: int) -> N
                     view, at = view[n:], at + n
         conn.send(("done", 0, 0))
     except BaseException as exc:  # reported to the parent, which raises it
-        conn.send(("error", f"{type(exc).__name__}: {exc}", 0))
+        conn.send(("error", f"{type(exc).__name__}: {exc}", getattr(exc, "errno", 0) or 0))
     finally:
         conn.close()
 
 
-def _raise(message: str):
-    """A worker's failure, raised here (a closed pipe as BrokenPipeError, as when this process
-    writes: the CLI ends quietly on it)."""
+def _raise(message: str, errno: int = 0):
+    """A worker's failure, raised here: a closed pipe as BrokenPipeError (the CLI ends quietly
+    on it) and a failed write (a full disk) as OSError, as when this process writes."""
     if message.startswith("BrokenPipeError"):
         raise BrokenPipeError(message)
+    if errno:
+        raise OSError(errno, os.strerror(errno))
     raise RuntimeError(f"sweep worker failed: {message}")
 
 
@@ -500,22 +502,22 @@ def _parallel_pwrite(plan, render, jobs: int, fd: int, start: int | None) -> int
         for i in range(plan.n_chunks):
             status, value, size = pipes[i % jobs].recv()
             if status != "ok":
-                _raise(value)
+                _raise(value, size)
             if start is None and i:  # in turn: once the chunk before is written
-                status, value, _ = pipes[(i - 1) % jobs].recv()
+                status, value, size_ = pipes[(i - 1) % jobs].recv()
                 if status != "written":
-                    _raise(value)
+                    _raise(value, size_)
             sends[i % jobs].send(None if start is None else at)
             not_fitting += value
             at += size
         if start is None:
-            status, value, _ = pipes[(plan.n_chunks - 1) % jobs].recv()
+            status, value, size = pipes[(plan.n_chunks - 1) % jobs].recv()
             if status != "written":
-                _raise(value)
+                _raise(value, size)
         for pipe in pipes:  # every worker has written its last chunk
-            status, value, _ = pipe.recv()
+            status, value, size = pipe.recv()
             if status != "done":
-                _raise(value)
+                _raise(value, size)
         plan.count_not_fitting(not_fitting)
         for proc in procs:
             proc.join()
