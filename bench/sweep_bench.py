@@ -203,7 +203,7 @@ def _write_markdown(path: Path, lines: list[str]) -> None:
         "Written by `python bench/sweep_bench.py --markdown docs/sweep-bench.md` "
         f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}).",
         "",
-        *[line for line in head[1:] if not line.startswith("Run:")],
+        *[line for line in head if not line.startswith(("Run:", "(``--markdown"))],
         "",
         "```text",
         *lines,
