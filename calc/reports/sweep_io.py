@@ -243,10 +243,13 @@ def _buffer(size: int) -> bytearray:
     if not _BUFFERS:
         _BUFFERS.append(bytearray(size))
     buf = _BUFFERS[0]
-    if len(buf) > size:
-        del buf[size:]
-    elif len(buf) < size:
-        buf.extend(bytes(size - len(buf)))
+    try:
+        if len(buf) > size:
+            del buf[size:]
+        elif len(buf) < size:
+            buf.extend(bytes(size - len(buf)))
+    except BufferError:  # still viewed (a traceback holding a failed chunk's arrays)
+        buf = _BUFFERS[0] = bytearray(size)
     return buf
 
 
