@@ -3,16 +3,21 @@ writes them and floats as ``repr(float)`` does (the shortest digits that read ba
 float), for the sweep writers, where per-value Python formatting would cost more than the
 arithmetic.
 
-Each function returns a uint8 matrix, one row per value, the text left- or right-aligned and
-padded with NUL bytes (0), which ``join_rows`` deletes when it joins the cells of a row.
+Each function returns a uint8 matrix, one row per value (possibly a view whose rows are wider
+than its columns), the text padded with NUL bytes (0) before, inside or after it, which
+``join_rows`` (and the sweep writers' ``translate``) delete when the cells of a row are joined;
+an optional ``prefix`` (a separator) comes first on every row. The text is built four
+characters at a time: base-10,000 words of the number looked up in tables of uint32 words,
+one table blanking leading zeros and one trailing zeros.
 
-Floats: ``x`` = 0.D × 10^(e+1) for the shortest digit string D that reads back to ``x``. The
-exact product x × 10^(16−e) comes from Dekker's two-product (no rounding: 10^j, j ≤ 22, is a
-double), so its nearest integer N17 is x correctly rounded to 17 significant digits, which
-always reads back (17 digits identify every double). N17 rounded to 16 and to 15 digits is kept
-when it lies within half an ulp of ``x`` (it then reads back); trailing zeros are then dropped,
-so a value whose shortest form has fewer digits gets exactly that form. Values outside
-1e-4 ≤ |x| < 1e16 (where repr switches to exponent notation), NaN and ±inf take Python's repr.
+Floats: ``x`` = 0.D × 10^(e+1) for the shortest digit string D that reads back to ``x``; e
+comes from the binary exponent. The exact product x × 10^(16−e) comes from Dekker's
+two-product (no rounding: 10^j, j ≤ 22, is a double), so its nearest integer N17 is x
+correctly rounded to 17 significant digits, which always reads back (17 digits identify every
+double). N17 rounded to 16 and to 15 digits replaces it when it lies within half the gap to
+the nearer neighbour of ``x`` (it then reads back), a shorter form being a 15-digit one ending
+in zeros, which the fraction's table leaves blank. Values outside 1e-4 ≤ |x| < 1e16 (where
+repr switches to exponent notation) and ±inf take Python's repr; NaN is the text given.
 """
 
 from __future__ import annotations
