@@ -24,14 +24,11 @@ from __future__ import annotations
 
 import numpy as np
 
-_DIGITS4 = np.array([list(f"{i:04d}".encode()) for i in range(10_000)], dtype=np.uint8)
-_DIGITS4_U32 = _DIGITS4.view(np.uint32).reshape(-1)  # four characters in one gather
 _POW10 = np.array([10**k for k in range(19)], dtype=np.int64)
 _POW10_F = np.array([10.0**k for k in range(23)])  # exact doubles up to 10^22
 _SPLIT = 134217729.0  # 2^27 + 1 (Dekker)
 _POW10_HI = _SPLIT * _POW10_F - (_SPLIT * _POW10_F - _POW10_F)  # Dekker halves of 10^j
 _POW10_LO = _POW10_F - _POW10_HI
-_MANTISSA = np.uint64((1 << 52) - 1)
 NUL = 0
 
 
