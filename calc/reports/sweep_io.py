@@ -2,13 +2,15 @@
 so memory stays independent of the row count.
 
 Each chunk's text is built with numpy (``calc.output.fastfmt``): a value the same on every row of
-the
-chunk (a model name, a KV budget) or on every row of one ctx or one batch is formatted once,
-the per-row figures a whole column at a time; the cells of a row sit in one uint8 matrix whose
-NUL padding is deleted in a single pass. Numbers are unrounded (floats as ``repr``, integers
-as ``str``); a NaN cell (the cost of a configuration that does not fit) is empty in CSV and
-``null`` in JSON. Strings are CSV-quoted and neutralised (``calc.output.render.safe_cell``) or
-JSON-encoded.
+the chunk (a model name, a KV budget) or on every row of one ctx or one batch is formatted once,
+the per-row figures a whole column at a time; the cells of a row sit in one uint8 matrix (the
+cells shared by the rows of a ctx laid into one template row, copied whole) whose NUL padding
+is deleted in a single pass. Numbers are unrounded (floats as ``repr``, integers as ``str``); a
+NaN cell (the cost of a configuration that does not fit) is empty in CSV and ``null`` in JSON.
+Strings are CSV-quoted and neutralised (``calc.output.render.safe_cell``) or JSON-encoded.
+With ``jobs`` > 1, forked workers compute, format and write the chunks themselves (at their
+offsets in a regular file, in turn elsewhere); a large file is written behind (its pages sent
+to disk and dropped from the page cache as the chunks go).
 """
 
 from __future__ import annotations
