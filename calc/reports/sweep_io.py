@@ -8,9 +8,10 @@ cells shared by the rows of a ctx laid into one template row, copied whole) whos
 is deleted in a single pass. Numbers are unrounded (floats as ``repr``, integers as ``str``); a
 NaN cell (the cost of a configuration that does not fit) is empty in CSV and ``null`` in JSON.
 Strings are CSV-quoted and neutralised (``calc.output.render.safe_cell``) or JSON-encoded.
-With ``jobs`` > 1, forked workers compute, format and write the chunks themselves (at their
-offsets in a regular file, in turn elsewhere); a large file is written behind (its pages sent
-to disk and dropped from the page cache as the chunks go).
+With ``jobs`` > 1, forked workers compute and format the chunks; for CSV to a descriptor they
+also write them (at their offsets in a regular file, in turn elsewhere), otherwise they pipe
+them to this process. A regular file is written behind (its pages sent to disk and dropped
+from the page cache as the chunks go).
 """
 
 from __future__ import annotations
