@@ -306,8 +306,10 @@ class _WriteBehind:
     two chunks later, once on disk (posix_fadvise DONTNEED), so the page cache holds a few
     chunks rather than the whole file. The pages are then reused from chunk to chunk: fresh
     page-cache pages cost the kernel ~4 ns a byte on the development VM (11.6 s for a 2.8 GB
-    file, 1.3 s with write-behind). Nothing is lost: only pages already on disk are dropped.
-    A no-op where either call is missing or fails (not Linux, not a regular file)."""
+    file, 1.0-1.6 s with write-behind). The price: a disk slower than the formatting sets the
+    pace (the writer waits for the chunk two back), where the page cache would otherwise
+    take the file and write it later. Nothing is lost: only pages already on disk are
+    dropped. A no-op where either call is missing or fails (not Linux, not a regular file)."""
 
     _sync = None  # libc's sync_file_range, looked up once; False: not available
 
