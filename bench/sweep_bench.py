@@ -15,8 +15,8 @@ The 1M grid is 2 models × 2 GPUs × 4 TP degrees × 1,024 contexts × 64 batche
 rows; the 10M grid has 640 batches (10,485,760 rows). Targets on a 2-core machine: CSV
 ≥ 2,000,000 rows/s, and 10M rows to a CSV file in ≤ 10 s. On a shared machine read the CPU
 times beside the wall times: wall time counts the time other processes held the cores; the
-CPU time of the worker processes is measured too (rows per CPU-second: what two free cores
-would give).
+CPU time of the worker processes is measured too (rows per CPU-second: two free cores give
+at most twice that).
 """
 
 from __future__ import annotations
