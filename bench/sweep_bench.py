@@ -196,14 +196,18 @@ def _numpy_version() -> str:
 
 
 def _write_markdown(path: Path, lines: list[str]) -> None:
-    head = (__doc__ or "").strip().splitlines()
+    head: list[str] = []
+    for line in (__doc__ or "").strip().splitlines():
+        if line.startswith(("Run:", "(``--markdown")) or (not line and head and not head[-1]):
+            continue  # the command line, and a blank line after a blank line
+        head.append(line)
     text = [
         "# `kvcalc sweep` benchmark",
         "",
         "Written by `python bench/sweep_bench.py --markdown docs/sweep-bench.md` "
         f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}).",
         "",
-        *[line for line in head if not line.startswith(("Run:", "(``--markdown"))],
+        *head,
         "",
         "```text",
         *lines,
