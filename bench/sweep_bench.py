@@ -3,15 +3,20 @@ columns, no text), CSV and JSON written per second (streamed, chunk by chunk), a
 command `kvcalc sweep ... -f csv -o FILE` at 1M and 10M rows: wall time, CPU time and peak RSS
 (memory must not grow with the row count).
 
-Run: python bench/sweep_bench.py [--repeat 3] [--jobs 0] [--skip-10m]
+Run: python bench/sweep_bench.py [--repeat 3] [--jobs 0] [--skip-10m] [--markdown FILE]
+(``--markdown docs/sweep-bench.md`` writes the figures as that page).
 
-CSV is measured twice without a disk: in one process, and made by the command's worker
-processes (``--jobs``, default one per CPU) and piped to this one; the CSV target is met by
-the better of the two (the target is for 2 cores).
+CSV is measured twice without a disk, written to /dev/null: by one process, and by the
+command's worker processes (``--jobs``, default one per CPU, at most 4), which write their
+chunks to the descriptor themselves in turn, as they do to stdout; the CSV target is met by
+the better of the two (the target is for 2 cores). JSON is measured in one process into a
+byte counter.
 The 1M grid is 2 models × 2 GPUs × 4 TP degrees × 1,024 contexts × 64 batches = 1,048,576
 rows; the 10M grid has 640 batches (10,485,760 rows). Targets on a 2-core machine: CSV
 ≥ 2,000,000 rows/s, and 10M rows to a CSV file in ≤ 10 s. On a shared machine read the CPU
-times beside the wall times: wall time counts the time other processes held the cores.
+times beside the wall times: wall time counts the time other processes held the cores; the
+CPU time of the worker processes is measured too (rows per CPU-second: two free cores give
+at most twice that).
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
+import resource
 import subprocess
 import sys
 import tempfile
@@ -57,16 +63,35 @@ def _plan(batch: str):
     )
 
 
+def _cpu_s() -> float:
+    """CPU time of this process and of its waited-for children [s]."""
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    kids = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+
+
 def _timed(fn, repeat: int) -> tuple[float, float, float]:
-    """(best wall, median wall, CPU of the best run) [s]."""
+    """(best wall, median wall, CPU of the best run, this process and its workers) [s]."""
     runs = []
     for _ in range(repeat):
-        c0, t0 = time.process_time(), time.perf_counter()
+        c0, t0 = _cpu_s(), time.perf_counter()
         fn()
-        runs.append((time.perf_counter() - t0, time.process_time() - c0))
+        runs.append((time.perf_counter() - t0, _cpu_s() - c0))
     walls = sorted(w for w, _ in runs)
     best = min(runs)
     return best[0], walls[len(walls) // 2], best[1]
+
+
+def _to_devnull(p, jobs: int) -> None:
+    with open(os.devnull, "wb") as fh:
+        write_csv(p, fh, jobs)
+
+
+def _csv_size(p) -> int:
+    """The CSV's size in bytes (the text written to /dev/null), counted once."""
+    sink = _Sink()
+    write_csv(p, sink)
+    return sink.n
 
 
 def _command(batch: str, out: Path, jobs: int) -> tuple[float, float, int]:
@@ -91,10 +116,19 @@ def main() -> int:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--jobs", type=int, default=0, help="--jobs of the command (0: auto)")
     ap.add_argument("--skip-10m", action="store_true", help="leave out the 10M-row command")
+    ap.add_argument("--markdown", type=Path, help="also write the figures to this file")
     args = ap.parse_args()
+    lines: list[str] = []
+
+    def print(text: str) -> None:  # every figure also goes to the report
+        lines.append(text)
+        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+
     load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python "
-          f"{platform.python_version()}, load average {load:.2f}")  # fmt: skip
+          f"{platform.python_version()}, numpy {_numpy_version()}, load average "
+          f"{load:.2f}")  # fmt: skip
 
     p = _plan("1..64")
     rows = p.n_rows
@@ -111,19 +145,24 @@ def main() -> int:
     jobs = args.jobs or max(1, min(os.cpu_count() or 1, 4))  # as the command's --jobs 0
     for name, writer in (("csv", write_csv), ("json", write_json)):
         sink = _Sink()
-        best, median, cpu = _timed(lambda w=writer, s=sink: w(p, s), args.repeat)
-        size = sink.n / args.repeat
+        if name == "csv":
+            best, median, cpu = _timed(lambda: _to_devnull(p, 1), args.repeat)
+            size = _csv_size(p)
+        else:
+            best, median, cpu = _timed(lambda w=writer, s=sink: w(p, s), args.repeat)
+            size = sink.n / args.repeat
         print(f"{name} (evaluate + format, 1 process, no disk): best {best:,.3f} s "
               f"(CPU {cpu:,.3f} s), median {median:,.3f} s -> {rows / best:,.0f} rows/s, "
               f"{rows / cpu:,.0f} rows per CPU-second, {size / 1e6:,.1f} MB")  # fmt: skip
         rate = rows / best
         if name == "csv" and jobs > 1:
-            # the same text made by `jobs` worker processes and piped to this one (the
-            # command's --jobs); the CPU time is this process's alone
-            best, median, _ = _timed(lambda s=sink: write_csv(p, s, jobs), args.repeat)
+            # the same text made and written by `jobs` worker processes (the command's
+            # --jobs); the CPU time is theirs and this process's
+            best, median, cpu = _timed(lambda: _to_devnull(p, jobs), args.repeat)
             print(f"csv (evaluate + format, {jobs} worker processes, no disk): best "
-                  f"{best:,.3f} s, median {median:,.3f} s -> {rows / best:,.0f} "
-                  "rows/s")  # fmt: skip
+                  f"{best:,.3f} s (CPU {cpu:,.3f} s, workers and parent), median "
+                  f"{median:,.3f} s -> {rows / best:,.0f} rows/s, {rows / cpu:,.0f} rows "
+                  "per CPU-second")  # fmt: skip
             rate = max(rate, rows / best)
         if name == "csv":  # on 2 cores: the better of one process and the workers
             met[f"CSV ≥ {TARGET_CSV_ROWS_PER_S:,} rows/s ({rate:,.0f})"] = (
@@ -145,7 +184,37 @@ def main() -> int:
     load_end = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
     print(f"load average at the end {load_end:.2f} (other processes' share of the cores)")
     print("targets: " + "; ".join(f"{k}: {'met' if v else 'NOT met'}" for k, v in met.items()))
+    if args.markdown:
+        _write_markdown(args.markdown, lines)
     return 0 if all(met.values()) else 1
+
+
+def _numpy_version() -> str:
+    import numpy
+
+    return numpy.__version__
+
+
+def _write_markdown(path: Path, lines: list[str]) -> None:
+    head: list[str] = []
+    for line in (__doc__ or "").strip().splitlines():
+        if line.startswith(("Run:", "(``--markdown")) or (not line and head and not head[-1]):
+            continue  # the command line, and a blank line after a blank line
+        head.append(line)
+    text = [
+        "# `kvcalc sweep` benchmark",
+        "",
+        "Written by `python bench/sweep_bench.py --markdown docs/sweep-bench.md` "
+        f"({time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}).",
+        "",
+        *head,
+        "",
+        "```text",
+        *lines,
+        "```",
+        "",
+    ]
+    path.write_text("\n".join(text))
 
 
 if __name__ == "__main__":

@@ -142,6 +142,8 @@ COMMANDS_WITH_MODEL = {
     ),
     "plot": ("plot", "memory"),
     "sweep": ("sweep", "-H", "h100", "--ctx", "128", "--batch", "1"),
+    "plan": ("plan", "-H", "h100", "--rate", "1", "--prompt", "64", "--gen", "4", "--ttft-p99",
+             "1s", "--tpot-p99", "1s", "--method", "analytic"),
     "simulate": ("simulate", "-H", "h100", "--rate", "1", "-n", "5"),
 }
 CORPUS = ["empty", "binary", "python_tag", "alias_bomb", "deep_nesting", "non_utf8",
@@ -173,6 +175,10 @@ NUMBERS = {
     "sweep": [("--ctx", "0"), ("--ctx", "1..10**12"), ("--batch", "a..b"), ("--ctx", "1..5:x1")],
     "deploy": [("--dp", "0"), ("--gpus", "3"), ("--engine-version", "9.9"),
                ("--max-num-seqs", "-1"), ("--overhead", "1e400"), ("--ep", "3")],
+    "plan": [("--rate", "nan"), ("--rate", "inf"), ("--rate", "-1"), ("--prompt", str(10**12)),
+             ("--gen", "0"), ("--ttft-p99", "nan"), ("--tpot-p99", "1e400s"), ("--top", "-1"),
+             ("--budget-usd-per-hour", "nan"), ("--max-gpus", "-1"), ("--usd-per-hour", "inf"),
+             ("--seed", "-1"), ("--hardware", ","), ("--engine", "")],
     "simulate": [("--rate", "0"), ("--rate", "nan"), ("--rate", "-1"), ("--rate", "inf"),
                  ("--prompt", "0"), ("--prompt", "lognormal:x:1"), ("--gen", "uniform:9:3"),
                  ("--gen", "gamma:1:2"), ("--requests", "0"), ("--requests", "10000000"),
@@ -189,6 +195,8 @@ BASE = {
     "cost": ("cost", "-m", "llama3-8b", "-H", "h100", "--ctx", "128"),
     "sweep": ("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "128", "--batch", "1"),
     "deploy": ("capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "128", "--tp", "2"),
+    "plan": ("plan", "-m", "llama3-8b", "-H", "h100", "--rate", "1", "--prompt", "64", "--gen",
+             "4", "--ttft-p99", "1s", "--tpot-p99", "1s", "--method", "analytic"),
     "simulate": ("simulate", "-m", "llama3-8b", "-H", "h100", "--rate", "1", "-n", "5"),
 }
 

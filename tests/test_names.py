@@ -105,6 +105,9 @@ def invocations(model: str, tmp_path: Path) -> list[tuple[str, tuple, str]]:
         ("train", ("train", *dep, *ctx, "--tokens", "1e9"), "json"),
         ("train", ("train", *dep, *ctx, "--explain"), "json"),
         ("train", ("train", *dep, *ctx, "--finetune", "lora"), "csv"),
+        *[("plan", ("plan", *m, "-H", hw, *"--rate 2 --prompt 1000 --gen 100 --ttft-p99 5s "
+                    "--tpot-p99 200ms --method analytic".split(), *x), f)
+          for x, f in (((), "csv"), (("--explain",), "json"))],
         ("simulate", ("simulate", *dep, *sim, "--rate", "2", "--ttft-slo", "2s"), "json"),
         ("simulate", ("simulate", *dep, *sim, "--rate", "2"), "csv"),
         ("simulate", ("simulate", *dep, *sim, "--sweep-rate", "1,8", "--tpot-slo", "50ms"),
@@ -125,7 +128,7 @@ LISTINGS = [
                  "--gemm-m", "1", "--repeats", "1", "--warmup", "0"), "json"),
 ]  # fmt: skip
 CSV_PREFIX = {"sweep": "rows[].", "plot": "rows[].", "check": "results[].", "measure": "rows[].",
-              "log": "terms[].", "simulate": "rows[]."}  # fmt: skip
+              "log": "terms[].", "simulate": "rows[].", "plan": "rows[]."}  # fmt: skip
 
 
 def emitted(cli, command: str, argv: tuple, fmt: str) -> set[str]:

@@ -34,6 +34,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "log": ("log_cmd", "log"),
     "train": ("train_cmd", "train"),
     "simulate": ("simulate_cmd", "simulate"),
+    "plan": ("plan_cmd", "plan"),
 }
 
 HELP = (

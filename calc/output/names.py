@@ -26,27 +26,27 @@ SCOPES = (
 
 # key | unit | scope | commands | meaning
 _TABLE = """
-model | label | label | memory capacity latency roofline flops cost sweep plot speculate measure train log simulate | model name (shipped name or the config's name)
-hardware | label | label | memory capacity latency roofline flops cost sweep measure train log simulate | accelerator profile name (null without --hardware)
-engine | label | setting | memory capacity cost log simulate | serving engine whose KV-budget rule applies (vllm, sglang, trtllm)
+model | label | label | memory capacity latency roofline flops cost sweep plot speculate measure train log plan simulate | model name (shipped name or the config's name)
+hardware | label | label | memory capacity latency roofline flops cost sweep measure train log plan simulate | accelerator profile name (null without --hardware)
+engine | label | setting | memory capacity cost log plan simulate | serving engine whose KV-budget rule applies (vllm, sglang, trtllm)
 attention | label | label | memory plot | attention layout of the KV cache: mha, gqa, mqa or mla (the what-if of --attention when given)
-weight_dtype | label | setting | memory capacity latency roofline flops cost sweep simulate | weight dtype or quantisation format
-kv_dtype | label | setting | memory capacity latency roofline flops cost sweep simulate | KV-cache dtype or format
+weight_dtype | label | setting | memory capacity latency roofline flops cost sweep plan simulate | weight dtype or quantisation format
+kv_dtype | label | setting | memory capacity latency roofline flops cost sweep plan simulate | KV-cache dtype or format
 compute_dtype | label | setting | latency roofline flops | tensor-core dtype the matmuls run at (null without --hardware)
-tp | count | setting | memory capacity latency roofline flops cost sweep train log simulate | tensor-parallel GPUs per pipeline stage
-pp | count | setting | memory capacity latency roofline flops cost train log sweep simulate | pipeline-parallel stages
-ep | count | setting | memory capacity latency roofline flops cost train simulate | expert-parallel GPUs: the GPUs the routed experts are spread over
+tp | count | setting | memory capacity latency roofline flops cost sweep train log plan simulate | tensor-parallel GPUs per pipeline stage
+pp | count | setting | memory capacity latency roofline flops cost train log sweep plan simulate | pipeline-parallel stages
+ep | count | setting | memory capacity latency roofline flops cost train plan simulate | expert-parallel GPUs: the GPUs the routed experts are spread over
 dp | count | setting | memory capacity latency roofline cost train simulate | data-parallel replicas (attention-DP ranks under expert parallelism)
-gpus | count | per deployment | memory capacity latency roofline cost train sweep simulate | GPUs of the deployment in all: max(tp, ep) × pp × replicas (= tp × pp × dp); train: tp × pp × cp × dp
+gpus | count | per deployment | memory capacity latency roofline cost train sweep plan simulate | GPUs of the deployment in all: max(tp, ep) × pp × replicas (= tp × pp × dp); train: tp × pp × cp × dp
 ctx | tokens | per sequence | memory capacity latency roofline flops cost sweep plot speculate measure train | tokens per sequence the figures are sized at (serving: prompt + generated; train: one training sequence, split over cp GPUs); latency/roofline/flops: the context of the reported decode step (default prompt + gen), their ledger keys are sized at max(ctx, prompt + gen)
 batch | sequences | per deployment | memory capacity latency roofline flops cost sweep speculate measure | concurrent sequences the deployment serves
-prompt | tokens | per sequence | latency roofline flops cost sweep | prompt tokens of one sequence (prefill)
-gen | tokens | per sequence | latency roofline flops cost sweep | tokens generated per sequence (cost, sweep: ctx − prompt, at least 1)
+prompt | tokens | per sequence | latency roofline flops cost sweep plan | prompt tokens of one sequence (prefill)
+gen | tokens | per sequence | latency roofline flops cost sweep plan | tokens generated per sequence (cost, sweep: ctx − prompt, at least 1)
 block_size | tokens | setting | capacity | tokens per KV block (paged allocation)
 mem_util | fraction | setting | capacity | the engine's memory fraction as applied: --mem-util, else the engine's default (vLLM gpu_memory_utilization, SGLang mem_fraction_static incl. its automatic choice, TensorRT-LLM free_gpu_memory_fraction); `log` calls the same figure memory_fraction
 max_model_len | tokens | setting | capacity log | the engine's maximum model length (the setting, else the model's context limit); capacity sizes contiguous preallocation with it and raises it to ctx when ctx is longer (with a warning)
-efficiency | label | setting | cost simulate | which achievable fraction of peak the times use: peak, low, expected or high
-usd_per_hour | USD/h | per GPU | cost sweep | price of one GPU-hour
+efficiency | label | setting | cost simulate plan | which achievable fraction of peak the times use: peak, low, expected or high
+usd_per_hour | USD/h | per GPU | cost sweep plan | price of one GPU-hour
 params_total | params | whole model | memory train | parameters of the whole model
 params_active | params | whole model | memory | parameters one token runs through (MoE: top-k routed experts)
 weights_bytes | bytes | whole model | memory | weights of the whole model: params_total × bytes per weight (scales included)
@@ -164,7 +164,7 @@ prefill_ops[].bound | label | per op | latency roofline flops | what limits the 
 prefill_ops[].time_s | s | per op | latency roofline flops | time of the op at the expected efficiency
 prefill_ops[].time_speed_of_light_s | s | per op | latency roofline | time of the op at 100% of peak
 n_rows | count | summary | sweep | rows of the grid
-derivation | label | summary | memory capacity latency roofline flops cost train log | with --explain: one line per figure, key = formula = numbers = value unit
+derivation | label | summary | memory capacity latency roofline flops cost train log plan | with --explain: one line per figure, key = formula = numbers = value unit
 kind | label | label | plot | what the plot shows: roofline, memory or capacity
 rows[].series | label | label | plot | curve of the chart (attention what-if and its KV heads)
 rows[].own | flag | label | plot | the series is the model's own attention layout
@@ -179,11 +179,43 @@ rows[].bound | label | per op | plot measure | what the roofline says limits the
 passed | flag | summary | check | every requirement passed
 failed | count | summary | check | requirements that failed
 results[].deployment | label | label | check | deployment name in the spec
-results[].requirement | label | label | check | requirement: must_fit, min_concurrency, max_tpot_ms, max_ttft_ms, max_usd_per_million_output_tokens or max_usd_per_million_input_tokens
-results[].figure | label | per deployment | check | computed figure, in results[].unit: must_fit: KV + state bytes of the busiest GPU's sequences (paged); min_concurrency: max_concurrency; max_tpot_ms: tpot_s in ms; max_ttft_ms: ttft_one_prompt_s in ms; cost limits: usd_per_million_…
+results[].requirement | label | label | check | requirement: must_fit, min_concurrency, max_tpot_ms, max_ttft_ms, max_usd_per_million_output_tokens, max_usd_per_million_input_tokens, training_fit, or under load (the serving simulation at the workload's rate) max_ttft_p50_s, max_ttft_p90_s, max_ttft_p99_s, max_tpot_p50_s, max_tpot_p90_s or max_tpot_p99_s
+results[].figure | label | per deployment | check | computed figure, in results[].unit: must_fit: KV + state bytes of the busiest GPU's sequences (paged); min_concurrency: max_concurrency; max_tpot_ms: tpot_s in ms; max_ttft_ms: ttft_one_prompt_s in ms; cost limits: usd_per_million_…; load limits: the simulated TTFT/TPOT percentile in s (null: no request was served)
 results[].limit | label | per deployment | check | the requirement's limit in results[].unit (must_fit: kv_budget_bytes)
-results[].unit | label | label | check | unit of figure and limit: bytes, sequences, ms or USD
+results[].unit | label | label | check | unit of figure and limit: bytes, sequences, ms, s or USD
 results[].passed | flag | per deployment | check | figure meets limit
+lengths | label | setting | plan | the request lengths as stated: fixed (prompt and gen tokens each), or each distribution (prompt and gen are then their means, which the analytic screen uses; the simulation samples them) and the longest sampled request (the engine's max model length)
+ttft_p99_slo_s | s | setting | plan | target: 99th-percentile time to first token (--ttft-p99)
+tpot_p99_slo_s | s | setting | plan | target: 99th-percentile time per output token (--tpot-p99)
+max_gpus | count | setting | plan | most GPUs a planned deployment may use (--max-gpus; null: no limit)
+budget_usd_per_hour | USD/h | setting | plan | most a planned deployment may cost per hour (--budget-usd-per-hour; null: no limit)
+pricing | label | setting | plan | how a GPU-hour is priced: the profile's list price, a stated price, or owned-hardware TCO (capex / (years × 8,766 h) + kW × PUE × USD/kWh)
+method | label | setting | plan | how loads were evaluated: simulation (calc.serve) or analytic (the queueing estimate of calc.reports.plan_eval); disaggregated rows are always analytic (rows[].method)
+n_families | count | summary | plan | deployment families built (model × hardware × dtypes × tp/pp/ep × engine the model's shape allows)
+n_screened_out | count | summary | plan | families the analytic screen rejected (does not fit, latency bound above the SLO, budget)
+n_evaluated | count | summary | plan | cheapest surviving families whose replicas were sized under load
+n_unexplored | count | summary | plan | surviving families not evaluated: the cheapest simulate_top (10) are, then up to 10 more whose lower-bound price is below the best found; the rest cannot beat the winner or lie past that cap
+launch_command | label | label | plan | the winner's engine launch command (vLLM, SGLang or TensorRT-LLM) with the settings kvcalc modelled
+launch_extra_config | label | label | plan | the YAML TensorRT-LLM's --extra_llm_api_options reads (fp8 KV cache); null otherwise
+launch_notes | label | label | plan | what the launch flags cannot say (replicas behind a balancer, a quantised checkpoint, disaggregation)
+rows | label | summary | plan | the ranked deployments, one record each (empty: none meets the targets)
+rejected | label | summary | plan | the rejected families, one record each (empty: none)
+rows[].rank | count | per deployment | plan | 1 = cheapest deployment per hour meeting both SLOs (ties: fewer GPUs, then a simulated row before an analytic one, then lower p99 TPOT)
+rows[].mode | label | setting | plan | aggregated (prefill and decode share each replica) or disaggregated (prefill_replicas + decode_replicas, KV sent between them)
+rows[].replicas | count | per deployment | plan | copies of the tp × pp × ep shape serving the rate (disaggregated: prefill + decode replicas)
+rows[].prefill_replicas | count | per deployment | plan | disaggregated: prefill-only replicas (null when aggregated)
+rows[].decode_replicas | count | per deployment | plan | disaggregated: decode-only replicas (null when aggregated)
+rows[].gpus_per_replica | count | per deployment | plan | GPUs of one replica: max(tp, ep) × pp
+rows[].usd_per_hour_per_deployment | USD/h | per deployment | plan | replicas × gpus_per_replica × usd_per_hour
+rows[].usd_per_million_input_tokens_at_load | USD | per deployment | plan | usd_per_hour_per_deployment × prefill share / 3600 / (rate × prompt) × 10^6 (share: the prefill time of the steady-state serving cycle; disaggregated: prefill_replicas / replicas)
+rows[].usd_per_million_output_tokens_at_load | USD | per deployment | plan | usd_per_hour_per_deployment × (1 − prefill share) / 3600 / (rate × gen) × 10^6
+rows[].ttft_p99_headroom | fraction | per deployment | plan | 1 − ttft_p99_s / ttft_p99_slo_s (the share of the target left)
+rows[].tpot_p99_headroom | fraction | per deployment | plan | 1 − tpot_p99_s / tpot_p99_slo_s
+rows[].kv_transfer_s | s | per deployment | plan | disaggregated: one prompt's KV sent from a prefill to a decode replica (each GPU's shard, point-to-point over the scale-out network); 0 when aggregated
+rows[].method | label | setting | plan | how this row's latencies were evaluated: simulation or analytic (disaggregated rows are analytic)
+rejected[].mode | label | setting | plan | aggregated or disaggregated family
+rejected[].reason | label | per deployment | plan | why the family was rejected: does not fit, SLO ttft, SLO tpot, budget or saturated
+rejected[].detail | label | per deployment | plan | the figures behind the reason (bytes, the latency against its target, replicas at the limit)
 gamma | tokens | setting | speculate | draft tokens per proposal (γ)
 alpha | fraction | setting | speculate | acceptance rate of each draft token (α)
 draft | label | label | speculate | draft model name, or "N MTP module(s)"
@@ -201,7 +233,7 @@ draft_weights_bytes | bytes | whole model | speculate | weights of the draft, wh
 draft_kv_cache_bytes | bytes | whole model | speculate | KV of the draft for batch sequences of ctx tokens, whole model
 extra_memory_bytes | bytes | whole model | speculate | draft_weights_bytes + draft_kv_cache_bytes
 models[].name | label | label | models | shipped model name
-models | label | label | plot | the models a multi-model plot draws, one series each
+models | label | label | plot plan | the models a multi-model plot draws, one series each
 models[].attention | label | label | models | attention layout: mha, gqa, mqa or mla
 models[].n_layers | count | whole model | models | layers
 models[].d_model | elements | whole model | models | hidden width
@@ -343,17 +375,17 @@ prefix_shared_fraction | fraction | setting | simulate | fraction of each prompt
 seed | count | setting | simulate | seed of the sampled arrivals and lengths
 ttft_slo_s | s | setting | simulate | TTFT target of goodput (--ttft-slo; null: none)
 tpot_slo_s | s | setting | simulate | TPOT target of goodput (--tpot-slo; null: none)
-rate_per_s | requests/s | setting | simulate | mean arrival rate asked for (--rate, or the sweep's rate; null: a trace's own times)
+rate_per_s | requests/s | setting | simulate plan | mean arrival rate asked for (--rate, or the sweep's rate; null: a trace's own times); plan: the Poisson rate it sizes deployments for
 offered_requests_per_s | requests/s | per deployment | simulate | arrival rate of the simulated requests: (n − 1) / (last arrival − first arrival)
 n_requests | count | per deployment | simulate | requests simulated (refused ones excluded)
 rejected_requests | count | per deployment | simulate | requests refused because prompt + output alone need more KV blocks than the pool holds, or exceed the max model length
-ttft_p50_s | s | per sequence | simulate | median time to first token under load: first token − arrival (queueing, chunked prefill, shared iterations)
+ttft_p50_s | s | per sequence | simulate plan | median time to first token under load: first token − arrival (queueing, chunked prefill, shared iterations); plan: of the row's deployment at the plan's rate (rows[].method: simulated, or the analytic estimate)
 ttft_p90_s | s | per sequence | simulate | 90th percentile of the TTFT under load
-ttft_p99_s | s | per sequence | simulate | 99th percentile of the TTFT under load
+ttft_p99_s | s | per sequence | simulate plan | 99th percentile of the TTFT under load
 ttft_avg_s | s | per sequence | simulate | mean TTFT over the requests under load
-tpot_p50_s | s | per sequence | simulate | median time per output token under load: (finish − first token) / (output tokens − 1), requests of more than one output token
+tpot_p50_s | s | per sequence | simulate plan | median time per output token under load: (finish − first token) / (output tokens − 1), requests of more than one output token
 tpot_p90_s | s | per sequence | simulate | 90th percentile of the TPOT under load
-tpot_p99_s | s | per sequence | simulate | 99th percentile of the TPOT under load
+tpot_p99_s | s | per sequence | simulate plan | 99th percentile of the TPOT under load
 tpot_avg_s | s | per sequence | simulate | mean TPOT over the requests under load (latency's tpot_mean_s is one request's mean decode step)
 e2e_p50_s | s | per sequence | simulate | median end-to-end latency under load: finish − arrival
 e2e_p90_s | s | per sequence | simulate | 90th percentile of the end-to-end latency under load

@@ -49,7 +49,6 @@ FIELD_HELP: dict[str, str] = {
     "Deployment.requirements": "the limits to meet; at least one",
     "Workload.ctx": "tokens per sequence, prompt + output [tokens]",
     "Workload.batch": "concurrent sequences [sequences]",
-    "Workload.prompt": "prompt tokens, for TTFT and the input cost (default: ctx) [tokens]",
     "Requirements.must_fit": "true: the per-GPU ledger's verdict must be 'fits': the busiest GPU's "
     "sequences (KV paged to whole blocks, plus any SSM state) within the engine's KV budget",
     "Requirements.min_concurrency": "at least this many ctx-token sequences fit [sequences]",
@@ -57,6 +56,15 @@ FIELD_HELP: dict[str, str] = {
     "Requirements.max_ttft_ms": "prefill of one prompt [ms]",
     "Requirements.max_usd_per_million_output_tokens": "decode cost at batch [USD per 10^6 tokens]",
     "Requirements.max_usd_per_million_input_tokens": "prefill cost [USD per 10^6 tokens]",
+    "Requirements.max_ttft_p50_s": "median time to first token under the workload's rate "
+    "(serving simulation) [s]",
+    "Requirements.max_ttft_p90_s": "90th-percentile time to first token under load [s]",
+    "Requirements.max_ttft_p99_s": "99th-percentile time to first token under load [s] "
+    "(MLPerf Llama-2-70B server: 2 s)",
+    "Requirements.max_tpot_p50_s": "median time per output token of a request under load [s]",
+    "Requirements.max_tpot_p90_s": "90th-percentile time per output token under load [s]",
+    "Requirements.max_tpot_p99_s": "99th-percentile time per output token under load [s] "
+    "(MLPerf Llama-2-70B server: 0.2 s); a saturated deployment fails every load limit",
     "Requirements.training_fit": "a training or fine-tuning step that must fit one GPU's memory "
     "(keys as `kvcalc train`'s options; see examples/check-train.yaml)",
 }

@@ -22,11 +22,21 @@ with the KV budget of the most loaded GPU; ``min_concurrency`` is the max concur
 ``ctx``; ``max_tpot_ms`` the decode step at ``batch`` sequences of ``ctx`` tokens (the last,
 slowest token); ``max_ttft_ms`` the prefill of one ``prompt``; the cost limits are USD per
 million output tokens at ``batch`` and per million input tokens of ``prompt``-token prefills.
+
+**Under load** (examples/check-load.yaml): a workload with a request ``rate`` [requests/s,
+Poisson] and ``prompt``/``gen`` lengths (a number, ``uniform:LO:HI`` or ``lognormal:MEAN:CV``)
+is served by the serving simulation (``calc.serve.simulate``: continuous batching, chunked
+prefill, the KV pool, dp replicas round-robin), ``requests`` requests with ``seed``; the
+requirements ``max_ttft_p50_s`` … ``max_tpot_p99_s`` are its TTFT/TPOT percentiles [s]. A
+deployment the load saturates (the queue grows without bound) fails them whatever its
+percentiles, with the reason as a note. With a length distribution, ``prompt`` means its mean
+(rounded) for the other requirements.
 """
 
 from __future__ import annotations
 
 import difflib
+import math
 import typing
 from dataclasses import dataclass
 from pathlib import Path
@@ -40,6 +50,16 @@ from calc.train.check import TrainingFit
 
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 
+LOAD_REQUIREMENTS = (
+    ("max_ttft_p50_s", "ttft_s", "p50"),
+    ("max_ttft_p90_s", "ttft_s", "p90"),
+    ("max_ttft_p99_s", "ttft_s", "p99"),
+    ("max_tpot_p50_s", "tpot_s", "p50"),
+    ("max_tpot_p90_s", "tpot_s", "p90"),
+    ("max_tpot_p99_s", "tpot_s", "p99"),
+)
+DEFAULT_LOAD_REQUESTS = 1000
+
 
 class Workload(BaseModel):
     """The operating point the requirements are judged at."""
@@ -48,15 +68,62 @@ class Workload(BaseModel):
 
     ctx: int = Field(gt=0, le=10**9, description="tokens per sequence (prompt + output)")
     batch: int = Field(default=1, gt=0, le=10**7, description="concurrent sequences")
-    prompt: int | None = Field(
-        default=None, gt=0, le=10**9, description="prompt tokens (default: ctx)"
+    prompt: int | str | None = Field(
+        default=None,
+        description="prompt tokens (default: ctx), or under load a length distribution: "
+        "uniform:LO:HI or lognormal:MEAN:CV [tokens]",
     )
+    gen: int | str | None = Field(
+        default=None,
+        description="output tokens per request under load (default: ctx − prompt, at least "
+        "1), or a length distribution as prompt [tokens]",
+    )
+    rate: float | None = Field(
+        default=None,
+        gt=0,
+        le=10**6,
+        description="requests arriving per second (Poisson) for the max_ttft_p*/max_tpot_p* "
+        "requirements [requests/s]",
+    )
+    requests: int = Field(
+        default=DEFAULT_LOAD_REQUESTS,
+        gt=0,
+        le=10**6,
+        description="requests the load simulation serves [requests]",
+    )
+    seed: int = Field(default=0, ge=0, lt=2**32, description="seed of the simulated arrivals")
 
     @model_validator(mode="after")
     def _prompt_within_ctx(self) -> Workload:
-        if self.prompt is not None and self.prompt > self.ctx:
+        for name in ("prompt", "gen"):
+            value = getattr(self, name)
+            if isinstance(value, int) and not 0 < value <= 10**9:
+                raise ValueError(f"{name} must be in 1..1,000,000,000, got {value}")
+            if isinstance(value, str):
+                self.lengths(name)  # a bad distribution is a spec error now
+        if isinstance(self.prompt, int) and self.prompt > self.ctx:
             raise ValueError(f"prompt ({self.prompt}) exceeds ctx ({self.ctx})")
         return self
+
+    def lengths(self, name: str):
+        """The length distribution of ``prompt`` or ``gen`` (``calc.serve.workload``)."""
+        from calc.errors import KvcalcError
+        from calc.serve.workload import LengthDist
+
+        value = getattr(self, name)
+        try:
+            return LengthDist.parse(value, name)
+        except KvcalcError as exc:
+            raise ValueError(str(exc)) from None
+
+    @property
+    def prompt_tokens(self) -> int:
+        """Prompt tokens of one request: the number, a distribution's mean (rounded), or ctx."""
+        if self.prompt is None:
+            return self.ctx
+        if isinstance(self.prompt, int):
+            return self.prompt
+        return max(1, round(self.lengths("prompt").mean))
 
 
 class Requirements(BaseModel):
@@ -71,6 +138,16 @@ class Requirements(BaseModel):
     max_usd_per_million_output_tokens: float | None = Field(default=None, gt=0)
     max_usd_per_million_input_tokens: float | None = Field(default=None, gt=0)
     training_fit: TrainingFit | None = None  # calc/train/check.py
+    max_ttft_p50_s: float | None = Field(default=None, gt=0)
+    max_ttft_p90_s: float | None = Field(default=None, gt=0)
+    max_ttft_p99_s: float | None = Field(default=None, gt=0)
+    max_tpot_p50_s: float | None = Field(default=None, gt=0)
+    max_tpot_p90_s: float | None = Field(default=None, gt=0)
+    max_tpot_p99_s: float | None = Field(default=None, gt=0)
+
+    @property
+    def under_load(self) -> bool:
+        return any(getattr(self, name) is not None for name, _, _ in LOAD_REQUIREMENTS)
 
     @model_validator(mode="after")
     def _at_least_one(self) -> Requirements:
@@ -114,6 +191,15 @@ class Deployment(BaseModel):
     efficiency: Literal["low", "expected", "high"] = "expected"
     workload: Workload
     requirements: Requirements
+
+    @model_validator(mode="after")
+    def _load_needs_a_rate(self) -> Deployment:
+        if self.requirements.under_load and self.workload.rate is None:
+            raise ValueError(
+                "the max_ttft_p*/max_tpot_p* requirements are judged under load: give the "
+                "workload a rate (requests/s)"
+            )
+        return self
 
 
 class CheckSpec(BaseModel):
@@ -192,6 +278,8 @@ def human_figure(value: float, unit: str) -> str:
         return f"{value:,.3g} ms" if value < 1000 else f"{value:,.0f} ms"
     if unit == "USD":
         return f"${value:,.3f} per 1M tokens"
+    if unit == "s":
+        return f"{value * 1e3:,.3g} ms" if value < 1 else f"{value:,.3g} s"
     return f"{fmt_number(value)} {unit}"
 
 
@@ -237,7 +325,7 @@ def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -
 
     built = build_deployment(dep, calibration, warnings)
     w, req = dep.workload, dep.requirements
-    work = Work(ctx=w.ctx, batch=w.batch, prompt=w.prompt)
+    work = Work(ctx=w.ctx, batch=w.batch, prompt=w.prompt_tokens)
     g = built.per_gpu
     at = g.at(work.ctx, work.batch)
     out: list[Result] = []
@@ -277,7 +365,7 @@ def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -
             built,
             batch=w.batch,
             ctx=w.ctx,
-            prompt=w.prompt or w.ctx,
+            prompt=w.prompt_tokens,
             usd_per_hour=dep.usd_per_hour,
             efficiency=dep.efficiency,
         )
@@ -295,7 +383,45 @@ def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -
             limit = getattr(req, name)
             if limit is not None:
                 add(name, figure, limit, unit, figure <= limit)
+    if req.under_load:
+        res = simulate_load(built, w, dep.efficiency)
+        served = res.ttft_s.get("p99") is not None
+        if warnings is not None:
+            if res.saturated:
+                warnings.append(f"{dep.name}: the load saturates it: {res.saturation_reason}")
+            if not served:
+                warnings.append(
+                    f"{dep.name}: no request was served: all {res.rejected:,} are longer than "
+                    "the KV pool or the max model length"
+                )
+        for name, key, q in LOAD_REQUIREMENTS:
+            limit = getattr(req, name)
+            if limit is not None:
+                value = getattr(res, key).get(q)
+                if value is None and served and key == "tpot_s":
+                    value = 0.0  # no request of two or more output tokens: no TPOT to miss
+                figure = math.inf if value is None else float(value)
+                add(name, figure, limit, "s", served and figure <= limit and not res.saturated)
     return out
+
+
+def load_spec_of(w: Workload):
+    """The simulation's load (``calc.serve.workload.LoadSpec``) of a spec workload."""
+    from calc.serve.workload import LengthDist, LoadSpec
+
+    prompt = w.lengths("prompt") if w.prompt is not None else LengthDist.fixed(w.ctx)
+    if w.gen is not None:
+        gen = w.lengths("gen")
+    else:
+        gen = LengthDist.fixed(max(1, w.ctx - w.prompt_tokens))
+    return LoadSpec(rate_per_s=w.rate, prompt=prompt, gen=gen, n_requests=w.requests)
+
+
+def simulate_load(built, w: Workload, efficiency: str):
+    """The serving simulation of ``built`` under the spec workload's load."""
+    from calc.serve.simulate import simulate
+
+    return simulate(built, load_spec_of(w), seed=w.seed, efficiency=efficiency)
 
 
 def run_checks(

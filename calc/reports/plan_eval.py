@@ -1,0 +1,460 @@
+"""Latency percentiles of one deployment replica under a request rate [s]: the evaluator the
+plan search calls (``evaluate``), either the serving simulation (``calc.serve.simulate``) or,
+where that is not available or not asked for, an analytic queueing estimate stated here. Also
+the analytic model of prefill/decode disaggregation (xPyD).
+
+An evaluator takes one replica of a deployment, the whole load and a replica count R. The
+simulation serves the load on the R-replica deployment itself (requests go to the replicas
+round-robin, ``calc.serve.simulate``), so ``kvcalc plan``'s figures are those a re-check of the
+chosen deployment gives; under expert parallelism, whose replica is a whole expert group that
+one ``Deployment`` cannot repeat, it serves one replica at rate / R (requests routed at random
+split a Poisson stream into R Poisson streams of rate / R; round-robin is smoother, so this
+errs on the slow side). The analytic estimate is always one replica at rate / R.
+
+**Analytic estimate** (one replica; P prompt and G output tokens; λ requests/s; pp stages):
+
+- prefill of one prompt: t_pf = step_of(batch=1, prompt=P) (all stages: a latency); it takes
+  t_pf / pp of the replica's time under pipelining, so the prefill load is ρ = λ · t_pf / pp.
+- decode: n sequences decode together; a step at the mean context P + G/2 takes t_d(n) (under
+  pp, t_d(⌈n / pp⌉): micro-batches of ⌈n / pp⌉ fill the stages); decode advances only in the
+  time prefill leaves, so TPOT(n) = t_d(n) / (1 − ρ). Little's law gives
+  the steady decode batch n* = the least n with λ · (G − 1) · TPOT(n) ≤ n, searched over
+  n = 1 … min(max_num_seqs, sequences the KV pool holds); none: the replica saturates.
+- TPOT p-th percentile: TPOT at the decode batch's percentile, n* + z·√n* (the number of
+  requests decoding at once is Poisson with mean n*, as in an M/G/∞ queue; z = 1.28, 2.33 for
+  p90, p99; p50 at n*).
+- TTFT: prefill waits behind the other prompts, a single-server queue with Poisson arrivals
+  (c_a² = 1), service time s = (t_pf + ⌈P / (M − n*)⌉ · t_d(n*)) / pp (the prompt's chunks
+  ride decode steps of M = max_batched_tokens tokens; fixed-length prompts: constant service,
+  c_s² = 0) and load ρ. Kingman's approximation makes the wait exponential above zero with
+  mean m = (c_a² + c_s²) / 2 · s / (1 − ρ): P(W > t) = ρ · e^{−t / m}, so
+  W_q = m · ln(ρ / (1 − q)) (0 when ρ ≤ 1 − q); TTFT_q = W_q + t_pf. With c_s² = 1 this is
+  the M/M/1 wait exactly. It still errs on the slow side: an engine prefills several queued
+  prompts in one step, which a one-at-a-time server does not.
+- saturated when ρ ≥ 1 or no decode batch within the pool and max_num_seqs carries the rate.
+
+**Disaggregation** (x prefill replicas, y decode replicas of the same shape): the prefill pool
+has no decode (ρ = λ/x · t_pf / pp, s = t_pf / pp); the decode pool no prefill (ρ = 0 in
+TPOT(n), rate λ / y). TTFT adds the KV transfer: each GPU of a prefill replica sends its own
+shard of the prompt's KV (the ledger's KV of one P-token sequence on the busiest GPU) to its
+decode counterpart at once, one point-to-point send over the scale-out network
+(``calc.deploy.parallel.p2p_time_s`` at the profile's ``scale_out`` bandwidth and latency; the
+scale-up link where the profile states no network).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+
+from calc.deploy.deployment import Deployment
+
+# requests simulated per evaluation when not stated: the p99 rests on the slowest 10 of them
+DEFAULT_REQUESTS = 1000
+Z = {"p50": 0.0, "p90": 1.2816, "p99": 2.3263}  # standard normal quantiles
+Q = {"p50": 0.50, "p90": 0.90, "p99": 0.99}
+METHODS = ("auto", "simulation", "analytic")
+
+
+@dataclass(frozen=True)
+class Load:
+    """Requests arriving at ``rate_per_s`` (Poisson), each ``prompt`` input and ``gen`` output
+    tokens; with length distributions (``calc.serve.workload.LengthDist``) ``prompt`` and
+    ``gen`` are their means (rounded; the analytic screen and estimate use them), the
+    simulation samples the distributions, and ``max_tokens`` is the longest request of the
+    simulated sample (the engine's max model length must hold it)."""
+
+    rate_per_s: float
+    prompt: int
+    gen: int
+    prompt_dist: object = None  # None: every prompt is ``prompt`` tokens
+    gen_dist: object = None
+    max_tokens: int | None = None  # None: prompt + gen
+
+    def describe(self) -> str:
+        """The lengths as stated: 'fixed' or each distribution."""
+        if self.prompt_dist is None and self.gen_dist is None:
+            return "fixed"
+        p = self.prompt_dist.describe() if self.prompt_dist else str(self.prompt)
+        g = self.gen_dist.describe() if self.gen_dist else str(self.gen)
+        return f"prompt {p}, gen {g} (longest sampled request {self.longest:,} tokens)"
+
+    @property
+    def longest(self) -> int:
+        """The longest request [tokens]: prompt + gen, or the sample's longest."""
+        return self.max_tokens if self.max_tokens is not None else self.prompt + self.gen
+
+    def per_replica(self, replicas: int) -> Load:
+        return replace(self, rate_per_s=self.rate_per_s / replicas)
+
+    @classmethod
+    def parse(cls, rate_per_s, prompt, gen, *, seed: int = 0) -> Load:
+        """The load of ``--rate``, ``--prompt`` and ``--gen`` as given: a number of tokens, or
+        ``uniform:LO:HI`` / ``lognormal:MEAN:CV`` (``calc.serve.workload.LengthDist.parse``)."""
+        from calc.serve.workload import LengthDist, LoadSpec, sample_requests
+
+        pd = LengthDist.parse(prompt, "--prompt")
+        gd = LengthDist.parse(gen, "--gen")
+        if pd.kind == "fixed" and gd.kind == "fixed":
+            return cls(rate_per_s, int(pd.a), int(gd.a))
+        spec = LoadSpec(rate_per_s=rate_per_s, prompt=pd, gen=gd, n_requests=DEFAULT_REQUESTS)
+        _, p, g = sample_requests(spec, seed)
+        mean = (max(1, round(pd.mean)), max(1, round(gd.mean)))
+        return cls(rate_per_s, *mean, pd, gd, int((p + g).max()))
+
+
+@dataclass(frozen=True)
+class LoadEval:
+    """Latency percentiles [s] of one replica (or a disaggregated pair of pools) under load."""
+
+    ttft_s: dict  # {"p50","p90","p99"} [s]
+    tpot_s: dict
+    saturated: bool
+    reason: str | None  # why it saturates (None when it does not)
+    method: str  # "simulation" or "analytic"
+    decode_batch: float | None = None  # mean sequences decoding at once (analytic)
+    prefill_load: float | None = None  # ρ: fraction of the replica's time spent prefilling
+    kv_transfer_s: float = 0.0  # disaggregated: KV sent from prefill to decode pool
+
+    @property
+    def ttft_p99_s(self) -> float:
+        return self.ttft_s["p99"]
+
+    @property
+    def tpot_p99_s(self) -> float:
+        return self.tpot_s["p99"]
+
+
+Evaluator = Callable[[Deployment, Load, int], LoadEval]  # one replica, load, replicas
+
+
+# ---------------------------------------------------------------------------------------------
+# Formulas (plain numbers)
+
+
+def mm1_wait_quantile_s(service_s, load, q):
+    """q-quantile of an M/M/1 wait [s]: s / (1 − ρ) · ln(ρ / (1 − q)), 0 when ρ ≤ 1 − q."""
+    return kingman_wait_quantile_s(service_s, load, q, ca2=1.0, cs2=1.0)
+
+
+def kingman_wait_quantile_s(service_s, load, q, ca2=1.0, cs2=0.0):
+    """q-quantile of a single-server queue's wait by Kingman's approximation [s]:
+    m · ln(ρ / (1 − q)) with m = (c_a² + c_s²) / 2 · s / (1 − ρ), 0 when ρ ≤ 1 − q
+    (defaults: Poisson arrivals, constant service)."""
+    if load <= 1 - q:
+        return 0.0
+    return (ca2 + cs2) / 2 * service_s / (1 - load) * math.log(load / (1 - q))
+
+
+def poisson_quantile(mean, z):
+    """Normal approximation of a Poisson count's quantile: mean + z · √mean."""
+    return mean + z * math.sqrt(mean)
+
+
+# ---------------------------------------------------------------------------------------------
+# The analytic estimate
+
+
+@dataclass(frozen=True)
+class _Shape:
+    """What the estimate needs of one replica, computed once per deployment."""
+
+    t_prefill_s: float
+    pp: int
+    cap: int  # max decode batch: min(max_num_seqs, pool)
+    max_batched_tokens: int
+    tpot_by_batch: object  # numpy array, index n − 1: t_d(n) at the mean context
+
+
+def _shape(dep: Deployment, load: Load, efficiency: str) -> _Shape | None:
+    import numpy as np
+
+    from calc.deploy.steps import step_of
+
+    p, g = load.prompt, load.gen
+    ec = dep.engine_config
+    pool = int(dep.per_gpu.max_sequences_per_gpu(p + g)) * dep.sharding.dp_attn
+    cap = min(ec.max_num_seqs * dep.sharding.dp_attn, pool)
+    if cap < 1:
+        return None
+    t_pf = float(step_of(dep, efficiency, batch=1, prompt=p).time_s)
+    n = np.arange(1, cap + 1, dtype=np.float64)
+    t_d = np.asarray(step_of(dep, efficiency, batch=n, ctx=p + g / 2).time_s, dtype=np.float64)
+    return _Shape(t_pf, dep.pp, cap, ec.max_batched_tokens, np.broadcast_to(t_d, n.shape))
+
+
+def _tpot_at(shape: _Shape, n):
+    """The decode step of a replica holding ``n`` sequences [s]: under pp its micro-batches of
+    ⌈n / pp⌉ each pass all stages in t_d(⌈n / pp⌉) while the others fill the other stages, so
+    a sequence advances one token per t_d(⌈n / pp⌉) (as ``calc.reports.throughput``)."""
+    import numpy as np
+
+    micro = np.ceil(np.asarray(n, dtype=np.float64) / shape.pp).astype(np.int64)
+    return shape.tpot_by_batch[np.minimum(micro, len(shape.tpot_by_batch)) - 1]
+
+
+def _decode(shape: _Shape, rate: float, gen: int, rho: float):
+    """(n*, TPOT by percentile) of the decode fixed point, or None when it saturates."""
+    import numpy as np
+
+    n = np.arange(1, shape.cap + 1, dtype=np.float64)
+    t = _tpot_at(shape, n) / (1 - rho)
+    ok = np.nonzero(rate * max(gen - 1, 0) * t <= n)[0]
+    if ok.size == 0:
+        return None
+    i = int(ok[0])
+    n_star = max(rate * max(gen - 1, 0) * float(t[i]), 1e-9)
+    tpot = {}
+    for k, z in Z.items():
+        b = min(shape.cap, max(1, math.ceil(poisson_quantile(n_star, z))))
+        tpot[k] = float(t[b - 1])
+    return n_star, tpot
+
+
+def _ttft(
+    shape: _Shape,
+    rate: float,
+    prompt: int,
+    n_star: float,
+    rho: float,
+    extra_s: float,
+    chunked: bool = True,
+) -> dict:
+    steps = 0
+    if chunked:
+        room = max(1, shape.max_batched_tokens - math.ceil(n_star))
+        steps = math.ceil(prompt / room)
+        b = min(shape.cap, max(1, math.ceil(n_star)))
+        service = shape.t_prefill_s / shape.pp + steps * float(_tpot_at(shape, b)) / shape.pp
+    else:
+        service = shape.t_prefill_s / shape.pp
+    return {
+        k: kingman_wait_quantile_s(service, rho, q) + shape.t_prefill_s + extra_s
+        for k, q in Q.items()
+    }
+
+
+def _saturated(reason: str, method: str = "analytic", **kw) -> LoadEval:
+    inf = {k: math.inf for k in Q}
+    return LoadEval(dict(inf), dict(inf), True, reason, method, **kw)
+
+
+def analytic_eval(dep: Deployment, load: Load, *, efficiency: str = "expected") -> LoadEval:
+    """The analytic estimate of one replica under ``load`` (module docstring)."""
+    shape = _shape(dep, load, efficiency)
+    if shape is None:
+        return _saturated(f"not one sequence of {load.prompt + load.gen:,} tokens fits")
+    lam = load.rate_per_s
+    rho = lam * shape.t_prefill_s / shape.pp
+    if rho >= 1:
+        return _saturated(
+            f"prefill alone needs {rho:.2f} of the replica's time at {lam:g} requests/s",
+            prefill_load=rho,
+        )
+    dec = _decode(shape, lam, load.gen, rho)
+    if dec is None:
+        return _saturated(
+            f"the decode batch {lam:g} requests/s need exceeds {shape.cap:,} sequences "
+            "(KV pool / max_num_seqs)",
+            prefill_load=rho,
+        )
+    n_star, tpot = dec
+    ttft = _ttft(shape, lam, load.prompt, n_star, rho, 0.0)
+    return LoadEval(ttft, tpot, False, None, "analytic", n_star, rho)
+
+
+def kv_transfer_s(dep: Deployment, prompt: int) -> float:
+    """Time to send one prompt's KV from a prefill replica to a decode replica [s]: each GPU
+    sends its own shard (the busiest GPU's KV of one ``prompt``-token sequence) at once, one
+    point-to-point send over the scale-out network (the scale-up link without one)."""
+    from calc.deploy.parallel import p2p_time_s
+
+    hw = dep.hardware
+    shard = float(dep.per_gpu.kv_bytes_per_sequence(prompt))
+    if hw.scale_out is not None:
+        return p2p_time_s(shard, hw.scale_out.bandwidth_bytes_per_s, hw.scale_out.latency_s)
+    return p2p_time_s(shard, hw.interconnect_bandwidth_bytes_per_s, hw.interconnect_latency_s)
+
+
+def disaggregated_eval(
+    dep: Deployment, load: Load, x: int, y: int, *, efficiency: str = "expected"
+) -> LoadEval:
+    """x prefill and y decode replicas of ``dep`` under ``load`` (module docstring)."""
+    shape = _shape(dep, load, efficiency)
+    if shape is None:
+        return _saturated(f"not one sequence of {load.prompt + load.gen:,} tokens fits")
+    lam = load.rate_per_s
+    rho = lam / x * shape.t_prefill_s / shape.pp
+    if rho >= 1:
+        return _saturated(f"prefill load {rho:.2f} on {x} prefill replica(s)", prefill_load=rho)
+    dec = _decode(shape, lam / y, load.gen, 0.0)
+    if dec is None:
+        return _saturated(
+            f"{y} decode replica(s) cannot hold the decode batch the rate needs",
+            prefill_load=rho,
+        )
+    n_star, tpot = dec
+    move = kv_transfer_s(dep, load.prompt)
+    ttft = _ttft(shape, lam / x, load.prompt, 0.0, rho, move, chunked=False)
+    return LoadEval(ttft, tpot, False, None, "analytic", n_star, rho, move)
+
+
+# ---------------------------------------------------------------------------------------------
+# The simulation
+
+
+def simulation_available() -> bool:
+    """Whether the serving simulation (``calc.serve.simulate``) is installed in this tree."""
+    import importlib.util
+
+    try:
+        return importlib.util.find_spec("calc.serve.simulate") is not None
+    except ModuleNotFoundError:
+        return False
+
+
+def one_replica(dep: Deployment) -> Deployment:
+    """``dep`` as one replica (dp 1 without expert parallelism; under EP a replica is the whole
+    expert group, its dp the attention ranks inside it)."""
+    if dep.ep > 1 or dep.dp == 1:
+        return dep
+    return Deployment.build(
+        dep.model,
+        dep.hardware,
+        tp=dep.tp,
+        pp=dep.pp,
+        ep=dep.ep,
+        dp=1,
+        weight_dtype=dep.weight_override,
+        kv_dtype=dep.kv_dtype,
+        compute_dtype=dep.compute_override,
+        layout=dep.layout,
+        engine=dep.engine,
+    )
+
+
+def simulated_eval(
+    dep: Deployment,
+    load: Load,
+    replicas: int = 1,
+    *,
+    seed: int = 0,
+    efficiency: str = "expected",
+    max_requests: int | None = None,
+) -> LoadEval:
+    """``replicas`` copies of the one-replica ``dep`` under ``load`` by the serving simulation
+    (module docstring)."""
+    return simulate_load(
+        dep, load, replicas, seed=seed, efficiency=efficiency, max_requests=max_requests
+    )
+
+
+def evaluator(
+    method: str = "auto",
+    *,
+    seed: int = 0,
+    efficiency: str = "expected",
+    max_requests: int | None = None,
+) -> Evaluator:
+    """The evaluator ``method`` names: the simulation, the analytic estimate, or ``auto`` (the
+    simulation where installed)."""
+    from calc.errors import InvalidInputError
+
+    if method not in METHODS:
+        raise InvalidInputError(f"--method {method!r} is not one of: {', '.join(METHODS)}")
+    if method == "simulation" and not simulation_available():
+        raise InvalidInputError("--method simulation: the serving simulation is not installed")
+    if method == "analytic" or (method == "auto" and not simulation_available()):
+        return analytic_evaluator(efficiency)
+
+    def evaluate(dep: Deployment, load: Load, replicas: int = 1) -> LoadEval:
+        return simulated_eval(
+            dep, load, replicas, seed=seed, efficiency=efficiency, max_requests=max_requests
+        )
+
+    evaluate.method = "simulation"  # type: ignore[attr-defined]
+    return evaluate
+
+
+def analytic_evaluator(efficiency: str = "expected") -> Evaluator:
+    """The analytic estimate as an evaluator: one replica at rate / replicas."""
+
+    def evaluate(dep: Deployment, load: Load, replicas: int = 1) -> LoadEval:
+        return analytic_eval(dep, load.per_replica(replicas), efficiency=efficiency)
+
+    evaluate.method = "analytic"  # type: ignore[attr-defined]
+    return evaluate
+
+
+def evaluate_deployment(dep: Deployment, load: Load, evaluate: Evaluator) -> LoadEval:
+    """A whole deployment (its replicas) under ``load``."""
+    return evaluate(one_replica(dep), load, dep.replicas)
+
+
+# ---------------------------------------------------------------------------------------------
+# The simulation as an evaluator: the R-replica deployment (round-robin; under EP one replica at
+# rate / R), fixed prompt and output lengths, Poisson arrivals; a replica's iteration-time table
+# is built once and reused for every replica count.
+
+_TABLES: dict = {}  # id(one-replica deployment) -> (deployment, efficiency, step table)
+
+
+def _table(dep: Deployment, efficiency: str, max_ctx: int):
+    from calc.serve.steptime import step_table
+
+    key = (id(dep), efficiency, max_ctx)
+    hit = _TABLES.get(key)
+    if hit is None or hit[0] is not dep:
+        if len(_TABLES) > 64:
+            _TABLES.clear()
+        hit = (dep, step_table(dep, efficiency, max_ctx=max_ctx))
+        _TABLES[key] = hit
+    return hit[1]
+
+
+def simulate_load(
+    dep: Deployment,
+    load,
+    replicas: int = 1,
+    *,
+    seed: int = 0,
+    efficiency: str = "expected",
+    max_requests: int | None = None,
+):
+
+    from calc.serve.simulate import simulate
+    from calc.serve.workload import LengthDist, LoadSpec
+
+    rate = load.rate_per_s
+    target = dep
+    if replicas > 1:
+        if dep.ep > 1:  # a replica is a whole expert group: one of them at rate / replicas
+            rate /= replicas
+        else:
+            target = replace(dep, dp=replicas)
+    spec = LoadSpec(
+        rate_per_s=rate,
+        prompt=load.prompt_dist or LengthDist.fixed(load.prompt),
+        gen=load.gen_dist or LengthDist.fixed(load.gen),
+        n_requests=max_requests or DEFAULT_REQUESTS,
+    )
+    table = _table(dep, efficiency, load.longest + 1)
+    res = simulate(
+        target, spec, seed=seed, efficiency=efficiency, max_requests=max_requests, step_time=table
+    )
+    if res.ttft_s.get("p99") is None:
+        inf = dict.fromkeys(("p50", "p90", "p99"), math.inf)
+        why = f"the simulation served no request ({res.rejected:,} refused: longer than the pool"
+        return LoadEval(inf, dict(inf), True, why + " or the max model length)", "simulation")
+    reason = res.saturation_reason if res.saturated else None
+    return LoadEval(
+        {k: res.ttft_s[k] for k in ("p50", "p90", "p99")},
+        # no request of two or more output tokens (gen 1): no time between tokens
+        {k: res.tpot_s.get(k) or 0.0 for k in ("p50", "p90", "p99")},
+        bool(res.saturated),
+        reason or ("the queue grows without bound" if res.saturated else None),
+        "simulation",
+        decode_batch=None,
+        prefill_load=None,
+    )
