@@ -196,7 +196,7 @@ def test_fast_scheduler_matches_the_one_by_one_rules(seed):
     # caps; prefix sharing; whole-request reservation): the aggregate loop gives the
     # reference loop's exact schedule
     from calc.serve.scheduler import run_group
-    from calc.serve.simulate import simulate_group_reference
+    from tests.serve_reference import simulate_group_reference
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(5, 60))

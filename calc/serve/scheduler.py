@@ -17,7 +17,7 @@ request still in prefill (a partial chunk takes all the budget left, so nothing 
 after it). The usual iteration (all running scheduled, the pool has the blocks) runs in this
 aggregate form; any other (the budget below the decoders, or a preemption) materialises every
 running request and runs the exact rules one request at a time
-(``calc.serve.simulate.simulate_group_reference`` is that loop throughout; a test checks
+(``tests/serve_reference.py: simulate_group_reference`` is that loop throughout; a test checks
 the two agree on random scenarios, in every mode).
 
 Modes (``Limits``): whole-request reservation (TensorRT-LLM: admission takes the blocks of

@@ -1,0 +1,254 @@
+"""The one-request-at-a-time reference of a sequence group's schedule (the exact rules of
+``calc.serve.simulate``'s docstring, every iteration): slow, kept here as the oracle that
+``calc.serve.scheduler.run_group`` (the package's fast loop) is tested against."""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+
+from calc.serve.scheduler import GroupOut, Limits, cdiv
+
+
+def simulate_group_reference(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
+    """One sequence group's requests (lists sorted by arrival; ``shared`` prefix tokens per
+    request, whole blocks) by the exact rules, one request at a time, every iteration: slow,
+    the reference ``calc.serve.scheduler.run_group`` is tested against. ``step`` is the
+    iteration time (``iteration_s(b, ctx_sum, chunks, rows)``, ``decode_s(b)``,
+    ``ctx_slope(b)``)."""
+
+    n = len(arrival)
+    B = limits.block_size
+    M = limits.max_batched_tokens
+    max_seqs = limits.max_num_seqs
+    shared_blocks = cdiv(max(shared), B) if n and max(shared) else 0
+    free = limits.pool_blocks - shared_blocks
+    computed = list(shared)
+    ntok = list(prompt)
+    generated = [0] * n
+    blocks = [0] * n
+    first_token = [-1.0] * n
+    finish = [-1.0] * n
+    admitted = [-1.0] * n
+    waiting: deque[int] = deque()
+    running: list[int] = []
+    nxt = 0
+    done = 0
+    t = arrival[0] if n else 0.0
+    t_start = t
+    preemptions = 0
+    queue_area = 0.0
+    queue_max = 0
+    used_area = 0.0
+    used = 0  # blocks held by running requests
+    iterations = 0
+    while done < n:
+        fresh = 0  # arrived just now (waited 0)
+        while nxt < n and arrival[nxt] <= t:
+            queue_area += t - arrival[nxt]
+            fresh += arrival[nxt] == t
+            waiting.append(nxt)
+            nxt += 1
+        if not running and not waiting:
+            t = arrival[nxt]
+            continue
+        if len(waiting) - fresh > queue_max:  # the longest queue: before admission
+            queue_max = len(waiting) - fresh
+        pfirst = False
+        if limits.prefill_first:  # a prefill batch if a prompt can be prefilled (SGLang)
+            pfirst = any(not (ntok[r] - computed[r] == 1 and computed[r] >= prompt[r])
+                         for r in running)  # fmt: skip
+            if not pfirst and waiting and len(running) < max_seqs:
+                w = waiting[0]
+                if limits.reserve_whole_request:
+                    need = cdiv(prompt[w] + gen[w] - shared[w], B)
+                else:  # the whole prompt must fit (SGLang's admission)
+                    need = cdiv(ntok[w] - shared[w], B)
+                pfirst = need <= free
+        budget = M
+        sched: list[tuple[int, int]] = []
+        preempted = False
+        idx = 0
+        while idx < len(running) and budget > 0:
+            r = running[idx]
+            if pfirst and ntok[r] - computed[r] == 1 and computed[r] >= prompt[r]:
+                idx += 1  # a decoder waits for the prefill batch
+                continue
+            k = min(ntok[r] - computed[r], budget)
+            need = max(0, cdiv(computed[r] + k - shared[r], B) - blocks[r])
+            self_preempted = False
+            while need > free:
+                v = running.pop()
+                free += blocks[v]
+                used -= blocks[v]
+                blocks[v] = 0
+                computed[v] = shared[v]
+                waiting.appendleft(v)
+                preemptions += 1
+                preempted = True
+                if v == r:
+                    self_preempted = True
+                    break
+            if self_preempted:
+                break
+            free -= need
+            used += need
+            blocks[r] += need
+            sched.append((r, k))
+            budget -= k
+            idx += 1
+        blocked = False
+        if not preempted and (pfirst or not limits.prefill_first):
+            while waiting and budget > 0:
+                if len(running) >= max_seqs:
+                    blocked = True
+                    break
+                w = waiting[0]
+                k = min(ntok[w] - computed[w], budget)
+                if limits.reserve_whole_request:
+                    need = check = cdiv(prompt[w] + gen[w] - shared[w], B)
+                else:
+                    need = cdiv(computed[w] + k - shared[w], B)
+                    check = cdiv(ntok[w] - shared[w], B) if limits.prefill_first else need
+                if check > free:
+                    blocked = True
+                    break
+                waiting.popleft()
+                running.append(w)
+                free -= need
+                used += need
+                blocks[w] = need
+                if admitted[w] < 0:
+                    admitted[w] = t
+                sched.append((w, k))
+                budget -= k
+        if not sched:
+            continue
+        b = 0
+        ctx_sum = 0
+        chunks = []
+        rows = 0
+        for r, k in sched:
+            if k == 1 and ntok[r] - computed[r] == 1 and computed[r] >= prompt[r]:
+                b += 1
+                ctx_sum += computed[r] + 1
+                rows += 1
+            else:
+                chunks.append((computed[r], k))
+                if computed[r] + k == ntok[r]:
+                    rows += 1
+        # a stretch of decode-only iterations that nothing can interrupt
+        if not chunks and not preempted and len(sched) == len(running) and (blocked or not waiting):
+            k_run = min(gen[r] - generated[r] for r in running)
+            slope = step.ctx_slope(b)
+            if k_run > 1:
+                room = 1 << 62 if limits.reserve_whole_request else free  # all reserved
+                k_run = _decode_run(
+                    running, computed, shared, B, room, k_run, b, ctx_sum, step, slope, t,
+                    None if (waiting or nxt >= n) else arrival[nxt],
+                )  # fmt: skip
+            if k_run > 1:
+                d = step.decode_s(b)
+                dt = k_run * d + slope * (k_run * ctx_sum + b * k_run * (k_run - 1) / 2)
+                new_used = 0
+                for r in running:
+                    c = computed[r] + k_run
+                    computed[r] = c
+                    ntok[r] = c + 1
+                    generated[r] += k_run
+                    if not limits.reserve_whole_request:
+                        nb = cdiv(c - shared[r], B)
+                        new_used += nb - blocks[r]
+                        blocks[r] = nb
+                # blocks of the stretch's first step were allocated above; the rest now
+                used_area += dt * (used + new_used / 2)
+                used += new_used
+                free -= new_used
+                queue_area += dt * len(waiting)
+                t += dt
+                iterations += k_run
+                finished = [r for r in running if generated[r] >= gen[r]]
+                if finished:
+                    for r in finished:
+                        finish[r] = t
+                        free += blocks[r]
+                        used -= blocks[r]
+                        blocks[r] = 0
+                    done += len(finished)
+                    running = [r for r in running if generated[r] < gen[r]]
+                continue
+        dt = step.iteration_s(b, ctx_sum, chunks, rows)
+        used_area += dt * used
+        queue_area += dt * len(waiting)
+        t += dt
+        iterations += 1
+        any_done = False
+        for r, k in sched:
+            c = computed[r] + k
+            computed[r] = c
+            if c == ntok[r]:
+                generated[r] += 1
+                ntok[r] = c + 1
+                if first_token[r] < 0:
+                    first_token[r] = t
+                if generated[r] >= gen[r]:
+                    finish[r] = t
+                    free += blocks[r]
+                    used -= blocks[r]
+                    blocks[r] = 0
+                    done += 1
+                    any_done = True
+        if any_done:
+            running = [r for r in running if finish[r] < 0]
+    return GroupOut(
+        first_token, finish, admitted, preemptions, queue_area, queue_max, used_area,
+        t_start, t, iterations,
+    )  # fmt: skip
+
+
+def _decode_run(running, computed, shared, B, free, k_run, b, ctx_sum, step, slope, t, arrive):
+    """How many decode-only iterations (at most ``k_run``) run before the pool runs out of
+    blocks or the iteration in which the next arrival ``arrive`` lands ends."""
+    # step j (0 = the one scheduled) writes position c + j: blocks held after it
+    # cdiv(c + j + 1, B); the first step's are allocated, so extra(j) = Σ that − cdiv(c+1, B)
+    # ≤ b × (floor(j / B) + 1): only when that bound exceeds the free blocks count exactly
+    if b * ((k_run - 1) // B + 1) > free:
+        import numpy as np
+
+        c = np.fromiter((computed[r] - shared[r] for r in running), dtype=np.int64, count=b)
+        base = (c + B) // B  # cdiv(c + 1, B)
+
+        def extra(j: int) -> int:
+            return int(((c + j + B) // B - base).sum())
+
+        if extra(k_run - 1) > free:
+            lo, hi = 0, k_run - 1  # extra(lo) ≤ free < extra(hi)
+            while hi - lo > 1:
+                mid = (lo + hi) // 2
+                if extra(mid) <= free:
+                    lo = mid
+                else:
+                    hi = mid
+            k_run = lo + 1
+    if arrive is not None and k_run > 1:
+        # end of iteration j (1-based): t + j d + γ (j C + b j (j − 1) / 2); the first j whose
+        # end reaches the arrival
+        d = step.decode_s(b)
+        a2 = slope * b / 2
+        a1 = d + slope * ctx_sum - a2
+        target = arrive - t
+        if a2 > 0:
+            j = (-a1 + math.sqrt(a1 * a1 + 4 * a2 * target)) / (2 * a2)
+        else:
+            j = target / a1 if a1 > 0 else k_run
+        j = max(1, math.ceil(j - 1e-9))
+
+        def end(j: int) -> float:
+            return a2 * j * j + a1 * j
+
+        while j > 1 and end(j - 1) >= target:
+            j -= 1
+        while j < k_run and end(j) < target:
+            j += 1
+        k_run = min(k_run, j)
+    return k_run
