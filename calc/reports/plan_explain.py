@@ -1,0 +1,139 @@
+"""``kvcalc plan --explain``: why the winning deployment fits and meets the SLOs, and which op
+dominates its TTFT and TPOT [figures with their arithmetic]."""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from calc.output.derivation import Figure, figure
+
+if TYPE_CHECKING:
+    from calc.reports.plan import Choice, PlanQuery
+
+
+def _dominant(step) -> tuple[str, float, str]:
+    """(op name, share of the step, bound) of the step's slowest op."""
+    ops = [o for o in step.ops if o.time_s is not None]
+    top = max(ops, key=lambda o: o.time_s)
+    return top.name, top.time_s / step.time_s, top.bound or "?"
+
+
+def explain(c: Choice, query: PlanQuery) -> list[Figure]:
+    """Why the winner fits and meets the SLOs, and what dominates its TTFT and TPOT."""
+    from calc.deploy.steps import step_of
+
+    s, dep, load, ev = c.screened, c.screened.dep, query.load, c.evaluation
+    p, g = load.prompt, load.gen
+    eff = query.efficiency
+    g_ = dep.per_gpu
+    pool = int(g_.max_sequences_per_gpu(p + g))
+    figs = [
+        Figure(
+            "max_sequences_per_gpu",
+            pool,
+            "sequences",
+            f"requests of {p + g:,} tokens the KV pool of one GPU holds "
+            f"({g_.pool_tokens:,} tokens in {g_.block_size}-token blocks): it fits",
+        ),
+        Figure(
+            "replica_tokens_per_s",
+            s.replica_tokens_per_s,
+            "tokens/s",
+            f"steady-state (output + input) tokens/s per GPU × {s.gpus_per_replica} GPU(s) of "
+            "a replica (prefill charged; calc.reports.throughput)",
+        ),
+        figure(
+            "replicas_min",
+            s.replicas_min,
+            "replicas",
+            "⌈{rate} × ({prompt} + {gen}) / ({cap} × {tokens_per_s})⌉",
+            rate=load.rate_per_s,
+            prompt=p,
+            gen=g,
+            cap=query.utilisation_cap,
+            tokens_per_s=s.replica_tokens_per_s,
+        ),
+    ]
+    pf = step_of(dep, eff, batch=1, prompt=p)
+    name, share, bound = _dominant(pf)
+    figs.append(
+        Figure(
+            "ttft_bound_s",
+            s.ttft_bound_s,
+            "s",
+            f"prefill of one {p:,}-token prompt; slowest op {name} "
+            f"({share:.0%} of it, {bound}-bound)",
+        )
+    )
+    dec = step_of(dep, eff, batch=1, ctx=p + g)
+    name, share, bound = _dominant(dec)
+    figs.append(
+        Figure(
+            "tpot_bound_s",
+            s.tpot_bound_s,
+            "s",
+            f"decode step of one sequence at {p + g:,} tokens; slowest op {name} "
+            f"({share:.0%}, {bound}-bound)",
+        )
+    )
+    est = ev
+    if ev.decode_batch is None and c.mode == "aggregated":  # the simulation's: estimate it
+        from calc.reports.plan_eval import analytic_eval
+
+        est = analytic_eval(dep, load.per_replica(c.replicas), efficiency=eff)
+    if est.decode_batch is not None:
+        b = max(1, math.ceil(est.decode_batch / dep.pp))
+        name, share, bound = _dominant(step_of(dep, eff, batch=b, ctx=p + g // 2))
+        figs.append(
+            Figure(
+                "decode_batch",
+                est.decode_batch,
+                "sequences",
+                f"sequences decoding at once per replica (Little's law, analytic); a step of "
+                f"{b:,} at {p + g // 2:,} tokens: slowest op {name} ({share:.0%}, {bound}-bound)",
+            )
+        )
+    if est.prefill_load is not None:
+        figs.append(
+            Figure(
+                "prefill_load",
+                est.prefill_load,
+                "fraction",
+                "share of a replica's time spent prefilling: rate per replica × prefill time / pp",
+            )
+        )
+    if c.mode == "disaggregated":
+        figs.append(
+            Figure(
+                "kv_transfer_s",
+                ev.kv_transfer_s,
+                "s",
+                "one prompt's KV shard per GPU over the scale-out network "
+                "(p2p: bytes / bandwidth + latency)",
+            )
+        )
+    figs.append(
+        figure(
+            "usd_per_hour_per_deployment",
+            c.usd_per_hour,
+            "USD/h",
+            "{replicas} × {gpus_per_replica} × {usd_per_gpu_hour}",
+            replicas=c.replicas,
+            gpus_per_replica=s.gpus_per_replica,
+            usd_per_gpu_hour=s.usd_per_gpu_hour,
+        )
+    )
+    figs.append(
+        Figure(
+            "ttft_p99_s",
+            ev.ttft_p99_s,
+            "s",
+            f"{ev.method}: p99 TTFT of {c.replicas} replica(s) at {load.rate_per_s:g} "
+            "requests/s in all"
+            if c.mode == "aggregated"
+            else f"{ev.method}: queue + prefill + KV transfer",
+        )
+    )
+    figs.append(Figure("tpot_p99_s", ev.tpot_p99_s, "s", f"{ev.method}: p99 TPOT"))
+    return figs
