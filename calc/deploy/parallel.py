@@ -164,7 +164,10 @@ class AllReduceCost:
 #     (n − 1) · M / B;
 #   two-shot: reduce-scatter then all-gather through peer memory: 3 barriers +
 #     2 (n − 1) / n · M / B;
-#   NVLS (multimem, where the switch reduces and multicasts): 2 barriers + (n − 1) / n · M / B.
+#   NVLS (multimem, where the switch reduces and multicasts): 2 barriers + 2 (n − 1) / n · M / B
+#     (the switch saves the GPUs' reduction work and hops, not link bytes: nccl-tests on an
+#     8 × H100 board put NVLS all-reduce's bus bandwidth near 480 GB/s, about the link's 450
+#     GB/s per direction, against ~360 GB/s for the ring).
 # One-shot and two-shot run up to vLLM's buffer, 8 MiB (custom_all_reduce.py max_size); the
 # engine picks by message size, which the least time stands for here.
 CUSTOM_MAX_BYTES = 8 * 1024 * 1024
@@ -183,7 +186,7 @@ def custom_allreduce_costs(n: int, link: Link) -> list[AllReduceCost]:
         AllReduceCost("two-shot", 3 * hop, 2 * (n - 1), n, bw, CUSTOM_MAX_BYTES),
     ]
     if link.multicast:
-        costs.append(AllReduceCost("NVLS", 2 * hop, n - 1, n, bw))
+        costs.append(AllReduceCost("NVLS", 2 * hop, 2 * (n - 1), n, bw))
     return costs
 
 

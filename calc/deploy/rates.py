@@ -13,7 +13,9 @@ CUDA cores in fp32 and is timed at the profile's fp32 peak.
 
 Achievable rates are peak × efficiency. ``efficiency`` picks the band of the hardware profile:
 ``peak`` (100%: the speed of light), ``low``, ``expected`` or ``high``. GEMMs in fp8 take the
-profile's ``matmul_fp8`` band where it has one; attention and CUDA-core work the bf16 band.
+profile's ``matmul_fp8`` band where it has one, and so do the other sub-16-bit tensor-core
+GEMMs (fp4, int8, int4: their own fractions are not measured; they quantise activations and
+rescale outputs as fp8 GEMMs do); attention and CUDA-core work the bf16 band.
 Every kernel pays the profile's ``kernel_overhead_s`` (none at ``peak``).
 
 GEMMs over weights (ops with a ``fmt``) are timed per their own component's format: a 16-bit
@@ -49,6 +51,8 @@ from calc.formulas.quant import is_plain
 from calc.formulas.roofline import op_time_s, ridge_point
 
 EFFICIENCIES = ("peak", "low", "expected", "high")
+# tensor-core dtypes below 16 bits: their GEMMs take the profile's matmul_fp8 band
+LOW_PRECISION_TENSOR_DTYPES = ("fp8", "fp4", "int8", "int4")
 WEIGHT_ONLY = ("int8", "int4", "fp4")
 # quantised weight formats -> the tensor-core dtype they run at where the hardware has it
 # (else weight-only, bf16); formats absent here are weight-only everywhere
@@ -112,7 +116,8 @@ def efficiencies(hw: HardwareProfile, efficiency: str, dtype: str = "bf16") -> t
     if efficiency == "peak":
         return 1.0, 1.0
     e = hw.efficiency
-    band = e.matmul_fp8 if dtype == "fp8" and e.matmul_fp8 is not None else e.matmul
+    low_precision = dtype in LOW_PRECISION_TENSOR_DTYPES
+    band = e.matmul_fp8 if low_precision and e.matmul_fp8 is not None else e.matmul
     return getattr(band, efficiency), getattr(e.memory, efficiency)
 
 
