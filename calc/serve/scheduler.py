@@ -127,6 +127,28 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
             return cdiv(ntok[w] - shared[w], B)
         return admit_need(w, k)
 
+    def admit(budget: int, n_running: int) -> list[tuple[int, int]]:
+        """Waiting requests, first come first served, while the token budget, max_num_seqs and
+        the pool allow (the first that cannot get its blocks stops admission): (request, first
+        chunk) each, its blocks taken from the pool."""
+        nonlocal free, used
+        out: list[tuple[int, int]] = []
+        while waiting and budget > 0 and n_running + len(out) < max_seqs:
+            w = waiting[0]
+            k = min(ntok[w] - computed[w], budget)
+            need = admit_need(w, k)
+            if admit_check(w, k) > free:
+                break
+            waiting.popleft()
+            free -= need
+            used += need
+            blocks[w] = need
+            if admitted[w] < 0:
+                admitted[w] = t
+            out.append((w, k))
+            budget -= k
+        return out
+
     def to_decoder(r: int) -> None:
         nonlocal sum_off, n_dec
         o = computed[r] - g
@@ -216,22 +238,10 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
                 chunks.append((computed[pf], k_p))
                 sched_p.append((pf, k_p))
             budget = 0 if preempted or (prefill_first and not pfirst) else M - b - k_p
-            while waiting and budget > 0 and len(running) < max_seqs:
-                w = waiting[0]
-                k = min(ntok[w] - computed[w], budget)
-                need = admit_need(w, k)
-                if admit_check(w, k) > free:
-                    break
-                waiting.popleft()
+            for w, k in admit(budget, len(running)):
                 running[w] = None
-                free -= need
-                used += need
-                blocks[w] = need
-                if admitted[w] < 0:
-                    admitted[w] = t
                 chunks.append((computed[w], k))
                 sched_p.append((w, k))
-                budget -= k
             ctx_sum = sum_off + b * (g + 1) if b else 0
             if not sched_p and not b:
                 continue  # a preemption emptied this prefill batch: schedule again
@@ -375,21 +385,9 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
             budget -= k
             idx += 1
         if not preempted and (pfirst or not prefill_first):
-            while waiting and budget > 0 and len(rl) < max_seqs:
-                w = waiting[0]
-                k = min(ntok[w] - computed[w], budget)
-                need = admit_need(w, k)
-                if admit_check(w, k) > free:
-                    break
-                waiting.popleft()
+            for w, k in admit(budget, len(rl)):
                 rl.append(w)
-                free -= need
-                used += need
-                blocks[w] = need
-                if admitted[w] < 0:
-                    admitted[w] = t
                 sched.append((w, k))
-                budget -= k
         pf = -1
         if sched:
             b = 0
