@@ -72,18 +72,7 @@ def build_deployment(
     from calc.output.render import FORMATS
 
     check_choice("--format", fmt, FORMATS)
-    settings = EngineSettings.from_options(
-        engine,
-        engine_version=engine_version,
-        mem_util=mem_util,
-        block_size=block_size,
-        max_batched_tokens=max_batched_tokens,
-        max_num_seqs=max_num_seqs,
-        activation=activation,
-        overhead=overhead,
-        max_model_len=max_model_len,
-        allreduce=allreduce,
-    )
+    settings = EngineSettings.of(locals())
     cfg = load_model(model)
     hw = None
     if hardware:

@@ -108,17 +108,7 @@ def sweep(
             from calc.errors import MissingDependencyError
 
             raise MissingDependencyError("pyarrow", "parquet") from exc
-    settings = EngineSettings.from_options(
-        engine,
-        engine_version=engine_version,
-        mem_util=mem_util,
-        block_size=block_size,
-        max_batched_tokens=max_batched_tokens,
-        max_num_seqs=max_num_seqs,
-        activation=activation,
-        overhead=overhead,
-        allreduce=allreduce,
-    )
+    settings = EngineSettings.of(locals())
     grid = plan(
         parse_names(model, "--model"),  # type: ignore[arg-type]
         parse_names(hardware, "--hardware"),  # type: ignore[arg-type]

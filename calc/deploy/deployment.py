@@ -18,6 +18,7 @@ GPUs = max(tp, ep) × pp × (dp without EP, else 1).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
@@ -87,6 +88,15 @@ class EngineSettings:
             check_bytes("activation", self.activation_bytes)
         if self.overhead_bytes is not None:
             check_bytes("overhead", self.overhead_bytes)
+
+    @classmethod
+    def of(cls, options: Mapping[str, object], flag: str = "--") -> EngineSettings:
+        """``from_options`` with the engine options found in ``options`` by name (a command's
+        ``locals()``, a check spec's fields); the ones absent keep their defaults."""
+        import inspect
+
+        names = set(inspect.signature(cls.from_options).parameters) - {"flag"}
+        return cls.from_options(**{k: options[k] for k in names if k in options}, flag=flag)
 
     @classmethod
     def from_options(

@@ -291,19 +291,7 @@ def build_deployment(dep: Deployment, calibration=None, warnings: list[str] | No
     from calc.deploy.deployment import Deployment as Built
     from calc.deploy.deployment import EngineSettings
 
-    settings = EngineSettings.from_options(
-        dep.engine,
-        engine_version=dep.engine_version,
-        mem_util=dep.mem_util,
-        block_size=dep.block_size,
-        max_batched_tokens=dep.max_batched_tokens,
-        max_num_seqs=dep.max_num_seqs,
-        activation=dep.activation,
-        overhead=dep.overhead,
-        max_model_len=dep.max_model_len,
-        allreduce=dep.allreduce,
-        flag="",
-    )
+    settings = EngineSettings.of(dict(dep), flag="")
     return Built.build(
         load_model(dep.model),
         calibrated(load_hardware(dep.hardware), calibration, warnings),
