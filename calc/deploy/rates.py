@@ -186,8 +186,7 @@ def rates(
         hw.interconnect_latency_s,
         peaks[attn] * m,
         peaks.get("fp32", peaks[attn]) * m,
-        # the speed of light has no fixed costs
-        0.0 if efficiency == "peak" else hw.kernel_overhead_s or 0.0,
+        (hw.kernel_overhead_s or 0.0) if real else 0.0,
         link_of(hw, custom_allreduce),
         linear_fmt,
         {d: p * efficiencies(hw, efficiency, d)[0] for d, p in peaks.items()},
@@ -268,7 +267,7 @@ def gemm_terms(op: Op, r: Rates) -> GemmTerms:
     """The terms of a GEMM over weights (``op.fmt`` set; see the module docstring)."""
     own = op.fmt == r.linear_fmt or not r.gemm_flops_per_s
     dt = r.dtype if own else compute_dtype(op.fmt, r.gemm_flops_per_s)
-    f = r.flops_per_s if dt == r.dtype else r.gemm_flops_per_s[dt]
+    f = r.flops_per_s if own else r.gemm_flops_per_s[dt]
     fam = weight_only_family(op.fmt)
     wo = r.weight_only.get(fam, 1.0) if fam is not None and dt in ("bf16", "fp16") else 1.0
     g = r.grouped if op.grouped else 1.0
