@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import statistics
 
-from validation_throughput import ROWS
+from validation_throughput import ROWS, deployment
 
 
 def main() -> None:
@@ -22,8 +22,6 @@ def main() -> None:
     ap.add_argument("--requests", type=int, default=None)
     args = ap.parse_args()
 
-    from calc.data.registry import load_hardware, load_model
-    from calc.deploy.deployment import Deployment, EngineSettings
     from calc.reports.throughput import serving_throughput
     from calc.serve.simulate import simulate
     from calc.serve.workload import LengthDist, LoadSpec
@@ -31,14 +29,7 @@ def main() -> None:
     errs, steady_errs = [], []
     print(f"{'row':<58}{'published':>10}{'simulated':>11}{'error':>8}{'steady':>9}{'error':>8}")
     for row in ROWS:
-        dep = Deployment.build(
-            load_model(row.model),
-            load_hardware(row.hardware),
-            tp=row.tp,
-            weight_dtype=row.weight_dtype,
-            kv_dtype=row.kv_dtype,
-            engine=EngineSettings(name="trtllm"),
-        )
+        dep = deployment(row)
         n = args.requests or max(300, min(3000, int(2e6 / (row.prompt + row.gen))))
         load = LoadSpec(
             rate_per_s=1e6,

@@ -86,13 +86,13 @@ class Result:
         return self.decode_only / self.row.published_output_tokens_per_s - 1
 
 
-def predict(row: Row, efficiency: str = "expected") -> Result:
+def deployment(row: Row):
+    """The row's deployment: its model, GPU, TP and checkpoint formats under TensorRT-LLM 1.0's
+    defaults."""
     from calc.data.registry import load_hardware, load_model
     from calc.deploy.deployment import Deployment, EngineSettings
-    from calc.deploy.steps import step_of
-    from calc.reports.throughput import serving_throughput
 
-    dep = Deployment.build(
+    return Deployment.build(
         load_model(row.model),
         load_hardware(row.hardware),
         tp=row.tp,
@@ -100,6 +100,13 @@ def predict(row: Row, efficiency: str = "expected") -> Result:
         kv_dtype=row.kv_dtype,
         engine=EngineSettings(name="trtllm"),
     )
+
+
+def predict(row: Row, efficiency: str = "expected") -> Result:
+    from calc.deploy.steps import step_of
+    from calc.reports.throughput import serving_throughput
+
+    dep = deployment(row)
     s = serving_throughput(dep, prompt=row.prompt, gen=row.gen, efficiency=efficiency)
     step = step_of(dep, efficiency, batch=s.concurrency, ctx=row.prompt + row.gen)
     return Result(
