@@ -516,3 +516,21 @@ def test_one_output_token_has_no_tpot(cli):
     rows = r.json()["rows"]
     assert rows and all(x["tpot_p99_s"] == 0.0 for x in rows if x["method"] == "simulation")
     assert not r.json()["rejected"]
+
+
+def test_one_replica_keeps_every_other_setting():
+    # a replica of a dp-2 deployment is the same deployment at dp 1, its engine settings
+    # included; Deployment.rebuilt keeps every setting it is not told to change
+    from calc.data.registry import load_hardware, load_model
+    from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.reports.plan_eval import one_replica
+
+    cfg, hw = load_model("mixtral-8x7b"), load_hardware("h100")
+    engine = EngineSettings(name="sglang", allreduce="nccl")
+    dep = Deployment.build(cfg, hw, tp=2, dp=2, engine=engine)
+    one = one_replica(dep)
+    assert (one.dp, one.tp, one.engine, one.weight_dtype) == (1, 2, engine, dep.weight_dtype)
+    skewed = Deployment.build(cfg, hw, ep=2, moe_imbalance=1.5, engine=engine)
+    again = skewed.rebuilt(kv_dtype="fp8")
+    assert (again.moe_imbalance, again.ep, again.dp, again.engine) == (1.5, 2, 2, engine)
+    assert again.kv_dtype == "fp8"

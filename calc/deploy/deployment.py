@@ -255,6 +255,23 @@ class Deployment:
             dep.compute_dtype  # noqa: B018 - validates --compute-dtype against the peaks
         return dep
 
+    def rebuilt(self, **changes) -> Deployment:
+        """This deployment built again (and validated again) with ``changes`` to
+        ``Deployment.build``'s keywords, every other setting as it is."""
+        kw = dict(
+            tp=self.tp,
+            pp=self.pp,
+            ep=self.ep,
+            dp=self.dp,
+            weight_dtype=self.weight_override,
+            kv_dtype=self.kv_dtype,
+            compute_dtype=self.compute_override,
+            layout=self.layout,
+            engine=self.engine,
+            moe_imbalance=self.moe_imbalance,
+        )
+        return Deployment.build(self.model, self.hardware, **(kw | changes))
+
     # -- sharding ---------------------------------------------------------------------------
 
     @cached_property

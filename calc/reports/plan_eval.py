@@ -319,19 +319,7 @@ def one_replica(dep: Deployment) -> Deployment:
     expert group, its dp the attention ranks inside it)."""
     if dep.ep > 1 or dep.dp == 1:
         return dep
-    return Deployment.build(
-        dep.model,
-        dep.hardware,
-        tp=dep.tp,
-        pp=dep.pp,
-        ep=dep.ep,
-        dp=1,
-        weight_dtype=dep.weight_override,
-        kv_dtype=dep.kv_dtype,
-        compute_dtype=dep.compute_override,
-        layout=dep.layout,
-        engine=dep.engine,
-    )
+    return dep.rebuilt(dp=1)
 
 
 def simulated_eval(
