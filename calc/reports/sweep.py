@@ -29,6 +29,14 @@ if TYPE_CHECKING:
 MAX_VALUES = 10_000_000
 GRID_KEYS = ("model", "hardware", "weight_dtype", "kv_dtype", "tp", "pp", "prompt", "ctx", "batch")
 MAX_ROWS = 50_000_000
+SERVING_COLUMNS = (
+    "serving_concurrency",
+    "serving_cycle_s",
+    "serving_output_tokens_per_s_per_gpu",
+    "serving_input_tokens_per_s_per_gpu",
+    "usd_per_million_output_tokens_serving",
+    "usd_per_million_tokens_serving",
+)
 COLUMNS = (
     "model",
     "hardware",
@@ -58,20 +66,7 @@ COLUMNS = (
     # steady-state serving throughput with prefill charged (calc.reports.throughput): requests
     # of prompt + gen tokens, gen = ctx − prompt (at least 1); the same as cost and latency
     "gen",
-    "serving_concurrency",
-    "serving_cycle_s",
-    "serving_output_tokens_per_s_per_gpu",
-    "serving_input_tokens_per_s_per_gpu",
-    "usd_per_million_output_tokens_serving",
-    "usd_per_million_tokens_serving",
-)
-SERVING_COLUMNS = (
-    "serving_concurrency",
-    "serving_cycle_s",
-    "serving_output_tokens_per_s_per_gpu",
-    "serving_input_tokens_per_s_per_gpu",
-    "usd_per_million_output_tokens_serving",
-    "usd_per_million_tokens_serving",
+    *SERVING_COLUMNS,
 )
 LATENCY_COLUMNS = (
     *SERVING_COLUMNS,

@@ -432,17 +432,24 @@ def _default_signals() -> None:
             signal.signal(getattr(signal, name), signal.SIG_DFL)
 
 
-def _worker(plan, render, k: int, jobs: int, conn) -> None:
+def _my_chunks(plan, render, k: int, jobs: int, conn):
+    """Worker ``k`` of ``jobs``: every jobs-th chunk from the k-th, evaluated and rendered; the
+    parent is told each one's rows that do not fit and its length before its text is yielded."""
     from calc.reports.sweep import not_fitting_rows
 
+    for i, make in enumerate(plan.lazy_chunks()):
+        if i % jobs == k:
+            chunk = make()
+            text = render(chunk)
+            conn.send(("ok", not_fitting_rows(chunk), len(text)))
+            yield text
+
+
+def _worker(plan, render, k: int, jobs: int, conn) -> None:
     _default_signals()
     try:
-        for i, make in enumerate(plan.lazy_chunks()):
-            if i % jobs == k:
-                chunk = make()
-                text = render(chunk)
-                conn.send(("ok", not_fitting_rows(chunk), len(text)))
-                _write_all(conn.fileno(), text)  # raw, after the message: no pickling
+        for text in _my_chunks(plan, render, k, jobs, conn):
+            _write_all(conn.fileno(), text)  # raw, after the message: no pickling
     except BaseException as exc:  # reported to the parent, which raises it
         conn.send(("error", f"{type(exc).__name__}: {exc}", 0))
     finally:
@@ -505,28 +512,22 @@ def _parallel(plan, render, jobs: int) -> Iterator[bytes]:
 
 
 def _pwrite_worker(plan, render, k: int, jobs: int, conn, offsets, fd: int) -> None:
-    from calc.reports.sweep import not_fitting_rows
-
     _default_signals()
     behind = _WriteBehind(fd)
     behind._lookup()
     try:
-        for i, make in enumerate(plan.lazy_chunks()):
-            if i % jobs == k:
-                chunk = make()
-                text = render(chunk)
-                conn.send(("ok", not_fitting_rows(chunk), len(text)))
-                at = offsets.recv()  # where the previous chunks end; None: once they are written
-                view = memoryview(text)
-                if at is None:
-                    _write_all(fd, view)
-                    conn.send(("written", 0, 0))
-                    continue
-                start = at
-                while view:
-                    n = os.pwrite(fd, view, at)
-                    view, at = view[n:], at + n
-                behind.wrote(start, at - start)
+        for text in _my_chunks(plan, render, k, jobs, conn):
+            at = offsets.recv()  # where the previous chunks end; None: once they are written
+            view = memoryview(text)
+            if at is None:
+                _write_all(fd, view)
+                conn.send(("written", 0, 0))
+                continue
+            start = at
+            while view:
+                n = os.pwrite(fd, view, at)
+                view, at = view[n:], at + n
+            behind.wrote(start, at - start)
         conn.send(("done", 0, 0))
     except BaseException as exc:  # reported to the parent, which raises it
         conn.send(("error", f"{type(exc).__name__}: {exc}", getattr(exc, "errno", 0) or 0))
