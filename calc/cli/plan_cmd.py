@@ -209,10 +209,12 @@ def _display(row: dict) -> dict:
     out = dict(row)
     out["dtypes"] = f"{row['weight_dtype']}/{row['kv_dtype']}"
     out["layout"] = f"tp{row['tp']} pp{row['pp']} ep{row['ep']}"
-    if row["mode"] == "disaggregated":
-        out["mode"] = f"{row['prefill_replicas']}P{row['decode_replicas']}D"
-    else:
+    if row["mode"] != "disaggregated":
         out["mode"] = "agg"
+    elif row.get("prefill_replicas") is None:  # a rejected family: never split into replicas
+        out["mode"] = "disagg"
+    else:
+        out["mode"] = f"{row['prefill_replicas']}P{row['decode_replicas']}D"
     if "ttft_p99_headroom" in row:
         from calc.output.render import human
 
