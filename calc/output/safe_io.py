@@ -12,6 +12,7 @@ escapes as a traceback, and nothing the user had is replaced by a half-written f
 from __future__ import annotations
 
 import errno
+import io
 import os
 import re
 import signal
@@ -44,6 +45,32 @@ _CHUNK_BYTES = 1 << 16
 _STDOUT = ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
 _STDERR = ("/dev/stderr", "/dev/fd/2", "/proc/self/fd/2")
 _FD_PATH = re.compile(r"/(dev/fd|proc/(self|thread-self|[0-9]+)/fd)/[0-9]+")  # an open fd
+
+
+class WholeWrites(io.FileIO):
+    """A raw file whose ``write`` writes every byte or raises: a short write (a file-size
+    limit, a disk filling up) is retried, so the error of the next attempt (EFBIG, ENOSPC)
+    is raised instead of bytes lost in silence (io.BufferedWriter may report a short count
+    that nobody checks)."""
+
+    def write(self, data) -> int:  # type: ignore[override]
+        view = memoryview(data).cast("B")
+        total = len(view)
+        while view:
+            n = super().write(view)
+            if n is None:  # a non-blocking descriptor that is full: wait for room
+                import select
+
+                select.select([], [self.fileno()], [])
+                continue
+            view = view[n:]
+        return total
+
+
+def whole_writer(fd: int) -> BinaryIO:
+    """A buffered binary file on the open descriptor ``fd`` (left open when it is closed)
+    whose writes are whole or raise (``WholeWrites``)."""
+    return io.BufferedWriter(WholeWrites(fd, "wb", closefd=False), _CHUNK_BYTES)
 
 
 def _kind(mode: int) -> str:
@@ -176,7 +203,16 @@ def check_output(path: Path | str, flag: str = "--output") -> OutputTarget:
             raise _refuse(flag, path, f"is {_kind(mode)}; write to a regular file instead")
         if _FD_PATH.fullmatch(text):  # /dev/fd/3 opened on a file by the shell: write there
             return OutputTarget(path, flag, "stream", path, key)
-        return OutputTarget(path, flag, "file", Path(os.path.realpath(path)), key)
+        if not mode & 0o222:  # marked read-only: kept, even for root (who could replace it)
+            raise _refuse(
+                flag, path, f"is read-only (mode {mode & 0o777:04o}); make it writable "
+                "(chmod u+w) or write to another file"
+            )  # fmt: skip
+        if not os.access(path, os.W_OK):
+            raise _refuse(flag, path, "permission denied: this file is not writable by you")
+        real = Path(os.path.realpath(path))
+        _check_folder(flag, path, real.parent)
+        return OutputTarget(path, flag, "file", real, key)
     real = Path(os.path.realpath(path))  # a dangling link: write where it points
     parent = real.parent
     if not parent.is_dir():
@@ -192,9 +228,21 @@ def check_output(path: Path | str, flag: str = "--output") -> OutputTarget:
             flag, path, f"file name is {name_bytes} bytes, longer than this file system's "
             f"limit of {name_max}"
         )  # fmt: skip
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise _refuse(flag, path, f"cannot write in folder {parent}: permission denied")
+    _check_folder(flag, path, parent)
     return OutputTarget(path, flag, "file", real, None)
+
+
+def _check_folder(flag: str, path: Path, folder: Path) -> None:
+    """Refuse a folder the output's temp file cannot be created in: no permission, or marked
+    read-only (no write bit at all: refused for root too, as a read-only file is)."""
+    try:
+        mode = os.stat(folder).st_mode
+    except OSError as exc:
+        raise _refuse(flag, path, f"cannot write in folder {folder}: {_why(exc)}") from None
+    if not mode & 0o222:
+        raise _refuse(flag, path, f"folder {folder} is read-only (mode {mode & 0o777:04o})")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise _refuse(flag, path, f"cannot write in folder {folder}: permission denied")
 
 
 def check_outputs(*targets: tuple[str, Path | str | None]) -> list[OutputTarget]:
@@ -259,12 +307,14 @@ def _write_stream(target: OutputTarget, content: Content) -> None:
             import fcntl
 
             fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~nonblock)
-        with os.fdopen(fd, "wb") as fh:
+        with whole_writer(fd) as fh:
             _write_to(fh, content)
     except BrokenPipeError:
-        raise  # the reader went away: the CLI exits quietly, as for stdout
+        raise  # the reader went away: the CLI says so, as for stdout
     except OSError as exc:
         raise _refuse(target.flag, path, f"cannot write: {_why(exc)}") from None
+    finally:
+        os.close(fd)
 
 
 def _is_char_device(path: Path) -> bool:
@@ -294,21 +344,54 @@ def _write_atomic(target: OutputTarget, content: Content) -> None:
     real, tmp = target.real, None
     with _remove_on_signal(lambda: tmp):
         try:
+            # O_CREAT | O_EXCL | O_NOFOLLOW, mode 0600: a name nobody else holds, never a link;
             # a short fixed-length name: a legal output name never pushes it past the limit
             fd, tmp = tempfile.mkstemp(prefix=".kvcalc-", suffix=".tmp", dir=real.parent)
         except OSError as exc:
             raise _refuse(target.flag, target.path, f"cannot write there: {_why(exc)}") from None
         try:
-            with os.fdopen(fd, "wb") as fh:
+            with whole_writer(fd) as fh:
                 _write_to(fh, content)
-            os.chmod(tmp, _new_file_mode(real))  # mkstemp makes 0600; keep the usual mode
+            # through the descriptor: a link swapped in for the temp name cannot redirect it
+            os.fchmod(fd, _new_file_mode(real))  # mkstemp makes 0600; keep the usual mode
+            mine = os.fstat(fd)
+            if not _is_file(tmp, mine):
+                raise _refuse(target.flag, target.path, _SWAPPED)
             os.replace(tmp, real)
+            if not _is_file(real, mine):  # swapped between the check and the rename
+                raise _refuse(target.flag, target.path, _SWAPPED)
         except OSError as exc:
-            Path(tmp).unlink(missing_ok=True)
+            _unlink_own(tmp, fd)
             raise _refuse(target.flag, target.path, f"cannot write: {_why(exc)}") from None
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            _unlink_own(tmp, fd)
             raise
+        finally:
+            os.close(fd)
+
+
+_SWAPPED = (
+    "another process replaced kvcalc's temporary file while it was written (a shared folder "
+    "without the sticky bit?); the output is not trustworthy: write it to a private folder"
+)
+
+
+def _is_file(path: str | Path, st: os.stat_result) -> bool:
+    """Whether ``path`` itself (not followed if a link) is the file ``st`` describes."""
+    try:
+        now = os.lstat(path)
+    except OSError:
+        return False
+    return (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino)
+
+
+def _unlink_own(tmp: str, fd: int) -> None:
+    """Remove the temp name if it is still this writer's file (never another's file or link)."""
+    try:
+        if _is_file(tmp, os.fstat(fd)):
+            os.unlink(tmp)
+    except OSError:
+        pass
 
 
 def _new_file_mode(path: Path) -> int:
