@@ -3,6 +3,8 @@ as a user (or an attacker) meets it."""
 
 from __future__ import annotations
 
+import pytest
+
 
 def one_line_error(r, code: int = 2) -> str:
     """The single ``kvcalc: error:`` line of a failed command (no traceback, one line)."""
@@ -29,3 +31,24 @@ def test_plan_table_shows_a_rejected_disaggregated_family(cli):
     assert r.code == 0, r.err
     rows = [line for line in r.out.splitlines() if " disagg " in line]
     assert len(rows) == len(rejected)
+
+
+# --- FORCE_COLOR: tables (and JSON/CSV) stay plain text --------------------------------------
+
+
+@pytest.mark.parametrize("env", ["FORCE_COLOR", "TTY_COMPATIBLE", "CLICOLOR_FORCE"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("memory", "-m", "llama3-8b", "--ctx", "128"),
+        ("memory", "-m", "llama3-8b", "--ctx", "128", "-f", "json"),
+        ("memory", "-m", "llama3-8b", "--ctx", "128", "-f", "csv"),
+        ("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "128"),
+        ("train", "-m", "llama3-8b", "-H", "h100", "--ctx", "128", "--explain"),
+    ],
+)
+def test_forced_colour_writes_no_escape_codes(cli, monkeypatch, env, args):
+    monkeypatch.setenv(env, "1")
+    r = cli(*args)
+    assert r.code == 0, r.err
+    assert "\x1b" not in r.out and "\\x1b" not in r.out, r.out[:200]
