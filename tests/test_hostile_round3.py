@@ -52,3 +52,39 @@ def test_forced_colour_writes_no_escape_codes(cli, monkeypatch, env, args):
     r = cli(*args)
     assert r.code == 0, r.err
     assert "\x1b" not in r.out and "\\x1b" not in r.out, r.out[:200]
+
+
+# --- YAML: 1e1 is a number (YAML 1.1 made it a string) --------------------------------------
+
+
+def test_yaml_exponent_numbers_are_numbers():
+    from calc.data.yaml_io import _parse
+
+    data = _parse("a: 1e1\nb: 2e-3\nc: 5E+9\nd: 3.2e1\ne: 1.25e1\nf: '1e1'\ng: 1e\nh: 1e23\n")
+    # whole numbers with an exponent are exact ints (1e23 = 10^23, not the float 9.99...e22)
+    assert data == {"a": 10, "b": 0.002, "c": 5_000_000_000, "d": 32, "e": 12.5, "f": "1e1",
+                    "g": "1e", "h": 10**23}  # fmt: skip
+    assert type(data["a"]) is int and type(data["b"]) is float
+
+
+def test_yaml_exponent_numbers_in_model_hardware_and_spec_files(cli, tmp_path):
+    from calc.data.registry import data_dir
+
+    model = (data_dir("model_configs") / "llama3-8b.yaml").read_text()
+    hw = (data_dir("hardware_profiles") / "h100.yaml").read_text()
+    m = tmp_path / "m.yaml"
+    m.write_text(model.replace("n_layers: 32 ", "n_layers: 3.2e1 "))  # an int field
+    h = tmp_path / "h.yaml"
+    h.write_text(hw.replace("usd_per_hour: 6.155", "usd_per_hour: 1e1"))  # a float field
+    ref = cli("cost", "-m", "llama3-8b", "-H", "h100", "--ctx", "128", "--usd-per-hour", "10",
+              "-f", "json").json()  # fmt: skip
+    got = cli("cost", "-m", m, "-H", h, "--ctx", "128", "-f", "json").json()
+    assert got["usd_per_hour"] == 10  # 1e1 = 10 USD per GPU-hour
+    assert got["usd_per_million_output_tokens"] == ref["usd_per_million_output_tokens"]
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "deployments:\n  - name: d1\n    model: llama3-8b\n    hardware: h100\n"
+        "    workload: {ctx: 1e3, batch: 1e0}\n    requirements: {must_fit: true}\n"
+    )
+    r = cli("check", spec, "-f", "json")
+    assert r.code == 0, r.err

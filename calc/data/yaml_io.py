@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -85,12 +86,24 @@ def _construct_int(loader: Any, node: Any) -> int:
     return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
 
 
-def _construct_float(loader: Any, node: Any) -> float:
+def _construct_float(loader: Any, node: Any) -> float | int:
+    """A float; a whole number written with an exponent (``1e1``, ``8e10``, ``3.2e1``) is the
+    exact integer it names, so an integer field (a byte or layer count) accepts it too."""
     import yaml
 
-    if ":" in str(node.value):
+    text = str(node.value).replace("_", "")
+    if ":" in text:
         raise _refuse(node, f"{node.value!r} is a YAML 1.1 base-60 number; write it in decimal")
+    if _EXPONENT.match(text):
+        from decimal import Decimal
+
+        exact = Decimal(text)
+        if exact == exact.to_integral_value() and exact.adjusted() < MAX_INT_DIGITS:
+            return int(exact)
     return yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
+
+
+_EXPONENT = re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$")
 
 
 @cache
@@ -107,6 +120,9 @@ def _loader(fast: bool) -> type:
                 raise _refuse(self.peek_event(), _ALIAS)
             return super().compose_node(parent, index)
 
+    # YAML 1.2's floats without a dot (1e1, 2e-3, 5E+9) are strings in YAML 1.1: read them
+    # as the numbers they are, so a numeric field accepts them (1.5e9 always was a float)
+    StrictLoader.add_implicit_resolver("tag:yaml.org,2002:float", _EXPONENT, list("-+0123456789."))
     StrictLoader.add_constructor("tag:yaml.org,2002:map", _construct_map)
     StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
     StrictLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
