@@ -88,3 +88,75 @@ def test_yaml_exponent_numbers_in_model_hardware_and_spec_files(cli, tmp_path):
     )
     r = cli("check", spec, "-f", "json")
     assert r.code == 0, r.err
+
+
+# --- names and paths ------------------------------------------------------------------------
+
+
+def test_model_and_hardware_paths_in_any_case_and_without_extension(cli, tmp_path):
+    from calc.data.registry import data_dir
+
+    upper = tmp_path / "MINE.YAML"
+    upper.write_text((data_dir("model_configs") / "llama3-8b.yaml").read_text())
+    bare = tmp_path / "mine"  # no extension: a file that exists is a file
+    bare.write_text(upper.read_text())
+    hw = tmp_path / "GPU.YML"
+    hw.write_text((data_dir("hardware_profiles") / "h100.yaml").read_text())
+    ref = cli("latency", "-m", "llama3-8b", "-H", "h100", "-f", "json").json()
+    for model in (upper, bare):
+        got = cli("latency", "-m", model, "-H", hw, "-f", "json")
+        assert got.code == 0, got.err
+        assert got.json()["tpot_s"] == ref["tpot_s"]
+    one_line_error(cli("memory", "-m", tmp_path / "NOSUCH.YAML", "--ctx", "8"))
+
+
+def test_check_spec_paths_are_relative_to_the_spec(cli, tmp_path, monkeypatch):
+    from calc.data.registry import data_dir
+
+    folder = tmp_path / "specs"
+    folder.mkdir()
+    (folder / "mine.yaml").write_text((data_dir("model_configs") / "llama3-8b.yaml").read_text())
+    (folder / "gpu.yaml").write_text((data_dir("hardware_profiles") / "h100.yaml").read_text())
+    (folder / "spec.yaml").write_text(
+        "deployments:\n  - name: d1\n    model: mine.yaml\n    hardware: ./gpu.yaml\n"
+        "    workload: {ctx: 1024, batch: 1}\n    requirements: {must_fit: true}\n"
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)  # the working directory has neither file
+    r = cli("check", folder / "spec.yaml", "-f", "json")
+    assert r.code == 0, r.err
+    assert r.json()["passed"] is True
+
+
+SECRET = "root:$6$SECRETHASH.abc/def:19000:0:99999:7:::\ndaemon:*:19000:0:99999:7:::\n"
+
+
+@pytest.mark.parametrize("where", ["model", "hardware", "spec", "spec-model", "calibration"])
+def test_errors_never_echo_a_file_that_is_not_a_kvcalc_file(cli, tmp_path, where):
+    # as root, a spec pointed at /etc/shadow printed its first line (as an unknown field name)
+    secret = tmp_path / "shadow"
+    secret.write_text(SECRET)
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        f"deployments:\n  - name: d1\n    model: {secret}\n    hardware: h100\n"
+        "    workload: {ctx: 1024, batch: 1}\n    requirements: {must_fit: true}\n"
+    )
+    args = {
+        "model": ("memory", "-m", secret, "--ctx", "8"),
+        "hardware": ("latency", "-m", "llama3-8b", "-H", secret),
+        "spec": ("check", secret),
+        "spec-model": ("check", spec),
+        "calibration": ("latency", "-m", "llama3-8b", "-H", "h100", "--calibration", secret),
+    }[where]
+    err = one_line_error(cli(*args)).replace(str(tmp_path), "")  # the path may say "root"
+    assert "SECRET" not in err and "$6$" not in err and "root" not in err, err
+
+
+def test_quoted_shows_words_and_numbers_only():
+    from calc.output.safe_text import is_name, quoted
+
+    assert quoted("relu") == "'relu'" and quoted(32.5) == "32.5" and quoted(None) == "None"
+    assert quoted("root:$6$abc") == "a string of 11 characters"
+    assert quoted("x" * 65) == "a string of 65 characters"
+    assert is_name("n_layers") and not is_name("root:$6$x") and not is_name("a b")
