@@ -160,3 +160,38 @@ def test_quoted_shows_words_and_numbers_only():
     assert quoted("root:$6$abc") == "a string of 11 characters"
     assert quoted("x" * 65) == "a string of 65 characters"
     assert is_name("n_layers") and not is_name("root:$6$x") and not is_name("a b")
+
+
+# --- owned-hardware options without a purchase price: refused, never ignored -----------------
+
+PLAN = ("plan", "-m", "llama3-8b", "-H", "h100", "--rate", "1", "--prompt", "64", "--gen", "4",
+        "--ttft-p99", "1s", "--tpot-p99", "1s", "--method", "analytic")  # fmt: skip
+TRAIN = ("train", "-m", "llama3-8b", "-H", "h100", "--tp", "2")
+
+
+@pytest.mark.parametrize(
+    ("args", "named"),
+    [
+        ((*PLAN, "--pue", "2"), "--pue prices owned hardware"),
+        ((*PLAN, "--usd-per-kwh", "1"), "--usd-per-kwh prices"),
+        ((*PLAN, "--amortise-years", "2"), "--amortise-years prices"),
+        ((*PLAN, "--pue", "2", "--usd-per-kwh", "1"), "--pue, --usd-per-kwh price owned"),
+        ((*PLAN, "--power-kw-per-gpu", "1"), "give --capex-usd-per-gpu too"),
+        ((*TRAIN, "--pue", "2"), "--pue prices owned GPUs"),
+        ((*TRAIN, "--years", "3"), "--years prices owned GPUs"),
+        ((*TRAIN, "--usd-per-kwh", "1"), "--usd-per-kwh prices owned GPUs"),
+        ((*TRAIN, "--utilization", "0.5"), "--utilization prices owned GPUs"),
+    ],
+)
+def test_owned_hardware_options_without_a_price_are_refused(cli, args, named):
+    assert named in one_line_error(cli(*args))
+
+
+def test_owned_hardware_options_with_a_price_are_applied(cli):
+    # plan: 30,000 / (4 × 8,766) + 0.7 kW × PUE × 0.10 $/kWh; PUE 1.3 → 0.8555 + 0.0910 =
+    # 0.9465 $/GPU-h, PUE 2.0 → 0.8555 + 0.1400 = 0.9955 $/GPU-h (+0.049 $/h)
+    owned = ("--capex-usd-per-gpu", "30000", "--power-kw-per-gpu", "0.7")
+    base = cli(*PLAN, *owned, "-f", "json").json()["rows"][0]["usd_per_hour"]
+    pue2 = cli(*PLAN, *owned, "--pue", "2", "-f", "json").json()["rows"][0]["usd_per_hour"]
+    assert base == pytest.approx(30_000 / (4 * 8766) + 0.7 * 1.3 * 0.10)
+    assert pue2 - base == pytest.approx(0.7 * (2.0 - 1.3) * 0.10)
