@@ -195,3 +195,98 @@ def test_owned_hardware_options_with_a_price_are_applied(cli):
     pue2 = cli(*PLAN, *owned, "--pue", "2", "-f", "json").json()["rows"][0]["usd_per_hour"]
     assert base == pytest.approx(30_000 / (4 * 8766) + 0.7 * 1.3 * 0.10)
     assert pue2 - base == pytest.approx(0.7 * (2.0 - 1.3) * 0.10)
+
+
+# --- trace CSVs: line ends, long fields, and bounds by rows and bytes ------------------------
+
+HEAD = "arrival_s,prompt_tokens,output_tokens"
+
+
+@pytest.mark.parametrize(
+    ("text", "n"),
+    [
+        (f"{HEAD}\r0,100,10\r1,200,20\r", 2),  # CR only (classic Mac)
+        (f"{HEAD}\r\n0,100,10\r\n1,200,20", 2),  # CRLF, no final line end
+        (f"{HEAD}\n0,100,10\r1,200,20\r\n2,300,30\n", 3),  # a mix
+        (f"\ufeff{HEAD},note\n0,100,10,\"a, quoted\"\"note\"\n", 1),  # BOM, quoted field
+        (f"\n\n{HEAD}\n\n0,100,10\n,,\n", 1),  # blank lines anywhere
+    ],
+)
+def test_trace_line_ends(tmp_path, text, n):
+    from calc.serve.workload import load_trace_csv
+
+    f = tmp_path / "t.csv"
+    f.write_bytes(text.encode())
+    t = load_trace_csv(f)
+    assert t.prompt == (100, 200, 300)[:n] and t.arrival_s == (0.0, 1.0, 2.0)[:n]
+
+
+@pytest.mark.parametrize(
+    ("text", "needle"),
+    [
+        (f"{HEAD}\n0,100\r,10\n", "line 2: 2 fields"),  # a lone CR splits the row
+        (f"{HEAD}\n0,100,10\n1,\"200,20\n", "line 3: malformed CSV"),  # unterminated quote
+        (f"{HEAD}\n0,1\x00,10\n", "line 2: prompt_tokens"),  # a NUL byte
+        (f"{HEAD}\n" + "0,1,1\n" * 3 + "x,1,1\n", "line 5: arrival_s 'x' is not a number"),
+        ("arrival_s,prompt_tokens\n0,1\n", "missing column output_tokens"),
+        ("\n\n", "empty file"),
+    ],
+)
+def test_bad_traces_are_one_line(cli, tmp_path, text, needle):
+    f = tmp_path / "t.csv"
+    f.write_bytes(text.encode())
+    err = one_line_error(cli("simulate", "-m", "llama3-8b", "-H", "h100", "--trace", f))
+    assert needle in err and str(f) in err
+
+
+def test_trace_fields_longer_than_the_csv_module_allows(cli, tmp_path):
+    # the csv module's default field limit is 128 KiB (131,072): a 200,000-character note
+    # column was a _csv.Error traceback; lines up to 1 MiB are read, a longer one is refused
+    f = tmp_path / "t.csv"
+    f.write_text(f"{HEAD},note\n0,100,10,{'x' * 200_000}\n1,100,10,y\n")
+    r = cli("simulate", "-m", "llama3-8b", "-H", "h100", "--trace", f, "-f", "json")
+    assert r.code == 0, r.err
+    f.write_text(f"{HEAD},note\n0,100,10,{'x' * (1 << 20)}\n")
+    assert "line 2: longer than 1,048,576 characters" in one_line_error(
+        cli("simulate", "-m", "llama3-8b", "-H", "h100", "--trace", f)
+    )
+
+
+def test_a_trace_over_one_megabyte_is_read(tmp_path):
+    from calc.serve.workload import load_trace_csv
+
+    # 70,000 rows of "i/100,1000,100" ≈ 1.1 MB, refused before (a 1,000,000-byte cap)
+    f = tmp_path / "t.csv"
+    f.write_text(HEAD + "\n" + "".join(f"{i / 100},1000,100\n" for i in range(70_000)))
+    assert f.stat().st_size > 1_000_000
+    t = load_trace_csv(f)
+    assert len(t) == 70_000 and t.arrival_s[-1] == 699.99
+
+
+def test_trace_bounds_by_rows_and_bytes(tmp_path, monkeypatch):
+    import calc.serve.workload as w
+    from calc.errors import ConfigError
+
+    # the bounds are MAX_REQUESTS rows (what -n allows) and 256 bytes a row on average
+    assert w.MAX_TRACE_BYTES == w.MAX_REQUESTS * 256 == 256_000_000
+    f = tmp_path / "t.csv"
+    f.write_text(HEAD + "\n" + "0,1,1\n" * 11)
+    monkeypatch.setattr(w, "MAX_REQUESTS", 10)
+    with pytest.raises(ConfigError, match="more than 10 requests"):
+        w.load_trace_csv(f)
+    monkeypatch.setattr(w, "MAX_REQUESTS", 11)
+    assert len(w.load_trace_csv(f)) == 11
+    monkeypatch.setattr(w, "MAX_TRACE_BYTES", 50)  # 38 + 11 × 6 = 104 bytes
+    with pytest.raises(ConfigError, match="104 bytes is too large for a request trace"):
+        w.load_trace_csv(f)
+
+
+def test_trace_read_in_pieces_keeps_a_crlf_split_between_them(tmp_path, monkeypatch):
+    import calc.serve.workload as w
+
+    monkeypatch.setattr(w, "_TEXT_CHARS", 7)  # pieces of 7 characters: CR and LF apart
+    f = tmp_path / "t.csv"
+    rows = "".join(f"{i},{i + 1},{i + 2}\r\n" for i in range(50))
+    f.write_bytes(f"{HEAD}\r\n{rows}".encode())
+    t = w.load_trace_csv(f)
+    assert t.prompt == tuple(range(1, 51)) and t.gen == tuple(range(2, 52))

@@ -109,6 +109,16 @@ def read_input(path: Path | str, *, what: str = "a config file",
     blocks (O_NONBLOCK) and the read stops one byte past the cap, so ``/dev/zero``, a pipe
     or a file growing under us cannot hang or exhaust memory. Raises ConfigError.
     """
+    with open_input(path, what=what, max_bytes=max_bytes) as fh:
+        return fh.read()
+
+
+@contextmanager
+def open_input(path: Path | str, *, what: str = "a config file",
+               max_bytes: int = MAX_INPUT_BYTES) -> Iterator[BinaryIO]:  # fmt: skip
+    """The regular file ``path`` opened for reading as ``read_input`` checks it, as a binary
+    stream (for inputs read a piece at a time) that raises ConfigError once more than
+    ``max_bytes`` have been read from it, or on a read error."""
     path = Path(path)
     try:
         st = os.stat(path)
@@ -129,24 +139,41 @@ def read_input(path: Path | str, *, what: str = "a config file",
             raise ConfigError(f"{path}: is a socket, expected a regular file") from None
         raise ConfigError(f"{path}: cannot read: {_why(exc)}") from None
     try:
-        st = os.fstat(fd)
+        try:
+            st = os.fstat(fd)
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read: {_why(exc)}") from None
         if not stat.S_ISREG(st.st_mode):  # swapped between stat and open
             raise ConfigError(f"{path}: is {_kind(st.st_mode)}, expected a regular file")
-        chunks, total = [], 0
-        while total <= max_bytes:
-            chunk = os.read(fd, min(_CHUNK_BYTES, max_bytes + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {_why(exc)}") from None
+        _inputs[(st.st_dev, st.st_ino)] = str(path)
+        yield io.BufferedReader(_CappedReader(fd, path, what, max_bytes), _CHUNK_BYTES)
     finally:
         os.close(fd)
-    if total > max_bytes:  # /proc files and growing files report a size that is not true
-        raise ConfigError(f"{path}: more than {max_bytes:,} bytes is too large for {what}")
-    _inputs[(st.st_dev, st.st_ino)] = str(path)
-    return b"".join(chunks)
+
+
+class _CappedReader(io.RawIOBase):
+    """Reads a descriptor (left open) and fails with ConfigError past ``max_bytes`` (/proc
+    files and growing files report a size that is not true) or on a read error."""
+
+    def __init__(self, fd: int, path: Path, what: str, max_bytes: int) -> None:
+        self.fd, self.path, self.what = fd, path, what
+        self.max_bytes = self.left = max_bytes
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        view = memoryview(buffer).cast("B")
+        try:
+            n = os.readv(self.fd, [view[: max(1, min(len(view), self.left + 1))]])
+        except OSError as exc:
+            raise ConfigError(f"{self.path}: cannot read: {_why(exc)}") from None
+        self.left -= n
+        if self.left < 0:
+            raise ConfigError(
+                f"{self.path}: more than {self.max_bytes:,} bytes is too large for {self.what}"
+            )
+        return n
 
 
 # ----------------------------------------------------------------------------------------
