@@ -290,3 +290,27 @@ def test_trace_read_in_pieces_keeps_a_crlf_split_between_them(tmp_path, monkeypa
     f.write_bytes(f"{HEAD}\r\n{rows}".encode())
     t = w.load_trace_csv(f)
     assert t.prompt == tuple(range(1, 51)) and t.gen == tuple(range(2, 52))
+
+
+# --- messages name the flag the user gave, and the file -------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("args", "needle"),
+    [
+        (("--gpus", "3"), "--gpus 3 (one tensor-parallel group) does not divide the 32 attention"),
+        (("--gpus", "0"), "--gpus must be an integer in 1..4,096, got 0"),
+        (("--gpus", "1000000"), "--gpus must be an integer in 1..4,096"),
+        (("--gpus", "7", "--tp", "2"), "--gpus 7 is not a multiple of --tp 2"),
+    ],
+)
+def test_gpus_errors_name_gpus(cli, args, needle):
+    err = one_line_error(cli("capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "128", *args))
+    assert needle in err and "--tp 3" not in err
+
+
+def test_a_config_json_without_model_type_is_named_not_none(cli, tmp_path):
+    f = tmp_path / "config.json"
+    f.write_text('{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096}')
+    err = one_line_error(cli("import-hf", f))
+    assert f"{f}: config.json has no 'model_type'" in err and "None" not in err

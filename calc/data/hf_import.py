@@ -42,6 +42,7 @@ from calc.data.hf_checks import check_hf_config, smallest_period
 from calc.data.model_schema import ModelConfig
 from calc.data.yaml_io import parse_json, read_text, validate
 from calc.errors import ConfigError
+from calc.output.safe_text import is_name
 
 FAMILIES = (
     "llama",
@@ -87,8 +88,10 @@ class _Cfg:
         v = self.data.get(key)
         if v is None:
             why = f" (needed for {what})" if what else ""
+            kind = self.data.get("model_type")  # None when the file names no model_type
+            kind = f"{kind} " if is_name(kind) else ""
             raise ConfigError(
-                f"{self.where}: {self.data.get('model_type')} config.json has no {key!r}{why}; "
+                f"{self.where}: {kind}config.json has no {key!r}{why}; "
                 "add it to the file or write the model YAML by hand"
             )
         return v
