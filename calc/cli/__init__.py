@@ -12,11 +12,32 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> None:
+    from calc.cli.resources import guard_memory
     from calc.output.std_streams import hold_closed_descriptors, whole_stdout
 
     hold_closed_descriptors()  # before any file is opened: none may land on 0, 1 or 2
     whole_stdout()  # a short write to stdout is an error, never half a table and exit 0
-    sys.exit(_run(sys.argv[1:] if argv is None else list(argv)))
+    guard_memory()  # under ulimit -v: numpy refused in one line rather than OpenBLAS's exit
+    hook = sys.excepthook
+    sys.excepthook = _quiet_hook(hook)
+    try:
+        code = _run(sys.argv[1:] if argv is None else list(argv))
+    finally:
+        sys.excepthook = hook
+    sys.exit(code)
+
+
+def _quiet_hook(hook):
+    """``sys.excepthook`` that drops CPython's report of a bytearray freed while still viewed:
+    printed (not raised) when memory runs out inside ``bytearray.translate``; the MemoryError
+    that follows is the error the user sees, in one line."""
+
+    def quiet(kind, value, tb) -> None:
+        if kind is SystemError and "deallocated bytearray" in str(value):
+            return
+        hook(kind, value, tb)
+
+    return quiet
 
 
 def _run(args: list[str]) -> int:
@@ -76,10 +97,29 @@ def _run(args: list[str]) -> int:
         discard_stdout()
         write_error_line(f"kvcalc: error: {printable(output_error_message(exc))}\n")
         return 2
-    except MemoryError:
+    except MemoryError as exc:
         discard_stdout()
-        write_error_line("kvcalc: error: out of memory (the address-space limit is too low)\n")
+        why = f": {exc}" if str(exc) else " (is the address space limited? ulimit -v)"
+        write_error_line(f"kvcalc: error: out of memory{why}\n")
         return 2
+    except ImportError as exc:  # a damaged install, or a library that could not be mapped
+        if "map" in str(exc) or "allocate" in str(exc):
+            write_error_line("kvcalc: error: out of memory loading a library (ulimit -v)\n")
+        else:
+            write_error_line(f"kvcalc: error: cannot import {exc.name or 'a module'}: "
+                             f"{printable(str(exc))}\n")  # fmt: skip
+        return 2
+    except Exception as exc:  # a bug: still one line (KVCALC_TRACEBACK=1 shows the traceback)
+        import os
+
+        if os.environ.get("KVCALC_TRACEBACK"):
+            raise
+        discard_stdout()
+        write_error_line(
+            f"kvcalc: error: internal error ({type(exc).__name__}: {printable(str(exc))}); "
+            "please report it with the command line (KVCALC_TRACEBACK=1 shows where)\n"
+        )
+        return 70  # EX_SOFTWARE
     return rv if isinstance(rv, int) else 0
 
 

@@ -365,6 +365,16 @@ def _is_regular(path: Path) -> bool:
         return False
 
 
+# Temp files being written now: path -> (st_dev, st_ino). A worker process forked while one is
+# written (sweep --jobs) removes it should this process die without the time to do so.
+_in_progress: dict[str, tuple[int, int]] = {}
+
+
+def files_in_progress() -> list[tuple[str, tuple[int, int]]]:
+    """(path, (st_dev, st_ino)) of each temp output file this process is writing now."""
+    return list(_in_progress.items())
+
+
 def _write_atomic(target: OutputTarget, content: Content) -> None:
     import tempfile  # imported here: start-up time of every command matters
 
@@ -376,6 +386,8 @@ def _write_atomic(target: OutputTarget, content: Content) -> None:
             fd, tmp = tempfile.mkstemp(prefix=".kvcalc-", suffix=".tmp", dir=real.parent)
         except OSError as exc:
             raise _refuse(target.flag, target.path, f"cannot write there: {_why(exc)}") from None
+        first = os.fstat(fd)
+        _in_progress[tmp] = (first.st_dev, first.st_ino)
         try:
             with whole_writer(fd) as fh:
                 _write_to(fh, content)
@@ -394,6 +406,7 @@ def _write_atomic(target: OutputTarget, content: Content) -> None:
             _unlink_own(tmp, fd)
             raise
         finally:
+            _in_progress.pop(tmp, None)
             os.close(fd)
 
 
