@@ -314,3 +314,11 @@ def test_a_config_json_without_model_type_is_named_not_none(cli, tmp_path):
     f.write_text('{"architectures": ["LlamaForCausalLM"], "hidden_size": 4096}')
     err = one_line_error(cli("import-hf", f))
     assert f"{f}: config.json has no 'model_type'" in err and "None" not in err
+
+
+def test_calibration_without_hardware_is_refused_not_ignored(cli, tmp_path):
+    # flops --calibration without --hardware read nothing and said nothing
+    cal = tmp_path / "cal.yaml"
+    cal.write_text("anything\n")
+    err = one_line_error(cli("flops", "-m", "llama3-8b", "--calibration", cal))
+    assert "--calibration corrects a --hardware profile" in err

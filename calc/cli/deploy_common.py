@@ -76,6 +76,10 @@ def build_deployment(
     from calc.output.render import FORMATS
 
     check_choice("--format", fmt, FORMATS)
+    if calibration is not None and not hardware:  # it calibrates a profile: none to calibrate
+        raise InvalidInputError(
+            "--calibration corrects a --hardware profile's efficiencies: give --hardware too"
+        )
     settings = EngineSettings.of(locals())
     cfg = load_model(model)
     hw = None
