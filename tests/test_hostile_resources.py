@@ -184,7 +184,8 @@ def alive(pid: int) -> bool:
 @pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc (Linux)")
 @pytest.mark.parametrize(
     ("sig", "to"),
-    [("SIGTERM", "file"), ("SIGHUP", "pipe"), ("SIGKILL", "file"), ("SIGKILL", "pipe")],
+    [("SIGTERM", "file"), ("SIGHUP", "pipe"), ("SIGKILL", "file"), ("SIGKILL", "pipe"),
+     ("SIGINT", "file")],
 )
 def test_sweep_workers_die_with_kvcalc(tmp_path, sig, to):
     big = ("sweep", "-m", "llama3-8b,llama3-70b", "-H", "h100,h200", "--ctx", "1..100000",

@@ -76,6 +76,9 @@ def _run(args: list[str]) -> int:
         write_error_line(f"kvcalc: error: {message} (see: {where} --help)\n")
         return getattr(exc, "exit_code", 2) or 2
     except typer.Exit as exc:
+        if exc.exit_code == 130:  # typer's answer to KeyboardInterrupt (Ctrl-C, SIGINT)
+            write_error_line("kvcalc: interrupted\n")
+            return 130
         try:
             sys.stdout.flush()  # --help, --version
         except OSError as err:
