@@ -1,8 +1,9 @@
-"""Fuzz targets, one per loader (model YAML, hardware YAML, config.json, check spec,
-calibration), driven by hypothesis through the CLI: each input is a real file mutated three
-ways (a value in the parsed mapping, a raw value token in the text, a splice of arbitrary
-bytes). Any outcome other than a valid result or one ``kvcalc: error:`` line with exit 2
-fails: a traceback, a hang, an exit status of 1 outside `check`, output that does not parse.
+"""Fuzz targets, one per loader (model YAML, hardware YAML, config.json, check spec with
+and without load SLOs, calibration, engine calibration), driven by hypothesis through the
+CLI: each input is a real file mutated three ways (a value in the parsed mapping, a raw
+value token in the text, a splice of arbitrary bytes). Any outcome other than a valid result
+or one ``kvcalc: error:`` line with exit 2 fails: a traceback, a hang, an exit status of 1
+outside `check`, output that does not parse.
 
 The number of examples is bounded so the suite stays fast (``FUZZ_EXAMPLES`` per target and
 strategy, derandomized: CI sees the same inputs every run). For a longer, random campaign:
@@ -33,6 +34,7 @@ FUZZ_EXAMPLES = int(os.environ.get("KVCALC_FUZZ_EXAMPLES", "12"))
 RANDOM = os.environ.get("KVCALC_FUZZ_RANDOM") == "1"
 HF = Path(__file__).parent / "data" / "hf"
 LOGS = Path(__file__).parent / "data" / "engine_logs"
+LOG_TP1 = str(LOGS / "vllm-h100-llama31-8b-tp1.log")
 
 SPEC = """deployments:
   - name: llama3-70b-fp8-h100x4
@@ -56,6 +58,25 @@ SPEC = """deployments:
     hardware: h100
     workload: {ctx: 32768, batch: 16}
     requirements: {must_fit: true, min_concurrency: 8}
+"""
+SPEC_LOAD = """deployments:
+  - name: llama3-8b-h100-load
+    model: llama3-8b
+    hardware: h100
+    workload: {ctx: 4096, prompt: "uniform:100:2000", gen: 64, rate: 4.0, requests: 50, seed: 1}
+    requirements: {max_ttft_p99_s: 2.0, max_tpot_p99_s: 0.05, max_ttft_p50_s: 1.0}
+"""
+ENGINE_CALIBRATION = """kind: kvcalc-engine-calibration
+engine: vllm
+engine_version: '0.19'
+hardware: h100
+tp: 1
+pp: 1
+model: llama3-8b
+activation_bytes: 2029372047
+non_torch_bytes: 268435456
+source: vllm-h100-llama31-8b-tp1.log
+created: '2026-12-01T22:22:22Z'
 """
 CALIBRATION = """kind: kvcalc-calibration
 hardware: h100
@@ -107,6 +128,14 @@ LOADERS = {
         parse=yaml.safe_load,
     ),
     "check_spec": Loader((SPEC,), "spec.yaml", ("check", "{path}", "-f", "json"), (0, 1)),
+    "check_spec_under_load": Loader(
+        (SPEC_LOAD,), "spec.yaml", ("check", "{path}", "-f", "json"), (0, 1)
+    ),
+    "engine_calibration": Loader(
+        (ENGINE_CALIBRATION,),
+        "engine-cal.yaml",
+        ("log", LOG_TP1, "--calibration", "{path}", "-f", "json"),
+    ),
     "calibration": Loader(
         (CALIBRATION,),
         "cal.yaml",

@@ -159,9 +159,14 @@ def test_hf_prefix_without_package(cli, monkeypatch):
 
 
 def test_hf_prefix_fetch_and_offline(cli, monkeypatch):
+    import calc.data.hf_fetch
+
     fake = types.ModuleType("huggingface_hub")
     fake.hf_hub_download = lambda repo, fn: str(DATA / "mistral-7b-v0.1.json")
     monkeypatch.setitem(sys.modules, "huggingface_hub", fake)
+    monkeypatch.setattr(calc.data.hf_fetch, "remote_size", lambda url, token=None: 430)
+    monkeypatch.delenv("HF_ENDPOINT", raising=False)
+    monkeypatch.delenv("HF_HUB_OFFLINE", raising=False)
     cfg = load_model("hf:mistralai/Mistral-7B-v0.1")
     assert cfg.name == "mistral-7b-v0.1"
     assert cfg.source == "https://huggingface.co/mistralai/Mistral-7B-v0.1/blob/main/config.json"

@@ -614,3 +614,73 @@ def test_plot_ignores_matplotlibrc_and_runs_no_latex(tmp_path):
     assert p.returncode == 0, p.stderr
     assert not marker.exists()
     xml.dom.minidom.parse(str(out))  # names with control characters: still valid XML
+
+
+# --- round three (issue 26): read-only outputs, a swapped temp file, whole writes ---------
+
+
+def test_a_read_only_output_file_is_refused_and_kept(cli, tmp_path):
+    out = tmp_path / "keep.json"
+    out.write_text("mine\n")
+    out.chmod(0o444)  # refused for root too: the mode says read-only
+    r = cli(*MEMORY, "-f", "json", "-o", out)
+    one_line_error(r, str(out), "read-only (mode 0444)")
+    assert out.read_text() == "mine\n" and stat.S_IMODE(out.stat().st_mode) == 0o444
+
+
+def test_a_read_only_output_folder_is_refused(cli, tmp_path):
+    folder = tmp_path / "ro"
+    folder.mkdir()
+    folder.chmod(0o555)
+    try:
+        r = cli(*MEMORY, "-o", folder / "x.txt")
+        one_line_error(r, "read-only (mode 0555)")
+        assert list(folder.iterdir()) == []
+    finally:
+        folder.chmod(0o755)
+
+
+def test_a_temp_file_swapped_for_a_link_changes_no_other_file(tmp_path):
+    # a shared folder without the sticky bit: another user swaps kvcalc's temp file for a
+    # link to a file of the victim while kvcalc writes; chmod by name would have made the
+    # victim 0644 and the rename would have put the link in place of the output
+    from calc.errors import InvalidInputError
+    from calc.output.safe_io import write_output
+
+    victim = tmp_path / "victim"
+    victim.write_text("secret\n")
+    victim.chmod(0o600)
+    out = tmp_path / "out.txt"
+
+    def swap(fh):
+        fh.write(b"data\n")
+        (tmp,) = tmp_path.glob(".kvcalc-*.tmp")
+        tmp.unlink()
+        tmp.symlink_to(victim)
+
+    with pytest.raises(InvalidInputError, match="replaced kvcalc's temporary file"):
+        write_output(out, swap)
+    assert stat.S_IMODE(victim.stat().st_mode) == 0o600 and victim.read_text() == "secret\n"
+    assert not out.exists()
+
+
+def test_whole_writes_raise_where_a_short_write_would_lose_bytes(tmp_path):
+    # RLIMIT_FSIZE of 1 KiB: the kernel writes 1,024 of 5,000 bytes and refuses the rest
+    # (EFBIG; Python ignores SIGXFSZ); a plain buffered stdout reported 1,024 and exited 0
+    code = (
+        "import resource, sys\n"
+        "resource.setrlimit(resource.RLIMIT_FSIZE, (1024, 1024))\n"
+        "from calc.output.std_streams import discard_stdout, whole_stdout\n"
+        "whole_stdout()\n"
+        "sys.stdout.write('x' * 5000)\n"
+        "try:\n"
+        "    sys.stdout.flush()\n"
+        "except OSError as exc:\n"
+        "    print(exc.errno, file=sys.stderr)\n"
+        "    discard_stdout()  # what is still buffered: no second error at exit\n"
+    )
+    out = tmp_path / "out.txt"
+    with open(out, "wb") as fh:
+        r = subprocess.run([sys.executable, "-c", code], stdout=fh, stderr=subprocess.PIPE)
+    assert r.stderr.decode().strip() == "27"  # EFBIG: File too large
+    assert out.stat().st_size == 1024

@@ -12,8 +12,12 @@ def resolve_gpus(tp: int, pp: int, dp: int | None, gpus: int | None) -> tuple[in
     first); beside --tp/--pp the remaining factor is data-parallel replicas (as in `train`)."""
     if gpus is None:
         return tp, dp
+    from calc.data.limits import MAX_PARALLEL, check_positive_int
+
     if tp == 1 and pp == 1 and dp is None:
+        check_positive_int("gpus", gpus, MAX_PARALLEL)  # it is the tensor-parallel size
         return gpus, None
+    check_positive_int("gpus", gpus, MAX_PARALLEL * MAX_PARALLEL)  # tp × pp × dp
     if gpus % (tp * pp):
         raise InvalidInputError(f"--gpus {gpus} is not a multiple of --tp {tp} × --pp {pp}")
     if dp is not None and dp != gpus // (tp * pp):
@@ -72,24 +76,38 @@ def build_deployment(
     from calc.output.render import FORMATS
 
     check_choice("--format", fmt, FORMATS)
+    if calibration is not None and not hardware:  # it calibrates a profile: none to calibrate
+        raise InvalidInputError(
+            "--calibration corrects a --hardware profile's efficiencies: give --hardware too"
+        )
     settings = EngineSettings.of(locals())
     cfg = load_model(model)
     hw = None
     if hardware:
         hw = calibrated_hardware(load_hardware(hardware), calibration)
     lay = layout(cfg) if layout is not None else None
+    tp_given = tp
     tp, dp = resolve_gpus(tp, pp, dp, gpus)
-    return Deployment.build(
-        cfg,
-        hw,
-        tp=tp,
-        pp=pp,
-        ep=ep,
-        dp=dp,
-        weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype,
-        compute_dtype=compute_dtype,
-        layout=lay,
-        engine=settings,
-        moe_imbalance=moe_imbalance,
-    )
+    try:
+        return Deployment.build(
+            cfg,
+            hw,
+            tp=tp,
+            pp=pp,
+            ep=ep,
+            dp=dp,
+            weight_dtype=weight_dtype,
+            kv_dtype=kv_dtype,
+            compute_dtype=compute_dtype,
+            layout=lay,
+            engine=settings,
+            moe_imbalance=moe_imbalance,
+        )
+    except InvalidInputError as exc:
+        if gpus is None or tp == tp_given:
+            raise
+        # --gpus N alone became the tensor-parallel size: name the flag the user gave
+        import re
+
+        text = re.sub(rf"--tp {tp}\b", f"--gpus {gpus} (one tensor-parallel group)", str(exc))
+        raise InvalidInputError(text) from None

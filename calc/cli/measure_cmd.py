@@ -104,9 +104,10 @@ def measure(
 
     from calc.cli.common import check_choice, warn
     from calc.data.registry import load_hardware, load_model
+    from calc.errors import InvalidInputError
     from calc.measure.calibrate import calibration_yaml
     from calc.measure.report import noisy_note, render
-    from calc.measure.suite import DEVICES, DTYPES, run_suite, stderr_progress
+    from calc.measure.suite import DEVICES, DTYPES, check_sizes, run_suite, stderr_progress
     from calc.output.render import FORMATS, write_atomic
     from calc.output.safe_io import check_outputs
 
@@ -117,6 +118,12 @@ def measure(
     check_choice("--dtype", dtype, DTYPES)
     batches, ctxs = _ints("--batch", batch), _ints("--ctx", ctx)
     gemm_ms = _ints("--gemm-m", gemm_m)
+    # every number checked before torch is imported (seconds) and before any kernel runs
+    check_sizes(batches, ctxs, repeats, warmup, gemm_ms, max_spread)
+    if device == "cuda" and hardware is None:
+        raise InvalidInputError(
+            "--device cuda needs --hardware (the profile to predict with), e.g. --hardware h100"
+        )
     cfg = load_model(model)
     hw = load_hardware(hardware) if hardware else None
     report = run_suite(

@@ -79,8 +79,11 @@ def plan(
         ),
     ] = None,
     amortise_years: Annotated[
-        float, typer.Option("--amortise-years", help="Owned hardware: service life [years].")
-    ] = 4.0,
+        float | None,
+        typer.Option(
+            "--amortise-years", help="Owned hardware: service life [years] (default 4)."
+        ),
+    ] = None,
     power_kw_per_gpu: Annotated[
         float | None,
         typer.Option(
@@ -90,11 +93,17 @@ def plan(
         ),
     ] = None,
     pue: Annotated[
-        float, typer.Option("--pue", help="Owned hardware: data-centre power usage effectiveness.")
-    ] = 1.3,
+        float | None,
+        typer.Option(
+            "--pue", help="Owned hardware: data-centre power usage effectiveness (default 1.3)."
+        ),
+    ] = None,
     usd_per_kwh: Annotated[
-        float, typer.Option("--usd-per-kwh", help="Owned hardware: electricity price [USD/kWh].")
-    ] = 0.10,
+        float | None,
+        typer.Option(
+            "--usd-per-kwh", help="Owned hardware: electricity price [USD/kWh] (default 0.10)."
+        ),
+    ] = None,
     method: Annotated[
         str,
         typer.Option(
@@ -209,10 +218,12 @@ def _display(row: dict) -> dict:
     out = dict(row)
     out["dtypes"] = f"{row['weight_dtype']}/{row['kv_dtype']}"
     out["layout"] = f"tp{row['tp']} pp{row['pp']} ep{row['ep']}"
-    if row["mode"] == "disaggregated":
-        out["mode"] = f"{row['prefill_replicas']}P{row['decode_replicas']}D"
-    else:
+    if row["mode"] != "disaggregated":
         out["mode"] = "agg"
+    elif row.get("prefill_replicas") is None:  # a rejected family: never split into replicas
+        out["mode"] = "disagg"
+    else:
+        out["mode"] = f"{row['prefill_replicas']}P{row['decode_replicas']}D"
     if "ttft_p99_headroom" in row:
         from calc.output.render import human
 

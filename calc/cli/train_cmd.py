@@ -130,14 +130,23 @@ def train(
     power_w: Annotated[
         float | None, typer.Option("--power-w", help="Owned: power per GPU, server share [W].")
     ] = None,
-    years: Annotated[float, typer.Option("--years", help="Owned: years of service.")] = 4.0,
+    years: Annotated[
+        float | None, typer.Option("--years", help="Owned: years of service (default 4).")
+    ] = None,
     usd_per_kwh: Annotated[
-        float, typer.Option("--usd-per-kwh", help="Owned: electricity price.")
-    ] = 0.10,
-    pue: Annotated[float, typer.Option("--pue", help="Owned: power usage effectiveness.")] = 1.3,
+        float | None,
+        typer.Option("--usd-per-kwh", help="Owned: electricity price [USD/kWh] (default 0.10)."),
+    ] = None,
+    pue: Annotated[
+        float | None,
+        typer.Option("--pue", help="Owned: power usage effectiveness (default 1.3)."),
+    ] = None,
     utilization: Annotated[
-        float, typer.Option("--utilization", help="Owned: fraction of its life the GPU is busy.")
-    ] = 1.0,
+        float | None,
+        typer.Option(
+            "--utilization", help="Owned: fraction of its life the GPU is busy (default 1)."
+        ),
+    ] = None,
     overhead: Annotated[
         str,
         typer.Option(
@@ -187,8 +196,20 @@ def train(
     owned = None
     if (gpu_price_usd is None) != (power_w is None):
         raise InvalidInputError("owned pricing needs both --gpu-price-usd and --power-w")
+    owned_only = {"--years": years, "--usd-per-kwh": usd_per_kwh, "--pue": pue,
+                  "--utilization": utilization}  # fmt: skip
+    stated = [flag for flag, value in owned_only.items() if value is not None]
+    if stated and gpu_price_usd is None:  # would be ignored: a silent wrong answer
+        raise InvalidInputError(
+            f"{', '.join(stated)} price{'s' * (len(stated) == 1)} owned GPUs: give "
+            "--gpu-price-usd and --power-w too, or leave "
+            f"{'it' if len(stated) == 1 else 'them'} out"
+        )
     if gpu_price_usd is not None and power_w is not None:
-        owned = Owned(gpu_price_usd, power_w, years, usd_per_kwh, pue, utilization)
+        names = ("years", "usd_per_kwh", "pue", "utilization")
+        values = zip(names, owned_only.values(), strict=True)
+        given = {k: v for k, v in values if v is not None}
+        owned = Owned(gpu_price_usd, power_w, **given)
     setup = TrainSetup(
         ctx=ctx,
         micro_batch=micro_batch,

@@ -41,7 +41,8 @@ from typing import Any
 from calc.data.hf_checks import check_hf_config, smallest_period
 from calc.data.model_schema import ModelConfig
 from calc.data.yaml_io import parse_json, read_text, validate
-from calc.errors import ConfigError, MissingDependencyError
+from calc.errors import ConfigError
+from calc.output.safe_text import is_name
 
 FAMILIES = (
     "llama",
@@ -87,8 +88,10 @@ class _Cfg:
         v = self.data.get(key)
         if v is None:
             why = f" (needed for {what})" if what else ""
+            kind = self.data.get("model_type")  # None when the file names no model_type
+            kind = f"{kind} " if is_name(kind) else ""
             raise ConfigError(
-                f"{self.where}: {self.data.get('model_type')} config.json has no {key!r}{why}; "
+                f"{self.where}: {kind}config.json has no {key!r}{why}; "
                 "add it to the file or write the model YAML by hand"
             )
         return v
@@ -601,19 +604,12 @@ def load_hf_config(path, name: str | None = None, source: str | None = None) -> 
 
 
 def fetch_hf_config(repo_id: str) -> Path:
-    """Local path of ``repo_id``'s config.json via huggingface_hub (cached; offline: cache)."""
-    try:
-        from huggingface_hub import hf_hub_download
-    except ImportError:
-        raise MissingDependencyError("huggingface_hub", "hf") from None
-    try:
-        return Path(hf_hub_download(repo_id, "config.json"))
-    except Exception as exc:  # hub errors: offline, gated, not found; all one line
-        raise ConfigError(
-            f"hf:{repo_id}: cannot fetch config.json ({type(exc).__name__}): not in the local "
-            "cache and the Hub is unreachable or refused; check the name and network, or pass "
-            "a local config.json path"
-        ) from exc
+    """Local path of ``repo_id``'s config.json (calc.data.hf_fetch: the cache when offline, one
+    line at once when the Hub cannot be reached, its size checked before the download)."""
+    from calc.data.hf_fetch import fetch_config
+    from calc.data.yaml_io import MAX_FILE_BYTES
+
+    return fetch_config(repo_id, MAX_FILE_BYTES)
 
 
 def load_hf_model(spec: str) -> ModelConfig:

@@ -20,7 +20,9 @@ def data_dir(folder: str) -> Path:
 
 
 def _is_path(name: str) -> bool:
-    return name.endswith((".yaml", ".yml", ".json")) or "/" in name or "\\" in name
+    """Whether ``name`` is written as a path: a folder separator or a data file's extension,
+    in any case (``MINE.YAML`` is a file, not a model name)."""
+    return name.lower().endswith((".yaml", ".yml", ".json")) or "/" in name or "\\" in name
 
 
 def _is_dir(name: str) -> bool:
@@ -29,6 +31,29 @@ def _is_dir(name: str) -> bool:
         return Path(name).is_dir()
     except (OSError, ValueError):
         return False
+
+
+def _exists(name: str) -> bool:
+    """Whether ``name`` names something on disk (False for an empty name, which Path reads
+    as the working folder, and for names the OS refuses)."""
+    try:
+        return bool(name.strip()) and Path(name).exists()
+    except (OSError, ValueError):
+        return False
+
+
+def relative_to(name: str, folder: Path | str, kind: str = "model") -> str:
+    """``name`` (a ``kind``: model or hardware) as written in a file kept in ``folder``: a
+    relative path there is relative to that folder, not to the working directory (a spec's
+    ``model: ./mine.yaml`` names the file beside the spec); shipped names, ``hf:`` names and
+    absolute paths are returned as they are."""
+    shipped = model_names() if kind == "model" else hardware_names()
+    if name.startswith("hf:") or not name.strip() or Path(name).is_absolute():
+        return name
+    if name in shipped and not _is_path(name):
+        return name
+    beside = str(Path(folder) / name)
+    return beside if _is_path(name) or _exists(beside) else name
 
 
 def _is_hf_config(path: Path) -> bool:
@@ -84,7 +109,7 @@ def load_model(name: str) -> ModelConfig:
         from calc.data.hf_import import load_hf_model
 
         return load_hf_model(name)
-    if _is_path(name) or (_is_dir(name) and name not in model_names()):
+    if _is_path(name) or (name not in model_names() and _exists(name)):
         path = Path(name)
         if _is_dir(name):  # a Hugging Face snapshot folder: its config.json
             from calc.data.hf_import import load_hf_config
@@ -121,7 +146,7 @@ def _shipped_hardware(name: str) -> HardwareProfile:
 
 def load_hardware(name: str) -> HardwareProfile:
     """A shipped hardware profile by exact name (e.g. ``h100``) or a YAML file path."""
-    if _is_path(name):
+    if _is_path(name) or (name not in hardware_names() and _exists(name)):
         return _load_hardware_file(Path(name))
     if name not in hardware_names():
         raise UnknownNameError(
@@ -147,4 +172,5 @@ __all__ = [
     "load_hardware",
     "load_model",
     "model_names",
+    "relative_to",
 ]

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from calc.errors import ConfigError
+from calc.output.safe_text import is_name, quoted
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter, ValidationError
@@ -59,7 +61,7 @@ def _construct_map(loader: Any, node: Any) -> Any:
         except TypeError:  # an unhashable key: construct_mapping says so
             continue
         if line is not None:
-            raise _refuse(key_node, f"duplicate key {key!r} (first on line {line + 1})")
+            raise _refuse(key_node, f"duplicate key {quoted(key)} (first on line {line + 1})")
         first[key] = key_node.start_mark.line
     data.update(loader.construct_mapping(node))
 
@@ -71,13 +73,17 @@ def _construct_int(loader: Any, node: Any) -> int:
 
     text = str(loader.construct_scalar(node)).replace("_", "").lstrip("+-")
     if ":" in text:
-        raise _refuse(node, f"{node.value!r} is a YAML 1.1 base-60 number; write it in decimal")
+        raise _refuse(
+            node, f"{quoted(node.value)} is a YAML 1.1 base-60 number; write it in decimal"
+        )
     if text.startswith("0b"):
-        raise _refuse(node, f"{node.value!r} is a YAML 1.1 binary number; write it in decimal")
+        raise _refuse(
+            node, f"{quoted(node.value)} is a YAML 1.1 binary number; write it in decimal"
+        )
     if len(text) > 1 and text[0] == "0" and not text.startswith("0x"):
         raise _refuse(
             node,
-            f"{node.value!r} is a YAML 1.1 octal number (= {int(text, 8)}); write it in "
+            f"{quoted(node.value)} is a YAML 1.1 octal number (= {int(text, 8)}); write it in "
             "decimal without the leading 0, or quote it for a string",
         )
     if len(text) > MAX_INT_DIGITS:
@@ -85,12 +91,26 @@ def _construct_int(loader: Any, node: Any) -> int:
     return yaml.constructor.SafeConstructor.construct_yaml_int(loader, node)
 
 
-def _construct_float(loader: Any, node: Any) -> float:
+def _construct_float(loader: Any, node: Any) -> float | int:
+    """A float; a whole number written with an exponent (``1e1``, ``8e10``, ``3.2e1``) is the
+    exact integer it names, so an integer field (a byte or layer count) accepts it too."""
     import yaml
 
-    if ":" in str(node.value):
-        raise _refuse(node, f"{node.value!r} is a YAML 1.1 base-60 number; write it in decimal")
+    text = str(node.value).replace("_", "")
+    if ":" in text:
+        raise _refuse(
+            node, f"{quoted(node.value)} is a YAML 1.1 base-60 number; write it in decimal"
+        )
+    if _EXPONENT.match(text):
+        from decimal import Decimal
+
+        exact = Decimal(text)
+        if exact == exact.to_integral_value() and exact.adjusted() < MAX_INT_DIGITS:
+            return int(exact)
     return yaml.constructor.SafeConstructor.construct_yaml_float(loader, node)
+
+
+_EXPONENT = re.compile(r"^[-+]?(?:[0-9][0-9_]*(?:\.[0-9_]*)?|\.[0-9_]+)[eE][-+]?[0-9]+$")
 
 
 @cache
@@ -107,6 +127,9 @@ def _loader(fast: bool) -> type:
                 raise _refuse(self.peek_event(), _ALIAS)
             return super().compose_node(parent, index)
 
+    # YAML 1.2's floats without a dot (1e1, 2e-3, 5E+9) are strings in YAML 1.1: read them
+    # as the numbers they are, so a numeric field accepts them (1.5e9 always was a float)
+    StrictLoader.add_implicit_resolver("tag:yaml.org,2002:float", _EXPONENT, list("-+0123456789."))
     StrictLoader.add_constructor("tag:yaml.org,2002:map", _construct_map)
     StrictLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
     StrictLoader.add_constructor("tag:yaml.org,2002:float", _construct_float)
@@ -135,7 +158,7 @@ def parse_json(text: str, path: Path | str) -> Any:
         out: dict[str, Any] = {}
         for k, v in items:
             if k in out:
-                raise ConfigError(f"{path}: duplicate key {k!r} in a JSON object")
+                raise ConfigError(f"{path}: duplicate key {quoted(k)} in a JSON object")
             out[k] = v
         return out
 
@@ -206,13 +229,22 @@ def format_validation_error(path: Path | str, exc: ValidationError) -> str:
     else:
         got = first.get("input")
         if not isinstance(got, dict | list):
-            msg += f" (got {got!r})"
-    line = f"{path}: field {loc!r}: {msg}"
+            msg += f" (got {quoted(got)})"
+    # a key that is no field name (a line of a file that is not a kvcalc file) is not quoted
+    shown = all(isinstance(p, int) or is_name(p) or _pydantic_part(p) for p in first["loc"])
+    where = f"field {loc!r}" if shown else "a key that is not a field name (not a kvcalc file?)"
+    line = f"{path}: {where}: {msg}"
     if len(bad) > 1:
         line += f" (+{len(bad) - 1} more invalid field{'s' * (len(bad) > 2)})"
     if missing:
         line += f"; also missing: {', '.join(missing)}"
     return line
+
+
+def _pydantic_part(part: object) -> bool:
+    """A part of an error's location that pydantic names itself (``[key]``,
+    ``function-after[...]``), not a key of the file."""
+    return isinstance(part, str) and part.endswith("]") and "[" in part
 
 
 @cache

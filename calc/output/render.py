@@ -183,12 +183,19 @@ def print_table(renderable, width: int | None = None) -> str:
     width = _terminal_width() if width is None else width
     # Cells are data, not markup: "[1,8,128]" or a model name in brackets must print as is
     # (and markup/emoji parsing would only cost start-up time).
+    # Plain text whatever the environment says: FORCE_COLOR, TTY_COMPATIBLE or a terminal
+    # would make rich write colour codes, which printable() below would show as literal
+    # "\x1b[1m" (and a file or a pipe gets the same text as a terminal).
     console = Console(
         file=_TextBuffer(),
         width=width,
         markup=False,
         emoji=False,
         highlight=False,
+        color_system=None,
+        force_terminal=False,
+        force_jupyter=False,
+        force_interactive=False,
     )
     for part in layout(renderable, width):
         console.print(part)

@@ -12,6 +12,7 @@ escapes as a traceback, and nothing the user had is replaced by a half-written f
 from __future__ import annotations
 
 import errno
+import io
 import os
 import re
 import signal
@@ -44,6 +45,32 @@ _CHUNK_BYTES = 1 << 16
 _STDOUT = ("/dev/stdout", "/dev/fd/1", "/proc/self/fd/1")
 _STDERR = ("/dev/stderr", "/dev/fd/2", "/proc/self/fd/2")
 _FD_PATH = re.compile(r"/(dev/fd|proc/(self|thread-self|[0-9]+)/fd)/[0-9]+")  # an open fd
+
+
+class WholeWrites(io.FileIO):
+    """A raw file whose ``write`` writes every byte or raises: a short write (a file-size
+    limit, a disk filling up) is retried, so the error of the next attempt (EFBIG, ENOSPC)
+    is raised instead of bytes lost in silence (io.BufferedWriter may report a short count
+    that nobody checks)."""
+
+    def write(self, data) -> int:  # type: ignore[override]
+        view = memoryview(data).cast("B")
+        total = len(view)
+        while view:
+            n = super().write(view)
+            if n is None:  # a non-blocking descriptor that is full: wait for room
+                import select
+
+                select.select([], [self.fileno()], [])
+                continue
+            view = view[n:]
+        return total
+
+
+def whole_writer(fd: int) -> BinaryIO:
+    """A buffered binary file on the open descriptor ``fd`` (left open when it is closed)
+    whose writes are whole or raise (``WholeWrites``)."""
+    return io.BufferedWriter(WholeWrites(fd, "wb", closefd=False), _CHUNK_BYTES)
 
 
 def _kind(mode: int) -> str:
@@ -82,6 +109,16 @@ def read_input(path: Path | str, *, what: str = "a config file",
     blocks (O_NONBLOCK) and the read stops one byte past the cap, so ``/dev/zero``, a pipe
     or a file growing under us cannot hang or exhaust memory. Raises ConfigError.
     """
+    with open_input(path, what=what, max_bytes=max_bytes) as fh:
+        return fh.read()
+
+
+@contextmanager
+def open_input(path: Path | str, *, what: str = "a config file",
+               max_bytes: int = MAX_INPUT_BYTES) -> Iterator[BinaryIO]:  # fmt: skip
+    """The regular file ``path`` opened for reading as ``read_input`` checks it, as a binary
+    stream (for inputs read a piece at a time) that raises ConfigError once more than
+    ``max_bytes`` have been read from it, or on a read error."""
     path = Path(path)
     try:
         st = os.stat(path)
@@ -102,24 +139,41 @@ def read_input(path: Path | str, *, what: str = "a config file",
             raise ConfigError(f"{path}: is a socket, expected a regular file") from None
         raise ConfigError(f"{path}: cannot read: {_why(exc)}") from None
     try:
-        st = os.fstat(fd)
+        try:
+            st = os.fstat(fd)
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read: {_why(exc)}") from None
         if not stat.S_ISREG(st.st_mode):  # swapped between stat and open
             raise ConfigError(f"{path}: is {_kind(st.st_mode)}, expected a regular file")
-        chunks, total = [], 0
-        while total <= max_bytes:
-            chunk = os.read(fd, min(_CHUNK_BYTES, max_bytes + 1 - total))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            total += len(chunk)
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {_why(exc)}") from None
+        _inputs[(st.st_dev, st.st_ino)] = str(path)
+        yield io.BufferedReader(_CappedReader(fd, path, what, max_bytes), _CHUNK_BYTES)
     finally:
         os.close(fd)
-    if total > max_bytes:  # /proc files and growing files report a size that is not true
-        raise ConfigError(f"{path}: more than {max_bytes:,} bytes is too large for {what}")
-    _inputs[(st.st_dev, st.st_ino)] = str(path)
-    return b"".join(chunks)
+
+
+class _CappedReader(io.RawIOBase):
+    """Reads a descriptor (left open) and fails with ConfigError past ``max_bytes`` (/proc
+    files and growing files report a size that is not true) or on a read error."""
+
+    def __init__(self, fd: int, path: Path, what: str, max_bytes: int) -> None:
+        self.fd, self.path, self.what = fd, path, what
+        self.max_bytes = self.left = max_bytes
+
+    def readable(self) -> bool:
+        return True
+
+    def readinto(self, buffer) -> int:  # type: ignore[override]
+        view = memoryview(buffer).cast("B")
+        try:
+            n = os.readv(self.fd, [view[: max(1, min(len(view), self.left + 1))]])
+        except OSError as exc:
+            raise ConfigError(f"{self.path}: cannot read: {_why(exc)}") from None
+        self.left -= n
+        if self.left < 0:
+            raise ConfigError(
+                f"{self.path}: more than {self.max_bytes:,} bytes is too large for {self.what}"
+            )
+        return n
 
 
 # ----------------------------------------------------------------------------------------
@@ -176,7 +230,16 @@ def check_output(path: Path | str, flag: str = "--output") -> OutputTarget:
             raise _refuse(flag, path, f"is {_kind(mode)}; write to a regular file instead")
         if _FD_PATH.fullmatch(text):  # /dev/fd/3 opened on a file by the shell: write there
             return OutputTarget(path, flag, "stream", path, key)
-        return OutputTarget(path, flag, "file", Path(os.path.realpath(path)), key)
+        if not mode & 0o222:  # marked read-only: kept, even for root (who could replace it)
+            raise _refuse(
+                flag, path, f"is read-only (mode {mode & 0o777:04o}); make it writable "
+                "(chmod u+w) or write to another file"
+            )  # fmt: skip
+        if not os.access(path, os.W_OK):
+            raise _refuse(flag, path, "permission denied: this file is not writable by you")
+        real = Path(os.path.realpath(path))
+        _check_folder(flag, path, real.parent)
+        return OutputTarget(path, flag, "file", real, key)
     real = Path(os.path.realpath(path))  # a dangling link: write where it points
     parent = real.parent
     if not parent.is_dir():
@@ -192,9 +255,21 @@ def check_output(path: Path | str, flag: str = "--output") -> OutputTarget:
             flag, path, f"file name is {name_bytes} bytes, longer than this file system's "
             f"limit of {name_max}"
         )  # fmt: skip
-    if not os.access(parent, os.W_OK | os.X_OK):
-        raise _refuse(flag, path, f"cannot write in folder {parent}: permission denied")
+    _check_folder(flag, path, parent)
     return OutputTarget(path, flag, "file", real, None)
+
+
+def _check_folder(flag: str, path: Path, folder: Path) -> None:
+    """Refuse a folder the output's temp file cannot be created in: no permission, or marked
+    read-only (no write bit at all: refused for root too, as a read-only file is)."""
+    try:
+        mode = os.stat(folder).st_mode
+    except OSError as exc:
+        raise _refuse(flag, path, f"cannot write in folder {folder}: {_why(exc)}") from None
+    if not mode & 0o222:
+        raise _refuse(flag, path, f"folder {folder} is read-only (mode {mode & 0o777:04o})")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise _refuse(flag, path, f"cannot write in folder {folder}: permission denied")
 
 
 def check_outputs(*targets: tuple[str, Path | str | None]) -> list[OutputTarget]:
@@ -259,12 +334,14 @@ def _write_stream(target: OutputTarget, content: Content) -> None:
             import fcntl
 
             fcntl.fcntl(fd, fcntl.F_SETFL, fcntl.fcntl(fd, fcntl.F_GETFL) & ~nonblock)
-        with os.fdopen(fd, "wb") as fh:
+        with whole_writer(fd) as fh:
             _write_to(fh, content)
     except BrokenPipeError:
-        raise  # the reader went away: the CLI exits quietly, as for stdout
+        raise  # the reader went away: the CLI says so, as for stdout
     except OSError as exc:
         raise _refuse(target.flag, path, f"cannot write: {_why(exc)}") from None
+    finally:
+        os.close(fd)
 
 
 def _is_char_device(path: Path) -> bool:
@@ -288,27 +365,73 @@ def _is_regular(path: Path) -> bool:
         return False
 
 
+# Temp files being written now: path -> (st_dev, st_ino). A worker process forked while one is
+# written (sweep --jobs) removes it should this process die without the time to do so.
+_in_progress: dict[str, tuple[int, int]] = {}
+
+
+def files_in_progress() -> list[tuple[str, tuple[int, int]]]:
+    """(path, (st_dev, st_ino)) of each temp output file this process is writing now."""
+    return list(_in_progress.items())
+
+
 def _write_atomic(target: OutputTarget, content: Content) -> None:
     import tempfile  # imported here: start-up time of every command matters
 
     real, tmp = target.real, None
     with _remove_on_signal(lambda: tmp):
         try:
+            # O_CREAT | O_EXCL | O_NOFOLLOW, mode 0600: a name nobody else holds, never a link;
             # a short fixed-length name: a legal output name never pushes it past the limit
             fd, tmp = tempfile.mkstemp(prefix=".kvcalc-", suffix=".tmp", dir=real.parent)
         except OSError as exc:
             raise _refuse(target.flag, target.path, f"cannot write there: {_why(exc)}") from None
+        first = os.fstat(fd)
+        _in_progress[tmp] = (first.st_dev, first.st_ino)
         try:
-            with os.fdopen(fd, "wb") as fh:
+            with whole_writer(fd) as fh:
                 _write_to(fh, content)
-            os.chmod(tmp, _new_file_mode(real))  # mkstemp makes 0600; keep the usual mode
+            # through the descriptor: a link swapped in for the temp name cannot redirect it
+            os.fchmod(fd, _new_file_mode(real))  # mkstemp makes 0600; keep the usual mode
+            mine = os.fstat(fd)
+            if not _is_file(tmp, mine):
+                raise _refuse(target.flag, target.path, _SWAPPED)
             os.replace(tmp, real)
+            if not _is_file(real, mine):  # swapped between the check and the rename
+                raise _refuse(target.flag, target.path, _SWAPPED)
         except OSError as exc:
-            Path(tmp).unlink(missing_ok=True)
+            _unlink_own(tmp, fd)
             raise _refuse(target.flag, target.path, f"cannot write: {_why(exc)}") from None
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            _unlink_own(tmp, fd)
             raise
+        finally:
+            _in_progress.pop(tmp, None)
+            os.close(fd)
+
+
+_SWAPPED = (
+    "another process replaced kvcalc's temporary file while it was written (a shared folder "
+    "without the sticky bit?); the output is not trustworthy: write it to a private folder"
+)
+
+
+def _is_file(path: str | Path, st: os.stat_result) -> bool:
+    """Whether ``path`` itself (not followed if a link) is the file ``st`` describes."""
+    try:
+        now = os.lstat(path)
+    except OSError:
+        return False
+    return (now.st_dev, now.st_ino) == (st.st_dev, st.st_ino)
+
+
+def _unlink_own(tmp: str, fd: int) -> None:
+    """Remove the temp name if it is still this writer's file (never another's file or link)."""
+    try:
+        if _is_file(tmp, os.fstat(fd)):
+            os.unlink(tmp)
+    except OSError:
+        pass
 
 
 def _new_file_mode(path: Path) -> int:

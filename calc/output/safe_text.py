@@ -30,3 +30,27 @@ def xml_safe(text: str) -> str:
     """``text`` with the characters XML 1.0 forbids (most C0 controls, lone surrogates,
     U+FFFE/U+FFFF) replaced by U+FFFD, so a parser accepts the file."""
     return _XML_INVALID.sub("\ufffd", text)
+
+
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}")
+_WORD = re.compile(r"[A-Za-z0-9_.:+\-/ ]{0,64}")
+
+
+def is_name(text: object) -> bool:
+    """Whether ``text`` looks like a field name (a letter or _, then letters, digits, _ . -,
+    at most 64 characters): what an error may quote of a file's keys."""
+    return isinstance(text, str) and _NAME.fullmatch(text) is not None
+
+
+def quoted(value: object) -> str:
+    """``value`` as an error message may show it: a number, a boolean, None or a short word
+    (letters, digits, ``_ . : + - /``, spaces) as its repr; anything else only described
+    (``a string of 43 characters``), so an error never echoes a file's content (a spec
+    pointed at /etc/shadow must not print its first line)."""
+    if value is None or isinstance(value, bool | int | float):
+        return repr(value)
+    if isinstance(value, str):
+        if _WORD.fullmatch(value) and "$" not in value:
+            return repr(value)
+        return f"a string of {len(value):,} characters"
+    return f"a {type(value).__name__}"

@@ -46,6 +46,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from calc.data.yaml_io import load_mapping, validate
 from calc.errors import ConfigError, KvcalcError
+from calc.output.safe_text import is_name
 from calc.train.check import TrainingFit
 
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
@@ -220,11 +221,24 @@ class CheckSpec(BaseModel):
 
 def load_spec(path: Path | str) -> CheckSpec:
     """The validated spec; a misspelt key is reported first, with the closest valid key."""
+    from calc.data.registry import relative_to
+
     path = Path(path)
     data = load_mapping(path)
     if (problem := unknown_key_message(data)) is not None:
         raise ConfigError(f"{path}: {problem}")
-    return validate(CheckSpec, data, path)
+    spec = validate(CheckSpec, data, path)
+    folder = path.parent  # paths in the spec are relative to the spec, not to the shell
+    deployments = [
+        d.model_copy(
+            update={
+                "model": relative_to(d.model, folder, "model"),
+                "hardware": relative_to(d.hardware, folder, "hardware"),
+            }
+        )
+        for d in spec.deployments
+    ]
+    return spec.model_copy(update={"deployments": deployments})
 
 
 @dataclass(frozen=True)
@@ -527,8 +541,10 @@ def _walk(model: type, data: Any, loc: str) -> str | None:
             where = loc or "the top level"
             close = difflib.get_close_matches(str(key), valid, n=2, cutoff=0.6)
             hint = f"; did you mean {' or '.join(repr(c) for c in close)}?" if close else ""
+            # never echo a line of a file that is no spec (check /etc/shadow, as root)
+            what = f"field {key!r}" if is_name(key) else "field (a key that is not a field name)"
             return (
-                f"unknown field {str(key)!r} in {where}{hint} "
+                f"unknown {what} in {where}{hint} "
                 f"Valid: {', '.join(valid)} (see kvcalc check --schema)"
             )
         sub = _field_model(model, key)

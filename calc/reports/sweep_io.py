@@ -10,8 +10,9 @@ NaN cell (the cost of a configuration that does not fit) is empty in CSV and ``n
 Strings are CSV-quoted and neutralised (``calc.output.render.safe_cell``) or JSON-encoded.
 With ``jobs`` > 1, forked workers compute and format the chunks; for CSV to a descriptor they
 also write them (at their offsets in a regular file, in turn elsewhere), otherwise they pipe
-them to this process. A regular file is written behind (its pages sent to disk and dropped
-from the page cache as the chunks go).
+them to this process (``calc.reports.sweep_workers``: workers that die with kvcalc, waited for
+with a bound). A regular file is written behind (its pages sent to disk and dropped from the
+page cache as the chunks go).
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ from typing import BinaryIO
 import numpy as np
 
 from calc.output.fastfmt import keep_heap, number_matrix, text_matrix
+from calc.reports.sweep_workers import can_fork, piped, written
+from calc.reports.sweep_workers import raise_failure as _raise  # noqa: F401 (tests use it)
 
 FORMATS = ("table", "json", "csv", "parquet")
 
@@ -285,14 +288,25 @@ def _json_render(plan) -> _Render:
 def write_csv(plan, fh: BinaryIO, jobs: int = 1) -> None:
     """Header, then every row: stable column order, unrounded numbers, empty NaN cells."""
     fh.write(b",".join(_csv_text(k) for k in plan.columns) + b"\n")
-    fd = _writable_fd(fh) if jobs > 1 and plan.n_chunks > 1 and _can_fork() else None
+    fd = _writable_fd(fh) if jobs > 1 and plan.n_chunks > 1 and can_fork() else None
     if fd is not None:  # the workers write their chunks to the descriptor themselves
         fh.flush()
         at = os.lseek(fd, 0, os.SEEK_CUR) if _regular_fd(fd) else None
-        end = _parallel_pwrite(plan, _csv_render(plan), min(jobs, plan.n_chunks), fd, at)
+
+        def serial() -> int:  # no descriptors or processes for workers: this process writes
+            _write_rows(plan, fh, 1)
+            fh.flush()
+            return os.lseek(fd, 0, os.SEEK_CUR) if at is not None else 0
+
+        end = written(plan, _csv_render(plan), min(jobs, plan.n_chunks), fd, at, serial,
+                      _WriteBehind.at)  # fmt: skip
         if at is not None:
             fh.seek(end)
         return
+    _write_rows(plan, fh, jobs)
+
+
+def _write_rows(plan, fh: BinaryIO, jobs: int) -> None:
     behind = _WriteBehind.of(fh)
     for text in rendered(plan, _csv_render(plan), jobs):
         fh.write(text)
@@ -316,6 +330,12 @@ class _WriteBehind:
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self.pending: list[tuple[int, int]] = []
+
+    @classmethod
+    def at(cls, fd: int) -> _WriteBehind:
+        """The write-behind of ``fd`` (its calls looked up), for a worker writing at offsets."""
+        cls._lookup()
+        return cls(fd)
 
     @classmethod
     def of(cls, fh) -> _WriteBehind | None:
@@ -405,205 +425,18 @@ def rendered(plan, render: Callable, jobs: int = 1) -> Iterator[bytes]:
     while this process writes. Counts the rows that do not fit into ``plan.warnings``."""
     from calc.reports.sweep import not_fitting_rows
 
-    if jobs <= 1 or plan.n_chunks < 2 or not _can_fork():
+    def serial() -> Iterator[bytes]:
         not_fitting = 0
         for make in plan.lazy_chunks():
             chunk = make()
             not_fitting += not_fitting_rows(chunk)
             yield render(chunk)
         plan.count_not_fitting(not_fitting)
+
+    if jobs <= 1 or plan.n_chunks < 2 or not can_fork():
+        yield from serial()
         return
-    yield from _parallel(plan, render, min(jobs, plan.n_chunks))
-
-
-def _can_fork() -> bool:
-    import multiprocessing
-
-    return "fork" in multiprocessing.get_all_start_methods()
-
-
-def _default_signals() -> None:
-    """In a worker: SIGTERM and SIGHUP kill it plainly (the handlers inherited from the parent
-    remove the parent's temp file, which a stopped worker must not do)."""
-    import signal
-
-    for name in ("SIGTERM", "SIGHUP"):
-        if hasattr(signal, name):
-            signal.signal(getattr(signal, name), signal.SIG_DFL)
-
-
-def _my_chunks(plan, render, k: int, jobs: int, conn):
-    """Worker ``k`` of ``jobs``: every jobs-th chunk from the k-th, evaluated and rendered; the
-    parent is told each one's rows that do not fit and its length before its text is yielded."""
-    from calc.reports.sweep import not_fitting_rows
-
-    for i, make in enumerate(plan.lazy_chunks()):
-        if i % jobs == k:
-            chunk = make()
-            text = render(chunk)
-            conn.send(("ok", not_fitting_rows(chunk), len(text)))
-            yield text
-
-
-def _worker(plan, render, k: int, jobs: int, conn) -> None:
-    _default_signals()
-    try:
-        for text in _my_chunks(plan, render, k, jobs, conn):
-            _write_all(conn.fileno(), text)  # raw, after the message: no pickling
-    except BaseException as exc:  # reported to the parent, which raises it
-        conn.send(("error", f"{type(exc).__name__}: {exc}", 0))
-    finally:
-        conn.close()
-
-
-def _write_all(fd: int, data) -> None:
-    view = memoryview(data)
-    while view:
-        view = view[os.write(fd, view) :]
-
-
-def _read_all(fd: int, size: int) -> memoryview:
-    """``size`` bytes from the pipe ``fd`` read straight into one new buffer (a Connection's
-    recv_bytes copies each 64 KiB piece twice more)."""
-    buf = memoryview(np.empty(size, dtype=np.uint8))
-    got = 0
-    while got < size:
-        n = os.readv(fd, [buf[got:]])
-        if not n:
-            raise RuntimeError("sweep worker ended before sending its rows")
-        got += n
-    return buf
-
-
-def _parallel(plan, render, jobs: int) -> Iterator[bytes]:
-    import multiprocessing
-    import warnings
-
-    keep_heap()  # a buffer per chunk received, reused from the heap
-    ctx = multiprocessing.get_context("fork")
-    pipes, procs = [], []
-    try:
-        for k in range(jobs):
-            recv, send = ctx.Pipe(duplex=False)
-            proc = ctx.Process(target=_worker, args=(plan, render, k, jobs, send), daemon=True)
-            with warnings.catch_warnings():
-                # Python ≥ 3.12 warns on fork() beside other OS threads (a BLAS pool): the
-                # workers run numpy element-wise code only, which takes no lock of those
-                warnings.simplefilter("ignore", DeprecationWarning)
-                proc.start()
-            send.close()
-            pipes.append(recv)
-            procs.append(proc)
-        not_fitting = 0
-        for i in range(plan.n_chunks):
-            status, value, size = pipes[i % jobs].recv()
-            if status != "ok":
-                raise RuntimeError(f"sweep worker failed: {value}")
-            not_fitting += value
-            yield _read_all(pipes[i % jobs].fileno(), size)
-        plan.count_not_fitting(not_fitting)
-    finally:
-        for proc in procs:
-            if proc.is_alive():
-                proc.terminate()
-            proc.join()
-        for pipe in pipes:
-            pipe.close()
-
-
-def _pwrite_worker(plan, render, k: int, jobs: int, conn, offsets, fd: int) -> None:
-    _default_signals()
-    behind = _WriteBehind(fd)
-    behind._lookup()
-    try:
-        for text in _my_chunks(plan, render, k, jobs, conn):
-            at = offsets.recv()  # where the previous chunks end; None: once they are written
-            view = memoryview(text)
-            if at is None:
-                _write_all(fd, view)
-                conn.send(("written", 0, 0))
-                continue
-            start = at
-            while view:
-                n = os.pwrite(fd, view, at)
-                view, at = view[n:], at + n
-            behind.wrote(start, at - start)
-        conn.send(("done", 0, 0))
-    except BaseException as exc:  # reported to the parent, which raises it
-        conn.send(("error", f"{type(exc).__name__}: {exc}", getattr(exc, "errno", 0) or 0))
-    finally:
-        conn.close()
-
-
-def _raise(message: str, errno: int = 0):
-    """A worker's failure, raised here: a closed pipe as BrokenPipeError (the CLI ends quietly
-    on it) and a failed write (a full disk) as OSError, as when this process writes."""
-    if message.startswith("BrokenPipeError"):
-        raise BrokenPipeError(message)
-    if errno:
-        raise OSError(errno, os.strerror(errno))
-    raise RuntimeError(f"sweep worker failed: {message}")
-
-
-def _parallel_pwrite(plan, render, jobs: int, fd: int, start: int | None) -> int:
-    """Every chunk rendered by ``jobs`` forked workers (worker k takes chunks k, k + jobs, ...)
-    that write their text to ``fd`` themselves: into a regular file at the offset ``start``
-    plus the lengths before, which this process hands out in chunk order; elsewhere (``start``
-    None: a pipe, a terminal, /dev/null, a file opened for appending) in turn, each once the
-    chunk before is written. No text passes through this process, and the kernel's copying
-    is shared between the workers. Returns the offset after the last row (or the bytes
-    written)."""
-    import multiprocessing
-    import warnings
-
-    ctx = multiprocessing.get_context("fork")
-    pipes, sends, procs = [], [], []
-    try:
-        for k in range(jobs):
-            recv, send = ctx.Pipe(duplex=False)
-            o_recv, o_send = ctx.Pipe(duplex=False)
-            proc = ctx.Process(
-                target=_pwrite_worker, args=(plan, render, k, jobs, send, o_recv, fd), daemon=True
-            )
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", DeprecationWarning)  # see _parallel
-                proc.start()
-            send.close()
-            o_recv.close()
-            pipes.append(recv)
-            sends.append(o_send)
-            procs.append(proc)
-        not_fitting, at = 0, start or 0
-        for i in range(plan.n_chunks):
-            status, value, size = pipes[i % jobs].recv()
-            if status != "ok":
-                _raise(value, size)
-            if start is None and i:  # in turn: once the chunk before is written
-                status, value, size_ = pipes[(i - 1) % jobs].recv()
-                if status != "written":
-                    _raise(value, size_)
-            sends[i % jobs].send(None if start is None else at)
-            not_fitting += value
-            at += size
-        if start is None:
-            status, value, size = pipes[(plan.n_chunks - 1) % jobs].recv()
-            if status != "written":
-                _raise(value, size)
-        for pipe in pipes:  # every worker has written its last chunk
-            status, value, size = pipe.recv()
-            if status != "done":
-                _raise(value, size)
-        plan.count_not_fitting(not_fitting)
-        for proc in procs:
-            proc.join()
-        return at
-    finally:
-        for proc in procs:
-            if proc.is_alive():
-                proc.terminate()
-            proc.join()
-        for pipe in pipes + sends:
-            pipe.close()
+    yield from piped(plan, render, min(jobs, plan.n_chunks), serial)
 
 
 def write_parquet(plan, fh: BinaryIO, jobs: int = 1) -> None:

@@ -53,14 +53,39 @@ class Pricing:
 
     usd_per_hour: float | None = None
     capex_usd_per_gpu: float | None = None
-    amortise_years: float = DEFAULT_AMORTISE_YEARS
+    amortise_years: float | None = None  # owned only; None: DEFAULT_AMORTISE_YEARS
     power_kw_per_gpu: float | None = None
-    pue: float = DEFAULT_PUE
-    usd_per_kwh: float = DEFAULT_USD_PER_KWH
+    pue: float | None = None  # owned only; None: DEFAULT_PUE
+    usd_per_kwh: float | None = None  # owned only; None: DEFAULT_USD_PER_KWH
 
     def __post_init__(self) -> None:
         if self.usd_per_hour is not None:
             _check("--usd-per-hour", self.usd_per_hour, 0, 10_000)
+        stated = [
+            flag
+            for flag, value in (
+                ("--amortise-years", self.amortise_years),
+                ("--power-kw-per-gpu", self.power_kw_per_gpu),
+                ("--pue", self.pue),
+                ("--usd-per-kwh", self.usd_per_kwh),
+            )
+            if value is not None
+        ]
+        if stated and self.capex_usd_per_gpu is None:  # would be ignored: a silent wrong answer
+            needed = "--capex-usd-per-gpu" + (
+                " and --power-kw-per-gpu" if self.power_kw_per_gpu is None else ""
+            )
+            raise InvalidInputError(
+                f"{', '.join(stated)} price{'s' * (len(stated) == 1)} owned hardware: give "
+                f"{needed} too, or leave {'it' if len(stated) == 1 else 'them'} out"
+            )
+        for name, default in (
+            ("amortise_years", DEFAULT_AMORTISE_YEARS),
+            ("pue", DEFAULT_PUE),
+            ("usd_per_kwh", DEFAULT_USD_PER_KWH),
+        ):
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, default)  # frozen: set once, here
         _check("--amortise-years", self.amortise_years, 0, 50)
         _check("--pue", self.pue, 1, 5, lo_open=False)
         _check("--usd-per-kwh", self.usd_per_kwh, 0, 100, lo_open=False)
@@ -77,10 +102,6 @@ class Pricing:
                     "no board power), e.g. 0.7 for an H100 SXM"
                 )
         if self.power_kw_per_gpu is not None:
-            if self.capex_usd_per_gpu is None:
-                raise InvalidInputError(
-                    "--power-kw-per-gpu prices owned hardware: give --capex-usd-per-gpu too"
-                )
             _check("--power-kw-per-gpu", self.power_kw_per_gpu, 0, 100)
 
     @property

@@ -21,7 +21,6 @@ deterministically from a seed, or read from a trace.
 
 from __future__ import annotations
 
-import itertools
 import math
 import re
 from dataclasses import dataclass
@@ -29,6 +28,7 @@ from pathlib import Path
 
 from calc.data.limits import MAX_CTX
 from calc.errors import ConfigError, InvalidInputError
+from calc.output.safe_text import quoted
 
 KINDS = ("fixed", "uniform", "lognormal", "histogram")
 ARRIVALS = ("poisson", "constant")
@@ -296,78 +296,174 @@ def _arrivals(kind: str, rng, rate: float, n: int):
 # Traces
 
 _NUMBER = re.compile(r"^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$")
+MAX_TRACE_ROW_BYTES = 256  # the bytes a trace may spend per request on average, extra columns too
+MAX_TRACE_BYTES = MAX_REQUESTS * MAX_TRACE_ROW_BYTES  # 256 MB: a million requests always fit
+MAX_TRACE_LINE_CHARS = 1 << 20  # one line (a row with a long note column) up to 1 MiB
 
 
 def load_trace_csv(path: Path | str) -> Trace:
-    """The requests of a CSV trace (see the module docstring for the columns and errors)."""
-    import csv
-    import io
+    """The requests of a CSV trace (see the module docstring for the columns and errors).
 
-    from calc.output.safe_io import read_input
+    Read a block of lines at a time, linear in the file and bounded: at most MAX_REQUESTS
+    rows, MAX_TRACE_BYTES bytes and MAX_TRACE_LINE_CHARS characters a line; lines end in LF,
+    CRLF or a lone CR (old Mac files), in any mix; fields may be quoted (a quoted field spans
+    no line end). The numbers of a block are converted and checked a column at a time."""
+    import numpy as np
 
-    raw = read_input(path, what="a request trace")
-    try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text (a CSV trace is expected)") from None
-    rows = csv.reader(io.StringIO(text))
-    header = next(rows, None)
-    if header is None:
+    from calc.output.safe_io import open_input
+
+    parts: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []
+    n, cols, width = 0, None, 0
+    with open_input(path, what="a request trace", max_bytes=MAX_TRACE_BYTES) as raw:
+        for first, pieces in _line_blocks(path, raw):
+            keep = [i for i, text in enumerate(pieces) if text.strip(" \t,")]  # not blank
+            if cols is None:  # the header: the first line that is not blank
+                if not keep:
+                    continue
+                header, keep = keep[0], keep[1:]
+                cols = _header(path, first + header, pieces[header])
+                width = max(cols) + 1
+            rows = [_fields(path, first + i, pieces[i]) for i in keep]
+            if rows and min(map(len, rows)) < width:
+                j = next(j for j, r in enumerate(rows) if len(r) < width)
+                raise ConfigError(
+                    f"{path}: line {first + keep[j]}: {len(rows[j])} fields, the columns "
+                    f"{', '.join(TRACE_COLUMNS)} need {width}"
+                )
+            n += len(rows)
+            if n > MAX_REQUESTS:
+                raise ConfigError(f"{path}: more than {MAX_REQUESTS:,} requests")
+            if rows:
+                parts.append(_columns(path, rows, [first + i for i in keep], cols))
+    if cols is None:
         raise ConfigError(f"{path}: empty file; expected the columns {', '.join(TRACE_COLUMNS)}")
-    names = [h.strip().lower() for h in header]
+    if not n:
+        raise ConfigError(f"{path}: no requests (only a header)")
+    a, pr, ge = (np.concatenate([p[i] for p in parts]) for i in range(3))
+    notes: tuple[str, ...] = ()
+    if (np.diff(a) < 0).any():
+        order = np.argsort(a, kind="stable")  # equal times keep the file's order
+        a, pr, ge = a[order], pr[order], ge[order]
+        notes = (f"{path}: rows were not in arrival order; sorted by arrival_s",)
+    return Trace(tuple(a.tolist()), tuple(pr.tolist()), tuple(ge.tolist()), str(path), notes)
+
+
+_TEXT_CHARS = 1 << 20  # characters decoded at a time
+
+
+def _header(path, line: int, text: str) -> list[int]:
+    """The positions of TRACE_COLUMNS in the header line (names in any case)."""
+    names = [h.strip().lower() for h in _fields(path, line, text)]
     missing = [c for c in TRACE_COLUMNS if c not in names]
     if missing:
         raise ConfigError(
-            f"{path}: line 1: missing column {', '.join(missing)} "
+            f"{path}: line {line}: missing column {', '.join(missing)} "
             f"(a trace has the columns {', '.join(TRACE_COLUMNS)})"
         )
-    idx = [names.index(c) for c in TRACE_COLUMNS]
-    arrivals: list[float] = []
-    prompts: list[int] = []
-    gens: list[int] = []
-    for line, row in enumerate(rows, start=2):
-        if not row or all(not c.strip() for c in row):
-            continue
-        if len(row) < len(names):
+    return [names.index(c) for c in TRACE_COLUMNS]
+
+
+def _line_blocks(path, raw):
+    """(number of the first line, [the lines]) of each piece of the file, line ends taken
+    off (LF, CRLF or CR); a line longer than MAX_TRACE_LINE_CHARS, or text that is not UTF-8,
+    is an error."""
+    import io
+
+    text = io.TextIOWrapper(raw, encoding="utf-8-sig", newline="")  # line ends kept as they are
+    line, carry = 1, ""
+    while True:
+        try:
+            chunk = text.read(_TEXT_CHARS)
+        except UnicodeDecodeError:
             raise ConfigError(
-                f"{path}: line {line}: {len(row)} fields, the header has {len(names)}"
+                f"{path}: near line {line}: not UTF-8 text (a CSV trace is expected)"
+            ) from None
+        block = carry + chunk
+        carry = ""
+        if chunk and block.endswith("\r"):  # perhaps the first half of a CRLF: wait for more
+            block, carry = block[:-1], "\r"
+        if "\r" in block:
+            block = block.replace("\r\n", "\n").replace("\r", "\n")
+        pieces = block.split("\n")
+        if chunk:
+            carry = pieces.pop() + carry  # the line the next chunk continues
+        elif pieces and not pieces[-1]:
+            pieces.pop()  # the file ends with a line end
+        if max(map(len, pieces), default=0) > MAX_TRACE_LINE_CHARS:
+            i = next(i for i, p in enumerate(pieces) if len(p) > MAX_TRACE_LINE_CHARS)
+            raise ConfigError(
+                f"{path}: line {line + i}: longer than {MAX_TRACE_LINE_CHARS:,} characters"
             )
-        if len(arrivals) >= MAX_REQUESTS:
-            raise ConfigError(f"{path}: more than {MAX_REQUESTS:,} requests")
-        a, p, g = (row[i].strip() for i in idx)
-        arrivals.append(_trace_number(path, line, "arrival_s", a))
-        prompts.append(_trace_tokens(path, line, "prompt_tokens", p))
-        gens.append(_trace_tokens(path, line, "output_tokens", g))
-    if not arrivals:
-        raise ConfigError(f"{path}: no requests (only a header)")
-    notes = ()
-    if any(b < a for a, b in itertools.pairwise(arrivals)):
-        order = sorted(range(len(arrivals)), key=arrivals.__getitem__)
-        arrivals = [arrivals[i] for i in order]
-        prompts = [prompts[i] for i in order]
-        gens = [gens[i] for i in order]
-        notes = (f"{path}: rows were not in arrival order; sorted by arrival_s",)
-    return Trace(tuple(arrivals), tuple(prompts), tuple(gens), str(path), notes)
+        if len(carry) > MAX_TRACE_LINE_CHARS:
+            raise ConfigError(
+                f"{path}: line {line + len(pieces)}: longer than {MAX_TRACE_LINE_CHARS:,} "
+                "characters"
+            )
+        if pieces:
+            yield line, pieces
+        line += len(pieces)
+        if not chunk:
+            return
+
+
+def _fields(path, line: int, text: str) -> list[str]:
+    """The comma-separated fields of one line (quoted fields as CSV quotes them)."""
+    if '"' not in text:
+        return text.split(",")
+    import csv
+
+    try:
+        return next(csv.reader([text], strict=True))
+    except csv.Error as exc:
+        raise ConfigError(f"{path}: line {line}: malformed CSV: {exc}") from None
+
+
+def _columns(path, rows: list[list[str]], lines: list[int], cols: list[int]):
+    """(arrival_s float64, prompt int64, gen int64) of a block of rows, checked a column at a
+    time; the first bad value is reported with its line by the checks one value at a time."""
+    import numpy as np
+
+    checks = (_trace_number, _trace_tokens, _trace_tokens)
+    out = []
+    for col, name, check in zip(cols, TRACE_COLUMNS, checks, strict=True):
+        texts = [row[col] for row in rows]
+        try:
+            v = np.array(texts, dtype=np.float64)  # strips blanks; refuses what float() does
+        except ValueError:
+            v = None
+        if v is not None:
+            ok = np.isfinite(v)
+            if check is _trace_number:
+                ok &= (v >= 0) & (v <= 1e9)
+            else:
+                ok &= (v >= 1) & (v <= MAX_CTX) & (v == np.floor(v))
+            if ok.all():
+                out.append(v if check is _trace_number else v.astype(np.int64))
+                continue
+        for line, text in zip(lines, texts, strict=True):  # find and name the first
+            check(path, line, name, text.strip())
+        raise AssertionError("a bad value the block check saw, the row check did not")
+    return tuple(out)
 
 
 def _trace_number(path, line: int, col: str, text: str) -> float:
     if not _NUMBER.match(text):
-        raise ConfigError(f"{path}: line {line}: {col} {text!r} is not a number")
+        raise ConfigError(f"{path}: line {line}: {col} {quoted(text)} is not a number")
     v = float(text)
     if not math.isfinite(v) or v < 0:
-        raise ConfigError(f"{path}: line {line}: {col} {text!r} must be a time ≥ 0 [s]")
+        raise ConfigError(f"{path}: line {line}: {col} {quoted(text)} must be a time ≥ 0 [s]")
     if v > 1e9:
-        raise ConfigError(f"{path}: line {line}: {col} {text!r} is beyond 10^9 s")
+        raise ConfigError(f"{path}: line {line}: {col} {quoted(text)} is beyond 10^9 s")
     return v
 
 
 def _trace_tokens(path, line: int, col: str, text: str) -> int:
     if not _NUMBER.match(text):
-        raise ConfigError(f"{path}: line {line}: {col} {text!r} is not a number")
+        raise ConfigError(f"{path}: line {line}: {col} {quoted(text)} is not a number")
     v = float(text)
     if not math.isfinite(v) or v != int(v) or not 1 <= v <= MAX_CTX:
         raise ConfigError(
-            f"{path}: line {line}: {col} {text!r} must be a whole number of tokens in "
+            f"{path}: line {line}: {col} {quoted(text)} must be a whole number of tokens in "
             f"1..{MAX_CTX:,}"
         )
     return int(v)
