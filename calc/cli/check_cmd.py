@@ -30,7 +30,7 @@ def check(
         bool, typer.Option("--example", help="Print the example spec (shipped) and exit.")
     ] = False,
     calibration: o.Calibration = None,
-    fmt: o.Format = "table",
+    fmt: o.RowFormat = "table",
     output: o.Output = None,
 ) -> None:
     """Evaluate each deployment's requirements (fit, concurrency, TPOT, TTFT, USD per
@@ -42,7 +42,7 @@ def check(
     """
     from calc.cli.common import check_choice, warn
     from calc.errors import InvalidInputError, KvcalcError
-    from calc.output.render import FORMATS, emit, rows_table, write_atomic
+    from calc.output.render import ROW_FORMATS, emit, rows_table, write_atomic
     from calc.output.safe_io import check_outputs
     from calc.output.safe_text import xml_safe
     from calc.reports.check_spec import junit_error_xml, junit_xml, load_spec, run_checks
@@ -62,7 +62,7 @@ def check(
         raise InvalidInputError(
             "give a spec file (kvcalc check SPEC.yaml); start from kvcalc check --example"
         )
-    check_choice("--format", fmt, FORMATS)
+    check_choice("--format", fmt, ROW_FORMATS)
     outputs = (("--junit", junit), ("--output", output))
     check_outputs(*outputs)  # before any work
     notes: list[str] = []

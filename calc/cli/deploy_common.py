@@ -69,9 +69,9 @@ def build_deployment(
     from calc.cli.common import calibrated_hardware, check_choice
     from calc.data.registry import load_hardware, load_model
     from calc.deploy.deployment import Deployment, EngineSettings
-    from calc.output.render import FORMATS
+    from calc.output.render import ROW_FORMATS
 
-    check_choice("--format", fmt, FORMATS)
+    check_choice("--format", fmt, ROW_FORMATS)  # jsonl: one line of the scalar fields
     settings = EngineSettings.of(locals())
     cfg = load_model(model)
     hw = None

@@ -54,6 +54,11 @@ KvDtype = Annotated[
     ),
 ]
 Format = Annotated[str, typer.Option("--format", "-f", help=FORMAT_HELP)]
+ROW_FORMAT_HELP = (
+    "Output format: table (rounded, for people), json, csv or jsonl (JSON Lines: one row a "
+    "line; unrounded base units)."
+)
+RowFormat = Annotated[str, typer.Option("--format", "-f", help=ROW_FORMAT_HELP)]
 
 
 def checked_output(value: Path | None) -> Path | None:

@@ -112,7 +112,7 @@ def plan(
     ] = True,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the simulated arrivals.")] = 0,
     efficiency: d.Efficiency = "expected",
-    fmt: o.Format = "table",
+    fmt: o.RowFormat = "table",
     output: o.Output = None,
     explain: Annotated[
         bool,
@@ -130,7 +130,7 @@ def plan(
     """
     from calc.cli.common import check_choice, warn
     from calc.errors import InvalidInputError
-    from calc.output.render import FORMATS, emit
+    from calc.output.render import ROW_FORMATS, emit
     from calc.reports.plan import PlanQuery, Slo
     from calc.reports.plan import plan as run_plan
     from calc.reports.plan_eval import Load
@@ -138,7 +138,7 @@ def plan(
     from calc.reports.tco import Pricing
     from calc.serve.workload import parse_duration_s as parse_duration
 
-    check_choice("--format", fmt, FORMATS)
+    check_choice("--format", fmt, ROW_FORMATS)
     if seed < 0 or seed >= 2**32:
         raise InvalidInputError(f"--seed must be in 0..{2**32 - 1}, got {seed}")
     models = tuple(dict.fromkeys(n for m in model for n in parse_names(m, "--model")))

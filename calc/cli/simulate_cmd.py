@@ -132,7 +132,7 @@ def simulate(
     allreduce: d.AllReduce = None,
     moe_imbalance: d.MoeImbalance = None,
     calibration: o.Calibration = None,
-    fmt: o.Format = "table",
+    fmt: o.RowFormat = "table",
     output: SimOutput = None,
 ) -> None:
     """Serve requests arriving at --rate on the deployment, as vLLM/SGLang schedule them
@@ -152,10 +152,10 @@ def simulate(
     from calc.cli.common import check_choice
     from calc.cli.deploy_common import deployment_of
     from calc.errors import InvalidInputError
-    from calc.output.render import FORMATS
+    from calc.output.render import ROW_FORMATS
     from calc.serve.workload import LengthDist, LoadSpec, load_trace_csv, parse_duration_s
 
-    check_choice("--format", fmt, FORMATS)
+    check_choice("--format", fmt, ROW_FORMATS)
     check_choice("--efficiency", efficiency, ("expected", "low", "high", "peak"))
     if sweep_rate is not None and output is not None and fmt == "table":
         from calc.output.plot import check_output

@@ -1,4 +1,5 @@
-"""`kvcalc sweep`: a grid of deployments evaluated at once (vectorised), as CSV, JSON or a table."""
+"""`kvcalc sweep`: a grid of deployments evaluated at once (vectorised), as CSV, JSON, JSON Lines,
+Parquet or a table."""
 
 from __future__ import annotations
 
@@ -59,8 +60,8 @@ def sweep(
         typer.Option(
             "--format",
             "-f",
-            help="table | json | csv | parquet (parquet needs pyarrow: pip install "
-            "'kvcalc[parquet]', and --output).",
+            help="table | json | jsonl (JSON Lines: a row a line) | csv | parquet (parquet "
+            "needs pyarrow: pip install 'kvcalc[parquet]', and --output).",
         ),
     ] = "table",
     output: o.Output = None,
@@ -78,8 +79,8 @@ def sweep(
     memory, KV budget and pool, max concurrency, fit, TPOT, TTFT, tokens/s per GPU and USD per
     million tokens. Columns are stable and in base units; gpus = tp × pp, usd_per_hour is per
     GPU. A row that does not fit (fits false) has empty cost columns (null in JSON), counted in
-    one warning. CSV, JSON and Parquet are streamed a chunk of rows at a time (memory does not
-    grow with the grid); a table shows the first rows.
+    one warning. CSV, JSON, JSON Lines and Parquet are streamed a chunk of rows at a time
+    (memory does not grow with the grid); a table shows the first rows.
 
     Example: kvcalc sweep -m llama3-8b -H h100,h200 --tp 1,2 --ctx 1024..131072:x2 -f csv
     """
