@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import sys
 
+COMMAND_LINE: list[str] = []  # the arguments of the command being run (a report names them)
+
 
 def main(argv: list[str] | None = None) -> None:
     import typer
@@ -20,6 +22,7 @@ def main(argv: list[str] | None = None) -> None:
     forget_inputs()  # an output may not be a file this command reads
     _tolerant_streams()
     args = sys.argv[1:] if argv is None else list(argv)
+    COMMAND_LINE[:] = args
     # Only the command being run is imported and inspected (start-up time); anything else
     # (no command, --help, a typo) gets every command so help and suggestions are complete.
     app = build_app([args[0]] if args and args[0] in COMMANDS else None)

@@ -70,6 +70,26 @@ def checked_output(value: Path | None) -> Path | None:
     return value
 
 
+def checked_report(value: Path | None) -> Path | None:
+    """A --report path is checked as it is parsed: FILE.html, writable, not an input."""
+    if value is not None:
+        from calc.output.html_report import check_report_path
+
+        check_report_path(value)
+    return value
+
+
+Report = Annotated[
+    Path | None,
+    typer.Option(
+        "--report",
+        help="Also write a report as one self-contained HTML file (inline CSS and SVG, no "
+        "script, nothing fetched; prints on paper): the answer, tables, charts, provenance, "
+        "launch commands. Written atomically.",
+        callback=checked_report,
+    ),
+]
+
 Output = Annotated[
     Path | None,
     typer.Option(

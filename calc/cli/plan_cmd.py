@@ -118,6 +118,7 @@ def plan(
         bool,
         typer.Option("--explain", help="Why the winner fits and what dominates its TTFT/TPOT."),
     ] = False,
+    report_file: o.Report = None,
 ) -> None:
     """The cheapest deployments (hardware × dtypes × tp/pp/ep × replicas × engine, and
     prefill/decode disaggregation) that serve --rate requests/s of --prompt + --gen tokens
@@ -128,7 +129,7 @@ def plan(
     Example: kvcalc plan --model llama3-70b --rate 10 --prompt 2048 --gen 256 --ttft-p99 2s
     --tpot-p99 50ms
     """
-    from calc.cli.common import check_choice, warn
+    from calc.cli.common import check_choice, check_report, command_line, warn, write_report
     from calc.errors import InvalidInputError
     from calc.output.render import ROW_FORMATS, emit
     from calc.reports.plan import PlanQuery, Slo
@@ -139,6 +140,7 @@ def plan(
     from calc.serve.workload import parse_duration_s as parse_duration
 
     check_choice("--format", fmt, ROW_FORMATS)
+    check_report(report_file, ("--output", output))
     if seed < 0 or seed >= 2**32:
         raise InvalidInputError(f"--seed must be in 0..{2**32 - 1}, got {seed}")
     models = tuple(dict.fromkeys(n for m in model for n in parse_names(m, "--model")))
@@ -181,6 +183,11 @@ def plan(
         rows=report.fields["rows"],
         table=lambda: plan_table(report),
         explain=report.figures if explain else (),
+    )
+    from calc.reports.report_plan import plan_document
+
+    write_report(
+        report_file, lambda: plan_document(report, query, seed=seed, command=command_line())
     )
 
 

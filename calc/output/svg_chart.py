@@ -188,7 +188,10 @@ def render(chart: Chart, *, idx: int = 0) -> str:
             path = " ".join(f"{x:.1f},{y:.1f}" for x, y in pts)
             out.append(f'<polyline points="{path}" fill="none" {attrs}/>')
         if s.markers:
-            out += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="2.8" fill="{colour}"/>' for x, y in pts]
+            r = 2.8 if s.line else 4.5  # points alone: larger, with a white ring
+            ring = "" if s.line else ' stroke="#000000" stroke-width="1.2"'
+            out += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" fill="{colour}"{ring}/>'
+                    for x, y in pts]  # fmt: skip
         legend.append(_swatch(colour, s.dash, s.width) + esc(s.label))
     out.append("</svg>")
     caption = "".join(f"<li>{item}</li>" for item in legend)
