@@ -253,3 +253,21 @@ def test_reports_render_in_headless_chromium(reports, tmp_path):
             for png in (page.screenshot_png, page.print_screenshot_png):
                 ink, colours = ink_fraction(png)
                 assert ink > 0.03 and colours > 50, (name, ink, colours)  # text, tables, charts
+
+
+def test_terminal_launch_command_pastes_back_whole():
+    import shlex
+
+    from calc.output.shell import continued
+
+    cmd = (
+        "vllm serve meta-llama/Meta-Llama-3-70B --tensor-parallel-size 1 --pipeline-parallel-size"
+        " 1 --data-parallel-size 1 --max-model-len 2304 --gpu-memory-utilization 0.9 "
+        "--kv-cache-dtype fp8 --max-num-batched-tokens 8192 --max-num-seqs 1024 --quantization fp8"
+    )
+    text = continued(cmd)
+    lines = text.splitlines()
+    assert len(lines) > 1 and all(len(x) <= 78 for x in lines)
+    assert all(x.endswith(" \\") for x in lines[:-1])
+    assert not any(x.rstrip(" \\").endswith(("--max-model-len", "--quantization")) for x in lines)
+    assert shlex.split(text.replace("\\\n", " ")) == shlex.split(cmd)  # what a shell runs

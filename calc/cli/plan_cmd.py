@@ -260,10 +260,13 @@ def plan_table(report):
     if rejected:
         parts.append(rows_table(rejected, "Rejected families", columns=REJECTED))
     if f.get("launch_command"):
-        lines = ["Launch the winner:", "  " + f["launch_command"]]
+        from calc.output.shell import continued
+
+        # broken between flags where a line would pass 78 columns: pastes back whole
+        lines = ["Launch the winner:", continued(f["launch_command"])]
         if f.get("launch_extra_config"):
             lines += ["  with extra-llm-api-config.yaml:"]
             lines += ["    " + x for x in f["launch_extra_config"].splitlines()]
         lines += ["  note: " + n for n in f.get("launch_notes") or []]
-        parts.append(Text("\n".join(lines)))
+        parts.append(Text("\n".join(lines), no_wrap=True, overflow="ignore"))
     return Group(*parts)

@@ -11,7 +11,6 @@ A document is a title, a one-line answer and a list of blocks (``Facts``, ``Tabl
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -177,20 +176,12 @@ def _table(b: Table) -> str:
     )
 
 
-_TOKEN = re.compile(r"""(?:[^\s'"]+|'[^']*'|"[^"]*")+""")
-
-
 def command_html(command: str) -> str:
     """A shell command as ``<code class="cmd">``: each flag with its value in a span that is
     never broken across lines; breaks fall between flags only."""
-    tokens = _TOKEN.findall(command)
-    units: list[str] = []
-    for tok in tokens:
-        if units and units[-1].startswith("-") and " " not in units[-1] and not tok.startswith("-"):
-            units[-1] += " " + tok  # --flag value
-        else:
-            units.append(tok)
-    spans = " ".join(f'<span class="arg">{esc(u)}</span>' for u in units)
+    from calc.output.shell import units
+
+    spans = " ".join(f'<span class="arg">{esc(u)}</span>' for u in units(command))
     return f'<code class="cmd">{spans}</code>'
 
 
