@@ -267,6 +267,9 @@ def plan_table(report):
         if f.get("launch_extra_config"):
             lines += ["  with extra-llm-api-config.yaml:"]
             lines += ["    " + x for x in f["launch_extra_config"].splitlines()]
-        lines += ["  note: " + n for n in f.get("launch_notes") or []]
+        import textwrap
+
+        for n in f.get("launch_notes") or []:
+            lines += textwrap.wrap("note: " + n, 78, initial_indent="  ", subsequent_indent="    ")
         parts.append(Text("\n".join(lines), no_wrap=True, overflow="ignore"))
     return Group(*parts)
