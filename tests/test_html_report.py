@@ -275,3 +275,23 @@ def test_terminal_launch_command_pastes_back_whole():
     assert all(x.endswith(" \\") for x in lines[:-1])
     assert not any(x.rstrip(" \\").endswith(("--max-model-len", "--quantization")) for x in lines)
     assert shlex.split(text.replace("\\\n", " ")) == shlex.split(cmd)  # what a shell runs
+
+
+def test_reports_of_the_edge_cases(cli, tmp_path):
+    """A trace without --rate, a sweep without latency columns, a plan nothing meets, a check
+    of training fits: each still writes its page."""
+    trace = tmp_path / "trace.csv"
+    trace.write_text("arrival_s,prompt_tokens,output_tokens\n0,100,20\n0.5,200,30\n1.0,150,10\n")
+    html = _report(cli, tmp_path, ("simulate", "-m", "llama3-8b", "-H", "h100", "--trace",
+                                   trace), "trace.html")  # fmt: skip
+    assert '<p class="answer">At ' in html and "requests/s served" in html
+    html = _report(cli, tmp_path, (*SWEEP[:-2], "--no-latency", "-f", "csv", "-o",
+                                   tmp_path / "g.csv"), "nolat.html")  # fmt: skip
+    assert '<p class="answer">80 rows, ' in html  # 2 models × 2 tp × 4 ctx × 5 batches
+    html = _report(cli, tmp_path, ("plan", "-m", "llama3-70b", "-H", "l4", "--rate", "10",
+                                   "--prompt", "2048", "--gen", "256", "--ttft-p99", "100ms",
+                                   "--tpot-p99", "5ms"), "none.html")  # fmt: skip
+    assert '<p class="answer fail">No deployment meets the targets' in html
+    html = _report(cli, tmp_path, ("check", ROOT / "examples" / "check-train.yaml"),
+                   "train.html", code=(1,))  # fmt: skip
+    assert "training_fit" in html and '<tr class="fail">' in html

@@ -53,8 +53,9 @@ def simulate_answer(fields: dict) -> tuple[str, str]:
     if fields.get("ttft_p99_s") is None:
         return ("No request was served (every one longer than the KV pool or max model "
                 "length)", "fail")  # fmt: skip
+    rate = fields.get("rate_per_s") or fields.get("offered_requests_per_s")  # a trace: offered
     text = (
-        f"At {fields['rate_per_s']:g} requests/s: p99 TTFT {seconds(fields['ttft_p99_s'])}, "
+        f"At {rate:.3g} requests/s: p99 TTFT {seconds(fields['ttft_p99_s'])}, "
         f"p99 TPOT {seconds(fields['tpot_p99_s'] or 0)}, "
         f"{fields['served_requests_per_s']:.3g} requests/s served"
     )
@@ -89,10 +90,13 @@ def simulate_document(dep, load, report, *, seed: int, efficiency: str, curve_ro
     if curve_rows is None:
         text, verdict = simulate_answer(f)
         blocks.append(Facts("The simulation", scalars(f)))
-        rates = [load.rate_per_s * s for s in RATE_STEPS]
-        curve = latency_vs_rate(dep, load, rates, seed, efficiency=efficiency)
-        rows = [result_fields(p.result, p.rate_per_s) for p in curve.points]
-        rate = load.rate_per_s
+        # around the stated rate (a trace without --rate: its offered rate, rescaled)
+        rate = load.rate_per_s or f.get("offered_requests_per_s")
+        rows = []
+        if rate:
+            rates = [rate * s for s in RATE_STEPS]
+            curve = latency_vs_rate(dep, load, rates, seed, efficiency=efficiency)
+            rows = [result_fields(p.result, p.rate_per_s) for p in curve.points]
         lengths = _mean_lengths(f)
     else:
         best = f.get("max_rate_meeting_slo_per_s")
@@ -111,7 +115,7 @@ def simulate_document(dep, load, report, *, seed: int, efficiency: str, curve_ro
         lengths = _mean_lengths(rows[0]) if rows else None
     label = f"{dep.model.name} on {dep.gpus} × {dep.hardware.name}"
     for pct in ("p50", "p90", "p99"):
-        if pct != "p99" and curve_rows is None:
+        if (pct != "p99" and curve_rows is None) or not rows:
             continue
         blocks += latency_charts(
             [(label, _curve_points(rows, pct))],
@@ -160,10 +164,11 @@ def sweep_frontier(grid) -> tuple[list[tuple[str, list]], list[dict], int, int]:
     for chunk in grid.chunks():
         flat = chunk.flat()
         n += chunk.n_rows
-        if "tpot_s" not in flat:
+        fits = np.asarray(flat["fits"], dtype=bool)
+        fit += int(fits.sum())
+        if "tpot_s" not in flat:  # --no-latency: no times to trade
             continue
-        ok = np.asarray(flat["fits"], dtype=bool) & (flat["tpot_s"] > 0)
-        fit += int(ok.sum())
+        ok = fits & (flat["tpot_s"] > 0)
         x = np.where(ok, 1.0 / np.where(ok, flat["tpot_s"], 1.0), np.nan)
         y = np.where(ok, flat["output_tokens_per_s_per_gpu"], np.nan)
         label = (f"{flat['model'][0]} {flat['hardware'][0]} {flat['weight_dtype'][0]}/"
