@@ -70,7 +70,7 @@ EXAMPLES: dict[str, list[str]] = {
     "plot-capacity-csv": [
         "kvcalc plot capacity -m llama3-8b,llama3-70b -H h200 --tp 2 -f csv | head -3"
     ],
-    "plot-frontier": ["kvcalc plot frontier -m llama3-70b -H h100 | head -n 31"],
+    "plot-frontier": ["kvcalc plot frontier -m llama3-70b -H h100 | tail -n 12"],
     "plot-memory": ["kvcalc plot memory --model llama3-70b --hardware h100 --gpus 4"],
     "models": ["kvcalc models -f csv | head -3"],
     "capacity": [
