@@ -99,8 +99,8 @@ def invocations(model: str, tmp_path: Path) -> list[tuple[str, tuple, str]]:
         ("sweep", ("sweep", *m, "-H", hw, "--tp", tp, "--ctx", "1024"), "csv"),
         ("check", ("check", spec), "json"),
         ("check", ("check", spec), "csv"),
-        *[("plot", ("plot", kind, *plot), f) for kind in ("roofline", "memory", "capacity")
-          for f in ("json", "csv")],
+        *[("plot", ("plot", kind, *plot), f)
+          for kind in ("roofline", "memory", "capacity", "frontier") for f in ("json", "csv")],
         ("speculate", ("speculate", *dep, *draft, *"--gamma 2 --alpha 0.7".split()), "json"),
         ("train", ("train", *dep, *ctx, "--tokens", "1e9"), "json"),
         ("train", ("train", *dep, *ctx, "--explain"), "json"),

@@ -260,7 +260,9 @@ def test_existing_file_replaced_whole(cli, tmp_path):
 def test_bad_kind(cli):
     r = cli("plot", "pie", "--model", "llama3-8b")
     assert r.code == 2
-    assert r.err == "kvcalc: error: plot kind 'pie' is not one of: roofline, memory, capacity\n"
+    assert r.err == (
+        "kvcalc: error: plot kind 'pie' is not one of: roofline, memory, capacity, frontier\n"
+    )
 
 
 def test_roofline_needs_hardware(cli):
@@ -362,3 +364,112 @@ def test_plot_data_as_csv_and_json(cli, tmp_path):
     ops = json.loads(out.read_text())["rows"]
     assert {"decode", "prefill"} == {op["phase"] for op in ops}
     assert all(op["arithmetic_intensity"] > 0 for op in ops)
+
+
+# ---------------------------------------------------------------------------------------
+# The drawn SVG: tick labels read as numbers, no text cut off or over another
+
+
+TICK = r"^(\d[\d,]*(\.\d+)?|\.\d+)( ?[kKMGTP])?( ?m?s)?$"
+SUFFIX = {"k": 1e3, "K": 1024, "M": 2**20, "G": 1e9, "T": 1e12, "P": 1e15}
+
+
+def _tick_value(text: str) -> float:
+    import re
+
+    m = re.match(r"^([\d,.]+) ?([kKMGTP]?) ?(m?s)?$", text)
+    assert m, text
+    v = float(m.group(1).replace(",", "")) * SUFFIX.get(m.group(2), 1)
+    return v / 1e3 if m.group(3) == "ms" else v
+
+
+def _check_svg(path):
+    import re
+
+    from tests.svg_text import read
+
+    page, texts = read(path)
+    assert texts, "no text read from the SVG"
+    for t in texts:
+        assert t.box.inside(page, slack=0.5), f"cut off: {t.source!r} at {t.box} of {page}"
+        assert "$" not in t.drawn and "\\" not in t.drawn, (t.source, t.drawn)
+        assert "?" not in t.drawn, (t.source, t.drawn)  # every glyph decoded
+    for a_i, a in enumerate(texts):
+        for b in texts[a_i + 1 :]:
+            assert a.box.overlap(b.box) < 0.5, f"{a.source!r} overlaps {b.source!r}"
+    ticks = {"x": [], "y": []}
+    for t in texts:
+        if re.match(r"^[xy]tick_", t.parent):
+            assert re.match(TICK, t.drawn), f"tick label {t.drawn!r} is not a number"
+            ticks[t.parent[0]].append(t)
+    for axis, key in (("x", lambda t: t.box.x0), ("y", lambda t: -t.box.y0)):
+        assert ticks[axis], f"no {axis} tick labels"
+        by_axes: dict[str, list] = {}  # a figure of two charts: each its own run of values
+        for t in ticks[axis]:
+            by_axes.setdefault(t.axes, []).append(t)
+        for run in by_axes.values():
+            values = [_tick_value(t.drawn) for t in sorted(run, key=key)]
+            assert values == sorted(values) and len(set(values)) == len(values), values
+    return texts
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("roofline", "-m", "llama3-70b", "-H", "h100"),
+        ("roofline", "-m", "llama3-8b,mixtral-8x7b", "-H", "h100", "--weight-dtype", "fp8"),
+        ("memory", "-m", "llama3-70b", "-H", "h100", "--gpus", "4"),
+        ("memory", "-m", "gemma-2-27b,llama3-8b,deepseek-v3", "-H", "h200"),
+        ("capacity", "-m", "llama3.1-405b", "-H", "h100"),  # not one sequence fits: a note
+        ("capacity", "-m", "llama3-8b,llama3-70b,mixtral-8x7b", "-H", "h100", "--tp", "2"),
+        ("frontier", "-m", "llama3-70b", "-H", "h100"),
+        ("frontier", "-m", "llama3-8b,qwen3-32b", "-H", "h200", "--tp", "1,2"),
+    ],
+)
+def test_svg_ticks_are_numbers_and_no_text_is_cut_or_covered(cli, tmp_path, args):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "chart.svg"
+    r = cli("plot", *args, "-o", out)
+    assert r.code == 0, r.err
+    texts = _check_svg(out)
+    ys = [t for t in texts if t.parent.startswith("ytick")]
+    assert len(ys) >= 2  # a log axis labelled at two values at least
+
+
+def test_svg_latency_vs_rate_ticks(cli, tmp_path):
+    pytest.importorskip("matplotlib")
+    out = tmp_path / "curve.svg"
+    r = cli("simulate", "-m", "llama3-8b", "-H", "h100", "--prompt", "1024", "--gen", "128",
+            "--requests", "200", "--sweep-rate", "5,20,60", "--ttft-slo", "2s",
+            "--tpot-slo", "50ms", "-o", out)  # fmt: skip
+    assert r.code == 0, r.err
+    _check_svg(out)
+
+
+def test_log_tick_values():
+    from calc.output.svg_chart import log_ticks
+
+    assert log_ticks(0.1, 10_000) == [0.1, 1, 10, 100, 1000, 10_000]
+    # fewer than three decades inside: 1-2-5 steps
+    assert log_ticks(4, 110) == [5, 10, 20, 50, 100]
+    assert log_ticks(0.02, 0.09) == pytest.approx([0.02, 0.05])
+
+
+def test_names_with_dollars_are_drawn_as_written(tmp_path):
+    """mathtext stays on for the tick formatter; text from files is escaped instead."""
+    pytest.importorskip("matplotlib")
+    import dataclasses
+
+    from calc.output.plot import memory_figure, save_atomic
+    from tests.svg_text import read
+
+    d = memory_data(load_model("llama3-8b"))
+    d = dataclasses.replace(d, model="my$x^2$model")
+    out = tmp_path / "m.svg"
+    save_atomic(memory_figure(d), out)
+    _, texts = read(out)
+    title = next(t for t in texts if t.source.startswith("KV cache vs context"))
+    assert "my$x^2$model" in title.drawn
+    import matplotlib
+
+    assert matplotlib.rcParams["text.parse_math"] is True

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import sys
 
+COMMAND_LINE: list[str] = []  # the arguments of the command being run (a report names them)
+
 
 def main(argv: list[str] | None = None) -> None:
     from calc.cli.resources import guard_memory
@@ -52,6 +54,7 @@ def _run(args: list[str]) -> int:
 
     forget_inputs()  # an output may not be a file this command reads
     _tolerant_streams()
+    COMMAND_LINE[:] = args
     try:
         # Only the command being run is imported and inspected (start-up time); anything
         # else (no command, --help, a typo) gets every command so help and suggestions are

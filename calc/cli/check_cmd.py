@@ -30,19 +30,22 @@ def check(
         bool, typer.Option("--example", help="Print the example spec (shipped) and exit.")
     ] = False,
     calibration: o.Calibration = None,
-    fmt: o.Format = "table",
+    fmt: o.RowFormat = "table",
     output: o.Output = None,
+    report_file: o.Report = None,
 ) -> None:
     """Evaluate each deployment's requirements (fit, concurrency, TPOT, TTFT, USD per
     million tokens) and print a pass/fail table with the computed figure and the limit.
-    Exit status: 0 all pass, 1 any fails, 2 the spec is invalid. Every key is documented
-    in docs/check-spec.md; start from the example: kvcalc check --example > spec.yaml
+    Exit status: 0 all pass, 1 any fails, 2 the spec is invalid. --report FILE.html also
+    writes the results as one page with each deployment's charts and launch command. Every
+    key is documented in docs/check-spec.md; start from the example: kvcalc check --example >
+    spec.yaml
 
     Example: kvcalc check spec.yaml --junit kvcalc-junit.xml
     """
-    from calc.cli.common import check_choice, warn
+    from calc.cli.common import check_choice, command_line, warn, write_report
     from calc.errors import InvalidInputError, KvcalcError
-    from calc.output.render import FORMATS, emit, rows_table, write_atomic
+    from calc.output.render import ROW_FORMATS, emit, rows_table, write_atomic
     from calc.output.safe_io import check_outputs
     from calc.output.safe_text import xml_safe
     from calc.reports.check_spec import junit_error_xml, junit_xml, load_spec, run_checks
@@ -62,12 +65,13 @@ def check(
         raise InvalidInputError(
             "give a spec file (kvcalc check SPEC.yaml); start from kvcalc check --example"
         )
-    check_choice("--format", fmt, FORMATS)
-    outputs = (("--junit", junit), ("--output", output))
+    check_choice("--format", fmt, ROW_FORMATS)
+    outputs = (("--junit", junit), ("--output", output), ("--report", report_file))
     check_outputs(*outputs)  # before any work
     notes: list[str] = []
     try:
-        results = run_checks(load_spec(spec), calibration, spec, notes)
+        checks = load_spec(spec)
+        results = run_checks(checks, calibration, spec, notes)
     except KvcalcError as exc:
         if junit is not None:  # the CI step that publishes JUnit finds why, not nothing
             write_atomic(junit, junit_error_xml(str(exc), spec))
@@ -87,6 +91,14 @@ def check(
             [r.display_row() for r in results],
             f"kvcalc check: {len(rows) - failed} passed, {failed} failed "
             "(GB = 10^9 B, GiB = 2^30 B)",
+        ),
+    )
+    from calc.reports.report_runs import check_document
+
+    write_report(
+        report_file,
+        lambda: check_document(
+            checks, results, notes, calibration=calibration, command=command_line()
         ),
     )
     if failed:

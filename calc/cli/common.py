@@ -88,3 +88,32 @@ def perf_table(fields: dict, title: str):
         if rows:
             parts.append(rows_table(rows, label))
     return Group(*parts)
+
+
+def command_line() -> str:
+    """The command being run, as typed (shell-quoted): ``kvcalc plan --model ...``."""
+    import shlex
+
+    from calc.cli import COMMAND_LINE
+
+    return shlex.join(["kvcalc", *COMMAND_LINE])
+
+
+def check_report(path, *others) -> None:
+    """Before any work: --report is not the same file as another output of the command
+    (``others``: (flag, path) pairs, e.g. ("--output", output))."""
+    if path is not None:
+        from calc.output.safe_io import check_outputs
+
+        check_outputs(*others, ("--report", path))
+
+
+def write_report(path, build) -> None:
+    """--report FILE.html: write the document ``build()`` returns (a
+    ``calc.output.html_report.Document``, built only when a path is given) atomically. One
+    call per command, after its own output."""
+    if path is None:
+        return
+    from calc.output.html_report import write_report as write
+
+    write(path, build())

@@ -73,9 +73,9 @@ def build_deployment(
     from calc.cli.common import calibrated_hardware, check_choice
     from calc.data.registry import load_hardware, load_model
     from calc.deploy.deployment import Deployment, EngineSettings
-    from calc.output.render import FORMATS
+    from calc.output.render import ROW_FORMATS
 
-    check_choice("--format", fmt, FORMATS)
+    check_choice("--format", fmt, ROW_FORMATS)  # jsonl: one line of the scalar fields
     if calibration is not None and not hardware:  # it calibrates a profile: none to calibrate
         raise InvalidInputError(
             "--calibration corrects a --hardware profile's efficiencies: give --hardware too"

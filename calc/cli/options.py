@@ -54,6 +54,11 @@ KvDtype = Annotated[
     ),
 ]
 Format = Annotated[str, typer.Option("--format", "-f", help=FORMAT_HELP)]
+ROW_FORMAT_HELP = (
+    "Output format: table (rounded, for people), json, csv or jsonl (JSON Lines: one row a "
+    "line; unrounded base units)."
+)
+RowFormat = Annotated[str, typer.Option("--format", "-f", help=ROW_FORMAT_HELP)]
 
 
 def checked_output(value: Path | None) -> Path | None:
@@ -64,6 +69,26 @@ def checked_output(value: Path | None) -> Path | None:
         check_output(value)
     return value
 
+
+def checked_report(value: Path | None) -> Path | None:
+    """A --report path is checked as it is parsed: FILE.html, writable, not an input."""
+    if value is not None:
+        from calc.output.html_report import check_report_path
+
+        check_report_path(value)
+    return value
+
+
+Report = Annotated[
+    Path | None,
+    typer.Option(
+        "--report",
+        help="Also write a report as one self-contained HTML file (inline CSS and SVG, no "
+        "script, nothing fetched; prints on paper): the answer, tables, charts, provenance, "
+        "launch commands. Written atomically.",
+        callback=checked_report,
+    ),
+]
 
 Output = Annotated[
     Path | None,

@@ -121,12 +121,13 @@ def plan(
     ] = True,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the simulated arrivals.")] = 0,
     efficiency: d.Efficiency = "expected",
-    fmt: o.Format = "table",
+    fmt: o.RowFormat = "table",
     output: o.Output = None,
     explain: Annotated[
         bool,
         typer.Option("--explain", help="Why the winner fits and what dominates its TTFT/TPOT."),
     ] = False,
+    report_file: o.Report = None,
 ) -> None:
     """The cheapest deployments (hardware × dtypes × tp/pp/ep × replicas × engine, and
     prefill/decode disaggregation) that serve --rate requests/s of --prompt + --gen tokens
@@ -137,9 +138,9 @@ def plan(
     Example: kvcalc plan --model llama3-70b --rate 10 --prompt 2048 --gen 256 --ttft-p99 2s
     --tpot-p99 50ms
     """
-    from calc.cli.common import check_choice, warn
+    from calc.cli.common import check_choice, check_report, command_line, warn, write_report
     from calc.errors import InvalidInputError
-    from calc.output.render import FORMATS, emit
+    from calc.output.render import ROW_FORMATS, emit
     from calc.reports.plan import PlanQuery, Slo
     from calc.reports.plan import plan as run_plan
     from calc.reports.plan_eval import Load
@@ -147,7 +148,8 @@ def plan(
     from calc.reports.tco import Pricing
     from calc.serve.workload import parse_duration_s as parse_duration
 
-    check_choice("--format", fmt, FORMATS)
+    check_choice("--format", fmt, ROW_FORMATS)
+    check_report(report_file, ("--output", output))
     if seed < 0 or seed >= 2**32:
         raise InvalidInputError(f"--seed must be in 0..{2**32 - 1}, got {seed}")
     models = tuple(dict.fromkeys(n for m in model for n in parse_names(m, "--model")))
@@ -190,6 +192,11 @@ def plan(
         rows=report.fields["rows"],
         table=lambda: plan_table(report),
         explain=report.figures if explain else (),
+    )
+    from calc.reports.report_plan import plan_document
+
+    write_report(
+        report_file, lambda: plan_document(report, query, seed=seed, command=command_line())
     )
 
 
@@ -264,10 +271,16 @@ def plan_table(report):
     if rejected:
         parts.append(rows_table(rejected, "Rejected families", columns=REJECTED))
     if f.get("launch_command"):
-        lines = ["Launch the winner:", "  " + f["launch_command"]]
+        from calc.output.shell import continued
+
+        # broken between flags where a line would pass 78 columns: pastes back whole
+        lines = ["Launch the winner:", continued(f["launch_command"])]
         if f.get("launch_extra_config"):
             lines += ["  with extra-llm-api-config.yaml:"]
             lines += ["    " + x for x in f["launch_extra_config"].splitlines()]
-        lines += ["  note: " + n for n in f.get("launch_notes") or []]
-        parts.append(Text("\n".join(lines)))
+        import textwrap
+
+        for n in f.get("launch_notes") or []:
+            lines += textwrap.wrap("note: " + n, 78, initial_indent="  ", subsequent_indent="    ")
+        parts.append(Text("\n".join(lines), no_wrap=True, overflow="ignore"))
     return Group(*parts)

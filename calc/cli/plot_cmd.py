@@ -1,4 +1,5 @@
-"""`kvcalc plot roofline|memory|capacity`: a chart in the terminal, or a PNG/SVG file."""
+"""`kvcalc plot roofline|memory|capacity|frontier`: a chart in the terminal, or a PNG/SVG
+file."""
 
 from __future__ import annotations
 
@@ -20,7 +21,7 @@ PlotModels = Annotated[
         "several models, one series each.",
     ),
 ]
-Kind = Annotated[str, typer.Argument(help="What to plot: roofline | memory | capacity.")]
+Kind = Annotated[str, typer.Argument(help="What to plot: roofline | memory | capacity | frontier.")]
 PlotHardware = Annotated[
     str | None,
     typer.Option(
@@ -38,7 +39,11 @@ PlotCtx = Annotated[
         "model's max context if smaller).",
     ),
 ]
-Prompt = Annotated[int, typer.Option("--prompt", help="roofline: prompt tokens of the prefill.")]
+Prompt = Annotated[
+    int,
+    typer.Option("--prompt", help="roofline: prompt tokens of the prefill; frontier: per request."),
+]
+Gen = Annotated[int, typer.Option("--gen", help="frontier: output tokens per request.")]
 MaxCtx = Annotated[
     int | None,
     typer.Option(
@@ -47,7 +52,14 @@ MaxCtx = Annotated[
         "(default: the model's max context); the axis starts at 512.",
     ),
 ]
-Tp = Annotated[int, typer.Option("--tp", help="Tensor-parallel GPUs (roofline, capacity).")]
+Tp = Annotated[
+    str | None,
+    typer.Option(
+        "--tp",
+        help="Tensor-parallel GPUs (roofline, capacity; default 1). frontier: the sizes to "
+        "draw, e.g. 2,4,8 (default: powers of two up to the NVLink domain, at most 8).",
+    ),
+]
 KvHeads = Annotated[
     int | None,
     typer.Option(
@@ -85,9 +97,10 @@ def plot(
     batch: o.Batch = 1,
     ctx: PlotCtx = None,
     prompt: Prompt = 1024,
+    gen: Gen = 256,
     max_ctx: MaxCtx = None,
     gpus: o.Gpus = 1,
-    tp: Tp = 1,
+    tp: Tp = None,
     weight_dtype: o.WeightDtype = None,
     kv_dtype: o.KvDtype = None,
     kv_heads: KvHeads = None,
@@ -95,12 +108,13 @@ def plot(
     qk_rope_head_dim: QkRope = None,
     engine: dopt.Engine = "vllm",
     mem_util: dopt.MemUtil = None,
-    fmt: o.Format = "table",
+    fmt: o.RowFormat = "table",
     output: PlotOutput = None,
 ) -> None:
     """Plot a roofline with the model's decode and prefill ops on it, KV cache vs context
-    across attention kinds (MHA, GQA, MQA, MLA what-ifs and the model's own layout), or max
-    concurrency vs context. Without --output a plain-text chart (log scales, at most 100
+    across attention kinds (MHA, GQA, MQA, MLA what-ifs and the model's own layout), max
+    concurrency vs context, or output tokens/s per GPU against tokens/s per user (frontier).
+    Without --output a plain-text chart (log scales, at most 100
     columns) and its numbers are printed; with --output FILE.png|FILE.svg matplotlib draws it.
     --format json|csv gives the numbers behind the chart instead (to stdout or --output).
 
@@ -108,6 +122,9 @@ def plot(
     bytes of --batch sequences; with --hardware, --gpus × memory − weights as a line (GB =
     10^9 B). capacity: `kvcalc capacity`'s max concurrency (KV budget of the most loaded GPU /
     paged KV per sequence) at each context. What-ifs keep the model's layers and windows.
+    frontier: a line per tensor-parallel size, each point one concurrency (1, 2, 4, ... up to
+    the engine's own) serving requests of --prompt + --gen tokens in steady state (prefill
+    charged), and the Pareto frontier of all of them.
 
     Several models (-m a -m b, or -m a,b): one series per model (its own attention layout; no
     what-ifs), roofline ops keyed A.d1, B.d1, ...; the data rows carry a `model` column.
@@ -118,19 +135,22 @@ def plot(
 
     from calc.cli.common import check_choice, load_inputs, warn
     from calc.errors import InvalidInputError
-    from calc.output.render import FORMATS
+    from calc.output.render import ROW_FORMATS
     from calc.reports.plot_data import check_plot_kind
 
     check_plot_kind(kind)
-    check_choice("--format", fmt, FORMATS)
+    check_choice("--format", fmt, ROW_FORMATS)
     if output is not None and fmt == "table":
         from calc.output.plot import check_output
 
         check_output(output)
-    if kind in ("roofline", "capacity") and hardware is None:
+    if kind in ("roofline", "capacity", "frontier") and hardware is None:
         raise InvalidInputError(f"plot {kind} needs --hardware (see `kvcalc hardware`)")
-    from calc.reports.sweep import parse_names
+    from calc.reports.sweep import parse_names, parse_values
 
+    tps = None if tp is None else parse_values(tp, "--tp")
+    if kind != "frontier" and tps is not None and len(tps) > 1:
+        raise InvalidInputError(f"plot {kind} takes one --tp, got {tp!r}")
     names = list(dict.fromkeys(n for m in model for n in parse_names(m, "--model")))
     if not names:
         raise InvalidInputError("plot needs --model (see `kvcalc models`)")
@@ -150,8 +170,8 @@ def plot(
     from calc.reports import plot_data as data
 
     datas = [
-        _one(kind, cfg, hw, batch=batch, ctx=ctx, prompt=prompt, max_ctx=max_ctx, gpus=gpus,
-             tp=tp, weight_dtype=weight_dtype, kv_dtype=kv_dtype, kv_heads=kv_heads,
+        _one(kind, cfg, hw, batch=batch, ctx=ctx, prompt=prompt, gen=gen, max_ctx=max_ctx,
+             gpus=gpus, tps=tps, weight_dtype=weight_dtype, kv_dtype=kv_dtype, kv_heads=kv_heads,
              kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim, engine=engine,
              mem_util=mem_util)
         for cfg in cfgs
@@ -163,6 +183,7 @@ def plot(
         "roofline": (draw.roofline_text, draw.roofline_figure),
         "capacity": (draw.capacity_text, draw.capacity_figure),
         "memory": (draw.memory_text, draw.memory_figure),
+        "frontier": (draw.frontier_text, draw.frontier_figure),
     }[kind]
     if fmt != "table":
         from calc.output.render import emit
@@ -178,11 +199,17 @@ def plot(
         draw.save_atomic(figure(d), output)
 
 
-def _one(kind, cfg, hw, *, batch, ctx, prompt, max_ctx, gpus, tp, weight_dtype, kv_dtype,
+def _one(kind, cfg, hw, *, batch, ctx, prompt, gen, max_ctx, gpus, tps, weight_dtype, kv_dtype,
          kv_heads, kv_lora_rank, qk_rope_head_dim, engine, mem_util):  # fmt: skip
     """The data of one model's chart."""
     from calc.reports import plot_data as data
 
+    tp = tps[0] if tps else 1
+    if kind == "frontier":
+        return data.frontier_data(
+            cfg, hw, prompt=prompt, gen=gen, tps=tps, weight_dtype=weight_dtype,
+            kv_dtype=kv_dtype, engine=engine, mem_util=mem_util,
+        )  # fmt: skip
     if kind == "roofline":
         return data.roofline_data(
             cfg,

@@ -132,8 +132,9 @@ def simulate(
     allreduce: d.AllReduce = None,
     moe_imbalance: d.MoeImbalance = None,
     calibration: o.Calibration = None,
-    fmt: o.Format = "table",
+    fmt: o.RowFormat = "table",
     output: SimOutput = None,
+    report_file: o.Report = None,
 ) -> None:
     """Serve requests arriving at --rate on the deployment, as vLLM/SGLang schedule them
     (continuous batching: decode first, chunked prefill within --max-batched-tokens, at most
@@ -144,19 +145,21 @@ def simulate(
     queue grows without bound). Replicas (--dp) take arrivals round-robin.
 
     With --sweep-rate the same requests are served at each rate: a chart of TTFT and TPOT
-    percentiles against the rate and one row per rate.
+    percentiles against the rate and one row per rate. --report FILE.html also writes the
+    figures, latency against the rate and tokens/s per GPU against per user as one page.
 
     Example: kvcalc simulate --model llama3-70b --hardware h100 --tp 4 --rate 5 --prompt
     lognormal:2048:0.5 --gen 256 --ttft-slo 2s --tpot-slo 50ms
     """
-    from calc.cli.common import check_choice
+    from calc.cli.common import check_choice, check_report
     from calc.cli.deploy_common import deployment_of
     from calc.errors import InvalidInputError
-    from calc.output.render import FORMATS
+    from calc.output.render import ROW_FORMATS
     from calc.serve.workload import LengthDist, LoadSpec, load_trace_csv, parse_duration_s
 
-    check_choice("--format", fmt, FORMATS)
+    check_choice("--format", fmt, ROW_FORMATS)
     check_choice("--efficiency", efficiency, ("expected", "low", "high", "peak"))
+    check_report(report_file, ("--output", output))
     if sweep_rate is not None and output is not None and fmt == "table":
         from calc.output.plot import check_output
 
@@ -193,13 +196,21 @@ def simulate(
         f"{dep.model.display_name} on {dep.gpus} × {dep.hardware.display_name} "
         f"({dep.describe()}, {dep.engine_config.engine}): {load.describe(rates is None)}"
     )
-    if rates is None:
-        _one(dep, load, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, output, title)
-    else:
-        _sweep(dep, load, rates, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, output, title)
+    run = _one if rates is None else _sweep
+    report = run(dep, load, rates, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, output, title)
+    from calc.cli.common import command_line, write_report
+    from calc.reports.report_runs import simulate_document
+
+    write_report(
+        report_file,
+        lambda: simulate_document(
+            dep, load, report, seed=seed, efficiency=efficiency,
+            curve_rows=None if rates is None else report.rows, command=command_line(),
+        ),
+    )  # fmt: skip
 
 
-def _one(dep, load, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, output, title):
+def _one(dep, load, _rates, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, output, title):
     from calc.cli.common import warn
     from calc.output.render import emit
     from calc.serve.report import simulate_report
@@ -210,6 +221,7 @@ def _one(dep, load, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, output, title
                              ttft_slo_s=ttft_slo_s, tpot_slo_s=tpot_slo_s)  # fmt: skip
     warn(report.warnings)
     emit(report.fields, fmt, output, title=f"{title} (latencies in s; per sequence group: queue)")
+    return report
 
 
 def _sweep(dep, load, rates, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, output, title):
@@ -227,7 +239,7 @@ def _sweep(dep, load, rates, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, outp
     warn(report.warnings)
     if fmt != "table":
         emit(report.fields, fmt, output, rows=report.rows)
-        return
+        return report
     series = [
         draw.RateSeries(
             metric.upper(), pct, [(r["rate_per_s"], r[f"{metric}_{pct}_s"]) for r in report.rows]
@@ -240,7 +252,7 @@ def _sweep(dep, load, rates, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, outp
     if output is not None:
         saturated = [r["rate_per_s"] for r in report.rows if r["saturated"]]
         draw.save_atomic(draw.latency_rate_figure(head, series, slos, saturated), output)
-        return
+        return report
     text = draw.latency_rate_text(head, series, report.rows, slos)
     best = report.fields["max_rate_meeting_slo_per_s"]
     if ttft_slo_s is not None or tpot_slo_s is not None:
@@ -251,3 +263,4 @@ def _sweep(dep, load, rates, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, outp
     from calc.output.safe_text import printable
 
     sys.stdout.write(printable(text, lines=True))
+    return report

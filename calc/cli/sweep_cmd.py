@@ -1,4 +1,5 @@
-"""`kvcalc sweep`: a grid of deployments evaluated at once (vectorised), as CSV, JSON or a table."""
+"""`kvcalc sweep`: a grid of deployments evaluated at once (vectorised), as CSV, JSON, JSON Lines,
+Parquet or a table."""
 
 from __future__ import annotations
 
@@ -59,8 +60,8 @@ def sweep(
         typer.Option(
             "--format",
             "-f",
-            help="table | json | csv | parquet (parquet needs pyarrow: pip install "
-            "'kvcalc[parquet]', and --output).",
+            help="table | json | jsonl (JSON Lines: a row a line) | csv | parquet (parquet "
+            "needs pyarrow: pip install 'kvcalc[parquet]', and --output).",
         ),
     ] = "table",
     output: o.Output = None,
@@ -73,19 +74,22 @@ def sweep(
             "(default 0: one per CPU, at most 4; 1: none).",
         ),
     ] = 0,
+    report_file: o.Report = None,
 ) -> None:
     """Evaluate every combination of models, hardware, dtypes, tp, pp, prompt, ctx and batch:
     memory, KV budget and pool, max concurrency, fit, TPOT, TTFT, tokens/s per GPU and USD per
     million tokens. Columns are stable and in base units; gpus = tp × pp, usd_per_hour is per
     GPU. A row that does not fit (fits false) has empty cost columns (null in JSON), counted in
-    one warning. CSV, JSON and Parquet are streamed a chunk of rows at a time (memory does not
-    grow with the grid); a table shows the first rows.
+    one warning. CSV, JSON, JSON Lines and Parquet are streamed a chunk of rows at a time
+    (memory does not grow with the grid); a table shows the first rows. --report FILE.html
+    also writes a page with the first rows and the decode tokens/s per GPU against per user
+    frontier of the whole grid.
 
     Example: kvcalc sweep -m llama3-8b -H h100,h200 --tp 1,2 --ctx 1024..131072:x2 -f csv
     """
     import sys
 
-    from calc.cli.common import check_choice, warn
+    from calc.cli.common import check_choice, check_report, command_line, warn, write_report
     from calc.deploy.deployment import EngineSettings
     from calc.errors import InvalidInputError
     from calc.output.render import emit, rows_table, write_atomic
@@ -93,6 +97,7 @@ def sweep(
     from calc.reports.sweep_io import FORMATS, WRITERS, first_rows
 
     check_choice("--format", fmt, FORMATS)
+    check_report(report_file, ("--output", output))
     if not 0 <= jobs <= 64:
         raise InvalidInputError(f"--jobs must be in 0..64, got {jobs}")
     if jobs == 0:
@@ -136,6 +141,7 @@ def sweep(
             writer(grid, sys.stdout.buffer, jobs)
             sys.stdout.buffer.flush()
         warn(grid.warnings[n_before:])
+        _report(report_file, grid, command_line, write_report)
         return
     if grid.n_rows > TABLE_ROWS:
         warn([f"showing the first {TABLE_ROWS} of {grid.n_rows:,} rows; use --format csv"])
@@ -150,3 +156,10 @@ def sweep(
             rows, f"kvcalc sweep: {grid.n_rows:,} rows (GB = 10^9 B)", order, keys=len(GRID_KEYS)
         ),
     )
+    _report(report_file, grid, command_line, write_report)
+
+
+def _report(path, grid, command_line, write_report) -> None:
+    from calc.reports.report_runs import sweep_document
+
+    write_report(path, lambda: sweep_document(grid, command=command_line()))

@@ -134,9 +134,9 @@ ttft_one_prompt_s | s | per deployment | cost sweep | prefill time of one prompt
 input_tokens_per_s_per_gpu | tokens/s | per GPU | cost sweep | prompt / ttft_one_prompt_s / gpus (was input_tokens_per_s)
 usd_per_million_output_tokens | USD | per deployment | cost sweep | usd_per_hour / 3600 / output_tokens_per_s_per_gpu × 10^6
 usd_per_million_input_tokens | USD | per deployment | cost sweep | usd_per_hour / 3600 / input_tokens_per_s_per_gpu × 10^6
-serving_concurrency | sequences | per deployment | latency roofline cost sweep | sequences in flight at steady state under load: min(max_num_seqs, sequences of prompt + gen tokens the KV pool holds) per sequence group × groups (null/empty when none fits)
+serving_concurrency | sequences | per deployment | latency roofline cost sweep plot | sequences in flight at steady state under load: min(max_num_seqs, sequences of prompt + gen tokens the KV pool holds) per sequence group × groups (null/empty when none fits); plot frontier: at each point's load, 1, 2, 4, ... per sequence group up to that
 serving_cycle_s | s | per deployment | latency roofline cost sweep | time to serve every in-flight sequence from its first prompt token to its last output token: chunked prefill (max_batched_tokens per step) + gen − 1 decode steps at the mean context, pipelined under pp
-serving_output_tokens_per_s_per_gpu | tokens/s | per GPU | latency roofline cost sweep | steady-state output throughput with prefill charged: serving_concurrency × gen / serving_cycle_s / gpus
+serving_output_tokens_per_s_per_gpu | tokens/s | per GPU | latency roofline cost sweep plot | steady-state output throughput with prefill charged: serving_concurrency × gen / serving_cycle_s / gpus (plot frontier: at the point's serving_concurrency)
 serving_input_tokens_per_s_per_gpu | tokens/s | per GPU | latency roofline cost sweep | steady-state prompt throughput: serving_concurrency × prompt / serving_cycle_s / gpus
 usd_per_million_output_tokens_serving | USD | per deployment | cost sweep | usd_per_hour / 3600 / serving_output_tokens_per_s_per_gpu × 10^6 (all GPU time charged to output tokens)
 usd_per_million_tokens_serving | USD | per deployment | cost sweep | usd_per_hour / 3600 / (serving_output_tokens_per_s_per_gpu + serving_input_tokens_per_s_per_gpu) × 10^6 (GPU time spread over prompt and output tokens)
@@ -165,8 +165,10 @@ prefill_ops[].time_s | s | per op | latency roofline flops | time of the op at t
 prefill_ops[].time_speed_of_light_s | s | per op | latency roofline | time of the op at 100% of peak
 n_rows | count | summary | sweep | rows of the grid
 derivation | label | summary | memory capacity latency roofline flops cost train log plan | with --explain: one line per figure, key = formula = numbers = value unit
-kind | label | label | plot | what the plot shows: roofline, memory or capacity
-rows[].series | label | label | plot | curve of the chart (attention what-if and its KV heads)
+kind | label | label | plot | what the plot shows: roofline, memory, capacity or frontier
+rows[].series | label | label | plot | curve of the chart (attention what-if and its KV heads; frontier: the layout, e.g. tp 4)
+rows[].serving_output_tokens_per_s_per_user | tokens/s | per sequence | plot | frontier: gen / serving cycle, the output rate one request sees over its life (its prefill and the others' prefill chunks included; below 1 / TPOT)
+rows[].on_frontier | flag | label | plot | frontier: no point of any layout has more tokens/s both per user and per GPU
 rows[].own | flag | label | plot | the series is the model's own attention layout
 rows[].phase | label | label | plot | decode or prefill (roofline)
 rows[].name | label | per op | plot | op placed on the roofline (as ops[].name)

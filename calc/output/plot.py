@@ -13,6 +13,7 @@ from pathlib import Path
 
 from calc.errors import InvalidInputError, MissingDependencyError
 from calc.output.render import check_output_path, write_atomic
+from calc.output.svg_chart import log_ticks
 
 FILE_FORMATS = {".png": "png", ".svg": "svg"}
 WIDTH = 100  # columns of a terminal chart, at most
@@ -242,9 +243,10 @@ def _spot(p) -> tuple[int, int]:
 
 
 def roofline_figure(d):
+    """The roofline with the ops placed on it, the key table and the legend beside it."""
     plt = _pyplot()
     fig = plt.figure(figsize=(12.5, 6.8), dpi=110)
-    grid = fig.add_gridspec(1, 2, width_ratios=(3.1, 1), wspace=0.02)
+    grid = fig.add_gridspec(1, 2, width_ratios=(2.5, 1), wspace=0.02)
     ax, side = fig.add_subplot(grid[0]), fig.add_subplot(grid[1])
     colours = ("tab:blue", "tab:purple")
     for c, colour in zip(d.ceilings, colours, strict=False):
@@ -253,14 +255,15 @@ def roofline_figure(d):
             f"{c.dtype} peak: {si(c.peak_flops_per_s)}FLOP/s, {si(d.bytes_per_s)}B/s "
             f"(ridge {c.ridge_point:,.0f} FLOP/B)"
         )
-        ax.plot(xs, ys, color=colour, lw=2.2, label=label)
+        ax.plot(xs, ys, color=colour, lw=2.2, label=plain(label))
         xs, ys = zip(*d.roof(c, expected=True), strict=True)
         label = (
             f"{c.dtype} expected efficiency: {si(c.expected_flops_per_s)}FLOP/s, "
             f"{si(d.expected_bytes_per_s)}B/s"
         )
-        ax.plot(xs, ys, color=colour, lw=1.5, ls="--", label=label)
+        ax.plot(xs, ys, color=colour, lw=1.5, ls="--", label=plain(label))
     keys = []
+    labels = []  # (annotation, phase) to place once the layout is final
     kw = max([4] + [len(p.key) + 1 for p in d.points])  # A.d1 keys of several models: 5
     for phase, marker, colour in (("decode", "o", "tab:orange"), ("prefill", "s", "tab:green")):
         pts = [p for p in d.points if p.phase == phase]
@@ -284,23 +287,22 @@ def roofline_figure(d):
         spots: dict[tuple[int, int], list] = {}
         for p in pts:
             spots.setdefault(_spot(p), []).append(p)
-        groups = sorted(spots.values(), key=lambda g: g[0].arithmetic_intensity)
-        for i, group in enumerate(groups):
+        for group in sorted(spots.values(), key=lambda g: g[0].arithmetic_intensity):
             p = group[0]
-            if phase == "decode":  # on the slope: alternate below-right and above-left
-                offset, ha = ((7, -11), "left") if i % 2 == 0 else ((-7, 5), "right")
-            else:  # on a flat roof: alternate two heights above
-                offset, ha = (0, 8 if i % 2 == 0 else 19), "center"
-            ax.annotate(
-                "+".join(q.key for q in group),
+            ann = ax.annotate(
+                plain("+".join(q.key for q in group)),
                 (p.arithmetic_intensity, p.flops_per_s),
                 textcoords="offset points",
-                xytext=offset,
-                ha=ha,
+                xytext=(7, -11) if phase == "decode" else (0, 8),
+                ha="center",
+                va="center",
                 fontsize=8,
                 color=colour,
                 fontweight="bold",
+                zorder=6,
             )
+            ann.set_in_layout(False)
+            labels.append(ann)
         for p in pts:
             keys.append(
                 f"{p.key:<{kw}}{p.name:<15.15}{p.arithmetic_intensity:>8,.1f}"
@@ -310,24 +312,193 @@ def roofline_figure(d):
     ax.set_yscale("log")
     ax.set_xlim(*d.x_range)
     ax.set_ylim(*d.y_range)
+    number_ticks(ax.xaxis, *d.x_range, _number)
+    number_ticks(ax.yaxis, *d.y_range, lambda v: si(v))
     ax.set_xlabel("arithmetic intensity [FLOP/byte]")
     ax.set_ylabel("attained performance [FLOP/s] (at the expected efficiency)")
-    ax.set_title(f"Roofline: {d.model} on {d.hardware} (compute {d.compute_dtype}), per GPU")
+    ax.set_title(plain(f"Roofline: {d.model} on {d.hardware} (compute {d.compute_dtype}), per GPU"))
     ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=8, loc="lower right")
     side.axis("off")
     head = f"{'key':<{kw}}{'op':<15}{'FLOP/B':>8}{'FLOP/s':>8}  bound"
-    side.text(
+    table = side.text(
         0.02,
         0.98,
-        "\n".join([head, *keys]),
+        plain("\n".join([head, *keys])),
         family="monospace",
         fontsize=7.2 if len(keys) > 20 else 8,
         va="top",
         transform=side.transAxes,
     )
-    fig.subplots_adjust(left=0.07, right=0.99, top=0.94, bottom=0.09)
+    handles, names = ax.get_legend_handles_labels()
+    legend = side.legend(handles, names, fontsize=7.5, loc="lower left", frameon=False)
+    fig.subplots_adjust(left=0.08, right=0.99, top=0.93, bottom=0.09)
+    _shrink_to_fit(fig, [table, legend], side)
+    place_labels(fig, ax, labels)
     return fig
+
+
+def _number(v: float) -> str:
+    """A tick value as people write it: 0.1, 1, 10, 1,000."""
+    return f"{v:,.0f}" if v >= 1 else f"{v:g}"
+
+
+def number_ticks(axis, lo: float, hi: float, fmt) -> None:
+    """Label a log axis with plain numbers (``fmt``) at ``log_ticks``; no minor labels."""
+    from matplotlib.ticker import FixedLocator, FuncFormatter, NullFormatter, NullLocator
+
+    ticks = log_ticks(lo, hi)
+    axis.set_major_locator(FixedLocator(ticks))
+    axis.set_major_formatter(FuncFormatter(lambda v, _pos: plain(fmt(v))))
+    axis.set_minor_locator(NullLocator())
+    axis.set_minor_formatter(NullFormatter())
+
+
+def _renderer(fig):
+    fig.canvas.draw()
+    return fig.canvas.get_renderer()
+
+
+def _shrink_to_fit(fig, artists, ax) -> None:
+    """Make ``artists`` (text, a legend) fit inside ``ax``'s box: smaller type, down to 5 pt."""
+    for _ in range(8):
+        r = _renderer(fig)
+        box = ax.get_window_extent(r)
+        out = [a for a in artists if not _inside(a.get_window_extent(r), box)]
+        if not out:
+            return
+        for a in out:
+            texts = a.get_texts() if hasattr(a, "get_texts") else [a]
+            for t in texts:
+                t.set_fontsize(max(5.0, t.get_fontsize() * 0.9))
+
+
+def _inside(inner, outer, slack: float = 0.5) -> bool:
+    return (
+        inner.x0 >= outer.x0 - slack
+        and inner.x1 <= outer.x1 + slack
+        and inner.y0 >= outer.y0 - slack
+        and inner.y1 <= outer.y1 + slack
+    )
+
+
+# where a point's label goes, tried in turn: (dx, dy) [points] from the point, and the side
+# of the label that touches it: right, left, above, below, the diagonals, then farther out
+LABEL_SPOTS = [
+    (dx * k, dy * k, ha, va)
+    for k in (1, 2, 3, 4)
+    for dx, dy, ha, va in (
+        (6, 0, "left", "center"),
+        (-6, 0, "right", "center"),
+        (0, 6, "center", "bottom"),
+        (0, -6, "center", "top"),
+        (5, 5, "left", "bottom"),
+        (-5, -5, "right", "top"),
+        (-5, 5, "right", "bottom"),
+        (5, -5, "left", "top"),
+    )
+]
+
+
+def place_labels(fig, ax, labels, marker_pt: float = 5.0) -> None:
+    """Move each point label (an annotation in offset points) to the first spot at which it
+    overlaps no marker, no label placed before, no tick label and no legend, and stays inside
+    the axes; a label that finds no such spot keeps the least-overlapping one."""
+    if not labels:
+        return
+    from matplotlib.transforms import Bbox
+
+    r = _renderer(fig)
+    box = ax.get_window_extent(r)
+    fixed = [t.get_window_extent(r) for t in ax.get_xticklabels() + ax.get_yticklabels()
+             if t.get_text()]  # fmt: skip
+    legend = ax.get_legend()
+    if legend is not None:
+        fixed.append(legend.get_window_extent(r))
+    px = marker_pt * fig.dpi / 72
+    for ann in labels:  # the markers: a box around each labelled point
+        x, y = ax.transData.transform(ann.xy)
+        fixed.append(Bbox.from_extents(x - px, y - px, x + px, y + px))
+    placed = []
+    for ann in labels:
+        best, best_cost = None, math.inf
+        for dx, dy, ha, va in LABEL_SPOTS:
+            ann.xyann = (dx, dy)
+            ann.set_horizontalalignment(ha)
+            ann.set_verticalalignment(va)
+            bb = ann.get_window_extent(r)
+            cost = sum(_overlap(bb, o) for o in fixed + placed)
+            if not _inside(bb, box):
+                cost += 1e6
+            if cost < best_cost:
+                best, best_cost = (dx, dy, ha, va), cost
+            if cost == 0:
+                break
+        dx, dy, ha, va = best
+        ann.xyann = (dx, dy)
+        ann.set_horizontalalignment(ha)
+        ann.set_verticalalignment(va)
+        placed.append(ann.get_window_extent(r))
+
+
+def _overlap(a, b) -> float:
+    """Area [px²] two boxes share (0: apart)."""
+    w = min(a.x1, b.x1) - max(a.x0, b.x0)
+    h = min(a.y1, b.y1) - max(a.y0, b.y0)
+    return w * h if w > 0 and h > 0 else 0.0
+
+
+def _wrap_to_width(fig, text, width_px: float) -> None:
+    """Wrap a text artist at spaces until it is at most ``width_px`` wide."""
+    import textwrap
+
+    paragraphs = text.get_text().split("\n")
+    r = _renderer(fig)
+    n = max(len(p) for p in paragraphs)
+    while text.get_window_extent(r).width > width_px and n > 20:
+        n = int(n * 0.9)
+        lines = [x for p in paragraphs for x in textwrap.wrap(p, n, break_on_hyphens=False)]
+        text.set_text("\n".join(lines))
+
+
+def thin_tick_labels(fig, ax) -> None:
+    """Blank the tick labels that would touch the one before them (the last label is kept
+    and its neighbour blanked instead): 128K and 160K side by side on a context axis."""
+    r = _renderer(fig)
+    for axis in (ax.xaxis, ax.yaxis):
+        ticks = [t for t in axis.get_major_ticks() if t.label1.get_visible()]
+        labels = [t.label1 for t in ticks if t.label1.get_text()]
+        if len(labels) < 2:
+            continue
+        boxes = [x.get_window_extent(r).expanded(1.15, 1.15) for x in labels]
+        key = (lambda b: b.x0) if axis is ax.xaxis else (lambda b: b.y0)
+        order = sorted(range(len(labels)), key=lambda i: key(boxes[i]))
+        kept = [order[0]]
+        for i in order[1:]:
+            if _overlap(boxes[kept[-1]], boxes[i]) > 0:
+                if i == order[-1] and len(kept) > 1:  # keep the last; drop the one before
+                    labels[kept.pop()].set_visible(False)
+                else:
+                    labels[i].set_visible(False)
+                    continue
+            kept.append(i)
+
+
+def finish(fig, *, footnote: str = "", title=None) -> None:
+    """Lay ``fig`` out so nothing is cut: the title (``title``, a text artist) and the
+    footnote wrapped to the figure's width, the axes shrunk to leave the footnote its room,
+    tick labels that would touch thinned out."""
+    width = fig.get_figwidth() * fig.dpi * 0.97
+    if title is not None:
+        _wrap_to_width(fig, title, width)
+    note_top = 0.0
+    if footnote:
+        note = fig.text(0.01, 0.01, plain(footnote), fontsize=7.5, va="bottom", ha="left")
+        _wrap_to_width(fig, note, width)
+        r = _renderer(fig)
+        note_top = note.get_window_extent(r).y1 / (fig.get_figheight() * fig.dpi) + 0.01
+    fig.tight_layout(rect=(0, note_top, 1, 1))
+    for ax in fig.axes:
+        thin_tick_labels(fig, ax)
 
 
 # ---------------------------------------------------------------------------------------
@@ -443,35 +614,31 @@ def _xy_figure(d, series, *, ylabel: str, yscale: float, title: str, budget=None
             lw=2.6 if s.own or s.mark else 1.6,
             color=cycle[i % len(cycle)] if s.mark else styles.get(s.kind),
             ls="-" if s.own or s.mark else (0, (4, 1.5)),
-            label=s.label,
+            label=plain(s.label),
         )
     if budget is not None:
         value, label = budget
-        ax.axhline(value / yscale, color="black", lw=1.4, ls=":", label=label)
+        ax.axhline(value / yscale, color="black", lw=1.4, ls=":", label=plain(label))
     ax.set_xscale("log", base=2)
     ax.set_yscale("log")
+    ax.set_xlim(d.ctxs[0] / 1.15, d.ctxs[-1] * 1.15)
     ticks = _pick(d.ctxs, 9)
     ax.set_xticks(ticks)
     ax.set_xticklabels([tokens(t) for t in ticks])
     ax.minorticks_off()
     ax.set_xlabel("context [tokens per sequence]")
     ax.set_ylabel(ylabel)
-    ax.set_title(title, fontsize=11)
+    heading = ax.set_title(plain(title), fontsize=11)
     ax.grid(True, which="major", alpha=0.3)
     if ax.get_legend_handles_labels()[0]:
         ax.legend(fontsize=8)
     ys = [y / yscale for s in series for _, y in s.points if y > 0]
     if budget is not None:
         ys.append(budget[0] / yscale)
-    if ys:  # a decade-ish margin; 1 sequence stays off the frame
-        ax.set_ylim(min(ys) / 1.6, max(ys) * 1.6)
-    else:  # nothing positive to draw (not one sequence fits anywhere)
-        ax.set_ylim(0.7, 10)
-    if zero_note:
-        fig.text(0.01, 0.01, zero_note, fontsize=7.5, va="bottom")
-        fig.tight_layout(rect=(0, 0.03 * (zero_note.count("\n") + 1), 1, 1))
-    else:
-        fig.tight_layout()
+    lo, hi = (min(ys) / 1.6, max(ys) * 1.6) if ys else (0.7, 10)  # nothing positive: 0.7..10
+    ax.set_ylim(lo, hi)
+    number_ticks(ax.yaxis, lo, hi, _number)
+    finish(fig, footnote=zero_note, title=heading)
     return fig
 
 
@@ -570,15 +737,22 @@ def _pyplot():
         raise MissingDependencyError("matplotlib", "plot") from exc
     matplotlib.use("Agg", force=True)
     # Reproducible and inert: matplotlib's own defaults, not a matplotlibrc found in the
-    # working directory (or the user's), and no external program (LaTeX, dvipng, Ghostscript)
-    # nor mathtext parsing of names taken from files.
+    # working directory (or the user's), and no external program (LaTeX, dvipng, Ghostscript).
+    # Mathtext stays on (matplotlib's log tick formatter writes its labels in it); text taken
+    # from files goes through ``plain`` instead, so a name cannot turn into mathtext.
     matplotlib.rcdefaults()
     matplotlib.rcParams.update(
-        {"text.usetex": False, "text.parse_math": False, "ps.usedistiller": None}
+        {"text.usetex": False, "ps.usedistiller": None, "svg.hashsalt": "kvcalc"}
     )
     import matplotlib.pyplot as plt
 
     return plt
+
+
+def plain(text: str) -> str:
+    """``text`` shown as written by matplotlib: every ``$`` escaped, so that a name or label
+    from a file (``a$b$``) is never parsed as mathtext (the only character that starts it)."""
+    return str(text).replace("$", r"\$")
 
 
 def file_format(path: Path) -> str:
@@ -708,25 +882,133 @@ def latency_rate_figure(title: str, series: list[RateSeries], slos: dict, satura
     fig, axes = plt.subplots(1, 2, figsize=(12, 5.2), dpi=110)
     colors = {"p50": "tab:blue", "p90": "tab:orange", "p99": "tab:red"}
     for ax, metric in zip(axes, ("TTFT", "TPOT"), strict=True):
+        ys = []
         for s in (s for s in series if s.metric == metric):
             pts = [(x, y) for x, y in s.points if y is not None and y > 0]
             if not pts:
                 continue
-            xs, ys = zip(*pts, strict=True)
-            ax.plot(xs, ys, marker="o", ms=3.5, lw=1.8, color=colors.get(s.pct), label=s.pct)
+            xs, y = zip(*pts, strict=True)
+            ys += y
+            ax.plot(xs, y, marker="o", ms=3.5, lw=1.8, color=colors.get(s.pct), label=s.pct)
         slo = slos.get(metric)
         if slo:
-            ax.axhline(slo, color="black", lw=1.2, ls=":", label=f"SLO {slo:g} s")
+            ax.axhline(slo, color="black", lw=1.2, ls=":", label=f"SLO {_sec(slo)}")
+            ys.append(slo)
         if saturated:
             ax.axvspan(saturated[0], max(saturated), color="tab:red", alpha=0.08,
                        label="saturated")  # fmt: skip
         ax.set_yscale("log")
+        if ys:
+            lo, hi = min(ys) / 1.4, max(ys) * 1.4
+            ax.set_ylim(lo, hi)
+            number_ticks(ax.yaxis, lo, hi, _sec)
         ax.set_xlabel("request rate [requests/s]")
-        ax.set_ylabel(f"{metric} [s]")
+        ax.set_ylabel(f"{metric} [log scale]")
         ax.set_title(metric, fontsize=11)
         ax.grid(True, which="major", alpha=0.3)
         if ax.get_legend_handles_labels()[0]:
             ax.legend(fontsize=8)
-    fig.suptitle(title, fontsize=11)
-    fig.tight_layout()
+    heading = fig.suptitle(plain(title), fontsize=11)
+    finish(fig, title=heading)
+    return fig
+
+
+# ---------------------------------------------------------------------------------------
+# Throughput per GPU against tokens/s per user (kvcalc plot frontier)
+
+
+def _frontier_title(d) -> str:
+    return (
+        f"Throughput vs interactivity: {d.model} on {d.hardware}, {d.weight_dtype}/{d.kv_dtype}, "
+        f"{d.engine}, requests of {d.prompt:,} + {d.gen:,} tokens"
+    )
+
+
+FRONTIER_NOTE = (
+    "each point one concurrency (sequences per replica: 1, 2, 4, ... up to the engine's own); "
+    "steady state, prefill charged; tokens/s per user = gen / cycle (a request's output rate "
+    "over its life)"
+)
+
+
+def frontier_text(d) -> str:
+    """Terminal chart of output tokens/s per GPU vs per user, a line per layout, the Pareto
+    frontier marked, then its points."""
+    marks = "123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+    def xy(points):
+        return [
+            (p.serving_output_tokens_per_s_per_user, p.serving_output_tokens_per_s_per_gpu)
+            for p in points
+        ]
+
+    layers = [Layer("Pareto frontier (no layout beats it on both axes)", ".", xy(d.frontier))]
+    layers += [
+        Layer(label, marks[i % len(marks)], xy(pts), line=False)
+        for i, (_, label, pts) in enumerate(d.curves)
+    ]
+    parts = [_frontier_title(d)]
+    xs = [x for lay in layers for x, _ in lay.points]
+    ys = [y for lay in layers for _, y in lay.points]
+    if xs:
+        x_range = (min(xs) / 1.2, max(xs) * 1.2)
+        y_range = (10 ** math.floor(_log(min(ys))), 10 ** math.ceil(_log(max(ys) * 1.001)))
+        parts.append(
+            text_chart(
+                "",
+                layers,
+                x_range=x_range,
+                y_range=y_range,
+                x_label="output tokens/s per user, log scale",
+                y_label="output tokens/s per GPU, log",
+                x_ticks=log_ticks(*x_range),
+                x_fmt=_number,
+                y_fmt=_number,
+            ).rstrip("\n")
+        )
+    parts.append(f"  {FRONTIER_NOTE}")
+    parts += [f"  left out: {x}" for x in d.skipped]
+    rows = [f"{'frontier point':<28}{'concurrency':>12}{'tok/s/user':>12}{'tok/s/GPU':>12}"]
+    for p in d.frontier:
+        rows.append(
+            f"{p.series:<28.28}{p.concurrency:>12,}{p.serving_output_tokens_per_s_per_user:>12,.1f}"
+            f"{p.serving_output_tokens_per_s_per_gpu:>12,.1f}"
+        )
+    return fit("\n".join(parts)) + "\n" + "\n".join(rows) + "\n"
+
+
+def frontier_figure(d):
+    """Output tokens/s per GPU vs per user on log axes, a line per layout, the frontier bold."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(10, 6.2), dpi=110)
+    xs, ys = [], []
+    for _, label, pts in d.curves:
+        x = [p.serving_output_tokens_per_s_per_user for p in pts]
+        y = [p.serving_output_tokens_per_s_per_gpu for p in pts]
+        xs += x
+        ys += y
+        ax.plot(x, y, marker="o", ms=3.5, lw=1.4, label=plain(label))
+    if d.frontier:
+        ax.plot(
+            [p.serving_output_tokens_per_s_per_user for p in d.frontier],
+            [p.serving_output_tokens_per_s_per_gpu for p in d.frontier],
+            color="black", lw=2.6, alpha=0.35, zorder=1, label="Pareto frontier",
+        )  # fmt: skip
+    ax.set_xscale("log")
+    ax.set_yscale("log")
+    if xs:
+        x_lo, x_hi = min(xs) / 1.3, max(xs) * 1.3
+        y_lo, y_hi = min(ys) / 1.5, max(ys) * 1.5
+        ax.set_xlim(x_lo, x_hi)
+        ax.set_ylim(y_lo, y_hi)
+        number_ticks(ax.xaxis, x_lo, x_hi, _number)
+        number_ticks(ax.yaxis, y_lo, y_hi, _number)
+    ax.set_xlabel("output tokens/s per user (interactivity)")
+    ax.set_ylabel("output tokens/s per GPU (throughput)")
+    heading = ax.set_title(plain(_frontier_title(d)), fontsize=11)
+    ax.grid(True, which="major", alpha=0.3)
+    if ax.get_legend_handles_labels()[0]:
+        ax.legend(fontsize=8)
+    note = FRONTIER_NOTE + "".join(f"; left out: {x}" for x in d.skipped)
+    finish(fig, footnote=note, title=heading)
     return fig

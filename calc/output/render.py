@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from calc.errors import InvalidInputError
+from calc.output.jsonl import json_clean, json_default
 from calc.output.safe_text import printable
 
 FORMATS = ("table", "json", "csv")
+ROW_FORMATS = (*FORMATS, "jsonl")  # commands whose output is rows: one JSON object a line
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 
 
@@ -39,29 +41,10 @@ def write_atomic(
     write_output(path, content, flag)
 
 
-def _json_default(obj: Any) -> Any:
-    if hasattr(obj, "item"):  # numpy scalar
-        return obj.item()
-    if hasattr(obj, "tolist"):
-        return obj.tolist()
-    raise TypeError(f"not JSON serialisable: {type(obj).__name__}")
-
-
-def _json_clean(obj: Any) -> Any:
-    """JSON has no NaN/inf: they become null (the field names say the unit)."""
-    if isinstance(obj, float) and not math.isfinite(obj):
-        return None
-    if isinstance(obj, dict):
-        return {k: _json_clean(v) for k, v in obj.items()}
-    if isinstance(obj, list | tuple):
-        return [_json_clean(v) for v in obj]
-    return obj
-
-
 def to_json(obj: Any) -> str:
     import json
 
-    return json.dumps(_json_clean(obj), indent=2, default=_json_default, allow_nan=False) + "\n"
+    return json.dumps(json_clean(obj), indent=2, default=json_default, allow_nan=False) + "\n"
 
 
 def safe_cell(value: Any) -> Any:
@@ -233,11 +216,16 @@ def emit(
     table: Callable[[], Any] | None = None,
     explain: Sequence[Any] = (),
 ) -> None:
-    """Print or write ``obj`` in ``fmt``. CSV uses ``rows`` (default: the scalar fields)."""
+    """Print or write ``obj`` in ``fmt``. CSV and JSON Lines use ``rows`` (default: the scalar
+    fields)."""
     if fmt == "json":
         text = to_json({**obj, "derivation": [f.line() for f in explain]} if explain else obj)
     elif fmt == "csv":
         text = to_csv(rows if rows is not None else [scalar_fields(obj)])
+    elif fmt == "jsonl":
+        from calc.output.jsonl import to_jsonl
+
+        text = to_jsonl(rows if rows is not None else [scalar_fields(obj)])
     elif fmt == "table":
         renderable = table() if table is not None else kv_table(obj, title)
         text = print_table(renderable)
@@ -246,7 +234,7 @@ def emit(
             text = printable(text, lines=True)  # names in the derivation, too
     else:
         raise InvalidInputError(f"unknown --format {fmt!r}; valid: {', '.join(FORMATS)}")
-    if fmt == "csv" and explain:
+    if fmt in ("csv", "jsonl") and explain:
         sys.stderr.write(printable("".join(f"{f.line()}\n" for f in explain), lines=True))
     if output is not None:
         write_atomic(Path(output), text)

@@ -1,11 +1,12 @@
 """The numbers behind ``kvcalc plot``: roofline ceilings [FLOP/s] with a model's ops placed on
-them, KV bytes per context [bytes] across attention kinds, and max concurrency per context
-[sequences]. Plain lists of points; ``calc.output.plot`` only draws them.
+them, KV bytes per context [bytes] across attention kinds, max concurrency per context
+[sequences], and output tokens/s per GPU against tokens/s per user [tokens/s] per layout with
+their Pareto frontier. Plain lists of points; ``calc.output.plot`` only draws them.
 
 Nothing here computes a new quantity: the ops come from ``calc.reports.latency`` (decode_step,
 prefill), KV bytes from ``calc.formulas.attention_layout``, weights and capacity from
 ``calc.reports.memory``,
-and concurrency from ``calc.reports.capacity``.
+concurrency from ``calc.reports.capacity``, the frontier from ``calc.reports.frontier``.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from calc.data.model_schema import ModelConfig
 from calc.errors import InvalidInputError
 from calc.formulas.attention_layout import AttentionLayout, attention_layout
 
-PLOT_KINDS = ("roofline", "memory", "capacity")
+PLOT_KINDS = ("roofline", "memory", "capacity", "frontier")
 ATTENTION_KINDS = ("mha", "gqa", "mqa", "mla")
 # MLA what-if of a model that is not MLA: DeepSeek-V3's latent (config.json kv_lora_rank 512,
 # qk_rope_head_dim 64), the sizes the `memory --attention mla` error message suggests.
@@ -436,10 +437,68 @@ def capacity_data(
     )
 
 
+@dataclass(frozen=True)
+class FrontierData:
+    """Output tokens/s per GPU against output tokens/s per user, one curve per layout (each
+    point one concurrency), and the Pareto frontier of all the points."""
+
+    model: str
+    hardware: str
+    prompt: int
+    gen: int
+    engine: str
+    curves: list  # [(model, label, [FrontierPoint, ...]), ...]
+    frontier: list  # [FrontierPoint, ...] by rising tokens/s per user
+    skipped: list[str] = field(default_factory=list)  # layouts left out, with the reason
+    weight_dtype: str = ""
+    kv_dtype: str = ""
+
+
+def frontier_data(
+    cfg: ModelConfig,
+    hw: HardwareProfile,
+    *,
+    prompt: int = 1024,
+    gen: int = 256,
+    tps: list[int] | None = None,
+    weight_dtype: str | None = None,
+    kv_dtype: str | None = None,
+    engine: str = "vllm",
+    mem_util: float | None = None,
+    efficiency: str = "expected",
+) -> FrontierData:
+    """``calc.reports.frontier.layout_curves`` of ``cfg`` on ``hw`` at requests of ``prompt``
+    + ``gen`` tokens, with their Pareto frontier."""
+    from calc.data.limits import MAX_CTX
+    from calc.deploy.deployment import EngineSettings
+    from calc.reports.frontier import layout_curves, pareto
+
+    check_positive_int("prompt", prompt, MAX_CTX)
+    check_positive_int("gen", gen, MAX_CTX)
+    settings = EngineSettings(name=engine, mem_util=mem_util, max_model_len=prompt + gen)
+    curves, skipped = layout_curves(
+        cfg, hw, prompt=prompt, gen=gen, tps=tps, weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype, engine=settings, efficiency=efficiency,
+    )  # fmt: skip
+    first = curves[0].deployment if curves else None
+    return FrontierData(
+        cfg.name,
+        hw.name,
+        prompt,
+        gen,
+        engine,
+        [(cfg.name, c.label, c.points) for c in curves],
+        pareto([p for c in curves for p in c.points]),
+        skipped,
+        first.weight_dtype if first else (weight_dtype or ""),
+        first.kv_dtype if first else (kv_dtype or ""),
+    )
+
+
 MODEL_MARKS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-def combine(datas: list) -> RooflineData | MemoryData | CapacityData:
+def combine(datas: list) -> RooflineData | MemoryData | CapacityData | FrontierData:
     """The data of one chart of several models, from each model's own data (same kind, same
     hardware and settings): one series per model, its own attention layout (the what-ifs are
     single-model views), marked A, B, C, ...; roofline ops keyed A.d1, B.p3, ... Computes
@@ -452,6 +511,21 @@ def combine(datas: list) -> RooflineData | MemoryData | CapacityData:
         raise InvalidInputError(f"plot at most {len(MODEL_MARKS)} models at once")
     names = tuple(d.model for d in datas)
     first = datas[0]
+    if isinstance(first, FrontierData):
+        from calc.reports.frontier import pareto
+
+        curves = [
+            (m, f"{m} {label}", [dataclasses.replace(p, series=f"{m} {label}") for p in pts])
+            for d in datas
+            for m, label, pts in d.curves
+        ]
+        return dataclasses.replace(
+            first,
+            model=", ".join(names),
+            curves=curves,
+            frontier=pareto([p for _, _, pts in curves for p in pts]),
+            skipped=[f"{d.model} {s}" for d in datas for s in d.skipped],
+        )
     if isinstance(first, RooflineData):
         ceilings = {c.dtype: c for d in datas for c in d.ceilings}
         points = [
@@ -498,14 +572,21 @@ def combine(datas: list) -> RooflineData | MemoryData | CapacityData:
     )
 
 
-def plot_rows(d: RooflineData | MemoryData | CapacityData) -> list[dict]:
+def plot_rows(d: RooflineData | MemoryData | CapacityData | FrontierData) -> list[dict]:
     """The numbers behind a chart as flat rows (for --format json|csv), base units."""
     from calc.output.derivation import whole
 
     return [{k: whole(v) for k, v in row.items()} for row in _rows(d)]
 
 
-def _rows(d: RooflineData | MemoryData | CapacityData) -> list[dict]:
+def _rows(d: RooflineData | MemoryData | CapacityData | FrontierData) -> list[dict]:
+    if isinstance(d, FrontierData):
+        on = {(p.series, p.concurrency) for p in d.frontier}
+        return [
+            {"model": m, **p.row(), "on_frontier": (p.series, p.concurrency) in on}
+            for m, _, pts in d.curves
+            for p in pts
+        ]
     if isinstance(d, RooflineData):
         return [
             {

@@ -1,5 +1,5 @@
-"""Writes a sweep's rows as they are computed [CSV, JSON or Parquet bytes], one chunk at a time,
-so memory stays independent of the row count.
+"""Writes a sweep's rows as they are computed [CSV, JSON, JSON Lines or Parquet bytes], one chunk
+at a time, so memory stays independent of the row count.
 
 Each chunk's text is built with numpy (``calc.output.fastfmt``): a value the same on every row of
 the chunk (a model name, a KV budget) or on every row of one ctx or one batch is formatted once,
@@ -30,7 +30,7 @@ from calc.output.fastfmt import keep_heap, number_matrix, text_matrix
 from calc.reports.sweep_workers import can_fork, piped, written
 from calc.reports.sweep_workers import raise_failure as _raise  # noqa: F401 (tests use it)
 
-FORMATS = ("table", "json", "csv", "parquet")
+FORMATS = ("table", "json", "csv", "jsonl", "parquet")
 
 
 def _csv_text(value: str) -> bytes:
@@ -285,30 +285,50 @@ def _json_render(plan) -> _Render:
     return _Render(cols, seps, b"},", _json_text, b"null")
 
 
+def _jsonl_render(plan) -> _Render:
+    cols = list(plan.columns)
+    seps = [b'{"%s": ' % cols[0].encode()] + [b', "%s": ' % k.encode() for k in cols[1:]]
+    return _Render(cols, seps, b"}\n", _json_text, b"null")
+
+
 def write_csv(plan, fh: BinaryIO, jobs: int = 1) -> None:
     """Header, then every row: stable column order, unrounded numbers, empty NaN cells."""
     fh.write(b",".join(_csv_text(k) for k in plan.columns) + b"\n")
+    _write_lines(plan, fh, jobs, _csv_render(plan))
+
+
+def write_jsonl(plan, fh: BinaryIO, jobs: int = 1) -> None:
+    """JSON Lines: every row one JSON object on its own line, keys in the column order,
+    unrounded numbers, ``null`` where CSV leaves a cell empty; no header, no enclosing list
+    (``jq``, pandas ``read_json(lines=True)`` and polars ``read_ndjson`` read it a line at a
+    time)."""
+    _write_lines(plan, fh, jobs, _jsonl_render(plan))
+
+
+def _write_lines(plan, fh: BinaryIO, jobs: int, render: _Render) -> None:
+    """Every chunk's text after what ``fh`` holds: written by the workers themselves where
+    they can reach its descriptor (``sweep_workers.written``), else in order by this process."""
     fd = _writable_fd(fh) if jobs > 1 and plan.n_chunks > 1 and can_fork() else None
     if fd is not None:  # the workers write their chunks to the descriptor themselves
         fh.flush()
         at = os.lseek(fd, 0, os.SEEK_CUR) if _regular_fd(fd) else None
 
         def serial() -> int:  # no descriptors or processes for workers: this process writes
-            _write_rows(plan, fh, 1)
+            _write_rows(plan, fh, 1, render)
             fh.flush()
             return os.lseek(fd, 0, os.SEEK_CUR) if at is not None else 0
 
-        end = written(plan, _csv_render(plan), min(jobs, plan.n_chunks), fd, at, serial,
+        end = written(plan, render, min(jobs, plan.n_chunks), fd, at, serial,
                       _WriteBehind.at)  # fmt: skip
         if at is not None:
             fh.seek(end)
         return
-    _write_rows(plan, fh, jobs)
+    _write_rows(plan, fh, jobs, render)
 
 
-def _write_rows(plan, fh: BinaryIO, jobs: int) -> None:
+def _write_rows(plan, fh: BinaryIO, jobs: int, render: _Render) -> None:
     behind = _WriteBehind.of(fh)
-    for text in rendered(plan, _csv_render(plan), jobs):
+    for text in rendered(plan, render, jobs):
         fh.write(text)
         if behind is not None:
             behind.wrote_through(fh, len(text))
@@ -439,8 +459,52 @@ def rendered(plan, render: Callable, jobs: int = 1) -> Iterator[bytes]:
     yield from piped(plan, render, min(jobs, plan.n_chunks), serial)
 
 
+# Parquet column types, one schema for the whole file whatever each chunk's values (a value the
+# same on every row of one group may be a Python int there and a float in the next group)
+PARQUET_STRINGS = ("model", "hardware", "weight_dtype", "kv_dtype")
+PARQUET_BOOLS = ("fits",)
+PARQUET_INTS = (
+    "tp",
+    "pp",
+    "ctx",
+    "batch",
+    "prompt",
+    "gen",
+    "gpus",
+    "kv_cache_tokens",
+    "max_concurrency",
+    "serving_concurrency",
+)  # fmt: skip  (every other column: float64; byte counts are exact in it below 2^53)
+
+
+def parquet_schema(columns):
+    """The Arrow schema of a sweep's columns: strings, booleans, int64 and float64 by name."""
+    import pyarrow as pa
+
+    def kind(name):
+        if name in PARQUET_STRINGS:
+            return pa.string()
+        if name in PARQUET_BOOLS:
+            return pa.bool_()
+        return pa.int64() if name in PARQUET_INTS else pa.float64()
+
+    return pa.schema([(k, kind(k)) for k in columns])
+
+
+def _parquet_column(values, kind):
+    """One chunk's column as an Arrow array of the schema's type; NaN in an integer column
+    (no sequence fits: no concurrency) is null."""
+    import pyarrow as pa
+
+    if pa.types.is_int64(kind) and values.dtype.kind == "f":
+        missing = np.isnan(values)
+        return pa.array(np.where(missing, 0, values).astype(np.int64), kind, mask=missing)
+    return pa.array(values, kind)
+
+
 def write_parquet(plan, fh: BinaryIO, jobs: int = 1) -> None:
-    """A Parquet file, one row group per chunk (needs pyarrow: the ``parquet`` extra)."""
+    """A Parquet file, one row group per chunk, every chunk of one schema (``parquet_schema``)
+    (needs pyarrow: the ``parquet`` extra)."""
     from calc.errors import MissingDependencyError
 
     try:
@@ -448,22 +512,15 @@ def write_parquet(plan, fh: BinaryIO, jobs: int = 1) -> None:
         import pyarrow.parquet as pq
     except ImportError as exc:
         raise MissingDependencyError("pyarrow", "parquet") from exc
-    writer = None
-    try:
+    schema = parquet_schema(plan.columns)
+    with pq.ParquetWriter(fh, schema) as writer:
         for chunk in plan.chunks():
             flat = chunk.flat()
-            table = pa.table({k: flat[k] for k in plan.columns})
-            if writer is None:
-                writer = pq.ParquetWriter(fh, table.schema)
-            writer.write_table(table)
-        if writer is None:  # no rows: the schema of an empty table
-            pq.write_table(pa.table({k: [] for k in plan.columns}), fh)
-    finally:
-        if writer is not None:
-            writer.close()
+            arrays = [_parquet_column(flat[f.name], f.type) for f in schema]
+            writer.write_table(pa.Table.from_arrays(arrays, schema=schema))
 
 
-WRITERS = {"csv": write_csv, "json": write_json, "parquet": write_parquet}
+WRITERS = {"csv": write_csv, "json": write_json, "jsonl": write_jsonl, "parquet": write_parquet}
 
 
 def first_rows(plan, limit: int) -> list[dict]:

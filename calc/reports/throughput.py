@@ -146,22 +146,25 @@ def serving_gen(prompt, ctx, gen=None):
 
 
 def serving_throughput(
-    dep: Deployment, *, prompt, gen, efficiency: str = "expected"
+    dep: Deployment, *, prompt, gen, efficiency: str = "expected", max_concurrency=None
 ) -> Serving | None:
     """Steady-state throughput of ``dep`` serving requests of ``prompt`` + ``gen`` tokens
     (numbers or arrays that broadcast). None (scalars) when not one sequence fits; arrays
-    give NaN there."""
+    give NaN there. ``max_concurrency`` (sequences per sequence group, a number or an array
+    that broadcasts) caps the load below the engine's own, as a benchmark client's
+    concurrency does."""
     import numpy as np
 
     from calc.deploy.steps import step_of
 
-    scalar = np.ndim(prompt) == 0 and np.ndim(gen) == 0
+    scalar = np.ndim(prompt) == 0 and np.ndim(gen) == 0 and np.ndim(max_concurrency) == 0
     p = np.asarray(prompt, dtype=np.float64)
     g = np.asarray(gen, dtype=np.float64)
-    p, g = np.broadcast_arrays(p, g)
+    cap = np.asarray(np.inf if max_concurrency is None else max_concurrency, dtype=np.float64)
+    p, g, cap = np.broadcast_arrays(p, g, cap)
     ec = dep.engine_config
     pool = np.asarray(dep.per_gpu.max_sequences_per_gpu((p + g).astype(np.int64)))
-    n_group = concurrency_per_group(ec.max_num_seqs, pool).astype(np.float64)
+    n_group = np.minimum(concurrency_per_group(ec.max_num_seqs, pool), cap).astype(np.float64)
     fits = n_group >= 1
     n_group = np.where(fits, n_group, 1.0)
     local = n_group * dep.sharding.dp_attn  # sequences one replica steps together

@@ -1,0 +1,231 @@
+"""The field reference of a hardware profile YAML [Markdown text], read off the schema
+(``calc.data.hardware_schema``): every field of ``HardwareProfile`` and of its parts, its type,
+its bounds, whether it is required, and one line of meaning with its unit.
+
+docs/hardware.md keeps its conventions prose by hand; the part between the markers
+``<!-- fields -->`` and ``<!-- /fields -->`` is this module's output. Run
+``python -m calc.data.hardware_reference`` to rewrite it (``--check``: exit 1 when stale); a
+test fails when the page is stale or a schema field has no line in ``FIELD_HELP``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import types
+import typing
+from pathlib import Path
+
+START, END = "<!-- fields -->", "<!-- /fields -->"
+DOC = Path(__file__).resolve().parents[2] / "docs" / "hardware.md"
+
+# One line per field, "Class.field": what it means, its unit in brackets.
+FIELD_HELP: dict[str, str] = {
+    "HardwareProfile.name": "the name commands take (`--hardware h100`); unique among profiles",
+    "HardwareProfile.display_name": "the name tables and charts print",
+    "HardwareProfile.vendor": "NVIDIA, AMD, ...",
+    "HardwareProfile.source": "the datasheet (URL) the figures are read from",
+    "HardwareProfile.memory_bytes": "device memory per GPU as labelled, exact [bytes]",
+    "HardwareProfile.memory_label": 'the vendor\'s label, e.g. "80 GB"',
+    "HardwareProfile.memory_label_unit": 'what the label\'s "GB" counts: GB (10^9 B) or GiB '
+    "(2^30 B); GiB on every shipped part",
+    "HardwareProfile.hbm_bandwidth_bytes_per_s": "peak memory bandwidth per GPU [bytes/s, decimal]",
+    "HardwareProfile.peak_flops_per_s": "dense tensor-core peak per dtype (fp32, tf32, bf16, "
+    "fp16, fp8, int8, fp4, int4) [FLOP/s; OP/s for integers], never the with-sparsity figure",
+    "HardwareProfile.peak_note": "which rule turned the datasheet figure into the dense peak",
+    "HardwareProfile.interconnect": 'the scale-up link, e.g. "NVLink 4 (900 GB/s bidirectional)"',
+    "HardwareProfile.interconnect_bandwidth_bytes_per_s": "scale-up bandwidth per GPU, one "
+    "direction [bytes/s]",
+    "HardwareProfile.interconnect_latency_s": "one ring step of a collective over the scale-up "
+    "link, from the collective library's model [s]",
+    "HardwareProfile.usd_per_hour": "price of one GPU-hour on demand [USD]",
+    "HardwareProfile.price_date": "when the price was read: YYYY-MM or YYYY-MM-DD",
+    "HardwareProfile.price_source": "the price list and where it was read",
+    "HardwareProfile.efficiency": "achievable fractions of the peaks (below)",
+    "HardwareProfile.usable_memory_bytes": "the device total torch reports "
+    "(`torch.cuda.mem_get_info()[1]`), which engines budget from; below the label [bytes]",
+    "HardwareProfile.usable_memory_source": "where `usable_memory_bytes` comes from, or DERIVED "
+    "and how",
+    "HardwareProfile.scale_up_domain_gpus": "GPUs that reach each other over the scale-up link: "
+    "8 on HGX, 72 on NVL72, 1 for a PCIe card [GPUs]",
+    "HardwareProfile.interconnect_source": "where the scale-up bandwidth and latency come from",
+    "HardwareProfile.scale_out": "the network between scale-up domains (below)",
+    "HardwareProfile.scale_up_multicast": "the scale-up switch reduces and multicasts (NVLS: "
+    "NVSwitch gen 3 and later), so an all-reduce moves the ring's bytes once",
+    "HardwareProfile.kernel_overhead_s": "fixed cost of one GPU kernel in a serving step "
+    "(graph replay, ramp-up, tail), added per kernel [s]; absent: 0",
+    "HardwareProfile.kernel_overhead_source": "where `kernel_overhead_s` comes from (fitted, "
+    "measured or assumed)",
+    "HardwareProfile.gemm_tile_m": "rows of the smallest tensor-core GEMM tile: a GEMM of M rows "
+    "computes ceil(M / tile) × tile (Hopper 64) [rows]; absent: no padding",
+    "HardwareProfile.gemm_m_curve": "measured small-M GEMM slowdown against the roofline "
+    "(`kvcalc measure --save-calibration`), replacing the tile padding (below)",
+    "HardwareProfile.notes": "anything else a reader should know",
+    "Efficiency.matmul": "large-GEMM FLOP/s as a fraction of the dense peak",
+    "Efficiency.memory": "large-copy bytes/s as a fraction of the HBM peak",
+    "Efficiency.source": "where the bands come from (measurements, or ASSUMED)",
+    "Efficiency.matmul_fp8": "fp8 GEMMs where measured apart from bf16 (of the fp8 peak); "
+    "absent: the matmul band",
+    "Efficiency.weight_only": "weight-only int8/int4 GEMMs: the fraction of the memory band "
+    "their weight streaming reaches, by format family; absent: 1",
+    "Efficiency.grouped_gemm": "MoE grouped GEMMs: the fraction of a dense GEMM's rates they "
+    "reach; absent: 1",
+    "Efficiency.weight_only_source": "where `weight_only` comes from",
+    "Efficiency.grouped_gemm_source": "where `grouped_gemm` comes from",
+    "Band.low": "the low end of what is achieved [fraction of peak]",
+    "Band.expected": "what the predictions use by default [fraction of peak]",
+    "Band.high": "the best measured [fraction of peak]",
+    "ScaleOut.fabric": 'the network, e.g. "InfiniBand NDR 400 Gb/s, one ConnectX-7 per GPU"',
+    "ScaleOut.bandwidth_bytes_per_s": "scale-out bandwidth per GPU, one direction [bytes/s]",
+    "ScaleOut.latency_s": "one ring step between nodes [s]",
+    "ScaleOut.source": "where the scale-out figures come from",
+    "GemmPoint.m": "rows of the GEMM [rows]",
+    "GemmPoint.slowdown": "time over the roofline time at the profile's bands (1: on the roofline)",
+}
+
+
+def _schemas() -> list[type]:
+    """HardwareProfile and every schema class inside it, in first-use order."""
+    from calc.data.hardware_schema import HardwareProfile
+
+    out: list[type] = []
+
+    def visit(cls: type) -> None:
+        if cls in out:
+            return
+        out.append(cls)
+        for hint in typing.get_type_hints(cls, include_extras=True).values():
+            for inner in _leaves(hint):
+                if dataclasses.is_dataclass(inner):
+                    visit(inner)
+
+    visit(HardwareProfile)
+    return out
+
+
+def _leaves(hint) -> list:
+    """Every type inside ``hint`` (unions, lists, dicts, Annotated unwrapped)."""
+    if typing.get_origin(hint) is typing.Annotated:
+        return _leaves(typing.get_args(hint)[0])
+    args = typing.get_args(hint)
+    if not args or typing.get_origin(hint) is typing.Literal:
+        return [hint]
+    return [leaf for a in args for leaf in _leaves(a)]
+
+
+def _optional(hint) -> bool:
+    return type(None) in typing.get_args(hint) or hint is type(None)
+
+
+def _bounds(hint) -> list[str]:
+    """'> 0', '≤ 1', ... of the Bounds in ``hint`` (any level)."""
+    from calc.data.schema_base import Bounds
+
+    marks = {"gt": "> {}", "ge": "≥ {}", "le": "≤ {}", "min_length": "at least {} characters",
+             "max_length": "at most {} characters", "pattern": "matches `{}`"}  # fmt: skip
+    out: list[str] = []
+    if typing.get_origin(hint) is typing.Annotated:
+        base, *meta = typing.get_args(hint)
+        for m in meta:
+            if isinstance(m, Bounds):
+                for k, v in m.constraints.items():
+                    if k == "min_length" and v == 1:
+                        out.append("not empty")
+                    else:
+                        out.append(marks[k].format(_number(v)))
+        return out + _bounds(base)
+    for a in typing.get_args(hint):
+        if typing.get_origin(hint) is not typing.Literal:
+            out += _bounds(a)
+    return out
+
+
+def _number(v) -> str:
+    """A bound as people write it: 1,024, 0.5, 1e15."""
+    if isinstance(v, float) and v >= 1e6:
+        return f"{v:.0e}".replace("e+", "e")
+    return f"{v:,}" if isinstance(v, int) else f"{v:g}" if isinstance(v, float) else str(v)
+
+
+def _type_name(hint) -> str:
+    """The YAML shape of ``hint``: number, integer, text, one of ..., a list/map of ..."""
+    origin = typing.get_origin(hint)
+    if origin is typing.Annotated:
+        return _type_name(typing.get_args(hint)[0])
+    if origin is typing.Literal:
+        return "one of " + ", ".join(f"`{v}`" for v in typing.get_args(hint))
+    if origin in (typing.Union, types.UnionType):
+        parts = [a for a in typing.get_args(hint) if a is not type(None)]
+        return " or ".join(_type_name(a) for a in parts)
+    if origin is list:
+        return f"list of {_type_name(typing.get_args(hint)[0])}"
+    if origin is dict:
+        key, value = typing.get_args(hint)
+        return f"map {_type_name(key)} → {_type_name(value)}"
+    if dataclasses.is_dataclass(hint):
+        return f"`{hint.__name__}`"
+    return {float: "number", int: "integer", str: "text", bool: "true/false"}.get(
+        hint, getattr(hint, "__name__", str(hint))
+    )
+
+
+def missing_help() -> list[str]:
+    """Schema fields without a line in ``FIELD_HELP`` (a new field needs one)."""
+    return [
+        f"{cls.__name__}.{f.name}"
+        for cls in _schemas()
+        for f in dataclasses.fields(cls)
+        if f"{cls.__name__}.{f.name}" not in FIELD_HELP
+    ]
+
+
+def fields_markdown() -> str:
+    """The generated part of docs/hardware.md: one table per schema class."""
+    lines = [
+        "## Fields",
+        "",
+        "Generated from `calc/data/hardware_schema.py` by `python -m calc.data.hardware_reference`"
+        " (a test keeps it current). Unknown keys, NaN and values outside the bounds are refused "
+        "with one line naming the file and the field.",
+    ]
+    for cls in _schemas():
+        hints = typing.get_type_hints(cls, include_extras=True)
+        lines += ["", f"### `{cls.__name__}`", ""]
+        doc = " ".join((cls.__doc__ or "").split())
+        if doc:
+            lines += [doc, ""]
+        lines += ["| field | type | bounds | required | meaning |", "|---|---|---|---|---|"]
+        for f in dataclasses.fields(cls):
+            hint = hints[f.name]
+            needed = "no" if _optional(hint) or f.default is not dataclasses.MISSING else "yes"
+            bounds = ", ".join(dict.fromkeys(_bounds(hint))) or "—"
+            meaning = FIELD_HELP.get(f"{cls.__name__}.{f.name}", "")
+            cells = [f"`{f.name}`", _type_name(hint), bounds, needed, meaning]
+            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def render(page: str) -> str:
+    """``page`` with the part between the markers replaced by ``fields_markdown()``."""
+    head, sep, rest = page.partition(START)
+    _, sep2, tail = rest.partition(END)
+    if not sep or not sep2:
+        raise ValueError(f"{DOC}: the markers {START} and {END} are missing")
+    return f"{head}{START}\n{fields_markdown()}{END}{tail}"
+
+
+def main(argv: list[str]) -> int:
+    page = DOC.read_text()
+    new = render(page)
+    if "--check" in argv:
+        if new != page:
+            print(f"{DOC} is stale: run python -m calc.data.hardware_reference", file=sys.stderr)
+            return 1
+        return 0
+    if new != page:
+        DOC.write_text(new)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
