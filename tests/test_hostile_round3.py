@@ -322,3 +322,14 @@ def test_calibration_without_hardware_is_refused_not_ignored(cli, tmp_path):
     cal.write_text("anything\n")
     err = one_line_error(cli("flops", "-m", "llama3-8b", "--calibration", cal))
     assert "--calibration corrects a --hardware profile" in err
+
+
+def test_check_spec_load_simulations_are_bounded_in_all(cli, tmp_path):
+    # 2 deployments × 600,000 requests = 1,200,000 > 1,000,000 simulated requests in all
+    dep = ("  - name: d{i}\n    model: llama3-8b\n    hardware: h100\n"
+           "    workload: {{ctx: 1024, rate: 1, requests: 600000}}\n"
+           "    requirements: {{max_ttft_p99_s: 1}}\n")  # fmt: skip
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("deployments:\n" + dep.format(i=1) + dep.format(i=2))
+    err = one_line_error(cli("check", spec))
+    assert "simulate 1,200,000 requests in all, more than 1,000,000" in err
