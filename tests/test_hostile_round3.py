@@ -333,3 +333,16 @@ def test_check_spec_load_simulations_are_bounded_in_all(cli, tmp_path):
     spec.write_text("deployments:\n" + dep.format(i=1) + dep.format(i=2))
     err = one_line_error(cli("check", spec))
     assert "simulate 1,200,000 requests in all, more than 1,000,000" in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("memory", "-m", "a" * 100_000, "--ctx", "8"),
+        ("memory", "-m", "llama3-8b", "--ctx", "9" * 100_000),
+        ("simulate", "-m", "llama3-8b", "-H", "h100", "--rate", "1", "--prompt", "x" * 100_000),
+    ],
+)
+def test_a_huge_argument_is_elided_in_the_error(cli, args):
+    err = one_line_error(cli(*args))
+    assert len(err) < 2_000 and "characters)" in err  # the word with its quotes: 100,00x

@@ -47,7 +47,7 @@ def _run(args: list[str]) -> int:
     from calc.cli.app import COMMANDS, build_app
     from calc.errors import KvcalcError
     from calc.output.safe_io import forget_inputs
-    from calc.output.safe_text import printable
+    from calc.output.safe_text import elide, printable
     from calc.output.std_streams import discard_stdout, output_error_message, write_error_line
 
     forget_inputs()  # an output may not be a file this command reads
@@ -66,13 +66,13 @@ def _run(args: list[str]) -> int:
             rv = 0
         sys.stdout.flush()  # here, where a failed write is still reported
     except KvcalcError as exc:
-        write_error_line(f"kvcalc: error: {printable(str(exc))}\n")
+        write_error_line(f"kvcalc: error: {elide(printable(str(exc)))}\n")
         return exc.exit_code
     except typer.TyperException as exc:  # usage errors: bad option, missing value, bad type
         ctx = getattr(exc, "ctx", None)
         where = f"kvcalc {ctx.info_name}" if ctx is not None and ctx.parent else "kvcalc"
         where = where.replace("kvcalc kvcalc", "kvcalc")
-        message = printable(exc.format_message())
+        message = elide(printable(exc.format_message()))
         write_error_line(f"kvcalc: error: {message} (see: {where} --help)\n")
         return getattr(exc, "exit_code", 2) or 2
     except typer.Exit as exc:
