@@ -346,3 +346,17 @@ def test_check_spec_load_simulations_are_bounded_in_all(cli, tmp_path):
 def test_a_huge_argument_is_elided_in_the_error(cli, args):
     err = one_line_error(cli(*args))
     assert len(err) < 2_000 and "characters)" in err  # the word with its quotes: 100,00x
+
+
+def test_an_unexpected_exception_is_one_line(cli, monkeypatch):
+    import calc.reports.memory
+
+    def boom(*args, **kwargs):
+        raise ValueError("an input nothing checked")
+
+    monkeypatch.setattr(calc.reports.memory, "memory_report", boom)
+    err = one_line_error(cli("memory", "-m", "llama3-8b", "--ctx", "8"))
+    assert "internal error on this input (ValueError: an input nothing checked)" in err
+    monkeypatch.setenv("KVCALC_TRACEBACK", "1")
+    with pytest.raises(ValueError, match="nothing checked"):
+        cli("memory", "-m", "llama3-8b", "--ctx", "8")

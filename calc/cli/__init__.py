@@ -1,9 +1,10 @@
 """The ``kvcalc`` command line: parse, one library call, render. No formula lives here.
 
-``main`` turns the library's typed errors, the parser's usage errors and a failed write of
-the output (a full disk, a closed stdout, a broken pipe) into one line on stderr and an exit
-code (2 bad input or an output that cannot be written, 1 failed check, 130 interrupted),
-never a traceback.
+``main`` turns the library's typed errors, the parser's usage errors, a failed write of the
+output (a full disk, a closed stdout, a broken pipe), running out of memory and any
+unexpected exception into one line on stderr and an exit code (2 bad input, an output that
+cannot be written or an internal error; 1 failed check; 130 interrupted), never a traceback
+(docs/hardening.md).
 """
 
 from __future__ import annotations
@@ -119,10 +120,11 @@ def _run(args: list[str]) -> int:
             raise
         discard_stdout()
         write_error_line(
-            f"kvcalc: error: internal error ({type(exc).__name__}: {printable(str(exc))}); "
-            "please report it with the command line (KVCALC_TRACEBACK=1 shows where)\n"
+            f"kvcalc: error: internal error on this input ({type(exc).__name__}: "
+            f"{elide(printable(str(exc)))}); please report it with the command line "
+            "(KVCALC_TRACEBACK=1 shows where)\n"
         )
-        return 70  # EX_SOFTWARE
+        return 2  # most likely an input nothing checked: the status of bad input
     return rv if isinstance(rv, int) else 0
 
 
