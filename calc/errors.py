@@ -18,8 +18,9 @@ class UnknownNameError(KvcalcError):
         import difflib
 
         valid = sorted(valid)
-        close = difflib.get_close_matches(name, valid, n=3, cutoff=0.5)
-        msg = f"unknown {kind} {name!r}"
+        close = difflib.get_close_matches(name[:200], valid, n=3, cutoff=0.5)
+        shown = repr(name) if len(name) <= 120 else f"{name[:80]!r}… ({len(name):,} characters)"
+        msg = f"unknown {kind} {shown}"
         if close:
             msg += f"; did you mean {', '.join(repr(c) for c in close)}?"
         msg += f" Valid: {', '.join(valid)}."

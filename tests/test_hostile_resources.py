@@ -249,3 +249,54 @@ def test_a_killed_worker_fails_the_sweep_in_one_line(tmp_path):
     lines = [x for x in err.decode().splitlines() if not x.startswith("kvcalc: warning:")]
     assert proc.returncode == 2 and len(lines) == 1 and "sweep worker" in lines[0], err
     assert sorted(p.name for p in tmp_path.iterdir()) == []
+
+
+# --- no wait without a bound, but a slow reader is no failure ---------------------------
+
+
+def test_a_stopped_worker_ends_the_sweep_after_the_stall_bound(tmp_path, monkeypatch):
+    import calc.reports.sweep_workers as workers
+    from calc.reports.sweep import plan
+    from calc.reports.sweep_io import write_csv
+
+    monkeypatch.setattr(workers, "STALL_S", 2.0)
+    monkeypatch.setattr(workers, "_POLL_S", 0.1)
+    real = workers._my_chunks
+
+    def stop_second(plan_, render, k, jobs, conn):  # worker 2 stops itself (SIGSTOP)
+        if k == 1:
+            os.kill(os.getpid(), signal.SIGSTOP)
+        yield from real(plan_, render, k, jobs, conn)
+
+    monkeypatch.setattr(workers, "_my_chunks", stop_second)
+    p = plan(["llama3-8b"], ["h100"], ctx=list(range(1, 20_001)), batch=[1, 2, 3, 4])
+    with pytest.raises(workers.WorkerError, match="sweep worker 2 sent nothing for 2 s"):
+        with open(tmp_path / "out.csv", "wb") as fh:
+            write_csv(p, fh, 2)
+
+
+def test_a_slow_reader_of_a_pipe_is_waited_for(monkeypatch):
+    # workers writing in turn to a pipe go at its reader's pace: no stall bound there
+    import threading
+
+    import calc.reports.sweep_workers as workers
+    from calc.reports.sweep import plan
+    from calc.reports.sweep_io import write_csv
+
+    monkeypatch.setattr(workers, "STALL_S", 0.5)
+    monkeypatch.setattr(workers, "_POLL_S", 0.1)
+    p = plan(["llama3-8b"], ["h100"], ctx=list(range(1, 20_001)), batch=[1, 2, 3, 4])
+    r, w = os.pipe()
+    got: list[int] = []
+
+    def slow_reader() -> None:
+        time.sleep(2.0)  # four stall bounds before the first byte is read
+        with os.fdopen(r, "rb") as fh:
+            got.append(len(fh.read()))
+
+    reader = threading.Thread(target=slow_reader)
+    reader.start()
+    with open(w, "wb") as fh:
+        write_csv(p, fh, 2)
+    reader.join()
+    assert got and got[0] > 1_000_000  # 80,000 rows

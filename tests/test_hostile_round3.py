@@ -322,3 +322,41 @@ def test_calibration_without_hardware_is_refused_not_ignored(cli, tmp_path):
     cal.write_text("anything\n")
     err = one_line_error(cli("flops", "-m", "llama3-8b", "--calibration", cal))
     assert "--calibration corrects a --hardware profile" in err
+
+
+def test_check_spec_load_simulations_are_bounded_in_all(cli, tmp_path):
+    # 2 deployments × 600,000 requests = 1,200,000 > 1,000,000 simulated requests in all
+    dep = ("  - name: d{i}\n    model: llama3-8b\n    hardware: h100\n"
+           "    workload: {{ctx: 1024, rate: 1, requests: 600000}}\n"
+           "    requirements: {{max_ttft_p99_s: 1}}\n")  # fmt: skip
+    spec = tmp_path / "spec.yaml"
+    spec.write_text("deployments:\n" + dep.format(i=1) + dep.format(i=2))
+    err = one_line_error(cli("check", spec))
+    assert "simulate 1,200,000 requests in all, more than 1,000,000" in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("memory", "-m", "a" * 100_000, "--ctx", "8"),
+        ("memory", "-m", "llama3-8b", "--ctx", "9" * 100_000),
+        ("simulate", "-m", "llama3-8b", "-H", "h100", "--rate", "1", "--prompt", "x" * 100_000),
+    ],
+)
+def test_a_huge_argument_is_elided_in_the_error(cli, args):
+    err = one_line_error(cli(*args))
+    assert len(err) < 2_000 and "characters)" in err  # the word with its quotes: 100,00x
+
+
+def test_an_unexpected_exception_is_one_line(cli, monkeypatch):
+    import calc.reports.memory
+
+    def boom(*args, **kwargs):
+        raise ValueError("an input nothing checked")
+
+    monkeypatch.setattr(calc.reports.memory, "memory_report", boom)
+    err = one_line_error(cli("memory", "-m", "llama3-8b", "--ctx", "8"))
+    assert "internal error on this input (ValueError: an input nothing checked)" in err
+    monkeypatch.setenv("KVCALC_TRACEBACK", "1")
+    with pytest.raises(ValueError, match="nothing checked"):
+        cli("memory", "-m", "llama3-8b", "--ctx", "8")

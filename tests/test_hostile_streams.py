@@ -137,3 +137,21 @@ def test_stdout_short_of_a_file_size_limit_is_an_error_not_half_a_table(tmp_path
                    preexec_fn=limit)  # fmt: skip
     assert_one_line(r, "File too large")
     assert out.stat().st_size == 1024
+
+
+@pytest.mark.parametrize(
+    ("redirect", "args", "code"),
+    [
+        ("<&-", ("memory", "-m", "llama3-8b", "--ctx", "8", "-f", "json"), 0),
+        ("2>&-", ("memory", "-m", "nope", "--ctx", "8"), 2),  # the error line goes nowhere
+        ("2>/dev/full", ("memory", "-m", "nope", "--ctx", "8"), 2),
+        ("<&- 2>&-", ("memory", "-m", "llama3-8b", "--ctx", "8", "-f", "json"), 0),
+    ],
+)
+def test_closed_stdin_or_stderr(redirect, args, code):
+    cmd = [sys.executable, "-m", "calc", *args]
+    r = subprocess.run(["sh", "-c", f'exec "$@" {redirect}', "sh", *cmd], capture_output=True,
+                       timeout=120)  # fmt: skip
+    assert r.returncode == code, r
+    if code == 0:
+        assert b'"weights_bytes": 16060522496' in r.stdout  # 8,030,261,248 params × 2 B

@@ -1,9 +1,10 @@
 """The ``kvcalc`` command line: parse, one library call, render. No formula lives here.
 
-``main`` turns the library's typed errors, the parser's usage errors and a failed write of
-the output (a full disk, a closed stdout, a broken pipe) into one line on stderr and an exit
-code (2 bad input or an output that cannot be written, 1 failed check, 130 interrupted),
-never a traceback.
+``main`` turns the library's typed errors, the parser's usage errors, a failed write of the
+output (a full disk, a closed stdout, a broken pipe), running out of memory and any
+unexpected exception into one line on stderr and an exit code (2 bad input, an output that
+cannot be written or an internal error; 1 failed check; 130 interrupted), never a traceback
+(docs/hardening.md).
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ def _run(args: list[str]) -> int:
     from calc.cli.app import COMMANDS, build_app
     from calc.errors import KvcalcError
     from calc.output.safe_io import forget_inputs
-    from calc.output.safe_text import printable
+    from calc.output.safe_text import elide, printable
     from calc.output.std_streams import discard_stdout, output_error_message, write_error_line
 
     forget_inputs()  # an output may not be a file this command reads
@@ -69,13 +70,13 @@ def _run(args: list[str]) -> int:
             rv = 0
         sys.stdout.flush()  # here, where a failed write is still reported
     except KvcalcError as exc:
-        write_error_line(f"kvcalc: error: {printable(str(exc))}\n")
+        write_error_line(f"kvcalc: error: {elide(printable(str(exc)))}\n")
         return exc.exit_code
     except typer.TyperException as exc:  # usage errors: bad option, missing value, bad type
         ctx = getattr(exc, "ctx", None)
         where = f"kvcalc {ctx.info_name}" if ctx is not None and ctx.parent else "kvcalc"
         where = where.replace("kvcalc kvcalc", "kvcalc")
-        message = printable(exc.format_message())
+        message = elide(printable(exc.format_message()))
         write_error_line(f"kvcalc: error: {message} (see: {where} --help)\n")
         return getattr(exc, "exit_code", 2) or 2
     except typer.Exit as exc:
@@ -122,10 +123,11 @@ def _run(args: list[str]) -> int:
             raise
         discard_stdout()
         write_error_line(
-            f"kvcalc: error: internal error ({type(exc).__name__}: {printable(str(exc))}); "
-            "please report it with the command line (KVCALC_TRACEBACK=1 shows where)\n"
+            f"kvcalc: error: internal error on this input ({type(exc).__name__}: "
+            f"{elide(printable(str(exc)))}); please report it with the command line "
+            "(KVCALC_TRACEBACK=1 shows where)\n"
         )
-        return 70  # EX_SOFTWARE
+        return 2  # most likely an input nothing checked: the status of bad input
     return rv if isinstance(rv, int) else 0
 
 

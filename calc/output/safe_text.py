@@ -54,3 +54,13 @@ def quoted(value: object) -> str:
             return repr(value)
         return f"a string of {len(value):,} characters"
     return f"a {type(value).__name__}"
+
+
+_LONG_WORD = re.compile(r"\S{241,}")
+
+
+def elide(text: str) -> str:
+    """``text`` with every run of more than 240 non-space characters (a pasted blob, a name of
+    100,000 characters) cut to its first 160 and its length, so an error stays a line a
+    person reads; paths and names of ordinary length are untouched."""
+    return _LONG_WORD.sub(lambda m: f"{m.group()[:160]}…({len(m.group()):,} characters)", text)

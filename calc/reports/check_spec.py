@@ -228,6 +228,14 @@ def load_spec(path: Path | str) -> CheckSpec:
     if (problem := unknown_key_message(data)) is not None:
         raise ConfigError(f"{path}: {problem}")
     spec = validate(CheckSpec, data, path)
+    from calc.serve.workload import MAX_REQUESTS
+
+    simulated = sum(d.workload.requests for d in spec.deployments if d.requirements.under_load)
+    if simulated > MAX_REQUESTS:  # bounded time: as much as one simulate -n 1,000,000 at most
+        raise ConfigError(
+            f"{path}: the load requirements simulate {simulated:,} requests in all, more than "
+            f"{MAX_REQUESTS:,}; lower workload.requests"
+        )
     folder = path.parent  # paths in the spec are relative to the spec, not to the shell
     deployments = [
         d.model_copy(

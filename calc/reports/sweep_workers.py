@@ -10,8 +10,10 @@ outlive kvcalc and are never waited for without a bound.
   parent's temp output file if the parent had no time to (``safe_io.files_in_progress``) and
   exits.
 - The parent waits in slices of a second and gives up after STALL_S without a message from
-  the worker it waits for; on any failure or interrupt it kills every worker (SIGKILL) and
-  reaps each, at most REAP_S in all.
+  the worker it waits for (unless the workers write to a pipe or terminal, whose reader sets
+  the pace: ``| less``); a worker that dies ends the wait at once (its pipe's end of file).
+  On any failure or interrupt it kills every worker (SIGKILL) and reaps each, at most REAP_S
+  in all.
 - Without enough descriptors or processes for the workers (``ulimit -n 12``), the sweep is
   computed in this process instead (the caller's ``serial``), never half-started.
 """
@@ -210,13 +212,14 @@ def _conn_pipe():
         raise
 
 
-def wait_recv(conn, what: str):
-    """``conn.recv()``, waited for in slices (at most STALL_S); WorkerError when the worker
+def wait_recv(conn, what: str, bounded: bool = True):
+    """``conn.recv()``, waited for in slices (at most STALL_S, or as long as the worker lives
+    when not ``bounded``: a reader of the output sets its pace); WorkerError when the worker
     ended (its pipe's end of file) or sent nothing in time."""
     waited = 0.0
     while not conn.poll(_POLL_S):
         waited += _POLL_S
-        if waited >= STALL_S:
+        if bounded and waited >= STALL_S:
             raise WorkerError(f"{what} sent nothing for {STALL_S:g} s; stopped")
     try:
         return conn.recv()
@@ -387,16 +390,19 @@ def written(plan, render, jobs: int, fd: int, start: int | None, serial: Callabl
             for p in pipes + sends:
                 p.close()
             return serial()
+        # in turn, a worker writes to a pipe or a terminal at its reader's pace (`| less`):
+        # no time bound then (a worker that dies still ends the wait at once)
+        stall = start is not None
         try:
             not_fitting, at = 0, start or 0
             for i in range(plan.n_chunks):
                 what = f"sweep worker {i % jobs + 1}"
-                status, value, size = wait_recv(pipes[i % jobs], what)
+                status, value, size = wait_recv(pipes[i % jobs], what, stall)
                 if status != "ok":
                     raise_failure(value, size)
                 if start is None and i:  # in turn: once the chunk before is written
                     before = f"sweep worker {(i - 1) % jobs + 1}"
-                    status, value, size_ = wait_recv(pipes[(i - 1) % jobs], before)
+                    status, value, size_ = wait_recv(pipes[(i - 1) % jobs], before, stall)
                     if status != "written":
                         raise_failure(value, size_)
                 send(sends[i % jobs], None if start is None else at, what)
@@ -404,11 +410,11 @@ def written(plan, render, jobs: int, fd: int, start: int | None, serial: Callabl
                 at += size
             if start is None:
                 last = (plan.n_chunks - 1) % jobs
-                status, value, size = wait_recv(pipes[last], f"sweep worker {last + 1}")
+                status, value, size = wait_recv(pipes[last], f"sweep worker {last + 1}", stall)
                 if status != "written":
                     raise_failure(value, size)
             for k, pipe in enumerate(pipes):  # every worker has written its last chunk
-                status, value, size = wait_recv(pipe, f"sweep worker {k + 1}")
+                status, value, size = wait_recv(pipe, f"sweep worker {k + 1}", stall)
                 if status != "done":
                     raise_failure(value, size)
             plan.count_not_fitting(not_fitting)
