@@ -79,7 +79,7 @@ def build_deployment(
         hw = calibrated_hardware(load_hardware(hardware), calibration)
     lay = layout(cfg) if layout is not None else None
     tp, dp = resolve_gpus(tp, pp, dp, gpus)
-    return Deployment.build(
+    dep = Deployment.build(
         cfg,
         hw,
         tp=tp,
@@ -93,3 +93,13 @@ def build_deployment(
         engine=settings,
         moe_imbalance=moe_imbalance,
     )
+    warn_engine(dep)
+    return dep
+
+
+def warn_engine(dep) -> None:
+    """Say on stderr when the engine release asked for is not modelled (every command that
+    builds a deployment says it, once)."""
+    from calc.cli.common import warn
+
+    warn(list(dep.engine_config.warnings))

@@ -225,8 +225,10 @@ def emit(
     rows: Sequence[dict] | None = None,
     table: Callable[[], Any] | None = None,
     explain: Sequence[Any] = (),
+    trailer: Sequence[str] = (),
 ) -> None:
-    """Print or write ``obj`` in ``fmt``. CSV uses ``rows`` (default: the scalar fields)."""
+    """Print or write ``obj`` in ``fmt``. CSV uses ``rows`` (default: the scalar fields). A table
+    ends with the ``trailer`` lines as they are, never wrapped (commands a user pastes)."""
     if fmt == "json":
         text = to_json({**obj, "derivation": [f.line() for f in explain]} if explain else obj)
     elif fmt == "csv":
@@ -237,6 +239,8 @@ def emit(
         if explain:
             text += "\nDerivation:\n" + "".join(f"  {f.line()}\n" for f in explain)
             text = printable(text, lines=True)  # names in the derivation, too
+        if trailer:
+            text += printable("".join(f"{line}\n" for line in trailer), lines=True)
     else:
         raise InvalidInputError(f"unknown --format {fmt!r}; valid: {', '.join(FORMATS)}")
     if fmt == "csv" and explain:
