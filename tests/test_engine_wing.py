@@ -166,3 +166,15 @@ def test_scheduler_policies_come_from_the_engines():
         dep = Deployment.build(cfg, hw, engine=EngineSettings(name=name))
         lim = deployment_limits(dep, 1000)
         assert (lim.reserve_whole_request, lim.prefill_first) == (reserve, prefill_first)
+
+
+def test_engines_page_is_current():
+    import importlib.util
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("engines_doc", root / "bench" / "engines_doc.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert (root / "docs" / "engines.md").read_text() == module.render(), (
+        "docs/engines.md is stale: run python bench/engines_doc.py > docs/engines.md"
+    )

@@ -37,7 +37,13 @@ def read_log(source: str | BinaryIO | Iterable[str], engine_name: str | None = N
         raise UnknownNameError("engine", engine_name, NAMES)
     engines = [engine(engine_name)] if engine_name else all_engines()
     readers = [e.log_reader() for e in engines]
+    # one search per line for any phrase a reader keys on; most lines of a log hold none
+    prefilter = re.compile("|".join(re.escape(a) for r in readers for a in r.anchors))
     for line in with_continuations(lines):
+        if prefilter.search(line.text) is None and (
+            line.joined is None or prefilter.search(line.joined) is None
+        ):
+            continue
         for r in readers:
             r.feed(line)
     found = [r for r in readers if r.evidence or (engine_name and r.f.printed)]

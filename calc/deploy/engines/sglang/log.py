@@ -78,10 +78,16 @@ MARKERS = ("KV Cache is allocated", "sglang.launch_server", "ServerArgs(", "Load
            "max_total_num_tokens=")  # fmt: skip
 
 
+# every line a pattern above can match holds one of these (the reader's prefilter)
+ANCHORS = (*MARKERS, "Init torch distributed ends", "--mem-fraction-static", "sglang", "SGLang",
+           "KV size")  # fmt: skip
+
+
 class SglangLogReader:
-    """Feed it every line (``feed``), then read ``facts()``."""
+    """Feed it every line holding one of ``anchors`` (``feed``), then read ``facts()``."""
 
     engine = "sglang"
+    anchors = ANCHORS
 
     def __init__(self) -> None:
         self.f = LogFacts(engine="sglang")

@@ -39,10 +39,19 @@ MARKERS = ("[TensorRT-LLM]", "[TRT-LLM]", "TensorRT-LLM version", "trtllm-serve"
            "paged KV cache")  # fmt: skip
 
 
+# every line a pattern above can match holds one of these (the reader's prefilter)
+ANCHORS = (
+    *MARKERS, *(a for a, _, _ in SETTINGS), "max_tokens are set", "free_gpu_memory_fraction",
+    "fraction is set", "after loading model weights", "Memory used outside torch",
+    "when calculating max tokens",
+)  # fmt: skip
+
+
 class TrtllmLogReader:
-    """Feed it every line (``feed``), then read ``facts()``."""
+    """Feed it every line holding one of ``anchors`` (``feed``), then read ``facts()``."""
 
     engine = "trtllm"
+    anchors = ANCHORS
 
     def __init__(self) -> None:
         self.f = LogFacts(engine="trtllm")

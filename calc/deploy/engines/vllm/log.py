@@ -126,10 +126,21 @@ MARKERS = ("GPU KV cache size", "Available KV cache memory", "non-default args",
            "LLM engine (v", "vllm serve")  # fmt: skip
 
 
+# every line a pattern above can match holds one of these (the reader's prefilter)
+ANCHORS = (
+    *(a for a, _, _, _ in PRINTED), *MARKERS, "Maximum concurrency", "Requested memory",
+    "gpu_memory_utilization", "gpu-memory-utilization", "max_num_batched_tokens=",
+    "Profiling CUDA graph memory",
+    "Asynchronous scheduling", "vllm version", "vLLM version", "with config:",
+    "vllm.entrypoints.openai.api_server",
+)  # fmt: skip
+
+
 class VllmLogReader:
-    """Feed it every line (``feed``), then read ``facts()``."""
+    """Feed it every line holding one of ``anchors`` (``feed``), then read ``facts()``."""
 
     engine = "vllm"
+    anchors = ANCHORS
 
     def __init__(self) -> None:
         self.f = LogFacts(engine="vllm")
