@@ -302,6 +302,10 @@ EXTRA_SOURCES = (
     "https://github.com/llm-d-incubation/llm-d-planner/blob/"
     "fbd68515a903397a1b785a2189dc7512b0d55680/accuracy/results/v0.19.0/accuracy_report.md",
     "https://github.com/vllm-project/vllm/issues/21348",
+    "https://github.com/llm-d-incubation/llm-d-planner/blob/d3121e059da88662db39a926a3ead964be9"
+    "7359b/accuracy/results/v0.19.0/logs/meta-llama-llama-3--h100-80gb--tp1pp1dp1--8192-dtf32.log"
+    " (its first 16,000 characters: --dtype float32 upcasts the whole model, 'Upcasting "
+    "torch.bfloat16 to torch.float32'; the version banner and the memory snapshot lines)",
     "https://github.com/vllm-project/vllm/pull/30515",
     "https://github.com/gpustack/runner/pull/251 (vLLM 0.27 CUDA graph estimate lines)",
     "https://github.com/noonghunna/club-3090/issues/127 (vLLM CUDA graph estimate lines)",

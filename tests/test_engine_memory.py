@@ -26,10 +26,11 @@ from tests import reports as R
 GIB = 2**30
 
 
-def pool(model, hw="h100", *, engine_name="vllm", version=None, tp=1, pp=1, **settings):
+def pool(model, hw="h100", *, engine_name="vllm", version=None, tp=1, pp=1, weight_dtype=None,
+         **settings):  # fmt: skip
     """The start-up prediction of ``model`` on ``hw`` (the ledger's own)."""
     dep = Deployment.build(
-        load_model(model), load_hardware(hw), tp=tp, pp=pp,
+        load_model(model), load_hardware(hw), tp=tp, pp=pp, weight_dtype=weight_dtype,
         engine=EngineSettings(name=engine_name, version=version, **settings),
     )  # fmt: skip
     return dep.per_gpu.prediction
@@ -302,3 +303,14 @@ def test_sglang_hybrid_swa_pool_splits_tokens_by_the_ratio():
                    mem_util=0.9).fields  # fmt: skip
     assert f["kv_budget_bytes"] == 57_774_277_632
     assert f["kv_cache_tokens"] == 186_574
+
+
+def test_a_float_dtype_casts_every_component():
+    # vLLM/SGLang build the model in --dtype: float32 upcasts the bf16 embeddings and lm_head
+    # too ("Upcasting torch.bfloat16 to torch.float32"): 8,030,261,248 params × 4 B
+    p = pool("llama3-8b", version="0.19", weight_dtype="fp32")
+    assert p.weights_bytes == 8_030_261_248 * 4
+    # the checkpoint's own dtype: as released (2 B a parameter)
+    assert pool("llama3-8b", version="0.19", weight_dtype="bf16").weights_bytes == (
+        8_030_261_248 * 2
+    )

@@ -31,6 +31,23 @@ def checkpoint_weights_bytes_per_gpu(cfg: ModelConfig, tp: int, pp: int, weight_
     )
 
 
+FLOAT_DTYPES = ("fp32", "fp16", "bf16")
+
+
+def loaded_weights_bytes(dep) -> float:
+    """Weights on the busiest GPU as vLLM and SGLang load them [bytes]: a 16/32-bit ``--dtype``
+    other than the checkpoint's casts every component, the embeddings and norms too (the model
+    is built in that dtype: ``--dtype float32`` doubles a bf16 checkpoint's tables as well);
+    otherwise the checkpoint's formats (``Deployment.weights_bytes_per_gpu``)."""
+    fmt = dep.weight_override
+    if fmt in FLOAT_DTYPES and fmt != dep.model.dtype:
+        from calc.data.dtypes import BYTES_PER_ELEMENT
+        from calc.deploy.parallel import params_per_gpu
+
+        return params_per_gpu(dep.model, dep.sharding) * BYTES_PER_ELEMENT[fmt]
+    return dep.weights_bytes_per_gpu
+
+
 def hybrid_group_size(layers_per_kind: list[int], ratio: float | None) -> int:
     """Layers per KV-cache group of a hybrid allocator: the smallest kind's layer count, or the
     largest when it is within ``ratio`` × the smallest (None: always the smallest), so that no

@@ -10,7 +10,7 @@ import calc.deploy.engines.sglang.memory as sm
 from calc.deploy.engines.base import EngineConfig, PoolPrediction
 from calc.deploy.engines.gpus import smi_total_mib
 from calc.deploy.engines.sglang.rules import SglangRules
-from calc.deploy.engines.shape import kv_shape, usable_memory_bytes
+from calc.deploy.engines.shape import kv_shape, loaded_weights_bytes, usable_memory_bytes
 from calc.output.derivation import figure
 
 if TYPE_CHECKING:
@@ -54,7 +54,7 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
     usable = measured.get("usable_bytes") or usable_memory_bytes(hw)
     weights = measured.get("weights_bytes")
     if weights is None:
-        weights = dep.weights_bytes_per_gpu
+        weights = loaded_weights_bytes(dep)
     shape = kv_shape(cfg, tp, pp, dep.kv_bytes_per_element)
     fraction = config.memory_fraction or auto_fraction(
         rules, config, hw, tp, pp, cfg.mla is not None, bool(getattr(cfg, "vision", None))

@@ -116,6 +116,8 @@ VERSION = re.compile(
     r"(?:vLLM API server version|LLM engine \(v|vllm version|vLLM version)\s{0,4}v?"
     r"([0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?(?:[a-z0-9.+-]{0,40})?)"
 )
+BANNER = re.compile(r"[\u2580-\u259f]\s{1,8}version ([0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)")
+SNAPSHOT_TOTAL = re.compile(r"memory snapshot: .{0,200}?total_memory=" + NUM + G)
 GRAPHS = re.compile(r"Profiling CUDA graph memory: PIECEWISE=" + NUM + r"(?: \(largest=" + NUM
                     + r"\))?(?:, FULL=" + NUM + r")?")  # fmt: skip
 ASYNC = re.compile(r"Asynchronous scheduling is (enabled|disabled)")
@@ -131,7 +133,8 @@ ANCHORS = (
     *(a for a, _, _, _ in PRINTED), *MARKERS, "Maximum concurrency", "Requested memory",
     "gpu_memory_utilization", "gpu-memory-utilization", "max_num_batched_tokens=",
     "Profiling CUDA graph memory",
-    "Asynchronous scheduling", "vllm version", "vLLM version", "with config:",
+    "Asynchronous scheduling", "vllm version", "vLLM version", "with config:", "  version ",
+    "memory snapshot:",
     "vllm.entrypoints.openai.api_server",
 )  # fmt: skip
 
@@ -197,8 +200,11 @@ class VllmLogReader:
             hit = True
         if (m := ASYNC.search(text)) is not None:
             f.printed["async_scheduling"] = m.group(1) == "enabled"
-        if f.version is None and (m := VERSION.search(text)) is not None:
+        if f.version is None and (m := VERSION.search(text) or BANNER.search(text)) is not None:
             f.version = m.group(1)
+            hit = True
+        if (m := SNAPSHOT_TOTAL.search(text)) is not None:  # DEBUG: the device's total memory
+            f.printed.setdefault("total_memory_bytes", number(m.group(1)) * GIB)
             hit = True
         f.lines_read += hit
 

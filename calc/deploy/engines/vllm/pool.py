@@ -9,7 +9,12 @@ from typing import TYPE_CHECKING
 import calc.deploy.engines.vllm.memory as vm
 from calc.deploy.engines.base import EngineConfig, Paging, PoolPrediction
 from calc.deploy.engines.gpus import compute_capability
-from calc.deploy.engines.shape import kv_shape, layer_width_per_gpu, usable_memory_bytes
+from calc.deploy.engines.shape import (
+    kv_shape,
+    layer_width_per_gpu,
+    loaded_weights_bytes,
+    usable_memory_bytes,
+)
 from calc.deploy.engines.vllm.rules import VllmRules
 from calc.formulas.elementwise import cdiv
 from calc.output.derivation import figure
@@ -70,7 +75,7 @@ def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured)
     usable = measured.get("usable_bytes") or usable_memory_bytes(hw)
     weights = measured.get("weights_bytes")
     if weights is None:
-        weights = dep.weights_bytes_per_gpu
+        weights = loaded_weights_bytes(dep)
     shape = kv_shape(cfg, tp, pp, dep.kv_bytes_per_element, rules.hybrid_ratio)
     max_model_len = config.max_model_len or cfg.max_ctx
     tokens_pass = config.max_batched_tokens
