@@ -111,8 +111,22 @@ def test_every_command_warns_for_an_unmodelled_release(cli):
         r = cli(*args, "--engine-version", "0.9.2")
         assert r.code == 0, r.err
         assert "vllm 0.9.2 is not modelled: using the nearest modelled release 0.10.0" in r.err
+    r = cli("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "1024", "--batch", "1",
+            "--engine-version", "0.9.2", "-f", "csv")  # fmt: skip
+    assert r.code == 0 and r.err.count("vllm 0.9.2 is not modelled") == 1
     r = cli("capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "1024", "--engine-version", "x")
     assert r.code == 2 and "is not a version number" in r.err
+
+
+def test_check_says_it_too(cli, tmp_path):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "deployments:\n  - name: a\n    model: llama3-8b\n    hardware: h100\n"
+        "    engine_version: '0.9.2'\n    workload: {ctx: 1024, batch: 1}\n"
+        "    requirements: {must_fit: true}\n"
+    )
+    r = cli("check", spec, "-f", "json")
+    assert r.code == 0 and "vllm 0.9.2 is not modelled" in r.err
 
 
 @pytest.mark.parametrize(
