@@ -7,7 +7,7 @@ Run: python bench/validation_throughput.py   (prints the section)
 Each prediction uses only what the benchmark states: the model, the GPU, TP, the checkpoint's
 formats (NVIDIA ModelOpt FP8: per-tensor fp8 weights and an fp8 KV cache, as the engine-log
 validation states for the same checkpoint), the request lengths, and TensorRT-LLM 1.0's
-default settings (``calc.deploy.engine_memory.DEFAULTS``: max_num_tokens 8,192, max_batch_size
+default settings (``calc.deploy.engines.trtllm.rules``: max_num_tokens 8,192, max_batch_size
 2,048, free_gpu_memory_fraction 0.9). One constant is fitted to these rows
 (``fit_fp8_serving_ratio``): the ratio of every fp8 GEMM band's expected fraction to its high one.
 """
@@ -24,7 +24,7 @@ SOURCE = (
 )
 
 
-FP8_SERVING_RATIO = 0.81  # the profiles' rounded fit (fit_fp8_serving_ratio)
+FP8_SERVING_RATIO = 0.80  # the profiles' rounded fit (fit_fp8_serving_ratio)
 
 
 @dataclass(frozen=True)
@@ -224,13 +224,13 @@ def render() -> str:
         f"**fp8 serving ratio = {FP8_SERVING_RATIO}** (fitted:",
         "`python bench/validation_throughput.py --fit` bisects the ratio r at which the signed",
         "median error of these rows is zero with the h100 profile's fp8 band at expected =",
-        "r × high; it gives 0.810). Every profile's fp8",
-        "GEMM band is expected = 0.81 × high, low = 0.8 × expected, where high is",
+        "r × high; it gives 0.800). Every profile's fp8",
+        "GEMM band is expected = 0.80 × high, low = 0.8 × expected, where high is",
         "mamf-finder's best-shape fp8 fraction (or the bf16 band's high where no fp8 GEMM was",
         "measured). What it stands for: mamf-finder's figure is the best of thousands of shapes;",
         "a serving step's fp8 GEMMs have the model's shapes (K = 4,096, N = 1,024–14,336 per",
         "GPU), quantise their activations and rescale their outputs, so they reach less of the",
-        "fp8 peak than the best shape (H100: 0.574 of 1,979 TFLOPS = 1,136 TFLOPS). The bf16",
+        "fp8 peak than the best shape (H100: 0.567 of 1,979 TFLOPS = 1,122 TFLOPS). The bf16",
         "bands are not changed by it: no serving row of the training set is bf16 and compute",
         "bound.",
         "",

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from calc.deploy.deployment import Deployment, EngineSettings, Workload
 
-_ENGINE = ("engine", "mem_util", "block_size", "max_batched_tokens", "activation_bytes",
-           "overhead_bytes", "max_model_len")  # fmt: skip
+_ENGINE = ("engine", "version", "mem_util", "block_size", "max_batched_tokens",
+           "activation_bytes", "overhead_bytes", "max_model_len")  # fmt: skip
 _DEPLOY = ("tp", "pp", "ep", "dp", "weight_dtype", "kv_dtype", "compute_dtype", "layout")
 
 

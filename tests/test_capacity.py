@@ -29,7 +29,8 @@ BUDGET = 58_854_989_824
 
 
 def report(**kw):
-    base = dict(ctx=8192, activation_bytes=2**30, overhead_bytes=2**29)
+    # vLLM 0.19's rules (gpu_memory_utilization 0.9, no CUDA-graph reserve): the arithmetic above
+    base = dict(ctx=8192, activation_bytes=2**30, overhead_bytes=2**29, version="0.19")
     return R.capacity(LLAMA8, H100, **{**base, **kw}).fields
 
 
@@ -57,7 +58,7 @@ def test_boundary_pair_max_concurrency_fits_one_more_does_not():
 
 def test_boundary_pair_through_the_cli(cli):
     args = ["capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "8192", "--activation", "1GiB"]
-    args += ["--overhead", "0.5GiB", "-f", "json"]
+    args += ["--overhead", "0.5GiB", "--engine-version", "0.19", "-f", "json"]
     ok = cli(*args, "--batch", "54")
     assert ok.code == 0 and ok.json()["fits"] is True and ok.json()["max_concurrency"] == 54
     miss = cli(*args, "--batch", "55")
@@ -95,7 +96,7 @@ def test_paged_against_contiguous():
 
 
 def test_activation_and_non_torch_from_the_engine_model():
-    # vLLM 0.19's profiling pass (calc/deploy/engine_memory/vllm.py) for Llama 3 8B at TP 1:
+    # vLLM's profiling pass (calc/deploy/engines/vllm/memory.py) for Llama 3 8B at TP 1:
     # resident 2 × 8,192 × 4,096 × 2 = 134,217,728 B plus the larger of the widest layer
     # 8,192 × 43,008 (gated FFN 3 × 14,336) × 2 = 704,643,072 and the sampler pass
     # 1,024 rows × 128,256 × 14.5 B = 1,904,345,088: 2,038,562,816 B
@@ -175,7 +176,7 @@ def test_csv_and_explain(cli, tmp_path):
     assert header.startswith("model,hardware,engine,tp,pp,ep,dp,gpus,")
     assert "kv_budget_bytes" in header.split(",") and "max_concurrency" in header.split(",")
     r = cli("capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "8192", "--explain")
-    # vLLM pages the pool: blocks per KV cache group × block size (calc.deploy.engine_memory)
+    # vLLM pages the pool: blocks per KV cache group × block size (calc.deploy.engines)
     assert "kv_cache_tokens = blocks // groups × block_size" in r.out
 
 
@@ -220,6 +221,7 @@ def test_vllm_counts_requests_in_its_blocks_gemma2():
     # window plus one prefill chunk: ceil(min(4,095 + 8,192, 8,192) / 16) + 1 = 513 blocks,
     # 1,025 in all: floor(21,110 / 1,025) = 20 (20.6) sequences — not the 27 that
     # window-capped KV bytes alone would give.
-    f = R.capacity(load_model("gemma-2-9b"), H100, ctx=8192, mem_util=0.95).fields
+    f = R.capacity(load_model("gemma-2-9b"), H100, ctx=8192, mem_util=0.95,
+                   version="0.19").fields  # fmt: skip
     assert f["kv_cache_tokens"] == 168_880
     assert f["max_concurrency"] == 20

@@ -9,7 +9,7 @@ import pytest
 
 from calc.reports.check_spec import load_spec
 
-# Llama 3 8B on one H100 (85,029,027,840 B as torch reports it), vLLM, --activation 1GiB
+# Llama 3 8B on one H100 (85,029,027,840 B as torch reports it), vLLM 0.19, --activation 1GiB
 # --overhead 0.5GiB: KV budget 0.9 × 85,029,027,840 − 16,060,522,496 − 1,073,741,824
 # − 536,870,912 = 58,854,989,824 B; one 8192-token sequence = 8192 × 131,072
 # = 1,073,741,824 B -> 54 sequences fit (54.8).
@@ -20,6 +20,7 @@ deployments:
     hardware: h100
     activation: 1GiB
     overhead: 0.5GiB
+    engine_version: "0.19"
 """
 
 

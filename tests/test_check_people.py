@@ -34,6 +34,7 @@ deployments:
     hardware: h100
     activation: 1GiB
     overhead: 0.5GiB
+    engine_version: "0.19"
     workload: {ctx: 8192, batch: 54}
     requirements: {must_fit: true, min_concurrency: 54, max_tpot_ms: 1000}
 """
@@ -225,7 +226,7 @@ def test_table_shows_human_units(cli, tmp_path):
     r = cli("check", write(tmp_path, GOOD))
     assert r.code == 0, r.err
     # Llama 3 8B, one H100, 54 × 8192-token sequences × 131,072 B = 57,982,058,496 B needed
-    # = 57.98 GB = 54.00 GiB; budget 0.9 × 85,029,027,840 − 16,060,522,496 − 2^30 − 2^29
+    # = 57.98 GB = 54.00 GiB; budget (vLLM 0.19) 0.9 × 85,029,027,840 − 16,060,522,496 − 2^30 − 2^29
     # = 58,854,989,824 B = 58.85 GB (54.81 GiB)
     assert "57.98 GB (54.00 GiB)" in r.out
     assert "58.85 GB (54.81 GiB)" in r.out

@@ -1,4 +1,4 @@
-"""Engine memory models (calc.deploy.engine_memory): each formula against hand arithmetic from the
+"""Engine memory models (calc.deploy.engines): each formula against hand arithmetic from the
 engine's source, and the composed pool against the engines' own printed start-up figures."""
 
 from __future__ import annotations
@@ -7,23 +7,33 @@ import math
 
 import pytest
 
+import calc.deploy.engines.sglang.memory as sg
+import calc.deploy.engines.trtllm.memory as trt
+import calc.deploy.engines.vllm.memory as vl
 from calc.data.registry import load_hardware, load_model
-from calc.deploy.engine_memory import (
-    DEFAULTS,
-    EngineConfig,
+from calc.deploy.deployment import Deployment, EngineSettings
+from calc.deploy.engines import engine
+from calc.deploy.engines.shape import (
     checkpoint_weights_bytes_per_gpu,
-    engine_settings,
+    hybrid_group_size,
+    hybrid_groups,
     kv_shape,
-    predict_kv_pool,
     usable_memory_bytes,
 )
-from calc.deploy.engine_memory import sglang as sg
-from calc.deploy.engine_memory import trtllm as trt
-from calc.deploy.engine_memory import vllm as vl
-from calc.errors import UnknownNameError
+from calc.errors import InvalidInputError, UnknownNameError
 from tests import reports as R
 
 GIB = 2**30
+
+
+def pool(model, hw="h100", *, engine_name="vllm", version=None, tp=1, pp=1, weight_dtype=None,
+         **settings):  # fmt: skip
+    """The start-up prediction of ``model`` on ``hw`` (the ledger's own)."""
+    dep = Deployment.build(
+        load_model(model), load_hardware(hw), tp=tp, pp=pp, weight_dtype=weight_dtype,
+        engine=EngineSettings(name=engine_name, version=version, **settings),
+    )  # fmt: skip
+    return dep.per_gpu.prediction
 
 
 def test_vllm_num_blocks_and_tokens_llama3_8b():
@@ -41,42 +51,53 @@ def test_vllm_sliding_window_blocks_per_request_gemma2():
     assert vl.sliding_window_blocks_per_request(4096, 8192, 8192, 16) == 513
     # a short max_model_len caps it: cdiv(1000, 16) + 1 = 64
     assert vl.sliding_window_blocks_per_request(4096, 8192, 1000, 16) == 64
+    # 0.26+ under async scheduling: two batches in flight, min(4,095 + 16,384, 32,768) = 20,479
+    # tokens → cdiv(20,479, 16) = 1,280 blocks + 1
+    assert vl.sliding_window_blocks_per_request(4096, 2 * 8192, 32768, 16) == 1281
 
 
-def test_vllm_hybrid_groups_gemma2():
+def test_hybrid_groups_gemma2_and_the_ratio():
     # 21 full + 21 sliding layers: groups of 21, two groups, 21 layer slots
-    assert vl.hybrid_group_size([21, 21]) == 21
-    assert vl.hybrid_groups([21, 21], 21) == 2
+    assert hybrid_group_size([21, 21], 1.5) == 21
+    assert hybrid_groups([21, 21], 21) == 2
     # 5 full + 25 sliding (Gemma 3 style): groups of 5 → 1 + 5 groups
-    assert vl.hybrid_group_size([5, 25]) == 5
-    assert vl.hybrid_groups([5, 25], 5) == 6
+    assert hybrid_group_size([5, 25], 1.5) == 5
+    assert hybrid_groups([5, 25], 5) == 6
+    # 12 sliding + 16 full: 16 < 12 × 1.5 = 18 → one group size of 16 (vLLM 0.18+), but not
+    # at 1.25 (16 ≥ 15: groups of 12, 0.12-0.17) nor with the smallest kind alone (0.10-0.11)
+    assert hybrid_group_size([12, 16], 1.5) == 16
+    assert hybrid_group_size([12, 16], 1.25) == 12
+    assert hybrid_group_size([12, 16], None) == 12
     shape = kv_shape(load_model("gemma-2-9b"), 1, 1, 2.0)
     assert (shape.layer_slots, shape.n_groups, shape.window) == (21, 2, 4096)
     assert shape.bytes_per_token_per_layer == 8192  # 2 × 8 heads × 256 × 2 B
 
 
 def test_vllm_sampler_and_moe_workspace():
-    # 1,024 rows × 128,256 vocab × 14.5 B = 1,904,345,088 B (Llama 3 vocabulary)
-    assert vl.sampler_activation_bytes(1024, 128_256) == 1024 * 128_256 * 14.5
+    # 1,024 rows × 128,256 vocab × 14.5 B = 1,904,345,088 B (Llama 3 vocabulary, 0.17+)
+    assert vl.sampler_activation_bytes(1024, 128_256, 14.5) == 1024 * 128_256 * 14.5
     # Mixtral at TP 2: 8192 tokens × top-2 × (max(2 × 7168, 4096) + 7168) × 2 B = 704,643,072
     assert vl.moe_workspace_bytes(8192, 2, 7168, 4096) == 704_643_072
     # resident 2 × 8192 × 4096 × 2 = 134,217,728 B plus the larger temporary
-    peak = vl.activation_peak_bytes(8192, 4096, 3 * 14336, 1024, 128_256)
+    peak = vl.activation_peak_bytes(8192, 4096, 3 * 14336, 1024, 128_256, 14.5)
     assert peak == 134_217_728 + max(8192 * 3 * 14336 * 2, 1024 * 128_256 * 14.5)
 
 
-def test_vllm_non_torch_by_tp():
-    assert vl.non_torch_bytes(1) == round(0.25 * GIB)
-    assert vl.non_torch_bytes(2) == vl.non_torch_bytes(8) == round(2.07 * GIB)
-    cfg, hw = load_model("llama3-8b"), load_hardware("h100")
-    p = predict_kv_pool(cfg, hw, settings=engine_settings("vllm"), pp=2)
-    assert p.non_torch_bytes == round(0.25 * GIB)  # pipeline stages do not all-reduce
+def test_vllm_non_torch_by_release_and_layout():
+    # 0.19: 0.25 GiB at TP 1; 0.55 GiB + the FlashInfer all-reduce fusion workspace 1.52 GiB
+    # at TP 2 on Hopper, PP 1 (2.07 GiB, the llm-d 0.19 logs); pipeline stages do not fuse
+    assert pool("llama3-8b", version="0.19").non_torch_bytes == round(0.25 * GIB)
+    assert pool("llama3-8b", version="0.19", tp=2).non_torch_bytes == round(0.55 * GIB) + round(
+        1.52 * GIB
+    )
+    assert pool("llama3-8b", version="0.19", pp=2).non_torch_bytes == round(0.25 * GIB)
+    # 0.11: no fusion by default, 0.13 GiB at TP 1 and 0.55 GiB at TP 2 (llm-d 0.11 figures)
+    assert pool("llama3-8b", version="0.11.0").non_torch_bytes == round(0.13 * GIB)
+    assert pool("llama3-8b", version="0.11.0", tp=2).non_torch_bytes == round(0.55 * GIB)
 
 
-def test_sglang_auto_fraction_and_pool():
-    assert [sg.auto_mem_fraction_static(t) for t in (1, 2, 4, 8, 16)] == [
-        0.88, 0.87, 0.85, 0.81, 0.79
-    ]  # fmt: skip
+def test_sglang_fractions_and_pool():
+    assert [sg.fraction_by_tp(t) for t in (1, 2, 4, 8, 16)] == [0.88, 0.87, 0.85, 0.81, 0.79]
     # (80 − 50 − 2) − 80 × (1 − 0.9) = 20 GiB; 20 GiB // 48,128 B per token
     rest = sg.rest_memory_bytes(80 * GIB, 0.9, 50 * GIB, 2 * GIB)
     assert rest == pytest.approx(20 * GIB)
@@ -91,17 +112,18 @@ def test_trtllm_max_tokens_rounds_up_to_a_block():
 
 
 def test_settings_defaults_and_overrides():
-    s = engine_settings("vllm")
-    assert (s.memory_fraction, s.block_size, s.max_batched_tokens, s.max_num_seqs) == (
-        0.9, 16, 8192, 1024
-    )  # fmt: skip
-    assert engine_settings("vllm", memory_fraction=0.95, block_size=None).memory_fraction == 0.95
-    assert engine_settings("sglang").memory_fraction is None  # auto by TP
-    assert isinstance(DEFAULTS[("trtllm", "1.0")], EngineConfig)
+    vllm = engine("vllm")
+    s = vllm.config(EngineSettings(), None)  # the newest release, no GPU: a large GPU's batch
+    assert (s.version, s.memory_fraction, s.block_size, s.max_batched_tokens, s.max_num_seqs) \
+        == ("0.33.0", 0.92, 16, 8192, 1024)  # fmt: skip
+    s = vllm.config(EngineSettings(version="0.19"), None)
+    assert (s.version, s.memory_fraction) == ("0.19.1", 0.9)
+    assert vllm.config(EngineSettings(mem_util=0.95), None).memory_fraction == 0.95
+    assert engine("sglang").config(EngineSettings(name="sglang"), None).memory_fraction is None
     with pytest.raises(UnknownNameError, match="unknown engine 'vlm'"):
-        engine_settings("vlm")
-    with pytest.raises(UnknownNameError, match=r"vllm version '0\.1'"):
-        engine_settings("vllm", "0.1")
+        engine("vlm")
+    with pytest.raises(InvalidInputError, match="--engine 'vlm' is not one of"):
+        EngineSettings(name="vlm")
 
 
 def test_usable_memory_prefers_the_profile():
@@ -119,72 +141,108 @@ def test_fp8_checkpoint_keeps_vocab_tables_in_16_bit():
     fp8 = checkpoint_weights_bytes_per_gpu(cfg, 1, 1, "fp8-tensor")
     tables = 2 * 128_256 * 4096  # embedding + lm_head, untied: 1,050,673,152
     norms = 65 * 4096  # (32 layers × 2 + final) RMSNorm weights: 266,240
-    # --weight-dtype re-quantises the linear layers only (calc.deploy.checkpoint): every parameter
-    # at
-    # 1 B, plus 1 B more for each vocabulary-table and norm element kept in bf16; fp8-tensor
-    # adds 4 B per tensor scale, which the per-element rate leaves out
+    # the linear layers at 1 B, plus 1 B more for each vocabulary-table and norm element kept
+    # in bf16 (the per-tensor scales' 4 B each are left out of the per-element rate)
     assert fp8 == 8_030_261_248 + tables + norms
 
 
-def test_predict_llama31_8b_tp1_matches_the_vllm_log():
+def test_predict_llama31_8b_tp1_matches_the_vllm_019_log():
     # vLLM 0.19.0, H100, util 0.95, max_model_len 8192: "GPU KV cache size: 476,016 tokens"
-    p = predict_kv_pool(
-        load_model("llama3-8b"),
-        load_hardware("h100"),
-        settings=engine_settings("vllm", memory_fraction=0.95, max_model_len=8192),
-    )
+    p = pool("llama3-8b", version="0.19.0", mem_util=0.95, max_model_len=8192)
     assert p.tokens == pytest.approx(476_016, rel=0.003)
     assert p.max_concurrency == pytest.approx(58.11, rel=0.003)
     assert p.num_blocks * 16 == p.tokens
+    assert p.cuda_graph_bytes == 0  # 0.19 captures its graphs after the pool
     assert set(p.sources) >= {"activation", "non_torch", "budget", "blocks", "tokens"}
 
 
+def test_vllm_0_33_takes_the_cuda_graph_estimate_from_the_budget():
+    p19 = pool("llama3-8b", version="0.19.1", mem_util=0.95, max_model_len=8192)
+    p33 = pool("llama3-8b", version="0.33.0", mem_util=0.95, max_model_len=8192)
+    # capture sizes with max_num_seqs 1,024: 1, 2, 4, 8..248 (31), 256..512 by 16 (17) = 51
+    # piecewise and 51 full graphs; 0.36 GiB + 512 × (2 × 4,096 + 43,008) × 2 B
+    # + (50 + 50) × 0.14 MiB × 32 layers
+    fixed, per = round(0.36 * GIB), round(0.14 * 2**20)
+    expected = fixed + 512 * (2 * 4096 + 43_008) * 2 + 100 * per * 32
+    assert p33.cuda_graph_bytes == expected
+    assert p19.kv_budget_bytes - p33.kv_budget_bytes == pytest.approx(expected, abs=1)
+
+
 def test_predict_gemma2_hybrid_tokens_divide_by_groups():
-    p = predict_kv_pool(
-        load_model("gemma-2-9b"),
-        load_hardware("h100"),
-        settings=engine_settings("vllm", memory_fraction=0.95, max_model_len=8192),
-    )
+    p = pool("gemma-2-9b", version="0.19", mem_util=0.95, max_model_len=8192)
     assert p.tokens == p.num_blocks // 2 * 16
     assert p.max_concurrency == pytest.approx(p.num_blocks / (512 + 513))
+    # 0.26+: async scheduling keeps two batches in flight; the sliding group's reserve is
+    # capped by max_model_len 8,192 here, so a request still takes 512 + 513 blocks
+    p = pool("gemma-2-9b", version="0.33", mem_util=0.95, max_model_len=32768)
+    # min(4,095 + 2 × 8,192, 32,768) = 20,479 → 1,280 + 1 sliding blocks + 2,048 full blocks
+    assert p.max_concurrency == pytest.approx(p.num_blocks / (2048 + 1281))
+
+
+def test_mla_block_size_by_release_and_gpu():
+    # 0.10-0.11.0 force FlashMLA's 64-token blocks on Hopper, CUTLASS MLA's 128 on Blackwell;
+    # from 0.11.1 FLASH_ATTN_MLA comes first on Hopper, with 16-token blocks
+    assert pool("deepseek-v3", "h200", version="0.11.0", tp=8).block_size == 64
+    assert pool("deepseek-v3", "h200", version="0.19", tp=8).block_size == 16
+    assert pool("deepseek-v3", "b200", version="0.19", tp=8).block_size == 128
 
 
 def test_sglang_does_not_subtract_activations():
-    cfg, hw = load_model("llama3-8b"), load_hardware("h100")
-    p = predict_kv_pool(cfg, hw, settings=engine_settings("sglang", "0.4"), tp=2)
+    p = pool("llama3-8b", engine_name="sglang", version="0.4", tp=2)
     assert p.activation_bytes == 0 and p.memory_fraction == 0.87
 
 
-def test_sglang_0_5_auto_fraction_from_its_reserve():
-    # H100: 79.19 GiB = 81,090.6 MiB, the 60-90 GiB bucket: chunked_prefill_size 8,192 and
-    # cuda_graph_max_bs 256 below TP 4, 512 from TP 4
-    assert sg.bucket_defaults_0_5(81_090.6, 2) == (8192, 256)
-    assert sg.bucket_defaults_0_5(81_090.6, 8) == (8192, 512)
-    assert sg.bucket_defaults_0_5(183_359.0, 8) == (16384, 512)  # B200 bucket
+def test_sglang_auto_fraction_from_its_reserve():
+    rules = engine("sglang").rules("0.5.4")
+    # H100 (nvidia-smi 81,559 MiB), the 60-90 GiB bucket: chunked_prefill_size 8,192 and the
+    # decode graphs' max batch 256 below TP 4, 512 from TP 4
+    assert sg.bucket_defaults(rules.buckets, 81_559, 2) == (8192, 256)
+    assert sg.bucket_defaults(rules.buckets, 81_559, 8) == (8192, 512)
+    assert sg.bucket_defaults(rules.buckets, 183_359, 8) == (16384, 512)  # B200 bucket
     # reserved = 512 + 1.5 × 8,192 + 2 × 256 + 1,024 × 2 × 1 / 8 = 13,568 MiB
-    assert sg.reserved_memory_mib(81_090.6, 8192, 256, 2, 1) == 13_568
+    assert sg.reserved_memory_mib(81_559, 8192, 256, 2, 1) == 13_568
     # a small GPU: 512 + 1.5 × 2,048 + 2 × 8 + 128 = 3,728 MiB (no 10 GiB floor below 60 GiB)
     assert sg.reserved_memory_mib(16_000, 2048, 8, 1, 1) == 3_728
-    # (81,090.6 − 13,568) / 81,090.6 = 0.8327 → 0.833
-    assert sg.auto_mem_fraction_static_0_5(81_090.6, 13_568) == 0.833
-    cfg, hw = load_model("llama3-8b"), load_hardware("h100")
-    p = predict_kv_pool(cfg, hw, settings=engine_settings("sglang", hw=hw), tp=2)
-    assert (p.version, p.memory_fraction) == ("0.5", 0.833)
+    # (81,559 − 13,568) / 81,559 = 0.83364 → 0.834
+    assert sg.fraction_from_reserve(81_559, 13_568) == 0.834
+    p = pool("llama3-8b", engine_name="sglang", version="0.5.4", tp=2)
+    assert (p.version, p.memory_fraction) == ("0.5.4", 0.834)
 
 
-def test_vllm_batch_defaults_depend_on_the_gpu():
-    # H100 (79.19 GiB >= 70 GiB, not an A100): API server 8192 tokens, 1024 sequences
-    s = engine_settings("vllm", hw=load_hardware("h100"))
+def test_sglang_rtx_4090_buckets_by_release():
+    # RTX 4090: 24,215 MiB as torch reports it (the profile), below 35 GiB
+    gpu = usable_memory_bytes(load_hardware("rtx-4090")) / 2**20
+    old = engine("sglang").rules("0.5.4").buckets
+    new = engine("sglang").rules("0.5.23").buckets
+    assert sg.bucket_defaults(old, gpu, 1) == (2048, 16)
+    assert sg.bucket_defaults(new, gpu, 1) == (4096, 48)
+    # 0.5.20-0.5.21 (no prefill graphs by default): 512 + 1.5 × 4,096 + 2 × 48 + 128
+    # = 6,880 MiB; (24,215 − 6,880) / 24,215 = 0.716 (0.720 on a card nvidia-smi shows as
+    # 24,564 MiB)
+    assert sg.fraction_from_reserve(24_564, 6_880) == 0.72
+    p = pool("llama3-8b", "rtx-4090", engine_name="sglang", version="0.5.21", max_model_len=4096)
+    assert p.memory_fraction == sg.fraction_from_reserve(gpu, 6_880)
+    # 0.5.22+: breakable prefill graphs too: 50 sizes up to 4,096 tokens × 8 MiB = 400 MiB
+    assert len(sg.prefill_graph_sizes(4096)) == 50
+    p = pool("llama3-8b", "rtx-4090", engine_name="sglang", version="0.5.23", max_model_len=4096)
+    assert p.memory_fraction == sg.fraction_from_reserve(gpu, 6_880 + 400)
+
+
+def test_vllm_batch_defaults_depend_on_the_gpu_and_release():
+    vllm = engine("vllm")
+    s = vllm.config(EngineSettings(), load_hardware("h100"))
     assert (s.max_batched_tokens, s.max_num_seqs) == (8192, 1024)
     # A100 80GB is excluded by name (vLLM PR #17885); L40S has 48 GB: 2048 / 256
     for gpu in ("a100-80g", "l40s"):
-        s = engine_settings("vllm", hw=load_hardware(gpu))
+        s = vllm.config(EngineSettings(), load_hardware(gpu))
         assert (s.max_batched_tokens, s.max_num_seqs) == (2048, 256)
-    s = engine_settings("vllm", hw=load_hardware("h100"), entrypoint="llm_class")
-    assert (s.max_batched_tokens, s.max_num_seqs) == (16384, 1024)
+    # B200 (178.36 GiB >= 160 GiB): 16,384 from 0.28, 8,192 before
+    b200 = load_hardware("b200")
+    assert vllm.config(EngineSettings(), b200).max_batched_tokens == 16384
+    assert vllm.config(EngineSettings(version="0.27"), b200).max_batched_tokens == 8192
     # an explicit setting wins over the GPU default
-    assert engine_settings("vllm", hw=load_hardware("l40s"), max_batched_tokens=4096)\
-        .max_batched_tokens == 4096  # fmt: skip
+    s = vllm.config(EngineSettings(max_batched_tokens=4096), load_hardware("l40s"))
+    assert s.max_batched_tokens == 4096
 
 
 def test_vllm_mamba_hybrid_raises_the_attention_block():
@@ -198,13 +256,7 @@ def test_vllm_mamba_hybrid_raises_the_attention_block():
     assert vl.mamba_attention_block_size(16, 155_648, 2048) == 80
     # 4 attention + 28 Mamba layers: groups of 4 layers, 1 attention + 7 Mamba groups
     assert (shape.layer_slots, shape.full_groups, shape.mamba_groups) == (4, 1, 7)
-    hw = load_hardware("h200")
-    p = predict_kv_pool(
-        load_model("jamba-v0.1"),
-        hw,
-        settings=engine_settings("vllm", hw=hw, max_model_len=8192),
-        tp=2,
-    )
+    p = pool("jamba-v0.1", "h200", tp=2, max_model_len=8192)
     assert p.block_size == 80
     assert p.tokens == p.num_blocks // 8 * 80
     # one request: cdiv(8192, 80) = 103 attention blocks + 7 Mamba pages
@@ -212,42 +264,26 @@ def test_vllm_mamba_hybrid_raises_the_attention_block():
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "message"),
+    ("settings", "message"),
     [
-        ({"tp": 0}, "--tp"),
-        (
-            {
-                "settings": EngineConfig(
-                    engine="vllm",
-                    version="0.19",
-                    memory_fraction=1.5,
-                    block_size=16,
-                    max_batched_tokens=8192,
-                    max_num_seqs=1024,
-                )
-            },
-            "gpu_memory_utilization",
-        ),
-        ({"settings": engine_settings("vllm", block_size=0)}, "--block-size"),
+        ({"mem_util": 1.5}, "--mem-util"),
+        ({"block_size": 0}, "--block-size"),
+        ({"max_tokens": 0}, "--max-tokens"),
     ],
 )
-def test_predict_rejects_bad_settings(kwargs, message):
-    from calc.errors import InvalidInputError
-
-    args = {"settings": engine_settings("vllm"), **kwargs}
+def test_bad_settings_are_one_clear_error(settings, message):
     with pytest.raises(InvalidInputError, match=message):
-        predict_kv_pool(load_model("llama3-8b"), load_hardware("h100"), **args)
+        EngineSettings(**settings)
 
 
-@pytest.mark.parametrize("engine", ["vllm", "sglang", "trtllm"])
+@pytest.mark.parametrize("engine_name", ["vllm", "sglang", "trtllm"])
 @pytest.mark.parametrize("model", ["llama3-8b", "gemma-2-9b", "mixtral-8x7b", "jamba-v0.1"])
-def test_explain_lines_evaluate_to_their_value(engine, model):
+def test_explain_lines_evaluate_to_their_value(engine_name, model):
     """Each derivation's substituted arithmetic, evaluated, gives the reported figure."""
     import re
 
-    hw = load_hardware("h200")
-    kw = {"max_tokens": 50_000} if engine == "trtllm" else {}
-    p = predict_kv_pool(load_model(model), hw, settings=engine_settings(engine, hw=hw, **kw), tp=2)
+    kw = {"max_tokens": 50_000} if engine_name == "trtllm" else {}
+    p = pool(model, "h200", engine_name=engine_name, tp=2, **kw)
     assert p.figures
     for f in p.figures:
         text = f.substituted.replace("×", "*").replace("−", "-")
@@ -257,15 +293,24 @@ def test_explain_lines_evaluate_to_their_value(engine, model):
 
 
 def test_sglang_hybrid_swa_pool_splits_tokens_by_the_ratio():
-    from calc.deploy.engine_memory import sglang as sg
-
     # Gemma 2 9B: 21 sliding + 21 full layers; a pool of 167,917 tokens over all 42 layers is
     # 167,917 × 42 = 7,052,514 token-layers; full = int(7,052,514 / (0.8 × 21 + 21 = 37.8))
     # = 186,574; sliding = int(186,574 × 0.8) = 149,259
-    assert sg.swa_pool_tokens(167_917, 42, 21, 21) == (186_574, 149_259)
+    assert sg.swa_pool_tokens(167_917, 42, 21, 21, 0.8) == (186_574, 149_259)
     # through capacity (SGLang at 0.9): budget 57,774,277,632 B // 344,064 B per token
     # (42 layers × 2 × 8 heads × 256 × 2 B) = 167,917 tokens -> the full layers' 186,574
     f = R.capacity(load_model("gemma-2-9b"), load_hardware("h100"), ctx=8192, engine="sglang",
                    mem_util=0.9).fields  # fmt: skip
     assert f["kv_budget_bytes"] == 57_774_277_632
     assert f["kv_cache_tokens"] == 186_574
+
+
+def test_a_float_dtype_casts_every_component():
+    # vLLM/SGLang build the model in --dtype: float32 upcasts the bf16 embeddings and lm_head
+    # too ("Upcasting torch.bfloat16 to torch.float32"): 8,030,261,248 params × 4 B
+    p = pool("llama3-8b", version="0.19", weight_dtype="fp32")
+    assert p.weights_bytes == 8_030_261_248 * 4
+    # the checkpoint's own dtype: as released (2 B a parameter)
+    assert pool("llama3-8b", version="0.19", weight_dtype="bf16").weights_bytes == (
+        8_030_261_248 * 2
+    )

@@ -6,9 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from calc.deploy.engine_memory import sglang as sg
-from calc.deploy.engine_memory import trtllm as trt
-from calc.deploy.engine_memory import vllm as vl
+import calc.deploy.engines.sglang.memory as sg
+import calc.deploy.engines.trtllm.memory as trt
+import calc.deploy.engines.vllm.memory as vl
 
 U = 85_029_027_840  # H100 80GB as torch reports it: 81,090 MiB
 W = 16_060_522_496  # Llama 3 8B bf16: 8,030,261,248 params × 2 bytes
@@ -39,17 +39,20 @@ def test_trtllm_budget_is_a_fraction_of_what_is_free():
 def test_engines_through_the_cli(cli):
     args = ["capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "8192", "--mem-util", "0.9"]
     args += ["--overhead", "0.5GiB", "-f", "json"]
-    budgets = {e: cli(*args, "--engine", e).json()["kv_budget_bytes"] for e in vl_sg_trt()}
+    version = {"vllm": "0.19", "sglang": "0.5.23", "trtllm": "1.0"}
+    budgets = {e: cli(*args, "--engine", e, "--engine-version", version[e]).json()
+               ["kv_budget_bytes"] for e in vl_sg_trt()}  # fmt: skip
     assert budgets == {
         # vLLM subtracts its modelled profiling peak, 2,038,562,816 B (tests/test_capacity.py):
         # 76,526,125,056 − 16,060,522,496 − 2,038,562,816 − 536,870,912 = 57,890,168,832
         "vllm": 57_890_168_832,
         "sglang": 59_928_731_648,  # see test_sglang_budget…: no activation peak
-        # TensorRT-LLM's profiling pass samples min(max_batch_size 2,048, 8,192) rows:
-        # 134,217,728 + 2,048 × 128,256 × 14.5 = 3,942,907,904 B of activation;
-        # 0.9 × (85,029,027,840 − 16,060,522,496 − 3,942,907,904 − 536,870,912)
-        # = 0.9 × 64,488,726,528 = 58,039,853,875.2 -> floor
-        "trtllm": 58_039_853_875,
+        # TensorRT-LLM's profiling pass: dummy requests of max_seq_len (Llama 3 8B's 8,192)
+        # within max_num_tokens 8,192: one request, one row of logits; the widest layer sets
+        # the peak: 134,217,728 + 8,192 × 43,008 × 2 = 838,860,800 B of activation;
+        # 0.9 × (85,029,027,840 − 16,060,522,496 − 838,860,800 − 536,870,912)
+        # = 0.9 × 67,592,773,632 = 60,833,496,268.8 -> floor
+        "trtllm": 60_833_496_268,
     }
     r = cli(*args, "--engine", "tgi")
     assert r.code == 2

@@ -25,8 +25,8 @@ def test_fp8_checkpoint_runs_its_16bit_lm_head_at_the_bf16_rate():
     h100 = load_hardware("h100")
     step, ops = _step("llama3.1-8b", h100, weight_dtype="fp8-tensor", batch=2048, ctx=256)
     r = step.rates
-    # the decoder's linear layers: fp8 at 0.574 × 1,978.9e12 = 1,135.9e12 FLOP/s
-    assert gemm_terms(ops["qkv_proj"], r).flops_per_s == pytest.approx(0.574 * 1978.9e12)
+    # the decoder's linear layers: fp8 at 0.567 × 1,978.9e12 = 1,122.0e12 FLOP/s
+    assert gemm_terms(ops["qkv_proj"], r).flops_per_s == pytest.approx(0.567 * 1978.9e12)
     # the lm_head stays bf16 in the checkpoint: bf16 at 0.75 × 989.4e12 = 742.05e12 FLOP/s
     lm = gemm_terms(ops["lm_head"], r)
     assert lm.flops_per_s == pytest.approx(742.05e12)

@@ -169,7 +169,7 @@ NUMBERS = {
     "cost": [("--ctx", "-5"), ("--usd-per-hour", "inf"), ("--usd-per-hour", "nan"),
              ("--max-tpot-ms", "-1")],
     "sweep": [("--ctx", "0"), ("--ctx", "1..10**12"), ("--batch", "a..b"), ("--ctx", "1..5:x1")],
-    "deploy": [("--dp", "0"), ("--gpus", "3"), ("--engine-version", "9.9"),
+    "deploy": [("--dp", "0"), ("--gpus", "3"), ("--engine-version", "v.x"),
                ("--max-num-seqs", "-1"), ("--overhead", "1e400"), ("--ep", "3")],
     "plan": [("--rate", "nan"), ("--rate", "inf"), ("--rate", "-1"), ("--prompt", str(10**12)),
              ("--gen", "0"), ("--ttft-p99", "nan"), ("--tpot-p99", "1e400s"), ("--top", "-1"),

@@ -125,22 +125,22 @@ def test_fit_boundary_on_h100():
     from calc.data.registry import load_hardware
 
     cfg, hw = load_model("llama3-8b"), load_hardware("h100")
-    r = R.memory(cfg, ctx=8192, hardware=hw)
+    r = R.memory(cfg, ctx=8192, hardware=hw, version="0.19")
     # the per-GPU ledger (vLLM 0.19 defaults): 0.9 × 85,029,027,840 (torch's H100 total)
     # = 76,526,125,056 − weights 16,060,522,496 − non-torch 268,435,456 (0.25 GiB at TP 1)
     # − activation 2,038,562,816 (tests/test_capacity.py) = 58,158,604,288 B of KV budget
     assert r.fields["kv_budget_bytes"] == 58_158_604_288
     # per sequence 131,072 × 8,192 = 1,073,741,824 → floor(54.16) = 54 sequences
     assert r.fields["max_batch_that_fits"] == 54
-    fits = R.memory(cfg, ctx=8192, batch=54, hardware=hw).fields
-    miss = R.memory(cfg, ctx=8192, batch=55, hardware=hw).fields
+    fits = R.memory(cfg, ctx=8192, batch=54, hardware=hw, version="0.19").fields
+    miss = R.memory(cfg, ctx=8192, batch=55, hardware=hw, version="0.19").fields
     assert fits["fits"] and not miss["fits"]
     assert miss["headroom_bytes_per_gpu"] < 0 <= fits["headroom_bytes_per_gpu"]
     # max ctx at batch 1 is capped at the model's context limit (max_position_embeddings 8,192)
     assert r.fields["max_ctx_that_fits"] == 8192
     # the same shape with Llama 3.1's 128K limit: the budget (the same, 58,158,604,288 B) holds
     # floor(58,158,604,288 / 2,097,152) = 27,732 blocks = 443,712 tokens, capped at 131,072
-    long = R.memory(load_model("llama3.1-8b"), ctx=8192, hardware=hw).fields
+    long = R.memory(load_model("llama3.1-8b"), ctx=8192, hardware=hw, version="0.19").fields
     assert long["kv_budget_bytes"] == 58_158_604_288
     assert long["max_ctx_that_fits"] == 131_072
 

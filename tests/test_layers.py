@@ -118,5 +118,5 @@ def test_no_import_cycle():
 
 def test_the_check_sees_imports():
     # the graph is not empty: the ledger imports the engine model, capacity the ledger
-    assert "calc.deploy.engine_memory" in EDGES["calc.deploy.ledger"]
+    assert "calc.deploy.parallel" in EDGES["calc.deploy.ledger"]
     assert "calc.deploy.ledger" in EDGES["calc.reports.capacity"]

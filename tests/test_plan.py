@@ -12,7 +12,7 @@ import pytest
 from calc.data.registry import load_hardware, load_model
 from calc.deploy.deployment import Deployment, EngineSettings
 from calc.errors import InvalidInputError
-from calc.reports.launch_flags import launch_command, parse_launch
+from calc.reports.launch_flags import parse_launch
 from calc.reports.plan import (
     REASONS,
     Choice,
@@ -236,50 +236,7 @@ def test_ranking_is_cheapest_first():
     )
 
 
-# -- launch flags ---------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("engine", ["vllm", "sglang", "trtllm"])
-@pytest.mark.parametrize("model, tp, ep, kv", [("llama3-70b", 4, 1, "fp8"),
-                                               ("mixtral-8x7b", 2, 2, None)])  # fmt: skip
-def test_launch_flags_read_back(engine, model, tp, ep, kv):
-    dep = Deployment.build(
-        load_model(model),
-        load_hardware("h100"),
-        tp=tp,
-        ep=ep,
-        kv_dtype=kv,
-        engine=EngineSettings(name=engine, max_model_len=2304),
-    )
-    cmd = launch_command(dep, replicas=3, max_model_len=2304)
-    flags = parse_launch(shlex.split(cmd.text()))
-    ec, mem = dep.engine_config, dep.per_gpu.mem_util
-    names = {
-        "vllm": ("--tensor-parallel-size", "--pipeline-parallel-size", "--data-parallel-size",
-                 "--max-model-len", "--gpu-memory-utilization", "--max-num-batched-tokens",
-                 "--max-num-seqs"),
-        "sglang": ("--tp", "--pp", "--dp", "--context-length", "--mem-fraction-static",
-                   "--chunked-prefill-size", "--max-running-requests"),
-        "trtllm": ("--tp_size", "--pp_size", None, "--max_seq_len",
-                   "--kv_cache_free_gpu_memory_fraction", "--max_num_tokens", "--max_batch_size"),
-    }[engine]  # fmt: skip
-    want = (dep.tp, dep.pp, 3 * dep.sharding.dp_attn, 2304, mem, ec.max_batched_tokens,
-            ec.max_num_seqs)  # fmt: skip
-    for flag, value in zip(names, want, strict=True):
-        if flag is not None:
-            assert float(flags[flag]) == pytest.approx(value), flag
-    if engine == "vllm":
-        assert ("--enable-expert-parallel" in flags) == (ep > 1)
-        assert flags["--kv-cache-dtype"] == ("fp8" if kv else "auto")
-    if engine == "sglang":
-        assert int(flags["--ep"]) == dep.ep
-        assert flags["--kv-cache-dtype"] == ("fp8_e4m3" if kv else "auto")
-    if engine == "trtllm":
-        assert int(flags["--ep_size"]) == dep.ep
-        assert (cmd.extra_config is not None) == bool(kv)
-        if kv:
-            assert "dtype: fp8" in cmd.extra_config
-            assert flags["--extra_llm_api_options"].endswith(".yaml")
+# -- launch commands: tests/test_engine_commands.py parses every form against each release
 
 
 # -- the CLI --------------------------------------------------------------------------------
@@ -375,7 +332,7 @@ def test_acceptance_top_row_rechecked(cli):
         assert ev.tpot_p99_s == pytest.approx(top["tpot_p99_s"], rel=1e-12)
         assert ev.ttft_p99_s <= 2.0 and ev.tpot_p99_s <= 0.050
     # the launch command describes the top row's deployment
-    flags = parse_launch(shlex.split(out["launch_command"]))
+    flags = parse_launch(shlex.split(out["launch_commands"][0]["command"]))
     if top["engine"] == "vllm":
         assert int(flags["--tensor-parallel-size"]) == top["tp"]
         assert int(flags["--max-model-len"]) == 2304
@@ -469,7 +426,7 @@ def test_length_distributions(cli):
     _, p, g = sample_requests(spec, 0)
     longest = int((p + g).max())
     assert f"{longest:,} tokens" in out["lengths"]
-    flags = parse_launch(shlex.split(out["launch_command"]))
+    flags = parse_launch(shlex.split(out["launch_commands"][0]["command"]))
     assert int(flags["--max-model-len"]) == longest
     if simulation_available():
         from calc.reports.plan_eval import Load, simulate_load
@@ -505,7 +462,8 @@ def test_requests_beyond_the_context_limit(cli):
     r = cli(*argv, "--prompt", "lognormal:3000:0.3", "--gen", "500")
     assert r.code == 0 and r.json()["rows"]
     assert "exceeds llama2-7b's context limit 4,096" in r.err
-    assert int(parse_launch(shlex.split(r.json()["launch_command"]))["--max-model-len"]) == 4096
+    command = r.json()["launch_commands"][0]["command"]
+    assert int(parse_launch(shlex.split(command))["--max-model-len"]) == 4096
 
 
 def test_one_output_token_has_no_tpot(cli):

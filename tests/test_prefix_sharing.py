@@ -26,7 +26,8 @@ def test_formulas():
 def test_through_the_cli(cli):
     r = cli(
         "capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "8192", "--activation", "1GiB",
-        "--overhead", "0.5GiB", "--shared-prefix", "1000", "--users", "10", "-f", "json",
+        "--overhead", "0.5GiB", "--shared-prefix", "1000", "--users", "10",
+        "--engine-version", "0.19", "-f", "json",
     )  # fmt: skip
     f = r.json()
     assert f["shared_prefix_tokens"] == 992

@@ -82,9 +82,10 @@ def test_rows_agree_with_capacity_and_cost():
 
 def test_hand_values_llama3_8b():
     r = sweep(["llama3-8b"], ["h100"], ctx=[8192], batch=[54, 55],
-              engine=EngineSettings(activation_bytes=2**30, overhead_bytes=2**29))  # fmt: skip
+              engine=EngineSettings(version="0.19", activation_bytes=2**30,
+                                    overhead_bytes=2**29))  # fmt: skip
     a, b = r.rows()
-    # budget 0.9 × 85,029,027,840 − 16,060,522,496 − 2^30 − 2^29 = 58,854,989,824;
+    # vLLM 0.19: budget 0.9 × 85,029,027,840 − 16,060,522,496 − 2^30 − 2^29 = 58,854,989,824;
     # 8192 × 131,072 = 1,073,741,824 B per sequence -> 54 fit, 55 do not
     assert a["kv_budget_bytes"] == 58_854_989_824
     assert a["kv_bytes_per_sequence_per_gpu"] == 1_073_741_824

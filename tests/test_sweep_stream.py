@@ -235,10 +235,10 @@ def test_new_option_errors(cli, args, message):
 
 
 def test_rows_that_do_not_fit_have_no_price(cli):
-    # Llama 3 8B on one H100: 55 sequences of 8,192 tokens fit, 56 do not (test_sweep's
+    # Llama 3 8B on one H100 (vLLM 0.19): 55 sequences of 8,192 tokens fit, 56 do not (test_sweep's
     # hand arithmetic: budget 59,638,276,096 B / 1,073,741,824 B per sequence)
     r = cli("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "8192", "--batch", "55,56,57",
-            "--activation", "1GiB", "-f", "csv")  # fmt: skip
+            "--activation", "1GiB", "--engine-version", "0.19", "-f", "csv")  # fmt: skip
     assert r.code == 0, r.err
     rows = list(csv.DictReader(io.StringIO(r.out)))
     assert [x["fits"] for x in rows] == ["true", "false", "false"]
@@ -252,7 +252,7 @@ def test_rows_that_do_not_fit_have_no_price(cli):
         "(usd_per_million_output_tokens, usd_per_million_input_tokens) are left empty"
     ]
     j = cli("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "8192", "--batch", "56",
-            "--activation", "1GiB", "-f", "json")  # fmt: skip
+            "--activation", "1GiB", "--engine-version", "0.19", "-f", "json")  # fmt: skip
     row = j.json()["rows"][0]
     assert row["usd_per_million_output_tokens"] is None
     assert row["usd_per_million_input_tokens"] is None
@@ -261,7 +261,7 @@ def test_rows_that_do_not_fit_have_no_price(cli):
 def test_table_shows_no_price_as_a_dash(cli, monkeypatch):
     monkeypatch.setenv("COLUMNS", "400")
     r = cli("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "8192", "--batch", "56",
-            "--activation", "1GiB")  # fmt: skip
+            "--activation", "1GiB", "--engine-version", "0.19")  # fmt: skip
     assert r.code == 0 and "—" in r.out and "nan" not in r.out
 
 

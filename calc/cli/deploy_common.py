@@ -89,7 +89,7 @@ def build_deployment(
     tp_given = tp
     tp, dp = resolve_gpus(tp, pp, dp, gpus)
     try:
-        return Deployment.build(
+        dep = Deployment.build(
             cfg,
             hw,
             tp=tp,
@@ -111,3 +111,13 @@ def build_deployment(
 
         text = re.sub(rf"--tp {tp}\b", f"--gpus {gpus} (one tensor-parallel group)", str(exc))
         raise InvalidInputError(text) from None
+    warn_engine(dep)
+    return dep
+
+
+def warn_engine(dep) -> None:
+    """Say on stderr when the engine release asked for is not modelled (every command that
+    builds a deployment says it, once)."""
+    from calc.cli.common import warn
+
+    warn(list(dep.engine_config.warnings))

@@ -10,7 +10,7 @@ Engine = Annotated[
     str,
     typer.Option(
         "--engine",
-        help="Whose start-up memory accounting to apply (calc/engine_memory): vllm "
+        help="Whose start-up memory accounting to apply (calc/deploy/engines): vllm "
         "(gpu_memory_utilization × device memory − weights − activation peak − non-torch), "
         "sglang (mem_fraction_static × device memory − weights − non-torch) or trtllm "
         "(free_gpu_memory_fraction × what is free after weights and activations).",
@@ -20,8 +20,9 @@ EngineVersion = Annotated[
     str | None,
     typer.Option(
         "--engine-version",
-        help="Engine release whose defaults and accounting apply (default: the latest "
-        "modelled: vllm 0.19, sglang 0.5, trtllm 1.0).",
+        help="Engine release whose defaults and accounting apply, e.g. 0.11 or 0.33.0 "
+        "(default: the newest modelled: vllm 0.33.0, sglang 0.5.23, trtllm 1.2.1; another "
+        "release uses the nearest modelled one, with a warning; docs/engines.md).",
     ),
 ]
 MemUtil = Annotated[
@@ -84,7 +85,7 @@ Overhead = Annotated[
     typer.Option(
         "--overhead",
         help="Non-torch memory per GPU (CUDA context, NCCL, custom all-reduce buffers), e.g. "
-        "0.25GiB (default: modelled by TP, calc/engine_memory; `kvcalc log` measures it).",
+        "0.25GiB (default: modelled by TP, calc/deploy/engines; `kvcalc log` measures it).",
     ),
 ]
 MaxModelLen = Annotated[

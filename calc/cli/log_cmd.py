@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import stat
+import sys
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
@@ -11,18 +14,44 @@ import typer
 from calc.cli import options as o
 
 
-def _read_log(path: Path) -> str:
-    """The log's text (undecodable bytes replaced), or one clear error: a regular file only,
-    opened without blocking and read up to the cap (calc.output.safe_io)."""
-    from calc.errors import InvalidInputError
-    from calc.output.safe_io import read_input
-    from calc.reports.engine_log import MAX_LOG_CHARS
+def _facts(path: Path, engine: str | None):
+    """The log's facts, streamed from ``path`` (a regular file, opened without blocking) or
+    from stdin for ``-``: one clear error for anything else."""
+    from calc.deploy.engines.fromlog import read_log
+    from calc.errors import ConfigError
 
-    raw = read_input(path, what="a start-up log (cut it to the start-up lines)",
-                     max_bytes=MAX_LOG_CHARS)  # fmt: skip
-    if b"\x00" in raw:
-        raise InvalidInputError(f"{path}: binary file, expected a text log")
-    return raw.decode("utf-8", errors="replace")
+    if str(path) == "-":
+        return read_log(sys.stdin.buffer, engine)
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        raise ConfigError(f"{path}: no such file") from None
+    except (OSError, ValueError) as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    if stat.S_ISDIR(st.st_mode):
+        raise ConfigError(f"{path}: is a directory, expected a start-up log")
+    if not stat.S_ISREG(st.st_mode):
+        raise ConfigError(f"{path}: is not a regular file, expected a start-up log")
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as fh:
+        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # swapped after the stat
+            raise ConfigError(f"{path}: is not a regular file, expected a start-up log")
+        try:
+            return read_log(fh, engine)
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+        return a.resolve() == b.resolve()
+    except (OSError, ValueError):
+        return str(a) == str(b)
 
 
 def _table(report, title: str):
@@ -53,24 +82,38 @@ def _table(report, title: str):
 
 
 def log(
-    file: Annotated[Path, typer.Argument(help="Start-up log of vLLM, SGLang or TensorRT-LLM.")],
+    file: Annotated[
+        Path, typer.Argument(help="Start-up log of vLLM, SGLang or TensorRT-LLM ('-': stdin).")
+    ],
     model: Annotated[
         str | None,
         typer.Option(
             "--model",
             "-m",
             help="kvcalc model of the log (name, YAML or config.json path); default: the "
-            "shipped model the log's model id names.",
+            "shipped model whose source repository the log's model id names.",
         ),
     ] = None,
-    hardware: o.HardwareRequired = "h100",
+    hardware: Annotated[
+        str | None,
+        typer.Option(
+            "--hardware",
+            "-H",
+            help="GPU profile; default: the profile whose memory the log prints, else h100.",
+        ),
+    ] = None,
     tp: Annotated[int | None, typer.Option("--tp", help="TP size if the log does not say.")] = None,
     pp: Annotated[int | None, typer.Option("--pp", help="PP size if the log does not say.")] = None,
     engine: Annotated[
         str | None, typer.Option("--engine", help="vllm, sglang or trtllm (default: detected).")
     ] = None,
     engine_version: Annotated[
-        str | None, typer.Option("--engine-version", help="Engine memory model version.")
+        str | None,
+        typer.Option(
+            "--engine-version",
+            help="Engine release whose rules apply (default: the one the log prints, else the "
+            "newest modelled).",
+        ),
     ] = None,
     weight_dtype: o.WeightDtype = None,
     kv_dtype: Annotated[
@@ -98,69 +141,75 @@ def log(
 ) -> None:
     """Read an engine start-up log; show its memory figures beside kvcalc's prediction.
 
-    Each term (usable memory, weights, activation peak, non-torch memory, KV cache, blocks,
-    tokens, max concurrency) is predicted from the log's settings only, never from its
+    The log's Deployment is built through the engine wing, as every command builds one: its
+    settings over the engine release's defaults (a warning names each default taken). Each
+    term (usable memory, weights, activation peak, non-torch memory, CUDA graphs, KV cache,
+    blocks, tokens, max concurrency) is predicted from the settings only, never from the
     printed figures, and shown with the error (predicted − printed) / printed.
 
     Example: kvcalc log vllm-startup.log --hardware h100
     """
     from calc.cli.common import check_choice, warn
-    from calc.data.registry import load_hardware, load_model
+    from calc.deploy.engines import NAMES
+    from calc.deploy.engines.fromlog import deployment_from_log
     from calc.errors import InvalidInputError
     from calc.output.render import FORMATS, check_output_path, emit
-    from calc.reports.engine_log import log_report, parse_log, shipped_model_for
+    from calc.reports.engine_log import log_report
 
     check_choice("--format", fmt, FORMATS)
-    check_choice("--engine", engine, ("vllm", "sglang", "trtllm"))
+    check_choice("--engine", engine, NAMES)
     for flag, value in (("--tp", tp), ("--pp", pp)):
         if value is not None and not 0 < value <= 4096:
             raise InvalidInputError(f"{flag} must be in 1..4096, got {value}")
     if save_calibration is not None:
-        check_output_path(save_calibration)
-    reading = parse_log(_read_log(file), engine)
-    name = model or shipped_model_for(reading.settings.get("model"))
-    if name is None:
-        said = reading.settings.get("model")
-        raise InvalidInputError(
-            f"{file}: "
-            + (f"model {said!r} is not a shipped model" if said else "the log names no model")
-            + "; pass --model (a shipped name, a YAML or a config.json path)"
-        )
-    cfg = load_model(name)
-    hw = load_hardware(hardware)
+        check_output_path(save_calibration, "--save-calibration")
+        if output is not None and _same_file(save_calibration, output):
+            raise InvalidInputError(
+                f"--save-calibration and --output are the same file ({save_calibration}): the "
+                "report would overwrite the calibration; give them different paths"
+            )
+        if calibration is not None and _same_file(save_calibration, calibration):
+            raise InvalidInputError(
+                f"--save-calibration {save_calibration} is the --calibration file it reads; "
+                "give it another path"
+            )
+    facts = _facts(file, engine)
     act = non_torch = None
+    cal = None
     if calibration is not None:
         from calc.data.calibration import load_engine_overheads
 
         cal = load_engine_overheads(calibration)
-        if cal.engine != reading.engine:
+        if cal.engine != facts.engine:
             raise InvalidInputError(
                 f"--calibration {calibration} was measured on {cal.engine}, this log is "
-                f"{reading.engine}"
+                f"{facts.engine}"
             )
         act, non_torch = cal.activation_bytes, cal.non_torch_bytes
-        tp_now = tp or reading.settings.get("tp", 1)
-        if (cal.hardware, cal.tp) != (hardware, tp_now):
-            warn([
-                f"--calibration {calibration} was measured on {cal.hardware} at TP {cal.tp}, "
-                f"not {hardware} at TP {tp_now}: its overheads may not apply"
-            ])  # fmt: skip
-    report = log_report(
-        reading,
-        cfg,
-        hw,
+    built = deployment_from_log(
+        facts,
+        model=model,
+        hardware=hardware,
+        version=engine_version,
         tp=tp,
         pp=pp,
-        version=engine_version,
         weight_dtype=weight_dtype,
         kv_dtype=kv_dtype,
         activation_bytes=act,
-        non_torch_bytes=non_torch,
+        overhead_bytes=non_torch,
     )
+    dep = built.deployment
+    if cal is not None and (cal.hardware, cal.tp) != (dep.hardware.name, dep.tp):
+        warn([
+            f"--calibration {calibration} was measured on {cal.hardware} at TP {cal.tp}, "
+            f"not {dep.hardware.name} at TP {dep.tp}: its overheads may not apply"
+        ])  # fmt: skip
+    report = log_report(built)
     warn(report.warnings)
     if save_calibration is not None:
         _save(save_calibration, report, file)
-    title = f"{reading.engine} start-up log {file.name}: {cfg.display_name} on {hw.name}"
+    name = "stdin" if str(file) == "-" else file.name
+    title = f"{facts.engine} start-up log {name}: {dep.model.display_name} on {dep.hardware.name}"
     emit(
         report.fields,
         fmt,
@@ -176,7 +225,7 @@ def _save(path: Path, report, file: Path) -> None:
     from calc.data.calibration import EngineOverheads, save_engine_overheads
     from calc.errors import InvalidInputError
 
-    printed = report.reading.printed
+    printed = report.facts.printed
     act, non_torch = printed.get("activation_bytes"), printed.get("non_torch_bytes")
     if act is None and non_torch is None:
         raise InvalidInputError(
@@ -189,7 +238,7 @@ def _save(path: Path, report, file: Path) -> None:
         EngineOverheads(
             kind="kvcalc-engine-calibration",
             engine=f["engine"],
-            engine_version=report.reading.version or f["engine_version_modelled"],
+            engine_version=report.facts.version or f["engine_version_modelled"],
             hardware=f["hardware"],
             tp=f["tp"],
             pp=f["pp"],

@@ -192,12 +192,22 @@ def plan(
         rows=report.fields["rows"],
         table=lambda: plan_table(report),
         explain=report.figures if explain else (),
+        trailer=launch_lines(report),
     )
     from calc.reports.report_plan import plan_document
 
     write_report(
         report_file, lambda: plan_document(report, query, seed=seed, command=command_line())
     )
+
+
+def launch_lines(report) -> list[str]:
+    """The winner's commands after the tables, one per line, never wrapped."""
+    if not report.launch:
+        return []
+    from calc.reports.launch_flags import command_lines
+
+    return ["Launch the winner:", *command_lines(report.launch)]
 
 
 RANKED = (
@@ -244,9 +254,9 @@ def _display(row: dict) -> dict:
 
 
 def plan_table(report):
-    """The ranked table, the rejected families and the winner's launch command."""
+    """The ranked table and the rejected families (the winner's commands follow the tables,
+    ``launch_lines``)."""
     from rich.console import Group
-    from rich.text import Text
 
     from calc.output.render import kv_table, rows_table
 
@@ -270,17 +280,4 @@ def plan_table(report):
     rejected = [_display(r) for r in f["rejected"]]
     if rejected:
         parts.append(rows_table(rejected, "Rejected families", columns=REJECTED))
-    if f.get("launch_command"):
-        from calc.output.shell import continued
-
-        # broken between flags where a line would pass 78 columns: pastes back whole
-        lines = ["Launch the winner:", continued(f["launch_command"])]
-        if f.get("launch_extra_config"):
-            lines += ["  with extra-llm-api-config.yaml:"]
-            lines += ["    " + x for x in f["launch_extra_config"].splitlines()]
-        import textwrap
-
-        for n in f.get("launch_notes") or []:
-            lines += textwrap.wrap("note: " + n, 78, initial_indent="  ", subsequent_indent="    ")
-        parts.append(Text("\n".join(lines), no_wrap=True, overflow="ignore"))
     return Group(*parts)

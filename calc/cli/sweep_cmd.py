@@ -114,6 +114,10 @@ def sweep(
 
             raise MissingDependencyError("pyarrow", "parquet") from exc
     settings = EngineSettings.of(locals())
+    from calc.deploy.engines import engine as engine_of
+
+    found = engine_of(settings.name).versions.resolve(settings.version)
+    warn([found.warning] if found.warning else [])  # a release not modelled, said once
     grid = plan(
         parse_names(model, "--model"),  # type: ignore[arg-type]
         parse_names(hardware, "--hardware"),  # type: ignore[arg-type]

@@ -40,19 +40,17 @@ if TYPE_CHECKING:
     from calc.deploy.parallel import Sharding
     from calc.formulas.attention_layout import AttentionLayout
 
-ENGINE_NAMES = ("vllm", "sglang", "trtllm")
 ALLREDUCE_KINDS = ("custom", "nccl")
 
 
 @dataclass(frozen=True, kw_only=True)
 class EngineSettings:
-    """The serving engine and what the user set of its memory settings. Every None is the
-    engine's own default for its version and the GPU (``calc.deploy.engine_memory.DEFAULTS``, the
-    one
+    """The serving engine and what the user set of its settings. Every None is the engine's own
+    default for its release and the GPU (the engine wing, ``calc.deploy.engines``, is the one
     home of the defaults; ``Deployment.engine_config`` resolves them)."""
 
     name: str = "vllm"
-    version: str | None = None  # None: the latest release modelled
+    version: str | None = None  # None: the newest release modelled
     mem_util: float | None = None  # vLLM gpu_memory_utilization, SGLang mem_fraction_static
     block_size: int | None = None  # tokens per KV page
     max_batched_tokens: int | None = None  # tokens of the profiling forward pass
@@ -64,16 +62,18 @@ class EngineSettings:
     # within an NVLink domain, NCCL beyond) or "nccl" (NCCL alone, as plain PyTorch code such
     # as gpt-fast runs); None: the engine's default, custom for vLLM, SGLang and TensorRT-LLM
     allreduce: str | None = None
+    cuda_graphs: bool | None = None  # False: eager (vLLM --enforce-eager); None: the default
+    max_tokens: int | None = None  # TensorRT-LLM KvCacheConfig.max_tokens cap of the pool
 
     def __post_init__(self) -> None:
+        from calc.deploy.engines import NAMES
+
         if self.allreduce not in (None, *ALLREDUCE_KINDS):
             raise InvalidInputError(
                 f"--allreduce {self.allreduce!r} is not one of: {', '.join(ALLREDUCE_KINDS)}"
             )
-        if self.name not in ENGINE_NAMES:
-            raise InvalidInputError(
-                f"--engine {self.name!r} is not one of: {', '.join(ENGINE_NAMES)}"
-            )
+        if self.name not in NAMES:
+            raise InvalidInputError(f"--engine {self.name!r} is not one of: {', '.join(NAMES)}")
         if self.mem_util is not None:
             check_fraction("mem-util", self.mem_util)
         for flag, value, upper in (
@@ -81,6 +81,7 @@ class EngineSettings:
             ("max-batched-tokens", self.max_batched_tokens, MAX_CTX),
             ("max-num-seqs", self.max_num_seqs, MAX_BATCH),
             ("max-model-len", self.max_model_len, MAX_CTX),
+            ("max-tokens", self.max_tokens, 10**12),
         ):
             if value is not None:
                 check_positive_int(flag, value, upper)
@@ -372,23 +373,18 @@ class Deployment:
         does by default; ``allreduce="nccl"`` says NCCL alone."""
         return self.engine.allreduce != "nccl"
 
+    @property
+    def engine_model(self):
+        """The serving engine (``calc.deploy.engines``: its releases and their rules)."""
+        from calc.deploy.engines import engine
+
+        return engine(self.engine.name)
+
     @cached_property
     def engine_config(self):
-        """The engine's settings with its defaults for this version and GPU filled in
-        (``calc.deploy.engine_memory.engine_settings``)."""
-        from calc.deploy.engine_memory import engine_settings
-
-        e = self.engine
-        return engine_settings(
-            e.name,
-            e.version,
-            hw=self.hardware,
-            memory_fraction=e.mem_util,
-            block_size=e.block_size,
-            max_batched_tokens=e.max_batched_tokens,
-            max_num_seqs=e.max_num_seqs,
-            max_model_len=e.max_model_len,
-        )
+        """The engine's settings with its defaults for this release and GPU filled in
+        (``calc.deploy.engines.base.EngineConfig``; ``.warnings``: a release not modelled)."""
+        return self.engine_model.config(self.engine, self.hardware)
 
     # -- the ledger -------------------------------------------------------------------------
 

@@ -4,7 +4,7 @@ the engine's KV budget and pool, and the one verdict ``fits`` every command repo
 
 The engine's terms (the device memory torch reports, the activation peak of its profiling
 pass, non-torch memory, budget, pool) are its own start-up accounting
-(``calc.deploy.engine_memory``); a measured activation peak or non-torch memory replaces the
+(``calc.deploy.engines``); a measured activation peak or non-torch memory replaces the
 modelled one.
 
 ``fits`` means: the sequences this GPU serves, each paged to whole KV blocks plus its fixed
@@ -170,9 +170,11 @@ class PerGpu:
     stages: tuple[Stage, ...]
     figures: tuple = ()  # the engine model's derivations (calc.output.derivation.Figure)
     notes: tuple[str, ...] = ()  # what the engine model could not model here
-    # vLLM's block pool (calc.deploy.engine_memory.VllmPaging): requests are counted in its
+    # the engine's block pool (calc.deploy.engines.base.Paging): requests are counted in its
     # blocks (hybrid layer groups, sliding-window pages per request); None: by bytes
     paging: object = None
+    # every term of the engine's start-up accounting (calc.deploy.engines.base.PoolPrediction)
+    prediction: object = None
 
     # -- per sequence ---------------------------------------------------------------------
 
@@ -227,8 +229,7 @@ class PerGpu:
 
     @property
     def kv_cache_tokens(self) -> int:
-        """The KV pool of this GPU [tokens], as the engine pages it
-        (``calc.deploy.engine_memory``)."""
+        """The KV pool of this GPU [tokens], as the engine pages it (``calc.deploy.engines``)."""
         return self.pool_tokens
 
     @property
@@ -304,25 +305,15 @@ def _stage_max(values):
 def per_gpu_ledger(dep: Deployment) -> PerGpu:
     """The ledger of ``dep``'s busiest GPU (``dep.hardware`` must be set). The engine's terms
     (usable memory, weights as the checkpoint loads, activation peak, non-torch memory,
-    budget, pool) are its start-up accounting, ``calc.deploy.engine_memory.predict_kv_pool``; a
+    budget, pool) are its start-up accounting, ``Engine.kv_pool`` (``calc.deploy.engines``); a
     measured activation peak or non-torch memory (``--activation``, ``--overhead``) replaces
     the modelled one."""
-    from calc.deploy.engine_memory import predict_kv_pool
     from calc.deploy.parallel import params_per_gpu
 
     cfg, hw, eng = dep.model, dep.hardware, dep.engine
     assert hw is not None  # Deployment.per_gpu checks
-    pred = predict_kv_pool(
-        cfg,
-        hw,
-        settings=dep.engine_config,
-        tp=dep.tp,
-        pp=dep.pp,
-        weight_dtype=dep.weight_dtype,
-        kv_bytes_per_element=dep.kv_bytes_per_element,
-        weights_bytes=dep.weights_bytes_per_gpu,
-        activation_bytes=eng.activation_bytes,
-        non_torch_bytes=eng.overhead_bytes,
+    pred = dep.engine_model.kv_pool(
+        dep, activation_bytes=eng.activation_bytes, non_torch_bytes=eng.overhead_bytes
     )
     stages = gpu_stages(
         cfg, dep.layout, tp=dep.tp, pp=dep.pp, state_bytes_per_element=dep.state_bytes_per_element
@@ -346,4 +337,5 @@ def per_gpu_ledger(dep: Deployment) -> PerGpu:
         figures=tuple(pred.figures),
         notes=tuple(pred.warnings),
         paging=pred.paging,
+        prediction=pred,
     )

@@ -74,7 +74,7 @@ max_ctx_that_fits | tokens | per sequence | memory | longest context (whole bloc
 kv_bytes_per_token_per_gpu | bytes | per GPU | capacity log | KV one token adds to a sequence on the busiest GPU, below every window
 kv_block_bytes | bytes | per GPU | capacity | KV of one block of block_size tokens on the busiest GPU
 kv_cache_blocks | blocks | per GPU | capacity | KV blocks that fit in the budget of one GPU
-kv_cache_tokens | tokens | per GPU | memory capacity latency roofline cost sweep | KV pool of one GPU as the engine pages it (calc.deploy.engine_memory): what vLLM prints as "GPU KV cache size"
+kv_cache_tokens | tokens | per GPU | memory capacity latency roofline cost sweep | KV pool of one GPU as the engine pages it (calc.deploy.engines): what vLLM prints as "GPU KV cache size"
 engine_version | label | setting | capacity | engine release whose defaults and accounting apply (the latest modelled unless --engine-version)
 kv_bytes_per_sequence_per_gpu | bytes | per GPU | capacity sweep | KV of one sequence of ctx tokens on the busiest GPU, paged to whole blocks (no SSM state)
 ssm_state_bytes_per_sequence_per_gpu | bytes | per GPU | capacity | SSM state of one sequence on the busiest GPU
@@ -197,9 +197,13 @@ n_families | count | summary | plan | deployment families built (model × hardwa
 n_screened_out | count | summary | plan | families the analytic screen rejected (does not fit, latency bound above the SLO, budget)
 n_evaluated | count | summary | plan | cheapest surviving families whose replicas were sized under load
 n_unexplored | count | summary | plan | surviving families not evaluated: the cheapest simulate_top (10) are, then up to 10 more whose lower-bound price is below the best found; the rest cannot beat the winner or lie past that cap
-launch_command | label | label | plan | the winner's engine launch command (vLLM, SGLang or TensorRT-LLM) with the settings kvcalc modelled
-launch_extra_config | label | label | plan | the YAML TensorRT-LLM's --extra_llm_api_options reads (fp8 KV cache); null otherwise
-launch_notes | label | label | plan | what the launch flags cannot say (replicas behind a balancer, a quantised checkpoint, disaggregation)
+launch_commands[].role | label | label | plan | who runs the command: server, prefill, decode, router, or one node of a multi-node server ("server, node 1 of 2")
+launch_commands[].count | count | per deployment | plan | identical copies to run (independent replicas or prefill/decode servers), each its own server
+launch_commands[].gpus | count | per deployment | plan | GPUs one copy of the command runs on (0: none, a router)
+launch_commands[].command | label | label | plan | the command on one line, every word from input shell-quoted (the engine release's own option names: docs/engines.md)
+launch_commands[].argv | label | label | plan | the command's words, unquoted
+launch_commands[].files | label | label | plan | files the command reads, by name (the YAML of --extra_llm_api_options, a router config)
+launch_commands[].notes | label | label | plan | what the flags cannot say (a quantised checkpoint to serve, the head node's address, a router)
 rows | label | summary | plan | the ranked deployments, one record each (empty: none meets the targets)
 rejected | label | summary | plan | the rejected families, one record each (empty: none)
 rows[].rank | count | per deployment | plan | 1 = cheapest deployment per hour meeting both SLOs (ties: fewer GPUs, then a simulated row before an analytic one, then lower p99 TPOT)

@@ -215,9 +215,11 @@ def emit(
     rows: Sequence[dict] | None = None,
     table: Callable[[], Any] | None = None,
     explain: Sequence[Any] = (),
+    trailer: Sequence[str] = (),
 ) -> None:
     """Print or write ``obj`` in ``fmt``. CSV and JSON Lines use ``rows`` (default: the scalar
-    fields)."""
+    fields). A table ends with the ``trailer`` lines as they are, never wrapped (commands a user
+    pastes)."""
     if fmt == "json":
         text = to_json({**obj, "derivation": [f.line() for f in explain]} if explain else obj)
     elif fmt == "csv":
@@ -232,6 +234,8 @@ def emit(
         if explain:
             text += "\nDerivation:\n" + "".join(f"  {f.line()}\n" for f in explain)
             text = printable(text, lines=True)  # names in the derivation, too
+        if trailer:
+            text += printable("".join(f"{line}\n" for line in trailer), lines=True)
     else:
         raise InvalidInputError(f"unknown --format {fmt!r}; valid: {', '.join(FORMATS)}")
     if fmt in ("csv", "jsonl") and explain:

@@ -3,7 +3,7 @@
 sequences at a context, the longest context at a batch, and paged vs contiguous waste.
 
 KV budget = what the engine leaves of the GPU after weights, activation peak and non-torch
-memory, by the engine's own start-up accounting (``calc.deploy.engine_memory``). Paged allocation
+memory, by the engine's own start-up accounting (``calc.deploy.engines``). Paged allocation
 rounds each sequence up to whole blocks of ``block_size`` tokens; contiguous preallocation
 reserves ``max_model_len`` tokens per sequence. Models with Mamba layers also hold a fixed SSM
 state per sequence, counted in every concurrency figure.
@@ -26,7 +26,7 @@ class CapacityReport:
 
 
 def activation_figure(dep: Deployment, g: PerGpu) -> Figure:
-    """The activation peak's derivation: the engine model's own (``calc.deploy.engine_memory``)."""
+    """The activation peak's derivation: the engine model's own (``calc.deploy.engines``)."""
     from dataclasses import replace
 
     if not g.activation_estimated:
@@ -42,29 +42,22 @@ def activation_figure(dep: Deployment, g: PerGpu) -> Figure:
 
 def budget_figure(dep: Deployment, g: PerGpu) -> Figure:
     """The KV budget as the engine computes it, with the engine's own name for the fraction
-    (``calc.deploy.engine_memory``)."""
-    from calc.deploy.engine_memory import FRACTION_NAMES
+    (the engine's derivation, ``calc.deploy.engines``), floored to whole bytes."""
+    from dataclasses import replace
 
-    name = FRACTION_NAMES[dep.engine.name]
-    if dep.engine.name == "trtllm":
-        inner = "{" + name + "} × ({usable} − {weights} − {activation} − {non_torch})"
-    else:
-        inner = "{usable} × {" + name + "} − {weights} − {activation} − {non_torch}"
-    return figure(
-        "kv_budget_bytes",
-        g.kv_budget_bytes,
-        "bytes",
-        "floor(" + inner + ")",
-        **{name: g.mem_util},
-        usable=g.usable_memory_bytes,
-        weights=g.weights_bytes,
-        activation=g.activation_peak_bytes,
-        non_torch=g.overhead_bytes,
-    )
+    for f in g.figures:
+        if f.key == "kv_budget_bytes":
+            return replace(
+                f,
+                value=g.kv_budget_bytes,
+                formula=f"floor({f.formula})",
+                substituted=f"floor({f.substituted})",
+            )
+    return Figure("kv_budget_bytes", g.kv_budget_bytes, "bytes", "the engine's budget")
 
 
 def pool_figure(g: PerGpu) -> Figure:
-    """The pool in tokens as the engine pages it (``calc.deploy.engine_memory``'s derivation)."""
+    """The pool in tokens as the engine pages it (its derivation, ``calc.deploy.engines``)."""
     from dataclasses import replace
 
     for f in g.figures:

@@ -314,7 +314,7 @@ def build_deployment(dep: Deployment, calibration=None, warnings: list[str] | No
     from calc.deploy.deployment import EngineSettings
 
     settings = EngineSettings.of(dict(dep), flag="")
-    return Built.build(
+    built = Built.build(
         load_model(dep.model),
         calibrated(load_hardware(dep.hardware), calibration, warnings),
         tp=dep.tp,
@@ -327,6 +327,9 @@ def build_deployment(dep: Deployment, calibration=None, warnings: list[str] | No
         engine=settings,
         moe_imbalance=dep.moe_imbalance,
     )
+    if warnings is not None:  # a release not modelled: said for every command (engine wing)
+        warnings.extend(w for w in built.engine_config.warnings if w not in warnings)
+    return built
 
 
 def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -> list[Result]:

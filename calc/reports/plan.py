@@ -92,7 +92,7 @@ class PlanQuery:
 
     def __post_init__(self) -> None:
         from calc.data.limits import MAX_CTX, check_positive_int
-        from calc.deploy.deployment import ENGINE_NAMES
+        from calc.deploy.engines import NAMES as ENGINE_NAMES
 
         if not self.models:
             raise InvalidInputError("--model: give at least one model")
@@ -539,7 +539,7 @@ class PlanReport:
     warnings: list[str]
     choices: list[Choice]
     rejections: list[Rejection]
-    launch: object | None = None  # calc.reports.launch_flags.LaunchCommand of the winner
+    launch: list = field(default_factory=list)  # the winner's commands (calc.deploy.engines)
 
 
 def choice_row(rank: int, c: Choice, query: PlanQuery) -> dict:
@@ -578,7 +578,7 @@ def plan(
     query: PlanQuery, evaluate: Evaluator | None = None, *, method: str = "auto", seed: int = 0
 ) -> PlanReport:
     """Search the space (module docstring) and rank what meets the SLOs."""
-    from calc.reports.launch_flags import launch_command
+    from calc.reports.launch_flags import launch_commands
     from calc.reports.plan_eval import analytic_evaluator, evaluator
 
     guide = None
@@ -658,22 +658,18 @@ def plan(
         "rejected": [r.row() for r in rejected],
     }
     figs: list[Figure] = []
-    launch = None
+    launch: list = []
     if choices:
         win = choices[0]
         from calc.reports.plan_explain import explain
 
         figs = explain(win, query)
-        servers = win.replicas if win.mode == "aggregated" else 1
         seq_len = model_len(win.screened.dep.model, load)
-        launch = launch_command(win.screened.dep, replicas=servers, max_model_len=seq_len)
-        if win.mode == "disaggregated":
-            launch.notes.append(
-                f"disaggregated: {win.prefill_replicas} prefill + {win.decode_replicas} decode "
-                "servers of this shape, with a KV connector between them "
-                "(e.g. vLLM --kv-transfer-config)"
-            )
-        fields["launch_command"] = launch.text()
-        fields["launch_extra_config"] = launch.extra_config
-        fields["launch_notes"] = list(launch.notes)
+        if win.mode == "aggregated":
+            launch = launch_commands(win.screened.dep, replicas=win.replicas,
+                                     max_model_len=seq_len)  # fmt: skip
+        else:
+            launch = launch_commands(win.screened.dep, max_model_len=seq_len,
+                                     prefill=win.prefill_replicas, decode=win.decode_replicas)
+        fields["launch_commands"] = [c.to_dict() for c in launch]
     return PlanReport(fields, figs, warnings, choices, rejected, launch)

@@ -175,14 +175,9 @@ def plan_document(report, query, *, seed: int = 0, command: str = "") -> Documen
         fields=f,
         rows=f["rows"],
     )
-    if f.get("launch_command"):
-        files = []
-        if f.get("launch_extra_config"):
-            files.append(("extra-llm-api-config.yaml", f["launch_extra_config"]))
-        blocks.append(
-            Commands(
-                "Launch the winner", [f["launch_command"]], list(f.get("launch_notes") or []), files
-            )
-        )
+    if report.launch:
+        from calc.reports.report_runs import commands_block
+
+        blocks.append(commands_block("Launch the winner", report.launch))
     blocks += tail_blocks(report.figures, report.warnings)
     return Document("kvcalc plan", text, blocks, verdict, command)

@@ -26,14 +26,22 @@ FRONTIER_POINTS = 40
 
 
 def _launch(dep, replicas: int = 1) -> Commands | None:
-    from calc.reports.launch_flags import launch_command
+    from calc.reports.launch_flags import launch_commands
 
     try:
-        cmd = launch_command(dep, replicas=replicas)
+        commands = launch_commands(dep, replicas=replicas)
     except Exception:
         return None
-    files = [("extra-llm-api-config.yaml", cmd.extra_config)] if cmd.extra_config else []
-    return Commands("Launch command", [cmd.text()], list(cmd.notes), files)
+    return commands_block("Launch command", commands)
+
+
+def commands_block(title: str, commands) -> Commands:
+    """The engine wing's commands (``calc.deploy.engines.base.Command``) as a report block:
+    each command on one line with its role, the files it reads and its notes."""
+    labels = [f"{c.role} × {c.count}" if c.count > 1 else c.role for c in commands]
+    files = [f for c in commands for f in c.files]
+    notes = [n for c in commands for n in c.notes]
+    return Commands(title, [c.text() for c in commands], notes, files, labels)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -279,6 +279,7 @@ def deployment_limits(dep: Deployment, mean_tokens: float) -> Limits:
     PP each micro-batch's share, pool / pp)."""
     pg = dep.per_gpu
     ec = dep.engine_config
+    policy = dep.engine_model.scheduler(ec.version)  # the engine's rules (calc.deploy.engines)
     B = pg.block_size
     cfg = dep.model
     full_only = cfg.n_layers_of("full") == cfg.n_layers
@@ -295,8 +296,8 @@ def deployment_limits(dep: Deployment, mean_tokens: float) -> Limits:
         max_batched_tokens=int(ec.max_batched_tokens),
         max_num_seqs=int(ec.max_num_seqs),
         max_model_len=int(ec.max_model_len or cfg.context_limit),
-        reserve_whole_request=ec.engine == "trtllm",
-        prefill_first=ec.engine == "sglang",
+        reserve_whole_request=policy.reserve_whole_request,
+        prefill_first=policy.prefill_first,
     )
 
 

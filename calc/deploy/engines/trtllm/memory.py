@@ -1,15 +1,14 @@
-"""TensorRT-LLM's KV-cache pool [bytes, tokens] per GPU, as its KV cache manager sizes it.
+"""TensorRT-LLM's KV-cache pool [bytes, tokens] per GPU, as its KV cache manager sizes it:
+pure functions of plain numbers (NVIDIA/TensorRT-LLM).
 
-Pure functions of plain numbers. Sources (NVIDIA/TensorRT-LLM):
-
-- ``tensorrt_llm/llmapi/llm_args.py`` ``KvCacheConfig``: ``free_gpu_memory_fraction``
-  (default 0.9) is "the fraction of GPU memory that should be allocated for the KV cache",
-  taken of the memory still free after the weights and the activations of a profiling pass
+- ``tensorrt_llm/llmapi/llm_args.py`` ``KvCacheConfig``: ``free_gpu_memory_fraction`` is "the
+  fraction of GPU memory that should be allocated for the KV cache", taken of the memory still
+  free after the weights and the activations of a profiling pass
   (``docs/source/reference/memory.md``); ``max_tokens`` caps it, and when both are set "the
   smaller value will be used" (the warning the log prints).
 - ``cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp``: the pool is whole blocks of
-  ``tokens_per_block`` tokens (32 by default); a ``max_tokens`` cap is rounded up to a whole
-  block ("Allocated 52.51 GiB for max tokens in paged KV cache (860320)" for max_tokens 860308).
+  ``tokens_per_block`` tokens; a ``max_tokens`` cap is rounded up to a whole block ("Allocated
+  52.51 GiB for max tokens in paged KV cache (860320)" for max_tokens 860308).
 """
 
 from __future__ import annotations

@@ -1,0 +1,35 @@
+"""The engine wing: everything kvcalc knows about each serving engine (vLLM, SGLang,
+TensorRT-LLM), one sub-package per engine behind one interface (``base.Engine``): its releases
+and the rules of each (defaults, start-up memory accounting, KV paging, scheduler policy, host
+costs, launch commands, start-up log). Nothing outside this package branches on an engine's
+name (tests/test_engine_wing.py); every other module asks ``engine(name)``.
+
+``calc.deploy.engines.fromlog.deployment_from_log`` builds a Deployment from a start-up log.
+"""
+
+from __future__ import annotations
+
+from calc.deploy.engines.base import Engine, EngineConfig, PoolPrediction
+from calc.errors import UnknownNameError
+
+NAMES = ("vllm", "sglang", "trtllm")
+
+
+def engine(name: str) -> Engine:
+    """The engine called ``name`` (vllm, sglang, trtllm)."""
+    if name == "vllm":
+        from calc.deploy.engines.vllm import ENGINE
+    elif name == "sglang":
+        from calc.deploy.engines.sglang import ENGINE
+    elif name == "trtllm":
+        from calc.deploy.engines.trtllm import ENGINE
+    else:
+        raise UnknownNameError("engine", name, NAMES)
+    return ENGINE
+
+
+def all_engines() -> list[Engine]:
+    return [engine(n) for n in NAMES]
+
+
+__all__ = ["NAMES", "Engine", "EngineConfig", "PoolPrediction", "all_engines", "engine"]

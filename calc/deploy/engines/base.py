@@ -1,0 +1,191 @@
+"""The one interface every serving engine of the wing implements (``Engine``), and the records
+it returns: its settings with the release's defaults resolved (``EngineConfig``), its KV pool at
+start-up [bytes, blocks, tokens] (``PoolPrediction``), its scheduler policy, its per-step host
+costs [s], its launch commands and what it reads in a start-up log (``LogFacts``).
+"""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, ClassVar
+
+from calc.deploy.engines.paging import Paging
+
+if TYPE_CHECKING:
+    from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.deploy.engines.versions import VersionTable
+
+GIB = 2**30
+MIB = 2**20
+
+
+@dataclass(frozen=True, kw_only=True)
+class EngineConfig:
+    """One engine's start-up settings at one release, every default resolved (kvcalc's names;
+    the engine's own name of ``memory_fraction`` is ``Engine.fraction_name``). What a user set,
+    None for "the engine's default", is ``calc.deploy.deployment.EngineSettings``;
+    ``Engine.config`` resolves it into this."""
+
+    engine: str  # vllm, sglang, trtllm
+    version: str  # the modelled release whose rules apply (e.g. "0.33.0")
+    memory_fraction: float | None  # None: the engine's automatic choice (SGLang)
+    block_size: int  # tokens per KV page (SGLang: page_size)
+    max_batched_tokens: int  # tokens of the profiling forward pass (chunked prefill budget)
+    max_num_seqs: int  # sequences a step may hold; rows of the sampler's profiling pass
+    cuda_graphs: bool = True
+    max_model_len: int | None = None  # None: the model's max_ctx
+    max_tokens: int | None = None  # TensorRT-LLM KvCacheConfig.max_tokens cap
+    cuda_graph_max_bs: int | None = None  # SGLang: None = its default by GPU and TP
+    chunked_prefill: bool = True  # prompts split over steps of max_batched_tokens
+    version_asked: str | None = None  # what the user or the log named (None: the default)
+    warnings: tuple[str, ...] = ()  # a release not modelled, defaults that may not hold
+
+
+@dataclass(frozen=True)
+class PoolPrediction:
+    """Every term of one engine's start-up memory on the busiest GPU (bytes unless named)."""
+
+    engine: str
+    version: str
+    memory_fraction: float
+    usable_memory_bytes: int  # what torch reports for the device
+    weights_bytes: float
+    activation_bytes: float  # torch peak of the profiling pass (0 where not subtracted)
+    non_torch_bytes: float
+    cuda_graph_bytes: float  # subtracted before the pool (0: captured after it, in the slack)
+    kv_budget_bytes: float
+    kv_bytes_per_token: float  # one token over this GPU's KV layers
+    page_size_bytes: float  # one block of one layer
+    num_blocks: int
+    tokens: int  # the pool the engine prints
+    max_concurrency: float  # requests of max_model_len tokens at once
+    max_model_len: int
+    block_size: int  # tokens per block as the engine runs it
+    sources: dict[str, str] = field(default_factory=dict)
+    warnings: list[str] = field(default_factory=list)
+    figures: list = field(default_factory=list)  # calc.output.derivation.Figure, for --explain
+    paging: Paging | None = None  # the block accounting per request (None: by bytes)
+
+    @property
+    def kv_pool_bytes(self) -> float:
+        """Bytes the pool's tokens take [bytes] (the budget less the rounding to blocks)."""
+        return self.tokens * self.kv_bytes_per_token
+
+
+@dataclass(frozen=True)
+class SchedulerPolicy:
+    """What ``calc.serve`` needs to schedule like the engine: its admission and batching rules
+    (the algorithms live in ``calc.serve.scheduler``; this selects among them)."""
+
+    name: str
+    # admission reserves a request's whole KV (prompt + output) and nothing is ever preempted
+    reserve_whole_request: bool = False
+    # an iteration is a prefill batch whenever a prompt can be prefilled (decoders wait)
+    prefill_first: bool = False
+
+
+@dataclass(frozen=True)
+class HostCosts:
+    """CPU time the engine spends around the GPU [s]: per scheduler step (scheduling, sampling)
+    and per request (tokenising, detokenising, streaming). Zero until measured host costs are
+    wired in (``calc.deploy.host_costs``)."""
+
+    per_step_s: float = 0.0
+    per_request_s: float = 0.0
+    per_output_token_s: float = 0.0
+
+
+@dataclass(frozen=True)
+class Command:
+    """One command to run: who runs it (``role``: "server", "node 1 of 2", "prefill",
+    "decode", "router", ...), its argv (every word from input quoted when printed), the
+    environment it needs, the files it reads (name, text) and what it cannot say (notes)."""
+
+    engine: str
+    role: str
+    argv: tuple[str, ...]
+    env: tuple[tuple[str, str], ...] = ()
+    files: tuple[tuple[str, str], ...] = ()
+    notes: tuple[str, ...] = ()
+    count: int = 1  # identical copies to run (independent replicas), each its own server
+    gpus: int = 0  # GPUs one copy of this command runs on (0: none, e.g. a router)
+
+    def text(self) -> str:
+        """The command on one line, safe to paste into a POSIX shell (shlex-quoted)."""
+        env = [f"{k}={shlex.quote(v)}" for k, v in self.env]
+        return " ".join([*env, shlex.join(self.argv)])
+
+    def to_dict(self) -> dict:
+        return {
+            "role": self.role,
+            "count": self.count,
+            "gpus": self.gpus,
+            "command": self.text(),
+            "argv": list(self.argv),
+            "files": {name: text for name, text in self.files},
+            "notes": list(self.notes),
+        }
+
+
+@dataclass
+class LogFacts:
+    """What one start-up log states. ``settings`` uses kvcalc's names (tp, pp, dp, ep,
+    memory_fraction, max_model_len, max_batched_tokens, max_num_seqs, block_size,
+    kv_cache_dtype, dtype, quantization, max_tokens, model, enforce_eager); ``printed`` holds
+    the engine's figures in bytes/tokens (weights_bytes, activation_bytes, non_torch_bytes,
+    cuda_graph_bytes, kv_budget_bytes or kv_pool_bytes, tokens, blocks, max_concurrency,
+    concurrency_at_tokens, total_memory_bytes)."""
+
+    engine: str
+    version: str | None = None
+    settings: dict = field(default_factory=dict)
+    printed: dict = field(default_factory=dict)
+    lines_read: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+class Engine:
+    """A serving engine: its releases and, per release, its defaults, start-up memory
+    accounting, KV paging, scheduler policy, host costs, launch commands and start-up log.
+    One subclass per engine (``calc.deploy.engines.vllm``, ``.sglang``, ``.trtllm``)."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]  # as the engine spells itself
+    fraction_name: ClassVar[str]  # the engine's name of the memory fraction setting
+    versions: ClassVar[VersionTable]
+
+    def rules(self, release: str):
+        return self.versions.rules(release)
+
+    def config(self, settings: EngineSettings, hw) -> EngineConfig:
+        """The settings of ``settings.version`` on ``hw`` (None: no GPU) with the user's
+        values over the release's defaults."""
+        raise NotImplementedError
+
+    def kv_pool(self, dep: Deployment, **measured) -> PoolPrediction:
+        """The KV pool of ``dep``'s busiest GPU at start-up. ``measured`` (weights_bytes,
+        activation_bytes, non_torch_bytes, usable_bytes) replace the modelled terms."""
+        raise NotImplementedError
+
+    def scheduler(self, release: str) -> SchedulerPolicy:
+        raise NotImplementedError
+
+    def host_costs(self, release: str, frontend: str = "openai") -> HostCosts:
+        """Per-step and per-request CPU costs of ``release`` behind ``frontend`` (zero until
+        the measured table is wired in)."""
+        return HostCosts()
+
+    def launch(self, dep: Deployment, plan) -> list[Command]:
+        """The commands that start ``dep`` as ``plan`` (calc.deploy.engines.launch.LaunchPlan)
+        says: one per node, role or replica set."""
+        raise NotImplementedError
+
+    def log_reader(self):
+        """A fresh reader of this engine's start-up lines (``feed(line)``, ``facts()``)."""
+        raise NotImplementedError
+
+    def kv_term(self) -> str:
+        """Which predicted term the log's KV figure is: "kv_budget_bytes" (what is left for KV
+        before paging) or "kv_pool_bytes" (the pool allocated)."""
+        return "kv_pool_bytes"

@@ -1,0 +1,335 @@
+"""A Deployment from an engine's start-up log: the log read in one pass (``read_log``), its
+engine detected, its model id mapped to a shipped model by the model's source, its GPU found
+from the memory it prints, its settings applied over the engine release's defaults, and a
+warning for every setting the log does not state (``deployment_from_log``)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, BinaryIO
+
+from calc.deploy.engines import NAMES, all_engines, engine
+from calc.deploy.engines.base import LogFacts
+from calc.deploy.engines.logscan import iter_binary_lines, iter_text_lines, with_continuations
+from calc.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from calc.deploy.deployment import Deployment
+
+GIB = 2**30
+
+
+def read_log(source: str | BinaryIO | Iterable[str], engine_name: str | None = None) -> LogFacts:
+    """The facts of one start-up log: ``source`` is its text, a binary stream (a file, stdin)
+    or its lines; ``engine_name`` forces the dialect (else the engine whose lines it holds)."""
+    if isinstance(source, str):
+        lines: Iterable[str] = iter_text_lines(source)
+    elif hasattr(source, "read"):
+        lines = iter_binary_lines(source)  # type: ignore[arg-type]
+    else:
+        lines = source
+    if engine_name is not None and engine_name not in NAMES:
+        from calc.errors import UnknownNameError
+
+        raise UnknownNameError("engine", engine_name, NAMES)
+    engines = [engine(engine_name)] if engine_name else all_engines()
+    readers = [e.log_reader() for e in engines]
+    # one search per line for any phrase a reader keys on; most lines of a log hold none
+    prefilter = re.compile("|".join(re.escape(a) for r in readers for a in r.anchors))
+    for line in with_continuations(lines):
+        if prefilter.search(line.text) is None and (
+            line.joined is None or prefilter.search(line.joined) is None
+        ):
+            continue
+        for r in readers:
+            r.feed(line)
+    found = [r for r in readers if r.evidence or (engine_name and r.f.printed)]
+    if not found:
+        raise InvalidInputError(
+            "not a vLLM, SGLang or TensorRT-LLM start-up log: none of the lines kvcalc reads "
+            "(e.g. vLLM 'GPU KV cache size', SGLang 'KV Cache is allocated', TensorRT-LLM "
+            "'Allocated ... GiB for max tokens in paged KV cache') is in it"
+        )
+    best = max(found, key=lambda r: (r.evidence, len(r.f.printed)))
+    facts = best.facts()
+    if not facts.printed:
+        raise InvalidInputError(
+            f"the {facts.engine} log prints no KV-cache or memory figure kvcalc reads; pass the "
+            "engine's start-up lines (up to the KV cache allocation)"
+        )
+    return facts
+
+
+# ---------------------------------------------------------------------------------------------
+# Model ids -> shipped models, by each model's source (its Hugging Face repository)
+
+_HF = re.compile(r"huggingface\.co/([^/\s]+)/([^/\s]+)")
+_CACHE = re.compile(r"models--([^/\\]+?)--([^/\\]+)")
+# words of fine-tuned and re-quantised releases that keep the base model's shapes
+_RELEASE_WORDS = frozenset(
+    "instruct chat it hf base dynamic fp8 fp4 nvfp4 mxfp4 bf16 fp16 awq gptq int4 int8 w4a16 "
+    "w8a8 w8a16 quantized".split()
+)
+_WORD = re.compile(r"[-_.]")
+
+
+def _stem(name: str) -> str:
+    """A model name without its release words (-Instruct, -it, -FP8-dynamic, -AWQ, a 4-digit
+    date such as -2507), which a fine-tune or a re-quantised release adds to the base name."""
+    words = [w for w in _WORD.split(name.lower()) if w]
+    kept = [w for w in words if w not in _RELEASE_WORDS and not (len(w) == 4 and w.isdigit())]
+    return "-".join(kept)
+
+
+def repo_of(model_id: str) -> tuple[str, str] | None:
+    """(organisation, name) of a model id as logs print it: "org/name", a local path ending in
+    org/name, or a Hugging Face cache path (models--org--name/snapshots/...)."""
+    text = str(model_id).strip().rstrip("/")
+    m = _CACHE.search(text)
+    if m:
+        return m.group(1), m.group(2)
+    parts = [p for p in re.split(r"[/\\]", text) if p and p != "."]
+    if not parts:
+        return None
+    if len(parts) == 1:
+        return "", parts[0]
+    return parts[-2], parts[-1]
+
+
+def shipped_model_for(model_id: str | None) -> str | None:
+    """The shipped model whose source repository the log's model id names: the same
+    repository, else the same model name under any organisation, else the same base name once
+    fine-tune and quantisation suffixes (-Instruct, -it, -FP8-dynamic, -AWQ, -2507 ...) are
+    dropped from both, when exactly one shipped model matches."""
+    if not model_id:
+        return None
+    repo = repo_of(model_id)
+    if repo is None:
+        return None
+    org, name = repo[0].lower(), repo[1].lower()
+    sources = _sources()
+    exact = [m for m, (o, n) in sources.items() if (o, n) == (org, name)]
+    if exact:
+        return exact[0]
+    by_name = [m for m, (_, n) in sources.items() if n == name]
+    if len(by_name) == 1:
+        return by_name[0]
+    by_stem = [m for m, (_, n) in sources.items() if _stem(n) == _stem(name)]
+    return by_stem[0] if len(set(by_stem)) == 1 else None
+
+
+_SOURCES: dict[str, tuple[str, str]] = {}
+
+
+def _sources() -> dict[str, tuple[str, str]]:
+    if not _SOURCES:
+        from calc.data.registry import load_model, model_names
+
+        for name in model_names():
+            m = _HF.search(load_model(name).source or "")
+            if m:
+                _SOURCES[name] = (m.group(1).lower(), m.group(2).lower())
+    return _SOURCES
+
+
+# ---------------------------------------------------------------------------------------------
+# Weights and KV formats the log's settings imply
+
+# (substring of the quantization setting or model id, kvcalc weight format), first match wins
+_QUANT_HINTS = (
+    ("mxfp4", "mxfp4"),
+    ("nvfp4", "nvfp4"),
+    ("fp8", "fp8-tensor"),
+    ("w8a8", "int8-channel"),
+    ("int8", "int8-channel"),
+    ("w4a16", "int4-g128"),
+    ("awq", "int4-g128"),
+    ("gptq", "int4-g128"),
+    ("int4", "int4-g128"),
+)
+_DTYPES = {"float32": "fp32", "float": "fp32", "float16": "fp16", "half": "fp16",
+           "bfloat16": "bf16"}  # fmt: skip
+
+
+def weight_dtype_of(settings: dict) -> str | None:
+    """The weight format a log's settings imply: its quantization (or a quantization named in
+    the model id, as fp8/w8a8/AWQ releases are), else an explicit --dtype; None: the model's."""
+    quant = f"{settings.get('quantization') or ''} {settings.get('model') or ''}".lower()
+    for hint, fmt in _QUANT_HINTS:
+        if hint in quant:
+            return fmt
+    dtype = str(settings.get("dtype") or "").removeprefix("torch.")
+    return _DTYPES.get(dtype) if dtype != "bfloat16" else None
+
+
+def kv_dtype_of(kv_cache_dtype: str | None) -> str | None:
+    """kvcalc's KV dtype of an engine's kv_cache_dtype setting (None: the model's)."""
+    if kv_cache_dtype is None or str(kv_cache_dtype).startswith("auto"):
+        return None
+    text = str(kv_cache_dtype).lower()
+    if "fp8" in text:
+        return "fp8"
+    if "int8" in text:
+        return "int8"
+    if text in ("bfloat16", "bf16"):
+        return "bf16"
+    if text in ("float16", "fp16", "half"):
+        return "fp16"
+    raise InvalidInputError(
+        f"kv_cache_dtype {str(kv_cache_dtype)[:40]!r} is not one kvcalc sizes (auto, fp8*, "
+        "bf16, fp16); pass --kv-dtype"
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The GPU
+
+
+def hardware_of(facts: LogFacts) -> str | None:
+    """The shipped GPU profile whose memory (as torch reports it) the log prints, within
+    0.3 %; None when the log prints none or no profile matches."""
+    total = facts.printed.get("total_memory_bytes")
+    if not total:
+        return None
+    from calc.data.registry import all_hardware
+
+    best = None
+    for hw in all_hardware():
+        usable = hw.budget_memory_bytes
+        if abs(usable - total) <= 0.003 * usable:
+            if best is None or abs(usable - total) < abs(best.budget_memory_bytes - total):
+                best = hw
+    return None if best is None else best.name
+
+
+# ---------------------------------------------------------------------------------------------
+# The Deployment
+
+
+@dataclass(frozen=True)
+class LogDeployment:
+    """The Deployment a start-up log describes, what the log stated (``facts``) and what kvcalc
+    had to assume (``warnings``: one per setting taken as a default)."""
+
+    deployment: Deployment
+    facts: LogFacts
+    warnings: list[str] = field(default_factory=list)
+
+
+# kvcalc setting -> (the engine's own name, how a default is described) per engine
+_STATED = {
+    "vllm": (("tp", "tensor_parallel_size"), ("memory_fraction", "gpu_memory_utilization"),
+             ("max_model_len", "max_model_len"), ("max_batched_tokens", "max_num_batched_tokens"),
+             ("max_num_seqs", "max_num_seqs")),
+    "sglang": (("tp", "tp_size"), ("memory_fraction", "mem_fraction_static"),
+               ("max_model_len", "context_length"), ("max_batched_tokens", "chunked_prefill_size")),
+    "trtllm": (("tp", "tp_size"), ("memory_fraction", "free_gpu_memory_fraction"),
+               ("max_batched_tokens", "max_num_tokens"), ("max_num_seqs", "max_batch_size"),
+               ("block_size", "tokens_per_block")),
+}  # fmt: skip
+
+
+def deployment_from_log(
+    source: str | Path | BinaryIO | LogFacts,
+    *,
+    model: str | None = None,
+    hardware: str | None = None,
+    engine_name: str | None = None,
+    version: str | None = None,
+    tp: int | None = None,
+    pp: int | None = None,
+    weight_dtype: str | None = None,
+    kv_dtype: str | None = None,
+    activation_bytes: float | None = None,
+    overhead_bytes: float | None = None,
+) -> LogDeployment:
+    """The Deployment of a start-up log (its text, a path, a binary stream, or facts already
+    read), the keyword arguments overriding what the log states."""
+    from calc.data.registry import load_hardware, load_model
+    from calc.deploy.deployment import Deployment, EngineSettings
+
+    if isinstance(source, LogFacts):
+        facts = source
+    elif isinstance(source, Path):
+        with open(source, "rb") as fh:
+            facts = read_log(fh, engine_name)
+    else:
+        facts = read_log(source, engine_name)
+    s = facts.settings
+    warnings: list[str] = []
+    name = model or shipped_model_for(s.get("model"))
+    if name is None:
+        said = s.get("model")
+        raise InvalidInputError(
+            (f"model {str(said)[:120]!r} is not a shipped model" if said else
+             "the log names no model") + "; pass --model (a shipped name, a YAML or a "
+            "config.json path)"
+        )  # fmt: skip
+    cfg = load_model(name)
+    hw_name = hardware or hardware_of(facts)
+    if hw_name is None:
+        hw_name = "h100"
+        warnings.append("the log prints no GPU memory kvcalc recognises: predicted for h100 "
+                        "(--hardware to choose)")  # fmt: skip
+    hw = load_hardware(hw_name)
+    eng = engine(facts.engine)
+    if version is None and facts.version is None:
+        warnings.append(f"the log prints no {eng.title} version: predicted with "
+                        f"{eng.versions.newest} (--engine-version to choose)")  # fmt: skip
+    tp_ = tp or s.get("tp") or 1
+    pp_ = pp or s.get("pp") or 1
+    ep, dp = 1, None
+    if facts.engine == "vllm" and s.get("expert_parallel"):
+        ep = tp_ * (s.get("dp") or 1)
+    elif facts.engine == "vllm" and s.get("dp"):
+        dp = s["dp"]
+    elif facts.engine == "sglang" and s.get("dp_attention") and s.get("dp"):
+        ep = s.get("ep") or tp_
+        tp_ = max(1, tp_ // s["dp"])
+    elif facts.engine in ("sglang", "trtllm") and s.get("ep", 1) > 1:
+        ep = s["ep"]
+    settings = EngineSettings(
+        name=facts.engine,
+        version=version or facts.version,
+        mem_util=s.get("memory_fraction"),
+        block_size=s.get("block_size"),
+        max_batched_tokens=s.get("max_batched_tokens"),
+        max_num_seqs=s.get("max_num_seqs"),
+        max_model_len=s.get("max_model_len"),
+        cuda_graphs=False if s.get("enforce_eager") else None,
+        max_tokens=s.get("max_tokens"),
+        activation_bytes=activation_bytes,
+        overhead_bytes=overhead_bytes,
+    )
+    if weight_dtype is None:
+        weight_dtype = weight_dtype_of(s)
+        if weight_dtype is not None:
+            warnings.append(f"weights sized as {weight_dtype} from the log's dtype/quantization/"
+                            "model name (--weight-dtype to change)")  # fmt: skip
+    kv = kv_dtype or kv_dtype_of(s.get("kv_cache_dtype"))
+    dep = Deployment.build(cfg, hw, tp=tp_, pp=pp_, ep=ep, dp=dp, weight_dtype=weight_dtype,
+                           kv_dtype=kv, engine=settings)  # fmt: skip
+    warnings += list(dep.engine_config.warnings)
+    stated = {"tp": tp, "pp": pp}
+    missing = []
+    ec = dep.engine_config
+    for key, label in _STATED[facts.engine]:
+        if key in s or stated.get(key):
+            continue
+        value = {"tp": tp_, "memory_fraction": ec.memory_fraction,
+                 "max_model_len": ec.max_model_len or cfg.max_ctx,
+                 "max_batched_tokens": ec.max_batched_tokens,
+                 "max_num_seqs": ec.max_num_seqs, "block_size": ec.block_size}[key]  # fmt: skip
+        shown = "automatic" if value is None else f"{value:,}" if isinstance(value, int) \
+            else f"{value:g}"  # fmt: skip
+        missing.append(f"{label} {shown}")
+    if missing:
+        warnings.append(
+            f"the log does not state {', '.join(missing)}: taken as {eng.title} "
+            f"{ec.version}'s defaults on {hw.name} (pass the engine's start-up lines that "
+            "print them)"
+        )
+    return LogDeployment(dep, facts, warnings)

@@ -1,0 +1,116 @@
+"""What every engine's launch commands share: the plan they start (``LaunchPlan``: replicas,
+disaggregated prefill/decode pools, the longest request), the model's repository, the nodes a
+deployment spans and the values kvcalc's own model used (memory fraction, batch limits), so
+that the command and the figures describe the same server."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from calc.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from calc.deploy.deployment import Deployment
+
+HEAD = "head-node"  # the first node's address: replace with its hostname or IP
+_HF = re.compile(r"huggingface\.co/([^/\s]+/[^/\s]+)")
+
+# GPUs one host holds (a node of the multi-node forms): GB200/GB300 NVL72 trays hold 4, the
+# HGX/DGX boards and PCIe servers 8
+GPUS_PER_HOST = {"gb200": 4, "gb300": 4}
+DEFAULT_GPUS_PER_HOST = 8
+
+
+@dataclass(frozen=True)
+class LaunchPlan:
+    """How a deployment is started: ``replicas`` independent servers of it (aggregated), or
+    ``prefill`` + ``decode`` servers with a KV connector between them (disaggregated), each
+    accepting requests of at most ``max_model_len`` tokens."""
+
+    replicas: int = 1
+    max_model_len: int | None = None
+    prefill: int = 0
+    decode: int = 0
+
+    @property
+    def disaggregated(self) -> bool:
+        return self.prefill > 0 and self.decode > 0
+
+
+def gpus_per_host(dep: Deployment) -> int:
+    hw = dep.hardware
+    name = getattr(hw, "name", "")
+    return GPUS_PER_HOST.get(name, DEFAULT_GPUS_PER_HOST)
+
+
+def replica_gpus(dep: Deployment) -> int:
+    """GPUs of one copy of the deployment: max(tp, ep) × pp."""
+    return dep.sharding.gpus
+
+
+def nodes(dep: Deployment) -> int:
+    """Hosts one copy spans (1 when it fits one host)."""
+    per = gpus_per_host(dep)
+    n = replica_gpus(dep)
+    return 1 if n <= per else -(-n // per)
+
+
+def model_id(dep: Deployment) -> str:
+    """The Hugging Face repository of the model (from its config's source URL), else its name;
+    a name that reads as an option ("--trust-remote-code") is refused: an engine would take it
+    for a flag."""
+    m = _HF.search(dep.model.source or "")
+    name = m.group(1) if m else dep.model.name
+    if not name or name.startswith("-") or any(c in name for c in "\n\r\0"):
+        raise InvalidInputError(
+            f"model name {name[:60]!r} cannot be passed to an engine as its model: it reads as "
+            "an option or holds a control character; give the model a name (or a source "
+            "repository) that does not start with '-'"
+        )
+    return name
+
+
+def max_model_len(dep: Deployment, plan: LaunchPlan) -> int:
+    """The engine's max model length: the workload's longest request, else the setting, else
+    the model's limit."""
+    ec = dep.engine_config
+    return int(plan.max_model_len or ec.max_model_len or dep.model.max_ctx)
+
+
+def memory_fraction(dep: Deployment) -> float:
+    """The memory fraction kvcalc's ledger used (the engine's default or its automatic choice,
+    stated so the server allocates the pool kvcalc sized)."""
+    if dep.hardware is not None:
+        return float(dep.per_gpu.mem_util)
+    return float(dep.engine_config.memory_fraction or 0.9)
+
+
+def online_quantization(dep: Deployment) -> str | None:
+    """The weight format kvcalc timed when it is made from the checkpoint at load time (fp8
+    from a 16-bit checkpoint), else None."""
+    fmt = dep.weight_override
+    if fmt is not None and fmt.startswith("fp8") and dep.model.dtype in ("bf16", "fp16", "fp32"):
+        return "fp8"
+    return None
+
+
+def prequantized_note(dep: Deployment) -> str | None:
+    """What to serve when kvcalc timed weights no engine makes at load time."""
+    fmt = dep.weight_override
+    if fmt is None or online_quantization(dep) is not None:
+        return None
+    return (f"kvcalc timed {fmt} weights: serve a checkpoint quantised to {fmt} (e.g. with "
+            f"NVIDIA ModelOpt or llm-compressor) in place of {model_id(dep)}")  # fmt: skip
+
+
+def check_one_host_per_group(dep: Deployment, what: str) -> None:
+    """Refuse a layout whose tensor-parallel group spans hosts where the engine's form needs
+    it inside one (attention-DP ranks split across hosts by whole TP groups)."""
+    per = gpus_per_host(dep)
+    if dep.tp > per or per % dep.tp:
+        raise InvalidInputError(
+            f"{what}: a tensor-parallel group of {dep.tp} GPUs does not divide a host of "
+            f"{per}; choose --tp dividing {per}"
+        )

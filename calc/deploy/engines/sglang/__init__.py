@@ -1,0 +1,71 @@
+"""SGLang (``python -m sglang.launch_server``): its releases 0.4.0 to 0.5.23 (``rules``),
+defaults by GPU memory, start-up memory accounting (``memory``, ``pool``), scheduler policy,
+launch commands (``launch``) and start-up log (``log``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+import calc.deploy.engines.sglang.memory as sm
+from calc.deploy.engines.base import Engine, EngineConfig, SchedulerPolicy
+from calc.deploy.engines.gpus import smi_total_mib
+from calc.deploy.engines.sglang.rules import VERSIONS
+
+if TYPE_CHECKING:
+    from calc.deploy.deployment import Deployment, EngineSettings
+
+# server_args.py: chunked_prefill_size 8192 without a GPU to size it by (0.4's fixed default);
+# max_running_requests is derived from the pool at start-up: kvcalc's stand-in is 1024
+DEFAULT_CHUNK = 8192
+DEFAULT_RUNNING = 1024
+
+
+class SGLang(Engine):
+    name: ClassVar[str] = "sglang"
+    title: ClassVar[str] = "SGLang"
+    fraction_name: ClassVar[str] = "mem_fraction_static"
+    versions = VERSIONS
+
+    def config(self, settings: EngineSettings, hw) -> EngineConfig:
+        found = self.versions.resolve(settings.version)
+        rules = self.rules(found.release)
+        chunk = DEFAULT_CHUNK
+        if rules.auto_fraction == "reserve" and hw is not None:
+            chunk, _ = sm.bucket_defaults(rules.buckets, smi_total_mib(hw), 1)
+        return EngineConfig(
+            engine=self.name,
+            version=found.release,
+            version_asked=found.asked,
+            memory_fraction=settings.mem_util,
+            block_size=settings.block_size or rules.page_size,
+            max_batched_tokens=settings.max_batched_tokens or chunk,
+            max_num_seqs=settings.max_num_seqs or DEFAULT_RUNNING,
+            cuda_graphs=settings.cuda_graphs is not False,
+            max_model_len=settings.max_model_len,
+            warnings=(found.warning,) if found.warning else (),
+        )
+
+    def kv_pool(self, dep: Deployment, **measured):
+        from calc.deploy.engines.sglang.pool import predict
+
+        config = dep.engine_config
+        return predict(dep, self.rules(config.version), config, **measured)
+
+    def scheduler(self, release: str) -> SchedulerPolicy:
+        # srt/managers/scheduler.py get_next_batch_to_run: a prefill batch whenever one can be
+        # formed (the decoders wait), else a decode batch (no --enable-mixed-chunk)
+        return SchedulerPolicy("sglang: prefill batches first, whole prompts admitted",
+                               prefill_first=True)  # fmt: skip
+
+    def launch(self, dep: Deployment, plan):
+        from calc.deploy.engines.sglang.launch import commands
+
+        return commands(dep, plan, self.rules(dep.engine_config.version))
+
+    def log_reader(self):
+        from calc.deploy.engines.sglang.log import SglangLogReader
+
+        return SglangLogReader()
+
+
+ENGINE = SGLang()

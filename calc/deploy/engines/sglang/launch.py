@@ -1,0 +1,107 @@
+"""``python -m sglang.launch_server`` commands that start a deployment as kvcalc modelled it,
+in the forms SGLang's releases accept (option names from each release's parser:
+tests/data/engine_options/; full names, never an abbreviation such as ``--pp``, which later
+releases reject as ambiguous): ``--tp-size`` is the whole group's GPUs, attention data
+parallel inside it is ``--dp-size N --enable-dp-attention`` (``--attn-dp-size N`` from
+0.5.22), expert parallel ``--ep-size``; across hosts ``--nnodes``/``--node-rank``/
+``--dist-init-addr``; disaggregated servers ``--disaggregation-mode prefill|decode`` with
+``--disaggregation-transfer-backend nixl``; online fp8 ``--quantization fp8``."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from calc.deploy.engines.base import Command
+from calc.deploy.engines.launch import (
+    HEAD,
+    LaunchPlan,
+    max_model_len,
+    memory_fraction,
+    model_id,
+    nodes,
+    online_quantization,
+    prequantized_note,
+    replica_gpus,
+)
+from calc.deploy.engines.versions import parse_version
+
+if TYPE_CHECKING:
+    from calc.deploy.deployment import Deployment
+    from calc.deploy.engines.sglang.rules import SglangRules
+
+DIST_PORT = "5000"
+
+
+def kv_cache_dtype(dep: Deployment) -> str:
+    """SGLang's name of the KV dtype: auto (the model's) or fp8_e4m3."""
+    kv = dep.kv_dtype
+    if kv == (dep.model.kv_dtype or dep.model.dtype) or kv in ("bf16", "fp16"):
+        return "auto"
+    return "fp8_e4m3" if kv.startswith("fp8") else kv
+
+
+def _base(dep: Deployment, plan: LaunchPlan) -> list[str]:
+    ec = dep.engine_config
+    group = max(dep.tp, dep.ep)  # SGLang's tp_size spans the attention-DP ranks
+    dp = dep.sharding.dp_attn
+    argv = ["python", "-m", "sglang.launch_server", "--model-path", model_id(dep)]
+    argv += ["--tp-size", str(group), "--pp-size", str(dep.pp)]
+    if dp > 1:
+        if parse_version(ec.version) >= (0, 5, 22):
+            argv += ["--attn-dp-size", str(dp)]
+        else:
+            argv += ["--dp-size", str(dp), "--enable-dp-attention"]
+    if dep.ep > 1:
+        argv += ["--ep-size", str(dep.ep)]
+    argv += [
+        "--context-length", str(max_model_len(dep, plan)),
+        "--mem-fraction-static", f"{memory_fraction(dep):g}",
+        "--kv-cache-dtype", kv_cache_dtype(dep),
+        "--chunked-prefill-size", str(ec.max_batched_tokens),
+        "--max-running-requests", str(ec.max_num_seqs),
+        "--page-size", str(ec.block_size),
+    ]  # fmt: skip
+    if not ec.cuda_graphs:
+        argv.append("--disable-cuda-graph")
+    if online_quantization(dep):
+        argv += ["--quantization", "fp8"]
+    return argv
+
+
+def _replica(dep: Deployment, plan: LaunchPlan, role: str, count: int,
+             extra: list[str]) -> list[Command]:  # fmt: skip
+    base = _base(dep, plan) + extra
+    notes = [n for n in (prequantized_note(dep),) if n]
+    n = nodes(dep)
+    if n == 1:
+        return [Command("sglang", role, tuple(base), notes=tuple(notes), count=count,
+                        gpus=replica_gpus(dep))]  # fmt: skip
+    out = []
+    for k in range(n):
+        argv = [*base, "--nnodes", str(n), "--node-rank", str(k),
+                "--dist-init-addr", f"{HEAD}:{DIST_PORT}"]  # fmt: skip
+        out.append(Command("sglang", f"{role}, node {k + 1} of {n}", tuple(argv),
+                           notes=tuple([*notes, f"one per host ({HEAD}: node 0's address)"]),
+                           count=count, gpus=replica_gpus(dep) // n))  # fmt: skip
+    return out
+
+
+def commands(dep: Deployment, plan: LaunchPlan, rules: SglangRules) -> list[Command]:
+    """The commands that start ``dep`` as ``plan`` says."""
+    copies = dep.replicas
+    if not plan.disaggregated:
+        out = _replica(dep, plan, "server", plan.replicas * copies, [])
+        if plan.replicas * copies > 1:
+            out[0] = replace(out[0], notes=(*out[0].notes, f"run {plan.replicas * copies} such "
+                             "servers behind a load balancer (independent replicas)"))  # fmt: skip
+        return out
+    transfer = ["--disaggregation-transfer-backend", "nixl"]
+    prefill = _replica(dep, plan, "prefill", plan.prefill * copies,
+                       ["--disaggregation-mode", "prefill", *transfer])  # fmt: skip
+    decode = _replica(dep, plan, "decode", plan.decode * copies,
+                      ["--disaggregation-mode", "decode", *transfer])  # fmt: skip
+    prefill[0] = replace(prefill[0], notes=(*prefill[0].notes, "disaggregated: route with "
+                         "sglang-router (python -m sglang_router.launch_router "
+                         "--pd-disaggregation --prefill URL --decode URL)"))  # fmt: skip
+    return prefill + decode

@@ -1,0 +1,133 @@
+"""The lines an SGLang start-up log prints that kvcalc reads: the settings it states (its
+``ServerArgs`` dump, the launch command) and the memory figures it prints [bytes, tokens]. SGLang
+prints "GB" but computes bytes / 2^30: read as GiB."""
+
+from __future__ import annotations
+
+import re
+
+from calc.deploy.engines.base import LogFacts
+from calc.deploy.engines.logscan import (
+    GIB,
+    NUM,
+    Line,
+    flags,
+    integer,
+    key_values,
+    number,
+    put_setting,
+    search,
+)
+
+CONFIG = {
+    "model_path": "model",
+    "tp_size": "tp",
+    "pp_size": "pp",
+    "dp_size": "dp",
+    "ep_size": "ep",
+    "enable_dp_attention": "dp_attention",
+    "mem_fraction_static": "memory_fraction",
+    "context_length": "max_model_len",
+    "chunked_prefill_size": "max_batched_tokens",
+    "max_running_requests": "max_num_seqs",
+    "page_size": "block_size",
+    "kv_cache_dtype": "kv_cache_dtype",
+    "dtype": "dtype",
+    "quantization": "quantization",
+    "cuda_graph_max_bs": "cuda_graph_max_bs",
+    "disable_cuda_graph": "enforce_eager",
+}
+FLAGS = {
+    "--model": "model",
+    "--model-path": "model",
+    "--tp": "tp",
+    "--tp-size": "tp",
+    "--tensor-parallel-size": "tp",
+    "--pp-size": "pp",
+    "--pipeline-parallel-size": "pp",
+    "--dp": "dp",
+    "--dp-size": "dp",
+    "--data-parallel-size": "dp",
+    "--ep": "ep",
+    "--ep-size": "ep",
+    "--expert-parallel-size": "ep",
+    "--enable-dp-attention": "dp_attention",
+    "--mem-fraction-static": "memory_fraction",
+    "--context-length": "max_model_len",
+    "--chunked-prefill-size": "max_batched_tokens",
+    "--max-running-requests": "max_num_seqs",
+    "--page-size": "block_size",
+    "--kv-cache-dtype": "kv_cache_dtype",
+    "--dtype": "dtype",
+    "--quantization": "quantization",
+    "--cuda-graph-max-bs": "cuda_graph_max_bs",
+    "--disable-cuda-graph": "enforce_eager",
+}
+POOL = re.compile(r"KV Cache is allocated\. #tokens: " + NUM + r", K size: " + NUM
+                  + r" GB, V size: " + NUM + r" GB")  # fmt: skip
+POOL_MLA = re.compile(r"KV Cache is allocated\. #tokens: " + NUM + r", KV size: " + NUM + r" GB")
+WEIGHTS = re.compile(r"Load weight end\..{0,300}?avail mem=" + NUM + r" GB, mem usage=" + NUM
+                     + " GB")  # fmt: skip
+INIT = re.compile(r"Init torch distributed ends\. mem usage=" + NUM + " GB")
+MAX_TOKENS = re.compile(r"max_total_num_tokens=" + NUM)
+VERSION = re.compile(r"(?:sglang|SGLang)(?:==| version:? | v)v?([0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}"
+                     r"(?:[a-z0-9.+-]{0,40})?)")  # fmt: skip
+COMMAND = re.compile(r"sglang\.launch_server|sglang serve")
+
+MARKERS = ("KV Cache is allocated", "sglang.launch_server", "ServerArgs(", "Load weight end",
+           "max_total_num_tokens=")  # fmt: skip
+
+
+# every line a pattern above can match holds one of these (the reader's prefilter)
+ANCHORS = (*MARKERS, "Init torch distributed ends", "--mem-fraction-static", "sglang", "SGLang",
+           "KV size")  # fmt: skip
+
+
+class SglangLogReader:
+    """Feed it every line holding one of ``anchors`` (``feed``), then read ``facts()``."""
+
+    engine = "sglang"
+    anchors = ANCHORS
+
+    def __init__(self) -> None:
+        self.f = LogFacts(engine="sglang")
+        self.evidence = 0
+
+    def feed(self, line: Line) -> None:
+        f, s, text = self.f, self.f.settings, line.text
+        hit = False
+        if any(m in text for m in MARKERS):
+            self.evidence += 1
+        if (m := search(POOL, line, "KV Cache is allocated")) is not None:
+            f.printed["tokens"] = integer(m.group(1))
+            f.printed["kv_pool_bytes"] = (number(m.group(2)) + number(m.group(3))) * GIB
+            hit = True
+        elif (m := search(POOL_MLA, line, "KV Cache is allocated")) is not None:
+            f.printed["tokens"] = integer(m.group(1))
+            f.printed["kv_pool_bytes"] = number(m.group(2)) * GIB
+            hit = True
+        if (m := search(WEIGHTS, line, "Load weight end")) is not None:
+            f.printed["weights_bytes"] = number(m.group(2)) * GIB
+            f.printed["free_after_weights_bytes"] = number(m.group(1)) * GIB
+            hit = True
+        if (m := search(INIT, line, "Init torch distributed ends")) is not None:
+            f.printed["non_torch_bytes"] = number(m.group(1)) * GIB
+            hit = True
+        if "ServerArgs(" in text:
+            pairs = key_values(text.split("ServerArgs(", 1)[1], CONFIG)
+            for key, name in CONFIG.items():
+                if key in pairs:
+                    hit |= put_setting(s, name, pairs[key], override=False)
+        if COMMAND.search(text) or "--mem-fraction-static" in text:
+            for name, value in flags(text.split(), FLAGS).items():
+                hit |= put_setting(s, name, value)
+        if (m := search(MAX_TOKENS, line, "max_total_num_tokens=")) is not None:
+            f.printed.setdefault("tokens", integer(m.group(1)))
+            hit = True
+        if f.version is None and (m := VERSION.search(text)) is not None:
+            f.version = m.group(1)
+            hit = True
+        f.lines_read += hit
+
+    def facts(self) -> LogFacts:
+        return self.f

@@ -1,0 +1,140 @@
+"""SGLang's start-up memory of a deployment's busiest GPU [bytes, tokens]: the terms of
+``calc.deploy.engines.sglang.memory`` composed with one release's rules, each with its
+derivation for ``--explain``."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import calc.deploy.engines.sglang.memory as sm
+from calc.deploy.engines.base import EngineConfig, PoolPrediction
+from calc.deploy.engines.gpus import smi_total_mib
+from calc.deploy.engines.sglang.rules import SglangRules
+from calc.deploy.engines.shape import kv_shape, loaded_weights_bytes, usable_memory_bytes
+from calc.output.derivation import figure
+
+if TYPE_CHECKING:
+    from calc.deploy.deployment import Deployment
+
+SOURCES = {
+    "usable_memory": "torch.cuda.mem_get_info (utils.get_available_gpu_memory)",
+    "weights": "model_runner.py load_model",
+    "activation": "not subtracted: fits in 1 − mem_fraction_static",
+    "non_torch": "free memory before the weights load (model_runner.py init_torch_distributed)",
+    "cuda_graphs": "captured after the pool, in 1 − mem_fraction_static",
+    "budget": "model_runner.py profile_max_num_token (rest_memory)",
+    "blocks": "page_size tokens per page (server_args.py)",
+    "tokens": "model_runner.py profile_max_num_token (rest // cell_size)",
+}
+
+
+def auto_fraction(rules: SglangRules, config: EngineConfig, hw, tp: int, pp: int,
+                  mla: bool, multimodal: bool) -> float:  # fmt: skip
+    """SGLang's own ``mem_fraction_static`` for this release, GPU and layout."""
+    if rules.auto_fraction == "by_tp":
+        return sm.fraction_by_tp(tp)
+    gpu_mem = smi_total_mib(hw)
+    chunk, graph_bs = sm.bucket_defaults(rules.buckets, gpu_mem, tp)
+    chunk = config.max_batched_tokens or chunk
+    graph_bs = config.cuda_graph_max_bs or graph_bs
+    prefill = 0
+    if rules.graph_reserve == "decode+prefill" and rules.prefill_graphs and pp == 1:
+        prefill = 0 if multimodal else len(sm.prefill_graph_sizes(min(chunk, 8192) if mla
+                                                                  else chunk))  # fmt: skip
+    reserved = sm.reserved_memory_mib(
+        gpu_mem, chunk, graph_bs if config.cuda_graphs else 0, tp, pp,
+        prefill_graphs=prefill, mla=mla,
+    )  # fmt: skip
+    return sm.fraction_from_reserve(gpu_mem, reserved)
+
+
+def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measured):
+    """The KV pool SGLang ``config.version`` allocates on ``dep``'s busiest GPU."""
+    cfg, hw, tp, pp = dep.model, dep.hardware, dep.tp, dep.pp
+    usable = measured.get("usable_bytes") or usable_memory_bytes(hw)
+    weights = measured.get("weights_bytes")
+    if weights is None:
+        weights = loaded_weights_bytes(dep)
+    shape = kv_shape(cfg, tp, pp, dep.kv_bytes_per_element)
+    fraction = config.memory_fraction or auto_fraction(
+        rules, config, hw, tp, pp, cfg.mla is not None, bool(getattr(cfg, "vision", None))
+    )
+    act = measured.get("activation_bytes") or 0.0
+    non_torch = measured.get("non_torch_bytes")
+    if non_torch is None:
+        non_torch = rules.non_torch_tp1_bytes if tp == 1 else rules.non_torch_tp_bytes
+    page = config.block_size
+    budget = sm.rest_memory_bytes(usable, fraction, weights + act, non_torch)
+    tokens = int(sm.max_total_num_tokens(budget, shape.bytes_per_token, page))
+    pool_all_layers = tokens
+    figures = [
+        figure(
+            "kv_budget_bytes",
+            budget,
+            "bytes",
+            "{usable} × {mem_fraction_static} − {weights} − {activation} − {non_torch}",
+            usable=usable,
+            mem_fraction_static=fraction,
+            weights=weights,
+            activation=act,
+            non_torch=non_torch,
+        )
+    ]
+    one_pool = figure(
+        "tokens",
+        pool_all_layers,
+        "tokens",
+        "max({budget}, 0) // {cell_size} // {page_size} × {page_size}",
+        budget=int(budget),
+        cell_size=shape.bytes_per_token,
+        page_size=page,
+    )
+    if shape.n_full and shape.n_sliding:  # the hybrid SWA pool reports its full layers' tokens
+        full, _ = sm.swa_pool_tokens(tokens, shape.n_kv_layers, shape.n_full, shape.n_sliding,
+                                     rules.swa_full_tokens_ratio)  # fmt: skip
+        tokens = full // page * page
+        figures.append(
+            figure(
+                "tokens",
+                tokens,
+                "tokens",
+                "floor({pool} × {layers} / ({ratio} × {swa_layers} + {full_layers}) "
+                "/ {page_size}) × {page_size}",
+                pool=pool_all_layers,
+                layers=shape.n_kv_layers,
+                ratio=rules.swa_full_tokens_ratio,
+                swa_layers=shape.n_sliding,
+                full_layers=shape.n_full,
+                page_size=page,
+            )
+        )
+    else:
+        figures.append(one_pool)
+    warnings = []
+    if shape.n_mamba_layers:
+        warnings.append(
+            "sglang's Mamba state pool is not modelled: the pool counts attention KV only"
+        )
+    max_model_len = config.max_model_len or cfg.max_ctx
+    return PoolPrediction(
+        engine="sglang",
+        version=config.version,
+        memory_fraction=fraction,
+        usable_memory_bytes=usable,
+        weights_bytes=weights,
+        activation_bytes=act,
+        non_torch_bytes=non_torch,
+        cuda_graph_bytes=0.0,
+        kv_budget_bytes=budget,
+        kv_bytes_per_token=shape.bytes_per_token,
+        page_size_bytes=page * shape.bytes_per_token_per_layer,
+        num_blocks=tokens // page,
+        tokens=tokens,
+        max_concurrency=tokens / max_model_len,
+        max_model_len=max_model_len,
+        block_size=page,
+        sources=SOURCES,
+        warnings=warnings,
+        figures=figures,
+        paging=None,
+    )

@@ -1,0 +1,109 @@
+"""SGLang's releases 0.4.0 to 0.5.23 and the start-up rules each one runs [MiB, tokens]: how
+it chooses ``mem_fraction_static``, ``chunked_prefill_size`` and the decode CUDA-graph batch
+by GPU memory, each rule at the first release whose wheel (PyPI ``sglang==X``) has it, with the
+file it is read from (``python/sglang/srt/server_args.py``; from 0.5.19
+``srt/arg_groups/memory_hook.py``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from calc.deploy.engines.versions import Change, VersionTable
+
+GIB = 2**30
+
+RELEASES = (
+    "0.4.0", "0.4.1", "0.4.2", "0.4.3", "0.4.4", "0.4.5", "0.4.6", "0.4.7", "0.4.8", "0.4.9",
+    "0.4.10", "0.5.3", "0.5.4", "0.5.5", "0.5.6", "0.5.7", "0.5.8", "0.5.9", "0.5.10",
+    "0.5.11", "0.5.12", "0.5.13", "0.5.14", "0.5.15", "0.5.16", "0.5.17", "0.5.18", "0.5.19",
+    "0.5.20", "0.5.21", "0.5.22", "0.5.23",
+)  # fmt: skip  # 0.5.0-0.5.2 chose the fraction by fixed reserves: not modelled (nearest: 0.5.3)
+
+# (GPU memory below [MiB] or None, chunked_prefill_size, decode max_bs below TP 4, from TP 4)
+Buckets = tuple[tuple[int | None, int, int, int], ...]
+
+BUCKETS_0_5_3: Buckets = (
+    (20 * 1024, 2048, 8, 8),  # T4, 4080
+    (35 * 1024, 2048, 16, 80),  # A10, 4090, 5090
+    (60 * 1024, 4096, 32, 160),  # A100 40GB, L40
+    (90 * 1024, 8192, 256, 512),  # H100, A100 80GB
+    (160 * 1024, 8192, 256, 512),  # H20, H200
+    (None, 16384, 512, 512),  # B200, MI300
+)
+
+
+def _with(buckets: Buckets, below: int, chunk: int, small: int, large: int) -> Buckets:
+    return tuple((b, chunk, small, large) if b == below else (b, c, s, lg)
+                 for b, c, s, lg in buckets)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class SglangRules:
+    """What one SGLang release does at start-up."""
+
+    auto_fraction: str  # "by_tp" (0.4: a table by TP size) or "reserve" (0.5.3+)
+    buckets: Buckets
+    page_size: int
+    swa_full_tokens_ratio: float  # --swa-full-tokens-ratio default
+    # the CUDA-graph reserve: "decode" (2 MiB per decode batch size) or "decode+prefill"
+    # (reserve_for_graph_mb, 0.5.16: plus 8 MiB per prefill graph, 1.5 GiB for MLA)
+    graph_reserve: str
+    prefill_graphs: bool  # breakable prefill CUDA graphs on by default (CUDA, PP 1, text)
+    # non-torch memory before the pool (CUDA context, NCCL) [bytes]; assumed equal to vLLM's
+    # measured figures (SGLang prints its own as 'Init torch distributed ends. mem usage')
+    non_torch_tp1_bytes: float
+    non_torch_tp_bytes: float
+
+
+BASE = SglangRules(
+    auto_fraction="by_tp",
+    buckets=BUCKETS_0_5_3,
+    page_size=1,
+    swa_full_tokens_ratio=0.8,
+    graph_reserve="decode",
+    prefill_graphs=False,
+    non_torch_tp1_bytes=round(0.25 * GIB),
+    non_torch_tp_bytes=round(2.07 * GIB),
+)
+
+CHANGES = (
+    Change(
+        "0.4.0",
+        {},
+        "server_args.py __post_init__ (mem_fraction_static 0.88 at TP 1, 0.87 TP 2, 0.85 TP 4, "
+        "0.81 TP 8, 0.79 TP 16; page_size 1; chunked_prefill_size 8192)",
+    ),
+    Change(
+        "0.5.3",
+        {"auto_fraction": "reserve"},
+        "server_args.py _handle_gpu_memory_settings (PR #10975): chunked_prefill_size and "
+        "cuda_graph_max_bs by GPU memory bucket (nvidia-smi memory.total), mem_fraction_static "
+        "= round((gpu_mem − reserved) / gpu_mem, 3), reserved = 512 + 1.5 × max(chunk, 2048) "
+        "+ 2 × max_bs + 1024 × tp × pp / 8 MiB, at least 10,240 MiB above 60 GiB",
+    ),
+    Change(
+        "0.5.5",
+        {"buckets": _with(BUCKETS_0_5_3, 35 * 1024, 2048, 24, 80)},
+        "server_args.py _handle_gpu_memory_settings (A10/4090/5090 bucket: max_bs 24 below TP 4)",
+    ),
+    Change(
+        "0.5.16",
+        {"graph_reserve": "decode+prefill"},
+        "server_args.py reserve_for_graph_mb (decode 2 × max_bs; prefill graphs 8 MiB each, "
+        "1.5 GiB with an MLA backend; DP-attention padding) and reserve_for_deepep_a2a_mb",
+    ),
+    Change(
+        "0.5.20",
+        {"buckets": _with(BUCKETS_0_5_3, 35 * 1024, 4096, 48, 160)},
+        "srt/arg_groups/memory_hook.py handle_gpu_memory_settings (A10/4090/5090 bucket: "
+        "chunked_prefill_size 4096, max_bs 48 below TP 4, 160 from TP 4)",
+    ),
+    Change(
+        "0.5.22",
+        {"prefill_graphs": True},
+        "srt/model_executor/cuda_graph_config.py default_prefill_backend (breakable prefill "
+        "graphs on CUDA; off under PP and for multimodal models, cuda_graph_hook.py)",
+    ),
+)
+
+VERSIONS: VersionTable[SglangRules] = VersionTable("sglang", RELEASES, BASE, CHANGES)

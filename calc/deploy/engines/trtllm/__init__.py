@@ -1,0 +1,65 @@
+"""TensorRT-LLM (``trtllm-serve``, PyTorch backend): its releases 1.0.0 to 1.2.1 (``rules``),
+defaults, start-up memory accounting (``memory``, ``pool``), scheduler policy, launch commands
+(``launch``) and start-up log (``log``, which also reads 0.x lines)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from calc.deploy.engines.base import Engine, EngineConfig, SchedulerPolicy
+from calc.deploy.engines.trtllm.rules import VERSIONS
+
+if TYPE_CHECKING:
+    from calc.deploy.deployment import Deployment, EngineSettings
+
+
+class TensorRTLLM(Engine):
+    name: ClassVar[str] = "trtllm"
+    title: ClassVar[str] = "TensorRT-LLM"
+    fraction_name: ClassVar[str] = "free_gpu_memory_fraction"
+    versions = VERSIONS
+
+    def config(self, settings: EngineSettings, hw) -> EngineConfig:
+        found = self.versions.resolve(settings.version)
+        rules = self.rules(found.release)
+        return EngineConfig(
+            engine=self.name,
+            version=found.release,
+            version_asked=found.asked,
+            memory_fraction=settings.mem_util or rules.free_gpu_memory_fraction,
+            block_size=settings.block_size or rules.tokens_per_block,
+            max_batched_tokens=settings.max_batched_tokens or rules.max_num_tokens,
+            max_num_seqs=settings.max_num_seqs or rules.max_batch_size,
+            cuda_graphs=settings.cuda_graphs is not False,
+            max_model_len=settings.max_model_len,
+            max_tokens=settings.max_tokens,
+            # kvcalc schedules with chunked prefill and its commands turn it on
+            # (--enable_chunked_prefill; trtllm-serve's own default is off)
+            chunked_prefill=True,
+            warnings=(found.warning,) if found.warning else (),
+        )
+
+    def kv_pool(self, dep: Deployment, **measured):
+        from calc.deploy.engines.trtllm.pool import predict
+
+        config = dep.engine_config
+        return predict(dep, self.rules(config.version), config, **measured)
+
+    def scheduler(self, release: str) -> SchedulerPolicy:
+        # serve.py: CapacitySchedulerPolicy.GUARANTEED_NO_EVICT: a request is admitted only
+        # when the pool holds all of its prompt + output, so nothing is preempted
+        return SchedulerPolicy("trtllm: GUARANTEED_NO_EVICT, whole requests reserved",
+                               reserve_whole_request=True)  # fmt: skip
+
+    def launch(self, dep: Deployment, plan):
+        from calc.deploy.engines.trtllm.launch import commands
+
+        return commands(dep, plan, self.rules(dep.engine_config.version))
+
+    def log_reader(self):
+        from calc.deploy.engines.trtllm.log import TrtllmLogReader
+
+        return TrtllmLogReader()
+
+
+ENGINE = TensorRTLLM()

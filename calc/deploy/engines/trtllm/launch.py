@@ -1,0 +1,119 @@
+"""``trtllm-serve`` commands that start a deployment as kvcalc modelled it (PyTorch backend;
+option names from each release's table: tests/data/engine_options/): ``--tp_size`` is the
+whole group's GPUs and attention data parallel inside it is ``enable_attention_dp`` in the
+YAML given to ``--extra_llm_api_options`` (``tp_size 8 --ep_size 8`` +
+``enable_attention_dp: true`` = 8 GPUs, attention DP 8, experts over 8), which also turns on
+chunked prefill (kvcalc schedules with it; trtllm-serve's default is off) and sets an fp8 KV
+cache. TensorRT-LLM does not quantise at load time: quantised weights name a ModelOpt
+checkpoint. Across hosts one ``mpirun`` launches ``trtllm-llmapi-launch trtllm-serve`` on every
+rank; disaggregated context and generation servers exchange KV through the cache transceiver
+and ``trtllm-serve disaggregated`` routes between them."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from typing import TYPE_CHECKING
+
+from calc.deploy.engines.base import Command
+from calc.deploy.engines.launch import (
+    HEAD,
+    LaunchPlan,
+    gpus_per_host,
+    max_model_len,
+    memory_fraction,
+    model_id,
+    nodes,
+    replica_gpus,
+)
+
+if TYPE_CHECKING:
+    from calc.deploy.deployment import Deployment
+    from calc.deploy.engines.trtllm.rules import TrtllmRules
+
+CONFIG_FILE = "extra-llm-api-config.yaml"
+
+
+def checkpoint(dep: Deployment) -> tuple[str, str | None]:
+    """(the checkpoint to serve, a note): the model's repository when kvcalc timed its released
+    formats, else a local ModelOpt checkpoint of the format kvcalc timed."""
+    name = model_id(dep)
+    fmt = dep.weight_override
+    if fmt is None:
+        return name, None
+    local = "./" + name.rsplit("/", 1)[-1] + "-" + fmt
+    return local, (f"{local}: a ModelOpt {fmt} checkpoint of {name} (TensorRT-LLM's "
+                   "examples/quantization/quantize.py, or an NVIDIA pre-quantised release), the "
+                   "weight format kvcalc timed")  # fmt: skip
+
+
+def yaml_text(dep: Deployment, role: str | None) -> str:
+    lines = ["enable_chunked_prefill: true"]
+    if dep.sharding.dp_attn > 1:
+        lines.append("enable_attention_dp: true")
+    kv = dep.kv_dtype
+    if kv.startswith("fp8") and kv != (dep.model.kv_dtype or dep.model.dtype):
+        lines += ["kv_cache_config:", "  dtype: fp8"]
+    if role is not None:
+        lines += ["cache_transceiver_config:", "  backend: DEFAULT"]
+        if role == "context":
+            lines.append("disable_overlap_scheduler: true")
+    return "\n".join(lines) + "\n"
+
+
+def _argv(dep: Deployment, plan: LaunchPlan, config_file: str) -> list[str]:
+    ec = dep.engine_config
+    name, _ = checkpoint(dep)
+    group = max(dep.tp, dep.ep)
+    argv = ["trtllm-serve", name, "--backend", "pytorch", "--tp_size", str(group),
+            "--pp_size", str(dep.pp)]  # fmt: skip
+    if dep.ep > 1:
+        argv += ["--ep_size", str(dep.ep)]
+    argv += [
+        "--max_seq_len", str(max_model_len(dep, plan)),
+        "--max_num_tokens", str(ec.max_batched_tokens),
+        "--max_batch_size", str(ec.max_num_seqs),
+        "--kv_cache_free_gpu_memory_fraction", f"{memory_fraction(dep):g}",
+        "--extra_llm_api_options", config_file,
+    ]  # fmt: skip
+    return argv
+
+
+def _replica(dep: Deployment, plan: LaunchPlan, role: str, count: int,
+             disagg: str | None) -> Command:  # fmt: skip
+    config_file = CONFIG_FILE if disagg is None else f"{disagg}-{CONFIG_FILE}"
+    argv = _argv(dep, plan, config_file)
+    _, note = checkpoint(dep)
+    notes = [note] if note else []
+    n = nodes(dep)
+    if n > 1:
+        per = gpus_per_host(dep)
+        hosts = ",".join(f"{HEAD if k == 0 else f'node-{k}'}:{per}" for k in range(n))
+        argv = ["mpirun", "-n", str(replica_gpus(dep)), "-H", hosts, "trtllm-llmapi-launch",
+                *argv]  # fmt: skip
+        notes.append(f"one launch for {n} hosts (node-1 ...: the other hosts' addresses)")
+    return Command("trtllm", role, tuple(argv), files=((config_file, yaml_text(dep, disagg)),),
+                   notes=tuple(notes), count=count, gpus=replica_gpus(dep))  # fmt: skip
+
+
+def commands(dep: Deployment, plan: LaunchPlan, rules: TrtllmRules) -> list[Command]:
+    """The commands that start ``dep`` as ``plan`` says."""
+    copies = dep.replicas
+    if not plan.disaggregated:
+        c = _replica(dep, plan, "server", plan.replicas * copies, None)
+        if plan.replicas * copies > 1:
+            c = replace(c, notes=(*c.notes, f"run {plan.replicas * copies} such servers behind "
+                        "a load balancer (independent replicas)"))  # fmt: skip
+        return [c]
+    ctx = _replica(dep, plan, "prefill (context)", plan.prefill * copies, "context")
+    gen = _replica(dep, plan, "decode (generation)", plan.decode * copies, "generation")
+    router = Command(
+        "trtllm",
+        "router",
+        ("trtllm-serve", "disaggregated", "-c", "disagg-config.yaml"),
+        files=(("disagg-config.yaml",
+                "hostname: localhost\nport: 8000\n"
+                f"context_servers:\n  num_instances: {plan.prefill * copies}\n  urls: []\n"
+                f"generation_servers:\n  num_instances: {plan.decode * copies}\n  urls: []\n"),),
+        notes=("list each context and generation server's host:port under urls",),
+    )  # fmt: skip
+    return [ctx, gen, router]

@@ -1,0 +1,101 @@
+"""The lines a TensorRT-LLM start-up log prints (0.x and 1.x, ``[TensorRT-LLM]`` and
+``[TRT-LLM]`` prefixes) that kvcalc reads: settings and the KV pool it allocates [bytes,
+tokens]."""
+
+from __future__ import annotations
+
+import re
+
+from calc.deploy.engines.base import LogFacts
+from calc.deploy.engines.logscan import GIB, NUM, Line, flags, integer, number, put_setting, search
+
+BOTH = re.compile(r"free_gpu_memory_fraction and max_tokens are set \(to " + NUM + r" and " + NUM)
+FRACTION = re.compile(r"free_gpu_memory_fraction[=: ]{1,3}" + NUM)
+FRACTION_SET = re.compile(r"fraction is set " + NUM)
+SETTINGS = (
+    ("max_seq_len=", re.compile(r"max_seq_len=" + NUM), "max_model_len"),
+    ("max_num_tokens=", re.compile(r"max_num_tokens=" + NUM), "max_batched_tokens"),
+    ("max_num_requests=", re.compile(r"max_num_requests=" + NUM), "max_num_seqs"),
+    ("tokens per block", re.compile(r"Number of tokens per block: " + NUM), "block_size"),
+)
+ALLOC = re.compile(r"Allocated " + NUM + r" ?GiB for max tokens in paged KV cache \(" + NUM)
+WEIGHTS = re.compile(r"Memory used after loading model weights \(inside torch\) in memory "
+                     r"usage profiling: " + NUM + " ?GiB")  # fmt: skip
+OUTSIDE = re.compile(r"Memory used outside torch \(e\.g\., NCCL and CUDA graphs\) in memory "
+                     r"usage profiling: " + NUM + " ?GiB")  # fmt: skip
+PEAK = re.compile(r"available KV cache memory when calculating max tokens: " + NUM + " ?GiB")
+VERSION = re.compile(r"TensorRT-LLM version:?\s{0,4}v?([0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?"
+                     r"(?:[a-z0-9.+-]{0,40})?)")  # fmt: skip
+FLAGS = {
+    "--tp_size": "tp",
+    "--pp_size": "pp",
+    "--ep_size": "ep",
+    "--max_batch_size": "max_num_seqs",
+    "--max_num_tokens": "max_batched_tokens",
+    "--max_seq_len": "max_model_len",
+    "--kv_cache_free_gpu_memory_fraction": "memory_fraction",
+}
+MARKERS = ("[TensorRT-LLM]", "[TRT-LLM]", "TensorRT-LLM version", "trtllm-serve",
+           "paged KV cache")  # fmt: skip
+
+
+# every line a pattern above can match holds one of these (the reader's prefilter)
+ANCHORS = (
+    *MARKERS, *(a for a, _, _ in SETTINGS), "max_tokens are set", "free_gpu_memory_fraction",
+    "fraction is set", "after loading model weights", "Memory used outside torch",
+    "when calculating max tokens",
+)  # fmt: skip
+
+
+class TrtllmLogReader:
+    """Feed it every line holding one of ``anchors`` (``feed``), then read ``facts()``."""
+
+    engine = "trtllm"
+    anchors = ANCHORS
+
+    def __init__(self) -> None:
+        self.f = LogFacts(engine="trtllm")
+        self.evidence = 0
+
+    def feed(self, line: Line) -> None:
+        f, s, text = self.f, self.f.settings, line.text
+        hit = False
+        if any(m in text for m in MARKERS):
+            self.evidence += 2  # bracketed prefixes are unambiguous
+        if (m := search(BOTH, line, "max_tokens are set")) is not None:
+            hit |= put_setting(s, "memory_fraction", round(number(m.group(1)), 6))
+            hit |= put_setting(s, "max_tokens", integer(m.group(2)))
+        elif (m := search(FRACTION, line, "free_gpu_memory_fraction")) is not None:
+            hit |= put_setting(s, "memory_fraction", round(number(m.group(1)), 6))
+        elif (m := search(FRACTION_SET, line, "fraction is set")) is not None:
+            hit |= put_setting(s, "memory_fraction", round(number(m.group(1)), 6))
+        for anchor, pattern, key in SETTINGS:
+            if (m := search(pattern, line, anchor)) is not None:
+                hit |= put_setting(s, key, integer(m.group(1)))
+        if (m := search(ALLOC, line, "paged KV cache")) is not None:
+            f.printed["kv_pool_bytes"] = number(m.group(1)) * GIB
+            f.printed["tokens"] = integer(m.group(2))
+            hit = True
+        if (m := search(WEIGHTS, line, "after loading model weights")) is not None:
+            f.printed["weights_bytes"] = number(m.group(1)) * GIB
+            hit = True
+        if (m := search(OUTSIDE, line, "Memory used outside torch")) is not None:
+            f.printed["non_torch_bytes"] = number(m.group(1)) * GIB
+            hit = True
+        if (m := search(PEAK, line, "when calculating max tokens")) is not None:
+            f.printed["kv_budget_bytes"] = number(m.group(1)) * GIB
+            hit = True
+        if "trtllm-serve" in text:
+            words = text.split()
+            for name, value in flags(words, FLAGS).items():
+                hit |= put_setting(s, name, value)
+            i = words.index("trtllm-serve") if "trtllm-serve" in words else None
+            if i is not None and i + 1 < len(words) and not words[i + 1].startswith("-"):
+                hit |= put_setting(s, "model", words[i + 1], override=False)
+        if f.version is None and (m := VERSION.search(text)) is not None:
+            f.version = m.group(1)
+            hit = True
+        f.lines_read += hit
+
+    def facts(self) -> LogFacts:
+        return self.f

@@ -1,0 +1,133 @@
+"""TensorRT-LLM's start-up memory of a deployment's busiest GPU [bytes, tokens]: the terms of
+``calc.deploy.engines.trtllm.memory`` with one release's rules; the profiling pass's activation
+peak is vLLM's model of the same pass (``calc.deploy.engines.vllm.memory``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import calc.deploy.engines.trtllm.memory as tm
+import calc.deploy.engines.vllm.memory as vm
+from calc.deploy.engines.base import EngineConfig, PoolPrediction
+from calc.deploy.engines.shape import kv_shape, layer_width_per_gpu, usable_memory_bytes
+from calc.deploy.engines.trtllm.rules import TrtllmRules
+from calc.formulas.elementwise import cdiv
+from calc.output.derivation import figure
+
+if TYPE_CHECKING:
+    from calc.deploy.deployment import Deployment
+
+SOURCES = {
+    "usable_memory": "cudaMemGetInfo total",
+    "weights": "model load",
+    "activation": "profiling forward pass before the KV cache (reference/memory.md)",
+    "non_torch": "CUDA context, NCCL",
+    "cuda_graphs": "captured after the pool",
+    "budget": "llm_args.py KvCacheConfig.free_gpu_memory_fraction × free memory",
+    "blocks": "kvCacheManager.cpp (tokens_per_block)",
+    "tokens": "kvCacheManager.cpp (min of fraction and max_tokens, whole blocks)",
+}
+
+
+def profiling_requests(max_num_tokens: int, max_seq_len: int, max_batch_size: int) -> int:
+    """Requests of the profiling pass, whose last tokens the sampler sees
+    (``_util.py`` ``KvCacheCreator``: dummy context requests of up to max_seq_len tokens each
+    until max_num_tokens are used): ceil(max_num_tokens / min(max_seq_len, max_num_tokens)),
+    at most max_batch_size."""
+    per = max(1, min(max_seq_len, max_num_tokens))
+    return min(max_batch_size, -(-max_num_tokens // per))
+
+
+def predict(dep: Deployment, rules: TrtllmRules, config: EngineConfig, **measured):
+    """The KV pool TensorRT-LLM ``config.version`` allocates on ``dep``'s busiest GPU."""
+    cfg, hw, tp, pp = dep.model, dep.hardware, dep.tp, dep.pp
+    usable = measured.get("usable_bytes") or usable_memory_bytes(hw)
+    weights = measured.get("weights_bytes")
+    if weights is None:
+        weights = dep.weights_bytes_per_gpu
+    shape = kv_shape(cfg, tp, pp, dep.kv_bytes_per_element)
+    tokens_pass = config.max_batched_tokens
+    max_model_len = config.max_model_len or cfg.max_ctx
+    rows = profiling_requests(tokens_pass, max_model_len, config.max_num_seqs)
+    width = layer_width_per_gpu(cfg, tp)
+    workspace = 0
+    if cfg.moe is not None:
+        workspace = vm.moe_workspace_bytes(
+            tokens_pass, cfg.moe.experts_per_token, cdiv(cfg.moe.d_expert_ffn, tp), cfg.d_model
+        )
+    act = measured.get("activation_bytes")
+    figures = []
+    if act is None:
+        act = vm.activation_peak_bytes(
+            tokens_pass, cfg.d_model, width, rows, cfg.vocab_size,
+            rules.sampler_bytes_per_logit, workspace,
+        )  # fmt: skip
+        figures.append(
+            figure(
+                "activation_bytes",
+                act,
+                "bytes",
+                "2 × {tokens} × {d_model} × 2 + {moe_workspace} + max({tokens} × "
+                "{layer_width} × 2, {rows} × {vocab_size} × {bytes_per_logit})",
+                tokens=tokens_pass,
+                d_model=cfg.d_model,
+                moe_workspace=workspace,
+                layer_width=width,
+                rows=rows,
+                vocab_size=cfg.vocab_size,
+                bytes_per_logit=rules.sampler_bytes_per_logit,
+            )
+        )
+    non_torch = measured.get("non_torch_bytes")
+    if non_torch is None:
+        non_torch = rules.non_torch_tp1_bytes if tp == 1 else rules.non_torch_tp_bytes
+    fraction = config.memory_fraction or rules.free_gpu_memory_fraction
+    block = config.block_size
+    free = tm.free_memory_bytes(usable, weights, act, non_torch)
+    budget = free * fraction
+    by_fraction = tm.fraction_tokens(free, fraction, shape.bytes_per_token, block)
+    tokens = int(tm.capped_tokens(by_fraction, config.max_tokens, block))
+    blocks = tokens // block
+    figures += [
+        figure(
+            "kv_budget_bytes",
+            budget,
+            "bytes",
+            "{free_gpu_memory_fraction} × ({usable} − {weights} − {activation} − {non_torch})",
+            free_gpu_memory_fraction=fraction,
+            usable=usable,
+            weights=weights,
+            activation=act,
+            non_torch=non_torch,
+        ),
+        figure(
+            "tokens",
+            tokens,
+            "tokens",
+            "min({by_fraction}, {max_tokens_in_blocks})" if config.max_tokens else "{by_fraction}",
+            by_fraction=by_fraction,
+            max_tokens_in_blocks=cdiv(config.max_tokens or 0, block) * block,
+        ),
+    ]
+    return PoolPrediction(
+        engine="trtllm",
+        version=config.version,
+        memory_fraction=fraction,
+        usable_memory_bytes=usable,
+        weights_bytes=weights,
+        activation_bytes=act,
+        non_torch_bytes=non_torch,
+        cuda_graph_bytes=0.0,
+        kv_budget_bytes=budget,
+        kv_bytes_per_token=shape.bytes_per_token,
+        page_size_bytes=block * shape.bytes_per_token_per_layer,
+        num_blocks=blocks,
+        tokens=tokens,
+        max_concurrency=tokens / (cdiv(max_model_len, block) * block),
+        max_model_len=max_model_len,
+        block_size=block,
+        sources=SOURCES,
+        warnings=[],
+        figures=figures,
+        paging=None,
+    )

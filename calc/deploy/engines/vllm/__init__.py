@@ -1,0 +1,82 @@
+"""vLLM (``vllm serve``): its releases 0.10.0 to 0.33.0 (``rules``), defaults by GPU, start-up
+memory accounting (``memory``, ``pool``), scheduler policy, launch commands (``launch``) and
+start-up log (``log``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, ClassVar
+
+from calc.deploy.engines.base import GIB, Engine, EngineConfig, SchedulerPolicy
+from calc.deploy.engines.shape import usable_memory_bytes
+from calc.deploy.engines.vllm.rules import VERSIONS, VllmRules
+
+if TYPE_CHECKING:
+    from calc.deploy.deployment import Deployment, EngineSettings
+
+HUGE_GPU_BYTES = 160 * GIB  # get_batch_defaults: "GPUs like B200/B300 with >= 160GB memory"
+LARGE_GPU_BYTES = 70 * GIB  # "GPUs like H100 and MI300x", A100s excluded by name
+
+
+def batch_defaults(rules: VllmRules, hw) -> tuple[int, int]:
+    """vLLM's default (max_num_batched_tokens, max_num_seqs) for the API server on ``hw``
+    (``EngineArgs.get_batch_defaults``: by the total memory torch reports; None: a large GPU)."""
+    if hw is None:
+        return rules.large_gpu_batch
+    memory = usable_memory_bytes(hw)
+    name = f"{getattr(hw, 'name', '')} {getattr(hw, 'display_name', '')}".lower()
+    if rules.huge_gpu_batch is not None and memory >= HUGE_GPU_BYTES:
+        return rules.huge_gpu_batch
+    if memory >= LARGE_GPU_BYTES and "a100" not in name:
+        return rules.large_gpu_batch
+    return rules.small_gpu_batch
+
+
+class VLLM(Engine):
+    name: ClassVar[str] = "vllm"
+    title: ClassVar[str] = "vLLM"
+    fraction_name: ClassVar[str] = "gpu_memory_utilization"
+    versions = VERSIONS
+
+    def config(self, settings: EngineSettings, hw) -> EngineConfig:
+        found = self.versions.resolve(settings.version)
+        rules = self.rules(found.release)
+        tokens, seqs = batch_defaults(rules, hw)
+        return EngineConfig(
+            engine=self.name,
+            version=found.release,
+            version_asked=found.asked,
+            memory_fraction=settings.mem_util or rules.gpu_memory_utilization,
+            block_size=settings.block_size or rules.block_size,
+            max_batched_tokens=settings.max_batched_tokens or tokens,
+            max_num_seqs=settings.max_num_seqs or seqs,
+            cuda_graphs=settings.cuda_graphs is not False,
+            max_model_len=settings.max_model_len,
+            warnings=(found.warning,) if found.warning else (),
+        )
+
+    def kv_pool(self, dep: Deployment, **measured):
+        from calc.deploy.engines.vllm.pool import predict
+
+        config = dep.engine_config
+        return predict(dep, self.rules(config.version), config, **measured)
+
+    def kv_term(self) -> str:
+        return "kv_budget_bytes"  # "Available KV cache memory" is the budget before paging
+
+    def scheduler(self, release: str) -> SchedulerPolicy:
+        # v1/core/sched/scheduler.py: running requests first, chunked prefill, blocks
+        # allocated as tokens come, recompute preemption of the last admitted
+        return SchedulerPolicy("vllm v1: chunked prefill, allocate as needed, preempt newest")
+
+    def launch(self, dep: Deployment, plan):
+        from calc.deploy.engines.vllm.launch import commands
+
+        return commands(dep, plan, self.rules(dep.engine_config.version))
+
+    def log_reader(self):
+        from calc.deploy.engines.vllm.log import VllmLogReader
+
+        return VllmLogReader()
+
+
+ENGINE = VLLM()

@@ -1,0 +1,158 @@
+"""``vllm serve`` commands that start a deployment as kvcalc modelled it, in the forms vLLM's
+releases accept (option names from each release's parser: tests/data/engine_options/):
+tensor and pipeline parallel sizes; attention data parallel with expert parallelism
+(``--data-parallel-size`` × ``--tensor-parallel-size`` = the expert group,
+``--enable-expert-parallel``); across hosts, ``--nnodes``/``--node-rank`` (0.11.1+) or a Ray
+cluster (before), and for data-parallel ranks ``--data-parallel-size-local`` with
+``--headless`` followers; disaggregated prefill and decode servers with
+``--kv-transfer-config`` (NixlConnector, kv_both); online fp8 as ``--quantization fp8``."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from calc.deploy.engines.base import Command
+from calc.deploy.engines.launch import (
+    HEAD,
+    LaunchPlan,
+    gpus_per_host,
+    max_model_len,
+    memory_fraction,
+    model_id,
+    nodes,
+    online_quantization,
+    prequantized_note,
+    replica_gpus,
+)
+from calc.deploy.engines.versions import parse_version
+
+if TYPE_CHECKING:
+    from calc.deploy.deployment import Deployment
+    from calc.deploy.engines.vllm.rules import VllmRules
+
+DP_RPC_PORT = "13345"
+MASTER_PORT = "29501"
+KV_TRANSFER = {"kv_connector": "NixlConnector", "kv_role": "kv_both"}
+
+
+def kv_cache_dtype(dep: Deployment) -> str:
+    """vLLM's name of the KV dtype: auto (the model's) or fp8."""
+    kv = dep.kv_dtype
+    if kv == (dep.model.kv_dtype or dep.model.dtype) or kv in ("bf16", "fp16"):
+        return "auto"
+    return "fp8" if kv.startswith("fp8") else kv
+
+
+def _base(dep: Deployment, plan: LaunchPlan) -> list[str]:
+    ec = dep.engine_config
+    name = model_id(dep)
+    argv = ["vllm", "serve", name]
+    argv += ["--tensor-parallel-size", str(dep.tp), "--pipeline-parallel-size", str(dep.pp)]
+    if dep.ep > 1:
+        argv.append("--enable-expert-parallel")
+    argv += [
+        "--max-model-len", str(max_model_len(dep, plan)),
+        "--gpu-memory-utilization", f"{memory_fraction(dep):g}",
+        "--kv-cache-dtype", kv_cache_dtype(dep),
+        "--max-num-batched-tokens", str(ec.max_batched_tokens),
+        "--max-num-seqs", str(ec.max_num_seqs),
+        "--enable-chunked-prefill",
+    ]  # fmt: skip
+    if dep.engine.block_size:
+        argv += ["--block-size", str(ec.block_size)]
+    if not ec.cuda_graphs:
+        argv.append("--enforce-eager")
+    if online_quantization(dep):
+        argv += ["--quantization", "fp8"]
+    return argv
+
+
+def _notes(dep: Deployment) -> list[str]:
+    notes = []
+    q = prequantized_note(dep)
+    if q:
+        notes.append(q)
+    kv = kv_cache_dtype(dep)
+    if kv not in ("auto", "fp8"):
+        notes.append(f"KV cache {kv}: not a --kv-cache-dtype value; check the release supports it")
+    return notes
+
+
+def _replica(dep: Deployment, plan: LaunchPlan, rules: VllmRules, role: str, count: int,
+             extra: list[str]) -> list[Command]:  # fmt: skip
+    """The commands of ``count`` copies of one replica (one per node when it spans hosts)."""
+    base = _base(dep, plan) + extra
+    dp = dep.sharding.dp_attn
+    n_nodes = nodes(dep)
+    per = gpus_per_host(dep)
+    notes = _notes(dep)
+    if dp > 1:
+        base += ["--data-parallel-size", str(dp)]
+    if n_nodes == 1:
+        return [Command("vllm", role, tuple(base), notes=tuple(notes), count=count,
+                        gpus=replica_gpus(dep))]  # fmt: skip
+    where = f" ({HEAD}: node 0's address)"
+    out = []
+    if dp > 1:
+        group = dep.tp * dep.pp
+        local = max(1, per // group)
+        n_nodes = -(-dp // local)
+        for k in range(n_nodes):
+            ranks = min(local, dp - k * local)
+            argv = [*base, "--data-parallel-size-local", str(ranks),
+                    "--data-parallel-address", HEAD,
+                    "--data-parallel-rpc-port", DP_RPC_PORT]  # fmt: skip
+            if k:
+                argv += ["--headless", "--data-parallel-start-rank", str(k * local)]
+            out.append(Command("vllm", f"{role}, node {k + 1} of {n_nodes}", tuple(argv),
+                               notes=tuple([*notes, f"one per host{where}"]), count=count,
+                               gpus=ranks * group))  # fmt: skip
+        return out
+    if parse_version(dep.engine_config.version) >= (0, 11, 1):
+        for k in range(n_nodes):
+            argv = [*base, "--nnodes", str(n_nodes), "--node-rank", str(k),
+                    "--master-addr", HEAD, "--master-port", MASTER_PORT]  # fmt: skip
+            if k:
+                argv.append("--headless")
+            out.append(Command("vllm", f"{role}, node {k + 1} of {n_nodes}", tuple(argv),
+                               notes=tuple([*notes, f"one per host{where}"]), count=count,
+                               gpus=replica_gpus(dep) // n_nodes))  # fmt: skip
+        return out
+    # before 0.11.1: a Ray cluster spans the hosts, vLLM starts on the head
+    out.append(Command("ray", f"{role}, node 1 of {n_nodes}: Ray head",
+                       ("ray", "start", "--head", "--port=6379"), count=count,
+                       gpus=replica_gpus(dep) // n_nodes))  # fmt: skip
+    for k in range(1, n_nodes):
+        out.append(Command("ray", f"{role}, node {k + 1} of {n_nodes}: Ray worker",
+                           ("ray", "start", f"--address={HEAD}:6379"), count=count,
+                           gpus=replica_gpus(dep) // n_nodes))  # fmt: skip
+    out.append(Command("vllm", f"{role}, on node 1 once the Ray cluster is up",
+                       tuple([*base, "--distributed-executor-backend", "ray"]),
+                       notes=tuple(notes), count=count))  # fmt: skip
+    return out
+
+
+def commands(dep: Deployment, plan: LaunchPlan, rules: VllmRules) -> list[Command]:
+    """The commands that start ``dep`` as ``plan`` says."""
+    copies = dep.replicas  # data-parallel copies without EP are separate servers
+    if not plan.disaggregated:
+        out = _replica(dep, plan, rules, "server", plan.replicas * copies, [])
+        if plan.replicas * copies > 1:
+            out[0] = _with_note(out[0], f"run {plan.replicas * copies} such servers behind a "
+                                "load balancer (independent replicas)")  # fmt: skip
+        return out
+    kv = json.dumps(KV_TRANSFER, separators=(",", ":"))
+    extra = ["--kv-transfer-config", kv]
+    prefill = _replica(dep, plan, rules, "prefill", plan.prefill * copies, extra)
+    decode = _replica(dep, plan, rules, "decode", plan.decode * copies, extra)
+    prefill[0] = _with_note(prefill[0], "disaggregated: a proxy routes each request to a "
+                            "prefill server, then to a decode server that pulls its KV "
+                            "(NIXL); e.g. vllm-router --pd-disaggregation")  # fmt: skip
+    return prefill + decode
+
+
+def _with_note(c: Command, note: str) -> Command:
+    from dataclasses import replace
+
+    return replace(c, notes=(*c.notes, note))

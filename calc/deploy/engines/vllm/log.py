@@ -1,0 +1,219 @@
+"""The lines a vLLM start-up log prints (0.6 V0 to 0.33 V1) that kvcalc reads: the settings
+it states and the memory figures it prints [bytes, tokens, requests]."""
+
+from __future__ import annotations
+
+import re
+
+from calc.deploy.engines.base import LogFacts
+from calc.deploy.engines.logscan import (
+    GIB,
+    NUM,
+    Line,
+    dict_items,
+    flags,
+    integer,
+    key_values,
+    literal_dict,
+    number,
+    put_setting,
+    search,
+)
+
+# non-default args / LLM(...) keyword -> kvcalc setting
+ARGS = {
+    "model": "model",
+    "model_tag": "model",
+    "tensor_parallel_size": "tp",
+    "pipeline_parallel_size": "pp",
+    "data_parallel_size": "dp",
+    "enable_expert_parallel": "expert_parallel",
+    "gpu_memory_utilization": "memory_fraction",
+    "max_model_len": "max_model_len",
+    "max_num_batched_tokens": "max_batched_tokens",
+    "max_num_seqs": "max_num_seqs",
+    "block_size": "block_size",
+    "kv_cache_dtype": "kv_cache_dtype",
+    "dtype": "dtype",
+    "quantization": "quantization",
+    "enforce_eager": "enforce_eager",
+    "enable_prefix_caching": "prefix_caching",
+}
+CONFIG = {  # "with config:" dump keys
+    "model": "model",
+    "tensor_parallel_size": "tp",
+    "pipeline_parallel_size": "pp",
+    "data_parallel_size": "dp",
+    "max_seq_len": "max_model_len",
+    "kv_cache_dtype": "kv_cache_dtype",
+    "quantization": "quantization",
+    "dtype": "dtype",
+    "enforce_eager": "enforce_eager",
+}
+FLAGS = {
+    "--tensor-parallel-size": "tp",
+    "-tp": "tp",
+    "--pipeline-parallel-size": "pp",
+    "-pp": "pp",
+    "--data-parallel-size": "dp",
+    "-dp": "dp",
+    "--enable-expert-parallel": "expert_parallel",
+    "--gpu-memory-utilization": "memory_fraction",
+    "--max-model-len": "max_model_len",
+    "--max-num-batched-tokens": "max_batched_tokens",
+    "--max-num-seqs": "max_num_seqs",
+    "--block-size": "block_size",
+    "--kv-cache-dtype": "kv_cache_dtype",
+    "--dtype": "dtype",
+    "--quantization": "quantization",
+    "-q": "quantization",
+    "--enforce-eager": "enforce_eager",
+}
+
+G = r" ?GiB"
+PRINTED = (  # (anchor, pattern, printed key, unit)
+    ("Model loading took", re.compile(r"Model loading took " + NUM + r" ?(GiB|GB)"),
+     "weights_bytes", GIB),
+    ("torch peak memory increase", re.compile(r"torch peak memory increase: " + NUM + G),
+     "activation_bytes", GIB),
+    ("non-torch forward increase", re.compile(r"non-torch forward increase memory: " + NUM + G),
+     "non_torch_bytes", GIB),
+    ("total consumed", re.compile(r"total consumed \(from mem_get_info\): " + NUM + G),
+     "total_consumed_bytes", GIB),
+    ("Total non KV cache memory", re.compile(r"Total non KV cache memory: " + NUM + G),
+     "non_kv_bytes", GIB),
+    ("weights memory:", re.compile(r"weights memory: " + NUM + G), "weights_bytes", GIB),
+    ("Available KV cache memory", re.compile(r"Available KV cache memory: " + NUM + G),
+     "kv_budget_bytes", GIB),
+    ("Estimated CUDA graph memory", re.compile(r"Estimated CUDA graph memory: " + NUM + G),
+     "cuda_graph_bytes", GIB),
+    ("GPU KV cache size", re.compile(r"GPU KV cache size: " + NUM + r" tokens"), "tokens", 1),
+    ("num_gpu_blocks is", re.compile(r"num_gpu_blocks is: " + NUM), "blocks", 1),
+    ("# GPU blocks", re.compile(r"# GPU blocks: " + NUM), "blocks", 1),
+    # V0 (0.6) memory profile lines
+    ("total_gpu_memory", re.compile(r"total_gpu_memory\s{0,40}\(?" + NUM + r"\)?" + G),
+     "total_memory_bytes", GIB),
+    ("model weights take", re.compile(r"model weights take\s{0,40}" + NUM + G),
+     "weights_bytes", GIB),
+    ("non_torch_memory", re.compile(r"non_torch_memory(?: takes)?\s{0,40}" + NUM + G),
+     "non_torch_bytes", GIB),
+    ("activation peak memory", re.compile(r"activation peak memory(?: takes)?\s{0,40}" + NUM + G),
+     "activation_bytes", GIB),
+    ("available_kv_cache_memory", re.compile(r"available_kv_cache_memory\s{0,40}" + NUM + G),
+     "kv_budget_bytes", GIB),
+    ("reserved for KV Cache is", re.compile(r"reserved for KV Cache is " + NUM + G),
+     "kv_budget_bytes", GIB),
+)  # fmt: skip
+CONCURRENCY = re.compile(r"Maximum concurrency for " + NUM + r" tokens per request: " + NUM + "x")
+REQUESTED = re.compile(r"Requested memory: " + NUM + r" \(util\), " + NUM + G)
+TOTAL_UTIL_V0 = re.compile(
+    r"total_gpu_memory \(" + NUM + G + r"\) x gpu_memory_utilization \(" + NUM + r"\)"
+)
+CHUNKED = re.compile(r"max_num_batched_tokens=" + NUM)
+UTIL_LATER = re.compile(r"The current --gpu-memory-utilization=" + NUM)
+UTIL_V0 = re.compile(r"gpu_memory_utilization\s{1,40}" + NUM + r"\s{0,8}$")
+VERSION = re.compile(
+    r"(?:vLLM API server version|LLM engine \(v|vllm version|vLLM version)\s{0,4}v?"
+    r"([0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?(?:[a-z0-9.+-]{0,40})?)"
+)
+BANNER = re.compile(r"[\u2580-\u259f]\s{1,8}version ([0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?)")
+SNAPSHOT_TOTAL = re.compile(r"memory snapshot: .{0,200}?total_memory=" + NUM + G)
+GRAPHS = re.compile(r"Profiling CUDA graph memory: PIECEWISE=" + NUM + r"(?: \(largest=" + NUM
+                    + r"\))?(?:, FULL=" + NUM + r")?")  # fmt: skip
+ASYNC = re.compile(r"Asynchronous scheduling is (enabled|disabled)")
+COMMAND = re.compile(r"(?:^|\s)(?:vllm serve|vllm\.entrypoints\.openai\.api_server)\s")
+
+MARKERS = ("GPU KV cache size", "Available KV cache memory", "non-default args",
+           "Model loading took", "available_kv_cache_memory", "vLLM API server version",
+           "LLM engine (v", "vllm serve")  # fmt: skip
+
+
+# every line a pattern above can match holds one of these (the reader's prefilter)
+ANCHORS = (
+    *(a for a, _, _, _ in PRINTED), *MARKERS, "Maximum concurrency", "Requested memory",
+    "gpu_memory_utilization", "gpu-memory-utilization", "max_num_batched_tokens=",
+    "Profiling CUDA graph memory",
+    "Asynchronous scheduling", "vllm version", "vLLM version", "with config:", "  version ",
+    "memory snapshot:",
+    "vllm.entrypoints.openai.api_server",
+)  # fmt: skip
+
+
+class VllmLogReader:
+    """Feed it every line holding one of ``anchors`` (``feed``), then read ``facts()``."""
+
+    engine = "vllm"
+    anchors = ANCHORS
+
+    def __init__(self) -> None:
+        self.f = LogFacts(engine="vllm")
+        self.evidence = 0
+
+    def feed(self, line: Line) -> None:
+        f, s, text = self.f, self.f.settings, line.text
+        hit = False
+        if any(m in text for m in MARKERS):
+            self.evidence += 1
+        if "non-default args:" in text:
+            raw = text.split("non-default args:", 1)[1]
+            args = literal_dict(raw) or dict_items(raw, ARGS)
+            for key, name in ARGS.items():
+                if key in args:
+                    hit |= put_setting(s, name, args[key])
+        if "with config:" in text:
+            pairs = key_values(text.split("with config:", 1)[1], CONFIG)
+            for key, name in CONFIG.items():
+                if key in pairs:
+                    hit |= put_setting(s, name, pairs[key], override=False)
+        if COMMAND.search(text):
+            words = text.split()
+            for name, value in flags(words, FLAGS).items():
+                hit |= put_setting(s, name, value, override=False)
+            i = next((k for k, w in enumerate(words) if w == "serve"), None)
+            if i is not None and i + 1 < len(words) and not words[i + 1].startswith("-"):
+                hit |= put_setting(s, "model", words[i + 1], override=False)
+        for anchor, pattern, key, unit in PRINTED:
+            m = search(pattern, line, anchor)
+            if m:
+                f.printed[key] = number(m.group(1)) * unit if unit != 1 else integer(m.group(1))
+                hit = True
+        if (m := search(CONCURRENCY, line, "Maximum concurrency")) is not None:
+            f.printed["concurrency_at_tokens"] = integer(m.group(1))
+            f.printed["max_concurrency"] = number(m.group(2))
+            hit = True
+        if (m := search(REQUESTED, line, "Requested memory")) is not None:
+            fraction = number(m.group(1))
+            if put_setting(s, "memory_fraction", fraction):
+                f.printed["total_memory_bytes"] = number(m.group(2)) * GIB / fraction
+            hit = True
+        if (m := search(TOTAL_UTIL_V0, line, "x gpu_memory_utilization")) is not None:
+            f.printed["total_memory_bytes"] = number(m.group(1)) * GIB
+            hit |= put_setting(s, "memory_fraction", number(m.group(2)))
+        if (m := search(UTIL_LATER, line, "The current --gpu-memory-utilization")) is not None:
+            hit |= put_setting(s, "memory_fraction", number(m.group(1)), override=False)
+        if (m := search(CHUNKED, line, "max_num_batched_tokens=")) is not None:
+            hit |= put_setting(s, "max_batched_tokens", integer(m.group(1)), override=False)
+        if (m := UTIL_V0.search(text)) is not None:
+            hit |= put_setting(s, "memory_fraction", number(m.group(1)))
+        if (m := search(GRAPHS, line, "Profiling CUDA graph memory")) is not None:
+            f.printed["cuda_graphs_piecewise"] = integer(m.group(1))
+            hit = True
+        if (m := ASYNC.search(text)) is not None:
+            f.printed["async_scheduling"] = m.group(1) == "enabled"
+        if f.version is None and (m := VERSION.search(text) or BANNER.search(text)) is not None:
+            f.version = m.group(1)
+            hit = True
+        if (m := SNAPSHOT_TOTAL.search(text)) is not None:  # DEBUG: the device's total memory
+            f.printed.setdefault("total_memory_bytes", number(m.group(1)) * GIB)
+            hit = True
+        f.lines_read += hit
+
+    def facts(self) -> LogFacts:
+        p = self.f.printed
+        # 0.27+: non-KV = total consumed (weights, non-torch, kept buffers) + transient peak
+        if "total_consumed_bytes" in p:
+            if "non_kv_bytes" in p and "activation_bytes" not in p:
+                p["activation_bytes"] = p["non_kv_bytes"] - p["total_consumed_bytes"]
+            if "weights_bytes" in p and "non_torch_bytes" not in p:
+                p["non_torch_bytes"] = p["total_consumed_bytes"] - p["weights_bytes"]
+        return self.f

@@ -1,0 +1,160 @@
+"""vLLM's KV-cache pool [bytes, blocks, tokens] per GPU, as its V1 start-up code computes it:
+pure functions of plain numbers (ints, floats or numpy arrays), each one step of the source
+(vllm-project/vllm; the release a step changed at is in ``calc.deploy.engines.vllm.rules``).
+
+1. ``vllm/v1/worker/gpu_worker.py`` ``Worker.determine_available_memory``::
+
+       requested_memory = total_memory × gpu_memory_utilization
+       non_kv_cache_memory = weights + torch peak increase + non-torch increase
+       available_kv_cache_memory = requested_memory − non_kv_cache_memory
+                                   − CUDA graph estimate (0.20+)
+
+   ``total_memory`` is what ``torch.cuda.mem_get_info`` reports (79.19 GiB on an H100 80GB),
+   not the label. From 0.27 the non-KV memory is measured as "total consumed (from
+   mem_get_info)" plus the transient peak headroom: the same three terms, counted from free
+   memory. From 0.20 ``VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`` defaults to 1: a dummy
+   capture (``gpu_model_runner.py`` ``profile_cudagraph_memory``) estimates the graphs'
+   memory, and it is taken from the KV budget; before, graphs were captured after the pool,
+   out of the ``1 − gpu_memory_utilization`` share.
+2. ``gpu_model_runner.py`` ``profile_run``: one forward pass of ``max_num_batched_tokens``
+   tokens, then ``_dummy_sampler_run`` on ``min(max_num_seqs, max_num_batched_tokens)`` rows of
+   logits over the full vocabulary (``compute_logits`` all-gathers the vocab-parallel logits,
+   so every TP rank holds them) with top-k and top-p set: the sampler, not the forward pass,
+   sets the peak of dense models. Its bytes per logit depend on the top-k/top-p kernel of the
+   release (``rules.VllmRules.sampler_bytes_per_logit``).
+3. ``vllm/v1/core/kv_cache_utils.py``: the budget is cut into pages of ``block_size`` tokens of
+   one layer, and every layer (or, with the hybrid allocator, every layer slot shared by one
+   layer of each group) gets one page per block::
+
+       num_blocks = available_memory // page_size_bytes // num_layer_slots
+       GPU KV cache size = num_blocks // num_groups × block_size   [tokens]
+       max concurrency = num_blocks / Σ_groups blocks one request of max_model_len needs
+
+   A sliding-window group needs ``cdiv(min(window − 1 + in-flight tokens, max_model_len),
+   block_size) + 1`` blocks per request (``SlidingWindowSpec``): the in-flight tokens are
+   ``max_num_batched_tokens`` until 0.25 and ``max_concurrent_batches × max_num_batched_tokens``
+   from 0.26 (2 batches under async scheduling, its default).
+4. Mamba hybrids (``vllm/platforms/interface.py`` ``_align_hybrid_block_size``, without prefix
+   caching): one Mamba layer's state of one request must fit one page, so the attention block
+   is raised to ``16 × cdiv(mamba_state, 16 × attention bytes per token)`` tokens and each
+   Mamba group needs one block per request.
+"""
+
+from __future__ import annotations
+
+import math
+
+from calc.deploy.engines.paging import (  # noqa: F401 - the block rules, shared
+    MAMBA_BLOCKS_PER_REQUEST,
+    full_attention_blocks_per_request,
+    sliding_window_blocks_per_request,
+)
+from calc.formulas.elementwise import maximum
+
+GIB = 2**30
+ACTIVATION_BYTES = 2  # the forward pass runs in bf16/fp16
+KERNEL_BLOCK_ALIGNMENT = 16  # smallest kernel block size of the FlashAttention backend
+
+
+def requested_memory_bytes(total_memory_bytes, gpu_memory_utilization):
+    """Memory vLLM may use on one GPU [bytes]: torch's total × gpu_memory_utilization."""
+    return total_memory_bytes * gpu_memory_utilization
+
+
+def resident_activation_bytes(tokens, d_model):
+    """Activations held across the whole profiling pass [bytes]: the hidden states and the
+    residual stream, ``2 × tokens × d_model`` in bf16 (never split by TP)."""
+    return 2 * tokens * d_model * ACTIVATION_BYTES
+
+
+def layer_activation_bytes(tokens, layer_width_per_gpu):
+    """The widest layer's temporaries [bytes]: ``tokens × width`` in bf16 (width: the per-GPU
+    elements one token keeps alive in that layer, ``calc.deploy.engines.shape``)."""
+    return tokens * layer_width_per_gpu * ACTIVATION_BYTES
+
+
+def sampler_activation_bytes(rows, vocab_size, bytes_per_logit):
+    """The dummy sampler pass [bytes]: rows × full vocabulary × bytes per logit."""
+    return rows * vocab_size * bytes_per_logit
+
+
+def moe_workspace_bytes(tokens, experts_per_token, d_expert_per_gpu, d_model):
+    """Fused-MoE workspaces [bytes], kept once the profiling pass has sized them (vLLM's
+    persistent worker workspaces): workspace13 holds tokens × top-k × max(2·d_expert, d_model)
+    and workspace2 tokens × top-k × d_expert, in bf16."""
+    width = maximum(2 * d_expert_per_gpu, d_model) + d_expert_per_gpu
+    return tokens * experts_per_token * width * ACTIVATION_BYTES
+
+
+def activation_peak_bytes(
+    tokens, d_model, layer_width_per_gpu, rows, vocab_size, bytes_per_logit,
+    moe_workspace_bytes_=0,
+):  # fmt: skip
+    """torch peak increase of ``profile_run`` [bytes]: resident activations and the MoE
+    workspaces (held throughout), plus the larger of the widest layer's temporaries and the
+    sampler's."""
+    held = resident_activation_bytes(tokens, d_model) + moe_workspace_bytes_
+    return held + maximum(
+        layer_activation_bytes(tokens, layer_width_per_gpu),
+        sampler_activation_bytes(rows, vocab_size, bytes_per_logit),
+    )
+
+
+def cudagraph_capture_sizes(max_num_seqs: int, max_capture: int = 512) -> list[int]:
+    """Batch sizes vLLM captures graphs for (``CompilationConfig``): 1, 2, 4, then steps of 8
+    to 248, then steps of 16, up to min(max_capture, 2 × max_num_seqs)."""
+    top = min(max_capture, 2 * max_num_seqs)
+    sizes = [1, 2, 4, *range(8, 256, 8), *range(256, top + 1, 16)]
+    return [s for s in sizes if s <= top]
+
+
+def cudagraph_estimate_bytes(
+    n_piecewise, n_full, largest_tokens, d_model, layer_width_per_gpu, n_layers_per_gpu,
+    first_capture_fixed_bytes, per_graph_per_layer_bytes,
+):  # fmt: skip
+    """``profile_cudagraph_memory`` [bytes]: the first capture of the largest batch (its
+    activations held by the graph pool, one layer's temporaries at a time, plus a fixed part:
+    workspaces and graph-pool segments), then each further graph's own memory, proportional to
+    the layers it spans, for the PIECEWISE and FULL modes (FULL and PIECEWISE share one pool,
+    so only the larger first capture counts)."""
+    first = (
+        first_capture_fixed_bytes
+        + largest_tokens * (2 * d_model + layer_width_per_gpu) * ACTIVATION_BYTES
+    )
+    further = max(n_piecewise - 1, 0) + max(n_full - 1, 0)
+    return first + further * per_graph_per_layer_bytes * n_layers_per_gpu
+
+
+def available_kv_bytes(requested_bytes, weights_bytes, activation_bytes, non_torch_bytes_,
+                       cuda_graph_bytes=0):  # fmt: skip
+    """``available_kv_cache_memory`` [bytes]: requested − weights − activation − non-torch −
+    the CUDA graph estimate (0 before 0.20)."""
+    return requested_bytes - weights_bytes - activation_bytes - non_torch_bytes_ - cuda_graph_bytes
+
+
+def page_size_bytes(block_size, kv_bytes_per_token_per_layer):
+    """One page: one block of one layer [bytes]."""
+    return block_size * kv_bytes_per_token_per_layer
+
+
+def num_blocks(available_bytes, page_bytes, layer_slots):
+    """``available_memory // page_size // num_layers`` (0 when nothing is left)."""
+    return maximum(available_bytes, 0) // page_bytes // layer_slots
+
+
+def pool_tokens(blocks, n_groups, block_size):
+    """The printed "GPU KV cache size" [tokens]: blocks // groups × block_size."""
+    return blocks // n_groups * block_size
+
+
+def max_concurrency(blocks, blocks_per_request):
+    """Requests of max_model_len tokens the pool holds at once (vLLM's "Maximum concurrency")."""
+    return blocks / blocks_per_request
+
+
+def mamba_attention_block_size(block_size, mamba_state_bytes, attention_bytes_per_token):
+    """Attention block size [tokens] with Mamba layers: the configured block, raised until one
+    attention page holds one Mamba layer's state (``_align_hybrid_block_size``)."""
+    align = max(KERNEL_BLOCK_ALIGNMENT, block_size)
+    needed = align * math.ceil(mamba_state_bytes / (align * attention_bytes_per_token))
+    return max(block_size, needed)

@@ -1,0 +1,161 @@
+"""vLLM's releases from 0.10.0 to 0.33.0 and the start-up rules each one runs [bytes, tokens]:
+the defaults and accounting that changed, each at the first release whose wheel (PyPI
+``vllm==X``) has it, with the file it is read from.
+
+Fitted constants are marked "measured" with the logs they come from (docs/validation.md lists
+every source); every other value is read from the release's source.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from calc.deploy.engines.versions import Change, VersionTable
+
+GIB = 2**30
+
+RELEASES = (
+    "0.10.0", "0.10.1", "0.10.1.1", "0.10.2", "0.11.0", "0.11.1", "0.11.2", "0.12.0",
+    "0.13.0", "0.14.0", "0.14.1", "0.15.0", "0.15.1", "0.16.0", "0.17.0", "0.17.1", "0.18.0",
+    "0.18.1", "0.19.0", "0.19.1", "0.20.0", "0.20.1", "0.20.2", "0.21.0", "0.22.0", "0.22.1",
+    "0.23.0", "0.24.0", "0.25.0", "0.25.1", "0.26.0", "0.27.0", "0.27.1", "0.28.0", "0.29.0",
+    "0.30.0", "0.31.0", "0.32.0", "0.33.0",
+)  # fmt: skip  # every PyPI release of vllm from 0.10.0 (rc/dev builds map to these)
+
+
+@dataclass(frozen=True)
+class VllmRules:
+    """What one vLLM release does at start-up (the fields a release changes)."""
+
+    gpu_memory_utilization: float  # CacheConfig default
+    block_size: int  # CacheConfig default for non-MLA attention
+    # get_batch_defaults (API server): (max_num_batched_tokens, max_num_seqs) for GPUs of at
+    # least 160 GiB (None: no such tier), >= 70 GiB and not an A100, and the rest
+    huge_gpu_batch: tuple[int, int] | None
+    large_gpu_batch: tuple[int, int]
+    small_gpu_batch: tuple[int, int]
+    sampler_bytes_per_logit: float  # peak bytes per logit of the dummy sampler pass
+    sampler_kernel: str  # which top-k/top-p path the dummy sampler pass runs
+    non_torch_tp1_bytes: float  # non-torch increase at TP 1 (cuBLAS workspaces, kernels)
+    non_torch_tp_bytes: float  # at TP >= 2: NCCL and custom all-reduce buffers
+    # FlashInfer all-reduce + RMSNorm fusion on by default (TP > 1, PP 1, DP 1, Hopper or
+    # Blackwell): its IPC workspace adds this much non-torch memory (0: not on by default)
+    allreduce_fusion_bytes: float
+    cudagraph_estimate: bool  # VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS default
+    hybrid_ratio: float | None  # group layers of a hybrid model at this ratio (None: min)
+    async_in_flight: bool  # sliding windows reserve max_concurrent_batches × batched tokens
+    mla_block_hopper: int  # MLA block size on compute capability 9.x
+    mla_block_blackwell: int  # on 10.x
+    accounting: str  # "torch_peak" (weights + torch peak + non-torch) or "total_consumed"
+    # the CUDA graph estimate (memory.cudagraph_estimate_bytes): the first capture's fixed
+    # part and each further graph's memory per layer it spans [bytes] (measured, see below)
+    cudagraph_first_fixed_bytes: float = 0.0
+    cudagraph_per_graph_layer_bytes: float = 0.0
+
+
+BASE = VllmRules(
+    gpu_memory_utilization=0.9,
+    block_size=16,
+    huge_gpu_batch=None,
+    large_gpu_batch=(8192, 1024),
+    small_gpu_batch=(2048, 256),
+    sampler_bytes_per_logit=38.5,
+    sampler_kernel="flashinfer",
+    non_torch_tp1_bytes=round(0.13 * GIB),
+    non_torch_tp_bytes=round(0.55 * GIB),
+    allreduce_fusion_bytes=0.0,
+    cudagraph_estimate=False,
+    hybrid_ratio=None,
+    async_in_flight=False,
+    mla_block_hopper=64,
+    mla_block_blackwell=128,
+    accounting="torch_peak",
+)
+
+CHANGES = (
+    Change(
+        "0.10.0",
+        {},
+        "vllm/config/__init__.py (CacheConfig gpu_memory_utilization 0.9, block_size 16); "
+        "vllm/engine/arg_utils.py get_batch_defaults (>= 70 GiB, not A100: 8192/1024, else "
+        "2048/256); vllm/platforms/cuda.py check_and_update_config (MLA: FlashMLA forces "
+        "block 64 on Hopper, CUTLASS MLA 128 on Blackwell); v1/sample/ops/topk_topp_sampler.py "
+        "(FlashInfer top-k/top-p sampling when installed, VLLM_USE_FLASHINFER_SAMPLER unset); "
+        "v1/core/kv_cache_utils.py (hybrid group size = the smallest layer kind)",
+        "sampler 38.5 B per logit and non-torch 0.13 GiB (TP 1), 0.55 GiB (TP 2) measured on "
+        "0.11.0 (llm-d-planner docs/empirical-vllm-memory-results.md: 4.76 GiB for Llama-3.1-8B, "
+        "5.56 GiB for Qwen3-0.6B, 7.38 GiB for gpt-oss-20b at 1,024 rows)",
+    ),
+    Change(
+        "0.11.1",
+        {"sampler_bytes_per_logit": 28.0, "sampler_kernel": "torch-sort", "mla_block_hopper": 16},
+        "v1/sample/ops/topk_topp_sampler.py (FlashInfer sampling only with "
+        "VLLM_USE_FLASHINFER_SAMPLER=1: the PyTorch sort path); vllm/platforms/cuda.py "
+        "(FLASH_ATTN_MLA first on Hopper, block 16)",
+        "28 B per logit derived from the sort path: bf16 logits 2 + fp32 logits 4 + sorted "
+        "values 4 + int64 indices 8 + masks 2 + scattered result 4 + softmax 4 (not measured)",
+    ),
+    Change(
+        "0.12.0",
+        {"hybrid_ratio": 1.25},
+        "v1/core/kv_cache_utils.py _get_kv_cache_groups_uniform_page_size "
+        "(max_num_layers < min_num_layers * 1.25)",
+    ),
+    Change(
+        "0.17.0",
+        {
+            "sampler_bytes_per_logit": 14.5,
+            "sampler_kernel": "triton",
+            "non_torch_tp1_bytes": round(0.25 * GIB),
+            "allreduce_fusion_bytes": round(1.52 * GIB),
+        },
+        "v1/sample/ops/topk_topp_triton.py (Triton top-k/top-p for >= 8 rows, no full sort); "
+        "vllm/config/vllm.py enable_allreduce_rms_fusion (on by default at TP > 1, PP 1, DP 1 on "
+        "Hopper/Blackwell with FlashInfer)",
+        "14.5 B per logit, 0.25 GiB (TP 1) and 0.55 + 1.52 = 2.07 GiB (TP 2, 4) measured on "
+        "0.19.0 (llm-d-planner accuracy/results/v0.19.0 logs)",
+    ),
+    Change(
+        "0.18.0",
+        {"hybrid_ratio": 1.5},
+        "v1/core/kv_cache_utils.py (max_num_layers < min_num_layers * 1.5)",
+    ),
+    Change(
+        "0.20.0",
+        {
+            "gpu_memory_utilization": 0.92,
+            "cudagraph_estimate": True,
+            "cudagraph_first_fixed_bytes": round(0.36 * GIB),
+            "cudagraph_per_graph_layer_bytes": round(0.14 * 2**20),
+        },
+        "vllm/config/cache.py (gpu_memory_utilization default 0.92); vllm/envs.py "
+        "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to 1; its log line says 'default "
+        "since v0.21.0', but the 0.20.0 wheel already has it) and v1/worker/gpu_worker.py "
+        "determine_available_memory (the estimate taken from the KV budget)",
+        "CUDA graph estimate: the first capture's fixed part 0.36 GiB (a log that captures one "
+        "graph per mode prints 0.36 GiB in all) and 0.14 MiB per further graph per layer "
+        "(Qwen3.5-9B on an L40S, 51 + 35 graphs over 32 layers: 0.78 GiB); measured, "
+        "docs/validation.md lists the logs",
+    ),
+    Change(
+        "0.26.0",
+        {"async_in_flight": True},
+        "v1/kv_cache_interface.py SlidingWindowSpec.max_admission_blocks_per_request and "
+        "vllm/config/vllm.py max_in_flight_tokens (max_concurrent_batches × "
+        "max_num_batched_tokens: 2 batches under async scheduling, on by default, at PP 1)",
+    ),
+    Change(
+        "0.27.0",
+        {"accounting": "total_consumed"},
+        "vllm/utils/mem_utils.py memory_profiling (non-KV = total consumed from mem_get_info + "
+        "transient peak headroom; the log prints 'total consumed')",
+    ),
+    Change(
+        "0.28.0",
+        {"huge_gpu_batch": (16384, 1024)},
+        "vllm/engine/arg_utils.py get_batch_defaults (GPUs of >= 160 GiB: 16384 batched "
+        "tokens, 1024 sequences, API server included)",
+    ),
+)
+
+VERSIONS: VersionTable[VllmRules] = VersionTable("vllm", RELEASES, BASE, CHANGES)

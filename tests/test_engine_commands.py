@@ -1,0 +1,281 @@
+"""Every launch command kvcalc prints parses with the named engine release's own option table
+(tests/data/engine_options/, captured from each release by tools/capture_engine_options.py)
+and means the deployment: option names exist (no abbreviation an engine would find ambiguous),
+values are among the choices, JSON and YAML configs hold only keys the release accepts, and the
+parallel sizes of each command multiply to the GPUs it runs on, its copies to the row's GPUs."""
+
+from __future__ import annotations
+
+import json
+import shlex
+from functools import cache
+from pathlib import Path
+
+import pytest
+import yaml
+
+from calc.data.registry import load_hardware, load_model
+from calc.deploy.deployment import Deployment, EngineSettings
+from calc.deploy.engines import engine
+from calc.deploy.engines.versions import parse_version
+from calc.reports.launch_flags import command_lines, launch_commands
+
+TABLES = Path(__file__).resolve().parent / "data" / "engine_options"
+
+
+@cache
+def table_for(engine_name: str, release: str) -> dict:
+    """The captured table of ``release``: its own, else the newest captured before it in the
+    same minor series (a patch release keeps its minor's options)."""
+    v = parse_version(release)
+    found = []
+    for p in TABLES.glob(f"{engine_name}-*.json"):
+        pv = parse_version(p.stem.split("-", 1)[1])
+        if pv <= v and pv[:2] == v[:2]:
+            found.append((pv, p))
+    assert found, f"no option table for {engine_name} {release}"
+    return json.loads(max(found)[1].read_text())
+
+
+def parse(argv: list[str], table: dict) -> dict:
+    """argv after the program words, parsed as the release's parser would: {dest: value}
+    (a flag: True); raises AssertionError with the engine's complaint."""
+    options = table["options"]
+    words = list(argv)
+    program = table["command"]
+    assert words[: len(program)] == program, (words[: len(program)], program)
+    words = words[len(program) :]
+    out: dict = {"_positional": []}
+    i = 0
+    while i < len(words):
+        w = words[i]
+        if not w.startswith("-") or w == "-":
+            out["_positional"].append(w)
+            i += 1
+            continue
+        name, eq, inline = w.partition("=")
+        key = name.replace("_", "-") if table.get("underscores") and name.startswith("--") else name
+        if key not in options:
+            matches = [o for o in options if o.startswith(key)] if table["allow_abbrev"] else []
+            assert matches, f"unrecognized argument: {name}"
+            assert len(matches) == 1, f"ambiguous option: {name} could match {matches}"
+            key = matches[0]
+        takes, choices, dest = options[key]
+        if takes:
+            if eq:
+                value = inline
+            else:
+                assert i + 1 < len(words), f"argument {name}: expected one argument"
+                value = words[i + 1]
+                i += 1
+            if choices is not None:
+                assert value in choices, f"argument {name}: invalid choice {value!r}"
+            out[dest] = value
+        else:
+            assert not eq, f"argument {name}: ignored explicit argument {inline!r}"
+            out[dest] = True
+        i += 1
+    assert len(out["_positional"]) <= max(1, len(table["positional"])), out["_positional"]
+    return out
+
+
+def check_files(command, table: dict) -> None:
+    """The config files a command reads hold only keys its release accepts."""
+    schema = (table.get("yaml_options") or {}).get("--extra_llm_api_options")
+    for name, text in command.files:
+        data = yaml.safe_load(text)
+        if name.startswith("disagg"):
+            assert {"context_servers", "generation_servers"} <= set(data)
+            continue
+        assert schema is not None
+        for key, value in data.items():
+            assert key in schema, f"{name}: unknown key {key}"
+            if isinstance(schema[key], dict):
+                for sub, v in value.items():
+                    allowed = schema[key][sub]
+                    assert sub in schema[key] and (not isinstance(allowed, list) or v in allowed)
+
+
+def gpus_of(command, parsed: dict, dep: Deployment) -> int:
+    """The GPUs a server command starts, read back from its own parallel sizes."""
+    name = command.engine
+    if name == "vllm":
+        tp = int(parsed.get("tensor_parallel_size", 1))
+        pp = int(parsed.get("pipeline_parallel_size", 1))
+        dp = int(parsed.get("data_parallel_size_local", parsed.get("data_parallel_size", 1)))
+        gpus = tp * pp * dp
+        if "nnodes" in parsed:
+            gpus //= int(parsed["nnodes"])
+        if parsed.get("enable_expert_parallel"):  # EP spans the tp × dp group
+            assert tp * int(parsed.get("data_parallel_size", 1)) == max(dep.tp, dep.ep)
+        return gpus
+    if name == "sglang":
+        tp = int(parsed.get("tp_size", parsed.get("tensor_parallel_size", 1)))
+        pp = int(parsed.get("pp_size", parsed.get("pipeline_parallel_size", 1)))
+        dp = int(parsed.get("attn_dp_size", parsed.get("dp_size", 1)))
+        if dp > 1:  # attention data parallel lives inside the tp group
+            assert parsed.get("enable_dp_attention") or "attn_dp_size" in parsed
+            assert tp % dp == 0 and tp // dp == dep.tp
+        return tp * pp // int(parsed.get("nnodes", 1))
+    tp = int(parsed.get("tensor_parallel_size", parsed.get("tp_size", 1)))
+    pp = int(parsed.get("pipeline_parallel_size", parsed.get("pp_size", 1)))
+    return tp * pp
+
+
+def check(commands, dep: Deployment, row_gpus: int) -> None:
+    release = dep.engine_config.version
+    total = 0
+    for c in commands:
+        text = c.text()
+        assert "\n" not in text and shlex.split(text) == list(c.argv)  # one line, pasteable
+        if c.engine in ("ray",):  # Ray's own cluster commands (vLLM before 0.11.1)
+            total += c.count * c.gpus
+            continue
+        argv = list(c.argv)
+        if argv[:1] == ["mpirun"]:  # TensorRT-LLM across hosts: mpirun's words, then the server
+            assert int(argv[argv.index("-n") + 1]) == c.gpus
+            argv = argv[argv.index("trtllm-llmapi-launch") + 1 :]
+        if argv[:2] == ["trtllm-serve", "disaggregated"]:
+            check_files(c, {})
+            continue
+        table = table_for(c.engine, release)
+        parsed = parse(argv, table)
+        check_files(c, table)
+        if parsed.get("distributed_executor_backend") == "ray":  # runs on the Ray cluster
+            assert c.gpus == 0 and int(parsed["tensor_parallel_size"]) * int(
+                parsed["pipeline_parallel_size"]) == dep.sharding.gpus  # fmt: skip
+            continue
+        if "kv_transfer_config" in parsed:
+            spec = table["json_options"]["--kv-transfer-config"]
+            kv = json.loads(parsed["kv_transfer_config"])
+            assert set(kv) <= set(spec["fields"])
+            assert kv["kv_role"] in spec["kv_role"]
+            assert kv["kv_connector"] in spec["kv_connector"]
+        assert gpus_of(c, parsed, dep) == c.gpus, (text, c.gpus)
+        total += c.count * c.gpus
+    assert total == row_gpus, (total, row_gpus, command_lines(commands))
+
+
+def deployment(model, hw, engine_name, release, **kw):
+    return Deployment.build(
+        load_model(model), load_hardware(hw),
+        engine=EngineSettings(name=engine_name, version=release, max_model_len=4096),
+        **kw,
+    )  # fmt: skip
+
+
+# (model, GPU, layout) of every form a plan row can take
+FORMS = {
+    "dense tp4 × 3 replicas": ("llama3-70b", "h100", {"tp": 4}, {"replicas": 3}),
+    "fp8 weights + fp8 KV": ("llama3-70b", "h100", {"tp": 2, "weight_dtype": "fp8",
+                                                     "kv_dtype": "fp8"}, {"replicas": 1}),
+    "tp8 × pp2 over two hosts": ("llama3.1-405b", "h100", {"tp": 8, "pp": 2}, {"replicas": 1}),
+    "attention DP 8 + EP 8 × 2 replicas": ("deepseek-v3", "h200", {"tp": 1, "ep": 8},
+                                           {"replicas": 2}),
+    "attention DP 16 + EP 16 over two hosts": ("deepseek-v3", "h200", {"tp": 1, "ep": 16},
+                                               {"replicas": 1}),
+    "EP inside TP (tp 2 = ep 2)": ("mixtral-8x7b", "h100", {"tp": 2, "ep": 2}, {"replicas": 1}),
+    "disaggregated 2P1D": ("llama3-70b", "h100", {"tp": 2}, {"prefill": 2, "decode": 1}),
+}  # fmt: skip
+
+
+def _releases(name: str) -> list[str]:
+    """Every modelled release with a captured option table of its minor series."""
+    out = []
+    for r in engine(name).versions.releases:
+        v = parse_version(r)
+        if any(parse_version(p.stem.split("-", 1)[1])[:2] == v[:2]
+               and parse_version(p.stem.split("-", 1)[1]) <= v
+               for p in TABLES.glob(f"{name}-*.json")):  # fmt: skip
+            out.append(r)
+    return out
+
+
+@pytest.mark.parametrize("engine_name", ["vllm", "sglang", "trtllm"])
+@pytest.mark.parametrize("form", sorted(FORMS))
+def test_every_form_parses_on_every_release(engine_name, form):
+    model, hw, layout, plan = FORMS[form]
+    releases = _releases(engine_name)
+    assert releases, engine_name
+    for release in releases:
+        dep = deployment(model, hw, engine_name, release, **layout)
+        servers = plan.get("replicas", 0) + plan.get("prefill", 0) + plan.get("decode", 0)
+        commands = launch_commands(dep, max_model_len=4096, **plan)
+        check(commands, dep, servers * dep.sharding.gpus)
+
+
+def test_the_issue_s_wrong_forms_are_gone():
+    # SGLang: never '--pp' (ambiguous in 0.5.2x: --pp-size, --pp-max-micro-batch-size ...),
+    # attention DP + EP is --tp-size 8 with 8 attention-DP ranks, not '--tp 1 --ep 8 --dp 8'
+    dep = deployment("deepseek-v3", "h200", "sglang", "0.5.23", tp=1, ep=8)
+    argv = launch_commands(dep)[0].argv
+    assert "--pp" not in argv and "--tp" not in argv
+    assert argv[argv.index("--tp-size") + 1] == "8"
+    assert argv[argv.index("--attn-dp-size") + 1] == "8"
+    with pytest.raises(AssertionError, match="ambiguous option: --pp"):
+        parse(["python", "-m", "sglang.launch_server", "--pp", "2"], table_for("sglang", "0.5.23"))
+    # TensorRT-LLM: tp_size spans the attention-DP ranks; enable_attention_dp in its YAML
+    dep = deployment("deepseek-v3", "h200", "trtllm", "1.2.1", tp=1, ep=8)
+    c = launch_commands(dep)[0]
+    assert c.argv[c.argv.index("--tp_size") + 1] == "8" and "enable_attention_dp: true" in \
+        c.files[0][1]  # fmt: skip
+    # two 8-GPU replicas of DeepSeek-R1 are two servers, not one 16-wide data-parallel group
+    dep = deployment("deepseek-r1", "h200", "vllm", "0.33.0", tp=1, ep=8)
+    commands = launch_commands(dep, replicas=2)
+    assert [c.count for c in commands] == [2]
+    assert commands[0].argv[commands[0].argv.index("--data-parallel-size") + 1] == "8"
+    # a TP8 × PP2 405B is one command per host (0.11.1+), not one host's command
+    dep = deployment("llama3.1-405b", "h100", "vllm", "0.33.0", tp=8, pp=2)
+    commands = launch_commands(dep)
+    assert [c.role for c in commands] == ["server, node 1 of 2", "server, node 2 of 2"]
+    assert "--headless" in commands[1].argv
+
+
+def test_a_model_name_that_reads_as_an_option_is_refused(tmp_path):
+    from calc.errors import InvalidInputError
+
+    src = Path(__file__).resolve().parent.parent / "model_configs" / "llama3-8b.yaml"
+    text = src.read_text().replace("name: llama3-8b", "name: --trust-remote-code")
+    text = "\n".join(x for x in text.splitlines() if not x.startswith("source:"))
+    path = tmp_path / "m.yaml"
+    path.write_text(text + "\nsource: local\n")
+    dep = Deployment.build(load_model(str(path)), load_hardware("h100"))
+    with pytest.raises(InvalidInputError, match="reads as an option"):
+        launch_commands(dep)
+
+
+def test_quoting_makes_a_command_safe_to_paste():
+    from calc.deploy.engines.base import Command
+
+    c = Command("vllm", "server", ("vllm", "serve", "org/model; rm -rf ~", "--x", "$(id)"))
+    assert c.text() == "vllm serve 'org/model; rm -rf ~' --x '$(id)'"
+    assert shlex.split(c.text()) == list(c.argv)
+
+
+@pytest.mark.parametrize("engine_name", ["vllm", "sglang", "trtllm"])
+def test_plan_prints_commands_that_parse(cli, engine_name):
+    r = cli("plan", "-m", "llama3-70b", "-H", "h100", "--rate", "4", "--prompt", "1024",
+            "--gen", "128", "--ttft-p99", "5s", "--tpot-p99", "100ms", "--engine", engine_name,
+            "--method", "analytic", "-f", "json")  # fmt: skip
+    assert r.code == 0, r.err
+    out = r.json()
+    row = out["rows"][0]
+    dep = Deployment.build(
+        load_model("llama3-70b"), load_hardware("h100"), tp=row["tp"], pp=row["pp"],
+        ep=row["ep"], weight_dtype=row["weight_dtype"], kv_dtype=row["kv_dtype"],
+        engine=EngineSettings(name=engine_name),
+    )  # fmt: skip
+    from calc.deploy.engines.base import Command
+
+    commands = [
+        Command(engine_name if c["argv"][0] != "ray" else "ray", c["role"], tuple(c["argv"]),
+                files=tuple(c["files"].items()), count=c["count"], gpus=c["gpus"])
+        for c in out["launch_commands"]
+    ]  # fmt: skip
+    check(commands, dep, row["gpus"])
+    # the table prints each command whole on one line, outside the tables
+    t = cli("plan", "-m", "llama3-70b", "-H", "h100", "--rate", "4", "--prompt", "1024",
+            "--gen", "128", "--ttft-p99", "5s", "--tpot-p99", "100ms", "--engine", engine_name,
+            "--method", "analytic")  # fmt: skip
+    for c in out["launch_commands"]:
+        assert c["command"] in t.out.splitlines()

@@ -1,0 +1,503 @@
+"""Capture the command-line option table of each modelled engine release, for the tests that
+parse every command kvcalc prints (tests/test_engine_commands.py).
+
+Usage (a dev tool; it downloads wheels from PyPI, so it is not part of the suite):
+
+    python tools/capture_engine_options.py vllm 0.33.0 0.19.1 ...   # or: vllm all
+    python tools/capture_engine_options.py sglang 0.5.23 0.5.4
+    python tools/capture_engine_options.py --src DIR vllm 0.33.0     # an unpacked wheel
+
+Method. Importing an engine's argument parser needs the engine's own dependencies (CUDA
+builds of torch, flashinfer, triton, sgl-kernel ...), which a CPU machine cannot install, so
+the parsers are read statically from each release's source (``ast``, nothing executed):
+
+- vLLM (``vllm serve``; ``vllm/engine/arg_utils.py``, ``vllm/entrypoints/*/cli_args.py``,
+  ``vllm/entrypoints/cli/serve.py``): every ``add_argument`` call's option strings; an option
+  built from a config dataclass field (``**model_kwargs["enforce_eager"]`` with
+  ``model_kwargs = get_kwargs(ModelConfig)``, or a ``FrontendArgs`` field) takes its kind from
+  the field's annotation as ``get_kwargs`` does: a bool is a flag (``BooleanOptionalAction``:
+  ``--x`` and ``--no-x``), a ``Literal`` (or an alias of one) gives the choices. vLLM's parser
+  accepts ``_`` for ``-`` in option names and does not accept abbreviations.
+- SGLang (``python -m sglang.launch_server``; ``srt/server_args.py`` and, from 0.5.16,
+  ``srt/arg_groups/``): literal ``add_argument`` calls, and the fields of the msgspec structs
+  annotated ``A[type, "help"]`` or ``A[type, Arg(...)]`` (``--field-name`` plus the Arg's
+  aliases; a bool is ``store_true``; a Literal gives the choices), as
+  ``add_cli_args_from_dataclass`` builds them. argparse's prefix matching is on: an
+  abbreviation that matches several options is an error ("ambiguous option: --pp").
+
+- TensorRT-LLM (``trtllm-serve``): its PyPI package is a stub that fetches the wheel from
+  NVIDIA's index, so the table is read from ``tensorrt_llm/commands/serve.py`` of the release
+  (``--trtllm-serve FILE``: the ``@click.option`` decorators of ``serve``; ``is_flag`` options
+  take no value, ``click.Choice``/``ChoiceWithAlias`` give the choices), and for 1.0.0, whose
+  source file was not available here, from the options its published CLI reference lists
+  (``TRTLLM_1_0_DOCUMENTED``, each with its page). Click does not accept abbreviations.
+
+Each table is a compact JSON: option -> [takes a value (0/1), choices or null, dest], plus the
+positional arguments and, for vLLM, the fields of KVTransferConfig and the registered KV
+connectors (what ``--kv-transfer-config`` accepts).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "tests" / "data" / "engine_options"
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading Python source without running it
+
+
+def _parse(path: Path) -> ast.Module | None:
+    try:
+        return ast.parse(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, SyntaxError):
+        return None
+
+
+def _literal_strings(node: ast.AST, aliases: dict | None = None) -> list[str] | None:
+    """The string values of a Literal[...] subscript (nested Literals and aliases of them
+    flattened)."""
+    if isinstance(node, ast.Subscript) and _name(node.value) == "Literal":
+        elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        out = []
+        for e in elts:
+            if isinstance(e, ast.Constant):
+                out.append(str(e.value))
+            elif aliases is not None and _name(e) in aliases:
+                out += aliases[_name(e)]
+            else:
+                inner = _literal_strings(e, aliases)
+                if inner is None:
+                    return None
+                out += inner
+        return out
+    return None
+
+
+def _name(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+class Source:
+    """Module-level Literal aliases, list constants and dataclass field annotations of a tree
+    of source files."""
+
+    def __init__(self, files: list[Path]) -> None:
+        self.aliases: dict[str, list[str]] = {}
+        self.lists: dict[str, list[str]] = {}
+        self.fields: dict[str, dict[str, ast.AST]] = {}
+        for f in files:
+            tree = _parse(f)
+            if tree is None:
+                continue
+            for node in tree.body:
+                target, value = None, None
+                if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                    target, value = _name(node.targets[0]), node.value
+                elif isinstance(node, ast.AnnAssign) and node.value is not None:
+                    target, value = _name(node.target), node.value
+                if target and value is not None:
+                    lit = _literal_strings(value, self.aliases)
+                    if lit is not None:
+                        self.aliases[target] = lit
+                    elif isinstance(value, ast.List | ast.Tuple) and all(
+                        isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts
+                    ):
+                        self.lists[target] = [e.value for e in value.elts]
+                if isinstance(node, ast.ClassDef):
+                    fields = {}
+                    for item in node.body:
+                        if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                            fields[item.target.id] = item.annotation
+                    self.fields.setdefault(node.name, {}).update(fields)
+
+    def kind(self, annotation: ast.AST | None) -> tuple[int, list[str] | None]:
+        """(takes a value, choices) of an option built from a field of this annotation."""
+        if annotation is None:
+            return 1, None
+        parts = _union(annotation)
+        if any(_name(p) == "bool" for p in parts):
+            return 0, None
+        choices: list[str] = []
+        for p in parts:
+            if _name(p) in ("None",) or (isinstance(p, ast.Constant) and p.value is None):
+                continue
+            lit = _literal_strings(p, self.aliases)
+            if lit is None and _name(p) in self.aliases:
+                lit = self.aliases[_name(p)]
+            if lit is None:
+                return 1, None  # any value of some other type is accepted
+            choices += lit
+        return 1, sorted(set(choices)) or None
+
+
+def _union(node: ast.AST) -> list[ast.AST]:
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.BitOr):
+        return _union(node.left) + _union(node.right)
+    if isinstance(node, ast.Subscript) and _name(node.value) in ("Optional", "Union"):
+        elts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        return [x for e in elts for x in _union(e)]
+    if isinstance(node, ast.Subscript) and _name(node.value) in (
+        "A",
+        "Annotated",
+        "SkipValidation",
+    ):
+        first = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) else node.slice
+        return _union(first)
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        try:
+            return _union(ast.parse(node.value, mode="eval").body)
+        except SyntaxError:
+            return [node]
+    return [node]
+
+
+def _kw(call: ast.Call, name: str) -> ast.AST | None:
+    for k in call.keywords:
+        if k.arg == name:
+            return k.value
+    return None
+
+
+def add_argument_calls(tree: ast.AST, src: Source, kwargs_classes: dict[str, str]) -> dict:
+    """option -> [takes value, choices, dest] of every add_argument call in ``tree``."""
+    out: dict = {}
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and _name(node.func) == "add_argument"):
+            continue
+        names = [a.value for a in node.args if isinstance(a, ast.Constant)
+                 and isinstance(a.value, str)]  # fmt: skip
+        if not names:
+            continue
+        takes, choices = 1, None
+        annotation = None
+        for k in node.keywords:  # **model_kwargs["field"], or **{**model_kwargs["field"], ...}
+            value = k.value
+            if k.arg is None and isinstance(value, ast.Dict):
+                value = next((v for key, v in zip(value.keys, value.values, strict=True)
+                              if key is None), value)  # fmt: skip
+            if k.arg is None and isinstance(value, ast.Subscript):
+                var = _name(value.value)
+                key = value.slice
+                if var in kwargs_classes and isinstance(key, ast.Constant):
+                    annotation = src.fields.get(kwargs_classes[var], {}).get(key.value)
+                    takes, choices = src.kind(annotation)
+        action = _kw(node, "action")
+        bool_opt = False
+        if action is not None:
+            text = ast.unparse(action).lower()
+            if any(w in text.replace("_", "") for w in ("storetrue", "storefalse", "storeconst")):
+                takes = 0
+            elif "booleanoptionalaction" in text:
+                takes, bool_opt = 0, True
+        if annotation is not None and takes == 0:
+            bool_opt = True  # get_kwargs: bool fields are BooleanOptionalAction
+        ch = _kw(node, "choices")
+        if isinstance(ch, ast.List | ast.Tuple):
+            vals = [e.value for e in ch.elts if isinstance(e, ast.Constant)]
+            choices = [str(v) for v in vals] or choices
+        elif ch is not None and _name(ch) in src.lists:
+            choices = src.lists[_name(ch)]
+        nargs = _kw(node, "nargs")
+        if isinstance(nargs, ast.Constant) and nargs.value == 0:
+            takes = 0
+        longs = [n for n in names if n.startswith("--")] or names
+        dest = _kw(node, "dest")
+        dest = dest.value if isinstance(dest, ast.Constant) else longs[0].lstrip("-").replace(
+            "-", "_")  # fmt: skip
+        if not names[0].startswith("-"):
+            out.setdefault("_positional", []).append(names[0])
+            continue
+        for n in names:
+            out[n] = [takes, choices, dest]
+            if bool_opt and n.startswith("--"):
+                out["--no-" + n[2:]] = [0, None, dest]
+    return out
+
+
+def kwargs_classes(tree: ast.AST) -> dict[str, str]:
+    """``x_kwargs = get_kwargs(ClassName)`` assignments: variable -> class."""
+    out = {}
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+                and _name(node.value.func) == "get_kwargs" and node.value.args):  # fmt: skip
+            cls = _name(node.value.args[0])
+            for t in node.targets:
+                if _name(t) and cls:
+                    out[_name(t)] = cls
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# vLLM
+
+
+def vllm_table(root: Path, version: str) -> dict:
+    pkg = root / "vllm"
+    config_files = sorted((pkg / "config").glob("*.py")) if (pkg / "config").is_dir() else []
+    config_files += [p for p in (pkg / "config.py",) if p.exists()]
+    arg_utils = pkg / "engine" / "arg_utils.py"
+    frontends = sorted(pkg.glob("entrypoints/*/cli_args.py"))
+    serve = pkg / "entrypoints" / "cli" / "serve.py"
+    extra = sorted(pkg.glob("distributed/kv_transfer/kv_connector/factory.py"))
+    src = Source([*config_files, arg_utils, *frontends, serve, *sorted(pkg.glob("*.py"))])
+    options: dict = {}
+    tree = _parse(arg_utils)
+    options.update(add_argument_calls(tree, src, kwargs_classes(tree)))
+    for f in frontends:
+        t = _parse(f)
+        if t is None:
+            continue
+        options.update(add_argument_calls(t, src, kwargs_classes(t)))
+        for node in ast.walk(t):  # FrontendArgs fields become --field-name options
+            if isinstance(node, ast.ClassDef) and node.name in ("FrontendArgs", "BaseFrontendArgs"):
+                for item in node.body:
+                    if isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name):
+                        name = item.target.id
+                        if name.startswith("_"):
+                            continue
+                        takes, choices = src.kind(item.annotation)
+                        flag = "--" + name.replace("_", "-")
+                        options.setdefault(flag, [takes, choices, name])
+                        if takes == 0:
+                            options.setdefault("--no-" + flag[2:], [0, None, name])
+    t = _parse(serve)
+    if t is not None:
+        options.update(add_argument_calls(t, src, kwargs_classes(t)))
+    positional = options.pop("_positional", [])
+    kv_fields = sorted(src.fields.get("KVTransferConfig", {}))
+    kv_role = src.kind(src.fields.get("KVTransferConfig", {}).get("kv_role"))[1]
+    connectors = []
+    for f in extra:
+        t = _parse(f)
+        for node in ast.walk(t) if t else []:
+            if (isinstance(node, ast.Call) and _name(node.func) == "register_connector"
+                    and node.args and isinstance(node.args[0], ast.Constant)):  # fmt: skip
+                connectors.append(node.args[0].value)
+    return {
+        "engine": "vllm",
+        "version": version,
+        "command": ["vllm", "serve"],
+        "source": f"vllm=={version} wheel (PyPI), read statically by "
+        "tools/capture_engine_options.py",
+        "allow_abbrev": False,
+        "underscores": True,
+        "positional": positional,
+        "options": dict(sorted(options.items())),
+        "json_options": {"--kv-transfer-config": {"fields": kv_fields, "kv_role": kv_role,
+                                                  "kv_connector": sorted(set(connectors))}},
+    }  # fmt: skip
+
+
+# ---------------------------------------------------------------------------------------------
+# SGLang
+
+
+def sglang_table(root: Path, version: str) -> dict:
+    srt = root / "sglang" / "srt"
+    files = [srt / "server_args.py", *sorted((srt / "arg_groups").rglob("*.py"))]
+    files = [f for f in files if f.exists()]
+    src = Source(files + sorted((srt / "utils").glob("*.py")))
+    options: dict = {}
+    for f in files:
+        t = _parse(f)
+        if t is None:
+            continue
+        options.update(add_argument_calls(t, src, {}))
+        for node in ast.walk(t):
+            if not isinstance(node, ast.ClassDef):
+                continue
+            for item in node.body:
+                if not (isinstance(item, ast.AnnAssign) and isinstance(item.target, ast.Name)):
+                    continue
+                ann = item.annotation
+                if not (isinstance(ann, ast.Subscript) and _name(ann.value) == "A"):
+                    continue
+                elts = ann.slice.elts if isinstance(ann.slice, ast.Tuple) else [ann.slice]
+                if len(elts) < 2:
+                    continue
+                meta = elts[1]
+                aliases, cli_name, no_cli, choices = [], None, False, None
+                action = None
+                if isinstance(meta, ast.Call) and _name(meta.func) == "Arg":
+                    al = _kw(meta, "aliases")
+                    if isinstance(al, ast.List | ast.Tuple):
+                        aliases = [e.value for e in al.elts if isinstance(e, ast.Constant)]
+                    cn = _kw(meta, "cli_name")
+                    cli_name = cn.value if isinstance(cn, ast.Constant) else None
+                    nc = _kw(meta, "no_cli")
+                    no_cli = isinstance(nc, ast.Constant) and nc.value is True
+                    ch = _kw(meta, "choices")
+                    if isinstance(ch, ast.List | ast.Tuple):
+                        choices = [str(e.value) for e in ch.elts if isinstance(e, ast.Constant)]
+                    elif ch is not None and _name(ch) in src.lists:
+                        choices = src.lists[_name(ch)]
+                    act = _kw(meta, "action")
+                    action = ast.unparse(act) if act is not None else None
+                elif not (isinstance(meta, ast.Constant) and isinstance(meta.value, str)):
+                    continue
+                if no_cli:
+                    continue
+                name = item.target.id
+                takes, lit = src.kind(elts[0])
+                if action is not None and any(
+                    w in action.lower().replace("_", "") for w in ("storetrue", "storefalse")
+                ):
+                    takes = 0
+                flag = cli_name or "--" + name.replace("_", "-")
+                for n in [flag, *aliases]:
+                    options[n] = [takes, choices or lit, name]
+    positional = options.pop("_positional", [])
+    return {
+        "engine": "sglang",
+        "version": version,
+        "command": ["python", "-m", "sglang.launch_server"],
+        "source": f"sglang=={version} wheel (PyPI), read statically by "
+        "tools/capture_engine_options.py",
+        "allow_abbrev": True,
+        "underscores": False,
+        "positional": positional,
+        "options": dict(sorted(options.items())),
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+# TensorRT-LLM
+
+# trtllm-serve 1.0.0's options as its published reference pages list them (the 0.18.2
+# "trtllm-serve" syntax page's options, which 1.0.0 keeps; --ep_size from the 1.0.0rc6 page's
+# synopsis; --extra_llm_api_options from the 1.0.0 "Run benchmarking with trtllm-serve" page)
+TRTLLM_1_0_DOCUMENTED = {
+    "--tokenizer": [1, None, "tokenizer"],
+    "--host": [1, None, "host"],
+    "--port": [1, None, "port"],
+    "--backend": [1, ["pytorch", "tensorrt", "_autodeploy"], "backend"],
+    "--max_beam_width": [1, None, "max_beam_width"],
+    "--max_batch_size": [1, None, "max_batch_size"],
+    "--max_num_tokens": [1, None, "max_num_tokens"],
+    "--max_seq_len": [1, None, "max_seq_len"],
+    "--tp_size": [1, None, "tp_size"],
+    "--pp_size": [1, None, "pp_size"],
+    "--ep_size": [1, None, "ep_size"],
+    "--kv_cache_free_gpu_memory_fraction": [1, None, "kv_cache_free_gpu_memory_fraction"],
+    "--trust_remote_code": [0, None, "trust_remote_code"],
+    "--extra_llm_api_options": [1, None, "extra_llm_api_options"],
+}
+TRTLLM_1_0_PAGES = [
+    "https://nvidia.github.io/TensorRT-LLM/0.18.2/commands/trtllm-serve.html",
+    "https://nvidia.github.io/TensorRT-LLM/1.0.0rc6/commands/trtllm-serve/trtllm-serve.html",
+    "https://nvidia.github.io/TensorRT-LLM/1.0.0/commands/trtllm-serve/"
+    "run-benchmark-with-trtllm-serve.html",
+]
+# keys of the YAML --extra_llm_api_options reads that kvcalc writes (LlmArgs / TorchLlmArgs
+# fields, KvCacheConfig.dtype, CacheTransceiverConfig.backend), in every modelled release
+TRTLLM_YAML_KEYS = {
+    "enable_chunked_prefill": "bool",
+    "enable_attention_dp": "bool",
+    "disable_overlap_scheduler": "bool",
+    "kv_cache_config": {"dtype": ["auto", "fp8"], "free_gpu_memory_fraction": "float"},
+    "cache_transceiver_config": {"backend": ["DEFAULT", "UCX", "NIXL", "MPI"]},
+}
+
+
+def trtllm_table(serve_py: Path | None, version: str, source: str) -> dict:
+    options: dict = {}
+    if serve_py is None:
+        options = dict(TRTLLM_1_0_DOCUMENTED)
+        source = "published CLI reference: " + ", ".join(TRTLLM_1_0_PAGES)
+    else:
+        tree = _parse(serve_py)
+        for node in ast.walk(tree) if tree else []:
+            if not (isinstance(node, ast.FunctionDef) and node.name == "serve"):
+                continue
+            for dec in node.decorator_list:
+                if not (isinstance(dec, ast.Call) and _name(dec.func) == "option"):
+                    continue
+                names = [a.value for a in dec.args if isinstance(a, ast.Constant)
+                         and str(a.value).startswith("-")]  # fmt: skip
+                flag = _kw(dec, "is_flag")
+                takes = 0 if isinstance(flag, ast.Constant) and flag.value is True else 1
+                choices = None
+                typ = _kw(dec, "type")
+                if isinstance(typ, ast.Call) and _name(typ.func) in ("Choice", "ChoiceWithAlias"):
+                    first = typ.args[0] if typ.args else None
+                    if isinstance(first, ast.List | ast.Tuple):
+                        choices = [str(e.value) for e in first.elts if isinstance(e, ast.Constant)]
+                        alias = typ.args[1] if len(typ.args) > 1 else None
+                        if isinstance(alias, ast.Dict):
+                            choices += [str(k.value) for k in alias.keys
+                                        if isinstance(k, ast.Constant)]  # fmt: skip
+                dest = names[0].lstrip("-") if names else ""
+                for n in names:
+                    options[n] = [takes, choices, dest]
+    return {
+        "engine": "trtllm",
+        "version": version,
+        "command": ["trtllm-serve"],
+        "source": source,
+        "allow_abbrev": False,
+        "underscores": False,
+        "positional": ["model"],
+        "options": dict(sorted(options.items())),
+        "yaml_options": {"--extra_llm_api_options": TRTLLM_YAML_KEYS},
+    }
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+def unpack(engine: str, version: str, into: Path) -> Path:
+    """The release's wheel from PyPI, its Python files unpacked under ``into``."""
+    subprocess.run([sys.executable, "-m", "pip", "download", "--no-deps", "-q",
+                    f"{engine}=={version}", "-d", str(into)], check=True)  # fmt: skip
+    wheel = next(into.glob(f"{engine}-{version}-*.whl"))
+    with zipfile.ZipFile(wheel) as z:
+        for name in z.namelist():
+            if name.endswith(".py"):
+                z.extract(name, into)
+    return into
+
+
+def main(argv: list[str]) -> int:
+    src_dir = None
+    if argv[:1] == ["--src"]:
+        src_dir, argv = Path(argv[1]), argv[2:]
+    if argv[:1] == ["--trtllm-serve"]:  # --trtllm-serve FILE|- VERSION SOURCE-NOTE
+        serve_py = None if argv[1] == "-" else Path(argv[1])
+        table = trtllm_table(serve_py, argv[2], " ".join(argv[3:]))
+        path = OUT / f"trtllm-{argv[2]}.json"
+        path.write_text(json.dumps(table, separators=(",", ":"), sort_keys=True) + "\n")
+        print(f"{path.relative_to(ROOT)}: {len(table['options'])} options")
+        return 0
+    if len(argv) < 2 or argv[0] not in ("vllm", "sglang"):
+        print(__doc__)
+        return 2
+    engine, versions = argv[0], argv[1:]
+    OUT.mkdir(parents=True, exist_ok=True)
+    build = vllm_table if engine == "vllm" else sglang_table
+    for version in versions:
+        if src_dir is not None:
+            table = build(src_dir, version)
+        else:
+            with tempfile.TemporaryDirectory() as tmp:
+                table = build(unpack(engine, version, Path(tmp)), version)
+        path = OUT / f"{engine}-{version}.json"
+        path.write_text(json.dumps(table, separators=(",", ":"), sort_keys=True) + "\n")
+        print(f"{path.relative_to(ROOT)}: {len(table['options'])} options")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
