@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from calc.output.html_report import Commands, Document, Facts, Table
+from calc.output.html_report import Document, Facts, Table
 from calc.output.svg_chart import seconds
 from calc.reports.report_views import (
     frontier_chart,
