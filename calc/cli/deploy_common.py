@@ -66,7 +66,7 @@ def build_deployment(
 ):
     """The Deployment of a command's options (model and hardware loaded, calibration applied,
     sizes parsed, everything validated once)."""
-    from calc.cli.common import calibrated_hardware, check_choice
+    from calc.cli.common import calibrated_hardware, check_choice, warn_model
     from calc.data.registry import load_hardware, load_model
     from calc.deploy.deployment import Deployment, EngineSettings
     from calc.output.render import FORMATS
@@ -74,6 +74,7 @@ def build_deployment(
     check_choice("--format", fmt, FORMATS)
     settings = EngineSettings.of(locals())
     cfg = load_model(model)
+    warn_model(cfg)
     hw = None
     if hardware:
         hw = calibrated_hardware(load_hardware(hardware), calibration)
