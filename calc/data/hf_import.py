@@ -33,6 +33,7 @@ A snapshot folder's ``hf_quant_config.json`` (ModelOpt) is read when config.json
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import fields
 from pathlib import Path
 from typing import Any
@@ -52,6 +53,9 @@ FAMILIES = tuple(hf_families.FAMILIES) + tuple(hf_families.ALIASES)
 MAX_CONFIG_BYTES = 32_000_000  # real configs with per-module quantisation lists reach 3 MB
 _DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}
 _TEXT_KEYS = ("text_config", "language_config", "llm_config")
+# names of quantised releases (nvidia/...-NVFP4, ...-FP8, ...-AWQ): a config.json without
+# quantization_config under such a name is sized in its dtype, with a warning
+_QUANTISED_NAME = re.compile(r"(nvfp4|mxfp4|fp8|fp4|awq|gptq|int4|int8|w4a16|w8a8)", re.I)
 _ROPE_TYPES = {
     "linear": "linear",
     "dynamic": "dynamic",
@@ -191,6 +195,14 @@ def _layout(fields_: dict, types: list[str] | None, c: HfConfig) -> None:
         fields_["attention_chunk_size"] = c.need("attention_chunk_size", "chunked layers")
 
 
+def _attention_parts(cfg: ModelConfig) -> set[str]:
+    """The projections of one attention layer of ``cfg``, as exclude lists name them."""
+    if cfg.mla is not None:
+        q = {"q_a_proj", "q_b_proj"} if cfg.mla.q_lora_rank else {"q_proj"}
+        return q | {"kv_a_proj", "kv_b_proj", "o_proj"} | ({"indexer"} if cfg.indexer else set())
+    return {"q_proj", "k_proj", "v_proj", "o_proj"}
+
+
 def _apply_quantization(
     fields_: dict, q: dict, c: HfConfig, outer: dict[str, Any]
 ) -> None:
@@ -240,6 +252,10 @@ def _apply_quantization(
         formats["lm_head"] = qz.formats["lm_head"]
     parts = []
     attn_layers = {i for i in range(shape.n_layers) if has("attention", i)}
+    every = {p for p, ls in qz.parts.items() if ls == "*" or set(ls) >= attn_layers}
+    if "attention" in formats and every >= _attention_parts(shape):
+        del formats["attention"]  # every projection of every layer excluded: all 16 bit
+        unquantised.pop("attention", None)
     for part, layers in sorted(qz.parts.items()):
         if "attention" not in formats:
             break
@@ -255,7 +271,12 @@ def _apply_quantization(
     if parts:
         fields_["unquantised_parts"] = parts
     note = qz.note
-    kept_comps = sorted(set(qz.formats) & set(LINEAR) - set(formats))
+    if qz.quantised is not None:  # mixed precision: the formats this model has
+        note = "ModelOpt MIXED_PRECISION (" + ", ".join(
+            f"{c} {f}" for c, f in sorted(formats.items())
+        ) + ")"
+    present = {c for c in LINEAR if any(has(c, i) for i in range(shape.n_layers))}
+    kept_comps = sorted(present & set(qz.formats) - set(formats))
     if kept_comps:
         note += f"; unconverted: {', '.join(kept_comps)}"
     if qz.kv_dtype is not None and "kv_dtype" not in fields_:
@@ -384,6 +405,12 @@ def hf_to_fields(
         q = hf_quant_block(hf_quant, f"{where} (hf_quant_config.json)")
     if isinstance(q, dict):
         _apply_quantization(fields_, q, c, outer)
+    elif _QUANTISED_NAME.search(name):
+        c.assume(
+            f"the name {name!r} reads like a quantised release but the config has no "
+            "quantization_config (and no hf_quant_config.json beside it): weights sized in "
+            f"{fields_['dtype']}; pass the snapshot folder or write weight_dtypes"
+        )
     if c.assumed:
         fields_["assumed"] = list(c.assumed)
     return fields_

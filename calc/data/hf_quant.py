@@ -81,6 +81,9 @@ class Quantization:
 _TOWER = re.compile(r"(vision|visual|image|multi_modal|mm_projector|mm_|audio|patch_merge)")
 _MTP = re.compile(r"(^|\.)(mtp|eh_proj|enorm|hnorm|shared_head)")
 _LAYER = re.compile(r"layers\.(\d+)(\*|\.|$)")
+# modules no quantisation method converts (not Linear layers), listed or not
+_NEVER = ("gate", "router", "e_score_correction_bias", "bias", "conv1d", "a_log", "d",
+          "dt_bias")  # fmt: skip
 
 
 def _layers_of(pattern: str, n_layers: int) -> set | str:
@@ -112,10 +115,8 @@ def classify(module: str) -> tuple[str | None, str | None]:
         return "embedding", None
     if not last:
         return "layer", None  # model.layers.0* : the whole layer
-    if "norm" in leaf or leaf in ("gate", "router", "e_score_correction_bias", "bias") or (
-        leaf.endswith("_gate") and not leaf.endswith("proj")
-    ):
-        return None, None  # norms and routers stay 16 bit anyway
+    if "norm" in leaf or leaf in _NEVER or (leaf.endswith("_gate") and not leaf.endswith("proj")):
+        return None, None  # norms, routers, convolutions, SSM scalars: never quantised anyway
     if "shared_expert" in tail:
         return "shared_experts", None
     if "experts" in tail:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from calc.data.model_schema import ModelConfig
+from calc.deploy import state_pages as _sp
 from calc.deploy.engine_memory import sglang as _sg
 from calc.deploy.engine_memory import trtllm as _trt
 from calc.deploy.engine_memory import vllm as _vl
@@ -197,27 +198,17 @@ def kv_shape(cfg: ModelConfig, tp: int, pp: int, kv_bytes_per_element: float) ->
     """Per-GPU KV shape of ``cfg`` under tp × pp (heads split or replicated, MLA whole; the
     busiest stage's layers; full, sliding and Mamba layers counted apart for vLLM's hybrid
     allocator)."""
-    if cfg.mla is not None:
-        per_layer = (cfg.mla.kv_lora_rank + cfg.mla.qk_rope_head_dim) * kv_bytes_per_element
-    else:
-        heads = cdiv(cfg.n_kv_heads, tp)
-        per_layer = heads * (cfg.k_head_dim + cfg.v_head_dim) * kv_bytes_per_element
+    # per token per layer: K/V heads, MLA latent, sparse attention's index key (state_pages)
+    per_layer = _sp.attention_bytes_per_token_per_layer(cfg, tp, kv_bytes_per_element)
     stage = cdiv(cfg.n_layers, pp)
     kinds = cfg.layers[:stage]
     n_full = sum(1 for k in kinds if k == "full")
     n_slide = sum(1 for k in kinds if k in ("sliding", "chunked"))
-    mamba_kinds = sorted({k for k in kinds if k in ("mamba", "mamba2")})
-    n_mamba = sum(1 for k in kinds if k in ("mamba", "mamba2"))
+    n_mamba = _sp.state_layers(kinds)  # Mamba, Mamba-2 and gated DeltaNet layers
     window = cfg.sliding_window or cfg.attention_chunk_size
     if n_full + n_slide == 0:
         raise InvalidInputError(f"{cfg.name} has no attention layer on a GPU: no KV pool to size")
-    state = 0.0
-    if n_mamba:
-        from calc.data.dtypes import BYTES_PER_ELEMENT
-        from calc.formulas.ssm import mixer_shape, ssm_state_dtype
-
-        state_b = BYTES_PER_ELEMENT.get(ssm_state_dtype(cfg, cfg.dtype), 2)
-        state = max(mixer_shape(cfg, k, tp).state_elements for k in mamba_kinds) * state_b
+    state = _sp.state_bytes_per_layer(cfg, tp, kinds)
     counts = [n for n in (n_full, n_slide, n_mamba) if n]
     size = _vl.hybrid_group_size(counts) if len(counts) > 1 else counts[0]
     full_groups = _vl.hybrid_groups([n_full], size) if n_full else 0
@@ -414,6 +405,8 @@ def predict_kv_pool(
     if non_torch_bytes is None:
         non_torch_bytes = _vl.non_torch_bytes(tp)
     block_size = settings.block_size
+    if cfg.indexer is not None:  # sparse MLA and indexer kernels page 64 tokens at a time
+        block_size = _sp.sparse_block_size(block_size)
     warnings: list[str] = []
     engine = settings.engine
     if shape.n_mamba_layers and engine == "vllm":
@@ -457,15 +450,15 @@ def predict_kv_pool(
         fraction = settings.memory_fraction or _sglang_auto_fraction(settings, usable, tp, pp)
         act = 0.0 if activation_bytes is None else activation_bytes
         budget = _sg.rest_memory_bytes(usable, fraction, weights_bytes + act, non_torch_bytes)
-        tokens = int(_sg.max_total_num_tokens(budget, shape.bytes_per_token, settings.block_size))
+        tokens = int(_sg.max_total_num_tokens(budget, shape.bytes_per_token, block_size))
         pool_all_layers = tokens
         stage = cfg.layers[: cdiv(cfg.n_layers, pp)]
         n_full = sum(1 for k in stage if k == "full")
         n_swa = sum(1 for k in stage if k in ("sliding", "chunked"))
         if n_full and n_swa:  # the hybrid SWA pool reports its full-attention layers' tokens
             full, _ = _sg.swa_pool_tokens(tokens, n_full + n_swa, n_full, n_swa)
-            tokens = full // settings.block_size * settings.block_size
-        blocks = tokens // settings.block_size
+            tokens = full // block_size * block_size
+        blocks = tokens // block_size
         concurrency = tokens / max_model_len
     elif engine == "trtllm":
         fraction = settings.memory_fraction or DEFAULTS[("trtllm", "1.0")].memory_fraction
@@ -553,7 +546,7 @@ def predict_kv_pool(
             "max({budget}, 0) // {cell_size} // {page_size} × {page_size}",
             budget=int(budget),
             cell_size=shape.bytes_per_token,
-            page_size=settings.block_size,
+            page_size=block_size,
         )
         if tokens == pool_all_layers:
             figures.append(one_pool)
@@ -570,7 +563,7 @@ def predict_kv_pool(
                     ratio=_sg.SWA_FULL_TOKENS_RATIO,
                     swa_layers=n_swa,
                     full_layers=n_full,
-                    page_size=settings.block_size,
+                    page_size=block_size,
                 )
             )
     else:
