@@ -392,3 +392,21 @@ def test_encoder_and_unreadable_configs_are_refused(cli, tmp_path):
     path.write_text('{"model_type": "brand_new", "hidden_size": 512}')
     r = cli("memory", "-m", path, "--ctx", "8")
     assert r.code == 2 and "num_hidden_layers" in r.err and r.err.count("\n") == 1
+
+
+def test_kimi_k25_moonvit_tower_and_int4_experts():
+    from calc.deploy.checkpoint import released_dtypes
+
+    cfg = _imported("kimi-k2.5")
+    p = model_params(cfg)
+    # MoonViT: 27 × (4·1152² + 4·1152 + 2·1152·4304 + 4304 + 1152 + 2·2·1152 = 15,239,504)
+    # = 411,466,608; patches 3·14·14·1152 + 1152 = 678,528; positions 64·64·1152 = 4,718,592;
+    # final LayerNorm 2,304; projector LayerNorm 2,304 + 4608² + 4608 + 4608·7168 + 7168
+    # = 54,277,888 → 471,143,920 (card: a 400M MoonViT encoder)
+    assert p.vision == 471_143_920
+    assert p.text == model_params(load_model("kimi-k2")).total  # Kimi-K2's text model
+    d = released_dtypes(cfg)
+    # compressed-tensors int4 (group 32, symmetric); its ignore list keeps attention, shared
+    # experts, the dense MLP and lm_head in bf16
+    assert d["routed_experts"] == "int4-g32-sym"
+    assert d["attention"] == d["shared_experts"] == d["dense_ffn"] == d["lm_head"] == "bf16"
