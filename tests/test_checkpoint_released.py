@@ -147,3 +147,21 @@ def test_bad_safetensors_index_is_one_line(tmp_path, cli):
     (folder / "model.safetensors.index.json").write_text('{"metadata": {"total_size": "big"}}')
     r = cli("memory", "-m", str(folder), "--ctx", "8")
     assert r.code == 2 and r.err.count("\n") == 1 and "total_size" in r.err
+
+
+def test_fp8_checkpoint_with_modelopt_modules_in_nvfp4():
+    from calc.data.hf_quant import read_quantization
+
+    # NVIDIA's DeepSeek-V4 NVFP4 layout: quant_method fp8 (128 × 128 blocks) with a ModelOpt
+    # MIXED_PRECISION list putting the experts in NVFP4; attention left in bf16
+    q = {
+        "quant_method": "fp8",
+        "quant_algo": "MIXED_PRECISION",
+        "weight_block_size": [128, 128],
+        "quantized_layers": {f"layers.{i}.ffn.experts": {"quant_algo": "NVFP4"} for i in (0, 1)},
+        "ignore": ["*.attn.*", "head"],
+    }
+    qz = read_quantization(q, "config.json", n_layers=2)
+    assert qz.formats["routed_experts"] == "nvfp4"
+    assert qz.formats["dense_ffn"] == qz.formats["shared_experts"] == "fp8-block128"
+    assert qz.excluded == {"attention": "*", "lm_head": "*"}

@@ -401,7 +401,10 @@ def hf_to_fields(
     if isinstance(outer.get("audio_config"), dict):
         c.assume("audio tower not counted (no audio tower kvcalc knows)")
     q = c.get("quantization_config") or outer.get("quantization_config")
-    if not isinstance(q, dict) and hf_quant is not None:
+    mixed = isinstance(q, dict) and str(q.get("quant_algo", "")).upper() == "MIXED_PRECISION"
+    unlisted = mixed and "quantized_layers" not in q
+    if hf_quant is not None and (not isinstance(q, dict) or unlisted):
+        # ModelOpt's own file, the one with a mixed checkpoint's per-module list
         q = hf_quant_block(hf_quant, f"{where} (hf_quant_config.json)")
     if isinstance(q, dict):
         _apply_quantization(fields_, q, c, outer)

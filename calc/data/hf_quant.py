@@ -292,6 +292,26 @@ def _modelopt(q: dict, where: str, n_layers: int) -> Quantization:
     return out
 
 
+def _fp8_with_mixed_modules(q: dict, where: str, n_layers: int, fmt: str) -> Quantization:
+    """An fp8 checkpoint whose ModelOpt ``quantized_layers`` give some modules another format
+    (NVIDIA's DeepSeek-V4 NVFP4 releases: experts NVFP4, the other linears fp8 blocks)."""
+    if not isinstance(q.get("quantized_layers"), dict):
+        raise ConfigError(
+            f"{where}: fp8 quantization_config with quant_algo MIXED_PRECISION but no "
+            "quantized_layers: pass the snapshot folder (its hf_quant_config.json) or write "
+            "weight_dtypes"
+        )
+    qz = _modelopt(q, where, n_layers)
+    listed = dict(qz.quantised or {})
+    for c in LINEAR:
+        if c not in qz.formats:
+            qz.formats[c] = fmt
+            listed[c] = "*"
+    qz.quantised = listed
+    qz.note = f"fp8 weights ({fmt}) with per-module ModelOpt formats"
+    return qz
+
+
 def read_quantization(q: dict, where: str, n_layers: int) -> Quantization:
     """The Quantization of a ``quantization_config`` (or hf_quant_config's ``quantization``
     block, passed with ``quant_method: modelopt``). An unknown method is a ConfigError."""
@@ -301,13 +321,10 @@ def read_quantization(q: dict, where: str, n_layers: int) -> Quantization:
     ignore = q.get("modules_to_not_convert") or q.get("ignore") or q.get("ignored_layers")
     kv = "fp8" if _kv_fp8(q) else None
     if method == "fp8":
-        if str(q.get("quant_algo", "")).upper() == "MIXED_PRECISION":
-            raise ConfigError(
-                f"{where}: fp8 quantization_config with quant_algo MIXED_PRECISION: read the "
-                "snapshot's hf_quant_config.json (pass the folder) or write weight_dtypes"
-            )
         block = q.get("weight_block_size")
         fmt = "fp8-block128" if list(block or []) == [128, 128] else "fp8-tensor"
+        if str(q.get("quant_algo", "")).upper() == "MIXED_PRECISION":
+            return _fp8_with_mixed_modules(q, where, n_layers, fmt)
         note = f"fp8 weights{f' with {block} block scales' if block else ''}"
     elif method in ("gptq", "awq"):
         bits, group = q.get("bits"), q.get("group_size")

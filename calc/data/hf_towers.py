@@ -120,6 +120,7 @@ _TOWERS = {
     "qwen3_5_moe": _qwen3_vl,
     "kimi_vl": _moonvit,
     "kimi_k25": _moonvit,
+    "kimi_k3": _moonvit,
 }
 
 

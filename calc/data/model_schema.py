@@ -343,8 +343,8 @@ class ModelConfig(Schema):
             raise ValueError("moe layers need a moe: block")
         if "moe" in kinds and self.ffn_per_layer:
             raise ValueError("moe layers are FFN-only layers: set ffn_per_layer: false")
-        if self.mla is not None and kinds - {"full"}:
-            raise ValueError("MLA models with windowed or SSM layers are not supported")
+        if self.mla is not None and kinds - {"full", *SSM_LAYER_TYPES, *FFN_ONLY_LAYER_TYPES}:
+            raise ValueError("MLA models with windowed attention layers are not supported")
         if self.indexer is not None and self.mla is None:
             raise ValueError("indexer (sparse attention) needs an mla: block")
         for comp, idx in (self.unquantised_layers or {}).items():
