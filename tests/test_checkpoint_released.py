@@ -165,3 +165,27 @@ def test_fp8_checkpoint_with_modelopt_modules_in_nvfp4():
     assert qz.formats["routed_experts"] == "nvfp4"
     assert qz.formats["dense_ffn"] == qz.formats["shared_experts"] == "fp8-block128"
     assert qz.excluded == {"attention": "*", "lm_head": "*"}
+
+
+def test_hf_spec_fetches_the_modelopt_file_beside_config(monkeypatch, tmp_path):
+    import sys
+    import types
+
+    from calc.data.registry import load_model
+
+    snap = tmp_path / "snapshot"
+    snap.mkdir()
+    src = CONFIGS / "qwen3-235b-a22b-nvfp4"
+
+    def download(repo, filename):  # the Hub's cache: every file of a repo in one folder
+        if not (src / filename).exists():
+            raise OSError(f"404: {filename}")
+        shutil.copy(src / filename, snap / filename)
+        return str(snap / filename)
+
+    fake = types.ModuleType("huggingface_hub")
+    fake.hf_hub_download = download
+    monkeypatch.setitem(sys.modules, "huggingface_hub", fake)
+    cfg = load_model("hf:nvidia/Qwen3-235B-A22B-NVFP4")
+    assert released_dtypes(cfg)["routed_experts"] == "nvfp4" and cfg.kv_dtype == "fp8"
+    assert sum(model_weight_bytes(cfg).values()) == 134_101_359_616

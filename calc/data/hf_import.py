@@ -496,19 +496,27 @@ def load_hf_config(path, name: str | None = None, source: str | None = None) -> 
 
 
 def fetch_hf_config(repo_id: str) -> Path:
-    """Local path of ``repo_id``'s config.json via huggingface_hub (cached; offline: cache)."""
+    """Local path of ``repo_id``'s config.json via huggingface_hub (cached; offline: cache),
+    with its hf_quant_config.json and model.safetensors.index.json when the repository has
+    them (a ModelOpt release's formats, the checkpoint's size)."""
     try:
         from huggingface_hub import hf_hub_download
     except ImportError:
         raise MissingDependencyError("huggingface_hub", "hf") from None
     try:
-        return Path(hf_hub_download(repo_id, "config.json"))
+        path = Path(hf_hub_download(repo_id, "config.json"))
     except Exception as exc:  # hub errors: offline, gated, not found; all one line
         raise ConfigError(
             f"hf:{repo_id}: cannot fetch config.json ({type(exc).__name__}): not in the local "
             "cache and the Hub is unreachable or refused; check the name and network, or pass "
             "a local config.json path"
         ) from exc
+    for extra in ("hf_quant_config.json", "model.safetensors.index.json"):
+        try:  # into the same snapshot folder, where load_hf_config looks beside config.json
+            hf_hub_download(repo_id, extra)
+        except Exception:  # most repositories have neither: nothing to read
+            pass
+    return path
 
 
 def load_hf_model(spec: str) -> ModelConfig:
