@@ -7,7 +7,8 @@ Sections:
 - the step-time model against the published decode speeds of
   docs/validation/measurements_train.yaml (bench/validation_latency.py, recomputed every time);
 - the engine memory model (KV pool at start-up) against real engine logs
-  (bench/validation_capacity.py, recomputed every time);
+  (bench/validation_capacity.py, recomputed every time), and the page rules of the new state
+  kinds against hybrid and sparse-attention logs (bench/validation_states.py);
 - training estimates against published figures (bench/train_validation.py, recomputed);
 - steady-state serving throughput against TensorRT-LLM's throughput table
   (bench/validation_throughput.py, recomputed), and on its held-out rows
@@ -35,6 +36,8 @@ more on held-out rows:
 2. [Engine memory](#validation-of-the-engine-memory-model-kv-pool-at-start-up): the KV pool
    a serving engine allocates at start-up, predicted from the settings alone, against real
    vLLM, SGLang and TensorRT-LLM start-up logs; the fitted constants and their sources.
+   [New state kinds](#new-state-kinds-engine-pages): gated DeltaNet and sparse-attention
+   pages against vLLM and SGLang start-up logs.
 3. [Training](#training-estimates-against-published-figures): memory per GPU, FLOPs, step
    time and GPU-hours against published figures.
 4. [Serving throughput](#steady-state-serving-throughput-against-tensorrt-llm): steady-state
@@ -67,6 +70,7 @@ def render() -> str:
         HEADER,
         _as_section(_module("validation_latency").render()),
         _as_section(_module("validation_capacity").render()),
+        _as_section(_module("validation_states").render()),
         _as_section(_module("train_validation").render()),
         _as_section(_module("validation_throughput").render()),
         _as_section(_module("validation_heldout").render()),

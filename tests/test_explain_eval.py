@@ -34,6 +34,12 @@ DEPLOYMENTS = [
     ("deepseek-v2", "h200", ("--tp", "8")),
     ("falcon-7b", "h100", ()),
     ("gemma-3-27b", "h100", ("--tp", "2")),
+    # the new state kinds (issue 24): gated DeltaNet with an output gate, sparse MLA with its
+    # indexer, a Mamba-2 / MoE hybrid, per-layer q/k norms
+    ("qwen3-next-80b-a3b", "h200", ("--tp", "4")),
+    ("deepseek-v3.2", "b200", ("--tp", "8")),
+    ("nemotron-3-nano-30b-a3b", "h100", ("--tp", "2")),
+    ("minimax-m2.5", "h200", ("--tp", "4")),
 ]
 
 

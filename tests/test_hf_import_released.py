@@ -473,20 +473,44 @@ def test_gpt_oss_fixture_imports_as_released():
     assert imported.context_limit == 131_072  # YaRN factor 32 × 4,096
 
 
+FFN = ("dense_ffn", "routed_experts", "shared_experts")
+LINEAR = ("attention", *FFN, "ssm")
+
+
 @pytest.mark.parametrize(
     ("ignore", "kept"),
     [
-        (["lm_head"], set()),
-        (["lm_head", "re:.*mlp.gate$"], set()),  # the router of an MoE
-        (["re:.*shared_expert_gate$"], set()),  # Qwen MoE's shared-expert gate scalar
-        (["re:.*self_attn.*"], {"attention"}),
-        (["re:vision_tower.*", "re:.*vision.*attn.*"], set()),  # tower modules only
-        (["model.layers.0.mlp"], {"dense_ffn", "routed_experts", "shared_experts"}),
-        (["re:.*mlp.experts.*"], {"routed_experts"}),
-        (["re:.*mlp.gate_proj"], {"dense_ffn", "routed_experts", "shared_experts"}),
+        (["lm_head"], {"lm_head": "*"}),
+        (["lm_head", "re:.*mlp.gate$"], {"lm_head": "*"}),  # the router of an MoE
+        (["re:.*shared_expert_gate$"], {}),  # Qwen MoE's shared-expert gate scalar
+        (["re:.*self_attn.*"], {"attention": "*"}),
+        (["re:vision_tower.*", "re:.*vision.*attn.*"], {}),  # tower modules only
+        # one layer's FFN: that layer only (dense or MoE, whichever it is)
+        (["model.layers.0.mlp"], {c: {0} for c in FFN}),
+        (["re:.*mlp.experts.*"], {"routed_experts": "*"}),
+        # a regex is matched as compressed-tensors does (re.match on module names): this one
+        # names the dense MLP's gate_proj, not model.layers.N.mlp.experts.M.gate_proj
+        (["re:.*mlp.gate_proj"], {"dense_ffn": "*"}),
+        # Kimi-K2.5's int4 release keeps attention, shared experts and dense MLPs in bf16
+        (["lm_head", "re:.*self_attn.*", "re:.*shared_experts.*",
+          "re:.*mlp\\.(gate|up|gate_up|down)_proj.*"],
+         {"lm_head": "*", "attention": "*", "shared_experts": "*", "dense_ffn": "*"}),
+        # ModelOpt globs: layers.1* is every layer whose index starts with 1 (fnmatch)
+        (["model.layers.1*"], {c: {1, 10, 11} for c in LINEAR}),
+        (["model.layers.1.*", "model.layers.0.input_layernorm"], {c: {1} for c in LINEAR}),
     ],
 )
 def test_ignore_lists_keep_the_named_linear_layers(ignore, kept):
-    from calc.data.hf_import import _kept
+    from calc.data.hf_quant import read_excludes
 
-    assert _kept(ignore) == kept
+    comps, parts = read_excludes(ignore, n_layers=12)
+    assert comps == kept and parts == {}
+
+
+def test_ignore_lists_name_attention_projections():
+    from calc.data.hf_quant import read_excludes
+
+    names = [f"model.layers.{i}.self_attn.{p}" for i in range(3)
+             for p in ("kv_a_proj_with_mqa", "kv_b_proj", "indexer*")]  # fmt: skip
+    comps, parts = read_excludes(names, n_layers=3)
+    assert comps == {} and parts == {p: {0, 1, 2} for p in ("kv_a_proj", "kv_b_proj", "indexer")}

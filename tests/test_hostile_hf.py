@@ -138,8 +138,11 @@ def test_a_small_config_is_downloaded_from_the_stated_endpoint(cli, fake_hub, mo
         monkeypatch.setenv("HF_ENDPOINT", hub.url)
         r = cli("memory", "-m", MODEL, "--ctx", "8", "-f", "json")
         assert r.code == 0, r.err
+        # config.json first; then the ModelOpt and safetensors-index files this stand-in Hub
+        # also says it has (HEAD 200 for every path), all from the stated endpoint
         assert fake_hub.downloads == [
-            ("mistralai/Mistral-7B-v0.1", "config.json", {"endpoint": hub.url})
+            ("mistralai/Mistral-7B-v0.1", name, {"endpoint": hub.url})
+            for name in ("config.json", "hf_quant_config.json", "model.safetensors.index.json")
         ]
     finally:
         hub.close()

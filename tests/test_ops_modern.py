@@ -112,6 +112,13 @@ def test_decode_kv_read_is_the_layouts_cache(name):
         return
     read = ops["attn_scores"].kv_bytes + ops["attn_values"].kv_bytes
     write = 2 * layout.kv_bytes_per_token(kv_b)
+    if layout.sparse:  # attention reads the top-k tokens' latents; the indexer every index key
+        index = layout.index_bytes_per_token_per_layer
+        latent = layout.kv_bytes_per_token_per_layer(kv_b) - index
+        top = min(5000, layout.sparse_topk)
+        assert read - write == pytest.approx(2 * layout.n_layers * top * latent, rel=1e-12)
+        assert ops["indexer_scores"].kv_bytes == 2 * layout.n_layers * 5000 * index
+        return
     assert read - write == pytest.approx(2 * layout.kv_bytes_per_sequence(5000, kv_b), rel=1e-12)
 
 

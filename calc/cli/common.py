@@ -37,8 +37,16 @@ def load_inputs(model, hardware=None, *, attention=None, fmt="table", **sizes):
     check_choice("--format", fmt, FORMATS)
     layout = what_if_layout(attention, **sizes)
     cfg = load_model(model)
+    warn_model(cfg)
     hw = load_hardware(hardware) if hardware else None
     return cfg, hw, layout(cfg)
+
+
+def warn_model(cfg) -> None:
+    """Print what the model's import assumed (calc.deploy.checkpoint.model_warnings)."""
+    from calc.deploy.checkpoint import model_warnings
+
+    warn(model_warnings(cfg))
 
 
 def warn(messages) -> None:

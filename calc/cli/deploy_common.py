@@ -70,7 +70,7 @@ def build_deployment(
 ):
     """The Deployment of a command's options (model and hardware loaded, calibration applied,
     sizes parsed, everything validated once)."""
-    from calc.cli.common import calibrated_hardware, check_choice
+    from calc.cli.common import calibrated_hardware, check_choice, warn_model
     from calc.data.registry import load_hardware, load_model
     from calc.deploy.deployment import Deployment, EngineSettings
     from calc.output.render import ROW_FORMATS
@@ -82,6 +82,7 @@ def build_deployment(
         )
     settings = EngineSettings.of(locals())
     cfg = load_model(model)
+    warn_model(cfg)
     hw = None
     if hardware:
         hw = calibrated_hardware(load_hardware(hardware), calibration)

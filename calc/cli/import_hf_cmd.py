@@ -28,10 +28,12 @@ def import_hf(
         str | None, typer.Option("--source", help="Upstream URL to record as `source:`.")
     ] = None,
 ) -> None:
-    """Convert a Hugging Face config.json (llama, llama4, mistral, mistral3, mixtral, phi3,
-    qwen2/3(+moe), deepseek_v2/v3, gemma2/3, gpt_oss, jamba, nemotron_h, falcon) into a model
-    YAML, validated before writing. Multimodal configs add their vision tower;
-    quantization_config becomes per-component weight formats (weight_dtypes).
+    """Convert a Hugging Face config.json into a model YAML, validated before writing. The
+    architecture is read from the config's keys (layer types, attention kind: GQA, MLA,
+    sparse attention, gated DeltaNet, Mamba; MoE shape; MTP); an unknown model_type is read
+    the same way, with a warning naming each assumption. Multimodal configs add their vision
+    tower; quantization_config (or a snapshot's ModelOpt hf_quant_config.json) becomes
+    per-component weight formats (weight_dtypes) and the KV dtype it asks for.
 
     Example: kvcalc import-hf path/to/config.json -o my-model.yaml
     """
@@ -55,6 +57,9 @@ def import_hf(
             )
     else:
         cfg = load_hf_config(config, name=name, source=source)
+    from calc.cli.common import warn_model
+
+    warn_model(cfg)
     text = to_yaml(cfg)
     if output is None:
         typer.echo(text, nl=False)

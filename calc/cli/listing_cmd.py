@@ -5,14 +5,31 @@ from __future__ import annotations
 from calc.cli import options as o
 
 
+def _layer_kinds(cfg) -> str:
+    """The model's layers by kind, in the order they first appear: "full 12 + mamba2 36"."""
+    counts: dict[str, int] = {}
+    for kind in cfg.layers:
+        counts[kind] = counts.get(kind, 0) + 1
+    return " + ".join(f"{k} {n}" for k, n in counts.items())
+
+
+def _state_kind(cfg) -> str:
+    kinds = set(cfg.layers)
+    names = [("linear_attention", "gated_deltanet"), ("mamba2", "mamba2"), ("mamba", "mamba")]
+    found = [name for kind, name in names if kind in kinds]
+    return "+".join(found) or "none"
+
+
 def models(fmt: o.Format = "table", output: o.Output = None) -> None:
-    """List the shipped model configs with their shape and parameter counts.
+    """List the shipped model configs with their shape, attention and state kinds (layer mix,
+    the fixed state of gated DeltaNet / Mamba layers, sparse attention's top-k) and parameter
+    counts.
 
     Example: kvcalc models --format csv
     """
     from calc.cli.common import check_choice
     from calc.data.registry import all_models
-    from calc.formulas.params import model_params
+    from calc.formulas.params import model_params, mtp_params
     from calc.output.render import FORMATS, emit, rows_table
 
     check_choice("--format", fmt, FORMATS)
@@ -30,10 +47,14 @@ def models(fmt: o.Format = "table", output: o.Output = None) -> None:
                 "n_heads": cfg.n_heads,
                 "n_kv_heads": cfg.n_kv_heads,
                 "head_dim": cfg.k_head_dim,
+                "layer_kinds": _layer_kinds(cfg),
+                "state_kind": _state_kind(cfg),
+                "sparse_topk": cfg.indexer.topk if cfg.indexer else 0,
                 "moe_experts": cfg.moe.n_routed_experts if cfg.moe else 0,
                 "max_ctx": cfg.context_limit,
                 "params_total": p.total,
                 "params_active": p.active,
+                "params_mtp": mtp_params(cfg),
                 # the released format of the linear layers (calc.deploy.checkpoint)
                 "dtype": linear_dtype(cfg),
             }

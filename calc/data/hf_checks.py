@@ -1,9 +1,12 @@
 """Checks the types and ranges of a Hugging Face ``config.json``'s keys [elements, layers]
 before the importer computes anything from them, so no value reaches a division, a list
-multiplication or a loop over layers unchecked, and a bad value is named by file and key."""
+multiplication or a loop over layers unchecked, and a bad value is named by file and key.
+NaN and Infinity are read (real configs carry them in keys kvcalc never uses, e.g.
+Nemotron-H's ``time_step_limit``) and refused here in every key kvcalc does use."""
 
 from __future__ import annotations
 
+import math
 import reprlib
 from collections.abc import Sequence
 from typing import Any
@@ -24,26 +27,40 @@ _POSITIVE = (
     "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "mamba_d_state", "mamba_d_conv",
     "mamba_expand", "mamba_dt_rank", "ssm_state_size", "conv_kernel", "mamba_num_heads",
     "mamba_head_dim", "n_groups", "attention_chunk_size", "decoder_sparse_step",
+    "n_embd", "n_head", "num_layers", "n_positions", "kv_channels", "num_heads",
+    "linear_num_key_heads", "linear_num_value_heads", "linear_key_head_dim",
+    "linear_value_head_dim", "linear_conv_kernel_dim", "full_attention_interval",
+    "index_n_heads", "index_head_dim", "index_topk", "moe_latent_size",
+    "interleave_moe_layer_step", "num_experts_per_token", "top_k_experts", "moe_top_k",
+    "moe_num_experts", "intermediate_size_mlp", "mamba_n_groups", "max_sequence_length",
+    "seq_length", "ffn_dim", "n_inner", "expert_intermediate_size",
 )  # fmt: skip
 _NON_NEGATIVE = (
     "attn_layer_offset", "expert_layer_offset", "first_k_dense_replace", "max_window_layers",
-    "n_shared_experts", "shared_expert_intermediate_size",
+    "n_shared_experts", "shared_expert_intermediate_size", "num_shared_experts",
+    "moe_shared_expert_intermediate_size", "shared_intermediate_size", "first_k_dense",
+    "num_nextn_predict_layers", "mtp_num_hidden_layers", "num_mtp_modules",
+    "mtp_transformer_layers",
 )  # fmt: skip
 _BOOLS = (
     "tie_word_embeddings", "attention_bias", "mlp_bias", "use_sliding_window", "bias",
     "parallel_attn", "new_decoder_architecture", "multi_query", "mamba_conv_bias",
-    "mamba_proj_bias", "use_conv_bias",
+    "mamba_proj_bias", "use_conv_bias", "attn_output_gate", "use_qk_norm", "qk_layernorm",
+    "use_routing_bias", "use_mtp",
 )  # fmt: skip
-_STRINGS = ("model_type", "torch_dtype", "dtype", "hybrid_override_pattern", "topk_method")
+_STRINGS = ("model_type", "torch_dtype", "dtype", "hybrid_override_pattern", "topk_method",
+            "qk_norm_type", "mamba_ssm_dtype", "mamba_ssm_cache_dtype")  # fmt: skip
 
 _short = reprlib.Repr()
 _short.maxstring, _short.maxother, _short.maxlist, _short.maxdict = 40, 40, 4, 4
 
 
 def _bad(where: str, key: str, expected: str, value: Any) -> ConfigError:
-    return ConfigError(
-        f"{where}: config.json key {key!r} must be {expected} (got {_short.repr(value)})"
-    )
+    if isinstance(value, float) and not math.isfinite(value):  # as the JSON file spells it
+        shown = "NaN" if math.isnan(value) else ("-" if value < 0 else "") + "Infinity"
+    else:
+        shown = _short.repr(value)
+    return ConfigError(f"{where}: config.json key {key!r} must be {expected} (got {shown})")
 
 
 def check_int(data: dict[str, Any], where: str, key: str, lo: int, hi: int) -> None:
@@ -70,7 +87,7 @@ def check_hf_config(data: dict[str, Any], where: str) -> None:
             v = data.get(key)
             if v is not None and not isinstance(v, kind):
                 raise _bad(where, key, expected, v)
-    for key in ("mlp_only_layers", "layer_types"):
+    for key in ("mlp_only_layers", "layer_types", "no_rope_layers", "layers_block_type"):
         v = data.get(key)
         if v is not None and not isinstance(v, list):
             raise _bad(where, key, "a list", v)

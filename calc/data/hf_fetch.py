@@ -104,6 +104,33 @@ def fetch_config(repo_id: str, max_bytes: int) -> Path:
     return _download(hub, repo_id, base, where)
 
 
+def fetch_extras(repo_id: str, names: tuple[str, ...], max_bytes: int) -> None:
+    """Download ``names`` of ``repo_id`` into the cache beside its config.json where the Hub
+    has them (most repositories have neither of the files asked for); quietly nothing when
+    offline, unreachable, refused or over ``max_bytes``: they only refine an estimate."""
+    if _offline():
+        return
+    try:
+        import huggingface_hub as hub
+    except ImportError:
+        return
+    base = endpoint()
+    token = _token(hub)
+    for name in names:
+        try:
+            size = remote_size(f"{base}/{repo_id}/resolve/main/{name}", token)
+        except Unreachable:
+            return
+        except ConfigError:  # 404 for most repositories: the file is not there
+            continue
+        if size is not None and size > max_bytes:
+            continue
+        try:
+            _download(hub, repo_id, base, f"hf:{repo_id}", name)
+        except ConfigError:
+            continue
+
+
 def _cached(hub, repo_id: str) -> Path | None:
     find = getattr(hub, "try_to_load_from_cache", None)
     if find is None:
@@ -123,7 +150,7 @@ def _token(hub) -> str | None:
         return None
 
 
-def _download(hub, repo_id: str, base: str, where: str) -> Path:
+def _download(hub, repo_id: str, base: str, where: str, name: str = FILENAME) -> Path:
     import logging
 
     log = logging.getLogger("huggingface_hub")
@@ -134,7 +161,7 @@ def _download(hub, repo_id: str, base: str, where: str) -> Path:
         quiet()  # no progress bar on stderr either
     try:
         kwargs = {"endpoint": base} if base != DEFAULT_ENDPOINT else {}
-        return Path(hub.hf_hub_download(repo_id, FILENAME, **kwargs))
+        return Path(hub.hf_hub_download(repo_id, name, **kwargs))
     except Exception as exc:  # hub errors: gated, not found, a dropped connection
         raise ConfigError(
             f"{where}: cannot fetch config.json ({type(exc).__name__}): not in the local "

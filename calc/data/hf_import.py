@@ -1,33 +1,33 @@
-"""Reads a Hugging Face ``config.json`` into a ModelConfig (shapes in elements, counts in layers).
+"""Reads a Hugging Face ``config.json`` into a ModelConfig (shapes in elements, counts in layers),
+driven by what the config says rather than by a list of model names.
 
-Only the keys of the families below are understood; a needed key that is missing is a
-ConfigError naming it, never a guess. Where a key is absent the importer uses what the
-family's Transformers config class defaults to and says so here:
+The architecture comes from the keys: the layer types (calc.data.hf_layers), the attention
+kind (MHA/GQA/MQA by the head counts; MLA with ``kv_lora_rank``; DeepSeek sparse attention
+with ``index_*``; gated DeltaNet with ``linear_*``; Mamba with ``mamba_*`` / ``ssm_state_size``),
+the MoE shape, MTP modules (calc.data.hf_blocks), towers (calc.data.hf_towers) and the
+checkpoint's quantisation (calc.data.hf_quant). What no key states (FFN kind, norms per
+layer, biases) comes from the family's code (calc.data.hf_families); for a ``model_type`` kvcalc
+does not know, the importer reads the same keys and records each assumption in ``assumed``,
+which every command prints as a warning. A needed key that is missing is a ConfigError naming
+it, and a config with no readable decoder (no layers, heads or width; an encoder family) is
+refused.
+
+Documented defaults where a key is absent (each family's Transformers config class):
 
 - ``num_key_value_heads`` absent: num_attention_heads (MHA; every Transformers config class).
 - ``head_dim`` absent or null: hidden_size / num_attention_heads (the modelling code's rule).
-- ``tie_word_embeddings`` absent: False, except gemma2/gemma3 (their classes default True).
+- ``tie_word_embeddings`` absent: False, except gemma/gemma2/gemma3/falcon (True).
 - falcon: ``ffn_hidden_size`` absent is 4 × hidden_size (FalconMLP).
+- gemma3_text, llama4_text, qwen3_next: calc.data.hf_families.DEFAULTS.
 
-- gemma3_text: Gemma3TextConfig's defaults for what the released configs omit:
-  vocab_size 262208, max_position_embeddings 131072, sliding_window 4096,
-  sliding_window_pattern 6, head_dim 256, rope_theta irrelevant here.
-- llama4_text: interleave_moe_layer_step 1, intermediate_size_mlp 16384, no_rope_layers
-  every 4th layer (Llama4TextConfig: ``no_rope_layer_interval`` 4).
-- mistral3 / pixtral vision: spatial_merge_size 2, multimodal_projector_bias False.
+Multimodal wrappers hold the language model in ``text_config`` (or ``language_config`` /
+``llm_config``) and the encoder in ``vision_config``; a ``text_config`` without ``model_type``
+takes the wrapper's known text family (calc.data.hf_families.INNER_TYPES), else it is read
+as an unknown type with a warning, never as another family.
 
-Multimodal wrappers (gemma3, llama4, mistral3) hold the language model in ``text_config``
-and the vision encoder in ``vision_config``; the encoder and its projector become the
-model's ``vision`` tower (memory only). ``quantization_config`` becomes ``weight_dtypes``
-(see ``_quantization``): a quantised checkpoint is never sized as bf16, and a method that
-cannot be expressed is a ConfigError.
-
-Layer patterns: an explicit ``layer_types`` list wins; otherwise mistral/mixtral with a
-``sliding_window`` slide in every layer, qwen2/qwen2_moe/qwen3* slide only with
-``use_sliding_window`` in layers ≥ ``max_window_layers``, gemma2 alternates local/global from
-layer 0, gemma3 is global every ``sliding_window_pattern``-th layer, gpt_oss alternates, jamba
-places attention every ``attn_layer_period`` from ``attn_layer_offset``, nemotron_h reads its
-``hybrid_override_pattern`` (M Mamba-2, * attention, - MLP).
+A snapshot folder's ``hf_quant_config.json`` (ModelOpt) is read when config.json has no
+``quantization_config``, and its ``model.safetensors.index.json`` total size is kept as
+``checkpoint_bytes`` (calc.deploy.checkpoint compares it with the analytic weights).
 """
 
 from __future__ import annotations
@@ -38,315 +38,25 @@ from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
+from calc.data import hf_blocks, hf_families
 from calc.data.hf_checks import check_hf_config, smallest_period
+from calc.data.hf_keys import HfConfig
+from calc.data.hf_layers import layer_types as read_layer_types
+from calc.data.hf_quant import LINEAR, hf_quant_block, read_quantization
+from calc.data.hf_towers import vision_tower
 from calc.data.model_schema import ModelConfig
 from calc.data.yaml_io import parse_json, read_text, validate
 from calc.errors import ConfigError
 from calc.output.safe_text import is_name
 
-FAMILIES = (
-    "llama",
-    "mistral",
-    "mixtral",
-    "qwen2",
-    "qwen2_moe",
-    "qwen3",
-    "qwen3_moe",
-    "deepseek_v2",
-    "deepseek_v3",
-    "gemma2",
-    "gemma3",
-    "gemma3_text",
-    "gpt_oss",
-    "jamba",
-    "nemotron_h",
-    "falcon",
-    "phi3",
-    "llama4",
-    "llama4_text",
-    "mistral3",
-)
+# the families whose facts kvcalc knows (any other model_type is read from its keys)
+FAMILIES = tuple(hf_families.FAMILIES) + tuple(hf_families.ALIASES)
+MAX_CONFIG_BYTES = 32_000_000  # real configs with per-module quantisation lists reach 3 MB
 _DTYPES = {"bfloat16": "bf16", "float16": "fp16", "float32": "fp32"}
-_LAYER_TYPES = {
-    "full_attention": "full",
-    "sliding_attention": "sliding",
-    "chunked_attention": "chunked",
-}
-
-
-class _Cfg:
-    """The config dict with a ``need`` that names the missing key and the file."""
-
-    def __init__(self, data: dict[str, Any], where: str) -> None:
-        self.data, self.where = data, where
-
-    def get(self, key: str, default: Any = None) -> Any:
-        v = self.data.get(key)
-        return default if v is None else v
-
-    def need(self, key: str, what: str = "") -> Any:
-        v = self.data.get(key)
-        if v is None:
-            why = f" (needed for {what})" if what else ""
-            kind = self.data.get("model_type")  # None when the file names no model_type
-            kind = f"{kind} " if is_name(kind) else ""
-            raise ConfigError(
-                f"{self.where}: {kind}config.json has no {key!r}{why}; "
-                "add it to the file or write the model YAML by hand"
-            )
-        return v
-
-
-def _layer_types(c: _Cfg, family: str, n_layers: int) -> list[str] | None:
-    explicit = c.get("layer_types")
-    if explicit is not None:
-        try:
-            return [_LAYER_TYPES[t] for t in explicit]
-        except KeyError as exc:
-            raise ConfigError(
-                f"{c.where}: layer type {exc.args[0]!r} is not supported "
-                f"(known: {', '.join(_LAYER_TYPES)})"
-            ) from None
-    window = c.get("sliding_window")
-    if family in ("mistral", "mixtral", "phi3") and window:
-        return ["sliding"] * n_layers
-    if family == "llama4_text":
-        chunk = c.get("attention_chunk_size")
-        no_rope = c.get("no_rope_layers")  # 1: RoPE (chunked local) layer, 0: NoPE global
-        if not chunk:
-            return None
-        if isinstance(no_rope, list) and len(no_rope) == n_layers:
-            return ["chunked" if r else "full" for r in no_rope]
-        every = c.get("no_rope_layer_interval", 4)
-        return ["full" if (i + 1) % every == 0 else "chunked" for i in range(n_layers)]
-    if family.startswith("qwen") and c.get("use_sliding_window", False) and window:
-        first = c.get("max_window_layers", 0)
-        return ["sliding" if i >= first else "full" for i in range(n_layers)]
-    if family == "gemma2":
-        c.need("sliding_window", "Gemma 2's local layers")
-        return ["sliding" if i % 2 == 0 else "full" for i in range(n_layers)]
-    if family in ("gemma3", "gemma3_text"):
-        c.need("sliding_window", "Gemma 3's local layers")
-        period = c.get("sliding_window_pattern") or c.need("_sliding_window_pattern")
-        return ["full" if (i + 1) % period == 0 else "sliding" for i in range(n_layers)]
-    if family == "gpt_oss":
-        c.need("sliding_window", "gpt-oss's banded layers")
-        return ["sliding" if i % 2 == 0 else "full" for i in range(n_layers)]
-    if family == "jamba":
-        period = c.need("attn_layer_period", "the attention/Mamba layout")
-        offset = c.need("attn_layer_offset", "the attention/Mamba layout")
-        return ["full" if i % period == offset else "mamba" for i in range(n_layers)]
-    if family == "nemotron_h":
-        pattern = c.need("hybrid_override_pattern", "the hybrid layer layout")
-        kinds = {"M": "mamba2", "*": "full", "-": "mlp"}
-        bad = sorted(set(pattern) - set(kinds))
-        if bad:
-            raise ConfigError(
-                f"{c.where}: hybrid_override_pattern symbol(s) {', '.join(bad)} not supported "
-                "(known: M Mamba-2, * attention, - MLP)"
-            )
-        if len(pattern) != n_layers:
-            raise ConfigError(
-                f"{c.where}: hybrid_override_pattern has {len(pattern)} layers, "
-                f"num_hidden_layers is {n_layers}"
-            )
-        return [kinds[ch] for ch in pattern]
-    return None
-
-
-def _moe(c: _Cfg, family: str, d_ffn: int) -> dict | None:
-    if family == "mixtral":
-        return dict(
-            n_routed_experts=c.need("num_local_experts"),
-            experts_per_token=c.need("num_experts_per_tok"),
-            d_expert_ffn=d_ffn,
-        )
-    if family in ("qwen2_moe", "qwen3_moe"):
-        if c.get("mlp_only_layers") or c.get("decoder_sparse_step", 1) != 1:
-            raise ConfigError(
-                f"{c.where}: mlp_only_layers / decoder_sparse_step other than every layer "
-                "MoE is not supported"
-            )
-        moe = dict(
-            n_routed_experts=c.need("num_experts"),
-            experts_per_token=c.need("num_experts_per_tok"),
-            d_expert_ffn=c.need("moe_intermediate_size"),
-        )
-        shared = c.get("shared_expert_intermediate_size", 0)
-        if shared:
-            moe.update(n_shared_experts=1, d_shared_expert_ffn=shared)
-        return moe
-    if family in ("deepseek_v2", "deepseek_v3"):
-        return dict(
-            n_routed_experts=c.need("n_routed_experts"),
-            experts_per_token=c.need("num_experts_per_tok"),
-            n_shared_experts=c.get("n_shared_experts", 0),
-            d_expert_ffn=c.need("moe_intermediate_size"),
-            n_dense_layers=c.get("first_k_dense_replace", 0),
-            router_bias=c.get("topk_method") == "noaux_tc",  # e_score_correction_bias
-        )
-    if family == "gpt_oss":
-        return dict(
-            n_routed_experts=c.need("num_local_experts"),
-            experts_per_token=c.get("num_experts_per_tok") or c.need("experts_per_token"),
-            d_expert_ffn=d_ffn,
-            router_bias=True,  # GptOssTopKRouter has a bias
-        )
-    if family == "llama4_text":
-        step = c.get("interleave_moe_layer_step", 1)
-        moe = dict(
-            n_routed_experts=c.need("num_local_experts"),
-            experts_per_token=c.get("num_experts_per_tok", 1),
-            n_shared_experts=1,  # Llama4TextMoe.shared_expert
-            d_expert_ffn=d_ffn,
-        )
-        if step > 1:  # layer i is MoE when (i + 1) % step == 0
-            moe.update(layer_period=step, layer_offset=step - 1)
-        return moe
-    if family == "jamba" and c.get("num_experts", 1) > 1:
-        return dict(
-            n_routed_experts=c.need("num_experts"),
-            experts_per_token=c.need("num_experts_per_tok"),
-            d_expert_ffn=d_ffn,
-            layer_period=c.need("expert_layer_period"),
-            layer_offset=c.need("expert_layer_offset"),
-        )
-    return None
-
-
-# linear components a quantisation method converts (calc.deploy.checkpoint.REQUANTISED)
-_LINEAR = ("attention", "dense_ffn", "routed_experts", "shared_experts", "ssm")
-# module-name fragments of an ignore / modules_to_not_convert list -> the component they keep
-_MODULE_PARTS = {
-    "self_attn": ("attention",),
-    "attn": ("attention",),
-    "experts": ("routed_experts",),
-    "shared_expert": ("shared_experts",),
-    "mlp": ("dense_ffn", "routed_experts", "shared_experts"),
-    "mamba": ("ssm",),
-    "mixer": ("ssm",),
-}
-
-
-def _kept(patterns) -> set[str]:
-    """Linear components an ignore list keeps unquantised (the embedding, lm_head, router,
-    norms and vision towers are never converted here, listed or not). Per component: an
-    entry naming one layer's module keeps that component in 16 bit in every layer (an
-    upper bound on the bytes)."""
-    kept: set[str] = set()
-    for raw in patterns or ():
-        p = str(raw).removeprefix("re:")
-        if re.search(r"(vision|visual|image|multi_modal|mm_|audio)", p):
-            continue  # a tower's modules: towers keep their checkpoint format anyway
-        if re.search(r"(\.gate|_gate|router)\b\$?$", p):
-            continue  # the MoE router / a shared-expert gate: never converted here
-        for frag, comps in _MODULE_PARTS.items():
-            if frag not in p:
-                continue
-            if frag == "mlp" and ("experts" in p or "shared_expert" in p):
-                continue  # the experts' own fragments say which
-            kept.update(comps)
-    return kept
-
-
-def _ct_format(w: dict, where: str) -> str:
-    """compressed-tensors weight scheme -> a calc.formulas.quant format name."""
-    bits, kind = w.get("num_bits"), w.get("type", "int")
-    strategy, group = w.get("strategy"), w.get("group_size")
-    block = w.get("block_structure")
-    if kind == "float" and bits == 8:
-        if strategy == "block" and list(block or []) == [128, 128]:
-            return "fp8-block128"
-        return "fp8-tensor"  # per-tensor or per-channel scales (a few bytes per row)
-    if kind == "float" and bits == 4 and group == 16:
-        return "nvfp4"
-    if kind == "int" and bits == 8 and strategy == "channel":
-        return "int8-channel"
-    if kind == "int" and bits in (4, 8) and group in (32, 64, 128):
-        return f"int{bits}-g{group}" + ("-sym" if w.get("symmetric", True) else "")
-    raise ConfigError(
-        f"{where}: compressed-tensors weights of {bits}-bit {kind} with strategy {strategy} "
-        f"and group {group} have no kvcalc format; write weight_dtypes in the model YAML"
-    )
-
-
-def _quantization(q: dict, where: str) -> tuple[dict[str, str], str]:
-    """``weight_dtypes`` (linear components -> format) and a note from a
-    quantization_config. An unknown method is a ConfigError: a quantised checkpoint is
-    never sized as bf16 silently."""
-    method = str(q.get("quant_method", "unknown"))
-    ignore = q.get("modules_to_not_convert") or q.get("ignore") or q.get("ignored_layers")
-    if method == "fp8":
-        block = q.get("weight_block_size")
-        fmt = "fp8-block128" if list(block or []) == [128, 128] else "fp8-tensor"
-        note = f"fp8 weights{f' with {block} block scales' if block else ''}"
-    elif method in ("gptq", "awq"):
-        bits, group = q.get("bits"), q.get("group_size")
-        if bits not in (4, 8) or group not in (32, 64, 128):
-            raise ConfigError(
-                f"{where}: {method} with {bits} bits and group_size {group} has no kvcalc "
-                "format (4 or 8 bits, group 32, 64 or 128); write weight_dtypes in the model "
-                "YAML"
-            )
-        sym = q.get("sym", True) if method == "gptq" else not q.get("zero_point", True)
-        fmt = f"int{bits}-g{group}" + ("-sym" if sym else "")
-        note = f"{method} int{bits}, group_size {group}"
-    elif method == "mxfp4":
-        fmt, note = "mxfp4", "mxfp4 weights (quantization_config)"
-    elif method == "compressed-tensors":
-        groups = q.get("config_groups") or {}
-        schemes = [g.get("weights") for g in groups.values() if isinstance(g, dict)]
-        schemes = [w for w in schemes if isinstance(w, dict)]
-        if not schemes:
-            raise ConfigError(f"{where}: compressed-tensors config has no weight scheme")
-        fmts = {_ct_format(w, where) for w in schemes}
-        if len(fmts) > 1:
-            raise ConfigError(
-                f"{where}: compressed-tensors groups use several formats "
-                f"({', '.join(sorted(fmts))}); write weight_dtypes in the model YAML"
-            )
-        fmt = fmts.pop()
-        note = f"compressed-tensors {fmt}"
-    elif method == "bitsandbytes":
-        if q.get("load_in_4bit"):
-            fmt = "nf4-g64"
-            note = f"bitsandbytes 4-bit ({q.get('bnb_4bit_quant_type', 'fp4')})"
-            if q.get("bnb_4bit_use_double_quant"):
-                note += ", double-quantised absmax counted as fp32 (an upper bound)"
-        elif q.get("load_in_8bit"):
-            fmt, note = "int8-channel", "bitsandbytes LLM.int8()"
-        else:
-            raise ConfigError(f"{where}: bitsandbytes config loads neither 4- nor 8-bit")
-        ignore = q.get("llm_int8_skip_modules") or ignore
-    else:
-        raise ConfigError(
-            f"{where}: quantization_config quant_method {method!r} is not understood "
-            "(known: fp8, compressed-tensors, gptq, awq, mxfp4, bitsandbytes); write "
-            "weight_dtypes in the model YAML rather than size it as unquantised"
-        )
-    kept = _kept(ignore)
-    dtypes = {c: fmt for c in _LINEAR if c not in kept}
-    if kept:
-        note += f"; unconverted: {', '.join(sorted(kept))}"
-    return dtypes, note
-
-
-# What a family's Transformers config class defaults to, for keys released configs omit.
-_DEFAULTS: dict[str, dict[str, Any]] = {
-    "gemma3_text": {  # Gemma3TextConfig.__init__
-        "vocab_size": 262_208,
-        "max_position_embeddings": 131_072,
-        "sliding_window": 4096,
-        "sliding_window_pattern": 6,
-        "head_dim": 256,
-        "tie_word_embeddings": True,
-    },
-    "llama4_text": {  # Llama4TextConfig.__init__
-        "interleave_moe_layer_step": 1,
-        "intermediate_size_mlp": 16384,
-        "no_rope_layer_interval": 4,
-    },
-}
+_TEXT_KEYS = ("text_config", "language_config", "llm_config")
+# names of quantised releases (nvidia/...-NVFP4, ...-FP8, ...-AWQ): a config.json without
+# quantization_config under such a name is sized in its dtype, with a warning
+_QUANTISED_NAME = re.compile(r"(nvfp4|mxfp4|fp8|fp4|awq|gptq|int4|int8|w4a16|w8a8)", re.I)
 _ROPE_TYPES = {
     "linear": "linear",
     "dynamic": "dynamic",
@@ -357,9 +67,67 @@ _ROPE_TYPES = {
 }
 
 
-def _rope_scaling(c: _Cfg) -> dict | None:
+def _unwrap(data: dict[str, Any], where: str) -> tuple[dict, dict | None, Any, list[str]]:
+    """(text config, vision config, wrapper model_type, assumptions) of a config.json: a
+    multimodal wrapper's language model with the wrapper's dtype, tie and quantization keys
+    carried in."""
+    outer_type = data.get("model_type")
+    vision = data.get("vision_config") if isinstance(data.get("vision_config"), dict) else None
+    inner = next((data[k] for k in _TEXT_KEYS if isinstance(data.get(k), dict)), None)
+    if inner is None:
+        return data, vision, outer_type, []
+    inner = dict(inner)
+    for key in ("quantization_config", "torch_dtype", "dtype", "tie_word_embeddings"):
+        if key not in inner and data.get(key) is not None:
+            inner[key] = data[key]
+    assumed = []
+    if inner.get("model_type") is None:
+        known = hf_families.INNER_TYPES.get(str(outer_type))
+        if known is not None:
+            inner["model_type"] = known
+        else:
+            assumed.append(
+                f"text_config has no model_type and the wrapper {outer_type!r} is not one "
+                "kvcalc knows: read from the text_config's keys"
+            )
+    if inner.get("model_type") == "gemma3":
+        inner["model_type"] = "gemma3_text"
+    return inner, vision, outer_type, assumed
+
+
+def _refuse_unreadable(c: HfConfig, mt: Any) -> None:
+    """A config no decoder can be read from is refused (the encoder families by name; any
+    other without layers, heads and a width)."""
+    if mt in hf_families.NOT_DECODERS:
+        raise ConfigError(
+            f"{c.where}: model_type {mt!r} is not supported: kvcalc sizes decoder-only "
+            "language models (write the model YAML by hand)"
+        )
+    missing = [
+        k
+        for k, alts in (
+            ("num_hidden_layers", ("num_hidden_layers", "n_layer", "num_layers")),
+            ("num_attention_heads", ("num_attention_heads", "n_head", "num_heads")),
+            ("hidden_size", ("hidden_size", "n_embd", "n_embed", "d_model")),
+        )
+        if c.first(*alts) is None
+    ]
+    if missing:
+        if mt is None:  # name what is absent, never "None"
+            what = f"config.json has no 'model_type' and no {', '.join(missing)}"
+        else:  # a value that is not a name is not echoed (it may be any text of any file)
+            kind = f"model_type {mt!r}" if is_name(mt) else "its model_type"
+            what = f"{kind} is not supported: its config.json has no {', '.join(missing)}"
+        raise ConfigError(
+            f"{c.where}: {what}, so no decoder can be read from it; write the model YAML by hand"
+        )
+
+
+def _rope_scaling(c: HfConfig) -> dict | None:
     """The RoPE scaling block (calc.data.model_schema.RopeScaling), or None for plain RoPE."""
     r = c.get("rope_scaling")
+    if not isinstance(r, dict):
+        r = c.get("rope_parameters")
     if not isinstance(r, dict):
         return None
     kind = _ROPE_TYPES.get(str(r.get("rope_type") or r.get("type")))
@@ -372,197 +140,293 @@ def _rope_scaling(c: _Cfg) -> dict | None:
     return out
 
 
-def _vision(v: dict[str, Any], kind: str, text_d: int, where: str) -> dict[str, Any]:
-    """The vision tower (calc.data.model_schema.TowerConfig) of a multimodal config.json."""
-    c = _Cfg(v, where)
-    d = c.need("hidden_size", "the vision tower")
-    tower: dict[str, Any] = dict(
-        n_layers=c.need("num_hidden_layers", "the vision tower"),
-        d_model=d,
-        d_ffn=c.need("intermediate_size", "the vision tower"),
-        patch_size=c.need("patch_size", "the vision tower"),
-        n_channels=c.get("num_channels", 3),
-    )
-    if kind == "gemma3":  # SigLIP: learned positions, biases, LayerNorm, GELU MLP
-        side = c.need("image_size", "the vision tower") // tower["patch_size"]
-        tower.update(n_positions=side * side, projector=[[d, text_d]], projector_norms=[d])
-    elif kind == "mistral3":  # Pixtral: RoPE-2D, RMSNorm, SwiGLU, no biases; patch merger
-        m = c.get("spatial_merge_size", 2)
-        tower.update(
-            ffn_kind="gated",
-            norm="rmsnorm",
-            bias=False,
-            patch_bias=False,
-            pre_norm=True,
-            post_norm=False,
-            projector=[[d * m * m, d], [d, text_d], [text_d, text_d]],
-            projector_norms=[d],
-        )
-    elif kind == "llama4":  # CLIP-like with a class token; pixel-shuffle adapter
-        side = c.need("image_size", "the vision tower") // tower["patch_size"]
-        p_in = c.need("projector_input_dim", "the pixel-shuffle adapter")
-        p_out = c.need("projector_output_dim", "the pixel-shuffle adapter")
-        out_dim = c.get("vision_output_dim", p_out)
-        tower.update(
-            n_positions=side * side + 1,
-            class_token=True,
-            pre_norm=True,
-            patch_bias=False,
-            # Llama4VisionMLP2: fc1 intermediate_size (the pixel-shuffled width, d / ratio²)
-            # -> projector_input_dim, fc2 projector_output_dim²; then linear_1 to the text
-            projector=[[tower["d_ffn"], p_in], [p_out, p_out], [out_dim, text_d]],
-        )
-    return tower
-
-
-def hf_to_fields(data: dict[str, Any], where: str, name: str) -> dict[str, Any]:
-    """ModelConfig fields from a parsed config.json (raises ConfigError naming what is missing)."""
-    outer = data
-    vision_cfg = data.get("vision_config") if isinstance(data.get("vision_config"), dict) else None
-    outer_type = data.get("model_type")
-    if isinstance(data.get("text_config"), dict):  # multimodal wrapper (Gemma 3, Llama 4, ...)
-        inner = dict(data["text_config"])
-        for key in ("quantization_config", "torch_dtype", "dtype", "tie_word_embeddings"):
-            if key not in inner and data.get(key) is not None:
-                inner[key] = data[key]
-        inner_type = {"gemma3": "gemma3_text", "llama4": "llama4_text", "mistral3": "mistral"}
-        inner.setdefault("model_type", inner_type.get(str(outer_type), "gemma3_text"))
-        if inner.get("model_type") == "gemma3":
-            inner["model_type"] = "gemma3_text"
-        data = inner
-    data = {**_DEFAULTS.get(str(data.get("model_type")), {}), **data}
-    check_hf_config(data, where)  # types and ranges first: nothing below computes unchecked
-    c = _Cfg(data, where)
-    family = c.need("model_type", "choosing the family")
-    if family not in FAMILIES:
-        raise ConfigError(
-            f"{where}: model_type {family!r} is not supported by import-hf "
-            f"(supported: {', '.join(FAMILIES)}); write the model YAML by hand"
-        )
-    falcon = family == "falcon"
-    d = (c.get("hidden_size") or c.need("n_embed")) if falcon else c.need("hidden_size")
-    n_layers = (
-        (c.get("num_hidden_layers") or c.need("n_layer")) if falcon else c.need("num_hidden_layers")
-    )
-    n_heads = (
-        (c.get("num_attention_heads") or c.need("n_head"))
-        if falcon
-        else c.need("num_attention_heads")
-    )
+def _dims(c: HfConfig, fam: hf_families.Family) -> dict[str, Any]:
+    """Width, layers, heads, KV heads, vocabulary and context of the decoder."""
+    falcon = fam.name == "falcon"
+    d = c.need_one("hidden_size", "n_embd", "n_embed", "d_model")
+    n_heads = c.need_one("num_attention_heads", "n_head", "num_heads")
     if falcon:
         if c.get("new_decoder_architecture", False):
             n_kv = c.need("num_kv_heads", "the new decoder architecture's KV heads")
         else:
             n_kv = 1 if c.get("multi_query", True) else n_heads
     else:
-        n_kv = c.get("num_key_value_heads", n_heads)
-    fields: dict[str, Any] = dict(
-        name=name,
-        display_name=name,
-        source=where,
-        n_layers=n_layers,
+        n_kv = c.first("num_key_value_heads", "num_kv_heads", "n_head_kv", default=n_heads)
+    return dict(
+        n_layers=c.need_one("num_hidden_layers", "n_layer", "num_layers"),
         d_model=d,
         n_heads=n_heads,
         n_kv_heads=n_kv,
         vocab_size=c.need("vocab_size"),
-        max_ctx=c.need("max_position_embeddings", "max_ctx"),
-        tie_embeddings=c.get(
-            "tie_word_embeddings", family in ("gemma2", "gemma3", "gemma3_text") or falcon
+        max_ctx=c.need_one(
+            "max_position_embeddings",
+            "n_positions",
+            "max_sequence_length",
+            "seq_length",
+            what="max_ctx",
         ),
-        dtype=_DTYPES.get(c.get("torch_dtype") or c.get("dtype") or "bfloat16", "bf16"),
-        ffn_kind="mlp" if family in ("falcon", "nemotron_h") else "gated",
     )
-    head_dim = c.get("head_dim") or c.get("attention_head_dim")
-    if family not in ("deepseek_v2", "deepseek_v3"):
-        fields["head_dim"] = head_dim or d // n_heads
-    d_ffn = (c.get("ffn_hidden_size") or 4 * d) if falcon else c.need("intermediate_size")
-    # Llama 4: intermediate_size is the expert width, dense layers use intermediate_size_mlp
-    fields["d_ffn"] = c.get("intermediate_size_mlp") if family == "llama4_text" else d_ffn
-    if falcon:
-        fields.update(norm="layernorm", qkv_bias=c.get("bias", False), o_bias=c.get("bias", False))
-        if c.get("parallel_attn", True) and not c.get("new_decoder_architecture", False):
-            fields["norms_per_layer"] = 1
-    if family in ("llama", "mistral", "mixtral", "phi3", "llama4_text") or family.startswith(
-        ("qwen3", "gemma")
-    ):
-        bias = c.get("attention_bias", False)
-        fields.update(qkv_bias=bias, o_bias=bias, ffn_bias=c.get("mlp_bias", False))
-    if family in ("qwen2", "qwen2_moe"):
-        fields["qkv_bias"] = True  # Qwen2Attention: q/k/v_proj bias=True, o_proj bias=False
-    if family.startswith("qwen3") or family in ("gemma3", "gemma3_text"):
-        fields["qk_norm"] = True
-    if family.startswith("gemma"):
-        fields["norms_per_layer"] = 4
-    if family == "gpt_oss":
-        bias = c.get("attention_bias", True)
-        fields.update(qkv_bias=bias, o_bias=bias, ffn_bias=True, attention_sinks=True)
-    if family in ("deepseek_v2", "deepseek_v3"):
-        fields["mla"] = dict(
-            kv_lora_rank=c.need("kv_lora_rank", "MLA"),
-            q_lora_rank=c.get("q_lora_rank"),
-            qk_rope_head_dim=c.need("qk_rope_head_dim", "MLA"),
-            qk_nope_head_dim=c.need("qk_nope_head_dim", "MLA"),
-            v_head_dim=c.need("v_head_dim", "MLA"),
-        )
-    layer_types = _layer_types(c, family, n_layers)
-    if layer_types is not None and set(layer_types) != {"full"}:
-        period = smallest_period(layer_types)  # O(n_layers), not O(n_layers²)
-        if period <= 8:
-            fields["layer_pattern"] = layer_types[:period]  # e.g. [sliding, full]
+
+
+def _ffn(c: HfConfig, fam: hf_families.Family, d: int, generic: bool) -> tuple[str, int | None]:
+    """(FFN kind, dense FFN width)."""
+    kind = fam.ffn
+    if generic:
+        act = str(c.first("mlp_hidden_act", "hidden_act", "hidden_activation", default=""))
+        if act in ("relu2", "squared_relu"):
+            kind = "mlp"  # squared ReLU MLPs have no gate (Nemotron)
         else:
-            fields["layer_types"] = layer_types
-        if "sliding" in layer_types:
-            fields["sliding_window"] = c.need("sliding_window", "sliding layers")
-        if "chunked" in layer_types:
-            fields["attention_chunk_size"] = c.need("attention_chunk_size", "chunked layers")
-    if family == "jamba":
-        fields["ssm"] = dict(
-            d_state=c.need("mamba_d_state"),
-            d_conv=c.need("mamba_d_conv"),
-            expand=c.need("mamba_expand"),
-            dt_rank=c.need("mamba_dt_rank"),
-            conv_bias=c.get("mamba_conv_bias", True),
-            proj_bias=c.get("mamba_proj_bias", False),
-            inner_norms=True,  # JambaMambaMixer: dt_layernorm, b_layernorm, c_layernorm
+            c.assume(hf_families.GENERIC_ASSUMPTIONS[1])
+    if fam.name == "falcon":
+        return kind, c.get("ffn_hidden_size") or 4 * d
+    if fam.name == "llama4_text":
+        return kind, c.get("intermediate_size_mlp")
+    return kind, c.first("intermediate_size", "ffn_hidden_size", "n_inner", "ffn_dim")
+
+
+def _layout(fields_: dict, types: list[str] | None, c: HfConfig) -> None:
+    """layer_pattern / layer_types and the windows they need, into ``fields_``."""
+    if types is None or set(types) == {"full"}:
+        return
+    period = smallest_period(types)  # O(n_layers), not O(n_layers²)
+    if period <= 8:
+        fields_["layer_pattern"] = types[:period]  # e.g. [sliding, full]
+    else:
+        fields_["layer_types"] = types
+    if "sliding" in types:
+        fields_["sliding_window"] = c.need("sliding_window", "sliding layers")
+    if "chunked" in types:
+        fields_["attention_chunk_size"] = c.need("attention_chunk_size", "chunked layers")
+
+
+def _attention_parts(cfg: ModelConfig) -> set[str]:
+    """The projections of one attention layer of ``cfg``, as exclude lists name them."""
+    if cfg.mla is not None:
+        q = {"q_a_proj", "q_b_proj"} if cfg.mla.q_lora_rank else {"q_proj"}
+        return q | {"kv_a_proj", "kv_b_proj", "o_proj"} | ({"indexer"} if cfg.indexer else set())
+    return {"q_proj", "k_proj", "v_proj", "o_proj"}
+
+
+def _apply_quantization(
+    fields_: dict, q: dict, c: HfConfig, outer: dict[str, Any]
+) -> None:
+    """``weight_dtypes``, ``unquantised_layers`` / ``unquantised_parts``, ``kv_dtype`` and a note
+    from a quantization config, for the components and layers this model has."""
+    qz = read_quantization(q, c.where, fields_["n_layers"])
+    for text in qz.assumed:
+        c.assume(text)
+    try:  # the layers of each component, from the model as read so far
+        shape = ModelConfig.from_trusted({**fields_, "weight_dtypes": None})
+    except (TypeError, ValueError):
+        validate(ModelConfig, fields_, c.where)  # reports what is wrong, one line
+        raise
+    from calc.data.model_schema import ATTENTION_LAYER_TYPES, SSM_LAYER_TYPES
+
+    def has(comp: str, i: int) -> bool:
+        kind = shape.layers[i]
+        if comp == "attention":
+            return kind in ATTENTION_LAYER_TYPES
+        if comp == "ssm":
+            return kind in SSM_LAYER_TYPES
+        if comp == "dense_ffn":
+            return shape.has_ffn(i) and not shape.is_moe_layer(i)
+        if comp == "shared_experts":
+            return shape.is_moe_layer(i) and bool(shape.moe and shape.moe.n_shared_experts)
+        return shape.is_moe_layer(i)
+
+    formats: dict[str, str] = {}
+    unquantised: dict[str, list[int]] = {}
+    for comp in LINEAR:
+        fmt = qz.formats.get(comp)
+        with_comp = {i for i in range(shape.n_layers) if has(comp, i)}
+        if fmt is None or not with_comp:
+            continue
+        kept = qz.excluded.get(comp, set())
+        kept = set(with_comp) if kept == "*" else set(kept)
+        if qz.quantised is not None:
+            done = qz.quantised.get(comp, set())
+            kept |= set() if done == "*" else with_comp - set(done)
+        kept &= with_comp
+        if kept == with_comp:
+            continue  # left in the checkpoint's dtype in every layer
+        formats[comp] = fmt
+        if kept:
+            unquantised[comp] = sorted(kept)
+    if "lm_head" in qz.formats and "lm_head" not in qz.excluded:
+        formats["lm_head"] = qz.formats["lm_head"]
+    parts = []
+    attn_layers = {i for i in range(shape.n_layers) if has("attention", i)}
+    every = {p for p, ls in qz.parts.items() if ls == "*" or set(ls) >= attn_layers}
+    if "attention" in formats and every >= _attention_parts(shape):
+        del formats["attention"]  # every projection of every layer excluded: all 16 bit
+        unquantised.pop("attention", None)
+    for part, layers in sorted(qz.parts.items()):
+        if "attention" not in formats:
+            break
+        covered = attn_layers if layers == "*" else set(layers) & attn_layers
+        if covered == attn_layers - set(unquantised.get("attention", ())) or covered == attn_layers:
+            parts.append(part)
+        elif covered:
+            c.assume(f"attention {part} excluded from quantisation in {len(covered)} of "
+                     f"{len(attn_layers)} layers: counted as quantised")  # fmt: skip
+    fields_["weight_dtypes"] = formats
+    if unquantised:
+        fields_["unquantised_layers"] = unquantised
+    if parts:
+        fields_["unquantised_parts"] = parts
+    note = qz.note
+    if qz.quantised is not None:  # mixed precision: the formats this model has
+        note = "ModelOpt MIXED_PRECISION (" + ", ".join(
+            f"{c} {f}" for c, f in sorted(formats.items())
+        ) + ")"
+    present = {c for c in LINEAR if any(has(c, i) for i in range(shape.n_layers))}
+    kept_comps = sorted(present & set(qz.formats) - set(formats))
+    if kept_comps:
+        note += f"; unconverted: {', '.join(kept_comps)}"
+    if qz.kv_dtype is not None and "kv_dtype" not in fields_:
+        fields_["kv_dtype"] = qz.kv_dtype
+        note += "; fp8 KV cache with per-layer k/v scales (kv_cache_quant_algo)"
+    fields_["notes"] = note
+
+
+def hf_to_fields(
+    data: dict[str, Any], where: str, name: str, hf_quant: dict | None = None
+) -> dict[str, Any]:
+    """ModelConfig fields from a parsed config.json (raises ConfigError naming what is
+    missing); ``hf_quant``: the snapshot's parsed hf_quant_config.json, if any."""
+    outer = data
+    text, vision, outer_type, assumed = _unwrap(data, where)
+    mt = text.get("model_type")
+    fam = hf_families.family_of(mt if isinstance(mt, str) else None)
+    canonical = hf_families.canonical(mt if isinstance(mt, str) else None)
+    text = {**hf_families.DEFAULTS.get(str(canonical), {}), **text}
+    blocks = text.get("layers_block_type")
+    if text.get("num_hidden_layers") is None and isinstance(blocks, list):
+        text["num_hidden_layers"] = len(blocks)  # transformers v5 Nemotron-H states only this
+    check_hf_config(text, where)  # types and ranges first: nothing below computes unchecked
+    c = HfConfig(text, where)
+    for a in assumed:
+        c.assume(a)
+    generic = fam is None
+    if generic:
+        _refuse_unreadable(c, mt)
+        fam = hf_families.GENERIC
+        what = f"model_type {mt!r} is not one kvcalc knows" if mt else "no model_type"
+        c.assume(
+            f"{what}: read from its keys, assuming "
+            + "; ".join(hf_families.GENERIC_ASSUMPTIONS[::2])
         )
-    if family == "nemotron_h":
-        fields.update(norms_per_layer=1, ffn_per_layer=False, ffn_bias=c.get("mlp_bias", False))
-        fields["ssm"] = dict(
-            d_state=c.need("ssm_state_size"),
-            d_conv=c.need("conv_kernel"),
-            n_heads=c.need("mamba_num_heads"),
-            head_dim=c.need("mamba_head_dim"),
-            n_groups=c.need("n_groups"),
-            conv_bias=c.get("use_conv_bias", True),
-            proj_bias=c.get("mamba_proj_bias", False),
+    family = str(canonical) if not generic else "generic"
+    dims = _dims(c, fam)
+    d, n_layers, n_heads = dims["d_model"], dims["n_layers"], dims["n_heads"]
+    ffn_kind, d_ffn = _ffn(c, fam, d, generic)
+    norm = fam.norm
+    if generic and c.has("layer_norm_eps") and not c.has("rms_norm_eps"):
+        norm = "layernorm"
+        c.assume("LayerNorm (the config gives layer_norm_eps)")
+    fields_: dict[str, Any] = dict(
+        name=name,
+        display_name=name,
+        source=where,
+        **dims,
+        tie_embeddings=c.get("tie_word_embeddings", fam.tie),
+        dtype=_DTYPES.get(c.get("torch_dtype") or c.get("dtype") or "bfloat16", "bf16"),
+        ffn_kind=ffn_kind,
+        norm=norm,
+        norms_per_layer=fam.norms_per_layer,
+    )
+    mla = hf_blocks.mla(c)
+    if mla is None:
+        fields_["head_dim"] = (
+            c.first("head_dim", "attention_head_dim", "kv_channels") or d // n_heads
         )
-    moe = _moe(c, family, d_ffn)
+    else:
+        fields_["mla"] = mla
+        ix = hf_blocks.indexer(c)
+        if ix is not None:
+            fields_["indexer"] = ix
+    # biases, q/k norms, gates: the family's code, else the config's keys
+    qkv_bias = fam.qkv_bias
+    if qkv_bias is None:
+        qkv_bias = bool(c.first("attention_bias", "qkv_bias", "bias", default=False))
+    o_bias = qkv_bias if fam.o_bias is None else fam.o_bias
+    ffn_bias = fam.ffn_bias
+    if ffn_bias is None:
+        ffn_bias = bool(c.first("mlp_bias", default=False))
+        if family == "falcon":
+            ffn_bias = bool(c.get("bias", False))
+    fields_.update(qkv_bias=qkv_bias, o_bias=o_bias, ffn_bias=ffn_bias)
+    qk_norm = fam.qk_norm
+    if qk_norm is None:
+        qk_norm = bool(c.first("use_qk_norm", "qk_layernorm", "qk_norm", default=False))
+    if qk_norm and mla is None:
+        fields_["qk_norm"] = True
+        if c.get("qk_norm_type") == "per_layer":
+            fields_["qk_norm_scope"] = "layer"  # MiniMax-M2: norms over all heads
+    if c.get("attn_output_gate", fam.attn_output_gate) and mla is None:
+        fields_["attn_output_gate"] = True
+    if fam.lm_head_bias:
+        fields_["lm_head_bias"] = True
+    if family == "falcon" and c.get("parallel_attn", True) and not c.get(
+        "new_decoder_architecture", False
+    ):
+        fields_["norms_per_layer"] = 1
+    if family == "gpt_oss":
+        fields_["attention_sinks"] = True
+    # layer types and the blocks they need
+    types = read_layer_types(c, family, n_layers)
+    _layout(fields_, types, c)
+    if types is not None and {"mlp", "moe"} & set(types):
+        fields_["ffn_per_layer"] = False
+    ssm = hf_blocks.ssm(c, types)
+    if ssm is not None:
+        fields_["ssm"] = ssm
+    la = hf_blocks.linear_attention(c, types)
+    if la is not None:
+        fields_["linear_attention"] = la
+    moe = hf_blocks.moe(c, fam, c.first("intermediate_size", "ffn_hidden_size"), types)
     if moe is not None:
-        fields["moe"] = moe
+        fields_["moe"] = moe
+    if d_ffn is None:
+        if moe is None:
+            raise c.missing("intermediate_size", "the FFN width")
+        d_ffn = moe["d_expert_ffn"]  # no dense FFN: the field is unused but required
+    fields_["d_ffn"] = d_ffn
+    mtp = hf_blocks.mtp_layers(c)
+    if mtp:
+        fields_["mtp_layers"] = mtp
     rope = _rope_scaling(c)
     if rope is not None:
-        fields["rope_scaling"] = rope
-    if vision_cfg is not None and outer_type in ("gemma3", "llama4", "mistral3"):
-        fields["vision"] = _vision(vision_cfg, str(outer_type), d, where)
+        fields_["rope_scaling"] = rope
+    if vision is not None:
+        tower = vision_tower(vision, outer_type, d, c)
+        if tower is not None:
+            fields_["vision"] = tower
+    if isinstance(outer.get("audio_config"), dict):
+        c.assume("audio tower not counted (no audio tower kvcalc knows)")
     q = c.get("quantization_config") or outer.get("quantization_config")
+    mixed = isinstance(q, dict) and str(q.get("quant_algo", "")).upper() == "MIXED_PRECISION"
+    unlisted = mixed and "quantized_layers" not in q
+    if hf_quant is not None and (not isinstance(q, dict) or unlisted):
+        # ModelOpt's own file, the one with a mixed checkpoint's per-module list
+        q = hf_quant_block(hf_quant, f"{where} (hf_quant_config.json)")
     if isinstance(q, dict):
-        dtypes, note = _quantization(q, where)
-        moe = fields.get("moe")
-        absent = set() if "ssm" in fields else {"ssm"}  # components this model lacks
-        if moe is None:
-            absent |= {"routed_experts", "shared_experts"}
-        else:
-            if not moe.get("n_shared_experts"):
-                absent.add("shared_experts")
-            if not moe.get("n_dense_layers") and moe.get("layer_period", 1) == 1:
-                absent.add("dense_ffn")
-        fields["weight_dtypes"] = {c: f for c, f in dtypes.items() if c not in absent}
-        fields["notes"] = note
-    return fields
+        _apply_quantization(fields_, q, c, outer)
+    elif _QUANTISED_NAME.search(name):
+        c.assume(
+            f"the name {name!r} reads like a quantised release but the config has no "
+            "quantization_config (and no hf_quant_config.json beside it): weights sized in "
+            f"{fields_['dtype']}; pass the snapshot folder or write weight_dtypes"
+        )
+    if c.assumed:
+        fields_["assumed"] = list(c.assumed)
+    return fields_
 
 
 def _parse(path: Path) -> dict[str, Any]:
-    data = parse_json(read_text(path), path)  # duplicate keys, NaN, huge digits refused
+    # duplicate keys and huge digit counts refused; NaN / Infinity read as floats (real
+    # configs carry them in keys the importer never uses, which check_hf_config guards)
+    data = parse_json(read_text(path, max_bytes=MAX_CONFIG_BYTES), path, nonfinite=True)
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a JSON object of fields")
     return data
@@ -593,23 +457,59 @@ def config_path(path) -> Path:
     return path
 
 
+def _beside(path: Path, name: str) -> Path | None:
+    """The file ``name`` in the folder of a snapshot's config.json, if there is one."""
+    if path.name != "config.json":
+        return None
+    other = path.parent / name
+    try:
+        return other if other.is_file() else None
+    except OSError:
+        return None
+
+
+def safetensors_total_bytes(path: Path) -> int | None:
+    """``metadata.total_size`` of the model.safetensors.index.json beside a snapshot's
+    config.json [bytes], or None (no index, or one without the key)."""
+    index = _beside(path, "model.safetensors.index.json")
+    if index is None:
+        return None
+    data = parse_json(read_text(index, max_bytes=MAX_CONFIG_BYTES), index)
+    total = data.get("metadata", {}).get("total_size") if isinstance(data, dict) else None
+    if total is None:
+        return None
+    if isinstance(total, bool) or not isinstance(total, int) or total <= 0:
+        raise ConfigError(f"{index}: metadata.total_size must be a positive integer of bytes")
+    return total
+
+
 def load_hf_config(path, name: str | None = None, source: str | None = None) -> ModelConfig:
     """A ModelConfig from a Hugging Face config.json file, or a snapshot folder holding one
-    (ConfigError names what is wrong)."""
+    (with its hf_quant_config.json and model.safetensors.index.json when present;
+    ConfigError names what is wrong)."""
     path = config_path(path)
-    fields = hf_to_fields(_parse(path), str(path), name or default_name(path))
+    quant = _beside(path, "hf_quant_config.json")
+    hf_quant = _parse(quant) if quant is not None else None
+    fields_ = hf_to_fields(_parse(path), str(path), name or default_name(path), hf_quant)
+    total = safetensors_total_bytes(path)
+    if total is not None:
+        fields_["checkpoint_bytes"] = total
     if source:
-        fields["source"] = source
-    return validate(ModelConfig, fields, path)
+        fields_["source"] = source
+    return validate(ModelConfig, fields_, path)
 
 
 def fetch_hf_config(repo_id: str) -> Path:
     """Local path of ``repo_id``'s config.json (calc.data.hf_fetch: the cache when offline, one
-    line at once when the Hub cannot be reached, its size checked before the download)."""
-    from calc.data.hf_fetch import fetch_config
+    line at once when the Hub cannot be reached, its size checked before the download), with
+    its hf_quant_config.json and model.safetensors.index.json beside it when the repository
+    has them (a ModelOpt release's formats, the checkpoint's size)."""
+    from calc.data.hf_fetch import fetch_config, fetch_extras
     from calc.data.yaml_io import MAX_FILE_BYTES
 
-    return fetch_config(repo_id, MAX_FILE_BYTES)
+    path = fetch_config(repo_id, MAX_FILE_BYTES)
+    fetch_extras(repo_id, ("hf_quant_config.json", "model.safetensors.index.json"), MAX_FILE_BYTES)
+    return path
 
 
 def load_hf_model(spec: str) -> ModelConfig:

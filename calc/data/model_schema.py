@@ -26,6 +26,7 @@ WeightFormat = Literal[
     "fp4-g128",
     "mxfp4",
     "nvfp4",
+    "mxfp8",
     "nf4-g64",
     "int4-g32",
     "int4-g32-sym",
@@ -38,16 +39,30 @@ WeightFormat = Literal[
     "int8-g128",
     "int8-g128-sym",
 ]
+# attention projections (MLA: q_a/q_b/kv_a/kv_b; GQA: q/k/v or fused qkv; o; the sparse
+# attention indexer), named as an exclude list names them
+AttentionPart = Literal[
+    "q_a_proj", "q_b_proj", "kv_a_proj", "kv_b_proj", "q_proj", "k_proj", "v_proj",
+    "qkv_proj", "o_proj", "indexer",
+]
 RopeType = Literal["default", "linear", "dynamic", "yarn", "llama3", "longrope"]
 AttentionKind = Literal["mha", "gqa", "mqa", "mla"]
 # What one layer's token mixer is. full: attends to (and caches) every earlier token;
 # sliding: the last ``sliding_window`` tokens; chunked: tokens of its own
 # ``attention_chunk_size``-token chunk (Llama-4 local layers); mamba / mamba2: a selective
-# state-space layer with a fixed per-sequence state and no KV cache; mlp: no mixer at all,
-# only an FFN (Nemotron-H's "-" layers).
-LayerType = Literal["full", "sliding", "chunked", "mamba", "mamba2", "mlp"]
+# state-space layer with a fixed per-sequence state and no KV cache; linear_attention: a gated
+# DeltaNet layer (Qwen3-Next, Qwen3.5), likewise a fixed state (a conv window and a
+# d_k × d_v matrix per value head) and no KV cache; mlp: no mixer at all, only a dense FFN
+# (Nemotron-H's "-" layers); moe: no mixer, only an MoE FFN (Nemotron-H's "E" layers).
+LayerType = Literal[
+    "full", "sliding", "chunked", "mamba", "mamba2", "linear_attention", "mlp", "moe"
+]
 ATTENTION_LAYER_TYPES = ("full", "sliding", "chunked")
-SSM_LAYER_TYPES = ("mamba", "mamba2")
+# mixers that keep a fixed recurrent state per sequence instead of a KV cache
+SSM_LAYER_TYPES = ("mamba", "mamba2", "linear_attention")
+FFN_ONLY_LAYER_TYPES = ("mlp", "moe")
+# weight components that exist layer by layer (calc.deploy.checkpoint.COMPONENTS)
+LAYER_COMPONENTS = ("attention", "dense_ffn", "routed_experts", "shared_experts", "ssm")
 
 Positive = Annotated[int, Bounds(gt=0)]
 NonNegative = Annotated[int, Bounds(ge=0)]
@@ -78,6 +93,11 @@ class MoEConfig(Schema):
     router_bias: bool = False  # per-expert bias (DeepSeek-V3)
     layer_period: Positive = 1  # every layer_period-th FFN layer is MoE (Jamba: 2)
     layer_offset: NonNegative = 0  # index of the first MoE layer (Jamba: 1)
+    # a d_model -> 1 sigmoid gate on the shared experts' output (Qwen2-MoE, Qwen3-Next, Qwen3.5)
+    shared_expert_gate: bool = False
+    # latent MoE (Nemotron-3 Super): routed experts work in a d_latent-wide space, entered and
+    # left through two d_model × d_latent projections per MoE layer; None: d_model
+    d_latent: Positive | None = None
 
     def __post_init__(self) -> None:
         if self.experts_per_token > self.n_routed_experts:
@@ -108,6 +128,46 @@ class SSMConfig(Schema):
     proj_bias: bool = False
     inner_norms: bool = False  # Mamba-1: RMSNorms on Δ, B and C (Jamba's mamba mixer)
     state_dtype: Dtype | None = None  # dtype of the cached conv/SSM state; default the KV dtype
+    # dtype of the SSM (recurrent) state alone, when it differs from the conv state's
+    # (vLLM: mamba_ssm_cache_dtype; Nemotron-H keeps it in fp32); default state_dtype
+    recurrent_dtype: Dtype | None = None
+
+
+@schema
+class LinearAttentionConfig(Schema):
+    """Gated DeltaNet linear attention (Qwen3-Next, Qwen3.5), as the config's ``linear_*``
+    keys give it: q and k in ``n_key_heads`` heads of ``key_head_dim``, v and the output gate z
+    in ``n_value_heads`` heads of ``value_head_dim``, a causal conv1d over q, k and v. Each
+    sequence keeps a fixed state per layer (calc.formulas.linear_attention)."""
+
+    n_key_heads: Annotated[int, Bounds(gt=0, le=100_000)]  # linear_num_key_heads
+    n_value_heads: Annotated[int, Bounds(gt=0, le=100_000)]  # linear_num_value_heads
+    key_head_dim: Annotated[int, Bounds(gt=0, le=100_000)]  # linear_key_head_dim
+    value_head_dim: Annotated[int, Bounds(gt=0, le=100_000)]  # linear_value_head_dim
+    conv_kernel: Annotated[int, Bounds(gt=0, le=1_000)] = 4  # linear_conv_kernel_dim
+    state_dtype: Dtype | None = None  # conv state dtype; default the model's dtype
+    # the delta-rule (recurrent) state's dtype (Qwen3.5: mamba_ssm_dtype float32); default
+    # state_dtype
+    recurrent_dtype: Dtype | None = None
+
+    def __post_init__(self) -> None:
+        if self.n_value_heads % self.n_key_heads:
+            raise ValueError(
+                f"linear_attention.n_value_heads ({self.n_value_heads}) is not a multiple of "
+                f"n_key_heads ({self.n_key_heads})"
+            )
+
+
+@schema
+class IndexerConfig(Schema):
+    """DeepSeek sparse attention's lightning indexer (DeepSeek-V3.2, GLM-5): in every MLA
+    layer a small multi-head scorer picks the ``topk`` earlier tokens each query attends to,
+    from a cache of one ``head_dim`` key per token (fp8 with a fp32 scale per 128 elements,
+    calc.formulas.kv_cache.indexer_key_bytes_per_token)."""
+
+    n_heads: Annotated[int, Bounds(gt=0, le=100_000)]  # index_n_heads
+    head_dim: Annotated[int, Bounds(gt=0, le=100_000)]  # index_head_dim
+    topk: Annotated[int, Bounds(gt=0, le=1_000_000_000)]  # index_topk
 
 
 @schema
@@ -194,6 +254,13 @@ class ModelConfig(Schema):
     ffn_bias: bool = False
     dtype: Dtype = "bf16"  # released dtype of the unquantised tensors (torch_dtype)
     weight_dtypes: WeightDtypes | None = None  # released format per component; default dtype
+    # layers whose component stays in ``dtype`` though weight_dtypes quantises that component
+    # elsewhere (an exclude list naming single layers, e.g. ModelOpt's), by component:
+    # {ssm: [4, 11]} (calc.deploy.checkpoint weighs each component's bytes by them)
+    unquantised_layers: dict[str, list[Annotated[int, Bounds(ge=0, le=10_000)]]] | None = None
+    # attention projections every layer keeps in ``dtype`` while the rest of attention is
+    # quantised (NVIDIA's NVFP4 DeepSeek releases keep q_a/q_b/kv_a/kv_b and the indexer)
+    unquantised_parts: list[AttentionPart] | None = None
     kv_dtype: Dtype | None = None  # KV-cache dtype; default: dtype
     mla: MLAConfig | None = None
     moe: MoEConfig | None = None
@@ -207,11 +274,30 @@ class ModelConfig(Schema):
     sink_tokens: NonNegative = 0  # StreamingLLM sink tokens a sliding layer keeps beyond W
     attention_sinks: bool = False  # learned per-head sink logit in every attention layer (gpt-oss)
     qk_norm: bool = False  # RMSNorm on q and k heads (head_dim each)
-    ffn_per_layer: bool = True  # false: FFNs only in 'mlp' layers (Nemotron-H)
+    # head: one norm of head_dim for q and one for k, shared by the heads (Qwen3, Gemma 3);
+    # layer: one over all q heads and one over all KV heads (MiniMax-M2's per_layer)
+    qk_norm_scope: Literal["head", "layer"] = "head"
+    # q_proj also yields a per-head sigmoid gate on the attention output (Qwen3-Next, Qwen3.5):
+    # one more n_heads × head_dim × d_model matrix per attention layer
+    attn_output_gate: bool = False
+    lm_head_bias: bool = False  # the output projection has a bias (Phi-2)
+    ffn_per_layer: bool = True  # false: FFNs only in 'mlp'/'moe' layers (Nemotron-H)
+    linear_attention: LinearAttentionConfig | None = None  # gated DeltaNet layers' shape
+    indexer: IndexerConfig | None = None  # DeepSeek sparse attention (needs mla)
+    # multi-token-prediction modules after the last layer (num_nextn_predict_layers): loaded
+    # only for MTP speculative decoding, so not in the parameter totals
+    # (calc.formulas.params.mtp_params)
+    mtp_layers: Annotated[int, Bounds(ge=0, le=64)] = 0
     rope_scaling: RopeScaling | None = None
     vision: TowerConfig | None = None  # vision encoder + projector (multimodal checkpoints)
     audio: TowerConfig | None = None  # audio encoder + projector
     notes: str | None = None
+    # what an import from config.json assumed where the config did not say (best-effort
+    # reading of an unknown model_type); shown as warnings by every command
+    assumed: list[Text] | None = None
+    # bytes of the checkpoint's tensors as its model.safetensors.index.json states them
+    # (metadata.total_size); compared with the analytic weights (calc.deploy.checkpoint)
+    checkpoint_bytes: Annotated[int, Bounds(gt=0)] | None = None
 
     def __post_init__(self) -> None:
         """The cross-field checks (shapes agree; each layer kind has what it needs)."""
@@ -241,7 +327,7 @@ class ModelConfig(Schema):
             raise ValueError("sliding layers need sliding_window (tokens)")
         if "chunked" in kinds and self.attention_chunk_size is None:
             raise ValueError("chunked layers need attention_chunk_size (tokens)")
-        if kinds & set(SSM_LAYER_TYPES) and self.ssm is None:
+        if kinds & {"mamba", "mamba2"} and self.ssm is None:
             raise ValueError("mamba/mamba2 layers need an ssm: block")
         if (
             "mamba2" in kinds
@@ -251,8 +337,27 @@ class ModelConfig(Schema):
             raise ValueError("mamba2 layers need ssm.n_heads and ssm.head_dim")
         if "mamba" in kinds and self.ssm is not None and self.ssm.dt_rank is None:
             raise ValueError("mamba layers need ssm.dt_rank")
-        if self.mla is not None and kinds - {"full"}:
-            raise ValueError("MLA models with windowed or SSM layers are not supported")
+        if "linear_attention" in kinds and self.linear_attention is None:
+            raise ValueError("linear_attention layers need a linear_attention: block")
+        if "moe" in kinds and self.moe is None:
+            raise ValueError("moe layers need a moe: block")
+        if "moe" in kinds and self.ffn_per_layer:
+            raise ValueError("moe layers are FFN-only layers: set ffn_per_layer: false")
+        if self.mla is not None and kinds - {"full", *SSM_LAYER_TYPES, *FFN_ONLY_LAYER_TYPES}:
+            raise ValueError("MLA models with windowed attention layers are not supported")
+        if self.indexer is not None and self.mla is None:
+            raise ValueError("indexer (sparse attention) needs an mla: block")
+        for comp, idx in (self.unquantised_layers or {}).items():
+            if comp not in LAYER_COMPONENTS:
+                raise ValueError(
+                    f"unquantised_layers: {comp!r} is not a per-layer component (one of "
+                    f"{', '.join(LAYER_COMPONENTS)})"
+                )
+            if any(i >= self.n_layers for i in idx):
+                raise ValueError(
+                    f"unquantised_layers.{comp} names layer {max(idx)}; the model has "
+                    f"{self.n_layers} layers"
+                )
 
     @property
     def context_limit(self) -> int:
@@ -293,12 +398,17 @@ class ModelConfig(Schema):
 
     def has_ffn(self, i: int) -> bool:
         """Whether layer ``i`` has an FFN (dense or MoE)."""
-        return self.ffn_per_layer or self.layers[i] == "mlp"
+        return self.ffn_per_layer or self.layers[i] in FFN_ONLY_LAYER_TYPES
 
     def is_moe_layer(self, i: int) -> bool:
-        """Whether layer ``i``'s FFN is a mixture of experts."""
+        """Whether layer ``i``'s FFN is a mixture of experts (an FFN-only model: its 'moe'
+        layers)."""
         m = self.moe
-        if m is None or not self.has_ffn(i) or i < max(m.n_dense_layers, m.layer_offset):
+        if m is None or not self.has_ffn(i):
+            return False
+        if not self.ffn_per_layer:
+            return self.layers[i] == "moe"
+        if i < max(m.n_dense_layers, m.layer_offset):
             return False
         return (i - m.layer_offset) % m.layer_period == 0
 

@@ -22,13 +22,15 @@ T = TypeVar("T")
 _UNKNOWN_FIELD = ("extra_forbidden", "unexpected_keyword_argument")
 
 
-def read_text(path: Path, *, what: str = "a config file") -> str:
+def read_text(
+    path: Path, *, what: str = "a config file", max_bytes: int = MAX_FILE_BYTES
+) -> str:
     """The file's UTF-8 text, or a ConfigError that says what is wrong with the path (read
     through calc.output.safe_io: a regular file, opened without blocking, at most
-    MAX_FILE_BYTES)."""
+    ``max_bytes``)."""
     from calc.output.safe_io import read_input
 
-    raw = read_input(path, what=what, max_bytes=MAX_FILE_BYTES)
+    raw = read_input(path, what=what, max_bytes=max_bytes)
     if b"\x00" in raw:
         raise ConfigError(f"{path}: binary file, expected YAML text")
     try:
@@ -149,9 +151,11 @@ def _parse(text: str) -> Any:
     return yaml.load(text, Loader=_loader(fast))
 
 
-def parse_json(text: str, path: Path | str) -> Any:
+def parse_json(text: str, path: Path | str, *, nonfinite: bool = False) -> Any:
     """``json.loads`` that refuses duplicate keys, NaN/Infinity and absurd digit counts,
-    each as a ConfigError naming the file."""
+    each as a ConfigError naming the file. ``nonfinite``: NaN/Infinity read as floats (real
+    Hugging Face configs carry them in keys kvcalc never reads, e.g. Nemotron-H's
+    ``time_step_limit: [0.0, Infinity]``; the importer checks every key it uses)."""
     import json
 
     def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -168,6 +172,8 @@ def parse_json(text: str, path: Path | str) -> Any:
         return int(digits)
 
     def constant(name: str) -> Any:
+        if nonfinite:
+            return float(name)
         raise ConfigError(f"{path}: {name} is not a JSON number")
 
     try:

@@ -19,7 +19,13 @@ logits), dense_ffn, routed_experts (with their biases), shared_experts, router, 
 (the per-layer and final norms, MLA's latent norms, q/k head norms), vision, audio.
 
 Bytes per component = parameters × ``calc.formulas.quant.weight_bytes_per_element`` of its format
-(scales included; per-row formats use k = d_model, the input width of most projections).
+(scales included; per-row formats use k = d_model, the input width of most projections). A
+component some of whose layers the checkpoint leaves unquantised (``unquantised_layers``, e.g. a
+ModelOpt exclude list naming the first and last layers) costs the layer-weighted mean of the two
+rates.
+
+A snapshot folder's ``model.safetensors.index.json`` states the bytes of every stored tensor
+(``metadata.total_size``); ``checkpoint_size_warning`` compares it with the analytic weights.
 """
 
 from __future__ import annotations
@@ -113,9 +119,76 @@ def params_by_component(cfg: ModelConfig) -> dict[str, int]:
     return out
 
 
-def bytes_per_element_by_component(dtypes: Mapping[str, str], k: int) -> dict[str, float]:
-    """Bytes per parameter of each component's format [bytes], scales included."""
-    return {c: weight_bytes_per_element(f, k=k) for c, f in dtypes.items()}
+def bytes_per_element_by_component(
+    dtypes: Mapping[str, str],
+    k: int,
+    unquantised: Mapping[str, float] | None = None,
+    base_dtype: str = "bf16",
+) -> dict[str, float]:
+    """Bytes per parameter of each component's format [bytes], scales included; a component
+    whose share f of layers stays in ``base_dtype`` (``unquantised``) costs
+    f × base + (1 − f) × its format."""
+    out = {c: weight_bytes_per_element(f, k=k) for c, f in dtypes.items()}
+    for c, f in (unquantised or {}).items():
+        if f and c in out:
+            out[c] = f * weight_bytes_per_element(base_dtype) + (1 - f) * out[c]
+    return out
+
+
+def _has_component(cfg: ModelConfig, component: str, i: int) -> bool:
+    from calc.data.model_schema import ATTENTION_LAYER_TYPES, SSM_LAYER_TYPES
+
+    kind = cfg.layers[i]
+    if component == "attention":
+        return kind in ATTENTION_LAYER_TYPES
+    if component == "ssm":
+        return kind in SSM_LAYER_TYPES
+    if component == "dense_ffn":
+        return cfg.has_ffn(i) and not cfg.is_moe_layer(i)
+    return cfg.is_moe_layer(i)  # routed and shared experts
+
+
+def unquantised_shares(cfg: ModelConfig, weight_dtype: str | None = None) -> dict[str, float]:
+    """Share of each component's parameters the released checkpoint keeps in ``cfg.dtype``
+    [fraction]: its layers in ``unquantised_layers``, and of attention in the other layers the
+    projections in ``unquantised_parts``. None when ``weight_dtype`` re-quantises the linear
+    layers (a tool converts them all)."""
+    if not (cfg.unquantised_layers or cfg.unquantised_parts) or (
+        weight_dtype is not None and weight_dtype != linear_dtype(cfg)
+    ):
+        return {}
+    out = {}
+    for comp, idx in (cfg.unquantised_layers or {}).items():
+        layers = [i for i in range(cfg.n_layers) if _has_component(cfg, comp, i)]
+        if layers:
+            kept = set(idx)
+            out[comp] = sum(1 for i in layers if i in kept) / len(layers)
+    if cfg.unquantised_parts:
+        from calc.formulas.params import (
+            attention_norm_params,
+            attention_part_params,
+            layer_attention_params,
+        )
+
+        per_layer = layer_attention_params(cfg) - attention_norm_params(cfg)
+        parts = sum(attention_part_params(cfg, p) for p in set(cfg.unquantised_parts))
+        f = min(parts / per_layer, 1.0) if per_layer else 0.0
+        layers_share = out.get("attention", 0.0)
+        out["attention"] = layers_share + (1 - layers_share) * f
+    return out
+
+
+def component_bytes_per_element(
+    cfg: ModelConfig, weight_dtype: str | None = None
+) -> dict[str, float]:
+    """Bytes per parameter of every component of ``cfg`` as loaded [bytes]: its resolved
+    format, with the layers the checkpoint leaves unquantised weighed in."""
+    return bytes_per_element_by_component(
+        resolved_dtypes(cfg, weight_dtype),
+        cfg.d_model,
+        unquantised_shares(cfg, weight_dtype),
+        cfg.dtype,
+    )
 
 
 def weight_bytes_by_component(
@@ -127,8 +200,9 @@ def weight_bytes_by_component(
 
 def model_weight_bytes(cfg: ModelConfig, weight_dtype: str | None = None) -> dict[str, float]:
     """Bytes of every component of the whole model [bytes]."""
-    bpe = bytes_per_element_by_component(resolved_dtypes(cfg, weight_dtype), cfg.d_model)
-    return weight_bytes_by_component(params_by_component(cfg), bpe)
+    return weight_bytes_by_component(
+        params_by_component(cfg), component_bytes_per_element(cfg, weight_dtype)
+    )
 
 
 def weight_bytes_per_gpu_by_component(
@@ -137,8 +211,9 @@ def weight_bytes_per_gpu_by_component(
     """Bytes of every component on the busiest GPU under sharding ``s`` [bytes]."""
     from calc.deploy.parallel import params_per_gpu_by_component
 
-    bpe = bytes_per_element_by_component(resolved_dtypes(cfg, weight_dtype), cfg.d_model)
-    return weight_bytes_by_component(params_per_gpu_by_component(cfg, s), bpe)
+    return weight_bytes_by_component(
+        params_per_gpu_by_component(cfg, s), component_bytes_per_element(cfg, weight_dtype)
+    )
 
 
 def mean_bytes_per_param(weight_bytes: Mapping[str, float], params: Mapping[str, int]) -> float:
@@ -159,5 +234,48 @@ def weight_bytes_per_param(cfg: ModelConfig, weight_dtype: str | None = None, s=
         from calc.deploy.parallel import params_per_gpu_by_component
 
         params = params_per_gpu_by_component(cfg, s)
-    bpe = bytes_per_element_by_component(resolved_dtypes(cfg, weight_dtype), cfg.d_model)
+    bpe = component_bytes_per_element(cfg, weight_dtype)
     return mean_bytes_per_param(weight_bytes_by_component(params, bpe), params)
+
+
+# How far a snapshot's safetensors total may differ from the analytic weights before kvcalc
+# warns [fraction]: what the analytic count leaves out on purpose, per-tensor scales of fp8 and
+# NVFP4 tensors (input/weight/k/v scales, 4 B each), norms some exporters keep in fp32, and the
+# byte padding of a few odd-shaped tensors, stay far below 1% of any model's weights.
+CHECKPOINT_TOLERANCE = 0.01
+
+
+def checkpoint_size_warning(cfg: ModelConfig) -> str | None:
+    """A warning when the snapshot's ``model.safetensors.index.json`` total (``checkpoint_bytes``)
+    disagrees with the analytic weights by more than ``CHECKPOINT_TOLERANCE``, allowing for MTP
+    modules the checkpoint may store (with or without their own embedding and lm_head copies,
+    which engines load only for MTP speculation); None when it agrees or is not known."""
+    if cfg.checkpoint_bytes is None:
+        return None
+    from calc.formulas.params import mtp_params
+
+    analytic = sum(model_weight_bytes(cfg).values())
+    rate = weight_bytes_per_param(cfg)
+    mtp = mtp_params(cfg) * rate
+    copies = 2 * cfg.vocab_size * cfg.d_model * cfg.mtp_layers * weight_bytes_per_element(cfg.dtype)
+    low, high = analytic, analytic + mtp + copies
+    total = cfg.checkpoint_bytes
+    if low * (1 - CHECKPOINT_TOLERANCE) <= total <= high * (1 + CHECKPOINT_TOLERANCE):
+        return None
+    off = total / analytic - 1
+    extra = f" (+{mtp / 1e9:,.2f} GB of MTP modules allowed)" if mtp else ""
+    return (
+        f"{cfg.name}: model.safetensors.index.json states {total / 1e9:,.2f} GB of tensors, "
+        f"kvcalc's weights are {analytic / 1e9:,.2f} GB{extra}: {off:+.1%}, more than scales and "
+        "padding explain; check the config's quantization and towers against the checkpoint"
+    )
+
+
+def model_warnings(cfg: ModelConfig) -> list[str]:
+    """What every command says about a model before its figures: what its import assumed, and
+    a checkpoint size that disagrees with the analytic weights."""
+    out = [f"{cfg.name}: import assumed {a}" for a in (cfg.assumed or ())]
+    size = checkpoint_size_warning(cfg)
+    if size:
+        out.append(size)
+    return out

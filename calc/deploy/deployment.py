@@ -312,9 +312,9 @@ class Deployment:
     @cached_property
     def weight_bytes_per_element_by_component(self) -> dict[str, float]:
         """Bytes per weight of each component, scales included (``calc.formulas.quant``)."""
-        from calc.deploy.checkpoint import bytes_per_element_by_component
+        from calc.deploy.checkpoint import component_bytes_per_element
 
-        return bytes_per_element_by_component(self.weight_dtypes, self.model.d_model)
+        return component_bytes_per_element(self.model, self.weight_dtype)
 
     @cached_property
     def weight_bytes_per_element(self) -> float:

@@ -14,9 +14,10 @@ attention-DP ranks, ``calc.deploy.deployment``).
 
 KV and SSM state per GPU are exact per pipeline stage: each stage holds a contiguous run of
 ceil(n_layers / pp) layers (``calc.deploy.parallel``), and its KV is the attention layout's
-own formula over that stage's caching layers (windowed layers stop growing at their window)
-with this GPU's KV heads (max of 1 and n_kv_heads / tp, replicated when tp > n_kv_heads;
-MLA's latent is held whole by every TP rank). The busiest stage is the one whose sequence
+own formula over that stage's caching layers (windowed layers stop growing at their window;
+sparse-attention layers add their indexer keys) with this GPU's KV heads (max of 1 and
+n_kv_heads / tp, replicated when tp > n_kv_heads; MLA's latent is held whole by every TP
+rank). The busiest stage is the one whose sequence
 costs most at the queried context; with pp > 1 the ledger pairs it with the heaviest stage's
 weights (``calc.deploy.parallel.params_per_gpu``), an upper bound when those are different
 stages.
@@ -96,10 +97,12 @@ class Stage:
 def gpu_stages(
     cfg: ModelConfig, layout: AttentionLayout, *, tp: int, pp: int, state_bytes_per_element
 ) -> list[Stage]:
-    """Per-stage KV layouts and SSM state of one GPU under tp × pp."""
-    from calc.data.model_schema import ATTENTION_LAYER_TYPES
+    """Per-stage KV layouts and recurrent state (Mamba, gated DeltaNet) of one GPU under
+    tp × pp; ``state_bytes_per_element`` is the conv state's (the recurrent state's dtype
+    comes from the config, ``calc.formulas.ssm.recurrent_bytes_per_element``)."""
+    from calc.data.model_schema import ATTENTION_LAYER_TYPES, SSM_LAYER_TYPES
     from calc.formulas.layer_pattern import windowed_groups
-    from calc.formulas.ssm import mixer_shape
+    from calc.formulas.ssm import layer_state_bytes
 
     heads = 1 if layout.kind == "mla" else int(kv_heads_per_gpu(layout.n_kv_heads, tp))
     types = cfg.layers
@@ -115,10 +118,13 @@ def gpu_stages(
             ),
             n_model_layers=len(kinds),
         )
+        # Mamba / gated DeltaNet state: conv part in the state dtype, recurrent part in its own
         state = sum(
-            mixer_shape(cfg, t, tp).state_elements for t in kinds if t in ("mamba", "mamba2")
+            layer_state_bytes(cfg, t, tp, state_bytes_per_element)
+            for t in kinds
+            if t in SSM_LAYER_TYPES
         )
-        stages.append(Stage(local, state * state_bytes_per_element))
+        stages.append(Stage(local, state))
     return stages
 
 

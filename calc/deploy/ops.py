@@ -60,6 +60,7 @@ from calc.deploy.parallel import Sharding, sharded_layout
 from calc.formulas import flops as F
 from calc.formulas.attention_layout import AttentionLayout
 from calc.formulas.elementwise import cdiv
+from calc.formulas.params import attention_norm_params
 
 COMPUTE = "compute"
 # kernels of one FFN (dense, shared or the routed experts' grouped GEMMs): the gate/up GEMM,
@@ -180,7 +181,11 @@ def attended_token_layers(cfg: ModelConfig, n, decode: bool):
     full = cfg.n_layers_of("full")
     sliding = cfg.n_layers_of("sliding")
     chunked = cfg.n_layers_of("chunked")
-    total = full * (F.decode_pairs(n) if decode else F.causal_pairs(n))
+    if cfg.indexer is not None:  # sparse attention: each query attends to its top-k keys
+        k = cfg.indexer.topk
+        total = full * (F.sliding_decode_pairs(n, k) if decode else F.sliding_causal_pairs(n, k))
+    else:
+        total = full * (F.decode_pairs(n) if decode else F.causal_pairs(n))
     if sliding:
         w = cfg.sliding_window + cfg.sink_tokens
         total = total + sliding * (
@@ -209,12 +214,15 @@ def _attention_block(cfg, s: Sharding, layout, *, tokens, batch, ctx, prompt, de
     kv_write = L * tokens * per_token_layer
     token_layers = attended_token_layers(cfg, ctx if decode else prompt, decode)
     pairs = batch * token_layers
-    kv_read = batch * token_layers * per_token_layer if decode else 0
+    # sparse attention reads the top-k tokens' latents; the indexer reads every index key
+    read_per_token_layer = per_token_layer - layout.index_bytes_per_token_per_layer
+    kv_read = batch * token_layers * read_per_token_layer if decode else 0
     sinks = L * s.n_heads * cfg.attention_sinks * z.weight
     ops = []
     if cfg.mla is None:
         dk, dv, kv = cfg.k_head_dim, cfg.v_head_dim, s.n_kv_heads
-        qkv_out = h * dk + kv * (dk + dv)
+        gate = h * dk * cfg.attn_output_gate  # Qwen3-Next's per-head output gate, from q_proj
+        qkv_out = h * dk + kv * (dk + dv) + gate
         bias = qkv_out * cfg.qkv_bias
         qkv = _linear(
             "qkv_proj",
@@ -223,7 +231,7 @@ def _attention_block(cfg, s: Sharding, layout, *, tokens, batch, ctx, prompt, de
             qkv_out,
             L,
             z,
-            flops=F.qkv_proj_flops(tokens, d, h, kv, dk, dv),
+            flops=F.qkv_proj_flops(tokens, d, h, kv, dk, dv) + F.linear_flops(tokens, d, gate),
             extra_params=bias,
         )
         ops.append(qkv)
@@ -479,25 +487,30 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0):
                 n,
                 z.of("router"),
                 flops=F.router_flops(tokens, d, E),
-                extra_params=E * m.router_bias,
+                # the shared experts' d -> 1 gate (Qwen3-Next) rides with the router
+                extra_params=E * m.router_bias
+                + d * (m.shared_expert_gate and m.n_shared_experts > 0),
             )
         )
+        if m.d_latent:  # latent MoE: into and out of the experts' space, every token
+            ops.append(_linear_latent(tokens, d, m.d_latent, n, z.of("routed_experts")))
         # routes of the whole stage spread evenly over the ep GPUs
         routes = stage_tokens * k / s.ep * imbalance if s.ep > 1 else tokens * k
         touched = s.n_experts * (
             F.expected_active_experts(E, k, stage_tokens if s.ep > 1 else tokens) / E
         )
         zr = z.of("routed_experts")
+        de = m.d_latent or d  # the experts' width in and out (latent MoE: d_latent)
         w = (
             touched
-            * (n_mat * d * s.d_expert_ffn + cfg.ffn_bias * (s.d_expert_ffn * (1 + gated) + d))
+            * (n_mat * de * s.d_expert_ffn + cfg.ffn_bias * (s.d_expert_ffn * (1 + gated) + de))
             * zr.weight
         )
         ops.append(
             Op(
                 "routed_experts",
-                n * F.ffn_flops(routes, d, s.d_expert_ffn, gated),
-                n * (w + routes * 2 * d * z.act),
+                n * F.ffn_flops(routes, de, s.d_expert_ffn, gated),
+                n * (w + routes * 2 * de * z.act),
                 weight_bytes=n * w,
                 kernels=FFN_KERNELS * n,
                 fmt=zr.fmt,
@@ -519,6 +532,104 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0):
                     gemm_m=tokens,
                 )
             )
+    return ops
+
+
+def _linear_latent(tokens, d, d_latent, layers, z: Sizes) -> Op:
+    """A latent MoE's two projections (d -> d_latent before the experts, back after) per MoE
+    layer, replicated on every GPU."""
+    down = _linear("latent_proj", tokens, d, d_latent, layers, z)
+    return replace(down, flops=2 * down.flops, bytes=2 * down.bytes,
+                   weight_bytes=2 * down.weight_bytes, kernels=2 * layers)  # fmt: skip
+
+
+def _indexer_block(cfg, s: Sharding, layout, *, tokens, batch, ctx, prompt, decode, z):
+    """DeepSeek sparse attention's lightning indexer in every attention layer, replicated on
+    each GPU (vLLM deepseek_v2.py ``Indexer``): its projections (wq_b from the q latent, wk and
+    the head weights from the hidden state), then fp8 scores of every query against every
+    cached index key (n_heads × head_dim per pair, all ``ctx`` keys, not only the top-k) and
+    the top-k selection. At decode each sequence reads all its index keys; the keys written
+    per token are in the attention block's KV write."""
+    ix = cfg.indexer
+    if ix is None or cfg.mla is None:
+        return []
+    L, d = cfg.n_attention_layers, cfg.d_model
+    q_in = cfg.mla.q_lora_rank or d
+    za = z.of("attention")
+    n, hd = ix.n_heads, ix.head_dim
+    ops = [
+        _linear("indexer_q", tokens, q_in, n * hd, L, za),
+        _linear("indexer_k_weights", tokens, d, hd + n, L, za),
+    ]
+    pairs = batch * L * (F.decode_pairs(ctx) if decode else F.causal_pairs(prompt))
+    keys = batch * L * ctx * layout.index_bytes_per_token_per_layer if decode else 0
+    ops.append(
+        Op(
+            "indexer_scores",
+            F.attn_score_flops(pairs, n, hd),
+            keys + tokens * L * (n * hd + n) * z.act,
+            kv_bytes=keys,
+            attention=True,
+            kernels=2 * L,  # the scores and the top-k selection
+        )
+    )
+    return ops
+
+
+def _linear_attention_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, z):
+    """The gated DeltaNet layers for ``tokens`` tokens of ``batch`` sequences on one GPU (its
+    1/tp share of the heads, ``calc.formulas.ssm.mixer_shape``), summed over those layers.
+
+    Weights: in_proj_qkvz and in_proj_ba, the conv1d, dt_bias / A_log / the norm, out_proj,
+    each once per step (their sum is ``calc.formulas.ssm.layer_ssm_params``). State: at decode
+    each sequence's conv state and its n_v × d_v × d_k delta-rule state read once and written
+    once, each in its own dtype; at prefill the final state written once. The delta rule does
+    per state element what Mamba-2's SSD update does (decay, rank-1 write, read-out), so its
+    FLOPs are Mamba-2's scan FLOPs over the same state (``calc.formulas.flops``); the chunked
+    prefill runs as matmuls (tensor cores), the decode update on CUDA cores."""
+    n = cfg.n_layers_of("linear_attention")
+    if not n:
+        return []
+    from calc.formulas.ssm import layer_ssm_params, mixer_shape, recurrent_bytes_per_element
+
+    z = z.of("ssm")
+    d = cfg.d_model
+    m = mixer_shape(cfg, "linear_attention", s.tp)
+    E, N, K, G, H = m.d_inner, m.d_state, m.d_conv, m.n_groups, m.n_heads
+    rw = 2 if decode else 1  # decode reads and writes the state; prefill writes it
+    w_in = 2 * G * N + 2 * E + 2 * H  # q, k, v, z, then b and a
+    ops = [_linear("gdn_in_proj", tokens, d, w_in, n, z)]
+    conv_params = m.conv_dim * K
+    conv_state = batch * m.conv_elements * z.ssm_state
+    ops.append(
+        Op(
+            "gdn_conv1d",
+            n * F.conv1d_flops(tokens, m.conv_dim, K),
+            n * (conv_params * z.weight + rw * conv_state + tokens * 2 * m.conv_dim * z.act),
+            weight_bytes=n * conv_params * z.weight,
+            vector=True,
+            kernels=n,
+        )
+    )
+    rest = layer_ssm_params(cfg, "linear_attention", s.tp) - d * w_in - conv_params - E * d
+    state = batch * m.recurrent_elements * recurrent_bytes_per_element(cfg, z.ssm_state)
+    if decode:
+        scan_flops = F.mamba2_decode_scan_flops(tokens, E, N)
+    else:
+        scan_flops = batch * F.mamba2_prefill_scan_flops(prompt, E, N, G)
+    ops.append(
+        Op(
+            "gdn_delta_rule",
+            n * scan_flops,
+            n * (rest * z.weight + rw * state + tokens * (m.conv_dim + 2 * H + 2 * E) * z.act),
+            weight_bytes=n * rest * z.weight,
+            kernels=n,
+            attention=not decode,
+            vector=decode,
+        )
+    )
+    out = _linear("gdn_out_proj", tokens, E, d, n, z, flops=F.ssm_out_proj_flops(tokens, E, d))
+    ops.append(out)
     return ops
 
 
@@ -548,7 +659,7 @@ def _comm_ops(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0):
     if s.tp > 1:
         # one after each mixer (attention or SSM) and one after each FFN: 2 per layer for a
         # transformer; one per block for Nemotron-H, whose layers hold a mixer or an FFN
-        mixers = cfg.n_attention_layers + cfg.n_layers_of("mamba", "mamba2")
+        mixers = cfg.n_attention_layers + cfg.n_layers_of("mamba", "mamba2", "linear_attention")
         count = mixers + cfg.n_dense_ffn_layers + cfg.n_moe_layers
         ops.append(Op("tp_allreduce", 0, count * hidden, kind=ALLREDUCE, group=s.tp, count=count))
     if s.ep > s.tp and cfg.moe is not None:
@@ -599,9 +710,8 @@ def forward_ops(
     layernorm = cfg.norm == "layernorm"
     n_norms = cfg.n_layers * cfg.norms_per_layer + 1
     norm_w = n_norms * d * (1 + layernorm)
-    if cfg.mla is not None:  # the latents' own norms
-        norm_w += cfg.n_layers * ((cfg.mla.q_lora_rank or 0) + cfg.mla.kv_lora_rank)
-    norm_w += cfg.n_attention_layers * 2 * cfg.k_head_dim * cfg.qk_norm  # q/k head norms
+    # the latents' own norms (MLA), q/k norms, the sparse-attention indexer's key norm
+    norm_w += cfg.n_attention_layers * attention_norm_params(cfg)
     ze, zn = z.of("embedding").weight, z.of("norms").weight
     ops = [
         Op(
@@ -622,7 +732,13 @@ def forward_ops(
     ops += _attention_block(
         cfg, s, layout, tokens=tokens, batch=b, ctx=ctx, prompt=prompt, decode=decode, z=z
     )
+    ops += _indexer_block(
+        cfg, s, layout, tokens=tokens, batch=b, ctx=ctx, prompt=prompt, decode=decode, z=z
+    )
     ops += _ssm_block(cfg, s, tokens=tokens, batch=b, prompt=prompt, decode=decode, z=z)
+    ops += _linear_attention_block(
+        cfg, s, tokens=tokens, batch=b, prompt=prompt, decode=decode, z=z
+    )
     ops += _ffn_block(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z, imbalance=imbalance)
     # lm_head: every sequence's one token at decode; only the last prompt token at prefill
     ops.append(
@@ -634,6 +750,7 @@ def forward_ops(
             1,
             z.of("embedding" if cfg.tie_embeddings else "lm_head"),
             flops=F.lm_head_flops(b, d, s.vocab),
+            extra_params=s.vocab * cfg.lm_head_bias,  # Phi-2's output bias
         )
     )
     lm = ops[-1]

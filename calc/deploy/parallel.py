@@ -233,6 +233,12 @@ def _check_ssm_tp(cfg: ModelConfig, tp: int) -> None:
     groups split too, or are replicated when there is a single group (vLLM's rule)."""
     from calc.formulas.ssm import ssm_d_inner
 
+    la = cfg.linear_attention
+    if la is not None and tp > 1 and (la.n_value_heads % tp or la.n_key_heads % tp):
+        raise InvalidInputError(
+            f"--tp {tp} must divide the {la.n_key_heads} key and {la.n_value_heads} value "
+            f"heads of {cfg.name}'s linear-attention layers"
+        )
     s = cfg.ssm
     if s is None or tp == 1:
         return
@@ -345,8 +351,12 @@ def sharded_layout(layout: AttentionLayout, s: Sharding, n_layers: int) -> Atten
 
 def layer_attention_params_per_gpu(cfg: ModelConfig, s: Sharding) -> int:
     """Attention weights of one layer held by one GPU [params] (q/k norms replicate; learned
-    sinks split with the heads)."""
-    extra = 2 * cfg.k_head_dim * cfg.qk_norm + s.n_heads * cfg.attention_sinks
+    sinks split with the heads; a sparse-attention indexer is replicated)."""
+    from calc.formulas.params import layer_indexer_params, layer_qk_norm_params
+
+    extra = (
+        layer_qk_norm_params(cfg) + s.n_heads * cfg.attention_sinks + layer_indexer_params(cfg)
+    )
     if cfg.mla is not None:
         m = cfg.mla
         return extra + mla_attention_params(
@@ -359,8 +369,9 @@ def layer_attention_params_per_gpu(cfg: ModelConfig, s: Sharding) -> int:
             m.v_head_dim,
         )
     return extra + attention_params(
-        cfg.d_model, s.n_heads, s.n_kv_heads, cfg.k_head_dim, cfg.qkv_bias, cfg.o_bias
-    )
+        cfg.d_model, s.n_heads, s.n_kv_heads, cfg.k_head_dim, cfg.qkv_bias, cfg.o_bias,
+        cfg.attn_output_gate,
+    )  # fmt: skip
 
 
 def params_per_gpu_by_component(cfg: ModelConfig, s: Sharding) -> dict[str, int]:
@@ -373,7 +384,12 @@ def params_per_gpu_by_component(cfg: ModelConfig, s: Sharding) -> dict[str, int]
 
     At tp = pp = ep = 1 each entry equals ``calc.deploy.checkpoint.params_by_component(cfg)``'s.
     """
-    from calc.formulas.params import router_params, tower_config_params
+    from calc.formulas.params import (
+        expert_params,
+        latent_projection_params,
+        router_params,
+        tower_config_params,
+    )
 
     gated = cfg.ffn_kind == "gated"
     d = cfg.d_model
@@ -383,6 +399,7 @@ def params_per_gpu_by_component(cfg: ModelConfig, s: Sharding) -> dict[str, int]
         n_dense = layers - n_moe
         n_attn, ssm = layers, 0
     else:  # hybrid / patterned models: the busiest stage of contiguous layers, exactly
+        from calc.data.model_schema import SSM_LAYER_TYPES
         from calc.formulas.ssm import layer_ssm_params
 
         def stage(k: int) -> tuple[int, int, int, int]:
@@ -394,7 +411,7 @@ def params_per_gpu_by_component(cfg: ModelConfig, s: Sharding) -> dict[str, int]
             ssm_p = sum(
                 layer_ssm_params(cfg, cfg.layers[i], s.tp)
                 for i in idx
-                if cfg.layers[i] in ("mamba", "mamba2")
+                if cfg.layers[i] in SSM_LAYER_TYPES
             )
             return moe, dense, attn, ssm_p
 
@@ -405,16 +422,22 @@ def params_per_gpu_by_component(cfg: ModelConfig, s: Sharding) -> dict[str, int]
     routed = shared = router = 0
     if cfg.moe is not None:
         m = cfg.moe
-        routed = s.n_experts * ffn_params(d, s.d_expert_ffn, gated, cfg.ffn_bias)
+        # latent MoE: experts in the latent space, its two projections replicated
+        routed = s.n_experts * expert_params(cfg, s.d_expert_ffn) + latent_projection_params(
+            d, m.d_latent
+        )
         shared = m.n_shared_experts * ffn_params(d, s.d_shared_ffn, gated)
-        router = router_params(d, m.n_routed_experts, m.router_bias)
+        router = router_params(
+            d, m.n_routed_experts, m.router_bias, m.shared_expert_gate and m.n_shared_experts > 0
+        )
     from calc.formulas.params import attention_norm_params
 
     table = s.vocab * d
     attn_norms = n_attn * attention_norm_params(cfg)  # replicated, stored as norms
     return {
         "embedding": table,
-        "lm_head": table if s.pp == 1 and not cfg.tie_embeddings else 0,
+        "lm_head": (table if s.pp == 1 and not cfg.tie_embeddings else 0)
+        + s.vocab * cfg.lm_head_bias,
         "attention": n_attn * layer_attention_params_per_gpu(cfg, s) - attn_norms,
         "dense_ffn": n_dense * ffn_params(d, s.d_ffn, gated, cfg.ffn_bias),
         "routed_experts": n_moe * routed,

@@ -13,9 +13,11 @@ from dataclasses import dataclass
 from calc.data.model_schema import AttentionKind, ModelConfig
 from calc.errors import InvalidInputError
 from calc.formulas.kv_cache import (
+    indexer_key_bytes_per_token,
     kv_bytes_per_token,
     kv_bytes_per_token_per_layer,
     mla_kv_bytes_per_token_per_layer,
+    sparse_mla_fp8_bytes_per_token_per_layer,
 )
 from calc.formulas.layer_pattern import cached_token_layers, windowed_groups
 
@@ -38,6 +40,15 @@ class AttentionLayout:
     windowed: tuple[tuple[int, int], ...] = ()
     # model layers the caching layers are spread over (hybrids: more than n_layers); 0 = same
     n_model_layers: int = 0
+    # sparse attention (DeepSeek-V3.2): tokens each query attends to (0: dense), and the
+    # indexer key each caching layer keeps per token in its own fp8 format [bytes]
+    sparse_topk: int = 0
+    index_bytes_per_token_per_layer: float = 0
+
+    @property
+    def sparse(self) -> bool:
+        """Whether queries attend to a top-k of the cached tokens (DeepSeek sparse attention)."""
+        return self.sparse_topk > 0
 
     @property
     def n_full_layers(self) -> int:
@@ -53,10 +64,20 @@ class AttentionLayout:
         return self.k_head_dim
 
     def kv_bytes_per_token_per_layer(self, bytes_per_element):
+        """One token in one caching layer [bytes]: its K/V (or MLA latent) and, with sparse
+        attention, the indexer key. A sparse MLA layer in an fp8 cache (1 B per element)
+        stores the latent with fp32 scales per 128 and a bf16 RoPE key (656 B for
+        DeepSeek-V3.2, ``sparse_mla_fp8_bytes_per_token_per_layer``)."""
         if self.kind == "mla":
-            return mla_kv_bytes_per_token_per_layer(
-                self.kv_lora_rank, self.qk_rope_head_dim, bytes_per_element
-            )
+            if self.sparse and _is_one(bytes_per_element):
+                latent = sparse_mla_fp8_bytes_per_token_per_layer(
+                    self.kv_lora_rank, self.qk_rope_head_dim
+                )
+            else:
+                latent = mla_kv_bytes_per_token_per_layer(
+                    self.kv_lora_rank, self.qk_rope_head_dim, bytes_per_element
+                )
+            return latent + self.index_bytes_per_token_per_layer
         return kv_bytes_per_token_per_layer(
             self.n_kv_heads, self.k_head_dim, self.v_head_dim, bytes_per_element
         )
@@ -82,6 +103,11 @@ class AttentionLayout:
     def kv_bytes_per_sequence(self, ctx, bytes_per_element):
         """KV cache of one sequence of ``ctx`` tokens [bytes] (ctx may be a numpy array)."""
         return self.kv_bytes_per_token_per_layer(bytes_per_element) * self.cached_token_layers(ctx)
+
+
+def _is_one(x) -> bool:
+    """Whether a bytes-per-element scalar is exactly 1 (fp8); False for arrays."""
+    return isinstance(x, int | float) and x == 1
 
 
 def attention_layout(
@@ -112,8 +138,15 @@ def attention_layout(
                 f"--attention mla on {cfg.name} (not an MLA model) needs --kv-lora-rank and "
                 "--qk-rope-head-dim (DeepSeek-V3 uses 512 and 64)"
             )
+        ix = cfg.indexer if cfg.mla is not None else None
+        sparse = {}
+        if ix is not None:
+            sparse = dict(
+                sparse_topk=ix.topk,
+                index_bytes_per_token_per_layer=indexer_key_bytes_per_token(ix.head_dim),
+            )
         return AttentionLayout(
-            "mla", n_kv_heads=1, kv_lora_rank=rank, qk_rope_head_dim=rope, **base
+            "mla", n_kv_heads=1, kv_lora_rank=rank, qk_rope_head_dim=rope, **base, **sparse
         )
     if kind == "mha":
         return AttentionLayout("mha", n_kv_heads=cfg.n_heads, **base)

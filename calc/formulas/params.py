@@ -12,9 +12,11 @@ from dataclasses import dataclass
 from calc.data.model_schema import ModelConfig, TowerConfig
 
 
-def qk_norm_params(head_dim, qk_norm=True):
-    """Per-head RMSNorm on queries and keys (Qwen3, Gemma 3): 2 × head_dim per layer."""
-    return 2 * head_dim * qk_norm
+def qk_norm_params(head_dim, qk_norm=True, n_heads=1, n_kv_heads=1):
+    """RMSNorm on queries and keys: per head, one head_dim norm each shared by all heads
+    (Qwen3, Gemma 3: 2 × head_dim per layer); over the whole layer (MiniMax-M2's per_layer
+    norms), pass the head counts: (n_heads + n_kv_heads) × head_dim."""
+    return (n_heads + n_kv_heads) * head_dim * qk_norm
 
 
 def attention_sink_params(n_heads, sinks=True):
@@ -27,16 +29,31 @@ def embedding_params(vocab_size, d_model):
     return vocab_size * d_model
 
 
-def attention_params(d_model, n_heads, n_kv_heads, head_dim, qkv_bias=False, o_bias=False):
+def attention_params(
+    d_model, n_heads, n_kv_heads, head_dim, qkv_bias=False, o_bias=False, output_gate=False
+):
     """MHA/GQA/MQA projections: W_Q (d × h·hd), W_K and W_V (d × kv·hd each), W_O (h·hd × d).
 
-    Biases add h·hd + 2·kv·hd (QKV) and d (O).
+    Biases add h·hd + 2·kv·hd (QKV) and d (O). An output gate (Qwen3-Next, Qwen3.5: q_proj
+    also yields a per-head sigmoid gate of the attention output) adds d × h·hd.
     """
-    q = d_model * n_heads * head_dim
+    q = d_model * n_heads * head_dim * (1 + output_gate)
     kv = 2 * d_model * n_kv_heads * head_dim
     o = n_heads * head_dim * d_model
     bias = (n_heads + 2 * n_kv_heads) * head_dim * qkv_bias + d_model * o_bias
     return q + kv + o + bias
+
+
+def indexer_params(d_model, q_lora_rank, n_index_heads, index_head_dim):
+    """DeepSeek sparse attention's lightning indexer in one layer [parameters]: wq_b
+    (q_lora × heads·hd), wk (d × hd), weights_proj (d × heads), k_norm LayerNorm (2·hd)
+    (vLLM deepseek_v2.py ``Indexer``)."""
+    return (
+        q_lora_rank * n_index_heads * index_head_dim
+        + d_model * index_head_dim
+        + d_model * n_index_heads
+        + 2 * index_head_dim
+    )
 
 
 def mla_attention_params(
@@ -69,9 +86,17 @@ def ffn_params(d_model, d_ffn, gated, bias=False):
     return n_mat * d_model * d_ffn + bias * (d_ffn * (1 + gated) + d_model)
 
 
-def router_params(d_model, n_routed_experts, router_bias=False):
-    """MoE gate: d × n_experts, plus one bias per expert where the model has it."""
-    return d_model * n_routed_experts + n_routed_experts * router_bias
+def router_params(d_model, n_routed_experts, router_bias=False, shared_expert_gate=False):
+    """MoE gate: d × n_experts, plus one bias per expert where the model has it, plus the
+    shared experts' d → 1 gate where the model has one (Qwen2-MoE, Qwen3-Next)."""
+    gate = d_model * shared_expert_gate
+    return d_model * n_routed_experts + n_routed_experts * router_bias + gate
+
+
+def latent_projection_params(d_model, d_latent):
+    """A latent MoE's two projections into and out of the experts' space [parameters]:
+    2 × d × d_latent per MoE layer (0 without a latent space)."""
+    return 2 * d_model * d_latent if d_latent else 0
 
 
 def moe_layer_params(
@@ -211,11 +236,29 @@ class ParamBreakdown:
         return self.text - self.moe_routed + self.moe_routed_active
 
 
+def layer_qk_norm_params(cfg: ModelConfig) -> int:
+    """q/k norm weights of one attention layer of ``cfg`` [params] (0 without q/k norms)."""
+    if cfg.qk_norm_scope == "layer":
+        return qk_norm_params(cfg.k_head_dim, cfg.qk_norm, cfg.n_heads, cfg.n_kv_heads)
+    return qk_norm_params(cfg.k_head_dim, cfg.qk_norm)
+
+
+def layer_indexer_params(cfg: ModelConfig) -> int:
+    """The sparse-attention indexer of one attention layer of ``cfg`` [params] (0 without)."""
+    ix = cfg.indexer
+    if ix is None or cfg.mla is None:
+        return 0
+    return indexer_params(cfg.d_model, cfg.mla.q_lora_rank or cfg.d_model, ix.n_heads, ix.head_dim)
+
+
 def layer_attention_params(cfg: ModelConfig) -> int:
     """Attention parameters of one attention layer of ``cfg`` (MLA or MHA/GQA/MQA), with its
-    q/k norms and learned sinks where the model has them."""
-    extra = qk_norm_params(cfg.k_head_dim, cfg.qk_norm) + attention_sink_params(
-        cfg.n_heads, cfg.attention_sinks
+    q/k norms, learned sinks, output gate and sparse-attention indexer where the model has
+    them."""
+    extra = (
+        layer_qk_norm_params(cfg)
+        + attention_sink_params(cfg.n_heads, cfg.attention_sinks)
+        + layer_indexer_params(cfg)
     )
     if cfg.mla is not None:
         m = cfg.mla
@@ -232,8 +275,23 @@ def layer_attention_params(cfg: ModelConfig) -> int:
             + extra
         )
     return extra + attention_params(
-        cfg.d_model, cfg.n_heads, cfg.n_kv_heads, cfg.k_head_dim, cfg.qkv_bias, cfg.o_bias
+        cfg.d_model,
+        cfg.n_heads,
+        cfg.n_kv_heads,
+        cfg.k_head_dim,
+        cfg.qkv_bias,
+        cfg.o_bias,
+        cfg.attn_output_gate,
     )
+
+
+def expert_params(cfg: ModelConfig, d_expert_ffn: int | None = None) -> int:
+    """One routed expert of ``cfg`` [params] (width ``d_expert_ffn``, default the config's),
+    in the latent space of a latent MoE."""
+    m = cfg.moe
+    assert m is not None
+    width = m.d_expert_ffn if d_expert_ffn is None else d_expert_ffn
+    return ffn_params(m.d_latent or cfg.d_model, width, cfg.ffn_kind == "gated", cfg.ffn_bias)
 
 
 def model_params(cfg: ModelConfig) -> ParamBreakdown:
@@ -242,6 +300,7 @@ def model_params(cfg: ModelConfig) -> ParamBreakdown:
     Attention counts once per attention layer (full, sliding or chunked), SSM mixers once per
     Mamba layer, FFNs once per layer that has one (dense or MoE by ``cfg.is_moe_layer``).
     """
+    from calc.data.model_schema import SSM_LAYER_TYPES
     from calc.formulas.ssm import layer_ssm_params
 
     gated = cfg.ffn_kind == "gated"
@@ -249,23 +308,25 @@ def model_params(cfg: ModelConfig) -> ParamBreakdown:
     emb = embedding_params(cfg.vocab_size, cfg.d_model)
     moe = cfg.moe
     n_moe, n_dense = cfg.n_moe_layers, cfg.n_dense_ffn_layers
-    expert = 0 if moe is None else ffn_params(cfg.d_model, moe.d_expert_ffn, gated, cfg.ffn_bias)
+    expert = 0 if moe is None else expert_params(cfg)
+    latent = 0 if moe is None else latent_projection_params(cfg.d_model, moe.d_latent)
+    shared_gate = moe is not None and moe.shared_expert_gate and moe.n_shared_experts > 0
     return ParamBreakdown(
         embedding=emb,
-        lm_head=0 if cfg.tie_embeddings else emb,
+        lm_head=(0 if cfg.tie_embeddings else emb) + cfg.vocab_size * cfg.lm_head_bias,
         attention=cfg.n_attention_layers * layer_attention_params(cfg),
         dense_ffn=n_dense * ffn_params(cfg.d_model, cfg.d_ffn, gated, cfg.ffn_bias),
-        moe_routed=0 if moe is None else n_moe * moe.n_routed_experts * expert,
-        moe_routed_active=0 if moe is None else n_moe * moe.experts_per_token * expert,
+        moe_routed=0 if moe is None else n_moe * (moe.n_routed_experts * expert + latent),
+        moe_routed_active=0 if moe is None else n_moe * (moe.experts_per_token * expert + latent),
         moe_shared=0
         if moe is None
         else n_moe * moe.n_shared_experts * ffn_params(cfg.d_model, moe.shared_ffn, gated),
         router=0
         if moe is None
-        else n_moe * router_params(cfg.d_model, moe.n_routed_experts, moe.router_bias),
+        else n_moe * router_params(cfg.d_model, moe.n_routed_experts, moe.router_bias, shared_gate),
         norms=(cfg.n_layers * cfg.norms_per_layer + 1) * norm_params(cfg.d_model, layernorm),
         ssm=sum(
-            n * layer_ssm_params(cfg, k) for k in ("mamba", "mamba2") if (n := cfg.n_layers_of(k))
+            n * layer_ssm_params(cfg, k) for k in SSM_LAYER_TYPES if (n := cfg.n_layers_of(k))
         ),
         vision=tower_config_params(cfg.vision),
         audio=tower_config_params(cfg.audio),
@@ -274,7 +335,69 @@ def model_params(cfg: ModelConfig) -> ParamBreakdown:
 
 def attention_norm_params(cfg: ModelConfig) -> int:
     """Norm weights inside one attention layer [params]: MLA's latent norms (q_lora_rank +
-    kv_lora_rank) and the q/k head norms (2 × head_dim). Checkpoints store them as norms
-    (unquantised), so ``params_by_component`` moves them from attention to norms."""
+    kv_lora_rank), the q/k norms and the sparse-attention indexer's key LayerNorm
+    (2 × index head_dim). Checkpoints store them as norms (unquantised), so
+    ``params_by_component`` moves them from attention to norms."""
     mla = 0 if cfg.mla is None else (cfg.mla.q_lora_rank or 0) + cfg.mla.kv_lora_rank
-    return mla + 2 * cfg.k_head_dim * cfg.qk_norm
+    index = 0 if cfg.indexer is None else 2 * cfg.indexer.head_dim
+    return mla + layer_qk_norm_params(cfg) + index
+
+
+def mtp_params(cfg: ModelConfig) -> int:
+    """Parameters of the multi-token-prediction modules [params], not in ``model_params``:
+    each is one more decoder layer (attention and, as the model's last layer, an MoE FFN if
+    the model has experts) with its two norms, a 2·d × d projection of the concatenated
+    embedding and hidden state, and three norms of d (embedding, hidden, output); the
+    embedding and lm_head are the main model's (DeepSeek-V3, Qwen3-Next, GLM-4.5 MTP
+    layouts). A checkpoint that stores its own copies of them is larger."""
+    if not cfg.mtp_layers:
+        return 0
+    d = cfg.d_model
+    gated = cfg.ffn_kind == "gated"
+    m = cfg.moe
+    if m is None:
+        ffn = ffn_params(d, cfg.d_ffn, gated, cfg.ffn_bias)
+    else:
+        ffn = (
+            m.n_routed_experts * expert_params(cfg)
+            + latent_projection_params(d, m.d_latent)
+            + m.n_shared_experts * ffn_params(d, m.shared_ffn, gated)
+            + router_params(d, m.n_routed_experts, m.router_bias,
+                            m.shared_expert_gate and m.n_shared_experts > 0)
+        )  # fmt: skip
+    norm = norm_params(d, cfg.norm == "layernorm")
+    layer = layer_attention_params(cfg) + ffn + 2 * norm
+    return cfg.mtp_layers * (layer + 2 * d * d + 3 * norm)
+
+
+def attention_part_params(cfg: ModelConfig, part: str) -> int:
+    """Parameters of one projection of one attention layer of ``cfg`` [params] (whole model,
+    tp = 1), named as checkpoint exclude lists name them: MLA's q_a/q_b/kv_a/kv_b, GQA's
+    q/k/v (or fused qkv), o, and the sparse-attention indexer (its norm counted as a norm);
+    0 for a part the model does not have."""
+    d, h = cfg.d_model, cfg.n_heads
+    if part == "indexer":
+        return layer_indexer_params(cfg) - (2 * cfg.indexer.head_dim if cfg.indexer else 0)
+    if cfg.mla is not None:
+        m = cfg.mla
+        q_lora = m.q_lora_rank or 0
+        sizes = {
+            "q_a_proj": d * q_lora,
+            "q_b_proj": q_lora * h * (m.qk_nope_head_dim + m.qk_rope_head_dim) if q_lora else 0,
+            "q_proj": 0 if q_lora else d * h * (m.qk_nope_head_dim + m.qk_rope_head_dim),
+            "kv_a_proj": d * (m.kv_lora_rank + m.qk_rope_head_dim),
+            "kv_b_proj": m.kv_lora_rank * h * (m.qk_nope_head_dim + m.v_head_dim),
+            "o_proj": h * m.v_head_dim * d,
+        }
+        return sizes.get(part, 0)
+    hd, kv = cfg.k_head_dim, cfg.n_kv_heads
+    q = (d * h * hd) * (1 + cfg.attn_output_gate) + h * hd * cfg.qkv_bias
+    k = d * kv * hd + kv * hd * cfg.qkv_bias
+    sizes = {
+        "q_proj": q,
+        "k_proj": k,
+        "v_proj": k,
+        "qkv_proj": q + 2 * k,
+        "o_proj": h * hd * d + d * cfg.o_bias,
+    }
+    return sizes.get(part, 0)

@@ -21,6 +21,7 @@ int{4,8}-g{32,64,128}[-sym]  the same rule for GPTQ/AWQ's other bit widths and g
 fp4-g128        4 bit    bf16 scale per 128                             0.5 + 2/128
 mxfp4           4 bit    E8M0 (1 B) per 32 [3]                          0.5 + 1/32 (4.25 bit)
 nvfp4           4 bit    FP8 E4M3 per 16 + fp32 per tensor [4]          0.5 + 1/16 (4.5 bit)
+mxfp8           8 bit    E8M0 (1 B) per 32 [3]                          1 + 1/32 (8.25 bit)
 nf4-g64         4 bit    fp32 absmax per 64 (bitsandbytes 4-bit [6])    0.5 + 4/64 (4.5 bit)
 =============== ======= ============================================ =========================
 
@@ -83,6 +84,7 @@ WEIGHT_FORMATS: dict[str, Format] = {
     "fp4-g128": Format("fp4-g128", 4, 128, 2),
     "mxfp4": Format("mxfp4", 4, 32, 1),
     "nvfp4": Format("nvfp4", 4, 16, 1, tensor_bytes=4),
+    "mxfp8": Format("mxfp8", 8, 32, 1),
     "nf4-g64": Format("nf4-g64", 4, 64, 4),
 }
 # GPTQ/AWQ's other widths and groups: fp16 scale + a zero point of the payload width per group

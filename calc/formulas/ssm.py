@@ -1,7 +1,12 @@
-"""Parameters [parameters] and per-sequence state [bytes] of Mamba and Mamba-2 SSM layers.
+"""Parameters [parameters] and per-sequence state [bytes] of the layers that keep a fixed
+recurrent state instead of a KV cache: Mamba and Mamba-2 SSM layers, and gated DeltaNet
+linear attention (its shape functions are in calc.formulas.linear_attention).
 
-An SSM layer has no KV cache: each sequence keeps a fixed state whatever its length, a
-short convolution window and the recurrent SSM state. All functions take plain numbers.
+Such a layer has no KV cache: each sequence keeps a fixed state whatever its length, a
+short convolution window and the recurrent (SSM or delta-rule) state. The two parts may be
+stored in different dtypes (vLLM's ``mamba_cache_dtype`` for the conv state and
+``mamba_ssm_cache_dtype`` for the recurrent one; Nemotron-H and Qwen3.5 keep the recurrent
+state in fp32). All functions take plain numbers.
 
 Shapes follow the reference implementations (state-spaces/mamba ``Mamba``/``Mamba2``, the
 Hugging Face ``JambaMambaMixer`` and ``NemotronHMamba2Mixer``):
@@ -23,7 +28,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from calc.data.model_schema import ModelConfig, SSMConfig
+from calc.data.model_schema import SSM_LAYER_TYPES, ModelConfig, SSMConfig
 
 
 def mamba1_params(
@@ -79,11 +84,13 @@ def ssm_d_inner(ssm: SSMConfig, d_model: int, mamba2: bool = False) -> int:
 
 @dataclass(frozen=True)
 class MixerShape:
-    """One SSM mixer's widths on one GPU (under tensor parallelism: a 1/tp share of the inner
+    """One state mixer's widths on one GPU (under tensor parallelism: a 1/tp share of the inner
     channels / heads; Mamba-2 B/C groups split when tp divides them, replicated when there is
-    one group, as vLLM's MambaMixer2 does)."""
+    one group, as vLLM's MambaMixer2 does). A gated DeltaNet layer ('linear_attention') has
+    the Mamba-2 state shape: n_heads value heads of head_dim = d_v, d_state = d_k, n_groups
+    key heads."""
 
-    kind: str  # 'mamba' or 'mamba2'
+    kind: str  # 'mamba', 'mamba2' or 'linear_attention'
     d_inner: int  # E (this GPU's share)
     d_state: int  # N
     d_conv: int  # K
@@ -94,19 +101,39 @@ class MixerShape:
 
     @property
     def conv_dim(self) -> int:
-        """Channels of the conv1d: E (Mamba-1) or E + 2·G·N (Mamba-2: x, B and C)."""
-        if self.kind == "mamba2":
+        """Channels of the conv1d: E (Mamba-1) or E + 2·G·N (Mamba-2: x, B and C; gated
+        DeltaNet: v, q and k)."""
+        if self.kind in ("mamba2", "linear_attention"):
             return self.d_inner + 2 * self.n_groups * self.d_state
         return self.d_inner
 
     @property
+    def conv_elements(self) -> int:
+        """Cached conv state of one sequence: (K − 1) × conv channels."""
+        return (self.d_conv - 1) * self.conv_dim
+
+    @property
+    def recurrent_elements(self) -> int:
+        """Cached SSM / delta-rule state of one sequence: E × N (Mamba-1), heads × head_dim ×
+        N (Mamba-2, gated DeltaNet)."""
+        return self.d_inner * self.d_state
+
+    @property
     def state_elements(self) -> int:
         """Cached conv + SSM state elements of one sequence in this mixer."""
-        if self.kind == "mamba2":
+        if self.kind in ("mamba2", "linear_attention"):
             return mamba2_state_elements(
                 self.n_heads, self.head_dim, self.d_state, self.d_conv, self.n_groups
             )
         return mamba1_state_elements(self.d_inner, self.d_state, self.d_conv)
+
+    def state_bytes(self, conv_bytes_per_element, recurrent_bytes_per_element) -> float:
+        """Cached state of one sequence in this mixer [bytes]: conv elements × their bytes +
+        recurrent elements × theirs."""
+        return (
+            self.conv_elements * conv_bytes_per_element
+            + self.recurrent_elements * recurrent_bytes_per_element
+        )
 
 
 def ssm_groups_per_gpu(n_groups: int, tp: int) -> int:
@@ -117,6 +144,19 @@ def ssm_groups_per_gpu(n_groups: int, tp: int) -> int:
 
 def mixer_shape(cfg: ModelConfig, kind: str, tp: int = 1) -> MixerShape:
     """The ``kind`` mixer of ``cfg`` on one of ``tp`` GPUs (tp must divide its heads/width)."""
+    if kind == "linear_attention":
+        la = cfg.linear_attention
+        assert la is not None  # the schema: linear_attention layers need the block
+        heads = la.n_value_heads // tp
+        return MixerShape(
+            "linear_attention",
+            heads * la.value_head_dim,
+            la.key_head_dim,
+            la.conv_kernel,
+            n_heads=heads,
+            head_dim=la.value_head_dim,
+            n_groups=max(la.n_key_heads // tp, 1),
+        )
     s = cfg.ssm
     assert s is not None  # guaranteed by the schema for models with SSM layers
     if kind == "mamba2":
@@ -136,8 +176,19 @@ def mixer_shape(cfg: ModelConfig, kind: str, tp: int = 1) -> MixerShape:
 
 
 def layer_ssm_params(cfg: ModelConfig, kind: str, tp: int = 1) -> int:
-    """Parameters of one ``kind`` ('mamba' or 'mamba2') mixer of ``cfg`` held by one of ``tp``
-    GPUs (its share of the channels/heads; the rest replicated). tp = 1: the whole mixer."""
+    """Parameters of one ``kind`` ('mamba', 'mamba2' or 'linear_attention') mixer of ``cfg``
+    held by one of ``tp`` GPUs (its share of the channels/heads; the rest replicated). tp = 1:
+    the whole mixer."""
+    if kind == "linear_attention":
+        from calc.formulas.linear_attention import gated_deltanet_params
+
+        la = cfg.linear_attention
+        assert la is not None  # schema
+        m = mixer_shape(cfg, kind, tp)
+        return gated_deltanet_params(
+            cfg.d_model, m.n_groups, m.n_heads, la.key_head_dim, la.value_head_dim,
+            la.conv_kernel,
+        )  # fmt: skip
     s = cfg.ssm
     assert s is not None  # guaranteed by the schema for models with SSM layers
     m = mixer_shape(cfg, kind, tp)
@@ -153,27 +204,55 @@ def layer_ssm_params(cfg: ModelConfig, kind: str, tp: int = 1) -> int:
 
 
 def ssm_state_elements_per_sequence(cfg: ModelConfig, tp: int = 1) -> int:
-    """State elements one sequence keeps in all SSM layers of ``cfg`` on one of ``tp`` GPUs
-    (0 without SSM)."""
-    if cfg.ssm is None:
-        return 0
+    """State elements one sequence keeps in all state layers (Mamba, Mamba-2, gated DeltaNet)
+    of ``cfg`` on one of ``tp`` GPUs (0 without them)."""
     return sum(
         n * mixer_shape(cfg, k, tp).state_elements
-        for k in ("mamba", "mamba2")
+        for k in SSM_LAYER_TYPES
         if (n := cfg.n_layers_of(k))
     )
 
 
 def ssm_state_bytes_per_sequence(cfg: ModelConfig, bytes_per_element, tp: int = 1) -> float:
-    """Fixed SSM state of one sequence [bytes], independent of ctx: elements × bytes."""
-    return ssm_state_elements_per_sequence(cfg, tp) * bytes_per_element
+    """Fixed state of one sequence [bytes], independent of ctx: conv elements ×
+    ``bytes_per_element`` + recurrent elements × the recurrent state's bytes (the config's
+    ``recurrent_dtype``, else ``bytes_per_element``)."""
+    rec = recurrent_bytes_per_element(cfg, bytes_per_element)
+    return sum(
+        n * mixer_shape(cfg, k, tp).state_bytes(bytes_per_element, rec)
+        for k in SSM_LAYER_TYPES
+        if (n := cfg.n_layers_of(k))
+    )
 
 
 def ssm_state_dtype(cfg: ModelConfig, kv_dtype: str) -> str:
-    """dtype of the cached conv/SSM state: the config's ``ssm.state_dtype``, else the KV dtype
-    when it is a plain dtype, else (a scaled KV format such as fp8-token-head) the model's
-    dtype: engines do not apply per-token-head KV quantisation to the SSM state."""
+    """dtype of the cached conv (and, unless ``recurrent_dtype`` says otherwise, recurrent)
+    state. Mamba: the config's ``ssm.state_dtype``, else the KV dtype when it is a plain dtype,
+    else (a scaled KV format such as fp8-token-head) the model's dtype: engines do not apply
+    per-token-head KV quantisation to the SSM state. Gated DeltaNet: its
+    ``linear_attention.state_dtype``, else the model's dtype whatever the KV dtype (vLLM's
+    ``mamba_cache_dtype`` auto is the model dtype: an fp8-KV Qwen3.5 log's attention block
+    of 1,568 tokens is what a bf16 conv state gives)."""
     from calc.formulas.quant import is_plain
 
+    if cfg.ssm is None and cfg.linear_attention is not None:
+        return cfg.linear_attention.state_dtype or cfg.dtype
     explicit = cfg.ssm.state_dtype if cfg.ssm is not None else None
     return explicit or (kv_dtype if is_plain(kv_dtype) else cfg.dtype)
+
+
+def recurrent_bytes_per_element(cfg: ModelConfig, conv_bytes_per_element) -> float:
+    """Bytes per element of the recurrent (SSM / delta-rule) state: the config's
+    ``recurrent_dtype`` (ssm or linear_attention block), else the conv state's."""
+    from calc.data.dtypes import bytes_per_element
+
+    block = cfg.ssm if cfg.ssm is not None else cfg.linear_attention
+    dtype = block.recurrent_dtype if block is not None else None
+    return bytes_per_element(dtype) if dtype else conv_bytes_per_element
+
+
+def layer_state_bytes(cfg: ModelConfig, kind: str, tp: int, conv_bytes_per_element) -> float:
+    """State of one sequence in one ``kind`` layer on one of ``tp`` GPUs [bytes]."""
+    return mixer_shape(cfg, kind, tp).state_bytes(
+        conv_bytes_per_element, recurrent_bytes_per_element(cfg, conv_bytes_per_element)
+    )

@@ -247,6 +247,10 @@ models[].n_heads | count | whole model | models | query heads
 models[].n_kv_heads | count | whole model | models | KV heads
 models[].head_dim | elements | whole model | models | key head width
 models[].moe_experts | count | whole model | models | routed experts per MoE layer (0: dense)
+models[].layer_kinds | label | label | models | the model's layers by kind and count, e.g. "full 12 + linear_attention 36" (full, sliding, chunked attention; linear_attention: gated DeltaNet; mamba, mamba2; mlp, moe: FFN-only layers)
+models[].state_kind | label | label | models | the fixed per-sequence state a layer keeps instead of KV: gated_deltanet, mamba, mamba2, or none
+models[].sparse_topk | tokens | per sequence | models | DeepSeek sparse attention: keys each query attends to (index_topk); 0 for dense attention
+models[].params_mtp | params | whole model | models | parameters of the multi-token-prediction modules, loaded only for MTP speculation (not in params_total)
 models[].max_ctx | tokens | per sequence | models | longest context the model supports
 models[].params_total | params | whole model | models | parameters of the whole model
 models[].params_active | params | whole model | models | parameters one token runs through

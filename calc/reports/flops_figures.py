@@ -167,7 +167,10 @@ def flops_figures(cfg: ModelConfig, prompt: int, ctx: int) -> list[Figure]:
             )
     if n_attn:
         terms, kw = [], {"ctx": ctx}
-        if cfg.n_layers_of("full"):
+        if cfg.n_layers_of("full") and cfg.indexer is not None:  # sparse: the top-k keys
+            terms.append("{n_full} × min({ctx}, {topk})")
+            kw.update(n_full=cfg.n_layers_of("full"), topk=cfg.indexer.topk)
+        elif cfg.n_layers_of("full"):
             terms.append("{n_full} × {ctx}")
             kw["n_full"] = cfg.n_layers_of("full")
         if cfg.n_layers_of("sliding"):

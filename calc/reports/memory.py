@@ -29,8 +29,9 @@ def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
         attention_params,
         attention_sink_params,
         ffn_params,
+        layer_indexer_params,
+        layer_qk_norm_params,
         norm_params,
-        qk_norm_params,
         router_params,
     )
     from calc.formulas.ssm import layer_ssm_params
@@ -59,10 +60,11 @@ def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
         ),
     ]
     attn = layer_attention_params(cfg)
-    # q/k norms and learned sinks, where the model has them
-    extra = qk_norm_params(cfg.k_head_dim, cfg.qk_norm) + attention_sink_params(
-        cfg.n_heads, cfg.attention_sinks
-    )
+    # q/k norms and learned sinks, where the model has them; an output gate (Qwen3-Next) and a
+    # sparse-attention indexer (DeepSeek-V3.2): attention parameters beyond the projections
+    extra = layer_qk_norm_params(cfg) + attention_sink_params(cfg.n_heads, cfg.attention_sinks)
+    extra += layer_indexer_params(cfg)
+    gate = cfg.d_model * cfg.n_heads * cfg.k_head_dim * cfg.attn_output_gate
     if cfg.mla is not None:
         m = cfg.mla
         q_lora = m.q_lora_rank or 0
@@ -86,7 +88,7 @@ def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
         if q_lora:
             shape["q_lora"] = q_lora
         if extra:
-            formula += " + {extra} (q/k norms, sinks)"
+            formula += " + {extra} (q/k norms, sinks, indexer)"
             shape["extra"] = extra
         figs.append(figure("attention_params_per_layer", attn, "params", formula, **shape))
     else:
@@ -99,9 +101,9 @@ def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
             "+ {n_heads}·{head_dim}·{d_model}"
         )
         shape = dict(d_model=d, n_heads=h, n_kv_heads=kv, head_dim=hd)
-        if biases or extra:
-            formula += " + {biases} + {extra} (biases; q/k norms, sinks)"
-            shape.update(biases=biases, extra=extra)
+        if biases or extra or gate:
+            formula += " + {biases} + {extra} (biases; q/k norms, sinks, output gate)"
+            shape.update(biases=biases, extra=extra + gate)
         figs.append(figure("attention_params_per_layer", attn, "params", formula, **shape))
     if cfg.n_dense_ffn_layers:
         bias = ffn_params(d, cfg.d_ffn, gated, cfg.ffn_bias) - ffn_params(d, cfg.d_ffn, gated)
@@ -158,7 +160,12 @@ def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
                 n_mat=n_mat,
                 d_model=d,
                 d_shared=m.shared_ffn,
-                router=router_params(d, m.n_routed_experts, m.router_bias),
+                router=router_params(
+                    d,
+                    m.n_routed_experts,
+                    m.router_bias,
+                    m.shared_expert_gate and m.n_shared_experts > 0,
+                ),
             )
         )
     figs.append(
@@ -177,12 +184,16 @@ def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
                 "ssm_params",
                 p.ssm,
                 "params",
-                "{mamba_layers} × {per_mamba} + {mamba2_layers} × {per_mamba2} "
-                "(Mamba, Mamba-2 mixers, calc/formulas/ssm.py)",
+                "{mamba_layers} × {per_mamba} + {mamba2_layers} × {per_mamba2} + {gdn_layers} × "
+                "{per_gdn} (Mamba, Mamba-2, gated DeltaNet mixers, calc/formulas/ssm.py)",
                 mamba_layers=cfg.n_layers_of("mamba"),
                 per_mamba=layer_ssm_params(cfg, "mamba") if cfg.n_layers_of("mamba") else 0,
                 mamba2_layers=cfg.n_layers_of("mamba2"),
                 per_mamba2=layer_ssm_params(cfg, "mamba2") if cfg.n_layers_of("mamba2") else 0,
+                gdn_layers=cfg.n_layers_of("linear_attention"),
+                per_gdn=layer_ssm_params(cfg, "linear_attention")
+                if cfg.n_layers_of("linear_attention")
+                else 0,
             )
         )
     figs.append(
@@ -232,6 +243,17 @@ def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
 
 
 def _kv_figure(layout: AttentionLayout, kv_bytes: float, per_layer) -> Figure:
+    if layout.kind == "mla" and layout.sparse:  # the latent and the indexer's key
+        kw = dict(kv_lora_rank=layout.kv_lora_rank, qk_rope_head_dim=layout.qk_rope_head_dim,
+                  index_key=layout.index_bytes_per_token_per_layer)  # fmt: skip
+        if kv_bytes == 1:  # fp8_ds_mla: fp32 scales per 128, bf16 RoPE key
+            text = (
+                "{kv_lora_rank} + {kv_lora_rank} / 128 × 4 + {qk_rope_head_dim} × 2 + {index_key}"
+            )
+        else:
+            text = "({kv_lora_rank} + {qk_rope_head_dim}) × {bytes} + {index_key}"
+            kw["bytes"] = kv_bytes
+        return figure("kv_bytes_per_token_per_layer", per_layer, "bytes", text, **kw)
     if layout.kind == "mla":
         return figure(
             "kv_bytes_per_token_per_layer",
@@ -362,17 +384,41 @@ def memory_report(dep: Deployment, work: Workload) -> MemoryReport:
         ),
     ]
     if ssm_per_seq:
-        figs.append(
-            figure(
-                "ssm_state_bytes",
-                ssm_state,
-                "bytes",
-                "{elements} × {bytes} × {batch}",
-                elements=ssm_state_elements_per_sequence(cfg),
-                bytes=state_b,
-                batch=batch,
+        from calc.formulas.ssm import recurrent_bytes_per_element
+
+        rec_b = recurrent_bytes_per_element(cfg, state_b)
+        if rec_b == state_b:
+            figs.append(
+                figure(
+                    "ssm_state_bytes",
+                    ssm_state,
+                    "bytes",
+                    "{elements} × {bytes} × {batch}",
+                    elements=ssm_state_elements_per_sequence(cfg),
+                    bytes=state_b,
+                    batch=batch,
+                )
             )
-        )
+        else:  # conv state and recurrent state in their own dtypes
+            from calc.data.model_schema import SSM_LAYER_TYPES
+            from calc.formulas.ssm import mixer_shape
+
+            shapes = [
+                (n, mixer_shape(cfg, k)) for k in SSM_LAYER_TYPES if (n := cfg.n_layers_of(k))
+            ]
+            figs.append(
+                figure(
+                    "ssm_state_bytes",
+                    ssm_state,
+                    "bytes",
+                    "({conv} × {conv_bytes} + {recurrent} × {recurrent_bytes}) × {batch}",
+                    conv=sum(n * m.conv_elements for n, m in shapes if n),
+                    conv_bytes=state_b,
+                    recurrent=sum(n * m.recurrent_elements for n, m in shapes if n),
+                    recurrent_bytes=rec_b,
+                    batch=batch,
+                )
+            )
     figs.append(
         figure(
             "total_bytes",

@@ -9,6 +9,7 @@ import math
 from dataclasses import dataclass
 
 from calc.data.model_schema import ModelConfig
+from calc.deploy import state_pages as _sp
 from calc.errors import InvalidInputError
 from calc.formulas.elementwise import cdiv
 
@@ -90,27 +91,17 @@ def kv_shape(
     """Per-GPU KV shape of ``cfg`` under tp × pp (heads split or replicated, MLA whole; the
     first stage's layers, the largest; full, sliding and Mamba layers counted apart and grouped
     at ``ratio`` (``hybrid_group_size``))."""
-    if cfg.mla is not None:
-        per_layer = (cfg.mla.kv_lora_rank + cfg.mla.qk_rope_head_dim) * kv_bytes_per_element
-    else:
-        heads = cdiv(cfg.n_kv_heads, tp)
-        per_layer = heads * (cfg.k_head_dim + cfg.v_head_dim) * kv_bytes_per_element
+    # per token per layer: K/V heads, MLA latent, sparse attention's index key (state_pages)
+    per_layer = _sp.attention_bytes_per_token_per_layer(cfg, tp, kv_bytes_per_element)
     stage = cdiv(cfg.n_layers, pp)
     kinds = cfg.layers[:stage]
     n_full = sum(1 for k in kinds if k == "full")
     n_slide = sum(1 for k in kinds if k in ("sliding", "chunked"))
-    mamba_kinds = sorted({k for k in kinds if k in ("mamba", "mamba2")})
-    n_mamba = sum(1 for k in kinds if k in ("mamba", "mamba2"))
+    n_mamba = _sp.state_layers(kinds)  # Mamba, Mamba-2 and gated DeltaNet layers
     window = cfg.sliding_window or cfg.attention_chunk_size
     if n_full + n_slide == 0:
         raise InvalidInputError(f"{cfg.name} has no attention layer on a GPU: no KV pool to size")
-    state = 0.0
-    if n_mamba:
-        from calc.data.dtypes import BYTES_PER_ELEMENT
-        from calc.formulas.ssm import mixer_shape, ssm_state_dtype
-
-        state_b = BYTES_PER_ELEMENT.get(ssm_state_dtype(cfg, cfg.dtype), 2)
-        state = max(mixer_shape(cfg, k, tp).state_elements for k in mamba_kinds) * state_b
+    state = _sp.state_bytes_per_layer(cfg, tp, kinds)
     counts = [n for n in (n_full, n_slide, n_mamba) if n]
     size = hybrid_group_size(counts, ratio) if len(counts) > 1 else counts[0]
     full_groups = hybrid_groups([n_full], size) if n_full else 0

@@ -11,6 +11,7 @@ from calc.deploy.engines.base import EngineConfig, PoolPrediction
 from calc.deploy.engines.gpus import smi_total_mib
 from calc.deploy.engines.sglang.rules import SglangRules
 from calc.deploy.engines.shape import kv_shape, loaded_weights_bytes, usable_memory_bytes
+from calc.deploy.state_pages import sparse_block_size
 from calc.output.derivation import figure
 
 if TYPE_CHECKING:
@@ -64,6 +65,8 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
     if non_torch is None:
         non_torch = rules.non_torch_tp1_bytes if tp == 1 else rules.non_torch_tp_bytes
     page = config.block_size
+    if cfg.indexer is not None:  # the NSA pool's pages hold 64 tokens (state_pages)
+        page = sparse_block_size(page)
     budget = sm.rest_memory_bytes(usable, fraction, weights + act, non_torch)
     tokens = int(sm.max_total_num_tokens(budget, shape.bytes_per_token, page))
     pool_all_layers = tokens

@@ -16,6 +16,7 @@ from calc.deploy.engines.shape import (
     usable_memory_bytes,
 )
 from calc.deploy.engines.vllm.rules import VllmRules
+from calc.deploy.state_pages import sparse_block_size
 from calc.formulas.elementwise import cdiv
 from calc.output.derivation import figure
 
@@ -126,7 +127,9 @@ def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured)
             )
     block_size = config.block_size
     warnings: list[str] = []
-    if cfg.mla is not None:
+    if cfg.indexer is not None:  # sparse MLA and indexer kernels page 64 tokens at a time
+        block_size = sparse_block_size(block_size)  # (only sparse backends serve these)
+    elif cfg.mla is not None:
         block_size = mla_block_size(rules, hw, block_size)
     if shape.n_mamba_layers:
         block_size = vm.mamba_attention_block_size(
