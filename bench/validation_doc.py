@@ -12,7 +12,10 @@ Sections:
 - training estimates against published figures (bench/train_validation.py, recomputed);
 - steady-state serving throughput against TensorRT-LLM's throughput table
   (bench/validation_throughput.py, recomputed), and on its held-out rows
-  (bench/validation_heldout.py, recomputed).
+  (bench/validation_heldout.py, recomputed);
+- the kernel curves of the profiles (bench/validation_kernels.py), the serving runs at a fixed
+  concurrency (bench/validation_serving.py), the AMD runs (bench/validation_amd.py) and the
+  sources of the step-time model (bench/validation_sources.py).
 """
 
 from __future__ import annotations
@@ -43,7 +46,15 @@ more on held-out rows:
 4. [Serving throughput](#steady-state-serving-throughput-against-tensorrt-llm): steady-state
    output tokens/s with prefill charged against TensorRT-LLM's throughput table.
 5. [Held out](#held-out-the-rest-of-tensorrt-llms-throughput-table): the same throughput
-   prediction on the rest of that table (other GPUs, sizes, TP degrees, FP4), not fitted.
+   prediction on the rest of that table (other GPUs, sizes, TP degrees, FP4, MoE), not fitted.
+6. [Kernel curves](#kernel-curves-fitted-to-measured-kernel-tables): each profile's curves
+   fitted to measured kernel tables, their provenance, error and band.
+7. [Serving runs](#serving-runs-at-a-fixed-concurrency-aiconfigurators-silicon-sample): TPOT
+   and TTFT against measured serving runs at fixed concurrency, training and held-out halves,
+   grouped by vendor, dtype, dense/MoE, engine and regime.
+8. [AMD](#amd-published-vllm-runs-on-mi300x): published vLLM runs on MI300X.
+9. [Sources](#sources-of-the-step-time-model-issue-20-fitted-to-or-looked-at): every source
+   the step-time model was fitted to or looked at.
 
 """
 
@@ -74,6 +85,10 @@ def render() -> str:
         _as_section(_module("train_validation").render()),
         _as_section(_module("validation_throughput").render()),
         _as_section(_module("validation_heldout").render()),
+        _as_section(_module("validation_kernels").render()),
+        _as_section(_module("validation_serving").render()),
+        _as_section(_module("validation_amd").render()),
+        _as_section(_module("validation_sources").render()),
     ]
     return "\n".join(parts)
 

@@ -65,8 +65,12 @@ def test_every_engine_answers_the_interface(e):
     config = e.config(EngineSettings(name=e.name), load_hardware("h100"))
     assert config.engine == e.name and config.version == newest
     assert e.scheduler(newest).name
-    costs = e.host_costs(newest, "openai")  # zeros until measured host costs are wired in
-    assert (costs.per_step_s, costs.per_request_s, costs.per_output_token_s) == (0, 0, 0)
+    api, offline = e.host_costs(newest, "api"), e.host_costs(newest, "offline")
+    # the fitted host table (calc.deploy.host_costs): some host time per step or sequence;
+    # behind the api front-end each request's HTTP and tokenisation time too, offline none
+    assert api.step_host_s(8) > 0 and api.request_host_s(1000) > 0
+    assert offline.request_host_s(1000) == 0 and offline.per_sequence_s == 0
+    assert e.moe.kernels >= 6  # routing, permute, two grouped GEMMs, activation, combine
     assert e.log_reader().engine == e.name
     assert e.fraction_name and e.title
     # every rule change is at a modelled release, in release order

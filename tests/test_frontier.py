@@ -62,9 +62,11 @@ def test_one_sequence_is_its_prefill_and_decode_steps():
     assert first.concurrency == 1
     # one sequence per cycle: the prefill of its 1,024-token prompt (one chunk of one prompt,
     # 1,024 <= max_batched_tokens) + 255 decode steps of batch 1 at the mean context
-    # 1,024 + 256 / 2 = 1,152; tokens/s per user = 256 / cycle
-    prefill_s = float(step_of(dep, batch=1, prompt=1024).time_s)
-    decode_s = 255 * float(step_of(dep, batch=1, ctx=1152).time_s)
+    # 1,024 + 256 / 2 = 1,152, each step plus the engine's host time of a one-sequence step
+    # (calc.deploy.host_costs); tokens/s per user = 256 / cycle
+    host = dep.engine_model.host_costs(dep.engine_config.version).step_host_s(1)
+    prefill_s = float(step_of(dep, batch=1, prompt=1024).time_s) + host
+    decode_s = 255 * (float(step_of(dep, batch=1, ctx=1152).time_s) + host)
     assert first.serving_output_tokens_per_s_per_user == pytest.approx(
         256 / (prefill_s + decode_s), rel=1e-9
     )

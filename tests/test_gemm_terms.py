@@ -13,6 +13,7 @@ from calc.data.registry import load_hardware, load_model
 from calc.deploy.deployment import Deployment
 from calc.deploy.rates import gemm_terms, is_gemm, weight_only_family
 from calc.deploy.steps import step_of
+from tests.bands import bands
 
 
 def _step(model, hw, efficiency="expected", weight_dtype=None, **counts):
@@ -22,7 +23,7 @@ def _step(model, hw, efficiency="expected", weight_dtype=None, **counts):
 
 
 def test_fp8_checkpoint_runs_its_16bit_lm_head_at_the_bf16_rate():
-    h100 = load_hardware("h100")
+    h100 = bands("h100")
     step, ops = _step("llama3.1-8b", h100, weight_dtype="fp8-tensor", batch=2048, ctx=256)
     r = step.rates
     # the decoder's linear layers: fp8 at 0.567 × 1,978.9e12 = 1,122.0e12 FLOP/s
@@ -39,7 +40,7 @@ def test_fp8_checkpoint_runs_its_16bit_lm_head_at_the_bf16_rate():
 
 
 def test_rows_pad_to_whole_tiles_and_the_speed_of_light_does_not():
-    h100 = load_hardware("h100")  # gemm_tile_m 64
+    h100 = bands("h100")  # gemm_tile_m 64
     step, ops = _step("llama3-8b", h100, batch=100, ctx=512)
     qkv = ops["qkv_proj"]
     # 100 rows compute as ceil(100 / 64) × 64 = 128: FLOPs × 1.28

@@ -11,6 +11,7 @@ from calc.deploy.steps import decode_step, prefill, tpot_s, ttft_s
 from calc.errors import InvalidInputError
 from calc.formulas.params import model_params
 from tests import reports as R
+from tests.bands import bands
 
 
 @pytest.mark.parametrize("hw", all_hardware(), ids=lambda h: h.name)
@@ -60,7 +61,7 @@ def test_llama3_70b_bf16_batch1_h100_speed_of_light_tpot():
 
 
 def test_llama3_70b_expected_tpot_within_band():
-    cfg, hw = load_model("llama3-70b"), load_hardware("h100")
+    cfg, hw = load_model("llama3-70b"), bands("h100")
     f = R.latency(cfg, hw, prompt=1024, gen=128, batch=1, ctx=8192).fields
     assert f["tpot_speed_of_light_s"] == pytest.approx(0.04230, rel=1e-3)
     assert f["tpot_speed_of_light_s"] < f["tpot_low_s"] <= f["tpot_s"] <= f["tpot_high_s"]

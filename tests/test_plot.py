@@ -21,6 +21,7 @@ from calc.reports.plot_data import (
     roofline_polyline,
 )
 from tests import reports as R
+from tests.bands import bands
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -98,7 +99,7 @@ def test_roofline_polyline_corners():
 
 
 def test_roofline_data_llama3_70b_h100():
-    cfg, hw = load_model("llama3-70b"), load_hardware("h100")
+    cfg, hw = load_model("llama3-70b"), bands("h100")
     d = roofline_data(cfg, hw, batch=1, ctx=4096, prompt=1024)
     assert d.compute_dtype == "bf16" and [c.dtype for c in d.ceilings] == ["bf16"]
     c = d.ceilings[0]

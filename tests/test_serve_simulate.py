@@ -8,6 +8,7 @@ import pytest
 
 from calc.data.registry import load_hardware, load_model
 from calc.deploy.deployment import Deployment
+from calc.deploy.engines import host_costs
 from calc.deploy.steps import step_of
 from calc.serve.simulate import Limits, simulate, simulate_requests
 from calc.serve.steptime import AffineStepTime
@@ -108,17 +109,23 @@ def dep8b():
 
 def test_low_load_ttft_is_one_prefill(dep8b):
     # One request every 100 s, each done in well under a second: each is alone, so its TTFT is
-    # the prefill of its prompt (the table interpolates prefill attention: 0.5% tolerance).
+    # its front-end time (HTTP, tokenisation: calc.deploy.host_costs) and the prefill of its
+    # prompt with the engine's host time of one step (the table interpolates prefill
+    # attention: 0.5% tolerance).
     load = LoadSpec(
         rate_per_s=0.01, arrival="constant", prompt=LengthDist.fixed(1024),
         gen=LengthDist.fixed(16), n_requests=20,
     )  # fmt: skip
     r = simulate(dep8b, load)
-    prefill = step_of(dep8b, batch=1, prompt=1024).time_s
-    assert r.ttft_s["p50"] == pytest.approx(prefill, rel=5e-3)
-    assert r.ttft_s["p99"] == pytest.approx(prefill, rel=5e-3)
-    # and TPOT the decode step at the mean context 1024 + 8 (affine in ctx: exact mean)
+    host = host_costs("vllm")
+    prefill = step_of(dep8b, batch=1, prompt=1024).time_s + host.step_host_s(1)
+    ttft = prefill + host.request_host_s(1024)
+    assert r.ttft_s["p50"] == pytest.approx(ttft, rel=5e-3)
+    assert r.ttft_s["p99"] == pytest.approx(ttft, rel=5e-3)
+    # and TPOT the decode step at the mean context 1024 + 8 (affine in ctx: exact mean), with
+    # the engine's host time of a one-sequence step
     tpot = np.mean(step_of(dep8b, batch=1, ctx=np.arange(1025, 1040.0)).time_s)
+    tpot += host.step_host_s(1)
     assert r.tpot_s["p50"] == pytest.approx(tpot, rel=5e-3)
     assert not r.saturated
     assert r.queue_len_max == 0
@@ -131,8 +138,10 @@ def test_low_poisson_load_ttft_within_one_decode_step(dep8b):
     load = LoadSpec(rate_per_s=0.5, prompt=LengthDist.fixed(1024), gen=LengthDist.fixed(16),
                     n_requests=200)  # fmt: skip
     r = simulate(dep8b, load, seed=3)
-    prefill = step_of(dep8b, batch=1, prompt=1024).time_s
-    tpot = step_of(dep8b, batch=1, ctx=1040).time_s
+    host = host_costs("vllm")
+    front = host.request_host_s(1024)  # each request's front-end time (calc.deploy.host_costs)
+    prefill = step_of(dep8b, batch=1, prompt=1024).time_s + host.step_host_s(1) + front
+    tpot = step_of(dep8b, batch=1, ctx=1040).time_s + host.step_host_s(2)
     assert prefill * 0.995 <= r.ttft_s["p50"] <= prefill + tpot
     assert r.ttft_s["p99"] <= prefill + 2 * tpot + 1e-3
 
@@ -168,8 +177,10 @@ def test_trace_input(tmp_path, dep8b):
     load = LoadSpec(arrival=load_trace_csv(f))
     r = simulate(dep8b, load)
     assert r.n_requests == 3
-    # the third arrives alone, 100 s later: TTFT = its prefill
-    assert r.ttft_each_s[2] == pytest.approx(step_of(dep8b, batch=1, prompt=128).time_s, 5e-3)
+    # the third arrives alone, 100 s later: TTFT = its front-end time and its prefill step
+    host = host_costs("vllm")
+    alone = step_of(dep8b, batch=1, prompt=128).time_s + host.step_host_s(1)
+    assert r.ttft_each_s[2] == pytest.approx(alone + host.request_host_s(128), 5e-3)
     # scaled to 1 request/s: its mean rate was 2 / 100 s
     scaled = LoadSpec(arrival=load_trace_csv(f), rate_per_s=1.0)
     assert simulate(dep8b, scaled).offered_requests_per_s == pytest.approx(1.0)

@@ -9,6 +9,7 @@ import pytest
 
 from calc.data.registry import load_hardware, load_model
 from calc.deploy.deployment import Deployment, EngineSettings, Workload
+from calc.deploy.host_costs import NONE, HostCosts
 from calc.deploy.steps import generation_time_of, step_of
 from calc.reports import throughput as T
 
@@ -44,7 +45,7 @@ def test_composition_from_step_times():
     dep = _dep(weight_dtype="fp8")
     ec = dep.engine_config
     n = min(ec.max_num_seqs, int(dep.per_gpu.max_concurrency(2000)))
-    s = T.serving_throughput(dep, prompt=1000, gen=1000)
+    s = T.serving_throughput(dep, prompt=1000, gen=1000, host=NONE)  # the GPU's time alone
     assert s.concurrency == n
     k = min(n, ec.max_batched_tokens // 1000)
     prefill = n / k * float(step_of(dep, batch=k, prompt=1000).time_s)
@@ -77,7 +78,7 @@ def test_pipeline_micro_batches():
     """pp 2: the sequences run as 2 micro-batches of ceil(n / 2), each piece of work costing
     its all-stage time / 2."""
     dep = _dep("llama3-70b", weight_dtype="fp8", tp=2, pp=2)
-    s = T.serving_throughput(dep, prompt=1000, gen=1000)
+    s = T.serving_throughput(dep, prompt=1000, gen=1000, host=NONE)
     n = s.concurrency
     micro = -(-n // 2)
     decode = 999 * np.ceil(n / micro) * float(step_of(dep, batch=micro, ctx=1500).time_s) / 2
@@ -126,3 +127,17 @@ def test_cost_report_library():
     s = T.serving_throughput(dep, prompt=1000, gen=1000)
     assert f["gen"] == 1000
     assert f["serving_output_tokens_per_s_per_gpu"] == s.output_tokens_per_s_per_gpu
+
+
+def test_host_time_adds_to_every_step_of_the_cycle():
+    """The engine's host time per step and per sequence (calc.deploy.host_costs) adds to each
+    decode step and each prefill chunk of the cycle: per_step + per_sequence × its sequences."""
+    dep = _dep(weight_dtype="fp8")
+    host = HostCosts(1e-3, 2e-6, 0.0, 0.0, "test")
+    gpu = T.serving_throughput(dep, prompt=1000, gen=1000, host=NONE)
+    both = T.serving_throughput(dep, prompt=1000, gen=1000, host=host)
+    n = gpu.concurrency
+    k = min(n, dep.engine_config.max_batched_tokens // 1000)
+    # 999 decode steps of n sequences; n / k chunks of k prompts
+    assert both.decode_s - gpu.decode_s == pytest.approx(999 * (1e-3 + 2e-6 * n), rel=1e-9)
+    assert both.prefill_s - gpu.prefill_s == pytest.approx(n / k * (1e-3 + 2e-6 * k), rel=1e-9)

@@ -67,7 +67,8 @@ def apply_calibration(hw: HardwareProfile, cal: Calibration, path: Path | str) -
         measured["kernel_overhead_source"] = f"calibration {path}{how}"
     if cal.gemm_m_curve:
         measured["gemm_m_curve"] = sorted(cal.gemm_m_curve, key=lambda p: p.m)
-    return replace(hw, efficiency=eff, **measured)
+    # the user's own measurement times every kernel: the profile's fitted curves step aside
+    return replace(hw, efficiency=eff, kernels=None, **measured)
 
 
 def calibrated(

@@ -81,6 +81,118 @@ FIELD_HELP: dict[str, str] = {
     "ScaleOut.source": "where the scale-out figures come from",
     "GemmPoint.m": "rows of the GEMM [rows]",
     "GemmPoint.slowdown": "time over the roofline time at the profile's bands (1: on the roofline)",
+    "HardwareProfile.kernels": (
+        "kernel curves fitted to measured kernel times (tools/fit_kernels.py); where a curve is "
+        "given it times its kernels in place of the efficiency bands (below)"
+    ),
+    "Efficiency.matmul_fp4": (
+        "tensor-core fp4 GEMMs (NVFP4, MXFP4) where the GPU runs them natively [fractions of the "
+        "fp4 peak]"
+    ),
+    "Efficiency.provenance": "what the bands are: measured, fitted, derived, assumed or copied",
+    "KernelCurves.provenance": "what the curve is: measured, fitted, derived, assumed or copied",
+    "KernelCurves.source": (
+        "the kernel tables the curves were fitted to (repository, file, version)"
+    ),
+    "KernelCurves.sms": (
+        "streaming multiprocessors (compute units) a GEMM's tiles fill in waves [SMs]"
+    ),
+    "KernelCurves.script": "the script that fitted the curves",
+    "KernelCurves.copied_from": (
+        "the profile whose curves these are, where none were measured on this GPU"
+    ),
+    "KernelCurves.elementwise": (
+        "every other kernel: norms, activations, rotary, quantisation (below)"
+    ),
+    "KernelCurves.gemm": (
+        "GEMM curves by tensor-core dtype: bf16, fp8, fp8_block, fp4, int8, int4 (below)"
+    ),
+    "KernelCurves.decode_attention": "decode attention curves by KV-cache dtype (below)",
+    "KernelCurves.prefill_attention": "prefill (context) attention curves (below)",
+    "KernelCurves.moe": "fused MoE layer curves by the experts' weight format (below)",
+    "KernelCurves.allreduce": (
+        "all-reduce curves by implementation: nccl or the engines' custom kernels (below)"
+    ),
+    "KernelCurves.engine_scale": (
+        "per engine, time multipliers of its own attention kernels against the pooled curves, by "
+        "curve name (`decode_attention.fp8`) [×]; absent: 1"
+    ),
+    "KernelCurves.notes": "what the fit found or left out",
+    "ElementwiseCurve.fixed_s": (
+        "what one kernel costs at no size (launch in a CUDA graph, ramp-up, tail) [s]"
+    ),
+    "ElementwiseCurve.memory": (
+        "fraction of the HBM bandwidth the kernel streams at when memory-bound [fraction]"
+    ),
+    "ElementwiseCurve.band": (
+        "the curve's band: [lower, upper] measured / fitted time ratios at the 25th and 75th "
+        "percentile of the kernels it was fitted to (`--efficiency high` / `low` scale its times "
+        "by them) [×]"
+    ),
+    "ElementwiseCurve.provenance": (
+        "what the curve is: measured, fitted, derived, assumed or copied"
+    ),
+    "ElementwiseCurve.source": (
+        "the measurements it was fitted to (repository, file, version) or the profile it is "
+        "copied from"
+    ),
+    "GemmCurve.k_half": (
+        "the main loop's prologue and epilogue as extra inputs: FLOPs × (1 + k_half / k) [elements]"
+    ),
+    "GemmCurve.tile_m": "rows of the GEMM's output tile: rows padded to whole tiles [rows]",
+    "GemmCurve.tile_n": (
+        "columns of the output tile: tiles padded to whole waves of `sms` [columns]"
+    ),
+    "DecodeAttentionCurve.per_sequence_s": (
+        "time per sequence of the batch beyond its bytes and FLOPs [s]"
+    ),
+    "PrefillAttentionCurve.prompt_half": (
+        "prompt length at which attention reaches half its compute fraction (short prompts fill "
+        "few query tiles) [tokens]"
+    ),
+    "MoeCurve.per_route_element_s": (
+        "time per routed element (token × top-k × hidden) of the permute and combine [s]"
+    ),
+    "MoeCurve.tile_m": (
+        "rows of each expert's GEMM tile: each touched expert's rows padded to whole tiles [rows]"
+    ),
+    "AllReduceCurve.segments": (
+        "per GPU count, segments of [latency_s, bus bytes/s] (nccl-tests' bus bandwidth); the "
+        "least time of them is taken"
+    ),
+    "AllReduceCurve.provenance": "what the curve is: measured, fitted, derived, assumed or copied",
+    "AllReduceCurve.source": (
+        "the measurements it was fitted to (repository, file, version) or the profile it is "
+        "copied from"
+    ),
+}
+_CURVE_HELP = {
+    "band": (
+        "the curve's band: [lower, upper] measured / fitted time ratios at the 25th and 75th "
+        "percentile of the kernels it was fitted to (`--efficiency high` / `low` scale its times "
+        "by them) [×]"
+    ),
+    "provenance": "what the curve is: measured, fitted, derived, assumed or copied",
+    "source": (
+        "the measurements it was fitted to (repository, file, version) or the profile it is "
+        "copied from"
+    ),
+    "error": "the fit's median |error| over the kernels it was fitted to [fraction]",
+    "sharpness": (
+        "s of soft(a, b) = (a^s + b^s)^(1/s): how sharply the kernel turns from memory- to "
+        "compute-bound [×]"
+    ),
+    "compute": (
+        "fraction of the dtype's dense peak the kernel reaches when compute-bound [fraction]"
+    ),
+    "memory": "fraction of the HBM bandwidth the kernel streams at when memory-bound [fraction]",
+    "fixed_s": "what one kernel costs at no size (launch in a CUDA graph, ramp-up, tail) [s]",
+}
+# the fields every fitted kernel curve has, one meaning each
+FIELD_HELP |= {
+    f"{curve}.{name}": text
+    for curve in ("GemmCurve", "DecodeAttentionCurve", "PrefillAttentionCurve", "MoeCurve")
+    for name, text in _CURVE_HELP.items()
 }
 
 

@@ -12,6 +12,9 @@ PeakDtype = Literal["fp32", "tf32", "bf16", "fp16", "fp8", "int8", "fp4", "int4"
 
 Fraction = Annotated[float, Bounds(gt=0, le=1)]
 Text = Annotated[str, Bounds(min_length=1)]
+# What a figure is (issue 22): measured (a source), fitted (to what, by which script), derived
+# (by which rule), assumed, or copied (from which profile)
+Provenance = Literal["measured", "fitted", "derived", "assumed", "copied"]
 
 
 @schema
@@ -45,6 +48,147 @@ class Efficiency(Schema):
     grouped_gemm: Fraction | None = None
     weight_only_source: Text | None = None
     grouped_gemm_source: Text | None = None
+    # fp4 GEMMs where measured (or bounded) apart from fp8, of the fp4 peak; None: matmul_fp8
+    matmul_fp4: Band | None = None
+    # what the bands are (issue 22): measured, fitted, derived, assumed or copied; their
+    # ``source`` says from what
+    provenance: Provenance | None = None
+
+
+Seconds = Annotated[float, Bounds(ge=0, le=1e-2)]
+Sharpness = Annotated[float, Bounds(ge=1, le=64)]
+Reach = Annotated[float, Bounds(gt=0, le=3)]  # a fitted fraction or time ratio (may pass 1)
+
+
+class _Curve(Schema):
+    """Fields every kernel curve has: its band (measured / fitted time at the 25th and 75th
+    percentiles of the kernels it was fitted to: ``low`` efficiency scales its times by the
+    upper, ``high`` by the lower), the fit's median |error|, what it is and where it comes
+    from."""
+
+    def __post_init__(self) -> None:
+        band = self.band  # type: ignore[attr-defined]
+        if len(band) != 2 or not 0 < band[0] <= 1 <= band[1]:
+            raise ValueError("band must be [lower, upper] time ratios with lower <= 1 <= upper")
+
+
+@schema
+class GemmCurve(_Curve):
+    """A GEMM's time (``calc.formulas.kernel_curves.gemm_time_s``) for one tensor-core dtype."""
+
+    compute: Reach
+    memory: Reach
+    fixed_s: Seconds
+    k_half: Annotated[float, Bounds(ge=0, le=1e5)]
+    tile_m: Annotated[int, Bounds(gt=0, le=1024)]
+    tile_n: Annotated[int, Bounds(gt=0, le=1024)]
+    sharpness: Sharpness
+    band: list[float]
+    provenance: Provenance
+    source: Text
+    error: Annotated[float, Bounds(ge=0, le=10)] | None = None
+
+
+@schema
+class DecodeAttentionCurve(_Curve):
+    """Decode attention (``decode_attention_time_s``) for one KV-cache dtype."""
+
+    compute: Reach
+    memory: Reach
+    fixed_s: Seconds
+    per_sequence_s: Seconds
+    sharpness: Sharpness
+    band: list[float]
+    provenance: Provenance
+    source: Text
+    error: Annotated[float, Bounds(ge=0, le=10)] | None = None
+
+
+@schema
+class PrefillAttentionCurve(_Curve):
+    """Prefill attention (``prefill_attention_time_s``)."""
+
+    compute: Reach
+    memory: Reach
+    fixed_s: Seconds
+    prompt_half: Annotated[float, Bounds(ge=0, le=1e7)]
+    sharpness: Sharpness
+    band: list[float]
+    provenance: Provenance
+    source: Text
+    error: Annotated[float, Bounds(ge=0, le=10)] | None = None
+
+
+@schema
+class MoeCurve(_Curve):
+    """A fused MoE layer (``moe_time_s``) for one expert weight format."""
+
+    compute: Reach
+    memory: Reach
+    fixed_s: Seconds
+    per_route_element_s: Annotated[float, Bounds(ge=0, le=1e-6)]
+    tile_m: Annotated[int, Bounds(gt=0, le=1024)]
+    sharpness: Sharpness
+    band: list[float]
+    provenance: Provenance
+    source: Text
+    error: Annotated[float, Bounds(ge=0, le=10)] | None = None
+
+
+@schema
+class ElementwiseCurve(_Curve):
+    """Every other kernel (norms, activations, rotary, quantisation): a fixed cost [s] and the
+    fraction of the HBM bandwidth it streams at."""
+
+    fixed_s: Seconds
+    memory: Reach
+    band: list[float]
+    provenance: Provenance
+    source: Text
+
+
+@schema
+class AllReduceCurve(Schema):
+    """All-reduce time by GPU count: segments of [latency_s, bus_bytes_per_s], the least time of
+    them taken (``allreduce_segment_time_s``)."""
+
+    segments: dict[int, list[list[float]]]
+    provenance: Provenance
+    source: Text
+
+    def __post_init__(self) -> None:
+        for n, segs in self.segments.items():
+            if n < 2 or not segs or any(len(s) != 2 or s[0] < 0 or s[1] <= 0 for s in segs):
+                raise ValueError(f"allreduce segments of {n} GPUs must be [latency_s, bytes/s]")
+
+
+GemmKey = Literal["bf16", "fp8", "fp8_block", "fp4", "int8", "int4"]
+MoeKey = Literal["bf16", "fp8", "fp8_block", "fp4", "mxfp4", "int4"]
+
+
+@schema
+class KernelCurves(Schema):
+    """Kernel curves of one GPU (``calc.formulas.kernel_curves``): how long a GEMM, an attention
+    kernel, a fused MoE layer, an all-reduce and any other kernel take, each curve a handful of
+    numbers with its provenance and source. Keys: the GEMM's tensor-core dtype, the KV-cache
+    dtype of decode attention, the experts' weight format."""
+
+    provenance: Provenance
+    source: Text
+    sms: Annotated[int, Bounds(gt=0, le=4096)]  # streaming multiprocessors (compute units)
+    script: Text | None = None
+    copied_from: Text | None = None
+    elementwise: ElementwiseCurve | None = None
+    gemm: dict[GemmKey, GemmCurve] | None = None
+    decode_attention: dict[Literal["bf16", "fp8"], DecodeAttentionCurve] | None = None
+    prefill_attention: dict[Literal["bf16"], PrefillAttentionCurve] | None = None
+    moe: dict[MoeKey, MoeCurve] | None = None
+    allreduce: dict[Literal["nccl", "custom"], AllReduceCurve] | None = None
+    # each engine's own attention kernels against the pooled curves: time multipliers by curve
+    # name ("decode_attention.fp8" …), the median of measured / fitted time over that engine's
+    # rows, fitted with the curves; an engine or a curve absent: 1
+    engine_scale: dict[Literal["vllm", "sglang", "trtllm"], dict[str, Reach]] | None = None
+    notes: Text | None = None
 
 
 @schema
@@ -117,6 +261,9 @@ class HardwareProfile(Schema):
     # measured small-M curve (``kvcalc measure --save-calibration``): slowdown vs M, sorted by
     # m, interpolated linearly in log M; it replaces the tile padding where given
     gemm_m_curve: list[GemmPoint] | None = None
+    # kernel curves fitted to measured kernel times (tools/fit_kernels.py); where a curve is
+    # given it times its kernels in place of the efficiency bands (calc.deploy.rates)
+    kernels: KernelCurves | None = None
     notes: str | None = None
 
     @property

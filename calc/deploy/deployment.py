@@ -229,7 +229,10 @@ class Deployment:
         kv_dtype = (model.kv_dtype or model.dtype) if kv_dtype is None else kv_dtype
         _check_format(weight_dtype, "--weight-dtype", weight_format)
         _check_format(kv_dtype, "--kv-dtype", kv_format)
-        imbalance = 1.0 if moe_imbalance is None else moe_imbalance
+        from calc.deploy.moe_pipeline import default_moe_imbalance
+
+        # unstated: the published default imbalance under expert parallelism
+        imbalance = default_moe_imbalance(ep) if moe_imbalance is None else moe_imbalance
         if isinstance(imbalance, bool) or not 1 <= imbalance <= max(1, ep):
             raise InvalidInputError(
                 f"--moe-imbalance must be in 1..ep (the busiest GPU's experts get at most all "

@@ -98,6 +98,15 @@ class Op:
     fmt: str | None = None
     gemm_m: Any = None
     grouped: bool = False
+    # for the kernel curves (calc.deploy.rates): the layers the op is summed over, its GEMMs'
+    # (n, k) in one layer, an attention op's sequences and prompt length (None at decode) and
+    # layout ("gqa" or "mla"), a MoE op's routes × d_model over its layers
+    layers: Any = 0
+    gemm_shapes: tuple = ()
+    seqs: Any = None
+    prompt: Any = None
+    attn_kind: str | None = None
+    route_elements: Any = 0
 
 
 @dataclass(frozen=True)
@@ -141,15 +150,19 @@ def _linear(name, tokens, d_in, d_out, layers, z: Sizes, flops=None, extra_param
         kernels=layers,
         fmt=z.fmt,
         gemm_m=tokens,
+        layers=layers,
+        gemm_shapes=((d_out, d_in),),
     )
 
 
-def _attention(score_flops, value_flops, kv_bytes, act_bytes, weight_bytes=0, layers=0):
+def _attention(score_flops, value_flops, kv_bytes, act_bytes, weight_bytes=0, layers=0,
+               **shape):  # fmt: skip
     """Split a fused attention kernel's traffic by FLOP share (see the module docstring).
 
     All arguments are totals over the attention layers; ``weight_bytes`` (learned sink
     logits) are read by the scores. Kernels: per layer the rotary/KV-cache write and the fused
-    attention, both charged to the scores."""
+    attention, both charged to the scores. ``shape``: the sequences, prompt length and layout
+    the kernel curves read (``Op.seqs``, ``Op.prompt``, ``Op.attn_kind``)."""
     s, v = score_flops, value_flops
     total = kv_bytes + act_bytes
     share = s / (s + v)
@@ -162,6 +175,8 @@ def _attention(score_flops, value_flops, kv_bytes, act_bytes, weight_bytes=0, la
             kv_bytes=kv_bytes * share,
             attention=True,
             kernels=2 * layers,
+            layers=layers,
+            **shape,
         ),
         Op(
             "attn_values",
@@ -169,6 +184,8 @@ def _attention(score_flops, value_flops, kv_bytes, act_bytes, weight_bytes=0, la
             total * (1 - share),
             kv_bytes=kv_bytes * (1 - share),
             attention=True,
+            layers=layers,
+            **shape,
         ),
     ]
 
@@ -244,6 +261,9 @@ def _attention_block(cfg, s: Sharding, layout, *, tokens, batch, ctx, prompt, de
             L * act,
             sinks,
             L,
+            seqs=batch,
+            prompt=None if decode else prompt,
+            attn_kind="gqa",
         )
         ops.append(
             _linear(
@@ -299,6 +319,8 @@ def _attention_block(cfg, s: Sharding, layout, *, tokens, batch, ctx, prompt, de
             L * act,
             sinks,
             L,
+            seqs=batch,
+            attn_kind="mla",
         )
         ops.append(
             _relayer(
@@ -331,6 +353,9 @@ def _attention_block(cfg, s: Sharding, layout, *, tokens, batch, ctx, prompt, de
             L * act,
             sinks,
             L,
+            seqs=batch,
+            prompt=prompt,
+            attn_kind="mla",
         )
     ops.append(_linear("o_proj", tokens, h * dv, d, L, z, flops=F.o_proj_flops(tokens, h, dv, d)))
     return ops
@@ -447,7 +472,12 @@ def _ssm_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, z):
     return ops
 
 
-def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0):
+def _ffn_shapes(d: int, width: int, gated: bool) -> tuple:
+    """The (n, k) of an FFN's two GEMMs: the (fused gate and) up projection, then the down."""
+    return (((2 if gated else 1) * width, d), (d, width))
+
+
+def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, moe_kernels=None):
     """Dense FFN layers, and for MoE layers the router, routed and shared experts.
 
     ``tokens``: tokens this GPU's attention replica processes; ``stage_tokens``: tokens of the
@@ -472,6 +502,8 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0):
                 kernels=FFN_KERNELS * n,
                 fmt=zf.fmt,
                 gemm_m=tokens,
+                layers=n,
+                gemm_shapes=_ffn_shapes(d, s.d_ffn, gated),
             )
         )
     m = cfg.moe
@@ -512,10 +544,13 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0):
                 n * F.ffn_flops(routes, de, s.d_expert_ffn, gated),
                 n * (w + routes * 2 * de * z.act),
                 weight_bytes=n * w,
-                kernels=FFN_KERNELS * n,
+                # the fused-MoE pipeline's kernels (calc.deploy.moe_pipeline), or an FFN's
+                kernels=(FFN_KERNELS if moe_kernels is None else moe_kernels) * n,
                 fmt=zr.fmt,
                 gemm_m=routes / touched,  # rows of each touched expert's GEMM (mean)
                 grouped=True,
+                layers=n,
+                route_elements=n * routes * d,
             )
         )
         if m.n_shared_experts:
@@ -530,6 +565,8 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0):
                     kernels=FFN_KERNELS * n,
                     fmt=zs.fmt,
                     gemm_m=tokens,
+                    layers=n,
+                    gemm_shapes=_ffn_shapes(d, m.n_shared_experts * s.d_shared_ffn, gated),
                 )
             )
     return ops
@@ -694,6 +731,7 @@ def forward_ops(
     ctx=None,
     prompt=None,
     imbalance: float = 1.0,
+    moe_kernels: int | None = None,
 ) -> list[Op]:
     """The ops of one decode step (``ctx`` given) or one prefill (``prompt`` given) on one GPU.
 
@@ -739,7 +777,8 @@ def forward_ops(
     ops += _linear_attention_block(
         cfg, s, tokens=tokens, batch=b, prompt=prompt, decode=decode, z=z
     )
-    ops += _ffn_block(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z, imbalance=imbalance)
+    ops += _ffn_block(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z, imbalance=imbalance,
+                      moe_kernels=moe_kernels)  # fmt: skip
     # lm_head: every sequence's one token at decode; only the last prompt token at prefill
     ops.append(
         _linear(

@@ -34,6 +34,20 @@ llm-compressor leave them unquantised). Beyond the roofline of their FLOPs and b
 - **grouped GEMMs** (MoE routed experts): both rates × ``efficiency.grouped_gemm``.
 
 None of these applies at ``peak`` (the speed of light).
+
+**Kernel curves.** Where the profile has curves fitted to measured kernel times
+(``HardwareProfile.kernels``, ``calc.formulas.kernel_curves``, fitted by
+``tools/fit_kernels.py``), they time their kernels in place of the bands above: each GEMM over
+weights by its dtype's curve (its own shape: wave quantisation over the SMs at narrow per-GPU
+n, the main loop's fill at short k, the activation quantisation of a low-precision GEMM),
+decode attention by the KV dtype's curve (a fixed cost and one per sequence, the KV-cache
+write included), prefill attention by its prompt length, a MoE layer's whole fused pipeline
+by the experts' format, an all-reduce by its measured segments. ``low`` and ``high``
+efficiency scale a curve's times by its band (the middle half of the measured kernels). Ops
+without a curve (norms, embedding, SSM layers, MLA attention, all-to-alls) keep the bands.
+No curve time is below the op's speed of light (its roofline at 100% of the peaks).
+``curve_time`` is the one place an op's time is taken from a curve; ``curve_of`` names the
+curve and its source (``--explain``).
 """
 
 from __future__ import annotations
@@ -43,10 +57,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from calc.data.hardware_schema import Band, HardwareProfile
+from calc.data.hardware_schema import Band, HardwareProfile, KernelCurves
 from calc.deploy.ops import ALL_TO_ALL, ALLREDUCE, COMPUTE, Op
-from calc.deploy.parallel import Link, all_to_all_time_s, allreduce_time_s, p2p_time_s
+from calc.deploy.parallel import (
+    CUSTOM_MAX_BYTES,
+    Link,
+    all_to_all_time_s,
+    allreduce_time_s,
+    p2p_time_s,
+)
 from calc.errors import InvalidInputError
+from calc.formulas import kernel_curves as KC
 from calc.formulas.quant import is_plain
 from calc.formulas.roofline import op_time_s, ridge_point
 
@@ -118,6 +139,8 @@ def efficiencies(hw: HardwareProfile, efficiency: str, dtype: str = "bf16") -> t
     e = hw.efficiency
     low_precision = dtype in LOW_PRECISION_TENSOR_DTYPES
     band = e.matmul_fp8 if low_precision and e.matmul_fp8 is not None else e.matmul
+    if dtype == "fp4" and e.matmul_fp4 is not None:  # fp4 measured or bounded apart
+        band = e.matmul_fp4
     return getattr(band, efficiency), getattr(e.memory, efficiency)
 
 
@@ -138,7 +161,8 @@ def with_efficiency(
     if not update:
         return hw
     update["source"] = f"{hw.efficiency.source} (overridden: {', '.join(update)})"
-    return replace(hw, efficiency=replace(hw.efficiency, **update))
+    # a stated fraction times every kernel: the measured curves step aside
+    return replace(hw, efficiency=replace(hw.efficiency, **update), kernels=None)
 
 
 @dataclass(frozen=True)
@@ -161,6 +185,14 @@ class Rates:
     tile_m: int | None = None  # GEMM rows are padded to a multiple of this
     m_curve: tuple[tuple[float, float], ...] | None = None  # (log M, slowdown), sorted
     dtype: str = "bf16"  # the tensor-core dtype of flops_per_s
+    # the kernel curves (None: the bands time every op), the efficiency picking their band,
+    # the dense peaks and HBM bandwidth their fractions are of, the KV cache's dtype
+    curves: KernelCurves | None = None
+    efficiency: str = "expected"
+    peaks: Mapping[str, float] = field(default_factory=dict)
+    hbm_bytes_per_s: float = 0.0
+    kv_dtype: str | None = None
+    engine: str | None = None  # the serving engine: its scale on the attention curves
 
 
 def rates(
@@ -169,9 +201,13 @@ def rates(
     efficiency: str,
     linear_fmt: str | None = None,
     custom_allreduce: bool = False,
+    kv_dtype: str | None = None,
+    engine: str | None = None,
 ) -> Rates:
     """The rates of ``hw`` computing its linear layers (format ``linear_fmt``) in ``dtype``;
-    ``custom_allreduce``: the engine's own all-reduce kernels run inside an NVLink domain."""
+    ``custom_allreduce``: the engine's own all-reduce kernels run inside an NVLink domain;
+    ``kv_dtype`` picks the decode-attention curve. A measured small-M curve (a calibration)
+    keeps the bands for GEMMs; the speed of light uses no curve."""
     m, b = efficiencies(hw, efficiency)  # attention and CUDA-core work: the 16-bit band
     m_gemm = efficiencies(hw, efficiency, dtype)[0]
     attn = dtype if dtype in ("bf16", "fp16", "fp32", "tf32") else "bf16"
@@ -179,6 +215,10 @@ def rates(
     real = efficiency != "peak"  # the speed of light pays no kernel inefficiency
     e = hw.efficiency
     curve = hw.gemm_m_curve if real else None
+    kernel_s = (hw.kernel_overhead_s or 0.0) if real else 0.0
+    k = hw.kernels
+    if real and k is not None and k.elementwise is not None:  # measured: every other kernel
+        kernel_s = SERVING_FIXED_SHARE * k.elementwise.fixed_s
     return Rates(
         peaks[dtype] * m_gemm,
         hw.hbm_bandwidth_bytes_per_s * b,
@@ -186,7 +226,7 @@ def rates(
         hw.interconnect_latency_s,
         peaks[attn] * m,
         peaks.get("fp32", peaks[attn]) * m,
-        (hw.kernel_overhead_s or 0.0) if real else 0.0,
+        kernel_s,
         link_of(hw, custom_allreduce),
         linear_fmt,
         {d: p * efficiencies(hw, efficiency, d)[0] for d, p in peaks.items()},
@@ -195,6 +235,12 @@ def rates(
         hw.gemm_tile_m if real else None,
         None if not curve else tuple((math.log(p.m), p.slowdown) for p in curve),
         dtype,
+        hw.kernels if real else None,
+        efficiency,
+        dict(peaks),
+        hw.hbm_bandwidth_bytes_per_s,
+        kv_dtype,
+        engine,
     )
 
 
@@ -287,9 +333,345 @@ def is_gemm(op: Op) -> bool:
     return op.kind == COMPUTE and op.fmt is not None and not op.attention and not op.vector
 
 
+# ---------------------------------------------------------------------------------------
+# Kernel curves
+
+# The share of a kernel's fixed cost as measured alone that a serving step pays [×]: fitted,
+# one constant for every curve and GPU (bench/validation_serving.py --fit-share: the signed
+# median TPOT error of the training half's runs at concurrency <= 16 set to zero). The kernel
+# tables time each kernel (or one layer's fused MoE) replayed alone in a CUDA graph: its fixed
+# cost carries the replay's own launch and the kernel's ramp-up and drain with nothing to
+# overlap them; in a serving step's graph no per-kernel launch is paid and consecutive kernels
+# overlap their tails (programmatic dependent launch on Hopper and Blackwell).
+SERVING_FIXED_SHARE = 0.5
+
+# a GEMM's tensor-core dtype -> the curves that may time it, in order
+GEMM_CURVES = {"bf16": ("bf16",), "fp8": ("fp8", "fp8_block"), "fp8_block": ("fp8_block", "fp8"),
+               "fp4": ("fp4",)}  # fmt: skip
+GEMM_PEAK = {"bf16": "bf16", "fp8": "fp8", "fp8_block": "fp8", "fp4": "fp4"}
+# bytes of one input activation element of a GEMM in that dtype (block scales included)
+GEMM_ACT_BYTES = {"bf16": 2.0, "fp8": 1.0, "fp8_block": 1 + 4 / 128, "fp4": 0.5 + 1 / 16}
+# the peak a MoE curve's compute fraction is of (mxfp4 and int4 experts: weight-only, 16-bit)
+MOE_PEAK = {"bf16": "bf16", "fp8": "fp8", "fp8_block": "fp8", "fp4": "fp4", "mxfp4": "bf16",
+            "int4": "bf16"}  # fmt: skip
+
+
+def _engine_scale(name: str, r: Rates) -> float:
+    """The serving engine's own kernels against the pooled curve ``name`` (1 without a
+    figure: ``KernelCurves.engine_scale``)."""
+    table = r.curves.engine_scale if r.curves is not None else None
+    if not table or r.engine not in table:
+        return 1.0
+    return table[r.engine].get(name, 1.0)
+
+
+def _band_scale(curve, efficiency: str) -> float:
+    """A curve's time ratio at ``efficiency``: 1 expected, its band's upper end at low, its
+    lower end at high."""
+    if efficiency == "low":
+        return curve.band[1]
+    if efficiency == "high":
+        return curve.band[0]
+    return 1.0
+
+
+def _first(table, keys):
+    if not table:
+        return None, None
+    for k in keys:
+        if k in table:
+            return k, table[k]
+    return None, None
+
+
+def _gemm_key(op: Op, r: Rates) -> tuple[str | None, float]:
+    """(the GEMM's dtype key, its weight-only streaming fraction)."""
+    own = op.fmt == r.linear_fmt or not r.gemm_flops_per_s
+    dt = r.dtype if own else compute_dtype(op.fmt, r.gemm_flops_per_s)
+    fam = weight_only_family(op.fmt)
+    wo = r.weight_only.get(fam, 1.0) if fam is not None and dt in ("bf16", "fp16") else 1.0
+    if dt in ("bf16", "fp16"):
+        return "bf16", wo
+    if dt == "fp8":
+        return ("fp8_block" if op.fmt == "fp8-block128" else "fp8"), wo
+    if dt == "fp4":
+        return "fp4", wo
+    return None, wo
+
+
+def _moe_keys(fmt: str | None, peaks) -> tuple[str, ...]:
+    if fmt is None or fmt in ("bf16", "fp16", "fp32"):
+        return ("bf16",)
+    if fmt in ("fp8", "fp8-tensor"):
+        return ("fp8", "fp8_block")
+    if fmt == "fp8-block128":
+        return ("fp8_block", "fp8")
+    if fmt in ("nvfp4", "mxfp4"):
+        native = ("fp4",) if "fp4" in peaks else ()
+        return (*native, "mxfp4", "int4") if fmt == "nvfp4" else ("mxfp4", *native)
+    if fmt.startswith("int4"):
+        return ("int4",)
+    return ()
+
+
+def curve_of(op: Op, r: Rates):
+    """The curve that times ``op`` under ``r`` and its name ("gemm.fp8", "moe.mxfp4",
+    "allreduce.custom" …), or (None, None) where the bands time it."""
+    c = r.curves
+    if c is None:
+        return None, None
+    if op.kind == ALLREDUCE:
+        table = c.allreduce or {}
+        n = op.group
+        for kind in ("custom", "nccl"):
+            if kind in table and n in table[kind].segments:
+                if kind == "custom" and not _custom_allowed(op, r):
+                    continue
+                return f"allreduce.{kind}", table[kind]
+        return None, None
+    if op.kind != COMPUTE:
+        return None, None
+    if op.grouped and op.layers:
+        key, curve = _first(c.moe, _moe_keys(op.fmt, r.peaks))
+        return (f"moe.{key}", curve) if curve is not None else (None, None)
+    if is_gemm(op) and op.gemm_shapes and op.layers and r.m_curve is None:
+        key, _ = _gemm_key(op, r)
+        key, curve = _first(c.gemm, GEMM_CURVES.get(key, ()))
+        return (f"gemm.{key}", curve) if curve is not None else (None, None)
+    if op.attention and op.attn_kind == "gqa" and op.layers:
+        if op.prompt is None:
+            kv = "fp8" if r.kv_dtype and r.kv_dtype.startswith(("fp8", "int8")) else "bf16"
+            key, curve = _first(c.decode_attention, (kv, "bf16", "fp8"))
+            return (f"decode_attention.{key}", curve) if curve is not None else (None, None)
+        key, curve = _first(c.prefill_attention, ("bf16",))
+        return (f"prefill_attention.{key}", curve) if curve is not None else (None, None)
+    return None, None
+
+
+def _custom_allowed(op: Op, r: Rates) -> bool:
+    link = r.link
+    if link is None or not link.custom or link.domain_gpus is None:
+        return False
+    return op.group <= link.domain_gpus
+
+
+def curve_time(op: Op, r: Rates):
+    """``op``'s time from its kernel curve [s] (its other kernels at the fixed cost each), or
+    None where no curve times it. The one place per-op-class curve times are formed: a
+    multiplier for an op class (GEMM, attention, MoE, communication) applies here."""
+    name, curve = curve_of(op, r)
+    if curve is None:
+        return None
+    kind = name.split(".")[0]
+    L = op.layers
+    if kind == "allreduce":
+        msg = op.bytes / op.count
+        times = [KC.allreduce_segment_time_s(msg, op.group, lat, bw)
+                 for lat, bw in curve.segments[op.group]]  # fmt: skip
+        one = _least(times)
+        if name == "allreduce.custom" and "nccl" in (r.curves.allreduce or {}):
+            nccl = r.curves.allreduce["nccl"].segments.get(op.group)
+            if nccl:  # beyond the custom kernels' buffer the engine falls back to NCCL
+                big = _least([KC.allreduce_segment_time_s(msg, op.group, lat, bw)
+                              for lat, bw in nccl])  # fmt: skip
+                one = _where(msg <= CUSTOM_MAX_BYTES, _minimum(one, big), big)
+        return op.count * one
+    scale = _band_scale(curve, r.efficiency)
+    W = r.hbm_bytes_per_s
+    if kind == "gemm":
+        key = name.split(".")[1]
+        t = 0.0
+        for one in _gemm_times(op, r, curve, key):
+            t = t + one
+        other = op.kernels - L * len(op.gemm_shapes)
+        floor = op_time_s(op.flops, op.bytes, r.peaks[GEMM_PEAK[key]], W)
+        return _maximum(L * t * scale, floor) + other * r.kernel_s
+    if kind == "moe":
+        key = name.split(".")[1]
+        t = KC.moe_time_s(
+            op.flops, op.bytes, op.gemm_m, op.route_elements,
+            flops_per_s=r.peaks[MOE_PEAK[key]], bytes_per_s=W, compute=curve.compute,
+            memory=curve.memory, fixed_s=L * SERVING_FIXED_SHARE * curve.fixed_s,
+            per_route_element_s=curve.per_route_element_s, tile_m=curve.tile_m,
+            sharpness=curve.sharpness,
+        )  # fmt: skip
+        return _maximum(t * scale, op_time_s(op.flops, op.bytes, r.peaks[MOE_PEAK[key]], W))
+    first = bool(op.kernels)  # the scores op carries the kernel's fixed costs
+    scale *= _engine_scale(name, r)
+    P = r.peaks["bf16"]
+    if kind == "decode_attention":
+        t = KC.decode_attention_time_s(
+            op.flops, op.bytes, op.seqs, flops_per_s=P, bytes_per_s=W,
+            compute=curve.compute, memory=curve.memory,
+            fixed_s=L * SERVING_FIXED_SHARE * curve.fixed_s if first else 0.0,
+            per_sequence_s=L * curve.per_sequence_s if first else 0.0,
+            sharpness=curve.sharpness,
+        )  # fmt: skip
+    else:
+        t = KC.prefill_attention_time_s(
+            op.flops, op.bytes, op.prompt, flops_per_s=P, bytes_per_s=W,
+            compute=curve.compute, memory=curve.memory,
+            fixed_s=L * SERVING_FIXED_SHARE * curve.fixed_s if first else 0.0,
+            prompt_half=curve.prompt_half,
+            sharpness=curve.sharpness,
+        )  # fmt: skip
+    # the rotary embedding: the kernel of the layer the curve's measurement leaves out
+    rest = (op.kernels - L) * r.kernel_s if first else 0.0
+    return _maximum(t * scale, op_time_s(op.flops, op.bytes, P, W)) + rest
+
+
+def _gemm_times(op: Op, r: Rates, curve, key: str) -> list:
+    """Each GEMM of ``op``'s layer by the curve [s]: its shape, the weights' bytes per
+    element (scales included; weight-only streaming fraction applied) and the activation
+    quantisation of a low-precision GEMM."""
+    _, wo = _gemm_key(op, r)
+    nk = sum(n * k for n, k in op.gemm_shapes)
+    w = op.weight_bytes / (op.layers * nk) / wo
+    a = GEMM_ACT_BYTES[key]
+    return [
+        KC.gemm_time_s(
+            op.gemm_m, n, k, flops_per_s=r.peaks[GEMM_PEAK[key]],
+            bytes_per_s=r.hbm_bytes_per_s, weight_bytes_per_element=w,
+            act_bytes_per_element=a, quantize_bytes_per_element=0.0 if key == "bf16" else 2.0 + a,
+            compute=curve.compute, memory=curve.memory,
+            fixed_s=SERVING_FIXED_SHARE * curve.fixed_s, tile_m=curve.tile_m,
+            tile_n=curve.tile_n, k_half=curve.k_half, sharpness=curve.sharpness,
+            sms=r.curves.sms,
+        )
+        for n, k in op.gemm_shapes
+    ]
+
+
+def curve_explain(op: Op, r: Rates):
+    """``curve_time``'s arithmetic for ``--explain``: (template, numbers) whose evaluation is
+    the op's time, the curve's name and the curve; None where no curve times ``op``. Arrays
+    are taken at their first element."""
+    import numpy as np
+
+    name, curve = curve_of(op, r)
+    if curve is None:
+        return None
+
+    def one(x):
+        return float(np.asarray(x, dtype=np.float64).flat[0])
+
+    kind = name.split(".")[0]
+    if kind == "allreduce":
+        msg, n = one(op.bytes / op.count), op.group
+        segs = list(curve.segments[n])
+        if name == "allreduce.custom":
+            nccl = (r.curves.allreduce or {}).get("nccl")
+            extra = list(nccl.segments.get(n, [])) if nccl is not None else []
+            segs = segs + extra if msg <= CUSTOM_MAX_BYTES else extra or segs
+        nums = {"count": one(op.count), "f": 2.0 * (n - 1) / n, "msg": msg}
+        parts = []
+        for i, (lat, bw) in enumerate(segs):
+            nums[f"lat{i}"], nums[f"bw{i}"] = lat, bw
+            parts.append(f"{{lat{i}}} s + {{f}} × {{msg}} B / {{bw{i}}} B/s")
+        return "{count} × min(" + ", ".join(parts) + ")", nums, name, curve
+    scale = _band_scale(curve, r.efficiency)
+    W, L = r.hbm_bytes_per_s, op.layers
+    scalar = replace(op, flops=one(op.flops), bytes=one(op.bytes),
+                     weight_bytes=one(op.weight_bytes), gemm_m=one(op.gemm_m)
+                     if op.gemm_m is not None else None, seqs=one(op.seqs)
+                     if op.seqs is not None else None, prompt=one(op.prompt)
+                     if op.prompt is not None else None,
+                     route_elements=one(op.route_elements))  # fmt: skip
+    if kind == "gemm":
+        key = name.split(".")[1]
+        floor = op_time_s(scalar.flops, scalar.bytes, r.peaks[GEMM_PEAK[key]], W)
+        nums = {"layers": L, "scale": scale, "floor": floor}
+        parts = []
+        for i, g in enumerate(_gemm_times(scalar, r, curve, key)):
+            nums[f"g{i}"] = one(g)
+            parts.append(f"{{g{i}}} s")
+        other = op.kernels - L * len(op.gemm_shapes)
+        nums["other"], nums["kernel_s"] = other, r.kernel_s
+        tmpl = ("max({layers} × (" + " + ".join(parts) + ") × {scale}, {floor} s)"
+                " + {other} × {kernel_s} s")  # fmt: skip
+        return tmpl, nums, name, curve
+    if kind == "moe":
+        key = name.split(".")[1]
+        P = r.peaks[MOE_PEAK[key]]
+        rows = scalar.gemm_m
+        pad = one(KC.padded_rows(rows, curve.tile_m)) / rows
+        nums = {
+            "fixed": L * SERVING_FIXED_SHARE * curve.fixed_s,
+            "route": curve.per_route_element_s * scalar.route_elements,
+            "tc": scalar.flops * pad / (P * curve.compute),
+            "tm": scalar.bytes / (W * curve.memory),
+            "sh": curve.sharpness,
+            "scale": scale,
+            "floor": op_time_s(scalar.flops, scalar.bytes, P, W),
+        }
+        tmpl = ("max(({fixed} s + {route} s + ({tc} s ^ {sh} + {tm} s ^ {sh}) ^ (1 / {sh}))"
+                " × {scale}, {floor} s)")  # fmt: skip
+        return tmpl, nums, name, curve
+    P = r.peaks["bf16"]
+    first = bool(op.kernels)
+    scale *= _engine_scale(name, r)
+    reach = curve.compute
+    head = 0.0
+    if first:
+        head = L * SERVING_FIXED_SHARE * curve.fixed_s
+        if kind == "decode_attention":
+            head += L * curve.per_sequence_s * scalar.seqs
+    if kind == "prefill_attention":
+        reach = curve.compute * scalar.prompt / (scalar.prompt + curve.prompt_half)
+    nums = {
+        "head": head,
+        "tc": scalar.flops / (P * reach),
+        "tm": scalar.bytes / (W * curve.memory),
+        "sh": curve.sharpness,
+        "scale": scale,
+        "floor": op_time_s(scalar.flops, scalar.bytes, P, W),
+        "rest": (op.kernels - L) * r.kernel_s if first else 0.0,
+    }
+    tmpl = ("max(({head} s + ({tc} s ^ {sh} + {tm} s ^ {sh}) ^ (1 / {sh})) × {scale}, {floor} s)"
+            " + {rest} s")  # fmt: skip
+    return tmpl, nums, name, curve
+
+
+def _least(times):
+    out = times[0]
+    for t in times[1:]:
+        out = _minimum(out, t)
+    return out
+
+
+def _maximum(a, b):
+    """The larger, element-wise for arrays: no curve time beats the op's speed of light."""
+    if hasattr(a, "shape") or hasattr(b, "shape"):
+        import numpy as np
+
+        return np.maximum(a, b)
+    return max(a, b)
+
+
+def _minimum(a, b):
+    if hasattr(a, "shape") or hasattr(b, "shape"):
+        import numpy as np
+
+        return np.minimum(a, b)
+    return min(a, b)
+
+
+def _where(cond, a, b):
+    if hasattr(cond, "shape"):
+        import numpy as np
+
+        return np.where(cond, a, b)
+    return a if cond else b
+
+
 def op_time(op: Op, r: Rates):
-    """Time of one op [s]: the roofline for compute ops, the collective's time otherwise, plus
-    the fixed cost of each of its kernels (a collective is one kernel)."""
+    """Time of one op [s]: the op's kernel curve where the profile has one (``curve_time``),
+    else the roofline for compute ops and the collective's time otherwise, plus the fixed cost
+    of each of its kernels (a collective is one kernel)."""
+    if r.curves is not None:
+        t = curve_time(op, r)
+        if t is not None:
+            return t
     if op.kind == COMPUTE:
         if is_gemm(op):
             t = gemm_terms(op, r).time_s

@@ -116,6 +116,8 @@ class OpSetup:
     kv_dtype: str
     custom_allreduce: bool = False
     moe_imbalance: float = 1.0
+    moe_kernels: int | None = None  # kernels of one MoE layer (calc.deploy.moe_pipeline)
+    engine: str | None = None  # the serving engine (its scale on the attention curves)
 
 
 def op_setup(dep: Deployment) -> OpSetup:
@@ -130,6 +132,9 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.weight_bytes_per_element_by_component,
         dep.weight_dtypes,
     )
+    moe = None
+    if dep.model.moe is not None:
+        moe = dep.engine_model.moe.kernels_for(dep.weight_dtypes.get("routed_experts"))
     return OpSetup(
         dep.model,
         dep.sharding,
@@ -140,6 +145,8 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.kv_dtype,
         dep.custom_allreduce,
         dep.moe_imbalance,
+        moe,
+        dep.engine.name,
     )
 
 
@@ -163,7 +170,10 @@ def _step(st: OpSetup, hw, efficiency, raw: list[Op]) -> Step:
     bytes only (times and bounds None)."""
     flops = sum(op.flops for op in raw)
     moved = sum(op.bytes for op in raw if op.kind == COMPUTE)
-    r = rates(hw, st.dtype, efficiency, st.weight_dtype, st.custom_allreduce) if hw else None
+    r = None
+    if hw is not None:
+        r = rates(hw, st.dtype, efficiency, st.weight_dtype, st.custom_allreduce, st.kv_dtype,
+                  st.engine)  # fmt: skip
     times = [op_time(op, r) for op in raw] if r is not None else [None] * len(raw)
     timings = [
         OpTiming(
@@ -202,7 +212,13 @@ def step_of(dep: Deployment, efficiency: str = "expected", **counts) -> Step:
     check_efficiency(efficiency)  # a bad name is an error even where no time is computed
     st = op_setup(dep)
     raw = forward_ops(
-        dep.model, st.sharding, st.layout, st.sizes, imbalance=st.moe_imbalance, **counts
+        dep.model,
+        st.sharding,
+        st.layout,
+        st.sizes,
+        imbalance=st.moe_imbalance,
+        moe_kernels=st.moe_kernels,
+        **counts,
     )
     return _step(st, dep.hardware, efficiency, raw)
 

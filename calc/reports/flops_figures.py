@@ -10,7 +10,7 @@ from calc.data.hardware_schema import HardwareProfile
 from calc.data.model_schema import ModelConfig
 from calc.deploy.ops import ALL_TO_ALL, ALLREDUCE, COMPUTE
 from calc.deploy.parallel import Link, allreduce_cost
-from calc.deploy.rates import flops_rate, gemm_terms, is_gemm, ridge_points
+from calc.deploy.rates import curve_explain, flops_rate, gemm_terms, is_gemm, ridge_points
 from calc.deploy.steps import Step
 from calc.output.derivation import Figure, figure
 
@@ -19,6 +19,16 @@ def op_figures(prefix: str, step: Step) -> list[Figure]:
     r = step.rates
     figs = []
     for op, t in zip(step.raw, step.ops, strict=True):
+        curve = curve_explain(op, r) if r is not None else None
+        if curve is not None:  # timed by the profile's kernel curve: its arithmetic and source
+            tmpl, nums, name, c = curve
+            key = f"{prefix}.{op.name}.time_s"
+            figs.append(figure(key, t.time_s, "s", tmpl, **nums))
+            source = f"curve {name} ({c.provenance}): {c.source}"
+            if r.curves is not None:
+                source += f"; {r.curves.source}"
+            figs.append(Figure(f"source.{prefix}.{op.name}", t.time_s, "s", source))
+            continue
         if op.kind == COMPUTE:
             fixed = ""
             extra = {}

@@ -22,6 +22,10 @@ offline benchmark: trtllm-bench throughput, vLLM's benchmark_throughput). In ste
 - **decode**: the gen − 1 steps after the prefill (which gives the first token) at contexts
   P + 1 … P + gen − 1; a step's time is affine in its context (the KV read grows by one token
   per step), so their sum is (gen − 1) × TPOT(ctx = P + gen / 2), the mean context.
+- **host time**: every step also waits for the engine's host work not hidden behind the GPU
+  (``calc.deploy.host_costs``: per step, and per sequence in the step), added to the step's
+  GPU time; a request's front-end time (HTTP, tokenisation) runs beside the engine and costs
+  no throughput.
 - **pipeline parallelism**: ``step_of`` times a token through all pp stages (a latency). Under
   load the stages work on different micro-batches at once, so every piece of work costs its
   all-stage time / pp: decode runs the replica's sequences as pp micro-batches of
@@ -146,16 +150,26 @@ def serving_gen(prompt, ctx, gen=None):
 
 
 def serving_throughput(
-    dep: Deployment, *, prompt, gen, efficiency: str = "expected", max_concurrency=None
+    dep: Deployment,
+    *,
+    prompt,
+    gen,
+    efficiency: str = "expected",
+    max_concurrency=None,
+    host=None,
 ) -> Serving | None:
     """Steady-state throughput of ``dep`` serving requests of ``prompt`` + ``gen`` tokens
     (numbers or arrays that broadcast). None (scalars) when not one sequence fits; arrays
     give NaN there. ``max_concurrency`` (sequences per sequence group, a number or an array
     that broadcasts) caps the load below the engine's own, as a benchmark client's
-    concurrency does."""
+    concurrency does. ``host``: the engine's host costs (default: ``dep``'s engine and
+    version, ``calc.deploy.host_costs``)."""
     import numpy as np
 
     from calc.deploy.steps import step_of
+
+    if host is None:
+        host = dep.engine_model.host_costs(dep.engine_config.version)
 
     scalar = np.ndim(prompt) == 0 and np.ndim(gen) == 0 and np.ndim(max_concurrency) == 0
     p = np.asarray(prompt, dtype=np.float64)
@@ -171,11 +185,11 @@ def serving_throughput(
     pp = dep.pp
     micro = micro_batch(local, pp)
     n_micro = np.ceil(local / micro)
-    tpot = step_of(dep, efficiency, batch=micro, ctx=p + g / 2).time_s
+    tpot = step_of(dep, efficiency, batch=micro, ctx=p + g / 2).time_s + host.step_host_s(micro)
     decode_s = decode_cycle_s(g, tpot, n_micro, pp)
     m = ec.max_batched_tokens
     k = prompts_per_chunk(p, m, local)
-    chunk_s = step_of(dep, efficiency, batch=k, prompt=p).time_s
+    chunk_s = step_of(dep, efficiency, batch=k, prompt=p).time_s + host.step_host_s(k)
     prefill_s = prefill_cycle_s(local, k, chunk_s, pp)
     cycle = prefill_s + decode_s
     total = local * dep.replicas

@@ -156,9 +156,12 @@ def simulate_requests(
     step,
     groups: int = 1,
     prefix_shared_fraction: float = 0.0,
+    front_s=None,
 ) -> SimResult:
     """Simulate requests (arrays sorted by arrival [s], prompt and output lengths [tokens]) on
-    ``groups`` sequence groups of ``limits`` each, with the iteration time ``step``."""
+    ``groups`` sequence groups of ``limits`` each, with the iteration time ``step``;
+    ``front_s``: each request's front-end time before the engine sees it [s] (its TTFT and E2E
+    still count from its arrival)."""
     import numpy as np
 
     arrival = np.asarray(arrival, dtype=np.float64)
@@ -175,6 +178,9 @@ def simulate_requests(
         ok &= prompt + gen <= limits.max_model_len
     rejected = int((~ok).sum())
     arrival, prompt, gen, shared = arrival[ok], prompt[ok], gen[ok], shared[ok]
+    front = np.zeros(arrival.size) if front_s is None else np.broadcast_to(front_s, ok.shape)[ok]
+    # the front-end hands requests over in arrival order: entry times never decrease
+    entry = np.maximum.accumulate(arrival + front) if arrival.size else arrival
     n = arrival.size
     ttft = np.full(n, np.nan)
     e2e = np.full(n, np.nan)
@@ -188,7 +194,7 @@ def simulate_requests(
         if idx.size == 0:
             continue
         out = run_group(
-            arrival[idx].tolist(),
+            entry[idx].tolist(),
             prompt[idx].tolist(),
             gen[idx].tolist(),
             shared[idx].tolist(),
@@ -341,6 +347,7 @@ def simulate(
         step=step,
         groups=groups_of(dep),
         prefix_shared_fraction=load.prefix_shared_fraction,
+        front_s=step.request_s(prompt) if hasattr(step, "request_s") else None,
     )
     if result.n_requests == 0:
         raise InvalidInputError(

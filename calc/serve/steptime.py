@@ -30,6 +30,12 @@ tokens (within 0.5% off the grid, exact on it); a mixed step reads the weights o
 ops see b + Σk tokens), as a real engine's fused pass does. Sliding-window layers make decode
 attention sub-linear in C beyond the window; γ is taken below it (an upper bound).
 
+Host time (``calc.deploy.host_costs``): every iteration also waits for the engine's host work
+not hidden behind the GPU, ``per_step + per_sequence × sequences`` (the decode sequences and
+the prompts with a chunk in the pass), added to the GPU time above; each request's front-end
+time before the engine sees it (HTTP, tokenisation) is ``request_s(prompt)``, which the
+simulation adds to its TTFT.
+
 Pipeline parallelism: ``step_of`` times a token through all stages; an iteration of one
 micro-batch takes that whole time (the simulation keeps pp micro-batches in flight,
 ``calc.serve.simulate``). Attention data parallelism inside an expert group (ep > tp): each rank
@@ -43,6 +49,7 @@ import math
 from dataclasses import dataclass
 
 from calc.deploy.deployment import Deployment
+from calc.deploy.host_costs import NONE, HostCosts
 
 # grid ratio of the prefill-attention table (see the module docstring)
 PREFILL_GRID_RATIO = 1.15
@@ -59,6 +66,7 @@ class StepTable:
     attn_per_token_s: object  # γ_b, b = 0 … R: per attended key of a decode token
     prefill_grid: object  # p values (0 first)
     prefill_attn_s: object  # Ap(p) on the grid
+    host: HostCosts = NONE  # the engine's host time per step, sequence and request
 
     def __post_init__(self) -> None:
         # plain lists: a simulation indexes them once per iteration (faster than numpy
@@ -100,7 +108,12 @@ class StepTable:
 
     def decode_s(self, b: int) -> float:
         """A decode-only iteration of ``b`` sequences less its γ_b × C term [s]."""
-        return self._tokens(b) + self._rows(b) + self._attn(b)[0]
+        host = self.host.per_step_s + self.host.per_sequence_s * b
+        return self._tokens(b) + self._rows(b) + self._attn(b)[0] + host
+
+    def request_s(self, prompt):
+        """Front-end time of requests of ``prompt`` tokens before the engine sees them [s]."""
+        return self.host.request_host_s(prompt)
 
     def ctx_slope(self, b: int) -> float:
         """Time per attended key of a decode token in a batch of ``b``, γ_b [s]."""
@@ -120,7 +133,8 @@ class StepTable:
             attn += self.prefill_attn(h + k) - (self.prefill_attn(h) if h else 0.0)
         if n == 0:
             return 0.0
-        return self._tokens(n) + self._rows(rows) + attn
+        host = self.host.per_step_s + self.host.per_sequence_s * (b + len(chunks))
+        return self._tokens(n) + self._rows(rows) + attn + host
 
 
 def _split(step):
@@ -144,10 +158,13 @@ def step_table(
     max_tokens: int | None = None,
     max_rows: int | None = None,
     max_ctx: int = 131072,
+    frontend: str = "api",
+    host: HostCosts | None = None,
 ) -> StepTable:
     """The iteration-time table of ``dep`` (one sequence group), for passes of up to
     ``max_tokens`` tokens (default: the engine's max batched tokens), ``max_rows`` logits rows
-    (default: min(max sequences, max tokens)) and contexts up to ``max_ctx``."""
+    (default: min(max sequences, max tokens)) and contexts up to ``max_ctx``; ``host``: the
+    engine's host costs (default: ``dep``'s engine and version behind ``frontend``)."""
     import numpy as np
 
     from calc.deploy.steps import step_of
@@ -182,6 +199,8 @@ def step_table(
     grid = np.concatenate([np.arange(1.0, 16.0), grid])
     pf = step_of(dep, efficiency, batch=dpa, prompt=grid)
     ap = np.asarray(_split(pf)[0], dtype=np.float64) - fixed
+    if host is None:
+        host = dep.engine_model.host_costs(dep.engine_config.version, frontend)
     return StepTable(
         tokens_s=tokens,
         rows_s=rows,
@@ -190,6 +209,7 @@ def step_table(
         attn_per_token_s=np.concatenate([[0.0], gamma]),
         prefill_grid=np.concatenate([[0.0], grid]),
         prefill_attn_s=np.concatenate([[0.0], ap]),
+        host=host,
     )
 
 

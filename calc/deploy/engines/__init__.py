@@ -10,6 +10,7 @@ name (tests/test_engine_wing.py); every other module asks ``engine(name)``.
 from __future__ import annotations
 
 from calc.deploy.engines.base import Engine, EngineConfig, PoolPrediction
+from calc.deploy.host_costs import HostCosts
 from calc.errors import UnknownNameError
 
 NAMES = ("vllm", "sglang", "trtllm")
@@ -32,4 +33,25 @@ def all_engines() -> list[Engine]:
     return [engine(n) for n in NAMES]
 
 
-__all__ = ["NAMES", "Engine", "EngineConfig", "PoolPrediction", "all_engines", "engine"]
+def host_costs(name: str, version: str | None = None, frontend: str = "api") -> HostCosts:
+    """The host costs of the engine called ``name`` at ``version`` (None: the latest) behind
+    ``frontend`` (``Engine.host_costs``; the figures: ``calc.deploy.host_costs``)."""
+    return engine(name).host_costs(version, frontend)
+
+
+def moe_kernels(name: str, weight_format: str | None) -> int:
+    """Kernels of one MoE layer under the engine called ``name`` with experts in
+    ``weight_format`` (its ``Engine.moe`` pipeline, ``calc.deploy.moe_pipeline``)."""
+    return engine(name).moe.kernels_for(weight_format)
+
+
+__all__ = [
+    "NAMES",
+    "Engine",
+    "EngineConfig",
+    "PoolPrediction",
+    "all_engines",
+    "engine",
+    "host_costs",
+    "moe_kernels",
+]

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
 from calc.deploy.engines.paging import Paging
+from calc.deploy.host_costs import HostCosts, VersionRange, compose
+from calc.deploy.moe_pipeline import TRITON_FUSED_MOE, MoePipeline
 
 if TYPE_CHECKING:
     from calc.deploy.deployment import Deployment, EngineSettings
@@ -86,17 +88,6 @@ class SchedulerPolicy:
 
 
 @dataclass(frozen=True)
-class HostCosts:
-    """CPU time the engine spends around the GPU [s]: per scheduler step (scheduling, sampling)
-    and per request (tokenising, detokenising, streaming). Zero until measured host costs are
-    wired in (``calc.deploy.host_costs``)."""
-
-    per_step_s: float = 0.0
-    per_request_s: float = 0.0
-    per_output_token_s: float = 0.0
-
-
-@dataclass(frozen=True)
 class Command:
     """One command to run: who runs it (``role``: "server", "node 1 of 2", "prefill",
     "decode", "router", ...), its argv (every word from input quoted when printed), the
@@ -154,6 +145,10 @@ class Engine:
     title: ClassVar[str]  # as the engine spells itself
     fraction_name: ClassVar[str]  # the engine's name of the memory fraction setting
     versions: ClassVar[VersionTable]
+    # (versions, per_step_s, per_sequence_s): the host time of a step and, behind the api
+    # front-end, per running sequence (calc.deploy.host_costs: fitted, sourced there)
+    host_steps: ClassVar[tuple[tuple[VersionRange, float, float], ...]] = ()
+    moe: ClassVar[MoePipeline] = TRITON_FUSED_MOE  # the fused-MoE layer's kernels
 
     def rules(self, release: str):
         return self.versions.rules(release)
@@ -171,10 +166,11 @@ class Engine:
     def scheduler(self, release: str) -> SchedulerPolicy:
         raise NotImplementedError
 
-    def host_costs(self, release: str, frontend: str = "openai") -> HostCosts:
-        """Per-step and per-request CPU costs of ``release`` behind ``frontend`` (zero until
-        the measured table is wired in)."""
-        return HostCosts()
+    def host_costs(self, release: str | None, frontend: str = "api") -> HostCosts:
+        """Per-step, per-sequence and per-request CPU costs of ``release`` (None: the latest)
+        behind ``frontend`` ("api" or "offline"), from ``host_steps``
+        (``calc.deploy.host_costs``)."""
+        return compose(self.title, release, frontend, self.host_steps)
 
     def launch(self, dep: Deployment, plan) -> list[Command]:
         """The commands that start ``dep`` as ``plan`` (calc.deploy.engines.launch.LaunchPlan)

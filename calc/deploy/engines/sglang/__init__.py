@@ -10,6 +10,8 @@ import calc.deploy.engines.sglang.memory as sm
 from calc.deploy.engines.base import Engine, EngineConfig, SchedulerPolicy
 from calc.deploy.engines.gpus import smi_total_mib
 from calc.deploy.engines.sglang.rules import VERSIONS
+from calc.deploy.host_costs import VersionRange
+from calc.deploy.moe_pipeline import TRITON_FUSED_MOE
 
 if TYPE_CHECKING:
     from calc.deploy.deployment import Deployment, EngineSettings
@@ -25,6 +27,10 @@ class SGLang(Engine):
     title: ClassVar[str] = "SGLang"
     fraction_name: ClassVar[str] = "mem_fraction_static"
     versions = VERSIONS
+    # host time: 16.2 us per running sequence per step behind the api front-end, streamed from
+    # the engine's own process (fitted: calc.deploy.host_costs)
+    host_steps = ((VersionRange(), 0.0, 16.2e-6),)
+    moe = TRITON_FUSED_MOE  # its fused_moe_triton: vLLM's Triton pipeline
 
     def config(self, settings: EngineSettings, hw) -> EngineConfig:
         found = self.versions.resolve(settings.version)

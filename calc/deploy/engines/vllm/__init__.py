@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, ClassVar
 from calc.deploy.engines.base import GIB, Engine, EngineConfig, SchedulerPolicy
 from calc.deploy.engines.shape import usable_memory_bytes
 from calc.deploy.engines.vllm.rules import VERSIONS, VllmRules
+from calc.deploy.host_costs import VersionRange
 
 if TYPE_CHECKING:
     from calc.deploy.deployment import Deployment, EngineSettings
@@ -36,6 +37,9 @@ class VLLM(Engine):
     title: ClassVar[str] = "vLLM"
     fraction_name: ClassVar[str] = "gpu_memory_utilization"
     versions = VERSIONS
+    # host time: 0.24 ms per step; its API server is a process apart, so streaming costs the
+    # engine's step nothing (fitted: calc.deploy.host_costs)
+    host_steps = ((VersionRange(), 0.24e-3, 0.0),)
 
     def config(self, settings: EngineSettings, hw) -> EngineConfig:
         found = self.versions.resolve(settings.version)

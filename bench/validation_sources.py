@@ -1,0 +1,98 @@
+"""The sources section of docs/validation.md (written by bench/validation_doc.py): every source
+the step-time model (issue 20) was fitted to or that was looked at while building it, fitted or
+not. kvcalc is later checked on published runs from sources NOT on this list, so it is complete.
+
+Run: python bench/validation_sources.py   (prints the section)
+"""
+
+from __future__ import annotations
+
+import sys
+
+# (source, what it holds, how it was used)
+FITTED = (
+    ("aiconfigurator-core 0.12.0 wheel on PyPI (ai-dynamo/aiconfigurator, Apache-2.0): "
+     "aiconfigurator_core/systems/data/{a100_sxm,h100_sxm,h200_sxm,b200_sxm,b300_sxm,gb200,gb300,"
+     "l40s,rtx_pro_6000_server}/ gemm, attention, moe, comm, quantize parquet tables",
+     "measured kernel times (vLLM, SGLang, TensorRT-LLM collectors)",
+     "the kernel curves of every NVIDIA profile (tools/fit_kernels.py)"),
+    ("ai-dynamo/aiconfigurator@095f58a51 aic-core/src/aiconfigurator_core/systems/"
+     "silicon_sample.csv",
+     "measured serving runs (TTFT, TPOT at fixed concurrency), NVIDIA, three engines",
+     "training half: the serving fixed-cost share, the host per-step and per-sequence costs, the "
+     "benchmark's wave share (bench/validation_serving.py); the other half held out"),
+    ("AMD ROCm performance results page (amd.com/.../rocm-hub/dev-ai/performance-results.html, "
+     "rocm/vllm 0.10.2, 2025-10-06)",
+     "vLLM throughput, MI300X TP8, Llama 3.1 70B / 405B FP8",
+     "the CDNA3 matmul fraction (bench/validation_amd.py)"),
+    ("Oracle Cloud blog: Serving Llama 3.1 405B with AMD MI300X GPUs "
+     "(blogs.oracle.com/cloud-infrastructure/serving-llama-31-405b-model-with-amd-mi300x-gpus)",
+     "vLLM benchmark_latency at batch 1-256, MI300X TP8",
+     "the CDNA3 memory fraction (batch <= 4 rows) (bench/validation_amd.py)"),
+    ("andyluo7/cpu-gpu-codesign-agentic-inference RESULTS_SUMMARY.md (vLLM 0.19.0, MI300X)",
+     "HTTP/tokenisation/scheduling time of single requests at 1K-100K tokens",
+     "the front-end time per request (calc/deploy/host_costs.py)"),
+    ("lm-sys/lm-sys.github.io blog/2025-05-05-large-scale-ep.md (LMSYS, SGLang large-scale EP)",
+     "EP32 prefill throughput, default expert distribution vs simulated perfect EPLB",
+     "the default MoE imbalance under EP, 1.18 (calc/deploy/moe_pipeline.py)"),
+    ("NVIDIA/TensorRT-LLM@00f37686 docs/source/performance/perf-overview.md (v1.0)",
+     "trtllm-bench throughput tables",
+     "the fp8 band rule of profiles without curves (4 rows, band model); the rest held out"),
+)
+LOOKED_AT = (
+    ("ai-dynamo/aiconfigurator@095f58a51 collector/vllm/collect_moe.py, collect_gemm.py, "
+     "collect_attn.py, collector/helper.py, collector/network/collect_nccl.py, "
+     "collect_all_reduce.py", "what each table times (CUDA-graph replay, quantisation inside "
+     "fp8/nvfp4 GEMMs, the whole fused MoE layer, message sizes in elements)"),
+    ("ai-dynamo/aiconfigurator@095f58a51 aic-core/.../backends/vllm_backend.py, "
+     "src/aiconfigurator/generator/config/backend_templates/benchmark/bench_run.sh.j2, "
+     "tools/accuracy_tracking/silicon_refs.csv",
+     "aiconfigurator's own prefill dispatch overhead and TTFT queueing; its benchmark's "
+     "request count (20 × concurrency) and warm-up"),
+    ("vllm 0.33.0 wheel: model_executor/layers/fused_moe/fused_moe.py, config/scheduler.py, "
+     "config/vllm.py", "the MoE pipeline's kernels; async scheduling on by default"),
+    ("NVIDIA TensorRT-LLM tech blogs 4 and 8: Scaling Expert Parallelism in TensorRT-LLM, parts "
+     "1 and 2 (nvidia.github.io/TensorRT-LLM/blogs/tech_blog/)",
+     "the CUTLASS MoE pipeline's kernels (expand, activation, finalize)"),
+    ("vLLM blog 2024-09-05 'vLLM v0.6.0: 2.7x Throughput Improvement' (blog.vllm.ai)",
+     "CPU overhead shares of v0.5.3 (API server 33%, scheduling 29%): an older engine, not used"),
+    ("vllm-project/vllm issues #6913 and PRs #7049, #8050, #9826, #26796; tenstorrent/vllm "
+     "PRs #337, #341, #346 and issue #339", "output-processing and async-scheduling timings: "
+     "not used"),
+    ("deepseek-ai/EPLB README; TensorRT-LLM examples/ep_load_balancer/README.md; "
+     "docs.nvidia.com/dynamo SGLang EPLB page; impala-blog.pages.dev/widgets/eplb; "
+     "devcheolu.com SGLang EP article; deepwiki lm-sys large-scale EP page",
+     "EPLB background: no statistic used beyond LMSYS's"),
+    ("mlcommons/inference_results_v6.0 summary (MI355X llama2-70b) and gfursin/OpenMLPerf",
+     "looked at, not used (dataset-length workloads)"),
+    ("rocm.docs.amd.com vLLM inference performance testing pages; rocm.blogs.amd.com LLM "
+     "inference best practices; docs.vultr.com MI325X inference cookbook; substratus.ai 405B on "
+     "MI300X; herdora.com MI300X; chinmayhebbal.com vLLM on MI300X; evokernel Llama 4 Scout "
+     "MI300X case; dstackai/dstack MI300X blog posts; alpharomercoma/MI300X-vs-H200 REPORT.md "
+     "(excerpt)", "AMD serving runs looked at, not used"),
+)
+
+
+def render() -> str:
+    lines = [
+        "## Sources of the step-time model (issue 20): fitted to or looked at",
+        "",
+        "<!-- generated by bench/validation_sources.py -->",
+        "",
+        "Every source the step-time model was fitted to, and every one looked at while building",
+        "it (used or not). The sources of the other sections are named in them.",
+        "",
+        "Fitted to:",
+        "",
+    ]
+    for src, what, use in FITTED:
+        lines.append(f"- {src}: {what}. Used for {use}.")
+    lines += ["", "Looked at:", ""]
+    for src, what in LOOKED_AT:
+        lines.append(f"- {src}: {what}.")
+    lines.append("")
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    sys.stdout.write(render())

@@ -1,0 +1,126 @@
+"""Host (CPU) time of a serving engine [s]: per engine step, per running sequence in a step, and
+per request before its first token, by engine, version range and front-end: sourced data.
+
+The GPU's step time (``calc.deploy.steps``) is not all a user waits for. Around it the engine's
+host process schedules the next step, prepares its inputs, samples and hands each sequence's new
+token to the front-end, which detokenises and streams it; before a request is scheduled at all
+its prompt is received over HTTP and tokenised. Three figures describe it:
+
+- ``per_step_s``: host time of one step the GPU waits for (not hidden behind the previous
+  step's kernels), whatever the batch;
+- ``per_sequence_s``: host time per running sequence per step the GPU waits for: behind the
+  ``api`` front-end each sequence's new token is detokenised and streamed every step, in the
+  engine's own process for SGLang and TensorRT-LLM (vLLM's API server is a process apart: 0);
+  ``offline`` streams nothing (0);
+- ``per_request_s`` + ``per_prompt_token_s`` × prompt: a request's front-end time before the
+  engine sees it (HTTP handling, tokenisation, queueing into the engine): added to its TTFT.
+
+A step then takes GPU time + per_step_s + per_sequence_s × sequences (``step_host_s``): the
+serving simulation adds it to every iteration (``calc.serve.steptime``) and the steady-state
+throughput to every step of its cycle (``calc.reports.throughput``).
+
+Front-ends: ``api`` (the OpenAI-compatible HTTP server, streaming: what vLLM's and SGLang's
+serving benchmarks and ``trtllm-serve`` measure) and ``offline`` (the engine's Python API fed
+token ids: ``vllm bench throughput``, ``trtllm-bench``, SGLang's offline engine; no HTTP, no
+tokenisation in the timed region, no streaming).
+
+Sources (every figure below names its own):
+
+- per-request front-end time: andyluo7/cpu-gpu-codesign-agentic-inference
+  (RESULTS_SUMMARY.md, "Server Decomposition — HBM Prefix Cache", vLLM 0.19.0, single
+  requests): HTTP overhead (tokenisation, scheduling, queue wait) 7, 15, 47 and 131 ms at 1K,
+  8K, 32K and 100K-token prompts; the least-squares line through the four is 5.7 ms + 1.25 µs
+  per prompt token (its own tokeniser benchmark: ~500k tokens/s encode on one core, 2.0 µs).
+- per-step and per-sequence host time: fitted across the agg-mode serving runs of
+  aiconfigurator's silicon sample (ai-dynamo/aiconfigurator
+  ``aic-core/src/aiconfigurator_core/systems/silicon_sample.csv``: measured TPOT at fixed
+  concurrency), one pair per engine, by ``bench/validation_serving.py --fit`` (the residual
+  TPOT the GPU model leaves, against the sequences in the step). See docs/validation.md.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+FRONTENDS = ("api", "offline")
+
+
+@dataclass(frozen=True)
+class HostCosts:
+    """Host time of one engine version behind one front-end [s] (see the module docstring)."""
+
+    per_step_s: float
+    per_sequence_s: float
+    per_request_s: float
+    per_prompt_token_s: float
+    source: str
+
+    def step_host_s(self, sequences):
+        """Host time the GPU waits for in a step of ``sequences`` running sequences [s]."""
+        return self.per_step_s + self.per_sequence_s * sequences
+
+    def request_host_s(self, prompt):
+        """Front-end time of one request of ``prompt`` tokens before the engine sees it [s]."""
+        return self.per_request_s + self.per_prompt_token_s * prompt
+
+
+NONE = HostCosts(0.0, 0.0, 0.0, 0.0, "no host time")
+
+# front-end time of one request (api): the vLLM 0.19.0 measurement, assumed for every engine
+API_REQUEST_S = 5.7e-3
+API_PROMPT_TOKEN_S = 1.25e-6
+API_SOURCE = (
+    "andyluo7/cpu-gpu-codesign-agentic-inference RESULTS_SUMMARY.md (vLLM 0.19.0: 7/15/47/131 ms "
+    "at 1K/8K/32K/100K-token prompts -> 5.7 ms + 1.25 us/token)"
+)
+FIT_SOURCE = "fitted: bench/validation_serving.py --fit (aiconfigurator silicon_sample.csv, agg)"
+
+
+@dataclass(frozen=True)
+class VersionRange:
+    """Versions ``low`` <= v < ``high`` (None: unbounded); compared numerically."""
+
+    low: str | None = None
+    high: str | None = None
+
+    def holds(self, version: str | None) -> bool:
+        if version is None:  # the latest modelled release
+            return self.high is None
+        v = _key(version)
+        return (self.low is None or v >= _key(self.low)) and (
+            self.high is None or v < _key(self.high)
+        )
+
+
+def _key(version: str) -> tuple[int, ...]:
+    nums = [int(x) for x in re.findall(r"\d+", version)[:4]]
+    return tuple(nums + [0] * (4 - len(nums)))
+
+
+def compose(
+    title: str,
+    version: str | None,
+    frontend: str,
+    rows: tuple[tuple[VersionRange, float, float], ...],
+) -> HostCosts:
+    """An engine's host costs from its table ``rows`` of (versions, per_step_s,
+    per_sequence_s) — the engine step's host time and the api front-end's per-sequence
+    streaming time, fitted (see the module docstring) — behind ``frontend``: the api front-end
+    also adds its per-request time; offline streams nothing."""
+    if frontend not in FRONTENDS:
+        from calc.errors import InvalidInputError
+
+        raise InvalidInputError(f"front-end {frontend!r} is not one of: {', '.join(FRONTENDS)}")
+    if not rows:
+        return NONE
+    step, seq = next(((s, q) for r, s, q in rows if r.holds(version)), rows[-1][1:])
+    api = frontend == "api"
+    return HostCosts(
+        step,
+        seq if api else 0.0,
+        API_REQUEST_S if api else 0.0,
+        API_PROMPT_TOKEN_S if api else 0.0,
+        f"{title} {version or 'latest'} ({frontend}): step {FIT_SOURCE}"
+        + (f"; request {API_SOURCE}" if api else ""),
+    )

@@ -1,0 +1,65 @@
+"""The kernels of one fused-MoE layer as each engine runs it [kernels], and the default expert
+imbalance under expert parallelism [×]: sourced data; each engine's pipeline is declared in its
+wing module (``calc.deploy.engines``, ``Engine.moe``) from the counts below.
+
+A MoE layer is not one grouped GEMM. Each engine launches a pipeline per layer:
+
+- **vLLM** (``vllm/model_executor/layers/fused_moe/fused_moe.py``, ``fused_experts_impl``,
+  vLLM 0.33.0 wheel; the Triton path SGLang ported): routing and top-k (``topk_softmax`` or
+  the grouped top-k), ``moe_align_block_size`` (sort the routes by expert, pad each expert's
+  rows to the GEMM block), the first grouped GEMM (gate and up, gathering the routed rows),
+  the activation (``apply_moe_activation``: SiLU and the gating product), the second grouped
+  GEMM (down, weighted by the router), ``moe_sum`` (the combine over top-k): 6 kernels; an
+  fp8 or other quantised-activation path quantises the input and the intermediate
+  (``moe_kernel_quantize_input`` twice): 8.
+- **SGLang**: the same Triton pipeline (its ``fused_moe_triton``): 6 and 8.
+- **TensorRT-LLM** (the CUTLASS MoE plugin; the kernels its "Scaling Expert Parallelism, Part
+  2" blog names: ``expandInputRowsKernel``, ``doActivationKernel``,
+  ``finalizeMoeRoutingKernel``): routing, the permutation (expand, with the quantisation
+  fused in), the first grouped GEMM, the activation (quantisation fused), the second grouped
+  GEMM, the finalize (un-permute and combine): 6 whatever the format.
+
+Where a profile has a measured fused-MoE curve (``KernelCurves.moe``) the whole pipeline is
+timed by it and these counts are not used; elsewhere each kernel pays the profile's fixed cost
+per kernel beside the grouped GEMMs' roofline.
+
+Expert imbalance: with experts spread over ``ep`` GPUs the busiest GPU's experts get more than
+the mean of the routes. LMSYS's large-scale EP study (DeepSeek-V3, 4 × 8 H100, EP32 prefill,
+``lm-sys/lm-sys.github.io`` blog/2025-05-05-large-scale-ep.md, "Overall Throughput" table)
+measured 50,302 tokens/s per node with the default expert distribution against 59,337 with a
+simulated perfect EPLB: the default distribution costs 59,337 / 50,302 = 1.18× the time. Taken
+as the busiest GPU's routed work over the mean (the MoE layers set the pace under EP), the
+default ``moe_imbalance`` is 1.18 whenever ep > 1 (1 with the experts on every GPU).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+DEFAULT_EP_IMBALANCE = 1.18  # 59,337 / 50,302 (see the module docstring)
+
+
+@dataclass(frozen=True)
+class MoePipeline:
+    """Kernels of one fused-MoE layer: with 16-bit activations and with quantised ones."""
+
+    kernels: int
+    kernels_quantized: int
+    source: str
+
+    def kernels_for(self, weight_format: str | None) -> int:
+        """Kernels of one MoE layer with experts in ``weight_format``."""
+        return self.kernels_quantized if weight_format in QUANTIZED_FORMATS else self.kernels
+
+
+# the two pipelines the modelled engines run (every modelled version so far runs the same one)
+TRITON_FUSED_MOE = MoePipeline(6, 8, "vllm fused_moe.py fused_experts_impl (0.33.0)")
+CUTLASS_MOE = MoePipeline(6, 6, "TensorRT-LLM CUTLASS MoE (expand, activation, finalize)")
+# activation formats the engines quantise before a grouped GEMM (fp8 and 4-bit float GEMMs)
+QUANTIZED_FORMATS = ("fp8", "fp8-tensor", "fp8-block128", "nvfp4", "mxfp4")
+
+
+def default_moe_imbalance(ep: int) -> float:
+    """The busiest GPU's routed tokens over the mean when the user states none [×]:
+    ``DEFAULT_EP_IMBALANCE`` under expert parallelism (at most ep), 1 without it."""
+    return 1.0 if ep <= 1 else min(float(ep), DEFAULT_EP_IMBALANCE)

@@ -1,0 +1,203 @@
+"""The kernel curves (calc/formulas/kernel_curves.py) and how the step model uses them
+(calc/deploy/rates.py curve_time): each formula's golden value by hand, the speed-of-light floor,
+the bands, the engine's attention scale, and the schema's checks of a profile's curves."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import replace
+
+import numpy as np
+import pytest
+
+from calc.data.hardware_schema import GemmCurve
+from calc.data.registry import all_hardware, load_hardware, load_model
+from calc.deploy.deployment import Deployment, EngineSettings
+from calc.deploy.rates import SERVING_FIXED_SHARE, curve_of, curve_time
+from calc.deploy.steps import step_of
+from calc.formulas import kernel_curves as K
+from calc.formulas.roofline import op_time_s
+
+
+def test_soft_max_is_the_max_for_large_sharpness_and_the_sum_at_one():
+    # (3^2 + 4^2)^(1/2) = 5
+    assert K.soft_max(3.0, 4.0, 2.0) == pytest.approx(5.0)
+    assert K.soft_max(3.0, 4.0, 1.0) == pytest.approx(7.0)
+    assert K.soft_max(3.0, 4.0, 64.0) == pytest.approx(4.0, rel=1e-3)
+    assert K.soft_max(0.0, 0.0, 4.0) == 0.0
+    a = K.soft_max(np.array([3.0, 0.0]), np.array([4.0, 0.0]), 2.0)
+    assert a.tolist() == pytest.approx([5.0, 0.0])
+    # homogeneous of degree one: L × soft(a, b) = soft(L a, L b)
+    assert K.soft_max(30.0, 40.0, 4.0) == pytest.approx(10 * K.soft_max(3.0, 4.0, 4.0))
+
+
+def test_wave_factor_pads_rows_columns_and_waves():
+    # m = 100, n = 1,000 on 64 × 64 tiles: ceil(100/64) = 2, ceil(1000/64) = 16 -> 32 tiles on
+    # 132 SMs: one wave of 132 tiles × 4,096 = 540,672 computed over 100,000 useful = 5.40672
+    assert K.wave_factor(100, 1000, 64, 64, 132) == pytest.approx(540_672 / 100_000)
+    # 264 tiles exactly fill two waves: m = 128, n = 8,448: 2 × 132 tiles, factor 1
+    assert K.wave_factor(128, 8448, 64, 64, 132) == pytest.approx(1.0)
+
+
+def test_gemm_time_by_hand():
+    # m 1, n = k = 4,096, bf16 (2 B), P 1e15, W 1e12, compute 0.5, memory 0.8, fixed 2 us,
+    # 64 × 64 tiles, 132 SMs, k_half 0, sharpness 64 (≈ the max):
+    # compute: 2 × 1 × 4096 × 4096 × wave (ceil(1/64) × ceil(4096/64) = 64 tiles, one wave
+    # of 132: 132 × 4,096 / 4,096 = 132) / (1e15 × 0.5) = 4,429,185,024 / 5e14 = 8.858 us
+    # memory: (4096 × 4096 × 2 + 1 × 4096 × 2 + 2 × 1 × 4096) / (1e12 × 0.8)
+    #       = 33,570,816 / 8e11 = 41.964 us
+    t = K.gemm_time_s(
+        1, 4096, 4096, flops_per_s=1e15, bytes_per_s=1e12, weight_bytes_per_element=2,
+        act_bytes_per_element=2, quantize_bytes_per_element=0, compute=0.5, memory=0.8,
+        fixed_s=2e-6, tile_m=64, tile_n=64, k_half=0, sharpness=64, sms=132,
+    )  # fmt: skip
+    tc, tm = 2 * 4096 * 4096 * 132 / 5e14, 33_570_816 / 8e11
+    assert t == pytest.approx(2e-6 + (tc**64 + tm**64) ** (1 / 64), rel=1e-12)
+    assert t == pytest.approx(2e-6 + 41.964e-6, rel=1e-3)
+    # the activation quantisation of an fp8 GEMM: m k (2 + 1) bytes at the memory rate
+    q = K.gemm_time_s(
+        1, 4096, 4096, flops_per_s=2e15, bytes_per_s=1e12, weight_bytes_per_element=1,
+        act_bytes_per_element=1, quantize_bytes_per_element=3, compute=0.5, memory=0.8,
+        fixed_s=0, tile_m=64, tile_n=64, k_half=0, sharpness=64, sms=132,
+    )  # fmt: skip
+    bare = K.gemm_time_s(
+        1, 4096, 4096, flops_per_s=2e15, bytes_per_s=1e12, weight_bytes_per_element=1,
+        act_bytes_per_element=1, quantize_bytes_per_element=0, compute=0.5, memory=0.8,
+        fixed_s=0, tile_m=64, tile_n=64, k_half=0, sharpness=64, sms=132,
+    )  # fmt: skip
+    assert q - bare == pytest.approx(4096 * 3 / 8e11, rel=1e-9)  # 15.36 ns
+
+
+def test_moe_time_pads_each_experts_rows_and_adds_the_route_work():
+    # 4 rows per expert on 16-row tiles: FLOPs × 4; fixed 30 us + 1e-12 s × 1e6 route elements
+    t = K.moe_time_s(
+        1e9, 1e6, 4.0, 1e6, flops_per_s=1e15, bytes_per_s=1e12, compute=0.5, memory=1.0,
+        fixed_s=30e-6, per_route_element_s=1e-12, tile_m=16, sharpness=2,
+    )  # fmt: skip
+    tc, tm = 1e9 * 4 / 5e14, 1e6 / 1e12  # 8 us, 1 us
+    assert t == pytest.approx(30e-6 + 1e-6 + math.hypot(tc, tm), rel=1e-12)
+
+
+def test_prefill_attention_reaches_half_its_fraction_at_prompt_half():
+    t = K.prefill_attention_time_s(
+        1e12, 1.0, 500, flops_per_s=1e15, bytes_per_s=1e12, compute=0.6, memory=0.8,
+        fixed_s=0, prompt_half=500, sharpness=64,
+    )  # fmt: skip
+    assert t == pytest.approx(1e12 / (1e15 * 0.3), rel=1e-6)  # 3.33 ms
+
+
+def test_allreduce_segment():
+    # 8 GPUs, 1 MiB: 10 us + 2 × 7/8 × 1,048,576 B / 4e11 B/s = 10 us + 4.588 us
+    t = K.allreduce_segment_time_s(2**20, 8, 10e-6, 4e11)
+    assert t == pytest.approx(10e-6 + 1.75 * 2**20 / 4e11, rel=1e-12)
+
+
+def _dep(model="llama3-8b", hw="h100", **kw):
+    return Deployment.build(load_model(model), load_hardware(hw), **kw)
+
+
+def test_measured_profiles_time_gemms_attention_and_moe_by_their_curves():
+    step = step_of(_dep("gpt-oss-20b"), batch=8, ctx=1024)
+    r = step.rates
+    names = {op.name: curve_of(op, r)[0] for op in step.raw}
+    assert names["qkv_proj"] == "gemm.bf16"
+    assert names["attn_scores"] == names["attn_values"] == "decode_attention.bf16"
+    assert names["routed_experts"] == "moe.mxfp4"
+    assert names["norms"] is None and names["embedding"] is None  # the bands time them
+    # every op's time is its curve time where it has one
+    for op, t in zip(step.raw, step.ops, strict=True):
+        if names[op.name]:
+            assert t.time_s == pytest.approx(float(curve_time(op, r)), rel=1e-12)
+
+
+def test_no_curve_time_is_below_the_speed_of_light():
+    for hw in ("h100", "b200", "l40s"):
+        dep = _dep("llama3.1-8b", hw)
+        for counts in (dict(batch=1, ctx=128), dict(batch=512, ctx=4096),
+                       dict(batch=4, prompt=8192)):  # fmt: skip
+            for eff in ("high", "expected", "low"):
+                step, sol = step_of(dep, eff, **counts), step_of(dep, "peak", **counts)
+                assert step.time_s >= sol.time_s
+                for op, t in zip(step.raw, step.ops, strict=True):
+                    if curve_of(op, step.rates)[1] is not None and op.kind == "compute":
+                        peak = step.rates.peaks[step.compute_dtype]
+                        floor = op_time_s(op.flops, op.bytes, peak, step.rates.hbm_bytes_per_s)
+                        assert t.time_s >= floor * (1 - 1e-12)
+
+
+def test_low_and_high_scale_a_curves_time_by_its_band():
+    dep = _dep()
+    exp = step_of(dep, batch=64, ctx=2048)
+    op = next(o for o in exp.raw if o.name == "ffn")
+    r = exp.rates
+    _, curve = curve_of(op, r)
+    t = float(curve_time(op, r))
+    other = (op.kernels - op.layers * len(op.gemm_shapes)) * r.kernel_s
+    lo = float(curve_time(op, replace(r, efficiency="low")))
+    hi = float(curve_time(op, replace(r, efficiency="high")))
+    assert lo - other == pytest.approx((t - other) * curve.band[1], rel=1e-9)
+    assert hi - other == pytest.approx(max((t - other) * curve.band[0], 0), rel=1e-9)
+
+
+def test_the_engines_attention_scale():
+    h100 = load_hardware("h100")
+    scale = h100.kernels.engine_scale["trtllm"]["decode_attention.fp8"]
+    times = {}
+    for engine in ("vllm", "trtllm"):
+        dep = _dep("llama3.1-8b", kv_dtype="fp8", engine=EngineSettings(name=engine))
+        step = step_of(dep, batch=64, ctx=4096)
+        times[engine] = next(o.time_s for o in step.ops if o.name == "attn_values")
+    vllm = h100.kernels.engine_scale["vllm"]["decode_attention.fp8"]
+    # the values op carries no fixed cost: its time is the soft roofline × the engine's scale
+    assert times["trtllm"] / times["vllm"] == pytest.approx(scale / vllm, rel=1e-9)
+
+
+def test_serving_pays_a_share_of_the_measured_fixed_cost():
+    # at batch 1 the qkv GEMM of Llama-3.1-8B on H100: its curve time with the fixed cost at
+    # SERVING_FIXED_SHARE of the curve's; without it the time drops by 32 layers × share × fixed
+    dep = _dep("llama3.1-8b")
+    step = step_of(dep, batch=1, ctx=256)
+    op = next(o for o in step.raw if o.name == "qkv_proj")
+    r = step.rates
+    _, curve = curve_of(op, r)
+    no_fixed = replace(r.curves, gemm={"bf16": replace(curve, fixed_s=0.0)})
+    t0 = float(curve_time(op, replace(r, curves=no_fixed)))
+    t = float(curve_time(op, r))
+    assert SERVING_FIXED_SHARE == 0.5
+    assert t - t0 == pytest.approx(32 * 0.5 * curve.fixed_s, rel=1e-9)
+
+
+def test_curves_are_vectorised():
+    dep = _dep()
+    b = np.array([1.0, 8.0, 64.0, 256.0])
+    arr = step_of(dep, batch=b, ctx=np.array([512.0, 1024.0, 2048.0, 4096.0])).time_s
+    each = [step_of(dep, batch=int(x), ctx=c).time_s for x, c in zip(b, (512, 1024, 2048, 4096),
+                                                                      strict=True)]  # fmt: skip
+    assert arr == pytest.approx(each, rel=1e-12)
+
+
+def test_every_curve_of_every_profile_is_sourced():
+    for hw in all_hardware():
+        k = hw.kernels
+        if k is None:
+            continue
+        assert k.provenance in ("fitted", "copied") and k.source
+        assert (k.copied_from is not None) == (k.provenance == "copied"), hw.name
+        for section in (k.gemm, k.decode_attention, k.prefill_attention, k.moe):
+            for c in (section or {}).values():
+                assert c.provenance == k.provenance and c.source
+                assert c.band[0] <= 1 <= c.band[1]
+                assert 0 < c.compute <= 1 and 0 < c.memory <= 1
+
+
+def test_a_band_without_one_inside_is_refused():
+    base = load_hardware("h100").kernels.gemm["bf16"]
+    with pytest.raises(ValueError, match="band"):
+        GemmCurve(**{**base.to_dict(), "band": [1.1, 1.2]})
+
+
+def test_a_stated_efficiency_or_a_calibration_sets_the_curves_aside():
+    from calc.deploy.rates import with_efficiency
+
+    hw = with_efficiency(load_hardware("h100"), memory=0.5)
+    assert hw.kernels is None

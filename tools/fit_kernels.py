@@ -1,0 +1,724 @@
+"""Fits kvcalc's kernel curves (``calc.formulas.kernel_curves``) to aiconfigurator's measured
+kernel tables and writes them into the hardware profiles' ``kernels:`` block.
+
+The tables: ai-dynamo/aiconfigurator (Apache-2.0) measures GEMMs, attention, fused MoE layers,
+all-reduces and quantisation kernels on A100, H100, H200, B200, B300, GB200, GB300, L40S and RTX
+PRO 6000 under vLLM, SGLang and TensorRT-LLM, each replayed in a CUDA graph. The repository
+keeps them as Git LFS pointers; the ``aiconfigurator-core`` wheel on PyPI carries them as
+parquet files under ``aiconfigurator_core/systems/data/<gpu>/<op>/<framework>/<version>/``.
+Measured numbers are facts: this script reads them and fits a handful of numbers per curve;
+nothing of the tables is copied into kvcalc.
+
+This script needs pyarrow, pandas and scipy, which kvcalc itself never imports. Run it in a
+venv of its own:
+
+    python3 -m venv /tmp/fitvenv && /tmp/fitvenv/bin/pip install pyarrow pandas scipy pyyaml numpy
+    pip download --no-deps aiconfigurator-core==0.12.0 -d /tmp/wheels
+    /tmp/fitvenv/bin/python tools/fit_kernels.py \
+        --wheel /tmp/wheels/aiconfigurator_core-0.12.0-*.whl
+        [--write]   (replace each measured profile's kernels: block and docs/kernel-fits.md)
+
+What is fitted, per GPU (the newest table of each framework pooled, so a curve stands for the
+three engines at once; the report gives each framework's signed median apart):
+
+- **GEMM** per dtype (bf16, fp8 per-tensor, fp8 with 128-blocks, NVFP4): ``compute`` and
+  ``memory`` (fractions of the dtype's peak and of the HBM bandwidth), ``fixed_s``, ``k_half``
+  by least squares on log time; ``tile_m``, ``tile_n`` and ``sharpness`` by grid search. Every
+  fraction is bounded by 1: a table that re-runs one kernel can read a small operand from L2
+  faster than HBM streams it, which serving (each layer's weights once per step) never does.
+- **decode attention** per KV dtype: ``memory``, ``compute``, ``fixed_s``, ``per_sequence_s``.
+- **prefill attention**: ``compute``, ``fixed_s``, ``prompt_half``.
+- **engine scale** of the attention curves: each engine's median measured / fitted time over
+  its own rows (``ENGINE_SCALED``), a time multiplier per engine and curve.
+- **MoE** (the fused layer, routing to combine) per weight format: ``compute``, ``memory``,
+  ``fixed_s``; ``tile_m`` and ``sharpness`` by grid; balanced routing rows only (the imbalance
+  is a deployment setting).
+- **all-reduce** (NCCL, and the engine's custom kernels) per GPU count: two segments (latency,
+  bus bandwidth), small and large messages.
+- **elementwise** kernels (the static fp8 quantisation table): ``fixed_s`` and ``memory``: the
+  fixed cost of every other kernel of a step (norms, activations, rotary) on this GPU.
+
+Each curve's band is the middle half of the measured kernels around it: the 25th and 75th
+percentiles of measured / fitted time (low and high efficiency scale a time by them).
+"""
+
+from __future__ import annotations
+
+import argparse
+import io
+import re
+import sys
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from calc.formulas import kernel_curves as K  # noqa: E402
+
+WHEEL = "aiconfigurator-core 0.12.0"
+DATA = "aiconfigurator_core/systems/data"
+# aiconfigurator's system folder -> kvcalc profile, and the GPU's SM count (the wave size of
+# the GEMM curve): NVIDIA's architecture whitepapers and datasheets
+GPUS = {
+    "a100_sxm": ("a100-80g", 108),  # A100 whitepaper: 108 SMs
+    "h100_sxm": ("h100", 132),  # H100 SXM5: 132 SMs
+    "h200_sxm": ("h200", 132),  # H200: the H100 SXM5 die, 132 SMs
+    "b200_sxm": ("b200", 148),  # B200: 148 SMs (2 dies × 74)
+    "b300_sxm": ("b300", 160),  # Blackwell Ultra: 160 SMs
+    "gb200": ("gb200", 148),
+    "gb300": ("gb300", 160),
+    "l40s": ("l40s", 142),  # L40S: 142 SMs (AD102)
+    "rtx_pro_6000_server": ("rtx-pro-6000", 188),  # RTX PRO 6000 Blackwell: 188 SMs (GB202)
+}
+# Profiles without tables of their own take a measured sibling's curves, marked copied, with
+# their own SM count, no all-reduce curves (their links differ) and the band widened by
+# COPY_BAND (the rule: a copy is known less well than what it copies):
+# profile -> (sibling profile, its SMs, why that sibling)
+COPIES = {
+    "h100-pcie": ("h100", 114, "the GH100 die (114 SMs enabled), HBM2e"),
+    "h20": ("h100", 78, "the GH100 die (78 SMs enabled), HBM3"),
+    "rtx-4090": ("l40s", 128, "the AD102 die (128 SMs)"),
+    "l4": ("l40s", 58, "the Ada generation (AD104, 58 SMs)"),
+    "a10g": ("a100-80g", 80, "the Ampere generation (GA102, 80 SMs)"),
+    "rtx-5090": ("rtx-pro-6000", 170, "the GB202 die (170 SMs)"),
+}
+COPY_BAND = (0.8, 1.25)  # lower end × 0.8, upper end × 1.25
+FRAMEWORKS = ("vllm", "sglang", "trtllm")
+# curves written with each engine's own scale: the engines run their own attention kernels
+# (TensorRT-LLM's XQA and FMHA, FlashInfer and FlashAttention in vLLM and SGLang), up to 30% apart
+# in the tables; their GEMMs and fused MoE come from shared libraries (cuBLAS, CUTLASS,
+# DeepGEMM, Triton) and stay pooled
+ENGINE_SCALED = ("decode_attention", "prefill_attention")
+# GEMM dtype of the tables -> (kvcalc curve key, peak key, weight B/elt, input B/elt, quant B/elt)
+GEMM_DTYPES = {
+    "bfloat16": ("bf16", "bf16", 2.0, 2.0, 0.0),
+    "fp8": ("fp8", "fp8", 1.0, 1.0, 3.0),
+    "fp8_block": ("fp8_block", "fp8", 1.0 + 4 / 128**2, 1.0 + 4 / 128, 3.0 + 4 / 128),
+    "nvfp4": ("fp4", "fp4", 0.5 + 1 / 16, 0.5 + 1 / 16, 2.5 + 1 / 16),
+}
+# MoE weight formats of the tables -> (kvcalc key, peak key, weight bytes per element)
+MOE_DTYPES = {
+    "bfloat16": ("bf16", "bf16", 2.0),
+    "fp8": ("fp8", "fp8", 1.0),
+    "fp8_block": ("fp8_block", "fp8", 1.0 + 4 / 128**2),
+    "nvfp4": ("fp4", "fp4", 0.5 + 1 / 16),
+    "w4a16_mxfp4": ("mxfp4", "bf16", 0.5 + 1 / 32),
+    "w4a8_mxfp4_mxfp8": ("mxfp4", "fp8", 0.5 + 1 / 32),
+    "int4_wo": ("int4", "bf16", 0.5 + 2 / 128),
+}
+
+
+# ------------------------------------------------------------------------------------------
+# Reading the wheel
+
+
+class Tables:
+    """The parquet tables of one wheel, read on demand."""
+
+    def __init__(self, wheel: Path):
+        self.zip = zipfile.ZipFile(wheel)
+        self.names = [
+            n for n in self.zip.namelist() if n.startswith(DATA) and n.endswith(".parquet")
+        ]
+
+    def versions(self, gpu: str, op: str, framework: str, table: str) -> list[str]:
+        pat = re.compile(rf"{DATA}/{gpu}/{op}/{framework}/([^/]+)/{table}\.parquet$")
+        out = [m.group(1) for n in self.names if (m := pat.match(n))]
+        return sorted(out, key=_version_key)
+
+    def read(self, gpu: str, op: str, framework: str, version: str, table: str):
+        import pandas as pd
+
+        path = f"{DATA}/{gpu}/{op}/{framework}/{version}/{table}.parquet"
+        frame = pd.read_parquet(io.BytesIO(self.zip.read(path)))
+        frame["source"] = f"{op}/{framework}/{version}/{table}.parquet"
+        frame["fw"] = framework
+        return frame
+
+    def newest(self, gpu: str, op: str, table: str, frameworks=FRAMEWORKS, by: str | None = None):
+        """Each framework's newest table, pooled (None when none has it); with ``by`` (a
+        column), for each of its values the newest version of each framework that has it."""
+        import pandas as pd
+
+        parts = []
+        for fw in frameworks:
+            frames = [self.read(gpu, op, fw, v, table) for v in self.versions(gpu, op, fw, table)]
+            if not frames:
+                continue
+            if by is None:
+                parts.append(frames[-1])
+                continue
+            seen: set = set()
+            for f in reversed(frames):  # newest first
+                new = f[~f[by].isin(seen)]
+                seen |= set(new[by])
+                parts.append(new)
+        return pd.concat(parts, ignore_index=True) if parts else None
+
+
+def _version_key(v: str):
+    nums = [int(x) for x in re.findall(r"\d+", v)]
+    return nums + [0] * (6 - len(nums))
+
+
+# ------------------------------------------------------------------------------------------
+# Fitting helpers
+
+
+def _least_squares(model, x0, lower, upper, measured):
+    from scipy.optimize import least_squares
+
+    res = least_squares(
+        lambda p: np.log(model(p) / measured),
+        x0,
+        bounds=(lower, upper),
+        loss="soft_l1",
+        f_scale=0.1,
+    )
+    return res.x, np.exp(-res.fun)  # parameters, measured / fitted
+
+
+def _stats(ratio, frame) -> dict:
+    """Residual statistics of measured / fitted time: the band and each framework's median."""
+    err = ratio - 1
+    out = {
+        "rows": len(ratio),
+        "median_abs_error": float(np.median(np.abs(err))),
+        "band_low": float(np.quantile(ratio, 0.25)),
+        "band_high": float(np.quantile(ratio, 0.75)),
+        "by_framework": {},
+    }
+    for fw in sorted(set(frame["fw"])):
+        mask = (frame["fw"] == fw).to_numpy()
+        out["by_framework"][fw] = float(np.median(err[mask]))
+    out["sources"] = sorted(set(frame["source"]))
+    return out
+
+
+# ------------------------------------------------------------------------------------------
+# GEMM
+
+
+def fit_gemm(frame, peak: float, bandwidth: float, sms: int, dtype: str):
+    key, _, w, a, q = GEMM_DTYPES[dtype]
+    f = frame[(frame.gemm_dtype == dtype) & (frame.m <= 16384)]
+    if dtype == "fp8_block":  # vLLM times its fp8-block GEMMs eagerly (no CUDA graph)
+        f = f[f.fw != "vllm"]
+    if len(f) < 200:
+        return None
+    m, n, k = (f[c].to_numpy(dtype=float) for c in ("m", "n", "k"))
+    t = f.latency.to_numpy() * 1e-3
+    best = None
+    for tm in (64, 128):
+        for tn in (64, 128, 256):
+            for s in (2.0, 4.0, 8.0):
+
+                def model(p, tm=tm, tn=tn, s=s):
+                    return K.gemm_time_s(
+                        m, n, k, flops_per_s=peak, bytes_per_s=bandwidth,
+                        weight_bytes_per_element=w, act_bytes_per_element=a,
+                        quantize_bytes_per_element=q, compute=p[0], memory=p[1],
+                        fixed_s=p[2], tile_m=tm, tile_n=tn, k_half=p[3], sharpness=s, sms=sms,
+                    )  # fmt: skip
+
+                p, ratio = _least_squares(
+                    model, [0.7, 0.8, 4e-6, 100.0], [0.05, 0.05, 0.0, 0.0],
+                    [1.0, 1.0, 1e-4, 4096.0], t,
+                )  # fmt: skip
+                score = float(np.median(np.abs(ratio - 1)))
+                if best is None or score < best[0]:
+                    best = (score, tm, tn, s, p, ratio)
+    _, tm, tn, s, p, ratio = best
+    curve = {
+        "compute": p[0], "memory": p[1], "fixed_s": p[2], "k_half": p[3],
+        "tile_m": tm, "tile_n": tn, "sharpness": s,
+    }  # fmt: skip
+    return key, curve, _stats(ratio, f)
+
+
+# ------------------------------------------------------------------------------------------
+# Attention
+
+
+def fit_decode_attention(frame, peak: float, bandwidth: float, kv_dtype: str):
+    f = frame[(frame.window_size == 0) & (frame.kv_cache_dtype == kv_dtype)]
+    if len(f) < 200:
+        return None
+    kvb = 1.0 if kv_dtype == "fp8" else 2.0
+    b, c, hq, hk, hd = (
+        f[x].to_numpy(dtype=float)
+        for x in ("batch_size", "step", "num_heads", "num_key_value_heads", "head_dim")
+    )
+    t = f.latency.to_numpy() * 1e-3
+    flops = 4 * b * c * hq * hd
+    moved = b * (c + 1) * hk * hd * 2 * kvb + b * hq * hd * 2 * 2
+    best = None
+    for s in (2.0, 4.0, 8.0):
+
+        def model(p, s=s):
+            return K.decode_attention_time_s(
+                flops, moved, b, flops_per_s=peak, bytes_per_s=bandwidth, compute=p[0],
+                memory=p[1], fixed_s=p[2], per_sequence_s=p[3], sharpness=s,
+            )  # fmt: skip
+
+        p, ratio = _least_squares(
+            model, [0.5, 0.8, 8e-6, 5e-8], [0.01, 0.05, 0.0, 0.0], [1.0, 1.0, 1e-4, 2e-6], t
+        )
+        score = float(np.median(np.abs(ratio - 1)))
+        if best is None or score < best[0]:
+            best = (score, s, p, ratio)
+    _, s, p, ratio = best
+    curve = {"compute": p[0], "memory": p[1], "fixed_s": p[2], "per_sequence_s": p[3],
+             "sharpness": s}  # fmt: skip
+    return ("bf16" if kv_dtype == "bfloat16" else "fp8"), curve, _stats(ratio, f)
+
+
+def fit_prefill_attention(frame, peak: float, bandwidth: float):
+    f = frame[(frame.window_size == 0) & (frame.kv_cache_dtype == "bfloat16")]
+    if len(f) < 200:
+        return None
+    b, p_len, hq, hk, hd = (
+        f[x].to_numpy(dtype=float)
+        for x in ("batch_size", "isl", "num_heads", "num_key_value_heads", "head_dim")
+    )
+    t = f.latency.to_numpy() * 1e-3
+    flops = 4 * b * hq * hd * p_len * (p_len + 1) / 2  # causal: n(n + 1) / 2 pairs
+    moved = b * p_len * (hq * hd * 2 * 2 + 4 * hk * hd * 2)  # Q in, O out, K/V in and cached
+    best = None
+    for s in (2.0, 4.0, 8.0):
+
+        def model(p, s=s):
+            return K.prefill_attention_time_s(
+                flops, moved, p_len, flops_per_s=peak, bytes_per_s=bandwidth, compute=p[0],
+                memory=p[1], fixed_s=p[2], prompt_half=p[3], sharpness=s,
+            )  # fmt: skip
+
+        p, ratio = _least_squares(
+            model, [0.5, 0.8, 8e-6, 256.0], [0.01, 0.05, 0.0, 0.0], [1.0, 1.0, 1e-4, 1e5], t
+        )
+        score = float(np.median(np.abs(ratio - 1)))
+        if best is None or score < best[0]:
+            best = (score, s, p, ratio)
+    _, s, p, ratio = best
+    curve = {"compute": p[0], "memory": p[1], "fixed_s": p[2], "prompt_half": p[3],
+             "sharpness": s}  # fmt: skip
+    return "bf16", curve, _stats(ratio, f)
+
+
+# ------------------------------------------------------------------------------------------
+# MoE
+
+
+def fit_moe(frame, peaks: dict, bandwidth: float, dtype: str, memory: float):
+    """``memory``: the GPU's streaming fraction (its bf16 GEMM curve's), not fitted here: a
+    benchmark that re-runs one layer keeps small experts' weights in L2, which serving (each
+    layer's weights once per step) never does."""
+    key, peak_key, w = MOE_DTYPES[dtype]
+    if peak_key not in peaks:
+        return None
+    f = frame[(frame.moe_dtype == dtype) & (frame.distribution == "balanced")]
+    # the engines' default paths: gated experts; SGLang's Triton runner, not its FlashInfer
+    # CUTLASS alternative (a flag it does not set by default)
+    f = f[~f.kernel_source.str.contains("nongated|sglang_flashinfer_cutlass")]
+    if len(f) < 100:
+        return None
+    T, h, inter, k, E, tp, ep = (
+        f[x].to_numpy(dtype=float)
+        for x in ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts",
+                  "moe_tp_size", "moe_ep_size")
+    )  # fmt: skip
+    t = f.latency.to_numpy() * 1e-3
+    routes = T * k / ep  # routes this GPU computes (balanced routing)
+    touched = np.minimum(E, T * k) / ep  # its distinct experts that get a token
+    i_local = inter / tp
+    flops = 2 * 3 * routes * h * i_local  # gate, up and down, gated
+    moved = touched * 3 * h * i_local * w + routes * h * 2 * 2
+    rows = routes / touched
+    elements = routes * h
+    best = None
+    for tm in (16, 32, 64, 128):
+        for s in (2.0, 4.0):
+
+            def model(p, tm=tm, s=s):
+                return K.moe_time_s(
+                    flops, moved, rows, elements, flops_per_s=peaks[peak_key],
+                    bytes_per_s=bandwidth, compute=p[0], memory=memory, fixed_s=p[1],
+                    per_route_element_s=p[2] * 1e-12, tile_m=tm, sharpness=s,
+                )  # fmt: skip
+
+            p, ratio = _least_squares(
+                model, [0.4, 3e-5, 1.0], [0.01, 0.0, 0.0], [1.0, 1e-3, 1e3], t
+            )
+            score = float(np.median(np.abs(ratio - 1)))
+            if best is None or score < best[0]:
+                best = (score, tm, s, p, ratio)
+    _, tm, s, p, ratio = best
+    curve = {"compute": p[0], "memory": memory, "fixed_s": p[1],
+             "per_route_element_s": p[2] * 1e-12, "tile_m": tm, "sharpness": s}  # fmt: skip
+    return key, curve, _stats(ratio, f)
+
+
+def moe_power_law_slowdown(frame, curve: dict, peaks: dict, bandwidth: float, dtype: str):
+    """Median of measured time under aiconfigurator's power-law routing (alpha 1.01) over the
+    balanced rows' time at the same shape and tokens: what skewed routing costs a fused MoE."""
+    f = frame[(frame.moe_dtype == dtype)]
+    f = f[~f.kernel_source.str.contains("nongated")]
+    keys = ["fw", "kernel_source", "num_tokens", "hidden_size", "inter_size", "topk",
+            "num_experts", "moe_tp_size", "moe_ep_size"]  # fmt: skip
+    bal = f[f.distribution == "balanced"].set_index(keys).latency
+    pl = f[f.distribution == "power_law_1.01"].set_index(keys).latency
+    both = bal.index.intersection(pl.index)
+    if len(both) < 50:
+        return None
+    ratio = (pl.loc[both] / bal.loc[both]).to_numpy()
+    return float(np.median(ratio)), len(both)
+
+
+# ------------------------------------------------------------------------------------------
+# All-reduce and elementwise kernels
+
+
+def fit_allreduce(frame, size_bytes: float, kind: str):
+    """Two segments per GPU count: small messages (up to 256 KiB) and large (from 4 MiB)."""
+    out = {}
+    stats = {}
+    for n, g in frame.groupby("num_gpus"):
+        g = g[g.message_size * size_bytes <= 512 * 2**20]
+        msg = g.message_size.to_numpy(dtype=float) * size_bytes
+        t = g.latency.to_numpy() * 1e-3
+        segs = []
+        for lo, hi in ((0, 256 * 2**10), (4 * 2**20, 1e12)):
+            sel = (msg >= lo) & (msg <= hi)
+            if sel.sum() < 3:
+                continue
+
+            def model(p, sel=sel, msg=msg, n=n):  # p: log latency [s], log bus bandwidth [B/s]
+                return K.allreduce_segment_time_s(msg[sel], int(n), np.exp(p[0]), np.exp(p[1]))
+
+            lower, upper = np.log([1e-7, 1e8]), np.log([1e-3, 1e13])
+            p, _ = _least_squares(model, np.log([1e-5, 1e11]), lower, upper, t[sel])
+            segs.append({"latency_s": float(np.exp(p[0])), "bus_bytes_per_s": float(np.exp(p[1]))})
+        if not segs:
+            continue
+        each = [K.allreduce_segment_time_s(msg, int(n), s["latency_s"], s["bus_bytes_per_s"])
+                for s in segs]  # fmt: skip
+        fitted = np.min(each, axis=0)
+        ratio = t / fitted
+        out[int(n)] = segs
+        stats[int(n)] = {"rows": len(t), "median_abs_error": float(np.median(abs(ratio - 1)))}
+    if not out:
+        return None
+    return kind, out, {"per_gpus": stats, "sources": sorted(set(frame["source"]))}
+
+
+def fit_elementwise(frame, bandwidth: float):
+    f = frame[frame.op_name == "scale_matrix"]
+    if len(f) < 20:
+        return None
+    moved = f.m.to_numpy(dtype=float) * f.k.to_numpy(dtype=float) * 3  # bf16 in, fp8 out
+    t = f.latency.to_numpy() * 1e-3
+
+    def model(p):
+        return p[0] + moved / (bandwidth * p[1])
+
+    p, ratio = _least_squares(model, [2e-6, 0.8], [0.0, 0.05], [1e-4, 1.0], t)
+    return {"fixed_s": p[0], "memory": p[1]}, _stats(ratio, f)
+
+
+# ------------------------------------------------------------------------------------------
+# Per GPU
+
+
+def load_profile(name: str) -> dict:
+    import yaml
+
+    return yaml.safe_load((ROOT / "hardware_profiles" / f"{name}.yaml").read_text())
+
+
+SECTIONS = ("gemm", "decode_attention", "prefill_attention", "moe", "allreduce", "elementwise")
+
+
+def fit_gpu(tables: Tables, gpu: str, only=SECTIONS, base: dict | None = None) -> dict:
+    """The curves of one GPU; ``only`` refits those sections, keeping ``base``'s others."""
+    profile_name, sms = GPUS[gpu]
+    prof = load_profile(profile_name)
+    peaks = prof["peak_flops_per_s"]
+    bw = float(prof["hbm_bandwidth_bytes_per_s"])
+    out: dict = {"profile": profile_name, "sms": sms, "gemm": {}, "decode_attention": {},
+                 "prefill_attention": {}, "moe": {}, "allreduce": {}, "stats": {}}  # fmt: skip
+    if base is not None:
+        out = base
+        for sec in only:
+            if sec == "elementwise":
+                out.pop(sec, None)
+            else:
+                out[sec] = {}
+            for key in [k for k in out["stats"] if k.split(".")[0] == sec]:
+                del out["stats"][key]
+    g = tables.newest(gpu, "gemm", "gemm_perf", by="gemm_dtype") if "gemm" in only else None
+    if g is not None:
+        for dtype, (_key, peak_key, *_rest) in GEMM_DTYPES.items():
+            if peak_key not in peaks:
+                continue
+            res = fit_gemm(g, float(peaks[peak_key]), bw, sms, dtype)
+            if res:
+                out["gemm"][res[0]] = res[1]
+                out["stats"][f"gemm.{res[0]}"] = res[2]
+    a = None
+    if "decode_attention" in only:
+        a = tables.newest(gpu, "attention", "generation_attention_perf")
+    if a is not None:
+        for kv in ("bfloat16", "fp8"):
+            res = fit_decode_attention(a, float(peaks["bf16"]), bw, kv)
+            if res:
+                out["decode_attention"][res[0]] = res[1]
+                out["stats"][f"decode_attention.{res[0]}"] = res[2]
+    a = None
+    if "prefill_attention" in only:
+        a = tables.newest(gpu, "attention", "context_attention_perf")
+    if a is not None:
+        res = fit_prefill_attention(a, float(peaks["bf16"]), bw)
+        if res:
+            out["prefill_attention"][res[0]] = res[1]
+            out["stats"][f"prefill_attention.{res[0]}"] = res[2]
+    mo = tables.newest(gpu, "moe", "moe_perf", by="moe_dtype") if "moe" in only else None
+    stream = out["gemm"].get("bf16", {}).get("memory", 0.8)
+    if mo is not None:
+        for dtype in MOE_DTYPES:
+            res = fit_moe(mo, {k: float(v) for k, v in peaks.items()}, bw, dtype, stream)
+            if res and res[0] not in out["moe"]:
+                out["moe"][res[0]] = res[1]
+                out["stats"][f"moe.{res[0]}"] = res[2]
+                slow = moe_power_law_slowdown(mo, res[1], peaks, bw, dtype)
+                if slow:
+                    out["stats"][f"moe.{res[0]}"]["power_law_slowdown"] = slow
+    nccl = _newest_one(tables, gpu, "comm", "nccl", "nccl_perf") if "allreduce" in only else None
+    if nccl is not None:
+        ar = nccl[(nccl.op_name == "all_reduce") & (nccl.nccl_dtype == "half")]
+        res = fit_allreduce(ar, 2.0, "nccl")
+        if res:
+            out["allreduce"]["nccl"] = res[1]
+            out["stats"]["allreduce.nccl"] = res[2]
+    custom = None
+    if "allreduce" in only:
+        custom = _newest_one(tables, gpu, "comm", "vllm", "custom_allreduce_perf")
+    if custom is not None:
+        c = custom[custom.kernel_source.str.contains("graph")]
+        res = fit_allreduce(c, 2.0, "custom")
+        if res:
+            out["allreduce"]["custom"] = res[1]
+            out["stats"]["allreduce.custom"] = res[2]
+    q = None
+    if "elementwise" in only:
+        q = tables.newest(gpu, "quantize", "scale_matrix_perf", ("vllm",))
+    if q is not None:
+        res = fit_elementwise(q, bw)
+        if res:
+            out["elementwise"] = res[0]
+            out["stats"]["elementwise"] = res[1]
+    return out
+
+
+def _newest_one(tables: Tables, gpu: str, op: str, fw: str, table: str):
+    vs = tables.versions(gpu, op, fw, table)
+    return tables.read(gpu, op, fw, vs[-1], table) if vs else None
+
+
+# ------------------------------------------------------------------------------------------
+# Output
+
+
+def _num(x: float) -> str:
+    if isinstance(x, int) or (float(x).is_integer() and abs(x) < 1e6):
+        return str(int(x))
+    text = f"{x:.4g}"
+    if "e" in text and "." not in text.split("e")[0]:  # YAML 1.1 reads 7e-06 as a string
+        text = text.replace("e", ".0e", 1)
+    return text
+
+
+def copied(fit: dict, profile: str) -> dict:
+    """``fit`` as the curves of ``profile`` (COPIES): its SMs, no all-reduce, bands widened."""
+    import copy
+
+    sibling, sms, why = COPIES[profile]
+    out = copy.deepcopy(fit)
+    out.update(profile=profile, sms=sms, allreduce={}, copied_from=sibling, why=why)
+    for key in [k for k in out["stats"] if k.startswith("allreduce")]:
+        del out["stats"][key]
+    for st in out["stats"].values():
+        st["band_low"] = round(min(st["band_low"], 1.0) * COPY_BAND[0], 3)
+        st["band_high"] = round(max(st["band_high"], 1.0) * COPY_BAND[1], 3)
+    return out
+
+
+def kernels_yaml(fit: dict, gpu: str) -> str:
+    """The profile's ``kernels:`` block (between its BEGIN/END markers)."""
+    src = f"{WHEEL} wheel (ai-dynamo/aiconfigurator, Apache-2.0), {DATA}/{gpu}/"
+    prov = "copied" if "copied_from" in fit else "fitted"
+    lines = [
+        "# BEGIN kernels (written by tools/fit_kernels.py --write; do not edit by hand)",
+        "kernels:",
+        f"  provenance: {prov}",
+        f"  source: {src}",
+        "  script: tools/fit_kernels.py",
+        f"  sms: {fit['sms']}",
+    ]
+    if prov == "copied":
+        lines.insert(5, f"  copied_from: {fit['copied_from']}")
+        sib = fit["copied_from"]
+        lines.insert(2, f"  # no kernel table of this GPU: {sib}'s curves ({fit['why']}),")
+        lines.insert(3, f"  # bands widened × {COPY_BAND[0]} / × {COPY_BAND[1]}")
+    if "elementwise" in fit:
+        e = fit["elementwise"]
+        st = fit["stats"]["elementwise"]
+        lines.append(
+            f"  elementwise: {{fixed_s: {_num(e['fixed_s'])}, memory: {_num(e['memory'])}, "
+            f"band: [{st['band_low']:.3f}, {st['band_high']:.3f}], provenance: {prov}, "
+            f"source: {_sources(st)}}}"
+        )
+    for section in ("gemm", "decode_attention", "prefill_attention", "moe"):
+        if not fit[section]:
+            continue
+        lines.append(f"  {section}:")
+        for key, curve in fit[section].items():
+            st = fit["stats"][f"{section}.{key}"]
+            body = ", ".join(f"{k}: {_num(v)}" for k, v in curve.items())
+            lines.append(
+                f"    {key}: {{{body}, band: [{st['band_low']:.3f}, {st['band_high']:.3f}], "
+                f"error: {st['median_abs_error']:.3f}, provenance: {prov}, "
+                f"source: {_sources(st)}}}"
+            )
+    scales: dict = {}
+    for key, st in fit["stats"].items():
+        if not key.startswith(ENGINE_SCALED):
+            continue
+        for fw, err in st.get("by_framework", {}).items():
+            if len(st["by_framework"]) > 1:
+                scales.setdefault(fw, {})[key] = 1 + err
+    if scales:
+        lines.append("  # each engine's own attention kernels against the pooled curve: the median")
+        lines.append("  # of measured / fitted time over that engine's rows (a time multiplier)")
+        lines.append("  engine_scale:")
+        for fw in sorted(scales):
+            body = ", ".join(f"{k}: {v:.3f}" for k, v in scales[fw].items())
+            lines.append(f"    {fw}: {{{body}}}")
+    if fit["allreduce"]:
+        lines.append("  allreduce:")
+        for kind, per_n in fit["allreduce"].items():
+            st = fit["stats"][f"allreduce.{kind}"]
+            lines.append(f"    {kind}:")
+            lines.append("      provenance: fitted")
+            lines.append(f"      source: {_sources(st)}")
+            lines.append("      segments:")
+            for n, segs in per_n.items():
+                body = ", ".join(
+                    f"[{_num(s['latency_s'])}, {_num(s['bus_bytes_per_s'])}]" for s in segs
+                )
+                lines.append(f"        {n}: [{body}]")
+    lines.append("# END kernels")
+    return "\n".join(lines) + "\n"
+
+
+def _sources(st: dict) -> str:
+    rows = f" ({st['rows']:,} rows)" if "rows" in st else ""
+    return '"' + "; ".join(st["sources"]) + rows + '"'
+
+
+def write_profile(name: str, block: str) -> None:
+    path = ROOT / "hardware_profiles" / f"{name}.yaml"
+    text = path.read_text()
+    pat = re.compile(r"# BEGIN kernels.*?# END kernels\n", re.S)
+    text = pat.sub(lambda _: block, text) if pat.search(text) else text.rstrip("\n") + "\n" + block
+    path.write_text(text)
+
+
+def report(fits: list[dict]) -> str:
+    lines = [
+        "# Kernel curves fitted to aiconfigurator's measured kernel tables",
+        "",
+        "<!-- written by tools/fit_kernels.py --write -->",
+        "",
+        f"Source: the `{WHEEL}` wheel on PyPI (ai-dynamo/aiconfigurator, Apache-2.0), its",
+        f"parquet tables under `{DATA}/<gpu>/`. Each row: one curve of one profile, the rows",
+        "it was fitted to, the median |error| of the fit (fitted / measured time − 1), the",
+        "band (25th and 75th percentiles of measured / fitted time) and each framework's signed",
+        "median error (fitted − measured, so a negative figure means the curve is faster",
+        "than that framework's kernels).",
+        "",
+        "| profile | curve | rows | median abs error | band | vllm | sglang | trtllm |",
+        "|---|---|---:|---:|---|---:|---:|---:|",
+    ]
+    for fit in fits:
+        for key, st in fit["stats"].items():
+            if key.startswith("allreduce"):
+                for n, s in st["per_gpus"].items():
+                    lines.append(
+                        f"| {fit['profile']} | {key} ×{n} | {s['rows']} | "
+                        f"{s['median_abs_error']:.1%} | | | | |"
+                    )
+                continue
+            fw = st["by_framework"]
+            cells = [f"{-fw[f] / (1 + fw[f]):+.1%}" if f in fw else "" for f in FRAMEWORKS]
+            extra = ""
+            if "power_law_slowdown" in st:
+                extra = f" (power-law routing ×{st['power_law_slowdown'][0]:.2f})"
+            lines.append(
+                f"| {fit['profile']} | {key}{extra} | {st['rows']} | "
+                f"{st['median_abs_error']:.1%} | {st['band_low']:.2f}–{st['band_high']:.2f} | "
+                + " | ".join(cells) + " |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--wheel", type=Path, help="the aiconfigurator-core wheel")
+    ap.add_argument("--gpu", action="append", help="only these aiconfigurator systems")
+    ap.add_argument("--write", action="store_true")
+    ap.add_argument("--save", type=Path, help="also save the fits as JSON here")
+    ap.add_argument("--load", type=Path, help="write from fits saved by --save (no fitting)")
+    ap.add_argument("--only", action="append", choices=SECTIONS,
+                    help="with --load: refit only these sections")  # fmt: skip
+    args = ap.parse_args(argv)
+    import json
+
+    if args.load:
+        fits = json.loads(args.load.read_text())
+        for fit in fits:  # JSON keys are strings; GPU counts are ints
+            for kind in fit["allreduce"].values():
+                for n in list(kind):
+                    kind[int(n)] = kind.pop(n)
+        if args.only:  # refit these sections, keep the rest
+            tables = Tables(args.wheel)
+            gpu_of = {v[0]: k for k, v in GPUS.items()}
+            fits = [fit_gpu(tables, gpu_of[f["profile"]], args.only, f) for f in fits]
+            if args.save:
+                args.save.write_text(json.dumps(fits, indent=1))
+    else:
+        tables = Tables(args.wheel)
+        fits = [fit_gpu(tables, gpu) for gpu in args.gpu or list(GPUS)]
+        if args.save:
+            args.save.write_text(json.dumps(fits, indent=1))
+    gpu_of = {v[0]: k for k, v in GPUS.items()}
+    by_profile = {f["profile"]: f for f in fits}
+    copies = [copied(by_profile[sib], prof) for prof, (sib, _, _) in COPIES.items()
+              if sib in by_profile]  # fmt: skip
+    for fit in fits + copies:
+        gpu = gpu_of[fit.get("copied_from", fit["profile"])]
+        block = kernels_yaml(fit, gpu)
+        print(block)
+        if args.write:
+            write_profile(fit["profile"], block)
+    text = report(fits)
+    print(text)
+    if args.write:
+        (ROOT / "docs" / "kernel-fits.md").write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
