@@ -387,6 +387,10 @@ tpot_p50_s | s | per sequence | simulate plan | median time per output token und
 tpot_p90_s | s | per sequence | simulate | 90th percentile of the TPOT under load
 tpot_p99_s | s | per sequence | simulate plan | 99th percentile of the TPOT under load
 tpot_avg_s | s | per sequence | simulate | mean TPOT over the requests under load (latency's tpot_mean_s is one request's mean decode step)
+itl_p50_s | s | per sequence | simulate score | median inter-token latency under load: each gap between two consecutive output tokens of a request, pooled over all requests' tokens (vLLM's benchmark ITL); a prefill stalling the decoders shows in its tail
+itl_p90_s | s | per sequence | simulate score | 90th percentile of the inter-token gaps under load (over tokens)
+itl_p99_s | s | per sequence | simulate score | 99th percentile of the inter-token gaps under load (over tokens)
+itl_avg_s | s | per sequence | simulate score | mean inter-token gap under load, over all tokens (a request's mean is its TPOT)
 e2e_p50_s | s | per sequence | simulate | median end-to-end latency under load: finish − arrival
 e2e_p90_s | s | per sequence | simulate | 90th percentile of the end-to-end latency under load
 e2e_p99_s | s | per sequence | simulate | 99th percentile of the end-to-end latency under load
@@ -407,6 +411,19 @@ iterations | count | per deployment | simulate | scheduler iterations (forward p
 sequence_groups | count | setting | simulate | groups the requests are spread over round-robin (replicas × attention-DP ranks × pipeline micro-batches), each simulated on its own
 kv_pool_blocks | blocks | per GPU | simulate | KV blocks of one sequence group's pool (the ledger's pool, / pp under pipeline parallelism; in full-attention blocks for windowed or SSM models)
 max_rate_meeting_slo_per_s | requests/s | per deployment | simulate | highest rate of the sweep whose p99 TTFT and TPOT meet the SLOs and that is not saturated (null: none)
+per_request[].request | count | label | simulate score | index of the request in the workload (a trace's row, a benchmark file's request; refused requests keep their index) (--per-request JSON Lines)
+per_request[].group | count | label | simulate score | sequence group (replica, attention-DP rank, pipeline micro-batch) the request ran on
+per_request[].arrival_s | s | per sequence | simulate score | when the client sent the request, from the first request's arrival
+per_request[].admitted_s | s | per sequence | simulate score | when the scheduler first admitted it
+per_request[].first_token_s | s | per sequence | simulate score | when its first output token was produced
+per_request[].finish_s | s | per sequence | simulate score | when its last output token was produced
+per_request[].prompt_tokens | tokens | per sequence | simulate score | prompt tokens of the request
+per_request[].output_tokens | tokens | per sequence | simulate score | output tokens of the request
+per_request[].ttft_s | s | per sequence | simulate score | first_token_s − arrival_s
+per_request[].tpot_s | s | per sequence | simulate score | (finish_s − first_token_s) / (output_tokens − 1); null for one output token
+per_request[].e2e_s | s | per sequence | simulate score | finish_s − arrival_s
+per_request[].itl_max_s | s | per sequence | simulate score | the request's longest gap between two consecutive output tokens (a preemption's stall included); null for one output token
+per_request[].preemptions | count | per sequence | simulate score | times the request was preempted (its KV freed, recomputed later)
 """
 
 # Renames made for scope (issue 10): old key -> new key, where (checked against main's output).

@@ -51,9 +51,17 @@ needs more blocks than the pool, or is longer than the engine's max model length
 model's context limit unless set), is refused (counted in ``rejected``), as an engine
 refuses it.
 
-Metrics (the conventions of vLLM's benchmark_serving): TTFT = first token − arrival; TPOT =
-(finish − first token) / (output tokens − 1), for requests of more than one output token; E2E =
-finish − arrival. Rates are over the makespan, first arrival to last finish. Queue length is
+Metrics (the definitions of vLLM's benchmark, ``vllm/benchmarks/serve.py`` ``calculate_metrics``,
+a request's "arrival" being when the client sent it): TTFT = first token − arrival; TPOT =
+(finish − first token) / (output tokens − 1), for requests of more than one output token (one
+value per request: its percentiles are over requests); ITL = each gap between two consecutive
+tokens of a request, pooled over all requests (its percentiles are over tokens:
+``calc.serve.token_gaps``), so a long prefill that stalls the decoders shows in the ITL tail
+where a request's mean, its TPOT, hides it; E2E = finish − arrival. Rates are over the
+makespan, first arrival to last finish (the benchmark's duration when its first request leaves
+at its start). **Client concurrency** (``max_in_flight``, a benchmark's --max-concurrency): at
+most C requests are open at once; the next is sent when one finishes (each group gets its share
+of C, the rest spread one each over the first groups). Queue length is
 the requests waiting for admission, time-averaged over the makespan (all groups), and the
 longest queue one group had;
 KV-pool occupancy the time-averaged fraction of its pool's blocks in use. **Saturation**: when
@@ -67,10 +75,12 @@ then True, with a one-line reason.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from calc.deploy.deployment import Deployment
 from calc.errors import InvalidInputError
 from calc.serve.scheduler import Limits, cdiv, run_group
+from calc.serve.token_gaps import gap_summary, gap_values
 from calc.serve.workload import LoadSpec, sample_requests
 
 __all__ = ["Limits", "SimResult", "simulate", "simulate_requests"]
@@ -106,6 +116,40 @@ class SimResult:
     tpot_each_s: object = field(repr=False, default=None)
     e2e_each_s: object = field(repr=False, default=None)
     wait_each_s: object = field(repr=False, default=None)  # arrival to first admission
+    # the inter-token gaps as the scheduler recorded them: (gap, count) pairs and decode
+    # stretches (calc.serve.token_gaps); their summary is ``itl_s``
+    itl_record: tuple = field(repr=False, default=((), (), ()))
+    # per request served (the order of the requests given, refused ones left out): when it was
+    # sent [s], its prompt and output tokens, its longest inter-token gap [s] (0: one token),
+    # how many times it was preempted, its sequence group
+    arrival_each_s: object = field(repr=False, default=None)
+    prompt_each: object = field(repr=False, default=None)
+    gen_each: object = field(repr=False, default=None)
+    itl_max_each_s: object = field(repr=False, default=None)
+    preempted_each: object = field(repr=False, default=None)
+    group_each: object = field(repr=False, default=None)
+
+    @cached_property
+    def itl_s(self) -> dict:
+        """Inter-token gaps pooled over all requests' tokens: mean, p50, p90, p99 [s]
+        (computed when first asked: a plan's many simulations never ask)."""
+        return gap_summary(*gap_values(*self.itl_record))
+
+    def goodput_requests_per_s_e2e(self, ttft_slo_s, tpot_slo_s, e2e_slo_s) -> float:
+        """Requests per second that met every SLO given (TTFT, TPOT, E2E; a request of one
+        output token has TPOT 0, as vLLM's goodput counts it), over the makespan."""
+        import numpy as np
+
+        if self.n_requests == 0 or self.makespan_s <= 0:
+            return 0.0
+        ok = np.ones(len(self.ttft_each_s), dtype=bool)
+        if ttft_slo_s is not None:
+            ok &= self.ttft_each_s <= ttft_slo_s
+        if tpot_slo_s is not None:
+            ok &= np.nan_to_num(self.tpot_each_s, nan=0.0) <= tpot_slo_s
+        if e2e_slo_s is not None:
+            ok &= self.e2e_each_s <= e2e_slo_s
+        return float(ok.sum()) / self.makespan_s
 
     def goodput_requests_per_s(self, ttft_slo_s: float | None, tpot_slo_s: float | None) -> float:
         """Requests per second that met both SLOs (a missing SLO is met), over the makespan."""
@@ -156,9 +200,11 @@ def simulate_requests(
     step,
     groups: int = 1,
     prefix_shared_fraction: float = 0.0,
+    max_in_flight: int | None = None,
 ) -> SimResult:
     """Simulate requests (arrays sorted by arrival [s], prompt and output lengths [tokens]) on
-    ``groups`` sequence groups of ``limits`` each, with the iteration time ``step``."""
+    ``groups`` sequence groups of ``limits`` each, with the iteration time ``step``; at most
+    ``max_in_flight`` requests open at once when given (module docstring)."""
     import numpy as np
 
     arrival = np.asarray(arrival, dtype=np.float64)
@@ -180,6 +226,13 @@ def simulate_requests(
     e2e = np.full(n, np.nan)
     tpot = np.full(n, np.nan)
     wait = np.full(n, np.nan)
+    sent = arrival.copy()
+    itl_max = np.zeros(n)
+    preempted = np.zeros(n, dtype=np.int64)
+    group = np.arange(n, dtype=np.int64) % groups if groups else np.zeros(n, dtype=np.int64)
+    gaps: list[float] = []
+    counts: list[int] = []
+    runs: list[tuple] = []
     preemptions = iterations = 0
     q_area, q_max, occ = 0.0, 0, []
     t0, t1 = np.inf, -np.inf
@@ -187,6 +240,9 @@ def simulate_requests(
         idx = np.arange(g, n, groups)
         if idx.size == 0:
             continue
+        cap = None
+        if max_in_flight is not None:  # this group's share of the client's concurrency
+            cap = max(1, max_in_flight // groups + (g < max_in_flight % groups))
         out = run_group(
             arrival[idx].tolist(),
             prompt[idx].tolist(),
@@ -194,10 +250,18 @@ def simulate_requests(
             shared[idx].tolist(),
             limits,
             step,
+            cap,
         )
         ft = np.asarray(out.first_token)
         fin = np.asarray(out.finish)
-        a = arrival[idx]
+        if out.sent is not None:
+            sent[idx] = out.sent
+        a = sent[idx]
+        itl_max[idx] = out.itl_max
+        preempted[idx] = out.preempted
+        gaps += out.itl_gaps
+        counts += out.itl_counts
+        runs += out.itl_runs
         ttft[idx] = ft - a
         e2e[idx] = fin - a
         wait[idx] = np.asarray(out.admitted) - a
@@ -215,7 +279,7 @@ def simulate_requests(
     makespan = float(t1 - t0) if n else 0.0
     span_arrivals = float(arrival[-1] - arrival[0]) if n > 1 else 0.0
     offered = (n - 1) / span_arrivals if span_arrivals > 0 else 0.0
-    saturated, reason = _saturation(arrival, wait, e2e, offered)
+    saturated, reason = _saturation(sent, wait, e2e, offered)
     return SimResult(
         n_requests=int(n),
         rejected=rejected,
@@ -240,6 +304,13 @@ def simulate_requests(
         tpot_each_s=tpot,
         e2e_each_s=e2e,
         wait_each_s=wait,
+        itl_record=(gaps, counts, runs),
+        arrival_each_s=sent,
+        prompt_each=prompt,
+        gen_each=gen,
+        itl_max_each_s=itl_max,
+        preempted_each=preempted,
+        group_each=group,
     )
 
 
