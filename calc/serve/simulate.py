@@ -201,13 +201,15 @@ def simulate_requests(
     groups: int = 1,
     prefix_shared_fraction: float = 0.0,
     max_in_flight: int | None = None,
+    request_s: float = 0.0,
 ) -> SimResult:
     """Simulate requests (arrays sorted by arrival [s], prompt and output lengths [tokens]) on
     ``groups`` sequence groups of ``limits`` each, with the iteration time ``step``; at most
-    ``max_in_flight`` requests open at once when given (module docstring)."""
+    ``max_in_flight`` requests open at once when given (module docstring); ``request_s``: each
+    request's latency outside the engine (it reaches the engine that long after it was sent)."""
     import numpy as np
 
-    arrival = np.asarray(arrival, dtype=np.float64)
+    arrival = np.asarray(arrival, dtype=np.float64) + request_s
     prompt = np.asarray(prompt, dtype=np.int64)
     gen = np.asarray(gen, dtype=np.int64)
     B = limits.block_size
@@ -256,7 +258,7 @@ def simulate_requests(
         fin = np.asarray(out.finish)
         if out.sent is not None:
             sent[idx] = out.sent
-        a = sent[idx]
+        a = sent[idx] - request_s  # from when the client sent it
         itl_max[idx] = out.itl_max
         preempted[idx] = out.preempted
         gaps += out.itl_gaps
@@ -276,7 +278,7 @@ def simulate_requests(
         q_max = max(q_max, out.queue_max)
         occ.append(out.used_area / span / limits.pool_blocks if span > 0 else 0.0)
         t0, t1 = min(t0, out.t_start), max(t1, out.t_end)
-    makespan = float(t1 - t0) if n else 0.0
+    makespan = float(t1 - t0 + request_s) if n else 0.0  # from the first send
     span_arrivals = float(arrival[-1] - arrival[0]) if n > 1 else 0.0
     offered = (n - 1) / span_arrivals if span_arrivals > 0 else 0.0
     saturated, reason = _saturation(sent, wait, e2e, offered)
@@ -305,7 +307,7 @@ def simulate_requests(
         e2e_each_s=e2e,
         wait_each_s=wait,
         itl_record=(gaps, counts, runs),
-        arrival_each_s=sent,
+        arrival_each_s=sent - request_s,
         prompt_each=prompt,
         gen_each=gen,
         itl_max_each_s=itl_max,
@@ -337,6 +339,13 @@ def _saturation(arrival, wait, e2e, offered) -> tuple[bool, str]:
             f"(+{slope:.2f} s per s) and keeps growing; lower --rate or add replicas"
         )
     return False, ""
+
+
+def request_latency_s(dep: Deployment) -> float:
+    """Each request's latency outside the engine loop [s]: a step calibration's ``request_s``
+    (``kvcalc score --save-calibration``), else 0."""
+    cal = dep.hardware.step_calibration if dep.hardware is not None else None
+    return cal.request_s if cal is not None else 0.0
 
 
 def groups_of(dep: Deployment) -> int:
@@ -411,6 +420,7 @@ def simulate(
         step=step,
         groups=groups_of(dep),
         prefix_shared_fraction=load.prefix_shared_fraction,
+        request_s=request_latency_s(dep),
     )
     if result.n_requests == 0:
         raise InvalidInputError(
