@@ -7,9 +7,12 @@ of each run matches its measured TTFT median, TPOT mean and output throughput
 mean, TPOT median, ITL mean or median).
 
 Residuals: r = ln(predicted / measured) per run and figure; the fit minimises Σ r² by
-Levenberg–Marquardt on ln(multiplier) and on the host times [s] (kept in 0 … 0.1 s and
-0 … 10 ms), the Jacobian by forward differences. A simulation is linear in the op times, so the
-iteration-time table of any parameters is the sum of one table per class, built once:
+Levenberg–Marquardt on the multipliers (kept in 0.05 … 20) and on the host times [s] (0 … 0.1 s,
+0 … 10 ms, 0 … 2 s), the Jacobian by central differences. The figures are nearly linear in
+these (an iteration's time is), so it converges in a few steps; a median moves in steps of one
+iteration (a request lands before or after an iteration's end), which bounds how closely the
+parameters are found. A simulation is linear in the op times, so the iteration-time table of
+any parameters is the sum of one table per class, built once:
 T(m, h, h_seq) = T_other + Σ_c m_c T_c + h (each forward pass) + h_seq × (rows it samples).
 
 A parameter the runs cannot constrain is refused before fitting: an op class the deployment
@@ -192,7 +195,7 @@ class _Problem:
             if name in HOSTS:
                 times[name] = v
             else:
-                mult[name] = math.exp(v)
+                mult[name] = v
         return mult, times
 
     def residuals(self, x) -> list[dict]:
@@ -239,16 +242,20 @@ def _check_present(problem: _Problem) -> None:
             )
 
 
-def _jacobian(problem: _Problem, x, r0):
+def _jacobian(problem: _Problem, x, r0=None):
+    """∂ residual / ∂ parameter by central differences (multipliers: ± 2%; times: their
+    HOST_STEP_S, one-sided at 0)."""
     import numpy as np
 
     cols = []
     for i, name in enumerate(problem.params):
-        step = HOST_STEP_S[name] if name in HOSTS else math.log(1.05)
-        xi = list(x)
-        xi[i] += step
-        ri = problem.flat(problem.residuals(xi))
-        cols.append((np.asarray(ri) - r0) / step)
+        h = HOST_STEP_S[name] if name in HOSTS else 0.02 * x[i]
+        lo, hi = list(x), list(x)
+        hi[i] += h
+        lo[i] = max(lo[i] - h, 0.0)
+        rh = np.asarray(problem.flat(problem.residuals(hi)))
+        rl = np.asarray(problem.flat(problem.residuals(lo)))
+        cols.append((rh - rl) / (hi[i] - lo[i]))
     return np.column_stack(cols)
 
 
@@ -256,10 +263,10 @@ def _check_identifiable(problem: _Problem, x, r0) -> None:
     """Refuse a parameter no figure responds to, or two that move the figures alike."""
     import numpy as np
 
-    J = _jacobian(problem, x, np.asarray(r0))
+    J = _jacobian(problem, x)
     for i, name in enumerate(problem.params):
         # response of the figures to doubling the parameter (host times: 2 ms, 50 µs more)
-        scale = HOST_STEP_S[name] if name in HOSTS else math.log(2)
+        scale = HOST_STEP_S[name] if name in HOSTS else x[i]
         if float(np.max(np.abs(J[:, i]))) * scale < MIN_SENSITIVITY:
             change = {
                 "host": "adding 2 ms per step",
@@ -296,30 +303,30 @@ def fit(items, params=DEFAULT, *, efficiency: str = "expected", max_iterations: 
 
     problem = _Problem(items, params, efficiency)
     _check_present(problem)
-    x = np.zeros(len(params), dtype=np.float64)  # multipliers 1 (ln 0), host times 0
+    x = np.array([0.0 if p in HOSTS else 1.0 for p in params])  # as modelled
     before = problem.residuals(x)
     r = np.asarray(problem.flat(before))
     _check_identifiable(problem, x, r)
     cost = float(r @ r)
-    lam = 1e-2
+    lam = 1e-3
     it = 0
     for it in range(1, max_iterations + 1):  # noqa: B007 (iterations are reported)
-        J = _jacobian(problem, x, r)
+        J = _jacobian(problem, x)
         A = J.T @ J
         g = J.T @ r
-        improved = False
-        for _ in range(8):
+        accepted = False
+        for _ in range(10):
             dx = -np.linalg.solve(A + lam * np.diag(np.diag(A) + 1e-12), g)
             xn = _bounded(params, x + dx)
             rn = np.asarray(problem.flat(problem.residuals(xn)))
             cn = float(rn @ rn)
             if cn < cost:
-                improved = cost - cn > 1e-8 * max(cost, 1e-12)
-                x, r, cost = xn, rn, cn
-                lam = max(lam / 3, 1e-6)
+                step = float(np.max(np.abs(xn - x) / np.maximum(np.abs(x), _scales(params))))
+                x, r, cost, accepted = xn, rn, cn, True
+                lam = max(lam / 3, 1e-9)
                 break
             lam *= 4
-        if not improved:
+        if not accepted or cost < 1e-12 or step < 1e-6:
             break
     mult, times = problem.unpack(x)
     after = problem.residuals(x)
@@ -335,5 +342,12 @@ def _bounded(params, x):
         if name in HOSTS:
             out[i] = min(max(out[i], 0.0), HOST_MAX_S[name])
         else:
-            out[i] = min(max(out[i], math.log(0.05)), math.log(20.0))
+            out[i] = min(max(out[i], 0.05), 20.0)
     return out
+
+
+def _scales(params):
+    """A parameter's natural size, for the relative step test (a time at 0 has none)."""
+    import numpy as np
+
+    return np.array([HOST_STEP_S[p] if p in HOSTS else 1.0 for p in params])

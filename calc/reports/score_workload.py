@@ -23,6 +23,8 @@ from dataclasses import dataclass
 
 from calc.errors import InvalidInputError
 
+MAX_REPLAY_TOKENS = 1e10  # prompt + output tokens of a replayed run, in all
+
 
 @dataclass(frozen=True, eq=False)
 class Replay:
@@ -107,6 +109,11 @@ def replay(run, *, seed: int = 0, prompt=None, gen=None, rate_per_s=None,
     rng = np.random.default_rng(seed)
     p, p_how = _lengths(run, rng, n, "prompt", prompt)
     g, g_how = _lengths(run, rng, n, "output", gen)
+    if float(p.sum()) + float(g.sum()) > MAX_REPLAY_TOKENS:
+        raise InvalidInputError(
+            f"{run.source}: {float(p.sum() + g.sum()):,.0f} tokens in all; kvcalc replays at "
+            f"most {MAX_REPLAY_TOKENS:,.0f}"
+        )
     rate = rate_per_s if rate_per_s is not None else run.rate_per_s
     if run.start_s is not None and len(run.start_s) == n and rate_per_s is None:
         arrival = np.asarray(run.start_s, dtype=np.float64)

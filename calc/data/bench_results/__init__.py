@@ -102,7 +102,14 @@ def _read(obj, where: str) -> list[BenchRun]:
             except (TypeError, ValueError, KeyError, AttributeError, IndexError,
                     OverflowError, RecursionError) as exc:  # fmt: skip
                 raise ConfigError(f"{where}: unexpected content ({_short(exc)})") from None
-            return got if isinstance(got, list) else [got]
+            got = got if isinstance(got, list) else [got]
+            for run in got:
+                if not run.measured:
+                    raise ConfigError(
+                        f"{run.source}: no figure kvcalc compares (TTFT, TPOT, ITL, E2E or a "
+                        "throughput) in this run"
+                    )
+            return got
     keys = ", ".join(sorted(str(k) for k in obj)[:8])
     raise ConfigError(
         f"{where}: not a benchmark result kvcalc knows (its keys: {keys}); it reads "

@@ -89,8 +89,10 @@ def read(obj: dict, where: str) -> BenchRun:
     models = r.obj(cfg, "models")
     if models and isinstance(models.get("items"), list) and models["items"]:
         model = r.text(models["items"][0], "name") if isinstance(models["items"][0], dict) else None
-    if model is None and isinstance(cfg.get("model_names"), list) and cfg["model_names"]:
-        model = str(cfg["model_names"][0])[:200]
+    for where in (cfg, cfg.get("endpoint")):  # GenAI-Perf's arguments; AIPerf's endpoint
+        names = where.get("model_names") if isinstance(where, dict) else None
+        if model is None and isinstance(names, list) and names:
+            model = str(names[0])[:200]
     tok = r.obj(cfg, "tokenizer")
     slo = {}
     good = r.obj(cfg, "goodput")
@@ -99,6 +101,7 @@ def read(obj: dict, where: str) -> BenchRun:
             v = r.num(good, key, hi=1e12)
             if v is not None:
                 slo[name] = v / 1000.0
+    gpu = _gpu_name(obj.get("telemetry_data"))
     return BenchRun(
         source=where,
         tool=tool,
@@ -114,7 +117,19 @@ def read(obj: dict, where: str) -> BenchRun:
         output_lengths=lengths.get("output_sequence_length"),
         measured=measured,
         slo_s=slo,
+        deployment={"gpu": gpu} if gpu else {},
     )
+
+
+def _gpu_name(telemetry) -> str | None:
+    """The first GPU name AIPerf's telemetry recorded (``endpoints.*.gpus.*.gpu_name``)."""
+    endpoints = telemetry.get("endpoints") if isinstance(telemetry, dict) else None
+    for ep in (endpoints or {}).values() if isinstance(endpoints, dict) else ():
+        gpus = ep.get("gpus") if isinstance(ep, dict) else None
+        for g in (gpus or {}).values() if isinstance(gpus, dict) else ():
+            if isinstance(g, dict) and isinstance(g.get("gpu_name"), str):
+                return g["gpu_name"][:200]
+    return None
 
 
 def _unit(r: Reader, m: dict, key: str) -> float:
