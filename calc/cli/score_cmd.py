@@ -77,8 +77,9 @@ FitOpt = Annotated[
     typer.Option(
         "--fit",
         help="Parameters --save-calibration fits, comma-separated: gemm, attention, moe, "
-        "communication (multipliers on those op times), host (a host time per forward pass). "
-        "Default gemm,host.",
+        "communication (multipliers on those op times), host (a host time per forward pass), "
+        "host_seq (per sequence in a forward pass), request (each request's latency outside "
+        "the engine). Default gemm,host_seq,request.",
     ),
 ]
 

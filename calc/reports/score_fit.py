@@ -15,10 +15,13 @@ parameters are found. A simulation is linear in the op times, so the iteration-t
 any parameters is the sum of one table per class, built once:
 T(m, h, h_seq) = T_other + Σ_c m_c T_c + h (each forward pass) + h_seq × (rows it samples).
 
-A parameter the runs cannot constrain is refused before fitting: an op class the deployment
+A parameter the runs cannot constrain is refused: before fitting, an op class the deployment
 does not have (MoE on a dense model, collectives at TP 1), a parameter that moves no figure
 by 1% when doubled, or two parameters that move the figures in the same proportions (the
-cosine of their Jacobian columns above 0.995): they cannot be told apart from these runs.
+cosine of their Jacobian columns above 0.995); after fitting, a parameter whose standard error
+exceeds its scale (``SCALE``: 0.25 for a multiplier, 2 ms per step, 0.1 ms per sequence, 10 ms
+per request) when each measured figure is taken as known to 2% (``NOISE``; σ = NOISE ×
+√diag((JᵀJ)⁻¹), J the Jacobian of the ln residuals at the solution).
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from calc.errors import InvalidInputError
 
 PARAMETERS = ("gemm", "attention", "moe", "communication", "host", "host_seq", "request")
-DEFAULT = ("gemm", "host")
+DEFAULT = ("gemm", "host_seq", "request")
 HOSTS = ("host", "host_seq", "request")  # times [s], the rest multipliers
 # bounds [s], finite-difference steps [s] and the "doubling" of the sensitivity check
 HOST_MAX_S = {"host": 0.1, "host_seq": 0.01, "request": 2.0}
@@ -161,14 +164,14 @@ class _Problem:
     """The runs (each with its deployment's basis, its replay and its figures) as a function
     of the parameter vector."""
 
-    def __init__(self, items, params, efficiency):
+    def __init__(self, items, params, efficiency, bases: dict | None = None):
         from calc.reports.score import predicted
         from calc.serve.simulate import deployment_limits, groups_of
 
         self.params = params
         self.predicted = predicted
         self.items = []
-        bases: dict = {}
+        bases = {} if bases is None else bases  # a caller's cache: id(dep) -> (basis, ctx)
         for run, dep, rep, pool_blocks in items:
             figures = fit_figures(run)
             if not figures:
@@ -296,12 +299,22 @@ def _check_identifiable(problem: _Problem, x, r0) -> None:
         )
 
 
-def fit(items, params=DEFAULT, *, efficiency: str = "expected", max_iterations: int = 20):
+GOOD_ENOUGH = 0.003  # rms residual [ln] the fit stops at: below the simulation's own steps
+NOISE = 0.02  # how well a measured figure is known [ln]: run-to-run repeats within ~2%
+# a parameter is constrained when its standard error is below: multipliers [×], times [s]
+SCALE = {"gemm": 0.25, "attention": 0.25, "moe": 0.25, "communication": 0.25,
+         "host": 0.002, "host_seq": 1e-4, "request": 0.01}  # fmt: skip
+
+
+def fit(
+    items, params=DEFAULT, *, efficiency: str = "expected", max_iterations: int = 12, bases=None
+):
     """Fit ``params`` to ``items``: (run, deployment, replay, printed KV pool blocks or None)
-    each (module docstring)."""
+    each (module docstring); ``bases``: a dict kept between fits on the same deployments (their
+    per-class tables are built once)."""
     import numpy as np
 
-    problem = _Problem(items, params, efficiency)
+    problem = _Problem(items, params, efficiency, bases)
     _check_present(problem)
     x = np.array([0.0 if p in HOSTS else 1.0 for p in params])  # as modelled
     before = problem.residuals(x)
@@ -315,7 +328,7 @@ def fit(items, params=DEFAULT, *, efficiency: str = "expected", max_iterations: 
         A = J.T @ J
         g = J.T @ r
         accepted = False
-        for _ in range(10):
+        for _ in range(6):
             dx = -np.linalg.solve(A + lam * np.diag(np.diag(A) + 1e-12), g)
             xn = _bounded(params, x + dx)
             rn = np.asarray(problem.flat(problem.residuals(xn)))
@@ -326,12 +339,49 @@ def fit(items, params=DEFAULT, *, efficiency: str = "expected", max_iterations: 
                 lam = max(lam / 3, 1e-9)
                 break
             lam *= 4
-        if not accepted or cost < 1e-12 or step < 1e-6:
+        if not accepted or cost < GOOD_ENOUGH**2 * len(r) or step < 1e-4:
             break
+    _check_errors(problem, x)
     mult, times = problem.unpack(x)
     after = problem.residuals(x)
     return FitResult(tuple(params), mult, times["host"], times["host_seq"], times["request"],
                      before, after, it)  # fmt: skip
+
+
+def standard_errors(problem: _Problem, x):
+    """σ of each parameter at ``x`` with NOISE on each figure (module docstring); inf where
+    the figures do not determine it."""
+    import numpy as np
+
+    J = _jacobian(problem, x)
+    A = J.T @ J
+    try:
+        cov = np.linalg.inv(A)
+    except np.linalg.LinAlgError:
+        return np.full(len(problem.params), np.inf)
+    d = np.diag(cov)
+    return np.where(d >= 0, NOISE * np.sqrt(np.abs(d)), np.inf)
+
+
+def _check_errors(problem: _Problem, x) -> None:
+    sigma = standard_errors(problem, x)
+    loose = [(n, s) for n, s in zip(problem.params, sigma, strict=True) if not s <= SCALE[n]]
+    if loose:
+
+        def show(name, s):
+            if name in ("host", "host_seq", "request"):
+                unit = "ms" if name != "host_seq" else "µs"
+                k = 1e3 if unit == "ms" else 1e6
+                return f"{name} ± {s * k:,.3g} {unit} (scale {SCALE[name] * k:g} {unit})"
+            return f"{name} ± {s:.3g} (scale {SCALE[name]:g})"
+
+        names = ",".join(n for n, _ in loose)
+        raise InvalidInputError(
+            f"--fit {names}: the runs cannot constrain it: standard error "
+            + "; ".join(show(n, s) for n, s in loose)
+            + f" with each figure known to {NOISE:.0%}; fit fewer parameters or add runs at "
+            "other loads"
+        )
 
 
 def _bounded(params, x):

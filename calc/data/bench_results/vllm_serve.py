@@ -15,7 +15,9 @@ removed. ``--append-result`` appends one object per run to the file. Older files
 
 The vLLM definitions: TTFT = first token − request sent; TPOT = (latency − TTFT) /
 (output tokens − 1) per request of more than one token; ITL = every gap between streamed
-chunks, pooled; E2EL = latency; throughputs = totals / duration.
+chunks, pooled; E2EL = latency; throughputs = totals / duration. The per-request ``itls`` lists
+are not read: the pooled ITL figures the file states are compared, and a detailed file of many
+requests holds millions of gaps.
 """
 
 from __future__ import annotations
@@ -91,7 +93,8 @@ def read(obj: dict, where: str) -> BenchRun:
     ttfts = r.nums(obj, "ttfts", hi=1e9, n=n)
     starts = r.nums(obj, "start_times", hi=1e12, n=n)
     lat = r.nums(obj, "latencies", hi=1e9, n=n)
-    itls = _itls(r, obj, n)
+    if obj.get("itls") is not None and not isinstance(obj["itls"], list):
+        raise r.fail("itls", "expected one list of gaps per request")
     errors = obj.get("errors")
     ok = None
     if isinstance(errors, list) and n is not None and len(errors) == n:
@@ -101,9 +104,9 @@ def read(obj: dict, where: str) -> BenchRun:
     notes = []
     if ok is not None and not all(ok):
         keep = [i for i, good in enumerate(ok) if good]
-        prompt, output, ttfts, starts, lat, itls = (
+        prompt, output, ttfts, starts, lat = (
             None if x is None else tuple(x[i] for i in keep)
-            for x in (prompt, output, ttfts, starts, lat, itls)
+            for x in (prompt, output, ttfts, starts, lat)
         )
         notes.append(f"{len(ok) - len(keep)} failed requests left out of the replay")
     if starts:
@@ -133,22 +136,7 @@ def read(obj: dict, where: str) -> BenchRun:
         start_s=starts,
         ttft_each_s=ttfts,
         e2e_each_s=lat,
-        itl_each_s=itls,
         measured=measured,
         deployment=deployment,
         notes=tuple(notes),
     )
-
-
-def _itls(r: Reader, obj: dict, n: int | None):
-    v = obj.get("itls")
-    if v is None:
-        return None
-    if not isinstance(v, list) or (n is not None and len(v) != n):
-        raise r.fail("itls", "expected one list of gaps per request")
-    out = []
-    for i, gaps in enumerate(v):
-        if not isinstance(gaps, list):
-            raise r.fail(f"itls[{i}]", "expected a list of gaps [s]")
-        out.append(tuple(r.value(g, f"itls[{i}]", hi=1e9) for g in gaps))
-    return tuple(out)
