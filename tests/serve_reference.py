@@ -282,3 +282,30 @@ def _decode_run(running, computed, shared, B, free, k_run, b, ctx_sum, step, slo
             j += 1
         k_run = min(k_run, j)
     return k_run
+
+
+def random_scenario(seed: int, shared_every: int = 3):
+    """A random small scenario for the equivalence tests: (arrival, prompt, gen, shared, limits)
+    with tiny pools (preemptions), small budgets (chunking), max_num_seqs caps, prefix sharing
+    on every ``shared_every``-th seed, whole-request reservation on odd seeds and SGLang's
+    prefill-first batches on seeds 2, 3, 6, 7, …"""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 60))
+    B = int(rng.choice([1, 2, 4, 16]))
+    arrival = np.sort(rng.exponential(2.0, n).cumsum() * rng.uniform(0.05, 1)).tolist()
+    prompt = rng.integers(1, 80, n).tolist()
+    gen = rng.integers(1, 40, n).tolist()
+    shared = [(int(p * 0.3) // B) * B if seed % shared_every == 0 else 0 for p in prompt]
+    shared = [min(s, ((p - 1) // B) * B) for s, p in zip(shared, prompt, strict=True)]
+    need = max(-(-(p + g - s) // B) for p, g, s in zip(prompt, gen, shared, strict=True))
+    lim = Limits(
+        pool_blocks=int(need + rng.integers(0, 3 * need) + -(-max(shared) // B)),
+        block_size=B,
+        max_batched_tokens=int(rng.integers(8, 120)),
+        max_num_seqs=int(rng.integers(1, 12)),
+        reserve_whole_request=bool(seed % 2),
+        prefill_first=bool(seed // 2 % 2),
+    )
+    return arrival, prompt, gen, shared, lim, rng

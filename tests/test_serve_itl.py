@@ -13,7 +13,7 @@ from calc.serve.scheduler import Limits, run_group
 from calc.serve.simulate import simulate_requests
 from calc.serve.steptime import AffineStepTime
 from calc.serve.token_gaps import gap_summary, gap_values, weighted_percentile
-from tests.serve_reference import simulate_group_reference
+from tests.serve_reference import random_scenario, simulate_group_reference
 
 
 def _expanded(out) -> np.ndarray:
@@ -27,23 +27,8 @@ def test_token_gaps_match_the_one_by_one_token_times(seed):
     # whole-request reservation, prefix sharing, a client concurrency on every third seed):
     # the gaps the aggregate loop records are, as a multiset, the differences of the
     # reference's token times; each request's longest gap and its preemptions agree
-    rng = np.random.default_rng(1000 + seed)
-    n = int(rng.integers(5, 60))
-    B = int(rng.choice([1, 2, 4, 16]))
-    arrival = np.sort(rng.exponential(2.0, n).cumsum() * rng.uniform(0.05, 1)).tolist()
-    prompt = rng.integers(1, 80, n).tolist()
-    gen = rng.integers(1, 40, n).tolist()
-    shared = [(int(p * 0.3) // B) * B if seed % 4 == 0 else 0 for p in prompt]
-    shared = [min(s, ((p - 1) // B) * B) for s, p in zip(shared, prompt, strict=True)]
-    need = max(-(-(p + g - s) // B) for p, g, s in zip(prompt, gen, shared, strict=True))
-    lim = Limits(
-        pool_blocks=int(need + rng.integers(0, 3 * need) + -(-max(shared) // B)),
-        block_size=B,
-        max_batched_tokens=int(rng.integers(8, 120)),
-        max_num_seqs=int(rng.integers(1, 12)),
-        reserve_whole_request=bool(seed % 2),
-        prefill_first=bool(seed // 2 % 2),
-    )
+    arrival, prompt, gen, shared, lim, rng = random_scenario(1000 + seed, shared_every=4)
+    n = len(arrival)
     step = AffineStepTime(fixed_s=0.01, per_token_s=0.001, per_ctx_s=3e-4)
     cap = int(rng.integers(1, 8)) if seed % 3 == 0 else None
     a = run_group(list(arrival), prompt, gen, shared, lim, step, cap)
@@ -58,6 +43,10 @@ def test_token_gaps_match_the_one_by_one_token_times(seed):
     assert (a.sent is None) == (cap is None or cap >= n)
     if a.sent is not None:
         assert a.sent == pytest.approx(b.sent)
+    # without the token bookkeeping (a plan's, a check's simulations): the same schedule
+    c = run_group(list(arrival), prompt, gen, shared, lim, step, cap, tokens=False)
+    assert c.first_token == a.first_token and c.finish == a.finish
+    assert c.iterations == a.iterations and not c.itl_gaps and not c.itl_runs
 
 
 def test_a_prefill_batch_stalls_the_decoders():

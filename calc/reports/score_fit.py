@@ -213,7 +213,8 @@ class _Problem:
             sim = simulate_requests(rep.arrival_s, rep.prompt, rep.gen, limits=lim, step=step,
                                     groups=groups, max_in_flight=rep.max_in_flight,
                                     prefix_shared_fraction=rep.cached_fraction,
-                                    request_s=times["request"])  # fmt: skip
+                                    request_s=times["request"],
+                                    tokens=any(m == "itl" for m, _ in figures))  # fmt: skip
             res = {}
             for metric, stat in figures:
                 p = self.predicted(sim, metric, stat)

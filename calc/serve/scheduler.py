@@ -98,12 +98,21 @@ def cdiv(a: int, b: int) -> int:
 
 
 def run_group(
-    arrival, prompt, gen, shared, limits: Limits, step, max_in_flight: int | None = None
+    arrival,
+    prompt,
+    gen,
+    shared,
+    limits: Limits,
+    step,
+    max_in_flight: int | None = None,
+    tokens: bool = True,
 ) -> GroupOut:
     """Simulate one group's requests (lists sorted by arrival; ``shared`` prefix tokens per
     request, whole blocks) with the iteration time ``step`` (``iteration_s(b, ctx_sum, chunks,
     rows)``, ``decode_s(b)``, ``ctx_slope(b)``); at most ``max_in_flight`` requests open at once
-    when given (a benchmark client's concurrency: the rest wait for a finish)."""
+    when given (a benchmark client's concurrency: the rest wait for a finish). ``tokens``: keep
+    the token gaps (ITL) and each request's longest (off: the loop as fast as without them;
+    a plan or a check reads no ITL)."""
     n = len(arrival)
     sent = None
     if max_in_flight is not None and max_in_flight < n:
@@ -173,20 +182,18 @@ def run_group(
             arrival[released] = max(sent[released], t_done)
             released += 1
 
-    def push_gap(e: int, v: float) -> None:
-        while mono_v and mono_v[-1] <= v:
-            mono_v.pop()
-            mono_e.pop()
-        mono_e.append(e)
-        mono_v.append(v)
-
-    def decode_epoch(t_end: float) -> None:
-        """Every aggregate decoder produced a token at ``t_end``: one decode iteration."""
+    def decode_epoch(t_end: float, stretch=None) -> None:
+        """Every aggregate decoder produced a token at ``t_end``: one decode iteration; with
+        ``stretch`` (d, γ, C, b, k), k − 1 more after it, in closed form (their gaps rise)."""
         nonlocal epoch, last_dec_t, cohort_n
         epoch += 1
         if last_dec_t > -math.inf:
             gap = t_end - last_dec_t
-            push_gap(epoch, gap)
+            while mono_v and mono_v[-1] <= gap:  # suffix maxima of G
+                mono_v.pop()
+                mono_e.pop()
+            mono_e.append(epoch)
+            mono_v.append(gap)
             if n_dec > cohort_n:
                 itl_gaps.append(gap)
                 itl_counts.append(n_dec - cohort_n)
@@ -198,12 +205,22 @@ def run_group(
             cohort.clear()
             cohort_n = 0
         last_dec_t = t_end
+        if stretch is not None:
+            d, slope, ctx_sum, b, k = stretch
+            itl_runs.append(stretch)
+            epoch += k - 1
+            gap = d + slope * (ctx_sum + b * (k - 1))  # the stretch's largest
+            while mono_v and mono_v[-1] <= gap:
+                mono_v.pop()
+                mono_e.pop()
+            mono_e.append(epoch)
+            mono_v.append(gap)
 
     def token(r: int) -> None:
         """Request r produced a token at t one request at a time (outside the aggregate)."""
         if first_token[r] < 0:
             first_token[r] = t
-        else:
+        elif tokens:
             gap = t - last_tok[r]
             itl_gaps.append(gap)
             itl_counts.append(1)
@@ -251,15 +268,16 @@ def run_group(
         o = computed[r] - g
         off[r] = o
         is_dec[r] = True
-        join_e[r] = epoch
-        pt = last_tok[r]
-        prev_t[r] = pt
-        if pt != last_dec_t:
-            in_cohort[r] = True
-            cohort[pt] = cohort.get(pt, 0) + 1
-            cohort_n += 1
-        else:
-            in_cohort[r] = False
+        if tokens:
+            join_e[r] = epoch
+            pt = last_tok[r]
+            prev_t[r] = pt
+            if pt != last_dec_t:
+                in_cohort[r] = True
+                cohort[pt] = cohort.get(pt, 0) + 1
+                cohort_n += 1
+            else:
+                in_cohort[r] = False
         cnt[(o - shared[r]) % B] += 1
         sum_off += o
         n_dec += 1
@@ -271,7 +289,9 @@ def run_group(
     def drop_decoder(r: int) -> None:
         """Remove decoder r from the aggregates (its state materialised first)."""
         nonlocal sum_off, n_dec, cohort_n
-        if epoch > join_e[r]:  # it decoded since it joined: its gaps, its last token
+        if not tokens:
+            pass
+        elif epoch > join_e[r]:  # it decoded since it joined: its gaps, its last token
             lo = join_e[r] + 1
             m = 0.0
             if in_cohort[r]:
@@ -409,11 +429,9 @@ def run_group(
                 used += extra
                 free -= extra
                 queue_area += dt * len(waiting)
-                decode_epoch(t + d + slope * ctx_sum)
-                if k_run > 1:  # steps 1 … k − 1: every decoder generic, rising gaps
-                    itl_runs.append((d, slope, ctx_sum, b, k_run))
-                    epoch += k_run - 1
-                    push_gap(epoch, d + slope * (ctx_sum + b * (k_run - 1)))
+                if tokens:  # steps 1 … k − 1: every decoder generic, rising gaps
+                    decode_epoch(t + d + slope * ctx_sum,
+                                 (d, slope, ctx_sum, b, k_run) if k_run > 1 else None)  # fmt: skip
                 t += dt
                 last_dec_t = t
                 g += k_run
@@ -437,7 +455,7 @@ def run_group(
                 t += dt
                 if b:
                     g += 1
-                if b_agg:
+                if b_agg and tokens:
                     decode_epoch(t)
                 iterations += 1
                 pf = -1

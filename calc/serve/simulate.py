@@ -153,16 +153,7 @@ class SimResult:
 
     def goodput_requests_per_s(self, ttft_slo_s: float | None, tpot_slo_s: float | None) -> float:
         """Requests per second that met both SLOs (a missing SLO is met), over the makespan."""
-        import numpy as np
-
-        if self.n_requests == 0 or self.makespan_s <= 0:
-            return 0.0
-        ok = np.ones(len(self.ttft_each_s), dtype=bool)
-        if ttft_slo_s is not None:
-            ok &= self.ttft_each_s <= ttft_slo_s
-        if tpot_slo_s is not None:
-            ok &= np.nan_to_num(self.tpot_each_s, nan=0.0) <= tpot_slo_s
-        return float(ok.sum()) / self.makespan_s
+        return self.goodput_requests_per_s_e2e(ttft_slo_s, tpot_slo_s, None)
 
     def slo_attainment(self, ttft_slo_s: float | None, tpot_slo_s: float | None) -> float:
         """Fraction of requests that met both SLOs."""
@@ -202,11 +193,13 @@ def simulate_requests(
     prefix_shared_fraction: float = 0.0,
     max_in_flight: int | None = None,
     request_s: float = 0.0,
+    tokens: bool = True,
 ) -> SimResult:
     """Simulate requests (arrays sorted by arrival [s], prompt and output lengths [tokens]) on
     ``groups`` sequence groups of ``limits`` each, with the iteration time ``step``; at most
     ``max_in_flight`` requests open at once when given (module docstring); ``request_s``: each
-    request's latency outside the engine (it reaches the engine that long after it was sent)."""
+    request's latency outside the engine (it reaches the engine that long after it was sent);
+    ``tokens`` off: no ITL and no longest gap per request (faster, for a plan or a check)."""
     import numpy as np
 
     arrival = np.asarray(arrival, dtype=np.float64) + request_s
@@ -253,6 +246,7 @@ def simulate_requests(
             limits,
             step,
             cap,
+            tokens,
         )
         ft = np.asarray(out.first_token)
         fin = np.asarray(out.finish)
@@ -389,10 +383,11 @@ def simulate(
     max_requests: int | None = None,
     step_time=None,
     limits: Limits | None = None,
+    tokens: bool = True,
 ) -> SimResult:
     """Serve ``load`` on ``dep`` (module docstring). ``step_time`` (an iteration-time object,
     default ``calc.serve.steptime.step_table(dep, efficiency)``) and ``limits`` (default from
-    the ledger and the engine) can be injected."""
+    the ledger and the engine) can be injected; ``tokens`` off skips the ITL bookkeeping."""
     from calc.deploy.rates import check_efficiency
     from calc.serve.steptime import step_table
 
@@ -421,6 +416,7 @@ def simulate(
         groups=groups_of(dep),
         prefix_shared_fraction=load.prefix_shared_fraction,
         request_s=request_latency_s(dep),
+        tokens=tokens,
     )
     if result.n_requests == 0:
         raise InvalidInputError(

@@ -158,6 +158,25 @@ class Reader:
                      for i, x in enumerate(v))  # fmt: skip
 
 
+# the throughput keys vLLM's and SGLang's writers share -> RATES names
+WRITER_RATES = (
+    ("request_throughput", "requests_per_s"),
+    ("output_throughput", "output_tokens_per_s"),
+    ("input_throughput", "input_tokens_per_s"),
+    ("request_goodput", "goodput_requests_per_s"),
+)
+
+
+def read_rates(r: Reader, obj: dict, keys=WRITER_RATES) -> dict:
+    """The throughputs [1/s] of ``obj`` under ``keys`` (file key -> RATES name) it has."""
+    out = {}
+    for key, name in keys:
+        v = r.num(obj, key, hi=1e12)
+        if v is not None:
+            out[name] = v
+    return out
+
+
 def _show(v) -> str:
     s = repr(v)
     return s if len(s) <= 40 else s[:37] + "..."

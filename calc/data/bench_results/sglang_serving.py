@@ -21,7 +21,15 @@ from __future__ import annotations
 
 import math
 
-from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Lengths, Reader, ms
+from calc.data.bench_results.run import (
+    MAX_REQUESTS,
+    MAX_TOKENS,
+    BenchRun,
+    Lengths,
+    Reader,
+    ms,
+    read_rates,
+)
 
 TOOL = "sglang bench_serving"
 _METRIC = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2e_latency": "e2e"}
@@ -52,15 +60,7 @@ def read(obj: dict, where: str) -> BenchRun:
             v = r.num(obj, f"{stat}_{src}_ms", hi=1e12)
             if v is not None:
                 measured[f"{metric}_{name}_s"] = ms(v)
-    for key, name in (
-        ("request_throughput", "requests_per_s"),
-        ("output_throughput", "output_tokens_per_s"),
-        ("input_throughput", "input_tokens_per_s"),
-        ("request_goodput", "goodput_requests_per_s"),
-    ):
-        v = r.num(obj, key, hi=1e12)
-        if v is not None:
-            measured[name] = v
+    measured.update(read_rates(r, obj))
     completed = r.num(obj, "completed", hi=MAX_REQUESTS, whole=True, required=True)
     duration = r.num(obj, "duration", hi=1e9)
     tin = r.num(obj, "total_input_tokens", hi=MAX_TOKENS * 1e3, whole=True)

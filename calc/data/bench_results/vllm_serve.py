@@ -25,7 +25,7 @@ from __future__ import annotations
 import math
 import re
 
-from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Reader, ms
+from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Reader, ms, read_rates
 
 TOOL = "vllm bench serve"
 _METRIC = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2e"}
@@ -73,15 +73,7 @@ def read(obj: dict, where: str) -> BenchRun:
             for src, metric in _METRIC.items():
                 if key == f"{stat}_{src}_ms":
                     measured[f"{metric}_{name}_s"] = ms(r.value(value, key))
-    for key, name in (
-        ("request_throughput", "requests_per_s"),
-        ("output_throughput", "output_tokens_per_s"),
-        ("input_throughput", "input_tokens_per_s"),
-        ("request_goodput", "goodput_requests_per_s"),
-    ):
-        v = r.num(obj, key, hi=1e12)
-        if v is not None:
-            measured[name] = v
+    measured.update(read_rates(r, obj))
     duration = r.num(obj, "duration", hi=1e9)
     tin = r.num(obj, "total_input_tokens", hi=MAX_TOKENS * 1e3, whole=True)
     tout = r.num(obj, "total_output_tokens", hi=MAX_TOKENS * 1e3, whole=True)
