@@ -14,9 +14,11 @@ SPEC = """deployments:
     requirements: {must_fit: true}
 """
 
+# a real vllm bench serve result (200 requests at 1 request/s: tests/data/bench_results/README.md)
+SCORED = "vllm-0.8.3_llama-3.3-70b_tp8_pp1_a100-40g_sharegpt_qps-01.json"
 NAMES = ("memory", "models", "hardware", "capacity", "check", "cost", "sweep", "flops", "latency",
-         "roofline", "import-hf", "speculate", "plot", "log", "train", "simulate", "plan", "help",
-         "version")  # fmt: skip
+         "roofline", "import-hf", "speculate", "plot", "log", "train", "simulate", "plan", "score",
+         "help", "version")  # fmt: skip
 
 
 def every_command(tmp: Path) -> dict[str, tuple[str, ...]]:
@@ -44,6 +46,8 @@ def every_command(tmp: Path) -> dict[str, tuple[str, ...]]:
         "simulate": ("simulate", "-m", "llama3-8b", "-H", "h100", "--rate", "1", "-n", "5"),
         "plan": ("plan", "-m", "llama3-8b", "-H", "h100", "--rate", "1", "--prompt", "64",
                  "--gen", "4", "--ttft-p99", "1s", "--tpot-p99", "1s", "--method", "analytic"),
+        "score": ("score", str(DATA / "bench_results" / SCORED), "-m", "llama3.3-70b", "-H",
+                  "h100", "--tp", "8"),
         "help": ("--help",),
         "version": ("--version",),
     }  # fmt: skip

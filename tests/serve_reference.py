@@ -4,20 +4,32 @@
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections import deque
 
 from calc.serve.scheduler import GroupOut, Limits, cdiv
 
 
-def simulate_group_reference(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
+def simulate_group_reference(
+    arrival, prompt, gen, shared, limits: Limits, step, max_in_flight=None
+) -> GroupOut:
     """One sequence group's requests (lists sorted by arrival; ``shared`` prefix tokens per
     request, whole blocks) by the exact rules, one request at a time, every iteration: slow,
     the reference ``calc.serve.scheduler.run_group`` is tested against. ``step`` is the
     iteration time (``iteration_s(b, ctx_sum, chunks, rows)``, ``decode_s(b)``,
-    ``ctx_slope(b)``)."""
+    ``ctx_slope(b)``). Every token's time is kept (``token_times``, an attribute of the
+    result): the inter-token gaps are their differences. ``max_in_flight``: a client keeping
+    at most that many requests open (the next is sent at a finish)."""
 
     n = len(arrival)
+    sent = None
+    if max_in_flight is not None and max_in_flight < n:
+        sent = list(arrival)
+        arrival = sent[:max_in_flight] + [math.inf] * (n - max_in_flight)
+    released = n if sent is None else max_in_flight
+    token_times: list[list[float]] = [[] for _ in range(n)]
+    preempted_n = [0] * n
     B = limits.block_size
     M = limits.max_batched_tokens
     max_seqs = limits.max_num_seqs
@@ -85,6 +97,7 @@ def simulate_group_reference(arrival, prompt, gen, shared, limits: Limits, step)
                 computed[v] = shared[v]
                 waiting.appendleft(v)
                 preemptions += 1
+                preempted_n[v] += 1
                 preempted = True
                 if v == r:
                     self_preempted = True
@@ -145,13 +158,18 @@ def simulate_group_reference(arrival, prompt, gen, shared, limits: Limits, step)
                 room = 1 << 62 if limits.reserve_whole_request else free  # all reserved
                 k_run = _decode_run(
                     running, computed, shared, B, room, k_run, b, ctx_sum, step, slope, t,
-                    None if (waiting or nxt >= n) else arrival[nxt],
+                    None if (waiting or nxt >= n or arrival[nxt] == math.inf) else arrival[nxt],
                 )  # fmt: skip
             if k_run > 1:
                 d = step.decode_s(b)
                 dt = k_run * d + slope * (k_run * ctx_sum + b * k_run * (k_run - 1) / 2)
+                ends, end = [], t
+                for j in range(k_run):
+                    end += d + slope * (ctx_sum + b * j)
+                    ends.append(end)
                 new_used = 0
                 for r in running:
+                    token_times[r].extend(ends)
                     c = computed[r] + k_run
                     computed[r] = c
                     ntok[r] = c + 1
@@ -174,6 +192,9 @@ def simulate_group_reference(arrival, prompt, gen, shared, limits: Limits, step)
                         free += blocks[r]
                         used -= blocks[r]
                         blocks[r] = 0
+                        if released < n:
+                            arrival[released] = max(sent[released], t)
+                            released += 1
                     done += len(finished)
                     running = [r for r in running if generated[r] < gen[r]]
                 continue
@@ -189,6 +210,7 @@ def simulate_group_reference(arrival, prompt, gen, shared, limits: Limits, step)
             if c == ntok[r]:
                 generated[r] += 1
                 ntok[r] = c + 1
+                token_times[r].append(t)
                 if first_token[r] < 0:
                     first_token[r] = t
                 if generated[r] >= gen[r]:
@@ -198,12 +220,20 @@ def simulate_group_reference(arrival, prompt, gen, shared, limits: Limits, step)
                     blocks[r] = 0
                     done += 1
                     any_done = True
+                    if released < n:
+                        arrival[released] = max(sent[released], t)
+                        released += 1
         if any_done:
             running = [r for r in running if finish[r] < 0]
-    return GroupOut(
+    gaps = [b - a for tt in token_times for a, b in itertools.pairwise(tt)]
+    itl_max = [max((b - a for a, b in itertools.pairwise(tt)), default=0.0) for tt in token_times]
+    out = GroupOut(
         first_token, finish, admitted, preemptions, queue_area, queue_max, used_area,
-        t_start, t, iterations,
+        t_start, t, iterations, gaps, [1] * len(gaps), [], itl_max, preempted_n,
+        arrival if sent is not None else None,
     )  # fmt: skip
+    out.token_times = token_times
+    return out
 
 
 def _decode_run(running, computed, shared, B, free, k_run, b, ctx_sum, step, slope, t, arrive):
@@ -252,3 +282,30 @@ def _decode_run(running, computed, shared, B, free, k_run, b, ctx_sum, step, slo
             j += 1
         k_run = min(k_run, j)
     return k_run
+
+
+def random_scenario(seed: int, shared_every: int = 3):
+    """A random small scenario for the equivalence tests: (arrival, prompt, gen, shared, limits)
+    with tiny pools (preemptions), small budgets (chunking), max_num_seqs caps, prefix sharing
+    on every ``shared_every``-th seed, whole-request reservation on odd seeds and SGLang's
+    prefill-first batches on seeds 2, 3, 6, 7, …"""
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 60))
+    B = int(rng.choice([1, 2, 4, 16]))
+    arrival = np.sort(rng.exponential(2.0, n).cumsum() * rng.uniform(0.05, 1)).tolist()
+    prompt = rng.integers(1, 80, n).tolist()
+    gen = rng.integers(1, 40, n).tolist()
+    shared = [(int(p * 0.3) // B) * B if seed % shared_every == 0 else 0 for p in prompt]
+    shared = [min(s, ((p - 1) // B) * B) for s, p in zip(shared, prompt, strict=True)]
+    need = max(-(-(p + g - s) // B) for p, g, s in zip(prompt, gen, shared, strict=True))
+    lim = Limits(
+        pool_blocks=int(need + rng.integers(0, 3 * need) + -(-max(shared) // B)),
+        block_size=B,
+        max_batched_tokens=int(rng.integers(8, 120)),
+        max_num_seqs=int(rng.integers(1, 12)),
+        reserve_whole_request=bool(seed % 2),
+        prefill_first=bool(seed // 2 % 2),
+    )
+    return arrival, prompt, gen, shared, lim, rng

@@ -117,6 +117,8 @@ def invocations(model: str, tmp_path: Path) -> list[tuple[str, tuple, str]]:
 
 
 ENGINE_LOGS = Path(__file__).resolve().parent / "data" / "engine_logs"
+BENCH_RUN = (Path(__file__).resolve().parent / "data" / "bench_results"
+             / "vllm-0.8.3_llama-3.3-70b_tp8_pp1_a100-40g_sharegpt_qps-04.json")  # fmt: skip
 # commands run once (not per model); measure times kernels on the CPU (torch), ~10 s
 LISTINGS = [
     ("models", ("models",), "json"),
@@ -126,9 +128,12 @@ LISTINGS = [
     ("log", ("log", str(ENGINE_LOGS / "vllm-h100-llama31-8b-tp1.log"), "--explain"), "json"),
     ("measure", ("measure", "-m", "llama3-8b", "--device", "cpu", "-b", "1", "--ctx", "64",
                  "--gemm-m", "1", "--repeats", "1", "--warmup", "0"), "json"),
+    *[("score", ("score", str(BENCH_RUN), "-H", "h100", "--tp", "8", *x), f) for x, f in (
+        (("--fit", "gemm,request"), "json"), ((), "csv"), (("--explain",), "json"))],
 ]  # fmt: skip
 CSV_PREFIX = {"sweep": "rows[].", "plot": "rows[].", "check": "results[].", "measure": "rows[].",
-              "log": "terms[].", "simulate": "rows[].", "plan": "rows[]."}  # fmt: skip
+              "log": "terms[].", "simulate": "rows[].", "plan": "rows[].",
+              "score": "metrics[]."}  # fmt: skip
 
 
 def emitted(cli, command: str, argv: tuple, fmt: str) -> set[str]:

@@ -207,25 +207,9 @@ def test_fast_scheduler_matches_the_one_by_one_rules(seed):
     # caps; prefix sharing; whole-request reservation): the aggregate loop gives the
     # reference loop's exact schedule
     from calc.serve.scheduler import run_group
-    from tests.serve_reference import simulate_group_reference
+    from tests.serve_reference import random_scenario, simulate_group_reference
 
-    rng = np.random.default_rng(seed)
-    n = int(rng.integers(5, 60))
-    B = int(rng.choice([1, 2, 4, 16]))
-    arrival = np.sort(rng.exponential(2.0, n).cumsum() * rng.uniform(0.05, 1)).tolist()
-    prompt = rng.integers(1, 80, n).tolist()
-    gen = rng.integers(1, 40, n).tolist()
-    shared = [(int(p * 0.3) // B) * B if seed % 3 == 0 else 0 for p in prompt]
-    shared = [min(s, ((p - 1) // B) * B) for s, p in zip(shared, prompt, strict=True)]
-    need = max(-(-(p + g - s) // B) for p, g, s in zip(prompt, gen, shared, strict=True))
-    lim = Limits(
-        pool_blocks=int(need + rng.integers(0, 3 * need) + -(-max(shared) // B)),
-        block_size=B,
-        max_batched_tokens=int(rng.integers(8, 120)),
-        max_num_seqs=int(rng.integers(1, 12)),
-        reserve_whole_request=bool(seed % 2),  # TensorRT-LLM's admission on odd seeds
-        prefill_first=bool(seed // 2 % 2),  # SGLang's batches on seeds 2, 3, 6, 7, …
-    )
+    arrival, prompt, gen, shared, lim, _ = random_scenario(seed)
     step = AffineStepTime(fixed_s=0.01, per_token_s=0.001, per_ctx_s=1e-5)
     a = run_group(arrival, prompt, gen, shared, lim, step)
     b = simulate_group_reference(arrival, prompt, gen, shared, lim, step)

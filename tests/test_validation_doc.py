@@ -91,3 +91,35 @@ def test_throughput_rows_meet_the_bar():
     assert abs(statistics.median(errors)) <= 0.05
     for r in res:  # each row's signed error is on the page
         assert f"**{r.error:+.1%}**" in DOC
+
+
+def test_stored_score_fit_is_a_fit():
+    # docs/validation/score_fits.yaml is what bench/validation_score.py --fit writes: refit
+    # the one vLLM TP-8 run whose three parameters one run constrains (16 requests/s) and
+    # find the stored values again (the fit stops within the simulation's own steps, 0.3%)
+    import yaml
+
+    score = _module("validation_score")
+    stored = yaml.safe_load(score.FITS.read_text())["fits"]
+    s = score.SETS[0]
+    got = stored[s.name]["16/s"]
+    assert got["parameters"] == "gemm,host_seq,request"
+    from calc.reports.score_fit import fit
+
+    run, rep = next((r, p) for r, p in score._runs(s) if r.rate_per_s == 16.0)
+    res = fit([(run, score._deployment(s), rep, None)], score.PARAMS)
+    assert res.multipliers["gemm"] == pytest.approx(got["gemm"], rel=0.02)
+    assert res.host_per_seq_s == pytest.approx(got["host_per_seq_s"], rel=0.05)
+    assert res.request_s == pytest.approx(got["request_s"], rel=0.05)
+
+
+def test_score_section_meets_the_bar_where_the_fit_is_constrained():
+    # the one run that constrains all three parameters alone (vLLM TP 8 at 16 requests/s)
+    # brings the other stated-rate runs of its deployment within 10% on TTFT p50, TPOT mean and
+    # output throughput (the burst, rate inf, is outside: docs/validation.md says why)
+    score = _module("validation_score")
+    results = score.evaluate()
+    _set, _plain, fits = results[0]
+    _run, _fit, others = next(f for f in fits if f[0].rate_per_s == 16.0)
+    finite = [o for o in others if o.run.rate_per_s is not None]
+    assert len(finite) == 2 and all(score._passes(o.rows) for o in finite)

@@ -35,6 +35,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "train": ("train_cmd", "train"),
     "simulate": ("simulate_cmd", "simulate"),
     "plan": ("plan_cmd", "plan"),
+    "score": ("score_cmd", "score"),
 }
 
 HELP = (

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import stat
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -15,34 +14,17 @@ from calc.cli import options as o
 
 
 def _facts(path: Path, engine: str | None):
-    """The log's facts, streamed from ``path`` (a regular file, opened without blocking) or
-    from stdin for ``-``: one clear error for anything else."""
-    from calc.deploy.engines.fromlog import read_log
-    from calc.errors import ConfigError
+    """The log's facts, streamed from ``path`` (a regular file) or from stdin for ``-``: one
+    clear error, naming the file, for anything else."""
+    from calc.deploy.engines.fromlog import read_log, read_log_file
+    from calc.errors import InvalidInputError
 
     if str(path) == "-":
-        return read_log(sys.stdin.buffer, engine)
-    try:
-        st = os.stat(path)
-    except FileNotFoundError:
-        raise ConfigError(f"{path}: no such file") from None
-    except (OSError, ValueError) as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    if stat.S_ISDIR(st.st_mode):
-        raise ConfigError(f"{path}: is a directory, expected a start-up log")
-    if not stat.S_ISREG(st.st_mode):
-        raise ConfigError(f"{path}: is not a regular file, expected a start-up log")
-    try:
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
-    with os.fdopen(fd, "rb") as fh:
-        if not stat.S_ISREG(os.fstat(fh.fileno()).st_mode):  # swapped after the stat
-            raise ConfigError(f"{path}: is not a regular file, expected a start-up log")
         try:
-            return read_log(fh, engine)
-        except OSError as exc:
-            raise ConfigError(f"{path}: cannot read: {exc.strerror or exc}") from None
+            return read_log(sys.stdin.buffer, engine)
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"stdin: {exc}") from None
+    return read_log_file(path, engine)
 
 
 def _same_file(a: Path, b: Path) -> bool:

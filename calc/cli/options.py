@@ -133,6 +133,8 @@ ComputeDtype = Annotated[
 Calibration = Annotated[
     Path | None,
     typer.Option(
-        "--calibration", help="Measured efficiencies (YAML from `kvcalc measure`) to apply."
+        "--calibration",
+        help="A calibration to apply: YAML from `kvcalc measure --save-calibration` "
+        "(measured efficiencies) or `kvcalc score --save-calibration` (fitted to benchmark runs).",
     ),
 ]

@@ -121,6 +121,7 @@ def plan(
     ] = True,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the simulated arrivals.")] = 0,
     efficiency: d.Efficiency = "expected",
+    calibration: o.Calibration = None,
     fmt: o.RowFormat = "table",
     output: o.Output = None,
     explain: Annotated[
@@ -182,6 +183,7 @@ def plan(
         top=top,
         disaggregation=disaggregation,
         efficiency=efficiency,
+        calibration=calibration,
     )
     report = run_plan(query, method=method, seed=seed)
     warn(report.warnings)
@@ -233,6 +235,8 @@ REJECTED = ("model", "hardware", "dtypes", "layout", "mode", "engine", "reason",
 
 def _display(row: dict) -> dict:
     out = dict(row)
+    if row.get("calibrated"):
+        out["hardware"] = f"{row['hardware']} (calibrated)"
     out["dtypes"] = f"{row['weight_dtype']}/{row['kv_dtype']}"
     out["layout"] = f"tp{row['tp']} pp{row['pp']} ep{row['ep']}"
     if row["mode"] != "disaggregated":

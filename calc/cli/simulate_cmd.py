@@ -94,6 +94,14 @@ SimOutput = Annotated[
         "table format a .png or .svg chart (needs matplotlib: pip install 'kvcalc[plot]').",
     ),
 ]
+PerRequest = Annotated[
+    Path | None,
+    typer.Option(
+        "--per-request",
+        help="Also write one JSON line per request (sent, admitted, first token, finish, "
+        "lengths, TTFT, TPOT, E2E, longest inter-token gap, preemptions) to this file.",
+    ),
+]
 
 
 def simulate(
@@ -135,12 +143,14 @@ def simulate(
     fmt: o.RowFormat = "table",
     output: SimOutput = None,
     report_file: o.Report = None,
+    per_request: PerRequest = None,
 ) -> None:
     """Serve requests arriving at --rate on the deployment, as vLLM/SGLang schedule them
     (continuous batching: decode first, chunked prefill within --max-batched-tokens, at most
     --max-num-seqs running, admission and preemption by the KV pool's blocks), each
-    iteration timed by the step-time model; report TTFT, TPOT and end-to-end latency
-    (p50/p90/p99, mean), queue length, KV-pool occupancy, throughput, goodput under
+    iteration timed by the step-time model; report TTFT, TPOT, inter-token latency (ITL, over
+    all tokens) and end-to-end latency (p50/p90/p99, mean; vLLM's benchmark definitions),
+    queue length, KV-pool occupancy, throughput, goodput under
     --ttft-slo/--tpot-slo and preemptions, and say when the rate saturates the deployment (the
     queue grows without bound). Replicas (--dp) take arrivals round-robin.
 
@@ -166,6 +176,13 @@ def simulate(
         check_output(output)
     if duration is not None and requests is not None:
         raise InvalidInputError("give --requests or --duration, not both")
+    if per_request is not None:
+        if sweep_rate is not None:
+            raise InvalidInputError("--per-request writes one simulation's requests: not with "
+                                    "--sweep-rate")  # fmt: skip
+        from calc.output.render import check_output_path
+
+        check_output_path(per_request, "--per-request")
     duration_s = None if duration is None else parse_duration_s(duration, "--duration")
     ttft_slo_s = None if ttft_slo is None else parse_duration_s(ttft_slo, "--ttft-slo")
     tpot_slo_s = None if tpot_slo is None else parse_duration_s(tpot_slo, "--tpot-slo")
@@ -196,8 +213,12 @@ def simulate(
         f"{dep.model.display_name} on {dep.gpus} × {dep.hardware.display_name} "
         f"({dep.describe()}, {dep.engine_config.engine}): {load.describe(rates is None)}"
     )
-    run = _one if rates is None else _sweep
-    report = run(dep, load, rates, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, output, title)
+    if rates is None:
+        report = _one(dep, load, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, output, title,
+                      per_request)  # fmt: skip
+    else:
+        report = _sweep(dep, load, rates, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, output,
+                        title)  # fmt: skip
     from calc.cli.common import command_line, write_report
     from calc.reports.report_runs import simulate_document
 
@@ -210,13 +231,17 @@ def simulate(
     )  # fmt: skip
 
 
-def _one(dep, load, _rates, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, output, title):
+def _one(dep, load, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, output, title, per_request):
     from calc.cli.common import warn
     from calc.output.render import emit
     from calc.serve.report import simulate_report
     from calc.serve.simulate import simulate as run
 
     r = run(dep, load, seed=seed, efficiency=efficiency)
+    if per_request is not None:
+        from calc.serve.per_request import write_per_request
+
+        write_per_request(per_request, r)
     report = simulate_report(dep, load, r, seed=seed, efficiency=efficiency,
                              ttft_slo_s=ttft_slo_s, tpot_slo_s=tpot_slo_s)  # fmt: skip
     warn(report.warnings)

@@ -1,8 +1,16 @@
-"""Measured efficiencies [fraction of peak] saved by `kvcalc measure` and applied to a profile.
+"""Calibration files [fraction of peak, ratio, s]: one schema, whoever wrote it, applied to a
+hardware profile by every command's ``--calibration FILE``.
 
-A calibration file replaces a hardware profile's datasheet-derived efficiency bands with the
-ones achieved on the user's own machine, so `latency`, `capacity`, `cost` and `check` predict
-with measured rates (``--calibration FILE``).
+- ``kvcalc measure --save-calibration``: the efficiency bands achieved on the user's own
+  machine (``matmul``, ``memory``), the fixed cost of one kernel, the small-M GEMM curve;
+- ``kvcalc score --save-calibration``: multipliers on the op times of a forward pass by class
+  (``op_multipliers``: gemm, attention, moe, communication), a host time per forward pass
+  (``host_step_s``) and per sequence it samples (``host_per_seq_s``), and a latency of each
+  request outside the engine's loop (``request_s``: the serving simulation adds it between a
+  client's send and the engine's arrival), fitted to benchmark runs, with what they were
+  fitted to (``fit``).
+
+A file may hold either part or both; what it leaves out keeps the profile's own values.
 """
 
 from __future__ import annotations
@@ -12,7 +20,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from calc.data.hardware_schema import Band, GemmPoint, HardwareProfile
+from calc.data.hardware_schema import Band, GemmPoint, HardwareProfile, StepCalibration
 from calc.data.yaml_io import load_mapping, validate
 
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
@@ -30,17 +38,49 @@ class KernelEfficiency(BaseModel):
     samples: int = Field(ge=1)
 
 
+class OpMultipliers(BaseModel):
+    """Multipliers on the op times of one forward pass, by op class (1: as modelled)."""
+
+    model_config = _STRICT
+
+    gemm: float = Field(default=1.0, gt=0, le=100, description="GEMMs over weights")
+    attention: float = Field(default=1.0, gt=0, le=100, description="attention kernels")
+    moe: float = Field(default=1.0, gt=0, le=100, description="MoE routed experts")
+    communication: float = Field(default=1.0, gt=0, le=100, description="collectives")
+
+
+class FittedRun(BaseModel):
+    """One benchmark run a calibration was fitted to, and its residuals after the fit."""
+
+    model_config = _STRICT
+
+    source: str = Field(min_length=1)
+    tool: str = Field(min_length=1)
+    residual_pct: dict[str, float] = Field(default_factory=dict)
+
+
+class FitRecord(BaseModel):
+    """What ``kvcalc score --save-calibration`` fitted, and to what."""
+
+    model_config = _STRICT
+
+    parameters: list[str] = Field(min_length=1)
+    deployment: str = Field(min_length=1, description="the runs' deployment, in words")
+    runs: list[FittedRun] = Field(min_length=1)
+    rms_residual_pct: float = Field(ge=0)
+
+
 class Calibration(BaseModel):
-    """Contents of a calibration YAML written by ``kvcalc measure --save-calibration``."""
+    """Contents of a calibration YAML (module docstring)."""
 
     model_config = _STRICT
 
     kind: str = Field(pattern="^kvcalc-calibration$")
     hardware: str = Field(min_length=1, description="profile the fractions are relative to")
-    device: str = Field(min_length=1, description="what ran the kernels (torch device name)")
+    device: str = Field(min_length=1, description="what ran the kernels or the benchmark")
     created: str = Field(min_length=1)
-    matmul: Band
-    memory: Band
+    matmul: Band | None = None
+    memory: Band | None = None
     kernels: list[KernelEfficiency] = Field(default_factory=list)
     # Fixed cost of one kernel [s] (HardwareProfile.kernel_overhead_s) and how it was
     # timed: a CUDA-graph replay (what engines do at decode) or eager launches (CPU). Files
@@ -49,6 +89,12 @@ class Calibration(BaseModel):
     kernel_overhead_variant: str | None = Field(default=None, pattern="^(cuda_graph|eager)$")
     # Small-M GEMM slowdown vs M (HardwareProfile.gemm_m_curve), sorted by m
     gemm_m_curve: list[GemmPoint] | None = Field(default=None, min_length=1)
+    # Fitted to benchmark runs (kvcalc score): op-class multipliers, host time per step [s]
+    op_multipliers: OpMultipliers | None = None
+    host_step_s: float | None = Field(default=None, ge=0, le=1.0)
+    host_per_seq_s: float | None = Field(default=None, ge=0, le=0.1)
+    request_s: float | None = Field(default=None, ge=0, le=10.0)
+    fit: FitRecord | None = None
 
 
 def load_calibration(path: Path | str) -> Calibration:
@@ -57,18 +103,54 @@ def load_calibration(path: Path | str) -> Calibration:
 
 
 def apply_calibration(hw: HardwareProfile, cal: Calibration, path: Path | str) -> HardwareProfile:
-    """``hw`` with its efficiency bands replaced by the measured ones, and its fixed kernel
-    cost and small-M GEMM curve where the file has them (kept otherwise)."""
-    eff = replace(hw.efficiency, matmul=cal.matmul, memory=cal.memory, source=f"calibration {path}")
+    """``hw`` with its efficiency bands replaced by the measured ones, its fixed kernel cost,
+    small-M GEMM curve, op-class multipliers and host time per step where the file has them
+    (kept otherwise)."""
     measured: dict = {}
+    if cal.matmul is not None or cal.memory is not None:
+        measured["efficiency"] = replace(
+            hw.efficiency,
+            matmul=cal.matmul or hw.efficiency.matmul,
+            memory=cal.memory or hw.efficiency.memory,
+            source=f"calibration {path}",
+        )
     if cal.kernel_overhead_s is not None:
         how = f" ({cal.kernel_overhead_variant})" if cal.kernel_overhead_variant else ""
         measured["kernel_overhead_s"] = cal.kernel_overhead_s
         measured["kernel_overhead_source"] = f"calibration {path}{how}"
     if cal.gemm_m_curve:
         measured["gemm_m_curve"] = sorted(cal.gemm_m_curve, key=lambda p: p.m)
-    # the user's own measurement times every kernel: the profile's fitted curves step aside
-    return replace(hw, efficiency=eff, kernels=None, **measured)
+    kernel_figures = bool(measured)  # a measured band, fixed kernel cost or small-M GEMM curve
+    if (cal.op_multipliers is not None or cal.host_step_s is not None or cal.host_per_seq_s
+            or cal.request_s):  # fmt: skip
+        m = cal.op_multipliers or OpMultipliers()
+        measured["step_calibration"] = StepCalibration(
+            gemm=m.gemm,
+            attention=m.attention,
+            moe=m.moe,
+            communication=m.communication,
+            host_step_s=cal.host_step_s or 0.0,
+            host_per_seq_s=cal.host_per_seq_s or 0.0,
+            request_s=cal.request_s or 0.0,
+            source=f"calibration {path}",
+        )
+    if kernel_figures:  # the user's own kernel measurement: the fitted curves step aside
+        measured["kernels"] = None
+    return replace(hw, **measured)
+
+
+def save_calibration(path: Path | str, cal: Calibration, flag: str = "--save-calibration") -> None:
+    """Write ``cal`` as YAML with a header saying what it is, atomically."""
+    import yaml
+
+    from calc.output.render import write_atomic
+
+    head = (
+        "# kvcalc calibration (kind kvcalc-calibration). Use with any command:\n"
+        "#   kvcalc latency --calibration THIS_FILE ...\n"
+    )
+    data = cal.model_dump(exclude_none=True)
+    write_atomic(Path(path), head + yaml.safe_dump(data, sort_keys=False), flag)
 
 
 def calibrated(

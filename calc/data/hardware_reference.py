@@ -188,6 +188,24 @@ _CURVE_HELP = {
     "memory": "fraction of the HBM bandwidth the kernel streams at when memory-bound [fraction]",
     "fixed_s": "what one kernel costs at no size (launch in a CUDA graph, ramp-up, tail) [s]",
 }
+# a calibration fitted to the user's benchmark runs (kvcalc score --save-calibration)
+FIELD_HELP |= {
+    "HardwareProfile.step_calibration": (
+        "op-class multipliers and host times fitted to benchmark runs (below); set by "
+        "`--calibration FILE`, not written in a profile by hand"
+    ),
+    "StepCalibration.gemm": "multiplier on the time of GEMMs over weights [×]",
+    "StepCalibration.attention": "multiplier on the time of attention kernels [×]",
+    "StepCalibration.moe": "multiplier on the time of MoE routed-expert kernels [×]",
+    "StepCalibration.communication": "multiplier on the time of collectives [×]",
+    "StepCalibration.host_step_s": "host time added to every forward pass [s]",
+    "StepCalibration.host_per_seq_s": "host time per sequence a forward pass samples [s]",
+    "StepCalibration.request_s": (
+        "latency of each request outside the engine's loop, between the client's send and the "
+        "engine [s]"
+    ),
+    "StepCalibration.source": "the calibration file it came from",
+}
 # the fields every fitted kernel curve has, one meaning each
 FIELD_HELP |= {
     f"{curve}.{name}": text

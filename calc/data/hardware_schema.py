@@ -211,6 +211,29 @@ class ScaleOut(Schema):
 
 
 @schema
+class StepCalibration(Schema):
+    """Multipliers on the op times of a forward pass by op class (GEMMs over weights, attention,
+    MoE routed experts, collectives), a fixed host time per forward pass and one per sequence
+    it samples [s] (scheduling, sampling, detokenising: what no kernel accounts for), fitted
+    to benchmark runs by
+    ``kvcalc score --save-calibration`` (``calc.deploy.step_calibration`` applies them)."""
+
+    gemm: Annotated[float, Bounds(gt=0, le=100)] = 1.0
+    attention: Annotated[float, Bounds(gt=0, le=100)] = 1.0
+    moe: Annotated[float, Bounds(gt=0, le=100)] = 1.0
+    communication: Annotated[float, Bounds(gt=0, le=100)] = 1.0
+    host_step_s: Annotated[float, Bounds(ge=0, le=1)] = 0.0
+    # host time per sequence sampled in a forward pass [s]: the scheduler, sampler and
+    # detokeniser's work per running request
+    host_per_seq_s: Annotated[float, Bounds(ge=0, le=0.1)] = 0.0
+    # latency of each request outside the engine's loop [s] (the API server's tokenising and
+    # streaming, the network): added between a client's send and the engine's arrival by the
+    # serving simulation
+    request_s: Annotated[float, Bounds(ge=0, le=10)] = 0.0
+    source: Text = "calibration"
+
+
+@schema
 class HardwareProfile(Schema):
     """One accelerator (per GPU): memory (label and usable), bandwidth, dense peaks,
     interconnect (scale-up domain and scale-out network), price."""
@@ -265,6 +288,9 @@ class HardwareProfile(Schema):
     # given it times its kernels in place of the efficiency bands (calc.deploy.rates)
     kernels: KernelCurves | None = None
     notes: str | None = None
+    # op-class multipliers and a per-step host time fitted to benchmark runs (``--calibration
+    # FILE`` from ``kvcalc score --save-calibration``); None: none
+    step_calibration: StepCalibration | None = None
 
     @property
     def budget_memory_bytes(self) -> int:

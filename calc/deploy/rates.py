@@ -678,6 +678,8 @@ def op_time(op: Op, r: Rates):
         else:
             t = op_time_s(op.flops, op.bytes, flops_rate(op, r), r.bytes_per_s)
         return t + op.kernels * r.kernel_s if op.kernels and r.kernel_s else t
+    if not op.count:  # no collective (the host-time op of a step calibration: timed there)
+        return 0.0
     msg = op.bytes / op.count
     link = r.link or Link(r.link_bytes_per_s, r.link_latency_s)
     if op.kind == ALLREDUCE:

@@ -60,6 +60,7 @@ from calc.deploy.rates import (
     op_time,
     rates,
 )
+from calc.deploy.step_calibration import calibrated
 from calc.errors import InvalidInputError
 from calc.formulas.roofline import arithmetic_intensity, is_compute_bound
 from calc.output.derivation import whole
@@ -103,6 +104,7 @@ class Step:
     compute_dtype: str
     rates: Rates | None
     raw: list[Op] = field(repr=False, default_factory=list)
+    calibration: Any = None  # the hardware's StepCalibration applied (calc.deploy.step_calibration)
 
 
 @dataclass(frozen=True)
@@ -187,8 +189,11 @@ def _step(st: OpSetup, hw, efficiency, raw: list[Op]) -> Step:
         )
         for op, t in zip(raw, times, strict=True)
     ]
+    cal = hw.step_calibration if r is not None else None
+    if cal is not None:  # op-class multipliers, host times
+        raw, times, timings = calibrated(raw, times, timings, cal)
     total = sum(times) if r is not None else None
-    return Step(total, flops, moved, timings, efficiency, st.dtype, r, raw)
+    return Step(total, flops, moved, timings, efficiency, st.dtype, r, raw, cal)
 
 
 def _check_counts(name: str, value, upper: int):

@@ -164,7 +164,7 @@ prefill_ops[].bound | label | per op | latency roofline flops | what limits the 
 prefill_ops[].time_s | s | per op | latency roofline flops | time of the op at the expected efficiency
 prefill_ops[].time_speed_of_light_s | s | per op | latency roofline | time of the op at 100% of peak
 n_rows | count | summary | sweep | rows of the grid
-derivation | label | summary | memory capacity latency roofline flops cost train log plan | with --explain: one line per figure, key = formula = numbers = value unit
+derivation | label | summary | memory capacity latency roofline flops cost train log plan score | with --explain: one line per figure, key = formula = numbers = value unit
 kind | label | label | plot | what the plot shows: roofline, memory, capacity or frontier
 rows[].series | label | label | plot | curve of the chart (attention what-if and its KV heads; frontier: the layout, e.g. tp 4)
 rows[].serving_output_tokens_per_s_per_user | tokens/s | per sequence | plot | frontier: gen / serving cycle, the output rate one request sees over its life (its prefill and the others' prefill chunks included; below 1 / TPOT)
@@ -397,6 +397,10 @@ tpot_p50_s | s | per sequence | simulate plan | median time per output token und
 tpot_p90_s | s | per sequence | simulate | 90th percentile of the TPOT under load
 tpot_p99_s | s | per sequence | simulate plan | 99th percentile of the TPOT under load
 tpot_avg_s | s | per sequence | simulate | mean TPOT over the requests under load (latency's tpot_mean_s is one request's mean decode step)
+itl_p50_s | s | per sequence | simulate score | median inter-token latency under load: each gap between two consecutive output tokens of a request, pooled over all requests' tokens (vLLM's benchmark ITL); a prefill stalling the decoders shows in its tail
+itl_p90_s | s | per sequence | simulate score | 90th percentile of the inter-token gaps under load (over tokens)
+itl_p99_s | s | per sequence | simulate score | 99th percentile of the inter-token gaps under load (over tokens)
+itl_avg_s | s | per sequence | simulate score | mean inter-token gap under load, over all tokens (a request's mean is its TPOT)
 e2e_p50_s | s | per sequence | simulate | median end-to-end latency under load: finish − arrival
 e2e_p90_s | s | per sequence | simulate | 90th percentile of the end-to-end latency under load
 e2e_p99_s | s | per sequence | simulate | 99th percentile of the end-to-end latency under load
@@ -417,6 +421,60 @@ iterations | count | per deployment | simulate | scheduler iterations (forward p
 sequence_groups | count | setting | simulate | groups the requests are spread over round-robin (replicas × attention-DP ranks × pipeline micro-batches), each simulated on its own
 kv_pool_blocks | blocks | per GPU | simulate | KV blocks of one sequence group's pool (the ledger's pool, / pp under pipeline parallelism; in full-attention blocks for windowed or SSM models)
 max_rate_meeting_slo_per_s | requests/s | per deployment | simulate | highest rate of the sweep whose p99 TTFT and TPOT meet the SLOs and that is not saturated (null: none)
+calibrated | flag | setting | plan score | the hardware profile carries a --calibration file's figures (measured efficiency bands, or a step calibration fitted by kvcalc score)
+runs[].source | label | label | score | the benchmark result file, with #N for the N-th run where it holds several
+runs[].tool | label | label | score | what wrote the file: vllm bench serve, sglang bench_serving, guidellm, aiperf, genai-perf or trtllm-bench
+runs[].model | label | label | score | model the run is scored on (kvcalc's name: the file's model id, or --model)
+runs[].hardware | label | label | score | hardware profile the run is scored on
+runs[].engine | label | setting | score | serving engine simulated (the file's tool or backend, --log or --engine)
+runs[].weight_dtype | label | setting | score | weight format of the deployment scored
+runs[].kv_dtype | label | setting | score | KV-cache format of the deployment scored
+runs[].tp | count | setting | score | tensor-parallel GPUs of the deployment scored
+runs[].pp | count | setting | score | pipeline-parallel stages of the deployment scored
+runs[].dp | count | setting | score | data-parallel replicas of the deployment scored
+runs[].max_num_seqs | sequences | setting | score | the engine's max running sequences, as resolved
+runs[].max_batched_tokens | tokens | setting | score | the engine's tokens per iteration, as resolved
+runs[].requests | count | per deployment | score | requests of the run replayed and served by the simulation
+runs[].rate_per_s | requests/s | setting | score | the run's request rate as the file records it (null: all at once)
+runs[].max_concurrency | count | setting | score | most requests the benchmark client kept open (null: no limit)
+runs[].arrivals | label | label | score | how the send times were rebuilt: recorded per request, or drawn at the rate (Poisson, gamma, constant) with the seed, the client's concurrency limit
+runs[].lengths | label | label | score | how the prompt and output lengths were rebuilt: recorded per request, the dataset's settings, or the totals' mean; the prefix-cached fraction
+runs[].notes | label | label | score | what the replay left out or changed (failed requests, refused ones), one line
+metrics[].source | label | label | score | the run the figure belongs to (runs[].source)
+metrics[].metric | label | label | score | figure compared, as vLLM's benchmark defines it: ttft, tpot (per request), itl (per token, pooled), e2e, requests_per_s, output_tokens_per_s, input_tokens_per_s or goodput_requests_per_s (where the file states its SLOs)
+metrics[].stat | label | label | score | avg, p50, p90 or p99 (empty for a throughput)
+metrics[].unit | label | label | score | unit of predicted and measured: s or 1/s
+metrics[].predicted | label | per deployment | score | kvcalc's simulation of the figure on the run's replayed workload, in metrics[].unit
+metrics[].measured | label | per deployment | score | the figure as the result file records it, in metrics[].unit
+metrics[].error | ratio | per deployment | score | (predicted − measured) / measured (null: no prediction)
+fit | label | label | score | the calibration fit (with --fit or --save-calibration): what was fitted and each run's residuals
+fit.parameters | label | label | score | parameters fitted (--fit): gemm, attention, moe, communication multipliers; host, host_seq, request times
+fit.gemm_multiplier | ratio | per GPU | score | fitted factor on the GEMM op times (1: as modelled)
+fit.attention_multiplier | ratio | per GPU | score | fitted factor on the attention op times
+fit.moe_multiplier | ratio | per GPU | score | fitted factor on the MoE routed experts' op times
+fit.communication_multiplier | ratio | per GPU | score | fitted factor on the collectives' times
+fit.host_step_s | s | per GPU | score | fitted host time per forward pass (null: not fitted)
+fit.host_per_seq_s | s | per GPU | score | fitted host time per sequence a forward pass samples (null: not fitted)
+fit.request_s | s | per sequence | score | fitted latency of each request outside the engine loop, added to TTFT and E2E (null: not fitted)
+fit.rms_residual | ratio | summary | score | root mean square of ln(predicted / measured) over the fitted figures after the fit
+fit.iterations | count | summary | score | Levenberg–Marquardt iterations of the fit
+fit.runs[].source | label | label | score | a run fitted to
+fit.runs[].figure | label | label | score | the fitted figure: ttft_p50, tpot_avg (or its stand-in) or output_tokens_per_s
+fit.runs[].before | ratio | per deployment | score | (predicted − measured) / measured before the fit
+fit.runs[].after | ratio | per deployment | score | (predicted − measured) / measured after the fit
+per_request[].request | count | label | simulate score | index of the request in the workload (a trace's row, a benchmark file's request; refused requests keep their index) (--per-request JSON Lines)
+per_request[].group | count | label | simulate score | sequence group (replica, attention-DP rank, pipeline micro-batch) the request ran on
+per_request[].arrival_s | s | per sequence | simulate score | when the client sent the request, from the first request's arrival
+per_request[].admitted_s | s | per sequence | simulate score | when the scheduler first admitted it
+per_request[].first_token_s | s | per sequence | simulate score | when its first output token was produced
+per_request[].finish_s | s | per sequence | simulate score | when its last output token was produced
+per_request[].prompt_tokens | tokens | per sequence | simulate score | prompt tokens of the request
+per_request[].output_tokens | tokens | per sequence | simulate score | output tokens of the request
+per_request[].ttft_s | s | per sequence | simulate score | first_token_s − arrival_s
+per_request[].tpot_s | s | per sequence | simulate score | (finish_s − first_token_s) / (output_tokens − 1); null for one output token
+per_request[].e2e_s | s | per sequence | simulate score | finish_s − arrival_s
+per_request[].itl_max_s | s | per sequence | simulate score | the request's longest gap between two consecutive output tokens (a preemption's stall included); null for one output token
+per_request[].preemptions | count | per sequence | simulate score | times the request was preempted (its KV freed, recomputed later)
 """
 
 # Renames made for scope (issue 10): old key -> new key, where (checked against main's output).

@@ -434,7 +434,7 @@ def simulate_load(built, w: Workload, efficiency: str):
     """The serving simulation of ``built`` under the spec workload's load."""
     from calc.serve.simulate import simulate
 
-    return simulate(built, load_spec_of(w), seed=w.seed, efficiency=efficiency)
+    return simulate(built, load_spec_of(w), seed=w.seed, efficiency=efficiency, tokens=False)
 
 
 def run_checks(

@@ -4,6 +4,8 @@ from its own FLOPs, bytes and rates, and the per-layer FLOP formulas with the mo
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from calc.data.hardware_schema import HardwareProfile
@@ -11,6 +13,7 @@ from calc.data.model_schema import ModelConfig
 from calc.deploy.ops import ALL_TO_ALL, ALLREDUCE, COMPUTE
 from calc.deploy.parallel import Link, allreduce_cost
 from calc.deploy.rates import curve_explain, flops_rate, gemm_terms, is_gemm, ridge_points
+from calc.deploy.step_calibration import HOST, HOST_ROWS, multiplier, sampled_rows
 from calc.deploy.steps import Step
 from calc.output.derivation import Figure, figure
 
@@ -19,9 +22,15 @@ def op_figures(prefix: str, step: Step) -> list[Figure]:
     r = step.rates
     figs = []
     for op, t in zip(step.raw, step.ops, strict=True):
+        if step.calibration is not None and op.kind == HOST:
+            figs.append(host_figure(prefix, op, t, step))
+            continue
         curve = curve_explain(op, r) if r is not None else None
         if curve is not None:  # timed by the profile's kernel curve: its arithmetic and source
             tmpl, nums, name, c = curve
+            m = _calibrated(op, step)
+            if m is not None:  # a step calibration's multiplier of the op's class
+                tmpl, nums = f"({tmpl}) × {{multiplier}}", {**nums, "multiplier": m}
             key = f"{prefix}.{op.name}.time_s"
             figs.append(figure(key, t.time_s, "s", tmpl, **nums))
             source = f"curve {name} ({c.provenance}): {c.source}"
@@ -50,18 +59,43 @@ def op_figures(prefix: str, step: Step) -> list[Figure]:
                     flops=op.flops, flops_per_s=flops_rate(op, r), bytes=op.bytes,
                     bytes_per_s=r.bytes_per_s,
                 )  # fmt: skip
-            figs.append(
-                figure(f"{prefix}.{op.name}.time_s", t.time_s, "s", roof + fixed, **terms, **extra)
-            )
+            formula, m = roof + fixed, _calibrated(op, step)
+            if m is not None:  # a step calibration's multiplier of the op's class
+                formula, extra = f"({formula}) × {{multiplier}}", {**extra, "multiplier": m}
+            figs.append(figure(f"{prefix}.{op.name}.time_s", t.time_s, "s", formula, **terms,
+                               **extra))  # fmt: skip
         else:
-            figs.append(_collective_figure(prefix, op, t, r))
+            figs.append(_collective_figure(prefix, op, t, r, _calibrated(op, step)))
     return figs
 
 
-def _collective_figure(prefix: str, op, t, r) -> Figure:
+def _calibrated(op, step: Step):
+    """The multiplier a step calibration applies to ``op``, or None (none, or 1)."""
+    if step.calibration is None:
+        return None
+    m = multiplier(op, step.calibration)
+    return None if m == 1.0 else m
+
+
+def host_figure(prefix: str, op, t, step: Step) -> Figure:
+    """A step calibration's host time: per forward pass, or per sequence sampled × rows."""
+    cal = step.calibration
+    key = f"{prefix}.{op.name}.time_s"
+    if op.name == HOST_ROWS:
+        rows = sampled_rows(step.raw)
+        tmpl = "{rows} × {host_per_seq_s} s"
+        return figure(key, t.time_s, "s", tmpl, rows=rows, host_per_seq_s=cal.host_per_seq_s)
+    return figure(key, t.time_s, "s", "{host_step_s} s", host_step_s=cal.host_step_s)
+
+
+def _collective_figure(prefix: str, op, t, r, m=None) -> Figure:
     """A collective's time: NCCL's all-reduce cost of the protocol it picks (base latency and
     hops, then the ring's bytes at the protocol's bandwidth), the pairwise all-to-all or a
-    send; each with one kernel's fixed cost."""
+    send; each with one kernel's fixed cost (× a step calibration's multiplier ``m``)."""
+    if m is not None:
+        plain = _collective_figure(prefix, op, replace(t, time_s=t.time_s / m), r)
+        tmpl = f"({plain.template}) × {{multiplier}}"
+        return figure(plain.key, t.time_s, "s", tmpl, **plain.numbers, multiplier=m)
     n = op.group
     msg = op.bytes / op.count
     link = r.link or Link(r.link_bytes_per_s, r.link_latency_s)

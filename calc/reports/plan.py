@@ -89,6 +89,9 @@ class PlanQuery:
     utilisation_cap: float = UTILISATION_CAP
     disaggregation: bool = True
     efficiency: str = "expected"
+    # a calibration file (kvcalc measure / kvcalc score --save-calibration): applied to the
+    # hardware profile it names; that profile's rows are marked calibrated
+    calibration: object = None
 
     def __post_init__(self) -> None:
         from calc.data.limits import MAX_CTX, check_positive_int
@@ -219,6 +222,7 @@ def _family_fields(f: Family, dep: Deployment | None) -> dict:
         "pp": f.pp,
         "ep": f.ep,
         "engine": f.engine,
+        "calibrated": is_calibrated(f.hardware),
     }
 
 
@@ -255,6 +259,8 @@ def _families(query: PlanQuery) -> list[Family]:
     models = [load_model(m) for m in query.models]
     names = query.hardware if query.hardware else tuple(hardware_names())
     hws = [load_hardware(h) for h in names]
+    if query.calibration is not None:
+        hws = calibrated_profiles(hws, query.calibration)
     out = []
     for cfg in models:
         for hw in hws:
@@ -263,6 +269,25 @@ def _families(query: PlanQuery) -> list[Family]:
                     for engine in query.engines:
                         out.append(Family(cfg, hw, dt, tp, pp, ep, engine))
     return out
+
+
+def calibrated_profiles(hws: list, path) -> list:
+    """``hws`` with the calibration file at ``path`` applied to the profile it was made on (by
+    name); an error when none of them is that profile."""
+    from calc.data.calibration import apply_calibration, load_calibration
+
+    cal = load_calibration(path)
+    if cal.hardware not in {h.name for h in hws}:
+        raise InvalidInputError(
+            f"--calibration {path} was made on {cal.hardware!r}, which this plan does not "
+            f"consider ({', '.join(h.name for h in hws)}); add it to --hardware"
+        )
+    return [apply_calibration(h, cal, path) if h.name == cal.hardware else h for h in hws]
+
+
+def is_calibrated(hw) -> bool:
+    """Whether a profile carries a calibration file's figures (bands or a step calibration)."""
+    return hw.step_calibration is not None or hw.efficiency.source.startswith("calibration")
 
 
 def model_len(cfg, load: Load) -> int:

@@ -429,8 +429,9 @@ def simulate_load(
     )
     table = _table(dep, efficiency, load.longest + 1)
     res = simulate(
-        target, spec, seed=seed, efficiency=efficiency, max_requests=max_requests, step_time=table
-    )
+        target, spec, seed=seed, efficiency=efficiency, max_requests=max_requests, step_time=table,
+        tokens=False,
+    )  # fmt: skip
     if res.ttft_s.get("p99") is None:
         inf = dict.fromkeys(("p50", "p90", "p99"), math.inf)
         why = f"the simulation served no request ({res.rejected:,} refused: longer than the pool"

@@ -10,7 +10,7 @@ from calc.serve.curve import LatencyCurve
 from calc.serve.simulate import SimResult
 from calc.serve.workload import LoadSpec, Trace
 
-METRICS = ("ttft", "tpot", "e2e")
+METRICS = ("ttft", "tpot", "itl", "e2e")
 STATS = ("p50", "p90", "p99", "mean")
 
 
@@ -64,7 +64,7 @@ def result_fields(r: SimResult, rate_per_s, ttft_slo_s=None, tpot_slo_s=None) ->
     }
     for m in METRICS:
         d = getattr(r, f"{m}_s")
-        for s in STATS:  # the mean over requests is "avg" (latency's tpot_mean_s differs)
+        for s in STATS:  # the mean is "avg" (latency's tpot_mean_s differs); ITL's: per token
             out[f"{m}_{'avg' if s == 'mean' else s}_s"] = d[s]
     slo = ttft_slo_s is not None or tpot_slo_s is not None
     out.update(

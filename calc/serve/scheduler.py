@@ -20,6 +20,22 @@ running request and runs the exact rules one request at a time
 (``tests/serve_reference.py: simulate_group_reference`` is that loop throughout; a test checks
 the two agree on random scenarios, in every mode).
 
+**Token times** (for inter-token latencies, ITL): every aggregate decoder produces a token in
+each decode iteration (in the aggregate form all of them are scheduled), so their gaps need no
+per-request work either: a decoder whose previous token came at the end of the previous decode
+iteration (a *generic* decoder) has the gap G_e = T_e − T_(e−1) of decode iteration e (its end
+time less the last one's); one that joined since with an older token (its first token in a
+prefill-only batch under SGLang's rules, a recompute, a request back from the exact rules) is
+kept in a small *cohort* keyed by that token's time until the next decode iteration. A stretch
+of k iterations gives the gaps d + γ (C + b j), j = 0 … k − 1, in closed form. Each request's
+longest gap comes from a stack of suffix maxima of G (a stretch's gaps rise, so its last stands
+for it) queried once when the request leaves the aggregate form. The exact rules time tokens
+one request at a time.
+
+**Client concurrency** (``max_in_flight``: a benchmark client that keeps at most C requests
+open, ``vllm bench serve --max-concurrency``): request i ≥ C is sent when an earlier one
+finishes, at max(its own arrival, that finish); the times it was sent are returned.
+
 Modes (``Limits``): whole-request reservation (TensorRT-LLM: admission takes the blocks of
 prompt + output, decoders never need one, nothing is preempted) and prefill first (SGLang:
 an iteration is a prefill batch, the decoders waiting and the counter g not advancing,
@@ -30,8 +46,9 @@ from __future__ import annotations
 
 import heapq
 import math
+from bisect import bisect_left
 from collections import deque
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -66,17 +83,42 @@ class GroupOut:
     t_start: float
     t_end: float
     iterations: int
+    # inter-token gaps [s]: (gap, how many tokens had it) pairs, and decode stretches
+    # (d, γ, C, b, k): gaps d + γ (C + b j) for j = 1 … k − 1, b tokens each
+    itl_gaps: list = field(default_factory=list)
+    itl_counts: list = field(default_factory=list)
+    itl_runs: list = field(default_factory=list)
+    itl_max: list = field(default_factory=list)  # per request, its longest gap [s] (0: none)
+    preempted: list = field(default_factory=list)  # per request, times it was preempted
+    sent: list | None = None  # per request, when it was sent (under client concurrency)
 
 
 def cdiv(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
+def run_group(
+    arrival,
+    prompt,
+    gen,
+    shared,
+    limits: Limits,
+    step,
+    max_in_flight: int | None = None,
+    tokens: bool = True,
+) -> GroupOut:
     """Simulate one group's requests (lists sorted by arrival; ``shared`` prefix tokens per
     request, whole blocks) with the iteration time ``step`` (``iteration_s(b, ctx_sum, chunks,
-    rows)``, ``decode_s(b)``, ``ctx_slope(b)``)."""
+    rows)``, ``decode_s(b)``, ``ctx_slope(b)``); at most ``max_in_flight`` requests open at once
+    when given (a benchmark client's concurrency: the rest wait for a finish). ``tokens``: keep
+    the token gaps (ITL) and each request's longest (off: the loop as fast as without them;
+    a plan or a check reads no ITL)."""
     n = len(arrival)
+    sent = None
+    if max_in_flight is not None and max_in_flight < n:
+        sent = list(arrival)
+        arrival = sent[:max_in_flight] + [math.inf] * (n - max_in_flight)
+    released = n if sent is None else max_in_flight
     B = limits.block_size
     M = limits.max_batched_tokens
     max_seqs = limits.max_num_seqs
@@ -113,6 +155,78 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
     force_slow = False  # more than one request in prefill: the exact rules only
     reserve = limits.reserve_whole_request
     prefill_first = limits.prefill_first
+    # token times (module docstring): decode iterations so far (epochs), the end of the last
+    # one (the previous token of every generic decoder), the cohorts (previous token time ->
+    # decoders), when each decoder joined and its previous token then
+    epoch = 0
+    last_dec_t = -math.inf
+    cohort: dict[float, int] = {}
+    cohort_n = 0
+    join_e = [0] * n
+    prev_t = [0.0] * n
+    in_cohort = [False] * n
+    last_tok = [0.0] * n  # exact for requests outside the aggregate form
+    flush_t: dict[int, float] = {}  # epoch -> its end, where cohorts decoded
+    mono_e: list[int] = []  # suffix maxima of G: epochs (rising), gaps (falling)
+    mono_v: list[float] = []
+    itl_gaps: list[float] = []
+    itl_counts: list[int] = []
+    itl_runs: list[tuple] = []
+    itl_max = [0.0] * n
+    preempted_n = [0] * n
+
+    def release(t_done: float) -> None:
+        """A finish frees a client slot: the next request is sent (client concurrency)."""
+        nonlocal released
+        if released < n:
+            arrival[released] = max(sent[released], t_done)
+            released += 1
+
+    def decode_epoch(t_end: float, stretch=None) -> None:
+        """Every aggregate decoder produced a token at ``t_end``: one decode iteration; with
+        ``stretch`` (d, γ, C, b, k), k − 1 more after it, in closed form (their gaps rise)."""
+        nonlocal epoch, last_dec_t, cohort_n
+        epoch += 1
+        if last_dec_t > -math.inf:
+            gap = t_end - last_dec_t
+            while mono_v and mono_v[-1] <= gap:  # suffix maxima of G
+                mono_v.pop()
+                mono_e.pop()
+            mono_e.append(epoch)
+            mono_v.append(gap)
+            if n_dec > cohort_n:
+                itl_gaps.append(gap)
+                itl_counts.append(n_dec - cohort_n)
+        if cohort_n:
+            flush_t[epoch] = t_end
+            for tau, c in cohort.items():
+                itl_gaps.append(t_end - tau)
+                itl_counts.append(c)
+            cohort.clear()
+            cohort_n = 0
+        last_dec_t = t_end
+        if stretch is not None:
+            d, slope, ctx_sum, b, k = stretch
+            itl_runs.append(stretch)
+            epoch += k - 1
+            gap = d + slope * (ctx_sum + b * (k - 1))  # the stretch's largest
+            while mono_v and mono_v[-1] <= gap:
+                mono_v.pop()
+                mono_e.pop()
+            mono_e.append(epoch)
+            mono_v.append(gap)
+
+    def token(r: int) -> None:
+        """Request r produced a token at t one request at a time (outside the aggregate)."""
+        if first_token[r] < 0:
+            first_token[r] = t
+        elif tokens:
+            gap = t - last_tok[r]
+            itl_gaps.append(gap)
+            itl_counts.append(1)
+            if gap > itl_max[r]:
+                itl_max[r] = gap
+        last_tok[r] = t
 
     def admit_need(w: int, k: int) -> int:
         """Blocks a waiting request takes when admitted with a first chunk of ``k``."""
@@ -150,10 +264,20 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
         return out
 
     def to_decoder(r: int) -> None:
-        nonlocal sum_off, n_dec
+        nonlocal sum_off, n_dec, cohort_n
         o = computed[r] - g
         off[r] = o
         is_dec[r] = True
+        if tokens:
+            join_e[r] = epoch
+            pt = last_tok[r]
+            prev_t[r] = pt
+            if pt != last_dec_t:
+                in_cohort[r] = True
+                cohort[pt] = cohort.get(pt, 0) + 1
+                cohort_n += 1
+            else:
+                in_cohort[r] = False
         cnt[(o - shared[r]) % B] += 1
         sum_off += o
         n_dec += 1
@@ -164,7 +288,29 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
 
     def drop_decoder(r: int) -> None:
         """Remove decoder r from the aggregates (its state materialised first)."""
-        nonlocal sum_off, n_dec
+        nonlocal sum_off, n_dec, cohort_n
+        if not tokens:
+            pass
+        elif epoch > join_e[r]:  # it decoded since it joined: its gaps, its last token
+            lo = join_e[r] + 1
+            m = 0.0
+            if in_cohort[r]:
+                m = flush_t[lo] - prev_t[r]
+                lo += 1
+            i = bisect_left(mono_e, lo)
+            if i < len(mono_e) and mono_v[i] > m:
+                m = mono_v[i]
+            if m > itl_max[r]:
+                itl_max[r] = m
+            last_tok[r] = last_dec_t
+        elif in_cohort[r]:
+            pt = prev_t[r]
+            c = cohort[pt] - 1
+            if c:
+                cohort[pt] = c
+            else:
+                del cohort[pt]
+            cohort_n -= 1
         o = off[r]
         computed[r] = o + g
         ntok[r] = o + g + 1
@@ -224,6 +370,7 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
                     computed[v] = shared[v]
                     waiting.appendleft(v)
                     preemptions += 1
+                    preempted_n[v] += 1
                     preempted = True
                 b = 0 if pfirst else n_dec
                 need_dec = cnt[(-g) % B] if b else 0
@@ -274,7 +421,7 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
                         k_run = min(k_run, steps + 1)
                         extra = (k_run - 1) // B * per_cycle + sum(cyc[: (k_run - 1) % B])
                     if (not waiting and nxt < n and len(running) < max_seqs
-                            and k_run > 1):  # fmt: skip
+                            and k_run > 1 and arrival[nxt] < math.inf):  # fmt: skip
                         k_run = _until_arrival(d, slope, ctx_sum, b, arrival[nxt] - t, k_run)
                         extra = (k_run - 1) // B * per_cycle + sum(cyc[: (k_run - 1) % B])
                 dt = k_run * d + slope * (k_run * ctx_sum + b * k_run * (k_run - 1) / 2)
@@ -282,11 +429,16 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
                 used += extra
                 free -= extra
                 queue_area += dt * len(waiting)
+                if tokens:  # steps 1 … k − 1: every decoder generic, rising gaps
+                    decode_epoch(t + d + slope * ctx_sum,
+                                 (d, slope, ctx_sum, b, k_run) if k_run > 1 else None)  # fmt: skip
                 t += dt
+                last_dec_t = t
                 g += k_run
                 iterations += k_run
             else:
                 rows = b + sum(1 for r, k in sched_p if computed[r] + k == ntok[r])
+                b_agg = b  # the aggregate decoders (all decode in this iteration)
                 # a recomputed request's last token (its newest output) is timed as a decode
                 # token, as the one-by-one rules time it
                 tail = [(h, k) for h, k in chunks if k == 1]
@@ -303,6 +455,8 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
                 t += dt
                 if b:
                     g += 1
+                if b_agg and tokens:
+                    decode_epoch(t)
                 iterations += 1
                 pf = -1
                 for r, k in sched_p:
@@ -315,8 +469,7 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
                             pf = r  # still in prefill (the last one)
                         continue
                     ntok[r] = c + 1
-                    if first_token[r] < 0:
-                        first_token[r] = t
+                    token(r)
                     if c + 1 - prompt[r] >= gen[r]:  # its last output token
                         finish[r] = t
                         free += blocks[r]
@@ -324,6 +477,8 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
                         blocks[r] = 0
                         done += 1
                         del running[r]
+                        if released < n:
+                            release(t)
                     else:
                         to_decoder(r)
             # decoders that finished at counter g
@@ -342,6 +497,8 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
                         used -= blocks[r]
                         blocks[r] = 0
                         done += 1
+                        if released < n:
+                            release(t)
                     for r in ended:
                         del running[r]
             continue
@@ -372,6 +529,7 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
                 ntok[v] = max(ntok[v], prompt[v])
                 waiting.appendleft(v)
                 preemptions += 1
+                preempted_n[v] += 1
                 preempted = True
                 if v == r:
                     self_preempted = True
@@ -414,8 +572,7 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
                 computed[r] = c
                 if c == ntok[r]:
                     ntok[r] = c + 1
-                    if first_token[r] < 0:
-                        first_token[r] = t
+                    token(r)
                     if c + 1 - prompt[r] >= gen[r]:
                         finish[r] = t
                         free += blocks[r]
@@ -423,8 +580,12 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
                         blocks[r] = 0
                         done += 1
                         ended = True
+                        if released < n:
+                            release(t)
             if ended:
                 rl = [r for r in rl if finish[r] < 0]
+            if b:  # the decoders scheduled: their previous token is now this one
+                last_dec_t = t
         running = dict.fromkeys(rl)
         # back to the aggregate form: decoders (all tokens computed but the newest)
         prefilling = 0
@@ -437,7 +598,8 @@ def run_group(arrival, prompt, gen, shared, limits: Limits, step) -> GroupOut:
         force_slow = prefilling > 1
     return GroupOut(
         first_token, finish, admitted, preemptions, queue_area, queue_max, used_area,
-        t_start, t, iterations,
+        t_start, t, iterations, itl_gaps, itl_counts, itl_runs, itl_max, preempted_n,
+        arrival if sent is not None else None,
     )  # fmt: skip
 
 

@@ -51,9 +51,17 @@ needs more blocks than the pool, or is longer than the engine's max model length
 model's context limit unless set), is refused (counted in ``rejected``), as an engine
 refuses it.
 
-Metrics (the conventions of vLLM's benchmark_serving): TTFT = first token − arrival; TPOT =
-(finish − first token) / (output tokens − 1), for requests of more than one output token; E2E =
-finish − arrival. Rates are over the makespan, first arrival to last finish. Queue length is
+Metrics (the definitions of vLLM's benchmark, ``vllm/benchmarks/serve.py`` ``calculate_metrics``,
+a request's "arrival" being when the client sent it): TTFT = first token − arrival; TPOT =
+(finish − first token) / (output tokens − 1), for requests of more than one output token (one
+value per request: its percentiles are over requests); ITL = each gap between two consecutive
+tokens of a request, pooled over all requests (its percentiles are over tokens:
+``calc.serve.token_gaps``), so a long prefill that stalls the decoders shows in the ITL tail
+where a request's mean, its TPOT, hides it; E2E = finish − arrival. Rates are over the
+makespan, first arrival to last finish (the benchmark's duration when its first request leaves
+at its start). **Client concurrency** (``max_in_flight``, a benchmark's --max-concurrency): at
+most C requests are open at once; the next is sent when one finishes (each group gets its share
+of C, the rest spread one each over the first groups). Queue length is
 the requests waiting for admission, time-averaged over the makespan (all groups), and the
 longest queue one group had;
 KV-pool occupancy the time-averaged fraction of its pool's blocks in use. **Saturation**: when
@@ -67,10 +75,12 @@ then True, with a one-line reason.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from calc.deploy.deployment import Deployment
 from calc.errors import InvalidInputError
 from calc.serve.scheduler import Limits, cdiv, run_group
+from calc.serve.token_gaps import gap_summary, gap_values
 from calc.serve.workload import LoadSpec, sample_requests
 
 __all__ = ["Limits", "SimResult", "simulate", "simulate_requests"]
@@ -106,9 +116,28 @@ class SimResult:
     tpot_each_s: object = field(repr=False, default=None)
     e2e_each_s: object = field(repr=False, default=None)
     wait_each_s: object = field(repr=False, default=None)  # arrival to first admission
+    # the inter-token gaps as the scheduler recorded them: (gap, count) pairs and decode
+    # stretches (calc.serve.token_gaps); their summary is ``itl_s``
+    itl_record: tuple = field(repr=False, default=((), (), ()))
+    # per request served (the order of the requests given, refused ones left out): when it was
+    # sent [s], its prompt and output tokens, its longest inter-token gap [s] (0: one token),
+    # how many times it was preempted, its sequence group
+    arrival_each_s: object = field(repr=False, default=None)
+    prompt_each: object = field(repr=False, default=None)
+    gen_each: object = field(repr=False, default=None)
+    itl_max_each_s: object = field(repr=False, default=None)
+    preempted_each: object = field(repr=False, default=None)
+    group_each: object = field(repr=False, default=None)
 
-    def goodput_requests_per_s(self, ttft_slo_s: float | None, tpot_slo_s: float | None) -> float:
-        """Requests per second that met both SLOs (a missing SLO is met), over the makespan."""
+    @cached_property
+    def itl_s(self) -> dict:
+        """Inter-token gaps pooled over all requests' tokens: mean, p50, p90, p99 [s]
+        (computed when first asked: a plan's many simulations never ask)."""
+        return gap_summary(*gap_values(*self.itl_record))
+
+    def goodput_requests_per_s_e2e(self, ttft_slo_s, tpot_slo_s, e2e_slo_s) -> float:
+        """Requests per second that met every SLO given (TTFT, TPOT, E2E; a request of one
+        output token has TPOT 0, as vLLM's goodput counts it), over the makespan."""
         import numpy as np
 
         if self.n_requests == 0 or self.makespan_s <= 0:
@@ -118,7 +147,13 @@ class SimResult:
             ok &= self.ttft_each_s <= ttft_slo_s
         if tpot_slo_s is not None:
             ok &= np.nan_to_num(self.tpot_each_s, nan=0.0) <= tpot_slo_s
+        if e2e_slo_s is not None:
+            ok &= self.e2e_each_s <= e2e_slo_s
         return float(ok.sum()) / self.makespan_s
+
+    def goodput_requests_per_s(self, ttft_slo_s: float | None, tpot_slo_s: float | None) -> float:
+        """Requests per second that met both SLOs (a missing SLO is met), over the makespan."""
+        return self.goodput_requests_per_s_e2e(ttft_slo_s, tpot_slo_s, None)
 
     def slo_attainment(self, ttft_slo_s: float | None, tpot_slo_s: float | None) -> float:
         """Fraction of requests that met both SLOs."""
@@ -157,11 +192,17 @@ def simulate_requests(
     groups: int = 1,
     prefix_shared_fraction: float = 0.0,
     front_s=None,
+    max_in_flight: int | None = None,
+    request_s: float = 0.0,
+    tokens: bool = True,
 ) -> SimResult:
     """Simulate requests (arrays sorted by arrival [s], prompt and output lengths [tokens]) on
-    ``groups`` sequence groups of ``limits`` each, with the iteration time ``step``;
-    ``front_s``: each request's front-end time before the engine sees it [s] (its TTFT and E2E
-    still count from its arrival)."""
+    ``groups`` sequence groups of ``limits`` each, with the iteration time ``step``; at most
+    ``max_in_flight`` requests open at once when given (module docstring). A request reaches
+    the engine after its time outside it: ``front_s``, the front-end's (HTTP, tokenisation;
+    per request, from the engine's host costs) plus ``request_s``, a calibrated latency
+    (``kvcalc score``); its TTFT and E2E still count from when it was sent. ``tokens`` off: no
+    ITL and no longest gap per request (faster, for a plan or a check)."""
     import numpy as np
 
     arrival = np.asarray(arrival, dtype=np.float64)
@@ -180,12 +221,20 @@ def simulate_requests(
     arrival, prompt, gen, shared = arrival[ok], prompt[ok], gen[ok], shared[ok]
     front = np.zeros(arrival.size) if front_s is None else np.broadcast_to(front_s, ok.shape)[ok]
     # the front-end hands requests over in arrival order: entry times never decrease
-    entry = np.maximum.accumulate(arrival + front) if arrival.size else arrival
+    entry = np.maximum.accumulate(arrival + front + request_s) if arrival.size else arrival
+    outside = entry - arrival  # each request's time before the engine sees it [s]
     n = arrival.size
     ttft = np.full(n, np.nan)
     e2e = np.full(n, np.nan)
     tpot = np.full(n, np.nan)
     wait = np.full(n, np.nan)
+    sent = entry.copy()  # when each reached the engine (a closed loop sends later)
+    itl_max = np.zeros(n)
+    preempted = np.zeros(n, dtype=np.int64)
+    group = np.arange(n, dtype=np.int64) % groups if groups else np.zeros(n, dtype=np.int64)
+    gaps: list[float] = []
+    counts: list[int] = []
+    runs: list[tuple] = []
     preemptions = iterations = 0
     q_area, q_max, occ = 0.0, 0, []
     t0, t1 = np.inf, -np.inf
@@ -193,6 +242,9 @@ def simulate_requests(
         idx = np.arange(g, n, groups)
         if idx.size == 0:
             continue
+        cap = None
+        if max_in_flight is not None:  # this group's share of the client's concurrency
+            cap = max(1, max_in_flight // groups + (g < max_in_flight % groups))
         out = run_group(
             entry[idx].tolist(),
             prompt[idx].tolist(),
@@ -200,10 +252,19 @@ def simulate_requests(
             shared[idx].tolist(),
             limits,
             step,
+            cap,
+            tokens,
         )
         ft = np.asarray(out.first_token)
         fin = np.asarray(out.finish)
-        a = arrival[idx]
+        if out.sent is not None:
+            sent[idx] = out.sent
+        a = sent[idx] - outside[idx]  # from when the client sent it
+        itl_max[idx] = out.itl_max
+        preempted[idx] = out.preempted
+        gaps += out.itl_gaps
+        counts += out.itl_counts
+        runs += out.itl_runs
         ttft[idx] = ft - a
         e2e[idx] = fin - a
         wait[idx] = np.asarray(out.admitted) - a
@@ -218,10 +279,10 @@ def simulate_requests(
         q_max = max(q_max, out.queue_max)
         occ.append(out.used_area / span / limits.pool_blocks if span > 0 else 0.0)
         t0, t1 = min(t0, out.t_start), max(t1, out.t_end)
-    makespan = float(t1 - t0) if n else 0.0
+    makespan = float(t1 - t0 + outside[0]) if n else 0.0  # from the first send
     span_arrivals = float(arrival[-1] - arrival[0]) if n > 1 else 0.0
     offered = (n - 1) / span_arrivals if span_arrivals > 0 else 0.0
-    saturated, reason = _saturation(arrival, wait, e2e, offered)
+    saturated, reason = _saturation(sent, wait, e2e, offered)
     return SimResult(
         n_requests=int(n),
         rejected=rejected,
@@ -246,6 +307,13 @@ def simulate_requests(
         tpot_each_s=tpot,
         e2e_each_s=e2e,
         wait_each_s=wait,
+        itl_record=(gaps, counts, runs),
+        arrival_each_s=sent - outside,
+        prompt_each=prompt,
+        gen_each=gen,
+        itl_max_each_s=itl_max,
+        preempted_each=preempted,
+        group_each=group,
     )
 
 
@@ -272,6 +340,19 @@ def _saturation(arrival, wait, e2e, offered) -> tuple[bool, str]:
             f"(+{slope:.2f} s per s) and keeps growing; lower --rate or add replicas"
         )
     return False, ""
+
+
+def front_end_s(step, prompt):
+    """Each request's front-end time before the engine sees it [s] (HTTP, tokenisation: the
+    engine's host costs, ``StepTable.request_s``); None for a step time that states none."""
+    return step.request_s(prompt) if hasattr(step, "request_s") else None
+
+
+def request_latency_s(dep: Deployment) -> float:
+    """Each request's latency outside the engine loop [s]: a step calibration's ``request_s``
+    (``kvcalc score --save-calibration``), else 0."""
+    cal = dep.hardware.step_calibration if dep.hardware is not None else None
+    return cal.request_s if cal is not None else 0.0
 
 
 def groups_of(dep: Deployment) -> int:
@@ -316,10 +397,11 @@ def simulate(
     max_requests: int | None = None,
     step_time=None,
     limits: Limits | None = None,
+    tokens: bool = True,
 ) -> SimResult:
     """Serve ``load`` on ``dep`` (module docstring). ``step_time`` (an iteration-time object,
     default ``calc.serve.steptime.step_table(dep, efficiency)``) and ``limits`` (default from
-    the ledger and the engine) can be injected."""
+    the ledger and the engine) can be injected; ``tokens`` off skips the ITL bookkeeping."""
     from calc.deploy.rates import check_efficiency
     from calc.serve.steptime import step_table
 
@@ -347,7 +429,9 @@ def simulate(
         step=step,
         groups=groups_of(dep),
         prefix_shared_fraction=load.prefix_shared_fraction,
-        front_s=step.request_s(prompt) if hasattr(step, "request_s") else None,
+        front_s=front_end_s(step, prompt),
+        request_s=request_latency_s(dep),
+        tokens=tokens,
     )
     if result.n_requests == 0:
         raise InvalidInputError(

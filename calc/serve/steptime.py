@@ -144,7 +144,7 @@ def _split(step):
     for timing, op in zip(step.ops, step.raw, strict=True):
         if op.attention:
             attn = attn + timing.time_s
-        elif op.name == "lm_head":
+        elif op.name in ("lm_head", "host_rows"):  # per row sampled (step calibration)
             lm = lm + timing.time_s
         else:
             rest = rest + timing.time_s

@@ -63,6 +63,19 @@ def read_log(source: str | BinaryIO | Iterable[str], engine_name: str | None = N
     return facts
 
 
+def read_log_file(path: str | Path, engine_name: str | None = None) -> LogFacts:
+    """The facts of the start-up log in the regular file ``path`` (read a piece at a time,
+    ``calc.output.safe_io.open_input``); every error names the file."""
+    from calc.deploy.engines.logscan import MAX_LOG_BYTES
+    from calc.output.safe_io import open_input
+
+    with open_input(path, what="an engine start-up log", max_bytes=MAX_LOG_BYTES) as fh:
+        try:
+            return read_log(fh, engine_name)
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"{path}: {exc}") from None
+
+
 # ---------------------------------------------------------------------------------------------
 # Model ids -> shipped models, by each model's source (its Hugging Face repository)
 
@@ -254,8 +267,7 @@ def deployment_from_log(
     if isinstance(source, LogFacts):
         facts = source
     elif isinstance(source, Path):
-        with open(source, "rb") as fh:
-            facts = read_log(fh, engine_name)
+        facts = read_log_file(source, engine_name)
     else:
         facts = read_log(source, engine_name)
     s = facts.settings

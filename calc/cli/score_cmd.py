@@ -1,0 +1,211 @@
+"""`kvcalc score`: benchmark result files held against the serving simulation, each measured
+figure beside the prediction with its signed error; with --save-calibration, a step
+calibration fitted to the runs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from calc.cli import deploy_options as d
+from calc.cli import options as o
+
+Files = Annotated[
+    list[Path],
+    typer.Argument(
+        help="Result files: vllm bench serve --save-result JSON, SGLang bench_serving JSONL, "
+        "GuideLLM benchmarks.json, AIPerf / GenAI-Perf profile_export*.json, trtllm-bench "
+        "--report_json.",
+        show_default=False,
+    ),
+]
+ModelOpt = Annotated[
+    str | None,
+    typer.Option("--model", "-m", help="The model served (default: the one the file names)."),
+]
+EngineOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--engine",
+        help="The engine that served the runs: vllm, sglang or trtllm (default: the one the "
+        "file's tool or backend names, else vllm).",
+    ),
+]
+Log = Annotated[
+    Path | None,
+    typer.Option(
+        "--log",
+        help="The engine's start-up log of the run: its settings (TP, batch limits, memory "
+        "fraction) and its printed KV pool are used where no option gives them.",
+    ),
+]
+LengthOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--prompt",
+        help="Replace the recorded prompt lengths: a number, uniform:LO:HI or lognormal:MEAN:CV.",
+    ),
+]
+GenOpt = Annotated[
+    str | None,
+    typer.Option("--gen", help="Replace the recorded output lengths (as --prompt)."),
+]
+Seed = Annotated[
+    int, typer.Option("--seed", help="Seed of the arrivals and lengths drawn (where not recorded).")
+]
+PrefixCached = Annotated[
+    float,
+    typer.Option(
+        "--prefix-cached",
+        help="Fraction (0-1) of each prompt the engine found in its prefix cache: 1 for a "
+        "rerun of the same prompts (same seed) on a server with prefix caching (vLLM V1's "
+        "default). Whole KV blocks of it; at least one token is computed.",
+    ),
+]
+SaveCal = Annotated[
+    Path | None,
+    typer.Option(
+        "--save-calibration",
+        help="Fit a step calibration to the runs (see --fit) and write it here (YAML), for "
+        "--calibration FILE in every command.",
+    ),
+]
+FitOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--fit",
+        help="Parameters --save-calibration fits, comma-separated: gemm, attention, moe, "
+        "communication (multipliers on those op times), host (a host time per forward pass), "
+        "host_seq (per sequence in a forward pass), request (each request's latency outside "
+        "the engine). Default gemm,host_seq,request.",
+    ),
+]
+
+
+def score(
+    files: Files,
+    model: ModelOpt = None,
+    hardware: o.Hardware = None,
+    log: Log = None,
+    prompt: LengthOpt = None,
+    gen: GenOpt = None,
+    seed: Seed = 0,
+    prefix_cached: PrefixCached = 0.0,
+    efficiency: d.Efficiency = "expected",
+    weight_dtype: o.WeightDtype = None,
+    kv_dtype: o.KvDtype = None,
+    tp: Annotated[int | None, typer.Option("--tp", help="Tensor-parallel GPUs.")] = None,
+    pp: Annotated[int | None, typer.Option("--pp", help="Pipeline-parallel stages.")] = None,
+    ep: Annotated[int | None, typer.Option("--ep", help="Expert-parallel GPUs.")] = None,
+    dp: o.Dp = None,
+    compute_dtype: o.ComputeDtype = None,
+    engine: EngineOpt = None,
+    engine_version: d.EngineVersion = None,
+    mem_util: d.MemUtil = None,
+    block_size: d.BlockSize = None,
+    max_batched_tokens: d.MaxBatchedTokens = None,
+    max_num_seqs: d.MaxNumSeqs = None,
+    max_model_len: d.MaxModelLen = None,
+    allreduce: d.AllReduce = None,
+    moe_imbalance: d.MoeImbalance = None,
+    calibration: o.Calibration = None,
+    save_calibration: SaveCal = None,
+    fit: FitOpt = None,
+    fmt: o.Format = "table",
+    output: o.Output = None,
+    explain: o.Explain = False,
+) -> None:
+    """Hold benchmark result files against kvcalc: read each run's settings (model, rate or
+    client concurrency, lengths, the deployment where recorded), replay its workload through
+    the serving simulation on the deployment (from the file, --log or the options), and show
+    predicted vs measured TTFT, TPOT, ITL and E2E (mean, median, p90, p99), request and token
+    throughput and goodput (where the file states SLOs), each with its signed error
+    (predicted − measured) / measured.
+
+    With --save-calibration the multipliers and host time of --fit are fitted to all the
+    runs (one hardware profile), each run's residual shown; --calibration FILE then applies
+    them in latency, cost, simulate, plan, check and sweep.
+
+    Example: kvcalc score vllm-4.0qps-Llama-3.3-70B.json -H h100 --tp 4
+    """
+    from calc.cli.common import check_choice, warn
+    from calc.errors import InvalidInputError
+    from calc.output.render import FORMATS, check_output_path, emit
+    from calc.reports.score_report import score_files
+
+    check_choice("--format", fmt, FORMATS)
+    check_choice("--engine", engine, ("vllm", "sglang", "trtllm"))
+    if not files:
+        raise InvalidInputError("give at least one result file")
+    if save_calibration is not None:
+        check_output_path(save_calibration, "--save-calibration")
+    given = {
+        "model": model, "hardware": hardware, "tp": tp, "pp": pp, "ep": ep, "dp": dp,
+        "weight_dtype": weight_dtype, "kv_dtype": kv_dtype, "compute_dtype": compute_dtype,
+        "engine": engine, "engine_version": engine_version, "mem_util": mem_util,
+        "block_size": block_size, "max_batched_tokens": max_batched_tokens,
+        "max_num_seqs": max_num_seqs, "max_model_len": max_model_len, "allreduce": allreduce,
+        "moe_imbalance": moe_imbalance, "calibration": calibration,
+    }  # fmt: skip
+    report = score_files(
+        files, given, build=_build, log=log, prompt=prompt, gen=gen, seed=seed,
+        efficiency=efficiency, fit=fit, save_calibration=save_calibration,
+        prefix_cached=prefix_cached,
+    )  # fmt: skip
+    warn(report.warnings)
+    emit(
+        report.fields,
+        fmt,
+        output,
+        rows=report.rows,
+        table=lambda: _table(report),
+        explain=report.figures if explain else (),
+    )
+
+
+def _build(options: dict):
+    """A Deployment of the merged options (the command's, the log's, the file's)."""
+    from calc.cli.deploy_common import build_deployment
+
+    opts = {k: v for k, v in options.items() if v is not None}
+    opts.setdefault("engine", "vllm")
+    for key in ("tp", "pp", "ep"):
+        opts.setdefault(key, 1)
+    return build_deployment(opts.pop("model"), opts.pop("hardware"), **opts)
+
+
+def _table(report):
+    from rich.console import Group
+
+    from calc.output.render import kv_table, rows_table
+
+    parts = []
+    for run in report.fields["runs"]:
+        head = {k: v for k, v in run.items() if k != "source"}
+        parts.append(kv_table(head, f"{run['source']}"))
+        rows = [
+            {
+                "metric": r["metric"] + (f" {r['stat']}" if r["stat"] else ""),
+                "predicted": _show(r["predicted"], r["unit"]),
+                "measured": _show(r["measured"], r["unit"]),
+                "error": "n/a" if r["error"] is None else f"{r['error']:+.1%}",
+            }
+            for r in report.rows
+            if r["source"] == run["source"]
+        ]
+        parts.append(rows_table(rows, "predicted vs measured (latencies in ms, rates per s)"))
+    fit = report.fields.get("fit")
+    if fit:
+        parts.append(kv_table({k: v for k, v in fit.items() if k != "runs"}, "calibration fit"))
+        parts.append(rows_table(fit["runs"], "residuals after the fit"))
+    return Group(*parts)
+
+
+def _show(value, unit: str) -> str:
+    if value is None:
+        return "n/a"
+    if unit == "s":
+        return f"{value * 1e3:,.2f}"
+    return f"{value:,.2f}"

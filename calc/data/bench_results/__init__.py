@@ -1,0 +1,122 @@
+"""Benchmark result files read into ``BenchRun``s (``calc.data.bench_results.run``), one module
+per tool: ``vllm bench serve --save-result`` JSON (``vllm_serve``), SGLang ``bench_serving``
+JSON Lines (``sglang_serving``), GuideLLM ``benchmarks.json`` (``guidellm``), AIPerf and
+GenAI-Perf ``profile_export*.json`` (``aiperf``) and ``trtllm-bench --report_json``
+(``trtllm_bench``). The format is detected from each record's keys; a file may hold several
+records (JSON Lines, or one object per line as ``--append-result`` writes). Anything else, a
+truncated file or a value of the wrong kind is one ``ConfigError`` naming the file, the record
+and the key.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from calc.data.bench_results import aiperf, guidellm, sglang_serving, trtllm_bench, vllm_serve
+from calc.data.bench_results.run import BenchRun, Lengths
+from calc.errors import ConfigError
+
+__all__ = ["FORMATS", "BenchRun", "Lengths", "parse_results", "read_results"]
+
+MAX_RESULT_BYTES = 1 << 30  # a detailed run of 10^6 requests is a few hundred MB
+# (what wrote it, reader): the order they are tried in (GuideLLM and trtllm-bench first: their
+# keys are the most specific)
+_READERS = (
+    ("GuideLLM benchmarks.json", guidellm),
+    ("trtllm-bench --report_json", trtllm_bench),
+    ("AIPerf / GenAI-Perf profile_export*.json", aiperf),
+    ("SGLang bench_serving JSON Lines", sglang_serving),
+    ("vllm bench serve --save-result JSON", vllm_serve),
+)
+FORMATS = tuple(name for name, _ in _READERS)
+
+
+def read_results(path: Path | str) -> list[BenchRun]:
+    """Every run a result file holds (see the module docstring)."""
+    from calc.output.safe_io import read_input
+
+    raw = read_input(path, what="a benchmark result file", max_bytes=MAX_RESULT_BYTES)
+    return parse_results(raw, str(path))
+
+
+def parse_results(raw: bytes, name: str) -> list[BenchRun]:
+    """The runs of a result file's bytes (``name`` for messages)."""
+    if b"\x00" in raw[:4096]:
+        raise ConfigError(f"{name}: binary file, expected a benchmark result (JSON)")
+    try:
+        text = raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+    records = _records(text, name)
+    runs: list[BenchRun] = []
+    for i, obj in enumerate(records):
+        where = name if len(records) == 1 else f"{name}#{i + 1}"
+        runs += _read(obj, where)
+    return runs
+
+
+def _records(text: str, name: str) -> list:
+    if not text.strip():
+        raise ConfigError(f"{name}: empty file, expected a benchmark result (JSON)")
+    try:
+        return [json.loads(text)]
+    except json.JSONDecodeError as exc:
+        first = exc
+    except (RecursionError, ValueError) as exc:
+        raise ConfigError(f"{name}: not a readable JSON document ({_short(exc)})") from None
+    if first.msg != "Extra data":
+        raise ConfigError(
+            f"{name}: not valid JSON at line {first.lineno}, column {first.colno}: {first.msg}"
+            " (a truncated or damaged file?)"
+        ) from None
+    out = []
+    for line_no, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError as exc:
+            raise ConfigError(
+                f"{name}: line {line_no}: not valid JSON (column {exc.colno}: {exc.msg}); "
+                "a JSON Lines file holds one object per line"
+            ) from None
+        except (RecursionError, ValueError) as exc:
+            raise ConfigError(
+                f"{name}: line {line_no}: not readable JSON ({_short(exc)})"
+            ) from None
+    return out
+
+
+def _read(obj, where: str) -> list[BenchRun]:
+    if not isinstance(obj, dict):
+        raise ConfigError(
+            f"{where}: expected a JSON object (a benchmark result), got {type(obj).__name__}"
+        )
+    for _, module in _READERS:
+        if module.looks_like(obj):
+            try:
+                got = module.read(obj, where)
+            except ConfigError:
+                raise
+            except (TypeError, ValueError, KeyError, AttributeError, IndexError,
+                    OverflowError, RecursionError) as exc:  # fmt: skip
+                raise ConfigError(f"{where}: unexpected content ({_short(exc)})") from None
+            got = got if isinstance(got, list) else [got]
+            for run in got:
+                if not run.measured:
+                    raise ConfigError(
+                        f"{run.source}: no figure kvcalc compares (TTFT, TPOT, ITL, E2E or a "
+                        "throughput) in this run"
+                    )
+            return got
+    keys = ", ".join(sorted(str(k) for k in obj)[:8])
+    raise ConfigError(
+        f"{where}: not a benchmark result kvcalc knows (its keys: {keys}); it reads "
+        + "; ".join(FORMATS)
+    )
+
+
+def _short(exc: BaseException) -> str:
+    s = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+    return s if len(s) <= 120 else s[:117] + "..."

@@ -1,0 +1,160 @@
+"""Reads NVIDIA AIPerf's ``profile_export_aiperf.json`` and GenAI-Perf's
+``profile_export_genai_perf.json`` (its predecessor, the same layout) into a ``BenchRun``
+[s, tokens].
+
+References: the writers, ``aiperf/exporters/metrics_json_exporter.py`` of aiperf 0.13.0 and
+``genai_perf/export_data/json_exporter.py`` of genai-perf 0.0.16 (PyPI wheels): one object
+per metric, ``{"unit": "ms", "avg": …, "p50": …, "p90": …, "p99": …}`` (``time_to_first_token``,
+``inter_token_latency``, ``request_latency``, ``inter_chunk_latency`` in AIPerf), throughputs
+(``request_throughput``, ``output_token_throughput``: ``avg`` only), the length distributions
+(``input_sequence_length``, ``output_sequence_length``), ``benchmark_duration`` [s] in AIPerf,
+and ``input_config``: the command's settings (AIPerf 0.10: ``phases[]`` with ``type``
+concurrency or request_rate; older AIPerf ``loadgen``; GenAI-Perf
+``perf_analyzer.stimulus`` or its flat arguments).
+
+Their names differ from vLLM's: ``inter_token_latency`` is per request (latency − TTFT) /
+(output tokens − 1), vLLM's TPOT (``aiperf/metrics/types/inter_token_latency_metric.py``);
+AIPerf's ``inter_chunk_latency`` is every gap between streamed chunks, pooled: vLLM's ITL.
+"""
+
+from __future__ import annotations
+
+from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Lengths, Reader
+
+_LATENCY = {
+    "time_to_first_token": "ttft",
+    "inter_token_latency": "tpot",
+    "inter_chunk_latency": "itl",
+    "request_latency": "e2e",
+}
+_RATES = {
+    "request_throughput": "requests_per_s",
+    "output_token_throughput": "output_tokens_per_s",
+    "goodput": "goodput_requests_per_s",
+}
+_UNIT_S = {"ms": 1e-3, "s": 1.0, "sec": 1.0, "us": 1e-6, "ns": 1e-9}
+_SLO_KEYS = {"time_to_first_token": "ttft", "inter_token_latency": "tpot",
+             "request_latency": "e2e"}  # fmt: skip
+
+
+def looks_like(obj) -> bool:
+    if not isinstance(obj, dict):
+        return False
+    m = obj.get("time_to_first_token") or obj.get("request_latency")
+    return isinstance(m, dict) and "unit" in m and ("avg" in m or "p50" in m)
+
+
+def read(obj: dict, where: str) -> BenchRun:
+    r = Reader(where)
+    tool = "aiperf" if ("aiperf_version" in obj or "schema_version" in obj) else "genai-perf"
+    measured: dict = {}
+    for key, metric in _LATENCY.items():
+        m = r.obj(obj, key)
+        if m is None:
+            continue
+        scale = _unit(r, m, key)
+        for stat in ("avg", "p50", "p90", "p99"):
+            v = r.num(m, stat, hi=1e15)
+            if v is not None:
+                measured[f"{metric}_{stat}_s"] = v * scale
+    for key, name in _RATES.items():
+        m = r.obj(obj, key)
+        v = r.num(m, "avg", hi=1e12) if m is not None else None
+        if v is not None:
+            measured[name] = v
+    cfg = r.obj(obj, "input_config") or {}
+    rate, conc = _load(r, cfg)
+    count = r.obj(obj, "request_count")
+    completed = r.num(count, "avg", hi=MAX_REQUESTS, whole=True) if count else None
+    lengths = {}
+    for key in ("input_sequence_length", "output_sequence_length"):
+        m = r.obj(obj, key)
+        if m is None:
+            continue
+        mean = r.num(m, "avg", hi=MAX_TOKENS)
+        std = r.num(m, "std", hi=MAX_TOKENS) or 0.0
+        if completed is None:
+            completed = r.num(m, "count", hi=MAX_REQUESTS, whole=True)
+        if mean:
+            lengths[key] = Lengths("normal", mean, std) if std else Lengths("fixed", mean)
+    duration = r.obj(obj, "benchmark_duration")
+    duration_s = r.num(duration, "avg", hi=1e9) if duration else None
+    if duration_s is not None:
+        duration_s *= _unit(r, duration, "benchmark_duration") if "unit" in duration else 1.0
+    total = {}
+    for key in ("total_isl", "total_osl"):
+        m = r.obj(obj, key)
+        total[key] = r.num(m, "avg", hi=MAX_TOKENS * 1e3, whole=True) if m else None
+    model = None
+    models = r.obj(cfg, "models")
+    if models and isinstance(models.get("items"), list) and models["items"]:
+        model = r.text(models["items"][0], "name") if isinstance(models["items"][0], dict) else None
+    for where in (cfg, cfg.get("endpoint")):  # GenAI-Perf's arguments; AIPerf's endpoint
+        names = where.get("model_names") if isinstance(where, dict) else None
+        if model is None and isinstance(names, list) and names:
+            model = str(names[0])[:200]
+    tok = r.obj(cfg, "tokenizer")
+    slo = {}
+    good = r.obj(cfg, "goodput")
+    if good:
+        for key, name in _SLO_KEYS.items():
+            v = r.num(good, key, hi=1e12)
+            if v is not None:
+                slo[name] = v / 1000.0
+    gpu = _gpu_name(obj.get("telemetry_data"))
+    return BenchRun(
+        source=where,
+        tool=tool,
+        tool_version=r.text(obj, "aiperf_version"),
+        model=model or (r.text(tok, "name") if tok else None),
+        rate_per_s=rate,
+        max_concurrency=conc,
+        completed=completed or 0,
+        duration_s=duration_s,
+        total_input_tokens=total.get("total_isl"),
+        total_output_tokens=total.get("total_osl"),
+        prompt_lengths=lengths.get("input_sequence_length"),
+        output_lengths=lengths.get("output_sequence_length"),
+        measured=measured,
+        slo_s=slo,
+        deployment={"gpu": gpu} if gpu else {},
+    )
+
+
+def _gpu_name(telemetry) -> str | None:
+    """The first GPU name AIPerf's telemetry recorded (``endpoints.*.gpus.*.gpu_name``)."""
+    endpoints = telemetry.get("endpoints") if isinstance(telemetry, dict) else None
+    for ep in (endpoints or {}).values() if isinstance(endpoints, dict) else ():
+        gpus = ep.get("gpus") if isinstance(ep, dict) else None
+        for g in (gpus or {}).values() if isinstance(gpus, dict) else ():
+            if isinstance(g, dict) and isinstance(g.get("gpu_name"), str):
+                return g["gpu_name"][:200]
+    return None
+
+
+def _unit(r: Reader, m: dict, key: str) -> float:
+    unit = str(m.get("unit", "ms")).strip().lower()
+    if unit not in _UNIT_S:
+        raise r.fail(f"{key}.unit", f"{unit!r} is not a time unit kvcalc knows (ms, s, us, ns)")
+    return _UNIT_S[unit]
+
+
+def _load(r: Reader, cfg: dict) -> tuple[float | None, int | None]:
+    """(request rate [1/s], client concurrency) of the profiling phase, where recorded."""
+    places = []
+    phases = cfg.get("phases")
+    if isinstance(phases, list):
+        prof = [p for p in phases if isinstance(p, dict) and p.get("name") == "profiling"]
+        places += prof or [p for p in phases if isinstance(p, dict)][-1:]
+    for path in (("loadgen",), ("perf_analyzer", "stimulus"), ()):
+        d = cfg
+        for k in path:
+            d = d.get(k) if isinstance(d, dict) else None
+        if isinstance(d, dict):
+            places.append(d)
+    for d in places:
+        rate = r.num(d, "request_rate", hi=1e9) or r.num(d, "rate", hi=1e9)
+        conc = r.num(d, "concurrency", lo=1, hi=MAX_REQUESTS, whole=True)
+        if rate is not None or conc is not None:
+            return rate, conc
+    return None, None

@@ -1,0 +1,160 @@
+"""Reads GuideLLM's ``benchmarks.json`` (``guidellm benchmark run --outputs json``) into one
+``BenchRun`` per benchmark (one per rate or concurrency of a sweep) [s, tokens].
+
+Reference: the writer's schema, guidellm 0.8.1 (PyPI wheel): ``GenerativeBenchmarksReport``
+(``guidellm/benchmark/schemas/report.py``: ``metadata``, ``args``, ``benchmarks``), each
+``GenerativeBenchmark`` (``schemas/benchmark.py``) with ``config.strategy`` (``type_``
+synchronous, concurrent with ``streams``, throughput, constant or poisson with ``rate``,
+``max_concurrency``), ``config.backend.model``, ``metrics`` (``GenerativeMetrics``,
+``schemas/metrics.py``: per metric a ``StatusDistributionSummary`` whose ``successful`` part has
+``mean``, ``median``, ``percentiles.p90``/``p99`` …) and ``requests.successful`` (per request
+``request_start_time`` [s since the epoch], ``prompt_tokens``, ``output_tokens``,
+``time_to_first_token_ms``, ``request_latency`` [s], ``inter_token_latency_ms``). The metrics
+are over the measurement window (GuideLLM's warm-up and cool-down excluded), the request list
+over the whole run. Older files (0.2–0.4) keep the strategy under ``args.strategy``.
+
+GuideLLM's names differ from vLLM's: its ``inter_token_latency_ms`` is per request (latency −
+TTFT) / (output tokens − 1), vLLM's TPOT; its ``time_per_output_token_ms`` is latency / output
+tokens (TTFT included) and is not read.
+"""
+
+from __future__ import annotations
+
+from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Reader, ms
+
+TOOL = "guidellm"
+_METRICS = {
+    "time_to_first_token_ms": ("ttft", True),
+    "inter_token_latency_ms": ("tpot", True),
+    "request_latency": ("e2e", False),
+}
+_RATES = {
+    "requests_per_second": "requests_per_s",
+    "output_tokens_per_second": "output_tokens_per_s",
+    "prompt_tokens_per_second": "input_tokens_per_s",
+}
+
+
+def looks_like(obj) -> bool:
+    b = obj.get("benchmarks") if isinstance(obj, dict) else None
+    return isinstance(b, list) and (
+        "metadata" in obj
+        or "args" in obj
+        or any(isinstance(x, dict) and x.get("type_") == "generative_benchmark" for x in b)
+    )
+
+
+def read(obj: dict, where: str) -> list[BenchRun]:
+    r = Reader(where)
+    meta = r.obj(obj, "metadata") or {}
+    args = r.obj(obj, "args") or {}
+    runs = []
+    for i, bench in enumerate(obj["benchmarks"]):
+        if not isinstance(bench, dict):
+            raise r.fail(f"benchmarks[{i}]", "expected an object")
+        runs.append(_bench(bench, f"{where}#{i + 1}", meta, args))
+    if not runs:
+        raise r.fail("benchmarks", "no benchmark in the file")
+    return runs
+
+
+def _bench(bench: dict, where: str, meta: dict, args: dict) -> BenchRun:
+    r = Reader(where)
+    config = r.obj(bench, "config") or {}
+    strategy = r.obj(config, "strategy") or r.obj(r.obj(bench, "args") or {}, "strategy") or {}
+    kind = r.text(strategy, "type_") or "?"
+    rate = conc = None
+    if kind == "synchronous":
+        conc = 1
+    elif kind == "concurrent":
+        conc = r.num(strategy, "streams", lo=1, hi=MAX_REQUESTS, whole=True)
+    elif kind in ("constant", "poisson", "async_constant", "async_poisson"):
+        rate = r.num(strategy, "rate", hi=1e9)
+    if conc is None and kind != "concurrent":
+        conc = r.num(strategy, "max_concurrency", lo=1, hi=MAX_REQUESTS, whole=True)
+    metrics = r.obj(bench, "metrics", required=True)
+    measured: dict = {}
+    for key, (metric, in_ms) in _METRICS.items():
+        s = _successful(r, metrics, key)
+        if s is None:
+            continue
+        conv = ms if in_ms else (lambda v: v)
+        for stat, get in (("avg", "mean"), ("p50", "median")):
+            v = r.num(s, get, hi=1e12)
+            if v is not None:
+                measured[f"{metric}_{stat}_s"] = conv(v)
+        pct = r.obj(s, "percentiles") or {}
+        for stat in ("p90", "p99"):
+            v = r.num(pct, stat, hi=1e12)
+            if v is not None:
+                measured[f"{metric}_{stat}_s"] = conv(v)
+    for key, name in _RATES.items():
+        s = _successful(r, metrics, key)
+        v = r.num(s, "mean", hi=1e12) if s is not None else None
+        if v is not None:
+            measured[name] = v
+    requests = r.obj(bench, "requests") or {}
+    done = requests.get("successful") or []
+    if not isinstance(done, list):
+        raise r.fail("requests.successful", "expected a list of requests")
+    starts, prompt, output, ttft, e2e = [], [], [], [], []
+    for j, q in enumerate(done):
+        if not isinstance(q, dict):
+            raise r.fail(f"requests.successful[{j}]", "expected an object")
+        key = f"requests.successful[{j}]"
+        rq = Reader(f"{where}: {key}")
+        start = rq.num(q, "request_start_time", hi=1e13)
+        if start is None:
+            start = rq.num(q, "start_time", hi=1e13)
+        p = rq.num(q, "prompt_tokens", hi=MAX_TOKENS, whole=True)
+        o = rq.num(q, "output_tokens", hi=MAX_TOKENS, whole=True)
+        if start is None or p is None or o is None or o < 1:
+            starts = []
+            break
+        starts.append(start)
+        prompt.append(p)
+        output.append(o)
+        ttft.append(ms(rq.num(q, "time_to_first_token_ms", hi=1e12)))
+        e2e.append(rq.num(q, "request_latency", hi=1e9))
+    notes = []
+    per_request = bool(starts)
+    if per_request:
+        order = sorted(range(len(starts)), key=starts.__getitem__)
+        t0 = starts[order[0]]
+        starts = [starts[k] - t0 for k in order]
+        prompt, output = [prompt[k] for k in order], [output[k] for k in order]
+        ttft, e2e = [ttft[k] for k in order], [e2e[k] for k in order]
+        notes.append(
+            "the metrics are GuideLLM's measurement window (warm-up and cool-down left out); "
+            "every successful request of the run is replayed"
+        )
+    totals = r.obj(metrics, "request_totals") or {}
+    completed = r.num(totals, "successful", hi=MAX_REQUESTS, whole=True) or len(done)
+    backend = r.obj(config, "backend") or {}
+    return BenchRun(
+        source=where,
+        tool=TOOL,
+        tool_version=r.text(meta, "guidellm_version"),
+        model=r.text(backend, "model") or r.text(args, "model"),
+        backend=r.text(args, "backend"),
+        rate_per_s=rate,
+        burstiness=1.0 if kind in ("poisson", "async_poisson") else None,
+        max_concurrency=conc,
+        completed=completed,
+        duration_s=r.num(bench, "duration", hi=1e9),
+        total_input_tokens=sum(prompt) if per_request else None,
+        total_output_tokens=sum(output) if per_request else None,
+        prompt_tokens=tuple(prompt) if per_request else None,
+        output_tokens=tuple(output) if per_request else None,
+        start_s=tuple(starts) if per_request else None,
+        ttft_each_s=tuple(ttft) if per_request and None not in ttft else None,
+        e2e_each_s=tuple(e2e) if per_request and None not in e2e else None,
+        measured=measured,
+        notes=tuple(notes),
+        arrival="constant" if kind in ("constant", "async_constant") else "poisson",
+    )
+
+
+def _successful(r: Reader, metrics: dict, key: str):
+    m = r.obj(metrics, key)
+    return r.obj(m, "successful") if m is not None else None

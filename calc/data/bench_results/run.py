@@ -1,0 +1,187 @@
+"""One benchmark run as a result file records it [s, tokens, requests/s]: its settings (model,
+rate or client concurrency, lengths), what it measured, and the deployment where the file says.
+
+Every reader (``calc.data.bench_results``, one module per tool) returns these; times are in
+seconds whatever the file's unit, rates per second. A figure the file does not record is None
+(or absent from ``measured``), never guessed here.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from calc.errors import ConfigError
+
+# measured latency metrics and statistics (vLLM's benchmark's names: TTFT, TPOT, ITL, E2E)
+METRICS = ("ttft", "tpot", "itl", "e2e")
+STATS = ("avg", "p50", "p90", "p99")
+# measured throughputs over the run's duration [per s]
+RATES = ("requests_per_s", "output_tokens_per_s", "input_tokens_per_s", "goodput_requests_per_s")
+
+
+@dataclass(frozen=True)
+class Lengths:
+    """The length distribution a run's dataset settings state [tokens]: ``fixed`` (a),
+    ``uniform`` (a..b, both included) or ``normal`` (mean a, standard deviation b)."""
+
+    kind: str
+    a: float
+    b: float = 0.0
+
+
+@dataclass(frozen=True, eq=False)
+class BenchRun:
+    """A benchmark run (module docstring). ``measured`` maps ``"{metric}_{stat}_s"`` (metric
+    in METRICS, stat in STATS) and the RATES names to their values."""
+
+    source: str  # the file, and the record's number where it holds several
+    tool: str  # what wrote it: "vllm bench serve", "sglang bench_serving", ...
+    tool_version: str | None = None
+    model: str | None = None  # the model id as the file records it
+    backend: str | None = None  # the client's backend / the engine, as recorded
+    rate_per_s: float | None = None  # the request rate asked for; None: all at once
+    arrival: str = "poisson"  # how requests arrive at rate_per_s: poisson, gamma, constant
+    burstiness: float | None = None  # gamma shape of the arrival gaps (1: Poisson)
+    max_concurrency: int | None = None  # most requests the client kept open
+    completed: int = 0
+    failed: int = 0
+    duration_s: float | None = None  # the run's duration as the tool measured it
+    total_input_tokens: int | None = None
+    total_output_tokens: int | None = None
+    # per request, in the run's order (None when not recorded)
+    prompt_tokens: tuple | None = None
+    output_tokens: tuple | None = None
+    start_s: tuple | None = None  # when each was sent, from the run's first
+    ttft_each_s: tuple | None = None
+    e2e_each_s: tuple | None = None
+    itl_each_s: tuple | None = None  # per request: its gaps, or None
+    prompt_lengths: Lengths | None = None  # what the dataset settings state
+    output_lengths: Lengths | None = None
+    measured: dict = field(default_factory=dict)
+    slo_s: dict = field(default_factory=dict)  # {"ttft", "tpot", "e2e"} where stated
+    deployment: dict = field(default_factory=dict)  # tp, pp, gpu, dtype, ... where recorded
+    notes: tuple = ()
+
+    @property
+    def mean_prompt_tokens(self) -> float | None:
+        if self.prompt_tokens:
+            return sum(self.prompt_tokens) / len(self.prompt_tokens)
+        if self.total_input_tokens and self.completed:
+            return self.total_input_tokens / self.completed
+        return None
+
+    @property
+    def mean_output_tokens(self) -> float | None:
+        if self.output_tokens:
+            return sum(self.output_tokens) / len(self.output_tokens)
+        if self.total_output_tokens and self.completed:
+            return self.total_output_tokens / self.completed
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading values: every number checked (finite, in range), every error naming file and key
+
+MAX_REQUESTS = 10_000_000
+MAX_TOKENS = 10**9
+MAX_SECONDS = 1e9
+
+
+class Reader:
+    """Checked access to one record of a file (``where``: the file and record, for errors)."""
+
+    def __init__(self, where: str) -> None:
+        self.where = where
+
+    def fail(self, key: str, problem: str) -> ConfigError:
+        return ConfigError(f"{self.where}: {key}: {problem}")
+
+    def obj(self, d, key: str, required: bool = False) -> dict | None:
+        v = d.get(key) if isinstance(d, dict) else None
+        if v is None:
+            if required:
+                raise self.fail(key, "missing")
+            return None
+        if not isinstance(v, dict):
+            raise self.fail(key, f"expected an object, got {type(v).__name__}")
+        return v
+
+    def num(self, d, key: str, *, lo: float = 0.0, hi: float = MAX_SECONDS,
+            required: bool = False, whole: bool = False, inf_ok: bool = False):  # fmt: skip
+        """A number in [lo, hi] (None when absent unless ``required``); "inf" or Infinity where
+        ``inf_ok`` (returned as math.inf)."""
+        v = d.get(key) if isinstance(d, dict) else None
+        if v is None:
+            if required:
+                raise self.fail(key, "missing")
+            return None
+        return self.value(v, key, lo=lo, hi=hi, whole=whole, inf_ok=inf_ok)
+
+    def value(self, v, key: str, *, lo: float = 0.0, hi: float = MAX_SECONDS,
+              whole: bool = False, inf_ok: bool = False):  # fmt: skip
+        if inf_ok and isinstance(v, str) and v.strip().lower() in ("inf", "infinity"):
+            return math.inf
+        if isinstance(v, bool) or not isinstance(v, int | float):
+            raise self.fail(key, f"expected a number, got {_show(v)}")
+        if isinstance(v, float) and math.isinf(v) and v > 0 and inf_ok:
+            return math.inf
+        if not math.isfinite(v):
+            raise self.fail(key, f"{v} is not a finite number")
+        if not lo <= v <= hi:
+            raise self.fail(key, f"{v:g} is outside {lo:g}..{hi:g}")
+        if whole:
+            if v != int(v):
+                raise self.fail(key, f"{v} is not a whole number")
+            return int(v)
+        return float(v)
+
+    def text(self, d, key: str) -> str | None:
+        v = d.get(key) if isinstance(d, dict) else None
+        if v is None:
+            return None
+        if not isinstance(v, str | int | float) or isinstance(v, bool):
+            raise self.fail(key, f"expected text, got {_show(v)}")
+        return str(v)[:200]
+
+    def nums(self, d, key: str, *, lo: float = 0.0, hi: float = MAX_SECONDS,
+             whole: bool = False, n: int | None = None) -> tuple | None:  # fmt: skip
+        """A list of numbers (None when absent), of length ``n`` when given."""
+        v = d.get(key) if isinstance(d, dict) else None
+        if v is None:
+            return None
+        if not isinstance(v, list):
+            raise self.fail(key, f"expected a list, got {_show(v)}")
+        if n is not None and len(v) != n:
+            raise self.fail(key, f"{len(v)} values, expected {n} (one per request)")
+        return tuple(self.value(x, f"{key}[{i}]", lo=lo, hi=hi, whole=whole)
+                     for i, x in enumerate(v))  # fmt: skip
+
+
+# the throughput keys vLLM's and SGLang's writers share -> RATES names
+WRITER_RATES = (
+    ("request_throughput", "requests_per_s"),
+    ("output_throughput", "output_tokens_per_s"),
+    ("input_throughput", "input_tokens_per_s"),
+    ("request_goodput", "goodput_requests_per_s"),
+)
+
+
+def read_rates(r: Reader, obj: dict, keys=WRITER_RATES) -> dict:
+    """The throughputs [1/s] of ``obj`` under ``keys`` (file key -> RATES name) it has."""
+    out = {}
+    for key, name in keys:
+        v = r.num(obj, key, hi=1e12)
+        if v is not None:
+            out[name] = v
+    return out
+
+
+def _show(v) -> str:
+    s = repr(v)
+    return s if len(s) <= 40 else s[:37] + "..."
+
+
+def ms(v):
+    """Milliseconds to seconds (None stays None)."""
+    return None if v is None else v / 1000.0

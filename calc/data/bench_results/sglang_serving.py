@@ -1,0 +1,135 @@
+"""Reads the JSON Lines that SGLang's ``python -m sglang.bench_serving`` appends to its
+``--output-file`` (one object per run) into ``BenchRun``s [s, tokens].
+
+Reference: the writer, ``sglang/benchmark/serving.py`` of sglang 0.5.23 (PyPI wheel,
+``benchmark``: the ``result`` dict, then ``file.write(json.dumps(result_for_dump) + "\\n")``):
+the settings (``backend``, ``dataset_name``, ``request_rate``: a number, Infinity or
+``"trace"``, ``max_concurrency``, ``random_input_len``, ``random_output_len``,
+``random_range_ratio``), ``server_info`` (the server's ``/server_info``: its arguments such as
+``tp_size``, ``chunked_prefill_size``, ``max_running_requests``), ``duration`` [s],
+``completed``, totals, throughputs, ``mean_/median_/std_/p90_/p95_/p99_`` of ``ttft``,
+``tpot``, ``itl`` and ``e2e_latency`` in ms, goodput (``goodput_slos_ms``,
+``request_goodput``) when asked, and with ``--output-details`` the per-request ``input_lens``,
+``output_lens``, ``ttfts``, ``itls``. Older files (2024) hold fewer keys (no ``server_info``,
+no means of TTFT). The metrics are defined as vLLM's benchmark defines them.
+
+The ``random`` datasets draw each length uniformly from max(⌊L × ratio⌋, 1) … L
+(``sglang/benchmark/datasets/common.py``, ``compute_random_lens``).
+"""
+
+from __future__ import annotations
+
+import math
+
+from calc.data.bench_results.run import (
+    MAX_REQUESTS,
+    MAX_TOKENS,
+    BenchRun,
+    Lengths,
+    Reader,
+    ms,
+    read_rates,
+)
+
+TOOL = "sglang bench_serving"
+_METRIC = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2e_latency": "e2e"}
+_STAT = {"mean": "avg", "median": "p50", "p90": "p90", "p99": "p99"}
+_SERVER = {
+    "tp_size": "tp", "pp_size": "pp", "dp_size": "dp", "ep_size": "ep", "dtype": "dtype",
+    "kv_cache_dtype": "kv_dtype", "quantization": "quantization",
+    "mem_fraction_static": "mem_util", "chunked_prefill_size": "max_batched_tokens",
+    "max_running_requests": "max_num_seqs", "page_size": "block_size", "version": "version",
+    "model_path": "model",
+}  # fmt: skip
+
+
+def looks_like(obj) -> bool:
+    return (
+        isinstance(obj, dict)
+        and "backend" in obj
+        and ("dataset_name" in obj or "random_input_len" in obj)
+        and "completed" in obj
+    )
+
+
+def read(obj: dict, where: str) -> BenchRun:
+    r = Reader(where)
+    measured: dict = {}
+    for src, metric in _METRIC.items():
+        for stat, name in _STAT.items():
+            v = r.num(obj, f"{stat}_{src}_ms", hi=1e12)
+            if v is not None:
+                measured[f"{metric}_{name}_s"] = ms(v)
+    measured.update(read_rates(r, obj))
+    completed = r.num(obj, "completed", hi=MAX_REQUESTS, whole=True, required=True)
+    duration = r.num(obj, "duration", hi=1e9)
+    tin = r.num(obj, "total_input_tokens", hi=MAX_TOKENS * 1e3, whole=True)
+    tout = r.num(obj, "total_output_tokens", hi=MAX_TOKENS * 1e3, whole=True)
+    if "requests_per_s" not in measured and duration:
+        measured["requests_per_s"] = completed / duration  # the writer's own definition
+    if "input_tokens_per_s" not in measured and duration and tin is not None:
+        measured["input_tokens_per_s"] = tin / duration
+    rate = obj.get("request_rate")
+    notes = []
+    if rate == "trace":
+        rate = None
+        notes.append("arrivals followed a trace the file does not hold: replayed all at once")
+    else:
+        rate = r.num(obj, "request_rate", hi=1e9, inf_ok=True)
+        rate = None if rate is None or math.isinf(rate) else rate
+    prompt_len = output_len = None
+    if str(obj.get("dataset_name", "")).startswith("random"):
+        ratio = r.num(obj, "random_range_ratio", hi=1.0) or 0.0
+        for key, which in (("random_input_len", "in"), ("random_output_len", "out")):
+            full = r.num(obj, key, lo=1, hi=MAX_TOKENS, whole=True)
+            if full is not None:
+                lengths = Lengths("uniform", max(int(full * ratio), 1), full)
+                if which == "in":
+                    prompt_len = lengths
+                else:
+                    output_len = lengths
+    n = len(obj["input_lens"]) if isinstance(obj.get("input_lens"), list) else None
+    prompt = r.nums(obj, "input_lens", hi=MAX_TOKENS, whole=True)
+    output = r.nums(obj, "output_lens", hi=MAX_TOKENS, whole=True, n=n)
+    ttfts = r.nums(obj, "ttfts", hi=1e9, n=n)
+    if output is not None and not all(output):
+        keep = [i for i, o in enumerate(output) if o > 0]
+        dropped = len(output) - len(keep)
+        prompt, output, ttfts = (None if x is None else tuple(x[i] for i in keep)
+                                 for x in (prompt, output, ttfts))  # fmt: skip
+        notes.append(f"{dropped} failed requests (no output) left out of the replay")
+    slo = {}
+    slos = r.obj(obj, "goodput_slos_ms")
+    if slos:
+        for key, name in (("ttft", "ttft"), ("tpot", "tpot"), ("e2el", "e2e")):
+            v = r.num(slos, key, hi=1e12)
+            if v is not None:
+                slo[name] = ms(v)
+    deployment = {}
+    server = r.obj(obj, "server_info")
+    if server:
+        for key, name in _SERVER.items():
+            if server.get(key) is not None:
+                deployment[name] = r.text(server, key)
+    return BenchRun(
+        source=where,
+        tool=TOOL,
+        tool_version=deployment.get("version"),
+        model=deployment.pop("model", None) or r.text(obj, "model_id") or r.text(obj, "model"),
+        backend=r.text(obj, "backend"),
+        rate_per_s=rate,
+        max_concurrency=r.num(obj, "max_concurrency", lo=1, hi=MAX_REQUESTS, whole=True),
+        completed=completed,
+        duration_s=duration,
+        total_input_tokens=tin,
+        total_output_tokens=tout,
+        prompt_tokens=prompt,
+        output_tokens=output,
+        ttft_each_s=ttfts,
+        prompt_lengths=prompt_len,
+        output_lengths=output_len,
+        measured=measured,
+        slo_s=slo,
+        deployment=deployment,
+        notes=tuple(notes),
+    )

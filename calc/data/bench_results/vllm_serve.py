@@ -1,0 +1,134 @@
+"""Reads the JSON that ``vllm bench serve --save-result`` writes (and ``benchmarks/
+benchmark_serving.py`` before it) into a ``BenchRun`` [s, tokens].
+
+Reference: the writer, ``vllm/benchmarks/serve.py`` of vllm 0.33.0 (PyPI wheel): ``main``
+puts the settings (``model_id``, ``num_prompts``, ``request_rate``: a number or ``"inf"``,
+``burstiness``, ``max_concurrency``, any ``--metadata KEY=VALUE``) before ``benchmark``'s
+result: ``duration`` [s], ``completed``, ``failed``, token totals, throughputs, and for each
+metric of ``--percentile-metrics`` (ttft, tpot, itl; e2el) ``mean_*_ms``, ``median_*_ms``,
+``std_*_ms`` and ``p{N}_*_ms`` for each of ``--metric-percentiles``. With ``--save-detailed``
+the per-request lists stay: ``input_lens``, ``output_lens``, ``ttfts`` [s], ``itls`` [s each],
+``start_times`` [s], ``latencies`` [s], ``errors`` (empty for a success); without it they are
+removed. ``--append-result`` appends one object per run to the file. Older files (vllm 0.8's
+``benchmark_serving.py``) have the same keys, fewer of them (no ``start_times``,
+``latencies``, ``failed``).
+
+The vLLM definitions: TTFT = first token − request sent; TPOT = (latency − TTFT) /
+(output tokens − 1) per request of more than one token; ITL = every gap between streamed
+chunks, pooled; E2EL = latency; throughputs = totals / duration. The per-request ``itls`` lists
+are not read: the pooled ITL figures the file states are compared, and a detailed file of many
+requests holds millions of gaps.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Reader, ms, read_rates
+
+TOOL = "vllm bench serve"
+_METRIC = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2e"}
+_PCT = re.compile(r"^p(\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)_ms$")
+# settings the tool or a user's --metadata may record, as kvcalc's deployment options
+_DEPLOYMENT_KEYS = {
+    "tensor_parallel_size": "tp", "tp": "tp", "pipeline_parallel_size": "pp", "pp": "pp",
+    "gpu": "gpu", "gpu_type": "gpu", "hardware": "gpu", "dtype": "dtype",
+    "kv_cache_dtype": "kv_dtype", "quantization": "quantization", "engine_version": "version",
+    "vllm_version": "version", "max_num_seqs": "max_num_seqs",
+    "max_num_batched_tokens": "max_batched_tokens",
+}  # fmt: skip
+
+
+def looks_like(obj) -> bool:
+    """A vLLM result object: its settings and at least one of its metrics."""
+    return (
+        isinstance(obj, dict)
+        and ("model_id" in obj or "num_prompts" in obj)
+        and "completed" in obj
+        and any(
+            k in obj
+            for k in ("mean_ttft_ms", "median_ttft_ms", "mean_e2el_ms", "request_throughput")
+        )
+    )
+
+
+def read(obj: dict, where: str) -> BenchRun:
+    r = Reader(where)
+    completed = r.num(obj, "completed", hi=MAX_REQUESTS, whole=True, required=True)
+    failed = r.num(obj, "failed", hi=MAX_REQUESTS, whole=True) or 0
+    rate = r.num(obj, "request_rate", hi=1e9, inf_ok=True)
+    burstiness = r.num(obj, "burstiness", lo=1e-6, hi=1e6)
+    measured: dict = {}
+    for key, value in obj.items():
+        if not isinstance(key, str) or not key.endswith("_ms"):
+            continue
+        m = _PCT.match(key)
+        if m:
+            q, metric = float(m.group(1)), _METRIC[m.group(2)]
+            if q in (50.0, 90.0, 99.0):
+                measured[f"{metric}_p{int(q)}_s"] = ms(r.value(value, key))
+            continue
+        for stat, name in (("mean", "avg"), ("median", "p50")):
+            for src, metric in _METRIC.items():
+                if key == f"{stat}_{src}_ms":
+                    measured[f"{metric}_{name}_s"] = ms(r.value(value, key))
+    measured.update(read_rates(r, obj))
+    duration = r.num(obj, "duration", hi=1e9)
+    tin = r.num(obj, "total_input_tokens", hi=MAX_TOKENS * 1e3, whole=True)
+    tout = r.num(obj, "total_output_tokens", hi=MAX_TOKENS * 1e3, whole=True)
+    if "input_tokens_per_s" not in measured and tin is not None and duration:
+        measured["input_tokens_per_s"] = tin / duration  # the writer's own: totals / duration
+    n = len(obj["input_lens"]) if isinstance(obj.get("input_lens"), list) else None
+    prompt = r.nums(obj, "input_lens", hi=MAX_TOKENS, whole=True)
+    output = r.nums(obj, "output_lens", hi=MAX_TOKENS, whole=True, n=n)
+    ttfts = r.nums(obj, "ttfts", hi=1e9, n=n)
+    starts = r.nums(obj, "start_times", hi=1e12, n=n)
+    lat = r.nums(obj, "latencies", hi=1e9, n=n)
+    if obj.get("itls") is not None and not isinstance(obj["itls"], list):
+        raise r.fail("itls", "expected one list of gaps per request")
+    errors = obj.get("errors")
+    ok = None
+    if isinstance(errors, list) and n is not None and len(errors) == n:
+        ok = [not e for e in errors]
+    elif output is not None:
+        ok = [o > 0 for o in output]
+    notes = []
+    if ok is not None and not all(ok):
+        keep = [i for i, good in enumerate(ok) if good]
+        prompt, output, ttfts, starts, lat = (
+            None if x is None else tuple(x[i] for i in keep)
+            for x in (prompt, output, ttfts, starts, lat)
+        )
+        notes.append(f"{len(ok) - len(keep)} failed requests left out of the replay")
+    if starts:
+        t0 = min(starts)
+        starts = tuple(s - t0 for s in starts)
+    deployment = {}
+    for key, name in _DEPLOYMENT_KEYS.items():
+        if key in obj and obj[key] is not None:
+            deployment[name] = r.text(obj, key)
+    return BenchRun(
+        source=where,
+        tool=TOOL,
+        tool_version=r.text(obj, "vllm_version"),
+        model=r.text(obj, "model_id") or r.text(obj, "tokenizer_id"),
+        backend=r.text(obj, "backend") or r.text(obj, "endpoint_type"),
+        rate_per_s=None if rate is None or math.isinf(rate) else rate,
+        arrival="poisson" if burstiness in (None, 1.0) else "gamma",
+        burstiness=burstiness,
+        max_concurrency=r.num(obj, "max_concurrency", lo=1, hi=MAX_REQUESTS, whole=True),
+        completed=completed,
+        failed=failed,
+        duration_s=duration,
+        total_input_tokens=tin,
+        total_output_tokens=tout,
+        prompt_tokens=prompt,
+        output_tokens=output,
+        start_s=starts,
+        ttft_each_s=ttfts,
+        e2e_each_s=lat,
+        measured=measured,
+        deployment=deployment,
+        notes=tuple(notes),
+    )

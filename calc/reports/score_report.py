@@ -1,0 +1,169 @@
+"""`kvcalc score`'s report: every run of the files given, scored (``calc.reports.score``), and
+with a calibration asked for, the fit (``calc.reports.score_fit``) and its residuals; as
+fields (JSON), rows (CSV: one per run and figure), the derivation and warnings."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from dataclasses import dataclass, field
+
+from calc.errors import InvalidInputError
+
+
+@dataclass(frozen=True)
+class ScoreReport:
+    fields: dict
+    rows: list
+    figures: tuple = ()
+    warnings: tuple = ()
+    scores: list = field(default_factory=list)
+    fit: object | None = None
+
+
+def _length(text, flag):
+    from calc.serve.workload import LengthDist
+
+    return None if text is None else LengthDist.parse(text, flag)
+
+
+def score_files(
+    files,
+    given: dict,
+    *,
+    build,
+    log=None,
+    prompt=None,
+    gen=None,
+    seed: int = 0,
+    efficiency: str = "expected",
+    fit: str | None = None,
+    save_calibration=None,
+    prefix_cached: float = 0.0,
+) -> ScoreReport:
+    """Score every run of ``files`` (``build``: options -> Deployment, the command's way of
+    building one; ``given``: the command's deployment options, None where not given)."""
+    from calc.data.bench_results import read_results
+    from calc.reports.score import deployment_options, log_settings, score_run
+    from calc.reports.score_fit import parse_parameters
+    from calc.reports.score_workload import replay
+    from calc.serve.steptime import step_table
+
+    params = parse_parameters(fit) if save_calibration is not None or fit else None
+    p_dist, g_dist = _length(prompt, "--prompt"), _length(gen, "--gen")
+    logged = log_settings(log) if log is not None else None
+    runs = [run for f in files for run in read_results(f)]
+    warnings: list[str] = []
+    deps: dict = {}
+    plan = []
+    for run in runs:
+        options, notes = deployment_options(run, given, logged)
+        key = tuple(sorted((k, str(v)) for k, v in options.items()))
+        if key not in deps:
+            deps[key] = build(options)
+        rep = replay(run, seed=seed, prompt=p_dist, gen=g_dist, cached_fraction=prefix_cached)
+        plan.append((run, deps[key], rep, notes))
+    # one iteration-time table per deployment, long enough for all its runs
+    longest: dict = {}
+    for _run, dep, rep, _ in plan:
+        longest[id(dep)] = max(longest.get(id(dep), 0), int((rep.prompt + rep.gen).max()) + 1)
+    tables: dict = {}
+    scores = []
+    pool = (logged or {}).get("printed_blocks")
+    for run, dep, rep, notes in plan:
+        if id(dep) not in tables:
+            tables[id(dep)] = step_table(dep, efficiency, max_ctx=longest[id(dep)])
+        s = score_run(run, dep, rep, efficiency=efficiency, step=tables[id(dep)], pool_blocks=pool)
+        scores.append(s)
+        if notes:
+            warnings.append(f"{run.source}: deployment: " + ", ".join(notes))
+        warnings += [f"{run.source}: {n}" for n in s.notes]
+    calibrated = given.get("calibration") is not None
+    fitted = None
+    if params is not None:
+        fitted = _fit(scores, params, efficiency, pool, save_calibration, seed)
+    return _report(scores, calibrated, fitted, warnings)
+
+
+def _fit(scores, params, efficiency, pool, path, seed):
+    from calc.data.calibration import Calibration, FitRecord, FittedRun, OpMultipliers
+    from calc.data.calibration import save_calibration as save
+    from calc.reports.score_fit import fit
+
+    hws = {s.dep.hardware.name for s in scores}
+    if len(hws) > 1:
+        raise InvalidInputError(
+            f"--save-calibration fits one hardware profile; these runs are on {', '.join(hws)}"
+        )
+    if any(s.dep.hardware.step_calibration is not None for s in scores):
+        raise InvalidInputError(
+            "--save-calibration fits from the uncalibrated model: leave out --calibration"
+        )
+    result = fit([(s.run, s.dep, s.replay, pool) for s in scores], params, efficiency=efficiency)
+    if path is not None:
+        deps = sorted({f"{s.dep.model.name} {s.dep.describe()} {s.dep.engine_config.engine}"
+                       for s in scores})  # fmt: skip
+        m = {k: result.multipliers.get(k, 1.0)
+             for k in ("gemm", "attention", "moe", "communication")}  # fmt: skip
+        cal = Calibration(
+            kind="kvcalc-calibration",
+            hardware=scores[0].dep.hardware.name,
+            device=f"benchmark runs ({', '.join(sorted({s.run.tool for s in scores}))})",
+            created=_dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            op_multipliers=OpMultipliers(**m),
+            host_step_s=result.host_step_s,
+            host_per_seq_s=result.host_per_seq_s,
+            request_s=result.request_s,
+            fit=FitRecord(
+                parameters=list(result.parameters),
+                deployment="; ".join(deps),
+                runs=[
+                    FittedRun(
+                        source=s.run.source,
+                        tool=s.run.tool,
+                        residual_pct={_key(k): 100 * (_exp(v) - 1) for k, v in res.items()},
+                    )
+                    for s, res in zip(scores, result.after, strict=True)
+                ],
+                rms_residual_pct=100 * result.rms_after,
+            ),
+        )
+        save(path, cal)
+    return result
+
+
+def _key(k) -> str:
+    metric, stat = k
+    return f"{metric}_{stat}" if stat else metric
+
+
+def _exp(x: float) -> float:
+    import math
+
+    return math.exp(x)
+
+
+def _report(scores, calibrated: bool, fitted, warnings) -> ScoreReport:
+    from calc.reports.score import explain_figures, run_fields
+
+    runs = [run_fields(s, calibrated) for s in scores]
+    rows = [row for s in scores for row in s.rows]
+    fields: dict = {"runs": runs, "metrics": rows}
+    if fitted is not None:
+        fields["fit"] = {
+            "parameters": ",".join(fitted.parameters),
+            **{f"{k}_multiplier": fitted.multipliers.get(k) for k in
+               ("gemm", "attention", "moe", "communication") if k in fitted.multipliers},
+            "host_step_s": fitted.host_step_s if "host" in fitted.parameters else None,
+            "host_per_seq_s": fitted.host_per_seq_s if "host_seq" in fitted.parameters else None,
+            "request_s": fitted.request_s if "request" in fitted.parameters else None,
+            "rms_residual": fitted.rms_after,
+            "iterations": fitted.iterations,
+            "runs": [
+                {"source": s.run.source, "figure": _key(k), "before": _exp(b[k]) - 1,
+                 "after": _exp(a[k]) - 1}
+                for s, b, a in zip(scores, fitted.before, fitted.after, strict=True)
+                for k in a
+            ],
+        }  # fmt: skip
+    return ScoreReport(fields, rows, tuple(explain_figures(scores)), tuple(warnings), scores,
+                       fitted)  # fmt: skip
