@@ -232,7 +232,7 @@ def test_fit_refuses_what_the_runs_cannot_constrain():
     # (refused as collinear, or as a standard error beyond each parameter's scale: which test
     # trips first depends on how alike the step model makes the two parameters' effects)
     with pytest.raises(
-        InvalidInputError, match="gemm,host: the runs cannot (tell them apart|constrain it)"
+        InvalidInputError, match=r"gemm,host: the runs cannot (tell them apart|constrain it)"
     ):
         fit(cached, ("gemm", "host"))
 
