@@ -39,6 +39,11 @@ SWEEP = ("sweep", "-m", "llama3-8b,llama3-70b", "-H", "h100", "--tp", "1,4", "--
          "1024..8192:x2", "--batch", "1..256:x4", "-f", "csv")  # fmt: skip
 CHECK = ("check", str(ROOT / "examples" / "check-spec.yaml"))
 CHECK_LOAD = ("check", str(ROOT / "examples" / "check-load.yaml"))
+# a real vllm bench serve result (tests/data/bench_results/README.md) on its A100-40GB profile
+SCORE = ("score", str(ROOT / "tests" / "data" / "bench_results" /
+                      "vllm-0.8.3_llama-3.3-70b_tp8_pp1_a100-40g_sharegpt_qps-01.json"),
+         "-H", str(ROOT / "docs" / "validation" / "hardware" / "a100-40g.yaml"), "--tp", "8",
+         "-f", "json")  # fmt: skip
 
 
 REPORTS = {  # name -> (arguments, exit codes): each command's report, written once
@@ -48,6 +53,7 @@ REPORTS = {  # name -> (arguments, exit codes): each command's report, written o
     "sweep": (SWEEP, (0,)),
     "check": (CHECK, (1,)),  # the example fails on purpose
     "check-load": (CHECK_LOAD, (1,)),
+    "score": (SCORE, (0,)),
 }
 
 
@@ -119,6 +125,15 @@ def test_simulate_reports(reports):
     html = reports["simulate-curve"].read_text()
     assert "Highest rate meeting the SLOs at p99" in html
     assert html.count('<svg class="chart"') == 3 * 2 + 1  # p50, p90, p99 pairs; the frontier
+
+
+def test_score_report(reports):
+    html = reports["score"].read_text()
+    # 12 figures of one run: TTFT/TPOT/ITL mean, p50, p99 and three throughputs
+    assert re.search(r'<p class="answer">1 run scored: median \|error\| [0-9.]+% over 12 figures',
+                     html)  # fmt: skip
+    for word in ("predicted", "measured", "error", "vllm bench serve"):
+        assert word in html, word
 
 
 def test_sweep_and_check_reports(reports):

@@ -116,6 +116,7 @@ def score(
     fmt: o.Format = "table",
     output: o.Output = None,
     explain: o.Explain = False,
+    report_file: o.Report = None,
 ) -> None:
     """Hold benchmark result files against kvcalc: read each run's settings (model, rate or
     client concurrency, lengths, the deployment where recorded), replay its workload through
@@ -126,17 +127,20 @@ def score(
 
     With --save-calibration the multipliers and host time of --fit are fitted to all the
     runs (one hardware profile), each run's residual shown; --calibration FILE then applies
-    them in latency, cost, simulate, plan, check and sweep.
+    them in latency, cost, simulate, plan, check and sweep. --report FILE.html also writes the
+    runs and every figure predicted against measured as one page.
 
     Example: kvcalc score vllm-4.0qps-Llama-3.3-70B.json -H h100 --tp 4
     """
-    from calc.cli.common import check_choice, warn
+    from calc.cli.common import check_choice, check_report, command_line, warn, write_report
+    from calc.deploy.engines import NAMES
     from calc.errors import InvalidInputError
     from calc.output.render import FORMATS, check_output_path, emit
     from calc.reports.score_report import score_files
 
     check_choice("--format", fmt, FORMATS)
-    check_choice("--engine", engine, ("vllm", "sglang", "trtllm"))
+    check_choice("--engine", engine, NAMES)
+    check_report(report_file, ("--output", output), ("--save-calibration", save_calibration))
     if not files:
         raise InvalidInputError("give at least one result file")
     if save_calibration is not None:
@@ -163,6 +167,9 @@ def score(
         table=lambda: _table(report),
         explain=report.figures if explain else (),
     )
+    from calc.reports.report_score import score_document
+
+    write_report(report_file, lambda: score_document(report, command_line()))
 
 
 def _build(options: dict):
