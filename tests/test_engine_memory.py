@@ -314,3 +314,75 @@ def test_a_float_dtype_casts_every_component():
     assert pool("llama3-8b", version="0.19", weight_dtype="bf16").weights_bytes == (
         8_030_261_248 * 2
     )
+
+
+def test_gpt_oss_mxfp4_experts_as_vllm_loads_them():
+    # gpt-oss-120b: 36 layers × 128 experts, hidden 2,880, expert width 2,880. The checkpoint:
+    # 3 × 2,880 × 2,880 = 24,883,200 fp4 values per expert (0.5 B + one scale byte per 32 =
+    # 0.53125 B each, biases counted the same: kvcalc's 60.71 GiB in all).
+    # vLLM 0.11 on an H100 (the Triton backend): widths padded to 64 (2,880 already is), the
+    # biases turned fp32 (2 × 2,880 + 2,880 = 8,640 of them, 4 B each) and the swizzled copy
+    # of the scales kept beside the checkpoint's (rows padded to 256: 5,888 × 2,880 / 32 +
+    # 3,072 × 2,880 / 32 = 806,400 B per expert):
+    per_expert = 24_883_200 * 0.53125 + 8_640 * 4 + 806_400
+    assert vl.mxfp4_experts_loaded_bytes(36, 128, 2880, 2880, 1, 64, 4, True) == pytest.approx(
+        36 * 128 * per_expert
+    )
+    old = pool("gpt-oss-120b", version="0.11.0")
+    # 60.71 GiB + 4,608 × (8,640 × (4 − 0.53125) + 806,400) B = 64.30 GiB (llm-d printed 64.38)
+    assert old.weights_bytes / GIB == pytest.approx(64.303, abs=1e-3)
+    # from 0.25 the checkpoint's scales are freed: the fp32 biases alone (60.84 GiB)
+    assert pool("gpt-oss-120b", version="0.33.0").weights_bytes / GIB == pytest.approx(
+        (65_190_340_224 + 4_608 * 8_640 * (4 - 0.53125)) / GIB
+    )
+    # on Blackwell (FlashInfer) 0.33 pads the expert width to 128 and the hidden size to 256:
+    # 3 × 3,072 × 2,944 × 0.53125 + (2 × 2,944 + 3,072) × 2 B per expert
+    b200 = pool("gpt-oss-120b", "b200", version="0.33.0").weights_bytes
+    experts = 4_608 * (3 * 3072 * 2944 * 0.53125 + (2 * 2944 + 3072) * 2)
+    assert b200 == pytest.approx(65_190_340_224 - 4_608 * 24_891_840 * 0.53125 + experts)
+    # the MXFP4 kernels hold no fused-MoE workspace: the profiling peak is the hidden states
+    # (2 × 8,192 × 2,880 × 2 B) and the sampler (1,024 rows × 201,088 × 38 B), 7.47 GiB
+    assert old.activation_bytes == 2 * 8192 * 2880 * 2 + 1024 * 201_088 * 38.0
+
+
+def test_meta_405b_fp8_keeps_attention_and_the_end_layers_in_bf16():
+    # Meta's FP8 release (fbgemm_fp8; transformers' conversion script: "we don't quantize the
+    # first and last layers as well as the lm_head. Also, we don't quantize the self_attn
+    # layers"). Per GPU at TP 8:
+    # embedding + lm_head 2 × 128,256 × 16,384 / 8 × 2 B         =  1,050,673,152
+    # attention 126 × (2 × 16,384² + 2 × 16,384 × 1,024) / 8 × 2 B = 17,968,398,336
+    # MLPs 126 × 3 × 16,384 × 53,248 / 8 = 41,221,619,712 params, 124 layers fp8 (1 B), 2 in
+    #   bf16: × (124 + 2 × 2) / 126                                = 41,875,931,136
+    # norms (2 × 126 + 1) × 16,384 × 2 B                           =      8,290,304
+    # in all 60,903,292,928 B (56.72 GiB; every linear layer in fp8 would be 51.2 GB)
+    import json
+
+    from calc.data.hf_import import load_hf_config
+    from calc.deploy.engines.fromlog import shipped_model_for
+
+    p = pool("llama3.1-405b-fp8", tp=8, version="0.33.0")
+    assert p.weights_bytes == 60_903_292_928
+    assert shipped_model_for("meta-llama/Llama-3.1-405B-Instruct-FP8") == "llama3.1-405b-fp8"
+    # the same layout from a config.json with the quantization block transformers writes
+    excluded = ["model.layers.0", "model.layers.125", "lm_head"] + [
+        f"model.layers.{i}.self_attn" for i in range(1, 125)
+    ]
+    config = {
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 16384,
+        "intermediate_size": 53248, "num_attention_heads": 128, "num_hidden_layers": 126,
+        "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 131072,
+        "rms_norm_eps": 1e-5, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+        "rope_scaling": {"factor": 8.0, "original_max_position_embeddings": 8192,
+                         "rope_type": "llama3", "low_freq_factor": 1.0, "high_freq_factor": 4.0},
+        "quantization_config": {"quant_method": "fbgemm_fp8", "activation_scale_ub": 1200.0,
+                                "modules_to_not_convert": excluded},
+    }  # fmt: skip
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "config.json"
+        path.write_text(json.dumps(config))
+        imported = load_hf_config(path, source="https://huggingface.co/x/y")
+    dep = Deployment.build(imported, load_hardware("h100"), tp=8)
+    assert dep.weights_bytes_per_gpu == 60_903_292_928

@@ -53,6 +53,8 @@ class SglangRules:
     # measured figures (SGLang prints its own as 'Init torch distributed ends. mem usage')
     non_torch_tp1_bytes: float
     non_torch_tp_bytes: float
+    # the scheduler's admission test adds one page per request (per_req_token_overhead)
+    admission_page: bool = False
 
 
 BASE = SglangRules(
@@ -85,6 +87,12 @@ CHANGES = (
         "0.5.5",
         {"buckets": _with(BUCKETS_0_5_3, 35 * 1024, 2048, 24, 80)},
         "server_args.py _handle_gpu_memory_settings (A10/4090/5090 bucket: max_bs 24 below TP 4)",
+    ),
+    Change(
+        "0.5.11",
+        {"admission_page": True},
+        "srt/managers/schedule_policy.py PrefillAdder.add_one_req (total_tokens = extend + "
+        "clipped max_new + page_size; the budget already reserved the page from 0.5.10)",
     ),
     Change(
         "0.5.16",

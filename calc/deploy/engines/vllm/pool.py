@@ -10,6 +10,7 @@ import calc.deploy.engines.vllm.memory as vm
 from calc.deploy.engines.base import EngineConfig, Paging, PoolPrediction
 from calc.deploy.engines.gpus import compute_capability
 from calc.deploy.engines.shape import (
+    FLOAT_DTYPES,
     kv_shape,
     layer_width_per_gpu,
     loaded_weights_bytes,
@@ -48,6 +49,45 @@ def mla_block_size(rules: VllmRules, hw, configured: int) -> int:
     return configured
 
 
+def mxfp4_experts(dep: Deployment) -> bool:
+    """Whether the routed experts load as MXFP4 (gpt-oss as released): vLLM runs them with
+    its MXFP4 kernels (triton_kernels' matmul_ogs on Hopper, FlashInfer on Blackwell), which
+    hold no fused-MoE workspace between steps."""
+    from calc.deploy.checkpoint import resolved_dtypes
+
+    if dep.model.moe is None or dep.weight_override in FLOAT_DTYPES:
+        return False
+    return resolved_dtypes(dep.model, dep.weight_dtype)["routed_experts"] == "mxfp4"
+
+
+def weights_as_loaded(dep: Deployment, rules: VllmRules) -> float:
+    """The weights vLLM holds on the busiest GPU after loading [bytes]: the checkpoint as kvcalc
+    sizes it (``shape.loaded_weights_bytes``), MXFP4 routed experts (gpt-oss) as the release's
+    kernel backend lays them out (``rules``: Triton on Hopper, FlashInfer on Blackwell, Marlin
+    before Hopper; ``memory.mxfp4_experts_loaded_bytes``)."""
+    from calc.deploy.checkpoint import weight_bytes_per_gpu_by_component
+
+    weights = loaded_weights_bytes(dep)
+    cfg, s = dep.model, dep.sharding
+    cc = compute_capability(dep.hardware)
+    if cc is None or not mxfp4_experts(dep):
+        return weights
+    if cc[0] >= 10:
+        (inter, hidden), bias, copy = rules.mxfp4_blackwell_align, 2, False
+    elif cc[0] == 9:
+        (inter, hidden), copy = (64, 1), rules.mxfp4_scale_copy
+        bias = 4 if rules.mxfp4_bias_fp32 else 2
+    else:
+        (inter, hidden), bias, copy = (128, 256), 2, False
+    stage = range(cdiv(cfg.n_layers, dep.pp))
+    layers = sum(1 for i in stage if cfg.is_moe_layer(i))
+    loaded = vm.mxfp4_experts_loaded_bytes(
+        layers, s.n_experts, cfg.d_model, s.d_expert_ffn, hidden, inter, bias, copy
+    )
+    checkpoint = weight_bytes_per_gpu_by_component(cfg, s, dep.weight_dtype)["routed_experts"]
+    return weights - checkpoint + loaded
+
+
 def non_torch_bytes(rules: VllmRules, tp: int, pp: int, dp: int, hw) -> float:
     """Non-torch memory of the profiling pass per GPU [bytes]: the TP 1 figure, or at TP >= 2
     the communicators' buffers plus, where the release turns the FlashInfer all-reduce +
@@ -76,14 +116,14 @@ def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured)
     usable = measured.get("usable_bytes") or usable_memory_bytes(hw)
     weights = measured.get("weights_bytes")
     if weights is None:
-        weights = loaded_weights_bytes(dep)
+        weights = weights_as_loaded(dep, rules)
     shape = kv_shape(cfg, tp, pp, dep.kv_bytes_per_element, rules.hybrid_ratio)
     max_model_len = config.max_model_len or cfg.max_ctx
     tokens_pass = config.max_batched_tokens
     rows = min(config.max_num_seqs, tokens_pass)
     width = layer_width_per_gpu(cfg, tp)
     workspace = 0
-    if cfg.moe is not None:
+    if cfg.moe is not None and not mxfp4_experts(dep):
         workspace = vm.moe_workspace_bytes(
             tokens_pass, cfg.moe.experts_per_token, cdiv(cfg.moe.d_expert_ffn, tp), cfg.d_model
         )

@@ -51,6 +51,12 @@ class VllmRules:
     # part and each further graph's memory per layer it spans [bytes] (measured, see below)
     cudagraph_first_fixed_bytes: float = 0.0
     cudagraph_per_graph_layer_bytes: float = 0.0
+    # MXFP4 experts (gpt-oss) as loaded: the Triton backend keeps the checkpoint's block
+    # scales beside its swizzled copy (until 0.25) and turns the expert biases to fp32; the
+    # Blackwell FlashInfer backend pads (intermediate, hidden) to these multiples
+    mxfp4_scale_copy: bool = False
+    mxfp4_bias_fp32: bool = False
+    mxfp4_blackwell_align: tuple[int, int] = (256, 256)
 
 
 BASE = VllmRules(
@@ -59,7 +65,7 @@ BASE = VllmRules(
     huge_gpu_batch=None,
     large_gpu_batch=(8192, 1024),
     small_gpu_batch=(2048, 256),
-    sampler_bytes_per_logit=38.5,
+    sampler_bytes_per_logit=38.0,
     sampler_kernel="flashinfer",
     non_torch_tp1_bytes=round(0.13 * GIB),
     non_torch_tp_bytes=round(0.55 * GIB),
@@ -82,9 +88,23 @@ CHANGES = (
         "block 64 on Hopper, CUTLASS MLA 128 on Blackwell); v1/sample/ops/topk_topp_sampler.py "
         "(FlashInfer top-k/top-p sampling when installed, VLLM_USE_FLASHINFER_SAMPLER unset); "
         "v1/core/kv_cache_utils.py (hybrid group size = the smallest layer kind)",
-        "sampler 38.5 B per logit and non-torch 0.13 GiB (TP 1), 0.55 GiB (TP 2) measured on "
-        "0.11.0 (llm-d-planner docs/empirical-vllm-memory-results.md: 4.76 GiB for Llama-3.1-8B, "
-        "5.56 GiB for Qwen3-0.6B, 7.38 GiB for gpt-oss-20b at 1,024 rows)",
+        "sampler 38.0 B per logit and non-torch 0.13 GiB (TP 1), 0.55 GiB (TP 2) measured on "
+        "0.11.0 (llm-d-planner docs/empirical-vllm-memory-results.md: torch peaks of 4.76 GiB "
+        "for Llama-3.1-8B, 5.56 GiB for Qwen3-0.6B, 7.38 GiB for gpt-oss-20b at 8,192 tokens "
+        "and 1,024 rows = the resident hidden states + 1,024 × vocabulary × 38.0 B: 4.78, 5.54, "
+        "7.38 GiB)",
+    ),
+    Change(
+        "0.10.1",
+        {"mxfp4_scale_copy": True, "mxfp4_bias_fp32": True},
+        "model_executor/layers/quantization/mxfp4.py Mxfp4MoEMethod (gpt-oss): create_weights "
+        "pads the expert widths per backend (Triton on Hopper: intermediate to 64, FlashInfer "
+        "on Blackwell: both to 256, Marlin before Hopper: 128 / 256); "
+        "process_weights_after_loading, Triton backend: biases .to(torch.float32), "
+        "_swizzle_mxfp4 copies the block scales into the Hopper layout (rows padded to 256) "
+        "and deletes only w13_weight / w2_weight, so the checkpoint's scales stay",
+        "the rule reproduces llm-d-planner's 0.11.0 weights: gpt-oss-20b 12.81 + 0.60 = 13.41 "
+        "GiB (printed 13.47), gpt-oss-120b 60.71 + 3.59 = 64.30 GiB (printed 64.38)",
     ),
     Change(
         "0.11.1",
@@ -138,6 +158,12 @@ CHANGES = (
         "docs/validation.md lists the logs",
     ),
     Change(
+        "0.25.0",
+        {"mxfp4_scale_copy": False},
+        "model_executor/layers/fused_moe/oracle/mxfp4.py (Triton backends: 'drop the now-dead "
+        "weight/scale Parameters': del layer.w13_weight_scale / w2_weight_scale)",
+    ),
+    Change(
         "0.26.0",
         {"async_in_flight": True},
         "v1/kv_cache_interface.py SlidingWindowSpec.max_admission_blocks_per_request and "
@@ -146,9 +172,12 @@ CHANGES = (
     ),
     Change(
         "0.27.0",
-        {"accounting": "total_consumed"},
+        {"accounting": "total_consumed", "mxfp4_blackwell_align": (128, 256)},
         "vllm/utils/mem_utils.py memory_profiling (non-KV = total consumed from mem_get_info + "
-        "transient peak headroom; the log prints 'total consumed')",
+        "transient peak headroom; the log prints 'total consumed'); "
+        "model_executor/layers/fused_moe/oracle/mxfp4.py "
+        "mxfp4_round_up_hidden_size_and_intermediate_size (TRTLLM backends: intermediate to "
+        "128, hidden to 256)",
     ),
     Change(
         "0.28.0",
