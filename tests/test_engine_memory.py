@@ -27,11 +27,11 @@ GIB = 2**30
 
 
 def pool(model, hw="h100", *, engine_name="vllm", version=None, tp=1, pp=1, weight_dtype=None,
-         **settings):  # fmt: skip
+         ep=1, kv_dtype=None, **settings):  # fmt: skip
     """The start-up prediction of ``model`` on ``hw`` (the ledger's own)."""
     dep = Deployment.build(
-        load_model(model), load_hardware(hw), tp=tp, pp=pp, weight_dtype=weight_dtype,
-        engine=EngineSettings(name=engine_name, version=version, **settings),
+        load_model(model), load_hardware(hw), tp=tp, pp=pp, ep=ep, weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype, engine=EngineSettings(name=engine_name, version=version, **settings),
     )  # fmt: skip
     return dep.per_gpu.prediction
 
@@ -180,11 +180,24 @@ def test_predict_gemma2_hybrid_tokens_divide_by_groups():
 
 
 def test_mla_block_size_by_release_and_gpu():
-    # 0.10-0.11.0 force FlashMLA's 64-token blocks on Hopper, CUTLASS MLA's 128 on Blackwell;
-    # from 0.11.1 FLASH_ATTN_MLA comes first on Hopper, with 16-token blocks
-    assert pool("deepseek-v3", "h200", version="0.11.0", tp=8).block_size == 64
+    # until 0.17 check_and_update_config forces FlashMLA's 64-token blocks on Hopper; on
+    # Blackwell nothing in 0.10.0, CUTLASS MLA's 128 from 0.10.1, FlashInfer MLA's 64 from 0.15
+    # (DeepSeek-V3's qk_nope_head_dim is 128)
+    assert pool("deepseek-v3", "h200", version="0.11.1", tp=8).block_size == 64
+    assert pool("deepseek-v3", "h200", version="0.17.0", tp=8).block_size == 64
+    assert pool("deepseek-v3", "b200", version="0.10.0", tp=8).block_size == 16
+    assert pool("deepseek-v3", "b200", version="0.11.0", tp=8).block_size == 128
+    assert pool("deepseek-v3", "b200", version="0.15.0", tp=8).block_size == 64
+    # from 0.18 the first backend by priority gives its preferred block: FLASH_ATTN_MLA
+    # (multiples of 16: the default 16) on Hopper, FlashMLA's 64 with an fp8 KV cache (FA MLA
+    # takes 16-bit caches only); FlashInfer MLA's smallest, 32, on Blackwell
     assert pool("deepseek-v3", "h200", version="0.19", tp=8).block_size == 16
-    assert pool("deepseek-v3", "b200", version="0.19", tp=8).block_size == 128
+    assert pool("deepseek-v3", "b200", version="0.33", tp=8).block_size == 32
+    dep = Deployment.build(load_model("deepseek-v3"), load_hardware("h200"), tp=8, kv_dtype="fp8",
+                           engine=EngineSettings(version="0.33"))  # fmt: skip
+    assert dep.per_gpu.prediction.block_size == 64
+    # a block the user set is kept
+    assert pool("deepseek-v3", "b200", version="0.33", tp=8, block_size=64).block_size == 64
 
 
 def test_sglang_does_not_subtract_activations():
@@ -207,6 +220,20 @@ def test_sglang_auto_fraction_from_its_reserve():
     assert sg.fraction_from_reserve(81_559, 13_568) == 0.834
     p = pool("llama3-8b", engine_name="sglang", version="0.5.4", tp=2)
     assert (p.version, p.memory_fraction) == ("0.5.4", 0.834)
+
+
+def test_sglang_dp_attention_reserve_and_its_tp_group():
+    # --tp 8 --dp 8 --enable-dp-attention on a B200 (183,359 MiB, chunk 16,384, max_bs 512):
+    # 512 + 1.5 × 16,384 + 2 × 512 + 1,024 × 8 / 8 + 512 × 8 × (3 + 1.5: max_bs above 300)
+    # = 512 + 24,576 + 1,024 + 1,024 + 18,432 = 45,568 MiB (server_args.py, from 0.5.3)
+    assert sg.reserved_memory_mib(183_359, 16384, 512, 8, 1, dp_attention=8) == 45_568
+    # kvcalc's tp 1 × ep 8 is SGLang's tp_size 8 with 8 attention-DP ranks: the reserve above,
+    # (183,359 − 45,568) / 183,359 = 0.7515 → 0.751 (0.5.4), and the TP group's non-torch
+    p = pool("deepseek-v3", "b200", engine_name="sglang", version="0.5.4", ep=8, kv_dtype="fp8")
+    assert p.memory_fraction == 0.751 and p.non_torch_bytes == round(2.07 * GIB)
+    # 0.5.3 serves DeepSeek's sparse attention (NSA) at a fixed 0.8 (server_args.py)
+    assert pool("deepseek-v3.2", "b200", engine_name="sglang", version="0.5.3", ep=8,
+                kv_dtype="fp8").memory_fraction == 0.8  # fmt: skip
 
 
 def test_sglang_rtx_4090_buckets_by_release():

@@ -55,6 +55,8 @@ class SglangRules:
     non_torch_tp_bytes: float
     # the scheduler's admission test adds one page per request (per_req_token_overhead)
     admission_page: bool = False
+    # DeepSeek's sparse attention (NSA) served at this mem_fraction_static (None: the rule)
+    nsa_fraction: float | None = None
 
 
 BASE = SglangRules(
@@ -77,11 +79,18 @@ CHANGES = (
     ),
     Change(
         "0.5.3",
-        {"auto_fraction": "reserve"},
+        {"auto_fraction": "reserve", "nsa_fraction": 0.8},
         "server_args.py _handle_gpu_memory_settings (PR #10975): chunked_prefill_size and "
         "cuda_graph_max_bs by GPU memory bucket (nvidia-smi memory.total), mem_fraction_static "
         "= round((gpu_mem − reserved) / gpu_mem, 3), reserved = 512 + 1.5 × max(chunk, 2048) "
-        "+ 2 × max_bs + 1024 × tp × pp / 8 MiB, at least 10,240 MiB above 60 GiB",
+        "+ 2 × max_bs + 1024 × tp × pp / 8 MiB (+ 3 × max_bs × dp with DP attention, 4.5 × "
+        "above max_bs 300), at least 10,240 MiB above 60 GiB; DeepSeek NSA: DP attention over "
+        "the TP group, page 64, mem_fraction_static 0.8",
+    ),
+    Change(
+        "0.5.4",
+        {"nsa_fraction": None},
+        "server_args.py (DeepSeek NSA: the fraction from the reserve rule like any model)",
     ),
     Change(
         "0.5.5",

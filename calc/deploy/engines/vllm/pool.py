@@ -36,17 +36,31 @@ SOURCES = {
 }
 
 
-def mla_block_size(rules: VllmRules, hw, configured: int) -> int:
-    """The block size an MLA model runs with: the backend's kernel block on Hopper and
-    Blackwell (``rules.mla_block_hopper`` / ``mla_block_blackwell``), else ``configured``."""
+def mla_block_size(rules: VllmRules, hw, block_size: int, user_set: bool, qk_nope: int,
+                   kv_fp8: bool) -> int:  # fmt: skip
+    """The block size a dense MLA model runs with [tokens] (``rules.mla_block_rule``): until
+    0.17 the default backend's block is forced (FlashMLA's 64 on Hopper; on Blackwell CUTLASS
+    MLA's 128, from 0.15 FlashInfer MLA's 64 for qk_nope_head_dim 128); from 0.18 the first
+    backend by priority gives its preferred block (Hopper: FLASH_ATTN_MLA's 16 for a 16-bit KV
+    cache, FlashMLA's 64 for fp8; Blackwell: FlashInfer MLA's smallest, 32, else CUTLASS
+    MLA's 128), a block the user set kept."""
     cc = compute_capability(hw)
     if cc is None:
-        return configured
-    if cc[0] == 9:
-        return rules.mla_block_hopper
-    if cc[0] == 10:
-        return rules.mla_block_blackwell
-    return configured
+        return block_size
+    major = cc[0]
+    if rules.mla_block_rule == "preferred":
+        if user_set or major not in (9, 10):
+            return block_size
+        if major == 9:
+            return 64 if kv_fp8 else 16
+        return 32 if qk_nope in (64, 128, 192) else 128
+    if major == 9:
+        return block_size if block_size % 64 == 0 else 64
+    if major == 10 and rules.mla_blackwell != "none":
+        if rules.mla_blackwell == "flashinfer" and qk_nope == 128:
+            return block_size if block_size == 32 or block_size % 64 == 0 else 64
+        return block_size if block_size % 128 == 0 else 128
+    return block_size
 
 
 def mxfp4_experts(dep: Deployment) -> bool:
@@ -170,7 +184,10 @@ def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured)
     if cfg.indexer is not None:  # sparse MLA and indexer kernels page 64 tokens at a time
         block_size = sparse_block_size(block_size)  # (only sparse backends serve these)
     elif cfg.mla is not None:
-        block_size = mla_block_size(rules, hw, block_size)
+        block_size = mla_block_size(
+            rules, hw, block_size, dep.engine.block_size is not None, cfg.mla.qk_nope_head_dim,
+            dep.kv_dtype.startswith("fp8"),
+        )
     if shape.n_mamba_layers:
         block_size = vm.mamba_attention_block_size(
             block_size, shape.mamba_state_bytes_per_layer, shape.bytes_per_token_per_layer
