@@ -413,3 +413,17 @@ def test_meta_405b_fp8_keeps_attention_and_the_end_layers_in_bf16():
         imported = load_hf_config(path, source="https://huggingface.co/x/y")
     dep = Deployment.build(imported, load_hardware("h100"), tp=8)
     assert dep.weights_bytes_per_gpu == 60_903_292_928
+
+
+def test_trtllm_pages_sparse_attention_64_tokens():
+    # DeepSeek-V3.2's sparse attention (DSA) runs 64-token KV blocks in TensorRT-LLM (its
+    # indexer's cache), the 32-token default raised; the command states it in the YAML
+    from calc.reports.launch_flags import launch_commands
+
+    p = pool("deepseek-v3.2", "b200", engine_name="trtllm", tp=8)
+    assert p.block_size == 64 and p.tokens % 64 == 0
+    assert pool("deepseek-v3", "b200", engine_name="trtllm", tp=8).block_size == 32
+    dep = Deployment.build(load_model("deepseek-v3.2"), load_hardware("b200"), tp=8,
+                           engine=EngineSettings(name="trtllm", max_model_len=4096))  # fmt: skip
+    (c,) = launch_commands(dep)
+    assert "tokens_per_block: 64" in dict(c.files)["extra-llm-api-config.yaml"]

@@ -36,12 +36,17 @@ rest of its prompt (attending to the prefix) and allocates blocks only for it.
 
 **SGLang** (``--engine sglang``): without --enable-mixed-chunk (its default) an iteration is
 either a prefill batch (the prompt in progress, then waiting prompts within the budget; the
-decoders wait) or a decode batch; it is a prefill batch whenever a prompt can be prefilled,
-and a waiting prompt is admitted only when the pool holds all of it.
+decoders wait) or a decode batch; it is a prefill batch whenever a prompt can be admitted, and
+a waiting prompt is admitted only while the pool, less the running requests' remaining outputs
+× ``new_token_ratio``, holds its tokens and its own outputs; a failed admission waits for a
+request to leave; a decode batch short of pages retracts the requests with the fewest outputs
+(``calc.serve.policies``, docs/engines.md).
 
 **TensorRT-LLM** (``--engine trtllm``): its default GUARANTEED_NO_EVICT scheduler admits a
 request only when the pool holds its whole prompt + output, reserved at admission, so nothing
-is ever preempted (vLLM and SGLang allocate blocks as the tokens come and preempt).
+is ever preempted (vLLM and SGLang allocate blocks as the tokens come and preempt); without
+chunked prefill (``trtllm-serve``'s default) a prompt runs whole in one iteration, and one
+longer than max_num_tokens is refused.
 
 **KV pool**: the ledger's pool in blocks (``dep.per_gpu``): for a model whose layers are all
 full attention, the engine's blocks; otherwise (sliding windows, SSM state, hybrid groups) the

@@ -53,8 +53,15 @@ def yaml_text(dep: Deployment, role: str | None) -> str:
     if dep.sharding.dp_attn > 1:
         lines.append("enable_attention_dp: true")
     kv = dep.kv_dtype
+    cache = []
     if kv.startswith("fp8") and kv != (dep.model.kv_dtype or dep.model.dtype):
-        lines += ["kv_cache_config:", "  dtype: fp8"]
+        cache.append("  dtype: fp8")
+    if dep.model.indexer is not None:  # sparse attention (DSA) runs 64-token blocks
+        from calc.deploy.state_pages import sparse_block_size
+
+        cache.append(f"  tokens_per_block: {sparse_block_size(dep.engine_config.block_size)}")
+    if cache:
+        lines += ["kv_cache_config:", *cache]
     if role is not None:
         lines += ["cache_transceiver_config:", "  backend: DEFAULT"]
         if role == "context":
