@@ -108,7 +108,8 @@ every word from input shell-quoted; a model name that reads as an option is refu
 | across hosts | `--nnodes N --node-rank R --master-addr` (0.11.1+; `--headless` followers), a Ray cluster before; DP ranks: `--data-parallel-size-local`, `--data-parallel-start-rank`, `--headless` | `--nnodes N --node-rank R --dist-init-addr` | `mpirun -n G -H hosts trtllm-llmapi-launch trtllm-serve ...` |
 | independent replicas | separate servers (the command's count), never one DP group spanning them | same | same |
 | disaggregated | `--kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'` on prefill and decode servers | `--disaggregation-mode prefill/decode --disaggregation-transfer-backend nixl` | `cache_transceiver_config` in each server's YAML, `trtllm-serve disaggregated -c` |
-| chunked prefill, as modelled | `--enable-chunked-prefill` | `--chunked-prefill-size` | `enable_chunked_prefill: true` (trtllm-serve's default is off) |
+| chunked prefill, as modelled (the engine's default unless `EngineSettings.chunked_prefill` says) | `--enable-chunked-prefill` (on by default), `--no-enable-chunked-prefill` | `--chunked-prefill-size N` (on), `-1` | `enable_chunked_prefill: true` only when on (trtllm-serve's default, off, is what kvcalc models) |
+| sparse attention (DSA) blocks | (64-token pages, the engine's own) | `--page-size 64` | `kv_cache_config: tokens_per_block: 64` |
 | fp8 weights from a 16-bit checkpoint | `--quantization fp8` | `--quantization fp8` | a ModelOpt fp8 checkpoint named in place of the repository |
 
 `--max-model-len` (`--context-length`, `--max_seq_len`) is the workload's longest request, or
@@ -129,18 +130,49 @@ GPUs summed, equal the plan row's GPUs.
 
 """
 
+SCHEDULING = """## Scheduling (`calc/serve/policies.py`)
+
+The serving simulation runs each engine's own scheduler, chosen through the wing
+(`Engine.scheduler(release)` → `SchedulerPolicy` → `calc.serve.scheduler.Limits`), one small
+step per function so that each reads beside the engine's source:
+
+- **vLLM V1** (`v1/core/sched/scheduler.py` `Scheduler.schedule`): running requests first in
+  admission order within `max_num_batched_tokens` (decode tokens and at most one partial
+  prefill chunk), then waiting requests first come first served while the budget,
+  `max_num_seqs` and the pool allow; blocks are allocated as tokens come; when the pool runs
+  out the newest running request is preempted and recomputed (back to the head of the queue).
+- **SGLang** (`srt/managers/scheduler.py` `get_next_batch_to_run`, `schedule_policy.py`
+  `PrefillAdder`): a prefill batch whenever one forms (the request in chunked prefill first,
+  then waiting requests), the decoders waiting; a waiting request is admitted only while its
+  tokens left + its remaining outputs (clipped at 4,096) + one page (from 0.5.11) stay under the
+  free pool less the running requests' remaining outputs × `new_token_ratio` (0.7, decaying by
+  (0.7 − 0.098) / 600 per decode batch, reset when idle); a failed admission marks the batch
+  full until a request leaves (`batch_is_full`); a decode batch that cannot get its pages
+  retracts the requests with the fewest outputs (ties: the longest prompt), to the end of the
+  queue, and re-estimates the ratio as (outputs + 20 × requests) / (max outputs + 1).
+- **TensorRT-LLM** (`capacityScheduler.cpp` GUARANTEED_NO_EVICT, `microBatchScheduler.cpp`): a
+  request is admitted only with the blocks of its whole prompt + output, so nothing is
+  preempted; without chunked prefill (`trtllm-serve`'s default) a prompt runs whole in one
+  iteration, charged at its length against `max_num_tokens`, or waits; a prompt longer than
+  `max_num_tokens` is refused.
+
+The simulation keeps the decoders in aggregate (O(requests that change) per iteration) and is
+tested against `tests/serve_reference.py`, the same rules one request at a time, on random
+scenarios of every policy.
+"""
+
 LIMITS = """## Not modelled yet
 
-- vLLM: the gpt-oss MXFP4 experts' padding (the kernel backend pads the expert widths: +0.66
-  GiB per GPU on gpt-oss-20b and +3.67 GiB on gpt-oss-120b in vLLM 0.11's figures), `--dtype
-  float32` casting the embeddings too, Meta's 405B FP8 layout, multimodal encoders' profiling,
-  speculative decoding's drafter; the CUDA graph estimate is a two-constant fit to a few logs.
-- SGLang: its non-torch memory is taken as vLLM's measured figures; its admission check for the
-  running requests' future tokens (`new_token_ratio`) is not in calc/serve's scheduler; DeepEP
-  and DP-attention reserves are read but kvcalc does not choose those backends.
+- vLLM: multimodal encoders' profiling budget (Llama 4 Scout at TP 4 is sized 16% above the
+  pool vLLM 0.19 prints), speculative decoding's drafter; the CUDA graph estimate (0.20+) keeps
+  the source's form (the largest first capture over the modes + each further graph, at least 1
+  MiB) with two constants measured on a few logs; gpt-oss's MXFP4 experts under SGLang.
+- SGLang: its non-torch memory is taken as vLLM's measured figures; its Mamba/DeltaNet state
+  pools (a warning); DeepEP's reserve (kvcalc does not choose that backend); the 2.2 GiB by
+  which DeepSeek-V3.2 on 8 × B200 (0.5.3, DP attention) is still over-predicted.
 - TensorRT-LLM: the activation peak is vLLM's forward model with one sampler row per dummy
   request; only the 1.2+ option table is captured from source, 1.0.0's from its published
-  reference pages.
+  reference pages; the context chunk unit (chunks cut to whole blocks) is not modelled.
 - Releases with no public log in the training set (docs/validation.md lists the ones with
   logs) are modelled from their source alone.
 """
@@ -196,7 +228,8 @@ def tables_section() -> list[str]:
 def render() -> str:
     return "\n".join([
         INTRO.rstrip("\n"), "", *releases_section(), *rules_section(), LOGS.rstrip("\n"), "",
-        COMMANDS.rstrip("\n"), "", *tables_section(), LIMITS.rstrip("\n"), "",
+        COMMANDS.rstrip("\n"), "", *tables_section(), SCHEDULING.rstrip("\n"), "",
+        LIMITS.rstrip("\n"), "",
     ])  # fmt: skip
 
 

@@ -37,6 +37,11 @@ MODELS = {
 
 # What a record leaves unsaid but its user knew, stated once per record (never a fitted value).
 STATED = {
+    "vllm011-h100-gpt-oss-120b": {
+        "note": "the source's table gives gpu_memory_utilization 0.9, but its own figures add "
+        "up only at 0.95 (79.18 × 0.95 − 64.38 − 7.38 − 0.13 = 3.33 GiB, the KV it prints; at "
+        "0.9 the KV would be −0.62 GiB): predicted at 0.95",
+    },
     "vllm-80gb-llama3-8b-pr10511": {
         "model": "meta-llama/Meta-Llama-3-8B",
         "note": "vLLM v0 (PR 10511 era, pre-V1) on an 80 GB GPU: predicted with the H100 and "

@@ -1,6 +1,12 @@
 """The one-request-at-a-time reference of a sequence group's schedule (the exact rules of
-``calc.serve.simulate``'s docstring, every iteration): slow, kept here as the oracle that
-``calc.serve.scheduler.run_group`` (the package's fast loop) is tested against."""
+``calc.serve.simulate``'s docstring and ``calc.serve.policies``, every iteration): slow, kept
+here as the oracle that ``calc.serve.scheduler.run_group`` (the package's fast loop) is tested
+against, for every policy:
+
+- mixed batches (vLLM V1; TensorRT-LLM with whole-request reservation, prompts chunked or not);
+- prefill batches first (SGLang: admission with room for the running requests' future tokens,
+  batch_is_full, retraction of the fewest-output decoders, the new_token_ratio).
+"""
 
 from __future__ import annotations
 
@@ -9,6 +15,72 @@ import math
 from collections import deque
 
 from calc.serve.scheduler import GroupOut, Limits, cdiv
+
+
+class _Group:
+    """Every request's state, kept exactly (no aggregate)."""
+
+    def __init__(self, arrival, prompt, gen, shared, limits: Limits, max_in_flight):
+        n = self.n = len(arrival)
+        self.sent = None
+        if max_in_flight is not None and max_in_flight < n:
+            self.sent = list(arrival)
+            arrival = self.sent[:max_in_flight] + [math.inf] * (n - max_in_flight)
+        self.arrival = arrival
+        self.released = n if self.sent is None else max_in_flight
+        self.prompt, self.gen, self.shared, self.lim = prompt, gen, shared, limits
+        self.B = limits.block_size
+        self.free = limits.pool_blocks - (cdiv(max(shared), self.B) if n and max(shared) else 0)
+        self.used = 0
+        self.computed = list(shared)
+        self.ntok = list(prompt)
+        self.generated = [0] * n
+        self.blocks = [0] * n
+        self.first_token = [-1.0] * n
+        self.finish = [-1.0] * n
+        self.admitted = [-1.0] * n
+        self.token_times: list[list[float]] = [[] for _ in range(n)]
+        self.preempted_n = [0] * n
+        self.waiting: deque[int] = deque()
+        self.running: list[int] = []
+        self.nxt = self.done = self.preemptions = self.queue_max = self.iterations = 0
+        self.t = self.t_start = arrival[0] if n else 0.0
+        self.queue_area = self.used_area = 0.0
+        f = limits.future_tokens
+        self.ratio_min = f.init_ratio * f.min_ratio_factor
+        self.ratio_decay = (f.init_ratio - self.ratio_min) / f.decay_steps
+        self.ratio_base, self.ratio_steps, self.full = f.init_ratio, 0, False
+
+    def decoding(self, r) -> bool:
+        return self.ntok[r] - self.computed[r] == 1 and self.computed[r] >= self.prompt[r]
+
+    def new_blocks(self, r, k) -> int:
+        return max(0, cdiv(self.computed[r] + k - self.shared[r], self.B) - self.blocks[r])
+
+    def take(self, r, need):
+        self.free -= need
+        self.used += need
+        self.blocks[r] += need
+
+    def preempt(self, v, front=True):
+        self.free += self.blocks[v]
+        self.used -= self.blocks[v]
+        self.blocks[v] = 0
+        self.computed[v] = self.shared[v]
+        (self.waiting.appendleft if front else self.waiting.append)(v)
+        self.preemptions += 1
+        self.preempted_n[v] += 1
+        self.full = False
+
+    def admit(self, w, need):
+        self.waiting.popleft()
+        self.running.append(w)
+        self.take(w, need)
+        if self.admitted[w] < 0:
+            self.admitted[w] = self.t
+
+    def ratio(self) -> float:
+        return max(self.ratio_min, self.ratio_base - self.ratio_steps * self.ratio_decay)
 
 
 def simulate_group_reference(
@@ -21,219 +93,259 @@ def simulate_group_reference(
     ``ctx_slope(b)``). Every token's time is kept (``token_times``, an attribute of the
     result): the inter-token gaps are their differences. ``max_in_flight``: a client keeping
     at most that many requests open (the next is sent at a finish)."""
-
-    n = len(arrival)
-    sent = None
-    if max_in_flight is not None and max_in_flight < n:
-        sent = list(arrival)
-        arrival = sent[:max_in_flight] + [math.inf] * (n - max_in_flight)
-    released = n if sent is None else max_in_flight
-    token_times: list[list[float]] = [[] for _ in range(n)]
-    preempted_n = [0] * n
-    B = limits.block_size
-    M = limits.max_batched_tokens
-    max_seqs = limits.max_num_seqs
-    shared_blocks = cdiv(max(shared), B) if n and max(shared) else 0
-    free = limits.pool_blocks - shared_blocks
-    computed = list(shared)
-    ntok = list(prompt)
-    generated = [0] * n
-    blocks = [0] * n
-    first_token = [-1.0] * n
-    finish = [-1.0] * n
-    admitted = [-1.0] * n
-    waiting: deque[int] = deque()
-    running: list[int] = []
-    nxt = 0
-    done = 0
-    t = arrival[0] if n else 0.0
-    t_start = t
-    preemptions = 0
-    queue_area = 0.0
-    queue_max = 0
-    used_area = 0.0
-    used = 0  # blocks held by running requests
-    iterations = 0
-    while done < n:
+    s = _Group(arrival, prompt, gen, shared, limits, max_in_flight)
+    while s.done < s.n:
         fresh = 0  # arrived just now (waited 0)
-        while nxt < n and arrival[nxt] <= t:
-            queue_area += t - arrival[nxt]
-            fresh += arrival[nxt] == t
-            waiting.append(nxt)
-            nxt += 1
-        if not running and not waiting:
-            t = arrival[nxt]
+        while s.nxt < s.n and s.arrival[s.nxt] <= s.t:
+            s.queue_area += s.t - s.arrival[s.nxt]
+            fresh += s.arrival[s.nxt] == s.t
+            s.waiting.append(s.nxt)
+            s.nxt += 1
+        if not s.running and not s.waiting:
+            s.ratio_base, s.ratio_steps = limits.future_tokens.init_ratio, 0
+            s.t = s.arrival[s.nxt]
             continue
-        if len(waiting) - fresh > queue_max:  # the longest queue: before admission
-            queue_max = len(waiting) - fresh
-        pfirst = False
-        if limits.prefill_first:  # a prefill batch if a prompt can be prefilled (SGLang)
-            pfirst = any(not (ntok[r] - computed[r] == 1 and computed[r] >= prompt[r])
-                         for r in running)  # fmt: skip
-            if not pfirst and waiting and len(running) < max_seqs:
-                w = waiting[0]
-                if limits.reserve_whole_request:
-                    need = cdiv(prompt[w] + gen[w] - shared[w], B)
-                else:  # the whole prompt must fit (SGLang's admission)
-                    need = cdiv(ntok[w] - shared[w], B)
-                pfirst = need <= free
-        budget = M
-        sched: list[tuple[int, int]] = []
-        preempted = False
-        idx = 0
-        while idx < len(running) and budget > 0:
-            r = running[idx]
-            if pfirst and ntok[r] - computed[r] == 1 and computed[r] >= prompt[r]:
-                idx += 1  # a decoder waits for the prefill batch
-                continue
-            k = min(ntok[r] - computed[r], budget)
-            need = max(0, cdiv(computed[r] + k - shared[r], B) - blocks[r])
-            self_preempted = False
-            while need > free:
-                v = running.pop()
-                free += blocks[v]
-                used -= blocks[v]
-                blocks[v] = 0
-                computed[v] = shared[v]
-                waiting.appendleft(v)
-                preemptions += 1
-                preempted_n[v] += 1
-                preempted = True
-                if v == r:
-                    self_preempted = True
-                    break
-            if self_preempted:
-                break
-            free -= need
-            used += need
-            blocks[r] += need
-            sched.append((r, k))
-            budget -= k
-            idx += 1
-        blocked = False
-        if not preempted and (pfirst or not limits.prefill_first):
-            while waiting and budget > 0:
-                if len(running) >= max_seqs:
-                    blocked = True
-                    break
-                w = waiting[0]
-                k = min(ntok[w] - computed[w], budget)
-                if limits.reserve_whole_request:
-                    need = check = cdiv(prompt[w] + gen[w] - shared[w], B)
-                else:
-                    need = cdiv(computed[w] + k - shared[w], B)
-                    check = cdiv(ntok[w] - shared[w], B) if limits.prefill_first else need
-                if check > free:
-                    blocked = True
-                    break
-                waiting.popleft()
-                running.append(w)
-                free -= need
-                used += need
-                blocks[w] = need
-                if admitted[w] < 0:
-                    admitted[w] = t
-                sched.append((w, k))
-                budget -= k
-        if not sched:
-            continue
-        b = 0
-        ctx_sum = 0
-        chunks = []
-        rows = 0
-        for r, k in sched:
-            if k == 1 and ntok[r] - computed[r] == 1 and computed[r] >= prompt[r]:
-                b += 1
-                ctx_sum += computed[r] + 1
-                rows += 1
-            else:
-                chunks.append((computed[r], k))
-                if computed[r] + k == ntok[r]:
-                    rows += 1
-        # a stretch of decode-only iterations that nothing can interrupt
-        if not chunks and not preempted and len(sched) == len(running) and (blocked or not waiting):
-            k_run = min(gen[r] - generated[r] for r in running)
-            slope = step.ctx_slope(b)
-            if k_run > 1:
-                room = 1 << 62 if limits.reserve_whole_request else free  # all reserved
-                k_run = _decode_run(
-                    running, computed, shared, B, room, k_run, b, ctx_sum, step, slope, t,
-                    None if (waiting or nxt >= n or arrival[nxt] == math.inf) else arrival[nxt],
-                )  # fmt: skip
-            if k_run > 1:
-                d = step.decode_s(b)
-                dt = k_run * d + slope * (k_run * ctx_sum + b * k_run * (k_run - 1) / 2)
-                ends, end = [], t
-                for j in range(k_run):
-                    end += d + slope * (ctx_sum + b * j)
-                    ends.append(end)
-                new_used = 0
-                for r in running:
-                    token_times[r].extend(ends)
-                    c = computed[r] + k_run
-                    computed[r] = c
-                    ntok[r] = c + 1
-                    generated[r] += k_run
-                    if not limits.reserve_whole_request:
-                        nb = cdiv(c - shared[r], B)
-                        new_used += nb - blocks[r]
-                        blocks[r] = nb
-                # blocks of the stretch's first step were allocated above; the rest now
-                used_area += dt * (used + new_used / 2)
-                used += new_used
-                free -= new_used
-                queue_area += dt * len(waiting)
-                t += dt
-                iterations += k_run
-                finished = [r for r in running if generated[r] >= gen[r]]
-                if finished:
-                    for r in finished:
-                        finish[r] = t
-                        free += blocks[r]
-                        used -= blocks[r]
-                        blocks[r] = 0
-                        if released < n:
-                            arrival[released] = max(sent[released], t)
-                            released += 1
-                    done += len(finished)
-                    running = [r for r in running if generated[r] < gen[r]]
-                continue
-        dt = step.iteration_s(b, ctx_sum, chunks, rows)
-        used_area += dt * used
-        queue_area += dt * len(waiting)
-        t += dt
-        iterations += 1
-        any_done = False
-        for r, k in sched:
-            c = computed[r] + k
-            computed[r] = c
-            if c == ntok[r]:
-                generated[r] += 1
-                ntok[r] = c + 1
-                token_times[r].append(t)
-                if first_token[r] < 0:
-                    first_token[r] = t
-                if generated[r] >= gen[r]:
-                    finish[r] = t
-                    free += blocks[r]
-                    used -= blocks[r]
-                    blocks[r] = 0
-                    done += 1
-                    any_done = True
-                    if released < n:
-                        arrival[released] = max(sent[released], t)
-                        released += 1
-        if any_done:
-            running = [r for r in running if finish[r] < 0]
-    gaps = [b - a for tt in token_times for a, b in itertools.pairwise(tt)]
-    itl_max = [max((b - a for a, b in itertools.pairwise(tt)), default=0.0) for tt in token_times]
+        if len(s.waiting) - fresh > s.queue_max:  # the longest queue: before admission
+            s.queue_max = len(s.waiting) - fresh
+        if limits.prefill_first:
+            _sglang_pass(s, step)
+        else:
+            _mixed_pass(s, step)
+    gaps = [b - a for tt in s.token_times for a, b in itertools.pairwise(tt)]
+    itl_max = [max((b - a for a, b in itertools.pairwise(tt)), default=0.0)
+               for tt in s.token_times]  # fmt: skip
     out = GroupOut(
-        first_token, finish, admitted, preemptions, queue_area, queue_max, used_area,
-        t_start, t, iterations, gaps, [1] * len(gaps), [], itl_max, preempted_n,
-        arrival if sent is not None else None,
+        s.first_token, s.finish, s.admitted, s.preemptions, s.queue_area, s.queue_max,
+        s.used_area, s.t_start, s.t, s.iterations, gaps, [1] * len(gaps), [], itl_max,
+        s.preempted_n, s.arrival if s.sent is not None else None,
     )  # fmt: skip
-    out.token_times = token_times
+    out.token_times = s.token_times
     return out
+
+
+# -- mixed batches: vLLM V1, TensorRT-LLM ------------------------------------------------
+
+
+def _mixed_pass(s: _Group, step) -> None:
+    """Running requests first (each min(its tokens left, the budget), its blocks; when the
+    pool is out the last running request is preempted), then waiting requests FCFS while the
+    budget, max_num_seqs and the pool allow (TensorRT-LLM: whole requests reserved; without
+    chunked prefill, whole prompts charged at their length)."""
+    lim = s.lim
+    budget = lim.max_batched_tokens
+    sched: list[tuple[int, int]] = []
+    preempted = False
+    idx = 0
+    while idx < len(s.running) and budget > 0:
+        r = s.running[idx]
+        k = min(s.ntok[r] - s.computed[r], budget)
+        need = s.new_blocks(r, k)
+        self_preempted = False
+        while need > s.free:
+            v = s.running.pop()
+            s.preempt(v)
+            preempted = True
+            if v == r:
+                self_preempted = True
+                break
+        if self_preempted:
+            break
+        s.take(r, need)
+        sched.append((r, k))
+        budget -= k
+        idx += 1
+    blocked = False
+    while not preempted and s.waiting and budget > 0:
+        if len(s.running) >= lim.max_num_seqs:
+            blocked = True
+            break
+        w = s.waiting[0]
+        k = charge = min(s.ntok[w] - s.computed[w], budget)
+        if not lim.chunked_prefill:
+            k, charge = s.ntok[w] - s.computed[w], s.ntok[w]
+        if lim.reserve_whole_request:
+            need = cdiv(s.prompt[w] + s.gen[w] - s.shared[w], s.B)
+        else:
+            need = cdiv(s.computed[w] + k - s.shared[w], s.B)
+        if charge > budget or need > s.free:
+            blocked = True
+            break
+        s.admit(w, need)
+        sched.append((w, k))
+        budget -= charge
+    if not sched:
+        return
+    stretch = not preempted and len(sched) == len(s.running) and (blocked or not s.waiting)
+    _run(s, step, sched, stretch)
+
+
+# -- prefill batches first: SGLang ---------------------------------------------------------
+
+
+def _sglang_pass(s: _Group, step) -> None:
+    """A prefill batch if one forms (the request in chunked prefill continues, then waiting
+    requests while the pool less the decoders' future tokens × ratio holds them), else a
+    decode batch of every decoder (retracting the fewest-output ones when the pool is out)."""
+    f = s.lim.future_tokens
+    page = s.B if f.page_reserve else 0
+    decoders = [r for r in s.running if s.decoding(r)]
+    in_prefill = [r for r in s.running if not s.decoding(r)]
+    if not decoders:
+        s.full = False
+    if in_prefill or (s.waiting and not s.full):
+        future = sum(min(s.gen[r] - (s.ntok[r] - s.prompt[r]), f.clip) for r in decoders)
+        room = s.free * s.B - s.ratio() * future
+        budget = s.lim.max_batched_tokens
+        sched = []
+        for r in in_prefill:  # at most one: the chunked request
+            left = s.ntok[r] - s.computed[r]
+            k = min(left, min(budget, int(room)) if int(room) > 0 else budget)
+            k = min(k, (s.blocks[r] + s.free) * s.B - (s.computed[r] - s.shared[r]))
+            if k <= 0:
+                s.running.remove(r)
+                s.preempt(r, front=False)
+                continue
+            s.take(r, s.new_blocks(r, k))
+            sched.append((r, k))
+            room -= cdiv(k, s.B) * s.B + page + (min(s.gen[r], f.clip) if k == left else 0)
+            budget = budget - k if k == left else 0
+        while not s.full and s.waiting and budget > 0:
+            if len(s.running) >= s.lim.max_num_seqs:
+                s.full = True
+                break
+            w = s.waiting[0]
+            left = s.ntok[w] - s.computed[w]
+            total = left + min(s.gen[w] - (s.ntok[w] - s.prompt[w]), f.clip) + page
+            k = min(left, budget)
+            need = cdiv(s.computed[w] + k - s.shared[w], s.B)
+            if total >= room or need > s.free:
+                s.full = bool(sched) or bool(decoders)
+                break
+            s.admit(w, need)
+            sched.append((w, k))
+            room -= cdiv(k, s.B) * s.B + page + (min(s.gen[w], f.clip) if k == left else 0)
+            budget -= k
+            if k < left:
+                break
+        if sched:
+            _run(s, step, sched, False)
+            return
+    if not decoders:
+        return
+    need = sum(s.new_blocks(r, 1) for r in decoders)
+    retracted = need > s.free
+    if retracted:
+        order = sorted(decoders, key=lambda r: (s.ntok[r] - s.prompt[r], -s.prompt[r]),
+                       reverse=True)  # fmt: skip
+        while len(order) > 1:
+            v = order.pop()
+            need -= s.new_blocks(v, 1)
+            s.running.remove(v)
+            s.preempt(v, front=False)
+            if need <= s.free:
+                break
+        outputs = sum(s.ntok[r] - s.prompt[r] for r in order)
+        s.ratio_base = min(1.0, (outputs + f.retract_steps * len(order))
+                           / (sum(s.gen[r] for r in order) + 1))  # fmt: skip
+        s.ratio_steps = 0
+    for r in s.running:
+        s.take(r, s.new_blocks(r, 1))
+    before = s.iterations
+    _run(s, step, [(r, 1) for r in s.running], not retracted and (s.full or not s.waiting))
+    if not retracted:
+        s.ratio_steps += s.iterations - before
+
+
+# -- an iteration, timed and settled --------------------------------------------------------
+
+
+def _run(s: _Group, step, sched, may_stretch: bool) -> None:
+    """Time the scheduled iteration and settle it; a decode-only one that nothing can
+    interrupt (``may_stretch``) runs on until the first finish, the pool's end or the next
+    arrival."""
+    b = ctx_sum = rows = 0
+    chunks = []
+    for r, k in sched:
+        if k == 1 and s.decoding(r):
+            b += 1
+            ctx_sum += s.computed[r] + 1
+            rows += 1
+        else:
+            chunks.append((s.computed[r], k))
+            if s.computed[r] + k == s.ntok[r]:
+                rows += 1
+    if not chunks and may_stretch:
+        k_run = min(s.gen[r] - s.generated[r] for r in s.running)
+        slope = step.ctx_slope(b)
+        if k_run > 1:
+            room = 1 << 62 if s.lim.reserve_whole_request else s.free  # all reserved
+            k_run = _decode_run(
+                s.running, s.computed, s.shared, s.B, room, k_run, b, ctx_sum, step, slope, s.t,
+                None if (s.waiting or s.nxt >= s.n or s.arrival[s.nxt] == math.inf)
+                else s.arrival[s.nxt],
+            )  # fmt: skip
+        if k_run > 1:
+            _stretch(s, step, b, ctx_sum, k_run, slope)
+            return
+    dt = step.iteration_s(b, ctx_sum, chunks, rows)
+    s.used_area += dt * s.used
+    s.queue_area += dt * len(s.waiting)
+    s.t += dt
+    s.iterations += 1
+    for r, k in sched:
+        c = s.computed[r] + k
+        s.computed[r] = c
+        if c == s.ntok[r]:
+            s.ntok[r] = c + 1
+            _token(s, r, [s.t])
+    s.running = [r for r in s.running if s.finish[r] < 0]
+
+
+def _stretch(s: _Group, step, b, ctx_sum, k_run, slope) -> None:
+    d = step.decode_s(b)
+    dt = k_run * d + slope * (k_run * ctx_sum + b * k_run * (k_run - 1) / 2)
+    ends, end = [], s.t
+    for j in range(k_run):
+        end += d + slope * (ctx_sum + b * j)
+        ends.append(end)
+    new_used = 0
+    for r in s.running:
+        c = s.computed[r] + k_run
+        s.computed[r] = c
+        s.ntok[r] = c + 1
+        if not s.lim.reserve_whole_request:
+            nb = cdiv(c - s.shared[r], s.B)
+            new_used += nb - s.blocks[r]
+            s.blocks[r] = nb
+    # blocks of the stretch's first step were allocated before it; the rest now
+    s.used_area += dt * (s.used + new_used / 2)
+    s.used += new_used
+    s.free -= new_used
+    s.queue_area += dt * len(s.waiting)
+    s.t += dt
+    s.iterations += k_run
+    for r in list(s.running):
+        _token(s, r, ends)
+    s.running = [r for r in s.running if s.finish[r] < 0]
+
+
+def _token(s: _Group, r: int, times: list[float]) -> None:
+    """Request r produced one token at each of ``times``; at its last output token it
+    finishes at t."""
+    s.generated[r] += len(times)
+    s.token_times[r].extend(times)
+    if s.first_token[r] < 0:
+        s.first_token[r] = times[0]
+    if s.generated[r] >= s.gen[r]:
+        s.finish[r] = s.t
+        s.free += s.blocks[r]
+        s.used -= s.blocks[r]
+        s.blocks[r] = 0
+        s.done += 1
+        s.full = False
+        if s.released < s.n:
+            s.arrival[s.released] = max(s.sent[s.released], s.t)
+            s.released += 1
 
 
 def _decode_run(running, computed, shared, B, free, k_run, b, ctx_sum, step, slope, t, arrive):
@@ -286,10 +398,13 @@ def _decode_run(running, computed, shared, B, free, k_run, b, ctx_sum, step, slo
 
 def random_scenario(seed: int, shared_every: int = 3):
     """A random small scenario for the equivalence tests: (arrival, prompt, gen, shared, limits)
-    with tiny pools (preemptions), small budgets (chunking), max_num_seqs caps, prefix sharing
-    on every ``shared_every``-th seed, whole-request reservation on odd seeds and SGLang's
-    prefill-first batches on seeds 2, 3, 6, 7, …"""
+    with tiny pools (preemptions, retractions), small budgets (chunking), max_num_seqs caps,
+    prefix sharing on every ``shared_every``-th seed, and a policy by ``seed % 4``: vLLM's mixed
+    batches (0), TensorRT-LLM's whole-request reservation with chunked prefill (1) or without
+    (3: the budget at least the longest prompt), SGLang's prefill batches first (2)."""
     import numpy as np
+
+    from calc.serve.scheduler import FutureTokens
 
     rng = np.random.default_rng(seed)
     n = int(rng.integers(5, 60))
@@ -300,12 +415,19 @@ def random_scenario(seed: int, shared_every: int = 3):
     shared = [(int(p * 0.3) // B) * B if seed % shared_every == 0 else 0 for p in prompt]
     shared = [min(s, ((p - 1) // B) * B) for s, p in zip(shared, prompt, strict=True)]
     need = max(-(-(p + g - s) // B) for p, g, s in zip(prompt, gen, shared, strict=True))
+    mode = seed % 4
+    budget = int(rng.integers(8, 120))
     lim = Limits(
-        pool_blocks=int(need + rng.integers(0, 3 * need) + -(-max(shared) // B)),
+        pool_blocks=int(need + rng.integers(0, 3 * need) + -(-max(shared) // B)) + 2 * (mode == 2),
         block_size=B,
-        max_batched_tokens=int(rng.integers(8, 120)),
+        max_batched_tokens=max(budget, max(prompt)) if mode == 3 else budget,
         max_num_seqs=int(rng.integers(1, 12)),
-        reserve_whole_request=bool(seed % 2),
-        prefill_first=bool(seed // 2 % 2),
-    )
+        reserve_whole_request=mode in (1, 3),
+        prefill_first=mode == 2,
+        chunked_prefill=mode != 3,
+        # a fast-decaying ratio and a small clip, so that both matter in small scenarios
+        future_tokens=FutureTokens(decay_steps=int(rng.integers(5, 50)),
+                                   clip=int(rng.integers(8, 40)),
+                                   retract_steps=int(rng.integers(1, 20))),
+    )  # fmt: skip
     return arrival, prompt, gen, shared, lim, rng

@@ -279,3 +279,31 @@ def test_plan_prints_commands_that_parse(cli, engine_name):
             "--method", "analytic")  # fmt: skip
     for c in out["launch_commands"]:
         assert c["command"] in t.out.splitlines()
+
+
+@pytest.mark.parametrize("engine_name", ["vllm", "sglang", "trtllm"])
+@pytest.mark.parametrize("chunked", [None, True, False])
+def test_chunked_prefill_is_stated_as_modelled(engine_name, chunked):
+    # the command turns chunked prefill on exactly when the simulation schedules with it:
+    # the engine's default (vLLM V1 and SGLang on, trtllm-serve off) unless asked otherwise
+    from calc.serve.simulate import deployment_limits
+
+    dep = Deployment.build(
+        load_model("llama3-8b"), load_hardware("h100"),
+        engine=EngineSettings(name=engine_name, chunked_prefill=chunked, max_model_len=4096),
+    )  # fmt: skip
+    modelled = deployment_limits(dep, 1000).chunked_prefill
+    assert modelled == (chunked if chunked is not None else engine_name != "trtllm")
+    c = launch_commands(dep)[0]
+    parse(list(c.argv), table_for(engine_name, dep.engine_config.version))
+    argv = list(c.argv)
+    if engine_name == "vllm":
+        assert ("--enable-chunked-prefill" in argv) == modelled
+        assert ("--no-enable-chunked-prefill" in argv) == (not modelled)
+    elif engine_name == "sglang":
+        assert (int(argv[argv.index("--chunked-prefill-size") + 1]) > 0) == modelled
+    else:
+        files = dict(c.files)
+        stated = yaml.safe_load(files.get("extra-llm-api-config.yaml", "")) or {}
+        assert stated.get("enable_chunked_prefill", False) == modelled
+        assert ("--extra_llm_api_options" in argv) == bool(files)

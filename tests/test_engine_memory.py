@@ -27,11 +27,11 @@ GIB = 2**30
 
 
 def pool(model, hw="h100", *, engine_name="vllm", version=None, tp=1, pp=1, weight_dtype=None,
-         **settings):  # fmt: skip
+         ep=1, kv_dtype=None, **settings):  # fmt: skip
     """The start-up prediction of ``model`` on ``hw`` (the ledger's own)."""
     dep = Deployment.build(
-        load_model(model), load_hardware(hw), tp=tp, pp=pp, weight_dtype=weight_dtype,
-        engine=EngineSettings(name=engine_name, version=version, **settings),
+        load_model(model), load_hardware(hw), tp=tp, pp=pp, ep=ep, weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype, engine=EngineSettings(name=engine_name, version=version, **settings),
     )  # fmt: skip
     return dep.per_gpu.prediction
 
@@ -180,11 +180,24 @@ def test_predict_gemma2_hybrid_tokens_divide_by_groups():
 
 
 def test_mla_block_size_by_release_and_gpu():
-    # 0.10-0.11.0 force FlashMLA's 64-token blocks on Hopper, CUTLASS MLA's 128 on Blackwell;
-    # from 0.11.1 FLASH_ATTN_MLA comes first on Hopper, with 16-token blocks
-    assert pool("deepseek-v3", "h200", version="0.11.0", tp=8).block_size == 64
+    # until 0.17 check_and_update_config forces FlashMLA's 64-token blocks on Hopper; on
+    # Blackwell nothing in 0.10.0, CUTLASS MLA's 128 from 0.10.1, FlashInfer MLA's 64 from 0.15
+    # (DeepSeek-V3's qk_nope_head_dim is 128)
+    assert pool("deepseek-v3", "h200", version="0.11.1", tp=8).block_size == 64
+    assert pool("deepseek-v3", "h200", version="0.17.0", tp=8).block_size == 64
+    assert pool("deepseek-v3", "b200", version="0.10.0", tp=8).block_size == 16
+    assert pool("deepseek-v3", "b200", version="0.11.0", tp=8).block_size == 128
+    assert pool("deepseek-v3", "b200", version="0.15.0", tp=8).block_size == 64
+    # from 0.18 the first backend by priority gives its preferred block: FLASH_ATTN_MLA
+    # (multiples of 16: the default 16) on Hopper, FlashMLA's 64 with an fp8 KV cache (FA MLA
+    # takes 16-bit caches only); FlashInfer MLA's smallest, 32, on Blackwell
     assert pool("deepseek-v3", "h200", version="0.19", tp=8).block_size == 16
-    assert pool("deepseek-v3", "b200", version="0.19", tp=8).block_size == 128
+    assert pool("deepseek-v3", "b200", version="0.33", tp=8).block_size == 32
+    dep = Deployment.build(load_model("deepseek-v3"), load_hardware("h200"), tp=8, kv_dtype="fp8",
+                           engine=EngineSettings(version="0.33"))  # fmt: skip
+    assert dep.per_gpu.prediction.block_size == 64
+    # a block the user set is kept
+    assert pool("deepseek-v3", "b200", version="0.33", tp=8, block_size=64).block_size == 64
 
 
 def test_sglang_does_not_subtract_activations():
@@ -207,6 +220,20 @@ def test_sglang_auto_fraction_from_its_reserve():
     assert sg.fraction_from_reserve(81_559, 13_568) == 0.834
     p = pool("llama3-8b", engine_name="sglang", version="0.5.4", tp=2)
     assert (p.version, p.memory_fraction) == ("0.5.4", 0.834)
+
+
+def test_sglang_dp_attention_reserve_and_its_tp_group():
+    # --tp 8 --dp 8 --enable-dp-attention on a B200 (183,359 MiB, chunk 16,384, max_bs 512):
+    # 512 + 1.5 × 16,384 + 2 × 512 + 1,024 × 8 / 8 + 512 × 8 × (3 + 1.5: max_bs above 300)
+    # = 512 + 24,576 + 1,024 + 1,024 + 18,432 = 45,568 MiB (server_args.py, from 0.5.3)
+    assert sg.reserved_memory_mib(183_359, 16384, 512, 8, 1, dp_attention=8) == 45_568
+    # kvcalc's tp 1 × ep 8 is SGLang's tp_size 8 with 8 attention-DP ranks: the reserve above,
+    # (183,359 − 45,568) / 183,359 = 0.7515 → 0.751 (0.5.4), and the TP group's non-torch
+    p = pool("deepseek-v3", "b200", engine_name="sglang", version="0.5.4", ep=8, kv_dtype="fp8")
+    assert p.memory_fraction == 0.751 and p.non_torch_bytes == round(2.07 * GIB)
+    # 0.5.3 serves DeepSeek's sparse attention (NSA) at a fixed 0.8 (server_args.py)
+    assert pool("deepseek-v3.2", "b200", engine_name="sglang", version="0.5.3", ep=8,
+                kv_dtype="fp8").memory_fraction == 0.8  # fmt: skip
 
 
 def test_sglang_rtx_4090_buckets_by_release():
@@ -314,3 +341,89 @@ def test_a_float_dtype_casts_every_component():
     assert pool("llama3-8b", version="0.19", weight_dtype="bf16").weights_bytes == (
         8_030_261_248 * 2
     )
+
+
+def test_gpt_oss_mxfp4_experts_as_vllm_loads_them():
+    # gpt-oss-120b: 36 layers × 128 experts, hidden 2,880, expert width 2,880. The checkpoint:
+    # 3 × 2,880 × 2,880 = 24,883,200 fp4 values per expert (0.5 B + one scale byte per 32 =
+    # 0.53125 B each, biases counted the same: kvcalc's 60.71 GiB in all).
+    # vLLM 0.11 on an H100 (the Triton backend): widths padded to 64 (2,880 already is), the
+    # biases turned fp32 (2 × 2,880 + 2,880 = 8,640 of them, 4 B each) and the swizzled copy
+    # of the scales kept beside the checkpoint's (rows padded to 256: 5,888 × 2,880 / 32 +
+    # 3,072 × 2,880 / 32 = 806,400 B per expert):
+    per_expert = 24_883_200 * 0.53125 + 8_640 * 4 + 806_400
+    assert vl.mxfp4_experts_loaded_bytes(36, 128, 2880, 2880, 1, 64, 4, True) == pytest.approx(
+        36 * 128 * per_expert
+    )
+    old = pool("gpt-oss-120b", version="0.11.0")
+    # 60.71 GiB + 4,608 × (8,640 × (4 − 0.53125) + 806,400) B = 64.30 GiB (llm-d printed 64.38)
+    assert old.weights_bytes / GIB == pytest.approx(64.303, abs=1e-3)
+    # from 0.25 the checkpoint's scales are freed: the fp32 biases alone (60.84 GiB)
+    assert pool("gpt-oss-120b", version="0.33.0").weights_bytes / GIB == pytest.approx(
+        (65_190_340_224 + 4_608 * 8_640 * (4 - 0.53125)) / GIB
+    )
+    # on Blackwell (FlashInfer) 0.33 pads the expert width to 128 and the hidden size to 256:
+    # 3 × 3,072 × 2,944 × 0.53125 + (2 × 2,944 + 3,072) × 2 B per expert
+    b200 = pool("gpt-oss-120b", "b200", version="0.33.0").weights_bytes
+    experts = 4_608 * (3 * 3072 * 2944 * 0.53125 + (2 * 2944 + 3072) * 2)
+    assert b200 == pytest.approx(65_190_340_224 - 4_608 * 24_891_840 * 0.53125 + experts)
+    # the MXFP4 kernels hold no fused-MoE workspace: the profiling peak is the hidden states
+    # (2 × 8,192 × 2,880 × 2 B) and the sampler (1,024 rows × 201,088 × 38 B), 7.47 GiB
+    assert old.activation_bytes == 2 * 8192 * 2880 * 2 + 1024 * 201_088 * 38.0
+
+
+def test_meta_405b_fp8_keeps_attention_and_the_end_layers_in_bf16():
+    # Meta's FP8 release (fbgemm_fp8; transformers' conversion script: "we don't quantize the
+    # first and last layers as well as the lm_head. Also, we don't quantize the self_attn
+    # layers"). Per GPU at TP 8:
+    # embedding + lm_head 2 × 128,256 × 16,384 / 8 × 2 B         =  1,050,673,152
+    # attention 126 × (2 × 16,384² + 2 × 16,384 × 1,024) / 8 × 2 B = 17,968,398,336
+    # MLPs 126 × 3 × 16,384 × 53,248 / 8 = 41,221,619,712 params, 124 layers fp8 (1 B), 2 in
+    #   bf16: × (124 + 2 × 2) / 126                                = 41,875,931,136
+    # norms (2 × 126 + 1) × 16,384 × 2 B                           =      8,290,304
+    # in all 60,903,292,928 B (56.72 GiB; every linear layer in fp8 would be 51.2 GB)
+    import json
+
+    from calc.data.hf_import import load_hf_config
+    from calc.deploy.engines.fromlog import shipped_model_for
+
+    p = pool("llama3.1-405b-fp8", tp=8, version="0.33.0")
+    assert p.weights_bytes == 60_903_292_928
+    assert shipped_model_for("meta-llama/Llama-3.1-405B-Instruct-FP8") == "llama3.1-405b-fp8"
+    # the same layout from a config.json with the quantization block transformers writes
+    excluded = ["model.layers.0", "model.layers.125", "lm_head"] + [
+        f"model.layers.{i}.self_attn" for i in range(1, 125)
+    ]
+    config = {
+        "architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 16384,
+        "intermediate_size": 53248, "num_attention_heads": 128, "num_hidden_layers": 126,
+        "num_key_value_heads": 8, "vocab_size": 128256, "max_position_embeddings": 131072,
+        "rms_norm_eps": 1e-5, "tie_word_embeddings": False, "torch_dtype": "bfloat16",
+        "rope_scaling": {"factor": 8.0, "original_max_position_embeddings": 8192,
+                         "rope_type": "llama3", "low_freq_factor": 1.0, "high_freq_factor": 4.0},
+        "quantization_config": {"quant_method": "fbgemm_fp8", "activation_scale_ub": 1200.0,
+                                "modules_to_not_convert": excluded},
+    }  # fmt: skip
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "config.json"
+        path.write_text(json.dumps(config))
+        imported = load_hf_config(path, source="https://huggingface.co/x/y")
+    dep = Deployment.build(imported, load_hardware("h100"), tp=8)
+    assert dep.weights_bytes_per_gpu == 60_903_292_928
+
+
+def test_trtllm_pages_sparse_attention_64_tokens():
+    # DeepSeek-V3.2's sparse attention (DSA) runs 64-token KV blocks in TensorRT-LLM (its
+    # indexer's cache), the 32-token default raised; the command states it in the YAML
+    from calc.reports.launch_flags import launch_commands
+
+    p = pool("deepseek-v3.2", "b200", engine_name="trtllm", tp=8)
+    assert p.block_size == 64 and p.tokens % 64 == 0
+    assert pool("deepseek-v3", "b200", engine_name="trtllm", tp=8).block_size == 32
+    dep = Deployment.build(load_model("deepseek-v3.2"), load_hardware("b200"), tp=8,
+                           engine=EngineSettings(name="trtllm", max_model_len=4096))  # fmt: skip
+    (c,) = launch_commands(dep)
+    assert "tokens_per_block: 64" in dict(c.files)["extra-llm-api-config.yaml"]

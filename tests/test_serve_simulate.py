@@ -300,3 +300,93 @@ def test_sglang_engine_prefills_first():
     cfg, hw = load_model("llama3-8b"), load_hardware("h100")
     lim = deployment_limits(Deployment.build(cfg, hw, engine=EngineSettings(name="sglang")), 1000)
     assert lim.prefill_first and not lim.reserve_whole_request
+
+
+def test_sglang_admits_with_room_for_the_running_requests_future_tokens():
+    # SGLang (PrefillAdder): a prompt is admitted only if its tokens + its outputs stay under
+    # the free pool less the running requests' remaining outputs × new_token_ratio (0.7 at
+    # first). Pool 100 tokens (block 1), 1 s per iteration; r0 at 0 s (prompt 10, gen 50),
+    # r1 at 0.5 s (prompt 30, gen 30); no page reserve (SGLang before 0.5.11).
+    # @0 r0: 10 + 50 = 60 < 100: prefilled 0 → 1 s (first token, 49 outputs left).
+    # @1 r1: 30 + 30 = 60 ≥ 100 − 10 − 0.7 × 49 = 55.7: refused, the batch marked full; r0
+    #   decodes to its last token at 1 + 49 = 50 s; r1 is prefilled 50 → 51 (TTFT 50.5 s) and
+    #   decodes 29 more: done at 80 s (E2E 79.5 s).
+    # vLLM admits r1's first chunk at 1 s (its blocks fit): prefilled beside r0's decode 1 → 2
+    #   (TTFT 1.5 s), done at 2 + 29 = 31 s; the pool holds both (41 + 2 × 29 = 99 ≤ 100).
+    from calc.deploy.engines.base import FutureTokens
+
+    step = AffineStepTime(1.0)
+    args = ([0.0, 0.5], [10, 30], [50, 30])
+    sglang = Limits(pool_blocks=100, block_size=1, max_batched_tokens=64, max_num_seqs=10,
+                    prefill_first=True, future_tokens=FutureTokens(page_reserve=False))
+    vllm = Limits(pool_blocks=100, block_size=1, max_batched_tokens=64, max_num_seqs=10)
+    a = simulate_requests(*args, limits=sglang, step=step)
+    b = simulate_requests(*args, limits=vllm, step=step)
+    assert a.ttft_each_s == pytest.approx([1.0, 50.5])
+    assert a.e2e_each_s == pytest.approx([50.0, 79.5])
+    assert b.ttft_each_s == pytest.approx([1.0, 1.5])
+    assert b.e2e_each_s == pytest.approx([50.0, 30.5])
+    assert a.preemptions == b.preemptions == 0
+
+
+def test_sglang_retracts_the_request_with_the_fewest_outputs():
+    # SGLang's ratio under-reserves: pool 71 tokens, r0 at 0 s and r1 at 0.5 s, prompt 10 and
+    # gen 30 each, 1 s per iteration, no page reserve.
+    # @0 r0 prefilled (0 → 1). @1 r1: 10 + 30 = 40 < 71 − 10 − 0.7 × 29 = 40.7: prefilled
+    #   1 → 2, r0 waiting. From 2 s both decode, 2 tokens of KV per step: the pool holds
+    #   20 + 2 j; at j = 25 (27 s) 1 block is free for 2: retract_decode orders by (outputs,
+    #   −prompt) = (26, −10) for both, keeps the first and retracts r1 (to the queue's end),
+    #   the ratio re-estimated as min(1, (26 + 20) / 31) = 1.
+    # r0 decodes on: its outputs 27 … 30 at 28 … 31 s (E2E 31 s). @28 r1 (36 tokens to
+    #   recompute, 4 outputs left): 40 ≥ 71 − 37 − 1.0 × 3 = 31: refused until r0 leaves;
+    #   @31 recomputed (→ 32 s, its 27th output), done at 35 s (E2E 34.5 s).
+    from calc.deploy.engines.base import FutureTokens
+
+    lim = Limits(pool_blocks=71, block_size=1, max_batched_tokens=64, max_num_seqs=10,
+                 prefill_first=True, future_tokens=FutureTokens(page_reserve=False))
+    r = simulate_requests([0.0, 0.5], [10, 10], [30, 30], limits=lim, step=AffineStepTime(1.0))
+    assert r.preemptions == 1 and list(r.preempted_each) == [0, 1]
+    assert r.ttft_each_s == pytest.approx([1.0, 1.5])
+    assert r.e2e_each_s == pytest.approx([31.0, 34.5])
+
+
+def test_trtllm_without_chunked_prefill_runs_whole_prompts():
+    # trtllm-serve's default: no chunked prefill (microBatchScheduler.cpp: a context request
+    # takes its whole prompt, charged at its length, or waits). max_num_tokens 16; 1 s +
+    # 0.1 s per token; r0 and r1 at 0 s, prompt 10, gen 3 each.
+    # Whole prompts: @0 r0 alone (10; r1's 10 > 16 − 10): 1 + 1.0 = 2.0 s; @2.0 r0's decode
+    #   + r1's prompt: 1 + 1.1 = 2.1 s → r1's first token at 4.1 s.
+    # Chunked: @0 r0 (10) + r1's first 6: 1 + 1.6 = 2.6 s; @2.6 r0's decode + r1's last 4:
+    #   1.5 s → 4.1 s. A prompt over max_num_tokens is refused without chunking.
+    step = AffineStepTime(fixed_s=1.0, per_token_s=0.1)
+    whole = Limits(pool_blocks=100, block_size=4, max_batched_tokens=16, max_num_seqs=8,
+                   reserve_whole_request=True, chunked_prefill=False)
+    chunked = Limits(pool_blocks=100, block_size=4, max_batched_tokens=16, max_num_seqs=8,
+                     reserve_whole_request=True)
+    a = simulate_requests([0.0, 0.0], [10, 10], [3, 3], limits=whole, step=step)
+    b = simulate_requests([0.0, 0.0], [10, 10], [3, 3], limits=chunked, step=step)
+    assert a.ttft_each_s == pytest.approx([2.0, 4.1])
+    assert b.ttft_each_s == pytest.approx([2.6, 4.1])
+    c = simulate_requests([0.0, 0.0], [10, 17], [3, 3], limits=whole, step=step)
+    d = simulate_requests([0.0, 0.0], [10, 17], [3, 3], limits=chunked, step=step)
+    assert (c.rejected, d.rejected) == (1, 0)
+
+
+def test_engines_schedule_with_their_defaults():
+    # the wing's policy per engine: vLLM mixed and chunked, SGLang prefill-first with its
+    # future-token room (a page reserved from 0.5.11), trtllm-serve whole requests and whole
+    # prompts unless chunked prefill is asked for
+    from calc.deploy.deployment import EngineSettings
+    from calc.serve.simulate import deployment_limits
+
+    cfg, hw = load_model("llama3-8b"), load_hardware("h100")
+
+    def lim(**kw):
+        return deployment_limits(Deployment.build(cfg, hw, engine=EngineSettings(**kw)), 1000)
+
+    v, s, t = lim(name="vllm"), lim(name="sglang"), lim(name="trtllm")
+    assert (v.prefill_first, v.reserve_whole_request, v.chunked_prefill) == (False, False, True)
+    assert (s.prefill_first, s.chunked_prefill, s.future_tokens.page_reserve) == (True, True, True)
+    assert not lim(name="sglang", version="0.5.10").future_tokens.page_reserve
+    assert (t.reserve_whole_request, t.chunked_prefill) == (True, False)
+    assert lim(name="trtllm", chunked_prefill=True).chunked_prefill

@@ -6,7 +6,8 @@ components are quantised to which format, which layers or projections the checkp
 A quantised checkpoint is never sized as bf16 silently: a method or format kvcalc cannot
 express is a ConfigError.
 
-Methods: fp8 (per-tensor, or 128 × 128 block scales), compressed-tensors (fp8, int4/int8
+Methods: fp8 (per-tensor, or 128 × 128 block scales), fbgemm_fp8 (per-row scales, a few bytes
+per row, counted as per-tensor), compressed-tensors (fp8, int4/int8
 groups, nvfp4), gptq / awq, mxfp4, bitsandbytes, and ModelOpt (``quant_method: modelopt`` or
 ``hf_quant_config.json``): FP8, NVFP4 / W4A16_NVFP4, MXFP8, MXFP4, INT4 AWQ, INT8 SmoothQuant,
 and MIXED_PRECISION, whose ``quantized_layers`` give each module its own algorithm. ModelOpt's
@@ -337,6 +338,8 @@ def read_quantization(q: dict, where: str, n_layers: int) -> Quantization:
         sym = q.get("sym", True) if method == "gptq" else not q.get("zero_point", True)
         fmt = f"int{bits}-g{group}" + ("-sym" if sym else "")
         note = f"{method} int{bits}, group_size {group}"
+    elif method == "fbgemm_fp8":  # Meta's FP8 releases: fp8 weights, one fp32 scale per row
+        fmt, note = "fp8-tensor", "fbgemm fp8 weights (per-row scales)"
     elif method == "mxfp4":
         fmt, note = "mxfp4", "mxfp4 weights (quantization_config)"
     elif method == "compressed-tensors":

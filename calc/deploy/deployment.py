@@ -64,6 +64,9 @@ class EngineSettings:
     allreduce: str | None = None
     cuda_graphs: bool | None = None  # False: eager (vLLM --enforce-eager); None: the default
     max_tokens: int | None = None  # TensorRT-LLM KvCacheConfig.max_tokens cap of the pool
+    # prompts split into chunks of max_batched_tokens (None: the engine's default: on for vLLM
+    # V1 and SGLang, off for trtllm-serve)
+    chunked_prefill: bool | None = None
 
     def __post_init__(self) -> None:
         from calc.deploy.engines import NAMES
@@ -113,6 +116,7 @@ class EngineSettings:
         overhead: str | int | None = None,
         max_model_len: int | None = None,
         allreduce: str | None = None,
+        chunked_prefill: bool | None = None,
         flag: str = "--",
     ) -> EngineSettings:
         """The settings from the options a command or a check spec states (the same names);
@@ -133,6 +137,7 @@ class EngineSettings:
             overhead_bytes=size(overhead, "overhead"),
             max_model_len=max_model_len,
             allreduce=allreduce,
+            chunked_prefill=chunked_prefill,
         )
 
 

@@ -36,12 +36,17 @@ rest of its prompt (attending to the prefix) and allocates blocks only for it.
 
 **SGLang** (``--engine sglang``): without --enable-mixed-chunk (its default) an iteration is
 either a prefill batch (the prompt in progress, then waiting prompts within the budget; the
-decoders wait) or a decode batch; it is a prefill batch whenever a prompt can be prefilled,
-and a waiting prompt is admitted only when the pool holds all of it.
+decoders wait) or a decode batch; it is a prefill batch whenever a prompt can be admitted, and
+a waiting prompt is admitted only while the pool, less the running requests' remaining outputs
+× ``new_token_ratio``, holds its tokens and its own outputs; a failed admission waits for a
+request to leave; a decode batch short of pages retracts the requests with the fewest outputs
+(``calc.serve.policies``, docs/engines.md).
 
 **TensorRT-LLM** (``--engine trtllm``): its default GUARANTEED_NO_EVICT scheduler admits a
 request only when the pool holds its whole prompt + output, reserved at admission, so nothing
-is ever preempted (vLLM and SGLang allocate blocks as the tokens come and preempt).
+is ever preempted (vLLM and SGLang allocate blocks as the tokens come and preempt); without
+chunked prefill (``trtllm-serve``'s default) a prompt runs whole in one iteration, and one
+longer than max_num_tokens is refused.
 
 **KV pool**: the ledger's pool in blocks (``dep.per_gpu``): for a model whose layers are all
 full attention, the engine's blocks; otherwise (sliding windows, SSM state, hybrid groups) the
@@ -205,116 +210,158 @@ def simulate_requests(
     ITL and no longest gap per request (faster, for a plan or a check)."""
     import numpy as np
 
-    arrival = np.asarray(arrival, dtype=np.float64)
-    prompt = np.asarray(prompt, dtype=np.int64)
-    gen = np.asarray(gen, dtype=np.int64)
-    B = limits.block_size
-    shared = (np.floor(prefix_shared_fraction * prompt / B) * B).astype(np.int64)
-    shared = np.minimum(shared, ((prompt - 1) // B) * B)  # at least one token to prefill
-    shared_blocks = cdiv(int(shared.max()), B) if shared.size else 0
-    room = limits.pool_blocks - shared_blocks
-    need = -(-(prompt + gen - shared) // B)
-    ok = need <= room
-    if limits.max_model_len is not None:
-        ok &= prompt + gen <= limits.max_model_len
-    rejected = int((~ok).sum())
-    arrival, prompt, gen, shared = arrival[ok], prompt[ok], gen[ok], shared[ok]
-    front = np.zeros(arrival.size) if front_s is None else np.broadcast_to(front_s, ok.shape)[ok]
-    # the front-end hands requests over in arrival order: entry times never decrease
-    entry = np.maximum.accumulate(arrival + front + request_s) if arrival.size else arrival
-    outside = entry - arrival  # each request's time before the engine sees it [s]
-    n = arrival.size
-    ttft = np.full(n, np.nan)
-    e2e = np.full(n, np.nan)
-    tpot = np.full(n, np.nan)
-    wait = np.full(n, np.nan)
-    sent = entry.copy()  # when each reached the engine (a closed loop sends later)
-    itl_max = np.zeros(n)
-    preempted = np.zeros(n, dtype=np.int64)
-    group = np.arange(n, dtype=np.int64) % groups if groups else np.zeros(n, dtype=np.int64)
-    gaps: list[float] = []
-    counts: list[int] = []
-    runs: list[tuple] = []
-    preemptions = iterations = 0
-    q_area, q_max, occ = 0.0, 0, []
-    t0, t1 = np.inf, -np.inf
+    req = _Requests.of(arrival, prompt, gen, limits, prefix_shared_fraction, front_s, request_s)
+    tally = _Tally(req.arrival.size, groups)
     for g in range(groups):
-        idx = np.arange(g, n, groups)
+        idx = np.arange(g, req.arrival.size, groups)
         if idx.size == 0:
             continue
         cap = None
         if max_in_flight is not None:  # this group's share of the client's concurrency
             cap = max(1, max_in_flight // groups + (g < max_in_flight % groups))
         out = run_group(
-            entry[idx].tolist(),
-            prompt[idx].tolist(),
-            gen[idx].tolist(),
-            shared[idx].tolist(),
+            req.entry[idx].tolist(),
+            req.prompt[idx].tolist(),
+            req.gen[idx].tolist(),
+            req.shared[idx].tolist(),
             limits,
             step,
             cap,
             tokens,
         )
-        ft = np.asarray(out.first_token)
-        fin = np.asarray(out.finish)
+        tally.add(idx, out, req, limits.pool_blocks)
+    return tally.result(req, limits)
+
+
+@dataclass(frozen=True)
+class _Requests:
+    """The requests an engine serves (numpy arrays in arrival order; refused ones left out)
+    and when each reaches the engine."""
+
+    arrival: object
+    prompt: object
+    gen: object
+    shared: object  # pinned prefix tokens, whole blocks
+    entry: object  # when the engine sees it: arrival + the front-end's and calibrated time
+    rejected: int
+
+    @classmethod
+    def of(cls, arrival, prompt, gen, limits: Limits, prefix_shared_fraction, front_s,
+           request_s) -> _Requests:  # fmt: skip
+        import numpy as np
+
+        arrival = np.asarray(arrival, dtype=np.float64)
+        prompt = np.asarray(prompt, dtype=np.int64)
+        gen = np.asarray(gen, dtype=np.int64)
+        B = limits.block_size
+        shared = (np.floor(prefix_shared_fraction * prompt / B) * B).astype(np.int64)
+        shared = np.minimum(shared, ((prompt - 1) // B) * B)  # at least one token to prefill
+        shared_blocks = cdiv(int(shared.max()), B) if shared.size else 0
+        ok = ~limits.refused(prompt, gen, shared, limits.pool_blocks - shared_blocks)
+        arrival, prompt, gen, shared = arrival[ok], prompt[ok], gen[ok], shared[ok]
+        front = np.zeros(arrival.size) if front_s is None else \
+            np.broadcast_to(front_s, ok.shape)[ok]  # fmt: skip
+        # the front-end hands requests over in arrival order: entry times never decrease
+        entry = np.maximum.accumulate(arrival + front + request_s) if arrival.size else arrival
+        return cls(arrival, prompt, gen, shared, entry, int((~ok).sum()))
+
+
+class _Tally:
+    """Each group's schedule gathered into per-request figures and totals."""
+
+    def __init__(self, n: int, groups: int) -> None:
+        import numpy as np
+
+        self.groups = groups
+        self.ttft, self.e2e, self.tpot, self.wait = (np.full(n, np.nan) for _ in range(4))
+        self.sent = None
+        self.itl_max = np.zeros(n)
+        self.preempted = np.zeros(n, dtype=np.int64)
+        self.gaps: list[float] = []
+        self.counts: list[int] = []
+        self.runs: list[tuple] = []
+        self.preemptions = self.iterations = self.q_max = 0
+        self.q_area = 0.0
+        self.occ: list[float] = []
+        self.t0, self.t1 = float("inf"), float("-inf")
+
+    def add(self, idx, out, req: _Requests, pool_blocks: int) -> None:
+        import numpy as np
+
+        if self.sent is None:
+            self.sent = req.entry.copy()  # when each reached the engine (a closed loop later)
+        ft, fin = np.asarray(out.first_token), np.asarray(out.finish)
         if out.sent is not None:
-            sent[idx] = out.sent
-        a = sent[idx] - outside[idx]  # from when the client sent it
-        itl_max[idx] = out.itl_max
-        preempted[idx] = out.preempted
-        gaps += out.itl_gaps
-        counts += out.itl_counts
-        runs += out.itl_runs
-        ttft[idx] = ft - a
-        e2e[idx] = fin - a
-        wait[idx] = np.asarray(out.admitted) - a
-        many = gen[idx] > 1
+            self.sent[idx] = out.sent
+        a = self.sent[idx] - (req.entry[idx] - req.arrival[idx])  # from when the client sent it
+        self.itl_max[idx] = out.itl_max
+        self.preempted[idx] = out.preempted
+        self.gaps += out.itl_gaps
+        self.counts += out.itl_counts
+        self.runs += out.itl_runs
+        self.ttft[idx] = ft - a
+        self.e2e[idx] = fin - a
+        self.wait[idx] = np.asarray(out.admitted) - a
+        gen = req.gen[idx]
+        many = gen > 1
         tp = np.full(idx.size, np.nan)
-        tp[many] = (fin[many] - ft[many]) / (gen[idx][many] - 1)
-        tpot[idx] = tp
-        preemptions += out.preemptions
-        iterations += out.iterations
+        tp[many] = (fin[many] - ft[many]) / (gen[many] - 1)
+        self.tpot[idx] = tp
+        self.preemptions += out.preemptions
+        self.iterations += out.iterations
         span = out.t_end - out.t_start
-        q_area += out.queue_area
-        q_max = max(q_max, out.queue_max)
-        occ.append(out.used_area / span / limits.pool_blocks if span > 0 else 0.0)
-        t0, t1 = min(t0, out.t_start), max(t1, out.t_end)
-    makespan = float(t1 - t0 + outside[0]) if n else 0.0  # from the first send
-    span_arrivals = float(arrival[-1] - arrival[0]) if n > 1 else 0.0
-    offered = (n - 1) / span_arrivals if span_arrivals > 0 else 0.0
-    saturated, reason = _saturation(sent, wait, e2e, offered)
-    return SimResult(
-        n_requests=int(n),
-        rejected=rejected,
-        ttft_s=_percentiles(ttft),
-        tpot_s=_percentiles(tpot),
-        e2e_s=_percentiles(e2e),
-        queue_len_mean=q_area / makespan if makespan > 0 else 0.0,
-        queue_len_max=int(q_max),
-        kv_pool_occupancy_mean=float(np.mean(occ)) if occ else 0.0,
-        output_tokens_per_s=float(gen.sum()) / makespan if makespan > 0 else 0.0,
-        input_tokens_per_s=float(prompt.sum()) / makespan if makespan > 0 else 0.0,
-        requests_per_s=n / makespan if makespan > 0 else 0.0,
-        offered_requests_per_s=offered,
-        preemptions=int(preemptions),
-        saturated=saturated,
-        saturation_reason=reason,
-        makespan_s=makespan,
-        iterations=int(iterations),
-        groups=groups,
-        pool_blocks=int(limits.pool_blocks),
-        ttft_each_s=ttft,
-        tpot_each_s=tpot,
-        e2e_each_s=e2e,
-        wait_each_s=wait,
-        itl_record=(gaps, counts, runs),
-        arrival_each_s=sent - outside,
-        prompt_each=prompt,
-        gen_each=gen,
-        itl_max_each_s=itl_max,
-        preempted_each=preempted,
-        group_each=group,
-    )
+        self.q_area += out.queue_area
+        self.q_max = max(self.q_max, out.queue_max)
+        self.occ.append(out.used_area / span / pool_blocks if span > 0 else 0.0)
+        self.t0, self.t1 = min(self.t0, out.t_start), max(self.t1, out.t_end)
+
+    def result(self, req: _Requests, limits: Limits) -> SimResult:
+        import numpy as np
+
+        n = req.arrival.size
+        sent = self.sent if self.sent is not None else req.entry.copy()
+        outside = req.entry - req.arrival  # each request's time before the engine sees it
+        makespan = float(self.t1 - self.t0 + outside[0]) if n else 0.0  # from the first send
+        span_arrivals = float(req.arrival[-1] - req.arrival[0]) if n > 1 else 0.0
+        offered = (n - 1) / span_arrivals if span_arrivals > 0 else 0.0
+        saturated, reason = _saturation(sent, self.wait, self.e2e, offered)
+
+        def per_s(x: float) -> float:
+            return x / makespan if makespan > 0 else 0.0
+
+        return SimResult(
+            n_requests=int(n),
+            rejected=req.rejected,
+            ttft_s=_percentiles(self.ttft),
+            tpot_s=_percentiles(self.tpot),
+            e2e_s=_percentiles(self.e2e),
+            queue_len_mean=per_s(self.q_area),
+            queue_len_max=int(self.q_max),
+            kv_pool_occupancy_mean=float(np.mean(self.occ)) if self.occ else 0.0,
+            output_tokens_per_s=per_s(float(req.gen.sum())),
+            input_tokens_per_s=per_s(float(req.prompt.sum())),
+            requests_per_s=per_s(n),
+            offered_requests_per_s=offered,
+            preemptions=int(self.preemptions),
+            saturated=saturated,
+            saturation_reason=reason,
+            makespan_s=makespan,
+            iterations=int(self.iterations),
+            groups=self.groups,
+            pool_blocks=int(limits.pool_blocks),
+            ttft_each_s=self.ttft,
+            tpot_each_s=self.tpot,
+            e2e_each_s=self.e2e,
+            wait_each_s=self.wait,
+            itl_record=(self.gaps, self.counts, self.runs),
+            arrival_each_s=sent - outside,
+            prompt_each=req.prompt,
+            gen_each=req.gen,
+            itl_max_each_s=self.itl_max,
+            preempted_each=self.preempted,
+            group_each=np.arange(n, dtype=np.int64) % self.groups if self.groups else
+            np.zeros(n, dtype=np.int64),
+        )
 
 
 def _saturation(arrival, wait, e2e, offered) -> tuple[bool, str]:
@@ -385,6 +432,8 @@ def deployment_limits(dep: Deployment, mean_tokens: float) -> Limits:
         max_model_len=int(ec.max_model_len or cfg.context_limit),
         reserve_whole_request=policy.reserve_whole_request,
         prefill_first=policy.prefill_first,
+        chunked_prefill=ec.chunked_prefill,
+        future_tokens=policy.future_tokens,
     )
 
 

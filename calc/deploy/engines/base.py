@@ -39,7 +39,9 @@ class EngineConfig:
     max_model_len: int | None = None  # None: the model's max_ctx
     max_tokens: int | None = None  # TensorRT-LLM KvCacheConfig.max_tokens cap
     cuda_graph_max_bs: int | None = None  # SGLang: None = its default by GPU and TP
-    chunked_prefill: bool = True  # prompts split over steps of max_batched_tokens
+    # prompts split over steps of max_batched_tokens (False: each prompt in one step, at most
+    # max_batched_tokens long)
+    chunked_prefill: bool = True
     version_asked: str | None = None  # what the user or the log named (None: the default)
     warnings: tuple[str, ...] = ()  # a release not modelled, defaults that may not hold
 
@@ -76,15 +78,34 @@ class PoolPrediction:
 
 
 @dataclass(frozen=True)
+class FutureTokens:
+    """SGLang's admission estimate of the running requests' future tokens (its ``environ.py``
+    and ``srt/managers/schedule_policy.py``): ``new_token_ratio`` starts at ``init_ratio``,
+    decays to ``init_ratio × min_ratio_factor`` over ``decay_steps`` decode batches, and after
+    a retraction is re-estimated with ``retract_steps`` more tokens per request; remaining
+    outputs are clipped at ``clip`` tokens; ``page_reserve``: each admission also reserves one
+    page (``per_req_token_overhead``)."""
+
+    init_ratio: float = 0.7  # SGLANG_INIT_NEW_TOKEN_RATIO × schedule_conservativeness 1.0
+    min_ratio_factor: float = 0.14  # SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR
+    decay_steps: int = 600  # SGLANG_NEW_TOKEN_RATIO_DECAY_STEPS
+    clip: int = 4096  # SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION
+    retract_steps: int = 20  # SGLANG_RETRACT_DECODE_STEPS
+    page_reserve: bool = True
+
+
+@dataclass(frozen=True)
 class SchedulerPolicy:
     """What ``calc.serve`` needs to schedule like the engine: its admission and batching rules
-    (the algorithms live in ``calc.serve.scheduler``; this selects among them)."""
+    (the algorithms live in ``calc.serve.policies``; this selects among them)."""
 
     name: str
     # admission reserves a request's whole KV (prompt + output) and nothing is ever preempted
     reserve_whole_request: bool = False
-    # an iteration is a prefill batch whenever a prompt can be prefilled (decoders wait)
+    # an iteration is a prefill batch whenever a prompt can be admitted (decoders wait), with
+    # room for the running requests' future tokens (SGLang)
     prefill_first: bool = False
+    future_tokens: FutureTokens = field(default_factory=FutureTokens)
 
 
 @dataclass(frozen=True)

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 import calc.deploy.engines.sglang.memory as sm
-from calc.deploy.engines.base import Engine, EngineConfig, SchedulerPolicy
+from calc.deploy.engines.base import Engine, EngineConfig, FutureTokens, SchedulerPolicy
 from calc.deploy.engines.gpus import smi_total_mib
 from calc.deploy.engines.sglang.rules import VERSIONS
 from calc.deploy.host_costs import VersionRange
@@ -48,6 +48,7 @@ class SGLang(Engine):
             max_num_seqs=settings.max_num_seqs or DEFAULT_RUNNING,
             cuda_graphs=settings.cuda_graphs is not False,
             max_model_len=settings.max_model_len,
+            chunked_prefill=settings.chunked_prefill is not False,  # chunked_prefill_size set
             warnings=(found.warning,) if found.warning else (),
         )
 
@@ -59,9 +60,14 @@ class SGLang(Engine):
 
     def scheduler(self, release: str) -> SchedulerPolicy:
         # srt/managers/scheduler.py get_next_batch_to_run: a prefill batch whenever one can be
-        # formed (the decoders wait), else a decode batch (no --enable-mixed-chunk)
-        return SchedulerPolicy("sglang: prefill batches first, whole prompts admitted",
-                               prefill_first=True)  # fmt: skip
+        # formed (the decoders wait), else a decode batch (no --enable-mixed-chunk);
+        # schedule_policy.py PrefillAdder: room for the running requests' future tokens
+        rules = self.rules(self.versions.resolve(release).release)
+        return SchedulerPolicy(
+            "sglang: prefill batches first, room for the running requests' future tokens",
+            prefill_first=True,
+            future_tokens=FutureTokens(page_reserve=rules.admission_page),
+        )
 
     def launch(self, dep: Deployment, plan):
         from calc.deploy.engines.sglang.launch import commands

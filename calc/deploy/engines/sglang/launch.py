@@ -58,7 +58,7 @@ def _base(dep: Deployment, plan: LaunchPlan) -> list[str]:
         "--context-length", str(max_model_len(dep, plan)),
         "--mem-fraction-static", f"{memory_fraction(dep):g}",
         "--kv-cache-dtype", kv_cache_dtype(dep),
-        "--chunked-prefill-size", str(ec.max_batched_tokens),
+        "--chunked-prefill-size", str(ec.max_batched_tokens if ec.chunked_prefill else -1),
         "--max-running-requests", str(ec.max_num_seqs),
         "--page-size", str(ec.block_size),
     ]  # fmt: skip

@@ -63,14 +63,18 @@ def prefill_graph_sizes(max_tokens: int) -> list[int]:
 
 def reserved_memory_mib(
     gpu_mem_mib, chunked_prefill_size, cuda_graph_max_bs, tp, pp, *, prefill_graphs=0,
-    mla=False,
+    mla=False, dp_attention=1,
 ):  # fmt: skip
     """Memory SGLang keeps outside the static pool [MiB]: metadata 512, prefill activations
-    1.5 × max(chunk, 2048), decode graphs 2 × max_bs, 1024 × tp × pp / 8 for parallel buffers,
-    prefill graphs (``prefill_graphs`` of them: 8 each, or 1,536 with an MLA backend), at least
-    10,240 on GPUs over 60 GiB."""
+    1.5 × max(chunk, 2048), decode graphs 2 × max_bs, 1024 × tp × pp / 8 for parallel buffers
+    (tp: SGLang's tp_size, the attention-DP ranks included), with DP attention over
+    ``dp_attention`` ranks 3 × max_bs × dp of padding (4.5 × when max_bs > 300), prefill graphs
+    (``prefill_graphs`` of them: 8 each, or 1,536 with an MLA backend), at least 10,240 on GPUs
+    over 60 GiB."""
     reserved = 512 + max(chunked_prefill_size, 2048) * 1.5 + cuda_graph_max_bs * 2
     reserved += tp * pp / 8 * 1024
+    if dp_attention > 1:
+        reserved += cuda_graph_max_bs * dp_attention * (4.5 if cuda_graph_max_bs > 300 else 3)
     if prefill_graphs:
         reserved += 1536 if mla else prefill_graphs * 8
     if gpu_mem_mib > 60 * 1024:

@@ -29,11 +29,15 @@ SOURCES = {
 }
 
 
-def auto_fraction(rules: SglangRules, config: EngineConfig, hw, tp: int, pp: int,
-                  mla: bool, multimodal: bool) -> float:  # fmt: skip
-    """SGLang's own ``mem_fraction_static`` for this release, GPU and layout."""
+def auto_fraction(rules: SglangRules, config: EngineConfig, hw, tp: int, pp: int, mla: bool,
+                  multimodal: bool, dp: int = 1, nsa: bool = False) -> float:  # fmt: skip
+    """SGLang's own ``mem_fraction_static`` for this release, GPU and layout (``tp``: its
+    tp_size, the attention-DP ranks included; ``dp``: attention-DP ranks; ``nsa``: DeepSeek's
+    sparse attention, which 0.5.3 serves at a fixed 0.8)."""
     if rules.auto_fraction == "by_tp":
         return sm.fraction_by_tp(tp)
+    if nsa and rules.nsa_fraction is not None:
+        return rules.nsa_fraction
     gpu_mem = smi_total_mib(hw)
     chunk, graph_bs = sm.bucket_defaults(rules.buckets, gpu_mem, tp)
     chunk = config.max_batched_tokens or chunk
@@ -44,7 +48,7 @@ def auto_fraction(rules: SglangRules, config: EngineConfig, hw, tp: int, pp: int
                                                                   else chunk))  # fmt: skip
     reserved = sm.reserved_memory_mib(
         gpu_mem, chunk, graph_bs if config.cuda_graphs else 0, tp, pp,
-        prefill_graphs=prefill, mla=mla,
+        prefill_graphs=prefill, mla=mla, dp_attention=dp if config.cuda_graphs else 1,
     )  # fmt: skip
     return sm.fraction_from_reserve(gpu_mem, reserved)
 
@@ -57,13 +61,15 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
     if weights is None:
         weights = loaded_weights_bytes(dep)
     shape = kv_shape(cfg, tp, pp, dep.kv_bytes_per_element)
+    group = max(tp, dep.ep)  # SGLang's tp_size: attention-DP ranks inside the TP group
     fraction = config.memory_fraction or auto_fraction(
-        rules, config, hw, tp, pp, cfg.mla is not None, bool(getattr(cfg, "vision", None))
+        rules, config, hw, group, pp, cfg.mla is not None, bool(getattr(cfg, "vision", None)),
+        dep.sharding.dp_attn, cfg.indexer is not None,
     )
     act = measured.get("activation_bytes") or 0.0
     non_torch = measured.get("non_torch_bytes")
     if non_torch is None:
-        non_torch = rules.non_torch_tp1_bytes if tp == 1 else rules.non_torch_tp_bytes
+        non_torch = rules.non_torch_tp1_bytes if group == 1 else rules.non_torch_tp_bytes
     page = config.block_size
     if cfg.indexer is not None:  # the NSA pool's pages hold 64 tokens (state_pages)
         page = sparse_block_size(page)

@@ -53,6 +53,10 @@ class SglangRules:
     # measured figures (SGLang prints its own as 'Init torch distributed ends. mem usage')
     non_torch_tp1_bytes: float
     non_torch_tp_bytes: float
+    # the scheduler's admission test adds one page per request (per_req_token_overhead)
+    admission_page: bool = False
+    # DeepSeek's sparse attention (NSA) served at this mem_fraction_static (None: the rule)
+    nsa_fraction: float | None = None
 
 
 BASE = SglangRules(
@@ -75,16 +79,29 @@ CHANGES = (
     ),
     Change(
         "0.5.3",
-        {"auto_fraction": "reserve"},
+        {"auto_fraction": "reserve", "nsa_fraction": 0.8},
         "server_args.py _handle_gpu_memory_settings (PR #10975): chunked_prefill_size and "
         "cuda_graph_max_bs by GPU memory bucket (nvidia-smi memory.total), mem_fraction_static "
         "= round((gpu_mem − reserved) / gpu_mem, 3), reserved = 512 + 1.5 × max(chunk, 2048) "
-        "+ 2 × max_bs + 1024 × tp × pp / 8 MiB, at least 10,240 MiB above 60 GiB",
+        "+ 2 × max_bs + 1024 × tp × pp / 8 MiB (+ 3 × max_bs × dp with DP attention, 4.5 × "
+        "above max_bs 300), at least 10,240 MiB above 60 GiB; DeepSeek NSA: DP attention over "
+        "the TP group, page 64, mem_fraction_static 0.8",
+    ),
+    Change(
+        "0.5.4",
+        {"nsa_fraction": None},
+        "server_args.py (DeepSeek NSA: the fraction from the reserve rule like any model)",
     ),
     Change(
         "0.5.5",
         {"buckets": _with(BUCKETS_0_5_3, 35 * 1024, 2048, 24, 80)},
         "server_args.py _handle_gpu_memory_settings (A10/4090/5090 bucket: max_bs 24 below TP 4)",
+    ),
+    Change(
+        "0.5.11",
+        {"admission_page": True},
+        "srt/managers/schedule_policy.py PrefillAdder.add_one_req (total_tokens = extend + "
+        "clipped max_new + page_size; the budget already reserved the page from 0.5.10)",
     ),
     Change(
         "0.5.16",

@@ -15,6 +15,11 @@ if TYPE_CHECKING:
     from calc.deploy.deployment import Deployment, EngineSettings
 
 
+def _or(given, default):
+    """The user's setting, else the release's default."""
+    return default if given is None else given
+
+
 class TensorRTLLM(Engine):
     name: ClassVar[str] = "trtllm"
     title: ClassVar[str] = "TensorRT-LLM"
@@ -39,9 +44,7 @@ class TensorRTLLM(Engine):
             cuda_graphs=settings.cuda_graphs is not False,
             max_model_len=settings.max_model_len,
             max_tokens=settings.max_tokens,
-            # kvcalc schedules with chunked prefill and its commands turn it on
-            # (--enable_chunked_prefill; trtllm-serve's own default is off)
-            chunked_prefill=True,
+            chunked_prefill=_or(settings.chunked_prefill, rules.chunked_prefill),
             warnings=(found.warning,) if found.warning else (),
         )
 
@@ -53,7 +56,9 @@ class TensorRTLLM(Engine):
 
     def scheduler(self, release: str) -> SchedulerPolicy:
         # serve.py: CapacitySchedulerPolicy.GUARANTEED_NO_EVICT: a request is admitted only
-        # when the pool holds all of its prompt + output, so nothing is preempted
+        # when the pool holds all of its prompt + output, so nothing is preempted;
+        # microBatchScheduler.cpp: without chunked prefill (serve.py's default) a prompt runs
+        # whole in one iteration, charged at its length against max_num_tokens
         return SchedulerPolicy("trtllm: GUARANTEED_NO_EVICT, whole requests reserved",
                                reserve_whole_request=True)  # fmt: skip
 

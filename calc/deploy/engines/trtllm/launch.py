@@ -2,12 +2,13 @@
 option names from each release's table: tests/data/engine_options/): ``--tp_size`` is the
 whole group's GPUs and attention data parallel inside it is ``enable_attention_dp`` in the
 YAML given to ``--extra_llm_api_options`` (``tp_size 8 --ep_size 8`` +
-``enable_attention_dp: true`` = 8 GPUs, attention DP 8, experts over 8), which also turns on
-chunked prefill (kvcalc schedules with it; trtllm-serve's default is off) and sets an fp8 KV
-cache. TensorRT-LLM does not quantise at load time: quantised weights name a ModelOpt
-checkpoint. Across hosts one ``mpirun`` launches ``trtllm-llmapi-launch trtllm-serve`` on every
-rank; disaggregated context and generation servers exchange KV through the cache transceiver
-and ``trtllm-serve disaggregated`` routes between them."""
+``enable_attention_dp: true`` = 8 GPUs, attention DP 8, experts over 8), which also turns
+on chunked prefill where the row modelled it (trtllm-serve's default, off, is what kvcalc
+models unless asked) and sets an fp8 KV cache. TensorRT-LLM does not quantise at load time:
+quantised weights name a ModelOpt checkpoint. Across hosts one ``mpirun`` launches
+``trtllm-llmapi-launch trtllm-serve`` on every rank; disaggregated context and generation
+servers exchange KV through the cache transceiver and ``trtllm-serve disaggregated`` routes
+between them."""
 
 from __future__ import annotations
 
@@ -47,12 +48,20 @@ def checkpoint(dep: Deployment) -> tuple[str, str | None]:
 
 
 def yaml_text(dep: Deployment, role: str | None) -> str:
-    lines = ["enable_chunked_prefill: true"]
+    # chunked prefill as the plan's row modelled it (trtllm-serve's default is off)
+    lines = ["enable_chunked_prefill: true"] if dep.engine_config.chunked_prefill else []
     if dep.sharding.dp_attn > 1:
         lines.append("enable_attention_dp: true")
     kv = dep.kv_dtype
+    cache = []
     if kv.startswith("fp8") and kv != (dep.model.kv_dtype or dep.model.dtype):
-        lines += ["kv_cache_config:", "  dtype: fp8"]
+        cache.append("  dtype: fp8")
+    if dep.model.indexer is not None:  # sparse attention (DSA) runs 64-token blocks
+        from calc.deploy.state_pages import sparse_block_size
+
+        cache.append(f"  tokens_per_block: {sparse_block_size(dep.engine_config.block_size)}")
+    if cache:
+        lines += ["kv_cache_config:", *cache]
     if role is not None:
         lines += ["cache_transceiver_config:", "  backend: DEFAULT"]
         if role == "context":
@@ -60,7 +69,7 @@ def yaml_text(dep: Deployment, role: str | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _argv(dep: Deployment, plan: LaunchPlan, config_file: str) -> list[str]:
+def _argv(dep: Deployment, plan: LaunchPlan, config_file: str | None) -> list[str]:
     ec = dep.engine_config
     name, _ = checkpoint(dep)
     group = max(dep.tp, dep.ep)
@@ -73,15 +82,18 @@ def _argv(dep: Deployment, plan: LaunchPlan, config_file: str) -> list[str]:
         "--max_num_tokens", str(ec.max_batched_tokens),
         "--max_batch_size", str(ec.max_num_seqs),
         "--kv_cache_free_gpu_memory_fraction", f"{memory_fraction(dep):g}",
-        "--extra_llm_api_options", config_file,
     ]  # fmt: skip
+    if config_file is not None:
+        argv += ["--extra_llm_api_options", config_file]
     return argv
 
 
 def _replica(dep: Deployment, plan: LaunchPlan, role: str, count: int,
              disagg: str | None) -> Command:  # fmt: skip
     config_file = CONFIG_FILE if disagg is None else f"{disagg}-{CONFIG_FILE}"
-    argv = _argv(dep, plan, config_file)
+    text = yaml_text(dep, disagg)
+    files = ((config_file, text),) if text.strip() else ()
+    argv = _argv(dep, plan, config_file if files else None)
     _, note = checkpoint(dep)
     notes = [note] if note else []
     n = nodes(dep)
@@ -91,8 +103,8 @@ def _replica(dep: Deployment, plan: LaunchPlan, role: str, count: int,
         argv = ["mpirun", "-n", str(replica_gpus(dep)), "-H", hosts, "trtllm-llmapi-launch",
                 *argv]  # fmt: skip
         notes.append(f"one launch for {n} hosts (node-1 ...: the other hosts' addresses)")
-    return Command("trtllm", role, tuple(argv), files=((config_file, yaml_text(dep, disagg)),),
-                   notes=tuple(notes), count=count, gpus=replica_gpus(dep))  # fmt: skip
+    return Command("trtllm", role, tuple(argv), files=files, notes=tuple(notes), count=count,
+                   gpus=replica_gpus(dep))  # fmt: skip
 
 
 def commands(dep: Deployment, plan: LaunchPlan, rules: TrtllmRules) -> list[Command]:

@@ -11,6 +11,7 @@ import calc.deploy.engines.vllm.memory as vm
 from calc.deploy.engines.base import EngineConfig, PoolPrediction
 from calc.deploy.engines.shape import kv_shape, layer_width_per_gpu, usable_memory_bytes
 from calc.deploy.engines.trtllm.rules import TrtllmRules
+from calc.deploy.state_pages import sparse_block_size
 from calc.formulas.elementwise import cdiv
 from calc.output.derivation import figure
 
@@ -83,6 +84,8 @@ def predict(dep: Deployment, rules: TrtllmRules, config: EngineConfig, **measure
         non_torch = rules.non_torch_tp1_bytes if tp == 1 else rules.non_torch_tp_bytes
     fraction = config.memory_fraction or rules.free_gpu_memory_fraction
     block = config.block_size
+    if cfg.indexer is not None:  # sparse MLA (DSA) pages 64 tokens (its indexer's cache)
+        block = sparse_block_size(block)
     free = tm.free_memory_bytes(usable, weights, act, non_torch)
     budget = free * fraction
     by_fraction = tm.fraction_tokens(free, fraction, shape.bytes_per_token, block)

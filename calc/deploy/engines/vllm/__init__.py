@@ -55,6 +55,7 @@ class VLLM(Engine):
             max_num_seqs=settings.max_num_seqs or seqs,
             cuda_graphs=settings.cuda_graphs is not False,
             max_model_len=settings.max_model_len,
+            chunked_prefill=settings.chunked_prefill is not False,  # V1: on by default
             warnings=(found.warning,) if found.warning else (),
         )
 

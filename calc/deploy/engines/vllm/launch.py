@@ -57,7 +57,7 @@ def _base(dep: Deployment, plan: LaunchPlan) -> list[str]:
         "--kv-cache-dtype", kv_cache_dtype(dep),
         "--max-num-batched-tokens", str(ec.max_batched_tokens),
         "--max-num-seqs", str(ec.max_num_seqs),
-        "--enable-chunked-prefill",
+        "--enable-chunked-prefill" if ec.chunked_prefill else "--no-enable-chunked-prefill",
     ]  # fmt: skip
     if dep.engine.block_size:
         argv += ["--block-size", str(ec.block_size)]

@@ -158,3 +158,32 @@ def mamba_attention_block_size(block_size, mamba_state_bytes, attention_bytes_pe
     align = max(KERNEL_BLOCK_ALIGNMENT, block_size)
     needed = align * math.ceil(mamba_state_bytes / (align * attention_bytes_per_token))
     return max(block_size, needed)
+
+
+MXFP4_BLOCK = 32  # elements per E8M0 scale byte
+MXFP4_VALUE_BYTES = 0.5  # one fp4 value
+SCALE_ROWS_ALIGN = 256  # the Hopper scale layout's rows: 2 × num_warps (8) × 2 × 8
+
+
+def round_up(x: int, multiple: int) -> int:
+    return -(-x // multiple) * multiple
+
+
+def mxfp4_experts_loaded_bytes(
+    n_layers, n_experts, hidden, intermediate, hidden_align, inter_align, bias_bytes,
+    scale_copy,
+):  # fmt: skip
+    """MXFP4 routed experts as vLLM loads them on one GPU [bytes]: ``n_layers`` × ``n_experts``
+    experts of gate+up (2 × intermediate × hidden) and down (hidden × intermediate) in fp4 with
+    one scale byte per 32 values, the widths padded to the backend's multiples, biases
+    (2 × intermediate + hidden) of ``bias_bytes`` each, and with ``scale_copy`` the Triton
+    backend's swizzled copy of the scales beside the checkpoint's (rows padded to 256)."""
+    h = round_up(hidden, hidden_align)
+    i = round_up(intermediate, inter_align)
+    elements = 3 * h * i
+    per_expert = elements * (MXFP4_VALUE_BYTES + 1 / MXFP4_BLOCK) + (2 * i + h) * bias_bytes
+    if scale_copy:
+        per_expert += (round_up(2 * i, SCALE_ROWS_ALIGN) * h
+                       + round_up(h, SCALE_ROWS_ALIGN) * i) / MXFP4_BLOCK  # fmt: skip
+    return n_layers * n_experts * per_expert
+

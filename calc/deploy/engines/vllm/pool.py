@@ -10,6 +10,7 @@ import calc.deploy.engines.vllm.memory as vm
 from calc.deploy.engines.base import EngineConfig, Paging, PoolPrediction
 from calc.deploy.engines.gpus import compute_capability
 from calc.deploy.engines.shape import (
+    FLOAT_DTYPES,
     kv_shape,
     layer_width_per_gpu,
     loaded_weights_bytes,
@@ -35,17 +36,70 @@ SOURCES = {
 }
 
 
-def mla_block_size(rules: VllmRules, hw, configured: int) -> int:
-    """The block size an MLA model runs with: the backend's kernel block on Hopper and
-    Blackwell (``rules.mla_block_hopper`` / ``mla_block_blackwell``), else ``configured``."""
+def mla_block_size(rules: VllmRules, hw, block_size: int, user_set: bool, qk_nope: int,
+                   kv_fp8: bool) -> int:  # fmt: skip
+    """The block size a dense MLA model runs with [tokens] (``rules.mla_block_rule``): until
+    0.17 the default backend's block is forced (FlashMLA's 64 on Hopper; on Blackwell CUTLASS
+    MLA's 128, from 0.15 FlashInfer MLA's 64 for qk_nope_head_dim 128); from 0.18 the first
+    backend by priority gives its preferred block (Hopper: FLASH_ATTN_MLA's 16 for a 16-bit KV
+    cache, FlashMLA's 64 for fp8; Blackwell: FlashInfer MLA's smallest, 32, else CUTLASS
+    MLA's 128), a block the user set kept."""
     cc = compute_capability(hw)
     if cc is None:
-        return configured
-    if cc[0] == 9:
-        return rules.mla_block_hopper
-    if cc[0] == 10:
-        return rules.mla_block_blackwell
-    return configured
+        return block_size
+    major = cc[0]
+    if rules.mla_block_rule == "preferred":
+        if user_set or major not in (9, 10):
+            return block_size
+        if major == 9:
+            return 64 if kv_fp8 else 16
+        return 32 if qk_nope in (64, 128, 192) else 128
+    if major == 9:
+        return block_size if block_size % 64 == 0 else 64
+    if major == 10 and rules.mla_blackwell != "none":
+        if rules.mla_blackwell == "flashinfer" and qk_nope == 128:
+            return block_size if block_size == 32 or block_size % 64 == 0 else 64
+        return block_size if block_size % 128 == 0 else 128
+    return block_size
+
+
+def mxfp4_experts(dep: Deployment) -> bool:
+    """Whether the routed experts load as MXFP4 (gpt-oss as released): vLLM runs them with
+    its MXFP4 kernels (triton_kernels' matmul_ogs on Hopper, FlashInfer on Blackwell), which
+    hold no fused-MoE workspace between steps."""
+    from calc.deploy.checkpoint import resolved_dtypes
+
+    if dep.model.moe is None or dep.weight_override in FLOAT_DTYPES:
+        return False
+    return resolved_dtypes(dep.model, dep.weight_dtype)["routed_experts"] == "mxfp4"
+
+
+def weights_as_loaded(dep: Deployment, rules: VllmRules) -> float:
+    """The weights vLLM holds on the busiest GPU after loading [bytes]: the checkpoint as kvcalc
+    sizes it (``shape.loaded_weights_bytes``), MXFP4 routed experts (gpt-oss) as the release's
+    kernel backend lays them out (``rules``: Triton on Hopper, FlashInfer on Blackwell, Marlin
+    before Hopper; ``memory.mxfp4_experts_loaded_bytes``)."""
+    from calc.deploy.checkpoint import weight_bytes_per_gpu_by_component
+
+    weights = loaded_weights_bytes(dep)
+    cfg, s = dep.model, dep.sharding
+    cc = compute_capability(dep.hardware)
+    if cc is None or not mxfp4_experts(dep):
+        return weights
+    if cc[0] >= 10:
+        (inter, hidden), bias, copy = rules.mxfp4_blackwell_align, 2, False
+    elif cc[0] == 9:
+        (inter, hidden), copy = (64, 1), rules.mxfp4_scale_copy
+        bias = 4 if rules.mxfp4_bias_fp32 else 2
+    else:
+        (inter, hidden), bias, copy = (128, 256), 2, False
+    stage = range(cdiv(cfg.n_layers, dep.pp))
+    layers = sum(1 for i in stage if cfg.is_moe_layer(i))
+    loaded = vm.mxfp4_experts_loaded_bytes(
+        layers, s.n_experts, cfg.d_model, s.d_expert_ffn, hidden, inter, bias, copy
+    )
+    checkpoint = weight_bytes_per_gpu_by_component(cfg, s, dep.weight_dtype)["routed_experts"]
+    return weights - checkpoint + loaded
 
 
 def non_torch_bytes(rules: VllmRules, tp: int, pp: int, dp: int, hw) -> float:
@@ -76,14 +130,14 @@ def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured)
     usable = measured.get("usable_bytes") or usable_memory_bytes(hw)
     weights = measured.get("weights_bytes")
     if weights is None:
-        weights = loaded_weights_bytes(dep)
+        weights = weights_as_loaded(dep, rules)
     shape = kv_shape(cfg, tp, pp, dep.kv_bytes_per_element, rules.hybrid_ratio)
     max_model_len = config.max_model_len or cfg.max_ctx
     tokens_pass = config.max_batched_tokens
     rows = min(config.max_num_seqs, tokens_pass)
     width = layer_width_per_gpu(cfg, tp)
     workspace = 0
-    if cfg.moe is not None:
+    if cfg.moe is not None and not mxfp4_experts(dep):
         workspace = vm.moe_workspace_bytes(
             tokens_pass, cfg.moe.experts_per_token, cdiv(cfg.moe.d_expert_ffn, tp), cfg.d_model
         )
@@ -130,7 +184,10 @@ def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured)
     if cfg.indexer is not None:  # sparse MLA and indexer kernels page 64 tokens at a time
         block_size = sparse_block_size(block_size)  # (only sparse backends serve these)
     elif cfg.mla is not None:
-        block_size = mla_block_size(rules, hw, block_size)
+        block_size = mla_block_size(
+            rules, hw, block_size, dep.engine.block_size is not None, cfg.mla.qk_nope_head_dim,
+            dep.kv_dtype.startswith("fp8"),
+        )
     if shape.n_mamba_layers:
         block_size = vm.mamba_attention_block_size(
             block_size, shape.mamba_state_bytes_per_layer, shape.bytes_per_token_per_layer

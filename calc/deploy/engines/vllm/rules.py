@@ -44,13 +44,23 @@ class VllmRules:
     cudagraph_estimate: bool  # VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS default
     hybrid_ratio: float | None  # group layers of a hybrid model at this ratio (None: min)
     async_in_flight: bool  # sliding windows reserve max_concurrent_batches × batched tokens
-    mla_block_hopper: int  # MLA block size on compute capability 9.x
-    mla_block_blackwell: int  # on 10.x
+    # dense MLA's block size: "forced" (check_and_update_config forces the default backend's
+    # block: FlashMLA 64 on Hopper, ``mla_blackwell``'s on Blackwell) or "preferred" (0.18+:
+    # update_block_size_for_backend takes the first backend by priority and its
+    # get_preferred_block_size)
+    mla_block_rule: str
+    mla_blackwell: str  # the backend forced on Blackwell: "none", "cutlass" or "flashinfer"
     accounting: str  # "torch_peak" (weights + torch peak + non-torch) or "total_consumed"
     # the CUDA graph estimate (memory.cudagraph_estimate_bytes): the first capture's fixed
     # part and each further graph's memory per layer it spans [bytes] (measured, see below)
     cudagraph_first_fixed_bytes: float = 0.0
     cudagraph_per_graph_layer_bytes: float = 0.0
+    # MXFP4 experts (gpt-oss) as loaded: the Triton backend keeps the checkpoint's block
+    # scales beside its swizzled copy (until 0.25) and turns the expert biases to fp32; the
+    # Blackwell FlashInfer backend pads (intermediate, hidden) to these multiples
+    mxfp4_scale_copy: bool = False
+    mxfp4_bias_fp32: bool = False
+    mxfp4_blackwell_align: tuple[int, int] = (256, 256)
 
 
 BASE = VllmRules(
@@ -59,7 +69,7 @@ BASE = VllmRules(
     huge_gpu_batch=None,
     large_gpu_batch=(8192, 1024),
     small_gpu_batch=(2048, 256),
-    sampler_bytes_per_logit=38.5,
+    sampler_bytes_per_logit=38.0,
     sampler_kernel="flashinfer",
     non_torch_tp1_bytes=round(0.13 * GIB),
     non_torch_tp_bytes=round(0.55 * GIB),
@@ -67,8 +77,8 @@ BASE = VllmRules(
     cudagraph_estimate=False,
     hybrid_ratio=None,
     async_in_flight=False,
-    mla_block_hopper=64,
-    mla_block_blackwell=128,
+    mla_block_rule="forced",
+    mla_blackwell="none",
     accounting="torch_peak",
 )
 
@@ -79,19 +89,35 @@ CHANGES = (
         "vllm/config/__init__.py (CacheConfig gpu_memory_utilization 0.9, block_size 16); "
         "vllm/engine/arg_utils.py get_batch_defaults (>= 70 GiB, not A100: 8192/1024, else "
         "2048/256); vllm/platforms/cuda.py check_and_update_config (MLA: FlashMLA forces "
-        "block 64 on Hopper, CUTLASS MLA 128 on Blackwell); v1/sample/ops/topk_topp_sampler.py "
+        "block 64 on Hopper, is_flashmla_supported: Hopper only); "
+        "v1/sample/ops/topk_topp_sampler.py "
         "(FlashInfer top-k/top-p sampling when installed, VLLM_USE_FLASHINFER_SAMPLER unset); "
         "v1/core/kv_cache_utils.py (hybrid group size = the smallest layer kind)",
-        "sampler 38.5 B per logit and non-torch 0.13 GiB (TP 1), 0.55 GiB (TP 2) measured on "
-        "0.11.0 (llm-d-planner docs/empirical-vllm-memory-results.md: 4.76 GiB for Llama-3.1-8B, "
-        "5.56 GiB for Qwen3-0.6B, 7.38 GiB for gpt-oss-20b at 1,024 rows)",
+        "sampler 38.0 B per logit and non-torch 0.13 GiB (TP 1), 0.55 GiB (TP 2) measured on "
+        "0.11.0 (llm-d-planner docs/empirical-vllm-memory-results.md: torch peaks of 4.76 GiB "
+        "for Llama-3.1-8B, 5.56 GiB for Qwen3-0.6B, 7.38 GiB for gpt-oss-20b at 8,192 tokens "
+        "and 1,024 rows = the resident hidden states + 1,024 × vocabulary × 38.0 B: 4.78, 5.54, "
+        "7.38 GiB)",
+    ),
+    Change(
+        "0.10.1",
+        {"mxfp4_scale_copy": True, "mxfp4_bias_fp32": True, "mla_blackwell": "cutlass"},
+        "vllm/platforms/cuda.py check_and_update_config (Blackwell => Force CutlassMLA: block "
+        "128); model_executor/layers/quantization/mxfp4.py Mxfp4MoEMethod (gpt-oss): "
+        "create_weights "
+        "pads the expert widths per backend (Triton on Hopper: intermediate to 64, FlashInfer "
+        "on Blackwell: both to 256, Marlin before Hopper: 128 / 256); "
+        "process_weights_after_loading, Triton backend: biases .to(torch.float32), "
+        "_swizzle_mxfp4 copies the block scales into the Hopper layout (rows padded to 256) "
+        "and deletes only w13_weight / w2_weight, so the checkpoint's scales stay",
+        "the rule reproduces llm-d-planner's 0.11.0 weights: gpt-oss-20b 12.81 + 0.60 = 13.41 "
+        "GiB (printed 13.47), gpt-oss-120b 60.71 + 3.59 = 64.30 GiB (printed 64.38)",
     ),
     Change(
         "0.11.1",
-        {"sampler_bytes_per_logit": 28.0, "sampler_kernel": "torch-sort", "mla_block_hopper": 16},
+        {"sampler_bytes_per_logit": 28.0, "sampler_kernel": "torch-sort"},
         "v1/sample/ops/topk_topp_sampler.py (FlashInfer sampling only with "
-        "VLLM_USE_FLASHINFER_SAMPLER=1: the PyTorch sort path); vllm/platforms/cuda.py "
-        "(FLASH_ATTN_MLA first on Hopper, block 16)",
+        "VLLM_USE_FLASHINFER_SAMPLER=1: the PyTorch sort path)",
         "28 B per logit derived from the sort path: bf16 logits 2 + fp32 logits 4 + sorted "
         "values 4 + int64 indices 8 + masks 2 + scattered result 4 + softmax 4 (not measured)",
     ),
@@ -100,6 +126,12 @@ CHANGES = (
         {"hybrid_ratio": 1.25},
         "v1/core/kv_cache_utils.py _get_kv_cache_groups_uniform_page_size "
         "(max_num_layers < min_num_layers * 1.25)",
+    ),
+    Change(
+        "0.15.0",
+        {"mla_blackwell": "flashinfer"},
+        "vllm/platforms/cuda.py check_and_update_config (Blackwell, qk_nope_head_dim 128: "
+        "FlashInfer MLA forced, block 64 unless 32; else CUTLASS MLA, 128)",
     ),
     Change(
         "0.17.0",
@@ -117,8 +149,14 @@ CHANGES = (
     ),
     Change(
         "0.18.0",
-        {"hybrid_ratio": 1.5},
-        "v1/core/kv_cache_utils.py (max_num_layers < min_num_layers * 1.5)",
+        {"hybrid_ratio": 1.5, "mla_block_rule": "preferred"},
+        "v1/core/kv_cache_utils.py (max_num_layers < min_num_layers * 1.5); "
+        "vllm/platforms/interface.py update_block_size_for_backend and "
+        "v1/attention/backend.py get_preferred_block_size (the default 16 if the backend takes "
+        "it, else its smallest kernel block); vllm/platforms/cuda.py _get_backend_priorities "
+        "(Hopper: FLASH_ATTN_MLA, MultipleOf(16), bf16 KV only, then FLASHMLA [64]; Blackwell: "
+        "FLASHINFER_MLA [32, 64] when qk_nope_head_dim is 64, 128 or 192, then CUTLASS_MLA "
+        "[128])",
     ),
     Change(
         "0.20.0",
@@ -138,6 +176,12 @@ CHANGES = (
         "docs/validation.md lists the logs",
     ),
     Change(
+        "0.25.0",
+        {"mxfp4_scale_copy": False},
+        "model_executor/layers/fused_moe/oracle/mxfp4.py (Triton backends: 'drop the now-dead "
+        "weight/scale Parameters': del layer.w13_weight_scale / w2_weight_scale)",
+    ),
+    Change(
         "0.26.0",
         {"async_in_flight": True},
         "v1/kv_cache_interface.py SlidingWindowSpec.max_admission_blocks_per_request and "
@@ -146,9 +190,12 @@ CHANGES = (
     ),
     Change(
         "0.27.0",
-        {"accounting": "total_consumed"},
+        {"accounting": "total_consumed", "mxfp4_blackwell_align": (128, 256)},
         "vllm/utils/mem_utils.py memory_profiling (non-KV = total consumed from mem_get_info + "
-        "transient peak headroom; the log prints 'total consumed')",
+        "transient peak headroom; the log prints 'total consumed'); "
+        "model_executor/layers/fused_moe/oracle/mxfp4.py "
+        "mxfp4_round_up_hidden_size_and_intermediate_size (TRTLLM backends: intermediate to "
+        "128, hidden to 256)",
     ),
     Change(
         "0.28.0",

@@ -1,0 +1,201 @@
+"""Running one scheduled iteration of a sequence group [s, blocks]: a stretch of decode-only
+iterations in closed form, an iteration with prefill chunks, and the exact rules one request at
+a time; the pieces every engine's policy (``calc.serve.policies``) composes its step from."""
+
+from __future__ import annotations
+
+import math
+
+from calc.serve.group_state import GroupState, cdiv
+
+
+def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool) -> int:
+    """Decode only, nothing admitted: a stretch of k iterations until a decoder finishes, the
+    pool runs out or (room to admit, nobody waiting) the next request arrives; their times are
+    affine in the attended keys, so they sum in closed form. Returns k."""
+    g, B = s.g, s.B
+    nf = s.next_finish()
+    k_run = max(1, nf - g) if nf is not None and not preempted else 1
+    extra = 0
+    d = step.decode_s(b)
+    slope = step.ctx_slope(b)
+    if k_run > 1:
+        # blocks of steps 1 … k − 1: the decoders whose key meets −(g + j) mod B
+        cnt = s.cnt
+        cyc = [cnt[(-(g + j)) % B] for j in range(1, B + 1)]
+        per_cycle = 0 if s.reserve else b  # a decoder starts a block every B steps
+        full, part = divmod(k_run - 1, B)
+        extra = full * per_cycle + sum(cyc[:part])
+        if extra > s.free:
+            k_run = _within_pool(s.free, per_cycle, cyc, B, k_run)
+            extra = (k_run - 1) // B * per_cycle + sum(cyc[: (k_run - 1) % B])
+        if (not s.waiting and s.nxt < s.n and len(s.running) < s.max_seqs
+                and k_run > 1 and s.arrival[s.nxt] < math.inf):  # fmt: skip
+            k_run = until_arrival(d, slope, ctx_sum, b, s.arrival[s.nxt] - s.t, k_run)
+            extra = (k_run - 1) // B * per_cycle + sum(cyc[: (k_run - 1) % B])
+    dt = k_run * d + slope * (k_run * ctx_sum + b * k_run * (k_run - 1) / 2)
+    s.used_area += dt * (s.used + extra / 2)
+    s.used += extra
+    s.free -= extra
+    s.queue_area += dt * len(s.waiting)
+    clock = s.clock
+    if clock.on:  # steps 1 … k − 1: every decoder generic, rising gaps
+        clock.decode_epoch(s.t + d + slope * ctx_sum, s.n_dec,
+                           (d, slope, ctx_sum, b, k_run) if k_run > 1 else None)  # fmt: skip
+    s.t += dt
+    clock.last_dec_t = s.t
+    s.g += k_run
+    s.iterations += k_run
+    return k_run
+
+
+def _within_pool(free: int, per_cycle: int, cyc: list[int], B: int, k_run: int) -> int:
+    """The largest k whose steps 1 … k − 1 take at most ``free`` blocks: whole cycles of B
+    steps, then step by step."""
+    full = free // per_cycle if per_cycle else 0
+    extra = full * per_cycle
+    steps = full * B
+    for c in cyc:
+        if extra + c > free:
+            break
+        extra += c
+        steps += 1
+    return min(k_run, steps + 1)
+
+
+def until_arrival(d: float, slope: float, ctx_sum: float, b: int, target: float, k_max: int):
+    """The first iteration j (1-based, at most ``k_max``) whose end, j d + γ (j C + b j (j −
+    1) / 2) after now, reaches ``target`` [s]."""
+    a2 = slope * b / 2
+    a1 = d + slope * ctx_sum - a2
+    if a2 > 0:
+        j = (-a1 + math.sqrt(a1 * a1 + 4 * a2 * target)) / (2 * a2)
+    else:
+        j = target / a1 if a1 > 0 else k_max
+    j = max(1, math.ceil(min(j, k_max) - 1e-9))
+
+    def end(j: int) -> float:
+        return a2 * j * j + a1 * j
+
+    while j > 1 and end(j - 1) >= target:
+        j -= 1
+    while j < k_max and end(j) < target:
+        j += 1
+    return min(k_max, j)
+
+
+def chunk_iteration(s: GroupState, step, b: int, ctx_sum: int, chunks: list, sched: list):
+    """One iteration of the ``b`` aggregate decoders (all decoding) and the prefill chunks
+    ``chunks`` ((computed, tokens) of the requests ``sched``, (request, tokens)): timed, then
+    every request whose tokens are all computed samples one output token; a request at its
+    last output token finishes, one left with its newest token joins the decoders."""
+    computed, ntok, prompt = s.computed, s.ntok, s.prompt
+    rows = b + sum(1 for r, k in sched if computed[r] + k == ntok[r])
+    b_agg = b
+    # a recomputed request's last token (its newest output) is timed as a decode token, as
+    # the one-by-one rules time it
+    if any(k == 1 for _, k in chunks):
+        for (r, k), (h, _) in zip(sched, chunks, strict=True):
+            if k == 1 and h >= prompt[r]:
+                b += 1
+                ctx_sum += h + 1
+        chunks = [c for (r, k), c in zip(sched, chunks, strict=True)
+                  if not (k == 1 and c[0] >= prompt[r])]  # fmt: skip
+    dt = step.iteration_s(b, ctx_sum, chunks, rows)
+    s.used_area += dt * s.used
+    s.queue_area += dt * len(s.waiting)
+    s.t += dt
+    if b_agg:  # the aggregate decoders decoded (a recompute's token moves no counter)
+        s.g += 1
+    if b_agg and s.clock.on:
+        s.clock.decode_epoch(s.t, s.n_dec)
+    s.iterations += 1
+    s.pf = -1
+    for r, k in sched:
+        c = computed[r] + k
+        computed[r] = c
+        if c < ntok[r]:
+            if c == ntok[r] - 1 and c >= prompt[r]:
+                s.to_decoder(r)  # a recompute left with its newest token: decoding
+            else:
+                s.pf = r  # still in prefill (the last one)
+            continue
+        ntok[r] = c + 1
+        s.clock.token(r, s.t, s.first_token)
+        if c + 1 - prompt[r] >= s.gen[r]:  # its last output token
+            s.end(r)
+            del s.running[r]
+        else:
+            s.to_decoder(r)
+
+
+def exact_schedule(s: GroupState, budget: int):
+    """The exact rules over the running requests, one at a time (vLLM V1 ``schedule()``'s
+    running loop): each in admission order takes min(its tokens left, the budget left) and
+    the blocks they need; when the pool is out, the last running request is preempted (the
+    one being scheduled included). Returns (running list, scheduled (request, tokens), budget
+    left, whether it preempted)."""
+    rl = list(s.running)
+    sched: list[tuple[int, int]] = []
+    preempted = False
+    idx = 0
+    computed, ntok, shared, blocks, B = s.computed, s.ntok, s.shared, s.blocks, s.B
+    while idx < len(rl) and budget > 0:
+        r = rl[idx]
+        k = min(ntok[r] - computed[r], budget)
+        need = max(0, cdiv(computed[r] + k - shared[r], B) - blocks[r])
+        self_preempted = False
+        while need > s.free:
+            v = rl.pop()
+            s.preempt(v)
+            preempted = True
+            if v == r:
+                self_preempted = True
+                break
+        if self_preempted:
+            break
+        s.take(need)
+        blocks[r] += need
+        sched.append((r, k))
+        budget -= k
+        idx += 1
+    return rl, sched, budget, preempted
+
+
+def exact_iteration(s: GroupState, step, rl: list, sched: list) -> None:
+    """Time and settle an iteration the exact rules scheduled (``sched``, one request at a
+    time), then return to the aggregate form."""
+    computed, ntok = s.computed, s.ntok
+    if sched:
+        b = ctx_sum = rows = 0
+        chunks = []
+        for r, k in sched:
+            if k == 1 and s.is_decoding(r):
+                b += 1
+                ctx_sum += computed[r] + 1
+                rows += 1
+            else:
+                chunks.append((computed[r], k))
+                if computed[r] + k == ntok[r]:
+                    rows += 1
+        dt = step.iteration_s(b, ctx_sum, chunks, rows)
+        s.used_area += dt * s.used
+        s.queue_area += dt * len(s.waiting)
+        s.t += dt
+        s.iterations += 1
+        ended = False
+        for r, k in sched:
+            c = computed[r] + k
+            computed[r] = c
+            if c == ntok[r]:
+                ntok[r] = c + 1
+                s.clock.token(r, s.t, s.first_token)
+                if c + 1 - s.prompt[r] >= s.gen[r]:
+                    s.end(r)
+                    ended = True
+        if ended:
+            rl = [r for r in rl if s.finish[r] < 0]
+        if b:  # the decoders scheduled: their previous token is now this one
+            s.clock.last_dec_t = s.t
+    s.running = dict.fromkeys(rl)
+    s.aggregate()

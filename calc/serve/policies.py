@@ -1,0 +1,292 @@
+"""The engines' scheduling policies [tokens, blocks], each one step of a sequence group's
+schedule written to be read beside the engine's own scheduler; the engine wing selects one per
+engine release (``calc.deploy.engines``' ``SchedulerPolicy``, carried by ``Limits``).
+
+- ``MixedBatches``: vLLM V1 (``vllm/v1/core/sched/scheduler.py`` ``Scheduler.schedule``):
+  running requests first within the token budget (chunked prefill), then waiting ones; blocks
+  allocated as tokens come; when the pool is out, the newest running request is preempted and
+  recomputed later. With ``reserve_whole_request`` it is TensorRT-LLM's
+  (``cpp/tensorrt_llm/batch_manager/capacityScheduler.cpp`` GUARANTEED_NO_EVICT: a request is
+  admitted only with the blocks of its prompt + output, so nothing is preempted;
+  ``microBatchScheduler.cpp``: without chunked prefill, trtllm-serve's default, a prompt runs
+  whole in one iteration or waits).
+- ``PrefillFirst``: SGLang (``srt/managers/scheduler.py`` ``get_next_batch_to_run``,
+  ``schedule_policy.py`` ``PrefillAdder``): a prefill batch whenever one forms, the decoders
+  waiting; a prompt is admitted only while the pool, less the running requests' future tokens
+  (remaining outputs × ``new_token_ratio``, each clipped), holds it and its own; after a failed
+  admission nothing is admitted until a request leaves (``batch_is_full``); a decode batch that
+  runs out of pages retracts the requests with the fewest outputs.
+"""
+
+from __future__ import annotations
+
+from calc.serve.group_state import GroupState, cdiv
+from calc.serve.iteration import (
+    chunk_iteration,
+    decode_stretch,
+    exact_iteration,
+    exact_schedule,
+)
+
+
+class MixedBatches:
+    """vLLM V1's scheduler (TensorRT-LLM's with whole-request reservation)."""
+
+    def __init__(self, limits) -> None:
+        self.reserve = limits.reserve_whole_request
+        self.chunked = limits.chunked_prefill
+
+    def prepare(self, s: GroupState) -> None:
+        """Nothing to set: preempted requests go back to the head of the queue."""
+
+    def on_idle(self, s: GroupState) -> None:
+        """Nothing is kept between busy periods."""
+
+    def admit(self, s: GroupState, budget: int, n_running: int) -> list[tuple[int, int]]:
+        """Waiting requests, first come first served, while the token budget, max_num_seqs and
+        the pool allow (the first that cannot get its blocks stops admission): (request, first
+        chunk) each, its blocks taken from the pool (vLLM's waiting loop; TensorRT-LLM's
+        capacity scheduler, then its micro-batch scheduler's context requests)."""
+        out: list[tuple[int, int]] = []
+        ntok, computed, shared, B = s.ntok, s.computed, s.shared, s.B
+        while s.waiting and budget > 0 and n_running + len(out) < s.max_seqs:
+            w = s.waiting[0]
+            left = ntok[w] - computed[w]
+            if self.chunked:
+                k = charge = min(left, budget)
+            else:  # the whole prompt in one iteration, charged at its full length
+                k, charge = left, ntok[w]
+                if charge > budget:
+                    break
+            if self.reserve:
+                need = cdiv(s.prompt[w] + s.gen[w] - shared[w], B)
+            else:
+                need = cdiv(computed[w] + k - shared[w], B)
+            if need > s.free:
+                break
+            s.admit(w, need)
+            out.append((w, k))
+            budget -= charge
+        return out
+
+    def step(self, s: GroupState, step) -> None:
+        """One iteration: all aggregate decoders and the request in prefill within the budget,
+        then admission (``Scheduler.schedule``); else the exact rules."""
+        b, M = s.n_dec, s.M
+        pf = s.pf
+        k_p = need_p = 0
+        if pf >= 0:
+            k_p = min(s.ntok[pf] - s.computed[pf], M - b)
+            need_p = max(0, cdiv(s.computed[pf] + k_p - s.shared[pf], s.B) - s.blocks[pf])
+        if b > M or s.force_slow or (pf >= 0 and k_p <= 0):
+            self.exact(s, step)
+            return
+        need_dec = s.cnt[(-s.g) % s.B] if b else 0
+        preempted = need_dec + need_p > s.free
+        if preempted:
+            need_dec, need_p = self.preempt_tail(s, need_dec, need_p)
+            b = s.n_dec
+            if s.pf < 0:
+                k_p = 0
+        s.free -= need_dec + need_p
+        s.used += need_dec + need_p
+        chunks: list[tuple[int, int]] = []
+        sched: list[tuple[int, int]] = []
+        if s.pf >= 0:
+            s.blocks[pf] += need_p
+            chunks.append((s.computed[pf], k_p))
+            sched.append((pf, k_p))
+        if s.waiting and not preempted:
+            for w, k in self.admit(s, M - b - k_p, len(s.running)):
+                s.running[w] = None
+                chunks.append((s.computed[w], k))
+                sched.append((w, k))
+        ctx_sum = s.sum_off + b * (s.g + 1) if b else 0
+        if not sched and not b:
+            return  # a preemption emptied the batch: schedule again
+        if sched:
+            chunk_iteration(s, step, b, ctx_sum, chunks, sched)
+        else:
+            decode_stretch(s, step, b, ctx_sum, preempted)
+        if s.heap and s.heap[0][0] <= s.g:
+            s.finish_decoders()
+
+    def preempt_tail(self, s: GroupState, need_dec: int, need_p: int) -> tuple[int, int]:
+        """Preempt from the tail of the running requests (the one in prefill, then the latest
+        decoders) until the rest get their blocks: what the one-by-one rule ends with.
+        Returns the blocks the decoders and the request in prefill still need."""
+        total = need_dec + need_p
+        while total > s.free:
+            v, _ = s.running.popitem()
+            if v == s.pf:
+                total -= need_p
+                s.pf = -1
+            else:
+                total -= s.decoder_needs_block(v)
+                s.drop_decoder(v)
+            s.preempt(v)
+        need_dec = s.cnt[(-s.g) % s.B] if s.n_dec else 0
+        return need_dec, (need_p if s.pf >= 0 else 0)
+
+    def exact(self, s: GroupState, step) -> None:
+        """The exact rules for one iteration (the budget short of the decoders, or several
+        requests in prefill): every running request one at a time, then admission."""
+        s.materialise()
+        rl, sched, budget, preempted = exact_schedule(s, s.M)
+        if not preempted:
+            for w, k in self.admit(s, budget, len(rl)):
+                rl.append(w)
+                sched.append((w, k))
+        exact_iteration(s, step, rl, sched)
+
+
+class PrefillFirst:
+    """SGLang's scheduler: prefill batches apart and first, admission with room for the running
+    requests' future tokens, retraction of the fewest-output requests when decode runs out."""
+
+    def __init__(self, limits) -> None:
+        f = limits.future_tokens
+        self.init = f.init_ratio
+        self.min = f.init_ratio * f.min_ratio_factor
+        self.decay = (self.init - self.min) / f.decay_steps
+        self.clip = f.clip
+        self.retract_steps = f.retract_steps
+        self.page = limits.block_size if f.page_reserve else 0
+
+    def prepare(self, s: GroupState) -> None:
+        s.clip = self.clip
+        s.requeue_front = False  # a retracted request rejoins the queue at its end
+        self.on_idle(s)
+
+    def on_idle(self, s: GroupState) -> None:
+        """Idle: the ratio returns to its initial value (``NewTokenRatioTracker.reset``)."""
+        s.ratio_base = self.init
+        s.ratio_steps = 0
+
+    def ratio(self, s: GroupState) -> float:
+        """``new_token_ratio``: decays by ``decay`` per decode batch to its floor."""
+        return max(self.min, s.ratio_base - s.ratio_steps * self.decay)
+
+    def step(self, s: GroupState, step) -> None:
+        """``get_next_batch_to_run``: a prefill batch if one forms, else a decode batch."""
+        if s.n_dec == 0:
+            s.full = False  # an empty running batch cannot stay full
+        if (s.pf >= 0 or (s.waiting and not s.full)) and self.prefill_batch(s, step):
+            return
+        self.decode_batch(s, step)
+
+    def prefill_batch(self, s: GroupState, step) -> bool:
+        """``get_new_batch_prefill``: the request in chunked prefill continues, then waiting
+        requests are admitted (``PrefillAdder``); the decoders wait. False: none formed."""
+        page, clip = self.page, self.clip
+        room = s.free * s.B - self.ratio(s) * s.future_tokens()  # rem_total_tokens
+        budget = s.M
+        chunks: list[tuple[int, int]] = []
+        sched: list[tuple[int, int]] = []
+        pf = s.pf
+        if pf >= 0:
+            k, left = self.continue_chunk(s, pf, room)
+            if k <= 0:
+                del s.running[pf]
+                s.pf = -1
+                s.preempt(pf)
+            else:
+                chunks.append((s.computed[pf], k))
+                sched.append((pf, k))
+                room -= cdiv(k, s.B) * s.B + page + (min(s.gen[pf], clip) if k == left else 0)
+                budget = budget - k if k == left else 0
+        if not s.full:
+            for w, k in self.admit(s, budget, len(s.running), room):
+                s.running[w] = None
+                chunks.append((s.computed[w], k))
+                sched.append((w, k))
+        if not sched:
+            return False
+        chunk_iteration(s, step, 0, 0, chunks, sched)
+        return True
+
+    def continue_chunk(self, s: GroupState, r: int, room: float) -> tuple[int, int]:
+        """``add_chunked_req``: the next chunk of request r in prefill, at most the chunk size
+        and the memory left (``available_chunk_tokens``), its blocks taken. (chunk, tokens
+        left before it)."""
+        left = s.ntok[r] - s.computed[r]
+        room_int = int(room)
+        k = min(left, min(s.M, room_int) if room_int > 0 else s.M)
+        held = s.computed[r] - s.shared[r]
+        k = min(k, (s.blocks[r] + s.free) * s.B - held)  # what its blocks and the pool hold
+        if k > 0:
+            need = max(0, cdiv(held + k, s.B) - s.blocks[r])
+            s.take(need)
+            s.blocks[r] += need
+        return k, left
+
+    def admit(self, s: GroupState, budget: int, n_running: int, room: float):
+        """``PrefillAdder.add_one_req`` for each waiting request in turn: admitted while its
+        tokens left + its remaining outputs (clipped) + one page stay under ``room``; a failure
+        marks the batch full. (request, chunk) each, its chunk's blocks taken."""
+        out: list[tuple[int, int]] = []
+        ntok, computed, shared, prompt, gen, B = s.ntok, s.computed, s.shared, s.prompt, \
+            s.gen, s.B  # fmt: skip
+        while s.waiting and budget > 0:
+            if n_running + len(out) >= s.max_seqs:
+                s.full = True
+                break
+            w = s.waiting[0]
+            left = ntok[w] - computed[w]
+            total = left + min(gen[w] - (ntok[w] - prompt[w]), self.clip) + self.page
+            k = min(left, budget)
+            need = cdiv(computed[w] + k - shared[w], B)
+            if total >= room or need > s.free:
+                s.full = bool(out) or n_running > 0
+                break
+            s.admit(w, need)
+            out.append((w, k))
+            room -= cdiv(k, B) * B + self.page + (min(gen[w], self.clip) if k == left else 0)
+            budget -= k
+            if k < left:
+                break  # a chunked request ends the batch
+        return out
+
+    def decode_batch(self, s: GroupState, step) -> None:
+        """``update_running_batch``: every decoder decodes; when the pool cannot hold the
+        step's new pages, requests are retracted (``retract_decode``) and the ratio is
+        re-estimated, else it decays; a stretch of decode batches in closed form."""
+        if s.n_dec == 0:
+            return
+        need = s.cnt[(-s.g) % s.B]
+        retracted = need > s.free
+        if retracted:
+            need = self.retract(s, need)
+        s.take(need)
+        b = s.n_dec
+        k = decode_stretch(s, step, b, s.sum_off + b * (s.g + 1), retracted)
+        if not retracted:
+            s.ratio_steps += k
+        s.finish_decoders()
+
+    def retract(self, s: GroupState, need: int) -> int:
+        """``retract_decode``: decoders ordered by (outputs, −prompt), the last retracted first,
+        until the rest's new pages fit (one always stays); the ratio becomes (outputs + steps ×
+        requests) / (their max outputs + 1) over those left. Returns their pages needed."""
+        g, prompt, off = s.g, s.prompt, s.off
+        order = sorted((r for r in s.running if s.is_dec[r]),
+                       key=lambda r: (off[r] + g + 1 - prompt[r], -prompt[r]),
+                       reverse=True)  # fmt: skip
+        while len(order) > 1:
+            v = order.pop()
+            need -= s.decoder_needs_block(v)
+            s.drop_decoder(v)
+            del s.running[v]
+            s.preempt(v)
+            if need <= s.free:
+                break
+        outputs = sum(off[r] + g + 1 - prompt[r] for r in order)
+        max_new = sum(s.gen[r] for r in order)
+        s.ratio_base = min(1.0, (outputs + self.retract_steps * len(order)) / (max_new + 1))
+        s.ratio_steps = 0
+        return need
+
+
+def policy_for(limits):
+    """The policy the limits name (the engine wing's choice for the release)."""
+    return PrefillFirst(limits) if limits.prefill_first else MixedBatches(limits)
