@@ -14,8 +14,9 @@ Sections:
   (bench/validation_throughput.py, recomputed), and on its held-out rows
   (bench/validation_heldout.py, recomputed);
 - the kernel curves of the profiles (bench/validation_kernels.py), the serving runs at a fixed
-  concurrency (bench/validation_serving.py), the AMD runs (bench/validation_amd.py) and the
-  sources of the step-time model (bench/validation_sources.py).
+  concurrency (bench/validation_serving.py), the AMD runs (bench/validation_amd.py), the error
+  bands by deployment class (bench/validation_bands.py) and the sources of the step-time model
+  (bench/validation_sources.py).
 - `kvcalc score` on published benchmark runs, uncalibrated and calibrated on one run
   (bench/validation_score.py: scores recomputed, fits read from docs/validation/score_fits.yaml).
 """
@@ -55,9 +56,11 @@ more on held-out rows, and the serving simulation against published benchmark ru
    and TTFT against measured serving runs at fixed concurrency, training and held-out halves,
    grouped by vendor, dtype, dense/MoE, engine and regime.
 8. [AMD](#amd-published-vllm-runs-on-mi300x): published vLLM runs on MI300X.
-9. [Sources](#sources-of-the-step-time-model-issue-20-fitted-to-or-looked-at): every source
-   the step-time model was fitted to or looked at.
-10. [Benchmark runs](#scoring-published-benchmark-runs-kvcalc-score): `kvcalc score` on
+9. [Error bands](#error-bands-by-deployment-class): the signed error of every speed record by
+   vendor × dtype × dense/MoE (docs/validation/error_bands.yaml, read by `plan`).
+10. [Sources](#sources-of-the-step-time-model-issue-20-fitted-to-or-looked-at): every source
+    the step-time model was fitted to or looked at.
+11. [Benchmark runs](#scoring-published-benchmark-runs-kvcalc-score): `kvcalc score` on
     published vLLM and SGLang benchmark result files, uncalibrated and calibrated on one run.
 
 """
@@ -92,6 +95,7 @@ def render() -> str:
         _as_section(_module("validation_kernels").render()),
         _as_section(_module("validation_serving").render()),
         _as_section(_module("validation_amd").render()),
+        _as_section(_module("validation_bands").render()),
         _as_section(_module("validation_sources").render()),
         _as_section(_module("validation_score").render()),
     ]

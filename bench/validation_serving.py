@@ -50,7 +50,7 @@ FORMATS = {"fp8": "fp8-tensor", "fp8_block": "fp8-block128", "nvfp4": "nvfp4", "
 # share (0: arrivals spread evenly, 1/2: every wave one burst) is fitted on the training
 # half (``--fit``: the median of (measured TTFT − the steady-state TTFT) / ((n − 1) × one
 # prefill)): one constant of this benchmark's method, not of kvcalc's model.
-WAVE_SHARE = 0.107
+WAVE_SHARE = 0.150
 
 
 @dataclass(frozen=True)
@@ -68,6 +68,7 @@ class Row:
     ep: int
     ttft_s: float
     tpot_s: float
+    label: str = ""  # the weights' dtype as grouped: fp8, fp4, mxfp4
 
     @property
     def training(self) -> bool:
@@ -83,8 +84,7 @@ class Row:
 
     @property
     def dtype(self) -> str:
-        return {"nvfp4": "fp4", "fp8-block128": "fp8", "fp8-tensor": "fp8"}.get(self.fmt or "",
-                                                                              "mxfp4")  # fmt: skip
+        return self.label
 
     @property
     def regime(self) -> str:
@@ -96,6 +96,22 @@ class Row:
 MOE_MODELS = ("deepseek-r1", "deepseek-v3", "gpt-oss-120b", "qwen3-235b-a22b")
 
 
+# checkpoints released already quantised: the run served them as released, whatever label the
+# table gives the format (their config.json: DeepSeek-V3/R1 and Qwen3-235B-A22B-FP8 carry fp8
+# weights in 128 × 128 blocks, weight_block_size [128, 128]; gpt-oss its MXFP4 experts)
+RELEASED = {
+    ("deepseek-ai/DeepSeek-R1", "fp8"): "fp8-block128",
+    ("deepseek-ai/DeepSeek-V3", "fp8"): "fp8-block128",
+    ("Qwen/Qwen3-235B-A22B-FP8", "fp8"): "fp8-block128",
+}
+
+
+def _label(r) -> str:
+    if r["model"] == "gpt-oss-120b":
+        return "mxfp4"
+    return "fp4" if r["gemm_quant_mode"] == "nvfp4" else "fp8"
+
+
 def rows() -> list[Row]:
     out = []
     with DATA.open() as f:
@@ -103,20 +119,32 @@ def rows() -> list[Row]:
             fmt = FORMATS.get(r["gemm_quant_mode"])
             if r["model"] == "gpt-oss-120b":
                 fmt = None  # the released mxfp4 experts
+            elif (r["model_path"], r["gemm_quant_mode"]) in RELEASED:
+                fmt = RELEASED[r["model_path"], r["gemm_quant_mode"]]
             elif fmt is None:
                 continue
             tp, ep, dp = int(r["tp"]), int(r["moe_ep"]), int(r["attention_dp"])
             if int(r["pp"]) != 1:
                 continue
+            moe_tp = int(r["moe_tp"])
+            if moe_tp > 1 and ep > 1 and tp == moe_tp * ep:
+                # the DeepSeek "cfg" runs state tp 64 beside moe_tp 8 × moe_ep 8: their TPOT is
+                # the same campaign's 8-GPU TP 8 / EP 8 runs' (8.12 against 8.05 ms at
+                # concurrency 4 on B200): read as TP 8 and EP 8 on 8 GPUs
+                tp //= moe_tp
+            concurrency = int(r["concurrency"])
             if dp > 1:  # attention data parallel: kvcalc's tp × (ep / tp) layout
                 tp = max(1, tp)
                 ep = max(ep, tp * dp)
+                # the table's concurrency is per attention rank (the run id's cN is the
+                # whole benchmark's: c256 beside concurrency 32 at dp 8)
+                concurrency *= dp
             quant = r["precision"] in ("fp8", "fp4")
             kv = "fp8" if r["backend"] == "trtllm" and quant else None
             out.append(Row(r["id"], r["backend"], r["model"], r["hardware"], fmt, kv,
-                           int(r["isl"]), int(r["osl"]), int(r["concurrency"]), tp,
+                           int(r["isl"]), int(r["osl"]), concurrency, tp,
                            ep if ep > 1 else 1, float(r["ttft_ms"]) / 1e3,
-                           float(r["tpot_ms"]) / 1e3))  # fmt: skip
+                           float(r["tpot_ms"]) / 1e3, _label(r)))  # fmt: skip
     return out
 
 
@@ -209,62 +237,62 @@ def _summary(res: list[Result], attr: str) -> tuple[float, float, int]:
     return statistics.median(abs(e) for e in errs), statistics.median(errs), len(errs)
 
 
-def fit() -> dict:
-    """Per engine: (per_step_s, per_sequence_s) by least squares on the training half's TPOT
-    residual (measured − GPU model) against the sequences per step, the median taken where
-    the residual is noise (see calc.deploy.host_costs)."""
-    import numpy as np
-
-    from calc.deploy.host_costs import NONE
-
-    out = {}
-    for engine in ("vllm", "sglang", "trtllm"):
-        xs, ys = [], []
-        for r in rows():
-            if r.backend != engine or not r.training:
-                continue
-            res = predict(r, NONE)
-            if res is None:
-                continue
-            n = min(r.concurrency, 512)
-            xs.append(n)
-            ys.append(r.tpot_s - res.tpot_s)
-        if len(xs) < 10:
-            continue
-        x, y = np.asarray(xs, float), np.asarray(ys, float)
-        # robust line: medians of the residual in the small-batch and large-batch halves
-        small, large = y[x <= np.median(x)], y[x > np.median(x)]
-        xs_, xl_ = np.median(x[x <= np.median(x)]), np.median(x[x > np.median(x)])
-        ys_, yl_ = np.median(small), np.median(large) if large.size else np.median(small)
-        slope = max(0.0, (yl_ - ys_) / (xl_ - xs_)) if xl_ > xs_ else 0.0
-        step = max(0.0, ys_ - slope * xs_)
-        out[engine] = (step, slope, len(xs))
-    return out
+ENGINES = ("vllm", "sglang", "trtllm")
 
 
-def fit_serving_fixed_share() -> float:
-    """``calc.deploy.rates.SERVING_FIXED_SHARE``: bisected so that the signed median TPOT error of
-    the training half's runs at concurrency <= 16 (where fixed costs weigh most) is zero, the
-    GPU's time alone (no host costs: they are fitted after it)."""
+def _tpot_terms(host_step_s: float = 0.0, share: float = 0.0) -> dict:
+    """{row id: (engine, predicted TPOT, measured TPOT)} of the training half at a fixed-cost
+    share and one per-step host time for every engine (per sequence: none)."""
     import calc.deploy.rates as rates
-    from calc.deploy.host_costs import NONE
+    from calc.deploy.host_costs import HostCosts
 
     keep = rates.SERVING_FIXED_SHARE
-    small = [r for r in rows() if r.training and r.concurrency <= 16]
-
-    def signed(share: float) -> float:
-        rates.SERVING_FIXED_SHARE = share
-        errs = [res.tpot_error for r in small if (res := predict(r, NONE)) is not None]
-        return statistics.median(errs)
-
-    lo, hi = 0.0, 1.0
+    rates.SERVING_FIXED_SHARE = share
+    _deployment.cache_clear()
     try:
-        for _ in range(20):  # the error grows with the share
-            mid = (lo + hi) / 2
-            lo, hi = (mid, hi) if signed(mid) < 0 else (lo, mid)
+        host = HostCosts(host_step_s, 0.0, 0.0, 0.0, "fit")
+        res = results("training", host_of=lambda r: host)
     finally:
         rates.SERVING_FIXED_SHARE = keep
-    return (lo + hi) / 2
+        _deployment.cache_clear()
+    return {r.row.id: (r.row.backend, r.tpot_s, r.row.tpot_s) for r in res}
+
+
+def fit() -> tuple[float, dict]:
+    """The fixed-cost share (``calc.deploy.rates.SERVING_FIXED_SHARE``) and each engine's host
+    time per step (``Engine.host_steps``), fitted together on the training half's TPOT.
+
+    A row's predicted TPOT is linear in both (every step time is a sum of op times, the fixed
+    costs among them, plus the host time, and TPOT a sum of steps): TPOT = a + share × b +
+    host × c, with a, b, c from three evaluations. Models with different kernel counts per
+    step (8 to 94 layers, dense and MoE) separate the share (∝ kernels) from the host time
+    (per step). The pair minimising the summed soft-L1 of log(predicted / measured) (scale
+    0.1: a row 10% off counts about as much as its square, one 100% off about linearly) is
+    found on a grid: share 0.30-1.00 by 0.005, host 0-3 ms by 5 µs per engine, each engine's
+    host minimised over its own rows."""
+    import numpy as np
+
+    base, full, hosted = _tpot_terms(), _tpot_terms(share=1.0), _tpot_terms(host_step_s=1e-3)
+    ids = [i for i in base if i in full and i in hosted]
+    eng = np.array([base[i][0] for i in ids])
+    a = np.array([base[i][1] for i in ids])
+    b = np.array([full[i][1] for i in ids]) - a
+    c = (np.array([hosted[i][1] for i in ids]) - a) / 1e-3
+    m = np.array([base[i][2] for i in ids])
+    hosts = np.arange(0.0, 3e-3 + 1e-9, 5e-6)
+    best = None
+    for share in np.arange(0.30, 1.0 + 1e-9, 0.005):
+        total, per = 0.0, {}
+        for e in ENGINES:
+            k = eng == e
+            z = np.log((a[k, None] + share * b[k, None] + hosts[None, :] * c[k, None])
+                       / m[k, None]) / 0.1  # fmt: skip
+            cost = (2 * (np.sqrt(1 + z**2) - 1)).sum(axis=0)
+            j = int(np.argmin(cost))
+            per[e], total = float(hosts[j]), total + float(cost[j])
+        if best is None or total < best[0]:
+            best = (total, float(share), per)
+    return best[1], best[2]
 
 
 def fit_wave_share() -> float:
@@ -354,10 +382,10 @@ def render() -> str:
 if __name__ == "__main__":
     sys.path.insert(0, str(ROOT))
     if sys.argv[1:] == ["--fit"]:
-        print(f"serving fixed-cost share: {fit_serving_fixed_share():.3f}")
+        share, hosts = fit()
+        print(f"serving fixed-cost share: {share:.3f}")
+        for engine, step in hosts.items():
+            print(f"{engine}: per_step_s {step * 1e3:.3f} ms")
         print(f"wave share: {fit_wave_share():.3f}")
-        for engine, (step, seq, n) in fit().items():
-            print(f"{engine}: per_step_s {step * 1e3:.3f} ms, per_sequence_s {seq * 1e6:.2f} us"
-                  f" ({n} training rows)")  # fmt: skip
     else:
         sys.stdout.write(render())

@@ -13,14 +13,17 @@ import sys
 FITTED = (
     ("aiconfigurator-core 0.12.0 wheel on PyPI (ai-dynamo/aiconfigurator, Apache-2.0): "
      "aiconfigurator_core/systems/data/{a100_sxm,h100_sxm,h200_sxm,b200_sxm,b300_sxm,gb200,gb300,"
-     "l40s,rtx_pro_6000_server}/ gemm, attention, moe, comm, quantize parquet tables",
+     "l40s,rtx_pro_6000_server}/ gemm, attention, mla (generation_mla_perf, context_mla_perf), "
+     "moe, comm, quantize parquet tables",
      "measured kernel times (vLLM, SGLang, TensorRT-LLM collectors)",
-     "the kernel curves of every NVIDIA profile (tools/fit_kernels.py)"),
+     "the kernel curves of every NVIDIA profile, MLA attention and each engine's own fused-MoE "
+     "curves included (tools/fit_kernels.py)"),
     ("ai-dynamo/aiconfigurator@095f58a51 aic-core/src/aiconfigurator_core/systems/"
      "silicon_sample.csv",
      "measured serving runs (TTFT, TPOT at fixed concurrency), NVIDIA, three engines",
-     "training half: the serving fixed-cost share, the host per-step and per-sequence costs, the "
-     "benchmark's wave share (bench/validation_serving.py); the other half held out"),
+     "training half: the serving fixed-cost share and each engine's host time per step (one "
+     "joint fit), the benchmark's wave share (bench/validation_serving.py); the other half held "
+     "out"),
     ("AMD ROCm performance results page (amd.com/.../rocm-hub/dev-ai/performance-results.html, "
      "rocm/vllm 0.10.2, 2025-10-06)",
      "vLLM throughput, MI300X TP8, Llama 3.1 70B / 405B FP8",
@@ -40,7 +43,53 @@ FITTED = (
      "the fp8 band rule of profiles without curves (4 rows, band model); the rest held out"),
 )
 LOOKED_AT = (
-    ("ai-dynamo/aiconfigurator@095f58a51 collector/vllm/collect_moe.py, collect_gemm.py, "
+    ("SemiAnalysisAI/InferenceX@843c6254f experimental/token_position_decode_slo/{minimax-m2.5,"
+     "qwen3.5,glm-5}/results/*.json and their serve/bench scripts (vLLM nightly, 8 x H200)",
+     "not used: served with reasoning and tool-call parsers whose streamed reasoning the client "
+     "does not count (median TTFT 4.6 s for a 1,024-token prompt at concurrency 4, TPOT up to 1.4 "
+     "s), GLM-5 with MTP speculation"),
+    ("SemiAnalysisAI/InferenceX git history (benchmarks/multi_node/results, removed 2026-05-04), "
+     "SemiAnalysisAI/InferenceX-app (blog .mdx, supplemental-bmk.json: empty), "
+     "ajith-sirra-amd/InferenceMAX_Rocm_Team results/*/agg_bmk.json, leoshan/inferencex-scraper "
+     "and sskim-ai/InferenceX_analysis file lists",
+     "not used: disaggregated multi-node runs, agentic multi-turn traces (prefix reuse), the "
+     "InferenceX results database not in any repository"),
+    ("ai-dynamo/aiconfigurator@095f58a51 collector/trtllm/collect_mla.py, its MLA tables' "
+     "collection_meta.yaml, and the moe_perf tables' kernel_source columns",
+     "what the MLA tables time (heads per GPU, the context in `step`) and which MoE kernel each "
+     "engine's table holds (a newer TensorRT-LLM table with only non-gated kernels hid the older "
+     "gated fp8 rows: fixed)"),
+    ("vllm 0.33.0 wheel vllm/model_executor/layers/fused_moe/fused_moe.py get_default_config; "
+     "sglang 0.5.23 wheel sglang/srt/server_args.py",
+     "the Triton fused MoE's BLOCK_SIZE_M by tokens (16 to 128); SGLang's CUDA-graph batch "
+     "defaults: looked at, not modelled"),
+    ("ai-dynamo/aiconfigurator bench_run.sh.j2 (aiperf synthetic prompts, 20 x concurrency "
+     "requests)", "the silicon sample's client"),
+    ("docs.vultr.com inference-cookbook: rocm/benchmarks/multi-run-statistical-analysis and "
+     "benchmark-methodology (8 x MI325X), cuda/benchmarks/methodology and results-overview, "
+     "cuda/model-guides/minimax-m25 (8 x B200, vLLM 0.12/0.16, 2,048 / 512 random)",
+     "not used: peak throughput per model without the per-concurrency table in the copy read; "
+     "whether 'tok/s' counts input tokens is not stated"),
+    ("lambda.ai/inference-models/minimaxai/minimax-m2.5; inferencex.semianalysis.com/blog/"
+     "b200-minimax-m2-5-vllm-nvfp4-vs-h100-fp8-perf-per-dollar; InferenceX-app pull requests "
+     "#387 and #454 (mirrors)",
+     "not used: one concurrency per GPU, or throughput interpolated at a target interactivity"),
+    ("rocm.blogs.amd.com/artificial-intelligence/scaling-ai-inference (MI355X vs B200, vLLM); "
+     "amd.com technical articles 'InferenceMAX: Benchmarking Progress in Real Time' and 'AMD "
+     "Instinct MI355X GPU Sets a New Bar for DeepSeek Inference'; arXiv 2603.10031 (MI325X, vLLM "
+     "0.14.1) and its summaries (theneuralfeed, ai-navigate-news, sciencestack)",
+     "not used: charts and peak figures, no per-run table in the copies read"),
+    ("MLPerf Inference v5.1 rows of docs/validation/cross_vendor_runs.yaml; MLPerf v6.0 press "
+     "(storagereview.com, pubgpclite.com, thetechdata.com, thedailyscout.com); mlcommons/inference "
+     "language/llama2-70b README, docs.mlcommons.org get-llama2-70b-data, ctuning/MLPerf-OpenOrca "
+     "dataset card",
+     "not used: the OpenOrca subset's input lengths are not stated in what was read"),
+    ("techcommunity.microsoft.com 'Performance of Llama 3.1 8B AI Inference using vLLM on "
+     "ND-H100-v5'; ssaketh-ch/llama31b-benchmark; docs.nvidia.com NIM optimization; "
+     "drpranayjha.com vmware private AI benchmarking; wbing520/ai-performance-engineering; "
+     "git.aiot.ml TensorRT-LLM perf-overview.html (0.20.0rc2)",
+     "search results looked at, not used"),
+("ai-dynamo/aiconfigurator@095f58a51 collector/vllm/collect_moe.py, collect_gemm.py, "
      "collect_attn.py, collector/helper.py, collector/network/collect_nccl.py, "
      "collect_all_reduce.py", "what each table times (CUDA-graph replay, quantisation inside "
      "fp8/nvfp4 GEMMs, the whole fused MoE layer, message sizes in elements)"),

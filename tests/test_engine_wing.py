@@ -66,9 +66,10 @@ def test_every_engine_answers_the_interface(e):
     assert config.engine == e.name and config.version == newest
     assert e.scheduler(newest).name
     api, offline = e.host_costs(newest, "api"), e.host_costs(newest, "offline")
-    # the fitted host table (calc.deploy.host_costs): some host time per step or sequence;
-    # behind the api front-end each request's HTTP and tokenisation time too, offline none
-    assert api.step_host_s(8) > 0 and api.request_host_s(1000) > 0
+    # the fitted host table (calc.deploy.host_costs): a host time per step or sequence (0
+    # where the fit finds none exposed, TensorRT-LLM's overlap scheduler); behind the api
+    # front-end each request's HTTP and tokenisation time, offline none
+    assert api.step_host_s(8) >= 0 and api.request_host_s(1000) > 0
     assert offline.request_host_s(1000) == 0 and offline.per_sequence_s == 0
     assert e.moe.kernels >= 6  # routing, permute, two grouped GEMMs, activation, combine
     assert e.log_reader().engine == e.name

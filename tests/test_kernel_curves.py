@@ -102,7 +102,8 @@ def test_measured_profiles_time_gemms_attention_and_moe_by_their_curves():
     names = {op.name: curve_of(op, r)[0] for op in step.raw}
     assert names["qkv_proj"] == "gemm.bf16"
     assert names["attn_scores"] == names["attn_values"] == "decode_attention.bf16"
-    assert names["routed_experts"] == "moe.mxfp4"
+    # vLLM (the default engine) times its experts by its own fused-MoE kernels' curve
+    assert names["routed_experts"] == "moe@vllm.mxfp4"
     assert names["norms"] is None and names["embedding"] is None  # the bands time them
     # every op's time is its curve time where it has one
     for op, t in zip(step.raw, step.ops, strict=True):
@@ -163,8 +164,8 @@ def test_serving_pays_a_share_of_the_measured_fixed_cost():
     no_fixed = replace(r.curves, gemm={"bf16": replace(curve, fixed_s=0.0)})
     t0 = float(curve_time(op, replace(r, curves=no_fixed)))
     t = float(curve_time(op, r))
-    assert SERVING_FIXED_SHARE == 0.5
-    assert t - t0 == pytest.approx(32 * 0.5 * curve.fixed_s, rel=1e-9)
+    assert SERVING_FIXED_SHARE == 0.665
+    assert t - t0 == pytest.approx(32 * 0.665 * curve.fixed_s, rel=1e-9)
 
 
 def test_curves_are_vectorised():
@@ -183,11 +184,79 @@ def test_every_curve_of_every_profile_is_sourced():
             continue
         assert k.provenance in ("fitted", "copied") and k.source
         assert (k.copied_from is not None) == (k.provenance == "copied"), hw.name
-        for section in (k.gemm, k.decode_attention, k.prefill_attention, k.moe):
+        own = [c for per in (k.moe_engine or {}).values() for c in per.values()]
+        for section in (k.gemm, k.decode_attention, k.prefill_attention, k.moe,
+                        k.mla_decode_attention, k.mla_prefill_attention, dict(enumerate(own))):
             for c in (section or {}).values():
                 assert c.provenance == k.provenance and c.source
                 assert c.band[0] <= 1 <= c.band[1]
                 assert 0 < c.compute <= 1 and 0 < c.memory <= 1
+
+
+def test_mla_attention_is_timed_by_its_own_curves():
+    # DeepSeek-V3 on H200: decode in the absorbed form by the MLA decode curve of its KV dtype,
+    # prefill by the MLA prefill curve, never by the GQA curves
+    dep = _dep("deepseek-v3", "h200", tp=8)
+    dec = step_of(dep, batch=16, ctx=2048)
+    pre = step_of(dep, batch=1, prompt=2048)
+    name = {op.name: curve_of(op, dec.rates)[0] for op in dec.raw}
+    assert name["attn_scores"] == name["attn_values"] == "mla_decode_attention.bf16"
+    assert curve_of(next(o for o in pre.raw if o.name == "attn_scores"), pre.rates)[0] == (
+        "mla_prefill_attention.bf16"
+    )
+    # the values op carries no fixed cost: soft(FLOPs / (P c), bytes / (W m)) × the engine's
+    # scale (vLLM has none for MLA: 1), at least its speed of light
+    op = next(o for o in dec.raw if o.name == "attn_values")
+    r = dec.rates
+    c = load_hardware("h200").kernels.mla_decode_attention["bf16"]
+    P, W = r.peaks["bf16"], r.hbm_bytes_per_s
+    soft = K.soft_max(op.flops / (P * c.compute), op.bytes / (W * c.memory), c.sharpness)
+    want = max(soft, op_time_s(op.flops, op.bytes, P, W))
+    assert float(curve_time(op, r)) == pytest.approx(want, rel=1e-12)
+
+
+def test_each_engine_times_moe_by_its_own_kernels():
+    # DeepSeek-V3's fp8 block experts on H200: SGLang's Triton fused MoE and TensorRT-LLM's
+    # CUTLASS MoE are fitted apart (their tables differ up to 4x on one shape), each engine's
+    # layer timed by its own curve
+    times, names = {}, {}
+    for engine in ("sglang", "trtllm"):
+        dep = _dep("deepseek-v3", "h200", tp=8, engine=EngineSettings(name=engine))
+        step = step_of(dep, batch=1, prompt=8192)
+        op = next(o for o in step.raw if o.name == "routed_experts")
+        names[engine], curve = curve_of(op, step.rates)
+        times[engine] = float(curve_time(op, step.rates))
+        own = load_hardware("h200").kernels.moe_engine[engine]["fp8_block"]
+        assert curve is own
+    assert names == {"sglang": "moe@sglang.fp8_block", "trtllm": "moe@trtllm.fp8_block"}
+    assert abs(times["sglang"] / times["trtllm"] - 1) > 0.05
+    # an engine without a curve of its own for the format takes the pooled one
+    dep = _dep("deepseek-v3", "h200", tp=8, engine=EngineSettings(name="sglang"))
+    step = step_of(dep, batch=256, ctx=2048)
+    k = step.rates.curves
+    pooled_only = replace(step.rates, curves=replace(k, moe_engine={}))
+    op = next(o for o in step.raw if o.name == "routed_experts")
+    assert curve_of(op, pooled_only)[0] == "moe.fp8_block"
+
+
+def test_a_moe_curve_of_another_peak_times_by_that_peak():
+    # TensorRT-LLM's MXFP4 experts on B200 run W4A8 (MXFP8 activations): its curve's compute
+    # fraction is of the fp8 peak (``peak: fp8``), not the bf16 one of weight-only MXFP4
+    hw = load_hardware("b200")
+    curve = hw.kernels.moe_engine["trtllm"]["mxfp4"]
+    assert curve.peak == "fp8"
+    dep = _dep("gpt-oss-120b", "b200", engine=EngineSettings(name="trtllm"))
+    step = step_of(dep, batch=512, ctx=1024)
+    op = next(o for o in step.raw if o.name == "routed_experts")
+    r = step.rates
+    P, W, L = r.peaks["fp8"], r.hbm_bytes_per_s, op.layers
+    t = K.moe_time_s(op.flops, op.bytes, op.gemm_m, op.route_elements, flops_per_s=P,
+                     bytes_per_s=W, compute=curve.compute, memory=curve.memory,
+                     fixed_s=L * SERVING_FIXED_SHARE * curve.fixed_s,
+                     per_route_element_s=curve.per_route_element_s, tile_m=curve.tile_m,
+                     sharpness=curve.sharpness)  # fmt: skip
+    assert float(curve_time(op, r)) == pytest.approx(max(t, op_time_s(op.flops, op.bytes, P, W)),
+                                                     rel=1e-12)  # fmt: skip
 
 
 def test_a_band_without_one_inside_is_refused():

@@ -123,3 +123,25 @@ def test_score_section_meets_the_bar_where_the_fit_is_constrained():
     _run, _fit, others = next(f for f in fits if f[0].rate_per_s == 16.0)
     finite = [o for o in others if o.run.rate_per_s is not None]
     assert len(finite) == 2 and all(score._passes(o.rows) for o in finite)
+
+
+def test_error_bands_file_is_what_the_generator_writes():
+    # docs/validation/error_bands.yaml (plan's margins) is bench/validation_bands.py's output
+    # from the same records as the page, and names a band for every class it lists
+    import yaml
+
+    bands = _module("validation_bands")
+    text = bands.OUT.read_text()
+    assert text == bands.to_yaml(bands.records()), (
+        "docs/validation/error_bands.yaml is stale: run python bench/validation_bands.py --write"
+    )
+    data = yaml.safe_load(text)
+    assert data["schema"] == "kvcalc-error-bands/1"
+    for name, c in data["classes"].items():
+        assert name == f"{c['vendor']}/{c['dtype']}/{c['kind']}"
+        for fig in ("throughput", "tpot", "ttft"):
+            if fig in c:
+                b = c[fig]
+                assert b["p10"] <= b["median"] <= b["p90"] and b["rows"] >= 1
+    for w in data["widest"].values():
+        assert w["class"] in data["classes"] and w["p10"] <= w["p90"]

@@ -91,7 +91,8 @@ FRAMEWORKS = ("vllm", "sglang", "trtllm")
 # (TensorRT-LLM's XQA and FMHA, FlashInfer and FlashAttention in vLLM and SGLang), up to 30% apart
 # in the tables; their GEMMs and fused MoE come from shared libraries (cuBLAS, CUTLASS,
 # DeepGEMM, Triton) and stay pooled
-ENGINE_SCALED = ("decode_attention", "prefill_attention")
+ENGINE_SCALED = ("decode_attention", "prefill_attention", "mla_decode_attention",
+                 "mla_prefill_attention")
 # GEMM dtype of the tables -> (kvcalc curve key, peak key, weight B/elt, input B/elt, quant B/elt)
 GEMM_DTYPES = {
     "bfloat16": ("bf16", "bf16", 2.0, 2.0, 0.0),
@@ -138,14 +139,20 @@ class Tables:
         frame["fw"] = framework
         return frame
 
-    def newest(self, gpu: str, op: str, table: str, frameworks=FRAMEWORKS, by: str | None = None):
+    def newest(self, gpu: str, op: str, table: str, frameworks=FRAMEWORKS, by: str | None = None,
+               keep=None):  # fmt: skip
         """Each framework's newest table, pooled (None when none has it); with ``by`` (a
-        column), for each of its values the newest version of each framework that has it."""
+        column), for each of its values the newest version of each framework that has it;
+        ``keep`` (a frame -> bool mask) drops rows before the newest is chosen (a newer table
+        holding only rows kvcalc never uses does not hide an older one that has them)."""
         import pandas as pd
 
         parts = []
         for fw in frameworks:
             frames = [self.read(gpu, op, fw, v, table) for v in self.versions(gpu, op, fw, table)]
+            if keep is not None:
+                frames = [f[keep(f)] for f in frames]
+                frames = [f for f in frames if len(f)]
             if not frames:
                 continue
             if by is None:
@@ -255,6 +262,11 @@ def fit_decode_attention(frame, peak: float, bandwidth: float, kv_dtype: str):
     t = f.latency.to_numpy() * 1e-3
     flops = 4 * b * c * hq * hd
     moved = b * (c + 1) * hk * hd * 2 * kvb + b * hq * hd * 2 * 2
+    return _fit_decode_form(f, t, flops, moved, b, peak, bandwidth, kv_dtype)
+
+
+def _fit_decode_form(f, t, flops, moved, b, peak, bandwidth, kv_dtype):
+    """``decode_attention_time_s``'s numbers fitted to measured times ``t``."""
     best = None
     for s in (2.0, 4.0, 8.0):
 
@@ -287,6 +299,11 @@ def fit_prefill_attention(frame, peak: float, bandwidth: float):
     t = f.latency.to_numpy() * 1e-3
     flops = 4 * b * hq * hd * p_len * (p_len + 1) / 2  # causal: n(n + 1) / 2 pairs
     moved = b * p_len * (hq * hd * 2 * 2 + 4 * hk * hd * 2)  # Q in, O out, K/V in and cached
+    return _fit_prefill_form(f, t, flops, moved, p_len, peak, bandwidth)
+
+
+def _fit_prefill_form(f, t, flops, moved, p_len, peak, bandwidth):
+    """``prefill_attention_time_s``'s numbers fitted to measured times ``t``."""
     best = None
     for s in (2.0, 4.0, 8.0):
 
@@ -308,8 +325,52 @@ def fit_prefill_attention(frame, peak: float, bandwidth: float):
     return "bf16", curve, _stats(ratio, f)
 
 
+# MLA (DeepSeek's latent attention): the tables time the attention kernel of one layer for
+# DeepSeek-V3's dimensions (kv_lora_rank 512, RoPE 64, no-PE 128, value 128), num_heads per GPU
+MLA_RANK, MLA_ROPE, MLA_NOPE, MLA_V = 512, 64, 128, 128
+
+
+def fit_mla_decode(frame, peak: float, bandwidth: float, kv_dtype: str):
+    """Decode MLA in its absorbed form (``calc.deploy.ops``: scores 2 h (r + rope) and values
+    2 h r FLOPs per key; the cached latent and RoPE key read, the latent-space query in and
+    output out), by the decode-attention formula."""
+    f = frame[(frame.kv_cache_dtype == kv_dtype) & (frame.mla_dtype == "bfloat16")]
+    if len(f) < 200:
+        return None
+    kvb = 1.0 if kv_dtype == "fp8" else 2.0
+    b, c, h = (f[x].to_numpy(dtype=float) for x in ("batch_size", "step", "num_heads"))
+    t = f.latency.to_numpy() * 1e-3
+    flops = b * c * h * 2 * (2 * MLA_RANK + MLA_ROPE)
+    moved = b * (c + 1) * (MLA_RANK + MLA_ROPE) * kvb + b * h * (2 * MLA_RANK + MLA_ROPE) * 2
+    return _fit_decode_form(f, t, flops, moved, b, peak, bandwidth, kv_dtype)
+
+
+def fit_mla_prefill(frame, peak: float, bandwidth: float):
+    """Prefill MLA in its explicit form: per-head keys of no-PE + RoPE and values of
+    ``MLA_V`` (the op's FLOPs and bytes in ``calc.deploy.ops``), causal."""
+    f = frame[(frame.kv_cache_dtype == "bfloat16") & (frame.mla_dtype == "bfloat16")]
+    if len(f) < 200:
+        return None
+    b, p_len, h = (f[x].to_numpy(dtype=float) for x in ("batch_size", "isl", "num_heads"))
+    t = f.latency.to_numpy() * 1e-3
+    pairs = b * p_len * (p_len + 1) / 2
+    flops = 2 * pairs * h * (MLA_NOPE + MLA_ROPE + MLA_V)
+    per_token = (MLA_RANK + MLA_ROPE) * 2 + h * ((MLA_NOPE + MLA_ROPE) * 2 + MLA_V * 2) * 2
+    moved = b * p_len * per_token
+    return _fit_prefill_form(f, t, flops, moved, p_len, peak, bandwidth)
+
+
 # ------------------------------------------------------------------------------------------
 # MoE
+
+
+# the per-route term's bound [ps per element × B/s]: the kernels around the grouped GEMMs
+# (permute, un-permute, combine) move each route's hidden vector of 2-byte elements a few
+# times; at most 16 bytes per element at the whole HBM bandwidth (read and write it twice at
+# half the rate). Beyond it the fit would let the route term stand in for the GEMMs' own
+# slowness at many tokens, which a tensor-parallel layer (every route on every GPU) would
+# then pay at the wrong scale.
+ROUTE_BOUND = 16 / 1e-12
 
 
 def fit_moe(frame, peaks: dict, bandwidth: float, dtype: str, memory: float):
@@ -320,9 +381,6 @@ def fit_moe(frame, peaks: dict, bandwidth: float, dtype: str, memory: float):
     if peak_key not in peaks:
         return None
     f = frame[(frame.moe_dtype == dtype) & (frame.distribution == "balanced")]
-    # the engines' default paths: gated experts; SGLang's Triton runner, not its FlashInfer
-    # CUTLASS alternative (a flag it does not set by default)
-    f = f[~f.kernel_source.str.contains("nongated|sglang_flashinfer_cutlass")]
     if len(f) < 100:
         return None
     T, h, inter, k, E, tp, ep = (
@@ -350,7 +408,7 @@ def fit_moe(frame, peaks: dict, bandwidth: float, dtype: str, memory: float):
                 )  # fmt: skip
 
             p, ratio = _least_squares(
-                model, [0.4, 3e-5, 1.0], [0.01, 0.0, 0.0], [1.0, 1e-3, 1e3], t
+                model, [0.4, 3e-5, 1.0], [0.01, 0.0, 0.0], [1.0, 1e-3, ROUTE_BOUND / bandwidth], t
             )
             score = float(np.median(np.abs(ratio - 1)))
             if best is None or score < best[0]:
@@ -358,7 +416,29 @@ def fit_moe(frame, peaks: dict, bandwidth: float, dtype: str, memory: float):
     _, tm, s, p, ratio = best
     curve = {"compute": p[0], "memory": memory, "fixed_s": p[1],
              "per_route_element_s": p[2] * 1e-12, "tile_m": tm, "sharpness": s}  # fmt: skip
+    if peak_key != MOE_DTYPES[next(d for d, v in MOE_DTYPES.items() if v[0] == key)][1]:
+        curve["peak"] = peak_key  # its compute fraction is of this peak, not the key's own
     return key, curve, _stats(ratio, f)
+
+
+# the table formats of a kvcalc MoE key in the order an engine's default path prefers them:
+# on Blackwell TensorRT-LLM's and SGLang's trtllm-gen MXFP4 MoE quantise the activations to
+# MXFP8 (W4A8); vLLM's gpt-oss path keeps them in bf16 (its table: …mxfp4_bf16…, W4A16)
+MOE_ENGINE_PREFER = {
+    "trtllm": {"mxfp4": ("w4a8_mxfp4_mxfp8", "w4a16_mxfp4")},
+    "sglang": {"mxfp4": ("w4a8_mxfp4_mxfp8", "w4a16_mxfp4")},
+}
+
+
+def _engine_moe_order(fw: str, key: str) -> tuple[str, ...]:
+    default = tuple(d for d, (k, _, _) in MOE_DTYPES.items() if k == key)
+    return MOE_ENGINE_PREFER.get(fw, {}).get(key, default)
+
+
+def moe_default_path(frame):
+    """The engines' default MoE paths (a ``Tables.newest`` filter): gated experts; SGLang's
+    Triton runner, not its FlashInfer CUTLASS alternative (a flag it does not set by default)."""
+    return ~frame.kernel_source.str.contains("nongated|sglang_flashinfer_cutlass")
 
 
 def moe_power_law_slowdown(frame, curve: dict, peaks: dict, bandwidth: float, dtype: str):
@@ -438,7 +518,8 @@ def load_profile(name: str) -> dict:
     return yaml.safe_load((ROOT / "hardware_profiles" / f"{name}.yaml").read_text())
 
 
-SECTIONS = ("gemm", "decode_attention", "prefill_attention", "moe", "allreduce", "elementwise")
+SECTIONS = ("gemm", "decode_attention", "prefill_attention", "mla_decode_attention",
+            "mla_prefill_attention", "moe", "allreduce", "elementwise")
 
 
 def fit_gpu(tables: Tables, gpu: str, only=SECTIONS, base: dict | None = None) -> dict:
@@ -448,7 +529,9 @@ def fit_gpu(tables: Tables, gpu: str, only=SECTIONS, base: dict | None = None) -
     peaks = prof["peak_flops_per_s"]
     bw = float(prof["hbm_bandwidth_bytes_per_s"])
     out: dict = {"profile": profile_name, "sms": sms, "gemm": {}, "decode_attention": {},
-                 "prefill_attention": {}, "moe": {}, "allreduce": {}, "stats": {}}  # fmt: skip
+                 "prefill_attention": {}, "mla_decode_attention": {},
+                 "mla_prefill_attention": {}, "moe": {}, "moe_engine": {}, "allreduce": {},
+                 "stats": {}}  # fmt: skip
     if base is not None:
         out = base
         for sec in only:
@@ -456,7 +539,7 @@ def fit_gpu(tables: Tables, gpu: str, only=SECTIONS, base: dict | None = None) -
                 out.pop(sec, None)
             else:
                 out[sec] = {}
-            for key in [k for k in out["stats"] if k.split(".")[0] == sec]:
+            for key in [k for k in out["stats"] if k.split(".")[0].split("@")[0] == sec]:
                 del out["stats"][key]
     g = tables.newest(gpu, "gemm", "gemm_perf", by="gemm_dtype") if "gemm" in only else None
     if g is not None:
@@ -484,17 +567,52 @@ def fit_gpu(tables: Tables, gpu: str, only=SECTIONS, base: dict | None = None) -
         if res:
             out["prefill_attention"][res[0]] = res[1]
             out["stats"][f"prefill_attention.{res[0]}"] = res[2]
-    mo = tables.newest(gpu, "moe", "moe_perf", by="moe_dtype") if "moe" in only else None
+    for section, table, fitter in (
+        ("mla_decode_attention", "generation_mla_perf", "decode"),
+        ("mla_prefill_attention", "context_mla_perf", "prefill"),
+    ):
+        if section not in only:
+            continue
+        out[section] = {}
+        ml = tables.newest(gpu, "mla", table, ("sglang", "trtllm"))
+        if ml is None:
+            continue
+        if fitter == "decode":
+            fits = [fit_mla_decode(ml, float(peaks["bf16"]), bw, kv) for kv in ("bfloat16", "fp8")]
+        else:
+            fits = [fit_mla_prefill(ml, float(peaks["bf16"]), bw)]
+        for res in fits:
+            if res:
+                out[section][res[0]] = res[1]
+                out["stats"][f"{section}.{res[0]}"] = res[2]
+    mo = None
+    if "moe" in only:
+        mo = tables.newest(gpu, "moe", "moe_perf", by="moe_dtype", keep=moe_default_path)
+        out["moe_engine"] = {}
     stream = out["gemm"].get("bf16", {}).get("memory", 0.8)
     if mo is not None:
+        fpeaks = {k: float(v) for k, v in peaks.items()}
         for dtype in MOE_DTYPES:
-            res = fit_moe(mo, {k: float(v) for k, v in peaks.items()}, bw, dtype, stream)
+            res = fit_moe(mo, fpeaks, bw, dtype, stream)
             if res and res[0] not in out["moe"]:
                 out["moe"][res[0]] = res[1]
                 out["stats"][f"moe.{res[0]}"] = res[2]
                 slow = moe_power_law_slowdown(mo, res[1], peaks, bw, dtype)
                 if slow:
                     out["stats"][f"moe.{res[0]}"]["power_law_slowdown"] = slow
+        # each engine's own fused-MoE kernels (Triton, CUTLASS, FlashInfer, Marlin: up to 4x
+        # apart on one shape), fitted to its own rows where more than one engine was measured
+        for fw in FRAMEWORKS:
+            own_rows = mo[mo.fw == fw]
+            for key in dict.fromkeys(k for k, _, _ in MOE_DTYPES.values()):
+                for dtype in _engine_moe_order(fw, key):
+                    if len(set(mo.fw[mo.moe_dtype == dtype])) < 2:
+                        continue
+                    own = fit_moe(own_rows, fpeaks, bw, dtype, stream)
+                    if own:
+                        out["moe_engine"].setdefault(fw, {})[key] = own[1]
+                        out["stats"][f"moe@{fw}.{key}"] = own[2]
+                        break
     nccl = _newest_one(tables, gpu, "comm", "nccl", "nccl_perf") if "allreduce" in only else None
     if nccl is not None:
         ar = nccl[(nccl.op_name == "all_reduce") & (nccl.nccl_dtype == "half")]
@@ -532,6 +650,8 @@ def _newest_one(tables: Tables, gpu: str, op: str, fw: str, table: str):
 
 
 def _num(x: float) -> str:
+    if isinstance(x, str):
+        return x
     if isinstance(x, int) or (float(x).is_integer() and abs(x) < 1e6):
         return str(int(x))
     text = f"{x:.4g}"
@@ -580,18 +700,20 @@ def kernels_yaml(fit: dict, gpu: str) -> str:
             f"band: [{st['band_low']:.3f}, {st['band_high']:.3f}], provenance: {prov}, "
             f"source: {_sources(st)}}}"
         )
-    for section in ("gemm", "decode_attention", "prefill_attention", "moe"):
-        if not fit[section]:
+    for section in ("gemm", "decode_attention", "prefill_attention", "mla_decode_attention",
+                    "mla_prefill_attention", "moe"):  # fmt: skip
+        if not fit.get(section):
             continue
         lines.append(f"  {section}:")
-        for key, curve in fit[section].items():
-            st = fit["stats"][f"{section}.{key}"]
-            body = ", ".join(f"{k}: {_num(v)}" for k, v in curve.items())
-            lines.append(
-                f"    {key}: {{{body}, band: [{st['band_low']:.3f}, {st['band_high']:.3f}], "
-                f"error: {st['median_abs_error']:.3f}, provenance: {prov}, "
-                f"source: {_sources(st)}}}"
-            )
+        lines += [_curve_line(fit, f"{section}.{key}", key, curve, prov, "    ")
+                  for key, curve in fit[section].items()]  # fmt: skip
+    if fit.get("moe_engine"):
+        lines.append("  # each engine's own fused-MoE kernels, fitted to that engine's rows alone")
+        lines.append("  moe_engine:")
+        for fw in sorted(fit["moe_engine"]):
+            lines.append(f"    {fw}:")
+            lines += [_curve_line(fit, f"moe@{fw}.{key}", key, curve, prov, "      ")
+                      for key, curve in fit["moe_engine"][fw].items()]  # fmt: skip
     scales: dict = {}
     for key, st in fit["stats"].items():
         if not key.startswith(ENGINE_SCALED):
@@ -621,6 +743,15 @@ def kernels_yaml(fit: dict, gpu: str) -> str:
                 lines.append(f"        {n}: [{body}]")
     lines.append("# END kernels")
     return "\n".join(lines) + "\n"
+
+
+def _curve_line(fit: dict, stat: str, key: str, curve: dict, prov: str, indent: str) -> str:
+    st = fit["stats"][stat]
+    body = ", ".join(f"{k}: {_num(v)}" for k, v in curve.items())
+    return (
+        f"{indent}{key}: {{{body}, band: [{st['band_low']:.3f}, {st['band_high']:.3f}], "
+        f"error: {st['median_abs_error']:.3f}, provenance: {prov}, source: {_sources(st)}}}"
+    )
 
 
 def _sources(st: dict) -> str:

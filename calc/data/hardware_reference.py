@@ -110,6 +110,17 @@ FIELD_HELP: dict[str, str] = {
     "KernelCurves.decode_attention": "decode attention curves by KV-cache dtype (below)",
     "KernelCurves.prefill_attention": "prefill (context) attention curves (below)",
     "KernelCurves.moe": "fused MoE layer curves by the experts' weight format (below)",
+    "KernelCurves.mla_decode_attention": (
+        "DeepSeek latent attention (MLA) at decode, absorbed form, by KV-cache dtype (the "
+        "decode attention fields below)"
+    ),
+    "KernelCurves.mla_prefill_attention": (
+        "MLA prefill (context) attention curves (the prefill attention fields below)"
+    ),
+    "KernelCurves.moe_engine": (
+        "per engine, fused MoE layer curves fitted to that engine's own kernels alone, by the "
+        "experts' weight format; an engine or format absent: the pooled `moe` curve"
+    ),
     "KernelCurves.allreduce": (
         "all-reduce curves by implementation: nccl or the engines' custom kernels (below)"
     ),
@@ -155,6 +166,10 @@ FIELD_HELP: dict[str, str] = {
     ),
     "MoeCurve.tile_m": (
         "rows of each expert's GEMM tile: each touched expert's rows padded to whole tiles [rows]"
+    ),
+    "MoeCurve.peak": (
+        "the peak `compute` is a fraction of where it is not the format's own (MXFP4 experts with "
+        "MXFP8 activations: fp8); absent: the format's"
     ),
     "AllReduceCurve.segments": (
         "per GPU count, segments of [latency_s, bus bytes/s] (nccl-tests' bus bandwidth); the "

@@ -133,6 +133,9 @@ class MoeCurve(_Curve):
     provenance: Provenance
     source: Text
     error: Annotated[float, Bounds(ge=0, le=10)] | None = None
+    # the peak ``compute`` is a fraction of where it is not the format's own (MXFP4 experts
+    # with MXFP8 activations: fp8); None: the format's (calc.deploy.rates.MOE_PEAK)
+    peak: Literal["bf16", "fp8", "fp4"] | None = None
 
 
 @schema
@@ -183,6 +186,12 @@ class KernelCurves(Schema):
     decode_attention: dict[Literal["bf16", "fp8"], DecodeAttentionCurve] | None = None
     prefill_attention: dict[Literal["bf16"], PrefillAttentionCurve] | None = None
     moe: dict[MoeKey, MoeCurve] | None = None
+    # DeepSeek's latent attention (MLA): decode in the absorbed form by KV dtype, prefill
+    mla_decode_attention: dict[Literal["bf16", "fp8"], DecodeAttentionCurve] | None = None
+    mla_prefill_attention: dict[Literal["bf16"], PrefillAttentionCurve] | None = None
+    # each engine's own fused-MoE kernels, fitted to its own rows (the pooled ``moe`` curve
+    # for an engine or a format absent here)
+    moe_engine: dict[Literal["vllm", "sglang", "trtllm"], dict[MoeKey, MoeCurve]] | None = None
     allreduce: dict[Literal["nccl", "custom"], AllReduceCurve] | None = None
     # each engine's own attention kernels against the pooled curves: time multipliers by curve
     # name ("decode_attention.fp8" …), the median of measured / fitted time over that engine's

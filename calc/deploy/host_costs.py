@@ -31,11 +31,16 @@ Sources (every figure below names its own):
   requests): HTTP overhead (tokenisation, scheduling, queue wait) 7, 15, 47 and 131 ms at 1K,
   8K, 32K and 100K-token prompts; the least-squares line through the four is 5.7 ms + 1.25 µs
   per prompt token (its own tokeniser benchmark: ~500k tokens/s encode on one core, 2.0 µs).
-- per-step and per-sequence host time: fitted across the agg-mode serving runs of
-  aiconfigurator's silicon sample (ai-dynamo/aiconfigurator
-  ``aic-core/src/aiconfigurator_core/systems/silicon_sample.csv``: measured TPOT at fixed
-  concurrency), one pair per engine, by ``bench/validation_serving.py --fit`` (the residual
-  TPOT the GPU model leaves, against the sequences in the step). See docs/validation.md.
+- per-step host time: fitted across the agg-mode serving runs of aiconfigurator's silicon
+  sample (ai-dynamo/aiconfigurator ``aic-core/src/aiconfigurator_core/systems/silicon_sample.csv``:
+  measured TPOT at fixed concurrency, training half), one figure per engine, jointly with the
+  share of the kernels' measured fixed cost a serving step pays
+  (``calc.deploy.rates.SERVING_FIXED_SHARE``), by ``bench/validation_serving.py --fit``: models
+  of different kernel counts per step separate the two. vLLM 60 µs, TensorRT-LLM 0 (their
+  async / overlap schedulers prepare step n + 1 while step n runs: nothing measurable is
+  exposed), SGLang 0.725 ms. A per-sequence term was fitted too and came out at zero for vLLM
+  and TensorRT-LLM and 14 µs for SGLang with no better fit (12.8% against 12.9% median |error|):
+  left out. See docs/validation.md.
 """
 
 from __future__ import annotations

@@ -337,13 +337,14 @@ def is_gemm(op: Op) -> bool:
 # Kernel curves
 
 # The share of a kernel's fixed cost as measured alone that a serving step pays [×]: fitted,
-# one constant for every curve and GPU (bench/validation_serving.py --fit-share: the signed
-# median TPOT error of the training half's runs at concurrency <= 16 set to zero). The kernel
+# one constant for every curve and GPU, together with each engine's host time per step
+# (bench/validation_serving.py --fit: the training half's TPOT, its separation from the host
+# time coming from models of 8 to 94 layers, i.e. different kernel counts per step). The kernel
 # tables time each kernel (or one layer's fused MoE) replayed alone in a CUDA graph: its fixed
 # cost carries the replay's own launch and the kernel's ramp-up and drain with nothing to
 # overlap them; in a serving step's graph no per-kernel launch is paid and consecutive kernels
 # overlap their tails (programmatic dependent launch on Hopper and Blackwell).
-SERVING_FIXED_SHARE = 0.5
+SERVING_FIXED_SHARE = 0.665
 
 # a GEMM's tensor-core dtype -> the curves that may time it, in order
 GEMM_CURVES = {"bf16": ("bf16",), "fp8": ("fp8", "fp8_block"), "fp8_block": ("fp8_block", "fp8"),
@@ -432,20 +433,33 @@ def curve_of(op: Op, r: Rates):
     if op.kind != COMPUTE:
         return None, None
     if op.grouped and op.layers:
-        key, curve = _first(c.moe, _moe_keys(op.fmt, r.peaks))
+        keys = _moe_keys(op.fmt, r.peaks)
+        own = (c.moe_engine or {}).get(r.engine)
+        key, curve = _first(own, keys)  # the engine's own kernels where fitted
+        if curve is not None:
+            return f"moe@{r.engine}.{key}", curve
+        key, curve = _first(c.moe, keys)
         return (f"moe.{key}", curve) if curve is not None else (None, None)
     if is_gemm(op) and op.gemm_shapes and op.layers and r.m_curve is None:
         key, _ = _gemm_key(op, r)
         key, curve = _first(c.gemm, GEMM_CURVES.get(key, ()))
         return (f"gemm.{key}", curve) if curve is not None else (None, None)
-    if op.attention and op.attn_kind == "gqa" and op.layers:
+    if op.attention and op.attn_kind in ("gqa", "mla") and op.layers:
+        pre = "mla_" if op.attn_kind == "mla" else ""  # DeepSeek's latent attention apart
         if op.prompt is None:
             kv = "fp8" if r.kv_dtype and r.kv_dtype.startswith(("fp8", "int8")) else "bf16"
-            key, curve = _first(c.decode_attention, (kv, "bf16", "fp8"))
-            return (f"decode_attention.{key}", curve) if curve is not None else (None, None)
-        key, curve = _first(c.prefill_attention, ("bf16",))
-        return (f"prefill_attention.{key}", curve) if curve is not None else (None, None)
+            key, curve = _first(getattr(c, f"{pre}decode_attention"), (kv, "bf16", "fp8"))
+            name = f"{pre}decode_attention.{key}"
+            return (name, curve) if curve is not None else (None, None)
+        key, curve = _first(getattr(c, f"{pre}prefill_attention"), ("bf16",))
+        return (f"{pre}prefill_attention.{key}", curve) if curve is not None else (None, None)
     return None, None
+
+
+def _kind(name: str) -> str:
+    """A curve name's kind: "gemm", "moe", "decode_attention", "mla_prefill_attention" …
+    (an engine's own curve, "moe@vllm.fp8", is of its pooled curve's kind)."""
+    return name.split(".")[0].split("@")[0]
 
 
 def _custom_allowed(op: Op, r: Rates) -> bool:
@@ -462,7 +476,7 @@ def curve_time(op: Op, r: Rates):
     name, curve = curve_of(op, r)
     if curve is None:
         return None
-    kind = name.split(".")[0]
+    kind = _kind(name)
     L = op.layers
     if kind == "allreduce":
         msg = op.bytes / op.count
@@ -487,19 +501,19 @@ def curve_time(op: Op, r: Rates):
         floor = op_time_s(op.flops, op.bytes, r.peaks[GEMM_PEAK[key]], W)
         return _maximum(L * t * scale, floor) + other * r.kernel_s
     if kind == "moe":
-        key = name.split(".")[1]
+        key = curve.peak or MOE_PEAK[name.split(".")[1]]
         t = KC.moe_time_s(
             op.flops, op.bytes, op.gemm_m, op.route_elements,
-            flops_per_s=r.peaks[MOE_PEAK[key]], bytes_per_s=W, compute=curve.compute,
+            flops_per_s=r.peaks[key], bytes_per_s=W, compute=curve.compute,
             memory=curve.memory, fixed_s=L * SERVING_FIXED_SHARE * curve.fixed_s,
             per_route_element_s=curve.per_route_element_s, tile_m=curve.tile_m,
             sharpness=curve.sharpness,
         )  # fmt: skip
-        return _maximum(t * scale, op_time_s(op.flops, op.bytes, r.peaks[MOE_PEAK[key]], W))
+        return _maximum(t * scale, op_time_s(op.flops, op.bytes, r.peaks[key], W))
     first = bool(op.kernels)  # the scores op carries the kernel's fixed costs
     scale *= _engine_scale(name, r)
     P = r.peaks["bf16"]
-    if kind == "decode_attention":
+    if kind.endswith("decode_attention"):
         t = KC.decode_attention_time_s(
             op.flops, op.bytes, op.seqs, flops_per_s=P, bytes_per_s=W,
             compute=curve.compute, memory=curve.memory,
@@ -555,7 +569,7 @@ def curve_explain(op: Op, r: Rates):
     def one(x):
         return float(np.asarray(x, dtype=np.float64).flat[0])
 
-    kind = name.split(".")[0]
+    kind = _kind(name)
     if kind == "allreduce":
         msg, n = one(op.bytes / op.count), op.group
         segs = list(curve.segments[n])
@@ -591,8 +605,7 @@ def curve_explain(op: Op, r: Rates):
                 " + {other} × {kernel_s} s")  # fmt: skip
         return tmpl, nums, name, curve
     if kind == "moe":
-        key = name.split(".")[1]
-        P = r.peaks[MOE_PEAK[key]]
+        P = r.peaks[curve.peak or MOE_PEAK[name.split(".")[1]]]
         rows = scalar.gemm_m
         pad = one(KC.padded_rows(rows, curve.tile_m)) / rows
         nums = {
@@ -614,9 +627,9 @@ def curve_explain(op: Op, r: Rates):
     head = 0.0
     if first:
         head = L * SERVING_FIXED_SHARE * curve.fixed_s
-        if kind == "decode_attention":
+        if kind.endswith("decode_attention"):
             head += L * curve.per_sequence_s * scalar.seqs
-    if kind == "prefill_attention":
+    if kind.endswith("prefill_attention"):
         reach = curve.compute * scalar.prompt / (scalar.prompt + curve.prompt_half)
     nums = {
         "head": head,
