@@ -47,10 +47,22 @@ SOURCE = (
 FORMATS = {"fp8": "fp8-tensor", "fp8_block": "fp8-block128", "nvfp4": "nvfp4", "int4_wo": None}
 # The benchmark's waves: its c requests start together and, with fixed lengths, tend to finish
 # and restart together, so a request waits for a share of the other requests' prefills. The
-# share (0: arrivals spread evenly, 1/2: every wave one burst) is fitted on the training
-# half (``--fit``: the median of (measured TTFT − the steady-state TTFT) / ((n − 1) × one
-# prefill)): one constant of this benchmark's method, not of kvcalc's model.
-WAVE_SHARE = 0.150
+# share (0: arrivals spread evenly, 1/2: every wave one burst) depends on how the engine's
+# scheduler takes a wave in (its ``SchedulerPolicy``): prefill batches first, whole prompts
+# (SGLang) queues each prompt behind the wave's others; chunked prefill beside the running
+# decodes (vLLM) spreads them; whole requests reserved (TensorRT-LLM) between. One share per
+# policy, fitted on the training half (``--fit``: the median of (measured TTFT − the
+# steady-state TTFT) / ((n − 1) × one prefill) over that policy's rows): a constant of this
+# benchmark's method against a scheduler, not of kvcalc's step model.
+WAVE_SHARE = {"prefill-first": 0.367, "whole-request": 0.150, "chunked": 0.104}
+
+
+def _policy(dep) -> str:
+    """The wave-share key of ``dep``'s engine scheduler (``WAVE_SHARE``)."""
+    pol = dep.engine_model.scheduler(dep.engine_config.version)
+    if pol.prefill_first:
+        return "prefill-first"
+    return "whole-request" if pol.reserve_whole_request else "chunked"
 
 
 @dataclass(frozen=True)
@@ -213,7 +225,8 @@ def predict(row: Row, host=None, efficiency: str = "expected") -> Result | None:
     first = one + host.step_host_s(1) * chunks  # its own prefill steps
     cycle = n / k * chunk + (row.osl - 1) * t_dec
     tpot = max(cycle - first, t_dec) / max(1, row.osl - 1)
-    ttft = float(host.request_host_s(row.isl)) + first + t_dec + WAVE_SHARE * (n - 1) * one
+    wave = WAVE_SHARE[_policy(dep)] * (n - 1) * one
+    ttft = float(host.request_host_s(row.isl)) + first + t_dec + wave
     if want > n:  # requests beyond the slots wait for one to finish
         ttft += (want - n) / n * cycle
     return Result(row, tpot, float(np.float64(ttft)))
@@ -295,14 +308,15 @@ def fit() -> tuple[float, dict]:
     return best[1], best[2]
 
 
-def fit_wave_share() -> float:
-    """WAVE_SHARE: the median over the training half of (measured TTFT − the prediction with
-    no wave) / ((n − 1) × one prefill), rows with n > 1."""
+def fit_wave_share() -> dict:
+    """WAVE_SHARE per scheduler policy: the median over the training half's rows of that
+    policy of (measured TTFT − the prediction with no wave) / ((n − 1) × one prefill), rows
+    with n > 1."""
     global WAVE_SHARE
     from calc.deploy.steps import step_of
 
-    keep, WAVE_SHARE = WAVE_SHARE, 0.0
-    shares = []
+    keep, WAVE_SHARE = WAVE_SHARE, dict.fromkeys(WAVE_SHARE, 0.0)
+    shares: dict = {}
     try:
         for r in rows():
             if not r.training or r.concurrency < 2:
@@ -315,10 +329,11 @@ def fit_wave_share() -> float:
                            dep.engine_config.max_num_seqs))  # fmt: skip
             one = float(step_of(dep, batch=dep.sharding.dp_attn, prompt=r.isl).time_s)
             if n > 1:
-                shares.append((r.ttft_s - res.ttft_s) / ((n - 1) * one))
+                shares.setdefault(_policy(dep), []).append((r.ttft_s - res.ttft_s)
+                                                           / ((n - 1) * one))  # fmt: skip
     finally:
         WAVE_SHARE = keep
-    return statistics.median(shares)
+    return {k: statistics.median(v) for k, v in shares.items()}
 
 
 def render() -> str:
@@ -386,6 +401,7 @@ if __name__ == "__main__":
         print(f"serving fixed-cost share: {share:.3f}")
         for engine, step in hosts.items():
             print(f"{engine}: per_step_s {step * 1e3:.3f} ms")
-        print(f"wave share: {fit_wave_share():.3f}")
+        for policy, share in fit_wave_share().items():
+            print(f"wave share ({policy}): {share:.3f}")
     else:
         sys.stdout.write(render())

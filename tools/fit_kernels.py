@@ -567,6 +567,38 @@ def fit_gpu(tables: Tables, gpu: str, only=SECTIONS, base: dict | None = None) -
         if res:
             out["prefill_attention"][res[0]] = res[1]
             out["stats"][f"prefill_attention.{res[0]}"] = res[2]
+    _fit_mla(tables, gpu, out, peaks, bw, only)
+    _fit_moe_section(tables, gpu, out, peaks, bw, only)
+    nccl = _newest_one(tables, gpu, "comm", "nccl", "nccl_perf") if "allreduce" in only else None
+    if nccl is not None:
+        ar = nccl[(nccl.op_name == "all_reduce") & (nccl.nccl_dtype == "half")]
+        res = fit_allreduce(ar, 2.0, "nccl")
+        if res:
+            out["allreduce"]["nccl"] = res[1]
+            out["stats"]["allreduce.nccl"] = res[2]
+    custom = None
+    if "allreduce" in only:
+        custom = _newest_one(tables, gpu, "comm", "vllm", "custom_allreduce_perf")
+    if custom is not None:
+        c = custom[custom.kernel_source.str.contains("graph")]
+        res = fit_allreduce(c, 2.0, "custom")
+        if res:
+            out["allreduce"]["custom"] = res[1]
+            out["stats"]["allreduce.custom"] = res[2]
+    q = None
+    if "elementwise" in only:
+        q = tables.newest(gpu, "quantize", "scale_matrix_perf", ("vllm",))
+    if q is not None:
+        res = fit_elementwise(q, bw)
+        if res:
+            out["elementwise"] = res[0]
+            out["stats"]["elementwise"] = res[1]
+    return out
+
+
+def _fit_mla(tables: Tables, gpu: str, out: dict, peaks: dict, bw: float, only) -> None:
+    """The MLA decode and prefill curves of one GPU into ``out`` (pooled SGLang and
+    TensorRT-LLM tables; vLLM's only time the whole MLA module)."""
     for section, table, fitter in (
         ("mla_decode_attention", "generation_mla_perf", "decode"),
         ("mla_prefill_attention", "context_mla_perf", "prefill"),
@@ -585,6 +617,11 @@ def fit_gpu(tables: Tables, gpu: str, only=SECTIONS, base: dict | None = None) -
             if res:
                 out[section][res[0]] = res[1]
                 out["stats"][f"{section}.{res[0]}"] = res[2]
+
+
+def _fit_moe_section(tables: Tables, gpu: str, out: dict, peaks: dict, bw: float,
+                     only) -> None:  # fmt: skip
+    """The pooled fused-MoE curves of one GPU and each engine's own into ``out``."""
     mo = None
     if "moe" in only:
         mo = tables.newest(gpu, "moe", "moe_perf", by="moe_dtype", keep=moe_default_path)
@@ -613,31 +650,6 @@ def fit_gpu(tables: Tables, gpu: str, only=SECTIONS, base: dict | None = None) -
                         out["moe_engine"].setdefault(fw, {})[key] = own[1]
                         out["stats"][f"moe@{fw}.{key}"] = own[2]
                         break
-    nccl = _newest_one(tables, gpu, "comm", "nccl", "nccl_perf") if "allreduce" in only else None
-    if nccl is not None:
-        ar = nccl[(nccl.op_name == "all_reduce") & (nccl.nccl_dtype == "half")]
-        res = fit_allreduce(ar, 2.0, "nccl")
-        if res:
-            out["allreduce"]["nccl"] = res[1]
-            out["stats"]["allreduce.nccl"] = res[2]
-    custom = None
-    if "allreduce" in only:
-        custom = _newest_one(tables, gpu, "comm", "vllm", "custom_allreduce_perf")
-    if custom is not None:
-        c = custom[custom.kernel_source.str.contains("graph")]
-        res = fit_allreduce(c, 2.0, "custom")
-        if res:
-            out["allreduce"]["custom"] = res[1]
-            out["stats"]["allreduce.custom"] = res[2]
-    q = None
-    if "elementwise" in only:
-        q = tables.newest(gpu, "quantize", "scale_matrix_perf", ("vllm",))
-    if q is not None:
-        res = fit_elementwise(q, bw)
-        if res:
-            out["elementwise"] = res[0]
-            out["stats"]["elementwise"] = res[1]
-    return out
 
 
 def _newest_one(tables: Tables, gpu: str, op: str, fw: str, table: str):

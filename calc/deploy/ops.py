@@ -216,6 +216,7 @@ def attended_token_layers(cfg: ModelConfig, n, decode: bool):
     return total
 
 
+# long: one op list per attention layout (GQA, MLA decode, MLA prefill), in run order
 def _attention_block(cfg, s: Sharding, layout, *, tokens, batch, ctx, prompt, decode, z):
     """Projections and attention of the attention layers for ``tokens`` tokens on one GPU.
 
@@ -374,6 +375,7 @@ def _relayer(op: Op, tokens, act_in, act_out, params, layers, z: Sizes) -> Op:
     )
 
 
+# long: the SSM layer's ops in the order they run (projections, conv, scan, gate, out): one list
 def _ssm_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, z):
     """The Mamba/Mamba-2 layers for ``tokens`` tokens of ``batch`` sequences on one GPU (its
     1/tp share of the channels/heads, ``calc.formulas.ssm.mixer_shape``), summed over those layers.
@@ -477,6 +479,7 @@ def _ffn_shapes(d: int, width: int, gated: bool) -> tuple:
     return (((2 if gated else 1) * width, d), (d, width))
 
 
+# long: dense FFN, router, routed and shared experts in the order they run: one list
 def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, moe_kernels=None):
     """Dense FFN layers, and for MoE layers the router, routed and shared experts.
 

@@ -605,21 +605,7 @@ def curve_explain(op: Op, r: Rates):
                 " + {other} × {kernel_s} s")  # fmt: skip
         return tmpl, nums, name, curve
     if kind == "moe":
-        P = r.peaks[curve.peak or MOE_PEAK[name.split(".")[1]]]
-        rows = scalar.gemm_m
-        pad = one(KC.padded_rows(rows, curve.tile_m)) / rows
-        nums = {
-            "fixed": L * SERVING_FIXED_SHARE * curve.fixed_s,
-            "route": curve.per_route_element_s * scalar.route_elements,
-            "tc": scalar.flops * pad / (P * curve.compute),
-            "tm": scalar.bytes / (W * curve.memory),
-            "sh": curve.sharpness,
-            "scale": scale,
-            "floor": op_time_s(scalar.flops, scalar.bytes, P, W),
-        }
-        tmpl = ("max(({fixed} s + {route} s + ({tc} s ^ {sh} + {tm} s ^ {sh}) ^ (1 / {sh}))"
-                " × {scale}, {floor} s)")  # fmt: skip
-        return tmpl, nums, name, curve
+        return _moe_explain(scalar, r, name, curve, scale, one)
     P = r.peaks["bf16"]
     first = bool(op.kernels)
     scale *= _engine_scale(name, r)
@@ -642,6 +628,26 @@ def curve_explain(op: Op, r: Rates):
     }
     tmpl = ("max(({head} s + ({tc} s ^ {sh} + {tm} s ^ {sh}) ^ (1 / {sh})) × {scale}, {floor} s)"
             " + {rest} s")  # fmt: skip
+    return tmpl, nums, name, curve
+
+
+def _moe_explain(scalar: Op, r: Rates, name: str, curve, scale: float, one):
+    """``curve_explain`` of a fused-MoE layer (``scalar``: the op at its first element)."""
+    W, L = r.hbm_bytes_per_s, scalar.layers
+    P = r.peaks[curve.peak or MOE_PEAK[name.split(".")[1]]]
+    rows = scalar.gemm_m
+    pad = one(KC.padded_rows(rows, curve.tile_m)) / rows
+    nums = {
+        "fixed": L * SERVING_FIXED_SHARE * curve.fixed_s,
+        "route": curve.per_route_element_s * scalar.route_elements,
+        "tc": scalar.flops * pad / (P * curve.compute),
+        "tm": scalar.bytes / (W * curve.memory),
+        "sh": curve.sharpness,
+        "scale": scale,
+        "floor": op_time_s(scalar.flops, scalar.bytes, P, W),
+    }
+    tmpl = ("max(({fixed} s + {route} s + ({tc} s ^ {sh} + {tm} s ^ {sh}) ^ (1 / {sh}))"
+            " × {scale}, {floor} s)")  # fmt: skip
     return tmpl, nums, name, curve
 
 
