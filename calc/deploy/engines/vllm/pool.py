@@ -156,7 +156,11 @@ def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured)
     if rules.cudagraph_estimate and config.cuda_graphs:
         graphs = measured.get("cuda_graph_bytes")
         if graphs is None:
-            sizes = vm.cudagraph_capture_sizes(config.max_num_seqs)
+            cc = compute_capability(hw)
+            ceiling = rules.graph_ceiling_blackwell if cc is not None and cc[0] == 10 else 512
+            sizes = vm.cudagraph_capture_sizes(
+                config.max_num_seqs, ceiling, config.max_batched_tokens, rules.graph_sizes_add_seqs
+            )
             full = [s for s in sizes if s <= config.max_num_seqs]
             graphs = vm.cudagraph_estimate_bytes(
                 len(sizes), len(full), sizes[-1], cfg.d_model, width, cdiv(cfg.n_layers, pp),
