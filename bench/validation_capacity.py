@@ -321,6 +321,32 @@ EXTRA_SOURCES = (
     "(largest=1), FULL=1', 'Estimated CUDA graph memory: 0.36 GiB total'",
     "public repository logs under vLLM 0.2x (search index files 67144197265, 55770092662, "
     "61544841280, 52221836498, 60171799662): CUDA graph estimates 0.37-1.97 GiB, looked at",
+    # issue 21, second round: looked at (none is a record; none fitted)
+    "https://github.com/llm-d-incubation/llm-d-planner/blob/e50305a/docs/"
+    "empirical-vllm-memory-results.md (the 0.11.0 table: gpt-oss-120b's figures add up only "
+    "at gpu_memory_utilization 0.95)",
+    "https://github.com/llm-d-incubation/llm-d-planner/blob/d3121e059da88662db39a926a3ead964be9"
+    "7359b/accuracy/results/v0.19.0/logs/meta-llama-llama-4-scout--h100-80gb--tp4pp1dp1--8192"
+    ".log (its first 16,000 characters: the settings; the memory lines not read)",
+    "https://github.com/vllm-project/vllm/issues/50780 (CUDA graph profiler on hybrid GDN "
+    "models, title and first lines)",
+    "https://github.com/vllm-project/vllm/pull/51590, https://github.com/vllm-project/vllm/"
+    "issues/53013, https://github.com/local-inference-lab/vllm/pull/511, "
+    "https://github.com/vllm-project/vllm/pull/21489, https://github.com/vllm-project/vllm/"
+    "issues/57936, https://github.com/vllm-project/vllm-omni/pull/7632, "
+    "https://github.com/MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks/pull/25 (CUDA graph "
+    "estimate discussions, excerpts)",
+    "https://github.com/vllm-project/vllm/issues/10517, https://github.com/vllm-project/vllm/"
+    "issues/25350, https://github.com/vllm-project/vllm/issues/28228, "
+    "https://github.com/vllm-project/vllm/issues/38820, https://github.com/vllm-project/vllm/"
+    "pull/39559, https://github.com/vllm-project/vllm/pull/46389, "
+    "https://github.com/noonghunna/club-3090/pull/594, https://github.com/NVIDIA/TensorRT-LLM/"
+    "pull/3362 (start-up log excerpts, too partial to predict: looked at)",
+    "public repository logs (search index files 56878676544: vLLM 0.22.0, Qwen3.6-35B-A3B "
+    "PrismaQuant with DFlash on Blackwell, its first 16,000 characters; 61511710941, "
+    "56725819772, 61222544093, 55685126685, 60449471537, 63707531255, 51912001300: vLLM 0.2x "
+    "'Available KV cache memory' excerpts; SGLang 47376055009, 33639436415, 69574224886; "
+    "TensorRT-LLM 2263047771, 26725295630, 6161481015, 7011808521: pool lines), looked at",
 )
 
 

@@ -427,3 +427,22 @@ def test_trtllm_pages_sparse_attention_64_tokens():
                            engine=EngineSettings(name="trtllm", max_model_len=4096))  # fmt: skip
     (c,) = launch_commands(dep)
     assert "tokens_per_block: 64" in dict(c.files)["extra-llm-api-config.yaml"]
+
+
+def test_vllm_cuda_graph_capture_sizes_by_release_and_gpu():
+    # _set_cudagraph_sizes: 1, 2, 4, steps of 8 below 256, steps of 16 to min(ceiling,
+    # 2 × max_num_seqs, max_num_batched_tokens): 3 + 31 + 17 = 51 sizes to 512
+    assert len(vl.cudagraph_capture_sizes(1024, 512, 8192)) == 51
+    # the ceiling is 1,024 on data-center Blackwell from 0.28: 3 + 31 + 49 = 83 sizes
+    assert len(vl.cudagraph_capture_sizes(1024, 1024, 16384)) == 83
+    # a small max_num_batched_tokens caps them, and is captured itself: 1, 2, 4, 8, …, 96, 100
+    assert vl.cudagraph_capture_sizes(256, 512, 100)[-2:] == [96, 100]
+    # from 0.31 max_num_seqs gets its own graph when within the ceiling: 45 sequences cap the
+    # grid at 2 × 45 = 90 (1, 2, 4, 8, …, 80, 88) and add 45 to it
+    assert vl.cudagraph_capture_sizes(45, 512, 8192, add_max_seqs=True)[-2:] == [80, 88]
+    assert 45 in vl.cudagraph_capture_sizes(45, 512, 8192, add_max_seqs=True)
+    assert 45 not in vl.cudagraph_capture_sizes(45, 512, 8192)
+    # each further graph costs at least 1 MiB (profile_cudagraph_memory's floor): 2 layers ×
+    # 0.1 MiB < 1 MiB, so (3 − 1) + (2 − 1) further graphs add 3 MiB to the first capture
+    first = 100 + 4 * (2 * 64 + 256) * 2
+    assert vl.cudagraph_estimate_bytes(3, 2, 4, 64, 256, 2, 100, 0.1 * 2**20) == first + 3 * 2**20

@@ -390,3 +390,21 @@ def test_engines_schedule_with_their_defaults():
     assert not lim(name="sglang", version="0.5.10").future_tokens.page_reserve
     assert (t.reserve_whole_request, t.chunked_prefill) == (True, False)
     assert lim(name="trtllm", chunked_prefill=True).chunked_prefill
+
+
+def test_trtllm_refusal_names_the_prompt_over_the_batch():
+    # trtllm-serve without chunked prefill cannot run a 12,000-token prompt in an 8,192-token
+    # batch: every request is refused, and the error says why and what to raise
+    from calc.deploy.deployment import EngineSettings
+    from calc.errors import InvalidInputError
+
+    dep = Deployment.build(load_model("llama3.1-8b"), load_hardware("h100"),
+                           engine=EngineSettings(name="trtllm"))  # fmt: skip
+    load = LoadSpec(rate_per_s=1.0, prompt=LengthDist.fixed(12_000), gen=LengthDist.fixed(10),
+                    n_requests=5)  # fmt: skip
+    with pytest.raises(InvalidInputError, match=r"exceed max_batched_tokens \(8,192\) with "
+                       r"chunked prefill off \(raise --max-batched-tokens\)"):  # fmt: skip
+        simulate(dep, load)
+    on = EngineSettings(name="trtllm", chunked_prefill=True)
+    chunked = Deployment.build(load_model("llama3.1-8b"), load_hardware("h100"), engine=on)
+    assert simulate(chunked, load).rejected == 0

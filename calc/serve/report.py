@@ -96,10 +96,15 @@ def _warnings(dep: Deployment, load: LoadSpec, r: SimResult) -> list[str]:
     if isinstance(load.arrival, Trace):
         out += list(load.arrival.notes)
     if r.rejected:
+        ec = dep.engine_config
+        whole = "" if ec.chunked_prefill else (
+            f", or have a prompt over max_batched_tokens ({ec.max_batched_tokens:,}) with "
+            "chunked prefill off"
+        )  # fmt: skip
         out.append(
             f"{r.rejected} requests need more KV blocks than the pool of {r.pool_blocks:,} "
-            "holds, or are longer than the max model length, and were refused (as an engine "
-            "refuses them)"
+            f"holds, or are longer than the max model length{whole}, and were refused (as an "
+            "engine refuses them)"
         )
     if r.saturated:
         out.append(f"saturated: {r.saturation_reason}")

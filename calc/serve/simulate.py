@@ -483,10 +483,14 @@ def simulate(
         tokens=tokens,
     )
     if result.n_requests == 0:
+        whole = "" if lim.chunked_prefill else (
+            f", or prompts up to {int(prompt.max()):,} tokens exceed max_batched_tokens "
+            f"({lim.max_batched_tokens:,}) with chunked prefill off (raise --max-batched-tokens)"
+        )  # fmt: skip
         raise InvalidInputError(
             f"every request is refused: prompt + output up to {int((prompt + gen).max()):,} "
             f"tokens exceed the max model length ({lim.max_model_len:,}) or the KV pool of "
-            f"{lim.pool_blocks:,} blocks of {lim.block_size} tokens; shorten --prompt/--gen or "
-            "raise --max-model-len"
+            f"{lim.pool_blocks:,} blocks of {lim.block_size} tokens{whole}; shorten "
+            "--prompt/--gen or raise --max-model-len"
         )
     return result

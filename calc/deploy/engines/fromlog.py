@@ -291,18 +291,8 @@ def deployment_from_log(
     if version is None and facts.version is None:
         warnings.append(f"the log prints no {eng.title} version: predicted with "
                         f"{eng.versions.newest} (--engine-version to choose)")  # fmt: skip
-    tp_ = tp or s.get("tp") or 1
+    tp_, ep, dp = _layout(facts, tp or s.get("tp") or 1)
     pp_ = pp or s.get("pp") or 1
-    ep, dp = 1, None
-    if facts.engine == "vllm" and s.get("expert_parallel"):
-        ep = tp_ * (s.get("dp") or 1)
-    elif facts.engine == "vllm" and s.get("dp"):
-        dp = s["dp"]
-    elif facts.engine == "sglang" and s.get("dp_attention") and s.get("dp"):
-        ep = s.get("ep") or tp_
-        tp_ = max(1, tp_ // s["dp"])
-    elif facts.engine in ("sglang", "trtllm") and s.get("ep", 1) > 1:
-        ep = s["ep"]
     settings = EngineSettings(
         name=facts.engine,
         version=version or facts.version,
@@ -325,23 +315,47 @@ def deployment_from_log(
     dep = Deployment.build(cfg, hw, tp=tp_, pp=pp_, ep=ep, dp=dp, weight_dtype=weight_dtype,
                            kv_dtype=kv, engine=settings)  # fmt: skip
     warnings += list(dep.engine_config.warnings)
-    stated = {"tp": tp, "pp": pp}
+    default = _defaults_taken(dep, facts, {"tp": tp, "pp": pp})
+    if default:
+        warnings.append(default)
+    return LogDeployment(dep, facts, warnings)
+
+
+def _layout(facts: LogFacts, tp: int) -> tuple[int, int, int | None]:
+    """(kvcalc's tp, ep, dp) of the parallel settings a log states: vLLM's expert parallel
+    spans its tp × dp GPUs, its data parallel without it is replicas; SGLang's DP attention
+    splits its tp_size into attention-DP ranks of tp / dp GPUs."""
+    s = facts.settings
+    ep, dp = 1, None
+    if facts.engine == "vllm" and s.get("expert_parallel"):
+        ep = tp * (s.get("dp") or 1)
+    elif facts.engine == "vllm" and s.get("dp"):
+        dp = s["dp"]
+    elif facts.engine == "sglang" and s.get("dp_attention") and s.get("dp"):
+        ep = s.get("ep") or tp
+        tp = max(1, tp // s["dp"])
+    elif facts.engine in ("sglang", "trtllm") and s.get("ep", 1) > 1:
+        ep = s["ep"]
+    return tp, ep, dp
+
+
+def _defaults_taken(dep, facts: LogFacts, stated: dict) -> str | None:
+    """The one warning naming every setting the log does not state, with the default taken."""
+    s, ec, cfg = facts.settings, dep.engine_config, dep.model
     missing = []
-    ec = dep.engine_config
     for key, label in _STATED[facts.engine]:
         if key in s or stated.get(key):
             continue
-        value = {"tp": tp_, "memory_fraction": ec.memory_fraction,
+        value = {"tp": dep.tp, "memory_fraction": ec.memory_fraction,
                  "max_model_len": ec.max_model_len or cfg.max_ctx,
                  "max_batched_tokens": ec.max_batched_tokens,
                  "max_num_seqs": ec.max_num_seqs, "block_size": ec.block_size}[key]  # fmt: skip
         shown = "automatic" if value is None else f"{value:,}" if isinstance(value, int) \
             else f"{value:g}"  # fmt: skip
         missing.append(f"{label} {shown}")
-    if missing:
-        warnings.append(
-            f"the log does not state {', '.join(missing)}: taken as {eng.title} "
-            f"{ec.version}'s defaults on {hw.name} (pass the engine's start-up lines that "
-            "print them)"
-        )
-    return LogDeployment(dep, facts, warnings)
+    if not missing:
+        return None
+    title = engine(facts.engine).title
+    return (f"the log does not state {', '.join(missing)}: taken as {title} {ec.version}'s "
+            f"defaults on {dep.hardware.name} (pass the engine's start-up lines that print "
+            "them)")  # fmt: skip

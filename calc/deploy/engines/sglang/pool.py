@@ -53,6 +53,40 @@ def auto_fraction(rules: SglangRules, config: EngineConfig, hw, tp: int, pp: int
     return sm.fraction_from_reserve(gpu_mem, reserved)
 
 
+def _pool_tokens(budget: float, shape, page: int, rules: SglangRules) -> tuple[int, list]:
+    """The tokens of the pool SGLang reports [tokens] and their derivation: budget // cell,
+    whole pages; a hybrid SWA pool reports its full-attention layers' share."""
+    tokens = int(sm.max_total_num_tokens(budget, shape.bytes_per_token, page))
+    one_pool = figure(
+        "tokens",
+        tokens,
+        "tokens",
+        "max({budget}, 0) // {cell_size} // {page_size} × {page_size}",
+        budget=int(budget),
+        cell_size=shape.bytes_per_token,
+        page_size=page,
+    )
+    if not (shape.n_full and shape.n_sliding):
+        return tokens, [one_pool]
+    full, _ = sm.swa_pool_tokens(tokens, shape.n_kv_layers, shape.n_full, shape.n_sliding,
+                                 rules.swa_full_tokens_ratio)  # fmt: skip
+    return full // page * page, [
+        figure(
+            "tokens",
+            full // page * page,
+            "tokens",
+            "floor({pool} × {layers} / ({ratio} × {swa_layers} + {full_layers}) "
+            "/ {page_size}) × {page_size}",
+            pool=tokens,
+            layers=shape.n_kv_layers,
+            ratio=rules.swa_full_tokens_ratio,
+            swa_layers=shape.n_sliding,
+            full_layers=shape.n_full,
+            page_size=page,
+        )
+    ]
+
+
 def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measured):
     """The KV pool SGLang ``config.version`` allocates on ``dep``'s busiest GPU."""
     cfg, hw, tp, pp = dep.model, dep.hardware, dep.tp, dep.pp
@@ -74,9 +108,9 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
     if cfg.indexer is not None:  # the NSA pool's pages hold 64 tokens (state_pages)
         page = sparse_block_size(page)
     budget = sm.rest_memory_bytes(usable, fraction, weights + act, non_torch)
-    tokens = int(sm.max_total_num_tokens(budget, shape.bytes_per_token, page))
-    pool_all_layers = tokens
-    figures = [
+    tokens, figures = _pool_tokens(budget, shape, page, rules)
+    figures.insert(
+        0,
         figure(
             "kv_budget_bytes",
             budget,
@@ -87,38 +121,8 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
             weights=weights,
             activation=act,
             non_torch=non_torch,
-        )
-    ]
-    one_pool = figure(
-        "tokens",
-        pool_all_layers,
-        "tokens",
-        "max({budget}, 0) // {cell_size} // {page_size} × {page_size}",
-        budget=int(budget),
-        cell_size=shape.bytes_per_token,
-        page_size=page,
+        ),
     )
-    if shape.n_full and shape.n_sliding:  # the hybrid SWA pool reports its full layers' tokens
-        full, _ = sm.swa_pool_tokens(tokens, shape.n_kv_layers, shape.n_full, shape.n_sliding,
-                                     rules.swa_full_tokens_ratio)  # fmt: skip
-        tokens = full // page * page
-        figures.append(
-            figure(
-                "tokens",
-                tokens,
-                "tokens",
-                "floor({pool} × {layers} / ({ratio} × {swa_layers} + {full_layers}) "
-                "/ {page_size}) × {page_size}",
-                pool=pool_all_layers,
-                layers=shape.n_kv_layers,
-                ratio=rules.swa_full_tokens_ratio,
-                swa_layers=shape.n_sliding,
-                full_layers=shape.n_full,
-                page_size=page,
-            )
-        )
-    else:
-        figures.append(one_pool)
     warnings = []
     if shape.n_mamba_layers:
         warnings.append(

@@ -39,6 +39,40 @@ def profiling_requests(max_num_tokens: int, max_seq_len: int, max_batch_size: in
     return min(max_batch_size, -(-max_num_tokens // per))
 
 
+def _activation(dep: Deployment, rules: TrtllmRules, config: EngineConfig, measured: dict):
+    """The profiling pass's peak [bytes] (vLLM's forward model, one sampler row per dummy
+    request) and its derivation (None when measured)."""
+    act = measured.get("activation_bytes")
+    if act is not None:
+        return act, None
+    cfg, tp = dep.model, dep.tp
+    tokens = config.max_batched_tokens
+    rows = profiling_requests(tokens, config.max_model_len or cfg.max_ctx, config.max_num_seqs)
+    width = layer_width_per_gpu(cfg, tp)
+    workspace = 0
+    if cfg.moe is not None:
+        workspace = vm.moe_workspace_bytes(
+            tokens, cfg.moe.experts_per_token, cdiv(cfg.moe.d_expert_ffn, tp), cfg.d_model
+        )
+    act = vm.activation_peak_bytes(
+        tokens, cfg.d_model, width, rows, cfg.vocab_size, rules.sampler_bytes_per_logit, workspace
+    )
+    return act, figure(
+        "activation_bytes",
+        act,
+        "bytes",
+        "2 × {tokens} × {d_model} × 2 + {moe_workspace} + max({tokens} × "
+        "{layer_width} × 2, {rows} × {vocab_size} × {bytes_per_logit})",
+        tokens=tokens,
+        d_model=cfg.d_model,
+        moe_workspace=workspace,
+        layer_width=width,
+        rows=rows,
+        vocab_size=cfg.vocab_size,
+        bytes_per_logit=rules.sampler_bytes_per_logit,
+    )
+
+
 def predict(dep: Deployment, rules: TrtllmRules, config: EngineConfig, **measured):
     """The KV pool TensorRT-LLM ``config.version`` allocates on ``dep``'s busiest GPU."""
     cfg, hw, tp, pp = dep.model, dep.hardware, dep.tp, dep.pp
@@ -47,38 +81,8 @@ def predict(dep: Deployment, rules: TrtllmRules, config: EngineConfig, **measure
     if weights is None:
         weights = dep.weights_bytes_per_gpu
     shape = kv_shape(cfg, tp, pp, dep.kv_bytes_per_element)
-    tokens_pass = config.max_batched_tokens
     max_model_len = config.max_model_len or cfg.max_ctx
-    rows = profiling_requests(tokens_pass, max_model_len, config.max_num_seqs)
-    width = layer_width_per_gpu(cfg, tp)
-    workspace = 0
-    if cfg.moe is not None:
-        workspace = vm.moe_workspace_bytes(
-            tokens_pass, cfg.moe.experts_per_token, cdiv(cfg.moe.d_expert_ffn, tp), cfg.d_model
-        )
-    act = measured.get("activation_bytes")
-    figures = []
-    if act is None:
-        act = vm.activation_peak_bytes(
-            tokens_pass, cfg.d_model, width, rows, cfg.vocab_size,
-            rules.sampler_bytes_per_logit, workspace,
-        )  # fmt: skip
-        figures.append(
-            figure(
-                "activation_bytes",
-                act,
-                "bytes",
-                "2 × {tokens} × {d_model} × 2 + {moe_workspace} + max({tokens} × "
-                "{layer_width} × 2, {rows} × {vocab_size} × {bytes_per_logit})",
-                tokens=tokens_pass,
-                d_model=cfg.d_model,
-                moe_workspace=workspace,
-                layer_width=width,
-                rows=rows,
-                vocab_size=cfg.vocab_size,
-                bytes_per_logit=rules.sampler_bytes_per_logit,
-            )
-        )
+    act, act_figure = _activation(dep, rules, config, measured)
     non_torch = measured.get("non_torch_bytes")
     if non_torch is None:
         non_torch = rules.non_torch_tp1_bytes if tp == 1 else rules.non_torch_tp_bytes
@@ -90,7 +94,7 @@ def predict(dep: Deployment, rules: TrtllmRules, config: EngineConfig, **measure
     budget = free * fraction
     by_fraction = tm.fraction_tokens(free, fraction, shape.bytes_per_token, block)
     tokens = int(tm.capped_tokens(by_fraction, config.max_tokens, block))
-    blocks = tokens // block
+    figures = [] if act_figure is None else [act_figure]
     figures += [
         figure(
             "kv_budget_bytes",
@@ -124,7 +128,7 @@ def predict(dep: Deployment, rules: TrtllmRules, config: EngineConfig, **measure
         kv_budget_bytes=budget,
         kv_bytes_per_token=shape.bytes_per_token,
         page_size_bytes=block * shape.bytes_per_token_per_layer,
-        num_blocks=blocks,
+        num_blocks=tokens // block,
         tokens=tokens,
         max_concurrency=tokens / (cdiv(max_model_len, block) * block),
         max_model_len=max_model_len,

@@ -100,12 +100,25 @@ def activation_peak_bytes(
     )
 
 
-def cudagraph_capture_sizes(max_num_seqs: int, max_capture: int = 512) -> list[int]:
-    """Batch sizes vLLM captures graphs for (``CompilationConfig``): 1, 2, 4, then steps of 8
-    to 248, then steps of 16, up to min(max_capture, 2 × max_num_seqs)."""
+def cudagraph_capture_sizes(
+    max_num_seqs: int, max_capture: int = 512, max_num_tokens: int | None = None,
+    add_max_seqs: bool = False,
+) -> list[int]:  # fmt: skip
+    """Batch sizes vLLM captures graphs for (``VllmConfig._set_cudagraph_sizes``): 1, 2, 4, then
+    steps of 8 below 256, then steps of 16, up to min(max_capture, 2 × max_num_seqs,
+    max_num_batched_tokens); max_num_batched_tokens itself when it is within that, and (from
+    0.31) max_num_seqs too."""
     top = min(max_capture, 2 * max_num_seqs)
-    sizes = [1, 2, 4, *range(8, 256, 8), *range(256, top + 1, 16)]
-    return [s for s in sizes if s <= top]
+    if max_num_tokens is not None:
+        top = min(top, max_num_tokens)
+    sizes = [s for s in (1, 2, 4, *range(8, 256, 8), *range(256, top + 1, 16)) if s <= top]
+    extra = [max_num_tokens] if max_num_tokens is not None else []
+    if add_max_seqs and max_num_seqs <= min(max_capture, 2 * max_num_seqs):
+        extra.append(max_num_seqs)
+    return sorted(set(sizes) | {x for x in extra if x <= top})
+
+
+MIN_GRAPH_BYTES = 2**20  # profile_cudagraph_memory: at least 1 MiB per graph (driver)
 
 
 def cudagraph_estimate_bytes(
@@ -115,14 +128,15 @@ def cudagraph_estimate_bytes(
     """``profile_cudagraph_memory`` [bytes]: the first capture of the largest batch (its
     activations held by the graph pool, one layer's temporaries at a time, plus a fixed part:
     workspaces and graph-pool segments), then each further graph's own memory, proportional to
-    the layers it spans, for the PIECEWISE and FULL modes (FULL and PIECEWISE share one pool,
-    so only the larger first capture counts)."""
+    the layers it spans and at least 1 MiB, for the PIECEWISE and FULL modes (FULL and
+    PIECEWISE share one pool, so only the larger first capture counts)."""
     first = (
         first_capture_fixed_bytes
         + largest_tokens * (2 * d_model + layer_width_per_gpu) * ACTIVATION_BYTES
     )
+    per_graph = max(per_graph_per_layer_bytes * n_layers_per_gpu, MIN_GRAPH_BYTES)
     further = max(n_piecewise - 1, 0) + max(n_full - 1, 0)
-    return first + further * per_graph_per_layer_bytes * n_layers_per_gpu
+    return first + further * per_graph
 
 
 def available_kv_bytes(requested_bytes, weights_bytes, activation_bytes, non_torch_bytes_,

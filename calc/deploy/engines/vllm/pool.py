@@ -123,83 +123,156 @@ def in_flight_tokens(rules: VllmRules, config: EngineConfig, pp: int) -> int:
     return batches * config.max_batched_tokens
 
 
+def _activation(dep: Deployment, rules: VllmRules, config: EngineConfig, measured: dict):
+    """The profiling pass's torch peak [bytes] and its derivation (None when measured)."""
+    act = measured.get("activation_bytes")
+    if act is not None:
+        return act, None
+    cfg, tp = dep.model, dep.tp
+    tokens, rows = config.max_batched_tokens, min(config.max_num_seqs, config.max_batched_tokens)
+    width = layer_width_per_gpu(cfg, tp)
+    workspace = 0
+    if cfg.moe is not None and not mxfp4_experts(dep):
+        workspace = vm.moe_workspace_bytes(
+            tokens, cfg.moe.experts_per_token, cdiv(cfg.moe.d_expert_ffn, tp), cfg.d_model
+        )
+    act = vm.activation_peak_bytes(
+        tokens, cfg.d_model, width, rows, cfg.vocab_size, rules.sampler_bytes_per_logit, workspace
+    )
+    return act, figure(
+        "activation_bytes",
+        act,
+        "bytes",
+        "2 × {tokens} × {d_model} × 2 + {moe_workspace} + max({tokens} × "
+        "{layer_width} × 2, {rows} × {vocab_size} × {bytes_per_logit})",
+        tokens=tokens,
+        d_model=cfg.d_model,
+        moe_workspace=workspace,
+        layer_width=width,
+        rows=rows,
+        vocab_size=cfg.vocab_size,
+        bytes_per_logit=rules.sampler_bytes_per_logit,
+    )
+
+
+def _cuda_graphs(dep: Deployment, rules: VllmRules, config: EngineConfig, measured: dict):
+    """The CUDA graph estimate taken from the budget (0.20+) [bytes] and its derivation."""
+    if not (rules.cudagraph_estimate and config.cuda_graphs):
+        return 0.0, None
+    if measured.get("cuda_graph_bytes") is not None:
+        return measured["cuda_graph_bytes"], None
+    cfg, hw = dep.model, dep.hardware
+    cc = compute_capability(hw)
+    ceiling = rules.graph_ceiling_blackwell if cc is not None and cc[0] == 10 else 512
+    sizes = vm.cudagraph_capture_sizes(
+        config.max_num_seqs, ceiling, config.max_batched_tokens, rules.graph_sizes_add_seqs
+    )
+    full = [s for s in sizes if s <= config.max_num_seqs]
+    width, layers = layer_width_per_gpu(cfg, dep.tp), cdiv(cfg.n_layers, dep.pp)
+    graphs = vm.cudagraph_estimate_bytes(
+        len(sizes), len(full), sizes[-1], cfg.d_model, width, layers,
+        rules.cudagraph_first_fixed_bytes, rules.cudagraph_per_graph_layer_bytes,
+    )  # fmt: skip
+    return graphs, figure(
+        "cuda_graph_bytes",
+        graphs,
+        "bytes",
+        "{fixed} + {largest} × (2 × {d_model} + {width}) × 2 + ({piecewise} − 1 + {full} − 1) "
+        "× max({per_graph_layer} × {layers}, {min_graph})",
+        fixed=rules.cudagraph_first_fixed_bytes,
+        largest=sizes[-1],
+        d_model=cfg.d_model,
+        width=width,
+        piecewise=len(sizes),
+        full=len(full),
+        per_graph_layer=rules.cudagraph_per_graph_layer_bytes,
+        layers=layers,
+        min_graph=vm.MIN_GRAPH_BYTES,
+    )
+
+
+def _block_size(dep: Deployment, rules: VllmRules, config: EngineConfig, shape) -> int:
+    """Tokens per KV block as the release runs this model (sparse MLA, MLA, Mamba hybrids)."""
+    cfg, block_size = dep.model, config.block_size
+    if cfg.indexer is not None:  # sparse MLA and indexer kernels page 64 tokens at a time
+        block_size = sparse_block_size(block_size)  # (only sparse backends serve these)
+    elif cfg.mla is not None:
+        block_size = mla_block_size(
+            rules, dep.hardware, block_size, dep.engine.block_size is not None,
+            cfg.mla.qk_nope_head_dim, dep.kv_dtype.startswith("fp8"),
+        )  # fmt: skip
+    if shape.n_mamba_layers:
+        block_size = vm.mamba_attention_block_size(
+            block_size, shape.mamba_state_bytes_per_layer, shape.bytes_per_token_per_layer
+        )
+    return block_size
+
+
+def _pool_figures(p: PoolPrediction, shape, per_request: int) -> list:
+    """The derivations of the budget, blocks, tokens and concurrency of prediction ``p``."""
+    return [
+        figure(
+            "kv_budget_bytes",
+            p.kv_budget_bytes,
+            "bytes",
+            "{usable} × {gpu_memory_utilization} − {weights} − {activation} − {non_torch} − "
+            "{cuda_graphs}",
+            usable=p.usable_memory_bytes,
+            gpu_memory_utilization=p.memory_fraction,
+            weights=p.weights_bytes,
+            activation=p.activation_bytes,
+            non_torch=p.non_torch_bytes,
+            cuda_graphs=p.cuda_graph_bytes,
+        ),
+        figure(
+            "num_blocks",
+            p.num_blocks,
+            "blocks",
+            "max({budget}, 0) // {page} // {layer_slots}",
+            budget=int(p.kv_budget_bytes),
+            page=p.page_size_bytes,
+            layer_slots=shape.layer_slots,
+        ),
+        figure(
+            "tokens",
+            p.tokens,
+            "tokens",
+            "{blocks} // {groups} × {block_size}",
+            blocks=p.num_blocks,
+            groups=shape.n_groups,
+            block_size=p.block_size,
+        ),
+        figure(
+            "max_concurrency",
+            p.max_concurrency,
+            "requests",
+            "{blocks} / {blocks_per_request}",
+            blocks=p.num_blocks,
+            blocks_per_request=per_request,
+        ),
+    ]
+
+
 def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured) -> PoolPrediction:
     """The KV pool vLLM ``config.version`` allocates on ``dep``'s busiest GPU."""
     cfg, hw, tp, pp = dep.model, dep.hardware, dep.tp, dep.pp
-    dp = dep.sharding.dp_attn
     usable = measured.get("usable_bytes") or usable_memory_bytes(hw)
     weights = measured.get("weights_bytes")
     if weights is None:
         weights = weights_as_loaded(dep, rules)
     shape = kv_shape(cfg, tp, pp, dep.kv_bytes_per_element, rules.hybrid_ratio)
-    max_model_len = config.max_model_len or cfg.max_ctx
-    tokens_pass = config.max_batched_tokens
-    rows = min(config.max_num_seqs, tokens_pass)
-    width = layer_width_per_gpu(cfg, tp)
-    workspace = 0
-    if cfg.moe is not None and not mxfp4_experts(dep):
-        workspace = vm.moe_workspace_bytes(
-            tokens_pass, cfg.moe.experts_per_token, cdiv(cfg.moe.d_expert_ffn, tp), cfg.d_model
-        )
-    act = measured.get("activation_bytes")
-    modelled_act = act is None
-    if act is None:
-        act = vm.activation_peak_bytes(
-            tokens_pass, cfg.d_model, width, rows, cfg.vocab_size,
-            rules.sampler_bytes_per_logit, workspace,
-        )  # fmt: skip
+    act, act_figure = _activation(dep, rules, config, measured)
     non_torch = measured.get("non_torch_bytes")
     if non_torch is None:
-        non_torch = non_torch_bytes(rules, tp, pp, dp, hw)
-    graphs = 0.0
-    figures = []
-    if rules.cudagraph_estimate and config.cuda_graphs:
-        graphs = measured.get("cuda_graph_bytes")
-        if graphs is None:
-            sizes = vm.cudagraph_capture_sizes(config.max_num_seqs)
-            full = [s for s in sizes if s <= config.max_num_seqs]
-            graphs = vm.cudagraph_estimate_bytes(
-                len(sizes), len(full), sizes[-1], cfg.d_model, width, cdiv(cfg.n_layers, pp),
-                rules.cudagraph_first_fixed_bytes, rules.cudagraph_per_graph_layer_bytes,
-            )  # fmt: skip
-            figures.append(
-                figure(
-                    "cuda_graph_bytes",
-                    graphs,
-                    "bytes",
-                    "{fixed} + {largest} × (2 × {d_model} + {width}) × 2 + ({piecewise} − 1 + "
-                    "{full} − 1) × {per_graph_layer} × {layers}",
-                    fixed=rules.cudagraph_first_fixed_bytes,
-                    largest=sizes[-1],
-                    d_model=cfg.d_model,
-                    width=width,
-                    piecewise=len(sizes),
-                    full=len(full),
-                    per_graph_layer=rules.cudagraph_per_graph_layer_bytes,
-                    layers=cdiv(cfg.n_layers, pp),
-                )
-            )
-    block_size = config.block_size
-    warnings: list[str] = []
-    if cfg.indexer is not None:  # sparse MLA and indexer kernels page 64 tokens at a time
-        block_size = sparse_block_size(block_size)  # (only sparse backends serve these)
-    elif cfg.mla is not None:
-        block_size = mla_block_size(
-            rules, hw, block_size, dep.engine.block_size is not None, cfg.mla.qk_nope_head_dim,
-            dep.kv_dtype.startswith("fp8"),
-        )
-    if shape.n_mamba_layers:
-        block_size = vm.mamba_attention_block_size(
-            block_size, shape.mamba_state_bytes_per_layer, shape.bytes_per_token_per_layer
-        )
+        non_torch = non_torch_bytes(rules, tp, pp, dep.sharding.dp_attn, hw)
+    graphs, graph_figure = _cuda_graphs(dep, rules, config, measured)
+    block_size = _block_size(dep, rules, config, shape)
     page = vm.page_size_bytes(block_size, shape.bytes_per_token_per_layer)
     fraction = config.memory_fraction or rules.gpu_memory_utilization
     budget = vm.available_kv_bytes(
         vm.requested_memory_bytes(usable, fraction), weights, act, non_torch, graphs
     )
     blocks = int(vm.num_blocks(budget, page, shape.layer_slots))
-    tokens = int(vm.pool_tokens(blocks, shape.n_groups, block_size))
-    flight = in_flight_tokens(rules, config, pp)
     paging = Paging(
         num_blocks=blocks,
         block_bytes=page * shape.layer_slots,
@@ -208,70 +281,11 @@ def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured)
         sliding_groups=shape.sliding_groups,
         mamba_groups=shape.mamba_groups,
         window=shape.window,
-        in_flight_tokens=flight,
+        in_flight_tokens=in_flight_tokens(rules, config, pp),
     )
+    max_model_len = config.max_model_len or cfg.max_ctx
     per_request = paging.blocks_per_request(max_model_len)
-    concurrency = vm.max_concurrency(blocks, per_request)
-    if modelled_act:
-        figures.insert(
-            0,
-            figure(
-                "activation_bytes",
-                act,
-                "bytes",
-                "2 × {tokens} × {d_model} × 2 + {moe_workspace} + max({tokens} × "
-                "{layer_width} × 2, {rows} × {vocab_size} × {bytes_per_logit})",
-                tokens=tokens_pass,
-                d_model=cfg.d_model,
-                moe_workspace=workspace,
-                layer_width=width,
-                rows=rows,
-                vocab_size=cfg.vocab_size,
-                bytes_per_logit=rules.sampler_bytes_per_logit,
-            ),
-        )
-    figures += [
-        figure(
-            "kv_budget_bytes",
-            budget,
-            "bytes",
-            "{usable} × {gpu_memory_utilization} − {weights} − {activation} − {non_torch} − "
-            "{cuda_graphs}",
-            usable=usable,
-            gpu_memory_utilization=fraction,
-            weights=weights,
-            activation=act,
-            non_torch=non_torch,
-            cuda_graphs=graphs,
-        ),
-        figure(
-            "num_blocks",
-            blocks,
-            "blocks",
-            "max({budget}, 0) // {page} // {layer_slots}",
-            budget=int(budget),
-            page=page,
-            layer_slots=shape.layer_slots,
-        ),
-        figure(
-            "tokens",
-            tokens,
-            "tokens",
-            "{blocks} // {groups} × {block_size}",
-            blocks=blocks,
-            groups=shape.n_groups,
-            block_size=block_size,
-        ),
-        figure(
-            "max_concurrency",
-            concurrency,
-            "requests",
-            "{blocks} / {blocks_per_request}",
-            blocks=blocks,
-            blocks_per_request=per_request,
-        ),
-    ]
-    return PoolPrediction(
+    p = PoolPrediction(
         engine="vllm",
         version=config.version,
         memory_fraction=fraction,
@@ -284,12 +298,14 @@ def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured)
         kv_bytes_per_token=shape.bytes_per_token,
         page_size_bytes=page,
         num_blocks=blocks,
-        tokens=tokens,
-        max_concurrency=concurrency,
+        tokens=int(vm.pool_tokens(blocks, shape.n_groups, block_size)),
+        max_concurrency=vm.max_concurrency(blocks, per_request),
         max_model_len=max_model_len,
         block_size=block_size,
         sources=SOURCES,
-        warnings=warnings,
-        figures=figures,
+        warnings=[],
         paging=paging,
     )
+    figures = [f for f in (act_figure, graph_figure) if f is not None]
+    p.figures.extend(figures + _pool_figures(p, shape, per_request))
+    return p

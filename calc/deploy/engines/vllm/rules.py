@@ -58,6 +58,10 @@ class VllmRules:
     # MXFP4 experts (gpt-oss) as loaded: the Triton backend keeps the checkpoint's block
     # scales beside its swizzled copy (until 0.25) and turns the expert biases to fp32; the
     # Blackwell FlashInfer backend pads (intermediate, hidden) to these multiples
+    # CUDA graph capture sizes: the ceiling on data-center Blackwell (512 elsewhere) and
+    # whether max_num_seqs is added to the sizes
+    graph_ceiling_blackwell: int = 512
+    graph_sizes_add_seqs: bool = False
     mxfp4_scale_copy: bool = False
     mxfp4_bias_fp32: bool = False
     mxfp4_blackwell_align: tuple[int, int] = (256, 256)
@@ -199,9 +203,16 @@ CHANGES = (
     ),
     Change(
         "0.28.0",
-        {"huge_gpu_batch": (16384, 1024)},
+        {"huge_gpu_batch": (16384, 1024), "graph_ceiling_blackwell": 1024},
         "vllm/engine/arg_utils.py get_batch_defaults (GPUs of >= 160 GiB: 16384 batched "
-        "tokens, 1024 sequences, API server included)",
+        "tokens, 1024 sequences, API server included); vllm/config/vllm.py "
+        "_set_cudagraph_sizes (default_max_graph_size 1024 on capability family 100)",
+    ),
+    Change(
+        "0.31.0",
+        {"graph_sizes_add_seqs": True},
+        "vllm/config/vllm.py _set_cudagraph_sizes (uniform_decode_sizes = [max_num_seqs] when "
+        "within the ceiling: the largest decode batch gets its own graph)",
     ),
 )
 
