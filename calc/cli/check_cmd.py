@@ -43,12 +43,13 @@ def check(
 
     Example: kvcalc check spec.yaml --junit kvcalc-junit.xml
     """
+    from calc.api import check as run
     from calc.cli.common import check_choice, command_line, warn, write_report
     from calc.errors import InvalidInputError, KvcalcError
     from calc.output.render import ROW_FORMATS, emit, rows_table, write_atomic
     from calc.output.safe_io import check_outputs
     from calc.output.safe_text import xml_safe
-    from calc.reports.check_spec import junit_error_xml, junit_xml, load_spec, run_checks
+    from calc.reports.check_spec import junit_error_xml, junit_xml
 
     if schema or example:
         if schema and example:
@@ -68,28 +69,25 @@ def check(
     check_choice("--format", fmt, ROW_FORMATS)
     outputs = (("--junit", junit), ("--output", output), ("--report", report_file))
     check_outputs(*outputs)  # before any work
-    notes: list[str] = []
     try:
-        checks = load_spec(spec)
-        results = run_checks(checks, calibration, spec, notes)
+        report = run(spec, calibration=calibration)
     except KvcalcError as exc:
         if junit is not None:  # the CI step that publishes JUnit finds why, not nothing
             write_atomic(junit, junit_error_xml(str(exc), spec))
         raise
-    warn(dict.fromkeys(notes))  # one note per distinct message
-    rows = [r.row() for r in results]
-    failed = sum(not r.passed for r in results)
+    warn(report.warnings)
+    results, failed = report.results, report.fields["failed"]
     check_outputs(*outputs)  # again, now that every input has been read: none is overwritten
     if junit is not None:
         write_atomic(junit, xml_safe(junit_xml(results)), "--junit")
     emit(
-        {"passed": failed == 0, "failed": failed, "results": rows},
+        report.fields,
         fmt,
         output,
-        rows=rows,
+        rows=report.rows,
         table=lambda: rows_table(
             [r.display_row() for r in results],
-            f"kvcalc check: {len(rows) - failed} passed, {failed} failed "
+            f"kvcalc check: {len(results) - failed} passed, {failed} failed "
             "(GB = 10^9 B, GiB = 2^30 B)",
         ),
     )
@@ -98,7 +96,8 @@ def check(
     write_report(
         report_file,
         lambda: check_document(
-            checks, results, notes, calibration=calibration, command=command_line()
+            report.spec, results, report.warnings, calibration=calibration,
+            command=command_line(),
         ),
     )
     if failed:

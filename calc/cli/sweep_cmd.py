@@ -89,11 +89,17 @@ def sweep(
     """
     import sys
 
-    from calc.cli.common import check_choice, check_report, command_line, warn, write_report
-    from calc.deploy.deployment import EngineSettings
+    from calc.cli.common import (
+        check_choice,
+        check_report,
+        command_line,
+        job_options,
+        warn,
+        write_report,
+    )
     from calc.errors import InvalidInputError
     from calc.output.render import emit, rows_table, write_atomic
-    from calc.reports.sweep import GRID_KEYS, parse_names, parse_values, plan
+    from calc.reports.sweep import GRID_KEYS, grid_of
     from calc.reports.sweep_io import FORMATS, WRITERS, first_rows
 
     check_choice("--format", fmt, FORMATS)
@@ -113,27 +119,7 @@ def sweep(
             from calc.errors import MissingDependencyError
 
             raise MissingDependencyError("pyarrow", "parquet") from exc
-    settings = EngineSettings.of(locals())
-    from calc.deploy.engines import engine as engine_of
-
-    found = engine_of(settings.name).versions.resolve(settings.version)
-    warn([found.warning] if found.warning else [])  # a release not modelled, said once
-    grid = plan(
-        parse_names(model, "--model"),  # type: ignore[arg-type]
-        parse_names(hardware, "--hardware"),  # type: ignore[arg-type]
-        ctx=parse_values(ctx, "--ctx"),
-        batch=parse_values(batch, "--batch"),
-        tp=parse_values(tp, "--tp"),
-        pp=parse_values(pp, "--pp"),
-        prompt=None if prompt is None else parse_values(prompt, "--prompt"),
-        weight_dtypes=parse_names(weight_dtype, "--weight-dtype"),
-        kv_dtypes=parse_names(kv_dtype, "--kv-dtype"),
-        usd_per_hour=usd_per_hour,
-        latency=latency,
-        efficiency=efficiency,
-        calibration=calibration,
-        engine=settings,
-    )
+    grid = grid_of(**job_options(sweep, locals(), "jobs"))
     warn(grid.warnings)
     if fmt in WRITERS:
         writer = WRITERS[fmt]

@@ -11,18 +11,20 @@ state per sequence, counted in every concurrency figure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from calc.deploy.deployment import Deployment, Workload
 from calc.deploy.ledger import PerGpu, paged_tokens, pool_units, waste_bytes
 from calc.output.derivation import Figure, figure, whole
+from calc.output.result import Report
 
 
 @dataclass(frozen=True)
-class CapacityReport:
-    fields: dict
-    figures: list[Figure]
-    warnings: list[str] = field(default_factory=list)
+class CapacityReport(Report):
+    """``kvcalc capacity``'s result: KV budget, pool, concurrency, max context, paging and
+    prefix sharing."""
+
+    command = "capacity"
 
 
 def activation_figure(dep: Deployment, g: PerGpu) -> Figure:

@@ -38,7 +38,7 @@ from __future__ import annotations
 import difflib
 import math
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -46,8 +46,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from calc.data.yaml_io import load_mapping, validate
 from calc.errors import ConfigError, KvcalcError
+from calc.output.result import Report
 from calc.output.safe_text import is_name
-from calc.train.check import TrainingFit
+from calc.training.check import TrainingFit
 
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 
@@ -138,7 +139,7 @@ class Requirements(BaseModel):
     max_ttft_ms: float | None = Field(default=None, gt=0)
     max_usd_per_million_output_tokens: float | None = Field(default=None, gt=0)
     max_usd_per_million_input_tokens: float | None = Field(default=None, gt=0)
-    training_fit: TrainingFit | None = None  # calc/train/check.py
+    training_fit: TrainingFit | None = None  # calc/training/check.py
     max_ttft_p50_s: float | None = Field(default=None, gt=0)
     max_ttft_p90_s: float | None = Field(default=None, gt=0)
     max_ttft_p99_s: float | None = Field(default=None, gt=0)
@@ -351,7 +352,7 @@ def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -
         needed = whole(g.sequences(w.batch) * g.sequence_bytes(w.ctx))
         add("must_fit", needed, at.kv_budget_bytes, "bytes", at.fits or not req.must_fit)
     if req.training_fit is not None:
-        from calc.train.check import training_fit_result
+        from calc.training.check import training_fit_result
 
         add(
             "training_fit",
@@ -451,6 +452,30 @@ def run_checks(
         except KvcalcError as exc:
             raise ConfigError(f"{path}: deployments[{i}] ({dep.name}): {exc}") from exc
     return results
+
+
+@dataclass(frozen=True)
+class CheckReport(Report):
+    """``kvcalc check``'s result: ``passed`` (every requirement met), ``failed`` (how many
+    not) and a row per requirement (``rows``: the figure against its limit)."""
+
+    spec: Any = field(default=None, repr=False, compare=False)  # the validated CheckSpec
+    results: tuple = ()  # Result each, in spec order
+
+    command = "check"
+
+
+def check_report(path: Path, calibration=None) -> CheckReport:
+    """Every requirement of the spec at ``path`` evaluated (``calibration`` applied to every
+    deployment's hardware); its notes said once each."""
+    notes: list[str] = []
+    spec = load_spec(path)
+    results = run_checks(spec, calibration, path, notes)
+    rows = [r.row() for r in results]
+    failed = sum(not r.passed for r in results)
+    fields = {"passed": failed == 0, "failed": failed, "results": rows}
+    return CheckReport(fields, (), tuple(dict.fromkeys(notes)), rows, spec=spec,
+                       results=tuple(results))  # fmt: skip
 
 
 def junit_error_xml(problem: str, spec: Path | str = "spec", suite: str = "kvcalc check") -> str:

@@ -28,11 +28,12 @@ The formula functions take plain numbers or numpy arrays.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from calc.deploy.deployment import Deployment, Workload
 from calc.errors import InvalidInputError
 from calc.output.derivation import Figure, figure
+from calc.output.result import Report
 
 SECONDS_PER_HOUR = 3600
 _RESERVE = ("activation_peak_bytes", "overhead_bytes")  # capacity's keys, not cost's
@@ -149,10 +150,11 @@ def _usd_figure(key: str, usd: float, price: float, tokens_per_s: float) -> Figu
 
 
 @dataclass(frozen=True)
-class CostReport:
-    fields: dict
-    figures: list[Figure]
-    warnings: list[str] = field(default_factory=list)
+class CostReport(Report):
+    """``kvcalc cost``'s result: tokens/s per GPU and USD per million tokens at the batch, the
+    largest batch that fits and the cheapest meeting the targets; steady-state serving."""
+
+    command = "cost"
 
 
 def cost_report(

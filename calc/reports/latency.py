@@ -4,7 +4,7 @@ speed of light, expected and as a band (``latency_report``), and FLOPs per op
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from calc.deploy.deployment import Deployment, Workload
 from calc.deploy.rates import (
@@ -18,15 +18,17 @@ from calc.deploy.steps import OpSetup, Step, generation_flops, generation_time_o
 from calc.errors import InvalidInputError
 from calc.formulas.roofline import arithmetic_intensity
 from calc.output.derivation import Figure, figure, whole
+from calc.output.result import Report
 from calc.reports.flops_figures import flops_figures, op_figures, ridge_figure
 from calc.reports.throughput import serving_fields
 
 
 @dataclass(frozen=True)
-class LatencyReport:
-    fields: dict  # JSON keys -> unrounded base-unit values, in output order
-    figures: list[Figure]
-    warnings: list[str] = field(default_factory=list)
+class LatencyReport(Report):
+    """``kvcalc latency``'s result: TTFT, TPOT, end-to-end time and tokens/s (speed of light,
+    expected, low-high band), the ops of a decode step and a prefill, memory per GPU."""
+
+    command = "latency"
 
 
 def _unsharded(dep: Deployment) -> Deployment:

@@ -6,7 +6,7 @@ Composes params, kv_cache and attention_layout; every figure carries its derivat
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from calc.data.model_schema import ModelConfig
 from calc.deploy.checkpoint import model_weight_bytes, weight_bytes_per_param
@@ -15,13 +15,15 @@ from calc.formulas.attention_layout import AttentionLayout
 from calc.formulas.params import ParamBreakdown, layer_attention_params, model_params
 from calc.formulas.ssm import ssm_state_bytes_per_sequence, ssm_state_elements_per_sequence
 from calc.output.derivation import Figure, figure, whole
+from calc.output.result import Report
 
 
 @dataclass(frozen=True)
-class MemoryReport:
-    fields: dict  # JSON keys -> unrounded base-unit values, in output order
-    figures: list[Figure]
-    warnings: list[str] = field(default_factory=list)
+class MemoryReport(Report):
+    """``kvcalc memory``'s result: weights and KV cache (whole model) and, with hardware, the
+    per-GPU ledger and its fit."""
+
+    command = "memory"
 
 
 def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:

@@ -18,9 +18,10 @@ With t_verify = t_target and c = t_draft / t_target this is Leviathan's
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from calc.errors import InvalidInputError
+from calc.output.result import Report
 
 
 def _check(alpha, gamma) -> None:
@@ -103,9 +104,10 @@ def leviathan_speedup(alpha, gamma, c):
 
 
 @dataclass(frozen=True)
-class SpeculateReport:
-    fields: dict
-    warnings: list[str] = field(default_factory=list)
+class SpeculateReport(Report):
+    """``kvcalc speculate``'s result: speculative decoding's speed-up and its draft's memory."""
+
+    command = "speculate"
 
 
 def mtp_module_params(cfg) -> int:
@@ -238,4 +240,4 @@ def speculate_report(
                 f"speculation is slower here ({fields['speedup']:.2f}×): the draft or the "
                 "verification step costs more than the accepted tokens save"
             )
-    return SpeculateReport(fields, warnings)
+    return SpeculateReport(fields, warnings=warnings)

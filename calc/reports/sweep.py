@@ -21,7 +21,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from calc.errors import InvalidInputError
+from calc.errors import InvalidInputError, KvcalcError
 
 if TYPE_CHECKING:
     from calc.deploy.deployment import EngineSettings
@@ -430,6 +430,59 @@ def plan(
         warnings,
         chunk_rows,
     )
+
+
+ENGINE_OPTIONS = ("engine", "engine_version", "mem_util", "block_size", "max_batched_tokens",
+                  "max_num_seqs", "allreduce", "activation", "overhead")  # fmt: skip
+
+
+def as_text(value) -> str | None:
+    """A grid option as the CLI's text: a list (or one number) joined with commas."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int | float):
+        return str(value)
+    return ",".join(str(v) for v in value)
+
+
+def grid_of(
+    model, hardware, ctx, batch="1", tp="1", pp="1", *, prompt=None, weight_dtype=None,
+    kv_dtype=None, usd_per_hour=None, efficiency="expected", latency=True, calibration=None,
+    **engine,
+) -> SweepPlan:  # fmt: skip
+    """The validated grid of `kvcalc sweep`'s options, each the CLI's text ("1,2,4",
+    "1024..131072:x2") or a list; ``engine``: the engine options (``ENGINE_OPTIONS``). An
+    engine release not modelled is the first warning."""
+    from calc.deploy.deployment import EngineSettings
+    from calc.deploy.engines import engine as engine_of
+    from calc.deploy.options import check_options
+
+    check_options(engine, ENGINE_OPTIONS, "sweep option")
+    settings = EngineSettings.of(engine)
+    found = engine_of(settings.name).versions.resolve(settings.version)
+    said = [found.warning] if found.warning else []
+    try:
+        grid = plan(
+            parse_names(as_text(model), "--model"),  # type: ignore[arg-type]
+            parse_names(as_text(hardware), "--hardware"),  # type: ignore[arg-type]
+            ctx=parse_values(as_text(ctx), "--ctx"),
+            batch=parse_values(as_text(batch), "--batch"),
+            tp=parse_values(as_text(tp), "--tp"),
+            pp=parse_values(as_text(pp), "--pp"),
+            prompt=None if prompt is None else parse_values(as_text(prompt), "--prompt"),
+            weight_dtypes=parse_names(as_text(weight_dtype), "--weight-dtype"),
+            kv_dtypes=parse_names(as_text(kv_dtype), "--kv-dtype"),
+            usd_per_hour=usd_per_hour,
+            latency=latency,
+            efficiency=efficiency,
+            calibration=calibration,
+            engine=settings,
+        )
+    except KvcalcError as exc:  # the release's warning is said before the error
+        exc.warnings = said  # type: ignore[attr-defined]
+        raise
+    grid.warnings[:0] = said
+    return grid
 
 
 def sweep(models: list[str], hardware: list[str], **kw) -> SweepResult:

@@ -22,11 +22,13 @@ import json
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import BinaryIO
 
 import numpy as np
 
 from calc.output.fastfmt import keep_heap, number_matrix, text_matrix
+from calc.output.result import Report
 from calc.reports.sweep_workers import can_fork, piped, written
 from calc.reports.sweep_workers import raise_failure as _raise  # noqa: F401 (tests use it)
 
@@ -537,6 +539,38 @@ def first_rows(plan, limit: int) -> list[dict]:
         if len(rows) >= limit:
             break
     return rows
+
+
+@dataclass(frozen=True)
+class SweepReport(Report):
+    """``kvcalc sweep``'s result: ``n_rows`` and every row of the grid (``rows``: one per
+    combination, the CLI's JSON values: NaN null, whole floats as integers); ``columns``: the
+    same as numpy arrays, one per key (``to_pandas()`` builds its frame from them)."""
+
+    columns: dict = field(default_factory=dict, repr=False, compare=False)
+
+    command = "sweep"
+
+    def to_pandas(self):
+        """The grid as a pandas DataFrame, a typed column per key (needs pandas)."""
+        from calc.output.result import data_frame
+
+        return data_frame([], columns=self.columns)
+
+
+def sweep_report(plan) -> SweepReport:
+    """The whole grid of ``plan`` in memory: its rows as ``-f json`` prints them and its
+    columns as arrays (for small grids and the API; the CLI streams the rows instead)."""
+    render = _jsonl_render(plan)
+    rows: list[dict] = []
+    parts: list[dict] = []
+    for chunk in plan.chunks():
+        rows += [json.loads(line) for line in bytes(render(chunk)).splitlines()]
+        parts.append(chunk.flat())
+    columns = {k: np.concatenate([p[k] for p in parts]) if parts else np.zeros(0)
+               for k in plan.columns}  # fmt: skip
+    fields = {"n_rows": plan.n_rows, "rows": rows}
+    return SweepReport(fields, (), tuple(plan.warnings), rows, columns=columns)
 
 
 def to_csv_text(plan) -> str:
