@@ -50,7 +50,7 @@ if TYPE_CHECKING:
 JOBS = ("memory", "capacity", "latency", "cost", "sweep", "plan", "simulate", "train", "log",
         "score", "check")  # fmt: skip
 
-__all__ = [
+__all__ = [  # calc.__all__ re-exports them (tests/test_api.py holds the two lists equal)
     "ConfigError",
     "DeploymentOptions",
     "InvalidInputError",
@@ -374,11 +374,11 @@ def simulate(
     notes: list[str] = []
     with _noting(notes):
         return simulate_job(
-            lambda: _build(model, hardware, notes, deployment),
+            lambda: _build(model, hardware, notes, deployment), notes,
             rate=rate, prompt=prompt, gen=gen, trace=trace, arrival=arrival,
             requests=requests, duration=duration, seed=seed, ttft_slo=ttft_slo,
             tpot_slo=tpot_slo, prefix_shared=prefix_shared, sweep_rate=sweep_rate,
-            efficiency=efficiency, per_request=per_request, notes=notes,
+            efficiency=efficiency, per_request=per_request,
         )  # fmt: skip
 
 

@@ -297,3 +297,18 @@ def test_docs_page_is_current():
     assert page.read_text() == reference(), (
         "docs/api.md is stale: run `python -m calc.cli.api_reference > docs/api.md`"
     )
+
+
+def test_the_engine_options_are_enginesettings():
+    """build_deployment passes the engine's options on to EngineSettings.from_options, which
+    holds their defaults: the two name lists are one."""
+    from calc.deploy.deployment import EngineSettings
+    from calc.deploy.options import ENGINE_OPTIONS, OPTIONS
+
+    params = set(inspect.signature(EngineSettings.from_options).parameters) - {"flag"}
+    assert set(ENGINE_OPTIONS) == params
+    assert set(ENGINE_OPTIONS) <= set(OPTIONS)
+    with pytest.raises(calc.UnknownNameError, match="unknown engine option 'mem_utl'"):
+        from calc.deploy.options import build_deployment
+
+        build_deployment("llama3-8b", mem_utl=0.9)

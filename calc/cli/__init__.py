@@ -43,6 +43,7 @@ def _quiet_hook(hook):
     return quiet
 
 
+# long: one except clause per kind of failure, each turned into one line and an exit code
 def _run(args: list[str]) -> int:
     """Run one command; the exit code, every failure reported in one line on stderr."""
     import typer

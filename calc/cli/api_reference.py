@@ -37,10 +37,15 @@ def _default(value) -> str:
 
 
 def deployment_defaults() -> dict[str, object]:
-    """``DeploymentOptions``' defaults: ``build_deployment``'s."""
+    """``DeploymentOptions``' defaults: ``build_deployment``'s, the engine's options those of
+    ``EngineSettings.from_options``."""
+    from calc.deploy.deployment import EngineSettings
     from calc.deploy.options import OPTIONS, build_deployment
 
-    params = inspect.signature(build_deployment).parameters
+    params = {
+        **inspect.signature(build_deployment).parameters,
+        **inspect.signature(EngineSettings.from_options).parameters,
+    }
     return {k: params[k].default for k in OPTIONS}
 
 

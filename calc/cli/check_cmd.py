@@ -46,21 +46,13 @@ def check(
     from calc.api import check as run
     from calc.cli.common import check_choice, command_line, warn, write_report
     from calc.errors import InvalidInputError, KvcalcError
-    from calc.output.render import ROW_FORMATS, emit, rows_table, write_atomic
+    from calc.output.render import ROW_FORMATS, write_atomic
     from calc.output.safe_io import check_outputs
     from calc.output.safe_text import xml_safe
     from calc.reports.check_spec import junit_error_xml, junit_xml
 
     if schema or example:
-        if schema and example:
-            raise InvalidInputError("give --schema or --example, not both")
-        from calc.reports.check_reference import example_text, spec_json_schema_text
-
-        text = spec_json_schema_text() if schema else example_text()
-        if output is not None:
-            write_atomic(output, text)
-        else:
-            sys.stdout.write(text)
+        _reference(schema, example, output)
         return
     if spec is None:
         raise InvalidInputError(
@@ -69,6 +61,7 @@ def check(
     check_choice("--format", fmt, ROW_FORMATS)
     outputs = (("--junit", junit), ("--output", output), ("--report", report_file))
     check_outputs(*outputs)  # before any work
+
     try:
         report = run(spec, calibration=calibration)
     except KvcalcError as exc:
@@ -76,10 +69,43 @@ def check(
             write_atomic(junit, junit_error_xml(str(exc), spec))
         raise
     warn(report.warnings)
-    results, failed = report.results, report.fields["failed"]
     check_outputs(*outputs)  # again, now that every input has been read: none is overwritten
     if junit is not None:
-        write_atomic(junit, xml_safe(junit_xml(results)), "--junit")
+        write_atomic(junit, xml_safe(junit_xml(report.results)), "--junit")
+    _emit(report, fmt, output)
+    from calc.reports.report_runs import check_document
+
+    write_report(
+        report_file,
+        lambda: check_document(
+            report.spec, report.results, report.warnings, calibration=calibration,
+            command=command_line(),
+        ),
+    )  # fmt: skip
+    if report.fields["failed"]:
+        raise typer.Exit(1)
+
+
+def _reference(schema: bool, example: bool, output) -> None:
+    """--schema (the spec's JSON Schema) or --example (the shipped example spec)."""
+    from calc.errors import InvalidInputError
+    from calc.output.render import write_atomic
+    from calc.reports.check_reference import example_text, spec_json_schema_text
+
+    if schema and example:
+        raise InvalidInputError("give --schema or --example, not both")
+    text = spec_json_schema_text() if schema else example_text()
+    if output is not None:
+        write_atomic(output, text)
+    else:
+        sys.stdout.write(text)
+
+
+def _emit(report, fmt: str, output) -> None:
+    """The results as rows (json, csv, jsonl) or a pass/fail table."""
+    from calc.output.render import emit, rows_table
+
+    results, failed = report.results, report.fields["failed"]
     emit(
         report.fields,
         fmt,
@@ -91,14 +117,3 @@ def check(
             "(GB = 10^9 B, GiB = 2^30 B)",
         ),
     )
-    from calc.reports.report_runs import check_document
-
-    write_report(
-        report_file,
-        lambda: check_document(
-            report.spec, results, report.warnings, calibration=calibration,
-            command=command_line(),
-        ),
-    )
-    if failed:
-        raise typer.Exit(1)

@@ -37,6 +37,7 @@ def _table(report, title: str):
     return Group(kv_table(head, title), rows_table(rows, "Predicted vs printed (GiB = 2^30 B)"))
 
 
+# long: its typer options are declared in its signature (issue 27 item 2 generates them)
 def log(
     file: Annotated[
         Path, typer.Argument(help="Start-up log of vLLM, SGLang or TensorRT-LLM ('-': stdin).")

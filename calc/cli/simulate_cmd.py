@@ -105,6 +105,7 @@ PerRequest = Annotated[
 ]
 
 
+# long: its typer options are declared in its signature (issue 27 item 2 generates them)
 def simulate(
     model: o.Model,
     hardware: o.HardwareRequired,

@@ -10,6 +10,7 @@ from calc.cli import deploy_options as d
 from calc.cli import options as o
 
 
+# long: its typer options are declared in its signature (issue 27 item 2 generates them)
 def train(
     model: o.Model,
     hardware: o.HardwareRequired,

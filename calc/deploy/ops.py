@@ -216,6 +216,7 @@ def attended_token_layers(cfg: ModelConfig, n, decode: bool):
     return total
 
 
+# long: the ops of each attention layout in the order they run (kernel model's to split)
 def _attention_block(cfg, s: Sharding, layout, *, tokens, batch, ctx, prompt, decode, z):
     """Projections and attention of the attention layers for ``tokens`` tokens on one GPU.
 
@@ -374,6 +375,7 @@ def _relayer(op: Op, tokens, act_in, act_out, params, layers, z: Sizes) -> Op:
     )
 
 
+# long: the Mamba/Mamba-2 mixer's ops in the order they run (kernel model's to split)
 def _ssm_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, z):
     """The Mamba/Mamba-2 layers for ``tokens`` tokens of ``batch`` sequences on one GPU (its
     1/tp share of the channels/heads, ``calc.formulas.ssm.mixer_shape``), summed over those layers.
@@ -477,6 +479,7 @@ def _ffn_shapes(d: int, width: int, gated: bool) -> tuple:
     return (((2 if gated else 1) * width, d), (d, width))
 
 
+# long: dense FFN, MoE router, routed and shared experts in order (kernel model's to split)
 def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, moe_kernels=None):
     """Dense FFN layers, and for MoE layers the router, routed and shared experts.
 

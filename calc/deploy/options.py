@@ -43,6 +43,11 @@ class DeploymentOptions(TypedDict, total=False):
 
 
 OPTIONS = tuple(DeploymentOptions.__annotations__)
+# the options EngineSettings.from_options takes (it holds their defaults)
+ENGINE_OPTIONS = (
+    "engine", "engine_version", "mem_util", "block_size", "max_batched_tokens", "max_num_seqs",
+    "activation", "overhead", "max_model_len", "allreduce",
+)  # fmt: skip
 OPTION_NAMES = ("model", "hardware", *OPTIONS)  # a command's parameters that build its Deployment
 
 
@@ -105,34 +110,28 @@ def build_deployment(
     weight_dtype: str | None = None,
     kv_dtype: str | None = None,
     compute_dtype: str | None = None,
-    engine: str = "vllm",
-    engine_version: str | None = None,
-    mem_util: float | None = None,
-    block_size: int | None = None,
-    max_batched_tokens: int | None = None,
-    max_num_seqs: int | None = None,
-    activation: str | float | None = None,
-    overhead: str | float | None = None,
-    max_model_len: int | None = None,
     calibration=None,
     layout=None,
-    allreduce: str | None = None,
     moe_imbalance: float | None = None,
+    **engine,
 ) -> Deployment:
     """The Deployment of a command's options (model and hardware loaded, calibration applied,
-    sizes parsed, everything validated once). ``notes`` gains, in order, what the model's
-    import assumed, the calibration's notes and a release not modelled: what the CLI prints as
-    warnings. ``layout``: a function cfg -> AttentionLayout (``what_if_layout``)."""
+    sizes parsed, everything validated once). ``engine``: the engine's options, by the names
+    and with the defaults of ``EngineSettings.from_options`` (engine, engine_version,
+    mem_util, ...). ``notes`` gains, in order, what the model's import assumed, the
+    calibration's notes and a release not modelled: what the CLI prints as warnings.
+    ``layout``: a function cfg -> AttentionLayout (``what_if_layout``)."""
     from calc.data.registry import load_hardware, load_model
     from calc.deploy.checkpoint import model_warnings
     from calc.deploy.deployment import Deployment, EngineSettings
 
     notes = [] if notes is None else notes
+    check_options(engine, ENGINE_OPTIONS, "engine option")
     if calibration is not None and not hardware:  # it calibrates a profile: none to calibrate
         raise InvalidInputError(
             "--calibration corrects a --hardware profile's efficiencies: give --hardware too"
         )
-    settings = EngineSettings.of(locals())
+    settings = EngineSettings.of(engine)
     cfg = load_model(model)
     notes += model_warnings(cfg)
     hw = None

@@ -333,6 +333,58 @@ def build_deployment(dep: Deployment, calibration=None, warnings: list[str] | No
     return built
 
 
+def _latency_results(built, dep: Deployment, add) -> None:
+    """The TPOT, TTFT and cost requirements at the workload's batch and ctx (``add`` each)."""
+    w, req = dep.workload, dep.requirements
+    names = ("max_tpot_ms", "max_ttft_ms", "max_usd_per_million_output_tokens",
+             "max_usd_per_million_input_tokens")  # fmt: skip
+    if all(getattr(req, n) is None for n in names):
+        return
+    from calc.reports.cost import operating_point
+
+    point = operating_point(
+        built,
+        batch=w.batch,
+        ctx=w.ctx,
+        prompt=w.prompt_tokens,
+        usd_per_hour=dep.usd_per_hour,
+        efficiency=dep.efficiency,
+    )
+    figures = (
+        (point["tpot_s"] * 1e3, "ms"),
+        (point["ttft_one_prompt_s"] * 1e3, "ms"),
+        (point["usd_per_million_output_tokens"], "USD"),
+        (point["usd_per_million_input_tokens"], "USD"),
+    )
+    for name, (figure, unit) in zip(names, figures, strict=True):
+        limit = getattr(req, name)
+        if limit is not None:
+            add(name, figure, limit, unit, figure <= limit)
+
+
+def _load_results(built, dep: Deployment, add, warnings: list[str] | None) -> None:
+    """The percentile requirements under load, from the serving simulation (``add`` each);
+    a load that saturates the deployment or serves nothing is a note."""
+    res = simulate_load(built, dep.workload, dep.efficiency)
+    served = res.ttft_s.get("p99") is not None
+    if warnings is not None:
+        if res.saturated:
+            warnings.append(f"{dep.name}: the load saturates it: {res.saturation_reason}")
+        if not served:
+            warnings.append(
+                f"{dep.name}: no request was served: all {res.rejected:,} are longer than "
+                "the KV pool or the max model length"
+            )
+    for name, key, q in LOAD_REQUIREMENTS:
+        limit = getattr(dep.requirements, name)
+        if limit is not None:
+            value = getattr(res, key).get(q)
+            if value is None and served and key == "tpot_s":
+                value = 0.0  # no request of two or more output tokens: no TPOT to miss
+            figure = math.inf if value is None else float(value)
+            add(name, figure, limit, "s", served and figure <= limit and not res.saturated)
+
+
 def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -> list[Result]:
     from calc.deploy.deployment import Workload as Work
     from calc.output.derivation import whole
@@ -363,59 +415,9 @@ def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -
     if req.min_concurrency is not None:
         got = at.max_concurrency
         add("min_concurrency", got, req.min_concurrency, "sequences", got >= req.min_concurrency)
-    wants_latency = any(
-        v is not None
-        for v in (
-            req.max_tpot_ms,
-            req.max_ttft_ms,
-            req.max_usd_per_million_output_tokens,
-            req.max_usd_per_million_input_tokens,
-        )
-    )
-    if wants_latency:
-        from calc.reports.cost import operating_point
-
-        point = operating_point(
-            built,
-            batch=w.batch,
-            ctx=w.ctx,
-            prompt=w.prompt_tokens,
-            usd_per_hour=dep.usd_per_hour,
-            efficiency=dep.efficiency,
-        )
-        checks = [
-            ("max_tpot_ms", point["tpot_s"] * 1e3, "ms"),
-            ("max_ttft_ms", point["ttft_one_prompt_s"] * 1e3, "ms"),
-            (
-                "max_usd_per_million_output_tokens",
-                point["usd_per_million_output_tokens"],
-                "USD",
-            ),
-            ("max_usd_per_million_input_tokens", point["usd_per_million_input_tokens"], "USD"),
-        ]
-        for name, figure, unit in checks:
-            limit = getattr(req, name)
-            if limit is not None:
-                add(name, figure, limit, unit, figure <= limit)
+    _latency_results(built, dep, add)
     if req.under_load:
-        res = simulate_load(built, w, dep.efficiency)
-        served = res.ttft_s.get("p99") is not None
-        if warnings is not None:
-            if res.saturated:
-                warnings.append(f"{dep.name}: the load saturates it: {res.saturation_reason}")
-            if not served:
-                warnings.append(
-                    f"{dep.name}: no request was served: all {res.rejected:,} are longer than "
-                    "the KV pool or the max model length"
-                )
-        for name, key, q in LOAD_REQUIREMENTS:
-            limit = getattr(req, name)
-            if limit is not None:
-                value = getattr(res, key).get(q)
-                if value is None and served and key == "tpot_s":
-                    value = 0.0  # no request of two or more output tokens: no TPOT to miss
-                figure = math.inf if value is None else float(value)
-                add(name, figure, limit, "s", served and figure <= limit and not res.saturated)
+        _load_results(built, dep, add, warnings)
     return out
 
 

@@ -81,21 +81,10 @@ def log_report(built: LogDeployment) -> LogReport:
     return LogReport(fields, p.figures, warnings, rows, dep, built=built, prediction=p)
 
 
-def log_file_report(
-    file: Path,
-    *,
-    model: str | None = None,
-    hardware: str | None = None,
-    tp: int | None = None,
-    pp: int | None = None,
-    engine: str | None = None,
-    engine_version: str | None = None,
-    weight_dtype: str | None = None,
-    kv_dtype: str | None = None,
-    calibration=None,
-    save_calibration=None,
-) -> LogReport:
-    """The report of the log at ``file`` (``-``: stdin) with the options it does not state;
+def log_file_report(file: Path, *, engine=None, engine_version=None, calibration=None,
+                    save_calibration=None, tp=None, pp=None, **given) -> LogReport:  # fmt: skip
+    """The report of the log at ``file`` (``-``: stdin) with the options it does not state
+    (``calc.api.log``'s: ``given`` holds model, hardware, weight_dtype, kv_dtype);
     ``calibration``: engine overheads a former ``save_calibration`` wrote, predicted with;
     ``save_calibration``: where to write this log's overheads (refused before the log is
     read if it cannot be written or is the calibration it reads)."""
@@ -119,8 +108,7 @@ def log_file_report(
     facts = _facts(file, engine)
     cal = _overheads(calibration, facts.engine)
     built = deployment_from_log(
-        facts, model=model, hardware=hardware, version=engine_version, tp=tp, pp=pp,
-        weight_dtype=weight_dtype, kv_dtype=kv_dtype,
+        facts, version=engine_version, tp=tp, pp=pp, **given,
         activation_bytes=None if cal is None else cal.activation_bytes,
         overhead_bytes=None if cal is None else cal.non_torch_bytes,
     )  # fmt: skip

@@ -6,86 +6,79 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
+from types import SimpleNamespace
 
 from calc.errors import InvalidInputError
 
 
-def simulate_job(
-    build: Callable,
-    *,
-    rate: float | None = None,
-    prompt: str | int | None = None,
-    gen: str | int | None = None,
-    trace: str | Path | None = None,
-    arrival: str = "poisson",
-    requests: int | None = None,
-    duration: str | None = None,
-    seed: int = 0,
-    ttft_slo: str | None = None,
-    tpot_slo: str | None = None,
-    prefix_shared: float = 0.0,
-    sweep_rate: str | None = None,
-    efficiency: str = "expected",
-    per_request: str | Path | None = None,
-    notes: list[str] | None = None,
-):
-    """The SimReport of serving the load these options describe on the Deployment ``build()``
-    returns (built after the load's own options are checked, so their errors come first);
-    ``notes``: warnings said while building it, put first. ``per_request``: each request's
-    record also written to that file, a JSON line each."""
+def simulate_job(build: Callable, notes: list[str], **options):
+    """The SimReport of serving the load ``options`` describe (``calc.api.simulate``'s: rate,
+    prompt, gen, trace, arrival, requests, duration, seed, ttft_slo, tpot_slo, prefix_shared,
+    sweep_rate, efficiency, per_request) on the Deployment ``build()`` returns, built after
+    the load's own options are checked, so their errors come first; ``notes``: the warnings
+    said while building it, put first. ``per_request``: each request's record also written
+    to that file, a JSON line each."""
     from dataclasses import replace
 
     from calc.data.limits import check_choice
-    from calc.serve.workload import LengthDist, LoadSpec, load_trace_csv, parse_duration_s
 
-    check_choice("--efficiency", efficiency, ("expected", "low", "high", "peak"))
-    if duration is not None and requests is not None:
+    o = SimpleNamespace(**options)
+    check_choice("--efficiency", o.efficiency, ("expected", "low", "high", "peak"))
+    if o.duration is not None and o.requests is not None:
         raise InvalidInputError("give --requests or --duration, not both")
-    if per_request is not None:
-        if sweep_rate is not None:
+    if o.per_request is not None:
+        if o.sweep_rate is not None:
             raise InvalidInputError("--per-request writes one simulation's requests: not with "
                                     "--sweep-rate")  # fmt: skip
         from calc.output.render import check_output_path
 
-        check_output_path(Path(per_request), "--per-request")
-    duration_s = None if duration is None else parse_duration_s(duration, "--duration")
-    slo = {
-        "ttft_slo_s": None if ttft_slo is None else parse_duration_s(ttft_slo, "--ttft-slo"),
-        "tpot_slo_s": None if tpot_slo is None else parse_duration_s(tpot_slo, "--tpot-slo"),
-    }
-    rates = None
-    if sweep_rate is not None:
-        from calc.serve.curve import parse_rates
-
-        rates = parse_rates(sweep_rate)
-    tr = load_trace_csv(Path(trace)) if trace is not None else None
-    if tr is None and rate is None and rates is None:
-        raise InvalidInputError("simulate needs --rate (requests/s), --trace or --sweep-rate")
-    p = LengthDist.parse(str(prompt), "--prompt") if prompt is not None else None
-    g = LengthDist.parse(str(gen), "--gen") if gen is not None else None
-    if tr is None:
-        p = p or LengthDist.fixed(1024)
-        g = g or LengthDist.fixed(256)
+        check_output_path(Path(o.per_request), "--per-request")
+    load_of, rates, slo = _load(o)
     dep = build()
-    load = LoadSpec(
-        rate_per_s=rate if rates is None else rates[0],
-        arrival=tr if tr is not None else arrival,
-        prompt=p,
-        gen=g,
-        prefix_shared_fraction=prefix_shared,
-        n_requests=requests,
-        duration_s=duration_s,
-    )
+    load = load_of()  # its own checks after the deployment's, as the command always made them
     if rates is None:
-        report = _one(dep, load, seed, efficiency, slo, per_request)
+        report = _one(dep, load, o.seed, o.efficiency, slo, o.per_request)
     else:
         from calc.serve.curve import latency_vs_rate
         from calc.serve.report import curve_report
 
-        curve = latency_vs_rate(dep, load, rates, seed, efficiency=efficiency)
-        report = curve_report(dep, curve, seed=seed, efficiency=efficiency, **slo)
-    said = (*(notes or ()), *report.warnings)
-    return replace(report, warnings=said, deployment=dep, load=load)
+        curve = latency_vs_rate(dep, load, rates, o.seed, efficiency=o.efficiency)
+        report = curve_report(dep, curve, seed=o.seed, efficiency=o.efficiency, **slo)
+    return replace(report, warnings=(*notes, *report.warnings), deployment=dep, load=load)
+
+
+def _load(o: SimpleNamespace):
+    """(a function that builds the LoadSpec, the rates of a sweep or None, the SLOs [s]) of
+    the options, each parsed and checked."""
+    from calc.serve.workload import LengthDist, LoadSpec, load_trace_csv, parse_duration_s
+
+    duration_s = None if o.duration is None else parse_duration_s(o.duration, "--duration")
+    slo = {
+        "ttft_slo_s": None if o.ttft_slo is None else parse_duration_s(o.ttft_slo, "--ttft-slo"),
+        "tpot_slo_s": None if o.tpot_slo is None else parse_duration_s(o.tpot_slo, "--tpot-slo"),
+    }
+    rates = None
+    if o.sweep_rate is not None:
+        from calc.serve.curve import parse_rates
+
+        rates = parse_rates(o.sweep_rate)
+    tr = load_trace_csv(Path(o.trace)) if o.trace is not None else None
+    if tr is None and o.rate is None and rates is None:
+        raise InvalidInputError("simulate needs --rate (requests/s), --trace or --sweep-rate")
+    p = LengthDist.parse(str(o.prompt), "--prompt") if o.prompt is not None else None
+    g = LengthDist.parse(str(o.gen), "--gen") if o.gen is not None else None
+    if tr is None:
+        p = p or LengthDist.fixed(1024)
+        g = g or LengthDist.fixed(256)
+    return lambda: LoadSpec(
+        rate_per_s=o.rate if rates is None else rates[0],
+        arrival=tr if tr is not None else o.arrival,
+        prompt=p,
+        gen=g,
+        prefix_shared_fraction=o.prefix_shared,
+        n_requests=o.requests,
+        duration_s=duration_s,
+    ), rates, slo
 
 
 def _one(dep, load, seed: int, efficiency: str, slo: dict, per_request):

@@ -112,7 +112,28 @@ def chunk_bytes(
     pieces are laid side by side in one [C, B] matrix of fixed-width records, each piece one
     field that a single numpy copy fills (by broadcasting where it is per ctx or per batch),
     whose NULs one ``translate`` then deletes."""
-    cols = list(columns)
+    full = chunk.shape
+    pieces, masks = _pieces(_joined(_items(chunk, list(columns), seps, end, text, nan)))
+    offsets = np.cumsum([0] + [p.shape[2] for p in pieces[:-1]]).tolist()
+    width = sum(p.shape[2] for p in pieces)
+    records = np.dtype(
+        {
+            "names": [f"f{i}" for i in range(len(pieces))],
+            "formats": [f"V{p.shape[2]}" for p in pieces],
+            "offsets": offsets,
+            "itemsize": width,
+        }
+    )
+    c, b = full
+    buf = _buffer(c * b * width)  # a bytearray: NULs deleted without a copy first
+    _fill(np.frombuffer(buf, dtype=records).reshape(c, b), pieces, masks, nan)
+    return buf.translate(None, b"\0")
+
+
+def _items(chunk, cols: list[str], seps: list[bytes], end: bytes, text, nan: bytes) -> list:
+    """(kind, cells, mask) of each separator and column of ``chunk``, in order: each cell
+    formatted at its own shape (``_kind``); a separator before a per-row column rides with
+    its cells."""
     full = chunk.shape
     items: list[tuple[int, np.ndarray, np.ndarray | None]] = []  # (kind, cells, mask)
     for i, (key, before) in enumerate(zip(cols, seps, strict=True)):
@@ -147,8 +168,13 @@ def chunk_bytes(
             items.append((kind, _cells(value, full, text, nan, mask, prefix), None))
         if i == len(cols) - 1 and end:
             items.append((0, _sep(end), None))
-    # join runs: kinds 0 with 1 or with 2; per row (3) and masked (−1) stay alone
-    groups: list[list] = []  # [kind, [cells], mask]
+    return items
+
+
+def _joined(items: list) -> list[list]:
+    """Runs of items joined: kinds 0 with 1 or with 2; per row (3) and masked (−1) stay
+    alone. [kind, [cells], mask] each."""
+    groups: list[list] = []
     for kind, cell, mask in items:
         last = groups[-1] if groups else None
         if (
@@ -163,6 +189,12 @@ def chunk_bytes(
             last[1].append(cell)
         else:
             groups.append([kind, [cell], mask])
+    return groups
+
+
+def _pieces(groups: list[list]) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
+    """(pieces, masks): each group's cells side by side in one contiguous array (empty
+    ones dropped)."""
     pieces: list[np.ndarray] = []
     masks: list[np.ndarray | None] = []
     for _, cells, mask in groups:
@@ -176,20 +208,7 @@ def chunk_bytes(
                 piece = np.ascontiguousarray(piece)
             pieces.append(piece)
             masks.append(mask)
-    offsets = np.cumsum([0] + [p.shape[2] for p in pieces[:-1]]).tolist()
-    width = sum(p.shape[2] for p in pieces)
-    records = np.dtype(
-        {
-            "names": [f"f{i}" for i in range(len(pieces))],
-            "formats": [f"V{p.shape[2]}" for p in pieces],
-            "offsets": offsets,
-            "itemsize": width,
-        }
-    )
-    c, b = full
-    buf = _buffer(c * b * width)  # a bytearray: NULs deleted without a copy first
-    _fill(np.frombuffer(buf, dtype=records).reshape(c, b), pieces, masks, nan)
-    return buf.translate(None, b"\0")
+    return pieces, masks
 
 
 def _fill(matrix: np.ndarray, pieces: list, masks: list, nan: bytes) -> None:

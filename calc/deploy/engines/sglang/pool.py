@@ -49,6 +49,7 @@ def auto_fraction(rules: SglangRules, config: EngineConfig, hw, tp: int, pp: int
     return sm.fraction_from_reserve(gpu_mem, reserved)
 
 
+# long: SGLang's start-up accounting in its own order (engine wing's to split)
 def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measured):
     """The KV pool SGLang ``config.version`` allocates on ``dep``'s busiest GPU."""
     cfg, hw, tp, pp = dep.model, dep.hardware, dep.tp, dep.pp

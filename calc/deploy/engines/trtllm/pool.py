@@ -38,6 +38,7 @@ def profiling_requests(max_num_tokens: int, max_seq_len: int, max_batch_size: in
     return min(max_batch_size, -(-max_num_tokens // per))
 
 
+# long: TensorRT-LLM's start-up accounting in its own order (engine wing's to split)
 def predict(dep: Deployment, rules: TrtllmRules, config: EngineConfig, **measured):
     """The KV pool TensorRT-LLM ``config.version`` allocates on ``dep``'s busiest GPU."""
     cfg, hw, tp, pp = dep.model, dep.hardware, dep.tp, dep.pp

@@ -69,6 +69,7 @@ def in_flight_tokens(rules: VllmRules, config: EngineConfig, pp: int) -> int:
     return batches * config.max_batched_tokens
 
 
+# long: vLLM's start-up profile in its own order, term by term (engine wing's to split)
 def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured) -> PoolPrediction:
     """The KV pool vLLM ``config.version`` allocates on ``dep``'s busiest GPU."""
     cfg, hw, tp, pp = dep.model, dep.hardware, dep.tp, dep.pp
