@@ -15,8 +15,8 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from calc.data.registry import load_hardware, load_model
-from calc.train import memory as tm
-from calc.train.report import TrainSetup, train_report
+from calc.training import memory as tm
+from calc.training.report import TrainSetup, train_report
 
 ROOT = Path(__file__).resolve().parent.parent
 VALIDATION = ROOT / "docs" / "validation"

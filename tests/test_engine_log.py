@@ -181,7 +181,7 @@ def test_0_33_log_and_capacity_agree():
     built = deployment_from_log(VLLM_033, hardware="h100")
     dep = built.deployment
     assert (dep.engine_config.version, dep.engine_config.memory_fraction) == ("0.33.0", 0.92)
-    from calc.cli.deploy_common import build_deployment
+    from calc.deploy.options import build_deployment
 
     again = build_deployment("llama3.1-8b", "h100", engine_version="0.33", max_model_len=8192)
     assert dep.per_gpu.pool_tokens == again.per_gpu.pool_tokens

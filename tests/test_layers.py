@@ -11,9 +11,10 @@ CALC = Path(__file__).resolve().parent.parent / "calc"
 # top to bottom; a module may import its own layer and the layers after it
 ORDER = [
     "cli",
+    "api",
     "reports",
     "serve",
-    "train",
+    "training",
     "measure",
     "deploy",
     "formulas",

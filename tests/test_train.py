@@ -1,7 +1,7 @@
-"""Training estimates (calc/train): golden values with their hand arithmetic beside them.
+"""Training estimates (calc/training): golden values with their hand arithmetic beside them.
 
 Shapes are those of the upstream config.json files (model_configs/); the formulas and their
-sources are in calc/train/*.py's docstrings.
+sources are in calc/training/*.py's docstrings.
 """
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import pytest
 
 from calc.data.registry import load_hardware, load_model
 from calc.errors import InvalidInputError, UnknownNameError
-from calc.train import cost as tc
-from calc.train import flops as tf
-from calc.train import memory as tm
-from calc.train import time as tt
-from calc.train.report import TrainSetup, train_report
+from calc.training import cost as tc
+from calc.training import flops as tf
+from calc.training import memory as tm
+from calc.training import time as tt
+from calc.training.report import TrainSetup, train_report
 
 
 def _report(model="llama3-8b", hw="h100", **kw):

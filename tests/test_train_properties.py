@@ -11,8 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from calc.data.registry import load_hardware, load_model
-from calc.train import time as tt
-from calc.train.report import TrainSetup, train_report
+from calc.training import time as tt
+from calc.training.report import TrainSetup, train_report
 
 H100 = load_hardware("h100")
 MODELS = ("llama3-8b", "mistral-7b", "gemma-2-9b", "qwen3-30b-a3b", "jamba-v0.1", "deepseek-v2")

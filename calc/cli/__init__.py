@@ -43,6 +43,7 @@ def _quiet_hook(hook):
     return quiet
 
 
+# long: one except clause per kind of failure, each turned into one line and an exit code
 def _run(args: list[str]) -> int:
     """Run one command; the exit code, every failure reported in one line on stderr."""
     import typer
@@ -70,6 +71,8 @@ def _run(args: list[str]) -> int:
             rv = 0
         sys.stdout.flush()  # here, where a failed write is still reported
     except KvcalcError as exc:
+        for note in getattr(exc, "warnings", ()):  # said on the way, before the failure
+            write_error_line(f"kvcalc: warning: {printable(str(note))}\n")
         write_error_line(f"kvcalc: error: {elide(printable(str(exc)))}\n")
         return exc.exit_code
     except typer.TyperException as exc:  # usage errors: bad option, missing value, bad type

@@ -65,7 +65,8 @@ def build_app(names: Iterable[str] | None = None) -> typer.Typer:
         name="kvcalc",
         help=HELP,
         no_args_is_help=True,
-        add_completion=True,
+        # the completion options belong to `kvcalc` alone: not built to run a command
+        add_completion=names is None,
         pretty_exceptions_enable=False,
         rich_markup_mode=None,
     )

@@ -39,15 +39,13 @@ def capacity(
 
     Example: kvcalc capacity --model llama3-70b --hardware h100 --tp 4 --ctx 8192 --engine vllm
     """
-    from calc.cli.common import emit_report
-    from calc.cli.deploy_common import deployment_of
-    from calc.deploy.deployment import Workload
-    from calc.reports.capacity import capacity_report
+    from calc.api import capacity as run
+    from calc.cli.common import check_choice, emit_report, job_options
+    from calc.output.render import ROW_FORMATS
 
-    dep = deployment_of(locals())
-    report = capacity_report(
-        dep, Workload(ctx=ctx, batch=batch), shared_prefix=shared_prefix, users=users
-    )
+    check_choice("--format", fmt, ROW_FORMATS)
+    report = run(**job_options(capacity, locals()))
+    dep = report.deployment
     emit_report(
         report,
         fmt,

@@ -43,23 +43,16 @@ def check(
 
     Example: kvcalc check spec.yaml --junit kvcalc-junit.xml
     """
+    from calc.api import check as run
     from calc.cli.common import check_choice, command_line, warn, write_report
     from calc.errors import InvalidInputError, KvcalcError
-    from calc.output.render import ROW_FORMATS, emit, rows_table, write_atomic
+    from calc.output.render import ROW_FORMATS, write_atomic
     from calc.output.safe_io import check_outputs
     from calc.output.safe_text import xml_safe
-    from calc.reports.check_spec import junit_error_xml, junit_xml, load_spec, run_checks
+    from calc.reports.check_spec import junit_error_xml, junit_xml
 
     if schema or example:
-        if schema and example:
-            raise InvalidInputError("give --schema or --example, not both")
-        from calc.reports.check_reference import example_text, spec_json_schema_text
-
-        text = spec_json_schema_text() if schema else example_text()
-        if output is not None:
-            write_atomic(output, text)
-        else:
-            sys.stdout.write(text)
+        _reference(schema, example, output)
         return
     if spec is None:
         raise InvalidInputError(
@@ -68,38 +61,59 @@ def check(
     check_choice("--format", fmt, ROW_FORMATS)
     outputs = (("--junit", junit), ("--output", output), ("--report", report_file))
     check_outputs(*outputs)  # before any work
-    notes: list[str] = []
+
     try:
-        checks = load_spec(spec)
-        results = run_checks(checks, calibration, spec, notes)
+        report = run(spec, calibration=calibration)
     except KvcalcError as exc:
         if junit is not None:  # the CI step that publishes JUnit finds why, not nothing
             write_atomic(junit, junit_error_xml(str(exc), spec))
         raise
-    warn(dict.fromkeys(notes))  # one note per distinct message
-    rows = [r.row() for r in results]
-    failed = sum(not r.passed for r in results)
+    warn(report.warnings)
     check_outputs(*outputs)  # again, now that every input has been read: none is overwritten
     if junit is not None:
-        write_atomic(junit, xml_safe(junit_xml(results)), "--junit")
-    emit(
-        {"passed": failed == 0, "failed": failed, "results": rows},
-        fmt,
-        output,
-        rows=rows,
-        table=lambda: rows_table(
-            [r.display_row() for r in results],
-            f"kvcalc check: {len(rows) - failed} passed, {failed} failed "
-            "(GB = 10^9 B, GiB = 2^30 B)",
-        ),
-    )
+        write_atomic(junit, xml_safe(junit_xml(report.results)), "--junit")
+    _emit(report, fmt, output)
     from calc.reports.report_runs import check_document
 
     write_report(
         report_file,
         lambda: check_document(
-            checks, results, notes, calibration=calibration, command=command_line()
+            report.spec, report.results, report.warnings, calibration=calibration,
+            command=command_line(),
+        ),
+    )  # fmt: skip
+    if report.fields["failed"]:
+        raise typer.Exit(1)
+
+
+def _reference(schema: bool, example: bool, output) -> None:
+    """--schema (the spec's JSON Schema) or --example (the shipped example spec)."""
+    from calc.errors import InvalidInputError
+    from calc.output.render import write_atomic
+    from calc.reports.check_reference import example_text, spec_json_schema_text
+
+    if schema and example:
+        raise InvalidInputError("give --schema or --example, not both")
+    text = spec_json_schema_text() if schema else example_text()
+    if output is not None:
+        write_atomic(output, text)
+    else:
+        sys.stdout.write(text)
+
+
+def _emit(report, fmt: str, output) -> None:
+    """The results as rows (json, csv, jsonl) or a pass/fail table."""
+    from calc.output.render import emit, rows_table
+
+    results, failed = report.results, report.fields["failed"]
+    emit(
+        report.fields,
+        fmt,
+        output,
+        rows=report.rows,
+        table=lambda: rows_table(
+            [r.display_row() for r in results],
+            f"kvcalc check: {len(results) - failed} passed, {failed} failed "
+            "(GB = 10^9 B, GiB = 2^30 B)",
         ),
     )
-    if failed:
-        raise typer.Exit(1)

@@ -5,28 +5,21 @@ from __future__ import annotations
 
 import sys
 
-from calc.errors import InvalidInputError
+from calc.data.limits import check_choice
+from calc.deploy.options import what_if_layout
+
+# a command's parameters that say how to print its result, not what to compute
+RENDER_OPTIONS = ("fmt", "output", "explain", "report_file")
 
 
-def check_choice(flag: str, value: str | None, choices) -> None:
-    if value is not None and value not in choices:
-        raise InvalidInputError(f"{flag} {value!r} is not one of: {', '.join(choices)}")
+def job_options(command, options: dict, *also: str) -> dict:
+    """The parameters of ``command`` (a command function; ``options`` its ``locals()``) as the
+    keyword arguments of its API function (``calc.api``): all but those that say how to print
+    (``RENDER_OPTIONS`` and ``also``)."""
+    import inspect
 
-
-def what_if_layout(attention=None, **sizes):
-    """A function cfg -> the what-if AttentionLayout of --attention (None: the model's own),
-    after checking the choice and the sizes (1..1,000,000)."""
-    check_choice("--attention", attention, ("mha", "gqa", "mqa", "mla"))
-    for flag, value in sizes.items():
-        if value is not None and not 0 < value <= 1_000_000:
-            raise InvalidInputError(f"--{flag.replace('_', '-')} must be in 1..1,000,000")
-
-    def layout(cfg):
-        from calc.formulas.attention_layout import attention_layout
-
-        return attention_layout(cfg, attention, **sizes)
-
-    return layout
+    skip = (*RENDER_OPTIONS, *also)
+    return {k: options[k] for k in inspect.signature(command).parameters if k not in skip}
 
 
 def load_inputs(model, hardware=None, *, attention=None, fmt="table", **sizes):
@@ -68,9 +61,10 @@ def calibrated_hardware(hw, calibration):
     return hw
 
 
-def emit_report(report, fmt: str, output, *, title: str, explain: bool = False, table=None):
-    """Print ``report.warnings``, then render ``report.fields`` (with ``report.figures`` when
-    --explain is given)."""
+def emit_report(report, fmt: str, output, *, title: str = "", explain: bool = False,
+                table=None, trailer=()):  # fmt: skip
+    """Print ``report.warnings``, then render ``report.fields`` (its ``rows`` in CSV and JSON
+    Lines; with ``report.figures`` when --explain is given)."""
     from calc.output.render import emit
 
     warn(report.warnings)
@@ -79,8 +73,10 @@ def emit_report(report, fmt: str, output, *, title: str, explain: bool = False, 
         fmt,
         output,
         title=title,
+        rows=report.rows,
         table=table,
         explain=report.figures if explain else (),
+        trailer=trailer,
     )
 
 

@@ -45,20 +45,13 @@ def cost(
 
     Example: kvcalc cost --model llama3-70b --hardware h100 --tp 4 --ctx 4096 --max-tpot-ms 50
     """
-    from calc.cli.common import emit_report
-    from calc.cli.deploy_common import deployment_of
-    from calc.deploy.deployment import Workload
-    from calc.reports.cost import cost_report
+    from calc.api import cost as run
+    from calc.cli.common import check_choice, emit_report, job_options
+    from calc.output.render import ROW_FORMATS
 
-    dep = deployment_of(locals())
-    report = cost_report(
-        dep,
-        Workload(ctx=ctx, batch=batch, prompt=prompt),
-        usd_per_hour=usd_per_hour,
-        max_tpot_ms=max_tpot_ms,
-        max_ttft_ms=max_ttft_ms,
-        efficiency=efficiency,
-    )
+    check_choice("--format", fmt, ROW_FORMATS)
+    report = run(**job_options(cost, locals()))
+    dep = report.deployment
     emit_report(
         report,
         fmt,

@@ -56,14 +56,13 @@ def latency(
 
     Example: kvcalc latency --model llama3-70b --hardware h100 --tp 4 --prompt 1024 --gen 256
     """
-    from calc.cli.common import emit_report, perf_table
-    from calc.cli.deploy_common import deployment_of
-    from calc.deploy.deployment import Workload
-    from calc.reports.latency import latency_report
+    from calc.api import latency as run
+    from calc.cli.common import check_choice, emit_report, job_options, perf_table
+    from calc.output.render import ROW_FORMATS
 
-    dep = deployment_of(locals())
-    work = Workload(ctx=ctx or prompt + gen, batch=batch, prompt=prompt, gen=gen)
-    report = latency_report(dep, work, matmul_eff=matmul_eff, mem_eff=mem_eff)
+    check_choice("--format", fmt, ROW_FORMATS)
+    report = run(**job_options(latency, locals()))
+    dep = report.deployment
     title = (
         f"{dep.model.display_name} on {dep.gpus} × {dep.hardware.display_name}: roofline "
         "latency (low/high: band from the efficiency range; GB = 10^9 B)"

@@ -2,38 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import sys
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from calc.cli import options as o
-
-
-def _facts(path: Path, engine: str | None):
-    """The log's facts, streamed from ``path`` (a regular file) or from stdin for ``-``: one
-    clear error, naming the file, for anything else."""
-    from calc.deploy.engines.fromlog import read_log, read_log_file
-    from calc.errors import InvalidInputError
-
-    if str(path) == "-":
-        try:
-            return read_log(sys.stdin.buffer, engine)
-        except InvalidInputError as exc:
-            raise InvalidInputError(f"stdin: {exc}") from None
-    return read_log_file(path, engine)
-
-
-def _same_file(a: Path, b: Path) -> bool:
-    try:
-        if a.exists() and b.exists():
-            return os.path.samefile(a, b)
-        return a.resolve() == b.resolve()
-    except (OSError, ValueError):
-        return str(a) == str(b)
 
 
 def _table(report, title: str):
@@ -63,6 +37,7 @@ def _table(report, title: str):
     return Group(kv_table(head, title), rows_table(rows, "Predicted vs printed (GiB = 2^30 B)"))
 
 
+# long: its typer options are declared in its signature (issue 27 item 2 generates them)
 def log(
     file: Annotated[
         Path, typer.Argument(help="Start-up log of vLLM, SGLang or TensorRT-LLM ('-': stdin).")
@@ -131,103 +106,21 @@ def log(
 
     Example: kvcalc log vllm-startup.log --hardware h100
     """
-    from calc.cli.common import check_choice, warn
-    from calc.deploy.engines import NAMES
-    from calc.deploy.engines.fromlog import deployment_from_log
+    from calc.api import log as run
+    from calc.cli.common import check_choice, emit_report, job_options
     from calc.errors import InvalidInputError
-    from calc.output.render import FORMATS, check_output_path, emit
-    from calc.reports.engine_log import log_report
+    from calc.output.render import FORMATS
+    from calc.reports.engine_log import same_file
 
     check_choice("--format", fmt, FORMATS)
-    check_choice("--engine", engine, NAMES)
-    for flag, value in (("--tp", tp), ("--pp", pp)):
-        if value is not None and not 0 < value <= 4096:
-            raise InvalidInputError(f"{flag} must be in 1..4096, got {value}")
-    if save_calibration is not None:
-        check_output_path(save_calibration, "--save-calibration")
-        if output is not None and _same_file(save_calibration, output):
-            raise InvalidInputError(
-                f"--save-calibration and --output are the same file ({save_calibration}): the "
-                "report would overwrite the calibration; give them different paths"
-            )
-        if calibration is not None and _same_file(save_calibration, calibration):
-            raise InvalidInputError(
-                f"--save-calibration {save_calibration} is the --calibration file it reads; "
-                "give it another path"
-            )
-    facts = _facts(file, engine)
-    act = non_torch = None
-    cal = None
-    if calibration is not None:
-        from calc.data.calibration import load_engine_overheads
-
-        cal = load_engine_overheads(calibration)
-        if cal.engine != facts.engine:
-            raise InvalidInputError(
-                f"--calibration {calibration} was measured on {cal.engine}, this log is "
-                f"{facts.engine}"
-            )
-        act, non_torch = cal.activation_bytes, cal.non_torch_bytes
-    built = deployment_from_log(
-        facts,
-        model=model,
-        hardware=hardware,
-        version=engine_version,
-        tp=tp,
-        pp=pp,
-        weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype,
-        activation_bytes=act,
-        overhead_bytes=non_torch,
-    )
-    dep = built.deployment
-    if cal is not None and (cal.hardware, cal.tp) != (dep.hardware.name, dep.tp):
-        warn([
-            f"--calibration {calibration} was measured on {cal.hardware} at TP {cal.tp}, "
-            f"not {dep.hardware.name} at TP {dep.tp}: its overheads may not apply"
-        ])  # fmt: skip
-    report = log_report(built)
-    warn(report.warnings)
-    if save_calibration is not None:
-        _save(save_calibration, report, file)
+    if save_calibration is not None and output is not None and same_file(save_calibration, output):
+        raise InvalidInputError(
+            f"--save-calibration and --output are the same file ({save_calibration}): the "
+            "report would overwrite the calibration; give them different paths"
+        )
+    report = run(**job_options(log, locals()))
+    dep, facts = report.deployment, report.facts
     name = "stdin" if str(file) == "-" else file.name
     title = f"{facts.engine} start-up log {name}: {dep.model.display_name} on {dep.hardware.name}"
-    emit(
-        report.fields,
-        fmt,
-        output,
-        title=title,
-        rows=report.rows,
-        table=lambda: _table(report, title),
-        explain=report.prediction.figures if explain else (),
-    )
-
-
-def _save(path: Path, report, file: Path) -> None:
-    from calc.data.calibration import EngineOverheads, save_engine_overheads
-    from calc.errors import InvalidInputError
-
-    printed = report.facts.printed
-    act, non_torch = printed.get("activation_bytes"), printed.get("non_torch_bytes")
-    if act is None and non_torch is None:
-        raise InvalidInputError(
-            f"--save-calibration: {file} prints no activation or non-torch memory to save "
-            "(vLLM prints both in its 'Memory profiling takes' line)"
-        )
-    f = report.fields
-    save_engine_overheads(
-        path,
-        EngineOverheads(
-            kind="kvcalc-engine-calibration",
-            engine=f["engine"],
-            engine_version=report.facts.version or f["engine_version_modelled"],
-            hardware=f["hardware"],
-            tp=f["tp"],
-            pp=f["pp"],
-            model=f["model"],
-            activation_bytes=None if act is None else round(act),
-            non_torch_bytes=None if non_torch is None else round(non_torch),
-            source=str(file),
-            created=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        ),
-    )
+    emit_report(report, fmt, output, title=title, table=lambda: _table(report, title),
+                explain=explain)  # fmt: skip

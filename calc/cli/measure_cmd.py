@@ -29,6 +29,7 @@ def _ints(flag: str, values: SizeList) -> list[int]:
     return out
 
 
+# long: its typer options are declared in its signature (issue 27 item 2 generates them)
 def measure(
     model: o.Model,
     hardware: Annotated[
@@ -102,28 +103,14 @@ def measure(
     """
     import sys
 
-    from calc.cli.common import check_choice, warn
+    from calc.cli.common import warn
     from calc.data.registry import load_hardware, load_model
-    from calc.errors import InvalidInputError
-    from calc.measure.calibrate import calibration_yaml
-    from calc.measure.report import noisy_note, render
-    from calc.measure.suite import DEVICES, DTYPES, check_sizes, run_suite, stderr_progress
-    from calc.output.render import FORMATS, write_atomic
-    from calc.output.safe_io import check_outputs
+    from calc.measure.report import noisy_note
+    from calc.measure.suite import run_suite, stderr_progress
 
-    check_choice("--format", fmt, FORMATS)
     outputs = (("--output", output), ("--save-calibration", save_calibration))
-    check_outputs(*outputs)  # before any work
-    check_choice("--device", device, DEVICES)
-    check_choice("--dtype", dtype, DTYPES)
-    batches, ctxs = _ints("--batch", batch), _ints("--ctx", ctx)
-    gemm_ms = _ints("--gemm-m", gemm_m)
-    # every number checked before torch is imported (seconds) and before any kernel runs
-    check_sizes(batches, ctxs, repeats, warmup, gemm_ms, max_spread)
-    if device == "cuda" and hardware is None:
-        raise InvalidInputError(
-            "--device cuda needs --hardware (the profile to predict with), e.g. --hardware h100"
-        )
+    batches, ctxs, gemm_ms = _checked(fmt, outputs, device, dtype, batch, ctx, gemm_m, repeats,
+                                      warmup, max_spread, hardware)  # fmt: skip
     cfg = load_model(model)
     hw = load_hardware(hardware) if hardware else None
     report = run_suite(
@@ -148,8 +135,52 @@ def measure(
             ]
         )
     fields = report.fields()
+    _write(report, fields, fmt, outputs)
+    bad = [r for r in fields["rows"] if r["status"] != "ok"]
+    warn(f"{r['kernel']} {r['variant']} {r['shape']}: {r['status']}: {r['message']}" for r in bad)
+    if fields["n_too_noisy"]:
+        warn([noisy_note(fields)])
+    if any(r["status"] == "rejected" for r in bad):
+        raise typer.Exit(1)
+
+
+def _checked(fmt, outputs, device, dtype, batch, ctx, gemm_m, repeats, warmup, max_spread,
+             hardware) -> tuple[list[int], list[int], list[int]]:  # fmt: skip
+    """Every option checked before torch is imported (seconds) and before any kernel runs;
+    the batches, contexts and GEMM sizes."""
+    from calc.cli.common import check_choice
+    from calc.errors import InvalidInputError
+    from calc.measure.suite import DEVICES, DTYPES, check_sizes
+    from calc.output.render import FORMATS
+    from calc.output.safe_io import check_outputs
+
+    check_choice("--format", fmt, FORMATS)
+    check_outputs(*outputs)  # before any work
+    check_choice("--device", device, DEVICES)
+    check_choice("--dtype", dtype, DTYPES)
+    batches, ctxs = _ints("--batch", batch), _ints("--ctx", ctx)
+    gemm_ms = _ints("--gemm-m", gemm_m)
+    check_sizes(batches, ctxs, repeats, warmup, gemm_ms, max_spread)
+    if device == "cuda" and hardware is None:
+        raise InvalidInputError(
+            "--device cuda needs --hardware (the profile to predict with), e.g. --hardware h100"
+        )
+    return batches, ctxs, gemm_ms
+
+
+def _write(report, fields: dict, fmt: str, outputs) -> None:
+    """The report (--output or stdout) and the calibration (--save-calibration), each
+    atomically, the outputs checked again now that every input has been read."""
+    import sys
+
+    from calc.measure.calibrate import calibration_yaml
+    from calc.measure.report import render
+    from calc.output.render import write_atomic
+    from calc.output.safe_io import check_outputs
+
+    (_, output), (_, save_calibration) = outputs
     text = render(fields, fmt)
-    check_outputs(*outputs)  # again, now that every input has been read
+    check_outputs(*outputs)
     if output is not None:
         write_atomic(output, text)
     else:
@@ -157,9 +188,3 @@ def measure(
     if save_calibration is not None:
         cal = report.calibration()
         write_atomic(save_calibration, calibration_yaml(cal), "--save-calibration")
-    bad = [r for r in fields["rows"] if r["status"] != "ok"]
-    warn(f"{r['kernel']} {r['variant']} {r['shape']}: {r['status']}: {r['message']}" for r in bad)
-    if fields["n_too_noisy"]:
-        warn([noisy_note(fields)])
-    if any(r["status"] == "rejected" for r in bad):
-        raise typer.Exit(1)

@@ -55,16 +55,13 @@ def memory(
 
     Example: kvcalc memory --model llama3-70b --ctx 8192 --batch 4 --hardware h100 --gpus 4
     """
-    from calc.cli.common import emit_report, what_if_layout
-    from calc.cli.deploy_common import deployment_of
-    from calc.deploy.deployment import Workload
-    from calc.reports.memory import memory_report
+    from calc.api import memory as run
+    from calc.cli.common import check_choice, emit_report, job_options
+    from calc.output.render import ROW_FORMATS
 
-    layout = what_if_layout(
-        attention, kv_heads=kv_heads, kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim
-    )
-    dep = deployment_of(locals(), layout=layout)
-    report = memory_report(dep, Workload(ctx=ctx, batch=batch))
+    check_choice("--format", fmt, ROW_FORMATS)
+    report = run(**job_options(memory, locals()))
+    dep = report.deployment
     emit_report(
         report,
         fmt,

@@ -131,9 +131,28 @@ def plot(
 
     Example: kvcalc plot roofline --model llama3-70b --hardware h100 --batch 8 --ctx 8192
     """
-    import sys
+    from calc.cli.common import warn
+    from calc.reports import plot_data as data
 
-    from calc.cli.common import check_choice, load_inputs, warn
+    tps = _checked(kind, fmt, output, hardware, tp)
+    names, cfgs, hw = _models(model, hardware, kv_heads, kv_lora_rank, qk_rope_head_dim)
+    datas = [
+        _one(kind, cfg, hw, batch=batch, ctx=ctx, prompt=prompt, gen=gen, max_ctx=max_ctx,
+             gpus=gpus, tps=tps, weight_dtype=weight_dtype, kv_dtype=kv_dtype, kv_heads=kv_heads,
+             kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim, engine=engine,
+             mem_util=mem_util)
+        for cfg in cfgs
+    ]  # fmt: skip
+    d = data.combine(datas)
+    if kind == "capacity":
+        warn(d.warnings)
+    _draw(kind, d, fmt, output, names, cfgs)
+
+
+def _checked(kind: str, fmt: str, output, hardware, tp) -> list[int] | None:
+    """The kind, the format, the output and the hardware it needs checked before any work;
+    the --tp sizes (one, but for the frontier)."""
+    from calc.cli.common import check_choice
     from calc.errors import InvalidInputError
     from calc.output.render import ROW_FORMATS
     from calc.reports.plot_data import check_plot_kind
@@ -146,11 +165,20 @@ def plot(
         check_output(output)
     if kind in ("roofline", "capacity", "frontier") and hardware is None:
         raise InvalidInputError(f"plot {kind} needs --hardware (see `kvcalc hardware`)")
-    from calc.reports.sweep import parse_names, parse_values
+    from calc.reports.sweep import parse_values
 
     tps = None if tp is None else parse_values(tp, "--tp")
     if kind != "frontier" and tps is not None and len(tps) > 1:
         raise InvalidInputError(f"plot {kind} takes one --tp, got {tp!r}")
+    return tps
+
+
+def _models(model, hardware, kv_heads, kv_lora_rank, qk_rope_head_dim):
+    """(the model names, their configs, the hardware profile)."""
+    from calc.cli.common import load_inputs
+    from calc.errors import InvalidInputError
+    from calc.reports.sweep import parse_names
+
     names = list(dict.fromkeys(n for m in model for n in parse_names(m, "--model")))
     if not names:
         raise InvalidInputError("plot needs --model (see `kvcalc models`)")
@@ -165,20 +193,16 @@ def plot(
             qk_rope_head_dim=qk_rope_head_dim,
         )
         cfgs.append(cfg)
+    return names, cfgs, hw
+
+
+def _draw(kind: str, d, fmt: str, output, names: list[str], cfgs: list) -> None:
+    """The chart's numbers (json, csv, jsonl), its text, or its picture (--output)."""
+    import sys
 
     from calc.output import plot as draw
     from calc.reports import plot_data as data
 
-    datas = [
-        _one(kind, cfg, hw, batch=batch, ctx=ctx, prompt=prompt, gen=gen, max_ctx=max_ctx,
-             gpus=gpus, tps=tps, weight_dtype=weight_dtype, kv_dtype=kv_dtype, kv_heads=kv_heads,
-             kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim, engine=engine,
-             mem_util=mem_util)
-        for cfg in cfgs
-    ]  # fmt: skip
-    d = data.combine(datas)
-    if kind == "capacity":
-        warn(d.warnings)
     text, figure = {
         "roofline": (draw.roofline_text, draw.roofline_figure),
         "capacity": (draw.capacity_text, draw.capacity_figure),

@@ -132,55 +132,24 @@ def score(
 
     Example: kvcalc score vllm-4.0qps-Llama-3.3-70B.json -H h100 --tp 4
     """
-    from calc.cli.common import check_choice, check_report, command_line, warn, write_report
-    from calc.deploy.engines import NAMES
-    from calc.errors import InvalidInputError
-    from calc.output.render import FORMATS, check_output_path, emit
-    from calc.reports.score_report import score_files
+    from calc.api import score as run
+    from calc.cli.common import (
+        check_choice,
+        check_report,
+        command_line,
+        emit_report,
+        job_options,
+        write_report,
+    )
+    from calc.output.render import FORMATS
 
     check_choice("--format", fmt, FORMATS)
-    check_choice("--engine", engine, NAMES)
     check_report(report_file, ("--output", output), ("--save-calibration", save_calibration))
-    if not files:
-        raise InvalidInputError("give at least one result file")
-    if save_calibration is not None:
-        check_output_path(save_calibration, "--save-calibration")
-    given = {
-        "model": model, "hardware": hardware, "tp": tp, "pp": pp, "ep": ep, "dp": dp,
-        "weight_dtype": weight_dtype, "kv_dtype": kv_dtype, "compute_dtype": compute_dtype,
-        "engine": engine, "engine_version": engine_version, "mem_util": mem_util,
-        "block_size": block_size, "max_batched_tokens": max_batched_tokens,
-        "max_num_seqs": max_num_seqs, "max_model_len": max_model_len, "allreduce": allreduce,
-        "moe_imbalance": moe_imbalance, "calibration": calibration,
-    }  # fmt: skip
-    report = score_files(
-        files, given, build=_build, log=log, prompt=prompt, gen=gen, seed=seed,
-        efficiency=efficiency, fit=fit, save_calibration=save_calibration,
-        prefix_cached=prefix_cached,
-    )  # fmt: skip
-    warn(report.warnings)
-    emit(
-        report.fields,
-        fmt,
-        output,
-        rows=report.rows,
-        table=lambda: _table(report),
-        explain=report.figures if explain else (),
-    )
+    report = run(**job_options(score, locals()))
+    emit_report(report, fmt, output, table=lambda: _table(report), explain=explain)
     from calc.reports.report_score import score_document
 
     write_report(report_file, lambda: score_document(report, command_line()))
-
-
-def _build(options: dict):
-    """A Deployment of the merged options (the command's, the log's, the file's)."""
-    from calc.cli.deploy_common import build_deployment
-
-    opts = {k: v for k, v in options.items() if v is not None}
-    opts.setdefault("engine", "vllm")
-    for key in ("tp", "pp", "ep"):
-        opts.setdefault(key, 1)
-    return build_deployment(opts.pop("model"), opts.pop("hardware"), **opts)
 
 
 def _table(report):

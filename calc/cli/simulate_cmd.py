@@ -11,6 +11,7 @@ import typer
 
 from calc.cli import deploy_options as d
 from calc.cli import options as o
+from calc.output.render import ROW_FORMATS
 
 Rate = Annotated[
     float | None,
@@ -104,6 +105,7 @@ PerRequest = Annotated[
 ]
 
 
+# long: its typer options are declared in its signature (issue 27 item 2 generates them)
 def simulate(
     model: o.Model,
     hardware: o.HardwareRequired,
@@ -161,64 +163,25 @@ def simulate(
     Example: kvcalc simulate --model llama3-70b --hardware h100 --tp 4 --rate 5 --prompt
     lognormal:2048:0.5 --gen 256 --ttft-slo 2s --tpot-slo 50ms
     """
-    from calc.cli.common import check_choice, check_report
-    from calc.cli.deploy_common import deployment_of
-    from calc.errors import InvalidInputError
-    from calc.output.render import ROW_FORMATS
-    from calc.serve.workload import LengthDist, LoadSpec, load_trace_csv, parse_duration_s
+    from calc.api import simulate as run
+    from calc.cli.common import check_choice, check_report, job_options
 
     check_choice("--format", fmt, ROW_FORMATS)
-    check_choice("--efficiency", efficiency, ("expected", "low", "high", "peak"))
     check_report(report_file, ("--output", output))
     if sweep_rate is not None and output is not None and fmt == "table":
         from calc.output.plot import check_output
 
         check_output(output)
-    if duration is not None and requests is not None:
-        raise InvalidInputError("give --requests or --duration, not both")
-    if per_request is not None:
-        if sweep_rate is not None:
-            raise InvalidInputError("--per-request writes one simulation's requests: not with "
-                                    "--sweep-rate")  # fmt: skip
-        from calc.output.render import check_output_path
-
-        check_output_path(per_request, "--per-request")
-    duration_s = None if duration is None else parse_duration_s(duration, "--duration")
-    ttft_slo_s = None if ttft_slo is None else parse_duration_s(ttft_slo, "--ttft-slo")
-    tpot_slo_s = None if tpot_slo is None else parse_duration_s(tpot_slo, "--tpot-slo")
-    rates = None
-    if sweep_rate is not None:
-        from calc.serve.curve import parse_rates
-
-        rates = parse_rates(sweep_rate)
-    tr = load_trace_csv(trace) if trace is not None else None
-    if tr is None and rate is None and rates is None:
-        raise InvalidInputError("simulate needs --rate (requests/s), --trace or --sweep-rate")
-    p = LengthDist.parse(prompt, "--prompt") if prompt is not None else None
-    g = LengthDist.parse(gen, "--gen") if gen is not None else None
-    if tr is None:
-        p = p or LengthDist.fixed(1024)
-        g = g or LengthDist.fixed(256)
-    dep = deployment_of(locals())
-    load = LoadSpec(
-        rate_per_s=rate if rates is None else rates[0],
-        arrival=tr if tr is not None else arrival,
-        prompt=p,
-        gen=g,
-        prefix_shared_fraction=prefix_shared,
-        n_requests=requests,
-        duration_s=duration_s,
-    )
+    report = run(**job_options(simulate, locals()))
+    dep, load, curve = report.deployment, report.load, sweep_rate is not None
     title = (
         f"{dep.model.display_name} on {dep.gpus} × {dep.hardware.display_name} "
-        f"({dep.describe()}, {dep.engine_config.engine}): {load.describe(rates is None)}"
+        f"({dep.describe()}, {dep.engine_config.engine}): {load.describe(not curve)}"
     )
-    if rates is None:
-        report = _one(dep, load, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, output, title,
-                      per_request)  # fmt: skip
+    if curve:
+        _curve(report, fmt, output, title)
     else:
-        report = _sweep(dep, load, rates, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, output,
-                        title)  # fmt: skip
+        _one(report, fmt, output, title)
     from calc.cli.common import command_line, write_report
     from calc.reports.report_runs import simulate_document
 
@@ -226,45 +189,31 @@ def simulate(
         report_file,
         lambda: simulate_document(
             dep, load, report, seed=seed, efficiency=efficiency,
-            curve_rows=None if rates is None else report.rows, command=command_line(),
+            curve_rows=report.rows if curve else None, command=command_line(),
         ),
     )  # fmt: skip
 
 
-def _one(dep, load, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, output, title, per_request):
+def _one(report, fmt, output, title) -> None:
     from calc.cli.common import warn
     from calc.output.render import emit
-    from calc.serve.report import simulate_report
-    from calc.serve.simulate import simulate as run
 
-    r = run(dep, load, seed=seed, efficiency=efficiency)
-    if per_request is not None:
-        from calc.serve.per_request import write_per_request
-
-        write_per_request(per_request, r)
-    report = simulate_report(dep, load, r, seed=seed, efficiency=efficiency,
-                             ttft_slo_s=ttft_slo_s, tpot_slo_s=tpot_slo_s)  # fmt: skip
     warn(report.warnings)
     emit(report.fields, fmt, output, title=f"{title} (latencies in s; per sequence group: queue)")
-    return report
 
 
-def _sweep(dep, load, rates, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, output, title):
+def _curve(report, fmt, output, title) -> None:
+    """The curve's rows, or as a table its chart (text, or a PNG/SVG --output)."""
     import sys
 
     from calc.cli.common import warn
     from calc.output import plot as draw
     from calc.output.render import emit
-    from calc.serve.curve import latency_vs_rate
-    from calc.serve.report import curve_report
 
-    curve = latency_vs_rate(dep, load, rates, seed, efficiency=efficiency)
-    report = curve_report(dep, curve, seed=seed, efficiency=efficiency,
-                          ttft_slo_s=ttft_slo_s, tpot_slo_s=tpot_slo_s)  # fmt: skip
     warn(report.warnings)
     if fmt != "table":
         emit(report.fields, fmt, output, rows=report.rows)
-        return report
+        return
     series = [
         draw.RateSeries(
             metric.upper(), pct, [(r["rate_per_s"], r[f"{metric}_{pct}_s"]) for r in report.rows]
@@ -272,15 +221,16 @@ def _sweep(dep, load, rates, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, outp
         for metric in ("ttft", "tpot")
         for pct in ("p50", "p90", "p99")
     ]
-    slos = {"TTFT": ttft_slo_s, "TPOT": tpot_slo_s}
+    f = report.fields
+    slos = {"TTFT": f["ttft_slo_s"], "TPOT": f["tpot_slo_s"]}
     head = f"Latency vs request rate: {title}"
     if output is not None:
         saturated = [r["rate_per_s"] for r in report.rows if r["saturated"]]
         draw.save_atomic(draw.latency_rate_figure(head, series, slos, saturated), output)
-        return report
+        return
     text = draw.latency_rate_text(head, series, report.rows, slos)
-    best = report.fields["max_rate_meeting_slo_per_s"]
-    if ttft_slo_s is not None or tpot_slo_s is not None:
+    best = f["max_rate_meeting_slo_per_s"]
+    if f["ttft_slo_s"] is not None or f["tpot_slo_s"] is not None:
         text += (
             f"\nhighest rate meeting the SLOs at p99 (not saturated): "
             f"{'none of these' if best is None else f'{best:g} requests/s'}\n"
@@ -288,4 +238,3 @@ def _sweep(dep, load, rates, seed, efficiency, ttft_slo_s, tpot_slo_s, fmt, outp
     from calc.output.safe_text import printable
 
     sys.stdout.write(printable(text, lines=True))
-    return report

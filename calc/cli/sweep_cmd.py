@@ -14,6 +14,7 @@ TABLE_ROWS = 50
 LIST_HELP = "list or range: 1,2,4 | a..b | a..b:+step | a..b:xfactor"
 
 
+# long: its typer options are declared in its signature (issue 27 item 2 generates them)
 def sweep(
     model: Annotated[str, typer.Option("--model", "-m", help="Model names, comma-separated.")],
     hardware: Annotated[
@@ -87,14 +88,25 @@ def sweep(
 
     Example: kvcalc sweep -m llama3-8b -H h100,h200 --tp 1,2 --ctx 1024..131072:x2 -f csv
     """
-    import sys
+    from calc.cli.common import command_line, job_options, warn, write_report
+    from calc.reports.sweep import grid_of
 
-    from calc.cli.common import check_choice, check_report, command_line, warn, write_report
-    from calc.deploy.deployment import EngineSettings
+    jobs = _checked(fmt, output, jobs, report_file)
+    grid = grid_of(**job_options(sweep, locals(), "jobs"))
+    warn(grid.warnings)
+    if fmt == "table":
+        _table(grid, output)
+    else:
+        _stream(grid, fmt, output, jobs)
+    _report(report_file, grid, command_line, write_report)
+
+
+def _checked(fmt: str, output, jobs: int, report_file) -> int:
+    """The format, --report, --jobs (0: one per CPU, at most 4) and Parquet's needs, checked
+    before any work; the worker count."""
+    from calc.cli.common import check_choice, check_report
     from calc.errors import InvalidInputError
-    from calc.output.render import emit, rows_table, write_atomic
-    from calc.reports.sweep import GRID_KEYS, parse_names, parse_values, plan
-    from calc.reports.sweep_io import FORMATS, WRITERS, first_rows
+    from calc.reports.sweep_io import FORMATS
 
     check_choice("--format", fmt, FORMATS)
     check_report(report_file, ("--output", output))
@@ -113,40 +125,36 @@ def sweep(
             from calc.errors import MissingDependencyError
 
             raise MissingDependencyError("pyarrow", "parquet") from exc
-    settings = EngineSettings.of(locals())
-    from calc.deploy.engines import engine as engine_of
+    return jobs
 
-    found = engine_of(settings.name).versions.resolve(settings.version)
-    warn([found.warning] if found.warning else [])  # a release not modelled, said once
-    grid = plan(
-        parse_names(model, "--model"),  # type: ignore[arg-type]
-        parse_names(hardware, "--hardware"),  # type: ignore[arg-type]
-        ctx=parse_values(ctx, "--ctx"),
-        batch=parse_values(batch, "--batch"),
-        tp=parse_values(tp, "--tp"),
-        pp=parse_values(pp, "--pp"),
-        prompt=None if prompt is None else parse_values(prompt, "--prompt"),
-        weight_dtypes=parse_names(weight_dtype, "--weight-dtype"),
-        kv_dtypes=parse_names(kv_dtype, "--kv-dtype"),
-        usd_per_hour=usd_per_hour,
-        latency=latency,
-        efficiency=efficiency,
-        calibration=calibration,
-        engine=settings,
-    )
-    warn(grid.warnings)
-    if fmt in WRITERS:
-        writer = WRITERS[fmt]
-        n_before = len(grid.warnings)
-        if output is not None:
-            write_atomic(output, lambda fh: writer(grid, fh, jobs))
-        else:
-            sys.stdout.flush()
-            writer(grid, sys.stdout.buffer, jobs)
-            sys.stdout.buffer.flush()
-        warn(grid.warnings[n_before:])
-        _report(report_file, grid, command_line, write_report)
-        return
+
+def _stream(grid, fmt: str, output, jobs: int) -> None:
+    """Every row, written a chunk at a time to --output (atomically) or stdout; the count of
+    rows that do not fit said once they are all written."""
+    import sys
+
+    from calc.cli.common import warn
+    from calc.output.render import write_atomic
+    from calc.reports.sweep_io import WRITERS
+
+    writer = WRITERS[fmt]
+    n_before = len(grid.warnings)
+    if output is not None:
+        write_atomic(output, lambda fh: writer(grid, fh, jobs))
+    else:
+        sys.stdout.flush()
+        writer(grid, sys.stdout.buffer, jobs)
+        sys.stdout.buffer.flush()
+    warn(grid.warnings[n_before:])
+
+
+def _table(grid, output) -> None:
+    """The first TABLE_ROWS rows as a table."""
+    from calc.cli.common import warn
+    from calc.output.render import emit, rows_table
+    from calc.reports.sweep import GRID_KEYS
+    from calc.reports.sweep_io import first_rows
+
     if grid.n_rows > TABLE_ROWS:
         warn([f"showing the first {TABLE_ROWS} of {grid.n_rows:,} rows; use --format csv"])
     rows = first_rows(grid, TABLE_ROWS)
@@ -154,13 +162,12 @@ def sweep(
     order += [k for k in grid.columns if k not in order]
     emit(
         {"n_rows": grid.n_rows, "rows": rows},
-        fmt,
+        "table",
         output,
         table=lambda: rows_table(
             rows, f"kvcalc sweep: {grid.n_rows:,} rows (GB = 10^9 B)", order, keys=len(GRID_KEYS)
         ),
     )
-    _report(report_file, grid, command_line, write_report)
 
 
 def _report(path, grid, command_line, write_report) -> None:

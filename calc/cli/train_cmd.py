@@ -10,6 +10,7 @@ from calc.cli import deploy_options as d
 from calc.cli import options as o
 
 
+# long: its typer options are declared in its signature (issue 27 item 2 generates them)
 def train(
     model: o.Model,
     hardware: o.HardwareRequired,
@@ -174,71 +175,12 @@ def train(
     Example: kvcalc train --model llama3-70b --hardware h100 --tp 8 --pp 4 --gpus 1024
     --zero 1 --recompute selective --tokens 15e12 --mfu 0.4
     """
-    from calc.cli.common import check_choice, emit_report
-    from calc.data.registry import load_hardware, load_model
-    from calc.data.units import parse_bytes
-    from calc.errors import InvalidInputError
+    from calc.api import train as run
+    from calc.cli.common import check_choice, emit_report, job_options
     from calc.output.render import FORMATS
-    from calc.train.report import Owned, TrainSetup, train_report
 
     check_choice("--format", fmt, FORMATS)
-    world = tp * pp * cp
-    if gpus is not None:
-        if gpus <= 0 or gpus % world:
-            raise InvalidInputError(
-                f"--gpus {gpus} must be a positive multiple of --tp × --pp × --cp = {world}"
-            )
-        if dp is not None and dp * world != gpus:
-            raise InvalidInputError(
-                f"--dp {dp} × --tp × --pp × --cp ({world}) is {dp * world}, not --gpus {gpus}"
-            )
-        dp = gpus // world
-    owned = None
-    if (gpu_price_usd is None) != (power_w is None):
-        raise InvalidInputError("owned pricing needs both --gpu-price-usd and --power-w")
-    owned_only = {"--years": years, "--usd-per-kwh": usd_per_kwh, "--pue": pue,
-                  "--utilization": utilization}  # fmt: skip
-    stated = [flag for flag, value in owned_only.items() if value is not None]
-    if stated and gpu_price_usd is None:  # would be ignored: a silent wrong answer
-        raise InvalidInputError(
-            f"{', '.join(stated)} price{'s' * (len(stated) == 1)} owned GPUs: give "
-            "--gpu-price-usd and --power-w too, or leave "
-            f"{'it' if len(stated) == 1 else 'them'} out"
-        )
-    if gpu_price_usd is not None and power_w is not None:
-        names = ("years", "usd_per_kwh", "pue", "utilization")
-        values = zip(names, owned_only.values(), strict=True)
-        given = {k: v for k, v in values if v is not None}
-        owned = Owned(gpu_price_usd, power_w, **given)
-    setup = TrainSetup(
-        ctx=ctx,
-        micro_batch=micro_batch,
-        global_batch=global_batch,
-        tp=tp,
-        pp=pp,
-        cp=cp,
-        ep=ep,
-        dp=1 if dp is None else dp,
-        recipe=recipe,
-        zero=zero,
-        recompute=recompute,
-        flash=flash,
-        dropout=dropout,
-        sequence_parallel=sequence_parallel,
-        virtual_stages=virtual_stages,
-        finetune=finetune,
-        lora_rank=lora_rank,
-        lora_targets=lora_targets,
-        adapter_dtype=adapter_dtype,
-        tokens=tokens,
-        mfu=mfu,
-        efficiency=efficiency,
-        usd_per_hour=usd_per_hour,
-        owned=owned,
-        overhead_bytes=parse_bytes(overhead, "--overhead"),
-        network_bytes_per_s=parse_bytes(network_bandwidth, "--network-bandwidth"),
-    )
-    report = train_report(load_model(model), load_hardware(hardware), setup)
+    report = run(**job_options(train, locals()))
     emit_report(
         report,
         fmt,

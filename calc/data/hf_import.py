@@ -318,7 +318,7 @@ def hf_to_fields(
         )
     family = str(canonical) if not generic else "generic"
     dims = _dims(c, fam)
-    d, n_layers, n_heads = dims["d_model"], dims["n_layers"], dims["n_heads"]
+    d, n_heads = dims["d_model"], dims["n_heads"]
     ffn_kind, d_ffn = _ffn(c, fam, d, generic)
     norm = fam.norm
     if generic and c.has("layer_norm_eps") and not c.has("rms_norm_eps"):
@@ -335,17 +335,33 @@ def hf_to_fields(
         norm=norm,
         norms_per_layer=fam.norms_per_layer,
     )
+    _attention_fields(fields_, c, fam, family, d // n_heads)
+    _block_fields(fields_, c, fam, family, d_ffn)
+    if vision is not None:
+        tower = vision_tower(vision, outer_type, d, c)
+        if tower is not None:
+            fields_["vision"] = tower
+    if isinstance(outer.get("audio_config"), dict):
+        c.assume("audio tower not counted (no audio tower kvcalc knows)")
+    _quantization_fields(fields_, c, outer, hf_quant, where)
+    if c.assumed:
+        fields_["assumed"] = list(c.assumed)
+    return fields_
+
+
+def _attention_fields(fields_: dict, c: HfConfig, fam, family: str, head_dim: int) -> None:
+    """The attention's fields: MLA (with a sparse indexer) or the head width; biases, q/k
+    norms, the output gate, sinks: the family's code, else the config's keys."""
     mla = hf_blocks.mla(c)
     if mla is None:
         fields_["head_dim"] = (
-            c.first("head_dim", "attention_head_dim", "kv_channels") or d // n_heads
+            c.first("head_dim", "attention_head_dim", "kv_channels") or head_dim
         )
     else:
         fields_["mla"] = mla
         ix = hf_blocks.indexer(c)
         if ix is not None:
             fields_["indexer"] = ix
-    # biases, q/k norms, gates: the family's code, else the config's keys
     qkv_bias = fam.qkv_bias
     if qkv_bias is None:
         qkv_bias = bool(c.first("attention_bias", "qkv_bias", "bias", default=False))
@@ -373,8 +389,12 @@ def hf_to_fields(
         fields_["norms_per_layer"] = 1
     if family == "gpt_oss":
         fields_["attention_sinks"] = True
-    # layer types and the blocks they need
-    types = read_layer_types(c, family, n_layers)
+
+
+def _block_fields(fields_: dict, c: HfConfig, fam, family: str, d_ffn: int | None) -> None:
+    """The layer types and the blocks they need (SSM, linear attention, MoE, the FFN width),
+    MTP layers and RoPE scaling."""
+    types = read_layer_types(c, family, fields_["n_layers"])
     _layout(fields_, types, c)
     if types is not None and {"mlp", "moe"} & set(types):
         fields_["ffn_per_layer"] = False
@@ -398,18 +418,19 @@ def hf_to_fields(
     rope = _rope_scaling(c)
     if rope is not None:
         fields_["rope_scaling"] = rope
-    if vision is not None:
-        tower = vision_tower(vision, outer_type, d, c)
-        if tower is not None:
-            fields_["vision"] = tower
-    if isinstance(outer.get("audio_config"), dict):
-        c.assume("audio tower not counted (no audio tower kvcalc knows)")
+
+
+def _quantization_fields(fields_: dict, c: HfConfig, outer: dict, hf_quant: dict | None,
+                         where: str) -> None:  # fmt: skip
+    """The checkpoint's formats from its quantization_config (or ModelOpt's
+    hf_quant_config.json); a name that reads quantised without either, said."""
     q = c.get("quantization_config") or outer.get("quantization_config")
     mixed = isinstance(q, dict) and str(q.get("quant_algo", "")).upper() == "MIXED_PRECISION"
     unlisted = mixed and "quantized_layers" not in q
     if hf_quant is not None and (not isinstance(q, dict) or unlisted):
         # ModelOpt's own file, the one with a mixed checkpoint's per-module list
         q = hf_quant_block(hf_quant, f"{where} (hf_quant_config.json)")
+    name = fields_["name"]
     if isinstance(q, dict):
         _apply_quantization(fields_, q, c, outer)
     elif _QUANTISED_NAME.search(name):
@@ -418,9 +439,6 @@ def hf_to_fields(
             "quantization_config (and no hf_quant_config.json beside it): weights sized in "
             f"{fields_['dtype']}; pass the snapshot folder or write weight_dtypes"
         )
-    if c.assumed:
-        fields_["assumed"] = list(c.assumed)
-    return fields_
 
 
 def _parse(path: Path) -> dict[str, Any]:

@@ -26,3 +26,9 @@ def check_bytes(name: str, value) -> None:
     """Reject a size in bytes that is negative, not a number or absurd (≥ 2^60)."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 2**60:
         raise InvalidInputError(f"--{name} must be a size in bytes ≥ 0, got {value!r}")
+
+
+def check_choice(flag: str, value, choices) -> None:
+    """Reject a value outside a closed set, listing the valid ones (None: not given)."""
+    if value is not None and value not in choices:
+        raise InvalidInputError(f"{flag} {value!r} is not one of: {', '.join(choices)}")

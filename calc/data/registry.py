@@ -4,19 +4,16 @@ from __future__ import annotations
 
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from calc.data.hardware_schema import HardwareProfile
+from calc.data.folders import data_dir
 from calc.data.model_schema import ModelConfig
 from calc.data.yaml_io import load_mapping, validate
 from calc.errors import ConfigError, UnknownNameError
 
-_PKG = Path(__file__).resolve().parent.parent  # calc/
+if TYPE_CHECKING:  # imported where a profile is loaded: `memory` without -H never needs it
+    from calc.data.hardware_schema import HardwareProfile
 
-
-def data_dir(folder: str) -> Path:
-    """Installed wheels carry the folder inside calc/; a source checkout has it beside calc/."""
-    inside = _PKG / folder
-    return inside if inside.is_dir() else _PKG.parent / folder
 
 
 def _is_path(name: str) -> bool:
@@ -83,8 +80,10 @@ def _trusted(schema, data: dict, path: Path):
         return validate(schema, data, path)
 
 
-def _model_data(path: Path) -> dict:
-    data = load_mapping(path)
+def _model_data(path: Path, shipped: bool = False) -> dict:
+    data = _indexed(path) if shipped else None
+    if data is None:
+        data = load_mapping(path)
     data.setdefault("name", path.stem)
     data.setdefault("display_name", data.get("name", path.stem))
     return data
@@ -94,12 +93,23 @@ def _load_model_file(path: Path) -> ModelConfig:
     return validate(ModelConfig, _model_data(path), path)
 
 
+def _indexed(path: Path) -> dict | None:
+    """A shipped model's mapping from calc.data.model_index when its file is unchanged (read
+    as every input is read, through calc.output.safe_io), else None."""
+    from calc.data.model_index import indexed
+    from calc.data.yaml_io import MAX_FILE_BYTES
+    from calc.output.safe_io import read_input
+
+    return indexed(path.stem, read_input(path, what="a config file", max_bytes=MAX_FILE_BYTES))
+
+
 @cache
 def _shipped_model(name: str) -> ModelConfig:
-    """Built without pydantic (start-up time); tests/test_data_files.py checks that this
-    equals the strictly validated config for every shipped file."""
-    return _trusted(ModelConfig, _model_data(data_dir("model_configs") / f"{name}.yaml"),
-                    data_dir("model_configs") / f"{name}.yaml")  # fmt: skip
+    """Built without pydantic (start-up time) and, while the file is unchanged, without the
+    YAML parser (calc.data.model_index); tests/test_data_files.py checks that this equals
+    the strictly validated config for every shipped file."""
+    path = data_dir("model_configs") / f"{name}.yaml"
+    return _trusted(ModelConfig, _model_data(path, shipped=True), path)
 
 
 def load_model(name: str) -> ModelConfig:
@@ -134,6 +144,8 @@ def _hardware_data(path: Path) -> dict:
 
 
 def _load_hardware_file(path: Path) -> HardwareProfile:
+    from calc.data.hardware_schema import HardwareProfile
+
     return validate(HardwareProfile, _hardware_data(path), path)
 
 
@@ -141,6 +153,8 @@ def _load_hardware_file(path: Path) -> HardwareProfile:
 def _shipped_hardware(name: str) -> HardwareProfile:
     """Built without pydantic, like _shipped_model (and checked the same way)."""
     path = data_dir("hardware_profiles") / f"{name}.yaml"
+    from calc.data.hardware_schema import HardwareProfile
+
     return _trusted(HardwareProfile, _hardware_data(path), path)
 
 

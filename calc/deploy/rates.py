@@ -556,6 +556,7 @@ def _gemm_times(op: Op, r: Rates, curve, key: str) -> list:
     ]
 
 
+# long: one case per kernel curve of --explain's arithmetic (kernel model's to split)
 def curve_explain(op: Op, r: Rates):
     """``curve_time``'s arithmetic for ``--explain``: (template, numbers) whose evaluation is
     the op's time, the curve's name and the curve; None where no curve times ``op``. Arrays

@@ -374,6 +374,42 @@ def check_sizes(
         raise InvalidInputError(f"--max-spread {max_spread_pct:g} must be in (0, 10,000] %")
 
 
+def _check_device(torch, device: str, dtype: str | None, hardware) -> str:
+    """The dtype to measure in (bf16 on CUDA, fp32 on the CPU unless given), after checking
+    the device, its availability and the profile's peak for it."""
+    if device not in DEVICES:
+        raise InvalidInputError(f"--device {device!r} is not one of: {', '.join(DEVICES)}")
+    if device == "cuda" and hardware is None:
+        raise InvalidInputError(
+            "--device cuda needs --hardware (the profile to predict with), e.g. --hardware h100"
+        )
+    if device == "cuda" and not torch.cuda.is_available():
+        raise MeasurementError(
+            "--device cuda: torch sees no CUDA device (torch "
+            f"{torch.__version__}); use --device cpu or a CUDA build of torch"
+        )
+    dtype = dtype or ("bf16" if device == "cuda" else "fp32")
+    if dtype not in DTYPES:
+        raise InvalidInputError(f"--dtype {dtype!r} is not one of: {', '.join(DTYPES)}")
+    if hardware is not None and dtype not in hardware.peak_flops_per_s:
+        raise InvalidInputError(f"hardware {hardware.name} has no {dtype} peak; pick --dtype")
+    return dtype
+
+
+def _probed_profile(torch, measured: list, dtype: str) -> HardwareProfile:
+    """The CPU's 'cpu-probe' profile from the two probe rows (a GEMM and a copy)."""
+    gemm_m, copy_m = measured[0], measured[1]
+    for pm in (gemm_m, copy_m):
+        if pm.status != "ok" or pm.timing is None:
+            raise MeasurementError(f"probe {pm.kernel.kernel} failed: {pm.message}")
+    return cpu_profile(
+        gemm_m.kernel.flops / gemm_m.timing.median_s,
+        copy_m.kernel.bytes_moved / copy_m.timing.median_s,
+        dtype,
+        torch.get_num_threads(),
+    )
+
+
 def run_suite(
     cfg: ModelConfig,
     *,
@@ -395,22 +431,7 @@ def run_suite(
     against a 'cpu-probe' profile built from the probe rows, whatever ``hardware`` is)."""
     torch = import_torch()
     device = device or default_device(torch)
-    if device not in DEVICES:
-        raise InvalidInputError(f"--device {device!r} is not one of: {', '.join(DEVICES)}")
-    if device == "cuda" and hardware is None:
-        raise InvalidInputError(
-            "--device cuda needs --hardware (the profile to predict with), e.g. --hardware h100"
-        )
-    if device == "cuda" and not torch.cuda.is_available():
-        raise MeasurementError(
-            "--device cuda: torch sees no CUDA device (torch "
-            f"{torch.__version__}); use --device cpu or a CUDA build of torch"
-        )
-    dtype = dtype or ("bf16" if device == "cuda" else "fp32")
-    if dtype not in DTYPES:
-        raise InvalidInputError(f"--dtype {dtype!r} is not one of: {', '.join(DTYPES)}")
-    if hardware is not None and dtype not in hardware.peak_flops_per_s:
-        raise InvalidInputError(f"hardware {hardware.name} has no {dtype} peak; pick --dtype")
+    dtype = _check_device(torch, device, dtype, hardware)
     default_b, default_c = DEFAULTS[device]
     batches, ctxs = list(batches or default_b), list(ctxs or default_c)
     gemm_ms = sorted(set(gemm_ms or GEMM_M[device]))
@@ -429,19 +450,7 @@ def run_suite(
         if progress is not None:
             progress(f"[{i}/{len(ks)}] {k.kernel} {k.variant} {k.shape}")
         measured.append(measure_kernel(env, k, warmup, repeats))
-    if probe_hw:
-        gemm_m, copy_m = measured[0], measured[1]
-        for pm in (gemm_m, copy_m):
-            if pm.status != "ok" or pm.timing is None:
-                raise MeasurementError(f"probe {pm.kernel.kernel} failed: {pm.message}")
-        hw = cpu_profile(
-            gemm_m.kernel.flops / gemm_m.timing.median_s,
-            copy_m.kernel.bytes_moved / copy_m.timing.median_s,
-            dtype,
-            torch.get_num_threads(),
-        )
-    else:
-        hw = hardware
+    hw = _probed_profile(torch, measured, dtype) if probe_hw else hardware
     report = SuiteReport(
         cfg.name,
         device,

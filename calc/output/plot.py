@@ -64,6 +64,28 @@ def _log(v: float) -> float:
     return math.log10(v)
 
 
+class _Canvas:
+    """A character grid ``width`` × ``height`` over log-log axes: ``col(x)``, ``row(y)``
+    (0 the top row) and ``put`` (outside the grid: dropped)."""
+
+    def __init__(self, x_range, y_range, width: int, height: int) -> None:
+        self.width, self.height = width, height
+        self.lx0, self.lx1 = _log(x_range[0]), _log(x_range[1])
+        self.ly0, self.ly1 = _log(y_range[0]), _log(y_range[1])
+        self.grid = [[" "] * width for _ in range(height)]
+
+    def col(self, x: float) -> int:
+        return round((_log(x) - self.lx0) / (self.lx1 - self.lx0) * (self.width - 1))
+
+    def row(self, y: float) -> int:
+        return self.height - 1 - round((_log(y) - self.ly0) / (self.ly1 - self.ly0)
+                                       * (self.height - 1))  # fmt: skip
+
+    def put(self, r: int, c: int, ch: str) -> None:
+        if 0 <= r < self.height and 0 <= c < self.width:
+            self.grid[r][c] = ch
+
+
 def text_chart(
     title: str,
     layers: list[Layer],
@@ -82,82 +104,83 @@ def text_chart(
     column by column (log interpolation, vertical gaps filled); markers are drawn last and
     may be labelled (``Layer.char`` of more than one character is written left to right)."""
     pw = width - Y_LABEL - 2
-    lx0, lx1 = _log(x_range[0]), _log(x_range[1])
-    ly0, ly1 = _log(y_range[0]), _log(y_range[1])
-    grid = [[" "] * pw for _ in range(height)]
-
-    def col(x: float) -> int:
-        return round((_log(x) - lx0) / (lx1 - lx0) * (pw - 1))
-
-    def row(y: float) -> int:  # 0 is the top row
-        return height - 1 - round((_log(y) - ly0) / (ly1 - ly0) * (height - 1))
-
-    def put(r: int, c: int, ch: str) -> None:
-        if 0 <= r < height and 0 <= c < pw:
-            grid[r][c] = ch
-
+    canvas = _Canvas(x_range, y_range, pw, height)
     for layer in (lay for lay in layers if lay.line):
-        pts = [(x, y) for x, y in layer.points if x > 0 and y > 0]
-        prev = None
-        for (xa, ya), (xb, yb) in itertools.pairwise(pts):
-            ca, cb = col(xa), col(xb)
-            for c in range(ca, cb + 1):
-                t = 0.0 if cb == ca else (c - ca) / (cb - ca)
-                y = 10 ** (_log(ya) + t * (_log(yb) - _log(ya)))
-                r = row(y)
-                if prev is not None and abs(r - prev) > 1:  # steep: fill the column
-                    step = 1 if r > prev else -1
-                    for rr in range(prev + step, r, step):
-                        put(rr, c, layer.char)
-                put(r, c, layer.char)
-                prev = r
-    # markers: one at a cell already holding a marker marks that one '+' (shared spot); one
-    # whose text would overlap another's moves right past it
+        _draw_line(canvas, layer)
+    _draw_markers(canvas, [lay for lay in layers if not lay.line])
+    # y labels at powers of ten (the nearest row), at most one per row
+    labels: dict[int, str] = {}
+    for e in range(math.ceil(canvas.ly0), math.floor(canvas.ly1) + 1):
+        labels.setdefault(canvas.row(10.0**e), y_fmt(10.0**e))
+    lines = [title, ""] if title else []
+    lines.append(f"{y_label}")
+    for r in range(height):
+        lab = labels.get(r, "")
+        lines.append(f"{lab:>{Y_LABEL}} |{''.join(canvas.grid[r])}".rstrip())
+    lines.append(" " * Y_LABEL + " +" + "-" * pw)
+    lines.append((" " * (Y_LABEL + 2) + _x_axis(canvas, x_ticks, x_fmt)).rstrip())
+    lines.append(f"{x_label:>{min(width, Y_LABEL + 2 + pw)}}")
+    legend = [f"  {lay.char * (3 if lay.line else 1)}  {lay.label}" for lay in layers if lay.label]
+    return fit("\n".join([*lines, "", *legend]), width)
+
+
+def _draw_line(canvas: _Canvas, layer: Layer) -> None:
+    """A line through the layer's points, sampled column by column; a steep step fills
+    the column between."""
+    pts = [(x, y) for x, y in layer.points if x > 0 and y > 0]
+    prev = None
+    for (xa, ya), (xb, yb) in itertools.pairwise(pts):
+        ca, cb = canvas.col(xa), canvas.col(xb)
+        for c in range(ca, cb + 1):
+            t = 0.0 if cb == ca else (c - ca) / (cb - ca)
+            r = canvas.row(10 ** (_log(ya) + t * (_log(yb) - _log(ya))))
+            if prev is not None and abs(r - prev) > 1:  # steep: fill the column
+                step = 1 if r > prev else -1
+                for rr in range(prev + step, r, step):
+                    canvas.put(rr, c, layer.char)
+            canvas.put(r, c, layer.char)
+            prev = r
+
+
+def _draw_markers(canvas: _Canvas, layers: list[Layer]) -> None:
+    """The markers: one at a cell already holding a marker marks that one '+' (shared spot);
+    one whose text would overlap another's moves right past it."""
     starts: dict[tuple[int, int], list[int]] = {}  # (row, col) -> [end col, shared]
     taken_cells: dict[tuple[int, int], tuple[int, int]] = {}
-    for layer in (lay for lay in layers if not lay.line):
+    for layer in layers:
         for x, y in layer.points:
             if x <= 0 or y <= 0:
                 continue
-            r, c = row(y), col(x)
+            r, c = canvas.row(y), canvas.col(x)
             if (r, c) in starts:
                 end, shared = starts[(r, c)]
                 if not shared:
-                    put(r, end, "+")
+                    canvas.put(r, end, "+")
                     starts[(r, c)] = [end, 1]
                 continue
             while any((r, c + i) in taken_cells for i in range(len(layer.char) + 1)):
                 c += 1
             starts[(r, c)] = [c + len(layer.char), 0]
             for i, ch in enumerate(layer.char):
-                put(r, c + i, ch)
+                canvas.put(r, c + i, ch)
                 taken_cells[(r, c + i)] = (r, c)
             taken_cells[(r, c + len(layer.char))] = (r, c)  # room for a '+'
 
-    # y labels at powers of ten (the nearest row), at most one per row
-    labels: dict[int, str] = {}
-    for e in range(math.ceil(ly0), math.floor(ly1) + 1):
-        labels.setdefault(row(10.0**e), y_fmt(10.0**e))
-    lines = [title, ""] if title else []
-    lines.append(f"{y_label}")
-    for r in range(height):
-        lab = labels.get(r, "")
-        lines.append(f"{lab:>{Y_LABEL}} |{''.join(grid[r])}".rstrip())
-    lines.append(" " * Y_LABEL + " +" + "-" * pw)
+
+def _x_axis(canvas: _Canvas, x_ticks: list[float], x_fmt) -> str:
+    """The x tick labels, centred on their columns, none overlapping the one before."""
+    pw = canvas.width
     axis = [" "] * pw
     taken = -1
     for x in x_ticks:
-        c = col(x)
+        c = canvas.col(x)
         text = x_fmt(x)
         start = min(max(0, c - len(text) // 2), pw - len(text))
         if start <= taken:
             continue
         axis[start : start + len(text)] = list(text)
         taken = start + len(text)
-    lines.append((" " * (Y_LABEL + 2) + "".join(axis)).rstrip())
-    lines.append(f"{x_label:>{min(width, Y_LABEL + 2 + pw)}}")
-    legend = [f"  {lay.char * (3 if lay.line else 1)}  {lay.label}" for lay in layers if lay.label]
-    return fit("\n".join([*lines, "", *legend]), width)
+    return "".join(axis)
 
 
 def fit(text: str, width: int = WIDTH) -> str:
@@ -248,66 +271,19 @@ def roofline_figure(d):
     fig = plt.figure(figsize=(12.5, 6.8), dpi=110)
     grid = fig.add_gridspec(1, 2, width_ratios=(2.5, 1), wspace=0.02)
     ax, side = fig.add_subplot(grid[0]), fig.add_subplot(grid[1])
-    colours = ("tab:blue", "tab:purple")
-    for c, colour in zip(d.ceilings, colours, strict=False):
-        xs, ys = zip(*d.roof(c), strict=True)
-        label = (
-            f"{c.dtype} peak: {si(c.peak_flops_per_s)}FLOP/s, {si(d.bytes_per_s)}B/s "
-            f"(ridge {c.ridge_point:,.0f} FLOP/B)"
-        )
-        ax.plot(xs, ys, color=colour, lw=2.2, label=plain(label))
-        xs, ys = zip(*d.roof(c, expected=True), strict=True)
-        label = (
-            f"{c.dtype} expected efficiency: {si(c.expected_flops_per_s)}FLOP/s, "
-            f"{si(d.expected_bytes_per_s)}B/s"
-        )
-        ax.plot(xs, ys, color=colour, lw=1.5, ls="--", label=plain(label))
-    keys = []
-    labels = []  # (annotation, phase) to place once the layout is final
+    _roofs(ax, d)
+    keys: list[str] = []
+    labels: list = []  # annotations to place once the layout is final
     kw = max([4] + [len(p.key) + 1 for p in d.points])  # A.d1 keys of several models: 5
     for phase, marker, colour in (("decode", "o", "tab:orange"), ("prefill", "s", "tab:green")):
         pts = [p for p in d.points if p.phase == phase]
-        if not pts:
-            continue
-        where = (
-            f"batch {d.batch}, ctx {d.ctx:,}"
-            if phase == "decode"
-            else (f"batch {d.batch} × {d.prompt:,} tokens")
-        )
-        ax.scatter(
-            [p.arithmetic_intensity for p in pts],
-            [p.flops_per_s for p in pts],
-            marker=marker,
-            s=46 if phase == "decode" else 80,  # decode on top where both share a spot
-            color=colour,
-            edgecolor="black",
-            zorder=4 if phase == "decode" else 3,
-            label=f"{phase} ops ({where})",
-        )
-        spots: dict[tuple[int, int], list] = {}
-        for p in pts:
-            spots.setdefault(_spot(p), []).append(p)
-        for group in sorted(spots.values(), key=lambda g: g[0].arithmetic_intensity):
-            p = group[0]
-            ann = ax.annotate(
-                plain("+".join(q.key for q in group)),
-                (p.arithmetic_intensity, p.flops_per_s),
-                textcoords="offset points",
-                xytext=(7, -11) if phase == "decode" else (0, 8),
-                ha="center",
-                va="center",
-                fontsize=8,
-                color=colour,
-                fontweight="bold",
-                zorder=6,
-            )
-            ann.set_in_layout(False)
-            labels.append(ann)
-        for p in pts:
-            keys.append(
+        if pts:
+            labels += _ops(ax, d, phase, pts, marker, colour)
+            keys += [
                 f"{p.key:<{kw}}{p.name:<15.15}{p.arithmetic_intensity:>8,.1f}"
                 f"{si(p.flops_per_s):>8}  {p.bound}"
-            )
+                for p in pts
+            ]
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlim(*d.x_range)
@@ -335,6 +311,63 @@ def roofline_figure(d):
     _shrink_to_fit(fig, [table, legend], side)
     place_labels(fig, ax, labels)
     return fig
+
+
+def _roofs(ax, d) -> None:
+    """Each compute dtype's roof at peak (solid) and at the expected efficiency (dashed)."""
+    colours = ("tab:blue", "tab:purple")
+    for c, colour in zip(d.ceilings, colours, strict=False):
+        xs, ys = zip(*d.roof(c), strict=True)
+        label = (
+            f"{c.dtype} peak: {si(c.peak_flops_per_s)}FLOP/s, {si(d.bytes_per_s)}B/s "
+            f"(ridge {c.ridge_point:,.0f} FLOP/B)"
+        )
+        ax.plot(xs, ys, color=colour, lw=2.2, label=plain(label))
+        xs, ys = zip(*d.roof(c, expected=True), strict=True)
+        label = (
+            f"{c.dtype} expected efficiency: {si(c.expected_flops_per_s)}FLOP/s, "
+            f"{si(d.expected_bytes_per_s)}B/s"
+        )
+        ax.plot(xs, ys, color=colour, lw=1.5, ls="--", label=plain(label))
+
+
+def _ops(ax, d, phase: str, pts: list, marker: str, colour: str) -> list:
+    """One phase's ops on the roofline, with a key label per spot (ops sharing a spot share
+    it); the labels, for ``place_labels``."""
+    where = f"batch {d.batch}, ctx {d.ctx:,}" if phase == "decode" else (
+        f"batch {d.batch} × {d.prompt:,} tokens"
+    )  # fmt: skip
+    ax.scatter(
+        [p.arithmetic_intensity for p in pts],
+        [p.flops_per_s for p in pts],
+        marker=marker,
+        s=46 if phase == "decode" else 80,  # decode on top where both share a spot
+        color=colour,
+        edgecolor="black",
+        zorder=4 if phase == "decode" else 3,
+        label=f"{phase} ops ({where})",
+    )
+    spots: dict[tuple[int, int], list] = {}
+    for p in pts:
+        spots.setdefault(_spot(p), []).append(p)
+    labels = []
+    for group in sorted(spots.values(), key=lambda g: g[0].arithmetic_intensity):
+        p = group[0]
+        ann = ax.annotate(
+            plain("+".join(q.key for q in group)),
+            (p.arithmetic_intensity, p.flops_per_s),
+            textcoords="offset points",
+            xytext=(7, -11) if phase == "decode" else (0, 8),
+            ha="center",
+            va="center",
+            fontsize=8,
+            color=colour,
+            fontweight="bold",
+            zorder=6,
+        )
+        ann.set_in_layout(False)
+        labels.append(ann)
+    return labels
 
 
 def _number(v: float) -> str:

@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from calc.errors import InvalidInputError
-from calc.output.jsonl import json_clean, json_default
 from calc.output.safe_text import printable
 
 FORMATS = ("table", "json", "csv")
@@ -43,6 +42,8 @@ def write_atomic(
 
 def to_json(obj: Any) -> str:
     import json
+
+    from calc.output.jsonl import json_clean, json_default
 
     return json.dumps(json_clean(obj), indent=2, default=json_default, allow_nan=False) + "\n"
 
@@ -125,15 +126,32 @@ def human(key: str, value: Any, compact: bool = False) -> str:
     return f"{value:,.4g}"
 
 
+def kv_cells(obj: dict) -> list[tuple[str, str]]:
+    """(field, shown value) of each scalar field: the rows of a result's table."""
+    return [(key, human(key, value)) for key, value in scalar_fields(obj).items()]
+
+
 def kv_table(obj: dict, title: str):
     from rich.table import Table
 
     table = Table(title=title, title_justify="left", show_header=True, header_style="bold")
     table.add_column("field")
     table.add_column("value", justify="right")
-    for key, value in scalar_fields(obj).items():
-        table.add_row(key, human(key, value))
+    for key, value in kv_cells(obj):
+        table.add_row(key, value)
     return table
+
+
+def kv_text(obj: dict, title: str, width: int | None = None) -> str:
+    """``kv_table(obj, title)`` as text within ``width`` columns (default: the terminal's),
+    drawn without rich where ``calc.output.plain_table`` can (the same text, sooner)."""
+    from calc.output.plain_table import kv_text as plain
+
+    width = _terminal_width() if width is None else width
+    text = plain(kv_cells(obj), title, width)
+    if text is None:
+        return print_table(kv_table(obj, title), width)
+    return printable(text, lines=True)
 
 
 def rows_table(
@@ -229,8 +247,7 @@ def emit(
 
         text = to_jsonl(rows if rows is not None else [scalar_fields(obj)])
     elif fmt == "table":
-        renderable = table() if table is not None else kv_table(obj, title)
-        text = print_table(renderable)
+        text = print_table(table()) if table is not None else kv_text(obj, title)
         if explain:
             text += "\nDerivation:\n" + "".join(f"  {f.line()}\n" for f in explain)
             text = printable(text, lines=True)  # names in the derivation, too

@@ -5,13 +5,22 @@ forbids are replaced before an SVG or JUnit file is written."""
 from __future__ import annotations
 
 import re
+from functools import cache
 
 # C0 controls (ESC starts every terminal sequence), DEL, C1 controls (0x9b is a one-byte
 # CSI), and the Unicode bidirectional overrides that reorder what a reader sees.
 _OTHER = "\x0b-\x1f\x7f-\x9f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069"
-_CONTROL = re.compile(f"[\x00-\x0a{_OTHER}]")
-_CONTROL_KEEP_LINES = re.compile(f"[\x00-\x08{_OTHER}]")
-_XML_INVALID = re.compile("[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+
+
+@cache
+def _pattern(kind: str) -> re.Pattern[str]:
+    """The patterns, compiled on first use: these character classes cost 1-9 ms each to
+    compile, which every command would pay at start-up for text that rarely needs them."""
+    return re.compile({
+        "control": f"[\x00-\x0a{_OTHER}]",
+        "control_keep_lines": f"[\x00-\x08{_OTHER}]",
+        "xml_invalid": "[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]",
+    }[kind])  # fmt: skip
 
 
 def _escape(m: re.Match[str]) -> str:
@@ -23,13 +32,17 @@ def printable(text: str, *, lines: bool = False) -> str:
     """``text`` with every control character (and newline, unless ``lines``) written as a
     visible escape such as ``\\x1b``, so it cannot move the cursor, recolour, retitle or
     clear a terminal, nor split one error line into two."""
-    return (_CONTROL_KEEP_LINES if lines else _CONTROL).sub(_escape, text)
+    # every character of these patterns is Unicode "other" (Cc, Cf): text whose lines are all
+    # printable holds none of them (the common case, answered without a pattern)
+    if text.isprintable() or (lines and all(ln.isprintable() for ln in text.split("\n"))):
+        return text
+    return _pattern("control_keep_lines" if lines else "control").sub(_escape, text)
 
 
 def xml_safe(text: str) -> str:
     """``text`` with the characters XML 1.0 forbids (most C0 controls, lone surrogates,
     U+FFFE/U+FFFF) replaced by U+FFFD, so a parser accepts the file."""
-    return _XML_INVALID.sub("\ufffd", text)
+    return _pattern("xml_invalid").sub("\ufffd", text)
 
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_.\-]{0,63}")

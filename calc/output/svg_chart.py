@@ -115,6 +115,33 @@ def _range(values: list[float], log: bool) -> tuple[float, float]:
     return (0.0 if lo >= 0 and lo - pad < 0 else lo - pad), hi + pad
 
 
+@dataclass(frozen=True)
+class _Frame:
+    """The plot area's axes: value ranges to SVG coordinates (log or linear)."""
+
+    chart: Chart
+    x0: float
+    x1: float
+    y0: float
+    y1: float
+    pw: float = WIDTH - LEFT - RIGHT
+    ph: float = HEIGHT - TOP - BOTTOM
+
+    def fx(self, x: float) -> float:
+        if self.chart.x_log:
+            t = (math.log10(x) - math.log10(self.x0)) / (math.log10(self.x1) - math.log10(self.x0))
+        else:
+            t = (x - self.x0) / (self.x1 - self.x0)
+        return LEFT + t * self.pw
+
+    def fy(self, y: float) -> float:
+        if self.chart.y_log:
+            t = (math.log10(y) - math.log10(self.y0)) / (math.log10(self.y1) - math.log10(self.y0))
+        else:
+            t = (y - self.y0) / (self.y1 - self.y0)
+        return TOP + self.ph - t * self.ph
+
+
 def render(chart: Chart, *, idx: int = 0) -> str:
     """The chart as one ``<figure>``: the SVG, its legend (as text beside colour swatches) and
     the note. ``idx`` makes the element ids unique within a page."""
@@ -122,33 +149,38 @@ def render(chart: Chart, *, idx: int = 0) -> str:
     ys = [y for s in chart.series for _, y in s.points]
     xs += [r.value for r in chart.rules if r.axis == "x"]
     ys += [r.value for r in chart.rules if r.axis == "y"]
-    x0, x1 = _range(xs, chart.x_log)
-    y0, y1 = _range(ys, chart.y_log)
-    pw, ph = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
-
-    def fx(x: float) -> float:
-        t = (math.log10(x) - math.log10(x0)) / (math.log10(x1) - math.log10(x0)) if chart.x_log \
-            else (x - x0) / (x1 - x0)  # fmt: skip
-        return LEFT + t * pw
-
-    def fy(y: float) -> float:
-        t = (math.log10(y) - math.log10(y0)) / (math.log10(y1) - math.log10(y0)) if chart.y_log \
-            else (y - y0) / (y1 - y0)  # fmt: skip
-        return TOP + ph - t * ph
-
-    x_fmt = chart.x_fmt or number
-    y_fmt = chart.y_fmt or number
+    f = _Frame(chart, *_range(xs, chart.x_log), *_range(ys, chart.y_log))
     out = [
         f'<svg class="chart" viewBox="0 0 {WIDTH} {HEIGHT}" role="img" '
         f'aria-labelledby="chart{idx}-title" xmlns="http://www.w3.org/2000/svg">',
         f'<title id="chart{idx}-title">{esc(chart.title)}</title>',
-        f'<rect x="{LEFT}" y="{TOP}" width="{pw}" height="{ph}" class="frame"/>',
+        f'<rect x="{LEFT}" y="{TOP}" width="{f.pw}" height="{f.ph}" class="frame"/>',
+        *_axes(f),
     ]
-    x_ticks = log_ticks(x0, x1) if chart.x_log else linear_ticks(x0, x1)
-    y_ticks = log_ticks(y0, y1) if chart.y_log else linear_ticks(y0, y1)
+    legend: list[str] = []
+    out += _rules(f, legend)
+    out += _series(f, legend)
+    out.append("</svg>")
+    caption = "".join(f"<li>{item}</li>" for item in legend)
+    note = f'<p class="note">{esc(chart.note)}</p>' if chart.note else ""
+    return (
+        f'<figure class="chart"><figcaption>{esc(chart.title)}</figcaption>{"".join(out)}'
+        f'<ul class="legend">{caption}</ul>{note}</figure>'
+    )
+
+
+def _axes(f: _Frame) -> list[str]:
+    """The grid lines, the tick labels (an x label that would touch the one before left
+    out) and the axis titles."""
+    chart, pw, ph = f.chart, f.pw, f.ph
+    x_fmt = chart.x_fmt or number
+    y_fmt = chart.y_fmt or number
+    out = []
+    x_ticks = log_ticks(f.x0, f.x1) if chart.x_log else linear_ticks(f.x0, f.x1)
+    y_ticks = log_ticks(f.y0, f.y1) if chart.y_log else linear_ticks(f.y0, f.y1)
     last_end = -1e9
     for v in x_ticks:
-        x = fx(v)
+        x = f.fx(v)
         text = esc(x_fmt(v))
         half = 3.6 * len(text)
         out.append(f'<line x1="{x:.1f}" y1="{TOP}" x2="{x:.1f}" y2="{TOP + ph}" class="grid"/>')
@@ -157,7 +189,7 @@ def render(chart: Chart, *, idx: int = 0) -> str:
                        f'text-anchor="middle">{text}</text>')  # fmt: skip
             last_end = x + half
     for v in y_ticks:
-        y = fy(v)
+        y = f.fy(v)
         out.append(f'<line x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + pw}" y2="{y:.1f}" class="grid"/>')
         out.append(f'<text x="{LEFT - 6}" y="{y + 4:.1f}" class="tick" '
                    f'text-anchor="end">{esc(y_fmt(v))}</text>')  # fmt: skip
@@ -165,22 +197,34 @@ def render(chart: Chart, *, idx: int = 0) -> str:
                f'text-anchor="middle">{esc(chart.x_label)}</text>')  # fmt: skip
     out.append(f'<text transform="translate(16 {TOP + ph / 2:.1f}) rotate(-90)" class="axis" '
                f'text-anchor="middle">{esc(chart.y_label)}</text>')  # fmt: skip
-    legend = []
-    for r in chart.rules:
+    return out
+
+
+def _rules(f: _Frame, legend: list[str]) -> list[str]:
+    """The dotted limit lines (an SLO, a budget), each named in ``legend``."""
+    out = []
+    for r in f.chart.rules:
         if r.axis == "y":
-            y = fy(r.value)
-            line = f'x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + pw}" y2="{y:.1f}"'
+            y = f.fy(r.value)
+            line = f'x1="{LEFT}" y1="{y:.1f}" x2="{LEFT + f.pw}" y2="{y:.1f}"'
         else:
-            x = fx(r.value)
-            line = f'x1="{x:.1f}" y1="{TOP}" x2="{x:.1f}" y2="{TOP + ph}"'
+            x = f.fx(r.value)
+            line = f'x1="{x:.1f}" y1="{TOP}" x2="{x:.1f}" y2="{TOP + f.ph}"'
         out.append(f'<line {line} stroke="{r.colour}" stroke-dasharray="2 3" '
                    'stroke-width="1.4"/>')  # fmt: skip
         legend.append(_swatch(r.colour, "dotted", 1.4) + esc(r.label))
+    return out
+
+
+def _series(f: _Frame, legend: list[str]) -> list[str]:
+    """Each series as a polyline and/or markers, in the palette's colours unless its own,
+    each named in ``legend``."""
+    out = []
     n = 0
-    for s in chart.series:
+    for s in f.chart.series:
         colour = s.colour or PALETTE[n % len(PALETTE)]
         n += 0 if s.colour else 1
-        pts = [(fx(x), fy(y)) for x, y in s.points if _drawable(x, y, chart)]
+        pts = [(f.fx(x), f.fy(y)) for x, y in s.points if _drawable(x, y, f.chart)]
         attrs = f'stroke="{colour}" stroke-width="{s.width}" opacity="{s.opacity}"'
         if DASHES.get(s.dash):
             attrs += f' stroke-dasharray="{DASHES[s.dash]}"'
@@ -193,13 +237,7 @@ def render(chart: Chart, *, idx: int = 0) -> str:
             out += [f'<circle cx="{x:.1f}" cy="{y:.1f}" r="{r}" fill="{colour}"{ring}/>'
                     for x, y in pts]  # fmt: skip
         legend.append(_swatch(colour, s.dash, s.width) + esc(s.label))
-    out.append("</svg>")
-    caption = "".join(f"<li>{item}</li>" for item in legend)
-    note = f'<p class="note">{esc(chart.note)}</p>' if chart.note else ""
-    return (
-        f'<figure class="chart"><figcaption>{esc(chart.title)}</figcaption>{"".join(out)}'
-        f'<ul class="legend">{caption}</ul>{note}</figure>'
-    )
+    return out
 
 
 def _drawable(x, y, chart: Chart) -> bool:

@@ -11,18 +11,20 @@ state per sequence, counted in every concurrency figure.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from calc.deploy.deployment import Deployment, Workload
 from calc.deploy.ledger import PerGpu, paged_tokens, pool_units, waste_bytes
 from calc.output.derivation import Figure, figure, whole
+from calc.output.result import Report
 
 
 @dataclass(frozen=True)
-class CapacityReport:
-    fields: dict
-    figures: list[Figure]
-    warnings: list[str] = field(default_factory=list)
+class CapacityReport(Report):
+    """``kvcalc capacity``'s result: KV budget, pool, concurrency, max context, paging and
+    prefix sharing."""
+
+    command = "capacity"
 
 
 def activation_figure(dep: Deployment, g: PerGpu) -> Figure:
@@ -173,44 +175,40 @@ def capacity_report(
     users: int | None = None,
 ) -> CapacityReport:
     """KV budget, pool, concurrency, max context and paging waste of one deployment."""
-    cfg, hw, eng = dep.model, dep.hardware, dep.engine
-    g = dep.per_gpu
-    assert hw is not None
-    ctx, batch, b = work.ctx, work.batch, g.block_size
+    cfg, g = dep.model, dep.per_gpu
     warnings: list[str] = list(g.notes)
-    max_model_len = eng.max_model_len or cfg.context_limit
-    if ctx > max_model_len:
+    max_model_len = dep.engine.max_model_len or cfg.context_limit
+    if work.ctx > max_model_len:
         warnings.append(
-            f"--ctx {ctx:,} exceeds the max model length {max_model_len:,}; contiguous "
-            f"preallocation is sized for --max-model-len {ctx:,} instead"
+            f"--ctx {work.ctx:,} exceeds the max model length {max_model_len:,}; contiguous "
+            f"preallocation is sized for --max-model-len {work.ctx:,} instead"
         )
-        max_model_len = ctx
-    if ctx > cfg.context_limit:
-        warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.context_limit:,}")
-    lay = dep.layout
-    if lay.kind != "mla" and lay.n_kv_heads % dep.tp and dep.tp % lay.n_kv_heads:
-        warnings.append(
-            f"--tp {dep.tp} does not divide {cfg.name}'s {lay.n_kv_heads} KV heads (engines "
-            "refuse this split); the most loaded GPU is assumed to hold "
-            f"{-(-lay.n_kv_heads // dep.tp)} heads"
+        max_model_len = work.ctx
+    warnings += _shape_warnings(dep, work.ctx)
+    fields = _capacity_fields(dep, work, max_model_len)
+    figs = _capacity_figures(dep, work, fields)
+    if shared_prefix is not None or users is not None:
+        from calc.reports.prefix_sharing import prefix_sharing_fields
+
+        extra, extra_figs = prefix_sharing_fields(
+            g, ctx=work.ctx, prefix=shared_prefix, users=users
         )
+        fields.update(extra)
+        figs += extra_figs
 
-    per_token = whole(g.kv_bytes_per_token)
-    block_bytes = whole(g.kv_block_bytes)
-    seq_bytes = whole(g.sequence_bytes(ctx))
-    state = whole(g.ssm_state_bytes_per_sequence)
-    cont_bytes = whole(g.kv_bytes_per_sequence(max_model_len) + state)
-    concurrency_contiguous = int(pool_units(g.kv_budget_bytes, cont_bytes)) * g.groups
-    # capped at the model's context limit (RoPE scaling included)
-    max_ctx_at_batch = min(g.max_ctx(batch, cfg.context_limit), cfg.context_limit)
-    paged_waste = whole(waste_bytes(paged_tokens(ctx, b), ctx, per_token))
-    contiguous_waste = whole(waste_bytes(max_model_len, ctx, per_token))
-    shared = g.at(ctx, batch).fields()
+    message = does_not_fit(dep, work, fields["max_ctx_at_batch"])
+    if message:
+        warnings.append(message)
+    return CapacityReport(fields, figs, warnings)
 
-    fields: dict = {
-        "model": cfg.name,
-        "hardware": hw.name,
-        "engine": eng.name,
+
+def head_fields(dep: Deployment) -> dict:
+    """The keys that name a served deployment, first in capacity's and cost's output: model,
+    hardware, engine, the parallel layout, GPUs and dtypes."""
+    return {
+        "model": dep.model.name,
+        "hardware": dep.hardware.name if dep.hardware is not None else None,
+        "engine": dep.engine.name,
         "tp": dep.tp,
         "pp": dep.pp,
         "ep": dep.ep,
@@ -218,6 +216,39 @@ def capacity_report(
         "gpus": dep.gpus,
         "weight_dtype": dep.weight_dtype,
         "kv_dtype": dep.kv_dtype,
+    }
+
+
+def _shape_warnings(dep: Deployment, ctx: int) -> list[str]:
+    """A context past the model's limit; a TP size the engines refuse for these KV heads."""
+    cfg, lay = dep.model, dep.layout
+    out = []
+    if ctx > cfg.context_limit:
+        out.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.context_limit:,}")
+    if lay.kind != "mla" and lay.n_kv_heads % dep.tp and dep.tp % lay.n_kv_heads:
+        out.append(
+            f"--tp {dep.tp} does not divide {cfg.name}'s {lay.n_kv_heads} KV heads (engines "
+            "refuse this split); the most loaded GPU is assumed to hold "
+            f"{-(-lay.n_kv_heads // dep.tp)} heads"
+        )
+    return out
+
+
+def _capacity_fields(dep: Deployment, work: Workload, max_model_len: int) -> dict:
+    """The report's keys in output order (docs/names.md), prefix sharing apart."""
+    cfg, hw, g = dep.model, dep.hardware, dep.per_gpu
+    assert hw is not None
+    ctx, batch, b = work.ctx, work.batch, g.block_size
+    per_token = whole(g.kv_bytes_per_token)
+    seq_bytes = whole(g.sequence_bytes(ctx))
+    state = whole(g.ssm_state_bytes_per_sequence)
+    cont_bytes = whole(g.kv_bytes_per_sequence(max_model_len) + state)
+    concurrency_contiguous = int(pool_units(g.kv_budget_bytes, cont_bytes)) * g.groups
+    paged_waste = whole(waste_bytes(paged_tokens(ctx, b), ctx, per_token))
+    contiguous_waste = whole(waste_bytes(max_model_len, ctx, per_token))
+    shared = g.at(ctx, batch).fields()
+    return {
+        **head_fields(dep),
         "ctx": ctx,
         "batch": batch,
         "block_size": b,
@@ -230,7 +261,7 @@ def capacity_report(
         "overhead_bytes": shared["overhead_bytes"],
         "kv_budget_bytes": g.kv_budget_bytes,
         "kv_bytes_per_token_per_gpu": per_token,
-        "kv_block_bytes": block_bytes,
+        "kv_block_bytes": whole(g.kv_block_bytes),
         "kv_cache_blocks": g.kv_cache_blocks,
         "kv_cache_tokens": g.kv_cache_tokens,
         "kv_bytes_per_sequence_per_gpu": seq_bytes - state,
@@ -239,7 +270,8 @@ def capacity_report(
         "ssm_state_bytes_per_gpu": shared["ssm_state_bytes_per_gpu"],
         "max_concurrency": shared["max_concurrency"],
         "fits": shared["fits"],
-        "max_ctx_at_batch": max_ctx_at_batch,
+        # capped at the model's context limit (RoPE scaling included)
+        "max_ctx_at_batch": min(g.max_ctx(batch, cfg.context_limit), cfg.context_limit),
         "max_model_len": max_model_len,
         "max_concurrency_contiguous": concurrency_contiguous,
         "paged_waste_bytes_per_sequence": paged_waste,
@@ -247,14 +279,21 @@ def capacity_report(
         "paged_waste_bytes": paged_waste * shared["max_concurrency"],
         "contiguous_waste_bytes": contiguous_waste * concurrency_contiguous,
     }
+
+
+def _capacity_figures(dep: Deployment, work: Workload, f: dict) -> list[Figure]:
+    """The derivations of the budget, the pool, a sequence and the concurrencies."""
+    g = dep.per_gpu
+    state = f["ssm_state_bytes_per_sequence_per_gpu"]
+    cont_bytes = whole(g.kv_bytes_per_sequence(f["max_model_len"]) + state)
     busiest = max(g.stages, key=lambda s: s.layout.kv_bytes_per_token(g.kv_bytes_per_element))
-    figs = [
+    return [
         weights_figure(dep, g),
         activation_figure(dep, g),
         budget_figure(dep, g),
         figure(
             "kv_bytes_per_token_per_gpu",
-            per_token,
+            f["kv_bytes_per_token_per_gpu"],
             "bytes",
             "{per_layer} × {layers_on_gpu} (caching layers of the busiest stage)",
             per_layer=whole(busiest.layout.kv_bytes_per_token_per_layer(g.kv_bytes_per_element)),
@@ -266,14 +305,14 @@ def capacity_report(
             "blocks",
             "floor({tokens} / {block_size})",
             tokens=g.kv_cache_tokens,
-            block_size=b,
+            block_size=g.block_size,
         ),
         pool_figure(g),
-        sequence_figure(g, ctx, seq_bytes - state, state),
+        sequence_figure(g, work.ctx, f["kv_bytes_per_sequence_per_gpu"], state),
         concurrency_figure(work, g),
         figure(
             "max_concurrency_contiguous",
-            concurrency_contiguous,
+            f["max_concurrency_contiguous"],
             "sequences",
             "floor({budget} / {sequence_bytes}) × {groups}",
             budget=g.kv_budget_bytes,
@@ -282,20 +321,9 @@ def capacity_report(
         ),
         Figure(
             "max_ctx_at_batch",
-            max_ctx_at_batch,
+            f["max_ctx_at_batch"],
             "tokens",
-            f"largest whole-block ctx with ceil({batch:,} / {g.groups}) × KV+state(ctx) ≤ "
+            f"largest whole-block ctx with ceil({work.batch:,} / {g.groups}) × KV+state(ctx) ≤ "
             f"{g.kv_budget_bytes:,}",
         ),
     ]
-    if shared_prefix is not None or users is not None:
-        from calc.reports.prefix_sharing import prefix_sharing_fields
-
-        extra, extra_figs = prefix_sharing_fields(g, ctx=ctx, prefix=shared_prefix, users=users)
-        fields.update(extra)
-        figs += extra_figs
-
-    message = does_not_fit(dep, work, max_ctx_at_batch)
-    if message:
-        warnings.append(message)
-    return CapacityReport(fields, figs, warnings)

@@ -38,7 +38,7 @@ from __future__ import annotations
 import difflib
 import math
 import typing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
@@ -46,8 +46,9 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from calc.data.yaml_io import load_mapping, validate
 from calc.errors import ConfigError, KvcalcError
+from calc.output.result import Report
 from calc.output.safe_text import is_name
-from calc.train.check import TrainingFit
+from calc.training.check import TrainingFit
 
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 
@@ -138,7 +139,7 @@ class Requirements(BaseModel):
     max_ttft_ms: float | None = Field(default=None, gt=0)
     max_usd_per_million_output_tokens: float | None = Field(default=None, gt=0)
     max_usd_per_million_input_tokens: float | None = Field(default=None, gt=0)
-    training_fit: TrainingFit | None = None  # calc/train/check.py
+    training_fit: TrainingFit | None = None  # calc/training/check.py
     max_ttft_p50_s: float | None = Field(default=None, gt=0)
     max_ttft_p90_s: float | None = Field(default=None, gt=0)
     max_ttft_p99_s: float | None = Field(default=None, gt=0)
@@ -332,6 +333,58 @@ def build_deployment(dep: Deployment, calibration=None, warnings: list[str] | No
     return built
 
 
+def _latency_results(built, dep: Deployment, add) -> None:
+    """The TPOT, TTFT and cost requirements at the workload's batch and ctx (``add`` each)."""
+    w, req = dep.workload, dep.requirements
+    names = ("max_tpot_ms", "max_ttft_ms", "max_usd_per_million_output_tokens",
+             "max_usd_per_million_input_tokens")  # fmt: skip
+    if all(getattr(req, n) is None for n in names):
+        return
+    from calc.reports.cost import operating_point
+
+    point = operating_point(
+        built,
+        batch=w.batch,
+        ctx=w.ctx,
+        prompt=w.prompt_tokens,
+        usd_per_hour=dep.usd_per_hour,
+        efficiency=dep.efficiency,
+    )
+    figures = (
+        (point["tpot_s"] * 1e3, "ms"),
+        (point["ttft_one_prompt_s"] * 1e3, "ms"),
+        (point["usd_per_million_output_tokens"], "USD"),
+        (point["usd_per_million_input_tokens"], "USD"),
+    )
+    for name, (figure, unit) in zip(names, figures, strict=True):
+        limit = getattr(req, name)
+        if limit is not None:
+            add(name, figure, limit, unit, figure <= limit)
+
+
+def _load_results(built, dep: Deployment, add, warnings: list[str] | None) -> None:
+    """The percentile requirements under load, from the serving simulation (``add`` each);
+    a load that saturates the deployment or serves nothing is a note."""
+    res = simulate_load(built, dep.workload, dep.efficiency)
+    served = res.ttft_s.get("p99") is not None
+    if warnings is not None:
+        if res.saturated:
+            warnings.append(f"{dep.name}: the load saturates it: {res.saturation_reason}")
+        if not served:
+            warnings.append(
+                f"{dep.name}: no request was served: all {res.rejected:,} are longer than "
+                "the KV pool or the max model length"
+            )
+    for name, key, q in LOAD_REQUIREMENTS:
+        limit = getattr(dep.requirements, name)
+        if limit is not None:
+            value = getattr(res, key).get(q)
+            if value is None and served and key == "tpot_s":
+                value = 0.0  # no request of two or more output tokens: no TPOT to miss
+            figure = math.inf if value is None else float(value)
+            add(name, figure, limit, "s", served and figure <= limit and not res.saturated)
+
+
 def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -> list[Result]:
     from calc.deploy.deployment import Workload as Work
     from calc.output.derivation import whole
@@ -351,7 +404,7 @@ def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -
         needed = whole(g.sequences(w.batch) * g.sequence_bytes(w.ctx))
         add("must_fit", needed, at.kv_budget_bytes, "bytes", at.fits or not req.must_fit)
     if req.training_fit is not None:
-        from calc.train.check import training_fit_result
+        from calc.training.check import training_fit_result
 
         add(
             "training_fit",
@@ -362,59 +415,9 @@ def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -
     if req.min_concurrency is not None:
         got = at.max_concurrency
         add("min_concurrency", got, req.min_concurrency, "sequences", got >= req.min_concurrency)
-    wants_latency = any(
-        v is not None
-        for v in (
-            req.max_tpot_ms,
-            req.max_ttft_ms,
-            req.max_usd_per_million_output_tokens,
-            req.max_usd_per_million_input_tokens,
-        )
-    )
-    if wants_latency:
-        from calc.reports.cost import operating_point
-
-        point = operating_point(
-            built,
-            batch=w.batch,
-            ctx=w.ctx,
-            prompt=w.prompt_tokens,
-            usd_per_hour=dep.usd_per_hour,
-            efficiency=dep.efficiency,
-        )
-        checks = [
-            ("max_tpot_ms", point["tpot_s"] * 1e3, "ms"),
-            ("max_ttft_ms", point["ttft_one_prompt_s"] * 1e3, "ms"),
-            (
-                "max_usd_per_million_output_tokens",
-                point["usd_per_million_output_tokens"],
-                "USD",
-            ),
-            ("max_usd_per_million_input_tokens", point["usd_per_million_input_tokens"], "USD"),
-        ]
-        for name, figure, unit in checks:
-            limit = getattr(req, name)
-            if limit is not None:
-                add(name, figure, limit, unit, figure <= limit)
+    _latency_results(built, dep, add)
     if req.under_load:
-        res = simulate_load(built, w, dep.efficiency)
-        served = res.ttft_s.get("p99") is not None
-        if warnings is not None:
-            if res.saturated:
-                warnings.append(f"{dep.name}: the load saturates it: {res.saturation_reason}")
-            if not served:
-                warnings.append(
-                    f"{dep.name}: no request was served: all {res.rejected:,} are longer than "
-                    "the KV pool or the max model length"
-                )
-        for name, key, q in LOAD_REQUIREMENTS:
-            limit = getattr(req, name)
-            if limit is not None:
-                value = getattr(res, key).get(q)
-                if value is None and served and key == "tpot_s":
-                    value = 0.0  # no request of two or more output tokens: no TPOT to miss
-                figure = math.inf if value is None else float(value)
-                add(name, figure, limit, "s", served and figure <= limit and not res.saturated)
+        _load_results(built, dep, add, warnings)
     return out
 
 
@@ -451,6 +454,30 @@ def run_checks(
         except KvcalcError as exc:
             raise ConfigError(f"{path}: deployments[{i}] ({dep.name}): {exc}") from exc
     return results
+
+
+@dataclass(frozen=True)
+class CheckReport(Report):
+    """``kvcalc check``'s result: ``passed`` (every requirement met), ``failed`` (how many
+    not) and a row per requirement (``rows``: the figure against its limit)."""
+
+    spec: Any = field(default=None, repr=False, compare=False)  # the validated CheckSpec
+    results: tuple = ()  # Result each, in spec order
+
+    command = "check"
+
+
+def check_report(path: Path, calibration=None) -> CheckReport:
+    """Every requirement of the spec at ``path`` evaluated (``calibration`` applied to every
+    deployment's hardware); its notes said once each."""
+    notes: list[str] = []
+    spec = load_spec(path)
+    results = run_checks(spec, calibration, path, notes)
+    rows = [r.row() for r in results]
+    failed = sum(not r.passed for r in results)
+    fields = {"passed": failed == 0, "failed": failed, "results": rows}
+    return CheckReport(fields, (), tuple(dict.fromkeys(notes)), rows, spec=spec,
+                       results=tuple(results))  # fmt: skip
 
 
 def junit_error_xml(problem: str, spec: Path | str = "spec", suite: str = "kvcalc check") -> str:

@@ -28,11 +28,12 @@ The formula functions take plain numbers or numpy arrays.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from calc.deploy.deployment import Deployment, Workload
 from calc.errors import InvalidInputError
 from calc.output.derivation import Figure, figure
+from calc.output.result import Report
 
 SECONDS_PER_HOUR = 3600
 _RESERVE = ("activation_peak_bytes", "overhead_bytes")  # capacity's keys, not cost's
@@ -149,10 +150,11 @@ def _usd_figure(key: str, usd: float, price: float, tokens_per_s: float) -> Figu
 
 
 @dataclass(frozen=True)
-class CostReport:
-    fields: dict
-    figures: list[Figure]
-    warnings: list[str] = field(default_factory=list)
+class CostReport(Report):
+    """``kvcalc cost``'s result: tokens/s per GPU and USD per million tokens at the batch, the
+    largest batch that fits and the cheapest meeting the targets; steady-state serving."""
+
+    command = "cost"
 
 
 def cost_report(
@@ -167,13 +169,12 @@ def cost_report(
     """Throughput and cost at ``work.batch``, at the largest batch that fits, and at the
     cheapest batch that meets ``max_tpot_ms`` / ``max_ttft_ms``."""
     from calc.deploy.rates import EFFICIENCIES
-    from calc.reports.capacity import capacity_report
+    from calc.reports.capacity import capacity_report, head_fields
 
     if efficiency not in EFFICIENCIES:
         raise InvalidInputError(
             f"--efficiency {efficiency!r} is not one of: {', '.join(EFFICIENCIES)}"
         )
-    cfg, hw = dep.model, dep.hardware
     ctx, batch = work.ctx, work.batch
     prompt = work.prompt or ctx
     if prompt > ctx:
@@ -188,19 +189,9 @@ def cost_report(
     at = operating_point(
         dep, batch=batch, ctx=ctx, prompt=prompt, usd_per_hour=usd_per_hour, efficiency=efficiency
     )
-    gpus = dep.gpus
     price = at["usd_per_hour"]
     fields: dict = {
-        "model": cfg.name,
-        "hardware": hw.name,
-        "engine": dep.engine.name,
-        "tp": dep.tp,
-        "pp": dep.pp,
-        "ep": dep.ep,
-        "dp": dep.dp,
-        "gpus": gpus,
-        "weight_dtype": dep.weight_dtype,
-        "kv_dtype": dep.kv_dtype,
+        **head_fields(dep),
         "ctx": ctx,
         "prompt": prompt,
         "batch": batch,
@@ -214,6 +205,25 @@ def cost_report(
     gen = serving_gen(prompt, ctx, work.gen)
     serving = serving_fields(dep, prompt=prompt, gen=gen, efficiency=efficiency, usd_per_hour=price)
     fields.update(gen=int(gen), **serving)
+    figs = _cost_figures(dep, batch, prompt, at, serving, int(gen))
+    warnings = list(cap.warnings)
+    max_b = at_work.max_concurrency
+    if max_b >= 1:
+        fields.update(
+            zip(MAX_BATCH_KEYS, _at_batch(dep, max_b, ctx, efficiency, price), strict=True)
+        )
+    else:
+        fields.update(dict.fromkeys(MAX_BATCH_KEYS))
+    if max_tpot_ms is not None or max_ttft_ms is not None:
+        target = _Target(max_tpot_ms, max_ttft_ms, max_b, efficiency, price)
+        _meet_target(dep, work, prompt, at, target, (fields, figs, warnings))
+    return CostReport(fields, figs, warnings)
+
+
+def _cost_figures(dep: Deployment, batch: int, prompt: int, at: dict, serving: dict,
+                  gen: int) -> list[Figure]:  # fmt: skip
+    """Tokens/s per GPU and USD per million tokens at the batch, and in steady-state serving."""
+    price, gpus = at["usd_per_hour"], dep.gpus
     figs = [
         figure(
             "output_tokens_per_s_per_gpu",
@@ -254,7 +264,7 @@ def cost_report(
                 "tokens/s",
                 "{concurrency} × {gen} / {cycle_s} / {gpus}",
                 concurrency=serving["serving_concurrency"],
-                gen=int(gen),
+                gen=gen,
                 cycle_s=serving["serving_cycle_s"],
                 gpus=gpus,
             )
@@ -267,55 +277,64 @@ def cost_report(
                 serving["serving_output_tokens_per_s_per_gpu"],
             )
         )
-    warnings = list(cap.warnings)
-    max_b = at_work.max_concurrency
-    if max_b >= 1:
+    return figs
+
+
+@dataclass(frozen=True)
+class _Target:
+    """A latency target: --max-tpot-ms and --max-ttft-ms, within batches of at most max_b."""
+
+    max_tpot_ms: float | None
+    max_ttft_ms: float | None
+    max_b: int  # the largest batch that fits
+    efficiency: str
+    price: float  # USD per GPU-hour
+
+
+def _meet_target(dep: Deployment, work: Workload, prompt: int, at: dict, t: _Target,
+                 out: tuple[dict, list, list]) -> None:  # fmt: skip
+    """The largest batch meeting the target: its keys into the fields, its figure, or the
+    warning of why none does."""
+    fields, figs, warnings = out
+    ctx = work.ctx
+    best = largest_batch_meeting(
+        dep,
+        max_batch=t.max_b,
+        ctx=ctx,
+        max_tpot_s=None if t.max_tpot_ms is None else t.max_tpot_ms / 1e3,
+        efficiency=t.efficiency,
+    )
+    ttft_ok = t.max_ttft_ms is None or at["ttft_one_prompt_s"] * 1e3 <= t.max_ttft_ms
+    if not ttft_ok:
+        best = 0
+    fields.update(max_tpot_ms=t.max_tpot_ms, max_ttft_ms=t.max_ttft_ms, target_batch=best)
+    if best >= 1:
         fields.update(
-            zip(MAX_BATCH_KEYS, _at_batch(dep, max_b, ctx, efficiency, price), strict=True)
+            zip(TARGET_KEYS, _at_batch(dep, best, ctx, t.efficiency, t.price), strict=True)
         )
+        figs.append(
+            Figure(
+                "target_batch",
+                best,
+                "sequences",
+                f"largest batch ≤ {t.max_b:,} with TPOT ≤ "
+                f"{t.max_tpot_ms if t.max_tpot_ms is not None else float('inf'):g} ms",
+            )
+        )
+        return
+    fields.update(dict.fromkeys(TARGET_KEYS))
+    if not ttft_ok:
+        why = (
+            f"TTFT of one {prompt:,}-token prompt is "
+            f"{at['ttft_one_prompt_s'] * 1e3:,.1f} ms > --max-ttft-ms {t.max_ttft_ms:g}"
+        )
+    elif t.max_b < 1:
+        why = "no sequence fits in the KV budget"
     else:
-        fields.update(dict.fromkeys(MAX_BATCH_KEYS))
-    if max_tpot_ms is not None or max_ttft_ms is not None:
-        best = largest_batch_meeting(
-            dep,
-            max_batch=max_b,
-            ctx=ctx,
-            max_tpot_s=None if max_tpot_ms is None else max_tpot_ms / 1e3,
-            efficiency=efficiency,
-        )
-        ttft_ok = max_ttft_ms is None or at["ttft_one_prompt_s"] * 1e3 <= max_ttft_ms
-        if not ttft_ok:
-            best = 0
-        fields.update(max_tpot_ms=max_tpot_ms, max_ttft_ms=max_ttft_ms, target_batch=best)
-        if best >= 1:
-            fields.update(
-                zip(TARGET_KEYS, _at_batch(dep, best, ctx, efficiency, price), strict=True)
-            )
-            figs.append(
-                Figure(
-                    "target_batch",
-                    best,
-                    "sequences",
-                    f"largest batch ≤ {max_b:,} with TPOT ≤ "
-                    f"{max_tpot_ms if max_tpot_ms is not None else float('inf'):g} ms",
-                )
-            )
-        else:
-            fields.update(dict.fromkeys(TARGET_KEYS))
-            why = []
-            if not ttft_ok:
-                why.append(
-                    f"TTFT of one {prompt:,}-token prompt is "
-                    f"{at['ttft_one_prompt_s'] * 1e3:,.1f} ms > --max-ttft-ms {max_ttft_ms:g}"
-                )
-            elif max_b < 1:
-                why.append("no sequence fits in the KV budget")
-            else:
-                t1 = float(tpot_at(dep, 1, ctx, efficiency))
-                why.append(f"TPOT at batch 1 is {t1 * 1e3:,.2f} ms > --max-tpot-ms {max_tpot_ms:g}")
-            warnings.append(
-                "no operating point meets the latency target: "
-                + "; ".join(why)
-                + " (raise --tp, lower --weight-dtype, or relax the target)"
-            )
-    return CostReport(fields, figs, warnings)
+        t1 = float(tpot_at(dep, 1, ctx, t.efficiency))
+        why = f"TPOT at batch 1 is {t1 * 1e3:,.2f} ms > --max-tpot-ms {t.max_tpot_ms:g}"
+    warnings.append(
+        "no operating point meets the latency target: "
+        + why
+        + " (raise --tp, lower --weight-dtype, or relax the target)"
+    )

@@ -5,24 +5,32 @@ beside each figure the log prints. Error = (predicted − printed) / printed."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import os
+import sys
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
 
 from calc.deploy.engines.fromlog import LogDeployment
+from calc.errors import InvalidInputError
+from calc.output.result import Report
 
 
 @dataclass(frozen=True)
-class LogReport:
-    """The log's figures beside the prediction, term by term (bytes, tokens)."""
+class LogReport(Report):
+    """``kvcalc log``'s result: the log's figures beside the prediction, term by term
+    (``rows``: bytes, blocks, tokens, requests); ``figures``: the prediction's derivation."""
 
-    built: LogDeployment
-    prediction: object  # calc.deploy.engines.base.PoolPrediction
-    rows: list[dict]
-    fields: dict
-    warnings: list[str]
+    built: LogDeployment | None = field(default=None, repr=False)  # the log's deployment
+    prediction: Any = field(default=None, repr=False)  # calc.deploy.engines.base.PoolPrediction
+
+    command = "log"
 
     @property
     def facts(self):
-        return self.built.facts
+        """What the log states (calc.deploy.engines.fromlog.LogFacts)."""
+        return self.built.facts  # type: ignore[union-attr]
 
 
 def _row(term: str, unit: str, predicted, printed) -> dict:
@@ -70,4 +78,126 @@ def log_report(built: LogDeployment) -> LogReport:
         "terms": rows,
     }
     warnings = list(built.warnings) + list(p.warnings)
-    return LogReport(built, p, rows, fields, warnings)
+    return LogReport(fields, p.figures, warnings, rows, dep, built=built, prediction=p)
+
+
+def log_file_report(file: Path, *, engine=None, engine_version=None, calibration=None,
+                    save_calibration=None, tp=None, pp=None, **given) -> LogReport:  # fmt: skip
+    """The report of the log at ``file`` (``-``: stdin) with the options it does not state
+    (``calc.api.log``'s: ``given`` holds model, hardware, weight_dtype, kv_dtype);
+    ``calibration``: engine overheads a former ``save_calibration`` wrote, predicted with;
+    ``save_calibration``: where to write this log's overheads (refused before the log is
+    read if it cannot be written or is the calibration it reads)."""
+    from calc.data.limits import check_choice
+    from calc.deploy.engines import NAMES
+    from calc.deploy.engines.fromlog import deployment_from_log
+
+    check_choice("--engine", engine, NAMES)
+    for flag, value in (("--tp", tp), ("--pp", pp)):
+        if value is not None and not 0 < value <= 4096:
+            raise InvalidInputError(f"{flag} must be in 1..4096, got {value}")
+    if save_calibration is not None:
+        from calc.output.render import check_output_path
+
+        check_output_path(Path(save_calibration), "--save-calibration")
+        if calibration is not None and same_file(Path(save_calibration), Path(calibration)):
+            raise InvalidInputError(
+                f"--save-calibration {save_calibration} is the --calibration file it reads; "
+                "give it another path"
+            )
+    facts = _facts(file, engine)
+    cal = _overheads(calibration, facts.engine)
+    built = deployment_from_log(
+        facts, version=engine_version, tp=tp, pp=pp, **given,
+        activation_bytes=None if cal is None else cal.activation_bytes,
+        overhead_bytes=None if cal is None else cal.non_torch_bytes,
+    )  # fmt: skip
+    dep = built.deployment
+    report = log_report(built)
+    if cal is not None and (cal.hardware, cal.tp) != (dep.hardware.name, dep.tp):
+        report = replace_warnings(report, [
+            f"--calibration {calibration} was measured on {cal.hardware} at TP {cal.tp}, "
+            f"not {dep.hardware.name} at TP {dep.tp}: its overheads may not apply"
+        ])  # fmt: skip
+    if save_calibration is not None:
+        try:
+            _save(Path(save_calibration), report, file)
+        except InvalidInputError as exc:  # the report's warnings are said before the error
+            exc.warnings = report.warnings  # type: ignore[attr-defined]
+            raise
+    return report
+
+
+def replace_warnings(report: LogReport, first: list[str]) -> LogReport:
+    """``report`` with the warnings ``first`` said before its own."""
+    from dataclasses import replace
+
+    return replace(report, warnings=(*first, *report.warnings))
+
+
+def same_file(a: Path, b: Path) -> bool:
+    """Whether two paths name one file (existing or not)."""
+    try:
+        if a.exists() and b.exists():
+            return os.path.samefile(a, b)
+        return a.resolve() == b.resolve()
+    except (OSError, ValueError):
+        return str(a) == str(b)
+
+
+def _facts(path: Path, engine: str | None):
+    """The log's facts, streamed from ``path`` (a regular file) or from stdin for ``-``: one
+    clear error, naming the file, for anything else."""
+    from calc.deploy.engines.fromlog import read_log, read_log_file
+
+    if str(path) == "-":
+        try:
+            return read_log(sys.stdin.buffer, engine)
+        except InvalidInputError as exc:
+            raise InvalidInputError(f"stdin: {exc}") from None
+    return read_log_file(path, engine)
+
+
+def _overheads(calibration, engine: str):
+    """The engine overheads of a ``--calibration`` file (None without one), measured on
+    ``engine``."""
+    if calibration is None:
+        return None
+    from calc.data.calibration import load_engine_overheads
+
+    cal = load_engine_overheads(calibration)
+    if cal.engine != engine:
+        raise InvalidInputError(
+            f"--calibration {calibration} was measured on {cal.engine}, this log is {engine}"
+        )
+    return cal
+
+
+def _save(path: Path, report: LogReport, file: Path) -> None:
+    """The log's measured activation and non-torch memory, written for later predictions."""
+    from calc.data.calibration import EngineOverheads, save_engine_overheads
+
+    printed = report.facts.printed
+    act, non_torch = printed.get("activation_bytes"), printed.get("non_torch_bytes")
+    if act is None and non_torch is None:
+        raise InvalidInputError(
+            f"--save-calibration: {file} prints no activation or non-torch memory to save "
+            "(vLLM prints both in its 'Memory profiling takes' line)"
+        )
+    f = report.fields
+    save_engine_overheads(
+        path,
+        EngineOverheads(
+            kind="kvcalc-engine-calibration",
+            engine=f["engine"],
+            engine_version=report.facts.version or f["engine_version_modelled"],
+            hardware=f["hardware"],
+            tp=f["tp"],
+            pp=f["pp"],
+            model=f["model"],
+            activation_bytes=None if act is None else round(act),
+            non_torch_bytes=None if non_torch is None else round(non_torch),
+            source=str(file),
+            created=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        ),
+    )

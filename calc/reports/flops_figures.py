@@ -139,102 +139,116 @@ def _attention_flops(pairs, n_heads, head_dim):
 def flops_figures(cfg: ModelConfig, prompt: int, ctx: int) -> list[Figure]:
     """The per-token formulas of the dense linear ops, the attention and the SSM mixers
     (model totals), and how many layers have each."""
-    from calc.deploy.ops import attended_token_layers
+    figs = []
+    if cfg.mla is None and cfg.n_attention_layers:
+        figs += _gqa_figures(cfg, prompt, ctx)
+    if cfg.n_attention_layers:
+        figs.append(_attended_figure(cfg, ctx))
+    figs += ssm_figures(cfg)
+    figs += _ffn_flops_figures(cfg)
+    return figs + _layer_counts(cfg)
+
+
+def _gqa_figures(cfg: ModelConfig, prompt: int, ctx: int) -> list[Figure]:
+    """Q/K/V/O projections and the attention of one MHA/GQA/MQA layer, full and sliding."""
     from calc.formulas import flops as F
 
-    d, L, h = cfg.d_model, cfg.n_layers, cfg.n_heads
-    n_attn = cfg.n_attention_layers
-    figs = []
-    if cfg.mla is None and n_attn:
-        dk, kv = cfg.k_head_dim, cfg.n_kv_heads
-        figs.append(
-            figure(
-                "qkv_o_flops_per_token_per_layer",
-                F.qkv_proj_flops(1, d, h, kv, dk, dk) + F.o_proj_flops(1, h, dk, d),
-                "FLOP",
-                "2 × ({d}·{h}·{hd} + 2·{d}·{kv}·{hd} + {h}·{hd}·{d})",
-                d=d,
-                h=h,
-                kv=kv,
-                hd=dk,
-            )
-        )
-        figs.append(
-            figure(
-                "decode_attention_flops_per_token_per_layer",
-                _attention_flops(F.decode_pairs(ctx), h, dk),
-                "FLOP",
-                "2 × {ctx} × {h} × {hd} (scores) + 2 × {ctx} × {h} × {hd} (values)",
-                ctx=ctx,
-                h=h,
-                hd=dk,
-            )
-        )
-        figs.append(
-            figure(
-                "prefill_attention_flops_per_sequence_per_layer",
-                _attention_flops(F.causal_pairs(prompt), h, dk),
-                "FLOP",
-                "4 × {S}·({S}+1)/2 pairs × {h} × {hd}",
-                S=prompt,
-                h=h,
-                hd=dk,
-            )
-        )
-        if cfg.n_layers_of("sliding"):
-            w = cfg.sliding_window + cfg.sink_tokens
-            figs.append(
-                figure(
-                    "sliding_decode_attention_flops_per_token_per_layer",
-                    _attention_flops(F.sliding_decode_pairs(ctx, w), h, dk),
-                    "FLOP",
-                    "4 × min({ctx}, {W}) keys × {h} × {hd}",
-                    ctx=ctx,
-                    W=w,
-                    h=h,
-                    hd=dk,
-                )
-            )
-            m = min(prompt, w)
-            figs.append(
-                figure(
-                    "sliding_prefill_attention_flops_per_sequence_per_layer",
-                    _attention_flops(F.sliding_causal_pairs(prompt, w), h, dk),
-                    "FLOP",
-                    "4 × ({m}·({m}+1)/2 + ({S} − {m})·{W}) pairs × {h} × {hd}",
-                    m=m,
-                    S=prompt,
-                    W=w,
-                    h=h,
-                    hd=dk,
-                )
-            )
-    if n_attn:
-        terms, kw = [], {"ctx": ctx}
-        if cfg.n_layers_of("full") and cfg.indexer is not None:  # sparse: the top-k keys
-            terms.append("{n_full} × min({ctx}, {topk})")
-            kw.update(n_full=cfg.n_layers_of("full"), topk=cfg.indexer.topk)
-        elif cfg.n_layers_of("full"):
-            terms.append("{n_full} × {ctx}")
-            kw["n_full"] = cfg.n_layers_of("full")
-        if cfg.n_layers_of("sliding"):
-            terms.append("{n_sliding} × min({ctx}, {W})")
-            kw.update(n_sliding=cfg.n_layers_of("sliding"), W=cfg.sliding_window + cfg.sink_tokens)
-        if cfg.n_layers_of("chunked"):
-            terms.append("{n_chunked} × (({ctx} − 1) mod {C} + 1)")
-            kw.update(n_chunked=cfg.n_layers_of("chunked"), C=cfg.attention_chunk_size)
-        figs.append(
-            figure(
-                "decode_attended_token_layers",
-                attended_token_layers(cfg, ctx, True),
-                "token-layers",
-                " + ".join(terms) + " (keys attended per attention layer, summed)",
-                **kw,
-            )
-        )
-    figs += ssm_figures(cfg)
+    d, h = cfg.d_model, cfg.n_heads
+    dk, kv = cfg.k_head_dim, cfg.n_kv_heads
+    figs = [
+        figure(
+            "qkv_o_flops_per_token_per_layer",
+            F.qkv_proj_flops(1, d, h, kv, dk, dk) + F.o_proj_flops(1, h, dk, d),
+            "FLOP",
+            "2 × ({d}·{h}·{hd} + 2·{d}·{kv}·{hd} + {h}·{hd}·{d})",
+            d=d,
+            h=h,
+            kv=kv,
+            hd=dk,
+        ),
+        figure(
+            "decode_attention_flops_per_token_per_layer",
+            _attention_flops(F.decode_pairs(ctx), h, dk),
+            "FLOP",
+            "2 × {ctx} × {h} × {hd} (scores) + 2 × {ctx} × {h} × {hd} (values)",
+            ctx=ctx,
+            h=h,
+            hd=dk,
+        ),
+        figure(
+            "prefill_attention_flops_per_sequence_per_layer",
+            _attention_flops(F.causal_pairs(prompt), h, dk),
+            "FLOP",
+            "4 × {S}·({S}+1)/2 pairs × {h} × {hd}",
+            S=prompt,
+            h=h,
+            hd=dk,
+        ),
+    ]
+    if not cfg.n_layers_of("sliding"):
+        return figs
+    w = cfg.sliding_window + cfg.sink_tokens
+    m = min(prompt, w)
+    return [
+        *figs,
+        figure(
+            "sliding_decode_attention_flops_per_token_per_layer",
+            _attention_flops(F.sliding_decode_pairs(ctx, w), h, dk),
+            "FLOP",
+            "4 × min({ctx}, {W}) keys × {h} × {hd}",
+            ctx=ctx,
+            W=w,
+            h=h,
+            hd=dk,
+        ),
+        figure(
+            "sliding_prefill_attention_flops_per_sequence_per_layer",
+            _attention_flops(F.sliding_causal_pairs(prompt, w), h, dk),
+            "FLOP",
+            "4 × ({m}·({m}+1)/2 + ({S} − {m})·{W}) pairs × {h} × {hd}",
+            m=m,
+            S=prompt,
+            W=w,
+            h=h,
+            hd=dk,
+        ),
+    ]
+
+
+def _attended_figure(cfg: ModelConfig, ctx: int) -> Figure:
+    """The keys one decode step attends to, summed over the attention layers."""
+    from calc.deploy.ops import attended_token_layers
+
+    terms, kw = [], {"ctx": ctx}
+    if cfg.n_layers_of("full") and cfg.indexer is not None:  # sparse: the top-k keys
+        terms.append("{n_full} × min({ctx}, {topk})")
+        kw.update(n_full=cfg.n_layers_of("full"), topk=cfg.indexer.topk)
+    elif cfg.n_layers_of("full"):
+        terms.append("{n_full} × {ctx}")
+        kw["n_full"] = cfg.n_layers_of("full")
+    if cfg.n_layers_of("sliding"):
+        terms.append("{n_sliding} × min({ctx}, {W})")
+        kw.update(n_sliding=cfg.n_layers_of("sliding"), W=cfg.sliding_window + cfg.sink_tokens)
+    if cfg.n_layers_of("chunked"):
+        terms.append("{n_chunked} × (({ctx} − 1) mod {C} + 1)")
+        kw.update(n_chunked=cfg.n_layers_of("chunked"), C=cfg.attention_chunk_size)
+    return figure(
+        "decode_attended_token_layers",
+        attended_token_layers(cfg, ctx, True),
+        "token-layers",
+        " + ".join(terms) + " (keys attended per attention layer, summed)",
+        **kw,
+    )
+
+
+def _ffn_flops_figures(cfg: ModelConfig) -> list[Figure]:
+    """A dense FFN, the active experts of a MoE layer, and the LM head, per token."""
+    from calc.formulas import flops as F
+
+    d = cfg.d_model
     gated = cfg.ffn_kind == "gated"
     n_mat = 3 if gated else 2
+    figs = []
     if cfg.n_dense_ffn_layers:
         figs.append(
             figure(
@@ -276,9 +290,15 @@ def flops_figures(cfg: ModelConfig, prompt: int, ctx: int) -> list[Figure]:
             vocab=cfg.vocab_size,
         )
     )
-    figs.append(Figure("layers", L, "", "n_layers"))
+    return figs
+
+
+def _layer_counts(cfg: ModelConfig) -> list[Figure]:
+    """How many layers have each part (those all layers have go unsaid)."""
+    L = cfg.n_layers
+    figs = [Figure("layers", L, "", "n_layers")]
     counts = {
-        "attention_layers": n_attn,
+        "attention_layers": cfg.n_attention_layers,
         "sliding_layers": cfg.n_layers_of("sliding"),
         "chunked_layers": cfg.n_layers_of("chunked"),
         "ssm_layers": cfg.n_layers_of("mamba", "mamba2"),

@@ -4,7 +4,7 @@ speed of light, expected and as a band (``latency_report``), and FLOPs per op
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from calc.deploy.deployment import Deployment, Workload
 from calc.deploy.rates import (
@@ -18,15 +18,17 @@ from calc.deploy.steps import OpSetup, Step, generation_flops, generation_time_o
 from calc.errors import InvalidInputError
 from calc.formulas.roofline import arithmetic_intensity
 from calc.output.derivation import Figure, figure, whole
+from calc.output.result import Report
 from calc.reports.flops_figures import flops_figures, op_figures, ridge_figure
 from calc.reports.throughput import serving_fields
 
 
 @dataclass(frozen=True)
-class LatencyReport:
-    fields: dict  # JSON keys -> unrounded base-unit values, in output order
-    figures: list[Figure]
-    warnings: list[str] = field(default_factory=list)
+class LatencyReport(Report):
+    """``kvcalc latency``'s result: TTFT, TPOT, end-to-end time and tokens/s (speed of light,
+    expected, low-high band), the ops of a decode step and a prefill, memory per GPU."""
+
+    command = "latency"
 
 
 def _unsharded(dep: Deployment) -> Deployment:
@@ -172,8 +174,6 @@ def latency_report(
     charged), as ``cost`` and ``sweep`` report it. With dp replicas each serves
     ceil(batch / dp) of the sequences. ``ops`` are the decode step's ops per GPU.
     """
-    from calc.formulas.elementwise import cdiv
-
     cfg = dep.model
     prompt, gen, batch, ctx = work.prompt, work.gen, work.batch, work.ctx
     if prompt is None or gen is None:
@@ -181,23 +181,54 @@ def latency_report(
     hw = with_efficiency(dep.hardware, matmul_eff, mem_eff)
     dep = replace(dep, hardware=hw)
     st = op_setup(dep)
+    times, steps = _times(dep, work)
+    fields = _latency_fields(dep, work, st, times, steps)
+    figs = [*_rate_figures(dep, work, st, steps),
+            *_time_figures(dep, work, st, times, steps, fields)]  # fmt: skip
+    warnings = _warnings(cfg, prompt, ctx, st, hw)
+    if not fields["fits"]:
+        from calc.reports.capacity import does_not_fit
+
+        g = dep.per_gpu
+        work_all = Workload(ctx=max(ctx, prompt + gen), batch=batch)
+        message = does_not_fit(dep, work_all, g.max_ctx(batch, max(cfg.max_ctx, work_all.ctx)))
+        warnings.append(f"{message} (times are still shown)")
+    return LatencyReport(fields, figs, warnings)
+
+
+def _times(dep: Deployment, work: Workload) -> tuple[dict, dict]:
+    """({efficiency: {ttft_s, tpot_s, e2e_s, output_tokens_per_s, tpot_mean_s}},
+    {efficiency: (decode step, prefill)}) at every efficiency of the band."""
+    from calc.formulas.elementwise import cdiv
+
+    prompt, gen, batch, ctx = work.prompt, work.gen, work.batch, work.ctx
+    assert prompt is not None and gen is not None
     local = cdiv(batch, dep.replicas)  # sequences of one replica
-    per_token, prefill_flops = _model_flops(dep, batch=batch, ctx=ctx, prompt=prompt)
     times: dict[str, dict] = {}
     steps: dict[str, tuple[Step, Step]] = {}
     for eff in EFFICIENCIES:
         dec = step_of(dep, eff, batch=local, ctx=ctx)
         pre = step_of(dep, eff, batch=local, prompt=prompt)
         gen_time = generation_time_of(dep, prompt=prompt, gen=gen, batch=local, efficiency=eff)
-        e2e = pre.time_s + gen_time
         times[eff] = {
             "ttft_s": pre.time_s,
             "tpot_s": dec.time_s,
-            "e2e_s": e2e,
+            "e2e_s": pre.time_s + gen_time,
             "output_tokens_per_s": batch / dec.time_s,
             "tpot_mean_s": gen_time / (gen - 1) if gen > 1 else dec.time_s,
         }
         steps[eff] = (dec, pre)
+    return times, steps
+
+
+def _latency_fields(dep: Deployment, work: Workload, st: OpSetup, times: dict,
+                    steps: dict) -> dict:  # fmt: skip
+    """The report's keys in output order (docs/names.md)."""
+    cfg, hw = dep.model, dep.hardware
+    assert hw is not None
+    prompt, gen, batch, ctx = work.prompt, work.gen, work.batch, work.ctx
+    assert prompt is not None and gen is not None
+    per_token, prefill_flops = _model_flops(dep, batch=batch, ctx=ctx, prompt=prompt)
     exp, sol, lo, hi = times["expected"], times["peak"], times["high"], times["low"]
     dec, pre = steps["expected"]
     ledger = dep.per_gpu.at(max(ctx, prompt + gen), batch).fields()
@@ -250,10 +281,18 @@ def latency_report(
     fields["memory_capacity_per_gpu_bytes"] = hw.memory_bytes
     fields["ops"] = _rows(dec, steps["peak"][0])
     fields["prefill_ops"] = _rows(pre, steps["peak"][1])
+    return fields
 
-    figs = flops_figures(cfg, prompt, ctx)
-    figs.append(ridge_figure(hw, st.dtype))
-    figs.append(
+
+def _rate_figures(dep: Deployment, work: Workload, st: OpSetup, steps: dict) -> list[Figure]:
+    """The FLOPs, the ridge point and the achievable rates the times are taken at."""
+    hw = dep.hardware
+    assert hw is not None and work.prompt is not None
+    m_eff, b_eff = efficiencies(hw, "expected", st.dtype)
+    dec = steps["expected"][0]
+    return [
+        *flops_figures(dep.model, work.prompt, work.ctx),
+        ridge_figure(hw, st.dtype),
         figure(
             "achievable_flops_per_s",
             dec.rates.flops_per_s,
@@ -261,9 +300,7 @@ def latency_report(
             "{peak} × {eff} (matmul efficiency, expected)",
             peak=hw.peak_flops_per_s[st.dtype],
             eff=m_eff,
-        )
-    )
-    figs.append(
+        ),
         figure(
             "achievable_bytes_per_s",
             dec.rates.bytes_per_s,
@@ -271,12 +308,22 @@ def latency_report(
             "{bw} × {eff} (memory efficiency, expected)",
             bw=hw.hbm_bandwidth_bytes_per_s,
             eff=b_eff,
-        )
-    )
-    figs += op_figures("decode", dec)
-    figs.append(Figure("tpot_s", exp["tpot_s"], "s", "Σ decode op times (above)"))
+        ),
+    ]
+
+
+def _time_figures(dep: Deployment, work: Workload, st: OpSetup, times: dict, steps: dict,
+                  fields: dict) -> list[Figure]:  # fmt: skip
+    """The derivations of TPOT, TTFT, E2E, tokens/s and the memory per GPU."""
+    hw = dep.hardware
+    assert hw is not None
+    exp, sol = times["expected"], times["peak"]
+    dec, pre = steps["expected"]
     sol_dec = steps["peak"][0]
-    figs.append(
+    dtype = st.dtype
+    return [
+        *op_figures("decode", dec),
+        Figure("tpot_s", exp["tpot_s"], "s", "Σ decode op times (above)"),
         figure(
             "tpot_speed_of_light_s",
             sol["tpot_s"],
@@ -284,52 +331,37 @@ def latency_report(
             "Σ over ops of max(op FLOP / {peak_flops_per_s}, op bytes / {bandwidth_bytes_per_s}) "
             "(step totals: {step_flops} FLOP, {step_bytes} bytes)",
             step_flops=sol_dec.flops,
-            peak_flops_per_s=hw.peak_flops_per_s[st.dtype],
+            peak_flops_per_s=hw.peak_flops_per_s[dtype],
             bandwidth_bytes_per_s=hw.hbm_bandwidth_bytes_per_s,
             step_bytes=sol_dec.bytes,
-        )
-    )
-    figs += op_figures("prefill", pre)
-    figs.append(Figure("ttft_s", exp["ttft_s"], "s", "Σ prefill op times (above)"))
-    figs.append(
+        ),
+        *op_figures("prefill", pre),
+        Figure("ttft_s", exp["ttft_s"], "s", "Σ prefill op times (above)"),
         figure(
             "e2e_s",
             exp["e2e_s"],
             "s",
             "ttft + Σ_(j=1..{g}) tpot(ctx = {prompt} + j) = {ttft} + {rest}",
-            g=gen - 1,
-            prompt=prompt,
+            g=work.gen - 1,  # type: ignore[operator]
+            prompt=work.prompt,
             ttft=exp["ttft_s"],
             rest=exp["e2e_s"] - exp["ttft_s"],
-        )
-    )
-    figs.append(
+        ),
         figure(
             "output_tokens_per_s",
             exp["output_tokens_per_s"],
             "tokens/s",
             "{batch} / {tpot}",
-            batch=batch,
+            batch=work.batch,
             tpot=exp["tpot_s"],
-        )
-    )
-    figs.append(
+        ),
         figure(
             "memory_per_gpu_bytes",
             fields["memory_per_gpu_bytes"],
             "bytes",
             "{weights} + {kv} + {state}",
-            weights=ledger["weights_bytes_per_gpu"],
-            kv=ledger["kv_cache_bytes_per_gpu"],
-            state=ledger["ssm_state_bytes_per_gpu"],
-        )
-    )
-    warnings = _warnings(cfg, prompt, ctx, st, hw)
-    if not fields["fits"]:
-        from calc.reports.capacity import does_not_fit
-
-        g = dep.per_gpu
-        work_all = Workload(ctx=max(ctx, prompt + gen), batch=batch)
-        message = does_not_fit(dep, work_all, g.max_ctx(batch, max(cfg.max_ctx, work_all.ctx)))
-        warnings.append(f"{message} (times are still shown)")
-    return LatencyReport(fields, figs, warnings)
+            weights=fields["weights_bytes_per_gpu"],
+            kv=fields["kv_cache_bytes_per_gpu"],
+            state=fields["ssm_state_bytes_per_gpu"],
+        ),
+    ]

@@ -6,7 +6,7 @@ Composes params, kv_cache and attention_layout; every figure carries its derivat
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from calc.data.model_schema import ModelConfig
 from calc.deploy.checkpoint import model_weight_bytes, weight_bytes_per_param
@@ -15,31 +15,54 @@ from calc.formulas.attention_layout import AttentionLayout
 from calc.formulas.params import ParamBreakdown, layer_attention_params, model_params
 from calc.formulas.ssm import ssm_state_bytes_per_sequence, ssm_state_elements_per_sequence
 from calc.output.derivation import Figure, figure, whole
+from calc.output.result import Report
 
 
 @dataclass(frozen=True)
-class MemoryReport:
-    fields: dict  # JSON keys -> unrounded base-unit values, in output order
-    figures: list[Figure]
-    warnings: list[str] = field(default_factory=list)
+class MemoryReport(Report):
+    """``kvcalc memory``'s result: weights and KV cache (whole model) and, with hardware, the
+    per-GPU ledger and its fit."""
+
+    command = "memory"
 
 
 def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
-    from calc.formulas.params import (
-        attention_params,
-        attention_sink_params,
-        ffn_params,
-        layer_indexer_params,
-        layer_qk_norm_params,
-        norm_params,
-        router_params,
-    )
-    from calc.formulas.ssm import layer_ssm_params
+    """The derivation of every parameter count, in output order: the tables, one attention
+    layer, the FFNs and experts, all attention, the SSM mixers, the norms and the totals."""
+    from calc.formulas.params import norm_params
 
-    d, L = cfg.d_model, cfg.n_layers
-    gated = cfg.ffn_kind == "gated"
-    n_mat = 3 if gated else 2
-    figs = [
+    attn = layer_attention_params(cfg)
+    figs = [*_table_figures(cfg, p), _attention_layer_figure(cfg, attn), *_ffn_figures(cfg, p)]
+    figs.append(
+        figure(
+            "attention_params",
+            p.attention,
+            "params",
+            "{attention_layers} × {per_layer}",
+            attention_layers=cfg.n_attention_layers,
+            per_layer=attn,
+        )
+    )
+    if p.ssm:
+        figs.append(_ssm_figure(cfg, p))
+    figs.append(
+        figure(
+            "norm_params",
+            p.norms,
+            "params",
+            "({n_layers} × {norms_per_layer} + 1) × {per_norm} (+ 1: the final norm)",
+            n_layers=cfg.n_layers,
+            norms_per_layer=cfg.norms_per_layer,
+            per_norm=norm_params(cfg.d_model, cfg.norm == "layernorm"),
+        )
+    )
+    return figs + _total_figures(cfg, p)
+
+
+def _table_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
+    """The embedding and the LM head (none when tied)."""
+    d = cfg.d_model
+    return [
         figure(
             "embedding_params",
             p.embedding,
@@ -59,7 +82,19 @@ def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
             d_model=d,
         ),
     ]
-    attn = layer_attention_params(cfg)
+
+
+def _attention_layer_figure(cfg: ModelConfig, attn: int) -> Figure:
+    """One attention layer's parameters: MLA's projections, or the Q/K/V/O of MHA/GQA/MQA,
+    and what the layer has beyond them."""
+    from calc.formulas.params import (
+        attention_params,
+        attention_sink_params,
+        layer_indexer_params,
+        layer_qk_norm_params,
+    )
+
+    d = cfg.d_model
     # q/k norms and learned sinks, where the model has them; an output gate (Qwen3-Next) and a
     # sparse-attention indexer (DeepSeek-V3.2): attention parameters beyond the projections
     extra = layer_qk_norm_params(cfg) + attention_sink_params(cfg.n_heads, cfg.attention_sinks)
@@ -90,21 +125,30 @@ def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
         if extra:
             formula += " + {extra} (q/k norms, sinks, indexer)"
             shape["extra"] = extra
-        figs.append(figure("attention_params_per_layer", attn, "params", formula, **shape))
-    else:
-        h, kv, hd = cfg.n_heads, cfg.n_kv_heads, cfg.k_head_dim
-        biases = attention_params(d, h, kv, hd, cfg.qkv_bias, cfg.o_bias) - attention_params(
-            d, h, kv, hd
-        )
-        formula = (
-            "{d_model}·{n_heads}·{head_dim} + 2·{d_model}·{n_kv_heads}·{head_dim} "
-            "+ {n_heads}·{head_dim}·{d_model}"
-        )
-        shape = dict(d_model=d, n_heads=h, n_kv_heads=kv, head_dim=hd)
-        if biases or extra or gate:
-            formula += " + {biases} + {extra} (biases; q/k norms, sinks, output gate)"
-            shape.update(biases=biases, extra=extra + gate)
-        figs.append(figure("attention_params_per_layer", attn, "params", formula, **shape))
+        return figure("attention_params_per_layer", attn, "params", formula, **shape)
+    h, kv, hd = cfg.n_heads, cfg.n_kv_heads, cfg.k_head_dim
+    biases = attention_params(d, h, kv, hd, cfg.qkv_bias, cfg.o_bias) - attention_params(
+        d, h, kv, hd
+    )
+    formula = (
+        "{d_model}·{n_heads}·{head_dim} + 2·{d_model}·{n_kv_heads}·{head_dim} "
+        "+ {n_heads}·{head_dim}·{d_model}"
+    )
+    shape = dict(d_model=d, n_heads=h, n_kv_heads=kv, head_dim=hd)
+    if biases or extra or gate:
+        formula += " + {biases} + {extra} (biases; q/k norms, sinks, output gate)"
+        shape.update(biases=biases, extra=extra + gate)
+    return figure("attention_params_per_layer", attn, "params", formula, **shape)
+
+
+def _ffn_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
+    """The dense FFNs, the routed experts, and the shared experts with the router."""
+    from calc.formulas.params import ffn_params, router_params
+
+    d = cfg.d_model
+    gated = cfg.ffn_kind == "gated"
+    n_mat = 3 if gated else 2
+    figs = []
     if cfg.n_dense_ffn_layers:
         bias = ffn_params(d, cfg.d_ffn, gated, cfg.ffn_bias) - ffn_params(d, cfg.d_ffn, gated)
         per = (
@@ -125,89 +169,78 @@ def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
                 **({"bias": bias} if bias else {}),
             )
         )
-    if cfg.moe is not None:
-        m = cfg.moe
-        bias = ffn_params(d, m.d_expert_ffn, gated, cfg.ffn_bias) - ffn_params(
-            d, m.d_expert_ffn, gated
-        )
-        figs.append(
-            figure(
-                "moe_routed_params",
-                p.moe_routed,
-                "params",
-                "{moe_layers} × {experts} × "
-                + (
-                    "({n_mat} × {d_model} × {d_expert_ffn} + {bias} biases)"
-                    if bias
-                    else "{n_mat} × {d_model} × {d_expert_ffn}"
-                ),
-                moe_layers=cfg.n_moe_layers,
-                experts=m.n_routed_experts,
-                n_mat=n_mat,
-                d_model=d,
-                d_expert_ffn=m.d_expert_ffn,
-                **({"bias": bias} if bias else {}),
-            )
-        )
-        figs.append(
-            figure(
-                "moe_shared_and_router_params",
-                p.moe_shared + p.router,
-                "params",
-                "{moe_layers} × ({shared} × {n_mat} × {d_model} × {d_shared} + {router})",
-                moe_layers=cfg.n_moe_layers,
-                shared=m.n_shared_experts,
-                n_mat=n_mat,
-                d_model=d,
-                d_shared=m.shared_ffn,
-                router=router_params(
-                    d,
-                    m.n_routed_experts,
-                    m.router_bias,
-                    m.shared_expert_gate and m.n_shared_experts > 0,
-                ),
-            )
-        )
-    figs.append(
-        figure(
-            "attention_params",
-            p.attention,
-            "params",
-            "{attention_layers} × {per_layer}",
-            attention_layers=cfg.n_attention_layers,
-            per_layer=attn,
-        )
+    if cfg.moe is None:
+        return figs
+    m = cfg.moe
+    bias = ffn_params(d, m.d_expert_ffn, gated, cfg.ffn_bias) - ffn_params(
+        d, m.d_expert_ffn, gated
     )
-    if p.ssm:
-        figs.append(
-            figure(
-                "ssm_params",
-                p.ssm,
-                "params",
-                "{mamba_layers} × {per_mamba} + {mamba2_layers} × {per_mamba2} + {gdn_layers} × "
-                "{per_gdn} (Mamba, Mamba-2, gated DeltaNet mixers, calc/formulas/ssm.py)",
-                mamba_layers=cfg.n_layers_of("mamba"),
-                per_mamba=layer_ssm_params(cfg, "mamba") if cfg.n_layers_of("mamba") else 0,
-                mamba2_layers=cfg.n_layers_of("mamba2"),
-                per_mamba2=layer_ssm_params(cfg, "mamba2") if cfg.n_layers_of("mamba2") else 0,
-                gdn_layers=cfg.n_layers_of("linear_attention"),
-                per_gdn=layer_ssm_params(cfg, "linear_attention")
-                if cfg.n_layers_of("linear_attention")
-                else 0,
-            )
-        )
     figs.append(
         figure(
-            "norm_params",
-            p.norms,
+            "moe_routed_params",
+            p.moe_routed,
             "params",
-            "({n_layers} × {norms_per_layer} + 1) × {per_norm} (+ 1: the final norm)",
-            n_layers=L,
-            norms_per_layer=cfg.norms_per_layer,
-            per_norm=norm_params(d, cfg.norm == "layernorm"),
+            "{moe_layers} × {experts} × "
+            + (
+                "({n_mat} × {d_model} × {d_expert_ffn} + {bias} biases)"
+                if bias
+                else "{n_mat} × {d_model} × {d_expert_ffn}"
+            ),
+            moe_layers=cfg.n_moe_layers,
+            experts=m.n_routed_experts,
+            n_mat=n_mat,
+            d_model=d,
+            d_expert_ffn=m.d_expert_ffn,
+            **({"bias": bias} if bias else {}),
         )
     )
     figs.append(
+        figure(
+            "moe_shared_and_router_params",
+            p.moe_shared + p.router,
+            "params",
+            "{moe_layers} × ({shared} × {n_mat} × {d_model} × {d_shared} + {router})",
+            moe_layers=cfg.n_moe_layers,
+            shared=m.n_shared_experts,
+            n_mat=n_mat,
+            d_model=d,
+            d_shared=m.shared_ffn,
+            router=router_params(
+                d,
+                m.n_routed_experts,
+                m.router_bias,
+                m.shared_expert_gate and m.n_shared_experts > 0,
+            ),
+        )
+    )
+    return figs
+
+
+def _ssm_figure(cfg: ModelConfig, p: ParamBreakdown) -> Figure:
+    """The SSM and linear-attention mixers: Mamba, Mamba-2 and gated DeltaNet layers."""
+    from calc.formulas.ssm import layer_ssm_params
+
+    def per(kind: str) -> int:
+        return layer_ssm_params(cfg, kind) if cfg.n_layers_of(kind) else 0
+
+    return figure(
+        "ssm_params",
+        p.ssm,
+        "params",
+        "{mamba_layers} × {per_mamba} + {mamba2_layers} × {per_mamba2} + {gdn_layers} × "
+        "{per_gdn} (Mamba, Mamba-2, gated DeltaNet mixers, calc/formulas/ssm.py)",
+        mamba_layers=cfg.n_layers_of("mamba"),
+        per_mamba=per("mamba"),
+        mamba2_layers=cfg.n_layers_of("mamba2"),
+        per_mamba2=per("mamba2"),
+        gdn_layers=cfg.n_layers_of("linear_attention"),
+        per_gdn=per("linear_attention"),
+    )
+
+
+def _total_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
+    """All parameters, and those one token runs through (MoE: the top-k experts)."""
+    figs = [
         figure(
             "params_total",
             p.total,
@@ -226,7 +259,7 @@ def _param_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
             ssm=p.ssm,
             norms=p.norms,
         )
-    )
+    ]
     if cfg.moe is not None:
         figs.append(
             figure(
@@ -318,49 +351,54 @@ def memory_report(dep: Deployment, work: Workload) -> MemoryReport:
     per-GPU ledger of ``dep`` (``calc.deploy.ledger``) and its verdict."""
     cfg, layout = dep.model, dep.layout
     ctx, batch = work.ctx, work.batch
-    weight_dtype, kv_dtype = dep.weight_dtype, dep.kv_dtype
-    w_b = weight_bytes_per_param(cfg, weight_dtype)  # mean over the whole model's components
     kv_b = dep.kv_bytes_per_element
     p = model_params(cfg)
 
     # each component in its checkpoint format, --weight-dtype re-quantising the linear layers
     # (calc.deploy.checkpoint); quantized formats count their scales (calc/formulas/quant.py)
-    weights = whole(sum(model_weight_bytes(cfg, weight_dtype).values()))
+    weights = whole(sum(model_weight_bytes(cfg, dep.weight_dtype).values()))
     per_layer = whole(layout.kv_bytes_per_token_per_layer(kv_b))
-    per_token = whole(layout.kv_bytes_per_token(kv_b))
     per_seq = whole(layout.kv_bytes_per_sequence(ctx, kv_b))
-    cache = whole(per_seq * batch)
     # SSM (Mamba) layers keep a fixed state per sequence instead of KV (calc/formulas/ssm.py).
-    state_b = dep.state_bytes_per_element
-    ssm_per_seq = whole(ssm_state_bytes_per_sequence(cfg, state_b))
-    ssm_state = whole(ssm_per_seq * batch)
-    total = whole(weights + cache + ssm_state)
-
+    ssm_per_seq = whole(ssm_state_bytes_per_sequence(cfg, dep.state_bytes_per_element))
     fields: dict = {
         "model": cfg.name,
         "attention": layout.kind,
         "ctx": ctx,
         "batch": batch,
-        "weight_dtype": weight_dtype,
-        "kv_dtype": kv_dtype,
+        "weight_dtype": dep.weight_dtype,
+        "kv_dtype": dep.kv_dtype,
         "params_total": p.total,
         "params_active": p.active,
         "weights_bytes": weights,
         "kv_bytes_per_token_per_layer": per_layer,
-        "kv_bytes_per_token": per_token,
+        "kv_bytes_per_token": whole(layout.kv_bytes_per_token(kv_b)),
         "kv_bytes_per_sequence": per_seq,
-        "kv_cache_bytes": cache,
+        "kv_cache_bytes": whole(per_seq * batch),
         "ssm_state_bytes_per_sequence": ssm_per_seq,
-        "ssm_state_bytes": ssm_state,
-        "total_bytes": total,
+        "ssm_state_bytes": whole(ssm_per_seq * batch),
     }
-    figs = _param_figures(cfg, p)
-    figs += [
-        _weights_figure(cfg, weight_dtype, weights, p.total, w_b),
-        _kv_figure(layout, kv_b, per_layer),
+    fields["total_bytes"] = whole(weights + fields["kv_cache_bytes"] + fields["ssm_state_bytes"])
+    figs = [*_param_figures(cfg, p), *_cache_figures(dep, work, fields, p)]
+    warnings = []
+    if ctx > cfg.context_limit:
+        warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.context_limit:,}")
+    if dep.hardware is not None:
+        figs += _ledger(dep, work, fields, warnings)
+    return MemoryReport(fields, figs, warnings)
+
+
+def _cache_figures(dep: Deployment, work: Workload, f: dict, p: ParamBreakdown) -> list[Figure]:
+    """The derivations of the weights, the KV cache, the SSM state and their total."""
+    cfg, layout = dep.model, dep.layout
+    w_b = weight_bytes_per_param(cfg, dep.weight_dtype)  # mean over the model's components
+    per_layer, per_seq = f["kv_bytes_per_token_per_layer"], f["kv_bytes_per_sequence"]
+    figs = [
+        _weights_figure(cfg, dep.weight_dtype, f["weights_bytes"], p.total, w_b),
+        _kv_figure(layout, dep.kv_bytes_per_element, per_layer),
         figure(
             "kv_bytes_per_token",
-            per_token,
+            f["kv_bytes_per_token"],
             "bytes",
             "{per_layer} × {n_layers}",
             per_layer=per_layer,
@@ -372,119 +410,122 @@ def memory_report(dep: Deployment, work: Workload) -> MemoryReport:
             "bytes",
             "{per_layer} × {token_layers}",
             per_layer=per_layer,
-            token_layers=layout.cached_token_layers(ctx),
+            token_layers=layout.cached_token_layers(work.ctx),
         ),
         figure(
             "kv_cache_bytes",
-            cache,
+            f["kv_cache_bytes"],
             "bytes",
             "{per_sequence} × {batch}",
             per_sequence=per_seq,
-            batch=batch,
+            batch=work.batch,
         ),
     ]
-    if ssm_per_seq:
-        from calc.formulas.ssm import recurrent_bytes_per_element
-
-        rec_b = recurrent_bytes_per_element(cfg, state_b)
-        if rec_b == state_b:
-            figs.append(
-                figure(
-                    "ssm_state_bytes",
-                    ssm_state,
-                    "bytes",
-                    "{elements} × {bytes} × {batch}",
-                    elements=ssm_state_elements_per_sequence(cfg),
-                    bytes=state_b,
-                    batch=batch,
-                )
-            )
-        else:  # conv state and recurrent state in their own dtypes
-            from calc.data.model_schema import SSM_LAYER_TYPES
-            from calc.formulas.ssm import mixer_shape
-
-            shapes = [
-                (n, mixer_shape(cfg, k)) for k in SSM_LAYER_TYPES if (n := cfg.n_layers_of(k))
-            ]
-            figs.append(
-                figure(
-                    "ssm_state_bytes",
-                    ssm_state,
-                    "bytes",
-                    "({conv} × {conv_bytes} + {recurrent} × {recurrent_bytes}) × {batch}",
-                    conv=sum(n * m.conv_elements for n, m in shapes if n),
-                    conv_bytes=state_b,
-                    recurrent=sum(n * m.recurrent_elements for n, m in shapes if n),
-                    recurrent_bytes=rec_b,
-                    batch=batch,
-                )
-            )
+    if f["ssm_state_bytes_per_sequence"]:
+        figs.append(_state_figure(dep, work.batch, f["ssm_state_bytes"]))
     figs.append(
         figure(
             "total_bytes",
-            total,
+            f["total_bytes"],
             "bytes",
             "{weights} + {kv_cache} + {ssm_state}",
-            weights=weights,
-            kv_cache=cache,
-            ssm_state=ssm_state,
+            weights=f["weights_bytes"],
+            kv_cache=f["kv_cache_bytes"],
+            ssm_state=f["ssm_state_bytes"],
         )
     )
-    warnings = []
-    if ctx > cfg.context_limit:
-        warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.context_limit:,}")
-    if dep.hardware is not None:
-        from calc.reports.capacity import (
-            activation_figure,
-            budget_figure,
-            concurrency_figure,
-            does_not_fit,
-            weights_figure,
-        )
+    return figs
 
-        g, hw = dep.per_gpu, dep.hardware
-        ledger = g.at(ctx, batch).fields()
-        # capped at the model's context limit (RoPE scaling included)
-        max_ctx = min(g.max_ctx(batch, cfg.context_limit), cfg.context_limit)
-        used = g.sequences(batch) * g.sequence_bytes(ctx)
-        fields.update(
-            hardware=hw.name,
-            engine=dep.engine.name,
-            tp=dep.tp,
-            pp=dep.pp,
-            ep=dep.ep,
-            dp=dep.dp,
-            gpus=dep.gpus,
-            memory_capacity_bytes=hw.memory_bytes * dep.gpus,
-            **ledger,
-            headroom_bytes_per_gpu=whole(g.kv_budget_bytes - used),
-            max_batch_that_fits=ledger["max_concurrency"],
-            max_ctx_that_fits=max_ctx,
+
+def _state_figure(dep: Deployment, batch: int, ssm_state: int) -> Figure:
+    """The SSM state of ``batch`` sequences: one dtype, or conv and recurrent state each in
+    its own."""
+    from calc.formulas.ssm import recurrent_bytes_per_element
+
+    cfg, state_b = dep.model, dep.state_bytes_per_element
+    rec_b = recurrent_bytes_per_element(cfg, state_b)
+    if rec_b == state_b:
+        return figure(
+            "ssm_state_bytes",
+            ssm_state,
+            "bytes",
+            "{elements} × {bytes} × {batch}",
+            elements=ssm_state_elements_per_sequence(cfg),
+            bytes=state_b,
+            batch=batch,
         )
-        figs += [
-            figure(
-                "memory_capacity_bytes",
-                fields["memory_capacity_bytes"],
-                "bytes",
-                "{gpus} × {memory_bytes}",
-                gpus=dep.gpus,
-                memory_bytes=hw.memory_bytes,
-            ),
-            weights_figure(dep, g),
-            activation_figure(dep, g),
-            budget_figure(dep, g),
-            concurrency_figure(work, g),
-            figure(
-                "headroom_bytes_per_gpu",
-                fields["headroom_bytes_per_gpu"],
-                "bytes",
-                "{budget} − {sequences} × {sequence_bytes}",
-                budget=g.kv_budget_bytes,
-                sequences=g.sequences(batch),
-                sequence_bytes=g.sequence_bytes(ctx),
-            ),
-        ]
-        message = does_not_fit(dep, work, max_ctx)
-        if message:
-            warnings.append(message)
-    return MemoryReport(fields, figs, warnings)
+    from calc.data.model_schema import SSM_LAYER_TYPES
+    from calc.formulas.ssm import mixer_shape
+
+    shapes = [(n, mixer_shape(cfg, k)) for k in SSM_LAYER_TYPES if (n := cfg.n_layers_of(k))]
+    return figure(
+        "ssm_state_bytes",
+        ssm_state,
+        "bytes",
+        "({conv} × {conv_bytes} + {recurrent} × {recurrent_bytes}) × {batch}",
+        conv=sum(n * m.conv_elements for n, m in shapes if n),
+        conv_bytes=state_b,
+        recurrent=sum(n * m.recurrent_elements for n, m in shapes if n),
+        recurrent_bytes=rec_b,
+        batch=batch,
+    )
+
+
+def _ledger(dep: Deployment, work: Workload, fields: dict, warnings: list[str]) -> list[Figure]:
+    """With hardware: the per-GPU ledger's keys added to ``fields``, its verdict to
+    ``warnings``; its figures returned."""
+    from calc.reports.capacity import (
+        activation_figure,
+        budget_figure,
+        concurrency_figure,
+        does_not_fit,
+        weights_figure,
+    )
+
+    cfg, ctx, batch = dep.model, work.ctx, work.batch
+    g, hw = dep.per_gpu, dep.hardware
+    assert hw is not None
+    ledger = g.at(ctx, batch).fields()
+    # capped at the model's context limit (RoPE scaling included)
+    max_ctx = min(g.max_ctx(batch, cfg.context_limit), cfg.context_limit)
+    used = g.sequences(batch) * g.sequence_bytes(ctx)
+    fields.update(
+        hardware=hw.name,
+        engine=dep.engine.name,
+        tp=dep.tp,
+        pp=dep.pp,
+        ep=dep.ep,
+        dp=dep.dp,
+        gpus=dep.gpus,
+        memory_capacity_bytes=hw.memory_bytes * dep.gpus,
+        **ledger,
+        headroom_bytes_per_gpu=whole(g.kv_budget_bytes - used),
+        max_batch_that_fits=ledger["max_concurrency"],
+        max_ctx_that_fits=max_ctx,
+    )
+    message = does_not_fit(dep, work, max_ctx)
+    if message:
+        warnings.append(message)
+    return [
+        figure(
+            "memory_capacity_bytes",
+            fields["memory_capacity_bytes"],
+            "bytes",
+            "{gpus} × {memory_bytes}",
+            gpus=dep.gpus,
+            memory_bytes=hw.memory_bytes,
+        ),
+        weights_figure(dep, g),
+        activation_figure(dep, g),
+        budget_figure(dep, g),
+        concurrency_figure(work, g),
+        figure(
+            "headroom_bytes_per_gpu",
+            fields["headroom_bytes_per_gpu"],
+            "bytes",
+            "{budget} − {sequences} × {sequence_bytes}",
+            budget=g.kv_budget_bytes,
+            sequences=g.sequences(batch),
+            sequence_bytes=g.sequence_bytes(ctx),
+        ),
+    ]

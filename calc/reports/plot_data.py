@@ -111,44 +111,11 @@ def _decade_ceil(x: float) -> float:
     return 10.0 ** math.ceil(math.log10(x))
 
 
-def roofline_data(
-    cfg: ModelConfig,
-    hw: HardwareProfile,
-    *,
-    batch: int = 1,
-    ctx: int = 8192,
-    prompt: int = 1024,
-    weight_dtype: str | None = None,
-    kv_dtype: str | None = None,
-    tp: int = 1,
-    pp: int = 1,
-    ep: int = 1,
-    compute: str | None = None,
-) -> RooflineData:
-    """The hardware's rooflines for the dtypes the ops run in (the compute dtype and the 16-bit
-    attention dtype) and the compute ops of one decode step (``batch`` sequences at ``ctx``)
-    and of the prefill of ``batch`` prompts of ``prompt`` tokens, per GPU."""
+def _op_points(cfg: ModelConfig, dec, pre) -> tuple[list[OpPoint], list[str]]:
+    """(the compute ops of the decode step and the prefill as roofline points, keyed d1,
+    d2, ... and p1, ...; the ops left out: no FLOPs or no bytes)."""
     from calc.deploy.ops import COMPUTE
-    from calc.deploy.rates import efficiencies
-    from calc.deploy.steps import decode_step, prefill
 
-    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, pp=pp, ep=ep, compute=compute)
-    dec = decode_step(cfg, hw, batch=batch, ctx=ctx, **kw)
-    pre = prefill(cfg, hw, prompt=prompt, batch=batch, **kw)
-    b_eff = efficiencies(hw, "expected")[1]
-    bw = hw.hbm_bandwidth_bytes_per_s
-    dtypes = [dec.compute_dtype]
-    if dec.compute_dtype not in SIXTEEN_BIT_OR_WIDER:  # attention runs at bf16 (latency.rates)
-        dtypes.append("bf16")
-    ceilings = [
-        Ceiling(
-            d,
-            hw.peak_flops_per_s[d],
-            hw.peak_flops_per_s[d] * efficiencies(hw, "expected", d)[0],
-            hw.peak_flops_per_s[d] / bw,
-        )
-        for d in dtypes
-    ]
     points: list[OpPoint] = []
     omitted: list[str] = []
     for phase, step in (("decode", dec), ("prefill", pre)):
@@ -172,6 +139,47 @@ def roofline_data(
                     cfg.name,
                 )
             )
+    return points, omitted
+
+
+def roofline_data(
+    cfg: ModelConfig,
+    hw: HardwareProfile,
+    *,
+    batch: int = 1,
+    ctx: int = 8192,
+    prompt: int = 1024,
+    weight_dtype: str | None = None,
+    kv_dtype: str | None = None,
+    tp: int = 1,
+    pp: int = 1,
+    ep: int = 1,
+    compute: str | None = None,
+) -> RooflineData:
+    """The hardware's rooflines for the dtypes the ops run in (the compute dtype and the 16-bit
+    attention dtype) and the compute ops of one decode step (``batch`` sequences at ``ctx``)
+    and of the prefill of ``batch`` prompts of ``prompt`` tokens, per GPU."""
+    from calc.deploy.rates import efficiencies
+    from calc.deploy.steps import decode_step, prefill
+
+    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, pp=pp, ep=ep, compute=compute)
+    dec = decode_step(cfg, hw, batch=batch, ctx=ctx, **kw)
+    pre = prefill(cfg, hw, prompt=prompt, batch=batch, **kw)
+    b_eff = efficiencies(hw, "expected")[1]
+    bw = hw.hbm_bandwidth_bytes_per_s
+    dtypes = [dec.compute_dtype]
+    if dec.compute_dtype not in SIXTEEN_BIT_OR_WIDER:  # attention runs at bf16 (latency.rates)
+        dtypes.append("bf16")
+    ceilings = [
+        Ceiling(
+            d,
+            hw.peak_flops_per_s[d],
+            hw.peak_flops_per_s[d] * efficiencies(hw, "expected", d)[0],
+            hw.peak_flops_per_s[d] / bw,
+        )
+        for d in dtypes
+    ]
+    points, omitted = _op_points(cfg, dec, pre)
     xs = [p.arithmetic_intensity for p in points] + [c.ridge_point for c in ceilings]
     x_range = (_decade_floor(min(xs) / 2), _decade_ceil(max(xs) * 2))
     top = max(c.peak_flops_per_s for c in ceilings)

@@ -8,16 +8,18 @@ import datetime as _dt
 from dataclasses import dataclass, field
 
 from calc.errors import InvalidInputError
+from calc.output.result import Report
 
 
 @dataclass(frozen=True)
-class ScoreReport:
-    fields: dict
-    rows: list
-    figures: tuple = ()
-    warnings: tuple = ()
-    scores: list = field(default_factory=list)
-    fit: object | None = None
+class ScoreReport(Report):
+    """``kvcalc score``'s result: each run's predicted vs measured figures (``rows``: one per
+    run and figure, with the signed error) and, when asked, the calibration fit."""
+
+    scores: list = field(default_factory=list)  # calc.reports.score's, one per run
+    fit: object | None = None  # calc.reports.score_fit's fit, when one was asked for
+
+    command = "score"
 
 
 def _length(text, flag):
@@ -165,5 +167,5 @@ def _report(scores, calibrated: bool, fitted, warnings) -> ScoreReport:
                 for k in a
             ],
         }  # fmt: skip
-    return ScoreReport(fields, rows, tuple(explain_figures(scores)), tuple(warnings), scores,
-                       fitted)  # fmt: skip
+    return ScoreReport(fields, explain_figures(scores), warnings, rows, scores=scores,
+                       fit=fitted)  # fmt: skip

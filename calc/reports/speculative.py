@@ -18,9 +18,10 @@ With t_verify = t_target and c = t_draft / t_target this is Leviathan's
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from calc.errors import InvalidInputError
+from calc.output.result import Report
 
 
 def _check(alpha, gamma) -> None:
@@ -103,9 +104,10 @@ def leviathan_speedup(alpha, gamma, c):
 
 
 @dataclass(frozen=True)
-class SpeculateReport:
-    fields: dict
-    warnings: list[str] = field(default_factory=list)
+class SpeculateReport(Report):
+    """``kvcalc speculate``'s result: speculative decoding's speed-up and its draft's memory."""
+
+    command = "speculate"
 
 
 def mtp_module_params(cfg) -> int:
@@ -155,16 +157,14 @@ def speculate_report(
     (``verify_step_time_s``: verification kernels load a sequence's KV once for all its
     query rows).
     """
-    from calc.deploy.deployment import Deployment
     from calc.deploy.steps import step_of
     from calc.formulas.elementwise import cdiv
-    from calc.formulas.params import model_params
     from calc.output.derivation import whole
 
     _check(alpha, gamma)
     if (draft is None) == (mtp_layers == 0):
         raise InvalidInputError("give exactly one of --draft MODEL or --mtp")
-    cfg, hw = dep.model, dep.hardware
+    cfg = dep.model
     ctx, batch = work.ctx, work.batch
     local = cdiv(batch, dep.replicas)
     target = step_of(dep, efficiency, batch=local, ctx=ctx).time_s
@@ -173,40 +173,13 @@ def speculate_report(
     if ctx > cfg.context_limit:
         warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.context_limit:,}")
     if draft is not None:
-        if draft.vocab_size != cfg.vocab_size:
-            warnings.append(
-                f"draft {draft.name} has vocab_size {draft.vocab_size:,}, target "
-                f"{cfg.vocab_size:,}: speculative decoding needs the same tokenizer"
-            )
-        try:
-            d_dep = Deployment.build(
-                draft,
-                hw,
-                tp=draft_tp,
-                weight_dtype=dep.weight_override,
-                kv_dtype=dep.kv_dtype if dep.kv_dtype != (cfg.kv_dtype or cfg.dtype) else None,
-            )
-        except InvalidInputError as exc:
-            if draft_tp == 1:
-                raise
-            raise InvalidInputError(f"--draft-tp {draft_tp}: {exc}") from exc
-        draft_s = step_of(d_dep, efficiency, batch=local, ctx=ctx).time_s
-        draft_params = model_params(draft).total
-        d_w = d_dep.weight_bytes_per_element
-        draft_kv = d_dep.layout.kv_bytes_per_sequence(ctx, d_dep.kv_bytes_per_element) * batch
-        draft_name = draft.name
+        d = _draft_model(dep, work, draft, draft_tp, efficiency, warnings)
     else:
-        # each MTP module runs one target-sized layer plus the shared lm_head per draft token
-        draft_s = target * mtp_layers / cfg.n_layers
-        draft_params = mtp_layers * mtp_module_params(cfg)
-        d_w = dep.weight_bytes_per_element
-        per_layer = dep.layout.kv_bytes_per_token_per_layer(dep.kv_bytes_per_element)
-        draft_kv = per_layer * ctx * mtp_layers * batch
-        draft_name = f"{mtp_layers} MTP module(s)"
+        d = _mtp_modules(dep, work, mtp_layers, target)
     e_tokens = expected_tokens_per_step(alpha, gamma)
     fields = {
         "model": cfg.name,
-        "draft": draft_name,
+        "draft": d.name,
         "draft_tp": draft_tp if draft is not None else None,
         "gamma": gamma,
         "alpha": alpha,
@@ -214,28 +187,89 @@ def speculate_report(
         "batch": batch,
         "expected_tokens_per_step": e_tokens,
         "target_step_s": target,
-        "draft_step_s": draft_s,
+        "draft_step_s": d.step_s,
         "verify_step_s": verify,
         "speculative_step_s": None,
         "tokens_per_s_plain": None,
         "tokens_per_s_speculative": None,
         "speedup": None,
-        "draft_params": draft_params,
-        "draft_weights_bytes": whole(draft_params * d_w),
-        "draft_kv_cache_bytes": whole(draft_kv),
-        "extra_memory_bytes": whole(draft_params * d_w + draft_kv),
+        "draft_params": d.params,
+        "draft_weights_bytes": whole(d.params * d.weight_bytes),
+        "draft_kv_cache_bytes": whole(d.kv_bytes),
+        "extra_memory_bytes": whole(d.params * d.weight_bytes + d.kv_bytes),
     }
     if target is not None:
-        step = speculative_step_s(gamma, draft_s, verify)
+        step = speculative_step_s(gamma, d.step_s, verify)
         fields.update(
             speculative_step_s=step,
             tokens_per_s_plain=batch / target,
             tokens_per_s_speculative=batch * e_tokens / step,
-            speedup=speedup(alpha, gamma, target, draft_s, verify),
+            speedup=speedup(alpha, gamma, target, d.step_s, verify),
         )
         if fields["speedup"] < 1:
             warnings.append(
                 f"speculation is slower here ({fields['speedup']:.2f}×): the draft or the "
                 "verification step costs more than the accepted tokens save"
             )
-    return SpeculateReport(fields, warnings)
+    return SpeculateReport(fields, warnings=warnings)
+
+
+@dataclass(frozen=True)
+class _Draft:
+    """What proposes the tokens: its name, step time [s], parameters, bytes per weight and
+    the KV it adds for the batch [bytes]."""
+
+    name: str
+    step_s: float
+    params: int
+    weight_bytes: float
+    kv_bytes: float
+
+
+def _draft_model(dep, work, draft, draft_tp: int, efficiency: str, warnings: list[str]) -> _Draft:
+    """A separate draft model on ``draft_tp`` GPUs, in the target's dtypes."""
+    from calc.deploy.deployment import Deployment
+    from calc.deploy.steps import step_of
+    from calc.formulas.elementwise import cdiv
+    from calc.formulas.params import model_params
+
+    cfg = dep.model
+    if draft.vocab_size != cfg.vocab_size:
+        warnings.append(
+            f"draft {draft.name} has vocab_size {draft.vocab_size:,}, target "
+            f"{cfg.vocab_size:,}: speculative decoding needs the same tokenizer"
+        )
+    try:
+        d_dep = Deployment.build(
+            draft,
+            dep.hardware,
+            tp=draft_tp,
+            weight_dtype=dep.weight_override,
+            kv_dtype=dep.kv_dtype if dep.kv_dtype != (cfg.kv_dtype or cfg.dtype) else None,
+        )
+    except InvalidInputError as exc:
+        if draft_tp == 1:
+            raise
+        raise InvalidInputError(f"--draft-tp {draft_tp}: {exc}") from exc
+    local = cdiv(work.batch, dep.replicas)
+    return _Draft(
+        draft.name,
+        step_of(d_dep, efficiency, batch=local, ctx=work.ctx).time_s,
+        model_params(draft).total,
+        d_dep.weight_bytes_per_element,
+        d_dep.layout.kv_bytes_per_sequence(work.ctx, d_dep.kv_bytes_per_element) * work.batch,
+    )
+
+
+def _mtp_modules(dep, work, mtp_layers: int, target_s: float) -> _Draft:
+    """``mtp_layers`` MTP modules of the target: each runs one target-sized layer plus the
+    shared lm_head per draft token."""
+    cfg = dep.model
+    per_layer = dep.layout.kv_bytes_per_token_per_layer(dep.kv_bytes_per_element)
+    return _Draft(
+        f"{mtp_layers} MTP module(s)",
+        target_s * mtp_layers / cfg.n_layers,
+        mtp_layers * mtp_module_params(cfg),
+        dep.weight_bytes_per_element,
+        per_layer * work.ctx * mtp_layers * work.batch,
+    )

@@ -19,9 +19,9 @@ import math
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from calc.errors import InvalidInputError
+from calc.errors import InvalidInputError, KvcalcError
 
 if TYPE_CHECKING:
     from calc.deploy.deployment import EngineSettings
@@ -251,20 +251,11 @@ def _group_chunks(dep, prompt, price, ctx, batch, chunk_rows, *, latency, effici
     per-group figures once, then ctx × batch broadcast a slice at a time. ``prompt`` None: the
     prompt is the ctx. Per-GPU figures are the deployment's ledger (``calc.deploy.ledger``) on
     arrays, as every other command evaluates it on scalars; times are ``calc.reports.cost``'s."""
-    import numpy as np
-
     from calc.deploy.steps import step_of
-    from calc.reports.cost import (
-        input_tokens_per_s_per_gpu,
-        output_tokens_per_s_per_gpu,
-        tpot_at,
-        usd_per_million_tokens,
-    )
-    from calc.reports.throughput import serving_gen, serving_throughput
+    from calc.reports.throughput import serving_gen
 
     g = dep.per_gpu
-    gpus = dep.gpus
-    state = g.ssm_state_bytes_per_sequence
+    ttft_one = None
     if latency and prompt is not None:
         ttft_one = float(step_of(dep, efficiency, batch=1, prompt=prompt).time_s)
     head = {
@@ -276,67 +267,110 @@ def _group_chunks(dep, prompt, price, ctx, batch, chunk_rows, *, latency, effici
     }
     c_step = max(1, chunk_rows // batch.size)
     b_step = min(batch.size, chunk_rows)
+    times = _Times(dep, prompt, ttft_one, float(price), efficiency)
 
     def make(c0: int, b0: int) -> Chunk:
         c = ctx[c0 : c0 + c_step, None]  # [C, 1]
-        seq = g.sequence_bytes(c)  # [C, 1]: KV paged to whole blocks + SSM state
-        conc = np.asarray(g.max_concurrency(c)).astype(np.int64)  # [C, 1]
         b = batch[None, b0 : b0 + b_step]  # [1, B]
-        n = g.sequences(b)  # [1, B]: sequences one GPU serves
-        fits = np.asarray(g.fits(c, b))  # [C, B]
-        masks = {}
-        cols = {
-            **head,
-            "ctx": c,
-            "batch": b,
-            "weights_bytes_per_gpu": float(g.weights_bytes),
-            "kv_budget_bytes": g.kv_budget_bytes,
-            "kv_bytes_per_sequence_per_gpu": seq - state,
-            "kv_cache_bytes_per_gpu": n * g.kv_bytes_per_sequence(c),
-            "kv_cache_tokens": g.kv_cache_tokens,
-            "max_concurrency": conc,
-            "fits": fits,
-        }
+        cols, masks = _ledger_columns(g, head, c, b)
         if latency:
-            tpot = tpot_at(dep, b.astype(np.float64), c.astype(np.float64), efficiency)
-            if prompt is None:  # the prompt is the ctx: one prefill per ctx [C, 1]
-                prompt_tokens = c
-                ttft = step_of(dep, efficiency, batch=1, prompt=c.astype(np.float64)).time_s
-            else:
-                prompt_tokens, ttft = prompt, ttft_one
-            out_tps = output_tokens_per_s_per_gpu(b, tpot, gpus)
-            in_tps = input_tokens_per_s_per_gpu(prompt_tokens, 1, ttft, gpus)
-            # a configuration that does not fit has no price: NaN (an empty cell, null)
-            cols.update(
-                tpot_s=tpot,
-                ttft_one_prompt_s=ttft,
-                output_tokens_per_s_per_gpu=out_tps,
-                usd_per_million_output_tokens=np.where(
-                    fits, usd_per_million_tokens(price, out_tps), np.nan
-                ),
-                usd_per_million_input_tokens=usd_per_million_tokens(price, in_tps),
-            )
-            masks["usd_per_million_input_tokens"] = fits
-        cols.update(pp=dep.pp, prompt=c if prompt is None else prompt, gpus=gpus)
+            times.batch_columns(cols, masks, c, b)
+        cols.update(pp=dep.pp, prompt=c if prompt is None else prompt, gpus=dep.gpus)
         if latency:
             cols["usd_per_hour"] = float(price)
-        cols["ssm_state_bytes_per_gpu"] = n * state
-        p_tokens = c if prompt is None else prompt
-        gen = serving_gen(p_tokens, c)  # [C, 1]
-        cols["gen"] = gen
-        if latency:  # per ctx [C, 1]: the engine picks its own concurrency, not the batch
-            s = serving_throughput(
-                dep, prompt=np.broadcast_to(p_tokens, c.shape), gen=gen, efficiency=efficiency
-            )
-            cols.update(s.fields(float(price)))
-            some = np.asarray(s.concurrency) >= 1
-            if not some.all():  # no sequence fits: empty, as cost's null
-                masks["serving_concurrency"] = some
+        cols["ssm_state_bytes_per_gpu"] = g.sequences(b) * g.ssm_state_bytes_per_sequence
+        cols["gen"] = serving_gen(c if prompt is None else prompt, c)  # [C, 1]
+        if latency:
+            times.serving_columns(cols, masks, c)
         return Chunk(cols, (c.shape[0], b.shape[1]), masks)
 
     for c0 in range(0, ctx.size, c_step):
         for b0 in range(0, batch.size, b_step):
             yield functools.partial(make, c0, b0)
+
+
+def _ledger_columns(g, head: dict, c, b) -> tuple[dict, dict]:
+    """(columns, masks) of the per-GPU ledger at ctx ``c`` [C, 1] and batch ``b`` [1, B]."""
+    import numpy as np
+
+    seq = g.sequence_bytes(c)  # [C, 1]: KV paged to whole blocks + SSM state
+    cols = {
+        **head,
+        "ctx": c,
+        "batch": b,
+        "weights_bytes_per_gpu": float(g.weights_bytes),
+        "kv_budget_bytes": g.kv_budget_bytes,
+        "kv_bytes_per_sequence_per_gpu": seq - g.ssm_state_bytes_per_sequence,
+        "kv_cache_bytes_per_gpu": g.sequences(b) * g.kv_bytes_per_sequence(c),  # [1, B] × [C, 1]
+        "kv_cache_tokens": g.kv_cache_tokens,
+        "max_concurrency": np.asarray(g.max_concurrency(c)).astype(np.int64),  # [C, 1]
+        "fits": np.asarray(g.fits(c, b)),  # [C, B]
+    }
+    return cols, {}
+
+
+@dataclass(frozen=True)
+class _Times:
+    """The time and cost columns of one group: ``prompt`` None is each row's ctx,
+    ``ttft_one`` the TTFT of one given prompt [s], ``price`` USD per GPU-hour."""
+
+    dep: Any  # calc.deploy.deployment.Deployment
+    prompt: int | None
+    ttft_one: float | None
+    price: float
+    efficiency: str
+
+    def batch_columns(self, cols: dict, masks: dict, c, b) -> None:
+        """TPOT, TTFT, tokens/s and USD per million tokens at each ctx and batch."""
+        import numpy as np
+
+        from calc.deploy.steps import step_of
+        from calc.reports.cost import (
+            input_tokens_per_s_per_gpu,
+            output_tokens_per_s_per_gpu,
+            tpot_at,
+            usd_per_million_tokens,
+        )
+
+        dep, eff, gpus = self.dep, self.efficiency, self.dep.gpus
+        tpot = tpot_at(dep, b.astype(np.float64), c.astype(np.float64), eff)
+        if self.prompt is None:  # the prompt is the ctx: one prefill per ctx [C, 1]
+            prompt_tokens = c
+            ttft = step_of(dep, eff, batch=1, prompt=c.astype(np.float64)).time_s
+        else:
+            prompt_tokens, ttft = self.prompt, self.ttft_one
+        out_tps = output_tokens_per_s_per_gpu(b, tpot, gpus)
+        in_tps = input_tokens_per_s_per_gpu(prompt_tokens, 1, ttft, gpus)
+        # a configuration that does not fit has no price: NaN (an empty cell, null)
+        cols.update(
+            tpot_s=tpot,
+            ttft_one_prompt_s=ttft,
+            output_tokens_per_s_per_gpu=out_tps,
+            usd_per_million_output_tokens=np.where(
+                cols["fits"], usd_per_million_tokens(self.price, out_tps), np.nan
+            ),
+            usd_per_million_input_tokens=usd_per_million_tokens(self.price, in_tps),
+        )
+        masks["usd_per_million_input_tokens"] = cols["fits"]
+
+    def serving_columns(self, cols: dict, masks: dict, c) -> None:
+        """Steady-state serving per ctx [C, 1]: the engine picks its own concurrency, not the
+        batch."""
+        import numpy as np
+
+        from calc.reports.throughput import serving_throughput
+
+        p_tokens = c if self.prompt is None else self.prompt
+        s = serving_throughput(
+            self.dep,
+            prompt=np.broadcast_to(p_tokens, c.shape),
+            gen=cols["gen"],
+            efficiency=self.efficiency,
+        )
+        cols.update(s.fields(self.price))
+        some = np.asarray(s.concurrency) >= 1
+        if not some.all():  # no sequence fits: empty, as cost's null
+            masks["serving_concurrency"] = some
 
 
 def plan(
@@ -362,49 +396,16 @@ def plan(
     ``prompt`` None: each row's prompt is its ctx; ``engine`` None: vLLM's defaults."""
     import numpy as np
 
-    from calc.data.limits import MAX_BATCH, MAX_CTX
-    from calc.data.registry import load_hardware, load_model
     from calc.deploy.deployment import Deployment, EngineSettings
     from calc.deploy.rates import check_efficiency
-    from calc.formulas.quant import kv_format, weight_format
     from calc.reports.cost import _price
 
     settings = engine or EngineSettings()
     check_efficiency(efficiency)
-    if max(ctx) > MAX_CTX or max(batch) > MAX_BATCH or max(tp) > 4096 or max(pp) > 4096:
-        raise InvalidInputError(
-            f"--ctx ≤ {MAX_CTX:,}, --batch ≤ {MAX_BATCH:,}, --tp and --pp ≤ 4,096 please"
-        )
-    prompts: list[int | None] = [None]
-    if prompt is not None:
-        if max(prompt) > min(ctx):
-            raise InvalidInputError(
-                f"--prompt {max(prompt):,} exceeds --ctx {min(ctx):,}: the prompt is part of "
-                "the context; lower --prompt or raise the smallest --ctx"
-            )
-        prompts = list(prompt)
+    prompts = _check_sizes(ctx, batch, tp, pp, prompt)
     warnings: list[str] = []
-    cfgs = [load_model(m) for m in models]
-    warnings += [  # past the model's context limit (RoPE scaling, max_position_embeddings)
-        f"--ctx {max(ctx):,} exceeds {c.name}'s max context of {c.context_limit:,}"
-        for c in cfgs
-        if max(ctx) > c.context_limit
-    ]
-    hws = [load_hardware(h) for h in hardware]
-    if calibration is not None:
-        from calc.data.calibration import calibrated
-
-        hws = [calibrated(h, calibration, warnings) for h in hws]
-    # fail before any work on an unknown format name (UnknownNameError lists the valid ones)
-    for d in weight_dtypes:
-        if d is not None:
-            weight_format(d)
-    for d in kv_dtypes:
-        if d is not None:
-            kv_format(d)
-    for cfg in cfgs:
-        if max(pp) > cfg.n_layers:
-            raise InvalidInputError(f"--pp {max(pp)} exceeds {cfg.name}'s {cfg.n_layers} layers")
+    cfgs, hws = _load(models, hardware, max(ctx), calibration, warnings)
+    _check_names(cfgs, weight_dtypes, kv_dtypes, max(pp))
     prices = [_price(hw, usd_per_hour) for hw in hws]
     n_groups = len(cfgs) * len(hws) * len(weight_dtypes) * len(kv_dtypes) * len(tp) * len(pp)
     n_rows = n_groups * len(prompts) * len(ctx) * len(batch)
@@ -430,6 +431,112 @@ def plan(
         warnings,
         chunk_rows,
     )
+
+
+ENGINE_OPTIONS = ("engine", "engine_version", "mem_util", "block_size", "max_batched_tokens",
+                  "max_num_seqs", "allreduce", "activation", "overhead")  # fmt: skip
+
+
+def as_text(value) -> str | None:
+    """A grid option as the CLI's text: a list (or one number) joined with commas."""
+    if value is None or isinstance(value, str):
+        return value
+    if isinstance(value, int | float):
+        return str(value)
+    return ",".join(str(v) for v in value)
+
+
+def grid_of(
+    model, hardware, ctx, batch="1", tp="1", pp="1", *, prompt=None, weight_dtype=None,
+    kv_dtype=None, usd_per_hour=None, efficiency="expected", latency=True, calibration=None,
+    **engine,
+) -> SweepPlan:  # fmt: skip
+    """The validated grid of `kvcalc sweep`'s options, each the CLI's text ("1,2,4",
+    "1024..131072:x2") or a list; ``engine``: the engine options (``ENGINE_OPTIONS``). An
+    engine release not modelled is the first warning."""
+    from calc.deploy.deployment import EngineSettings
+    from calc.deploy.engines import engine as engine_of
+    from calc.deploy.options import check_options
+
+    check_options(engine, ENGINE_OPTIONS, "sweep option")
+    settings = EngineSettings.of(engine)
+    found = engine_of(settings.name).versions.resolve(settings.version)
+    said = [found.warning] if found.warning else []
+    try:
+        grid = plan(
+            parse_names(as_text(model), "--model"),  # type: ignore[arg-type]
+            parse_names(as_text(hardware), "--hardware"),  # type: ignore[arg-type]
+            ctx=parse_values(as_text(ctx), "--ctx"),
+            batch=parse_values(as_text(batch), "--batch"),
+            tp=parse_values(as_text(tp), "--tp"),
+            pp=parse_values(as_text(pp), "--pp"),
+            prompt=None if prompt is None else parse_values(as_text(prompt), "--prompt"),
+            weight_dtypes=parse_names(as_text(weight_dtype), "--weight-dtype"),
+            kv_dtypes=parse_names(as_text(kv_dtype), "--kv-dtype"),
+            usd_per_hour=usd_per_hour,
+            latency=latency,
+            efficiency=efficiency,
+            calibration=calibration,
+            engine=settings,
+        )
+    except KvcalcError as exc:  # the release's warning is said before the error
+        exc.warnings = said  # type: ignore[attr-defined]
+        raise
+    grid.warnings[:0] = said
+    return grid
+
+
+def _check_sizes(ctx, batch, tp, pp, prompt) -> list[int | None]:
+    """The grid's sizes within bounds; the prompts of its rows (None: each row's ctx)."""
+    from calc.data.limits import MAX_BATCH, MAX_CTX
+
+    if max(ctx) > MAX_CTX or max(batch) > MAX_BATCH or max(tp) > 4096 or max(pp) > 4096:
+        raise InvalidInputError(
+            f"--ctx ≤ {MAX_CTX:,}, --batch ≤ {MAX_BATCH:,}, --tp and --pp ≤ 4,096 please"
+        )
+    if prompt is None:
+        return [None]
+    if max(prompt) > min(ctx):
+        raise InvalidInputError(
+            f"--prompt {max(prompt):,} exceeds --ctx {min(ctx):,}: the prompt is part of "
+            "the context; lower --prompt or raise the smallest --ctx"
+        )
+    return list(prompt)
+
+
+def _load(models, hardware, max_ctx: int, calibration, warnings: list[str]) -> tuple[list, list]:
+    """(model configs, hardware profiles with the calibration applied); a context past a
+    model's limit is a warning."""
+    from calc.data.registry import load_hardware, load_model
+
+    cfgs = [load_model(m) for m in models]
+    warnings += [  # past the model's context limit (RoPE scaling, max_position_embeddings)
+        f"--ctx {max_ctx:,} exceeds {c.name}'s max context of {c.context_limit:,}"
+        for c in cfgs
+        if max_ctx > c.context_limit
+    ]
+    hws = [load_hardware(h) for h in hardware]
+    if calibration is not None:
+        from calc.data.calibration import calibrated
+
+        hws = [calibrated(h, calibration, warnings) for h in hws]
+    return cfgs, hws
+
+
+def _check_names(cfgs, weight_dtypes, kv_dtypes, max_pp: int) -> None:
+    """Fail before any work on an unknown format name (UnknownNameError lists the valid ones)
+    or more stages than a model has layers."""
+    from calc.formulas.quant import kv_format, weight_format
+
+    for d in weight_dtypes:
+        if d is not None:
+            weight_format(d)
+    for d in kv_dtypes:
+        if d is not None:
+            kv_format(d)
+    for cfg in cfgs:
+        if max_pp > cfg.n_layers:
+            raise InvalidInputError(f"--pp {max_pp} exceeds {cfg.name}'s {cfg.n_layers} layers")
 
 
 def sweep(models: list[str], hardware: list[str], **kw) -> SweepResult:

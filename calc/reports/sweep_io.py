@@ -22,11 +22,13 @@ import json
 import math
 import os
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
 from typing import BinaryIO
 
 import numpy as np
 
 from calc.output.fastfmt import keep_heap, number_matrix, text_matrix
+from calc.output.result import Report
 from calc.reports.sweep_workers import can_fork, piped, written
 from calc.reports.sweep_workers import raise_failure as _raise  # noqa: F401 (tests use it)
 
@@ -110,7 +112,28 @@ def chunk_bytes(
     pieces are laid side by side in one [C, B] matrix of fixed-width records, each piece one
     field that a single numpy copy fills (by broadcasting where it is per ctx or per batch),
     whose NULs one ``translate`` then deletes."""
-    cols = list(columns)
+    full = chunk.shape
+    pieces, masks = _pieces(_joined(_items(chunk, list(columns), seps, end, text, nan)))
+    offsets = np.cumsum([0] + [p.shape[2] for p in pieces[:-1]]).tolist()
+    width = sum(p.shape[2] for p in pieces)
+    records = np.dtype(
+        {
+            "names": [f"f{i}" for i in range(len(pieces))],
+            "formats": [f"V{p.shape[2]}" for p in pieces],
+            "offsets": offsets,
+            "itemsize": width,
+        }
+    )
+    c, b = full
+    buf = _buffer(c * b * width)  # a bytearray: NULs deleted without a copy first
+    _fill(np.frombuffer(buf, dtype=records).reshape(c, b), pieces, masks, nan)
+    return buf.translate(None, b"\0")
+
+
+def _items(chunk, cols: list[str], seps: list[bytes], end: bytes, text, nan: bytes) -> list:
+    """(kind, cells, mask) of each separator and column of ``chunk``, in order: each cell
+    formatted at its own shape (``_kind``); a separator before a per-row column rides with
+    its cells."""
     full = chunk.shape
     items: list[tuple[int, np.ndarray, np.ndarray | None]] = []  # (kind, cells, mask)
     for i, (key, before) in enumerate(zip(cols, seps, strict=True)):
@@ -145,8 +168,13 @@ def chunk_bytes(
             items.append((kind, _cells(value, full, text, nan, mask, prefix), None))
         if i == len(cols) - 1 and end:
             items.append((0, _sep(end), None))
-    # join runs: kinds 0 with 1 or with 2; per row (3) and masked (−1) stay alone
-    groups: list[list] = []  # [kind, [cells], mask]
+    return items
+
+
+def _joined(items: list) -> list[list]:
+    """Runs of items joined: kinds 0 with 1 or with 2; per row (3) and masked (−1) stay
+    alone. [kind, [cells], mask] each."""
+    groups: list[list] = []
     for kind, cell, mask in items:
         last = groups[-1] if groups else None
         if (
@@ -161,6 +189,12 @@ def chunk_bytes(
             last[1].append(cell)
         else:
             groups.append([kind, [cell], mask])
+    return groups
+
+
+def _pieces(groups: list[list]) -> tuple[list[np.ndarray], list[np.ndarray | None]]:
+    """(pieces, masks): each group's cells side by side in one contiguous array (empty
+    ones dropped)."""
     pieces: list[np.ndarray] = []
     masks: list[np.ndarray | None] = []
     for _, cells, mask in groups:
@@ -174,20 +208,7 @@ def chunk_bytes(
                 piece = np.ascontiguousarray(piece)
             pieces.append(piece)
             masks.append(mask)
-    offsets = np.cumsum([0] + [p.shape[2] for p in pieces[:-1]]).tolist()
-    width = sum(p.shape[2] for p in pieces)
-    records = np.dtype(
-        {
-            "names": [f"f{i}" for i in range(len(pieces))],
-            "formats": [f"V{p.shape[2]}" for p in pieces],
-            "offsets": offsets,
-            "itemsize": width,
-        }
-    )
-    c, b = full
-    buf = _buffer(c * b * width)  # a bytearray: NULs deleted without a copy first
-    _fill(np.frombuffer(buf, dtype=records).reshape(c, b), pieces, masks, nan)
-    return buf.translate(None, b"\0")
+    return pieces, masks
 
 
 def _fill(matrix: np.ndarray, pieces: list, masks: list, nan: bytes) -> None:
@@ -537,6 +558,38 @@ def first_rows(plan, limit: int) -> list[dict]:
         if len(rows) >= limit:
             break
     return rows
+
+
+@dataclass(frozen=True)
+class SweepReport(Report):
+    """``kvcalc sweep``'s result: ``n_rows`` and every row of the grid (``rows``: one per
+    combination, the CLI's JSON values: NaN null, whole floats as integers); ``columns``: the
+    same as numpy arrays, one per key (``to_pandas()`` builds its frame from them)."""
+
+    columns: dict = field(default_factory=dict, repr=False, compare=False)
+
+    command = "sweep"
+
+    def to_pandas(self):
+        """The grid as a pandas DataFrame, a typed column per key (needs pandas)."""
+        from calc.output.result import data_frame
+
+        return data_frame([], columns=self.columns)
+
+
+def sweep_report(plan) -> SweepReport:
+    """The whole grid of ``plan`` in memory: its rows as ``-f json`` prints them and its
+    columns as arrays (for small grids and the API; the CLI streams the rows instead)."""
+    render = _jsonl_render(plan)
+    rows: list[dict] = []
+    parts: list[dict] = []
+    for chunk in plan.chunks():
+        rows += [json.loads(line) for line in bytes(render(chunk)).splitlines()]
+        parts.append(chunk.flat())
+    columns = {k: np.concatenate([p[k] for p in parts]) if parts else np.zeros(0)
+               for k in plan.columns}  # fmt: skip
+    fields = {"n_rows": plan.n_rows, "rows": rows}
+    return SweepReport(fields, (), tuple(plan.warnings), rows, columns=columns)
 
 
 def to_csv_text(plan) -> str:

@@ -21,6 +21,7 @@ outlive kvcalc and are never waited for without a bound.
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import signal
 import threading
@@ -359,27 +360,8 @@ def written(plan, render, jobs: int, fd: int, start: int | None, serial: Callabl
             for k in range(jobs):
                 recv, snd = _conn_pipe()
                 o_recv, o_send = _conn_pipe()
-
-                def body(k=k, snd=snd, o_recv=o_recv) -> None:
-                    after = behind(fd)
-                    try:
-                        for text in _my_chunks(plan, render, k, jobs, snd):
-                            at = o_recv.recv()  # where the chunks before end; None: in turn
-                            view = memoryview(text)
-                            if at is None:
-                                write_all(fd, view)
-                                snd.send(("written", 0, 0))
-                                continue
-                            begin = at
-                            while view:
-                                n = os.pwrite(fd, view, at)
-                                view, at = view[n:], at + n
-                            after.wrote(begin, at - begin)
-                        snd.send(("done", 0, 0))
-                    except BaseException as exc:  # reported to the parent, which raises it
-                        err = getattr(exc, "errno", 0) or 0
-                        snd.send(("error", f"{type(exc).__name__}: {exc}", err))
-
+                body = functools.partial(_write_chunks, plan, render, k, jobs, fd, snd, o_recv,
+                                         behind)  # fmt: skip
                 workers.start(body, {snd.fileno(), o_recv.fileno(), fd, *_stdio()})
                 snd.close()
                 o_recv.close()
@@ -390,39 +372,69 @@ def written(plan, render, jobs: int, fd: int, start: int | None, serial: Callabl
             for p in pipes + sends:
                 p.close()
             return serial()
-        # in turn, a worker writes to a pipe or a terminal at its reader's pace (`| less`):
-        # no time bound then (a worker that dies still ends the wait at once)
-        stall = start is not None
         try:
-            not_fitting, at = 0, start or 0
-            for i in range(plan.n_chunks):
-                what = f"sweep worker {i % jobs + 1}"
-                status, value, size = wait_recv(pipes[i % jobs], what, stall)
-                if status != "ok":
-                    raise_failure(value, size)
-                if start is None and i:  # in turn: once the chunk before is written
-                    before = f"sweep worker {(i - 1) % jobs + 1}"
-                    status, value, size_ = wait_recv(pipes[(i - 1) % jobs], before, stall)
-                    if status != "written":
-                        raise_failure(value, size_)
-                send(sends[i % jobs], None if start is None else at, what)
-                not_fitting += value
-                at += size
-            if start is None:
-                last = (plan.n_chunks - 1) % jobs
-                status, value, size = wait_recv(pipes[last], f"sweep worker {last + 1}", stall)
-                if status != "written":
-                    raise_failure(value, size)
-            for k, pipe in enumerate(pipes):  # every worker has written its last chunk
-                status, value, size = wait_recv(pipe, f"sweep worker {k + 1}", stall)
-                if status != "done":
-                    raise_failure(value, size)
-            plan.count_not_fitting(not_fitting)
-            return at
+            return _hand_out(plan, jobs, start, pipes, sends)
         finally:
             workers.stop()
             for p in pipes + sends:
                 p.close()
+
+
+def _write_chunks(plan, render, k: int, jobs: int, fd: int, snd, o_recv, behind) -> None:
+    """Worker ``k``'s body: its chunks rendered and written to ``fd`` at the offset the parent
+    sends (None: in turn, where the descriptor is), each reported on ``snd``."""
+    after = behind(fd)
+    try:
+        for text in _my_chunks(plan, render, k, jobs, snd):
+            at = o_recv.recv()  # where the chunks before end; None: in turn
+            view = memoryview(text)
+            if at is None:
+                write_all(fd, view)
+                snd.send(("written", 0, 0))
+                continue
+            begin = at
+            while view:
+                n = os.pwrite(fd, view, at)
+                view, at = view[n:], at + n
+            after.wrote(begin, at - begin)
+        snd.send(("done", 0, 0))
+    except BaseException as exc:  # reported to the parent, which raises it
+        err = getattr(exc, "errno", 0) or 0
+        snd.send(("error", f"{type(exc).__name__}: {exc}", err))
+
+
+def _hand_out(plan, jobs: int, start: int | None, pipes: list, sends: list) -> int:
+    """The parent's side: each chunk's offset sent to its worker in chunk order (or, in
+    turn, once the chunk before is written), every report awaited; the offset after the last
+    row (or the bytes written)."""
+    # in turn, a worker writes to a pipe or a terminal at its reader's pace (`| less`):
+    # no time bound then (a worker that dies still ends the wait at once)
+    stall = start is not None
+    not_fitting, at = 0, start or 0
+    for i in range(plan.n_chunks):
+        what = f"sweep worker {i % jobs + 1}"
+        status, value, size = wait_recv(pipes[i % jobs], what, stall)
+        if status != "ok":
+            raise_failure(value, size)
+        if start is None and i:  # in turn: once the chunk before is written
+            before = f"sweep worker {(i - 1) % jobs + 1}"
+            status, value, size_ = wait_recv(pipes[(i - 1) % jobs], before, stall)
+            if status != "written":
+                raise_failure(value, size_)
+        send(sends[i % jobs], None if start is None else at, what)
+        not_fitting += value
+        at += size
+    if start is None:
+        last = (plan.n_chunks - 1) % jobs
+        status, value, size = wait_recv(pipes[last], f"sweep worker {last + 1}", stall)
+        if status != "written":
+            raise_failure(value, size)
+    for k, pipe in enumerate(pipes):  # every worker has written its last chunk
+        status, value, size = wait_recv(pipe, f"sweep worker {k + 1}", stall)
+        if status != "done":
+            raise_failure(value, size)
+    plan.count_not_fitting(not_fitting)
+    return at
 
 
 def _stdio() -> tuple[int, ...]:

@@ -4,8 +4,10 @@ curve's rows (the registered names of ``calc.output.names``). No new quantity is
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from calc.deploy.deployment import Deployment
+from calc.output.result import Report
 from calc.serve.curve import LatencyCurve
 from calc.serve.simulate import SimResult
 from calc.serve.workload import LoadSpec, Trace
@@ -15,11 +17,13 @@ STATS = ("p50", "p90", "p99", "mean")
 
 
 @dataclass(frozen=True)
-class SimReport:
-    fields: dict
-    warnings: tuple[str, ...] = ()
-    figures: tuple = ()
-    rows: list = field(default_factory=list)  # the curve's, one per rate
+class SimReport(Report):
+    """``kvcalc simulate``'s result: one simulation's figures, or with a rate sweep the
+    curve's rows (one per rate) and the highest rate meeting the SLOs."""
+
+    load: Any = field(default=None, repr=False, compare=False)  # the LoadSpec simulated
+
+    command = "simulate"
 
 
 def _deployment_fields(dep: Deployment) -> dict:
@@ -126,7 +130,7 @@ def simulate_report(
         **_load_fields(load, seed, efficiency, ttft_slo_s, tpot_slo_s),
         **result_fields(r, load.rate_per_s, ttft_slo_s, tpot_slo_s),
     }
-    return SimReport(fields, tuple(_warnings(dep, load, r)))
+    return SimReport(fields, warnings=_warnings(dep, load, r))
 
 
 def curve_report(
@@ -153,4 +157,4 @@ def curve_report(
     sat = [p.rate_per_s for p in curve.points if p.result.saturated]
     if sat:
         warnings.append(f"saturated from {sat[0]:g} requests/s: the queue grows without bound")
-    return SimReport(fields, tuple(warnings), rows=rows)
+    return SimReport(fields, warnings=warnings, rows=rows)

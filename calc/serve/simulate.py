@@ -187,6 +187,7 @@ def _percentiles(x) -> dict:
     return out
 
 
+# long: the serving loop's state and events in one place (split with the scheduler's rewrite)
 def simulate_requests(
     arrival,
     prompt,

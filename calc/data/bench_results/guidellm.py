@@ -61,69 +61,13 @@ def read(obj: dict, where: str) -> list[BenchRun]:
 def _bench(bench: dict, where: str, meta: dict, args: dict) -> BenchRun:
     r = Reader(where)
     config = r.obj(bench, "config") or {}
-    strategy = r.obj(config, "strategy") or r.obj(r.obj(bench, "args") or {}, "strategy") or {}
-    kind = r.text(strategy, "type_") or "?"
-    rate = conc = None
-    if kind == "synchronous":
-        conc = 1
-    elif kind == "concurrent":
-        conc = r.num(strategy, "streams", lo=1, hi=MAX_REQUESTS, whole=True)
-    elif kind in ("constant", "poisson", "async_constant", "async_poisson"):
-        rate = r.num(strategy, "rate", hi=1e9)
-    if conc is None and kind != "concurrent":
-        conc = r.num(strategy, "max_concurrency", lo=1, hi=MAX_REQUESTS, whole=True)
+    kind, rate, conc = _strategy(r, bench, config)
     metrics = r.obj(bench, "metrics", required=True)
-    measured: dict = {}
-    for key, (metric, in_ms) in _METRICS.items():
-        s = _successful(r, metrics, key)
-        if s is None:
-            continue
-        conv = ms if in_ms else (lambda v: v)
-        for stat, get in (("avg", "mean"), ("p50", "median")):
-            v = r.num(s, get, hi=1e12)
-            if v is not None:
-                measured[f"{metric}_{stat}_s"] = conv(v)
-        pct = r.obj(s, "percentiles") or {}
-        for stat in ("p90", "p99"):
-            v = r.num(pct, stat, hi=1e12)
-            if v is not None:
-                measured[f"{metric}_{stat}_s"] = conv(v)
-    for key, name in _RATES.items():
-        s = _successful(r, metrics, key)
-        v = r.num(s, "mean", hi=1e12) if s is not None else None
-        if v is not None:
-            measured[name] = v
-    requests = r.obj(bench, "requests") or {}
-    done = requests.get("successful") or []
-    if not isinstance(done, list):
-        raise r.fail("requests.successful", "expected a list of requests")
-    starts, prompt, output, ttft, e2e = [], [], [], [], []
-    for j, q in enumerate(done):
-        if not isinstance(q, dict):
-            raise r.fail(f"requests.successful[{j}]", "expected an object")
-        key = f"requests.successful[{j}]"
-        rq = Reader(f"{where}: {key}")
-        start = rq.num(q, "request_start_time", hi=1e13)
-        if start is None:
-            start = rq.num(q, "start_time", hi=1e13)
-        p = rq.num(q, "prompt_tokens", hi=MAX_TOKENS, whole=True)
-        o = rq.num(q, "output_tokens", hi=MAX_TOKENS, whole=True)
-        if start is None or p is None or o is None or o < 1:
-            starts = []
-            break
-        starts.append(start)
-        prompt.append(p)
-        output.append(o)
-        ttft.append(ms(rq.num(q, "time_to_first_token_ms", hi=1e12)))
-        e2e.append(rq.num(q, "request_latency", hi=1e9))
+    measured = _measured(r, metrics)
+    done, (starts, prompt, output, ttft, e2e) = _requests(r, bench, where)
     notes = []
     per_request = bool(starts)
     if per_request:
-        order = sorted(range(len(starts)), key=starts.__getitem__)
-        t0 = starts[order[0]]
-        starts = [starts[k] - t0 for k in order]
-        prompt, output = [prompt[k] for k in order], [output[k] for k in order]
-        ttft, e2e = [ttft[k] for k in order], [e2e[k] for k in order]
         notes.append(
             "the metrics are GuideLLM's measurement window (warm-up and cool-down left out); "
             "every successful request of the run is replayed"
@@ -153,6 +97,81 @@ def _bench(bench: dict, where: str, meta: dict, args: dict) -> BenchRun:
         notes=tuple(notes),
         arrival="constant" if kind in ("constant", "async_constant") else "poisson",
     )
+
+
+def _strategy(r: Reader, bench: dict, config: dict) -> tuple[str, float | None, int | None]:
+    """(the load strategy's kind, its rate [requests/s], its concurrency)."""
+    strategy = r.obj(config, "strategy") or r.obj(r.obj(bench, "args") or {}, "strategy") or {}
+    kind = r.text(strategy, "type_") or "?"
+    rate = conc = None
+    if kind == "synchronous":
+        conc = 1
+    elif kind == "concurrent":
+        conc = r.num(strategy, "streams", lo=1, hi=MAX_REQUESTS, whole=True)
+    elif kind in ("constant", "poisson", "async_constant", "async_poisson"):
+        rate = r.num(strategy, "rate", hi=1e9)
+    if conc is None and kind != "concurrent":
+        conc = r.num(strategy, "max_concurrency", lo=1, hi=MAX_REQUESTS, whole=True)
+    return kind, rate, conc
+
+
+def _measured(r: Reader, metrics: dict) -> dict:
+    """The run's latency statistics [s] and rates by the registered names."""
+    measured: dict = {}
+    for key, (metric, in_ms) in _METRICS.items():
+        s = _successful(r, metrics, key)
+        if s is None:
+            continue
+        conv = ms if in_ms else (lambda v: v)
+        for stat, get in (("avg", "mean"), ("p50", "median")):
+            v = r.num(s, get, hi=1e12)
+            if v is not None:
+                measured[f"{metric}_{stat}_s"] = conv(v)
+        pct = r.obj(s, "percentiles") or {}
+        for stat in ("p90", "p99"):
+            v = r.num(pct, stat, hi=1e12)
+            if v is not None:
+                measured[f"{metric}_{stat}_s"] = conv(v)
+    for key, name in _RATES.items():
+        s = _successful(r, metrics, key)
+        v = r.num(s, "mean", hi=1e12) if s is not None else None
+        if v is not None:
+            measured[name] = v
+    return measured
+
+
+def _requests(r: Reader, bench: dict, where: str) -> tuple[list, tuple[list, ...]]:
+    """(the successful requests, (start times from the first [s], prompt tokens, output
+    tokens, TTFTs [s], E2Es [s]) in start order; all empty when a request lacks one)."""
+    requests = r.obj(bench, "requests") or {}
+    done = requests.get("successful") or []
+    if not isinstance(done, list):
+        raise r.fail("requests.successful", "expected a list of requests")
+    starts, prompt, output, ttft, e2e = [], [], [], [], []
+    for j, q in enumerate(done):
+        if not isinstance(q, dict):
+            raise r.fail(f"requests.successful[{j}]", "expected an object")
+        rq = Reader(f"{where}: requests.successful[{j}]")
+        start = rq.num(q, "request_start_time", hi=1e13)
+        if start is None:
+            start = rq.num(q, "start_time", hi=1e13)
+        p = rq.num(q, "prompt_tokens", hi=MAX_TOKENS, whole=True)
+        o = rq.num(q, "output_tokens", hi=MAX_TOKENS, whole=True)
+        if start is None or p is None or o is None or o < 1:
+            starts = []
+            break
+        starts.append(start)
+        prompt.append(p)
+        output.append(o)
+        ttft.append(ms(rq.num(q, "time_to_first_token_ms", hi=1e12)))
+        e2e.append(rq.num(q, "request_latency", hi=1e9))
+    if not starts:
+        return done, ([], [], [], [], [])
+    order = sorted(range(len(starts)), key=starts.__getitem__)
+    t0 = starts[order[0]]
+    columns = ([starts[k] - t0 for k in order], *([c[k] for k in order]
+               for c in (prompt, output, ttft, e2e)))  # fmt: skip
+    return done, columns  # type: ignore[return-value]
 
 
 def _successful(r: Reader, metrics: dict, key: str):

@@ -52,6 +52,45 @@ def looks_like(obj) -> bool:
     )
 
 
+def _random_lengths(r: Reader, obj: dict) -> tuple[Lengths | None, Lengths | None]:
+    """(prompt, output) lengths of the random dataset: uniform from ratio × len to len."""
+    prompt_len = output_len = None
+    if str(obj.get("dataset_name", "")).startswith("random"):
+        ratio = r.num(obj, "random_range_ratio", hi=1.0) or 0.0
+        for key, which in (("random_input_len", "in"), ("random_output_len", "out")):
+            full = r.num(obj, key, lo=1, hi=MAX_TOKENS, whole=True)
+            if full is not None:
+                lengths = Lengths("uniform", max(int(full * ratio), 1), full)
+                if which == "in":
+                    prompt_len = lengths
+                else:
+                    output_len = lengths
+    return prompt_len, output_len
+
+
+def _slos(r: Reader, obj: dict) -> dict:
+    """The goodput SLOs the run stated [s]."""
+    slo = {}
+    slos = r.obj(obj, "goodput_slos_ms")
+    if slos:
+        for key, name in (("ttft", "ttft"), ("tpot", "tpot"), ("e2el", "e2e")):
+            v = r.num(slos, key, hi=1e12)
+            if v is not None:
+                slo[name] = ms(v)
+    return slo
+
+
+def _server(r: Reader, obj: dict) -> dict:
+    """The deployment the server reported (server_info), by kvcalc's option names."""
+    deployment = {}
+    server = r.obj(obj, "server_info")
+    if server:
+        for key, name in _SERVER.items():
+            if server.get(key) is not None:
+                deployment[name] = r.text(server, key)
+    return deployment
+
+
 def read(obj: dict, where: str) -> BenchRun:
     r = Reader(where)
     measured: dict = {}
@@ -77,17 +116,7 @@ def read(obj: dict, where: str) -> BenchRun:
     else:
         rate = r.num(obj, "request_rate", hi=1e9, inf_ok=True)
         rate = None if rate is None or math.isinf(rate) else rate
-    prompt_len = output_len = None
-    if str(obj.get("dataset_name", "")).startswith("random"):
-        ratio = r.num(obj, "random_range_ratio", hi=1.0) or 0.0
-        for key, which in (("random_input_len", "in"), ("random_output_len", "out")):
-            full = r.num(obj, key, lo=1, hi=MAX_TOKENS, whole=True)
-            if full is not None:
-                lengths = Lengths("uniform", max(int(full * ratio), 1), full)
-                if which == "in":
-                    prompt_len = lengths
-                else:
-                    output_len = lengths
+    prompt_len, output_len = _random_lengths(r, obj)
     n = len(obj["input_lens"]) if isinstance(obj.get("input_lens"), list) else None
     prompt = r.nums(obj, "input_lens", hi=MAX_TOKENS, whole=True)
     output = r.nums(obj, "output_lens", hi=MAX_TOKENS, whole=True, n=n)
@@ -98,19 +127,7 @@ def read(obj: dict, where: str) -> BenchRun:
         prompt, output, ttfts = (None if x is None else tuple(x[i] for i in keep)
                                  for x in (prompt, output, ttfts))  # fmt: skip
         notes.append(f"{dropped} failed requests (no output) left out of the replay")
-    slo = {}
-    slos = r.obj(obj, "goodput_slos_ms")
-    if slos:
-        for key, name in (("ttft", "ttft"), ("tpot", "tpot"), ("e2el", "e2e")):
-            v = r.num(slos, key, hi=1e12)
-            if v is not None:
-                slo[name] = ms(v)
-    deployment = {}
-    server = r.obj(obj, "server_info")
-    if server:
-        for key, name in _SERVER.items():
-            if server.get(key) is not None:
-                deployment[name] = r.text(server, key)
+    slo, deployment = _slos(r, obj), _server(r, obj)
     return BenchRun(
         source=where,
         tool=TOOL,

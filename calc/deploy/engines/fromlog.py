@@ -245,6 +245,7 @@ _STATED = {
 }  # fmt: skip
 
 
+# long: a log's facts over the release's defaults, a setting a step (engine wing's to split)
 def deployment_from_log(
     source: str | Path | BinaryIO | LogFacts,
     *,

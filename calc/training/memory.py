@@ -2,7 +2,7 @@
 states by precision recipe and sharding (DDP, ZeRO-1/2/3 = FSDP), activations per layer by
 layer type with none/selective/full recomputation and FlashAttention, and LoRA/QLoRA.
 
-Every function takes plain numbers and returns bytes (or parameters); ``calc.train.report``
+Every function takes plain numbers and returns bytes (or parameters); ``calc.training.report``
 composes them for a model.
 
 Model states [1] (Adam/AdamW: two moments per parameter):

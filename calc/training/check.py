@@ -33,7 +33,7 @@ class TrainingFit(BaseModel):
 def training_fit_result(cfg, hw, fit: TrainingFit, *, tp: int = 1, pp: int = 1) -> dict:
     """The ``training_fit`` figure of one deployment: {figure, limit, unit, passed}."""
     from calc.data.units import parse_bytes
-    from calc.train.report import TrainSetup, train_report
+    from calc.training.report import TrainSetup, train_report
 
     setup = TrainSetup(
         ctx=fit.ctx,

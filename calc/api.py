@@ -1,0 +1,547 @@
+"""kvcalc's Python API: a function per job of the CLI (memory, capacity, latency, cost, sweep,
+plan, simulate, train, log, score, check), each taking the command's options as keyword
+arguments by their Python names (``--weight-dtype`` is ``weight_dtype``), with the command's
+defaults, validation and typed errors (``calc.errors``), and returning a frozen report
+(``calc.output.result.Report``) whose ``to_dict()`` is the JSON ``kvcalc COMMAND -f json``
+prints [unrounded base units: bytes, s, FLOP, USD; every key in docs/names.md].
+
+    import calc as kvcalc
+
+    r = kvcalc.latency("llama3-70b", "h100", tp=4, prompt=2048, gen=256, batch=8)
+    r.tpot_s, r.to_dict(), r.warnings, r.derivation()
+
+The commands call these same functions (parse, one call here, render), so the API and the CLI
+cannot disagree. Options a command prints rather than computes (``--format``, ``--output``,
+``--explain``, ``--report``) are not arguments: a report's ``to_dict(explain=True)``,
+``to_pandas()`` and ``derivation()`` give them. Reference: docs/api.md.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Unpack
+
+from calc.deploy.options import DeploymentOptions
+from calc.errors import (
+    ConfigError,
+    InvalidInputError,
+    KvcalcError,
+    MissingDependencyError,
+    UnknownNameError,
+)
+from calc.output.result import Report
+
+if TYPE_CHECKING:
+    from calc.reports.capacity import CapacityReport
+    from calc.reports.check_spec import CheckReport
+    from calc.reports.cost import CostReport
+    from calc.reports.engine_log import LogReport
+    from calc.reports.latency import LatencyReport
+    from calc.reports.memory import MemoryReport
+    from calc.reports.score_report import ScoreReport
+    from calc.reports.sweep_io import SweepReport
+    from calc.serve.report import SimReport
+    from calc.training.report import TrainReport
+
+# the jobs, in the order the README walks through them
+JOBS = ("memory", "capacity", "latency", "cost", "sweep", "plan", "simulate", "train", "log",
+        "score", "check")  # fmt: skip
+
+__all__ = [  # calc.__all__ re-exports them (tests/test_api.py holds the two lists equal)
+    "ConfigError",
+    "DeploymentOptions",
+    "InvalidInputError",
+    "KvcalcError",
+    "MissingDependencyError",
+    "PlanResult",
+    "Report",
+    "UnknownNameError",
+    "capacity",
+    "check",
+    "cost",
+    "latency",
+    "log",
+    "memory",
+    "plan",
+    "score",
+    "simulate",
+    "sweep",
+    "train",
+]
+
+
+@contextmanager
+def _noting(notes: list[str]) -> Iterator[None]:
+    """The warnings said before a typed error travel with it (``exc.warnings``): the CLI
+    prints them before the error line, as it did when they were printed as they came."""
+    try:
+        yield
+    except KvcalcError as exc:
+        exc.warnings = (*notes, *getattr(exc, "warnings", ()))  # type: ignore[attr-defined]
+        raise
+
+
+def _build(model: str, hardware: str | None, notes: list[str], options: dict, **extra):
+    """The job's Deployment (``calc.deploy.options.build_deployment``), unknown options
+    refused by name."""
+    from calc.deploy.options import build_deployment, check_options
+
+    check_options(options)
+    return build_deployment(model, hardware, notes=notes, **options, **extra)
+
+
+def _said(report, notes: list[str], dep=None, **extra):
+    """``report`` with the warnings said while building its deployment first."""
+    return replace(report, warnings=(*notes, *report.warnings), deployment=dep, **extra)
+
+
+def memory(
+    model: str,
+    ctx: int,
+    batch: int = 1,
+    *,
+    hardware: str | None = None,
+    attention: str | None = None,
+    kv_heads: int | None = None,
+    kv_lora_rank: int | None = None,
+    qk_rope_head_dim: int | None = None,
+    **deployment: Unpack[DeploymentOptions],
+) -> MemoryReport:
+    """``kvcalc memory``: weights and KV cache of ``batch`` sequences of ``ctx`` tokens (whole
+    model) and, with ``hardware``, the per-GPU ledger (weights, KV, SSM state, runtime reserve)
+    and its fit. ``attention`` (mha, gqa, mqa, mla) recomputes the KV cache as that layout on
+    the same model shape (what-if)."""
+    from calc.deploy.deployment import Workload
+    from calc.deploy.options import what_if_layout
+    from calc.reports.memory import memory_report
+
+    notes: list[str] = []
+    with _noting(notes):
+        layout = what_if_layout(
+            attention,
+            kv_heads=kv_heads,
+            kv_lora_rank=kv_lora_rank,
+            qk_rope_head_dim=qk_rope_head_dim,
+        )
+        dep = _build(model, hardware, notes, deployment, layout=layout)
+        return _said(memory_report(dep, Workload(ctx=ctx, batch=batch)), notes, dep)
+
+
+def capacity(
+    model: str,
+    hardware: str,
+    ctx: int,
+    batch: int = 1,
+    *,
+    shared_prefix: int | None = None,
+    users: int | None = None,
+    **deployment: Unpack[DeploymentOptions],
+) -> CapacityReport:
+    """``kvcalc capacity``: KV budget per GPU, KV pool in tokens, max concurrency at ``ctx``,
+    max context at ``batch``, paged vs contiguous waste, and the saving of ``shared_prefix``
+    tokens shared by ``users`` sequences."""
+    from calc.deploy.deployment import Workload
+    from calc.reports.capacity import capacity_report
+
+    notes: list[str] = []
+    with _noting(notes):
+        dep = _build(model, hardware, notes, deployment)
+        report = capacity_report(
+            dep, Workload(ctx=ctx, batch=batch), shared_prefix=shared_prefix, users=users
+        )
+        return _said(report, notes, dep)
+
+
+def latency(
+    model: str,
+    hardware: str,
+    prompt: int = 1024,
+    gen: int = 256,
+    batch: int = 1,
+    *,
+    ctx: int | None = None,
+    matmul_eff: float | None = None,
+    mem_eff: float | None = None,
+    **deployment: Unpack[DeploymentOptions],
+) -> LatencyReport:
+    """``kvcalc latency``: roofline TTFT, TPOT, end-to-end time and tokens/s of ``batch``
+    requests of ``prompt`` + ``gen`` tokens, at the speed of light, expected (the profile's
+    efficiencies) and a low-high band; per-op bound and time; memory per GPU. ``ctx``: the
+    context of the reported decode step (default prompt + gen)."""
+    from calc.deploy.deployment import Workload
+    from calc.reports.latency import latency_report
+
+    notes: list[str] = []
+    with _noting(notes):
+        dep = _build(model, hardware, notes, deployment)
+        work = Workload(ctx=ctx or prompt + gen, batch=batch, prompt=prompt, gen=gen)
+        report = latency_report(dep, work, matmul_eff=matmul_eff, mem_eff=mem_eff)
+        return _said(report, notes, dep)
+
+
+def cost(
+    model: str,
+    hardware: str,
+    ctx: int,
+    batch: int = 1,
+    *,
+    prompt: int | None = None,
+    usd_per_hour: float | None = None,
+    max_tpot_ms: float | None = None,
+    max_ttft_ms: float | None = None,
+    efficiency: str = "expected",
+    **deployment: Unpack[DeploymentOptions],
+) -> CostReport:
+    """``kvcalc cost``: tokens/s per GPU and USD per million output and input tokens at
+    ``batch``, at the largest batch that fits, at the cheapest batch meeting ``max_tpot_ms`` /
+    ``max_ttft_ms``, and the steady-state serving throughput with prefill charged."""
+    from calc.deploy.deployment import Workload
+    from calc.reports.cost import cost_report
+
+    notes: list[str] = []
+    with _noting(notes):
+        dep = _build(model, hardware, notes, deployment)
+        report = cost_report(
+            dep,
+            Workload(ctx=ctx, batch=batch, prompt=prompt),
+            usd_per_hour=usd_per_hour,
+            max_tpot_ms=max_tpot_ms,
+            max_ttft_ms=max_ttft_ms,
+            efficiency=efficiency,
+        )
+        return _said(report, notes, dep)
+
+
+def sweep(
+    model: str | list[str],
+    hardware: str | list[str],
+    ctx: str | int | list[int],
+    batch: str | int | list[int] = "1",
+    tp: str | int | list[int] = "1",
+    pp: str | int | list[int] = "1",
+    *,
+    prompt: str | int | list[int] | None = None,
+    weight_dtype: str | list[str] | None = None,
+    kv_dtype: str | list[str] | None = None,
+    usd_per_hour: float | None = None,
+    efficiency: str = "expected",
+    latency: bool = True,
+    calibration: str | Path | None = None,
+    **engine_options: Any,
+) -> SweepReport:
+    """``kvcalc sweep``: every combination of models, hardware, dtypes, tp, pp, prompt, ctx and
+    batch, a row each (memory, KV budget and pool, max concurrency, fit, TPOT, TTFT, tokens/s
+    per GPU, USD per million tokens). Each grid option takes the CLI's text (``"1,2,4"``,
+    ``"1024..131072:x2"``) or a list; ``engine_options``: ``engine``, ``engine_version``,
+    ``mem_util``, ``block_size``, ``max_batched_tokens``, ``max_num_seqs``, ``allreduce``,
+    ``activation``, ``overhead``. The whole grid is held in memory (the CLI streams it)."""
+    from calc.reports.sweep import grid_of
+    from calc.reports.sweep_io import sweep_report
+
+    return sweep_report(
+        grid_of(
+            model, hardware, ctx, batch, tp, pp, prompt=prompt, weight_dtype=weight_dtype,
+            kv_dtype=kv_dtype, usd_per_hour=usd_per_hour, efficiency=efficiency,
+            latency=latency, calibration=calibration, **engine_options,
+        )
+    )  # fmt: skip
+
+
+@dataclass(frozen=True)
+class PlanResult(Report):
+    """``kvcalc plan``'s result: ``fields`` (the load, the search, ``rows`` ranked cheapest
+    first and the ``rejected`` families), ``figures`` (why the winner fits), and the
+    objects behind them: ``choices`` and ``rejections`` (``calc.reports.plan``), ``launch``
+    (the winner's engine commands) and ``query`` (the validated question)."""
+
+    choices: tuple = ()
+    rejections: tuple = ()
+    launch: tuple = ()
+    query: Any = field(default=None, repr=False, compare=False)
+
+    command = "plan"
+
+
+def plan(
+    model: str | list[str],
+    rate: float,
+    prompt: str | int,
+    gen: str | int,
+    ttft_p99: str,
+    tpot_p99: str,
+    *,
+    hardware: str | list[str] | None = None,
+    engine: str | list[str] = "vllm",
+    max_gpus: int | None = None,
+    budget_usd_per_hour: float | None = None,
+    top: int = 10,
+    usd_per_hour: float | None = None,
+    capex_usd_per_gpu: float | None = None,
+    amortise_years: float | None = None,
+    power_kw_per_gpu: float | None = None,
+    pue: float | None = None,
+    usd_per_kwh: float | None = None,
+    method: str = "auto",
+    disaggregation: bool = True,
+    seed: int = 0,
+    efficiency: str = "expected",
+    calibration: str | Path | None = None,
+) -> PlanResult:
+    """``kvcalc plan``: the cheapest deployments (hardware × dtypes × tp/pp/ep × replicas ×
+    engine, and prefill/decode disaggregation) that serve ``rate`` requests/s of ``prompt`` +
+    ``gen`` tokens with p99 TTFT and TPOT within ``ttft_p99`` and ``tpot_p99`` ("2s",
+    "50ms"), every rejected family with its reason, and the winner's launch commands."""
+    from calc.reports.plan import PlanQuery, Slo
+    from calc.reports.plan import plan as run_plan
+    from calc.reports.plan_eval import Load
+    from calc.reports.sweep import as_text, parse_names
+    from calc.reports.tco import Pricing
+    from calc.serve.workload import parse_duration_s
+
+    if seed < 0 or seed >= 2**32:
+        raise InvalidInputError(f"--seed must be in 0..{2**32 - 1}, got {seed}")
+    given = [model] if isinstance(model, str) else list(model)
+    models = tuple(dict.fromkeys(n for m in given for n in parse_names(m, "--model")))
+    hws = tuple(parse_names(as_text(hardware), "--hardware")) if hardware else None
+    pricing = Pricing(
+        usd_per_hour=usd_per_hour,
+        capex_usd_per_gpu=capex_usd_per_gpu,
+        amortise_years=amortise_years,
+        power_kw_per_gpu=power_kw_per_gpu,
+        pue=pue,
+        usd_per_kwh=usd_per_kwh,
+    )
+    if pricing.owned and (hws is None or len(hws) != 1):
+        raise InvalidInputError(
+            "--capex-usd-per-gpu prices one kind of owned GPU: give one --hardware"
+        )
+    query = PlanQuery(
+        models=models,
+        load=Load.parse(rate, str(prompt), str(gen), seed=seed),
+        slo=Slo(
+            ttft_p99_s=parse_duration_s(ttft_p99, "--ttft-p99"),
+            tpot_p99_s=parse_duration_s(tpot_p99, "--tpot-p99"),
+        ),
+        hardware=hws,
+        engines=tuple(parse_names(as_text(engine), "--engine")),
+        max_gpus=max_gpus,
+        budget_usd_per_hour=budget_usd_per_hour,
+        pricing=pricing,
+        top=top,
+        disaggregation=disaggregation,
+        efficiency=efficiency,
+        calibration=calibration,
+    )
+    r = run_plan(query, method=method, seed=seed)
+    return PlanResult(
+        r.fields, r.figures, r.warnings, r.fields["rows"], choices=tuple(r.choices),
+        rejections=tuple(r.rejections), launch=tuple(r.launch), query=query,
+    )  # fmt: skip
+
+
+def simulate(
+    model: str,
+    hardware: str,
+    rate: float | None = None,
+    prompt: str | int | None = None,
+    gen: str | int | None = None,
+    *,
+    trace: str | Path | None = None,
+    arrival: str = "poisson",
+    requests: int | None = None,
+    duration: str | None = None,
+    seed: int = 0,
+    ttft_slo: str | None = None,
+    tpot_slo: str | None = None,
+    prefix_shared: float = 0.0,
+    sweep_rate: str | None = None,
+    efficiency: str = "expected",
+    per_request: str | Path | None = None,
+    **deployment: Unpack[DeploymentOptions],
+) -> SimReport:
+    """``kvcalc simulate``: requests arriving at ``rate`` [requests/s] served on the
+    deployment as vLLM/SGLang schedule them (continuous batching, chunked prefill, the KV
+    pool), each step timed by the step-time model: TTFT, TPOT, ITL and E2E percentiles, queue,
+    KV-pool occupancy, throughput, goodput under ``ttft_slo``/``tpot_slo`` ("2s", "50ms").
+    ``prompt``/``gen``: a number or ``uniform:LO:HI`` / ``lognormal:MEAN:CV``; ``sweep_rate``
+    ("1:20:1", "1,2,5"): one row per rate instead (``rows``); ``per_request``: also write each
+    request as a JSON line to that file."""
+    from calc.reports.serving import simulate_job
+
+    notes: list[str] = []
+    with _noting(notes):
+        return simulate_job(
+            lambda: _build(model, hardware, notes, deployment), notes,
+            rate=rate, prompt=prompt, gen=gen, trace=trace, arrival=arrival,
+            requests=requests, duration=duration, seed=seed, ttft_slo=ttft_slo,
+            tpot_slo=tpot_slo, prefix_shared=prefix_shared, sweep_rate=sweep_rate,
+            efficiency=efficiency, per_request=per_request,
+        )  # fmt: skip
+
+
+def train(
+    model: str,
+    hardware: str,
+    ctx: int = 4096,
+    micro_batch: int = 1,
+    *,
+    global_batch: int | None = None,
+    tp: int = 1,
+    pp: int = 1,
+    ep: int = 1,
+    cp: int = 1,
+    dp: int | None = None,
+    gpus: int | None = None,
+    recipe: str = "bf16",
+    zero: int = 0,
+    recompute: str = "none",
+    flash: bool = True,
+    dropout: bool = False,
+    sequence_parallel: bool = True,
+    virtual_stages: int = 1,
+    finetune: str = "full",
+    lora_rank: int = 16,
+    lora_targets: str = "all",
+    adapter_dtype: str = "fp32",
+    tokens: float | None = None,
+    mfu: float | None = None,
+    efficiency: str = "expected",
+    usd_per_hour: float | None = None,
+    gpu_price_usd: float | None = None,
+    power_w: float | None = None,
+    years: float | None = None,
+    usd_per_kwh: float | None = None,
+    pue: float | None = None,
+    utilization: float | None = None,
+    overhead: str | float = "0.5GiB",
+    network_bandwidth: str | float = "50GB",
+) -> TrainReport:
+    """``kvcalc train``: memory per GPU (weights, gradients, optimizer states, activations)
+    and the fit, FLOPs per token (6N + attention, recomputation), step time with pipeline
+    bubble and communication, and with ``tokens`` the run's time, GPU-hours and dollars
+    (rented at ``usd_per_hour``, or owned: ``gpu_price_usd`` and ``power_w``)."""
+    from calc.data.registry import load_hardware, load_model
+    from calc.data.units import parse_bytes
+    from calc.training.report import train_report
+    from calc.training.setup import TrainSetup, data_parallel, owned_gpu
+
+    dp = data_parallel(tp, pp, cp, dp, gpus)
+    owned = owned_gpu(
+        gpu_price_usd, power_w, years=years, usd_per_kwh=usd_per_kwh, pue=pue,
+        utilization=utilization,
+    )  # fmt: skip
+    setup = TrainSetup(
+        ctx=ctx, micro_batch=micro_batch, global_batch=global_batch, tp=tp, pp=pp, cp=cp, ep=ep,
+        dp=dp, recipe=recipe, zero=zero, recompute=recompute, flash=flash, dropout=dropout,
+        sequence_parallel=sequence_parallel, virtual_stages=virtual_stages, finetune=finetune,
+        lora_rank=lora_rank, lora_targets=lora_targets, adapter_dtype=adapter_dtype,
+        tokens=tokens, mfu=mfu, efficiency=efficiency, usd_per_hour=usd_per_hour, owned=owned,
+        overhead_bytes=parse_bytes(overhead, "--overhead"),
+        network_bytes_per_s=parse_bytes(network_bandwidth, "--network-bandwidth"),
+    )  # fmt: skip
+    return train_report(load_model(model), load_hardware(hardware), setup)
+
+
+def log(
+    file: str | Path,
+    *,
+    model: str | None = None,
+    hardware: str | None = None,
+    tp: int | None = None,
+    pp: int | None = None,
+    engine: str | None = None,
+    engine_version: str | None = None,
+    weight_dtype: str | None = None,
+    kv_dtype: str | None = None,
+    calibration: str | Path | None = None,
+    save_calibration: str | Path | None = None,
+) -> LogReport:
+    """``kvcalc log``: an engine's start-up log (vLLM, SGLang, TensorRT-LLM; ``"-"``: stdin)
+    beside kvcalc's prediction of the same start-up, term by term (``rows``), each with its
+    error (predicted − printed) / printed. Options a log does not state fall back to these
+    arguments; ``calibration``: the overheads a former ``save_calibration`` wrote, predicted
+    with; ``save_calibration``: write the log's measured overheads to this YAML file."""
+    from calc.reports.engine_log import log_file_report
+
+    return log_file_report(
+        Path(file), model=model, hardware=hardware, tp=tp, pp=pp, engine=engine,
+        engine_version=engine_version, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
+        calibration=calibration, save_calibration=save_calibration,
+    )  # fmt: skip
+
+
+# the deployment options `kvcalc score` takes (those a result file or log does not state)
+_SCORE_OPTIONS = tuple(k for k in DeploymentOptions.__annotations__
+                       if k not in ("gpus", "activation", "overhead"))  # fmt: skip
+
+
+def score(
+    files: str | Path | list[str | Path],
+    *,
+    model: str | None = None,
+    hardware: str | None = None,
+    log: str | Path | None = None,
+    prompt: str | None = None,
+    gen: str | None = None,
+    seed: int = 0,
+    prefix_cached: float = 0.0,
+    efficiency: str = "expected",
+    save_calibration: str | Path | None = None,
+    fit: str | None = None,
+    **deployment: Any,
+) -> ScoreReport:
+    """``kvcalc score``: benchmark result files (vllm bench serve, SGLang bench_serving,
+    GuideLLM, AIPerf / GenAI-Perf, trtllm-bench) replayed through the serving simulation,
+    each measured figure beside the prediction with its signed error (``rows``); with
+    ``save_calibration`` a step calibration fitted to the runs (``fit``: its parameters).
+    ``deployment``: the deployment options where the file and ``log`` do not state them
+    (every one of ``DeploymentOptions`` but gpus, activation and overhead; ``engine``
+    default: the file's, else vllm)."""
+    from calc.data.limits import check_choice
+    from calc.deploy.options import check_options
+    from calc.reports.score_report import score_files
+
+    check_options(deployment, _SCORE_OPTIONS, "score option")
+    from calc.deploy.engines import NAMES as ENGINE_NAMES
+
+    check_choice("--engine", deployment.get("engine"), ENGINE_NAMES)
+    paths = [Path(files)] if isinstance(files, str | Path) else [Path(f) for f in files]
+    if not paths:
+        raise InvalidInputError("give at least one result file")
+    if save_calibration is not None:
+        from calc.output.render import check_output_path
+
+        check_output_path(Path(save_calibration), "--save-calibration")
+    given = {"model": model, "hardware": hardware, **{k: deployment.get(k) for k in _SCORE_OPTIONS}}
+    notes: list[str] = []
+    with _noting(notes):
+        report = score_files(
+            paths, given, build=lambda options: _score_deployment(options, notes), log=log,
+            prompt=prompt, gen=gen, seed=seed, efficiency=efficiency, fit=fit,
+            save_calibration=save_calibration, prefix_cached=prefix_cached,
+        )  # fmt: skip
+        return _said(report, notes)
+
+
+def _score_deployment(options: dict, notes: list[str]):
+    """A Deployment of the merged options (the command's, the log's, the file's)."""
+    from calc.deploy.options import build_deployment
+
+    opts = {k: v for k, v in options.items() if v is not None}
+    opts.setdefault("engine", "vllm")
+    for key in ("tp", "pp", "ep"):
+        opts.setdefault(key, 1)
+    return build_deployment(opts.pop("model"), opts.pop("hardware"), notes=notes, **opts)
+
+
+def check(spec: str | Path, *, calibration: str | Path | None = None) -> CheckReport:
+    """``kvcalc check``: each deployment of the YAML ``spec`` (docs/check-spec.md) against its
+    requirements (fit, concurrency, TPOT, TTFT, USD per million tokens, percentiles under
+    load): a row per requirement with the computed figure, the limit and ``passed``;
+    ``fields["passed"]`` is true when all pass (the CLI's exit status 0, else 1)."""
+    from calc.reports.check_spec import check_report
+
+    return check_report(Path(spec), None if calibration is None else Path(calibration))

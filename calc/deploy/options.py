@@ -1,0 +1,172 @@
+"""The Deployment of the deployment options by the CLI's names (``model``, ``hardware``, ``tp``,
+``weight_dtype``, ``mem_util``, ``activation`` as "2GiB", ...): model and hardware loaded,
+calibration applied, sizes parsed, everything validated once, and what was assumed on the way
+collected as warnings. Every command and every API function builds its Deployment here."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, TypedDict
+
+from calc.errors import InvalidInputError
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from calc.deploy.deployment import Deployment
+
+
+class DeploymentOptions(TypedDict, total=False):
+    """The deployment options every sizing command takes beside ``model`` and ``hardware``, by
+    the CLI's names (``--weight-dtype`` is ``weight_dtype``); defaults and meanings are
+    ``build_deployment``'s, help in docs/cli.md."""
+
+    tp: int  # tensor-parallel GPUs per pipeline stage [1]
+    pp: int  # pipeline-parallel stages [1]
+    ep: int  # expert-parallel GPUs [1]
+    dp: int | None  # data-parallel replicas (None: 1, or ep / tp under expert parallelism)
+    gpus: int | None  # GPUs in all: alone the tensor-parallel size, beside tp/pp the replicas
+    weight_dtype: str | None  # weight dtype or quantisation format (None: as released)
+    kv_dtype: str | None  # KV-cache dtype or format (None: the model's)
+    compute_dtype: str | None  # tensor-core dtype of the matmuls (None: from the weights)
+    engine: str  # serving engine: vllm, sglang or trtllm ["vllm"]
+    engine_version: str | None  # engine release (None: the newest modelled)
+    mem_util: float | None  # the engine's memory fraction (None: its default)
+    block_size: int | None  # tokens per KV block (None: the engine's)
+    max_batched_tokens: int | None  # tokens per forward pass (None: the engine's)
+    max_num_seqs: int | None  # sequences per step (None: the engine's)
+    activation: str | float | None  # measured activation peak per GPU, "2GiB" or bytes
+    overhead: str | float | None  # measured non-torch memory per GPU, "1GiB" or bytes
+    max_model_len: int | None  # the engine's maximum model length (None: the model's limit)
+    chunked_prefill: bool | None  # prompts split into chunks (None: the engine's default)
+    calibration: str | Path | None  # kvcalc calibration YAML applied to the hardware profile
+    allreduce: str | None  # tensor-parallel all-reduce: custom or nccl (None: the engine's)
+    moe_imbalance: float | None  # busiest GPU's expert tokens over the mean, 1..ep
+
+
+OPTIONS = tuple(DeploymentOptions.__annotations__)
+# the options EngineSettings.from_options takes (it holds their defaults)
+ENGINE_OPTIONS = (
+    "engine", "engine_version", "mem_util", "block_size", "max_batched_tokens", "max_num_seqs",
+    "activation", "overhead", "max_model_len", "allreduce", "chunked_prefill",
+)  # fmt: skip
+OPTION_NAMES = ("model", "hardware", *OPTIONS)  # a command's parameters that build its Deployment
+
+
+def resolve_gpus(tp: int, pp: int, dp: int | None, gpus: int | None) -> tuple[int, int | None]:
+    """(tp, dp) with ``--gpus N``, the deployment's GPUs in all, applied. Alone it is a stated
+    shorthand for ``--tp N`` (serving engines shard a model over one tensor-parallel group
+    first); beside --tp/--pp the remaining factor is data-parallel replicas (as in `train`)."""
+    if gpus is None:
+        return tp, dp
+    from calc.data.limits import MAX_PARALLEL, check_positive_int
+
+    if tp == 1 and pp == 1 and dp is None:
+        check_positive_int("gpus", gpus, MAX_PARALLEL)  # it is the tensor-parallel size
+        return gpus, None
+    check_positive_int("gpus", gpus, MAX_PARALLEL * MAX_PARALLEL)  # tp × pp × dp
+    if gpus % (tp * pp):
+        raise InvalidInputError(f"--gpus {gpus} is not a multiple of --tp {tp} × --pp {pp}")
+    if dp is not None and dp != gpus // (tp * pp):
+        raise InvalidInputError(f"--gpus {gpus} disagrees with --tp {tp} × --pp {pp} × --dp {dp}")
+    return tp, gpus // (tp * pp)
+
+
+def what_if_layout(attention=None, **sizes):
+    """A function cfg -> the what-if AttentionLayout of --attention (None: the model's own),
+    after checking the choice and the sizes (1..1,000,000)."""
+    from calc.data.limits import check_choice
+
+    check_choice("--attention", attention, ("mha", "gqa", "mqa", "mla"))
+    for flag, value in sizes.items():
+        if value is not None and not 0 < value <= 1_000_000:
+            raise InvalidInputError(f"--{flag.replace('_', '-')} must be in 1..1,000,000")
+
+    def layout(cfg):
+        from calc.formulas.attention_layout import attention_layout
+
+        return attention_layout(cfg, attention, **sizes)
+
+    return layout
+
+
+def check_options(given, allowed=OPTIONS, what: str = "deployment option") -> None:
+    """Refuse a keyword that is no option (a typo), naming the closest ones."""
+    from calc.errors import UnknownNameError
+
+    for name in given:
+        if name not in allowed:
+            raise UnknownNameError(what, name, allowed)
+
+
+def build_deployment(
+    model: str,
+    hardware: str | None = None,
+    *,
+    notes: list[str] | None = None,
+    tp: int = 1,
+    pp: int = 1,
+    ep: int = 1,
+    dp: int | None = None,
+    gpus: int | None = None,
+    weight_dtype: str | None = None,
+    kv_dtype: str | None = None,
+    compute_dtype: str | None = None,
+    calibration=None,
+    layout=None,
+    moe_imbalance: float | None = None,
+    **engine,
+) -> Deployment:
+    """The Deployment of a command's options (model and hardware loaded, calibration applied,
+    sizes parsed, everything validated once). ``engine``: the engine's options, by the names
+    and with the defaults of ``EngineSettings.from_options`` (engine, engine_version,
+    mem_util, ...). ``notes`` gains, in order, what the model's import assumed, the
+    calibration's notes and a release not modelled: what the CLI prints as warnings.
+    ``layout``: a function cfg -> AttentionLayout (``what_if_layout``)."""
+    from calc.data.registry import load_hardware, load_model
+    from calc.deploy.checkpoint import model_warnings
+    from calc.deploy.deployment import Deployment, EngineSettings
+
+    notes = [] if notes is None else notes
+    check_options(engine, ENGINE_OPTIONS, "engine option")
+    if calibration is not None and not hardware:  # it calibrates a profile: none to calibrate
+        raise InvalidInputError(
+            "--calibration corrects a --hardware profile's efficiencies: give --hardware too"
+        )
+    settings = EngineSettings.of(engine)
+    cfg = load_model(model)
+    notes += model_warnings(cfg)
+    hw = None
+    if hardware:
+        hw = load_hardware(hardware)
+        if calibration is not None:  # calc.data.calibration (pydantic) only when a file is given
+            from calc.data.calibration import calibrated
+
+            hw = calibrated(hw, calibration, notes)
+    lay = layout(cfg) if layout is not None else None
+    tp_given = tp
+    tp, dp = resolve_gpus(tp, pp, dp, gpus)
+    try:
+        dep = Deployment.build(
+            cfg,
+            hw,
+            tp=tp,
+            pp=pp,
+            ep=ep,
+            dp=dp,
+            weight_dtype=weight_dtype,
+            kv_dtype=kv_dtype,
+            compute_dtype=compute_dtype,
+            layout=lay,
+            engine=settings,
+            moe_imbalance=moe_imbalance,
+        )
+    except InvalidInputError as exc:
+        if gpus is None or tp == tp_given:
+            raise
+        # --gpus N alone became the tensor-parallel size: name the flag the user gave
+        import re
+
+        text = re.sub(rf"--tp {tp}\b", f"--gpus {gpus} (one tensor-parallel group)", str(exc))
+        raise InvalidInputError(text) from None
+    notes += dep.engine_config.warnings
+    return dep
