@@ -8,6 +8,7 @@ import typer
 
 from calc.cli import deploy_options as d
 from calc.cli import options as o
+from calc.cli import price_options as po
 
 
 def train(
@@ -118,33 +119,25 @@ def train(
         ),
     ] = None,
     efficiency: d.Efficiency = "expected",
-    usd_per_hour: d.UsdPerHour = None,
-    gpu_price_usd: Annotated[
-        float | None,
-        typer.Option(
-            "--gpu-price-usd",
-            help="Owned GPUs: purchase price per GPU (server share included); with --power-w "
-            "prices GPU-hours by ownership instead of rental.",
-        ),
-    ] = None,
-    power_w: Annotated[
-        float | None, typer.Option("--power-w", help="Owned: power per GPU, server share [W].")
-    ] = None,
-    years: Annotated[
-        float | None, typer.Option("--years", help="Owned: years of service (default 4).")
-    ] = None,
-    usd_per_kwh: Annotated[
-        float | None,
-        typer.Option("--usd-per-kwh", help="Owned: electricity price [USD/kWh] (default 0.10)."),
-    ] = None,
-    pue: Annotated[
-        float | None,
-        typer.Option("--pue", help="Owned: power usage effectiveness (default 1.3)."),
-    ] = None,
+    usd_per_gpu_hour: po.UsdPerGpuHour = None,
+    price_basis: po.PriceBasis = "neocloud_on_demand",
+    price: po.Price = None,
+    derived_prices: po.DerivedPrices = False,
+    capex_usd_per_gpu: po.CapexUsdPerGpu = None,
+    years: po.Years = None,
+    power_kw_per_gpu: po.PowerKwPerGpu = None,
+    pue: po.Pue = None,
+    usd_per_kwh: po.UsdPerKwh = None,
     utilization: Annotated[
         float | None,
         typer.Option(
             "--utilization", help="Owned: fraction of its life the GPU is busy (default 1)."
+        ),
+    ] = None,
+    power_w: Annotated[
+        float | None,
+        typer.Option(
+            "--power-w", hidden=True, help="Owned: power per GPU [W] (--power-kw-per-gpu)."
         ),
     ] = None,
     overhead: Annotated[
@@ -175,11 +168,12 @@ def train(
     --zero 1 --recompute selective --tokens 15e12 --mfu 0.4
     """
     from calc.cli.common import check_choice, emit_report
+    from calc.cli.price_options import pricing_of
     from calc.data.registry import load_hardware, load_model
     from calc.data.units import parse_bytes
     from calc.errors import InvalidInputError
     from calc.output.render import FORMATS
-    from calc.train.report import Owned, TrainSetup, train_report
+    from calc.train.report import TrainSetup, train_report
 
     check_choice("--format", fmt, FORMATS)
     world = tp * pp * cp
@@ -193,23 +187,17 @@ def train(
                 f"--dp {dp} × --tp × --pp × --cp ({world}) is {dp * world}, not --gpus {gpus}"
             )
         dp = gpus // world
-    owned = None
-    if (gpu_price_usd is None) != (power_w is None):
-        raise InvalidInputError("owned pricing needs both --gpu-price-usd and --power-w")
-    owned_only = {"--years": years, "--usd-per-kwh": usd_per_kwh, "--pue": pue,
-                  "--utilization": utilization}  # fmt: skip
-    stated = [flag for flag, value in owned_only.items() if value is not None]
-    if stated and gpu_price_usd is None:  # would be ignored: a silent wrong answer
+    if power_w is not None:  # the older option, in W
+        if power_kw_per_gpu is not None:
+            raise InvalidInputError("give --power-kw-per-gpu or --power-w, not both")
+        if not 0 < power_w <= 1e5:
+            raise InvalidInputError(f"--power-w must be in (0, 100000], got {power_w!r}")
+        power_kw_per_gpu = power_w / 1000
+    if utilization is not None and capex_usd_per_gpu is None:
         raise InvalidInputError(
-            f"{', '.join(stated)} price{'s' * (len(stated) == 1)} owned GPUs: give "
-            "--gpu-price-usd and --power-w too, or leave "
-            f"{'it' if len(stated) == 1 else 'them'} out"
+            "--utilization prices owned GPUs: give --capex-usd-per-gpu too, or leave it out"
         )
-    if gpu_price_usd is not None and power_w is not None:
-        names = ("years", "usd_per_kwh", "pue", "utilization")
-        values = zip(names, owned_only.values(), strict=True)
-        given = {k: v for k, v in values if v is not None}
-        owned = Owned(gpu_price_usd, power_w, **given)
+    pricing = pricing_of(locals(), utilisation=utilization)
     setup = TrainSetup(
         ctx=ctx,
         micro_batch=micro_batch,
@@ -233,8 +221,7 @@ def train(
         tokens=tokens,
         mfu=mfu,
         efficiency=efficiency,
-        usd_per_hour=usd_per_hour,
-        owned=owned,
+        pricing=pricing,
         overhead_bytes=parse_bytes(overhead, "--overhead"),
         network_bytes_per_s=parse_bytes(network_bandwidth, "--network-bandwidth"),
     )

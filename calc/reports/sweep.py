@@ -61,7 +61,7 @@ COLUMNS = (
     "pp",
     "prompt",
     "gpus",
-    "usd_per_hour",
+    "usd_per_gpu_hour",
     "ssm_state_bytes_per_gpu",
     # steady-state serving throughput with prefill charged (calc.reports.throughput): requests
     # of prompt + gen tokens, gen = ctx − prompt (at least 1); the same as cost and latency
@@ -75,7 +75,7 @@ LATENCY_COLUMNS = (
     "output_tokens_per_s_per_gpu",
     "usd_per_million_output_tokens",
     "usd_per_million_input_tokens",
-    "usd_per_hour",
+    "usd_per_gpu_hour",
 )
 CHUNK_ROWS = 1 << 16  # rows evaluated and written at a time: ~20 MB of text buffers
 _RANGE = re.compile(r"^([0-9]+)\.\.([0-9]+)(?::([x+])([0-9]+(?:\.[0-9]+)?))?$")
@@ -319,7 +319,7 @@ def _group_chunks(dep, prompt, price, ctx, batch, chunk_rows, *, latency, effici
             masks["usd_per_million_input_tokens"] = fits
         cols.update(pp=dep.pp, prompt=c if prompt is None else prompt, gpus=gpus)
         if latency:
-            cols["usd_per_hour"] = float(price)
+            cols["usd_per_gpu_hour"] = float(price)
         cols["ssm_state_bytes_per_gpu"] = n * state
         p_tokens = c if prompt is None else prompt
         gen = serving_gen(p_tokens, c)  # [C, 1]

@@ -34,18 +34,6 @@ def usable_memory_bytes(hw: HardwareProfile) -> int:
     return hw.budget_memory_bytes
 
 
-@dataclass(frozen=True)
-class Owned:
-    """An owned GPU: purchase price, service life, power draw and electricity."""
-
-    capex_usd: float
-    power_w: float
-    years: float = 4.0
-    usd_per_kwh: float = 0.10
-    pue: float = 1.3
-    utilization: float = 1.0
-
-
 @dataclass(frozen=True, kw_only=True)
 class TrainSetup:
     """How one model is trained: sequence shape, parallelism, precision, memory policies and
@@ -74,7 +62,9 @@ class TrainSetup:
     mfu: float | None = None
     efficiency: str = "expected"
     usd_per_hour: float | None = None
-    owned: Owned | None = None
+    # how a GPU-hour is priced (calc.deploy.pricing: a basis, a stated price or owned TCO);
+    # None: the profile's price on the default basis, or ``usd_per_hour``
+    pricing: object = None
     overhead_bytes: int = 2**29
     network_bytes_per_s: float = NETWORK_BYTES_PER_S
 
@@ -142,20 +132,6 @@ def _check(cfg: ModelConfig, s: TrainSetup) -> None:
         raise InvalidInputError(f"--usd-per-hour must be in (0, 10000], got {s.usd_per_hour!r}")
     if not 0 < s.network_bytes_per_s <= 1e14:
         raise InvalidInputError("--network-bandwidth must be in (0, 100 TB/s]")
-    o = s.owned
-    if o is not None:
-        for name, v, hi in (
-            ("--gpu-price-usd", o.capex_usd, 1e8),
-            ("--power-w", o.power_w, 1e5),
-            ("--years", o.years, 100),
-            ("--usd-per-kwh", o.usd_per_kwh, 100),
-            ("--pue", o.pue, 10),
-            ("--utilization", o.utilization, 1),
-        ):
-            if not 0 < v <= hi:
-                raise InvalidInputError(f"{name} must be in (0, {hi:g}], got {v!r}")
-        if o.pue < 1:
-            raise InvalidInputError(f"--pue must be at least 1, got {o.pue!r}")
 
 
 def _stage_layers(cfg: ModelConfig, layers_per_stage: int) -> range:
@@ -731,28 +707,35 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
                 )
             )
         hours = tc.gpu_hours(gpus, run_s)
-        if s.owned is not None:
-            o = s.owned
-            price = tc.owned_usd_per_gpu_hour(
-                o.capex_usd, o.years, o.power_w, o.usd_per_kwh, o.pue, o.utilization
-            )
+        from dataclasses import replace
+
+        from calc.deploy.pricing import Pricing
+
+        pricing = s.pricing or Pricing(usd_per_gpu_hour=s.usd_per_hour)
+        pricing = replace(pricing, fallback=True)
+        choice = pricing.price_of(hw)
+        if choice is None:
+            raise InvalidInputError(pricing.missing(hw))
+        if (note := pricing.fallback_note(hw, choice)) is not None:
+            warnings.append(note)
+        price = choice.usd_per_gpu_hour
+        if pricing.owned is not None:
+            o = pricing.owned
             figs.append(
                 figure(
                     "usd_per_gpu_hour",
                     price,
                     "USD",
-                    "{capex} / ({years} × 8,766 × {utilization}) + {power_w} / 1,000 × {pue} "
+                    "{capex} / ({years} × 8,766 × {utilization}) + {power_kw} × {pue} "
                     "× {usd_per_kwh}",
-                    capex=o.capex_usd,
+                    capex=o.capex_of(hw),
                     years=o.years,
-                    utilization=o.utilization,
-                    power_w=o.power_w,
+                    utilization=o.utilisation,
+                    power_kw=o.power_kw_of(hw),
                     pue=o.pue,
                     usd_per_kwh=o.usd_per_kwh,
                 )
             )
-        else:
-            price = hw.usd_per_hour if s.usd_per_hour is None else s.usd_per_hour
         usd = tc.run_usd(hours, price)
         figs += [
             figure("gpu_hours", hours, "GPU-h", "{gpus} × {run_s} / 3,600", gpus=gpus, run_s=run_s),
@@ -773,7 +756,8 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
             run_s=run_s,
             gpu_hours=hours,
             usd_per_gpu_hour=price,
-            price_basis="owned" if s.owned is not None else "rental",
+            price_basis=choice.basis,
+            price_kind=choice.kind,
             run_usd=usd,
         )
 
