@@ -203,7 +203,8 @@ unpriced | label | summary | plan | profiles left out for want of a price on the
 method | label | setting | plan | how loads were evaluated: simulation (calc.serve) or analytic (the queueing estimate of calc.reports.plan_eval); a row's own in rows[].method
 n_families | count | summary | plan | deployment families built (model × hardware × dtypes × tp/pp/ep × engine the model's shape allows)
 n_screened_out | count | summary | plan | families the analytic screen rejected (does not fit, latency bound above the SLO, budget)
-n_evaluated | count | summary | plan | cheapest surviving families whose replicas were sized under load
+n_evaluated | count | summary | plan | cheapest surviving families whose replicas were sized under load (the cheapest 10 by their lower-bound price, then up to 10 more below the best price those found)
+n_unscreened | count | summary | plan | families not screened: the least they could cost (one replica) is above the bound of every family the evaluation could reach, so none could be ranked
 n_unexplored | count | summary | plan | surviving families not evaluated: the cheapest simulate_top (10) are, then up to 10 more whose lower-bound price is below the best found; the rest cannot beat the winner or lie past that cap
 launch_commands[].role | label | label | plan | who runs the command: server, prefill, decode, router, or one node of a multi-node server ("server, node 1 of 2")
 launch_commands[].count | count | per deployment | plan | identical copies to run (independent replicas or prefill/decode servers), each its own server

@@ -478,6 +478,74 @@ class PlanReport:
     launch: list = field(default_factory=list)  # the winner's commands (calc.deploy.engines)
 
 
+# families evaluated at once in worker processes (a fork of this one; Linux): the plan's own
+# evaluators only (an injected one may keep state in this process); KVCALC_PLAN_WORKERS=1: none
+DEFAULT_WORKERS = 2
+_JOB: tuple = ()  # (query, families, evaluate, guide) for the forked workers
+
+
+def _workers(evaluate: Evaluator, n: int) -> int:
+    import os
+    import sys
+
+    if n < 2 or not sys.platform.startswith("linux") or not getattr(evaluate, "builtin", False):
+        return 1
+    try:
+        want = int(os.environ.get("KVCALC_PLAN_WORKERS", DEFAULT_WORKERS))
+    except ValueError:
+        want = DEFAULT_WORKERS
+    cores = os.cpu_count() or 1
+    try:  # a busy machine has no core to spare: a second process only adds its start-up
+        free = cores - os.getloadavg()[0]
+    except OSError:
+        free = cores
+    if "KVCALC_PLAN_WORKERS" not in os.environ and free < 1:
+        return 1
+    return max(1, min(want, n, cores))
+
+
+def _grow_one(i: int) -> tuple:
+    """One family of ``_JOB`` grown in a worker: ("choice", replicas, evaluation) or
+    ("rejection", reason, detail) (small, picklable)."""
+    query, families, evaluate, guide = _JOB
+    out = grow(query, families[i], evaluate, guide)
+    if isinstance(out, Choice):
+        return ("choice", out.replicas, out.evaluation)
+    return ("rejection", out.reason, out.detail)
+
+
+def evaluate_families(query: PlanQuery, families: list, evaluate: Evaluator,
+                      guide: Evaluator | None = None) -> list:  # fmt: skip
+    """``grow`` of each family, in order; in ``_workers`` forked processes where that is more
+    than one (the same results: each evaluation is seeded)."""
+    global _JOB
+    n = _workers(evaluate, len(families))
+    if n == 1:
+        return [grow(query, s, evaluate, guide) for s in families]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    _JOB = (query, families, evaluate, guide)
+    try:
+        ctx = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
+            done = list(pool.map(_grow_one, range(len(families))))
+    finally:
+        _JOB = ()
+    out = []
+    for s, (kind, a, b) in zip(families, done, strict=True):
+        if kind == "choice":
+            out.append(Choice(s, "aggregated", a, b))
+        else:
+            out.append(Rejection(s.family, "aggregated", a, b, s.dep))
+    return out
+
+
+def _floor_usd(f: Family, price: PriceChoice) -> float:
+    """The least a family can cost per hour: one replica, max(tp, ep) × pp GPUs [USD/h]."""
+    return max(f.tp, f.ep) * f.pp * price.usd_per_gpu_hour
+
+
 def _rate_of(c: Choice, load: Load) -> float:
     """Requests/s the deployment serves: the offered rate, or a closed loop's achieved rate."""
     r = c.evaluation.requests_per_s
@@ -567,8 +635,9 @@ def answer_line(row: dict | None, query: PlanQuery) -> str:
     slo = query.slo
     if row is None:
         return (
-            f"No deployment meets p99 TTFT {_ms(slo.ttft_p99_s)} and TPOT {_ms(slo.tpot_p99_s)} "
-            "at the pessimistic end of its error band: see the rejected families."
+            f"No deployment meets the targets (p99 TTFT {_ms(slo.ttft_p99_s)}, TPOT "
+            f"{_ms(slo.tpot_p99_s)}) at the pessimistic end of its error band: see the rejected "
+            "families."
         )
     layout = (
         f"tp{row['tp']}"
@@ -616,14 +685,30 @@ def plan(
     fams = space.families
     survivors: list[Screened] = []
     rejected: list[Rejection] = []
-    built = 0
-    for f in fams:
+    built = unscreened = 0
+    # screened by the least a family can cost (one replica), cheapest first: once that is above
+    # the bound of the last family the evaluation could reach (2 × simulate_top survivors), no
+    # later family can be evaluated, so none is screened
+    fams = sorted(fams, key=lambda f: _floor_usd(f, space.prices[f.hardware.name]))
+    reach = 2 * query.simulate_top
+    bounds: list[float] = []
+    for i, f in enumerate(fams):
+        if len(bounds) >= reach and _floor_usd(f, space.prices[f.hardware.name]) >= bounds[-1]:
+            unscreened = len(fams) - i
+            break
         dep = build(f, load, query)
         if dep is None:
             continue
         built += 1
         out = screen(query, f, dep, space.prices[f.hardware.name])
-        (survivors if isinstance(out, Screened) else rejected).append(out)
+        if isinstance(out, Screened):
+            survivors.append(out)
+            import bisect
+
+            bisect.insort(bounds, out.usd_per_deployment_hour(out.replicas_min))
+            del bounds[reach:]
+        else:
+            rejected.append(out)
     survivors.sort(
         key=lambda s: (
             s.usd_per_deployment_hour(s.replicas_min),
@@ -632,18 +717,20 @@ def plan(
         )
     )
     choices: list[Choice] = []
-    evaluated: list[Screened] = []
-    for i, s in enumerate(survivors):
-        # the cheapest simulate_top families; then, up to as many again, any family whose
-        # lower-bound price is below the best found so far (it could still win)
-        best = min((c.usd_per_hour for c in choices), default=math.inf)
-        if i >= query.simulate_top and (
-            i >= 2 * query.simulate_top or s.usd_per_deployment_hour(s.replicas_min) >= best
-        ):
-            break
-        evaluated.append(s)
-        out = grow(query, s, evaluate, guide)
+    # the cheapest simulate_top families; then, up to as many again, any family whose
+    # lower-bound price is below the best the first ones found (it could still win)
+    first = survivors[: query.simulate_top]
+    for out in evaluate_families(query, first, evaluate, guide):
         (choices if isinstance(out, Choice) else rejected).append(out)
+    best = min((c.usd_per_hour for c in choices), default=math.inf)
+    more = [
+        s
+        for s in survivors[query.simulate_top : 2 * query.simulate_top]
+        if s.usd_per_deployment_hour(s.replicas_min) < best
+    ]
+    for out in evaluate_families(query, more, evaluate, guide):
+        (choices if isinstance(out, Choice) else rejected).append(out)
+    evaluated = first + more
     if query.disaggregation:
         sim = evaluate if getattr(evaluate, "method", None) == "simulation" else None
         best = min((c.usd_per_hour for c in choices), default=math.inf)
@@ -703,6 +790,7 @@ def plan(
         "n_screened_out": built - len(survivors),
         "n_evaluated": len(evaluated),
         "n_unexplored": unexplored,
+        "n_unscreened": unscreened,
         "rows": rows[: query.top],
         "rejected": [r.row() for r in rejected],
     }

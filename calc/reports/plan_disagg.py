@@ -11,8 +11,8 @@ that passed the analytic screen is a candidate for either pool:
   at rate / y, no prefill in its steps) costs least.
 
 Each least count is found by doubling then bisection (the p99s fall as replicas are added).
-Where the serving simulation is installed, a pair that could beat the best aggregated price
-(at most ``SIMULATE_WITHIN`` × it) is then simulated, both pools
+Where the serving simulation is installed, the pairs that could beat the best aggregated price
+(the ``SIMULATE_PAIRS`` cheapest at most ``SIMULATE_WITHIN`` × it) are then simulated, both pools
 (``calc.reports.plan_eval.simulated_disaggregated_eval``): x grows while the TTFT misses, y while
 the TPOT misses, then each comes down while the pair still passes. Rows say which evaluated them.
 """
@@ -26,8 +26,9 @@ if TYPE_CHECKING:
     from calc.reports.plan_types import Choice, Rejection, Screened
 
 SIMULATE_WITHIN = 1.3  # simulate a pair priced at most this × the best aggregated price
+SIMULATE_PAIRS = 2  # and at most this many pairs, the cheapest by their analytic price
 MAX_REPLICAS = 256
-STEPS = 6  # simulated corrections of x and y, each way
+STEPS = 3  # simulated corrections of x and y when the analytic pair misses
 
 
 def _least(ok, top: int) -> int | None:
@@ -124,7 +125,7 @@ def size_pools(query: PlanQuery, p: Screened, d: Screened, simulate=None, *, see
 
         tops = (_top(query, p), _top(query, d))
         e = sim(x, y)
-        for _ in range(2 * STEPS):
+        for _ in range(STEPS):
             miss = misses(e)
             if miss is None:
                 break
@@ -133,26 +134,14 @@ def size_pools(query: PlanQuery, p: Screened, d: Screened, simulate=None, *, see
             elif miss == "tpot" and y < tops[1]:
                 y = min(tops[1], y + max(1, y // 4))
             else:
-                reason = "saturated" if e.saturated else f"SLO {miss}"
-                return Rejection(
-                    fam,
-                    "disaggregated",
-                    reason,
-                    miss_detail(reason, e, slo, x + y, p.confidence),
-                    p.dep,
-                )
+                break
             e = sim(x, y)
-        else:
-            return Rejection(fam, "disaggregated", "saturated",
-                             f"no pool sizes within {STEPS} corrections", p.dep)  # fmt: skip
-        for which in ("x", "y"):  # the least counts that still pass
-            for _ in range(STEPS):
-                nx, ny = (x - 1, y) if which == "x" else (x, y - 1)
-                if min(nx, ny) < 1:
-                    break
-                t = sim(nx, ny)
-                if misses(t) is not None:
-                    break
+        if (miss := misses(e)) is not None:
+            reason = "saturated" if e.saturated else f"SLO {miss}"
+            return Rejection(fam, "disaggregated", reason,
+                             miss_detail(reason, e, slo, x + y, p.confidence), p.dep)  # fmt: skip
+        for nx, ny in ((x - 1, y), (x, y - 1)):  # one replica fewer in either pool
+            if min(nx, ny) >= 1 and misses(t := sim(nx, ny)) is None:
                 x, y, e = nx, ny, t
         ev = e
     gpus = x * p.gpus_per_replica + y * d.gpus_per_replica
@@ -178,7 +167,7 @@ def disaggregated_choices(query: PlanQuery, evaluated: list, survivors: list, be
     groups: dict = {}
     for s in survivors:
         groups.setdefault(s.family.group(), []).append(s)
-    out, seen = [], set()
+    out, pairs, seen = [], [], set()
     for s in evaluated:
         key = s.family.group()
         if key in seen:
@@ -197,7 +186,12 @@ def disaggregated_choices(query: PlanQuery, evaluated: list, survivors: list, be
             out.append(size_pools(query, p, p))
             continue
         y, d = min(ys, key=lambda t: (t[0] * t[1].gpus_per_replica, t[1].gpus_per_replica))
-        price = (x * p.gpus_per_replica + y * d.gpus_per_replica) * p.usd_per_gpu_hour
-        sim = simulate if price <= SIMULATE_WITHIN * best_usd or math.isinf(best_usd) else None
+        pairs.append(((x * p.gpus_per_replica + y * d.gpus_per_replica) * p.usd_per_gpu_hour, p, d))
+    # the simulation checks the pairs that could win: the SIMULATE_PAIRS cheapest by their
+    # analytic price within SIMULATE_WITHIN × the best aggregated price
+    pairs.sort(key=lambda t: (t[0], t[1].gpus_per_replica))
+    for i, (price, p, d) in enumerate(pairs):
+        close = price <= SIMULATE_WITHIN * best_usd or math.isinf(best_usd)
+        sim = simulate if close and i < SIMULATE_PAIRS else None
         out.append(size_pools(query, p, d, sim, seed=seed))
     return out

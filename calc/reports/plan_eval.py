@@ -229,7 +229,23 @@ class _Shape:
     tpot_by_batch: object  # numpy array, index n − 1: t_d(n) at the mean context
 
 
+_SHAPES: dict = {}  # (id(dep), prompt, gen, prefix, efficiency) -> (dep, shape)
+
+
 def _shape(dep: Deployment, load: Load, efficiency: str) -> _Shape | None:
+    """The shape of one replica for the load's lengths (computed once per deployment: the
+    search asks for it at many rates and replica counts)."""
+    key = (id(dep), load.prompt, load.gen, load.prefix_shared, efficiency)
+    hit = _SHAPES.get(key)
+    if hit is None or hit[0] is not dep:
+        if len(_SHAPES) > 512:
+            _SHAPES.clear()
+        hit = (dep, _new_shape(dep, load, efficiency))
+        _SHAPES[key] = hit
+    return hit[1]
+
+
+def _new_shape(dep: Deployment, load: Load, efficiency: str) -> _Shape | None:
     import numpy as np
 
     from calc.deploy.steps import step_of
@@ -463,6 +479,7 @@ def evaluator(
         )
 
     evaluate.method = "simulation"  # type: ignore[attr-defined]
+    evaluate.builtin = True  # type: ignore[attr-defined]  # stateless: may run in a worker
     return evaluate
 
 
@@ -473,6 +490,7 @@ def analytic_evaluator(efficiency: str = "expected") -> Evaluator:
         return analytic_eval(dep, load.per_replica(replicas), efficiency=efficiency)
 
     evaluate.method = "analytic"  # type: ignore[attr-defined]
+    evaluate.builtin = True  # type: ignore[attr-defined]
     return evaluate
 
 

@@ -118,12 +118,33 @@ def explain(c: Choice, query: PlanQuery) -> list[Figure]:
             "usd_per_hour_per_deployment",
             c.usd_per_hour,
             "USD/h",
-            "{replicas} × {gpus_per_replica} × {usd_per_gpu_hour}",
-            replicas=c.replicas,
-            gpus_per_replica=s.gpus_per_replica,
+            "{gpus} × {usd_per_gpu_hour}",
+            gpus=c.gpus,
             usd_per_gpu_hour=s.usd_per_gpu_hour,
         )
     )
+    if s.confidence is not None:
+        conf = s.confidence
+        figs.append(
+            figure(
+                "ttft_p99_pessimistic_s",
+                ev.ttft_p99_s * conf.ttft_factor,
+                "s",
+                "{ttft_p99_s} × {ttft_factor}",
+                ttft_p99_s=ev.ttft_p99_s,
+                ttft_factor=conf.ttft_factor,
+            )
+        )
+        figs.append(
+            figure(
+                "tpot_p99_pessimistic_s",
+                ev.tpot_p99_s * conf.tpot_factor,
+                "s",
+                "{tpot_p99_s} × {tpot_factor}",
+                tpot_p99_s=ev.tpot_p99_s,
+                tpot_factor=conf.tpot_factor,
+            )
+        )
     figs.append(
         Figure(
             "ttft_p99_s",
