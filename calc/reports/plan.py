@@ -211,7 +211,7 @@ class Space:
 
 def _space(query: PlanQuery) -> Space:
     from calc.data.registry import hardware_names, load_hardware, load_model
-    from calc.reports.plan_space import dtype_choices, parallel_layouts
+    from calc.reports.plan_space import dtype_choices, engine_runs_on, parallel_layouts
 
     models = [load_model(m) for m in query.models]
     names = query.hardware if query.hardware else tuple(hardware_names())
@@ -232,7 +232,8 @@ def _space(query: PlanQuery) -> Space:
             for dt in dtype_choices(cfg, hw, query.weight_dtypes, query.kv_dtypes):
                 for tp, pp, ep in parallel_layouts(cfg, hw):
                     for engine in query.engines:
-                        out.append(Family(cfg, hw, dt, tp, pp, ep, engine))
+                        if engine_runs_on(engine, hw):
+                            out.append(Family(cfg, hw, dt, tp, pp, ep, engine))
     return Space(out, prices, unpriced)
 
 

@@ -21,6 +21,9 @@ The space is stated:
   layout: EP 16-72 on NVL72); and across nodes (multi-node DP+EP: ep 16, 32, 64 on a smaller
   domain, its all-to-all over the scale-out network) where the profile states one.
 
+- **engines**: the ones asked for that run on the GPU's vendor (TensorRT-LLM is CUDA-only: it is
+  not tried on AMD).
+
 Layouts the model's shape does not allow (heads or experts not divisible, ``Deployment.build``
 refuses them) are skipped, not reported.
 """
@@ -135,6 +138,14 @@ def dtype_choices(cfg, hw, weights=None, kvs=None) -> list[DtypeChoice]:
             )
             out.append(DtypeChoice(fmt, kv, label, repo, needs))
     return out
+
+
+CUDA_ONLY_ENGINES = ("trtllm",)
+
+
+def engine_runs_on(engine: str, hw) -> bool:
+    """Whether ``engine`` runs on ``hw``'s vendor (TensorRT-LLM: NVIDIA only)."""
+    return engine not in CUDA_ONLY_ENGINES or hw.vendor.upper() == "NVIDIA"
 
 
 def domain_of(hw) -> int:
