@@ -49,10 +49,17 @@ def explain(c: Choice, query: PlanQuery) -> list[Figure]:
             "replicas",
             "⌈{rate} × ({prompt} + {gen}) / ({cap} × {tokens_per_s})⌉",
             rate=load.rate_per_s,
-            prompt=p,
+            prompt=load.new_prompt,
             gen=g,
             cap=query.utilisation_cap,
             tokens_per_s=s.replica_tokens_per_s,
+        )
+        if not load.closed
+        else Figure(
+            "replicas_min",
+            s.replicas_min,
+            "replicas",
+            f"⌈{load.concurrency:,} users / the sequences one replica holds⌉",
         ),
     ]
     pf = step_of(dep, eff, batch=1, prompt=p)
@@ -150,8 +157,9 @@ def explain(c: Choice, query: PlanQuery) -> list[Figure]:
             "ttft_p99_s",
             ev.ttft_p99_s,
             "s",
-            f"{ev.method}: p99 TTFT of {c.replicas} replica(s) at {load.rate_per_s:g} "
-            "requests/s in all"
+            f"{ev.method}: p99 TTFT of {c.replicas} replica(s) at "
+            + (f"{load.concurrency:,} users in a closed loop" if load.closed
+               else f"{load.rate_per_s:g} requests/s in all")  # fmt: skip
             if c.mode == "aggregated"
             else f"{ev.method}: queue + prefill + KV transfer",
         )
