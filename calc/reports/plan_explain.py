@@ -19,6 +19,13 @@ def _dominant(step) -> tuple[str, float, str]:
     return top.name, top.time_s / step.time_s, top.bound or "?"
 
 
+def _offered(load) -> str:
+    """The load as offered: users in a closed loop, or the rate."""
+    if load.closed:
+        return f"{load.concurrency:,} users in a closed loop"
+    return f"{load.rate_per_s:g} requests/s in all"
+
+
 def explain(c: Choice, query: PlanQuery) -> list[Figure]:
     """Why the winner fits and meets the SLOs, and what dominates its TTFT and TPOT."""
     from calc.deploy.steps import step_of
@@ -157,9 +164,7 @@ def explain(c: Choice, query: PlanQuery) -> list[Figure]:
             "ttft_p99_s",
             ev.ttft_p99_s,
             "s",
-            f"{ev.method}: p99 TTFT of {c.replicas} replica(s) at "
-            + (f"{load.concurrency:,} users in a closed loop" if load.closed
-               else f"{load.rate_per_s:g} requests/s in all")  # fmt: skip
+            f"{ev.method}: p99 TTFT of {c.replicas} replica(s) at {_offered(load)}"
             if c.mode == "aggregated"
             else f"{ev.method}: queue + prefill + KV transfer",
         )
