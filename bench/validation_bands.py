@@ -107,6 +107,30 @@ def factor(p25: float) -> float:
     return 1 / (1 + p25) if p25 < 0 else 1.0
 
 
+SOURCES = (
+    "the bands above: the held-out half of ai-dynamo/aiconfigurator's silicon_sample.csv "
+    "(docs/validation/aiconfigurator_silicon_agg.csv) and NVIDIA/TensorRT-LLM's "
+    "perf-overview.md throughput table (v1.0), as their sections state",
+    "docs/validation/prices.yaml (every provider's price with its page, date and "
+    "transcription: CoreWeave, Lambda, Nebius, Crusoe, RunPod, Hyperstack, Vultr, TensorWave, "
+    "DigitalOcean, AWS, Azure, Google Cloud, Oracle, marketplaces; SemiAnalysis's InferenceX "
+    "TCO constants): the profiles' prices, written by tools/profile_prices.py",
+    "docs/validation/board_power.yaml (MLPerf Inference v4.1 and v5.1 system descriptions, "
+    "NVIDIA DGX user guides, Hugging Face's hardware table): the profiles' board power",
+    "docs/validation/provenance_audit.md: the profiles' provenance entries",
+    "docs/validation/cross_vendor_runs.yaml (MLPerf Inference v5.1 results, "
+    "mlcommons/inference_results_v5.1@965182b; SemiAnalysis InferenceX compare pages; AMD's "
+    "MLPerf v6.0 claims and Artificial Analysis, looked at, not used): the plan's cost "
+    "ranking checked against it (bench/plan_cross_vendor.py), nothing fitted",
+    "published quantised checkpoints (calc/data/quantised_checkpoints.yaml): "
+    "NVIDIA/Model-Optimizer README news, NVIDIA/TensorRT-LLM perf-overview.md FP4 models, "
+    "Hugging Face model cards (nvidia/Llama-3.1-405B-Instruct-FP4, "
+    "nvidia/Llama-3.1-8B-Instruct-FP4), ROCm documentation and sgl-project/sglang MI35x tests "
+    "(amd/DeepSeek-R1-MXFP4-Preview)",
+    "MLPerf llama2-70b harness scripts (mlcommons/inference, vendors' MLPerf repositories): "
+    "looked at for the OpenOrca prompt lengths, not found; bench/plan_cross_vendor.py states "
+    "its assumption",
+)
 _CACHE: dict = {}
 
 
@@ -194,7 +218,13 @@ def render() -> str:
     ]
     lines += [
         "",
-        f"Validated: {'; '.join(validated)}. Any other class, or time of a class, is unvalidated.",
+        f"Validated: {'; '.join(validated)}. Any other class, or time of a class, is "
+        "unvalidated.",
+        "",
+        "Sources of issue 22's plan (prices, provenance, margins): fitted to nothing; used or "
+        "looked at:",
+        "",
+        *[f"- {s}" for s in SOURCES],
         "",
     ]
     return "\n".join(lines)

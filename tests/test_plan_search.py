@@ -207,3 +207,12 @@ def test_not_screened_families_are_counted():
     assert f["n_unscreened"] >= 0 and f["n_families"] == f["n_screened_out"] + f[
         "n_evaluated"] + f["n_unexplored"]  # fmt: skip
     assert not math.isnan(f["n_unscreened"])
+
+
+def test_a_closed_loop_report(cli, tmp_path):
+    page = tmp_path / "plan.html"
+    r = cli("plan", "-m", "llama3-8b", "-H", "h100", "--concurrency", "32", "--prompt", "1024",
+            "--gen", "256", "--ttft-p99", "2s", "--tpot-p99", "50ms", "--method", "analytic",
+            "--report", page)  # fmt: skip
+    assert r.code == 0, r.err
+    assert '<p class="answer pass">1 × h100' in page.read_text()

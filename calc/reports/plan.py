@@ -31,8 +31,10 @@ replica count, in two stages so that a whole plan stays interactive:
 
 (b) **load evaluation**, the cheapest survivors (by their lower-bound price: the
     ``simulate_top`` cheapest, then, up to as many again, any whose lower bound is below the
-    best price found so far): the evaluator (the serving simulation, or the analytic queueing
-    estimate of ``calc.reports.plan_eval``) gives the p99 TTFT and TPOT of the deployment at
+    best price those found; families are screened cheapest-first by the least they can cost,
+    one replica, and the ones that could not reach this stage are not screened): the
+    evaluator (the serving simulation, or the analytic queueing estimate of
+    ``calc.reports.plan_eval``) gives the p99 TTFT and TPOT of the deployment at
     R replicas; R grows (by a quarter, at least one) until both p99s meet the margined SLOs,
     then the least passing count is found by bisection. A family still missing at 4 ×
     replicas_min + 8 replicas (or at the budget's limit) is rejected with the last reason:

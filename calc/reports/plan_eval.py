@@ -33,13 +33,22 @@ errs on the slow side). The analytic estimate is always one replica at rate / R.
   prompts in one step, which a one-at-a-time server does not.
 - saturated when ρ ≥ 1 or no decode batch within the pool and max_num_seqs carries the rate.
 
-**Disaggregation** (x prefill replicas, y decode replicas of the same shape): the prefill pool
-has no decode (ρ = λ/x · t_pf / pp, s = t_pf / pp); the decode pool no prefill (ρ = 0 in
-TPOT(n), rate λ / y). TTFT adds the KV transfer: each GPU of a prefill replica sends its own
-shard of the prompt's KV (the ledger's KV of one P-token sequence on the busiest GPU) to its
-decode counterpart at once, one point-to-point send over the scale-out network
-(``calc.deploy.parallel.p2p_time_s`` at the profile's ``scale_out`` bandwidth and latency; the
-scale-up link where the profile states no network).
+**Closed loop** (``Load.concurrency``: N users, each sending its next request when the last
+finishes): a replica holds b = min(N / replicas, its cap) sequences; the rate they make is
+Little's law's λ = b / (TTFT + (G − 1) · TPOT), found by fixed-point iteration with
+TPOT = t_d(b) / (1 − ρ); TTFT = t_pf + one decode step + the wait of the users beyond the cap,
+(N − b) / λ. The simulation sends every request at once behind a client that keeps N open.
+
+**Disaggregation** (x prefill replicas of one shape, y decode replicas of the same or another
+shape): the prefill pool has no decode (ρ = λ/x · t_pf / pp, s = t_pf / pp); the decode pool no
+prefill (ρ = 0 in TPOT(n), rate λ / y). The simulation serves both pools
+(``simulated_disaggregated_eval``): the prefill pool every request with one output token, the
+decode pool the same arrivals with their prefill free (``DecodeOnlyStep``). TTFT adds the KV
+transfer: each GPU of a prefill replica sends its own shard of the prompt's KV (the ledger's KV
+of one P-token sequence on the busiest GPU) to its decode counterpart at once, one
+point-to-point send over the scale-out network (``calc.deploy.parallel.p2p_time_s`` at the
+profile's ``scale_out`` bandwidth and latency; the scale-up link where the profile states no
+network).
 """
 
 from __future__ import annotations

@@ -126,8 +126,9 @@ def charts(report, query, *, seed: int = 0) -> list:
     for rank, c in lead:
         ev = c.evaluation
         e2e = ev.ttft_s["p50"] + (load.gen - 1) * ev.tpot_s["p50"]
-        if e2e > 0:
-            point = (load.gen / e2e, load.rate_per_s * load.gen / c.gpus)
+        rate = ev.requests_per_s or load.rate_per_s  # a closed loop's achieved rate
+        if e2e > 0 and rate:
+            point = (load.gen / e2e, rate * load.gen / c.gpus)
             marks.append((f"#{rank} at the planned load (p50)", [point]))
     if any(pts for _, pts in fronts):
         out.append(
