@@ -18,7 +18,7 @@ Sections:
   sources of the step-time model (bench/validation_sources.py).
 - `kvcalc score` on published benchmark runs, uncalibrated and calibrated on one run
   (bench/validation_score.py: scores recomputed, fits read from docs/validation/score_fits.yaml).
-- the confidence bands by class that `kvcalc plan` margins on (bench/validation_bands.py), also
+- the confidence bands by class that `kvcalc plan` margins on (bench/validation_confidence.py), also
   written as data to calc/data/error_bands.json (--check: stale when it differs).
 """
 
@@ -99,14 +99,14 @@ def render() -> str:
         _as_section(_module("validation_amd").render()),
         _as_section(_module("validation_sources").render()),
         _as_section(_module("validation_score").render()),
-        _as_section(_module("validation_bands").render()),
+        _as_section(_module("validation_confidence").render()),
     ]
     return "\n".join(parts)
 
 
 def main(argv: list[str]) -> int:
     text = render()
-    bands = sys.modules["validation_bands"]
+    bands = sys.modules["validation_confidence"]
     if "--check" in argv:
         if not DOC.exists() or DOC.read_text() != text or bands.stale():
             print(f"{DOC} or {bands.DATA} is stale: run python bench/validation_doc.py",

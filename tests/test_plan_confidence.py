@@ -31,10 +31,10 @@ def _bench():
     import importlib.util
     import sys
 
-    spec = importlib.util.spec_from_file_location("validation_bands",
-                                                  ROOT / "bench" / "validation_bands.py")
+    spec = importlib.util.spec_from_file_location("validation_confidence",
+                                                  ROOT / "bench" / "validation_confidence.py")
     module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("validation_bands", module)
+    sys.modules.setdefault("validation_confidence", module)
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     return module
 
