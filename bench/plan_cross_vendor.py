@@ -14,9 +14,9 @@ owned-TCO prices (the basis of InferenceX's published costs; its B300/GB300 figu
   tokens/s per user, TTFT 30 s (InferenceX states none); MLPerf's p99 TTFT and TPOT rule, the
   rows' mean output tokens, and a prompt length the result files do not state (``PROMPT``,
   assumed per dataset, the same for every GPU of a scenario);
-- a request rate that needs several GPUs of the fastest (MLPerf: the best 8-GPU system's
-  target QPS; InferenceX: its best tokens/s per GPU × 8 / (input + output) tokens), so replica
-  rounding does not decide;
+- a request rate that needs ``SYSTEM_GPUS`` (16) GPUs of the fastest (MLPerf: the best system's
+  target QPS per GPU × 16; InferenceX: its best tokens/s per GPU × 16 / (input + output)
+  tokens), so replica rounding does not decide;
 - each row's precision where the source fixes it (InferenceX's fp8 DeepSeek, gpt-oss as
   released, MI355X fp4 and fp8) and its engine (TensorRT → trtllm, vLLM → vllm; InferenceX's
   "best available" → every engine the GPU runs); MLPerf rows otherwise get the plan's default
@@ -63,6 +63,7 @@ PROMPT = {
     "Llama-3.1-8B": 1024,  # CNN/DailyMail articles
 }
 INFERENCEX_TTFT_S = 30.0
+SYSTEM_GPUS = 16  # the load: what this many GPUs of the fastest row serve
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,7 @@ def points() -> list[Point]:
             for u in sorted({r["tokens_per_s_per_user"] for r in sc["rows"]}):
                 rows = [r for r in sc["rows"] if r["tokens_per_s_per_user"] == u]
                 p, g = sc["input_len"], sc["output_len"]
-                rate = max(r["tokens_per_s_per_gpu"] for r in rows) * 8 / (p + g)
+                rate = max(r["tokens_per_s_per_gpu"] for r in rows) * SYSTEM_GPUS / (p + g)
                 out.append(Point(sid, model, p, g, rate, INFERENCEX_TTFT_S, 1 / u, tuple(rows)))
             continue
         rule = re.search(r"TTFT <= ([\d.]+) (m?s), p99 TPOT <= ([\d.]+) ms",
@@ -126,7 +127,7 @@ def points() -> list[Point]:
         ttft = float(rule.group(1)) * (1e-3 if rule.group(2) == "ms" else 1.0)
         tpot = float(rule.group(3)) * 1e-3
         gen = round(sum(r["output_tokens_per_sample"] for r in rows) / len(rows))
-        rate = max(r["target_qps"] * 8 / r["gpus"] for r in rows)
+        rate = max(r["target_qps"] * SYSTEM_GPUS / r["gpus"] for r in rows)
         out.append(Point(sid, model, PROMPT[_prompt_key(sc)], gen, rate, ttft, tpot, tuple(rows)))
     return out
 
