@@ -19,6 +19,8 @@ Sections:
   (bench/validation_sources.py).
 - `kvcalc score` on published benchmark runs, uncalibrated and calibrated on one run
   (bench/validation_score.py: scores recomputed, fits read from docs/validation/score_fits.yaml).
+- the confidence bands by class that `kvcalc plan` margins on (bench/validation_confidence.py), also
+  written as data to calc/data/error_bands.json (--check: stale when it differs).
 """
 
 from __future__ import annotations
@@ -62,6 +64,9 @@ more on held-out rows, and the serving simulation against published benchmark ru
     the step-time model was fitted to or looked at.
 11. [Benchmark runs](#scoring-published-benchmark-runs-kvcalc-score): `kvcalc score` on
     published vLLM and SGLang benchmark result files, uncalibrated and calibrated on one run.
+11. [Confidence bands](#confidence-bands-by-class-what-kvcalc-plan-margins-on): the measured
+    error by vendor × dtype × dense/MoE that `kvcalc plan` margins on
+    (`calc/data/error_bands.json`).
 
 """
 
@@ -98,19 +103,23 @@ def render() -> str:
         _as_section(_module("validation_bands").render()),
         _as_section(_module("validation_sources").render()),
         _as_section(_module("validation_score").render()),
+        _as_section(_module("validation_confidence").render()),
     ]
     return "\n".join(parts)
 
 
 def main(argv: list[str]) -> int:
     text = render()
+    bands = sys.modules["validation_confidence"]
     if "--check" in argv:
-        if not DOC.exists() or DOC.read_text() != text:
-            print(f"{DOC} is stale: run python bench/validation_doc.py", file=sys.stderr)
+        if not DOC.exists() or DOC.read_text() != text or bands.stale():
+            print(f"{DOC} or {bands.DATA} is stale: run python bench/validation_doc.py",
+                  file=sys.stderr)  # fmt: skip
             return 1
         return 0
     DOC.write_text(text)
-    print(f"wrote {DOC}")
+    bands.write()
+    print(f"wrote {DOC} and {bands.DATA}")
     return 0
 
 

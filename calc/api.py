@@ -189,25 +189,39 @@ def cost(
     batch: int = 1,
     *,
     prompt: int | None = None,
-    usd_per_hour: float | None = None,
     max_tpot_ms: float | None = None,
     max_ttft_ms: float | None = None,
     efficiency: str = "expected",
+    usd_per_gpu_hour: float | None = None,
+    price_basis: str = "neocloud_on_demand",
+    price: str | None = None,
+    derived_prices: bool = False,
+    capex_usd_per_gpu: str | float | None = None,
+    years: float | None = None,
+    power_kw_per_gpu: float | None = None,
+    pue: float | None = None,
+    usd_per_kwh: float | None = None,
     **deployment: Unpack[DeploymentOptions],
 ) -> CostReport:
     """``kvcalc cost``: tokens/s per GPU and USD per million output and input tokens at
     ``batch``, at the largest batch that fits, at the cheapest batch meeting ``max_tpot_ms`` /
-    ``max_ttft_ms``, and the steady-state serving throughput with prefill charged."""
+    ``max_ttft_ms``, and the steady-state serving throughput with prefill charged. A GPU-hour
+    is priced on ``price_basis`` (``price="h100=2.99"`` states one profile's), at
+    ``usd_per_gpu_hour``, or as owned hardware (``capex_usd_per_gpu``, ``years``,
+    ``power_kw_per_gpu``, ``pue``, ``usd_per_kwh``)."""
     from calc.deploy.deployment import Workload
+    from calc.deploy.pricing import PRICE_OPTIONS, pricing_from
     from calc.reports.cost import cost_report
 
+    given = locals()
+    pricing = pricing_from(**{k: given[k] for k in PRICE_OPTIONS})
     notes: list[str] = []
     with _noting(notes):
         dep = _build(model, hardware, notes, deployment)
         report = cost_report(
             dep,
             Workload(ctx=ctx, batch=batch, prompt=prompt),
-            usd_per_hour=usd_per_hour,
+            pricing=pricing,
             max_tpot_ms=max_tpot_ms,
             max_ttft_ms=max_ttft_ms,
             efficiency=efficiency,
@@ -267,20 +281,31 @@ class PlanResult(Report):
 
 def plan(
     model: str | list[str],
-    rate: float,
-    prompt: str | int,
-    gen: str | int,
-    ttft_p99: str,
-    tpot_p99: str,
+    rate: float | None = None,
+    prompt: str | int | None = None,
+    gen: str | int | None = None,
+    ttft_p99: str = "",
+    tpot_p99: str = "",
     *,
+    concurrency: int | None = None,
+    trace: str | Path | None = None,
+    prefix_shared: float = 0.0,
     hardware: str | list[str] | None = None,
     engine: str | list[str] = "vllm",
+    engine_version: str | None = None,
+    weight_dtype: str | list[str] | None = None,
+    kv_dtype: str | list[str] | None = None,
+    moe_imbalance: float | None = None,
+    margin: str | float | None = None,
     max_gpus: int | None = None,
     budget_usd_per_hour: float | None = None,
     top: int = 10,
-    usd_per_hour: float | None = None,
-    capex_usd_per_gpu: float | None = None,
-    amortise_years: float | None = None,
+    price_basis: str = "neocloud_on_demand",
+    price: str | None = None,
+    usd_per_gpu_hour: float | None = None,
+    derived_prices: bool = False,
+    capex_usd_per_gpu: str | float | None = None,
+    years: float | None = None,
     power_kw_per_gpu: float | None = None,
     pue: float | None = None,
     usd_per_kwh: float | None = None,
@@ -291,55 +316,103 @@ def plan(
     calibration: str | Path | None = None,
 ) -> PlanResult:
     """``kvcalc plan``: the cheapest deployments (hardware × dtypes × tp/pp/ep × replicas ×
-    engine, and prefill/decode disaggregation) that serve ``rate`` requests/s of ``prompt`` +
-    ``gen`` tokens with p99 TTFT and TPOT within ``ttft_p99`` and ``tpot_p99`` ("2s",
-    "50ms"), every rejected family with its reason, and the winner's launch commands."""
-    from calc.reports.plan import PlanQuery, Slo
+    engine, and prefill/decode disaggregation) that serve ``rate`` requests/s (or
+    ``concurrency`` users, or a ``trace``) of ``prompt`` + ``gen`` tokens with p99 TTFT and
+    TPOT within ``ttft_p99`` and ``tpot_p99`` ("2s", "50ms") at the pessimistic end of each
+    class's measured error band (or ``margin``: 0.2 or "20%"), every GPU priced on one
+    ``price_basis``; every rejected family with its reason, and the winner's launch commands."""
     from calc.reports.plan import plan as run_plan
-    from calc.reports.plan_eval import Load
-    from calc.reports.sweep import as_text, parse_names
-    from calc.reports.tco import Pricing
-    from calc.serve.workload import parse_duration_s
 
     if seed < 0 or seed >= 2**32:
         raise InvalidInputError(f"--seed must be in 0..{2**32 - 1}, got {seed}")
-    given = [model] if isinstance(model, str) else list(model)
-    models = tuple(dict.fromkeys(n for m in given for n in parse_names(m, "--model")))
-    hws = tuple(parse_names(as_text(hardware), "--hardware")) if hardware else None
-    pricing = Pricing(
-        usd_per_hour=usd_per_hour,
-        capex_usd_per_gpu=capex_usd_per_gpu,
-        amortise_years=amortise_years,
-        power_kw_per_gpu=power_kw_per_gpu,
-        pue=pue,
-        usd_per_kwh=usd_per_kwh,
-    )
-    if pricing.owned and (hws is None or len(hws) != 1):
-        raise InvalidInputError(
-            "--capex-usd-per-gpu prices one kind of owned GPU: give one --hardware"
-        )
-    query = PlanQuery(
-        models=models,
-        load=Load.parse(rate, str(prompt), str(gen), seed=seed),
-        slo=Slo(
-            ttft_p99_s=parse_duration_s(ttft_p99, "--ttft-p99"),
-            tpot_p99_s=parse_duration_s(tpot_p99, "--tpot-p99"),
-        ),
-        hardware=hws,
-        engines=tuple(parse_names(as_text(engine), "--engine")),
-        max_gpus=max_gpus,
-        budget_usd_per_hour=budget_usd_per_hour,
-        pricing=pricing,
-        top=top,
-        disaggregation=disaggregation,
-        efficiency=efficiency,
-        calibration=calibration,
-    )
+    query = _plan_query(locals())
     r = run_plan(query, method=method, seed=seed)
     return PlanResult(
         r.fields, r.figures, r.warnings, r.fields["rows"], choices=tuple(r.choices),
         rejections=tuple(r.rejections), launch=tuple(r.launch), query=query,
     )  # fmt: skip
+
+
+def _plan_query(o: dict):
+    """The ``calc.reports.plan.PlanQuery`` of ``plan``'s arguments (its ``locals()``)."""
+    from calc.deploy.pricing import PRICE_OPTIONS, pricing_from
+    from calc.reports.plan import PlanQuery, Slo
+    from calc.reports.plan_eval import Load
+    from calc.reports.sweep import as_text, parse_names
+    from calc.serve.workload import parse_duration_s
+
+    for flag, value in (("--ttft-p99", o["ttft_p99"]), ("--tpot-p99", o["tpot_p99"])):
+        if not value:
+            raise InvalidInputError(f"{flag} is required (a time with its unit, e.g. 2s, 50ms)")
+    given = [o["model"]] if isinstance(o["model"], str) else list(o["model"])
+    models = tuple(dict.fromkeys(n for m in given for n in parse_names(m, "--model")))
+    hws = tuple(parse_names(as_text(o["hardware"]), "--hardware")) if o["hardware"] else None
+    pricing = pricing_from(**{k: o[k] for k in PRICE_OPTIONS})
+    if (
+        pricing.owned is not None
+        and not isinstance(pricing.owned.capex_usd_per_gpu, dict)
+        and (hws is None or len(hws) != 1)
+    ):
+        raise InvalidInputError(
+            "--capex-usd-per-gpu with one figure prices one kind of owned GPU: give one "
+            "--hardware, or a figure per profile (h100=30000,b200=40000)"
+        )
+    recorded = None
+    if o["trace"] is not None:
+        from calc.serve.workload import load_trace_csv
+
+        recorded = load_trace_csv(o["trace"])
+    query = PlanQuery(
+        models=models,
+        load=Load.parse(
+            o["rate"],
+            None if o["prompt"] is None else str(o["prompt"]),
+            None if o["gen"] is None else str(o["gen"]),
+            seed=o["seed"],
+            concurrency=o["concurrency"],
+            trace=recorded,
+            prefix_shared=o["prefix_shared"],
+        ),
+        slo=Slo(
+            ttft_p99_s=parse_duration_s(o["ttft_p99"], "--ttft-p99"),
+            tpot_p99_s=parse_duration_s(o["tpot_p99"], "--tpot-p99"),
+        ),
+        hardware=hws,
+        engines=tuple(parse_names(as_text(o["engine"]), "--engine")),
+        max_gpus=o["max_gpus"],
+        budget_usd_per_hour=o["budget_usd_per_hour"],
+        pricing=pricing,
+        top=o["top"],
+        disaggregation=o["disaggregation"],
+        efficiency=o["efficiency"],
+        calibration=o["calibration"],
+        margin=_margin(o["margin"]),
+        weight_dtypes=_names(o["weight_dtype"], "--weight-dtype"),
+        kv_dtypes=_names(o["kv_dtype"], "--kv-dtype"),
+        engine_version=o["engine_version"],
+        moe_imbalance=o["moe_imbalance"],
+    )
+    return query
+
+
+def _margin(value) -> float | None:
+    """``margin`` 0.2, "0.2" or "20%" → 0.2."""
+    if value is None or (isinstance(value, int | float) and not isinstance(value, bool)):
+        return value
+    t = str(value).strip()
+    try:
+        return float(t[:-1]) / 100 if t.endswith("%") else float(t)
+    except ValueError:
+        raise InvalidInputError(
+            f"--margin {t!r}: expected a fraction (0.2) or a percent (20%)"
+        ) from None
+
+
+def _names(value, flag: str) -> tuple[str, ...] | None:
+    """A comma-separated text or a list of names, or None."""
+    from calc.reports.sweep import as_text, parse_names
+
+    return None if value is None else tuple(parse_names(as_text(value), flag))
 
 
 def simulate(
@@ -409,36 +482,51 @@ def train(
     tokens: float | None = None,
     mfu: float | None = None,
     efficiency: str = "expected",
-    usd_per_hour: float | None = None,
-    gpu_price_usd: float | None = None,
-    power_w: float | None = None,
+    usd_per_gpu_hour: float | None = None,
+    price_basis: str = "neocloud_on_demand",
+    price: str | None = None,
+    derived_prices: bool = False,
+    capex_usd_per_gpu: str | float | None = None,
     years: float | None = None,
-    usd_per_kwh: float | None = None,
+    power_kw_per_gpu: float | None = None,
     pue: float | None = None,
+    usd_per_kwh: float | None = None,
     utilization: float | None = None,
+    power_w: float | None = None,
     overhead: str | float = "0.5GiB",
     network_bandwidth: str | float = "50GB",
 ) -> TrainReport:
     """``kvcalc train``: memory per GPU (weights, gradients, optimizer states, activations)
     and the fit, FLOPs per token (6N + attention, recomputation), step time with pipeline
-    bubble and communication, and with ``tokens`` the run's time, GPU-hours and dollars
-    (rented at ``usd_per_hour``, or owned: ``gpu_price_usd`` and ``power_w``)."""
+    bubble and communication, and with ``tokens`` the run's time, GPU-hours and dollars: a
+    GPU-hour priced on ``price_basis``, at ``usd_per_gpu_hour``, or owned
+    (``capex_usd_per_gpu`` with ``years``, ``power_kw_per_gpu`` (or ``power_w``), ``pue``,
+    ``usd_per_kwh``, ``utilization``)."""
     from calc.data.registry import load_hardware, load_model
     from calc.data.units import parse_bytes
+    from calc.deploy.pricing import PRICE_OPTIONS, pricing_from
     from calc.training.report import train_report
-    from calc.training.setup import TrainSetup, data_parallel, owned_gpu
+    from calc.training.setup import TrainSetup, data_parallel
 
     dp = data_parallel(tp, pp, cp, dp, gpus)
-    owned = owned_gpu(
-        gpu_price_usd, power_w, years=years, usd_per_kwh=usd_per_kwh, pue=pue,
-        utilization=utilization,
-    )  # fmt: skip
+    if power_w is not None:  # the older option, in W
+        if power_kw_per_gpu is not None:
+            raise InvalidInputError("give --power-kw-per-gpu or --power-w, not both")
+        if not 0 < power_w <= 1e5:
+            raise InvalidInputError(f"--power-w must be in (0, 100000], got {power_w!r}")
+        power_kw_per_gpu = power_w / 1000
+    if utilization is not None and capex_usd_per_gpu is None:
+        raise InvalidInputError(
+            "--utilization prices owned GPUs: give --capex-usd-per-gpu too, or leave it out"
+        )
+    given = locals()
+    pricing = pricing_from(**{k: given[k] for k in PRICE_OPTIONS}, utilisation=utilization)
     setup = TrainSetup(
         ctx=ctx, micro_batch=micro_batch, global_batch=global_batch, tp=tp, pp=pp, cp=cp, ep=ep,
         dp=dp, recipe=recipe, zero=zero, recompute=recompute, flash=flash, dropout=dropout,
         sequence_parallel=sequence_parallel, virtual_stages=virtual_stages, finetune=finetune,
         lora_rank=lora_rank, lora_targets=lora_targets, adapter_dtype=adapter_dtype,
-        tokens=tokens, mfu=mfu, efficiency=efficiency, usd_per_hour=usd_per_hour, owned=owned,
+        tokens=tokens, mfu=mfu, efficiency=efficiency, pricing=pricing,
         overhead_bytes=parse_bytes(overhead, "--overhead"),
         network_bytes_per_s=parse_bytes(network_bandwidth, "--network-bandwidth"),
     )  # fmt: skip

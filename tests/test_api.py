@@ -95,7 +95,7 @@ CASES = [
                "--zero", "3", "--finetune", "qlora", "--tokens", "1e9", "--gpu-price-usd",
                "30000", "--power-w", "1000"],
      ("mixtral-8x7b", "h100"), {"ep": 2, "tp": 2, "dp": 2, "zero": 3, "finetune": "qlora",
-                                "tokens": 1e9, "gpu_price_usd": 30000, "power_w": 1000},
+                                "tokens": 1e9, "capex_usd_per_gpu": 30000, "power_kw_per_gpu": 1.0},
      True),
     ("log", [str(LOG), "-m", "llama3-8b"], (LOG,), {"model": "llama3-8b"}, True),
     ("score", [str(RUN), "-H", "h100", "--tp", "8", "--fit", "gemm,request"],

@@ -143,8 +143,9 @@ def test_schema_and_example_together_or_nothing_is_an_error(cli):
             "unknown field 'wokload' in deployments[0]; did you mean 'workload'?",
         ),
         (
-            GOOD.replace("max_tpot_ms:", "max_tpot:"),
-            "unknown field 'max_tpot' in deployments[0].requirements; did you mean 'max_tpot_ms'",
+            GOOD.replace("max_tpot_ms:", "max_tpot_msec:"),
+            "unknown field 'max_tpot_msec' in deployments[0].requirements; did you mean "
+            "'max_tpot_ms'",
         ),
         (
             GOOD.replace("{ctx: 8192, batch: 54}", "{context: 8192, batch: 54}"),

@@ -37,8 +37,10 @@ def test_report_composes_latency_and_price(cli):
     assert f["ttft_one_prompt_s"] == pytest.approx(ttft, rel=1e-12)
     assert f["output_tokens_per_s_per_gpu"] == pytest.approx(32 / tpot / 4, rel=1e-12)
     assert f["input_tokens_per_s_per_gpu"] == pytest.approx(1024 / ttft / 4, rel=1e-12)
-    price = hw.usd_per_hour  # the profile's price per GPU-hour
-    assert f["usd_per_hour"] == price
+    price = hw.usd_per_hour  # the profile's reference price: its neocloud on-demand median
+    assert f["usd_per_gpu_hour"] == price == 3.945  # (3.90 + 3.99) / 2 (prices.yaml)
+    assert f["usd_per_hour_per_deployment"] == price * 4  # tp 4
+    assert (f["price_basis"], f["price_kind"]) == ("neocloud_on_demand", "median")
     # USD per 1e6 tokens = price / 3600 s / (tokens/s per GPU) × 1e6
     assert f["usd_per_million_output_tokens"] == pytest.approx(price / 3600 / (32 / tpot / 4) * 1e6)
     assert f["usd_per_million_input_tokens"] == pytest.approx(
@@ -51,13 +53,13 @@ def test_report_composes_latency_and_price(cli):
 def test_usd_per_hour_override_scales_cost(cli):
     base = cli(*ARGS, "--batch", "8", "--usd-per-hour", "2.99", "-f", "json").json()
     cheap = cli(*ARGS, "--batch", "8", "--usd-per-hour", "1.495", "-f", "json").json()
-    assert base["usd_per_hour"] == 2.99 and cheap["usd_per_hour"] == 1.495
+    assert base["usd_per_gpu_hour"] == 2.99 and cheap["usd_per_gpu_hour"] == 1.495
     # half the price (1.495 = 2.99 / 2) -> half the cost per token
     assert cheap["usd_per_million_output_tokens"] == pytest.approx(
         base["usd_per_million_output_tokens"] / 2
     )
     r = cli(*ARGS, "--usd-per-hour", "-1")
-    assert r.code == 2 and "--usd-per-hour must be in (0, 10000]" in r.err
+    assert r.code == 2 and "--usd-per-gpu-hour must be in (0, 10000]" in r.err
 
 
 def test_max_batch_point_is_the_max_concurrency(cli):

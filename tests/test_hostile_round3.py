@@ -21,9 +21,10 @@ def test_plan_table_shows_a_rejected_disaggregated_family(cli):
     # the issue's ask: at 20 req/s of 4096 + 256 tokens no xPyD split of llama3-70b on H100
     # meets a 300 ms p99 TTFT, so the disaggregated families are rejected (never split into
     # P and D replicas); the table said KeyError 'prefill_replicas'
+    # (issue 22: the two pools are now sized apart and meet it, so --max-gpus 64 rejects them)
     args = ("plan", "-m", "llama3-70b", "--rate", "20", "--prompt", "4096", "--gen", "256",
             "--ttft-p99", "300ms", "--tpot-p99", "30ms", "-H", "h100",
-            "--method", "analytic")  # fmt: skip
+            "--method", "analytic", "--margin", "0", "--max-gpus", "64")  # fmt: skip
     data = cli(*args, "-f", "json").json()
     rejected = [r for r in data["rejected"] if r["mode"] == "disaggregated"]
     assert rejected and all("prefill_replicas" not in r for r in rejected)
@@ -75,11 +76,11 @@ def test_yaml_exponent_numbers_in_model_hardware_and_spec_files(cli, tmp_path):
     m = tmp_path / "m.yaml"
     m.write_text(model.replace("n_layers: 32 ", "n_layers: 3.2e1 "))  # an int field
     h = tmp_path / "h.yaml"
-    h.write_text(hw.replace("usd_per_hour: 6.155", "usd_per_hour: 1e1"))  # a float field
+    h.write_text(hw.replace("usd_per_gpu_hour: 3.945", "usd_per_gpu_hour: 1e1"))  # a float
     ref = cli("cost", "-m", "llama3-8b", "-H", "h100", "--ctx", "128", "--usd-per-hour", "10",
               "-f", "json").json()  # fmt: skip
     got = cli("cost", "-m", m, "-H", h, "--ctx", "128", "-f", "json").json()
-    assert got["usd_per_hour"] == 10  # 1e1 = 10 USD per GPU-hour
+    assert got["usd_per_gpu_hour"] == 10  # 1e1 = 10 USD per GPU-hour
     assert got["usd_per_million_output_tokens"] == ref["usd_per_million_output_tokens"]
     spec = tmp_path / "spec.yaml"
     spec.write_text(
@@ -174,12 +175,12 @@ TRAIN = ("train", "-m", "llama3-8b", "-H", "h100", "--tp", "2")
     [
         ((*PLAN, "--pue", "2"), "--pue prices owned hardware"),
         ((*PLAN, "--usd-per-kwh", "1"), "--usd-per-kwh prices"),
-        ((*PLAN, "--amortise-years", "2"), "--amortise-years prices"),
+        ((*PLAN, "--amortise-years", "2"), "--years prices"),
         ((*PLAN, "--pue", "2", "--usd-per-kwh", "1"), "--pue, --usd-per-kwh price owned"),
         ((*PLAN, "--power-kw-per-gpu", "1"), "give --capex-usd-per-gpu too"),
-        ((*TRAIN, "--pue", "2"), "--pue prices owned GPUs"),
-        ((*TRAIN, "--years", "3"), "--years prices owned GPUs"),
-        ((*TRAIN, "--usd-per-kwh", "1"), "--usd-per-kwh prices owned GPUs"),
+        ((*TRAIN, "--pue", "2"), "--pue prices owned hardware"),
+        ((*TRAIN, "--years", "3"), "--years prices owned hardware"),
+        ((*TRAIN, "--usd-per-kwh", "1"), "--usd-per-kwh prices owned hardware"),
         ((*TRAIN, "--utilization", "0.5"), "--utilization prices owned GPUs"),
     ],
 )
@@ -191,8 +192,8 @@ def test_owned_hardware_options_with_a_price_are_applied(cli):
     # plan: 30,000 / (4 × 8,766) + 0.7 kW × PUE × 0.10 $/kWh; PUE 1.3 → 0.8555 + 0.0910 =
     # 0.9465 $/GPU-h, PUE 2.0 → 0.8555 + 0.1400 = 0.9955 $/GPU-h (+0.049 $/h)
     owned = ("--capex-usd-per-gpu", "30000", "--power-kw-per-gpu", "0.7")
-    base = cli(*PLAN, *owned, "-f", "json").json()["rows"][0]["usd_per_hour"]
-    pue2 = cli(*PLAN, *owned, "--pue", "2", "-f", "json").json()["rows"][0]["usd_per_hour"]
+    base = cli(*PLAN, *owned, "-f", "json").json()["rows"][0]["usd_per_gpu_hour"]
+    pue2 = cli(*PLAN, *owned, "--pue", "2", "-f", "json").json()["rows"][0]["usd_per_gpu_hour"]
     assert base == pytest.approx(30_000 / (4 * 8766) + 0.7 * 1.3 * 0.10)
     assert pue2 - base == pytest.approx(0.7 * (2.0 - 1.3) * 0.10)
 

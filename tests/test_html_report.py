@@ -103,7 +103,10 @@ def _report(cli, tmp_path, args, name="r.html", code=(0,)):
 
 def test_plan_report_has_the_answer_tables_charts_and_launch_command(reports):
     html = reports["plan"].read_text()
-    assert '<p class="answer pass">Cheapest: llama3-70b on ' in html
+    import re
+
+    # the answer in one sentence: GPUs × hardware (layout, dtypes) for the model on the engine
+    assert re.search(r'<p class="answer pass">\d+ × \S+ \(.* for llama3-70b on vllm ', html)
     for heading in ("Ranked deployments", "Rejected families", "TTFT p99 against the request "
                     "rate", "TPOT p99 against the request rate", "Tokens/s per GPU against "
                     "tokens/s per user", "Provenance: where the figures come from",

@@ -48,7 +48,9 @@ def test_every_result_table_is_richs(width):
                 drawn += 1
                 assert printable(plain, lines=True) == rich_text(cells, title, width), title
     if width >= 100:
-        assert drawn == 18  # every table fits: none left to rich
+        # every table fits at 220 columns; at 100 cost's three (its price_source is a sentence
+        # of about 120 characters, which rich wraps) are left to rich
+        assert drawn == (18 if width >= 220 else 15)
 
 
 def test_the_rendered_result_is_the_same_either_way():

@@ -108,7 +108,11 @@ def test_durations():
     assert parse_duration_s("2s", "--x") == 2.0
     assert parse_duration_s("50ms", "--x") == pytest.approx(0.05)
     assert parse_duration_s("200us", "--x") == pytest.approx(2e-4)
-    assert parse_duration_s("1.5", "--x") == 1.5
+    assert parse_duration_s("1.5min", "--x") == 90.0
+    assert parse_duration_s(1.5, "--x") == 1.5  # a Python number is seconds
+    # a bare number in text names both readings (issue 22: --tpot-p99 40 meant 40 s)
+    with pytest.raises(InvalidInputError, match=r"--x 40: a time needs its unit: 40s or 40ms\?"):
+        parse_duration_s("40", "--x")
     for bad in ("0s", "-1s", "fast", "2 hours", "nan"):
         with pytest.raises(InvalidInputError, match="--x"):
             parse_duration_s(bad, "--x")

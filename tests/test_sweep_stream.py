@@ -1,6 +1,6 @@
 """`kvcalc sweep` at scale: numbers written by numpy exactly as Python writes them, output
 streamed a chunk at a time (the same bytes whatever the chunking or the number of worker
-processes), the --pp/--prompt/gpus/usd_per_hour additions, empty cost cells for rows that do
+processes), the --pp/--prompt/gpus/usd_per_gpu_hour additions, empty cost cells for rows that do
 not fit, and Parquet output."""
 
 from __future__ import annotations
@@ -194,7 +194,8 @@ def test_pp_and_gpus_match_capacity_and_cost(cli):
             assert row[key] == cap[key], key
         dep = R.deployment(cfg, hw, tp=2, pp=2)
         point = operating_point(dep, batch=row["batch"], ctx=8192, prompt=8192)
-        for key in ("tpot_s", "ttft_one_prompt_s", "output_tokens_per_s_per_gpu", "usd_per_hour"):
+        for key in ("tpot_s", "ttft_one_prompt_s", "output_tokens_per_s_per_gpu",
+                    "usd_per_gpu_hour"):  # fmt: skip
             assert row[key] == pytest.approx(point[key], rel=1e-12), key
 
 
@@ -209,7 +210,7 @@ def test_prompt_sets_ttft_and_input_cost(cli):
     for row in rows:
         point = operating_point(R.deployment(cfg, hw), batch=1, ctx=row["ctx"],
                                 prompt=row["prompt"], usd_per_hour=2)  # fmt: skip
-        assert row["usd_per_hour"] == 2
+        assert row["usd_per_gpu_hour"] == 2
         for key in ("ttft_one_prompt_s", "usd_per_million_input_tokens",
                     "usd_per_million_output_tokens"):  # fmt: skip
             assert row[key] == pytest.approx(point[key], rel=1e-12), key

@@ -115,7 +115,7 @@ def test_cost_sweep_latency_agree(cli):
         assert row[key] == pytest.approx(cost[key], rel=1e-12), key
     # $/Mtok output = usd_per_hour / 3600 / tokens/s × 10^6
     assert cost["usd_per_million_output_tokens_serving"] == pytest.approx(
-        cost["usd_per_hour"] / 3600 / cost["serving_output_tokens_per_s_per_gpu"] * 1e6
+        cost["usd_per_gpu_hour"] / 3600 / cost["serving_output_tokens_per_s_per_gpu"] * 1e6
     )
 
 

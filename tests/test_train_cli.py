@@ -49,7 +49,7 @@ def test_does_not_fit_warns_with_the_alternative(run):
 def test_bad_input_is_one_line_exit_2(run):
     for args, msg in (
         (("--gpus", "12", "--tp", "8"), "--gpus 12 must be a positive multiple"),
-        (("--gpu-price-usd", "30000"), "needs both --gpu-price-usd and --power-w"),
+        (("--gpu-price-usd", "30000", "-H", "a10g", "--tokens", "1e9"), "no board power"),
         (("--recipe", "bf15"), "unknown recipe"),
         (("--network-bandwidth", "fast"), "--network-bandwidth"),
         (("--zero", "5"), "--zero"),

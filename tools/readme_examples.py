@@ -43,7 +43,7 @@ EXAMPLES: dict[str, list[str]] = {
     ],
     "cost": [
         "kvcalc cost --model llama3-70b --hardware h100 --tp 4 --ctx 4096 --prompt 1024 "
-        "--batch 32 --max-tpot-ms 25 -f json | grep -E '\"(usd_per_hour|max_concurrency|"
+        "--batch 32 --max-tpot-ms 25 -f json | grep -E '\"(usd_per_gpu_hour|max_concurrency|"
         "usd_per_million_output_tokens|usd_per_million_output_tokens_max_batch|target_batch|"
         "usd_per_million_output_tokens_target|serving_concurrency|"
         "usd_per_million_output_tokens_serving)\"'"

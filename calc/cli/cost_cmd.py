@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from calc.cli import deploy_options as d
 from calc.cli import options as o
+from calc.cli import price_options as po
 
 
 def cost(
@@ -19,7 +20,15 @@ def cost(
     gpus: o.Gpus = None,
     weight_dtype: o.WeightDtype = None,
     kv_dtype: o.KvDtype = None,
-    usd_per_hour: d.UsdPerHour = None,
+    usd_per_gpu_hour: po.UsdPerGpuHour = None,
+    price_basis: po.PriceBasis = "neocloud_on_demand",
+    price: po.Price = None,
+    derived_prices: po.DerivedPrices = False,
+    capex_usd_per_gpu: po.CapexUsdPerGpu = None,
+    years: po.Years = None,
+    power_kw_per_gpu: po.PowerKwPerGpu = None,
+    pue: po.Pue = None,
+    usd_per_kwh: po.UsdPerKwh = None,
     max_tpot_ms: d.MaxTpotMs = None,
     max_ttft_ms: d.MaxTtftMs = None,
     efficiency: d.Efficiency = "expected",
@@ -41,7 +50,10 @@ def cost(
     """Throughput (tokens/s per GPU, roofline) and USD per million output and input tokens at
     BATCH, at the largest batch that fits, and at the cheapest batch meeting --max-tpot-ms /
     --max-ttft-ms; and the steady-state serving throughput with prefill charged (serving_*:
-    requests of --prompt + (ctx − prompt) tokens at the engine's own concurrency).
+    requests of --prompt + (ctx − prompt) tokens at the engine's own concurrency). A GPU-hour is
+    priced on --price-basis (default neocloud on-demand; the profile's reference price, said
+    so, where it has none there), at --usd-per-gpu-hour, or as owned hardware (TCO:
+    --capex-usd-per-gpu, --years, --power-kw-per-gpu, --pue, --usd-per-kwh).
 
     Example: kvcalc cost --model llama3-70b --hardware h100 --tp 4 --ctx 4096 --max-tpot-ms 50
     """

@@ -8,6 +8,7 @@ import typer
 
 from calc.cli import deploy_options as d
 from calc.cli import options as o
+from calc.cli import price_options as po
 
 Names = Annotated[
     list[str],
@@ -22,25 +23,51 @@ Names = Annotated[
 
 def plan(
     model: Names,
-    rate: Annotated[float, typer.Option("--rate", help="Requests per second (Poisson).")],
     prompt: Annotated[
-        str,
+        str | None,
         typer.Option(
             "--prompt",
             help="Prompt tokens per request: a number, uniform:LO:HI or lognormal:MEAN:CV "
-            "(the screen uses the mean, the simulation samples it).",
+            "(the screen uses the mean, the simulation samples it; a --trace's own otherwise).",
         ),
-    ],
+    ] = None,
     gen: Annotated[
-        str,
+        str | None,
         typer.Option("--gen", help="Output tokens per request: a number or a distribution."),
-    ],
+    ] = None,
     ttft_p99: Annotated[
         str, typer.Option("--ttft-p99", help="p99 time-to-first-token target, e.g. 2s, 500ms.")
-    ],
+    ] = "",
     tpot_p99: Annotated[
         str, typer.Option("--tpot-p99", help="p99 time-per-output-token target, e.g. 50ms.")
-    ],
+    ] = "",
+    rate: Annotated[
+        float | None, typer.Option("--rate", help="Requests per second (Poisson).")
+    ] = None,
+    concurrency: Annotated[
+        int | None,
+        typer.Option(
+            "--concurrency",
+            help="Plan for N users in a closed loop (each sends its next request when the last "
+            "finishes) instead of --rate.",
+        ),
+    ] = None,
+    trace: Annotated[
+        str | None,
+        typer.Option(
+            "--trace",
+            help="A CSV trace (arrival_s, prompt_tokens, output_tokens): its arrivals and "
+            "lengths (--rate rescales its times; --prompt/--gen replace its lengths).",
+        ),
+    ] = None,
+    prefix_shared: Annotated[
+        float,
+        typer.Option(
+            "--prefix-shared",
+            help="Fraction of every prompt that is a prefix all requests share (a system "
+            "prompt), served from the prefix cache (0-1).",
+        ),
+    ] = 0.0,
     hardware: Annotated[
         str | None,
         typer.Option(
@@ -55,55 +82,52 @@ def plan(
             "--engine", help="Serving engines to consider, comma-separated: vllm, sglang, trtllm."
         ),
     ] = "vllm",
+    engine_version: d.EngineVersion = None,
+    weight_dtype: Annotated[
+        str | None,
+        typer.Option(
+            "--weight-dtype",
+            help="Weight formats allowed, comma-separated: released, fp8, fp4 (NVFP4 on NVIDIA, "
+            "MXFP4 on AMD) or a format (nvfp4, fp8-block128, int4-g128, ...). Default: as "
+            "released plus the formats the GPU runs natively.",
+        ),
+    ] = None,
+    kv_dtype: Annotated[
+        str | None,
+        typer.Option(
+            "--kv-dtype",
+            help="KV-cache formats allowed, comma-separated: released, fp8, ... Default: as "
+            "released plus fp8 where the GPU runs it.",
+        ),
+    ] = None,
+    moe_imbalance: d.MoeImbalance = None,
+    margin: Annotated[
+        str | None,
+        typer.Option(
+            "--margin",
+            help="A uniform margin on both p99s (20% or 0.2) in place of each class's measured "
+            "error band (docs/validation.md); 0 ranks on the predictions alone.",
+        ),
+    ] = None,
     max_gpus: Annotated[
         int | None, typer.Option("--max-gpus", help="Most GPUs the deployment may use.")
     ] = None,
     budget_usd_per_hour: Annotated[
         float | None,
-        typer.Option("--budget-usd-per-hour", help="Most the deployment may cost per hour."),
+        typer.Option(
+            "--budget-usd-per-hour", help="Most the whole deployment may cost per hour [USD]."
+        ),
     ] = None,
     top: Annotated[int, typer.Option("--top", help="Ranked rows to show.")] = 10,
-    usd_per_hour: Annotated[
-        float | None,
-        typer.Option(
-            "--usd-per-hour",
-            help="Price per GPU-hour for every profile, overriding their list prices.",
-        ),
-    ] = None,
-    capex_usd_per_gpu: Annotated[
-        float | None,
-        typer.Option(
-            "--capex-usd-per-gpu",
-            help="Owned hardware: purchase price per GPU "
-            "(prices a GPU-hour by TCO; give one --hardware).",
-        ),
-    ] = None,
-    amortise_years: Annotated[
-        float | None,
-        typer.Option(
-            "--amortise-years", help="Owned hardware: service life [years] (default 4)."
-        ),
-    ] = None,
-    power_kw_per_gpu: Annotated[
-        float | None,
-        typer.Option(
-            "--power-kw-per-gpu",
-            help="Owned hardware: power per GPU incl. its share "
-            "of the server [kW] (required with --capex-usd-per-gpu).",
-        ),
-    ] = None,
-    pue: Annotated[
-        float | None,
-        typer.Option(
-            "--pue", help="Owned hardware: data-centre power usage effectiveness (default 1.3)."
-        ),
-    ] = None,
-    usd_per_kwh: Annotated[
-        float | None,
-        typer.Option(
-            "--usd-per-kwh", help="Owned hardware: electricity price [USD/kWh] (default 0.10)."
-        ),
-    ] = None,
+    price_basis: po.PriceBasis = "neocloud_on_demand",
+    price: po.Price = None,
+    usd_per_gpu_hour: po.UsdPerGpuHour = None,
+    derived_prices: po.DerivedPrices = False,
+    capex_usd_per_gpu: po.CapexUsdPerGpu = None,
+    years: po.Years = None,
+    power_kw_per_gpu: po.PowerKwPerGpu = None,
+    pue: po.Pue = None,
+    usd_per_kwh: po.UsdPerKwh = None,
     method: Annotated[
         str,
         typer.Option(
@@ -116,7 +140,8 @@ def plan(
         bool,
         typer.Option(
             "--disaggregation/--no-disaggregation",
-            help="Also size prefill/decode-disaggregated families (xPyD).",
+            help="Also size prefill/decode-disaggregated families (xPyD, the two shapes "
+            "chosen apart).",
         ),
     ] = True,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the simulated arrivals.")] = 0,
@@ -131,61 +156,31 @@ def plan(
     report_file: o.Report = None,
 ) -> None:
     """The cheapest deployments (hardware × dtypes × tp/pp/ep × replicas × engine, and
-    prefill/decode disaggregation) that serve --rate requests/s of --prompt + --gen tokens
-    with p99 TTFT and TPOT within the targets: a ranked table (GPUs, USD per hour and per
-    million tokens, p99s, headroom), every rejected family with its reason (does not fit,
-    SLO ttft, SLO tpot, budget, saturated) and the winner's engine launch command.
+    prefill/decode disaggregation) that serve --rate requests/s (or --concurrency users, or a
+    --trace) of --prompt + --gen tokens with p99 TTFT and TPOT within the targets at the
+    pessimistic end of each class's measured error band (or --margin), every GPU priced on one
+    --price-basis. First line: the answer in one sentence; then a ranked table (GPUs, USD per
+    hour and per million tokens, p99s, margins, confidence, weakest provenance), every rejected
+    family with its reason and the winner's engine launch command.
 
     Example: kvcalc plan --model llama3-70b --rate 10 --prompt 2048 --gen 256 --ttft-p99 2s
     --tpot-p99 50ms
     """
-    from calc.cli.common import check_choice, check_report, command_line, warn, write_report
-    from calc.errors import InvalidInputError
+    from calc.api import plan as run
+    from calc.cli.common import (
+        check_choice,
+        check_report,
+        command_line,
+        job_options,
+        warn,
+        write_report,
+    )
     from calc.output.render import ROW_FORMATS, emit
-    from calc.reports.plan import PlanQuery, Slo
-    from calc.reports.plan import plan as run_plan
-    from calc.reports.plan_eval import Load
-    from calc.reports.sweep import parse_names
-    from calc.reports.tco import Pricing
-    from calc.serve.workload import parse_duration_s as parse_duration
 
     check_choice("--format", fmt, ROW_FORMATS)
     check_report(report_file, ("--output", output))
-    if seed < 0 or seed >= 2**32:
-        raise InvalidInputError(f"--seed must be in 0..{2**32 - 1}, got {seed}")
-    models = tuple(dict.fromkeys(n for m in model for n in parse_names(m, "--model")))
-    hws = tuple(parse_names(hardware, "--hardware")) if hardware else None
-    engines = tuple(parse_names(engine, "--engine"))
-    pricing = Pricing(
-        usd_per_hour=usd_per_hour,
-        capex_usd_per_gpu=capex_usd_per_gpu,
-        amortise_years=amortise_years,
-        power_kw_per_gpu=power_kw_per_gpu,
-        pue=pue,
-        usd_per_kwh=usd_per_kwh,
-    )
-    if pricing.owned and (hws is None or len(hws) != 1):
-        raise InvalidInputError(
-            "--capex-usd-per-gpu prices one kind of owned GPU: give one --hardware"
-        )
-    query = PlanQuery(
-        models=models,
-        load=Load.parse(rate, prompt, gen, seed=seed),
-        slo=Slo(
-            ttft_p99_s=parse_duration(ttft_p99, "--ttft-p99"),
-            tpot_p99_s=parse_duration(tpot_p99, "--tpot-p99"),
-        ),
-        hardware=hws,
-        engines=engines,
-        max_gpus=max_gpus,
-        budget_usd_per_hour=budget_usd_per_hour,
-        pricing=pricing,
-        top=top,
-        disaggregation=disaggregation,
-        efficiency=efficiency,
-        calibration=calibration,
-    )
-    report = run_plan(query, method=method, seed=seed)
+    report = run(**job_options(plan, locals()))
+    query = report.query
     warn(report.warnings)
     emit(
         report.fields,
@@ -219,48 +214,63 @@ RANKED = (
     "dtypes",
     "layout",
     "mode",
-    "replicas",
     "gpus",
     "USD/h",
-    "USD/Mtok in",
     "USD/Mtok out",
     "p99 TTFT",
     "p99 TPOT",
+    "margin",
     "headroom",
+    "confidence",
+    "weakest",
     "engine",
-    "method",
 )
 REJECTED = ("model", "hardware", "dtypes", "layout", "mode", "engine", "reason", "detail")
+
+
+def _layout(tp, pp, ep) -> str:
+    return f"tp{tp} pp{pp} ep{ep}"
 
 
 def _display(row: dict) -> dict:
     out = dict(row)
     if row.get("calibrated"):
         out["hardware"] = f"{row['hardware']} (calibrated)"
-    out["dtypes"] = f"{row['weight_dtype']}/{row['kv_dtype']}"
-    out["layout"] = f"tp{row['tp']} pp{row['pp']} ep{row['ep']}"
+    out["dtypes"] = f"{row['weight_dtype']}/{row['kv_dtype']}" + (
+        " *" if row.get("needs_checkpoint") else ""
+    )
+    out["layout"] = _layout(row["tp"], row["pp"], row["ep"])
     if row["mode"] != "disaggregated":
-        out["mode"] = "agg"
+        out["mode"] = f"agg ×{row['replicas']}" if "replicas" in row else "agg"
     elif row.get("prefill_replicas") is None:  # a rejected family: never split into replicas
         out["mode"] = "disagg"
     else:
         out["mode"] = f"{row['prefill_replicas']}P{row['decode_replicas']}D"
+        if (row["decode_tp"], row["decode_pp"], row["decode_ep"]) != (row["tp"], row["pp"],
+                                                                       row["ep"]):  # fmt: skip
+            out["layout"] += " / " + _layout(row["decode_tp"], row["decode_pp"], row["decode_ep"])
     if "ttft_p99_headroom" in row:
         from calc.output.render import human
 
         out["headroom"] = f"{row['ttft_p99_headroom']:.0%} / {row['tpot_p99_headroom']:.0%}"
-        out["USD/h"] = f"${row['usd_per_hour_per_deployment']:,.2f}"
-        out["USD/Mtok in"] = f"${row['usd_per_million_input_tokens_at_load']:,.4f}"
-        out["USD/Mtok out"] = f"${row['usd_per_million_output_tokens_at_load']:,.4f}"
+        out["margin"] = f"×{row['ttft_factor']:.2f} / ×{row['tpot_factor']:.2f}"
+        flag = "!" if row.get("price_flagged") else ""
+        out["USD/h"] = f"${row['usd_per_hour_per_deployment']:,.2f}{flag}"
+        mtok = row["usd_per_million_output_tokens_at_load"]
+        out["USD/Mtok out"] = "-" if mtok is None else f"${mtok:,.4f}"
         out["p99 TTFT"] = human("ttft_p99_s", row["ttft_p99_s"])
         out["p99 TPOT"] = human("tpot_p99_s", row["tpot_p99_s"])
+        basis = {"band": "", "widest": " (unvalidated)", "margin": " (--margin)"}
+        out["confidence"] = f"{row['confidence_class']}{basis.get(row['confidence_basis'], '')}"
+        out["weakest"] = row["weakest_provenance"]
     return out
 
 
 def plan_table(report):
-    """The ranked table and the rejected families (the winner's commands follow the tables,
-    ``launch_lines``)."""
+    """The answer, the ranked table and the rejected families (the winner's commands follow
+    the tables, ``launch_lines``)."""
     from rich.console import Group
+    from rich.text import Text
 
     from calc.output.render import kv_table, rows_table
 
@@ -268,15 +278,20 @@ def plan_table(report):
     head = {
         k: v
         for k, v in f.items()
-        if not isinstance(v, list | dict) and v is not None and not k.startswith("launch")
+        if not isinstance(v, list | dict)
+        and v is not None
+        and not k.startswith("launch")
+        and k != "answer"
     }
-    parts = [kv_table(head, "kvcalc plan: the load and the search")]
+    parts = [Text(f["answer"]), kv_table(head, "kvcalc plan: the load and the search")]
     rows = [_display(r) for r in f["rows"]]
     if rows:
         parts.append(
             rows_table(
                 rows,
-                "Ranked (cheapest first; headroom: TTFT / TPOT p99 left of the SLO)",
+                f"Ranked on {f['price_basis']} prices (cheapest first; margin: the class's "
+                "pessimistic factor on p99 TTFT / TPOT; headroom: the SLO left at that end; "
+                "* needs a quantised checkpoint; ! a derived or placeholder price)",
                 columns=RANKED,
                 keys=1,
             )

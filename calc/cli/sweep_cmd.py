@@ -79,7 +79,7 @@ def sweep(
 ) -> None:
     """Evaluate every combination of models, hardware, dtypes, tp, pp, prompt, ctx and batch:
     memory, KV budget and pool, max concurrency, fit, TPOT, TTFT, tokens/s per GPU and USD per
-    million tokens. Columns are stable and in base units; gpus = tp × pp, usd_per_hour is per
+    million tokens. Columns are stable and in base units; gpus = tp × pp, usd_per_gpu_hour is per
     GPU. A row that does not fit (fits false) has empty cost columns (null in JSON), counted in
     one warning. CSV, JSON, JSON Lines and Parquet are streamed a chunk of rows at a time
     (memory does not grow with the grid); a table shows the first rows. --report FILE.html

@@ -8,6 +8,7 @@ import typer
 
 from calc.cli import deploy_options as d
 from calc.cli import options as o
+from calc.cli import price_options as po
 
 
 # long: its typer options are declared in its signature (issue 27 item 2 generates them)
@@ -119,33 +120,25 @@ def train(
         ),
     ] = None,
     efficiency: d.Efficiency = "expected",
-    usd_per_hour: d.UsdPerHour = None,
-    gpu_price_usd: Annotated[
-        float | None,
-        typer.Option(
-            "--gpu-price-usd",
-            help="Owned GPUs: purchase price per GPU (server share included); with --power-w "
-            "prices GPU-hours by ownership instead of rental.",
-        ),
-    ] = None,
-    power_w: Annotated[
-        float | None, typer.Option("--power-w", help="Owned: power per GPU, server share [W].")
-    ] = None,
-    years: Annotated[
-        float | None, typer.Option("--years", help="Owned: years of service (default 4).")
-    ] = None,
-    usd_per_kwh: Annotated[
-        float | None,
-        typer.Option("--usd-per-kwh", help="Owned: electricity price [USD/kWh] (default 0.10)."),
-    ] = None,
-    pue: Annotated[
-        float | None,
-        typer.Option("--pue", help="Owned: power usage effectiveness (default 1.3)."),
-    ] = None,
+    usd_per_gpu_hour: po.UsdPerGpuHour = None,
+    price_basis: po.PriceBasis = "neocloud_on_demand",
+    price: po.Price = None,
+    derived_prices: po.DerivedPrices = False,
+    capex_usd_per_gpu: po.CapexUsdPerGpu = None,
+    years: po.Years = None,
+    power_kw_per_gpu: po.PowerKwPerGpu = None,
+    pue: po.Pue = None,
+    usd_per_kwh: po.UsdPerKwh = None,
     utilization: Annotated[
         float | None,
         typer.Option(
             "--utilization", help="Owned: fraction of its life the GPU is busy (default 1)."
+        ),
+    ] = None,
+    power_w: Annotated[
+        float | None,
+        typer.Option(
+            "--power-w", hidden=True, help="Owned: power per GPU [W] (--power-kw-per-gpu)."
         ),
     ] = None,
     overhead: Annotated[

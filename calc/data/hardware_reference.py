@@ -38,9 +38,33 @@ FIELD_HELP: dict[str, str] = {
     "direction [bytes/s]",
     "HardwareProfile.interconnect_latency_s": "one ring step of a collective over the scale-up "
     "link, from the collective library's model [s]",
-    "HardwareProfile.usd_per_hour": "price of one GPU-hour on demand [USD]",
-    "HardwareProfile.price_date": "when the price was read: YYYY-MM or YYYY-MM-DD",
-    "HardwareProfile.price_source": "the price list and where it was read",
+    "HardwareProfile.prices": "prices of one GPU-hour, at most one per basis, each with its "
+    "kind, source and date (below); the first is the reference price commands show without "
+    "`--price-basis` (written by tools/profile_prices.py from docs/validation/prices.yaml)",
+    "HardwareProfile.provenance": "what each figure that moves a speed or a price is, by the "
+    "figure's name (peak_flops_per_s, hbm_bandwidth_bytes_per_s, interconnect, "
+    "usable_memory_bytes, scale_out, kernel_overhead_s, efficiency, efficiency.<band>): "
+    "required for the figures the profile gives (below)",
+    "HardwareProfile.board_power": "the board's rated power with its source (below): the "
+    "owned-hardware TCO's and the energy per token's power per GPU unless stated",
+    "Price.basis": "what it is a price of: neocloud_on_demand, hyperscaler_on_demand, "
+    "marketplace_on_demand, spot, committed (term unstated), committed_1yr, committed_3yr, "
+    "owned_tco; a ranking never mixes them",
+    "Price.usd_per_gpu_hour": "price of one GPU-hour [USD]",
+    "Price.kind": "list (one provider's published price), median (of several lists), estimate "
+    "(a TCO model), approximate (marked so, or a range's midpoint), derived (computed from other "
+    "figures), placeholder (another part's price); derived and placeholder prices are left out "
+    "of a plan unless asked for",
+    "Price.source": "who publishes it, for which instance, and where it was read",
+    "Price.date": "when the source was read or dated: YYYY, YYYY-MM or YYYY-MM-DD",
+    "Price.rule": "how a median, derived or placeholder figure follows",
+    "FigureSource.kind": "published (a datasheet, a library's model constants), measured (on "
+    "this GPU), fitted (to measurements), derived (by a stated rule), assumed, copied",
+    "FigureSource.source": "where it comes from, or the rule",
+    "FigureSource.copied_from": "the profile a copied figure is taken from",
+    "BoardPower.watts": "the board's rated power: NVIDIA TGP/TDP, AMD TBP [W]",
+    "BoardPower.kind": "published or measured",
+    "BoardPower.source": "the datasheet or MLPerf system description it is read from",
     "HardwareProfile.efficiency": "achievable fractions of the peaks (below)",
     "HardwareProfile.usable_memory_bytes": "the device total torch reports "
     "(`torch.cuda.mem_get_info()[1]`), which engines budget from; below the label [bytes]",

@@ -242,6 +242,111 @@ class StepCalibration(Schema):
     source: Text = "calibration"
 
 
+# What a price is a price of (issue 22: a ranking never mixes them)
+PriceBasis = Literal[
+    "neocloud_on_demand",  # GPU-specialist clouds' self-serve on-demand lists
+    "hyperscaler_on_demand",  # AWS, Azure, Google Cloud, Oracle pay-as-you-go lists
+    "marketplace_on_demand",  # third-party hosts on a marketplace (no datacentre SLA)
+    "spot",  # interruptible capacity
+    "committed",  # a reserved or contract rate whose term the source does not state
+    "committed_1yr",
+    "committed_3yr",
+    "owned_tco",  # the cost per GPU-hour of owning it (capex over its life, power, facility)
+]
+# How a price follows from its source: ``list`` one provider's published price; ``median`` the
+# median of several providers' lists (``rule`` names them); ``estimate`` a modelled cost (a TCO
+# model); ``approximate`` a figure its source marks approximate or a range's midpoint;
+# ``derived`` computed from other figures (``rule``); ``placeholder`` the price of another part
+PriceKind = Literal["list", "median", "estimate", "approximate", "derived", "placeholder"]
+# the kinds a ranking leaves out unless asked for (and flags when used)
+UNLISTED_PRICE_KINDS = ("derived", "placeholder")
+DateText = Annotated[str, Bounds(pattern=r"^\d{4}(-\d{2}(-\d{2})?)?$")]
+
+
+@schema
+class Price(Schema):
+    """One price of a GPU-hour [USD per GPU-hour] on one basis, with its source and date."""
+
+    basis: PriceBasis
+    usd_per_gpu_hour: Annotated[float, Bounds(gt=0, le=10_000)]
+    kind: PriceKind
+    source: Text
+    date: DateText  # when the source was read or dated: YYYY-MM or YYYY-MM-DD
+    rule: Text | None = None  # median, derived, placeholder: how the figure follows
+
+    def __post_init__(self) -> None:
+        if self.kind in ("median", "derived", "placeholder") and not self.rule:
+            raise ValueError(f"a {self.kind} price needs its rule (how it follows)")
+
+
+# What a figure of a profile is (issue 22, deliver 1): ``published`` printed by the vendor or a
+# standard source (a datasheet, NCCL's latency model), ``measured`` measured on this GPU,
+# ``fitted`` fitted to measurements, ``derived`` computed from other figures by a stated rule,
+# ``assumed`` chosen without a source for this GPU, ``copied`` taken from another profile
+FigureKind = Literal["published", "measured", "fitted", "derived", "assumed", "copied"]
+
+
+@schema
+class FigureSource(Schema):
+    """What one figure of a profile is and where it comes from."""
+
+    kind: FigureKind
+    source: Text
+    copied_from: Annotated[str, Bounds(min_length=1, max_length=100)] | None = None
+
+    def __post_init__(self) -> None:
+        if self.kind == "copied" and not self.copied_from:
+            raise ValueError("a copied figure names the profile it is copied from (copied_from)")
+
+
+@schema
+class BoardPower(Schema):
+    """The board's rated power (NVIDIA TGP/TDP, AMD TBP) [W]: the most it draws."""
+
+    watts: Annotated[float, Bounds(gt=0, le=10_000)]
+    kind: FigureKind
+    source: Text
+
+
+# The figures of a profile that move a speed or a price and must say what they are (the
+# efficiency bands and the kernel curves carry their own ``provenance``; prices their ``kind``)
+PROVENANCE_REQUIRED = (
+    "peak_flops_per_s",
+    "hbm_bandwidth_bytes_per_s",
+    "interconnect",
+)
+# required where the profile gives the figure
+PROVENANCE_WHERE_GIVEN = (
+    "usable_memory_bytes",
+    "scale_out",
+    "kernel_overhead_s",
+)
+# may also be stated: ``efficiency`` (required where the efficiency block states no provenance
+# of its own) and, to refine it band by band, the bands' own keys
+PROVENANCE_OPTIONAL = (
+    "efficiency",
+    "efficiency.matmul",
+    "efficiency.matmul_fp8",
+    "efficiency.matmul_fp4",
+    "efficiency.memory",
+    "efficiency.weight_only",
+)
+ProvenanceKey = Literal[
+    "efficiency",
+    "peak_flops_per_s",
+    "hbm_bandwidth_bytes_per_s",
+    "interconnect",
+    "usable_memory_bytes",
+    "scale_out",
+    "kernel_overhead_s",
+    "efficiency.matmul",
+    "efficiency.matmul_fp8",
+    "efficiency.matmul_fp4",
+    "efficiency.memory",
+    "efficiency.weight_only",
+]
+
+
 @schema
 class HardwareProfile(Schema):
     """One accelerator (per GPU): memory (label and usable), bandwidth, dense peaks,
@@ -263,10 +368,13 @@ class HardwareProfile(Schema):
     # per GPU, per direction [bytes/s]
     interconnect_bandwidth_bytes_per_s: Annotated[float, Bounds(gt=0, le=1e14)]
     interconnect_latency_s: Annotated[float, Bounds(gt=0, le=1)]  # per collective hop [s]
-    usd_per_hour: Annotated[float, Bounds(gt=0, le=10_000)]  # price per GPU-hour [USD]
-    price_date: Annotated[str, Bounds(pattern=r"^\d{4}-\d{2}(-\d{2})?$")]
-    price_source: Text
+    # prices of one GPU-hour [USD], at most one per basis; the first is the profile's reference
+    # price (``usd_per_hour``): its default basis where it has one (tools/profile_prices.py)
+    prices: Annotated[list[Price], Bounds(min_length=1)]
     efficiency: Efficiency
+    # what each figure that moves a speed or a price is (issue 22): ``PROVENANCE_REQUIRED``
+    # always, ``PROVENANCE_WHERE_GIVEN`` where the profile gives the figure
+    provenance: dict[ProvenanceKey, FigureSource]
     # What the driver hands a process: torch.cuda.mem_get_info()[1] (cudaMemGetInfo or
     # hipMemGetInfo total) on an idle headless server, which engines budget from (vLLM's
     # total_gpu_memory) [bytes].
@@ -300,6 +408,34 @@ class HardwareProfile(Schema):
     # op-class multipliers and a per-step host time fitted to benchmark runs (``--calibration
     # FILE`` from ``kvcalc score --save-calibration``); None: none
     step_calibration: StepCalibration | None = None
+    # the board's rated power (NVIDIA TGP, AMD TBP) with its source: the owned-hardware TCO's
+    # and the energy per token's default power per GPU; None: not published
+    board_power: BoardPower | None = None
+
+    @property
+    def board_power_w(self) -> float | None:
+        """The board's rated power [W], None where not published."""
+        return None if self.board_power is None else self.board_power.watts
+
+    @property
+    def usd_per_hour(self) -> float:
+        """The reference price of one GPU-hour [USD]: the first of ``prices``."""
+        return self.prices[0].usd_per_gpu_hour
+
+    @property
+    def price_date(self) -> str:
+        """When the reference price was read."""
+        return self.prices[0].date
+
+    @property
+    def price_source(self) -> str:
+        """Where the reference price comes from, with its basis and kind."""
+        p = self.prices[0]
+        return f"{p.basis} ({p.kind}): {p.source}"
+
+    def price(self, basis: str) -> "Price | None":
+        """The price on ``basis``, None where the profile has none."""
+        return next((p for p in self.prices if p.basis == basis), None)
 
     @property
     def budget_memory_bytes(self) -> int:
@@ -315,6 +451,23 @@ class HardwareProfile(Schema):
                 raise ValueError(f"peak_flops_per_s.{dtype} must be in (0, 1e18], got {value}")
         if "bf16" not in self.peak_flops_per_s:
             raise ValueError("peak_flops_per_s must include bf16")
+        bases = [p.basis for p in self.prices]
+        if len(set(bases)) != len(bases):
+            raise ValueError("prices: at most one price per basis")
+        missing = [k for k in PROVENANCE_REQUIRED if k not in self.provenance]
+        missing += [
+            k
+            for k in PROVENANCE_WHERE_GIVEN
+            if getattr(self, k) is not None and k not in self.provenance
+        ]
+        if self.efficiency.provenance is None and "efficiency" not in self.provenance:
+            missing.append("efficiency")  # the bands: in the efficiency block or here
+        if missing:
+            raise ValueError(
+                f"provenance: say what {', '.join(missing)} "
+                f"{'is' if len(missing) == 1 else 'are'} ({{kind: published|measured|fitted|"
+                "derived|assumed|copied, source: ...}})"
+            )
         if self.usable_memory_bytes is not None and self.usable_memory_bytes > self.memory_bytes:
             raise ValueError(
                 f"usable_memory_bytes ({self.usable_memory_bytes}) exceeds memory_bytes "

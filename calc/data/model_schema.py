@@ -4,6 +4,7 @@ Plain frozen dataclasses (see calc.data.schema_base): pydantic validates a user'
 them strictly; a shipped config is built directly and checked against that by the tests.
 """
 
+from functools import cached_property
 from typing import Annotated, Literal
 
 from calc.data.schema_base import Bounds, Schema, schema
@@ -377,9 +378,10 @@ class ModelConfig(Schema):
             return self.max_ctx
         return max(self.max_ctx, int((r.original_max_ctx or self.max_ctx) * r.factor))
 
-    @property
+    @cached_property
     def layers(self) -> tuple[str, ...]:
-        """The type of every layer: layer_types, layer_pattern repeated, or all 'full'."""
+        """The type of every layer: layer_types, layer_pattern repeated, or all 'full' (computed
+        once: a frozen config never changes)."""
         if self.layer_types is not None:
             return tuple(self.layer_types)
         if self.layer_pattern is not None:
@@ -439,10 +441,10 @@ class ModelConfig(Schema):
         assert self.head_dim is not None
         return self.head_dim
 
-    @property
+    @cached_property
     def n_moe_layers(self) -> int:
         return sum(1 for i in range(self.n_layers) if self.is_moe_layer(i))
 
-    @property
+    @cached_property
     def n_dense_ffn_layers(self) -> int:
         return sum(1 for i in range(self.n_layers) if self.has_ffn(i)) - self.n_moe_layers

@@ -140,6 +140,12 @@ def load_model(name: str) -> ModelConfig:
 def _hardware_data(path: Path) -> dict:
     data = load_mapping(path)
     data.setdefault("name", path.stem)
+    if "usd_per_hour" in data and "prices" not in data:  # a profile of before issue 22
+        raise ConfigError(
+            f"{path}: usd_per_hour, price_date and price_source are now 'prices:', a list of "
+            "{basis, usd_per_gpu_hour, kind, source, date}, with a 'provenance:' of the figures "
+            "(see a shipped profile, docs/hardware.md)"
+        )
     return data
 
 

@@ -10,7 +10,7 @@ import datetime as _dt
 import os
 import platform
 
-from calc.data.hardware_schema import Band, Efficiency, HardwareProfile
+from calc.data.hardware_schema import Band, Efficiency, FigureSource, HardwareProfile, Price
 
 PROFILE_NAME = "cpu-probe"
 
@@ -48,9 +48,22 @@ def cpu_profile(
         interconnect="none (single CPU)",
         interconnect_bandwidth_bytes_per_s=1.0,
         interconnect_latency_s=1.0,
-        usd_per_hour=1e-9,
-        price_date=_dt.date.today().strftime("%Y-%m"),
-        price_source="not priced (a probe profile)",
-        efficiency=Efficiency(matmul=one, memory=one, source="the probe defines peak"),
+        prices=[
+            Price(
+                basis="owned_tco",
+                usd_per_gpu_hour=1e-9,
+                kind="placeholder",
+                source="not priced (a probe profile)",
+                date=_dt.date.today().strftime("%Y-%m"),
+                rule="a probe profile has no price",
+            )
+        ],
+        efficiency=Efficiency(
+            matmul=one, memory=one, source="the probe defines peak", provenance="measured"
+        ),
+        provenance={
+            key: FigureSource(kind="measured", source="kvcalc measure --device cpu on this machine")
+            for key in ("peak_flops_per_s", "hbm_bandwidth_bytes_per_s", "interconnect")
+        },
         notes="temporary profile built by kvcalc measure; not a datasheet",
     )

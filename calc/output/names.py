@@ -17,7 +17,7 @@ from dataclasses import dataclass
 UNITS = (
     "bytes", "B/s", "s", "ms", "GPU-h", "tokens/s", "FLOP", "FLOP/s", "FLOP/B", "USD", "USD/h",
     "sequences", "tokens", "params", "blocks", "count", "elements", "fraction", "percent", "ratio",
-    "flag", "label", "requests/s",
+    "flag", "label", "requests/s", "kWh",
 )  # fmt: skip
 SCOPES = (
     "per sequence", "per GPU", "per deployment", "whole model", "per op", "setting", "label",
@@ -46,7 +46,10 @@ block_size | tokens | setting | capacity | tokens per KV block (paged allocation
 mem_util | fraction | setting | capacity | the engine's memory fraction as applied: --mem-util, else the engine's default (vLLM gpu_memory_utilization, SGLang mem_fraction_static incl. its automatic choice, TensorRT-LLM free_gpu_memory_fraction); `log` calls the same figure memory_fraction
 max_model_len | tokens | setting | capacity log | the engine's maximum model length (the setting, else the model's context limit); capacity sizes contiguous preallocation with it and raises it to ctx when ctx is longer (with a warning)
 efficiency | label | setting | cost simulate plan | which achievable fraction of peak the times use: peak, low, expected or high
-usd_per_hour | USD/h | per GPU | cost sweep plan | price of one GPU-hour
+usd_per_hour_per_deployment | USD/h | per deployment | cost | usd_per_gpu_hour × gpus: one hour of the whole deployment
+price_kind | label | label | cost train | what the price is (docs/hardware.md): list, median (of several providers' lists), estimate (a TCO model), approximate, derived, placeholder, stated (--usd-per-gpu-hour, --price) or tco (owned: --capex-usd-per-gpu)
+price_source | label | label | cost | where usd_per_gpu_hour comes from: the provider and instance, the rule of a median or derived figure, or the TCO arithmetic
+kwh_per_million_output_tokens_serving | kWh | per deployment | cost | energy of a million output tokens at the steady state: power per GPU (board power, or --power-kw-per-gpu) × PUE / 3600 / serving_output_tokens_per_s_per_gpu × 10^6 (all GPU time charged to output tokens; at board power: an upper bound; null: no board power)
 params_total | params | whole model | memory train | parameters of the whole model
 params_active | params | whole model | memory | parameters one token runs through (MoE: top-k routed experts)
 weights_bytes | bytes | whole model | memory | weights of the whole model: params_total × bytes per weight (scales included)
@@ -191,11 +194,17 @@ ttft_p99_slo_s | s | setting | plan | target: 99th-percentile time to first toke
 tpot_p99_slo_s | s | setting | plan | target: 99th-percentile time per output token (--tpot-p99)
 max_gpus | count | setting | plan | most GPUs a planned deployment may use (--max-gpus; null: no limit)
 budget_usd_per_hour | USD/h | setting | plan | most a planned deployment may cost per hour (--budget-usd-per-hour; null: no limit)
-pricing | label | setting | plan | how a GPU-hour is priced: the profile's list price, a stated price, or owned-hardware TCO (capex / (years × 8,766 h) + kW × PUE × USD/kWh)
-method | label | setting | plan | how loads were evaluated: simulation (calc.serve) or analytic (the queueing estimate of calc.reports.plan_eval); disaggregated rows are always analytic (rows[].method)
+pricing | label | setting | plan | how a GPU-hour is priced: the basis (and whether derived and placeholder prices are used), the prices stated, or owned-hardware TCO (capex / (years × 8,766 h) + kW × PUE × USD/kWh)
+answer | label | summary | plan | the answer in one sentence: GPUs, layout, dtypes, engine and version, USD per hour and basis, p99 TTFT and TPOT (and at the pessimistic end), confidence and the weakest provenance
+concurrency | count | setting | plan | users in a closed loop the plan sizes for (--concurrency; null: a rate)
+prefix_shared | fraction | setting | plan | the share of every prompt that is a prefix all requests share, served from the prefix cache (--prefix-shared)
+margin | fraction | setting | plan | a uniform margin on both p99s in place of the class bands (--margin; null: the bands of calc/data/error_bands.json)
+unpriced | label | summary | plan | profiles left out for want of a price on the basis (or with only a derived or placeholder one)
+method | label | setting | plan | how loads were evaluated: simulation (calc.serve) or analytic (the queueing estimate of calc.reports.plan_eval); a row's own in rows[].method
 n_families | count | summary | plan | deployment families built (model × hardware × dtypes × tp/pp/ep × engine the model's shape allows)
 n_screened_out | count | summary | plan | families the analytic screen rejected (does not fit, latency bound above the SLO, budget)
-n_evaluated | count | summary | plan | cheapest surviving families whose replicas were sized under load
+n_evaluated | count | summary | plan | cheapest surviving families whose replicas were sized under load (the cheapest 10 by their lower-bound price, then up to 10 more below the best price those found)
+n_unscreened | count | summary | plan | families not screened: the least they could cost (one replica) is above the bound of every family the evaluation could reach, so none could be ranked
 n_unexplored | count | summary | plan | surviving families not evaluated: the cheapest simulate_top (10) are, then up to 10 more whose lower-bound price is below the best found; the rest cannot beat the winner or lie past that cap
 launch_commands[].role | label | label | plan | who runs the command: server, prefill, decode, router, or one node of a multi-node server ("server, node 1 of 2")
 launch_commands[].count | count | per deployment | plan | identical copies to run (independent replicas or prefill/decode servers), each its own server
@@ -206,19 +215,39 @@ launch_commands[].files | label | label | plan | files the command reads, by nam
 launch_commands[].notes | label | label | plan | what the flags cannot say (a quantised checkpoint to serve, the head node's address, a router)
 rows | label | summary | plan | the ranked deployments, one record each (empty: none meets the targets)
 rejected | label | summary | plan | the rejected families, one record each (empty: none)
-rows[].rank | count | per deployment | plan | 1 = cheapest deployment per hour meeting both SLOs (ties: fewer GPUs, then a simulated row before an analytic one, then lower p99 TPOT)
+rows[].rank | count | per deployment | plan | 1 = cheapest deployment per hour meeting both SLOs at the pessimistic end of its band (ties: fewer GPUs, a simulated row before an analytic one, aggregated before disaggregated, then lower p99 TPOT)
 rows[].mode | label | setting | plan | aggregated (prefill and decode share each replica) or disaggregated (prefill_replicas + decode_replicas, KV sent between them)
 rows[].replicas | count | per deployment | plan | copies of the tp × pp × ep shape serving the rate (disaggregated: prefill + decode replicas)
 rows[].prefill_replicas | count | per deployment | plan | disaggregated: prefill-only replicas (null when aggregated)
 rows[].decode_replicas | count | per deployment | plan | disaggregated: decode-only replicas (null when aggregated)
-rows[].gpus_per_replica | count | per deployment | plan | GPUs of one replica: max(tp, ep) × pp
-rows[].usd_per_hour_per_deployment | USD/h | per deployment | plan | replicas × gpus_per_replica × usd_per_hour
-rows[].usd_per_million_input_tokens_at_load | USD | per deployment | plan | usd_per_hour_per_deployment × prefill share / 3600 / (rate × prompt) × 10^6 (share: the prefill time of the steady-state serving cycle; disaggregated: prefill_replicas / replicas)
+rows[].gpus_per_replica | count | per deployment | plan | GPUs of one replica: max(tp, ep) × pp (disaggregated: of one prefill replica)
+rows[].usd_per_hour_per_deployment | USD/h | per deployment | plan | gpus × usd_per_gpu_hour
+rows[].usd_per_million_input_tokens_at_load | USD | per deployment | plan | usd_per_hour_per_deployment × prefill share / 3600 / (rate × prompt) × 10^6 (share: the prefill time of the steady-state serving cycle; disaggregated: the prefill pool's share of the GPUs)
+rows[].kwh_per_million_input_tokens_at_load | kWh | per deployment | plan | gpus × power per GPU (board power, or --power-kw-per-gpu) × PUE × prefill share / 3600 / (rate × prompt) × 10^6 (at board power: an upper bound; null: no board power)
+rows[].kwh_per_million_output_tokens_at_load | kWh | per deployment | plan | gpus × power per GPU × PUE × (1 − prefill share) / 3600 / (rate × gen) × 10^6
+rows[].requests_per_s | requests/s | per deployment | plan | requests/s the row serves: the offered rate, or the closed loop's achieved rate (--concurrency)
+rows[].decode_tp | count | setting | plan | disaggregated: the decode pool's tensor-parallel GPUs (its shape is chosen apart from the prefill pool's; null when aggregated)
+rows[].decode_pp | count | setting | plan | disaggregated: the decode pool's pipeline stages
+rows[].decode_ep | count | setting | plan | disaggregated: the decode pool's expert-parallel GPUs
+rows[].decode_gpus_per_replica | count | per deployment | plan | disaggregated: GPUs of one decode replica (gpus_per_replica is the prefill replica's)
+rows[].engine_version | label | setting | plan | the engine release whose rules the row was sized by (--engine-version, else the newest modelled)
+rows[].checkpoint | label | label | plan | the published checkpoint in the row's weight format (calc/data/quantised_checkpoints.yaml; null: as released or none known)
+rows[].needs_checkpoint | flag | setting | plan | a 4-bit weight format the model has no published checkpoint in: quantise one to serve it
+rows[].price_kind | label | label | plan | the row's price kind (list, median, estimate, approximate; derived and placeholder only with --derived-prices; stated; tco)
+rows[].price_flagged | flag | label | plan | a derived or placeholder price used because --derived-prices asked for it
+rows[].ttft_factor | ratio | per deployment | plan | the pessimistic end of the class's TTFT band: 1 / (1 + p25 of the signed error) (--margin: 1 + margin; an unvalidated class: the widest band measured)
+rows[].tpot_factor | ratio | per deployment | plan | the same for TPOT
+rows[].ttft_p99_pessimistic_s | s | per deployment | plan | ttft_p99_s × ttft_factor: the p99 a ranked row must keep within the target
+rows[].tpot_p99_pessimistic_s | s | per deployment | plan | tpot_p99_s × tpot_factor
+rows[].confidence_class | label | label | plan | the class whose measured error band applies: vendor × weight dtype × dense/MoE (docs/validation.md, confidence bands)
+rows[].confidence_basis | label | label | plan | band (the class's own), widest (a time the class has no band for: the widest measured) or margin (--margin)
+rows[].confidence | label | label | plan | the band in words: each time's 25th–75th percentile of signed error and its records, or what stands in for it
+rows[].weakest_provenance | label | label | plan | the weakest figure behind the row's speed and price, "kind: figure" (measured, published, list, median < fitted, estimate < derived, approximate < copied < assumed, placeholder)
 rows[].usd_per_million_output_tokens_at_load | USD | per deployment | plan | usd_per_hour_per_deployment × (1 − prefill share) / 3600 / (rate × gen) × 10^6
-rows[].ttft_p99_headroom | fraction | per deployment | plan | 1 − ttft_p99_s / ttft_p99_slo_s (the share of the target left)
-rows[].tpot_p99_headroom | fraction | per deployment | plan | 1 − tpot_p99_s / tpot_p99_slo_s
+rows[].ttft_p99_headroom | fraction | per deployment | plan | 1 − ttft_p99_pessimistic_s / ttft_p99_slo_s (the share of the target left at the pessimistic end)
+rows[].tpot_p99_headroom | fraction | per deployment | plan | 1 − tpot_p99_pessimistic_s / tpot_p99_slo_s
 rows[].kv_transfer_s | s | per deployment | plan | disaggregated: one prompt's KV sent from a prefill to a decode replica (each GPU's shard, point-to-point over the scale-out network); 0 when aggregated
-rows[].method | label | setting | plan | how this row's latencies were evaluated: simulation or analytic (disaggregated rows are analytic)
+rows[].method | label | setting | plan | how this row's latencies were evaluated: simulation or analytic (a disaggregated pair is simulated, both pools, where it could beat the best aggregated price)
 rejected[].mode | label | setting | plan | aggregated or disaggregated family
 rejected[].reason | label | per deployment | plan | why the family was rejected: does not fit, SLO ttft, SLO tpot, budget or saturated
 rejected[].detail | label | per deployment | plan | the figures behind the reason (bytes, the latency against its target, replicas at the limit)
@@ -264,12 +293,28 @@ hardware[].bf16_flops_per_s | FLOP/s | per GPU | hardware | dense bf16 tensor pe
 hardware[].fp8_flops_per_s | FLOP/s | per GPU | hardware | dense fp8 tensor peak (null: none)
 hardware[].fp4_flops_per_s | FLOP/s | per GPU | hardware | dense fp4 tensor peak (null: none)
 hardware[].interconnect_bandwidth_bytes_per_s | B/s | per GPU | hardware | GPU-to-GPU bandwidth per direction
-hardware[].usd_per_hour | USD/h | per GPU | hardware | price of one GPU-hour
-hardware[].price_date | label | label | hardware | when the price was taken
+hardware[].usd_per_gpu_hour | USD/h | per GPU | hardware | the reference price of one GPU-hour: the first of prices (the neocloud on-demand median where the profile has one)
+hardware[].price_basis | label | label | hardware | the reference price's basis (neocloud_on_demand, hyperscaler_on_demand, marketplace_on_demand, spot, committed, committed_1yr, committed_3yr, owned_tco)
+hardware[].price_kind | label | label | hardware | the reference price's kind: list, median, estimate, approximate, derived or placeholder
+hardware[].price_date | label | label | hardware | when the reference price was read: YYYY, YYYY-MM or YYYY-MM-DD
+hardware[].prices | label | label | hardware | every price of the profile, one per basis (JSON: records; CSV and table: "basis $USD (kind, date); …")
+hardware[].prices[].basis | label | label | hardware | what the price is a price of (see hardware[].price_basis)
+hardware[].prices[].usd_per_gpu_hour | USD/h | per GPU | hardware | one GPU-hour on that basis
+hardware[].prices[].kind | label | label | hardware | list, median, estimate, approximate, derived or placeholder
+hardware[].prices[].source | label | label | hardware | who publishes it, for which instance, where it was read
+hardware[].prices[].date | label | label | hardware | when the source was read or dated
+hardware[].prices[].rule | label | label | hardware | how a median, derived or placeholder figure follows
+hardware[].board_power_w | count | per GPU | hardware | the board's rated power [W] (NVIDIA TGP, AMD TBP; null: not published): the owned TCO's and the energy per token's power per GPU
+hardware[].provenance | label | label | hardware | what each figure that moves a speed or a price is (JSON: records; CSV: "kind: figure; …")
+hardware[].provenance[].figure | label | label | hardware | the figure: a price, peak_flops_per_s, hbm_bandwidth_bytes_per_s, interconnect, usable_memory_bytes, scale_out, kernel_overhead_s, efficiency, kernel curves, board_power_w
+hardware[].provenance[].kind | label | label | hardware | published, measured, fitted, derived, assumed or copied (prices: their kind)
+hardware[].provenance[].source | label | label | hardware | where the figure comes from, or its rule
+hardware[].provenance[].copied_from | label | label | hardware | the profile a copied figure is taken from (null: not copied)
+hardware[].weakest_provenance | label | label | hardware | the profile's weakest figure, "kind: figure" (measured, published, list, median < fitted, estimate < derived, approximate < copied < assumed, placeholder)
 hardware[].usable_memory_bytes | bytes | per GPU | hardware | memory the driver hands a process: torch's device total on an idle server (null: not stated); the same figure as usable_memory_bytes
 hardware[].scale_up_domain_gpus | count | per GPU | hardware | GPUs that reach each other over the scale-up link (NVLink/xGMI): HGX 8, NVL72 72, PCIe card 1 (null: not stated)
 hardware[].scale_out_bandwidth_bytes_per_s | B/s | per GPU | hardware | bandwidth between scale-up domains (InfiniBand, RoCE, Ethernet) per GPU per direction (null: not stated)
-hardware[].price_source | label | label | hardware | where usd_per_hour was taken from
+hardware[].price_source | label | label | hardware | where the reference price comes from
 finetune | label | setting | train | what trains: full (every weight), lora (adapters on a frozen base) or qlora (adapters on a frozen NF4 base)
 recipe | label | setting | train | precision recipe: bf16, bf16-fp32-grads, fp32, fp8 or fp8-bf16-moments (bytes of weights, grads, master weights and Adam moments)
 zero_stage | label | setting | train | ZeRO stage over the data-parallel ranks: 0 DDP, 1 optimizer states, 2 + gradients, 3 + weights (FSDP full shard)
@@ -314,8 +359,8 @@ run_model_flops | FLOP | whole model | train | model FLOPs of the run: model_flo
 mfu_assumed | fraction | setting | train | MFU the run is timed at (--mfu; null: the compute model's step_s)
 run_s | s | per deployment | train | wall time of the run: at mfu_assumed, else tokens / tokens_per_step × step_s
 gpu_hours | GPU-h | per deployment | train | GPU-hours of the run: gpus × run_s / 3600
-usd_per_gpu_hour | USD/h | per GPU | train | price of one GPU-hour the run is costed at: rental (profile or --usd-per-hour) or owned (capex over service hours + power)
-price_basis | label | label | train | how usd_per_gpu_hour was set: rental or owned
+usd_per_gpu_hour | USD/h | per GPU | cost sweep plan train | price of one GPU-hour: the profile's price on --price-basis (default neocloud_on_demand; cost and train fall back to its reference price, with a warning), a stated price (--usd-per-gpu-hour, --price) or owned hardware (capex / (years × 8,766 h × utilisation) + kW × PUE × USD/kWh)
+price_basis | label | label | cost plan train | what usd_per_gpu_hour is a price of: a profile's basis (neocloud_on_demand, hyperscaler_on_demand, marketplace_on_demand, spot, committed, committed_1yr, committed_3yr, owned_tco) or owned (the TCO of --capex-usd-per-gpu); plan: the one basis of every ranked row
 run_usd | USD | per deployment | train | cost of the run: gpu_hours × usd_per_gpu_hour
 engine_version_printed | label | label | log | engine version the log prints (null: none printed)
 engine_version_modelled | label | setting | log | engine version whose memory model made the prediction (--engine-version, the printed one's major.minor, else the newest modelled)
@@ -493,6 +538,9 @@ RENAMES = (
     ("kv_bytes_per_sequence", "kv_bytes_per_sequence_per_gpu", "capacity, sweep (memory's stays whole-model)"),
     ("kv_cache_bytes", "kv_cache_bytes_per_gpu", "sweep (memory's kv_cache_bytes stays whole-model)"),
     ("headroom_bytes", "headroom_bytes_per_gpu", "memory"),
+    # issue 22: a price says what it is a price of (one GPU-hour), on which basis
+    ("usd_per_hour", "usd_per_gpu_hour", "cost, sweep, plan rows (issue 22; the value is still per GPU)"),
+    ("price_basis: rental", "price_basis: neocloud_on_demand", "train (issue 22: the basis of the price charged; owned stays owned)"),
 )  # fmt: skip
 
 

@@ -52,19 +52,27 @@ FIELD_HELP: dict[str, str] = {
     "Requirements.must_fit": "true: the per-GPU ledger's verdict must be 'fits': the busiest GPU's "
     "sequences (KV paged to whole blocks, plus any SSM state) within the engine's KV budget",
     "Requirements.min_concurrency": "at least this many ctx-token sequences fit [sequences]",
-    "Requirements.max_tpot_ms": "decode step at batch sequences of ctx tokens [ms]",
-    "Requirements.max_ttft_ms": "prefill of one prompt [ms]",
+    "Requirements.max_tpot_ms": "decode step at batch sequences of ctx tokens [ms]: a number "
+    "in ms, or a time with its unit (40ms; the unit-less key max_tpot takes only that)",
+    "Requirements.max_ttft_ms": "prefill of one prompt [ms]: a number in ms, or a time with its "
+    "unit (1s; the unit-less key max_ttft takes only that)",
     "Requirements.max_usd_per_million_output_tokens": "decode cost at batch [USD per 10^6 tokens]",
     "Requirements.max_usd_per_million_input_tokens": "prefill cost [USD per 10^6 tokens]",
     "Requirements.max_ttft_p50_s": "median time to first token under the workload's rate "
-    "(serving simulation) [s]",
-    "Requirements.max_ttft_p90_s": "90th-percentile time to first token under load [s]",
+    "(serving simulation) [s]"
+    "; a number in s, or a time with its unit (the unit-less key max_ttft_p50 takes only that)",
+    "Requirements.max_ttft_p90_s": "90th-percentile time to first token under load [s]"
+    "; a number in s, or a time with its unit (the unit-less key max_ttft_p90 takes only that)",
     "Requirements.max_ttft_p99_s": "99th-percentile time to first token under load [s] "
-    "(MLPerf Llama-2-70B server: 2 s)",
-    "Requirements.max_tpot_p50_s": "median time per output token of a request under load [s]",
-    "Requirements.max_tpot_p90_s": "90th-percentile time per output token under load [s]",
+    "(MLPerf Llama-2-70B server: 2 s)"
+    "; a number in s, or a time with its unit (the unit-less key max_ttft_p99 takes only that)",
+    "Requirements.max_tpot_p50_s": "median time per output token of a request under load [s]"
+    "; a number in s, or a time with its unit (the unit-less key max_tpot_p50 takes only that)",
+    "Requirements.max_tpot_p90_s": "90th-percentile time per output token under load [s]"
+    "; a number in s, or a time with its unit (the unit-less key max_tpot_p90 takes only that)",
     "Requirements.max_tpot_p99_s": "99th-percentile time per output token under load [s] "
-    "(MLPerf Llama-2-70B server: 0.2 s); a saturated deployment fails every load limit",
+    "(MLPerf Llama-2-70B server: 0.2 s); a saturated deployment fails every load limit"
+    "; a number in s, or a time with its unit (the unit-less key max_tpot_p99 takes only that)",
     "Requirements.training_fit": "a training or fine-tuning step that must fit one GPU's memory "
     "(keys as `kvcalc train`'s options; see examples/check-train.yaml)",
 }

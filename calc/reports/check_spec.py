@@ -128,10 +128,52 @@ class Workload(BaseModel):
         return max(1, round(self.lengths("prompt").mean))
 
 
+# time limits by the key that holds them: its unit (a number there is in that unit) and the
+# unit-less name that takes a time with its unit only (issue 22: 40ms, 2s)
+TIME_KEYS = {
+    "max_tpot_ms": ("ms", "max_tpot"),
+    "max_ttft_ms": ("ms", "max_ttft"),
+    **{name: ("s", name[: -len("_s")]) for name, _, _ in LOAD_REQUIREMENTS},
+}
+
+
+def _times(data: Any) -> Any:
+    """A spec's time limits in their keys' units: ``max_tpot_ms: 40`` (a number: the key's
+    unit, a contract), ``max_tpot_ms: 40ms`` or ``max_tpot: 40ms`` (a time with its unit); a
+    bare number under a unit-less key is an error naming both readings."""
+    if not isinstance(data, dict):
+        return data
+    from calc.serve.workload import parse_duration_s
+
+    out = dict(data)
+    for key, (unit, alias) in TIME_KEYS.items():
+        scale = 1e3 if unit == "ms" else 1.0
+        if alias in out:
+            if key in out:
+                raise ValueError(f"give {alias} or {key}, not both")
+            value = out.pop(alias)
+            if isinstance(value, bool) or not isinstance(value, str):
+                raise ValueError(
+                    f"{alias}: {value!r} needs its unit: {value}s or {value}ms? (or use {key}, "
+                    f"whose numbers are in {unit})"
+                )
+            out[key] = parse_duration_s(value, alias) * scale
+        elif isinstance(out.get(key), str):
+            out[key] = parse_duration_s(out[key], key) * scale
+    return out
+
+
 class Requirements(BaseModel):
-    """Limits a deployment must meet; at least one."""
+    """Limits a deployment must meet; at least one. Time limits take a number in their key's
+    unit (``max_tpot_ms: 40``, ``max_ttft_p99_s: 2``) or a time with its unit
+    (``max_tpot_ms: 40ms``, or the unit-less keys ``max_tpot: 40ms``, ``max_ttft_p99: 2s``)."""
 
     model_config = _STRICT
+
+    @model_validator(mode="before")
+    @classmethod
+    def _time_units(cls, data: Any) -> Any:
+        return _times(data)
 
     must_fit: bool | None = None
     min_concurrency: int | None = Field(default=None, gt=0, le=10**7)
@@ -574,6 +616,8 @@ def _walk(model: type, data: Any, loc: str) -> str | None:
     if not isinstance(data, dict):
         return None
     valid = list(model.model_fields)  # type: ignore[attr-defined]
+    if model is Requirements:  # the unit-less time keys (TIME_KEYS)
+        valid += [alias for _, alias in TIME_KEYS.values()]
     for key, value in data.items():
         if not isinstance(key, str) or key not in valid:
             where = loc or "the top level"

@@ -70,6 +70,18 @@ def _price(hw, usd_per_hour):
     return hw.usd_per_hour if usd_per_hour is None else usd_per_hour
 
 
+def _pricing(pricing, usd_per_hour):
+    """The pricing of a one-deployment report: the given one, else the profile's price on the
+    default basis (its reference price where it has none there), or ``usd_per_hour``."""
+    from dataclasses import replace
+
+    from calc.deploy.pricing import Pricing
+
+    if pricing is None:
+        return Pricing(usd_per_gpu_hour=usd_per_hour, fallback=True)
+    return replace(pricing, fallback=True)
+
+
 def tpot_at(dep: Deployment, batch, ctx, efficiency: str = "expected"):
     """TPOT [s] of ``dep`` serving ``batch`` sequences (ceil(batch / replicas) per replica)."""
     from calc.deploy.steps import step_of
@@ -101,7 +113,7 @@ def operating_point(
         "ttft_one_prompt_s": ttft,
         "output_tokens_per_s_per_gpu": out_tps,
         "input_tokens_per_s_per_gpu": in_tps,
-        "usd_per_hour": price,
+        "usd_per_gpu_hour": price,
         "usd_per_million_output_tokens": usd_per_million_tokens(price, out_tps),
         "usd_per_million_input_tokens": usd_per_million_tokens(price, in_tps),
     }
@@ -143,8 +155,8 @@ def _usd_figure(key: str, usd: float, price: float, tokens_per_s: float) -> Figu
         key,
         usd,
         "USD",
-        "{usd_per_hour} / 3600 / {tokens_per_s} × 10^6",
-        usd_per_hour=price,
+        "{usd_per_gpu_hour} / 3600 / {tokens_per_s} × 10^6",
+        usd_per_gpu_hour=price,
         tokens_per_s=tokens_per_s,
     )
 
@@ -165,9 +177,12 @@ def cost_report(
     max_tpot_ms: float | None = None,
     max_ttft_ms: float | None = None,
     efficiency: str = "expected",
+    pricing=None,
 ) -> CostReport:
     """Throughput and cost at ``work.batch``, at the largest batch that fits, and at the
-    cheapest batch that meets ``max_tpot_ms`` / ``max_ttft_ms``."""
+    cheapest batch that meets ``max_tpot_ms`` / ``max_ttft_ms``; the GPU-hour priced by
+    ``pricing`` (``calc.deploy.pricing.Pricing``; default: the profile's price on the default
+    basis, its reference price where it has none there) or at ``usd_per_hour``."""
     from calc.deploy.rates import EFFICIENCIES
     from calc.reports.capacity import capacity_report, head_fields
 
@@ -186,17 +201,28 @@ def cost_report(
 
     cap = capacity_report(dep, work)  # its warnings (does not fit, TP split)
     at_work = dep.per_gpu.at(ctx, batch)
+    hw = dep.hardware
+    pricing = _pricing(pricing, usd_per_hour)
+    choice = pricing.price_of(hw)
+    if choice is None:
+        raise InvalidInputError(pricing.missing(hw))
     at = operating_point(
-        dep, batch=batch, ctx=ctx, prompt=prompt, usd_per_hour=usd_per_hour, efficiency=efficiency
-    )
-    price = at["usd_per_hour"]
+        dep, batch=batch, ctx=ctx, prompt=prompt, usd_per_hour=choice.usd_per_gpu_hour,
+        efficiency=efficiency,
+    )  # fmt: skip
+    gpus = dep.gpus
+    price = at["usd_per_gpu_hour"]
     fields: dict = {
         **head_fields(dep),
         "ctx": ctx,
         "prompt": prompt,
         "batch": batch,
         "efficiency": efficiency,
-        "usd_per_hour": price,
+        "usd_per_gpu_hour": price,
+        "usd_per_hour_per_deployment": price * gpus,
+        "price_basis": choice.basis,
+        "price_kind": choice.kind,
+        "price_source": choice.source,
         **{k: v for k, v in at_work.fields().items() if k not in _RESERVE},
         **at,
     }
@@ -205,8 +231,11 @@ def cost_report(
     gen = serving_gen(prompt, ctx, work.gen)
     serving = serving_fields(dep, prompt=prompt, gen=gen, efficiency=efficiency, usd_per_hour=price)
     fields.update(gen=int(gen), **serving)
+    fields["kwh_per_million_output_tokens_serving"] = _kwh_serving(pricing, hw, serving)
     figs = _cost_figures(dep, batch, prompt, at, serving, int(gen))
     warnings = list(cap.warnings)
+    if (note := pricing.fallback_note(hw, choice)) is not None:
+        warnings.append(note)
     max_b = at_work.max_concurrency
     if max_b >= 1:
         fields.update(
@@ -220,10 +249,20 @@ def cost_report(
     return CostReport(fields, figs, warnings)
 
 
+def _kwh_serving(pricing, hw, serving: dict) -> float | None:
+    """kWh per million output tokens in steady-state serving (board power or the owned figure,
+    × PUE); None without a power figure or a throughput."""
+    from calc.formulas.tco import kwh_per_million_tokens
+
+    power = pricing.power_kw(hw)
+    tps = serving["serving_output_tokens_per_s_per_gpu"]
+    return None if power is None or not tps else kwh_per_million_tokens(1, power, pricing.pue, tps)
+
+
 def _cost_figures(dep: Deployment, batch: int, prompt: int, at: dict, serving: dict,
                   gen: int) -> list[Figure]:  # fmt: skip
     """Tokens/s per GPU and USD per million tokens at the batch, and in steady-state serving."""
-    price, gpus = at["usd_per_hour"], dep.gpus
+    price, gpus = at["usd_per_gpu_hour"], dep.gpus
     figs = [
         figure(
             "output_tokens_per_s_per_gpu",

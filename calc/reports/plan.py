@@ -1,48 +1,61 @@
-"""`kvcalc plan`: the cheapest deployments that serve a request rate within latency targets.
+"""`kvcalc plan`: the cheapest deployments that serve a load within latency targets, at one
+price basis, with the margins the model's measured error asks for.
 
-Given model(s), a load (requests/s of ``prompt`` input and ``gen`` output tokens) and SLOs
-(p99 TTFT and p99 TPOT), the search tries each family of ``calc.reports.plan_space`` (model ×
-hardware × dtypes × tp/pp/ep × engine) and picks its replica count, in two stages so that a
-whole plan stays interactive:
+Given model(s), a load (requests/s of ``prompt`` input and ``gen`` output tokens, N users in a
+closed loop, or a recorded trace) and SLOs (p99 TTFT and p99 TPOT), the search tries each family
+of ``calc.reports.plan_space`` (model × hardware × dtypes × tp/pp/ep × engine) and picks its
+replica count, in two stages so that a whole plan stays interactive:
 
 (a) **analytic screen**, every family (a few ms each):
 
+    - price: the GPU-hour on the plan's one basis (``calc.deploy.pricing``); a profile with no
+      price on it (or only a derived or placeholder one, unless asked for) is left out, said so;
+    - margins: the family's class band (``calc.reports.plan_confidence``: vendor × dtype ×
+      dense/MoE, the measured error of docs/validation.md) or ``--margin`` turns each SLO into
+      the target the *predicted* p99 must meet: SLO / factor, factor = 1 / (1 + p25 of the
+      class's signed error) (the widest band measured where the class is unvalidated);
     - fits: one request of prompt + gen tokens fits the KV pool (the ledger), else
       ``does not fit``;
     - latency bounds: the prefill of one prompt alone (TTFT) and a decode step of one sequence
-      at prompt + gen (TPOT) are the least any load can see; above the SLO: ``SLO ttft`` /
-      ``SLO tpot``;
+      at prompt + gen (TPOT) are the least any load can see; above the margined SLO:
+      ``SLO ttft`` / ``SLO tpot``;
     - replicas: a replica serves at most C tokens/s (``calc.reports.throughput``'s steady state
       with prefill charged, (output + input tokens/s per GPU) × GPUs per replica), run at a
       utilisation cap u (0.8: queues grow without bound as utilisation nears 1):
 
           replicas_min = ⌈ rate × (prompt + gen) / (u × C) ⌉
 
-    - price: replicas × GPUs per replica × USD per GPU-hour (``calc.reports.tco``); above
-      ``--budget-usd-per-hour`` or ``--max-gpus``: ``budget``.
+      (a closed loop of N users: ⌈ N / sequences one replica holds ⌉);
+    - price: replicas × GPUs per replica × USD per GPU-hour; above ``--budget-usd-per-hour`` or
+      ``--max-gpus``: ``budget``.
 
 (b) **load evaluation**, the cheapest survivors (by their lower-bound price: the
     ``simulate_top`` cheapest, then, up to as many again, any whose lower bound is below the
-    best price found so far): the evaluator (the serving simulation, or the analytic queueing
-    estimate of ``calc.reports.plan_eval``) gives the p99 TTFT and TPOT of one replica at
-    rate / replicas; replicas grow (by a quarter, at least one) until both p99s meet the SLOs,
+    best price those found; families are screened cheapest-first by the least they can cost,
+    one replica, and the ones that could not reach this stage are not screened): the
+    evaluator (the serving simulation, or the analytic queueing estimate of
+    ``calc.reports.plan_eval``) gives the p99 TTFT and TPOT of the deployment at
+    R replicas; R grows (by a quarter, at least one) until both p99s meet the margined SLOs,
     then the least passing count is found by bisection. A family still missing at 4 ×
     replicas_min + 8 replicas (or at the budget's limit) is rejected with the last reason:
     ``saturated``, ``SLO ttft``, ``SLO tpot`` (or ``budget``).
 
-For each evaluated shape a **disaggregated** family (xPyD: x prefill-only and y decode-only
-replicas of the same shape, the prompt's KV sent between them) is sized analytically
-(``calc.reports.plan_eval.disaggregated_eval``): the least x whose p99 TTFT meets the SLO and
-the least y whose p99 TPOT does.
+**Disaggregated** families (xPyD, ``calc.reports.plan_disagg``): for each model × hardware ×
+dtypes × engine of the evaluated survivors, the prefill shape and count (x) and the decode
+shape and count (y) are chosen apart, the prompt's KV sent between them; sized analytically,
+then checked by the simulation of both pools where it is installed.
 
 Ranking: by the deployment's USD per hour, then GPUs, then simulated before analytic rows
-(the simulation decides; the analytic estimate is cautious), then p99 TPOT. USD per million
-tokens at the offered load split the GPU time between prompt and output tokens: aggregated by
-the prefill share of the steady-state serving cycle (prefill_s / cycle_s), disaggregated by the
-pools (x / (x + y) to the prompts):
+(the simulation decides; the analytic estimate is cautious), then p99 TPOT. A row is ranked
+only if its p99s times its factors meet the SLOs. USD per million tokens at the offered load
+split the GPU time between prompt and output tokens: aggregated by the prefill share of the
+steady-state serving cycle (prefill_s / cycle_s), disaggregated by the pools' GPUs:
 
     usd_per_million_input_tokens_at_load  = USD/h × share / 3600 / (rate × prompt) × 10^6
     usd_per_million_output_tokens_at_load = USD/h × (1 − share) / 3600 / (rate × gen) × 10^6
+
+and the energy the same way (``calc.reports.tco``): GPUs × board power × PUE. The report's first
+line (``answer``) is the winner in one sentence.
 """
 
 from __future__ import annotations
@@ -51,30 +64,50 @@ import math
 from dataclasses import dataclass, field
 
 from calc.deploy.deployment import Deployment
+from calc.deploy.pricing import PriceChoice, Pricing
 from calc.errors import InvalidInputError, KvcalcError
 from calc.output.derivation import Figure
 from calc.reports.plan_eval import Evaluator, Load, LoadEval
-from calc.reports.plan_space import DtypeChoice
-from calc.reports.tco import Pricing
+from calc.reports.plan_types import (
+    Choice,
+    Family,
+    Rejection,
+    Screened,
+    Slo,
+    _family_fields,
+    budget_detail,
+    is_calibrated,
+    limit_replicas,
+    margin_note,
+    miss_detail,
+)
 
 SECONDS_PER_HOUR = 3600
 UTILISATION_CAP = 0.8
 REASONS = ("does not fit", "SLO ttft", "SLO tpot", "budget", "saturated")
 GROWTH_LIMIT = (4, 8)  # replicas tried up to 4 × replicas_min + 8
 MAX_DISAGG_REPLICAS = 256
+MAX_MARGIN = 10.0
 
 
-@dataclass(frozen=True, kw_only=True)
-class Slo:
-    """Latency targets at the 99th percentile [s]."""
+def _check_dtype_list(flag: str, names, kind: str) -> None:
+    from calc.formulas.quant import kv_format, weight_format
+    from calc.reports.plan_space import NATIVE, RELEASED
 
-    ttft_p99_s: float
-    tpot_p99_s: float
+    if names is None:
+        return
+    if not names:
+        raise InvalidInputError(f"{flag}: give at least one format (e.g. released,fp8)")
+    lookup = weight_format if kind == "weight" else kv_format
+    for n in names:
+        if n in (RELEASED, *NATIVE):
+            continue
+        lookup(n)  # an unknown format: its error lists the formats
 
 
 @dataclass(frozen=True, kw_only=True)
 class PlanQuery:
-    """What to plan: models, load, SLOs, the space and the limits."""
+    """What to plan: models, load, SLOs, the space, prices, margins and the limits."""
 
     models: tuple[str, ...]
     load: Load
@@ -92,6 +125,12 @@ class PlanQuery:
     # a calibration file (kvcalc measure / kvcalc score --save-calibration): applied to the
     # hardware profile it names; that profile's rows are marked calibrated
     calibration: object = None
+    # issue 22: margins, the dtypes allowed, the engine release, the MoE imbalance
+    margin: float | None = None  # a uniform margin on both p99s in place of the class bands
+    weight_dtypes: tuple[str, ...] | None = None  # None: released + the GPU's native formats
+    kv_dtypes: tuple[str, ...] | None = None  # None: released + fp8 where native
+    engine_version: str | None = None  # None: the newest release modelled
+    moe_imbalance: float | None = None  # None: the published default under EP
 
     def __post_init__(self) -> None:
         from calc.data.limits import MAX_CTX, check_positive_int
@@ -100,7 +139,9 @@ class PlanQuery:
         if not self.models:
             raise InvalidInputError("--model: give at least one model")
         r = self.load.rate_per_s
-        if isinstance(r, bool) or not isinstance(r, int | float) or not 0 < r <= 1e6:
+        if not self.load.closed and (
+            isinstance(r, bool) or not isinstance(r, int | float) or not 0 < r <= 1e6
+        ):
             raise InvalidInputError(f"--rate must be in (0, 1e6] requests/s, got {r!r}")
         check_positive_int("prompt", self.load.prompt, MAX_CTX)
         check_positive_int("gen", self.load.gen, MAX_CTX)
@@ -109,6 +150,10 @@ class PlanQuery:
                 raise InvalidInputError(
                     f"--engine {name!r} is not one of: {', '.join(ENGINE_NAMES)}"
                 )
+        if self.engine_version is not None and len(self.engines) != 1:
+            raise InvalidInputError(
+                "--engine-version names one engine's release: give one --engine with it"
+            )
         if self.max_gpus is not None:
             check_positive_int("max-gpus", self.max_gpus, 1_000_000)
         b = self.budget_usd_per_hour
@@ -120,110 +165,13 @@ class PlanQuery:
         check_efficiency(self.efficiency)
         if not 0 < self.utilisation_cap <= 1:
             raise InvalidInputError("the utilisation cap must be in (0, 1]")
-
-
-@dataclass(frozen=True)
-class Family:
-    """One deployment family: model, hardware, dtypes, sharding, engine (replicas apart)."""
-
-    model: object  # ModelConfig
-    hardware: object  # HardwareProfile
-    dtypes: DtypeChoice
-    tp: int
-    pp: int
-    ep: int
-    engine: str
-
-    def label(self) -> dict:
-        return {
-            "model": self.model.name,
-            "hardware": self.hardware.name,
-            "dtypes": self.dtypes.label,
-            "tp": self.tp,
-            "pp": self.pp,
-            "ep": self.ep,
-            "engine": self.engine,
-        }
-
-
-@dataclass(frozen=True)
-class Screened:
-    """A family that passed the analytic screen, with its bounds."""
-
-    family: Family
-    dep: Deployment  # one replica
-    usd_per_gpu_hour: float
-    replica_tokens_per_s: float  # C: steady-state tokens/s of one replica
-    replicas_min: int
-    prefill_share: float  # prefill_s / cycle_s of the steady state
-    ttft_bound_s: float
-    tpot_bound_s: float
-
-    @property
-    def gpus_per_replica(self) -> int:
-        return self.dep.gpus
-
-    def usd_per_hour(self, replicas: int) -> float:
-        return replicas * self.gpus_per_replica * self.usd_per_gpu_hour
-
-
-@dataclass(frozen=True)
-class Choice:
-    """A ranked answer: a screened family at a replica count (or x prefill + y decode
-    replicas) with its evaluated latencies."""
-
-    screened: Screened
-    mode: str  # "aggregated" or "disaggregated"
-    replicas: int  # aggregated: replicas; disaggregated: x + y
-    evaluation: LoadEval
-    prefill_replicas: int | None = None
-    decode_replicas: int | None = None
-
-    @property
-    def gpus(self) -> int:
-        return self.replicas * self.screened.gpus_per_replica
-
-    @property
-    def usd_per_hour(self) -> float:
-        return self.screened.usd_per_hour(self.replicas)
-
-    def sort_key(self):
-        # at one price a simulated row ranks before an analytic one (the simulation decides;
-        # the analytic estimate is cautious), then the lower p99 TPOT
-        simulated = self.evaluation.method == "simulation"
-        return (self.usd_per_hour, self.gpus, not simulated, self.evaluation.tpot_p99_s, self.mode)
-
-
-@dataclass(frozen=True)
-class Rejection:
-    family: Family
-    mode: str
-    reason: str  # one of REASONS
-    detail: str
-    dep: Deployment | None = None
-
-    def row(self) -> dict:
-        d = self.dep
-        return {
-            **_family_fields(self.family, d),
-            "mode": self.mode,
-            "reason": self.reason,
-            "detail": self.detail,
-        }
-
-
-def _family_fields(f: Family, dep: Deployment | None) -> dict:
-    return {
-        "model": f.model.name,
-        "hardware": f.hardware.name,
-        "weight_dtype": dep.weight_dtype if dep is not None else f.dtypes.weight_dtype,
-        "kv_dtype": dep.kv_dtype if dep is not None else f.dtypes.kv_dtype,
-        "tp": f.tp,
-        "pp": f.pp,
-        "ep": f.ep,
-        "engine": f.engine,
-        "calibrated": is_calibrated(f.hardware),
-    }
+        m = self.margin
+        if m is not None and (isinstance(m, bool) or not 0 <= m <= MAX_MARGIN):
+            raise InvalidInputError(f"--margin must be in [0%, {MAX_MARGIN:.0%}], got {m!r}")
+        _check_dtype_list("--weight-dtype", self.weight_dtypes, "weight")
+        _check_dtype_list("--kv-dtype", self.kv_dtypes, "kv")
+        if self.load.closed and self.disaggregation:
+            object.__setattr__(self, "disaggregation", False)  # frozen: set once, here
 
 
 # ---------------------------------------------------------------------------------------------
@@ -240,7 +188,9 @@ def replicas_needed(rate_per_s, tokens_per_request, replica_tokens_per_s, utilis
 def usd_per_million_tokens_at_load(usd_per_hour, share, tokens_per_s):
     """USD per million tokens of one kind at the offered load: USD/h × share / 3600 /
     (tokens/s) × 10^6."""
-    return usd_per_hour * share / SECONDS_PER_HOUR / tokens_per_s * 1e6
+    from calc.reports.tco import usd_per_million_tokens_at_load as f
+
+    return f(usd_per_hour, share, tokens_per_s)
 
 
 def headroom(value_s, slo_s):
@@ -252,23 +202,46 @@ def headroom(value_s, slo_s):
 # The space
 
 
-def _families(query: PlanQuery) -> list[Family]:
+@dataclass
+class Space:
+    """The families of a query, and the profiles left out for want of a price."""
+
+    families: list[Family]
+    prices: dict  # hardware name -> PriceChoice
+    unpriced: list[tuple[str, str]]  # (hardware name, why)
+
+
+def _space(query: PlanQuery) -> Space:
     from calc.data.registry import hardware_names, load_hardware, load_model
-    from calc.reports.plan_space import dtype_choices, parallel_layouts
+    from calc.reports.plan_space import dtype_choices, engine_runs_on, parallel_layouts
 
     models = [load_model(m) for m in query.models]
     names = query.hardware if query.hardware else tuple(hardware_names())
     hws = [load_hardware(h) for h in names]
     if query.calibration is not None:
         hws = calibrated_profiles(hws, query.calibration)
+    prices, unpriced, priced = {}, [], []
+    for hw in hws:
+        p = query.pricing.price_of(hw)
+        if p is None:
+            unpriced.append((hw.name, query.pricing.missing(hw)))
+        else:
+            prices[hw.name] = p
+            priced.append(hw)
     out = []
     for cfg in models:
-        for hw in hws:
-            for dt in dtype_choices(cfg, hw):
+        for hw in priced:
+            for dt in dtype_choices(cfg, hw, query.weight_dtypes, query.kv_dtypes):
                 for tp, pp, ep in parallel_layouts(cfg, hw):
                     for engine in query.engines:
-                        out.append(Family(cfg, hw, dt, tp, pp, ep, engine))
-    return out
+                        if engine_runs_on(engine, hw):
+                            out.append(Family(cfg, hw, dt, tp, pp, ep, engine))
+    return Space(out, prices, unpriced)
+
+
+def _families(query: PlanQuery) -> list[Family]:
+    """The families of a query (its priced profiles)."""
+    return _space(query).families
 
 
 def calibrated_profiles(hws: list, path) -> list:
@@ -285,24 +258,21 @@ def calibrated_profiles(hws: list, path) -> list:
     return [apply_calibration(h, cal, path) if h.name == cal.hardware else h for h in hws]
 
 
-def is_calibrated(hw) -> bool:
-    """Whether a profile carries a calibration file's figures (bands or a step calibration)."""
-    return hw.step_calibration is not None or hw.efficiency.source.startswith("calibration")
-
-
 def model_len(cfg, load: Load) -> int:
     """The engine's max model length: the longest request, at most the model's context limit
     (a longer sampled request is refused, as the engine refuses it)."""
     return min(load.longest, cfg.max_ctx) if cfg.max_ctx else load.longest
 
 
-def build(f: Family, load: Load) -> Deployment | None:
+def build(f: Family, load: Load, query: PlanQuery | None = None) -> Deployment | None:
     """The one-replica deployment of ``f`` (engine max_model_len = the longest request), or
     None where the model's shape does not allow the layout."""
     from calc.deploy.deployment import EngineSettings
-    from calc.errors import KvcalcError
 
-    settings = EngineSettings(name=f.engine, max_model_len=model_len(f.model, load))
+    version = query.engine_version if query is not None else None
+    imbalance = query.moe_imbalance if query is not None and f.ep > 1 else None
+    settings = EngineSettings(name=f.engine, version=version,
+                              max_model_len=model_len(f.model, load))  # fmt: skip
     try:
         return Deployment.build(
             f.model,
@@ -313,6 +283,7 @@ def build(f: Family, load: Load) -> Deployment | None:
             weight_dtype=f.dtypes.weight_dtype,
             kv_dtype=f.dtypes.kv_dtype,
             engine=settings,
+            moe_imbalance=None if imbalance is None else min(imbalance, f.ep),
         )
     except KvcalcError:
         return None
@@ -322,34 +293,21 @@ def build(f: Family, load: Load) -> Deployment | None:
 # (a) the analytic screen
 
 
-def _limit_replicas(query: PlanQuery, s: Screened) -> int | None:
-    """Most replicas the budget and --max-gpus allow (None: no limit)."""
-    lim = None
-    if query.max_gpus is not None:
-        lim = query.max_gpus // s.gpus_per_replica
-    if query.budget_usd_per_hour is not None:
-        b = int(query.budget_usd_per_hour // (s.gpus_per_replica * s.usd_per_gpu_hour))
-        lim = b if lim is None else min(lim, b)
-    return lim
-
-
-def _budget_detail(query: PlanQuery, s: Screened, replicas: int) -> str:
-    gpus = replicas * s.gpus_per_replica
-    usd = s.usd_per_hour(replicas)
-    parts = []
-    if query.max_gpus is not None and gpus > query.max_gpus:
-        parts.append(f"{gpus:,} GPUs > --max-gpus {query.max_gpus:,}")
-    if query.budget_usd_per_hour is not None and usd > query.budget_usd_per_hour:
-        parts.append(f"${usd:,.2f}/h > --budget-usd-per-hour {query.budget_usd_per_hour:g}")
-    return f"needs ≥ {replicas:,} replica(s): " + "; ".join(parts)
-
-
-def screen(query: PlanQuery, f: Family, dep: Deployment) -> Screened | Rejection:
+def screen(
+    query: PlanQuery, f: Family, dep: Deployment, price: PriceChoice | None = None
+) -> Screened | Rejection:
     """Stage (a) for one family (module docstring)."""
     from calc.deploy.steps import step_of
+    from calc.reports.plan_confidence import confidence_of
     from calc.reports.throughput import serving_throughput
 
-    load, slo = query.load, query.slo
+    load = query.load
+    if price is None:
+        price = query.pricing.price_of(f.hardware)
+        if price is None:
+            raise InvalidInputError(query.pricing.missing(f.hardware))
+    conf = confidence_of(dep, query.margin)
+    slo = query.slo.over(conf)
     p, g = load.prompt, load.gen
     limit = f.model.max_ctx
     if limit and p + g > limit:
@@ -368,13 +326,14 @@ def screen(query: PlanQuery, f: Family, dep: Deployment) -> Screened | Rejection
         )
         return Rejection(f, "aggregated", "does not fit", why, dep)
     eff = query.efficiency
-    ttft = float(step_of(dep, eff, batch=1, prompt=p).time_s)
+    ttft = float(step_of(dep, eff, batch=1, prompt=load.new_prompt).time_s)
     if ttft > slo.ttft_p99_s:
         return Rejection(
             f,
             "aggregated",
             "SLO ttft",
-            f"prefill of one prompt alone {ttft * 1e3:,.1f} ms > {slo.ttft_p99_s * 1e3:g} ms",
+            f"prefill of one prompt alone {ttft * 1e3:,.1f} ms > {slo.ttft_p99_s * 1e3:,.4g} ms"
+            + margin_note(conf, "ttft"),
             dep,
         )
     tpot = float(step_of(dep, eff, batch=1, ctx=p + g).time_s)
@@ -383,21 +342,27 @@ def screen(query: PlanQuery, f: Family, dep: Deployment) -> Screened | Rejection
             f,
             "aggregated",
             "SLO tpot",
-            f"decode step of one sequence {tpot * 1e3:,.2f} ms > {slo.tpot_p99_s * 1e3:g} ms",
+            f"decode step of one sequence {tpot * 1e3:,.2f} ms > {slo.tpot_p99_s * 1e3:,.4g} ms"
+            + margin_note(conf, "tpot"),
             dep,
         )
-    serving = serving_throughput(dep, prompt=p, gen=g, efficiency=eff)
+    serving = serving_throughput(dep, prompt=load.new_prompt, gen=g, efficiency=eff)
     if serving is None:  # the mean request longer than the model's limit, which did fit
         return Rejection(f, "aggregated", "does not fit",
                          f"one {p + g:,}-token request does not fit the KV pool", dep)  # fmt: skip
     per_gpu = serving.output_tokens_per_s_per_gpu + serving.input_tokens_per_s_per_gpu
     cap = per_gpu * dep.gpus
-    r0 = replicas_needed(load.rate_per_s, p + g, cap, query.utilisation_cap)
-    price = query.pricing.usd_per_gpu_hour(f.hardware)
-    s = Screened(f, dep, price, cap, r0, serving.prefill_s / serving.cycle_s, ttft, tpot)
-    lim = _limit_replicas(query, s)
+    if load.closed:
+        held = max(1, min(dep.engine_config.max_num_seqs * dep.sharding.dp_attn,
+                          seqs * dep.sharding.dp_attn))  # fmt: skip
+        r0 = max(1, math.ceil(load.concurrency / held))
+    else:
+        r0 = replicas_needed(load.rate_per_s, load.new_prompt + g, cap, query.utilisation_cap)
+    share = serving.prefill_s / serving.cycle_s
+    s = Screened(f, dep, price.usd_per_gpu_hour, cap, r0, share, ttft, tpot, price, conf, slo)
+    lim = limit_replicas(query, s)
     if lim is not None and r0 > lim:
-        return Rejection(f, "aggregated", "budget", _budget_detail(query, s, r0), dep)
+        return Rejection(f, "aggregated", "budget", budget_detail(query, s, r0), dep)
     return s
 
 
@@ -416,24 +381,19 @@ def failure(ev: LoadEval, slo: Slo) -> str | None:
     return None
 
 
-def _miss_detail(reason: str, ev: LoadEval, slo: Slo, replicas: int) -> str:
-    at = f"at {replicas:,} replica(s)"
-    if reason == "saturated":
-        return f"{at}: {ev.reason or 'the queue grows without bound'}"
-    if reason == "SLO ttft":
-        return f"{at}: p99 TTFT {ev.ttft_p99_s * 1e3:,.1f} ms > {slo.ttft_p99_s * 1e3:g} ms"
-    return f"{at}: p99 TPOT {ev.tpot_p99_s * 1e3:,.2f} ms > {slo.tpot_p99_s * 1e3:g} ms"
+def _slo(query: PlanQuery, s: Screened) -> Slo:
+    return s.slo if s.slo is not None else query.slo
 
 
 def grow(
     query: PlanQuery, s: Screened, evaluate: Evaluator, guide: Evaluator | None = None
 ) -> Choice | Rejection:
-    """The least replica count (from replicas_min) whose p99s meet the SLOs (module
+    """The least replica count (from replicas_min) whose p99s meet the margined SLOs (module
     docstring), or the rejection with the last reason. A ``guide`` (a cheap evaluator: the
     analytic estimate) picks where the evaluation starts; the answer is ``evaluate``'s."""
-    slo, load = query.slo, query.load
+    slo, load = _slo(query, s), query.load
     a, b = GROWTH_LIMIT
-    lim = _limit_replicas(query, s)
+    lim = limit_replicas(query, s)
     cap = a * s.replicas_min + b if lim is None else min(a * s.replicas_min + b, lim)
     cache: dict[int, LoadEval] = {}
 
@@ -475,7 +435,7 @@ def grow(
                 nxt = cap
             else:
                 reason = failure(ev, slo)
-                detail = _miss_detail(reason, ev, slo, r)
+                detail = miss_detail(reason, ev, slo, r, s.confidence)
                 if lim is not None and cap == lim:
                     detail += f"; more would exceed the limit ({_limit_text(query)})"
                     return Rejection(s.family, "aggregated", "budget", detail, s.dep)
@@ -501,56 +461,10 @@ def _limit_text(query: PlanQuery) -> str:
 
 def disaggregate(query: PlanQuery, s: Screened) -> Choice | Rejection:
     """The least x prefill + y decode replicas of the screened shape meeting both SLOs
-    (analytic, ``calc.reports.plan_eval.disaggregated_eval``)."""
-    from calc.reports.plan_eval import disaggregated_eval
+    (analytic; ``calc.reports.plan_disagg`` chooses the two shapes apart)."""
+    from calc.reports.plan_disagg import size_pools
 
-    slo, load, eff = query.slo, query.load, query.efficiency
-    fam = s.family
-    lim = _limit_replicas(query, s)
-    top = MAX_DISAGG_REPLICAS if lim is None else min(MAX_DISAGG_REPLICAS, lim)
-
-    def least(ok) -> int | None:
-        # first n in 1..top with ok(n), by doubling then bisection (ok is monotone in n)
-        hi = 1
-        while hi <= top and not ok(hi):
-            hi *= 2
-        if hi == 1:
-            return 1
-        lo, hi = hi // 2, min(hi, top)
-        if not ok(hi):
-            return None
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            lo, hi = (lo, mid) if ok(mid) else (mid, hi)
-        return hi
-
-    def prefill_ok(x: int) -> bool:
-        ev = disaggregated_eval(s.dep, load, x, 1_000_000, efficiency=eff)
-        return not ev.saturated and ev.ttft_p99_s <= slo.ttft_p99_s
-
-    x = least(prefill_ok)
-    if x is None:
-        ev = disaggregated_eval(s.dep, load, top, 1_000_000, efficiency=eff)
-        reason = "saturated" if ev.saturated else "SLO ttft"
-        return Rejection(
-            fam, "disaggregated", reason, _miss_detail(reason, ev, slo, top) + " prefill", s.dep
-        )
-
-    def decode_ok(y: int) -> bool:
-        ev = disaggregated_eval(s.dep, load, x, y, efficiency=eff)
-        return not ev.saturated and ev.tpot_p99_s <= slo.tpot_p99_s
-
-    y = least(decode_ok)
-    if y is None:
-        ev = disaggregated_eval(s.dep, load, x, top, efficiency=eff)
-        reason = "saturated" if ev.saturated else "SLO tpot"
-        return Rejection(
-            fam, "disaggregated", reason, _miss_detail(reason, ev, slo, top) + " decode", s.dep
-        )
-    if lim is not None and x + y > lim:
-        return Rejection(fam, "disaggregated", "budget", _budget_detail(query, s, x + y), s.dep)
-    ev = disaggregated_eval(s.dep, load, x, y, efficiency=eff)
-    return Choice(s, "disaggregated", x + y, ev, x, y)
+    return size_pools(query, s, s, simulate=None)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -567,10 +481,109 @@ class PlanReport:
     launch: list = field(default_factory=list)  # the winner's commands (calc.deploy.engines)
 
 
+# families evaluated at once in worker processes (a fork of this one; Linux): the plan's own
+# evaluators only (an injected one may keep state in this process); KVCALC_PLAN_WORKERS=1: none
+DEFAULT_WORKERS = 2
+_JOB: tuple = ()  # (query, families, evaluate, guide) for the forked workers
+
+
+def _workers(evaluate: Evaluator, n: int) -> int:
+    import os
+    import sys
+
+    if n < 2 or not sys.platform.startswith("linux") or not getattr(evaluate, "builtin", False):
+        return 1
+    try:
+        want = int(os.environ.get("KVCALC_PLAN_WORKERS", DEFAULT_WORKERS))
+    except ValueError:
+        want = DEFAULT_WORKERS
+    cores = os.cpu_count() or 1
+    try:  # a busy machine has no core to spare: a second process only adds its start-up
+        free = cores - os.getloadavg()[0]
+    except OSError:
+        free = cores
+    if "KVCALC_PLAN_WORKERS" not in os.environ and free < 1:
+        return 1
+    return max(1, min(want, n, cores))
+
+
+def _grow_one(i: int) -> tuple:
+    """One family of ``_JOB`` grown in a worker: ("choice", replicas, evaluation) or
+    ("rejection", reason, detail) (small, picklable)."""
+    query, families, evaluate, guide = _JOB
+    out = grow(query, families[i], evaluate, guide)
+    if isinstance(out, Choice):
+        return ("choice", out.replicas, out.evaluation)
+    return ("rejection", out.reason, out.detail)
+
+
+def evaluate_families(query: PlanQuery, families: list, evaluate: Evaluator,
+                      guide: Evaluator | None = None) -> list:  # fmt: skip
+    """``grow`` of each family, in order; in ``_workers`` forked processes where that is more
+    than one (the same results: each evaluation is seeded)."""
+    global _JOB
+    n = _workers(evaluate, len(families))
+    if n == 1:
+        return [grow(query, s, evaluate, guide) for s in families]
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    _JOB = (query, families, evaluate, guide)
+    try:
+        ctx = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
+            done = list(pool.map(_grow_one, range(len(families))))
+    finally:
+        _JOB = ()
+    out = []
+    for s, (kind, a, b) in zip(families, done, strict=True):
+        if kind == "choice":
+            out.append(Choice(s, "aggregated", a, b))
+        else:
+            out.append(Rejection(s.family, "aggregated", a, b, s.dep))
+    return out
+
+
+def _floor_usd(f: Family, price: PriceChoice) -> float:
+    """The least a family can cost per hour: one replica, max(tp, ep) × pp GPUs [USD/h]."""
+    return max(f.tp, f.ep) * f.pp * price.usd_per_gpu_hour
+
+
+def _rate_of(c: Choice, load: Load) -> float:
+    """Requests/s the deployment serves: the offered rate, or a closed loop's achieved rate."""
+    r = c.evaluation.requests_per_s
+    return r if r else (load.rate_per_s or 0.0)
+
+
 def choice_row(rank: int, c: Choice, query: PlanQuery) -> dict:
+    from calc.reports.plan_confidence import provenance_items, weakest
+    from calc.reports.plan_space import domain_of
+    from calc.reports.tco import kwh_per_million_tokens_at_load
+
     s, ev, load, slo = c.screened, c.evaluation, query.load, query.slo
+    conf = s.confidence
     usd = c.usd_per_hour
-    share = (c.prefill_replicas / c.replicas) if c.mode == "disaggregated" else s.prefill_share
+    share = c.prefill_gpu_share
+    rate = _rate_of(c, load)
+    d = c.decode_shape
+    hw = s.dep.hardware
+    multi = c.mode == "disaggregated" or max(s.gpus_per_replica, d.gpus_per_replica) > domain_of(hw)
+    price = s.price or PriceChoice(s.usd_per_gpu_hour, "stated", "stated", "")
+    items = provenance_items(s.dep, price, multi_node=multi)
+    power = query.pricing.power_kw(hw)
+    pue = query.pricing.pue
+    ttft_f = conf.ttft_factor if conf else 1.0
+    tpot_f = conf.tpot_factor if conf else 1.0
+
+    def usd_mtok(part, tokens):
+        return usd_per_million_tokens_at_load(usd, part, rate * tokens) if rate else None
+
+    def kwh_mtok(part, tokens):
+        if not rate or power is None:
+            return None
+        return kwh_per_million_tokens_at_load(c.gpus, power, pue, part, rate * tokens)
+
+    pessimistic = (ev.ttft_p99_s * ttft_f, ev.tpot_p99_s * tpot_f)
     return {
         "rank": rank,
         **_family_fields(s.family, s.dep),
@@ -578,32 +591,87 @@ def choice_row(rank: int, c: Choice, query: PlanQuery) -> dict:
         "replicas": c.replicas,
         "prefill_replicas": c.prefill_replicas,
         "decode_replicas": c.decode_replicas,
+        "decode_tp": d.family.tp if c.mode == "disaggregated" else None,
+        "decode_pp": d.family.pp if c.mode == "disaggregated" else None,
+        "decode_ep": d.family.ep if c.mode == "disaggregated" else None,
         "gpus_per_replica": s.gpus_per_replica,
+        "decode_gpus_per_replica": d.gpus_per_replica if c.mode == "disaggregated" else None,
         "gpus": c.gpus,
-        "usd_per_hour": s.usd_per_gpu_hour,
+        "engine_version": s.dep.engine_config.version,
+        "checkpoint": s.family.dtypes.checkpoint,
+        "needs_checkpoint": s.family.dtypes.needs_checkpoint,
+        "usd_per_gpu_hour": s.usd_per_gpu_hour,
         "usd_per_hour_per_deployment": usd,
-        "usd_per_million_input_tokens_at_load": usd_per_million_tokens_at_load(
-            usd, share, load.rate_per_s * load.prompt
-        ),
-        "usd_per_million_output_tokens_at_load": usd_per_million_tokens_at_load(
-            usd, 1 - share, load.rate_per_s * load.gen
-        ),
+        "price_basis": price.basis,
+        "price_kind": price.kind,
+        "price_flagged": price.flagged,
+        "requests_per_s": rate,
+        "usd_per_million_input_tokens_at_load": usd_mtok(share, load.prompt),
+        "usd_per_million_output_tokens_at_load": usd_mtok(1 - share, load.gen),
+        "kwh_per_million_input_tokens_at_load": kwh_mtok(share, load.prompt),
+        "kwh_per_million_output_tokens_at_load": kwh_mtok(1 - share, load.gen),
         "ttft_p50_s": ev.ttft_s["p50"],
         "ttft_p99_s": ev.ttft_p99_s,
         "tpot_p50_s": ev.tpot_s["p50"],
         "tpot_p99_s": ev.tpot_p99_s,
-        "ttft_p99_headroom": headroom(ev.ttft_p99_s, slo.ttft_p99_s),
-        "tpot_p99_headroom": headroom(ev.tpot_p99_s, slo.tpot_p99_s),
+        "ttft_factor": ttft_f,
+        "tpot_factor": tpot_f,
+        "ttft_p99_pessimistic_s": pessimistic[0],
+        "tpot_p99_pessimistic_s": pessimistic[1],
+        "ttft_p99_headroom": headroom(pessimistic[0], slo.ttft_p99_s),
+        "tpot_p99_headroom": headroom(pessimistic[1], slo.tpot_p99_s),
+        "confidence_class": conf.cls if conf else None,
+        "confidence_basis": conf.basis if conf else None,
+        "confidence": conf.text if conf else None,
+        "weakest_provenance": weakest(items).describe(),
         "kv_transfer_s": ev.kv_transfer_s,
         "method": ev.method,
     }
 
 
+def _ms(x: float) -> str:
+    return f"{x * 1e3:,.0f} ms" if x >= 0.1 else f"{x * 1e3:,.1f} ms"
+
+
+def answer_line(row: dict | None, query: PlanQuery) -> str:
+    """The plan's first line: the answer in one sentence."""
+    slo = query.slo
+    if row is None:
+        return (
+            f"No deployment meets the targets (p99 TTFT {_ms(slo.ttft_p99_s)}, TPOT "
+            f"{_ms(slo.tpot_p99_s)}) at the pessimistic end of its error band: see the rejected "
+            "families."
+        )
+    layout = (
+        f"tp{row['tp']}"
+        + (f" pp{row['pp']}" if row["pp"] > 1 else "")
+        + (f" ep{row['ep']}" if row["ep"] > 1 else "")
+    )
+    if row["mode"] == "disaggregated":
+        dl = f"tp{row['decode_tp']}" + (f" pp{row['decode_pp']}" if row["decode_pp"] > 1 else "")
+        dl += f" ep{row['decode_ep']}" if row["decode_ep"] > 1 else ""
+        shape = (f"{row['prefill_replicas']} prefill × {layout} + {row['decode_replicas']} "
+                 f"decode × {dl}")  # fmt: skip
+    else:
+        shape = f"{row['replicas']} × {layout}"
+    ck = " (needs a quantised checkpoint)" if row["needs_checkpoint"] else ""
+    flag = ", flagged price" if row["price_flagged"] else ""
+    return (
+        f"{row['gpus']:,} × {row['hardware']} ({shape}, {row['weight_dtype']} weights{ck} / "
+        f"{row['kv_dtype']} KV) for {row['model']} on {row['engine']} {row['engine_version']}, "
+        f"${row['usd_per_hour_per_deployment']:,.2f}/h ({row['price_basis']}{flag}): p99 TTFT "
+        f"{_ms(row['ttft_p99_s'])}, TPOT {_ms(row['tpot_p99_s'])} (pessimistic "
+        f"{_ms(row['ttft_p99_pessimistic_s'])} / {_ms(row['tpot_p99_pessimistic_s'])} against "
+        f"{_ms(slo.ttft_p99_s)} / {_ms(slo.tpot_p99_s)}); confidence: {row['confidence']}; "
+        f"weakest provenance {row['weakest_provenance']}."
+    )
+
+
 def plan(
     query: PlanQuery, evaluate: Evaluator | None = None, *, method: str = "auto", seed: int = 0
 ) -> PlanReport:
-    """Search the space (module docstring) and rank what meets the SLOs."""
-    from calc.reports.launch_flags import launch_commands
+    """Search the space (module docstring) and rank what meets the margined SLOs."""
+    from calc.reports.plan_disagg import disaggregated_choices
     from calc.reports.plan_eval import analytic_evaluator, evaluator
 
     guide = None
@@ -612,39 +680,65 @@ def plan(
         if getattr(evaluate, "method", None) != "analytic":
             guide = analytic_evaluator(query.efficiency)
     load = query.load
-    fams = _families(query)
+    space = _space(query)
+    if not space.prices:
+        raise InvalidInputError(
+            "no profile has a price on this basis: " + "; ".join(why for _, why in space.unpriced)
+        )
+    fams = space.families
     survivors: list[Screened] = []
     rejected: list[Rejection] = []
-    built = 0
-    for f in fams:
-        dep = build(f, load)
+    built = unscreened = 0
+    # screened by the least a family can cost (one replica), cheapest first: once that is above
+    # the bound of the last family the evaluation could reach (2 × simulate_top survivors), no
+    # later family can be evaluated, so none is screened
+    fams = sorted(fams, key=lambda f: _floor_usd(f, space.prices[f.hardware.name]))
+    reach = 2 * query.simulate_top
+    bounds: list[float] = []
+    for i, f in enumerate(fams):
+        if len(bounds) >= reach and _floor_usd(f, space.prices[f.hardware.name]) >= bounds[-1]:
+            unscreened = len(fams) - i
+            break
+        dep = build(f, load, query)
         if dep is None:
             continue
         built += 1
-        out = screen(query, f, dep)
-        (survivors if isinstance(out, Screened) else rejected).append(out)
+        out = screen(query, f, dep, space.prices[f.hardware.name])
+        if isinstance(out, Screened):
+            survivors.append(out)
+            import bisect
+
+            bisect.insort(bounds, out.usd_per_deployment_hour(out.replicas_min))
+            del bounds[reach:]
+        else:
+            rejected.append(out)
     survivors.sort(
-        key=lambda s: (s.usd_per_hour(s.replicas_min), s.gpus_per_replica, s.tpot_bound_s)
+        key=lambda s: (
+            s.usd_per_deployment_hour(s.replicas_min),
+            s.gpus_per_replica,
+            s.tpot_bound_s,
+        )
     )
     choices: list[Choice] = []
-    evaluated: list[Screened] = []
-    for i, s in enumerate(survivors):
-        # the cheapest simulate_top families; then, up to as many again, any family whose
-        # lower-bound price is below the best found so far (it could still win)
+    # the cheapest simulate_top families; then, up to as many again, any family whose
+    # lower-bound price is below the best the first ones found (it could still win)
+    first = survivors[: query.simulate_top]
+    for out in evaluate_families(query, first, evaluate, guide):
+        (choices if isinstance(out, Choice) else rejected).append(out)
+    best = min((c.usd_per_hour for c in choices), default=math.inf)
+    more = [
+        s
+        for s in survivors[query.simulate_top : 2 * query.simulate_top]
+        if s.usd_per_deployment_hour(s.replicas_min) < best
+    ]
+    for out in evaluate_families(query, more, evaluate, guide):
+        (choices if isinstance(out, Choice) else rejected).append(out)
+    evaluated = first + more
+    if query.disaggregation:
+        sim = evaluate if getattr(evaluate, "method", None) == "simulation" else None
         best = min((c.usd_per_hour for c in choices), default=math.inf)
-        if i >= query.simulate_top and (
-            i >= 2 * query.simulate_top or s.usd_per_hour(s.replicas_min) >= best
-        ):
-            break
-        evaluated.append(s)
-        for out in (
-            grow(query, s, evaluate, guide),
-            disaggregate(query, s) if query.disaggregation else None,
-        ):
-            if isinstance(out, Choice):
-                choices.append(out)
-            elif out is not None:
-                rejected.append(out)
+        for out in disaggregated_choices(query, evaluated, survivors, best, sim, seed=seed):
+            (choices if isinstance(out, Choice) else rejected).append(out)
     choices.sort(key=Choice.sort_key)
     rows = [choice_row(i + 1, c, query) for i, c in enumerate(choices)]
     slo = query.slo
@@ -657,28 +751,49 @@ def plan(
                 f"context limit {cfg.max_ctx:,}: the engine refuses longer requests, and so "
                 "does the simulation (its percentiles are of the requests served)"
             )
+    for _name, why in space.unpriced:
+        warnings.append(f"left out of the ranking: {why}")
+    if rows and rows[0]["price_flagged"]:
+        warnings.append(
+            f"the winner's price is {rows[0]['price_kind']}, not a price of this part "
+            "(--derived-prices): check it before you buy"
+        )
+    if rows and rows[0]["needs_checkpoint"]:
+        warnings.append(
+            f"the winner runs {rows[0]['weight_dtype']} weights, and {rows[0]['model']} has no "
+            "published checkpoint in that format kvcalc knows of: quantise one (NVIDIA ModelOpt, "
+            "AMD Quark, llm-compressor) or rule it out with --weight-dtype"
+        )
     if not choices:
         warnings.append(
-            "no deployment meets the targets: see the rejected families (raise the budget, "
-            "relax the SLOs or add hardware)"
+            "no deployment meets the targets at the pessimistic end of its band: see the "
+            "rejected families (raise the budget, relax the SLOs, add hardware or state "
+            "--margin)"
         )
     fields = {
+        "answer": answer_line(rows[0] if rows else None, query),
         "models": [m for m in query.models],
         "rate_per_s": load.rate_per_s,
+        "concurrency": load.concurrency,
         "prompt": load.prompt,
         "gen": load.gen,
+        "prefix_shared": load.prefix_shared,
         "lengths": load.describe(),
         "ttft_p99_slo_s": slo.ttft_p99_s,
         "tpot_p99_slo_s": slo.tpot_p99_s,
+        "margin": query.margin,
         "max_gpus": query.max_gpus,
         "budget_usd_per_hour": query.budget_usd_per_hour,
+        "price_basis": query.pricing.basis_name,
         "pricing": query.pricing.describe(),
+        "unpriced": [n for n, _ in space.unpriced],
         "efficiency": query.efficiency,
         "method": getattr(evaluate, "method", "injected"),
         "n_families": built,
         "n_screened_out": built - len(survivors),
         "n_evaluated": len(evaluated),
         "n_unexplored": unexplored,
+        "n_unscreened": unscreened,
         "rows": rows[: query.top],
         "rejected": [r.row() for r in rejected],
     }
@@ -689,12 +804,49 @@ def plan(
         from calc.reports.plan_explain import explain
 
         figs = explain(win, query)
-        seq_len = model_len(win.screened.dep.model, load)
-        if win.mode == "aggregated":
-            launch = launch_commands(win.screened.dep, replicas=win.replicas,
-                                     max_model_len=seq_len)  # fmt: skip
-        else:
-            launch = launch_commands(win.screened.dep, max_model_len=seq_len,
-                                     prefill=win.prefill_replicas, decode=win.decode_replicas)
+        launch, note = _launch(win, load)
+        if note:
+            warnings.append(note)
         fields["launch_commands"] = [c.to_dict() for c in launch]
     return PlanReport(fields, figs, warnings, choices, rejected, launch)
+
+
+def _launch(win: Choice, load: Load) -> tuple[list, str | None]:
+    """The winner's commands (the engine wing's), and a note where it has none."""
+    from calc.reports.launch_flags import launch_commands
+
+    dep = win.screened.dep
+    seq_len = model_len(dep.model, load)
+    try:
+        if win.mode == "aggregated":
+            return launch_commands(dep, replicas=win.replicas, max_model_len=seq_len), None
+        x, y = win.prefill_replicas, win.decode_replicas
+        pre = launch_commands(dep, max_model_len=seq_len, prefill=x, decode=y)
+        if win.decode is None or win.decode is win.screened:
+            return pre, None
+        dec = launch_commands(win.decode.dep, max_model_len=seq_len, prefill=x, decode=y)
+        return ([c for c in pre if "decode" not in c.role]
+                + [c for c in dec if "decode" in c.role]), None  # fmt: skip
+    except KvcalcError as exc:
+        return [], f"no launch command for the winner: {exc}"
+
+
+__all__ = [
+    "REASONS",
+    "Choice",
+    "Family",
+    "PlanQuery",
+    "PlanReport",
+    "Rejection",
+    "Screened",
+    "Slo",
+    "build",
+    "choice_row",
+    "disaggregate",
+    "grow",
+    "is_calibrated",
+    "plan",
+    "replicas_needed",
+    "screen",
+    "usd_per_million_tokens_at_load",
+]

@@ -33,13 +33,22 @@ errs on the slow side). The analytic estimate is always one replica at rate / R.
   prompts in one step, which a one-at-a-time server does not.
 - saturated when ρ ≥ 1 or no decode batch within the pool and max_num_seqs carries the rate.
 
-**Disaggregation** (x prefill replicas, y decode replicas of the same shape): the prefill pool
-has no decode (ρ = λ/x · t_pf / pp, s = t_pf / pp); the decode pool no prefill (ρ = 0 in
-TPOT(n), rate λ / y). TTFT adds the KV transfer: each GPU of a prefill replica sends its own
-shard of the prompt's KV (the ledger's KV of one P-token sequence on the busiest GPU) to its
-decode counterpart at once, one point-to-point send over the scale-out network
-(``calc.deploy.parallel.p2p_time_s`` at the profile's ``scale_out`` bandwidth and latency; the
-scale-up link where the profile states no network).
+**Closed loop** (``Load.concurrency``: N users, each sending its next request when the last
+finishes): a replica holds b = min(N / replicas, its cap) sequences; the rate they make is
+Little's law's λ = b / (TTFT + (G − 1) · TPOT), found by fixed-point iteration with
+TPOT = t_d(b) / (1 − ρ); TTFT = t_pf + one decode step + the wait of the users beyond the cap,
+(N − b) / λ. The simulation sends every request at once behind a client that keeps N open.
+
+**Disaggregation** (x prefill replicas of one shape, y decode replicas of the same or another
+shape): the prefill pool has no decode (ρ = λ/x · t_pf / pp, s = t_pf / pp); the decode pool no
+prefill (ρ = 0 in TPOT(n), rate λ / y). The simulation serves both pools
+(``simulated_disaggregated_eval``): the prefill pool every request with one output token, the
+decode pool the same arrivals with their prefill free (``DecodeOnlyStep``). TTFT adds the KV
+transfer: each GPU of a prefill replica sends its own shard of the prompt's KV (the ledger's KV
+of one P-token sequence on the busiest GPU) to its decode counterpart at once, one
+point-to-point send over the scale-out network (``calc.deploy.parallel.p2p_time_s`` at the
+profile's ``scale_out`` bandwidth and latency; the scale-up link where the profile states no
+network).
 """
 
 from __future__ import annotations
@@ -63,17 +72,30 @@ class Load:
     tokens; with length distributions (``calc.serve.workload.LengthDist``) ``prompt`` and
     ``gen`` are their means (rounded; the analytic screen and estimate use them), the
     simulation samples the distributions, and ``max_tokens`` is the longest request of the
-    simulated sample (the engine's max model length must hold it)."""
+    simulated sample (the engine's max model length must hold it).
 
-    rate_per_s: float
+    ``concurrency``: N users in a closed loop (each sends its next request when the last one
+    finishes) instead of a rate (``rate_per_s`` None). ``trace``: recorded requests
+    (``calc.serve.workload.Trace``, their arrival times and lengths; ``rate_per_s`` rescales
+    them). ``prefix_shared``: the fraction of every prompt that is a prefix all requests share,
+    served from the prefix cache."""
+
+    rate_per_s: float | None
     prompt: int
     gen: int
     prompt_dist: object = None  # None: every prompt is ``prompt`` tokens
     gen_dist: object = None
     max_tokens: int | None = None  # None: prompt + gen
+    concurrency: int | None = None
+    trace: object = None
+    prefix_shared: float = 0.0
 
     def describe(self) -> str:
         """The lengths as stated: 'fixed' or each distribution."""
+        if self.trace is not None:
+            src = getattr(self.trace, "source", "") or "trace"
+            return (f"trace {src} ({len(self.trace):,} requests; mean prompt {self.prompt:,}, "
+                    f"gen {self.gen:,}; longest {self.longest:,} tokens)")  # fmt: skip
         if self.prompt_dist is None and self.gen_dist is None:
             return "fixed"
         p = self.prompt_dist.describe() if self.prompt_dist else str(self.prompt)
@@ -85,23 +107,70 @@ class Load:
         """The longest request [tokens]: prompt + gen, or the sample's longest."""
         return self.max_tokens if self.max_tokens is not None else self.prompt + self.gen
 
+    @property
+    def closed(self) -> bool:
+        """Whether the load is N users in a closed loop (``--concurrency``)."""
+        return self.concurrency is not None
+
+    @property
+    def new_prompt(self) -> int:
+        """Prompt tokens each request prefills: the part not in the shared prefix [tokens]."""
+        return max(1, round(self.prompt * (1 - self.prefix_shared)))
+
     def per_replica(self, replicas: int) -> Load:
+        if self.closed:
+            return replace(self, concurrency=max(1, math.ceil(self.concurrency / replicas)))
         return replace(self, rate_per_s=self.rate_per_s / replicas)
 
     @classmethod
-    def parse(cls, rate_per_s, prompt, gen, *, seed: int = 0) -> Load:
-        """The load of ``--rate``, ``--prompt`` and ``--gen`` as given: a number of tokens, or
-        ``uniform:LO:HI`` / ``lognormal:MEAN:CV`` (``calc.serve.workload.LengthDist.parse``)."""
+    def parse(cls, rate_per_s, prompt, gen, *, seed: int = 0, concurrency: int | None = None,
+              trace=None, prefix_shared: float = 0.0) -> Load:  # fmt: skip
+        """The load of ``--rate`` (or ``--concurrency``), ``--prompt`` and ``--gen`` as given: a
+        number of tokens, or ``uniform:LO:HI`` / ``lognormal:MEAN:CV``
+        (``calc.serve.workload.LengthDist.parse``); or of a ``--trace`` (its lengths unless
+        ``--prompt`` / ``--gen`` are given, its rate unless ``--rate`` is)."""
+        from calc.errors import InvalidInputError
         from calc.serve.workload import LengthDist, LoadSpec, sample_requests
 
+        f = prefix_shared
+        if isinstance(f, bool) or not isinstance(f, int | float) or not 0 <= f < 1:
+            raise InvalidInputError(f"--prefix-shared must be in [0, 1), got {f!r}")
+        if trace is not None:
+            if concurrency is not None:
+                raise InvalidInputError("give --trace or --concurrency, not both")
+            spec = LoadSpec(
+                rate_per_s=rate_per_s,
+                arrival=trace,
+                prompt=None if prompt is None else LengthDist.parse(prompt, "--prompt"),
+                gen=None if gen is None else LengthDist.parse(gen, "--gen"),
+            )
+            _, p, g = sample_requests(spec, seed)
+            rate = rate_per_s if rate_per_s is not None else trace.rate_per_s
+            if not rate or rate <= 0:
+                raise InvalidInputError("--trace: its requests all arrive at once; give --rate")
+            return cls(float(rate), max(1, round(float(p.mean()))), max(1, round(float(g.mean()))),
+                       max_tokens=int((p + g).max()), trace=trace, prefix_shared=f)  # fmt: skip
+        if prompt is None or gen is None:
+            raise InvalidInputError("give --prompt and --gen (or a --trace)")
+        if (rate_per_s is None) == (concurrency is None):
+            raise InvalidInputError(
+                "give --rate (requests/s) or --concurrency (users in a closed loop), one of them"
+            )
+        if concurrency is not None:
+            from calc.data.limits import check_positive_int
+
+            check_positive_int("concurrency", concurrency, 1_000_000)
         pd = LengthDist.parse(prompt, "--prompt")
         gd = LengthDist.parse(gen, "--gen")
         if pd.kind == "fixed" and gd.kind == "fixed":
-            return cls(rate_per_s, int(pd.a), int(gd.a))
-        spec = LoadSpec(rate_per_s=rate_per_s, prompt=pd, gen=gd, n_requests=DEFAULT_REQUESTS)
+            return cls(rate_per_s, int(pd.a), int(gd.a), concurrency=concurrency,
+                       prefix_shared=f)  # fmt: skip
+        spec = LoadSpec(rate_per_s=rate_per_s or 1.0, prompt=pd, gen=gd,
+                        n_requests=DEFAULT_REQUESTS)  # fmt: skip
         _, p, g = sample_requests(spec, seed)
         mean = (max(1, round(pd.mean)), max(1, round(gd.mean)))
-        return cls(rate_per_s, *mean, pd, gd, int((p + g).max()))
+        return cls(rate_per_s, *mean, pd, gd, int((p + g).max()), concurrency=concurrency,
+                   prefix_shared=f)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -116,6 +185,8 @@ class LoadEval:
     decode_batch: float | None = None  # mean sequences decoding at once (analytic)
     prefill_load: float | None = None  # ρ: fraction of the replica's time spent prefilling
     kv_transfer_s: float = 0.0  # disaggregated: KV sent from prefill to decode pool
+    # requests/s the deployment served (the offered rate; a closed loop's achieved rate)
+    requests_per_s: float | None = None
 
     @property
     def ttft_p99_s(self) -> float:
@@ -167,18 +238,35 @@ class _Shape:
     tpot_by_batch: object  # numpy array, index n − 1: t_d(n) at the mean context
 
 
+_SHAPES: dict = {}  # (id(dep), prompt, gen, prefix, efficiency) -> (dep, shape)
+
+
 def _shape(dep: Deployment, load: Load, efficiency: str) -> _Shape | None:
+    """The shape of one replica for the load's lengths (computed once per deployment: the
+    search asks for it at many rates and replica counts)."""
+    key = (id(dep), load.prompt, load.gen, load.prefix_shared, efficiency)
+    hit = _SHAPES.get(key)
+    if hit is None or hit[0] is not dep:
+        if len(_SHAPES) > 512:
+            _SHAPES.clear()
+        hit = (dep, _new_shape(dep, load, efficiency))
+        _SHAPES[key] = hit
+    return hit[1]
+
+
+def _new_shape(dep: Deployment, load: Load, efficiency: str) -> _Shape | None:
     import numpy as np
 
     from calc.deploy.steps import step_of
 
     p, g = load.prompt, load.gen
     ec = dep.engine_config
-    pool = int(dep.per_gpu.max_sequences_per_gpu(p + g)) * dep.sharding.dp_attn
+    # the shared prefix is held once: each sequence holds its own part of the prompt
+    pool = int(dep.per_gpu.max_sequences_per_gpu(load.new_prompt + g)) * dep.sharding.dp_attn
     cap = min(ec.max_num_seqs * dep.sharding.dp_attn, pool)
     if cap < 1:
         return None
-    t_pf = float(step_of(dep, efficiency, batch=1, prompt=p).time_s)
+    t_pf = float(step_of(dep, efficiency, batch=1, prompt=load.new_prompt).time_s)
     n = np.arange(1, cap + 1, dtype=np.float64)
     t_d = np.asarray(step_of(dep, efficiency, batch=n, ctx=p + g / 2).time_s, dtype=np.float64)
     return _Shape(t_pf, dep.pp, cap, ec.max_batched_tokens, np.broadcast_to(t_d, n.shape))
@@ -245,6 +333,8 @@ def analytic_eval(dep: Deployment, load: Load, *, efficiency: str = "expected") 
     shape = _shape(dep, load, efficiency)
     if shape is None:
         return _saturated(f"not one sequence of {load.prompt + load.gen:,} tokens fits")
+    if load.closed:
+        return _closed_eval(shape, load)
     lam = load.rate_per_s
     rho = lam * shape.t_prefill_s / shape.pp
     if rho >= 1:
@@ -260,8 +350,35 @@ def analytic_eval(dep: Deployment, load: Load, *, efficiency: str = "expected") 
             prefill_load=rho,
         )
     n_star, tpot = dec
-    ttft = _ttft(shape, lam, load.prompt, n_star, rho, 0.0)
-    return LoadEval(ttft, tpot, False, None, "analytic", n_star, rho)
+    ttft = _ttft(shape, lam, load.new_prompt, n_star, rho, 0.0)
+    return LoadEval(ttft, tpot, False, None, "analytic", n_star, rho, requests_per_s=lam)
+
+
+def _closed_eval(shape: _Shape, load: Load) -> LoadEval:
+    """N users in a closed loop on one replica (analytic): b = min(N, cap) sequences decode at
+    once, the rest wait; the rate is Little's law's λ = b / (TTFT + (G − 1) × TPOT), found by
+    fixed-point iteration with TPOT = t_d(b) / (1 − ρ), ρ = λ × t_pf / pp; a waiting user waits
+    (N − b) / λ more."""
+    n = load.concurrency
+    b = min(n, shape.cap)
+    g = max(load.gen - 1, 0)
+    t_d = float(_tpot_at(shape, b))
+    lam = b / (shape.t_prefill_s + g * t_d)
+    for _ in range(50):
+        rho = min(0.95, lam * shape.t_prefill_s / shape.pp)
+        tpot = t_d / (1 - rho)
+        e2e = shape.t_prefill_s + g * tpot
+        lam = 0.5 * lam + 0.5 * b / e2e
+    rho = lam * shape.t_prefill_s / shape.pp
+    if rho >= 1:
+        return _saturated(f"{n:,} users keep the replica prefilling ({rho:.2f} of its time)",
+                          prefill_load=rho)  # fmt: skip
+    tpot = t_d / (1 - rho)
+    queue = (n - b) / lam if n > b else 0.0
+    ttft = shape.t_prefill_s + t_d + queue  # its prefill joins the next step, after this one
+    ttft_q = {k: ttft for k in Q}
+    return LoadEval(ttft_q, dict.fromkeys(Q, tpot), False, None, "analytic", float(b), rho,
+                    requests_per_s=lam)  # fmt: skip
 
 
 def kv_transfer_s(dep: Deployment, prompt: int) -> float:
@@ -278,17 +395,26 @@ def kv_transfer_s(dep: Deployment, prompt: int) -> float:
 
 
 def disaggregated_eval(
-    dep: Deployment, load: Load, x: int, y: int, *, efficiency: str = "expected"
+    dep: Deployment,
+    load: Load,
+    x: int,
+    y: int,
+    *,
+    efficiency: str = "expected",
+    decode: Deployment | None = None,
 ) -> LoadEval:
-    """x prefill and y decode replicas of ``dep`` under ``load`` (module docstring)."""
+    """x prefill replicas of ``dep`` and y decode replicas of ``decode`` (default ``dep``)
+    under ``load``, analytic (module docstring)."""
+    dec_dep = dep if decode is None else decode
     shape = _shape(dep, load, efficiency)
-    if shape is None:
+    dshape = shape if decode is None else _shape(dec_dep, load, efficiency)
+    if shape is None or dshape is None:
         return _saturated(f"not one sequence of {load.prompt + load.gen:,} tokens fits")
     lam = load.rate_per_s
     rho = lam / x * shape.t_prefill_s / shape.pp
     if rho >= 1:
         return _saturated(f"prefill load {rho:.2f} on {x} prefill replica(s)", prefill_load=rho)
-    dec = _decode(shape, lam / y, load.gen, 0.0)
+    dec = _decode(dshape, lam / y, load.gen, 0.0)
     if dec is None:
         return _saturated(
             f"{y} decode replica(s) cannot hold the decode batch the rate needs",
@@ -296,8 +422,8 @@ def disaggregated_eval(
         )
     n_star, tpot = dec
     move = kv_transfer_s(dep, load.prompt)
-    ttft = _ttft(shape, lam / x, load.prompt, 0.0, rho, move, chunked=False)
-    return LoadEval(ttft, tpot, False, None, "analytic", n_star, rho, move)
+    ttft = _ttft(shape, lam / x, load.new_prompt, 0.0, rho, move, chunked=False)
+    return LoadEval(ttft, tpot, False, None, "analytic", n_star, rho, move, requests_per_s=lam)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -362,6 +488,7 @@ def evaluator(
         )
 
     evaluate.method = "simulation"  # type: ignore[attr-defined]
+    evaluate.builtin = True  # type: ignore[attr-defined]  # stateless: may run in a worker
     return evaluate
 
 
@@ -372,6 +499,7 @@ def analytic_evaluator(efficiency: str = "expected") -> Evaluator:
         return analytic_eval(dep, load.per_replica(replicas), efficiency=efficiency)
 
     evaluate.method = "analytic"  # type: ignore[attr-defined]
+    evaluate.builtin = True  # type: ignore[attr-defined]
     return evaluate
 
 
@@ -401,6 +529,45 @@ def _table(dep: Deployment, efficiency: str, max_ctx: int):
     return hit[1]
 
 
+class DecodeOnlyStep:
+    """The iteration time of a decode pool [s]: the prompt's KV arrives by transfer, so a
+    request's prefill chunks cost nothing (its blocks are still allocated, its keys still
+    attended); everything else as the step table (``calc.serve.steptime``) times it."""
+
+    def __init__(self, table) -> None:
+        self.table = table
+
+    def decode_s(self, b: int) -> float:
+        return self.table.decode_s(b)
+
+    def ctx_slope(self, b: int) -> float:
+        return self.table.ctx_slope(b)
+
+    def iteration_s(self, b, ctx_sum, chunks, rows) -> float:
+        if b:
+            return self.table.iteration_s(b, ctx_sum, (), b)
+        return 1e-6  # a pass that only lands transferred KV: no compute
+
+
+def _spec(load: Load, rate, n: int, *, gen_one: bool = False):
+    """The requests the simulation serves: the load's lengths (or trace), ``n`` of them."""
+    from calc.serve.workload import LengthDist, LoadSpec
+
+    one = LengthDist.fixed(1) if gen_one else None
+    if load.trace is not None:
+        return LoadSpec(rate_per_s=rate, arrival=load.trace, prompt=load.prompt_dist,
+                        gen=one or load.gen_dist, prefix_shared_fraction=load.prefix_shared,
+                        n_requests=min(n, len(load.trace)))  # fmt: skip
+    return LoadSpec(
+        rate_per_s=rate,
+        arrival="constant" if load.closed else "poisson",
+        prompt=load.prompt_dist or LengthDist.fixed(load.prompt),
+        gen=one or load.gen_dist or LengthDist.fixed(load.gen),
+        prefix_shared_fraction=load.prefix_shared,
+        n_requests=n,
+    )
+
+
 def simulate_load(
     dep: Deployment,
     load,
@@ -409,41 +576,103 @@ def simulate_load(
     seed: int = 0,
     efficiency: str = "expected",
     max_requests: int | None = None,
+    pool: str = "serve",
 ):
+    """``replicas`` copies of ``dep`` serving ``load`` by the serving simulation: ``pool``
+    "serve" (aggregated), "prefill" (a disaggregated prefill pool: every request one output
+    token, its TTFT) or "decode" (a decode pool: prefill free, the front-end time elsewhere).
+    A closed loop (``load.concurrency``) sends every request at once behind a client that
+    keeps ``concurrency`` of them open (vLLM's --max-concurrency); it never saturates."""
+    import numpy as np
 
-    from calc.serve.simulate import simulate
-    from calc.serve.workload import LengthDist, LoadSpec
+    from calc.serve.simulate import (
+        deployment_limits,
+        front_end_s,
+        groups_of,
+        request_latency_s,
+        simulate_requests,
+    )
+    from calc.serve.workload import sample_requests
 
     rate = load.rate_per_s
+    users = load.concurrency
     target = dep
     if replicas > 1:
         if dep.ep > 1:  # a replica is a whole expert group: one of them at rate / replicas
-            rate /= replicas
+            if load.closed:
+                users = max(1, math.ceil(users / replicas))
+            else:
+                rate /= replicas
         else:
             target = replace(dep, dp=replicas)
-    spec = LoadSpec(
-        rate_per_s=rate,
-        prompt=load.prompt_dist or LengthDist.fixed(load.prompt),
-        gen=load.gen_dist or LengthDist.fixed(load.gen),
-        n_requests=max_requests or DEFAULT_REQUESTS,
-    )
+    if load.closed:
+        n = max_requests or min(20_000, max(DEFAULT_REQUESTS, 3 * users))
+        rate = 1e6  # every request sent at once; the client's concurrency paces them
+    else:
+        n = max_requests or DEFAULT_REQUESTS
+    spec = _spec(load, rate, n, gen_one=pool == "prefill")
+    arrival, prompt, gen = sample_requests(spec, seed)
     table = _table(dep, efficiency, load.longest + 1)
-    res = simulate(
-        target, spec, seed=seed, efficiency=efficiency, max_requests=max_requests, step_time=table,
+    step = DecodeOnlyStep(table) if pool == "decode" else table
+    limits = deployment_limits(target, float((prompt + gen).mean()))
+    if limits.pool_blocks <= 0:
+        return _saturated("no KV pool", "simulation")
+    res = simulate_requests(
+        arrival,
+        prompt,
+        gen,
+        limits=limits,
+        step=step,
+        groups=groups_of(target),
+        prefix_shared_fraction=load.prefix_shared,
+        front_s=None if pool == "decode" else front_end_s(table, prompt),
+        max_in_flight=users if load.closed else None,
+        request_s=0.0 if pool == "decode" else request_latency_s(dep),
         tokens=False,
-    )  # fmt: skip
+    )
     if res.ttft_s.get("p99") is None:
         inf = dict.fromkeys(("p50", "p90", "p99"), math.inf)
         why = f"the simulation served no request ({res.rejected:,} refused: longer than the pool"
         return LoadEval(inf, dict(inf), True, why + " or the max model length)", "simulation")
-    reason = res.saturation_reason if res.saturated else None
+    saturated = bool(res.saturated) and not load.closed
+    reason = res.saturation_reason if saturated else None
+    served = float(res.requests_per_s) if load.closed else load.rate_per_s
+    del np
     return LoadEval(
         {k: res.ttft_s[k] for k in ("p50", "p90", "p99")},
         # no request of two or more output tokens (gen 1): no time between tokens
         {k: res.tpot_s.get(k) or 0.0 for k in ("p50", "p90", "p99")},
-        bool(res.saturated),
-        reason or ("the queue grows without bound" if res.saturated else None),
+        saturated,
+        reason or ("the queue grows without bound" if saturated else None),
         "simulation",
         decode_batch=None,
         prefill_load=None,
+        requests_per_s=served,
     )
+
+
+def simulated_disaggregated_eval(
+    prefill: Deployment,
+    decode: Deployment,
+    load: Load,
+    x: int,
+    y: int,
+    *,
+    seed: int = 0,
+    efficiency: str = "expected",
+    max_requests: int | None = None,
+) -> LoadEval:
+    """x prefill replicas of ``prefill`` and y decode replicas of ``decode`` by the serving
+    simulation: the prefill pool serves every request with one output token (its p99 TTFT, plus
+    the KV transfer), the decode pool the same arrivals with their prefill free (its p99
+    TPOT)."""
+    kw = dict(seed=seed, efficiency=efficiency, max_requests=max_requests)
+    p = simulate_load(prefill, load, x, pool="prefill", **kw)
+    if p.saturated:
+        return replace(p, reason=f"prefill pool: {p.reason}")
+    d = simulate_load(decode, load, y, pool="decode", **kw)
+    if d.saturated:
+        return replace(d, reason=f"decode pool: {d.reason}")
+    move = kv_transfer_s(prefill, load.prompt)
+    return LoadEval({k: v + move for k, v in p.ttft_s.items()}, d.tpot_s, False, None,
+                    "simulation", kv_transfer_s=move, requests_per_s=load.rate_per_s)  # fmt: skip

@@ -19,6 +19,13 @@ def _dominant(step) -> tuple[str, float, str]:
     return top.name, top.time_s / step.time_s, top.bound or "?"
 
 
+def _offered(load) -> str:
+    """The load as offered: users in a closed loop, or the rate."""
+    if load.closed:
+        return f"{load.concurrency:,} users in a closed loop"
+    return f"{load.rate_per_s:g} requests/s in all"
+
+
 def explain(c: Choice, query: PlanQuery) -> list[Figure]:
     """Why the winner fits and meets the SLOs, and what dominates its TTFT and TPOT."""
     from calc.deploy.steps import step_of
@@ -49,10 +56,17 @@ def explain(c: Choice, query: PlanQuery) -> list[Figure]:
             "replicas",
             "⌈{rate} × ({prompt} + {gen}) / ({cap} × {tokens_per_s})⌉",
             rate=load.rate_per_s,
-            prompt=p,
+            prompt=load.new_prompt,
             gen=g,
             cap=query.utilisation_cap,
             tokens_per_s=s.replica_tokens_per_s,
+        )
+        if not load.closed
+        else Figure(
+            "replicas_min",
+            s.replicas_min,
+            "replicas",
+            f"⌈{load.concurrency:,} users / the sequences one replica holds⌉",
         ),
     ]
     pf = step_of(dep, eff, batch=1, prompt=p)
@@ -118,19 +132,39 @@ def explain(c: Choice, query: PlanQuery) -> list[Figure]:
             "usd_per_hour_per_deployment",
             c.usd_per_hour,
             "USD/h",
-            "{replicas} × {gpus_per_replica} × {usd_per_gpu_hour}",
-            replicas=c.replicas,
-            gpus_per_replica=s.gpus_per_replica,
+            "{gpus} × {usd_per_gpu_hour}",
+            gpus=c.gpus,
             usd_per_gpu_hour=s.usd_per_gpu_hour,
         )
     )
+    if s.confidence is not None:
+        conf = s.confidence
+        figs.append(
+            figure(
+                "ttft_p99_pessimistic_s",
+                ev.ttft_p99_s * conf.ttft_factor,
+                "s",
+                "{ttft_p99_s} × {ttft_factor}",
+                ttft_p99_s=ev.ttft_p99_s,
+                ttft_factor=conf.ttft_factor,
+            )
+        )
+        figs.append(
+            figure(
+                "tpot_p99_pessimistic_s",
+                ev.tpot_p99_s * conf.tpot_factor,
+                "s",
+                "{tpot_p99_s} × {tpot_factor}",
+                tpot_p99_s=ev.tpot_p99_s,
+                tpot_factor=conf.tpot_factor,
+            )
+        )
     figs.append(
         Figure(
             "ttft_p99_s",
             ev.ttft_p99_s,
             "s",
-            f"{ev.method}: p99 TTFT of {c.replicas} replica(s) at {load.rate_per_s:g} "
-            "requests/s in all"
+            f"{ev.method}: p99 TTFT of {c.replicas} replica(s) at {_offered(load)}"
             if c.mode == "aggregated"
             else f"{ev.method}: queue + prefill + KV transfer",
         )

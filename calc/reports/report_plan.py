@@ -9,7 +9,6 @@ from __future__ import annotations
 import dataclasses
 
 from calc.output.html_report import Document, Facts, Table
-from calc.output.svg_chart import seconds
 from calc.reports.report_views import (
     frontier_chart,
     latency_charts,
@@ -23,8 +22,9 @@ RATE_STEPS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0)  # × the planned rate
 RANKED = (
     "rank", "model", "hardware", "dtypes", "layout", "mode", "replicas", "gpus",
     "usd_per_hour_per_deployment", "usd_per_million_input_tokens_at_load",
-    "usd_per_million_output_tokens_at_load", "ttft_p99_s", "tpot_p99_s", "ttft_p99_headroom",
-    "tpot_p99_headroom", "engine", "method",
+    "usd_per_million_output_tokens_at_load", "ttft_p99_s", "tpot_p99_s", "ttft_factor",
+    "tpot_factor", "ttft_p99_headroom", "tpot_p99_headroom", "confidence_class",
+    "weakest_provenance", "engine", "engine_version", "method",
 )  # fmt: skip
 REJECTED = ("model", "hardware", "dtypes", "layout", "mode", "engine", "reason", "detail")
 HEADERS = {  # as the terminal table heads them (each key in the heading's tooltip)
@@ -33,8 +33,12 @@ HEADERS = {  # as the terminal table heads them (each key in the heading's toolt
     "usd_per_million_output_tokens_at_load": "USD/Mtok out",
     "ttft_p99_s": "p99 TTFT",
     "tpot_p99_s": "p99 TPOT",
-    "ttft_p99_headroom": "TTFT headroom",
-    "tpot_p99_headroom": "TPOT headroom",
+    "ttft_factor": "TTFT margin ×",
+    "tpot_factor": "TPOT margin ×",
+    "ttft_p99_headroom": "TTFT headroom (pessimistic)",
+    "tpot_p99_headroom": "TPOT headroom (pessimistic)",
+    "confidence_class": "class",
+    "weakest_provenance": "weakest provenance",
 }
 
 
@@ -61,18 +65,7 @@ def _label(rank: int, c) -> str:
 def answer(report) -> tuple[str, str]:
     """The one-line answer and its verdict (pass: something meets the targets)."""
     f = report.fields
-    rows = f["rows"]
-    if not rows:
-        return ("No deployment meets the targets: see the rejected families", "fail")
-    r = display(rows[0])
-    return (
-        f"Cheapest: {r['model']} on {r['gpus']} × {r['hardware']} ({r['dtypes']}, {r['layout']}, "
-        f"{r['mode']}, {r['replicas']} replica(s), {r['engine']}) at "
-        f"${r['usd_per_hour_per_deployment']:,.2f}/h: p99 TTFT {seconds(r['ttft_p99_s'])} "
-        f"(target {seconds(f['ttft_p99_slo_s'])}), p99 TPOT {seconds(r['tpot_p99_s'])} "
-        f"(target {seconds(f['tpot_p99_slo_s'])}), {r['method']}",
-        "pass",
-    )
+    return f["answer"], "pass" if f["rows"] else "fail"
 
 
 def _leading(report) -> list[tuple[int, object]]:
@@ -106,6 +99,8 @@ def charts(report, query, *, seed: int = 0) -> list:
     curves = []
     for rank, c in lead:
         pts = []
+        if load.rate_per_s is None or load.closed:
+            break  # a closed loop has no rate to vary
         for step in RATE_STEPS:
             rate = load.rate_per_s * step
             ev = evaluate(c.screened.dep, dataclasses.replace(load, rate_per_s=rate), c.replicas)
@@ -120,7 +115,7 @@ def charts(report, query, *, seed: int = 0) -> list:
             rate_per_s=load.rate_per_s,
             note=f"the leading aggregated deployments at their planned replicas, evaluated by "
             f"{method} (seed {seed}); a saturated point is left out; disaggregated rows are "
-            "sized analytically and not drawn",
+            "not drawn",
         )
     fronts = [
         (_label(rank, c), deployment_curve(c.screened.dep, prompt=load.prompt, gen=load.gen,
@@ -131,8 +126,9 @@ def charts(report, query, *, seed: int = 0) -> list:
     for rank, c in lead:
         ev = c.evaluation
         e2e = ev.ttft_s["p50"] + (load.gen - 1) * ev.tpot_s["p50"]
-        if e2e > 0:
-            point = (load.gen / e2e, load.rate_per_s * load.gen / c.gpus)
+        rate = ev.requests_per_s or load.rate_per_s  # a closed loop's achieved rate
+        if e2e > 0 and rate:
+            point = (load.gen / e2e, rate * load.gen / c.gpus)
             marks.append((f"#{rank} at the planned load (p50)", [point]))
     if any(pts for _, pts in fronts):
         out.append(
@@ -160,7 +156,8 @@ def plan_document(report, query, *, seed: int = 0, command: str = "") -> Documen
     blocks: list = [Facts("The load and the search", head)]
     blocks.append(
         Table(
-            "Ranked deployments (cheapest first; headroom: the share of the target left)",
+            f"Ranked deployments on {f['price_basis']} prices (cheapest first; margin: the "
+            "class's pessimistic factor; headroom: the share of the target left at that end)",
             [display(r) for r in f["rows"]],
             list(RANKED),
             headers=HEADERS,

@@ -61,7 +61,7 @@ COLUMNS = (
     "pp",
     "prompt",
     "gpus",
-    "usd_per_hour",
+    "usd_per_gpu_hour",
     "ssm_state_bytes_per_gpu",
     # steady-state serving throughput with prefill charged (calc.reports.throughput): requests
     # of prompt + gen tokens, gen = ctx − prompt (at least 1); the same as cost and latency
@@ -75,7 +75,7 @@ LATENCY_COLUMNS = (
     "output_tokens_per_s_per_gpu",
     "usd_per_million_output_tokens",
     "usd_per_million_input_tokens",
-    "usd_per_hour",
+    "usd_per_gpu_hour",
 )
 CHUNK_ROWS = 1 << 16  # rows evaluated and written at a time: ~20 MB of text buffers
 _RANGE = re.compile(r"^([0-9]+)\.\.([0-9]+)(?::([x+])([0-9]+(?:\.[0-9]+)?))?$")
@@ -277,7 +277,7 @@ def _group_chunks(dep, prompt, price, ctx, batch, chunk_rows, *, latency, effici
             times.batch_columns(cols, masks, c, b)
         cols.update(pp=dep.pp, prompt=c if prompt is None else prompt, gpus=dep.gpus)
         if latency:
-            cols["usd_per_hour"] = float(price)
+            cols["usd_per_gpu_hour"] = float(price)
         cols["ssm_state_bytes_per_gpu"] = g.sequences(b) * g.ssm_state_bytes_per_sequence
         cols["gen"] = serving_gen(c if prompt is None else prompt, c)  # [C, 1]
         if latency:

@@ -1,132 +1,62 @@
-"""Price of one GPU-hour [USD/h]: a cloud list price (the hardware profile's ``usd_per_hour``, or
-one the user states) or the total cost of owning the GPU (TCO): its purchase spread over its
-service life plus the electricity it draws, facility overhead included:
+"""What a planned deployment costs and draws: USD per hour and per million tokens at the offered
+load [USD], energy per million tokens [kWh]. The price of one GPU-hour comes from
+``calc.deploy.pricing`` (a basis, a stated price, or owned hardware by the one TCO formula,
+``calc.formulas.tco``), shared with ``cost`` and ``train``.
 
-    USD per GPU-hour = capex / (years × 8,766 h) + power [kW] × PUE × USD per kWh
+    USD per million tokens of one kind at load = USD/h × share / 3,600 / (tokens/s) × 10^6
+    kWh per million tokens of one kind at load = GPUs × kW × PUE × share / 3,600 / (tokens/s) × 10^6
 
-(8,766 = 365.25 days × 24 h, a year with its leap day). Staff, network and floor space are not
-in it: add them to the capex or the power price if they matter. The hardware profiles state no
-board power (TDP), so ``--power-kw-per-gpu`` must be given with ``--capex-usd-per-gpu``.
+``share``: the part of the deployment's time spent on that kind of token (prompt tokens: the
+prefill share of the serving cycle, or the prefill pool's GPUs under disaggregation). Power per
+GPU: the stated owned-hardware figure, else the profile's board power (its rated maximum: an upper
+bound of what it draws while serving).
 """
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
+from calc.deploy.pricing import (
+    DEFAULT_BASIS,
+    DEFAULT_PUE,
+    DEFAULT_USD_PER_KWH,
+    DEFAULT_YEARS,
+    Owned,
+    PriceChoice,
+    Pricing,
+)
+from calc.formulas.tco import (
+    HOURS_PER_YEAR,
+    SECONDS_PER_HOUR,
+    capex_usd_per_hour,
+    kwh_per_million_tokens,
+    owned_usd_per_gpu_hour,
+    power_usd_per_hour,
+)
 
-from calc.errors import InvalidInputError
-
-HOURS_PER_YEAR = 8766  # 365.25 × 24
-DEFAULT_AMORTISE_YEARS = 4.0  # a common depreciation schedule for data-centre GPUs
-DEFAULT_PUE = 1.3  # power usage effectiveness of a typical air-cooled data centre
-DEFAULT_USD_PER_KWH = 0.10  # industrial electricity, order of magnitude
-
-
-def capex_usd_per_hour(capex_usd, amortise_years):
-    """Purchase spread over the service life [USD/h]: capex / (years × 8,766)."""
-    return capex_usd / (amortise_years * HOURS_PER_YEAR)
-
-
-def power_usd_per_hour(power_kw, pue, usd_per_kwh):
-    """Electricity of one GPU, facility overhead included [USD/h]: kW × PUE × USD/kWh."""
-    return power_kw * pue * usd_per_kwh
-
-
-def owned_usd_per_gpu_hour(capex_usd, amortise_years, power_kw, pue, usd_per_kwh):
-    """Total cost of owning one GPU for an hour [USD/h]: capex part + power part."""
-    return capex_usd_per_hour(capex_usd, amortise_years) + power_usd_per_hour(
-        power_kw, pue, usd_per_kwh
-    )
+__all__ = [
+    "DEFAULT_BASIS",
+    "DEFAULT_PUE",
+    "DEFAULT_USD_PER_KWH",
+    "DEFAULT_YEARS",
+    "HOURS_PER_YEAR",
+    "Owned",
+    "PriceChoice",
+    "Pricing",
+    "capex_usd_per_hour",
+    "kwh_per_million_tokens",
+    "kwh_per_million_tokens_at_load",
+    "owned_usd_per_gpu_hour",
+    "power_usd_per_hour",
+    "usd_per_million_tokens_at_load",
+]
 
 
-def _check(flag: str, value, lo: float, hi: float, lo_open: bool = True) -> None:
-    bad = not isinstance(value, int | float) or isinstance(value, bool) or not math.isfinite(value)
-    if bad or (value <= lo if lo_open else value < lo) or value > hi:
-        bracket = "(" if lo_open else "["
-        raise InvalidInputError(f"{flag} must be in {bracket}{lo:g}, {hi:g}], got {value!r}")
+def usd_per_million_tokens_at_load(usd_per_hour, share, tokens_per_s):
+    """USD per million tokens of one kind at the offered load: USD/h × share / 3,600 /
+    (tokens/s) × 10^6."""
+    return usd_per_hour * share / SECONDS_PER_HOUR / tokens_per_s * 1e6
 
 
-@dataclass(frozen=True, kw_only=True)
-class Pricing:
-    """How a GPU-hour is priced: the profile's list price (``usd_per_hour`` None), a stated
-    price, or owned hardware (``capex_usd_per_gpu`` given)."""
-
-    usd_per_hour: float | None = None
-    capex_usd_per_gpu: float | None = None
-    amortise_years: float | None = None  # owned only; None: DEFAULT_AMORTISE_YEARS
-    power_kw_per_gpu: float | None = None
-    pue: float | None = None  # owned only; None: DEFAULT_PUE
-    usd_per_kwh: float | None = None  # owned only; None: DEFAULT_USD_PER_KWH
-
-    def __post_init__(self) -> None:
-        if self.usd_per_hour is not None:
-            _check("--usd-per-hour", self.usd_per_hour, 0, 10_000)
-        stated = [
-            flag
-            for flag, value in (
-                ("--amortise-years", self.amortise_years),
-                ("--power-kw-per-gpu", self.power_kw_per_gpu),
-                ("--pue", self.pue),
-                ("--usd-per-kwh", self.usd_per_kwh),
-            )
-            if value is not None
-        ]
-        if stated and self.capex_usd_per_gpu is None:  # would be ignored: a silent wrong answer
-            needed = "--capex-usd-per-gpu" + (
-                " and --power-kw-per-gpu" if self.power_kw_per_gpu is None else ""
-            )
-            raise InvalidInputError(
-                f"{', '.join(stated)} price{'s' * (len(stated) == 1)} owned hardware: give "
-                f"{needed} too, or leave {'it' if len(stated) == 1 else 'them'} out"
-            )
-        for name, default in (
-            ("amortise_years", DEFAULT_AMORTISE_YEARS),
-            ("pue", DEFAULT_PUE),
-            ("usd_per_kwh", DEFAULT_USD_PER_KWH),
-        ):
-            if getattr(self, name) is None:
-                object.__setattr__(self, name, default)  # frozen: set once, here
-        _check("--amortise-years", self.amortise_years, 0, 50)
-        _check("--pue", self.pue, 1, 5, lo_open=False)
-        _check("--usd-per-kwh", self.usd_per_kwh, 0, 100, lo_open=False)
-        if self.capex_usd_per_gpu is not None:
-            if self.usd_per_hour is not None:
-                raise InvalidInputError(
-                    "give --usd-per-hour (a rented GPU) or --capex-usd-per-gpu (an owned one), "
-                    "not both"
-                )
-            _check("--capex-usd-per-gpu", self.capex_usd_per_gpu, 0, 10_000_000)
-            if self.power_kw_per_gpu is None:
-                raise InvalidInputError(
-                    "--capex-usd-per-gpu needs --power-kw-per-gpu (the hardware profiles state "
-                    "no board power), e.g. 0.7 for an H100 SXM"
-                )
-        if self.power_kw_per_gpu is not None:
-            _check("--power-kw-per-gpu", self.power_kw_per_gpu, 0, 100)
-
-    @property
-    def owned(self) -> bool:
-        return self.capex_usd_per_gpu is not None
-
-    def usd_per_gpu_hour(self, hw) -> float:
-        """The price of one GPU-hour of ``hw`` under this pricing [USD/h]."""
-        if self.owned:
-            return owned_usd_per_gpu_hour(
-                self.capex_usd_per_gpu,
-                self.amortise_years,
-                self.power_kw_per_gpu,
-                self.pue,
-                self.usd_per_kwh,
-            )
-        return hw.usd_per_hour if self.usd_per_hour is None else self.usd_per_hour
-
-    def describe(self) -> str:
-        if self.owned:
-            return (
-                f"owned: ${self.capex_usd_per_gpu:,.0f} / ({self.amortise_years:g} y × "
-                f"{HOURS_PER_YEAR:,} h) + {self.power_kw_per_gpu:g} kW × PUE {self.pue:g} × "
-                f"${self.usd_per_kwh:g}/kWh"
-            )
-        if self.usd_per_hour is not None:
-            return f"stated: ${self.usd_per_hour:g} per GPU-hour"
-        return "the hardware profile's list price per GPU-hour"
+def kwh_per_million_tokens_at_load(gpus, power_kw, pue, share, tokens_per_s):
+    """kWh per million tokens of one kind at the offered load: the share of the deployment's
+    energy (GPUs × kW × PUE) those tokens take, per million of them."""
+    return kwh_per_million_tokens(gpus, power_kw, pue, tokens_per_s) * share

@@ -477,14 +477,21 @@ _SCALE = {"us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "min": 60.0, "": 1.0}
 
 
 def parse_duration_s(text, flag: str) -> float:
-    """A time in human units (``2s``, ``50ms``, ``200us``, ``1.5``: seconds) → seconds."""
+    """A time with its unit (``2s``, ``50ms``, ``200us``, ``1min``) → seconds. A bare number in
+    text is an error that names both readings (``40``: 40 s or 40 ms?); a Python number is
+    seconds."""
     if isinstance(text, int | float) and not isinstance(text, bool):
         v = float(text)
     else:
         m = _DURATION.match(str(text))
         if not m:
             raise InvalidInputError(f"{flag} {text!r}: expected a time such as 2s, 50ms or 200us")
-        v = float(m.group(1)) * _SCALE[m.group(2) or ""]
+        if not m.group(2):
+            n = m.group(1)
+            raise InvalidInputError(
+                f"{flag} {text.strip()}: a time needs its unit: {n}s or {n}ms? (also us, min)"
+            )
+        v = float(m.group(1)) * _SCALE[m.group(2)]
     if not math.isfinite(v) or v <= 0 or v > 1e7:
         raise InvalidInputError(f"{flag} {text!r}: must be a positive time")
     return v

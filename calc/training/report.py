@@ -25,7 +25,6 @@ from calc.training.setup import (  # noqa: F401 (the report's setup, imported fr
     MAX_TOKENS,
     NETWORK_BYTES_PER_S,
     SCHEDULES,
-    Owned,
     TrainSetup,
     check_setup,
 )
@@ -80,10 +79,12 @@ def train_report(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup) -> TrainR
     if s.tokens is not None:
         from calc.training.run import run_fields
 
-        run, run_figs = run_fields(hw, s, f.model, step)
+        run, run_figs, run_notes = run_fields(hw, s, f.model, step)
         fields.update(run)
         figs += run_figs
-    return TrainReport(fields, figs, _warnings(cfg, hw, s, lps, mem))
+    else:
+        run_notes = []
+    return TrainReport(fields, figs, [*run_notes, *_warnings(cfg, hw, s, lps, mem)])
 
 
 def _memory(hw: HardwareProfile, s: TrainSetup, st: States, act: Activations) -> _Memory:

@@ -5,15 +5,16 @@ each with its derivation."""
 from __future__ import annotations
 
 from calc.data.hardware_schema import HardwareProfile
-from calc.output.derivation import Figure, figure, whole
+from calc.output.derivation import figure, whole
 from calc.training import cost as tc
 from calc.training import time as tt
 from calc.training.setup import TrainSetup
 
 
-def run_fields(hw: HardwareProfile, s: TrainSetup, model_tok: float, step) -> tuple[dict, list]:
-    """(the run's fields, their figures) for ``s.tokens`` tokens; ``model_tok`` the model
-    FLOPs per token, ``step`` the optimizer step (calc.training.step.Step)."""
+def run_fields(hw: HardwareProfile, s: TrainSetup, model_tok: float,
+               step) -> tuple[dict, list, list[str]]:  # fmt: skip
+    """(the run's fields, their figures, warnings) for ``s.tokens`` tokens; ``model_tok`` the
+    model FLOPs per token, ``step`` the optimizer step (calc.training.step.Step)."""
     d_tok = s.tokens
     assert d_tok is not None
     gpus, peak = s.gpus, step.peak_flops_per_s
@@ -56,7 +57,8 @@ def run_fields(hw: HardwareProfile, s: TrainSetup, model_tok: float, step) -> tu
             )
         )
     hours = tc.gpu_hours(gpus, run_s)
-    price, price_figs = gpu_hour_price(hw, s)
+    choice, price_figs, notes = gpu_hour_price(hw, s)
+    price = choice.usd_per_gpu_hour
     usd = tc.run_usd(hours, price)
     figs += [
         *price_figs,
@@ -78,33 +80,43 @@ def run_fields(hw: HardwareProfile, s: TrainSetup, model_tok: float, step) -> tu
         run_s=run_s,
         gpu_hours=hours,
         usd_per_gpu_hour=price,
-        price_basis="owned" if s.owned is not None else "rental",
+        price_basis=choice.basis,
+        price_kind=choice.kind,
         run_usd=usd,
     )
-    return fields, figs
+    return fields, figs, notes
 
 
-def gpu_hour_price(hw: HardwareProfile, s: TrainSetup) -> tuple[float, list[Figure]]:
-    """(USD per GPU-hour, its derivation when owned): owned GPUs by their cost of ownership,
-    else --usd-per-hour, else the profile's list price."""
-    if s.owned is None:
-        return (hw.usd_per_hour if s.usd_per_hour is None else s.usd_per_hour), []
-    o = s.owned
-    price = tc.owned_usd_per_gpu_hour(
-        o.capex_usd, o.years, o.power_w, o.usd_per_kwh, o.pue, o.utilization
-    )
-    return price, [
+def gpu_hour_price(hw: HardwareProfile, s: TrainSetup):
+    """(the GPU-hour's ``calc.deploy.pricing.PriceChoice``, its derivation when owned, the
+    warning when it is charged off the asked basis): ``s.pricing``, else ``s.usd_per_hour``,
+    else the profile's price on the default basis (its reference price where it has none)."""
+    from dataclasses import replace
+
+    from calc.deploy.pricing import Pricing
+    from calc.errors import InvalidInputError
+
+    pricing = s.pricing or Pricing(usd_per_gpu_hour=s.usd_per_hour)
+    pricing = replace(pricing, fallback=True)
+    choice = pricing.price_of(hw)
+    if choice is None:
+        raise InvalidInputError(pricing.missing(hw))
+    note = pricing.fallback_note(hw, choice)
+    notes = [] if note is None else [note]
+    o = pricing.owned
+    if o is None:
+        return choice, [], notes
+    return choice, [
         figure(
             "usd_per_gpu_hour",
-            price,
+            choice.usd_per_gpu_hour,
             "USD",
-            "{capex} / ({years} × 8,766 × {utilization}) + {power_w} / 1,000 × {pue} "
-            "× {usd_per_kwh}",
-            capex=o.capex_usd,
+            "{capex} / ({years} × 8,766 × {utilization}) + {power_kw} × {pue} × {usd_per_kwh}",
+            capex=o.capex_of(hw),
             years=o.years,
-            utilization=o.utilization,
-            power_w=o.power_w,
+            utilization=o.utilisation,
+            power_kw=o.power_kw_of(hw),
             pue=o.pue,
             usd_per_kwh=o.usd_per_kwh,
         )
-    ]
+    ], notes

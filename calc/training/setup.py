@@ -17,18 +17,6 @@ MAX_TOKENS = 1e16
 NETWORK_BYTES_PER_S = 50e9  # one 400 Gb/s NIC per GPU (DGX H100: 8 × ConnectX-7 400G)
 
 
-@dataclass(frozen=True)
-class Owned:
-    """An owned GPU: purchase price, service life, power draw and electricity."""
-
-    capex_usd: float
-    power_w: float
-    years: float = 4.0
-    usd_per_kwh: float = 0.10
-    pue: float = 1.3
-    utilization: float = 1.0
-
-
 @dataclass(frozen=True, kw_only=True)
 class TrainSetup:
     """How one model is trained: sequence shape, parallelism, precision, memory policies and
@@ -57,7 +45,9 @@ class TrainSetup:
     mfu: float | None = None
     efficiency: str = "expected"
     usd_per_hour: float | None = None
-    owned: Owned | None = None
+    # how a GPU-hour is priced (calc.deploy.pricing.Pricing: a basis, a stated price or owned
+    # TCO); None: the profile's price on the default basis, or ``usd_per_hour``
+    pricing: object = None
     overhead_bytes: int = 2**29
     network_bytes_per_s: float = NETWORK_BYTES_PER_S
 
@@ -85,24 +75,6 @@ def data_parallel(tp: int, pp: int, cp: int, dp: int | None, gpus: int | None) -
             )
         dp = gpus // world
     return 1 if dp is None else dp
-
-
-def owned_gpu(gpu_price_usd=None, power_w=None, **terms) -> Owned | None:
-    """The owned GPU of ``--gpu-price-usd`` and ``--power-w`` with the terms given (years,
-    usd_per_kwh, pue, utilization; None: the default), or None to rent; a term given without
-    an owned GPU is refused (it would be ignored: a silent wrong answer)."""
-    if (gpu_price_usd is None) != (power_w is None):
-        raise InvalidInputError("owned pricing needs both --gpu-price-usd and --power-w")
-    stated = [f"--{k.replace('_', '-')}" for k, v in terms.items() if v is not None]
-    if stated and gpu_price_usd is None:
-        raise InvalidInputError(
-            f"{', '.join(stated)} price{'s' * (len(stated) == 1)} owned GPUs: give "
-            "--gpu-price-usd and --power-w too, or leave "
-            f"{'it' if len(stated) == 1 else 'them'} out"
-        )
-    if gpu_price_usd is None:
-        return None
-    return Owned(gpu_price_usd, power_w, **{k: v for k, v in terms.items() if v is not None})
 
 
 def check_setup(n_layers: int, name: str, s: TrainSetup) -> None:
@@ -162,17 +134,3 @@ def _check_run(s: TrainSetup) -> None:
         raise InvalidInputError(f"--usd-per-hour must be in (0, 10000], got {s.usd_per_hour!r}")
     if not 0 < s.network_bytes_per_s <= 1e14:
         raise InvalidInputError("--network-bandwidth must be in (0, 100 TB/s]")
-    o = s.owned
-    if o is not None:
-        for flag, v, hi in (
-            ("--gpu-price-usd", o.capex_usd, 1e8),
-            ("--power-w", o.power_w, 1e5),
-            ("--years", o.years, 100),
-            ("--usd-per-kwh", o.usd_per_kwh, 100),
-            ("--pue", o.pue, 10),
-            ("--utilization", o.utilization, 1),
-        ):
-            if not 0 < v <= hi:
-                raise InvalidInputError(f"{flag} must be in (0, {hi:g}], got {v!r}")
-        if o.pue < 1:
-            raise InvalidInputError(f"--pue must be at least 1, got {o.pue!r}")
