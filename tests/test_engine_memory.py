@@ -96,6 +96,44 @@ def test_vllm_non_torch_by_release_and_layout():
     assert pool("llama3-8b", version="0.11.0", tp=2).non_torch_bytes == round(0.55 * GIB)
 
 
+def test_vllm_non_torch_and_sampler_change_at_their_release():
+    # llm-d-planner's version sweep, Qwen3-14B on an H100: non-torch 0.13 GiB under 0.15.0-
+    # 0.17.0, 0.25 GiB under 0.18.0; the dummy sampler at 38 B per logit through 0.16.0
+    # (torch peak 5.64 GiB = 2 × 8,192 × 5,120 × 2 + 1,024 × 151,936 × 38 = 5.66 GiB), 14.5 B
+    # from 0.17.0's Triton top-k/top-p (2.23 GiB)
+    rules = engine("vllm").rules
+    assert rules("0.17.0").non_torch_tp1_bytes == round(0.13 * GIB)
+    assert rules("0.18.0").non_torch_tp1_bytes == round(0.25 * GIB)
+    assert rules("0.16.0").sampler_bytes_per_logit == 38.0
+    assert rules("0.12.0").sampler_bytes_per_logit == 38.0
+    assert rules("0.17.0").sampler_bytes_per_logit == 14.5
+    p = pool("qwen3-14b", version="0.16.0", mem_util=0.95, max_model_len=8192)
+    assert p.activation_bytes == 2 * 8192 * 5120 * 2 + 1024 * 151_936 * 38.0
+
+
+def test_vllm_rope_table_counts_with_the_weights():
+    from calc.deploy.engines.vllm.pool import rope_cache_positions
+
+    # base.py: a positions × rotary_dim table in the model dtype, one per distinct RoPE
+    assert vl.rope_cache_bytes(8192, 128) == 8192 * 128 * 2
+    # Llama 4 Scout (llama3 scaling keeps max_position_embeddings): 10,485,760 × 128 × 2
+    # = 2,684,354,560 B = 2.50 GiB, what its 0.19.0 TP 4 log's 53.12 GiB holds beyond the
+    # checkpoint's 50.60 GiB
+    assert rope_cache_positions(load_model("llama4-scout")) == 10_485_760
+    scout = pool("llama4-scout", version="0.19.0", tp=4, mem_util=0.95, max_model_len=8192)
+    assert scout.rope_table_bytes == 2_684_354_560
+    # Gemma 3 12B, linear scaling × 8: 131,072 × 8 = 1,048,576 rows × 256 × 2 = 536,870,912 B
+    assert rope_cache_positions(load_model("gemma-3-12b")) == 1_048_576
+    # DeepSeek-V3, YaRN: original 4,096 × 40 = 163,840 rows of the 64-wide rotary part
+    ds = pool("deepseek-v3", version="0.19.0", tp=8, hw="h200")
+    assert ds.rope_table_bytes == 163_840 * 64 * 2
+    # a measured 'Model loading took' already holds it: not subtracted twice
+    dep = Deployment.build(load_model("llama4-scout"), load_hardware("h100"), tp=4,
+                           engine=EngineSettings(version="0.19.0"))  # fmt: skip
+    measured = dep.engine_model.kv_pool(dep, weights_bytes=53.12 * GIB)
+    assert measured.rope_table_bytes == 0
+
+
 def test_sglang_fractions_and_pool():
     assert [sg.fraction_by_tp(t) for t in (1, 2, 4, 8, 16)] == [0.88, 0.87, 0.85, 0.81, 0.79]
     # (80 − 50 − 2) − 80 × (1 − 0.9) = 20 GiB; 20 GiB // 48,128 B per token
