@@ -265,8 +265,8 @@ def render() -> str:
         "vLLM's KV budget is `usable × gpu_memory_utilization − weights − activation − "
         "non-torch − CUDA graphs` (the graph estimate from 0.20; its weights, as 'Model loading "
         "took' counts them, include the RoPE cos/sin table built with the model); SGLang's "
-        "`usable × mem_fraction_static − weights − non-torch` (activations live in the "
-        "remaining share); "
+        "`(usable − non-torch) × mem_fraction_static − weights` (the free memory before the "
+        "weights load, scaled; activations live in the remaining share); "
         "TensorRT-LLM's `free_gpu_memory_fraction × (usable − weights − activation − "
         "non-torch)`, capped by `max_tokens`. KV is the budget for vLLM (its 'Available KV "
         "cache memory') and the allocated pool for SGLang (K + V size) and TensorRT-LLM.",

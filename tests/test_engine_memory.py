@@ -136,9 +136,10 @@ def test_vllm_rope_table_counts_with_the_weights():
 
 def test_sglang_fractions_and_pool():
     assert [sg.fraction_by_tp(t) for t in (1, 2, 4, 8, 16)] == [0.88, 0.87, 0.85, 0.81, 0.79]
-    # (80 − 50 − 2) − 80 × (1 − 0.9) = 20 GiB; 20 GiB // 48,128 B per token
+    # pre = 80 − 2 = 78 GiB free before the weights: (78 − 50) − 78 × (1 − 0.9) = 20.2 GiB
     rest = sg.rest_memory_bytes(80 * GIB, 0.9, 50 * GIB, 2 * GIB)
-    assert rest == pytest.approx(20 * GIB)
+    assert rest == pytest.approx(20.2 * GIB)
+    # 20 GiB // 48,128 B per token
     assert sg.max_total_num_tokens(20 * GIB, 48_128) == 20 * GIB // 48_128
 
 
@@ -362,12 +363,14 @@ def test_sglang_hybrid_swa_pool_splits_tokens_by_the_ratio():
     # 167,917 × 42 = 7,052,514 token-layers; full = int(7,052,514 / (0.8 × 21 + 21 = 37.8))
     # = 186,574; sliding = int(186,574 × 0.8) = 149,259
     assert sg.swa_pool_tokens(167_917, 42, 21, 21, 0.8) == (186_574, 149_259)
-    # through capacity (SGLang at 0.9): budget 57,774,277,632 B // 344,064 B per token
-    # (42 layers × 2 × 8 heads × 256 × 2 B) = 167,917 tokens -> the full layers' 186,574
+    # through capacity (SGLang at 0.9): budget (85,029,027,840 − 268,435,456 non-torch) × 0.9
+    # − 18,483,411,968 B of weights = 57,801,121,177 B (floored) // 344,064 B per token
+    # (42 layers × 2 × 8 heads × 256 × 2 B) = 167,995 tokens → 7,055,790 token-layers
+    # / 37.8 = the full layers' 186,661
     f = R.capacity(load_model("gemma-2-9b"), load_hardware("h100"), ctx=8192, engine="sglang",
                    mem_util=0.9).fields  # fmt: skip
-    assert f["kv_budget_bytes"] == 57_774_277_632
-    assert f["kv_cache_tokens"] == 186_574
+    assert f["kv_budget_bytes"] == 57_801_121_177
+    assert f["kv_cache_tokens"] == 186_661
 
 
 def test_a_float_dtype_casts_every_component():
