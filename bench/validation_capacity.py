@@ -232,6 +232,18 @@ def render() -> str:
         top = "—" if g["max_abs"] is None else f"{g['max_abs']:.2%}"
         lines.append(f"| {engine_of(eng).title} | {rel} | {g['n']} | {med} | {top} | "
                      f"{_pct(g['median_signed'])} |")  # fmt: skip
+    lines += [
+        "",
+        "Modelled releases with no record here (each runs the rules of the latest release at "
+        "or before it that changed one, docs/engines.md; those rules come from the source and "
+        "from the records of other releases):",
+        "",
+    ]
+    for name in ("vllm", "sglang", "trtllm"):
+        e = engine_of(name)
+        seen = {rel for (eng, rel) in fams if eng == name}
+        missing = [v for v in e.versions.releases if v not in seen]
+        lines.append(f"- {e.title}: {', '.join(missing) if missing else 'none'}.")
     w = summary(rs, "error_pw")
     lines += [
         "",
