@@ -163,12 +163,23 @@ scenarios of every policy.
 
 LIMITS = """## Not modelled yet
 
-- vLLM: multimodal encoders' profiling budget (Llama 4 Scout at TP 4 is sized 16% above the
-  pool vLLM 0.19 prints), speculative decoding's drafter; the CUDA graph estimate (0.20+) keeps
-  the source's form (the largest first capture over the modes + each further graph, at least 1
-  MiB) with two constants measured on a few logs; gpt-oss's MXFP4 experts under SGLang.
-- SGLang: its non-torch memory is taken as vLLM's measured figures; its Mamba/DeltaNet state
-  pools (a warning); DeepEP's reserve (kvcalc does not choose that backend); the 2.2 GiB by
+- vLLM: multimodal encoders' profiling budget (with the RoPE table counted, Llama 4 Scout at
+  TP 4 is within 1.5% of the pool vLLM 0.19 prints and Gemma 3 27B within 1.6%: the rest is
+  the vision pass's torch peak and Gemma 3's second, local RoPE table), speculative decoding's
+  drafter; the CUDA graph estimate (0.20+) keeps the source's form (the largest first capture
+  over the modes + each further graph, at least 1 MiB) with two constants measured on a few
+  logs, checked against the estimates 20 vLLM 0.19.0 logs print (docs/validation.md);
+  gpt-oss's MXFP4 experts under SGLang.
+- vLLM's loaded weights hold RoPE's cos/sin table (`rotary_embedding/base.py`: positions ×
+  rotary width × 2 B, positions stretched by linear, dynamic-NTK and YaRN factors): 2.50 GiB
+  on Llama 4 Scout, 0.50 GiB on Gemma 3 12B; SGLang builds the same table, in fp32 on CUDA
+  (`srt/layers/rotary_embedding/base.py`, 4 B per element), and is not yet charged for it.
+- SGLang: its non-torch memory is taken as vLLM's measured figures (its budget is
+  `(usable − non-torch) × mem_fraction_static − weights`, the free memory before the weights
+  load scaled by the fraction, as `profile_max_num_token` / `_profile_available_bytes` compute
+  it; the one SGLang 0.5.23 log, Qwen3-235B FP8 at TP 4, lands at +0.80%, which a non-torch
+  share above vLLM's 2.07 GiB would explain but no SGLang log at hand prints); its
+  Mamba/DeltaNet state pools (a warning); DeepEP's reserve (kvcalc does not choose that backend); the 2.2 GiB by
   which DeepSeek-V3.2 on 8 × B200 (0.5.3, DP attention) is still over-predicted.
 - TensorRT-LLM: the activation peak is vLLM's forward model with one sampler row per dummy
   request; only the 1.2+ option table is captured from source, 1.0.0's from its published

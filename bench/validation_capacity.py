@@ -157,6 +157,7 @@ def rows() -> list[dict]:
             "error_pw": None if not (printed and q) else (q.tokens - printed) / printed,
             "error_kv": None if not kv_printed else (kv / GIB - kv_printed) / kv_printed,
             "note": STATED.get(r["id"], {}).get("note"),
+            "split": r.get("split", "training"),
             "source": r.get("source_url"),
         })  # fmt: skip
     return out
@@ -231,6 +232,18 @@ def render() -> str:
         top = "—" if g["max_abs"] is None else f"{g['max_abs']:.2%}"
         lines.append(f"| {engine_of(eng).title} | {rel} | {g['n']} | {med} | {top} | "
                      f"{_pct(g['median_signed'])} |")  # fmt: skip
+    lines += [
+        "",
+        "Modelled releases with no record here (each runs the rules of the latest release at "
+        "or before it that changed one, docs/engines.md; those rules come from the source and "
+        "from the records of other releases):",
+        "",
+    ]
+    for name in ("vllm", "sglang", "trtllm"):
+        e = engine_of(name)
+        seen = {rel for (eng, rel) in fams if eng == name}
+        missing = [v for v in e.versions.releases if v not in seen]
+        lines.append(f"- {e.title}: {', '.join(missing) if missing else 'none'}.")
     w = summary(rs, "error_pw")
     lines += [
         "",
@@ -240,14 +253,20 @@ def render() -> str:
         "",
         "## Pool tokens, every record",
         "",
-        "| Record | Engine | Release | Model | GPU | TP | Printed tokens | Predicted tokens "
-        "| Error | Error with printed weights |",
-        "|---|---|---|---|---|---|---|---|---|---|",
+        "Split: `training` where the record's source is one the constants were measured on or "
+        "checked against (every record so far: no source found in issue 21's third round was "
+        "both new and complete enough to predict, so none is held out; the check on sources "
+        "not listed below is the held-out test).",
+        "",
+        "| Record | Split | Engine | Release | Model | GPU | TP | Printed tokens | "
+        "Predicted tokens | Error | Error with printed weights |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for r in rs:
         printed = "—" if r["printed_tokens"] is None else f"{r['printed_tokens']:,}"
         lines.append(
-            f"| {r['id']} | {r['engine']} | {r['release']} | {r['model']} | {r['hardware']} | "
+            f"| {r['id']} | {r['split']} | {r['engine']} | {r['release']} | {r['model']} | "
+            f"{r['hardware']} | "
             f"{r['tp']} | {printed} | {r['p'].tokens:,} | {_pct(r['error'])} | "
             f"{_pct(r['error_pw'])} |"
         )
@@ -256,8 +275,10 @@ def render() -> str:
         "## Decomposition by term (GiB per GPU, predicted / printed)",
         "",
         "vLLM's KV budget is `usable × gpu_memory_utilization − weights − activation − "
-        "non-torch − CUDA graphs` (the graph estimate from 0.20); SGLang's `usable × "
-        "mem_fraction_static − weights − non-torch` (activations live in the remaining share); "
+        "non-torch − CUDA graphs` (the graph estimate from 0.20; its weights, as 'Model loading "
+        "took' counts them, include the RoPE cos/sin table built with the model); SGLang's "
+        "`(usable − non-torch) × mem_fraction_static − weights` (the free memory before the "
+        "weights load, scaled; activations live in the remaining share); "
         "TensorRT-LLM's `free_gpu_memory_fraction × (usable − weights − activation − "
         "non-torch)`, capped by `max_tokens`. KV is the budget for vLLM (its 'Available KV "
         "cache memory') and the allocated pool for SGLang (K + V size) and TensorRT-LLM.",
@@ -269,12 +290,13 @@ def render() -> str:
         p, rep = r["p"], r["rep"]
         lines.append(
             f"| {r['id']} | {_gib(p.usable_memory_bytes)} | "
-            f"{_pair(p.weights_bytes, rep.get('model_weights_gib'))} | "
+            f"{_pair(p.weights_bytes + p.rope_table_bytes, rep.get('model_weights_gib'))} | "
             f"{_pair(p.activation_bytes, rep.get('activation_peak_gib'))} | "
             f"{_pair(p.non_torch_bytes, rep.get('non_torch_gib'))} | "
             f"{_pair(p.cuda_graph_bytes, rep.get('cuda_graph_gib'))} | "
             f"{_pair(r['kv'], r['kv_printed'])} | {_pct(r['error_kv'])} |"
         )
+    lines += _graph_estimates()
     lines += ["", "Notes on records whose settings are not all in the log:", ""]
     lines += [f"- {r['id']}: {r['note']}." for r in rs if r["note"]]
     lines += [
@@ -347,7 +369,82 @@ EXTRA_SOURCES = (
     "56725819772, 61222544093, 55685126685, 60449471537, 63707531255, 51912001300: vLLM 0.2x "
     "'Available KV cache memory' excerpts; SGLang 47376055009, 33639436415, 69574224886; "
     "TensorRT-LLM 2263047771, 26725295630, 6161481015, 7011808521: pool lines), looked at",
+    # issue 21, third round: records (llm-d-planner, above) and sources looked at, none fitted
+    "https://github.com/llm-d-incubation/llm-d-planner/blob/3c876c8/accuracy/results/"
+    "version-sweep/run_matrix.md (Qwen3-14B under vLLM 0.15.0-0.18.0: the 38 B sampler through "
+    "0.16, the 0.25 GiB non-torch from 0.18)",
+    "https://github.com/llm-d-incubation/llm-d-planner/tree/d3121e059da88662db39a926a3ead964be9"
+    "7359b/accuracy/results/v0.19.0/logs (all 74 logs; their 'Estimated PIECEWISE CUDA graph "
+    "memory: 112.00 MiB first-capture + (51-1) × 20.00 MiB per-graph' DEBUG lines, Llama 4 "
+    "Scout at TP 4, looked at for the 0.20+ graph estimate, not fitted)",
+    "https://github.com/mlcommons/inference_results_v5.1/blob/965182b/closed/CoreWeave/"
+    "log_70B_serve.txt (TensorRT-LLM 1.0.0rc1, TensorRT engine on a B200: 'available: 136.23 "
+    "GiB' × 0.9 = the 122.61 GiB pool it prints; the rule's form, not a record)",
+    "https://github.com/vllm-project/vllm/issues/27508, https://github.com/vllm-project/vllm/"
+    "issues/23278, https://github.com/vllm-project/vllm/issues/13061, https://github.com/"
+    "vllm-project/vllm/issues/34076, https://github.com/vllm-project/vllm/issues/51041, "
+    "https://github.com/vllm-project/vllm/issues/12529, https://github.com/vllm-project/vllm/"
+    "issues/6746, https://github.com/vllm-project/vllm/pull/47374, https://github.com/"
+    "sgl-project/sglang/pull/36583, https://github.com/sgl-project/sglang/pull/18039, "
+    "https://github.com/sgl-project/sglang/pull/11716, https://github.com/NVIDIA/TensorRT-LLM/"
+    "issues/224, https://github.com/triton-inference-server/tutorials/pull/150, "
+    "https://github.com/guqiong96/Lvllm/issues/35, https://github.com/ovg-project/kvcached/"
+    "issues/101 (search excerpts: partial or failed start-ups, looked at)",
+    "https://blog.huikang.dev/2025/12/28/vllm-logs.html (gpt-oss-120b, vLLM 0.11.2, its "
+    "settings lines), https://myoceane.fr/index.php/ai-vllm-a100-gemma-4/ (gpt-oss-20b on an "
+    "A100, vLLM 0.19.0: weights 13.72 GiB, KV 36.56 GiB at 0.65), https://robotmunki.com/blog/"
+    "vllm-startup-log, https://devforth.io/insights/gpt-oss-20b-benchmark-comparing-response-"
+    "time-tokenssecond-and-cost-efficiency-on-l4-l40s-and-h100 (excerpts, looked at)",
+    "public repository files (search index ids) looked at in the third round, none a record: "
+    "vLLM 62752965317 (0.24.0 and 0.19.1 serve-log fixtures, model unnamed), 22371651172 "
+    "(granite-4.0-micro on an L40S, 0.11.0), 9009555428 (Mistral-7B GPTQ on a DGX Spark, "
+    "0.11.0 NVIDIA build), 60491628666 (Gemma 4 on an L40S, 0.25.1), 38962983769, 57428438798, "
+    "54526754647, 61370435018, 67157634589, 59712908481, 69187304195, 71183954918, "
+    "69057007511, 54924313720, 66441966339, 56690702323, 62070000610, 56932817574, "
+    "60547887172, 71623055017, 69471326873, 55896084001, 57609708121, 53530895476, "
+    "71319828061, 48147029866, 69760187371, 70193890856, 50197873162, 57175798596, "
+    "56969188144, 57083207763, 56715708830, 56868895083, 56724834502, 69498276477, "
+    "54777787382, 56816929356, 51900802258 (Qwen3.6-35B-A3B NVFP4, 0.20.0), 56036894944 "
+    "(Qwen3.5-4B, 0.22.0), 52309308425, 65774939675, 57839785827, 68283111965, 57477222335, "
+    "69066195500, 69008178667, 51953585467 (gpt-oss on MI210, 0.17.0, settings only); SGLang "
+    "12253994837, 66428217379, 66853793177, 63528958233, 57391803199, 60655581063, "
+    "67226330581, 29162147130, 70885695249, 71562823791, 609128784, 56671995699, 14968382678, "
+    "65732309288 (Qwen3-0.6B on an H100 at mem_fraction_static 0.3), 69699290227, "
+    "60730671376, 69459278002",
 )
+
+
+def _graph_estimates() -> list[str]:
+    """vLLM's CUDA-graph estimate as kvcalc models it from 0.20 (where it is taken from the KV
+    budget) beside the estimate 0.19.0 already prints without subtracting it."""
+    rows = []
+    for r in records():
+        printed = (r.get("reported") or {}).get("cuda_graph_estimate_gib")
+        if printed is None:
+            continue
+        at = build({**r, "engine_version": "0.20.0"}).deployment.per_gpu.prediction
+        rows.append((r["id"], printed, at.cuda_graph_bytes / GIB))
+    if not rows:
+        return []
+    diffs = [pred - printed for _, printed, pred in rows]
+    out = [
+        "",
+        "## CUDA graph estimate (vLLM 0.20+) beside what 0.19.0 prints",
+        "",
+        "vLLM 0.19.0 already runs `profile_cudagraph_memory` and prints 'Estimated CUDA graph "
+        "memory: X GiB total' without taking it from the budget; from 0.20 the estimate is "
+        "subtracted (docs/engines.md). kvcalc's estimate at the 0.20.0 rules, same settings, "
+        f"beside each printed one ({len(rows)} logs): median |difference| "
+        f"{statistics.median(abs(d) for d in diffs):.2f} GiB, max {max(abs(d) for d in diffs):.2f}"
+        f" GiB, signed median {statistics.median(diffs):+.2f} GiB. The printed estimate is itself "
+        "coarse (2 MiB allocator steps per graph; Llama 3.1 8B prints 1.69 GiB at TP 2 and 0.57 "
+        "GiB at TP 4), so the constants were not refitted to it.",
+        "",
+        "| Record | Printed (0.19.0) GiB | kvcalc at 0.20.0 GiB | Difference GiB |",
+        "|---|---|---|---|",
+    ]
+    out += [f"| {i} | {a:.2f} | {b:.2f} | {b - a:+.2f} |" for i, a, b in rows]
+    return out
 
 
 def _constants() -> list[str]:

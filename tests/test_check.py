@@ -11,7 +11,8 @@ from calc.reports.check_spec import load_spec
 
 # Llama 3 8B on one H100 (85,029,027,840 B as torch reports it), vLLM 0.19, --activation 1GiB
 # --overhead 0.5GiB: KV budget 0.9 × 85,029,027,840 − 16,060,522,496 − 1,073,741,824
-# − 536,870,912 = 58,854,989,824 B; one 8192-token sequence = 8192 × 131,072
+# − 536,870,912 − the RoPE table (8,192 × 128 × 2 = 2,097,152) = 58,852,892,672 B; one
+# 8192-token sequence = 8192 × 131,072
 # = 1,073,741,824 B -> 54 sequences fit (54.8).
 HEAD = """
 deployments:
@@ -46,12 +47,12 @@ def test_all_pass_exit_0_with_figures(cli, tmp_path):
     out = r.json()
     assert out["passed"] is True and out["failed"] == 0
     fit, conc = out["results"]
-    # 54 × 1,073,741,824 = 57,982,058,496 B needed ≤ 58,854,989,824 B budget
+    # 54 × 1,073,741,824 = 57,982,058,496 B needed ≤ 58,852,892,672 B budget
     assert fit == {
         "deployment": "small",
         "requirement": "must_fit",
         "figure": 57_982_058_496,
-        "limit": 58_854_989_824,
+        "limit": 58_852_892_672,
         "unit": "bytes",
         "passed": True,
     }
@@ -64,7 +65,7 @@ def test_one_more_fails_exit_1(cli, tmp_path):
     assert "FAIL" in r.out and "0 passed, 2 failed" in r.out
     r = cli("check", fit_spec(tmp_path, 55, 55), "-f", "json")
     res = r.json()["results"]
-    # 55 × 1,073,741,824 = 59,055,800,320 > 58,854,989,824
+    # 55 × 1,073,741,824 = 59,055,800,320 > 58,852,892,672
     assert res[0]["figure"] == 59_055_800_320 and res[0]["passed"] is False
     assert res[1]["figure"] == 54 and res[1]["passed"] is False
 
@@ -119,7 +120,7 @@ def test_csv_rows(cli, tmp_path):
     r = cli("check", fit_spec(tmp_path, 54, 54), "-f", "csv")
     lines = r.out.splitlines()
     assert lines[0] == "deployment,requirement,figure,limit,unit,passed"
-    assert lines[1] == "small,must_fit,57982058496,58854989824,bytes,true"
+    assert lines[1] == "small,must_fit,57982058496,58852892672,bytes,true"
 
 
 @pytest.mark.parametrize(

@@ -96,11 +96,50 @@ def test_vllm_non_torch_by_release_and_layout():
     assert pool("llama3-8b", version="0.11.0", tp=2).non_torch_bytes == round(0.55 * GIB)
 
 
+def test_vllm_non_torch_and_sampler_change_at_their_release():
+    # llm-d-planner's version sweep, Qwen3-14B on an H100: non-torch 0.13 GiB under 0.15.0-
+    # 0.17.0, 0.25 GiB under 0.18.0; the dummy sampler at 38 B per logit through 0.16.0
+    # (torch peak 5.64 GiB = 2 × 8,192 × 5,120 × 2 + 1,024 × 151,936 × 38 = 5.66 GiB), 14.5 B
+    # from 0.17.0's Triton top-k/top-p (2.23 GiB)
+    rules = engine("vllm").rules
+    assert rules("0.17.0").non_torch_tp1_bytes == round(0.13 * GIB)
+    assert rules("0.18.0").non_torch_tp1_bytes == round(0.25 * GIB)
+    assert rules("0.16.0").sampler_bytes_per_logit == 38.0
+    assert rules("0.12.0").sampler_bytes_per_logit == 38.0
+    assert rules("0.17.0").sampler_bytes_per_logit == 14.5
+    p = pool("qwen3-14b", version="0.16.0", mem_util=0.95, max_model_len=8192)
+    assert p.activation_bytes == 2 * 8192 * 5120 * 2 + 1024 * 151_936 * 38.0
+
+
+def test_vllm_rope_table_counts_with_the_weights():
+    from calc.deploy.engines.vllm.pool import rope_cache_positions
+
+    # base.py: a positions × rotary_dim table in the model dtype, one per distinct RoPE
+    assert vl.rope_cache_bytes(8192, 128) == 8192 * 128 * 2
+    # Llama 4 Scout (llama3 scaling keeps max_position_embeddings): 10,485,760 × 128 × 2
+    # = 2,684,354,560 B = 2.50 GiB, what its 0.19.0 TP 4 log's 53.12 GiB holds beyond the
+    # checkpoint's 50.60 GiB
+    assert rope_cache_positions(load_model("llama4-scout")) == 10_485_760
+    scout = pool("llama4-scout", version="0.19.0", tp=4, mem_util=0.95, max_model_len=8192)
+    assert scout.rope_table_bytes == 2_684_354_560
+    # Gemma 3 12B, linear scaling × 8: 131,072 × 8 = 1,048,576 rows × 256 × 2 = 536,870,912 B
+    assert rope_cache_positions(load_model("gemma-3-12b")) == 1_048_576
+    # DeepSeek-V3, YaRN: original 4,096 × 40 = 163,840 rows of the 64-wide rotary part
+    ds = pool("deepseek-v3", version="0.19.0", tp=8, hw="h200")
+    assert ds.rope_table_bytes == 163_840 * 64 * 2
+    # a measured 'Model loading took' already holds it: not subtracted twice
+    dep = Deployment.build(load_model("llama4-scout"), load_hardware("h100"), tp=4,
+                           engine=EngineSettings(version="0.19.0"))  # fmt: skip
+    measured = dep.engine_model.kv_pool(dep, weights_bytes=53.12 * GIB)
+    assert measured.rope_table_bytes == 0
+
+
 def test_sglang_fractions_and_pool():
     assert [sg.fraction_by_tp(t) for t in (1, 2, 4, 8, 16)] == [0.88, 0.87, 0.85, 0.81, 0.79]
-    # (80 − 50 − 2) − 80 × (1 − 0.9) = 20 GiB; 20 GiB // 48,128 B per token
+    # pre = 80 − 2 = 78 GiB free before the weights: (78 − 50) − 78 × (1 − 0.9) = 20.2 GiB
     rest = sg.rest_memory_bytes(80 * GIB, 0.9, 50 * GIB, 2 * GIB)
-    assert rest == pytest.approx(20 * GIB)
+    assert rest == pytest.approx(20.2 * GIB)
+    # 20 GiB // 48,128 B per token
     assert sg.max_total_num_tokens(20 * GIB, 48_128) == 20 * GIB // 48_128
 
 
@@ -324,12 +363,14 @@ def test_sglang_hybrid_swa_pool_splits_tokens_by_the_ratio():
     # 167,917 × 42 = 7,052,514 token-layers; full = int(7,052,514 / (0.8 × 21 + 21 = 37.8))
     # = 186,574; sliding = int(186,574 × 0.8) = 149,259
     assert sg.swa_pool_tokens(167_917, 42, 21, 21, 0.8) == (186_574, 149_259)
-    # through capacity (SGLang at 0.9): budget 57,774,277,632 B // 344,064 B per token
-    # (42 layers × 2 × 8 heads × 256 × 2 B) = 167,917 tokens -> the full layers' 186,574
+    # through capacity (SGLang at 0.9): budget (85,029,027,840 − 268,435,456 non-torch) × 0.9
+    # − 18,483,411,968 B of weights = 57,801,121,177 B (floored) // 344,064 B per token
+    # (42 layers × 2 × 8 heads × 256 × 2 B) = 167,995 tokens → 7,055,790 token-layers
+    # / 37.8 = the full layers' 186,661
     f = R.capacity(load_model("gemma-2-9b"), load_hardware("h100"), ctx=8192, engine="sglang",
                    mem_util=0.9).fields  # fmt: skip
-    assert f["kv_budget_bytes"] == 57_774_277_632
-    assert f["kv_cache_tokens"] == 186_574
+    assert f["kv_budget_bytes"] == 57_801_121_177
+    assert f["kv_cache_tokens"] == 186_661
 
 
 def test_a_float_dtype_casts_every_component():

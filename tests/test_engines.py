@@ -24,9 +24,10 @@ def test_vllm_budget():
 
 
 def test_sglang_budget_leaves_activations_to_the_static_remainder():
-    # (U − W − O) − U × 0.1 = 0.9 U − W − O = 76,526,125,056 − 16,060,522,496 − 536,870,912
-    # = 59,928,731,648 (no activation term)
-    assert sg.rest_memory_bytes(U, 0.9, W, OV) == pytest.approx(59_928_731_648, abs=1)
+    # the free memory before the weights, pre = U − O = 84,492,156,928; (pre − W) − pre × 0.1
+    # = 0.9 × 84,492,156,928 − 16,060,522,496 = 76,042,941,235.2 − 16,060,522,496
+    # = 59,982,418,739.2 (no activation term; the non-torch share scaled by the fraction)
+    assert sg.rest_memory_bytes(U, 0.9, W, OV) == pytest.approx(59_982_418_739.2, abs=1)
 
 
 def test_trtllm_budget_is_a_fraction_of_what_is_free():
@@ -43,10 +44,12 @@ def test_engines_through_the_cli(cli):
     budgets = {e: cli(*args, "--engine", e, "--engine-version", version[e]).json()
                ["kv_budget_bytes"] for e in vl_sg_trt()}  # fmt: skip
     assert budgets == {
-        # vLLM subtracts its modelled profiling peak, 2,038,562,816 B (tests/test_capacity.py):
-        # 76,526,125,056 − 16,060,522,496 − 2,038,562,816 − 536,870,912 = 57,890,168,832
-        "vllm": 57_890_168_832,
-        "sglang": 59_928_731_648,  # see test_sglang_budget…: no activation peak
+        # vLLM subtracts its modelled profiling peak, 2,038,562,816 B (tests/test_capacity.py),
+        # and the RoPE table built with the model, 8,192 × 128 × 2 = 2,097,152 B:
+        # 76,526,125,056 − 16,060,522,496 − 2,097,152 − 2,038,562,816 − 536,870,912
+        # = 57,888,071,680
+        "vllm": 57_888_071_680,
+        "sglang": 59_982_418_739,  # see test_sglang_budget…: no activation peak (floored)
         # TensorRT-LLM's profiling pass: dummy requests of max_seq_len (Llama 3 8B's 8,192)
         # within max_num_tokens 8,192: one request, one row of logits; the widest layer sets
         # the peak: 134,217,728 + 8,192 × 43,008 × 2 = 838,860,800 B of activation;

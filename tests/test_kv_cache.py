@@ -128,8 +128,9 @@ def test_fit_boundary_on_h100():
     r = R.memory(cfg, ctx=8192, hardware=hw, version="0.19")
     # the per-GPU ledger (vLLM 0.19 defaults): 0.9 × 85,029,027,840 (torch's H100 total)
     # = 76,526,125,056 − weights 16,060,522,496 − non-torch 268,435,456 (0.25 GiB at TP 1)
-    # − activation 2,038,562,816 (tests/test_capacity.py) = 58,158,604,288 B of KV budget
-    assert r.fields["kv_budget_bytes"] == 58_158_604_288
+    # − activation 2,038,562,816 (tests/test_capacity.py) − the RoPE table vLLM builds with the
+    # model (8,192 positions × 128 × 2 B = 2,097,152) = 58,156,507,136 B of KV budget
+    assert r.fields["kv_budget_bytes"] == 58_156_507_136
     # per sequence 131,072 × 8,192 = 1,073,741,824 → floor(54.16) = 54 sequences
     assert r.fields["max_batch_that_fits"] == 54
     fits = R.memory(cfg, ctx=8192, batch=54, hardware=hw, version="0.19").fields
@@ -138,10 +139,11 @@ def test_fit_boundary_on_h100():
     assert miss["headroom_bytes_per_gpu"] < 0 <= fits["headroom_bytes_per_gpu"]
     # max ctx at batch 1 is capped at the model's context limit (max_position_embeddings 8,192)
     assert r.fields["max_ctx_that_fits"] == 8192
-    # the same shape with Llama 3.1's 128K limit: the budget (the same, 58,158,604,288 B) holds
-    # floor(58,158,604,288 / 2,097,152) = 27,732 blocks = 443,712 tokens, capped at 131,072
+    # the same shape with Llama 3.1's 128K limit: its RoPE table is 131,072 × 128 × 2 =
+    # 33,554,432 B, so the budget is 58,158,604,288 − 33,554,432 = 58,125,049,856 B; it holds
+    # floor(58,125,049,856 / 2,097,152) = 27,716 blocks = 443,456 tokens, capped at 131,072
     long = R.memory(load_model("llama3.1-8b"), ctx=8192, hardware=hw, version="0.19").fields
-    assert long["kv_budget_bytes"] == 58_158_604_288
+    assert long["kv_budget_bytes"] == 58_125_049_856
     assert long["max_ctx_that_fits"] == 131_072
 
 

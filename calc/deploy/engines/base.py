@@ -70,6 +70,9 @@ class PoolPrediction:
     warnings: list[str] = field(default_factory=list)
     figures: list = field(default_factory=list)  # calc.output.derivation.Figure, for --explain
     paging: Paging | None = None  # the block accounting per request (None: by bytes)
+    # RoPE's cos/sin table, built with the model and counted in vLLM's 'Model loading took'
+    # but not a weight (0 where the engine's accounting has none or the weights are measured)
+    rope_table_bytes: float = 0.0
 
     @property
     def kv_pool_bytes(self) -> float:

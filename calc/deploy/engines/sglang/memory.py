@@ -88,9 +88,15 @@ def fraction_from_reserve(gpu_mem_mib, reserved_mib) -> float:
 
 
 def rest_memory_bytes(total_memory_bytes, mem_fraction_static, weights_bytes, non_torch_bytes):
-    """``rest_memory`` [bytes]: (total − weights − non-torch) − total × (1 − fraction)."""
-    available = total_memory_bytes - weights_bytes - non_torch_bytes
-    return available - total_memory_bytes * (1 - mem_fraction_static)
+    """``rest_memory`` [bytes]: the free memory after the weights load less the slack
+    ``pre × (1 − fraction)``, where ``pre`` is the free memory measured before they load, once
+    the distributed runtime holds its share: ``total − non-torch`` (``model_runner.py``
+    ``init_torch_distributed`` → ``profile_max_num_token(total_gpu_memory)``, 0.5.3 and 0.5.4;
+    ``kv_cache_configurator.py`` ``_profile_available_bytes`` ``pre_model_load_memory``, 0.5.23).
+    So ``fraction × (total − non-torch) − weights``: the non-torch share is scaled by the
+    fraction too, not taken whole."""
+    pre = total_memory_bytes - non_torch_bytes
+    return pre - weights_bytes - pre * (1 - mem_fraction_static)
 
 
 def max_total_num_tokens(rest_bytes, cell_size_bytes, page_size=1):

@@ -115,7 +115,7 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
             "kv_budget_bytes",
             budget,
             "bytes",
-            "{usable} × {mem_fraction_static} − {weights} − {activation} − {non_torch}",
+            "({usable} − {non_torch}) × {mem_fraction_static} − {weights} − {activation}",
             usable=usable,
             mem_fraction_static=fraction,
             weights=weights,

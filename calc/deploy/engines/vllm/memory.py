@@ -73,6 +73,15 @@ def layer_activation_bytes(tokens, layer_width_per_gpu):
     return tokens * layer_width_per_gpu * ACTIVATION_BYTES
 
 
+def rope_cache_bytes(positions, rotary_dim, bytes_per_element=ACTIVATION_BYTES):
+    """RoPE's cos/sin table [bytes]: ``positions × rotary_dim`` (cos and sin of half the
+    rotary width each) in the model dtype (``layers/rotary_embedding/base.py``
+    ``_compute_cos_sin_cache`` then ``cache.to(dtype)``, a non-persistent buffer built with the
+    model, so 'Model loading took' counts it). ``get_rope`` caches its instances: one table
+    per distinct RoPE, on every GPU (never sharded)."""
+    return positions * rotary_dim * bytes_per_element
+
+
 def sampler_activation_bytes(rows, vocab_size, bytes_per_logit):
     """The dummy sampler pass [bytes]: rows × full vocabulary × bytes per logit."""
     return rows * vocab_size * bytes_per_logit

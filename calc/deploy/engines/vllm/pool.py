@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 SOURCES = {
     "usable_memory": "torch.cuda.mem_get_info total (gpu_worker.py init_device)",
     "weights": "model load (gpu_model_runner.py load_model: 'Model loading took')",
+    "rope_table": "layers/rotary_embedding/base.py cos_sin_cache (built with the model)",
     "activation": "gpu_model_runner.py profile_run + _dummy_sampler_run (torch peak)",
     "non_torch": "gpu_worker.py determine_available_memory (non-torch increase)",
     "cuda_graphs": "gpu_model_runner.py profile_cudagraph_memory (0.20+; before: after the pool)",
@@ -74,11 +75,37 @@ def mxfp4_experts(dep: Deployment) -> bool:
     return resolved_dtypes(dep.model, dep.weight_dtype)["routed_experts"] == "mxfp4"
 
 
+def rope_cache_positions(cfg) -> int:
+    """Rows of the RoPE table vLLM builds for ``cfg`` [positions] (``get_rope``): the config's
+    max_position_embeddings, stretched by ``factor`` for linear and dynamic-NTK scaling
+    (``linear_scaling_rope.py``: max_position_embeddings × scaling_factor) and, for YaRN, the
+    original length × factor (``yarn_scaling_rope.py``, ``deepseek_scaling_rope.py``); llama3
+    and longrope tables keep max_position_embeddings (Llama 4 Scout: 10,485,760 rows)."""
+    r = cfg.rope_scaling
+    if r is None or r.type in ("default", "llama3", "longrope"):
+        return cfg.max_ctx
+    if r.type == "yarn":
+        return int((r.original_max_ctx or cfg.max_ctx) * r.factor)
+    return int(cfg.max_ctx * r.factor)
+
+
+def rope_table_bytes(dep: Deployment) -> float:
+    """vLLM's RoPE cos/sin table on every GPU [bytes] (``memory.rope_cache_bytes``): the rotary
+    width is head_dim, or MLA's qk_rope_head_dim; models without attention layers have
+    none."""
+    cfg = dep.model
+    if cfg.n_attention_layers == 0:
+        return 0.0
+    rotary = cfg.mla.qk_rope_head_dim if cfg.mla is not None else cfg.k_head_dim
+    return vm.rope_cache_bytes(rope_cache_positions(cfg), rotary)
+
+
 def weights_as_loaded(dep: Deployment, rules: VllmRules) -> float:
     """The weights vLLM holds on the busiest GPU after loading [bytes]: the checkpoint as kvcalc
     sizes it (``shape.loaded_weights_bytes``), MXFP4 routed experts (gpt-oss) as the release's
     kernel backend lays them out (``rules``: Triton on Hopper, FlashInfer on Blackwell, Marlin
-    before Hopper; ``memory.mxfp4_experts_loaded_bytes``)."""
+    before Hopper; ``memory.mxfp4_experts_loaded_bytes``). The RoPE table that 'Model loading
+    took' also counts is a term of its own (``rope_table_bytes``)."""
     from calc.deploy.checkpoint import weight_bytes_per_gpu_by_component
 
     weights = loaded_weights_bytes(dep)
@@ -215,11 +242,12 @@ def _pool_figures(p: PoolPrediction, shape, per_request: int) -> list:
             "kv_budget_bytes",
             p.kv_budget_bytes,
             "bytes",
-            "{usable} × {gpu_memory_utilization} − {weights} − {activation} − {non_torch} − "
-            "{cuda_graphs}",
+            "{usable} × {gpu_memory_utilization} − {weights} − {rope_table} − {activation} − "
+            "{non_torch} − {cuda_graphs}",
             usable=p.usable_memory_bytes,
             gpu_memory_utilization=p.memory_fraction,
             weights=p.weights_bytes,
+            rope_table=p.rope_table_bytes,
             activation=p.activation_bytes,
             non_torch=p.non_torch_bytes,
             cuda_graphs=p.cuda_graph_bytes,
@@ -258,6 +286,8 @@ def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured)
     cfg, hw, tp, pp = dep.model, dep.hardware, dep.tp, dep.pp
     usable = measured.get("usable_bytes") or usable_memory_bytes(hw)
     weights = measured.get("weights_bytes")
+    # a measured weights figure ('Model loading took') already holds the RoPE table
+    rope = rope_table_bytes(dep) if weights is None else 0.0
     if weights is None:
         weights = weights_as_loaded(dep, rules)
     shape = kv_shape(cfg, tp, pp, dep.kv_bytes_per_element, rules.hybrid_ratio)
@@ -270,7 +300,7 @@ def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured)
     page = vm.page_size_bytes(block_size, shape.bytes_per_token_per_layer)
     fraction = config.memory_fraction or rules.gpu_memory_utilization
     budget = vm.available_kv_bytes(
-        vm.requested_memory_bytes(usable, fraction), weights, act, non_torch, graphs
+        vm.requested_memory_bytes(usable, fraction), weights + rope, act, non_torch, graphs
     )
     blocks = int(vm.num_blocks(budget, page, shape.layer_slots))
     paging = Paging(
@@ -294,6 +324,7 @@ def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured)
         activation_bytes=act,
         non_torch_bytes=non_torch,
         cuda_graph_bytes=graphs,
+        rope_table_bytes=rope,
         kv_budget_bytes=budget,
         kv_bytes_per_token=shape.bytes_per_token,
         page_size_bytes=page,

@@ -119,11 +119,14 @@ CHANGES = (
     ),
     Change(
         "0.11.1",
-        {"sampler_bytes_per_logit": 28.0, "sampler_kernel": "torch-sort"},
+        {"sampler_kernel": "torch-sort"},
         "v1/sample/ops/topk_topp_sampler.py (FlashInfer sampling only with "
         "VLLM_USE_FLASHINFER_SAMPLER=1: the PyTorch sort path)",
-        "28 B per logit derived from the sort path: bf16 logits 2 + fp32 logits 4 + sorted "
-        "values 4 + int64 indices 8 + masks 2 + scattered result 4 + softmax 4 (not measured)",
+        "the sort path keeps the 38.0 B per logit of 0.11.0: _dummy_sampler_run's penalties "
+        "and log-probabilities, not the top-k/top-p kernel, set the peak (measured on 0.15.0 "
+        "and 0.16.0, llm-d-planner accuracy/results/version-sweep: Qwen3-14B's torch peak "
+        "5.64 GiB = resident 2 × 8,192 × 5,120 × 2 B + 1,024 × 151,936 × 38.0 B = 5.66 GiB; "
+        "28 B, read from the sort path alone, gave 4.21 GiB and a pool 3.4% too large)",
     ),
     Change(
         "0.12.0",
@@ -142,18 +145,22 @@ CHANGES = (
         {
             "sampler_bytes_per_logit": 14.5,
             "sampler_kernel": "triton",
-            "non_torch_tp1_bytes": round(0.25 * GIB),
             "allreduce_fusion_bytes": round(1.52 * GIB),
         },
         "v1/sample/ops/topk_topp_triton.py (Triton top-k/top-p for >= 8 rows, no full sort); "
         "vllm/config/vllm.py enable_allreduce_rms_fusion (on by default at TP > 1, PP 1, DP 1 on "
         "Hopper/Blackwell with FlashInfer)",
-        "14.5 B per logit, 0.25 GiB (TP 1) and 0.55 + 1.52 = 2.07 GiB (TP 2, 4) measured on "
-        "0.19.0 (llm-d-planner accuracy/results/v0.19.0 logs)",
+        "14.5 B per logit and 0.55 + 1.52 = 2.07 GiB of non-torch memory (TP 2, 4) measured on "
+        "0.19.0 (llm-d-planner accuracy/results/v0.19.0 logs); 0.17.0's Qwen3-14B torch peak "
+        "2.23 GiB (llm-d-planner version-sweep) is the same 14.5 B",
     ),
     Change(
         "0.18.0",
-        {"hybrid_ratio": 1.5, "mla_block_rule": "preferred"},
+        {
+            "hybrid_ratio": 1.5,
+            "mla_block_rule": "preferred",
+            "non_torch_tp1_bytes": round(0.25 * GIB),
+        },
         "v1/core/kv_cache_utils.py (max_num_layers < min_num_layers * 1.5); "
         "vllm/platforms/interface.py update_block_size_for_backend and "
         "v1/attention/backend.py get_preferred_block_size (the default 16 if the backend takes "
@@ -161,6 +168,8 @@ CHANGES = (
         "(Hopper: FLASH_ATTN_MLA, MultipleOf(16), bf16 KV only, then FLASHMLA [64]; Blackwell: "
         "FLASHINFER_MLA [32, 64] when qk_nope_head_dim is 64, 128 or 192, then CUTLASS_MLA "
         "[128])",
+        "non-torch 0.25 GiB at TP 1 from 0.18.0: llm-d-planner's version-sweep prints 0.13 GiB "
+        "for Qwen3-14B under 0.15.0-0.17.0 and 0.25 GiB under 0.18.0 (0.19.0's logs: 0.25)",
     ),
     Change(
         "0.20.0",
