@@ -231,8 +231,7 @@ def step_table(
         host = dep.engine_model.host_costs(dep.engine_config.version, frontend)
     from calc.serve.graphs import decode_only, eager_issue_s, graph_tokens
 
-    kernels = sum(float(np.sum(op.kernels)) for op in step_of(dep, efficiency, batch=dpa,
-                                                               ctx=1.0).raw)  # fmt: skip
+    kernels = sum(float(np.max(op.kernels)) for op in dec.raw)  # a pass's, whatever its batch
     return StepTable(
         tokens_s=tokens,
         rows_s=rows,
