@@ -9,7 +9,8 @@ driver), ``kernels × EAGER_LAUNCH_S``. Eager launches are asynchronous, so the 
 the CPU only where issuing takes longer than running: an eager step takes
 ``max(GPU time, kernels × EAGER_LAUNCH_S)`` (``calc.serve.steptime``).
 
-The largest captured batch, per engine (``graph_tokens``):
+The largest captured batch, per engine (``graph_tokens``, from the engine wing's
+``Engine.cuda_graph_tokens``):
 
 - **vLLM** (V1: piecewise graphs of every pass of up to that many tokens, decode or mixed):
   the largest of ``VllmConfig._set_cudagraph_sizes`` (the engine wing's
@@ -39,61 +40,19 @@ EAGER_SOURCE = (
     "cloudai.pt 'CUDA Graphs + torch.compile: 1.65x LLM Decode Speedup': Llama-3.1-8B decode on "
     "H100 SXM 8.4 ms eager vs 5.1 ms graphed; 8.4 ms / 292 kernels = 28.8 us"
 )
-# SGLang before 0.5.3 (server_args.py __post_init__, 0.4.0): cuda_graph_max_bs 160, or 8 on
-# GPUs under 25,000 MiB
-SGLANG_0_4_MAX_BS = 160
-SGLANG_0_4_SMALL_MAX_BS = 8
-SGLANG_0_4_SMALL_MIB = 25_000
 
 
 def graph_tokens(dep) -> int | None:
-    """The largest pass ``dep``'s engine replays as a CUDA graph [tokens] (module docstring):
-    0 without graphs, None where not modelled (never eager)."""
-    ec = dep.engine_config
-    if not ec.cuda_graphs:
+    """The largest pass ``dep``'s engine replays as a CUDA graph [tokens] (module docstring;
+    the engine wing's ``cuda_graph_tokens``): 0 without graphs, None where not modelled."""
+    if not dep.engine_config.cuda_graphs:
         return 0
-    if ec.engine == "vllm":
-        return _vllm_top(dep)
-    if ec.engine == "sglang":
-        return _sglang_max_bs(dep)
-    return None
+    return dep.engine_model.cuda_graph_tokens(dep)
 
 
 def decode_only(dep) -> bool:
     """Whether only decode passes are captured (SGLang before its prefill graphs)."""
-    ec = dep.engine_config
-    if ec.engine != "sglang":
-        return False
-    rules = dep.engine_model.rules(ec.version)
-    return not getattr(rules, "prefill_graphs", False)
-
-
-def _vllm_top(dep) -> int:
-    from calc.deploy.engines.gpus import compute_capability
-    from calc.deploy.engines.vllm.memory import cudagraph_capture_sizes
-
-    ec = dep.engine_config
-    rules = dep.engine_model.rules(ec.version)
-    cc = compute_capability(dep.hardware) if dep.hardware is not None else None
-    ceiling = rules.graph_ceiling_blackwell if cc is not None and cc[0] == 10 else 512
-    sizes = cudagraph_capture_sizes(int(ec.max_num_seqs), ceiling, int(ec.max_batched_tokens),
-                                    rules.graph_sizes_add_seqs)  # fmt: skip
-    return int(sizes[-1])
-
-
-def _sglang_max_bs(dep) -> int:
-    from calc.deploy.engines.gpus import smi_total_mib
-
-    ec = dep.engine_config
-    if ec.cuda_graph_max_bs:
-        return int(ec.cuda_graph_max_bs)
-    rules = dep.engine_model.rules(ec.version)
-    mib = smi_total_mib(dep.hardware) if dep.hardware is not None else float("inf")
-    if rules.auto_fraction == "reserve":
-        from calc.deploy.engines.sglang.memory import bucket_defaults
-
-        return int(bucket_defaults(rules.buckets, mib, dep.tp)[1])
-    return SGLANG_0_4_SMALL_MAX_BS if mib < SGLANG_0_4_SMALL_MIB else SGLANG_0_4_MAX_BS
+    return dep.engine_model.graphs_decode_only(dep.engine_config.version)
 
 
 def eager_issue_s(kernels: float) -> float:

@@ -20,6 +20,11 @@ if TYPE_CHECKING:
 # max_running_requests is derived from the pool at start-up: kvcalc's stand-in is 1024
 DEFAULT_CHUNK = 8192
 DEFAULT_RUNNING = 1024
+# before 0.5.3 (0.4.0 server_args.py __post_init__): cuda_graph_max_bs 160, or 8 on GPUs under
+# 25,000 MiB; cuda_graph_runner.py captures 1, 2, 4, 8, 16, ... up to it, decode passes only
+GRAPH_MAX_BS_0_4 = 160
+GRAPH_MAX_BS_0_4_SMALL = 8
+GRAPH_SMALL_BELOW_MIB_0_4 = 25_000
 
 
 class SGLang(Engine):
@@ -68,6 +73,22 @@ class SGLang(Engine):
             prefill_first=True,
             future_tokens=FutureTokens(page_reserve=rules.admission_page),
         )
+
+    def cuda_graph_tokens(self, dep: Deployment) -> int:
+        # decode graphs up to cuda_graph_max_bs sequences: the user's (a start-up log's), else
+        # the release's default by GPU memory (and TP from 0.5.3)
+        ec = dep.engine_config
+        if ec.cuda_graph_max_bs:
+            return int(ec.cuda_graph_max_bs)
+        rules = self.rules(ec.version)
+        mib = smi_total_mib(dep.hardware) if dep.hardware is not None else float("inf")
+        if rules.auto_fraction == "reserve":
+            return int(sm.bucket_defaults(rules.buckets, mib, dep.tp)[1])
+        return GRAPH_MAX_BS_0_4_SMALL if mib < GRAPH_SMALL_BELOW_MIB_0_4 else GRAPH_MAX_BS_0_4
+
+    def graphs_decode_only(self, release: str) -> bool:
+        # prefill graphs from 0.5.22 (rules.prefill_graphs)
+        return not self.rules(self.versions.resolve(release).release).prefill_graphs
 
     def launch(self, dep: Deployment, plan):
         from calc.deploy.engines.sglang.launch import commands
