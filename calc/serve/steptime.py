@@ -57,6 +57,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import sys
 from dataclasses import dataclass
 
 from calc.deploy.deployment import Deployment
@@ -90,6 +91,11 @@ class StepTable:
         for name in ("tokens_s", "rows_s", "prefill_grid", "prefill_attn_s", "attn_base_s",
                      "attn_per_token_s"):  # fmt: skip
             object.__setattr__(self, f"_{name}", [float(x) for x in getattr(self, name)])
+        # eager passes: above this many tokens, or with a prompt chunk where only decode is
+        # captured (plain attributes: checked once per iteration)
+        top = self.graph_tokens
+        object.__setattr__(self, "_eager_top", sys.maxsize if top is None else int(top))
+        object.__setattr__(self, "_eager_chunks", top is not None and self.graph_decode_only)
 
     def _tokens(self, n: int) -> float:
         L = self._tokens_s
@@ -124,14 +130,13 @@ class StepTable:
 
     def eager(self, n: int, chunks: bool) -> bool:
         """Whether a pass of ``n`` tokens (``chunks``: with a prompt chunk) runs eagerly."""
-        top = self.graph_tokens
-        return top is not None and (n > top or (chunks and self.graph_decode_only))
+        return n > self._eager_top or (chunks and self._eager_chunks)
 
     def decode_s(self, b: int) -> float:
         """A decode-only iteration of ``b`` sequences less its γ_b × C term [s]."""
         host = self.host.per_step_s + self.host.per_sequence_s * b
         gpu = self._tokens(b) + self._rows(b) + self._attn(b)[0]
-        if self.eager(b, False):
+        if b > self._eager_top:
             gpu = max(gpu, self.eager_s)
         return gpu + host
 
@@ -160,7 +165,7 @@ class StepTable:
             return 0.0
         host = self.host.per_step_s + self.host.per_sequence_s * (b + len(chunks))
         gpu = self._tokens(n) + self._rows(rows) + attn
-        if self.eager(n, bool(chunks)):
+        if n > self._eager_top or (chunks and self._eager_chunks):
             gpu = max(gpu, self.eager_s)
         return gpu + keys + host
 
