@@ -84,6 +84,7 @@ from functools import cached_property
 
 from calc.deploy.deployment import Deployment
 from calc.errors import InvalidInputError
+from calc.serve.front_end import delivered_s
 from calc.serve.scheduler import Limits, cdiv, run_group
 from calc.serve.token_gaps import gap_summary, gap_values
 from calc.serve.workload import LoadSpec, sample_requests
@@ -201,17 +202,25 @@ def simulate_requests(
     max_in_flight: int | None = None,
     request_s: float = 0.0,
     tokens: bool = True,
+    intake_s: float | None = None,
 ) -> SimResult:
     """Simulate requests (arrays sorted by arrival [s], prompt and output lengths [tokens]) on
     ``groups`` sequence groups of ``limits`` each, with the iteration time ``step``; at most
     ``max_in_flight`` requests open at once when given (module docstring). A request reaches
     the engine after its time outside it: ``front_s``, the front-end's (HTTP, tokenisation;
     per request, from the engine's host costs) plus ``request_s``, a calibrated latency
-    (``kvcalc score``); its TTFT and E2E still count from when it was sent. ``tokens`` off: no
-    ITL and no longest gap per request (faster, for a plan or a check)."""
+    (``kvcalc score``), taken in one at a time at most every ``intake_s`` (default: the
+    api front-end's, ``calc.serve.front_end``, where ``front_s`` is given); its TTFT and E2E
+    still count from when it was sent. ``tokens`` off: no ITL and no longest gap per request
+    (faster, for a plan or a check)."""
     import numpy as np
 
-    req = _Requests.of(arrival, prompt, gen, limits, prefix_shared_fraction, front_s, request_s)
+    from calc.serve.front_end import intake_s_of
+
+    if intake_s is None:
+        intake_s = intake_s_of(step) if front_s is not None else 0.0
+    req = _Requests.of(arrival, prompt, gen, limits, prefix_shared_fraction, front_s, request_s,
+                       intake_s)  # fmt: skip
     tally = _Tally(req.arrival.size, groups)
     for g in range(groups):
         idx = np.arange(g, req.arrival.size, groups)
@@ -245,11 +254,14 @@ class _Requests:
     shared: object  # pinned prefix tokens, whole blocks
     entry: object  # when the engine sees it: arrival + the front-end's and calibrated time
     rejected: int
+    intake_done: object = None  # when the front-end's intake finished each (None: no intake)
 
     @classmethod
     def of(cls, arrival, prompt, gen, limits: Limits, prefix_shared_fraction, front_s,
-           request_s) -> _Requests:  # fmt: skip
+           request_s, intake_s=0.0) -> _Requests:  # fmt: skip
         import numpy as np
+
+        from calc.serve.front_end import entry_times_s
 
         arrival = np.asarray(arrival, dtype=np.float64)
         prompt = np.asarray(prompt, dtype=np.int64)
@@ -262,9 +274,10 @@ class _Requests:
         arrival, prompt, gen, shared = arrival[ok], prompt[ok], gen[ok], shared[ok]
         front = np.zeros(arrival.size) if front_s is None else \
             np.broadcast_to(front_s, ok.shape)[ok]  # fmt: skip
-        # the front-end hands requests over in arrival order: entry times never decrease
-        entry = np.maximum.accumulate(arrival + front + request_s) if arrival.size else arrival
-        return cls(arrival, prompt, gen, shared, entry, int((~ok).sum()))
+        # the front-end hands requests over in arrival order, one per intake time at most
+        entry = entry_times_s(arrival, front + request_s, intake_s)
+        done = entry_times_s(arrival, 0.0, intake_s) if intake_s > 0 else None
+        return cls(arrival, prompt, gen, shared, entry, int((~ok).sum()), done)
 
 
 class _Tally:
@@ -294,6 +307,9 @@ class _Tally:
         ft, fin = np.asarray(out.first_token), np.asarray(out.finish)
         if out.sent is not None:
             self.sent[idx] = out.sent
+        elif req.intake_done is not None:  # a first token waits for the intake (front_end.py)
+            ft = np.maximum(ft, delivered_s(ft, req.arrival, req.intake_done))
+            fin = np.maximum(fin, ft)
         a = self.sent[idx] - (req.entry[idx] - req.arrival[idx])  # from when the client sent it
         self.itl_max[idx] = out.itl_max
         self.preempted[idx] = out.preempted

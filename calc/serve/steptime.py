@@ -36,6 +36,17 @@ the prompts with a chunk in the pass), added to the GPU time above; each request
 time before the engine sees it (HTTP, tokenisation) is ``request_s(prompt)``, which the
 simulation adds to its TTFT.
 
+CUDA graphs (``calc.serve.graphs``): a pass larger than the largest batch the engine captured
+(``graph_tokens``; with SGLang before its prefill graphs, any pass with a prompt chunk) runs
+eagerly: the CPU launches each of the pass's kernels itself, ``eager_s`` = kernels ×
+``EAGER_LAUNCH_S``, and the GPU waits where that is longer than its own work. Such a pass takes
+``max(G0, eager_s) + γ_b C + host`` with G0 the pass's time less its decode attention's γ_b C
+(its token ops, lm_head rows, a_b or α and the chunks' attention): the issue time takes the
+place of the context-free work it hides, and the KV read, growing with the context, still
+follows (an upper bound by at most γ_b C, which keeps a decode stretch affine in the keys, as
+the simulation sums it). ``eager_s`` is per pipeline stage (each stage's CPU launches its own
+layers).
+
 Pipeline parallelism: ``step_of`` times a token through all stages; an iteration of one
 micro-batch takes that whole time (the simulation keeps pp micro-batches in flight,
 ``calc.serve.simulate``). Attention data parallelism inside an expert group (ep > tp): each rank
@@ -46,6 +57,7 @@ from __future__ import annotations
 
 import bisect
 import math
+import sys
 from dataclasses import dataclass
 
 from calc.deploy.deployment import Deployment
@@ -67,6 +79,11 @@ class StepTable:
     prefill_grid: object  # p values (0 first)
     prefill_attn_s: object  # Ap(p) on the grid
     host: HostCosts = NONE  # the engine's host time per step, sequence and request
+    # the largest pass replayed as a CUDA graph [tokens] (None: never eager; 0: no graphs),
+    # whether a pass with a prompt chunk is always eager, and an eager pass's issue time [s]
+    graph_tokens: int | None = None
+    graph_decode_only: bool = False
+    eager_s: float = 0.0
 
     def __post_init__(self) -> None:
         # plain lists: a simulation indexes them once per iteration (faster than numpy
@@ -74,6 +91,11 @@ class StepTable:
         for name in ("tokens_s", "rows_s", "prefill_grid", "prefill_attn_s", "attn_base_s",
                      "attn_per_token_s"):  # fmt: skip
             object.__setattr__(self, f"_{name}", [float(x) for x in getattr(self, name)])
+        # eager passes: above this many tokens, or with a prompt chunk where only decode is
+        # captured (plain attributes: checked once per iteration)
+        top = self.graph_tokens
+        object.__setattr__(self, "_eager_top", sys.maxsize if top is None else int(top))
+        object.__setattr__(self, "_eager_chunks", top is not None and self.graph_decode_only)
 
     def _tokens(self, n: int) -> float:
         L = self._tokens_s
@@ -106,10 +128,17 @@ class StepTable:
             return A[b], G[b]
         return A[-1] * b / (len(A) - 1), G[-1]
 
+    def eager(self, n: int, chunks: bool) -> bool:
+        """Whether a pass of ``n`` tokens (``chunks``: with a prompt chunk) runs eagerly."""
+        return n > self._eager_top or (chunks and self._eager_chunks)
+
     def decode_s(self, b: int) -> float:
         """A decode-only iteration of ``b`` sequences less its γ_b × C term [s]."""
         host = self.host.per_step_s + self.host.per_sequence_s * b
-        return self._tokens(b) + self._rows(b) + self._attn(b)[0] + host
+        gpu = self._tokens(b) + self._rows(b) + self._attn(b)[0]
+        if b > self._eager_top:
+            gpu = max(gpu, self.eager_s)
+        return gpu + host
 
     def request_s(self, prompt):
         """Front-end time of requests of ``prompt`` tokens before the engine sees them [s]."""
@@ -123,9 +152,10 @@ class StepTable:
         """One iteration: ``b`` decode tokens attending to ``ctx_sum`` keys in all, the prefill
         ``chunks`` ((h, k) pairs) and ``rows`` lm_head rows [s]."""
         n = b
+        keys = 0.0  # the decode attention's γ_b C
         if b:
             a, gamma = self._attn(b)
-            attn = a + gamma * ctx_sum
+            attn, keys = a, gamma * ctx_sum
         else:
             attn = self.attn_fixed_s
         for h, k in chunks:
@@ -134,7 +164,10 @@ class StepTable:
         if n == 0:
             return 0.0
         host = self.host.per_step_s + self.host.per_sequence_s * (b + len(chunks))
-        return self._tokens(n) + self._rows(rows) + attn + host
+        gpu = self._tokens(n) + self._rows(rows) + attn
+        if n > self._eager_top or (chunks and self._eager_chunks):
+            gpu = max(gpu, self.eager_s)
+        return gpu + keys + host
 
 
 def _split(step):
@@ -201,6 +234,9 @@ def step_table(
     ap = np.asarray(_split(pf)[0], dtype=np.float64) - fixed
     if host is None:
         host = dep.engine_model.host_costs(dep.engine_config.version, frontend)
+    from calc.serve.graphs import decode_only, eager_issue_s, graph_tokens
+
+    kernels = sum(float(np.max(op.kernels)) for op in dec.raw)  # a pass's, whatever its batch
     return StepTable(
         tokens_s=tokens,
         rows_s=rows,
@@ -210,6 +246,9 @@ def step_table(
         prefill_grid=np.concatenate([[0.0], grid]),
         prefill_attn_s=np.concatenate([[0.0], ap]),
         host=host,
+        graph_tokens=graph_tokens(dep),
+        graph_decode_only=decode_only(dep),
+        eager_s=eager_issue_s(kernels / max(dep.pp, 1)),
     )
 
 

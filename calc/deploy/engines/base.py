@@ -196,6 +196,15 @@ class Engine:
         (``calc.deploy.host_costs``)."""
         return compose(self.title, release, frontend, self.host_steps)
 
+    def cuda_graph_tokens(self, dep: Deployment) -> int | None:
+        """The largest pass ``dep``'s engine replays as a CUDA graph at its default capture
+        sizes [tokens] (None: not modelled; ``calc.serve.graphs`` says what a larger pass costs)."""
+        return None
+
+    def graphs_decode_only(self, release: str) -> bool:
+        """Whether ``release`` captures decode passes only (a pass with a prompt chunk eager)."""
+        return False
+
     def launch(self, dep: Deployment, plan) -> list[Command]:
         """The commands that start ``dep`` as ``plan`` (calc.deploy.engines.launch.LaunchPlan)
         says: one per node, role or replica set."""

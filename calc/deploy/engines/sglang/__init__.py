@@ -20,6 +20,11 @@ if TYPE_CHECKING:
 # max_running_requests is derived from the pool at start-up: kvcalc's stand-in is 1024
 DEFAULT_CHUNK = 8192
 DEFAULT_RUNNING = 1024
+# before 0.5.3 (0.4.0 server_args.py __post_init__): cuda_graph_max_bs 160, or 8 on GPUs under
+# 25,000 MiB; cuda_graph_runner.py captures 1, 2, 4, 8, 16, ... up to it, decode passes only
+GRAPH_MAX_BS_0_4 = 160
+GRAPH_MAX_BS_0_4_SMALL = 8
+GRAPH_SMALL_BELOW_MIB_0_4 = 25_000
 
 
 class SGLang(Engine):
@@ -28,8 +33,14 @@ class SGLang(Engine):
     fraction_name: ClassVar[str] = "mem_fraction_static"
     versions = VERSIONS
     # host time the GPU waits for: 0.725 ms per step (fitted with the kernels' fixed-cost share,
-    # calc.deploy.host_costs): what its overlap scheduler leaves exposed
-    host_steps = ((VersionRange(), 0.725e-3, 0.0),)
+    # calc.deploy.host_costs): what its overlap scheduler leaves exposed. 0.4.0 (December 2024)
+    # also 0.10 ms per running sequence behind the api front-end: the ITL median of its
+    # published Llama-3.3-70B TP 4 H200 runs (datacrunch-research/h200-benchmarks@c091ef5, 1, 2,
+    # 4 requests/s: 13.6, 14.8, 19.4 ms at 7.8, 17.1, 51.6 in flight, rate x mean E2E) rises
+    # 0.132 ms per sequence in flight, the simulation's GPU passes 0.031: 0.101 ms (least
+    # squares; within its CUDA graphs, so no eager pass); held out, the same files' 405B TP 8
+    # runs at 1, 2 requests/s give 0.079 ms (bench/validation_score.py)
+    host_steps = ((VersionRange(high="0.4.1"), 0.725e-3, 0.10e-3), (VersionRange(), 0.725e-3, 0.0))
     moe = TRITON_FUSED_MOE  # its fused_moe_triton: vLLM's Triton pipeline
 
     def config(self, settings: EngineSettings, hw) -> EngineConfig:
@@ -68,6 +79,22 @@ class SGLang(Engine):
             prefill_first=True,
             future_tokens=FutureTokens(page_reserve=rules.admission_page),
         )
+
+    def cuda_graph_tokens(self, dep: Deployment) -> int:
+        # decode graphs up to cuda_graph_max_bs sequences: the user's (a start-up log's), else
+        # the release's default by GPU memory (and TP from 0.5.3)
+        ec = dep.engine_config
+        if ec.cuda_graph_max_bs:
+            return int(ec.cuda_graph_max_bs)
+        rules = self.rules(ec.version)
+        mib = smi_total_mib(dep.hardware) if dep.hardware is not None else float("inf")
+        if rules.auto_fraction == "reserve":
+            return int(sm.bucket_defaults(rules.buckets, mib, dep.tp)[1])
+        return GRAPH_MAX_BS_0_4_SMALL if mib < GRAPH_SMALL_BELOW_MIB_0_4 else GRAPH_MAX_BS_0_4
+
+    def graphs_decode_only(self, release: str) -> bool:
+        # prefill graphs from 0.5.22 (rules.prefill_graphs)
+        return not self.rules(self.versions.resolve(release).release).prefill_graphs
 
     def launch(self, dep: Deployment, plan):
         from calc.deploy.engines.sglang.launch import commands

@@ -74,6 +74,20 @@ class VLLM(Engine):
         # allocated as tokens come, recompute preemption of the last admitted
         return SchedulerPolicy("vllm v1: chunked prefill, allocate as needed, preempt newest")
 
+    def cuda_graph_tokens(self, dep: Deployment) -> int:
+        # VllmConfig._set_cudagraph_sizes (memory.cudagraph_capture_sizes): V1's piecewise
+        # graphs hold any pass of up to the largest size in tokens, decode or mixed
+        from calc.deploy.engines.gpus import compute_capability
+        from calc.deploy.engines.vllm.memory import cudagraph_capture_sizes
+
+        ec = dep.engine_config
+        rules = self.rules(ec.version)
+        cc = compute_capability(dep.hardware) if dep.hardware is not None else None
+        ceiling = rules.graph_ceiling_blackwell if cc is not None and cc[0] == 10 else 512
+        sizes = cudagraph_capture_sizes(int(ec.max_num_seqs), ceiling,
+                                        int(ec.max_batched_tokens), rules.graph_sizes_add_seqs)
+        return int(sizes[-1])
+
     def launch(self, dep: Deployment, plan):
         from calc.deploy.engines.vllm.launch import commands
 

@@ -1,0 +1,70 @@
+"""When each request reaches the engine [s]: the API front-end takes requests in one at a time
+(a FIFO intake with a fixed service time per request) and each then waits its own front-end
+latency (HTTP, tokenisation: ``calc.deploy.host_costs``) and any calibrated request latency.
+
+Entry times follow Lindley's recursion for a single server,
+``entry_i = max(arrival_i + latency_i, entry_{i−1} + intake_s)``: a request is handed over
+no sooner than its own latency after it was sent, and no sooner than one intake time after the
+request before it. Unrolled, ``entry_i = i × intake_s + max_{j ≤ i}(x_j − j × intake_s)`` with
+``x_j = arrival_j + latency_j``, one cumulative maximum (vectorised). At a steady rate the
+requests are far apart (62 ms at 16 requests/s against ~1 ms of intake) and the intake changes
+nothing; a burst (``--rate inf``: every request sent at once) reaches the engine over
+``n × intake_s``, so the last of 200 requests waits for the 199 before it.
+
+The intake time (``INTAKE_S``): the TTFT of a burst rises with each request's place in the send
+order. In the published vLLM 0.8.3 run of 200 ShareGPT requests sent at once (surajssd/llm-k8s
+@58b61c5 results_serving_meta-llama-Llama-3.3-70B-Instruct/01_tp8_pp1, qps-inf, its per-request
+``ttfts``), the least-squares slope of TTFT over the send order is 1.18 ms per request
+(correlation 0.88; the two pipeline-parallel runs' bursts rise 1.8 and 2.6 ms per request but
+their TTFTs also jump in waves of whole pipeline steps). It stands for the serial part of the
+per-request work of the front-end and of the client: vLLM's API server and the benchmark client
+are each one asyncio event loop that parses, tokenises and forwards (or sends and reads) one
+request at a time; the engine adds the requests it has received between steps. It is taken for
+every engine behind the ``api`` front-end (``offline`` has none): one figure, fitted on one
+record (docs/validation.md lists it).
+"""
+
+from __future__ import annotations
+
+# the front-end's intake time per request [s] (module docstring)
+INTAKE_S = 1.18e-3
+INTAKE_SOURCE = (
+    "surajssd/llm-k8s@58b61c5 01_tp8_pp1 qps-inf (vLLM 0.8.3, 200 requests at once): "
+    "TTFT rises 1.18 ms per place in the send order (least squares, r = 0.88)"
+)
+
+
+def intake_s_of(step) -> float:
+    """The intake time per request of ``step``'s front-end [s]: ``INTAKE_S`` behind the api
+    front-end (a step table whose host costs state a per-request time), else 0."""
+    host = getattr(step, "host", None)
+    return INTAKE_S if host is not None and host.per_request_s > 0 else 0.0
+
+
+def entry_times_s(arrival, latency, intake_s: float):
+    """When each request reaches the engine [s]: ``arrival`` (sorted) plus its ``latency``,
+    one at a time at most every ``intake_s`` (module docstring); numpy arrays."""
+    import numpy as np
+
+    x = np.asarray(arrival, dtype=np.float64) + latency
+    if x.size == 0:
+        return x
+    if intake_s <= 0:
+        return np.maximum.accumulate(x)
+    k = np.arange(x.size, dtype=np.float64) * intake_s
+    return np.maximum.accumulate(x - k) + k
+
+
+def delivered_s(t, arrival, intake_done):
+    """When output produced at ``t`` reaches the client [s]: the front-end's one event loop
+    takes in and streams out in the order the work came, so an output waits until the intake
+    of every request sent before it is done: ``max(t, intake_done[k])`` with k the last
+    request sent at or before t (``arrival`` sorted; ``intake_done`` from
+    ``entry_times_s(arrival, 0, intake_s)``, non-decreasing). A burst's first tokens thus come
+    no sooner than its whole intake; at a steady rate the intake is long done (no change)."""
+    import numpy as np
+
+    t = np.asarray(t, dtype=np.float64)
+    k = np.searchsorted(arrival, t, side="right") - 1
+    busy = np.where(k >= 0, np.asarray(intake_done)[np.maximum(k, 0)], -np.inf)
+    return np.maximum(t, busy)

@@ -1,0 +1,92 @@
+"""The front-end's intake (calc/serve/front_end.py): Lindley's recursion by hand, an output
+waiting for the intake of the requests sent before it, a burst against a steady rate, and the
+intake time against the record it comes from."""
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from calc.deploy.host_costs import NONE
+from calc.serve.front_end import INTAKE_S, delivered_s, entry_times_s, intake_s_of
+from calc.serve.scheduler import Limits
+from calc.serve.simulate import simulate_requests
+from calc.serve.steptime import AffineStepTime
+
+DATA = Path(__file__).parent / "data" / "bench_results"
+
+
+def test_entry_times_by_hand():
+    # three requests sent at 0 with 5 ms of latency each, 1 ms of intake:
+    # entry_0 = 5; entry_1 = max(5, 5 + 1) = 6; entry_2 = max(5, 6 + 1) = 7 [ms]
+    e = entry_times_s([0.0, 0.0, 0.0], 0.005, 0.001)
+    assert e == pytest.approx([0.005, 0.006, 0.007])
+    # sent 10 ms apart, the intake never binds: entry = arrival + 5 ms
+    e = entry_times_s([0.0, 0.010, 0.020], 0.005, 0.001)
+    assert e == pytest.approx([0.005, 0.015, 0.025])
+    # no intake: entry times never decrease (a later request with less latency waits)
+    e = entry_times_s([0.0, 0.001], np.array([0.005, 0.001]), 0.0)
+    assert e == pytest.approx([0.005, 0.005])
+
+
+def test_output_waits_for_the_intake_of_requests_sent_before_it():
+    arrival = np.array([0.0, 0.0, 0.0])
+    done = entry_times_s(arrival, 0.0, 0.001)  # 0, 1, 2 ms
+    assert done == pytest.approx([0.0, 0.001, 0.002])
+    # a token produced at 0.5 ms waits for the third request's intake (2 ms); one at 3 ms not
+    assert delivered_s([0.0005, 0.003], arrival, done) == pytest.approx([0.002, 0.003])
+    # requests 100 ms apart: the intake is done long before any output
+    arrival = np.array([0.0, 0.1, 0.2])
+    done = entry_times_s(arrival, 0.0, 0.001)
+    assert delivered_s([0.05, 0.15], arrival, done) == pytest.approx([0.05, 0.15])
+
+
+def _limits():
+    return Limits(pool_blocks=10_000, block_size=16, max_batched_tokens=4096, max_num_seqs=256)
+
+
+def test_a_burst_reaches_the_client_after_its_intake():
+    n, s = 50, 0.001
+    step = AffineStepTime(1e-4)
+    args = ([0.0] * n, [4] * n, [2] * n)
+    fast = simulate_requests(*args, limits=_limits(), step=step)
+    slow = simulate_requests(*args, limits=_limits(), step=step, intake_s=s)
+    # without an intake every request is in the first 0.1 ms step: TTFT 0.1 ms
+    assert fast.ttft_s["p50"] == pytest.approx(1e-4)
+    # with it, the last request reaches the engine at 49 × 1 ms and every first token waits
+    # for that intake: TTFT ≥ 49 ms for all, ≤ 49 ms + two steps
+    assert slow.ttft_s["p50"] >= (n - 1) * s
+    assert slow.ttft_s["p99"] <= (n - 1) * s + 2e-4 + 1e-9
+
+
+def test_a_steady_rate_is_untouched():
+    n = 20
+    step = AffineStepTime(1e-3)
+    args = (list(np.arange(n) * 0.1), [4] * n, [2] * n)
+    a = simulate_requests(*args, limits=_limits(), step=step)
+    b = simulate_requests(*args, limits=_limits(), step=step, intake_s=INTAKE_S)
+    assert b.ttft_s == a.ttft_s
+    assert b.e2e_s == a.e2e_s
+
+
+def test_intake_behind_the_api_front_end_only():
+    class Table:  # a step table's host costs: the api front-end states a per-request time
+        def __init__(self, host):
+            self.host = host
+
+    from calc.deploy.host_costs import HostCosts
+
+    api = HostCosts(0.0, 0.0, 5.7e-3, 1.25e-6, "api")
+    assert intake_s_of(Table(api)) == INTAKE_S
+    assert intake_s_of(Table(NONE)) == 0.0
+    assert intake_s_of(AffineStepTime(1.0)) == 0.0
+
+
+def test_intake_is_the_slope_of_the_recorded_burst():
+    # the source: vLLM 0.8.3's run of 200 ShareGPT requests sent at once (surajssd/llm-k8s,
+    # TP 8): its per-request TTFTs in send order, least-squares slope 1.18 ms per request
+    f = DATA / "vllm-0.8.3_llama-3.3-70b_tp8_pp1_a100-40g_sharegpt_qps-inf.json"
+    ttft = np.asarray(json.loads(f.read_text())["ttfts"])
+    slope = np.polyfit(np.arange(ttft.size), ttft, 1)[0]
+    assert slope == pytest.approx(INTAKE_S, rel=0.005)
