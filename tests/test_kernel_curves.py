@@ -270,3 +270,61 @@ def test_a_stated_efficiency_or_a_calibration_sets_the_curves_aside():
 
     hw = with_efficiency(load_hardware("h100"), memory=0.5)
     assert hw.kernels is None
+
+
+def test_expert_parallel_all_to_all_by_the_engines_measured_kernels():
+    # Qwen3-235B-A22B (94 MoE layers, d_model 4,096, 128 experts, top-8) on 8 H200 with
+    # attention data parallel (tp 1, ep 8) under TensorRT-LLM: a decode step's dispatch and
+    # combine take TensorRT-LLM's DeepEP low-latency curve (aiconfigurator's moe_a2a table)
+    hw = load_hardware("h200")
+    dep = _dep("qwen3-235b-a22b", "h200", tp=1, ep=8, engine=EngineSettings(name="trtllm"))
+    step = step_of(dep, batch=64, ctx=1024)
+    op = next(o for o in step.raw if o.name == "ep_all_to_all")
+    name, curve = curve_of(op, step.rates)
+    assert name == "all_to_all@trtllm.low_latency"
+    assert curve is hw.kernels.all_to_all["trtllm"]["low_latency"]
+    # the busiest GPU holds 64 / 8 × 1.18 (the default imbalance) = 9.44 tokens; the
+    # low-latency kernels send each to its 8 experts: 9.44 × 8 × 4,096 = 309,329.92 elements,
+    # out in fp8 with a scale per 128 (× 1.03125 = 318,996.48 B), back in bf16 (618,659.84 B)
+    (fd, bd), (fc, bc) = curve.dispatch, curve.combine
+    want = 94 * (fd + 318_996.48 / bd + fc + 618_659.84 / bc)
+    assert float(curve_time(op, step.rates)) == pytest.approx(want, rel=1e-9)
+    # the measured kernels cost more than the bare pairwise exchange over NVLink did
+    # (7 hops of the link's latency and its full bandwidth): 60-70 us a dispatch at no size
+    assert fd > 7 * hw.interconnect_latency_s
+    # a prefill takes the normal kernels, which send a token once per GPU holding one of its
+    # experts
+    pre = step_of(dep, batch=1, prompt=2048)
+    op = next(o for o in pre.raw if o.name == "ep_all_to_all")
+    assert curve_of(op, pre.rates)[0] == "all_to_all@trtllm.normal"
+    # each engine its own kernels: SGLang's DeepEP benchmark is 2-4x faster at small sizes
+    times = {}
+    for engine in ("sglang", "vllm", "trtllm"):
+        d = _dep("qwen3-235b-a22b", "h200", tp=1, ep=8, engine=EngineSettings(name=engine))
+        s = step_of(d, batch=64, ctx=1024)
+        op = next(o for o in s.raw if o.name == "ep_all_to_all")
+        assert curve_of(op, s.rates)[0] == f"all_to_all@{engine}.low_latency"
+        times[engine] = float(curve_time(op, s.rates))
+    assert times["sglang"] < times["trtllm"] / 2
+    # beyond the scale-up domain (16 GPUs over two HGX boards) no single-node table holds:
+    # the pairwise exchange over the scale-out network times it
+    d16 = _dep("qwen3-235b-a22b", "h200", tp=1, ep=16, engine=EngineSettings(name="trtllm"))
+    s16 = step_of(d16, batch=64, ctx=1024)
+    op = next(o for o in s16.raw if o.name == "ep_all_to_all")
+    assert curve_of(op, s16.rates) == (None, None)
+
+
+def test_all_to_all_call_time():
+    # fixed 60 us + 1 MB at 250 GB/s (4 us) = 64 us
+    assert K.all_to_all_call_time_s(1e6, 60e-6, 2.5e11) == pytest.approx(64e-6, rel=1e-12)
+
+
+def test_every_all_to_all_curve_is_sourced():
+    seen = 0
+    for hw in all_hardware():
+        for per in ((hw.kernels.all_to_all if hw.kernels else None) or {}).values():
+            for c in per.values():
+                seen += 1
+                assert c.provenance == "fitted" and "a2a" in c.source or "deepep" in c.source
+                assert c.band[0] <= 1 <= c.band[1] and c.error < 0.5
+    assert seen >= 6 * 3 * 2  # H100 … GB300: three engines, two kernel families

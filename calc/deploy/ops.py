@@ -100,13 +100,16 @@ class Op:
     grouped: bool = False
     # for the kernel curves (calc.deploy.rates): the layers the op is summed over, its GEMMs'
     # (n, k) in one layer, an attention op's sequences and prompt length (None at decode) and
-    # layout ("gqa" or "mla"), a MoE op's routes × d_model over its layers
+    # layout ("gqa" or "mla"), a MoE op's routes × d_model over its layers (an all-to-all's:
+    # the busiest GPU's tokens × d_model over its layers, and ``fanout``: the GPUs a token is
+    # sent to and its experts, the copies of DeepEP's normal and low-latency kernels)
     layers: Any = 0
     gemm_shapes: tuple = ()
     seqs: Any = None
     prompt: Any = None
     attn_kind: str | None = None
     route_elements: Any = 0
+    fanout: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -691,8 +694,9 @@ DISPATCH_BYTES_PER_ELEMENT = 1 + 4 / 128
 COMBINE_BYTES_PER_ELEMENT = 2
 
 
-def _comm_ops(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0):
-    """All-reduces (tp), all-to-alls (ep) and stage sends (pp) of one forward pass."""
+def _comm_ops(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, prompt=None):
+    """All-reduces (tp), all-to-alls (ep) and stage sends (pp) of one forward pass (``prompt``:
+    None at decode)."""
     d = cfg.d_model
     hidden = tokens * d * z.act
     ops = []
@@ -711,10 +715,12 @@ def _comm_ops(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0):
         # busiest GPU's traffic scales with the imbalance. Dispatch and combine per MoE layer.
         n = cfg.n_moe_layers
         m = cfg.moe
-        sent = stage_tokens / s.ep * imbalance * d
-        sent *= dispatch_ranks_per_token(m.n_routed_experts, m.experts_per_token, s.ep)
-        per_layer = sent * (DISPATCH_BYTES_PER_ELEMENT + COMBINE_BYTES_PER_ELEMENT)
-        ops.append(Op("ep_all_to_all", 0, n * per_layer, kind=ALL_TO_ALL, group=s.ep, count=2 * n))
+        own = stage_tokens / s.ep * imbalance * d  # the busiest GPU's tokens × d_model
+        ranks = dispatch_ranks_per_token(m.n_routed_experts, m.experts_per_token, s.ep)
+        per_layer = own * ranks * (DISPATCH_BYTES_PER_ELEMENT + COMBINE_BYTES_PER_ELEMENT)
+        ops.append(Op("ep_all_to_all", 0, n * per_layer, kind=ALL_TO_ALL, group=s.ep, count=2 * n,
+                      layers=n, prompt=prompt, route_elements=n * own,
+                      fanout=(ranks, m.experts_per_token)))  # fmt: skip
     if s.pp > 1:
         count = s.pp - 1
         # group: the GPUs the pipeline spans (a send crosses the network when it exceeds the
@@ -797,5 +803,6 @@ def forward_ops(
     )
     lm = ops[-1]
     ops[-1] = replace(lm, kernels=lm.kernels + 1)  # and the sampler
-    ops += _comm_ops(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z, imbalance=imbalance)
+    ops += _comm_ops(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z, imbalance=imbalance,
+                     prompt=prompt)  # fmt: skip
     return ops
