@@ -461,8 +461,10 @@ def moe_power_law_slowdown(frame, curve: dict, peaks: dict, bandwidth: float, dt
 # All-reduce and elementwise kernels
 
 
-def fit_allreduce(frame, size_bytes: float, kind: str):
-    """Two segments per GPU count: small messages (up to 256 KiB) and large (from 4 MiB)."""
+def fit_allreduce(frame, size_bytes: float, kind: str, time_fn=None):
+    """Two segments per GPU count: small messages (up to 256 KiB) and large (from 4 MiB);
+    ``time_fn``: the collective's segment time (the all-reduce's by default)."""
+    time_fn = time_fn or K.allreduce_segment_time_s
     out = {}
     stats = {}
     for n, g in frame.groupby("num_gpus"):
@@ -476,15 +478,14 @@ def fit_allreduce(frame, size_bytes: float, kind: str):
                 continue
 
             def model(p, sel=sel, msg=msg, n=n):  # p: log latency [s], log bus bandwidth [B/s]
-                return K.allreduce_segment_time_s(msg[sel], int(n), np.exp(p[0]), np.exp(p[1]))
+                return time_fn(msg[sel], int(n), np.exp(p[0]), np.exp(p[1]))
 
             lower, upper = np.log([1e-7, 1e8]), np.log([1e-3, 1e13])
             p, _ = _least_squares(model, np.log([1e-5, 1e11]), lower, upper, t[sel])
             segs.append({"latency_s": float(np.exp(p[0])), "bus_bytes_per_s": float(np.exp(p[1]))})
         if not segs:
             continue
-        each = [K.allreduce_segment_time_s(msg, int(n), s["latency_s"], s["bus_bytes_per_s"])
-                for s in segs]  # fmt: skip
+        each = [time_fn(msg, int(n), s["latency_s"], s["bus_bytes_per_s"]) for s in segs]
         fitted = np.min(each, axis=0)
         ratio = t / fitted
         out[int(n)] = segs
@@ -519,7 +520,8 @@ A2A_BYTES = {"bfloat16": 2.0, "default": 2.0, "fp8": 1.0 + 4 / 128, "nvfp4": 0.5
 # throughput) kernels send a token once to each GPU holding one of its experts, the low-
 # latency kernels once to each of its top-k experts
 A2A_MODES = {"normal": ("deepep_ht", "trtllm_deepep_ht", "sglang_normal"),
-             "low_latency": ("deepep_ll", "trtllm_deepep_ll", "sglang_ll")}  # fmt: skip
+             "low_latency": ("deepep_ll", "trtllm_deepep_ll", "sglang_ll"),
+             "mnnvl": ("nvlink_two_sided",)}  # fmt: skip
 A2A_SGLANG_SMS = 20  # SGLang's normal-kernel rows at DeepEP's default of 20 SMs
 # GPUs of one node of an aiconfigurator system (SGLang's DeepEP tables state node_num, not ep):
 # an HGX board 8, a GB200/GB300 compute tray 4 (the moe_a2a tables' own ep_size on them)
@@ -533,8 +535,35 @@ def a2a_copies(mode: str, experts, topk, ep):
 
     if mode == "low_latency":
         return np.asarray(topk, dtype=float)
+    # normal and mnnvl: once per destination GPU
     return np.array([dispatch_ranks_per_token(int(e), int(k), int(n))
                      for e, k, n in zip(experts, topk, ep, strict=True)])  # fmt: skip
+
+
+def mnnvl_a2a_frame(frame):
+    """TensorRT-LLM's NVLink two-sided all-to-all over a multi-node NVLink domain
+    (trtllm_alltoall_perf: prepare, dispatch and combine by EP size, milliseconds) in the
+    moe_a2a tables' columns: the prepare (the routing exchange) is charged with the dispatch."""
+    import pandas as pd
+
+    if frame is None:
+        return None
+    f = frame[frame.kernel_source == "NVLinkTwoSided"]
+    keys = ["moe_dtype", "num_tokens", "hidden_size", "topk", "num_experts", "moe_ep_size"]
+    ops = {op: g.set_index(keys).latency for op, g in f.groupby("op_name")}
+    if not {"alltoall_prepare", "alltoall_dispatch", "alltoall_combine"} <= set(ops):
+        return None
+    phases = {"dispatch": ops["alltoall_prepare"] + ops["alltoall_dispatch"],
+              "combine": ops["alltoall_combine"]}  # fmt: skip
+    parts = []
+    for phase, t in phases.items():
+        t = t.dropna().reset_index()
+        parts.append(pd.DataFrame({
+            "comm_backend": "nvlink_two_sided", "phase": phase, "comm_dtype": t.moe_dtype,
+            "node_num": 1, "ep_size": t.moe_ep_size, "num_tokens": t.num_tokens,
+            "hidden_size": t.hidden_size, "topk": t.topk, "num_experts": t.num_experts,
+            "latency": t.latency * 1e3, "source": f.source.iloc[0], "fw": "trtllm"}))  # fmt: skip
+    return pd.concat(parts, ignore_index=True)
 
 
 def sglang_a2a_frame(normal, low_latency, ep: int):
@@ -620,15 +649,30 @@ def fit_all_to_all(frames: dict):
 
 
 def _fit_a2a_section(tables: Tables, gpu: str, out: dict, only) -> None:
-    """Each engine's expert-parallel all-to-all curves of one GPU into ``out``."""
+    """Each engine's expert-parallel all-to-all curves of one GPU into ``out``, and NCCL's
+    all-gather and reduce-scatter (the traffic of attention data parallel without DeepEP)."""
     if "all_to_all" not in only:
         return
     out["all_to_all"] = {}
+    out["gather"] = {}
+    nccl = _newest_one(tables, gpu, "comm", "nccl", "nccl_perf")
+    if nccl is not None:
+        for op in ("all_gather", "reduce_scatter"):
+            f = nccl[(nccl.op_name == op) & (nccl.nccl_dtype == "half")]
+            res = fit_allreduce(f, 2.0, op, K.gather_segment_time_s)
+            if res:
+                out["gather"][op] = res[1]
+                out["stats"][f"gather.{op}"] = res[2]
     frames = {}
+    import pandas as pd
+
     for fw in ("trtllm", "vllm"):
         f = _newest_one(tables, gpu, "comm", fw, "moe_a2a_perf")
         if f is not None:
             frames[fw] = f
+    mn = mnnvl_a2a_frame(_newest_one(tables, gpu, "comm", "trtllm", "trtllm_alltoall_perf"))
+    if mn is not None:
+        frames["trtllm"] = pd.concat([frames.get("trtllm"), mn], ignore_index=True)
     sg = sglang_a2a_frame(
         _newest_one(tables, gpu, "comm", "sglang", "wideep_deepep_normal_perf"),
         _newest_one(tables, gpu, "comm", "sglang", "wideep_deepep_ll_perf"),
@@ -812,9 +856,9 @@ def copied(fit: dict, profile: str) -> dict:
 
     sibling, sms, why = COPIES[profile]
     out = copy.deepcopy(fit)
-    out.update(profile=profile, sms=sms, allreduce={}, all_to_all={}, copied_from=sibling,
-               why=why)  # fmt: skip
-    for key in [k for k in out["stats"] if k.startswith(("allreduce", "all_to_all"))]:
+    out.update(profile=profile, sms=sms, allreduce={}, all_to_all={}, gather={},
+               copied_from=sibling, why=why)  # fmt: skip
+    for key in [k for k in out["stats"] if k.startswith(("allreduce", "all_to_all", "gather"))]:
         del out["stats"][key]
     for st in out["stats"].values():
         st["band_low"] = round(min(st["band_low"], 1.0) * COPY_BAND[0], 3)
@@ -894,10 +938,24 @@ def kernels_yaml(fit: dict, gpu: str) -> str:
 
 
 def _a2a_yaml(fit: dict) -> list[str]:
+    lines = []
+    if fit.get("gather"):
+        lines.append("  # NCCL all-gather and reduce-scatter: [latency_s, bus bytes/s] by GPU "
+                     "count")
+        lines.append("  gather:")
+        for op, per_n in fit["gather"].items():
+            st = fit["stats"][f"gather.{op}"]
+            lines += [f"    {op}:", "      provenance: fitted", f"      source: {_sources(st)}",
+                      "      segments:"]  # fmt: skip
+            for n, segs in per_n.items():
+                body = ", ".join(
+                    f"[{_num(s['latency_s'])}, {_num(s['bus_bytes_per_s'])}]" for s in segs
+                )
+                lines.append(f"        {n}: [{body}]")
     if not fit.get("all_to_all"):
-        return []
-    lines = ["  # each engine's expert-parallel dispatch and combine, [fixed_s, bytes/s] per call",
-             "  all_to_all:"]  # fmt: skip
+        return lines
+    lines += ["  # each engine's expert-parallel dispatch and combine, [fixed_s, bytes/s] per call",
+              "  all_to_all:"]  # fmt: skip
     for fw in sorted(fit["all_to_all"]):
         lines.append(f"    {fw}:")
         for mode, c in fit["all_to_all"][fw].items():
@@ -952,7 +1010,7 @@ def report(fits: list[dict]) -> str:
     ]
     for fit in fits:
         for key, st in fit["stats"].items():
-            if key.startswith("allreduce"):
+            if key.startswith(("allreduce", "gather")):
                 for n, s in st["per_gpus"].items():
                     lines.append(
                         f"| {fit['profile']} | {key} ×{n} | {s['rows']} | "
@@ -990,7 +1048,7 @@ def main(argv: list[str]) -> int:
     if args.load:
         fits = json.loads(args.load.read_text())
         for fit in fits:  # JSON keys are strings; GPU counts are ints
-            for kind in fit["allreduce"].values():
+            for kind in [*fit["allreduce"].values(), *fit.get("gather", {}).values()]:
                 for n in list(kind):
                     kind[int(n)] = kind.pop(n)
         if args.only:  # refit these sections, keep the rest

@@ -148,9 +148,14 @@ FIELD_HELP: dict[str, str] = {
     "KernelCurves.allreduce": (
         "all-reduce curves by implementation: nccl or the engines' custom kernels (below)"
     ),
+    "KernelCurves.gather": (
+        "NCCL all-gather and reduce-scatter curves by GPU count: segments of [latency_s, bus "
+        "bytes/s], a call taking latency + (n − 1) / n × its buffer / bus bytes/s"
+    ),
     "KernelCurves.all_to_all": (
-        "per engine, the expert-parallel dispatch and combine by DeepEP kernel family (normal: "
-        "prefill, low_latency: decode) (below)"
+        "per engine, the expert-parallel dispatch and combine by kernel family: DeepEP's normal "
+        "(prefill) and low_latency (decode) kernels, TensorRT-LLM's NVLink all-to-all over a "
+        "multi-node NVLink domain (mnnvl) (below)"
     ),
     "KernelCurves.engine_scale": (
         "per engine, time multipliers of its own attention kernels against the pooled curves, by "

@@ -213,10 +213,12 @@ class KernelCurves(Schema):
     # for an engine or a format absent here)
     moe_engine: dict[Literal["vllm", "sglang", "trtllm"], dict[MoeKey, MoeCurve]] | None = None
     allreduce: dict[Literal["nccl", "custom"], AllReduceCurve] | None = None
+    # NCCL's all-gather and reduce-scatter (the MoE traffic of attention data parallel)
+    gather: dict[Literal["all_gather", "reduce_scatter"], AllReduceCurve] | None = None
     # each engine's expert-parallel dispatch and combine, by DeepEP kernel family
     all_to_all: (
         dict[Literal["vllm", "sglang", "trtllm"],
-             dict[Literal["normal", "low_latency"], AllToAllCurve]] | None
+             dict[Literal["normal", "low_latency", "mnnvl"], AllToAllCurve]] | None
     ) = None  # fmt: skip
     # each engine's own attention kernels against the pooled curves: time multipliers by curve
     # name ("decode_attention.fp8" …), the median of measured / fitted time over that engine's

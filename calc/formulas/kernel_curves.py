@@ -189,3 +189,10 @@ def all_to_all_call_time_s(sent_bytes, fixed_s: float, bytes_per_s: float):
     low-latency kernels: the rate folds in the share that stays on the GPU and the links'
     achieved bandwidth)."""
     return fixed_s + sent_bytes / bytes_per_s
+
+
+def gather_segment_time_s(message_bytes, n: int, latency_s: float, bus_bytes_per_s: float):
+    """One all-gather or reduce-scatter of a ``message_bytes`` buffer (all GPUs' parts) over
+    ``n`` GPUs in one fitted segment [s]: latency + (n − 1) / n × M / bus bandwidth
+    (nccl-tests' bus bandwidth of these collectives)."""
+    return latency_s + (n - 1) / n * message_bytes / bus_bytes_per_s
