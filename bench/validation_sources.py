@@ -64,11 +64,14 @@ LOOKED_AT = (
     ("aiconfigurator-core 0.12.0 wheel: sdk/operations/moe_comm.py and sdk/models/blocks/"
      "moe.py (the moe_a2a tables' backends, per-rank token counts, wire dtypes)",
      "what the a2a tables measure"),
-    ("AMD ROCm performance results page, its Japanese and Chinese copies (rocm/vllm "
-     "0.11.1 container, 2025-11-03: 'MI355X/MI325X/MI300X' platforms named; only the MI300X "
-     "tables seen); arXiv 2603.10031 (Georgiou, MI325X, vLLM 0.14.1, Llama-3.1-405B peak "
-     "15,944 tok/s, lengths not stated in the excerpt); docs.vultr.com inference-cookbook "
-     "MI325X pages; mlcommons inference_results v5.1, v6.0, v6.1 summaries (MI300X, MI350X, "
+    ("AMD ROCm performance results page in its English, French, Japanese and Chinese copies: "
+     "the MI300X throughput table under rocm/vllm 0.9.0.1, 0.9.1, 0.10.1 and 0.11.1 (held out "
+     "in the AMD section, bench/validation_amd.py RELEASES)",
+     "MI300X TP8 vLLM throughput at max load, Llama 3.1 70B / 405B FP8, four more releases"),
+    ("the same page's 0.11.1 copy (2025-11-03: 'MI355X/MI325X/MI300X' platforms named; only "
+     "the MI300X tables seen); arXiv 2603.10031 (Georgiou, MI325X, vLLM 0.14.1, "
+     "Llama-3.1-405B peak 15,944 tok/s, lengths not stated in the excerpt); docs.vultr.com "
+     "inference-cookbook MI325X pages; mlcommons inference_results v5.1, v6.0, v6.1 summaries (MI300X, MI350X, "
      "MI355X llama2-70b, dataset-length workloads)",
      "AMD serving runs looked at in round 3, not used (no MI325X or MI355X run with stated "
      "lengths, concurrency and engine settings found)"),
