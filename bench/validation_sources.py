@@ -71,8 +71,8 @@ LOOKED_AT = (
     ("the same page's 0.11.1 copy (2025-11-03: 'MI355X/MI325X/MI300X' platforms named; only "
      "the MI300X tables seen); arXiv 2603.10031 (Georgiou, MI325X, vLLM 0.14.1, "
      "Llama-3.1-405B peak 15,944 tok/s, lengths not stated in the excerpt); docs.vultr.com "
-     "inference-cookbook MI325X pages; mlcommons inference_results v5.1, v6.0, v6.1 summaries (MI300X, MI350X, "
-     "MI355X llama2-70b, dataset-length workloads)",
+     "inference-cookbook MI325X pages; mlcommons inference_results v5.1, v6.0, v6.1 "
+     "summaries (MI300X, MI350X, MI355X llama2-70b, dataset-length workloads)",
      "AMD serving runs looked at in round 3, not used (no MI325X or MI355X run with stated "
      "lengths, concurrency and engine settings found)"),
     ("LMSYS blog 2026-06-26 'Improving DeepEP MoE Load Balance in SGLang with Waterfill and "
