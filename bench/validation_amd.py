@@ -60,6 +60,26 @@ LATENCY = tuple(
 )
 RECORDS = THROUGHPUT + LATENCY
 
+# Held out (issue 20, third round): the same page's same table under the other rocm/vllm
+# releases it has published (its English, French and Japanese copies kept different dates),
+# same GPUs, checkpoints, lengths and prompt counts; never fitted to. They show how far one
+# workload moves between releases of the same engine on the same GPU.
+RELEASES = {  # container -> figures in THROUGHPUT's order (70B × 4 lengths, then 405B × 4)
+    "rocm6.4.1_vllm_0.9.0.1_20250605": (16581.5, 13667.3, 13367.1, 8352.6,
+                                        4275.0, 3356.7, 3201.4, 2179.7),
+    "rocm6.4.1_vllm_0.9.1_20250715": (12638.9, 10756.8, 10691.7, 7354.9,
+                                      3912.8, 3084.7, 2935.9, 2191.5),
+    "rocm6.4.1_vllm_0.10.1_20250909": (13818.7, 11612.0, 11408.7, 7800.5,
+                                       4134.0, 3177.6, 3034.1, 2214.2),
+    "rocm7.0.0_vllm_0.11.1_20251103": (13279.6, 11449.7, 11347.4, 7651.7,
+                                       3816.8, 3099.6, 3026.1, 2196.4),
+}  # fmt: skip
+HELD_OUT = tuple(
+    replace(r, id=f"{r.id}@{tag.split('_')[1]}_{tag.split('_')[2]}", published_tokens_per_s=pub)
+    for tag, figures in RELEASES.items()
+    for r, pub in zip(THROUGHPUT, figures, strict=True)
+)
+
 
 def _hw(memory: float | None = None, matmul: float | None = None):
     from calc.data.registry import load_hardware
@@ -152,7 +172,35 @@ def render() -> str:
         f"median {statistics.median(errs):+.1%}, from {min(errs):+.1%} to {max(errs):+.1%}.",
         "",
     ]
-    return "\n".join(lines)
+    return "\n".join(lines + _held_out())
+
+
+def _held_out() -> list[str]:
+    """The other releases' rows of the same table, held out, by release."""
+    lines = [
+        "Held out: the same table under the page's other rocm/vllm releases (same GPUs,",
+        "checkpoints, lengths and prompt counts; predicted as the rows above, one prediction",
+        "per workload). The same workload moves up to 31% between releases on the same GPU.",
+        "",
+        "| release | rows | signed median | median abs | min | max |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    every = []
+    for tag in RELEASES:
+        rows = [r for r in HELD_OUT if r.id.endswith(f"@{tag.split('_')[1]}_{tag.split('_')[2]}")]
+        errs = errors(rows)
+        every += errs
+        lines.append(f"| {tag} | {len(errs)} | **{statistics.median(errs):+.1%}** | "
+                     f"{statistics.median(abs(e) for e in errs):.1%} | {min(errs):+.1%} | "
+                     f"{max(errs):+.1%} |")  # fmt: skip
+    lines += [
+        "",
+        f"All {len(every)} held-out rows: median |error| "
+        f"{statistics.median(abs(e) for e in every):.1%}, signed median "
+        f"{statistics.median(every):+.1%}.",
+        "",
+    ]
+    return lines
 
 
 if __name__ == "__main__":

@@ -51,6 +51,9 @@ SOURCES = {
     "amd-mi300x-vllm": (
         "AMD ROCm performance results (rocm/vllm 0.10.2) and Oracle Cloud's MI300X blog: vLLM "
         "on MI300X TP8", "fitted"),
+    "amd-mi300x-vllm-releases": (
+        "the same AMD page's table under four other rocm/vllm releases (0.9.0.1, 0.9.1, 0.10.1, "
+        "0.11.1; 2025-06 to 2025-11): vLLM on MI300X TP8", "held-out"),
     "benchmark-files": (
         "surajssd/llm-k8s@58b61c5 (vLLM 0.8.3, A100 40GB) and datacrunch-research/"
         "h200-benchmarks@c091ef5 (SGLang 2024-12, H200) result files, scored uncalibrated",
@@ -105,7 +108,9 @@ def _amd() -> list[Record]:
     import validation_amd as va
 
     return [Record("amd-mi300x-vllm", "amd", "fp8", "dense", "throughput", e)
-            for e in va.errors(va.RECORDS)]  # fmt: skip
+            for e in va.errors(va.RECORDS)] + [
+        Record("amd-mi300x-vllm-releases", "amd", "fp8", "dense", "throughput", e)
+        for e in va.errors(va.HELD_OUT)]  # fmt: skip
 
 
 def _score() -> list[Record]:

@@ -18,6 +18,17 @@ FITTED = (
      "measured kernel times (vLLM, SGLang, TensorRT-LLM collectors)",
      "the kernel curves of every NVIDIA profile, MLA attention and each engine's own fused-MoE "
      "curves included (tools/fit_kernels.py)"),
+    ("the same wheel's expert-parallel communication tables (issue 20, third round): "
+     "comm/trtllm/1.3.0rc11/moe_a2a_perf.parquet and comm/vllm/0.24.0/moe_a2a_perf.parquet "
+     "(DeepEP normal and low-latency dispatch and combine, EP8 on HGX, EP4 on a GB200/GB300 "
+     "tray), comm/sglang/0.5.12/wideep_deepep_{normal,ll}_perf.parquet (SGLang's DeepEP "
+     "benchmark), gb200/comm/trtllm/1.3.0rc10/trtllm_alltoall_perf.parquet (TensorRT-LLM "
+     "1.2.0rc6 NVLink two-sided all-to-all on GB200 NVL72, EP 2-64; the one-sided rows looked "
+     "at, not fitted), comm/nccl/<newest>/nccl_perf.parquet all_gather and reduce_scatter rows",
+     "measured all-to-all and NCCL collective times on H100, H200, B200, B300, GB200, GB300",
+     "each engine's DeepEP dispatch and combine curves and NCCL's all-gather and reduce-scatter "
+     "segments (tools/fit_kernels.py; each engine's curve also reported on the other engines' "
+     "rows, docs/kernel-fits.md)"),
     ("ai-dynamo/aiconfigurator@095f58a51 aic-core/src/aiconfigurator_core/systems/"
      "silicon_sample.csv",
      "measured serving runs (TTFT, TPOT at fixed concurrency), NVIDIA, three engines",
@@ -43,6 +54,31 @@ FITTED = (
      "the fp8 band rule of profiles without curves (4 rows, band model); the rest held out"),
 )
 LOOKED_AT = (
+    ("vllm 0.33.0 wheel: config/parallel.py (all2all_backend = \"allgather_reducescatter\"); "
+     "sglang 0.5.23 wheel: srt/server_args.py (moe_a2a_backend), srt/layers/dp_attention.py "
+     "(the DP-attention gather); NVIDIA/TensorRT-LLM _torch/modules/fused_moe "
+     "(fused_moe_cutlass.py: allgather and reducescatter beside MnnvlMoe; "
+     "disable_fp4_allgather)",
+     "each engine's default expert-parallel traffic under attention data parallel "
+     "(calc/deploy/moe_pipeline.py)"),
+    ("aiconfigurator-core 0.12.0 wheel: sdk/operations/moe_comm.py and sdk/models/blocks/"
+     "moe.py (the moe_a2a tables' backends, per-rank token counts, wire dtypes)",
+     "what the a2a tables measure"),
+    ("AMD ROCm performance results page in its English, French, Japanese and Chinese copies: "
+     "the MI300X throughput table under rocm/vllm 0.9.0.1, 0.9.1, 0.10.1 and 0.11.1 (held out "
+     "in the AMD section, bench/validation_amd.py RELEASES)",
+     "MI300X TP8 vLLM throughput at max load, Llama 3.1 70B / 405B FP8, four more releases"),
+    ("the same page's 0.11.1 copy (2025-11-03: 'MI355X/MI325X/MI300X' platforms named; only "
+     "the MI300X tables seen); arXiv 2603.10031 (Georgiou, MI325X, vLLM 0.14.1, "
+     "Llama-3.1-405B peak 15,944 tok/s, lengths not stated in the excerpt); docs.vultr.com "
+     "inference-cookbook MI325X pages; mlcommons inference_results v5.1, v6.0, v6.1 "
+     "summaries (MI300X, MI350X, MI355X llama2-70b, dataset-length workloads)",
+     "AMD serving runs looked at in round 3, not used (no MI325X or MI355X run with stated "
+     "lengths, concurrency and engine settings found)"),
+    ("LMSYS blog 2026-06-26 'Improving DeepEP MoE Load Balance in SGLang with Waterfill and "
+     "LPLB' (lmsys.org) and pages quoting the 2025-05-05 large-scale EP post",
+     "EPLB on vs off: no per-GPU imbalance statistic with EPLB on found (throughput gains of "
+     "0.8-7.3% from dispatch-time balancing beyond EPLB); not used"),
     ("SemiAnalysisAI/InferenceX@843c6254f experimental/token_position_decode_slo/{minimax-m2.5,"
      "qwen3.5,glm-5}/results/*.json and their serve/bench scripts (vLLM nightly, 8 x H200)",
      "not used: served with reasoning and tool-call parsers whose streamed reasoning the client "

@@ -270,3 +270,106 @@ def test_a_stated_efficiency_or_a_calibration_sets_the_curves_aside():
 
     hw = with_efficiency(load_hardware("h100"), memory=0.5)
     assert hw.kernels is None
+
+
+def test_expert_parallel_all_to_all_by_the_engines_measured_kernels():
+    # Qwen3-235B-A22B (94 MoE layers, d_model 4,096, 128 experts, top-8) on 8 H200 with
+    # attention data parallel (tp 1, ep 8), TensorRT-LLM told to run DeepEP: a decode step's
+    # dispatch and combine take TensorRT-LLM's DeepEP low-latency curve (aiconfigurator's
+    # moe_a2a table)
+    hw = load_hardware("h200")
+
+    def deepep(engine, ep=8):
+        return _dep("qwen3-235b-a22b", "h200", tp=1, ep=ep,
+                    engine=EngineSettings(name=engine, moe_a2a="deepep"))  # fmt: skip
+
+    step = step_of(deepep("trtllm"), batch=64, ctx=1024)
+    op = next(o for o in step.raw if o.name == "ep_all_to_all")
+    name, curve = curve_of(op, step.rates)
+    assert name == "all_to_all@trtllm.low_latency"
+    assert curve is hw.kernels.all_to_all["trtllm"]["low_latency"]
+    # the busiest GPU holds 64 / 8 × 1.18 (the default imbalance) = 9.44 tokens; the
+    # low-latency kernels send each to its 8 experts: 9.44 × 8 × 4,096 = 309,329.92 elements,
+    # out in fp8 with a scale per 128 (× 1.03125 = 318,996.48 B), back in bf16 (618,659.84 B)
+    (fd, bd), (fc, bc) = curve.dispatch, curve.combine
+    want = 94 * (fd + 318_996.48 / bd + fc + 618_659.84 / bc)
+    assert float(curve_time(op, step.rates)) == pytest.approx(want, rel=1e-9)
+    # the measured kernels cost more than the bare pairwise exchange over NVLink did
+    # (7 hops of the link's latency and its full bandwidth): 30-70 us a call at no size
+    assert fd > 7 * hw.interconnect_latency_s
+    # a prefill takes the normal kernels, which send a token once per GPU holding one of its
+    # experts
+    pre = step_of(deepep("trtllm"), batch=1, prompt=2048)
+    op = next(o for o in pre.raw if o.name == "ep_all_to_all")
+    assert curve_of(op, pre.rates)[0] == "all_to_all@trtllm.normal"
+    # each engine its own kernels: SGLang's DeepEP benchmark is 2-4x faster at small sizes
+    times = {}
+    for engine in ("sglang", "vllm", "trtllm"):
+        s = step_of(deepep(engine), batch=64, ctx=1024)
+        op = next(o for o in s.raw if o.name == "ep_all_to_all")
+        assert curve_of(op, s.rates)[0] == f"all_to_all@{engine}.low_latency"
+        times[engine] = float(curve_time(op, s.rates))
+    assert times["sglang"] < times["trtllm"] / 2
+    # beyond the scale-up domain (16 GPUs over two HGX boards) no single-node table holds:
+    # the pairwise exchange over the scale-out network times it
+    s16 = step_of(deepep("trtllm", ep=16), batch=64, ctx=1024)
+    op = next(o for o in s16.raw if o.name == "ep_all_to_all")
+    assert curve_of(op, s16.rates) == (None, None)
+
+
+def test_tensorrt_llm_on_nvl72_times_its_nvlink_all_to_all():
+    # TensorRT-LLM on GB200 NVL72 (a multi-node NVLink domain) runs its NVLink all-to-all by
+    # default: the op sends DeepEP-style (once per GPU holding one of a token's experts) and is
+    # timed by the curve fitted to TensorRT-LLM's trtllm_alltoall table (prepare + dispatch,
+    # combine)
+    dep = _dep("deepseek-v3", "gb200", tp=1, ep=8, engine=EngineSettings(name="trtllm"))
+    step = step_of(dep, batch=64, ctx=1024)
+    op = next(o for o in step.raw if o.name == "ep_all_to_all")
+    assert op.comm == "mnnvl"
+    name, curve = curve_of(op, step.rates)
+    assert name == "all_to_all@trtllm.mnnvl"
+    # 58 MoE layers; 64 / 8 × 1.18 = 9.44 tokens × 5.294652 GPUs (test_parallel) × 7,168
+    from calc.deploy.ops import dispatch_ranks_per_token
+
+    sent = 9.44 * dispatch_ranks_per_token(256, 8, 8) * 7168
+    (fd, bd), (fc, bc) = curve.dispatch, curve.combine
+    want = 58 * (fd + sent * (1 + 4 / 128) / bd + fc + sent * 2 / bc)
+    assert float(curve_time(op, step.rates)) == pytest.approx(want, rel=1e-9)
+
+
+def test_the_engines_default_gather_is_timed_by_nccls_measured_collectives():
+    # vLLM's default (allgather_reducescatter) on 8 H200: per MoE layer one all-gather of the
+    # 64 tokens' bf16 hidden states (64 × 4,096 × 2 = 524,288 B) and one reduce-scatter of the
+    # outputs (the same), each by NCCL's fitted segments: latency + 7/8 × M / bus bandwidth,
+    # the least of the segments
+    hw = load_hardware("h200")
+    dep = _dep("qwen3-235b-a22b", "h200", tp=1, ep=8)
+    step = step_of(dep, batch=64, ctx=1024)
+    op = next(o for o in step.raw if o.name == "ep_gather_scatter")
+    assert curve_of(op, step.rates) == ("gather.nccl", hw.kernels.gather["all_gather"])
+    assert op.phase_bytes == (524_288, 524_288)
+    want = 0.0
+    for c in (hw.kernels.gather["all_gather"], hw.kernels.gather["reduce_scatter"]):
+        want += min(lat + 7 / 8 * 524_288 / bw for lat, bw in c.segments[8])
+    assert float(curve_time(op, step.rates)) == pytest.approx(94 * want, rel=1e-12)
+    # the same traffic by the formula where no curve holds (the ring's (n − 1)/n × M / B and
+    # (n − 1) hops per call, over the link at face value)
+    bare = replace(step.rates, curves=replace(step.rates.curves, gather=None))
+    assert curve_of(op, bare) == (None, None)
+
+
+def test_all_to_all_call_time():
+    # fixed 60 us + 1 MB at 250 GB/s (4 us) = 64 us
+    assert K.all_to_all_call_time_s(1e6, 60e-6, 2.5e11) == pytest.approx(64e-6, rel=1e-12)
+
+
+def test_every_all_to_all_curve_is_sourced():
+    seen = 0
+    for hw in all_hardware():
+        for per in ((hw.kernels.all_to_all if hw.kernels else None) or {}).values():
+            for c in per.values():
+                seen += 1
+                assert c.provenance == "fitted"
+                assert any(t in c.source for t in ("moe_a2a", "deepep", "trtllm_alltoall"))
+                assert c.band[0] <= 1 <= c.band[1] and c.error < 0.5
+    assert seen >= 6 * 3 * 2  # H100 … GB300: three engines, two kernel families

@@ -155,9 +155,30 @@ def test_ep_spreads_experts_and_adds_all_to_all():
     step = decode_step(cfg, load_hardware("h200"), batch=64, ctx=1024, tp=8, ep=8)
     names = {o.name for o in step.ops}
     assert "tp_allreduce" in names and "ep_all_to_all" not in names
-    # EP 8 over data-parallel attention: dispatch and combine
+    # EP 8 over data-parallel attention, as the engines run it by default on an HGX board:
+    # every GPU all-gathers the stage's tokens before each MoE layer and reduce-scatters the
+    # experts' outputs after it (vLLM's allgather_reducescatter; calc.deploy.moe_pipeline)
+    from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.deploy.steps import step_of
+
     step = decode_step(cfg, load_hardware("h200"), batch=64, ctx=1024, tp=1, ep=8)
-    a2a = next(o for o in step.ops if o.name == "ep_all_to_all")
+    names = {o.name for o in step.ops}
+    assert "ep_gather_scatter" in names and "ep_all_to_all" not in names
+    g = next(o for o in step.raw if o.name == "ep_gather_scatter")
+    # 58 MoE layers × (64 tokens × 7,168 in bf16 gathered + the same reduce-scattered):
+    # 58 × (917,504 + 917,504) B = 106,430,464 B; no imbalance (every token to every GPU)
+    assert g.phase_bytes == (917_504, 917_504) and g.count == 2 * 58
+    assert g.bytes == pytest.approx(106_430_464, rel=1e-12)
+    # TensorRT-LLM gathers the quantised activations (DeepSeek-V3's fp8 with a scale per 128
+    # channels: 917,504 / 2 × 1.03125 = 473,088 B)
+    trt = Deployment.build(cfg, load_hardware("h200"), ep=8, engine=EngineSettings(name="trtllm"))
+    g = next(o for o in step_of(trt, batch=64, ctx=1024).raw if o.name == "ep_gather_scatter")
+    assert g.phase_bytes == pytest.approx((473_088, 917_504), rel=1e-12)
+    # on a multi-node NVLink domain (GB200 NVL72) TensorRT-LLM runs its all-to-all instead:
+    # dispatch and combine to the GPUs that hold a token's experts
+    dep = Deployment.build(cfg, load_hardware("gb200"), ep=8, engine=EngineSettings(name="trtllm"))
+    step = step_of(dep, batch=64, ctx=1024)
+    a2a = next(o for o in step.raw if o.name == "ep_all_to_all")
     # 2 × 58 MoE layers, DeepEP-style: a token goes once to each GPU holding one of its 8
     # experts: 8 × (1 − Π_{i<8} (224 − i) / (256 − i)) = 8 × (1 − 0.338168) = 5.294652 GPUs;
     # each GPU sends 64 / 8 tokens × 5.294652 × 7,168 = 303,616.5 elements in fp8 + scales
@@ -176,11 +197,9 @@ def test_ep_spreads_experts_and_adds_all_to_all():
     # one GPU per expert group holds every expert of a token: one destination
     assert dispatch_ranks_per_token(256, 8, 1) == 1
     # a stated load imbalance scales the busiest GPU's routed work and its all-to-all
-    from calc.deploy.deployment import Deployment
-    from calc.deploy.steps import step_of
-
-    dep = Deployment.build(cfg, load_hardware("h200"), ep=8, moe_imbalance=1.5)
-    skew = {o.name: o for o in step_of(dep, batch=64, ctx=1024).raw}
+    skew_dep = Deployment.build(cfg, load_hardware("gb200"), ep=8, moe_imbalance=1.5,
+                                engine=EngineSettings(name="trtllm"))  # fmt: skip
+    skew = {o.name: o for o in step_of(skew_dep, batch=64, ctx=1024).raw}
     base = {o.name: o for o in step.raw}
     # (against the default 1.18 of the step above)
     assert skew["ep_all_to_all"].bytes == pytest.approx(1.5 / 1.18 * a2a.bytes)

@@ -461,8 +461,10 @@ def moe_power_law_slowdown(frame, curve: dict, peaks: dict, bandwidth: float, dt
 # All-reduce and elementwise kernels
 
 
-def fit_allreduce(frame, size_bytes: float, kind: str):
-    """Two segments per GPU count: small messages (up to 256 KiB) and large (from 4 MiB)."""
+def fit_allreduce(frame, size_bytes: float, kind: str, time_fn=None):
+    """Two segments per GPU count: small messages (up to 256 KiB) and large (from 4 MiB);
+    ``time_fn``: the collective's segment time (the all-reduce's by default)."""
+    time_fn = time_fn or K.allreduce_segment_time_s
     out = {}
     stats = {}
     for n, g in frame.groupby("num_gpus"):
@@ -476,15 +478,14 @@ def fit_allreduce(frame, size_bytes: float, kind: str):
                 continue
 
             def model(p, sel=sel, msg=msg, n=n):  # p: log latency [s], log bus bandwidth [B/s]
-                return K.allreduce_segment_time_s(msg[sel], int(n), np.exp(p[0]), np.exp(p[1]))
+                return time_fn(msg[sel], int(n), np.exp(p[0]), np.exp(p[1]))
 
             lower, upper = np.log([1e-7, 1e8]), np.log([1e-3, 1e13])
             p, _ = _least_squares(model, np.log([1e-5, 1e11]), lower, upper, t[sel])
             segs.append({"latency_s": float(np.exp(p[0])), "bus_bytes_per_s": float(np.exp(p[1]))})
         if not segs:
             continue
-        each = [K.allreduce_segment_time_s(msg, int(n), s["latency_s"], s["bus_bytes_per_s"])
-                for s in segs]  # fmt: skip
+        each = [time_fn(msg, int(n), s["latency_s"], s["bus_bytes_per_s"]) for s in segs]
         fitted = np.min(each, axis=0)
         ratio = t / fitted
         out[int(n)] = segs
@@ -509,6 +510,182 @@ def fit_elementwise(frame, bandwidth: float):
 
 
 # ------------------------------------------------------------------------------------------
+# MoE all-to-all (expert-parallel dispatch and combine)
+
+# wire dtype of the tables' payload -> bytes per element (fp8: one fp32 scale per 128
+# channels; nvfp4: one fp8 scale per 16; "default": the collectors' bf16 tensors)
+A2A_BYTES = {"bfloat16": 2.0, "default": 2.0, "fp8": 1.0 + 4 / 128, "nvfp4": 0.5 + 1 / 16,
+             "fp4": 0.5 + 1 / 16}  # fmt: skip
+# DeepEP's two kernel families under each framework's backend name: the normal (high-
+# throughput) kernels send a token once to each GPU holding one of its experts, the low-
+# latency kernels once to each of its top-k experts
+A2A_MODES = {"normal": ("deepep_ht", "trtllm_deepep_ht", "sglang_normal"),
+             "low_latency": ("deepep_ll", "trtllm_deepep_ll", "sglang_ll"),
+             "mnnvl": ("nvlink_two_sided",)}  # fmt: skip
+A2A_SGLANG_SMS = 20  # SGLang's normal-kernel rows at DeepEP's default of 20 SMs
+# GPUs of one node of an aiconfigurator system (SGLang's DeepEP tables state node_num, not ep):
+# an HGX board 8, a GB200/GB300 compute tray 4 (the moe_a2a tables' own ep_size on them)
+A2A_NODE_GPUS = {"gb200": 4, "gb300": 4}
+
+
+def a2a_copies(mode: str, experts, topk, ep):
+    """Copies of a token's hidden vector a GPU sends, as ``calc.deploy.rates._a2a_bytes``
+    counts them: per destination GPU (normal), per expert (low latency)."""
+    from calc.deploy.ops import dispatch_ranks_per_token
+
+    if mode == "low_latency":
+        return np.asarray(topk, dtype=float)
+    # normal and mnnvl: once per destination GPU
+    return np.array([dispatch_ranks_per_token(int(e), int(k), int(n))
+                     for e, k, n in zip(experts, topk, ep, strict=True)])  # fmt: skip
+
+
+def mnnvl_a2a_frame(frame):
+    """TensorRT-LLM's NVLink two-sided all-to-all over a multi-node NVLink domain
+    (trtllm_alltoall_perf: prepare, dispatch and combine by EP size, milliseconds) in the
+    moe_a2a tables' columns: the prepare (the routing exchange) is charged with the dispatch."""
+    import pandas as pd
+
+    if frame is None:
+        return None
+    f = frame[frame.kernel_source == "NVLinkTwoSided"]
+    keys = ["moe_dtype", "num_tokens", "hidden_size", "topk", "num_experts", "moe_ep_size"]
+    ops = {op: g.set_index(keys).latency for op, g in f.groupby("op_name")}
+    if not {"alltoall_prepare", "alltoall_dispatch", "alltoall_combine"} <= set(ops):
+        return None
+    phases = {"dispatch": ops["alltoall_prepare"] + ops["alltoall_dispatch"],
+              "combine": ops["alltoall_combine"]}  # fmt: skip
+    parts = []
+    for phase, t in phases.items():
+        t = t.dropna().reset_index()
+        parts.append(pd.DataFrame({
+            "comm_backend": "nvlink_two_sided", "phase": phase, "comm_dtype": t.moe_dtype,
+            "node_num": 1, "ep_size": t.moe_ep_size, "num_tokens": t.num_tokens,
+            "hidden_size": t.hidden_size, "topk": t.topk, "num_experts": t.num_experts,
+            "latency": t.latency * 1e3, "source": f.source.iloc[0], "fw": "trtllm"}))  # fmt: skip
+    return pd.concat(parts, ignore_index=True)
+
+
+def sglang_a2a_frame(normal, low_latency, ep: int):
+    """SGLang's DeepEP benchmark tables in the moe_a2a tables' columns (one node: ``ep``)."""
+    import pandas as pd
+
+    parts = []
+    for frame, backend in ((normal, "sglang_normal"), (low_latency, "sglang_ll")):
+        if frame is None:
+            continue
+        f = frame[frame.node_num == 1]
+        if backend == "sglang_normal":
+            f = f[f.dispatch_sms == A2A_SGLANG_SMS]
+        for phase in ("dispatch", "combine"):
+            col = f"{phase}_transmit_us" if backend == "sglang_normal" else f"{phase}_avg_t_us"
+            parts.append(pd.DataFrame({
+                "comm_backend": backend, "phase": phase, "comm_dtype": "default",
+                "node_num": 1, "ep_size": ep, "num_tokens": f.num_token,
+                "hidden_size": f.hidden_size, "topk": f.num_topk, "num_experts": f.num_experts,
+                "latency": f[col], "source": f.source, "fw": "sglang"}))  # fmt: skip
+    if not parts:
+        return None
+    out = pd.concat(parts, ignore_index=True)
+    return out[out.num_experts >= ep]
+
+
+def _a2a_rows(frame, mode: str, phase: str | None = None):
+    """Rows of one kernel family (and phase): (rows, bytes the busiest GPU sends, time [s])."""
+    f = frame[frame.comm_backend.isin(A2A_MODES[mode]) & (frame.node_num == 1)]
+    f = f[f.comm_dtype.isin(list(A2A_BYTES))]
+    if phase is not None:
+        f = f[f.phase == phase]
+    copies = a2a_copies(mode, f.num_experts, f.topk, f.ep_size)
+    bpe = f.comm_dtype.map(A2A_BYTES).to_numpy(dtype=float)
+    sent = f.num_tokens.to_numpy(dtype=float) * f.hidden_size.to_numpy(dtype=float) * copies * bpe
+    return f, sent, f.latency.to_numpy(dtype=float) * 1e-6  # the tables: microseconds
+
+
+def _a2a_predict(curve: dict, f, sent):
+    t = np.zeros(len(f))
+    for phase in ("dispatch", "combine"):
+        mask = (f.phase == phase).to_numpy()
+        fixed, bw = curve[phase]
+        t[mask] = K.all_to_all_call_time_s(sent[mask], fixed, bw)
+    return t
+
+
+def fit_all_to_all(frames: dict):
+    """Per engine (``frames``: framework -> its rows in the moe_a2a columns) and kernel
+    family, per phase: t = fixed_s + bytes sent / bytes_per_s (least squares on log time).
+    Stats: the fit over both phases' rows, and each other engine's curve on these rows (the
+    engines' curves held out from each other)."""
+    curves: dict = {}
+    stats: dict = {}
+    for fw, frame in frames.items():
+        for mode in A2A_MODES:
+            curve = {}
+            for phase in ("dispatch", "combine"):
+                f, sent, t = _a2a_rows(frame, mode, phase)
+                if len(f) < 10:
+                    break
+
+                def model(p, sent=sent):  # p: log fixed [s], log rate [B/s]
+                    return K.all_to_all_call_time_s(sent, np.exp(p[0]), np.exp(p[1]))
+
+                p, _ = _least_squares(model, np.log([3e-5, 2e11]), np.log([1e-7, 1e9]),
+                                      np.log([1e-3, 1e13]), t)  # fmt: skip
+                curve[phase] = [float(np.exp(p[0])), float(np.exp(p[1]))]
+            if len(curve) == 2:
+                curves.setdefault(fw, {})[mode] = curve
+    for fw, frame in frames.items():
+        for mode, curve in ((m, c) for m, c in curves.get(fw, {}).items()):
+            f, sent, t = _a2a_rows(frame, mode)
+            ratio = t / _a2a_predict(curve, f, sent)
+            st = _stats(ratio, f)
+            st["others"] = {}
+            for other, oc in curves.items():
+                if other != fw and mode in oc:  # the other engine's curve on these rows
+                    err = _a2a_predict(oc[mode], f, sent) / t - 1
+                    st["others"][other] = float(np.median(err))
+            stats[f"all_to_all@{fw}.{mode}"] = st
+    return curves, stats
+
+
+def _fit_a2a_section(tables: Tables, gpu: str, out: dict, only) -> None:
+    """Each engine's expert-parallel all-to-all curves of one GPU into ``out``, and NCCL's
+    all-gather and reduce-scatter (the traffic of attention data parallel without DeepEP)."""
+    if "all_to_all" not in only:
+        return
+    out["all_to_all"] = {}
+    out["gather"] = {}
+    nccl = _newest_one(tables, gpu, "comm", "nccl", "nccl_perf")
+    if nccl is not None:
+        for op in ("all_gather", "reduce_scatter"):
+            f = nccl[(nccl.op_name == op) & (nccl.nccl_dtype == "half")]
+            res = fit_allreduce(f, 2.0, op, K.gather_segment_time_s)
+            if res:
+                out["gather"][op] = res[1]
+                out["stats"][f"gather.{op}"] = res[2]
+    frames = {}
+    import pandas as pd
+
+    for fw in ("trtllm", "vllm"):
+        f = _newest_one(tables, gpu, "comm", fw, "moe_a2a_perf")
+        if f is not None:
+            frames[fw] = f
+    mn = mnnvl_a2a_frame(_newest_one(tables, gpu, "comm", "trtllm", "trtllm_alltoall_perf"))
+    if mn is not None:
+        frames["trtllm"] = pd.concat([frames.get("trtllm"), mn], ignore_index=True)
+    sg = sglang_a2a_frame(
+        _newest_one(tables, gpu, "comm", "sglang", "wideep_deepep_normal_perf"),
+        _newest_one(tables, gpu, "comm", "sglang", "wideep_deepep_ll_perf"),
+        A2A_NODE_GPUS.get(gpu, 8),
+    )
+    if sg is not None:
+        frames["sglang"] = sg
+    curves, stats = fit_all_to_all(frames)
+    out["all_to_all"] = curves
+    out["stats"].update(stats)
+
+
+# ------------------------------------------------------------------------------------------
 # Per GPU
 
 
@@ -519,7 +696,7 @@ def load_profile(name: str) -> dict:
 
 
 SECTIONS = ("gemm", "decode_attention", "prefill_attention", "mla_decode_attention",
-            "mla_prefill_attention", "moe", "allreduce", "elementwise")
+            "mla_prefill_attention", "moe", "allreduce", "elementwise", "all_to_all")
 
 
 def fit_gpu(tables: Tables, gpu: str, only=SECTIONS, base: dict | None = None) -> dict:
@@ -585,6 +762,7 @@ def fit_gpu(tables: Tables, gpu: str, only=SECTIONS, base: dict | None = None) -
         if res:
             out["allreduce"]["custom"] = res[1]
             out["stats"]["allreduce.custom"] = res[2]
+    _fit_a2a_section(tables, gpu, out, only)
     q = None
     if "elementwise" in only:
         q = tables.newest(gpu, "quantize", "scale_matrix_perf", ("vllm",))
@@ -678,8 +856,9 @@ def copied(fit: dict, profile: str) -> dict:
 
     sibling, sms, why = COPIES[profile]
     out = copy.deepcopy(fit)
-    out.update(profile=profile, sms=sms, allreduce={}, copied_from=sibling, why=why)
-    for key in [k for k in out["stats"] if k.startswith("allreduce")]:
+    out.update(profile=profile, sms=sms, allreduce={}, all_to_all={}, gather={},
+               copied_from=sibling, why=why)  # fmt: skip
+    for key in [k for k in out["stats"] if k.startswith(("allreduce", "all_to_all", "gather"))]:
         del out["stats"][key]
     for st in out["stats"].values():
         st["band_low"] = round(min(st["band_low"], 1.0) * COPY_BAND[0], 3)
@@ -753,8 +932,41 @@ def kernels_yaml(fit: dict, gpu: str) -> str:
                     f"[{_num(s['latency_s'])}, {_num(s['bus_bytes_per_s'])}]" for s in segs
                 )
                 lines.append(f"        {n}: [{body}]")
+    lines += _a2a_yaml(fit)
     lines.append("# END kernels")
     return "\n".join(lines) + "\n"
+
+
+def _a2a_yaml(fit: dict) -> list[str]:
+    lines = []
+    if fit.get("gather"):
+        lines.append("  # NCCL all-gather and reduce-scatter: [latency_s, bus bytes/s] by GPU "
+                     "count")
+        lines.append("  gather:")
+        for op, per_n in fit["gather"].items():
+            st = fit["stats"][f"gather.{op}"]
+            lines += [f"    {op}:", "      provenance: fitted", f"      source: {_sources(st)}",
+                      "      segments:"]  # fmt: skip
+            for n, segs in per_n.items():
+                body = ", ".join(
+                    f"[{_num(s['latency_s'])}, {_num(s['bus_bytes_per_s'])}]" for s in segs
+                )
+                lines.append(f"        {n}: [{body}]")
+    if not fit.get("all_to_all"):
+        return lines
+    lines += ["  # each engine's expert-parallel dispatch and combine, [fixed_s, bytes/s] per call",
+              "  all_to_all:"]  # fmt: skip
+    for fw in sorted(fit["all_to_all"]):
+        lines.append(f"    {fw}:")
+        for mode, c in fit["all_to_all"][fw].items():
+            st = fit["stats"][f"all_to_all@{fw}.{mode}"]
+            body = ", ".join(f"{ph}: [{_num(c[ph][0])}, {_num(c[ph][1])}]"
+                             for ph in ("dispatch", "combine"))  # fmt: skip
+            lines.append(
+                f"      {mode}: {{{body}, band: [{st['band_low']:.3f}, {st['band_high']:.3f}], "
+                f"error: {st['median_abs_error']:.3f}, provenance: fitted, source: {_sources(st)}}}"
+            )
+    return lines
 
 
 def _curve_line(fit: dict, stat: str, key: str, curve: dict, prov: str, indent: str) -> str:
@@ -790,14 +1002,15 @@ def report(fits: list[dict]) -> str:
         "it was fitted to, the median |error| of the fit (fitted / measured time − 1), the",
         "band (25th and 75th percentiles of measured / fitted time) and each framework's signed",
         "median error (fitted − measured, so a negative figure means the curve is faster",
-        "than that framework's kernels).",
+        "than that framework's kernels). An all-to-all row is one engine's curve on its own",
+        "rows; in parentheses, each other engine's curve on the same rows (held out from it).",
         "",
         "| profile | curve | rows | median abs error | band | vllm | sglang | trtllm |",
         "|---|---|---:|---:|---|---:|---:|---:|",
     ]
     for fit in fits:
         for key, st in fit["stats"].items():
-            if key.startswith("allreduce"):
+            if key.startswith(("allreduce", "gather")):
                 for n, s in st["per_gpus"].items():
                     lines.append(
                         f"| {fit['profile']} | {key} ×{n} | {s['rows']} | "
@@ -806,6 +1019,9 @@ def report(fits: list[dict]) -> str:
                 continue
             fw = st["by_framework"]
             cells = [f"{-fw[f] / (1 + fw[f]):+.1%}" if f in fw else "" for f in FRAMEWORKS]
+            if key.startswith("all_to_all"):  # the other engines' curves on these rows
+                cells = [f"({st['others'][f]:+.1%})" if f in st["others"] else c
+                         for f, c in zip(FRAMEWORKS, cells, strict=True)]  # fmt: skip
             extra = ""
             if "power_law_slowdown" in st:
                 extra = f" (power-law routing ×{st['power_law_slowdown'][0]:.2f})"
@@ -832,7 +1048,7 @@ def main(argv: list[str]) -> int:
     if args.load:
         fits = json.loads(args.load.read_text())
         for fit in fits:  # JSON keys are strings; GPU counts are ints
-            for kind in fit["allreduce"].values():
+            for kind in [*fit["allreduce"].values(), *fit.get("gather", {}).values()]:
                 for n in list(kind):
                     kind[int(n)] = kind.pop(n)
         if args.only:  # refit these sections, keep the rest

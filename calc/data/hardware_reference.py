@@ -148,6 +148,15 @@ FIELD_HELP: dict[str, str] = {
     "KernelCurves.allreduce": (
         "all-reduce curves by implementation: nccl or the engines' custom kernels (below)"
     ),
+    "KernelCurves.gather": (
+        "NCCL all-gather and reduce-scatter curves by GPU count: segments of [latency_s, bus "
+        "bytes/s], a call taking latency + (n − 1) / n × its buffer / bus bytes/s"
+    ),
+    "KernelCurves.all_to_all": (
+        "per engine, the expert-parallel dispatch and combine by kernel family: DeepEP's normal "
+        "(prefill) and low_latency (decode) kernels, TensorRT-LLM's NVLink all-to-all over a "
+        "multi-node NVLink domain (mnnvl) (below)"
+    ),
     "KernelCurves.engine_scale": (
         "per engine, time multipliers of its own attention kernels against the pooled curves, by "
         "curve name (`decode_attention.fp8`) [×]; absent: 1"
@@ -204,6 +213,19 @@ FIELD_HELP: dict[str, str] = {
         "the measurements it was fitted to (repository, file, version) or the profile it is "
         "copied from"
     ),
+    "AllToAllCurve.dispatch": (
+        "[fixed_s, bytes/s]: one dispatch takes fixed_s + the bytes the busiest GPU sends "
+        "(tokens × copies × hidden × bytes per element) / bytes/s [s, B/s]"
+    ),
+    "AllToAllCurve.combine": "[fixed_s, bytes/s] of one combine, as `dispatch` [s, B/s]",
+    "AllToAllCurve.band": (
+        "the curve's band: [lower, upper] measured / fitted time ratios at the 25th and 75th "
+        "percentile of the calls it was fitted to (`--efficiency high` / `low` scale its times "
+        "by them) [×]"
+    ),
+    "AllToAllCurve.error": "the fit's median |error| over the calls it was fitted to [fraction]",
+    "AllToAllCurve.provenance": "what the curve is: measured, fitted, derived, assumed or copied",
+    "AllToAllCurve.source": "the measurements it was fitted to (repository, file, version)",
 }
 _CURVE_HELP = {
     "band": (

@@ -165,6 +165,26 @@ class AllReduceCurve(Schema):
                 raise ValueError(f"allreduce segments of {n} GPUs must be [latency_s, bytes/s]")
 
 
+@schema
+class AllToAllCurve(_Curve):
+    """One engine's expert-parallel all-to-all in one kernel family (DeepEP's normal or
+    low-latency kernels): per phase (dispatch, combine) [fixed_s, bytes/s], a call taking
+    fixed_s + the bytes the busiest GPU sends / bytes/s (``all_to_all_call_time_s``)."""
+
+    dispatch: list[float]
+    combine: list[float]
+    band: list[float]
+    error: Reach
+    provenance: Provenance
+    source: Text
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        for phase in (self.dispatch, self.combine):
+            if len(phase) != 2 or phase[0] < 0 or phase[1] <= 0:
+                raise ValueError("all_to_all phases must be [fixed_s, bytes/s]")
+
+
 GemmKey = Literal["bf16", "fp8", "fp8_block", "fp4", "int8", "int4"]
 MoeKey = Literal["bf16", "fp8", "fp8_block", "fp4", "mxfp4", "int4"]
 
@@ -193,6 +213,13 @@ class KernelCurves(Schema):
     # for an engine or a format absent here)
     moe_engine: dict[Literal["vllm", "sglang", "trtllm"], dict[MoeKey, MoeCurve]] | None = None
     allreduce: dict[Literal["nccl", "custom"], AllReduceCurve] | None = None
+    # NCCL's all-gather and reduce-scatter (the MoE traffic of attention data parallel)
+    gather: dict[Literal["all_gather", "reduce_scatter"], AllReduceCurve] | None = None
+    # each engine's expert-parallel dispatch and combine, by DeepEP kernel family
+    all_to_all: (
+        dict[Literal["vllm", "sglang", "trtllm"],
+             dict[Literal["normal", "low_latency", "mnnvl"], AllToAllCurve]] | None
+    ) = None  # fmt: skip
     # each engine's own attention kernels against the pooled curves: time multipliers by curve
     # name ("decode_attention.fp8" …), the median of measured / fitted time over that engine's
     # rows, fitted with the curves; an engine or a curve absent: 1

@@ -67,9 +67,19 @@ class EngineSettings:
     # prompts split into chunks of max_batched_tokens (None: the engine's default: on for vLLM
     # V1 and SGLang, off for trtllm-serve)
     chunked_prefill: bool | None = None
+    # expert-parallel traffic under attention data parallel: "gather" (all-gather, reduce-
+    # scatter) or "deepep" (SGLang --moe-a2a-backend deepep, vLLM --all2all-backend deepep_*,
+    # TensorRT-LLM's wide EP); None: the engine's default (calc.deploy.moe_pipeline)
+    moe_a2a: str | None = None
 
     def __post_init__(self) -> None:
         from calc.deploy.engines import NAMES
+        from calc.deploy.moe_pipeline import EP_COMMS
+
+        if self.moe_a2a not in (None, *EP_COMMS):
+            raise InvalidInputError(
+                f"--moe-a2a {self.moe_a2a!r} is not one of: {', '.join(EP_COMMS)}"
+            )
 
         if self.allreduce not in (None, *ALLREDUCE_KINDS):
             raise InvalidInputError(

@@ -23,6 +23,24 @@ Where a profile has a measured fused-MoE curve (``KernelCurves.moe``) the whole 
 timed by it and these counts are not used; elsewhere each kernel pays the profile's fixed cost
 per kernel beside the grouped GEMMs' roofline.
 
+Expert-parallel communication (attention data parallel over ``ep`` GPUs, ``ep > tp``): what
+each engine runs by default, not what it can be told to run:
+
+- **vLLM**: ``all2all_backend = "allgather_reducescatter"`` (``vllm/config/parallel.py``,
+  0.33.0 wheel): every GPU all-gathers the step's tokens (16-bit hidden states), runs its
+  experts on the routes that reach them, and reduce-scatters the 16-bit outputs.
+- **SGLang**: ``moe_a2a_backend = "none"`` (``sglang/srt/server_args.py``, 0.5.23 wheel): the
+  DP-attention gather and scatter of ``sglang/srt/layers/dp_attention.py``, the same traffic.
+- **TensorRT-LLM**: the CUTLASS MoE all-gathers the *quantised* activations (fp8 or NVFP4 with
+  their scales; ``disable_fp4_allgather`` is off by default) and reduce-scatters the outputs;
+  on a multi-node NVLink domain (GB200/GB300 NVL72, MNNVL) it runs its one-sided all-to-all
+  instead (``MnnvlMoe``), timed as DeepEP-style dispatch and combine.
+
+DeepEP's kernels (SGLang ``--moe-a2a-backend deepep``, vLLM ``--all2all-backend deepep_*``,
+TensorRT-LLM's wide EP) dispatch each token only to the GPUs holding its experts; the step
+model times them from each engine's measured tables where a deployment runs them
+(``calc.deploy.ops``, ``calc.deploy.rates``).
+
 Expert imbalance: with experts spread over ``ep`` GPUs the busiest GPU's experts get more than
 the mean of the routes. LMSYS's large-scale EP study (DeepSeek-V3, 4 × 8 H100, EP32 prefill,
 ``lm-sys/lm-sys.github.io`` blog/2025-05-05-large-scale-ep.md, "Overall Throughput" table)
@@ -46,6 +64,10 @@ class MoePipeline:
     kernels: int
     kernels_quantized: int
     source: str
+    # under attention data parallel: "gather" (all-gather, reduce-scatter), "mnnvl" (an
+    # all-to-all on a multi-node NVLink domain, a gather elsewhere) or "deepep"
+    ep_comm: str = "gather"
+    gather_quantized: bool = False  # the all-gather moves the quantised activations
 
     def kernels_for(self, weight_format: str | None) -> int:
         """Kernels of one MoE layer with experts in ``weight_format``."""
@@ -54,7 +76,10 @@ class MoePipeline:
 
 # the two pipelines the modelled engines run (every modelled version so far runs the same one)
 TRITON_FUSED_MOE = MoePipeline(6, 8, "vllm fused_moe.py fused_experts_impl (0.33.0)")
-CUTLASS_MOE = MoePipeline(6, 6, "TensorRT-LLM CUTLASS MoE (expand, activation, finalize)")
+CUTLASS_MOE = MoePipeline(6, 6, "TensorRT-LLM CUTLASS MoE (expand, activation, finalize)",
+                          ep_comm="mnnvl", gather_quantized=True)  # fmt: skip
+# the GPUs of an HGX board: an NVLink domain beyond it spans nodes (MNNVL)
+HGX_GPUS = 8
 # activation formats the engines quantise before a grouped GEMM (fp8 and 4-bit float GEMMs)
 QUANTIZED_FORMATS = ("fp8", "fp8-tensor", "fp8-block128", "nvfp4", "mxfp4")
 
@@ -63,3 +88,18 @@ def default_moe_imbalance(ep: int) -> float:
     """The busiest GPU's routed tokens over the mean when the user states none [×]:
     ``DEFAULT_EP_IMBALANCE`` under expert parallelism (at most ep), 1 without it."""
     return 1.0 if ep <= 1 else min(float(ep), DEFAULT_EP_IMBALANCE)
+
+
+EP_COMMS = ("gather", "deepep")  # what a user may state (EngineSettings.moe_a2a)
+
+
+def ep_comm_of(pipeline: MoePipeline, domain_gpus: int | None, stated: str | None = None) -> str:
+    """How the engine moves tokens to experts under attention data parallel on a GPU whose
+    NVLink domain holds ``domain_gpus``: "gather", "deepep" (dispatch and combine) or "mnnvl"
+    (TensorRT-LLM's NVLink all-to-all, dispatch and combine too); ``stated``: the user's
+    choice, which wins."""
+    if stated is not None:
+        return stated
+    if pipeline.ep_comm == "mnnvl":
+        return "mnnvl" if (domain_gpus or 0) > HGX_GPUS else "gather"
+    return pipeline.ep_comm

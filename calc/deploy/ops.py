@@ -100,13 +100,21 @@ class Op:
     grouped: bool = False
     # for the kernel curves (calc.deploy.rates): the layers the op is summed over, its GEMMs'
     # (n, k) in one layer, an attention op's sequences and prompt length (None at decode) and
-    # layout ("gqa" or "mla"), a MoE op's routes × d_model over its layers
+    # layout ("gqa" or "mla"), a MoE op's routes × d_model over its layers (an all-to-all's:
+    # the busiest GPU's tokens × d_model over its layers, and ``fanout``: the GPUs a token is
+    # sent to and its experts, the copies of DeepEP's normal and low-latency kernels)
     layers: Any = 0
     gemm_shapes: tuple = ()
     seqs: Any = None
     prompt: Any = None
     attn_kind: str | None = None
     route_elements: Any = 0
+    fanout: tuple = ()
+    # an expert-parallel op: "deepep" or "mnnvl" (dispatch and combine to the experts' GPUs:
+    # DeepEP's kernels, TensorRT-LLM's NVLink all-to-all) or "gather"
+    # (all-gather of every token, reduce-scatter of the outputs: ``phase_bytes`` per call)
+    comm: str | None = None
+    phase_bytes: tuple = ()
 
 
 @dataclass(frozen=True)
@@ -685,14 +693,30 @@ def dispatch_ranks_per_token(n_experts: int, k: int, ep: int) -> float:
     return ep * (1 - miss)
 
 
+def _gather_op(cfg, s: Sharding, stage_tokens, z, gather_bytes=None) -> Op:
+    """The all-gather of every token of the stage to every GPU before each MoE layer and the
+    reduce-scatter of the experts' partial outputs after it (vLLM's allgather_reducescatter,
+    SGLang's DP-attention gather, TensorRT-LLM off a multi-node NVLink domain): each call's
+    buffer holds all stage_tokens × d_model, whatever the routing (no imbalance)."""
+    n = cfg.n_moe_layers
+    elems = stage_tokens * cfg.d_model
+    ag = elems * (z.act if gather_bytes is None else gather_bytes)
+    rs = elems * z.act
+    return Op("ep_gather_scatter", 0, n * (ag + rs), kind=ALL_TO_ALL, group=s.ep, count=2 * n,
+              layers=n, comm="gather", phase_bytes=(ag, rs))  # fmt: skip
+
+
 # DeepEP's dispatch sends fp8 activations with one fp32 scale per 128 channels; its combine
 # returns bf16 (deepseek-ai/DeepEP README: "FP8 dispatching and BF16 combining") [bytes/element]
 DISPATCH_BYTES_PER_ELEMENT = 1 + 4 / 128
 COMBINE_BYTES_PER_ELEMENT = 2
 
 
-def _comm_ops(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0):
-    """All-reduces (tp), all-to-alls (ep) and stage sends (pp) of one forward pass."""
+def _comm_ops(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, prompt=None,
+              moe_comm="deepep", gather_bytes=None):  # fmt: skip
+    """All-reduces (tp), expert-parallel traffic (ep) and stage sends (pp) of one forward pass
+    (``prompt``: None at decode; ``moe_comm``: "deepep", "mnnvl" or "gather", ``gather_bytes``: the
+    all-gather's bytes per element, None for the activations')."""
     d = cfg.d_model
     hidden = tokens * d * z.act
     ops = []
@@ -702,7 +726,9 @@ def _comm_ops(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0):
         mixers = cfg.n_attention_layers + cfg.n_layers_of("mamba", "mamba2", "linear_attention")
         count = mixers + cfg.n_dense_ffn_layers + cfg.n_moe_layers
         ops.append(Op("tp_allreduce", 0, count * hidden, kind=ALLREDUCE, group=s.tp, count=count))
-    if s.ep > s.tp and cfg.moe is not None:
+    if s.ep > s.tp and cfg.moe is not None and moe_comm == "gather":
+        ops.append(_gather_op(cfg, s, stage_tokens, z, gather_bytes))
+    elif s.ep > s.tp and cfg.moe is not None:
         # dispatch and combine; with ep = tp (no data-parallel attention) every GPU already
         # holds all tokens and the experts' partial outputs join the layer's all-reduce, as
         # vLLM does (all-to-all only with dp > 1): no all-to-all is charged
@@ -711,10 +737,12 @@ def _comm_ops(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0):
         # busiest GPU's traffic scales with the imbalance. Dispatch and combine per MoE layer.
         n = cfg.n_moe_layers
         m = cfg.moe
-        sent = stage_tokens / s.ep * imbalance * d
-        sent *= dispatch_ranks_per_token(m.n_routed_experts, m.experts_per_token, s.ep)
-        per_layer = sent * (DISPATCH_BYTES_PER_ELEMENT + COMBINE_BYTES_PER_ELEMENT)
-        ops.append(Op("ep_all_to_all", 0, n * per_layer, kind=ALL_TO_ALL, group=s.ep, count=2 * n))
+        own = stage_tokens / s.ep * imbalance * d  # the busiest GPU's tokens × d_model
+        ranks = dispatch_ranks_per_token(m.n_routed_experts, m.experts_per_token, s.ep)
+        per_layer = own * ranks * (DISPATCH_BYTES_PER_ELEMENT + COMBINE_BYTES_PER_ELEMENT)
+        ops.append(Op("ep_all_to_all", 0, n * per_layer, kind=ALL_TO_ALL, group=s.ep, count=2 * n,
+                      layers=n, prompt=prompt, route_elements=n * own,
+                      fanout=(ranks, m.experts_per_token), comm=moe_comm))  # fmt: skip
     if s.pp > 1:
         count = s.pp - 1
         # group: the GPUs the pipeline spans (a send crosses the network when it exceeds the
@@ -735,6 +763,8 @@ def forward_ops(
     prompt=None,
     imbalance: float = 1.0,
     moe_kernels: int | None = None,
+    moe_comm: str = "deepep",
+    gather_bytes: float | None = None,
 ) -> list[Op]:
     """The ops of one decode step (``ctx`` given) or one prefill (``prompt`` given) on one GPU.
 
@@ -797,5 +827,6 @@ def forward_ops(
     )
     lm = ops[-1]
     ops[-1] = replace(lm, kernels=lm.kernels + 1)  # and the sampler
-    ops += _comm_ops(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z, imbalance=imbalance)
+    ops += _comm_ops(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z, imbalance=imbalance,
+                     prompt=prompt, moe_comm=moe_comm, gather_bytes=gather_bytes)  # fmt: skip
     return ops

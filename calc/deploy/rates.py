@@ -42,9 +42,11 @@ weights by its dtype's curve (its own shape: wave quantisation over the SMs at n
 n, the main loop's fill at short k, the activation quantisation of a low-precision GEMM),
 decode attention by the KV dtype's curve (a fixed cost and one per sequence, the KV-cache
 write included), prefill attention by its prompt length, a MoE layer's whole fused pipeline
-by the experts' format, an all-reduce by its measured segments. ``low`` and ``high``
+by the experts' format, an all-reduce by its measured segments, an expert-parallel
+all-to-all inside the scale-up domain by the engine's measured DeepEP dispatch and combine
+(low-latency kernels at decode, normal ones at prefill). ``low`` and ``high``
 efficiency scale a curve's times by its band (the middle half of the measured kernels). Ops
-without a curve (norms, embedding, SSM layers, MLA attention, all-to-alls) keep the bands.
+without a curve (norms, embedding, SSM layers) keep the bands.
 No curve time is below the op's speed of light (its roofline at 100% of the peaks).
 ``curve_time`` is the one place an op's time is taken from a curve; ``curve_of`` names the
 curve and its source (``--explain``).
@@ -58,7 +60,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from calc.data.hardware_schema import Band, HardwareProfile, KernelCurves
-from calc.deploy.ops import ALL_TO_ALL, ALLREDUCE, COMPUTE, Op
+from calc.deploy.ops import (
+    ALL_TO_ALL,
+    ALLREDUCE,
+    COMBINE_BYTES_PER_ELEMENT,
+    COMPUTE,
+    DISPATCH_BYTES_PER_ELEMENT,
+    Op,
+)
 from calc.deploy.parallel import (
     CUSTOM_MAX_BYTES,
     Link,
@@ -357,6 +366,81 @@ MOE_PEAK = {"bf16": "bf16", "fp8": "fp8", "fp8_block": "fp8", "fp4": "fp4", "mxf
             "int4": "bf16"}  # fmt: skip
 
 
+# the engines whose measured all-to-all times a deployment of an engine without its own, in
+# order: the moe_a2a tables (TensorRT-LLM's and vLLM's DeepEP runs) before SGLang's own
+# DeepEP benchmark, which times the kernels alone and runs 2-4x faster at small sizes
+A2A_ENGINES = ("trtllm", "vllm", "sglang")
+
+
+def _gather_curve(op: Op, r: Rates):
+    """NCCL's measured all-gather and reduce-scatter for a gather op (both at its GPU count,
+    inside the scale-up domain), else (None, None)."""
+    table = r.curves.gather if r.curves is not None else None
+    link = r.link
+    if not table or op.comm != "gather" or op.group < 2:
+        return None, None
+    if link is not None and link.domain_gpus is not None and op.group > link.domain_gpus:
+        return None, None
+    ag, rs = table.get("all_gather"), table.get("reduce_scatter")
+    if ag is None or rs is None or op.group not in ag.segments or op.group not in rs.segments:
+        return None, None
+    return "gather.nccl", ag  # the reduce-scatter's curve beside it (_gather_pair)
+
+
+def _gather_pair(r: Rates):
+    return r.curves.gather["all_gather"], r.curves.gather["reduce_scatter"]
+
+
+def _gather_time(op: Op, r: Rates):
+    """All-gathers and reduce-scatters of a gather op by NCCL's segments [s]."""
+    n = op.group
+    out = 0.0
+    for curve, msg in zip(_gather_pair(r), op.phase_bytes, strict=True):
+        out = out + _least([KC.gather_segment_time_s(msg, n, lat, bw)
+                            for lat, bw in curve.segments[n]])  # fmt: skip
+    return op.layers * out
+
+
+def _a2a_curve(op: Op, r: Rates):
+    """The all-to-all curve of ``op``: the engine's own (else A2A_ENGINES' order) in DeepEP's
+    low-latency kernels at decode, its normal kernels at prefill; (None, None) without one, or
+    when the group crosses the scale-up domain (the tables measure one node)."""
+    table = r.curves.all_to_all if r.curves is not None else None
+    link = r.link
+    if not table or not op.fanout or op.group < 2:
+        return None, None
+    if link is not None and link.domain_gpus is not None and op.group > link.domain_gpus:
+        return None, None
+    mode = "low_latency" if op.prompt is None else "normal"
+    # TensorRT-LLM's NVLink all-to-all where measured, else DeepEP's kernels stand for it
+    modes = ("mnnvl", mode) if op.comm == "mnnvl" else (mode,)
+    for m in modes:
+        for eng in (r.engine, *A2A_ENGINES):
+            curve = (table.get(eng) or {}).get(m) if eng else None
+            if curve is not None:
+                return f"all_to_all@{eng}.{m}", curve
+    return None, None
+
+
+def _a2a_bytes(op: Op, name: str):
+    """(dispatch, combine) bytes of one call on the busiest GPU: its tokens × d_model × the
+    copies the kernels send (normal and TensorRT-LLM's NVLink all-to-all: once per GPU holding
+    one of a token's experts; low-latency: once per expert) × bytes per element (fp8 and
+    scales out, bf16 back)."""
+    ranks, k = op.fanout
+    sent = op.route_elements / op.layers * (k if name.endswith(".low_latency") else ranks)
+    return sent * DISPATCH_BYTES_PER_ELEMENT, sent * COMBINE_BYTES_PER_ELEMENT
+
+
+def _a2a_time(op: Op, r: Rates, name: str, curve):
+    """An expert-parallel op's dispatches and combines by the engine's measured curve [s]."""
+    d, c = _a2a_bytes(op, name)
+    one = KC.all_to_all_call_time_s(d, *curve.dispatch) + KC.all_to_all_call_time_s(
+        c, *curve.combine
+    )
+    return op.layers * one * _band_scale(curve, r.efficiency)
+
+
 def _engine_scale(name: str, r: Rates) -> float:
     """The serving engine's own kernels against the pooled curve ``name`` (1 without a
     figure: ``KernelCurves.engine_scale``)."""
@@ -430,6 +514,8 @@ def curve_of(op: Op, r: Rates):
                     continue
                 return f"allreduce.{kind}", table[kind]
         return None, None
+    if op.kind == ALL_TO_ALL:
+        return _gather_curve(op, r) if op.comm == "gather" else _a2a_curve(op, r)
     if op.kind != COMPUTE:
         return None, None
     if op.grouped and op.layers:
@@ -490,6 +576,10 @@ def curve_time(op: Op, r: Rates):
                               for lat, bw in nccl])  # fmt: skip
                 one = _where(msg <= CUSTOM_MAX_BYTES, _minimum(one, big), big)
         return op.count * one
+    if kind == "all_to_all":
+        return _a2a_time(op, r, name, curve)
+    if kind == "gather":
+        return _gather_time(op, r)
     scale = _band_scale(curve, r.efficiency)
     W = r.hbm_bytes_per_s
     if kind == "gemm":
@@ -584,6 +674,25 @@ def curve_explain(op: Op, r: Rates):
             nums[f"lat{i}"], nums[f"bw{i}"] = lat, bw
             parts.append(f"{{lat{i}}} s + {{f}} × {{msg}} B / {{bw{i}}} B/s")
         return "{count} × min(" + ", ".join(parts) + ")", nums, name, curve
+    if kind == "gather":
+        n = op.group
+        nums = {"layers": op.layers, "f": (n - 1) / n}
+        parts = []
+        for i, (c, msg) in enumerate(zip(_gather_pair(r), op.phase_bytes, strict=True)):
+            segs = []
+            for j, (lat, bw) in enumerate(c.segments[n]):
+                nums[f"lat{i}{j}"], nums[f"bw{i}{j}"] = lat, bw
+                segs.append(f"{{lat{i}{j}}} s + {{f}} × {{m{i}}} B / {{bw{i}{j}}} B/s")
+            nums[f"m{i}"] = one(msg)
+            parts.append("min(" + ", ".join(segs) + ")")
+        return "{layers} × (" + " + ".join(parts) + ")", nums, name, curve
+    if kind == "all_to_all":
+        d, c = _a2a_bytes(op, name)
+        nums = {"layers": op.layers, "fd": curve.dispatch[0], "d": one(d), "bd": curve.dispatch[1],
+                "fc": curve.combine[0], "c": one(c), "bc": curve.combine[1],
+                "scale": _band_scale(curve, r.efficiency)}  # fmt: skip
+        tmpl = ("{layers} × ({fd} s + {d} B / {bd} B/s + {fc} s + {c} B / {bc} B/s) × {scale}")
+        return tmpl, nums, name, curve
     scale = _band_scale(curve, r.efficiency)
     W, L = r.hbm_bytes_per_s, op.layers
     scalar = replace(op, flops=one(op.flops), bytes=one(op.bytes),

@@ -49,7 +49,8 @@ from calc.data.hardware_schema import HardwareProfile
 from calc.data.limits import MAX_BATCH, MAX_CTX, check_positive_int
 from calc.data.model_schema import ModelConfig
 from calc.deploy.deployment import Deployment
-from calc.deploy.ops import COMPUTE, Op, Sizes, forward_ops
+from calc.deploy.moe_pipeline import QUANTIZED_FORMATS, ep_comm_of
+from calc.deploy.ops import COMPUTE, DISPATCH_BYTES_PER_ELEMENT, Op, Sizes, forward_ops
 from calc.deploy.rates import (
     Rates,
     activation_bytes_per_element,
@@ -120,6 +121,9 @@ class OpSetup:
     moe_imbalance: float = 1.0
     moe_kernels: int | None = None  # kernels of one MoE layer (calc.deploy.moe_pipeline)
     engine: str | None = None  # the serving engine (its scale on the attention curves)
+    # expert-parallel traffic ("gather", "deepep", "mnnvl") and the all-gather's bytes per element
+    moe_comm: str = "deepep"
+    gather_bytes: float | None = None
 
 
 def op_setup(dep: Deployment) -> OpSetup:
@@ -135,8 +139,15 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.weight_dtypes,
     )
     moe = None
+    comm, gather = "deepep", None
     if dep.model.moe is not None:
-        moe = dep.engine_model.moe.kernels_for(dep.weight_dtypes.get("routed_experts"))
+        pipe = dep.engine_model.moe
+        fmt = dep.weight_dtypes.get("routed_experts")
+        moe = pipe.kernels_for(fmt)
+        domain = dep.hardware.scale_up_domain_gpus if dep.hardware is not None else None
+        comm = ep_comm_of(pipe, domain, dep.engine.moe_a2a)
+        if pipe.gather_quantized and fmt in QUANTIZED_FORMATS:
+            gather = DISPATCH_BYTES_PER_ELEMENT if fmt.startswith("fp8") else 0.5 + 1 / 16
     return OpSetup(
         dep.model,
         dep.sharding,
@@ -149,6 +160,8 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.moe_imbalance,
         moe,
         dep.engine.name,
+        comm,
+        gather,
     )
 
 
@@ -223,6 +236,8 @@ def step_of(dep: Deployment, efficiency: str = "expected", **counts) -> Step:
         st.sizes,
         imbalance=st.moe_imbalance,
         moe_kernels=st.moe_kernels,
+        moe_comm=st.moe_comm,
+        gather_bytes=st.gather_bytes,
         **counts,
     )
     return _step(st, dep.hardware, efficiency, raw)

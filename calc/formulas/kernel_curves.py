@@ -1,6 +1,6 @@
 """Time [s] of one GPU kernel from a curve fitted to measured kernel times: a GEMM, decode and
-prefill attention, a fused MoE layer and an all-reduce, each a roofline bent by a few measured
-numbers (fractions of peak, a fixed cost, tile sizes).
+prefill attention, a fused MoE layer, an all-reduce and an expert-parallel all-to-all, each a
+roofline bent by a few measured numbers (fractions of peak, a fixed cost, tile sizes).
 
 Pure functions of numbers; each accepts numpy arrays and broadcasts. The curves' numbers are
 fitted by ``tools/fit_kernels.py`` to public kernel tables (aiconfigurator's) and shipped in the
@@ -181,3 +181,18 @@ def allreduce_segment_time_s(message_bytes, n: int, latency_s: float, bus_bytes_
     """One all-reduce of ``message_bytes`` over ``n`` GPUs in one fitted segment [s]:
     latency + 2 (n − 1) / n × M / bus bandwidth (the bus bandwidth as nccl-tests defines it)."""
     return latency_s + 2.0 * (n - 1) / n * message_bytes / bus_bytes_per_s
+
+
+def all_to_all_call_time_s(sent_bytes, fixed_s: float, bytes_per_s: float):
+    """One expert-parallel dispatch or combine [s]: fixed + the bytes the busiest GPU sends /
+    the rate fitted to the engine's measured all-to-all kernels (DeepEP's normal or
+    low-latency kernels: the rate folds in the share that stays on the GPU and the links'
+    achieved bandwidth)."""
+    return fixed_s + sent_bytes / bytes_per_s
+
+
+def gather_segment_time_s(message_bytes, n: int, latency_s: float, bus_bytes_per_s: float):
+    """One all-gather or reduce-scatter of a ``message_bytes`` buffer (all GPUs' parts) over
+    ``n`` GPUs in one fitted segment [s]: latency + (n − 1) / n × M / bus bandwidth
+    (nccl-tests' bus bandwidth of these collectives)."""
+    return latency_s + (n - 1) / n * message_bytes / bus_bytes_per_s
