@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+from calc.deploy.engines import launch
 from calc.deploy.engines.base import Command
 from calc.deploy.engines.launch import (
     HEAD,
@@ -35,10 +36,7 @@ DIST_PORT = "5000"
 
 def kv_cache_dtype(dep: Deployment) -> str:
     """SGLang's name of the KV dtype: auto (the model's) or fp8_e4m3."""
-    kv = dep.kv_dtype
-    if kv == (dep.model.kv_dtype or dep.model.dtype) or kv in ("bf16", "fp16"):
-        return "auto"
-    return "fp8_e4m3" if kv.startswith("fp8") else kv
+    return launch.kv_cache_dtype(dep, "fp8_e4m3")
 
 
 def _base(dep: Deployment, plan: LaunchPlan) -> list[str]:

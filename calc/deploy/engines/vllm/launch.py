@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+from calc.deploy.engines import launch
 from calc.deploy.engines.base import Command
 from calc.deploy.engines.launch import (
     HEAD,
@@ -38,10 +39,7 @@ KV_TRANSFER = {"kv_connector": "NixlConnector", "kv_role": "kv_both"}
 
 def kv_cache_dtype(dep: Deployment) -> str:
     """vLLM's name of the KV dtype: auto (the model's) or fp8."""
-    kv = dep.kv_dtype
-    if kv == (dep.model.kv_dtype or dep.model.dtype) or kv in ("bf16", "fp16"):
-        return "auto"
-    return "fp8" if kv.startswith("fp8") else kv
+    return launch.kv_cache_dtype(dep, "fp8")
 
 
 def _base(dep: Deployment, plan: LaunchPlan) -> list[str]:
