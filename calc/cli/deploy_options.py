@@ -1,39 +1,22 @@
-"""Options several commands share beside the deployment and engine groups (those are declared
-once in calc.deploy.options.OPTION_SPECS and added by calc.cli.option_groups)."""
+"""Options several commands share beside the deployment, engine and price groups (those are
+declared once in calc.deploy.options.OPTION_SPECS and calc.cli.price_options.PRICE and added by
+calc.cli.option_groups), declared the same way: name, type, default, help."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from calc.cli.option_groups import annotated
+from calc.deploy.options import Option
 
-import typer
-
-SharedPrefix = Annotated[
-    int | None,
-    typer.Option("--shared-prefix", help="Prompt tokens every one of --users shares."),
-]
-Users = Annotated[
-    int | None, typer.Option("--users", help="Sequences sharing the --shared-prefix.")
-]
-UsdPerHour = Annotated[
-    float | None,
-    typer.Option("--usd-per-hour", help="Price per GPU-hour, overriding the profile's."),
-]
-Prompt = Annotated[
-    int | None,
-    typer.Option("--prompt", help="Prompt tokens (TTFT and input cost; default: --ctx)."),
-]
-MaxTpotMs = Annotated[
-    float | None,
-    typer.Option("--max-tpot-ms", help="Latency target: time per output token [ms]."),
-]
-MaxTtftMs = Annotated[
-    float | None,
-    typer.Option("--max-ttft-ms", help="Latency target: time to first token [ms]."),
-]
-Efficiency = Annotated[
-    str,
-    typer.Option(
-        "--efficiency",
-        help="Which achievable fraction of peak to use: peak|low|expected|high.",
+SharedPrefix, Users, UsdPerHour, Prompt, MaxTpotMs, MaxTtftMs, Efficiency = map(
+    annotated,
+    (
+        Option("shared_prefix", int | None, None, "Prompt tokens every one of --users shares."),
+        Option("users", int | None, None, "Sequences sharing the --shared-prefix."),
+        Option("usd_per_hour", float | None, None, "Price per GPU-hour, overriding the profile's."),
+        Option("prompt", int | None, None, "Prompt tokens (TTFT and input cost; default: --ctx)."),
+        Option("max_tpot_ms", float | None, None, "Latency target: time per output token [ms]."),
+        Option("max_ttft_ms", float | None, None, "Latency target: time to first token [ms]."),
+        Option("efficiency", str, "expected",
+               "Which achievable fraction of peak to use: peak|low|expected|high."),
     ),
-]
+)  # fmt: skip
