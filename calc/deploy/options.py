@@ -5,7 +5,6 @@ collected as warnings. Every command and every API function builds its Deploymen
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -43,17 +42,20 @@ class DeploymentOptions(TypedDict, total=False):
     moe_imbalance: float | None  # busiest GPU's expert tokens over the mean, 1..ep
 
 
-@dataclass(frozen=True)
-class Option:
+class Option:  # a plain class: a dataclass or named tuple costs start-up time to define
     """One option as every command declares it and the API takes it: ``name`` (the keyword;
     the flag is ``--name-with-dashes``), ``type`` (what the CLI parses), ``default``, ``help``
     (the unit in brackets) and ``aliases`` (further flags: a short one, a negative form)."""
 
-    name: str
-    type: Any
-    default: Any
-    help: str
-    aliases: tuple[str, ...] = ()
+    __slots__ = ("aliases", "default", "help", "name", "type")
+
+    def __init__(self, name: str, type: Any, default: Any, help: str,
+                 aliases: tuple[str, ...] = ()) -> None:  # fmt: skip
+        self.name, self.type, self.default, self.help = name, type, default, help
+        self.aliases = aliases
+
+    def __repr__(self) -> str:
+        return f"Option({self.name!r}, {self.type!r}, {self.default!r})"
 
     @property
     def flag(self) -> str:
