@@ -9,7 +9,6 @@ import functools
 import inspect
 import typing
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Annotated, Any
 
 import typer
@@ -50,12 +49,14 @@ def annotated(spec: Option) -> Any:
     return Annotated[spec.type, typer.Option(*decls, help=spec.help)]
 
 
-@dataclass(frozen=True)
-class Options(Mapping):
+class Options(Mapping):  # a plain class: a dataclass costs start-up time to define
     """The group options a command was given, by name (every one, its default where not
     given); ``deployment`` those ``calc.api``'s functions take as ``**deployment``."""
 
-    values: Mapping[str, Any]
+    __slots__ = ("values",)
+
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        self.values = dict(values)
 
     def __getitem__(self, name: str) -> Any:
         return self.values[name]

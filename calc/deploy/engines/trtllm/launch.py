@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from calc.deploy.engines import launch
+import calc.deploy.engines.launch as launch
 from calc.deploy.engines.base import Command
 
 if TYPE_CHECKING:

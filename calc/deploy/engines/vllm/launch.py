@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
-from calc.deploy.engines import launch
+import calc.deploy.engines.launch as launch
 from calc.deploy.engines.base import Command
 from calc.deploy.engines.versions import parse_version
 
