@@ -127,3 +127,19 @@ def test_a_command_cannot_declare_a_group_option_twice():
 def test_without_refuses_a_name_not_in_the_group():
     with pytest.raises(ValueError):
         without(ENGINE, "tp")
+
+
+def test_no_command_passes_its_locals():
+    """A command hands its options on by name (issue 27: no ``locals()`` a reader cannot
+    follow)."""
+    import ast
+    from pathlib import Path
+
+    cli = Path(__file__).resolve().parent.parent / "calc" / "cli"
+    found = [
+        f"{p.name}:{node.lineno}"
+        for p in sorted(cli.glob("*.py"))
+        for node in ast.walk(ast.parse(p.read_text()))
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "locals"
+    ]
+    assert not found
