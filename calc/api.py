@@ -210,11 +210,14 @@ def cost(
     ``usd_per_gpu_hour``, or as owned hardware (``capex_usd_per_gpu``, ``years``,
     ``power_kw_per_gpu``, ``pue``, ``usd_per_kwh``)."""
     from calc.deploy.deployment import Workload
-    from calc.deploy.pricing import PRICE_OPTIONS, pricing_from
+    from calc.deploy.pricing import pricing_from
     from calc.reports.cost import cost_report
 
-    given = locals()
-    pricing = pricing_from(**{k: given[k] for k in PRICE_OPTIONS})
+    pricing = pricing_from(
+        price_basis=price_basis, price=price, usd_per_gpu_hour=usd_per_gpu_hour,
+        derived_prices=derived_prices, capex_usd_per_gpu=capex_usd_per_gpu, years=years,
+        power_kw_per_gpu=power_kw_per_gpu, pue=pue, usd_per_kwh=usd_per_kwh,
+    )  # fmt: skip
     notes: list[str] = []
     with _noting(notes):
         dep = _build(model, hardware, notes, deployment)
@@ -504,7 +507,7 @@ def train(
     ``usd_per_kwh``, ``utilization``)."""
     from calc.data.registry import load_hardware, load_model
     from calc.data.units import parse_bytes
-    from calc.deploy.pricing import PRICE_OPTIONS, pricing_from
+    from calc.deploy.pricing import pricing_from
     from calc.training.report import train_report
     from calc.training.setup import TrainSetup, data_parallel
 
@@ -519,8 +522,12 @@ def train(
         raise InvalidInputError(
             "--utilization prices owned GPUs: give --capex-usd-per-gpu too, or leave it out"
         )
-    given = locals()
-    pricing = pricing_from(**{k: given[k] for k in PRICE_OPTIONS}, utilisation=utilization)
+    pricing = pricing_from(
+        price_basis=price_basis, price=price, usd_per_gpu_hour=usd_per_gpu_hour,
+        derived_prices=derived_prices, capex_usd_per_gpu=capex_usd_per_gpu, years=years,
+        power_kw_per_gpu=power_kw_per_gpu, pue=pue, usd_per_kwh=usd_per_kwh,
+        utilisation=utilization,
+    )  # fmt: skip
     setup = TrainSetup(
         ctx=ctx, micro_batch=micro_batch, global_batch=global_batch, tp=tp, pp=pp, cp=cp, ep=ep,
         dp=dp, recipe=recipe, zero=zero, recompute=recompute, flash=flash, dropout=dropout,

@@ -8,19 +8,6 @@ import sys
 from calc.data.limits import check_choice
 from calc.deploy.options import what_if_layout
 
-# a command's parameters that say how to print its result, not what to compute
-RENDER_OPTIONS = ("fmt", "output", "explain", "report_file")
-
-
-def job_options(command, options: dict, *also: str) -> dict:
-    """The parameters of ``command`` (a command function; ``options`` its ``locals()``) as the
-    keyword arguments of its API function (``calc.api``): all but those that say how to print
-    (``RENDER_OPTIONS`` and ``also``)."""
-    import inspect
-
-    skip = (*RENDER_OPTIONS, *also)
-    return {k: options[k] for k in inspect.signature(command).parameters if k not in skip}
-
 
 def load_inputs(model, hardware=None, *, attention=None, fmt="table", **sizes):
     """(ModelConfig, HardwareProfile | None, AttentionLayout) from the command's options."""

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 from calc.cli import options as o
+from calc.cli.option_groups import DEPLOYMENT, Options, with_options, without
 
 
+# FLOPs and op times of a forward pass: no engine, and the MoE imbalance is a step time's
+@with_options(without(DEPLOYMENT, "moe_imbalance"))
 def flops(
     model: o.Model,
     prompt: o.Prompt = 1024,
@@ -12,18 +15,11 @@ def flops(
     ctx: o.DecodeCtx = None,
     batch: o.Batch = 1,
     hardware: o.Hardware = None,
-    weight_dtype: o.WeightDtype = None,
-    kv_dtype: o.KvDtype = None,
-    tp: o.Tp = 1,
-    pp: o.Pp = 1,
-    ep: o.Ep = 1,
-    dp: o.Dp = None,
-    gpus: o.Gpus = None,
-    compute_dtype: o.ComputeDtype = None,
-    calibration: o.Calibration = None,
     fmt: o.Format = "table",
     output: o.Output = None,
     explain: o.Explain = False,
+    *,
+    options: Options,
 ) -> None:
     """FLOPs per op for the prefill of BATCH prompts and one decode step at CTX (default
     prompt + gen, the last step), with bytes and arithmetic intensity, and the end-to-end
@@ -36,7 +32,7 @@ def flops(
     from calc.deploy.deployment import Workload
     from calc.reports.latency import flops_report
 
-    dep = deployment_of(locals())
+    dep = deployment_of(model, hardware, fmt, options)
     work = Workload(ctx=ctx or prompt + gen, batch=batch, prompt=prompt, gen=gen)
     report = flops_report(dep, work)
     title = f"{dep.model.display_name}: FLOPs (model totals; ops per GPU)"

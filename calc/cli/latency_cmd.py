@@ -6,8 +6,8 @@ from typing import Annotated
 
 import typer
 
-from calc.cli import deploy_options as d
 from calc.cli import options as o
+from calc.cli.option_groups import DEPLOYMENT, ENGINE, Options, with_options
 
 MatmulEff = Annotated[
     float | None,
@@ -19,6 +19,7 @@ MemEff = Annotated[
 ]
 
 
+@with_options(DEPLOYMENT, ENGINE)
 def latency(
     model: o.Model,
     hardware: o.HardwareRequired,
@@ -26,30 +27,13 @@ def latency(
     gen: o.Gen = 256,
     batch: o.Batch = 1,
     ctx: o.DecodeCtx = None,
-    weight_dtype: o.WeightDtype = None,
-    kv_dtype: o.KvDtype = None,
-    tp: o.Tp = 1,
-    pp: o.Pp = 1,
-    ep: o.Ep = 1,
-    dp: o.Dp = None,
-    gpus: o.Gpus = None,
-    compute_dtype: o.ComputeDtype = None,
-    engine: d.Engine = "vllm",
-    engine_version: d.EngineVersion = None,
-    mem_util: d.MemUtil = None,
-    block_size: d.BlockSize = None,
-    max_batched_tokens: d.MaxBatchedTokens = None,
-    max_num_seqs: d.MaxNumSeqs = None,
-    allreduce: d.AllReduce = None,
-    moe_imbalance: d.MoeImbalance = None,
-    activation: d.Activation = None,
-    overhead: d.Overhead = None,
     matmul_eff: MatmulEff = None,
     mem_eff: MemEff = None,
-    calibration: o.Calibration = None,
     fmt: o.Format = "table",
     output: o.Output = None,
     explain: o.Explain = False,
+    *,
+    options: Options,
 ) -> None:
     """Roofline TTFT, TPOT, end-to-end time and tokens/s: speed of light (100% of peak), expected
     (the profile's efficiencies) and a low-high band; per-op bound and time; memory per GPU.
@@ -57,11 +41,14 @@ def latency(
     Example: kvcalc latency --model llama3-70b --hardware h100 --tp 4 --prompt 1024 --gen 256
     """
     from calc.api import latency as run
-    from calc.cli.common import check_choice, emit_report, job_options, perf_table
+    from calc.cli.common import check_choice, emit_report, perf_table
     from calc.output.render import ROW_FORMATS
 
     check_choice("--format", fmt, ROW_FORMATS)
-    report = run(**job_options(latency, locals()))
+    report = run(
+        model, hardware, prompt, gen, batch, ctx=ctx, matmul_eff=matmul_eff, mem_eff=mem_eff,
+        **options.deployment,
+    )  # fmt: skip
     dep = report.deployment
     title = (
         f"{dep.model.display_name} on {dep.gpus} × {dep.hardware.display_name}: roofline "

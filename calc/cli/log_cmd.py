@@ -107,7 +107,7 @@ def log(
     Example: kvcalc log vllm-startup.log --hardware h100
     """
     from calc.api import log as run
-    from calc.cli.common import check_choice, emit_report, job_options
+    from calc.cli.common import check_choice, emit_report
     from calc.errors import InvalidInputError
     from calc.output.render import FORMATS
     from calc.reports.engine_log import same_file
@@ -118,7 +118,11 @@ def log(
             f"--save-calibration and --output are the same file ({save_calibration}): the "
             "report would overwrite the calibration; give them different paths"
         )
-    report = run(**job_options(log, locals()))
+    report = run(
+        file, model=model, hardware=hardware, tp=tp, pp=pp, engine=engine,
+        engine_version=engine_version, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
+        calibration=calibration, save_calibration=save_calibration,
+    )  # fmt: skip
     dep, facts = report.deployment, report.facts
     name = "stdin" if str(file) == "-" else file.name
     title = f"{facts.engine} start-up log {name}: {dep.model.display_name} on {dep.hardware.name}"

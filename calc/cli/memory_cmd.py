@@ -6,30 +6,16 @@ from typing import Annotated
 
 import typer
 
-from calc.cli import deploy_options as d
 from calc.cli import options as o
+from calc.cli.option_groups import DEPLOYMENT, ENGINE, Options, with_options
 
 
+@with_options(DEPLOYMENT, ENGINE)
 def memory(
     model: o.Model,
     ctx: o.Ctx,
     batch: o.Batch = 1,
-    weight_dtype: o.WeightDtype = None,
-    kv_dtype: o.KvDtype = None,
     hardware: o.Hardware = None,
-    gpus: o.Gpus = None,
-    tp: o.Tp = 1,
-    pp: o.Pp = 1,
-    ep: o.Ep = 1,
-    dp: o.Dp = None,
-    engine: d.Engine = "vllm",
-    engine_version: d.EngineVersion = None,
-    mem_util: d.MemUtil = None,
-    block_size: d.BlockSize = None,
-    max_batched_tokens: d.MaxBatchedTokens = None,
-    max_num_seqs: d.MaxNumSeqs = None,
-    activation: d.Activation = None,
-    overhead: d.Overhead = None,
     attention: Annotated[
         str | None,
         typer.Option(
@@ -49,6 +35,8 @@ def memory(
     fmt: o.Format = "table",
     output: o.Output = None,
     explain: o.Explain = False,
+    *,
+    options: Options,
 ) -> None:
     """Memory of weights and KV cache for BATCH sequences of CTX tokens (whole model) and,
     with --hardware, the per-GPU ledger (weights, KV, SSM state, runtime reserve) and its fit.
@@ -56,11 +44,14 @@ def memory(
     Example: kvcalc memory --model llama3-70b --ctx 8192 --batch 4 --hardware h100 --gpus 4
     """
     from calc.api import memory as run
-    from calc.cli.common import check_choice, emit_report, job_options
+    from calc.cli.common import check_choice, emit_report
     from calc.output.render import ROW_FORMATS
 
     check_choice("--format", fmt, ROW_FORMATS)
-    report = run(**job_options(memory, locals()))
+    report = run(
+        model, ctx, batch, hardware=hardware, attention=attention, kv_heads=kv_heads,
+        kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim, **options.deployment,
+    )  # fmt: skip
     dep = report.deployment
     emit_report(
         report,

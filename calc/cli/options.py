@@ -7,6 +7,8 @@ from typing import Annotated
 
 import typer
 
+from calc.cli.option_groups import annotated, specs
+
 HW_HELP = "Shipped accelerator (see `kvcalc hardware`) or a YAML path."
 FORMAT_HELP = "Output format: table (rounded, for people), json or csv (unrounded base units)."
 
@@ -29,30 +31,6 @@ HardwareRequired = Annotated[
 ]
 Ctx = Annotated[int, typer.Option("--ctx", help="Tokens per sequence (prompt + generated).")]
 Batch = Annotated[int, typer.Option("--batch", "-b", help="Concurrent sequences.")]
-Gpus = Annotated[
-    int | None,
-    typer.Option(
-        "--gpus",
-        help="GPUs of --hardware in all. Alone: shorthand for --tp N (one tensor-parallel "
-        "group); with --tp/--pp: the rest are data-parallel replicas.",
-    ),
-]
-WeightDtype = Annotated[
-    str | None,
-    typer.Option(
-        "--weight-dtype",
-        help="fp32|bf16|fp16|fp8|int8|int4|fp4, or with scales: fp8-tensor|fp8-block128|"
-        "int8-channel|int4-g128|int4-g128-sym|fp4-g128|mxfp4|nvfp4 (default: the model's).",
-    ),
-]
-KvDtype = Annotated[
-    str | None,
-    typer.Option(
-        "--kv-dtype",
-        help="KV-cache dtype: fp32|bf16|fp16|fp8|int8|int4|fp4, or with per-token-head "
-        "scales: fp8-token-head|int8-token-head|int4-token-head (default: model's).",
-    ),
-]
 Format = Annotated[str, typer.Option("--format", "-f", help=FORMAT_HELP)]
 ROW_FORMAT_HELP = (
     "Output format: table (rounded, for people), json, csv or jsonl (JSON Lines: one row a "
@@ -102,17 +80,6 @@ Output = Annotated[
 Explain = Annotated[
     bool, typer.Option("--explain", help="Show each figure's formula with the numbers substituted.")
 ]
-Tp = Annotated[int, typer.Option("--tp", help="Tensor-parallel GPUs (split heads and FFN).")]
-Pp = Annotated[int, typer.Option("--pp", help="Pipeline-parallel stages (split layers).")]
-Ep = Annotated[int, typer.Option("--ep", help="Expert-parallel GPUs (spread MoE experts).")]
-Dp = Annotated[
-    int | None,
-    typer.Option(
-        "--dp",
-        help="Data-parallel replicas (each serves batch / dp); with --ep > --tp it is the "
-        "attention-DP size ep / tp (the default).",
-    ),
-]
 Prompt = Annotated[int, typer.Option("--prompt", help="Prompt tokens per sequence.")]
 Gen = Annotated[int, typer.Option("--gen", help="Generated tokens per sequence.")]
 DecodeCtx = Annotated[
@@ -122,19 +89,10 @@ DecodeCtx = Annotated[
         help="Context of the reported decode step (default: prompt + gen, the last step).",
     ),
 ]
-ComputeDtype = Annotated[
-    str | None,
-    typer.Option(
-        "--compute-dtype",
-        help="Tensor-core dtype of the matmuls (default: bf16 for weight-only int8/int4/fp4, "
-        "fp8 for fp8 weights on fp8 hardware, else the weight dtype).",
-    ),
-]
-Calibration = Annotated[
-    Path | None,
-    typer.Option(
-        "--calibration",
-        help="A calibration to apply: YAML from `kvcalc measure --save-calibration` "
-        "(measured efficiencies) or `kvcalc score --save-calibration` (fitted to benchmark runs).",
-    ),
-]
+
+# the deployment options the commands outside the groups declare themselves (calc.cli.option_groups)
+Tp, Pp, Ep, Gpus, WeightDtype, KvDtype, Calibration, Engine, MemUtil = map(
+    annotated,
+    specs("tp", "pp", "ep", "gpus", "weight_dtype", "kv_dtype", "calibration", "engine",
+          "mem_util"),
+)  # fmt: skip

@@ -8,7 +8,8 @@ import typer
 
 from calc.cli import deploy_options as d
 from calc.cli import options as o
-from calc.cli import price_options as po
+from calc.cli.option_groups import Options, specs, with_options
+from calc.cli.price_options import PRICE
 
 Names = Annotated[
     list[str],
@@ -21,6 +22,8 @@ Names = Annotated[
 ]
 
 
+# the search's own --hardware/--engine/--weight-dtype/--kv-dtype are lists; it chooses tp/pp/ep
+@with_options(specs("engine_version", "moe_imbalance", "calibration"), PRICE)
 def plan(
     model: Names,
     prompt: Annotated[
@@ -82,7 +85,6 @@ def plan(
             "--engine", help="Serving engines to consider, comma-separated: vllm, sglang, trtllm."
         ),
     ] = "vllm",
-    engine_version: d.EngineVersion = None,
     weight_dtype: Annotated[
         str | None,
         typer.Option(
@@ -100,7 +102,6 @@ def plan(
             "released plus fp8 where the GPU runs it.",
         ),
     ] = None,
-    moe_imbalance: d.MoeImbalance = None,
     margin: Annotated[
         str | None,
         typer.Option(
@@ -119,15 +120,6 @@ def plan(
         ),
     ] = None,
     top: Annotated[int, typer.Option("--top", help="Ranked rows to show.")] = 10,
-    price_basis: po.PriceBasis = "neocloud_on_demand",
-    price: po.Price = None,
-    usd_per_gpu_hour: po.UsdPerGpuHour = None,
-    derived_prices: po.DerivedPrices = False,
-    capex_usd_per_gpu: po.CapexUsdPerGpu = None,
-    years: po.Years = None,
-    power_kw_per_gpu: po.PowerKwPerGpu = None,
-    pue: po.Pue = None,
-    usd_per_kwh: po.UsdPerKwh = None,
     method: Annotated[
         str,
         typer.Option(
@@ -146,7 +138,6 @@ def plan(
     ] = True,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the simulated arrivals.")] = 0,
     efficiency: d.Efficiency = "expected",
-    calibration: o.Calibration = None,
     fmt: o.RowFormat = "table",
     output: o.Output = None,
     explain: Annotated[
@@ -154,6 +145,8 @@ def plan(
         typer.Option("--explain", help="Why the winner fits and what dominates its TTFT/TPOT."),
     ] = False,
     report_file: o.Report = None,
+    *,
+    options: Options,
 ) -> None:
     """The cheapest deployments (hardware × dtypes × tp/pp/ep × replicas × engine, and
     prefill/decode disaggregation) that serve --rate requests/s (or --concurrency users, or a
@@ -171,7 +164,6 @@ def plan(
         check_choice,
         check_report,
         command_line,
-        job_options,
         warn,
         write_report,
     )
@@ -179,7 +171,13 @@ def plan(
 
     check_choice("--format", fmt, ROW_FORMATS)
     check_report(report_file, ("--output", output))
-    report = run(**job_options(plan, locals()))
+    report = run(
+        model, rate, prompt, gen, ttft_p99, tpot_p99, concurrency=concurrency, trace=trace,
+        prefix_shared=prefix_shared, hardware=hardware, engine=engine, margin=margin,
+        weight_dtype=weight_dtype, kv_dtype=kv_dtype, max_gpus=max_gpus,
+        budget_usd_per_hour=budget_usd_per_hour, top=top, method=method,
+        disaggregation=disaggregation, seed=seed, efficiency=efficiency, **options,
+    )  # fmt: skip
     query = report.query
     warn(report.warnings)
     emit(

@@ -8,7 +8,6 @@ from typing import Annotated
 
 import typer
 
-from calc.cli import deploy_options as dopt
 from calc.cli import options as o
 
 PlotModels = Annotated[
@@ -106,8 +105,8 @@ def plot(
     kv_heads: KvHeads = None,
     kv_lora_rank: KvLoraRank = None,
     qk_rope_head_dim: QkRope = None,
-    engine: dopt.Engine = "vllm",
-    mem_util: dopt.MemUtil = None,
+    engine: o.Engine = "vllm",
+    mem_util: o.MemUtil = None,
     fmt: o.RowFormat = "table",
     output: PlotOutput = None,
 ) -> None:

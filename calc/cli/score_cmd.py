@@ -11,6 +11,7 @@ import typer
 
 from calc.cli import deploy_options as d
 from calc.cli import options as o
+from calc.cli.option_groups import DEPLOYMENT, ENGINE, Options, with_options, without
 
 Files = Annotated[
     list[Path],
@@ -84,6 +85,12 @@ FitOpt = Annotated[
 ]
 
 
+# --tp/--pp/--ep/--engine default to the files' own (None here); --gpus, --activation and
+# --overhead are what the runs and their logs state
+@with_options(
+    without(DEPLOYMENT, "tp", "pp", "ep", "gpus"),
+    without(ENGINE, "engine", "activation", "overhead"),
+)
 def score(
     files: Files,
     model: ModelOpt = None,
@@ -94,29 +101,18 @@ def score(
     seed: Seed = 0,
     prefix_cached: PrefixCached = 0.0,
     efficiency: d.Efficiency = "expected",
-    weight_dtype: o.WeightDtype = None,
-    kv_dtype: o.KvDtype = None,
     tp: Annotated[int | None, typer.Option("--tp", help="Tensor-parallel GPUs.")] = None,
     pp: Annotated[int | None, typer.Option("--pp", help="Pipeline-parallel stages.")] = None,
     ep: Annotated[int | None, typer.Option("--ep", help="Expert-parallel GPUs.")] = None,
-    dp: o.Dp = None,
-    compute_dtype: o.ComputeDtype = None,
     engine: EngineOpt = None,
-    engine_version: d.EngineVersion = None,
-    mem_util: d.MemUtil = None,
-    block_size: d.BlockSize = None,
-    max_batched_tokens: d.MaxBatchedTokens = None,
-    max_num_seqs: d.MaxNumSeqs = None,
-    max_model_len: d.MaxModelLen = None,
-    allreduce: d.AllReduce = None,
-    moe_imbalance: d.MoeImbalance = None,
-    calibration: o.Calibration = None,
     save_calibration: SaveCal = None,
     fit: FitOpt = None,
     fmt: o.Format = "table",
     output: o.Output = None,
     explain: o.Explain = False,
     report_file: o.Report = None,
+    *,
+    options: Options,
 ) -> None:
     """Hold benchmark result files against kvcalc: read each run's settings (model, rate or
     client concurrency, lengths, the deployment where recorded), replay its workload through
@@ -138,14 +134,17 @@ def score(
         check_report,
         command_line,
         emit_report,
-        job_options,
         write_report,
     )
     from calc.output.render import FORMATS
 
     check_choice("--format", fmt, FORMATS)
     check_report(report_file, ("--output", output), ("--save-calibration", save_calibration))
-    report = run(**job_options(score, locals()))
+    report = run(
+        files, model=model, hardware=hardware, log=log, prompt=prompt, gen=gen, seed=seed,
+        prefix_cached=prefix_cached, efficiency=efficiency, save_calibration=save_calibration,
+        fit=fit, tp=tp, pp=pp, ep=ep, engine=engine, **options,
+    )  # fmt: skip
     emit_report(report, fmt, output, table=lambda: _table(report), explain=explain)
     from calc.reports.report_score import score_document
 

@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
-from calc.cli import deploy_options as d
 from calc.cli import options as o
+from calc.cli.option_groups import DEPLOYMENT, ENGINE, Options, with_options
 from calc.output.render import ROW_FORMATS
 
 Rate = Annotated[
@@ -105,7 +105,7 @@ PerRequest = Annotated[
 ]
 
 
-# long: its typer options are declared in its signature (issue 27 item 2 generates them)
+@with_options(DEPLOYMENT, ENGINE)
 def simulate(
     model: o.Model,
     hardware: o.HardwareRequired,
@@ -122,30 +122,12 @@ def simulate(
     prefix_shared: PrefixShared = 0.0,
     sweep_rate: SweepRate = None,
     efficiency: Efficiency = "expected",
-    weight_dtype: o.WeightDtype = None,
-    kv_dtype: o.KvDtype = None,
-    tp: o.Tp = 1,
-    pp: o.Pp = 1,
-    ep: o.Ep = 1,
-    dp: o.Dp = None,
-    gpus: o.Gpus = None,
-    compute_dtype: o.ComputeDtype = None,
-    engine: d.Engine = "vllm",
-    engine_version: d.EngineVersion = None,
-    mem_util: d.MemUtil = None,
-    block_size: d.BlockSize = None,
-    max_batched_tokens: d.MaxBatchedTokens = None,
-    max_num_seqs: d.MaxNumSeqs = None,
-    activation: d.Activation = None,
-    overhead: d.Overhead = None,
-    max_model_len: d.MaxModelLen = None,
-    allreduce: d.AllReduce = None,
-    moe_imbalance: d.MoeImbalance = None,
-    calibration: o.Calibration = None,
     fmt: o.RowFormat = "table",
     output: SimOutput = None,
     report_file: o.Report = None,
     per_request: PerRequest = None,
+    *,
+    options: Options,
 ) -> None:
     """Serve requests arriving at --rate on the deployment, as vLLM/SGLang schedule them
     (continuous batching: decode first, chunked prefill within --max-batched-tokens, at most
@@ -164,7 +146,7 @@ def simulate(
     lognormal:2048:0.5 --gen 256 --ttft-slo 2s --tpot-slo 50ms
     """
     from calc.api import simulate as run
-    from calc.cli.common import check_choice, check_report, job_options
+    from calc.cli.common import check_choice, check_report
 
     check_choice("--format", fmt, ROW_FORMATS)
     check_report(report_file, ("--output", output))
@@ -172,7 +154,12 @@ def simulate(
         from calc.output.plot import check_output
 
         check_output(output)
-    report = run(**job_options(simulate, locals()))
+    report = run(
+        model, hardware, rate, prompt, gen, trace=trace, arrival=arrival, requests=requests,
+        duration=duration, seed=seed, ttft_slo=ttft_slo, tpot_slo=tpot_slo,
+        prefix_shared=prefix_shared, sweep_rate=sweep_rate, efficiency=efficiency,
+        per_request=per_request, **options.deployment,
+    )  # fmt: skip
     dep, load, curve = report.deployment, report.load, sweep_rate is not None
     title = (
         f"{dep.model.display_name} on {dep.gpus} × {dep.hardware.display_name} "

@@ -7,8 +7,10 @@ from typing import Annotated
 import typer
 
 from calc.cli import options as o
+from calc.cli.option_groups import DEPLOYMENT, ENGINE, Options, with_options
 
 
+@with_options(DEPLOYMENT, ENGINE)
 def speculate(
     model: o.Model,
     hardware: o.HardwareRequired,
@@ -32,15 +34,10 @@ def speculate(
     ] = 1,
     ctx: o.Ctx = 4096,
     batch: o.Batch = 1,
-    weight_dtype: o.WeightDtype = None,
-    kv_dtype: o.KvDtype = None,
-    tp: o.Tp = 1,
-    pp: o.Pp = 1,
-    ep: o.Ep = 1,
-    dp: o.Dp = None,
-    gpus: o.Gpus = None,
     fmt: o.Format = "table",
     output: o.Output = None,
+    *,
+    options: Options,
 ) -> None:
     """Expected tokens per target step (1 − α^(γ+1)) / (1 − α), the speedup with the draft's
     own roofline cost, and the draft's extra weights and KV cache.
@@ -53,7 +50,7 @@ def speculate(
     from calc.deploy.deployment import Workload
     from calc.reports.speculative import speculate_report
 
-    dep = deployment_of(locals())
+    dep = deployment_of(model, hardware, fmt, options)
     report = speculate_report(
         dep,
         Workload(ctx=ctx, batch=batch),

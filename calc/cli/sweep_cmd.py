@@ -9,12 +9,33 @@ import typer
 
 from calc.cli import deploy_options as d
 from calc.cli import options as o
+from calc.cli.option_groups import ENGINE, Options, specs, with_options, without
 
 TABLE_ROWS = 50
 LIST_HELP = "list or range: 1,2,4 | a..b | a..b:+step | a..b:xfactor"
+SweepFormat = Annotated[
+    str,
+    typer.Option(
+        "--format",
+        "-f",
+        help="table | json | jsonl (JSON Lines: a row a line) | csv | parquet (parquet "
+        "needs pyarrow: pip install 'kvcalc[parquet]', and --output).",
+    ),
+]
+Jobs = Annotated[
+    int,
+    typer.Option(
+        "--jobs",
+        "-j",
+        help="Processes that compute and format chunks of CSV/JSON rows in parallel "
+        "(default 0: one per CPU, at most 4; 1: none).",
+    ),
+]
 
 
-# long: its typer options are declared in its signature (issue 27 item 2 generates them)
+# the vectorised grid models tp × pp of dense and MoE models with the engine's pool: no
+# --ep/--dp/--gpus, --compute-dtype, --moe-imbalance, --max-model-len or --chunked-prefill yet
+@with_options(without(ENGINE, "max_model_len", "chunked_prefill"), specs("calibration"))
 def sweep(
     model: Annotated[str, typer.Option("--model", "-m", help="Model names, comma-separated.")],
     hardware: Annotated[
@@ -40,42 +61,18 @@ def sweep(
         str | None,
         typer.Option("--kv-dtype", help="KV-cache dtypes, comma-separated (default: model's)."),
     ] = None,
-    engine: d.Engine = "vllm",
-    engine_version: d.EngineVersion = None,
-    mem_util: d.MemUtil = None,
-    block_size: d.BlockSize = None,
-    max_batched_tokens: d.MaxBatchedTokens = None,
-    max_num_seqs: d.MaxNumSeqs = None,
-    allreduce: d.AllReduce = None,
-    activation: d.Activation = None,
-    overhead: d.Overhead = None,
     usd_per_hour: d.UsdPerHour = None,
     efficiency: d.Efficiency = "expected",
     latency: Annotated[
         bool,
         typer.Option("--latency/--no-latency", help="Add TPOT, TTFT, tokens/s and cost columns."),
     ] = True,
-    calibration: o.Calibration = None,
-    fmt: Annotated[
-        str,
-        typer.Option(
-            "--format",
-            "-f",
-            help="table | json | jsonl (JSON Lines: a row a line) | csv | parquet (parquet "
-            "needs pyarrow: pip install 'kvcalc[parquet]', and --output).",
-        ),
-    ] = "table",
+    fmt: SweepFormat = "table",
     output: o.Output = None,
-    jobs: Annotated[
-        int,
-        typer.Option(
-            "--jobs",
-            "-j",
-            help="Processes that compute and format chunks of CSV/JSON rows in parallel "
-            "(default 0: one per CPU, at most 4; 1: none).",
-        ),
-    ] = 0,
+    jobs: Jobs = 0,
     report_file: o.Report = None,
+    *,
+    options: Options,
 ) -> None:
     """Evaluate every combination of models, hardware, dtypes, tp, pp, prompt, ctx and batch:
     memory, KV budget and pool, max concurrency, fit, TPOT, TTFT, tokens/s per GPU and USD per
@@ -88,11 +85,15 @@ def sweep(
 
     Example: kvcalc sweep -m llama3-8b -H h100,h200 --tp 1,2 --ctx 1024..131072:x2 -f csv
     """
-    from calc.cli.common import command_line, job_options, warn, write_report
+    from calc.cli.common import command_line, warn, write_report
     from calc.reports.sweep import grid_of
 
     jobs = _checked(fmt, output, jobs, report_file)
-    grid = grid_of(**job_options(sweep, locals(), "jobs"))
+    grid = grid_of(
+        model, hardware, ctx, batch, tp, pp, prompt=prompt, weight_dtype=weight_dtype,
+        kv_dtype=kv_dtype, usd_per_hour=usd_per_hour, efficiency=efficiency, latency=latency,
+        **options,
+    )  # fmt: skip
     warn(grid.warnings)
     if fmt == "table":
         _table(grid, output)

@@ -8,10 +8,12 @@ import typer
 
 from calc.cli import deploy_options as d
 from calc.cli import options as o
-from calc.cli import price_options as po
+from calc.cli.option_groups import Options, with_options
+from calc.cli.price_options import PRICE
 
 
-# long: its typer options are declared in its signature (issue 27 item 2 generates them)
+# long: its own typer options (parallelism, recipe, LoRA, run length) stand in its signature
+@with_options(PRICE)
 def train(
     model: o.Model,
     hardware: o.HardwareRequired,
@@ -120,15 +122,6 @@ def train(
         ),
     ] = None,
     efficiency: d.Efficiency = "expected",
-    usd_per_gpu_hour: po.UsdPerGpuHour = None,
-    price_basis: po.PriceBasis = "neocloud_on_demand",
-    price: po.Price = None,
-    derived_prices: po.DerivedPrices = False,
-    capex_usd_per_gpu: po.CapexUsdPerGpu = None,
-    years: po.Years = None,
-    power_kw_per_gpu: po.PowerKwPerGpu = None,
-    pue: po.Pue = None,
-    usd_per_kwh: po.UsdPerKwh = None,
     utilization: Annotated[
         float | None,
         typer.Option(
@@ -160,6 +153,8 @@ def train(
     fmt: o.Format = "table",
     output: o.Output = None,
     explain: o.Explain = False,
+    *,
+    options: Options,
 ) -> None:
     """Memory per GPU (weights, gradients, optimizer states, activations) and the fit, FLOPs
     per token (6N + attention, recomputation), step time with pipeline bubble and
@@ -169,11 +164,19 @@ def train(
     --zero 1 --recompute selective --tokens 15e12 --mfu 0.4
     """
     from calc.api import train as run
-    from calc.cli.common import check_choice, emit_report, job_options
+    from calc.cli.common import check_choice, emit_report
     from calc.output.render import FORMATS
 
     check_choice("--format", fmt, FORMATS)
-    report = run(**job_options(train, locals()))
+    report = run(
+        model, hardware, ctx=ctx, micro_batch=micro_batch, global_batch=global_batch, tp=tp,
+        pp=pp, ep=ep, cp=cp, dp=dp, gpus=gpus, recipe=recipe, zero=zero, recompute=recompute,
+        flash=flash, dropout=dropout, sequence_parallel=sequence_parallel,
+        virtual_stages=virtual_stages, finetune=finetune, lora_rank=lora_rank,
+        lora_targets=lora_targets, adapter_dtype=adapter_dtype, tokens=tokens, mfu=mfu,
+        efficiency=efficiency, utilization=utilization, power_w=power_w, overhead=overhead,
+        network_bandwidth=network_bandwidth, **options.prices,
+    )  # fmt: skip
     emit_report(
         report,
         fmt,

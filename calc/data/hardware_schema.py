@@ -60,79 +60,64 @@ Sharpness = Annotated[float, Bounds(ge=1, le=64)]
 Reach = Annotated[float, Bounds(gt=0, le=3)]  # a fitted fraction or time ratio (may pass 1)
 
 
+@schema
 class _Curve(Schema):
     """Fields every kernel curve has: its band (measured / fitted time at the 25th and 75th
     percentiles of the kernels it was fitted to: ``low`` efficiency scales its times by the
-    upper, ``high`` by the lower), the fit's median |error|, what it is and where it comes
-    from."""
+    upper, ``high`` by the lower), what it is and where it comes from."""
+
+    band: list[float]
+    provenance: Provenance
+    source: Text
 
     def __post_init__(self) -> None:
-        band = self.band  # type: ignore[attr-defined]
+        band = self.band
         if len(band) != 2 or not 0 < band[0] <= 1 <= band[1]:
             raise ValueError("band must be [lower, upper] time ratios with lower <= 1 <= upper")
 
 
 @schema
-class GemmCurve(_Curve):
-    """A GEMM's time (``calc.formulas.kernel_curves.gemm_time_s``) for one tensor-core dtype."""
+class _RooflineCurve(_Curve):
+    """Fields of a curve between the memory and the compute roof: the fraction of each it
+    reaches, a fixed cost [s], how sharply it turns from one to the other and the fit's
+    median |error|."""
 
     compute: Reach
     memory: Reach
     fixed_s: Seconds
+    sharpness: Sharpness
+    error: Annotated[float, Bounds(ge=0, le=10)] | None = None
+
+
+@schema
+class GemmCurve(_RooflineCurve):
+    """A GEMM's time (``calc.formulas.kernel_curves.gemm_time_s``) for one tensor-core dtype."""
+
     k_half: Annotated[float, Bounds(ge=0, le=1e5)]
     tile_m: Annotated[int, Bounds(gt=0, le=1024)]
     tile_n: Annotated[int, Bounds(gt=0, le=1024)]
-    sharpness: Sharpness
-    band: list[float]
-    provenance: Provenance
-    source: Text
-    error: Annotated[float, Bounds(ge=0, le=10)] | None = None
 
 
 @schema
-class DecodeAttentionCurve(_Curve):
+class DecodeAttentionCurve(_RooflineCurve):
     """Decode attention (``decode_attention_time_s``) for one KV-cache dtype."""
 
-    compute: Reach
-    memory: Reach
-    fixed_s: Seconds
     per_sequence_s: Seconds
-    sharpness: Sharpness
-    band: list[float]
-    provenance: Provenance
-    source: Text
-    error: Annotated[float, Bounds(ge=0, le=10)] | None = None
 
 
 @schema
-class PrefillAttentionCurve(_Curve):
+class PrefillAttentionCurve(_RooflineCurve):
     """Prefill attention (``prefill_attention_time_s``)."""
 
-    compute: Reach
-    memory: Reach
-    fixed_s: Seconds
     prompt_half: Annotated[float, Bounds(ge=0, le=1e7)]
-    sharpness: Sharpness
-    band: list[float]
-    provenance: Provenance
-    source: Text
-    error: Annotated[float, Bounds(ge=0, le=10)] | None = None
 
 
 @schema
-class MoeCurve(_Curve):
+class MoeCurve(_RooflineCurve):
     """A fused MoE layer (``moe_time_s``) for one expert weight format."""
 
-    compute: Reach
-    memory: Reach
-    fixed_s: Seconds
     per_route_element_s: Annotated[float, Bounds(ge=0, le=1e-6)]
     tile_m: Annotated[int, Bounds(gt=0, le=1024)]
-    sharpness: Sharpness
-    band: list[float]
-    provenance: Provenance
-    source: Text
-    error: Annotated[float, Bounds(ge=0, le=10)] | None = None
     # the peak ``compute`` is a fraction of where it is not the format's own (MXFP4 experts
     # with MXFP8 activations: fp8); None: the format's (calc.deploy.rates.MOE_PEAK)
     peak: Literal["bf16", "fp8", "fp4"] | None = None
@@ -145,9 +130,6 @@ class ElementwiseCurve(_Curve):
 
     fixed_s: Seconds
     memory: Reach
-    band: list[float]
-    provenance: Provenance
-    source: Text
 
 
 @schema

@@ -5,13 +5,12 @@ collected as warnings. Every command and every API function builds its Deploymen
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, TypedDict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypedDict
 
 from calc.errors import InvalidInputError
 
 if TYPE_CHECKING:
-    from pathlib import Path
-
     from calc.deploy.deployment import Deployment
 
 
@@ -43,6 +42,127 @@ class DeploymentOptions(TypedDict, total=False):
     moe_imbalance: float | None  # busiest GPU's expert tokens over the mean, 1..ep
 
 
+class Option:  # a plain class: a dataclass or named tuple costs start-up time to define
+    """One option as every command declares it and the API takes it: ``name`` (the keyword;
+    the flag is ``--name-with-dashes``), ``type`` (what the CLI parses), ``default``, ``help``
+    (the unit in brackets) and ``aliases`` (further flags: a short one, a negative form)."""
+
+    __slots__ = ("aliases", "default", "help", "name", "type")
+
+    def __init__(self, name: str, type: Any, default: Any, help: str,
+                 aliases: tuple[str, ...] = ()) -> None:  # fmt: skip
+        self.name, self.type, self.default, self.help = name, type, default, help
+        self.aliases = aliases
+
+    def __repr__(self) -> str:
+        return f"Option({self.name!r}, {self.type!r}, {self.default!r})"
+
+    @property
+    def flag(self) -> str:
+        return "--" + self.name.replace("_", "-")
+
+
+# The deployment options, declared once, in DeploymentOptions' order (tests/test_options.py):
+# calc.cli.option_groups makes them every sizing command's typer options.
+OPTION_SPECS = (
+    Option("tp", int, 1, "Tensor-parallel GPUs (split heads and FFN)."),
+    Option("pp", int, 1, "Pipeline-parallel stages (split layers)."),
+    Option("ep", int, 1, "Expert-parallel GPUs (spread MoE experts)."),
+    Option(
+        "dp", int | None, None,
+        "Data-parallel replicas (each serves batch / dp); with --ep > --tp it is the "
+        "attention-DP size ep / tp (the default).",
+    ),
+    Option(
+        "gpus", int | None, None,
+        "GPUs of --hardware in all. Alone: shorthand for --tp N (one tensor-parallel "
+        "group); with --tp/--pp: the rest are data-parallel replicas.",
+    ),
+    Option(
+        "weight_dtype", str | None, None,
+        "fp32|bf16|fp16|fp8|int8|int4|fp4, or with scales: fp8-tensor|fp8-block128|"
+        "int8-channel|int4-g128|int4-g128-sym|fp4-g128|mxfp4|nvfp4 (default: the model's).",
+    ),
+    Option(
+        "kv_dtype", str | None, None,
+        "KV-cache dtype: fp32|bf16|fp16|fp8|int8|int4|fp4, or with per-token-head "
+        "scales: fp8-token-head|int8-token-head|int4-token-head (default: model's).",
+    ),
+    Option(
+        "compute_dtype", str | None, None,
+        "Tensor-core dtype of the matmuls (default: bf16 for weight-only int8/int4/fp4, "
+        "fp8 for fp8 weights on fp8 hardware, else the weight dtype).",
+    ),
+    Option(
+        "engine", str, "vllm",
+        "Whose start-up memory accounting to apply (calc/deploy/engines): vllm "
+        "(gpu_memory_utilization × device memory − weights − activation peak − non-torch), "
+        "sglang (mem_fraction_static × device memory − weights − non-torch) or trtllm "
+        "(free_gpu_memory_fraction × what is free after weights and activations).",
+    ),
+    Option(
+        "engine_version", str | None, None,
+        "Engine release whose defaults and accounting apply, e.g. 0.11 or 0.33.0 "
+        "(default: the newest modelled: vllm 0.33.0, sglang 0.5.23, trtllm 1.2.1; another "
+        "release uses the nearest modelled one, with a warning; docs/engines.md).",
+    ),
+    Option(
+        "mem_util", float | None, None,
+        "Fraction of GPU memory the engine may use (vLLM gpu_memory_utilization, SGLang "
+        "mem_fraction_static, TensorRT-LLM free_gpu_memory_fraction; default: the engine's).",
+    ),
+    Option(
+        "block_size", int | None, None,
+        "Tokens per KV block (paged allocation; default: the engine's).",
+    ),
+    Option(
+        "max_batched_tokens", int | None, None,
+        "Tokens in the largest forward pass (sizes the activation peak; vLLM "
+        "max_num_batched_tokens; default: the engine's for the GPU).",
+    ),
+    Option(
+        "max_num_seqs", int | None, None,
+        "Sequences per step (vLLM max_num_seqs: the sampler rows of its profiling pass; "
+        "default: the engine's for the GPU).",
+    ),
+    Option(
+        "activation", str | None, None,
+        "Activation peak per GPU, overriding the estimate from the model shape "
+        "(e.g. 4.8GiB or bytes; vLLM logs it as 'peak activation').",
+    ),
+    Option(
+        "overhead", str | None, None,
+        "Non-torch memory per GPU (CUDA context, NCCL, custom all-reduce buffers), e.g. "
+        "0.25GiB (default: modelled by TP, calc/deploy/engines; `kvcalc log` measures it).",
+    ),
+    Option(
+        "max_model_len", int | None, None,
+        "Tokens contiguous preallocation reserves per sequence (default: the model's max).",
+    ),
+    Option(
+        "chunked_prefill", bool | None, None,
+        "Split prompts into chunks of at most --max-batched-tokens (vLLM and SGLang do by "
+        "default, trtllm-serve does not; default: the engine's).",
+        ("--chunked-prefill/--no-chunked-prefill",),
+    ),
+    Option(
+        "calibration", Path | None, None,
+        "A calibration to apply: YAML from `kvcalc measure --save-calibration` "
+        "(measured efficiencies) or `kvcalc score --save-calibration` (fitted to benchmark "
+        "runs).",
+    ),
+    Option(
+        "allreduce", str | None, None,
+        "Tensor-parallel all-reduce: custom (the engine's one-shot/two-shot kernels and "
+        "NVLS inside an NVLink domain, NCCL beyond; the default of vLLM, SGLang and "
+        "TensorRT-LLM) or nccl (NCCL alone, as plain PyTorch code runs).",
+    ),
+    Option(
+        "moe_imbalance", float | None, None,
+        "MoE load imbalance under --ep: tokens the busiest GPU's experts get over the "
+        "mean (1 = balanced, the default; at most ep). Scales its expert work and all-to-all.",
+    ),
+)  # fmt: skip
 OPTIONS = tuple(DeploymentOptions.__annotations__)
 # the options EngineSettings.from_options takes (it holds their defaults)
 ENGINE_OPTIONS = (

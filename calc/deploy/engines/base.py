@@ -15,6 +15,8 @@ from calc.deploy.host_costs import HostCosts, VersionRange, compose
 from calc.deploy.moe_pipeline import TRITON_FUSED_MOE, MoePipeline
 
 if TYPE_CHECKING:
+    import re
+
     from calc.deploy.deployment import Deployment, EngineSettings
     from calc.deploy.engines.versions import VersionTable
 
@@ -158,6 +160,42 @@ class LogFacts:
     printed: dict = field(default_factory=dict)
     lines_read: int = 0
     notes: list[str] = field(default_factory=list)
+
+
+class LogReader:
+    """An engine's start-up log reader: feed it every line holding one of ``anchors``
+    (``feed``), then read ``facts()``. A line holding one of ``markers`` adds ``per_marker``
+    to ``evidence`` (that the log is this engine's); the first of ``versions`` that matches
+    gives the release; ``read`` (one per engine) takes the rest and says whether the line
+    held a fact."""
+
+    engine: ClassVar[str]
+    anchors: ClassVar[tuple[str, ...]]
+    markers: ClassVar[tuple[str, ...]]
+    versions: ClassVar[tuple[re.Pattern, ...]]
+    per_marker: ClassVar[int] = 1
+
+    def __init__(self) -> None:
+        self.f = LogFacts(engine=self.engine)
+        self.evidence = 0
+
+    def feed(self, line) -> None:
+        text = line.text
+        if any(m in text for m in self.markers):
+            self.evidence += self.per_marker
+        hit = self.read(line)
+        if self.f.version is None:
+            m = next((m for p in self.versions if (m := p.search(text)) is not None), None)
+            if m is not None:
+                self.f.version = m.group(1)
+                hit = True
+        self.f.lines_read += hit
+
+    def read(self, line) -> bool:
+        raise NotImplementedError
+
+    def facts(self) -> LogFacts:
+        return self.f
 
 
 class Engine:

@@ -79,6 +79,15 @@ def max_model_len(dep: Deployment, plan: LaunchPlan) -> int:
     return int(plan.max_model_len or ec.max_model_len or dep.model.max_ctx)
 
 
+def kv_cache_dtype(dep: Deployment, fp8: str) -> str:
+    """The engine's name of the KV dtype: auto (the model's, or 16-bit), ``fp8`` (its name of
+    an fp8 cache) or kvcalc's own."""
+    kv = dep.kv_dtype
+    if kv == (dep.model.kv_dtype or dep.model.dtype) or kv in ("bf16", "fp16"):
+        return "auto"
+    return fp8 if kv.startswith("fp8") else kv
+
+
 def memory_fraction(dep: Deployment) -> float:
     """The memory fraction kvcalc's ledger used (the engine's default or its automatic choice,
     stated so the server allocates the pool kvcalc sized)."""

@@ -12,18 +12,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+import calc.deploy.engines.launch as launch
 from calc.deploy.engines.base import Command
-from calc.deploy.engines.launch import (
-    HEAD,
-    LaunchPlan,
-    max_model_len,
-    memory_fraction,
-    model_id,
-    nodes,
-    online_quantization,
-    prequantized_note,
-    replica_gpus,
-)
 from calc.deploy.engines.versions import parse_version
 
 if TYPE_CHECKING:
@@ -35,17 +25,14 @@ DIST_PORT = "5000"
 
 def kv_cache_dtype(dep: Deployment) -> str:
     """SGLang's name of the KV dtype: auto (the model's) or fp8_e4m3."""
-    kv = dep.kv_dtype
-    if kv == (dep.model.kv_dtype or dep.model.dtype) or kv in ("bf16", "fp16"):
-        return "auto"
-    return "fp8_e4m3" if kv.startswith("fp8") else kv
+    return launch.kv_cache_dtype(dep, "fp8_e4m3")
 
 
-def _base(dep: Deployment, plan: LaunchPlan) -> list[str]:
+def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
     ec = dep.engine_config
     group = max(dep.tp, dep.ep)  # SGLang's tp_size spans the attention-DP ranks
     dp = dep.sharding.dp_attn
-    argv = ["python", "-m", "sglang.launch_server", "--model-path", model_id(dep)]
+    argv = ["python", "-m", "sglang.launch_server", "--model-path", launch.model_id(dep)]
     argv += ["--tp-size", str(group), "--pp-size", str(dep.pp)]
     if dp > 1:
         if parse_version(ec.version) >= (0, 5, 22):
@@ -55,8 +42,8 @@ def _base(dep: Deployment, plan: LaunchPlan) -> list[str]:
     if dep.ep > 1:
         argv += ["--ep-size", str(dep.ep)]
     argv += [
-        "--context-length", str(max_model_len(dep, plan)),
-        "--mem-fraction-static", f"{memory_fraction(dep):g}",
+        "--context-length", str(launch.max_model_len(dep, plan)),
+        "--mem-fraction-static", f"{launch.memory_fraction(dep):g}",
         "--kv-cache-dtype", kv_cache_dtype(dep),
         "--chunked-prefill-size", str(ec.max_batched_tokens if ec.chunked_prefill else -1),
         "--max-running-requests", str(ec.max_num_seqs),
@@ -64,30 +51,30 @@ def _base(dep: Deployment, plan: LaunchPlan) -> list[str]:
     ]  # fmt: skip
     if not ec.cuda_graphs:
         argv.append("--disable-cuda-graph")
-    if online_quantization(dep):
+    if launch.online_quantization(dep):
         argv += ["--quantization", "fp8"]
     return argv
 
 
-def _replica(dep: Deployment, plan: LaunchPlan, role: str, count: int,
+def _replica(dep: Deployment, plan: launch.LaunchPlan, role: str, count: int,
              extra: list[str]) -> list[Command]:  # fmt: skip
     base = _base(dep, plan) + extra
-    notes = [n for n in (prequantized_note(dep),) if n]
-    n = nodes(dep)
+    notes = [n for n in (launch.prequantized_note(dep),) if n]
+    n = launch.nodes(dep)
     if n == 1:
         return [Command("sglang", role, tuple(base), notes=tuple(notes), count=count,
-                        gpus=replica_gpus(dep))]  # fmt: skip
+                        gpus=launch.replica_gpus(dep))]  # fmt: skip
     out = []
     for k in range(n):
         argv = [*base, "--nnodes", str(n), "--node-rank", str(k),
-                "--dist-init-addr", f"{HEAD}:{DIST_PORT}"]  # fmt: skip
+                "--dist-init-addr", f"{launch.HEAD}:{DIST_PORT}"]  # fmt: skip
         out.append(Command("sglang", f"{role}, node {k + 1} of {n}", tuple(argv),
-                           notes=tuple([*notes, f"one per host ({HEAD}: node 0's address)"]),
-                           count=count, gpus=replica_gpus(dep) // n))  # fmt: skip
+                           notes=tuple([*notes, f"one per host ({launch.HEAD}: node 0's address)"]),
+                           count=count, gpus=launch.replica_gpus(dep) // n))  # fmt: skip
     return out
 
 
-def commands(dep: Deployment, plan: LaunchPlan, rules: SglangRules) -> list[Command]:
+def commands(dep: Deployment, plan: launch.LaunchPlan, rules: SglangRules) -> list[Command]:
     """The commands that start ``dep`` as ``plan`` says."""
     copies = dep.replicas
     if not plan.disaggregated:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from calc.deploy.engines.base import LogFacts
+from calc.deploy.engines.base import LogReader
 from calc.deploy.engines.logscan import (
     GIB,
     NUM,
@@ -83,21 +83,14 @@ ANCHORS = (*MARKERS, "Init torch distributed ends", "--mem-fraction-static", "sg
            "KV size")  # fmt: skip
 
 
-class SglangLogReader:
-    """Feed it every line holding one of ``anchors`` (``feed``), then read ``facts()``."""
+class SglangLogReader(LogReader):
+    """SGLang's start-up log (``calc.deploy.engines.base.LogReader``)."""
 
-    engine = "sglang"
-    anchors = ANCHORS
+    engine, anchors, markers, versions = "sglang", ANCHORS, MARKERS, (VERSION,)
 
-    def __init__(self) -> None:
-        self.f = LogFacts(engine="sglang")
-        self.evidence = 0
-
-    def feed(self, line: Line) -> None:
+    def read(self, line: Line) -> bool:
         f, s, text = self.f, self.f.settings, line.text
         hit = False
-        if any(m in text for m in MARKERS):
-            self.evidence += 1
         if (m := search(POOL, line, "KV Cache is allocated")) is not None:
             f.printed["tokens"] = integer(m.group(1))
             f.printed["kv_pool_bytes"] = (number(m.group(2)) + number(m.group(3))) * GIB
@@ -124,10 +117,4 @@ class SglangLogReader:
         if (m := search(MAX_TOKENS, line, "max_total_num_tokens=")) is not None:
             f.printed.setdefault("tokens", integer(m.group(1)))
             hit = True
-        if f.version is None and (m := VERSION.search(text)) is not None:
-            f.version = m.group(1)
-            hit = True
-        f.lines_read += hit
-
-    def facts(self) -> LogFacts:
-        return self.f
+        return hit

@@ -15,17 +15,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
+import calc.deploy.engines.launch as launch
 from calc.deploy.engines.base import Command
-from calc.deploy.engines.launch import (
-    HEAD,
-    LaunchPlan,
-    gpus_per_host,
-    max_model_len,
-    memory_fraction,
-    model_id,
-    nodes,
-    replica_gpus,
-)
 
 if TYPE_CHECKING:
     from calc.deploy.deployment import Deployment
@@ -37,7 +28,7 @@ CONFIG_FILE = "extra-llm-api-config.yaml"
 def checkpoint(dep: Deployment) -> tuple[str, str | None]:
     """(the checkpoint to serve, a note): the model's repository when kvcalc timed its released
     formats, else a local ModelOpt checkpoint of the format kvcalc timed."""
-    name = model_id(dep)
+    name = launch.model_id(dep)
     fmt = dep.weight_override
     if fmt is None:
         return name, None
@@ -69,7 +60,7 @@ def yaml_text(dep: Deployment, role: str | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _argv(dep: Deployment, plan: LaunchPlan, config_file: str | None) -> list[str]:
+def _argv(dep: Deployment, plan: launch.LaunchPlan, config_file: str | None) -> list[str]:
     ec = dep.engine_config
     name, _ = checkpoint(dep)
     group = max(dep.tp, dep.ep)
@@ -78,17 +69,17 @@ def _argv(dep: Deployment, plan: LaunchPlan, config_file: str | None) -> list[st
     if dep.ep > 1:
         argv += ["--ep_size", str(dep.ep)]
     argv += [
-        "--max_seq_len", str(max_model_len(dep, plan)),
+        "--max_seq_len", str(launch.max_model_len(dep, plan)),
         "--max_num_tokens", str(ec.max_batched_tokens),
         "--max_batch_size", str(ec.max_num_seqs),
-        "--kv_cache_free_gpu_memory_fraction", f"{memory_fraction(dep):g}",
+        "--kv_cache_free_gpu_memory_fraction", f"{launch.memory_fraction(dep):g}",
     ]  # fmt: skip
     if config_file is not None:
         argv += ["--extra_llm_api_options", config_file]
     return argv
 
 
-def _replica(dep: Deployment, plan: LaunchPlan, role: str, count: int,
+def _replica(dep: Deployment, plan: launch.LaunchPlan, role: str, count: int,
              disagg: str | None) -> Command:  # fmt: skip
     config_file = CONFIG_FILE if disagg is None else f"{disagg}-{CONFIG_FILE}"
     text = yaml_text(dep, disagg)
@@ -96,18 +87,18 @@ def _replica(dep: Deployment, plan: LaunchPlan, role: str, count: int,
     argv = _argv(dep, plan, config_file if files else None)
     _, note = checkpoint(dep)
     notes = [note] if note else []
-    n = nodes(dep)
+    n = launch.nodes(dep)
     if n > 1:
-        per = gpus_per_host(dep)
-        hosts = ",".join(f"{HEAD if k == 0 else f'node-{k}'}:{per}" for k in range(n))
-        argv = ["mpirun", "-n", str(replica_gpus(dep)), "-H", hosts, "trtllm-llmapi-launch",
+        per = launch.gpus_per_host(dep)
+        hosts = ",".join(f"{launch.HEAD if k == 0 else f'node-{k}'}:{per}" for k in range(n))
+        argv = ["mpirun", "-n", str(launch.replica_gpus(dep)), "-H", hosts, "trtllm-llmapi-launch",
                 *argv]  # fmt: skip
         notes.append(f"one launch for {n} hosts (node-1 ...: the other hosts' addresses)")
     return Command("trtllm", role, tuple(argv), files=files, notes=tuple(notes), count=count,
-                   gpus=replica_gpus(dep))  # fmt: skip
+                   gpus=launch.replica_gpus(dep))  # fmt: skip
 
 
-def commands(dep: Deployment, plan: LaunchPlan, rules: TrtllmRules) -> list[Command]:
+def commands(dep: Deployment, plan: launch.LaunchPlan, rules: TrtllmRules) -> list[Command]:
     """The commands that start ``dep`` as ``plan`` says."""
     copies = dep.replicas
     if not plan.disaggregated:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from calc.deploy.engines.base import LogFacts
+from calc.deploy.engines.base import LogReader
 from calc.deploy.engines.logscan import GIB, NUM, Line, flags, integer, number, put_setting, search
 
 BOTH = re.compile(r"free_gpu_memory_fraction and max_tokens are set \(to " + NUM + r" and " + NUM)
@@ -47,21 +47,15 @@ ANCHORS = (
 )  # fmt: skip
 
 
-class TrtllmLogReader:
-    """Feed it every line holding one of ``anchors`` (``feed``), then read ``facts()``."""
+class TrtllmLogReader(LogReader):
+    """TensorRT-LLM's start-up log (``calc.deploy.engines.base.LogReader``)."""
 
-    engine = "trtllm"
-    anchors = ANCHORS
+    engine, anchors, markers, versions = "trtllm", ANCHORS, MARKERS, (VERSION,)
+    per_marker = 2  # bracketed prefixes are unambiguous
 
-    def __init__(self) -> None:
-        self.f = LogFacts(engine="trtllm")
-        self.evidence = 0
-
-    def feed(self, line: Line) -> None:
+    def read(self, line: Line) -> bool:
         f, s, text = self.f, self.f.settings, line.text
         hit = False
-        if any(m in text for m in MARKERS):
-            self.evidence += 2  # bracketed prefixes are unambiguous
         if (m := search(BOTH, line, "max_tokens are set")) is not None:
             hit |= put_setting(s, "memory_fraction", round(number(m.group(1)), 6))
             hit |= put_setting(s, "max_tokens", integer(m.group(2)))
@@ -92,10 +86,4 @@ class TrtllmLogReader:
             i = words.index("trtllm-serve") if "trtllm-serve" in words else None
             if i is not None and i + 1 < len(words) and not words[i + 1].startswith("-"):
                 hit |= put_setting(s, "model", words[i + 1], override=False)
-        if f.version is None and (m := VERSION.search(text)) is not None:
-            f.version = m.group(1)
-            hit = True
-        f.lines_read += hit
-
-    def facts(self) -> LogFacts:
-        return self.f
+        return hit

@@ -7,10 +7,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import calc.deploy.engines.trtllm.memory as tm
-import calc.deploy.engines.vllm.memory as vm
 from calc.deploy.engines.base import EngineConfig, PoolPrediction
-from calc.deploy.engines.shape import kv_shape, layer_width_per_gpu, usable_memory_bytes
+from calc.deploy.engines.shape import kv_shape, usable_memory_bytes
 from calc.deploy.engines.trtllm.rules import TrtllmRules
+from calc.deploy.engines.vllm.pool import profiled_activation
 from calc.deploy.state_pages import sparse_block_size
 from calc.formulas.elementwise import cdiv
 from calc.output.derivation import figure
@@ -48,29 +48,7 @@ def _activation(dep: Deployment, rules: TrtllmRules, config: EngineConfig, measu
     cfg, tp = dep.model, dep.tp
     tokens = config.max_batched_tokens
     rows = profiling_requests(tokens, config.max_model_len or cfg.max_ctx, config.max_num_seqs)
-    width = layer_width_per_gpu(cfg, tp)
-    workspace = 0
-    if cfg.moe is not None:
-        workspace = vm.moe_workspace_bytes(
-            tokens, cfg.moe.experts_per_token, cdiv(cfg.moe.d_expert_ffn, tp), cfg.d_model
-        )
-    act = vm.activation_peak_bytes(
-        tokens, cfg.d_model, width, rows, cfg.vocab_size, rules.sampler_bytes_per_logit, workspace
-    )
-    return act, figure(
-        "activation_bytes",
-        act,
-        "bytes",
-        "2 × {tokens} × {d_model} × 2 + {moe_workspace} + max({tokens} × "
-        "{layer_width} × 2, {rows} × {vocab_size} × {bytes_per_logit})",
-        tokens=tokens,
-        d_model=cfg.d_model,
-        moe_workspace=workspace,
-        layer_width=width,
-        rows=rows,
-        vocab_size=cfg.vocab_size,
-        bytes_per_logit=rules.sampler_bytes_per_logit,
-    )
+    return profiled_activation(cfg, tp, tokens, rows, rules.sampler_bytes_per_logit)
 
 
 def predict(dep: Deployment, rules: TrtllmRules, config: EngineConfig, **measured):

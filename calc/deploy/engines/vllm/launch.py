@@ -12,19 +12,8 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING
 
+import calc.deploy.engines.launch as launch
 from calc.deploy.engines.base import Command
-from calc.deploy.engines.launch import (
-    HEAD,
-    LaunchPlan,
-    gpus_per_host,
-    max_model_len,
-    memory_fraction,
-    model_id,
-    nodes,
-    online_quantization,
-    prequantized_note,
-    replica_gpus,
-)
 from calc.deploy.engines.versions import parse_version
 
 if TYPE_CHECKING:
@@ -38,22 +27,19 @@ KV_TRANSFER = {"kv_connector": "NixlConnector", "kv_role": "kv_both"}
 
 def kv_cache_dtype(dep: Deployment) -> str:
     """vLLM's name of the KV dtype: auto (the model's) or fp8."""
-    kv = dep.kv_dtype
-    if kv == (dep.model.kv_dtype or dep.model.dtype) or kv in ("bf16", "fp16"):
-        return "auto"
-    return "fp8" if kv.startswith("fp8") else kv
+    return launch.kv_cache_dtype(dep, "fp8")
 
 
-def _base(dep: Deployment, plan: LaunchPlan) -> list[str]:
+def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
     ec = dep.engine_config
-    name = model_id(dep)
+    name = launch.model_id(dep)
     argv = ["vllm", "serve", name]
     argv += ["--tensor-parallel-size", str(dep.tp), "--pipeline-parallel-size", str(dep.pp)]
     if dep.ep > 1:
         argv.append("--enable-expert-parallel")
     argv += [
-        "--max-model-len", str(max_model_len(dep, plan)),
-        "--gpu-memory-utilization", f"{memory_fraction(dep):g}",
+        "--max-model-len", str(launch.max_model_len(dep, plan)),
+        "--gpu-memory-utilization", f"{launch.memory_fraction(dep):g}",
         "--kv-cache-dtype", kv_cache_dtype(dep),
         "--max-num-batched-tokens", str(ec.max_batched_tokens),
         "--max-num-seqs", str(ec.max_num_seqs),
@@ -63,14 +49,14 @@ def _base(dep: Deployment, plan: LaunchPlan) -> list[str]:
         argv += ["--block-size", str(ec.block_size)]
     if not ec.cuda_graphs:
         argv.append("--enforce-eager")
-    if online_quantization(dep):
+    if launch.online_quantization(dep):
         argv += ["--quantization", "fp8"]
     return argv
 
 
 def _notes(dep: Deployment) -> list[str]:
     notes = []
-    q = prequantized_note(dep)
+    q = launch.prequantized_note(dep)
     if q:
         notes.append(q)
     kv = kv_cache_dtype(dep)
@@ -79,20 +65,20 @@ def _notes(dep: Deployment) -> list[str]:
     return notes
 
 
-def _replica(dep: Deployment, plan: LaunchPlan, rules: VllmRules, role: str, count: int,
+def _replica(dep: Deployment, plan: launch.LaunchPlan, rules: VllmRules, role: str, count: int,
              extra: list[str]) -> list[Command]:  # fmt: skip
     """The commands of ``count`` copies of one replica (one per node when it spans hosts)."""
     base = _base(dep, plan) + extra
     dp = dep.sharding.dp_attn
-    n_nodes = nodes(dep)
-    per = gpus_per_host(dep)
+    n_nodes = launch.nodes(dep)
+    per = launch.gpus_per_host(dep)
     notes = _notes(dep)
     if dp > 1:
         base += ["--data-parallel-size", str(dp)]
     if n_nodes == 1:
         return [Command("vllm", role, tuple(base), notes=tuple(notes), count=count,
-                        gpus=replica_gpus(dep))]  # fmt: skip
-    where = f" ({HEAD}: node 0's address)"
+                        gpus=launch.replica_gpus(dep))]  # fmt: skip
+    where = f" ({launch.HEAD}: node 0's address)"
     out = []
     if dp > 1:
         group = dep.tp * dep.pp
@@ -101,7 +87,7 @@ def _replica(dep: Deployment, plan: LaunchPlan, rules: VllmRules, role: str, cou
         for k in range(n_nodes):
             ranks = min(local, dp - k * local)
             argv = [*base, "--data-parallel-size-local", str(ranks),
-                    "--data-parallel-address", HEAD,
+                    "--data-parallel-address", launch.HEAD,
                     "--data-parallel-rpc-port", DP_RPC_PORT]  # fmt: skip
             if k:
                 argv += ["--headless", "--data-parallel-start-rank", str(k * local)]
@@ -112,28 +98,28 @@ def _replica(dep: Deployment, plan: LaunchPlan, rules: VllmRules, role: str, cou
     if parse_version(dep.engine_config.version) >= (0, 11, 1):
         for k in range(n_nodes):
             argv = [*base, "--nnodes", str(n_nodes), "--node-rank", str(k),
-                    "--master-addr", HEAD, "--master-port", MASTER_PORT]  # fmt: skip
+                    "--master-addr", launch.HEAD, "--master-port", MASTER_PORT]  # fmt: skip
             if k:
                 argv.append("--headless")
             out.append(Command("vllm", f"{role}, node {k + 1} of {n_nodes}", tuple(argv),
                                notes=tuple([*notes, f"one per host{where}"]), count=count,
-                               gpus=replica_gpus(dep) // n_nodes))  # fmt: skip
+                               gpus=launch.replica_gpus(dep) // n_nodes))  # fmt: skip
         return out
     # before 0.11.1: a Ray cluster spans the hosts, vLLM starts on the head
     out.append(Command("ray", f"{role}, node 1 of {n_nodes}: Ray head",
                        ("ray", "start", "--head", "--port=6379"), count=count,
-                       gpus=replica_gpus(dep) // n_nodes))  # fmt: skip
+                       gpus=launch.replica_gpus(dep) // n_nodes))  # fmt: skip
     for k in range(1, n_nodes):
         out.append(Command("ray", f"{role}, node {k + 1} of {n_nodes}: Ray worker",
-                           ("ray", "start", f"--address={HEAD}:6379"), count=count,
-                           gpus=replica_gpus(dep) // n_nodes))  # fmt: skip
+                           ("ray", "start", f"--address={launch.HEAD}:6379"), count=count,
+                           gpus=launch.replica_gpus(dep) // n_nodes))  # fmt: skip
     out.append(Command("vllm", f"{role}, on node 1 once the Ray cluster is up",
                        tuple([*base, "--distributed-executor-backend", "ray"]),
                        notes=tuple(notes), count=count))  # fmt: skip
     return out
 
 
-def commands(dep: Deployment, plan: LaunchPlan, rules: VllmRules) -> list[Command]:
+def commands(dep: Deployment, plan: launch.LaunchPlan, rules: VllmRules) -> list[Command]:
     """The commands that start ``dep`` as ``plan`` says."""
     copies = dep.replicas  # data-parallel copies without EP are separate servers
     if not plan.disaggregated:

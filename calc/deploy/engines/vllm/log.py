@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from calc.deploy.engines.base import LogFacts
+from calc.deploy.engines.base import LogFacts, LogReader
 from calc.deploy.engines.logscan import (
     GIB,
     NUM,
@@ -139,21 +139,14 @@ ANCHORS = (
 )  # fmt: skip
 
 
-class VllmLogReader:
-    """Feed it every line holding one of ``anchors`` (``feed``), then read ``facts()``."""
+class VllmLogReader(LogReader):
+    """vLLM's start-up log (``calc.deploy.engines.base.LogReader``)."""
 
-    engine = "vllm"
-    anchors = ANCHORS
+    engine, anchors, markers, versions = "vllm", ANCHORS, MARKERS, (VERSION, BANNER)
 
-    def __init__(self) -> None:
-        self.f = LogFacts(engine="vllm")
-        self.evidence = 0
-
-    def feed(self, line: Line) -> None:
+    def read(self, line: Line) -> bool:
         f, s, text = self.f, self.f.settings, line.text
         hit = False
-        if any(m in text for m in MARKERS):
-            self.evidence += 1
         if "non-default args:" in text:
             raw = text.split("non-default args:", 1)[1]
             args = literal_dict(raw) or dict_items(raw, ARGS)
@@ -200,13 +193,10 @@ class VllmLogReader:
             hit = True
         if (m := ASYNC.search(text)) is not None:
             f.printed["async_scheduling"] = m.group(1) == "enabled"
-        if f.version is None and (m := VERSION.search(text) or BANNER.search(text)) is not None:
-            f.version = m.group(1)
-            hit = True
         if (m := SNAPSHOT_TOTAL.search(text)) is not None:  # DEBUG: the device's total memory
             f.printed.setdefault("total_memory_bytes", number(m.group(1)) * GIB)
             hit = True
-        f.lines_read += hit
+        return hit
 
     def facts(self) -> LogFacts:
         p = self.f.printed

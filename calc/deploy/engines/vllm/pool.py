@@ -155,16 +155,27 @@ def _activation(dep: Deployment, rules: VllmRules, config: EngineConfig, measure
     act = measured.get("activation_bytes")
     if act is not None:
         return act, None
-    cfg, tp = dep.model, dep.tp
     tokens, rows = config.max_batched_tokens, min(config.max_num_seqs, config.max_batched_tokens)
+    return profiled_activation(
+        dep.model, dep.tp, tokens, rows, rules.sampler_bytes_per_logit,
+        moe_workspace=not mxfp4_experts(dep),
+    )  # fmt: skip
+
+
+def profiled_activation(cfg, tp: int, tokens: int, rows: int, bytes_per_logit: float, *,
+                        moe_workspace: bool = True):  # fmt: skip
+    """The profiling pass's activation peak [bytes] on one GPU of ``tp``: a forward pass of
+    ``tokens`` tokens and the sampler's ``rows`` rows of logits (``moe_workspace``: the fused
+    MoE kernel's workspace counted; not for MXFP4 experts), and its derivation. vLLM's model;
+    TensorRT-LLM's profiling pass is timed by it too."""
     width = layer_width_per_gpu(cfg, tp)
     workspace = 0
-    if cfg.moe is not None and not mxfp4_experts(dep):
+    if cfg.moe is not None and moe_workspace:
         workspace = vm.moe_workspace_bytes(
             tokens, cfg.moe.experts_per_token, cdiv(cfg.moe.d_expert_ffn, tp), cfg.d_model
         )
     act = vm.activation_peak_bytes(
-        tokens, cfg.d_model, width, rows, cfg.vocab_size, rules.sampler_bytes_per_logit, workspace
+        tokens, cfg.d_model, width, rows, cfg.vocab_size, bytes_per_logit, workspace
     )
     return act, figure(
         "activation_bytes",
@@ -178,7 +189,7 @@ def _activation(dep: Deployment, rules: VllmRules, config: EngineConfig, measure
         layer_width=width,
         rows=rows,
         vocab_size=cfg.vocab_size,
-        bytes_per_logit=rules.sampler_bytes_per_logit,
+        bytes_per_logit=bytes_per_logit,
     )
 
 

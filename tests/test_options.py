@@ -1,0 +1,145 @@
+"""Options declared once (issue 27 item 2): the deployment, engine and price options are one
+table each (calc.deploy.options.OPTION_SPECS, calc.cli.price_options.PRICE), and every sizing
+command takes the same options by construction (calc.cli.option_groups)."""
+
+from __future__ import annotations
+
+import inspect
+import json
+
+import pytest
+import typer
+
+from calc.cli.app import build_app
+from calc.cli.option_groups import DEPLOYMENT, ENGINE, Options, specs, with_options, without
+from calc.cli.price_options import PRICE
+from calc.deploy.options import OPTION_SPECS, OPTIONS
+
+# the commands that size one deployment take every deployment and engine option
+SIZING = ("memory", "capacity", "latency", "roofline", "cost", "simulate", "speculate")
+
+
+def _params(command: str) -> dict:
+    """flag -> click parameter of ``kvcalc COMMAND``."""
+    click = typer.main.get_command(build_app([command]))
+    (cmd,) = click.commands.values()  # type: ignore[attr-defined]
+    return {flag: p for p in cmd.params for flag in (*p.opts, *p.secondary_opts)}
+
+
+def test_the_table_is_deployment_options_in_order():
+    assert tuple(s.name for s in OPTION_SPECS) == OPTIONS
+    assert {s.name for s in DEPLOYMENT} | {s.name for s in ENGINE} == set(OPTIONS)
+    assert not {s.name for s in DEPLOYMENT} & {s.name for s in ENGINE}
+
+
+def test_defaults_are_the_builders():
+    """Each option's default is build_deployment's (engine options: EngineSettings')."""
+    from calc.deploy.deployment import EngineSettings
+    from calc.deploy.options import build_deployment
+
+    builders = {
+        **inspect.signature(build_deployment).parameters,
+        **inspect.signature(EngineSettings.from_options).parameters,
+    }
+    for s in OPTION_SPECS:
+        assert builders[s.name].default == s.default, s.name
+
+
+def test_price_table_is_price_options_in_order():
+    from calc.deploy.pricing import PRICE_OPTIONS
+
+    assert tuple(s.name for s in PRICE) == PRICE_OPTIONS
+
+
+@pytest.mark.parametrize("command", SIZING)
+def test_every_sizing_command_takes_the_whole_group(command):
+    params = _params(command)
+    for s in (*DEPLOYMENT, *ENGINE):
+        p = params[s.flag]
+        assert p.help == s.help, (command, s.flag)
+        assert p.default == s.default, (command, s.flag)
+    assert "--no-chunked-prefill" in params
+
+
+@pytest.mark.parametrize("command", ("cost", "plan", "train"))
+def test_price_commands_take_every_price_flag(command):
+    params = _params(command)
+    for s in PRICE:
+        for flag in (s.flag, *s.aliases):
+            assert params[flag].help == s.help, (command, flag)
+
+
+def test_sweep_takes_the_engine_group():
+    params = _params("sweep")
+    for s in (*without(ENGINE, "max_model_len", "chunked_prefill"), *specs("calibration")):
+        assert params[s.flag].help == s.help
+
+
+def test_chunked_prefill_flag_reaches_the_scheduler(cli):
+    """trtllm-serve does not chunk prompts by default: a 12,000-token prompt past its 8,192
+    max_batched_tokens is refused; --chunked-prefill splits it and the run is served."""
+    args = ["simulate", "--model", "qwen3-8b", "--hardware", "h100", "--engine", "trtllm",
+            "--rate", "1", "--requests", "5", "--prompt", "12000", "--gen", "4",
+            "-f", "json"]  # fmt: skip
+    refused = cli(*args)
+    assert refused.code == 2
+    assert "chunked prefill off" in refused.err
+    served = cli(*args, "--chunked-prefill")
+    assert served.code == 0, served.err
+    fields = json.loads(served.out)
+    assert (fields["n_requests"], fields["rejected_requests"]) == (5, 0)
+
+
+def test_no_chunked_prefill_matches_the_api(cli):
+    """The CLI's --no-chunked-prefill is the API's chunked_prefill=False, key for key."""
+    import calc
+
+    args = ["latency", "--model", "llama3-8b", "--hardware", "h100", "--prompt", "4096",
+            "--gen", "16", "--max-batched-tokens", "2048", "-f", "json"]  # fmt: skip
+    out = cli(*args, "--no-chunked-prefill")
+    assert out.code == 0, out.err
+    api = calc.latency("llama3-8b", "h100", prompt=4096, gen=16, max_batched_tokens=2048,
+                       chunked_prefill=False)  # fmt: skip
+    assert json.loads(out.out) == json.loads(json.dumps(api.to_dict()))
+
+
+def test_the_decorator_hands_one_options_object():
+    seen = {}
+
+    @with_options(specs("tp", "engine"))
+    def job(model: str, fmt: str = "table", *, options: Options) -> None:
+        seen.update(model=model, options=options)
+
+    names = list(inspect.signature(job).parameters)
+    assert names == ["model", "tp", "engine", "fmt"]  # the group before the render options
+    job(model="m", tp=2)  # an option not given takes its default
+    assert dict(seen["options"]) == {"tp": 2, "engine": "vllm"}
+    assert seen["options"].deployment == {"tp": 2, "engine": "vllm"}
+
+
+def test_a_command_cannot_declare_a_group_option_twice():
+    with pytest.raises(TypeError, match="tp"):
+
+        @with_options(specs("tp"))
+        def job(tp: int = 1, *, options: Options) -> None: ...
+
+
+def test_without_refuses_a_name_not_in_the_group():
+    with pytest.raises(ValueError):
+        without(ENGINE, "tp")
+
+
+def test_no_command_passes_its_locals():
+    """A command hands its options on by name (issue 27: no ``locals()`` a reader cannot
+    follow)."""
+    import ast
+    from pathlib import Path
+
+    cli = Path(__file__).resolve().parent.parent / "calc" / "cli"
+    found = [
+        f"{p.name}:{node.lineno}"
+        for p in sorted(cli.glob("*.py"))
+        for node in ast.walk(ast.parse(p.read_text()))
+        if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "locals"
+    ]
+    assert not found
