@@ -155,10 +155,7 @@ class AllToAllCurve(_Curve):
 
     dispatch: list[float]
     combine: list[float]
-    band: list[float]
     error: Reach
-    provenance: Provenance
-    source: Text
 
     def __post_init__(self) -> None:
         super().__post_init__()
