@@ -307,3 +307,28 @@ def test_chunked_prefill_is_stated_as_modelled(engine_name, chunked):
         stated = yaml.safe_load(files.get("extra-llm-api-config.yaml", "")) or {}
         assert stated.get("enable_chunked_prefill", False) == modelled
         assert ("--extra_llm_api_options" in argv) == bool(files)
+
+
+@pytest.mark.parametrize("engine_name", ["vllm", "sglang"])
+def test_deepep_stated_where_the_step_time_charges_it(engine_name):
+    # --moe-a2a deepep (EngineSettings.moe_a2a) under attention DP + EP: the command names the
+    # DeepEP backend the step time charged (vLLM --all2all-backend from 0.11.1, SGLang
+    # --moe-a2a-backend from 0.5.2), and still parses with every release's own option table
+    flag = {"vllm": "--all2all-backend", "sglang": "--moe-a2a-backend"}[engine_name]
+    for release in _releases(engine_name):
+        dep = Deployment.build(
+            load_model("deepseek-v3"), load_hardware("h200"), tp=1, ep=8,
+            engine=EngineSettings(name=engine_name, version=release, max_model_len=4096,
+                                  moe_a2a="deepep"),
+        )  # fmt: skip
+        commands = launch_commands(dep, max_model_len=4096)
+        check(commands, dep, dep.sharding.gpus)
+        argv = commands[0].argv
+        if flag in table_for(engine_name, release)["options"]:
+            assert argv[argv.index(flag) + 1].startswith("deepep"), (release, argv)
+        else:  # a release without the option says how, in a note
+            assert flag not in argv and any("DeepEP" in n for n in commands[0].notes), release
+    # the default (gather) adds no backend flag
+    dep = deployment("deepseek-v3", "h200", engine_name, "0.33.0" if engine_name == "vllm"
+                     else "0.5.23", tp=1, ep=8)  # fmt: skip
+    assert flag not in launch_commands(dep)[0].argv

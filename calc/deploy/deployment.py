@@ -127,6 +127,7 @@ class EngineSettings:
         max_model_len: int | None = None,
         allreduce: str | None = None,
         chunked_prefill: bool | None = None,
+        moe_a2a: str | None = None,
         flag: str = "--",
     ) -> EngineSettings:
         """The settings from the options a command or a check spec states (the same names);
@@ -148,6 +149,7 @@ class EngineSettings:
             max_model_len=max_model_len,
             allreduce=allreduce,
             chunked_prefill=chunked_prefill,
+            moe_a2a=moe_a2a,
         )
 
 

@@ -39,6 +39,7 @@ class DeploymentOptions(TypedDict, total=False):
     chunked_prefill: bool | None  # prompts split into chunks (None: the engine's default)
     calibration: str | Path | None  # kvcalc calibration YAML applied to the hardware profile
     allreduce: str | None  # tensor-parallel all-reduce: custom or nccl (None: the engine's)
+    moe_a2a: str | None  # MoE traffic under attention data parallel: gather or deepep
     moe_imbalance: float | None  # busiest GPU's expert tokens over the mean, 1..ep
 
 
@@ -158,6 +159,13 @@ OPTION_SPECS = (
         "TensorRT-LLM) or nccl (NCCL alone, as plain PyTorch code runs).",
     ),
     Option(
+        "moe_a2a", str | None, None,
+        "MoE traffic under attention data parallelism (--ep > --tp): gather (all-gather the "
+        "tokens, reduce-scatter the outputs: vLLM's and SGLang's default) or deepep (DeepEP "
+        "dispatch/combine: SGLang --moe-a2a-backend deepep, vLLM --all2all-backend deepep_*); "
+        "default: the engine's (TensorRT-LLM's NVLink all-to-all on NVL72).",
+    ),
+    Option(
         "moe_imbalance", float | None, None,
         "MoE load imbalance under --ep: tokens the busiest GPU's experts get over the "
         "mean (1 = balanced, the default; at most ep). Scales its expert work and all-to-all.",
@@ -167,7 +175,7 @@ OPTIONS = tuple(DeploymentOptions.__annotations__)
 # the options EngineSettings.from_options takes (it holds their defaults)
 ENGINE_OPTIONS = (
     "engine", "engine_version", "mem_util", "block_size", "max_batched_tokens", "max_num_seqs",
-    "activation", "overhead", "max_model_len", "allreduce", "chunked_prefill",
+    "activation", "overhead", "max_model_len", "allreduce", "chunked_prefill", "moe_a2a",
 )  # fmt: skip
 OPTION_NAMES = ("model", "hardware", *OPTIONS)  # a command's parameters that build its Deployment
 

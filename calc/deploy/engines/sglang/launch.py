@@ -41,6 +41,8 @@ def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
             argv += ["--dp-size", str(dp), "--enable-dp-attention"]
     if dep.ep > 1:
         argv += ["--ep-size", str(dep.ep)]
+        if dep.engine.moe_a2a == "deepep" and parse_version(ec.version) >= (0, 5, 2):
+            argv += ["--moe-a2a-backend", "deepep"]  # the DeepEP kernels the step time charges
     argv += [
         "--context-length", str(launch.max_model_len(dep, plan)),
         "--mem-fraction-static", f"{launch.memory_fraction(dep):g}",
@@ -59,7 +61,12 @@ def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
 def _replica(dep: Deployment, plan: launch.LaunchPlan, role: str, count: int,
              extra: list[str]) -> list[Command]:  # fmt: skip
     base = _base(dep, plan) + extra
+    deepep_04 = (dep.ep > 1 and dep.engine.moe_a2a == "deepep"
+                 and parse_version(dep.engine_config.version) < (0, 5, 2))  # fmt: skip
     notes = [n for n in (launch.prequantized_note(dep),) if n]
+    if deepep_04:  # no option table of 0.4 releases to check a flag against
+        notes.append("DeepEP on SGLang 0.4: state it with that release's own option (kvcalc "
+                     "holds no option table of 0.4 releases)")
     n = launch.nodes(dep)
     if n == 1:
         return [Command("sglang", role, tuple(base), notes=tuple(notes), count=count,

@@ -51,7 +51,15 @@ def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
         argv.append("--enforce-eager")
     if launch.online_quantization(dep):
         argv += ["--quantization", "fp8"]
+    if _deepep(dep) and parse_version(ec.version) >= (0, 11, 1):
+        # the DeepEP kernels the step time charges (decode-sized batches: the low-latency ones)
+        argv += ["--all2all-backend", "deepep_low_latency"]
     return argv
+
+
+def _deepep(dep: Deployment) -> bool:
+    """The user stated DeepEP for the MoE traffic (--moe-a2a deepep) under expert parallel."""
+    return dep.ep > 1 and dep.engine.moe_a2a == "deepep"
 
 
 def _notes(dep: Deployment) -> list[str]:
@@ -62,6 +70,8 @@ def _notes(dep: Deployment) -> list[str]:
     kv = kv_cache_dtype(dep)
     if kv not in ("auto", "fp8"):
         notes.append(f"KV cache {kv}: not a --kv-cache-dtype value; check the release supports it")
+    if _deepep(dep) and parse_version(dep.engine_config.version) < (0, 11, 1):
+        notes.append("DeepEP before vLLM 0.11.1: set VLLM_ALL2ALL_BACKEND=deepep_low_latency")
     return notes
 
 
