@@ -324,11 +324,33 @@ def plan(
     TPOT within ``ttft_p99`` and ``tpot_p99`` ("2s", "50ms") at the pessimistic end of each
     class's measured error band (or ``margin``: 0.2 or "20%"), every GPU priced on one
     ``price_basis``; every rejected family with its reason, and the winner's launch commands."""
+    from calc.deploy.pricing import pricing_from
+    from calc.reports.plan import PlanQuery
     from calc.reports.plan import plan as run_plan
+    from calc.reports.sweep import as_text, parse_names
 
     if seed < 0 or seed >= 2**32:
         raise InvalidInputError(f"--seed must be in 0..{2**32 - 1}, got {seed}")
-    query = _plan_query(locals())
+    hws = _names(hardware, "--hardware") if hardware else None
+    pricing = pricing_from(
+        price_basis=price_basis, price=price, usd_per_gpu_hour=usd_per_gpu_hour,
+        derived_prices=derived_prices, capex_usd_per_gpu=capex_usd_per_gpu, years=years,
+        power_kw_per_gpu=power_kw_per_gpu, pue=pue, usd_per_kwh=usd_per_kwh,
+    )  # fmt: skip
+    _check_owned(pricing, hws)
+    given = [model] if isinstance(model, str) else list(model)
+    query = PlanQuery(
+        models=tuple(dict.fromkeys(n for m in given for n in parse_names(m, "--model"))),
+        load=_plan_load(rate, prompt, gen, seed=seed, concurrency=concurrency, trace=trace,
+                        prefix_shared=prefix_shared),
+        slo=_plan_slo(ttft_p99, tpot_p99), hardware=hws,
+        engines=tuple(parse_names(as_text(engine), "--engine")), max_gpus=max_gpus,
+        budget_usd_per_hour=budget_usd_per_hour, pricing=pricing, top=top,
+        disaggregation=disaggregation, efficiency=efficiency, calibration=calibration,
+        margin=_margin(margin), weight_dtypes=_names(weight_dtype, "--weight-dtype"),
+        kv_dtypes=_names(kv_dtype, "--kv-dtype"), engine_version=engine_version,
+        moe_imbalance=moe_imbalance,
+    )  # fmt: skip
     r = run_plan(query, method=method, seed=seed)
     return PlanResult(
         r.fields, r.figures, r.warnings, r.fields["rows"], choices=tuple(r.choices),
@@ -336,66 +358,49 @@ def plan(
     )  # fmt: skip
 
 
-def _plan_query(o: dict):
-    """The ``calc.reports.plan.PlanQuery`` of ``plan``'s arguments (its ``locals()``)."""
-    from calc.deploy.pricing import PRICE_OPTIONS, pricing_from
-    from calc.reports.plan import PlanQuery, Slo
-    from calc.reports.plan_eval import Load
-    from calc.reports.sweep import as_text, parse_names
-    from calc.serve.workload import parse_duration_s
+def _check_owned(pricing, hws) -> None:
+    """One capex figure prices one kind of owned GPU: refuse it over several profiles."""
+    owned = pricing.owned
+    if owned is not None and not isinstance(owned.capex_usd_per_gpu, dict):
+        if hws is None or len(hws) != 1:
+            raise InvalidInputError(
+                "--capex-usd-per-gpu with one figure prices one kind of owned GPU: give one "
+                "--hardware, or a figure per profile (h100=30000,b200=40000)"
+            )
 
-    for flag, value in (("--ttft-p99", o["ttft_p99"]), ("--tpot-p99", o["tpot_p99"])):
-        if not value:
-            raise InvalidInputError(f"{flag} is required (a time with its unit, e.g. 2s, 50ms)")
-    given = [o["model"]] if isinstance(o["model"], str) else list(o["model"])
-    models = tuple(dict.fromkeys(n for m in given for n in parse_names(m, "--model")))
-    hws = tuple(parse_names(as_text(o["hardware"]), "--hardware")) if o["hardware"] else None
-    pricing = pricing_from(**{k: o[k] for k in PRICE_OPTIONS})
-    if (
-        pricing.owned is not None
-        and not isinstance(pricing.owned.capex_usd_per_gpu, dict)
-        and (hws is None or len(hws) != 1)
-    ):
-        raise InvalidInputError(
-            "--capex-usd-per-gpu with one figure prices one kind of owned GPU: give one "
-            "--hardware, or a figure per profile (h100=30000,b200=40000)"
-        )
+
+def _plan_load(rate, prompt, gen, *, seed, concurrency, trace, prefix_shared):
+    """The plan's offered load (``calc.reports.plan_eval.Load``): a rate, N users or a trace."""
+    from calc.reports.plan_eval import Load
+
     recorded = None
-    if o["trace"] is not None:
+    if trace is not None:
         from calc.serve.workload import load_trace_csv
 
-        recorded = load_trace_csv(o["trace"])
-    query = PlanQuery(
-        models=models,
-        load=Load.parse(
-            o["rate"],
-            None if o["prompt"] is None else str(o["prompt"]),
-            None if o["gen"] is None else str(o["gen"]),
-            seed=o["seed"],
-            concurrency=o["concurrency"],
-            trace=recorded,
-            prefix_shared=o["prefix_shared"],
-        ),
-        slo=Slo(
-            ttft_p99_s=parse_duration_s(o["ttft_p99"], "--ttft-p99"),
-            tpot_p99_s=parse_duration_s(o["tpot_p99"], "--tpot-p99"),
-        ),
-        hardware=hws,
-        engines=tuple(parse_names(as_text(o["engine"]), "--engine")),
-        max_gpus=o["max_gpus"],
-        budget_usd_per_hour=o["budget_usd_per_hour"],
-        pricing=pricing,
-        top=o["top"],
-        disaggregation=o["disaggregation"],
-        efficiency=o["efficiency"],
-        calibration=o["calibration"],
-        margin=_margin(o["margin"]),
-        weight_dtypes=_names(o["weight_dtype"], "--weight-dtype"),
-        kv_dtypes=_names(o["kv_dtype"], "--kv-dtype"),
-        engine_version=o["engine_version"],
-        moe_imbalance=o["moe_imbalance"],
+        recorded = load_trace_csv(trace)
+    return Load.parse(
+        rate,
+        None if prompt is None else str(prompt),
+        None if gen is None else str(gen),
+        seed=seed,
+        concurrency=concurrency,
+        trace=recorded,
+        prefix_shared=prefix_shared,
     )
-    return query
+
+
+def _plan_slo(ttft_p99: str, tpot_p99: str):
+    """The p99 targets, each a time with its unit ("2s", "50ms")."""
+    from calc.reports.plan import Slo
+    from calc.serve.workload import parse_duration_s
+
+    for flag, value in (("--ttft-p99", ttft_p99), ("--tpot-p99", tpot_p99)):
+        if not value:
+            raise InvalidInputError(f"{flag} is required (a time with its unit, e.g. 2s, 50ms)")
+    return Slo(
+        ttft_p99_s=parse_duration_s(ttft_p99, "--ttft-p99"),
+        tpot_p99_s=parse_duration_s(tpot_p99, "--tpot-p99"),
+    )
 
 
 def _margin(value) -> float | None:
