@@ -50,9 +50,12 @@ def _activation(dep: Deployment, rules: TrtllmRules, config: EngineConfig, measu
     rows = profiling_requests(tokens, config.max_model_len or cfg.max_ctx, config.max_num_seqs)
     width = layer_width_per_gpu(cfg, tp)
     workspace = 0
+    # under attention data parallelism the MoE runs on the tokens of every rank, gathered
+    # (the CUTLASS MoE sizes its workspace for the rows it is given)
+    moe_tokens = tokens * dep.sharding.dp_attn
     if cfg.moe is not None:
         workspace = vm.moe_workspace_bytes(
-            tokens, cfg.moe.experts_per_token, cdiv(cfg.moe.d_expert_ffn, tp), cfg.d_model
+            moe_tokens, cfg.moe.experts_per_token, cdiv(cfg.moe.d_expert_ffn, tp), cfg.d_model
         )
     act = vm.activation_peak_bytes(
         tokens, cfg.d_model, width, rows, cfg.vocab_size, rules.sampler_bytes_per_logit, workspace
@@ -85,7 +88,10 @@ def predict(dep: Deployment, rules: TrtllmRules, config: EngineConfig, **measure
     act, act_figure = _activation(dep, rules, config, measured)
     non_torch = measured.get("non_torch_bytes")
     if non_torch is None:
-        non_torch = rules.non_torch_tp1_bytes if tp == 1 else rules.non_torch_tp_bytes
+        # NCCL's communicators and buffers exist whenever the GPU talks to others in its
+        # step: TP, or the gather and reduce-scatter of expert parallelism
+        solo = tp == 1 and dep.ep == 1
+        non_torch = rules.non_torch_tp1_bytes if solo else rules.non_torch_tp_bytes
     fraction = config.memory_fraction or rules.free_gpu_memory_fraction
     block = config.block_size
     if cfg.indexer is not None:  # sparse MLA (DSA) pages 64 tokens (its indexer's cache)
