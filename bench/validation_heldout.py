@@ -179,7 +179,10 @@ def render() -> str:
         "about as much as the MoE rows without EP or DP (Qwen3-30B-A3B and Scout on one",
         "B200/GB200): the common term is the MoE models' step itself, not the concurrency,",
         "the pool or the traffic of expert parallelism. trtllm-bench's own settings (last",
-        "columns) move the EP rows by a few points only.",
+        "columns) move the EP rows by a few points only. (The page's MoE options file nests",
+        "enable_attention_dp under cuda_graph_config, which TensorRT-LLM's CudaGraphConfig, a",
+        "StrictBaseModel forbidding unknown fields, would reject: the runs are taken to have",
+        "set it at the top level, attention data parallel as modelled.)",
         "",
     ]
     return "\n".join(lines)

@@ -162,6 +162,9 @@ LOOKED_AT = (
      "trtllm-bench throughput's max_batch_size / max_num_tokens heuristic and chunked prefill "
      "off (issue 20, fourth round): bench_settings in bench/validation_throughput.py, the held-"
      "out section's last columns"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py (CudaGraphConfig(StrictBaseModel), "
+     "extra = 'forbid'; search excerpts)",
+     "the perf-overview MoE options' nesting of enable_attention_dp: taken as top level"),
     ("sglang 0.5.23 wheel: sglang/srt/arg_groups/parallel_hook.py (_handle_data_parallelism)",
      "chunked_prefill_size // attn_dp_size per attention-DP rank (Engine.rank_batched_tokens)"),
     ("the aiconfigurator-core 0.12.0 wheel's l40s moe tables of trtllm 1.0.0 and 1.3.0rc20 "
