@@ -155,6 +155,24 @@ LOOKED_AT = (
      "MI300X; herdora.com MI300X; chinmayhebbal.com vLLM on MI300X; evokernel Llama 4 Scout "
      "MI300X case; dstackai/dstack MI300X blog posts; alpharomercoma/MI300X-vs-H200 REPORT.md "
      "(excerpt)", "AMD serving runs looked at, not used"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/bench/build/tuning.py (two stored versions: 04cba882, "
+     "with BYTES_PER_ELEM, and an older one without it), bench/build/build.py@000a01de, "
+     "bench/benchmark/utils/general.py@0171265e, and a newer bench tuning module "
+     "(PytMaxThroughputScenario)",
+     "trtllm-bench throughput's max_batch_size / max_num_tokens heuristic and chunked prefill "
+     "off (issue 20, fourth round): bench_settings in bench/validation_throughput.py, the held-"
+     "out section's last columns"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py (CudaGraphConfig(StrictBaseModel), "
+     "extra = 'forbid'; search excerpts)",
+     "the perf-overview MoE options' nesting of enable_attention_dp: taken as top level"),
+    ("sglang 0.5.23 wheel: sglang/srt/arg_groups/parallel_hook.py (_handle_data_parallelism)",
+     "chunked_prefill_size // attn_dp_size per attention-DP rank (Engine.rank_batched_tokens)"),
+    ("the aiconfigurator-core 0.12.0 wheel's l40s moe tables of trtllm 1.0.0 and 1.3.0rc20 "
+     "(the same shapes measured under both), and the h200_sxm, b200_sxm "
+     "generation_attention_perf tables by GQA ratio and engine",
+     "checks of round 4: TensorRT-LLM's bf16 MoE kernels did not change between 1.0 and 1.3 "
+     "(median ratio 0.95-1.02); TensorRT-LLM's fp8 decode attention on H200 is 0.5-0.6 x the "
+     "pooled curve at GQA 2-8; not fitted"),
 )
 
 

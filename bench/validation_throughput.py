@@ -88,12 +88,70 @@ class Result:
         return self.decode_only / self.row.published_output_tokens_per_s - 1
 
 
-def deployment(row: Row):
+# trtllm-bench's own estimate of the KV cache (tensorrt_llm/bench/build/tuning.py,
+# calc_engine_setting): bytes per weight by the checkpoint's quantisation (BYTES_PER_ELEM) and
+# the fraction of the memory left after the weights it sizes the cache by (the CLI's
+# --kv_cache_free_gpu_mem_fraction default, 0.90)
+BENCH_BYTES_PER_WEIGHT = {"fp8-tensor": 1.0, "fp8-block": 1.0, "nvfp4": 0.5}
+BENCH_KV_FRACTION = 0.90
+
+
+def bench_settings(row: Row) -> tuple[int, int]:
+    """The max_batch_size and max_num_tokens trtllm-bench throughput runs ``row`` with when
+    neither is given (NVIDIA/TensorRT-LLM ``tensorrt_llm/bench/benchmark/utils/general.py``
+    get_settings → ``bench/build/tuning.py`` calc_engine_setting and finetune_setting):
+
+    - KV requests R = fraction × (GPUs × device GiB − params × bytes per weight / GiB) /
+      (2 × attention layers × max(tp, kv heads) × head dim × KV bytes / GiB × (ISL + OSL)),
+      over the ``--tp × --pp`` GPUs (the MoE columns: --tp = --ep = the GPUs);
+    - batch b = min(R, 4096) / pp, rounded up to 32 (at least 64) below 256, to 128 below
+      1,024, else to 256;
+    - tokens t = min(b × (1 + ISL / OSL), 32,768), rounded up to 256 (at least 2,048) below
+      4,096, to 512 below 8,192, else to 1,024; chunked prefill is off (the page's commands
+      do not turn it on), so t = max(t, ISL + max_batch_size).
+    """
+    import math
+
+    from calc.data.registry import load_hardware, load_model
+    from calc.formulas.params import model_params
+
+    cfg, hw = load_model(row.model), load_hardware(row.hardware)
+    tp, pp = max(row.tp, row.ep), row.pp
+    kv_bytes = 1.0 if row.kv_dtype.startswith("fp8") else 2.0
+    per_token = 2 * cfg.n_attention_layers * max(tp, cfg.n_kv_heads) * cfg.k_head_dim * kv_bytes
+    engine = model_params(cfg).total * BENCH_BYTES_PER_WEIGHT.get(row.weight_dtype, 2.0)
+    available = tp * pp * hw.budget_memory_bytes - engine
+    requests = BENCH_KV_FRACTION * available / (per_token * (row.prompt + row.gen))
+    raw_bs = min(requests, 4096) / pp
+    raw_tokens = min(raw_bs * (1 + row.prompt / row.gen), 32768)
+    if raw_bs < 256:
+        batch = max(64, 32 * math.ceil(raw_bs / 32))
+    elif raw_bs < 1024:
+        batch = 128 * math.ceil(raw_bs / 128)
+    else:
+        batch = 256 * math.ceil(raw_bs / 256)
+    if raw_tokens < 4096:
+        tokens = max(2048, 256 * math.ceil(raw_tokens / 256))
+    elif raw_tokens < 8192:
+        tokens = 512 * math.ceil(raw_tokens / 512)
+    else:
+        tokens = 1024 * math.ceil(raw_tokens / 1024)
+    return batch, max(tokens, row.prompt + batch)
+
+
+def deployment(row: Row, bench: bool = False):
     """The row's deployment: its model, GPU, TP and checkpoint formats under TensorRT-LLM 1.0's
-    defaults."""
+    defaults (max_num_tokens 8,192, max_batch_size 2,048: what the fp8 serving ratio was fitted
+    with), or with ``bench`` the settings trtllm-bench gives the run (``bench_settings``)."""
     from calc.data.registry import load_hardware, load_model
     from calc.deploy.deployment import Deployment, EngineSettings
 
+    engine = EngineSettings(name="trtllm")
+    if bench:
+        batch, tokens = bench_settings(row)
+        engine = EngineSettings(
+            name="trtllm", max_num_seqs=batch, max_batched_tokens=tokens, chunked_prefill=False
+        )
     return Deployment.build(
         load_model(row.model),
         load_hardware(row.hardware),
@@ -102,16 +160,16 @@ def deployment(row: Row):
         ep=row.ep,
         weight_dtype=row.weight_dtype,
         kv_dtype=row.kv_dtype,
-        engine=EngineSettings(name="trtllm"),
+        engine=engine,
     )
 
 
-def predict(row: Row, efficiency: str = "expected", host=None) -> Result:
+def predict(row: Row, efficiency: str = "expected", host=None, bench: bool = False) -> Result:
     from calc.deploy.engines import host_costs
     from calc.deploy.steps import step_of
     from calc.reports.throughput import serving_throughput
 
-    dep = deployment(row)
+    dep = deployment(row, bench)
     if host is None:  # trtllm-bench: the engine's Python API fed token ids, nothing streamed
         host = host_costs("trtllm", frontend="offline")
     s = serving_throughput(dep, prompt=row.prompt, gen=row.gen, efficiency=efficiency, host=host)

@@ -18,7 +18,12 @@ offline benchmark: trtllm-bench throughput, vLLM's benchmark_throughput). In ste
 - **chunked prefill**: a step holds at most ``max_batched_tokens`` (M) tokens, so prompts of
   P ≤ M tokens are prefilled k = min(n, floor(M / P)) at a time, in n / k chunks of k prompts;
   a prompt longer than M is prefilled one at a time (its chunks attend to the cached prefix:
-  the same FLOPs as one prefill of P tokens).
+  the same FLOPs as one prefill of P tokens). Under attention data parallelism every rank
+  runs its own scheduler with its own budget M_rank (``Engine.rank_batched_tokens``: M for
+  TensorRT-LLM's PyExecutor per rank and vLLM's data-parallel engine cores, M / dp_attn for
+  SGLang, which divides its chunked_prefill_size among the ranks): k = min(n,
+  floor(M_rank / P)) prompts on each of the replica's dp_attn ranks, k × dp_attn a step, in
+  n / k chunks.
 - **decode**: the gen − 1 steps after the prefill (which gives the first token) at contexts
   P + 1 … P + gen − 1; a step's time is affine in its context (the KV read grows by one token
   per step), so their sum is (gen − 1) × TPOT(ctx = P + gen / 2), the mean context.
@@ -187,8 +192,10 @@ def serving_throughput(
     n_micro = np.ceil(local / micro)
     tpot = step_of(dep, efficiency, batch=micro, ctx=p + g / 2).time_s + host.step_host_s(micro)
     decode_s = decode_cycle_s(g, tpot, n_micro, pp)
-    m = ec.max_batched_tokens
-    k = prompts_per_chunk(p, m, local)
+    # each attention-DP rank schedules its own step (its engine's share of M tokens): a
+    # replica's prefill step holds k prompts on every one of its dp_attn ranks
+    dp = dep.sharding.dp_attn
+    k = prompts_per_chunk(p, dep.engine_model.rank_batched_tokens(ec, dp), n_group) * dp
     chunk_s = step_of(dep, efficiency, batch=k, prompt=p).time_s + host.step_host_s(k)
     prefill_s = prefill_cycle_s(local, k, chunk_s, pp)
     cycle = prefill_s + decode_s

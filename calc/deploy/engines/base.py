@@ -239,6 +239,12 @@ class Engine:
         sizes [tokens] (None: not modelled; ``calc.serve.graphs`` says what a larger pass costs)."""
         return None
 
+    def rank_batched_tokens(self, config: EngineConfig, dp_attn: int) -> int:
+        """Tokens one attention-data-parallel rank's step may hold [tokens]: each rank runs
+        its own scheduler with the whole ``max_batched_tokens`` (TensorRT-LLM's PyExecutor
+        per rank, vLLM's data-parallel engine cores)."""
+        return config.max_batched_tokens
+
     def graphs_decode_only(self, release: str) -> bool:
         """Whether ``release`` captures decode passes only (a pass with a prompt chunk eager)."""
         return False

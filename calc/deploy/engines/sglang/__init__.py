@@ -63,6 +63,12 @@ class SGLang(Engine):
             warnings=(found.warning,) if found.warning else (),
         )
 
+    def rank_batched_tokens(self, config: EngineConfig, dp_attn: int) -> int:
+        """SGLang divides chunked_prefill_size among the attention-DP ranks
+        (``sglang/srt/arg_groups/parallel_hook.py`` ``_handle_data_parallelism``, 0.5.23
+        wheel: chunked_prefill_size // attn_dp_size) [tokens]."""
+        return max(1, config.max_batched_tokens // dp_attn)
+
     def kv_pool(self, dep: Deployment, **measured):
         from calc.deploy.engines.sglang.pool import predict
 

@@ -48,7 +48,10 @@ def _activation(dep: Deployment, rules: TrtllmRules, config: EngineConfig, measu
     cfg, tp = dep.model, dep.tp
     tokens = config.max_batched_tokens
     rows = profiling_requests(tokens, config.max_model_len or cfg.max_ctx, config.max_num_seqs)
-    return profiled_activation(cfg, tp, tokens, rows, rules.sampler_bytes_per_logit)
+    # under attention data parallelism the MoE runs on the tokens of every rank, gathered
+    # (the CUTLASS MoE sizes its workspace for the rows it is given)
+    return profiled_activation(cfg, tp, tokens, rows, rules.sampler_bytes_per_logit,
+                               moe_tokens=tokens * dep.sharding.dp_attn)  # fmt: skip
 
 
 def predict(dep: Deployment, rules: TrtllmRules, config: EngineConfig, **measured):
@@ -63,7 +66,10 @@ def predict(dep: Deployment, rules: TrtllmRules, config: EngineConfig, **measure
     act, act_figure = _activation(dep, rules, config, measured)
     non_torch = measured.get("non_torch_bytes")
     if non_torch is None:
-        non_torch = rules.non_torch_tp1_bytes if tp == 1 else rules.non_torch_tp_bytes
+        # NCCL's communicators and buffers exist whenever the GPU talks to others in its
+        # step: TP, or the gather and reduce-scatter of expert parallelism
+        solo = tp == 1 and dep.ep == 1
+        non_torch = rules.non_torch_tp1_bytes if solo else rules.non_torch_tp_bytes
     fraction = config.memory_fraction or rules.free_gpu_memory_fraction
     block = config.block_size
     if cfg.indexer is not None:  # sparse MLA (DSA) pages 64 tokens (its indexer's cache)

@@ -163,17 +163,19 @@ def _activation(dep: Deployment, rules: VllmRules, config: EngineConfig, measure
 
 
 def profiled_activation(cfg, tp: int, tokens: int, rows: int, bytes_per_logit: float, *,
-                        moe_workspace: bool = True):  # fmt: skip
+                        moe_workspace: bool = True, moe_tokens: int | None = None):  # fmt: skip
     """The profiling pass's activation peak [bytes] on one GPU of ``tp``: a forward pass of
     ``tokens`` tokens and the sampler's ``rows`` rows of logits (``moe_workspace``: the fused
-    MoE kernel's workspace counted; not for MXFP4 experts), and its derivation. vLLM's model;
-    TensorRT-LLM's profiling pass is timed by it too."""
+    MoE kernel's workspace counted, sized for ``moe_tokens`` rows (default ``tokens``); not for
+    MXFP4 experts), and its derivation. vLLM's model; TensorRT-LLM's profiling pass is timed by
+    it too."""
     width = layer_width_per_gpu(cfg, tp)
     workspace = 0
     if cfg.moe is not None and moe_workspace:
         workspace = vm.moe_workspace_bytes(
-            tokens, cfg.moe.experts_per_token, cdiv(cfg.moe.d_expert_ffn, tp), cfg.d_model
-        )
+            tokens if moe_tokens is None else moe_tokens, cfg.moe.experts_per_token,
+            cdiv(cfg.moe.d_expert_ffn, tp), cfg.d_model,
+        )  # fmt: skip
     act = vm.activation_peak_bytes(
         tokens, cfg.d_model, width, rows, cfg.vocab_size, bytes_per_logit, workspace
     )
