@@ -275,8 +275,12 @@ def score_run(run, dep, replay, *, efficiency="expected", step=None, pool_blocks
 
 def run_fields(s: RunScore, calibrated: bool) -> dict:
     """The run's description: what was measured, on what, how it was replayed."""
+    from calc.serve.simulate import deployment_limits
+
     r, dep, rep = s.run, s.dep, s.replay
     ec = dep.engine_config
+    # the running-request limit simulated (SGLang's from its pool where none is set)
+    max_seqs = deployment_limits(dep, float((rep.prompt + rep.gen).mean())).max_num_seqs
     return {
         "source": r.source,
         "tool": r.tool,
@@ -288,7 +292,7 @@ def run_fields(s: RunScore, calibrated: bool) -> dict:
         "tp": dep.tp,
         "pp": dep.pp,
         "dp": dep.dp,
-        "max_num_seqs": ec.max_num_seqs,
+        "max_num_seqs": max_seqs,
         "max_batched_tokens": ec.max_batched_tokens,
         "requests": int(s.sim.n_requests),
         "rate_per_s": r.rate_per_s,
