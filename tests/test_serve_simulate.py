@@ -452,3 +452,38 @@ def test_sglang_simulation_runs_as_many_requests_as_its_pool_allows():
     assert 1_048_576 <= tokens <= 1_200_000
     assert lim.max_num_seqs == 4096
     assert limits(max_num_seqs=1024).max_num_seqs == 1024
+
+
+def test_sglang_overlap_scheduler_forms_a_batch_ahead():
+    # SGLang's overlap scheduler (0.4.0 event_loop_overlap): batch k + 1 is formed when batch
+    # k starts, so a request arriving during batch k joins batch k + 2. 1 s per iteration;
+    # r0 at 0 s (prompt 10, gen 5), r1 at 1.5 s (prompt 10, gen 2); a large pool.
+    # @0 r0 prefilled 0 → 1 (first token at 1). r1 arrives during the decode batch 1 → 2.
+    # Formed as it comes: r1 prefilled 2 → 3 (TTFT 1.5); both decode 3 → 4 (r1's last token:
+    #   E2E 2.5), r0 4 → 5, 5 → 6 (r0 done at 6).
+    # Ahead: the batch 2 → 3 was formed at 1 without r1 (r0 decodes); r1 prefilled 3 → 4
+    #   (TTFT 2.5); both decode 4 → 5 (r1 done: E2E 3.5); r0 5 → 6 (its 5th token: E2E 6).
+    from calc.deploy.engines.base import FutureTokens
+
+    kw = dict(pool_blocks=1000, block_size=1, max_batched_tokens=64, max_num_seqs=10,
+              prefill_first=True, future_tokens=FutureTokens(page_reserve=False))
+    args = ([0.0, 1.5], [10, 10], [5, 2])
+    now = simulate_requests(*args, limits=Limits(**kw), step=AffineStepTime(1.0))
+    ahead = simulate_requests(*args, limits=Limits(**kw, schedule_ahead=True),
+                              step=AffineStepTime(1.0))
+    assert now.ttft_each_s == pytest.approx([1.0, 1.5])
+    assert now.e2e_each_s == pytest.approx([6.0, 2.5])
+    assert ahead.ttft_each_s == pytest.approx([1.0, 2.5])
+    assert ahead.e2e_each_s == pytest.approx([6.0, 3.5])
+
+
+def test_sglang_engine_schedules_ahead_and_vllm_does_not():
+    from calc.deploy.deployment import EngineSettings
+    from calc.serve.simulate import deployment_limits
+
+    cfg, hw = load_model("llama3-8b"), load_hardware("h100")
+
+    def limits(name):
+        return deployment_limits(Deployment.build(cfg, hw, engine=EngineSettings(name=name)), 1000)
+
+    assert limits("sglang").schedule_ahead and not limits("vllm").schedule_ahead

@@ -455,6 +455,7 @@ def deployment_limits(dep: Deployment, mean_tokens: float) -> Limits:
         prefill_first=policy.prefill_first,
         chunked_prefill=ec.chunked_prefill,
         future_tokens=policy.future_tokens,
+        schedule_ahead=policy.schedule_ahead,
     )
 
 

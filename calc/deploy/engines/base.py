@@ -114,6 +114,9 @@ class SchedulerPolicy:
     # min(pool tokens // 2, clamp(int(pool tokens / context length × slots), floor, ceiling))
     # (SGLang); None: the configured max_num_seqs
     running_from_pool: tuple[int, int, int] | None = None
+    # the scheduler forms the next batch while the GPU runs the current one (SGLang's overlap
+    # scheduler): an arrival waits for the batch already formed
+    schedule_ahead: bool = False
 
     def running_limit(self, pool_tokens: int, context_len: int) -> int | None:
         """The running-request limit the engine derives from a pool of ``pool_tokens`` [tokens]

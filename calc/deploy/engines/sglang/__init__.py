@@ -85,6 +85,10 @@ class SGLang(Engine):
             prefill_first=True,
             future_tokens=FutureTokens(page_reserve=rules.admission_page),
             running_from_pool=RUNNING_FROM_POOL,
+            # event_loop_overlap (disable_overlap_schedule False by default from 0.4.0): batch
+            # k + 1 is formed and launched before batch k's results are processed, so a request
+            # that arrives during batch k first joins batch k + 2
+            schedule_ahead=True,
         )
 
     def cuda_graph_tokens(self, dep: Deployment) -> int:
