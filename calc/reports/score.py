@@ -105,6 +105,8 @@ def log_settings(path) -> dict:
         "weight_dtype": weight_dtype_of(s),
         "kv_dtype": kv_dtype_of(s.get("kv_cache_dtype")),
         "printed_blocks": facts.printed.get("blocks"),
+        # vLLM --enforce-eager, SGLang --disable-cuda-graph: every pass eager
+        "eager": True if s.get("enforce_eager") else None,
     }
     return {k: v for k, v in out.items() if v is not None}
 
@@ -143,7 +145,7 @@ def deployment_options(run, given: dict, log: dict | None = None) -> tuple[dict,
     notes = []
     for origin, found in (("the start-up log", log or {}), ("the result file", _file_options(run))):
         for key, value in found.items():
-            if key == "printed_blocks":
+            if key in ("printed_blocks", "eager"):  # not options: the pool, CUDA graphs off
                 continue
             if options.get(key) is None:
                 options[key] = value
