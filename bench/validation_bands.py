@@ -23,7 +23,8 @@ Records (each module's docstring says how it predicts):
   ``validation_heldout``): output throughput at max load;
 - the published MI300X runs (``validation_amd``): output throughput;
 - the published benchmark-result files scored uncalibrated (``validation_score``): TTFT p50,
-  TPOT mean (ITL p50 where the file has none) and output throughput.
+  TPOT mean (ITL p50 where the file has none) and output throughput; the runs of eager
+  servers (--enforce-eager) left out: plan's deployments run CUDA graphs.
 """
 
 from __future__ import annotations
@@ -118,6 +119,8 @@ def _score() -> list[Record]:
 
     out = []
     for s, plain, _ in vsc.evaluate(fits={}):
+        if ("cuda_graphs", False) in s.settings:
+            continue  # eager servers (--enforce-eager): not what plan's deployments run
         vendor = "amd" if s.hardware.startswith("mi") else "nvidia"
         for sc in plain:
             for metric, stat, _ in vsc.FIGURES:

@@ -23,7 +23,11 @@ recorded, the dataset settings otherwise; the request rate; and for the vLLM run
 cache: each client reran the same 200 ShareGPT prompts (``--seed 0``) on a server started with
 ``--enable-prefix-caching``, in the order 1, 4, 16, inf requests/s
 (``benchmark-script-run.sh``), so every run after the first is replayed with its prompts
-cached (``--prefix-cached 1``).
+cached (``--prefix-cached 1``). Each run is replayed with its engine's release and the settings its
+server was started with (``Set.settings``): vLLM 0.8.3's own max_num_seqs (1,024) and
+max_num_batched_tokens (2,048 on A100), the release mapping to the nearest modelled one for
+the memory and step rules; SGLang 0.4.0, whose running-request limit comes from its pool;
+the DeepSeek-V2.5 servers' --max-model-len 8192 and --enforce-eager (every pass eager).
 """
 
 from __future__ import annotations
@@ -54,27 +58,37 @@ class Set:
     version: str | None
     runs: tuple
     source: str
-    extra: dict = None
+    # the engine settings the run's server was started with beyond the release
+    settings: tuple = ()
 
 
-def _vllm(tag: str) -> tuple:
+def _vllm(tag: str, name: str = "vllm-0.8.3_llama-3.3-70b_{}_a100-40g_sharegpt_qps-{}.json"):
     q = ("01", "04", "16", "inf")
-    name = "vllm-0.8.3_llama-3.3-70b_{}_a100-40g_sharegpt_qps-{}.json"
     return tuple((name.format(tag, x), 0, 0.0 if x == "01" else 1.0) for x in q)
+
+
+# vLLM 0.8.3's own scheduler limits (its wheel, vllm/engine/arg_utils.py EngineArgs
+# _set_default_args_v1): max_num_seqs 1,024, max_num_batched_tokens 2,048 for the API server
+# on GPUs other than H100/H200; the release maps to the nearest modelled one (0.10.0) for the
+# memory and step rules, with its warning
+VLLM_083 = (("max_num_seqs", 1024), ("max_batched_tokens", 2048))
+# the DeepSeek-V2.5 servers: --max-model-len 8192 --enforce-eager (lws.sh): every pass eager
+DSV25 = (*VLLM_083, ("max_model_len", 8192), ("cuda_graphs", False))
+DS = "vllm_deepseek-v2.5_tp8_pp2_{}_a100-40g_sharegpt_qps-{}.json"
 
 
 LK = "surajssd/llm-k8s@58b61c5 results_serving_meta-llama-Llama-3.3-70B-Instruct/"
 DC = "datacrunch-research/h200-benchmarks@c091ef5 sglang/outputs/"
 SETS = (
     Set("vLLM 0.8.3, Llama-3.3-70B bf16, TP 8, 8 × A100 40GB", "llama3.3-70b", A100_40G, 8, 1,
-        "vllm", None, _vllm("tp8_pp1"),
-        LK + "01_tp8_pp1"),
+        "vllm", "0.8.3", _vllm("tp8_pp1"),
+        LK + "01_tp8_pp1", VLLM_083),
     Set("vLLM 0.8.3, Llama-3.3-70B bf16, TP 4 × PP 2 over two nodes (InfiniBand)",
-        "llama3.3-70b", A100_40G, 4, 2, "vllm", None, _vllm("tp4_pp2_IB"),
-        LK + "03_tp4_pp2_IB"),
+        "llama3.3-70b", A100_40G, 4, 2, "vllm", "0.8.3", _vllm("tp4_pp2_IB"),
+        LK + "03_tp4_pp2_IB", VLLM_083),
     Set("vLLM 0.8.3, Llama-3.3-70B bf16, TP 4 × PP 2 over two nodes (Ethernet)",
-        "llama3.3-70b", A100_40G, 4, 2, "vllm", None, _vllm("tp4_pp2_no_IB"),
-        LK + "02_tp4_pp2_no_IB"),
+        "llama3.3-70b", A100_40G, 4, 2, "vllm", "0.8.3", _vllm("tp4_pp2_no_IB"),
+        LK + "02_tp4_pp2_no_IB", VLLM_083),
     Set("SGLang (2024-12), Llama-3.3-70B bf16, TP 4, 4 × H200", "llama3.3-70b", "h200", 4, 1,
         "sglang", "0.4.0",
         tuple(("sglang-2024-12_llama-3.3-70b_tp4_h200_online.jsonl", i, 0.0) for i in range(5)),
@@ -83,12 +97,18 @@ SETS = (
         "sglang", "0.4.0",
         tuple(("sglang-2024-12_llama-3.1-405b_tp8_h200_online.jsonl", i, 0.0) for i in range(4)),
         DC + "llama_405b_online_output.jsonl"),
+    # DeepSeek-V2.5 has DeepSeek-V2's architecture (its config.json: 60 layers, hidden 5,120,
+    # MLA with kv_lora_rank 512, 160 routed experts of which 6 active, 2 shared): kvcalc's
+    # deepseek-v2; vLLM of April 2025 (the runs' date: 0.8.x), eager, prompts cached as above
+    Set("vLLM 0.8 (2025-04), DeepSeek-V2.5 bf16, eager, TP 8 × PP 2 over two nodes (InfiniBand)",
+        "deepseek-v2", A100_40G, 8, 2, "vllm", "0.8.3", _vllm("ib", DS),
+        "surajssd/llm-k8s@8a7fbb9 deepseek-v2.5/01_tp8_pp2_ib", DSV25),
+    Set("vLLM 0.8 (2025-04), DeepSeek-V2.5 bf16, eager, TP 8 × PP 2 over two nodes (Ethernet)",
+        "deepseek-v2", A100_40G, 8, 2, "vllm", "0.8.3", _vllm("no_ib", DS),
+        "surajssd/llm-k8s@8a7fbb9 deepseek-v2.5/02_tp8_pp2_no_ib", DSV25),
 )  # fmt: skip
 # files looked at and not scored, and why
 LOOKED_AT = (
-    ("surajssd/llm-k8s@8a7fbb9 deepseek-v2.5/0{1,2}_tp8_pp2_*: DeepSeek-V2.5 over two nodes",
-     "served with --enforce-eager (no CUDA graphs): every kernel launched from Python, which "
-     "kvcalc's step model does not time (uncalibrated TPOT −70 … −90%); in tests/data only"),
     ("datacrunch-research/h200-benchmarks@c091ef5 the ShareGPT runs of both files and "
      "sglang/outputs/llama_3_3_70b_offline_output.jsonl",
      "ShareGPT runs record no per-request lengths (the totals' mean would stand in for a "
@@ -101,7 +121,21 @@ LOOKED_AT = (
     ("vllm 0.8.3 (PyPI wheel) `vllm/v1/engine/core.py`, `vllm/v1/executor/"
      "ray_distributed_executor.py`, `vllm/engine/arg_utils.py`",
      "read: pp batches in flight with Ray; max_num_batched_tokens 2,048 and max_num_seqs 1,024 "
-     "for the API server on GPUs other than H100/H200 (kvcalc's A100 replay: 2,048, 256)"),
+     "for the API server on GPUs other than H100/H200 (`_set_default_args_v1`): the vLLM runs "
+     "are replayed with them (round 2 replayed 2,048 and 256, the newest release's A100 "
+     "defaults; no run here holds more than 256 in flight, so no figure moved)"),
+    ("sglang 0.4.0 (PyPI wheel) `srt/model_executor/model_runner.py`, "
+     "`srt/managers/tp_worker.py`, `srt/managers/schedule_policy.py`, `srt/managers/"
+     "scheduler.py`, `bench_serving.py`; sglang 0.5.23 `srt/model_executor/"
+     "pool_configurator.py`",
+     "read: max_running_requests = min(pool // 2, clamp(pool / context length × 512, 2,048, "
+     "4,096)) when not set (the engine wing's SGLang scheduler policy; kvcalc had 1,024); "
+     "PrefillAdder and new_token_ratio as modelled; bench_serving sends ignore_eos, and with "
+     "--disable-radix-cache (the 70B runs) admission takes add_one_req_ignore_eos, not "
+     "modelled"),
+    ("sglang 0.4.0 (PyPI wheel) `srt/managers/scheduler.py` event_loop_overlap",
+     "read: the overlap scheduler (disable_overlap_schedule False by default) forms a batch "
+     "while the GPU runs the one before: calc/serve (Limits.schedule_ahead), set for SGLang"),
     ("sglang 0.4.0 (PyPI wheel) `srt/server_args.py`, `srt/model_executor/cuda_graph_runner.py`",
      "read: cuda_graph_max_bs 160 (8 under 25,000 MiB), decode graphs only "
      "(calc/serve/graphs.py)"),
@@ -124,8 +158,8 @@ def _deployment(s: Set, hw=None):
     from calc.deploy.deployment import Deployment, EngineSettings
 
     hw = hw or load_hardware(s.hardware)
-    return Deployment.build(load_model(s.model), hw, tp=s.tp, pp=s.pp,
-                            engine=EngineSettings(name=s.engine, version=s.version))  # fmt: skip
+    settings = EngineSettings(name=s.engine, version=s.version, **dict(s.settings))
+    return Deployment.build(load_model(s.model), hw, tp=s.tp, pp=s.pp, engine=settings)
 
 
 def _runs(s: Set):
@@ -325,10 +359,22 @@ def render() -> str:
         "median at 1, 2, 4 and 8 requests/s moved from -10%, -16%, -64%, -60% to -4%, -2%, "
         "-21%, -43%. Eager decode beyond the captured batches is modelled too "
         "(calc/serve/graphs.py: 724 kernels × 28.8 µs = 20.9 ms a pass at TP 4) but binds only "
-        "where the GPU's pass is shorter. What is left: the TTFT above 4 requests/s (SGLang "
-        "admits every prompt at once, prefill first, and the measured TTFT stays under 0.7 s "
-        "at 16/s while the simulation queues them: +5,000%), and at 8/s the calibrated ITL "
-        "is 20-26% high;",
+        "where the GPU's pass is shorter. At 16/s the simulation queued the arrivals (TTFT "
+        "+4,981%) where SGLang ran them all: kvcalc held SGLang to 1,024 running requests, "
+        "while 0.4.0 derives its limit from the pool (model_runner.py, tp_worker.py: min(pool "
+        "// 2, clamp(pool / context length × 512, 2,048, 4,096)) = 4,096 for the 1.1 M-token "
+        "pool at 131,072 context); with it the uncalibrated 16/s TTFT median is -58% (ITL "
+        "+39%, throughput -10%). SGLang's overlap scheduler (0.4.0 scheduler.py "
+        "event_loop_overlap, on by default) forms batch k + 1 when batch k starts, so a "
+        "request arriving during batch k first joins batch k + 2: modelled (the engine "
+        "wing's schedule_ahead), the uncalibrated 70B TTFT median at 1, 2, 4, 8, 16 "
+        "requests/s moved from -37, -37, -45, -53, -58% to -22, -20, -24, -20, -38% (a near "
+        "constant offset, which the fitted request latency carries: 31 → 18 ms fitted at "
+        "1/s, and from 1 or 2/s now 2 of 4 other runs within 10%), held out the 405B's at 1, "
+        "2, 4/s from -33, -37, -51% to -17, -17, -36%. What is left: the TTFT at 16/s "
+        "(-38%), and the ITL at 8-16/s 20-40% high (the "
+        "0.10 ms per sequence, fitted up to 52 in flight, is linear to the 1,245 in flight at "
+        "16/s: 8.35 requests/s completed × 149 s mean E2E);",
         "- **pipeline parallelism over two nodes** (vLLM 0.8.3 with Ray): its V1 engine keeps "
         "pipeline_parallel_size batches in flight (vllm 0.8.3 `v1/engine/core.py` "
         "step_with_batch_queue, `RayDistributedExecutor.max_concurrent_batches` = pp), as the "
@@ -337,6 +383,13 @@ def render() -> str:
         "(the scheduler's output sent through Ray to the 8 workers, the sampled tokens back) "
         "that one run cannot constrain: `--fit host_seq` on the 16/s run is refused (± 155 µs "
         "against a scale of 100 µs).",
+        "- **DeepSeek-V2.5 eager over two nodes** (vLLM of April 2025, `--enforce-eager`, TP 8 × "
+        "PP 2, A100 40GB; kvcalc's deepseek-v2, the same architecture): scored with every pass "
+        "eager (calc/serve/graphs.py: 598 kernels × 28.8 µs = 17.2 ms of launches a stage's "
+        "pass) the uncalibrated TPOT is 71-87% low and the throughput 49-307% high: measured "
+        "TPOT 138 ms at 1 request/s, about 69 ms a stage's pass, four times the launch time "
+        "modelled. Every fit is refused (`gemm,host_seq,request` and `gemm,request`; a host "
+        "time per pass alone runs to its 0.1 s bound), so these runs add no pair.",
         "",
         "### Sources",
         "",

@@ -137,6 +137,19 @@ def test_score_cli_formats_and_explain(cli):
     assert d["runs"][0]["max_batched_tokens"] == 2048  # vLLM's default on an A100
 
 
+def test_score_reports_the_running_limit_it_simulated(cli):
+    # SGLang 0.4.0 without --max-running-requests: min(pool // 2, clamp(pool / 131,072 × 512,
+    # 2,048, 4,096)); Llama-3.3-70B on 4 × H200 has a pool of ~1.1 M tokens (≥ 1,048,576 =
+    # 131,072 × 4,096 / 512): 4,096. A stated --max-num-seqs is the limit
+    base = ("score", SGLANG, "-m", "llama3.3-70b", "-H", "h200", "--tp", "4", "--engine",
+            "sglang", "--engine-version", "0.4.0", "-f", "json")  # fmt: skip
+    r = cli(*base)
+    assert r.code == 0, r.err
+    assert {run["max_num_seqs"] for run in r.json()["runs"]} == {4096}
+    r = cli(*base, "--max-num-seqs", "512")
+    assert {run["max_num_seqs"] for run in r.json()["runs"]} == {512}
+
+
 def test_deployment_from_a_startup_log(cli):
     # the log states tp 2, gpu_memory_utilization 0.95, max_model_len 8192 and the pool it
     # allocated: 1,044,688 tokens = 65,293 blocks of 16; its model (Llama-3.1-8B) is used
@@ -146,6 +159,27 @@ def test_deployment_from_a_startup_log(cli):
     run = r.json()["runs"][0]
     assert run["tp"] == 2 and run["model"] == "llama3.1-8b"
     assert "tp 2 from the start-up log" in r.err
+
+
+def test_a_startup_log_of_an_eager_server_is_scored_eager(cli, tmp_path):
+    # the same log with --enforce-eager in its non-default args: every pass eager, so each
+    # decode pass takes at least its kernels' launch time (calc/serve/graphs.py) and the TPOT
+    # can only rise; a note says so
+    text = LOG_TP2.read_text().replace("'enable_prefix_caching': False}",
+                                       "'enable_prefix_caching': False, 'enforce_eager': True}")
+    eager_log = tmp_path / "eager.log"
+    eager_log.write_text(text)
+    base = ("score", VLLM_QPS4, "-H", "h100", "-f", "json")
+    graphs = cli(*base, "--log", LOG_TP2).json()["metrics"]
+    r = cli(*base, "--log", eager_log)
+    assert r.code == 0, r.err
+    eager = r.json()["metrics"]
+
+    def tpot(rows):
+        return next(x["predicted"] for x in rows if (x["metric"], x["stat"]) == ("tpot", "avg"))
+
+    assert tpot(eager) > tpot(graphs)
+    assert "every pass eager (the start-up log's --enforce-eager)" in r.err
 
 
 def test_missing_model_or_hardware_one_line(cli, tmp_path):

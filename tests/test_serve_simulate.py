@@ -408,3 +408,82 @@ def test_trtllm_refusal_names_the_prompt_over_the_batch():
     on = EngineSettings(name="trtllm", chunked_prefill=True)
     chunked = Deployment.build(load_model("llama3.1-8b"), load_hardware("h100"), engine=on)
     assert simulate(chunked, load).rejected == 0
+
+
+def test_sglang_running_limit_from_the_pool():
+    # SGLang 0.4.0 (model_runner.py init_memory_pool, tp_worker.py): without
+    # --max-running-requests, max_running = min(pool // 2, clamp(int(pool / context × 512),
+    # 2048, 4096)) [requests; pool and context in tokens]
+    from calc.deploy.engines import engine
+
+    policy = engine("sglang").scheduler("0.4.0")
+    # 1,000,000 / 131,072 × 512 = 3,906.25 → 3,906 (inside 2,048 … 4,096; 500,000 above it)
+    assert policy.running_limit(1_000_000, 131_072) == 3906
+    # 200,000 / 131,072 × 512 = 781.25 → the floor 2,048 (100,000 above it)
+    assert policy.running_limit(200_000, 131_072) == 2048
+    # 10,000,000 / 8,192 × 512 = 625,000 → the ceiling 4,096
+    assert policy.running_limit(10_000_000, 8_192) == 4096
+    # a small pool: 3,000 / 8,192 × 512 = 187 → 2,048, but 3,000 // 2 = 1,500 binds
+    assert policy.running_limit(3_000, 8_192) == 1500
+    # vLLM and TensorRT-LLM take their configured max_num_seqs
+    assert engine("vllm").scheduler("0.10.0").running_limit(1_000_000, 8_192) is None
+
+
+def test_sglang_simulation_runs_as_many_requests_as_its_pool_allows():
+    # Llama-3.3-70B on 4 × H200, SGLang 0.4.0: the simulation's running limit is the engine's
+    # own from the pool (context 131,072 tokens: 1,048,576 / 131,072 × 512 = 4,096, the
+    # ceiling, from a pool of 1,048,576 tokens), not the 1,024 that stands in where no pool is
+    # known; a stated --max-num-seqs wins. The pool: 70.6 B weights × 2 B / 4 = 35 GB a GPU of
+    # 141 GB; ~90 GB of KV at 80 layers × 8 KV heads / 4 × 128 × 2 (K, V) × 2 B = 81,920 B a
+    # token is ~1.1 M tokens
+    from calc.deploy.deployment import EngineSettings
+    from calc.serve.simulate import deployment_limits
+
+    cfg, hw = load_model("llama3.3-70b"), load_hardware("h200")
+
+    def limits(**kw):
+        dep = Deployment.build(cfg, hw, tp=4, engine=EngineSettings(name="sglang",
+                                                                    version="0.4.0", **kw))
+        return deployment_limits(dep, 1000)
+
+    lim = limits()
+    tokens = lim.pool_blocks * lim.block_size
+    assert lim.max_model_len == 131_072
+    assert 1_048_576 <= tokens <= 1_200_000
+    assert lim.max_num_seqs == 4096
+    assert limits(max_num_seqs=1024).max_num_seqs == 1024
+
+
+def test_sglang_overlap_scheduler_forms_a_batch_ahead():
+    # SGLang's overlap scheduler (0.4.0 event_loop_overlap): batch k + 1 is formed when batch
+    # k starts, so a request arriving during batch k joins batch k + 2. 1 s per iteration;
+    # r0 at 0 s (prompt 10, gen 5), r1 at 1.5 s (prompt 10, gen 2); a large pool.
+    # @0 r0 prefilled 0 → 1 (first token at 1). r1 arrives during the decode batch 1 → 2.
+    # Formed as it comes: r1 prefilled 2 → 3 (TTFT 1.5); both decode 3 → 4 (r1's last token:
+    #   E2E 2.5), r0 4 → 5, 5 → 6 (r0 done at 6).
+    # Ahead: the batch 2 → 3 was formed at 1 without r1 (r0 decodes); r1 prefilled 3 → 4
+    #   (TTFT 2.5); both decode 4 → 5 (r1 done: E2E 3.5); r0 5 → 6 (its 5th token: E2E 6).
+    from calc.deploy.engines.base import FutureTokens
+
+    kw = dict(pool_blocks=1000, block_size=1, max_batched_tokens=64, max_num_seqs=10,
+              prefill_first=True, future_tokens=FutureTokens(page_reserve=False))
+    args = ([0.0, 1.5], [10, 10], [5, 2])
+    now = simulate_requests(*args, limits=Limits(**kw), step=AffineStepTime(1.0))
+    ahead = simulate_requests(*args, limits=Limits(**kw, schedule_ahead=True),
+                              step=AffineStepTime(1.0))
+    assert now.ttft_each_s == pytest.approx([1.0, 1.5])
+    assert now.e2e_each_s == pytest.approx([6.0, 2.5])
+    assert ahead.ttft_each_s == pytest.approx([1.0, 2.5])
+    assert ahead.e2e_each_s == pytest.approx([6.0, 3.5])
+
+
+def test_sglang_engine_schedules_ahead_and_vllm_does_not():
+    from calc.deploy.deployment import EngineSettings
+    from calc.serve.simulate import deployment_limits
+
+    cfg, hw = load_model("llama3-8b"), load_hardware("h100")
+
+    def limits(name):
+        return deployment_limits(Deployment.build(cfg, hw, engine=EngineSettings(name=name)), 1000)
+
+    assert limits("sglang").schedule_ahead and not limits("vllm").schedule_ahead

@@ -105,6 +105,8 @@ def log_settings(path) -> dict:
         "weight_dtype": weight_dtype_of(s),
         "kv_dtype": kv_dtype_of(s.get("kv_cache_dtype")),
         "printed_blocks": facts.printed.get("blocks"),
+        # vLLM --enforce-eager, SGLang --disable-cuda-graph: every pass eager
+        "eager": True if s.get("enforce_eager") else None,
     }
     return {k: v for k, v in out.items() if v is not None}
 
@@ -143,7 +145,7 @@ def deployment_options(run, given: dict, log: dict | None = None) -> tuple[dict,
     notes = []
     for origin, found in (("the start-up log", log or {}), ("the result file", _file_options(run))):
         for key, value in found.items():
-            if key == "printed_blocks":
+            if key in ("printed_blocks", "eager"):  # not options: the pool, CUDA graphs off
                 continue
             if options.get(key) is None:
                 options[key] = value
@@ -275,8 +277,12 @@ def score_run(run, dep, replay, *, efficiency="expected", step=None, pool_blocks
 
 def run_fields(s: RunScore, calibrated: bool) -> dict:
     """The run's description: what was measured, on what, how it was replayed."""
+    from calc.serve.simulate import deployment_limits
+
     r, dep, rep = s.run, s.dep, s.replay
     ec = dep.engine_config
+    # the running-request limit simulated (SGLang's from its pool where none is set)
+    max_seqs = deployment_limits(dep, float((rep.prompt + rep.gen).mean())).max_num_seqs
     return {
         "source": r.source,
         "tool": r.tool,
@@ -288,7 +294,7 @@ def run_fields(s: RunScore, calibrated: bool) -> dict:
         "tp": dep.tp,
         "pp": dep.pp,
         "dp": dep.dp,
-        "max_num_seqs": ec.max_num_seqs,
+        "max_num_seqs": max_seqs,
         "max_batched_tokens": ec.max_batched_tokens,
         "requests": int(s.sim.n_requests),
         "rate_per_s": r.rate_per_s,

@@ -5,7 +5,7 @@ fields (JSON), rows (CSV: one per run and figure), the derivation and warnings."
 from __future__ import annotations
 
 import datetime as _dt
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from calc.errors import InvalidInputError
 from calc.output.result import Report
@@ -57,11 +57,16 @@ def score_files(
     warnings: list[str] = []
     deps: dict = {}
     plan = []
+    eager = bool((logged or {}).get("eager"))
     for run in runs:
         options, notes = deployment_options(run, given, logged)
         key = tuple(sorted((k, str(v)) for k, v in options.items()))
         if key not in deps:
             deps[key] = build(options)
+            if eager:  # the log's server ran without CUDA graphs
+                deps[key] = replace(deps[key], engine=replace(deps[key].engine, cuda_graphs=False))
+        if eager:
+            notes = [*notes, "every pass eager (the start-up log's --enforce-eager)"]
         rep = replay(run, seed=seed, prompt=p_dist, gen=g_dist, cached_fraction=prefix_cached)
         plan.append((run, deps[key], rep, notes))
     # one iteration-time table per deployment, long enough for all its runs

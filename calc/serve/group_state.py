@@ -31,6 +31,7 @@ class GroupState:
         "B",
         "M",
         "admitted",
+        "ahead",
         "arrival",
         "blocks",
         "clip",
@@ -70,6 +71,7 @@ class GroupState:
         "requeue_front",
         "reserve",
         "running",
+        "seen",
         "sent",
         "shared",
         "sum_off",
@@ -115,6 +117,10 @@ class GroupState:
         self.heap: list[tuple[int, int, int]] = []  # (counter at finish, request, version)
         self.g = self.nxt = self.done = 0
         self.t = self.t_start = arrival[0] if n else 0.0
+        # the scheduler runs one batch ahead of the GPU (SGLang's overlap scheduler): while
+        # busy, a decision sees the requests that arrived by the start of the batch before it
+        self.ahead = limits.schedule_ahead
+        self.seen = self.t
         self.preemptions = self.queue_max = self.iterations = 0
         self.queue_area = self.used_area = 0.0
         self.force_slow = False  # more than one request in prefill: the exact rules only
@@ -133,10 +139,12 @@ class GroupState:
     # -- arrivals, the queue and the client -----------------------------------------------
 
     def take_arrivals(self) -> int:
-        """Requests that have arrived by t join the queue; how many arrived just now."""
+        """Requests that have arrived by t (scheduling ahead: by ``seen``) join the queue; how
+        many arrived just now."""
         fresh = 0
         arrival, t = self.arrival, self.t
-        while self.nxt < self.n and arrival[self.nxt] <= t:
+        last = self.seen if self.ahead else t
+        while self.nxt < self.n and arrival[self.nxt] <= last:
             self.queue_area += t - arrival[self.nxt]
             fresh += arrival[self.nxt] == t
             self.waiting.append(self.nxt)

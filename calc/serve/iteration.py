@@ -31,7 +31,13 @@ def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool) -
             extra = (k_run - 1) // B * per_cycle + sum(cyc[: (k_run - 1) % B])
         if (not s.waiting and s.nxt < s.n and len(s.running) < s.max_seqs
                 and k_run > 1 and s.arrival[s.nxt] < math.inf):  # fmt: skip
-            k_run = until_arrival(d, slope, ctx_sum, b, s.arrival[s.nxt] - s.t, k_run)
+            target = s.arrival[s.nxt] - s.t
+            if not s.ahead:
+                k_run = until_arrival(d, slope, ctx_sum, b, target, k_run)
+            elif target <= 0:  # arrived during the last batch: seen after the one formed
+                k_run = 1
+            else:  # seen when the batch after the one it arrives in is formed
+                k_run = min(k_run, until_arrival(d, slope, ctx_sum, b, target, k_run) + 1)
             extra = (k_run - 1) // B * per_cycle + sum(cyc[: (k_run - 1) % B])
     dt = k_run * d + slope * (k_run * ctx_sum + b * k_run * (k_run - 1) / 2)
     s.used_area += dt * (s.used + extra / 2)
@@ -42,6 +48,7 @@ def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool) -
     if clock.on:  # steps 1 … k − 1: every decoder generic, rising gaps
         clock.decode_epoch(s.t + d + slope * ctx_sum, s.n_dec,
                            (d, slope, ctx_sum, b, k_run) if k_run > 1 else None)  # fmt: skip
+    s.seen = s.t + dt - (d + slope * (ctx_sum + b * (k_run - 1)))  # the last batch's start
     s.t += dt
     clock.last_dec_t = s.t
     s.g += k_run
@@ -104,6 +111,7 @@ def chunk_iteration(s: GroupState, step, b: int, ctx_sum: int, chunks: list, sch
     dt = step.iteration_s(b, ctx_sum, chunks, rows)
     s.used_area += dt * s.used
     s.queue_area += dt * len(s.waiting)
+    s.seen = s.t
     s.t += dt
     if b_agg:  # the aggregate decoders decoded (a recompute's token moves no counter)
         s.g += 1
@@ -181,6 +189,7 @@ def exact_iteration(s: GroupState, step, rl: list, sched: list) -> None:
         dt = step.iteration_s(b, ctx_sum, chunks, rows)
         s.used_area += dt * s.used
         s.queue_area += dt * len(s.waiting)
+        s.seen = s.t
         s.t += dt
         s.iterations += 1
         ended = False

@@ -15,7 +15,10 @@ engine release (``calc.deploy.engines``' ``SchedulerPolicy``, carried by ``Limit
   waiting; a prompt is admitted only while the pool, less the running requests' future tokens
   (remaining outputs × ``new_token_ratio``, each clipped), holds it and its own; after a failed
   admission nothing is admitted until a request leaves (``batch_is_full``); a decode batch that
-  runs out of pages retracts the requests with the fewest outputs.
+  runs out of pages retracts the requests with the fewest outputs. Its overlap scheduler
+  (``event_loop_overlap``) forms each batch while the GPU runs the one before, so a request
+  arriving during batch k first joins batch k + 2 (``Limits.schedule_ahead``: the group state
+  takes in only the arrivals up to the start of the last batch, ``GroupState.seen``).
 """
 
 from __future__ import annotations

@@ -61,6 +61,9 @@ class Limits:
     chunked_prefill: bool = True
     # SGLang's room for the running requests' future tokens (prefill_first only)
     future_tokens: FutureTokens = field(default_factory=FutureTokens)
+    # the scheduler forms each batch while the GPU runs the one before (SGLang's overlap
+    # scheduler): a request arriving during a batch waits for the batch already formed
+    schedule_ahead: bool = False
 
     def refused(self, prompt, gen, shared, room):
         """Which requests the engine can never serve (numpy arrays of prompt, output and
@@ -125,7 +128,7 @@ def run_group(
         fresh = s.take_arrivals() if s.nxt < s.n and arrival[s.nxt] <= s.t else 0
         if not s.running and not s.waiting:
             policy.on_idle(s)
-            s.t = s.arrival[s.nxt]
+            s.t = s.seen = max(s.t, s.arrival[s.nxt])  # idle: an arrival is seen at once
             continue
         if len(s.waiting) - fresh > s.queue_max:  # the longest queue: before admission
             s.queue_max = len(s.waiting) - fresh

@@ -441,16 +441,21 @@ def deployment_limits(dep: Deployment, mean_tokens: float) -> Limits:
     else:
         ref = max(B, round(mean_tokens))
         pool = int(pg.max_sequences_per_gpu(ref)) * cdiv(ref, B)
+    max_len = int(ec.max_model_len or cfg.context_limit)
+    seqs = int(ec.max_num_seqs)
+    if dep.engine.max_num_seqs is None:  # the engine's own limit from its pool (SGLang)
+        seqs = policy.running_limit(int(pool) * int(B), max_len) or seqs
     return Limits(
         pool_blocks=int(pool) // dep.pp,
         block_size=int(B),
         max_batched_tokens=int(ec.max_batched_tokens),
-        max_num_seqs=int(ec.max_num_seqs),
-        max_model_len=int(ec.max_model_len or cfg.context_limit),
+        max_num_seqs=seqs,
+        max_model_len=max_len,
         reserve_whole_request=policy.reserve_whole_request,
         prefill_first=policy.prefill_first,
         chunked_prefill=ec.chunked_prefill,
         future_tokens=policy.future_tokens,
+        schedule_ahead=policy.schedule_ahead,
     )
 
 

@@ -111,6 +111,23 @@ class SchedulerPolicy:
     # room for the running requests' future tokens (SGLang)
     prefill_first: bool = False
     future_tokens: FutureTokens = field(default_factory=FutureTokens)
+    # running requests when the user sets none, derived from the KV pool at start-up:
+    # (slots per context length of pool tokens, floor, ceiling), the limit
+    # min(pool tokens // 2, clamp(int(pool tokens / context length × slots), floor, ceiling))
+    # (SGLang); None: the configured max_num_seqs
+    running_from_pool: tuple[int, int, int] | None = None
+    # the scheduler forms the next batch while the GPU runs the current one (SGLang's overlap
+    # scheduler): an arrival waits for the batch already formed
+    schedule_ahead: bool = False
+
+    def running_limit(self, pool_tokens: int, context_len: int) -> int | None:
+        """The running-request limit the engine derives from a pool of ``pool_tokens`` [tokens]
+        at a context length of ``context_len`` [tokens]; None where it derives none."""
+        if self.running_from_pool is None:
+            return None
+        per_context, floor, ceiling = self.running_from_pool
+        slots = min(max(int(pool_tokens / context_len * per_context), floor), ceiling)
+        return max(1, min(slots, pool_tokens // 2))
 
 
 @dataclass(frozen=True)

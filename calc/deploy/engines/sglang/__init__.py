@@ -17,9 +17,15 @@ if TYPE_CHECKING:
     from calc.deploy.deployment import Deployment, EngineSettings
 
 # server_args.py: chunked_prefill_size 8192 without a GPU to size it by (0.4's fixed default);
-# max_running_requests is derived from the pool at start-up: kvcalc's stand-in is 1024
+# max_running_requests is derived from the pool at start-up (RUNNING_FROM_POOL, applied by the
+# simulation, which knows the pool); 1024 stands in where no pool is at hand (launch commands)
 DEFAULT_CHUNK = 8192
 DEFAULT_RUNNING = 1024
+# 0.4.0 model_runner.py init_memory_pool: max_num_reqs = min(max(int(max_total_num_tokens /
+# context_len × 512), 2048), 4096); tp_worker.py: max_running_requests = min(max_total_num_tokens
+# // 2, req_to_token_pool.size = max_num_reqs + 1); 0.5.23 pool_configurator.py
+# _resolve_max_running_requests_per_worker: the same without the extra slot (kvcalc: without)
+RUNNING_FROM_POOL = (512, 2048, 4096)
 # before 0.5.3 (0.4.0 server_args.py __post_init__): cuda_graph_max_bs 160, or 8 on GPUs under
 # 25,000 MiB; cuda_graph_runner.py captures 1, 2, 4, 8, 16, ... up to it, decode passes only
 GRAPH_MAX_BS_0_4 = 160
@@ -84,6 +90,11 @@ class SGLang(Engine):
             "sglang: prefill batches first, room for the running requests' future tokens",
             prefill_first=True,
             future_tokens=FutureTokens(page_reserve=rules.admission_page),
+            running_from_pool=RUNNING_FROM_POOL,
+            # event_loop_overlap (disable_overlap_schedule False by default from 0.4.0): batch
+            # k + 1 is formed and launched before batch k's results are processed, so a request
+            # that arrives during batch k first joins batch k + 2
+            schedule_ahead=True,
         )
 
     def cuda_graph_tokens(self, dep: Deployment) -> int:
