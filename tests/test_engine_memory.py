@@ -487,3 +487,24 @@ def test_vllm_cuda_graph_capture_sizes_by_release_and_gpu():
     # 0.1 MiB < 1 MiB, so (3 − 1) + (2 − 1) further graphs add 3 MiB to the first capture
     first = 100 + 4 * (2 * 64 + 256) * 2
     assert vl.cudagraph_estimate_bytes(3, 2, 4, 64, 256, 2, 100, 0.1 * 2**20) == first + 3 * 2**20
+
+
+def test_enforce_eager_leaves_the_cuda_graph_estimate_in_the_budget(cli):
+    # --enforce-eager (EngineSettings.cuda_graphs False): vLLM 0.33 captures no graph, so the
+    # estimate the default run subtracts (the test above: 0.36 GiB + activations + per-graph
+    # MiB) stays in the KV budget: the budgets differ by exactly that estimate
+    graphs = pool("llama3-8b", version="0.33.0", mem_util=0.95, max_model_len=8192)
+    eager = pool("llama3-8b", version="0.33.0", mem_util=0.95, max_model_len=8192,
+                 cuda_graphs=False)  # fmt: skip
+    assert eager.cuda_graph_bytes == 0
+    assert eager.kv_budget_bytes - graphs.kv_budget_bytes == pytest.approx(
+        graphs.cuda_graph_bytes, abs=1
+    )
+    # the flag reaches the same setting from the command line
+    args = ["-m", "llama3-8b", "-H", "h100", "--ctx", "8192", "--engine-version", "0.33.0",
+            "--mem-util", "0.95", "--max-model-len", "8192", "-f", "json"]  # fmt: skip
+    import json
+
+    on = json.loads(cli("capacity", *args).out)["kv_budget_bytes"]
+    off = json.loads(cli("capacity", *args, "--enforce-eager").out)["kv_budget_bytes"]
+    assert off - on == pytest.approx(graphs.cuda_graph_bytes, abs=1)

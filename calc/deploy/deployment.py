@@ -128,6 +128,7 @@ class EngineSettings:
         allreduce: str | None = None,
         chunked_prefill: bool | None = None,
         moe_a2a: str | None = None,
+        cuda_graphs: bool | None = None,
         flag: str = "--",
     ) -> EngineSettings:
         """The settings from the options a command or a check spec states (the same names);
@@ -150,6 +151,7 @@ class EngineSettings:
             allreduce=allreduce,
             chunked_prefill=chunked_prefill,
             moe_a2a=moe_a2a,
+            cuda_graphs=cuda_graphs,
         )
 
 

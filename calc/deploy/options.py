@@ -40,6 +40,7 @@ class DeploymentOptions(TypedDict, total=False):
     calibration: str | Path | None  # kvcalc calibration YAML applied to the hardware profile
     allreduce: str | None  # tensor-parallel all-reduce: custom or nccl (None: the engine's)
     moe_a2a: str | None  # MoE traffic under attention data parallel: gather or deepep
+    cuda_graphs: bool | None  # False: every pass eager (vLLM --enforce-eager); None: default
     moe_imbalance: float | None  # busiest GPU's expert tokens over the mean, 1..ep
 
 
@@ -166,6 +167,14 @@ OPTION_SPECS = (
         "default: the engine's (TensorRT-LLM's NVLink all-to-all on NVL72).",
     ),
     Option(
+        "cuda_graphs", bool | None, None,
+        "CUDA graphs (off: every pass eager, as vLLM --enforce-eager / SGLang "
+        "--disable-cuda-graph): the engine's memory (no graph pool), its launch command and "
+        "the serving simulation (simulate, score: each kernel's launch paid on the CPU) follow "
+        "it; latency's single-step figures assume graphs. Default: the engine's.",
+        ("--cuda-graphs/--enforce-eager",),
+    ),
+    Option(
         "moe_imbalance", float | None, None,
         "MoE load imbalance under --ep: tokens the busiest GPU's experts get over the "
         "mean (1 = balanced, the default; at most ep). Scales its expert work and all-to-all.",
@@ -176,6 +185,7 @@ OPTIONS = tuple(DeploymentOptions.__annotations__)
 ENGINE_OPTIONS = (
     "engine", "engine_version", "mem_util", "block_size", "max_batched_tokens", "max_num_seqs",
     "activation", "overhead", "max_model_len", "allreduce", "chunked_prefill", "moe_a2a",
+    "cuda_graphs",
 )  # fmt: skip
 OPTION_NAMES = ("model", "hardware", *OPTIONS)  # a command's parameters that build its Deployment
 

@@ -434,7 +434,8 @@ def plan(
 
 
 ENGINE_OPTIONS = ("engine", "engine_version", "mem_util", "block_size", "max_batched_tokens",
-                  "max_num_seqs", "allreduce", "activation", "overhead", "moe_a2a")  # fmt: skip
+                  "max_num_seqs", "allreduce", "activation", "overhead", "moe_a2a",
+                  "cuda_graphs")  # fmt: skip
 
 
 def as_text(value) -> str | None:
