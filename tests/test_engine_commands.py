@@ -332,3 +332,18 @@ def test_deepep_stated_where_the_step_time_charges_it(engine_name):
     dep = deployment("deepseek-v3", "h200", engine_name, "0.33.0" if engine_name == "vllm"
                      else "0.5.23", tp=1, ep=8)  # fmt: skip
     assert flag not in launch_commands(dep)[0].argv
+
+
+def test_sglang_running_limit_stated_only_when_given():
+    # SGLang sizes its running-request limit from its KV pool unless --max-running-requests
+    # pins it (calc/deploy/engines/sglang: running_from_pool): the command pins it only when
+    # the user stated --max-num-seqs, never at a stand-in below what the engine would take
+    dep = deployment("llama3-70b", "h200", "sglang", "0.5.23", tp=4)
+    assert "--max-running-requests" not in launch_commands(dep)[0].argv
+    stated = Deployment.build(
+        load_model("llama3-70b"), load_hardware("h200"), tp=4,
+        engine=EngineSettings(name="sglang", version="0.5.23", max_model_len=4096,
+                              max_num_seqs=512),
+    )  # fmt: skip
+    argv = launch_commands(stated)[0].argv
+    assert argv[argv.index("--max-running-requests") + 1] == "512"

@@ -48,9 +48,10 @@ def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
         "--mem-fraction-static", f"{launch.memory_fraction(dep):g}",
         "--kv-cache-dtype", kv_cache_dtype(dep),
         "--chunked-prefill-size", str(ec.max_batched_tokens if ec.chunked_prefill else -1),
-        "--max-running-requests", str(ec.max_num_seqs),
         "--page-size", str(ec.block_size),
     ]  # fmt: skip
+    if dep.engine.max_num_seqs is not None:  # else SGLang sizes it from its pool, as modelled
+        argv += ["--max-running-requests", str(ec.max_num_seqs)]
     if not ec.cuda_graphs:
         argv.append("--disable-cuda-graph")
     if launch.online_quantization(dep):
