@@ -173,6 +173,17 @@ LOOKED_AT = (
      "checks of round 4: TensorRT-LLM's bf16 MoE kernels did not change between 1.0 and 1.3 "
      "(median ratio 0.95-1.02); TensorRT-LLM's fp8 decode attention on H200 is 0.5-0.6 x the "
      "pooled curve at GQA 2-8; not fitted"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/_torch/model_config.py (ModelConfig: moe_backend "
+     "'CUTLASS', enable_min_latency False, 'Currently only used for Llama4'; search index id "
+     "36840864232) and aiconfigurator-core 0.12.0 sdk/operations/moe.py (the min-latency rows "
+     "are its separate 'low-latency NVFP4' view)",
+     "issue 20, fifth round: the fused-MoE fit keeps TensorRT-LLM's default CUTLASS rows and "
+     "leaves out moe_torch_flow_min_latency (tools/fit_kernels.py moe_default_path)"),
+    ("the aiconfigurator-core 0.12.0 wheel's b200_sxm moe (trtllm 1.3.0rc20, nvfp4; Qwen3-30B-"
+     "A3B's and Llama 4 Scout's shapes), generation_attention (trtllm, 32/4 heads, fp8 KV) "
+     "tables",
+     "round 5's op-by-op comparison of the single-B200 MoE rows (docs/step-time.md); fitted "
+     "as part of the kernel curves, nothing per record"),
 )
 
 
