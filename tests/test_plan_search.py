@@ -216,3 +216,14 @@ def test_a_closed_loop_report(cli, tmp_path):
             "--report", page)  # fmt: skip
     assert r.code == 0, r.err
     assert '<p class="answer pass">1 × h100' in page.read_text()
+
+
+def test_an_unmodelled_engine_release_is_said(cli):
+    # vLLM 9.9 is no modelled release: the plan runs the nearest (0.33.0, the newest) and says
+    # so, as every sizing command does; a modelled prefix (0.19) says nothing
+    args = ["-m", "llama3-8b", "--rate", "1", "--prompt", "100", "--gen", "10", "--ttft-p99",
+            "2s", "--tpot-p99", "50ms", "-H", "h100", "-f", "json"]  # fmt: skip
+    r = cli("plan", *args, "--engine-version", "9.9")
+    assert "vllm 9.9 is not modelled: using the nearest modelled release 0.33.0" in r.err
+    assert '"engine_version": "0.33.0"' in r.out
+    assert "not modelled" not in cli("plan", *args, "--engine-version", "0.19").err

@@ -751,6 +751,13 @@ def plan(
                 f"context limit {cfg.max_ctx:,}: the engine refuses longer requests, and so "
                 "does the simulation (its percentiles are of the requests served)"
             )
+    if query.engine_version is not None:  # a release kvcalc does not model: say which it used
+        from calc.deploy.engines import engine
+
+        for name in query.engines:
+            said = engine(name).versions.resolve(query.engine_version).warning
+            if said:
+                warnings.append(said)
     for _name, why in space.unpriced:
         warnings.append(f"left out of the ranking: {why}")
     if rows and rows[0]["price_flagged"]:
