@@ -165,6 +165,13 @@ LOOKED_AT = (
     ("NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py (CudaGraphConfig(StrictBaseModel), "
      "extra = 'forbid'; search excerpts)",
      "the perf-overview MoE options' nesting of enable_attention_dp: taken as top level"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py CudaGraphConfig (search excerpts of "
+     "several versions: max_batch_size 0 -> 128, enable_padding False, "
+     "_generate_cuda_graph_batch_sizes, graphs for decode-only batches, default_factory), "
+     "bench/benchmark/utils/general.py@0171265e get_settings (cuda_graph_config padded up to "
+     "max_batch_size), perf-overview.md@00f37686 llm_options.yml (batch_sizes up to 8,192)",
+     "issue 20, sixth round: no decode step of the perf-overview rows is beyond the captured "
+     "CUDA graphs (docs/step-time.md); TensorRT-LLM's decode-only graphs declared in its wing"),
     ("sglang 0.5.23 wheel: sglang/srt/arg_groups/parallel_hook.py (_handle_data_parallelism)",
      "chunked_prefill_size // attn_dp_size per attention-DP rank (Engine.rank_batched_tokens)"),
     ("the aiconfigurator-core 0.12.0 wheel's l40s moe tables of trtllm 1.0.0 and 1.3.0rc20 "

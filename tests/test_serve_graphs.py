@@ -94,3 +94,41 @@ def test_eager_issue_is_per_pipeline_stage():
     two = step_table(_dep("llama3.3-70b", "h200", tp=4, pp=2, name="sglang", version="0.4"),
                      max_ctx=4096, host=NONE)  # fmt: skip
     assert two.eager_s == pytest.approx(one.eager_s / 2)
+
+
+def test_trtllm_captures_decode_only_batches():
+    # llm_args.py CudaGraphConfig: graphs "enabled for batches that consist of decoding
+    # requests *only*"; the capture limit stays undeclared (None: never eager, the wing says why)
+    dep = _dep("llama3-8b", "h100", name="trtllm")
+    assert decode_only(dep)
+    assert graph_tokens(dep) is None
+
+
+def _bench_module(name):
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parent.parent / "bench" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_perf_overview_decode_batches_fit_its_captured_graphs():
+    # the premise of "no eager decode step" on TensorRT-LLM's perf-overview rows (v1.0 page,
+    # llm_options.yml: enable_padding, batch_sizes up to 8,192): every row's decode batch per
+    # attention-DP rank and pipeline micro-batch, at the engine's defaults and at
+    # trtllm-bench's settings (max_batch_size at most 4,096), is at most 8,192
+    vt = _bench_module("validation_throughput")
+    vh = _bench_module("validation_heldout")
+    largest = 0
+    for row in (*vt.ROWS, *vh.rows()):
+        for bench in (False, True):
+            result = vt.predict(row, bench=bench)
+            dep = vt.deployment(row, bench)
+            per_rank = result.concurrency / (dep.replicas * dep.sharding.dp_attn)
+            largest = max(largest, -(-per_rank // dep.pp))
+    assert 0 < largest <= 8192

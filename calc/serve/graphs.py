@@ -21,7 +21,10 @@ The largest captured batch, per engine (``graph_tokens``, from the engine wing's
   and TP, before 0.5.3 ``server_args.py`` ``__post_init__`` (0.4.0): 160, or 8 on GPUs under
   25,000 MiB; ``cuda_graph_runner.py`` captures 1, 2, 4, 8, 16, … up to it;
 - ``--enforce-eager`` / ``--disable-cuda-graph`` (``cuda_graphs`` off): every pass eager (0);
-- TensorRT-LLM: not modelled (its C++ runtime launches without Python: None, never eager).
+- TensorRT-LLM (PyTorch backend, decode-only graphs; ``llm_args.py`` ``CudaGraphConfig``): by
+  default 1-31, 32, 64 and 128 sequences unpadded, under trtllm-bench padded up to its
+  max_batch_size, on the perf-overview page padded up to 8,192: not modelled (None, never
+  eager; the engine wing says why).
 
 The launch time per kernel (``EAGER_LAUNCH_S``, 28.8 µs): a Llama-3.1-8B decode step on an H100
 SXM takes 8.4 ms eager against 5.1 ms replayed as a graph (cloudai.pt, "CUDA Graphs +

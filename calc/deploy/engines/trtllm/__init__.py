@@ -62,6 +62,21 @@ class TensorRTLLM(Engine):
         return SchedulerPolicy("trtllm: GUARANTEED_NO_EVICT, whole requests reserved",
                                reserve_whole_request=True)  # fmt: skip
 
+    def cuda_graph_tokens(self, dep: Deployment) -> int | None:
+        # llm_args.py CudaGraphConfig (1.0): graphs on by default (default_factory), for batches
+        # of decoding requests only; batch_sizes from max_batch_size (default 0 -> 128) and
+        # enable_padding (default False): 1-31, 32, 64, 128 unpadded, a batch not in the list
+        # eager. trtllm-bench (bench/benchmark/utils/general.py get_settings): padded up to its
+        # own max_batch_size; the perf-overview page (v1.0): padded, batch_sizes 1 ... 8,192.
+        # Not modelled (None, never eager): one threshold cannot hold the default list's gaps,
+        # and the page's runs (every per-rank decode batch <= 4,096) never pass 8,192
+        # (docs/step-time.md, issue 20 round 6)
+        return None
+
+    def graphs_decode_only(self, release: str) -> bool:
+        # CudaGraphConfig: "enabled for batches that consist of decoding requests *only*"
+        return True
+
     def launch(self, dep: Deployment, plan):
         from calc.deploy.engines.trtllm.launch import commands
 
