@@ -37,27 +37,13 @@ import statistics
 import sys
 from pathlib import Path
 
+from calc.reports.plan_confidence import dtype_class  # the plan maps a deployment the same way
+
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "calc" / "data" / "error_bands.json"
 MIN_RECORDS = 8
 PERCENTILES = (25, 75)
 METRICS = ("tpot", "ttft")
-
-
-def dtype_class(weight_dtype: str) -> str:
-    """The dtype part of a class: fp8 (per-tensor or block), fp4 (NVFP4), mxfp4, bf16 (16 bit),
-    else the format's own name. The plan maps a deployment the same way
-    (``calc.reports.plan_confidence.dtype_class``)."""
-    w = weight_dtype.lower()
-    if w.startswith("fp8") or w == "mxfp8":
-        return "fp8"
-    if w in ("nvfp4", "fp4") or w.startswith("fp4"):
-        return "fp4"
-    if w == "mxfp4":
-        return "mxfp4"
-    if w in ("bf16", "fp16", "fp32"):
-        return "bf16"
-    return w.split("-")[0]
 
 
 def _time_error(throughput_error: float) -> float:

@@ -39,8 +39,9 @@ def bands() -> dict:
 
 
 def dtype_class(weight_dtype: str) -> str:
-    """The dtype part of a class (the rule of ``bench/validation_confidence.py``): fp8, fp4 (NVFP4),
-    mxfp4, bf16 (any 16/32-bit), else the format's own name."""
+    """The dtype part of a class (bench/validation_confidence.py classes its records by it too):
+    fp8 (per-tensor or block), fp4 (NVFP4), mxfp4, bf16 (any 16/32-bit), else the format's own
+    name."""
     w = weight_dtype.lower()
     if w.startswith("fp8") or w == "mxfp8":
         return "fp8"
