@@ -200,6 +200,11 @@ class VllmLogReader(LogReader):
 
     def facts(self) -> LogFacts:
         p = self.f.printed
+        # "Maximum concurrency for N tokens per request" prints max_model_len itself
+        # (kv_cache_utils.py formats model_config.max_model_len): a log with no settings line
+        # still states it
+        put_setting(self.f.settings, "max_model_len", p.get("concurrency_at_tokens"),
+                    override=False)  # fmt: skip
         # 0.27+: non-KV = total consumed (weights, non-torch, kept buffers) + transient peak
         if "total_consumed_bytes" in p:
             if "non_kv_bytes" in p and "activation_bytes" not in p:
