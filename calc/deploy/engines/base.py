@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from calc.deploy.engines.paging import Paging
 from calc.deploy.host_costs import HostCosts, VersionRange, compose
@@ -80,6 +80,46 @@ class PoolPrediction:
     def kv_pool_bytes(self) -> float:
         """Bytes the pool's tokens take [bytes] (the budget less the rounding to blocks)."""
         return self.tokens * self.kv_bytes_per_token
+
+
+class StartupTerms(NamedTuple):
+    """What an engine takes from one GPU's memory before its KV pool, and the budget left
+    [bytes] (``memory_fraction``: the engine's own fraction setting, as it applied it)."""
+
+    memory_fraction: float
+    usable_memory_bytes: int
+    weights_bytes: float
+    activation_bytes: float
+    non_torch_bytes: float
+    cuda_graph_bytes: float
+    kv_budget_bytes: float
+
+
+class PoolBlocks(NamedTuple):
+    """How an engine cuts its budget into blocks [tokens, bytes, blocks]: ``block_size`` tokens
+    a block, ``page_size_bytes`` a block of one layer, the blocks, the tokens it prints and the
+    requests of ``max_model_len`` tokens they hold at once."""
+
+    block_size: int
+    page_size_bytes: float
+    num_blocks: int
+    tokens: int
+    max_concurrency: float
+    max_model_len: int
+
+
+def pool_prediction(
+    engine: str, version: str, bytes_per_token: float, terms: StartupTerms, blocks: PoolBlocks,
+    *, sources: dict, warnings: list | None = None, figures: list | None = None,
+    paging: Paging | None = None, rope_table_bytes: float = 0.0,
+) -> PoolPrediction:  # fmt: skip
+    """One engine's ``PoolPrediction`` from its start-up terms and its blocks (the one place
+    every engine's prediction is put together)."""
+    return PoolPrediction(
+        engine=engine, version=version, kv_bytes_per_token=bytes_per_token,
+        **terms._asdict(), **blocks._asdict(), sources=sources, warnings=warnings or [],
+        figures=figures or [], paging=paging, rope_table_bytes=rope_table_bytes,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
