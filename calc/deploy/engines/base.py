@@ -82,6 +82,17 @@ class PoolPrediction:
         return self.tokens * self.kv_bytes_per_token
 
 
+class EngineDefaults(NamedTuple):
+    """A release's start-up defaults on one GPU (``memory_fraction`` None: the engine chooses
+    it itself, SGLang)."""
+
+    memory_fraction: float | None
+    block_size: int
+    max_batched_tokens: int
+    max_num_seqs: int
+    chunked_prefill: bool
+
+
 class StartupTerms(NamedTuple):
     """What an engine takes from one GPU's memory before its KV pool, and the budget left
     [bytes] (``memory_fraction``: the engine's own fraction setting, as it applied it)."""
@@ -272,9 +283,35 @@ class Engine:
     def rules(self, release: str):
         return self.versions.rules(release)
 
+    # whether the engine caps its pool at a token count (TensorRT-LLM's max_tokens)
+    caps_pool_tokens: ClassVar[bool] = False
+
     def config(self, settings: EngineSettings, hw) -> EngineConfig:
         """The settings of ``settings.version`` on ``hw`` (None: no GPU) with the user's
-        values over the release's defaults."""
+        values over the release's defaults (``defaults``)."""
+        found = self.versions.resolve(settings.version)
+        d = self.defaults(self.rules(found.release), hw)
+        chunked = settings.chunked_prefill
+        if chunked is None:
+            chunked = d.chunked_prefill
+        return EngineConfig(
+            engine=self.name,
+            version=found.release,
+            version_asked=found.asked,
+            memory_fraction=settings.mem_util or d.memory_fraction,
+            block_size=settings.block_size or d.block_size,
+            max_batched_tokens=settings.max_batched_tokens or d.max_batched_tokens,
+            max_num_seqs=settings.max_num_seqs or d.max_num_seqs,
+            cuda_graphs=settings.cuda_graphs is not False,
+            max_model_len=settings.max_model_len,
+            max_tokens=settings.max_tokens if self.caps_pool_tokens else None,
+            chunked_prefill=chunked,
+            warnings=(found.warning,) if found.warning else (),
+        )
+
+    def defaults(self, rules, hw) -> EngineDefaults:
+        """What the release (``rules``) starts with on ``hw`` (None: no GPU) when the user
+        sets nothing."""
         raise NotImplementedError
 
     def kv_pool(self, dep: Deployment, **measured) -> PoolPrediction:
