@@ -53,6 +53,12 @@ STATED = {
         "note": "the FP8 release: projections fp8 with 128×128 block scales "
         "(quantization_config weight_block_size), embeddings and lm_head bf16",
     },
+    "vllm019-a100-gpt-oss-20b-myoceane": {
+        "hardware": "a100-80g",
+        "note": "the page names an A100 only: its 13.72 GiB of weights and 36.56 GiB of KV at "
+        "gpu_memory_utilization 0.65 fit only the 80 GB model (0.65 × 39.5 GiB = 25.7 GiB on "
+        "the 40 GB one); the log prints no token count, so it is compared in GiB",
+    },
     "vllm021-24gb-qwen3-8b-lmcache3430": {
         "hardware": "rtx-4090",
         "version": "0.21.0",
@@ -275,9 +281,9 @@ def render() -> str:
         "",
         "Split: `training` where the record's source is one the constants were measured on or "
         "checked against, `held-out` where the split rule set it aside before its error was "
-        "seen (issue 21's fourth round found one new source complete enough to predict, "
-        "training by the rule; none is held out yet, so the check on sources not listed "
-        "below remains the held-out test).",
+        "seen (issue 21's fourth round found two new sources complete enough to predict: by "
+        "date, the myoceane.fr page is training and LMCache issue 3430 held out; the check on "
+        "sources not listed below remains the wider held-out test).",
         "",
         "| Record | Split | Engine | Release | Model | GPU | TP | Printed tokens | "
         "Predicted tokens | Error | Error with printed weights |",
