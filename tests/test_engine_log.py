@@ -218,6 +218,20 @@ def test_newest_real_log_and_capacity_agree(cli):
     assert abs(cap.json()["kv_cache_tokens"] - 46_368) / 46_368 < 0.03
 
 
+def test_concurrency_line_states_max_model_len_only_when_nothing_else_does():
+    # kv_cache_utils.py prints model_config.max_model_len in 'Maximum concurrency for N tokens
+    # per request': read as the setting when no settings line states one, never over one
+    alone = read_log("GPU KV cache size: 46,368 tokens\n"
+                     "Maximum concurrency for 16,384 tokens per request: 2.83x\n")  # fmt: skip
+    assert alone.settings["max_model_len"] == 16_384
+    stated = read_log(
+        "INFO non-default args: {'model': 'Qwen/Qwen3-8B', 'max_model_len': 8192}\n"
+        "GPU KV cache size: 46,368 tokens\n"
+        "Maximum concurrency for 16,384 tokens per request: 2.83x\n"
+    )
+    assert stated.settings["max_model_len"] == 8192
+
+
 def test_every_training_log_reproduces_its_table(cli):
     for name, (model, extra) in sorted(RUNS.items()):
         r = cli("log", LOGS / f"{name}.log", "-m", ROOT / model if "/" in model else model,
