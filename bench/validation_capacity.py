@@ -467,6 +467,11 @@ EXTRA_SOURCES = (
     "https://github.com/NVIDIA/TensorRT-LLM/pull/3467, /issues/2773, /issues/1188, /issues/486, "
     "/pull/5933, /pull/11907, https://github.com/vllm-project/vllm-ascend/pull/8289 "
     "(excerpts: partial, failed or unshipped start-ups)",
+    "https://ai-navigate-news.com/ja/articles/3ec30937-24f8-4cc5-9e8c-e90eb48d807b (gpt-oss-20b "
+    "at 128k on an L4: no memory lines in the excerpt), https://docs.gpustack.ai/2.0/"
+    "performance-lab/gpt-oss-20b/a100 and /gpt-oss-120b/a100 (throughput only), "
+    "https://github.com/vllm-project/vllm/issues/15815, /issues/14011, /issues/7028 (V0 "
+    "releases before 0.10, not modelled): looked at in the fourth round",
 )
 
 
