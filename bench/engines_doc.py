@@ -77,7 +77,8 @@ Read per engine (settings in kvcalc's names; printed figures in bytes):
   GPU's memory, hence the GPU), `Estimated CUDA graph memory` and `Profiling CUDA graph
   memory: PIECEWISE=...`, `Available KV cache memory` (the budget), the utilisation printed
   after the pool (`The current --gpu-memory-utilization=U is equivalent ...`), `GPU KV cache
-  size`, `Maximum concurrency`, the V0 profile table and lines.
+  size`, `Maximum concurrency for N tokens per request` (N is max_model_len: a log with no
+  settings line still states it), the V0 profile table and lines.
 - **SGLang**: `ServerArgs(...)`, the `launch_server` command line, `Init torch distributed
   ends. mem usage`, `Load weight end. ... mem usage`, `KV Cache is allocated. #tokens: N, K
   size, V size` (or `KV size` under MLA), `max_total_num_tokens=`.
@@ -168,7 +169,12 @@ LIMITS = """## Not modelled yet
   the vision pass's torch peak and Gemma 3's second, local RoPE table), speculative decoding's
   drafter; the CUDA graph estimate (0.20+) keeps the source's form (the largest first capture
   over the modes + each further graph, at least 1 MiB) with two constants measured on a few
-  logs, checked against the estimates 20 vLLM 0.19.0 logs print (docs/validation.md);
+  logs, checked against the estimates 20 vLLM 0.19.0 logs print (docs/validation.md); on the
+  one 0.21+ log of the validation set (LMCache issue 3430: Qwen3-8B on a 24 GB GPU, 51 + 35
+  graphs) it is 0.30 GiB over (0.82 GiB against 0.52 printed), the whole of that log's −2.8%:
+  each further graph's memory differs by GPU or release (about 1.6 MiB there against about
+  4.6 MiB for the same model and graph counts in vLLM 0.19.0's H100 logs), and one log does
+  not fix a rule, so the constants stand;
   gpt-oss's MXFP4 experts under SGLang.
 - vLLM's loaded weights hold RoPE's cos/sin table (`rotary_embedding/base.py`: positions ×
   rotary width × 2 B, positions stretched by linear, dynamic-NTK and YaRN factors): 2.50 GiB

@@ -194,6 +194,44 @@ def test_0_33_log_and_capacity_agree():
     assert rows["tokens"]["printed"] == 447_536
 
 
+def test_newest_real_log_and_capacity_agree(cli):
+    """The newest release with a real public start-up log in the validation set (vLLM 0.21 or
+    later: LMCache issue 3430, Qwen3-8B on a 24 GB GPU, docs/validation/engine_logs_versions.yaml):
+    `kvcalc log` and `kvcalc capacity` at that release and the log's settings predict the same
+    pool to the token, and both are within 3% of the 46,368 tokens the log prints."""
+    path = LOGS / "vllm-24gb-qwen3-8b-lmcache3430.log"
+    facts = read_log(path.read_text())
+    # the utilisation is printed only in the CUDA-graph line; max_model_len only in the
+    # concurrency line ("Maximum concurrency for 16,384 tokens per request")
+    assert facts.settings["memory_fraction"] == 0.9764
+    assert facts.settings["max_model_len"] == 16_384
+    assert facts.printed["cuda_graph_bytes"] == pytest.approx(0.52 * GIB)
+    common = ["-m", "qwen3-8b", "--hardware", "rtx-4090", "--engine-version", "0.21", "-f", "json"]
+    log = cli("log", path, *common)
+    assert log.code == 0, log.err
+    terms = {t["term"]: t for t in log.json()["terms"]}
+    cap = cli("capacity", *common, "--mem-util", "0.9764", "--max-model-len", "16384",
+              "--ctx", "16384")  # fmt: skip
+    assert cap.code == 0, cap.err
+    assert terms["tokens"]["predicted"] == cap.json()["kv_cache_tokens"]
+    assert terms["tokens"]["printed"] == 46_368
+    assert abs(cap.json()["kv_cache_tokens"] - 46_368) / 46_368 < 0.03
+
+
+def test_concurrency_line_states_max_model_len_only_when_nothing_else_does():
+    # kv_cache_utils.py prints model_config.max_model_len in 'Maximum concurrency for N tokens
+    # per request': read as the setting when no settings line states one, never over one
+    alone = read_log("GPU KV cache size: 46,368 tokens\n"
+                     "Maximum concurrency for 16,384 tokens per request: 2.83x\n")  # fmt: skip
+    assert alone.settings["max_model_len"] == 16_384
+    stated = read_log(
+        "INFO non-default args: {'model': 'Qwen/Qwen3-8B', 'max_model_len': 8192}\n"
+        "GPU KV cache size: 46,368 tokens\n"
+        "Maximum concurrency for 16,384 tokens per request: 2.83x\n"
+    )
+    assert stated.settings["max_model_len"] == 8192
+
+
 def test_every_training_log_reproduces_its_table(cli):
     for name, (model, extra) in sorted(RUNS.items()):
         r = cli("log", LOGS / f"{name}.log", "-m", ROOT / model if "/" in model else model,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from calc.deploy.engines.paging import Paging
 from calc.deploy.host_costs import HostCosts, VersionRange, compose
@@ -80,6 +80,57 @@ class PoolPrediction:
     def kv_pool_bytes(self) -> float:
         """Bytes the pool's tokens take [bytes] (the budget less the rounding to blocks)."""
         return self.tokens * self.kv_bytes_per_token
+
+
+class EngineDefaults(NamedTuple):
+    """A release's start-up defaults on one GPU (``memory_fraction`` None: the engine chooses
+    it itself, SGLang)."""
+
+    memory_fraction: float | None
+    block_size: int
+    max_batched_tokens: int
+    max_num_seqs: int
+    chunked_prefill: bool
+
+
+class StartupTerms(NamedTuple):
+    """What an engine takes from one GPU's memory before its KV pool, and the budget left
+    [bytes] (``memory_fraction``: the engine's own fraction setting, as it applied it)."""
+
+    memory_fraction: float
+    usable_memory_bytes: int
+    weights_bytes: float
+    activation_bytes: float
+    non_torch_bytes: float
+    cuda_graph_bytes: float
+    kv_budget_bytes: float
+
+
+class PoolBlocks(NamedTuple):
+    """How an engine cuts its budget into blocks [tokens, bytes, blocks]: ``block_size`` tokens
+    a block, ``page_size_bytes`` a block of one layer, the blocks, the tokens it prints and the
+    requests of ``max_model_len`` tokens they hold at once."""
+
+    block_size: int
+    page_size_bytes: float
+    num_blocks: int
+    tokens: int
+    max_concurrency: float
+    max_model_len: int
+
+
+def pool_prediction(
+    engine: str, version: str, bytes_per_token: float, terms: StartupTerms, blocks: PoolBlocks,
+    *, sources: dict, warnings: list | None = None, figures: list | None = None,
+    paging: Paging | None = None, rope_table_bytes: float = 0.0,
+) -> PoolPrediction:  # fmt: skip
+    """One engine's ``PoolPrediction`` from its start-up terms and its blocks (the one place
+    every engine's prediction is put together)."""
+    return PoolPrediction(
+        engine=engine, version=version, kv_bytes_per_token=bytes_per_token,
+        **terms._asdict(), **blocks._asdict(), sources=sources, warnings=warnings or [],
+        figures=figures or [], paging=paging, rope_table_bytes=rope_table_bytes,
+    )  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -232,9 +283,35 @@ class Engine:
     def rules(self, release: str):
         return self.versions.rules(release)
 
+    # whether the engine caps its pool at a token count (TensorRT-LLM's max_tokens)
+    caps_pool_tokens: ClassVar[bool] = False
+
     def config(self, settings: EngineSettings, hw) -> EngineConfig:
         """The settings of ``settings.version`` on ``hw`` (None: no GPU) with the user's
-        values over the release's defaults."""
+        values over the release's defaults (``defaults``)."""
+        found = self.versions.resolve(settings.version)
+        d = self.defaults(self.rules(found.release), hw)
+        chunked = settings.chunked_prefill
+        if chunked is None:
+            chunked = d.chunked_prefill
+        return EngineConfig(
+            engine=self.name,
+            version=found.release,
+            version_asked=found.asked,
+            memory_fraction=settings.mem_util or d.memory_fraction,
+            block_size=settings.block_size or d.block_size,
+            max_batched_tokens=settings.max_batched_tokens or d.max_batched_tokens,
+            max_num_seqs=settings.max_num_seqs or d.max_num_seqs,
+            cuda_graphs=settings.cuda_graphs is not False,
+            max_model_len=settings.max_model_len,
+            max_tokens=settings.max_tokens if self.caps_pool_tokens else None,
+            chunked_prefill=chunked,
+            warnings=(found.warning,) if found.warning else (),
+        )
+
+    def defaults(self, rules, hw) -> EngineDefaults:
+        """What the release (``rules``) starts with on ``hw`` (None: no GPU) when the user
+        sets nothing."""
         raise NotImplementedError
 
     def kv_pool(self, dep: Deployment, **measured) -> PoolPrediction:

@@ -128,6 +128,18 @@ def search(pattern: re.Pattern, line: Line, anchor: str | None = None):
     return None
 
 
+def read_printed(printed: dict, line: Line, table) -> bool:
+    """Store every figure of ``table`` the line prints: rows of (anchor, pattern, key, unit),
+    the pattern's first group × ``unit`` [bytes] (an integer count when ``unit`` is 1).
+    Returns whether any was found."""
+    hit = False
+    for anchor, pattern, key, unit in table:
+        if (m := search(pattern, line, anchor)) is not None:
+            printed[key] = number(m.group(1)) * unit if unit != 1 else integer(m.group(1))
+            hit = True
+    return hit
+
+
 _KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,60}")
 
 

@@ -7,14 +7,20 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 import calc.deploy.engines.sglang.memory as sm
-from calc.deploy.engines.base import Engine, EngineConfig, FutureTokens, SchedulerPolicy
+from calc.deploy.engines.base import (
+    Engine,
+    EngineConfig,
+    EngineDefaults,
+    FutureTokens,
+    SchedulerPolicy,
+)
 from calc.deploy.engines.gpus import smi_total_mib
 from calc.deploy.engines.sglang.rules import VERSIONS
 from calc.deploy.host_costs import VersionRange
 from calc.deploy.moe_pipeline import TRITON_FUSED_MOE
 
 if TYPE_CHECKING:
-    from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.deploy.deployment import Deployment
 
 # server_args.py: chunked_prefill_size 8192 without a GPU to size it by (0.4's fixed default);
 # max_running_requests is derived from the pool at start-up (RUNNING_FROM_POOL, applied by the
@@ -49,25 +55,13 @@ class SGLang(Engine):
     host_steps = ((VersionRange(high="0.4.1"), 0.725e-3, 0.10e-3), (VersionRange(), 0.725e-3, 0.0))
     moe = TRITON_FUSED_MOE  # its fused_moe_triton: vLLM's Triton pipeline
 
-    def config(self, settings: EngineSettings, hw) -> EngineConfig:
-        found = self.versions.resolve(settings.version)
-        rules = self.rules(found.release)
+    def defaults(self, rules, hw) -> EngineDefaults:
         chunk = DEFAULT_CHUNK
         if rules.auto_fraction == "reserve" and hw is not None:
             chunk, _ = sm.bucket_defaults(rules.buckets, smi_total_mib(hw), 1)
-        return EngineConfig(
-            engine=self.name,
-            version=found.release,
-            version_asked=found.asked,
-            memory_fraction=settings.mem_util,
-            block_size=settings.block_size or rules.page_size,
-            max_batched_tokens=settings.max_batched_tokens or chunk,
-            max_num_seqs=settings.max_num_seqs or DEFAULT_RUNNING,
-            cuda_graphs=settings.cuda_graphs is not False,
-            max_model_len=settings.max_model_len,
-            chunked_prefill=settings.chunked_prefill is not False,  # chunked_prefill_size set
-            warnings=(found.warning,) if found.warning else (),
-        )
+        # mem_fraction_static None: SGLang's own choice by GPU and TP (pool.auto_fraction);
+        # chunked prefill on (chunked_prefill_size set)
+        return EngineDefaults(None, rules.page_size, chunk, DEFAULT_RUNNING, True)
 
     def rank_batched_tokens(self, config: EngineConfig, dp_attn: int) -> int:
         """SGLang divides chunked_prefill_size among the attention-DP ranks

@@ -16,6 +16,7 @@ from calc.deploy.engines.logscan import (
     key_values,
     number,
     put_setting,
+    read_printed,
     search,
 )
 
@@ -70,6 +71,8 @@ WEIGHTS = re.compile(r"Load weight end\..{0,300}?avail mem=" + NUM + r" GB, mem 
                      + " GB")  # fmt: skip
 INIT = re.compile(r"Init torch distributed ends\. mem usage=" + NUM + " GB")
 MAX_TOKENS = re.compile(r"max_total_num_tokens=" + NUM)
+# figures of one number each: (anchor, pattern, key, unit)
+PRINTED = (("Init torch distributed ends", INIT, "non_torch_bytes", GIB),)
 VERSION = re.compile(r"(?:sglang|SGLang)(?:==| version:? | v)v?([0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}"
                      r"(?:[a-z0-9.+-]{0,40})?)")  # fmt: skip
 COMMAND = re.compile(r"sglang\.launch_server|sglang serve")
@@ -103,9 +106,7 @@ class SglangLogReader(LogReader):
             f.printed["weights_bytes"] = number(m.group(2)) * GIB
             f.printed["free_after_weights_bytes"] = number(m.group(1)) * GIB
             hit = True
-        if (m := search(INIT, line, "Init torch distributed ends")) is not None:
-            f.printed["non_torch_bytes"] = number(m.group(1)) * GIB
-            hit = True
+        hit |= read_printed(f.printed, line, PRINTED)
         if "ServerArgs(" in text:
             pairs = key_values(text.split("ServerArgs(", 1)[1], CONFIG)
             for key, name in CONFIG.items():

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import calc.deploy.engines.sglang.memory as sm
-from calc.deploy.engines.base import EngineConfig, PoolPrediction
+from calc.deploy.engines.base import EngineConfig, PoolBlocks, StartupTerms, pool_prediction
 from calc.deploy.engines.gpus import smi_total_mib
 from calc.deploy.engines.sglang.rules import SglangRules
 from calc.deploy.engines.shape import kv_shape, loaded_weights_bytes, usable_memory_bytes
@@ -129,25 +129,8 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
             "sglang's Mamba state pool is not modelled: the pool counts attention KV only"
         )
     max_model_len = config.max_model_len or cfg.max_ctx
-    return PoolPrediction(
-        engine="sglang",
-        version=config.version,
-        memory_fraction=fraction,
-        usable_memory_bytes=usable,
-        weights_bytes=weights,
-        activation_bytes=act,
-        non_torch_bytes=non_torch,
-        cuda_graph_bytes=0.0,
-        kv_budget_bytes=budget,
-        kv_bytes_per_token=shape.bytes_per_token,
-        page_size_bytes=page * shape.bytes_per_token_per_layer,
-        num_blocks=tokens // page,
-        tokens=tokens,
-        max_concurrency=tokens / max_model_len,
-        max_model_len=max_model_len,
-        block_size=page,
-        sources=SOURCES,
-        warnings=warnings,
-        figures=figures,
-        paging=None,
-    )
+    terms = StartupTerms(fraction, usable, weights, act, non_torch, 0.0, budget)
+    pool = PoolBlocks(page, page * shape.bytes_per_token_per_layer, tokens // page, tokens,
+                      tokens / max_model_len, max_model_len)  # fmt: skip
+    return pool_prediction("sglang", config.version, shape.bytes_per_token, terms, pool,
+                           sources=SOURCES, warnings=warnings, figures=figures)  # fmt: skip

@@ -6,18 +6,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from calc.deploy.engines.base import Engine, EngineConfig, SchedulerPolicy
+from calc.deploy.engines.base import Engine, EngineDefaults, SchedulerPolicy
 from calc.deploy.engines.trtllm.rules import VERSIONS
 from calc.deploy.host_costs import VersionRange
 from calc.deploy.moe_pipeline import CUTLASS_MOE
 
 if TYPE_CHECKING:
-    from calc.deploy.deployment import Deployment, EngineSettings
-
-
-def _or(given, default):
-    """The user's setting, else the release's default."""
-    return default if given is None else given
+    from calc.deploy.deployment import Deployment
 
 
 class TensorRTLLM(Engine):
@@ -30,23 +25,12 @@ class TensorRTLLM(Engine):
     host_steps = ((VersionRange(), 0.0, 0.0),)
     moe = CUTLASS_MOE  # routing, expand (+ quantise), GEMM, activation, GEMM, finalize
 
-    def config(self, settings: EngineSettings, hw) -> EngineConfig:
-        found = self.versions.resolve(settings.version)
-        rules = self.rules(found.release)
-        return EngineConfig(
-            engine=self.name,
-            version=found.release,
-            version_asked=found.asked,
-            memory_fraction=settings.mem_util or rules.free_gpu_memory_fraction,
-            block_size=settings.block_size or rules.tokens_per_block,
-            max_batched_tokens=settings.max_batched_tokens or rules.max_num_tokens,
-            max_num_seqs=settings.max_num_seqs or rules.max_batch_size,
-            cuda_graphs=settings.cuda_graphs is not False,
-            max_model_len=settings.max_model_len,
-            max_tokens=settings.max_tokens,
-            chunked_prefill=_or(settings.chunked_prefill, rules.chunked_prefill),
-            warnings=(found.warning,) if found.warning else (),
-        )
+    caps_pool_tokens = True  # KvCacheConfig.max_tokens
+
+    def defaults(self, rules, hw) -> EngineDefaults:
+        return EngineDefaults(rules.free_gpu_memory_fraction, rules.tokens_per_block,
+                              rules.max_num_tokens, rules.max_batch_size,
+                              rules.chunked_prefill)  # fmt: skip
 
     def kv_pool(self, dep: Deployment, **measured):
         from calc.deploy.engines.trtllm.pool import predict

@@ -7,7 +7,17 @@ from __future__ import annotations
 import re
 
 from calc.deploy.engines.base import LogReader
-from calc.deploy.engines.logscan import GIB, NUM, Line, flags, integer, number, put_setting, search
+from calc.deploy.engines.logscan import (
+    GIB,
+    NUM,
+    Line,
+    flags,
+    integer,
+    number,
+    put_setting,
+    read_printed,
+    search,
+)
 
 BOTH = re.compile(r"free_gpu_memory_fraction and max_tokens are set \(to " + NUM + r" and " + NUM)
 FRACTION = re.compile(r"free_gpu_memory_fraction[=: ]{1,3}" + NUM)
@@ -24,6 +34,12 @@ WEIGHTS = re.compile(r"Memory used after loading model weights \(inside torch\) 
 OUTSIDE = re.compile(r"Memory used outside torch \(e\.g\., NCCL and CUDA graphs\) in memory "
                      r"usage profiling: " + NUM + " ?GiB")  # fmt: skip
 PEAK = re.compile(r"available KV cache memory when calculating max tokens: " + NUM + " ?GiB")
+# figures of one number each: (anchor, pattern, key, unit)
+PRINTED = (
+    ("after loading model weights", WEIGHTS, "weights_bytes", GIB),
+    ("Memory used outside torch", OUTSIDE, "non_torch_bytes", GIB),
+    ("when calculating max tokens", PEAK, "kv_budget_bytes", GIB),
+)
 VERSION = re.compile(r"TensorRT-LLM version:?\s{0,4}v?([0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?"
                      r"(?:[a-z0-9.+-]{0,40})?)")  # fmt: skip
 FLAGS = {
@@ -70,15 +86,7 @@ class TrtllmLogReader(LogReader):
             f.printed["kv_pool_bytes"] = number(m.group(1)) * GIB
             f.printed["tokens"] = integer(m.group(2))
             hit = True
-        if (m := search(WEIGHTS, line, "after loading model weights")) is not None:
-            f.printed["weights_bytes"] = number(m.group(1)) * GIB
-            hit = True
-        if (m := search(OUTSIDE, line, "Memory used outside torch")) is not None:
-            f.printed["non_torch_bytes"] = number(m.group(1)) * GIB
-            hit = True
-        if (m := search(PEAK, line, "when calculating max tokens")) is not None:
-            f.printed["kv_budget_bytes"] = number(m.group(1)) * GIB
-            hit = True
+        hit |= read_printed(f.printed, line, PRINTED)
         if "trtllm-serve" in text:
             words = text.split()
             for name, value in flags(words, FLAGS).items():

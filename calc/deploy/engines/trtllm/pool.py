@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import calc.deploy.engines.trtllm.memory as tm
-from calc.deploy.engines.base import EngineConfig, PoolPrediction
+from calc.deploy.engines.base import EngineConfig, PoolBlocks, StartupTerms, pool_prediction
 from calc.deploy.engines.shape import kv_shape, usable_memory_bytes
 from calc.deploy.engines.trtllm.rules import TrtllmRules
 from calc.deploy.engines.vllm.pool import profiled_activation
@@ -100,25 +100,8 @@ def predict(dep: Deployment, rules: TrtllmRules, config: EngineConfig, **measure
             max_tokens_in_blocks=cdiv(config.max_tokens or 0, block) * block,
         ),
     ]
-    return PoolPrediction(
-        engine="trtllm",
-        version=config.version,
-        memory_fraction=fraction,
-        usable_memory_bytes=usable,
-        weights_bytes=weights,
-        activation_bytes=act,
-        non_torch_bytes=non_torch,
-        cuda_graph_bytes=0.0,
-        kv_budget_bytes=budget,
-        kv_bytes_per_token=shape.bytes_per_token,
-        page_size_bytes=block * shape.bytes_per_token_per_layer,
-        num_blocks=tokens // block,
-        tokens=tokens,
-        max_concurrency=tokens / (cdiv(max_model_len, block) * block),
-        max_model_len=max_model_len,
-        block_size=block,
-        sources=SOURCES,
-        warnings=[],
-        figures=figures,
-        paging=None,
-    )
+    terms = StartupTerms(fraction, usable, weights, act, non_torch, 0.0, budget)
+    pool = PoolBlocks(block, block * shape.bytes_per_token_per_layer, tokens // block, tokens,
+                      tokens / (cdiv(max_model_len, block) * block), max_model_len)  # fmt: skip
+    return pool_prediction("trtllm", config.version, shape.bytes_per_token, terms, pool,
+                           sources=SOURCES, figures=figures)  # fmt: skip

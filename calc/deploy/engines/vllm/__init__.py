@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from calc.deploy.engines.base import GIB, Engine, EngineConfig, SchedulerPolicy
+from calc.deploy.engines.base import GIB, Engine, EngineDefaults, SchedulerPolicy
 from calc.deploy.engines.shape import usable_memory_bytes
 from calc.deploy.engines.vllm.rules import VERSIONS, VllmRules
 from calc.deploy.host_costs import VersionRange
 
 if TYPE_CHECKING:
-    from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.deploy.deployment import Deployment
 
 HUGE_GPU_BYTES = 160 * GIB  # get_batch_defaults: "GPUs like B200/B300 with >= 160GB memory"
 LARGE_GPU_BYTES = 70 * GIB  # "GPUs like H100 and MI300x", A100s excluded by name
@@ -42,23 +42,10 @@ class VLLM(Engine):
     # API server streams in a process apart
     host_steps = ((VersionRange(), 0.06e-3, 0.0),)
 
-    def config(self, settings: EngineSettings, hw) -> EngineConfig:
-        found = self.versions.resolve(settings.version)
-        rules = self.rules(found.release)
+    def defaults(self, rules: VllmRules, hw) -> EngineDefaults:
         tokens, seqs = batch_defaults(rules, hw)
-        return EngineConfig(
-            engine=self.name,
-            version=found.release,
-            version_asked=found.asked,
-            memory_fraction=settings.mem_util or rules.gpu_memory_utilization,
-            block_size=settings.block_size or rules.block_size,
-            max_batched_tokens=settings.max_batched_tokens or tokens,
-            max_num_seqs=settings.max_num_seqs or seqs,
-            cuda_graphs=settings.cuda_graphs is not False,
-            max_model_len=settings.max_model_len,
-            chunked_prefill=settings.chunked_prefill is not False,  # V1: on by default
-            warnings=(found.warning,) if found.warning else (),
-        )
+        # V1: chunked prefill on by default
+        return EngineDefaults(rules.gpu_memory_utilization, rules.block_size, tokens, seqs, True)
 
     def kv_pool(self, dep: Deployment, **measured):
         from calc.deploy.engines.vllm.pool import predict

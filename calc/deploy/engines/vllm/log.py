@@ -17,6 +17,7 @@ from calc.deploy.engines.logscan import (
     literal_dict,
     number,
     put_setting,
+    read_printed,
     search,
 )
 
@@ -165,11 +166,7 @@ class VllmLogReader(LogReader):
             i = next((k for k, w in enumerate(words) if w == "serve"), None)
             if i is not None and i + 1 < len(words) and not words[i + 1].startswith("-"):
                 hit |= put_setting(s, "model", words[i + 1], override=False)
-        for anchor, pattern, key, unit in PRINTED:
-            m = search(pattern, line, anchor)
-            if m:
-                f.printed[key] = number(m.group(1)) * unit if unit != 1 else integer(m.group(1))
-                hit = True
+        hit |= read_printed(f.printed, line, PRINTED)
         if (m := search(CONCURRENCY, line, "Maximum concurrency")) is not None:
             f.printed["concurrency_at_tokens"] = integer(m.group(1))
             f.printed["max_concurrency"] = number(m.group(2))
@@ -200,6 +197,11 @@ class VllmLogReader(LogReader):
 
     def facts(self) -> LogFacts:
         p = self.f.printed
+        # "Maximum concurrency for N tokens per request" prints max_model_len itself
+        # (kv_cache_utils.py formats model_config.max_model_len): a log with no settings line
+        # still states it
+        put_setting(self.f.settings, "max_model_len", p.get("concurrency_at_tokens"),
+                    override=False)  # fmt: skip
         # 0.27+: non-KV = total consumed (weights, non-torch, kept buffers) + transient peak
         if "total_consumed_bytes" in p:
             if "non_kv_bytes" in p and "activation_bytes" not in p:

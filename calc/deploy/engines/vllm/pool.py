@@ -7,7 +7,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import calc.deploy.engines.vllm.memory as vm
-from calc.deploy.engines.base import EngineConfig, Paging, PoolPrediction
+from calc.deploy.engines.base import (
+    EngineConfig,
+    Paging,
+    PoolBlocks,
+    PoolPrediction,
+    StartupTerms,
+    pool_prediction,
+)
 from calc.deploy.engines.gpus import compute_capability
 from calc.deploy.engines.shape import (
     FLOAT_DTYPES,
@@ -328,28 +335,12 @@ def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured)
     )
     max_model_len = config.max_model_len or cfg.max_ctx
     per_request = paging.blocks_per_request(max_model_len)
-    p = PoolPrediction(
-        engine="vllm",
-        version=config.version,
-        memory_fraction=fraction,
-        usable_memory_bytes=usable,
-        weights_bytes=weights,
-        activation_bytes=act,
-        non_torch_bytes=non_torch,
-        cuda_graph_bytes=graphs,
-        rope_table_bytes=rope,
-        kv_budget_bytes=budget,
-        kv_bytes_per_token=shape.bytes_per_token,
-        page_size_bytes=page,
-        num_blocks=blocks,
-        tokens=int(vm.pool_tokens(blocks, shape.n_groups, block_size)),
-        max_concurrency=vm.max_concurrency(blocks, per_request),
-        max_model_len=max_model_len,
-        block_size=block_size,
-        sources=SOURCES,
-        warnings=[],
-        paging=paging,
-    )
+    terms = StartupTerms(fraction, usable, weights, act, non_torch, graphs, budget)
+    tokens = int(vm.pool_tokens(blocks, shape.n_groups, block_size))
+    pool = PoolBlocks(block_size, page, blocks, tokens, vm.max_concurrency(blocks, per_request),
+                      max_model_len)  # fmt: skip
+    p = pool_prediction("vllm", config.version, shape.bytes_per_token, terms, pool,
+                        sources=SOURCES, paging=paging, rope_table_bytes=rope)  # fmt: skip
     figures = [f for f in (act_figure, graph_figure) if f is not None]
     p.figures.extend(figures + _pool_figures(p, shape, per_request))
     return p
