@@ -78,3 +78,21 @@ def test_throughput_pads_the_decode_only_steps():
     over = T.serving_throughput(capped, prompt=1000, gen=1000, host=NONE,
                                 graph_batch_sizes=(n + 512,))  # fmt: skip
     assert over.decode_s == pytest.approx(base.decode_s, rel=1e-12)
+
+
+def test_sglang_prefill_graphs_off_under_pipeline_parallelism():
+    """SGLang 0.5.22+ captures breakable prefill graphs on CUDA, but not by default under
+    pipeline parallelism (arg_groups/cuda_graph_hook.py): a pass with a prompt is eager there,
+    as before 0.5.22; vLLM's piecewise graphs hold mixed passes; TensorRT-LLM's are decode-only."""
+    from calc.serve.graphs import decode_only
+
+    def dep(engine, version, pp=1):
+        return _dep("llama3.1-8b", "h100", pp=pp,
+                    engine=EngineSettings(name=engine, version=version))  # fmt: skip
+
+    assert decode_only(dep("sglang", "0.5.23")) is False
+    assert decode_only(dep("sglang", "0.5.23", pp=2)) is True
+    assert decode_only(dep("sglang", "0.5.22", pp=2)) is True
+    assert decode_only(dep("sglang", "0.4.0")) is True
+    assert decode_only(dep("vllm", "0.33.0", pp=2)) is False
+    assert decode_only(dep("trtllm", None)) is True
