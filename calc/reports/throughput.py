@@ -31,6 +31,11 @@ offline benchmark: trtllm-bench throughput, vLLM's benchmark_throughput). In ste
   (``calc.deploy.host_costs``: per step, and per sequence in the step), added to the step's
   GPU time; a request's front-end time (HTTP, tokenisation) runs beside the engine and costs
   no throughput.
+- **padded CUDA graphs** (where the run states them, ``graph_batch_sizes``): TensorRT-LLM
+  replays a decode-only step in the smallest captured graph holding each rank's batch, padded
+  with dummy requests (not beyond max_batch_size); its GEMMs, MoE layer and collectives run at
+  the padded batch, attention at the real one. The share (n / k) / (gen − 1) of decode steps
+  that also hold a prefill chunk is not decode-only and runs unpadded.
 - **pipeline parallelism**: ``step_of`` times a token through all pp stages (a latency). Under
   load the stages work on different micro-batches at once, so every piece of work costs its
   all-stage time / pp: decode runs the replica's sequences as pp micro-batches of
