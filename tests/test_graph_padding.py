@@ -11,7 +11,7 @@ import pytest
 from calc.data.registry import load_hardware, load_model
 from calc.deploy.deployment import Deployment, EngineSettings
 from calc.deploy.host_costs import NONE
-from calc.deploy.steps import padded_batch, padded_decode_s, step_of
+from calc.deploy.steps import captured_batch_sizes, padded_batch, padded_decode_s, step_of
 from calc.reports import throughput as T
 
 # the perf-overview page's llm_options.yml batch_sizes
@@ -31,6 +31,19 @@ def test_padded_batch_by_hand():
     assert padded_batch(1500, SIZES, 1536) == 1500
     got = padded_batch(np.array([3.0, 129.0, 5000.0]), SIZES, 8192)
     assert got.tolist() == [4.0, 256.0, 8192.0]
+
+
+def test_captured_sizes_by_hand():
+    # trtllm-bench's Qwen3-30B-A3B 1000/1000 run: max_batch_size 1,792, max_num_tokens 3,328:
+    # the largest pure-decode batch min(1,792, 3,328) = 1,792; the page's 2,048 ... 8,192 are
+    # beyond it, so 1,792 is captured in their place (padding on)
+    got = captured_batch_sizes(SIZES, 1792, 3328)
+    assert got == (1, 2, 4, 8, 16, 32, 64, 128, 256, 384, 512, 1024, 1792)
+    assert padded_batch(1570, got, 1792) == 1792
+    # max_num_tokens binds: min(2,048, 1,000) = 1,000
+    assert captured_batch_sizes(SIZES, 2048, 1000)[-2:] == (512, 1000)
+    # the defaults of the page's own column: 2,048 is captured, nothing added
+    assert captured_batch_sizes(SIZES, 2048, 8192)[-1] == 2048
 
 
 def test_mixed_step_share_by_hand():

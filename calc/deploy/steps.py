@@ -332,6 +332,18 @@ def generation_flops(cfg, *, prompt, gen, batch, weight_dtype=None, kv_dtype=Non
     return whole(batch * float(np.sum(step.flops)))
 
 
+def captured_batch_sizes(sizes, max_batch, max_tokens) -> tuple:
+    """The decode graphs a padded engine captures from the ``sizes`` asked [seqs]: those up to
+    min(max_batch, max_tokens) (the largest pure-decode batch), and that bound itself where a
+    larger size was asked (TensorRT-LLM ``_filter_cuda_graph_batch_sizes``: "padding to
+    max_cuda_graph_bs is acceptable")."""
+    bound = min(int(max_batch), int(max_tokens))
+    kept = tuple(s for s in sorted(sizes) if s <= bound)
+    if any(s > bound for s in sizes) and (not kept or kept[-1] != bound):
+        kept += (bound,)
+    return kept
+
+
 def padded_batch(batch, sizes, cap):
     """The batch a padded CUDA-graph replay runs [seqs]: the smallest captured size in ``sizes``
     (ascending) holding ``batch``; ``batch`` itself beyond the largest, or where the padded

@@ -33,7 +33,8 @@ offline benchmark: trtllm-bench throughput, vLLM's benchmark_throughput). In ste
   no throughput.
 - **padded CUDA graphs** (where the run states them, ``graph_batch_sizes``): TensorRT-LLM
   replays a decode-only step in the smallest captured graph holding each rank's batch, padded
-  with dummy requests (not beyond max_batch_size); its GEMMs, MoE layer and collectives run at
+  with dummy requests (not beyond max_batch_size; a size asked beyond min(max_batch_size,
+  max_num_tokens) is replaced by that bound); its GEMMs, MoE layer and collectives run at
   the padded batch, attention at the real one. The share (n / k) / (gen − 1) of decode steps
   that also hold a prefill chunk is not decode-only and runs unpadded.
 - **pipeline parallelism**: ``step_of`` times a token through all pp stages (a latency). Under
@@ -189,7 +190,7 @@ def serving_throughput(
     in the smallest that holds it (``calc.deploy.steps.padded_decode_s``); None: no padding."""
     import numpy as np
 
-    from calc.deploy.steps import padded_batch, padded_decode_s, step_of
+    from calc.deploy.steps import captured_batch_sizes, padded_batch, padded_decode_s, step_of
 
     if host is None:
         host = dep.engine_model.host_costs(dep.engine_config.version)
@@ -214,7 +215,8 @@ def serving_throughput(
     k = prompts_per_chunk(p, dep.engine_model.rank_batched_tokens(ec, dp), n_group) * dp
     gpu_s = step_of(dep, efficiency, batch=micro, ctx=p + g / 2).time_s
     if graph_batch_sizes is not None:  # each rank's batch padded to its next captured graph
-        padded = padded_batch(micro / dp, graph_batch_sizes, ec.max_num_seqs) * dp
+        sizes = captured_batch_sizes(graph_batch_sizes, ec.max_num_seqs, ec.max_batched_tokens)
+        padded = padded_batch(micro / dp, sizes, ec.max_num_seqs) * dp
         pad_s = padded_decode_s(dep, efficiency, batch=micro, padded=padded, ctx=p + g / 2)
         mixed = mixed_step_share(local, k, g)  # the steps holding a prompt run unpadded
         gpu_s = mixed * gpu_s + (1 - mixed) * pad_s
