@@ -195,6 +195,8 @@ LOOKED_AT = (
      "excerpts of several versions, index ids 2436362266, 3628982806, 2550723763, 268157532: "
      "_get_padded_batch, _round_up_batch_size, pad_batch, _can_run_graph), "
      "_torch/pyexecutor/py_executor.py (_executor_loop_overlap, index id 1891464528), "
+     "_torch/pyexecutor/model_engine.py (_filter_cuda_graph_batch_sizes, warmup's seq_len-1 "
+     "dummy requests; index id 1034563403), "
      "llmapi/llm_args.py and _torch/pyexecutor/config.py (disable_overlap_scheduler default "
      "False, cuda_graph_padding_enabled)",
      "issue 20, seventh round: padded decode-only CUDA-graph replays in the steady-state "
