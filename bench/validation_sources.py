@@ -191,6 +191,48 @@ LOOKED_AT = (
      "tables",
      "round 5's op-by-op comparison of the single-B200 MoE rows (docs/step-time.md); fitted "
      "as part of the kernel curves, nothing per record"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/_torch/pyexecutor/cuda_graph_runner.py (search "
+     "excerpts of several versions, index ids 2436362266, 3628982806, 2550723763, 268157532: "
+     "_get_padded_batch, _round_up_batch_size, pad_batch, _can_run_graph), "
+     "_torch/pyexecutor/py_executor.py (_executor_loop_overlap, index id 1891464528), "
+     "_torch/pyexecutor/model_engine.py (_filter_cuda_graph_batch_sizes, warmup's seq_len-1 "
+     "dummy requests; index id 1034563403), "
+     "llmapi/llm_args.py and _torch/pyexecutor/config.py (disable_overlap_scheduler default "
+     "False, cuda_graph_padding_enabled)",
+     "issue 20, seventh round: padded decode-only CUDA-graph replays in the steady-state "
+     "throughput (serving_throughput graph_batch_sizes; no constant), the perf-overview "
+     "page's graph list for its rows; eager steps holding a prompt found costless on these "
+     "rows (overlap scheduler, launch below the step's GPU time), not modelled"),
+    ("vllm 0.33.0 wheel: vllm/config/compilation.py (CUDAGraphMode FULL_AND_PIECEWISE, the "
+     "V1 default: full graphs for decode batches, piecewise for prefill and mixed batches, "
+     "attention outside the pieces) and vllm/config/vllm.py",
+     "issue 20, seventh round: vLLM's graph declaration (no pass up to the capture size is "
+     "eager) checked, unchanged"),
+    ("sglang 0.5.23 wheel: sglang/srt/model_executor/cuda_graph_config.py "
+     "(default_prefill_backend: breakable prefill graphs on CUDA), "
+     "sglang/srt/arg_groups/cuda_graph_hook.py (apply_cuda_graph_compatibility: prefill "
+     "graphs off by default under pipeline parallelism, for multimodal models, two-batch "
+     "overlap, decode context parallel and unvalidated all-to-all backends)",
+     "issue 20, seventh round: SGLang's decode-only declaration under pipeline parallelism"),
+    ("mlcommons/inference_results_v5.1@965182b closed/AMD/results/8xMI325X_2xEPYC_9575F_2/"
+     "llama2-70b-99/Offline/performance/run_1/mlperf_log_summary.txt, open/AMD/results/"
+     "8xMI355X_2xEPYC_9575F/llama2-70b-99/Offline/performance/run_1/mlperf_log_summary.txt, "
+     "their harness settings closed/AMD/code/llama2-70b-99/harness_llm/models/llama2-70b/"
+     "offline_mi325x.yaml and open/AMD/code/llama2-70b-99/harness_llm/models/llama2-70b/"
+     "offline_mi355x.yaml, closed/AMD/setup/dataset_and_model/processorca.py (inputs and "
+     "outputs under 1,024 tokens); mlcommons/inference@b66003e language/llama2-70b/README.md "
+     "(reference tokens per sample 294.45)",
+     "issue 20, seventh round: MI325X FP8 and MI355X MXFP4 (W4A4) Offline runs held out: the "
+     "GEMM rate their output tokens alone need, against the bands (the dataset's mean input "
+     "length is in no file read: a lower bound); nothing fitted"),
+    ("llama-2.ai/llama-2-in-mlperf-inference, mlcommons.org/?p=303, mlcommons.org/2025/04/"
+     "llm-inference-v5 (search excerpts); SemiAnalysisAI/InferenceX@843c6254f "
+     "benchmarks/single_node/fixed_seq_len/*mi325x*/*mi355x* scripts (settings, no results "
+     "in the repository), SemiAnalysisAI/InferenceX-app packages/db/data, "
+     "biannan79/inferencex-scraper (no data committed), ajith-sirra-amd/InferenceMAX_Rocm_Team "
+     "file list",
+     "issue 20, seventh round: looked for the OpenOrca set's mean input length and for "
+     "MI325X / MI355X serving results with stated settings: not found there, not used"),
 )
 
 

@@ -26,6 +26,13 @@ SOURCE = (
 
 FP8_SERVING_RATIO = 0.80  # the profiles' rounded fit (fit_fp8_serving_ratio)
 
+# The page's llm_options.yml (every run, dense and MoE): cuda_graph_config enable_padding true,
+# these batch_sizes. TensorRT-LLM (_torch/pyexecutor/cuda_graph_runner.py pad_batch) pads a
+# decode-only batch with dummy generation requests up to the smallest captured size holding it
+# (not beyond max_batch_size; a batch beyond the largest size runs unpadded, eagerly):
+# ``calc.reports.throughput`` times each decode step in its padded graph.
+PAGE_GRAPH_BATCH_SIZES = (1, 2, 4, 8, 16, 32, 64, 128, 256, 384, 512, 1024, 2048, 4096, 8192)
+
 
 @dataclass(frozen=True)
 class Row:
@@ -172,7 +179,8 @@ def predict(row: Row, efficiency: str = "expected", host=None, bench: bool = Fal
     dep = deployment(row, bench)
     if host is None:  # trtllm-bench: the engine's Python API fed token ids, nothing streamed
         host = host_costs("trtllm", frontend="offline")
-    s = serving_throughput(dep, prompt=row.prompt, gen=row.gen, efficiency=efficiency, host=host)
+    s = serving_throughput(dep, prompt=row.prompt, gen=row.gen, efficiency=efficiency, host=host,
+                           graph_batch_sizes=PAGE_GRAPH_BATCH_SIZES)
     step = step_of(dep, efficiency, batch=s.concurrency, ctx=row.prompt + row.gen)
     return Result(
         row,

@@ -31,6 +31,12 @@ offline benchmark: trtllm-bench throughput, vLLM's benchmark_throughput). In ste
   (``calc.deploy.host_costs``: per step, and per sequence in the step), added to the step's
   GPU time; a request's front-end time (HTTP, tokenisation) runs beside the engine and costs
   no throughput.
+- **padded CUDA graphs** (where the run states them, ``graph_batch_sizes``): TensorRT-LLM
+  replays a decode-only step in the smallest captured graph holding each rank's batch, padded
+  with dummy requests (not beyond max_batch_size; a size asked beyond min(max_batch_size,
+  max_num_tokens) is replaced by that bound); its GEMMs, MoE layer and collectives run at
+  the padded batch, attention at the real one. The share (n / k) / (gen − 1) of decode steps
+  that also hold a prefill chunk is not decode-only and runs unpadded.
 - **pipeline parallelism**: ``step_of`` times a token through all pp stages (a latency). Under
   load the stages work on different micro-batches at once, so every piece of work costs its
   all-stage time / pp: decode runs the replica's sequences as pp micro-batches of
@@ -88,6 +94,16 @@ def decode_cycle_s(gen, tpot_mean_ctx_s, n_micro, pp):
 def prefill_cycle_s(sequences, per_chunk, chunk_s, pp):
     """Prefill time of one cycle [s]: n / k chunks × chunk time / pp."""
     return sequences / per_chunk * chunk_s / pp
+
+
+def mixed_step_share(sequences, per_chunk, gen):
+    """Share of a cycle's decode steps that also hold a prefill chunk: (n / k) / (gen − 1), at
+    most 1 (0 for gen 1) [fraction]. Such a step is not decode-only: TensorRT-LLM runs it
+    without its (padded) decode graphs."""
+    import numpy as np
+
+    steps = np.maximum(gen - 1, 1)
+    return np.where(gen > 1, np.minimum(1.0, sequences / per_chunk / steps), 0.0)
 
 
 def tokens_per_s_per_gpu(sequences, tokens_per_sequence, cycle_s, gpus):
@@ -162,16 +178,19 @@ def serving_throughput(
     efficiency: str = "expected",
     max_concurrency=None,
     host=None,
+    graph_batch_sizes=None,
 ) -> Serving | None:
     """Steady-state throughput of ``dep`` serving requests of ``prompt`` + ``gen`` tokens
     (numbers or arrays that broadcast). None (scalars) when not one sequence fits; arrays
     give NaN there. ``max_concurrency`` (sequences per sequence group, a number or an array
     that broadcasts) caps the load below the engine's own, as a benchmark client's
     concurrency does. ``host``: the engine's host costs (default: ``dep``'s engine and
-    version, ``calc.deploy.host_costs``)."""
+    version, ``calc.deploy.host_costs``). ``graph_batch_sizes``: the decode CUDA graphs the
+    engine captured with padding on (ascending, sequences per rank), each decode step replayed
+    in the smallest that holds it (``calc.deploy.steps.padded_decode_s``); None: no padding."""
     import numpy as np
 
-    from calc.deploy.steps import step_of
+    from calc.deploy.steps import captured_batch_sizes, padded_batch, padded_decode_s, step_of
 
     if host is None:
         host = dep.engine_model.host_costs(dep.engine_config.version)
@@ -190,12 +209,19 @@ def serving_throughput(
     pp = dep.pp
     micro = micro_batch(local, pp)
     n_micro = np.ceil(local / micro)
-    tpot = step_of(dep, efficiency, batch=micro, ctx=p + g / 2).time_s + host.step_host_s(micro)
-    decode_s = decode_cycle_s(g, tpot, n_micro, pp)
     # each attention-DP rank schedules its own step (its engine's share of M tokens): a
     # replica's prefill step holds k prompts on every one of its dp_attn ranks
     dp = dep.sharding.dp_attn
     k = prompts_per_chunk(p, dep.engine_model.rank_batched_tokens(ec, dp), n_group) * dp
+    gpu_s = step_of(dep, efficiency, batch=micro, ctx=p + g / 2).time_s
+    if graph_batch_sizes is not None:  # each rank's batch padded to its next captured graph
+        sizes = captured_batch_sizes(graph_batch_sizes, ec.max_num_seqs, ec.max_batched_tokens)
+        padded = padded_batch(micro / dp, sizes, ec.max_num_seqs) * dp
+        pad_s = padded_decode_s(dep, efficiency, batch=micro, padded=padded, ctx=p + g / 2)
+        mixed = mixed_step_share(local, k, g)  # the steps holding a prompt run unpadded
+        gpu_s = mixed * gpu_s + (1 - mixed) * pad_s
+    tpot = gpu_s + host.step_host_s(micro)
+    decode_s = decode_cycle_s(g, tpot, n_micro, pp)
     chunk_s = step_of(dep, efficiency, batch=k, prompt=p).time_s + host.step_host_s(k)
     prefill_s = prefill_cycle_s(local, k, chunk_s, pp)
     cycle = prefill_s + decode_s

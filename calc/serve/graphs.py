@@ -55,7 +55,8 @@ def graph_tokens(dep) -> int | None:
 
 def decode_only(dep) -> bool:
     """Whether only decode passes are captured (SGLang before its prefill graphs)."""
-    return dep.engine_model.graphs_decode_only(dep.engine_config.version)
+    multimodal = bool(getattr(dep.model, "vision", None))
+    return dep.engine_model.graphs_decode_only(dep.engine_config.version, dep.pp, multimodal)
 
 
 def eager_issue_s(kernels: float) -> float:

@@ -339,8 +339,9 @@ class Engine:
         per rank, vLLM's data-parallel engine cores)."""
         return config.max_batched_tokens
 
-    def graphs_decode_only(self, release: str) -> bool:
-        """Whether ``release`` captures decode passes only (a pass with a prompt chunk eager)."""
+    def graphs_decode_only(self, release: str, pp: int = 1, multimodal: bool = False) -> bool:
+        """Whether ``release`` captures decode passes only (a pass with a prompt chunk eager),
+        for a deployment of ``pp`` pipeline stages serving a ``multimodal`` model."""
         return False
 
     def launch(self, dep: Deployment, plan) -> list[Command]:

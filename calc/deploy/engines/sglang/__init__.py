@@ -103,9 +103,13 @@ class SGLang(Engine):
             return int(sm.bucket_defaults(rules.buckets, mib, dep.tp)[1])
         return GRAPH_MAX_BS_0_4_SMALL if mib < GRAPH_SMALL_BELOW_MIB_0_4 else GRAPH_MAX_BS_0_4
 
-    def graphs_decode_only(self, release: str) -> bool:
-        # prefill graphs from 0.5.22 (rules.prefill_graphs)
-        return not self.rules(self.versions.resolve(release).release).prefill_graphs
+    def graphs_decode_only(self, release: str, pp: int = 1, multimodal: bool = False) -> bool:
+        # breakable prefill graphs from 0.5.22 (rules.prefill_graphs), but off by default under
+        # pipeline parallelism and for multimodal models (0.5.22 and 0.5.23
+        # arg_groups/cuda_graph_hook.py apply_cuda_graph_compatibility,
+        # disable_breakable_cudagraph_if_incompatible), as the pool's reserve already says
+        prefill = self.rules(self.versions.resolve(release).release).prefill_graphs
+        return not prefill or pp > 1 or multimodal
 
     def launch(self, dep: Deployment, plan):
         from calc.deploy.engines.sglang.launch import commands

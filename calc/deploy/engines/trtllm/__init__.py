@@ -57,7 +57,7 @@ class TensorRTLLM(Engine):
         # (docs/step-time.md, issue 20 round 6)
         return None
 
-    def graphs_decode_only(self, release: str) -> bool:
+    def graphs_decode_only(self, release: str, pp: int = 1, multimodal: bool = False) -> bool:
         # CudaGraphConfig: "enabled for batches that consist of decoding requests *only*"
         return True
 

@@ -63,7 +63,10 @@ class VLLM(Engine):
 
     def cuda_graph_tokens(self, dep: Deployment) -> int:
         # VllmConfig._set_cudagraph_sizes (memory.cudagraph_capture_sizes): V1's piecewise
-        # graphs hold any pass of up to the largest size in tokens, decode or mixed
+        # graphs hold any pass of up to the largest size in tokens, decode or mixed (0.33
+        # config/compilation.py: FULL_AND_PIECEWISE, the default, replays a decode batch as one
+        # full graph and a mixed batch piecewise, attention between the pieces): no pass up to
+        # that size is eager, so graphs_decode_only stays False
         from calc.deploy.engines.gpus import compute_capability
         from calc.deploy.engines.vllm.memory import cudagraph_capture_sizes
 
