@@ -33,9 +33,13 @@ Jobs = Annotated[
 ]
 
 
-# the vectorised grid models tp × pp of dense and MoE models with the engine's pool: no
-# --ep/--dp/--gpus, --compute-dtype, --moe-imbalance, --max-model-len or --chunked-prefill yet
-@with_options(without(ENGINE, "max_model_len", "chunked_prefill"), specs("calibration"))
+# the vectorised grid models tp × pp (lists) and ep, dp, gpus (one each) of dense and MoE
+# models with the engine's pool: no --compute-dtype, --moe-imbalance, --max-model-len or
+# --chunked-prefill yet
+@with_options(
+    specs("ep", "dp", "gpus"), without(ENGINE, "max_model_len", "chunked_prefill"),
+    specs("calibration"),
+)  # fmt: skip
 def sweep(
     model: Annotated[str, typer.Option("--model", "-m", help="Model names, comma-separated.")],
     hardware: Annotated[
@@ -76,12 +80,12 @@ def sweep(
 ) -> None:
     """Evaluate every combination of models, hardware, dtypes, tp, pp, prompt, ctx and batch:
     memory, KV budget and pool, max concurrency, fit, TPOT, TTFT, tokens/s per GPU and USD per
-    million tokens. Columns are stable and in base units; gpus = tp × pp, usd_per_gpu_hour is per
-    GPU. A row that does not fit (fits false) has empty cost columns (null in JSON), counted in
-    one warning. CSV, JSON, JSON Lines and Parquet are streamed a chunk of rows at a time
-    (memory does not grow with the grid); a table shows the first rows. --report FILE.html
-    also writes a page with the first rows and the decode tokens/s per GPU against per user
-    frontier of the whole grid.
+    million tokens. Columns are stable and in base units; gpus = tp × pp (× dp replicas, max(tp,
+    ep) under --ep), usd_per_gpu_hour is per GPU. A row that does not fit (fits false) has empty
+    cost columns (null in JSON), counted in one warning. CSV, JSON, JSON Lines and Parquet are
+    streamed a chunk of rows at a time (memory does not grow with the grid); a table shows the
+    first rows. --report FILE.html also writes a page with the first rows and the decode
+    tokens/s per GPU against per user frontier of the whole grid.
 
     Example: kvcalc sweep -m llama3-8b -H h100,h200 --tp 1,2 --ctx 1024..131072:x2 -f csv
     """

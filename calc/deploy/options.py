@@ -196,17 +196,30 @@ def resolve_gpus(tp: int, pp: int, dp: int | None, gpus: int | None) -> tuple[in
     first); beside --tp/--pp the remaining factor is data-parallel replicas (as in `train`)."""
     if gpus is None:
         return tp, dp
+    if tp == 1 and pp == 1 and dp is None:
+        return gpus_as_tp(gpus), None
+    return tp, gpus_replicas(tp, pp, dp, gpus)
+
+
+def gpus_as_tp(gpus: int) -> int:
+    """``--gpus N`` given alone: the tensor-parallel size N, checked."""
     from calc.data.limits import MAX_PARALLEL, check_positive_int
 
-    if tp == 1 and pp == 1 and dp is None:
-        check_positive_int("gpus", gpus, MAX_PARALLEL)  # it is the tensor-parallel size
-        return gpus, None
+    check_positive_int("gpus", gpus, MAX_PARALLEL)
+    return gpus
+
+
+def gpus_replicas(tp: int, pp: int, dp: int | None, gpus: int) -> int:
+    """The data-parallel replicas of ``--gpus`` beside --tp and --pp: gpus / (tp × pp), which
+    must be whole and agree with ``--dp`` where given."""
+    from calc.data.limits import MAX_PARALLEL, check_positive_int
+
     check_positive_int("gpus", gpus, MAX_PARALLEL * MAX_PARALLEL)  # tp × pp × dp
     if gpus % (tp * pp):
         raise InvalidInputError(f"--gpus {gpus} is not a multiple of --tp {tp} × --pp {pp}")
     if dp is not None and dp != gpus // (tp * pp):
         raise InvalidInputError(f"--gpus {gpus} disagrees with --tp {tp} × --pp {pp} × --dp {dp}")
-    return tp, gpus // (tp * pp)
+    return gpus // (tp * pp)
 
 
 def what_if_layout(attention=None, **sizes):
