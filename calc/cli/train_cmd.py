@@ -39,7 +39,13 @@ def train(
         int | None, typer.Option("--dp", help="Data-parallel replicas (default: from --gpus).")
     ] = None,
     gpus: Annotated[
-        int | None, typer.Option("--gpus", help="GPUs in all: tp × pp × cp × dp (sets --dp).")
+        int | None,
+        typer.Option(
+            "--gpus",
+            help="GPUs of --hardware in all: tp × pp × cp × dp (sets --dp). With --tp/--pp/--cp "
+            "the rest are data-parallel replicas, as in every command; alone all of them are "
+            "(where a serving command takes it alone as --tp N).",
+        ),
     ] = None,
     recipe: Annotated[
         str,

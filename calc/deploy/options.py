@@ -5,6 +5,7 @@ collected as warnings. Every command and every API function builds its Deploymen
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -209,17 +210,21 @@ def gpus_as_tp(gpus: int) -> int:
     return gpus
 
 
-def gpus_replicas(tp: int, pp: int, dp: int | None, gpus: int) -> int:
-    """The data-parallel replicas of ``--gpus`` beside --tp and --pp: gpus / (tp × pp), which
-    must be whole and agree with ``--dp`` where given."""
+def gpus_replicas(tp: int, pp: int, dp: int | None, gpus: int, **more: int) -> int:
+    """The data-parallel replicas of ``--gpus`` (the GPUs in all) beside --tp, --pp and the
+    further factors ``more`` (`train`'s ``cp``): gpus / (tp × pp × ...), which must be whole
+    and agree with ``--dp`` where given. Every command that takes --gpus applies it here."""
     from calc.data.limits import MAX_PARALLEL, check_positive_int
 
     check_positive_int("gpus", gpus, MAX_PARALLEL * MAX_PARALLEL)  # tp × pp × dp
-    if gpus % (tp * pp):
-        raise InvalidInputError(f"--gpus {gpus} is not a multiple of --tp {tp} × --pp {pp}")
-    if dp is not None and dp != gpus // (tp * pp):
-        raise InvalidInputError(f"--gpus {gpus} disagrees with --tp {tp} × --pp {pp} × --dp {dp}")
-    return gpus // (tp * pp)
+    sizes = {"tp": tp, "pp": pp, **more}
+    world = math.prod(sizes.values())
+    named = " × ".join(f"--{k} {v}" for k, v in sizes.items())
+    if gpus % world:
+        raise InvalidInputError(f"--gpus {gpus} is not a multiple of {named}")
+    if dp is not None and dp != gpus // world:
+        raise InvalidInputError(f"--gpus {gpus} disagrees with {named} × --dp {dp}")
+    return gpus // world
 
 
 def what_if_layout(attention=None, **sizes):
