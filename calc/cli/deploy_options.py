@@ -7,6 +7,8 @@ from __future__ import annotations
 from calc.cli.option_groups import annotated
 from calc.deploy.options import Option
 
+EFFICIENCY = Option("efficiency", str, "expected",
+                    "Which achievable fraction of peak to use: peak|low|expected|high.")
 SharedPrefix, Users, UsdPerHour, Prompt, MaxTpotMs, MaxTtftMs, Efficiency = map(
     annotated,
     (
@@ -16,7 +18,6 @@ SharedPrefix, Users, UsdPerHour, Prompt, MaxTpotMs, MaxTtftMs, Efficiency = map(
         Option("prompt", int | None, None, "Prompt tokens (TTFT and input cost; default: --ctx)."),
         Option("max_tpot_ms", float | None, None, "Latency target: time per output token [ms]."),
         Option("max_ttft_ms", float | None, None, "Latency target: time to first token [ms]."),
-        Option("efficiency", str, "expected",
-               "Which achievable fraction of peak to use: peak|low|expected|high."),
+        EFFICIENCY,
     ),
 )  # fmt: skip

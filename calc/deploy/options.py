@@ -48,14 +48,15 @@ class DeploymentOptions(TypedDict, total=False):
 class Option:  # a plain class: a dataclass or named tuple costs start-up time to define
     """One option as every command declares it and the API takes it: ``name`` (the keyword;
     the flag is ``--name-with-dashes``), ``type`` (what the CLI parses), ``default``, ``help``
-    (the unit in brackets) and ``aliases`` (further flags: a short one, a negative form)."""
+    (the unit in brackets), ``aliases`` (further flags: a short one, a negative form) and
+    ``hidden`` (an older spelling kept working, left out of --help)."""
 
-    __slots__ = ("aliases", "default", "help", "name", "type")
+    __slots__ = ("aliases", "default", "help", "hidden", "name", "type")
 
     def __init__(self, name: str, type: Any, default: Any, help: str,
-                 aliases: tuple[str, ...] = ()) -> None:  # fmt: skip
+                 aliases: tuple[str, ...] = (), *, hidden: bool = False) -> None:  # fmt: skip
         self.name, self.type, self.default, self.help = name, type, default, help
-        self.aliases = aliases
+        self.aliases, self.hidden = aliases, hidden
 
     def __repr__(self) -> str:
         return f"Option({self.name!r}, {self.type!r}, {self.default!r})"
