@@ -10,6 +10,7 @@ import typer
 from calc.cli import deploy_options as d
 from calc.cli import options as o
 from calc.cli.option_groups import ENGINE, Options, specs, with_options, without
+from calc.deploy.options import Option
 
 TABLE_ROWS = 50
 LIST_HELP = "list or range: 1,2,4 | a..b | a..b:+step | a..b:xfactor"
@@ -33,11 +34,31 @@ Jobs = Annotated[
 ]
 
 
+# the grid (lists: "1,2,4", "1024..131072:x2") and what each row is priced and timed by
+SWEEP = (
+    Option("batch", str, "1", f"Sequences: {LIST_HELP}.", ("-b",)),
+    Option("tp", str, "1", f"Tensor-parallel GPUs: {LIST_HELP}."),
+    Option("pp", str, "1", f"Pipeline-parallel stages: {LIST_HELP}."),
+    Option(
+        "prompt", str | None, None,
+        f"Prompt tokens of the prefill (TTFT, input cost): {LIST_HELP}; at most the smallest "
+        "--ctx (default: each row's ctx).",
+    ),
+    Option("weight_dtype", str | None, None,
+           "Weight dtypes, comma-separated (default: model's)."),
+    Option("kv_dtype", str | None, None, "KV-cache dtypes, comma-separated (default: model's)."),
+    d.USD_PER_HOUR,
+    d.EFFICIENCY,
+    Option("latency", bool, True, "Add TPOT, TTFT, tokens/s and cost columns.",
+           ("--latency/--no-latency",)),
+)  # fmt: skip
+
+
 # the vectorised grid models tp × pp (lists) and ep, dp, gpus (one each) of dense and MoE
 # models with the engine's pool: no --compute-dtype, --moe-imbalance, --max-model-len or
 # --chunked-prefill yet
 @with_options(
-    specs("ep", "dp", "gpus"), without(ENGINE, "max_model_len", "chunked_prefill"),
+    SWEEP, specs("ep", "dp", "gpus"), without(ENGINE, "max_model_len", "chunked_prefill"),
     specs("calibration"),
 )  # fmt: skip
 def sweep(
@@ -46,31 +67,6 @@ def sweep(
         str, typer.Option("--hardware", "-H", help="Hardware names, comma-separated.")
     ],
     ctx: Annotated[str, typer.Option("--ctx", help=f"Tokens per sequence: {LIST_HELP}.")],
-    batch: Annotated[str, typer.Option("--batch", "-b", help=f"Sequences: {LIST_HELP}.")] = "1",
-    tp: Annotated[str, typer.Option("--tp", help=f"Tensor-parallel GPUs: {LIST_HELP}.")] = "1",
-    pp: Annotated[str, typer.Option("--pp", help=f"Pipeline-parallel stages: {LIST_HELP}.")] = "1",
-    prompt: Annotated[
-        str | None,
-        typer.Option(
-            "--prompt",
-            help=f"Prompt tokens of the prefill (TTFT, input cost): {LIST_HELP}; at most the "
-            "smallest --ctx (default: each row's ctx).",
-        ),
-    ] = None,
-    weight_dtype: Annotated[
-        str | None,
-        typer.Option("--weight-dtype", help="Weight dtypes, comma-separated (default: model's)."),
-    ] = None,
-    kv_dtype: Annotated[
-        str | None,
-        typer.Option("--kv-dtype", help="KV-cache dtypes, comma-separated (default: model's)."),
-    ] = None,
-    usd_per_hour: d.UsdPerHour = None,
-    efficiency: d.Efficiency = "expected",
-    latency: Annotated[
-        bool,
-        typer.Option("--latency/--no-latency", help="Add TPOT, TTFT, tokens/s and cost columns."),
-    ] = True,
     fmt: SweepFormat = "table",
     output: o.Output = None,
     jobs: Jobs = 0,
@@ -93,11 +89,7 @@ def sweep(
     from calc.reports.sweep import grid_of
 
     jobs = _checked(fmt, output, jobs, report_file)
-    grid = grid_of(
-        model, hardware, ctx, batch, tp, pp, prompt=prompt, weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype, usd_per_hour=usd_per_hour, efficiency=efficiency, latency=latency,
-        **options,
-    )  # fmt: skip
+    grid = grid_of(model, hardware, ctx, **options)
     warn(grid.warnings)
     if fmt == "table":
         _table(grid, output)
