@@ -245,6 +245,8 @@ def test_gpus_beside_tp_lists():
         (["--gpus", "5000"], "--gpus must be an integer in 1..4,096"),
         (["--ep", "0"], "--ep must be an integer in 1..4,096"),
         (["--tp", "2", "--ep", "4", "--dp", "4"], "--dp 4 with --ep 4 --tp 2"),
+        # alone it is the tensor-parallel size, and the error names the flag given, as memory's
+        (["--gpus", "3"], "--gpus 3 (one tensor-parallel group) does not divide the 32 attention"),
     ],
 )
 def test_ep_dp_gpus_errors(cli, args, message):

@@ -211,6 +211,15 @@ def gpus_as_tp(gpus: int) -> int:
     return gpus
 
 
+def said_of_gpus(exc: InvalidInputError, tp: int, gpus: int) -> InvalidInputError:
+    """``exc``, an error about ``--tp tp``, said of ``--gpus gpus``: given alone it became the
+    tensor-parallel size, and the user should read the flag they gave."""
+    import re
+
+    text = re.sub(rf"--tp {tp}\b", f"--gpus {gpus} (one tensor-parallel group)", str(exc))
+    return InvalidInputError(text)
+
+
 def gpus_replicas(tp: int, pp: int, dp: int | None, gpus: int, **more: int) -> int:
     """The data-parallel replicas of ``--gpus`` (the GPUs in all) beside --tp, --pp and the
     further factors ``more`` (`train`'s ``cp``): gpus / (tp × pp × ...), which must be whole
@@ -320,10 +329,6 @@ def build_deployment(
     except InvalidInputError as exc:
         if gpus is None or tp == tp_given:
             raise
-        # --gpus N alone became the tensor-parallel size: name the flag the user gave
-        import re
-
-        text = re.sub(rf"--tp {tp}\b", f"--gpus {gpus} (one tensor-parallel group)", str(exc))
-        raise InvalidInputError(text) from None
+        raise said_of_gpus(exc, tp, gpus) from None
     notes += dep.engine_config.warnings
     return dep

@@ -401,6 +401,7 @@ def plan(
     import numpy as np
 
     from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.deploy.options import said_of_gpus
     from calc.deploy.rates import check_efficiency
     from calc.reports.cost import _price
 
@@ -411,7 +412,8 @@ def plan(
     cfgs, hws = _load(models, hardware, max(ctx), calibration, warnings)
     _check_names(cfgs, weight_dtypes, kv_dtypes, max(pp))
     prices = [_price(hw, usd_per_hour) for hw in hws]
-    layouts = _layouts(tp, pp, dp, gpus)
+    alone = gpus is not None and list(tp) == [1] and list(pp) == [1] and dp is None
+    layouts = _layouts(tp, pp, dp, gpus, alone)
     n_groups = len(cfgs) * len(hws) * len(weight_dtypes) * len(kv_dtypes) * len(layouts)
     n_rows = n_groups * len(prompts) * len(ctx) * len(batch)
     if n_rows > MAX_ROWS:
@@ -422,8 +424,13 @@ def plan(
     for cfg, (hw, price), wd0, kd0, (t, p, d), pr in itertools.product(
         cfgs, zip(hws, prices, strict=True), weight_dtypes, kv_dtypes, layouts, prompts
     ):
-        dep = Deployment.build(cfg, hw, tp=t, pp=p, ep=ep, dp=d, weight_dtype=wd0, kv_dtype=kd0,
-                               engine=settings)  # fmt: skip
+        try:
+            dep = Deployment.build(cfg, hw, tp=t, pp=p, ep=ep, dp=d, weight_dtype=wd0,
+                                   kv_dtype=kd0, engine=settings)  # fmt: skip
+        except InvalidInputError as exc:
+            if not alone:
+                raise
+            raise said_of_gpus(exc, t, gpus) from None
         groups.append((dep, pr, price))
     columns = COLUMNS if latency else tuple(c for c in COLUMNS if c not in LATENCY_COLUMNS)
     options = dict(latency=latency, efficiency=efficiency)
@@ -496,16 +503,17 @@ def grid_of(
     return grid
 
 
-def _layouts(tp: list[int], pp: list[int], dp: int | None, gpus: int | None) -> list[tuple]:
+def _layouts(tp: list[int], pp: list[int], dp: int | None, gpus: int | None,
+             alone: bool) -> list[tuple]:  # fmt: skip
     """The grid's (tp, pp, dp), tp varying slower than pp, with ``--gpus`` applied as every
-    sizing command applies it (``calc.deploy.options.resolve_gpus``): alone (no --tp, --pp or
-    --dp) the tensor-parallel size, else the GPUs in all of each row, the rest data-parallel
-    replicas."""
+    sizing command applies it (``calc.deploy.options.resolve_gpus``): ``alone`` (no --tp, --pp
+    or --dp) the tensor-parallel size, else the GPUs in all of each row, the rest
+    data-parallel replicas."""
     from calc.deploy.options import gpus_as_tp, gpus_replicas
 
     if gpus is None:
         return [(t, p, dp) for t in tp for p in pp]
-    if list(tp) == [1] and list(pp) == [1] and dp is None:
+    if alone:
         return [(gpus_as_tp(gpus), 1, None)]
     return [(t, p, gpus_replicas(t, p, dp, gpus)) for t in tp for p in pp]
 
