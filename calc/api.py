@@ -240,6 +240,9 @@ def sweep(
     tp: str | int | list[int] = "1",
     pp: str | int | list[int] = "1",
     *,
+    ep: int = 1,
+    dp: int | None = None,
+    gpus: int | None = None,
     prompt: str | int | list[int] | None = None,
     weight_dtype: str | list[str] | None = None,
     kv_dtype: str | list[str] | None = None,
@@ -252,7 +255,8 @@ def sweep(
     """``kvcalc sweep``: every combination of models, hardware, dtypes, tp, pp, prompt, ctx and
     batch, a row each (memory, KV budget and pool, max concurrency, fit, TPOT, TTFT, tokens/s
     per GPU, USD per million tokens). Each grid option takes the CLI's text (``"1,2,4"``,
-    ``"1024..131072:x2"``) or a list; ``engine_options``: ``engine``, ``engine_version``,
+    ``"1024..131072:x2"``) or a list; ``ep``, ``dp`` and ``gpus`` one value for every row, as
+    ``memory`` and ``capacity`` take them; ``engine_options``: ``engine``, ``engine_version``,
     ``mem_util``, ``block_size``, ``max_batched_tokens``, ``max_num_seqs``, ``allreduce``,
     ``activation``, ``overhead``. The whole grid is held in memory (the CLI streams it)."""
     from calc.reports.sweep import grid_of
@@ -260,9 +264,9 @@ def sweep(
 
     return sweep_report(
         grid_of(
-            model, hardware, ctx, batch, tp, pp, prompt=prompt, weight_dtype=weight_dtype,
-            kv_dtype=kv_dtype, usd_per_hour=usd_per_hour, efficiency=efficiency,
-            latency=latency, calibration=calibration, **engine_options,
+            model, hardware, ctx, batch, tp, pp, ep=ep, dp=dp, gpus=gpus, prompt=prompt,
+            weight_dtype=weight_dtype, kv_dtype=kv_dtype, usd_per_hour=usd_per_hour,
+            efficiency=efficiency, latency=latency, calibration=calibration, **engine_options,
         )
     )  # fmt: skip
 

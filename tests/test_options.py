@@ -75,6 +75,28 @@ def test_sweep_takes_the_engine_group():
         assert params[s.flag].help == s.help
 
 
+def test_sweep_takes_ep_dp_gpus_from_the_table():
+    params = _params("sweep")
+    for s in specs("ep", "dp", "gpus"):
+        assert params[s.flag].help == s.help and params[s.flag].default == s.default
+
+
+def test_train_options_are_the_apis_in_its_order():
+    """train's options (calc.cli.train_options.TRAIN) are calc.api.train's keywords with its
+    defaults, in its order, and the command takes each one (a hidden one stays hidden)."""
+    import calc.api
+    from calc.cli.train_options import TRAIN
+
+    api = inspect.signature(calc.api.train).parameters
+    names = [n for n in api if n not in ("model", "hardware") and n not in {s.name for s in PRICE}]
+    assert [s.name for s in TRAIN] == names
+    params = _params("train")
+    for s in TRAIN:
+        assert api[s.name].default == s.default, s.name
+        p = params[(s.aliases or (s.flag,))[0].split("/")[0]]
+        assert p.help == s.help and p.default == s.default and p.hidden == s.hidden, s.name
+
+
 def test_chunked_prefill_flag_reaches_the_scheduler(cli):
     """trtllm-serve does not chunk prompts by default: a 12,000-token prompt past its 8,192
     max_batched_tokens is refused; --chunked-prefill splits it and the run is served."""

@@ -203,3 +203,52 @@ def test_calibration_from_other_hardware_warns(cli, tmp_path):
             "--calibration", cal, "-f", "csv")  # fmt: skip
     assert r.code == 0
     assert "measured on 'h200'" in r.err and "h100" in r.err
+
+
+@pytest.mark.parametrize(
+    "layout",
+    [
+        {"tp": 2, "gpus": 8},  # 4 data-parallel replicas of tp 2
+        {"gpus": 4},  # alone: one tensor-parallel group of 4
+        {"ep": 2},  # experts over 2 GPUs, attention data parallel 2 / tp 1
+        {"tp": 2, "dp": 2},
+    ],
+)
+def test_ep_dp_gpus_rows_equal_cost(layout):
+    """sweep takes --ep/--dp/--gpus as every sizing command does: a row is cost's figures for
+    the same deployment (the same Deployment, built from the same options)."""
+    import calc.api
+
+    grid = calc.api.sweep("mixtral-8x7b", "h100", ctx=4096, batch="1,16", **layout)
+    for row in grid.fields["rows"]:
+        cost = calc.api.cost("mixtral-8x7b", "h100", ctx=4096, batch=row["batch"],
+                             **layout).to_dict()  # fmt: skip
+        for key in ("tp", "gpus", "kv_cache_tokens", "max_concurrency", "fits",
+                    "weights_bytes_per_gpu"):  # fmt: skip
+            assert row[key] == cost[key], key
+        for key in ("tpot_s", "output_tokens_per_s_per_gpu", "usd_per_million_output_tokens"):
+            assert row[key] == pytest.approx(cost[key], rel=1e-12), key
+
+
+def test_gpus_beside_tp_lists():
+    # --tp 1,2 --gpus 4: each row has 4 GPUs, tp 1 × 4 replicas and tp 2 × 2 replicas (not
+    # the shorthand --gpus = --tp, which only holds with no --tp/--pp/--dp at all)
+    grid = sweep(["llama3-8b"], ["h100"], ctx=[1024], batch=[1], tp=[1, 2], gpus=4)
+    assert grid.columns["tp"].tolist() == [1, 2]
+    assert grid.columns["gpus"].tolist() == [4, 4]
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--tp", "4", "--gpus", "6"], "--gpus 6 is not a multiple of --tp 4 × --pp 1"),
+        (["--gpus", "5000"], "--gpus must be an integer in 1..4,096"),
+        (["--ep", "0"], "--ep must be an integer in 1..4,096"),
+        (["--tp", "2", "--ep", "4", "--dp", "4"], "--dp 4 with --ep 4 --tp 2"),
+        # alone it is the tensor-parallel size, and the error names the flag given, as memory's
+        (["--gpus", "3"], "--gpus 3 (one tensor-parallel group) does not divide the 32 attention"),
+    ],
+)
+def test_ep_dp_gpus_errors(cli, args, message):
+    r = cli("sweep", "-m", "mixtral-8x7b", "-H", "h100", "--ctx", "1024", *args)
+    assert r.code == 2 and message in r.err, r.err

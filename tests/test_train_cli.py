@@ -48,7 +48,7 @@ def test_does_not_fit_warns_with_the_alternative(run):
 
 def test_bad_input_is_one_line_exit_2(run):
     for args, msg in (
-        (("--gpus", "12", "--tp", "8"), "--gpus 12 must be a positive multiple"),
+        (("--gpus", "12", "--tp", "8"), "--gpus 12 is not a multiple of --tp 8 × --pp 1 × --cp 1"),
         (("--gpu-price-usd", "30000", "-H", "a10g", "--tokens", "1e9"), "no board power"),
         (("--recipe", "bf15"), "unknown recipe"),
         (("--network-bandwidth", "fast"), "--network-bandwidth"),
@@ -165,3 +165,39 @@ def test_fp8_recipe_needs_an_fp8_peak(cli):
     r = cli("train", "-m", "llama3-8b", "-H", "a100-80g", "--recipe", "fp8")
     _one_line_error(r)
     assert "no fp8 tensor-core peak" in r.err
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        # the Deployment's own limit (calc.data.limits.MAX_PARALLEL), not train's old 10^6
+        (("--tp", "5000"), "--tp must be an integer in 1..4,096, got 5000"),
+        (("--pp", "5000"), "--pp must be an integer in 1..4,096, got 5000"),
+        (("--ep", "5000"), "--ep must be an integer in 1..4,096, got 5000"),
+        (("--dp", "5000"), "--dp must be an integer in 1..4,096, got 5000"),
+        (("--cp", "5000"), "--cp must be an integer in 1..4,096, got 5000"),
+        (("--tp", "2000000", "--gpus", "8"), "--tp must be an integer in 1..4,096, got 2000000"),
+    ],
+)
+def test_layout_limits_are_the_deployments(run, cli, args, message):
+    r = run(*args)
+    assert r.code == 2 and r.err == f"kvcalc: error: {message}\n", r.err
+    if args[0] in ("--tp", "--pp", "--ep", "--dp") and len(args) == 2:  # a serving command
+        served = cli("memory", "-m", "llama3-8b", "--ctx", "1024", *args)
+        assert served.code == 2 and served.err == r.err
+
+
+def test_gpus_means_the_gpus_in_all_as_in_memory(cli):
+    """--gpus 8 beside --tp 2 is 8 GPUs in all, 4 data-parallel replicas, in train as in the
+    serving commands (one function, calc.deploy.options.gpus_replicas); the same error for a
+    count --tp does not divide."""
+    served = cli("memory", "-m", "llama3-8b", "-H", "h100", "--ctx", "1024", "--tp", "2",
+                 "--gpus", "8", "-f", "json").json()  # fmt: skip
+    trained = cli("train", "-m", "llama3-8b", "-H", "h100", "--tp", "2", "--gpus", "8",
+                  "-f", "json").json()  # fmt: skip
+    assert served["gpus"] == trained["gpus"] == 8
+    assert served["dp"] == trained["dp"] == 4  # 8 / tp 2
+    bad_serve = cli("memory", "-m", "llama3-8b", "--ctx", "1024", "--tp", "8", "--gpus", "12")
+    bad_train = cli("train", "-m", "llama3-8b", "-H", "h100", "--tp", "8", "--gpus", "12")
+    assert bad_serve.err.startswith("kvcalc: error: --gpus 12 is not a multiple of --tp 8 × --pp 1")
+    assert bad_train.err.startswith("kvcalc: error: --gpus 12 is not a multiple of --tp 8 × --pp 1")

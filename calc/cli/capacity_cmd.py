@@ -26,21 +26,11 @@ def capacity(
 
     Example: kvcalc capacity --model llama3-70b --hardware h100 --tp 4 --ctx 8192 --engine vllm
     """
-    from calc.api import capacity as run
-    from calc.cli.common import check_choice, emit_report
-    from calc.output.render import ROW_FORMATS
+    from calc.cli.common import emit_report, on_gpus, run_job
 
-    check_choice("--format", fmt, ROW_FORMATS)
-    report = run(
-        model, hardware, ctx, batch, shared_prefix=shared_prefix, users=users,
+    report = run_job(
+        "capacity", fmt, model, hardware, ctx, batch, shared_prefix=shared_prefix, users=users,
         **options.deployment,
     )  # fmt: skip
-    dep = report.deployment
-    emit_report(
-        report,
-        fmt,
-        output,
-        title=f"{dep.model.display_name} on {dep.gpus} × {dep.hardware.display_name} "
-        f"({options['engine']}): KV capacity per GPU (GB = 10^9 B, GiB = 2^30 B)",
-        explain=explain,
-    )
+    what = f" ({options['engine']}): KV capacity per GPU (GB = 10^9 B, GiB = 2^30 B)"
+    emit_report(report, fmt, output, title=on_gpus(report.deployment, what), explain=explain)

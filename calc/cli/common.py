@@ -48,12 +48,31 @@ def calibrated_hardware(hw, calibration):
     return hw
 
 
+def run_job(job: str, fmt: str, *args, formats=None, **kwargs):
+    """The report of ``calc.api``'s function ``job`` on ``args`` and ``kwargs``, --format
+    checked first (against ``formats``, default the row formats): how a command with an API
+    function runs it."""
+    import calc.api
+    from calc.output.render import ROW_FORMATS
+
+    check_choice("--format", fmt, ROW_FORMATS if formats is None else formats)
+    return getattr(calc.api, job)(*args, **kwargs)
+
+
+def on_gpus(dep, what: str) -> str:
+    """A title: ``dep``'s model on its GPUs (``Llama 3 70B on 4 × H100 SXM``), then ``what``."""
+    return f"{dep.model.display_name} on {dep.gpus} × {dep.hardware.display_name}{what}"
+
+
 def emit_report(report, fmt: str, output, *, title: str = "", explain: bool = False,
-                table=None, trailer=()):  # fmt: skip
+                table=None, trailer=(), perf: bool = False):  # fmt: skip
     """Print ``report.warnings``, then render ``report.fields`` (its ``rows`` in CSV and JSON
-    Lines; with ``report.figures`` when --explain is given)."""
+    Lines; with ``report.figures`` when --explain is given). ``perf``: the table is the
+    scalar fields, then the decode and prefill ops (``perf_table``)."""
     from calc.output.render import emit
 
+    if perf:
+        table = lambda: perf_table(report.fields, title)  # noqa: E731
     warn(report.warnings)
     emit(
         report.fields,

@@ -34,22 +34,12 @@ def cost(
 
     Example: kvcalc cost --model llama3-70b --hardware h100 --tp 4 --ctx 4096 --max-tpot-ms 50
     """
-    from calc.api import cost as run
-    from calc.cli.common import check_choice, emit_report
-    from calc.output.render import ROW_FORMATS
+    from calc.cli.common import emit_report, on_gpus, run_job
 
-    check_choice("--format", fmt, ROW_FORMATS)
-    report = run(
-        model, hardware, ctx, batch, prompt=prompt, max_tpot_ms=max_tpot_ms,
+    report = run_job(
+        "cost", fmt, model, hardware, ctx, batch, prompt=prompt, max_tpot_ms=max_tpot_ms,
         max_ttft_ms=max_ttft_ms, efficiency=efficiency, **options.prices,
         **options.deployment,
     )  # fmt: skip
-    dep = report.deployment
-    emit_report(
-        report,
-        fmt,
-        output,
-        title=f"{dep.model.display_name} on {dep.gpus} × {dep.hardware.display_name}: "
-        "throughput per GPU and cost (roofline)",
-        explain=explain,
-    )
+    what = ": throughput per GPU and cost (roofline)"
+    emit_report(report, fmt, output, title=on_gpus(report.deployment, what), explain=explain)

@@ -27,7 +27,7 @@ def flops(
 
     Example: kvcalc flops --model llama3-70b --prompt 2048 --hardware h100
     """
-    from calc.cli.common import emit_report, perf_table
+    from calc.cli.common import emit_report
     from calc.cli.deploy_common import deployment_of
     from calc.deploy.deployment import Workload
     from calc.reports.latency import flops_report
@@ -36,11 +36,4 @@ def flops(
     work = Workload(ctx=ctx or prompt + gen, batch=batch, prompt=prompt, gen=gen)
     report = flops_report(dep, work)
     title = f"{dep.model.display_name}: FLOPs (model totals; ops per GPU)"
-    emit_report(
-        report,
-        fmt,
-        output,
-        title=title,
-        table=lambda: perf_table(report.fields, title),
-        explain=explain,
-    )
+    emit_report(report, fmt, output, title=title, explain=explain, perf=True)

@@ -40,25 +40,12 @@ def latency(
 
     Example: kvcalc latency --model llama3-70b --hardware h100 --tp 4 --prompt 1024 --gen 256
     """
-    from calc.api import latency as run
-    from calc.cli.common import check_choice, emit_report, perf_table
-    from calc.output.render import ROW_FORMATS
+    from calc.cli.common import emit_report, on_gpus, run_job
 
-    check_choice("--format", fmt, ROW_FORMATS)
-    report = run(
-        model, hardware, prompt, gen, batch, ctx=ctx, matmul_eff=matmul_eff, mem_eff=mem_eff,
-        **options.deployment,
+    report = run_job(
+        "latency", fmt, model, hardware, prompt, gen, batch, ctx=ctx, matmul_eff=matmul_eff,
+        mem_eff=mem_eff, **options.deployment,
     )  # fmt: skip
-    dep = report.deployment
-    title = (
-        f"{dep.model.display_name} on {dep.gpus} × {dep.hardware.display_name}: roofline "
-        "latency (low/high: band from the efficiency range; GB = 10^9 B)"
-    )
-    emit_report(
-        report,
-        fmt,
-        output,
-        title=title,
-        table=lambda: perf_table(report.fields, title),
-        explain=explain,
-    )
+    what = ": roofline latency (low/high: band from the efficiency range; GB = 10^9 B)"
+    title = on_gpus(report.deployment, what)
+    emit_report(report, fmt, output, title=title, explain=explain, perf=True)

@@ -43,20 +43,12 @@ def memory(
 
     Example: kvcalc memory --model llama3-70b --ctx 8192 --batch 4 --hardware h100 --gpus 4
     """
-    from calc.api import memory as run
-    from calc.cli.common import check_choice, emit_report
-    from calc.output.render import ROW_FORMATS
+    from calc.cli.common import emit_report, run_job
 
-    check_choice("--format", fmt, ROW_FORMATS)
-    report = run(
-        model, ctx, batch, hardware=hardware, attention=attention, kv_heads=kv_heads,
+    report = run_job(
+        "memory", fmt, model, ctx, batch, hardware=hardware, attention=attention, kv_heads=kv_heads,
         kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim, **options.deployment,
     )  # fmt: skip
-    dep = report.deployment
-    emit_report(
-        report,
-        fmt,
-        output,
-        title=f"{dep.model.display_name}: weights + KV cache (GB = 10^9 B, GiB = 2^30 B)",
-        explain=explain,
-    )
+    name = report.deployment.model.display_name
+    title = f"{name}: weights + KV cache (GB = 10^9 B, GiB = 2^30 B)"
+    emit_report(report, fmt, output, title=title, explain=explain)

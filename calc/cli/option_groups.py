@@ -47,6 +47,8 @@ def annotated(spec: Option) -> Any:
     """The typer annotation of ``spec``: its type, flags and help."""
     slashed = any("/" in a for a in spec.aliases)
     decls = spec.aliases if slashed else (spec.flag, *spec.aliases)
+    if spec.hidden:
+        return Annotated[spec.type, typer.Option(*decls, help=spec.help, hidden=True)]
     return Annotated[spec.type, typer.Option(*decls, help=spec.help)]
 
 

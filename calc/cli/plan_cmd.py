@@ -10,6 +10,7 @@ from calc.cli import deploy_options as d
 from calc.cli import options as o
 from calc.cli.option_groups import Options, specs, with_options
 from calc.cli.price_options import PRICE
+from calc.deploy.options import Option
 
 Names = Annotated[
     list[str],
@@ -22,122 +23,103 @@ Names = Annotated[
 ]
 
 
-# the search's own --hardware/--engine/--weight-dtype/--kv-dtype are lists; it chooses tp/pp/ep
-@with_options(specs("engine_version", "moe_imbalance", "calibration"), PRICE)
+# the load, the targets and the search (its own --hardware/--engine/--weight-dtype/--kv-dtype
+# are lists; it chooses tp/pp/ep), in --help's order
+PLAN = (
+    Option(
+        "prompt", str | None, None,
+        "Prompt tokens per request: a number, uniform:LO:HI or lognormal:MEAN:CV (the screen "
+        "uses the mean, the simulation samples it; a --trace's own otherwise).",
+    ),
+    Option(
+        "gen", str | None, None,
+        "Output tokens per request: a number or a distribution.",
+    ),
+    Option(
+        "ttft_p99", str, "",
+        "p99 time-to-first-token target, e.g. 2s, 500ms.",
+    ),
+    Option(
+        "tpot_p99", str, "",
+        "p99 time-per-output-token target, e.g. 50ms.",
+    ),
+    Option(
+        "rate", float | None, None,
+        "Requests per second (Poisson).",
+    ),
+    Option(
+        "concurrency", int | None, None,
+        "Plan for N users in a closed loop (each sends its next request when the last "
+        "finishes) instead of --rate.",
+    ),
+    Option(
+        "trace", str | None, None,
+        "A CSV trace (arrival_s, prompt_tokens, output_tokens): its arrivals and lengths "
+        "(--rate rescales its times; --prompt/--gen replace its lengths).",
+    ),
+    Option(
+        "prefix_shared", float, 0.0,
+        "Fraction of every prompt that is a prefix all requests share (a system prompt), "
+        "served from the prefix cache (0-1).",
+    ),
+    Option(
+        "hardware", str | None, None,
+        "Accelerators to consider, comma-separated (default: every shipped profile).",
+        ("-H",),
+    ),
+    Option(
+        "engine", str, "vllm",
+        "Serving engines to consider, comma-separated: vllm, sglang, trtllm.",
+    ),
+    Option(
+        "weight_dtype", str | None, None,
+        "Weight formats allowed, comma-separated: released, fp8, fp4 (NVFP4 on NVIDIA, MXFP4 "
+        "on AMD) or a format (nvfp4, fp8-block128, int4-g128, ...). Default: as released plus"
+        " the formats the GPU runs natively.",
+    ),
+    Option(
+        "kv_dtype", str | None, None,
+        "KV-cache formats allowed, comma-separated: released, fp8, ... Default: as released "
+        "plus fp8 where the GPU runs it.",
+    ),
+    Option(
+        "margin", str | None, None,
+        "A uniform margin on both p99s (20% or 0.2) in place of each class's measured error "
+        "band (docs/validation.md); 0 ranks on the predictions alone.",
+    ),
+    Option(
+        "max_gpus", int | None, None,
+        "Most GPUs the deployment may use.",
+    ),
+    Option(
+        "budget_usd_per_hour", float | None, None,
+        "Most the whole deployment may cost per hour [USD].",
+    ),
+    Option(
+        "top", int, 10,
+        "Ranked rows to show.",
+    ),
+    Option(
+        "method", str, "auto",
+        "How loads are evaluated: auto (the serving simulation where installed), simulation, "
+        "analytic.",
+    ),
+    Option(
+        "disaggregation", bool, True,
+        "Also size prefill/decode-disaggregated families (xPyD, the two shapes chosen apart).",
+        ("--disaggregation/--no-disaggregation",),
+    ),
+    Option(
+        "seed", int, 0,
+        "Seed of the simulated arrivals.",
+    ),
+    d.EFFICIENCY,
+)  # fmt: skip
+
+
+@with_options(PLAN, specs("engine_version", "moe_imbalance", "calibration"), PRICE)
 def plan(
     model: Names,
-    prompt: Annotated[
-        str | None,
-        typer.Option(
-            "--prompt",
-            help="Prompt tokens per request: a number, uniform:LO:HI or lognormal:MEAN:CV "
-            "(the screen uses the mean, the simulation samples it; a --trace's own otherwise).",
-        ),
-    ] = None,
-    gen: Annotated[
-        str | None,
-        typer.Option("--gen", help="Output tokens per request: a number or a distribution."),
-    ] = None,
-    ttft_p99: Annotated[
-        str, typer.Option("--ttft-p99", help="p99 time-to-first-token target, e.g. 2s, 500ms.")
-    ] = "",
-    tpot_p99: Annotated[
-        str, typer.Option("--tpot-p99", help="p99 time-per-output-token target, e.g. 50ms.")
-    ] = "",
-    rate: Annotated[
-        float | None, typer.Option("--rate", help="Requests per second (Poisson).")
-    ] = None,
-    concurrency: Annotated[
-        int | None,
-        typer.Option(
-            "--concurrency",
-            help="Plan for N users in a closed loop (each sends its next request when the last "
-            "finishes) instead of --rate.",
-        ),
-    ] = None,
-    trace: Annotated[
-        str | None,
-        typer.Option(
-            "--trace",
-            help="A CSV trace (arrival_s, prompt_tokens, output_tokens): its arrivals and "
-            "lengths (--rate rescales its times; --prompt/--gen replace its lengths).",
-        ),
-    ] = None,
-    prefix_shared: Annotated[
-        float,
-        typer.Option(
-            "--prefix-shared",
-            help="Fraction of every prompt that is a prefix all requests share (a system "
-            "prompt), served from the prefix cache (0-1).",
-        ),
-    ] = 0.0,
-    hardware: Annotated[
-        str | None,
-        typer.Option(
-            "--hardware",
-            "-H",
-            help="Accelerators to consider, comma-separated (default: every shipped profile).",
-        ),
-    ] = None,
-    engine: Annotated[
-        str,
-        typer.Option(
-            "--engine", help="Serving engines to consider, comma-separated: vllm, sglang, trtllm."
-        ),
-    ] = "vllm",
-    weight_dtype: Annotated[
-        str | None,
-        typer.Option(
-            "--weight-dtype",
-            help="Weight formats allowed, comma-separated: released, fp8, fp4 (NVFP4 on NVIDIA, "
-            "MXFP4 on AMD) or a format (nvfp4, fp8-block128, int4-g128, ...). Default: as "
-            "released plus the formats the GPU runs natively.",
-        ),
-    ] = None,
-    kv_dtype: Annotated[
-        str | None,
-        typer.Option(
-            "--kv-dtype",
-            help="KV-cache formats allowed, comma-separated: released, fp8, ... Default: as "
-            "released plus fp8 where the GPU runs it.",
-        ),
-    ] = None,
-    margin: Annotated[
-        str | None,
-        typer.Option(
-            "--margin",
-            help="A uniform margin on both p99s (20% or 0.2) in place of each class's measured "
-            "error band (docs/validation.md); 0 ranks on the predictions alone.",
-        ),
-    ] = None,
-    max_gpus: Annotated[
-        int | None, typer.Option("--max-gpus", help="Most GPUs the deployment may use.")
-    ] = None,
-    budget_usd_per_hour: Annotated[
-        float | None,
-        typer.Option(
-            "--budget-usd-per-hour", help="Most the whole deployment may cost per hour [USD]."
-        ),
-    ] = None,
-    top: Annotated[int, typer.Option("--top", help="Ranked rows to show.")] = 10,
-    method: Annotated[
-        str,
-        typer.Option(
-            "--method",
-            help="How loads are evaluated: auto (the serving simulation "
-            "where installed), simulation, analytic.",
-        ),
-    ] = "auto",
-    disaggregation: Annotated[
-        bool,
-        typer.Option(
-            "--disaggregation/--no-disaggregation",
-            help="Also size prefill/decode-disaggregated families (xPyD, the two shapes "
-            "chosen apart).",
-        ),
-    ] = True,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the simulated arrivals.")] = 0,
-    efficiency: d.Efficiency = "expected",
     fmt: o.RowFormat = "table",
     output: o.Output = None,
     explain: Annotated[
@@ -171,13 +153,7 @@ def plan(
 
     check_choice("--format", fmt, ROW_FORMATS)
     check_report(report_file, ("--output", output))
-    report = run(
-        model, rate, prompt, gen, ttft_p99, tpot_p99, concurrency=concurrency, trace=trace,
-        prefix_shared=prefix_shared, hardware=hardware, engine=engine, margin=margin,
-        weight_dtype=weight_dtype, kv_dtype=kv_dtype, max_gpus=max_gpus,
-        budget_usd_per_hour=budget_usd_per_hour, top=top, method=method,
-        disaggregation=disaggregation, seed=seed, efficiency=efficiency, **options,
-    )  # fmt: skip
+    report = run(model, **options)
     query = report.query
     warn(report.warnings)
     emit(
@@ -191,6 +167,7 @@ def plan(
     )
     from calc.reports.report_plan import plan_document
 
+    seed = options["seed"]
     write_report(
         report_file, lambda: plan_document(report, query, seed=seed, command=command_line())
     )

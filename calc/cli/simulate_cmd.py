@@ -146,7 +146,7 @@ def simulate(
     lognormal:2048:0.5 --gen 256 --ttft-slo 2s --tpot-slo 50ms
     """
     from calc.api import simulate as run
-    from calc.cli.common import check_choice, check_report
+    from calc.cli.common import check_choice, check_report, on_gpus
 
     check_choice("--format", fmt, ROW_FORMATS)
     check_report(report_file, ("--output", output))
@@ -161,10 +161,8 @@ def simulate(
         per_request=per_request, **options.deployment,
     )  # fmt: skip
     dep, load, curve = report.deployment, report.load, sweep_rate is not None
-    title = (
-        f"{dep.model.display_name} on {dep.gpus} × {dep.hardware.display_name} "
-        f"({dep.describe()}, {dep.engine_config.engine}): {load.describe(not curve)}"
-    )
+    what = f" ({dep.describe()}, {dep.engine_config.engine}): {load.describe(not curve)}"
+    title = on_gpus(dep, what)
     if curve:
         _curve(report, fmt, output, title)
     else:

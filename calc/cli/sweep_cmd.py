@@ -10,6 +10,7 @@ import typer
 from calc.cli import deploy_options as d
 from calc.cli import options as o
 from calc.cli.option_groups import ENGINE, Options, specs, with_options, without
+from calc.deploy.options import Option
 
 TABLE_ROWS = 50
 LIST_HELP = "list or range: 1,2,4 | a..b | a..b:+step | a..b:xfactor"
@@ -33,40 +34,39 @@ Jobs = Annotated[
 ]
 
 
-# the vectorised grid models tp × pp of dense and MoE models with the engine's pool: no
-# --ep/--dp/--gpus, --compute-dtype, --moe-imbalance, --max-model-len or --chunked-prefill yet
-@with_options(without(ENGINE, "max_model_len", "chunked_prefill"), specs("calibration"))
+# the grid (lists: "1,2,4", "1024..131072:x2") and what each row is priced and timed by
+SWEEP = (
+    Option("batch", str, "1", f"Sequences: {LIST_HELP}.", ("-b",)),
+    Option("tp", str, "1", f"Tensor-parallel GPUs: {LIST_HELP}."),
+    Option("pp", str, "1", f"Pipeline-parallel stages: {LIST_HELP}."),
+    Option(
+        "prompt", str | None, None,
+        f"Prompt tokens of the prefill (TTFT, input cost): {LIST_HELP}; at most the smallest "
+        "--ctx (default: each row's ctx).",
+    ),
+    Option("weight_dtype", str | None, None,
+           "Weight dtypes, comma-separated (default: model's)."),
+    Option("kv_dtype", str | None, None, "KV-cache dtypes, comma-separated (default: model's)."),
+    d.USD_PER_HOUR,
+    d.EFFICIENCY,
+    Option("latency", bool, True, "Add TPOT, TTFT, tokens/s and cost columns.",
+           ("--latency/--no-latency",)),
+)  # fmt: skip
+
+
+# the vectorised grid models tp × pp (lists) and ep, dp, gpus (one each) of dense and MoE
+# models with the engine's pool: no --compute-dtype, --moe-imbalance, --max-model-len or
+# --chunked-prefill yet
+@with_options(
+    SWEEP, specs("ep", "dp", "gpus"), without(ENGINE, "max_model_len", "chunked_prefill"),
+    specs("calibration"),
+)  # fmt: skip
 def sweep(
     model: Annotated[str, typer.Option("--model", "-m", help="Model names, comma-separated.")],
     hardware: Annotated[
         str, typer.Option("--hardware", "-H", help="Hardware names, comma-separated.")
     ],
     ctx: Annotated[str, typer.Option("--ctx", help=f"Tokens per sequence: {LIST_HELP}.")],
-    batch: Annotated[str, typer.Option("--batch", "-b", help=f"Sequences: {LIST_HELP}.")] = "1",
-    tp: Annotated[str, typer.Option("--tp", help=f"Tensor-parallel GPUs: {LIST_HELP}.")] = "1",
-    pp: Annotated[str, typer.Option("--pp", help=f"Pipeline-parallel stages: {LIST_HELP}.")] = "1",
-    prompt: Annotated[
-        str | None,
-        typer.Option(
-            "--prompt",
-            help=f"Prompt tokens of the prefill (TTFT, input cost): {LIST_HELP}; at most the "
-            "smallest --ctx (default: each row's ctx).",
-        ),
-    ] = None,
-    weight_dtype: Annotated[
-        str | None,
-        typer.Option("--weight-dtype", help="Weight dtypes, comma-separated (default: model's)."),
-    ] = None,
-    kv_dtype: Annotated[
-        str | None,
-        typer.Option("--kv-dtype", help="KV-cache dtypes, comma-separated (default: model's)."),
-    ] = None,
-    usd_per_hour: d.UsdPerHour = None,
-    efficiency: d.Efficiency = "expected",
-    latency: Annotated[
-        bool,
-        typer.Option("--latency/--no-latency", help="Add TPOT, TTFT, tokens/s and cost columns."),
-    ] = True,
     fmt: SweepFormat = "table",
     output: o.Output = None,
     jobs: Jobs = 0,
@@ -76,12 +76,12 @@ def sweep(
 ) -> None:
     """Evaluate every combination of models, hardware, dtypes, tp, pp, prompt, ctx and batch:
     memory, KV budget and pool, max concurrency, fit, TPOT, TTFT, tokens/s per GPU and USD per
-    million tokens. Columns are stable and in base units; gpus = tp × pp, usd_per_gpu_hour is per
-    GPU. A row that does not fit (fits false) has empty cost columns (null in JSON), counted in
-    one warning. CSV, JSON, JSON Lines and Parquet are streamed a chunk of rows at a time
-    (memory does not grow with the grid); a table shows the first rows. --report FILE.html
-    also writes a page with the first rows and the decode tokens/s per GPU against per user
-    frontier of the whole grid.
+    million tokens. Columns are stable and in base units; gpus = tp × pp (× dp replicas, max(tp,
+    ep) under --ep), usd_per_gpu_hour is per GPU. A row that does not fit (fits false) has empty
+    cost columns (null in JSON), counted in one warning. CSV, JSON, JSON Lines and Parquet are
+    streamed a chunk of rows at a time (memory does not grow with the grid); a table shows the
+    first rows. --report FILE.html also writes a page with the first rows and the decode
+    tokens/s per GPU against per user frontier of the whole grid.
 
     Example: kvcalc sweep -m llama3-8b -H h100,h200 --tp 1,2 --ctx 1024..131072:x2 -f csv
     """
@@ -89,11 +89,7 @@ def sweep(
     from calc.reports.sweep import grid_of
 
     jobs = _checked(fmt, output, jobs, report_file)
-    grid = grid_of(
-        model, hardware, ctx, batch, tp, pp, prompt=prompt, weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype, usd_per_hour=usd_per_hour, efficiency=efficiency, latency=latency,
-        **options,
-    )  # fmt: skip
+    grid = grid_of(model, hardware, ctx, **options)
     warn(grid.warnings)
     if fmt == "table":
         _table(grid, output)

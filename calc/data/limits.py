@@ -16,6 +16,13 @@ def check_positive_int(name: str, value, upper: int) -> None:
         raise InvalidInputError(f"--{name} must be an integer in 1..{upper:,}, got {value!r}")
 
 
+def check_parallel(**sizes: int) -> None:
+    """Each parallel size of a layout (``tp``, ``pp``, ``ep``, ``dp``; training's ``cp``) an
+    integer in 1..MAX_PARALLEL: the one limit of every command's layout, serving or training."""
+    for name, value in sizes.items():
+        check_positive_int(name, value, MAX_PARALLEL)
+
+
 def check_fraction(name: str, value) -> None:
     """Reject a fraction outside (0, 1]."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:

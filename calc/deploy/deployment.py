@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING
 from calc.data.limits import (
     MAX_BATCH,
     MAX_CTX,
-    MAX_PARALLEL,
     check_bytes,
     check_fraction,
+    check_parallel,
     check_positive_int,
 )
 from calc.errors import InvalidInputError
@@ -228,12 +228,11 @@ class Deployment:
         from calc.formulas.attention_layout import attention_layout
         from calc.formulas.quant import kv_format, weight_format
 
-        for name, value in (("tp", tp), ("pp", pp), ("ep", ep)):
-            check_positive_int(name, value, MAX_PARALLEL)
+        check_parallel(tp=tp, pp=pp, ep=ep)
         attn_dp = max(1, ep // tp)
         if dp is None:
             dp = attn_dp
-        check_positive_int("dp", dp, MAX_PARALLEL)
+        check_parallel(dp=dp)
         if ep > 1 and dp != attn_dp:
             raise InvalidInputError(
                 f"--dp {dp} with --ep {ep} --tp {tp}: under expert parallelism the attention "

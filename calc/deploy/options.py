@@ -5,6 +5,7 @@ collected as warnings. Every command and every API function builds its Deploymen
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -47,14 +48,15 @@ class DeploymentOptions(TypedDict, total=False):
 class Option:  # a plain class: a dataclass or named tuple costs start-up time to define
     """One option as every command declares it and the API takes it: ``name`` (the keyword;
     the flag is ``--name-with-dashes``), ``type`` (what the CLI parses), ``default``, ``help``
-    (the unit in brackets) and ``aliases`` (further flags: a short one, a negative form)."""
+    (the unit in brackets), ``aliases`` (further flags: a short one, a negative form) and
+    ``hidden`` (an older spelling kept working, left out of --help)."""
 
-    __slots__ = ("aliases", "default", "help", "name", "type")
+    __slots__ = ("aliases", "default", "help", "hidden", "name", "type")
 
     def __init__(self, name: str, type: Any, default: Any, help: str,
-                 aliases: tuple[str, ...] = ()) -> None:  # fmt: skip
+                 aliases: tuple[str, ...] = (), *, hidden: bool = False) -> None:  # fmt: skip
         self.name, self.type, self.default, self.help = name, type, default, help
-        self.aliases = aliases
+        self.aliases, self.hidden = aliases, hidden
 
     def __repr__(self) -> str:
         return f"Option({self.name!r}, {self.type!r}, {self.default!r})"
@@ -196,17 +198,43 @@ def resolve_gpus(tp: int, pp: int, dp: int | None, gpus: int | None) -> tuple[in
     first); beside --tp/--pp the remaining factor is data-parallel replicas (as in `train`)."""
     if gpus is None:
         return tp, dp
+    if tp == 1 and pp == 1 and dp is None:
+        return gpus_as_tp(gpus), None
+    return tp, gpus_replicas(tp, pp, dp, gpus)
+
+
+def gpus_as_tp(gpus: int) -> int:
+    """``--gpus N`` given alone: the tensor-parallel size N, checked."""
     from calc.data.limits import MAX_PARALLEL, check_positive_int
 
-    if tp == 1 and pp == 1 and dp is None:
-        check_positive_int("gpus", gpus, MAX_PARALLEL)  # it is the tensor-parallel size
-        return gpus, None
+    check_positive_int("gpus", gpus, MAX_PARALLEL)
+    return gpus
+
+
+def said_of_gpus(exc: InvalidInputError, tp: int, gpus: int) -> InvalidInputError:
+    """``exc``, an error about ``--tp tp``, said of ``--gpus gpus``: given alone it became the
+    tensor-parallel size, and the user should read the flag they gave."""
+    import re
+
+    text = re.sub(rf"--tp {tp}\b", f"--gpus {gpus} (one tensor-parallel group)", str(exc))
+    return InvalidInputError(text)
+
+
+def gpus_replicas(tp: int, pp: int, dp: int | None, gpus: int, **more: int) -> int:
+    """The data-parallel replicas of ``--gpus`` (the GPUs in all) beside --tp, --pp and the
+    further factors ``more`` (`train`'s ``cp``): gpus / (tp × pp × ...), which must be whole
+    and agree with ``--dp`` where given. Every command that takes --gpus applies it here."""
+    from calc.data.limits import MAX_PARALLEL, check_positive_int
+
     check_positive_int("gpus", gpus, MAX_PARALLEL * MAX_PARALLEL)  # tp × pp × dp
-    if gpus % (tp * pp):
-        raise InvalidInputError(f"--gpus {gpus} is not a multiple of --tp {tp} × --pp {pp}")
-    if dp is not None and dp != gpus // (tp * pp):
-        raise InvalidInputError(f"--gpus {gpus} disagrees with --tp {tp} × --pp {pp} × --dp {dp}")
-    return tp, gpus // (tp * pp)
+    sizes = {"tp": tp, "pp": pp, **more}
+    world = math.prod(sizes.values())
+    named = " × ".join(f"--{k} {v}" for k, v in sizes.items())
+    if gpus % world:
+        raise InvalidInputError(f"--gpus {gpus} is not a multiple of {named}")
+    if dp is not None and dp != gpus // world:
+        raise InvalidInputError(f"--gpus {gpus} disagrees with {named} × --dp {dp}")
+    return gpus // world
 
 
 def what_if_layout(attention=None, **sizes):
@@ -301,10 +329,6 @@ def build_deployment(
     except InvalidInputError as exc:
         if gpus is None or tp == tp_given:
             raise
-        # --gpus N alone became the tensor-parallel size: name the flag the user gave
-        import re
-
-        text = re.sub(rf"--tp {tp}\b", f"--gpus {gpus} (one tensor-parallel group)", str(exc))
-        raise InvalidInputError(text) from None
+        raise said_of_gpus(exc, tp, gpus) from None
     notes += dep.engine_config.warnings
     return dep

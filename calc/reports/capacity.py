@@ -71,23 +71,15 @@ def pool_figure(g: PerGpu) -> Figure:
 def weights_figure(dep: Deployment, g: PerGpu) -> Figure:
     checkpoint = g.params * dep.weight_bytes_per_element
     loading = g.weights_bytes - checkpoint  # the engine's own layout (calc.deploy.engines)
-    if abs(loading) < 1:
-        return figure(
-            "weights_bytes_per_gpu",
-            whole(g.weights_bytes),
-            "bytes",
-            "{params} × {bytes}",
-            params=g.params,
-            bytes=dep.weight_bytes_per_element,
-        )
+    as_loaded = {} if abs(loading) < 1 else {"as_loaded": loading}
     return figure(
         "weights_bytes_per_gpu",
         whole(g.weights_bytes),
         "bytes",
-        "{params} × {bytes} + {as_loaded}",
+        "{params} × {bytes}" + " + {as_loaded}" * bool(as_loaded),
         params=g.params,
         bytes=dep.weight_bytes_per_element,
-        as_loaded=loading,
+        **as_loaded,
     )
 
 

@@ -263,38 +263,21 @@ def _cost_figures(dep: Deployment, batch: int, prompt: int, at: dict, serving: d
                   gen: int) -> list[Figure]:  # fmt: skip
     """Tokens/s per GPU and USD per million tokens at the batch, and in steady-state serving."""
     price, gpus = at["usd_per_gpu_hour"], dep.gpus
-    figs = [
-        figure(
-            "output_tokens_per_s_per_gpu",
-            at["output_tokens_per_s_per_gpu"],
-            "tokens/s",
-            "{batch} / {tpot_s} / {gpus}",
-            batch=batch,
-            tpot_s=at["tpot_s"],
-            gpus=gpus,
-        ),
-        _usd_figure(
-            "usd_per_million_output_tokens",
-            at["usd_per_million_output_tokens"],
-            price,
-            at["output_tokens_per_s_per_gpu"],
-        ),
-        figure(
-            "input_tokens_per_s_per_gpu",
-            at["input_tokens_per_s_per_gpu"],
-            "tokens/s",
-            "{prompt} / {ttft_s} / {gpus}",
-            prompt=prompt,
-            ttft_s=at["ttft_one_prompt_s"],
-            gpus=gpus,
-        ),
-        _usd_figure(
-            "usd_per_million_input_tokens",
-            at["usd_per_million_input_tokens"],
-            price,
-            at["input_tokens_per_s_per_gpu"],
-        ),
-    ]
+    figs = []
+    # tokens/s per GPU and USD per million tokens of each kind: a decode step of the batch,
+    # the prefill of one prompt
+    for kind, formula, terms in (
+        ("output", "{batch} / {tpot_s} / {gpus}", {"batch": batch, "tpot_s": at["tpot_s"]}),
+        ("input", "{prompt} / {ttft_s} / {gpus}",
+         {"prompt": prompt, "ttft_s": at["ttft_one_prompt_s"]}),
+    ):  # fmt: skip
+        tokens_per_s = at[f"{kind}_tokens_per_s_per_gpu"]
+        usd_key = f"usd_per_million_{kind}_tokens"
+        figs += [
+            figure(f"{kind}_tokens_per_s_per_gpu", tokens_per_s, "tokens/s", formula, **terms,
+                   gpus=gpus),
+            _usd_figure(usd_key, at[usd_key], price, tokens_per_s),
+        ]  # fmt: skip
     if serving["serving_output_tokens_per_s_per_gpu"] is not None:
         figs.append(
             figure(

@@ -138,27 +138,13 @@ def explain(c: Choice, query: PlanQuery) -> list[Figure]:
         )
     )
     if s.confidence is not None:
-        conf = s.confidence
-        figs.append(
-            figure(
-                "ttft_p99_pessimistic_s",
-                ev.ttft_p99_s * conf.ttft_factor,
-                "s",
-                "{ttft_p99_s} × {ttft_factor}",
-                ttft_p99_s=ev.ttft_p99_s,
-                ttft_factor=conf.ttft_factor,
-            )
-        )
-        figs.append(
-            figure(
-                "tpot_p99_pessimistic_s",
-                ev.tpot_p99_s * conf.tpot_factor,
-                "s",
-                "{tpot_p99_s} × {tpot_factor}",
-                tpot_p99_s=ev.tpot_p99_s,
-                tpot_factor=conf.tpot_factor,
-            )
-        )
+        for kind in ("ttft", "tpot"):  # each p99 at the pessimistic end of its band
+            p99, factor = f"{kind}_p99_s", f"{kind}_factor"
+            terms = {p99: getattr(ev, p99), factor: getattr(s.confidence, factor)}
+            figs.append(
+                figure(f"{kind}_p99_pessimistic_s", terms[p99] * terms[factor], "s",
+                       f"{{{p99}}} × {{{factor}}}", **terms)
+            )  # fmt: skip
     figs.append(
         Figure(
             "ttft_p99_s",

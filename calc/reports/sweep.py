@@ -381,6 +381,9 @@ def plan(
     batch: list[int],
     tp: list[int] = (1,),  # type: ignore[assignment]
     pp: list[int] = (1,),  # type: ignore[assignment]
+    ep: int = 1,
+    dp: int | None = None,
+    gpus: int | None = None,
     prompt: list[int] | None = None,
     weight_dtypes: list[str | None] = (None,),  # type: ignore[assignment]
     kv_dtypes: list[str | None] = (None,),  # type: ignore[assignment]
@@ -393,10 +396,12 @@ def plan(
 ) -> SweepPlan:
     """Validate the grid (names, ranges, size) before any arithmetic; rows are ordered model,
     hardware, weight dtype, KV dtype, tp, pp, prompt, ctx, batch (the last varies fastest).
-    ``prompt`` None: each row's prompt is its ctx; ``engine`` None: vLLM's defaults."""
+    ``prompt`` None: each row's prompt is its ctx; ``engine`` None: vLLM's defaults. ``ep``,
+    ``dp`` and ``gpus`` hold for every row, as the other sizing commands take them."""
     import numpy as np
 
     from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.deploy.options import said_of_gpus
     from calc.deploy.rates import check_efficiency
     from calc.reports.cost import _price
 
@@ -407,17 +412,25 @@ def plan(
     cfgs, hws = _load(models, hardware, max(ctx), calibration, warnings)
     _check_names(cfgs, weight_dtypes, kv_dtypes, max(pp))
     prices = [_price(hw, usd_per_hour) for hw in hws]
-    n_groups = len(cfgs) * len(hws) * len(weight_dtypes) * len(kv_dtypes) * len(tp) * len(pp)
+    alone = gpus is not None and list(tp) == [1] and list(pp) == [1] and dp is None
+    layouts = _layouts(tp, pp, dp, gpus, alone)
+    n_groups = len(cfgs) * len(hws) * len(weight_dtypes) * len(kv_dtypes) * len(layouts)
     n_rows = n_groups * len(prompts) * len(ctx) * len(batch)
     if n_rows > MAX_ROWS:
         raise InvalidInputError(
             f"the grid has {n_rows:,} rows, more than {MAX_ROWS:,}; narrow a range"
         )
     groups = []
-    for cfg, (hw, price), wd0, kd0, t, p, pr in itertools.product(
-        cfgs, zip(hws, prices, strict=True), weight_dtypes, kv_dtypes, tp, pp, prompts
+    for cfg, (hw, price), wd0, kd0, (t, p, d), pr in itertools.product(
+        cfgs, zip(hws, prices, strict=True), weight_dtypes, kv_dtypes, layouts, prompts
     ):
-        dep = Deployment.build(cfg, hw, tp=t, pp=p, weight_dtype=wd0, kv_dtype=kd0, engine=settings)
+        try:
+            dep = Deployment.build(cfg, hw, tp=t, pp=p, ep=ep, dp=d, weight_dtype=wd0,
+                                   kv_dtype=kd0, engine=settings)  # fmt: skip
+        except InvalidInputError as exc:
+            if not alone:
+                raise
+            raise said_of_gpus(exc, t, gpus) from None
         groups.append((dep, pr, price))
     columns = COLUMNS if latency else tuple(c for c in COLUMNS if c not in LATENCY_COLUMNS)
     options = dict(latency=latency, efficiency=efficiency)
@@ -448,9 +461,9 @@ def as_text(value) -> str | None:
 
 
 def grid_of(
-    model, hardware, ctx, batch="1", tp="1", pp="1", *, prompt=None, weight_dtype=None,
-    kv_dtype=None, usd_per_hour=None, efficiency="expected", latency=True, calibration=None,
-    **engine,
+    model, hardware, ctx, batch="1", tp="1", pp="1", *, ep=1, dp=None, gpus=None, prompt=None,
+    weight_dtype=None, kv_dtype=None, usd_per_hour=None, efficiency="expected", latency=True,
+    calibration=None, **engine,
 ) -> SweepPlan:  # fmt: skip
     """The validated grid of `kvcalc sweep`'s options, each the CLI's text ("1,2,4",
     "1024..131072:x2") or a list; ``engine``: the engine options (``ENGINE_OPTIONS``). An
@@ -471,6 +484,9 @@ def grid_of(
             batch=parse_values(as_text(batch), "--batch"),
             tp=parse_values(as_text(tp), "--tp"),
             pp=parse_values(as_text(pp), "--pp"),
+            ep=ep,
+            dp=dp,
+            gpus=gpus,
             prompt=None if prompt is None else parse_values(as_text(prompt), "--prompt"),
             weight_dtypes=parse_names(as_text(weight_dtype), "--weight-dtype"),
             kv_dtypes=parse_names(as_text(kv_dtype), "--kv-dtype"),
@@ -485,6 +501,21 @@ def grid_of(
         raise
     grid.warnings[:0] = said
     return grid
+
+
+def _layouts(tp: list[int], pp: list[int], dp: int | None, gpus: int | None,
+             alone: bool) -> list[tuple]:  # fmt: skip
+    """The grid's (tp, pp, dp), tp varying slower than pp, with ``--gpus`` applied as every
+    sizing command applies it (``calc.deploy.options.resolve_gpus``): ``alone`` (no --tp, --pp
+    or --dp) the tensor-parallel size, else the GPUs in all of each row, the rest
+    data-parallel replicas."""
+    from calc.deploy.options import gpus_as_tp, gpus_replicas
+
+    if gpus is None:
+        return [(t, p, dp) for t in tp for p in pp]
+    if alone:
+        return [(gpus_as_tp(gpus), 1, None)]
+    return [(t, p, gpus_replicas(t, p, dp, gpus)) for t in tp for p in pp]
 
 
 def _check_sizes(ctx, batch, tp, pp, prompt) -> list[int | None]:

@@ -8,6 +8,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from calc.data.limits import MAX_PARALLEL
+
 
 class TrainingFit(BaseModel):
     """How the deployment's model would be trained (tp and pp come from the deployment)."""
@@ -16,9 +18,10 @@ class TrainingFit(BaseModel):
 
     ctx: int = Field(gt=0, le=10**8, description="tokens per training sequence")
     micro_batch: int = Field(default=1, gt=0, le=10**6)
-    dp: int = Field(default=1, gt=0, le=10**6)
-    cp: int = Field(default=1, gt=0, le=4096)
-    ep: int = Field(default=1, gt=0, le=4096)
+    # the layout within the Deployment's own limit (calc.data.limits.MAX_PARALLEL)
+    dp: int = Field(default=1, gt=0, le=MAX_PARALLEL)
+    cp: int = Field(default=1, gt=0, le=MAX_PARALLEL)
+    ep: int = Field(default=1, gt=0, le=MAX_PARALLEL)
     recipe: Literal["fp32", "bf16", "bf16-fp32-grads", "fp8", "fp8-bf16-moments"] = "bf16"
     zero: Literal[0, 1, 2, 3] = 0
     recompute: Literal["none", "selective", "full"] = "none"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from calc.data.limits import check_choice, check_positive_int
+from calc.data.limits import check_choice, check_parallel, check_positive_int
 from calc.errors import InvalidInputError
 from calc.training import memory as tm
 
@@ -62,26 +62,26 @@ class TrainSetup:
 
 
 def data_parallel(tp: int, pp: int, cp: int, dp: int | None, gpus: int | None) -> int:
-    """The data-parallel replicas of ``--dp`` or ``--gpus`` (tp × pp × cp × dp GPUs in all)."""
-    world = tp * pp * cp
-    if gpus is not None:
-        if gpus <= 0 or gpus % world:
-            raise InvalidInputError(
-                f"--gpus {gpus} must be a positive multiple of --tp × --pp × --cp = {world}"
-            )
-        if dp is not None and dp * world != gpus:
-            raise InvalidInputError(
-                f"--dp {dp} × --tp × --pp × --cp ({world}) is {dp * world}, not --gpus {gpus}"
-            )
-        dp = gpus // world
-    return 1 if dp is None else dp
+    """The data-parallel replicas of ``--dp`` or ``--gpus`` (tp × pp × cp × dp GPUs in all),
+    ``--gpus`` applied as every command applies it (``calc.deploy.options.gpus_replicas``):
+    the GPUs in all, what --tp, --pp and --cp leave data-parallel replicas. Alone it is all
+    replicas (training frameworks replicate first), where a serving command takes it as --tp
+    (an engine shards one tensor-parallel group first)."""
+    if gpus is None:
+        return 1 if dp is None else dp
+    from calc.deploy.options import gpus_replicas
+
+    check_parallel(tp=tp, pp=pp, cp=cp)
+    return gpus_replicas(tp, pp, dp, gpus, cp=cp)
 
 
 def check_setup(n_layers: int, name: str, s: TrainSetup) -> None:
     """Refuse a setup that cannot run on a model of ``n_layers`` layers, one line each."""
     check_positive_int("ctx", s.ctx, 10**8)
     check_positive_int("micro-batch", s.micro_batch, 10**6)
-    for flag in ("tp", "pp", "cp", "ep", "dp", "virtual-stages", "lora-rank"):
+    # the layout within the Deployment's own limit (calc.data.limits.MAX_PARALLEL)
+    check_parallel(tp=s.tp, pp=s.pp, cp=s.cp, ep=s.ep, dp=s.dp)
+    for flag in ("virtual-stages", "lora-rank"):
         check_positive_int(flag, getattr(s, flag.replace("-", "_")), 10**6)
     tm.recipe(s.recipe)
     for flag, value, choices in (
