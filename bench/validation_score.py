@@ -476,9 +476,15 @@ def render() -> str:
         "step_with_batch_queue, `RayDistributedExecutor.max_concurrent_batches` = pp), as the "
         "simulation does (pp micro-batches, each with pool / pp); what grows with the load "
         "(TPOT 44 to 80 ms from 1 request/s to all at once) is a cost per sequence and pass "
-        "(the scheduler's output sent through Ray to the 8 workers, the sampled tokens back) "
-        "that one run cannot constrain: `--fit host_seq` on the 16/s run is refused (± 155 µs "
-        "against a scale of 100 µs).",
+        "(the scheduler's output sent through Ray to the 8 workers, the sampled tokens back). "
+        "The TPOT p99 a fit of host_seq now takes (a run's own load variation) constrains it "
+        "from one run at 4 or 16 requests/s: 0.79-0.82 ms a sequence (about seven times TP 8's "
+        "0.08-0.12 ms), and those fits carry to the other stated rates; a run at 1 request/s "
+        "(9 in flight) still cannot constrain it, and the Ethernet 16/s fit is refused (request "
+        "± 12.8 ms against 10 ms) and falls back to `gemm,request`. Fitted jointly on the three "
+        "steady runs, one set matches all within 6.3% (InfiniBand: gemm 1.26, 720 µs, 15.6 ms; "
+        "Ethernet: 1.24, 777 µs, 16.1 ms): one missing per-sequence cost, not a wrong pipeline "
+        "model.",
         "- **DeepSeek-V2.5 eager over two nodes** (vLLM of April 2025, `--enforce-eager`, TP 8 × "
         "PP 2, A100 40GB; kvcalc's deepseek-v2, the same architecture): scored with every pass "
         "eager (calc/serve/graphs.py: 598 kernels × 28.8 µs = 17.2 ms of launches a stage's "
