@@ -511,7 +511,7 @@ per_request[].request | count | label | simulate score | index of the request in
 per_request[].group | count | label | simulate score | sequence group (replica, attention-DP rank, pipeline micro-batch) the request ran on
 per_request[].arrival_s | s | per sequence | simulate score | when the client sent the request, from the first request's arrival
 per_request[].admitted_s | s | per sequence | simulate score | when the scheduler first admitted it
-per_request[].first_token_s | s | per sequence | simulate score | when its first output token was produced
+per_request[].first_token_s | s | per sequence | simulate score | when its first output token reached the client (produced, then handed out by the API front-end)
 per_request[].finish_s | s | per sequence | simulate score | when its last output token was produced
 per_request[].prompt_tokens | tokens | per sequence | simulate score | prompt tokens of the request
 per_request[].output_tokens | tokens | per sequence | simulate score | output tokens of the request
