@@ -258,19 +258,22 @@ def test_fit_refuses_what_the_runs_cannot_constrain():
     with pytest.raises(InvalidInputError, match=r"--fit communication.*no collectives"):
         fit(items, ("communication",))
     # the vLLM run at 4 requests/s with every prompt in the prefix cache (the prompts of the
-    # run before it): its three figures (TTFT, TPOT, throughput) cannot constrain four
-    # parameters, whatever the step model
+    # run before it): its four figures (TTFT p50, TPOT mean, throughput and, host_seq fitted,
+    # TPOT p99) cannot constrain five parameters, whatever the step model; without host_seq
+    # the TPOT p99 is not a figure: three cannot constrain four
     (run,) = read_results(VLLM_QPS4)
     a100 = Deployment.build(load_model("llama3.3-70b"), load_hardware(str(A100_40G)), tp=8)
     cached = [(run, a100, replay(run, cached_fraction=1.0), None)]
+    with pytest.raises(InvalidInputError, match=r"4 measured figures cannot constrain 5"):
+        fit(cached, ("gemm", "attention", "host", "host_seq", "request"))
     with pytest.raises(InvalidInputError, match=r"3 measured figures cannot constrain 4"):
-        fit(cached, ("gemm", "host", "host_seq", "request"))
+        fit(cached, ("gemm", "attention", "host", "request"))
 
 
 def test_save_calibration_round_trip(cli, tmp_path):
     out = tmp_path / "cal.yaml"
     base = ("score", VLLM_QPS4, "-H", str(A100_40G), "--tp", "8")
-    r = cli(*base, "--prefix-cached", "1", "--fit", "gemm,host,host_seq,request",
+    r = cli(*base, "--prefix-cached", "1", "--fit", "gemm,attention,host,host_seq,request",
             "--save-calibration", out, "-f", "json")  # fmt: skip
     assert r.code == 2 and not out.exists()
     assert "measured figures cannot constrain" in r.err
@@ -364,3 +367,30 @@ def test_plan_marks_the_calibrated_rows(cli, tmp_path):
     assert "(calibrated)" in cli(*args, "--calibration", cal).out
     r = cli(*args[:4], "a100-80g", *args[5:], "--calibration", cal)
     assert r.code == 2 and "add it to --hardware" in r.err
+
+
+def test_tpot_tail_lets_one_run_constrain_a_per_sequence_cost():
+    # vLLM 0.8.3 Llama-3.3-70B TP 8 on A100 40GB at 4 requests/s (prompts cached from the run
+    # before): its TTFT p50, TPOT mean and throughput, all at one load, cannot tell a
+    # per-sequence host time from a GEMM multiplier; the TPOT p99 (requests decoded while the
+    # run's load peaks) can. The figure enters only a fit of host_seq.
+    from calc.reports.score_fit import fit_figures
+
+    (run,) = read_results(VLLM_QPS4)
+    assert fit_figures(run) == [("ttft", "p50"), ("tpot", "avg"), ("output_tokens_per_s", ""),
+                                ("tpot", "p99")]  # fmt: skip
+    assert fit_figures(run, ("gemm", "request")) == fit_figures(run)[:3]
+    dep = Deployment.build(load_model("llama3.3-70b"), load_hardware(str(A100_40G)), tp=8)
+    res = fit([(run, dep, replay(run, cached_fraction=1.0), None)])
+    assert res.parameters == ("gemm", "host_seq", "request") and res.host_per_seq_s > 0
+    # carried to the same deployment at 16 requests/s (about 2.4x the requests in flight):
+    # TTFT p50, TPOT mean and output throughput within 10%
+    (other,) = read_results(DATA / "vllm-0.8.3_llama-3.3-70b_tp8_pp1_a100-40g_sharegpt_qps-16.json")
+    cal = StepCalibration(gemm=res.multipliers["gemm"], host_per_seq_s=res.host_per_seq_s,
+                          request_s=res.request_s, source="test")  # fmt: skip
+    cdep = Deployment.build(load_model("llama3.3-70b"),
+                            replace(dep.hardware, step_calibration=cal), tp=8)  # fmt: skip
+    rows = {(r["metric"], r["stat"]): r["error"]
+            for r in score_run(other, cdep, replay(other, cached_fraction=1.0)).rows}  # fmt: skip
+    for key in (("ttft", "p50"), ("tpot", "avg"), ("output_tokens_per_s", "")):
+        assert abs(rows[key]) <= 0.10, (key, rows[key])

@@ -9,7 +9,13 @@ import numpy as np
 import pytest
 
 from calc.deploy.host_costs import NONE
-from calc.serve.front_end import INTAKE_S, delivered_s, entry_times_s, intake_s_of
+from calc.serve.front_end import (
+    INTAKE_S,
+    delivered_s,
+    entry_times_s,
+    first_tokens_delivered_s,
+    intake_s_of,
+)
 from calc.serve.scheduler import Limits
 from calc.serve.simulate import simulate_requests
 from calc.serve.steptime import AffineStepTime
@@ -55,19 +61,43 @@ def test_a_burst_reaches_the_client_after_its_intake():
     # without an intake every request is in the first 0.1 ms step: TTFT 0.1 ms
     assert fast.ttft_s["p50"] == pytest.approx(1e-4)
     # with it, the last request reaches the engine at 49 × 1 ms and every first token waits
-    # for that intake: TTFT ≥ 49 ms for all, ≤ 49 ms + two steps
-    assert slow.ttft_s["p50"] >= (n - 1) * s
-    assert slow.ttft_s["p99"] <= (n - 1) * s + 2e-4 + 1e-9
+    # for that intake (49 ms; the last one's own step ends by 49.2 ms), then the front-end
+    # hands them out one per 1 ms: the j-th at 49 + (j + 1) ms, 50 … 99 ms. Percentiles of the
+    # 50 values 50, 51, …, 99 ms (linear): p50 = 74.5 ms, p99 = 50 + 0.99 × 49 = 98.51 ms
+    assert float(np.min(slow.ttft_each_s)) >= 0.050 - 1e-9
+    assert slow.ttft_s["p50"] == pytest.approx(0.0745, abs=2e-4)
+    assert slow.ttft_s["p99"] == pytest.approx(0.09851, abs=2e-4)
 
 
-def test_a_steady_rate_is_untouched():
+def test_first_tokens_handed_out_one_at_a_time_by_hand():
+    # three requests sent at 0, 1 ms of intake each: intake done at 0, 1, 2 ms. First tokens
+    # produced at 0.5, 0.2 and 5 ms: ready at max(t, 2 ms) = 2, 2 and 5 ms; handed out in
+    # ready order (ties in request order), 1 ms each: 2 + 1 = 3, max(2, 3) + 1 = 4,
+    # max(5, 4) + 1 = 6 ms
+    arrival = np.zeros(3)
+    done = entry_times_s(arrival, 0.0, 0.001)
+    d = first_tokens_delivered_s(np.array([0.0005, 0.0002, 0.005]), arrival, done, 0.001)
+    assert d == pytest.approx([0.003, 0.004, 0.006])
+    # 100 ms apart: each first token 1 ms after it is produced
+    arrival = np.array([0.0, 0.1])
+    done = entry_times_s(arrival, 0.0, 0.001)
+    d = first_tokens_delivered_s(np.array([0.05, 0.15]), arrival, done, 0.001)
+    assert d == pytest.approx([0.051, 0.151])
+
+
+def test_a_steady_rate_only_hands_each_first_token_out():
+    # requests 100 ms apart, 1 ms steps: no intake waits; each first token reaches the client
+    # one hand-out (1.18 ms) after it is produced: TTFT 1 ms -> 2.18 ms; the second token
+    # (produced at 2 ms) comes no sooner than the first: E2E 2 ms -> 2.18 ms
     n = 20
     step = AffineStepTime(1e-3)
     args = (list(np.arange(n) * 0.1), [4] * n, [2] * n)
     a = simulate_requests(*args, limits=_limits(), step=step)
     b = simulate_requests(*args, limits=_limits(), step=step, intake_s=INTAKE_S)
-    assert b.ttft_s == a.ttft_s
-    assert b.e2e_s == a.e2e_s
+    assert a.ttft_s["p50"] == pytest.approx(1e-3) and a.e2e_s["p50"] == pytest.approx(2e-3)
+    assert b.ttft_each_s == pytest.approx(a.ttft_each_s + INTAKE_S)
+    assert b.e2e_each_s == pytest.approx(np.maximum(a.e2e_each_s, b.ttft_each_s))
+    assert b.e2e_s["p50"] == pytest.approx(1e-3 + INTAKE_S)
 
 
 def test_intake_behind_the_api_front_end_only():

@@ -10,6 +10,7 @@ from calc.data.registry import load_hardware, load_model
 from calc.deploy.deployment import Deployment
 from calc.deploy.engines import host_costs
 from calc.deploy.steps import step_of
+from calc.serve.front_end import INTAKE_S
 from calc.serve.simulate import Limits, simulate, simulate_requests
 from calc.serve.steptime import AffineStepTime
 from calc.serve.workload import LengthDist, LoadSpec, load_trace_csv
@@ -109,9 +110,10 @@ def dep8b():
 
 def test_low_load_ttft_is_one_prefill(dep8b):
     # One request every 100 s, each done in well under a second: each is alone, so its TTFT is
-    # its front-end time (HTTP, tokenisation: calc.deploy.host_costs) and the prefill of its
+    # its front-end time (HTTP, tokenisation: calc.deploy.host_costs), the prefill of its
     # prompt with the engine's host time of one step (the table interpolates prefill
-    # attention: 0.5% tolerance).
+    # attention: 0.5% tolerance) and the front-end's hand-out of its first token
+    # (calc.serve.front_end.INTAKE_S, 1.18 ms).
     load = LoadSpec(
         rate_per_s=0.01, arrival="constant", prompt=LengthDist.fixed(1024),
         gen=LengthDist.fixed(16), n_requests=20,
@@ -119,13 +121,14 @@ def test_low_load_ttft_is_one_prefill(dep8b):
     r = simulate(dep8b, load)
     host = host_costs("vllm")
     prefill = step_of(dep8b, batch=1, prompt=1024).time_s + host.step_host_s(1)
-    ttft = prefill + host.request_host_s(1024)
+    ttft = prefill + host.request_host_s(1024) + INTAKE_S
     assert r.ttft_s["p50"] == pytest.approx(ttft, rel=5e-3)
     assert r.ttft_s["p99"] == pytest.approx(ttft, rel=5e-3)
     # and TPOT the decode step at the mean context 1024 + 8 (affine in ctx: exact mean), with
-    # the engine's host time of a one-sequence step
+    # the engine's host time of a one-sequence step, over the 15 gaps less the first token's
+    # hand-out (the last token reaches the client when produced): step - 1.18 ms / 15
     tpot = np.mean(step_of(dep8b, batch=1, ctx=np.arange(1025, 1040.0)).time_s)
-    tpot += host.step_host_s(1)
+    tpot += host.step_host_s(1) - INTAKE_S / 15
     assert r.tpot_s["p50"] == pytest.approx(tpot, rel=5e-3)
     assert not r.saturated
     assert r.queue_len_max == 0
@@ -177,9 +180,10 @@ def test_trace_input(tmp_path, dep8b):
     load = LoadSpec(arrival=load_trace_csv(f))
     r = simulate(dep8b, load)
     assert r.n_requests == 3
-    # the third arrives alone, 100 s later: TTFT = its front-end time and its prefill step
+    # the third arrives alone, 100 s later: TTFT = its front-end time, its prefill step and
+    # the hand-out of its first token (1.18 ms)
     host = host_costs("vllm")
-    alone = step_of(dep8b, batch=1, prompt=128).time_s + host.step_host_s(1)
+    alone = step_of(dep8b, batch=1, prompt=128).time_s + host.step_host_s(1) + INTAKE_S
     assert r.ttft_each_s[2] == pytest.approx(alone + host.request_host_s(128), 5e-3)
     # scaled to 1 request/s: its mean rate was 2 / 100 s
     scaled = LoadSpec(arrival=load_trace_csv(f), rate_per_s=1.0)

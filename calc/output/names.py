@@ -504,14 +504,14 @@ fit.request_s | s | per sequence | score | fitted latency of each request outsid
 fit.rms_residual | ratio | summary | score | root mean square of ln(predicted / measured) over the fitted figures after the fit
 fit.iterations | count | summary | score | Levenberg–Marquardt iterations of the fit
 fit.runs[].source | label | label | score | a run fitted to
-fit.runs[].figure | label | label | score | the fitted figure: ttft_p50, tpot_avg (or its stand-in) or output_tokens_per_s
+fit.runs[].figure | label | label | score | the fitted figure: ttft_p50, tpot_avg (or its stand-in), output_tokens_per_s, or tpot_p99 where host_seq is fitted
 fit.runs[].before | ratio | per deployment | score | (predicted − measured) / measured before the fit
 fit.runs[].after | ratio | per deployment | score | (predicted − measured) / measured after the fit
 per_request[].request | count | label | simulate score | index of the request in the workload (a trace's row, a benchmark file's request; refused requests keep their index) (--per-request JSON Lines)
 per_request[].group | count | label | simulate score | sequence group (replica, attention-DP rank, pipeline micro-batch) the request ran on
 per_request[].arrival_s | s | per sequence | simulate score | when the client sent the request, from the first request's arrival
 per_request[].admitted_s | s | per sequence | simulate score | when the scheduler first admitted it
-per_request[].first_token_s | s | per sequence | simulate score | when its first output token was produced
+per_request[].first_token_s | s | per sequence | simulate score | when its first output token reached the client (produced, then handed out by the API front-end)
 per_request[].finish_s | s | per sequence | simulate score | when its last output token was produced
 per_request[].prompt_tokens | tokens | per sequence | simulate score | prompt tokens of the request
 per_request[].output_tokens | tokens | per sequence | simulate score | output tokens of the request

@@ -17,7 +17,7 @@ FIELDS = (
     ("group", "sequence group (replica, attention-DP rank, pipeline micro-batch) it ran on"),
     ("arrival_s", "when the client sent it"),
     ("admitted_s", "when the scheduler first admitted it"),
-    ("first_token_s", "when its first output token was produced"),
+    ("first_token_s", "when its first output token reached the client (the front-end hands out)"),
     ("finish_s", "when its last output token was produced"),
     ("prompt_tokens", "prompt tokens"),
     ("output_tokens", "output tokens"),

@@ -84,7 +84,7 @@ from functools import cached_property
 
 from calc.deploy.deployment import Deployment
 from calc.errors import InvalidInputError
-from calc.serve.front_end import delivered_s
+from calc.serve.front_end import first_tokens_delivered_s
 from calc.serve.scheduler import Limits, cdiv, run_group
 from calc.serve.token_gaps import gap_summary, gap_values
 from calc.serve.workload import LoadSpec, sample_requests
@@ -255,6 +255,7 @@ class _Requests:
     entry: object  # when the engine sees it: arrival + the front-end's and calibrated time
     rejected: int
     intake_done: object = None  # when the front-end's intake finished each (None: no intake)
+    intake_s: float = 0.0  # the front-end's time per request in and per first token out
 
     @classmethod
     def of(cls, arrival, prompt, gen, limits: Limits, prefix_shared_fraction, front_s,
@@ -277,7 +278,7 @@ class _Requests:
         # the front-end hands requests over in arrival order, one per intake time at most
         entry = entry_times_s(arrival, front + request_s, intake_s)
         done = entry_times_s(arrival, 0.0, intake_s) if intake_s > 0 else None
-        return cls(arrival, prompt, gen, shared, entry, int((~ok).sum()), done)
+        return cls(arrival, prompt, gen, shared, entry, int((~ok).sum()), done, intake_s)
 
 
 class _Tally:
@@ -288,6 +289,8 @@ class _Tally:
 
         self.groups = groups
         self.ttft, self.e2e, self.tpot, self.wait = (np.full(n, np.nan) for _ in range(4))
+        self.first, self.finish, self.sent_at = (np.full(n, np.nan) for _ in range(3))
+        self.closed = False  # the client's concurrency limit sent the requests (no intake)
         self.sent = None
         self.itl_max = np.zeros(n)
         self.preempted = np.zeros(n, dtype=np.int64)
@@ -304,26 +307,17 @@ class _Tally:
 
         if self.sent is None:
             self.sent = req.entry.copy()  # when each reached the engine (a closed loop later)
-        ft, fin = np.asarray(out.first_token), np.asarray(out.finish)
         if out.sent is not None:
             self.sent[idx] = out.sent
-        elif req.intake_done is not None:  # a first token waits for the intake (front_end.py)
-            ft = np.maximum(ft, delivered_s(ft, req.arrival, req.intake_done))
-            fin = np.maximum(fin, ft)
+            self.closed = True
         a = self.sent[idx] - (req.entry[idx] - req.arrival[idx])  # from when the client sent it
         self.itl_max[idx] = out.itl_max
         self.preempted[idx] = out.preempted
         self.gaps += out.itl_gaps
         self.counts += out.itl_counts
         self.runs += out.itl_runs
-        self.ttft[idx] = ft - a
-        self.e2e[idx] = fin - a
+        self.first[idx], self.finish[idx], self.sent_at[idx] = out.first_token, out.finish, a
         self.wait[idx] = np.asarray(out.admitted) - a
-        gen = req.gen[idx]
-        many = gen > 1
-        tp = np.full(idx.size, np.nan)
-        tp[many] = (fin[many] - ft[many]) / (gen[many] - 1)
-        self.tpot[idx] = tp
         self.preemptions += out.preemptions
         self.iterations += out.iterations
         span = out.t_end - out.t_start
@@ -332,9 +326,25 @@ class _Tally:
         self.occ.append(out.used_area / span / pool_blocks if span > 0 else 0.0)
         self.t0, self.t1 = min(self.t0, out.t_start), max(self.t1, out.t_end)
 
+    def _latencies(self, req: _Requests) -> None:
+        """TTFT, E2E and TPOT of every request, its first token handed out by the front-end
+        (``calc.serve.front_end``: after the intake of the requests sent before it, one at a
+        time over all groups) unless the client's concurrency limit sent the requests."""
+        import numpy as np
+
+        ft, fin, a = self.first, self.finish, self.sent_at
+        if req.intake_done is not None and not self.closed and ft.size:
+            ft = first_tokens_delivered_s(ft, req.arrival, req.intake_done, req.intake_s)
+            fin = np.maximum(fin, ft)
+        self.ttft, self.e2e = ft - a, fin - a
+        many = req.gen > 1
+        self.tpot = np.full(ft.size, np.nan)
+        self.tpot[many] = (fin[many] - ft[many]) / (req.gen[many] - 1)
+
     def result(self, req: _Requests, limits: Limits) -> SimResult:
         import numpy as np
 
+        self._latencies(req)
         n = req.arrival.size
         sent = self.sent if self.sent is not None else req.entry.copy()
         outside = req.entry - req.arrival  # each request's time before the engine sees it

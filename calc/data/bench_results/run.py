@@ -65,19 +65,20 @@ class BenchRun:
 
     @property
     def mean_prompt_tokens(self) -> float | None:
-        if self.prompt_tokens:
-            return sum(self.prompt_tokens) / len(self.prompt_tokens)
-        if self.total_input_tokens and self.completed:
-            return self.total_input_tokens / self.completed
-        return None
+        return _mean_tokens(self.prompt_tokens, self.total_input_tokens, self.completed)
 
     @property
     def mean_output_tokens(self) -> float | None:
-        if self.output_tokens:
-            return sum(self.output_tokens) / len(self.output_tokens)
-        if self.total_output_tokens and self.completed:
-            return self.total_output_tokens / self.completed
-        return None
+        return _mean_tokens(self.output_tokens, self.total_output_tokens, self.completed)
+
+
+def _mean_tokens(each, total, completed) -> float | None:
+    """The mean of the per-request lengths where listed, else the total over the requests."""
+    if each:
+        return sum(each) / len(each)
+    if total and completed:
+        return total / completed
+    return None
 
 
 # ---------------------------------------------------------------------------------------------
