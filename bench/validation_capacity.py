@@ -69,6 +69,30 @@ STATED = {
         "with 0.21.0, whose memory rules hold from 0.20.0 to 0.25.1. The batch limits are "
         "0.21.0's defaults for a GPU under 70 GiB (2,048 tokens, 256 sequences)",
     },
+    "sglang0513-4x5090-qwen3-32b-tp4": {
+        "note": "training (round 5), -7.88%: the report prints no log line, only its table's "
+        "187,069 tokens and 15.50 GB of weights per GPU, so it is predicted from the launch "
+        "command. Its own figures give the memory in use before the weights load: (31.36 − "
+        "x) × 0.88 − 15.50 = 187,069 × 65,536 B = 11.42 GiB, x = 0.77 GiB; kvcalc takes "
+        "2.07 GiB at TP > 1 (SGLang's `non_torch_tp_bytes`, vLLM's 0.55 GiB plus its 1.52 "
+        "GiB FlashInfer all-reduce workspace). SGLang measures its baseline after its "
+        "parallel groups are built (0.5.23 distributed/bootstrap.py "
+        "measure_pre_model_load_memory) but allocates its FlashInfer all-reduce workspace "
+        "only later, before graph capture, and auto-enables it only on SM90/SM100 "
+        "(runner/base_runner.py _pre_initialize_flashinfer_allreduce_workspace, "
+        "arg_groups/overrides.py); this run also disables custom all-reduce on PCIe-only "
+        "RTX 5090s. Not changed here: the one other SGLang TP > 1 record (Qwen3-235B FP8 "
+        "on 4 × H100, +0.80%) agrees with 2.07 GiB, so one log does not settle which term "
+        "is off",
+    },
+    "sglang0519-h100-qwen3-32b-gke": {
+        "note": "held-out (round 5), +5.04%: its weight line gives the free memory before "
+        "the weights load as 17.40 + 61.07 = 78.47 GiB; kvcalc takes 79.19 − 0.25 = 78.94 "
+        "GiB (the H100's usable memory less SGLang's `non_torch_tp1_bytes`), and "
+        "78.47 × 0.90 − 61.07 = 9.55 GiB is the 9.54 GiB printed. The extra 0.47 GiB in use "
+        "before loading is not in SGLang's source (the run adds gVisor and "
+        "--enable-memory-saver); held out, so no rule or constant changed",
+    },
     "trtllm-h100-llama31-8b-fp8": {
         "model": "meta-llama/Llama-3.1-8B-Instruct",
         "weight_dtype": "fp8-tensor",
@@ -231,7 +255,8 @@ def render() -> str:
         "",
         "Every modelled release a record ran on, with the records whose pool (tokens, else "
         "KV GiB) it prints, training and held-out records apart (the split rule is in "
-        "docs/validation/engine_logs_versions.yaml, `round4_split_rule`). Releases with no "
+        "docs/validation/engine_logs_versions.yaml, `round4_split_rule` and `round5_split_rule`). "
+        "Releases with no "
         "public log here are listed below; their rules come from the source alone.",
     ]
     fams: dict[tuple[str, str], list[dict]] = {}
@@ -282,8 +307,10 @@ def render() -> str:
         "Split: `training` where the record's source is one the constants were measured on or "
         "checked against, `held-out` where the split rule set it aside before its error was "
         "seen (issue 21's fourth round found two new sources complete enough to predict: by "
-        "date, the myoceane.fr page is training and LMCache issue 3430 held out; the check on "
-        "sources not listed below remains the wider held-out test).",
+        "date, the myoceane.fr page is training and LMCache issue 3430 held out; its fifth round "
+        "found two SGLang 0.5.x records: by release, the 0.5.13.post1 report is training and "
+        "the 0.5.19 GKE guide held out; the check on sources not listed below remains the "
+        "wider held-out test).",
         "",
         "| Record | Split | Engine | Release | Model | GPU | TP | Printed tokens | "
         "Predicted tokens | Error | Error with printed weights |",

@@ -381,6 +381,24 @@ def test_config_dumps_of_vllm_and_sglang():
     assert s.printed["weights_bytes"] == pytest.approx(7.72 * GIB)
 
 
+def test_sglang_pool_line_with_its_dtype_is_read():
+    # later 0.5.x releases print the dtype first (0.5.23 mem_cache/memory_pool.py); the figures
+    # are the RyanRosario/llm-d guide's Qwen3-32B on one H100 (0.5.19): 39,078 tokens of
+    # 64 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 262,144 B = 9.54 GiB, K and V 4.77 each
+    r = read_log(
+        "[2026-05-01 01:03:00] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 39078, "
+        "K size: 4.77 GB, V size: 4.77 GB\n"
+        "[2026-05-01 01:03:00] KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 5, "
+        "KV size: 0.01 GB\n"
+    )
+    assert r.engine == "sglang"
+    assert r.printed["tokens"] == 5  # the last pool line printed wins, MLA's form included
+    first = read_log("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 39078, "
+                     "K size: 4.77 GB, V size: 4.77 GB\n")  # fmt: skip
+    assert first.printed["tokens"] == 39078
+    assert first.printed["kv_pool_bytes"] == pytest.approx(9.54 * GIB)
+
+
 def test_calibration_from_another_environment_warns(cli, tmp_path):
     cal = tmp_path / "c.yaml"
     log = LOGS / "vllm-h100-llama31-8b-tp1.log"
