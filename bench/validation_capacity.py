@@ -69,6 +69,13 @@ STATED = {
         "with 0.21.0, whose memory rules hold from 0.20.0 to 0.25.1. The batch limits are "
         "0.21.0's defaults for a GPU under 70 GiB (2,048 tokens, 256 sequences)",
     },
+    "sglang04-h100-llama31-8b-docs": {
+        "version": "0.4.1",
+        "note": "the page prints no release: captured on 2025-01-23 from SGLang's documentation "
+        "(0.4.1.post7 the release of the day); kvcalc's 0.4.0-0.4.9 run the same rules, so it "
+        "is predicted at 0.4.1. The GPU is not printed either: 78.81 GiB free before the "
+        "weights load fits only an 80 GB H100 (79.19 GiB)",
+    },
     "sglang0513-4x5090-qwen3-32b-tp4": {
         "note": "training (round 5), -7.88%: the report prints no log line, only its table's "
         "187,069 tokens and 15.50 GB of weights per GPU, so it is predicted from the launch "
