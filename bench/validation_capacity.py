@@ -506,6 +506,42 @@ EXTRA_SOURCES = (
     "performance-lab/gpt-oss-20b/a100 and /gpt-oss-120b/a100 (throughput only), "
     "https://github.com/vllm-project/vllm/issues/15815, /issues/14011, /issues/7028 (V0 "
     "releases before 0.10, not modelled): looked at in the fourth round",
+    # issue 21, fifth round: looked at, none a record (its three records are listed above)
+    "https://github.com/sgl-project/sglang/pull/13023 (a development build, Llama 8B on an "
+    "L40S: 183,133 tokens; mem_fraction_static and page size not stated), /pull/4826 (Gemma 3, "
+    "0.4.x), /pull/15909 (Qwen-Omni, not shipped), /pull/9083, /pull/2742, /issues/1828, "
+    "/issues/5192, https://github.com/kvcache-ai/ktransformers/issues/1870 (Qwen3.5 MoE through "
+    "ktransformers), https://github.com/zhaochenyang20/Awesome-ML-SYS-Tutorial/pull/259, "
+    "https://github.com/sgl-project/sglang-omni/pull/292, https://github.com/xorbitsai/"
+    "inference/issues/3272, https://github.com/baidu/vLLM-Kunlun/pull/330 (Kunlun XPU), "
+    "https://github.com/vllm-project/vllm-omni/pull/1160, https://github.com/LMCache/LMCache/"
+    "pull/2522 (Llama 3.2 1B), /pull/869, https://github.com/noonghunna/club-3090/issues/612, "
+    "/issues/652, /issues/1087, https://github.com/syv-ai/qwen38-27b-rtx3090/issues/39, "
+    "https://github.com/MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks/pull/25, https://github.com/"
+    "vllm-project/vllm/issues/57936, /issues/21172, /issues/17327, /pull/21489, /pull/14447, "
+    "/issues/17891, /issues/15617, https://github.com/gpustack/gpustack/issues/1800, "
+    "https://github.com/runpod-workers/worker-vllm/issues/276, https://github.com/intel/"
+    "llm-scaler/issues/432, https://github.com/ai-dynamo/aiconfigurator/pull/652, "
+    "https://github.com/NVIDIA/TensorRT-LLM/issues/6410, /issues/1400, /issues/732, "
+    "/issues/1506, https://github.com/triton-inference-server/tensorrtllm_backend/issues/59, "
+    "/issues/183, /issues/396, /issues/577 (TensorRT-LLM 0.x engines) (excerpts: partial, "
+    "unshipped or non-NVIDIA start-ups): looked at in the fifth round",
+    "public repository files (search index ids) looked at in the fifth round, none a record: "
+    "SGLang 54584074113, 54543575970, 58666471202, 71161192831, 59474334549, 57615238133 "
+    "(Ascend), 56671970114, 55143167568, 53259568910, 55068335887 (Qwen2.5 0.5B), "
+    "49250582834, 49361099215 (Llama 8B on a 24 GB GPU, July 2025: GPU and fraction not "
+    "stated), 55671064969 (TinyLlama on a Jetson), 43425326930, 14972383044, 66584923754, "
+    "70879465447, 60489935999, 66462810794, 57493477613, 70279629887 (parsers, tests, "
+    "unshipped models); vLLM 56970046574, 56753445407, 55021192520, 56819795714 "
+    "(DeepSeek-V4-Flash on two RTX PRO 6000, 0.25.0), 69493974758, 56681168668 (Qwen3.6 "
+    "PrismaQuant, 0.22.0), 33178493884 (Llama 3.1 8B on a Jetson Thor, 0.10.2), 55874084899 "
+    "(Qwen3-8B on an Ascend NPU, 0.11.0), 57141844097, 49009726947, 29487628864, 56677101140, "
+    "70525888662, 58028398527, 70933724306, 57978845466, 56872980909, 56950484488, "
+    "56852135571 (Llama 3.1 8B, Qwen3-8B and gpt-oss-20b engine-config lines, memory lines "
+    "not read); TensorRT-LLM 39201568439 (AutoDeploy), 18200949182, 59474166547, "
+    "61586403107, 61634826145 (SmolLM2-135M), 33242217768, 52112962006, 70221477077 "
+    "(parsers), 126178160, 9841842691, 90899134, 9136361103, 54555926407, 843526953, "
+    "2869238873 (TensorRT-LLM's own source)",
 )
 
 

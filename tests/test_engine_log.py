@@ -218,6 +218,26 @@ def test_newest_real_log_and_capacity_agree(cli):
     assert abs(cap.json()["kv_cache_tokens"] - 46_368) / 46_368 < 0.03
 
 
+def test_sglang_gke_log_and_capacity_agree(cli):
+    # RyanRosario/llm-d's GKE guide (SGLang 0.5.19, Qwen3-32B on one H100): its manifest's
+    # arguments and its weight line; the pool it reports (39,078 tokens) is a held-out record
+    # of docs/validation.md, so only the agreement of the two paths is asserted here
+    path = LOGS / "sglang-h100-qwen3-32b-gke.log"
+    facts = read_log(path.read_text())
+    assert facts.engine == "sglang"
+    assert facts.settings["memory_fraction"] == 0.9
+    assert facts.settings["max_model_len"] == 8192
+    assert facts.printed["weights_bytes"] == pytest.approx(61.07 * GIB)
+    common = ["--hardware", "h100", "--engine-version", "0.5.19", "-f", "json"]
+    log = cli("log", path, *common)
+    assert log.code == 0, log.err
+    terms = {t["term"]: t for t in log.json()["terms"]}
+    cap = cli("capacity", "-m", "qwen3-32b", "--engine", "sglang", *common, "--mem-util", "0.9",
+              "--max-model-len", "8192", "--ctx", "8192")  # fmt: skip
+    assert cap.code == 0, cap.err
+    assert terms["tokens"]["predicted"] == cap.json()["kv_cache_tokens"]
+
+
 def test_concurrency_line_states_max_model_len_only_when_nothing_else_does():
     # kv_cache_utils.py prints model_config.max_model_len in 'Maximum concurrency for N tokens
     # per request': read as the setting when no settings line states one, never over one
