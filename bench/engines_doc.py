@@ -187,8 +187,9 @@ LIMITS = """## Not modelled yet
   share above vLLM's 2.07 GiB would explain but no SGLang log at hand prints). Issue 21's
   fifth round found logs that disagree with those figures: SGLang 0.5.13.post1, Qwen3-32B at
   TP 4 on PCIe RTX 5090s with custom all-reduce off, implies 0.77 GiB in use before the
-  weights load (kvcalc: 2.07 GiB; -7.88%), and 0.5.19 on one H100 prints 78.47 GiB free
-  then (kvcalc: 78.94; +5.04%, held out). From 0.5.23's source, vLLM's 1.52 GiB FlashInfer
+  weights load (kvcalc: 2.07 GiB; -7.88%), Qwen3-14B at TP 4 on PCIe RTX 4090s 0.56 GiB
+  (-8.84%, held out), and 0.5.19 on one H100 prints 78.47 GiB free then (kvcalc: 78.94;
+  +5.04%, held out). From 0.5.23's source, vLLM's 1.52 GiB FlashInfer
   all-reduce workspace has no SGLang counterpart before that baseline
   (`distributed/bootstrap.py` measures it after the parallel groups;
   `runner/base_runner.py` allocates SGLang's fusion workspace later, before graph capture,

@@ -76,6 +76,16 @@ STATED = {
         "is predicted at 0.4.1. The GPU is not printed either: 78.81 GiB free before the "
         "weights load fits only an 80 GB H100 (79.19 GiB)",
     },
+    "sglang05-4x4090-qwen3-14b-tp4": {
+        "version": "0.5.4",
+        "note": "held-out (round 5), -8.84%: a source checkout of 2026-06-14, release not "
+        "printed (kvcalc's 0.5.3-0.5.23 give the same pool here; predicted at 0.5.4). Its "
+        "weight line gives the free memory before the weights load as 16.00 + 7.08 = 23.08 "
+        "GiB, and 23.08 × 0.80 − 7.08 = 11.38 GiB is the K + V printed; kvcalc takes 23.64 − "
+        "2.07 = 21.57 GiB. Like the 0.5.13.post1 record, four PCIe-only consumer GPUs at TP "
+        "4, where SGLang runs without custom all-reduce (custom_all_reduce_utils.py: not "
+        "supported on more than two PCIe-only GPUs); held out, so no rule or constant changed",
+    },
     "sglang0513-4x5090-qwen3-32b-tp4": {
         "note": "training (round 5), -7.88%: the report prints no log line, only its table's "
         "187,069 tokens and 15.50 GB of weights per GPU, so it is predicted from the launch "
