@@ -551,7 +551,20 @@ EXTRA_SOURCES = (
     "not read); TensorRT-LLM 39201568439 (AutoDeploy), 18200949182, 59474166547, "
     "61586403107, 61634826145 (SmolLM2-135M), 33242217768, 52112962006, 70221477077 "
     "(parsers), 126178160, 9841842691, 90899134, 9136361103, 54555926407, 843526953, "
-    "2869238873 (TensorRT-LLM's own source)",
+    "2869238873 (TensorRT-LLM's own source); later in the round: SGLang 47444754202, "
+    "9542409931, 63578453503 (Qwen3-0.6B), 65802798149 (Qwen3-30B-A3B with CPU experts "
+    "through ktransformers), 68381251850, 46415979912 (LFM2), 20266639230, 69604970295, "
+    "562710086, 57978200756, 36950655442, 71202074512, 30411028351 (source, forks, commit "
+    "digests); vLLM 55139082033, 55144767765 (Qwen3-30B-A3B-FP8, NVIDIA 0.13.0 build), "
+    "55908403829 (Ascend, failed), 31259794699 (Qwen3-30B-A3B-Instruct-2507, a 0.10.1 "
+    "development build)",
+    "https://www.robotmunki.com/pages/vllm-startup-log-annotated.html (Gemma 4 NVFP4), "
+    "https://myoceane.fr/index.php/wp-json/wp/v2/posts/10289 (the record's page, its Gemma 4 "
+    "runs), https://github.com/vllm-project/vllm/pull/37429, https://github.com/"
+    "triton-inference-server/tensorrtllm_backend/issues/67, /issues/168, /pull/604, "
+    "https://github.com/deepjavalibrary/djl-serving/pull/1990, https://github.com/"
+    "ray-project/ray-llm/pull/111, https://github.com/NVIDIA/TensorRT-LLM/issues/67 "
+    "(TensorRT-LLM 0.x engines and serving wrappers): looked at in the fifth round",
 )
 
 
