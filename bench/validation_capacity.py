@@ -565,6 +565,15 @@ EXTRA_SOURCES = (
     "https://github.com/deepjavalibrary/djl-serving/pull/1990, https://github.com/"
     "ray-project/ray-llm/pull/111, https://github.com/NVIDIA/TensorRT-LLM/issues/67 "
     "(TensorRT-LLM 0.x engines and serving wrappers): looked at in the fifth round",
+    "fifth round, last searches: search index files 53118622816, 56672355346, 56673501152 "
+    "(SGLang, Llama 3.1 8B with LoRA adapters), 54807160509 (MiniCPM5-1B), 65738777320 "
+    "(Qwen3-30B-A3B under SGLang 0.5.13 with max_total_tokens 4096); "
+    "https://github.com/NVIDIA/TensorRT-LLM/issues/5872 (Qwen3-235B FP8 at TP 8 on H200, "
+    "1.0.0rc: failed start-up), /pull/6487, /issues/2034, https://github.com/NVIDIA-NeMo/"
+    "Skills/pull/263, https://github.com/NVIDIA/Model-Optimizer/pull/2300, https://github.com/"
+    "mlc-ai/mlc-llm/issues/2026; pages: github.hhaann.eu.org (a mirror of sglang pull 13023), "
+    "brick-house.org (llama.cpp logs), devfloor9.github.io, hk.19971202.xyz (no engine "
+    "memory lines): looked at",
 )
 
 
