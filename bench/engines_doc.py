@@ -184,7 +184,17 @@ LIMITS = """## Not modelled yet
   `(usable − non-torch) × mem_fraction_static − weights`, the free memory before the weights
   load scaled by the fraction, as `profile_max_num_token` / `_profile_available_bytes` compute
   it; the one SGLang 0.5.23 log, Qwen3-235B FP8 at TP 4, lands at +0.80%, which a non-torch
-  share above vLLM's 2.07 GiB would explain but no SGLang log at hand prints); its
+  share above vLLM's 2.07 GiB would explain but no SGLang log at hand prints). Issue 21's
+  fifth round found logs that disagree with those figures: SGLang 0.5.13.post1, Qwen3-32B at
+  TP 4 on PCIe RTX 5090s with custom all-reduce off, implies 0.77 GiB in use before the
+  weights load (kvcalc: 2.07 GiB; -7.88%), Qwen3-14B at TP 4 on PCIe RTX 4090s 0.56 GiB
+  (-8.84%, held out), and 0.5.19 on one H100 prints 78.47 GiB free then (kvcalc: 78.94;
+  +5.04%, held out). From 0.5.23's source, vLLM's 1.52 GiB FlashInfer
+  all-reduce workspace has no SGLang counterpart before that baseline
+  (`distributed/bootstrap.py` measures it after the parallel groups;
+  `runner/base_runner.py` allocates SGLang's fusion workspace later, before graph capture,
+  and only on SM90/SM100): a candidate rule, not made, since the one other SGLang TP > 1 log
+  agrees with 2.07 GiB; its
   Mamba/DeltaNet state pools (a warning); DeepEP's reserve (kvcalc does not choose that backend); the 2.2 GiB by
   which DeepSeek-V3.2 on 8 × B200 (0.5.3, DP attention) is still over-predicted.
 - TensorRT-LLM: the activation peak is vLLM's forward model with one sampler row per dummy

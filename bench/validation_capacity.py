@@ -69,6 +69,47 @@ STATED = {
         "with 0.21.0, whose memory rules hold from 0.20.0 to 0.25.1. The batch limits are "
         "0.21.0's defaults for a GPU under 70 GiB (2,048 tokens, 256 sequences)",
     },
+    "sglang04-h100-llama31-8b-docs": {
+        "version": "0.4.1",
+        "note": "the page prints no release: captured on 2025-01-23 from SGLang's documentation "
+        "(0.4.1.post7 the release of the day); kvcalc's 0.4.0-0.4.9 run the same rules, so it "
+        "is predicted at 0.4.1. The GPU is not printed either: 78.81 GiB free before the "
+        "weights load fits only an 80 GB H100 (79.19 GiB)",
+    },
+    "sglang05-4x4090-qwen3-14b-tp4": {
+        "version": "0.5.4",
+        "note": "held-out (round 5), -8.84%: a source checkout of 2026-06-14, release not "
+        "printed (kvcalc's 0.5.3-0.5.23 give the same pool here; predicted at 0.5.4). Its "
+        "weight line gives the free memory before the weights load as 16.00 + 7.08 = 23.08 "
+        "GiB, and 23.08 × 0.80 − 7.08 = 11.38 GiB is the K + V printed; kvcalc takes 23.64 − "
+        "2.07 = 21.57 GiB. Like the 0.5.13.post1 record, four PCIe-only consumer GPUs at TP "
+        "4, where SGLang runs without custom all-reduce (custom_all_reduce_utils.py: not "
+        "supported on more than two PCIe-only GPUs); held out, so no rule or constant changed",
+    },
+    "sglang0513-4x5090-qwen3-32b-tp4": {
+        "note": "training (round 5), -7.88%: the report prints no log line, only its table's "
+        "187,069 tokens and 15.50 GB of weights per GPU, so it is predicted from the launch "
+        "command. Its own figures give the memory in use before the weights load: (31.36 − "
+        "x) × 0.88 − 15.50 = 187,069 × 65,536 B = 11.42 GiB, x = 0.77 GiB; kvcalc takes "
+        "2.07 GiB at TP > 1 (SGLang's `non_torch_tp_bytes`, vLLM's 0.55 GiB plus its 1.52 "
+        "GiB FlashInfer all-reduce workspace). SGLang measures its baseline after its "
+        "parallel groups are built (0.5.23 distributed/bootstrap.py "
+        "measure_pre_model_load_memory) but allocates its FlashInfer all-reduce workspace "
+        "only later, before graph capture, and auto-enables it only on SM90/SM100 "
+        "(runner/base_runner.py _pre_initialize_flashinfer_allreduce_workspace, "
+        "arg_groups/overrides.py); this run also disables custom all-reduce on PCIe-only "
+        "RTX 5090s. Not changed here: the one other SGLang TP > 1 record (Qwen3-235B FP8 "
+        "on 4 × H100, +0.80%) agrees with 2.07 GiB, so one log does not settle which term "
+        "is off",
+    },
+    "sglang0519-h100-qwen3-32b-gke": {
+        "note": "held-out (round 5), +5.04%: its weight line gives the free memory before "
+        "the weights load as 17.40 + 61.07 = 78.47 GiB; kvcalc takes 79.19 − 0.25 = 78.94 "
+        "GiB (the H100's usable memory less SGLang's `non_torch_tp1_bytes`), and "
+        "78.47 × 0.90 − 61.07 = 9.55 GiB is the 9.54 GiB printed. The extra 0.47 GiB in use "
+        "before loading is not in SGLang's source (the run adds gVisor and "
+        "--enable-memory-saver); held out, so no rule or constant changed",
+    },
     "trtllm-h100-llama31-8b-fp8": {
         "model": "meta-llama/Llama-3.1-8B-Instruct",
         "weight_dtype": "fp8-tensor",
@@ -231,7 +272,8 @@ def render() -> str:
         "",
         "Every modelled release a record ran on, with the records whose pool (tokens, else "
         "KV GiB) it prints, training and held-out records apart (the split rule is in "
-        "docs/validation/engine_logs_versions.yaml, `round4_split_rule`). Releases with no "
+        "docs/validation/engine_logs_versions.yaml, `round4_split_rule` and `round5_split_rule`). "
+        "Releases with no "
         "public log here are listed below; their rules come from the source alone.",
     ]
     fams: dict[tuple[str, str], list[dict]] = {}
@@ -282,8 +324,10 @@ def render() -> str:
         "Split: `training` where the record's source is one the constants were measured on or "
         "checked against, `held-out` where the split rule set it aside before its error was "
         "seen (issue 21's fourth round found two new sources complete enough to predict: by "
-        "date, the myoceane.fr page is training and LMCache issue 3430 held out; the check on "
-        "sources not listed below remains the wider held-out test).",
+        "date, the myoceane.fr page is training and LMCache issue 3430 held out; its fifth round "
+        "found two SGLang 0.5.x records: by release, the 0.5.13.post1 report is training and "
+        "the 0.5.19 GKE guide held out; the check on sources not listed below remains the "
+        "wider held-out test).",
         "",
         "| Record | Split | Engine | Release | Model | GPU | TP | Printed tokens | "
         "Predicted tokens | Error | Error with printed weights |",
@@ -472,6 +516,64 @@ EXTRA_SOURCES = (
     "performance-lab/gpt-oss-20b/a100 and /gpt-oss-120b/a100 (throughput only), "
     "https://github.com/vllm-project/vllm/issues/15815, /issues/14011, /issues/7028 (V0 "
     "releases before 0.10, not modelled): looked at in the fourth round",
+    # issue 21, fifth round: looked at, none a record (its three records are listed above)
+    "https://github.com/sgl-project/sglang/pull/13023 (a development build, Llama 8B on an "
+    "L40S: 183,133 tokens; mem_fraction_static and page size not stated), /pull/4826 (Gemma 3, "
+    "0.4.x), /pull/15909 (Qwen-Omni, not shipped), /pull/9083, /pull/2742, /issues/1828, "
+    "/issues/5192, https://github.com/kvcache-ai/ktransformers/issues/1870 (Qwen3.5 MoE through "
+    "ktransformers), https://github.com/zhaochenyang20/Awesome-ML-SYS-Tutorial/pull/259, "
+    "https://github.com/sgl-project/sglang-omni/pull/292, https://github.com/xorbitsai/"
+    "inference/issues/3272, https://github.com/baidu/vLLM-Kunlun/pull/330 (Kunlun XPU), "
+    "https://github.com/vllm-project/vllm-omni/pull/1160, https://github.com/LMCache/LMCache/"
+    "pull/2522 (Llama 3.2 1B), /pull/869, https://github.com/noonghunna/club-3090/issues/612, "
+    "/issues/652, /issues/1087, https://github.com/syv-ai/qwen38-27b-rtx3090/issues/39, "
+    "https://github.com/MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks/pull/25, https://github.com/"
+    "vllm-project/vllm/issues/57936, /issues/21172, /issues/17327, /pull/21489, /pull/14447, "
+    "/issues/17891, /issues/15617, https://github.com/gpustack/gpustack/issues/1800, "
+    "https://github.com/runpod-workers/worker-vllm/issues/276, https://github.com/intel/"
+    "llm-scaler/issues/432, https://github.com/ai-dynamo/aiconfigurator/pull/652, "
+    "https://github.com/NVIDIA/TensorRT-LLM/issues/6410, /issues/1400, /issues/732, "
+    "/issues/1506, https://github.com/triton-inference-server/tensorrtllm_backend/issues/59, "
+    "/issues/183, /issues/396, /issues/577 (TensorRT-LLM 0.x engines) (excerpts: partial, "
+    "unshipped or non-NVIDIA start-ups): looked at in the fifth round",
+    "public repository files (search index ids) looked at in the fifth round, none a record: "
+    "SGLang 54584074113, 54543575970, 58666471202, 71161192831, 59474334549, 57615238133 "
+    "(Ascend), 56671970114, 55143167568, 53259568910, 55068335887 (Qwen2.5 0.5B), "
+    "49250582834, 49361099215 (Llama 8B on a 24 GB GPU, July 2025: GPU and fraction not "
+    "stated), 55671064969 (TinyLlama on a Jetson), 43425326930, 14972383044, 66584923754, "
+    "70879465447, 60489935999, 66462810794, 57493477613, 70279629887 (parsers, tests, "
+    "unshipped models); vLLM 56970046574, 56753445407, 55021192520, 56819795714 "
+    "(DeepSeek-V4-Flash on two RTX PRO 6000, 0.25.0), 69493974758, 56681168668 (Qwen3.6 "
+    "PrismaQuant, 0.22.0), 33178493884 (Llama 3.1 8B on a Jetson Thor, 0.10.2), 55874084899 "
+    "(Qwen3-8B on an Ascend NPU, 0.11.0), 57141844097, 49009726947, 29487628864, 56677101140, "
+    "70525888662, 58028398527, 70933724306, 57978845466, 56872980909, 56950484488, "
+    "56852135571 (Llama 3.1 8B, Qwen3-8B and gpt-oss-20b engine-config lines, memory lines "
+    "not read); TensorRT-LLM 39201568439 (AutoDeploy), 18200949182, 59474166547, "
+    "61586403107, 61634826145 (SmolLM2-135M), 33242217768, 52112962006, 70221477077 "
+    "(parsers), 126178160, 9841842691, 90899134, 9136361103, 54555926407, 843526953, "
+    "2869238873 (TensorRT-LLM's own source); later in the round: SGLang 47444754202, "
+    "9542409931, 63578453503 (Qwen3-0.6B), 65802798149 (Qwen3-30B-A3B with CPU experts "
+    "through ktransformers), 68381251850, 46415979912 (LFM2), 20266639230, 69604970295, "
+    "562710086, 57978200756, 36950655442, 71202074512, 30411028351 (source, forks, commit "
+    "digests); vLLM 55139082033, 55144767765 (Qwen3-30B-A3B-FP8, NVIDIA 0.13.0 build), "
+    "55908403829 (Ascend, failed), 31259794699 (Qwen3-30B-A3B-Instruct-2507, a 0.10.1 "
+    "development build)",
+    "https://www.robotmunki.com/pages/vllm-startup-log-annotated.html (Gemma 4 NVFP4), "
+    "https://myoceane.fr/index.php/wp-json/wp/v2/posts/10289 (the record's page, its Gemma 4 "
+    "runs), https://github.com/vllm-project/vllm/pull/37429, https://github.com/"
+    "triton-inference-server/tensorrtllm_backend/issues/67, /issues/168, /pull/604, "
+    "https://github.com/deepjavalibrary/djl-serving/pull/1990, https://github.com/"
+    "ray-project/ray-llm/pull/111, https://github.com/NVIDIA/TensorRT-LLM/issues/67 "
+    "(TensorRT-LLM 0.x engines and serving wrappers): looked at in the fifth round",
+    "fifth round, last searches: search index files 53118622816, 56672355346, 56673501152 "
+    "(SGLang, Llama 3.1 8B with LoRA adapters), 54807160509 (MiniCPM5-1B), 65738777320 "
+    "(Qwen3-30B-A3B under SGLang 0.5.13 with max_total_tokens 4096); "
+    "https://github.com/NVIDIA/TensorRT-LLM/issues/5872 (Qwen3-235B FP8 at TP 8 on H200, "
+    "1.0.0rc: failed start-up), /pull/6487, /issues/2034, https://github.com/NVIDIA-NeMo/"
+    "Skills/pull/263, https://github.com/NVIDIA/Model-Optimizer/pull/2300, https://github.com/"
+    "mlc-ai/mlc-llm/issues/2026; pages: github.hhaann.eu.org (a mirror of sglang pull 13023), "
+    "brick-house.org (llama.cpp logs), devfloor9.github.io, hk.19971202.xyz (no engine "
+    "memory lines): looked at",
 )
 
 

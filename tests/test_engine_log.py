@@ -218,6 +218,26 @@ def test_newest_real_log_and_capacity_agree(cli):
     assert abs(cap.json()["kv_cache_tokens"] - 46_368) / 46_368 < 0.03
 
 
+def test_sglang_gke_log_and_capacity_agree(cli):
+    # RyanRosario/llm-d's GKE guide (SGLang 0.5.19, Qwen3-32B on one H100): its manifest's
+    # arguments and its weight line; the pool it reports (39,078 tokens) is a held-out record
+    # of docs/validation.md, so only the agreement of the two paths is asserted here
+    path = LOGS / "sglang-h100-qwen3-32b-gke.log"
+    facts = read_log(path.read_text())
+    assert facts.engine == "sglang"
+    assert facts.settings["memory_fraction"] == 0.9
+    assert facts.settings["max_model_len"] == 8192
+    assert facts.printed["weights_bytes"] == pytest.approx(61.07 * GIB)
+    common = ["--hardware", "h100", "--engine-version", "0.5.19", "-f", "json"]
+    log = cli("log", path, *common)
+    assert log.code == 0, log.err
+    terms = {t["term"]: t for t in log.json()["terms"]}
+    cap = cli("capacity", "-m", "qwen3-32b", "--engine", "sglang", *common, "--mem-util", "0.9",
+              "--max-model-len", "8192", "--ctx", "8192")  # fmt: skip
+    assert cap.code == 0, cap.err
+    assert terms["tokens"]["predicted"] == cap.json()["kv_cache_tokens"]
+
+
 def test_concurrency_line_states_max_model_len_only_when_nothing_else_does():
     # kv_cache_utils.py prints model_config.max_model_len in 'Maximum concurrency for N tokens
     # per request': read as the setting when no settings line states one, never over one
@@ -379,6 +399,24 @@ def test_config_dumps_of_vllm_and_sglang():
     assert s.settings == {"model": "Qwen/Qwen3-8B", "tp": 2, "memory_fraction": 0.85,
                           "block_size": 1}  # fmt: skip
     assert s.printed["weights_bytes"] == pytest.approx(7.72 * GIB)
+
+
+def test_sglang_pool_line_with_its_dtype_is_read():
+    # later 0.5.x releases print the dtype first (0.5.23 mem_cache/memory_pool.py); the figures
+    # are the RyanRosario/llm-d guide's Qwen3-32B on one H100 (0.5.19): 39,078 tokens of
+    # 64 layers x 8 KV heads x 128 x 2 (K, V) x 2 B = 262,144 B = 9.54 GiB, K and V 4.77 each
+    r = read_log(
+        "[2026-05-01 01:03:00] KV Cache is allocated. dtype: torch.bfloat16, #tokens: 39078, "
+        "K size: 4.77 GB, V size: 4.77 GB\n"
+        "[2026-05-01 01:03:00] KV Cache is allocated. dtype: torch.float8_e4m3fn, #tokens: 5, "
+        "KV size: 0.01 GB\n"
+    )
+    assert r.engine == "sglang"
+    assert r.printed["tokens"] == 5  # the last pool line printed wins, MLA's form included
+    first = read_log("KV Cache is allocated. dtype: torch.bfloat16, #tokens: 39078, "
+                     "K size: 4.77 GB, V size: 4.77 GB\n")  # fmt: skip
+    assert first.printed["tokens"] == 39078
+    assert first.printed["kv_pool_bytes"] == pytest.approx(9.54 * GIB)
 
 
 def test_calibration_from_another_environment_warns(cli, tmp_path):

@@ -64,9 +64,11 @@ FLAGS = {
     "--cuda-graph-max-bs": "cuda_graph_max_bs",
     "--disable-cuda-graph": "enforce_eager",
 }
-POOL = re.compile(r"KV Cache is allocated\. #tokens: " + NUM + r", K size: " + NUM
-                  + r" GB, V size: " + NUM + r" GB")  # fmt: skip
-POOL_MLA = re.compile(r"KV Cache is allocated\. #tokens: " + NUM + r", KV size: " + NUM + r" GB")
+# later 0.5.x releases print the pool's dtype before its size (0.5.23 mem_cache/memory_pool.py:
+# "KV Cache is allocated. dtype: torch.bfloat16, #tokens: N, K size: ...")
+_ALLOCATED = r"KV Cache is allocated\. (?:dtype: [\w.]{1,40}, )?#tokens: "
+POOL = re.compile(_ALLOCATED + NUM + r", K size: " + NUM + r" GB, V size: " + NUM + r" GB")
+POOL_MLA = re.compile(_ALLOCATED + NUM + r", KV size: " + NUM + r" GB")
 WEIGHTS = re.compile(r"Load weight end\..{0,300}?avail mem=" + NUM + r" GB, mem usage=" + NUM
                      + " GB")  # fmt: skip
 INIT = re.compile(r"Init torch distributed ends\. mem usage=" + NUM + " GB")
