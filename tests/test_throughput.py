@@ -169,3 +169,16 @@ def test_trtllm_counts_decode_tokens_in_its_budget():
     k = int(T.budget_prompts_per_chunk(5000, m, n))
     assert k == (m - n) // 4999
     assert s.prefill_s == pytest.approx(n / k * float(step_of(trt, batch=k, prompt=5000).time_s))
+
+
+def test_trtllm_budget_cap_only_without_chunked_prefill():
+    """With chunked prefill on, a prompt is chunked into what the decodes leave: no cap."""
+    eng = dict(name="trtllm", max_batched_tokens=2048)
+    chunked = _dep(weight_dtype="fp8", engine=EngineSettings(**eng, chunked_prefill=True))
+    whole = _dep(weight_dtype="fp8", engine=EngineSettings(**eng))
+    assert not whole.engine_config.chunked_prefill  # the engine's default
+    # a 1,900-token prompt fits beside at most 2,048 − 1,900 = 148 decodes: 149 sequences
+    a = T.serving_throughput(whole, prompt=1900, gen=10, host=NONE)
+    b = T.serving_throughput(chunked, prompt=1900, gen=10, host=NONE)
+    assert b.concurrency > 149  # the KV pool's, uncapped
+    assert a.concurrency == 149

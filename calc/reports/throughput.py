@@ -28,10 +28,11 @@ offline benchmark: trtllm-bench throughput, vLLM's benchmark_throughput). In ste
   ``microBatchScheduler.cpp`` charges each running generation request one token against
   max_num_tokens before the context requests it admits): a step holding k prompts of P ≤ M
   tokens also holds the n − k other sequences' decode tokens (n per pipeline micro-batch),
-  so k × P + n − k ≤ M: k = floor((M − n) / (P − 1)); where not one prompt fits beside the
-  n − 1 decodes, a freed slot waits until enough sequences finish: the group holds at most
-  M − P + 1 sequences (``budget_concurrency``). A prompt longer than M (chunked) is
-  unchanged.
+  so k × P + n − k ≤ M: k = floor((M − n) / (P − 1)), at least 1. Without chunked prefill
+  (TensorRT-LLM's default), where not one prompt fits beside the n − 1 decodes a freed slot
+  waits until enough sequences finish: the group holds at most M − P + 1 sequences
+  (``budget_concurrency``); with it the prompt is chunked into what the decodes leave. A
+  prompt longer than M (chunked) is unchanged.
 - **decode**: the gen − 1 steps after the prefill (which gives the first token) at contexts
   P + 1 … P + gen − 1; a step's time is affine in its context (the KV read grows by one token
   per step), so their sum is (gen − 1) × TPOT(ctx = P + gen / 2), the mean context.
@@ -238,7 +239,7 @@ def serving_throughput(
     dp = dep.sharding.dp_attn
     m_rank = dep.engine_model.rank_batched_tokens(ec, dp)
     budget = dep.engine_model.decode_in_token_budget
-    if budget:  # a step's decodes (one micro-batch's) leave M − n tokens to its prompts
+    if budget and not ec.chunked_prefill:  # a whole prompt waits for M − P decodes or fewer
         n_group = np.minimum(n_group, budget_concurrency(n_group / pp, p, m_rank) * pp)
     local = n_group * dep.sharding.dp_attn  # sequences one replica steps together
     micro = micro_batch(local, pp)
