@@ -233,6 +233,22 @@ LOOKED_AT = (
      "file list",
      "issue 20, seventh round: looked for the OpenOrca set's mean input length and for "
      "MI325X / MI355X serving results with stated settings: not found there, not used"),
+    ("ai-dynamo/aiconfigurator@095f58a51 collector/trtllm/collect_moe.py (run_moe_torch: "
+     "create_moe, moe.forward(bf16 hidden states, router logits) timed under CUDA graphs, "
+     "reduce_results False), aic-core/src/aiconfigurator_core/sdk/models/moe.py and "
+     "sdk/models/blocks/moe.py (_default_moe_block_ops: router GEMM, pre-dispatch, MoE, "
+     "post-dispatch), sdk/config.py (workload_distribution power_law by default)",
+     "issue 20, eighth round: what aiconfigurator's TensorRT-LLM MoE table times and what its "
+     "own op model adds per MoE layer; nothing fitted"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/_torch/models/modeling_qwen3_moe.py (Qwen3Gate: "
+     "cublas_mm router; Qwen3MoE.forward: gate, then self.experts(hidden_states, "
+     "router_logits, ...); Qwen3MoEDecoderLayer) and "
+     "cpp/tensorrt_llm/batch_manager/microBatchScheduler.cpp (MicroBatchScheduler::operator(): "
+     "each generation request charged beamWidth + draft tokens against maxNumTokens; a context "
+     "request that does not fit ends the loop without chunking)",
+     "issue 20, eighth round: the engine's MoE layer against the table's call (the same "
+     "experts forward; only the router GEMM outside it, already charged) and the token budget "
+     "modelled in calc/reports/throughput.py"),
 )
 
 

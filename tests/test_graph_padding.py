@@ -72,10 +72,13 @@ def test_throughput_pads_the_decode_only_steps():
     same = T.serving_throughput(dep, prompt=1000, gen=1000, host=NONE, graph_batch_sizes=(n,))
     assert same.decode_s == pytest.approx(plain.decode_s, rel=1e-12)
     # the next graph 512 sequences larger: the decode-only steps replay it, the steps holding
-    # one of the n / floor(8,192 / 1,000) prefill chunks of a cycle run unpadded
+    # one of the n / k prefill chunks of a cycle run unpadded; k prompts beside the n − k
+    # decode tokens: k × 1,000 + (n − k) ≤ 8,192, k = floor((8,192 − n) / 999) = 7 at n 254
     pad = T.serving_throughput(dep, prompt=1000, gen=1000, host=NONE,
                                graph_batch_sizes=(n + 512,))  # fmt: skip
-    mixed = n / 8 / 999
+    k = (8192 - n) // 999
+    assert k == 7 if n == 254 else 1 <= k <= 8
+    mixed = n / k / 999
     real = float(step_of(dep, batch=n, ctx=1500).time_s)
     padded = float(padded_decode_s(dep, batch=n, padded=n + 512, ctx=1500))
     assert pad.decode_s == pytest.approx(999 * (mixed * real + (1 - mixed) * padded), rel=1e-12)

@@ -26,6 +26,18 @@ def test_formulas_by_hand():
     assert T.prompts_per_chunk(20000, 8192, 44) == 1
     assert T.prompts_per_chunk(128, 8192, 10) == 10  # fewer sequences than 8192 / 128 = 64
     assert T.micro_batch(7, 2) == 4  # ceil(7 / 2)
+    # decode tokens in the budget (TensorRT-LLM): k × 1,000 + (1,567 − k) ≤ 8,192,
+    # k = floor((8,192 − 1,567) / 999) = floor(6.63) = 6 (8 without them)
+    assert T.budget_prompts_per_chunk(1000, 8192, 1567) == 6
+    # 128-token prompts beside 2,048 sequences: floor((8,192 − 2,048) / 127) = 48 (not 64)
+    assert T.budget_prompts_per_chunk(128, 8192, 2048) == 48
+    assert T.budget_prompts_per_chunk(128, 8192, 10) == 10  # every sequence fits
+    assert T.budget_prompts_per_chunk(20000, 8192, 44) == 1  # longer than M: alone, chunked
+    # 5,000-token prompts: one joins beside at most 8,192 − 5,000 = 3,192 decodes: 3,193
+    assert T.budget_concurrency(4000, 5000, 8192) == 3193
+    assert T.budget_concurrency(2000, 5000, 8192) == 2000  # the pool binds first
+    assert T.budget_concurrency(44, 20000, 8192) == 44  # longer than M: unchanged
+    assert T.budget_prompts_per_chunk(5000, 8192, 3193) == 1  # (8,192 − 3,193) / 4,999 = 1.0
     # (129 − 1) steps × 2 micro-batches × 10 ms / pp 2 = 1.28 s
     assert T.decode_cycle_s(129, 0.01, 2, 2) == pytest.approx(1.28)
     # 248 / 8 = 31 chunks × 0.1 s / pp 1 = 3.1 s
@@ -141,3 +153,32 @@ def test_host_time_adds_to_every_step_of_the_cycle():
     # 999 decode steps of n sequences; n / k chunks of k prompts
     assert both.decode_s - gpu.decode_s == pytest.approx(999 * (1e-3 + 2e-6 * n), rel=1e-9)
     assert both.prefill_s - gpu.prefill_s == pytest.approx(n / k * (1e-3 + 2e-6 * k), rel=1e-9)
+
+
+def test_trtllm_counts_decode_tokens_in_its_budget():
+    """TensorRT-LLM's microBatchScheduler charges each running decode one token against
+    max_num_tokens: fewer prompts per step, and long prompts cap the sequences a step holds."""
+    trt = _dep(weight_dtype="fp8", engine=EngineSettings(name="trtllm"))
+    assert trt.engine_model.decode_in_token_budget
+    assert not _dep(weight_dtype="fp8").engine_model.decode_in_token_budget  # vLLM: unchanged
+    s = T.serving_throughput(trt, prompt=5000, gen=500, host=NONE)
+    m = trt.engine_config.max_batched_tokens
+    assert s.concurrency <= m - 5000 + 1  # 3,193 at 8,192
+    # at most one 5,000-token prompt a step beside the others' decodes
+    n = s.concurrency
+    k = int(T.budget_prompts_per_chunk(5000, m, n))
+    assert k == (m - n) // 4999
+    assert s.prefill_s == pytest.approx(n / k * float(step_of(trt, batch=k, prompt=5000).time_s))
+
+
+def test_trtllm_budget_cap_only_without_chunked_prefill():
+    """With chunked prefill on, a prompt is chunked into what the decodes leave: no cap."""
+    eng = dict(name="trtllm", max_batched_tokens=2048)
+    chunked = _dep(weight_dtype="fp8", engine=EngineSettings(**eng, chunked_prefill=True))
+    whole = _dep(weight_dtype="fp8", engine=EngineSettings(**eng))
+    assert not whole.engine_config.chunked_prefill  # the engine's default
+    # a 1,900-token prompt fits beside at most 2,048 − 1,900 = 148 decodes: 149 sequences
+    a = T.serving_throughput(whole, prompt=1900, gen=10, host=NONE)
+    b = T.serving_throughput(chunked, prompt=1900, gen=10, host=NONE)
+    assert b.concurrency > 149  # the KV pool's, uncapped
+    assert a.concurrency == 149

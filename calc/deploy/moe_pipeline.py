@@ -21,7 +21,13 @@ A MoE layer is not one grouped GEMM. Each engine launches a pipeline per layer:
 
 Where a profile has a measured fused-MoE curve (``KernelCurves.moe``) the whole pipeline is
 timed by it and these counts are not used; elsewhere each kernel pays the profile's fixed cost
-per kernel beside the grouped GEMMs' roofline.
+per kernel beside the grouped GEMMs' roofline. For TensorRT-LLM nothing launched per MoE layer
+lies outside that curve but the router GEMM, charged as its own op: aiconfigurator's collector
+(``collector/trtllm/collect_moe.py``) times ``moe.forward(hidden_states, router_logits)`` of the
+module ``create_moe`` builds, the call the engine's layer makes after its gate
+(``_torch/models/modeling_qwen3_moe.py``: ``self.gate``, then ``self.experts(hidden_states,
+router_logits, ...)``): routing, quantisation, expand, GEMMs, activation and finalize are in the
+measured time (docs/step-time.md, issue 20 round 8).
 
 Expert-parallel communication (attention data parallel over ``ep`` GPUs, ``ep > tp``): what
 each engine runs by default, not what it can be told to run:

@@ -24,6 +24,15 @@ offline benchmark: trtllm-bench throughput, vLLM's benchmark_throughput). In ste
   SGLang, which divides its chunked_prefill_size among the ranks): k = min(n,
   floor(M_rank / P)) prompts on each of the replica's dp_attn ranks, k × dp_attn a step, in
   n / k chunks.
+- **decode tokens in the budget** (TensorRT-LLM, ``Engine.decode_in_token_budget``; its
+  ``microBatchScheduler.cpp`` charges each running generation request one token against
+  max_num_tokens before the context requests it admits): a step holding k prompts of P ≤ M
+  tokens also holds the n − k other sequences' decode tokens (n per pipeline micro-batch),
+  so k × P + n − k ≤ M: k = floor((M − n) / (P − 1)), at least 1. Without chunked prefill
+  (TensorRT-LLM's default), where not one prompt fits beside the n − 1 decodes a freed slot
+  waits until enough sequences finish: the group holds at most M − P + 1 sequences
+  (``budget_concurrency``); with it the prompt is chunked into what the decodes leave. A
+  prompt longer than M (chunked) is unchanged.
 - **decode**: the gen − 1 steps after the prefill (which gives the first token) at contexts
   P + 1 … P + gen − 1; a step's time is affine in its context (the KV read grows by one token
   per step), so their sum is (gen − 1) × TPOT(ctx = P + gen / 2), the mean context.
@@ -79,6 +88,27 @@ def prompts_per_chunk(prompt, max_batched_tokens, sequences):
     import numpy as np
 
     return np.maximum(1, np.minimum(sequences, max_batched_tokens // prompt))
+
+
+def budget_concurrency(sequences, prompt, max_batched_tokens):
+    """Sequences a step holds when its decode tokens count against M: a prompt of P ≤ M
+    tokens joins beside at most M − P decodes: min(n, M − P + 1), at least 1; n for P > M
+    [seqs]."""
+    import numpy as np
+
+    cap = np.maximum(1, max_batched_tokens - prompt + 1)
+    return np.where(prompt <= max_batched_tokens, np.minimum(sequences, cap), sequences)
+
+
+def budget_prompts_per_chunk(prompt, max_batched_tokens, sequences):
+    """Prompts one step holds beside the other sequences' decode tokens: k × P + (n − k) ≤ M,
+    k = floor((M − n) / (P − 1)) within [1, n] (n for P = 1); 1 for P > M [prompts]."""
+    import numpy as np
+
+    room = np.maximum(max_batched_tokens - sequences, 0)
+    k = np.floor_divide(room, np.maximum(prompt - 1, 1))
+    k = np.where(prompt <= 1, sequences, k)
+    return np.where(prompt <= max_batched_tokens, np.clip(k, 1, np.maximum(sequences, 1)), 1)
 
 
 def micro_batch(sequences, pp):
@@ -205,14 +235,21 @@ def serving_throughput(
     n_group = np.minimum(concurrency_per_group(ec.max_num_seqs, pool), cap).astype(np.float64)
     fits = n_group >= 1
     n_group = np.where(fits, n_group, 1.0)
-    local = n_group * dep.sharding.dp_attn  # sequences one replica steps together
     pp = dep.pp
+    dp = dep.sharding.dp_attn
+    m_rank = dep.engine_model.rank_batched_tokens(ec, dp)
+    budget = dep.engine_model.decode_in_token_budget
+    if budget and not ec.chunked_prefill:  # a whole prompt waits for M − P decodes or fewer
+        n_group = np.minimum(n_group, budget_concurrency(n_group / pp, p, m_rank) * pp)
+    local = n_group * dep.sharding.dp_attn  # sequences one replica steps together
     micro = micro_batch(local, pp)
     n_micro = np.ceil(local / micro)
     # each attention-DP rank schedules its own step (its engine's share of M tokens): a
     # replica's prefill step holds k prompts on every one of its dp_attn ranks
-    dp = dep.sharding.dp_attn
-    k = prompts_per_chunk(p, dep.engine_model.rank_batched_tokens(ec, dp), n_group) * dp
+    if budget:
+        k = budget_prompts_per_chunk(p, m_rank, np.ceil(n_group / pp)) * dp
+    else:
+        k = prompts_per_chunk(p, m_rank, n_group) * dp
     gpu_s = step_of(dep, efficiency, batch=micro, ctx=p + g / 2).time_s
     if graph_batch_sizes is not None:  # each rank's batch padded to its next captured graph
         sizes = captured_batch_sizes(graph_batch_sizes, ec.max_num_seqs, ec.max_batched_tokens)

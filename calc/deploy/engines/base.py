@@ -285,6 +285,9 @@ class Engine:
 
     # whether the engine caps its pool at a token count (TensorRT-LLM's max_tokens)
     caps_pool_tokens: ClassVar[bool] = False
+    # whether a step's running decode requests count against its token budget before the
+    # prompts (calc.reports.throughput.budget_prompts_per_chunk)
+    decode_in_token_budget: ClassVar[bool] = False
 
     def config(self, settings: EngineSettings, hw) -> EngineConfig:
         """The settings of ``settings.version`` on ``hw`` (None: no GPU) with the user's

@@ -26,6 +26,10 @@ class TensorRTLLM(Engine):
     moe = CUTLASS_MOE  # routing, expand (+ quantise), GEMM, activation, GEMM, finalize
 
     caps_pool_tokens = True  # KvCacheConfig.max_tokens
+    # microBatchScheduler.cpp (MicroBatchScheduler::operator(), bound into the PyExecutor): a
+    # generation request costs beamWidth + draft tokens (1) against maxNumTokens in the same
+    # loop that admits the context requests, which break at the first that does not fit
+    decode_in_token_budget = True
 
     def defaults(self, rules, hw) -> EngineDefaults:
         return EngineDefaults(rules.free_gpu_memory_fraction, rules.tokens_per_block,
