@@ -180,21 +180,30 @@ LIMITS = """## Not modelled yet
   rotary width × 2 B, positions stretched by linear, dynamic-NTK and YaRN factors): 2.50 GiB
   on Llama 4 Scout, 0.50 GiB on Gemma 3 12B; SGLang builds the same table, in fp32 on CUDA
   (`srt/layers/rotary_embedding/base.py`, 4 B per element), and is not yet charged for it.
-- SGLang: its non-torch memory is taken as vLLM's measured figures (its budget is
-  `(usable − non-torch) × mem_fraction_static − weights`, the free memory before the weights
-  load scaled by the fraction, as `profile_max_num_token` / `_profile_available_bytes` compute
-  it; the one SGLang 0.5.23 log, Qwen3-235B FP8 at TP 4, lands at +0.80%, which a non-torch
-  share above vLLM's 2.07 GiB would explain but no SGLang log at hand prints). Issue 21's
-  fifth round found logs that disagree with those figures: SGLang 0.5.13.post1, Qwen3-32B at
-  TP 4 on PCIe RTX 5090s with custom all-reduce off, implies 0.77 GiB in use before the
-  weights load (kvcalc: 2.07 GiB; -7.88%), Qwen3-14B at TP 4 on PCIe RTX 4090s 0.56 GiB
-  (-8.84%, held out), and 0.5.19 on one H100 prints 78.47 GiB free then (kvcalc: 78.94;
-  +5.04%, held out). From 0.5.23's source, vLLM's 1.52 GiB FlashInfer
-  all-reduce workspace has no SGLang counterpart before that baseline
-  (`distributed/bootstrap.py` measures it after the parallel groups;
-  `runner/base_runner.py` allocates SGLang's fusion workspace later, before graph capture,
-  and only on SM90/SM100): a candidate rule, not made, since the one other SGLang TP > 1 log
-  agrees with 2.07 GiB; its
+- SGLang: the memory in use before the weights load (its budget is `(usable − non-torch) ×
+  mem_fraction_static − weights`, the free memory before the weights load scaled by the
+  fraction, as `profile_max_num_token` / `_profile_available_bytes` compute it) is charged
+  by interconnect, as the source builds it (0.5.13.post1 `model_runner.py`
+  `init_torch_distributed`, 0.5.23 `distributed/bootstrap.py`
+  `measure_pre_model_load_memory`): the baseline is taken right after the parallel groups
+  are built, which holds the CUDA context, the TP group's NCCL communicator (a warm-up
+  all-reduce, `pynccl.py`) and, only where the GPUs are all NVLinked or two, custom
+  all-reduce's IPC buffers (`custom_all_reduce_utils.py`); SGLang sets
+  `NCCL_NVLS_ENABLE=0` unless `--enable-nccl-nvls` (`entrypoints/engine.py`), so NVLink
+  SHARP buffers take nothing by default, and its FlashInfer fusion workspace is allocated
+  after the baseline (`runner/base_runner.py`). TP 1: 0.25 GiB and TP > 1 inside an
+  NVLink/NVSwitch domain (the profile's `scale_up_domain_gpus` above 1): 2.07 GiB, vLLM's
+  measured figures (one NCCL communicator over four NVLinked A100s takes 688 MB alone,
+  NVIDIA/nccl issue 964; the 0.5.23 Qwen3-235B FP8 log on 4 × H100 lands at +0.80%); TP > 1
+  on PCIe-only cards (`scale_up_domain_gpus` 1): 0.77 GiB (`non_torch_pcie_tp_bytes`), set
+  from the training record sglang0513-4x5090-qwen3-32b-tp4 ((31.36 − x) × 0.88 − 15.50 =
+  11.42 GiB), which moved it from −7.88% to +2.14% (the rest is its weights, 15.26 GiB
+  against 15.50 printed) and the held-out 4 × RTX 4090 record from −8.84% to +0.29%. Not
+  modelled: PCIe cards with peer-to-peer on (data-centre PCIe parts, whose NCCL P2P buffers
+  live in GPU memory; no log at hand), `--enable-nccl-nvls` (NCCL prints
+  `nvlsPerRankSize 301989888` on 8 × H200, vllm issue 9699), the held-out 0.5.19 log on one
+  H100, 0.47 GiB more in use before loading than kvcalc's 0.25 GiB (+5.04%; gVisor and
+  `--enable-memory-saver`, not in SGLang's source); its
   Mamba/DeltaNet state pools (a warning); DeepEP's reserve (kvcalc does not choose that backend); the 2.2 GiB by
   which DeepSeek-V3.2 on 8 × B200 (0.5.3, DP attention) is still over-predicted.
 - TensorRT-LLM: the activation peak is vLLM's forward model with one sampler row per dummy

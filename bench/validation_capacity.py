@@ -78,29 +78,27 @@ STATED = {
     },
     "sglang05-4x4090-qwen3-14b-tp4": {
         "version": "0.5.4",
-        "note": "held-out (round 5), -8.84%: a source checkout of 2026-06-14, release not "
-        "printed (kvcalc's 0.5.3-0.5.23 give the same pool here; predicted at 0.5.4). Its "
-        "weight line gives the free memory before the weights load as 16.00 + 7.08 = 23.08 "
-        "GiB, and 23.08 × 0.80 − 7.08 = 11.38 GiB is the K + V printed; kvcalc takes 23.64 − "
-        "2.07 = 21.57 GiB. Like the 0.5.13.post1 record, four PCIe-only consumer GPUs at TP "
-        "4, where SGLang runs without custom all-reduce (custom_all_reduce_utils.py: not "
-        "supported on more than two PCIe-only GPUs); held out, so no rule or constant changed",
+        "note": "held-out (round 5): a source checkout of 2026-06-14, release not printed "
+        "(kvcalc's 0.5.3-0.5.23 give the same pool here; predicted at 0.5.4). Its weight line "
+        "gives the free memory before the weights load as 16.00 + 7.08 = 23.08 GiB (0.56 GiB "
+        "in use), and 23.08 × 0.80 − 7.08 = 11.38 GiB is the K + V printed. Four PCIe-only "
+        "consumer GPUs at TP 4, where SGLang runs without custom all-reduce "
+        "(custom_all_reduce_utils.py: not on more than two PCIe-only GPUs): −8.84% when "
+        "kvcalc charged 2.07 GiB; issue 21's sixth round charges PCIe-only cards at TP > 1 "
+        "0.77 GiB, set from the training record sglang0513-4x5090-qwen3-32b-tp4, never from "
+        "this one: 23.64 − 0.77 = 22.87 GiB",
     },
     "sglang0513-4x5090-qwen3-32b-tp4": {
-        "note": "training (round 5), -7.88%: the report prints no log line, only its table's "
-        "187,069 tokens and 15.50 GB of weights per GPU, so it is predicted from the launch "
-        "command. Its own figures give the memory in use before the weights load: (31.36 − "
-        "x) × 0.88 − 15.50 = 187,069 × 65,536 B = 11.42 GiB, x = 0.77 GiB; kvcalc takes "
-        "2.07 GiB at TP > 1 (SGLang's `non_torch_tp_bytes`, vLLM's 0.55 GiB plus its 1.52 "
-        "GiB FlashInfer all-reduce workspace). SGLang measures its baseline after its "
-        "parallel groups are built (0.5.23 distributed/bootstrap.py "
-        "measure_pre_model_load_memory) but allocates its FlashInfer all-reduce workspace "
-        "only later, before graph capture, and auto-enables it only on SM90/SM100 "
-        "(runner/base_runner.py _pre_initialize_flashinfer_allreduce_workspace, "
-        "arg_groups/overrides.py); this run also disables custom all-reduce on PCIe-only "
-        "RTX 5090s. Not changed here: the one other SGLang TP > 1 record (Qwen3-235B FP8 "
-        "on 4 × H100, +0.80%) agrees with 2.07 GiB, so one log does not settle which term "
-        "is off",
+        "note": "training (round 5): the report prints no log line, only its table's 187,069 "
+        "tokens and 15.50 GB of weights per GPU, so it is predicted from the launch command. "
+        "Its own figures give the memory in use before the weights load: (31.36 − x) × 0.88 "
+        "− 15.50 = 187,069 × 65,536 B = 11.42 GiB, x = 0.77 GiB, the constant "
+        "`non_torch_pcie_tp_bytes` (issue 21's sixth round: SGLang's baseline is taken right "
+        "after its parallel groups are built, 0.5.13.post1 model_runner.py "
+        "init_torch_distributed, 0.5.23 distributed/bootstrap.py "
+        "measure_pre_model_load_memory; on PCIe-only GPUs above two no custom all-reduce "
+        "buffers exist, and this run disables it anyway). Was −7.88% with 2.07 GiB; the "
+        "+2.14% left is kvcalc's weights, 15.26 GiB against the 15.50 printed",
     },
     "sglang0519-h100-qwen3-32b-gke": {
         "note": "held-out (round 5), +5.04%: its weight line gives the free memory before "
@@ -574,6 +572,21 @@ EXTRA_SOURCES = (
     "mlc-ai/mlc-llm/issues/2026; pages: github.hhaann.eu.org (a mirror of sglang pull 13023), "
     "brick-house.org (llama.cpp logs), devfloor9.github.io, hk.19971202.xyz (no engine "
     "memory lines): looked at",
+    # issue 21, sixth round: sources read for SGLang's pre-load memory, none a record
+    "SGLang's released wheels (PyPI sglang==0.5.13.post1 and 0.5.23): model_runner.py "
+    "init_torch_distributed, distributed/bootstrap.py, distributed/parallel_state.py "
+    "(GroupCoordinator: the TP group's PyNccl communicator and custom all-reduce), "
+    "device_communicators/pynccl.py (warm-up all-reduce), custom_all_reduce_utils.py (off on "
+    "more than two PCIe-only GPUs), entrypoints/engine.py (NCCL_NVLS_ENABLE=0 unless "
+    "--enable-nccl-nvls): read for the sixth round's rule",
+    "https://github.com/NVIDIA/nccl/issues/964 (one NCCL communicator over 4 NVLinked A100s: "
+    "544 MB for a 2-GPU group, 688 MB above 2), /issues/864, /issues/34, /issues/1197, "
+    "/issues/1234, https://github.com/vllm-project/vllm/issues/9699 (NVLS on 8 × H200: "
+    "'nvlsPerRankSize 301989888'), https://github.com/sgl-project/sglang/pull/631 and /pull/3502 "
+    "(NVLS off by default, --enable-nccl-nvls), https://github.com/NVIDIA/NeMo-Framework-"
+    "Launcher/pull/127, https://github.com/NVIDIA/JAX-Toolbox/pull/383, https://github.com/"
+    "deepseek-ai/DeepEP/pull/190, https://github.com/lightseekorg/tokenspeed/pull/1127 "
+    "(search excerpts on NCCL's memory: looked at in the sixth round, not fitted)",
 )
 
 

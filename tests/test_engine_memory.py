@@ -261,6 +261,22 @@ def test_sglang_auto_fraction_from_its_reserve():
     assert (p.version, p.memory_fraction) == ("0.5.4", 0.834)
 
 
+def test_sglang_pre_load_memory_by_interconnect():
+    # SGLang's baseline is taken after its parallel groups are built (0.5.23
+    # distributed/bootstrap.py): TP 1 the CUDA context, 0.25 GiB; a TP group inside an NVLink
+    # domain (HGX H100: 8 GPUs) the NCCL communicator and custom all-reduce, 2.07 GiB; PCIe-only
+    # cards (RTX 4090: a domain of 1) no custom all-reduce above two GPUs, 0.77 GiB (the 4 ×
+    # RTX 5090 training record: (31.36 − x) × 0.88 − 15.50 = 11.42 GiB, x = 0.77)
+    assert pool("llama3-8b", engine_name="sglang", version="0.5.23").non_torch_bytes == round(
+        0.25 * GIB)  # fmt: skip
+    assert pool("llama3-8b", engine_name="sglang", version="0.5.23",
+                tp=4).non_torch_bytes == round(2.07 * GIB)  # fmt: skip
+    on_pcie = pool("llama3-8b", "rtx-4090", engine_name="sglang", version="0.5.23", tp=4)
+    assert on_pcie.non_torch_bytes == round(0.77 * GIB)
+    assert pool("llama3-8b", "rtx-4090", engine_name="sglang",
+                version="0.5.23").non_torch_bytes == round(0.25 * GIB)  # fmt: skip
+
+
 def test_sglang_dp_attention_reserve_and_its_tp_group():
     # --tp 8 --dp 8 --enable-dp-attention on a B200 (183,359 MiB, chunk 16,384, max_bs 512):
     # 512 + 1.5 × 16,384 + 2 × 512 + 1,024 × 8 / 8 + 512 × 8 × (3 + 1.5: max_bs above 300)

@@ -32,11 +32,12 @@ def test_token_error_meets_the_bar():
     s = gen.summary(gen.rows())
     assert s["n"] == 31  # every record that prints a token count
     assert s["median_abs"] <= 0.01
-    # issue 21's fifth round added three SGLang 0.5.x logs that miss the 3% bar (their causes,
-    # from the engine's source, are in docs/validation.md's notes; no rule was fitted to
-    # them): every other record meets it, and these three still miss it
-    misses = {"sglang0513-4x5090-qwen3-32b-tp4", "sglang0519-h100-qwen3-32b-gke",
-              "sglang05-4x4090-qwen3-14b-tp4"}
+    # issue 21's fifth round added three SGLang 0.5.x logs that missed the 3% bar; its sixth
+    # round charges PCIe-only cards at TP > 1 SGLang's own pre-load memory (0.77 GiB, from the
+    # training 4 x RTX 5090 record), which brings both PCIe TP 4 records inside it. The one
+    # left (one H100, gVisor and --enable-memory-saver: 0.47 GiB more in use before loading
+    # than SGLang's source accounts for, docs/validation.md's note) still misses it
+    misses = {"sglang0519-h100-qwen3-32b-gke"}
     rows = [r for r in gen.rows() if r["error"] is not None]
     assert {r["id"] for r in rows if abs(r["error"]) > 0.03} == misses
     assert gen.summary([r for r in rows if r["id"] not in misses])["max_abs"] <= 0.03

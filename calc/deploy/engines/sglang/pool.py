@@ -21,7 +21,8 @@ SOURCES = {
     "usable_memory": "torch.cuda.mem_get_info (utils.get_available_gpu_memory)",
     "weights": "model_runner.py load_model",
     "activation": "not subtracted: fits in 1 − mem_fraction_static",
-    "non_torch": "free memory before the weights load (model_runner.py init_torch_distributed)",
+    "non_torch": "in use before the weights load: CUDA context, NCCL, custom all-reduce "
+    "(distributed/bootstrap.py measure_pre_model_load_memory)",
     "cuda_graphs": "captured after the pool, in 1 − mem_fraction_static",
     "budget": "model_runner.py profile_max_num_token (rest_memory)",
     "blocks": "page_size tokens per page (server_args.py)",
@@ -51,6 +52,18 @@ def auto_fraction(rules: SglangRules, config: EngineConfig, hw, tp: int, pp: int
         prefill_graphs=prefill, mla=mla, dp_attention=dp if config.cuda_graphs else 1,
     )  # fmt: skip
     return sm.fraction_from_reserve(gpu_mem, reserved)
+
+
+def non_torch_bytes(rules: SglangRules, hw, group: int) -> float:
+    """The memory in use on each GPU before the weights load [bytes]: TP 1; a TP group over
+    NVLink/NVSwitch (the profile's scale-up domain holds more than one GPU: custom all-reduce
+    and NCCL's NVLink transport); a TP group of PCIe-only cards (no custom all-reduce above two
+    such GPUs, custom_all_reduce_utils.py can_use_custom_all_reduce_with_nvlink)."""
+    if group == 1:
+        return rules.non_torch_tp1_bytes
+    if (getattr(hw, "scale_up_domain_gpus", None) or 1) > 1:
+        return rules.non_torch_tp_bytes
+    return rules.non_torch_pcie_tp_bytes
 
 
 def _pool_tokens(budget: float, shape, page: int, rules: SglangRules) -> tuple[int, list]:
@@ -103,7 +116,7 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
     act = measured.get("activation_bytes") or 0.0
     non_torch = measured.get("non_torch_bytes")
     if non_torch is None:
-        non_torch = rules.non_torch_tp1_bytes if group == 1 else rules.non_torch_tp_bytes
+        non_torch = non_torch_bytes(rules, hw, group)
     page = config.block_size
     if cfg.indexer is not None:  # the NSA pool's pages hold 64 tokens (state_pages)
         page = sparse_block_size(page)

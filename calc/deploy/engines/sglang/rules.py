@@ -49,10 +49,16 @@ class SglangRules:
     # (reserve_for_graph_mb, 0.5.16: plus 8 MiB per prefill graph, 1.5 GiB for MLA)
     graph_reserve: str
     prefill_graphs: bool  # breakable prefill CUDA graphs on by default (CUDA, PP 1, text)
-    # non-torch memory before the pool (CUDA context, NCCL) [bytes]; assumed equal to vLLM's
-    # measured figures (SGLang prints its own as 'Init torch distributed ends. mem usage')
+    # memory in use before the weights load (CUDA context, the TP group's NCCL communicator,
+    # custom all-reduce IPC buffers) [bytes]: SGLang takes its baseline right after building its
+    # parallel groups (0.5.23 distributed/bootstrap.py measure_pre_model_load_memory; printed as
+    # 'Init torch distributed ends. mem usage' in earlier releases). TP 1 and GPUs joined by
+    # NVLink/NVSwitch: vLLM's measured figures (0.25 and 2.07 GiB); PCIe-only cards at TP > 1
+    # (no custom all-reduce above two GPUs, NCCL without NVLink): the training record
+    # sglang0513-4x5090-qwen3-32b-tp4, 0.77 GiB
     non_torch_tp1_bytes: float
     non_torch_tp_bytes: float
+    non_torch_pcie_tp_bytes: float
     # the scheduler's admission test adds one page per request (per_req_token_overhead)
     admission_page: bool = False
     # DeepSeek's sparse attention (NSA) served at this mem_fraction_static (None: the rule)
@@ -68,6 +74,7 @@ BASE = SglangRules(
     prefill_graphs=False,
     non_torch_tp1_bytes=round(0.25 * GIB),
     non_torch_tp_bytes=round(2.07 * GIB),
+    non_torch_pcie_tp_bytes=round(0.77 * GIB),
 )
 
 CHANGES = (
