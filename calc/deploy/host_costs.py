@@ -41,12 +41,29 @@ Sources (every figure below names its own):
   exposed), SGLang 0.725 ms. A per-sequence term was fitted too and came out at zero for vLLM
   and TensorRT-LLM and 14 µs for SGLang with no better fit (12.8% against 12.9% median |error|):
   left out. See docs/validation.md.
+- per-sequence host time under pipeline parallelism (``with_pipeline``, vLLM only): vLLM 0.8.3
+  (PyPI wheel) runs PP through Ray's compiled graph (``vllm/executor/ray_distributed_executor.py``
+  ``_compiled_ray_dag``): each micro-batch's ``SchedulerOutput`` (one entry per scheduled
+  sequence) is serialised to every worker of the first stage and passed on with the
+  intermediate tensors to the next stage's (``execute_model_ray`` in ``ray_utils.py``), where
+  each stage's model runner prepares its inputs from it per sequence before its forward; the
+  one engine-core thread schedules and updates every micro-batch in turn
+  (``v1/engine/core.py`` ``step_with_batch_queue``, pp batches in flight). That work grows
+  with the sequences and with the stages and sits on each micro-batch's critical path, once
+  per stage; without PP (one node, the multiprocessing executor's shared-memory broadcast)
+  it is done once, in parallel on every worker. One constant, 0.375 ms per sequence per
+  stage (0.75 ms a sequence at PP 2), set from the published vLLM 0.8.3 Llama-3.3-70B
+  TP 4 × PP 2 runs (surajssd/llm-k8s, two nodes of 4 × A100 40GB): fitted jointly on the
+  three steady runs of each network (GEMM multiplier, per-sequence time and request latency
+  free, ``calc/reports/score_fit.py``) the per-sequence time is 0.720 ms (InfiniBand) and
+  0.777 ms (Ethernet), where the TP 8 runs of the same model give 0.103 ms; their mean,
+  0.75 ms, over 2 stages. See docs/score.md.
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 FRONTENDS = ("api", "offline")
 
@@ -101,6 +118,20 @@ class VersionRange:
 def _key(version: str) -> tuple[int, ...]:
     nums = [int(x) for x in re.findall(r"\d+", version)[:4]]
     return tuple(nums + [0] * (4 - len(nums)))
+
+
+def with_pipeline(costs: HostCosts, pp: int, per_sequence_stage_s: float, title: str) -> HostCosts:
+    """``costs`` under ``pp`` pipeline stages: ``per_sequence_stage_s`` × pp more host time per
+    running sequence of a micro-batch step (module docstring; unchanged at pp 1 or a 0)."""
+    if pp <= 1 or not per_sequence_stage_s:
+        return costs
+    extra_s = per_sequence_stage_s * pp
+    return replace(
+        costs,
+        per_sequence_s=costs.per_sequence_s + extra_s,
+        source=f"{costs.source}; {title} pipeline parallelism: {per_sequence_stage_s * 1e3:g} ms "
+        f"per sequence per stage × {pp} (calc.deploy.host_costs)",
+    )
 
 
 def compose(

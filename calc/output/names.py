@@ -499,8 +499,9 @@ fit.attention_multiplier | ratio | per GPU | score | fitted factor on the attent
 fit.moe_multiplier | ratio | per GPU | score | fitted factor on the MoE routed experts' op times
 fit.communication_multiplier | ratio | per GPU | score | fitted factor on the collectives' times
 fit.host_step_s | s | per GPU | score | fitted host time per forward pass (null: not fitted)
-fit.host_per_seq_s | s | per GPU | score | fitted host time per sequence a forward pass samples (null: not fitted)
+fit.host_per_seq_s | s | per GPU | score | fitted host time per sequence a forward pass samples, added to the engine's modelled one (null: not fitted: the modelled one kept, fit.kept)
 fit.request_s | s | per sequence | score | fitted latency of each request outside the engine loop, added to TTFT and E2E (null: not fitted)
+fit.kept | label | label | score | the host times not fitted and the values they keep: the engine's modelled host time per step (host) and per sequence (host_seq, per deployment), request 0; a fitted host time adds to the modelled one
 fit.rms_residual | ratio | summary | score | root mean square of ln(predicted / measured) over the fitted figures after the fit
 fit.iterations | count | summary | score | Levenberg–Marquardt iterations of the fit
 fit.runs[].source | label | label | score | a run fitted to

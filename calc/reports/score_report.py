@@ -138,6 +138,28 @@ def _fit(scores, params, efficiency, pool, path, seed):
     return result
 
 
+def kept_as_modelled(parameters, deps) -> str:
+    """The host times not fitted and what they stay at: a fitted host time adds to the engine's
+    modelled one (``calc.deploy.host_costs``), so one left out keeps the modelled value, per
+    deployment, rather than the fit moving its share into another parameter."""
+    out = []
+    seen = {}
+    for d in deps:
+        host = d.engine_model.host_costs(d.engine_config.version, "api", d.pp)
+        seen.setdefault(d.describe(), host)
+    for name in ("host", "host_seq"):
+        if name in parameters:
+            continue
+        field, unit, k = (("per_step_s", "ms", 1e3) if name == "host"
+                          else ("per_sequence_s", "µs", 1e6))  # fmt: skip
+        values = "; ".join(f"{getattr(h, field) * k:,.4g} {unit} ({where})"
+                           for where, h in seen.items())  # fmt: skip
+        out.append(f"{name} as modelled: {values}")
+    if "request" not in parameters:
+        out.append("request 0 (the front-end's modelled intake only)")
+    return ", ".join(out) or "none"
+
+
 def _key(k) -> str:
     metric, stat = k
     return f"{metric}_{stat}" if stat else metric
@@ -163,6 +185,7 @@ def _report(scores, calibrated: bool, fitted, warnings) -> ScoreReport:
             "host_step_s": fitted.host_step_s if "host" in fitted.parameters else None,
             "host_per_seq_s": fitted.host_per_seq_s if "host_seq" in fitted.parameters else None,
             "request_s": fitted.request_s if "request" in fitted.parameters else None,
+            "kept": kept_as_modelled(fitted.parameters, [s.dep for s in scores]),
             "rms_residual": fitted.rms_after,
             "iterations": fitted.iterations,
             "runs": [

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from calc.deploy.engines.paging import Paging
-from calc.deploy.host_costs import HostCosts, VersionRange, compose
+from calc.deploy.host_costs import HostCosts, VersionRange, compose, with_pipeline
 from calc.deploy.moe_pipeline import TRITON_FUSED_MOE, MoePipeline
 
 if TYPE_CHECKING:
@@ -278,6 +278,9 @@ class Engine:
     # (versions, per_step_s, per_sequence_s): the host time of a step and, behind the api
     # front-end, per running sequence (calc.deploy.host_costs: fitted, sourced there)
     host_steps: ClassVar[tuple[tuple[VersionRange, float, float], ...]] = ()
+    # under pipeline parallelism, host time per running sequence per pipeline stage [s] added
+    # to per_sequence_s × pp (calc.deploy.host_costs.with_pipeline; 0: none modelled)
+    host_pp_sequence_stage_s: ClassVar[float] = 0.0
     moe: ClassVar[MoePipeline] = TRITON_FUSED_MOE  # the fused-MoE layer's kernels
 
     def rules(self, release: str):
@@ -325,11 +328,13 @@ class Engine:
     def scheduler(self, release: str) -> SchedulerPolicy:
         raise NotImplementedError
 
-    def host_costs(self, release: str | None, frontend: str = "api") -> HostCosts:
+    def host_costs(self, release: str | None, frontend: str = "api", pp: int = 1) -> HostCosts:
         """Per-step, per-sequence and per-request CPU costs of ``release`` (None: the latest)
-        behind ``frontend`` ("api" or "offline"), from ``host_steps``
+        behind ``frontend`` ("api" or "offline"), from ``host_steps``, and under ``pp``
+        pipeline stages ``host_pp_sequence_stage_s`` per sequence per stage
         (``calc.deploy.host_costs``)."""
-        return compose(self.title, release, frontend, self.host_steps)
+        costs = compose(self.title, release, frontend, self.host_steps)
+        return with_pipeline(costs, pp, self.host_pp_sequence_stage_s, self.title)
 
     def cuda_graph_tokens(self, dep: Deployment) -> int | None:
         """The largest pass ``dep``'s engine replays as a CUDA graph at its default capture

@@ -41,6 +41,10 @@ class VLLM(Engine):
     # calc.deploy.host_costs): async scheduling overlaps the next step's preparation and the
     # API server streams in a process apart
     host_steps = ((VersionRange(), 0.06e-3, 0.0),)
+    # under PP (Ray's compiled graph): the scheduler output passed stage to stage with the
+    # intermediate tensors and each stage's input preparation, per sequence per stage
+    # (calc.deploy.host_costs: vLLM 0.8.3's source; set from the published TP 4 × PP 2 runs)
+    host_pp_sequence_stage_s = 0.375e-3
 
     def defaults(self, rules: VllmRules, hw) -> EngineDefaults:
         tokens, seqs = batch_defaults(rules, hw)
