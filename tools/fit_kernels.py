@@ -908,7 +908,55 @@ def moe_expert_study(tables: Tables, gpus) -> str:
                 )
                 print(lines[-1], file=sys.stderr, flush=True)
     tail = ["", f"Curves better at every token range: {better} of {len(lines)}."]
+    if "b200_sxm" in gpus:
+        tail += ["", *_qwen3_layer_check(tables)]
     return "\n".join(head + lines + tail)
+
+
+# Qwen3-30B-A3B's MoE layer (its config.json: hidden 2048, moe_intermediate_size 768, 128
+# experts, 8 per token), one GPU, 64-2,048 tokens: the flat middle of issue 20 round 8
+QWEN3_30B_A3B_MOE = {"hidden_size": 2048, "inter_size": 768, "num_experts": 128, "topk": 8}
+
+
+def _qwen3_layer_check(tables: Tables) -> list[str]:
+    """Qwen3-30B-A3B's NVFP4 MoE layer on B200 per engine: measured, shipped form and the
+    per-expert form (each fitted to that engine's rows), median measured / fitted − 1."""
+    prof = load_profile("b200")
+    peaks = {k: float(v) for k, v in prof["peak_flops_per_s"].items()}
+    bw = float(prof["hbm_bandwidth_bytes_per_s"])
+    stream = prof["kernels"]["gemm"]["bf16"]["memory"]
+    mo = tables.newest("b200_sxm", "moe", "moe_perf", by="moe_dtype", keep=moe_default_path)
+    out = ["Qwen3-30B-A3B's NVFP4 MoE layer on B200 (TP 1, balanced), 64-2,048 tokens [µs]:", ""]
+    for fw in FRAMEWORKS:
+        rows = mo[mo.fw == fw]
+        f = rows[(rows.moe_dtype == "nvfp4") & (rows.distribution == "balanced")
+                 & (rows.moe_tp_size == 1) & (rows.moe_ep_size == 1)]  # fmt: skip
+        for col, v in QWEN3_30B_A3B_MOE.items():
+            f = f[f[col] == v]
+        f = f[(f.num_tokens >= 64) & (f.num_tokens <= 2048)].sort_values("num_tokens")
+        if not len(f):
+            continue
+        T = f.num_tokens.to_numpy(dtype=float)
+        h, i, E, k = (QWEN3_30B_A3B_MOE[x] for x in ("hidden_size", "inter_size",
+                                                     "num_experts", "topk"))  # fmt: skip
+        routes, touched = T * k, np.minimum(E, T * k)
+        flops = 6 * routes * h * i
+        moved = touched * 3 * h * i * MOE_DTYPES["nvfp4"][2] + routes * h * 4
+        meas = f.latency.to_numpy() * 1e-3
+        line = f"- {fw}: measured {meas.min() * 1e6:.0f}-{meas.max() * 1e6:.0f}"
+        for pe in (False, True):
+            _, c, _ = fit_moe(rows, peaks, bw, "nvfp4", stream, per_expert=pe)
+            fit = K.moe_time_s(
+                flops, moved, routes / touched, routes * h, flops_per_s=peaks["fp4"],
+                bytes_per_s=bw, compute=c["compute"], memory=stream, fixed_s=c["fixed_s"],
+                per_route_element_s=c["per_route_element_s"], tile_m=c["tile_m"],
+                sharpness=c["sharpness"],
+            ) + c.get("per_expert_s", 0.0) * touched  # fmt: skip
+            form = "per-expert form" if pe else "shipped form"
+            line += (f"; {form} {fit.min() * 1e6:.0f}-{fit.max() * 1e6:.0f}, "
+                     f"{np.median(meas / fit - 1):+.1%}")  # fmt: skip
+        out.append(line)
+    return out
 
 
 STUDY_BEGIN = "<!-- moe-study: written by tools/fit_kernels.py --moe-study --write -->"
