@@ -927,8 +927,8 @@ def _qwen3_layer_check(tables: Tables) -> list[str]:
     stream = prof["kernels"]["gemm"]["bf16"]["memory"]
     mo = tables.newest("b200_sxm", "moe", "moe_perf", by="moe_dtype", keep=moe_default_path)
     out = ["Qwen3-30B-A3B's NVFP4 MoE layer on B200 (TP 1, balanced), 64-2,048 tokens [µs]:", ""]
-    for fw in FRAMEWORKS:
-        rows = mo[mo.fw == fw]
+    for fw in (*FRAMEWORKS, "pooled"):
+        rows = mo if fw == "pooled" else mo[mo.fw == fw]
         f = rows[(rows.moe_dtype == "nvfp4") & (rows.distribution == "balanced")
                  & (rows.moe_tp_size == 1) & (rows.moe_ep_size == 1)]  # fmt: skip
         for col, v in QWEN3_30B_A3B_MOE.items():
@@ -1205,24 +1205,25 @@ not serving runs.
 
 Result: the fit puts the constant at zero for most of vLLM's and SGLang's curves (Triton and
 FlashInfer kernels: no per-expert cost in their tables) and at 0.1-0.5 µs per active expert
-for TensorRT-LLM's CUTLASS MoE (fp8, fp8-block, NVFP4 on every Hopper and Blackwell GPU),
-about 1.4 µs for vLLM's fp8 (per-tensor) MoE on H100/H200 and 3-5.5 µs for TensorRT-LLM's
-small W4A16 MXFP4 tables. Pooled over all shapes the 64-2,048 token range of the engine
-curves is already within a few percent signed; the overhead shows on the small-expert
-shapes. Qwen3-30B-A3B's layer on B200 (NVFP4, 128 experts, top-8, hidden 2,048,
-intermediate 768, TP 1, TensorRT-LLM, 64-2,048 tokens): measured 162-296 µs; shipped curve
-138-219 µs, +22.7% median fast; with the per-expert term 163-284 µs, +3.1%. The pooled
-curve (vLLM's kernels at 71-148 µs on the same shape) keeps the constant at zero: the
-engines disagree by 2x there, which one constant per GPU cannot absorb.
+for TensorRT-LLM's CUTLASS MoE (fp8, fp8-block, NVFP4 on H100, H200, B200, B300, GB200 and
+GB300; about zero on RTX PRO 6000), about 1.4 µs for vLLM's fp8 (per-tensor) MoE on
+H100/H200 and 3-5.5 µs for TensorRT-LLM's small W4A16 MXFP4 tables on B200, B300 and GB200.
+Pooled over all shapes the 64-2,048 token range of the engine curves is already within a few
+percent signed; the overhead shows on the small-expert shapes. Qwen3-30B-A3B's layer on
+B200 (NVFP4, 128 experts, top-8, hidden 2,048, intermediate 768, TP 1, TensorRT-LLM,
+64-2,048 tokens; the lines under the table): measured 162-296 µs; shipped curve 138-219 µs,
++22.7% median fast; with the per-expert term 163-284 µs, +3.1%. The pooled curve (vLLM's
+kernels at 71-148 µs on the same shape) keeps the constant at zero: the engines disagree by
+2x there, which one constant per GPU cannot absorb.
 
 It fits better at every token range for 24 of the 128 engine curves (the table's last
-column; all TensorRT-LLM fp8-block and NVFP4 curves on Blackwell among them), not for the
-rest, where the constant goes to zero or trades one range against another. Not shipped
-this round: the rule was to ship the form only where it fits better at every token range,
-and the form as a whole does not; shipping it on those 24 engine curves alone needs a
-``per_expert_s`` field in the MoE curve schema, the term in ``moe_time_s`` and the active
-local experts on the MoE op, and a refit of the profiles (left for the next round). The
-study stays reproducible with ``--moe-study``.
+column; TensorRT-LLM's fp8-block and NVFP4 curves on B200, B300, GB200 and GB300 among
+them), not for the rest, where the constant goes to zero or trades one range against
+another. Not shipped this round: the rule was to ship the form only where it fits better at
+every token range, and the form as a whole does not; shipping it on those engine curves
+alone needs a ``per_expert_s`` field in the MoE curve schema, the term in ``moe_time_s``
+and the active local experts on the MoE op, and a refit of the profiles (left for the next
+round). The study stays reproducible with ``--moe-study``.
 """
 
 
