@@ -78,6 +78,64 @@ def test_moe_time_pads_each_experts_rows_and_adds_the_route_work():
     assert t == pytest.approx(30e-6 + 1e-6 + math.hypot(tc, tm), rel=1e-12)
 
 
+def test_moe_time_adds_a_fixed_cost_per_active_expert_elementwise():
+    # the same layer as above, 0.3 us per active expert: 100 experts add 30 us, 0 add nothing
+    kw = dict(flops_per_s=1e15, bytes_per_s=1e12, compute=0.5, memory=1.0, fixed_s=30e-6,
+              per_route_element_s=1e-12, tile_m=16, sharpness=2)  # fmt: skip
+    bare = K.moe_time_s(1e9, 1e6, 4.0, 1e6, **kw)
+    t = K.moe_time_s(1e9, 1e6, 4.0, 1e6, np.array([0.0, 100.0]), per_expert_s=0.3e-6, **kw)
+    assert t.tolist() == pytest.approx([bare, bare + 30e-6], rel=1e-12)
+    # the default (per_expert_s 0) is the curve without the term
+    assert K.moe_time_s(1e9, 1e6, 4.0, 1e6, 100.0, **kw) == bare
+
+
+def test_the_moe_op_carries_its_expected_active_local_experts():
+    # gpt-oss-20b (config.json: 24 layers, 32 local experts, 4 per token), one GPU:
+    # 1 token touches 32 × (1 − (1 − 4/32)^1) = 4 experts a layer, × 24 layers = 96;
+    # 8 tokens: 32 × (1 − 0.875^8) = 32 × (1 − 0.343609) = 21.0045 a layer, × 24 = 504.11
+    for batch, active in ((1, 96.0), (8, 24 * 32 * (1 - 0.875**8))):
+        step = step_of(_dep("gpt-oss-20b"), batch=batch, ctx=1024)
+        op = next(o for o in step.raw if o.name == "routed_experts")
+        assert float(op.active_experts) == pytest.approx(active, rel=1e-12)
+    assert 24 * 32 * (1 - 0.875**8) == pytest.approx(504.11, abs=0.01)
+
+
+def test_the_curve_charges_its_per_expert_cost_for_each_active_expert():
+    # gpt-oss-20b on H100, batch 1: 96 active experts (above) × 2 us = 192 us more, at the
+    # expected efficiency (scale 1) and with the curve above its speed-of-light floor
+    step = step_of(_dep("gpt-oss-20b"), batch=1, ctx=1024)
+    op = next(o for o in step.raw if o.name == "routed_experts")
+    r = step.rates
+    name, curve = curve_of(op, r)
+    k = r.curves
+    eng = k.moe_engine or {}
+    with_cost = replace(curve, per_expert_s=2e-6)
+    if name.startswith("moe@"):
+        fw, key = name[4:].split(".")
+        curves = replace(k, moe_engine={**eng, fw: {**eng[fw], key: with_cost}})
+    else:
+        curves = replace(k, moe={**k.moe, name.split(".")[1]: with_cost})
+    zero = replace(curve, per_expert_s=0.0)
+    if name.startswith("moe@"):
+        base = replace(k, moe_engine={**eng, fw: {**eng[fw], key: zero}})
+    else:
+        base = replace(k, moe={**k.moe, name.split(".")[1]: zero})
+    t1 = float(curve_time(op, replace(r, curves=curves)))
+    t0 = float(curve_time(op, replace(r, curves=base)))
+    assert t1 - t0 == pytest.approx(96 * 2e-6, rel=1e-9)
+
+
+def test_a_per_expert_cost_beyond_10_us_is_refused():
+    from calc.data.hardware_schema import MoeCurve
+    from calc.data.yaml_io import validate
+    from calc.errors import ConfigError
+
+    base = next(iter(load_hardware("h100").kernels.moe.values())).to_dict()
+    assert validate(MoeCurve, {**base, "per_expert_s": 1e-5}, "x.yaml").per_expert_s == 1e-5
+    with pytest.raises(ConfigError, match="per_expert_s"):
+        validate(MoeCurve, {**base, "per_expert_s": 2e-5}, "x.yaml")
+
+
 def test_prefill_attention_reaches_half_its_fraction_at_prompt_half():
     t = K.prefill_attention_time_s(
         1e12, 1.0, 500, flops_per_s=1e15, bytes_per_s=1e12, compute=0.6, memory=0.8,
@@ -250,11 +308,11 @@ def test_a_moe_curve_of_another_peak_times_by_that_peak():
     op = next(o for o in step.raw if o.name == "routed_experts")
     r = step.rates
     P, W, L = r.peaks["fp8"], r.hbm_bytes_per_s, op.layers
-    t = K.moe_time_s(op.flops, op.bytes, op.gemm_m, op.route_elements, flops_per_s=P,
-                     bytes_per_s=W, compute=curve.compute, memory=curve.memory,
+    t = K.moe_time_s(op.flops, op.bytes, op.gemm_m, op.route_elements, op.active_experts,
+                     flops_per_s=P, bytes_per_s=W, compute=curve.compute, memory=curve.memory,
                      fixed_s=L * SERVING_FIXED_SHARE * curve.fixed_s,
                      per_route_element_s=curve.per_route_element_s, tile_m=curve.tile_m,
-                     sharpness=curve.sharpness)  # fmt: skip
+                     sharpness=curve.sharpness, per_expert_s=curve.per_expert_s)  # fmt: skip
     assert float(curve_time(op, r)) == pytest.approx(max(t, op_time_s(op.flops, op.bytes, P, W)),
                                                      rel=1e-12)  # fmt: skip
 

@@ -57,6 +57,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from calc.formulas import kernel_curves as K  # noqa: E402
+from calc.formulas.flops import expected_active_experts  # noqa: E402
 
 WHEEL = "aiconfigurator-core 0.12.0"
 DATA = "aiconfigurator_core/systems/data"
@@ -377,9 +378,10 @@ def fit_moe(frame, peaks: dict, bandwidth: float, dtype: str, memory: float,
             per_expert: bool = False, by_tokens: bool = False):  # fmt: skip
     """``memory``: the GPU's streaming fraction (its bf16 GEMM curve's), not fitted here: a
     benchmark that re-runs one layer keeps small experts' weights in L2, which serving (each
-    layer's weights once per step) never does. ``per_expert``: the candidate form of issue 20
-    round 9, a fixed cost per active local expert (``per_expert_s`` × min(local experts,
-    tokens × top-k / EP): each expert's launch and tile set-up) added to the curve.
+    layer's weights once per step) never does. ``per_expert``: issue 20 round 9's form, a
+    fixed cost per active local expert (``per_expert_s`` × the expected distinct local experts
+    that get a token, ``expected_active_experts(E, k, tokens) / EP``: each expert's launch and
+    tile set-up) added to the curve.
     ``by_tokens``: the stats also hold each token range's signed and absolute median error."""
     key, peak_key, w = MOE_DTYPES[dtype]
     if peak_key not in peaks:
@@ -394,7 +396,9 @@ def fit_moe(frame, peaks: dict, bandwidth: float, dtype: str, memory: float,
     )  # fmt: skip
     t = f.latency.to_numpy() * 1e-3
     routes = T * k / ep  # routes this GPU computes (balanced routing)
-    touched = np.minimum(E, T * k) / ep  # its distinct experts that get a token
+    # its distinct experts that get a token: the count kvcalc's MoE op uses (calc.deploy.ops,
+    # expected_active_experts), so that the fitted per-expert cost means the same in use
+    touched = expected_active_experts(E, k, T) / ep
     i_local = inter / tp
     flops = 2 * 3 * routes * h * i_local  # gate, up and down, gated
     moved = touched * 3 * h * i_local * w + routes * h * 2 * 2
@@ -430,6 +434,20 @@ def fit_moe(frame, peaks: dict, bandwidth: float, dtype: str, memory: float,
     if by_tokens:
         stats["by_tokens"] = _token_ranges(ratio, T)
     return key, curve, stats
+
+
+def fit_moe_nested(frame, peaks: dict, bandwidth: float, dtype: str, memory: float):
+    """``fit_moe`` with its per-active-expert cost (issue 20 round 10: shipped on every curve),
+    the constant 0 where fitting it does not lower the table's median |error| (a nested model:
+    with the constant 0 the curve is the form without it)."""
+    base = fit_moe(frame, peaks, bandwidth, dtype, memory)
+    if base is None:
+        return None
+    both = fit_moe(frame, peaks, bandwidth, dtype, memory, per_expert=True)
+    if both[2]["median_abs_error"] < base[2]["median_abs_error"] - 1e-3:
+        return both
+    base[1]["per_expert_s"] = 0.0
+    return base
 
 
 # token ranges of the MoE study: decode batches, the flat middle where the measured layer
@@ -843,7 +861,7 @@ def _fit_moe_section(tables: Tables, gpu: str, out: dict, peaks: dict, bw: float
     if mo is not None:
         fpeaks = {k: float(v) for k, v in peaks.items()}
         for dtype in MOE_DTYPES:
-            res = fit_moe(mo, fpeaks, bw, dtype, stream)
+            res = fit_moe_nested(mo, fpeaks, bw, dtype, stream)
             if res and res[0] not in out["moe"]:
                 out["moe"][res[0]] = res[1]
                 out["stats"][f"moe.{res[0]}"] = res[2]
@@ -858,7 +876,7 @@ def _fit_moe_section(tables: Tables, gpu: str, out: dict, peaks: dict, bw: float
                 for dtype in _engine_moe_order(fw, key):
                     if len(set(mo.fw[mo.moe_dtype == dtype])) < 2:
                         continue
-                    own = fit_moe(own_rows, fpeaks, bw, dtype, stream)
+                    own = fit_moe_nested(own_rows, fpeaks, bw, dtype, stream)
                     if own:
                         out["moe_engine"].setdefault(fw, {})[key] = own[1]
                         out["stats"][f"moe@{fw}.{key}"] = own[2]
@@ -939,7 +957,7 @@ def _qwen3_layer_check(tables: Tables) -> list[str]:
         T = f.num_tokens.to_numpy(dtype=float)
         h, i, E, k = (QWEN3_30B_A3B_MOE[x] for x in ("hidden_size", "inter_size",
                                                      "num_experts", "topk"))  # fmt: skip
-        routes, touched = T * k, np.minimum(E, T * k)
+        routes, touched = T * k, expected_active_experts(E, k, T)
         flops = 6 * routes * h * i
         moved = touched * 3 * h * i * MOE_DTYPES["nvfp4"][2] + routes * h * 4
         meas = f.latency.to_numpy() * 1e-3
@@ -950,8 +968,9 @@ def _qwen3_layer_check(tables: Tables) -> list[str]:
                 flops, moved, routes / touched, routes * h, flops_per_s=peaks["fp4"],
                 bytes_per_s=bw, compute=c["compute"], memory=stream, fixed_s=c["fixed_s"],
                 per_route_element_s=c["per_route_element_s"], tile_m=c["tile_m"],
-                sharpness=c["sharpness"],
-            ) + c.get("per_expert_s", 0.0) * touched  # fmt: skip
+                sharpness=c["sharpness"], per_expert_s=c.get("per_expert_s", 0.0),
+                active_experts=touched,
+            )  # fmt: skip
             form = "per-expert form" if pe else "shipped form"
             line += (f"; {form} {fit.min() * 1e6:.0f}-{fit.max() * 1e6:.0f}, "
                      f"{np.median(meas / fit - 1):+.1%}")  # fmt: skip

@@ -197,6 +197,10 @@ FIELD_HELP: dict[str, str] = {
     "MoeCurve.per_route_element_s": (
         "time per routed element (token × top-k × hidden) of the permute and combine [s]"
     ),
+    "MoeCurve.per_expert_s": (
+        "fixed cost per active local expert (its launch and tile set-up), least squares on "
+        "the MoE table, 0 where it does not help [s]"
+    ),
     "MoeCurve.tile_m": (
         "rows of each expert's GEMM tile: each touched expert's rows padded to whole tiles [rows]"
     ),

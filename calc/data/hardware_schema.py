@@ -118,6 +118,9 @@ class MoeCurve(_RooflineCurve):
 
     per_route_element_s: Annotated[float, Bounds(ge=0, le=1e-6)]
     tile_m: Annotated[int, Bounds(gt=0, le=1024)]
+    # a fixed cost per active local expert [s] (each touched expert's launch and tile set-up:
+    # TensorRT-LLM's CUTLASS MoE 0.1-0.5 µs, vLLM/SGLang ~0), least squares, 0-10 µs
+    per_expert_s: Annotated[float, Bounds(ge=0, le=1e-5)] = 0.0
     # the peak ``compute`` is a fraction of where it is not the format's own (MXFP4 experts
     # with MXFP8 activations: fp8); None: the format's (calc.deploy.rates.MOE_PEAK)
     peak: Literal["bf16", "fp8", "fp4"] | None = None

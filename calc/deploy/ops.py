@@ -109,6 +109,9 @@ class Op:
     prompt: Any = None
     attn_kind: str | None = None
     route_elements: Any = 0
+    # a MoE op's active local experts (the distinct experts of this GPU that get a token,
+    # ``expected_active_experts``) summed over its layers: the curve's per-expert cost
+    active_experts: Any = 0
     fanout: tuple = ()
     # an expert-parallel op: "deepep" or "mnnvl" (dispatch and combine to the experts' GPUs:
     # DeepEP's kernels, TensorRT-LLM's NVLink all-to-all) or "gather"
@@ -562,6 +565,7 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, moe_
                 grouped=True,
                 layers=n,
                 route_elements=n * routes * d,
+                active_experts=n * touched,
             )
         )
         if m.n_shared_experts:

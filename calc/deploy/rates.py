@@ -593,11 +593,11 @@ def curve_time(op: Op, r: Rates):
     if kind == "moe":
         key = curve.peak or MOE_PEAK[name.split(".")[1]]
         t = KC.moe_time_s(
-            op.flops, op.bytes, op.gemm_m, op.route_elements,
+            op.flops, op.bytes, op.gemm_m, op.route_elements, op.active_experts,
             flops_per_s=r.peaks[key], bytes_per_s=W, compute=curve.compute,
             memory=curve.memory, fixed_s=L * SERVING_FIXED_SHARE * curve.fixed_s,
             per_route_element_s=curve.per_route_element_s, tile_m=curve.tile_m,
-            sharpness=curve.sharpness,
+            sharpness=curve.sharpness, per_expert_s=curve.per_expert_s,
         )  # fmt: skip
         return _maximum(t * scale, op_time_s(op.flops, op.bytes, r.peaks[key], W))
     first = bool(op.kernels)  # the scores op carries the kernel's fixed costs
@@ -700,7 +700,8 @@ def curve_explain(op: Op, r: Rates):
                      if op.gemm_m is not None else None, seqs=one(op.seqs)
                      if op.seqs is not None else None, prompt=one(op.prompt)
                      if op.prompt is not None else None,
-                     route_elements=one(op.route_elements))  # fmt: skip
+                     route_elements=one(op.route_elements),
+                     active_experts=one(op.active_experts))  # fmt: skip
     if kind == "gemm":
         key = name.split(".")[1]
         floor = op_time_s(scalar.flops, scalar.bytes, r.peaks[GEMM_PEAK[key]], W)
@@ -750,14 +751,16 @@ def _moe_explain(scalar: Op, r: Rates, name: str, curve, scale: float, one):
     nums = {
         "fixed": L * SERVING_FIXED_SHARE * curve.fixed_s,
         "route": curve.per_route_element_s * scalar.route_elements,
+        "per_expert": curve.per_expert_s,  # [s] per active local expert
+        "active": scalar.active_experts,
         "tc": scalar.flops * pad / (P * curve.compute),
         "tm": scalar.bytes / (W * curve.memory),
         "sh": curve.sharpness,
         "scale": scale,
         "floor": op_time_s(scalar.flops, scalar.bytes, P, W),
     }
-    tmpl = ("max(({fixed} s + {route} s + ({tc} s ^ {sh} + {tm} s ^ {sh}) ^ (1 / {sh}))"
-            " × {scale}, {floor} s)")  # fmt: skip
+    tmpl = ("max(({fixed} s + {route} s + {per_expert} s × {active} + ({tc} s ^ {sh}"
+            " + {tm} s ^ {sh}) ^ (1 / {sh})) × {scale}, {floor} s)")  # fmt: skip
     return tmpl, nums, name, curve
 
 

@@ -148,6 +148,7 @@ def moe_time_s(
     bytes_moved,
     rows_per_expert,
     route_elements,
+    active_experts=0,
     *,
     flops_per_s: float,
     bytes_per_s: float,
@@ -157,11 +158,12 @@ def moe_time_s(
     per_route_element_s: float,
     tile_m: float,
     sharpness: float,
+    per_expert_s: float = 0.0,
 ):
     """One fused-MoE layer (routing, permutation, the two grouped GEMMs, the activation and
     its quantisation, the weighted combine) [s]:
 
-    fixed + per_route_element × routes × d_model
+    fixed + per_route_element × routes × d_model + per_expert × active experts
           + soft(FLOPs × padded / rows / (P × compute), bytes / (W × memory))
 
     each touched expert's rows padded to whole tiles of ``tile_m``; bytes are the touched
@@ -169,12 +171,13 @@ def moe_time_s(
     cost at one token (its 6-8 kernels); the per-route term is the work of the kernels
     around the GEMMs (top-k, sorting the routes by expert, gathering and scattering each
     route's hidden vector, the combine), which grows with the routes and runs apart from the
-    GEMMs."""
+    GEMMs; the per-expert term is each active local expert's own launch and tile set-up
+    (``active_experts``: the distinct experts of this GPU that get a token)."""
     rows = rows_per_expert
     pad = padded_rows(rows, tile_m) / rows
     t = soft_max(flops * pad / (flops_per_s * compute), bytes_moved / (bytes_per_s * memory),
                  sharpness)  # fmt: skip
-    return fixed_s + per_route_element_s * route_elements + t
+    return fixed_s + per_route_element_s * route_elements + per_expert_s * active_experts + t
 
 
 def allreduce_segment_time_s(message_bytes, n: int, latency_s: float, bus_bytes_per_s: float):
