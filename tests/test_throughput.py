@@ -53,13 +53,16 @@ def test_formulas_by_hand():
 
 def test_composition_from_step_times():
     """vLLM on H100: concurrency = min(1,024 max_num_seqs, KV pool at 2,000 tokens); the cycle is
-    n / 8 prefill chunks of 8 prompts plus 999 decode steps at the mean context 1,500."""
+    n / k prefill chunks of k prompts (its V1 scheduler charges the n − k running decodes
+    first: k = floor((8,192 − n) / 999), 7 at n = 251) plus 999 decode steps at the mean
+    context 1,500."""
     dep = _dep(weight_dtype="fp8")
     ec = dep.engine_config
     n = min(ec.max_num_seqs, int(dep.per_gpu.max_concurrency(2000)))
     s = T.serving_throughput(dep, prompt=1000, gen=1000, host=NONE)  # the GPU's time alone
     assert s.concurrency == n
-    k = min(n, ec.max_batched_tokens // 1000)
+    k = (ec.max_batched_tokens - n) // 999  # k × 1,000 + (n − k) ≤ M
+    assert k < ec.max_batched_tokens // 1000  # fewer than the 8 the budget holds alone
     prefill = n / k * float(step_of(dep, batch=k, prompt=1000).time_s)
     decode = 999 * float(step_of(dep, batch=n, ctx=1500).time_s)
     assert s.prefill_s == pytest.approx(prefill, rel=1e-12)
@@ -149,7 +152,7 @@ def test_host_time_adds_to_every_step_of_the_cycle():
     gpu = T.serving_throughput(dep, prompt=1000, gen=1000, host=NONE)
     both = T.serving_throughput(dep, prompt=1000, gen=1000, host=host)
     n = gpu.concurrency
-    k = min(n, dep.engine_config.max_batched_tokens // 1000)
+    k = (dep.engine_config.max_batched_tokens - n) // 999  # vLLM: the decodes in the budget
     # 999 decode steps of n sequences; n / k chunks of k prompts
     assert both.decode_s - gpu.decode_s == pytest.approx(999 * (1e-3 + 2e-6 * n), rel=1e-9)
     assert both.prefill_s - gpu.prefill_s == pytest.approx(n / k * (1e-3 + 2e-6 * k), rel=1e-9)
@@ -160,7 +163,6 @@ def test_trtllm_counts_decode_tokens_in_its_budget():
     max_num_tokens: fewer prompts per step, and long prompts cap the sequences a step holds."""
     trt = _dep(weight_dtype="fp8", engine=EngineSettings(name="trtllm"))
     assert trt.engine_model.decode_in_token_budget
-    assert not _dep(weight_dtype="fp8").engine_model.decode_in_token_budget  # vLLM: unchanged
     s = T.serving_throughput(trt, prompt=5000, gen=500, host=NONE)
     m = trt.engine_config.max_batched_tokens
     assert s.concurrency <= m - 5000 + 1  # 3,193 at 8,192
@@ -169,6 +171,30 @@ def test_trtllm_counts_decode_tokens_in_its_budget():
     k = int(T.budget_prompts_per_chunk(5000, m, n))
     assert k == (m - n) // 4999
     assert s.prefill_s == pytest.approx(n / k * float(step_of(trt, batch=k, prompt=5000).time_s))
+
+
+def test_vllm_counts_decode_tokens_in_its_budget():
+    """vLLM's V1 scheduler (v1/core/sched/scheduler.py) takes the running requests' tokens from
+    token_budget before the waiting prompts; chunked prefill (its default) chunks them into
+    what is left. SGLang's PrefillAdder does so only with --enable-mixed-chunk (off)."""
+    dep = _dep(weight_dtype="fp8")  # vLLM 0.33 on H100: M = 8,192, pool 251 at 2,000 tokens
+    assert dep.engine_model.decode_in_token_budget
+    assert dep.engine_config.chunked_prefill
+    assert dep.engine_config.max_batched_tokens == 8192
+    sgl = _dep(weight_dtype="fp8", engine=EngineSettings(name="sglang"))
+    assert not sgl.engine_model.decode_in_token_budget
+    # n = 200: 8 prompts × 1,000 + 192 decodes = 8,192 ≤ M: k = 8 (floor(7,992 / 999) = 8)
+    # n = 201: 8 × 1,000 + 193 = 8,193 > M: k = floor(7,991 / 999) = 7; without the decodes
+    # both would hold floor(8,192 / 1,000) = 8
+    for n, k in ((200, 8), (201, 7)):
+        s = T.serving_throughput(dep, prompt=1000, gen=1000, host=NONE, max_concurrency=n)
+        assert s.concurrency == n
+        chunk_s = float(step_of(dep, batch=k, prompt=1000).time_s)
+        assert s.prefill_s == pytest.approx(n / k * chunk_s, rel=1e-12)
+    # chunked: a prompt that does not fit beside the decodes is chunked, nothing capped
+    small = _dep(weight_dtype="fp8", engine=EngineSettings(max_batched_tokens=2048))
+    s = T.serving_throughput(small, prompt=1900, gen=10, host=NONE)
+    assert s.concurrency > 149  # the KV pool's, not 2,048 − 1,900 + 1 = 149 (whole prompts)
 
 
 def test_trtllm_budget_cap_only_without_chunked_prefill():

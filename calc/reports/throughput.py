@@ -24,15 +24,17 @@ offline benchmark: trtllm-bench throughput, vLLM's benchmark_throughput). In ste
   SGLang, which divides its chunked_prefill_size among the ranks): k = min(n,
   floor(M_rank / P)) prompts on each of the replica's dp_attn ranks, k × dp_attn a step, in
   n / k chunks.
-- **decode tokens in the budget** (TensorRT-LLM, ``Engine.decode_in_token_budget``; its
-  ``microBatchScheduler.cpp`` charges each running generation request one token against
-  max_num_tokens before the context requests it admits): a step holding k prompts of P ≤ M
-  tokens also holds the n − k other sequences' decode tokens (n per pipeline micro-batch),
-  so k × P + n − k ≤ M: k = floor((M − n) / (P − 1)), at least 1. Without chunked prefill
-  (TensorRT-LLM's default), where not one prompt fits beside the n − 1 decodes a freed slot
-  waits until enough sequences finish: the group holds at most M − P + 1 sequences
-  (``budget_concurrency``); with it the prompt is chunked into what the decodes leave. A
-  prompt longer than M (chunked) is unchanged.
+- **decode tokens in the budget** (TensorRT-LLM and vLLM, ``Engine.decode_in_token_budget``;
+  TensorRT-LLM's ``microBatchScheduler.cpp`` charges each running generation request one token
+  against max_num_tokens before the context requests it admits, vLLM's V1
+  ``v1/core/sched/scheduler.py`` takes the running requests' tokens from its token_budget
+  before the waiting ones; SGLang only with --enable-mixed-chunk, off): a step holding k
+  prompts of P ≤ M tokens also holds the n − k other sequences' decode tokens (n per
+  pipeline micro-batch), so k × P + n − k ≤ M: k = floor((M − n) / (P − 1)), at least 1.
+  Without chunked prefill (TensorRT-LLM's default), where not one prompt fits beside the
+  n − 1 decodes a freed slot waits until enough sequences finish: the group holds at most
+  M − P + 1 sequences (``budget_concurrency``); with it (vLLM's default) the prompt is
+  chunked into what the decodes leave. A prompt longer than M (chunked) is unchanged.
 - **decode**: the gen − 1 steps after the prefill (which gives the first token) at contexts
   P + 1 … P + gen − 1; a step's time is affine in its context (the KV read grows by one token
   per step), so their sum is (gen − 1) × TPOT(ctx = P + gen / 2), the mean context.

@@ -54,6 +54,11 @@ class SGLang(Engine):
     # runs at 1, 2 requests/s give 0.079 ms (bench/validation_score.py)
     host_steps = ((VersionRange(high="0.4.1"), 0.725e-3, 0.10e-3), (VersionRange(), 0.725e-3, 0.0))
     moe = TRITON_FUSED_MOE  # its fused_moe_triton: vLLM's Triton pipeline
+    # 0.5.23 managers/schedule_policy.py PrefillAdder: rem_chunk_tokens (chunked_prefill_size)
+    # loses the running decodes (num_mixed_decode_tokens = running_bs, scheduler.py) only
+    # with --enable-mixed-chunk, off by default (arg_groups/fields/schedule.py): a prefill
+    # batch holds prompts alone, its whole budget theirs
+    decode_in_token_budget = False
 
     def defaults(self, rules, hw) -> EngineDefaults:
         chunk = DEFAULT_CHUNK

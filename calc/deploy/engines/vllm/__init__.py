@@ -45,6 +45,11 @@ class VLLM(Engine):
     # intermediate tensors and each stage's input preparation, per sequence per stage
     # (calc.deploy.host_costs: vLLM 0.8.3's source; set from the published TP 4 × PP 2 runs)
     host_pp_sequence_stage_s = 0.375e-3
+    # v1/core/sched/scheduler.py schedule() (0.8.3 and 0.33.0 read; every modelled release is
+    # V1): the RUNNING requests are scheduled first, each decode's 1 token taken from
+    # token_budget (max_num_batched_tokens), then the WAITING ones get min(their prompt,
+    # what is left): with chunked prefill (V1's default) the prompts are chunked into M − n
+    decode_in_token_budget = True
 
     def defaults(self, rules: VllmRules, hw) -> EngineDefaults:
         tokens, seqs = batch_defaults(rules, hw)
