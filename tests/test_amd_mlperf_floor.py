@@ -3,25 +3,15 @@
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 from calc.data.registry import load_hardware
-
-ROOT = Path(__file__).resolve().parent.parent
+from tests.scripts import load_script
 
 
 @pytest.fixture(scope="module")
 def amd():
-    spec = importlib.util.spec_from_file_location("validation_amd",
-                                                  ROOT / "bench" / "validation_amd.py")  # fmt: skip
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["validation_amd"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/validation_amd.py")
 
 
 def test_gemm_flops_per_token_by_hand(amd):

@@ -5,10 +5,6 @@ max_batch_size / max_num_tokens trtllm-bench runs the published throughput table
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
 from calc.data.registry import load_hardware, load_model
@@ -16,8 +12,8 @@ from calc.deploy.deployment import Deployment, EngineSettings
 from calc.deploy.host_costs import NONE
 from calc.deploy.steps import step_of
 from calc.reports import throughput as T
+from tests.scripts import load_script
 
-ROOT = Path(__file__).resolve().parent.parent
 GIB = 2**30
 
 
@@ -89,13 +85,7 @@ def test_sglang_divides_its_chunk_among_the_ranks():
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location(
-        "validation_throughput", ROOT / "bench" / "validation_throughput.py"
-    )
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["validation_throughput"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/validation_throughput.py")
 
 
 def test_trtllm_bench_settings_by_hand():

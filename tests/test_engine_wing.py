@@ -12,6 +12,7 @@ import pytest
 from calc.deploy.deployment import EngineSettings
 from calc.deploy.engines import NAMES, all_engines, engine
 from calc.deploy.engines.versions import parse_version
+from tests.scripts import load_script
 
 CALC = Path(__file__).resolve().parent.parent / "calc"
 WING = CALC / "deploy" / "engines"
@@ -188,12 +189,8 @@ def test_scheduler_policies_come_from_the_engines():
 
 
 def test_engines_page_is_current():
-    import importlib.util
-
     root = Path(__file__).resolve().parent.parent
-    spec = importlib.util.spec_from_file_location("engines_doc", root / "bench" / "engines_doc.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
+    module = load_script("bench/engines_doc.py")
     assert (root / "docs" / "engines.md").read_text() == module.render(), (
         "docs/engines.md is stale: run python bench/engines_doc.py > docs/engines.md"
     )

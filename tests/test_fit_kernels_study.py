@@ -3,21 +3,19 @@ statistics and the docs section that ``--write`` keeps."""
 
 from __future__ import annotations
 
-import importlib.util
 from pathlib import Path
 
 import numpy as np
 import pytest
+
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def _fit_kernels():
     pytest.importorskip("pandas")
-    spec = importlib.util.spec_from_file_location("fit_kernels", ROOT / "tools" / "fit_kernels.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("tools/fit_kernels.py")
 
 
 def test_token_ranges_split_rows_and_sign():

@@ -4,24 +4,18 @@ CUTLASS path, not the min-latency kernels it runs only with ``enable_min_latency
 
 from __future__ import annotations
 
-import importlib.util
 import math
-from pathlib import Path
 
 import pytest
 
 from calc.data.registry import load_hardware
 from calc.formulas import kernel_curves as K
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.scripts import load_script
 
 
 def _fit_kernels():
     pytest.importorskip("pandas")
-    spec = importlib.util.spec_from_file_location("fit_kernels", ROOT / "tools" / "fit_kernels.py")
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("tools/fit_kernels.py")
 
 
 def test_default_path_keeps_the_engines_defaults_and_drops_opt_in_kernels():

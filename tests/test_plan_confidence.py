@@ -22,21 +22,14 @@ from calc.reports.plan_confidence import (
     weakest,
 )
 from calc.reports.plan_eval import Load, LoadEval
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parents[1]
 DOC = (ROOT / "docs" / "validation.md").read_text()
 
 
 def _bench():
-    import importlib.util
-    import sys
-
-    spec = importlib.util.spec_from_file_location("validation_confidence",
-                                                  ROOT / "bench" / "validation_confidence.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("validation_confidence", module)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
+    return load_script("bench/validation_confidence.py")
 
 
 def test_the_data_file_is_the_page_table():

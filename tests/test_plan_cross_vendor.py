@@ -8,22 +8,13 @@ simulation."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.scripts import load_script
 
 
 def _bench():
-    spec = importlib.util.spec_from_file_location("plan_cross_vendor",
-                                                  ROOT / "bench" / "plan_cross_vendor.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules.setdefault("plan_cross_vendor", module)
-    spec.loader.exec_module(module)  # type: ignore[union-attr]
-    return module
+    return load_script("bench/plan_cross_vendor.py")
 
 
 @pytest.fixture(scope="module")

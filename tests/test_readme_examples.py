@@ -5,9 +5,10 @@ set-up commands are the ones CI runs."""
 
 from __future__ import annotations
 
-import importlib.util
 import re
 from pathlib import Path
+
+from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -15,11 +16,7 @@ PAGES = [README, ROOT / "docs" / "guide.md", ROOT / "docs" / "outputs.md", ROOT 
 
 
 def _tool():
-    spec = importlib.util.spec_from_file_location("readme_examples", ROOT / "tools" /
-                                                  "readme_examples.py")  # fmt: skip
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
+    return load_script("tools/readme_examples.py")
 
 
 def test_examples_show_what_the_commands_print():

@@ -10,6 +10,7 @@ from calc.deploy.host_costs import NONE
 from calc.deploy.steps import step_of
 from calc.serve.graphs import EAGER_LAUNCH_S, decode_only, eager_issue_s, graph_tokens
 from calc.serve.steptime import step_table
+from tests.scripts import load_script
 
 A100_40G = "docs/validation/hardware/a100-40g.yaml"
 
@@ -105,16 +106,7 @@ def test_trtllm_captures_decode_only_batches():
 
 
 def _bench_module(name):
-    import importlib.util
-    import sys
-    from pathlib import Path
-
-    path = Path(__file__).resolve().parent.parent / "bench" / f"{name}.py"
-    spec = importlib.util.spec_from_file_location(name, path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script(f"bench/{name}.py")
 
 
 def test_perf_overview_decode_batches_fit_its_captured_graphs():
