@@ -131,19 +131,17 @@ def bench_settings(row: Row) -> tuple[int, int]:
     requests = BENCH_KV_FRACTION * available / (per_token * (row.prompt + row.gen))
     raw_bs = min(requests, 4096) / pp
     raw_tokens = min(raw_bs * (1 + row.prompt / row.gen), 32768)
-    if raw_bs < 256:
-        batch = max(64, 32 * math.ceil(raw_bs / 32))
-    elif raw_bs < 1024:
-        batch = 128 * math.ceil(raw_bs / 128)
-    else:
-        batch = 256 * math.ceil(raw_bs / 256)
-    if raw_tokens < 4096:
-        tokens = max(2048, 256 * math.ceil(raw_tokens / 256))
-    elif raw_tokens < 8192:
-        tokens = 512 * math.ceil(raw_tokens / 512)
-    else:
-        tokens = 1024 * math.ceil(raw_tokens / 1024)
+    batch = max(64, _round_up(raw_bs, ((256, 32), (1024, 128), (math.inf, 256))))
+    tokens = max(2048, _round_up(raw_tokens, ((4096, 256), (8192, 512), (math.inf, 1024))))
     return batch, max(tokens, row.prompt + batch)
+
+
+def _round_up(x: float, tiers) -> int:
+    """``x`` rounded up to the step of the first ``(below, step)`` tier it is below."""
+    import math
+
+    step = next(step for below, step in tiers if x < below)
+    return step * math.ceil(x / step)
 
 
 def deployment(row: Row, bench: bool = False):
