@@ -58,12 +58,13 @@ def non_torch_bytes(rules: SglangRules, hw, group: int) -> float:
     """The memory in use on each GPU before the weights load [bytes]: TP 1; a TP group over
     NVLink/NVSwitch (the profile's scale-up domain holds more than one GPU: custom all-reduce
     and NCCL's NVLink transport); a TP group of PCIe-only cards (no custom all-reduce above two
-    such GPUs, custom_all_reduce_utils.py can_use_custom_all_reduce_with_nvlink)."""
+    such GPUs, custom_all_reduce_utils.py can_use_custom_all_reduce_with_nvlink). A profile
+    that does not state its domain is taken as NVLink, as plan's search takes it (8 GPUs)."""
     if group == 1:
         return rules.non_torch_tp1_bytes
-    if (getattr(hw, "scale_up_domain_gpus", None) or 1) > 1:
-        return rules.non_torch_tp_bytes
-    return rules.non_torch_pcie_tp_bytes
+    if hw.scale_up_domain_gpus == 1:
+        return rules.non_torch_pcie_tp_bytes
+    return rules.non_torch_tp_bytes
 
 
 def _pool_tokens(budget: float, shape, page: int, rules: SglangRules) -> tuple[int, list]:
