@@ -249,6 +249,11 @@ LOOKED_AT = (
      "issue 20, eighth round: the engine's MoE layer against the table's call (the same "
      "experts forward; only the router GEMM outside it, already charged) and the token budget "
      "modelled in calc/reports/throughput.py"),
+    ("https://github.com/vllm-project/vllm/issues/40691, /issues/26300, /issues/40002, "
+     "/issues/2136, /issues/14286, /pull/13596; https://github.com/kubernetes-sigs/"
+     "gateway-api-inference-extension/pull/550 (issue-tracker search results for vLLM start-up "
+     "logs, 2026-12-02: excerpts read, none predicted)",
+     "issue 21, fourth round: where public start-up logs of vLLM 0.20-0.33 are"),
 )
 
 
