@@ -601,6 +601,34 @@ EXTRA_SOURCES = (
     "Launcher/pull/127, https://github.com/NVIDIA/JAX-Toolbox/pull/383, https://github.com/"
     "deepseek-ai/DeepEP/pull/190, https://github.com/lightseekorg/tokenspeed/pull/1127 "
     "(search excerpts on NCCL's memory: looked at in the sixth round, not fitted)",
+    # issue 21, seventh round: looked at, none a record
+    "https://github.com/QwenLM/Qwen3-VL/issues/55, https://github.com/mitchross/talos-argocd-"
+    "proxmox/pull/1995, https://github.com/wtdcode/vllm-backport/issues/34, "
+    "https://github.com/noonghunna/club-3090/pull/92, https://github.com/vllm-project/vllm/"
+    "issues/49011, /pull/2031, /pull/15671, /pull/9352, https://github.com/llm-d-incubation/"
+    "llm-d-planner/issues/194, https://github.com/NVIDIA/TensorRT-LLM/issues/6294, /issues/1397, "
+    "/issues/211, https://github.com/vllm-project/vllm-ascend/issues/8260, "
+    "https://github.com/LMCache/LMCache/pull/1769, https://github.com/mlc-ai/web-llm/issues/426, "
+    "https://github.com/aweussom/NoLlama/issues/21, https://github.com/datawhalechina/"
+    "llm-algo-leetcode/issues/133, https://github.com/openai/gpt-oss/pull/158, "
+    "https://github.com/ggml-org/llama.cpp/pull/13194 (search excerpts: unshipped models "
+    "(Qwen3.5-3.8, Kimi Linear, DeepSeek V4), drafters, failed or partial start-ups, V0 "
+    "releases): looked at in the seventh round",
+    "public repository files (search index ids) looked at in the seventh round, none a record: "
+    "1445879254 (GLM-5-FP8 on 8 × MI355X, a ROCm SGLang 0.5.8.post1 development image: AMD, "
+    "DSA sparse attention, release not modelled), 58666471202, 69457471967, 65827198486, "
+    "63094602509, 66975556316, 57380340915, 57616064554, 70494913886 (SGLang: unshipped models, "
+    "ROCm, a test fixture, and a copy of the 0.5.19 GKE timing guide already a record), "
+    "56681168668 (vLLM 0.2x, a hybrid model with padding layers)",
+    "NVIDIA/TensorRT-LLM tensorrt_llm/plugin/plugin.py (commit 035b99e0: CustomAllReduceHelper "
+    "max_workspace_size_auto 16 MB at TP <= 2, 8 MB above; ping/pong IPC buffers of size × "
+    "world_size), tensorrt_llm/_torch/distributed/ops.py get_allreduce_workspace (search "
+    "excerpt), search index files 56991117771 (a 2026 PyTorch-backend allreduce helper: fusion "
+    "workspace 64 MiB by default, IPC size × tp + lamport 3 × size × tp: 0.5 GiB at TP 2, 2 GiB "
+    "at TP 8), 15166236712, 196834873, 4216063708, 2747049588, 595001015, 40646681227, "
+    "4882224494, 15318347693 (other versions of max_workspace_size_auto): read for TensorRT-LLM's "
+    "pre-load memory at TP > 1; no release mapping and no TP > 1 TensorRT-LLM log, so the "
+    "2.07 GiB stands (looked at)",
 )
 
 
