@@ -68,9 +68,9 @@ LOOKED_AT = (
      "fa_utils.py, mla/flashattn_mla.py, model_executor/models/config.py; NVIDIA/TensorRT-LLM "
      "all-reduce workspace helpers (plugin.py, _torch/distributed/ops.py and search excerpts)",
      "vLLM's CUDA-graph estimate and its defaults per release; TensorRT-LLM's all-reduce "
-     "workspace sizes: issue 21, seventh round: the vLLM estimate's form and its FlashAttention 3 first FULL "
-     "capture (the capacity section lists every source); TensorRT-LLM's TP > 1 pre-load memory "
-     "not changed (no log to check it)"),
+     "workspace sizes: issue 21, seventh round: the vLLM estimate's form and its "
+     "FlashAttention 3 first FULL capture (the capacity section lists every source); "
+     "TensorRT-LLM's TP > 1 pre-load memory not changed (no log to check it)"),
     ("vllm 0.33.0 wheel: config/parallel.py (all2all_backend = \"allgather_reducescatter\"); "
      "sglang 0.5.23 wheel: srt/server_args.py (moe_a2a_backend), srt/layers/dp_attention.py "
      "(the DP-attention gather); NVIDIA/TensorRT-LLM _torch/modules/fused_moe "
