@@ -167,14 +167,17 @@ LIMITS = """## Not modelled yet
 - vLLM: multimodal encoders' profiling budget (with the RoPE table counted, Llama 4 Scout at
   TP 4 is within 1.5% of the pool vLLM 0.19 prints and Gemma 3 27B within 1.6%: the rest is
   the vision pass's torch peak and Gemma 3's second, local RoPE table), speculative decoding's
-  drafter; the CUDA graph estimate (0.20+) keeps the source's form (the largest first capture
-  over the modes + each further graph, at least 1 MiB) with two constants measured on a few
-  logs, checked against the estimates 20 vLLM 0.19.0 logs print (docs/validation.md); on the
-  one 0.21+ log of the validation set (LMCache issue 3430: Qwen3-8B on a 24 GB GPU, 51 + 35
-  graphs) it is 0.30 GiB over (0.82 GiB against 0.52 printed), the whole of that log's −2.8%:
-  each further graph's memory differs by GPU or release (about 1.6 MiB there against about
-  4.6 MiB for the same model and graph counts in vLLM 0.19.0's H100 logs), and one log does
-  not fix a rule, so the constants stand;
+  drafter; the CUDA graph estimate (0.20+) follows `profile_cudagraph_memory` (the larger first
+  capture over the modes + each mode's further graphs, at least 1 MiB each): on Hopper the
+  first FULL capture is FlashAttention 3's split accumulators (32 splits, fp32, from the
+  source), the first PIECEWISE capture the widest layer's temporaries + 96 MiB, each further
+  graph 0.21 MiB (PIECEWISE) or 0.17 MiB (FULL) per layer: three medians over the per-mode
+  DEBUG lines of 20 vLLM 0.19.0 logs (docs/validation.md). Not modelled: the 2 MiB steps and
+  occasional 20 MiB allocator segment of a single sample, Gemma 3's TRITON_ATTN backend (its
+  multimodal prefix attention: no split buffer, so kvcalc is 0.25 GiB over), gpt-oss's 1,024
+  capture ceiling (GptOssForCausalLMConfig: 83 graphs, kvcalc counts 51). On the one 0.21+
+  log of the validation set (LMCache issue 3430: Qwen3-8B on a 24 GB GPU, 51 + 35 graphs,
+  FlashAttention 2) kvcalc's 0.70 GiB is 0.18 GiB over the 0.52 printed (the KV −0.97%);
   gpt-oss's MXFP4 experts under SGLang.
 - vLLM's loaded weights hold RoPE's cos/sin table (`rotary_embedding/base.py`: positions ×
   rotary width × 2 B, positions stretched by linear, dynamic-NTK and YaRN factors): 2.50 GiB

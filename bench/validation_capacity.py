@@ -407,9 +407,21 @@ EXTRA_SOURCES = (
     "https://github.com/noonghunna/club-3090/issues/127 (vLLM CUDA graph estimate lines)",
     "public repository log of Qwen/Qwen3.5-9B on an L40S under vLLM 0.19.0 (search index file "
     "51781852921): 'Profiling CUDA graph memory: PIECEWISE=51 (largest=512), FULL=35', "
-    "'Estimated CUDA graph memory: 0.78 GiB total'",
+    "'Estimated CUDA graph memory: 0.78 GiB total' (fitted until issue 21's sixth round; "
+    "looked at since the seventh, whose per-mode accounting replaced that constant)",
     "public repository log under vLLM 0.2x (search index file 52377383460): 'PIECEWISE=1 "
-    "(largest=1), FULL=1', 'Estimated CUDA graph memory: 0.36 GiB total'",
+    "(largest=1), FULL=1', 'Estimated CUDA graph memory: 0.36 GiB total' (fitted until issue "
+    "21's sixth round; looked at since the seventh)",
+    "vllm 0.20.0 wheel (PyPI, read in issue 21's seventh round): envs.py "
+    "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS default '1'), v1/worker/gpu_model_runner.py "
+    "profile_cudagraph_memory (descs[:2] per mode, per_graph = max(second capture, 1 MiB), "
+    "max of the first captures + the per-graph sums), config/attention.py "
+    "(flash_attn_max_num_splits_for_cuda_graph 32), v1/attention/backends/flash_attn.py "
+    "(FA3's AOT scheduler and split bound under full graphs), model_executor/models/config.py "
+    "(GptOssForCausalLMConfig: capture ceiling 1,024); the vllm 0.33.0 wheel's same files "
+    "and v1/attention/backends/fa_utils.py get_flash_attn_version (FA3 on Hopper, FA4 on "
+    "SM100, else FA2), mla/flashattn_mla.py, transformers_utils/model_arch_config_convertor.py "
+    "(is_mm_prefix_lm: Gemma 3's backend)",
     "public repository logs under vLLM 0.2x (search index files 67144197265, 55770092662, "
     "61544841280, 52221836498, 60171799662): CUDA graph estimates 0.37-1.97 GiB, looked at",
     # issue 21, second round: looked at (none is a record; none fitted)
@@ -443,9 +455,11 @@ EXTRA_SOURCES = (
     "version-sweep/run_matrix.md (Qwen3-14B under vLLM 0.15.0-0.18.0: the 38 B sampler through "
     "0.16, the 0.25 GiB non-torch from 0.18)",
     "https://github.com/llm-d-incubation/llm-d-planner/tree/d3121e059da88662db39a926a3ead964be9"
-    "7359b/accuracy/results/v0.19.0/logs (all 74 logs; their 'Estimated PIECEWISE CUDA graph "
-    "memory: 112.00 MiB first-capture + (51-1) × 20.00 MiB per-graph' DEBUG lines, Llama 4 "
-    "Scout at TP 4, looked at for the 0.20+ graph estimate, not fitted)",
+    "7359b/accuracy/results/v0.19.0/logs (all 74 logs looked at; their 'Estimated "
+    "PIECEWISE|FULL CUDA graph memory: F MiB first-capture + (n-1) × G MiB per-graph' DEBUG "
+    "lines: those of the 20 training records fitted in issue 21's seventh round, "
+    "engine_logs_train.yaml cuda_graph_*_mib, graph_fit: the first PIECEWISE capture's fixed "
+    "part and the per-graph memory per layer of each mode)",
     "https://github.com/mlcommons/inference_results_v5.1/blob/965182b/closed/CoreWeave/"
     "log_70B_serve.txt (TensorRT-LLM 1.0.0rc1, TensorRT engine on a B200: 'available: 136.23 "
     "GiB' × 0.9 = the 122.61 GiB pool it prints; the rule's form, not a record)",
@@ -587,7 +601,69 @@ EXTRA_SOURCES = (
     "Launcher/pull/127, https://github.com/NVIDIA/JAX-Toolbox/pull/383, https://github.com/"
     "deepseek-ai/DeepEP/pull/190, https://github.com/lightseekorg/tokenspeed/pull/1127 "
     "(search excerpts on NCCL's memory: looked at in the sixth round, not fitted)",
+    # issue 21, seventh round: looked at, none a record
+    "https://github.com/QwenLM/Qwen3-VL/issues/55, https://github.com/mitchross/talos-argocd-"
+    "proxmox/pull/1995, https://github.com/wtdcode/vllm-backport/issues/34, "
+    "https://github.com/noonghunna/club-3090/pull/92, https://github.com/vllm-project/vllm/"
+    "issues/49011, /pull/2031, /pull/15671, /pull/9352, https://github.com/llm-d-incubation/"
+    "llm-d-planner/issues/194, https://github.com/NVIDIA/TensorRT-LLM/issues/6294, /issues/1397, "
+    "/issues/211, https://github.com/vllm-project/vllm-ascend/issues/8260, "
+    "https://github.com/LMCache/LMCache/pull/1769, https://github.com/mlc-ai/web-llm/issues/426, "
+    "https://github.com/aweussom/NoLlama/issues/21, https://github.com/datawhalechina/"
+    "llm-algo-leetcode/issues/133, https://github.com/openai/gpt-oss/pull/158, "
+    "https://github.com/ggml-org/llama.cpp/pull/13194 (search excerpts: unshipped models "
+    "(Qwen3.5-3.8, Kimi Linear, DeepSeek V4), drafters, failed or partial start-ups, V0 "
+    "releases): looked at in the seventh round",
+    "public repository files (search index ids) looked at in the seventh round, none a record: "
+    "1445879254 (GLM-5-FP8 on 8 × MI355X, a ROCm SGLang 0.5.8.post1 development image: AMD, "
+    "DSA sparse attention, release not modelled), 58666471202, 69457471967, 65827198486, "
+    "63094602509, 66975556316, 57380340915, 57616064554, 70494913886 (SGLang: unshipped models, "
+    "ROCm, a test fixture, and a copy of the 0.5.19 GKE timing guide already a record), "
+    "56681168668 (vLLM 0.2x, a hybrid model with padding layers)",
+    "NVIDIA/TensorRT-LLM tensorrt_llm/plugin/plugin.py (commit 035b99e0: CustomAllReduceHelper "
+    "max_workspace_size_auto 16 MB at TP <= 2, 8 MB above; ping/pong IPC buffers of size × "
+    "world_size), tensorrt_llm/_torch/distributed/ops.py get_allreduce_workspace (search "
+    "excerpt), search index files 56991117771 (a 2026 PyTorch-backend allreduce helper: fusion "
+    "workspace 64 MiB by default, IPC size × tp + lamport 3 × size × tp: 0.5 GiB at TP 2, 2 GiB "
+    "at TP 8), 15166236712, 196834873, 4216063708, 2747049588, 595001015, 40646681227, "
+    "4882224494, 15318347693 (other versions of max_workspace_size_auto): read for TensorRT-LLM's "
+    "pre-load memory at TP > 1; no release mapping and no TP > 1 TensorRT-LLM log, so the "
+    "2.07 GiB stands (looked at)",
 )
+
+
+def _graph_terms(record: dict) -> dict:
+    """kvcalc's CUDA-graph terms for ``record`` at the 0.20.0 rules (the figure's numbers) and
+    the layers one GPU's graphs span."""
+    from calc.formulas.elementwise import cdiv
+
+    dep = build({**record, "engine_version": "0.20.0"}).deployment
+    fig = next(f for f in dep.per_gpu.prediction.figures if f.key == "cuda_graph_bytes")
+    return {**fig.numbers, "layers": cdiv(dep.model.n_layers, dep.pp), "value": fig.value}
+
+
+def graph_fit() -> dict[str, float]:
+    """vLLM's CUDA-graph constants [MiB], measured on the training logs' DEBUG lines
+    ('Estimated PIECEWISE|FULL CUDA graph memory: F MiB first-capture + (n-1) × G MiB
+    per-graph', engine_logs_train.yaml cuda_graph_*_mib), one median each over the records:
+    the first PIECEWISE capture less the widest layer's temporaries kvcalc counts (largest ×
+    width × 2 B), and each mode's per-graph memory over the layers the graphs span."""
+    base, pw, full = [], [], []
+    for r in yaml.safe_load(DATA[0].read_text())["records"]:
+        rep = r.get("reported") or {}
+        piecewise, full_mode = rep.get("cuda_graph_piecewise_mib"), rep.get("cuda_graph_full_mib")
+        if piecewise is None:
+            continue
+        t = _graph_terms(r)
+        base.append(piecewise["first_capture"] - t["largest"] * t["width"] * 2 / 2**20)
+        pw.append(piecewise["per_graph"] / t["layers"])
+        if full_mode is not None:
+            full.append(full_mode["per_graph"] / t["layers"])
+    return {
+        "piecewise_base": round(statistics.median(base)),
+        "piecewise_per_graph_layer": round(statistics.median(pw), 2),
+        "full_per_graph_layer": round(statistics.median(full), 2),
+    }
 
 
 def _graph_estimates() -> list[str]:
@@ -612,9 +688,20 @@ def _graph_estimates() -> list[str]:
         "subtracted (docs/engines.md). kvcalc's estimate at the 0.20.0 rules, same settings, "
         f"beside each printed one ({len(rows)} logs): median |difference| "
         f"{statistics.median(abs(d) for d in diffs):.2f} GiB, max {max(abs(d) for d in diffs):.2f}"
-        f" GiB, signed median {statistics.median(diffs):+.2f} GiB. The printed estimate is itself "
-        "coarse (2 MiB allocator steps per graph; Llama 3.1 8B prints 1.69 GiB at TP 2 and 0.57 "
-        "GiB at TP 4), so the constants were not refitted to it.",
+        f" GiB, signed median {statistics.median(diffs):+.2f} GiB. The estimate is "
+        "profile_cudagraph_memory's (vllm 0.19.0-0.33.0 gpu_model_runner.py): per mode the "
+        "first two captures, max(first PIECEWISE, first FULL) + (n − 1) × the second capture "
+        "per mode. On Hopper the first FULL capture is FlashAttention 3's split accumulators, "
+        "32 splits × heads × tokens × (v_head_dim + 1) × 4 B (from the source, not fitted); the "
+        "first PIECEWISE capture's fixed part and the per-graph memory per layer of each mode "
+        "are medians over these logs' DEBUG lines (graph_fit: "
+        + ", ".join(f"{k} {v}" for k, v in graph_fit().items())
+        + " MiB). What is left is the 2 MiB granularity of the per-graph samples (4, 6 or 8 "
+        "MiB for the same 32-40 layers; one 20 MiB allocator segment in a second capture adds "
+        "50 × 20 MiB: Llama 3.1 8B prints 1.69 GiB at TP 2 and 0.57 GiB at TP 4), Gemma 3's "
+        "TRITON_ATTN backend (multimodal prefix attention: no split buffer, 4-8 MiB) and "
+        "gpt-oss's 83 graphs to 1,024 (GptOssForCausalLMConfig raises the capture ceiling), "
+        "not modelled.",
         "",
         "| Record | Printed (0.19.0) GiB | kvcalc at 0.20.0 GiB | Difference GiB |",
         "|---|---|---|---|",

@@ -52,8 +52,25 @@ FITTED = (
     ("NVIDIA/TensorRT-LLM@00f37686 docs/source/performance/perf-overview.md (v1.0)",
      "trtllm-bench throughput tables",
      "the fp8 band rule of profiles without curves (4 rows, band model); the rest held out"),
+    ("llm-d-incubation/llm-d-planner@d3121e0 accuracy/results/v0.19.0/logs (the 20 training "
+     "records of docs/validation/engine_logs_train.yaml that print them)",
+     "vLLM 0.19.0's DEBUG lines 'Estimated PIECEWISE|FULL CUDA graph memory: F MiB "
+     "first-capture + (n-1) × G MiB per-graph' on H100s",
+     "issue 21, seventh round: vLLM's CUDA-graph estimate (0.20+): the first PIECEWISE "
+     "capture's fixed part (96 MiB) and the per-graph memory per layer (PIECEWISE 0.21, FULL "
+     "0.17 MiB), medians (bench/validation_capacity.py graph_fit); the first FULL capture from "
+     "the source (FlashAttention 3's split accumulators)"),
 )
+
 LOOKED_AT = (
+    ("vllm 0.20.0 and 0.33.0 wheels (PyPI): envs.py, v1/worker/gpu_model_runner.py "
+     "profile_cudagraph_memory, config/attention.py, v1/attention/backends/flash_attn.py, "
+     "fa_utils.py, mla/flashattn_mla.py, model_executor/models/config.py; NVIDIA/TensorRT-LLM "
+     "all-reduce workspace helpers (plugin.py, _torch/distributed/ops.py and search excerpts)",
+     "vLLM's CUDA-graph estimate and its defaults per release; TensorRT-LLM's all-reduce "
+     "workspace sizes: issue 21, seventh round: the vLLM estimate's form and its "
+     "FlashAttention 3 first FULL capture (the capacity section lists every source); "
+     "TensorRT-LLM's TP > 1 pre-load memory not changed (no log to check it)"),
     ("vllm 0.33.0 wheel: config/parallel.py (all2all_backend = \"allgather_reducescatter\"); "
      "sglang 0.5.23 wheel: srt/server_args.py (moe_a2a_backend), srt/layers/dp_attention.py "
      "(the DP-attention gather); NVIDIA/TensorRT-LLM _torch/modules/fused_moe "

@@ -199,10 +199,11 @@ def test_vllm_0_33_takes_the_cuda_graph_estimate_from_the_budget():
     p19 = pool("llama3-8b", version="0.19.1", mem_util=0.95, max_model_len=8192)
     p33 = pool("llama3-8b", version="0.33.0", mem_util=0.95, max_model_len=8192)
     # capture sizes with max_num_seqs 1,024: 1, 2, 4, 8..248 (31), 256..512 by 16 (17) = 51
-    # piecewise and 51 full graphs; 0.36 GiB + 512 × (2 × 4,096 + 43,008) × 2 B
-    # + (50 + 50) × 0.14 MiB × 32 layers
-    fixed, per = round(0.36 * GIB), round(0.14 * 2**20)
-    expected = fixed + 512 * (2 * 4096 + 43_008) * 2 + 100 * per * 32
+    # piecewise and 51 full graphs; on an H100 the first FULL capture (FlashAttention 3's
+    # split buffer 32 × 32 × 512 × 129 × 4 B = 258.0 MiB + its graph, 0.17 MiB × 32) is the
+    # larger first capture, then 50 × (0.21 + 0.17) MiB × 32 layers: 871.4 MiB
+    per_pw, per_full = round(0.21 * 2**20) * 32, round(0.17 * 2**20) * 32
+    expected = 32 * 32 * 512 * 129 * 4 + per_full + 50 * (per_pw + per_full)
     assert p33.cuda_graph_bytes == expected
     assert p19.kv_budget_bytes - p33.kv_budget_bytes == pytest.approx(expected, abs=1)
 
@@ -500,15 +501,47 @@ def test_vllm_cuda_graph_capture_sizes_by_release_and_gpu():
     assert 45 in vl.cudagraph_capture_sizes(45, 512, 8192, add_max_seqs=True)
     assert 45 not in vl.cudagraph_capture_sizes(45, 512, 8192)
     # each further graph costs at least 1 MiB (profile_cudagraph_memory's floor): 2 layers ×
-    # 0.1 MiB < 1 MiB, so (3 − 1) + (2 − 1) further graphs add 3 MiB to the first capture
-    first = 100 + 4 * (2 * 64 + 256) * 2
-    assert vl.cudagraph_estimate_bytes(3, 2, 4, 64, 256, 2, 100, 0.1 * 2**20) == first + 3 * 2**20
+    # 0.1 MiB < 1 MiB
+    assert vl.per_graph_bytes(0.1 * 2**20, 2) == 2**20
+    assert vl.per_graph_bytes(0.2 * 2**20, 32) == 6.4 * 2**20
+    # max(first PIECEWISE, first FULL) + (n − 1) × per-graph per mode: the larger first capture
+    # (FULL, 300) and (3 − 1) × 10 + (2 − 1) × 7 further
+    assert vl.cudagraph_estimate_bytes(3, 2, 200, 300, 10, 7) == 300 + 20 + 7
+    # no FULL graph: its first capture does not count
+    assert vl.cudagraph_estimate_bytes(3, 0, 200, 300, 10, 7) == 200 + 20
+
+
+def test_vllm_cuda_graph_first_captures_from_the_source():
+    # FlashAttention 3's split accumulators (flash_attn.py, 32 splits for graphs), Llama 3.1 8B
+    # at TP 1 (32 query heads of 128) and 512 tokens: 32 × 32 × 512 × (128 + 1) × 4 B
+    # = 270,532,608 B = 258.0 MiB; the 0.19.0 log prints 260.00 MiB first-capture (FULL)
+    split = vl.fa3_split_buffer_bytes(512, 32, 128, 32)
+    assert split == 32 * 32 * 512 * 129 * 4 == 270_532_608
+    # DeepSeek-V2-Lite's MLA on FLASH_ATTN_MLA: 16 heads, the 512-wide latent as value:
+    # 32 × 16 × 512 × 513 × 4 = 537,919,488 B = 513.0 MiB (its log: 522.00 MiB)
+    assert vl.fa3_split_buffer_bytes(512, 16, 512, 32) == 537_919_488
+    # the first PIECEWISE capture: base + tokens × width × 2 B: 96 MiB + 512 × 43,008 × 2 B
+    # = 96 + 42 = 138 MiB (Llama 3.1 8B's 3 × 14,336 gated FFN; its log: 138.00 MiB)
+    assert vl.piecewise_first_capture_bytes(512, 43_008, 96 * 2**20) == 138 * 2**20
+
+
+def test_vllm_cuda_graph_estimate_on_hopper_and_elsewhere():
+    # Llama 3 8B under vLLM 0.33 (the H100's figure: the test above)
+    mib = 2**20
+    per_pw, per_full = round(0.21 * mib) * 32, round(0.17 * mib) * 32
+    # on an A100 FlashAttention 2 sizes no split buffer: the first PIECEWISE capture
+    # (96 MiB + 512 × 43,008 × 2 B = 138 MiB) is the larger one; the A100 gets 2,048 batched
+    # tokens and 256 sequences (get_batch_defaults), so 51 PIECEWISE graphs to 512 and 35 FULL
+    # to 256: 138 + 50 × 6.72 + 34 × 5.44 = 659 MiB
+    a100 = pool("llama3-8b", "a100-80g", version="0.33.0", mem_util=0.95, max_model_len=8192)
+    expected = 96 * mib + 512 * 43_008 * 2 + 50 * per_pw + 34 * per_full
+    assert a100.cuda_graph_bytes == pytest.approx(expected, abs=64)
 
 
 def test_enforce_eager_leaves_the_cuda_graph_estimate_in_the_budget(cli):
     # --enforce-eager (EngineSettings.cuda_graphs False): vLLM 0.33 captures no graph, so the
-    # estimate the default run subtracts (the test above: 0.36 GiB + activations + per-graph
-    # MiB) stays in the KV budget: the budgets differ by exactly that estimate
+    # estimate the default run subtracts (the tests above: first captures + per-graph MiB)
+    # stays in the KV budget: the budgets differ by exactly that estimate
     graphs = pool("llama3-8b", version="0.33.0", mem_util=0.95, max_model_len=8192)
     eager = pool("llama3-8b", version="0.33.0", mem_util=0.95, max_model_len=8192,
                  cuda_graphs=False)  # fmt: skip

@@ -41,3 +41,11 @@ def test_token_error_meets_the_bar():
     rows = [r for r in gen.rows() if r["error"] is not None]
     assert {r["id"] for r in rows if abs(r["error"]) > 0.03} == misses
     assert gen.summary([r for r in rows if r["id"] not in misses])["max_abs"] <= 0.03
+
+
+def test_vllm_cuda_graph_constants_are_the_fit():
+    # the three measured CUDA-graph constants of vLLM's rules are graph_fit's current medians
+    # over the training logs' DEBUG lines (engine_logs_train.yaml cuda_graph_*_mib)
+    from calc.deploy.engines.vllm.rules import GRAPH_FIT_MIB
+
+    assert _generator().graph_fit() == GRAPH_FIT_MIB

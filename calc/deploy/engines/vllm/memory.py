@@ -128,24 +128,47 @@ def cudagraph_capture_sizes(
 
 
 MIN_GRAPH_BYTES = 2**20  # profile_cudagraph_memory: at least 1 MiB per graph (driver)
+FA_ACCUM_BYTES = 4  # FlashAttention 3 keeps its split-KV partial results in fp32
+
+
+def fa3_split_buffer_bytes(tokens, q_heads_per_gpu, v_head_dim, max_splits):
+    """FlashAttention 3's split-KV accumulators in a full-graph capture [bytes]: with CUDA graphs
+    vLLM passes the upper bound ``flash_attn_max_num_splits_for_cuda_graph`` and the AOT
+    scheduler, so FA3 sizes ``out_accum`` [splits, heads, tokens, v_head_dim] and
+    ``softmax_lse_accum`` [splits, heads, tokens] for every split, in fp32
+    (``v1/attention/backends/flash_attn.py``: "intermediate buffers of size [num_splits,
+    num_heads, num_tokens, head_size] are allocated")."""
+    return max_splits * q_heads_per_gpu * tokens * (v_head_dim + 1) * FA_ACCUM_BYTES
+
+
+def piecewise_first_capture_bytes(tokens, layer_width_per_gpu, base_bytes):
+    """The first (largest) PIECEWISE capture [bytes]: the widest layer's bf16 temporaries of
+    ``tokens`` held in the graph pool, plus a fixed part (measured: the warm-up's smaller
+    activations rounded up to allocator segments and the graph's own memory)."""
+    return base_bytes + tokens * layer_width_per_gpu * ACTIVATION_BYTES
+
+
+def per_graph_bytes(per_graph_layer_bytes, n_layers_per_gpu):
+    """One further graph's own memory [bytes]: proportional to the layers (and so the kernel
+    nodes) it spans, at least the 1 MiB ``profile_cudagraph_memory`` assumes."""
+    return max(per_graph_layer_bytes * n_layers_per_gpu, MIN_GRAPH_BYTES)
 
 
 def cudagraph_estimate_bytes(
-    n_piecewise, n_full, largest_tokens, d_model, layer_width_per_gpu, n_layers_per_gpu,
-    first_capture_fixed_bytes, per_graph_per_layer_bytes,
+    n_piecewise, n_full, first_piecewise_bytes, first_full_bytes, per_graph_piecewise_bytes,
+    per_graph_full_bytes,
 ):  # fmt: skip
-    """``profile_cudagraph_memory`` [bytes]: the first capture of the largest batch (its
-    activations held by the graph pool, one layer's temporaries at a time, plus a fixed part:
-    workspaces and graph-pool segments), then each further graph's own memory, proportional to
-    the layers it spans and at least 1 MiB, for the PIECEWISE and FULL modes (FULL and
-    PIECEWISE share one pool, so only the larger first capture counts)."""
-    first = (
-        first_capture_fixed_bytes
-        + largest_tokens * (2 * d_model + layer_width_per_gpu) * ACTIVATION_BYTES
-    )
-    per_graph = max(per_graph_per_layer_bytes * n_layers_per_gpu, MIN_GRAPH_BYTES)
-    further = max(n_piecewise - 1, 0) + max(n_full - 1, 0)
-    return first + further * per_graph
+    """``profile_cudagraph_memory`` [bytes]: per mode it captures the two largest graphs, takes
+    the first capture as the mode's shared memory and the second as every further graph's;
+    FULL and PIECEWISE share one pool, so only the larger first capture counts::
+
+        estimate = max(first_PIECEWISE, first_FULL)
+                   + (n_PIECEWISE − 1) × per_graph_PIECEWISE + (n_FULL − 1) × per_graph_FULL
+    """
+    firsts = [first_piecewise_bytes if n_piecewise else 0, first_full_bytes if n_full else 0]
+    further = max(n_piecewise - 1, 0) * per_graph_piecewise_bytes
+    further += max(n_full - 1, 0) * per_graph_full_bytes
+    return max(firsts) + further
 
 
 def available_kv_bytes(requested_bytes, weights_bytes, activation_bytes, non_torch_bytes_,

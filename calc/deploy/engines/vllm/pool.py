@@ -202,6 +202,26 @@ def profiled_activation(cfg, tp: int, tokens: int, rows: int, bytes_per_logit: f
     )
 
 
+def _fa3_split_buffer_bytes(dep: Deployment, rules: VllmRules, tokens: int) -> float:
+    """The first FULL capture's FlashAttention 3 split accumulators [bytes]: on Hopper, whose
+    default backend is FlashAttention 3 (``fa_utils.get_flash_attn_version``; MLA with a 16-bit
+    KV cache: FLASH_ATTN_MLA, the latent as its value); 0 elsewhere (FA2 and the other
+    backends size no split buffer for graphs) and for models with attention sinks (gpt-oss:
+    0.19.0's logs print a 6-8 MiB first FULL capture)."""
+    cfg = dep.model
+    cc = compute_capability(dep.hardware)
+    if cc is None or cc[0] != 9 or cfg.attention_sinks:
+        return 0.0
+    if cfg.mla is not None:
+        if dep.kv_dtype.startswith("fp8"):
+            return 0.0  # FlashMLA
+        v_dim = cfg.mla.kv_lora_rank
+    else:
+        v_dim = cfg.v_head_dim
+    heads = cfg.n_heads // dep.tp
+    return vm.fa3_split_buffer_bytes(tokens, heads, v_dim, rules.fa_max_num_splits)
+
+
 def _cuda_graphs(dep: Deployment, rules: VllmRules, config: EngineConfig, measured: dict):
     """The CUDA graph estimate taken from the budget (0.20+) [bytes] and its derivation."""
     if not (rules.cudagraph_estimate and config.cuda_graphs):
@@ -216,25 +236,30 @@ def _cuda_graphs(dep: Deployment, rules: VllmRules, config: EngineConfig, measur
     )
     full = [s for s in sizes if s <= config.max_num_seqs]
     width, layers = layer_width_per_gpu(cfg, dep.tp), cdiv(cfg.n_layers, dep.pp)
+    per_pw = vm.per_graph_bytes(rules.cudagraph_piecewise_per_graph_layer_bytes, layers)
+    per_full = vm.per_graph_bytes(rules.cudagraph_full_per_graph_layer_bytes, layers)
+    first_pw = vm.piecewise_first_capture_bytes(
+        sizes[-1], width, rules.cudagraph_piecewise_base_bytes
+    )
+    split = _fa3_split_buffer_bytes(dep, rules, full[-1]) if full else 0.0
+    first_full = split + per_full
     graphs = vm.cudagraph_estimate_bytes(
-        len(sizes), len(full), sizes[-1], cfg.d_model, width, layers,
-        rules.cudagraph_first_fixed_bytes, rules.cudagraph_per_graph_layer_bytes,
-    )  # fmt: skip
+        len(sizes), len(full), first_pw, first_full, per_pw, per_full
+    )
     return graphs, figure(
         "cuda_graph_bytes",
         graphs,
         "bytes",
-        "{fixed} + {largest} × (2 × {d_model} + {width}) × 2 + ({piecewise} − 1 + {full} − 1) "
-        "× max({per_graph_layer} × {layers}, {min_graph})",
-        fixed=rules.cudagraph_first_fixed_bytes,
+        "max({base} + {largest} × {width} × 2, {split} + {per_full}) + ({piecewise} − 1) × "
+        "{per_piecewise} + ({full} − 1) × {per_full}",
+        base=rules.cudagraph_piecewise_base_bytes,
         largest=sizes[-1],
-        d_model=cfg.d_model,
         width=width,
+        split=split,
+        per_full=per_full,
         piecewise=len(sizes),
+        per_piecewise=per_pw,
         full=len(full),
-        per_graph_layer=rules.cudagraph_per_graph_layer_bytes,
-        layers=layers,
-        min_graph=vm.MIN_GRAPH_BYTES,
     )
 
 

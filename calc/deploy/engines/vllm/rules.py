@@ -13,6 +13,14 @@ from dataclasses import dataclass
 from calc.deploy.engines.versions import Change, VersionTable
 
 GIB = 2**30
+MIB = 2**20
+# the CUDA graph constants as bench/validation_capacity.py graph_fit measures them [MiB]
+# (tests/test_validation_capacity.py checks they are its current result)
+GRAPH_FIT_MIB = {
+    "piecewise_base": 96,
+    "piecewise_per_graph_layer": 0.21,
+    "full_per_graph_layer": 0.17,
+}
 
 RELEASES = (
     "0.10.0", "0.10.1", "0.10.1.1", "0.10.2", "0.11.0", "0.11.1", "0.11.2", "0.12.0",
@@ -51,10 +59,15 @@ class VllmRules:
     mla_block_rule: str
     mla_blackwell: str  # the backend forced on Blackwell: "none", "cutlass" or "flashinfer"
     accounting: str  # "torch_peak" (weights + torch peak + non-torch) or "total_consumed"
-    # the CUDA graph estimate (memory.cudagraph_estimate_bytes): the first capture's fixed
-    # part and each further graph's memory per layer it spans [bytes] (measured, see below)
-    cudagraph_first_fixed_bytes: float = 0.0
-    cudagraph_per_graph_layer_bytes: float = 0.0
+    # the CUDA graph estimate (memory.cudagraph_estimate_bytes), measured on 0.19.0's DEBUG
+    # lines (bench/validation_capacity.py graph_fit): the first PIECEWISE capture's fixed part
+    # and each further graph's own memory per layer it spans, by mode [bytes]
+    cudagraph_piecewise_base_bytes: float = 0.0
+    cudagraph_piecewise_per_graph_layer_bytes: float = 0.0
+    cudagraph_full_per_graph_layer_bytes: float = 0.0
+    # AttentionConfig.flash_attn_max_num_splits_for_cuda_graph: the split bound FlashAttention 3
+    # sizes its accumulators for in a full-graph capture (Hopper's default backend)
+    fa_max_num_splits: int = 32
     # MXFP4 experts (gpt-oss) as loaded: the Triton backend keeps the checkpoint's block
     # scales beside its swizzled copy (until 0.25) and turns the expert biases to fp32; the
     # Blackwell FlashInfer backend pads (intermediate, hidden) to these multiples
@@ -176,17 +189,29 @@ CHANGES = (
         {
             "gpu_memory_utilization": 0.92,
             "cudagraph_estimate": True,
-            "cudagraph_first_fixed_bytes": round(0.36 * GIB),
-            "cudagraph_per_graph_layer_bytes": round(0.14 * 2**20),
+            "cudagraph_piecewise_base_bytes": round(GRAPH_FIT_MIB["piecewise_base"] * MIB),
+            "cudagraph_piecewise_per_graph_layer_bytes": round(
+                GRAPH_FIT_MIB["piecewise_per_graph_layer"] * MIB
+            ),
+            "cudagraph_full_per_graph_layer_bytes": round(
+                GRAPH_FIT_MIB["full_per_graph_layer"] * MIB
+            ),
         },
         "vllm/config/cache.py (gpu_memory_utilization default 0.92); vllm/envs.py "
-        "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to 1; its log line says 'default "
-        "since v0.21.0', but the 0.20.0 wheel already has it) and v1/worker/gpu_worker.py "
-        "determine_available_memory (the estimate taken from the KV budget)",
-        "CUDA graph estimate: the first capture's fixed part 0.36 GiB (a log that captures one "
-        "graph per mode prints 0.36 GiB in all) and 0.14 MiB per further graph per layer "
-        "(Qwen3.5-9B on an L40S, 51 + 35 graphs over 32 layers: 0.78 GiB); measured, "
-        "docs/validation.md lists the logs",
+        "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to 1 in the 0.20.0 wheel; its log "
+        "line says 'default since v0.21.0'; 0.19.0's logs dump it as False) and "
+        "v1/worker/gpu_worker.py determine_available_memory (the estimate taken from the KV "
+        "budget)",
+        "CUDA graph estimate (v1/worker/gpu_model_runner.py profile_cudagraph_memory, the same in "
+        "0.19.0, 0.20.0 and 0.33.0): per mode the first two captures, the largest first; "
+        "max(first PIECEWISE, first FULL) + (n − 1) × the second capture, per mode. First FULL "
+        "capture on Hopper: FlashAttention 3's split accumulators, 32 splits × heads × tokens × "
+        "(v_head_dim + 1) × 4 B (config/attention.py, backends/flash_attn.py; 258 MiB for Llama "
+        "3.1 8B at 512 tokens, 260 printed). Measured on the 0.19.0 logs' DEBUG lines (medians "
+        "over 20 training logs): the first PIECEWISE capture's fixed part "
+        f"{GRAPH_FIT_MIB['piecewise_base']:.0f} MiB beside the widest layer's temporaries, and "
+        f"{GRAPH_FIT_MIB['piecewise_per_graph_layer']:.2f} MiB (PIECEWISE), "
+        f"{GRAPH_FIT_MIB['full_per_graph_layer']:.2f} MiB (FULL) per further graph per layer",
     ),
     Change(
         "0.25.0",
