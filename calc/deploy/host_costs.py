@@ -56,14 +56,17 @@ Sources (every figure below names its own):
   (PyPI wheel) sends that output as one struct of lists (``CachedRequestData.req_ids``;
   ``new_token_ids`` "only used for pipeline parallelism") and later releases overlap the
   update with the next step (async scheduling, on by default where supported: 0.33.0
-  ``config/vllm.py``; off by default in 0.10.0); aiconfigurator's silicon sample (vLLM
-  0.12.0, served through Dynamo, predicted at the latest release) fits none (above). One
+  ``config/vllm.py``; off by default in 0.10.0, whose engine core and workers still loop
+  over the requests: what shrank there is the payload, not the loop); aiconfigurator's
+  silicon sample (vLLM 0.11.2, 0.12.0, 0.15.1 and 0.18.0 on H100, H200 and B200, served
+  through Dynamo, predicted at the latest release) fits none (above), the only measurements
+  after 0.8.3. One
   constant, 0.10 ms per sequence per step, for vLLM before 0.10.0: fitted jointly on the
   published vLLM 0.8.3 Llama-3.3-70B TP 8 runs at 1, 4 and 16 requests/s (surajssd/llm-k8s
   01_tp8_pp1, 8 × A100 40GB; GEMM multiplier, per-sequence time and request latency free,
-  ``calc/reports/score_fit.py``): 102.7 µs, rounded. Where between 0.8.3 and 0.10.0 it
-  shrank is not measured: the boundary is that source change, kvcalc's first modelled
-  release.
+  ``calc/reports/score_fit.py``): 102.7 µs, rounded. Where between 0.8.3 and 0.11.2 it
+  shrank is not measured: the boundary is that source change (0.10.0), kvcalc's first
+  modelled release.
 - per-sequence host time under pipeline parallelism (``with_pipeline``, vLLM only): vLLM 0.8.3
   (PyPI wheel) runs PP through Ray's compiled graph (``vllm/executor/ray_distributed_executor.py``
   ``_compiled_ray_dag``): each micro-batch's ``SchedulerOutput`` (one entry per scheduled
