@@ -103,3 +103,17 @@ def test_a_run_keeps_the_host_time_of_the_release_it_names():
     assert a.host.per_sequence_s == pytest.approx(0.10e-3) and b.host.per_sequence_s == 0
     # one more sequence in a decode step: 0.10 ms more host time under 0.8.3
     assert a.decode_s(10) - a.decode_s(9) > b.decode_s(10) - b.decode_s(9) + 0.09e-3
+
+
+def test_with_core_adds_its_rows_value_and_says_so():
+    from calc.deploy.host_costs import VersionRange, core_sequence_s, with_core
+
+    rows = ((VersionRange(high="0.10.0"), 1e-4),)
+    # the first row whose range holds the release; none: 0 (the newest release, None, too)
+    assert core_sequence_s(rows, "0.8.3") == 1e-4
+    assert core_sequence_s(rows, "0.10.0") == 0.0 and core_sequence_s(rows, None) == 0.0
+    base = HostCosts(1e-3, 2e-4, 0.0, 0.0, "x")
+    assert with_core(base, 0.0, "E", "1.0") is base
+    got = with_core(base, 1e-4, "E", "0.8.3")
+    assert got.per_sequence_s == pytest.approx(3e-4)  # 0.2 ms + 0.1 ms
+    assert got.per_step_s == 1e-3 and "E 0.8.3 engine core: 100 µs" in got.source
