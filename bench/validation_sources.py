@@ -271,6 +271,18 @@ LOOKED_AT = (
      "gateway-api-inference-extension/pull/550 (issue-tracker search results for vLLM start-up "
      "logs, 2026-12-02: excerpts read, none predicted)",
      "issue 21, fourth round: where public start-up logs of vLLM 0.20-0.33 are"),
+    ("https://github.com/vllm-project/vllm/issues/27679 (the async scheduling plan), /pull/19970 "
+     "(async scheduling introduced, opt-in), /pull/31998 (on by default with speculative "
+     "decoding, 2026-01-08), /pull/32775; https://github.com/vllm-project/vllm-gaudi/pull/768 "
+     "(issue-tracker search excerpts)",
+     "issue 23, sixth round: when async scheduling became vLLM's default (after 0.10.0, where "
+     "it is off, and by 0.33.0; the release not pinned, nothing modelled depends on it)"),
+    ("ai-dynamo/aiconfigurator src/aiconfigurator/generator/config/backend_templates/vllm/"
+     "cli_args.0.12.0.j2 and run.sh.j2",
+     "issue 23, sixth round: the vLLM 0.12.0 deployments aiconfigurator generates serve through "
+     "Dynamo's front-end (`python3 -m dynamo.frontend`) and `dynamo.vllm` workers, with no "
+     "--async-scheduling flag: the silicon sample is online serving, not an offline engine; "
+     "nothing fitted"),
 )
 
 

@@ -13,18 +13,22 @@ from calc.deploy.host_costs import HostCosts, with_pipeline
 
 def test_vllm_pays_its_per_sequence_cost_once_per_stage():
     vllm = engine("vllm")
-    # vLLM 0.8.3 under Ray PP: 0.375 ms per sequence per stage -> 0.375 × 2 = 0.75 ms at PP 2,
-    # 0.375 × 4 = 1.5 ms at PP 4; without PP, nothing (the API server is a process apart)
+    # under Ray PP: 0.325 ms per sequence per stage -> 0.325 × 2 = 0.65 ms at PP 2,
+    # 0.325 × 4 = 1.3 ms at PP 4 (the newest release: no engine-core term); without PP,
+    # nothing (the API server is a process apart)
     assert vllm.host_costs(None).per_sequence_s == 0
-    assert vllm.host_costs(None, pp=2).per_sequence_s == pytest.approx(0.75e-3)
-    assert vllm.host_costs(None, pp=4).per_sequence_s == pytest.approx(1.5e-3)
+    assert vllm.host_costs(None, pp=2).per_sequence_s == pytest.approx(0.65e-3)
+    assert vllm.host_costs(None, pp=4).per_sequence_s == pytest.approx(1.3e-3)
+    # vLLM 0.8.3 adds its engine core's 0.10 ms once: 0.10 + 2 × 0.325 = 0.75 ms at PP 2, the
+    # mean of the TP 4 × PP 2 runs' joint fits (720 and 777 µs), as before the split
+    assert vllm.host_costs("0.8.3", pp=2).per_sequence_s == pytest.approx(0.75e-3)
     # offline too: the scheduler output travels stage to stage whatever the front-end
-    assert vllm.host_costs(None, "offline", pp=2).per_sequence_s == pytest.approx(0.75e-3)
+    assert vllm.host_costs(None, "offline", pp=2).per_sequence_s == pytest.approx(0.65e-3)
     # the step time and request time unchanged: 60 µs a step, 5.7 ms a request
     assert vllm.host_costs(None, pp=2).per_step_s == pytest.approx(0.06e-3)
     assert vllm.host_costs(None, pp=2).per_request_s == pytest.approx(5.7e-3)
-    # a step of 100 sequences at PP 2: 60 µs + 100 × 0.75 ms = 75.06 ms of host time
-    assert vllm.host_costs(None, pp=2).step_host_s(100) == pytest.approx(75.06e-3)
+    # a step of 100 sequences at PP 2 under 0.8.3: 60 µs + 100 × 0.75 ms = 75.06 ms of host time
+    assert vllm.host_costs("0.8.3", pp=2).step_host_s(100) == pytest.approx(75.06e-3)
     # the other engines model none: SGLang 0.4.0's 0.10 ms per sequence stays
     assert engine("sglang").host_costs("0.4.0", pp=2).per_sequence_s == pytest.approx(0.10e-3)
     assert engine("trtllm").host_costs(None, pp=2).per_sequence_s == 0
@@ -47,19 +51,69 @@ def test_the_simulation_step_carries_it_under_pp():
     pp2 = Deployment.build(llama, h100, pp=2, engine=EngineSettings(name="vllm"))
     pp1 = Deployment.build(llama, h100, engine=EngineSettings(name="vllm"))
     a, b = step_table(pp2, max_ctx=1024), step_table(pp1, max_ctx=1024)
-    assert a.host.per_sequence_s == pytest.approx(0.75e-3) and b.host.per_sequence_s == 0
-    # a decode step of 10 sequences: 10 × 0.75 ms = 7.5 ms more host time at PP 2
-    assert a.decode_s(10) - a.decode_s(9) > b.decode_s(10) - b.decode_s(9) + 0.7e-3
+    assert a.host.per_sequence_s == pytest.approx(0.65e-3) and b.host.per_sequence_s == 0
+    # one more sequence in a decode step: 0.65 ms more host time at PP 2 (2 × 0.325 ms)
+    assert a.decode_s(10) - a.decode_s(9) > b.decode_s(10) - b.decode_s(9) + 0.6e-3
 
 
 def test_a_fit_says_what_it_kept():
     from calc.reports.score_report import kept_as_modelled
 
     dep = Deployment.build(load_model("llama3-8b"), load_hardware("h100"), pp=2,
-                           engine=EngineSettings(name="vllm"))  # fmt: skip
+                           engine=EngineSettings(name="vllm", version="0.8.3"))  # fmt: skip
     kept = kept_as_modelled(("gemm", "request"), [dep])
-    # host_seq left out: the engine's 750 µs a sequence at PP 2, host its 0.06 ms a step
+    # host_seq left out: vLLM 0.8.3's 100 + 2 × 325 = 750 µs a sequence at PP 2 (its own
+    # release's, not the 0.10.0 its memory rules map to), host its 0.06 ms a step
     assert "host_seq as modelled: 750 µs" in kept and "host as modelled: 0.06 ms" in kept
     assert "request" not in kept
     assert kept_as_modelled(("gemm", "host", "host_seq", "request"), [dep]) == "none"
     assert "request 0" in kept_as_modelled(("gemm", "host", "host_seq"), [dep])
+
+
+def test_vllm_before_0_10_pays_its_engine_core_per_sequence():
+    vllm = engine("vllm")
+    # vLLM 0.8.3: 0.10 ms per running sequence a step (the joint fit of the TP 8 runs,
+    # 102.7 µs, rounded), behind every front-end: the engine core's, not the API server's
+    for frontend in ("api", "offline"):
+        assert vllm.host_costs("0.8.3", frontend).per_sequence_s == pytest.approx(0.10e-3)
+        assert vllm.host_costs("0.9.2", frontend).per_sequence_s == pytest.approx(0.10e-3)
+        # 0.10.0 sends its scheduler output as a struct of lists: none modelled from there
+        assert vllm.host_costs("0.10.0", frontend).per_sequence_s == 0
+    # a decode step of 43 sequences (the 16/s run's mean in flight) under 0.8.3:
+    # 60 µs + 43 × 0.10 ms = 4.36 ms of host time, where 0.10.0 has 60 µs
+    assert vllm.host_costs("0.8.3").step_host_s(43) == pytest.approx(4.36e-3)
+    assert vllm.host_costs("0.10.0").step_host_s(43) == pytest.approx(0.06e-3)
+    assert "engine core: 100 µs per sequence" in vllm.host_costs("0.8.3").source
+
+
+def test_a_run_keeps_the_host_time_of_the_release_it_names():
+    from calc.serve.steptime import step_table
+
+    llama = load_model("llama3-8b")
+    h100 = load_hardware("h100")
+    old = Deployment.build(llama, h100, engine=EngineSettings(name="vllm", version="0.8.3"))
+    new = Deployment.build(llama, h100, engine=EngineSettings(name="vllm", version="0.10.0"))
+    # 0.8.3 is not modelled: its memory rules are 0.10.0's, its host time its own
+    assert old.engine_config.version == "0.10.0" and old.engine_config.host_release == "0.8.3"
+    assert new.engine_config.host_release == "0.10.0"
+    # a modelled release asked by prefix keeps the modelled one: "0.10" names 0.10.x
+    pre = Deployment.build(llama, h100, engine=EngineSettings(name="vllm", version="0.10"))
+    assert pre.engine_config.host_release == pre.engine_config.version
+    a, b = step_table(old, max_ctx=1024), step_table(new, max_ctx=1024)
+    assert a.host.per_sequence_s == pytest.approx(0.10e-3) and b.host.per_sequence_s == 0
+    # one more sequence in a decode step: 0.10 ms more host time under 0.8.3
+    assert a.decode_s(10) - a.decode_s(9) > b.decode_s(10) - b.decode_s(9) + 0.09e-3
+
+
+def test_with_core_adds_its_rows_value_and_says_so():
+    from calc.deploy.host_costs import VersionRange, core_sequence_s, with_core
+
+    rows = ((VersionRange(high="0.10.0"), 1e-4),)
+    # the first row whose range holds the release; none: 0 (the newest release, None, too)
+    assert core_sequence_s(rows, "0.8.3") == 1e-4
+    assert core_sequence_s(rows, "0.10.0") == 0.0 and core_sequence_s(rows, None) == 0.0
+    base = HostCosts(1e-3, 2e-4, 0.0, 0.0, "x")
+    assert with_core(base, 0.0, "E", "1.0") is base
+    got = with_core(base, 1e-4, "E", "0.8.3")
+    assert got.per_sequence_s == pytest.approx(3e-4)  # 0.2 ms + 0.1 ms
+    assert got.per_step_s == 1e-3 and "E 0.8.3 engine core: 100 µs" in got.source

@@ -11,7 +11,8 @@ its prompt is received over HTTP and tokenised. Three figures describe it:
 - ``per_sequence_s``: host time per running sequence per step the GPU waits for: behind the
   ``api`` front-end each sequence's new token is detokenised and streamed every step, in the
   engine's own process for SGLang and TensorRT-LLM (vLLM's API server is a process apart: 0);
-  ``offline`` streams nothing (0);
+  ``offline`` streams nothing (0); plus, behind every front-end, the engine core's own work
+  per running sequence where it is serial with the GPU (vLLM before 0.10.0: ``with_core``);
 - ``per_request_s`` + ``per_prompt_token_s`` × prompt: a request's front-end time before the
   engine sees it (HTTP handling, tokenisation, queueing into the engine): added to its TTFT.
 
@@ -41,6 +42,31 @@ Sources (every figure below names its own):
   exposed), SGLang 0.725 ms. A per-sequence term was fitted too and came out at zero for vLLM
   and TensorRT-LLM and 14 µs for SGLang with no better fit (12.8% against 12.9% median |error|):
   left out. See docs/validation.md.
+- the engine core's per-sequence host time (``with_core``, vLLM before 0.10.0 only): vLLM
+  0.8.3's V1 engine core (PyPI wheel, ``v1/engine/core.py`` ``EngineCore.step``) schedules,
+  runs the model and only then updates every running request from its output
+  (``v1/core/sched/scheduler.py`` ``update_from_output``, a loop over ``self.running``), one
+  after the other: no async scheduling exists in that release, so that per-request Python is
+  serial with the GPU, and so is the scheduler output each step broadcasts to every worker,
+  one ``CachedRequestData`` object per running request carrying its new token ids
+  (``v1/core/sched/output.py``), unpacked request by request before the forward
+  (``v1/worker/gpu_model_runner.py`` ``_update_states``). It is the engine core's, not the
+  front-end's (vLLM's API server detokenises and streams in a process apart, which delays a
+  token but not the next step), so it is charged behind every front-end. vLLM 0.10.0
+  (PyPI wheel) sends that output as one struct of lists (``CachedRequestData.req_ids``;
+  ``new_token_ids`` "only used for pipeline parallelism") and later releases overlap the
+  update with the next step (async scheduling, on by default where supported: 0.33.0
+  ``config/vllm.py``; off by default in 0.10.0, whose engine core and workers still loop
+  over the requests: what shrank there is the payload, not the loop); aiconfigurator's
+  silicon sample (vLLM 0.11.2, 0.12.0, 0.15.1 and 0.18.0 on H100, H200 and B200, served
+  through Dynamo, predicted at the latest release) fits none (above), the only measurements
+  after 0.8.3. One
+  constant, 0.10 ms per sequence per step, for vLLM before 0.10.0: fitted jointly on the
+  published vLLM 0.8.3 Llama-3.3-70B TP 8 runs at 1, 4 and 16 requests/s (surajssd/llm-k8s
+  01_tp8_pp1, 8 × A100 40GB; GEMM multiplier, per-sequence time and request latency free,
+  ``calc/reports/score_fit.py``): 102.7 µs, rounded. Where between 0.8.3 and 0.11.2 it
+  shrank is not measured: the boundary is that source change (0.10.0), kvcalc's first
+  modelled release.
 - per-sequence host time under pipeline parallelism (``with_pipeline``, vLLM only): vLLM 0.8.3
   (PyPI wheel) runs PP through Ray's compiled graph (``vllm/executor/ray_distributed_executor.py``
   ``_compiled_ray_dag``): each micro-batch's ``SchedulerOutput`` (one entry per scheduled
@@ -51,13 +77,15 @@ Sources (every figure below names its own):
   (``v1/engine/core.py`` ``step_with_batch_queue``, pp batches in flight). That work grows
   with the sequences and with the stages and sits on each micro-batch's critical path, once
   per stage; without PP (one node, the multiprocessing executor's shared-memory broadcast)
-  it is done once, in parallel on every worker. One constant, 0.375 ms per sequence per
-  stage (0.75 ms a sequence at PP 2), set from the published vLLM 0.8.3 Llama-3.3-70B
-  TP 4 × PP 2 runs (surajssd/llm-k8s, two nodes of 4 × A100 40GB): fitted jointly on the
-  three steady runs of each network (GEMM multiplier, per-sequence time and request latency
-  free, ``calc/reports/score_fit.py``) the per-sequence time is 0.720 ms (InfiniBand) and
-  0.777 ms (Ethernet), where the TP 8 runs of the same model give 0.103 ms; their mean,
-  0.75 ms, over 2 stages. See docs/score.md.
+  it is done once, in parallel on every worker (the engine core's term above). One
+  constant, 0.325 ms per sequence per stage, set from the published vLLM 0.8.3
+  Llama-3.3-70B TP 4 × PP 2 runs (surajssd/llm-k8s, two nodes of 4 × A100 40GB): fitted
+  jointly on the three steady runs of each network (GEMM multiplier, per-sequence time and
+  request latency free, ``calc/reports/score_fit.py``) the per-sequence time is 0.720 ms
+  (InfiniBand) and 0.777 ms (Ethernet), their mean 0.75 ms a sequence at PP 2; less the
+  engine core's 0.10 ms (charged once, whatever the stages), 0.65 ms over 2 stages (0.375 ms
+  a stage before that term was split out: a 0.8.3 run at PP 2 pays 0.75 ms either way).
+  See docs/score.md.
 """
 
 from __future__ import annotations
@@ -118,6 +146,27 @@ class VersionRange:
 def _key(version: str) -> tuple[int, ...]:
     nums = [int(x) for x in re.findall(r"\d+", version)[:4]]
     return tuple(nums + [0] * (4 - len(nums)))
+
+
+def core_sequence_s(rows: tuple[tuple[VersionRange, float], ...], version: str | None) -> float:
+    """The engine core's host time per running sequence per step of ``version`` [s]: the first
+    of ``rows`` (versions, seconds) whose range holds it, else 0 (module docstring)."""
+    return next((s for r, s in rows if r.holds(version)), 0.0)
+
+
+def with_core(
+    costs: HostCosts, per_sequence_s: float, title: str, version: str | None
+) -> HostCosts:
+    """``costs`` plus the engine core's ``per_sequence_s`` per running sequence of a step,
+    behind every front-end (module docstring; unchanged at 0)."""
+    if not per_sequence_s:
+        return costs
+    return replace(
+        costs,
+        per_sequence_s=costs.per_sequence_s + per_sequence_s,
+        source=f"{costs.source}; {title} {version} engine core: {per_sequence_s * 1e6:g} µs per "
+        "sequence per step (calc.deploy.host_costs)",
+    )
 
 
 def with_pipeline(costs: HostCosts, pp: int, per_sequence_stage_s: float, title: str) -> HostCosts:

@@ -145,7 +145,7 @@ def kept_as_modelled(parameters, deps) -> str:
     out = []
     seen = {}
     for d in deps:
-        host = d.engine_model.host_costs(d.engine_config.version, "api", d.pp)
+        host = d.engine_model.host_costs(d.engine_config.host_release, "api", d.pp)
         seen.setdefault(d.describe(), host)
     for name in ("host", "host_seq"):
         if name in parameters:

@@ -225,7 +225,7 @@ def serving_throughput(
     from calc.deploy.steps import captured_batch_sizes, padded_batch, padded_decode_s, step_of
 
     if host is None:
-        host = dep.engine_model.host_costs(dep.engine_config.version, pp=dep.pp)
+        host = dep.engine_model.host_costs(dep.engine_config.host_release, pp=dep.pp)
 
     scalar = np.ndim(prompt) == 0 and np.ndim(gen) == 0 and np.ndim(max_concurrency) == 0
     p = np.asarray(prompt, dtype=np.float64)

@@ -233,7 +233,7 @@ def step_table(
     pf = step_of(dep, efficiency, batch=dpa, prompt=grid)
     ap = np.asarray(_split(pf)[0], dtype=np.float64) - fixed
     if host is None:
-        host = dep.engine_model.host_costs(dep.engine_config.version, frontend, dep.pp)
+        host = dep.engine_model.host_costs(dep.engine_config.host_release, frontend, dep.pp)
     from calc.serve.graphs import decode_only, eager_issue_s, graph_tokens
 
     kernels = sum(float(np.max(op.kernels)) for op in dec.raw)  # a pass's, whatever its batch

@@ -11,7 +11,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from calc.deploy.engines.paging import Paging
-from calc.deploy.host_costs import HostCosts, VersionRange, compose, with_pipeline
+from calc.deploy.host_costs import (
+    HostCosts,
+    VersionRange,
+    compose,
+    core_sequence_s,
+    with_core,
+    with_pipeline,
+)
 from calc.deploy.moe_pipeline import TRITON_FUSED_MOE, MoePipeline
 
 if TYPE_CHECKING:
@@ -46,6 +53,18 @@ class EngineConfig:
     chunked_prefill: bool = True
     version_asked: str | None = None  # what the user or the log named (None: the default)
     warnings: tuple[str, ...] = ()  # a release not modelled, defaults that may not hold
+
+    @property
+    def host_release(self) -> str:
+        """The release whose host costs apply (``calc.deploy.host_costs``, by version range):
+        the one asked for where it lies outside the modelled release it maps to (vLLM 0.8.3
+        runs 0.10.0's memory rules but keeps its own host time), else the modelled one."""
+        from calc.deploy.engines.versions import parse_version
+
+        asked = parse_version(self.version_asked) if self.version_asked else None
+        if asked is None or parse_version(self.version)[: len(asked)] == asked:
+            return self.version
+        return self.version_asked
 
 
 @dataclass(frozen=True)
@@ -278,6 +297,9 @@ class Engine:
     # (versions, per_step_s, per_sequence_s): the host time of a step and, behind the api
     # front-end, per running sequence (calc.deploy.host_costs: fitted, sourced there)
     host_steps: ClassVar[tuple[tuple[VersionRange, float, float], ...]] = ()
+    # (versions, seconds): the engine core's host time per running sequence per step where it
+    # is serial with the GPU, behind every front-end (calc.deploy.host_costs.with_core)
+    host_core_sequence: ClassVar[tuple[tuple[VersionRange, float], ...]] = ()
     # under pipeline parallelism, host time per running sequence per pipeline stage [s] added
     # to per_sequence_s × pp (calc.deploy.host_costs.with_pipeline; 0: none modelled)
     host_pp_sequence_stage_s: ClassVar[float] = 0.0
@@ -331,9 +353,11 @@ class Engine:
     def host_costs(self, release: str | None, frontend: str = "api", pp: int = 1) -> HostCosts:
         """Per-step, per-sequence and per-request CPU costs of ``release`` (None: the latest)
         behind ``frontend`` ("api" or "offline"), from ``host_steps``, and under ``pp``
-        pipeline stages ``host_pp_sequence_stage_s`` per sequence per stage
-        (``calc.deploy.host_costs``)."""
+        pipeline stages ``host_pp_sequence_stage_s`` per sequence per stage, plus the engine
+        core's ``host_core_sequence`` of the release (``calc.deploy.host_costs``)."""
         costs = compose(self.title, release, frontend, self.host_steps)
+        core_s = core_sequence_s(self.host_core_sequence, release)
+        costs = with_core(costs, core_s, self.title, release)
         return with_pipeline(costs, pp, self.host_pp_sequence_stage_s, self.title)
 
     def cuda_graph_tokens(self, dep: Deployment) -> int | None:

@@ -41,10 +41,16 @@ class VLLM(Engine):
     # calc.deploy.host_costs): async scheduling overlaps the next step's preparation and the
     # API server streams in a process apart
     host_steps = ((VersionRange(), 0.06e-3, 0.0),)
+    # before 0.10.0 the engine core updates every running request after the forward, with no
+    # async scheduling, and broadcasts one CachedRequestData per request to the workers:
+    # 0.10 ms per sequence per step, serial with the GPU behind every front-end
+    # (calc.deploy.host_costs: vLLM 0.8.3's and 0.10.0's source; fitted on the TP 8 runs)
+    host_core_sequence = ((VersionRange(high="0.10.0"), 0.10e-3),)
     # under PP (Ray's compiled graph): the scheduler output passed stage to stage with the
     # intermediate tensors and each stage's input preparation, per sequence per stage
-    # (calc.deploy.host_costs: vLLM 0.8.3's source; set from the published TP 4 × PP 2 runs)
-    host_pp_sequence_stage_s = 0.375e-3
+    # (calc.deploy.host_costs: vLLM 0.8.3's source; set from the published TP 4 × PP 2 runs
+    # less the engine core's 0.10 ms)
+    host_pp_sequence_stage_s = 0.325e-3
     # v1/core/sched/scheduler.py schedule() (0.8.3 and 0.33.0 read; every modelled release is
     # V1): the RUNNING requests are scheduled first, each decode's 1 token taken from
     # token_budget (max_num_batched_tokens), then the WAITING ones get min(their prompt,
