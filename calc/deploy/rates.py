@@ -202,6 +202,9 @@ class Rates:
     hbm_bytes_per_s: float = 0.0
     kv_dtype: str | None = None
     engine: str | None = None  # the serving engine: its scale on the attention curves
+    # the engine's release against the tables its own fused-MoE curve is fitted to [×]
+    # (calc.deploy.moe_pipeline.MoePipeline.scale_at)
+    moe_release_scale: float = 1.0
 
 
 def rates(
@@ -212,10 +215,12 @@ def rates(
     custom_allreduce: bool = False,
     kv_dtype: str | None = None,
     engine: str | None = None,
+    moe_release_scale: float = 1.0,
 ) -> Rates:
     """The rates of ``hw`` computing its linear layers (format ``linear_fmt``) in ``dtype``;
     ``custom_allreduce``: the engine's own all-reduce kernels run inside an NVLink domain;
-    ``kv_dtype`` picks the decode-attention curve. A measured small-M curve (a calibration)
+    ``kv_dtype`` picks the decode-attention curve; ``moe_release_scale`` times the engine's own
+    fused-MoE curve at its release. A measured small-M curve (a calibration)
     keeps the bands for GEMMs; the speed of light uses no curve."""
     m, b = efficiencies(hw, efficiency)  # attention and CUDA-core work: the 16-bit band
     m_gemm = efficiencies(hw, efficiency, dtype)[0]
@@ -250,6 +255,7 @@ def rates(
         hw.hbm_bandwidth_bytes_per_s,
         kv_dtype,
         engine,
+        moe_release_scale,
     )
 
 
@@ -450,6 +456,12 @@ def _engine_scale(name: str, r: Rates) -> float:
     return table[r.engine].get(name, 1.0)
 
 
+def _release_scale(name: str, r: Rates) -> float:
+    """The engine's release against the tables its own fused-MoE curve ``name`` is fitted to
+    (1 for any other curve: a pooled one mixes the engines' tables)."""
+    return r.moe_release_scale if name.startswith(f"moe@{r.engine}.") else 1.0
+
+
 def _band_scale(curve, efficiency: str) -> float:
     """A curve's time ratio at ``efficiency``: 1 expected, its band's upper end at low, its
     lower end at high."""
@@ -591,6 +603,7 @@ def curve_time(op: Op, r: Rates):
         floor = op_time_s(op.flops, op.bytes, r.peaks[GEMM_PEAK[key]], W)
         return _maximum(L * t * scale, floor) + other * r.kernel_s
     if kind == "moe":
+        scale *= _release_scale(name, r)
         key = curve.peak or MOE_PEAK[name.split(".")[1]]
         t = KC.moe_time_s(
             op.flops, op.bytes, op.gemm_m, op.route_elements, op.active_experts,
@@ -716,7 +729,7 @@ def curve_explain(op: Op, r: Rates):
                 " + {other} × {kernel_s} s")  # fmt: skip
         return tmpl, nums, name, curve
     if kind == "moe":
-        return _moe_explain(scalar, r, name, curve, scale, one)
+        return _moe_explain(scalar, r, name, curve, scale * _release_scale(name, r), one)
     P = r.peaks["bf16"]
     first = bool(op.kernels)
     scale *= _engine_scale(name, r)
