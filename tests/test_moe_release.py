@@ -70,3 +70,18 @@ def test_trtllm_1_0_times_its_own_moe_curve_at_1_19_and_nothing_else():
 def test_other_engines_do_not_move_with_the_release():
     a, b = _times(_step("vllm", "0.10.0")), _times(_step("vllm", None))
     assert a["routed_experts"] == pytest.approx(b["routed_experts"], rel=1e-12)
+
+
+def test_explain_shows_the_release_factor_and_its_source():
+    from calc.reports.flops_figures import op_figures
+
+    def lines(version):
+        figs = op_figures("decode", _step("trtllm", version))
+        return {f.key: f for f in figs if "routed_experts" in f.key}
+
+    old, new = lines("1.0.0"), lines("1.2.1")
+    t_old, t_new = old["decode.routed_experts.time_s"], new["decode.routed_experts.time_s"]
+    assert t_old.numbers["release"] == 1.19 and "× release" in t_old.formula
+    assert "release" not in t_new.numbers and "release" not in t_new.formula
+    assert "TRTLLM_MOE_RELEASE_SCALE" in old["source.decode.routed_experts"].formula
+    assert "TRTLLM_MOE_RELEASE_SCALE" not in new["source.decode.routed_experts"].formula

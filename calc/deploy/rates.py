@@ -729,7 +729,7 @@ def curve_explain(op: Op, r: Rates):
                 " + {other} × {kernel_s} s")  # fmt: skip
         return tmpl, nums, name, curve
     if kind == "moe":
-        return _moe_explain(scalar, r, name, curve, scale * _release_scale(name, r), one)
+        return _moe_explain(scalar, r, name, curve, scale, one)
     P = r.peaks["bf16"]
     first = bool(op.kernels)
     scale *= _engine_scale(name, r)
@@ -774,7 +774,21 @@ def _moe_explain(scalar: Op, r: Rates, name: str, curve, scale: float, one):
     }
     tmpl = ("max(({fixed} s + {route} s + {per_expert} s × {active} + ({tc} s ^ {sh}"
             " + {tm} s ^ {sh}) ^ (1 / {sh})) × {scale}, {floor} s)")  # fmt: skip
+    release = _release_scale(name, r)
+    if release != 1.0:  # the engine's release against the curve's tables, shown apart
+        nums["release"] = release
+        tmpl = tmpl.replace("× {scale},", "× {scale} × {release},")
     return tmpl, nums, name, curve
+
+
+def curve_note(name: str, r: Rates) -> str:
+    """What a curve's source line adds for the deployment: the engine's release scale on its
+    own fused-MoE curve ("" where none applies)."""
+    release = _release_scale(name, r)
+    if release == 1.0:
+        return ""
+    return (f"; × {release:g} for the engine's release (its MoE tables of that release over "
+            "the curve's: calc/deploy/moe_pipeline.py TRTLLM_MOE_RELEASE_SCALE)")
 
 
 def _least(times):
