@@ -217,6 +217,16 @@ def render() -> str:
         "settings +10.1% -> +9.4%, 10.6% -> 10.2%. The MoE table was checked to hold every",
         "kernel of the engine's MoE layer but its router GEMM, charged apart: nothing added.",
         "",
+        "Since its twelfth round the rows are timed as the page's release, TensorRT-LLM 1.0",
+        "(`PAGE_RELEASE`), and that release's fused MoE takes 1.19x the 1.3.0rc20 tables the",
+        "MoE curves are fitted to: the median over 12 GPU-format pairs of the same collector's",
+        "1.0.0rc3 / 1.0.0rc6 tables (aiconfigurator 0.7.0 wheel) over its 1.3.0rc20 ones, same",
+        "shapes (tools/moe_release_ratio.py). Dense rows unchanged; every MoE group 5-14",
+        "points less fast; all rows +10.8% -> +9.4% signed, 13.9% -> 11.2% median |error| (at",
+        "trtllm-bench's settings +9.4% -> +8.3%, 10.2% -> 9.7%). The MoE groups stay 18-63%",
+        "fast but Scout on one B200: docs/step-time.md (round 12) sets one decode step op by op",
+        "beside aiconfigurator's own per-op estimate, which is as fast on three of four rows.",
+        "",
     ]
     return "\n".join(lines)
 

@@ -81,6 +81,9 @@ class Row:
     ttft_s: float
     tpot_s: float
     label: str = ""  # the weights' dtype as grouped: fp8, fp4, mxfp4
+    # TensorRT-LLM's release where the record states one (its fused MoE's speed); vLLM and
+    # SGLang rows run at the newest modelled release, as their host times were fitted
+    release: str | None = None
 
     @property
     def training(self) -> bool:
@@ -156,8 +159,16 @@ def rows() -> list[Row]:
             out.append(Row(r["id"], r["backend"], r["model"], r["hardware"], fmt, kv,
                            int(r["isl"]), int(r["osl"]), concurrency, tp,
                            ep if ep > 1 else 1, float(r["ttft_ms"]) / 1e3,
-                           float(r["tpot_ms"]) / 1e3, _label(r)))  # fmt: skip
+                           float(r["tpot_ms"]) / 1e3, _label(r), _release(r)))  # fmt: skip
     return out
+
+
+def _release(r: dict) -> str | None:
+    """A TensorRT-LLM record's release when it states a version number, else None."""
+    from calc.deploy.engines.versions import parse_version
+
+    v = r.get("backend_version") or ""
+    return v if r["backend"] == "trtllm" and parse_version(v) is not None else None
 
 
 @cache
@@ -172,7 +183,7 @@ def _deployment(row: Row):
         ep=row.ep,
         weight_dtype=row.fmt,
         kv_dtype=row.kv,
-        engine=EngineSettings(name=row.backend),
+        engine=EngineSettings(name=row.backend, version=row.release),
     )
 
 

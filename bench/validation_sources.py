@@ -60,6 +60,15 @@ FITTED = (
      "capture's fixed part (96 MiB) and the per-graph memory per layer (PIECEWISE 0.21, FULL "
      "0.17 MiB), medians (bench/validation_capacity.py graph_fit); the first FULL capture from "
      "the source (FlashAttention 3's split accumulators)"),
+    ("aiconfigurator 0.7.0 wheel on PyPI (ai-dynamo/aiconfigurator, Apache-2.0): "
+     "aiconfigurator/systems/data/{h100_sxm,h200_sxm}/trtllm/1.0.0rc3/moe_perf.txt, "
+     "{b200_sxm,gb200_sxm}/trtllm/1.0.0rc6/moe_perf.txt and {h100_sxm,h200_sxm,b200_sxm,"
+     "gb200_sxm}/trtllm/1.2.0rc5/moe_perf.txt (gb200 also 1.2.0rc6)",
+     "measured fused-MoE times of TensorRT-LLM 1.0 and 1.2 by the same collector as the 1.3.0rc20 "
+     "tables, same shapes",
+     "issue 20, twelfth round: TensorRT-LLM 1.0's fused MoE over 1.3.0rc20's, 1.19 (median of 12 "
+     "GPU-format medians, tools/moe_release_ratio.py; TRTLLM_MOE_RELEASE_SCALE); 1.2's, 1.12, "
+     "reported and not applied"),
 )
 
 LOOKED_AT = (
@@ -283,6 +292,28 @@ LOOKED_AT = (
      "Dynamo's front-end (`python3 -m dynamo.frontend`) and `dynamo.vllm` workers, with no "
      "--async-scheduling flag: the silicon sample is online serving, not an offline engine; "
      "nothing fitted"),
+    ("aiconfigurator 0.2.0 and 0.4.0 wheels on PyPI: the same TensorRT-LLM 1.0.0rc3 / 1.0.0rc6 "
+     "moe_perf.txt tables, and their 1.0 gemm_perf.txt and generation_attention_perf.txt (H100, "
+     "H200, B200, GB200)",
+     "issue 20, twelfth round: the 1.0 GEMM tables against 1.3.0rc20 (fp8 1.14-1.17x, bf16 "
+     "1.0x on Hopper, nvfp4 1.01-1.05x on Blackwell): not applied, the dense fp8 rows of the "
+     "v1.0 throughput table already come out slow"),
+    ("aiconfigurator-core 0.12.0 wheel, used as an instrument in a separate venv: "
+     "sdk/backends/base_backend.py run_static (static_gen, per-op breakdown) and run_agg, "
+     "sdk/config.py ModelConfig.workload_distribution, sdk/models (Qwen3-235B-A22B-FP8, "
+     "Qwen3-30B-A3B, Llama 4 Scout and Maverick, Llama 3.1 70B); its moe_perf.parquet "
+     "balanced / power_law_1.01 / power_law_1.2 rows",
+     "issue 20, twelfth round: one decode step op by op beside kvcalc's for 4 MoE rows and one "
+     "dense row of the v1.0 throughput table (docs/step-time.md); nothing fitted"),
+    ("ai-dynamo/aiconfigurator@095f58a51 collector/helper.py (sample_power_law, "
+     "_generate_power_law_distribution: per-expert loads drawn from a power law between 1 and "
+     "0.8 x tokens, the busiest EP rank measured)",
+     "issue 20, twelfth round: what the power-law MoE rows assume (a synthetic skew, not a "
+     "measured routing statistic); not used"),
+    ("NVIDIA/TensorRT-LLM@00f37686 docs/source/performance/perf-overview.md, 'Reproducing "
+     "Benchmarked Results' ($num_requests by ISL/OSL: 1000/1000 3,000 requests ...)",
+     "issue 20, twelfth round: the page's dataset sizes; a finite run of them simulated moves "
+     "the rows by under 4 points (not modelled)"),
 )
 
 

@@ -24,6 +24,7 @@ SOURCE = (
 )
 
 
+PAGE_RELEASE = "1.0.0"  # the page's release (its v1.0 tag): its rules and its fused MoE's speed
 FP8_SERVING_RATIO = 0.80  # the profiles' rounded fit (fit_fp8_serving_ratio)
 
 # The page's llm_options.yml (every run, dense and MoE): cuda_graph_config enable_padding true,
@@ -151,11 +152,12 @@ def deployment(row: Row, bench: bool = False):
     from calc.data.registry import load_hardware, load_model
     from calc.deploy.deployment import Deployment, EngineSettings
 
-    engine = EngineSettings(name="trtllm")
+    engine = EngineSettings(name="trtllm", version=PAGE_RELEASE)
     if bench:
         batch, tokens = bench_settings(row)
         engine = EngineSettings(
-            name="trtllm", max_num_seqs=batch, max_batched_tokens=tokens, chunked_prefill=False
+            name="trtllm", version=PAGE_RELEASE, max_num_seqs=batch, max_batched_tokens=tokens,
+            chunked_prefill=False,
         )
     return Deployment.build(
         load_model(row.model),

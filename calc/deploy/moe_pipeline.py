@@ -54,6 +54,22 @@ measured 50,302 tokens/s per node with the default expert distribution against 5
 simulated perfect EPLB: the default distribution costs 59,337 / 50,302 = 1.18× the time. Taken
 as the busiest GPU's routed work over the mean (the MoE layers set the pace under EP), the
 default ``moe_imbalance`` is 1.18 whenever ep > 1 (1 with the experts on every GPU).
+
+The engine's release: the fused-MoE curves are fitted to aiconfigurator's TensorRT-LLM
+1.3.0rc20 tables; the releases kvcalc models (1.0.0 to 1.2.1) ran the same layer slower.
+aiconfigurator's earlier wheels (PyPI ``aiconfigurator`` 0.2.0, 0.4.0 and 0.7.0) carry the same
+collector's MoE tables for TensorRT-LLM 1.0.0rc3 (H100, H200), 1.0.0rc6 (B200, GB200) and
+1.2.0rc5 (H100, H200, B200, GB200): on the same shapes, formats, parallelism and routing, at
+64 tokens and more, the older release's time over 1.3.0rc20's, the median per GPU and format
+and then over those (``tools/moe_release_ratio.py``), is 1.19 for 1.0 (12 GPU-format pairs,
+1.08-1.25; power-law routing, the only rows 1.0 has) and 1.12 for 1.2 (balanced routing, 1.04
+-1.47). Only 1.0's is applied (``TRTLLM_MOE_RELEASE_SCALE``: 1.0.x at 1.19, 1.1 on at 1): the
+measured serving runs of 1.0 agree with it (aiconfigurator's silicon sample, 124 H100 fp8 MoE
+runs of 1.0.0rc3: TPOT median -9.9% -> +1.2%; TensorRT-LLM 1.0's throughput table, every MoE
+column), while those of 1.1 and 1.2 (B200 and H200) already come out slow at the 1.3 tables and
+1.1 has no table. The GEMMs of the same wheels are left as they are: the 1.0 fp8 GEMM tables
+are 1.15x the 1.3 ones on Hopper, but the dense fp8 rows of 1.0's throughput table already come
+out 1-8% slow at the 1.3 curves (docs/step-time.md, round 12).
 """
 
 from __future__ import annotations
@@ -61,6 +77,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 DEFAULT_EP_IMBALANCE = 1.18  # 59,337 / 50,302 (see the module docstring)
+
+# TensorRT-LLM's fused MoE at a release over the 1.3.0rc20 tables the curves are fitted to:
+# (first release, ratio), oldest first (see the module docstring)
+TRTLLM_MOE_RELEASE_SCALE = (((1, 0), 1.19), ((1, 1), 1.0))
 
 
 @dataclass(frozen=True)
@@ -74,16 +94,34 @@ class MoePipeline:
     # all-to-all on a multi-node NVLink domain, a gather elsewhere) or "deepep"
     ep_comm: str = "gather"
     gather_quantized: bool = False  # the all-gather moves the quantised activations
+    # the layer's time at a release over the tables its curves are fitted to: (first release,
+    # ratio) pairs, oldest first; () where every release runs as measured
+    release_scale: tuple = ()
 
     def kernels_for(self, weight_format: str | None) -> int:
         """Kernels of one MoE layer with experts in ``weight_format``."""
         return self.kernels_quantized if weight_format in QUANTIZED_FORMATS else self.kernels
 
+    def scale_at(self, release: str | None) -> float:
+        """The fused-MoE curve's time ratio at the engine's ``release`` [×] (1 where the
+        pipeline states none, or the release is older than every entry)."""
+        from calc.deploy.engines.versions import parse_version
+
+        v = parse_version(release) if release else None
+        if v is None:
+            return 1.0
+        out = 1.0
+        for since, ratio in self.release_scale:
+            if v >= since:
+                out = ratio
+        return out
+
 
 # the two pipelines the modelled engines run (every modelled version so far runs the same one)
 TRITON_FUSED_MOE = MoePipeline(6, 8, "vllm fused_moe.py fused_experts_impl (0.33.0)")
 CUTLASS_MOE = MoePipeline(6, 6, "TensorRT-LLM CUTLASS MoE (expand, activation, finalize)",
-                          ep_comm="mnnvl", gather_quantized=True)  # fmt: skip
+                          ep_comm="mnnvl", gather_quantized=True,
+                          release_scale=TRTLLM_MOE_RELEASE_SCALE)  # fmt: skip
 # the GPUs of an HGX board: an NVLink domain beyond it spans nodes (MNNVL)
 HGX_GPUS = 8
 # activation formats the engines quantise before a grouped GEMM (fp8 and 4-bit float GEMMs)

@@ -202,6 +202,9 @@ class Rates:
     hbm_bytes_per_s: float = 0.0
     kv_dtype: str | None = None
     engine: str | None = None  # the serving engine: its scale on the attention curves
+    # the engine's release against the tables its own fused-MoE curve is fitted to [×]
+    # (calc.deploy.moe_pipeline.MoePipeline.scale_at)
+    moe_release_scale: float = 1.0
 
 
 def rates(
@@ -212,10 +215,12 @@ def rates(
     custom_allreduce: bool = False,
     kv_dtype: str | None = None,
     engine: str | None = None,
+    moe_release_scale: float = 1.0,
 ) -> Rates:
     """The rates of ``hw`` computing its linear layers (format ``linear_fmt``) in ``dtype``;
     ``custom_allreduce``: the engine's own all-reduce kernels run inside an NVLink domain;
-    ``kv_dtype`` picks the decode-attention curve. A measured small-M curve (a calibration)
+    ``kv_dtype`` picks the decode-attention curve; ``moe_release_scale`` times the engine's own
+    fused-MoE curve at its release. A measured small-M curve (a calibration)
     keeps the bands for GEMMs; the speed of light uses no curve."""
     m, b = efficiencies(hw, efficiency)  # attention and CUDA-core work: the 16-bit band
     m_gemm = efficiencies(hw, efficiency, dtype)[0]
@@ -250,6 +255,7 @@ def rates(
         hw.hbm_bandwidth_bytes_per_s,
         kv_dtype,
         engine,
+        moe_release_scale,
     )
 
 
@@ -450,6 +456,12 @@ def _engine_scale(name: str, r: Rates) -> float:
     return table[r.engine].get(name, 1.0)
 
 
+def _release_scale(name: str, r: Rates) -> float:
+    """The engine's release against the tables its own fused-MoE curve ``name`` is fitted to
+    (1 for any other curve: a pooled one mixes the engines' tables)."""
+    return r.moe_release_scale if name.startswith(f"moe@{r.engine}.") else 1.0
+
+
 def _band_scale(curve, efficiency: str) -> float:
     """A curve's time ratio at ``efficiency``: 1 expected, its band's upper end at low, its
     lower end at high."""
@@ -591,6 +603,7 @@ def curve_time(op: Op, r: Rates):
         floor = op_time_s(op.flops, op.bytes, r.peaks[GEMM_PEAK[key]], W)
         return _maximum(L * t * scale, floor) + other * r.kernel_s
     if kind == "moe":
+        scale *= _release_scale(name, r)
         key = curve.peak or MOE_PEAK[name.split(".")[1]]
         t = KC.moe_time_s(
             op.flops, op.bytes, op.gemm_m, op.route_elements, op.active_experts,
@@ -761,7 +774,21 @@ def _moe_explain(scalar: Op, r: Rates, name: str, curve, scale: float, one):
     }
     tmpl = ("max(({fixed} s + {route} s + {per_expert} s × {active} + ({tc} s ^ {sh}"
             " + {tm} s ^ {sh}) ^ (1 / {sh})) × {scale}, {floor} s)")  # fmt: skip
+    release = _release_scale(name, r)
+    if release != 1.0:  # the engine's release against the curve's tables, shown apart
+        nums["release"] = release
+        tmpl = tmpl.replace("× {scale},", "× {scale} × {release},")
     return tmpl, nums, name, curve
+
+
+def curve_note(name: str, r: Rates) -> str:
+    """What a curve's source line adds for the deployment: the engine's release scale on its
+    own fused-MoE curve ("" where none applies)."""
+    release = _release_scale(name, r)
+    if release == 1.0:
+        return ""
+    return (f"; × {release:g} for the engine's release (its MoE tables of that release over "
+            "the curve's: calc/deploy/moe_pipeline.py TRTLLM_MOE_RELEASE_SCALE)")
 
 
 def _least(times):

@@ -124,6 +124,8 @@ class OpSetup:
     # expert-parallel traffic ("gather", "deepep", "mnnvl") and the all-gather's bytes per element
     moe_comm: str = "deepep"
     gather_bytes: float | None = None
+    # the engine's release against the tables its own fused-MoE curve is fitted to [×]
+    moe_release_scale: float = 1.0
 
 
 def op_setup(dep: Deployment) -> OpSetup:
@@ -139,11 +141,13 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.weight_dtypes,
     )
     moe = None
-    comm, gather = "deepep", None
+    comm, gather, release = "deepep", None, 1.0
     if dep.model.moe is not None:
         pipe = dep.engine_model.moe
         fmt = dep.weight_dtypes.get("routed_experts")
         moe = pipe.kernels_for(fmt)
+        ec = dep.engine_config  # the release asked for (a 1.3 build is measured as is)
+        release = pipe.scale_at(ec.version_asked or ec.version)
         domain = dep.hardware.scale_up_domain_gpus if dep.hardware is not None else None
         comm = ep_comm_of(pipe, domain, dep.engine.moe_a2a)
         if pipe.gather_quantized and fmt in QUANTIZED_FORMATS:
@@ -162,6 +166,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.engine.name,
         comm,
         gather,
+        release,
     )
 
 
@@ -188,7 +193,7 @@ def _step(st: OpSetup, hw, efficiency, raw: list[Op]) -> Step:
     r = None
     if hw is not None:
         r = rates(hw, st.dtype, efficiency, st.weight_dtype, st.custom_allreduce, st.kv_dtype,
-                  st.engine)  # fmt: skip
+                  st.engine, st.moe_release_scale)  # fmt: skip
     times = [op_time(op, r) for op in raw] if r is not None else [None] * len(raw)
     timings = [
         OpTiming(

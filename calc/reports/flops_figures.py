@@ -12,7 +12,14 @@ from calc.data.hardware_schema import HardwareProfile
 from calc.data.model_schema import ModelConfig
 from calc.deploy.ops import ALL_TO_ALL, ALLREDUCE, COMPUTE
 from calc.deploy.parallel import Link, allreduce_cost
-from calc.deploy.rates import curve_explain, flops_rate, gemm_terms, is_gemm, ridge_points
+from calc.deploy.rates import (
+    curve_explain,
+    curve_note,
+    flops_rate,
+    gemm_terms,
+    is_gemm,
+    ridge_points,
+)
 from calc.deploy.step_calibration import HOST, HOST_ROWS, multiplier, sampled_rows
 from calc.deploy.steps import Step
 from calc.output.derivation import Figure, figure
@@ -33,7 +40,7 @@ def op_figures(prefix: str, step: Step) -> list[Figure]:
                 tmpl, nums = f"({tmpl}) × {{multiplier}}", {**nums, "multiplier": m}
             key = f"{prefix}.{op.name}.time_s"
             figs.append(figure(key, t.time_s, "s", tmpl, **nums))
-            source = f"curve {name} ({c.provenance}): {c.source}"
+            source = f"curve {name} ({c.provenance}): {c.source}" + curve_note(name, r)
             if r.curves is not None:
                 source += f"; {r.curves.source}"
             figs.append(Figure(f"source.{prefix}.{op.name}", t.time_s, "s", source))
