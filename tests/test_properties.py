@@ -77,7 +77,12 @@ def model_configs(draw) -> dict:
     return cfg
 
 
-def _finite_non_negative(fields: dict, allow_negative=("headroom_bytes_per_gpu",)) -> None:
+# Signed by contract (docs/names.md): headroom is short by that much, and the KV budget is
+# negative when the weights alone do not fit (the memory report then warns "does not fit").
+SIGNED_FIELDS = ("headroom_bytes_per_gpu", "kv_budget_bytes")
+
+
+def _finite_non_negative(fields: dict, allow_negative=SIGNED_FIELDS) -> None:
     for key, value in fields.items():
         if isinstance(value, bool) or not isinstance(value, int | float):
             continue
@@ -93,6 +98,10 @@ def test_memory_results_finite_and_non_negative(raw, ctx, batch, hw_name):
     r = R.memory(cfg, ctx=ctx, batch=batch, hardware=load_hardware(hw_name))
     _finite_non_negative(r.fields)
     assert r.fields["total_bytes"] >= r.fields["weights_bytes"] > 0
+    if "kv_budget_bytes" in r.fields and r.fields["kv_budget_bytes"] < 0:
+        # a negative budget is only ever the weights not fitting, and then nothing is held
+        assert r.fields["fits"] is False
+        assert r.fields["max_concurrency"] == 0
 
 
 @SETTINGS
