@@ -179,22 +179,9 @@ def attention_core_bytes(tokens, ctx, n_heads, act_bytes, flash, dropout, recomp
 
 
 def attention_activation_bytes(
-    tokens,
-    ctx,
-    d_model,
-    n_heads,
-    n_kv_heads,
-    k_head_dim,
-    v_head_dim,
-    *,
-    act_bytes=2,
-    flash=True,
-    dropout=False,
-    recompute="none",
-    tp=1,
-    sequence_parallel=True,
-    extra_norms=0,
-):
+    tokens, ctx, d_model, n_heads, n_kv_heads, k_head_dim, v_head_dim, *, act_bytes=2,
+    flash=True, dropout=False, recompute="none", tp=1, sequence_parallel=True, extra_norms=0,
+):  # fmt: skip
     """Stored activations of one GQA/MHA/MQA attention block [bytes] (see module docstring):
     replicated (norm input, QKV input, dropout mask): t·d·(2a + dropout) + extra norms;
     split by tp: t·(h·dk + kv·(dk + dv) + h·dv)·a + the attention core.
@@ -208,23 +195,10 @@ def attention_activation_bytes(
 
 
 def mla_activation_bytes(
-    tokens,
-    ctx,
-    d_model,
-    n_heads,
-    q_lora_rank,
-    kv_lora_rank,
-    qk_nope_head_dim,
-    qk_rope_head_dim,
-    v_head_dim,
-    *,
-    act_bytes=2,
-    flash=True,
-    dropout=False,
-    recompute="none",
-    tp=1,
-    sequence_parallel=True,
-):
+    tokens, ctx, d_model, n_heads, q_lora_rank, kv_lora_rank, qk_nope_head_dim,
+    qk_rope_head_dim, v_head_dim, *, act_bytes=2, flash=True, dropout=False, recompute="none",
+    tp=1, sequence_parallel=True,
+):  # fmt: skip
     """Stored activations of one MLA block [bytes]: replicated norm and down-projection inputs
     (2·d), the latents (q_lora and kv_lora, each as norm input and up-projection input) and
     the RoPE key; split by tp: Q and K (h·(nope + rope) each), V and the output projection
