@@ -218,17 +218,9 @@ def mla_activation_bytes(
 
 
 def ffn_activation_bytes(
-    tokens,
-    d_model,
-    d_ffn,
-    gated,
-    *,
-    act_bytes=2,
-    dropout=False,
-    tp=1,
-    sequence_parallel=True,
+    tokens, d_model, d_ffn, gated, *, act_bytes=2, dropout=False, tp=1, sequence_parallel=True,
     extra_norms=0,
-):
+):  # fmt: skip
     """Stored activations of one dense FFN block [bytes]: replicated norm and fc1 inputs and a
     dropout mask, t·d·(2a + dropout); split by tp: fc1 output and fc2 input,
     t·(2 + gated)·d_ffn·a. GPT (plain, d_ffn = 4d, a = 2, dropout): 5·t·d + 16·t·d [5]."""
@@ -238,21 +230,10 @@ def ffn_activation_bytes(
 
 
 def moe_activation_bytes(
-    tokens,
-    d_model,
-    n_routed_experts,
-    experts_per_token,
-    d_expert_ffn,
-    n_shared_experts,
-    d_shared_ffn,
-    gated,
-    *,
-    act_bytes=2,
-    dropout=False,
-    tp=1,
-    sequence_parallel=True,
+    tokens, d_model, n_routed_experts, experts_per_token, d_expert_ffn, n_shared_experts,
+    d_shared_ffn, gated, *, act_bytes=2, dropout=False, tp=1, sequence_parallel=True,
     extra_norms=0,
-):
+):  # fmt: skip
     """Stored activations of one MoE block [bytes], balanced routing: replicated norm and
     router inputs, fp32 router logits (t·E·4) and a dropout mask; per GPU the k dispatched
     copies of its tokens (expert input and output, 2·k·t·d·a) and the experts' fc1 output and
