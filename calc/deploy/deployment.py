@@ -281,17 +281,10 @@ class Deployment:
         """This deployment built again (and validated again) with ``changes`` to
         ``Deployment.build``'s keywords, every other setting as it is."""
         kw = dict(
-            tp=self.tp,
-            pp=self.pp,
-            ep=self.ep,
-            dp=self.dp,
-            weight_dtype=self.weight_override,
-            kv_dtype=self.kv_dtype,
-            compute_dtype=self.compute_override,
-            layout=self.layout,
-            engine=self.engine,
-            moe_imbalance=self.moe_imbalance,
-        )
+            tp=self.tp, pp=self.pp, ep=self.ep, dp=self.dp, weight_dtype=self.weight_override,
+            kv_dtype=self.kv_dtype, compute_dtype=self.compute_override, layout=self.layout,
+            engine=self.engine, moe_imbalance=self.moe_imbalance,
+        )  # fmt: skip
         return Deployment.build(self.model, self.hardware, **(kw | changes))
 
     # -- sharding ---------------------------------------------------------------------------

@@ -313,19 +313,9 @@ def build_deployment(
     tp, dp = resolve_gpus(tp, pp, dp, gpus)
     try:
         dep = Deployment.build(
-            cfg,
-            hw,
-            tp=tp,
-            pp=pp,
-            ep=ep,
-            dp=dp,
-            weight_dtype=weight_dtype,
-            kv_dtype=kv_dtype,
-            compute_dtype=compute_dtype,
-            layout=lay,
-            engine=settings,
-            moe_imbalance=moe_imbalance,
-        )
+            cfg, hw, tp=tp, pp=pp, ep=ep, dp=dp, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
+            compute_dtype=compute_dtype, layout=lay, engine=settings, moe_imbalance=moe_imbalance,
+        )  # fmt: skip
     except InvalidInputError as exc:
         if gpus is None or tp == tp_given:
             raise

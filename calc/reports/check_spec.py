@@ -352,16 +352,10 @@ def build_deployment(dep: Deployment, calibration=None, warnings: list[str] | No
     built = Built.build(
         load_model(dep.model),
         calibrated(load_hardware(dep.hardware), calibration, warnings),
-        tp=dep.tp,
-        pp=dep.pp,
-        ep=dep.ep,
-        dp=dep.dp,
-        weight_dtype=dep.weight_dtype,
-        kv_dtype=dep.kv_dtype,
-        compute_dtype=dep.compute_dtype,
-        engine=settings,
+        tp=dep.tp, pp=dep.pp, ep=dep.ep, dp=dep.dp, weight_dtype=dep.weight_dtype,
+        kv_dtype=dep.kv_dtype, compute_dtype=dep.compute_dtype, engine=settings,
         moe_imbalance=dep.moe_imbalance,
-    )
+    )  # fmt: skip
     if warnings is not None:  # a release not modelled: said for every command (engine wing)
         warnings.extend(w for w in built.engine_config.warnings if w not in warnings)
     return built

@@ -313,15 +313,12 @@ def memory_data(
     cfg: ModelConfig,
     hw: HardwareProfile | None = None,
     *,
-    batch: int = 1,
-    gpus: int = 1,
-    max_ctx: int | None = None,
-    weight_dtype: str | None = None,
-    kv_dtype: str | None = None,
-    kv_heads: int | None = None,
-    kv_lora_rank: int | None = None,
+    batch: int = 1, gpus: int = 1, max_ctx: int | None = None,
+    weight_dtype: str | None = None, kv_dtype: str | None = None,
+    # the what-if layouts' shapes (None: the model's own, else a default)
+    kv_heads: int | None = None, kv_lora_rank: int | None = None,
     qk_rope_head_dim: int | None = None,
-) -> MemoryData:
+) -> MemoryData:  # fmt: skip
     """KV cache [bytes] of ``batch`` sequences vs ctx for each attention kind; with ``hw``,
     ``gpus`` × its memory minus the weights (``calc.reports.memory.memory_report``) as the
     budget."""
