@@ -269,19 +269,14 @@ def build_deployment(
     hardware: str | None = None,
     *,
     notes: list[str] | None = None,
-    tp: int = 1,
-    pp: int = 1,
-    ep: int = 1,
-    dp: int | None = None,
-    gpus: int | None = None,
-    weight_dtype: str | None = None,
-    kv_dtype: str | None = None,
+    tp: int = 1, pp: int = 1, ep: int = 1, dp: int | None = None, gpus: int | None = None,
+    weight_dtype: str | None = None, kv_dtype: str | None = None,
     compute_dtype: str | None = None,
     calibration=None,
     layout=None,
     moe_imbalance: float | None = None,
     **engine,
-) -> Deployment:
+) -> Deployment:  # fmt: skip
     """The Deployment of a command's options (model and hardware loaded, calibration applied,
     sizes parsed, everything validated once). ``engine``: the engine's options, by the names
     and with the defaults of ``EngineSettings.from_options`` (engine, engine_version,

@@ -147,14 +147,9 @@ def _op_points(cfg: ModelConfig, dec, pre) -> tuple[list[OpPoint], list[str]]:
 
 
 def roofline_data(
-    cfg: ModelConfig,
-    hw: HardwareProfile,
-    *,
-    batch: int = 1,
-    ctx: int = 8192,
-    prompt: int = 1024,
-    **deploy: Unpack[StepDeployment],
-) -> RooflineData:
+    cfg: ModelConfig, hw: HardwareProfile, *, batch: int = 1, ctx: int = 8192,
+    prompt: int = 1024, **deploy: Unpack[StepDeployment],
+) -> RooflineData:  # fmt: skip
     """The hardware's rooflines for the dtypes the ops run in (the compute dtype and the 16-bit
     attention dtype) and the compute ops of one decode step (``batch`` sequences at ``ctx``)
     and of the prefill of ``batch`` prompts of ``prompt`` tokens, per GPU."""
@@ -385,14 +380,11 @@ def capacity_data(
     cfg: ModelConfig,
     hw: HardwareProfile,
     *,
-    tp: int = 1,
-    max_ctx: int | None = None,
-    weight_dtype: str | None = None,
-    kv_dtype: str | None = None,
-    engine: str = "vllm",
-    mem_util: float | None = None,
+    tp: int = 1, max_ctx: int | None = None,
+    weight_dtype: str | None = None, kv_dtype: str | None = None,
+    engine: str = "vllm", mem_util: float | None = None,
     **what_if: Unpack[WhatIfShapes],
-) -> CapacityData:
+) -> CapacityData:  # fmt: skip
     """Max concurrency [sequences] vs ctx for each attention kind: ``max_concurrency`` of
     ``calc.reports.capacity.capacity_report`` (KV budget of the most loaded GPU over the paged KV of
     one sequence, engine defaults: 16-token blocks, vLLM's reserve) at each ctx of the grid."""
