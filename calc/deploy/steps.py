@@ -245,7 +245,7 @@ def step_of(dep: Deployment, efficiency: str = "expected", **counts) -> Step:
 
 class StepDeployment(TypedDict, total=False):
     """The deployment keywords of ``decode_step`` and ``prefill``: ``Deployment.build``'s, with
-    its defaults (bf16, tp = pp = ep = 1), ``compute`` being its compute_dtype."""
+    its defaults (the formats as released, tp = pp = ep = 1), ``compute`` its compute_dtype."""
 
     weight_dtype: str | None
     kv_dtype: str | None
