@@ -7,7 +7,7 @@ Usage (a dev tool, not part of the suite; runs ``python -m calc`` once per invoc
 
 Each invocation runs from the repository root with ``COLUMNS=120`` (rich's table width) so two
 captures of the same code are byte-identical; ``TESTDATA`` in an invocation stands for
-``tests/data``. The list covers every command in table, JSON, CSV and JSON-lines output, their
+``tests/data`` (relative, so captures of two checkouts compare). The list covers every command in table, JSON, CSV and JSON-lines output, their
 ``--explain`` text, the errors of bad input, and every command's ``--help`` (its options,
 defaults and help text). Two workers by default (``--jobs N``).
 """
@@ -43,6 +43,16 @@ INVOCATIONS: tuple[str, ...] = (
     "memory --model deepseek-v3 --ctx 8192 --hardware h200 --gpus 8 --ep 8 --explain",
     "memory --model qwen3-8b --ctx 4096 --hardware h100 --engine vllm --explain",
     "memory --model llama3-8b --ctx 0",
+    # state-space and linear-attention hybrids (the mixer shapes), MLA what-ifs
+    "memory --model jamba-v0.1 --ctx 8192 --hardware h100 --gpus 2 --explain",
+    "memory --model nemotron-h-56b --ctx 8192 --hardware h100 --gpus 4 --explain",
+    "capacity --model qwen3-next-80b-a3b --hardware h200 --tp 2 --ctx 8192 --explain",
+    "latency --model qwen3.5-27b --hardware h100 --tp 2 --prompt 2048 --gen 128 --explain",
+    "flops --model nemotron-3-nano-30b-a3b --prompt 1024 --hardware h100 --explain",
+    "memory --model gemma-2-9b --ctx 8192 --attention gqa --kv-heads 2 -f json",
+    "plot memory --model deepseek-v3 --hardware h200 --gpus 8 -f csv",
+    "plot capacity -m qwen3-8b -H h100 --kv-heads 2 -f csv",
+    "train -m nemotron-h-56b -H h100 --tp 4 --gpus 32 --ctx 4096 --explain",
     # capacity
     "capacity --model llama3-70b --hardware h100 --tp 4 --ctx 8192 --engine vllm -f json",
     "capacity --model llama3-70b --hardware h100 --tp 4 --ctx 8192 --shared-prefix 1000 --users 8 --explain",
@@ -147,7 +157,8 @@ INVOCATIONS: tuple[str, ...] = (
 
 def _run(index: int, line: str, out_dir: Path) -> None:
     """Run one invocation and write its command line, stdout, stderr and exit status."""
-    args = line.replace("TESTDATA/", str(ROOT / "tests" / "data") + "/").split()
+    # relative to the repository root (the working directory): two checkouts print the same
+    args = line.replace("TESTDATA/", "tests/data/").split()
     env = dict(os.environ, COLUMNS="120", PYTHONPATH=str(ROOT))
     done = subprocess.run(
         [sys.executable, "-m", "calc", *args], cwd=ROOT, env=env, capture_output=True, check=False
