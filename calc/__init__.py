@@ -7,7 +7,7 @@ imported on first use, so the command line does not pay for it.
 
 __version__ = "0.1.0"
 
-__all__ = [
+__all__ = [  # the API's public names (calc.api.__all__ is this list less __version__)
     "ConfigError",
     "DeploymentOptions",
     "InvalidInputError",

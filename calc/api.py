@@ -24,14 +24,13 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Unpack
 
+from calc import __all__ as _PACKAGE_NAMES
 from calc.deploy.options import DeploymentOptions
-from calc.errors import (
-    ConfigError,
-    InvalidInputError,
-    KvcalcError,
-    MissingDependencyError,
-    UnknownNameError,
-)
+from calc.errors import ConfigError as ConfigError  # (``X as X``: re-exported)
+from calc.errors import InvalidInputError as InvalidInputError
+from calc.errors import KvcalcError as KvcalcError
+from calc.errors import MissingDependencyError as MissingDependencyError
+from calc.errors import UnknownNameError as UnknownNameError
 from calc.output.result import Report
 
 if TYPE_CHECKING:
@@ -50,27 +49,9 @@ if TYPE_CHECKING:
 JOBS = ("memory", "capacity", "latency", "cost", "sweep", "plan", "simulate", "train", "log",
         "score", "check")  # fmt: skip
 
-__all__ = [  # calc.__all__ re-exports them (tests/test_api.py holds the two lists equal)
-    "ConfigError",
-    "DeploymentOptions",
-    "InvalidInputError",
-    "KvcalcError",
-    "MissingDependencyError",
-    "PlanResult",
-    "Report",
-    "UnknownNameError",
-    "capacity",
-    "check",
-    "cost",
-    "latency",
-    "log",
-    "memory",
-    "plan",
-    "score",
-    "simulate",
-    "sweep",
-    "train",
-]
+# the public names are declared once, in calc/__init__.py (which re-exports them from here
+# on first use): all of them but the package's version
+__all__ = [name for name in _PACKAGE_NAMES if name != "__version__"]
 
 
 @contextmanager

@@ -31,22 +31,10 @@ PLAN = (
         "Prompt tokens per request: a number, uniform:LO:HI or lognormal:MEAN:CV (the screen "
         "uses the mean, the simulation samples it; a --trace's own otherwise).",
     ),
-    Option(
-        "gen", str | None, None,
-        "Output tokens per request: a number or a distribution.",
-    ),
-    Option(
-        "ttft_p99", str, "",
-        "p99 time-to-first-token target, e.g. 2s, 500ms.",
-    ),
-    Option(
-        "tpot_p99", str, "",
-        "p99 time-per-output-token target, e.g. 50ms.",
-    ),
-    Option(
-        "rate", float | None, None,
-        "Requests per second (Poisson).",
-    ),
+    Option("gen", str | None, None, "Output tokens per request: a number or a distribution."),
+    Option("ttft_p99", str, "", "p99 time-to-first-token target, e.g. 2s, 500ms."),
+    Option("tpot_p99", str, "", "p99 time-per-output-token target, e.g. 50ms."),
+    Option("rate", float | None, None, "Requests per second (Poisson)."),
     Option(
         "concurrency", int | None, None,
         "Plan for N users in a closed loop (each sends its next request when the last "
@@ -87,18 +75,12 @@ PLAN = (
         "A uniform margin on both p99s (20% or 0.2) in place of each class's measured error "
         "band (docs/validation.md); 0 ranks on the predictions alone.",
     ),
-    Option(
-        "max_gpus", int | None, None,
-        "Most GPUs the deployment may use.",
-    ),
+    Option("max_gpus", int | None, None, "Most GPUs the deployment may use."),
     Option(
         "budget_usd_per_hour", float | None, None,
         "Most the whole deployment may cost per hour [USD].",
     ),
-    Option(
-        "top", int, 10,
-        "Ranked rows to show.",
-    ),
+    Option("top", int, 10, "Ranked rows to show."),
     Option(
         "method", str, "auto",
         "How loads are evaluated: auto (the serving simulation where installed), simulation, "
@@ -109,10 +91,7 @@ PLAN = (
         "Also size prefill/decode-disaggregated families (xPyD, the two shapes chosen apart).",
         ("--disaggregation/--no-disaggregation",),
     ),
-    Option(
-        "seed", int, 0,
-        "Seed of the simulated arrivals.",
-    ),
+    Option("seed", int, 0, "Seed of the simulated arrivals."),
     d.EFFICIENCY,
 )  # fmt: skip
 

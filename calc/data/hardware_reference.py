@@ -282,20 +282,13 @@ FIELD_HELP |= {
 def _schemas() -> list[type]:
     """HardwareProfile and every schema class inside it, in first-use order."""
     from calc.data.hardware_schema import HardwareProfile
+    from calc.output.schema_tree import nested_classes
 
-    out: list[type] = []
+    def inner(cls: type) -> list[type]:  # the dataclasses its fields' annotations name
+        hints = typing.get_type_hints(cls, include_extras=True).values()
+        return [t for hint in hints for t in _leaves(hint) if dataclasses.is_dataclass(t)]
 
-    def visit(cls: type) -> None:
-        if cls in out:
-            return
-        out.append(cls)
-        for hint in typing.get_type_hints(cls, include_extras=True).values():
-            for inner in _leaves(hint):
-                if dataclasses.is_dataclass(inner):
-                    visit(inner)
-
-    visit(HardwareProfile)
-    return out
+    return nested_classes(HardwareProfile, inner)
 
 
 def _leaves(hint) -> list:

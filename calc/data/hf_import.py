@@ -220,25 +220,11 @@ def _apply_quantization(
     except (TypeError, ValueError):
         validate(ModelConfig, fields_, c.where)  # reports what is wrong, one line
         raise
-    from calc.data.model_schema import ATTENTION_LAYER_TYPES, SSM_LAYER_TYPES
-
-    def has(comp: str, i: int) -> bool:
-        kind = shape.layers[i]
-        if comp == "attention":
-            return kind in ATTENTION_LAYER_TYPES
-        if comp == "ssm":
-            return kind in SSM_LAYER_TYPES
-        if comp == "dense_ffn":
-            return shape.has_ffn(i) and not shape.is_moe_layer(i)
-        if comp == "shared_experts":
-            return shape.is_moe_layer(i) and bool(shape.moe and shape.moe.n_shared_experts)
-        return shape.is_moe_layer(i)
-
     formats: dict[str, str] = {}
     unquantised: dict[str, list[int]] = {}
     for comp in LINEAR:
         fmt = qz.formats.get(comp)
-        with_comp = {i for i in range(shape.n_layers) if has(comp, i)}
+        with_comp = {i for i in range(shape.n_layers) if shape.layer_has(comp, i)}
         if fmt is None or not with_comp:
             continue
         kept = qz.excluded.get(comp, set())
@@ -255,7 +241,7 @@ def _apply_quantization(
     if "lm_head" in qz.formats and "lm_head" not in qz.excluded:
         formats["lm_head"] = qz.formats["lm_head"]
     parts = []
-    attn_layers = {i for i in range(shape.n_layers) if has("attention", i)}
+    attn_layers = {i for i in range(shape.n_layers) if shape.layer_has("attention", i)}
     every = {p for p, ls in qz.parts.items() if ls == "*" or set(ls) >= attn_layers}
     if "attention" in formats and every >= _attention_parts(shape):
         del formats["attention"]  # every projection of every layer excluded: all 16 bit
@@ -279,7 +265,7 @@ def _apply_quantization(
         note = "ModelOpt MIXED_PRECISION (" + ", ".join(
             f"{c} {f}" for c, f in sorted(formats.items())
         ) + ")"
-    present = {c for c in LINEAR if any(has(c, i) for i in range(shape.n_layers))}
+    present = {c for c in LINEAR if any(shape.layer_has(c, i) for i in range(shape.n_layers))}
     kept_comps = sorted(present & set(qz.formats) - set(formats))
     if kept_comps:
         note += f"; unconverted: {', '.join(kept_comps)}"

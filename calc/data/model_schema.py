@@ -402,6 +402,20 @@ class ModelConfig(Schema):
         """Whether layer ``i`` has an FFN (dense or MoE)."""
         return self.ffn_per_layer or self.layers[i] in FFN_ONLY_LAYER_TYPES
 
+    def layer_has(self, component: str, i: int) -> bool:
+        """Whether layer ``i`` has the linear ``component`` (attention, ssm, dense_ffn,
+        routed_experts, shared_experts: ``calc.data.hf_quant.LINEAR``)."""
+        kind = self.layers[i]
+        if component == "attention":
+            return kind in ATTENTION_LAYER_TYPES
+        if component == "ssm":
+            return kind in SSM_LAYER_TYPES
+        if component == "dense_ffn":
+            return self.has_ffn(i) and not self.is_moe_layer(i)
+        if component == "shared_experts":
+            return self.is_moe_layer(i) and bool(self.moe and self.moe.n_shared_experts)
+        return self.is_moe_layer(i)
+
     def is_moe_layer(self, i: int) -> bool:
         """Whether layer ``i``'s FFN is a mixture of experts (an FFN-only model: its 'moe'
         layers)."""

@@ -135,19 +135,6 @@ def bytes_per_element_by_component(
     return out
 
 
-def _has_component(cfg: ModelConfig, component: str, i: int) -> bool:
-    from calc.data.model_schema import ATTENTION_LAYER_TYPES, SSM_LAYER_TYPES
-
-    kind = cfg.layers[i]
-    if component == "attention":
-        return kind in ATTENTION_LAYER_TYPES
-    if component == "ssm":
-        return kind in SSM_LAYER_TYPES
-    if component == "dense_ffn":
-        return cfg.has_ffn(i) and not cfg.is_moe_layer(i)
-    return cfg.is_moe_layer(i)  # routed and shared experts
-
-
 def unquantised_shares(cfg: ModelConfig, weight_dtype: str | None = None) -> dict[str, float]:
     """Share of each component's parameters the released checkpoint keeps in ``cfg.dtype``
     [fraction]: its layers in ``unquantised_layers``, and of attention in the other layers the
@@ -159,7 +146,7 @@ def unquantised_shares(cfg: ModelConfig, weight_dtype: str | None = None) -> dic
         return {}
     out = {}
     for comp, idx in (cfg.unquantised_layers or {}).items():
-        layers = [i for i in range(cfg.n_layers) if _has_component(cfg, comp, i)]
+        layers = [i for i in range(cfg.n_layers) if cfg.layer_has(comp, i)]
         if layers:
             kept = set(idx)
             out[comp] = sum(1 for i in layers if i in kept) / len(layers)

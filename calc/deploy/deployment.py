@@ -118,19 +118,16 @@ class EngineSettings:
         engine: str = "vllm",
         *,
         engine_version: str | None = None,
-        mem_util: float | None = None,
-        block_size: int | None = None,
-        max_batched_tokens: int | None = None,
-        max_num_seqs: int | None = None,
-        activation: str | int | None = None,
-        overhead: str | int | None = None,
+        # memory: its fraction, KV pages, the profiling pass's sizes, measured terms
+        mem_util: float | None = None, block_size: int | None = None,
+        max_batched_tokens: int | None = None, max_num_seqs: int | None = None,
+        activation: str | int | None = None, overhead: str | int | None = None,
         max_model_len: int | None = None,
-        allreduce: str | None = None,
-        chunked_prefill: bool | None = None,
-        moe_a2a: str | None = None,
-        cuda_graphs: bool | None = None,
+        # how it runs: collectives, prompt chunks, CUDA graphs
+        allreduce: str | None = None, chunked_prefill: bool | None = None,
+        moe_a2a: str | None = None, cuda_graphs: bool | None = None,
         flag: str = "--",
-    ) -> EngineSettings:
+    ) -> EngineSettings:  # fmt: skip
         """The settings from the options a command or a check spec states (the same names);
         sizes given as text ("0.5GiB") or bytes. ``flag`` prefixes the names in errors."""
         from calc.data.units import parse_bytes
@@ -213,17 +210,14 @@ class Deployment:
         model: ModelConfig,
         hardware: HardwareProfile | None = None,
         *,
-        tp: int = 1,
-        pp: int = 1,
-        ep: int = 1,
-        dp: int | None = None,
-        weight_dtype: str | None = None,
-        kv_dtype: str | None = None,
+        tp: int = 1, pp: int = 1, ep: int = 1, dp: int | None = None,  # the parallel layout
+        # the number formats (None: the checkpoint's, the model's, from the weights)
+        weight_dtype: str | None = None, kv_dtype: str | None = None,
         compute_dtype: str | None = None,
-        layout: AttentionLayout | None = None,
+        layout: AttentionLayout | None = None,  # a what-if attention layout
         engine: EngineSettings | None = None,
         moe_imbalance: float | None = None,
-    ) -> Deployment:
+    ) -> Deployment:  # fmt: skip
         from calc.deploy.checkpoint import linear_dtype
         from calc.formulas.attention_layout import attention_layout
         from calc.formulas.quant import kv_format, weight_format
@@ -281,17 +275,10 @@ class Deployment:
         """This deployment built again (and validated again) with ``changes`` to
         ``Deployment.build``'s keywords, every other setting as it is."""
         kw = dict(
-            tp=self.tp,
-            pp=self.pp,
-            ep=self.ep,
-            dp=self.dp,
-            weight_dtype=self.weight_override,
-            kv_dtype=self.kv_dtype,
-            compute_dtype=self.compute_override,
-            layout=self.layout,
-            engine=self.engine,
-            moe_imbalance=self.moe_imbalance,
-        )
+            tp=self.tp, pp=self.pp, ep=self.ep, dp=self.dp, weight_dtype=self.weight_override,
+            kv_dtype=self.kv_dtype, compute_dtype=self.compute_override, layout=self.layout,
+            engine=self.engine, moe_imbalance=self.moe_imbalance,
+        )  # fmt: skip
         return Deployment.build(self.model, self.hardware, **(kw | changes))
 
     # -- sharding ---------------------------------------------------------------------------

@@ -269,19 +269,14 @@ def build_deployment(
     hardware: str | None = None,
     *,
     notes: list[str] | None = None,
-    tp: int = 1,
-    pp: int = 1,
-    ep: int = 1,
-    dp: int | None = None,
-    gpus: int | None = None,
-    weight_dtype: str | None = None,
-    kv_dtype: str | None = None,
+    tp: int = 1, pp: int = 1, ep: int = 1, dp: int | None = None, gpus: int | None = None,
+    weight_dtype: str | None = None, kv_dtype: str | None = None,
     compute_dtype: str | None = None,
     calibration=None,
     layout=None,
     moe_imbalance: float | None = None,
     **engine,
-) -> Deployment:
+) -> Deployment:  # fmt: skip
     """The Deployment of a command's options (model and hardware loaded, calibration applied,
     sizes parsed, everything validated once). ``engine``: the engine's options, by the names
     and with the defaults of ``EngineSettings.from_options`` (engine, engine_version,
@@ -313,19 +308,9 @@ def build_deployment(
     tp, dp = resolve_gpus(tp, pp, dp, gpus)
     try:
         dep = Deployment.build(
-            cfg,
-            hw,
-            tp=tp,
-            pp=pp,
-            ep=ep,
-            dp=dp,
-            weight_dtype=weight_dtype,
-            kv_dtype=kv_dtype,
-            compute_dtype=compute_dtype,
-            layout=lay,
-            engine=settings,
-            moe_imbalance=moe_imbalance,
-        )
+            cfg, hw, tp=tp, pp=pp, ep=ep, dp=dp, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
+            compute_dtype=compute_dtype, layout=lay, engine=settings, moe_imbalance=moe_imbalance,
+        )  # fmt: skip
     except InvalidInputError as exc:
         if gpus is None or tp == tp_given:
             raise

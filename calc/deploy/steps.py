@@ -43,7 +43,7 @@ E2E = TTFT + Σ_{j=1}^{gen−1} TPOT(prompt + j).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 from calc.data.hardware_schema import HardwareProfile
 from calc.data.limits import MAX_BATCH, MAX_CTX, check_positive_int
@@ -248,13 +248,25 @@ def step_of(dep: Deployment, efficiency: str = "expected", **counts) -> Step:
     return _step(st, dep.hardware, efficiency, raw)
 
 
-def _keyword_step(cfg, hw, efficiency, deploy: dict, **counts) -> Step:
-    """The step of the deployment given by keywords (``Deployment.build``'s, ``compute`` for
-    its compute_dtype); ``counts`` are checked whole numbers or arrays of them."""
+class StepDeployment(TypedDict, total=False):
+    """The deployment keywords of ``decode_step`` and ``prefill``: ``Deployment.build``'s, with
+    its defaults (the formats as released, tp = pp = ep = 1), ``compute`` its compute_dtype."""
+
+    weight_dtype: str | None
+    kv_dtype: str | None
+    tp: int
+    pp: int
+    ep: int
+    compute: str | None
+
+
+def _keyword_step(cfg, hw, efficiency, deploy: StepDeployment, **counts) -> Step:
+    """The step of the deployment given by keywords; ``counts`` are checked whole numbers or
+    arrays of them."""
     counts = {k: _check_counts(k, v, MAX_BATCH if k == "batch" else MAX_CTX)
               for k, v in counts.items()}  # fmt: skip
-    deploy["compute_dtype"] = deploy.pop("compute")
-    return step_of(Deployment.build(cfg, hw, **deploy), efficiency, **counts)
+    build = {("compute_dtype" if k == "compute" else k): v for k, v in deploy.items()}
+    return step_of(Deployment.build(cfg, hw, **build), efficiency, **counts)
 
 
 def decode_step(
@@ -263,21 +275,14 @@ def decode_step(
     *,
     batch,
     ctx,
-    weight_dtype: str | None = None,
-    kv_dtype: str | None = None,
-    tp: int = 1,
-    pp: int = 1,
-    ep: int = 1,
     efficiency: str = "expected",
-    compute: str | None = None,
+    **deploy: Unpack[StepDeployment],
 ) -> Step:
     """One decode step of ``batch`` sequences at context ``ctx`` on one GPU of the deployment.
 
     ``.time_s`` is the TPOT [s] (None without hardware), ``.flops`` and ``.bytes`` the step's
     FLOPs and HBM bytes per GPU, ``.ops`` each op's figures.
     """
-    deploy = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, pp=pp, ep=ep,
-                  compute=compute)  # fmt: skip
     return _keyword_step(cfg, hw, efficiency, deploy, batch=batch, ctx=ctx)
 
 
@@ -287,17 +292,10 @@ def prefill(
     *,
     prompt,
     batch,
-    weight_dtype: str | None = None,
-    kv_dtype: str | None = None,
-    tp: int = 1,
-    pp: int = 1,
-    ep: int = 1,
     efficiency: str = "expected",
-    compute: str | None = None,
+    **deploy: Unpack[StepDeployment],
 ) -> Step:
     """The prefill of ``batch`` prompts of ``prompt`` tokens on one GPU: ``.time_s`` = TTFT."""
-    deploy = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, pp=pp, ep=ep,
-                  compute=compute)  # fmt: skip
     return _keyword_step(cfg, hw, efficiency, deploy, batch=batch, prompt=prompt)
 
 

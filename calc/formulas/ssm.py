@@ -147,32 +147,23 @@ def mixer_shape(cfg: ModelConfig, kind: str, tp: int = 1) -> MixerShape:
     if kind == "linear_attention":
         la = cfg.linear_attention
         assert la is not None  # the schema: linear_attention layers need the block
-        heads = la.n_value_heads // tp
-        return MixerShape(
-            "linear_attention",
-            heads * la.value_head_dim,
-            la.key_head_dim,
-            la.conv_kernel,
-            n_heads=heads,
-            head_dim=la.value_head_dim,
-            n_groups=max(la.n_key_heads // tp, 1),
-        )
+        heads, head_dim = la.n_value_heads // tp, la.value_head_dim
+        state, conv, groups = la.key_head_dim, la.conv_kernel, max(la.n_key_heads // tp, 1)
+        return _headed_mixer(kind, heads, head_dim, state, conv, groups)
     s = cfg.ssm
     assert s is not None  # guaranteed by the schema for models with SSM layers
     if kind == "mamba2":
         assert s.n_heads is not None and s.head_dim is not None  # schema
-        heads = s.n_heads // tp
-        return MixerShape(
-            "mamba2",
-            heads * s.head_dim,
-            s.d_state,
-            s.d_conv,
-            n_heads=heads,
-            head_dim=s.head_dim,
-            n_groups=ssm_groups_per_gpu(s.n_groups, tp),
-        )
+        groups = ssm_groups_per_gpu(s.n_groups, tp)
+        return _headed_mixer(kind, s.n_heads // tp, s.head_dim, s.d_state, s.d_conv, groups)
     assert s.dt_rank is not None  # schema
     return MixerShape("mamba", ssm_d_inner(s, cfg.d_model) // tp, s.d_state, s.d_conv, s.dt_rank)
+
+
+def _headed_mixer(kind: str, heads: int, head_dim: int, state: int, conv: int, groups: int):
+    """A mixer of ``heads`` heads of ``head_dim`` on one GPU (Mamba-2, linear attention)."""
+    return MixerShape(kind, heads * head_dim, state, conv, n_heads=heads, head_dim=head_dim,
+                      n_groups=groups)  # fmt: skip
 
 
 def layer_ssm_params(cfg: ModelConfig, kind: str, tp: int = 1) -> int:

@@ -51,6 +51,11 @@ def figure(key: str, value, unit: str, formula: str, **numbers) -> Figure:
     )
 
 
+def figures(*rows: tuple) -> list[Figure]:
+    """One ``figure`` per declared row: (key, value, unit, formula, {name: operand})."""
+    return [figure(key, value, unit, formula, **terms) for key, value, unit, formula, terms in rows]
+
+
 def whole(x):
     """An int when ``x`` is a whole float (bytes of bf16 weights), else ``x`` unchanged."""
     if isinstance(x, float) and x.is_integer():

@@ -159,13 +159,8 @@ def does_not_fit(dep: Deployment, work: Workload, max_ctx: int) -> str | None:
     )
 
 
-def capacity_report(
-    dep: Deployment,
-    work: Workload,
-    *,
-    shared_prefix: int | None = None,
-    users: int | None = None,
-) -> CapacityReport:
+def capacity_report(dep: Deployment, work: Workload, *, shared_prefix: int | None = None,
+                    users: int | None = None) -> CapacityReport:  # fmt: skip
     """KV budget, pool, concurrency, max context and paging waste of one deployment."""
     cfg, g = dep.model, dep.per_gpu
     warnings: list[str] = list(g.notes)

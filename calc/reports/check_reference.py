@@ -82,21 +82,15 @@ def _models() -> list[type]:
     """The spec's pydantic models, top level first, each once (read off the annotations)."""
     from pydantic import BaseModel
 
+    from calc.output.schema_tree import nested_classes
     from calc.reports.check_spec import CheckSpec
     from calc.reports.check_spec import nested_models as _nested_models
 
-    seen: list[type] = []
+    def inner(model: type) -> list[type]:  # the models its fields' annotations name
+        fields = model.model_fields.values()  # type: ignore[attr-defined]
+        return [sub for f in fields for sub in _nested_models(f.annotation, BaseModel)]
 
-    def visit(model: type) -> None:
-        if model in seen:
-            return
-        seen.append(model)
-        for field in model.model_fields.values():  # type: ignore[attr-defined]
-            for sub in _nested_models(field.annotation, BaseModel):
-                visit(sub)
-
-    visit(CheckSpec)
-    return seen
+    return nested_classes(CheckSpec, inner)
 
 
 def spec_json_schema() -> dict[str, Any]:

@@ -38,7 +38,7 @@ from __future__ import annotations
 import difflib
 import math
 import typing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Literal
 
@@ -52,13 +52,11 @@ from calc.training.check import TrainingFit
 
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 
-LOAD_REQUIREMENTS = (
-    ("max_ttft_p50_s", "ttft_s", "p50"),
-    ("max_ttft_p90_s", "ttft_s", "p90"),
-    ("max_ttft_p99_s", "ttft_s", "p99"),
-    ("max_tpot_p50_s", "tpot_s", "p50"),
-    ("max_tpot_p90_s", "tpot_s", "p90"),
-    ("max_tpot_p99_s", "tpot_s", "p99"),
+# (requirement, the simulated latency, its percentile): max_ttft_p50_s ... max_tpot_p99_s
+LOAD_REQUIREMENTS = tuple(
+    (f"max_{latency}_{q}_s", f"{latency}_s", q)
+    for latency in ("ttft", "tpot")
+    for q in ("p50", "p90", "p99")
 )
 DEFAULT_LOAD_REQUESTS = 1000
 
@@ -304,14 +302,8 @@ class Result:
     passed: bool
 
     def row(self) -> dict:
-        return {
-            "deployment": self.deployment,
-            "requirement": self.requirement,
-            "figure": self.figure,
-            "limit": self.limit,
-            "unit": self.unit,
-            "passed": self.passed,
-        }
+        """The result's fields by name, in their order (the JSON and CSV row)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     def message(self) -> str:
         op = "≥" if self.requirement == "min_concurrency" else "≤"
@@ -360,16 +352,10 @@ def build_deployment(dep: Deployment, calibration=None, warnings: list[str] | No
     built = Built.build(
         load_model(dep.model),
         calibrated(load_hardware(dep.hardware), calibration, warnings),
-        tp=dep.tp,
-        pp=dep.pp,
-        ep=dep.ep,
-        dp=dep.dp,
-        weight_dtype=dep.weight_dtype,
-        kv_dtype=dep.kv_dtype,
-        compute_dtype=dep.compute_dtype,
-        engine=settings,
+        tp=dep.tp, pp=dep.pp, ep=dep.ep, dp=dep.dp, weight_dtype=dep.weight_dtype,
+        kv_dtype=dep.kv_dtype, compute_dtype=dep.compute_dtype, engine=settings,
         moe_imbalance=dep.moe_imbalance,
-    )
+    )  # fmt: skip
     if warnings is not None:  # a release not modelled: said for every command (engine wing)
         warnings.extend(w for w in built.engine_config.warnings if w not in warnings)
     return built

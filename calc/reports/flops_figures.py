@@ -22,7 +22,7 @@ from calc.deploy.rates import (
 )
 from calc.deploy.step_calibration import HOST, HOST_ROWS, multiplier, sampled_rows
 from calc.deploy.steps import Step
-from calc.output.derivation import Figure, figure
+from calc.output.derivation import Figure, figure, figures
 
 
 def op_figures(prefix: str, step: Step) -> list[Figure]:
@@ -110,18 +110,11 @@ def _collective_figure(prefix: str, op, t, r, m=None) -> Figure:
     if op.kind == ALLREDUCE:
         c = allreduce_cost(float(np.asarray(msg).flat[0]), n, link)
         return figure(
-            key,
-            t.time_s,
-            "s",
+            key, t.time_s, "s",
             "{count} × ({lat} s + {steps}/{n} × {msg} B / {bw} B/s + {kernel_s} s)",
-            count=op.count,
-            lat=c.latency_s,
-            steps=c.steps,
-            n=n,
-            msg=msg,
-            bw=c.bandwidth_bytes_per_s,
-            kernel_s=r.kernel_s,
-        )
+            count=op.count, lat=c.latency_s, steps=c.steps, n=n, msg=msg,
+            bw=c.bandwidth_bytes_per_s, kernel_s=r.kernel_s,
+        )  # fmt: skip
     bw, lat = link.crossing(n)
     shape = (
         "{count} × (({n}−1)/{n} × {msg} B / {bw} B/s + ({n}−1) × {lat} s + {kernel_s} s)"
@@ -162,64 +155,32 @@ def _gqa_figures(cfg: ModelConfig, prompt: int, ctx: int) -> list[Figure]:
 
     d, h = cfg.d_model, cfg.n_heads
     dk, kv = cfg.k_head_dim, cfg.n_kv_heads
-    figs = [
-        figure(
-            "qkv_o_flops_per_token_per_layer",
-            F.qkv_proj_flops(1, d, h, kv, dk, dk) + F.o_proj_flops(1, h, dk, d),
-            "FLOP",
-            "2 × ({d}·{h}·{hd} + 2·{d}·{kv}·{hd} + {h}·{hd}·{d})",
-            d=d,
-            h=h,
-            kv=kv,
-            hd=dk,
-        ),
-        figure(
-            "decode_attention_flops_per_token_per_layer",
-            _attention_flops(F.decode_pairs(ctx), h, dk),
-            "FLOP",
-            "2 × {ctx} × {h} × {hd} (scores) + 2 × {ctx} × {h} × {hd} (values)",
-            ctx=ctx,
-            h=h,
-            hd=dk,
-        ),
-        figure(
-            "prefill_attention_flops_per_sequence_per_layer",
-            _attention_flops(F.causal_pairs(prompt), h, dk),
-            "FLOP",
-            "4 × {S}·({S}+1)/2 pairs × {h} × {hd}",
-            S=prompt,
-            h=h,
-            hd=dk,
-        ),
-    ]
+    figs = figures(
+        ("qkv_o_flops_per_token_per_layer",
+         F.qkv_proj_flops(1, d, h, kv, dk, dk) + F.o_proj_flops(1, h, dk, d), "FLOP",
+         "2 × ({d}·{h}·{hd} + 2·{d}·{kv}·{hd} + {h}·{hd}·{d})",
+         {"d": d, "h": h, "kv": kv, "hd": dk}),
+        ("decode_attention_flops_per_token_per_layer",
+         _attention_flops(F.decode_pairs(ctx), h, dk), "FLOP",
+         "2 × {ctx} × {h} × {hd} (scores) + 2 × {ctx} × {h} × {hd} (values)",
+         {"ctx": ctx, "h": h, "hd": dk}),
+        ("prefill_attention_flops_per_sequence_per_layer",
+         _attention_flops(F.causal_pairs(prompt), h, dk), "FLOP",
+         "4 × {S}·({S}+1)/2 pairs × {h} × {hd}", {"S": prompt, "h": h, "hd": dk}),
+    )  # fmt: skip
     if not cfg.n_layers_of("sliding"):
         return figs
     w = cfg.sliding_window + cfg.sink_tokens
     m = min(prompt, w)
-    return [
-        *figs,
-        figure(
-            "sliding_decode_attention_flops_per_token_per_layer",
-            _attention_flops(F.sliding_decode_pairs(ctx, w), h, dk),
-            "FLOP",
-            "4 × min({ctx}, {W}) keys × {h} × {hd}",
-            ctx=ctx,
-            W=w,
-            h=h,
-            hd=dk,
-        ),
-        figure(
-            "sliding_prefill_attention_flops_per_sequence_per_layer",
-            _attention_flops(F.sliding_causal_pairs(prompt, w), h, dk),
-            "FLOP",
-            "4 × ({m}·({m}+1)/2 + ({S} − {m})·{W}) pairs × {h} × {hd}",
-            m=m,
-            S=prompt,
-            W=w,
-            h=h,
-            hd=dk,
-        ),
-    ]
+    return figs + figures(
+        ("sliding_decode_attention_flops_per_token_per_layer",
+         _attention_flops(F.sliding_decode_pairs(ctx, w), h, dk), "FLOP",
+         "4 × min({ctx}, {W}) keys × {h} × {hd}", {"ctx": ctx, "W": w, "h": h, "hd": dk}),
+        ("sliding_prefill_attention_flops_per_sequence_per_layer",
+         _attention_flops(F.sliding_causal_pairs(prompt, w), h, dk), "FLOP",
+         "4 × ({m}·({m}+1)/2 + ({S} − {m})·{W}) pairs × {h} × {hd}",
+         {"m": m, "S": prompt, "W": w, "h": h, "hd": dk}),
+    )  # fmt: skip
 
 
 def _attended_figure(cfg: ModelConfig, ctx: int) -> Figure:
@@ -278,15 +239,10 @@ def _ffn_flops_figures(cfg: ModelConfig) -> list[Figure]:
                 + F.router_flops(1, d, m.n_routed_experts),
                 "FLOP",
                 "2 × ({k}·{n_mat}·{d}·{d_e} + {n_shared}·{n_mat}·{d}·{d_s} + {d}·{E} router)",
-                k=m.experts_per_token,
-                n_mat=n_mat,
-                d=d,
-                d_e=m.d_expert_ffn,
-                n_shared=m.n_shared_experts,
-                d_s=m.shared_ffn,
-                E=m.n_routed_experts,
+                k=m.experts_per_token, n_mat=n_mat, d=d, d_e=m.d_expert_ffn,
+                n_shared=m.n_shared_experts, d_s=m.shared_ffn, E=m.n_routed_experts,
             )
-        )
+        )  # fmt: skip
     figs.append(
         figure(
             "lm_head_flops_per_token",

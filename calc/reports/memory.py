@@ -103,14 +103,8 @@ def _attention_layer_figure(cfg: ModelConfig, attn: int) -> Figure:
     if cfg.mla is not None:
         m = cfg.mla
         q_lora = m.q_lora_rank or 0
-        shape = dict(
-            d=d,
-            h=cfg.n_heads,
-            kv_lora=m.kv_lora_rank,
-            rope=m.qk_rope_head_dim,
-            nope=m.qk_nope_head_dim,
-            v=m.v_head_dim,
-        )
+        shape = dict(d=d, h=cfg.n_heads, kv_lora=m.kv_lora_rank, rope=m.qk_rope_head_dim,
+                     nope=m.qk_nope_head_dim, v=m.v_head_dim)  # fmt: skip
         q = (
             "{d}·{q_lora} + {q_lora} + {q_lora}·{h}·({nope} + {rope})"
             if q_lora
@@ -247,19 +241,11 @@ def _total_figures(cfg: ModelConfig, p: ParamBreakdown) -> list[Figure]:
             "params",
             "{embedding} + {lm_head} + {attention} + {dense_ffn} + {moe_routed} + {moe_shared} "
             "+ {router} + {ssm} + {norms} + {vision} + {audio}",
-            vision=p.vision,
-            audio=p.audio,
-            embedding=p.embedding,
-            lm_head=p.lm_head,
-            attention=p.attention,
-            dense_ffn=p.dense_ffn,
-            moe_routed=p.moe_routed,
-            moe_shared=p.moe_shared,
-            router=p.router,
-            ssm=p.ssm,
-            norms=p.norms,
+            vision=p.vision, audio=p.audio, embedding=p.embedding, lm_head=p.lm_head,
+            attention=p.attention, dense_ffn=p.dense_ffn, moe_routed=p.moe_routed,
+            moe_shared=p.moe_shared, router=p.router, ssm=p.ssm, norms=p.norms,
         )
-    ]
+    ]  # fmt: skip
     if cfg.moe is not None:
         figs.append(
             figure(
@@ -289,14 +275,11 @@ def _kv_figure(layout: AttentionLayout, kv_bytes: float, per_layer) -> Figure:
         return figure("kv_bytes_per_token_per_layer", per_layer, "bytes", text, **kw)
     if layout.kind == "mla":
         return figure(
-            "kv_bytes_per_token_per_layer",
-            per_layer,
-            "bytes",
+            "kv_bytes_per_token_per_layer", per_layer, "bytes",
             "({kv_lora_rank} + {qk_rope_head_dim}) × {bytes}",
-            kv_lora_rank=layout.kv_lora_rank,
-            qk_rope_head_dim=layout.qk_rope_head_dim,
+            kv_lora_rank=layout.kv_lora_rank, qk_rope_head_dim=layout.qk_rope_head_dim,
             bytes=kv_bytes,
-        )
+        )  # fmt: skip
     if layout.k_head_dim == layout.v_head_dim:
         return figure(
             "kv_bytes_per_token_per_layer",
@@ -425,15 +408,11 @@ def _cache_figures(dep: Deployment, work: Workload, f: dict, p: ParamBreakdown) 
         figs.append(_state_figure(dep, work.batch, f["ssm_state_bytes"]))
     figs.append(
         figure(
-            "total_bytes",
-            f["total_bytes"],
-            "bytes",
-            "{weights} + {kv_cache} + {ssm_state}",
-            weights=f["weights_bytes"],
-            kv_cache=f["kv_cache_bytes"],
+            "total_bytes", f["total_bytes"], "bytes", "{weights} + {kv_cache} + {ssm_state}",
+            weights=f["weights_bytes"], kv_cache=f["kv_cache_bytes"],
             ssm_state=f["ssm_state_bytes"],
         )
-    )
+    )  # fmt: skip
     return figs
 
 

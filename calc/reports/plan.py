@@ -293,6 +293,14 @@ def build(f: Family, load: Load, query: PlanQuery | None = None) -> Deployment |
 # (a) the analytic screen
 
 
+def _alone_too_slow(f: Family, dep: Deployment, conf, kind: str, one_ms: str,
+                    slo_s: float) -> Rejection:  # fmt: skip
+    """The rejection of a family whose one request alone ("prefill of one prompt alone 812.3",
+    in ms) already misses the p99 SLO ``kind`` (ttft, tpot) of ``slo_s`` seconds."""
+    why = f"{one_ms} ms > {slo_s * 1e3:,.4g} ms" + margin_note(conf, kind)
+    return Rejection(f, "aggregated", f"SLO {kind}", why, dep)
+
+
 def screen(
     query: PlanQuery, f: Family, dep: Deployment, price: PriceChoice | None = None
 ) -> Screened | Rejection:
@@ -328,24 +336,12 @@ def screen(
     eff = query.efficiency
     ttft = float(step_of(dep, eff, batch=1, prompt=load.new_prompt).time_s)
     if ttft > slo.ttft_p99_s:
-        return Rejection(
-            f,
-            "aggregated",
-            "SLO ttft",
-            f"prefill of one prompt alone {ttft * 1e3:,.1f} ms > {slo.ttft_p99_s * 1e3:,.4g} ms"
-            + margin_note(conf, "ttft"),
-            dep,
-        )
+        alone = f"prefill of one prompt alone {ttft * 1e3:,.1f}"
+        return _alone_too_slow(f, dep, conf, "ttft", alone, slo.ttft_p99_s)
     tpot = float(step_of(dep, eff, batch=1, ctx=p + g).time_s)
     if tpot > slo.tpot_p99_s:
-        return Rejection(
-            f,
-            "aggregated",
-            "SLO tpot",
-            f"decode step of one sequence {tpot * 1e3:,.2f} ms > {slo.tpot_p99_s * 1e3:,.4g} ms"
-            + margin_note(conf, "tpot"),
-            dep,
-        )
+        alone = f"decode step of one sequence {tpot * 1e3:,.2f}"
+        return _alone_too_slow(f, dep, conf, "tpot", alone, slo.tpot_p99_s)
     serving = serving_throughput(dep, prompt=load.new_prompt, gen=g, efficiency=eff)
     if serving is None:  # the mean request longer than the model's limit, which did fit
         return Rejection(f, "aggregated", "does not fit",

@@ -618,18 +618,13 @@ def simulate_load(
     if limits.pool_blocks <= 0:
         return _saturated("no KV pool", "simulation")
     res = simulate_requests(
-        arrival,
-        prompt,
-        gen,
-        limits=limits,
-        step=step,
-        groups=groups_of(target),
+        arrival, prompt, gen, limits=limits, step=step, groups=groups_of(target),
         prefix_shared_fraction=load.prefix_shared,
         front_s=None if pool == "decode" else front_end_s(table, prompt),
         max_in_flight=users if load.closed else None,
         request_s=0.0 if pool == "decode" else request_latency_s(dep),
         tokens=False,
-    )
+    )  # fmt: skip
     if res.ttft_s.get("p99") is None:
         inf = dict.fromkeys(("p50", "p90", "p99"), math.inf)
         why = f"the simulation served no request ({res.rejected:,} refused: longer than the pool"

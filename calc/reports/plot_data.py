@@ -12,12 +12,16 @@ concurrency from ``calc.reports.capacity``, the frontier from ``calc.reports.fro
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, TypedDict, Unpack
 
 from calc.data.hardware_schema import HardwareProfile
 from calc.data.limits import MAX_CTX, check_positive_int
 from calc.data.model_schema import ModelConfig
 from calc.errors import InvalidInputError
 from calc.formulas.attention_layout import AttentionLayout, attention_layout
+
+if TYPE_CHECKING:
+    from calc.deploy.steps import StepDeployment
 
 PLOT_KINDS = ("roofline", "memory", "capacity", "frontier")
 ATTENTION_KINDS = ("mha", "gqa", "mqa", "mla")
@@ -143,28 +147,17 @@ def _op_points(cfg: ModelConfig, dec, pre) -> tuple[list[OpPoint], list[str]]:
 
 
 def roofline_data(
-    cfg: ModelConfig,
-    hw: HardwareProfile,
-    *,
-    batch: int = 1,
-    ctx: int = 8192,
-    prompt: int = 1024,
-    weight_dtype: str | None = None,
-    kv_dtype: str | None = None,
-    tp: int = 1,
-    pp: int = 1,
-    ep: int = 1,
-    compute: str | None = None,
-) -> RooflineData:
+    cfg: ModelConfig, hw: HardwareProfile, *, batch: int = 1, ctx: int = 8192,
+    prompt: int = 1024, **deploy: Unpack[StepDeployment],
+) -> RooflineData:  # fmt: skip
     """The hardware's rooflines for the dtypes the ops run in (the compute dtype and the 16-bit
     attention dtype) and the compute ops of one decode step (``batch`` sequences at ``ctx``)
     and of the prefill of ``batch`` prompts of ``prompt`` tokens, per GPU."""
     from calc.deploy.rates import efficiencies
     from calc.deploy.steps import decode_step, prefill
 
-    kw = dict(weight_dtype=weight_dtype, kv_dtype=kv_dtype, tp=tp, pp=pp, ep=ep, compute=compute)
-    dec = decode_step(cfg, hw, batch=batch, ctx=ctx, **kw)
-    pre = prefill(cfg, hw, prompt=prompt, batch=batch, **kw)
+    dec = decode_step(cfg, hw, batch=batch, ctx=ctx, **deploy)
+    pre = prefill(cfg, hw, prompt=prompt, batch=batch, **deploy)
     b_eff = efficiencies(hw, "expected")[1]
     bw = hw.hbm_bandwidth_bytes_per_s
     dtypes = [dec.compute_dtype]
@@ -243,6 +236,15 @@ def _windows(layout: AttentionLayout) -> str:
     return "; ".join(parts)
 
 
+class WhatIfShapes(TypedDict, total=False):
+    """The shapes of the what-if layouts (``attention_layouts``; None: the model's own, else
+    the default)."""
+
+    kv_heads: int | None  # KV heads of the GQA what-if
+    kv_lora_rank: int | None  # latent width of the MLA what-if
+    qk_rope_head_dim: int | None  # RoPE key width of the MLA what-if
+
+
 def attention_layouts(
     cfg: ModelConfig,
     *,
@@ -313,15 +315,10 @@ def memory_data(
     cfg: ModelConfig,
     hw: HardwareProfile | None = None,
     *,
-    batch: int = 1,
-    gpus: int = 1,
-    max_ctx: int | None = None,
-    weight_dtype: str | None = None,
-    kv_dtype: str | None = None,
-    kv_heads: int | None = None,
-    kv_lora_rank: int | None = None,
-    qk_rope_head_dim: int | None = None,
-) -> MemoryData:
+    batch: int = 1, gpus: int = 1, max_ctx: int | None = None,
+    weight_dtype: str | None = None, kv_dtype: str | None = None,
+    **what_if: Unpack[WhatIfShapes],
+) -> MemoryData:  # fmt: skip
     """KV cache [bytes] of ``batch`` sequences vs ctx for each attention kind; with ``hw``,
     ``gpus`` × its memory minus the weights (``calc.reports.memory.memory_report``) as the
     budget."""
@@ -332,9 +329,7 @@ def memory_data(
     check_positive_int("batch", batch, MAX_BATCH)
     kv_dtype = (cfg.kv_dtype or cfg.dtype) if kv_dtype is None else kv_dtype
     ctxs = ctx_grid(cfg.context_limit if max_ctx is None else max_ctx)
-    layouts = attention_layouts(
-        cfg, kv_heads=kv_heads, kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim
-    )
+    layouts = attention_layouts(cfg, **what_if)
     series = []
     for label, layout, own in layouts:
         bpe = _kv_bytes_per_element(layout, kv_dtype)
@@ -385,16 +380,11 @@ def capacity_data(
     cfg: ModelConfig,
     hw: HardwareProfile,
     *,
-    tp: int = 1,
-    max_ctx: int | None = None,
-    weight_dtype: str | None = None,
-    kv_dtype: str | None = None,
-    engine: str = "vllm",
-    mem_util: float | None = None,
-    kv_heads: int | None = None,
-    kv_lora_rank: int | None = None,
-    qk_rope_head_dim: int | None = None,
-) -> CapacityData:
+    tp: int = 1, max_ctx: int | None = None,
+    weight_dtype: str | None = None, kv_dtype: str | None = None,
+    engine: str = "vllm", mem_util: float | None = None,
+    **what_if: Unpack[WhatIfShapes],
+) -> CapacityData:  # fmt: skip
     """Max concurrency [sequences] vs ctx for each attention kind: ``max_concurrency`` of
     ``calc.reports.capacity.capacity_report`` (KV budget of the most loaded GPU over the paged KV of
     one sequence, engine defaults: 16-token blocks, vLLM's reserve) at each ctx of the grid."""
@@ -402,9 +392,7 @@ def capacity_data(
     from calc.reports.capacity import capacity_report
 
     ctxs = ctx_grid(cfg.context_limit if max_ctx is None else max_ctx)
-    layouts = attention_layouts(
-        cfg, kv_heads=kv_heads, kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim
-    )
+    layouts = attention_layouts(cfg, **what_if)
     settings = EngineSettings(
         name=engine, mem_util=mem_util, max_model_len=max(ctxs[-1], cfg.context_limit)
     )

@@ -115,16 +115,8 @@ def _warnings(dep: Deployment, load: LoadSpec, r: SimResult) -> list[str]:
     return out
 
 
-def simulate_report(
-    dep: Deployment,
-    load: LoadSpec,
-    r: SimResult,
-    *,
-    seed: int,
-    efficiency: str,
-    ttft_slo_s=None,
-    tpot_slo_s=None,
-) -> SimReport:
+def simulate_report(dep: Deployment, load: LoadSpec, r: SimResult, *, seed: int,
+                    efficiency: str, ttft_slo_s=None, tpot_slo_s=None) -> SimReport:  # fmt: skip
     fields = {
         **_deployment_fields(dep),
         **_load_fields(load, seed, efficiency, ttft_slo_s, tpot_slo_s),
@@ -133,15 +125,8 @@ def simulate_report(
     return SimReport(fields, warnings=_warnings(dep, load, r))
 
 
-def curve_report(
-    dep: Deployment,
-    curve: LatencyCurve,
-    *,
-    seed: int,
-    efficiency: str,
-    ttft_slo_s=None,
-    tpot_slo_s=None,
-) -> SimReport:
+def curve_report(dep: Deployment, curve: LatencyCurve, *, seed: int, efficiency: str,
+                 ttft_slo_s=None, tpot_slo_s=None) -> SimReport:  # fmt: skip
     """The curve: deployment and load fields, the highest rate meeting the SLOs (p99, not
     saturated), and one row per rate."""
     rows = [result_fields(p.result, p.rate_per_s, ttft_slo_s, tpot_slo_s) for p in curve.points]

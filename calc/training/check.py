@@ -38,24 +38,11 @@ def training_fit_result(cfg, hw, fit: TrainingFit, *, tp: int = 1, pp: int = 1) 
     from calc.data.units import parse_bytes
     from calc.training.report import TrainSetup, train_report
 
+    # the fit's fields are TrainSetup's own names, its overhead parsed to bytes
     setup = TrainSetup(
-        ctx=fit.ctx,
-        micro_batch=fit.micro_batch,
-        tp=tp,
-        pp=pp,
-        dp=fit.dp,
-        cp=fit.cp,
-        ep=fit.ep,
-        recipe=fit.recipe,
-        zero=fit.zero,
-        recompute=fit.recompute,
-        flash=fit.flash,
-        finetune=fit.finetune,
-        lora_rank=fit.lora_rank,
-        lora_targets=fit.lora_targets,
-        adapter_dtype=fit.adapter_dtype,
-        overhead_bytes=parse_bytes(fit.overhead, "overhead"),
-    )
+        tp=tp, pp=pp, overhead_bytes=parse_bytes(fit.overhead, "overhead"),
+        **fit.model_dump(exclude={"overhead"}),
+    )  # fmt: skip
     f = train_report(cfg, hw, setup).fields
     return {
         "figure": f["total_bytes_per_gpu"],

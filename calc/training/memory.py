@@ -179,22 +179,9 @@ def attention_core_bytes(tokens, ctx, n_heads, act_bytes, flash, dropout, recomp
 
 
 def attention_activation_bytes(
-    tokens,
-    ctx,
-    d_model,
-    n_heads,
-    n_kv_heads,
-    k_head_dim,
-    v_head_dim,
-    *,
-    act_bytes=2,
-    flash=True,
-    dropout=False,
-    recompute="none",
-    tp=1,
-    sequence_parallel=True,
-    extra_norms=0,
-):
+    tokens, ctx, d_model, n_heads, n_kv_heads, k_head_dim, v_head_dim, *, act_bytes=2,
+    flash=True, dropout=False, recompute="none", tp=1, sequence_parallel=True, extra_norms=0,
+):  # fmt: skip
     """Stored activations of one GQA/MHA/MQA attention block [bytes] (see module docstring):
     replicated (norm input, QKV input, dropout mask): t·d·(2a + dropout) + extra norms;
     split by tp: t·(h·dk + kv·(dk + dv) + h·dv)·a + the attention core.
@@ -208,23 +195,10 @@ def attention_activation_bytes(
 
 
 def mla_activation_bytes(
-    tokens,
-    ctx,
-    d_model,
-    n_heads,
-    q_lora_rank,
-    kv_lora_rank,
-    qk_nope_head_dim,
-    qk_rope_head_dim,
-    v_head_dim,
-    *,
-    act_bytes=2,
-    flash=True,
-    dropout=False,
-    recompute="none",
-    tp=1,
-    sequence_parallel=True,
-):
+    tokens, ctx, d_model, n_heads, q_lora_rank, kv_lora_rank, qk_nope_head_dim,
+    qk_rope_head_dim, v_head_dim, *, act_bytes=2, flash=True, dropout=False, recompute="none",
+    tp=1, sequence_parallel=True,
+):  # fmt: skip
     """Stored activations of one MLA block [bytes]: replicated norm and down-projection inputs
     (2·d), the latents (q_lora and kv_lora, each as norm input and up-projection input) and
     the RoPE key; split by tp: Q and K (h·(nope + rope) each), V and the output projection
@@ -244,17 +218,9 @@ def mla_activation_bytes(
 
 
 def ffn_activation_bytes(
-    tokens,
-    d_model,
-    d_ffn,
-    gated,
-    *,
-    act_bytes=2,
-    dropout=False,
-    tp=1,
-    sequence_parallel=True,
+    tokens, d_model, d_ffn, gated, *, act_bytes=2, dropout=False, tp=1, sequence_parallel=True,
     extra_norms=0,
-):
+):  # fmt: skip
     """Stored activations of one dense FFN block [bytes]: replicated norm and fc1 inputs and a
     dropout mask, t·d·(2a + dropout); split by tp: fc1 output and fc2 input,
     t·(2 + gated)·d_ffn·a. GPT (plain, d_ffn = 4d, a = 2, dropout): 5·t·d + 16·t·d [5]."""
@@ -264,21 +230,10 @@ def ffn_activation_bytes(
 
 
 def moe_activation_bytes(
-    tokens,
-    d_model,
-    n_routed_experts,
-    experts_per_token,
-    d_expert_ffn,
-    n_shared_experts,
-    d_shared_ffn,
-    gated,
-    *,
-    act_bytes=2,
-    dropout=False,
-    tp=1,
-    sequence_parallel=True,
+    tokens, d_model, n_routed_experts, experts_per_token, d_expert_ffn, n_shared_experts,
+    d_shared_ffn, gated, *, act_bytes=2, dropout=False, tp=1, sequence_parallel=True,
     extra_norms=0,
-):
+):  # fmt: skip
     """Stored activations of one MoE block [bytes], balanced routing: replicated norm and
     router inputs, fp32 router logits (t·E·4) and a dropout mask; per GPU the k dispatched
     copies of its tokens (expert input and output, 2·k·t·d·a) and the experts' fc1 output and

@@ -99,17 +99,11 @@ def _memory(hw: HardwareProfile, s: TrainSetup, st: States, act: Activations) ->
 
 def _total_figure(s: TrainSetup, st: States, act: Activations, mem: _Memory):
     return figure(
-        "total_bytes_per_gpu",
-        mem.total,
-        "bytes",
+        "total_bytes_per_gpu", mem.total, "bytes",
         "{weights} + {grads} + {optimizer} + {gathered} + {activations} + {overhead}",
-        weights=st.weights,
-        grads=st.grads,
-        optimizer=st.optim,
-        gathered=st.gather,
-        activations=act.total,
-        overhead=s.overhead_bytes,
-    )
+        weights=st.weights, grads=st.grads, optimizer=st.optim, gathered=st.gather,
+        activations=act.total, overhead=s.overhead_bytes,
+    )  # fmt: skip
 
 
 def _fields(cfg, hw, s: TrainSetup, p, st: States, act: Activations, mem: _Memory, f: Flops,

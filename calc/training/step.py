@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from calc.data.hardware_schema import HardwareProfile
 from calc.data.model_schema import ModelConfig
 from calc.errors import InvalidInputError
-from calc.output.derivation import Figure, figure
+from calc.output.derivation import Figure, figure, figures
 from calc.training import flops as tf
 from calc.training import memory as tm
 from calc.training import time as tt
@@ -169,48 +169,20 @@ def _comm_per_microbatch(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup, a
 
 
 def _step_figures(s: TrainSetup, f: Flops, st: Step) -> list[Figure]:
-    m = st.microbatches
-    return [
-        figure(
-            "microbatch_s",
-            st.microbatch_s,
-            "s",
-            "{compute} + {tp_comm} + {ep_comm} + {pp_comm}",
-            compute=st.compute_mb,
-            tp_comm=st.tp_mb,
-            ep_comm=st.ep_mb,
-            pp_comm=st.pp_mb,
-        ),
-        figure(
-            "bubble_fraction",
-            st.bubble,
-            "",
-            "({pp} − 1) / ({v} × {m} + {pp} − 1)",
-            pp=s.pp,
-            v=s.virtual_stages,
-            m=m,
-        ),
-        figure(
-            "step_s",
-            st.step_s,
-            "s",
-            "({m} + ({pp} − 1) / {v}) × {microbatch_s} + max(0, {dp_comm} − ⅔ × {compute})",
-            m=m,
-            pp=s.pp,
-            v=s.virtual_stages,
-            microbatch_s=st.microbatch_s,
-            dp_comm=st.dp_s,
-            compute=st.compute_mb,
-        ),
-        figure(
-            "mfu",
-            st.mfu,
-            "",
-            "{model_flops_per_token} × {tokens_per_step} / ({gpus} × {peak} × {step_s})",
-            model_flops_per_token=f.model,
-            tokens_per_step=st.tokens,
-            gpus=s.gpus,
-            peak=st.peak_flops_per_s,
-            step_s=st.step_s,
-        ),
-    ]
+    """The microbatch time, the pipeline bubble, the step time and the MFU, with their terms."""
+    m, pp, v = st.microbatches, s.pp, s.virtual_stages
+    return figures(
+        ("microbatch_s", st.microbatch_s, "s", "{compute} + {tp_comm} + {ep_comm} + {pp_comm}",
+         {"compute": st.compute_mb, "tp_comm": st.tp_mb, "ep_comm": st.ep_mb,
+          "pp_comm": st.pp_mb}),
+        ("bubble_fraction", st.bubble, "", "({pp} − 1) / ({v} × {m} + {pp} − 1)",
+         {"pp": pp, "v": v, "m": m}),
+        ("step_s", st.step_s, "s",
+         "({m} + ({pp} − 1) / {v}) × {microbatch_s} + max(0, {dp_comm} − ⅔ × {compute})",
+         {"m": m, "pp": pp, "v": v, "microbatch_s": st.microbatch_s, "dp_comm": st.dp_s,
+          "compute": st.compute_mb}),
+        ("mfu", st.mfu, "",
+         "{model_flops_per_token} × {tokens_per_step} / ({gpus} × {peak} × {step_s})",
+         {"model_flops_per_token": f.model, "tokens_per_step": st.tokens, "gpus": s.gpus,
+          "peak": st.peak_flops_per_s, "step_s": st.step_s}),
+    )  # fmt: skip

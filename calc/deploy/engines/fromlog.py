@@ -249,17 +249,12 @@ _STATED = {
 def deployment_from_log(
     source: str | Path | BinaryIO | LogFacts,
     *,
-    model: str | None = None,
-    hardware: str | None = None,
-    engine_name: str | None = None,
-    version: str | None = None,
-    tp: int | None = None,
-    pp: int | None = None,
-    weight_dtype: str | None = None,
-    kv_dtype: str | None = None,
-    activation_bytes: float | None = None,
-    overhead_bytes: float | None = None,
-) -> LogDeployment:
+    # overrides of what the log states (None: as stated)
+    model: str | None = None, hardware: str | None = None, engine_name: str | None = None,
+    version: str | None = None, tp: int | None = None, pp: int | None = None,
+    weight_dtype: str | None = None, kv_dtype: str | None = None,
+    activation_bytes: float | None = None, overhead_bytes: float | None = None,
+) -> LogDeployment:  # fmt: skip
     """The Deployment of a start-up log (its text, a path, a binary stream, or facts already
     read), the keyword arguments overriding what the log states."""
     from calc.data.registry import load_hardware, load_model

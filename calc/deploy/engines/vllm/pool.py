@@ -26,7 +26,7 @@ from calc.deploy.engines.shape import (
 from calc.deploy.engines.vllm.rules import VllmRules
 from calc.deploy.state_pages import sparse_block_size
 from calc.formulas.elementwise import cdiv
-from calc.output.derivation import figure
+from calc.output.derivation import figure, figures
 
 if TYPE_CHECKING:
     from calc.deploy.deployment import Deployment
@@ -187,19 +187,12 @@ def profiled_activation(cfg, tp: int, tokens: int, rows: int, bytes_per_logit: f
         tokens, cfg.d_model, width, rows, cfg.vocab_size, bytes_per_logit, workspace
     )
     return act, figure(
-        "activation_bytes",
-        act,
-        "bytes",
+        "activation_bytes", act, "bytes",
         "2 × {tokens} × {d_model} × 2 + {moe_workspace} + max({tokens} × "
         "{layer_width} × 2, {rows} × {vocab_size} × {bytes_per_logit})",
-        tokens=tokens,
-        d_model=cfg.d_model,
-        moe_workspace=workspace,
-        layer_width=width,
-        rows=rows,
-        vocab_size=cfg.vocab_size,
-        bytes_per_logit=bytes_per_logit,
-    )
+        tokens=tokens, d_model=cfg.d_model, moe_workspace=workspace, layer_width=width,
+        rows=rows, vocab_size=cfg.vocab_size, bytes_per_logit=bytes_per_logit,
+    )  # fmt: skip
 
 
 def _fa3_split_buffer_bytes(dep: Deployment, rules: VllmRules, tokens: int) -> float:
@@ -282,48 +275,22 @@ def _block_size(dep: Deployment, rules: VllmRules, config: EngineConfig, shape) 
 
 def _pool_figures(p: PoolPrediction, shape, per_request: int) -> list:
     """The derivations of the budget, blocks, tokens and concurrency of prediction ``p``."""
-    return [
-        figure(
-            "kv_budget_bytes",
-            p.kv_budget_bytes,
-            "bytes",
-            "{usable} × {gpu_memory_utilization} − {weights} − {rope_table} − {activation} − "
-            "{non_torch} − {cuda_graphs}",
-            usable=p.usable_memory_bytes,
-            gpu_memory_utilization=p.memory_fraction,
-            weights=p.weights_bytes,
-            rope_table=p.rope_table_bytes,
-            activation=p.activation_bytes,
-            non_torch=p.non_torch_bytes,
-            cuda_graphs=p.cuda_graph_bytes,
-        ),
-        figure(
-            "num_blocks",
-            p.num_blocks,
-            "blocks",
-            "max({budget}, 0) // {page} // {layer_slots}",
-            budget=int(p.kv_budget_bytes),
-            page=p.page_size_bytes,
-            layer_slots=shape.layer_slots,
-        ),
-        figure(
-            "tokens",
-            p.tokens,
-            "tokens",
-            "{blocks} // {groups} × {block_size}",
-            blocks=p.num_blocks,
-            groups=shape.n_groups,
-            block_size=p.block_size,
-        ),
-        figure(
-            "max_concurrency",
-            p.max_concurrency,
-            "requests",
-            "{blocks} / {blocks_per_request}",
-            blocks=p.num_blocks,
-            blocks_per_request=per_request,
-        ),
-    ]
+    return figures(
+        ("kv_budget_bytes", p.kv_budget_bytes, "bytes",
+         "{usable} × {gpu_memory_utilization} − {weights} − {rope_table} − {activation} − "
+         "{non_torch} − {cuda_graphs}",
+         {"usable": p.usable_memory_bytes, "gpu_memory_utilization": p.memory_fraction,
+          "weights": p.weights_bytes, "rope_table": p.rope_table_bytes,
+          "activation": p.activation_bytes, "non_torch": p.non_torch_bytes,
+          "cuda_graphs": p.cuda_graph_bytes}),
+        ("num_blocks", p.num_blocks, "blocks", "max({budget}, 0) // {page} // {layer_slots}",
+         {"budget": int(p.kv_budget_bytes), "page": p.page_size_bytes,
+          "layer_slots": shape.layer_slots}),
+        ("tokens", p.tokens, "tokens", "{blocks} // {groups} × {block_size}",
+         {"blocks": p.num_blocks, "groups": shape.n_groups, "block_size": p.block_size}),
+        ("max_concurrency", p.max_concurrency, "requests", "{blocks} / {blocks_per_request}",
+         {"blocks": p.num_blocks, "blocks_per_request": per_request}),
+    )  # fmt: skip
 
 
 def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured) -> PoolPrediction:
