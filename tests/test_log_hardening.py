@@ -178,3 +178,17 @@ def test_a_large_log_is_streamed_to_its_end(cli, tmp_path):
     assert r.code == 0, r.err
     terms = {t["term"]: t for t in r.json()["terms"]}
     assert terms["tokens"]["printed"] == 476_016
+
+
+def test_stdin_closed_or_a_terminal_is_refused(cli, monkeypatch):
+    # `kvcalc log - <&-`: Python's sys.stdin is None (was an internal error)
+    monkeypatch.setattr("sys.stdin", None)
+    _one_error_line(cli("log", "-"), "stdin: closed")
+
+    class Terminal(io.TextIOWrapper):
+        def isatty(self) -> bool:
+            return True
+
+    # a terminal: reading would wait for someone to type a log
+    monkeypatch.setattr("sys.stdin", Terminal(io.BytesIO(b"")))
+    _one_error_line(cli("log", "-"), "stdin: is a terminal")
