@@ -192,3 +192,29 @@ def test_stdin_closed_or_a_terminal_is_refused(cli, monkeypatch):
     # a terminal: reading would wait for someone to type a log
     monkeypatch.setattr("sys.stdin", Terminal(io.BytesIO(b"")))
     _one_error_line(cli("log", "-"), "stdin: is a terminal")
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", "empty file"),
+        (b"\x00\x01\x02\x03" * 16, "binary file"),
+        (b"name: [\n", "malformed YAML"),
+        (b"- 1\n- 2\n", "expected a mapping of fields"),
+        # full-width digits are not an integer; the value is described, not echoed
+        ("name: x\nn_layers: \uff13\uff12\n".encode(), "got a string of 2 characters"),
+    ],
+)
+def test_capacity_refuses_bad_model_and_hardware_files(cli, tmp_path, content, message):
+    path = tmp_path / "bad.yaml"
+    path.write_bytes(content)
+    _one_error_line(cli("capacity", "-m", path, "-H", "h100", "--ctx", "8192"), message)
+    if message in ("empty file", "binary file", "malformed YAML"):
+        _one_error_line(cli("capacity", "-m", "llama3-8b", "-H", path, "--ctx", "8192"), message)
+
+
+def test_capacity_refuses_a_directory_and_a_missing_file(cli, tmp_path):
+    _one_error_line(cli("capacity", "-m", "llama3-8b", "-H", tmp_path, "--ctx", "8192"),
+                    "is a directory")  # fmt: skip
+    _one_error_line(cli("capacity", "-m", tmp_path / "no.yaml", "-H", "h100", "--ctx", "8192"),
+                    "no such file")  # fmt: skip
