@@ -172,10 +172,17 @@ LIMITS = """## Not modelled yet
   first FULL capture is FlashAttention 3's split accumulators (32 splits, fp32, from the
   source), the first PIECEWISE capture the widest layer's temporaries + 96 MiB, each further
   graph 0.21 MiB (PIECEWISE) or 0.17 MiB (FULL) per layer: three medians over the per-mode
-  DEBUG lines of 20 vLLM 0.19.0 logs (docs/validation.md). Not modelled: the 2 MiB steps and
-  occasional 20 MiB allocator segment of a single sample, Gemma 3's TRITON_ATTN backend (its
-  multimodal prefix attention: no split buffer, so kvcalc is 0.25 GiB over), gpt-oss's 1,024
-  capture ceiling (GptOssForCausalLMConfig: 83 graphs, kvcalc counts 51). On the one 0.21+
+  DEBUG lines of 20 vLLM 0.19.0 logs (docs/validation.md). Per model, from the source:
+  gpt-oss (config.json architecture `GptOssForCausalLM`) captures to 1,024 tokens (83 graphs
+  per mode; `GptOssForCausalLMConfig` sets an explicit ceiling that 2 × max_num_seqs does not
+  cap; 992 in 0.11.0), and Gemma 3 (`model_type` gemma3, a multimodal prefix LM) runs
+  TRITON_ATTN on Hopper (FLASH_ATTN takes prefix attention only as FA4): no split buffer.
+  gpt-oss runs FLASH_ATTN with FA3 (its sinks need FA3) yet its log prints an 8 MiB first FULL
+  capture: the missing split buffer for sink models is from the logs (the source's candidate,
+  the AOT schedule switched off for layers with more than one sliding window, would also
+  apply to Gemma 2, whose log prints 262 MiB). Not modelled: the 2 MiB steps and occasional
+  20 MiB allocator segment of a single sample, and the per-graph memory of Triton attention
+  (Gemma 3 27B: 6 MiB per FULL graph printed, 10.5 MiB counted). On the one 0.21+
   log of the validation set (LMCache issue 3430: Qwen3-8B on a 24 GB GPU, 51 + 35 graphs,
   FlashAttention 2) kvcalc's 0.70 GiB is 0.18 GiB over the 0.52 printed (the KV −0.97%);
   gpt-oss's MXFP4 experts under SGLang.
@@ -232,6 +239,8 @@ def _show(v, key: str = "") -> str:
         return f"{v / 2**20:.2f} MiB"
     if isinstance(v, float | int) and not isinstance(v, bool) and v > 1e6:
         return f"{v / 2**30:.2f} GiB" if v >= 2**30 / 10 else f"{v / 2**20:.2f} MiB"
+    if isinstance(v, tuple) and v and isinstance(v[0], tuple) and len(v[0]) == 2:
+        return "; ".join(f"{a}: {b}" for a, b in v)  # (name, value) pairs
     if isinstance(v, tuple) and v and isinstance(v[0], tuple):
         return "; ".join(f"< {b // 1024 if b else '∞'} GiB: {c}, {s}/{lg}" for b, c, s, lg in v)
     return str(v)

@@ -698,10 +698,12 @@ def _graph_estimates() -> list[str]:
         + ", ".join(f"{k} {v}" for k, v in graph_fit().items())
         + " MiB). What is left is the 2 MiB granularity of the per-graph samples (4, 6 or 8 "
         "MiB for the same 32-40 layers; one 20 MiB allocator segment in a second capture adds "
-        "50 × 20 MiB: Llama 3.1 8B prints 1.69 GiB at TP 2 and 0.57 GiB at TP 4), Gemma 3's "
-        "TRITON_ATTN backend (multimodal prefix attention: no split buffer, 4-8 MiB) and "
-        "gpt-oss's 83 graphs to 1,024 (GptOssForCausalLMConfig raises the capture ceiling), "
-        "not modelled.",
+        "50 × 20 MiB: Llama 3.1 8B prints 1.69 GiB at TP 2 and 0.57 GiB at TP 4) and Triton "
+        "attention's smaller per-graph memory (Gemma 3), not modelled. Modelled per model "
+        "from the source: gpt-oss's 83 graphs to 1,024 (GptOssForCausalLMConfig raises the "
+        "capture ceiling, keyed on config.json's architecture) and Gemma 3's TRITON_ATTN "
+        "backend (multimodal prefix attention, keyed on its model_type: no split buffer); "
+        "gpt-oss's missing split buffer (FA3 with sinks) is from the logs.",
         "",
         "| Record | Printed (0.19.0) GiB | kvcalc at 0.20.0 GiB | Difference GiB |",
         "|---|---|---|---|",

@@ -314,6 +314,26 @@ LOOKED_AT = (
      "Benchmarked Results' ($num_requests by ISL/OSL: 1000/1000 3,000 requests ...)",
      "issue 20, twelfth round: the page's dataset sizes; a finite run of them simulated moves "
      "the rows by under 4 points (not modelled)"),
+    ("PyPI vllm wheels 0.10.0-0.33.0 (model_executor/models/config.py "
+     "GptOssForCausalLMConfig; config/vllm.py _set_cudagraph_sizes; "
+     "transformers_utils/model_arch_config_convertor.py and config/model.py is_mm_prefix_lm; "
+     "v1/attention/backends/flash_attn.py supports_mm_prefix, supports_combination, "
+     "_get_sliding_window_configs; fa_utils.py get_flash_attn_version; "
+     "vllm_flash_attn/flash_attn_interface.py; platforms/cuda.py _get_backend_priorities)",
+     "issue 21, eighth round: gpt-oss's capture ceiling (1,024 from 0.10.1, 992 in 0.11.0) and "
+     "Gemma 3's TRITON_ATTN on Hopper (prefix LM by model_type from 0.13.0; FLASH_ATTN takes "
+     "it only as FA4); source read, nothing fitted"),
+    ("https://github.com/llm-d-incubation/llm-d-planner/blob/"
+     "d3121e059da88662db39a926a3ead964be97359b/accuracy/results/v0.19.0/logs/ "
+     "(openai-gpt-oss-20b tp2 and google-gemma-3-12b-it logs, already training records)",
+     "issue 21, eighth round: their backend lines read ('Overriding max cuda graph capture size "
+     "to 1024'; gpt-oss 'Using FLASH_ATTN ... FlashAttention version 3' with has_sink=True; "
+     "Gemma 3 use_mm_prefix=True, 'Using TRITON_ATTN'), confirming the two rules; no new "
+     "record"),
+    ("code search 'flash_api.cpp s_aux num_splits sinks hopper vllm flash-attention' "
+     "(2026-12-02)",
+     "issue 21, eighth round: looking for FA3's split choice with sinks; nothing relevant "
+     "found (the sink rule stays from the logs)"),
 )
 
 

@@ -3,6 +3,7 @@ engine's source, and the composed pool against the engines' own printed start-up
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -557,3 +558,60 @@ def test_enforce_eager_leaves_the_cuda_graph_estimate_in_the_budget(cli):
     on = json.loads(cli("capacity", *args).out)["kv_budget_bytes"]
     off = json.loads(cli("capacity", *args, "--enforce-eager").out)["kv_budget_bytes"]
     assert off - on == pytest.approx(graphs.cuda_graph_bytes, abs=1)
+
+
+def _graph_numbers(model, hw="h100", version="0.33.0", cfg=None):
+    """The numbers of the CUDA-graph figure (counts, split buffer) of ``model`` under vLLM."""
+    dep = Deployment.build(
+        cfg or load_model(model), load_hardware(hw),
+        engine=EngineSettings(name="vllm", version=version, max_model_len=8192),
+    )  # fmt: skip
+    fig = next(f for f in dep.per_gpu.prediction.figures if f.key == "cuda_graph_bytes")
+    return fig.numbers
+
+
+def test_vllm_gpt_oss_config_hook_raises_the_capture_ceiling():
+    # GptOssForCausalLMConfig sets max_cudagraph_capture_size = 1024 (0.11.1+): an explicit
+    # ceiling, capped only by max_num_batched_tokens: 3 + 31 + (1024 − 256) / 16 + 1 = 83
+    assert len(vl.cudagraph_capture_sizes(1024, 1024, 8192, explicit_max=True)) == 83
+    # 2 × max_num_seqs does not cap it (128 sequences: the default grid stops at 256, 35 sizes)
+    assert len(vl.cudagraph_capture_sizes(128, 1024, 8192, explicit_max=True)) == 83
+    assert len(vl.cudagraph_capture_sizes(128, 512, 8192)) == 3 + 31 + 1
+    # nor is max_num_seqs added (0.31's uniform decode size is set only for the default grid)
+    assert 45 not in vl.cudagraph_capture_sizes(45, 1024, 8192, True, explicit_max=True)
+    # max_num_batched_tokens still caps it and is captured: …, 576, 592, 600
+    assert vl.cudagraph_capture_sizes(1024, 1024, 600, explicit_max=True)[-3:] == [576, 592, 600]
+    # keyed on config.json's architecture: gpt-oss-20b on an H100 (max_num_seqs 1,024) gets 83
+    # PIECEWISE and 83 FULL graphs (its 0.19.0 log: 'Overriding max cuda graph capture size
+    # to 1024', 83 capture sizes, 83 graphs per mode), Llama 3 8B keeps 51 and 51
+    oss, llama = _graph_numbers("gpt-oss-20b"), _graph_numbers("llama3-8b")
+    assert (oss["piecewise"], oss["full"], oss["largest"]) == (83, 83, 1024)
+    assert (llama["piecewise"], llama["full"], llama["largest"]) == (51, 51, 512)
+    # the same model without the architecture field gets the platform ceiling
+    plain = dataclasses.replace(load_model("gpt-oss-20b"), architecture=None)
+    assert _graph_numbers(None, cfg=plain)["piecewise"] == 51
+    # by release: 1,024 from 0.10.1, 992 in 0.11.0 only (81 graphs), 1,024 again from 0.11.1
+    from calc.deploy.engines.vllm.rules import VERSIONS
+
+    ceilings = {v: dict(VERSIONS.rules(v).graph_ceiling_by_arch).get("GptOssForCausalLM")
+                for v in ("0.10.0", "0.10.1", "0.11.0", "0.11.1", "0.33.0")}  # fmt: skip
+    assert ceilings == {"0.10.0": None, "0.10.1": 1024, "0.11.0": 992, "0.11.1": 1024,
+                        "0.33.0": 1024}  # fmt: skip
+
+
+def test_vllm_gemma3_prefix_lm_runs_triton_attn_without_a_split_buffer():
+    # Gemma 3 (config.json model_type gemma3) is a multimodal prefix LM (is_mm_prefix_lm):
+    # FLASH_ATTN takes it only as FA4, Hopper's FlashAttention is FA3, so the backend is
+    # TRITON_ATTN and the first FULL capture holds no FA3 split accumulators
+    assert _graph_numbers("gemma-3-12b")["split"] == 0
+    # the same shape without the model_type runs FA3: 32 splits × 16 heads × 512 tokens ×
+    # (256 + 1) × 4 B = 269,484,032 B (257 MiB)
+    plain = dataclasses.replace(load_model("gemma-3-12b"), model_type=None)
+    assert _graph_numbers(None, cfg=plain)["split"] == 32 * 16 * 512 * 257 * 4 == 269_484_032
+    # before 0.13.0 no model is a prefix LM (the list starts there); the rule is read by
+    # release, and the estimate itself only from 0.20
+    from calc.deploy.engines.vllm.rules import VERSIONS
+
+    assert VERSIONS.rules("0.12.0").mm_prefix_lm_types == ()
+    assert "gemma3" in VERSIONS.rules("0.13.0").mm_prefix_lm_types
+    assert "gemma3" in VERSIONS.rules("0.33.0").mm_prefix_lm_types

@@ -321,6 +321,7 @@ def hf_to_fields(
         norm=norm,
         norms_per_layer=fam.norms_per_layer,
     )
+    _engine_keys(fields_, outer, outer_type)
     _attention_fields(fields_, c, fam, family, d // n_heads)
     _block_fields(fields_, c, fam, family, d_ffn)
     if vision is not None:
@@ -333,6 +334,16 @@ def hf_to_fields(
     if c.assumed:
         fields_["assumed"] = list(c.assumed)
     return fields_
+
+
+def _engine_keys(fields_: dict, outer: dict, outer_type: Any) -> None:
+    """config.json's ``architectures[0]`` and top-level ``model_type``, which engines key
+    per-model rules on (a name that is not a short string is left out)."""
+    arch = outer.get("architectures")
+    first = arch[0] if isinstance(arch, list) and arch else None
+    for key, value in (("architecture", first), ("model_type", outer_type)):
+        if isinstance(value, str) and 0 < len(value) <= 100:
+            fields_[key] = value
 
 
 def _attention_fields(fields_: dict, c: HfConfig, fam, family: str, head_dim: int) -> None:

@@ -292,6 +292,11 @@ class ModelConfig(Schema):
     rope_scaling: RopeScaling | None = None
     vision: TowerConfig | None = None  # vision encoder + projector (multimodal checkpoints)
     audio: TowerConfig | None = None  # audio encoder + projector
+    # config.json's ``architectures[0]`` and top-level ``model_type`` (a multimodal wrapper's,
+    # not its text_config's): engines key per-model start-up rules on them (vLLM's model
+    # config hooks by architecture, its multimodal prefix-LM list by model_type)
+    architecture: Annotated[str, Bounds(min_length=1, max_length=100)] | None = None
+    model_type: Annotated[str, Bounds(min_length=1, max_length=100)] | None = None
     notes: str | None = None
     # what an import from config.json assumed where the config did not say (best-effort
     # reading of an unknown model_type); shown as warnings by every command

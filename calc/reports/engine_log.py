@@ -151,8 +151,15 @@ def _facts(path: Path, engine: str | None):
     from calc.deploy.engines.fromlog import read_log, read_log_file
 
     if str(path) == "-":
+        stream = getattr(sys.stdin, "buffer", None)
+        if stream is None:  # stdin closed (``<&-``)
+            raise InvalidInputError("stdin: closed, nothing to read; pipe a start-up log in or "
+                                    "pass its path")  # fmt: skip
+        if sys.stdin.isatty():  # a terminal: reading would wait for the user to type a log
+            raise InvalidInputError("stdin: is a terminal, not a log; pipe a start-up log in "
+                                    "(kvcalc log - < startup.log) or pass its path")  # fmt: skip
         try:
-            return read_log(sys.stdin.buffer, engine)
+            return read_log(stream, engine)
         except InvalidInputError as exc:
             raise InvalidInputError(f"stdin: {exc}") from None
     return read_log_file(path, engine)

@@ -47,6 +47,12 @@ def read_log(source: str | BinaryIO | Iterable[str], engine_name: str | None = N
         for r in readers:
             r.feed(line)
     found = [r for r in readers if r.evidence or (engine_name and r.f.printed)]
+    if not found and engine_name:
+        title = engines[0].title
+        raise InvalidInputError(
+            f"not a {title} start-up log: none of the {title} lines kvcalc reads is in it "
+            f"(without --engine {engine_name} kvcalc detects the engine)"
+        )
     if not found:
         raise InvalidInputError(
             "not a vLLM, SGLang or TensorRT-LLM start-up log: none of the lines kvcalc reads "
@@ -61,6 +67,18 @@ def read_log(source: str | BinaryIO | Iterable[str], engine_name: str | None = N
             "engine's start-up lines (up to the KV cache allocation)"
         )
     return facts
+
+
+def _printed_release(text: str | None) -> str | None:
+    """The version a log prints, as ``--engine-version`` would take it: itself when it reads as
+    a version, else its leading numbers ("0.19.0-1" -> "0.19.0"), else None."""
+    from calc.deploy.engines.versions import parse_version, version_text
+
+    if not text or parse_version(text) is not None:
+        return text or None
+    m = re.match(r"v?[0-9]{1,4}(?:\.[0-9]{1,4}){0,3}", text.strip())
+    v = parse_version(m.group(0)) if m else None
+    return version_text(v) if v else None
 
 
 def read_log_file(path: str | Path, engine_name: str | None = None) -> LogFacts:
@@ -284,14 +302,17 @@ def deployment_from_log(
                         "(--hardware to choose)")  # fmt: skip
     hw = load_hardware(hw_name)
     eng = engine(facts.engine)
-    if version is None and facts.version is None:
-        warnings.append(f"the log prints no {eng.title} version: predicted with "
-                        f"{eng.versions.newest} (--engine-version to choose)")  # fmt: skip
+    printed = _printed_release(facts.version)
+    if version is None and printed is None:
+        said = f"a {eng.title} version kvcalc cannot read ({facts.version[:40]!r})" \
+            if facts.version else f"no {eng.title} version"  # fmt: skip
+        warnings.append(f"the log prints {said}: predicted with {eng.versions.newest} "
+                        "(--engine-version to choose)")  # fmt: skip
     tp_, ep, dp = _layout(facts, tp or s.get("tp") or 1)
     pp_ = pp or s.get("pp") or 1
     settings = EngineSettings(
         name=facts.engine,
-        version=version or facts.version,
+        version=version if version is not None else printed,
         mem_util=s.get("memory_fraction"),
         block_size=s.get("block_size"),
         max_batched_tokens=s.get("max_batched_tokens"),

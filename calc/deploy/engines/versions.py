@@ -15,15 +15,22 @@ from typing import Generic, TypeVar
 
 from calc.errors import InvalidInputError
 
-_VERSION = re.compile(r"v?(\d{1,4})(?:\.(\d{1,4}))?(?:\.(\d{1,4}))?(?:\.(\d{1,4}))?")
+_VERSION = re.compile(r"v?(\d{1,4})(?:\.(\d{1,4}))?(?:\.(\d{1,4}))?(?:\.(\d{1,4}))?", re.ASCII)
+# what may follow the numbers: a build or local tag that starts with a letter (rc1, .post1,
+# .dev19+g1234, +cu128), never more digits, dots or control characters
+_SUFFIX = re.compile(r"(?:[.+_-]?[A-Za-z][A-Za-z0-9.+_-]{0,60})?\Z", re.ASCII)
 
 R = TypeVar("R")
 
 
 def parse_version(text: str) -> tuple[int, ...] | None:
-    """(major, minor, patch...) of a version string, or None when it does not start with one."""
-    m = _VERSION.match(text.strip()) if isinstance(text, str) and len(text) <= 100 else None
-    if m is None:
+    """(major, minor, patch...) of a version string, or None when it is not one: ASCII digits,
+    at most four parts, then at most a build tag that starts with a letter ("0.19.0rc1",
+    "0.5.4.post1", "v0.11.1.dev0+gabc"); "0..19", "99999", "0.19\\x01" and full-width digits
+    are not versions."""
+    text = text.strip() if isinstance(text, str) and len(text) <= 100 else None
+    m = _VERSION.match(text) if text else None
+    if m is None or _SUFFIX.match(text, m.end()) is None:
         return None
     return tuple(int(g) for g in m.groups() if g is not None)
 

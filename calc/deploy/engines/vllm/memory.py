@@ -111,13 +111,16 @@ def activation_peak_bytes(
 
 def cudagraph_capture_sizes(
     max_num_seqs: int, max_capture: int = 512, max_num_tokens: int | None = None,
-    add_max_seqs: bool = False,
+    add_max_seqs: bool = False, explicit_max: bool = False,
 ) -> list[int]:  # fmt: skip
     """Batch sizes vLLM captures graphs for (``VllmConfig._set_cudagraph_sizes``): 1, 2, 4, then
     steps of 8 below 256, then steps of 16, up to min(max_capture, 2 × max_num_seqs,
     max_num_batched_tokens); max_num_batched_tokens itself when it is within that, and (from
-    0.31) max_num_seqs too."""
-    top = min(max_capture, 2 * max_num_seqs)
+    0.31) max_num_seqs too. ``explicit_max``: max_capture is a set
+    ``max_cudagraph_capture_size`` (a model's config hook), which only max_num_batched_tokens
+    caps and which adds no max_num_seqs size."""
+    top = max_capture if explicit_max else min(max_capture, 2 * max_num_seqs)
+    add_max_seqs = add_max_seqs and not explicit_max
     if max_num_tokens is not None:
         top = min(top, max_num_tokens)
     sizes = [s for s in (1, 2, 4, *range(8, 256, 8), *range(256, top + 1, 16)) if s <= top]

@@ -199,11 +199,15 @@ def _fa3_split_buffer_bytes(dep: Deployment, rules: VllmRules, tokens: int) -> f
     """The first FULL capture's FlashAttention 3 split accumulators [bytes]: on Hopper, whose
     default backend is FlashAttention 3 (``fa_utils.get_flash_attn_version``; MLA with a 16-bit
     KV cache: FLASH_ATTN_MLA, the latent as its value); 0 elsewhere (FA2 and the other
-    backends size no split buffer for graphs) and for models with attention sinks (gpt-oss:
-    0.19.0's logs print a 6-8 MiB first FULL capture)."""
+    backends size no split buffer for graphs), for multimodal prefix LMs (Gemma 3: FLASH_ATTN
+    takes bidirectional image attention only as FA4, so Hopper runs TRITON_ATTN; rules
+    ``mm_prefix_lm_types``, from the source) and for models with attention sinks (gpt-oss runs
+    FLASH_ATTN, FA3 supports sinks, yet 0.19.0's logs print a 6-8 MiB first FULL capture: from
+    the logs, the FA3 kernel's split choice with sinks is not read)."""
     cfg = dep.model
     cc = compute_capability(dep.hardware)
-    if cc is None or cc[0] != 9 or cfg.attention_sinks:
+    prefix_lm = cfg.model_type is not None and cfg.model_type in rules.mm_prefix_lm_types
+    if cc is None or cc[0] != 9 or cfg.attention_sinks or prefix_lm:
         return 0.0
     if cfg.mla is not None:
         if dep.kv_dtype.startswith("fp8"):
@@ -224,9 +228,11 @@ def _cuda_graphs(dep: Deployment, rules: VllmRules, config: EngineConfig, measur
     cfg, hw = dep.model, dep.hardware
     cc = compute_capability(hw)
     ceiling = rules.graph_ceiling_blackwell if cc is not None and cc[0] == 10 else 512
+    by_arch = dict(rules.graph_ceiling_by_arch).get(cfg.architecture or "")
     sizes = vm.cudagraph_capture_sizes(
-        config.max_num_seqs, ceiling, config.max_batched_tokens, rules.graph_sizes_add_seqs
-    )
+        config.max_num_seqs, by_arch or ceiling, config.max_batched_tokens,
+        rules.graph_sizes_add_seqs, explicit_max=by_arch is not None,
+    )  # fmt: skip
     full = [s for s in sizes if s <= config.max_num_seqs]
     width, layers = layer_width_per_gpu(cfg, dep.tp), cdiv(cfg.n_layers, dep.pp)
     per_pw = vm.per_graph_bytes(rules.cudagraph_piecewise_per_graph_layer_bytes, layers)

@@ -75,6 +75,14 @@ class VllmRules:
     # whether max_num_seqs is added to the sizes
     graph_ceiling_blackwell: int = 512
     graph_sizes_add_seqs: bool = False
+    # the capture ceiling a model's config hook sets by architecture (config.json
+    # ``architectures[0]``; model_executor/models/config.py MODELS_CONFIG_MAP): an explicit
+    # max_cudagraph_capture_size, so neither 2 × max_num_seqs nor the platform ceiling caps it
+    graph_ceiling_by_arch: tuple[tuple[str, int], ...] = ()
+    # the config.json model_types vLLM runs as multimodal prefix LMs (bidirectional attention
+    # over image tokens, ``is_mm_prefix_lm``): FlashAttention takes them only as FA4, so on
+    # Hopper (FA3) the backend is TRITON_ATTN and no FA3 split buffer is captured
+    mm_prefix_lm_types: tuple[str, ...] = ()
     mxfp4_scale_copy: bool = False
     mxfp4_bias_fp32: bool = False
     mxfp4_blackwell_align: tuple[int, int] = (256, 256)
@@ -118,7 +126,12 @@ CHANGES = (
     ),
     Change(
         "0.10.1",
-        {"mxfp4_scale_copy": True, "mxfp4_bias_fp32": True, "mla_blackwell": "cutlass"},
+        {
+            "mxfp4_scale_copy": True,
+            "mxfp4_bias_fp32": True,
+            "mla_blackwell": "cutlass",
+            "graph_ceiling_by_arch": (("GptOssForCausalLM", 1024),),
+        },
         "vllm/platforms/cuda.py check_and_update_config (Blackwell => Force CutlassMLA: block "
         "128); model_executor/layers/quantization/mxfp4.py Mxfp4MoEMethod (gpt-oss): "
         "create_weights "
@@ -126,15 +139,25 @@ CHANGES = (
         "on Blackwell: both to 256, Marlin before Hopper: 128 / 256); "
         "process_weights_after_loading, Triton backend: biases .to(torch.float32), "
         "_swizzle_mxfp4 copies the block scales into the Hopper layout (rows padded to 256) "
-        "and deletes only w13_weight / w2_weight, so the checkpoint's scales stay",
+        "and deletes only w13_weight / w2_weight, so the checkpoint's scales stay; "
+        "model_executor/models/config.py GptOssForCausalLMConfig.verify_and_update_config "
+        "(gpt-oss: capture sizes up to 1,024, 83 graphs, unless the user sets them)",
         "the rule reproduces llm-d-planner's 0.11.0 weights: gpt-oss-20b 12.81 + 0.60 = 13.41 "
         "GiB (printed 13.47), gpt-oss-120b 60.71 + 3.59 = 64.30 GiB (printed 64.38)",
     ),
     Change(
+        "0.11.0",
+        {"graph_ceiling_by_arch": (("GptOssForCausalLM", 992),)},
+        "model_executor/models/config.py GptOssForCausalLMConfig (this release only: 992, 81 "
+        "graphs, 'the max supported size [of full graphs with FA3] is 992')",
+    ),
+    Change(
         "0.11.1",
-        {"sampler_kernel": "torch-sort"},
+        {"sampler_kernel": "torch-sort", "graph_ceiling_by_arch": (("GptOssForCausalLM", 1024),)},
         "v1/sample/ops/topk_topp_sampler.py (FlashInfer sampling only with "
-        "VLLM_USE_FLASHINFER_SAMPLER=1: the PyTorch sort path)",
+        "VLLM_USE_FLASHINFER_SAMPLER=1: the PyTorch sort path); "
+        "model_executor/models/config.py GptOssForCausalLMConfig (1,024 again, as "
+        "max_cudagraph_capture_size: the 2 × max_num_seqs cap no longer applies)",
         "the sort path keeps the 38.0 B per logit of 0.11.0: _dummy_sampler_run's penalties "
         "and log-probabilities, not the top-k/top-p kernel, set the peak (measured on 0.15.0 "
         "and 0.16.0, llm-d-planner accuracy/results/version-sweep: Qwen3-14B's torch peak "
@@ -148,10 +171,24 @@ CHANGES = (
         "(max_num_layers < min_num_layers * 1.25)",
     ),
     Change(
+        "0.13.0",
+        {"mm_prefix_lm_types": ("gemma3",)},
+        "config/model.py is_mm_prefix_lm (MM_PREFIX_LM_MODELS, by config.json model_type); "
+        "v1/attention/backends/flash_attn.py has no supports_mm_prefix, so the selector "
+        "(attention/selector.py use_mm_prefix) passes FLASH_ATTN and FLASHINFER over for "
+        "TRITON_ATTN",
+    ),
+    Change(
+        "0.14.0",
+        {"mm_prefix_lm_types": ("gemma3", "paligemma")},
+        "config/model.py is_mm_prefix_lm (MM_PREFIX_LM_MODELS)",
+    ),
+    Change(
         "0.15.0",
-        {"mla_blackwell": "flashinfer"},
+        {"mla_blackwell": "flashinfer", "mm_prefix_lm_types": ("gemma3", "molmo2", "paligemma")},
         "vllm/platforms/cuda.py check_and_update_config (Blackwell, qk_nope_head_dim 128: "
-        "FlashInfer MLA forced, block 64 unless 32; else CUTLASS MLA, 128)",
+        "FlashInfer MLA forced, block 64 unless 32; else CUTLASS MLA, 128); config/model.py "
+        "is_mm_prefix_lm (molmo2 added)",
     ),
     Change(
         "0.17.0",
@@ -173,6 +210,7 @@ CHANGES = (
             "hybrid_ratio": 1.5,
             "mla_block_rule": "preferred",
             "non_torch_tp1_bytes": round(0.25 * GIB),
+            "mm_prefix_lm_types": ("bagel", "gemma3", "molmo2", "paligemma"),
         },
         "v1/core/kv_cache_utils.py (max_num_layers < min_num_layers * 1.5); "
         "vllm/platforms/interface.py update_block_size_for_backend and "
@@ -180,7 +218,7 @@ CHANGES = (
         "it, else its smallest kernel block); vllm/platforms/cuda.py _get_backend_priorities "
         "(Hopper: FLASH_ATTN_MLA, MultipleOf(16), bf16 KV only, then FLASHMLA [64]; Blackwell: "
         "FLASHINFER_MLA [32, 64] when qk_nope_head_dim is 64, 128 or 192, then CUTLASS_MLA "
-        "[128])",
+        "[128]); transformers_utils/model_arch_config_convertor.py is_mm_prefix_lm (bagel added)",
         "non-torch 0.25 GiB at TP 1 from 0.18.0: llm-d-planner's version-sweep prints 0.13 GiB "
         "for Qwen3-14B under 0.15.0-0.17.0 and 0.25 GiB under 0.18.0 (0.19.0's logs: 0.25)",
     ),
@@ -196,12 +234,13 @@ CHANGES = (
             "cudagraph_full_per_graph_layer_bytes": round(
                 GRAPH_FIT_MIB["full_per_graph_layer"] * MIB
             ),
+            "mm_prefix_lm_types": ("bagel", "gemma3", "molmo2", "paligemma", "umm"),
         },
         "vllm/config/cache.py (gpu_memory_utilization default 0.92); vllm/envs.py "
         "(VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS defaults to 1 in the 0.20.0 wheel; its log "
         "line says 'default since v0.21.0'; 0.19.0's logs dump it as False) and "
         "v1/worker/gpu_worker.py determine_available_memory (the estimate taken from the KV "
-        "budget)",
+        "budget); transformers_utils/model_arch_config_convertor.py is_mm_prefix_lm (umm added)",
         "CUDA graph estimate (v1/worker/gpu_model_runner.py profile_cudagraph_memory, the same in "
         "0.19.0, 0.20.0 and 0.33.0): per mode the first two captures, the largest first; "
         "max(first PIECEWISE, first FULL) + (n − 1) × the second capture, per mode. First FULL "
@@ -212,6 +251,17 @@ CHANGES = (
         f"{GRAPH_FIT_MIB['piecewise_base']:.0f} MiB beside the widest layer's temporaries, and "
         f"{GRAPH_FIT_MIB['piecewise_per_graph_layer']:.2f} MiB (PIECEWISE), "
         f"{GRAPH_FIT_MIB['full_per_graph_layer']:.2f} MiB (FULL) per further graph per layer",
+    ),
+    Change(
+        "0.21.0",
+        {"mm_prefix_lm_types": ("bagel", "gemma3", "molmo2", "moondream3", "paligemma", "umm")},
+        "transformers_utils/model_arch_config_convertor.py is_mm_prefix_lm (moondream3 added); "
+        "from 0.24.0 "
+        "v1/attention/backends/flash_attn.py supports_combination takes mm_prefix only where "
+        "get_flash_attn_version gives FA4, and Hopper's is FA3 (0.33.0 fa_utils.py upgrades to "
+        "FA4 only for head sizes above 256, sinks with a different V width, diffusion models), "
+        "so Hopper stays "
+        "on TRITON_ATTN to 0.33.0 (SM90 with an fp8 KV cache: 'requires Triton')",
     ),
     Change(
         "0.25.0",
@@ -241,6 +291,11 @@ CHANGES = (
         "vllm/engine/arg_utils.py get_batch_defaults (GPUs of >= 160 GiB: 16384 batched "
         "tokens, 1024 sequences, API server included); vllm/config/vllm.py "
         "_set_cudagraph_sizes (default_max_graph_size 1024 on capability family 100)",
+    ),
+    Change(
+        "0.29.0",
+        {"mm_prefix_lm_types": ("bagel", "gemma3", "molmo2", "moondream3", "paligemma")},
+        "transformers_utils/model_arch_config_convertor.py is_mm_prefix_lm (umm removed)",
     ),
     Change(
         "0.31.0",
