@@ -38,17 +38,13 @@ SOURCE_NOTE = "; per_expert_s held fit: tools/moe_per_expert_hold.py"
 
 
 def _errors(frame, curve: dict, peaks: dict, bandwidth: float, dtype: str):
-    """(measured / curve − 1 at per_expert 0, the rows' active local experts, the curve's
-    time, measured time, tokens) over the balanced rows of ``dtype``."""
+    """(the shipped curve's time without the term [s], the active local experts, the measured
+    time [s], the tokens) of each balanced row of ``dtype``; None below 100 rows."""
     _, peak_key, w = F.MOE_DTYPES[dtype]
-    f = frame[(frame.moe_dtype == dtype) & (frame.distribution == "balanced")]
-    if len(f) < 100:
+    got = F.balanced_moe_rows(frame, dtype)
+    if got is None:
         return None
-    T, h, inter, k, E, tp, ep = (
-        f[x].to_numpy(dtype=float)
-        for x in ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts",
-                  "moe_tp_size", "moe_ep_size")
-    )  # fmt: skip
+    f, (T, h, inter, k, E, tp, ep) = got
     measured = f.latency.to_numpy() * 1e-3
     routes = T * k / ep
     touched = F.expected_active_experts(E, k, T) / ep
