@@ -337,6 +337,11 @@ LOOKED_AT = (
      "vllm/v1/worker/gpu_worker.py execute_dummy_batch",
      "issue 20, thirteenth round: data-parallel ranks pad their tokens to the largest rank's "
      "when CUDA graphs are on and idle ranks run dummy batches (no change for equal ranks)"),
+    ("SGLang 0.5.23 wheel (PyPI): sglang/srt/managers/scheduler_components/dp_attn.py "
+     "(get_idle_batch), sglang/srt/layers/dp_attention.py (DpPaddingMode)",
+     "issue 20, thirteenth round: a DP-attention rank with no work runs an idle batch while any "
+     "rank has tokens; decode gathers pad to the largest rank, prefill gathers to the sum "
+     "(no change for equal ranks)"),
     ("aiconfigurator 0.7.0 wheel (PyPI): aiconfigurator/systems/data/{b200_sxm,gb200_sxm}/"
      "trtllm/1.0.0rc6/moe_perf.txt",
      "issue 20, thirteenth round: no Qwen3-30B-A3B shape (hidden 2,048, experts of 768) in "
