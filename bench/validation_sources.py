@@ -69,7 +69,14 @@ FITTED = (
      "issue 20, twelfth round: TensorRT-LLM 1.0's fused MoE over 1.3.0rc20's, 1.19 (median of 12 "
      "GPU-format medians, tools/moe_release_ratio.py; TRTLLM_MOE_RELEASE_SCALE); 1.2's, 1.12, "
      "reported and not applied"),
+    ("the same wheel's moe/trtllm/<newest>/moe_perf.parquet, balanced rows of TensorRT-LLM's "
+     "default (CUTLASS) MoE path, every profile with them (issue 20, thirteenth round)",
+     "measured fused-MoE layer times by shape, tokens, TP and EP",
+     "one constant per TensorRT-LLM fused-MoE curve, per_expert_s, fitted alone on the shipped "
+     "curve and kept where it lowers the median |error| in every token range "
+     "(tools/moe_per_expert_hold.py: B200 NVFP4 0.35 us, GB200 0.275 us per active expert)"),
 )
+
 
 LOOKED_AT = (
     ("vllm 0.20.0 and 0.33.0 wheels (PyPI): envs.py, v1/worker/gpu_model_runner.py "
@@ -334,6 +341,31 @@ LOOKED_AT = (
      "(2026-12-02)",
      "issue 21, eighth round: looking for FA3's split choice with sinks; nothing relevant "
      "found (the sink rule stays from the logs)"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/_torch/pyexecutor/py_executor.py (search excerpts, "
+     "several versions: _pad_attention_dp_dummy_request, _balance_adp_requests) and "
+     "tensorrt_llm/llmapi/llm_args.py (AttentionDpConfig: enable_balance default False)",
+     "issue 20, thirteenth round: under attention DP a rank with no active request runs a dummy "
+     "generation request so every rank steps together; context requests are held back for "
+     "balance only with attention_dp_config.enable_balance, off by default (not modelled: "
+     "kvcalc's replica step already steps the ranks together)"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/_torch/pyexecutor/executor_request_queue.py (search "
+     "excerpts, several versions: _balance_requests_across_ranks)",
+     "issue 20, thirteenth round: new requests spread over the attention-DP ranks by a heap on "
+     "their active tokens, up to expected_num_active_requests each: equal-length requests "
+     "land evenly, so the ranks admit and finish them in the same steps"),
+    ("vLLM 0.33.0 wheel (PyPI): vllm/v1/worker/dp_utils.py coordinate_batch_across_dp, "
+     "vllm/v1/worker/gpu_worker.py execute_dummy_batch",
+     "issue 20, thirteenth round: data-parallel ranks pad their tokens to the largest rank's "
+     "when CUDA graphs are on and idle ranks run dummy batches (no change for equal ranks)"),
+    ("SGLang 0.5.23 wheel (PyPI): sglang/srt/managers/scheduler_components/dp_attn.py "
+     "(get_idle_batch), sglang/srt/layers/dp_attention.py (DpPaddingMode)",
+     "issue 20, thirteenth round: a DP-attention rank with no work runs an idle batch while any "
+     "rank has tokens; decode gathers pad to the largest rank, prefill gathers to the sum "
+     "(no change for equal ranks)"),
+    ("aiconfigurator 0.7.0 wheel (PyPI): aiconfigurator/systems/data/{b200_sxm,gb200_sxm}/"
+     "trtllm/1.0.0rc6/moe_perf.txt",
+     "issue 20, thirteenth round: no Qwen3-30B-A3B shape (hidden 2,048, experts of 768) in "
+     "TensorRT-LLM 1.0's MoE tables; the round-12 release factor stands for it"),
 )
 
 

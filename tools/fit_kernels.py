@@ -374,6 +374,19 @@ def fit_mla_prefill(frame, peak: float, bandwidth: float):
 ROUTE_BOUND = 16 / 1e-12
 
 
+MOE_SHAPE = ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts", "moe_tp_size",
+             "moe_ep_size")  # fmt: skip
+
+
+def balanced_moe_rows(frame, dtype: str):
+    """The balanced-routing rows of one MoE weight format and their shape columns as floats
+    (tokens, hidden, expert width, top-k, experts, MoE TP, MoE EP); None below 100 rows."""
+    f = frame[(frame.moe_dtype == dtype) & (frame.distribution == "balanced")]
+    if len(f) < 100:
+        return None
+    return f, tuple(f[x].to_numpy(dtype=float) for x in MOE_SHAPE)
+
+
 def fit_moe(frame, peaks: dict, bandwidth: float, dtype: str, memory: float,
             per_expert: bool = False, by_tokens: bool = False):  # fmt: skip
     """``memory``: the GPU's streaming fraction (its bf16 GEMM curve's), not fitted here: a
@@ -386,14 +399,10 @@ def fit_moe(frame, peaks: dict, bandwidth: float, dtype: str, memory: float,
     key, peak_key, w = MOE_DTYPES[dtype]
     if peak_key not in peaks:
         return None
-    f = frame[(frame.moe_dtype == dtype) & (frame.distribution == "balanced")]
-    if len(f) < 100:
+    got = balanced_moe_rows(frame, dtype)
+    if got is None:
         return None
-    T, h, inter, k, E, tp, ep = (
-        f[x].to_numpy(dtype=float)
-        for x in ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts",
-                  "moe_tp_size", "moe_ep_size")
-    )  # fmt: skip
+    f, (T, h, inter, k, E, tp, ep) = got
     t = f.latency.to_numpy() * 1e-3
     routes = T * k / ep  # routes this GPU computes (balanced routing)
     # its distinct experts that get a token: the count kvcalc's MoE op uses (calc.deploy.ops,
