@@ -1,0 +1,48 @@
+"""Acceptance checks of the engine releases as a new user meets them (issue 21): every command
+that applies an engine's accounting takes --engine-version and warns when it names a release
+that is not modelled; `plot capacity` draws what `capacity` computes at the same release."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+NOT_MODELLED = "vllm 0.34 is not modelled: using the nearest modelled release"
+
+
+def _own_at(out: str, ctx: int) -> int:
+    rows = json.loads(out)["rows"]
+    (row,) = [r for r in rows if r["own"] and r["ctx"] == ctx]
+    return row["max_concurrency"]
+
+
+@pytest.mark.parametrize("kind", ["capacity", "frontier"])
+def test_plot_warns_of_a_release_not_modelled(cli, kind):
+    r = cli("plot", kind, "-m", "llama3-8b", "-H", "h100", "--engine-version", "0.34",
+            "-f", "json")  # fmt: skip
+    assert r.code == 0, r.err
+    lines = [ln for ln in r.err.splitlines() if NOT_MODELLED in ln]
+    assert len(lines) == 1 and lines[0].startswith("kvcalc: warning: "), r.err
+
+
+def test_plot_capacity_draws_the_named_release(cli):
+    # the model's own series at ctx 8,192 is `capacity`'s max_concurrency at the same release:
+    # its pool in tokens // 8,192 (vLLM 0.11 and 0.33 differ in their defaults, docs/engines.md)
+    seen = {}
+    for release in ("0.11", "0.33"):
+        p = cli("plot", "capacity", "-m", "llama3-8b", "-H", "h100", "--engine-version", release,
+                "-f", "json")  # fmt: skip
+        c = cli("capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "8192",
+                "--engine-version", release, "-f", "json")  # fmt: skip
+        assert p.code == 0 and c.code == 0, p.err + c.err
+        cap = json.loads(c.out)
+        assert _own_at(p.out, 8192) == cap["max_concurrency"] == cap["kv_cache_tokens"] // 8192
+        seen[release] = cap["kv_cache_tokens"]
+    assert seen["0.11"] != seen["0.33"]  # the option reaches the accounting
+
+
+def test_plot_refuses_a_version_that_is_not_one(cli):
+    r = cli("plot", "capacity", "-m", "llama3-8b", "-H", "h100", "--engine-version", "banana")
+    assert r.code == 2
+    assert r.err.strip().splitlines()[-1].startswith("kvcalc: error: vllm version 'banana'")
