@@ -46,3 +46,14 @@ def test_plot_refuses_a_version_that_is_not_one(cli):
     r = cli("plot", "capacity", "-m", "llama3-8b", "-H", "h100", "--engine-version", "banana")
     assert r.code == 2
     assert r.err.strip().splitlines()[-1].startswith("kvcalc: error: vllm version 'banana'")
+
+
+@pytest.mark.parametrize(("tp", "head"), [(1, "# server, 1 GPU"), (2, "# server, 2 GPUs")])
+def test_launch_heading_counts_gpus_in_english(tp, head):
+    from calc.data.registry import load_hardware, load_model
+    from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.reports.launch_flags import command_lines, launch_commands
+
+    dep = Deployment.build(load_model("llama3-8b"), load_hardware("h100"), tp=tp,
+                           engine=EngineSettings(name="vllm", max_model_len=4096))  # fmt: skip
+    assert command_lines(launch_commands(dep))[0] == head
