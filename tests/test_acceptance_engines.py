@@ -57,3 +57,23 @@ def test_launch_heading_counts_gpus_in_english(tp, head):
     dep = Deployment.build(load_model("llama3-8b"), load_hardware("h100"), tp=tp,
                            engine=EngineSettings(name="vllm", max_model_len=4096))  # fmt: skip
     assert command_lines(launch_commands(dep))[0] == head
+
+
+@pytest.mark.parametrize("engine_name", ["vllm", "sglang", "trtllm"])
+def test_plan_serves_the_checkpoint_as_released_when_its_own_format_is_named(cli, engine_name):
+    # Llama 3 8B is released in bf16 (its config.json torch_dtype): --weight-dtype bf16 names
+    # that checkpoint, so the command serves the published repository, quantises nothing, and
+    # the ranked rows are those of --weight-dtype released (checkpoint.resolved_dtypes: the
+    # same formats)
+    args = ("plan", "-m", "llama3-8b", "-H", "h100", "--rate", "1", "--prompt", "512",
+            "--gen", "64", "--ttft-p99", "5s", "--tpot-p99", "200ms", "--engine", engine_name,
+            "--kv-dtype", "bf16", "--top", "1", "-f", "json")  # fmt: skip
+    named = cli(*args, "--weight-dtype", "bf16")
+    default = cli(*args, "--weight-dtype", "released")
+    assert named.code == 0 and default.code == 0, named.err + default.err
+    doc = json.loads(named.out)
+    assert doc["rows"] == json.loads(default.out)["rows"]
+    (command,) = doc["launch_commands"]
+    assert "meta-llama/Meta-Llama-3-8B" in command["argv"]
+    assert "--quantization" not in command["argv"]
+    assert not any("quantised to bf16" in n or "ModelOpt bf16" in n for n in command["notes"])
