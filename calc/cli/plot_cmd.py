@@ -105,12 +105,10 @@ def plot(
     kv_heads: KvHeads = None,
     kv_lora_rank: KvLoraRank = None,
     qk_rope_head_dim: QkRope = None,
-    engine: o.Engine = "vllm",
-    engine_version: o.EngineVersion = None,
-    mem_util: o.MemUtil = None,
+    engine: o.Engine = "vllm", engine_version: o.EngineVersion = None, mem_util: o.MemUtil = None,
     fmt: o.RowFormat = "table",
     output: PlotOutput = None,
-) -> None:
+) -> None:  # fmt: skip
     """Plot a roofline with the model's decode and prefill ops on it, KV cache vs context
     across attention kinds (MHA, GQA, MQA, MLA what-ifs and the model's own layout), max
     concurrency vs context, or output tokens/s per GPU against tokens/s per user (frontier).

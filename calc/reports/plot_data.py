@@ -462,11 +462,9 @@ def frontier_data(
     tps: list[int] | None = None,
     weight_dtype: str | None = None,
     kv_dtype: str | None = None,
-    engine: str = "vllm",
-    mem_util: float | None = None,
+    engine: str = "vllm", engine_version: str | None = None, mem_util: float | None = None,
     efficiency: str = "expected",
-    engine_version: str | None = None,
-) -> FrontierData:
+) -> FrontierData:  # fmt: skip
     """``calc.reports.frontier.layout_curves`` of ``cfg`` on ``hw`` at requests of ``prompt``
     + ``gen`` tokens, with their Pareto frontier."""
     from calc.data.limits import MAX_CTX
