@@ -105,11 +105,10 @@ def plot(
     kv_heads: KvHeads = None,
     kv_lora_rank: KvLoraRank = None,
     qk_rope_head_dim: QkRope = None,
-    engine: o.Engine = "vllm",
-    mem_util: o.MemUtil = None,
+    engine: o.Engine = "vllm", engine_version: o.EngineVersion = None, mem_util: o.MemUtil = None,
     fmt: o.RowFormat = "table",
     output: PlotOutput = None,
-) -> None:
+) -> None:  # fmt: skip
     """Plot a roofline with the model's decode and prefill ops on it, KV cache vs context
     across attention kinds (MHA, GQA, MQA, MLA what-ifs and the model's own layout), max
     concurrency vs context, or output tokens/s per GPU against tokens/s per user (frontier).
@@ -139,11 +138,11 @@ def plot(
         _one(kind, cfg, hw, batch=batch, ctx=ctx, prompt=prompt, gen=gen, max_ctx=max_ctx,
              gpus=gpus, tps=tps, weight_dtype=weight_dtype, kv_dtype=kv_dtype, kv_heads=kv_heads,
              kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim, engine=engine,
-             mem_util=mem_util)
+             engine_version=engine_version, mem_util=mem_util)
         for cfg in cfgs
     ]  # fmt: skip
     d = data.combine(datas)
-    if kind == "capacity":
+    if kind in ("capacity", "frontier"):  # the kinds the engine's accounting draws
         warn(d.warnings)
     _draw(kind, d, fmt, output, names, cfgs)
 
@@ -223,7 +222,8 @@ def _draw(kind: str, d, fmt: str, output, names: list[str], cfgs: list) -> None:
 
 
 def _one(kind, cfg, hw, *, batch, ctx, prompt, gen, max_ctx, gpus, tps, weight_dtype, kv_dtype,
-         kv_heads, kv_lora_rank, qk_rope_head_dim, engine, mem_util):  # fmt: skip
+         kv_heads, kv_lora_rank, qk_rope_head_dim, engine, engine_version,
+         mem_util):  # fmt: skip
     """The data of one model's chart."""
     from calc.reports import plot_data as data
 
@@ -231,7 +231,7 @@ def _one(kind, cfg, hw, *, batch, ctx, prompt, gen, max_ctx, gpus, tps, weight_d
     if kind == "frontier":
         return data.frontier_data(
             cfg, hw, prompt=prompt, gen=gen, tps=tps, weight_dtype=weight_dtype,
-            kv_dtype=kv_dtype, engine=engine, mem_util=mem_util,
+            kv_dtype=kv_dtype, engine=engine, engine_version=engine_version, mem_util=mem_util,
         )  # fmt: skip
     if kind == "roofline":
         return data.roofline_data(
@@ -253,6 +253,7 @@ def _one(kind, cfg, hw, *, batch, ctx, prompt, gen, max_ctx, gpus, tps, weight_d
             weight_dtype=weight_dtype,
             kv_dtype=kv_dtype,
             engine=engine,
+            engine_version=engine_version,
             mem_util=mem_util,
             kv_heads=kv_heads,
             kv_lora_rank=kv_lora_rank,

@@ -32,7 +32,7 @@ def command_lines(commands: list[Command]) -> list[str]:
     lines: list[str] = []
     for c in commands:
         times = f" × {c.count}" if c.count > 1 else ""
-        gpus = f", {c.gpus} GPUs" if c.gpus else ""
+        gpus = f", {c.gpus} GPU{'s' if c.gpus > 1 else ''}" if c.gpus else ""
         lines.append(f"# {c.role}{times}{gpus}")
         lines.append(c.text())
         for name, text in c.files:

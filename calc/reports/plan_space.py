@@ -119,11 +119,16 @@ def _checkpoint(cfg, fmt: str | None) -> tuple[str | None, bool]:
 def dtype_choices(cfg, hw, weights=None, kvs=None) -> list[DtypeChoice]:
     """Every allowed weight format with every allowed KV format (module docstring); ``weights``
     and ``kvs`` are the user's lists (None: the defaults)."""
+    from calc.deploy.checkpoint import linear_dtype
+
     weights = default_weight_dtypes(cfg, hw) if weights is None else weights
     kvs = default_kv_dtypes(cfg, hw) if kvs is None else kvs
+    released = linear_dtype(cfg, None)
     out, seen = [], set()
     for w in weights:
         fmt = _weight_format(w, hw)
+        if fmt == released:  # the checkpoint's own format is the checkpoint as released
+            fmt = None  # (checkpoint.resolved_dtypes): served as published, nothing to quantise
         repo, needs = _checkpoint(cfg, fmt)
         for k in kvs:
             kv = None if k == RELEASED else k

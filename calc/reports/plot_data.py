@@ -382,7 +382,7 @@ def capacity_data(
     *,
     tp: int = 1, max_ctx: int | None = None,
     weight_dtype: str | None = None, kv_dtype: str | None = None,
-    engine: str = "vllm", mem_util: float | None = None,
+    engine: str = "vllm", mem_util: float | None = None, engine_version: str | None = None,
     **what_if: Unpack[WhatIfShapes],
 ) -> CapacityData:  # fmt: skip
     """Max concurrency [sequences] vs ctx for each attention kind: ``max_concurrency`` of
@@ -394,8 +394,9 @@ def capacity_data(
     ctxs = ctx_grid(cfg.context_limit if max_ctx is None else max_ctx)
     layouts = attention_layouts(cfg, **what_if)
     settings = EngineSettings(
-        name=engine, mem_util=mem_util, max_model_len=max(ctxs[-1], cfg.context_limit)
-    )
+        name=engine, version=engine_version, mem_util=mem_util,
+        max_model_len=max(ctxs[-1], cfg.context_limit),
+    )  # fmt: skip
     series, fields, warnings = [], {}, []
     for label, layout, own in layouts:
         dep = Deployment.build(
@@ -409,10 +410,11 @@ def capacity_data(
         )
         rep = capacity_report(dep, Workload(ctx=ctxs[0]))
         fields = rep.fields
-        # the weights-do-not-fit warning once; not the per-ctx "--batch 1 does not fit"
+        # a release not modelled and the weights-do-not-fit warning once each; not the per-ctx
+        # "--batch 1 does not fit"
         warnings += [
             w
-            for w in rep.warnings
+            for w in (*dep.engine_config.warnings, *rep.warnings)
             if w not in warnings and not w.startswith("does not fit: --batch")
         ]
         # the ledger's max_concurrency (as capacity_report's) at each ctx of the grid
@@ -448,6 +450,7 @@ class FrontierData:
     skipped: list[str] = field(default_factory=list)  # layouts left out, with the reason
     weight_dtype: str = ""
     kv_dtype: str = ""
+    warnings: list[str] = field(default_factory=list)  # the engine's: a release not modelled
 
 
 def frontier_data(
@@ -459,10 +462,9 @@ def frontier_data(
     tps: list[int] | None = None,
     weight_dtype: str | None = None,
     kv_dtype: str | None = None,
-    engine: str = "vllm",
-    mem_util: float | None = None,
+    engine: str = "vllm", engine_version: str | None = None, mem_util: float | None = None,
     efficiency: str = "expected",
-) -> FrontierData:
+) -> FrontierData:  # fmt: skip
     """``calc.reports.frontier.layout_curves`` of ``cfg`` on ``hw`` at requests of ``prompt``
     + ``gen`` tokens, with their Pareto frontier."""
     from calc.data.limits import MAX_CTX
@@ -471,7 +473,9 @@ def frontier_data(
 
     check_positive_int("prompt", prompt, MAX_CTX)
     check_positive_int("gen", gen, MAX_CTX)
-    settings = EngineSettings(name=engine, mem_util=mem_util, max_model_len=prompt + gen)
+    settings = EngineSettings(
+        name=engine, version=engine_version, mem_util=mem_util, max_model_len=prompt + gen
+    )
     curves, skipped = layout_curves(
         cfg, hw, prompt=prompt, gen=gen, tps=tps, weight_dtype=weight_dtype,
         kv_dtype=kv_dtype, engine=settings, efficiency=efficiency,
@@ -488,6 +492,7 @@ def frontier_data(
         skipped,
         first.weight_dtype if first else (weight_dtype or ""),
         first.kv_dtype if first else (kv_dtype or ""),
+        list(first.engine_config.warnings) if first else [],
     )
 
 

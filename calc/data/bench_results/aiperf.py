@@ -89,8 +89,8 @@ def read(obj: dict, where: str) -> BenchRun:
     models = r.obj(cfg, "models")
     if models and isinstance(models.get("items"), list) and models["items"]:
         model = r.text(models["items"][0], "name") if isinstance(models["items"][0], dict) else None
-    for where in (cfg, cfg.get("endpoint")):  # GenAI-Perf's arguments; AIPerf's endpoint
-        names = where.get("model_names") if isinstance(where, dict) else None
+    for args in (cfg, cfg.get("endpoint")):  # GenAI-Perf's arguments; AIPerf's endpoint
+        names = args.get("model_names") if isinstance(args, dict) else None
         if model is None and isinstance(names, list) and names:
             model = str(names[0])[:200]
     tok = r.obj(cfg, "tokenizer")
