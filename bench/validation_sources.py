@@ -333,6 +333,13 @@ LOOKED_AT = (
      "issue 23, seventh round: a check of the per-sequence slope on other lengths (70B: ITL "
      "median 13.8 and 17.7 ms at 12.8 and 42.4 in flight, 0.13 ms a sequence, as the random "
      "runs' 0.132); not scored (no per-request lengths), nothing fitted"),
+    ("https://github.com/sgl-project/sglang/pull/2067 ('Enable overlap by default', merged "
+     "2024-11-18; issue-tracker search excerpt)",
+     "issue 23, seventh round: when SGLang's overlap scheduler became the default (before "
+     "0.4.0, whose source has it on; off then for the Triton backend, penalties and mixed "
+     "chunked prefill; its author: the median TTFT rises because the first batch's result is "
+     "processed after the next batch is launched, the batch ahead kvcalc models); nothing "
+     "fitted"),
 )
 
 
