@@ -7,14 +7,14 @@ of each run matches its measured TTFT median, TPOT mean and output throughput
 mean; TPOT median, ITL mean, E2E mean, ITL median: ``TPOT_STAND_INS``) and, where the file
 records it, its TPOT p99.
 
-Why the E2E mean before the ITL median where a file has no TPOT (SGLang 0.4's
-``bench_serving`` records only the ITL median and the E2E mean and median): the TPOT mean is a
-mean, every gap counted, the decode gaps a prefill batch stalls included; the E2E mean is
-TTFT + TPOT × (output − 1) averaged, so it moves with the TPOT mean one for one up to the TTFT's
-small share (on the steady SGLang runs of docs/validation.md, TTFT median over E2E mean:
-0.4-1.1%; a run that queues is no fit run). The ITL median is a quantile: it is the
-decode-only gap while fewer than half the gaps carry a prefill and jumps by a whole prefill
-when more do, so at a load where arrivals meet about every other decode step it flips between the two (the published SGLang 0.4.0
+Why the E2E mean before the ITL median where a file has no TPOT (SGLang 0.4's ``bench_serving``
+records only the ITL median and the E2E mean and median): the TPOT mean is a mean, every gap
+counted, the decode gaps a prefill batch stalls included; the E2E mean is TTFT + TPOT × (output
+− 1) averaged, so it moves with the TPOT mean one for one up to the TTFT's small share (on the
+steady SGLang runs of docs/validation.md, TTFT median over E2E mean: 0.4-1.1%; a run that queues
+is no fit run). The ITL median is a quantile: it is the decode-only gap while fewer than half
+the gaps carry a prefill and jumps by a whole prefill when more do, so at a load where arrivals
+meet about every other decode step it flips between the two (the published SGLang 0.4.0
 Llama-3.3-70B runs at 8 and 16 requests/s: kvcalc's mean time per output token within -5% and
 +10% of the measured, its ITL median +19% and +39%).
 
