@@ -23,7 +23,8 @@ Records (each module's docstring says how it predicts):
   ``validation_heldout``): output throughput at max load;
 - the published MI300X runs (``validation_amd``): output throughput;
 - the published benchmark-result files scored uncalibrated (``validation_score``): TTFT p50,
-  TPOT mean (ITL p50 where the file has none) and output throughput; the runs of eager
+  TPOT mean (where the file has none, what stands in for it: the E2E mean for SGLang 0.4's
+  files, ``calc.reports.score_fit.TPOT_STAND_INS``) and output throughput; the runs of eager
   servers (--enforce-eager) left out: plan's deployments run CUDA graphs.
 """
 

@@ -366,6 +366,32 @@ LOOKED_AT = (
      "trtllm/1.0.0rc6/moe_perf.txt",
      "issue 20, thirteenth round: no Qwen3-30B-A3B shape (hidden 2,048, experts of 768) in "
      "TensorRT-LLM 1.0's MoE tables; the round-12 release factor stands for it"),
+    ("sglang 0.4.0 wheel on PyPI: srt/managers/scheduler.py (event_loop_normal, "
+     "event_loop_overlap, run_batch, process_batch_result_decode, stream_output), "
+     "srt/managers/tp_worker_overlap_thread.py (forward_thread_func_, resolve_batch_result), "
+     "srt/server_args.py (stream_interval 1, disable_overlap_schedule False), "
+     "srt/distributed/device_communicators/custom_all_reduce.py (should_custom_ar: under "
+     "8 MiB); sglang 0.5.23 wheel: srt/managers/scheduler_components/batch_result_processor.py "
+     "process_batch_result_decode, output_streamer.py stream_output",
+     "issue 23, seventh round: the scheduler's per-request loop and stream_output to the "
+     "detokenizer run in the scheduler process behind every front-end, the next batch "
+     "launched by a thread of the same process: SGLang 0.4.0's 0.10 ms per sequence moved to "
+     "the engine core's term (calc/deploy/host_costs.py with_core; value unchanged, fitted "
+     "earlier on the 70B runs); a model hiding it behind the GPU pass tried and not shipped; "
+     "the all-reduce size limit named as a candidate for the 405B's slower large batches, "
+     "not modelled"),
+    ("datacrunch-research/h200-benchmarks@c091ef5 sglang/outputs/llama_3_3_70b_online_output"
+     ".jsonl and llama_405b_online_output.jsonl, the ShareGPT runs at 4 and 8 requests/s",
+     "issue 23, seventh round: a check of the per-sequence slope on other lengths (70B: ITL "
+     "median 13.8 and 17.7 ms at 12.8 and 42.4 in flight, 0.13 ms a sequence, as the random "
+     "runs' 0.132); not scored (no per-request lengths), nothing fitted"),
+    ("https://github.com/sgl-project/sglang/pull/2067 ('Enable overlap by default', merged "
+     "2024-11-18; issue-tracker search excerpt)",
+     "issue 23, seventh round: when SGLang's overlap scheduler became the default (before "
+     "0.4.0, whose source has it on; off then for the Triton backend, penalties and mixed "
+     "chunked prefill; its author: the median TTFT rises because the first batch's result is "
+     "processed after the next batch is launched, the batch ahead kvcalc models); nothing "
+     "fitted"),
 )
 
 

@@ -394,3 +394,28 @@ def test_tpot_tail_lets_one_run_constrain_a_per_sequence_cost():
             for r in score_run(other, cdep, replay(other, cached_fraction=1.0)).rows}  # fmt: skip
     for key in (("ttft", "p50"), ("tpot", "avg"), ("output_tokens_per_s", "")):
         assert abs(rows[key]) <= 0.10, (key, rows[key])
+
+
+def test_a_file_without_tpot_is_fitted_to_its_e2e_mean_not_its_itl_median():
+    # SGLang 0.4's bench_serving records the ITL median and the E2E mean, no TPOT: the E2E mean
+    # (TTFT + TPOT × (output - 1) averaged) stands in for the TPOT mean, not the ITL median,
+    # a quantile that flips by a whole prefill as the share of gaps carrying one crosses half
+    from calc.reports.score_fit import TPOT_STAND_INS, fit_figures
+
+    rows = (DATA / "sglang-2024-12_llama-3.3-70b_tp4_h200_online.jsonl").read_text()
+    run = read_results(DATA / "sglang-2024-12_llama-3.3-70b_tp4_h200_online.jsonl")[3]
+    assert json.loads(rows.splitlines()[3])["request_rate"] == 8.0 and run.rate_per_s == 8.0
+    assert run.measured["itl_p50_s"] and run.measured["e2e_avg_s"]
+    assert not run.measured.get("tpot_avg_s") and not run.measured.get("itl_avg_s")
+    assert fit_figures(run, ("gemm", "request")) == [
+        ("ttft", "p50"), ("e2e", "avg"), ("output_tokens_per_s", "")]  # fmt: skip
+    # nearest first: a pooled ITL mean (every gap counted) before the E2E mean
+    assert TPOT_STAND_INS.index(("itl", "avg")) < TPOT_STAND_INS.index(("e2e", "avg"))
+    assert TPOT_STAND_INS.index(("e2e", "avg")) < TPOT_STAND_INS.index(("itl", "p50"))
+    with_mean = replace(run, measured={**run.measured, "itl_avg_s": 0.1})
+    assert fit_figures(with_mean, ("gemm", "request"))[1] == ("itl", "avg")
+    # the measured E2E mean of that run: 52,064.8 ms over 2,400 requests of 1,218,922 output
+    # tokens (507.9 a request): 102.5 ms an output token, where the ITL median is 70.8 ms
+    per_token_ms = run.measured["e2e_avg_s"] * 1e3 / (1_218_922 / 2_400)
+    assert per_token_ms == pytest.approx(102.5, abs=0.1)
+    assert run.measured["itl_p50_s"] * 1e3 == pytest.approx(70.76, abs=0.01)

@@ -29,9 +29,22 @@ def test_the_measured_itl_slope_it_comes_from():
     assert host.per_sequence_s == pytest.approx(round(slope_ms - 0.031, 2) * 1e-3)
 
 
-def test_only_0_4_0_and_only_behind_the_api():
+def test_only_0_4_0_and_behind_every_front_end():
     sglang = get_engine("sglang")
-    assert sglang.host_costs("0.4.0", "offline").per_sequence_s == 0.0
-    assert sglang.host_costs("0.4.1").per_sequence_s == 0.0
-    assert sglang.host_costs(None).per_sequence_s == 0.0
+    # SGLang 0.4.0: 0.10 ms per running sequence a step, the scheduler process's per-request
+    # loop and stream_output (0.4.0 scheduler.py process_batch_result_decode): the same behind
+    # the API server and the offline engine, and charged once (not front-end + core: 0.20 ms)
+    for frontend in ("api", "offline"):
+        assert sglang.host_costs("0.4.0", frontend).per_sequence_s == pytest.approx(0.10e-3)
+        # 0.4.1 on: none modelled (the silicon sample's fit: 14 µs, no better fit)
+        assert sglang.host_costs("0.4.1", frontend).per_sequence_s == 0.0
+        assert sglang.host_costs(None, frontend).per_sequence_s == 0.0
     assert sglang.host_costs("0.4.0").per_step_s == sglang.host_costs(None).per_step_s
+    # a decode step of 52 sequences (the 4/s run's mean in flight): 0.725 ms + 52 × 0.10 ms
+    # = 5.925 ms of host time under 0.4.0, 0.725 ms under 0.5.23
+    assert sglang.host_costs("0.4.0").step_host_s(52) == pytest.approx(5.925e-3)
+    assert sglang.host_costs("0.5.23").step_host_s(52) == pytest.approx(0.725e-3)
+    # offline: the same step, no request time (no HTTP, no tokenising in the timed region)
+    off = sglang.host_costs("0.4.0", "offline")
+    assert off.step_host_s(52) == pytest.approx(5.925e-3) and off.per_request_s == 0
+    assert "SGLang 0.4.0 engine core: 100 µs per sequence" in sglang.host_costs("0.4.0").source

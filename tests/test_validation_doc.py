@@ -145,3 +145,24 @@ def test_error_bands_file_is_what_the_generator_writes():
                 assert b["p10"] <= b["median"] <= b["p90"] and b["rows"] >= 1
     for w in data["widest"].values():
         assert w["class"] in data["classes"] and w["p10"] <= w["p90"]
+
+
+def test_score_section_holds_a_file_without_tpot_to_its_e2e_mean():
+    # the pair check's TPOT figure falls back as the fit's does (score_fit.TPOT_STAND_INS):
+    # an SGLang 0.4 file (ITL median and E2E mean, no TPOT) is held to its E2E mean
+    score = _module("validation_score")
+
+    def row(metric, stat, error):
+        return {"metric": metric, "stat": stat, "error": error}
+
+    sglang = [row("ttft", "p50", -0.2), row("itl", "p50", 0.19), row("e2e", "avg", -0.05),
+              row("output_tokens_per_s", "", 0.005)]  # fmt: skip
+    got, label = score._figure(sglang, "tpot", "avg")
+    assert got["metric"] == "e2e" and label == "E2E mean"
+    assert score._passes(sglang) is False  # the TTFT p50 is 20% out
+    sglang[0] = row("ttft", "p50", -0.09)
+    assert score._passes(sglang) is True  # E2E -5%: the ITL median's +19% is not the bar
+    # a file with the TPOT mean is held to it, unlabelled
+    vllm = [row("tpot", "avg", 0.03), row("e2e", "avg", 0.5)]
+    assert score._figure(vllm, "tpot", "avg") == (vllm[0], None)
+    assert score._figure(vllm, "ttft", "p50") == (None, None)

@@ -12,7 +12,8 @@ its prompt is received over HTTP and tokenised. Three figures describe it:
   ``api`` front-end each sequence's new token is detokenised and streamed every step, in the
   engine's own process for SGLang and TensorRT-LLM (vLLM's API server is a process apart: 0);
   ``offline`` streams nothing (0); plus, behind every front-end, the engine core's own work
-  per running sequence where it is serial with the GPU (vLLM before 0.10.0: ``with_core``);
+  per running sequence where it is serial with the GPU (vLLM before 0.10.0, SGLang 0.4.0:
+  ``with_core``);
 - ``per_request_s`` + ``per_prompt_token_s`` × prompt: a request's front-end time before the
   engine sees it (HTTP handling, tokenisation, queueing into the engine): added to its TTFT.
 
@@ -67,6 +68,31 @@ Sources (every figure below names its own):
   ``calc/reports/score_fit.py``): 102.7 µs, rounded. Where between 0.8.3 and 0.11.2 it
   shrank is not measured: the boundary is that source change (0.10.0), kvcalc's first
   modelled release.
+- SGLang 0.4.0's per-sequence host time (``with_core``, the SGLang engine's
+  ``host_core_sequence``): its scheduler process (0.4.0 wheel, ``srt/managers/scheduler.py``)
+  handles each decode batch's result request by request (``process_batch_result_decode``: the
+  token appended, the finish check, the KV of a finished request freed) and then builds one
+  ``BatchTokenIDOut`` of per-request lists for the detokenizer process
+  (``stream_output``: ``init_incremental_detokenize`` per request, every step at the default
+  ``stream_interval`` 1) and sends it over ZMQ. The overlap scheduler (``event_loop_overlap``,
+  on by default: ``disable_overlap_schedule`` False in ``srt/server_args.py``) runs that work
+  after launching the next batch, on the GPU meanwhile; but the next batch is launched by a
+  thread of the same process (``tp_worker_overlap_thread.py``, ``forward_thread_func_``:
+  input ids resolved, the CUDA graph replayed, sampling, the copy to the host) that needs the
+  interpreter lock the per-request loops hold, so that work still delays the GPU (the likely
+  reason; not measured apart). Modelled as serial: the published runs' ITL rises 0.13 ms per
+  sequence in flight at 8-52 in flight, where a GPU pass rises 0.03; a model hiding it behind
+  the GPU pass (exposed max(0, 0.2-0.3 ms × sequences − the pass)) leaves the ITL at 1-4
+  requests/s 7-27% low and at 8-16 requests/s 58-313% high (tried, not shipped). The offline
+  engine runs the same scheduler and detokenizer: charged behind every front-end. One
+  constant, 0.10 ms, for 0.4.0 (kvcalc's 0.4.0 row: releases below 0.4.1), fitted on the
+  published Llama-3.3-70B TP 4 H200 runs at 1, 2, 4 requests/s
+  (datacrunch-research/h200-benchmarks@c091ef5: 0.132 ms a sequence in flight less the
+  simulated GPU's 0.031); held out, the 405B TP 8 runs at 1, 2 requests/s give 0.079 ms. Later
+  releases keep the loops (0.5.23 ``scheduler_components/batch_result_processor.py``
+  ``process_batch_result_decode``, ``output_streamer.py`` ``stream_output``) and nothing of
+  them is measured here: aiconfigurator's silicon sample (predicted at the latest release)
+  fits 14 µs for SGLang, no better fit (above), so none is modelled from 0.4.1.
 - per-sequence host time under pipeline parallelism (``with_pipeline``, vLLM only): vLLM 0.8.3
   (PyPI wheel) runs PP through Ray's compiled graph (``vllm/executor/ray_distributed_executor.py``
   ``_compiled_ray_dag``): each micro-batch's ``SchedulerOutput`` (one entry per scheduled

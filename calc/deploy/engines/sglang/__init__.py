@@ -45,14 +45,20 @@ class SGLang(Engine):
     fraction_name: ClassVar[str] = "mem_fraction_static"
     versions = VERSIONS
     # host time the GPU waits for: 0.725 ms per step (fitted with the kernels' fixed-cost share,
-    # calc.deploy.host_costs): what its overlap scheduler leaves exposed. 0.4.0 (December 2024)
-    # also 0.10 ms per running sequence behind the api front-end: the ITL median of its
-    # published Llama-3.3-70B TP 4 H200 runs (datacrunch-research/h200-benchmarks@c091ef5, 1, 2,
-    # 4 requests/s: 13.6, 14.8, 19.4 ms at 7.8, 17.1, 51.6 in flight, rate x mean E2E) rises
-    # 0.132 ms per sequence in flight, the simulation's GPU passes 0.031: 0.101 ms (least
-    # squares; within its CUDA graphs, so no eager pass); held out, the same files' 405B TP 8
-    # runs at 1, 2 requests/s give 0.079 ms (bench/validation_score.py)
-    host_steps = ((VersionRange(high="0.4.1"), 0.725e-3, 0.10e-3), (VersionRange(), 0.725e-3, 0.0))
+    # calc.deploy.host_costs): what its overlap scheduler leaves exposed
+    host_steps = ((VersionRange(), 0.725e-3, 0.0),)
+    # 0.4.0 (December 2024): 0.10 ms per running sequence a step, the scheduler process's own
+    # per-request work (0.4.0 scheduler.py process_batch_result_decode and stream_output: a
+    # loop over every request of the batch, then one BatchTokenIDOut to the detokenizer over
+    # ZMQ), behind every front-end (its offline Engine runs the same scheduler and
+    # detokenizer): serial with the GPU although event_loop_overlap runs it while the next
+    # batch is on the GPU (calc.deploy.host_costs: the ITL median of the published
+    # Llama-3.3-70B TP 4 H200 runs, datacrunch-research/h200-benchmarks@c091ef5, 1, 2,
+    # 4 requests/s: 13.6, 14.8, 19.4 ms at 7.8, 17.1, 51.6 in flight, rate x mean E2E, rises
+    # 0.132 ms per sequence in flight, the simulation's GPU passes 0.031: 0.101 ms, least
+    # squares, within its CUDA graphs; held out, the same files' 405B TP 8 runs at 1,
+    # 2 requests/s give 0.079 ms: bench/validation_score.py)
+    host_core_sequence = ((VersionRange(high="0.4.1"), 0.10e-3),)
     moe = TRITON_FUSED_MOE  # its fused_moe_triton: vLLM's Triton pipeline
     # 0.5.23 managers/schedule_policy.py PrefillAdder: rem_chunk_tokens (chunked_prefill_size)
     # loses the running decodes (num_mixed_decode_tokens = running_bs, scheduler.py) only
