@@ -144,3 +144,13 @@ def test_memory_refuses_what_it_does_not_draw(cli, args):
     r = cli("plot", "memory", "-m", "llama3-8b", "-H", "h100", *args)
     assert r.code == 2 and "Traceback" not in r.err
     assert r.err.startswith("kvcalc: error: plot memory draws KV bytes") and args[0] in r.err
+
+
+def test_roofline_warns_of_a_release_not_modelled(cli):
+    # the roofline draws the engine's deployment too (its MoE kernels, its CUDA graphs): a
+    # release kvcalc does not model is said once, as capacity and frontier say it
+    r = cli("plot", "roofline", "-m", "llama3-8b", "-H", "h100", "--engine-version", "0.34",
+            "-f", "json")  # fmt: skip
+    assert r.code == 0, r.err
+    lines = [ln for ln in r.err.splitlines() if "0.34" in ln]
+    assert len(lines) == 1 and lines[0].startswith("kvcalc: warning: "), r.err

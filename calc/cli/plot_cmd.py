@@ -152,7 +152,7 @@ def plot(
         for cfg in cfgs
     ]  # fmt: skip
     d = data.combine(datas)
-    if kind in ("capacity", "frontier"):  # the kinds the engine's accounting draws
+    if kind != "memory":  # the kinds that draw the engine's deployment
         warn(d.warnings)
     _draw(kind, d, fmt, output, names, cfgs)
 

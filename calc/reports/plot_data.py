@@ -119,6 +119,7 @@ class RooflineData:
     omitted: list[str]  # ops without FLOPs (embedding, norms) or collectives: no intensity
     x_range: tuple[float, float]
     y_range: tuple[float, float]
+    warnings: list[str] = field(default_factory=list)  # the engine's: a release not modelled
 
     def roof(self, ceiling: Ceiling, expected: bool = False) -> list[Point]:
         """The roofline of ``ceiling`` (peak, or expected with ``expected``) over x_range."""
@@ -228,6 +229,7 @@ def roofline_data(
         omitted,
         x_range,
         y_range,
+        list(dep.engine_config.warnings),
     )
 
 
