@@ -230,24 +230,29 @@ def sweep(
     usd_per_hour: float | None = None,
     efficiency: str = "expected",
     latency: bool = True,
+    compute_dtype: str | None = None,
     calibration: str | Path | None = None,
+    moe_imbalance: float | None = None,
     **engine_options: Any,
 ) -> SweepReport:
     """``kvcalc sweep``: every combination of models, hardware, dtypes, tp, pp, prompt, ctx and
     batch, a row each (memory, KV budget and pool, max concurrency, fit, TPOT, TTFT, tokens/s
     per GPU, USD per million tokens). Each grid option takes the CLI's text (``"1,2,4"``,
-    ``"1024..131072:x2"``) or a list; ``ep``, ``dp`` and ``gpus`` one value for every row, as
-    ``memory`` and ``capacity`` take them; ``engine_options``: ``engine``, ``engine_version``,
-    ``mem_util``, ``block_size``, ``max_batched_tokens``, ``max_num_seqs``, ``allreduce``,
-    ``activation``, ``overhead``. The whole grid is held in memory (the CLI streams it)."""
+    ``"1024..131072:x2"``) or a list; ``ep``, ``dp``, ``gpus``, ``compute_dtype`` and
+    ``moe_imbalance`` one value for every row, as ``memory`` and ``capacity`` take them;
+    ``engine_options``: the engine options (``engine``, ``engine_version``, ``mem_util``,
+    ``block_size``, ``max_batched_tokens``, ``max_num_seqs``, ``allreduce``, ``activation``,
+    ``overhead``, ``max_model_len``, ``chunked_prefill``, ``moe_a2a``, ``cuda_graphs``). The
+    whole grid is held in memory (the CLI streams it)."""
     from calc.reports.sweep import grid_of
     from calc.reports.sweep_io import sweep_report
 
     return sweep_report(
         grid_of(
             model, hardware, ctx, batch, tp, pp, ep=ep, dp=dp, gpus=gpus, prompt=prompt,
-            weight_dtype=weight_dtype, kv_dtype=kv_dtype, usd_per_hour=usd_per_hour,
-            efficiency=efficiency, latency=latency, calibration=calibration, **engine_options,
+            weight_dtype=weight_dtype, kv_dtype=kv_dtype, compute_dtype=compute_dtype,
+            usd_per_hour=usd_per_hour, efficiency=efficiency, latency=latency,
+            calibration=calibration, moe_imbalance=moe_imbalance, **engine_options,
         )
     )  # fmt: skip
 
@@ -558,9 +563,8 @@ def log(
     )  # fmt: skip
 
 
-# the deployment options `kvcalc score` takes (those a result file or log does not state)
-_SCORE_OPTIONS = tuple(k for k in DeploymentOptions.__annotations__
-                       if k not in ("gpus", "activation", "overhead"))  # fmt: skip
+# the deployment options `kvcalc score` takes: every one, over what a result file or log states
+_SCORE_OPTIONS = tuple(DeploymentOptions.__annotations__)
 
 
 def score(
@@ -582,9 +586,8 @@ def score(
     GuideLLM, AIPerf / GenAI-Perf, trtllm-bench) replayed through the serving simulation,
     each measured figure beside the prediction with its signed error (``rows``); with
     ``save_calibration`` a step calibration fitted to the runs (``fit``: its parameters).
-    ``deployment``: the deployment options where the file and ``log`` do not state them
-    (every one of ``DeploymentOptions`` but gpus, activation and overhead; ``engine``
-    default: the file's, else vllm)."""
+    ``deployment``: every one of ``DeploymentOptions``, over what the file and ``log`` state
+    (``tp``, ``pp``, ``ep`` and ``engine`` default to the file's, else 1 and vllm)."""
     from calc.data.limits import check_choice
     from calc.deploy.options import check_options
     from calc.reports.score_report import score_files

@@ -225,8 +225,8 @@ def test_an_unknown_keyword_names_the_closest_option():
     with pytest.raises(calc.UnknownNameError, match=r"unknown deployment option 'tpp'; did you "
                        r"mean 'tp', 'pp'\?"):  # fmt: skip
         calc.memory("llama3-8b", 1024, tpp=2)
-    with pytest.raises(calc.UnknownNameError, match="unknown sweep option 'moe_imbalance'"):
-        calc.sweep("llama3-8b", "h100", 1024, moe_imbalance=2)
+    with pytest.raises(calc.UnknownNameError, match="unknown sweep option 'moe_imbalence'"):
+        calc.sweep("llama3-8b", "h100", 1024, moe_imbalence=2)
 
 
 def test_warnings_said_before_an_error_travel_with_it(cli, tmp_path):

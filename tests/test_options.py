@@ -69,15 +69,18 @@ def test_price_commands_take_every_price_flag(command):
             assert params[flag].help == s.help, (command, flag)
 
 
-def test_sweep_takes_the_engine_group():
+def test_sweep_takes_the_whole_engine_group():
     params = _params("sweep")
-    for s in (*without(ENGINE, "max_model_len", "chunked_prefill"), *specs("calibration")):
-        assert params[s.flag].help == s.help
+    for s in ENGINE:
+        assert params[s.flag].help == s.help and params[s.flag].default == s.default
+    assert "--no-chunked-prefill" in params
 
 
-def test_sweep_takes_ep_dp_gpus_from_the_table():
+def test_sweep_takes_every_deployment_option_but_its_grid_lists():
+    """--tp, --pp, --weight-dtype and --kv-dtype are the grid's lists (sweep's own SWEEP);
+    every other deployment option is the table's, one value for every row."""
     params = _params("sweep")
-    for s in specs("ep", "dp", "gpus"):
+    for s in without(DEPLOYMENT, "tp", "pp", "weight_dtype", "kv_dtype"):
         assert params[s.flag].help == s.help and params[s.flag].default == s.default
 
 

@@ -125,6 +125,44 @@ def test_uncalibrated_score_is_simulate_by_hand(cli, tmp_path):
     assert row["error"] == pytest.approx((row["predicted"] - row["measured"]) / row["measured"])
 
 
+@pytest.mark.parametrize(
+    "given",
+    [
+        ("--gpus", "16"),  # beside the file's --tp 8: 2 data-parallel replicas
+        ("--activation", "6GiB", "--overhead", "2GiB"),  # measured, over the estimates
+    ],
+)
+def test_gpus_activation_overhead_are_simulates(cli, tmp_path, given):
+    """score takes --gpus, --activation and --overhead as every sizing command: its
+    predictions are `simulate`'s on the same requests with the same options."""
+    (run,) = read_results(VLLM_QPS4)
+    rep = replay(run, seed=0)
+    trace = tmp_path / "trace.csv"
+    with trace.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["arrival_s", "prompt_tokens", "output_tokens"])
+        for a, p, g in zip(rep.arrival_s, rep.prompt, rep.gen, strict=True):
+            w.writerow([repr(float(a)), int(p), int(g)])
+    dep = ("-H", str(A100_40G), "--tp", "8", *given)
+    s = cli("score", VLLM_QPS4, *dep, "-f", "json")
+    assert s.code == 0, s.err
+    sim = cli("simulate", "-m", "llama3.3-70b", *dep, "--trace", trace, "-f", "json")
+    assert sim.code == 0, sim.err
+    pred = {(m["metric"], m["stat"]): m["predicted"] for m in s.json()["metrics"]}
+    assert pred[("ttft", "p50")] == pytest.approx(sim.json()["ttft_p50_s"], rel=1e-9)
+    assert pred[("tpot", "avg")] == pytest.approx(sim.json()["tpot_avg_s"], rel=1e-9)
+    if given[0] == "--gpus":
+        assert s.json()["runs"][0]["dp"] == 2  # 16 / (tp 8 × pp 1)
+
+
+def test_overhead_reaches_the_pool(cli):
+    # 70B bf16 over 8 A100-40GB: 70.6e9 × 2 B / 8 ≈ 17.6 GB of weights a GPU; 30 GiB of
+    # non-torch memory on top leaves no KV pool under vLLM's 0.9 × 40 GiB: refused in one line
+    r = cli("score", VLLM_QPS4, "-H", str(A100_40G), "--tp", "8", "--overhead", "30GiB")
+    assert r.code == 2 and "Traceback" not in r.err, r.err
+    assert r.err.strip().splitlines()[-1].startswith("kvcalc: error:") and "no KV pool" in r.err
+
+
 def test_score_cli_formats_and_explain(cli):
     base = ("score", VLLM_QPS4, "-H", str(A100_40G), "--tp", "8")
     table = cli(*base)

@@ -230,6 +230,53 @@ def test_ep_dp_gpus_rows_equal_cost(layout):
             assert row[key] == pytest.approx(cost[key], rel=1e-12), key
 
 
+# each option changes the row (first case: int4 weights run their matmuls in fp8, not bf16;
+# second: the busiest of 2 expert-parallel GPUs gets 1.5x the mean tokens), and the row is
+# cost's for the same options
+@pytest.mark.parametrize(
+    "model, given, base",
+    [
+        ("llama3-8b", {"weight_dtype": "int4", "compute_dtype": "fp8"}, {"weight_dtype": "int4"}),
+        ("mixtral-8x7b", {"ep": 2, "moe_imbalance": 1.5}, {"ep": 2}),
+    ],
+)
+def test_compute_dtype_moe_imbalance_rows_equal_cost(model, given, base):
+    import calc.api
+
+    rows = calc.api.sweep(model, "h100", ctx=4096, batch="1,16", **given).fields["rows"]
+    plain = calc.api.sweep(model, "h100", ctx=4096, batch="1,16", **base).fields["rows"]
+    for row, other in zip(rows, plain, strict=True):
+        assert row["tpot_s"] != other["tpot_s"]  # the option reached the step time
+        cost = calc.api.cost(model, "h100", ctx=4096, batch=row["batch"], **given).to_dict()
+        keys = ("tpot_s", "ttft_one_prompt_s", "output_tokens_per_s_per_gpu",
+                "usd_per_million_output_tokens", "serving_output_tokens_per_s_per_gpu")  # fmt: skip
+        for key in keys:
+            assert row[key] == pytest.approx(cost[key], rel=1e-12), key
+
+
+def test_max_model_len_chunked_prefill_reach_the_engine(cli):
+    """--max-model-len and --chunked-prefill set the engine of every row, as cost's: no sweep
+    column depends on them today (the contiguous preallocation is capacity's; chunking is the
+    scheduler's, in simulate and score), and each row stays cost's for the same options."""
+    import calc.api
+    from calc.reports.sweep import grid_of
+
+    given = {"engine": "trtllm", "max_model_len": 2048, "chunked_prefill": True}
+    grid = grid_of("llama3.1-8b", "h100", "1024,2048", batch="1,8", **given)
+    for dep, _, _ in grid.groups:
+        assert (dep.engine_config.max_model_len, dep.engine_config.chunked_prefill) == (2048, True)
+    rows = calc.api.sweep("llama3.1-8b", "h100", ctx="1024,2048", batch="1,8", **given)
+    for row in rows.fields["rows"]:
+        cost = calc.api.cost("llama3.1-8b", "h100", ctx=row["ctx"], batch=row["batch"],
+                             **given).to_dict()  # fmt: skip
+        for key in ("kv_cache_tokens", "max_concurrency", "fits"):
+            assert row[key] == cost[key], key
+        assert row["tpot_s"] == pytest.approx(cost["tpot_s"], rel=1e-12)
+    r = cli("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "1024", "--no-chunked-prefill",
+            "--max-model-len", "0", "-f", "csv")  # fmt: skip
+    assert r.code == 2 and "max-model-len" in r.err and "Traceback" not in r.err, r.err
+
+
 def test_gpus_beside_tp_lists():
     # --tp 1,2 --gpus 4: each row has 4 GPUs, tp 1 × 4 replicas and tp 2 × 2 replicas (not
     # the shorthand --gpus = --tp, which only holds with no --tp/--pp/--dp at all)

@@ -91,8 +91,4 @@ DecodeCtx = Annotated[
 ]
 
 # the deployment options the commands outside the groups declare themselves (calc.cli.option_groups)
-Tp, Pp, Ep, Gpus, WeightDtype, KvDtype, Calibration, Engine, EngineVersion, MemUtil = map(
-    annotated,
-    specs("tp", "pp", "ep", "gpus", "weight_dtype", "kv_dtype", "calibration", "engine",
-          "engine_version", "mem_util"),
-)  # fmt: skip
+Gpus, WeightDtype, Calibration = map(annotated, specs("gpus", "weight_dtype", "calibration"))

@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from calc.cli import options as o
+from calc.cli.option_groups import DEPLOYMENT, ENGINE, Options, with_options, without
 
 PlotModels = Annotated[
     list[str],
@@ -89,6 +90,9 @@ PlotOutput = Annotated[
 ]
 
 
+# every deployment and engine option of the table but --tp (a list for the frontier) and --gpus
+# (memory's GPUs in all), declared above; `plot memory` refuses the ones it does not draw with
+@with_options(without(DEPLOYMENT, "tp", "gpus"), ENGINE)
 def plot(
     kind: Kind,
     model: PlotModels,
@@ -100,15 +104,14 @@ def plot(
     max_ctx: MaxCtx = None,
     gpus: o.Gpus = 1,
     tp: Tp = None,
-    weight_dtype: o.WeightDtype = None,
-    kv_dtype: o.KvDtype = None,
     kv_heads: KvHeads = None,
     kv_lora_rank: KvLoraRank = None,
     qk_rope_head_dim: QkRope = None,
-    engine: o.Engine = "vllm", engine_version: o.EngineVersion = None, mem_util: o.MemUtil = None,
     fmt: o.RowFormat = "table",
     output: PlotOutput = None,
-) -> None:  # fmt: skip
+    *,
+    options: Options,
+) -> None:
     """Plot a roofline with the model's decode and prefill ops on it, KV cache vs context
     across attention kinds (MHA, GQA, MQA, MLA what-ifs and the model's own layout), max
     concurrency vs context, or output tokens/s per GPU against tokens/s per user (frontier).
@@ -127,35 +130,51 @@ def plot(
     Several models (-m a -m b, or -m a,b): one series per model (its own attention layout; no
     what-ifs), roofline ops keyed A.d1, B.d1, ...; the data rows carry a `model` column.
 
+    The deployment and engine options are every sizing command's (docs/options.md): roofline,
+    capacity and frontier draw the deployment they build (capacity's figures are `kvcalc
+    capacity`'s for the same options); memory takes only --weight-dtype and --kv-dtype.
+
     Example: kvcalc plot roofline --model llama3-70b --hardware h100 --batch 8 --ctx 8192
     """
     from calc.cli.common import warn
     from calc.reports import plot_data as data
 
-    tps = _checked(kind, fmt, output, hardware, tp)
+    tps = _checked(kind, fmt, output, hardware, tp, options)
     names, cfgs, hw = _models(model, hardware, kv_heads, kv_lora_rank, qk_rope_head_dim)
+    if options["calibration"] is not None:
+        from calc.cli.common import calibrated_hardware
+
+        hw = calibrated_hardware(hw, options["calibration"])
     datas = [
         _one(kind, cfg, hw, batch=batch, ctx=ctx, prompt=prompt, gen=gen, max_ctx=max_ctx,
-             gpus=gpus, tps=tps, weight_dtype=weight_dtype, kv_dtype=kv_dtype, kv_heads=kv_heads,
-             kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim, engine=engine,
-             engine_version=engine_version, mem_util=mem_util)
+             gpus=gpus, tps=tps, kv_heads=kv_heads, kv_lora_rank=kv_lora_rank,
+             qk_rope_head_dim=qk_rope_head_dim, options=options)
         for cfg in cfgs
     ]  # fmt: skip
     d = data.combine(datas)
-    if kind in ("capacity", "frontier"):  # the kinds the engine's accounting draws
+    if kind != "memory":  # the kinds that draw the engine's deployment
         warn(d.warnings)
     _draw(kind, d, fmt, output, names, cfgs)
 
 
-def _checked(kind: str, fmt: str, output, hardware, tp) -> list[int] | None:
-    """The kind, the format, the output and the hardware it needs checked before any work;
-    the --tp sizes (one, but for the frontier)."""
+def _checked(kind: str, fmt: str, output, hardware, tp, options) -> list[int] | None:
+    """The kind, the format, the output, the hardware it needs and the options it draws with
+    checked before any work; the --tp sizes (one, but for the frontier)."""
     from calc.cli.common import check_choice
     from calc.errors import InvalidInputError
     from calc.output.render import ROW_FORMATS
-    from calc.reports.plot_data import check_plot_kind
+    from calc.reports.plot_data import MEMORY_OPTIONS, check_plot_kind
 
     check_plot_kind(kind)
+    if kind == "memory":
+        from calc.deploy.options import OPTION_SPECS
+
+        for s in OPTION_SPECS:
+            if s.name in options and s.name not in MEMORY_OPTIONS and options[s.name] != s.default:
+                raise InvalidInputError(
+                    f"plot memory draws KV bytes and --gpus × memory − weights: {s.flag} changes "
+                    "nothing it draws (plot capacity draws the engine's pool)"
+                )
     check_choice("--format", fmt, ROW_FORMATS)
     if output is not None and fmt == "table":
         from calc.output.plot import check_output
@@ -221,53 +240,27 @@ def _draw(kind: str, d, fmt: str, output, names: list[str], cfgs: list) -> None:
         draw.save_atomic(figure(d), output)
 
 
-def _one(kind, cfg, hw, *, batch, ctx, prompt, gen, max_ctx, gpus, tps, weight_dtype, kv_dtype,
-         kv_heads, kv_lora_rank, qk_rope_head_dim, engine, engine_version,
-         mem_util):  # fmt: skip
+def _one(kind, cfg, hw, *, batch, ctx, prompt, gen, max_ctx, gpus, tps, kv_heads,
+         kv_lora_rank, qk_rope_head_dim, options):  # fmt: skip
     """The data of one model's chart."""
     from calc.reports import plot_data as data
 
     tp = tps[0] if tps else 1
+    opts = options.deployment
+    dtypes = {"weight_dtype": opts.pop("weight_dtype"), "kv_dtype": opts.pop("kv_dtype")}
+    opts.pop("calibration")  # applied to the hardware profile
     if kind == "frontier":
-        return data.frontier_data(
-            cfg, hw, prompt=prompt, gen=gen, tps=tps, weight_dtype=weight_dtype,
-            kv_dtype=kv_dtype, engine=engine, engine_version=engine_version, mem_util=mem_util,
-        )  # fmt: skip
+        return data.frontier_data(cfg, hw, prompt=prompt, gen=gen, tps=tps, **dtypes,
+                                  options=opts)  # fmt: skip
     if kind == "roofline":
-        return data.roofline_data(
-            cfg,
-            hw,
-            batch=batch,
-            ctx=ctx or min(8192, cfg.max_ctx),
-            prompt=prompt,
-            weight_dtype=weight_dtype,
-            kv_dtype=kv_dtype,
-            tp=tp,
-        )
+        return data.roofline_data(cfg, hw, batch=batch, ctx=ctx or min(8192, cfg.max_ctx),
+                                  prompt=prompt, tp=tp, options=opts, **dtypes)  # fmt: skip
     if kind == "capacity":
         return data.capacity_data(
-            cfg,
-            hw,
-            tp=tp,
-            max_ctx=max_ctx,
-            weight_dtype=weight_dtype,
-            kv_dtype=kv_dtype,
-            engine=engine,
-            engine_version=engine_version,
-            mem_util=mem_util,
-            kv_heads=kv_heads,
-            kv_lora_rank=kv_lora_rank,
-            qk_rope_head_dim=qk_rope_head_dim,
-        )
+            cfg, hw, tp=tp, max_ctx=max_ctx, **dtypes, options=opts, kv_heads=kv_heads,
+            kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim,
+        )  # fmt: skip
     return data.memory_data(
-        cfg,
-        hw,
-        batch=batch,
-        gpus=gpus,
-        max_ctx=max_ctx,
-        weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype,
-        kv_heads=kv_heads,
-        kv_lora_rank=kv_lora_rank,
-        qk_rope_head_dim=qk_rope_head_dim,
-    )
+        cfg, hw, batch=batch, gpus=gpus, max_ctx=max_ctx, **dtypes, kv_heads=kv_heads,
+        kv_lora_rank=kv_lora_rank, qk_rope_head_dim=qk_rope_head_dim,
+    )  # fmt: skip

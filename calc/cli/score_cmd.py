@@ -85,12 +85,9 @@ FitOpt = Annotated[
 ]
 
 
-# --tp/--pp/--ep/--engine default to the files' own (None here); --gpus, --activation and
-# --overhead are what the runs and their logs state
-@with_options(
-    without(DEPLOYMENT, "tp", "pp", "ep", "gpus"),
-    without(ENGINE, "engine", "activation", "overhead"),
-)
+# --tp/--pp/--ep/--engine default to the files' own (None here), declared below; every other
+# deployment and engine option is the table's, over what a file or --log states
+@with_options(without(DEPLOYMENT, "tp", "pp", "ep"), without(ENGINE, "engine"))
 def score(
     files: Files,
     model: ModelOpt = None,

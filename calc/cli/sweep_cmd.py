@@ -9,7 +9,7 @@ import typer
 
 from calc.cli import deploy_options as d
 from calc.cli import options as o
-from calc.cli.option_groups import ENGINE, Options, specs, with_options, without
+from calc.cli.option_groups import DEPLOYMENT, ENGINE, Options, with_options, without
 from calc.deploy.options import Option
 
 TABLE_ROWS = 50
@@ -54,13 +54,9 @@ SWEEP = (
 )  # fmt: skip
 
 
-# the vectorised grid models tp × pp (lists) and ep, dp, gpus (one each) of dense and MoE
-# models with the engine's pool: no --compute-dtype, --moe-imbalance, --max-model-len or
-# --chunked-prefill yet
-@with_options(
-    SWEEP, specs("ep", "dp", "gpus"), without(ENGINE, "max_model_len", "chunked_prefill"),
-    specs("calibration"),
-)  # fmt: skip
+# the grid's lists (tp, pp, dtypes) are SWEEP's; every other deployment and engine option is
+# the table's, one value for every row
+@with_options(SWEEP, without(DEPLOYMENT, "tp", "pp", "weight_dtype", "kv_dtype"), ENGINE)
 def sweep(
     model: Annotated[str, typer.Option("--model", "-m", help="Model names, comma-separated.")],
     hardware: Annotated[

@@ -139,10 +139,12 @@ def layout_curves(
     engine=None,
     efficiency: str = "expected",
     label_model: bool = False,
+    **placement,
 ) -> tuple[list[LayoutCurve], list[str]]:
     """A curve for each tensor-parallel size of ``cfg`` on ``hw`` (``tps``; default every power
     of two up to the NVLink domain, at most 8) that the model's shape allows and where one
-    request fits; the sizes left out, each with its reason."""
+    request fits; the sizes left out, each with its reason. ``placement``: further
+    ``Deployment.build`` keywords for every size (pp, ep, dp, compute_dtype, moe_imbalance)."""
     from calc.deploy.deployment import EngineSettings
     from calc.errors import InvalidInputError
 
@@ -155,8 +157,9 @@ def layout_curves(
         label = f"{cfg.name} tp{tp}" if label_model else f"tp {tp}"
         try:
             dep = Deployment.build(
-                cfg, hw, tp=tp, weight_dtype=weight_dtype, kv_dtype=kv_dtype, engine=settings
-            )
+                cfg, hw, tp=tp, weight_dtype=weight_dtype, kv_dtype=kv_dtype, engine=settings,
+                **placement,
+            )  # fmt: skip
         except InvalidInputError as exc:
             skipped.append(f"{label}: {exc}")
             continue

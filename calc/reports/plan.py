@@ -666,80 +666,125 @@ def answer_line(row: dict | None, query: PlanQuery) -> str:
 def plan(
     query: PlanQuery, evaluate: Evaluator | None = None, *, method: str = "auto", seed: int = 0
 ) -> PlanReport:
-    """Search the space (module docstring) and rank what meets the margined SLOs."""
-    from calc.reports.plan_disagg import disaggregated_choices
-    from calc.reports.plan_eval import analytic_evaluator, evaluator
-
+    """Search the space (module docstring) and rank what meets the margined SLOs: (a) screen
+    every family, (b) evaluate the cheapest survivors under load, then rank and explain."""
     guide = None
     if evaluate is None:
+        from calc.reports.plan_eval import analytic_evaluator, evaluator
+
         evaluate = evaluator(method, seed=seed, efficiency=query.efficiency)
         if getattr(evaluate, "method", None) != "analytic":
             guide = analytic_evaluator(query.efficiency)
-    load = query.load
     space = _space(query)
     if not space.prices:
         raise InvalidInputError(
             "no profile has a price on this basis: " + "; ".join(why for _, why in space.unpriced)
         )
-    fams = space.families
-    survivors: list[Screened] = []
-    rejected: list[Rejection] = []
-    built = unscreened = 0
-    # screened by the least a family can cost (one replica), cheapest first: once that is above
-    # the bound of the last family the evaluation could reach (2 × simulate_top survivors), no
-    # later family can be evaluated, so none is screened
-    fams = sorted(fams, key=lambda f: _floor_usd(f, space.prices[f.hardware.name]))
+    screening = _screen_families(query, space)
+    choices, evaluated = _evaluate_survivors(query, screening, evaluate, guide, seed)
+    choices.sort(key=Choice.sort_key)
+    rows = [choice_row(i + 1, c, query) for i, c in enumerate(choices)]
+    warnings = _plan_warnings(query, space, screening.families, rows)
+    fields = _plan_fields(query, space, screening, len(evaluated), rows)
+    fields["method"] = getattr(evaluate, "method", "injected")
+    figs: list[Figure] = []
+    launch: list = []
+    if choices:
+        win = choices[0]
+        from calc.reports.plan_explain import explain
+
+        figs = explain(win, query)
+        launch, note = _launch(win, query.load)
+        if note:
+            warnings.append(note)
+        fields["launch_commands"] = [c.to_dict() for c in launch]
+    return PlanReport(fields, figs, warnings, choices, screening.rejected, launch)
+
+
+@dataclass
+class _Screening:
+    """Stage (a)'s outcome: the families cheapest-first by their one-replica floor, the
+    survivors ranked by their lower-bound price, the rejections (stage (b) adds its own),
+    the families built and those left unscreened."""
+
+    families: list[Family]
+    survivors: list[Screened] = field(default_factory=list)
+    rejected: list[Rejection] = field(default_factory=list)
+    built: int = 0
+    unscreened: int = 0
+
+
+def _screen_families(query: PlanQuery, space: Space) -> _Screening:
+    """Stage (a): each family screened, cheapest floor first. Once the floor of the next
+    family is above the bound of the last family the evaluation could reach (2 ×
+    simulate_top survivors), no later family can be evaluated, so none is screened."""
+    import bisect
+
+    fams = sorted(space.families, key=lambda f: _floor_usd(f, space.prices[f.hardware.name]))
+    out = _Screening(fams)
     reach = 2 * query.simulate_top
     bounds: list[float] = []
     for i, f in enumerate(fams):
         if len(bounds) >= reach and _floor_usd(f, space.prices[f.hardware.name]) >= bounds[-1]:
-            unscreened = len(fams) - i
+            out.unscreened = len(fams) - i
             break
-        dep = build(f, load, query)
+        dep = build(f, query.load, query)
         if dep is None:
             continue
-        built += 1
-        out = screen(query, f, dep, space.prices[f.hardware.name])
-        if isinstance(out, Screened):
-            survivors.append(out)
-            import bisect
-
-            bisect.insort(bounds, out.usd_per_deployment_hour(out.replicas_min))
+        out.built += 1
+        s = screen(query, f, dep, space.prices[f.hardware.name])
+        if isinstance(s, Screened):
+            out.survivors.append(s)
+            bisect.insort(bounds, s.usd_per_deployment_hour(s.replicas_min))
             del bounds[reach:]
         else:
-            rejected.append(out)
-    survivors.sort(
-        key=lambda s: (
-            s.usd_per_deployment_hour(s.replicas_min),
-            s.gpus_per_replica,
-            s.tpot_bound_s,
-        )
-    )
+            out.rejected.append(s)
+    out.survivors.sort(
+        key=lambda s: (s.usd_per_deployment_hour(s.replicas_min), s.gpus_per_replica,
+                       s.tpot_bound_s)
+    )  # fmt: skip
+    return out
+
+
+def _evaluate_survivors(
+    query: PlanQuery, screening: _Screening, evaluate: Evaluator, guide, seed: int
+) -> tuple[list[Choice], list[Screened]]:
+    """Stage (b): (the choices, the survivors evaluated). The cheapest simulate_top
+    survivors; then, up to as many again, any whose lower-bound price is below the best the
+    first ones found (it could still win); then the disaggregated families. Their
+    rejections join ``screening.rejected``."""
+    survivors, rejected = screening.survivors, screening.rejected
     choices: list[Choice] = []
-    # the cheapest simulate_top families; then, up to as many again, any family whose
-    # lower-bound price is below the best the first ones found (it could still win)
+
+    def take(outs) -> None:
+        for out in outs:
+            (choices if isinstance(out, Choice) else rejected).append(out)
+
     first = survivors[: query.simulate_top]
-    for out in evaluate_families(query, first, evaluate, guide):
-        (choices if isinstance(out, Choice) else rejected).append(out)
+    take(evaluate_families(query, first, evaluate, guide))
     best = min((c.usd_per_hour for c in choices), default=math.inf)
     more = [
         s
         for s in survivors[query.simulate_top : 2 * query.simulate_top]
         if s.usd_per_deployment_hour(s.replicas_min) < best
     ]
-    for out in evaluate_families(query, more, evaluate, guide):
-        (choices if isinstance(out, Choice) else rejected).append(out)
+    take(evaluate_families(query, more, evaluate, guide))
     evaluated = first + more
     if query.disaggregation:
+        from calc.reports.plan_disagg import disaggregated_choices
+
         sim = evaluate if getattr(evaluate, "method", None) == "simulation" else None
         best = min((c.usd_per_hour for c in choices), default=math.inf)
-        for out in disaggregated_choices(query, evaluated, survivors, best, sim, seed=seed):
-            (choices if isinstance(out, Choice) else rejected).append(out)
-    choices.sort(key=Choice.sort_key)
-    rows = [choice_row(i + 1, c, query) for i, c in enumerate(choices)]
-    slo = query.slo
+        take(disaggregated_choices(query, evaluated, survivors, best, sim, seed=seed))
+    return choices, evaluated
+
+
+def _plan_warnings(query: PlanQuery, space: Space, fams: list[Family], rows: list) -> list[str]:
+    """What the plan says beside its ranking: requests past a model's context, an engine
+    release not modelled, profiles left unpriced, a winner's price or checkpoint to check,
+    or no winner at all."""
+    load = query.load
     warnings = []
-    unexplored = len(survivors) - len(evaluated)
     for cfg in {f.model.name: f.model for f in fams}.values():
         if cfg.max_ctx and load.longest > cfg.max_ctx >= load.prompt + load.gen:
             warnings.append(
@@ -767,13 +812,22 @@ def plan(
             "published checkpoint in that format kvcalc knows of: quantise one (NVIDIA ModelOpt, "
             "AMD Quark, llm-compressor) or rule it out with --weight-dtype"
         )
-    if not choices:
+    if not rows:
         warnings.append(
             "no deployment meets the targets at the pessimistic end of its band: see the "
             "rejected families (raise the budget, relax the SLOs, add hardware or state "
             "--margin)"
         )
-    fields = {
+    return warnings
+
+
+def _plan_fields(query: PlanQuery, space: Space, screening: _Screening, n_evaluated: int,
+                 rows: list) -> dict:  # fmt: skip
+    """The report's fields: the answer, the load and targets, the search's counts, the
+    ranked rows and the rejected families (``method`` placed by the caller)."""
+    load, slo = query.load, query.slo
+    survivors = screening.survivors
+    return {
         "answer": answer_line(rows[0] if rows else None, query),
         "models": [m for m in query.models],
         "rate_per_s": load.rate_per_s,
@@ -791,27 +845,15 @@ def plan(
         "pricing": query.pricing.describe(),
         "unpriced": [n for n, _ in space.unpriced],
         "efficiency": query.efficiency,
-        "method": getattr(evaluate, "method", "injected"),
-        "n_families": built,
-        "n_screened_out": built - len(survivors),
-        "n_evaluated": len(evaluated),
-        "n_unexplored": unexplored,
-        "n_unscreened": unscreened,
+        "method": None,
+        "n_families": screening.built,
+        "n_screened_out": screening.built - len(survivors),
+        "n_evaluated": n_evaluated,
+        "n_unexplored": len(survivors) - n_evaluated,
+        "n_unscreened": screening.unscreened,
         "rows": rows[: query.top],
-        "rejected": [r.row() for r in rejected],
+        "rejected": [r.row() for r in screening.rejected],
     }
-    figs: list[Figure] = []
-    launch: list = []
-    if choices:
-        win = choices[0]
-        from calc.reports.plan_explain import explain
-
-        figs = explain(win, query)
-        launch, note = _launch(win, load)
-        if note:
-            warnings.append(note)
-        fields["launch_commands"] = [c.to_dict() for c in launch]
-    return PlanReport(fields, figs, warnings, choices, rejected, launch)
 
 
 def _launch(win: Choice, load: Load) -> tuple[list, str | None]:

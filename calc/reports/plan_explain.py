@@ -28,14 +28,42 @@ def _offered(load) -> str:
 
 def explain(c: Choice, query: PlanQuery) -> list[Figure]:
     """Why the winner fits and meets the SLOs, and what dominates its TTFT and TPOT."""
-    from calc.deploy.steps import step_of
+    return [
+        *_fit_and_replicas(c, query),
+        *_bounds(c, query),
+        *_under_load(c, query),
+        _price(c),
+        *_p99s(c, query),
+    ]
 
-    s, dep, load, ev = c.screened, c.screened.dep, query.load, c.evaluation
+
+def _fit_and_replicas(c: Choice, query: PlanQuery) -> list[Figure]:
+    """The requests one GPU's KV pool holds, a replica's tokens/s and the replicas the load
+    needs at least."""
+    s, load = c.screened, query.load
     p, g = load.prompt, load.gen
-    eff = query.efficiency
-    g_ = dep.per_gpu
+    g_ = s.dep.per_gpu
     pool = int(g_.max_sequences_per_gpu(p + g))
-    figs = [
+    if load.closed:
+        replicas = Figure(
+            "replicas_min",
+            s.replicas_min,
+            "replicas",
+            f"⌈{load.concurrency:,} users / the sequences one replica holds⌉",
+        )
+    else:
+        replicas = figure(
+            "replicas_min",
+            s.replicas_min,
+            "replicas",
+            "⌈{rate} × ({prompt} + {gen}) / ({cap} × {tokens_per_s})⌉",
+            rate=load.rate_per_s,
+            prompt=load.new_prompt,
+            gen=g,
+            cap=query.utilisation_cap,
+            tokens_per_s=s.replica_tokens_per_s,
+        )
+    return [
         Figure(
             "max_sequences_per_gpu",
             pool,
@@ -50,47 +78,42 @@ def explain(c: Choice, query: PlanQuery) -> list[Figure]:
             f"steady-state (output + input) tokens/s per GPU × {s.gpus_per_replica} GPU(s) of "
             "a replica (prefill charged; calc.reports.throughput)",
         ),
-        figure(
-            "replicas_min",
-            s.replicas_min,
-            "replicas",
-            "⌈{rate} × ({prompt} + {gen}) / ({cap} × {tokens_per_s})⌉",
-            rate=load.rate_per_s,
-            prompt=load.new_prompt,
-            gen=g,
-            cap=query.utilisation_cap,
-            tokens_per_s=s.replica_tokens_per_s,
-        )
-        if not load.closed
-        else Figure(
-            "replicas_min",
-            s.replicas_min,
-            "replicas",
-            f"⌈{load.concurrency:,} users / the sequences one replica holds⌉",
-        ),
+        replicas,
     ]
-    pf = step_of(dep, eff, batch=1, prompt=p)
-    name, share, bound = _dominant(pf)
-    figs.append(
-        Figure(
-            "ttft_bound_s",
-            s.ttft_bound_s,
-            "s",
-            f"prefill of one {p:,}-token prompt; slowest op {name} "
-            f"({share:.0%} of it, {bound}-bound)",
-        )
+
+
+def _bounds(c: Choice, query: PlanQuery) -> list[Figure]:
+    """The TTFT and TPOT one request alone sees, each with its slowest op."""
+    from calc.deploy.steps import step_of
+
+    s, dep, eff = c.screened, c.screened.dep, query.efficiency
+    p, g = query.load.prompt, query.load.gen
+    name, share, bound = _dominant(step_of(dep, eff, batch=1, prompt=p))
+    ttft = Figure(
+        "ttft_bound_s",
+        s.ttft_bound_s,
+        "s",
+        f"prefill of one {p:,}-token prompt; slowest op {name} ({share:.0%} of it, {bound}-bound)",
     )
-    dec = step_of(dep, eff, batch=1, ctx=p + g)
-    name, share, bound = _dominant(dec)
-    figs.append(
-        Figure(
-            "tpot_bound_s",
-            s.tpot_bound_s,
-            "s",
-            f"decode step of one sequence at {p + g:,} tokens; slowest op {name} "
-            f"({share:.0%}, {bound}-bound)",
-        )
+    name, share, bound = _dominant(step_of(dep, eff, batch=1, ctx=p + g))
+    tpot = Figure(
+        "tpot_bound_s",
+        s.tpot_bound_s,
+        "s",
+        f"decode step of one sequence at {p + g:,} tokens; slowest op {name} "
+        f"({share:.0%}, {bound}-bound)",
     )
+    return [ttft, tpot]
+
+
+def _under_load(c: Choice, query: PlanQuery) -> list[Figure]:
+    """The decode batch and prefill share of a replica under the load (the analytic
+    estimate where the simulation gave none), and a disaggregated plan's KV transfer."""
+    from calc.deploy.steps import step_of
+
+    dep, load, ev, eff = c.screened.dep, query.load, c.evaluation, query.efficiency
+    p, g = load.prompt, load.gen
+    figs = []
     est = ev
     if ev.decode_batch is None and c.mode == "aggregated":  # the simulation's: estimate it
         from calc.reports.plan_eval import analytic_eval
@@ -127,16 +150,26 @@ def explain(c: Choice, query: PlanQuery) -> list[Figure]:
                 "(p2p: bytes / bandwidth + latency)",
             )
         )
-    figs.append(
-        figure(
-            "usd_per_hour_per_deployment",
-            c.usd_per_hour,
-            "USD/h",
-            "{gpus} × {usd_per_gpu_hour}",
-            gpus=c.gpus,
-            usd_per_gpu_hour=s.usd_per_gpu_hour,
-        )
+    return figs
+
+
+def _price(c: Choice) -> Figure:
+    """The deployment's USD per hour."""
+    return figure(
+        "usd_per_hour_per_deployment",
+        c.usd_per_hour,
+        "USD/h",
+        "{gpus} × {usd_per_gpu_hour}",
+        gpus=c.gpus,
+        usd_per_gpu_hour=c.screened.usd_per_gpu_hour,
     )
+
+
+def _p99s(c: Choice, query: PlanQuery) -> list[Figure]:
+    """The p99 TTFT and TPOT under the load, each at the pessimistic end of its band where
+    the family has one."""
+    s, ev = c.screened, c.evaluation
+    figs = []
     if s.confidence is not None:
         for kind in ("ttft", "tpot"):  # each p99 at the pessimistic end of its band
             p99, factor = f"{kind}_p99_s", f"{kind}_factor"
@@ -150,7 +183,7 @@ def explain(c: Choice, query: PlanQuery) -> list[Figure]:
             "ttft_p99_s",
             ev.ttft_p99_s,
             "s",
-            f"{ev.method}: p99 TTFT of {c.replicas} replica(s) at {_offered(load)}"
+            f"{ev.method}: p99 TTFT of {c.replicas} replica(s) at {_offered(query.load)}"
             if c.mode == "aggregated"
             else f"{ev.method}: queue + prefill + KV transfer",
         )

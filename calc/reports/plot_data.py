@@ -36,6 +36,32 @@ SIXTEEN_BIT_OR_WIDER = ("bf16", "fp16", "fp32", "tf32")
 
 Point = tuple[float, float]
 
+# the deployment options beside --tp and the dtypes that place the model (Deployment.build's
+# keywords, by the CLI's names); a chart's further options are its engine's (EngineSettings.of)
+PLACEMENT = ("pp", "ep", "dp", "compute_dtype", "moe_imbalance")
+# what `plot memory` draws with beside --gpus: KV bytes of each layout and the GPUs' memory
+# minus the weights; no other deployment or engine option changes it
+MEMORY_OPTIONS = ("weight_dtype", "kv_dtype")
+
+
+def split_options(options) -> tuple[dict, dict]:
+    """(Deployment.build's placement keywords, the engine's options) of a chart's further
+    deployment and engine ``options`` (by the CLI's names; None where not given)."""
+    given = dict(options or {})
+    placement = {k: given.pop(k) for k in PLACEMENT if k in given}
+    return placement, given
+
+
+def engine_settings(engine_options, max_model_len: int):
+    """The chart's EngineSettings: ``engine_options`` by the CLI's names (engine, mem_util,
+    block_size, activation as "2GiB", ...), the max model length the chart's unless given."""
+    from calc.deploy.deployment import EngineSettings
+
+    opts = dict(engine_options)
+    if opts.get("max_model_len") is None:
+        opts["max_model_len"] = max_model_len
+    return EngineSettings.of(opts)
+
 
 # ---------------------------------------------------------------------------------------
 # Roofline
@@ -93,6 +119,7 @@ class RooflineData:
     omitted: list[str]  # ops without FLOPs (embedding, norms) or collectives: no intensity
     x_range: tuple[float, float]
     y_range: tuple[float, float]
+    warnings: list[str] = field(default_factory=list)  # the engine's: a release not modelled
 
     def roof(self, ceiling: Ceiling, expected: bool = False) -> list[Point]:
         """The roofline of ``ceiling`` (peak, or expected with ``expected``) over x_range."""
@@ -148,16 +175,26 @@ def _op_points(cfg: ModelConfig, dec, pre) -> tuple[list[OpPoint], list[str]]:
 
 def roofline_data(
     cfg: ModelConfig, hw: HardwareProfile, *, batch: int = 1, ctx: int = 8192,
-    prompt: int = 1024, **deploy: Unpack[StepDeployment],
+    prompt: int = 1024, options=None, **deploy: Unpack[StepDeployment],
 ) -> RooflineData:  # fmt: skip
     """The hardware's rooflines for the dtypes the ops run in (the compute dtype and the 16-bit
     attention dtype) and the compute ops of one decode step (``batch`` sequences at ``ctx``)
-    and of the prefill of ``batch`` prompts of ``prompt`` tokens, per GPU."""
+    and of the prefill of ``batch`` prompts of ``prompt`` tokens, per GPU. ``options``: the
+    further deployment and engine options (``split_options``)."""
+    from calc.data.limits import MAX_BATCH
+    from calc.deploy.deployment import Deployment
     from calc.deploy.rates import efficiencies
-    from calc.deploy.steps import decode_step, prefill
+    from calc.deploy.steps import step_of
 
-    dec = decode_step(cfg, hw, batch=batch, ctx=ctx, **deploy)
-    pre = prefill(cfg, hw, prompt=prompt, batch=batch, **deploy)
+    for name, value, upper in (("batch", batch, MAX_BATCH), ("ctx", ctx, MAX_CTX),
+                               ("prompt", prompt, MAX_CTX)):  # fmt: skip
+        check_positive_int(name, value, upper)
+    placement, engine = split_options(options)
+    build = {("compute_dtype" if k == "compute" else k): v for k, v in deploy.items()}
+    dep = Deployment.build(cfg, hw, **build, **placement,
+                           engine=engine_settings(engine, None))  # fmt: skip
+    dec = step_of(dep, "expected", batch=batch, ctx=ctx)
+    pre = step_of(dep, "expected", batch=batch, prompt=prompt)
     b_eff = efficiencies(hw, "expected")[1]
     bw = hw.hbm_bandwidth_bytes_per_s
     dtypes = [dec.compute_dtype]
@@ -192,6 +229,7 @@ def roofline_data(
         omitted,
         x_range,
         y_range,
+        list(dep.engine_config.warnings),
     )
 
 
@@ -383,31 +421,26 @@ def capacity_data(
     tp: int = 1, max_ctx: int | None = None,
     weight_dtype: str | None = None, kv_dtype: str | None = None,
     engine: str = "vllm", mem_util: float | None = None, engine_version: str | None = None,
-    **what_if: Unpack[WhatIfShapes],
+    options=None, **what_if: Unpack[WhatIfShapes],
 ) -> CapacityData:  # fmt: skip
     """Max concurrency [sequences] vs ctx for each attention kind: ``max_concurrency`` of
     ``calc.reports.capacity.capacity_report`` (KV budget of the most loaded GPU over the paged KV of
-    one sequence, engine defaults: 16-token blocks, vLLM's reserve) at each ctx of the grid."""
-    from calc.deploy.deployment import Deployment, EngineSettings, Workload
+    one sequence, engine defaults: 16-token blocks, vLLM's reserve) at each ctx of the grid.
+    ``options``: the further deployment and engine options (``split_options``)."""
+    from calc.deploy.deployment import Deployment, Workload
     from calc.reports.capacity import capacity_report
 
     ctxs = ctx_grid(cfg.context_limit if max_ctx is None else max_ctx)
     layouts = attention_layouts(cfg, **what_if)
-    settings = EngineSettings(
-        name=engine, version=engine_version, mem_util=mem_util,
-        max_model_len=max(ctxs[-1], cfg.context_limit),
+    placement, more = split_options(options)
+    settings = engine_settings(
+        {"engine": engine, "engine_version": engine_version, "mem_util": mem_util, **more},
+        max(ctxs[-1], cfg.context_limit),
     )  # fmt: skip
     series, fields, warnings = [], {}, []
     for label, layout, own in layouts:
-        dep = Deployment.build(
-            cfg,
-            hw,
-            tp=tp,
-            weight_dtype=weight_dtype,
-            kv_dtype=kv_dtype,
-            layout=layout,
-            engine=settings,
-        )
+        dep = Deployment.build(cfg, hw, tp=tp, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
+                               layout=layout, engine=settings, **placement)  # fmt: skip
         rep = capacity_report(dep, Workload(ctx=ctxs[0]))
         fields = rep.fields
         # a release not modelled and the weights-do-not-fit warning once each; not the per-ctx
@@ -463,22 +496,24 @@ def frontier_data(
     weight_dtype: str | None = None,
     kv_dtype: str | None = None,
     engine: str = "vllm", engine_version: str | None = None, mem_util: float | None = None,
-    efficiency: str = "expected",
+    efficiency: str = "expected", options=None,
 ) -> FrontierData:  # fmt: skip
     """``calc.reports.frontier.layout_curves`` of ``cfg`` on ``hw`` at requests of ``prompt``
-    + ``gen`` tokens, with their Pareto frontier."""
+    + ``gen`` tokens, with their Pareto frontier. ``options``: the further deployment and
+    engine options (``split_options``)."""
     from calc.data.limits import MAX_CTX
-    from calc.deploy.deployment import EngineSettings
     from calc.reports.frontier import layout_curves, pareto
 
     check_positive_int("prompt", prompt, MAX_CTX)
     check_positive_int("gen", gen, MAX_CTX)
-    settings = EngineSettings(
-        name=engine, version=engine_version, mem_util=mem_util, max_model_len=prompt + gen
+    placement, more = split_options(options)
+    settings = engine_settings(
+        {"engine": engine, "engine_version": engine_version, "mem_util": mem_util, **more},
+        prompt + gen,
     )
     curves, skipped = layout_curves(
         cfg, hw, prompt=prompt, gen=gen, tps=tps, weight_dtype=weight_dtype,
-        kv_dtype=kv_dtype, engine=settings, efficiency=efficiency,
+        kv_dtype=kv_dtype, engine=settings, efficiency=efficiency, **placement,
     )  # fmt: skip
     first = curves[0].deployment if curves else None
     return FrontierData(

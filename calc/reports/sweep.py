@@ -387,6 +387,8 @@ def plan(
     prompt: list[int] | None = None,
     weight_dtypes: list[str | None] = (None,),  # type: ignore[assignment]
     kv_dtypes: list[str | None] = (None,),  # type: ignore[assignment]
+    compute_dtype: str | None = None,
+    moe_imbalance: float | None = None,
     engine: EngineSettings | None = None,
     usd_per_hour: float | None = None,
     latency: bool = True,
@@ -397,7 +399,8 @@ def plan(
     """Validate the grid (names, ranges, size) before any arithmetic; rows are ordered model,
     hardware, weight dtype, KV dtype, tp, pp, prompt, ctx, batch (the last varies fastest).
     ``prompt`` None: each row's prompt is its ctx; ``engine`` None: vLLM's defaults. ``ep``,
-    ``dp`` and ``gpus`` hold for every row, as the other sizing commands take them."""
+    ``dp``, ``gpus``, ``compute_dtype`` and ``moe_imbalance`` hold for every row, as the other
+    sizing commands take them."""
     import numpy as np
 
     from calc.deploy.deployment import Deployment, EngineSettings
@@ -426,7 +429,8 @@ def plan(
     ):
         try:
             dep = Deployment.build(cfg, hw, tp=t, pp=p, ep=ep, dp=d, weight_dtype=wd0,
-                                   kv_dtype=kd0, engine=settings)  # fmt: skip
+                                   kv_dtype=kd0, compute_dtype=compute_dtype,
+                                   moe_imbalance=moe_imbalance, engine=settings)  # fmt: skip
         except InvalidInputError as exc:
             if not alone:
                 raise
@@ -447,8 +451,8 @@ def plan(
 
 
 ENGINE_OPTIONS = ("engine", "engine_version", "mem_util", "block_size", "max_batched_tokens",
-                  "max_num_seqs", "allreduce", "activation", "overhead", "moe_a2a",
-                  "cuda_graphs")  # fmt: skip
+                  "max_num_seqs", "allreduce", "activation", "overhead", "max_model_len",
+                  "chunked_prefill", "moe_a2a", "cuda_graphs")  # fmt: skip
 
 
 def as_text(value) -> str | None:
@@ -462,8 +466,8 @@ def as_text(value) -> str | None:
 
 def grid_of(
     model, hardware, ctx, batch="1", tp="1", pp="1", *, ep=1, dp=None, gpus=None, prompt=None,
-    weight_dtype=None, kv_dtype=None, usd_per_hour=None, efficiency="expected", latency=True,
-    calibration=None, **engine,
+    weight_dtype=None, kv_dtype=None, compute_dtype=None, usd_per_hour=None,
+    efficiency="expected", latency=True, calibration=None, moe_imbalance=None, **engine,
 ) -> SweepPlan:  # fmt: skip
     """The validated grid of `kvcalc sweep`'s options, each the CLI's text ("1,2,4",
     "1024..131072:x2") or a list; ``engine``: the engine options (``ENGINE_OPTIONS``). An
@@ -490,6 +494,8 @@ def grid_of(
             prompt=None if prompt is None else parse_values(as_text(prompt), "--prompt"),
             weight_dtypes=parse_names(as_text(weight_dtype), "--weight-dtype"),
             kv_dtypes=parse_names(as_text(kv_dtype), "--kv-dtype"),
+            compute_dtype=compute_dtype,
+            moe_imbalance=moe_imbalance,
             usd_per_hour=usd_per_hour,
             latency=latency,
             efficiency=efficiency,
