@@ -585,14 +585,14 @@ def score(
     ``deployment``: the deployment options where the file and ``log`` do not state them
     (every one of ``DeploymentOptions`` but gpus, activation and overhead; ``engine``
     default: the file's, else vllm)."""
-    from calc.data.limits import check_choice
     from calc.deploy.options import check_options
     from calc.reports.score_report import score_files
 
     check_options(deployment, _SCORE_OPTIONS, "score option")
-    from calc.deploy.engines import NAMES as ENGINE_NAMES
+    from calc.deploy.engines import engine_name
 
-    check_choice("--engine", deployment.get("engine"), ENGINE_NAMES)
+    if deployment.get("engine") is not None:  # "TRT-LLM" -> trtllm; else the nearest named
+        deployment = {**deployment, "engine": engine_name(deployment["engine"])}
     paths = [Path(files)] if isinstance(files, str | Path) else [Path(f) for f in files]
     if not paths:
         raise InvalidInputError("give at least one result file")

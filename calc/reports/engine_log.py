@@ -88,11 +88,10 @@ def log_file_report(file: Path, *, engine=None, engine_version=None, calibration
     ``calibration``: engine overheads a former ``save_calibration`` wrote, predicted with;
     ``save_calibration``: where to write this log's overheads (refused before the log is
     read if it cannot be written or is the calibration it reads)."""
-    from calc.data.limits import check_choice
-    from calc.deploy.engines import NAMES
+    from calc.deploy.engines import engine_name
     from calc.deploy.engines.fromlog import deployment_from_log
 
-    check_choice("--engine", engine, NAMES)
+    engine = None if engine is None else engine_name(engine)
     for flag, value in (("--tp", tp), ("--pp", pp)):
         if value is not None and not 0 < value <= 4096:
             raise InvalidInputError(f"{flag} must be in 1..4096, got {value}")
