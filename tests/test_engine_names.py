@@ -50,3 +50,41 @@ def test_an_unknown_engine_is_one_error_line_with_the_nearest(cli, command):
     assert r.err.strip().splitlines() == [
         "kvcalc: error: --engine 'vlm' is not one of: vllm, sglang, trtllm (did you mean 'vllm'?)"
     ]
+
+
+@pytest.mark.parametrize("engine", ["vllm", "sglang", "trtllm"])
+@pytest.mark.parametrize(
+    "model, released, other",
+    # Llama 3 8B's config.json torch_dtype is bfloat16; DeepSeek-R1's linear layers are the
+    # 128x128-block fp8 of its quantization_config (weight_block_size [128, 128])
+    [("llama3-8b", "bf16", "int4-g128"), ("deepseek-r1", "fp8-block128", "int4-g128")],
+)
+def test_launch_commands_serve_the_release_when_its_own_format_is_named(engine, model, released,
+                                                                        other):
+    # audit item 3: every caller of the engine wing's commands (report_runs, capacity's report,
+    # plan), not plan alone: --weight-dtype naming the released format serves the published
+    # repository with no quantisation flag and no "quantised to" / ModelOpt note
+    from calc.data.registry import load_hardware, load_model
+    from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.deploy.engines.launch import timed_format
+    from calc.reports.launch_flags import launch_commands
+
+    cfg = load_model(model)
+    hw = load_hardware("h200")
+    tp = 1 if model == "llama3-8b" else 8
+    repo = "/".join(cfg.source.split("huggingface.co/")[1].split("/")[:2])
+
+    def build(weight_dtype):
+        return Deployment.build(cfg, hw, tp=tp, weight_dtype=weight_dtype,
+                                engine=EngineSettings(name=engine, max_model_len=4096))  # fmt: skip
+
+    named = build(released)
+    assert timed_format(named) is None
+    (c,) = launch_commands(named)
+    assert repo in c.argv
+    assert "--quantization" not in c.argv
+    assert not any("quantised to" in n or "ModelOpt" in n for n in c.notes)
+    # another format still names what to serve
+    assert timed_format(build(other)) == other
+    (o,) = launch_commands(build(other))
+    assert any(other in n for n in o.notes)
