@@ -102,7 +102,12 @@ base name once release words (-Instruct, -it, -Chat, -FP8-dynamic, -AWQ, a date 
 are dropped from both, when one shipped model matches (`mistralai/Mistral-7B-Instruct-v0.3` is
 not the shipped v0.1). Weights are sized in the format the log's quantization, dtype or model id
 names. Every setting the log does not state is taken as the release's default, and one warning
-names them all with their values.
+names them all with their values and the option that supplies each (`--tp`, `--mem-util`,
+`--max-model-len`, `--max-batched-tokens`, `--max-num-seqs`, `--block-size`: the deployment
+options' own flags; given, they override what the log states). `--activation` and `--overhead`
+replace the modelled activation peak and non-torch memory (over a `--calibration` file's).
+`--engine` takes TensorRT-LLM's other names (`tensorrt`, `trt`, `tensorrt-llm`, `TRT-LLM`) as
+`trtllm`, in every command; another name is an error naming the nearest engine.
 
 """
 
