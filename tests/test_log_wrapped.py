@@ -115,3 +115,12 @@ def test_an_sglang_server_args_dump_wrapped_over_many_lines_keeps_its_settings()
     s = read_log([*pieces, allocated], "sglang").settings
     assert (s["tp"], s["memory_fraction"], s["max_batched_tokens"]) == (4, 0.83, 8192)
     assert s["max_model_len"] == 32768
+
+
+def test_an_unclosed_bracket_does_not_swallow_the_rest_of_a_log():
+    # a log without prefixes whose first line leaves a bracket open, then 100,000 characters of
+    # noise: the joined record ends at MAX_LINE_CHARS and the start-up lines after it still read
+    text = TP2.read_text()
+    noisy = "Loading model (step 1 of\n" + ("x" * 99 + "\n") * 1000 + text
+    assert read_log(noisy).settings == read_log(text).settings
+    assert read_log(noisy).printed == read_log(text).printed

@@ -150,7 +150,10 @@ def with_continuations(lines: Iterable[str]) -> Iterator[Line]:
     for text in stream():
         n += 1
         starts = _RECORD_START.match(text) is not None
-        if pieces and not starts and text and (prefixed or depth > 0 or full):
+        # a record without a prefix ends at MAX_LINE_CHARS (an unclosed bracket in an excerpt
+        # does not swallow the rest of the log); a prefixed one is cut there, as a line is
+        joins = prefixed or ((depth > 0 or full) and size < MAX_LINE_CHARS)
+        if pieces and not starts and text and joins:
             if size < MAX_LINE_CHARS:
                 piece = text[: MAX_LINE_CHARS - size]
                 pieces.append(piece)
