@@ -52,9 +52,18 @@ The log is streamed (a file, or `-` for stdin): one line at a time, each cut at 
 characters, so time and memory grow linearly with its size (bench/log_bench.py; the inputs
 issue 26 found quadratic are below). One regular expression, the union of the phrases every
 reader keys on, skips the lines no reader needs; each reader's patterns have bounded
-quantifiers only. A line that does not start a record (no log prefix, date or level) is also
-read joined to the tail of the line before it, so a log wrapped at a fixed width in an issue
-still reads ("GPU KV cache size: 44" + "7,536 tokens").
+quantifiers only. A line wrapped over any number of lines (a terminal, `fold -w 100`, an issue's
+fixed width, a collector splitting long lines) is joined back whole before any reader sees it:
+a piece that starts with no record prefix (vLLM `INFO 01-02 12:00:00` behind an optional
+`(APIServer pid=1)`, SGLang `[2025-01-02 12:00:00 TP0]`, TensorRT-LLM `[TensorRT-LLM][INFO]`,
+a date) continues the record before it when that record started with one, or while a bracket
+of a settings dict or `ServerArgs(...)` is open, or, in a log excerpt without prefixes, when the
+piece before it is exactly the log's wrap width (its longest line, when two lines are that
+long or it is a usual width: 60, 80, 100, 120, ...). A docker compose prefix (`vllm-1  | `)
+is dropped from every line; CRLF line ends are read as LF. Any other line without a prefix is
+also read joined to the tail of the record before it ("GPU KV cache size: 44" +
+"7,536 tokens"). Every shipped log folded at 60, 80, 100 and 120 columns, with CRLF ends or
+behind a docker prefix reads as itself (tests/test_log_wrapped.py).
 
 Measured by `python bench/log_bench.py` (2026-12-01, a shared 2-core machine; each case in a
 fresh interpreter, the peak resident set of the whole process), a real start-up log at the end
@@ -93,7 +102,12 @@ base name once release words (-Instruct, -it, -Chat, -FP8-dynamic, -AWQ, a date 
 are dropped from both, when one shipped model matches (`mistralai/Mistral-7B-Instruct-v0.3` is
 not the shipped v0.1). Weights are sized in the format the log's quantization, dtype or model id
 names. Every setting the log does not state is taken as the release's default, and one warning
-names them all with their values.
+names them all with their values and the option that supplies each (`--tp`, `--mem-util`,
+`--max-model-len`, `--max-batched-tokens`, `--max-num-seqs`, `--block-size`: the deployment
+options' own flags; given, they override what the log states). `--activation` and `--overhead`
+replace the modelled activation peak and non-torch memory (over a `--calibration` file's).
+`--engine` takes TensorRT-LLM's other names (`tensorrt`, `trt`, `tensorrt-llm`, `TRT-LLM`) as
+`trtllm`, in every command; another name is an error naming the nearest engine.
 
 """
 

@@ -548,18 +548,30 @@ def log(
     kv_dtype: str | None = None,
     calibration: str | Path | None = None,
     save_calibration: str | Path | None = None,
+    mem_util: float | None = None,
+    max_model_len: int | None = None,
+    max_batched_tokens: int | None = None,
+    max_num_seqs: int | None = None,
+    block_size: int | None = None,
+    activation: str | int | None = None,
+    overhead: str | int | None = None,
 ) -> LogReport:
     """``kvcalc log``: an engine's start-up log (vLLM, SGLang, TensorRT-LLM; ``"-"``: stdin)
     beside kvcalc's prediction of the same start-up, term by term (``rows``), each with its
     error (predicted − printed) / printed. Options a log does not state fall back to these
-    arguments; ``calibration``: the overheads a former ``save_calibration`` wrote, predicted
-    with; ``save_calibration``: write the log's measured overheads to this YAML file."""
+    arguments, and the engine settings given (``mem_util`` ... ``overhead``, as the deployment
+    options) override what it states; ``calibration``: the overheads a former
+    ``save_calibration`` wrote, predicted with; ``save_calibration``: write the log's measured
+    overheads to this YAML file."""
     from calc.reports.engine_log import log_file_report
 
     return log_file_report(
         Path(file), model=model, hardware=hardware, tp=tp, pp=pp, engine=engine,
         engine_version=engine_version, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
-        calibration=calibration, save_calibration=save_calibration,
+        calibration=calibration, save_calibration=save_calibration, mem_util=mem_util,
+        max_model_len=max_model_len, max_batched_tokens=max_batched_tokens,
+        max_num_seqs=max_num_seqs, block_size=block_size, activation=activation,
+        overhead=overhead,
     )  # fmt: skip
 
 
@@ -588,14 +600,14 @@ def score(
     ``save_calibration`` a step calibration fitted to the runs (``fit``: its parameters).
     ``deployment``: every one of ``DeploymentOptions``, over what the file and ``log`` state
     (``tp``, ``pp``, ``ep`` and ``engine`` default to the file's, else 1 and vllm)."""
-    from calc.data.limits import check_choice
     from calc.deploy.options import check_options
     from calc.reports.score_report import score_files
 
     check_options(deployment, _SCORE_OPTIONS, "score option")
-    from calc.deploy.engines import NAMES as ENGINE_NAMES
+    from calc.deploy.engines import engine_name
 
-    check_choice("--engine", deployment.get("engine"), ENGINE_NAMES)
+    if deployment.get("engine") is not None:  # "TRT-LLM" -> trtllm; else the nearest named
+        deployment = {**deployment, "engine": engine_name(deployment["engine"])}
     paths = [Path(files)] if isinstance(files, str | Path) else [Path(f) for f in files]
     if not paths:
         raise InvalidInputError("give at least one result file")

@@ -282,8 +282,8 @@ def test_defaults_taken_are_named(cli):
     r = cli("log", LOGS / "vllm-h100-llama31-8b-tp1.log", "-f", "json")
     assert r.code == 0
     assert "the log prints no vLLM version: predicted with 0.33.0" in r.err
-    assert "the log does not state tensor_parallel_size 1, max_num_batched_tokens 8,192, " \
-        "max_num_seqs 1,024" in r.err  # fmt: skip
+    assert "the log does not state tensor_parallel_size 1 (--tp), max_num_batched_tokens 8,192 " \
+        "(--max-batched-tokens), max_num_seqs 1,024 (--max-num-seqs)" in r.err  # fmt: skip
     assert r.json()["hardware"] == "h100"  # from 'Requested memory: 0.95 (util), 75.23 GiB'
 
 

@@ -8,6 +8,14 @@ from typing import Annotated
 import typer
 
 from calc.cli import options as o
+from calc.cli.option_groups import annotated, specs
+
+# the engine settings a log may omit, from the declared option table (calc.deploy.options)
+MemUtil, MaxModelLen, MaxBatchedTokens, MaxNumSeqs, BlockSize, Activation, Overhead = map(
+    annotated,
+    specs("mem_util", "max_model_len", "max_batched_tokens", "max_num_seqs", "block_size",
+          "activation", "overhead"),
+)  # fmt: skip
 
 
 def _table(report, title: str):
@@ -77,6 +85,13 @@ def log(
         str | None,
         typer.Option("--kv-dtype", help="KV cache dtype if the log does not say (auto, fp8)."),
     ] = None,
+    mem_util: MemUtil = None,
+    max_model_len: MaxModelLen = None,
+    max_batched_tokens: MaxBatchedTokens = None,
+    max_num_seqs: MaxNumSeqs = None,
+    block_size: BlockSize = None,
+    activation: Activation = None,
+    overhead: Overhead = None,
     calibration: Annotated[
         Path | None,
         typer.Option(
@@ -102,7 +117,10 @@ def log(
     settings over the engine release's defaults (a warning names each default taken). Each
     term (usable memory, weights, activation peak, non-torch memory, CUDA graphs, KV cache,
     blocks, tokens, max concurrency) is predicted from the settings only, never from the
-    printed figures, and shown with the error (predicted − printed) / printed.
+    printed figures, and shown with the error (predicted − printed) / printed. A setting the
+    log omits (or states wrongly) is given by its option (--tp, --mem-util, --max-model-len,
+    --max-batched-tokens, --max-num-seqs, --block-size; --activation and --overhead replace
+    the modelled terms); the warning names the option for each default taken.
 
     Example: kvcalc log vllm-startup.log --hardware h100
     """
@@ -121,7 +139,10 @@ def log(
     report = run(
         file, model=model, hardware=hardware, tp=tp, pp=pp, engine=engine,
         engine_version=engine_version, weight_dtype=weight_dtype, kv_dtype=kv_dtype,
-        calibration=calibration, save_calibration=save_calibration,
+        calibration=calibration, save_calibration=save_calibration, mem_util=mem_util,
+        max_model_len=max_model_len, max_batched_tokens=max_batched_tokens,
+        max_num_seqs=max_num_seqs, block_size=block_size, activation=activation,
+        overhead=overhead,
     )  # fmt: skip
     dep, facts = report.deployment, report.facts
     name = "stdin" if str(file) == "-" else file.name

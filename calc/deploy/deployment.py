@@ -73,7 +73,7 @@ class EngineSettings:
     moe_a2a: str | None = None
 
     def __post_init__(self) -> None:
-        from calc.deploy.engines import NAMES
+        from calc.deploy.engines import NAMES, engine_name
         from calc.deploy.moe_pipeline import EP_COMMS
 
         if self.moe_a2a not in (None, *EP_COMMS):
@@ -85,8 +85,8 @@ class EngineSettings:
             raise InvalidInputError(
                 f"--allreduce {self.allreduce!r} is not one of: {', '.join(ALLREDUCE_KINDS)}"
             )
-        if self.name not in NAMES:
-            raise InvalidInputError(f"--engine {self.name!r} is not one of: {', '.join(NAMES)}")
+        if self.name not in NAMES:  # "TRT-LLM", "tensorrt" -> trtllm; else the nearest named
+            object.__setattr__(self, "name", engine_name(self.name))
         if self.mem_util is not None:
             check_fraction("mem-util", self.mem_util)
         for flag, value, upper in (

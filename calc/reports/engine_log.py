@@ -82,17 +82,19 @@ def log_report(built: LogDeployment) -> LogReport:
 
 
 def log_file_report(file: Path, *, engine=None, engine_version=None, calibration=None,
-                    save_calibration=None, tp=None, pp=None, **given) -> LogReport:  # fmt: skip
+                    save_calibration=None, tp=None, pp=None, activation=None, overhead=None,
+                    **given) -> LogReport:  # fmt: skip
     """The report of the log at ``file`` (``-``: stdin) with the options it does not state
-    (``calc.api.log``'s: ``given`` holds model, hardware, weight_dtype, kv_dtype);
+    (``calc.api.log``'s: ``given`` holds model, hardware, weight_dtype, kv_dtype, mem_util,
+    max_model_len, max_batched_tokens, max_num_seqs, block_size; ``activation`` and
+    ``overhead``: sizes as "2GiB" or bytes, over a calibration's);
     ``calibration``: engine overheads a former ``save_calibration`` wrote, predicted with;
     ``save_calibration``: where to write this log's overheads (refused before the log is
     read if it cannot be written or is the calibration it reads)."""
-    from calc.data.limits import check_choice
-    from calc.deploy.engines import NAMES
+    from calc.deploy.engines import engine_name
     from calc.deploy.engines.fromlog import deployment_from_log
 
-    check_choice("--engine", engine, NAMES)
+    engine = None if engine is None else engine_name(engine)
     for flag, value in (("--tp", tp), ("--pp", pp)):
         if value is not None and not 0 < value <= 4096:
             raise InvalidInputError(f"{flag} must be in 1..4096, got {value}")
@@ -105,12 +107,18 @@ def log_file_report(file: Path, *, engine=None, engine_version=None, calibration
                 f"--save-calibration {save_calibration} is the --calibration file it reads; "
                 "give it another path"
             )
+    from calc.data.units import parse_bytes
+
+    sizes = {flag: None if v is None else parse_bytes(v, flag)
+             for flag, v in (("--activation", activation), ("--overhead", overhead))}  # fmt: skip
     facts = _facts(file, engine)
     cal = _overheads(calibration, facts.engine)
+    if cal is not None:
+        sizes["--activation"] = sizes["--activation"] or cal.activation_bytes
+        sizes["--overhead"] = sizes["--overhead"] or cal.non_torch_bytes
     built = deployment_from_log(
         facts, version=engine_version, tp=tp, pp=pp, **given,
-        activation_bytes=None if cal is None else cal.activation_bytes,
-        overhead_bytes=None if cal is None else cal.non_torch_bytes,
+        activation_bytes=sizes["--activation"], overhead_bytes=sizes["--overhead"],
     )  # fmt: skip
     dep = built.deployment
     report = log_report(built)

@@ -135,6 +135,7 @@ class PlanQuery:
     def __post_init__(self) -> None:
         from calc.data.limits import MAX_CTX, check_positive_int
         from calc.deploy.engines import NAMES as ENGINE_NAMES
+        from calc.deploy.engines import engine_name
 
         if not self.models:
             raise InvalidInputError("--model: give at least one model")
@@ -145,11 +146,8 @@ class PlanQuery:
             raise InvalidInputError(f"--rate must be in (0, 1e6] requests/s, got {r!r}")
         check_positive_int("prompt", self.load.prompt, MAX_CTX)
         check_positive_int("gen", self.load.gen, MAX_CTX)
-        for name in self.engines:
-            if name not in ENGINE_NAMES:
-                raise InvalidInputError(
-                    f"--engine {name!r} is not one of: {', '.join(ENGINE_NAMES)}"
-                )
+        if any(name not in ENGINE_NAMES for name in self.engines):  # "TRT-LLM" -> trtllm
+            object.__setattr__(self, "engines", tuple(engine_name(n) for n in self.engines))
         if self.engine_version is not None and len(self.engines) != 1:
             raise InvalidInputError(
                 "--engine-version names one engine's release: give one --engine with it"

@@ -11,9 +11,27 @@ from __future__ import annotations
 
 from calc.deploy.engines.base import Engine, EngineConfig, PoolPrediction
 from calc.deploy.host_costs import HostCosts
-from calc.errors import UnknownNameError
+from calc.errors import InvalidInputError, UnknownNameError
 
 NAMES = ("vllm", "sglang", "trtllm")
+# the names users give each engine, lower case without "-", "_", "." or spaces (TensorRT-LLM
+# calls itself "TensorRT-LLM" and "TRT-LLM"; its server is trtllm-serve)
+ALIASES = {"vllm": "vllm", "sglang": "sglang", "trtllm": "trtllm", "tensorrtllm": "trtllm",
+           "tensorrt": "trtllm", "trt": "trtllm"}  # fmt: skip
+
+
+def engine_name(text: str, flag: str = "--engine") -> str:
+    """kvcalc's name of the engine a user names (``ALIASES``: "TRT-LLM", "tensorrt" ->
+    trtllm); any other name is an InvalidInputError naming the nearest engine."""
+    import difflib
+
+    key = "".join(c for c in str(text).strip().lower() if c not in "-_. ")
+    if key in ALIASES:
+        return ALIASES[key]
+    shown = repr(text) if len(str(text)) <= 60 else f"{str(text)[:40]!r}…"
+    near = difflib.get_close_matches(key[:60], list(ALIASES), n=1, cutoff=0.0)
+    hint = f" (did you mean {ALIASES[near[0]]!r}?)" if near else ""
+    raise InvalidInputError(f"{flag} {shown} is not one of: {', '.join(NAMES)}{hint}")
 
 
 def engine(name: str) -> Engine:
@@ -52,6 +70,7 @@ __all__ = [
     "PoolPrediction",
     "all_engines",
     "engine",
+    "engine_name",
     "host_costs",
     "moe_kernels",
 ]

@@ -272,6 +272,9 @@ def deployment_from_log(
     version: str | None = None, tp: int | None = None, pp: int | None = None,
     weight_dtype: str | None = None, kv_dtype: str | None = None,
     activation_bytes: float | None = None, overhead_bytes: float | None = None,
+    mem_util: float | None = None, max_model_len: int | None = None,
+    max_batched_tokens: int | None = None, max_num_seqs: int | None = None,
+    block_size: int | None = None,
 ) -> LogDeployment:  # fmt: skip
     """The Deployment of a start-up log (its text, a path, a binary stream, or facts already
     read), the keyword arguments overriding what the log states."""
@@ -310,14 +313,21 @@ def deployment_from_log(
                         "(--engine-version to choose)")  # fmt: skip
     tp_, ep, dp = _layout(facts, tp or s.get("tp") or 1)
     pp_ = pp or s.get("pp") or 1
+    given = {"memory_fraction": mem_util, "max_model_len": max_model_len,
+             "max_batched_tokens": max_batched_tokens, "max_num_seqs": max_num_seqs,
+             "block_size": block_size, "tp": tp, "pp": pp}  # fmt: skip
+
+    def setting(key: str):
+        return given[key] if given[key] is not None else s.get(key)
+
     settings = EngineSettings(
         name=facts.engine,
         version=version if version is not None else printed,
-        mem_util=s.get("memory_fraction"),
-        block_size=s.get("block_size"),
-        max_batched_tokens=s.get("max_batched_tokens"),
-        max_num_seqs=s.get("max_num_seqs"),
-        max_model_len=s.get("max_model_len"),
+        mem_util=setting("memory_fraction"),
+        block_size=setting("block_size"),
+        max_batched_tokens=setting("max_batched_tokens"),
+        max_num_seqs=setting("max_num_seqs"),
+        max_model_len=setting("max_model_len"),
         cuda_graphs=False if s.get("enforce_eager") else None,
         max_tokens=s.get("max_tokens"),
         activation_bytes=activation_bytes,
@@ -332,7 +342,7 @@ def deployment_from_log(
     dep = Deployment.build(cfg, hw, tp=tp_, pp=pp_, ep=ep, dp=dp, weight_dtype=weight_dtype,
                            kv_dtype=kv, engine=settings)  # fmt: skip
     warnings += list(dep.engine_config.warnings)
-    default = _defaults_taken(dep, facts, {"tp": tp, "pp": pp})
+    default = _defaults_taken(dep, facts, given)
     if default:
         warnings.append(default)
     return LogDeployment(dep, facts, warnings)
@@ -356,12 +366,22 @@ def _layout(facts: LogFacts, tp: int) -> tuple[int, int, int | None]:
     return tp, ep, dp
 
 
-def _defaults_taken(dep, facts: LogFacts, stated: dict) -> str | None:
-    """The one warning naming every setting the log does not state, with the default taken."""
+# kvcalc setting -> the `kvcalc log` option that supplies it (calc.deploy.options's flags)
+_OPTION = {"tp": "tp", "memory_fraction": "mem_util", "max_model_len": "max_model_len",
+           "max_batched_tokens": "max_batched_tokens", "max_num_seqs": "max_num_seqs",
+           "block_size": "block_size"}  # fmt: skip
+
+
+def _defaults_taken(dep, facts: LogFacts, given: dict) -> str | None:
+    """The one warning naming every setting neither the log nor an option states, with the
+    default taken and the option that would supply it."""
+    from calc.deploy.options import OPTION_SPECS
+
+    flags = {o.name: o.flag for o in OPTION_SPECS}
     s, ec, cfg = facts.settings, dep.engine_config, dep.model
     missing = []
     for key, label in _STATED[facts.engine]:
-        if key in s or stated.get(key):
+        if key in s or given.get(key) is not None:
             continue
         value = {"tp": dep.tp, "memory_fraction": ec.memory_fraction,
                  "max_model_len": ec.max_model_len or cfg.max_ctx,
@@ -369,10 +389,10 @@ def _defaults_taken(dep, facts: LogFacts, stated: dict) -> str | None:
                  "max_num_seqs": ec.max_num_seqs, "block_size": ec.block_size}[key]  # fmt: skip
         shown = "automatic" if value is None else f"{value:,}" if isinstance(value, int) \
             else f"{value:g}"  # fmt: skip
-        missing.append(f"{label} {shown}")
+        missing.append(f"{label} {shown} ({flags[_OPTION[key]]})")
     if not missing:
         return None
     title = engine(facts.engine).title
     return (f"the log does not state {', '.join(missing)}: taken as {title} {ec.version}'s "
-            f"defaults on {dep.hardware.name} (pass the engine's start-up lines that print "
-            "them)")  # fmt: skip
+            f"defaults on {dep.hardware.name} (give the option named, or pass the engine's "
+            "start-up lines that print them)")  # fmt: skip

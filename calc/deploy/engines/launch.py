@@ -96,18 +96,32 @@ def memory_fraction(dep: Deployment) -> float:
     return float(dep.engine_config.memory_fraction or 0.9)
 
 
+def timed_format(dep: Deployment) -> str | None:
+    """The weight format kvcalc timed when it is not the checkpoint's own (None: the checkpoint
+    as released). A --weight-dtype naming the released format (bf16 on Llama 3 8B,
+    fp8-block128 on DeepSeek-R1) is the checkpoint as released, as
+    ``checkpoint.resolved_dtypes`` models it: nothing to quantise."""
+    from calc.deploy.checkpoint import linear_dtype
+
+    fmt = dep.weight_override
+    if fmt is None or fmt == linear_dtype(dep.model, None):
+        return None
+    return fmt
+
+
 def online_quantization(dep: Deployment) -> str | None:
     """The weight format kvcalc timed when it is made from the checkpoint at load time (fp8
     from a 16-bit checkpoint), else None."""
-    fmt = dep.weight_override
+    fmt = timed_format(dep)
     if fmt is not None and fmt.startswith("fp8") and dep.model.dtype in ("bf16", "fp16", "fp32"):
         return "fp8"
     return None
 
 
 def prequantized_note(dep: Deployment) -> str | None:
-    """What to serve when kvcalc timed weights no engine makes at load time."""
-    fmt = dep.weight_override
+    """What to serve when kvcalc timed weights no engine makes at load time (None: the
+    checkpoint as released, or weights the engine quantises at load time)."""
+    fmt = timed_format(dep)
     if fmt is None or online_quantization(dep) is not None:
         return None
     return (f"kvcalc timed {fmt} weights: serve a checkpoint quantised to {fmt} (e.g. with "

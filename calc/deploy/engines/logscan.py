@@ -1,8 +1,9 @@
 """Reading an engine start-up log in one pass, in time and memory linear in its size: lines are
 streamed from text or a binary file (never the whole log held), each line is cut at
-``MAX_LINE_CHARS``, each engine's reader sees each line once (and a wrapped line joined to the
-tail of the one before), and every pattern is a regular expression without nested
-quantifiers. Numbers are read as the engines print them: "1,044,688", "58.11", GiB = 2^30 B.
+``MAX_LINE_CHARS``, each engine's reader sees each record once (a line wrapped over any number
+of lines joined back whole, ``with_continuations``), and every pattern is a regular expression
+without nested quantifiers. Numbers are read as the engines print them: "1,044,688", "58.11",
+GiB = 2^30 B.
 """
 
 from __future__ import annotations
@@ -23,11 +24,26 @@ TAIL_CHARS = 240  # of the previous line, joined to a continuation line
 
 NUM = r"(-?[0-9][0-9,]{0,30}(?:\.[0-9]{1,20})?)"  # bounded: no nested quantifier
 
-# a line that starts a new record (a log prefix), rather than continuing a wrapped one
+# a line that starts a new record: the prefix an engine's logger writes (vLLM "INFO 01-02
+# 12:00:00 [file.py:1]" behind an optional "(EngineCore pid=1)", SGLang "[2025-01-02 12:00:00
+# TP0]", TensorRT-LLM "[TensorRT-LLM][INFO]" / "[01/02/2025-12:00:00]", uvicorn "INFO:", a
+# date and time or a syslog date) at its first column; a wrapped piece of a long line starts
+# with none of them (a bare time is not taken: a piece cut before one would start a record)
 _RECORD_START = re.compile(
-    r"\s{0,8}(?:\(|\[|INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL|\d{4}-\d\d-\d\d|\d\d/\d\d/\d{4}"
-    r"|\d\d:\d\d:\d\d|[A-Z][a-z]{2} \d)"
+    r"(?:\([A-Za-z_][A-Za-z0-9_:-]{0,40} pid=[0-9]{1,9}\)"
+    r"|\[[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:[0-9]{2}|\[[0-9]{2}/[0-9]{2}/[0-9]{4}-[0-9]{2}:"
+    r"|\[(?:TensorRT-LLM|TRT-LLM)\]"
+    r"|(?:INFO|WARNING|WARN|ERROR|DEBUG|CRITICAL)(?::| [0-9]{2}-[0-9]{2} )"
+    r"|[0-9]{4}-[0-9]{2}-[0-9]{2}[ T][0-9]{2}:|[A-Z][a-z]{2} {1,2}[0-9]{1,2} [0-9]{2}:)"
 )
+# a log collector's own prefix, stripped from every line: docker compose "vllm-1  | " (it
+# repeats it on each piece of a line it splits at 16 KiB)
+_COLLECTOR = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63} {1,40}\| ?")
+# line widths a terminal, ``fold`` or a collector wraps at, taken as a wrap of a log without
+# record prefixes even when only one of its lines is that long
+WRAP_WIDTHS = frozenset({60, 64, 72, 76, 78, 79, 80, 100, 120, 128, 132, 160, 200, 16_384})
+LOOKAHEAD_LINES = 400  # lines read ahead to find the wrap width of a log without prefixes
+MIN_WRAP = 40
 
 
 def number(text: str) -> float:
@@ -40,8 +56,9 @@ def integer(text: str) -> int:
 
 @dataclass
 class Line:
-    """One line as the readers see it: its text and, for a continuation of a wrapped line, the
-    previous line's tail joined to it (``joined``; None for a line that starts a record)."""
+    """One record as the readers see it: its text (a wrapped line joined back whole) and, for a
+    line with no record prefix that was not joined, the previous record's tail joined to it
+    (``joined``; None otherwise); ``number``: its first line's number."""
 
     text: str
     joined: str | None = None
@@ -105,15 +122,92 @@ def _decode(raw: bytes | bytearray) -> str:
 
 
 def with_continuations(lines: Iterable[str]) -> Iterator[Line]:
-    """Each line, with the previous line's tail joined to it when it does not start a record
-    (a log wrapped at a fixed width in an issue or a terminal)."""
+    """The log's records, a wrapped line joined back whole (pieces joined with nothing between
+    them, as ``fold``, a terminal or a collector cut them), at most MAX_LINE_CHARS each. A piece
+    continues the record before it when it starts with no record prefix (``_RECORD_START``)
+    and the record started with one, or the record still has a bracket open (a settings dict,
+    ``ServerArgs(...)``), or, in a log without prefixes, the piece before it is exactly as long
+    as the log's wrap width (``wrap_width``). Any other line is a record of its own, with the
+    previous record's tail joined to it (``Line.joined``) as a fallback for a wrap not seen."""
+    it = iter(lines)
+    head = []
+    for text in it:
+        head.append(_strip_collector(text))
+        if len(head) >= LOOKAHEAD_LINES:
+            break
+    width = wrap_width(head)
+    pieces: list[str] = []
+    size = depth = first = 0
+    prefixed = full = False
     prev = ""
-    for n, text in enumerate(lines, 1):
-        joined = None
-        if prev and text and not _RECORD_START.match(text):
-            joined = prev[-TAIL_CHARS:] + text
-        yield Line(text, joined, n)
-        prev = text
+    n = 0
+
+    def stream():
+        yield from head
+        for text in it:
+            yield _strip_collector(text)
+
+    for text in stream():
+        n += 1
+        starts = _RECORD_START.match(text) is not None
+        # a record without a prefix ends at MAX_LINE_CHARS (an unclosed bracket in an excerpt
+        # does not swallow the rest of the log); a prefixed one is cut there, as a line is
+        joins = prefixed or ((depth > 0 or full) and size < MAX_LINE_CHARS)
+        if pieces and not starts and text and joins:
+            if size < MAX_LINE_CHARS:
+                piece = text[: MAX_LINE_CHARS - size]
+                pieces.append(piece)
+                size += len(piece)
+                depth += _depth(piece)
+            full = width is not None and _is_full(text, width)
+            continue
+        if pieces:
+            record = "".join(pieces)
+            yield Line(record, _joined(prev, pieces[0], len(pieces)), first)
+            prev = record
+        pieces, size, first = [text], len(text), n
+        prefixed = starts
+        depth = _depth(text)
+        full = width is not None and _is_full(text, width)
+    if pieces:
+        yield Line("".join(pieces), _joined(prev, pieces[0], len(pieces)), first)
+
+
+def _joined(prev: str, text: str, count: int) -> str | None:
+    """The previous record's tail joined to a one-piece record that starts with no prefix."""
+    if count > 1 or not prev or not text or _RECORD_START.match(text):
+        return None
+    return prev[-TAIL_CHARS:] + text
+
+
+def _strip_collector(text: str) -> str:
+    m = _COLLECTOR.match(text)
+    return text[m.end():] if m else text
+
+
+def _depth(text: str) -> int:
+    """Brackets opened minus brackets closed in ``text``."""
+    return sum(map(text.count, "([{")) - sum(map(text.count, ")]}"))
+
+
+def _is_full(text: str, width: int) -> bool:
+    """Whether a line is as long as the wrap width, in characters or in UTF-8 bytes (``fold``
+    counts bytes)."""
+    return len(text) == width or (not text.isascii() and len(text.encode()) == width)
+
+
+def wrap_width(lines: list[str]) -> int | None:
+    """The width a log without record prefixes was wrapped at: its longest line's length when
+    at least two lines are that long or the length is a usual wrap width (``WRAP_WIDTHS``);
+    None for a log with record prefixes (its prefixes mark its records) or no such line."""
+    if any(_RECORD_START.match(t) for t in lines):
+        return None
+    longest = max((len(t) for t in lines), default=0)
+    if longest < MIN_WRAP:
+        return None
+    if longest in WRAP_WIDTHS or sum(len(t) == longest for t in lines) >= 2:
+        return longest
+    return None
 
 
 def search(pattern: re.Pattern, line: Line, anchor: str | None = None):

@@ -27,9 +27,10 @@ CONFIG_FILE = "extra-llm-api-config.yaml"
 
 def checkpoint(dep: Deployment) -> tuple[str, str | None]:
     """(the checkpoint to serve, a note): the model's repository when kvcalc timed its released
-    formats, else a local ModelOpt checkpoint of the format kvcalc timed."""
+    formats (``--weight-dtype`` naming one is the checkpoint as released), else a local
+    ModelOpt checkpoint of the format kvcalc timed."""
     name = launch.model_id(dep)
-    fmt = dep.weight_override
+    fmt = launch.timed_format(dep)
     if fmt is None:
         return name, None
     local = "./" + name.rsplit("/", 1)[-1] + "-" + fmt

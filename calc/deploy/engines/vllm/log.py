@@ -112,7 +112,7 @@ TOTAL_UTIL_V0 = re.compile(
 )
 CHUNKED = re.compile(r"max_num_batched_tokens=" + NUM)
 UTIL_LATER = re.compile(r"The current --gpu-memory-utilization=" + NUM)
-UTIL_V0 = re.compile(r"gpu_memory_utilization\s{1,40}" + NUM + r"\s{0,8}$")
+UTIL_V0 = re.compile(r"gpu_memory_utilization\s{1,40}" + NUM + r"(?![0-9.,])")
 VERSION = re.compile(
     r"(?:vLLM API server version|LLM engine \(v|vllm version|vLLM version)\s{0,4}v?"
     r"([0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?(?:[a-z0-9.+-]{0,40})?)"
