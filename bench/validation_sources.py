@@ -404,6 +404,12 @@ LOOKED_AT = (
      "reduce-scattered in the hidden states' 16-bit dtype; with use_dp_padding every rank's "
      "rows padded to the largest's (calc/deploy/moe_pipeline.py TRTLLM_GATHER_BYTES); nothing "
      "fitted"),
+    ("NVIDIA/TensorRT-LLM model files' MoE layers (compute_routed_output / forward; search "
+     "excerpts of several stored revisions, Qwen3-MoE / Llama-style layers and DeepSeek-V3's)",
+     "issue 20, round 14: use_dp_padding set only on SM120 for the Qwen3-MoE / Llama-style "
+     "layers, for DeepSeek-V3 when the experts are not CUTLASS or hold NVFP4 (always in an "
+     "older revision); with the TRTLLM-gen backend the layer all-gathers bf16 hidden states "
+     "before the router; not modelled (the CUTLASS default is)"),
 )
 
 
