@@ -392,6 +392,24 @@ LOOKED_AT = (
      "chunked prefill; its author: the median TTFT rises because the first batch's result is "
      "processed after the next batch is launched, the batch ahead kvcalc models); nothing "
      "fitted"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/_torch/modules/fused_moe/fused_moe_cutlass.py, three "
+     "stored revisions (000a01de and a later 1.0-era one with the MXFP4 paths: forward_chunk; "
+     "a 1.2-era one with quantize_input and the NVLink one-sided all-to-all), and "
+     "tensorrt_llm/_torch/distributed/ops.py (0071496d: allgather, NCCL all-gather or a group "
+     "of broadcasts when the ranks' sizes differ)",
+     "issue 20, round 14: what the CUTLASS MoE all-gathers under attention DP: per-tensor fp8 "
+     "quantised before the gather (1 B an element, no per-token scale), NVFP4 with its scales, "
+     "fp8-block128 and W4A16 MXFP4 as the 16-bit hidden states (quantised in the fused op), "
+     "beside each token its top-k int32 expert ids and fp32 weights; the output "
+     "reduce-scattered in the hidden states' 16-bit dtype; with use_dp_padding every rank's "
+     "rows padded to the largest's (calc/deploy/moe_pipeline.py TRTLLM_GATHER_BYTES); nothing "
+     "fitted"),
+    ("NVIDIA/TensorRT-LLM model files' MoE layers (compute_routed_output / forward; search "
+     "excerpts of several stored revisions, Qwen3-MoE / Llama-style layers and DeepSeek-V3's)",
+     "issue 20, round 14: use_dp_padding set only on SM120 for the Qwen3-MoE / Llama-style "
+     "layers, for DeepSeek-V3 when the experts are not CUTLASS or hold NVFP4 (always in an "
+     "older revision); with the TRTLLM-gen backend the layer all-gathers bf16 hidden states "
+     "before the router; not modelled (the CUTLASS default is)"),
 )
 
 

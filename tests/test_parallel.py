@@ -169,11 +169,14 @@ def test_ep_spreads_experts_and_adds_all_to_all():
     # 58 × (917,504 + 917,504) B = 106,430,464 B; no imbalance (every token to every GPU)
     assert g.phase_bytes == (917_504, 917_504) and g.count == 2 * 58
     assert g.bytes == pytest.approx(106_430_464, rel=1e-12)
-    # TensorRT-LLM gathers the quantised activations (DeepSeek-V3's fp8 with a scale per 128
-    # channels: 917,504 / 2 × 1.03125 = 473,088 B)
+    # TensorRT-LLM's CUTLASS MoE quantises DeepSeek-V3's fp8-block128 activations inside the
+    # fused op, so it gathers the bf16 hidden states, and beside each token its 8 routes
+    # (int32 expert id + fp32 weight, fused_moe_cutlass.py forward_chunk):
+    # 64 × 7,168 × 2 + 64 × 8 × 8 = 917,504 + 4,096 = 921,600 B; the output reduce-scattered
+    # in bf16, 917,504 B
     trt = Deployment.build(cfg, load_hardware("h200"), ep=8, engine=EngineSettings(name="trtllm"))
     g = next(o for o in step_of(trt, batch=64, ctx=1024).raw if o.name == "ep_gather_scatter")
-    assert g.phase_bytes == pytest.approx((473_088, 917_504), rel=1e-12)
+    assert g.phase_bytes == pytest.approx((921_600, 917_504), rel=1e-12)
     # on a multi-node NVLink domain (GB200 NVL72) TensorRT-LLM runs its all-to-all instead:
     # dispatch and combine to the GPUs that hold a token's experts
     dep = Deployment.build(cfg, load_hardware("gb200"), ep=8, engine=EngineSettings(name="trtllm"))

@@ -37,9 +37,19 @@ each engine runs by default, not what it can be told to run:
   experts on the routes that reach them, and reduce-scatters the 16-bit outputs.
 - **SGLang**: ``moe_a2a_backend = "none"`` (``sglang/srt/server_args.py``, 0.5.23 wheel): the
   DP-attention gather and scatter of ``sglang/srt/layers/dp_attention.py``, the same traffic.
-- **TensorRT-LLM**: the CUTLASS MoE all-gathers the *quantised* activations (fp8 or NVFP4 with
-  their scales; ``disable_fp4_allgather`` is off by default) and reduce-scatters the outputs;
-  on a multi-node NVLink domain (GB200/GB300 NVL72, MNNVL) it runs its one-sided all-to-all
+- **TensorRT-LLM**: the CUTLASS MoE (``_torch/modules/fused_moe/fused_moe_cutlass.py``
+  ``forward_chunk``; two 1.0-era revisions and a 1.2-era one read, issue 20 round 14, alike)
+  routes each rank's own tokens, then all-gathers, in one call, the activations, their scale
+  factors, the top-k expert ids (int32) and the top-k routing weights (fp32), runs the fused
+  op on every gathered row and reduce-scatters its output in the 16-bit dtype of the hidden
+  states. What the activations are when gathered depends on the experts' format: per-tensor
+  fp8 is quantised before the gather (``static_quantize_e4m3_per_tensor``: 1 byte an element,
+  one static scale, nothing per token); NVFP4 too (``fp4_quantize``: half a byte and one fp8
+  scale per 16), and W4A8 MXFP4 to MXFP8 (``mxfp8_quantize``: 1 byte and a scale per 32); fp8
+  with 128-wide block scales is quantised inside the fused op ("handled in kernel"), so the
+  gather moves the 16-bit hidden states; every other format likewise. With
+  ``use_dp_padding`` every rank's rows are padded to the largest rank's first. On a
+  multi-node NVLink domain (GB200/GB300 NVL72, MNNVL) it runs its one-sided all-to-all
   instead (``MnnvlMoe``), timed as DeepEP-style dispatch and combine.
 
 DeepEP's kernels (SGLang ``--moe-a2a-backend deepep``, vLLM ``--all2all-backend deepep_*``,
@@ -78,6 +88,27 @@ from dataclasses import dataclass
 
 DEFAULT_EP_IMBALANCE = 1.18  # 59,337 / 50,302 (see the module docstring)
 
+# the 16-bit hidden state a gather moves where nothing quantises it first [bytes/element]
+HIDDEN_BYTES_PER_ELEMENT = 2.0
+# what TensorRT-LLM's CUTLASS MoE all-gathers a hidden element as, by the experts' format
+# [bytes/element] (see the module docstring): per-tensor fp8 (static scale, 1 byte), NVFP4
+# (fp4 values and one fp8 scale per 16); fp8-block128 and the rest gather the 16-bit state
+# MXFP4 experts: the W4A8 path kvcalc times them by on Blackwell (tools/fit_kernels.py
+# MOE_ENGINE_PREFER) quantises to MXFP8 before the gather (1 B and a scale per 32); the W4A16
+# path of GPUs without fp4 units would gather the 16-bit state (not distinguished)
+TRTLLM_GATHER_BYTES = (("fp8", 1.0), ("fp8-tensor", 1.0), ("nvfp4", 0.5 + 1 / 16),
+                       ("mxfp4", 1 + 1 / 32))  # fmt: skip
+# beside each token, each of its top-k routes: an int32 expert id and an fp32 weight [bytes]
+TRTLLM_GATHER_ROUTE_BYTES = 4 + 4
+
+TRTLLM_GATHER_SOURCE = (
+    "m0: the stage's tokens × (d_model × bytes an element as gathered + 8 B per route: int32"
+    " expert id, fp32 weight); per-tensor fp8 1 B, NVFP4 0.5625 B, MXFP4 as MXFP8 1.03125 B,"
+    " fp8-block128 and the rest the 16-bit state (quantised inside the fused op); m1: the"
+    " 16-bit output reduce-scattered (TensorRT-LLM fused_moe_cutlass.py forward_chunk;"
+    " calc/deploy/moe_pipeline.py TRTLLM_GATHER_BYTES)"
+)
+
 # TensorRT-LLM's fused MoE at a release over the 1.3.0rc20 tables the curves are fitted to:
 # (first release, ratio), oldest first (see the module docstring)
 TRTLLM_MOE_RELEASE_SCALE = (((1, 0), 1.19), ((1, 1), 1.0))
@@ -93,7 +124,12 @@ class MoePipeline:
     # under attention data parallel: "gather" (all-gather, reduce-scatter), "mnnvl" (an
     # all-to-all on a multi-node NVLink domain, a gather elsewhere) or "deepep"
     ep_comm: str = "gather"
-    gather_quantized: bool = False  # the all-gather moves the quantised activations
+    # bytes a hidden element the all-gather moves, by the experts' format ((format, bytes)
+    # pairs; a format not listed: the 16-bit hidden state); () gathers the activations as they
+    # are, with nothing beside them
+    gather_bytes: tuple = ()
+    gather_route_bytes: float = 0.0  # bytes gathered beside each route (expert id, weight)
+    gather_source: str = ""  # what the gather moves and where that is read ("": 16-bit states)
     # the layer's time at a release over the tables its curves are fitted to: (first release,
     # ratio) pairs, oldest first; () where every release runs as measured
     release_scale: tuple = ()
@@ -101,6 +137,17 @@ class MoePipeline:
     def kernels_for(self, weight_format: str | None) -> int:
         """Kernels of one MoE layer with experts in ``weight_format``."""
         return self.kernels_quantized if weight_format in QUANTIZED_FORMATS else self.kernels
+
+    def gather_bytes_per_element(self, weight_format: str | None, d_model: int,
+                                 top_k: int) -> float | None:  # fmt: skip
+        """Bytes the all-gather moves per hidden element of a token whose experts are in
+        ``weight_format`` [bytes/element]: the activations as gathered plus the token's
+        ``top_k`` routes spread over its ``d_model`` elements; None where the engine gathers
+        the activations as they are and nothing else."""
+        if not self.gather_bytes and not self.gather_route_bytes:
+            return None
+        act = dict(self.gather_bytes).get(weight_format, HIDDEN_BYTES_PER_ELEMENT)
+        return act + self.gather_route_bytes * top_k / d_model
 
     def scale_at(self, release: str | None) -> float:
         """The fused-MoE curve's time ratio at the engine's ``release`` [×] (1 where the
@@ -120,7 +167,9 @@ class MoePipeline:
 # the two pipelines the modelled engines run (every modelled version so far runs the same one)
 TRITON_FUSED_MOE = MoePipeline(6, 8, "vllm fused_moe.py fused_experts_impl (0.33.0)")
 CUTLASS_MOE = MoePipeline(6, 6, "TensorRT-LLM CUTLASS MoE (expand, activation, finalize)",
-                          ep_comm="mnnvl", gather_quantized=True,
+                          ep_comm="mnnvl", gather_bytes=TRTLLM_GATHER_BYTES,
+                          gather_route_bytes=TRTLLM_GATHER_ROUTE_BYTES,
+                          gather_source=TRTLLM_GATHER_SOURCE,
                           release_scale=TRTLLM_MOE_RELEASE_SCALE)  # fmt: skip
 # the GPUs of an HGX board: an NVLink domain beyond it spans nodes (MNNVL)
 HGX_GPUS = 8

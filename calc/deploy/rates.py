@@ -205,6 +205,8 @@ class Rates:
     # the engine's release against the tables its own fused-MoE curve is fitted to [×]
     # (calc.deploy.moe_pipeline.MoePipeline.scale_at)
     moe_release_scale: float = 1.0
+    # what the expert-parallel all-gather moves, in words ("": the 16-bit hidden states)
+    gather_note: str = ""
 
 
 def rates(
@@ -781,9 +783,17 @@ def _moe_explain(scalar: Op, r: Rates, name: str, curve, scale: float, one):
     return tmpl, nums, name, curve
 
 
+# what a gather moves where the engine's MoE pipeline states nothing of its own
+GATHER_NOTE = ("m0: the stage's tokens × d_model as 16-bit hidden states, m1: the same "
+               "reduce-scattered")
+
+
 def curve_note(name: str, r: Rates) -> str:
-    """What a curve's source line adds for the deployment: the engine's release scale on its
-    own fused-MoE curve ("" where none applies)."""
+    """What a curve's source line adds for the deployment: what the engine's expert-parallel
+    all-gather moves, the engine's release scale on its own fused-MoE curve ("" where none
+    applies)."""
+    if name == "gather.nccl":
+        return "; " + (r.gather_note or GATHER_NOTE)
     release = _release_scale(name, r)
     if release == 1.0:
         return ""

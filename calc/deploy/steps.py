@@ -42,15 +42,15 @@ E2E = TTFT + Σ_{j=1}^{gen−1} TPOT(prompt + j).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, TypedDict, Unpack
 
 from calc.data.hardware_schema import HardwareProfile
 from calc.data.limits import MAX_BATCH, MAX_CTX, check_positive_int
 from calc.data.model_schema import ModelConfig
 from calc.deploy.deployment import Deployment
-from calc.deploy.moe_pipeline import QUANTIZED_FORMATS, ep_comm_of
-from calc.deploy.ops import COMPUTE, DISPATCH_BYTES_PER_ELEMENT, Op, Sizes, forward_ops
+from calc.deploy.moe_pipeline import ep_comm_of
+from calc.deploy.ops import COMPUTE, Op, Sizes, forward_ops
 from calc.deploy.rates import (
     Rates,
     activation_bytes_per_element,
@@ -126,6 +126,7 @@ class OpSetup:
     gather_bytes: float | None = None
     # the engine's release against the tables its own fused-MoE curve is fitted to [×]
     moe_release_scale: float = 1.0
+    gather_note: str = ""  # what the all-gather moves, in words (MoePipeline.gather_source)
 
 
 def op_setup(dep: Deployment) -> OpSetup:
@@ -141,7 +142,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.weight_dtypes,
     )
     moe = None
-    comm, gather, release = "deepep", None, 1.0
+    comm, gather, release, note = "deepep", None, 1.0, ""
     if dep.model.moe is not None:
         pipe = dep.engine_model.moe
         fmt = dep.weight_dtypes.get("routed_experts")
@@ -150,8 +151,9 @@ def op_setup(dep: Deployment) -> OpSetup:
         release = pipe.scale_at(ec.version_asked or ec.version)
         domain = dep.hardware.scale_up_domain_gpus if dep.hardware is not None else None
         comm = ep_comm_of(pipe, domain, dep.engine.moe_a2a)
-        if pipe.gather_quantized and fmt in QUANTIZED_FORMATS:
-            gather = DISPATCH_BYTES_PER_ELEMENT if fmt.startswith("fp8") else 0.5 + 1 / 16
+        m = dep.model
+        gather = pipe.gather_bytes_per_element(fmt, m.d_model, m.moe.experts_per_token)
+        note = pipe.gather_source
     return OpSetup(
         dep.model,
         dep.sharding,
@@ -167,6 +169,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         comm,
         gather,
         release,
+        note,
     )
 
 
@@ -194,6 +197,8 @@ def _step(st: OpSetup, hw, efficiency, raw: list[Op]) -> Step:
     if hw is not None:
         r = rates(hw, st.dtype, efficiency, st.weight_dtype, st.custom_allreduce, st.kv_dtype,
                   st.engine, st.moe_release_scale)  # fmt: skip
+        if st.gather_note:
+            r = replace(r, gather_note=st.gather_note)
     times = [op_time(op, r) for op in raw] if r is not None else [None] * len(raw)
     timings = [
         OpTiming(
