@@ -407,8 +407,9 @@ LOOKED_AT = (
      "1 token kept a request, the prompt gated first): modelled (calc/serve/policies.py "
      "PrefillFirst.fits_to_finish, the engine wing's FutureTokens), the SGLang runs replayed "
      "with it; new_token_ratio (0.7, floor 0.098, 600 decode batches) and retraction were "
-     "modelled already; 0.4.0's retraction goal (20 free tokens per remaining request) read, "
-     "not modelled (no simulated run here retracts); nothing fitted"),
+     "modelled already; 0.4.0's retraction goal (20 free tokens per remaining request; 0.5.23: "
+     "the step's tokens) modelled per release (no simulated run here retracts); nothing "
+     "fitted"),
 )
 
 

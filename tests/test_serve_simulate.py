@@ -562,3 +562,33 @@ def test_sglang_without_its_radix_cache_admits_fixed_length_requests():
     new = lim(name="sglang", version="0.5.23").future_tokens
     assert (old.own_steps, old.exact_reserve, old.input_gate) == (False, 0, False)
     assert (new.own_steps, new.exact_reserve, new.input_gate) == (True, 1, True)
+    assert old.retract_headroom and not new.retract_headroom
+
+
+def test_sglang_0_4_retracts_until_twenty_free_tokens_a_request():
+    # retract_decode: 0.4.0 goes on until retract_decode_steps (20) free tokens are left for
+    # each remaining request, 0.5.23 until the step's new tokens fit (check_decode_mem). Pool
+    # 101 tokens, prompt 10, gen 30 each, r0, r1, r2 at 0, 0.5, 1.5 s, 1 s an iteration:
+    # @1 r1: 40 < 101 − 10 − 0.7 × 29 = 70.7; @2 r2: 40 < 101 − 20 − 0.7 × 58 = 40.4: both
+    #   admitted (TTFT 1.0, 1.5, 1.5 s); from 3 s all three decode, 3 tokens a step: after 23
+    #   steps (26 s) 2 are free for 3. Outputs 24 each, prompts equal: r2 retracted first
+    #   (frees 33: 35 free).
+    # 0.5.23: 35 ≥ 2 new tokens: r0, r1 decode 6 more (E2E 32, 31.5 s); r2 (34 to recompute +
+    #   6 = 40 ≥ 33 − 10 = 23) waits until they leave: 32 → 33, 5 more: 38 s (E2E 36.5 s).
+    # 0.4.0: 35 < 20 × 2: r1 retracted too (68 free ≥ 20); queue r2, r1; @27 r2: 40 < 67 − 5:
+    #   in (room 22), r1 refused; r0 waits out r2's prefill, done at 33 s; r2 at 33 s (E2E
+    #   31.5 s); r1 after them: 33 → 34, 5 more: 39 s (E2E 38.5 s).
+    from calc.deploy.engines.base import FutureTokens
+
+    def run(headroom):
+        f = FutureTokens(page_reserve=False, retract_headroom=headroom)
+        lim = Limits(pool_blocks=101, block_size=1, max_batched_tokens=64, max_num_seqs=10,
+                     prefill_first=True, future_tokens=f)
+        return simulate_requests([0.0, 0.5, 1.5], [10, 10, 10], [30, 30, 30], limits=lim,
+                                 step=AffineStepTime(1.0))
+
+    old, new = run(True), run(False)
+    assert list(old.preempted_each) == [0, 1, 1] and list(new.preempted_each) == [0, 0, 1]
+    assert old.ttft_each_s == pytest.approx([1.0, 1.5, 1.5]) == new.ttft_each_s
+    assert old.e2e_each_s == pytest.approx([33.0, 38.5, 31.5])
+    assert new.e2e_each_s == pytest.approx([32.0, 31.5, 36.5])

@@ -161,6 +161,7 @@ class PrefillFirst:
         self.page = limits.block_size if f.page_reserve else 0
         self.fixed = limits.fixed_lengths
         self.own_steps, self.reserve, self.gate = f.own_steps, f.exact_reserve, f.input_gate
+        self.headroom = f.retract_headroom
 
     def prepare(self, s: GroupState) -> None:
         s.clip = self.clip
@@ -329,7 +330,8 @@ class PrefillFirst:
 
     def retract(self, s: GroupState, need: int) -> int:
         """``retract_decode``: decoders ordered by (outputs, −prompt), the last retracted first,
-        until the rest's new pages fit (one always stays); the ratio becomes (outputs + steps ×
+        until the rest's new pages fit (0.4.0: and ``retract_steps`` free tokens are left for
+        each; one always stays); the ratio becomes (outputs + steps ×
         requests) / (their max outputs + 1) over those left. Returns their pages needed."""
         g, prompt, off = s.g, s.prompt, s.off
         order = sorted((r for r in s.running if s.is_dec[r]),
@@ -341,7 +343,9 @@ class PrefillFirst:
             s.drop_decoder(v)
             del s.running[v]
             s.preempt(v)
-            if need <= s.free:
+            if need <= s.free and (
+                not self.headroom or s.free * s.B >= len(order) * self.retract_steps
+            ):
                 break
         outputs = sum(off[r] + g + 1 - prompt[r] for r in order)
         max_new = sum(s.gen[r] for r in order)

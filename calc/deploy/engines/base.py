@@ -166,7 +166,8 @@ class FutureTokens:
     theirs; ``own_steps``: each one's own tokens left (0.5.23), else the next one's (0.4.0);
     ``exact_reserve``: tokens kept per request (``IGNORE_EOS_RESERVE_TOKENS``); ``input_gate``:
     the prompt (and its page) must first fit the remaining total (0.5.23
-    ``can_allocate_prefill``)."""
+    ``can_allocate_prefill``). ``retract_headroom``: a retraction goes on until ``retract_steps``
+    free tokens a remaining request are left (0.4.0), else until the step's new pages fit."""
 
     init_ratio: float = 0.7  # SGLANG_INIT_NEW_TOKEN_RATIO × schedule_conservativeness 1.0
     min_ratio_factor: float = 0.14  # SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR
@@ -177,6 +178,7 @@ class FutureTokens:
     own_steps: bool = True
     exact_reserve: int = 1
     input_gate: bool = True
+    retract_headroom: bool = False
 
 
 @dataclass(frozen=True)

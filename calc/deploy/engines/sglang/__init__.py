@@ -99,6 +99,7 @@ class SGLang(Engine):
                 own_steps=rules.ignore_eos_rule != "0.4.0",
                 exact_reserve=0 if rules.ignore_eos_rule == "0.4.0" else 1,
                 input_gate=rules.ignore_eos_rule != "0.4.0",
+                retract_headroom=rules.retract_headroom,
             ),
             running_from_pool=RUNNING_FROM_POOL,
             # event_loop_overlap (disable_overlap_schedule False by default from 0.4.0): batch
