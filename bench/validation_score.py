@@ -29,7 +29,9 @@ cached (``--prefix-cached 1``). Each run is replayed with its engine's release a
 server was started with (``Set.settings``): vLLM 0.8.3's own max_num_seqs (1,024) and
 max_num_batched_tokens (2,048 on A100), the release mapping to the nearest modelled one for
 the memory and step rules; SGLang 0.4.0, whose running-request limit comes from its pool;
-the DeepSeek-V2.5 servers' --max-model-len 8192 and --enforce-eager (every pass eager).
+the DeepSeek-V2.5 servers' --max-model-len 8192 and --enforce-eager (every pass eager); the
+SGLang servers' --disable-radix-cache (with bench_serving's ignore_eos: SGLang's
+add_one_req_ignore_eos admission).
 """
 
 from __future__ import annotations
@@ -77,6 +79,10 @@ VLLM_083 = (("max_num_seqs", 1024), ("max_batched_tokens", 2048))
 # the DeepSeek-V2.5 servers: --max-model-len 8192 --enforce-eager (lws.sh): every pass eager
 DSV25 = (*VLLM_083, ("max_model_len", 8192), ("cuda_graphs", False))
 DS = "vllm_deepseek-v2.5_tp8_pp2_{}_a100-40g_sharegpt_qps-{}.json"
+# the SGLang servers: --disable-radix-cache (sglang/experiments/llama_3_3_70b_sglang.sh and
+# llama_405b_sglang.sh); bench_serving sends ignore_eos, so 0.4.0 admits by
+# add_one_req_ignore_eos (calc.serve.policies.PrefillFirst.fits_to_finish)
+SGLANG_NO_RADIX = (("prefix_cache", False),)
 
 
 LK = "surajssd/llm-k8s@58b61c5 results_serving_meta-llama-Llama-3.3-70B-Instruct/"
@@ -94,11 +100,11 @@ SETS = (
     Set("SGLang (2024-12), Llama-3.3-70B bf16, TP 4, 4 × H200", "llama3.3-70b", "h200", 4, 1,
         "sglang", "0.4.0",
         tuple(("sglang-2024-12_llama-3.3-70b_tp4_h200_online.jsonl", i, 0.0) for i in range(5)),
-        DC + "llama_3_3_70b_online_output.jsonl"),
+        DC + "llama_3_3_70b_online_output.jsonl", SGLANG_NO_RADIX),
     Set("SGLang (2024-12), Llama-3.1-405B bf16, TP 8, 8 × H200", "llama3.1-405b", "h200", 8, 1,
         "sglang", "0.4.0",
         tuple(("sglang-2024-12_llama-3.1-405b_tp8_h200_online.jsonl", i, 0.0) for i in range(4)),
-        DC + "llama_405b_online_output.jsonl"),
+        DC + "llama_405b_online_output.jsonl", SGLANG_NO_RADIX),
     # DeepSeek-V2.5 has DeepSeek-V2's architecture (its config.json: 60 layers, hidden 5,120,
     # MLA with kv_lora_rank 512, 160 routed experts of which 6 active, 2 shared): kvcalc's
     # deepseek-v2; vLLM of April 2025 (the runs' date: 0.8.x), eager, prompts cached as above
@@ -133,8 +139,8 @@ LOOKED_AT = (
      "read: max_running_requests = min(pool // 2, clamp(pool / context length × 512, 2,048, "
      "4,096)) when not set (the engine wing's SGLang scheduler policy; kvcalc had 1,024); "
      "PrefillAdder and new_token_ratio as modelled; bench_serving sends ignore_eos, and with "
-     "--disable-radix-cache (the 70B runs) admission takes add_one_req_ignore_eos, not "
-     "modelled"),
+     "--disable-radix-cache (the 70B and 405B runs) admission takes add_one_req_ignore_eos: "
+     "modelled since issue 23's eighth round (SGLANG_NO_RADIX)"),
     ("sglang 0.4.0 (PyPI wheel) `srt/managers/scheduler.py` event_loop_overlap",
      "read: the overlap scheduler (disable_overlap_schedule False by default) forms a batch "
      "while the GPU runs the one before: calc/serve (Limits.schedule_ahead), set for SGLang"),
@@ -526,7 +532,16 @@ def render() -> str:
         "+9.5%; pairs within 10% 23 → 29 (load 14 → 8). What is left: at 16/s (1,245 in "
         "flight: 8.35 requests/s completed × 149 s mean E2E; the simulated pool 74% full on "
         "average) the TTFT "
-        "-38% and throughput -10%; a request latency fitted at 8/s (33 ms) that carries that "
+        "-38% and throughput -10%, where the simulated server is bound by its pool as the "
+        "measured one is (986 decoding and 282 queued on average, 1,269 in flight; at each "
+        "refused admission the pool 94-96% full; no retraction): SGLang's admission is "
+        "replayed as its source has it (new_token_ratio, retraction, and since issue 23's "
+        "eighth round add_one_req_ignore_eos, the path these --disable-radix-cache servers "
+        "take; E2E mean +9.5 → +10.5%, throughput -9.7 → -10.0%), so what is left is the "
+        "step at about 1,000 sequences (simulated, a decoding request gets a token every "
+        "256 ms: 986 / 3,857 tokens/s, 99 ms of it the 0.10 ms a sequence; measured, 4,288 "
+        "tokens/s at about the same 1,277 in flight); a request latency fitted at 8/s "
+        "(33 ms) that carries that "
         "run's longer wait for a step to end to the runs at 1-2/s (TTFT +21%); and the 405B "
         "at 4/s (350 in flight), slower than modelled (E2E mean -30% uncalibrated, where the "
         "70B at 360 in flight is -5%): a candidate is its all-reduce, 32 KiB a token, beyond "

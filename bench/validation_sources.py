@@ -410,6 +410,24 @@ LOOKED_AT = (
      "layers, for DeepSeek-V3 when the experts are not CUTLASS or hold NVFP4 (always in an "
      "older revision); with the TRTLLM-gen backend the layer all-gathers bf16 hidden states "
      "before the router; not modelled (the CUTLASS default is)"),
+    ("sglang 0.4.0 wheel on PyPI: srt/managers/schedule_policy.py (PrefillAdder: add_one_req, "
+     "add_one_req_ignore_eos, budget_state), srt/managers/scheduler.py (get_new_batch_prefill, "
+     "update_running_batch, the ChunkCache under --disable-radix-cache), "
+     "srt/managers/schedule_batch.py (check_decode_mem, retract_decode), global_config.py, "
+     "bench_serving.py (ignore_eos unless --disable-ignore-eos); sglang 0.5.23 wheel: "
+     "srt/managers/schedule_policy.py add_one_req_ignore_eos (IGNORE_EOS_RESERVE_TOKENS 1), "
+     "srt/mem_cache/prefill_budget.py can_allocate_prefill, schedule_batch.py retract_decode; "
+     "datacrunch-research/h200-benchmarks@c091ef5 sglang/experiments/llama_3_3_70b_sglang.sh "
+     "and llama_405b_sglang.sh (the launch commands: --disable-radix-cache)",
+     "issue 23, eighth round: a server without its radix cache admits ignore_eos requests by "
+     "add_one_req_ignore_eos (every running request able to finish in the pool as the shorter "
+     "ones free theirs; 0.4.0: each horizon the next request's tokens left; 0.5.23: its own, "
+     "1 token kept a request, the prompt gated first): modelled (calc/serve/policies.py "
+     "PrefillFirst.fits_to_finish, the engine wing's FutureTokens), the SGLang runs replayed "
+     "with it; new_token_ratio (0.7, floor 0.098, 600 decode batches) and retraction were "
+     "modelled already; 0.4.0's retraction goal (20 free tokens per remaining request; 0.5.23: "
+     "the step's tokens) modelled per release (no simulated run here retracts); nothing "
+     "fitted"),
 )
 
 

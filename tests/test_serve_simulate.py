@@ -491,3 +491,104 @@ def test_sglang_engine_schedules_ahead_and_vllm_does_not():
         return deployment_limits(Deployment.build(cfg, hw, engine=EngineSettings(name=name)), 1000)
 
     assert limits("sglang").schedule_ahead and not limits("vllm").schedule_ahead
+
+
+def test_sglang_admits_fixed_length_requests_only_if_all_can_finish():
+    # SGLang with its radix cache off, every request running to its max_new_tokens
+    # (bench_serving's ignore_eos): PrefillAdder.add_one_req_ignore_eos. The running requests
+    # and the candidate, sorted by tokens left L with tokens held H, must satisfy for each i:
+    # free − prompt + Σ_{j<i} H_j − horizon_i × (n − i) > reserve × (n − i); 0.4.0's horizon is
+    # the next one's L (the last its own), no reserve. The retraction case above (pool 71,
+    # r0 and r1 prompt 10, gen 30, 1 s per iteration, no page reserve):
+    # @1 r0 decodes (L 29, H 10 + 1 = 11), r1 (L 30, H 10): sorted (29, 11), (30, 10);
+    #   cur = 71 − 10 − 10 = 51; i = 0: 51 + 0 − 30 × 2 = −9 ≤ 0: refused (the ratio admitted
+    #   it: 40 < 40.7, and retracted it at 27 s).
+    # r0 alone: output 30 at 30 s (E2E 30 s); r1 prefilled 30 → 31 (TTFT 30.5 s), 29 more
+    #   outputs: done at 60 s (E2E 59.5 s); nothing retracted.
+    from calc.deploy.engines.base import FutureTokens
+
+    f = FutureTokens(page_reserve=False, own_steps=False, exact_reserve=0, input_gate=False)
+    lim = Limits(pool_blocks=71, block_size=1, max_batched_tokens=64, max_num_seqs=10,
+                 prefill_first=True, future_tokens=f, fixed_lengths=True)
+    r = simulate_requests([0.0, 0.5], [10, 10], [30, 30], limits=lim, step=AffineStepTime(1.0))
+    assert r.preemptions == 0
+    assert r.ttft_each_s == pytest.approx([1.0, 30.5])
+    assert r.e2e_each_s == pytest.approx([30.0, 59.5])
+
+
+def test_sglang_fixed_length_admission_per_release():
+    # The same pool of 71, r0 (prompt 10, gen 30) at 0 s, r1 (prompt 10, gen 20) at 0.5 s.
+    # @1 sorted (L, H): r1 (20, 10), r0 (29, 11); cur = 71 − 10 − 10 = 51.
+    # 0.4.0 (horizons 29, 29): i = 0: 51 − 29 × 2 = −7 ≤ 0: refused; r1 runs after r0's
+    #   30th output at 30 s: TTFT 30.5 s, done 31 + 19 = 50 s (E2E 49.5 s).
+    # 0.5.23 (own horizons 20, 29; 1 token kept a request; the prompt gated by the room
+    #   71 − 10 − 0.7 × 29 = 40.7 ≥ 10): i = 0: 51 − 20 × 2 = 11 > 2; i = 1: 51 + 10 − 29 =
+    #   32 > 1: admitted, prefilled 1 → 2 (TTFT 1.5 s), 19 more outputs: done at 21 s (E2E
+    #   20.5 s); r0 waits out the prefill: output 30 at 31 s. The pool holds both to the end
+    #   (39 + 29 = 68 ≤ 71).
+    from calc.deploy.engines.base import FutureTokens
+
+    def run(**kw):
+        f = FutureTokens(page_reserve=False, **kw)
+        lim = Limits(pool_blocks=71, block_size=1, max_batched_tokens=64, max_num_seqs=10,
+                     prefill_first=True, future_tokens=f, fixed_lengths=True)
+        return simulate_requests([0.0, 0.5], [10, 10], [30, 20], limits=lim,
+                                 step=AffineStepTime(1.0))
+
+    old = run(own_steps=False, exact_reserve=0, input_gate=False)
+    new = run(own_steps=True, exact_reserve=1, input_gate=True)
+    assert old.ttft_each_s == pytest.approx([1.0, 30.5])
+    assert old.e2e_each_s == pytest.approx([30.0, 49.5])
+    assert new.ttft_each_s == pytest.approx([1.0, 1.5])
+    assert new.e2e_each_s == pytest.approx([31.0, 20.5])
+    assert old.preemptions == new.preemptions == 0
+
+
+def test_sglang_without_its_radix_cache_admits_fixed_length_requests():
+    # deployment_limits: --disable-radix-cache (prefix_cache False) selects
+    # add_one_req_ignore_eos for SGLang only; 0.4.0's rule until 0.5.23's (schedule_policy.py)
+    from calc.deploy.deployment import EngineSettings
+    from calc.serve.simulate import deployment_limits
+
+    cfg, hw = load_model("llama3-8b"), load_hardware("h100")
+
+    def lim(**kw):
+        return deployment_limits(Deployment.build(cfg, hw, engine=EngineSettings(**kw)), 1000)
+
+    assert not lim(name="sglang").fixed_lengths
+    assert lim(name="sglang", prefix_cache=False).fixed_lengths
+    assert not lim(name="vllm", prefix_cache=False).fixed_lengths
+    old = lim(name="sglang", version="0.4.0").future_tokens
+    new = lim(name="sglang", version="0.5.23").future_tokens
+    assert (old.own_steps, old.exact_reserve, old.input_gate) == (False, 0, False)
+    assert (new.own_steps, new.exact_reserve, new.input_gate) == (True, 1, True)
+    assert old.retract_headroom and not new.retract_headroom
+
+
+def test_sglang_0_4_retracts_until_twenty_free_tokens_a_request():
+    # retract_decode: 0.4.0 goes on until retract_decode_steps (20) free tokens are left for
+    # each remaining request, 0.5.23 until the step's new tokens fit (check_decode_mem). Pool
+    # 101 tokens, prompt 10, gen 30 each, r0, r1, r2 at 0, 0.5, 1.5 s, 1 s an iteration:
+    # @1 r1: 40 < 101 − 10 − 0.7 × 29 = 70.7; @2 r2: 40 < 101 − 20 − 0.7 × 58 = 40.4: both
+    #   admitted (TTFT 1.0, 1.5, 1.5 s); from 3 s all three decode, 3 tokens a step: after 23
+    #   steps (26 s) 2 are free for 3. Outputs 24 each, prompts equal: r2 retracted first
+    #   (frees 33: 35 free).
+    # 0.5.23: 35 ≥ 2 new tokens: r0, r1 decode 6 more (E2E 32, 31.5 s); r2 (34 to recompute +
+    #   6 = 40 ≥ 33 − 10 = 23) waits until they leave: 32 → 33, 5 more: 38 s (E2E 36.5 s).
+    # 0.4.0: 35 < 20 × 2: r1 retracted too (68 free ≥ 20); queue r2, r1; @27 r2: 40 < 67 − 5:
+    #   in (room 22), r1 refused; r0 waits out r2's prefill, done at 33 s; r2 at 33 s (E2E
+    #   31.5 s); r1 after them: 33 → 34, 5 more: 39 s (E2E 38.5 s).
+    from calc.deploy.engines.base import FutureTokens
+
+    def run(headroom):
+        f = FutureTokens(page_reserve=False, retract_headroom=headroom)
+        lim = Limits(pool_blocks=101, block_size=1, max_batched_tokens=64, max_num_seqs=10,
+                     prefill_first=True, future_tokens=f)
+        return simulate_requests([0.0, 0.5, 1.5], [10, 10, 10], [30, 30, 30], limits=lim,
+                                 step=AffineStepTime(1.0))
+
+    old, new = run(True), run(False)
+    assert list(old.preempted_each) == [0, 1, 1] and list(new.preempted_each) == [0, 0, 1]
+    assert old.ttft_each_s == pytest.approx([1.0, 1.5, 1.5]) == new.ttft_each_s
+    assert old.e2e_each_s == pytest.approx([33.0, 38.5, 31.5])
+    assert new.e2e_each_s == pytest.approx([32.0, 31.5, 36.5])

@@ -71,6 +71,9 @@ class EngineSettings:
     # scatter) or "deepep" (SGLang --moe-a2a-backend deepep, vLLM --all2all-backend deepep_*,
     # TensorRT-LLM's wide EP); None: the engine's default (calc.deploy.moe_pipeline)
     moe_a2a: str | None = None
+    # the prefix cache: False where the server runs without one (SGLang --disable-radix-cache,
+    # which changes its admission: calc.serve.policies); None: the engine's default
+    prefix_cache: bool | None = None
 
     def __post_init__(self) -> None:
         from calc.deploy.engines import NAMES, engine_name

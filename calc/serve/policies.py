@@ -15,10 +15,14 @@ engine release (``calc.deploy.engines``' ``SchedulerPolicy``, carried by ``Limit
   waiting; a prompt is admitted only while the pool, less the running requests' future tokens
   (remaining outputs × ``new_token_ratio``, each clipped), holds it and its own; after a failed
   admission nothing is admitted until a request leaves (``batch_is_full``); a decode batch that
-  runs out of pages retracts the requests with the fewest outputs. Its overlap scheduler
-  (``event_loop_overlap``) forms each batch while the GPU runs the one before, so a request
-  arriving during batch k first joins batch k + 2 (``Limits.schedule_ahead``: the group state
-  takes in only the arrivals up to the start of the last batch, ``GroupState.seen``).
+  runs out of pages retracts the requests with the fewest outputs. Without a prefix cache
+  (``--disable-radix-cache``) and with every request running to its output length
+  (``ignore_eos``), a prompt is admitted only if every running request can still finish as the
+  shorter ones free their tokens (``add_one_req_ignore_eos``, ``Limits.fixed_lengths``). Its
+  overlap scheduler (``event_loop_overlap``) forms each batch while the GPU runs the one
+  before, so a request arriving during batch k first joins batch k + 2
+  (``Limits.schedule_ahead``: the group state takes in only the arrivals up to the start of
+  the last batch, ``GroupState.seen``).
 """
 
 from __future__ import annotations
@@ -155,6 +159,9 @@ class PrefillFirst:
         self.clip = f.clip
         self.retract_steps = f.retract_steps
         self.page = limits.block_size if f.page_reserve else 0
+        self.fixed = limits.fixed_lengths
+        self.own_steps, self.reserve, self.gate = f.own_steps, f.exact_reserve, f.input_gate
+        self.headroom = f.retract_headroom
 
     def prepare(self, s: GroupState) -> None:
         s.clip = self.clip
@@ -230,6 +237,7 @@ class PrefillFirst:
         out: list[tuple[int, int]] = []
         ntok, computed, shared, prompt, gen, B = s.ntok, s.computed, s.shared, s.prompt, \
             s.gen, s.B  # fmt: skip
+        states = self.finish_states(s) if self.fixed and s.waiting else None
         while s.waiting and budget > 0:
             if n_running + len(out) >= s.max_seqs:
                 s.full = True
@@ -239,7 +247,12 @@ class PrefillFirst:
             total = left + min(gen[w] - (ntok[w] - prompt[w]), self.clip) + self.page
             k = min(left, budget)
             need = cdiv(computed[w] + k - shared[w], B)
-            if total >= room or need > s.free:
+            if states is not None:  # add_one_req_ignore_eos: no test of room before
+                fits = need <= s.free and (not self.gate or left + self.page <= room)
+                fits = fits and self.fits_to_finish(s, states, w)
+            else:
+                fits = total < room and need <= s.free
+            if not fits:
                 s.full = bool(out) or n_running > 0
                 break
             s.admit(w, need)
@@ -248,7 +261,55 @@ class PrefillFirst:
             budget -= k
             if k < left:
                 break  # a chunked request ends the batch
+            if states is not None and (room <= 0 or s.free <= 0):
+                s.full = True  # budget_state: NO_TOKEN once the request is in
+                break
         return out
+
+    def finish_states(self, s: GroupState) -> list:
+        """The running requests' tokens left and tokens held [tokens] (those with tokens left),
+        sorted by tokens left as ``add_one_req_ignore_eos`` first lists them, and whether a
+        candidate was inserted yet."""
+        g, fin, off, is_dec, gen, ntok, prompt = s.g, s.fin, s.off, s.is_dec, s.gen, s.ntok, \
+            s.prompt  # fmt: skip
+        pairs = []
+        for r in s.running:
+            if is_dec[r]:
+                pairs.append((fin[r] - g, off[r] + g + 1))
+            else:  # the request in chunked prefill
+                pairs.append((gen[r] - (ntok[r] - prompt[r]), ntok[r]))
+        pairs = sorted((p for p in pairs if p[0] > 0), key=lambda p: p[0])  # stable
+        return [[p[0] for p in pairs], [p[1] for p in pairs], False]
+
+    def fits_to_finish(self, s: GroupState, states: list, w: int) -> bool:
+        """``add_one_req_ignore_eos``'s test for waiting request w: with w among the running
+        requests sorted by tokens left, the i-th shortest and every longer one each decode a
+        horizon's tokens in the pool less w's prompt plus what the shorter ones free [tokens],
+        above ``exact_reserve`` a request; the horizon is the request's own tokens left, or
+        in 0.4.0 the next-longer one's (the last its own). w stays listed (it is admitted or
+        admission stops)."""
+        import bisect
+
+        import numpy as np
+
+        left, held, inserted = states
+        left_w = s.gen[w] - (s.ntok[w] - s.prompt[w])
+        if left_w > 0:
+            i = bisect.bisect_left(left, left_w)
+            if inserted and left and i == len(left):
+                i = len(left) - 1  # insert_sort's loop ends without a break: before the last
+            left.insert(i, left_w)
+            held.insert(i, s.ntok[w])
+        states[2] = True
+        if not left:
+            return True
+        L = np.asarray(left, dtype=np.int64)
+        H = np.asarray(held, dtype=np.int64)
+        bs = len(L) - np.arange(len(L))
+        steps = L if self.own_steps else np.append(L[1:], L[-1])
+        freed = np.cumsum(H) - H
+        cur = s.free * s.B - s.prompt[w] - (self.page if self.gate else 0)
+        return bool(np.all(cur + freed - steps * bs > self.reserve * bs))
 
     def decode_batch(self, s: GroupState, step) -> None:
         """``update_running_batch``: every decoder decodes; when the pool cannot hold the
@@ -269,7 +330,8 @@ class PrefillFirst:
 
     def retract(self, s: GroupState, need: int) -> int:
         """``retract_decode``: decoders ordered by (outputs, −prompt), the last retracted first,
-        until the rest's new pages fit (one always stays); the ratio becomes (outputs + steps ×
+        until the rest's new pages fit (0.4.0: and ``retract_steps`` free tokens are left for
+        each; one always stays); the ratio becomes (outputs + steps ×
         requests) / (their max outputs + 1) over those left. Returns their pages needed."""
         g, prompt, off = s.g, s.prompt, s.off
         order = sorted((r for r in s.running if s.is_dec[r]),
@@ -281,7 +343,9 @@ class PrefillFirst:
             s.drop_decoder(v)
             del s.running[v]
             s.preempt(v)
-            if need <= s.free:
+            if need <= s.free and (
+                not self.headroom or s.free * s.B >= len(order) * self.retract_steps
+            ):
                 break
         outputs = sum(off[r] + g + 1 - prompt[r] for r in order)
         max_new = sum(s.gen[r] for r in order)

@@ -61,6 +61,9 @@ class Limits:
     chunked_prefill: bool = True
     # SGLang's room for the running requests' future tokens (prefill_first only)
     future_tokens: FutureTokens = field(default_factory=FutureTokens)
+    # every request runs to its output length with no prefix cache: SGLang admits by its
+    # add_one_req_ignore_eos (calc.serve.policies.PrefillFirst.fits_to_finish)
+    fixed_lengths: bool = False
     # the scheduler forms each batch while the GPU runs the one before (SGLang's overlap
     # scheduler): a request arriving during a batch waits for the batch already formed
     schedule_ahead: bool = False

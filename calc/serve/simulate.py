@@ -466,6 +466,9 @@ def deployment_limits(dep: Deployment, mean_tokens: float) -> Limits:
         chunked_prefill=ec.chunked_prefill,
         future_tokens=policy.future_tokens,
         schedule_ahead=policy.schedule_ahead,
+        # a simulated request always runs to its output length (ignore_eos, as benchmark
+        # clients send): what SGLang's admission counts on when its radix cache is off
+        fixed_lengths=policy.prefill_first and dep.engine.prefix_cache is False,
     )
 
 

@@ -159,7 +159,15 @@ class FutureTokens:
     decays to ``init_ratio × min_ratio_factor`` over ``decay_steps`` decode batches, and after
     a retraction is re-estimated with ``retract_steps`` more tokens per request; remaining
     outputs are clipped at ``clip`` tokens; ``page_reserve``: each admission also reserves one
-    page (``per_req_token_overhead``)."""
+    page (``per_req_token_overhead``). Requests that run to their max_new_tokens (``ignore_eos``,
+    as ``bench_serving`` sends) on a server without a prefix cache (``--disable-radix-cache``)
+    are admitted by ``add_one_req_ignore_eos`` instead: the running requests, sorted by tokens
+    left, must each fit their remaining decode steps in the pool as the shorter ones free
+    theirs; ``own_steps``: each one's own tokens left (0.5.23), else the next one's (0.4.0);
+    ``exact_reserve``: tokens kept per request (``IGNORE_EOS_RESERVE_TOKENS``); ``input_gate``:
+    the prompt (and its page) must first fit the remaining total (0.5.23
+    ``can_allocate_prefill``). ``retract_headroom``: a retraction goes on until ``retract_steps``
+    free tokens a remaining request are left (0.4.0), else until the step's new pages fit."""
 
     init_ratio: float = 0.7  # SGLANG_INIT_NEW_TOKEN_RATIO × schedule_conservativeness 1.0
     min_ratio_factor: float = 0.14  # SGLANG_MIN_NEW_TOKEN_RATIO_FACTOR
@@ -167,6 +175,10 @@ class FutureTokens:
     clip: int = 4096  # SGLANG_CLIP_MAX_NEW_TOKENS_ESTIMATION
     retract_steps: int = 20  # SGLANG_RETRACT_DECODE_STEPS
     page_reserve: bool = True
+    own_steps: bool = True
+    exact_reserve: int = 1
+    input_gate: bool = True
+    retract_headroom: bool = False
 
 
 @dataclass(frozen=True)

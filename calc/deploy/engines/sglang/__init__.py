@@ -94,7 +94,13 @@ class SGLang(Engine):
         return SchedulerPolicy(
             "sglang: prefill batches first, room for the running requests' future tokens",
             prefill_first=True,
-            future_tokens=FutureTokens(page_reserve=rules.admission_page),
+            future_tokens=FutureTokens(
+                page_reserve=rules.admission_page,
+                own_steps=rules.ignore_eos_rule != "0.4.0",
+                exact_reserve=0 if rules.ignore_eos_rule == "0.4.0" else 1,
+                input_gate=rules.ignore_eos_rule != "0.4.0",
+                retract_headroom=rules.retract_headroom,
+            ),
             running_from_pool=RUNNING_FROM_POOL,
             # event_loop_overlap (disable_overlap_schedule False by default from 0.4.0): batch
             # k + 1 is formed and launched before batch k's results are processed, so a request

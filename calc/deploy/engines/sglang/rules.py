@@ -61,6 +61,13 @@ class SglangRules:
     non_torch_pcie_tp_bytes: float
     # the scheduler's admission test adds one page per request (per_req_token_overhead)
     admission_page: bool = False
+    # add_one_req_ignore_eos (ignore_eos requests, radix cache off): "0.4.0" (each request's
+    # horizon the next-shorter one's tokens left, no reserve, no input gate) or "0.5.23" (its
+    # own tokens left, 1 token kept per request, the prompt gated by the remaining total)
+    ignore_eos_rule: str = "0.4.0"
+    # retract_decode goes on until 20 free tokens a remaining request (0.4.0), else until the
+    # step's new tokens fit (0.5.23 check_decode_mem)
+    retract_headroom: bool = True
     # DeepSeek's sparse attention (NSA) served at this mem_fraction_static (None: the rule)
     nsa_fraction: float | None = None
 
@@ -127,6 +134,15 @@ CHANGES = (
         {"prefill_graphs": True},
         "srt/model_executor/cuda_graph_config.py default_prefill_backend (breakable prefill "
         "graphs on CUDA; off under PP and for multimodal models, cuda_graph_hook.py)",
+    ),
+    Change(
+        "0.5.23",
+        {"ignore_eos_rule": "0.5.23", "retract_headroom": False},
+        "srt/managers/schedule_policy.py PrefillAdder.add_one_req_ignore_eos (tokens_left × bs "
+        "of each request itself, IGNORE_EOS_RESERVE_TOKENS 1 per request, "
+        "memory_budget.can_allocate_prefill first); schedule_batch.py retract_decode (until "
+        "check_decode_mem: the step's new tokens fit); read in 0.4.0's and 0.5.23's wheels "
+        "only: the releases between keep 0.4.0's rules here",
     ),
 )
 
