@@ -425,7 +425,7 @@ LOOKED_AT = (
      "issue 20, round 15: on B200 every fp8_block row is kernel_source 'deepgemm' (38,799 "
      "rows), on H200 'moe_torch_flow_cutlass'; kvcalc's TensorRT-LLM fp8_block curve beside "
      "them (tools/moe_fp8_block_b200.py): B200 MoE EP8 -22% to +14% at 1-16,384 tokens, "
-     "+1% to +14% at 64-1,024; already fitted to these rows (round 5), not refitted"),
+     "+1% to +14% at 64-1,024; already fitted to these rows (their balanced third), not refitted"),
 )
 
 
