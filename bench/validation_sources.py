@@ -413,8 +413,9 @@ LOOKED_AT = (
     ("NVIDIA/TensorRT-LLM tensorrt_llm/_torch/modules/fused_moe/create_moe.py (get_moe_cls, "
      "search excerpts of four stored revisions: 1.0-era to 1.2-era) and "
      "fused_moe_cutlass.py / fused_moe_deepgemm.py (_get_quant_method, excerpts of two "
-     "revisions)",
-     "issue 20, round 15: the MoE class follows moe_backend (CUTLASS, VANILLA, CUTEDSL, "
+     "revisions), tensorrt_llm/llmapi/llm_args.py (MoeConfig.backend, two revisions)",
+     "issue 20, round 15: MoeConfig.backend defaults to CUTLASS; the MoE class follows it "
+     "(CUTLASS, VANILLA, CUTEDSL, "
      "DEEPGEMM, TRTLLM, ...); the CUTLASS MoE with fp8 block scales takes "
      "DeepSeekFP8BlockScalesFusedMoEMethodDeepGemm on SM100 (get_sm_version() == 100, later "
      "is_sm_100f()) and the CUTLASS block-scale method elsewhere; nothing fitted"),
