@@ -150,10 +150,16 @@ def rows() -> list[Row]:
             concurrency = int(r["concurrency"])
             if dp > 1:  # attention data parallel: kvcalc's tp × (ep / tp) layout
                 tp = max(1, tp)
-                ep = max(ep, tp * dp)
                 # the table's concurrency is per attention rank (the run id's cN is the
                 # whole benchmark's: c256 beside concurrency 32 at dp 8)
                 concurrency *= dp
+                if tp == 1 and moe_tp > 1 and ep > 1 and dp == moe_tp * ep:
+                    # the TensorRT-LLM runs stating attention_dp 64 beside moe_tp 8 × moe_ep
+                    # 8 (16 beside 4 × 4) repeat the same campaign's 8-GPU (4-GPU) DP 8 /
+                    # EP 8 runs' TTFT and TPOT to every digit (..._1538 and ..._1022: 3,116.185
+                    # and 18.1819 ms): read as DP 8 and EP 8 on 8 GPUs (issue 20, round 15)
+                    dp //= moe_tp
+                ep = max(ep, tp * dp)
             quant = r["precision"] in ("fp8", "fp4")
             kv = "fp8" if r["backend"] == "trtllm" and quant else None
             out.append(Row(r["id"], r["backend"], r["model"], r["hardware"], fmt, kv,

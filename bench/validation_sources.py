@@ -428,6 +428,23 @@ LOOKED_AT = (
      "modelled already; 0.4.0's retraction goal (20 free tokens per remaining request; 0.5.23: "
      "the step's tokens) modelled per release (no simulated run here retracts); nothing "
      "fitted"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/_torch/modules/fused_moe/create_moe.py (get_moe_cls, "
+     "search excerpts of four stored revisions: 1.0-era to 1.2-era) and "
+     "fused_moe_cutlass.py / fused_moe_deepgemm.py (_get_quant_method, excerpts of two "
+     "revisions), tensorrt_llm/llmapi/llm_args.py (MoeConfig.backend, two revisions)",
+     "issue 20, round 15: MoeConfig.backend defaults to CUTLASS; the MoE class follows it "
+     "(CUTLASS, VANILLA, CUTEDSL, "
+     "DEEPGEMM, TRTLLM, ...); the CUTLASS MoE with fp8 block scales takes "
+     "DeepSeekFP8BlockScalesFusedMoEMethodDeepGemm on SM100 (get_sm_version() == 100, later "
+     "is_sm_100f()) and the CUTLASS block-scale method elsewhere; nothing fitted"),
+    ("ai-dynamo/aiconfigurator aiconfigurator-core 0.12.0 wheel: "
+     "systems/data/b200_sxm/moe/trtllm/1.3.0rc20/moe_perf.parquet and "
+     "h200_sxm/moe/trtllm/1.3.0rc20/moe_perf.parquet, the fp8_block rows of DeepSeek-R1's "
+     "shape (256 experts, 7,168 hidden, 2,048 per expert, top-8)",
+     "issue 20, round 15: on B200 every fp8_block row is kernel_source 'deepgemm' (38,799 "
+     "rows), on H200 'moe_torch_flow_cutlass'; kvcalc's TensorRT-LLM fp8_block curve beside "
+     "them (tools/moe_fp8_block_b200.py): B200 MoE EP8 -22% to +14% at 1-16,384 tokens, "
+     "+1% to +14% at 64-1,024; already fitted to these rows (their balanced third), not refitted"),
 )
 
 

@@ -104,3 +104,22 @@ def test_trtllm_bench_settings_by_hand():
     row = vt.Row("l", "llama3.1-8b", "h100", 1, "fp8-tensor", "fp8", 128, 128, 1)
     # the cap: R ≫ 4,096 → batch 4,096; tokens 4,096 × 2 = 8,192
     assert vt.bench_settings(row) == (4096, 8192)
+
+
+def test_silicon_records_stating_attention_dp_as_moe_tp_times_ep_read_as_their_twins():
+    # issue 20 round 15: silicon_sample.csv's ..._tp8_ep8_1538 states tp 1, attention_dp 64,
+    # moe_tp 8, moe_ep 8, concurrency 4; ..._tp8_0_ep8_0_1022 states tp 1, attention_dp 8,
+    # moe_tp 1, moe_ep 8, concurrency 32; both measured TTFT 3,116.185 ms and TPOT 18.1819 ms.
+    # Read alike: DP 64 / 8 = 8 ranks, EP 8 on 8 GPUs, the benchmark's 4 × 64 = 32 × 8 = 256
+    vs = load_script("bench/validation_serving.py")
+    rows = {r.id: r for r in vs.rows()}
+    a = rows["2026_04_06_deepseek_r1_b200_sxm_trtllm_fp8_agg_1024x8192_c256_tp8_ep8_1538"]
+    b = rows["2026_03_25_deepseek_r1_b200_sxm_trtllm_fp8_agg_1024x8192_c256_tp8_0_ep8_0_1022"]
+    assert (a.tp, a.ep, a.concurrency) == (1, 8, 256)
+    assert (b.tp, b.ep, b.concurrency) == (1, 8, 256)
+    assert (a.ttft_s, a.tpot_s) == (b.ttft_s, b.tpot_s)
+    assert (a.ttft_s, a.tpot_s) == pytest.approx((3.116185, 0.0181819))
+    # gpt-oss-120b ..._tp2_ep2_1741: attention_dp 4 beside moe_tp 2 × moe_ep 2, concurrency
+    # 64: DP 2 / EP 2 on 2 GPUs, 64 × 4 = 256 requests (its twin ..._1009: 128 × 2)
+    g = next(r for k, r in rows.items() if k.endswith("_tp2_ep2_1741"))
+    assert (g.tp, g.ep, g.concurrency) == (1, 2, 256)
