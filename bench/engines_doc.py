@@ -124,6 +124,7 @@ every word from input shell-quoted; a model name that reads as an option is refu
 | independent replicas | separate servers (the command's count), never one DP group spanning them | same | same |
 | disaggregated | `--kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'` on prefill and decode servers | `--disaggregation-mode prefill/decode --disaggregation-transfer-backend nixl` | `cache_transceiver_config` in each server's YAML, `trtllm-serve disaggregated -c` |
 | chunked prefill, as modelled (the engine's default unless `EngineSettings.chunked_prefill` says) | `--enable-chunked-prefill` (on by default), `--no-enable-chunked-prefill` | `--chunked-prefill-size N` (on), `-1` | `enable_chunked_prefill: true` only when on (trtllm-serve's default, off, is what kvcalc models) |
+| prefix cache off (`--no-prefix-cache`, `EngineSettings.prefix_cache` False; on, the engines' default, adds nothing) | `--no-enable-prefix-caching` | `--disable-radix-cache` | `kv_cache_config: enable_block_reuse: false` |
 | sparse attention (DSA) blocks | (64-token pages, the engine's own) | `--page-size 64` | `kv_cache_config: tokens_per_block: 64` |
 | fp8 weights from a 16-bit checkpoint | `--quantization fp8` | `--quantization fp8` | a ModelOpt fp8 checkpoint named in place of the repository |
 
@@ -164,7 +165,11 @@ step per function so that each reads beside the engine's source:
   (0.7 − 0.098) / 600 per decode batch, reset when idle); a failed admission marks the batch
   full until a request leaves (`batch_is_full`); a decode batch that cannot get its pages
   retracts the requests with the fewest outputs (ties: the longest prompt), to the end of the
-  queue, and re-estimates the ratio as (outputs + 20 × requests) / (max outputs + 1).
+  queue, and re-estimates the ratio as (outputs + 20 × requests) / (max outputs + 1). With
+  `--no-prefix-cache` (`--disable-radix-cache`) every simulated request runs to its output
+  length (`ignore_eos`, as benchmark clients send), and a prompt is admitted only if every
+  running request can still finish as the shorter ones free their tokens
+  (`add_one_req_ignore_eos`).
 - **TensorRT-LLM** (`capacityScheduler.cpp` GUARANTEED_NO_EVICT, `microBatchScheduler.cpp`): a
   request is admitted only with the blocks of its whole prompt + output, so nothing is
   preempted; without chunked prefill (`trtllm-serve`'s default) a prompt runs whole in one

@@ -242,8 +242,8 @@ def sweep(
     ``moe_imbalance`` one value for every row, as ``memory`` and ``capacity`` take them;
     ``engine_options``: the engine options (``engine``, ``engine_version``, ``mem_util``,
     ``block_size``, ``max_batched_tokens``, ``max_num_seqs``, ``allreduce``, ``activation``,
-    ``overhead``, ``max_model_len``, ``chunked_prefill``, ``moe_a2a``, ``cuda_graphs``). The
-    whole grid is held in memory (the CLI streams it)."""
+    ``overhead``, ``max_model_len``, ``chunked_prefill``, ``prefix_cache``, ``moe_a2a``,
+    ``cuda_graphs``). The whole grid is held in memory (the CLI streams it)."""
     from calc.reports.sweep import grid_of
     from calc.reports.sweep_io import sweep_report
 

@@ -347,3 +347,33 @@ def test_sglang_running_limit_stated_only_when_given():
     )  # fmt: skip
     argv = launch_commands(stated)[0].argv
     assert argv[argv.index("--max-running-requests") + 1] == "512"
+
+
+@pytest.mark.parametrize("engine_name", ["vllm", "sglang", "trtllm"])
+@pytest.mark.parametrize("prefix_cache", [None, True, False])
+def test_prefix_cache_is_stated_as_modelled(engine_name, prefix_cache):
+    # --no-prefix-cache (EngineSettings.prefix_cache False) turns the engine's prefix cache off
+    # in its command, on every release with an option table, and the command still parses:
+    # SGLang --disable-radix-cache, vLLM --no-enable-prefix-caching, TensorRT-LLM
+    # kv_cache_config.enable_block_reuse false; on or unset, the engine's default (on) stands
+    off = prefix_cache is False
+    for release in _releases(engine_name):
+        dep = Deployment.build(
+            load_model("llama3-8b"), load_hardware("h100"),
+            engine=EngineSettings(name=engine_name, version=release, max_model_len=4096,
+                                  prefix_cache=prefix_cache),
+        )  # fmt: skip
+        commands = launch_commands(dep, max_model_len=4096)
+        check(commands, dep, dep.sharding.gpus)
+        argv = list(commands[0].argv)
+        if engine_name == "sglang":
+            assert ("--disable-radix-cache" in argv) == off, release
+        elif engine_name == "vllm":
+            assert ("--no-enable-prefix-caching" in argv) == off, release
+            assert "--enable-prefix-caching" not in argv
+        else:
+            files = dict(commands[0].files)
+            stated = yaml.safe_load(files.get("extra-llm-api-config.yaml", "")) or {}
+            cache = stated.get("kv_cache_config", {})
+            assert cache.get("enable_block_reuse", True) == (not off), release
+            assert ("--extra_llm_api_options" in argv) == bool(files)

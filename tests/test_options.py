@@ -168,3 +168,48 @@ def test_no_command_passes_its_locals():
         if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "locals"
     ]
     assert not found
+
+
+@pytest.mark.parametrize("command", (*SIZING, "sweep"))
+def test_every_sizing_command_takes_no_prefix_cache(command):
+    params = _params(command)
+    assert params["--no-prefix-cache"] is params["--prefix-cache"]
+    assert params["--prefix-cache"].default is None  # the engine's own default
+
+
+def test_prefix_cache_reaches_engine_settings():
+    """The API keyword and the CLI's Options build the same EngineSettings.prefix_cache."""
+    from calc.deploy.deployment import EngineSettings
+    from calc.deploy.options import build_deployment
+
+    for given in (None, True, False):
+        dep = build_deployment("llama3-8b", "h100", engine="sglang", prefix_cache=given)
+        assert dep.engine.prefix_cache is given
+        assert EngineSettings.of({"engine": "sglang", "prefix_cache": given}).prefix_cache is given
+    from calc.errors import UnknownNameError
+
+    with pytest.raises(UnknownNameError, match="did you mean 'prefix_cache'"):
+        build_deployment("llama3-8b", "h100", prefix_caching=False)
+
+
+def test_no_prefix_cache_selects_sglang_s_ignore_eos_admission(cli):
+    """SGLang without its radix cache admits a request only if every running one can finish
+    at its fixed output length (PrefillAdder.add_one_req_ignore_eos): nothing admitted is
+    retracted later. The default (radix cache on) admits by the new-token ratio and, on a
+    pool a quarter of the H100 holds, retracts running requests as they grow (6 here)."""
+    import calc
+
+    args = ["simulate", "--model", "llama3-8b", "--hardware", "h100", "--engine", "sglang",
+            "--mem-util", "0.25", "--rate", "50", "--requests", "60", "--prompt", "1000",
+            "--gen", "1500", "-f", "json"]  # fmt: skip
+    default = cli(*args)
+    off = cli(*args, "--no-prefix-cache")
+    assert default.code == 0 and off.code == 0, (default.err, off.err)
+    on, no = json.loads(default.out), json.loads(off.out)
+    assert on["preemptions"] > 0
+    assert no["preemptions"] == 0
+    assert on["kv_pool_blocks"] == no["kv_pool_blocks"]  # the same pool, another admission
+    assert json.loads(cli(*args, "--prefix-cache").out) == on  # on is the default
+    api = calc.simulate("llama3-8b", "h100", rate=50, requests=60, prompt=1000, gen=1500,
+                        engine="sglang", mem_util=0.25, prefix_cache=False)  # fmt: skip
+    assert json.loads(json.dumps(api.to_dict())) == no

@@ -402,14 +402,14 @@ TRTLLM_1_0_PAGES = [
     "run-benchmark-with-trtllm-serve.html",
 ]
 # keys of the YAML --extra_llm_api_options reads that kvcalc writes (LlmArgs / TorchLlmArgs
-# fields, KvCacheConfig.dtype / tokens_per_block, CacheTransceiverConfig.backend), in every
-# modelled release
+# fields, KvCacheConfig.dtype / tokens_per_block / enable_block_reuse,
+# CacheTransceiverConfig.backend), in every modelled release
 TRTLLM_YAML_KEYS = {
     "enable_chunked_prefill": "bool",
     "enable_attention_dp": "bool",
     "disable_overlap_scheduler": "bool",
     "kv_cache_config": {"dtype": ["auto", "fp8"], "free_gpu_memory_fraction": "float",
-                        "tokens_per_block": "int"},
+                        "tokens_per_block": "int", "enable_block_reuse": "bool"},
     "cache_transceiver_config": {"backend": ["DEFAULT", "UCX", "NIXL", "MPI"]},
 }
 

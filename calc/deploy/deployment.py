@@ -126,9 +126,10 @@ class EngineSettings:
         max_batched_tokens: int | None = None, max_num_seqs: int | None = None,
         activation: str | int | None = None, overhead: str | int | None = None,
         max_model_len: int | None = None,
-        # how it runs: collectives, prompt chunks, CUDA graphs
+        # how it runs: collectives, prompt chunks, the prefix cache, CUDA graphs
         allreduce: str | None = None, chunked_prefill: bool | None = None,
-        moe_a2a: str | None = None, cuda_graphs: bool | None = None,
+        prefix_cache: bool | None = None, moe_a2a: str | None = None,
+        cuda_graphs: bool | None = None,
         flag: str = "--",
     ) -> EngineSettings:  # fmt: skip
         """The settings from the options a command or a check spec states (the same names);
@@ -150,6 +151,7 @@ class EngineSettings:
             max_model_len=max_model_len,
             allreduce=allreduce,
             chunked_prefill=chunked_prefill,
+            prefix_cache=prefix_cache,
             moe_a2a=moe_a2a,
             cuda_graphs=cuda_graphs,
         )

@@ -38,6 +38,7 @@ class DeploymentOptions(TypedDict, total=False):
     overhead: str | float | None  # measured non-torch memory per GPU, "1GiB" or bytes
     max_model_len: int | None  # the engine's maximum model length (None: the model's limit)
     chunked_prefill: bool | None  # prompts split into chunks (None: the engine's default)
+    prefix_cache: bool | None  # False: no prefix cache (SGLang --disable-radix-cache)
     calibration: str | Path | None  # kvcalc calibration YAML applied to the hardware profile
     allreduce: str | None  # tensor-parallel all-reduce: custom or nccl (None: the engine's)
     moe_a2a: str | None  # MoE traffic under attention data parallel: gather or deepep
@@ -150,6 +151,14 @@ OPTION_SPECS = (
         ("--chunked-prefill/--no-chunked-prefill",),
     ),
     Option(
+        "prefix_cache", bool | None, None,
+        "The engine's prefix cache (off: SGLang --disable-radix-cache, vLLM "
+        "--no-enable-prefix-caching, TensorRT-LLM enable_block_reuse false): the launch "
+        "command states it, and SGLang without it admits requests that run to their output "
+        "length (simulate, score). Default: the engine's (on).",
+        ("--prefix-cache/--no-prefix-cache",),
+    ),
+    Option(
         "calibration", Path | None, None,
         "A calibration to apply: YAML from `kvcalc measure --save-calibration` "
         "(measured efficiencies) or `kvcalc score --save-calibration` (fitted to benchmark "
@@ -186,8 +195,8 @@ OPTIONS = tuple(DeploymentOptions.__annotations__)
 # the options EngineSettings.from_options takes (it holds their defaults)
 ENGINE_OPTIONS = (
     "engine", "engine_version", "mem_util", "block_size", "max_batched_tokens", "max_num_seqs",
-    "activation", "overhead", "max_model_len", "allreduce", "chunked_prefill", "moe_a2a",
-    "cuda_graphs",
+    "activation", "overhead", "max_model_len", "allreduce", "chunked_prefill", "prefix_cache",
+    "moe_a2a", "cuda_graphs",
 )  # fmt: skip
 OPTION_NAMES = ("model", "hardware", *OPTIONS)  # a command's parameters that build its Deployment
 

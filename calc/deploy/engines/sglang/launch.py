@@ -54,6 +54,8 @@ def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
         argv += ["--max-running-requests", str(ec.max_num_seqs)]
     if not ec.cuda_graphs:
         argv.append("--disable-cuda-graph")
+    if dep.engine.prefix_cache is False:  # the ignore_eos admission the simulation runs
+        argv.append("--disable-radix-cache")
     if launch.online_quantization(dep):
         argv += ["--quantization", "fp8"]
     return argv

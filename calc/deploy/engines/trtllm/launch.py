@@ -48,6 +48,8 @@ def yaml_text(dep: Deployment, role: str | None) -> str:
     cache = []
     if kv.startswith("fp8") and kv != (dep.model.kv_dtype or dep.model.dtype):
         cache.append("  dtype: fp8")
+    if dep.engine.prefix_cache is False:  # KvCacheConfig.enable_block_reuse (default true)
+        cache.append("  enable_block_reuse: false")
     if dep.model.indexer is not None:  # sparse attention (DSA) runs 64-token blocks
         from calc.deploy.state_pages import sparse_block_size
 

@@ -49,6 +49,8 @@ def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
         argv += ["--block-size", str(ec.block_size)]
     if not ec.cuda_graphs:
         argv.append("--enforce-eager")
+    if dep.engine.prefix_cache is False:  # every modelled release's parser has the negation
+        argv.append("--no-enable-prefix-caching")
     if launch.online_quantization(dep):
         argv += ["--quantization", "fp8"]
     if _deepep(dep) and parse_version(ec.version) >= (0, 11, 1):
