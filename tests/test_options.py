@@ -213,3 +213,22 @@ def test_no_prefix_cache_selects_sglang_s_ignore_eos_admission(cli):
     api = calc.simulate("llama3-8b", "h100", rate=50, requests=60, prompt=1000, gen=1500,
                         engine="sglang", mem_util=0.25, prefix_cache=False)  # fmt: skip
     assert json.loads(json.dumps(api.to_dict())) == no
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["simulate", "--model", "llama3-8b", "--hardware", "h100", "--rate", "5", "--requests",
+         "20", "--prompt", "500", "--gen", "100", "--prefix-shared", "0.5"],
+        ["score", "tests/data/bench_results/sglang-2024-12_llama-3.3-70b_tp4_h200_online.jsonl",
+         "-m", "llama3.3-70b", "-H", "h200", "--tp", "4", "--engine", "sglang",
+         "--prefix-cached", "0.3"],
+    ],
+)  # fmt: skip
+def test_prefix_hits_without_a_prefix_cache_are_refused(cli, args):
+    """Prefix-cache hits (--prefix-shared, --prefix-cached) on a server without a prefix
+    cache contradict each other: one error line, exit 2; either alone runs."""
+    bad = cli(*args, "--no-prefix-cache")
+    assert bad.code == 2
+    assert "without a prefix cache" in bad.err and "Traceback" not in bad.err
+    assert cli(*args).code == 0

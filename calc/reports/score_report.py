@@ -48,6 +48,7 @@ def score_files(
     from calc.reports.score import deployment_options, log_settings, score_run
     from calc.reports.score_fit import parse_parameters
     from calc.reports.score_workload import replay
+    from calc.serve.simulate import check_prefix_hits
     from calc.serve.steptime import step_table
 
     params = parse_parameters(fit) if save_calibration is not None or fit else None
@@ -67,6 +68,7 @@ def score_files(
                 deps[key] = replace(deps[key], engine=replace(deps[key].engine, cuda_graphs=False))
         if eager:
             notes = [*notes, "every pass eager (the start-up log's --enforce-eager)"]
+        check_prefix_hits(deps[key], prefix_cached, "--prefix-cached")
         rep = replay(run, seed=seed, prompt=p_dist, gen=g_dist, cached_fraction=prefix_cached)
         plan.append((run, deps[key], rep, notes))
     # one iteration-time table per deployment, long enough for all its runs

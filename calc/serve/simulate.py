@@ -472,6 +472,16 @@ def deployment_limits(dep: Deployment, mean_tokens: float) -> Limits:
     )
 
 
+def check_prefix_hits(dep: Deployment, shared_fraction: float, flag: str) -> None:
+    """Refuse prefix-cache hits (``flag``: --prefix-shared, --prefix-cached) on a deployment
+    that runs without a prefix cache (--no-prefix-cache): nothing could be reused."""
+    if shared_fraction > 0 and dep.engine.prefix_cache is False:
+        raise InvalidInputError(
+            f"{flag} {shared_fraction:g} models prefix-cache hits, but the deployment runs "
+            "without a prefix cache (--no-prefix-cache): give one or the other"
+        )
+
+
 def simulate(
     dep: Deployment,
     load: LoadSpec,
@@ -492,6 +502,7 @@ def simulate(
     check_efficiency(efficiency)
     if dep.hardware is None:
         raise InvalidInputError("a simulation needs --hardware (iteration times and the KV pool)")
+    check_prefix_hits(dep, load.prefix_shared_fraction, "--prefix-shared")
     arrival, prompt, gen = sample_requests(load, seed)
     if max_requests is not None:
         arrival, prompt, gen = arrival[:max_requests], prompt[:max_requests], gen[:max_requests]
