@@ -93,9 +93,8 @@ def test_names_of_models_and_gpus():
 # The score is `simulate` on the same requests
 
 
-def test_uncalibrated_score_is_simulate_by_hand(cli, tmp_path):
-    # the run's replay written as a trace and simulated with `kvcalc simulate --trace`: the
-    # same requests on the same deployment give the same figures as the score's predictions
+def _replay_trace(tmp_path):
+    """The vLLM QPS-4 run's replay (seed 0) written as a `simulate --trace` CSV."""
     (run,) = read_results(VLLM_QPS4)
     rep = replay(run, seed=0)
     trace = tmp_path / "trace.csv"
@@ -104,6 +103,13 @@ def test_uncalibrated_score_is_simulate_by_hand(cli, tmp_path):
         w.writerow(["arrival_s", "prompt_tokens", "output_tokens"])
         for a, p, g in zip(rep.arrival_s, rep.prompt, rep.gen, strict=True):
             w.writerow([repr(float(a)), int(p), int(g)])
+    return trace
+
+
+def test_uncalibrated_score_is_simulate_by_hand(cli, tmp_path):
+    # the run's replay written as a trace and simulated with `kvcalc simulate --trace`: the
+    # same requests on the same deployment give the same figures as the score's predictions
+    trace = _replay_trace(tmp_path)
     dep = ("-H", str(A100_40G), "--tp", "8")
     s = cli("score", VLLM_QPS4, *dep, "-f", "json")
     assert s.code == 0, s.err
@@ -135,14 +141,7 @@ def test_uncalibrated_score_is_simulate_by_hand(cli, tmp_path):
 def test_gpus_activation_overhead_are_simulates(cli, tmp_path, given):
     """score takes --gpus, --activation and --overhead as every sizing command: its
     predictions are `simulate`'s on the same requests with the same options."""
-    (run,) = read_results(VLLM_QPS4)
-    rep = replay(run, seed=0)
-    trace = tmp_path / "trace.csv"
-    with trace.open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(["arrival_s", "prompt_tokens", "output_tokens"])
-        for a, p, g in zip(rep.arrival_s, rep.prompt, rep.gen, strict=True):
-            w.writerow([repr(float(a)), int(p), int(g)])
+    trace = _replay_trace(tmp_path)
     dep = ("-H", str(A100_40G), "--tp", "8", *given)
     s = cli("score", VLLM_QPS4, *dep, "-f", "json")
     assert s.code == 0, s.err
