@@ -445,6 +445,50 @@ LOOKED_AT = (
      "rows), on H200 'moe_torch_flow_cutlass'; kvcalc's TensorRT-LLM fp8_block curve beside "
      "them (tools/moe_fp8_block_b200.py): B200 MoE EP8 -22% to +14% at 1-16,384 tokens, "
      "+1% to +14% at 64-1,024; already fitted to these rows (their balanced third), not refitted"),
+    ("aiconfigurator-core 0.12.0 wheel: systems/data/{h100_sxm,h200_sxm,b200_sxm,gb200}/moe/"
+     "trtllm/1.3.0rc20/moe_perf.parquet (balanced and power_law_1.01 rows) and aiconfigurator "
+     "0.7.0 wheel: systems/data/{h100_sxm,h200_sxm,b200_sxm,gb200_sxm}/trtllm/1.0.0rc3|1.0.0rc6/"
+     "moe_perf.txt, the MoE layers of the page's MoE models",
+     "issue 20, round 16 (tools/moe_large_batch.py): kvcalc's TensorRT-LLM fused-MoE curve at "
+     "the held-out page's decode token counts (512-16,384 tokens a layer) is -7% to +7% of the "
+     "measured balanced rows on the fp8 EP groups, -12% to -21% on Maverick B200 and "
+     "Qwen3-30B-A3B NVFP4; the 1.0 / 1.3 ratio at those counts 1.15-1.21 (shipped 1.19); "
+     "H200's Llama 4 Scout rows (16 experts, EP4, fp8) are 4-5x H100's and not monotonic in "
+     "the tokens; nothing refitted"),
+    ("aiconfigurator 0.7.0 wheel (PyPI): its SDK (sdk/backends/trtllm_backend.py run_agg and "
+     "run_static, sdk/perf_database.py, sdk/config.py) run from the unpacked wheel on its "
+     "TensorRT-LLM 1.0.0rc3 (H100, H200) and 1.0.0rc6 (B200) tables",
+     "issue 20, round 16 (tools/moe_aic_release.py): aiconfigurator's own estimate of the "
+     "page's Qwen3-235B-A22B rows at the page's release, power-law routing (the only routing "
+     "those tables hold): signed median -2.8% H200, +15.9% H100, +29.4% B200 NVFP4 (kvcalc "
+     "+41.7%, +38.4%, +23.5%); on the H200 1000/1000 row its MoE layer is 45.0 ms a step "
+     "against kvcalc's 27.6 ms; an instrument, nothing fitted"),
+    ("NVIDIA/TensorRT-LLM examples/wide_ep/README.md and examples/ep_load_balancer/README.md "
+     "(moe_config.load_balancer default None; offline statistics collection), "
+     "docs/source/blogs/tech_blog/blog4_Scaling_Expert_Parallelism_in_TensorRT-LLM.md "
+     "(DeepSeek-R1 on 32 GB200: per-rank and per-expert token counts, shown as figures only)",
+     "issue 20, round 16: without a load balancer each rank keeps a fixed block of experts; "
+     "the blog's imbalance is stated in figures, no statistic taken; nothing modelled"),
+    ("expert-imbalance threads (issue excerpts): HYGON-AI/vllm-plugin-das#69 (DP8/EP8 "
+     "balancedness 0.6038), ROCm/ATOM#1210 (DeepSeek-V4-Pro EP8 MI355X random 8,192-token "
+     "prefill: no EPLB 6.48 req/s, EPLB rearranged 7.56, 64 redundant naive 8.06 / biased "
+     "8.68), ModelTC/LightLLM#961 and #962 (EP8 forced balance: prefill +35%, decode +15% "
+     "throughput), ROCm/ATOM#1755 and #2073 (forced balanced router logits), "
+     "sgl-project/sglang#25571 (random gate weights of dummy loads cause severe imbalance), "
+     "#37741 and #6739, vllm-project/vllm#50151 (DeepSeek-V3 balanced routing on ROCm) and "
+     "#57100 (zipf expert loads in benchmark_moe.py), deepseek-ai/DeepEP#393 (per-rank token "
+     "counts on MMLU-Pro, log-normal), NVIDIA/Megatron-LM#7488 and #6757, "
+     "flashinfer-ai/flashinfer#2678, fw-ai/benchmark#7 (repeated pad tokens route to the same "
+     "experts), inference-sim/inference-sim#789, PrimeIntellect-ai/prime-rl#2368, "
+     "pytorch/torchtitan#1670",
+     "issue 20, round 16: what routing skew costs without EPLB (busiest rank 1.66x the mean "
+     "at DP8/EP8 in one; EPLB +17-34% on random-token prefill in another), none of Qwen3 or "
+     "Llama 4 on random-token prompts; the default imbalance 1.18 kept"),
+    ("search excerpts shown beside those (round 16), unrelated to the step model: "
+     "The-School-of-AI/LLM#7, meta-pytorch/torchtune#1902, pytorch/torchtitan#4275, "
+     "anthony-chaudhary/fak#9388, stanford-futuredata/gavel#136, mullerhai/storch "
+     "MOEConfig.scala, an unnamed repository's expert load balancer (Qingcheng.AI)",
+     "nothing taken"),
 )
 
 
