@@ -484,6 +484,13 @@ LOOKED_AT = (
      "issue 20, round 16: what routing skew costs without EPLB (busiest rank 1.66x the mean "
      "at DP8/EP8 in one; EPLB +17-34% on random-token prefill in another), none of Qwen3 or "
      "Llama 4 on random-token prompts; the default imbalance 1.18 kept"),
+    ("NVIDIA/TransformerEngine#2053 (High CPU overhead on Grace systems: PyTorch Linear "
+     "forward CPU time 37.08 µs GB200, 33.17 µs GH200, 13.48 µs H100 DGX Xeon 8480C); "
+     "search excerpts of NVIDIA/TensorRT-LLM#5929, #4043, #12651, #13561, "
+     "vllm-project/vllm#18725 and #6317, intel/llm-scaler#143, sgl-project/sglang#2450",
+     "issue 20, round 16: Grace's host time per PyTorch op 2.75x an x86 host's, a lead for "
+     "GB200's slow single-GPU MoE rows; the x86 TensorRT-LLM per-request host figure it would "
+     "scale is not measured; nothing modelled"),
     ("search excerpts shown beside those (round 16), unrelated to the step model: "
      "The-School-of-AI/LLM#7, meta-pytorch/torchtune#1902, pytorch/torchtitan#4275, "
      "anthony-chaudhary/fak#9388, stanford-futuredata/gavel#136, mullerhai/storch "
