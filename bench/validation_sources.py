@@ -460,7 +460,7 @@ LOOKED_AT = (
      "TensorRT-LLM 1.0.0rc3 (H100, H200) and 1.0.0rc6 (B200) tables",
      "issue 20, round 16 (tools/moe_aic_release.py): aiconfigurator's own estimate of the "
      "page's Qwen3-235B-A22B rows at the page's release, power-law routing (the only routing "
-     "those tables hold): signed median -2.8% H200, +15.9% H100, +29.4% B200 NVFP4 (kvcalc "
+     "those tables hold): signed median -2.8% H200, +15.9% H100, +29.5% B200 NVFP4 (kvcalc "
      "+41.7%, +38.4%, +23.5%); on the H200 1000/1000 row its MoE layer is 45.0 ms a step "
      "against kvcalc's 27.6 ms; an instrument, nothing fitted"),
     ("NVIDIA/TensorRT-LLM examples/wide_ep/README.md and examples/ep_load_balancer/README.md "
