@@ -629,6 +629,25 @@ EXTRA_SOURCES = (
     "4882224494, 15318347693 (other versions of max_workspace_size_auto): read for TensorRT-LLM's "
     "pre-load memory at TP > 1; no release mapping and no TP > 1 TensorRT-LLM log, so the "
     "2.07 GiB stands (looked at)",
+    # issue 21, tenth round (engineer logs10): TensorRT-LLM's TP > 1 term from its source
+    "NVIDIA/TensorRT-LLM tensorrt_llm/_torch/distributed/ops.py (commit 0071496d: "
+    "get_allreduce_workspace calls CustomAllReduceHelper.allocate_allreduce_fusion_workspace "
+    "with max_workspace_size_auto(tp_size, support_deterministic=False)); "
+    "tensorrt_llm/plugin/plugin.py in the stored versions of search index files 196834873 and "
+    "15166236712 (allocate_allreduce_fusion_workspace: IPC buffers of size × tp_size, "
+    "barriers of 256 × tp_size, Lamport buffers of 3 × size × tp_size; "
+    "max_workspace_size_auto 16,000,000 B at TP <= 2, 8,000,000 B above), 15318347693, "
+    "4216063708, 595001015, 4882224494, 2747049588, 40646681227 (older helpers, the same "
+    "16/8 MB sizes), 56991117771 (the 2026 PyTorch-backend helper, read whole: 'Default: "
+    "64 MiB', 67,108,864 B at every TP): read for issue 21's tenth round, which replaced the "
+    "2.07 GiB by the TP 1 figure + the NCCL communicator (vLLM 0.11.0's 0.55 − 0.13 GiB) + "
+    "4 × size × TP (1.0.0-1.1.0: 0.79 GiB at TP 2 and 4, 0.91 at TP 8; from 1.2.0: 1.17, "
+    "1.67, 2.67 GiB)",
+    "https://github.com/NVIDIA/TensorRT-LLM/pull/9145 ('Enlarged the AllReduce workspace size "
+    "to 64MB', reviewed 2025-11-13: when the 64 MiB default arrived, mapped to 1.2.0), "
+    "https://github.com/vllm-project/vllm/pull/21742 (vLLM's FlashInfer fusion sizes follow "
+    "TensorRT-LLM's customAllReduceUtils.h), https://github.com/flashinfer-ai/flashinfer/"
+    "pull/2118 (search excerpts, looked at in the tenth round)",
 )
 
 
