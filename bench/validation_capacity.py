@@ -639,10 +639,13 @@ EXTRA_SOURCES = (
     "max_workspace_size_auto 16,000,000 B at TP <= 2, 8,000,000 B above), 15318347693, "
     "4216063708, 595001015, 4882224494, 2747049588, 40646681227 (older helpers, the same "
     "16/8 MB sizes), 56991117771 (the 2026 PyTorch-backend helper, read whole: 'Default: "
-    "64 MiB', 67,108,864 B at every TP): read for issue 21's tenth round, which replaced the "
-    "2.07 GiB by the TP 1 figure + the NCCL communicator (vLLM 0.11.0's 0.55 − 0.13 GiB) + "
-    "4 × size × TP (1.0.0-1.1.0: 0.79 GiB at TP 2 and 4, 0.91 at TP 8; from 1.2.0: 1.17, "
-    "1.67, 2.67 GiB)",
+    "64 MiB', 67,108,864 B at every TP): read for issue 21's tenth round, which added "
+    "TensorRT-LLM's own workspace, 4 × size × TP, to the 2.07 GiB of context and NCCL "
+    "communicator (1.0.0-1.1.0: 2.19 GiB at TP 2 and 4, 2.31 at TP 8; from 1.2.0: 2.57, "
+    "3.07, 4.07 GiB); vllm 0.33.0 wheel v1/worker/gpu_worker.py ('take memory snapshot "
+    "after NCCL is initialized': vLLM's non-torch figures exclude the communicator, so they "
+    "cannot size it) and compilation/passes/fusion/allreduce_rms_fusion.py "
+    "(FI_ALLREDUCE_FUSION_MAX_SIZE_MB on Hopper: 64 MB at TP 2, 2 MB at TP 4)",
     "https://github.com/NVIDIA/TensorRT-LLM/pull/9145 ('Enlarged the AllReduce workspace size "
     "to 64MB', reviewed 2025-11-13: when the 64 MiB default arrived, mapped to 1.2.0), "
     "https://github.com/vllm-project/vllm/pull/21742 (vLLM's FlashInfer fusion sizes follow "

@@ -31,15 +31,15 @@ SOURCES = {
 
 
 def non_torch_bytes(rules: TrtllmRules, tp_size: int, ep: int) -> float:
-    """Non-torch memory of the profiling pass per GPU [bytes]: the TP 1 figure, plus, where the
+    """Non-torch memory of the profiling pass per GPU [bytes]: the TP 1 figure, or, where the
     GPU talks to others in its step (TP, or the gather and reduce-scatter of expert
-    parallelism), the NCCL communicator and the all-reduce fusion workspace of the engine's TP
-    group (``tp_size``: kvcalc's TP × attention-DP ranks, TensorRT-LLM's ``tp_size``)."""
+    parallelism), the context and NCCL communicator figure plus the all-reduce fusion
+    workspace of the engine's TP group (``tp_size``: kvcalc's TP × attention-DP ranks,
+    TensorRT-LLM's ``tp_size``)."""
     if tp_size == 1 and ep == 1:
         return rules.non_torch_tp1_bytes
     size = rules.allreduce_size_tp2_bytes if tp_size <= 2 else rules.allreduce_size_bytes
-    return (rules.non_torch_tp1_bytes + rules.non_torch_comm_bytes
-            + tm.allreduce_workspace_bytes(size, tp_size))  # fmt: skip
+    return rules.non_torch_tp_bytes + tm.allreduce_workspace_bytes(size, tp_size)
 
 
 def profiling_requests(max_num_tokens: int, max_seq_len: int, max_batch_size: int) -> int:

@@ -28,9 +28,9 @@ class TrtllmRules:
     capacity_scheduler: str  # serve.py SchedulerConfig.capacity_scheduler_policy
     sampler_bytes_per_logit: float  # the profiling pass's sampler, taken as vLLM 0.19's
     non_torch_tp1_bytes: float  # CUDA context and library workspaces of one GPU
-    # at TP > 1, on top of the TP 1 figure: the TP group's NCCL communicator (NCCL sizes it,
-    # not TensorRT-LLM's source; vLLM's measured TP 2 less TP 1 on H100s, the same library)
-    non_torch_comm_bytes: float
+    # at TP > 1: the CUDA context and the TP group's NCCL communicator (NCCL sizes it, not
+    # TensorRT-LLM's source), taken as SGLang's memory in use before its weights at TP > 1
+    non_torch_tp_bytes: float
     # CustomAllReduceHelper.max_workspace_size_auto (plugin.py): the all-reduce fusion
     # workspace's ``size`` at TP <= 2 and above; each GPU allocates 4 × size × TP of it
     allreduce_size_tp2_bytes: int
@@ -46,7 +46,7 @@ BASE = TrtllmRules(
     capacity_scheduler="GUARANTEED_NO_EVICT",
     sampler_bytes_per_logit=14.5,
     non_torch_tp1_bytes=round(0.25 * GIB),
-    non_torch_comm_bytes=round(0.42 * GIB),
+    non_torch_tp_bytes=round(2.07 * GIB),
     allreduce_size_tp2_bytes=16_000_000,
     allreduce_size_bytes=8_000_000,
 )
@@ -60,15 +60,15 @@ CHANGES = (
         "tensorrt_llm/builder.py BuildConfig (max_batch_size 2048, max_num_tokens 8192); "
         "KvCacheConfig tokens_per_block 32",
         "the profiling pass's activation and TP 1 non-torch terms are vLLM 0.19's model (no "
-        "TensorRT-LLM log in the training set prints them); at TP > 1 the TP group's NCCL "
-        "communicator is vLLM 0.11.0's measured TP 2 less TP 1 on H100s (0.55 − 0.13 = 0.42 "
-        "GiB, llm-d-planner docs/empirical-vllm-memory-results.md) and the all-reduce fusion "
-        "workspace TensorRT-LLM's own: tensorrt_llm/_torch/distributed/ops.py "
-        "get_allreduce_workspace -> plugin/plugin.py CustomAllReduceHelper."
+        "TensorRT-LLM log in the training set prints them). At TP > 1 the profiling pass's "
+        "non-torch memory (_util.py: everything the device holds outside torch) is the CUDA "
+        "context and NCCL communicator, 2.07 GiB as SGLang holds before its weights at TP > 1 "
+        "on NVLink GPUs (the training record sglang-4xh100-qwen3-235b-fp8-tp4 implies 2.2), "
+        "plus TensorRT-LLM's own all-reduce fusion workspace: tensorrt_llm/_torch/distributed/"
+        "ops.py get_allreduce_workspace -> plugin/plugin.py CustomAllReduceHelper."
         "allocate_allreduce_fusion_workspace (IPC buffers of size × TP, Lamport buffers of "
         "3 × size × TP, barriers of 256 × TP bytes per GPU) with max_workspace_size_auto's "
-        "16,000,000 B at TP <= 2 and 8,000,000 B above (issue 21, round 10: it replaces the "
-        "2.07 GiB of vLLM 0.19, whose 1.52 GiB was vLLM's own FlashInfer fusion workspace)",
+        "16,000,000 B at TP <= 2 and 8,000,000 B above (issue 21, round 10)",
     ),
     Change(
         "1.2.0",
