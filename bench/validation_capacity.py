@@ -121,6 +121,18 @@ STATED = {
         "image's CUDA "
         "context), which the source cannot size; nothing changed",
     },
+    "sglang-h200-deepseek-r1-tp8-aisimulate263": {
+        "version": "0.5.14",
+        "note": "held-out (round 10): an observed pool quoted in a pull request, '~509k' tokens "
+        "(recorded as 509,000; the pull request's own '2.22% below' of 497,973 gives 509,279, "
+        "+0.95% then); no log line, so predicted from the settings it states. Release not "
+        "stated (2026-09-18; the same project's SGLang DeepSeek-V3 cases run 0.5.14): every "
+        "modelled 0.5.x release from 0.5.3 gives the same pool at a stated mem_fraction_static "
+        "(0.5.7, 0.5.14 and 0.5.23 all 514,109 tokens): (139.80 − 2.07) × 0.82 − 79.29 = 33.65 "
+        "GiB (the H200's usable memory less SGLang's TP > 1 pre-load figure, times the "
+        "fraction, less DeepSeek-R1's fp8-block128 weights per GPU at TP 8) over 70,272 B a "
+        "token (61 layers × 576 × 2 B)",
+    },
     "trtllm-h100-llama31-8b-fp8": {
         "model": "meta-llama/Llama-3.1-8B-Instruct",
         "weight_dtype": "fp8-tensor",
@@ -283,7 +295,8 @@ def render() -> str:
         "",
         "Every modelled release a record ran on, with the records whose pool (tokens, else "
         "KV GiB) it prints, training and held-out records apart (the split rule is in "
-        "docs/validation/engine_logs_versions.yaml, `round4_split_rule` and `round5_split_rule`). "
+        "docs/validation/engine_logs_versions.yaml, `round4_split_rule`, `round5_split_rule`, "
+        "`round7_split_rule` and `round10_split_rule`). "
         "Releases with no "
         "public log here are listed below; their rules come from the source alone.",
     ]
