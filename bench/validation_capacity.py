@@ -708,8 +708,9 @@ EXTRA_SOURCES = (
     "everything the device holds outside torch); llm-d-incubation/llm-d-planner history to "
     "2026-05-01 (no vLLM run after v0.19.0); pages claudskills.com, tools.yiteai.com, "
     "moltq.chat, depthwise.app, progscrape.com (no engine memory lines)",
-    "https://github.com/NVIDIA/TensorRT-LLM/pull/9145 ('Enlarged the AllReduce workspace size "
-    "to 64MB', reviewed 2025-11-13: when the 64 MiB default arrived, mapped to 1.2.0), "
+    "https://github.com/NVIDIA/TensorRT-LLM/pull/9145 and its .patch ('Enlarged the AllReduce "
+    "workspace size to 64MB', tensorrt_llm/plugin/plugin.py, first commit 2025-11-10, "
+    "reviewed 2025-11-13: when the 64 MiB default arrived, mapped to 1.2.0), "
     "https://github.com/vllm-project/vllm/pull/21742 (vLLM's FlashInfer fusion sizes follow "
     "TensorRT-LLM's customAllReduceUtils.h), https://github.com/flashinfer-ai/flashinfer/"
     "pull/2118 (search excerpts, looked at in the tenth round)",

@@ -76,7 +76,8 @@ CHANGES = (
         "tensorrt_llm CustomAllReduceHelper.max_workspace_size_auto: 'Default: 64 MiB' "
         "(67,108,864 B at every TP, TRTLLM_ALLREDUCE_FUSION_WORKSPACE_SIZE overrides it), "
         "from NVIDIA/TensorRT-LLM pull 9145 ('Enlarged the AllReduce workspace size to "
-        "64MB', merged 2025-11 on main after the 1.1 release branch)",
+        "64MB': tensorrt_llm/plugin/plugin.py, first commit 2025-11-10, reviewed 2025-11-13, "
+        "on main after the 1.1 release branch)",
         "the all-reduce fusion workspace at 64 MiB: 4 × 64 MiB × TP per GPU (0.5 GiB at TP "
         "2, 2 GiB at TP 8); the release is the first cut from main after the pull request "
         "(no TensorRT-LLM TP > 1 log found to check it)",
