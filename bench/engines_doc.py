@@ -232,10 +232,22 @@ LIMITS = """## Not modelled yet
   live in GPU memory; no log at hand), `--enable-nccl-nvls` (NCCL prints
   `nvlsPerRankSize 301989888` on 8 × H200, vllm issue 9699), the held-out 0.5.19 log on one
   H100, 0.47 GiB more in use before loading than kvcalc's 0.25 GiB (+5.04%; gVisor and
-  `--enable-memory-saver`, not in SGLang's source); its
+  `--enable-memory-saver`: the 0.5.19 wheel takes its baseline before the memory saver
+  wraps anything, the weights, KV cache and CUDA graphs only, so the extra is the
+  environment's, not the source's); its
   Mamba/DeltaNet state pools (a warning); DeepEP's reserve (kvcalc does not choose that backend); the 2.2 GiB by
   which DeepSeek-V3.2 on 8 × B200 (0.5.3, DP attention) is still over-predicted.
-- TensorRT-LLM: the activation peak is vLLM's forward model with one sampler row per dummy
+- TensorRT-LLM: the profiling pass's non-torch memory is everything the device holds outside
+  torch (`_torch/pyexecutor/_util.py`). TP 1: 0.25 GiB; a TP group (TensorRT-LLM's
+  `tp_size`: kvcalc's TP × attention-DP ranks): the context and NCCL communicator, 2.07 GiB
+  as SGLang holds before its weights at TP > 1, plus TensorRT-LLM's own all-reduce fusion
+  workspace, which every GPU allocates at model build (`_torch/distributed/ops.py`
+  `get_allreduce_workspace` -> `CustomAllReduceHelper.allocate_allreduce_fusion_workspace`:
+  IPC buffers of size × TP, Lamport buffers of 3 × size × TP, barriers of 256 × TP bytes),
+  with `max_workspace_size_auto` 16,000,000 B at TP ≤ 2 and 8,000,000 B above through 1.1,
+  and 64 MiB at every TP from 1.2.0 (pull 9145): 1.0 TP 2/4/8 2.19/2.19/2.31 GiB, 1.2
+  2.57/3.07/4.07 GiB. No TensorRT-LLM TP > 1 start-up log has been found to check it.
+  The activation peak is vLLM's forward model with one sampler row per dummy
   request; only the 1.2+ option table is captured from source, 1.0.0's from its published
   reference pages; the context chunk unit (chunks cut to whole blocks) is not modelled.
 - Releases with no public log in the training set (docs/validation.md lists the ones with

@@ -106,7 +106,32 @@ STATED = {
         "GiB (the H100's usable memory less SGLang's `non_torch_tp1_bytes`), and "
         "78.47 × 0.90 − 61.07 = 9.55 GiB is the 9.54 GiB printed. The extra 0.47 GiB in use "
         "before loading is not in SGLang's source (the run adds gVisor and "
-        "--enable-memory-saver); held out, so no rule or constant changed",
+        "--enable-memory-saver); held out, so no rule or constant changed. Issue 21's tenth "
+        "round read the 0.5.19 wheel: the pool is the free memory after the weights less "
+        "pre_model_load_memory × (1 − mem_fraction_static) (mem_cache/kv_cache_configurator.py "
+        "_profile_available_bytes), so 17.40 − 0.10 × B = 9.54 puts the baseline B at 78.6 ± "
+        "0.1 GiB: 0.6 GiB in use at the baseline (0.25 modelled), and 0.13 GiB more taken "
+        "between the baseline and the weights (78.47 GiB free then). The baseline is taken in "
+        "distributed/bootstrap.py init_torch_distributed, before ModelRunner.initialize creates "
+        "the memory-saver adapter; the adapter only wraps the weights, KV cache and CUDA "
+        "graphs in torch_memory_saver regions (model_runner_components/load_model_utils.py "
+        "load_model_with_memory_saver), and at TP 1 no NCCL warm-up runs (_prewarm_nccl: TP, "
+        "PP or EP > 1). So the source holds nothing of the memory saver's before the baseline: "
+        "the extra 0.35 GiB at the baseline is the environment's (gVisor's GPU proxy or the "
+        "image's CUDA "
+        "context), which the source cannot size; nothing changed",
+    },
+    "sglang-h200-deepseek-r1-tp8-aisimulate263": {
+        "version": "0.5.14",
+        "note": "held-out (round 10): an observed pool quoted in a pull request, '~509k' tokens "
+        "(recorded as 509,000; the pull request's own '2.22% below' of 497,973 gives 509,279, "
+        "+0.95% then); no log line, so predicted from the settings it states. Release not "
+        "stated (2026-09-18; the same project's SGLang DeepSeek-V3 cases run 0.5.14): every "
+        "modelled 0.5.x release from 0.5.3 gives the same pool at a stated mem_fraction_static "
+        "(0.5.7, 0.5.14 and 0.5.23 all 514,109 tokens): (139.80 − 2.07) × 0.82 − 79.29 = 33.65 "
+        "GiB (the H200's usable memory less SGLang's TP > 1 pre-load figure, times the "
+        "fraction, less DeepSeek-R1's fp8-block128 weights per GPU at TP 8) over 70,272 B a "
+        "token (61 layers × 576 × 2 B)",
     },
     "trtllm-h100-llama31-8b-fp8": {
         "model": "meta-llama/Llama-3.1-8B-Instruct",
@@ -270,7 +295,8 @@ def render() -> str:
         "",
         "Every modelled release a record ran on, with the records whose pool (tokens, else "
         "KV GiB) it prints, training and held-out records apart (the split rule is in "
-        "docs/validation/engine_logs_versions.yaml, `round4_split_rule` and `round5_split_rule`). "
+        "docs/validation/engine_logs_versions.yaml, `round4_split_rule`, `round5_split_rule`, "
+        "`round7_split_rule` and `round10_split_rule`). "
         "Releases with no "
         "public log here are listed below; their rules come from the source alone.",
     ]
@@ -629,6 +655,74 @@ EXTRA_SOURCES = (
     "4882224494, 15318347693 (other versions of max_workspace_size_auto): read for TensorRT-LLM's "
     "pre-load memory at TP > 1; no release mapping and no TP > 1 TensorRT-LLM log, so the "
     "2.07 GiB stands (looked at)",
+    # issue 21, tenth round (engineer logs10): TensorRT-LLM's TP > 1 term from its source
+    "NVIDIA/TensorRT-LLM tensorrt_llm/_torch/distributed/ops.py (commit 0071496d: "
+    "get_allreduce_workspace calls CustomAllReduceHelper.allocate_allreduce_fusion_workspace "
+    "with max_workspace_size_auto(tp_size, support_deterministic=False)); "
+    "tensorrt_llm/plugin/plugin.py in the stored versions of search index files 196834873 and "
+    "15166236712 (allocate_allreduce_fusion_workspace: IPC buffers of size × tp_size, "
+    "barriers of 256 × tp_size, Lamport buffers of 3 × size × tp_size; "
+    "max_workspace_size_auto 16,000,000 B at TP <= 2, 8,000,000 B above), 15318347693, "
+    "4216063708, 595001015, 4882224494, 2747049588, 40646681227 (older helpers, the same "
+    "16/8 MB sizes), 56991117771 (the 2026 PyTorch-backend helper, read whole: 'Default: "
+    "64 MiB', 67,108,864 B at every TP): read for issue 21's tenth round, which added "
+    "TensorRT-LLM's own workspace, 4 × size × TP, to the 2.07 GiB of context and NCCL "
+    "communicator (1.0.0-1.1.0: 2.19 GiB at TP 2 and 4, 2.31 at TP 8; from 1.2.0: 2.57, "
+    "3.07, 4.07 GiB); vllm 0.33.0 wheel v1/worker/gpu_worker.py ('take memory snapshot "
+    "after NCCL is initialized': vLLM's non-torch figures exclude the communicator, so they "
+    "cannot size it) and compilation/passes/fusion/allreduce_rms_fusion.py "
+    "(FI_ALLREDUCE_FUSION_MAX_SIZE_MB on Hopper: 64 MB at TP 2, 2 MB at TP 4)",
+    "sglang 0.5.19 wheel (PyPI, issue 21's tenth round): distributed/bootstrap.py "
+    "(pre_model_load_memory after the parallel groups; _prewarm_nccl only at TP, PP or EP > 1), "
+    "mem_cache/kv_cache_configurator.py _profile_available_bytes (free memory after the "
+    "weights less pre_model_load_memory × (1 − mem_fraction_static)), model_runner.py "
+    "initialize, model_runner_components/load_model_utils.py load_model_with_memory_saver, "
+    "utils/torch_memory_saver_adapter.py: read for the held-out GKE record's 0.47 GiB "
+    "(nothing of the memory saver's before the baseline; no change)",
+    "issue 21, tenth round, start-up logs searched for and not usable (none a record): "
+    "https://github.com/EuroEval/EuroEval/issues/1120 (vLLM 0.10.1.1, gpt-oss-120b at TP 2 "
+    "and 0.9: the GPU and the KV lines not in the excerpts; MXFP4 through Marlin), "
+    "https://github.com/gpustack/gpustack/issues/4660 (a block-FP8 model on a GeForce GPU, "
+    "Feb 2026: KV lines not in the excerpt), /issues/3377, /issues/3103, /issues/1126, "
+    "https://github.com/sgl-project/sglang/issues/10053 (decode lines only), /pull/7864, "
+    "https://github.com/ovg-project/kvcached/issues/210, /issues/191, "
+    "https://github.com/NVIDIA/TensorRT-LLM/issues/8961 (pipeline parallel across nodes on a "
+    "5.9 GiB GPU, pool capped by max_tokens), /issues/2398, /issues/260, /issues/247, "
+    "/issues/2305, /issues/542, /issues/204, /issues/15296, /pull/9729, /pull/4009, "
+    "/pull/3497, https://forums.developer.nvidia.com/t/tensorrt-llm-pytorch-memory-fraction-"
+    "automatically-limited-to-0-14-despite-kv-cache-configuration/354807 (1.1.0rc3 on a DGX "
+    "Spark, pool capped by max_tokens), https://github.com/triton-inference-server/"
+    "tensorrtllm_backend/issues/108, /issues/294, https://github.com/triton-inference-server/"
+    "server/issues/7748, /issues/7210, /issues/5749, /pull/6771, https://github.com/"
+    "vllm-project/vllm/issues/26646 (Qwen3-Next, partial), /issues/44376 (0.22, DeepSeek "
+    "V4), /issues/23087, /issues/8031, /issues/6689, /issues/7154, /issues/6206, /issues/5626, "
+    "/issues/5248, /pull/12569, /pull/9438, /pull/5515, /pull/53852, "
+    "https://github.com/LMCache/LMCache/pull/3171 (DeepSeek V4 on H20, 0.20.1), "
+    "https://github.com/MiaAI-Lab/GLM-5.3-Flash-EXL3-2x-DGX-Sparks/issues/204 (GB10), "
+    "https://github.com/redhat-performance/configiq/issues/112 (Gemma 4 on an H200 under a "
+    "downstream vLLM 0.24.0 build: model not shipped), https://github.com/ai-dynamo/"
+    "aiconfigurator/issues/1159, https://github.com/ai-dynamo/aisimulate/pull/269, "
+    "https://github.com/ai-dynamo/dynamo/pull/15169 and https://github.com/SemiAnalysisAI/"
+    "InferenceX/issues/2128 (DeepSeek V4), /issues/870 (no pool figure), https://github.com/"
+    "sgl-project/sglang/pull/28620, /pull/23933, /issues/3196, https://github.com/"
+    "pegainfer-project/pegainfer/issues/422, https://github.com/alvarobartt/hf-mem/pull/67, "
+    "https://github.com/vllm-project/vllm/issues/8185, https://github.com/microsoft/"
+    "sarathi-serve/issues/29, https://github.com/ovg-project/kvcached/issues/101, "
+    "https://github.com/guoqingbao/xinfer/issues/195, https://github.com/lightseekorg/"
+    "tokenspeed/pull/1266, https://github.com/flashinfer-ai/flashinfer/issues/1223, "
+    "/pull/1229; the LMCache documentation FAQ's KV table (Qwen3-32B 275,760 tokens; GPU, "
+    "release and settings not in the excerpt); search index files 70687021461 (another copy "
+    "of the GKE timing guide), 2869238873, 9136361103, 9841842691, 843526953, 54555926407, "
+    "90899134 (TensorRT-LLM _util.py revisions: the profiling pass's non-torch memory is "
+    "everything the device holds outside torch); llm-d-incubation/llm-d-planner history to "
+    "2026-05-01 (no vLLM run after v0.19.0); pages claudskills.com, tools.yiteai.com, "
+    "moltq.chat, depthwise.app, progscrape.com (no engine memory lines)",
+    "https://github.com/NVIDIA/TensorRT-LLM/pull/9145 and its .patch ('Enlarged the AllReduce "
+    "workspace size to 64MB', tensorrt_llm/plugin/plugin.py, first commit 2025-11-10, "
+    "reviewed 2025-11-13: when the 64 MiB default arrived, mapped to 1.2.0), "
+    "https://github.com/vllm-project/vllm/pull/21742 (vLLM's FlashInfer fusion sizes follow "
+    "TensorRT-LLM's customAllReduceUtils.h), https://github.com/flashinfer-ai/flashinfer/"
+    "pull/2118 (search excerpts, looked at in the tenth round)",
 )
 
 

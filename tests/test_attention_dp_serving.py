@@ -45,17 +45,19 @@ def test_trtllm_pool_of_one_attention_dp_rank_by_hand():
     # + the widest layer max(8,192 × (2 × 8,192 + 512 + 512) × 2, 1 × 151,936 × 14.5)
     #   = 285,212,672 B                                          = 6,325,010,432 B
     assert p.activation_bytes == 5_905_580_032 + 134_217_728 + 285_212_672
-    # NCCL's communicators: the multi-GPU reserve (2.07 GiB), not the single GPU's 0.25 GiB
-    assert p.non_torch_bytes == round(2.07 * GIB)
-    # pool: 0.9 × (85,029,027,840 − 37,679,029,248 − 6,325,010,432 − 2,222,645,576)
-    #     = 34,922,108,325.6 B; a block of 32 tokens × 94 × 2 × 4 × 128 × 1 B = 3,080,192 B:
-    #       11,337 blocks = 362,784 tokens
+    # non-torch: the multi-GPU context and NCCL figure (2.07 GiB = 2,222,645,576 B), not the
+    # single GPU's 0.25 GiB, plus the all-reduce fusion workspace of TensorRT-LLM's tp_size 8
+    # group (the newest release, 1.2.1: 64 MiB; 4 × 67,108,864 × 8 + 256 × 8 = 2,147,485,696 B)
+    assert p.non_torch_bytes == round(2.07 * GIB) + 2_147_485_696 == 4_370_131_272
+    # pool: 0.9 × (85,029,027,840 − 37,679,029,248 − 6,325,010,432 − 4,370,131,272)
+    #     = 32,989,371,199.2 B; a block of 32 tokens × 94 × 2 × 4 × 128 × 1 B = 3,080,192 B:
+    #       10,710 blocks = 342,720 tokens
     assert p.usable_memory_bytes == 85_029_027_840
-    assert p.kv_budget_bytes == pytest.approx(34_922_108_325.6)
-    assert p.tokens == 11_337 * 32 == 362_784
-    # one rank holds 362,784 // 2,176 = 166 sequences of 128 + 2,048 tokens; the replica 8 ×
+    assert p.kv_budget_bytes == pytest.approx(32_989_371_199.2)
+    assert p.tokens == 10_710 * 32 == 342_720
+    # one rank holds 342,720 // 2,176 = 157 sequences of 128 + 2,048 tokens; the replica 8 ×
     s = T.serving_throughput(dep, prompt=128, gen=2048, host=NONE)
-    assert s.concurrency == 8 * 166
+    assert s.concurrency == 8 * 157
 
 
 def test_prefill_budget_per_attention_dp_rank():

@@ -474,6 +474,29 @@ def test_meta_405b_fp8_keeps_attention_and_the_end_layers_in_bf16():
     assert dep.weights_bytes_per_gpu == 60_903_292_928
 
 
+def test_trtllm_all_reduce_workspace_by_release():
+    # CustomAllReduceHelper.allocate_allreduce_fusion_workspace: IPC buffers of size × TP,
+    # Lamport buffers of 3 × size × TP, barriers of 256 × TP bytes on each GPU
+    # 1.0.0: max_workspace_size_auto 16,000,000 B at TP <= 2: 4 × 16e6 × 2 + 512 = 128,000,512 B
+    assert trt.allreduce_workspace_bytes(16_000_000, 2) == 128_000_512
+    # ... 8,000,000 B above: TP 8: 4 × 8e6 × 8 + 2,048 = 256,002,048 B
+    assert trt.allreduce_workspace_bytes(8_000_000, 8) == 256_002_048
+    assert trt.allreduce_workspace_bytes(8_000_000, 1) == 0
+    # the pool's non-torch term: TP 1 0.25 GiB; TP > 1 the context and NCCL communicator
+    # (2.07 GiB, SGLang's pre-load figure) and the workspace: 1.0.0 TP 8 = 2.07 GiB +
+    # 256,002,048 B
+    nt = pool("llama3-8b", engine_name="trtllm", version="1.0.0", tp=8).non_torch_bytes
+    assert nt == round(2.07 * GIB) + 256_002_048
+    assert pool("llama3-8b", engine_name="trtllm", version="1.0.0").non_torch_bytes == round(
+        0.25 * GIB)  # fmt: skip
+    # 1.2.0: 64 MiB at every TP: TP 8 = 4 × 67,108,864 × 8 + 2,048 = 2 GiB + 2,048 B
+    nt = pool("llama3-8b", engine_name="trtllm", version="1.2.0", tp=8).non_torch_bytes
+    assert nt == round(2.07 * GIB) + 2 * GIB + 2_048
+    # attention DP + EP: TensorRT-LLM's tp_size is the whole group (kvcalc tp 1 × ep 8 = 8)
+    dsv3 = pool("deepseek-v3", "b200", engine_name="trtllm", version="1.0.0", ep=8)
+    assert dsv3.non_torch_bytes == round(2.07 * GIB) + 256_002_048
+
+
 def test_trtllm_pages_sparse_attention_64_tokens():
     # DeepSeek-V3.2's sparse attention (DSA) runs 64-token KV blocks in TensorRT-LLM (its
     # indexer's cache), the 32-token default raised; the command states it in the YAML

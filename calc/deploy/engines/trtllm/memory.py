@@ -16,6 +16,15 @@ from __future__ import annotations
 from calc.formulas.elementwise import cdiv, maximum, minimum
 
 
+def allreduce_workspace_bytes(size_bytes, tp):
+    """The all-reduce fusion workspace one GPU of a TP group allocates outside torch [bytes]
+    (``CustomAllReduceHelper.allocate_allreduce_fusion_workspace``): IPC buffers of
+    size × TP, Lamport buffers of 3 × size × TP and barriers of 256 × TP bytes; none at TP 1."""
+    if tp <= 1:
+        return 0
+    return 4 * size_bytes * tp + 256 * tp
+
+
 def free_memory_bytes(total_memory_bytes, weights_bytes, activation_bytes, non_torch_bytes):
     """Memory free after the weights and the profiling pass [bytes]."""
     return total_memory_bytes - weights_bytes - activation_bytes - non_torch_bytes

@@ -22,12 +22,24 @@ SOURCES = {
     "usable_memory": "cudaMemGetInfo total",
     "weights": "model load",
     "activation": "profiling forward pass before the KV cache (reference/memory.md)",
-    "non_torch": "CUDA context, NCCL",
+    "non_torch": "CUDA context, NCCL, all-reduce fusion workspace (plugin.py)",
     "cuda_graphs": "captured after the pool",
     "budget": "llm_args.py KvCacheConfig.free_gpu_memory_fraction × free memory",
     "blocks": "kvCacheManager.cpp (tokens_per_block)",
     "tokens": "kvCacheManager.cpp (min of fraction and max_tokens, whole blocks)",
 }
+
+
+def non_torch_bytes(rules: TrtllmRules, tp_size: int, ep: int) -> float:
+    """Non-torch memory of the profiling pass per GPU [bytes]: the TP 1 figure, or, where the
+    GPU talks to others in its step (TP, or the gather and reduce-scatter of expert
+    parallelism), the context and NCCL communicator figure plus the all-reduce fusion
+    workspace of the engine's TP group (``tp_size``: kvcalc's TP × attention-DP ranks,
+    TensorRT-LLM's ``tp_size``)."""
+    if tp_size == 1 and ep == 1:
+        return rules.non_torch_tp1_bytes
+    size = rules.allreduce_size_tp2_bytes if tp_size <= 2 else rules.allreduce_size_bytes
+    return rules.non_torch_tp_bytes + tm.allreduce_workspace_bytes(size, tp_size)
 
 
 def profiling_requests(max_num_tokens: int, max_seq_len: int, max_batch_size: int) -> int:
@@ -66,10 +78,7 @@ def predict(dep: Deployment, rules: TrtllmRules, config: EngineConfig, **measure
     act, act_figure = _activation(dep, rules, config, measured)
     non_torch = measured.get("non_torch_bytes")
     if non_torch is None:
-        # NCCL's communicators and buffers exist whenever the GPU talks to others in its
-        # step: TP, or the gather and reduce-scatter of expert parallelism
-        solo = tp == 1 and dep.ep == 1
-        non_torch = rules.non_torch_tp1_bytes if solo else rules.non_torch_tp_bytes
+        non_torch = non_torch_bytes(rules, tp * dep.sharding.dp_attn, dep.ep)
     fraction = config.memory_fraction or rules.free_gpu_memory_fraction
     block = config.block_size
     if cfg.indexer is not None:  # sparse MLA (DSA) pages 64 tokens (its indexer's cache)

@@ -27,8 +27,14 @@ class TrtllmRules:
     chunked_prefill: bool  # serve.py --enable_chunked_prefill default
     capacity_scheduler: str  # serve.py SchedulerConfig.capacity_scheduler_policy
     sampler_bytes_per_logit: float  # the profiling pass's sampler, taken as vLLM 0.19's
-    non_torch_tp1_bytes: float
+    non_torch_tp1_bytes: float  # CUDA context and library workspaces of one GPU
+    # at TP > 1: the CUDA context and the TP group's NCCL communicator (NCCL sizes it, not
+    # TensorRT-LLM's source), taken as SGLang's memory in use before its weights at TP > 1
     non_torch_tp_bytes: float
+    # CustomAllReduceHelper.max_workspace_size_auto (plugin.py): the all-reduce fusion
+    # workspace's ``size`` at TP <= 2 and above; each GPU allocates 4 × size × TP of it
+    allreduce_size_tp2_bytes: int
+    allreduce_size_bytes: int
 
 
 BASE = TrtllmRules(
@@ -41,6 +47,8 @@ BASE = TrtllmRules(
     sampler_bytes_per_logit=14.5,
     non_torch_tp1_bytes=round(0.25 * GIB),
     non_torch_tp_bytes=round(2.07 * GIB),
+    allreduce_size_tp2_bytes=16_000_000,
+    allreduce_size_bytes=8_000_000,
 )
 
 CHANGES = (
@@ -51,8 +59,28 @@ CHANGES = (
         "enable_chunked_prefill False, capacity_scheduler_policy GUARANTEED_NO_EVICT); "
         "tensorrt_llm/builder.py BuildConfig (max_batch_size 2048, max_num_tokens 8192); "
         "KvCacheConfig tokens_per_block 32",
-        "the profiling pass's activation and non-torch terms are vLLM 0.19's model (no "
-        "TensorRT-LLM log in the training set prints them)",
+        "the profiling pass's activation and TP 1 non-torch terms are vLLM 0.19's model (no "
+        "TensorRT-LLM log in the training set prints them). At TP > 1 the profiling pass's "
+        "non-torch memory (_util.py: everything the device holds outside torch) is the CUDA "
+        "context and NCCL communicator, 2.07 GiB as SGLang holds before its weights at TP > 1 "
+        "on NVLink GPUs (the training record sglang-4xh100-qwen3-235b-fp8-tp4 implies 2.2), "
+        "plus TensorRT-LLM's own all-reduce fusion workspace: tensorrt_llm/_torch/distributed/"
+        "ops.py get_allreduce_workspace -> plugin/plugin.py CustomAllReduceHelper."
+        "allocate_allreduce_fusion_workspace (IPC buffers of size × TP, Lamport buffers of "
+        "3 × size × TP, barriers of 256 × TP bytes per GPU) with max_workspace_size_auto's "
+        "16,000,000 B at TP <= 2 and 8,000,000 B above (issue 21, round 10)",
+    ),
+    Change(
+        "1.2.0",
+        {"allreduce_size_tp2_bytes": 67_108_864, "allreduce_size_bytes": 67_108_864},
+        "tensorrt_llm CustomAllReduceHelper.max_workspace_size_auto: 'Default: 64 MiB' "
+        "(67,108,864 B at every TP, TRTLLM_ALLREDUCE_FUSION_WORKSPACE_SIZE overrides it), "
+        "from NVIDIA/TensorRT-LLM pull 9145 ('Enlarged the AllReduce workspace size to "
+        "64MB': tensorrt_llm/plugin/plugin.py, first commit 2025-11-10, reviewed 2025-11-13, "
+        "on main after the 1.1 release branch)",
+        "the all-reduce fusion workspace at 64 MiB: 4 × 64 MiB × TP per GPU (0.5 GiB at TP "
+        "2, 2 GiB at TP 8); the release is the first cut from main after the pull request "
+        "(no TensorRT-LLM TP > 1 log found to check it)",
     ),
 )
 
