@@ -126,10 +126,18 @@ every word from input shell-quoted; a model name that reads as an option is refu
 | chunked prefill, as modelled (the engine's default unless `EngineSettings.chunked_prefill` says) | `--enable-chunked-prefill` (on by default), `--no-enable-chunked-prefill` | `--chunked-prefill-size N` (on), `-1` | `enable_chunked_prefill: true` only when on (trtllm-serve's default, off, is what kvcalc models) |
 | prefix cache off (`--no-prefix-cache`, `EngineSettings.prefix_cache` False; on, the engines' default, adds nothing) | `--no-enable-prefix-caching` | `--disable-radix-cache` | `kv_cache_config: enable_block_reuse: false` |
 | sparse attention (DSA) blocks | (64-token pages, the engine's own) | `--page-size 64` | `kv_cache_config: tokens_per_block: 64` |
-| fp8 weights from a 16-bit checkpoint | `--quantization fp8` | `--quantization fp8` | a ModelOpt fp8 checkpoint named in place of the repository |
+| fp8 weights from a 16-bit checkpoint | `--quantization fp8` | `--quantization fp8` | NVIDIA's published FP8 checkpoint where one exists (below), else a local ModelOpt one, named in place of the repository |
+| weights no engine makes at load time (nvfp4, int4 ...) | the published checkpoint (below) as the model, else a local folder `./<name>-<format>` with a note | same | same |
+| a 16-bit KV cache beside a pre-quantised checkpoint (whose `kv_cache_quant_algo` may make 'auto' fp8) | `--kv-cache-dtype bfloat16` (0.11+; `float16` 0.18+), else a note | `--kv-cache-dtype bfloat16` (0.5.4+), else a note | a note |
 
 `--max-model-len` (`--context-length`, `--max_seq_len`) is the workload's longest request, or
 the model's limit; the memory fraction is the one kvcalc's ledger used.
+
+Published pre-quantised checkpoints the commands load (`calc/data/quantised_checkpoints.yaml`,
+the table `kvcalc plan` marks 4-bit rows by; an Instruct release of a base config has its
+shapes, and the command's note says which weights they are):
+
+{published}
 
 **How the commands are checked.** `tools/capture_engine_options.py` reads every modelled
 release's argument parser from its released package, statically (`ast`; importing the parsers
@@ -284,6 +292,17 @@ def rules_section() -> list[str]:
     return out
 
 
+def published_section() -> str:
+    from calc.data.quantised_checkpoints import published_checkpoints
+
+    return "\n".join(
+        f"- {model} as {fmt}: `{e['repo']}` (https://huggingface.co/{e['repo']}"
+        + (f"; made from {e['quantises']}" if e.get("quantises") else "") + f"): {e['source']}"
+        for model, formats in published_checkpoints().items()
+        for fmt, e in formats.items()
+    )
+
+
 def tables_section() -> list[str]:
     out = ["Captured option tables (`tests/data/engine_options/`):", ""]
     for path in sorted((ROOT / "tests" / "data" / "engine_options").glob("*.json")):
@@ -295,7 +314,8 @@ def tables_section() -> list[str]:
 def render() -> str:
     return "\n".join([
         INTRO.rstrip("\n"), "", *releases_section(), *rules_section(), LOGS.rstrip("\n"), "",
-        COMMANDS.rstrip("\n"), "", *tables_section(), SCHEDULING.rstrip("\n"), "",
+        COMMANDS.replace("{published}", published_section()).rstrip("\n"), "",
+        *tables_section(), SCHEDULING.rstrip("\n"), "",
         LIMITS.rstrip("\n"), "",
     ])  # fmt: skip
 

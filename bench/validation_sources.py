@@ -445,6 +445,31 @@ LOOKED_AT = (
      "rows), on H200 'moe_torch_flow_cutlass'; kvcalc's TensorRT-LLM fp8_block curve beside "
      "them (tools/moe_fp8_block_b200.py): B200 MoE EP8 -22% to +14% at 1-16,384 tokens, "
      "+1% to +14% at 64-1,024; already fitted to these rows (their balanced third), not refitted"),
+    ("Hugging Face model cards of NVIDIA's ModelOpt releases, read through public mirrors: "
+     "nvidia/DeepSeek-R1-FP4 (base_model deepseek-ai/DeepSeek-R1, nvidia-modelopt v0.23.0), "
+     "nvidia/Llama-3.1-8B-Instruct-FP4 (base Llama-3.1-8B-Instruct), "
+     "nvidia/Llama-3.1-405B-Instruct-FP8 (nvidia-modelopt v0.15.1), "
+     "nvidia/Llama-3.1-405B-Instruct-FP4 (v0.23.0); nvidia/Llama-3.3-70B-Instruct-FP4 and "
+     "nvidia/Llama-3.1-8B-Instruct-FP8 by their ids",
+     "issue 21, launch commands (qa2): the fp8 entries added to calc/data/quantised_"
+     "checkpoints.yaml (Llama 3.1 8B and 405B), which a quantised row's command now loads "
+     "('only the weights and activations of the linear operators within transformer blocks "
+     "are quantized'); DeepSeek-R1 nvfp4 stays nvidia/DeepSeek-R1-NVFP4, the checkpoint the "
+     "timed B200 records ran; no figure taken"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py: the revision at commit "
+     "fcd3f31682808ae56118ae43c1d7864a3a945e6f (pre-1.0: _ParallelConfig with auto_parallel) "
+     "and four later revisions found by text search (index ids 1520735490, 7019226376, "
+     "1090804222, 60194123896; their commits not named by the index); TensorRT-LLM's "
+     "published API reference, CacheTransceiverConfig and KvCacheConfig pages (latest, "
+     "1.3.0rc27, 1.4.0rc1, 1.4.0rc4) and PR 9352's diff of docs/source/features/"
+     "disagg-serving.md",
+     "issue 21, launch commands (qa2): KvCacheConfig.enable_block_reuse (bool, default True) "
+     "in every revision read; dtype (str, 'auto') in 1520735490 and later; tokens_per_block "
+     "(default 32) only in the later ones (not in 1520735490); "
+     "CacheTransceiverConfig.backend Literal['default', 'ucx', 'nixl', 'mpi'] in 1520735490, "
+     "'DEFAULT', 'UCX', 'NIXL', ('MOONCAKE',) 'MPI' in the published references; which "
+     "release each stored revision is could not be pinned (the 1.0.0 and 1.2.1 files were "
+     "not reachable here), docs/engines.md says so"),
 )
 
 

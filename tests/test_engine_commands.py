@@ -176,6 +176,11 @@ FORMS = {
                                                {"replicas": 1}),
     "EP inside TP (tp 2 = ep 2)": ("mixtral-8x7b", "h100", {"tp": 2, "ep": 2}, {"replicas": 1}),
     "disaggregated 2P1D": ("llama3-70b", "h100", {"tp": 2}, {"prefill": 2, "decode": 1}),
+    # a published pre-quantised checkpoint named as the model, its 16-bit KV stated
+    "nvfp4 weights, published checkpoint": ("llama3.3-70b", "b200", {"tp": 2,
+                                            "weight_dtype": "nvfp4"}, {"replicas": 1}),
+    "nvfp4 weights, no published checkpoint": ("llama3-8b", "b200", {"tp": 1,
+                                               "weight_dtype": "nvfp4"}, {"replicas": 1}),
 }  # fmt: skip
 
 
@@ -377,3 +382,61 @@ def test_prefix_cache_is_stated_as_modelled(engine_name, prefix_cache):
             cache = stated.get("kv_cache_config", {})
             assert cache.get("enable_block_reuse", True) == (not off), release
             assert ("--extra_llm_api_options" in argv) == bool(files)
+
+
+@pytest.mark.parametrize("engine_name", ["vllm", "sglang", "trtllm"])
+def test_quantised_rows_name_the_published_checkpoint(engine_name):
+    # --weight-dtype nvfp4 on DeepSeek-R1: every engine loads NVIDIA's NVFP4 release, the one
+    # the timed TensorRT-LLM B200 records ran (calc/data/quantised_checkpoints.yaml; none makes
+    # NVFP4 at load time), never the fp8 repository it would run as released
+    dep = deployment("deepseek-r1", "b200", engine_name, engine(engine_name).versions.newest,
+                     tp=8, weight_dtype="nvfp4", kv_dtype="fp8")  # fmt: skip
+    c = launch_commands(dep)[0]
+    assert "nvidia/DeepSeek-R1-NVFP4" in c.argv and "deepseek-ai/DeepSeek-R1" not in c.argv
+    assert any(n.startswith("nvidia/DeepSeek-R1-NVFP4: the published nvfp4") for n in c.notes)
+    # fp8 from Llama 3.1 8B's bf16 weights: vLLM and SGLang quantise at load time (the base
+    # repository, --quantization fp8); TensorRT-LLM loads NVIDIA's FP8 release of its Instruct
+    # fine-tune (the same shapes), which the note says
+    dep = deployment("llama3.1-8b", "h100", engine_name, engine(engine_name).versions.newest,
+                     weight_dtype="fp8")  # fmt: skip
+    c = launch_commands(dep)[0]
+    if engine_name == "trtllm":
+        assert c.argv[1] == "nvidia/Llama-3.1-8B-Instruct-FP8"
+        assert any("made from meta-llama/Llama-3.1-8B-Instruct" in n for n in c.notes)
+    else:
+        assert "meta-llama/Llama-3.1-8B" in c.argv and c.argv[c.argv.index("--quantization")
+                                                              + 1] == "fp8"  # fmt: skip
+    # no published checkpoint of Llama 3 8B in NVFP4: a local folder of that format, never the
+    # bf16 repository the engine would run unquantised
+    dep = deployment("llama3-8b", "b200", engine_name, engine(engine_name).versions.newest,
+                     weight_dtype="nvfp4")  # fmt: skip
+    c = launch_commands(dep)[0]
+    assert "./Meta-Llama-3-8B-nvfp4" in c.argv and "meta-llama/Meta-Llama-3-8B" not in c.argv
+
+
+@pytest.mark.parametrize(("engine_name", "release", "stated"), [
+    ("vllm", "0.33.0", "bfloat16"), ("vllm", "0.11.0", "bfloat16"), ("vllm", "0.10.1", None),
+    ("sglang", "0.5.23", "bfloat16"), ("sglang", "0.5.4", "bfloat16"), ("sglang", "0.5.3", None),
+    ("trtllm", "1.2.1", None),
+])  # fmt: skip
+def test_a_prequantised_checkpoint_keeps_the_16_bit_kv_cache_sized(engine_name, release, stated):
+    # NVIDIA's NVFP4 releases ask for an fp8 KV cache (hf_quant_config.json kv_cache_quant_algo
+    # FP8: tests/data/hf_configs/qwen3-235b-a22b-nvfp4), which the engines' 'auto' follows; a
+    # row sized with a bf16 cache states bfloat16 where the release's parser takes it (vLLM
+    # 0.11+, SGLang 0.5.4+), else a note says so
+    dep = deployment("llama3.3-70b", "b200", engine_name, release, tp=2, weight_dtype="nvfp4")
+    assert dep.kv_dtype == "bf16"
+    commands = launch_commands(dep, max_model_len=4096)
+    check(commands, dep, dep.sharding.gpus)
+    c = commands[0]
+    if engine_name == "trtllm":
+        assert "dtype" not in dict(c.files).get("extra-llm-api-config.yaml", "")
+    else:
+        value = c.argv[c.argv.index("--kv-cache-dtype") + 1]
+        assert value == (stated or "auto")
+    assert any("bf16 KV cache sized" in n for n in c.notes) == (stated is None)
+    # a row that sized an fp8 cache states fp8, with no note
+    dep = deployment("llama3.3-70b", "b200", engine_name, release, tp=2, weight_dtype="nvfp4",
+                     kv_dtype="fp8")  # fmt: skip
+    c = launch_commands(dep, max_model_len=4096)[0]
+    assert not any("KV cache sized" in n for n in c.notes)

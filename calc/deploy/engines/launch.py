@@ -118,14 +118,50 @@ def online_quantization(dep: Deployment) -> str | None:
     return None
 
 
-def prequantized_note(dep: Deployment) -> str | None:
-    """What to serve when kvcalc timed weights no engine makes at load time (None: the
-    checkpoint as released, or weights the engine quantises at load time)."""
+# kvcalc's names of the formats a published checkpoint is declared in: per-tensor fp8 ("fp8"
+# or "fp8-tensor") is calc/data/quantised_checkpoints.yaml's "fp8"
+_DECLARED_AS = {"fp8-tensor": "fp8"}
+
+
+def published_checkpoint(dep: Deployment, fmt: str) -> dict | None:
+    """The published checkpoint of the model in ``fmt`` (calc/data/quantised_checkpoints.yaml:
+    repo, source, quantises), if kvcalc knows one."""
+    from calc.data.quantised_checkpoints import published_checkpoint as declared
+
+    return declared(dep.model.name, _DECLARED_AS.get(fmt, fmt))
+
+
+def served_checkpoint(dep: Deployment, online: bool = True) -> tuple[str, str | None]:
+    """(what the engine loads, a note): the model's repository when kvcalc timed its released
+    formats, or formats the engine makes at load time (``online``: fp8 from a 16-bit
+    checkpoint); else the published checkpoint of the format kvcalc timed, or a local folder
+    holding one quantised to it (no engine quantises to it at load time)."""
+    name = model_id(dep)
     fmt = timed_format(dep)
-    if fmt is None or online_quantization(dep) is not None:
-        return None
-    return (f"kvcalc timed {fmt} weights: serve a checkpoint quantised to {fmt} (e.g. with "
-            f"NVIDIA ModelOpt or llm-compressor) in place of {model_id(dep)}")  # fmt: skip
+    if fmt is None or (online and online_quantization(dep) is not None):
+        return name, None
+    pub = published_checkpoint(dep, fmt)
+    if pub is not None:
+        repo, base = pub["repo"], pub.get("quantises")
+        of = f" (made from {base}: {name}'s shapes)" if base else ""
+        return repo, (f"{repo}: the published {fmt} checkpoint, the format kvcalc timed{of}; "
+                      "its quantisation config lists any layer kept in 16 bit")  # fmt: skip
+    local = "./" + name.rsplit("/", 1)[-1] + "-" + fmt
+    return local, (f"{local}: {name} quantised to {fmt}, the weight format kvcalc timed "
+                   "(NVIDIA ModelOpt, or llm-compressor; no published checkpoint known to "
+                   "kvcalc)")  # fmt: skip
+
+
+def pins_16bit_kv(dep: Deployment) -> bool:
+    """The command loads a pre-quantised checkpoint (which may ask for an fp8 KV cache, as
+    NVIDIA's do) while the row sized a 16-bit one: the KV dtype must be stated, not 'auto'."""
+    return dep.kv_dtype in ("bf16", "fp16") and served_checkpoint(dep)[0] != model_id(dep)
+
+
+def prequantized_note(dep: Deployment) -> str | None:
+    """What the command's checkpoint is when kvcalc timed weights no engine makes at load time
+    (None: the checkpoint as released, or weights the engine quantises at load time)."""
+    return served_checkpoint(dep)[1]
 
 
 def check_one_host_per_group(dep: Deployment, what: str) -> None:

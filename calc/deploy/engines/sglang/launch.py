@@ -24,7 +24,11 @@ DIST_PORT = "5000"
 
 
 def kv_cache_dtype(dep: Deployment) -> str:
-    """SGLang's name of the KV dtype: auto (the model's) or fp8_e4m3."""
+    """SGLang's name of the KV dtype: auto (the model's) or fp8_e4m3; bfloat16 by name where a
+    pre-quantised checkpoint's 'auto' could mean its fp8 KV cache (0.5.4+)."""
+    if (launch.pins_16bit_kv(dep) and dep.kv_dtype == "bf16"
+            and parse_version(dep.engine_config.version) >= (0, 5, 4)):  # fmt: skip
+        return "bfloat16"
     return launch.kv_cache_dtype(dep, "fp8_e4m3")
 
 
@@ -32,7 +36,8 @@ def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
     ec = dep.engine_config
     group = max(dep.tp, dep.ep)  # SGLang's tp_size spans the attention-DP ranks
     dp = dep.sharding.dp_attn
-    argv = ["python", "-m", "sglang.launch_server", "--model-path", launch.model_id(dep)]
+    model, _ = launch.served_checkpoint(dep)
+    argv = ["python", "-m", "sglang.launch_server", "--model-path", model]
     argv += ["--tp-size", str(group), "--pp-size", str(dep.pp)]
     if dp > 1:
         if parse_version(ec.version) >= (0, 5, 22):
@@ -67,6 +72,9 @@ def _replica(dep: Deployment, plan: launch.LaunchPlan, role: str, count: int,
     deepep_04 = (dep.ep > 1 and dep.engine.moe_a2a == "deepep"
                  and parse_version(dep.engine_config.version) < (0, 5, 2))  # fmt: skip
     notes = [n for n in (launch.prequantized_note(dep),) if n]
+    if launch.pins_16bit_kv(dep) and kv_cache_dtype(dep) == "auto":
+        notes.append(f"a {dep.kv_dtype} KV cache sized: --kv-cache-dtype auto follows the "
+                     "checkpoint, fp8 if its kv_cache_quant_algo says FP8")  # fmt: skip
     if deepep_04:  # no option table of 0.4 releases to check a flag against
         notes.append("DeepEP on SGLang 0.4: state it with that release's own option (kvcalc "
                      "holds no option table of 0.4 releases)")

@@ -27,16 +27,13 @@ CONFIG_FILE = "extra-llm-api-config.yaml"
 
 def checkpoint(dep: Deployment) -> tuple[str, str | None]:
     """(the checkpoint to serve, a note): the model's repository when kvcalc timed its released
-    formats (``--weight-dtype`` naming one is the checkpoint as released), else a local
-    ModelOpt checkpoint of the format kvcalc timed."""
-    name = launch.model_id(dep)
-    fmt = launch.timed_format(dep)
-    if fmt is None:
-        return name, None
-    local = "./" + name.rsplit("/", 1)[-1] + "-" + fmt
-    return local, (f"{local}: a ModelOpt {fmt} checkpoint of {name} (TensorRT-LLM's "
-                   "examples/quantization/quantize.py, or an NVIDIA pre-quantised release), the "
-                   "weight format kvcalc timed")  # fmt: skip
+    formats (``--weight-dtype`` naming one is the checkpoint as released), else the published
+    checkpoint of the format kvcalc timed, or a local ModelOpt one (TensorRT-LLM quantises
+    nothing at load time: fp8 from a 16-bit checkpoint is a checkpoint too)."""
+    name, note = launch.served_checkpoint(dep, online=False)
+    if note is not None and name.startswith("./"):
+        note += " (TensorRT-LLM's examples/quantization/quantize.py makes one)"
+    return name, note
 
 
 def yaml_text(dep: Deployment, role: str | None) -> str:
@@ -88,8 +85,13 @@ def _replica(dep: Deployment, plan: launch.LaunchPlan, role: str, count: int,
     text = yaml_text(dep, disagg)
     files = ((config_file, text),) if text.strip() else ()
     argv = _argv(dep, plan, config_file if files else None)
-    _, note = checkpoint(dep)
+    name, note = checkpoint(dep)
     notes = [note] if note else []
+    if name != launch.model_id(dep) and dep.kv_dtype in ("bf16", "fp16"):
+        # NVIDIA's pre-quantised checkpoints ask for an fp8 KV cache (kv_cache_quant_algo),
+        # which kv_cache_config dtype auto follows
+        notes.append(f"a {dep.kv_dtype} KV cache sized: the checkpoint's kv_cache_quant_algo "
+                     "FP8, if it says so, makes it fp8 (export one without)")  # fmt: skip
     n = launch.nodes(dep)
     if n > 1:
         per = launch.gpus_per_host(dep)
