@@ -440,3 +440,22 @@ def test_a_prequantised_checkpoint_keeps_the_16_bit_kv_cache_sized(engine_name, 
                      kv_dtype="fp8")  # fmt: skip
     c = launch_commands(dep, max_model_len=4096)[0]
     assert not any("KV cache sized" in n for n in c.notes)
+
+
+@pytest.mark.parametrize("engine_name", ["vllm", "sglang", "trtllm"])
+def test_servers_that_may_share_a_host_are_told_to_split_it(engine_name):
+    # three TP-2 replicas of Llama 3 70B on 8-GPU H100 hosts: 8 // 2 = 4 fit one host, and
+    # each engine takes GPU 0 onwards and its default port unless told; said once, on the
+    # first command; a TP-8 replica fills its host, and one server shares nothing
+    release = engine(engine_name).versions.newest
+    said = "servers sharing a host (4 of these fit one)"
+    dep = deployment("llama3-70b", "h100", engine_name, release, tp=2)
+    for plan in ({"replicas": 3}, {"prefill": 2, "decode": 1}):
+        commands = launch_commands(dep, **plan)
+        assert any(n.startswith(said) for n in commands[0].notes)
+        assert sum(any(n.startswith(said) for n in c.notes) for c in commands) == 1
+    assert not any(n.startswith("servers sharing") for c in launch_commands(dep)
+                   for n in c.notes)  # fmt: skip
+    dep = deployment("llama3-70b", "h100", engine_name, release, tp=8)
+    assert not any(n.startswith("servers sharing") for c in launch_commands(dep, replicas=3)
+                   for n in c.notes)  # fmt: skip

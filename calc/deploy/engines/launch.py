@@ -164,6 +164,17 @@ def prequantized_note(dep: Deployment) -> str | None:
     return served_checkpoint(dep)[1]
 
 
+def shared_host_note(dep: Deployment, servers: int) -> str | None:
+    """What the flags cannot say when ``servers`` servers of fewer GPUs than a host may share
+    one: each needs its own GPUs and port (every engine takes the host's first GPUs and its
+    default port otherwise). None for one server, or servers of a whole host or more."""
+    per = gpus_per_host(dep)
+    if servers < 2 or replica_gpus(dep) >= per:
+        return None
+    return (f"servers sharing a host ({per // replica_gpus(dep)} of these fit one): give each "
+            "its own GPUs (CUDA_VISIBLE_DEVICES) and --port")  # fmt: skip
+
+
 def check_one_host_per_group(dep: Deployment, what: str) -> None:
     """Refuse a layout whose tensor-parallel group spans hosts where the engine's form needs
     it inside one (attention-DP ranks split across hosts by whole TP groups)."""

@@ -100,7 +100,7 @@ def commands(dep: Deployment, plan: launch.LaunchPlan, rules: SglangRules) -> li
         if plan.replicas * copies > 1:
             out[0] = replace(out[0], notes=(*out[0].notes, f"run {plan.replicas * copies} such "
                              "servers behind a load balancer (independent replicas)"))  # fmt: skip
-        return out
+        return _shared(dep, out, plan.replicas * copies)
     transfer = ["--disaggregation-transfer-backend", "nixl"]
     prefill = _replica(dep, plan, "prefill", plan.prefill * copies,
                        ["--disaggregation-mode", "prefill", *transfer])  # fmt: skip
@@ -109,4 +109,9 @@ def commands(dep: Deployment, plan: launch.LaunchPlan, rules: SglangRules) -> li
     prefill[0] = replace(prefill[0], notes=(*prefill[0].notes, "disaggregated: route with "
                          "sglang-router (python -m sglang_router.launch_router "
                          "--pd-disaggregation --prefill URL --decode URL)"))  # fmt: skip
-    return prefill + decode
+    return _shared(dep, prefill + decode, (plan.prefill + plan.decode) * copies)
+
+
+def _shared(dep: Deployment, out: list[Command], servers: int) -> list[Command]:
+    note = launch.shared_host_note(dep, servers)
+    return [replace(out[0], notes=(*out[0].notes, note)), *out[1:]] if note else out

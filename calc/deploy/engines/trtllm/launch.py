@@ -111,8 +111,12 @@ def commands(dep: Deployment, plan: launch.LaunchPlan, rules: TrtllmRules) -> li
         if plan.replicas * copies > 1:
             c = replace(c, notes=(*c.notes, f"run {plan.replicas * copies} such servers behind "
                         "a load balancer (independent replicas)"))  # fmt: skip
-        return [c]
+        note = launch.shared_host_note(dep, plan.replicas * copies)
+        return [replace(c, notes=(*c.notes, note)) if note else c]
     ctx = _replica(dep, plan, "prefill (context)", plan.prefill * copies, "context")
+    note = launch.shared_host_note(dep, (plan.prefill + plan.decode) * copies)
+    if note:
+        ctx = replace(ctx, notes=(*ctx.notes, note))
     gen = _replica(dep, plan, "decode (generation)", plan.decode * copies, "generation")
     router = Command(
         "trtllm",

@@ -151,7 +151,7 @@ def commands(dep: Deployment, plan: launch.LaunchPlan, rules: VllmRules) -> list
         if plan.replicas * copies > 1:
             out[0] = _with_note(out[0], f"run {plan.replicas * copies} such servers behind a "
                                 "load balancer (independent replicas)")  # fmt: skip
-        return out
+        return _shared(dep, out, plan.replicas * copies)
     kv = json.dumps(KV_TRANSFER, separators=(",", ":"))
     extra = ["--kv-transfer-config", kv]
     prefill = _replica(dep, plan, rules, "prefill", plan.prefill * copies, extra)
@@ -159,7 +159,12 @@ def commands(dep: Deployment, plan: launch.LaunchPlan, rules: VllmRules) -> list
     prefill[0] = _with_note(prefill[0], "disaggregated: a proxy routes each request to a "
                             "prefill server, then to a decode server that pulls its KV "
                             "(NIXL); e.g. vllm-router --pd-disaggregation")  # fmt: skip
-    return prefill + decode
+    return _shared(dep, prefill + decode, (plan.prefill + plan.decode) * copies)
+
+
+def _shared(dep: Deployment, out: list[Command], servers: int) -> list[Command]:
+    note = launch.shared_host_note(dep, servers)
+    return [_with_note(out[0], note), *out[1:]] if note else out
 
 
 def _with_note(c: Command, note: str) -> Command:
