@@ -470,6 +470,22 @@ LOOKED_AT = (
      "'DEFAULT', 'UCX', 'NIXL', ('MOONCAKE',) 'MPI' in the published references; which "
      "release each stored revision is could not be pinned (the 1.0.0 and 1.2.1 files were "
      "not reachable here), docs/engines.md says so"),
+    ("NVIDIA/TensorRT-LLM pull requests 6323 ('BREAKING CHANGE', merged 2025-07-25: cache "
+     "transceiver backends DEFAULT, UCX, NIXL, MPI, uppercase) and 6766 (merged 2025-08-09: "
+     "the test configs' backend default -> DEFAULT); ai-dynamo/dynamo PR 2276/2282 (1.0.0rc4 "
+     "requires cache_transceiver_config for disaggregation); ai-dynamo/aiconfigurator PR 79 "
+     "(2025-10-27: TorchLlmArgs rejects 'default': \"Input should be 'DEFAULT', 'UCX', 'NIXL' "
+     "or 'MPI'\")",
+     "issue 21, launch commands (qa2): the disaggregated TensorRT-LLM YAML's backend: DEFAULT "
+     "holds for 1.0.0 (released after the change) and 1.2; the lowercase revision read is "
+     "older than 1.0.0"),
+    ("sglang 0.4.0-0.4.10 wheels (PyPI): srt/server_args.py, read by tools/capture_engine_"
+     "options.py into tests/data/engine_options/sglang-0.4.*.json; 0.4.10's and 0.5.3's "
+     "srt/layers/moe/ep_moe/layer.py (get_moe_impl_class)",
+     "issue 21, launch commands (qa2): the 0.4 releases' forms (--pp-size from 0.4.7, "
+     "--ep-size and --enable-ep-moe from 0.4.1, --page-size 0.4.4, --enable-deepep-moe and "
+     "--disaggregation-mode 0.4.5, --disaggregation-transfer-backend 0.4.6, fp8_e4m3 KV 0.4.2); "
+     "0.4 runs EP MoE only with enable_ep_moe, 0.5.3 by ep_size"),
 )
 
 

@@ -7,6 +7,7 @@ parallel sizes of each command multiply to the GPUs it runs on, its copies to th
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from functools import cache
 from pathlib import Path
@@ -18,6 +19,7 @@ from calc.data.registry import load_hardware, load_model
 from calc.deploy.deployment import Deployment, EngineSettings
 from calc.deploy.engines import engine
 from calc.deploy.engines.versions import parse_version
+from calc.errors import InvalidInputError
 from calc.reports.launch_flags import command_lines, launch_commands
 
 TABLES = Path(__file__).resolve().parent / "data" / "engine_options"
@@ -205,7 +207,15 @@ def test_every_form_parses_on_every_release(engine_name, form):
     for release in releases:
         dep = deployment(model, hw, engine_name, release, **layout)
         servers = plan.get("replicas", 0) + plan.get("prefill", 0) + plan.get("decode", 0)
-        commands = launch_commands(dep, max_model_len=4096, **plan)
+        try:
+            commands = launch_commands(dep, max_model_len=4096, **plan)
+        except InvalidInputError as exc:
+            # refused only by a release whose parser lacks the option the form needs (SGLang
+            # 0.4: pipeline parallel before 0.4.7, EP in 0.4.0, disaggregation before 0.4.5)
+            needed = re.search(r"needs (--[a-z-]+)", str(exc))
+            assert needed and needed.group(1) not in table_for(engine_name, release)["options"]
+            assert release != releases[-1], str(exc)
+            continue
         check(commands, dep, servers * dep.sharding.gpus)
 
 
@@ -326,11 +336,18 @@ def test_deepep_stated_where_the_step_time_charges_it(engine_name):
             engine=EngineSettings(name=engine_name, version=release, max_model_len=4096,
                                   moe_a2a="deepep"),
         )  # fmt: skip
+        options = table_for(engine_name, release)["options"]
+        if "--ep-size" not in options and engine_name == "sglang":  # 0.4.0: no EP to state
+            with pytest.raises(InvalidInputError, match="needs --ep-size"):
+                launch_commands(dep, max_model_len=4096)
+            continue
         commands = launch_commands(dep, max_model_len=4096)
         check(commands, dep, dep.sharding.gpus)
         argv = commands[0].argv
-        if flag in table_for(engine_name, release)["options"]:
+        if flag in options:
             assert argv[argv.index(flag) + 1].startswith("deepep"), (release, argv)
+        elif "--enable-deepep-moe" in options:  # SGLang 0.4.5-0.4.10: its own flag
+            assert "--enable-deepep-moe" in argv and "--enable-ep-moe" not in argv, release
         else:  # a release without the option says how, in a note
             assert flag not in argv and any("DeepEP" in n for n in commands[0].notes), release
     # the default (gather) adds no backend flag
@@ -459,3 +476,32 @@ def test_servers_that_may_share_a_host_are_told_to_split_it(engine_name):
     dep = deployment("llama3-70b", "h100", engine_name, release, tp=8)
     assert not any(n.startswith("servers sharing") for c in launch_commands(dep, replicas=3)
                    for n in c.notes)  # fmt: skip
+
+
+def test_sglang_0_4_commands_mean_the_deployment():
+    # SGLang 0.4 splits experts only beside --enable-ep-moe (0.4.10's get_moe_impl_class picks
+    # EPMoE by enable_ep_moe; 0.5.3's by ep_size): --ep-size 8 alone would run the TP MoE
+    dep = deployment("deepseek-v3", "h200", "sglang", "0.4.10", tp=1, ep=8)
+    argv = launch_commands(dep)[0].argv
+    assert "--enable-ep-moe" in argv and argv[argv.index("--ep-size") + 1] == "8"
+    assert "--enable-ep-moe" not in launch_commands(
+        deployment("deepseek-v3", "h200", "sglang", "0.5.23", tp=1, ep=8))[0].argv
+    # no --pp-size before 0.4.7, so no pipeline parallel: refused with the release that has it
+    dep = deployment("llama3.1-405b", "h100", "sglang", "0.4.6", tp=8, pp=2)
+    with pytest.raises(InvalidInputError, match=r"needs --pp-size \(SGLang 0.4.7 and later\)"):
+        launch_commands(dep)
+    argv = launch_commands(deployment("llama3-70b", "h100", "sglang", "0.4.6", tp=2))[0].argv
+    assert "--pp-size" not in argv and "--page-size" in argv  # page size from 0.4.4
+    # fp8 KV: 0.4.0 and 0.4.1 take only fp8_e5m2 (one byte a value, as sized)
+    dep = deployment("llama3-70b", "h100", "sglang", "0.4.1", tp=2, kv_dtype="fp8")
+    argv = launch_commands(dep)[0].argv
+    assert argv[argv.index("--kv-cache-dtype") + 1] == "fp8_e5m2"
+    parse(list(argv), table_for("sglang", "0.4.1"))
+    # disaggregation: 0.4.5 has the mode but no transfer-backend option (Mooncake only)
+    dep = deployment("llama3-70b", "h100", "sglang", "0.4.5", tp=2)
+    commands = launch_commands(dep, prefill=1, decode=1)
+    check(commands, dep, 2 * dep.sharding.gpus)
+    assert "--disaggregation-transfer-backend" not in commands[0].argv
+    with pytest.raises(InvalidInputError, match="needs --disaggregation-mode"):
+        launch_commands(deployment("llama3-70b", "h100", "sglang", "0.4.4", tp=2), prefill=1,
+                        decode=1)  # fmt: skip
