@@ -486,6 +486,19 @@ LOOKED_AT = (
      "--ep-size and --enable-ep-moe from 0.4.1, --page-size 0.4.4, --enable-deepep-moe and "
      "--disaggregation-mode 0.4.5, --disaggregation-transfer-backend 0.4.6, fp8_e4m3 KV 0.4.2); "
      "0.4 runs EP MoE only with enable_ep_moe, 0.5.3 by ep_size"),
+    ("sglang 0.4.0-0.4.10 and 0.5.3 wheels: srt/managers/tp_worker.py (max_running_requests "
+     "// dp_size under enable_dp_attention from 0.4.2, the whole value in 0.4.0-0.4.1); 0.5.23 "
+     "srt/model_executor/pool_configurator.py (// attn_dp_size)",
+     "issue 21, launch commands (qa2): SGLang's --max-running-requests is the server's total, "
+     "so the command states kvcalc's per-rank limit x attention-DP ranks"),
+    ("NVIDIA/TensorRT-LLM _torch attention modules and KV cache managers, ten revisions found "
+     "by text search ('if mapping.enable_attention_dp: tp_size = 1'; index ids 26175533973, "
+     "56170394716, 56579920106, 5721148561, 51768596745, 57350670334, 68582177554, 64662382, "
+     "4099199850, 53149191378); sglang's dp_attention.py compute_dp_attention_world_info "
+     "(attn_tp_size = tp_size // dp_size) by code search",
+     "issue 21, launch commands (qa2): TensorRT-LLM's attention DP runs attention TP 1, so a "
+     "TP > 1 layout with attention DP is refused for it; SGLang's --tp-size E --dp-size D "
+     "form is attention TP E / D, as the commands state"),
 )
 
 

@@ -177,6 +177,7 @@ FORMS = {
     "attention DP 16 + EP 16 over two hosts": ("deepseek-v3", "h200", {"tp": 1, "ep": 16},
                                                {"replicas": 1}),
     "EP inside TP (tp 2 = ep 2)": ("mixtral-8x7b", "h100", {"tp": 2, "ep": 2}, {"replicas": 1}),
+    "attention TP 2 x DP 4 + EP 8": ("deepseek-v3", "h200", {"tp": 2, "ep": 8}, {"replicas": 1}),
     "disaggregated 2P1D": ("llama3-70b", "h100", {"tp": 2}, {"prefill": 2, "decode": 1}),
     # a published pre-quantised checkpoint named as the model, its 16-bit KV stated
     "nvfp4 weights, published checkpoint": ("llama3.3-70b", "b200", {"tp": 2,
@@ -210,6 +211,9 @@ def test_every_form_parses_on_every_release(engine_name, form):
         try:
             commands = launch_commands(dep, max_model_len=4096, **plan)
         except InvalidInputError as exc:
+            if engine_name == "trtllm":  # its attention DP is one GPU a rank: no TP inside
+                assert "attention TP 1" in str(exc) and dep.tp > 1 and dep.sharding.dp_attn > 1
+                continue
             # refused only by a release whose parser lacks the option the form needs (SGLang
             # 0.4: pipeline parallel before 0.4.7, EP in 0.4.0, disaggregation before 0.4.5)
             needed = re.search(r"needs (--[a-z-]+)", str(exc))
@@ -505,3 +509,29 @@ def test_sglang_0_4_commands_mean_the_deployment():
     with pytest.raises(InvalidInputError, match="needs --disaggregation-mode"):
         launch_commands(deployment("llama3-70b", "h100", "sglang", "0.4.4", tp=2), prefill=1,
                         decode=1)  # fmt: skip
+
+
+def test_sglang_running_limit_is_the_servers_total_under_attention_dp():
+    # kvcalc's --max-num-seqs is each attention-DP rank's limit (calc/serve simulates each rank
+    # with it); SGLang from 0.4.2 gives each DP worker max_running_requests // dp_size
+    # (srt/managers/tp_worker.py), 0.4.0-0.4.1 the whole value: 64 a rank × 8 ranks = 512
+    for release, stated in (("0.5.23", 512), ("0.4.2", 512), ("0.4.1", 64)):
+        dep = Deployment.build(
+            load_model("deepseek-v3"), load_hardware("h200"), tp=1, ep=8,
+            engine=EngineSettings(name="sglang", version=release, max_model_len=4096,
+                                  max_num_seqs=64),
+        )  # fmt: skip
+        assert dep.sharding.dp_attn == 8
+        argv = launch_commands(dep)[0].argv
+        assert argv[argv.index("--max-running-requests") + 1] == str(stated), release
+
+
+def test_trtllm_refuses_attention_tp_inside_dp_ranks():
+    # TensorRT-LLM's attention and KV cache manager take tp_size 1 under enable_attention_dp:
+    # tp 2 × attention DP 4 would start as attention DP 8, another deployment
+    dep = deployment("deepseek-v3", "h200", "trtllm", "1.2.1", tp=2, ep=8)
+    with pytest.raises(InvalidInputError, match="attention TP 1"):
+        launch_commands(dep)
+    dep = deployment("deepseek-v3", "h200", "trtllm", "1.2.1", tp=1, ep=8)
+    assert "enable_attention_dp: true" in dict(launch_commands(dep)[0].files)[
+        "extra-llm-api-config.yaml"]  # fmt: skip

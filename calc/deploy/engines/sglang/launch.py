@@ -106,7 +106,11 @@ def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
     elif ec.block_size != 1:
         _refuse(dep, f"{ec.block_size}-token pages", "--page-size")
     if dep.engine.max_num_seqs is not None:  # else SGLang sizes it from its pool, as modelled
-        argv += ["--max-running-requests", str(ec.max_num_seqs)]
+        # the server's total: from 0.4.2 each attention-DP worker takes max_running_requests
+        # // dp_size (srt/managers/tp_worker.py; 0.5.23 srt/model_executor/pool_configurator.py
+        # // attn_dp_size), while kvcalc's limit is each rank's
+        ranks = dp if parse_version(ec.version) >= (0, 4, 2) else 1
+        argv += ["--max-running-requests", str(ec.max_num_seqs * ranks)]
     if not ec.cuda_graphs:
         argv.append("--disable-cuda-graph")
     if dep.engine.prefix_cache is False:  # the ignore_eos admission the simulation runs

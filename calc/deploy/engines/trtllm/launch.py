@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import calc.deploy.engines.launch as launch
 from calc.deploy.engines.base import Command
+from calc.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from calc.deploy.deployment import Deployment
@@ -62,6 +63,14 @@ def yaml_text(dep: Deployment, role: str | None) -> str:
 
 def _argv(dep: Deployment, plan: launch.LaunchPlan, config_file: str | None) -> list[str]:
     ec = dep.engine_config
+    if dep.sharding.dp_attn > 1 and dep.tp > 1:
+        # under enable_attention_dp every rank runs attention alone (its attention modules and
+        # KV cache manager take tp_size 1): no form gives attention TP inside DP ranks
+        raise InvalidInputError(
+            f"TensorRT-LLM cannot start tp {dep.tp} with attention data parallel "
+            f"{dep.sharding.dp_attn}: its attention DP runs one GPU a rank (attention TP 1); "
+            f"choose --tp 1 --ep {dep.ep} (attention DP {dep.ep}) or --tp {max(dep.tp, dep.ep)}"
+        )
     name, _ = checkpoint(dep)
     group = max(dep.tp, dep.ep)
     argv = ["trtllm-serve", name, "--backend", "pytorch", "--tp_size", str(group),
