@@ -535,3 +535,19 @@ def test_trtllm_refuses_attention_tp_inside_dp_ranks():
     dep = deployment("deepseek-v3", "h200", "trtllm", "1.2.1", tp=1, ep=8)
     assert "enable_attention_dp: true" in dict(launch_commands(dep)[0].files)[
         "extra-llm-api-config.yaml"]  # fmt: skip
+
+
+@pytest.mark.parametrize("engine_name", ["vllm", "sglang", "trtllm"])
+def test_replicas_spanning_hosts_each_have_their_own_head(engine_name):
+    # two TP8 × PP2 copies of Llama 3.1 405B on 8-GPU hosts: each copy spans 16 / 8 = 2 hosts
+    # of its own, with its own head node (one --master-addr / --dist-init-addr each)
+    release = engine(engine_name).versions.newest
+    dep = deployment("llama3.1-405b", "h100", engine_name, release, tp=8, pp=2)
+    commands = launch_commands(dep, replicas=2)
+    notes = [n for c in commands for n in c.notes if "independent replicas" in n]
+    assert notes == ["run 2 such servers behind a load balancer (independent replicas) (each "
+                     "on 2 hosts of its own, head-node its first)"]  # fmt: skip
+    dep = deployment("llama3-70b", "h100", engine_name, release, tp=4)
+    notes = [n for c in launch_commands(dep, replicas=3) for n in c.notes
+             if "independent replicas" in n]  # fmt: skip
+    assert notes == ["run 3 such servers behind a load balancer (independent replicas)"]

@@ -164,6 +164,14 @@ def prequantized_note(dep: Deployment) -> str | None:
     return served_checkpoint(dep)[1]
 
 
+def replicas_note(dep: Deployment, servers: int) -> str:
+    """How ``servers`` independent copies run: behind a load balancer, each a server of its
+    own (and, spanning hosts, on hosts of its own whose first is its head node)."""
+    where = (f" (each on {nodes(dep)} hosts of its own, {HEAD} its first)"
+             if nodes(dep) > 1 else "")  # fmt: skip
+    return f"run {servers} such servers behind a load balancer (independent replicas){where}"
+
+
 def shared_host_note(dep: Deployment, servers: int) -> str | None:
     """What the flags cannot say when ``servers`` servers of fewer GPUs than a host may share
     one: each needs its own GPUs and port (every engine takes the host's first GPUs and its

@@ -150,8 +150,8 @@ def commands(dep: Deployment, plan: launch.LaunchPlan, rules: SglangRules) -> li
     if not plan.disaggregated:
         out = _replica(dep, plan, "server", plan.replicas * copies, [])
         if plan.replicas * copies > 1:
-            out[0] = replace(out[0], notes=(*out[0].notes, f"run {plan.replicas * copies} such "
-                             "servers behind a load balancer (independent replicas)"))  # fmt: skip
+            out[0] = replace(out[0], notes=(*out[0].notes, launch.replicas_note(
+                dep, plan.replicas * copies)))  # fmt: skip
         return _shared(dep, out, plan.replicas * copies)
     # 0.4.5 transfers by Mooncake, its only backend, with no option to name it
     transfer = (["--disaggregation-transfer-backend", "nixl"]

@@ -118,8 +118,7 @@ def commands(dep: Deployment, plan: launch.LaunchPlan, rules: TrtllmRules) -> li
     if not plan.disaggregated:
         c = _replica(dep, plan, "server", plan.replicas * copies, None)
         if plan.replicas * copies > 1:
-            c = replace(c, notes=(*c.notes, f"run {plan.replicas * copies} such servers behind "
-                        "a load balancer (independent replicas)"))  # fmt: skip
+            c = replace(c, notes=(*c.notes, launch.replicas_note(dep, plan.replicas * copies)))
         note = launch.shared_host_note(dep, plan.replicas * copies)
         return [replace(c, notes=(*c.notes, note)) if note else c]
     ctx = _replica(dep, plan, "prefill (context)", plan.prefill * copies, "context")

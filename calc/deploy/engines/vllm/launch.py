@@ -149,8 +149,7 @@ def commands(dep: Deployment, plan: launch.LaunchPlan, rules: VllmRules) -> list
     if not plan.disaggregated:
         out = _replica(dep, plan, rules, "server", plan.replicas * copies, [])
         if plan.replicas * copies > 1:
-            out[0] = _with_note(out[0], f"run {plan.replicas * copies} such servers behind a "
-                                "load balancer (independent replicas)")  # fmt: skip
+            out[0] = _with_note(out[0], launch.replicas_note(dep, plan.replicas * copies))
         return _shared(dep, out, plan.replicas * copies)
     kv = json.dumps(KV_TRANSFER, separators=(",", ":"))
     extra = ["--kv-transfer-config", kv]
