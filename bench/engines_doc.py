@@ -130,7 +130,7 @@ every word from input shell-quoted; a model name that reads as an option is refu
 | sparse attention (DSA) blocks | (64-token pages, the engine's own) | `--page-size 64` | `kv_cache_config: tokens_per_block: 64` |
 | fp8 weights from a 16-bit checkpoint | `--quantization fp8` | `--quantization fp8` | NVIDIA's published FP8 checkpoint where one exists (below), else a local ModelOpt one, named in place of the repository |
 | weights no engine makes at load time (nvfp4, int4 ...) | the published checkpoint (below) as the model, else a local folder `./<name>-<format>` with a note | same | same |
-| a 16-bit KV cache beside a pre-quantised checkpoint (whose `kv_cache_quant_algo` may make 'auto' fp8) | `--kv-cache-dtype bfloat16` (0.11+; `float16` 0.18+), else a note | `--kv-cache-dtype bfloat16` (0.5.4+), else a note | a note |
+| a 16-bit KV cache beside a pre-quantised checkpoint, or a model whose own cache is fp8 (a `kv_cache_quant_algo` FP8 makes 'auto' fp8) | `--kv-cache-dtype bfloat16` (0.11+; `float16` 0.18+), else a note | `--kv-cache-dtype bfloat16` (0.5.4+), else a note | a note |
 
 `--max-model-len` (`--context-length`, `--max_seq_len`) is the workload's longest request, or
 the model's limit; the memory fraction is the one kvcalc's ledger used.

@@ -551,3 +551,23 @@ def test_replicas_spanning_hosts_each_have_their_own_head(engine_name):
     notes = [n for c in launch_commands(dep, replicas=3) for n in c.notes
              if "independent replicas" in n]  # fmt: skip
     assert notes == ["run 3 such servers behind a load balancer (independent replicas)"]
+
+
+@pytest.mark.parametrize("engine_name", ["vllm", "sglang", "trtllm"])
+def test_a_16_bit_kv_cache_beside_a_checkpoint_asking_fp8_is_stated(engine_name):
+    # a ModelOpt NVFP4 snapshot whose hf_quant_config.json says kv_cache_quant_algo FP8 (the
+    # model's own cache is fp8), sized with --kv-dtype bf16: 'auto' would run fp8, so the
+    # command names bfloat16 (TensorRT-LLM: a note); sized as released, 'auto' is right
+    model = load_model(str(Path(__file__).resolve().parent / "data" / "hf_configs"
+                           / "qwen3-235b-a22b-nvfp4"))  # fmt: skip
+    assert model.kv_dtype == "fp8"
+    release = engine(engine_name).versions.newest
+    for kv, stated in (("bf16", "bfloat16"), (None, "auto")):
+        settings = EngineSettings(name=engine_name, version=release)
+        dep = Deployment.build(model, load_hardware("b200"), tp=4, kv_dtype=kv, engine=settings)
+        c = launch_commands(dep, max_model_len=4096)[0]
+        parse(list(c.argv), table_for(engine_name, release))
+        if engine_name == "trtllm":
+            assert any("bf16 KV cache sized" in n for n in c.notes) == (kv == "bf16")
+        else:
+            assert c.argv[c.argv.index("--kv-cache-dtype") + 1] == stated

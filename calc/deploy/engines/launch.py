@@ -152,10 +152,15 @@ def served_checkpoint(dep: Deployment, online: bool = True) -> tuple[str, str | 
                    "kvcalc)")  # fmt: skip
 
 
-def pins_16bit_kv(dep: Deployment) -> bool:
-    """The command loads a pre-quantised checkpoint (which may ask for an fp8 KV cache, as
-    NVIDIA's do) while the row sized a 16-bit one: the KV dtype must be stated, not 'auto'."""
-    return dep.kv_dtype in ("bf16", "fp16") and served_checkpoint(dep)[0] != model_id(dep)
+def pins_16bit_kv(dep: Deployment, online: bool = True) -> bool:
+    """The row sized a 16-bit KV cache where the engine's 'auto' may mean fp8: the command
+    loads a pre-quantised checkpoint (which may ask for an fp8 cache, as NVIDIA's do), or the
+    model's own cache is not 16-bit (a ModelOpt snapshot's kv_cache_quant_algo FP8, sized
+    with --kv-dtype bf16): the KV dtype must be stated, not 'auto'."""
+    if dep.kv_dtype not in ("bf16", "fp16"):
+        return False
+    own = dep.model.kv_dtype or dep.model.dtype
+    return own not in ("bf16", "fp16") or served_checkpoint(dep, online)[0] != model_id(dep)
 
 
 def prequantized_note(dep: Deployment) -> str | None:

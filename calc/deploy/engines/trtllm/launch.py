@@ -94,9 +94,9 @@ def _replica(dep: Deployment, plan: launch.LaunchPlan, role: str, count: int,
     text = yaml_text(dep, disagg)
     files = ((config_file, text),) if text.strip() else ()
     argv = _argv(dep, plan, config_file if files else None)
-    name, note = checkpoint(dep)
+    _, note = checkpoint(dep)
     notes = [note] if note else []
-    if name != launch.model_id(dep) and dep.kv_dtype in ("bf16", "fp16"):
+    if launch.pins_16bit_kv(dep, online=False):
         # NVIDIA's pre-quantised checkpoints ask for an fp8 KV cache (kv_cache_quant_algo),
         # which kv_cache_config dtype auto follows
         notes.append(f"a {dep.kv_dtype} KV cache sized: the checkpoint's kv_cache_quant_algo "
