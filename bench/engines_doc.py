@@ -154,6 +154,17 @@ vLLM's `_`/`-` equivalence, SGLang's prefix matching that makes `--pp` ambiguous
 JSON and YAML keys), then reads the parallel sizes back: each command's GPUs, and its copies'
 GPUs summed, equal the plan row's GPUs.
 
+What the tables cannot show. TensorRT-LLM 1.0.0's table is its published CLI reference (the
+1.0.0 source was not reachable), and 1.1.0 and 1.2.0 have none (their commands are 1.0.0's and
+1.2.1's forms). The YAML keys kvcalc writes for TensorRT-LLM (`TRTLLM_YAML_KEYS` in the
+capture script) are declared by hand: `kv_cache_config.enable_block_reuse` (bool, default
+true) is in every `llm_args.py` revision read, `dtype` in all but the oldest, `tokens_per_block`
+(written only for DeepSeek sparse attention) only in the newer ones; `cache_transceiver_config`
+`backend: DEFAULT` is upper case since TensorRT-LLM PR 6323 (July 2025, before 1.0.0; an older
+revision took `default`). vLLM 0.33 types `--kv-cache-dtype` as `CacheDType | str` (a
+registry validated after parsing), so its table has no choices to check the value against.
+SGLang 0.4 releases: their tables are captured like 0.5's (0.4.0-0.4.10).
+
 """
 
 SCHEDULING = """## Scheduling (`calc/serve/policies.py`)

@@ -1,7 +1,10 @@
 """What every engine's launch commands share: the plan they start (``LaunchPlan``: replicas,
-disaggregated prefill/decode pools, the longest request), the model's repository, the nodes a
-deployment spans and the values kvcalc's own model used (memory fraction, batch limits), so
-that the command and the figures describe the same server."""
+disaggregated prefill/decode pools, the longest request), the checkpoint they load (the model's
+repository, or for a weight format it does not hold and no engine makes at load time the
+published checkpoint of calc/data/quantised_checkpoints.yaml, else a local folder), the nodes
+a deployment spans and the values kvcalc's own model used (memory fraction, batch limits, a
+16-bit KV cache stated where 'auto' would mean fp8), so that the command and the figures
+describe the same server."""
 
 from __future__ import annotations
 
