@@ -100,7 +100,8 @@ def _replica(dep: Deployment, plan: launch.LaunchPlan, role: str, count: int,
         # NVIDIA's pre-quantised checkpoints ask for an fp8 KV cache (kv_cache_quant_algo),
         # which kv_cache_config dtype auto follows
         notes.append(f"a {dep.kv_dtype} KV cache sized: the checkpoint's kv_cache_quant_algo "
-                     "FP8, if it says so, makes it fp8 (export one without)")  # fmt: skip
+                     "FP8, if it says so, makes it fp8 (size that with --kv-dtype fp8, or "
+                     "serve a checkpoint exported without it)")  # fmt: skip
     n = launch.nodes(dep)
     if n > 1:
         per = launch.gpus_per_host(dep)
