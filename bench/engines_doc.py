@@ -118,18 +118,28 @@ every word from input shell-quoted; a model name that reads as an option is refu
 
 | | vLLM | SGLang | TensorRT-LLM |
 |---|---|---|---|
-| tensor × pipeline | `--tensor-parallel-size T --pipeline-parallel-size P` | `--tp-size T --pp-size P` (never the ambiguous `--pp`) | `--tp_size T --pp_size P` |
-| attention DP + EP (experts over E = T × D GPUs) | `--tensor-parallel-size T --data-parallel-size D --enable-expert-parallel` | `--tp-size E` with `--dp-size D --enable-dp-attention` (`--attn-dp-size D` from 0.5.22), `--ep-size E` | `--tp_size E --ep_size E`, `enable_attention_dp: true` in the YAML |
+| tensor × pipeline | `--tensor-parallel-size T --pipeline-parallel-size P` | `--tp-size T --pp-size P` (never the ambiguous `--pp`; `--pp-size` from 0.4.7, before it no pipeline parallel: refused) | `--tp_size T --pp_size P` |
+| attention DP + EP (experts over E = T × D GPUs) | `--tensor-parallel-size T --data-parallel-size D --enable-expert-parallel` | `--tp-size E` with `--dp-size D --enable-dp-attention` (`--attn-dp-size D` from 0.5.22), `--ep-size E` (0.4.1-0.4.10: with `--enable-ep-moe`, without which 0.4 keeps the TP MoE; 0.4.0 has no EP: refused); DeepEP `--moe-a2a-backend deepep` (0.5.2+), `--enable-deepep-moe` (0.4.5-0.4.10) | `--tp_size E --ep_size E`, `enable_attention_dp: true` in the YAML (every rank runs attention alone: T > 1 with attention DP has no form and is refused) |
 | across hosts | `--nnodes N --node-rank R --master-addr` (0.11.1+; `--headless` followers), a Ray cluster before; DP ranks: `--data-parallel-size-local`, `--data-parallel-start-rank`, `--headless` | `--nnodes N --node-rank R --dist-init-addr` | `mpirun -n G -H hosts trtllm-llmapi-launch trtllm-serve ...` |
 | independent replicas | separate servers (the command's count), never one DP group spanning them | same | same |
-| disaggregated | `--kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'` on prefill and decode servers | `--disaggregation-mode prefill/decode --disaggregation-transfer-backend nixl` | `cache_transceiver_config` in each server's YAML, `trtllm-serve disaggregated -c` |
+| servers that may share a host (replicas, prefill/decode servers smaller than a host) | a note: each its own GPUs (`CUDA_VISIBLE_DEVICES`) and `--port` | same | same |
+| disaggregated | `--kv-transfer-config '{"kv_connector":"NixlConnector","kv_role":"kv_both"}'` on prefill and decode servers | `--disaggregation-mode prefill/decode --disaggregation-transfer-backend nixl` (the backend option from 0.4.6; 0.4.5 moves KV by Mooncake, with no option; before 0.4.5: refused) | `cache_transceiver_config` in each server's YAML, `trtllm-serve disaggregated -c` |
 | chunked prefill, as modelled (the engine's default unless `EngineSettings.chunked_prefill` says) | `--enable-chunked-prefill` (on by default), `--no-enable-chunked-prefill` | `--chunked-prefill-size N` (on), `-1` | `enable_chunked_prefill: true` only when on (trtllm-serve's default, off, is what kvcalc models) |
+| a running-request limit the user stated (`--max-num-seqs`, each attention-DP rank's in kvcalc) | `--max-num-seqs N` (each DP engine's own) | `--max-running-requests N × D` (0.4.2+: the server's total, divided among the DP workers; 0.4.0-0.4.1 N) | `--max_batch_size N` |
 | prefix cache off (`--no-prefix-cache`, `EngineSettings.prefix_cache` False; on, the engines' default, adds nothing) | `--no-enable-prefix-caching` | `--disable-radix-cache` | `kv_cache_config: enable_block_reuse: false` |
 | sparse attention (DSA) blocks | (64-token pages, the engine's own) | `--page-size 64` | `kv_cache_config: tokens_per_block: 64` |
-| fp8 weights from a 16-bit checkpoint | `--quantization fp8` | `--quantization fp8` | a ModelOpt fp8 checkpoint named in place of the repository |
+| fp8 weights from a 16-bit checkpoint | `--quantization fp8` | `--quantization fp8` | NVIDIA's published FP8 checkpoint where one exists (below), else a local ModelOpt one, named in place of the repository |
+| weights no engine makes at load time (nvfp4, int4 ...) | the published checkpoint (below) as the model, else a local folder `./<name>-<format>` with a note | same | same |
+| a 16-bit KV cache beside a pre-quantised checkpoint, or a model whose own cache is fp8 (a `kv_cache_quant_algo` FP8 makes 'auto' fp8) | `--kv-cache-dtype bfloat16` (0.11+; `float16` 0.18+), else a note | `--kv-cache-dtype bfloat16` (0.5.4+), else a note | a note |
 
 `--max-model-len` (`--context-length`, `--max_seq_len`) is the workload's longest request, or
 the model's limit; the memory fraction is the one kvcalc's ledger used.
+
+Published pre-quantised checkpoints the commands load (`calc/data/quantised_checkpoints.yaml`,
+the table `kvcalc plan` marks 4-bit rows by; an Instruct release of a base config has its
+shapes, and the command's note says which weights they are):
+
+{published}
 
 **How the commands are checked.** `tools/capture_engine_options.py` reads every modelled
 release's argument parser from its released package, statically (`ast`; importing the parsers
@@ -143,6 +153,17 @@ release that has a table and parses each command as that release's parser would 
 vLLM's `_`/`-` equivalence, SGLang's prefix matching that makes `--pp` ambiguous, choices, the
 JSON and YAML keys), then reads the parallel sizes back: each command's GPUs, and its copies'
 GPUs summed, equal the plan row's GPUs.
+
+What the tables cannot show. TensorRT-LLM 1.0.0's table is its published CLI reference (the
+1.0.0 source was not reachable), and 1.1.0 and 1.2.0 have none (their commands are 1.0.0's and
+1.2.1's forms). The YAML keys kvcalc writes for TensorRT-LLM (`TRTLLM_YAML_KEYS` in the
+capture script) are declared by hand: `kv_cache_config.enable_block_reuse` (bool, default
+true) is in every `llm_args.py` revision read, `dtype` in all but the oldest, `tokens_per_block`
+(written only for DeepSeek sparse attention) only in the newer ones; `cache_transceiver_config`
+`backend: DEFAULT` is upper case since TensorRT-LLM PR 6323 (July 2025, before 1.0.0; an older
+revision took `default`). vLLM 0.33 types `--kv-cache-dtype` as `CacheDType | str` (a
+registry validated after parsing), so its table has no choices to check the value against.
+SGLang 0.4 releases: their tables are captured like 0.5's (0.4.0-0.4.10).
 
 """
 
@@ -296,6 +317,17 @@ def rules_section() -> list[str]:
     return out
 
 
+def published_section() -> str:
+    from calc.data.quantised_checkpoints import published_checkpoints
+
+    return "\n".join(
+        f"- {model} as {fmt}: `{e['repo']}` (https://huggingface.co/{e['repo']}"
+        + (f"; made from {e['quantises']}" if e.get("quantises") else "") + f"): {e['source']}"
+        for model, formats in published_checkpoints().items()
+        for fmt, e in formats.items()
+    )
+
+
 def tables_section() -> list[str]:
     out = ["Captured option tables (`tests/data/engine_options/`):", ""]
     for path in sorted((ROOT / "tests" / "data" / "engine_options").glob("*.json")):
@@ -307,7 +339,8 @@ def tables_section() -> list[str]:
 def render() -> str:
     return "\n".join([
         INTRO.rstrip("\n"), "", *releases_section(), *rules_section(), LOGS.rstrip("\n"), "",
-        COMMANDS.rstrip("\n"), "", *tables_section(), SCHEDULING.rstrip("\n"), "",
+        COMMANDS.replace("{published}", published_section()).rstrip("\n"), "",
+        *tables_section(), SCHEDULING.rstrip("\n"), "",
         LIMITS.rstrip("\n"), "",
     ])  # fmt: skip
 

@@ -496,6 +496,60 @@ LOOKED_AT = (
      "anthony-chaudhary/fak#9388, stanford-futuredata/gavel#136, mullerhai/storch "
      "MOEConfig.scala, an unnamed repository's expert load balancer (Qingcheng.AI)",
      "nothing taken"),
+    ("Hugging Face model cards of NVIDIA's ModelOpt releases, read through public mirrors: "
+     "nvidia/DeepSeek-R1-FP4 (base_model deepseek-ai/DeepSeek-R1, nvidia-modelopt v0.23.0), "
+     "nvidia/Llama-3.1-8B-Instruct-FP4 (base Llama-3.1-8B-Instruct), "
+     "nvidia/Llama-3.1-405B-Instruct-FP8 (nvidia-modelopt v0.15.1), "
+     "nvidia/Llama-3.1-405B-Instruct-FP4 (v0.23.0); nvidia/Llama-3.3-70B-Instruct-FP4 and "
+     "nvidia/Llama-3.1-8B-Instruct-FP8 by their ids",
+     "issue 21, launch commands (qa2): the fp8 entries added to calc/data/quantised_"
+     "checkpoints.yaml (Llama 3.1 8B and 405B), which a quantised row's command now loads "
+     "('only the weights and activations of the linear operators within transformer blocks "
+     "are quantized'); DeepSeek-R1 nvfp4 stays nvidia/DeepSeek-R1-NVFP4, the checkpoint the "
+     "timed B200 records ran; no figure taken"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py: the revision at commit "
+     "fcd3f31682808ae56118ae43c1d7864a3a945e6f (pre-1.0: _ParallelConfig with auto_parallel) "
+     "and four later revisions found by text search (index ids 1520735490, 7019226376, "
+     "1090804222, 60194123896; their commits not named by the index); TensorRT-LLM's "
+     "published API reference, CacheTransceiverConfig and KvCacheConfig pages (latest, "
+     "1.3.0rc27, 1.4.0rc1, 1.4.0rc4) and PR 9352's diff of docs/source/features/"
+     "disagg-serving.md",
+     "issue 21, launch commands (qa2): KvCacheConfig.enable_block_reuse (bool, default True) "
+     "in every revision read; dtype (str, 'auto') in 1520735490 and later; tokens_per_block "
+     "(default 32) only in the later ones (not in 1520735490); "
+     "CacheTransceiverConfig.backend Literal['default', 'ucx', 'nixl', 'mpi'] in 1520735490, "
+     "'DEFAULT', 'UCX', 'NIXL', ('MOONCAKE',) 'MPI' in the published references; which "
+     "release each stored revision is could not be pinned (the 1.0.0 and 1.2.1 files were "
+     "not reachable here), docs/engines.md says so"),
+    ("NVIDIA/TensorRT-LLM pull requests 6323 ('BREAKING CHANGE', merged 2025-07-25: cache "
+     "transceiver backends DEFAULT, UCX, NIXL, MPI, uppercase) and 6766 (merged 2025-08-09: "
+     "the test configs' backend default -> DEFAULT); ai-dynamo/dynamo PR 2276/2282 (1.0.0rc4 "
+     "requires cache_transceiver_config for disaggregation); ai-dynamo/aiconfigurator PR 79 "
+     "(2025-10-27: TorchLlmArgs rejects 'default': \"Input should be 'DEFAULT', 'UCX', 'NIXL' "
+     "or 'MPI'\")",
+     "issue 21, launch commands (qa2): the disaggregated TensorRT-LLM YAML's backend: DEFAULT "
+     "holds for 1.0.0 (released after the change) and 1.2; the lowercase revision read is "
+     "older than 1.0.0"),
+    ("sglang 0.4.0-0.4.10 wheels (PyPI): srt/server_args.py, read by tools/capture_engine_"
+     "options.py into tests/data/engine_options/sglang-0.4.*.json; 0.4.10's and 0.5.3's "
+     "srt/layers/moe/ep_moe/layer.py (get_moe_impl_class)",
+     "issue 21, launch commands (qa2): the 0.4 releases' forms (--pp-size from 0.4.7, "
+     "--ep-size and --enable-ep-moe from 0.4.1, --page-size 0.4.4, --enable-deepep-moe and "
+     "--disaggregation-mode 0.4.5, --disaggregation-transfer-backend 0.4.6, fp8_e4m3 KV 0.4.2); "
+     "0.4 runs EP MoE only with enable_ep_moe, 0.5.3 by ep_size"),
+    ("sglang 0.4.0-0.4.10 and 0.5.3 wheels: srt/managers/tp_worker.py (max_running_requests "
+     "// dp_size under enable_dp_attention from 0.4.2, the whole value in 0.4.0-0.4.1); 0.5.23 "
+     "srt/model_executor/pool_configurator.py (// attn_dp_size)",
+     "issue 21, launch commands (qa2): SGLang's --max-running-requests is the server's total, "
+     "so the command states kvcalc's per-rank limit x attention-DP ranks"),
+    ("NVIDIA/TensorRT-LLM _torch attention modules and KV cache managers, ten revisions found "
+     "by text search ('if mapping.enable_attention_dp: tp_size = 1'; index ids 26175533973, "
+     "56170394716, 56579920106, 5721148561, 51768596745, 57350670334, 68582177554, 64662382, "
+     "4099199850, 53149191378); sglang's dp_attention.py compute_dp_attention_world_info "
+     "(attn_tp_size = tp_size // dp_size) by code search",
+     "issue 21, launch commands (qa2): TensorRT-LLM's attention DP runs attention TP 1, so a "
+     "TP > 1 layout with attention DP is refused for it; SGLang's --tp-size E --dp-size D "
+     "form is attention TP E / D, as the commands state"),
 )
 
 

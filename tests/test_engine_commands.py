@@ -7,6 +7,7 @@ parallel sizes of each command multiply to the GPUs it runs on, its copies to th
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from functools import cache
 from pathlib import Path
@@ -18,6 +19,7 @@ from calc.data.registry import load_hardware, load_model
 from calc.deploy.deployment import Deployment, EngineSettings
 from calc.deploy.engines import engine
 from calc.deploy.engines.versions import parse_version
+from calc.errors import InvalidInputError
 from calc.reports.launch_flags import command_lines, launch_commands
 
 TABLES = Path(__file__).resolve().parent / "data" / "engine_options"
@@ -175,7 +177,13 @@ FORMS = {
     "attention DP 16 + EP 16 over two hosts": ("deepseek-v3", "h200", {"tp": 1, "ep": 16},
                                                {"replicas": 1}),
     "EP inside TP (tp 2 = ep 2)": ("mixtral-8x7b", "h100", {"tp": 2, "ep": 2}, {"replicas": 1}),
+    "attention TP 2 x DP 4 + EP 8": ("deepseek-v3", "h200", {"tp": 2, "ep": 8}, {"replicas": 1}),
     "disaggregated 2P1D": ("llama3-70b", "h100", {"tp": 2}, {"prefill": 2, "decode": 1}),
+    # a published pre-quantised checkpoint named as the model, its 16-bit KV stated
+    "nvfp4 weights, published checkpoint": ("llama3.3-70b", "b200", {"tp": 2,
+                                            "weight_dtype": "nvfp4"}, {"replicas": 1}),
+    "nvfp4 weights, no published checkpoint": ("llama3-8b", "b200", {"tp": 1,
+                                               "weight_dtype": "nvfp4"}, {"replicas": 1}),
 }  # fmt: skip
 
 
@@ -200,7 +208,18 @@ def test_every_form_parses_on_every_release(engine_name, form):
     for release in releases:
         dep = deployment(model, hw, engine_name, release, **layout)
         servers = plan.get("replicas", 0) + plan.get("prefill", 0) + plan.get("decode", 0)
-        commands = launch_commands(dep, max_model_len=4096, **plan)
+        try:
+            commands = launch_commands(dep, max_model_len=4096, **plan)
+        except InvalidInputError as exc:
+            if engine_name == "trtllm":  # its attention DP is one GPU a rank: no TP inside
+                assert "attention TP 1" in str(exc) and dep.tp > 1 and dep.sharding.dp_attn > 1
+                continue
+            # refused only by a release whose parser lacks the option the form needs (SGLang
+            # 0.4: pipeline parallel before 0.4.7, EP in 0.4.0, disaggregation before 0.4.5)
+            needed = re.search(r"needs (--[a-z-]+)", str(exc))
+            assert needed and needed.group(1) not in table_for(engine_name, release)["options"]
+            assert release != releases[-1], str(exc)
+            continue
         check(commands, dep, servers * dep.sharding.gpus)
 
 
@@ -321,11 +340,18 @@ def test_deepep_stated_where_the_step_time_charges_it(engine_name):
             engine=EngineSettings(name=engine_name, version=release, max_model_len=4096,
                                   moe_a2a="deepep"),
         )  # fmt: skip
+        options = table_for(engine_name, release)["options"]
+        if "--ep-size" not in options and engine_name == "sglang":  # 0.4.0: no EP to state
+            with pytest.raises(InvalidInputError, match="needs --ep-size"):
+                launch_commands(dep, max_model_len=4096)
+            continue
         commands = launch_commands(dep, max_model_len=4096)
         check(commands, dep, dep.sharding.gpus)
         argv = commands[0].argv
-        if flag in table_for(engine_name, release)["options"]:
+        if flag in options:
             assert argv[argv.index(flag) + 1].startswith("deepep"), (release, argv)
+        elif "--enable-deepep-moe" in options:  # SGLang 0.4.5-0.4.10: its own flag
+            assert "--enable-deepep-moe" in argv and "--enable-ep-moe" not in argv, release
         else:  # a release without the option says how, in a note
             assert flag not in argv and any("DeepEP" in n for n in commands[0].notes), release
     # the default (gather) adds no backend flag
@@ -377,3 +403,171 @@ def test_prefix_cache_is_stated_as_modelled(engine_name, prefix_cache):
             cache = stated.get("kv_cache_config", {})
             assert cache.get("enable_block_reuse", True) == (not off), release
             assert ("--extra_llm_api_options" in argv) == bool(files)
+
+
+@pytest.mark.parametrize("engine_name", ["vllm", "sglang", "trtllm"])
+def test_quantised_rows_name_the_published_checkpoint(engine_name):
+    # --weight-dtype nvfp4 on DeepSeek-R1: every engine loads NVIDIA's NVFP4 release, the one
+    # the timed TensorRT-LLM B200 records ran (calc/data/quantised_checkpoints.yaml; none makes
+    # NVFP4 at load time), never the fp8 repository it would run as released
+    dep = deployment("deepseek-r1", "b200", engine_name, engine(engine_name).versions.newest,
+                     tp=8, weight_dtype="nvfp4", kv_dtype="fp8")  # fmt: skip
+    c = launch_commands(dep)[0]
+    assert "nvidia/DeepSeek-R1-NVFP4" in c.argv and "deepseek-ai/DeepSeek-R1" not in c.argv
+    assert any(n.startswith("nvidia/DeepSeek-R1-NVFP4: the published nvfp4") for n in c.notes)
+    # fp8 from Llama 3.1 8B's bf16 weights: vLLM and SGLang quantise at load time (the base
+    # repository, --quantization fp8); TensorRT-LLM loads NVIDIA's FP8 release of its Instruct
+    # fine-tune (the same shapes), which the note says
+    dep = deployment("llama3.1-8b", "h100", engine_name, engine(engine_name).versions.newest,
+                     weight_dtype="fp8")  # fmt: skip
+    c = launch_commands(dep)[0]
+    if engine_name == "trtllm":
+        assert c.argv[1] == "nvidia/Llama-3.1-8B-Instruct-FP8"
+        assert any("made from meta-llama/Llama-3.1-8B-Instruct" in n for n in c.notes)
+    else:
+        assert "meta-llama/Llama-3.1-8B" in c.argv and c.argv[c.argv.index("--quantization")
+                                                              + 1] == "fp8"  # fmt: skip
+    # no published checkpoint of Llama 3 8B in NVFP4: a local folder of that format, never the
+    # bf16 repository the engine would run unquantised
+    dep = deployment("llama3-8b", "b200", engine_name, engine(engine_name).versions.newest,
+                     weight_dtype="nvfp4")  # fmt: skip
+    c = launch_commands(dep)[0]
+    assert "./Meta-Llama-3-8B-nvfp4" in c.argv and "meta-llama/Meta-Llama-3-8B" not in c.argv
+
+
+@pytest.mark.parametrize(("engine_name", "release", "stated"), [
+    ("vllm", "0.33.0", "bfloat16"), ("vllm", "0.11.0", "bfloat16"), ("vllm", "0.10.1", None),
+    ("sglang", "0.5.23", "bfloat16"), ("sglang", "0.5.4", "bfloat16"), ("sglang", "0.5.3", None),
+    ("trtllm", "1.2.1", None),
+])  # fmt: skip
+def test_a_prequantised_checkpoint_keeps_the_16_bit_kv_cache_sized(engine_name, release, stated):
+    # NVIDIA's NVFP4 releases ask for an fp8 KV cache (hf_quant_config.json kv_cache_quant_algo
+    # FP8: tests/data/hf_configs/qwen3-235b-a22b-nvfp4), which the engines' 'auto' follows; a
+    # row sized with a bf16 cache states bfloat16 where the release's parser takes it (vLLM
+    # 0.11+, SGLang 0.5.4+), else a note says so
+    dep = deployment("llama3.3-70b", "b200", engine_name, release, tp=2, weight_dtype="nvfp4")
+    assert dep.kv_dtype == "bf16"
+    commands = launch_commands(dep, max_model_len=4096)
+    check(commands, dep, dep.sharding.gpus)
+    c = commands[0]
+    if engine_name == "trtllm":
+        assert "dtype" not in dict(c.files).get("extra-llm-api-config.yaml", "")
+    else:
+        value = c.argv[c.argv.index("--kv-cache-dtype") + 1]
+        assert value == (stated or "auto")
+    assert any("bf16 KV cache sized" in n for n in c.notes) == (stated is None)
+    # a row that sized an fp8 cache states fp8, with no note
+    dep = deployment("llama3.3-70b", "b200", engine_name, release, tp=2, weight_dtype="nvfp4",
+                     kv_dtype="fp8")  # fmt: skip
+    c = launch_commands(dep, max_model_len=4096)[0]
+    assert not any("KV cache sized" in n for n in c.notes)
+
+
+@pytest.mark.parametrize("engine_name", ["vllm", "sglang", "trtllm"])
+def test_servers_that_may_share_a_host_are_told_to_split_it(engine_name):
+    # three TP-2 replicas of Llama 3 70B on 8-GPU H100 hosts: 8 // 2 = 4 fit one host, and
+    # each engine takes GPU 0 onwards and its default port unless told; said once, on the
+    # first command; a TP-8 replica fills its host, and one server shares nothing
+    release = engine(engine_name).versions.newest
+    said = "servers sharing a host (4 of these fit one)"
+    dep = deployment("llama3-70b", "h100", engine_name, release, tp=2)
+    for plan in ({"replicas": 3}, {"prefill": 2, "decode": 1}):
+        commands = launch_commands(dep, **plan)
+        assert any(n.startswith(said) for n in commands[0].notes)
+        assert sum(any(n.startswith(said) for n in c.notes) for c in commands) == 1
+    assert not any(n.startswith("servers sharing") for c in launch_commands(dep)
+                   for n in c.notes)  # fmt: skip
+    dep = deployment("llama3-70b", "h100", engine_name, release, tp=8)
+    assert not any(n.startswith("servers sharing") for c in launch_commands(dep, replicas=3)
+                   for n in c.notes)  # fmt: skip
+
+
+def test_sglang_0_4_commands_mean_the_deployment():
+    # SGLang 0.4 splits experts only beside --enable-ep-moe (0.4.10's get_moe_impl_class picks
+    # EPMoE by enable_ep_moe; 0.5.3's by ep_size): --ep-size 8 alone would run the TP MoE
+    dep = deployment("deepseek-v3", "h200", "sglang", "0.4.10", tp=1, ep=8)
+    argv = launch_commands(dep)[0].argv
+    assert "--enable-ep-moe" in argv and argv[argv.index("--ep-size") + 1] == "8"
+    assert "--enable-ep-moe" not in launch_commands(
+        deployment("deepseek-v3", "h200", "sglang", "0.5.23", tp=1, ep=8))[0].argv
+    # no --pp-size before 0.4.7, so no pipeline parallel: refused with the release that has it
+    dep = deployment("llama3.1-405b", "h100", "sglang", "0.4.6", tp=8, pp=2)
+    with pytest.raises(InvalidInputError, match=r"needs --pp-size \(SGLang 0.4.7 and later\)"):
+        launch_commands(dep)
+    argv = launch_commands(deployment("llama3-70b", "h100", "sglang", "0.4.6", tp=2))[0].argv
+    assert "--pp-size" not in argv and "--page-size" in argv  # page size from 0.4.4
+    # fp8 KV: 0.4.0 and 0.4.1 take only fp8_e5m2 (one byte a value, as sized)
+    dep = deployment("llama3-70b", "h100", "sglang", "0.4.1", tp=2, kv_dtype="fp8")
+    argv = launch_commands(dep)[0].argv
+    assert argv[argv.index("--kv-cache-dtype") + 1] == "fp8_e5m2"
+    parse(list(argv), table_for("sglang", "0.4.1"))
+    # disaggregation: 0.4.5 has the mode but no transfer-backend option (Mooncake only)
+    dep = deployment("llama3-70b", "h100", "sglang", "0.4.5", tp=2)
+    commands = launch_commands(dep, prefill=1, decode=1)
+    check(commands, dep, 2 * dep.sharding.gpus)
+    assert "--disaggregation-transfer-backend" not in commands[0].argv
+    with pytest.raises(InvalidInputError, match="needs --disaggregation-mode"):
+        launch_commands(deployment("llama3-70b", "h100", "sglang", "0.4.4", tp=2), prefill=1,
+                        decode=1)  # fmt: skip
+
+
+def test_sglang_running_limit_is_the_servers_total_under_attention_dp():
+    # kvcalc's --max-num-seqs is each attention-DP rank's limit (calc/serve simulates each rank
+    # with it); SGLang from 0.4.2 gives each DP worker max_running_requests // dp_size
+    # (srt/managers/tp_worker.py), 0.4.0-0.4.1 the whole value: 64 a rank × 8 ranks = 512
+    for release, stated in (("0.5.23", 512), ("0.4.2", 512), ("0.4.1", 64)):
+        dep = Deployment.build(
+            load_model("deepseek-v3"), load_hardware("h200"), tp=1, ep=8,
+            engine=EngineSettings(name="sglang", version=release, max_model_len=4096,
+                                  max_num_seqs=64),
+        )  # fmt: skip
+        assert dep.sharding.dp_attn == 8
+        argv = launch_commands(dep)[0].argv
+        assert argv[argv.index("--max-running-requests") + 1] == str(stated), release
+
+
+def test_trtllm_refuses_attention_tp_inside_dp_ranks():
+    # TensorRT-LLM's attention and KV cache manager take tp_size 1 under enable_attention_dp:
+    # tp 2 × attention DP 4 would start as attention DP 8, another deployment
+    dep = deployment("deepseek-v3", "h200", "trtllm", "1.2.1", tp=2, ep=8)
+    with pytest.raises(InvalidInputError, match="attention TP 1"):
+        launch_commands(dep)
+    dep = deployment("deepseek-v3", "h200", "trtllm", "1.2.1", tp=1, ep=8)
+    assert "enable_attention_dp: true" in dict(launch_commands(dep)[0].files)[
+        "extra-llm-api-config.yaml"]  # fmt: skip
+
+
+@pytest.mark.parametrize("engine_name", ["vllm", "sglang", "trtllm"])
+def test_replicas_spanning_hosts_each_have_their_own_head(engine_name):
+    # two TP8 × PP2 copies of Llama 3.1 405B on 8-GPU hosts: each copy spans 16 / 8 = 2 hosts
+    # of its own, with its own head node (one --master-addr / --dist-init-addr each)
+    release = engine(engine_name).versions.newest
+    dep = deployment("llama3.1-405b", "h100", engine_name, release, tp=8, pp=2)
+    commands = launch_commands(dep, replicas=2)
+    notes = [n for c in commands for n in c.notes if "independent replicas" in n]
+    assert notes == ["run 2 such servers behind a load balancer (independent replicas) (each "
+                     "on 2 hosts of its own, head-node its first)"]  # fmt: skip
+    dep = deployment("llama3-70b", "h100", engine_name, release, tp=4)
+    notes = [n for c in launch_commands(dep, replicas=3) for n in c.notes
+             if "independent replicas" in n]  # fmt: skip
+    assert notes == ["run 3 such servers behind a load balancer (independent replicas)"]
+
+
+@pytest.mark.parametrize("engine_name", ["vllm", "sglang", "trtllm"])
+def test_a_16_bit_kv_cache_beside_a_checkpoint_asking_fp8_is_stated(engine_name):
+    # a ModelOpt NVFP4 snapshot whose hf_quant_config.json says kv_cache_quant_algo FP8 (the
+    # model's own cache is fp8), sized with --kv-dtype bf16: 'auto' would run fp8, so the
+    # command names bfloat16 (TensorRT-LLM: a note); sized as released, 'auto' is right
+    model = load_model(str(Path(__file__).resolve().parent / "data" / "hf_configs"
+                           / "qwen3-235b-a22b-nvfp4"))  # fmt: skip
+    assert model.kv_dtype == "fp8"
+    release = engine(engine_name).versions.newest
+    for kv, stated in (("bf16", "bfloat16"), (None, "auto")):
+        settings = EngineSettings(name=engine_name, version=release)
+        dep = Deployment.build(model, load_hardware("b200"), tp=4, kv_dtype=kv, engine=settings)
+        c = launch_commands(dep, max_model_len=4096)[0]
+        parse(list(c.argv), table_for(engine_name, release))
+        if engine_name == "trtllm":
+            assert any("bf16 KV cache sized" in n for n in c.notes) == (kv == "bf16")
+        else:
+            assert c.argv[c.argv.index("--kv-cache-dtype") + 1] == stated

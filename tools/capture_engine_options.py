@@ -403,7 +403,10 @@ TRTLLM_1_0_PAGES = [
 ]
 # keys of the YAML --extra_llm_api_options reads that kvcalc writes (LlmArgs / TorchLlmArgs
 # fields, KvCacheConfig.dtype / tokens_per_block / enable_block_reuse,
-# CacheTransceiverConfig.backend), in every modelled release
+# CacheTransceiverConfig.backend), declared by hand for every modelled release and checked
+# against llm_args.py revisions (bench/validation_sources.py): enable_block_reuse in every one
+# read, dtype in all but the oldest, tokens_per_block only in newer ones (kvcalc writes it for
+# DeepSeek sparse attention alone); backend upper case since PR 6323 (July 2025, before 1.0.0)
 TRTLLM_YAML_KEYS = {
     "enable_chunked_prefill": "bool",
     "enable_attention_dp": "bool",

@@ -31,7 +31,6 @@ refuses them) are skipped, not reported.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
 
 DEFAULT_DOMAIN = 8  # GPUs of the scale-up domain when the profile does not say
 PP_CHOICES = (2, 4)
@@ -59,14 +58,11 @@ AS_RELEASED = DtypeChoice(None, None, "as released")
 FP8 = DtypeChoice("fp8", "fp8", "fp8 w / fp8 kv")
 
 
-@cache
 def published_checkpoints() -> dict:
     """``calc/data/quantised_checkpoints.yaml``: model -> format -> {repo, source}."""
-    from pathlib import Path
+    from calc.data.quantised_checkpoints import published_checkpoints as table
 
-    from calc.data.yaml_io import load_mapping
-
-    return load_mapping(Path(__file__).resolve().parents[1] / "data" / "quantised_checkpoints.yaml")
+    return table()
 
 
 def fp4_format(hw) -> str:

@@ -1,7 +1,10 @@
 """What every engine's launch commands share: the plan they start (``LaunchPlan``: replicas,
-disaggregated prefill/decode pools, the longest request), the model's repository, the nodes a
-deployment spans and the values kvcalc's own model used (memory fraction, batch limits), so
-that the command and the figures describe the same server."""
+disaggregated prefill/decode pools, the longest request), the checkpoint they load (the model's
+repository, or for a weight format it does not hold and no engine makes at load time the
+published checkpoint of calc/data/quantised_checkpoints.yaml, else a local folder), the nodes
+a deployment spans and the values kvcalc's own model used (memory fraction, batch limits, a
+16-bit KV cache stated where 'auto' would mean fp8), so that the command and the figures
+describe the same server."""
 
 from __future__ import annotations
 
@@ -118,14 +121,74 @@ def online_quantization(dep: Deployment) -> str | None:
     return None
 
 
-def prequantized_note(dep: Deployment) -> str | None:
-    """What to serve when kvcalc timed weights no engine makes at load time (None: the
-    checkpoint as released, or weights the engine quantises at load time)."""
+# kvcalc's names of the formats a published checkpoint is declared in: per-tensor fp8 ("fp8"
+# or "fp8-tensor") is calc/data/quantised_checkpoints.yaml's "fp8"
+_DECLARED_AS = {"fp8-tensor": "fp8"}
+
+
+def published_checkpoint(dep: Deployment, fmt: str) -> dict | None:
+    """The published checkpoint of the model in ``fmt`` (calc/data/quantised_checkpoints.yaml:
+    repo, source, quantises), if kvcalc knows one."""
+    from calc.data.quantised_checkpoints import published_checkpoint as declared
+
+    return declared(dep.model.name, _DECLARED_AS.get(fmt, fmt))
+
+
+def served_checkpoint(dep: Deployment, online: bool = True) -> tuple[str, str | None]:
+    """(what the engine loads, a note): the model's repository when kvcalc timed its released
+    formats, or formats the engine makes at load time (``online``: fp8 from a 16-bit
+    checkpoint); else the published checkpoint of the format kvcalc timed, or a local folder
+    holding one quantised to it (no engine quantises to it at load time)."""
+    name = model_id(dep)
     fmt = timed_format(dep)
-    if fmt is None or online_quantization(dep) is not None:
+    if fmt is None or (online and online_quantization(dep) is not None):
+        return name, None
+    pub = published_checkpoint(dep, fmt)
+    if pub is not None:
+        repo, base = pub["repo"], pub.get("quantises")
+        of = f" (made from {base}: {name}'s shapes)" if base else ""
+        return repo, (f"{repo}: the published {fmt} checkpoint, the format kvcalc timed{of}; "
+                      "its quantisation config lists any layer kept in 16 bit")  # fmt: skip
+    local = "./" + name.rsplit("/", 1)[-1] + "-" + fmt
+    return local, (f"{local}: {name} quantised to {fmt}, the weight format kvcalc timed "
+                   "(NVIDIA ModelOpt, or llm-compressor; no published checkpoint known to "
+                   "kvcalc)")  # fmt: skip
+
+
+def pins_16bit_kv(dep: Deployment, online: bool = True) -> bool:
+    """The row sized a 16-bit KV cache where the engine's 'auto' may mean fp8: the command
+    loads a pre-quantised checkpoint (which may ask for an fp8 cache, as NVIDIA's do), or the
+    model's own cache is not 16-bit (a ModelOpt snapshot's kv_cache_quant_algo FP8, sized
+    with --kv-dtype bf16): the KV dtype must be stated, not 'auto'."""
+    if dep.kv_dtype not in ("bf16", "fp16"):
+        return False
+    own = dep.model.kv_dtype or dep.model.dtype
+    return own not in ("bf16", "fp16") or served_checkpoint(dep, online)[0] != model_id(dep)
+
+
+def prequantized_note(dep: Deployment) -> str | None:
+    """What the command's checkpoint is when kvcalc timed weights no engine makes at load time
+    (None: the checkpoint as released, or weights the engine quantises at load time)."""
+    return served_checkpoint(dep)[1]
+
+
+def replicas_note(dep: Deployment, servers: int) -> str:
+    """How ``servers`` independent copies run: behind a load balancer, each a server of its
+    own (and, spanning hosts, on hosts of its own whose first is its head node)."""
+    where = (f" (each on {nodes(dep)} hosts of its own, {HEAD} its first)"
+             if nodes(dep) > 1 else "")  # fmt: skip
+    return f"run {servers} such servers behind a load balancer (independent replicas){where}"
+
+
+def shared_host_note(dep: Deployment, servers: int) -> str | None:
+    """What the flags cannot say when ``servers`` servers of fewer GPUs than a host may share
+    one: each needs its own GPUs and port (every engine takes the host's first GPUs and its
+    default port otherwise). None for one server, or servers of a whole host or more."""
+    per = gpus_per_host(dep)
+    if servers < 2 or replica_gpus(dep) >= per:
         return None
-    return (f"kvcalc timed {fmt} weights: serve a checkpoint quantised to {fmt} (e.g. with "
-            f"NVIDIA ModelOpt or llm-compressor) in place of {model_id(dep)}")  # fmt: skip
+    return (f"servers sharing a host ({per // replica_gpus(dep)} of these fit one): give each "
+            "its own GPUs (CUDA_VISIBLE_DEVICES) and --port")  # fmt: skip
 
 
 def check_one_host_per_group(dep: Deployment, what: str) -> None:

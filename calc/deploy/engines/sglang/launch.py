@@ -5,7 +5,11 @@ releases reject as ambiguous): ``--tp-size`` is the whole group's GPUs, attentio
 parallel inside it is ``--dp-size N --enable-dp-attention`` (``--attn-dp-size N`` from
 0.5.22), expert parallel ``--ep-size``; across hosts ``--nnodes``/``--node-rank``/
 ``--dist-init-addr``; disaggregated servers ``--disaggregation-mode prefill|decode`` with
-``--disaggregation-transfer-backend nixl``; online fp8 ``--quantization fp8``."""
+``--disaggregation-transfer-backend nixl``; online fp8 ``--quantization fp8``. The 0.4
+releases lack some of these (``SINCE``): their commands leave out what the release cannot
+take and means anyway (one-token pages, pipeline size 1), state EP MoE as ``--enable-ep-moe``
+(or ``--enable-deepep-moe``) beside ``--ep-size``, and refuse a deployment the release cannot
+run (pipeline parallel before 0.4.7, EP in 0.4.0, disaggregation before 0.4.5)."""
 
 from __future__ import annotations
 
@@ -15,6 +19,7 @@ from typing import TYPE_CHECKING
 import calc.deploy.engines.launch as launch
 from calc.deploy.engines.base import Command
 from calc.deploy.engines.versions import parse_version
+from calc.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from calc.deploy.deployment import Deployment
@@ -24,34 +29,88 @@ DIST_PORT = "5000"
 
 
 def kv_cache_dtype(dep: Deployment) -> str:
-    """SGLang's name of the KV dtype: auto (the model's) or fp8_e4m3."""
-    return launch.kv_cache_dtype(dep, "fp8_e4m3")
+    """SGLang's name of the KV dtype: auto (the model's) or fp8_e4m3; bfloat16 by name where a
+    pre-quantised checkpoint's 'auto' could mean its fp8 KV cache (0.5.4+)."""
+    if (launch.pins_16bit_kv(dep) and dep.kv_dtype == "bf16"
+            and parse_version(dep.engine_config.version) >= (0, 5, 4)):  # fmt: skip
+        return "bfloat16"
+    # 0.4.0 and 0.4.1 take only fp8_e5m2 (one byte a value too)
+    fp8 = "fp8_e4m3" if parse_version(dep.engine_config.version) >= (0, 4, 2) else "fp8_e5m2"
+    return launch.kv_cache_dtype(dep, fp8)
+
+
+# the first release whose parser has each option (tests/data/engine_options/sglang-0.4.*.json:
+# 0.4.0 has none of them; before --page-size SGLang pages one token, before --pp-size it has no
+# pipeline parallelism, and in 0.4 --ep-size splits experts only beside --enable-ep-moe, which
+# 0.5 dropped: srt/layers/moe/ep_moe/layer.py get_moe_impl_class of 0.4.10 picks EPMoE by
+# enable_ep_moe, 0.5.3's by ep_size)
+SINCE = {
+    "--ep-size": (0, 4, 1), "--enable-ep-moe": (0, 4, 1), "--page-size": (0, 4, 4),
+    "--enable-deepep-moe": (0, 4, 5), "--disaggregation-mode": (0, 4, 5),
+    "--disaggregation-transfer-backend": (0, 4, 6), "--pp-size": (0, 4, 7),
+    "--moe-a2a-backend": (0, 5, 2), "--attn-dp-size": (0, 5, 22),
+}  # fmt: skip
+
+
+def has(dep: Deployment, option: str) -> bool:
+    """The release's parser has ``option`` (SINCE)."""
+    return parse_version(dep.engine_config.version) >= SINCE[option]
+
+
+def _refuse(dep: Deployment, what: str, option: str) -> None:
+    v = ".".join(map(str, SINCE[option]))
+    raise InvalidInputError(
+        f"SGLang {dep.engine_config.version} cannot start this deployment: {what} needs "
+        f"{option} (SGLang {v} and later); choose --engine-version {v} or later"
+    )
 
 
 def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
     ec = dep.engine_config
     group = max(dep.tp, dep.ep)  # SGLang's tp_size spans the attention-DP ranks
     dp = dep.sharding.dp_attn
-    argv = ["python", "-m", "sglang.launch_server", "--model-path", launch.model_id(dep)]
-    argv += ["--tp-size", str(group), "--pp-size", str(dep.pp)]
+    model, _ = launch.served_checkpoint(dep)
+    argv = ["python", "-m", "sglang.launch_server", "--model-path", model]
+    argv += ["--tp-size", str(group)]
+    if has(dep, "--pp-size"):
+        argv += ["--pp-size", str(dep.pp)]
+    elif dep.pp > 1:
+        _refuse(dep, f"pipeline parallel {dep.pp}", "--pp-size")
     if dp > 1:
-        if parse_version(ec.version) >= (0, 5, 22):
+        if has(dep, "--attn-dp-size"):
             argv += ["--attn-dp-size", str(dp)]
         else:
             argv += ["--dp-size", str(dp), "--enable-dp-attention"]
     if dep.ep > 1:
+        deepep = dep.engine.moe_a2a == "deepep"
+        if not has(dep, "--ep-size"):
+            _refuse(dep, f"expert parallel {dep.ep}", "--ep-size")
         argv += ["--ep-size", str(dep.ep)]
-        if dep.engine.moe_a2a == "deepep" and parse_version(ec.version) >= (0, 5, 2):
-            argv += ["--moe-a2a-backend", "deepep"]  # the DeepEP kernels the step time charges
+        if has(dep, "--moe-a2a-backend"):
+            if deepep:  # the DeepEP kernels the step time charges
+                argv += ["--moe-a2a-backend", "deepep"]
+        elif deepep and has(dep, "--enable-deepep-moe"):
+            argv.append("--enable-deepep-moe")  # 0.4.5+: DeepEP (its ep_size = tp_size)
+        else:
+            argv.append("--enable-ep-moe")  # 0.4: --ep-size alone keeps the TP MoE
+    if plan.disaggregated and not has(dep, "--disaggregation-mode"):
+        _refuse(dep, "disaggregated prefill/decode", "--disaggregation-mode")
     argv += [
         "--context-length", str(launch.max_model_len(dep, plan)),
         "--mem-fraction-static", f"{launch.memory_fraction(dep):g}",
         "--kv-cache-dtype", kv_cache_dtype(dep),
         "--chunked-prefill-size", str(ec.max_batched_tokens if ec.chunked_prefill else -1),
-        "--page-size", str(ec.block_size),
     ]  # fmt: skip
+    if has(dep, "--page-size"):
+        argv += ["--page-size", str(ec.block_size)]
+    elif ec.block_size != 1:
+        _refuse(dep, f"{ec.block_size}-token pages", "--page-size")
     if dep.engine.max_num_seqs is not None:  # else SGLang sizes it from its pool, as modelled
-        argv += ["--max-running-requests", str(ec.max_num_seqs)]
+        # the server's total: from 0.4.2 each attention-DP worker takes max_running_requests
+        # // dp_size (srt/managers/tp_worker.py; 0.5.23 srt/model_executor/pool_configurator.py
+        # // attn_dp_size), while kvcalc's limit is each rank's
+        ranks = dp if parse_version(ec.version) >= (0, 4, 2) else 1
+        argv += ["--max-running-requests", str(ec.max_num_seqs * ranks)]
     if not ec.cuda_graphs:
         argv.append("--disable-cuda-graph")
     if dep.engine.prefix_cache is False:  # the ignore_eos admission the simulation runs
@@ -64,12 +123,13 @@ def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
 def _replica(dep: Deployment, plan: launch.LaunchPlan, role: str, count: int,
              extra: list[str]) -> list[Command]:  # fmt: skip
     base = _base(dep, plan) + extra
-    deepep_04 = (dep.ep > 1 and dep.engine.moe_a2a == "deepep"
-                 and parse_version(dep.engine_config.version) < (0, 5, 2))  # fmt: skip
     notes = [n for n in (launch.prequantized_note(dep),) if n]
-    if deepep_04:  # no option table of 0.4 releases to check a flag against
-        notes.append("DeepEP on SGLang 0.4: state it with that release's own option (kvcalc "
-                     "holds no option table of 0.4 releases)")
+    if launch.pins_16bit_kv(dep) and kv_cache_dtype(dep) == "auto":
+        notes.append(f"a {dep.kv_dtype} KV cache sized: --kv-cache-dtype auto follows the "
+                     "checkpoint, fp8 if its kv_cache_quant_algo says FP8")  # fmt: skip
+    if dep.ep > 1 and dep.engine.moe_a2a == "deepep" and not has(dep, "--enable-deepep-moe"):
+        notes.append(f"DeepEP: SGLang {dep.engine_config.version} has none (--enable-deepep-moe "
+                     "from 0.4.5): its EP MoE gathers instead")  # fmt: skip
     n = launch.nodes(dep)
     if n == 1:
         return [Command("sglang", role, tuple(base), notes=tuple(notes), count=count,
@@ -90,10 +150,12 @@ def commands(dep: Deployment, plan: launch.LaunchPlan, rules: SglangRules) -> li
     if not plan.disaggregated:
         out = _replica(dep, plan, "server", plan.replicas * copies, [])
         if plan.replicas * copies > 1:
-            out[0] = replace(out[0], notes=(*out[0].notes, f"run {plan.replicas * copies} such "
-                             "servers behind a load balancer (independent replicas)"))  # fmt: skip
-        return out
-    transfer = ["--disaggregation-transfer-backend", "nixl"]
+            out[0] = replace(out[0], notes=(*out[0].notes, launch.replicas_note(
+                dep, plan.replicas * copies)))  # fmt: skip
+        return _shared(dep, out, plan.replicas * copies)
+    # 0.4.5 transfers by Mooncake, its only backend, with no option to name it
+    transfer = (["--disaggregation-transfer-backend", "nixl"]
+                if has(dep, "--disaggregation-transfer-backend") else [])  # fmt: skip
     prefill = _replica(dep, plan, "prefill", plan.prefill * copies,
                        ["--disaggregation-mode", "prefill", *transfer])  # fmt: skip
     decode = _replica(dep, plan, "decode", plan.decode * copies,
@@ -101,4 +163,9 @@ def commands(dep: Deployment, plan: launch.LaunchPlan, rules: SglangRules) -> li
     prefill[0] = replace(prefill[0], notes=(*prefill[0].notes, "disaggregated: route with "
                          "sglang-router (python -m sglang_router.launch_router "
                          "--pd-disaggregation --prefill URL --decode URL)"))  # fmt: skip
-    return prefill + decode
+    return _shared(dep, prefill + decode, (plan.prefill + plan.decode) * copies)
+
+
+def _shared(dep: Deployment, out: list[Command], servers: int) -> list[Command]:
+    note = launch.shared_host_note(dep, servers)
+    return [replace(out[0], notes=(*out[0].notes, note)), *out[1:]] if note else out

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 import calc.deploy.engines.launch as launch
 from calc.deploy.engines.base import Command
+from calc.errors import InvalidInputError
 
 if TYPE_CHECKING:
     from calc.deploy.deployment import Deployment
@@ -27,16 +28,13 @@ CONFIG_FILE = "extra-llm-api-config.yaml"
 
 def checkpoint(dep: Deployment) -> tuple[str, str | None]:
     """(the checkpoint to serve, a note): the model's repository when kvcalc timed its released
-    formats (``--weight-dtype`` naming one is the checkpoint as released), else a local
-    ModelOpt checkpoint of the format kvcalc timed."""
-    name = launch.model_id(dep)
-    fmt = launch.timed_format(dep)
-    if fmt is None:
-        return name, None
-    local = "./" + name.rsplit("/", 1)[-1] + "-" + fmt
-    return local, (f"{local}: a ModelOpt {fmt} checkpoint of {name} (TensorRT-LLM's "
-                   "examples/quantization/quantize.py, or an NVIDIA pre-quantised release), the "
-                   "weight format kvcalc timed")  # fmt: skip
+    formats (``--weight-dtype`` naming one is the checkpoint as released), else the published
+    checkpoint of the format kvcalc timed, or a local ModelOpt one (TensorRT-LLM quantises
+    nothing at load time: fp8 from a 16-bit checkpoint is a checkpoint too)."""
+    name, note = launch.served_checkpoint(dep, online=False)
+    if note is not None and name.startswith("./"):
+        note += " (TensorRT-LLM's examples/quantization/quantize.py makes one)"
+    return name, note
 
 
 def yaml_text(dep: Deployment, role: str | None) -> str:
@@ -65,6 +63,14 @@ def yaml_text(dep: Deployment, role: str | None) -> str:
 
 def _argv(dep: Deployment, plan: launch.LaunchPlan, config_file: str | None) -> list[str]:
     ec = dep.engine_config
+    if dep.sharding.dp_attn > 1 and dep.tp > 1:
+        # under enable_attention_dp every rank runs attention alone (its attention modules and
+        # KV cache manager take tp_size 1): no form gives attention TP inside DP ranks
+        raise InvalidInputError(
+            f"TensorRT-LLM cannot start tp {dep.tp} with attention data parallel "
+            f"{dep.sharding.dp_attn}: its attention DP runs one GPU a rank (attention TP 1); "
+            f"choose --tp 1 --ep {dep.ep} (attention DP {dep.ep}) or --tp {max(dep.tp, dep.ep)}"
+        )
     name, _ = checkpoint(dep)
     group = max(dep.tp, dep.ep)
     argv = ["trtllm-serve", name, "--backend", "pytorch", "--tp_size", str(group),
@@ -90,6 +96,12 @@ def _replica(dep: Deployment, plan: launch.LaunchPlan, role: str, count: int,
     argv = _argv(dep, plan, config_file if files else None)
     _, note = checkpoint(dep)
     notes = [note] if note else []
+    if launch.pins_16bit_kv(dep, online=False):
+        # NVIDIA's pre-quantised checkpoints ask for an fp8 KV cache (kv_cache_quant_algo),
+        # which kv_cache_config dtype auto follows
+        notes.append(f"a {dep.kv_dtype} KV cache sized: the checkpoint's kv_cache_quant_algo "
+                     "FP8, if it says so, makes it fp8 (size that with --kv-dtype fp8, or "
+                     "serve a checkpoint exported without it)")  # fmt: skip
     n = launch.nodes(dep)
     if n > 1:
         per = launch.gpus_per_host(dep)
@@ -107,10 +119,13 @@ def commands(dep: Deployment, plan: launch.LaunchPlan, rules: TrtllmRules) -> li
     if not plan.disaggregated:
         c = _replica(dep, plan, "server", plan.replicas * copies, None)
         if plan.replicas * copies > 1:
-            c = replace(c, notes=(*c.notes, f"run {plan.replicas * copies} such servers behind "
-                        "a load balancer (independent replicas)"))  # fmt: skip
-        return [c]
+            c = replace(c, notes=(*c.notes, launch.replicas_note(dep, plan.replicas * copies)))
+        note = launch.shared_host_note(dep, plan.replicas * copies)
+        return [replace(c, notes=(*c.notes, note)) if note else c]
     ctx = _replica(dep, plan, "prefill (context)", plan.prefill * copies, "context")
+    note = launch.shared_host_note(dep, (plan.prefill + plan.decode) * copies)
+    if note:
+        ctx = replace(ctx, notes=(*ctx.notes, note))
     gen = _replica(dep, plan, "decode (generation)", plan.decode * copies, "generation")
     router = Command(
         "trtllm",

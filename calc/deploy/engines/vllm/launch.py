@@ -25,14 +25,23 @@ MASTER_PORT = "29501"
 KV_TRANSFER = {"kv_connector": "NixlConnector", "kv_role": "kv_both"}
 
 
+# vLLM's names of a 16-bit KV cache and the first release whose parser takes each
+KV_16BIT = {"bf16": ("bfloat16", (0, 11, 0)), "fp16": ("float16", (0, 18, 0))}
+
+
 def kv_cache_dtype(dep: Deployment) -> str:
-    """vLLM's name of the KV dtype: auto (the model's) or fp8."""
+    """vLLM's name of the KV dtype: auto (the model's) or fp8; the 16-bit dtype by name where
+    a pre-quantised checkpoint's 'auto' could mean its fp8 KV cache (and the release has it)."""
+    if launch.pins_16bit_kv(dep):
+        name, since = KV_16BIT[dep.kv_dtype]
+        if parse_version(dep.engine_config.version) >= since:
+            return name
     return launch.kv_cache_dtype(dep, "fp8")
 
 
 def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
     ec = dep.engine_config
-    name = launch.model_id(dep)
+    name, _ = launch.served_checkpoint(dep)
     argv = ["vllm", "serve", name]
     argv += ["--tensor-parallel-size", str(dep.tp), "--pipeline-parallel-size", str(dep.pp)]
     if dep.ep > 1:
@@ -70,7 +79,10 @@ def _notes(dep: Deployment) -> list[str]:
     if q:
         notes.append(q)
     kv = kv_cache_dtype(dep)
-    if kv not in ("auto", "fp8"):
+    if kv == "auto" and launch.pins_16bit_kv(dep):
+        notes.append(f"a {dep.kv_dtype} KV cache sized: this release's --kv-cache-dtype auto "
+                     "follows the checkpoint, fp8 if its kv_cache_quant_algo says FP8")  # fmt: skip
+    elif kv not in ("auto", "fp8", *(n for n, _ in KV_16BIT.values())):
         notes.append(f"KV cache {kv}: not a --kv-cache-dtype value; check the release supports it")
     if _deepep(dep) and parse_version(dep.engine_config.version) < (0, 11, 1):
         notes.append("DeepEP before vLLM 0.11.1: set VLLM_ALL2ALL_BACKEND=deepep_low_latency")
@@ -137,9 +149,8 @@ def commands(dep: Deployment, plan: launch.LaunchPlan, rules: VllmRules) -> list
     if not plan.disaggregated:
         out = _replica(dep, plan, rules, "server", plan.replicas * copies, [])
         if plan.replicas * copies > 1:
-            out[0] = _with_note(out[0], f"run {plan.replicas * copies} such servers behind a "
-                                "load balancer (independent replicas)")  # fmt: skip
-        return out
+            out[0] = _with_note(out[0], launch.replicas_note(dep, plan.replicas * copies))
+        return _shared(dep, out, plan.replicas * copies)
     kv = json.dumps(KV_TRANSFER, separators=(",", ":"))
     extra = ["--kv-transfer-config", kv]
     prefill = _replica(dep, plan, rules, "prefill", plan.prefill * copies, extra)
@@ -147,7 +158,12 @@ def commands(dep: Deployment, plan: launch.LaunchPlan, rules: VllmRules) -> list
     prefill[0] = _with_note(prefill[0], "disaggregated: a proxy routes each request to a "
                             "prefill server, then to a decode server that pulls its KV "
                             "(NIXL); e.g. vllm-router --pd-disaggregation")  # fmt: skip
-    return prefill + decode
+    return _shared(dep, prefill + decode, (plan.prefill + plan.decode) * copies)
+
+
+def _shared(dep: Deployment, out: list[Command], servers: int) -> list[Command]:
+    note = launch.shared_host_note(dep, servers)
+    return [_with_note(out[0], note), *out[1:]] if note else out
 
 
 def _with_note(c: Command, note: str) -> Command:
