@@ -169,6 +169,15 @@ LOOKED_AT = (
      "the GPU before 0.10.0: vLLM's host time per sequence per step, 0.10 ms (the joint fit "
      "of the three steady TP 8 runs: 102.7 µs; calc/deploy/host_costs.py `with_core`), and "
      "the pipeline's per-stage constant 0.375 → 0.325 ms so the PP 2 runs keep 0.75 ms"),
+    ("vllm 0.8.3 (PyPI wheel) and sglang 0.4.0 (PyPI wheel) "
+     "`distributed/device_communicators/custom_all_reduce.py` should_custom_ar; sglang 0.4.0 "
+     "`srt/managers/tp_worker_overlap_thread.py`, `srt/managers/scheduler.py` "
+     "event_loop_overlap; NVIDIA/TensorRT-LLM `allreducePlugin.cpp` selectImplementation",
+     "read: vLLM and SGLang run their own all-reduce only below 8 MiB (inp_size < max_size), "
+     "TensorRT-LLM's plugin up to its workspace: modelled per engine since issue 23's tenth "
+     "round (calc/deploy/parallel.py custom_fits); the overlap scheduler processes a batch's "
+     "results while the worker thread runs the next batch (tried as max(GPU, host): "
+     "contradicted by the 70B runs at 1-8 requests/s, not shipped)"),
     ("surajssd/llm-k8s@58b61c5 01_tp8_pp1 qps-inf per-request ttfts",
      "fitted: the front-end's intake time, 1.18 ms a request (TTFT over send order, least "
      "squares, r = 0.88; calc/serve/front_end.py), the same time handing each first token "
@@ -544,9 +553,18 @@ def render() -> str:
         "(33 ms) that carries that "
         "run's longer wait for a step to end to the runs at 1-2/s (TTFT +21%); and the 405B "
         "at 4/s (350 in flight), slower than modelled (E2E mean -30% uncalibrated, where the "
-        "70B at 360 in flight is -5%): a candidate is its all-reduce, 32 KiB a token, beyond "
-        "custom all-reduce's 8 MiB from 257 tokens a pass (0.4.0 custom_all_reduce.py "
-        "should_custom_ar: NCCL then; the 70B's 16 KiB a token from 513), not modelled;",
+        "70B at 360 in flight is -5%): not its all-reduce (issue 23's tenth round: 32 KiB a "
+        "token goes to NCCL from 256 tokens a pass, 0.4.0 custom_all_reduce.py "
+        "should_custom_ar taking only messages below 8 MiB, and the profile's measured NCCL "
+        "curve times it: at 350 sequences 11.2 MiB, 89.7 µs × 252 = 22.6 ms of an 85.6 ms "
+        "pass; a published nccl-tests table is 6-10% slower at 8-32 MiB, 2-3% of the pass), "
+        "nor SGLang's overlap scheduler hiding the host time (a pass of max(GPU, host) leaves "
+        "the 70B's ITL median 12-32% low at 1-4/s and 76% low at 8/s; charging the eager "
+        "launches to the same interpreter as the host work, 8/s the same): the simulated "
+        "405B at 4/s is pool-bound (284 k tokens at mem_fraction_static 0.81; 225 decoding "
+        "on average, a decode pass 82 ms before its KV read, the measured ITL median 135 ms), and "
+        "its prefill batches (953 of 1.26 prompts, 130 ms each) stop the decodes as "
+        "SGLang's do;",
         "- **pipeline parallelism over two nodes** (vLLM 0.8.3 with Ray): its V1 engine keeps "
         "pipeline_parallel_size batches in flight (vllm 0.8.3 `v1/engine/core.py` "
         "step_with_batch_queue, `RayDistributedExecutor.max_concurrent_batches` = pp), as the "
