@@ -465,6 +465,13 @@ LOOKED_AT = (
      "noted, not modelled; the overlap scheduler read: the scheduler's per-request work runs "
      "while the worker thread runs the next batch, nothing in the sampler waits on it "
      "without grammars; nothing fitted"),
+    ("datacrunch-research/h200-benchmarks@c091ef5 sglang/experiments/docker_dev_commands.txt "
+     "and llama_405b_sglang.sh",
+     "issue 23, round 10: the 405B server's launch command under '# Benchmarking' sets "
+     "--mem-frac 0.87 (argparse's prefix of --mem-fraction-static; the .sh file's comment "
+     "line sets none, 0.4.0's default at TP 8 being 0.81): the 405B runs replayed with it "
+     "(bench/validation_score.py SGLANG_405B; the pool 283,948 → 421,492 tokens); a stated "
+     "setting, nothing fitted"),
     ("kvcache-ai/Mooncake pull request #3484 (an nccl-tests all_reduce_perf table; the GPUs "
      "not in the excerpt read)",
      "issue 23, round 10: all-reduce of 8, 16, 32 MiB at 81.2, 121.3, 195.4 us (bus "
