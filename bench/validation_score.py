@@ -31,7 +31,8 @@ max_num_batched_tokens (2,048 on A100), the release mapping to the nearest model
 the memory and step rules; SGLang 0.4.0, whose running-request limit comes from its pool;
 the DeepSeek-V2.5 servers' --max-model-len 8192 and --enforce-eager (every pass eager); the
 SGLang servers' --disable-radix-cache (with bench_serving's ignore_eos: SGLang's
-add_one_req_ignore_eos admission).
+add_one_req_ignore_eos admission) and the 405B server's --mem-frac 0.87 (its publisher's
+launch command; 0.4.0's default at TP 8 is 0.81).
 """
 
 from __future__ import annotations
@@ -83,6 +84,10 @@ DS = "vllm_deepseek-v2.5_tp8_pp2_{}_a100-40g_sharegpt_qps-{}.json"
 # llama_405b_sglang.sh); bench_serving sends ignore_eos, so 0.4.0 admits by
 # add_one_req_ignore_eos (calc.serve.policies.PrefillFirst.fits_to_finish)
 SGLANG_NO_RADIX = (("prefix_cache", False),)
+# the 405B server: --mem-frac 0.87 (argparse's prefix of --mem-fraction-static; the launch
+# command under "# Benchmarking" in sglang/experiments/docker_dev_commands.txt, where 0.4.0's
+# default at TP 8 is 0.81: server_args.py); the 70B's command there sets none (0.85 at TP 4)
+SGLANG_405B = (*SGLANG_NO_RADIX, ("mem_util", 0.87))
 
 
 LK = "surajssd/llm-k8s@58b61c5 results_serving_meta-llama-Llama-3.3-70B-Instruct/"
@@ -104,7 +109,7 @@ SETS = (
     Set("SGLang (2024-12), Llama-3.1-405B bf16, TP 8, 8 × H200", "llama3.1-405b", "h200", 8, 1,
         "sglang", "0.4.0",
         tuple(("sglang-2024-12_llama-3.1-405b_tp8_h200_online.jsonl", i, 0.0) for i in range(4)),
-        DC + "llama_405b_online_output.jsonl", SGLANG_NO_RADIX),
+        DC + "llama_405b_online_output.jsonl", SGLANG_405B),
     # DeepSeek-V2.5 has DeepSeek-V2's architecture (its config.json: 60 layers, hidden 5,120,
     # MLA with kv_lora_rank 512, 160 routed experts of which 6 active, 2 shared): kvcalc's
     # deepseek-v2; vLLM of April 2025 (the runs' date: 0.8.x), eager, prompts cached as above
@@ -169,6 +174,21 @@ LOOKED_AT = (
      "the GPU before 0.10.0: vLLM's host time per sequence per step, 0.10 ms (the joint fit "
      "of the three steady TP 8 runs: 102.7 µs; calc/deploy/host_costs.py `with_core`), and "
      "the pipeline's per-stage constant 0.375 → 0.325 ms so the PP 2 runs keep 0.75 ms"),
+    ("vllm 0.8.3 (PyPI wheel) and sglang 0.4.0 (PyPI wheel) "
+     "`distributed/device_communicators/custom_all_reduce.py` should_custom_ar; sglang 0.4.0 "
+     "`srt/managers/tp_worker_overlap_thread.py`, `srt/managers/scheduler.py` "
+     "event_loop_overlap; NVIDIA/TensorRT-LLM `allreducePlugin.cpp` selectImplementation",
+     "read: vLLM and SGLang run their own all-reduce only below 8 MiB (inp_size < max_size), "
+     "TensorRT-LLM's plugin up to its workspace: modelled per engine since issue 23's tenth "
+     "round (calc/deploy/parallel.py custom_fits); the overlap scheduler processes a batch's "
+     "results while the worker thread runs the next batch (tried as max(GPU, host): "
+     "contradicted by the 70B runs at 1-8 requests/s, not shipped)"),
+    ("datacrunch-research/h200-benchmarks@c091ef5 sglang/experiments/docker_dev_commands.txt",
+     "read: the launch commands under \"# Benchmarking\": the 70B with --tp-size 4 "
+     "--disable-radix-cache --enable-torch-compile, the 405B with the same and --mem-frac "
+     "0.87 (its llama_405b_sglang.sh comment line has none): the 405B runs are replayed with "
+     "mem_fraction_static 0.87 since issue 23's tenth round (the pool 283,948 → 421,492 "
+     "tokens)"),
     ("surajssd/llm-k8s@58b61c5 01_tp8_pp1 qps-inf per-request ttfts",
      "fitted: the front-end's intake time, 1.18 ms a request (TTFT over send order, least "
      "squares, r = 0.88; calc/serve/front_end.py), the same time handing each first token "
@@ -326,7 +346,8 @@ CAUSES = (
     ("load", f"a load regime the fit run did not see (requests in flight {LOAD_RATIO:g}× apart "
      "or more): SGLang's 70B at 16 requests/s (its pool nearly full), a request latency "
      "fitted at 8 requests/s that carries that run's longer wait for a step to end, and the "
-     "405B's large batches slower than modelled (350 in flight)"),
+     "405B at 4 requests/s (350 in flight), whose measured TTFT (602 ms) has a queue the "
+     "replay does not build and whose decoding is slower than modelled"),
     ("edge", "near the bar, loads alike"),
 )  # fmt: skip
 
@@ -543,10 +564,24 @@ def render() -> str:
         "tokens/s at about the same 1,277 in flight); a request latency fitted at 8/s "
         "(33 ms) that carries that "
         "run's longer wait for a step to end to the runs at 1-2/s (TTFT +21%); and the 405B "
-        "at 4/s (350 in flight), slower than modelled (E2E mean -30% uncalibrated, where the "
-        "70B at 360 in flight is -5%): a candidate is its all-reduce, 32 KiB a token, beyond "
-        "custom all-reduce's 8 MiB from 257 tokens a pass (0.4.0 custom_all_reduce.py "
-        "should_custom_ar: NCCL then; the 70B's 16 KiB a token from 513), not modelled;",
+        "at 4/s (350 in flight), slower than modelled (E2E mean -26% uncalibrated, where the "
+        "70B at 360 in flight is -5%; -29% before issue 23's tenth round replayed the 405B "
+        "server with the pool its publisher started it with: --mem-frac 0.87, "
+        "sglang/experiments/docker_dev_commands.txt, 421,492 tokens where 0.4.0's default at "
+        "TP 8, 0.81, gives 283,948; uncalibrated, at 8/s the TTFT median +22.3 → -6.0%, ITL "
+        "median -37.8 → +1.9%, throughput -3.3 → +0.8%, and both queue pairs pass; at 4/s the "
+        "ITL median -20.1 → -9.9%, the TTFT median -35.3 → -47.5%): not its all-reduce "
+        "(issue 23's tenth round: 32 KiB a "
+        "token goes to NCCL from 256 tokens a pass, 0.4.0 custom_all_reduce.py "
+        "should_custom_ar taking only messages below 8 MiB, and the profile's measured NCCL "
+        "curve times it: at 350 sequences 11.2 MiB, 89.7 µs × 252 = 22.6 ms of an 85.6 ms "
+        "pass; a published nccl-tests table is 6-10% slower at 8-32 MiB, 2-3% of the pass), "
+        "nor SGLang's overlap scheduler hiding the host time (a pass of max(GPU, host) leaves "
+        "the 70B's ITL median 12-32% low at 1-4/s and 76% low at 8/s; charging the eager "
+        "launches to the same interpreter as the host work, 8/s the same): the simulated "
+        "405B at 4/s runs 258 decoding on average (a decode pass 90.5 ms before its KV read; "
+        "the measured ITL median 135 ms), its prefill batches (950 of 1.26 prompts, 130 ms "
+        "each) stopping the decodes as SGLang's do;",
         "- **pipeline parallelism over two nodes** (vLLM 0.8.3 with Ray): its V1 engine keeps "
         "pipeline_parallel_size batches in flight (vllm 0.8.3 `v1/engine/core.py` "
         "step_with_batch_queue, `RayDistributedExecutor.max_concurrent_batches` = pp), as the "

@@ -550,6 +550,38 @@ LOOKED_AT = (
      "issue 21, launch commands (qa2): TensorRT-LLM's attention DP runs attention TP 1, so a "
      "TP > 1 layout with attention DP is refused for it; SGLang's --tp-size E --dp-size D "
      "form is attention TP E / D, as the commands state"),
+    ("vllm 0.8.3 and 0.33.0 wheels (PyPI): vllm/distributed/device_communicators/"
+     "custom_all_reduce.py (should_custom_ar), 0.33.0 all_reduce_utils.py "
+     "(CUSTOM_ALL_REDUCE_MAX_SIZES, SYMM_MEM_ALL_REDUCE_MAX_SIZES); sglang 0.4.0 wheel: "
+     "srt/distributed/device_communicators/custom_all_reduce.py (should_custom_ar, "
+     "custom_all_reduce), srt/managers/tp_worker_overlap_thread.py, srt/managers/scheduler.py "
+     "(event_loop_overlap, get_next_batch_to_run, update_running_batch), "
+     "srt/model_executor/model_runner.py (sample: sampling_info_done waited only with "
+     "grammars), srt/server_args.py (mem_fraction_static 0.81 at TP 8, 0.85 at TP 4); "
+     "NVIDIA/TensorRT-LLM cpp/tensorrt_llm/plugins/ncclPlugin/allreducePlugin.cpp "
+     "(selectImplementation; code-search excerpt)",
+     "issue 23, round 10: vLLM and SGLang take a message on their own all-reduce kernels only "
+     "below the 8 MiB buffer (inp_size < max_size), TensorRT-LLM's plugin up to its workspace "
+     "(messageSize > maxWorkspaceSize goes to the ring): modelled per engine "
+     "(calc/deploy/parallel.py custom_fits; a pass of exactly 8 MiB a rank, Llama-3.1-405B's "
+     "256 tokens or Llama-3.3-70B's 512, now NCCL on vLLM and SGLang); beyond 8 MiB the "
+     "profiles' measured NCCL curve already times it (405B TP 8 at 350 sequences: 11.2 MiB, "
+     "89.7 us x 252 = 22.6 ms of an 85.6 ms pass); vLLM 0.33's symmetric-memory thresholds "
+     "noted, not modelled; the overlap scheduler read: the scheduler's per-request work runs "
+     "while the worker thread runs the next batch, nothing in the sampler waits on it "
+     "without grammars; nothing fitted"),
+    ("datacrunch-research/h200-benchmarks@c091ef5 sglang/experiments/docker_dev_commands.txt "
+     "and llama_405b_sglang.sh",
+     "issue 23, round 10: the 405B server's launch command under '# Benchmarking' sets "
+     "--mem-frac 0.87 (argparse's prefix of --mem-fraction-static; the .sh file's comment "
+     "line sets none, 0.4.0's default at TP 8 being 0.81): the 405B runs replayed with it "
+     "(bench/validation_score.py SGLANG_405B; the pool 283,948 → 421,492 tokens); a stated "
+     "setting, nothing fitted"),
+    ("kvcache-ai/Mooncake pull request #3484 (an nccl-tests all_reduce_perf table; the GPUs "
+     "not in the excerpt read)",
+     "issue 23, round 10: all-reduce of 8, 16, 32 MiB at 81.2, 121.3, 195.4 us (bus "
+     "bandwidth 181, 242, 301 GB/s), against the H200 profile's NCCL curve at 8 GPUs: 76.4, "
+     "109.7, 176.3 us (6-10% faster): a check of the curve's size, not used; nothing fitted"),
 )
 
 

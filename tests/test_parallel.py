@@ -118,6 +118,9 @@ def test_engine_allreduce_algorithms_by_size():
     assert c.protocol == "two-shot"
     # past vLLM's 8 MiB buffer the custom kernels are not used: NCCL again
     assert allreduce_cost(CUSTOM_MAX_BYTES + 1, 8, plain).protocol in ("LL", "LL128", "Simple")
+    # and at exactly 8 MiB: should_custom_ar is inp_size < max_size (vllm 0.8.3, SGLang 0.4.0)
+    assert allreduce_cost(CUSTOM_MAX_BYTES, 8, plain).protocol in ("LL", "LL128", "Simple")
+    assert allreduce_cost(CUSTOM_MAX_BYTES - 16, 8, plain).protocol == "two-shot"
     # NVLS where the switch multicasts: 2 barriers + 2·7/8 × M / B at any size (the ring's
     # bytes at the full link rate, two barriers instead of NCCL Simple's 8.4 us + 14 hops)
     nvls = Link(450e9, 1.9e-6, 8, 50e9, 4e-6, custom=True, multicast=True)
@@ -283,3 +286,36 @@ def test_kernel_fixed_cost_from_the_profile():
     # the speed of light pays none
     peak = decode_step(cfg, a100, batch=1, ctx=100, efficiency="peak")
     assert peak.rates.kernel_s == 0
+
+
+def test_measured_allreduce_curve_leaves_custom_kernels_at_8_mib():
+    """Llama-3.1-405B at TP 8 on H200 (SGLang 0.4.0): a decode pass of 256 tokens all-reduces
+    256 × 16,384 × 2 B = 8,388,608 B = 8 MiB a rank, which should_custom_ar (inp_size <
+    max_size, 8 MiB) hands to NCCL; 255 tokens (8,355,840 B) stay on the custom kernels."""
+    from calc.data.registry import load_hardware, load_model
+    from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.deploy.steps import step_of
+
+    hw = load_hardware("h200")
+    dep = Deployment.build(load_model("llama3.1-405b"), hw, tp=8,
+                           engine=EngineSettings(name="sglang", version="0.4.0"))  # fmt: skip
+    curves = hw.kernels.allreduce
+    nccl, custom = curves["nccl"].segments[8], curves["custom"].segments[8]
+
+    def least(segments, msg):
+        # the fitted segments' least time: latency + 2 × 7/8 × M / bus bandwidth
+        return min(lat + 2 * 7 / 8 * msg / bw for lat, bw in segments)
+
+    # 126 layers × 2 all-reduces (after attention, after the MLP) = 252 a pass
+    def allreduce_s(batch):
+        step = step_of(dep, batch=batch, ctx=1000)
+        return sum(o.time_s for o in step.ops if o.name == "tp_allreduce")
+
+    # 8 MiB: H200's NCCL segments (16.8 us, 77.89 GB/s) and (43.11 us, 441 GB/s):
+    # 43.11 + 1.75 × 8,388,608 / 441e9 × 1e6 = 43.11 + 33.29 = 76.40 us; 252 × = 19.25 ms
+    assert allreduce_s(256) == pytest.approx(252 * least(nccl, 8_388_608), rel=1e-9)
+    assert allreduce_s(256) == pytest.approx(19.25e-3, rel=2e-3)
+    # 255 tokens: the custom segment (12.33 us, 417.8 GB/s): 12.33 + 1.75 × 8,355,840 /
+    # 417.8e9 × 1e6 = 12.33 + 35.00 = 47.33 us, below NCCL's 76.2 us; 252 × = 11.93 ms
+    assert allreduce_s(255) == pytest.approx(252 * least(custom, 8_355_840), rel=1e-9)
+    assert allreduce_s(255) == pytest.approx(11.93e-3, rel=2e-3)

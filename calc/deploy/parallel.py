@@ -119,6 +119,7 @@ class Link:
     net_latency_s: float | None = None
     custom: bool = False
     multicast: bool = False
+    custom_inclusive: bool = False  # the engine's kernels take a message of their buffer's size
 
     def nodes(self, n: int) -> int:
         """Scale-up domains a group of ``n`` GPUs spans (1 without a known network)."""
@@ -136,7 +137,8 @@ class Link:
 @dataclass(frozen=True)
 class AllReduceCost:
     """One all-reduce under one protocol or algorithm: time = latency_s + steps / n · M /
-    bandwidth, for messages up to ``max_bytes`` (None: any size; beyond it, never chosen)."""
+    bandwidth, for messages below ``max_bytes`` (up to it where ``inclusive``; None: any size;
+    beyond, never chosen)."""
 
     protocol: str
     latency_s: float
@@ -144,16 +146,21 @@ class AllReduceCost:
     n: int
     bandwidth_bytes_per_s: float
     max_bytes: float | None = None
+    inclusive: bool = False  # a message of max_bytes itself is taken (TensorRT-LLM)
 
     def time_s(self, message_bytes):
         t = self.latency_s + self.steps / self.n * message_bytes / self.bandwidth_bytes_per_s
         if self.max_bytes is None:
             return t
+        if self.inclusive:
+            fits = message_bytes <= self.max_bytes
+        else:
+            fits = message_bytes < self.max_bytes
         if hasattr(message_bytes, "shape"):
             import numpy as np
 
-            return np.where(message_bytes <= self.max_bytes, t, np.inf)
-        return t if message_bytes <= self.max_bytes else math.inf
+            return np.where(fits, t, np.inf)
+        return t if fits else math.inf
 
 
 # The engines' own all-reduce kernels inside one NVLink domain (vLLM csrc/custom_all_reduce.cuh,
@@ -168,9 +175,30 @@ class AllReduceCost:
 #     (the switch saves the GPUs' reduction work and hops, not link bytes: nccl-tests on an
 #     8 × H100 board put NVLS all-reduce's bus bandwidth near 480 GB/s, about the link's 450
 #     GB/s per direction, against ~360 GB/s for the ring).
-# One-shot and two-shot run up to vLLM's buffer, 8 MiB (custom_all_reduce.py max_size); the
-# engine picks by message size, which the least time stands for here.
+# One-shot and two-shot run below vLLM's buffer, 8 MiB (custom_all_reduce.py max_size); the
+# engine picks by message size, which the least time stands for here. A message of 8 MiB or
+# more goes to NCCL in vLLM and SGLang: should_custom_ar returns inp_size < max_size (vllm
+# 0.8.3 distributed/device_communicators/custom_all_reduce.py; SGLang 0.4.0's copy,
+# srt/distributed/device_communicators/custom_all_reduce.py, the same), so a pass of exactly
+# 8 MiB a rank (Llama-3.1-405B's 256 tokens × 16,384 × 2 bytes) runs NCCL there;
+# TensorRT-LLM's (below, CUSTOM_INCLUSIVE_ENGINES) keeps it.
 CUSTOM_MAX_BYTES = 8 * 1024 * 1024
+
+
+# TensorRT-LLM keeps a message of exactly its buffer on its own kernels: its
+# AllreducePlugin::selectImplementation goes to the ring only when messageSize >
+# maxWorkspaceSize (cpp/tensorrt_llm/plugins/ncclPlugin/allreducePlugin.cpp)
+CUSTOM_INCLUSIVE_ENGINES = ("trtllm",)
+
+
+def custom_fits(message_bytes, engine: str | None = None):
+    """Whether ``engine``'s own all-reduce takes a message of ``message_bytes``: below
+    ``CUSTOM_MAX_BYTES`` (vLLM, SGLang), up to it (TensorRT-LLM); element-wise for arrays."""
+    if engine in CUSTOM_INCLUSIVE_ENGINES:
+        return message_bytes <= CUSTOM_MAX_BYTES
+    return message_bytes < CUSTOM_MAX_BYTES
+
+
 BARRIER_HOP = 0.47 / 1.9
 
 
@@ -181,9 +209,10 @@ def custom_allreduce_costs(n: int, link: Link) -> list[AllReduceCost]:
     if not link.custom or not inside:
         return []
     hop, bw = link.latency_s * BARRIER_HOP, link.bandwidth_bytes_per_s
+    upto = link.custom_inclusive
     costs = [
-        AllReduceCost("one-shot", 2 * hop, n * (n - 1), n, bw, CUSTOM_MAX_BYTES),
-        AllReduceCost("two-shot", 3 * hop, 2 * (n - 1), n, bw, CUSTOM_MAX_BYTES),
+        AllReduceCost("one-shot", 2 * hop, n * (n - 1), n, bw, CUSTOM_MAX_BYTES, upto),
+        AllReduceCost("two-shot", 3 * hop, 2 * (n - 1), n, bw, CUSTOM_MAX_BYTES, upto),
     ]
     if link.multicast:
         costs.append(AllReduceCost("NVLS", 2 * hop, 2 * (n - 1), n, bw))

@@ -69,10 +69,11 @@ from calc.deploy.ops import (
     Op,
 )
 from calc.deploy.parallel import (
-    CUSTOM_MAX_BYTES,
+    CUSTOM_INCLUSIVE_ENGINES,
     Link,
     all_to_all_time_s,
     allreduce_time_s,
+    custom_fits,
     p2p_time_s,
 )
 from calc.errors import InvalidInputError
@@ -243,7 +244,7 @@ def rates(
         peaks[attn] * m,
         peaks.get("fp32", peaks[attn]) * m,
         kernel_s,
-        link_of(hw, custom_allreduce),
+        link_of(hw, custom_allreduce, engine),
         linear_fmt,
         {d: p * efficiencies(hw, efficiency, d)[0] for d, p in peaks.items()},
         dict(e.weight_only or {}) if real else {},
@@ -261,10 +262,11 @@ def rates(
     )
 
 
-def link_of(hw: HardwareProfile, custom_allreduce: bool = False) -> Link:
+def link_of(hw: HardwareProfile, custom_allreduce: bool = False, engine: str | None = None) -> Link:
     """The collectives' links of ``hw``: NVLink/xGMI within its scale-up domain, its scale-out
     network beyond (when the profile gives them); ``custom_allreduce``: the engine's own
-    all-reduce kernels may run inside the domain (NVLS where the switch multicasts)."""
+    all-reduce kernels may run inside the domain (NVLS where the switch multicasts), up to
+    their buffer as ``engine`` takes it (``custom_fits``)."""
     out = hw.scale_out
     return Link(
         hw.interconnect_bandwidth_bytes_per_s,
@@ -274,6 +276,7 @@ def link_of(hw: HardwareProfile, custom_allreduce: bool = False) -> Link:
         None if out is None else out.latency_s,
         custom_allreduce,
         bool(hw.scale_up_multicast),
+        engine in CUSTOM_INCLUSIVE_ENGINES,
     )
 
 
@@ -588,7 +591,7 @@ def curve_time(op: Op, r: Rates):
             if nccl:  # beyond the custom kernels' buffer the engine falls back to NCCL
                 big = _least([KC.allreduce_segment_time_s(msg, op.group, lat, bw)
                               for lat, bw in nccl])  # fmt: skip
-                one = _where(msg <= CUSTOM_MAX_BYTES, _minimum(one, big), big)
+                one = _where(custom_fits(msg, r.engine), _minimum(one, big), big)
         return op.count * one
     if kind == "all_to_all":
         return _a2a_time(op, r, name, curve)
@@ -682,7 +685,7 @@ def curve_explain(op: Op, r: Rates):
         if name == "allreduce.custom":
             nccl = (r.curves.allreduce or {}).get("nccl")
             extra = list(nccl.segments.get(n, [])) if nccl is not None else []
-            segs = segs + extra if msg <= CUSTOM_MAX_BYTES else extra or segs
+            segs = segs + extra if custom_fits(msg, r.engine) else extra or segs
         nums = {"count": one(op.count), "f": 2.0 * (n - 1) / n, "msg": msg}
         parts = []
         for i, (lat, bw) in enumerate(segs):
