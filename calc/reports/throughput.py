@@ -248,9 +248,6 @@ def serving_throughput(
     in the smallest that holds it (``calc.deploy.steps.padded_decode_s``); None: no padding."""
     import numpy as np
 
-    from calc.deploy.steps import captured_batch_sizes, padded_batch, padded_decode_s, step_of
-    from calc.formulas.cuda_graphs import replays_graph
-    from calc.serve.graphs import decode_only
 
     if host is None:
         host = dep.engine_model.host_costs(dep.engine_config.host_release, pp=dep.pp)
@@ -280,28 +277,8 @@ def serving_throughput(
         k = budget_prompts_per_chunk(p, m_rank, np.ceil(n_group / pp)) * dp
     else:
         k = prompts_per_chunk(p, m_rank, n_group) * dp
-    step = step_of(dep, efficiency, batch=micro, ctx=p + g / 2)
-    gpu_s = step.time_s
-    chunk = step_of(dep, efficiency, batch=k, prompt=p)
-    chunk_gpu_s = chunk.time_s
-    padding = graph_batch_sizes is not None
-    if padding:  # the run's stated graphs, padded
-        sizes = captured_batch_sizes(graph_batch_sizes, ec.max_num_seqs, ec.max_batched_tokens)
-    else:  # the engine's declared default graphs, unpadded (None: its threshold, not here)
-        sizes = dep.engine_model.cuda_graph_batch_sizes(dep)
-    if sizes is not None:
-        # a decode-only step without its graph, and (decode-only graphs) a step holding a
-        # prompt, is launched kernel by kernel
-        replay = replays_graph(micro / dp, sizes, padding)
-        if decode_only(dep):  # one pass: the chunk and the other sequences' decode tokens
-            chunk_gpu_s = eager_step_s(chunk_gpu_s, launch_s(chunk) - gpu_s)
-        gpu_s = np.where(replay, gpu_s, eager_step_s(gpu_s, launch_s(step)))
-    if padding:  # each rank's batch padded to its next captured graph
-        padded = padded_batch(micro / dp, sizes, ec.max_num_seqs) * dp
-        pad_s = padded_decode_s(dep, efficiency, batch=micro, padded=padded, ctx=p + g / 2)
-        pad_s = np.where(replay, pad_s, gpu_s)
-        mixed = mixed_step_share(local, k, g)  # the steps holding a prompt run unpadded
-        gpu_s = mixed * gpu_s + (1 - mixed) * pad_s
+    gpu_s, chunk_gpu_s = _graph_step_s(dep, efficiency, micro, k, p, g, local,
+                                       graph_batch_sizes)  # fmt: skip
     tpot = gpu_s + host.step_host_s(micro)
     decode_s = decode_cycle_s(g, tpot, n_micro, pp)
     chunk_s = chunk_gpu_s + host.step_host_s(k)
@@ -322,6 +299,44 @@ def serving_throughput(
         np.where(fits, out_tps, nan),
         np.where(fits, in_tps, nan),
     )
+
+
+def _graph_step_s(dep: Deployment, efficiency, micro, k, p, g, local, graph_batch_sizes):
+    """(the decode step, a prefill chunk of k prompts) on the GPU [s] as the engine's CUDA
+    graphs run them (module docstring): the run's stated ``graph_batch_sizes`` padded, else the
+    engine's declared default list unpadded, else (a threshold engine) as replays."""
+    import numpy as np
+
+    from calc.deploy.steps import captured_batch_sizes, padded_batch, padded_decode_s, step_of
+    from calc.formulas.cuda_graphs import replays_graph
+    from calc.serve.graphs import decode_only
+
+    ec = dep.engine_config
+    dp = dep.sharding.dp_attn
+    step = step_of(dep, efficiency, batch=micro, ctx=p + g / 2)
+    gpu_s = step.time_s
+    chunk = step_of(dep, efficiency, batch=k, prompt=p)
+    chunk_gpu_s = chunk.time_s
+    padding = graph_batch_sizes is not None
+    if padding:  # the run's stated graphs, padded
+        sizes = captured_batch_sizes(graph_batch_sizes, ec.max_num_seqs, ec.max_batched_tokens)
+    else:  # the engine's declared default graphs, unpadded (None: its threshold, not here)
+        sizes = dep.engine_model.cuda_graph_batch_sizes(dep)
+    if sizes is None:
+        return gpu_s, chunk_gpu_s
+    # a decode-only step without its graph, and (decode-only graphs) a step holding a prompt,
+    # is launched kernel by kernel
+    replay = replays_graph(micro / dp, sizes, padding)
+    if decode_only(dep):  # one pass: the chunk and the other sequences' decode tokens
+        chunk_gpu_s = eager_step_s(chunk_gpu_s, launch_s(chunk) - gpu_s)
+    gpu_s = np.where(replay, gpu_s, eager_step_s(gpu_s, launch_s(step)))
+    if padding:  # each rank's batch padded to its next captured graph
+        padded = padded_batch(micro / dp, sizes, ec.max_num_seqs) * dp
+        pad_s = padded_decode_s(dep, efficiency, batch=micro, padded=padded, ctx=p + g / 2)
+        pad_s = np.where(replay, pad_s, gpu_s)
+        mixed = mixed_step_share(local, k, g)  # the steps holding a prompt run unpadded
+        gpu_s = mixed * gpu_s + (1 - mixed) * pad_s
+    return gpu_s, chunk_gpu_s
 
 
 def serving_fields(dep: Deployment, *, prompt, gen, efficiency="expected", usd_per_hour=None):
