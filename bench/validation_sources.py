@@ -528,10 +528,11 @@ LOOKED_AT = (
      "eager steps (calc/reports/throughput.py); no constant"),
     ("aiconfigurator 0.7.0 wheel (PyPI aiconfigurator): its SDK's run_static decode step of "
      "Qwen/Qwen3-235B-A22B-FP8 at h100_sxm trtllm 1.0.0rc3 tables, TP 8 / EP 8, fp8_block, "
-     "context 192, batch 16-128",
+     "context 192, batch 16-128, and its run_agg serving estimate (TP 8 and TP 4, 128/128 "
+     "at ctx_tokens 512, 1024/128 at 8,192)",
      "issue 20, round 17: the measured kernels' step grows 18.8 -> 23.6 ms from 64 to 128 "
-     "sequences (MoE 12.1 -> 13.7 ms): not the records' 21.7 -> 31.7 ms; an instrument, "
-     "nothing fitted"),
+     "sequences (MoE 12.1 -> 13.7 ms), its serving TPOT 20.8 -> 27.3 ms at TP 8: not the "
+     "records' 21.7 -> 31.7 ms; an instrument, nothing fitted"),
     ("search excerpts shown beside those (round 17), unrelated to the step model: "
      "CudaGraphConfig classes of an unnamed multimodal-inference repository (mminf / mstar), "
      "a TensorRT-LLM visual_gen design note and args module, fairseq's AudioDataConfig, a "
