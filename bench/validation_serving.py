@@ -56,6 +56,16 @@ FORMATS = {"fp8": "fp8-tensor", "fp8_block": "fp8-block128", "nvfp4": "nvfp4", "
 # benchmark's method against a scheduler, not of kvcalc's step model.
 WAVE_SHARE = {"prefill-first": 0.367, "whole-request": 0.150, "chunked": 0.104}
 
+# The CUDA graphs of the sample's TensorRT-LLM runs are not stated per record. Not
+# TensorRT-LLM's default list (1-31, 32, 64, 128 unpadded, ``Engine.cuda_graph_batch_sizes``):
+# its records at 256 sequences (gpt-oss-120b on B200 TP 2 / TP 4, 7.8-11.9 ms; DeepSeek-R1
+# NVFP4 27.5 ms) would then run eagerly and come out 30-77% slow. aiconfigurator's generator
+# writes padded graphs up to the run's batch (extra_engine_args.1.0.0rc3.yaml.j2 of 2025-08:
+# padding on, 1, 2, 4 … 256; generator/rule_plugin/trtllm.rule since 2025-11: 1-16 … 256-512
+# and max_batch_size ± 8, padding on), so every decode-only step of these runs is taken to
+# replay a graph of its own batch (its concurrency per rank, aiconfigurator's bs), and a step
+# holding a prompt to be eager (decode-only graphs; issue 20, round 17; ``predict``).
+
 
 def _policy(dep) -> str:
     """The wave-share key of ``dep``'s engine scheduler (``WAVE_SHARE``)."""
@@ -216,7 +226,8 @@ def predict(row: Row, host=None, efficiency: str = "expected") -> Result | None:
     from calc.deploy.engines import host_costs
     from calc.deploy.steps import step_of
     from calc.errors import KvcalcError
-    from calc.reports.throughput import prompts_per_chunk
+    from calc.reports.throughput import eager_step_s, launch_s, prompts_per_chunk
+    from calc.serve.graphs import decode_only
 
     try:
         dep = _deployment(row)
@@ -233,12 +244,19 @@ def predict(row: Row, host=None, efficiency: str = "expected") -> Result | None:
         return None
     dpa = dep.sharding.dp_attn
     ctx = row.isl + row.osl / 2
-    t_dec = float(step_of(dep, efficiency, batch=n * dpa, ctx=ctx).time_s) + host.step_host_s(n)
+    dec = step_of(dep, efficiency, batch=n * dpa, ctx=ctx)
     k = int(prompts_per_chunk(row.isl, ec.max_batched_tokens, n))
-    chunk = float(step_of(dep, efficiency, batch=k * dpa, prompt=row.isl).time_s)
+    pre = step_of(dep, efficiency, batch=k * dpa, prompt=row.isl)
+    own = step_of(dep, efficiency, batch=dpa, prompt=row.isl)
+    gpu, chunk, one = float(dec.time_s), float(pre.time_s), float(own.time_s)
+    if dep.engine_model.cuda_graph_batch_sizes(dep) is not None and decode_only(dep):
+        # TensorRT-LLM: its decode steps replay the run's graphs (the comment above _policy); a
+        # pass holding a prompt is launched kernel by kernel beside the running decodes
+        chunk = float(eager_step_s(chunk, launch_s(pre) - gpu))
+        one = float(eager_step_s(one, launch_s(own) - gpu))
+    t_dec = gpu + host.step_host_s(n)
     chunk += host.step_host_s(k)
     chunks = max(1, math.ceil(row.isl / ec.max_batched_tokens))
-    one = float(step_of(dep, efficiency, batch=dpa, prompt=row.isl).time_s)
     first = one + host.step_host_s(1) * chunks  # its own prefill steps
     cycle = n / k * chunk + (row.osl - 1) * t_dec
     tpot = max(cycle - first, t_dec) / max(1, row.osl - 1)

@@ -582,6 +582,50 @@ LOOKED_AT = (
      "issue 23, round 10: all-reduce of 8, 16, 32 MiB at 81.2, 121.3, 195.4 us (bus "
      "bandwidth 181, 242, 301 GB/s), against the H200 profile's NCCL curve at 8 GPUs: 76.4, "
      "109.7, 176.3 us (6-10% faster): a check of the curve's size, not used; nothing fitted"),
+    ("ai-dynamo/aiconfigurator@095f58a51 (git history): the TensorRT-LLM generator templates "
+     "src/aiconfigurator/generator/config/backend_templates/trtllm/extra_engine_args.{1.0.0rc3,"
+     "1.0.0rc4,...}.yaml.j2 and their first form cli/templates/trtllm/dynamo/ of the initial "
+     "commit efcae124c (2025-08-11: cuda_graph_config padding_enabled default true (rc3; rc4 "
+     "enable_padding), batch_sizes default [1, 2, 4, ..., 256], disable_overlap_scheduler default "
+     "true, max_batch_size bs), cli/backends/trtllm.py@efcae124c (agg max_num_tokens = bs + isl "
+     "+ 1,500), generator/rule_plugin/trtllm.rule (agg_decode cuda_graph_batch_sizes 1-16, "
+     "16-32 by 4 ... 256-512 by 64 and max_batch_size +- 8, enable_padding true; agg "
+     "disable_overlap_scheduler false), the 2025-11 refactor (enable_padding default false in "
+     "the per-version templates), silicon_sample.csv's silicon_data_source column (the 1.0.0rc3 "
+     "records: an auto-gap-analysis file per model, no run settings) and "
+     "docs/design/prediction_regression_gate_design.md ('a 2026-04 dump of the internal "
+     "benchmark DB')",
+     "issue 20, round 17: what the silicon sample's TensorRT-LLM runs set; not stated per "
+     "record; its records at 256 sequences contradict TensorRT-LLM's default list (they would be "
+     "eager, 30-77% slow), so the runs are read with padded graphs up to their batch, as the "
+     "generator writes them (bench/validation_serving.py), a step holding a prompt eager"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py (search excerpts of five revisions, "
+     "index ids 292162234 (the flat use_cuda_graph default False / cuda_graph_padding_enabled / "
+     "cuda_graph_max_batch_size fields), 1520735490, 1090804222, 7019226376, 55143598664): "
+     "_generate_cuda_graph_batch_sizes(max_batch_size or 128, padding): unpadded "
+     "list(range(1, 32)) + [32, 64, 128] + powers of two from 256 below max_batch_size; "
+     "CudaGraphConfig.enable_padding default False in every CudaGraphConfig revision; the "
+     "newest's padded list slides by 64; pull requests #5480 (graphs on by default, 2025-06/07), "
+     "#5014 and #5585 (CudaGraphConfig), #5795, #5818, #5895, #6003 (padding_enabled renamed "
+     "enable_padding, 2025-07-15), #9134 (enable_padding default True, closed), #7031 "
+     "(trtllm-bench's cuda_graph max_batch_size), #4249, #4827, issue #7675 (search excerpts)",
+     "issue 20, round 17: TensorRT-LLM's default capture list declared in its wing "
+     "(Engine.cuda_graph_batch_sizes: 1-31, 32, 64, 128, unpadded) and the steady-state cycle's "
+     "eager steps (calc/reports/throughput.py); no constant"),
+    ("aiconfigurator 0.7.0 wheel (PyPI aiconfigurator): its SDK's run_static decode step of "
+     "Qwen/Qwen3-235B-A22B-FP8 at h100_sxm trtllm 1.0.0rc3 tables, TP 8 / EP 8, fp8_block, "
+     "context 192, batch 16-128, and its run_agg serving estimate (TP 8 and TP 4, 128/128 "
+     "at ctx_tokens 512, 1024/128 at 8,192)",
+     "issue 20, round 17: the measured kernels' step grows 18.8 -> 23.6 ms from 64 to 128 "
+     "sequences (MoE 12.1 -> 13.7 ms), its serving TPOT 20.8 -> 27.3 ms at TP 8: not the "
+     "records' 21.7 -> 31.7 ms; an instrument, nothing fitted"),
+    ("search excerpts shown beside those (round 17), unrelated to the step model: "
+     "CudaGraphConfig classes of an unnamed multimodal-inference repository (mminf / mstar), "
+     "a TensorRT-LLM visual_gen design note and args module, fairseq's AudioDataConfig, a "
+     "vehicle-detection config, an image-processing config; vllm-project/vllm#20062, "
+     "triton-inference-server/server#949, NVIDIA/TensorRT-LLM#10860, #6770, #5058, #5190, "
+     "#3096, #5796, #4729, #7219",
+     "nothing taken"),
 )
 
 

@@ -2,6 +2,8 @@
 captured batch per engine and release from the engines' sources, the launch time per kernel
 against its source, and an eager pass's time in the iteration table."""
 
+from dataclasses import replace
+
 import pytest
 
 from calc.data.registry import load_hardware, load_model
@@ -44,9 +46,11 @@ def test_vllm_captures_up_to_512_tokens_of_any_pass():
     assert not decode_only(dep)
 
 
-def test_no_graphs_is_all_eager_and_trtllm_never():
+def test_no_graphs_is_all_eager_and_trtllm_to_128():
     assert graph_tokens(_dep("llama3-8b", "h100", name="vllm", cuda_graphs=False)) == 0
-    assert graph_tokens(_dep("llama3-8b", "h100", name="trtllm")) is None
+    # TensorRT-LLM's default list 1-31, 32, 64, 128 (issue 20, round 17): its largest
+    assert graph_tokens(_dep("llama3-8b", "h100", name="trtllm")) == 128
+    assert graph_tokens(_dep("llama3-8b", "h100", name="trtllm", cuda_graphs=False)) == 0
 
 
 def test_launch_time_per_kernel_is_its_source():
@@ -99,10 +103,23 @@ def test_eager_issue_is_per_pipeline_stage():
 
 def test_trtllm_captures_decode_only_batches():
     # llm_args.py CudaGraphConfig: graphs "enabled for batches that consist of decoding
-    # requests *only*"; the capture limit stays undeclared (None: never eager, the wing says why)
+    # requests *only*"; the default list (max_batch_size 0 -> 128, unpadded) is declared: a
+    # decode pass of 33-63, 65-127 or more than 128 sequences is eager (issue 20, round 17)
     dep = _dep("llama3-8b", "h100", name="trtllm")
     assert decode_only(dep)
-    assert graph_tokens(dep) is None
+    assert graph_tokens(dep) == 128
+    table = step_table(dep, max_tokens=256, max_rows=256, max_ctx=4096, host=NONE)
+    eager = table.eager_s  # 292 kernels × 28.8 µs = 8.41 ms (the module's own count)
+    assert eager == pytest.approx(292 * 28.8e-6)
+    for b, replayed in ((32, True), (33, False), (64, True), (100, False), (128, True),
+                        (129, False)):  # fmt: skip
+        assert table.eager(b, chunks=False) is (not replayed)
+    assert table.eager(1, chunks=True)  # a pass with a prompt: eager whatever its size
+    # the same table without graphs declared: every decode pass its GPU time
+    gpu = replace(table, graph_sizes=None, graph_tokens=None)
+    assert table.decode_s(64) == gpu.decode_s(64)  # captured: replayed
+    assert table.decode_s(100) == pytest.approx(max(gpu.decode_s(100), eager))
+    assert gpu.decode_s(100) < eager  # llama3-8b on one H100 at 100: the CPU's launch binds
 
 
 def _bench_module(name):

@@ -63,6 +63,7 @@ from calc.deploy.rates import (
 )
 from calc.deploy.step_calibration import calibrated
 from calc.errors import InvalidInputError
+from calc.formulas.cuda_graphs import captured_batch_sizes, padded_batch  # noqa: F401
 from calc.formulas.roofline import arithmetic_intensity, is_compute_bound
 from calc.output.derivation import whole
 
@@ -338,31 +339,6 @@ def generation_flops(cfg, *, prompt, gen, batch, weight_dtype=None, kv_dtype=Non
     ctxs = np.arange(prompt + 1, prompt + gen, dtype=np.float64)
     step = decode_step(cfg, None, batch=1, ctx=ctxs, weight_dtype=weight_dtype, kv_dtype=kv_dtype)
     return whole(batch * float(np.sum(step.flops)))
-
-
-def captured_batch_sizes(sizes, max_batch, max_tokens) -> tuple:
-    """The decode graphs a padded engine captures from the ``sizes`` asked [seqs]: those up to
-    min(max_batch, max_tokens) (the largest pure-decode batch), and that bound itself where a
-    larger size was asked (TensorRT-LLM ``_filter_cuda_graph_batch_sizes``: "padding to
-    max_cuda_graph_bs is acceptable")."""
-    bound = min(int(max_batch), int(max_tokens))
-    kept = tuple(s for s in sorted(sizes) if s <= bound)
-    if any(s > bound for s in sizes) and (not kept or kept[-1] != bound):
-        kept += (bound,)
-    return kept
-
-
-def padded_batch(batch, sizes, cap):
-    """The batch a padded CUDA-graph replay runs [seqs]: the smallest captured size in ``sizes``
-    (ascending) holding ``batch``; ``batch`` itself beyond the largest, or where the padded
-    batch would exceed ``cap`` (the engine's max batch size). Numbers or arrays."""
-    import numpy as np
-
-    s = np.asarray(sizes, dtype=np.float64)
-    b = np.asarray(batch, dtype=np.float64)
-    idx = np.searchsorted(s, b, side="left")
-    up = s[np.minimum(idx, len(s) - 1)]
-    return np.where((idx < len(s)) & (up <= cap), up, b)
 
 
 def padded_decode_s(dep: Deployment, efficiency: str = "expected", *, batch, padded, ctx):

@@ -48,6 +48,14 @@ offline benchmark: trtllm-bench throughput, vLLM's benchmark_throughput). In ste
   max_num_tokens) is replaced by that bound); its GEMMs, MoE layer and collectives run at
   the padded batch, attention at the real one. The share (n / k) / (gen − 1) of decode steps
   that also hold a prefill chunk is not decode-only and runs unpadded.
+- **CUDA graphs** (the engine's declared capture list, ``Engine.cuda_graph_batch_sizes``, or
+  the run's stated padded ``graph_batch_sizes``): a decode-only step whose per-rank batch has
+  no graph (unpadded: not itself a captured size, TensorRT-LLM's default 1-31, 32, 64, 128;
+  padded: beyond the largest) is launched kernel by kernel and takes max(its GPU time, kernels
+  × 28.8 µs) (``calc.serve.graphs``); with decode-only graphs a step holding a prompt chunk
+  does too: the pass of the chunk and the running sequences' decode tokens takes max(their GPU
+  time, its launch), so the chunk costs max(chunk, launch − decode step). Engines that
+  declare a threshold instead (vLLM, SGLang) are timed as replays.
 - **pipeline parallelism**: ``step_of`` times a token through all pp stages (a latency). Under
   load the stages work on different micro-batches at once, so every piece of work costs its
   all-stage time / pp: decode runs the replica's sequences as pp micro-batches of
@@ -138,6 +146,24 @@ def mixed_step_share(sequences, per_chunk, gen):
     return np.where(gen > 1, np.minimum(1.0, sequences / per_chunk / steps), 0.0)
 
 
+def eager_step_s(gpu_s, launch_s):
+    """A step launched kernel by kernel [s]: max(its GPU time, the CPU's launch time); the
+    launches run ahead of the GPU asynchronously (``calc.serve.graphs``)."""
+    import numpy as np
+
+    return np.maximum(gpu_s, launch_s)
+
+
+def launch_s(step) -> float:
+    """The CPU time to launch a pass's kernels one by one [s]: ``Op.kernels`` summed over its
+    ops × ``calc.serve.graphs.EAGER_LAUNCH_S`` (whatever its batch: the kernel count is)."""
+    import numpy as np
+
+    from calc.serve.graphs import eager_issue_s
+
+    return eager_issue_s(sum(float(np.max(op.kernels)) for op in step.raw))
+
+
 def tokens_per_s_per_gpu(sequences, tokens_per_sequence, cycle_s, gpus):
     """Tokens/s per GPU: sequences × tokens each / cycle time / GPUs."""
     return sequences * tokens_per_sequence / cycle_s / gpus
@@ -222,7 +248,6 @@ def serving_throughput(
     in the smallest that holds it (``calc.deploy.steps.padded_decode_s``); None: no padding."""
     import numpy as np
 
-    from calc.deploy.steps import captured_batch_sizes, padded_batch, padded_decode_s, step_of
 
     if host is None:
         host = dep.engine_model.host_costs(dep.engine_config.host_release, pp=dep.pp)
@@ -252,16 +277,11 @@ def serving_throughput(
         k = budget_prompts_per_chunk(p, m_rank, np.ceil(n_group / pp)) * dp
     else:
         k = prompts_per_chunk(p, m_rank, n_group) * dp
-    gpu_s = step_of(dep, efficiency, batch=micro, ctx=p + g / 2).time_s
-    if graph_batch_sizes is not None:  # each rank's batch padded to its next captured graph
-        sizes = captured_batch_sizes(graph_batch_sizes, ec.max_num_seqs, ec.max_batched_tokens)
-        padded = padded_batch(micro / dp, sizes, ec.max_num_seqs) * dp
-        pad_s = padded_decode_s(dep, efficiency, batch=micro, padded=padded, ctx=p + g / 2)
-        mixed = mixed_step_share(local, k, g)  # the steps holding a prompt run unpadded
-        gpu_s = mixed * gpu_s + (1 - mixed) * pad_s
+    gpu_s, chunk_gpu_s = _graph_step_s(dep, efficiency, micro, k, p, g, local,
+                                       graph_batch_sizes)  # fmt: skip
     tpot = gpu_s + host.step_host_s(micro)
     decode_s = decode_cycle_s(g, tpot, n_micro, pp)
-    chunk_s = step_of(dep, efficiency, batch=k, prompt=p).time_s + host.step_host_s(k)
+    chunk_s = chunk_gpu_s + host.step_host_s(k)
     prefill_s = prefill_cycle_s(local, k, chunk_s, pp)
     cycle = prefill_s + decode_s
     total = local * dep.replicas
@@ -279,6 +299,44 @@ def serving_throughput(
         np.where(fits, out_tps, nan),
         np.where(fits, in_tps, nan),
     )
+
+
+def _graph_step_s(dep: Deployment, efficiency, micro, k, p, g, local, graph_batch_sizes):
+    """(the decode step, a prefill chunk of k prompts) on the GPU [s] as the engine's CUDA
+    graphs run them (module docstring): the run's stated ``graph_batch_sizes`` padded, else the
+    engine's declared default list unpadded, else (a threshold engine) as replays."""
+    import numpy as np
+
+    from calc.deploy.steps import captured_batch_sizes, padded_batch, padded_decode_s, step_of
+    from calc.formulas.cuda_graphs import replays_graph
+    from calc.serve.graphs import decode_only
+
+    ec = dep.engine_config
+    dp = dep.sharding.dp_attn
+    step = step_of(dep, efficiency, batch=micro, ctx=p + g / 2)
+    gpu_s = step.time_s
+    chunk = step_of(dep, efficiency, batch=k, prompt=p)
+    chunk_gpu_s = chunk.time_s
+    padding = graph_batch_sizes is not None
+    if padding:  # the run's stated graphs, padded
+        sizes = captured_batch_sizes(graph_batch_sizes, ec.max_num_seqs, ec.max_batched_tokens)
+    else:  # the engine's declared default graphs, unpadded (None: its threshold, not here)
+        sizes = dep.engine_model.cuda_graph_batch_sizes(dep)
+    if sizes is None:
+        return gpu_s, chunk_gpu_s
+    # a decode-only step without its graph, and (decode-only graphs) a step holding a prompt,
+    # is launched kernel by kernel
+    replay = replays_graph(micro / dp, sizes, padding)
+    if decode_only(dep):  # one pass: the chunk and the other sequences' decode tokens
+        chunk_gpu_s = eager_step_s(chunk_gpu_s, launch_s(chunk) - gpu_s)
+    gpu_s = np.where(replay, gpu_s, eager_step_s(gpu_s, launch_s(step)))
+    if padding:  # each rank's batch padded to its next captured graph
+        padded = padded_batch(micro / dp, sizes, ec.max_num_seqs) * dp
+        pad_s = padded_decode_s(dep, efficiency, batch=micro, padded=padded, ctx=p + g / 2)
+        pad_s = np.where(replay, pad_s, gpu_s)
+        mixed = mixed_step_share(local, k, g)  # the steps holding a prompt run unpadded
+        gpu_s = mixed * gpu_s + (1 - mixed) * pad_s
+    return gpu_s, chunk_gpu_s
 
 
 def serving_fields(dep: Deployment, *, prompt, gen, efficiency="expected", usd_per_hour=None):

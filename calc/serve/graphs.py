@@ -22,9 +22,10 @@ The largest captured batch, per engine (``graph_tokens``, from the engine wing's
   25,000 MiB; ``cuda_graph_runner.py`` captures 1, 2, 4, 8, 16, … up to it;
 - ``--enforce-eager`` / ``--disable-cuda-graph`` (``cuda_graphs`` off): every pass eager (0);
 - TensorRT-LLM (PyTorch backend, decode-only graphs; ``llm_args.py`` ``CudaGraphConfig``): by
-  default 1-31, 32, 64 and 128 sequences unpadded, under trtllm-bench padded up to its
-  max_batch_size, on the perf-overview page padded up to 8,192: not modelled (None, never
-  eager; the engine wing says why).
+  default 1-31, 32, 64 and 128 sequences unpadded (under trtllm-bench padded up to its
+  max_batch_size, on the perf-overview page padded up to 8,192): a list, not a threshold
+  (``graph_sizes``, the engine wing's ``cuda_graph_batch_sizes``): a decode pass of 33-63,
+  65-127 or more than 128 sequences is eager, and so is every pass with a prompt.
 
 The launch time per kernel (``EAGER_LAUNCH_S``, 28.8 µs): a Llama-3.1-8B decode step on an H100
 SXM takes 8.4 ms eager against 5.1 ms replayed as a graph (cloudai.pt, "CUDA Graphs +
@@ -47,10 +48,21 @@ EAGER_SOURCE = (
 
 def graph_tokens(dep) -> int | None:
     """The largest pass ``dep``'s engine replays as a CUDA graph [tokens] (module docstring;
-    the engine wing's ``cuda_graph_tokens``): 0 without graphs, None where not modelled."""
+    the engine wing's ``cuda_graph_tokens``, or the largest of its declared list): 0 without
+    graphs, None where not modelled."""
     if not dep.engine_config.cuda_graphs:
         return 0
+    sizes = graph_sizes(dep)
+    if sizes is not None:
+        return max(sizes, default=0)
     return dep.engine_model.cuda_graph_tokens(dep)
+
+
+def graph_sizes(dep) -> tuple[int, ...] | None:
+    """The decode batches ``dep``'s engine captures where it declares a list, each replayed
+    unpadded [seqs] (the engine wing's ``cuda_graph_batch_sizes``; TensorRT-LLM's 1-31, 32, 64,
+    128): a decode pass of another batch is eager. None: a threshold engine."""
+    return dep.engine_model.cuda_graph_batch_sizes(dep)
 
 
 def decode_only(dep) -> bool:

@@ -37,7 +37,8 @@ time before the engine sees it (HTTP, tokenisation) is ``request_s(prompt)``, wh
 simulation adds to its TTFT.
 
 CUDA graphs (``calc.serve.graphs``): a pass larger than the largest batch the engine captured
-(``graph_tokens``; with SGLang before its prefill graphs, any pass with a prompt chunk) runs
+(``graph_tokens``), or outside the list it declares (TensorRT-LLM's ``graph_sizes``), or
+(decode-only graphs: TensorRT-LLM, SGLang before its prefill graphs) with a prompt chunk, runs
 eagerly: the CPU launches each of the pass's kernels itself, ``eager_s`` = kernels ×
 ``EAGER_LAUNCH_S``, and the GPU waits where that is longer than its own work. Such a pass takes
 ``max(G0, eager_s) + γ_b C + host`` with G0 the pass's time less its decode attention's γ_b C
@@ -84,6 +85,9 @@ class StepTable:
     graph_tokens: int | None = None
     graph_decode_only: bool = False
     eager_s: float = 0.0
+    # the engine's declared capture list (TensorRT-LLM), replayed unpadded: a decode pass of a
+    # batch outside it is eager too (None: the threshold alone)
+    graph_sizes: tuple | None = None
 
     def __post_init__(self) -> None:
         # plain lists: a simulation indexes them once per iteration (faster than numpy
@@ -96,6 +100,8 @@ class StepTable:
         top = self.graph_tokens
         object.__setattr__(self, "_eager_top", sys.maxsize if top is None else int(top))
         object.__setattr__(self, "_eager_chunks", top is not None and self.graph_decode_only)
+        sizes = None if self.graph_sizes is None else frozenset(int(x) for x in self.graph_sizes)
+        object.__setattr__(self, "_graph_sizes", sizes)
 
     def _tokens(self, n: int) -> float:
         L = self._tokens_s
@@ -130,13 +136,18 @@ class StepTable:
 
     def eager(self, n: int, chunks: bool) -> bool:
         """Whether a pass of ``n`` tokens (``chunks``: with a prompt chunk) runs eagerly."""
-        return n > self._eager_top or (chunks and self._eager_chunks)
+        return self._no_graph(n) or (chunks and self._eager_chunks)
+
+    def _no_graph(self, n: int) -> bool:
+        """Whether a pass of ``n`` tokens has no captured graph (beyond the largest, or outside
+        a declared list)."""
+        return n > self._eager_top or (self._graph_sizes is not None and n not in self._graph_sizes)
 
     def decode_s(self, b: int) -> float:
         """A decode-only iteration of ``b`` sequences less its γ_b × C term [s]."""
         host = self.host.per_step_s + self.host.per_sequence_s * b
         gpu = self._tokens(b) + self._rows(b) + self._attn(b)[0]
-        if b > self._eager_top:
+        if self._no_graph(b):
             gpu = max(gpu, self.eager_s)
         return gpu + host
 
@@ -165,7 +176,7 @@ class StepTable:
             return 0.0
         host = self.host.per_step_s + self.host.per_sequence_s * (b + len(chunks))
         gpu = self._tokens(n) + self._rows(rows) + attn
-        if n > self._eager_top or (chunks and self._eager_chunks):
+        if self._no_graph(n) or (chunks and self._eager_chunks):
             gpu = max(gpu, self.eager_s)
         return gpu + keys + host
 
@@ -234,7 +245,7 @@ def step_table(
     ap = np.asarray(_split(pf)[0], dtype=np.float64) - fixed
     if host is None:
         host = dep.engine_model.host_costs(dep.engine_config.host_release, frontend, dep.pp)
-    from calc.serve.graphs import decode_only, eager_issue_s, graph_tokens
+    from calc.serve.graphs import decode_only, eager_issue_s, graph_sizes, graph_tokens
 
     kernels = sum(float(np.max(op.kernels)) for op in dec.raw)  # a pass's, whatever its batch
     return StepTable(
@@ -249,6 +260,7 @@ def step_table(
         graph_tokens=graph_tokens(dep),
         graph_decode_only=decode_only(dep),
         eager_s=eager_issue_s(kernels / max(dep.pp, 1)),
+        graph_sizes=graph_sizes(dep) if dep.engine_config.cuda_graphs else None,
     )
 
 

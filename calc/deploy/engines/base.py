@@ -377,6 +377,13 @@ class Engine:
         sizes [tokens] (None: not modelled; ``calc.serve.graphs`` says what a larger pass costs)."""
         return None
 
+    def cuda_graph_batch_sizes(self, dep: Deployment) -> tuple[int, ...] | None:
+        """The decode batches ``dep``'s engine captures at its defaults, where it declares a
+        set rather than a threshold [sequences per rank], ascending; each replayed unpadded, a
+        decode-only batch outside it eager (() without graphs; None: not declared, the
+        threshold of ``cuda_graph_tokens`` holds)."""
+        return None
+
     def rank_batched_tokens(self, config: EngineConfig, dp_attn: int) -> int:
         """Tokens one attention-data-parallel rank's step may hold [tokens]: each rank runs
         its own scheduler with the whole ``max_batched_tokens`` (TensorRT-LLM's PyExecutor

@@ -10,9 +10,14 @@ from calc.deploy.engines.base import Engine, EngineDefaults, SchedulerPolicy
 from calc.deploy.engines.trtllm.rules import VERSIONS
 from calc.deploy.host_costs import VersionRange
 from calc.deploy.moe_pipeline import CUTLASS_MOE
+from calc.formulas.cuda_graphs import captured_batch_sizes
 
 if TYPE_CHECKING:
     from calc.deploy.deployment import Deployment
+
+
+# CudaGraphConfig's default capture list (cuda_graph_batch_sizes): 1-31, 32, 64, 128 sequences
+DEFAULT_GRAPH_BATCH_SIZES = (*range(1, 32), 32, 64, 128)
 
 
 class TensorRTLLM(Engine):
@@ -56,10 +61,25 @@ class TensorRTLLM(Engine):
         # enable_padding (default False): 1-31, 32, 64, 128 unpadded, a batch not in the list
         # eager. trtllm-bench (bench/benchmark/utils/general.py get_settings): padded up to its
         # own max_batch_size; the perf-overview page (v1.0): padded, batch_sizes 1 ... 8,192.
-        # Not modelled (None, never eager): one threshold cannot hold the default list's gaps,
-        # and the page's runs (every per-rank decode batch <= 4,096) never pass 8,192
-        # (docs/step-time.md, issue 20 round 6)
+        # No threshold (None): one cannot hold the default list's gaps; the list itself is
+        # declared (cuda_graph_batch_sizes, issue 20 round 17)
         return None
+
+    def cuda_graph_batch_sizes(self, dep: Deployment) -> tuple[int, ...]:
+        # llm_args.py CudaGraphConfig (the 1.0 and later revisions read; the flat fields before
+        # it, cuda_graph_max_batch_size / cuda_graph_padding_enabled, generated the same list):
+        # batch_sizes None and max_batch_size 0 -> 128, enable_padding False, so
+        # _generate_cuda_graph_batch_sizes(128, False) gives 1-31, 32, 64, 128 (powers of two
+        # from 256: none up to 128), replayed unpadded; model_engine.py
+        # _filter_cuda_graph_batch_sizes keeps those up to min(max_batch_size, max_num_tokens)
+        # (captured_batch_sizes). 1.0.0rc3 sits between NVIDIA/TensorRT-LLM#5480 (graphs on by
+        # default) and #6003 (padding_enabled renamed enable_padding, default False in both);
+        # a decode-only batch outside the list runs eagerly (issue 20, round 17)
+        ec = dep.engine_config
+        if not ec.cuda_graphs:
+            return ()
+        return captured_batch_sizes(DEFAULT_GRAPH_BATCH_SIZES, ec.max_num_seqs,
+                                    ec.max_batched_tokens)  # fmt: skip
 
     def graphs_decode_only(self, release: str, pp: int = 1, multimodal: bool = False) -> bool:
         # CudaGraphConfig: "enabled for batches that consist of decoding requests *only*"
