@@ -153,3 +153,21 @@ def test_flops_gen_and_end_to_end_flops(cli):
     one = cli("flops", "-m", "llama3-8b", "--prompt", "100", "-f", "json").json()
     assert one["ctx"] == 101 and one["e2e_flops"] == one["prefill_flops"]
     assert cli("flops", "-m", "llama3-8b", "--gen", "0").code == 2
+
+
+@pytest.mark.parametrize("command", ["latency", "cost"])
+def test_whole_prompt_over_step_budget_warns(cli, command):
+    # TensorRT-LLM's defaults: max_num_tokens 8,192, chunked prefill off, so a prompt runs whole
+    # in one step; 20,000 > 8,192 is refused by the engine, 8,192 itself fits (= the budget)
+    length = ["--gen", "2000"] if command == "latency" else ["--ctx", "22000"]
+    common = ["--model", "llama3.1-8b", "--hardware", "h100", "--engine", "trtllm", *length]
+    r = cli(command, *common, "--prompt", "20000")
+    assert r.code == 0
+    assert "a 20,000-token prompt exceeds trtllm" in r.err and "8,192-token step budget" in r.err
+    assert "8,192-token step budget" not in cli(command, *common, "--prompt", "8192").err
+    # chunked prefill on: the prompt is split over steps, nothing to warn about
+    on = cli(command, *common, "--prompt", "20000", "--chunked-prefill")
+    assert on.code == 0 and "step budget" not in on.err
+    # a larger budget holds it whole: 20,000 <= 24,000
+    big = cli(command, *common, "--prompt", "20000", "--max-batched-tokens", "24000")
+    assert "step budget" not in big.err

@@ -172,6 +172,9 @@ def capacity_report(dep: Deployment, work: Workload, *, shared_prefix: int | Non
         )
         max_model_len = work.ctx
     warnings += _shape_warnings(dep, work.ctx)
+    whole = whole_prompt_warning(dep, work.prompt)
+    if whole:
+        warnings.append(whole)
     fields = _capacity_fields(dep, work, max_model_len)
     figs = _capacity_figures(dep, work, fields)
     if shared_prefix is not None or users is not None:
@@ -204,6 +207,25 @@ def head_fields(dep: Deployment) -> dict:
         "weight_dtype": dep.weight_dtype,
         "kv_dtype": dep.kv_dtype,
     }
+
+
+def whole_prompt_warning(dep: Deployment, prompt: int | None) -> str | None:
+    """The warning for a prompt the engine cannot schedule: with chunked prefill off a prompt
+    runs whole in one step, so one longer than a step's token budget (``max_batched_tokens``,
+    per attention-DP rank) is refused (vLLM refuses to start, TensorRT-LLM and SGLang reject
+    the request); None when it fits or chunked prefill is on. ``simulate`` refuses such a
+    load outright; the analytic reports still show their figures, with this warning."""
+    ec = dep.engine_config
+    if prompt is None or ec.chunked_prefill:
+        return None
+    budget = dep.engine_model.rank_batched_tokens(ec, dep.sharding.dp_attn)
+    if prompt <= budget:
+        return None
+    return (
+        f"a {prompt:,}-token prompt exceeds {ec.engine} {ec.version}'s {budget:,}-token step "
+        "budget with chunked prefill off: the engine refuses it (the figures assume it were "
+        "served); raise --max-batched-tokens or turn on --chunked-prefill"
+    )
 
 
 def _shape_warnings(dep: Deployment, ctx: int) -> list[str]:

@@ -186,8 +186,12 @@ def latency_report(
     figs = [*_rate_figures(dep, work, st, steps),
             *_time_figures(dep, work, st, times, steps, fields)]  # fmt: skip
     warnings = _warnings(cfg, prompt, ctx, st, hw)
+    from calc.reports.capacity import does_not_fit, whole_prompt_warning
+
+    whole = whole_prompt_warning(dep, prompt)
+    if whole:
+        warnings.append(whole)
     if not fields["fits"]:
-        from calc.reports.capacity import does_not_fit
 
         g = dep.per_gpu
         work_all = Workload(ctx=max(ctx, prompt + gen), batch=batch)
