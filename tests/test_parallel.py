@@ -429,3 +429,31 @@ def test_measured_tables_follow_the_release_choice():
     assert ar("0.33.0", batch=64, ctx=2048) == pytest.approx(dec)
     assert ar("0.10.0", batch=64, ctx=2048) == pytest.approx(dec)
     assert dec == pytest.approx(160 * 18.556e-6, rel=2e-3)
+
+
+def test_explain_names_the_declared_allreduce():
+    """--explain's source line of an all-reduce says which algorithm the release runs."""
+    from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.deploy.rates import allreduce_note
+    from calc.deploy.steps import step_of
+
+    cfg, hw = load_model("llama3-70b"), load_hardware("h100")
+
+    def note(version, **counts):
+        dep = Deployment.build(cfg, hw, engine=EngineSettings(version=version), tp=8)
+        step = step_of(dep, **counts)
+        op = next(o for o in step.raw if o.name == "tp_allreduce")
+        return allreduce_note(op, step.rates)
+
+    # decode at batch 64: 1,048,576 B a rank
+    assert "symmetric memory (multimem) up to 64 MiB for 1,048,576 B" in note("0.33.0", batch=64,
+                                                                             ctx=2048)  # fmt: skip
+    assert "own one-shot/two-shot kernels up to 8 MiB exclusive" in note("0.10.0", batch=64,
+                                                                        ctx=2048)  # fmt: skip
+    # a 1,024-token prefill (16 MiB) on 0.10: NCCL, timed by NCCL's measured table
+    assert "runs NCCL, timed by curve allreduce.nccl" in note("0.10.0", batch=1, prompt=1024)
+    # NCCL alone (--allreduce nccl) declares nothing
+    dep = Deployment.build(cfg, hw, engine=EngineSettings(allreduce="nccl"), tp=8)
+    step = step_of(dep, batch=64, ctx=2048)
+    op = next(o for o in step.raw if o.name == "tp_allreduce")
+    assert allreduce_note(op, step.rates) == ""

@@ -843,10 +843,43 @@ GATHER_NOTE = ("m0: the stage's tokens × d_model as 16-bit hidden states, m1: t
                "reduce-scattered")
 
 
-def curve_note(name: str, r: Rates) -> str:
+STAGE_WORDS = {
+    "own": "the engine's own one-shot/two-shot kernels",
+    "symm": "symmetric memory",
+    "nccl": "NCCL",
+}
+
+
+def allreduce_note(op: Op, r: Rates) -> str:
+    """Which algorithm the engine release declares for ``op``'s all-reduce message (its first,
+    for arrays), in words ("" where the release declares none)."""
+    import numpy as np
+
+    if op.kind != ALLREDUCE or r.link is None or not op.count:
+        return ""
+    stages = r.link.stages(op.group)
+    if stages is None:
+        return ""
+    if not _custom_allowed(op, r):
+        stages = (stages[-1],)
+    msg = float(np.asarray(op.bytes / op.count, dtype=np.float64).flat[0])
+    st = _stage_at(msg, stages)
+    what = STAGE_WORDS[st.algorithm] + (" (multimem)" if st.multimem else "")
+    if st.max_bytes is not None:
+        what += f" up to {st.max_bytes / 2**20:g} MiB" + ("" if st.inclusive else " exclusive")
+    table = (r.curves.allreduce or {}) if r.curves is not None else {}
+    if st.algorithm == "nccl" and "nccl" in table and op.group in table["nccl"].segments:
+        what += f", timed by curve allreduce.nccl ({table['nccl'].source})"
+    return (f"; {r.engine or 'the engine'}'s release runs {what} for {msg:,.0f} B at "
+            f"{op.group} GPUs (calc/deploy/parallel.py engine_route)")
+
+
+def curve_note(name: str, r: Rates, op: Op | None = None) -> str:
     """What a curve's source line adds for the deployment: what the engine's expert-parallel
-    all-gather moves, the engine's release scale on its own fused-MoE curve ("" where none
-    applies)."""
+    all-gather moves, the engine's release scale on its own fused-MoE curve, the algorithm
+    the release runs for an all-reduce of ``op``'s size ("" where none applies)."""
+    if name.startswith("allreduce.") and op is not None:
+        return allreduce_note(op, r)
     if name == "gather.nccl":
         return "; " + (r.gather_note or GATHER_NOTE)
     release = _release_scale(name, r)
