@@ -597,6 +597,13 @@ LOOKED_AT = (
      "from 7.7 to 14.7 us at 256 KiB, where the custom all-reduce stops): read to check that "
      "the allreduce.custom curve measures symmetric memory beyond 256 KiB; the curves not "
      "refitted"),
+    ("sglang 0.5.23 wheel (PyPI): srt/distributed/parallel_state.py "
+     "_resolve_outplace_all_reduce_method, device_communicators/custom_all_reduce.py "
+     "(_MAX_CAR_SIZE), torch_symm_mem.py, all_reduce_utils.py; server_args.py (issue 20/21, "
+     "comm1)",
+     "SGLang's all-reduce order (custom all-reduce below 8 MiB on CUDA, 16 MiB on ROCm; PCIe "
+     "IPC; quick all-reduce; mscclpp; torch symmetric memory only when enabled; pynccl): "
+     "nothing changed for SGLang, the ROCm 16 MiB buffer noted, not modelled"),
 )
 
 
