@@ -626,6 +626,28 @@ LOOKED_AT = (
      "triton-inference-server/server#949, NVIDIA/TensorRT-LLM#10860, #6770, #5058, #5190, "
      "#3096, #5796, #4729, #7219",
      "nothing taken"),
+    ("vllm wheels (PyPI) 0.8.3, 0.10.2, 0.11.0, 0.17.0, 0.18.0, 0.18.1, 0.19.0, 0.20.0, 0.20.1, "
+     "0.20.2, 0.21.0, 0.22.0, 0.23.0, 0.24.0, 0.25.0, 0.26.0, 0.27.0, 0.28.0, 0.29.0, 0.33.0: "
+     "distributed/device_communicators/{cuda_communicator,custom_all_reduce,all_reduce_utils,"
+     "symm_mem,flashinfer_all_reduce,quick_all_reduce}.py, compilation/passes/fusion/"
+     "allreduce_rms_fusion.py, envs.py (issue 20/21, comm1)",
+     "vLLM's all-reduce choice by message size per release, capability and world size: the "
+     "release each limit came in (calc/deploy/engines/vllm/rules.py allreduce_*); nothing fitted"),
+    ("aiconfigurator-core 0.12.0 wheel: h100_sxm/comm/vllm/0.24.0/custom_allreduce_perf.parquet "
+     "and comm/nccl/2.29.2/nccl_perf.parquet at 2, 4, 8 GPUs; aiconfigurator 0.7.0 wheel: "
+     "systems/data/h100_sxm/vllm/0.14.0/custom_allreduce_perf.txt (issue 20/21, comm1)",
+     "vLLM's measured all-reduce as dispatched (8 H100s: 10.8 us at 256 KiB, 15.0 us at 1 MiB, "
+     "92.4 us at 16 MiB, 344 us at 64 MiB; NCCL 25.4, 121.9 us at 1, 16 MiB; 0.14.0: a step "
+     "from 7.7 to 14.7 us at 256 KiB, where the custom all-reduce stops): read to check that "
+     "the allreduce.custom curve measures symmetric memory beyond 256 KiB; the curves not "
+     "refitted"),
+    ("sglang 0.5.23 wheel (PyPI): srt/distributed/parallel_state.py "
+     "_resolve_outplace_all_reduce_method, device_communicators/custom_all_reduce.py "
+     "(_MAX_CAR_SIZE), torch_symm_mem.py, all_reduce_utils.py; server_args.py (issue 20/21, "
+     "comm1)",
+     "SGLang's all-reduce order (custom all-reduce below 8 MiB on CUDA, 16 MiB on ROCm; PCIe "
+     "IPC; quick all-reduce; mscclpp; torch symmetric memory only when enabled; pynccl): "
+     "nothing changed for SGLang, the ROCm 16 MiB buffer noted, not modelled"),
 )
 
 

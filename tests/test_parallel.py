@@ -92,14 +92,16 @@ def test_tp_adds_two_allreduces_per_layer():
     assert ar.time_s == pytest.approx(160 * one, rel=1e-9)
     assert ar.time_s == pytest.approx(1.9581525e-3, rel=1e-7)
     assert ar.bound == "network"
-    # the engine's own kernels (vLLM's default): NVLS on the H100 NVSwitch is the least time,
-    # 2 barriers × 0.47 us + 2·3/4 × 16,384 B / 450e9 B/s = 0.94 + 0.054613 = 0.994613 us
-    # (one-shot: 0.94 + 3 × 0.036409 = 1.049227 us), + 5.6 us kernel = 6.594613 us; × 160
-    # = 1.055138 ms
+    # the engine's own kernels (vLLM 0.33's default): 16 KiB at 4 Hopper GPUs is within
+    # FlashInfer's fused all-reduce (up to 2 MiB at TP 4, allreduce_rms_fusion.py), one of the
+    # engine's one-shot / two-shot kernels, not symmetric memory's NVLS: one-shot 2 barriers
+    # × 0.47 us + 3 × 16,384 B / 450e9 B/s = 0.94 + 0.109227 = 1.049227 us (two-shot 1.41 +
+    # 0.054613 = 1.464613 us), + 5.6 us kernel = 6.649227 us; × 160 = 1.063876 ms
     eng = next(o for o in decode_step(cfg, hw, batch=1, ctx=1024, tp=4).ops
                if o.name == "tp_allreduce")  # fmt: skip
-    nvls = 2 * 0.47e-6 + 1.5 * msg / 450e9 + 5.6e-6
-    assert eng.time_s == pytest.approx(160 * nvls, rel=1e-9)
+    one_shot = 2 * 0.47e-6 + 3 * msg / 450e9 + 5.6e-6
+    assert eng.time_s == pytest.approx(160 * one_shot, rel=1e-9)
+    assert eng.time_s == pytest.approx(1.063876e-3, rel=1e-6)
 
 
 def test_engine_allreduce_algorithms_by_size():
@@ -319,3 +321,139 @@ def test_measured_allreduce_curve_leaves_custom_kernels_at_8_mib():
     # 417.8e9 × 1e6 = 12.33 + 35.00 = 47.33 us, below NCCL's 76.2 us; 252 × = 11.93 ms
     assert allreduce_s(255) == pytest.approx(252 * least(custom, 8_355_840), rel=1e-9)
     assert allreduce_s(255) == pytest.approx(11.93e-3, rel=2e-3)
+
+
+MIB, KIB = 2**20, 2**10
+
+
+def test_vllm_allreduce_choice_by_release():
+    """vLLM's all-reduce choice by message size, per release and compute capability, as its
+    source declares it (calc/deploy/engines/vllm/rules.py; docs/step-time.md)."""
+    from calc.deploy.engines.vllm.rules import VERSIONS
+    from calc.deploy.parallel import ArStage, engine_route, stage_windows
+
+    # 0.10.x: no tables (VLLM_ALLREDUCE_USE_SYMM_MEM off): the default order everywhere
+    assert engine_route(VERSIONS.rules("0.10.2"), (9, 0)) == ()
+    # 0.11.0 on Hopper at TP 8: custom all-reduce below 256 KiB (all_reduce_utils.py
+    # CUSTOM_ALL_REDUCE_MAX_SIZES["9.0"][8]), symmetric memory below 64 MiB with multimem
+    # (symm_mem.py _WORLD_SIZES_MULTIMEM["9.0"] = [4, 6, 8]), NCCL beyond
+    r11 = dict(engine_route(VERSIONS.rules("0.11.0"), (9, 0)))
+    assert r11[8] == (
+        ArStage("own", 256 * KIB),
+        ArStage("symm", 64 * MIB, False, True),
+        ArStage("nccl"),
+    )
+    assert r11[2][1] == ArStage("symm", 64 * MIB, False, False)  # TP 2: two-shot, no multimem
+    # 0.33.0: FlashInfer's fused all-reduce up to 0.5 MiB (inclusive) goes first, so the
+    # custom all-reduce's 256 KiB takes nothing; symmetric memory up to 64 MiB inclusive (0.22+)
+    w = stage_windows(dict(engine_route(VERSIONS.rules("0.33.0"), (9, 0)))[8])
+    assert [(st.algorithm, st.max_bytes, lo, strict) for st, lo, strict in w] == [
+        ("own", 0.5 * MIB, None, False),
+        ("symm", 64 * MIB, 0.5 * MIB, True),
+        ("nccl", None, 64 * MIB, True),
+    ]
+    # B300 (10.3) has its tables from 0.19.0 (0.18.1: none, the default order)
+    assert engine_route(VERSIONS.rules("0.18.1"), (10, 3)) == ()
+    assert dict(engine_route(VERSIONS.rules("0.19.0"), (10, 3)))[8][2] == ArStage(
+        "symm", 64 * MIB, False, True
+    )
+    # Ampere and ROCm (no capability listed): no tables at any release
+    assert engine_route(VERSIONS.rules("0.33.0"), (8, 0)) == ()
+    assert engine_route(VERSIONS.rules("0.33.0"), None) == ()
+
+
+def test_declared_allreduce_choice_timed_by_its_algorithm():
+    from calc.deploy.engines.vllm.rules import VERSIONS
+    from calc.deploy.parallel import Link, allreduce_cost, allreduce_time_s, engine_route
+
+    # H100 board: 450e9 B/s, LL128 hop 1.9 us (a barrier 0.47 us), 8 GPUs, NVLS
+    def link(release):
+        route = engine_route(VERSIONS.rules(release), (9, 0))
+        return Link(450e9, 1.9e-6, 8, 50e9, 4e-6, custom=True, multicast=True, route=route)
+
+    new, old = link("0.33.0"), link("0.10.0")
+    # 1 MiB (Llama-3.1-70B decode at batch 64: 64 × 8,192 × 2 B) at TP 8. 0.33: symmetric
+    # memory's multimem: 2 barriers 0.94 us + 2·7/8 × 1,048,576 / 450e9 = 0.94 + 4.0777 =
+    # 5.0177 us; 0.10: the custom all-reduce's two-shot, 3 barriers 1.41 + 4.0777 = 5.4877 us
+    m = 1 * MIB
+    assert allreduce_cost(m, 8, new).protocol == "NVLS"
+    assert allreduce_time_s(m, 8, new) == pytest.approx(0.94e-6 + 1.75 * m / 450e9, rel=1e-9)
+    assert allreduce_time_s(m, 8, new) == pytest.approx(5.0177e-6, rel=1e-4)
+    assert allreduce_cost(m, 8, old).protocol == "two-shot"
+    assert allreduce_time_s(m, 8, old) == pytest.approx(5.4877e-6, rel=1e-4)
+    # 16 MiB (a 1,024-token prefill): 0.33 still multimem, 0.94 + 65.2447 = 66.1847 us;
+    # 0.10 past the 8 MiB buffer: NCCL, LL128 least: 10 + 14 × 1.9 = 36.6 us + 1.75 ×
+    # 16,777,216 / (450e9 × 0.92) = 70.918 us -> 107.518 us
+    m = 16 * MIB
+    assert allreduce_time_s(m, 8, new) == pytest.approx(66.1847e-6, rel=1e-5)
+    assert allreduce_cost(m, 8, old).protocol == "LL128"
+    assert allreduce_time_s(m, 8, old) == pytest.approx(107.518e-6, rel=1e-5)
+    # beyond symmetric memory's 64 MiB NCCL runs on 0.33 too; 16 KiB at 0.33 is FlashInfer's
+    assert allreduce_cost(64 * MIB + 2, 8, new).protocol in ("LL", "LL128", "Simple")
+    assert allreduce_cost(64 * MIB, 8, new).protocol == "NVLS"  # inclusive from 0.22
+    assert allreduce_cost(16 * KIB, 8, new).protocol == "one-shot"
+    # arrays: element-wise, each message its own stage
+    import numpy as np
+
+    t = allreduce_time_s(np.array([1.0, 16.0]) * MIB, 8, old)
+    assert t[0] == pytest.approx(5.4877e-6, rel=1e-4) and t[1] == pytest.approx(107.518e-6, 1e-5)
+
+
+def test_measured_tables_follow_the_release_choice():
+    """Llama-3.1-70B at TP 8 on H100 (the measured all-reduce tables of aiconfigurator-core
+    0.12.0: vLLM 0.24.0's all-reduce, NCCL 2.29.2): a 1,024-token prefill passes 16 MiB a
+    rank. vLLM 0.33 sends it to symmetric memory (up to 64 MiB), timed by vLLM's own table's
+    large-message segment, 14.0 us + 1.75 × 16,777,216 B / 402.8e9 B/s = 14.0 + 72.891 =
+    86.891 us (the table measured 92.4 us there); vLLM 0.10 sends it to NCCL (past its 8 MiB
+    buffer), NCCL's segment 41.97 us + 1.75 × 16,777,216 / 427.3e9 = 41.97 + 68.711 =
+    110.681 us (NCCL's table: 121.9 us). 160 all-reduces: 13.90 ms against 17.71 ms. At 1 MiB
+    (decode at batch 64) both take vLLM's table: 14.0 + 4.556 = 18.556 us."""
+    from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.deploy.steps import step_of
+
+    cfg, hw = load_model("llama3-70b"), load_hardware("h100")
+    segs = hw.kernels.allreduce
+
+    def ar(version, **counts):
+        dep = Deployment.build(cfg, hw, engine=EngineSettings(version=version), tp=8)
+        return next(o for o in step_of(dep, **counts).ops if o.name == "tp_allreduce").time_s
+
+    lat, bw = segs["custom"].segments[8][1]
+    nlat, nbw = segs["nccl"].segments[8][1]
+    m = 16 * MIB
+    assert ar("0.33.0", batch=1, prompt=1024) == pytest.approx(160 * (lat + 1.75 * m / bw))
+    assert ar("0.10.0", batch=1, prompt=1024) == pytest.approx(160 * (nlat + 1.75 * m / nbw))
+    assert ar("0.33.0", batch=1, prompt=1024) == pytest.approx(13.90e-3, rel=2e-3)
+    assert ar("0.10.0", batch=1, prompt=1024) == pytest.approx(17.71e-3, rel=2e-3)
+    dec = 160 * (lat + 1.75 * MIB / bw)
+    assert ar("0.33.0", batch=64, ctx=2048) == pytest.approx(dec)
+    assert ar("0.10.0", batch=64, ctx=2048) == pytest.approx(dec)
+    assert dec == pytest.approx(160 * 18.556e-6, rel=2e-3)
+
+
+def test_explain_names_the_declared_allreduce():
+    """--explain's source line of an all-reduce says which algorithm the release runs."""
+    from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.deploy.rates import allreduce_note
+    from calc.deploy.steps import step_of
+
+    cfg, hw = load_model("llama3-70b"), load_hardware("h100")
+
+    def note(version, **counts):
+        dep = Deployment.build(cfg, hw, engine=EngineSettings(version=version), tp=8)
+        step = step_of(dep, **counts)
+        op = next(o for o in step.raw if o.name == "tp_allreduce")
+        return allreduce_note(op, step.rates)
+
+    # decode at batch 64: 1,048,576 B a rank
+    assert "symmetric memory (multimem) up to 64 MiB for 1,048,576 B" in note("0.33.0", batch=64,
+                                                                             ctx=2048)  # fmt: skip
+    assert "own one-shot/two-shot kernels up to 8 MiB exclusive" in note("0.10.0", batch=64,
+                                                                        ctx=2048)  # fmt: skip
+    # a 1,024-token prefill (16 MiB) on 0.10: NCCL, timed by NCCL's measured table
+    assert "runs NCCL, timed by curve allreduce.nccl" in note("0.10.0", batch=1, prompt=1024)
+    # NCCL alone (--allreduce nccl) declares nothing
+    dep = Deployment.build(cfg, hw, engine=EngineSettings(allreduce="nccl"), tp=8)
+    step = step_of(dep, batch=64, ctx=2048)
+    op = next(o for o in step.raw if o.name == "tp_allreduce")
+    assert allreduce_note(op, step.rates) == ""

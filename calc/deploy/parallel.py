@@ -106,6 +106,26 @@ LL_MULTINODE_INTRA_HOP = 1.8  # tuning.cc: intraLat *= 1.8 for LL when nNodes > 
 
 
 @dataclass(frozen=True)
+class ArStage:
+    """One algorithm in an engine's order of choice for an all-reduce: ``own`` (its one-shot /
+    two-shot kernels: vLLM's custom all-reduce, FlashInfer's), ``symm`` (PyTorch symmetric
+    memory: multimem/NVLS where ``multimem``, else two-shot through peer memory) or ``nccl``;
+    it takes a message below ``max_bytes`` (up to it where ``inclusive``; None: any size)."""
+
+    algorithm: str
+    max_bytes: float | None = None
+    inclusive: bool = False
+    multimem: bool = False
+
+    def fits(self, message_bytes):
+        if self.max_bytes is None:
+            return message_bytes >= 0
+        if self.inclusive:
+            return message_bytes <= self.max_bytes
+        return message_bytes < self.max_bytes
+
+
+@dataclass(frozen=True)
 class Link:
     """The links one GPU's collectives use: the scale-up link (per direction [bytes/s], one
     LL128 ring hop [s]) within ``domain_gpus`` GPUs, and the scale-out network beyond it;
@@ -120,6 +140,15 @@ class Link:
     custom: bool = False
     multicast: bool = False
     custom_inclusive: bool = False  # the engine's kernels take a message of their buffer's size
+    # the engine release's declared choice by group size (``ArStage``s in its order of choice;
+    # None: least time over NCCL and the engine's kernels below their buffer)
+    route: tuple[tuple[int, tuple[ArStage, ...]], ...] | None = None
+
+    def stages(self, n: int) -> tuple[ArStage, ...] | None:
+        """The declared all-reduce choice for a group of ``n`` GPUs (None: none declared)."""
+        if self.route is None:
+            return None
+        return dict(self.route).get(n, DEFAULT_STAGES)
 
     def nodes(self, n: int) -> int:
         """Scale-up domains a group of ``n`` GPUs spans (1 without a known network)."""
@@ -147,15 +176,22 @@ class AllReduceCost:
     bandwidth_bytes_per_s: float
     max_bytes: float | None = None
     inclusive: bool = False  # a message of max_bytes itself is taken (TensorRT-LLM)
+    # a declared choice's lower end: messages from min_bytes (above it where min_exclusive)
+    min_bytes: float | None = None
+    min_exclusive: bool = False
 
     def time_s(self, message_bytes):
         t = self.latency_s + self.steps / self.n * message_bytes / self.bandwidth_bytes_per_s
-        if self.max_bytes is None:
+        if self.max_bytes is None and self.min_bytes is None:
             return t
-        if self.inclusive:
-            fits = message_bytes <= self.max_bytes
-        else:
-            fits = message_bytes < self.max_bytes
+        fits = message_bytes >= 0
+        if self.max_bytes is not None:
+            fits = ArStage("", self.max_bytes, self.inclusive).fits(message_bytes)
+        if self.min_bytes is not None:
+            above = message_bytes > self.min_bytes if self.min_exclusive else (
+                message_bytes >= self.min_bytes
+            )
+            fits = fits & above
         if hasattr(message_bytes, "shape"):
             import numpy as np
 
@@ -201,6 +237,56 @@ def custom_fits(message_bytes, engine: str | None = None):
 
 BARRIER_HOP = 0.47 / 1.9
 
+# an engine with no declared choice for a group size: its own kernels below their 8 MiB
+# buffer, NCCL beyond (vLLM before 0.11, and at world sizes its tables leave out)
+DEFAULT_STAGES = (ArStage("own", CUSTOM_MAX_BYTES), ArStage("nccl"))
+
+
+def stage_windows(stages) -> list[tuple[ArStage, float | None, bool]]:
+    """Each stage of an order of choice with the messages it actually takes: (stage, lower
+    end, lower end excluded), the lower end being the largest limit of the stages before it
+    (a message an earlier stage takes never reaches a later one); stages left nothing drop."""
+    out, lo, strict = [], None, False
+    for st in stages:
+        if st.max_bytes is not None and lo is not None and (
+            st.max_bytes < lo or (st.max_bytes == lo and (strict or not st.inclusive))
+        ):
+            continue
+        out.append((st, lo, strict))
+        if st.max_bytes is None:
+            break
+        if lo is None or st.max_bytes > lo or (st.max_bytes == lo and st.inclusive):
+            lo, strict = st.max_bytes, st.inclusive
+    return out
+
+
+def engine_route(rules, capability: tuple[int, int] | None):
+    """An engine release's declared all-reduce choice on a GPU of compute ``capability``, as
+    ``Link.route`` takes it, from its rules' ``allreduce_*`` tables (vLLM's
+    ``calc.deploy.engines.vllm.rules``): FlashInfer's fused all-reduce up to its size, the
+    custom all-reduce below its buffer, symmetric memory up to its size, NCCL beyond; None
+    where the rules declare none (the least time stands for the engine's choice)."""
+    if not hasattr(rules, "allreduce_custom_max"):
+        return None
+    key = "" if capability is None else f"{capability[0]}.{capability[1]}"
+
+    def table(name):
+        return dict(dict(getattr(rules, name)).get(key, ()))
+
+    fi, custom, symm = (table(f"allreduce_{k}_max") for k in ("flashinfer", "custom", "symm"))
+    multimem = dict(rules.allreduce_symm_multimem).get(key, ())
+    route = []
+    for n in sorted(set(fi) | set(custom) | set(symm)):
+        stages = []
+        if n in fi:
+            stages.append(ArStage("own", fi[n], True))
+        stages.append(ArStage("own", custom.get(n, CUSTOM_MAX_BYTES)))
+        if n in symm:
+            stages.append(ArStage("symm", symm[n], rules.allreduce_symm_inclusive, n in multimem))
+        stages.append(ArStage("nccl"))
+        route.append((n, tuple(stages)))
+    return tuple(route)
+
 
 def custom_allreduce_costs(n: int, link: Link) -> list[AllReduceCost]:
     """The engine's one-shot, two-shot and (with multicast) NVLS costs over ``n`` GPUs, or
@@ -219,8 +305,7 @@ def custom_allreduce_costs(n: int, link: Link) -> list[AllReduceCost]:
     return costs
 
 
-def allreduce_costs(n: int, link: Link) -> list[AllReduceCost]:
-    """NCCL's ring all-reduce cost terms for each protocol over ``n`` GPUs on ``link``."""
+def _nccl_costs(n: int, link: Link) -> list[AllReduceCost]:
     nodes = link.nodes(n)
     steps = 2 * (n - 1)
     inter = 2 * (nodes - 1)
@@ -234,7 +319,38 @@ def allreduce_costs(n: int, link: Link) -> list[AllReduceCost]:
         if inter:
             lat += inter * link.net_latency_s * p.net_hop
         costs.append(AllReduceCost(p.name, lat, steps, n, bw * p.bandwidth_fraction))
-    return costs + custom_allreduce_costs(n, link)
+    return costs
+
+
+def _declared_costs(n: int, link: Link, stages) -> list[AllReduceCost]:
+    """The cost terms of a declared order of choice: each stage's algorithm(s) over the
+    messages it takes (``stage_windows``); the engine's kernels only inside the domain."""
+    inside = link.custom and link.domain_gpus is not None and 2 <= n <= link.domain_gpus
+    hop, bw = link.latency_s * BARRIER_HOP, link.bandwidth_bytes_per_s
+    out = []
+    for st, lo, strict in stage_windows(stages if inside else (ArStage("nccl"),)):
+        if st.algorithm == "nccl":
+            terms = _nccl_costs(n, link)
+        elif st.algorithm == "symm" and st.multimem and link.multicast:
+            terms = [AllReduceCost("NVLS", 2 * hop, 2 * (n - 1), n, bw)]
+        elif st.algorithm == "symm":
+            terms = [AllReduceCost("symm two-shot", 3 * hop, 2 * (n - 1), n, bw)]
+        else:
+            terms = [AllReduceCost("one-shot", 2 * hop, n * (n - 1), n, bw),
+                     AllReduceCost("two-shot", 3 * hop, 2 * (n - 1), n, bw)]  # fmt: skip
+        out += [replace(c, max_bytes=st.max_bytes, inclusive=st.inclusive, min_bytes=lo,
+                        min_exclusive=strict) for c in terms]  # fmt: skip
+    return out
+
+
+def allreduce_costs(n: int, link: Link) -> list[AllReduceCost]:
+    """The all-reduce cost terms over ``n`` GPUs on ``link``: the engine release's declared
+    choice by message size where ``link.route`` gives one, else NCCL's ring for each
+    protocol and the engine's own kernels (least time)."""
+    stages = link.stages(n)
+    if stages is not None:
+        return _declared_costs(n, link, stages)
+    return _nccl_costs(n, link) + custom_allreduce_costs(n, link)
 
 
 def allreduce_cost(message_bytes: float, n: int, link: Link) -> AllReduceCost:

@@ -75,6 +75,7 @@ from calc.deploy.parallel import (
     allreduce_time_s,
     custom_fits,
     p2p_time_s,
+    stage_windows,
 )
 from calc.errors import InvalidInputError
 from calc.formulas import kernel_curves as KC
@@ -219,11 +220,13 @@ def rates(
     kv_dtype: str | None = None,
     engine: str | None = None,
     moe_release_scale: float = 1.0,
+    allreduce_route=None,
 ) -> Rates:
     """The rates of ``hw`` computing its linear layers (format ``linear_fmt``) in ``dtype``;
     ``custom_allreduce``: the engine's own all-reduce kernels run inside an NVLink domain;
     ``kv_dtype`` picks the decode-attention curve; ``moe_release_scale`` times the engine's own
-    fused-MoE curve at its release. A measured small-M curve (a calibration)
+    fused-MoE curve at its release; ``allreduce_route``: the release's declared all-reduce
+    choice (``calc.deploy.parallel.engine_route``). A measured small-M curve (a calibration)
     keeps the bands for GEMMs; the speed of light uses no curve."""
     m, b = efficiencies(hw, efficiency)  # attention and CUDA-core work: the 16-bit band
     m_gemm = efficiencies(hw, efficiency, dtype)[0]
@@ -244,7 +247,7 @@ def rates(
         peaks[attn] * m,
         peaks.get("fp32", peaks[attn]) * m,
         kernel_s,
-        link_of(hw, custom_allreduce, engine),
+        link_of(hw, custom_allreduce, engine, allreduce_route),
         linear_fmt,
         {d: p * efficiencies(hw, efficiency, d)[0] for d, p in peaks.items()},
         dict(e.weight_only or {}) if real else {},
@@ -262,11 +265,14 @@ def rates(
     )
 
 
-def link_of(hw: HardwareProfile, custom_allreduce: bool = False, engine: str | None = None) -> Link:
+def link_of(
+    hw: HardwareProfile, custom_allreduce: bool = False, engine: str | None = None, route=None
+) -> Link:
     """The collectives' links of ``hw``: NVLink/xGMI within its scale-up domain, its scale-out
     network beyond (when the profile gives them); ``custom_allreduce``: the engine's own
     all-reduce kernels may run inside the domain (NVLS where the switch multicasts), up to
-    their buffer as ``engine`` takes it (``custom_fits``)."""
+    their buffer as ``engine`` takes it (``custom_fits``), or as its release's ``route``
+    declares (``calc.deploy.parallel.engine_route``)."""
     out = hw.scale_out
     return Link(
         hw.interconnect_bandwidth_bytes_per_s,
@@ -277,6 +283,7 @@ def link_of(hw: HardwareProfile, custom_allreduce: bool = False, engine: str | N
         custom_allreduce,
         bool(hw.scale_up_multicast),
         engine in CUSTOM_INCLUSIVE_ENGINES,
+        route,
     )
 
 
@@ -586,6 +593,9 @@ def curve_time(op: Op, r: Rates):
         times = [KC.allreduce_segment_time_s(msg, op.group, lat, bw)
                  for lat, bw in curve.segments[op.group]]  # fmt: skip
         one = _least(times)
+        stages = r.link.stages(op.group) if r.link is not None else None
+        if name == "allreduce.custom" and stages is not None:  # the release's declared choice
+            return op.count * _declared_curve_time(msg, op.group, stages, r)
         if name == "allreduce.custom" and "nccl" in (r.curves.allreduce or {}):
             nccl = r.curves.allreduce["nccl"].segments.get(op.group)
             if nccl:  # beyond the custom kernels' buffer the engine falls back to NCCL
@@ -642,6 +652,43 @@ def curve_time(op: Op, r: Rates):
     return _maximum(t * scale, op_time_s(op.flops, op.bytes, P, W)) + rest
 
 
+def _stage_segments(stage, n: int, r: Rates) -> list:
+    """The measured segments that time one stage of a declared all-reduce choice: the engine's
+    kernels and symmetric memory by the custom table (vLLM's all-reduce as its release
+    dispatched it: 0.24.0 runs symmetric memory from 256 KiB to 64 MiB at 8 Hopper GPUs, so
+    its segments measure both); NCCL by NCCL's table (the custom table where it has none)."""
+    table = r.curves.allreduce or {}
+    custom = list(table["custom"].segments[n])
+    if stage.algorithm == "nccl":
+        nccl = table["nccl"].segments.get(n) if "nccl" in table else None
+        return list(nccl) if nccl else custom
+    return custom
+
+
+def _stage_at(message_bytes: float, stages):
+    """The stage of a declared choice that takes a message of ``message_bytes``."""
+    for st, lo, strict in stage_windows(stages):
+        above = lo is None or (message_bytes > lo if strict else message_bytes >= lo)
+        if above and st.fits(message_bytes):
+            return st
+    return stages[-1]
+
+
+def _declared_curve_time(msg, n: int, stages, r: Rates):
+    """One all-reduce of ``msg`` bytes as the release declares its choice, each stage timed by
+    its measured segments (``_stage_segments``) [s]; element-wise for arrays."""
+    out = None
+    for st, lo, strict in stage_windows(stages):
+        t = _least([KC.allreduce_segment_time_s(msg, n, lat, bw)
+                    for lat, bw in _stage_segments(st, n, r)])  # fmt: skip
+        if out is None:
+            out = t
+            continue
+        above = msg > lo if strict else msg >= lo
+        out = _where(above & st.fits(msg), t, out)
+    return out
+
+
 def _gemm_times(op: Op, r: Rates, curve, key: str) -> list:
     """Each GEMM of ``op``'s layer by the curve [s]: its shape, the weights' bytes per
     element (scales included; weight-only streaming fraction applied) and the activation
@@ -682,7 +729,10 @@ def curve_explain(op: Op, r: Rates):
     if kind == "allreduce":
         msg, n = one(op.bytes / op.count), op.group
         segs = list(curve.segments[n])
-        if name == "allreduce.custom":
+        stages = r.link.stages(n) if r.link is not None else None
+        if name == "allreduce.custom" and stages is not None:
+            segs = _stage_segments(_stage_at(msg, stages), n, r)
+        elif name == "allreduce.custom":
             nccl = (r.curves.allreduce or {}).get("nccl")
             extra = list(nccl.segments.get(n, [])) if nccl is not None else []
             segs = segs + extra if custom_fits(msg, r.engine) else extra or segs
@@ -691,6 +741,8 @@ def curve_explain(op: Op, r: Rates):
         for i, (lat, bw) in enumerate(segs):
             nums[f"lat{i}"], nums[f"bw{i}"] = lat, bw
             parts.append(f"{{lat{i}}} s + {{f}} × {{msg}} B / {{bw{i}}} B/s")
+        if len(parts) == 1:  # one segment (a declared stage timed by one)
+            return "{count} × (" + parts[0] + ")", nums, name, curve
         return "{count} × min(" + ", ".join(parts) + ")", nums, name, curve
     if kind == "gather":
         n = op.group
@@ -791,10 +843,43 @@ GATHER_NOTE = ("m0: the stage's tokens × d_model as 16-bit hidden states, m1: t
                "reduce-scattered")
 
 
-def curve_note(name: str, r: Rates) -> str:
+STAGE_WORDS = {
+    "own": "the engine's own one-shot/two-shot kernels",
+    "symm": "symmetric memory",
+    "nccl": "NCCL",
+}
+
+
+def allreduce_note(op: Op, r: Rates) -> str:
+    """Which algorithm the engine release declares for ``op``'s all-reduce message (its first,
+    for arrays), in words ("" where the release declares none)."""
+    import numpy as np
+
+    if op.kind != ALLREDUCE or r.link is None or not op.count:
+        return ""
+    stages = r.link.stages(op.group)
+    if stages is None:
+        return ""
+    if not _custom_allowed(op, r):
+        stages = (stages[-1],)
+    msg = float(np.asarray(op.bytes / op.count, dtype=np.float64).flat[0])
+    st = _stage_at(msg, stages)
+    what = STAGE_WORDS[st.algorithm] + (" (multimem)" if st.multimem else "")
+    if st.max_bytes is not None:
+        what += f" up to {st.max_bytes / 2**20:g} MiB" + ("" if st.inclusive else " exclusive")
+    table = (r.curves.allreduce or {}) if r.curves is not None else {}
+    if st.algorithm == "nccl" and "nccl" in table and op.group in table["nccl"].segments:
+        what += f", timed by curve allreduce.nccl ({table['nccl'].source})"
+    return (f"; {r.engine or 'the engine'}'s release runs {what} for {msg:,.0f} B at "
+            f"{op.group} GPUs (calc/deploy/parallel.py engine_route)")
+
+
+def curve_note(name: str, r: Rates, op: Op | None = None) -> str:
     """What a curve's source line adds for the deployment: what the engine's expert-parallel
-    all-gather moves, the engine's release scale on its own fused-MoE curve ("" where none
-    applies)."""
+    all-gather moves, the engine's release scale on its own fused-MoE curve, the algorithm
+    the release runs for an all-reduce of ``op``'s size ("" where none applies)."""
+    if name.startswith("allreduce.") and op is not None:
+        return allreduce_note(op, r)
     if name == "gather.nccl":
         return "; " + (r.gather_note or GATHER_NOTE)
     release = _release_scale(name, r)

@@ -128,6 +128,8 @@ class OpSetup:
     # the engine's release against the tables its own fused-MoE curve is fitted to [×]
     moe_release_scale: float = 1.0
     gather_note: str = ""  # what the all-gather moves, in words (MoePipeline.gather_source)
+    # the release's declared all-reduce choice by size (calc.deploy.parallel.engine_route)
+    allreduce_route: Any = None
 
 
 def op_setup(dep: Deployment) -> OpSetup:
@@ -171,7 +173,20 @@ def op_setup(dep: Deployment) -> OpSetup:
         gather,
         release,
         note,
+        _allreduce_route(dep),
     )
+
+
+def _allreduce_route(dep: Deployment):
+    """The engine release's all-reduce choice by message size on ``dep``'s GPU (None: the
+    engine declares none, or NCCL alone)."""
+    if dep.hardware is None or not dep.custom_allreduce:
+        return None
+    from calc.deploy.engines.gpus import compute_capability
+    from calc.deploy.parallel import engine_route
+
+    rules = dep.engine_model.rules(dep.engine_config.version)
+    return engine_route(rules, compute_capability(dep.hardware))
 
 
 def _bound(op: Op, r: Rates) -> str:
@@ -197,7 +212,7 @@ def _step(st: OpSetup, hw, efficiency, raw: list[Op]) -> Step:
     r = None
     if hw is not None:
         r = rates(hw, st.dtype, efficiency, st.weight_dtype, st.custom_allreduce, st.kv_dtype,
-                  st.engine, st.moe_release_scale)  # fmt: skip
+                  st.engine, st.moe_release_scale, st.allreduce_route)  # fmt: skip
         if st.gather_note:
             r = replace(r, gather_note=st.gather_note)
     times = [op_time(op, r) for op in raw] if r is not None else [None] * len(raw)

@@ -40,7 +40,7 @@ def op_figures(prefix: str, step: Step) -> list[Figure]:
                 tmpl, nums = f"({tmpl}) × {{multiplier}}", {**nums, "multiplier": m}
             key = f"{prefix}.{op.name}.time_s"
             figs.append(figure(key, t.time_s, "s", tmpl, **nums))
-            source = f"curve {name} ({c.provenance}): {c.source}" + curve_note(name, r)
+            source = f"curve {name} ({c.provenance}): {c.source}" + curve_note(name, r, op)
             if r.curves is not None:
                 source += f"; {r.curves.source}"
             figs.append(Figure(f"source.{prefix}.{op.name}", t.time_s, "s", source))

@@ -86,6 +86,43 @@ class VllmRules:
     mxfp4_scale_copy: bool = False
     mxfp4_bias_fp32: bool = False
     mxfp4_blackwell_align: tuple[int, int] = (256, 256)
+    # the tensor-parallel all-reduce's choice by message size (calc.deploy.parallel
+    # engine_route), per compute capability ("9.0") a tuple of (world size, bytes): FlashInfer's
+    # fused all-reduce + RMSNorm up to (inclusive), the custom all-reduce below ("()": its
+    # 8 MiB buffer at every size), symmetric memory up to (below unless ``_inclusive``), with
+    # multimem (the switch reduces) at the world sizes ``allreduce_symm_multimem`` lists
+    allreduce_flashinfer_max: tuple[tuple[str, tuple[tuple[int, int], ...]], ...] = ()
+    allreduce_custom_max: tuple[tuple[str, tuple[tuple[int, int], ...]], ...] = ()
+    allreduce_symm_max: tuple[tuple[str, tuple[tuple[int, int], ...]], ...] = ()
+    allreduce_symm_inclusive: bool = False
+    allreduce_symm_multimem: tuple[tuple[str, tuple[int, ...]], ...] = ()
+
+
+KIB = 2**10
+# all_reduce_utils.py CUSTOM_ALL_REDUCE_MAX_SIZES / SYMM_MEM_ALL_REDUCE_MAX_SIZES
+CUSTOM_AR_MAX = {
+    "9.0": ((2, 64 * MIB), (4, 32 * MIB), (6, 512 * KIB), (8, 256 * KIB)),
+    "10.0": ((2, 2 * MIB), (4, 2 * MIB), (6, 1 * MIB), (8, 1 * MIB)),
+    "10.3": ((2, 4 * MIB), (4, 4 * MIB), (6, 8 * MIB), (8, 4 * MIB)),
+}
+SYMM_AR_MAX = {
+    "9.0": ((2, 64 * MIB), (4, 32 * MIB), (6, 64 * MIB), (8, 64 * MIB)),
+    "10.0": ((2, 8 * MIB), (4, 32 * MIB), (6, 128 * MIB), (8, 128 * MIB)),
+    "10.3": ((2, 4 * MIB), (4, 32 * MIB), (6, 32 * MIB), (8, 64 * MIB)),
+}
+# symm_mem.py SymmMemCommunicator._WORLD_SIZES_MULTIMEM
+SYMM_MULTIMEM = {"9.0": (4, 6, 8), "10.0": (6, 8), "10.3": (6, 8)}
+# compilation/passes/fusion/allreduce_rms_fusion.py FI_ALLREDUCE_FUSION_MAX_SIZE_MB [MiB]
+FI_AR_MAX_MIB = {
+    "9.0": ((2, 64), (4, 2), (8, 0.5)),
+    "10.0": ((2, 64), (4, 32), (8, 1)),
+    "10.3": ((2, 64), (4, 64), (8, 2)),
+}
+
+
+def _ar(table: dict, keys: tuple[str, ...], scale: float = 1.0):
+    """A rules table of the all-reduce limits for the capabilities ``keys`` [bytes]."""
+    return tuple((k, tuple((n, round(v * scale)) for n, v in table[k])) for k in keys)
 
 
 BASE = VllmRules(
@@ -165,6 +202,22 @@ CHANGES = (
         "28 B, read from the sort path alone, gave 4.21 GiB and a pool 3.4% too large)",
     ),
     Change(
+        "0.11.0",
+        {
+            "allreduce_custom_max": _ar(CUSTOM_AR_MAX, ("9.0", "10.0")),
+            "allreduce_symm_max": _ar(SYMM_AR_MAX, ("9.0", "10.0")),
+            "allreduce_symm_multimem": tuple((k, SYMM_MULTIMEM[k]) for k in ("9.0", "10.0")),
+        },
+        "vllm/envs.py VLLM_ALLREDUCE_USE_SYMM_MEM defaults to 1 (0.10.2: 0); "
+        "distributed/device_communicators/cuda_communicator.py all_reduce (quick all-reduce on "
+        "ROCm MI300 when VLLM_ROCM_QUICK_REDUCE_QUANTIZATION is set, default NONE: off; the "
+        "custom all-reduce; symmetric memory; pynccl); custom_all_reduce.py (with symmetric "
+        "memory on, its buffer shrinks to CUSTOM_ALL_REDUCE_MAX_SIZES[capability][world size]; "
+        "should_custom_ar: inp_size < max_size); all_reduce_utils.py "
+        "SYMM_MEM_ALL_REDUCE_MAX_SIZES; symm_mem.py (should_use_symm_mem: inp_size < max_size; "
+        "multimem_all_reduce_ at the _WORLD_SIZES_MULTIMEM, else two-shot; CUDA only)",
+    ),
+    Change(
         "0.12.0",
         {"hybrid_ratio": 1.25},
         "v1/core/kv_cache_utils.py _get_kv_cache_groups_uniform_page_size "
@@ -196,10 +249,15 @@ CHANGES = (
             "sampler_bytes_per_logit": 14.5,
             "sampler_kernel": "triton",
             "allreduce_fusion_bytes": round(1.52 * GIB),
+            "allreduce_flashinfer_max": _ar(FI_AR_MAX_MIB, ("9.0", "10.0"), MIB),
         },
         "v1/sample/ops/topk_topp_triton.py (Triton top-k/top-p for >= 8 rows, no full sort); "
         "vllm/config/vllm.py enable_allreduce_rms_fusion (on by default at TP > 1, PP 1, DP 1 on "
-        "Hopper/Blackwell with FlashInfer)",
+        "Hopper/Blackwell with FlashInfer)"
+        "; the fusion takes every all-reduce before an RMSNorm of up to "
+        "FI_ALLREDUCE_FUSION_MAX_SIZE_MB[capability][world size] "
+        "(compilation/passes/fusion/allreduce_rms_fusion.py; is_applicable_for_range: "
+        "compile_range.end <= max_token_num), ahead of the custom all-reduce",
         "14.5 B per logit and 0.55 + 1.52 = 2.07 GiB of non-torch memory (TP 2, 4) measured on "
         "0.19.0 (llm-d-planner accuracy/results/v0.19.0 logs); 0.17.0's Qwen3-14B torch peak "
         "2.23 GiB (llm-d-planner version-sweep) is the same 14.5 B",
@@ -221,6 +279,19 @@ CHANGES = (
         "[128]); transformers_utils/model_arch_config_convertor.py is_mm_prefix_lm (bagel added)",
         "non-torch 0.25 GiB at TP 1 from 0.18.0: llm-d-planner's version-sweep prints 0.13 GiB "
         "for Qwen3-14B under 0.15.0-0.17.0 and 0.25 GiB under 0.18.0 (0.19.0's logs: 0.25)",
+    ),
+    Change(
+        "0.19.0",
+        {
+            "allreduce_custom_max": _ar(CUSTOM_AR_MAX, ("9.0", "10.0", "10.3")),
+            "allreduce_symm_max": _ar(SYMM_AR_MAX, ("9.0", "10.0", "10.3")),
+            "allreduce_symm_multimem": tuple(SYMM_MULTIMEM.items()),
+            "allreduce_flashinfer_max": _ar(FI_AR_MAX_MIB, ("9.0", "10.0", "10.3"), MIB),
+        },
+        "distributed/device_communicators/all_reduce_utils.py and symm_mem.py: capability "
+        "10.3 (B300, GB300) gets its own custom and symmetric-memory limits (0.18.1: none, so "
+        "its all-reduce stayed on the 8 MiB custom buffer and NCCL); "
+        "compilation/passes/fusion/allreduce_rms_fusion.py FI_ALLREDUCE_FUSION_MAX_SIZE_MB 103",
     ),
     Change(
         "0.20.0",
@@ -264,6 +335,12 @@ CHANGES = (
         "on TRITON_ATTN to 0.33.0 (SM90 with an fp8 KV cache: 'requires Triton')",
     ),
     Change(
+        "0.22.0",
+        {"allreduce_symm_inclusive": True},
+        "distributed/device_communicators/symm_mem.py should_use_symm_mem: inp_size <= "
+        "max_size (0.21.0: <)",
+    ),
+    Change(
         "0.25.0",
         {"mxfp4_scale_copy": False},
         "model_executor/layers/fused_moe/oracle/mxfp4.py (Triton backends: 'drop the now-dead "
@@ -296,6 +373,21 @@ CHANGES = (
         "0.29.0",
         {"mm_prefix_lm_types": ("bagel", "gemma3", "molmo2", "moondream3", "paligemma")},
         "transformers_utils/model_arch_config_convertor.py is_mm_prefix_lm (umm removed)",
+    ),
+    Change(
+        "0.29.0",
+        {
+            "allreduce_flashinfer_max": _ar(
+                {**FI_AR_MAX_MIB, "10.3": ((2, 64), (4, 64), (8, 4))},
+                ("9.0", "10.0", "10.3"),
+                MIB,
+            )
+        },
+        "compilation/passes/fusion/allreduce_rms_fusion.py FI_ALLREDUCE_FUSION_MAX_SIZE_MB "
+        "103 at 8 GPUs 4 MB (0.28.0: 2); vllm/envs.py VLLM_ALLREDUCE_USE_FLASHINFER defaults "
+        "to 1: FlashInfer's standalone all-reduce first in cuda_communicator.py all_reduce "
+        "(flashinfer_all_reduce.py should_use_fi_ar: nbytes <= the same limits), so unfused "
+        "all-reduces take the same choice",
     ),
     Change(
         "0.31.0",
