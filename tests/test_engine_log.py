@@ -194,6 +194,23 @@ def test_0_33_log_and_capacity_agree():
     assert rows["tokens"]["printed"] == 447_536
 
 
+def test_0_33_log_compares_the_printed_tokens_by_the_releases_formula():
+    """From 0.21 vLLM prints int(max_concurrency × max_model_len), not blocks × block_size: at
+    max_model_len 1,000 a request takes cdiv(1000, 16) = 63 blocks, so the log's figure is
+    int(blocks / 63 × 1000), 1000/1008 of the pool; the report compares that with the log and
+    the ledger keeps the pool in blocks."""
+    text = VLLM_033.replace("'max_model_len': 8192", "'max_model_len': 1000")
+    built = deployment_from_log(text, hardware="h100")
+    from calc.reports.engine_log import log_report
+
+    per_gpu = built.deployment.per_gpu
+    blocks = per_gpu.prediction.num_blocks
+    assert per_gpu.pool_tokens == blocks * 16
+    rows = {r["term"]: r for r in log_report(built).rows}
+    assert rows["tokens"]["predicted"] == int(blocks / 63 * 1000)
+    assert rows["max_concurrency"]["predicted"] == blocks / 63
+
+
 def test_newest_real_log_and_capacity_agree(cli):
     """The newest release with a real public start-up log in the validation set (vLLM 0.21 or
     later: LMCache issue 3430, Qwen3-8B on a 24 GB GPU, docs/validation/engine_logs_versions.yaml):
