@@ -394,6 +394,13 @@ class Engine:
         per rank, vLLM's data-parallel engine cores)."""
         return config.max_batched_tokens
 
+    def rank_running_requests(self, stated: int, dp_attn: int, release: str) -> int:
+        """The running-request limit one attention-data-parallel rank holds when the server is
+        started with ``stated`` [requests] (what its log or command states): the setting itself
+        where each rank's scheduler takes it whole; an engine that splits it among the ranks
+        says so."""
+        return stated
+
     def graphs_decode_only(self, release: str, pp: int = 1, multimodal: bool = False) -> bool:
         """Whether ``release`` captures decode passes only (a pass with a prompt chunk eager),
         for a deployment of ``pp`` pipeline stages serving a ``multimodal`` model."""

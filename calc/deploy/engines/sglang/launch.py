@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import calc.deploy.engines.launch as launch
 from calc.deploy.engines.base import Command
+from calc.deploy.engines.sglang.rules import RUNNING_SPLIT_SINCE
 from calc.deploy.engines.versions import parse_version
 from calc.errors import InvalidInputError
 
@@ -109,7 +110,7 @@ def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
         # the server's total: from 0.4.2 each attention-DP worker takes max_running_requests
         # // dp_size (srt/managers/tp_worker.py; 0.5.23 srt/model_executor/pool_configurator.py
         # // attn_dp_size), while kvcalc's limit is each rank's
-        ranks = dp if parse_version(ec.version) >= (0, 4, 2) else 1
+        ranks = dp if parse_version(ec.version) >= RUNNING_SPLIT_SINCE else 1
         argv += ["--max-running-requests", str(ec.max_num_seqs * ranks)]
     if not ec.cuda_graphs:
         argv.append("--disable-cuda-graph")
