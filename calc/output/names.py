@@ -249,7 +249,7 @@ rows[].tpot_p99_headroom | fraction | per deployment | plan | 1 − tpot_p99_pes
 rows[].kv_transfer_s | s | per deployment | plan | disaggregated: one prompt's KV sent from a prefill to a decode replica (each GPU's shard, point-to-point over the scale-out network); 0 when aggregated
 rows[].method | label | setting | plan | how this row's latencies were evaluated: simulation or analytic (a disaggregated pair is simulated, both pools, where it could beat the best aggregated price)
 rejected[].mode | label | setting | plan | aggregated or disaggregated family
-rejected[].reason | label | per deployment | plan | why the family was rejected: does not fit, SLO ttft, SLO tpot, budget or saturated
+rejected[].reason | label | per deployment | plan | why the family was rejected: does not fit, SLO ttft, SLO tpot, budget, saturated or engine release (the engine version cannot start the layout)
 rejected[].detail | label | per deployment | plan | the figures behind the reason (bytes, the latency against its target, replicas at the limit)
 gamma | tokens | setting | speculate | draft tokens per proposal (γ)
 alpha | fraction | setting | speculate | acceptance rate of each draft token (α)

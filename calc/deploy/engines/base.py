@@ -394,6 +394,12 @@ class Engine:
         per rank, vLLM's data-parallel engine cores)."""
         return config.max_batched_tokens
 
+    def cannot_start(self, dep: Deployment) -> str | None:
+        """Why ``dep``'s engine release cannot start its layout (a parallel form its argument
+        parser lacks, a mapping it refuses), or None where it can: what ``plan`` screens
+        before it ranks and the launch builder raises."""
+        return None
+
     def rank_running_requests(self, stated: int, dp_attn: int, release: str) -> int:
         """The running-request limit one attention-data-parallel rank holds when the server is
         started with ``stated`` [requests] (what its log or command states): the setting itself

@@ -139,6 +139,11 @@ class SGLang(Engine):
         prefill = self.rules(self.versions.resolve(release).release).prefill_graphs
         return not prefill or pp > 1 or multimodal
 
+    def cannot_start(self, dep: Deployment) -> str | None:
+        from calc.deploy.engines.sglang.launch import cannot_start
+
+        return cannot_start(dep)
+
     def launch(self, dep: Deployment, plan):
         from calc.deploy.engines.sglang.launch import commands
 

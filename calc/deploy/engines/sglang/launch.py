@@ -58,12 +58,24 @@ def has(dep: Deployment, option: str) -> bool:
     return parse_version(dep.engine_config.version) >= SINCE[option]
 
 
-def _refuse(dep: Deployment, what: str, option: str) -> None:
+def _refusal(dep: Deployment, what: str, option: str) -> str:
     v = ".".join(map(str, SINCE[option]))
-    raise InvalidInputError(
-        f"SGLang {dep.engine_config.version} cannot start this deployment: {what} needs "
-        f"{option} (SGLang {v} and later); choose --engine-version {v} or later"
-    )
+    return (f"SGLang {dep.engine_config.version} cannot start this deployment: {what} needs "
+            f"{option} (SGLang {v} and later); choose --engine-version {v} or later")  # fmt: skip
+
+
+def _refuse(dep: Deployment, what: str, option: str) -> None:
+    raise InvalidInputError(_refusal(dep, what, option))
+
+
+def cannot_start(dep: Deployment) -> str | None:
+    """Why the release cannot start ``dep``'s layout (pipeline parallel before 0.4.7's
+    --pp-size, expert parallel before --ep-size), or None."""
+    if dep.pp > 1 and not has(dep, "--pp-size"):
+        return _refusal(dep, f"pipeline parallel {dep.pp}", "--pp-size")
+    if dep.ep > 1 and not has(dep, "--ep-size"):
+        return _refusal(dep, f"expert parallel {dep.ep}", "--ep-size")
+    return None
 
 
 def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
