@@ -96,6 +96,29 @@ Read per engine (settings in kvcalc's names; printed figures in bytes):
   GiB for max tokens in paged KV cache (N)`, `max_seq_len= ... max_num_tokens= ...`, the
   memory profile lines, a `trtllm-serve` command line.
 
+The printed token count is compared with what the engine itself computes for that figure,
+per release (`PoolPrediction.printed_tokens`; the ledger's `pool_tokens` stays the pool in
+blocks):
+
+- **vLLM** `GPU KV cache size`: to 0.20 num_blocks // KV groups × block_size, the pool; from
+  0.21 int(max_concurrency × max_model_len) (`v1/core/kv_cache_utils.py`
+  `_report_kv_cache_config`, from 0.24 `get_kv_cache_capacity`, to 0.33), max_concurrency =
+  num_blocks / the blocks a max_model_len request takes (cdiv(max_model_len, block_size) per
+  full-attention group; a sliding window's group fewer). Below the pool where max_model_len is
+  not a multiple of the block size (max_model_len 1,000, 16-token blocks: blocks × 1000/63,
+  0.79% under blocks × 16); above it for hybrid models, whose windowed groups hold fewer blocks
+  a request. `Maximum concurrency` is that ratio with decimals; `kvcalc log` reports it under
+  the term `max_concurrency`, while `capacity`'s key of that name counts whole sequences.
+- **SGLang** `#tokens` / `max_total_num_tokens=`: the pool itself (page-aligned:
+  max_total_num_tokens // page_size × page_size, 0.5.23 `model_executor/pool_configurator.py`).
+- **TensorRT-LLM** `Allocated X GiB for max tokens in paged KV cache (N)`: the pool itself,
+  N = blocksInPrimaryPool × tokensPerBlock (`kvCacheManager.cpp`).
+
+Under attention DP, SGLang's `max_running_requests` (ServerArgs, `--max-running-requests`) is the
+server's total: from 0.4.2 each attention-DP rank takes max(1, it // dp_size), which `kvcalc
+log` applies to give kvcalc's per-rank limit (`Engine.rank_running_requests`); 0.5.22+'s
+`attn_dp_size` is read as the attention-DP size.
+
 The model id maps to a shipped model **by the model's source** (its config's Hugging Face
 repository): the same repository, else the same name under another organisation, else the same
 base name once release words (-Instruct, -it, -Chat, -FP8-dynamic, -AWQ, a date such as -2507)
@@ -134,6 +157,11 @@ every word from input shell-quoted; a model name that reads as an option is refu
 
 `--max-model-len` (`--context-length`, `--max_seq_len`) is the workload's longest request, or
 the model's limit; the memory fraction is the one kvcalc's ledger used.
+
+The forms refused above (pipeline parallel on SGLang before 0.4.7, expert parallel on 0.4.0,
+attention TP inside TensorRT-LLM's attention DP) are what `Engine.cannot_start` returns for a
+deployment; `kvcalc plan` asks it before ranking, so such a layout is a rejected family with
+the reason `engine release` and that sentence, never a ranked row without a command.
 
 Published pre-quantised checkpoints the commands load (`calc/data/quantised_checkpoints.yaml`,
 the table `kvcalc plan` marks 4-bit rows by; an Instruct release of a base config has its

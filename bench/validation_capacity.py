@@ -233,8 +233,8 @@ def rows() -> list[dict]:
             "printed_tokens": printed,
             "kv": kv,
             "kv_printed": kv_printed,
-            "error": None if not printed else (p.tokens - printed) / printed,
-            "error_pw": None if not (printed and q) else (q.tokens - printed) / printed,
+            "error": None if not printed else (p.printed_tokens - printed) / printed,
+            "error_pw": None if not (printed and q) else (q.printed_tokens - printed) / printed,
             "error_kv": None if not kv_printed else (kv / GIB - kv_printed) / kv_printed,
             "note": STATED.get(r["id"], {}).get("note"),
             "split": r.get("split", "training"),
@@ -362,7 +362,7 @@ def render() -> str:
         lines.append(
             f"| {r['id']} | {r['split']} | {r['engine']} | {r['release']} | {r['model']} | "
             f"{r['hardware']} | "
-            f"{r['tp']} | {printed} | {r['p'].tokens:,} | {_pct(r['error'])} | "
+            f"{r['tp']} | {printed} | {r['p'].printed_tokens:,} | {_pct(r['error'])} | "
             f"{_pct(r['error_pw'])} |"
         )
     lines += [

@@ -648,6 +648,27 @@ LOOKED_AT = (
      "SGLang's all-reduce order (custom all-reduce below 8 MiB on CUDA, 16 MiB on ROCm; PCIe "
      "IPC; quick all-reduce; mscclpp; torch symmetric memory only when enabled; pynccl): "
      "nothing changed for SGLang, the ROCm 16 MiB buffer noted, not modelled"),
+    ("vllm 0.10.0-0.33.0 wheels (PyPI): v1/core/kv_cache_utils.py, where 'GPU KV cache size' "
+     "is printed (_report_kv_cache_config; get_kv_cache_capacity from 0.24.0)",
+     "issue 21, printed figures (logs11): num_blocks // groups x block_size to 0.20.0, "
+     "int(max_concurrency x max_model_len) from 0.21.0; no validation record moves (the one "
+     "0.21 record's max_model_len is a multiple of 16)"),
+    ("sglang 0.5.23 wheel: mem_cache/memory_pool.py ('#tokens'), managers/scheduler.py "
+     "('max_total_num_tokens='), model_executor/pool_configurator.py (page-aligned pool), "
+     "arg_groups/fields/parallel.py (attn_dp_size; --dp-size N --enable-dp-attention the "
+     "deprecated spelling, dp_size 1); 0.5.4 managers/tp_worker.py",
+     "issue 21, printed figures (logs11): SGLang prints the pool itself; max_running_requests "
+     "is the server's total, each attention-DP rank max(1, it // dp), read so by kvcalc log"),
+    ("NVIDIA/TensorRT-LLM cpp/tensorrt_llm/batch_manager/kvCacheManager.cpp, one revision by "
+     "text search ('for max tokens in paged KV cache'; index id 36927720914)",
+     "issue 21, printed figures (logs11): 'Allocated X GiB for max tokens in paged KV cache "
+     "(N)' prints N = blocksInPrimaryPool x tokensPerBlock, the pool itself; no figure taken"),
+    ("the same search's other hits, TensorRT-LLM start-up log excerpts and log parsers (index "
+     "ids 2263047771, 53827119515, 54591450631, 7011808521, 62264842570, 26725295630, "
+     "6161481015, 70221477077, 52111571685; pools of 8,224, 190,656, 273,792, 220,480, "
+     "263,008, 294,848 and 35,840 tokens printed)",
+     "issue 21, printed figures (logs11): seen in passing, not used (no settings read, no "
+     "record added)"),
 )
 
 

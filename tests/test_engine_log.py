@@ -194,6 +194,23 @@ def test_0_33_log_and_capacity_agree():
     assert rows["tokens"]["printed"] == 447_536
 
 
+def test_0_33_log_compares_the_printed_tokens_by_the_releases_formula():
+    """From 0.21 vLLM prints int(max_concurrency × max_model_len), not blocks × block_size: at
+    max_model_len 1,000 a request takes cdiv(1000, 16) = 63 blocks, so the log's figure is
+    int(blocks / 63 × 1000), 1000/1008 of the pool; the report compares that with the log and
+    the ledger keeps the pool in blocks."""
+    text = VLLM_033.replace("'max_model_len': 8192", "'max_model_len': 1000")
+    built = deployment_from_log(text, hardware="h100")
+    from calc.reports.engine_log import log_report
+
+    per_gpu = built.deployment.per_gpu
+    blocks = per_gpu.prediction.num_blocks
+    assert per_gpu.pool_tokens == blocks * 16
+    rows = {r["term"]: r for r in log_report(built).rows}
+    assert rows["tokens"]["predicted"] == int(blocks / 63 * 1000)
+    assert rows["max_concurrency"]["predicted"] == blocks / 63
+
+
 def test_newest_real_log_and_capacity_agree(cli):
     """The newest release with a real public start-up log in the validation set (vLLM 0.21 or
     later: LMCache issue 3430, Qwen3-8B on a 24 GB GPU, docs/validation/engine_logs_versions.yaml):
@@ -475,3 +492,45 @@ def test_weight_dtype_from_the_log(settings, expected):
 )
 def test_model_ids_map_to_shipped_models_by_their_source(model_id, shipped):
     assert shipped_model_for(model_id) == shipped
+
+
+def _sglang_dp_log(version: str, parallel: str, running: str = "1024") -> str:
+    # a DeepSeek-V3 server on 8 GPUs, attention DP over all 8 (figures the test's own)
+    return (
+        f"SGLang version: {version}\n"
+        f"server_args=ServerArgs(model_path='deepseek-ai/DeepSeek-V3', tp_size=8, {parallel}, "
+        f"ep_size=8, max_running_requests={running}, page_size=1, quantization='fp8')\n"
+        "[TP0] KV Cache is allocated. #tokens: 400000, KV size: 26.17 GB\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("version", "parallel", "per_rank"),
+    [
+        # from 0.4.2 each attention-DP worker takes max_running_requests // dp_size (0.5.4
+        # srt/managers/tp_worker.py): 1,024 // 8 = 128 a rank
+        ("0.5.4", "dp_size=8, enable_dp_attention=True", 128),
+        # 0.5.22+ spells it attn_dp_size (dp_size 1 beside it); 0.5.23 pool_configurator.py:
+        # max(1, 1,024 // 8) = 128
+        ("0.5.23", "dp_size=1, attn_dp_size=8", 128),
+        # 0.4.1 gave every worker the whole figure
+        ("0.4.1", "dp_size=8, enable_dp_attention=True", 1024),
+    ],
+)
+def test_sglang_max_running_requests_is_the_servers_total_under_attention_dp(
+    version, parallel, per_rank
+):
+    dep = deployment_from_log(_sglang_dp_log(version, parallel), hardware="h200").deployment
+    assert (dep.tp, dep.sharding.dp_attn) == (1, 8)  # tp_size 8 over 8 attention-DP ranks
+    assert dep.engine_config.max_num_seqs == per_rank
+
+
+def test_sglang_running_limit_given_on_the_command_line_is_kvcalcs_own():
+    # --max-num-seqs to `kvcalc log` is already one rank's limit: not divided
+    text = _sglang_dp_log("0.5.23", "dp_size=1, attn_dp_size=8")
+    dep = deployment_from_log(text, hardware="h200", max_num_seqs=50).deployment
+    assert dep.engine_config.max_num_seqs == 50
+    # without the setting SGLang sizes it from its pool (kvcalc's per-rank default stands)
+    unset = deployment_from_log(_sglang_dp_log("0.5.23", "dp_size=1, attn_dp_size=8", "None"),
+                                hardware="h200").deployment  # fmt: skip
+    assert unset.engine_config.max_num_seqs == 1024

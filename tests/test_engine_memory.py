@@ -209,6 +209,28 @@ def test_vllm_0_33_takes_the_cuda_graph_estimate_from_the_budget():
     assert p19.kv_budget_bytes - p33.kv_budget_bytes == pytest.approx(expected, abs=1)
 
 
+def test_vllm_printed_tokens_by_release():
+    # to 0.20 'GPU KV cache size' is blocks × block_size; from 0.21 (kv_cache_utils.py
+    # _report_kv_cache_config) it is int(num_blocks / cdiv(max_model_len, 16) ×
+    # max_model_len): at max_model_len 1,000 a request takes cdiv(1000, 16) = 63 blocks, so
+    # the printed figure is blocks × 1000/63 = blocks × 15.873 where the pool holds blocks × 16
+    for version in ("0.20.0", "0.21.0", "0.33.0"):
+        p = pool("llama3-8b", version=version, mem_util=0.95, max_model_len=1000)
+        assert p.tokens == p.num_blocks * 16
+        assert p.max_concurrency == p.num_blocks / 63
+        if version == "0.20.0":
+            assert p.engine_printed_tokens is None and p.printed_tokens == p.tokens
+        else:
+            assert p.printed_tokens == int(p.num_blocks / 63 * 1000)
+            assert p.printed_tokens < p.tokens
+            assert (p.tokens - p.printed_tokens) / p.tokens == pytest.approx(1 - 1000 / 1008,
+                                                                             abs=1e-4)
+            assert any(f.key == "printed_tokens" for f in p.figures)
+    # max_model_len a multiple of the block size: the two agree (8,192 / 16 = 512 blocks)
+    p = pool("llama3-8b", version="0.33.0", mem_util=0.95, max_model_len=8192)
+    assert p.printed_tokens == int(p.num_blocks / 512 * 8192) == p.num_blocks * 16
+
+
 def test_predict_gemma2_hybrid_tokens_divide_by_groups():
     p = pool("gemma-2-9b", version="0.19", mem_util=0.95, max_model_len=8192)
     assert p.tokens == p.num_blocks // 2 * 16

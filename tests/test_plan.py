@@ -539,3 +539,34 @@ def test_one_replica_keeps_every_other_setting():
     again = skewed.rebuilt(kv_dtype="fp8")
     assert (again.moe_imbalance, again.ep, again.dp, again.engine) == (1.5, 2, 2, engine)
     assert again.kv_dtype == "fp8"
+
+
+def test_layouts_the_release_cannot_start_are_screened_out():
+    # SGLang's --pp-size came with 0.4.7 (its server_args.py): on 0.4.6 every pipeline-parallel
+    # family is rejected as "engine release", before pricing, and none is ranked
+    r = plan(query(engines=("sglang",), engine_version="0.4.6", disaggregation=False), fake())
+    out = _rejections(r, "engine release")
+    assert out and all(x.family.pp > 1 for x in out)
+    assert all("--pp-size" in x.detail and "0.4.7" in x.detail for x in out)
+    assert r.choices and all(c.screened.family.pp == 1 for c in r.choices)
+    # from 0.4.7 the same families are screened as any other
+    r = plan(query(engines=("sglang",), engine_version="0.4.7", disaggregation=False), fake())
+    assert not _rejections(r, "engine release")
+    # TensorRT-LLM's attention DP runs attention TP 1 (enable_attention_dp: each rank's
+    # attention modules take tp_size 1): tp 2 × ep 8, attention DP 8 / 2 = 4, cannot start;
+    # tp 1 × ep 8 (attention DP 8) can
+    from calc.reports.plan_types import Family
+
+    q = query(models=("qwen3-30b-a3b",), engines=("trtllm",))
+    model, h100 = load_model("qwen3-30b-a3b"), load_hardware("h100")
+    wide = Family(model, h100, AS_RELEASED, 2, 1, 8, "trtllm")
+    dep = build(wide, q.load, q)
+    assert dep.sharding.dp_attn == 4
+    s = screen(q, wide, dep)
+    assert isinstance(s, Rejection) and s.reason == "engine release"
+    assert "attention TP 1" in s.detail
+    narrow = Family(model, h100, AS_RELEASED, 1, 1, 8, "trtllm")
+    dep = build(narrow, q.load, q)
+    assert dep.sharding.dp_attn == 8
+    assert dep.engine_model.cannot_start(dep) is None
+    assert getattr(screen(q, narrow, dep), "reason", None) != "engine release"

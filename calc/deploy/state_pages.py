@@ -87,7 +87,7 @@ def vllm_state_blocks_per_request(prefix_caching: bool, speculative_tokens: int 
 
 
 def vllm_printed_tokens(max_concurrency, max_model_len) -> int:
-    """"GPU KV cache size" as vLLM >= 0.2x prints it [tokens]: int(max concurrency ×
-    max_model_len) (v1/core/kv_cache_utils.py ``get_kv_cache_capacity``), where 0.19 printed
+    """"GPU KV cache size" as vLLM >= 0.21 prints it [tokens]: int(max concurrency ×
+    max_model_len) (v1/core/kv_cache_utils.py ``get_kv_cache_capacity``), where 0.20 printed
     blocks // groups × block_size."""
     return int(max_concurrency * max_model_len)

@@ -69,7 +69,7 @@ ssm_state_bytes_per_gpu | bytes | per GPU | memory capacity latency roofline cos
 activation_peak_bytes | bytes | per GPU | memory capacity latency roofline | activation peak of the largest forward pass on one GPU (estimate or --activation)
 overhead_bytes | bytes | per GPU | memory capacity latency roofline | framework memory outside weights, KV and activations on one GPU (--overhead)
 kv_budget_bytes | bytes | per GPU | memory capacity latency roofline cost sweep check | what the engine leaves for KV and SSM state on the busiest GPU (floored; negative: the weights do not fit)
-max_concurrency | sequences | per deployment | memory capacity latency roofline cost sweep plot | sequences of ctx tokens the deployment holds at once: floor(kv_budget_bytes / paged KV + state per sequence) × sequence groups
+max_concurrency | sequences | per deployment | memory capacity latency roofline cost sweep plot | sequences of ctx tokens the deployment holds at once: floor(kv_budget_bytes / paged KV + state per sequence) × sequence groups (whole sequences; `kvcalc log`'s terms[] row named max_concurrency is instead the engine's printed ratio, see terms[].predicted)
 fits | flag | per deployment | memory capacity latency roofline cost sweep train | the whole per-GPU ledger fits its busiest GPU. Serving: batch sequences of ctx tokens (KV in whole blocks, plus SSM state; under vLLM the blocks its pool reserves per request) fit in the KV budget the engine leaves after weights, activation peak and non-torch memory; train: weights + grads + optimizer states + activations + overhead fit the usable memory
 headroom_bytes_per_gpu | bytes | per GPU | memory train | memory left on the busiest GPU after everything its ledger holds (negative: short by that much). Serving: kv_budget_bytes − sequences × sequence bytes; train: usable memory − total_bytes_per_gpu
 max_batch_that_fits | sequences | per deployment | memory | = max_concurrency at ctx
@@ -249,7 +249,7 @@ rows[].tpot_p99_headroom | fraction | per deployment | plan | 1 − tpot_p99_pes
 rows[].kv_transfer_s | s | per deployment | plan | disaggregated: one prompt's KV sent from a prefill to a decode replica (each GPU's shard, point-to-point over the scale-out network); 0 when aggregated
 rows[].method | label | setting | plan | how this row's latencies were evaluated: simulation or analytic (a disaggregated pair is simulated, both pools, where it could beat the best aggregated price)
 rejected[].mode | label | setting | plan | aggregated or disaggregated family
-rejected[].reason | label | per deployment | plan | why the family was rejected: does not fit, SLO ttft, SLO tpot, budget or saturated
+rejected[].reason | label | per deployment | plan | why the family was rejected: does not fit, SLO ttft, SLO tpot, budget, saturated or engine release (the engine version cannot start the layout)
 rejected[].detail | label | per deployment | plan | the figures behind the reason (bytes, the latency against its target, replicas at the limit)
 gamma | tokens | setting | speculate | draft tokens per proposal (γ)
 alpha | fraction | setting | speculate | acceptance rate of each draft token (α)
@@ -367,7 +367,7 @@ engine_version_modelled | label | setting | log | engine version whose memory mo
 memory_fraction | fraction | setting | log | the engine's memory fraction: vLLM gpu_memory_utilization, SGLang mem_fraction_static, TensorRT-LLM free_gpu_memory_fraction (from the log, else the engine's default)
 terms[].term | label | label | log | start-up term compared: usable_memory, weights, activation, non_torch, kv_cache, blocks, tokens or max_concurrency
 terms[].unit | label | label | log | unit of the term's predicted and printed: bytes, blocks, tokens or requests
-terms[].predicted | label | per GPU | log | kvcalc's prediction of the term from the log's settings only, in terms[].unit (on the busiest GPU; max_concurrency: requests of max_model_len tokens the engine holds)
+terms[].predicted | label | per GPU | log | kvcalc's prediction of the term from the log's settings only, in terms[].unit (on the busiest GPU; tokens: the figure the engine prints, by that release's formula (vLLM to 0.20 blocks × block_size, from 0.21 int(max_concurrency × max_model_len)); max_concurrency: vLLM's printed "Maximum concurrency", num_blocks / blocks a max_model_len request takes, a ratio with decimals, not capacity's whole sequences)
 terms[].printed | label | per GPU | log | the term as the log prints it, in terms[].unit (null: not printed)
 terms[].error | ratio | per GPU | log | (predicted − printed) / printed (null: not printed)
 device | label | label | measure | torch device the kernels ran on: cpu or cuda

@@ -60,7 +60,7 @@ def log_report(built: LogDeployment) -> LogReport:
         _row("cuda_graphs", "bytes", p.cuda_graph_bytes, g("cuda_graph_bytes")),
         _row("kv_cache", "bytes", kv_pred, kv_printed),
         _row("blocks", "blocks", p.num_blocks, g("blocks")),
-        _row("tokens", "tokens", p.tokens, g("tokens")),
+        _row("tokens", "tokens", p.printed_tokens, g("tokens")),
         _row("max_concurrency", "requests", p.max_concurrency, g("max_concurrency")),
     ]
     ec = dep.engine_config

@@ -8,6 +8,9 @@ replica count, in two stages so that a whole plan stays interactive:
 
 (a) **analytic screen**, every family (a few ms each):
 
+    - engine: a layout the engine version cannot start (``Engine.cannot_start``: pipeline
+      parallel on SGLang before 0.4.7, attention TP inside TensorRT-LLM's attention DP) is
+      ``engine release``, never ranked;
     - price: the GPU-hour on the plan's one basis (``calc.deploy.pricing``); a profile with no
       price on it (or only a derived or placeholder one, unless asked for) is left out, said so;
     - margins: the family's class band (``calc.reports.plan_confidence``: vendor × dtype ×
@@ -84,7 +87,7 @@ from calc.reports.plan_types import (
 
 SECONDS_PER_HOUR = 3600
 UTILISATION_CAP = 0.8
-REASONS = ("does not fit", "SLO ttft", "SLO tpot", "budget", "saturated")
+REASONS = ("does not fit", "SLO ttft", "SLO tpot", "budget", "saturated", "engine release")
 GROWTH_LIMIT = (4, 8)  # replicas tried up to 4 × replicas_min + 8
 MAX_DISAGG_REPLICAS = 256
 MAX_MARGIN = 10.0
@@ -307,6 +310,9 @@ def screen(
     from calc.reports.plan_confidence import confidence_of
     from calc.reports.throughput import serving_throughput
 
+    why = dep.engine_model.cannot_start(dep)  # a layout the release cannot start: not ranked
+    if why is not None:
+        return Rejection(f, "aggregated", "engine release", why, dep)
     load = query.load
     if price is None:
         price = query.pricing.price_of(f.hardware)

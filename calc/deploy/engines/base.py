@@ -83,7 +83,7 @@ class PoolPrediction:
     kv_bytes_per_token: float  # one token over this GPU's KV layers
     page_size_bytes: float  # one block of one layer
     num_blocks: int
-    tokens: int  # the pool the engine prints
+    tokens: int  # the pool [tokens]: its blocks × tokens per block (per KV group)
     max_concurrency: float  # requests of max_model_len tokens at once
     max_model_len: int
     block_size: int  # tokens per block as the engine runs it
@@ -94,6 +94,15 @@ class PoolPrediction:
     # RoPE's cos/sin table, built with the model and counted in vLLM's 'Model loading took'
     # but not a weight (0 where the engine's accounting has none or the weights are measured)
     rope_table_bytes: float = 0.0
+    # the token count the engine's start-up log prints, by its own formula (None: ``tokens``;
+    # vLLM 0.21+: int(max_concurrency × max_model_len))
+    engine_printed_tokens: int | None = None
+
+    @property
+    def printed_tokens(self) -> int:
+        """The token count the engine prints at start-up [tokens] (what a log is compared
+        with): ``tokens`` unless the release prints another figure."""
+        return self.tokens if self.engine_printed_tokens is None else self.engine_printed_tokens
 
     @property
     def kv_pool_bytes(self) -> float:
@@ -142,6 +151,7 @@ def pool_prediction(
     engine: str, version: str, bytes_per_token: float, terms: StartupTerms, blocks: PoolBlocks,
     *, sources: dict, warnings: list | None = None, figures: list | None = None,
     paging: Paging | None = None, rope_table_bytes: float = 0.0,
+    printed_tokens: int | None = None,
 ) -> PoolPrediction:  # fmt: skip
     """One engine's ``PoolPrediction`` from its start-up terms and its blocks (the one place
     every engine's prediction is put together)."""
@@ -149,6 +159,7 @@ def pool_prediction(
         engine=engine, version=version, kv_bytes_per_token=bytes_per_token,
         **terms._asdict(), **blocks._asdict(), sources=sources, warnings=warnings or [],
         figures=figures or [], paging=paging, rope_table_bytes=rope_table_bytes,
+        engine_printed_tokens=printed_tokens,
     )  # fmt: skip
 
 
@@ -389,6 +400,19 @@ class Engine:
         its own scheduler with the whole ``max_batched_tokens`` (TensorRT-LLM's PyExecutor
         per rank, vLLM's data-parallel engine cores)."""
         return config.max_batched_tokens
+
+    def cannot_start(self, dep: Deployment) -> str | None:
+        """Why ``dep``'s engine release cannot start its layout (a parallel form its argument
+        parser lacks, a mapping it refuses), or None where it can: what ``plan`` screens
+        before it ranks and the launch builder raises."""
+        return None
+
+    def rank_running_requests(self, stated: int, dp_attn: int, release: str) -> int:
+        """The running-request limit one attention-data-parallel rank holds when the server is
+        started with ``stated`` [requests] (what its log or command states): the setting itself
+        where each rank's scheduler takes it whole; an engine that splits it among the ranks
+        says so."""
+        return stated
 
     def graphs_decode_only(self, release: str, pp: int = 1, multimodal: bool = False) -> bool:
         """Whether ``release`` captures decode passes only (a pass with a prompt chunk eager),

@@ -280,6 +280,7 @@ def deployment_from_log(
     read), the keyword arguments overriding what the log states."""
     from calc.data.registry import load_hardware, load_model
     from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.deploy.engines.versions import parse_version
 
     if isinstance(source, LogFacts):
         facts = source
@@ -320,13 +321,24 @@ def deployment_from_log(
     def setting(key: str):
         return given[key] if given[key] is not None else s.get(key)
 
+    running = setting("max_num_seqs")
+    if max_num_seqs is None and running is not None and _attention_dp(s) > 1:
+        # the log's figure is the server's; kvcalc's limit is one attention-DP rank's
+        # at the release the log names where it is a full one (0.4.3 maps to modelled 0.4.1
+        # but splits as 0.4.3 does), else the modelled release it resolves to
+        asked = version if version is not None else printed
+        named = parse_version(asked or "")
+        release = asked if named is not None and len(named) >= 3 else \
+            eng.versions.resolve(asked).release  # fmt: skip
+        running = eng.rank_running_requests(running, _attention_dp(s), release)
+
     settings = EngineSettings(
         name=facts.engine,
         version=version if version is not None else printed,
         mem_util=setting("memory_fraction"),
         block_size=setting("block_size"),
         max_batched_tokens=setting("max_batched_tokens"),
-        max_num_seqs=setting("max_num_seqs"),
+        max_num_seqs=running,
         max_model_len=setting("max_model_len"),
         cuda_graphs=False if s.get("enforce_eager") else None,
         max_tokens=s.get("max_tokens"),
@@ -358,12 +370,20 @@ def _layout(facts: LogFacts, tp: int) -> tuple[int, int, int | None]:
         ep = tp * (s.get("dp") or 1)
     elif facts.engine == "vllm" and s.get("dp"):
         dp = s["dp"]
-    elif facts.engine == "sglang" and s.get("dp_attention") and s.get("dp"):
+    elif facts.engine == "sglang" and _attention_dp(s) > 1:
         ep = s.get("ep") or tp
-        tp = max(1, tp // s["dp"])
+        tp = max(1, tp // _attention_dp(s))
     elif facts.engine in ("sglang", "trtllm") and s.get("ep", 1) > 1:
         ep = s["ep"]
     return tp, ep, dp
+
+
+def _attention_dp(s: dict) -> int:
+    """The attention-DP ranks a log's settings state: SGLang's ``attn_dp_size`` (0.5.22+), or
+    its older ``dp_size`` with ``enable_dp_attention``; 1 without attention DP."""
+    if s.get("attn_dp", 1) > 1:
+        return s["attn_dp"]
+    return s["dp"] if s.get("dp_attention") and s.get("dp") else 1
 
 
 # kvcalc setting -> the `kvcalc log` option that supplies it (calc.deploy.options's flags)

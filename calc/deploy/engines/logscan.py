@@ -320,8 +320,8 @@ def flags(words: list[str], names: dict[str, str]) -> dict:
     return out
 
 
-INT_SETTINGS = {"tp", "pp", "dp", "ep", "max_model_len", "max_batched_tokens", "max_num_seqs",
-                "block_size", "max_tokens", "cuda_graph_max_bs"}  # fmt: skip
+INT_SETTINGS = {"tp", "pp", "dp", "attn_dp", "ep", "max_model_len", "max_batched_tokens",
+                "max_num_seqs", "block_size", "max_tokens", "cuda_graph_max_bs"}  # fmt: skip
 BOOL_SETTINGS = {"enforce_eager", "expert_parallel", "dp_attention", "prefix_caching"}
 
 

@@ -15,7 +15,7 @@ from calc.deploy.engines.base import (
     SchedulerPolicy,
 )
 from calc.deploy.engines.gpus import smi_total_mib
-from calc.deploy.engines.sglang.rules import VERSIONS
+from calc.deploy.engines.sglang.rules import RUNNING_SPLIT_SINCE, VERSIONS
 from calc.deploy.host_costs import VersionRange
 from calc.deploy.moe_pipeline import TRITON_FUSED_MOE
 
@@ -80,6 +80,17 @@ class SGLang(Engine):
         wheel: chunked_prefill_size // attn_dp_size) [tokens]."""
         return max(1, config.max_batched_tokens // dp_attn)
 
+    def rank_running_requests(self, stated: int, dp_attn: int, release: str) -> int:
+        """SGLang's ``--max-running-requests`` is the server's total: from 0.4.2 each
+        attention-DP worker takes it // dp_size (0.5.4 ``srt/managers/tp_worker.py``; 0.5.23
+        ``srt/model_executor/pool_configurator.py``: max(1, max_running_requests //
+        attn_dp_size)); 0.4.0 and 0.4.1 gave every worker the whole figure [requests]."""
+        from calc.deploy.engines.versions import parse_version
+
+        if dp_attn <= 1 or parse_version(release) < RUNNING_SPLIT_SINCE:
+            return stated
+        return max(1, stated // dp_attn)
+
     def kv_pool(self, dep: Deployment, **measured):
         from calc.deploy.engines.sglang.pool import predict
 
@@ -127,6 +138,11 @@ class SGLang(Engine):
         # disable_breakable_cudagraph_if_incompatible), as the pool's reserve already says
         prefill = self.rules(self.versions.resolve(release).release).prefill_graphs
         return not prefill or pp > 1 or multimodal
+
+    def cannot_start(self, dep: Deployment) -> str | None:
+        from calc.deploy.engines.sglang.launch import cannot_start
+
+        return cannot_start(dep)
 
     def launch(self, dep: Deployment, plan):
         from calc.deploy.engines.sglang.launch import commands

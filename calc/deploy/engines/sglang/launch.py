@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 import calc.deploy.engines.launch as launch
 from calc.deploy.engines.base import Command
+from calc.deploy.engines.sglang.rules import RUNNING_SPLIT_SINCE
 from calc.deploy.engines.versions import parse_version
 from calc.errors import InvalidInputError
 
@@ -57,12 +58,24 @@ def has(dep: Deployment, option: str) -> bool:
     return parse_version(dep.engine_config.version) >= SINCE[option]
 
 
-def _refuse(dep: Deployment, what: str, option: str) -> None:
+def _refusal(dep: Deployment, what: str, option: str) -> str:
     v = ".".join(map(str, SINCE[option]))
-    raise InvalidInputError(
-        f"SGLang {dep.engine_config.version} cannot start this deployment: {what} needs "
-        f"{option} (SGLang {v} and later); choose --engine-version {v} or later"
-    )
+    return (f"SGLang {dep.engine_config.version} cannot start this deployment: {what} needs "
+            f"{option} (SGLang {v} and later); choose --engine-version {v} or later")  # fmt: skip
+
+
+def _refuse(dep: Deployment, what: str, option: str) -> None:
+    raise InvalidInputError(_refusal(dep, what, option))
+
+
+def cannot_start(dep: Deployment) -> str | None:
+    """Why the release cannot start ``dep``'s layout (pipeline parallel before 0.4.7's
+    --pp-size, expert parallel before --ep-size), or None."""
+    if dep.pp > 1 and not has(dep, "--pp-size"):
+        return _refusal(dep, f"pipeline parallel {dep.pp}", "--pp-size")
+    if dep.ep > 1 and not has(dep, "--ep-size"):
+        return _refusal(dep, f"expert parallel {dep.ep}", "--ep-size")
+    return None
 
 
 def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
@@ -109,7 +122,7 @@ def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
         # the server's total: from 0.4.2 each attention-DP worker takes max_running_requests
         # // dp_size (srt/managers/tp_worker.py; 0.5.23 srt/model_executor/pool_configurator.py
         # // attn_dp_size), while kvcalc's limit is each rank's
-        ranks = dp if parse_version(ec.version) >= (0, 4, 2) else 1
+        ranks = dp if parse_version(ec.version) >= RUNNING_SPLIT_SINCE else 1
         argv += ["--max-running-requests", str(ec.max_num_seqs * ranks)]
     if not ec.cuda_graphs:
         argv.append("--disable-cuda-graph")

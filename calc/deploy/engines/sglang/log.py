@@ -25,6 +25,7 @@ CONFIG = {
     "tp_size": "tp",
     "pp_size": "pp",
     "dp_size": "dp",
+    "attn_dp_size": "attn_dp",  # 0.5.22+: dp_size 1 beside it
     "ep_size": "ep",
     "enable_dp_attention": "dp_attention",
     "mem_fraction_static": "memory_fraction",
@@ -53,6 +54,7 @@ FLAGS = {
     "--ep-size": "ep",
     "--expert-parallel-size": "ep",
     "--enable-dp-attention": "dp_attention",
+    "--attn-dp-size": "attn_dp",
     "--mem-fraction-static": "memory_fraction",
     "--context-length": "max_model_len",
     "--chunked-prefill-size": "max_batched_tokens",

@@ -147,3 +147,8 @@ CHANGES = (
 )
 
 VERSIONS: VersionTable[SglangRules] = VersionTable("sglang", RELEASES, BASE, CHANGES)
+
+
+# from 0.4.2 max_running_requests is the server's total, split among the attention-DP workers
+# (SGLang.rank_running_requests; the launch commands multiply kvcalc's per-rank limit back)
+RUNNING_SPLIT_SINCE = (0, 4, 2)

@@ -95,5 +95,10 @@ class TensorRTLLM(Engine):
 
         return TrtllmLogReader()
 
+    def cannot_start(self, dep: Deployment) -> str | None:
+        from calc.deploy.engines.trtllm.launch import cannot_start
+
+        return cannot_start(dep)
+
 
 ENGINE = TensorRTLLM()

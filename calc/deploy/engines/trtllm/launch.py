@@ -61,16 +61,24 @@ def yaml_text(dep: Deployment, role: str | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _argv(dep: Deployment, plan: launch.LaunchPlan, config_file: str | None) -> list[str]:
-    ec = dep.engine_config
+def cannot_start(dep: Deployment) -> str | None:
+    """Why TensorRT-LLM cannot start ``dep``'s layout, or None: under enable_attention_dp every
+    rank runs attention alone (its attention modules and KV cache manager take tp_size 1), so
+    no form gives attention TP inside DP ranks."""
     if dep.sharding.dp_attn > 1 and dep.tp > 1:
-        # under enable_attention_dp every rank runs attention alone (its attention modules and
-        # KV cache manager take tp_size 1): no form gives attention TP inside DP ranks
-        raise InvalidInputError(
+        return (
             f"TensorRT-LLM cannot start tp {dep.tp} with attention data parallel "
             f"{dep.sharding.dp_attn}: its attention DP runs one GPU a rank (attention TP 1); "
             f"choose --tp 1 --ep {dep.ep} (attention DP {dep.ep}) or --tp {max(dep.tp, dep.ep)}"
         )
+    return None
+
+
+def _argv(dep: Deployment, plan: launch.LaunchPlan, config_file: str | None) -> list[str]:
+    ec = dep.engine_config
+    why = cannot_start(dep)
+    if why is not None:
+        raise InvalidInputError(why)
     name, _ = checkpoint(dep)
     group = max(dep.tp, dep.ep)
     argv = ["trtllm-serve", name, "--backend", "pytorch", "--tp_size", str(group),

@@ -192,7 +192,8 @@ def num_blocks(available_bytes, page_bytes, layer_slots):
 
 
 def pool_tokens(blocks, n_groups, block_size):
-    """The printed "GPU KV cache size" [tokens]: blocks // groups × block_size."""
+    """The pool in tokens [tokens]: blocks // groups × block_size (the printed "GPU KV cache
+    size" to 0.20)."""
     return blocks // n_groups * block_size
 
 

@@ -24,7 +24,7 @@ from calc.deploy.engines.shape import (
     usable_memory_bytes,
 )
 from calc.deploy.engines.vllm.rules import VllmRules
-from calc.deploy.state_pages import sparse_block_size
+from calc.deploy.state_pages import sparse_block_size, vllm_printed_tokens
 from calc.formulas.elementwise import cdiv
 from calc.output.derivation import figure, figures
 
@@ -40,7 +40,8 @@ SOURCES = {
     "cuda_graphs": "gpu_model_runner.py profile_cudagraph_memory (0.20+; before: after the pool)",
     "budget": "gpu_worker.py determine_available_memory (requested − non-KV − CUDA graphs)",
     "blocks": "v1/core/kv_cache_utils.py (budget // page_size // num_layers)",
-    "tokens": "v1/core/kv_cache_utils.py ('GPU KV cache size')",
+    "tokens": "v1/core/kv_cache_utils.py ('GPU KV cache size': blocks // groups × block_size "
+    "to 0.20, int(max_concurrency × max_model_len) from 0.21)",
 }
 
 
@@ -294,6 +295,10 @@ def _pool_figures(p: PoolPrediction, shape, per_request: int) -> list:
           "layer_slots": shape.layer_slots}),
         ("tokens", p.tokens, "tokens", "{blocks} // {groups} × {block_size}",
          {"blocks": p.num_blocks, "groups": shape.n_groups, "block_size": p.block_size}),
+        *([("printed_tokens", p.printed_tokens, "tokens",
+            "floor({blocks} / {blocks_per_request} × {max_model_len})",
+            {"blocks": p.num_blocks, "blocks_per_request": per_request,
+             "max_model_len": p.max_model_len})] if p.engine_printed_tokens is not None else []),
         ("max_concurrency", p.max_concurrency, "requests", "{blocks} / {blocks_per_request}",
          {"blocks": p.num_blocks, "blocks_per_request": per_request}),
     )  # fmt: skip
@@ -335,10 +340,14 @@ def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured)
     per_request = paging.blocks_per_request(max_model_len)
     terms = StartupTerms(fraction, usable, weights, act, non_torch, graphs, budget)
     tokens = int(vm.pool_tokens(blocks, shape.n_groups, block_size))
-    pool = PoolBlocks(block_size, page, blocks, tokens, vm.max_concurrency(blocks, per_request),
-                      max_model_len)  # fmt: skip
+    concurrency = vm.max_concurrency(blocks, per_request)
+    printed = None
+    if rules.printed_tokens == "concurrency":
+        printed = vllm_printed_tokens(concurrency, max_model_len)
+    pool = PoolBlocks(block_size, page, blocks, tokens, concurrency, max_model_len)
     p = pool_prediction("vllm", config.version, shape.bytes_per_token, terms, pool,
-                        sources=SOURCES, paging=paging, rope_table_bytes=rope)  # fmt: skip
+                        sources=SOURCES, paging=paging, rope_table_bytes=rope,
+                        printed_tokens=printed)  # fmt: skip
     figures = [f for f in (act_figure, graph_figure) if f is not None]
     p.figures.extend(figures + _pool_figures(p, shape, per_request))
     return p

@@ -59,6 +59,10 @@ class VllmRules:
     mla_block_rule: str
     mla_blackwell: str  # the backend forced on Blackwell: "none", "cutlass" or "flashinfer"
     accounting: str  # "torch_peak" (weights + torch peak + non-torch) or "total_consumed"
+    # the "GPU KV cache size: N tokens" line: "blocks" (num_blocks // groups × block_size) or
+    # "concurrency" (0.21+: int(max_concurrency × max_model_len), short of the pool where
+    # max_model_len is not a multiple of the block size)
+    printed_tokens: str = "blocks"
     # the CUDA graph estimate (memory.cudagraph_estimate_bytes), measured on 0.19.0's DEBUG
     # lines (bench/validation_capacity.py graph_fit): the first PIECEWISE capture's fixed part
     # and each further graph's own memory per layer it spans, by mode [bytes]
@@ -322,6 +326,14 @@ CHANGES = (
         f"{GRAPH_FIT_MIB['piecewise_base']:.0f} MiB beside the widest layer's temporaries, and "
         f"{GRAPH_FIT_MIB['piecewise_per_graph_layer']:.2f} MiB (PIECEWISE), "
         f"{GRAPH_FIT_MIB['full_per_graph_layer']:.2f} MiB (FULL) per further graph per layer",
+    ),
+    Change(
+        "0.21.0",
+        {"printed_tokens": "concurrency"},
+        "v1/core/kv_cache_utils.py _report_kv_cache_config: 'GPU KV cache size' is "
+        "int(max_concurrency × max_model_len), max_concurrency = num_blocks / cdiv(a request's "
+        "max_model_len bytes, a block's); to 0.20.0 num_blocks // len(kv_cache_groups) × "
+        "min block_size (0.24.0+ get_kv_cache_capacity, the same figure, to 0.33.0)",
     ),
     Change(
         "0.21.0",
