@@ -365,8 +365,10 @@ def is_gemm(op: Op) -> bool:
 
 # The share of a kernel's fixed cost as measured alone that a serving step pays [×]: fitted,
 # one constant for every curve and GPU, together with each engine's host time per step
-# (bench/validation_serving.py --fit: the training half's TPOT, its separation from the host
-# time coming from models of 8 to 94 layers, i.e. different kernel counts per step). The kernel
+# (bench/validation_serving.py --fit as it was at f287d8b, issue 20 round 2: the training
+# half's TPOT, its separation from the host time coming from models of 8 to 94 layers, i.e.
+# different kernel counts per step; today's fit gives 0.560, kept for the held-out data:
+# docs/validation/host_fit.yaml, calc.deploy.host_costs). The kernel
 # tables time each kernel (or one layer's fused MoE) replayed alone in a CUDA graph: its fixed
 # cost carries the replay's own launch and the kernel's ramp-up and drain with nothing to
 # overlap them; in a serving step's graph no per-kernel launch is paid and consecutive kernels
