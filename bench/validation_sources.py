@@ -669,6 +669,38 @@ LOOKED_AT = (
      "263,008, 294,848 and 35,840 tokens printed)",
      "issue 21, printed figures (logs11): seen in passing, not used (no settings read, no "
      "record added)"),
+    ("NVIDIA/TensorRT-LLM cpp/tensorrt_llm/common/customAllReduceUtils.h@005b299 "
+     "(getMaxRequiredWorkspaceSize 16,000,000 B at TP <= 2, 8,000,000 B above; "
+     "selectStrategyLookUpTable and AllReduceBestStrategyTable SM90/SM100 by TP 2/4/8, fusion "
+     "op, hidden 128-8192, tokens 1-16384; out of range NCCL_SYMMETRIC), "
+     "cpp/tensorrt_llm/thop/allreduceOp.cpp (index id 4345161651, a main revision with "
+     "inter-node MNNVL: selectImplementation, ifFallbackToNCCL message_size_bytes > workspace), "
+     "find_string excerpts of two other revisions of the lookup table (ids 4484569869, "
+     "13719490634, 52214226274), tensorrt_llm/_torch/distributed/ops.py (search excerpt: "
+     "get_allreduce_workspace)",
+     "issue 20/21 (comm2): TensorRT-LLM's AUTO all-reduce declared in its wing "
+     "(calc/deploy/engines/trtllm/rules.py allreduce_auto_max: its kernels up to 16,000,000 B "
+     "at TP 2, 8,000,000 B at TP 4-8, NCCL beyond); a source rule, nothing fitted; the release "
+     "tags not pinned"),
+    ("ai-dynamo/aiconfigurator aiconfigurator-core 0.12.0 wheel (PyPI): "
+     "systems/data/h100_sxm/comm/trtllm/1.2.0rc5/custom_allreduce_perf.parquet, beside "
+     "comm/vllm/0.24.0/custom_allreduce_perf.parquet and comm/nccl/2.29.2/nccl_perf.parquet",
+     "issue 20/21 (comm2): TensorRT-LLM 1.2.0rc5's measured all-reduce on 2/4/8 H100s meets "
+     "NCCL's time at 16 MiB (TP 2: 83.1 against 82.2 us) and 8 MiB (TP 4: 62.9/62.8, TP 8: "
+     "79.4/78.9 us) and is faster below (TP 8, 2 MiB: 28.3 against 38.2 us): the switch the "
+     "workspace rule declares; a check, nothing fitted (the allreduce.custom curve stays "
+     "vLLM 0.24.0's table)"),
+    ("vllm wheels (PyPI) 0.19.0, 0.22.0, 0.24.0, 0.25.0, 0.25.1, 0.26.0, 0.27.0-0.33.0: "
+     "distributed/device_communicators/custom_all_reduce.py (_SUPPORTED_WORLD_SIZES), "
+     "compilation/passes/fusion/allreduce_rms_fusion.py (FI_ALLREDUCE_FUSION_MAX_SIZE_MB)",
+     "issue 20/21 (comm2): the custom all-reduce at 2, 4, 6, 8 GPUs to 0.26.0 (a group across "
+     "nodes disables it), 16 from 0.27.0; FlashInfer's fusion at 16 GPUs (64 MB, Blackwell) "
+     "from 0.25.0; declared in calc/deploy/engines/vllm/rules.py, nothing fitted"),
+    ("sglang wheels (PyPI) 0.4.0, 0.4.3, 0.4.4, 0.4.5, 0.4.7, 0.4.10, 0.5.3, 0.5.6-0.5.10, "
+     "0.5.16, 0.5.20, 0.5.23: srt/distributed/device_communicators/custom_all_reduce.py",
+     "issue 20/21 (comm2): _SUPPORTED_WORLD_SIZES [2, 4, 6, 8] throughout; _MAX_CAR_SIZE 16 MiB "
+     "under HIP from 0.4.4; should_custom_ar inp_size <= max_size from 0.5.9 (< before); "
+     "declared in calc/deploy/engines/sglang/rules.py, nothing fitted"),
 )
 
 

@@ -332,8 +332,11 @@ def test_vllm_allreduce_choice_by_release():
     from calc.deploy.engines.vllm.rules import VERSIONS
     from calc.deploy.parallel import ArStage, engine_route, stage_windows
 
-    # 0.10.x: no tables (VLLM_ALLREDUCE_USE_SYMM_MEM off): the default order everywhere
-    assert engine_route(VERSIONS.rules("0.10.2"), (9, 0)) == ()
+    # 0.10.x: no tables (VLLM_ALLREDUCE_USE_SYMM_MEM off): the custom all-reduce below its
+    # 8 MiB buffer at the world sizes it supports (2, 4, 6, 8), NCCL at any other
+    default = (ArStage("own", 8 * MIB), ArStage("nccl"))
+    plain = ((2, default), (4, default), (6, default), (8, default), (0, (ArStage("nccl"),)))
+    assert engine_route(VERSIONS.rules("0.10.2"), (9, 0)) == plain
     # 0.11.0 on Hopper at TP 8: custom all-reduce below 256 KiB (all_reduce_utils.py
     # CUSTOM_ALL_REDUCE_MAX_SIZES["9.0"][8]), symmetric memory below 64 MiB with multimem
     # (symm_mem.py _WORLD_SIZES_MULTIMEM["9.0"] = [4, 6, 8]), NCCL beyond
@@ -353,13 +356,16 @@ def test_vllm_allreduce_choice_by_release():
         ("nccl", None, 64 * MIB, True),
     ]
     # B300 (10.3) has its tables from 0.19.0 (0.18.1: none, the default order)
-    assert engine_route(VERSIONS.rules("0.18.1"), (10, 3)) == ()
+    assert engine_route(VERSIONS.rules("0.18.1"), (10, 3)) == plain
     assert dict(engine_route(VERSIONS.rules("0.19.0"), (10, 3)))[8][2] == ArStage(
         "symm", 64 * MIB, False, True
     )
     # Ampere and ROCm (no capability listed): no tables at any release
-    assert engine_route(VERSIONS.rules("0.33.0"), (8, 0)) == ()
-    assert engine_route(VERSIONS.rules("0.33.0"), None) == ()
+    # (0.27+: the custom all-reduce at 16 GPUs too)
+    sixteen = (*plain[:4], (16, default), plain[4])
+    assert engine_route(VERSIONS.rules("0.26.0"), (8, 0)) == plain
+    assert engine_route(VERSIONS.rules("0.33.0"), (8, 0)) == sixteen
+    assert engine_route(VERSIONS.rules("0.33.0"), None) == sixteen
 
 
 def test_declared_allreduce_choice_timed_by_its_algorithm():
@@ -457,3 +463,113 @@ def test_explain_names_the_declared_allreduce():
     step = step_of(dep, batch=64, ctx=2048)
     op = next(o for o in step.raw if o.name == "tp_allreduce")
     assert allreduce_note(op, step.rates) == ""
+
+
+def _nvl72(route):
+    # an NVL72-like domain: 900e9 B/s a direction, LL128 hop 1.9 us (a barrier 0.47 us)
+    from calc.deploy.parallel import Link
+
+    return Link(900e9, 1.9e-6, 72, 50e9, 4e-6, custom=True, multicast=True, route=route)
+
+
+def test_vllm_custom_allreduce_world_sizes():
+    """vLLM's custom all-reduce runs at 2, 4, 6, 8 GPUs (16 from 0.27.0, FlashInfer's fusion
+    at 16 on Blackwell from 0.25.0): a 16-GPU group inside an NVL72 domain takes NCCL before."""
+    from calc.deploy.engines.vllm.rules import VERSIONS
+    from calc.deploy.parallel import allreduce_cost, allreduce_time_s, engine_route
+
+    m = 1 * MIB
+    old = _nvl72(engine_route(VERSIONS.rules("0.24.0"), (10, 0)))
+    # NCCL, LL least: 3.6 + 30 × 0.47 = 17.7 us + 2·15/16 × 1,048,576 / (900e9 / 4) =
+    # 8.7381 us -> 26.4381 us (LL128: 10 + 57 = 67 us + 2.37 us; Simple: 110.4 us + ...)
+    assert allreduce_cost(m, 16, old).protocol == "LL"
+    assert allreduce_time_s(m, 16, old) == pytest.approx(26.4381e-6, rel=1e-5)
+    # 0.25.0 on Blackwell: FlashInfer up to 64 MiB at 16; its two-shot least: 3 barriers
+    # 1.41 us + 1.875 × 1,048,576 / 900e9 = 2.1845 us -> 3.5945 us (one-shot: 0.94 + 15 ×
+    # 1,048,576 / 900e9 = 18.42 us)
+    new = _nvl72(engine_route(VERSIONS.rules("0.25.0"), (10, 0)))
+    assert allreduce_cost(m, 16, new).protocol == "two-shot"
+    assert allreduce_time_s(m, 16, new) == pytest.approx(3.5945e-6, rel=1e-4)
+    # Hopper has no 16-GPU entry at any release before 0.27: NCCL; 0.27.0's custom all-reduce
+    # at 16 takes it below its 8 MiB buffer (exclusive), NCCL from it
+    assert allreduce_cost(m, 16, _nvl72(engine_route(VERSIONS.rules("0.26.0"), (9, 0)))
+                          ).protocol == "LL"  # fmt: skip
+    r27 = _nvl72(engine_route(VERSIONS.rules("0.27.0"), (9, 0)))
+    assert allreduce_cost(m, 16, r27).protocol == "two-shot"
+    assert allreduce_cost(8 * MIB, 16, r27).protocol in ("LL", "LL128", "Simple")
+    # 12 GPUs: no engine kernel at any release
+    assert allreduce_cost(m, 12, r27).protocol in ("LL", "LL128", "Simple")
+
+
+def test_sglang_custom_allreduce_by_release_and_vendor():
+    """SGLang's custom all-reduce: 2, 4, 6, 8 GPUs; its buffer 8 MiB (16 MiB under ROCm from
+    0.4.4); below it to 0.5.8, up to it from 0.5.9 (custom_all_reduce.py should_custom_ar)."""
+    from calc.deploy.engines.sglang.rules import VERSIONS
+    from calc.deploy.parallel import ArStage, Link, allreduce_cost, allreduce_time_s, engine_route
+
+    assert dict(engine_route(VERSIONS.rules("0.4.3"), None, rocm=True))[8][0] == ArStage(
+        "own", 8 * MIB)  # fmt: skip
+    assert dict(engine_route(VERSIONS.rules("0.4.4"), None, rocm=True))[8][0] == ArStage(
+        "own", 16 * MIB)  # fmt: skip
+    assert dict(engine_route(VERSIONS.rules("0.5.23"), (9, 0)))[4][0] == ArStage(
+        "own", 8 * MIB, True)  # fmt: skip
+
+    def h100(release, rocm=False):  # an 8-GPU board, 450e9 B/s, LL128 hop 1.9 us
+        route = engine_route(VERSIONS.rules(release), (9, 0), rocm)
+        return Link(450e9, 1.9e-6, 8, 50e9, 4e-6, custom=True, route=route)
+
+    m = 8 * MIB  # Llama-3.1-405B's 256 tokens × 16,384 × 2 B
+    # 0.5.8: NCCL, LL128 least: 10 + 14 × 1.9 = 36.6 us + 1.75 × 8,388,608 / 414e9 =
+    # 35.4594 us -> 72.0594 us; 0.5.9: two-shot, 1.41 + 1.75 × 8,388,608 / 450e9 = 32.6223
+    # -> 34.0323 us
+    assert allreduce_cost(m, 8, h100("0.5.8")).protocol == "LL128"
+    assert allreduce_time_s(m, 8, h100("0.5.8")) == pytest.approx(72.0594e-6, rel=1e-5)
+    assert allreduce_time_s(m, 8, h100("0.5.9")) == pytest.approx(34.0323e-6, rel=1e-5)
+    # under ROCm the 16 MiB buffer takes 12 MiB on its kernels; CUDA's goes to NCCL
+    assert allreduce_cost(12 * MIB, 8, h100("0.5.3", rocm=True)).protocol == "two-shot"
+    assert allreduce_cost(12 * MIB, 8, h100("0.5.3")).protocol == "LL128"
+    # 16 GPUs inside an NVL72 domain: NCCL (LL at 1 MiB, as for vLLM 0.24 above)
+    r = _nvl72(engine_route(VERSIONS.rules("0.5.23"), (10, 0)))
+    assert allreduce_time_s(MIB, 16, r) == pytest.approx(26.4381e-6, rel=1e-5)
+
+
+def test_trtllm_auto_allreduce_workspace():
+    """TensorRT-LLM's AUTO all-reduce: its kernels up to 16,000,000 B at TP 2 and 8,000,000 B
+    above (allreduceOp.cpp ifFallbackToNCCL: message_size_bytes > workspace), NCCL beyond."""
+    from calc.deploy.engines.trtllm.rules import VERSIONS
+    from calc.deploy.parallel import Link, allreduce_cost, allreduce_time_s, engine_route
+
+    for release in ("1.0.0", "1.2.0"):
+        route = engine_route(VERSIONS.rules(release), (9, 0))
+        link = Link(450e9, 1.9e-6, 8, 50e9, 4e-6, custom=True, route=route)
+        # 8,000,000 B at TP 8 stays on its two-shot: 1.41 + 1.75 × 8e6 / 450e9 = 31.1111 ->
+        # 32.5211 us; 8 MiB (8,388,608 B > 8e6) goes to NCCL: 72.0594 us (LL128, as above)
+        assert allreduce_cost(8_000_000, 8, link).protocol == "two-shot"
+        assert allreduce_time_s(8_000_000, 8, link) == pytest.approx(32.5211e-6, rel=1e-5)
+        assert allreduce_time_s(8 * MIB, 8, link) == pytest.approx(72.0594e-6, rel=1e-5)
+        # TP 2: up to 16,000,000 B; 16 MiB to NCCL
+        assert allreduce_cost(16_000_000, 2, link).protocol in ("one-shot", "two-shot")
+        assert allreduce_cost(16 * MIB, 2, link).protocol in ("LL", "LL128", "Simple")
+
+
+def test_trtllm_undeclared_sizes_keep_least_time():
+    """TensorRT-LLM above TP 8 (MNNVL, NCCL's symmetric kernels: not declared) keeps the least
+    time over NCCL and the engine's kernels, NVLS included on a multicast domain."""
+    from calc.deploy.engines.trtllm.rules import VERSIONS
+    from calc.deploy.parallel import allreduce_cost, allreduce_time_s, engine_route
+
+    link = _nvl72(engine_route(VERSIONS.rules("1.2.0"), (10, 0)))
+    assert link.stages(16) is None and link.stages(8) is not None
+    # 1 MiB at 16: NVLS, 2 barriers 0.94 us + 1.875 × 1,048,576 / 900e9 = 2.1845 -> 3.1245 us
+    assert allreduce_cost(MIB, 16, link).protocol == "NVLS"
+    assert allreduce_time_s(MIB, 16, link) == pytest.approx(3.1245e-6, rel=1e-4)
+
+
+def test_trtllm_explain_names_its_workspace(cli):
+    """--explain names TensorRT-LLM's AUTO limit in bytes (8,000,000 B is not a whole MiB)."""
+    r = cli("latency", "--model", "llama3-70b", "-H", "h100", "--tp", "8", "--engine", "trtllm",
+            "--batch", "256", "--prompt", "1024", "--explain")  # fmt: skip
+    assert r.code == 0, r.err
+    # decode at batch 256: 256 × 8,192 × 2 = 4,194,304 B, below the 8,000,000 B workspace
+    text = " ".join(r.out.split())
+    assert "own one-shot/two-shot kernels up to 8,000,000 B for 4,194,304 B at 8 GPUs" in text

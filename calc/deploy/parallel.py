@@ -142,13 +142,16 @@ class Link:
     custom_inclusive: bool = False  # the engine's kernels take a message of their buffer's size
     # the engine release's declared choice by group size (``ArStage``s in its order of choice;
     # None: least time over NCCL and the engine's kernels below their buffer)
-    route: tuple[tuple[int, tuple[ArStage, ...]], ...] | None = None
+    route: tuple[tuple[int, tuple[ArStage, ...] | None], ...] | None = None
 
     def stages(self, n: int) -> tuple[ArStage, ...] | None:
-        """The declared all-reduce choice for a group of ``n`` GPUs (None: none declared)."""
+        """The declared all-reduce choice for a group of ``n`` GPUs (None: none declared; a
+        size the route leaves out takes its ``ANY_OTHER`` entry, else ``DEFAULT_STAGES``; an
+        ``ANY_OTHER`` of None leaves those sizes undeclared)."""
         if self.route is None:
             return None
-        return dict(self.route).get(n, DEFAULT_STAGES)
+        route = dict(self.route)
+        return route.get(n, route.get(ANY_OTHER, DEFAULT_STAGES))
 
     def nodes(self, n: int) -> int:
         """Scale-up domains a group of ``n`` GPUs spans (1 without a known network)."""
@@ -216,8 +219,10 @@ class AllReduceCost:
 # more goes to NCCL in vLLM and SGLang: should_custom_ar returns inp_size < max_size (vllm
 # 0.8.3 distributed/device_communicators/custom_all_reduce.py; SGLang 0.4.0's copy,
 # srt/distributed/device_communicators/custom_all_reduce.py, the same), so a pass of exactly
-# 8 MiB a rank (Llama-3.1-405B's 256 tokens × 16,384 × 2 bytes) runs NCCL there;
-# TensorRT-LLM's (below, CUSTOM_INCLUSIVE_ENGINES) keeps it.
+# 8 MiB a rank (Llama-3.1-405B's 256 tokens × 16,384 × 2 bytes) runs NCCL there (SGLang
+# takes it on its kernels from 0.5.9: inp_size <= max_size). The releases' declared choices
+# (``engine_route``) replace this default: TensorRT-LLM's AUTO stops at its 8,000,000 B
+# workspace above TP 2, so that 8 MiB pass runs NCCL there too.
 CUSTOM_MAX_BYTES = 8 * 1024 * 1024
 
 
@@ -238,8 +243,12 @@ def custom_fits(message_bytes, engine: str | None = None):
 BARRIER_HOP = 0.47 / 1.9
 
 # an engine with no declared choice for a group size: its own kernels below their 8 MiB
-# buffer, NCCL beyond (vLLM before 0.11, and at world sizes its tables leave out)
+# buffer, NCCL beyond
 DEFAULT_STAGES = (ArStage("own", CUSTOM_MAX_BYTES), ArStage("nccl"))
+# a route's entry for every group size it does not list (an engine whose own kernels run at
+# listed world sizes only: the others take NCCL)
+ANY_OTHER = 0
+NCCL_ONLY = (ArStage("nccl"),)
 
 
 def stage_windows(stages) -> list[tuple[ArStage, float | None, bool]]:
@@ -260,12 +269,16 @@ def stage_windows(stages) -> list[tuple[ArStage, float | None, bool]]:
     return out
 
 
-def engine_route(rules, capability: tuple[int, int] | None):
-    """An engine release's declared all-reduce choice on a GPU of compute ``capability``, as
-    ``Link.route`` takes it, from its rules' ``allreduce_*`` tables (vLLM's
-    ``calc.deploy.engines.vllm.rules``): FlashInfer's fused all-reduce up to its size, the
-    custom all-reduce below its buffer, symmetric memory up to its size, NCCL beyond; None
-    where the rules declare none (the least time stands for the engine's choice)."""
+def engine_route(rules, capability: tuple[int, int] | None, rocm: bool = False):
+    """An engine release's declared all-reduce choice on a GPU of compute ``capability``
+    (``rocm``: an AMD GPU), as ``Link.route`` takes it, from its rules' ``allreduce_*``
+    fields: vLLM's (``calc.deploy.engines.vllm.rules``), SGLang's and TensorRT-LLM's
+    (``_sglang_route``, ``_trtllm_route``); None where the rules declare none (the least time
+    stands for the engine's choice)."""
+    if hasattr(rules, "allreduce_custom_bytes"):
+        return _sglang_route(rules, rocm)
+    if hasattr(rules, "allreduce_auto_max"):
+        return _trtllm_route(rules)
     if not hasattr(rules, "allreduce_custom_max"):
         return None
     key = "" if capability is None else f"{capability[0]}.{capability[1]}"
@@ -275,17 +288,36 @@ def engine_route(rules, capability: tuple[int, int] | None):
 
     fi, custom, symm = (table(f"allreduce_{k}_max") for k in ("flashinfer", "custom", "symm"))
     multimem = dict(rules.allreduce_symm_multimem).get(key, ())
+    sizes = rules.allreduce_custom_world_sizes
     route = []
-    for n in sorted(set(fi) | set(custom) | set(symm)):
+    for n in sorted(set(fi) | set(custom) | set(symm) | set(sizes)):
         stages = []
         if n in fi:
             stages.append(ArStage("own", fi[n], True))
-        stages.append(ArStage("own", custom.get(n, CUSTOM_MAX_BYTES)))
+        if n in sizes:  # custom_all_reduce.py _SUPPORTED_WORLD_SIZES
+            stages.append(ArStage("own", custom.get(n, CUSTOM_MAX_BYTES)))
         if n in symm:
             stages.append(ArStage("symm", symm[n], rules.allreduce_symm_inclusive, n in multimem))
         stages.append(ArStage("nccl"))
         route.append((n, tuple(stages)))
-    return tuple(route)
+    return (*route, (ANY_OTHER, NCCL_ONLY))
+
+
+def _sglang_route(rules, rocm: bool):
+    """SGLang's choice: its custom all-reduce (vLLM's kernels) up to its buffer at the world
+    sizes it supports, NCCL beyond and at any other size."""
+    buffer = rules.allreduce_custom_rocm_bytes if rocm else rules.allreduce_custom_bytes
+    own = ArStage("own", buffer, rules.allreduce_custom_inclusive)
+    return (*((n, (own, ArStage("nccl"))) for n in rules.allreduce_custom_world_sizes),
+            (ANY_OTHER, NCCL_ONLY))  # fmt: skip
+
+
+def _trtllm_route(rules):
+    """TensorRT-LLM's AUTO choice: its one-shot/two-shot kernels up to ``allreduce_auto_max``
+    (inclusive) at the group sizes it lists, NCCL beyond; other sizes undeclared (MNNVL and
+    NCCL's symmetric kernels are not modelled: the least time stands for them)."""
+    stages = [(n, (ArStage("own", b, True), ArStage("nccl"))) for n, b in rules.allreduce_auto_max]
+    return (*stages, (ANY_OTHER, None))
 
 
 def custom_allreduce_costs(n: int, link: Link) -> list[AllReduceCost]:

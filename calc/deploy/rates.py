@@ -868,7 +868,9 @@ def allreduce_note(op: Op, r: Rates) -> str:
     st = _stage_at(msg, stages)
     what = STAGE_WORDS[st.algorithm] + (" (multimem)" if st.multimem else "")
     if st.max_bytes is not None:
-        what += f" up to {st.max_bytes / 2**20:g} MiB" + ("" if st.inclusive else " exclusive")
+        size = (f"{st.max_bytes / 2**20:g} MiB" if st.max_bytes % 2**16 == 0
+                else f"{st.max_bytes:,.0f} B")  # fmt: skip
+        what += f" up to {size}" + ("" if st.inclusive else " exclusive")
     table = (r.curves.allreduce or {}) if r.curves is not None else {}
     if st.algorithm == "nccl" and "nccl" in table and op.group in table["nccl"].segments:
         what += f", timed by curve allreduce.nccl ({table['nccl'].source})"

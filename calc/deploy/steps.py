@@ -186,7 +186,8 @@ def _allreduce_route(dep: Deployment):
     from calc.deploy.parallel import engine_route
 
     rules = dep.engine_model.rules(dep.engine_config.version)
-    return engine_route(rules, compute_capability(dep.hardware))
+    rocm = str(getattr(dep.hardware, "vendor", "")).upper() == "AMD"
+    return engine_route(rules, compute_capability(dep.hardware), rocm)
 
 
 def _bound(op: Op, r: Rates) -> str:

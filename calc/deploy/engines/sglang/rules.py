@@ -70,6 +70,14 @@ class SglangRules:
     retract_headroom: bool = True
     # DeepSeek's sparse attention (NSA) served at this mem_fraction_static (None: the rule)
     nsa_fraction: float | None = None
+    # the tensor-parallel all-reduce (calc.deploy.parallel engine_route): the custom all-reduce
+    # (srt/distributed/device_communicators/custom_all_reduce.py, vLLM's kernels) at the world
+    # sizes it supports, below (up to, where ``_inclusive``) its buffer [bytes], on CUDA and on
+    # ROCm; NCCL beyond and at any other size
+    allreduce_custom_world_sizes: tuple[int, ...] = (2, 4, 6, 8)
+    allreduce_custom_bytes: int = 8 * 2**20
+    allreduce_custom_rocm_bytes: int = 8 * 2**20
+    allreduce_custom_inclusive: bool = False
 
 
 BASE = SglangRules(
@@ -92,6 +100,15 @@ CHANGES = (
         "0.81 TP 8, 0.79 TP 16; page_size 1; chunked_prefill_size 8192)",
     ),
     Change(
+        "0.4.4",
+        {"allreduce_custom_rocm_bytes": 16 * 2**20},
+        "srt/distributed/device_communicators/custom_all_reduce.py CustomAllreduce."
+        "_MAX_CAR_SIZE 2 × 8192 × 1024 under HIP ('crossover is at 16MB buffer size for "
+        "ROCm'; 0.4.3: max_size 8192 × 1024 everywhere); _SUPPORTED_WORLD_SIZES [2, 4, 6, 8] "
+        "in every wheel read (0.4.0-0.5.23); read in the 0.4.0, 0.4.3, 0.4.4, 0.4.5, 0.4.7, "
+        "0.4.10 wheels (issue 20/21, comm2)",
+    ),
+    Change(
         "0.5.3",
         {"auto_fraction": "reserve", "nsa_fraction": 0.8},
         "server_args.py _handle_gpu_memory_settings (PR #10975): chunked_prefill_size and "
@@ -110,6 +127,13 @@ CHANGES = (
         "0.5.5",
         {"buckets": _with(BUCKETS_0_5_3, 35 * 1024, 2048, 24, 80)},
         "server_args.py _handle_gpu_memory_settings (A10/4090/5090 bucket: max_bs 24 below TP 4)",
+    ),
+    Change(
+        "0.5.9",
+        {"allreduce_custom_inclusive": True},
+        "srt/distributed/device_communicators/custom_all_reduce.py should_custom_ar: "
+        "inp_size <= self.max_size (0.4.0-0.5.8: <), read in the 0.5.3, 0.5.6-0.5.10, 0.5.16, "
+        "0.5.20 and 0.5.23 wheels (issue 20/21, comm2)",
     ),
     Change(
         "0.5.11",

@@ -35,6 +35,11 @@ class TrtllmRules:
     # workspace's ``size`` at TP <= 2 and above; each GPU allocates 4 × size × TP of it
     allreduce_size_tp2_bytes: int
     allreduce_size_bytes: int
+    # the AUTO all-reduce strategy (calc.deploy.parallel engine_route): its one-shot/two-shot
+    # kernels up to (inclusive) these bytes per TP size, NCCL beyond
+    allreduce_auto_max: tuple[tuple[int, int], ...] = (
+        (2, 16_000_000), (4, 8_000_000), (6, 8_000_000), (8, 8_000_000),
+    )  # fmt: skip
 
 
 BASE = TrtllmRules(
@@ -71,6 +76,25 @@ CHANGES = (
         "16,000,000 B at TP <= 2 and 8,000,000 B above (issue 21, round 10)",
     ),
     Change(
+        "1.0.0",
+        {},
+        "AUTO all-reduce (allreduce_auto_max): cpp/tensorrt_llm/thop/allreduceOp.cpp "
+        "AllreduceOp::selectImplementation returns NCCL when message_size_bytes > "
+        "customAllReduceUtils::getMaxRequiredWorkspaceSize(tp) (16,000,000 B at TP <= 2, "
+        "8,000,000 B above), else ONESHOT/TWOSHOT from selectStrategyLookUpTable "
+        "(customAllReduceUtils.h AllReduceBestStrategyTable, SM 90 and 100, TP 2/4/8 rows, TP 6 "
+        "reads TP 4's; its fusion-NONE rows at hidden 2048-8192 switch to NCCL at 8 MiB at TP "
+        "4/8 and 16 MiB at TP 2, where the workspace does); read at NVIDIA/TensorRT-LLM "
+        "commit 005b299 and a later main revision (MNNVL inter-node), not at the release tags",
+        "aiconfigurator's measured TensorRT-LLM 1.2.0rc5 all-reduce on H100 (systems/data/"
+        "h100_sxm/comm/trtllm/1.2.0rc5/custom_allreduce_perf.parquet) meets NCCL's time from "
+        "16 MiB at TP 2 (83.1 against 82.2 us) and 8 MiB at TP 4/8 (62.9/62.8, 79.4/78.9 us), "
+        "below them it is faster (TP 8, 2 MiB: 28.3 against 38.2 us). Not modelled: the "
+        "lookup table's fused rows (RESIDUAL_RMS_NORM) that go to NCCL earlier on Hopper at TP "
+        "8 (hidden 8192: from 64 tokens), hidden sizes beyond its 8192 row (NCCL_SYMMETRIC), "
+        "MNNVL, TP above 8 (issue 20/21, comm2)",
+    ),
+    Change(
         "1.2.0",
         {"allreduce_size_tp2_bytes": 67_108_864, "allreduce_size_bytes": 67_108_864},
         "tensorrt_llm CustomAllReduceHelper.max_workspace_size_auto: 'Default: 64 MiB' "
@@ -80,7 +104,9 @@ CHANGES = (
         "on main after the 1.1 release branch)",
         "the all-reduce fusion workspace at 64 MiB: 4 × 64 MiB × TP per GPU (0.5 GiB at TP "
         "2, 2 GiB at TP 8); the release is the first cut from main after the pull request "
-        "(no TensorRT-LLM TP > 1 log found to check it)",
+        "(no TensorRT-LLM TP > 1 log found to check it); the AUTO all-reduce keeps its "
+        "allreduce_auto_max: the lookup table's NCCL zones (fusion NONE, hidden 2048-8192) "
+        "start where the 16/8 MB workspace stopped, so the larger workspace does not move them",
     ),
 )
 

@@ -100,6 +100,10 @@ class VllmRules:
     allreduce_symm_max: tuple[tuple[str, tuple[tuple[int, int], ...]], ...] = ()
     allreduce_symm_inclusive: bool = False
     allreduce_symm_multimem: tuple[tuple[str, tuple[int, ...]], ...] = ()
+    # custom_all_reduce.py CustomAllreduce._SUPPORTED_WORLD_SIZES: the custom all-reduce runs
+    # at these TP sizes only (any other takes FlashInfer or symmetric memory where their tables
+    # list it, else NCCL)
+    allreduce_custom_world_sizes: tuple[int, ...] = (2, 4, 6, 8)
 
 
 KIB = 2**10
@@ -121,6 +125,13 @@ FI_AR_MAX_MIB = {
     "9.0": ((2, 64), (4, 2), (8, 0.5)),
     "10.0": ((2, 64), (4, 32), (8, 1)),
     "10.3": ((2, 64), (4, 64), (8, 2)),
+}
+
+# 0.25.0: FlashInfer's fusion at 16 GPUs on Blackwell, 64 MB ("mnnvl multi-node")
+FI_AR_MAX_MIB_025 = {
+    **FI_AR_MAX_MIB,
+    "10.0": (*FI_AR_MAX_MIB["10.0"], (16, 64)),
+    "10.3": (*FI_AR_MAX_MIB["10.3"], (16, 64)),
 }
 
 
@@ -359,6 +370,13 @@ CHANGES = (
         "weight/scale Parameters': del layer.w13_weight_scale / w2_weight_scale)",
     ),
     Change(
+        "0.25.0",
+        {"allreduce_flashinfer_max": _ar(FI_AR_MAX_MIB_025, ("9.0", "10.0", "10.3"), MIB)},
+        "compilation/passes/fusion/allreduce_rms_fusion.py FI_ALLREDUCE_FUSION_MAX_SIZE_MB "
+        "100 and 103 at 16 GPUs: 64 MB ('mnnvl multi-node'; 0.24.0: none), read in the "
+        "0.19.0, 0.22.0, 0.24.0 and 0.25.0 wheels (issue 20/21, comm2)",
+    ),
+    Change(
         "0.26.0",
         {"async_in_flight": True},
         "v1/kv_cache_interface.py SlidingWindowSpec.max_admission_blocks_per_request and "
@@ -373,6 +391,14 @@ CHANGES = (
         "model_executor/layers/fused_moe/oracle/mxfp4.py "
         "mxfp4_round_up_hidden_size_and_intermediate_size (TRTLLM backends: intermediate to "
         "128, hidden to 256)",
+    ),
+    Change(
+        "0.27.0",
+        {"allreduce_custom_world_sizes": (2, 4, 6, 8, 16)},
+        "distributed/device_communicators/custom_all_reduce.py CustomAllreduce."
+        "_SUPPORTED_WORLD_SIZES [2, 4, 6, 8, 16] (multi-node NVLink groups; 0.8.3-0.26.0: "
+        "[2, 4, 6, 8], and a group spanning nodes disabled it), read in the 0.25.0, 0.25.1, "
+        "0.26.0, 0.27.0-0.33.0 wheels (issue 20/21, comm2)",
     ),
     Change(
         "0.28.0",
@@ -390,7 +416,7 @@ CHANGES = (
         "0.29.0",
         {
             "allreduce_flashinfer_max": _ar(
-                {**FI_AR_MAX_MIB, "10.3": ((2, 64), (4, 64), (8, 4))},
+                {**FI_AR_MAX_MIB_025, "10.3": ((2, 64), (4, 64), (8, 4), (16, 64))},
                 ("9.0", "10.0", "10.3"),
                 MIB,
             )
