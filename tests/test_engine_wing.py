@@ -124,6 +124,27 @@ def test_every_command_warns_for_an_unmodelled_release(cli):
     assert r.code == 2 and "is not a version number" in r.err
 
 
+def test_an_engine_refuses_hardware_it_does_not_run_on(cli):
+    # TensorRT-LLM is CUDA only: on the AMD MI300X every command is one error line (exit 2),
+    # not a TensorRT-LLM figure for a deployment that cannot exist; plan says so rather than
+    # "see the rejected families" over an empty search
+    for args in (
+        ("capacity", "-m", "llama3-8b", "-H", "mi300x", "--ctx", "1024"),
+        ("memory", "-m", "llama3-8b", "-H", "mi300x", "--ctx", "1024"),
+        ("cost", "-m", "llama3-8b", "-H", "mi300x", "--ctx", "1024"),
+        ("latency", "-m", "llama3-8b", "-H", "mi300x", "--prompt", "128", "--gen", "8"),
+        ("plan", "-m", "llama3-8b", "-H", "mi300x", "--rate", "1", "--prompt", "128",
+         "--gen", "8", "--ttft-p99", "2s", "--tpot-p99", "50ms"),
+    ):  # fmt: skip
+        r = cli(*args, "--engine", "trtllm")
+        assert r.code == 2, (args, r.err)
+        assert r.err.startswith("kvcalc: error: ") and "Traceback" not in r.err
+        assert "mi300x" in r.err and "AMD" in r.err
+        assert cli(*args, "--engine", "vllm").code == 0
+    assert engine("trtllm").vendors == ("NVIDIA",)
+    assert all(engine(n).vendors == () for n in ("vllm", "sglang"))
+
+
 def test_check_says_it_too(cli, tmp_path):
     spec = tmp_path / "spec.yaml"
     spec.write_text(

@@ -273,6 +273,7 @@ class Deployment:
         dep.sharding  # noqa: B018 - validates tp/pp/ep against the model's shape now
         dep.engine_config  # noqa: B018 - validates the engine version
         if hardware is not None:
+            _check_engine_runs_on(dep.engine.name, hardware)
             dep.compute_dtype  # noqa: B018 - validates --compute-dtype against the peaks
         return dep
 
@@ -420,3 +421,16 @@ class Deployment:
         if self.dp > 1:
             parts.append(f"dp {self.dp}")
         return " × ".join(parts)
+
+
+def _check_engine_runs_on(name: str, hw: HardwareProfile) -> None:
+    """An InvalidInputError where the engine called ``name`` does not run on ``hw``'s GPUs
+    (TensorRT-LLM on an AMD profile): its figures would describe no deployment."""
+    from calc.deploy.engines import engine
+
+    e = engine(name)
+    if not e.runs_on(hw):
+        raise InvalidInputError(
+            f"{e.title} runs on {' or '.join(e.vendors)} GPUs only, not on {hw.name} "
+            f"({hw.vendor}): choose another --engine"
+        )

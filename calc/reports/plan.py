@@ -237,6 +237,12 @@ def _space(query: PlanQuery) -> Space:
                     for engine in query.engines:
                         if engine_runs_on(engine, hw):
                             out.append(Family(cfg, hw, dt, tp, pp, ep, engine))
+    if priced and not any(engine_runs_on(e, hw) for e in query.engines for hw in priced):
+        raise InvalidInputError(
+            f"--engine {','.join(query.engines)} runs on none of the hardware considered "
+            f"({', '.join(f'{hw.name}: {hw.vendor}' for hw in priced)}): add an engine that "
+            "runs there (vllm, sglang) or NVIDIA hardware"
+        )
     return Space(out, prices, unpriced)
 
 

@@ -141,12 +141,12 @@ def dtype_choices(cfg, hw, weights=None, kvs=None) -> list[DtypeChoice]:
     return out
 
 
-CUDA_ONLY_ENGINES = ("trtllm",)
+def engine_runs_on(name: str, hw) -> bool:
+    """Whether the engine called ``name`` runs on ``hw``'s vendor (``Engine.runs_on``;
+    TensorRT-LLM: NVIDIA only)."""
+    from calc.deploy.engines import engine
 
-
-def engine_runs_on(engine: str, hw) -> bool:
-    """Whether ``engine`` runs on ``hw``'s vendor (TensorRT-LLM: NVIDIA only)."""
-    return engine not in CUDA_ONLY_ENGINES or hw.vendor.upper() == "NVIDIA"
+    return engine(name).runs_on(hw)
 
 
 def domain_of(hw) -> int:

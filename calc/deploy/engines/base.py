@@ -401,6 +401,14 @@ class Engine:
         per rank, vLLM's data-parallel engine cores)."""
         return config.max_batched_tokens
 
+    # the GPU vendors the engine runs on (a profile's ``vendor``, upper case); () for any
+    vendors: ClassVar[tuple[str, ...]] = ()
+
+    def runs_on(self, hw) -> bool:
+        """Whether the engine runs on ``hw``'s GPUs at all (its vendors; any where none is
+        declared)."""
+        return not self.vendors or str(hw.vendor).upper() in self.vendors
+
     def cannot_start(self, dep: Deployment) -> str | None:
         """Why ``dep``'s engine release cannot start its layout (a parallel form its argument
         parser lacks, a mapping it refuses), or None where it can: what ``plan`` screens

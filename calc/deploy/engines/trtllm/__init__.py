@@ -24,6 +24,7 @@ class TensorRTLLM(Engine):
     name: ClassVar[str] = "trtllm"
     title: ClassVar[str] = "TensorRT-LLM"
     fraction_name: ClassVar[str] = "free_gpu_memory_fraction"
+    vendors: ClassVar[tuple[str, ...]] = ("NVIDIA",)  # CUDA only: no ROCm build
     versions = VERSIONS
     # host time the GPU waits for: none (0 per step) (fitted with the kernels' fixed-cost share,
     # calc.deploy.host_costs): its overlap scheduler prepares step n + 1 while n runs
