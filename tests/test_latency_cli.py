@@ -155,6 +155,16 @@ def test_flops_gen_and_end_to_end_flops(cli):
     assert cli("flops", "-m", "llama3-8b", "--gen", "0").code == 2
 
 
+def test_cost_warns_for_its_default_prompt_over_the_step_budget(cli):
+    # cost's prompt is --ctx where --prompt is not given: 20,000 tokens whole in one step
+    # against TensorRT-LLM's 8,192-token budget (chunked prefill off) is refused as with
+    # --prompt 20000; at --ctx 8192 the default prompt fits (= the budget)
+    common = ["--model", "llama3.1-8b", "--hardware", "h100", "--engine", "trtllm"]
+    r = cli("cost", *common, "--ctx", "20000")
+    assert r.code == 0 and "a 20,000-token prompt exceeds trtllm" in r.err
+    assert "step budget" not in cli("cost", *common, "--ctx", "8192").err
+
+
 @pytest.mark.parametrize("command", ["latency", "cost"])
 def test_whole_prompt_over_step_budget_warns(cli, command):
     # TensorRT-LLM's defaults: max_num_tokens 8,192, chunked prefill off, so a prompt runs whole

@@ -28,7 +28,7 @@ The formula functions take plain numbers or numpy arrays.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from calc.deploy.deployment import Deployment, Workload
 from calc.errors import InvalidInputError
@@ -199,7 +199,9 @@ def cost_report(
             raise InvalidInputError(f"--{name} must be positive, got {value!r}")
     from calc.reports.throughput import serving_fields, serving_gen
 
-    cap = capacity_report(dep, work)  # its warnings (does not fit, TP split)
+    # its warnings (does not fit, TP split, a prompt over the step budget: the prompt is
+    # --ctx where --prompt is not given)
+    cap = capacity_report(dep, replace(work, prompt=prompt))
     at_work = dep.per_gpu.at(ctx, batch)
     hw = dep.hardware
     pricing = _pricing(pricing, usd_per_hour)
