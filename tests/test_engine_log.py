@@ -534,3 +534,15 @@ def test_sglang_running_limit_given_on_the_command_line_is_kvcalcs_own():
     unset = deployment_from_log(_sglang_dp_log("0.5.23", "dp_size=1, attn_dp_size=8", "None"),
                                 hardware="h200").deployment  # fmt: skip
     assert unset.engine_config.max_num_seqs == 1024
+
+
+def test_log_warns_when_its_pool_holds_a_token_in_other_bytes(cli):
+    # the TensorRT-LLM log allocates 52.51 GiB for 860,320 tokens: 52.51 x 2^30 / 860,320
+    # = 65,536 B a token = 32 layers x 8 KV heads x 128 x 2 (K, V) x 1 B, an fp8 cache; sized as
+    # Llama 3.1 8B's released bf16 (131,072 B) the tokens compare formats (-53%): said so
+    log = LOGS / "trtllm-h100-llama31-8b-fp8.log"
+    r = cli("log", log, "-m", "llama3.1-8b")
+    assert r.code == 0
+    assert "KV pool holds a token in 65,536 B" in r.err and "bf16 cache in 131,072 B" in r.err
+    # sized as the server ran, nothing to say
+    assert "KV pool holds" not in cli("log", log, "-m", "llama3.1-8b", "--kv-dtype", "fp8").err

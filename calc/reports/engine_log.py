@@ -78,7 +78,33 @@ def log_report(built: LogDeployment) -> LogReport:
         "terms": rows,
     }
     warnings = list(built.warnings) + list(p.warnings)
+    per_token = _per_token_warning(g("kv_pool_bytes"), g("tokens"), p.kv_bytes_per_token, dep)
+    if per_token:
+        warnings.append(per_token)
     return LogReport(fields, p.figures, warnings, rows, dep, built=built, prediction=p)
+
+
+# the log's pool bytes per token against kvcalc's beyond which the cache is another one: a
+# format of another width (fp8 against bf16: x 2) or another layout, never GiB rounding
+PER_TOKEN_TOLERANCE = 0.25
+
+
+def _per_token_warning(pool_bytes, tokens, modelled_bytes: float, dep) -> str | None:
+    """A warning where the pool the log prints (``pool_bytes`` for ``tokens``, TensorRT-LLM's
+    and SGLang's allocation lines) holds a token in other bytes than the cache kvcalc sized:
+    the tokens compared then measure the format, not the budget (an fp8 cache the log does not
+    name, sized as bf16, is -50%)."""
+    if not pool_bytes or not tokens or not modelled_bytes:
+        return None
+    printed = pool_bytes / tokens
+    if abs(printed / modelled_bytes - 1) <= PER_TOKEN_TOLERANCE:
+        return None
+    return (
+        f"the log's KV pool holds a token in {printed:,.0f} B ({pool_bytes / 2**30:.2f} GiB for "
+        f"{tokens:,.0f} tokens), kvcalc's {dep.kv_dtype} cache in {modelled_bytes:,.0f} B: the "
+        "log's cache is in another format or layout, so the tokens compare formats; give "
+        "--kv-dtype (and --weight-dtype) as the server ran"
+    )
 
 
 def log_file_report(file: Path, *, engine=None, engine_version=None, calibration=None,
