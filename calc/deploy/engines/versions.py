@@ -104,11 +104,16 @@ class VersionTable(Generic[R]):
         if named:
             return Resolved(named[-1], text)
         nearest = _nearest(self.releases, v)
+        inside = parse_version(self.releases[0]) < v < parse_version(self.newest)
+        # inside the range the release before it, which need not be the nearest by number
+        # (SGLang 0.5.2 -> 0.4.10, not 0.5.3): said so
+        which = (f"{nearest}, the newest modelled release before it" if inside
+                 else f"the nearest modelled release {nearest}")  # fmt: skip
         return Resolved(
             nearest,
             text,
-            f"{self.engine} {text} is not modelled: using the nearest modelled release "
-            f"{nearest} (modelled: {self.releases[0]} to {self.newest})",
+            f"{self.engine} {text} is not modelled: using {which} "
+            f"(modelled: {self.releases[0]} to {self.newest})",
         )
 
     def rules(self, release: str) -> R:

@@ -17,7 +17,7 @@ RELEASES = (
     "0.4.10", "0.5.3", "0.5.4", "0.5.5", "0.5.6", "0.5.7", "0.5.8", "0.5.9", "0.5.10",
     "0.5.11", "0.5.12", "0.5.13", "0.5.14", "0.5.15", "0.5.16", "0.5.17", "0.5.18", "0.5.19",
     "0.5.20", "0.5.21", "0.5.22", "0.5.23",
-)  # fmt: skip  # 0.5.0-0.5.2 chose the fraction by fixed reserves: not modelled (nearest: 0.5.3)
+)  # fmt: skip  # 0.5.0-0.5.2 chose the fraction by fixed reserves: not modelled (run as 0.4.10)
 
 # (GPU memory below [MiB] or None, chunked_prefill_size, decode max_bs below TP 4, from TP 4)
 Buckets = tuple[tuple[int | None, int, int, int], ...]
