@@ -458,6 +458,16 @@ def test_explain_names_the_declared_allreduce():
                                                                         ctx=2048)  # fmt: skip
     # a 1,024-token prefill (16 MiB) on 0.10: NCCL, timed by NCCL's measured table
     assert "runs NCCL, timed by curve allreduce.nccl" in note("0.10.0", batch=1, prompt=1024)
+    # and --explain's source line names that curve, not the custom one the op is looked up by
+    from calc.deploy.rates import curve_explain
+
+    dep = Deployment.build(cfg, hw, engine=EngineSettings(version="0.10.0"), tp=8)
+    step = step_of(dep, batch=1, prompt=1024)
+    op = next(o for o in step.raw if o.name == "tp_allreduce")
+    assert curve_explain(op, step.rates)[2] == "allreduce.nccl"
+    step = step_of(dep, batch=64, ctx=2048)  # 1 MiB: the custom kernels' curve
+    op = next(o for o in step.raw if o.name == "tp_allreduce")
+    assert curve_explain(op, step.rates)[2] == "allreduce.custom"
     # NCCL alone (--allreduce nccl) declares nothing
     dep = Deployment.build(cfg, hw, engine=EngineSettings(allreduce="nccl"), tp=8)
     step = step_of(dep, batch=64, ctx=2048)

@@ -733,7 +733,11 @@ def curve_explain(op: Op, r: Rates):
         segs = list(curve.segments[n])
         stages = r.link.stages(n) if r.link is not None else None
         if name == "allreduce.custom" and stages is not None:
-            segs = _stage_segments(_stage_at(msg, stages), n, r)
+            stage = _stage_at(msg, stages)
+            segs = _stage_segments(stage, n, r)
+            nccl = (r.curves.allreduce or {}).get("nccl")
+            if stage.algorithm == "nccl" and nccl is not None and n in nccl.segments:
+                name, curve = "allreduce.nccl", nccl  # the curve that times it, by name
         elif name == "allreduce.custom":
             nccl = (r.curves.allreduce or {}).get("nccl")
             extra = list(nccl.segments.get(n, [])) if nccl is not None else []
