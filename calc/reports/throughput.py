@@ -248,7 +248,6 @@ def serving_throughput(
     in the smallest that holds it (``calc.deploy.steps.padded_decode_s``); None: no padding."""
     import numpy as np
 
-
     if host is None:
         host = dep.engine_model.host_costs(dep.engine_config.host_release, pp=dep.pp)
 
