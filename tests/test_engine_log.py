@@ -546,3 +546,30 @@ def test_log_warns_when_its_pool_holds_a_token_in_other_bytes(cli):
     assert "KV pool holds a token in 65,536 B" in r.err and "bf16 cache in 131,072 B" in r.err
     # sized as the server ran, nothing to say
     assert "KV pool holds" not in cli("log", log, "-m", "llama3.1-8b", "--kv-dtype", "fp8").err
+
+
+@pytest.mark.parametrize(
+    ("printed", "refused"),
+    [
+        ("-5", "tokens -5"),  # a count is never negative
+        ("100000000000000000000000", "tokens 100,000,000,000,000,000,000,000"),  # > 10^12
+        ("168,880", None),  # the shipped log's own figure
+    ],
+)
+def test_implausible_printed_figures_are_refused(cli, tmp_path, printed, refused):
+    text = (LOGS / "vllm-h100-gemma2-9b.log").read_text()
+    assert "GPU KV cache size: 168,880 tokens" in text
+    log = tmp_path / "edited.log"
+    log.write_text(text.replace("168,880 tokens", f"{printed} tokens"))
+    r = cli("log", log)
+    if refused is None:
+        assert r.code == 0, r.err
+        return
+    assert r.code == 2 and r.err.count("\n") == 1
+    assert refused in r.err and "no engine start-up prints" in r.err
+
+
+def test_a_negative_memory_figure_is_read():
+    # vLLM prints a negative KV memory when the weights leave none: a size may be negative
+    facts = read_log("Available KV cache memory: -3.5 GiB\nGPU KV cache size: 0 tokens\n")
+    assert facts.printed["kv_budget_bytes"] == -3.5 * 2**30 and facts.printed["tokens"] == 0

@@ -66,7 +66,30 @@ def read_log(source: str | BinaryIO | Iterable[str], engine_name: str | None = N
             f"the {facts.engine} log prints no KV-cache or memory figure kvcalc reads; pass the "
             "engine's start-up lines (up to the KV cache allocation)"
         )
+    check_printed(facts.printed, facts.engine)
     return facts
+
+
+# the largest figure a start-up log can print: a count (tokens, blocks) beyond 10^12 or a size
+# beyond 1 PiB is no GPU's (an 8-GPU B300 node holds 2.3 TB); a size may be negative (vLLM
+# prints a negative KV memory when the weights do not fit), a count may not
+MAX_PRINTED_COUNT = 10**12
+MAX_PRINTED_BYTES = 2**50
+
+
+def check_printed(printed: dict, engine: str) -> None:
+    """An InvalidInputError naming the first figure of ``printed`` (key -> count or bytes) that
+    no engine prints: a negative count, a count or size beyond any GPU's."""
+    for key, value in printed.items():
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            continue  # a flag the log states (async scheduling)
+        count = not key.endswith("_bytes")
+        bad = (value < 0 or value > MAX_PRINTED_COUNT) if count else abs(value) > MAX_PRINTED_BYTES
+        if bad:
+            raise InvalidInputError(
+                f"the {engine} log prints {key.replace('_', ' ')} {value:,}, which no engine "
+                "start-up prints (a damaged or edited log?)"
+            )
 
 
 def _printed_release(text: str | None) -> str | None:
