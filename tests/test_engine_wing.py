@@ -110,13 +110,16 @@ def test_releases_resolve(name, asked, release, warned):
         assert f"{name} {asked} is not modelled: using {said} (modelled: " in found.warning
 
 
+def _sizing_commands(hw: str) -> list[tuple[str, ...]]:
+    """capacity, memory, cost and latency of Llama 3 8B on ``hw``."""
+    at = ("-m", "llama3-8b", "-H", hw)
+    return [(c, *at, "--ctx", "1024") for c in ("capacity", "memory", "cost")] + [
+        ("latency", *at, "--prompt", "128", "--gen", "8")
+    ]
+
+
 def test_every_command_warns_for_an_unmodelled_release(cli):
-    for args in (
-        ("capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "1024"),
-        ("memory", "-m", "llama3-8b", "-H", "h100", "--ctx", "1024"),
-        ("cost", "-m", "llama3-8b", "-H", "h100", "--ctx", "1024"),
-        ("latency", "-m", "llama3-8b", "-H", "h100", "--prompt", "128", "--gen", "8"),
-    ):
+    for args in _sizing_commands("h100"):
         r = cli(*args, "--engine-version", "0.9.2")
         assert r.code == 0, r.err
         assert "vllm 0.9.2 is not modelled: using the nearest modelled release 0.10.0" in r.err
@@ -132,10 +135,7 @@ def test_an_engine_refuses_hardware_it_does_not_run_on(cli):
     # not a TensorRT-LLM figure for a deployment that cannot exist; plan says so rather than
     # "see the rejected families" over an empty search
     for args in (
-        ("capacity", "-m", "llama3-8b", "-H", "mi300x", "--ctx", "1024"),
-        ("memory", "-m", "llama3-8b", "-H", "mi300x", "--ctx", "1024"),
-        ("cost", "-m", "llama3-8b", "-H", "mi300x", "--ctx", "1024"),
-        ("latency", "-m", "llama3-8b", "-H", "mi300x", "--prompt", "128", "--gen", "8"),
+        *_sizing_commands("mi300x"),
         ("plan", "-m", "llama3-8b", "-H", "mi300x", "--rate", "1", "--prompt", "128",
          "--gen", "8", "--ttft-p99", "2s", "--tpot-p99", "50ms"),
     ):  # fmt: skip
