@@ -235,9 +235,7 @@ CUSTOM_INCLUSIVE_ENGINES = ("trtllm",)
 def custom_fits(message_bytes, engine: str | None = None):
     """Whether ``engine``'s own all-reduce takes a message of ``message_bytes``: below
     ``CUSTOM_MAX_BYTES`` (vLLM, SGLang), up to it (TensorRT-LLM); element-wise for arrays."""
-    if engine in CUSTOM_INCLUSIVE_ENGINES:
-        return message_bytes <= CUSTOM_MAX_BYTES
-    return message_bytes < CUSTOM_MAX_BYTES
+    return ArStage("own", CUSTOM_MAX_BYTES, engine in CUSTOM_INCLUSIVE_ENGINES).fits(message_bytes)
 
 
 BARRIER_HOP = 0.47 / 1.9
