@@ -105,6 +105,14 @@ NCCL_PROTOCOLS = (
 LL_MULTINODE_INTRA_HOP = 1.8  # tuning.cc: intraLat *= 1.8 for LL when nNodes > 1
 
 
+def from_lower(message_bytes, lo: float | None, strict: bool = False):
+    """Whether a message is at or above a stage's lower end ``lo`` (above it where ``strict``;
+    None: no lower end); element-wise for arrays."""
+    if lo is None:
+        return message_bytes >= 0
+    return message_bytes > lo if strict else message_bytes >= lo
+
+
 @dataclass(frozen=True)
 class ArStage:
     """One algorithm in an engine's order of choice for an all-reduce: ``own`` (its one-shot /
@@ -191,10 +199,7 @@ class AllReduceCost:
         if self.max_bytes is not None:
             fits = ArStage("", self.max_bytes, self.inclusive).fits(message_bytes)
         if self.min_bytes is not None:
-            above = message_bytes > self.min_bytes if self.min_exclusive else (
-                message_bytes >= self.min_bytes
-            )
-            fits = fits & above
+            fits = fits & from_lower(message_bytes, self.min_bytes, self.min_exclusive)
         if hasattr(message_bytes, "shape"):
             import numpy as np
 

@@ -74,6 +74,7 @@ from calc.deploy.parallel import (
     all_to_all_time_s,
     allreduce_time_s,
     custom_fits,
+    from_lower,
     p2p_time_s,
     stage_windows,
 )
@@ -670,8 +671,7 @@ def _stage_segments(stage, n: int, r: Rates) -> list:
 def _stage_at(message_bytes: float, stages):
     """The stage of a declared choice that takes a message of ``message_bytes``."""
     for st, lo, strict in stage_windows(stages):
-        above = lo is None or (message_bytes > lo if strict else message_bytes >= lo)
-        if above and st.fits(message_bytes):
+        if from_lower(message_bytes, lo, strict) and st.fits(message_bytes):
             return st
     return stages[-1]
 
@@ -686,8 +686,7 @@ def _declared_curve_time(msg, n: int, stages, r: Rates):
         if out is None:
             out = t
             continue
-        above = msg > lo if strict else msg >= lo
-        out = _where(above & st.fits(msg), t, out)
+        out = _where(from_lower(msg, lo, strict) & st.fits(msg), t, out)
     return out
 
 
