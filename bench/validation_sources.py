@@ -701,6 +701,9 @@ LOOKED_AT = (
      "issue 20/21 (comm2): _SUPPORTED_WORLD_SIZES [2, 4, 6, 8] throughout; _MAX_CAR_SIZE 16 MiB "
      "under HIP from 0.4.4; should_custom_ar inp_size <= max_size from 0.5.9 (< before); "
      "declared in calc/deploy/engines/sglang/rules.py, nothing fitted"),
+    ("code-index searches (session 5): the file name profile_export_genai_perf.json and AIPerf's "
+     "'\"request_throughput\": {\"unit\": \"requests/sec\"' across public repositories",
+     "not used: only test fixtures with made-up figures (no real GenAI-Perf or AIPerf run)"),
 )
 
 
