@@ -246,6 +246,17 @@ def render() -> str:
         "prompts is measured nowhere (tools/moe_large_batch.py, tools/moe_aic_release.py;",
         "docs/step-time.md, round 16).",
         "",
+        "Its nineteenth round checked the page's nested enable_attention_dp against TensorRT-LLM's",
+        "source and kept attention data parallel: trtllm-bench hands the file's",
+        "cuda_graph_config on whole, and CudaGraphConfig forbade unknown fields from before 1.0",
+        "(the plain BaseModel that would have dropped the key is in the July 2025 revision read,",
+        "which predates the file's own enable_padding), so the file as printed cannot have run",
+        "under 1.0; a later revision of the page prints the key at the top level and labels",
+        "these layouts DEP.",
+        "Read as attention tensor parallel (tp N, ep N) the EP rows would go from +37.6% to",
+        "-13.8% signed, split from -36% (NVFP4 EP8) to +49% (Scout H100); not adopted",
+        "(tools/moe_attention_dp_reading.py; docs/step-time.md, round 19).",
+        "",
     ]
     return "\n".join(lines)
 

@@ -704,6 +704,32 @@ LOOKED_AT = (
     ("code-index searches (session 5): the file name profile_export_genai_perf.json and AIPerf's "
      "'\"request_throughput\": {\"unit\": \"requests/sec\"' across public repositories",
      "not used: only test fixtures with made-up figures (no real GenAI-Perf or AIPerf run)"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py@0171265e (CudaGraphConfig(BaseModel), "
+     "padding_enabled), the revisions at index ids 1520735490, 1090804222, 7019226376 and the "
+     "forks venkywonka/TensorRT-LLM@35d73ef0, ltalal/TensorRT-LLM@2497d427 (CudaGraphConfig("
+     "StrictBaseModel), extra = 'forbid'; update_llm_args_with_extra_dict leaves "
+     "cuda_graph_config a dict); tensorrt_llm/bench/dataclasses/configuration.py "
+     "RuntimeConfig.get_llm_args (index id 1184925223: the file merged over trtllm-bench's "
+     "arguments, its cuda_graph_config dict handed on whole); bench/benchmark/utils/general.py "
+     "@0171265e and index id 351051112 (get_settings reads kv_cache_config and "
+     "enable_chunked_prefill only); pull requests 5014, 5585, 5634, 5680, 5795, 5818, 6003 "
+     "(cuda_graph_config's introduction and renames, 2025-06/07)",
+     "issue 20, nineteenth round: the v1.0 page's enable_attention_dp nested under "
+     "cuda_graph_config cannot have been silently dropped under 1.0 (strict since before "
+     "2025-07-25; the file's enable_padding dates it after 2025-07-14): the runs did not use it "
+     "as printed, attention DP kept (docs/step-time.md); the 1.0.0 tag's own file not "
+     "reachable (no PyPI wheel, snapshot too large)"),
+    ("NVIDIA/TensorRT-LLM@03e27c7d docs/source/developer-guide/perf-overview.md (a later "
+     "revision: per-GPU units, 'DEP4'/'DEP8' layouts, 'Qwen3 MoE, Llama4 Maverick' options with "
+     "enable_attention_dp at the top level); search openings of perf-overview revisions "
+     "0c9430e5 and 8a9c66ce and the 0.19.0-1.2.0 docs-site pages; aiot.ml mirror pages "
+     "(0.20.0rc2, not reachable)",
+     "issue 20, nineteenth round: the later page states attention DP for these models; at "
+     "1000/1000 its same-layout figures are 1.037x (Qwen3-235B-A22B H100 EP8) and 1.044x "
+     "(Maverick H200 EP8) the 1.0 page's, the same drift as the one-GPU and dense columns "
+     "(0.988-1.060), where kvcalc's DP/TP ratio is 1.57-1.74 (tools/moe_attention_dp_reading.py); "
+     "Qwen3-30B-A3B GB200 / B200 at 1000/1000 0.68 -> 0.85 between the releases (the GB200 "
+     "one-GPU lead, host time on Grace; not modelled)"),
 )
 
 
