@@ -716,7 +716,7 @@ LOOKED_AT = (
      "(cuda_graph_config's introduction and renames, 2025-06/07)",
      "issue 20, nineteenth round: the v1.0 page's enable_attention_dp nested under "
      "cuda_graph_config cannot have been silently dropped under 1.0 (strict since before "
-     "2025-07-25; the file's enable_padding dates it after 2025-07-14): the runs did not use it "
+     "2025-07-25; the file's enable_padding dates it after 2025-07-15): the runs did not use it "
      "as printed, attention DP kept (docs/step-time.md); the 1.0.0 tag's own file not "
      "reachable (no PyPI wheel, snapshot too large)"),
     ("NVIDIA/TensorRT-LLM@03e27c7d docs/source/developer-guide/perf-overview.md (a later "
