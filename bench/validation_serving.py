@@ -375,6 +375,34 @@ def fit_wave_share() -> dict:
     return {k: statistics.median(v) for k, v in shares.items()}
 
 
+def moe_implied(label: str = "fp4") -> list[tuple]:
+    """Issue 20, fp4 MoE round (``--moe-implied``): each TensorRT-LLM MoE row of weight label
+    ``label``: (row, tokens at its MoE layer, MoE TP, MoE EP, kvcalc's MoE time per layer,
+    the time per layer the measured TPOT leaves it) [s]. The left time is kvcalc's less the
+    TPOT error spread over the MoE layers, every other op taken as kvcalc times it: a row
+    whose left time is below what any kernel table gives (or below 0) is off by more than
+    its MoE kernel. Compare with ``tools/fit_kernels.py --fp4-backend-study``."""
+    from calc.deploy.steps import step_of
+
+    out = []
+    for res in results():
+        row = res.row
+        if row.backend != "trtllm" or not row.moe or row.label != label:
+            continue
+        dep = _deployment(row)
+        pool = int(dep.per_gpu.max_sequences_per_gpu(row.isl + row.osl))
+        n = max(1, min(math.ceil(row.concurrency / dep.sequence_groups), pool,
+                       dep.engine_config.max_num_seqs))  # fmt: skip
+        dpa = dep.sharding.dp_attn
+        step = step_of(dep, batch=n * dpa, ctx=row.isl + row.osl / 2)
+        layers = dep.model.n_moe_layers
+        moe = sum(float(o.time_s) for o in step.ops if o.name == "routed_experts") / layers
+        left = moe - (res.tpot_s - row.tpot_s) / layers
+        moe_tp, moe_ep = (row.tp, 1) if row.ep == 1 else (max(1, row.tp // row.ep), row.ep)
+        out.append((row, n * dpa, moe_tp, moe_ep, moe, left))
+    return out
+
+
 HOST_FIT = ROOT / "docs" / "validation" / "host_fit.yaml"
 
 
@@ -485,5 +513,13 @@ if __name__ == "__main__":
             print(f"{engine}: per_step_s {step * 1e3:.3f} ms")
         for policy, share in fit_wave_share().items():
             print(f"wave share ({policy}): {share:.3f}")
+    elif sys.argv[1:] == ["--moe-implied"]:
+        by: dict = {}
+        for row, tokens, mtp, mep, moe, left in moe_implied():
+            print(f"{row.id} {row.release} tokens {tokens} moe_tp {mtp} moe_ep {mep}: "
+                  f"kvcalc {moe * 1e6:.1f} µs a layer, the TPOT leaves {left * 1e6:.1f} µs")
+            by.setdefault(row.release, []).append(left / moe)
+        for rel, v in by.items():
+            print(f"{rel}: {len(v)} rows, median left / kvcalc {statistics.median(v):.2f}")
     else:
         sys.stdout.write(render())

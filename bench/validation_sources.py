@@ -730,6 +730,43 @@ LOOKED_AT = (
      "(0.988-1.060), where kvcalc's DP/TP ratio is 1.57-1.74 (tools/moe_attention_dp_reading.py); "
      "Qwen3-30B-A3B GB200 / B200 at 1000/1000 0.68 -> 0.85 between the releases (the GB200 "
      "one-GPU lead, host time on Grace; not modelled)"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm_args.py MoeConfig (1.0-1.2 era: backend "
+     "default 'CUTLASS'; later 'AUTO'), _torch/model_config.py resolve_moe_backend (AUTO -> "
+     "TRTLLM only for GptOssForCausalLM and DeepSeek-V4 on SM100, FP8_BLOCK_SCALES on SM100 in "
+     "the newest; CUTLASS otherwise), _torch/modules/fused_moe/create_moe.py get_moe_cls "
+     "(TRTLLMGenFusedMoE only when moe_backend is TRTLLM), PR #11074 (2026-01-30, TRTLLM the "
+     "GptOss default on Blackwell)",
+     "issue 20, fp4 MoE round: the default MoE backend of DeepSeek-V3/R1 NVFP4 on B200/GB200 is "
+     "CUTLASS in every modelled release, the path the shipped curve is fitted to; no change"),
+    ("ai-dynamo/aiconfigurator collector/trtllm/collect_moe.py (006afd78): "
+     "moe_torch_flow_min_latency = moe_backend 'trtllm' (TRTLLMGenFusedMoE, DeepSeek-V3 "
+     "routing, do_finalize False), moe_torch_flow_cutlass = 'cutlass'; "
+     "aic-core/rust/aiconfigurator-core/src/operators/moe.rs (097e0ef4): aiconfigurator "
+     "itself times TensorRT-LLM NVFP4 gated MoE at <= 128 tokens from the min-latency table",
+     "issue 20, fp4 MoE round: which kernel each table row is; aiconfigurator's modelling choice, "
+     "not the engine's default: not adopted"),
+    ("ai-dynamo/aiconfigurator generator templates extra_engine_args.1.2.0rc6.post2.yaml.j2 "
+     "(moe_config.backend default('CUTLASS')), rule_plugin/trtllm.rule and benchmark/"
+     "trtllm.rule (no MoE backend set; MTP when nextn > 0), backend_config_mapping.yaml "
+     "(moe_backend -> moe_config.backend); PR #551 (GB200 DeepSeek on 1.2.0rc6 modelled as "
+     "CutlassFusedMoE)",
+     "issue 20, fp4 MoE round: what the silicon sample's TensorRT-LLM runs were launched with; the "
+     "records (silicon_sample.csv silicon_data_source) state neither the MoE backend nor MTP"),
+    ("aiconfigurator-core 0.12.0 wheel b200_sxm and gb200 moe/trtllm/1.3.0rc20/moe_perf.parquet "
+     "(NVFP4 CUTLASS and min-latency rows, balanced); aiconfigurator 0.7.0 wheel (PyPI) "
+     "b200_sxm/trtllm/1.2.0rc5/moe_perf.txt",
+     "issue 20, fp4 MoE round (tools/fit_kernels.py --fp4-backend-study): CUTLASS / "
+     "trtllm-gen 1.4-2.0 at 1-512 tokens; the shipped TensorRT-LLM fp4 curve meets the "
+     "CUTLASS rows at DeepSeek-V3's shape (-0.2%, +3.3%, -2.2% by token range on B200) "
+     "and is 1.5-2x the trtllm-gen rows; 1.2.0rc5's CUTLASS at TP 4, 4 tokens 113 us a "
+     "layer (1.3.0rc20: 159)"),
+    ("docs/validation/aiconfigurator_silicon_agg.csv, the TensorRT-LLM NVFP4 MoE rows "
+     "(bench/validation_serving.py --moe-implied)",
+     "issue 20, fp4 MoE round: the MoE time a layer each row's measured TPOT leaves, every "
+     "other op as kvcalc times it: median 0.50 of kvcalc's (1.2.0rc6.post2, no release), 0.32 "
+     "(1.1.0rc2.post2), 0.13 (1.2.0rc6.post3, many below 0): below the CUTLASS kernel the "
+     "engine defaults to, so the excess is not that kernel's; DeepSeek-R1 fp8 on B200 is +44% "
+     "too (DeepSeek-V3 fp8 -8%): not fitted"),
 )
 
 

@@ -43,3 +43,18 @@ def test_kernel_fits_page_holds_the_study():
     assert kept in text
     # a rewrite of the page by --write keeps it
     assert kept in fk.report([])
+
+
+def test_shipped_moe_curve_at_a_table_row():
+    # the fp4 backend study's curve evaluation (no pandas: a mapping of columns to arrays)
+    fk = load_script("tools/fit_kernels.py")
+    row = {"num_tokens": [1], "hidden_size": [1000], "inter_size": [2000], "topk": [1],
+           "num_experts": [1], "moe_tp_size": [2], "moe_ep_size": [1]}  # fmt: skip
+    curve = {"compute": 1.0, "memory": 1.0, "fixed_s": 10e-6, "per_route_element_s": 1e-12,
+             "tile_m": 1, "sharpness": 2.0, "per_expert_s": 1e-7}  # fmt: skip
+    # one route, one touched expert, expert width 2000 / TP 2 = 1000:
+    # FLOPs 6 x 1 x 1000 x 1000 = 6e6 at 6e12 -> 1 us; bytes 1 x 3 x 1000 x 1000 x 0.5
+    # + 1 x 1000 x 4 = 1.504e6 at 1.504e12 -> 1 us; soft max at 2: sqrt(2) us;
+    # + 10 us fixed + 1e-12 x 1000 route elements (1 ns) + 0.1 us for the one expert
+    t = fk._shipped_moe_s(curve, row, {"fp4": 6e12}, 1.504e12, 0.5)
+    assert float(t[0]) == pytest.approx(10e-6 + 1e-9 + 1e-7 + 2**0.5 * 1e-6, rel=1e-9)

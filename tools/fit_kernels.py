@@ -987,6 +987,77 @@ def _qwen3_layer_check(tables: Tables) -> list[str]:
     return out
 
 
+# issue 20, fp4 MoE round's study (``--fp4-backend-study``): TensorRT-LLM's two NVFP4 MoE kernels in
+# the tables (``collector/trtllm/collect_moe.py``: ``moe_torch_flow_cutlass`` is
+# ``moe_backend="cutlass"``, ``CutlassFusedMoE``; ``moe_torch_flow_min_latency`` is
+# ``moe_backend="trtllm"``, ``TRTLLMGenFusedMoE``, with DeepSeek-V3 routing and no finalize),
+# against the shipped TensorRT-LLM fp4 curve at small token counts
+FP4_STUDY_RANGES = ((1, 16), (17, 128), (129, 512))
+DEEPSEEK_V3_MOE = {"hidden_size": 7168, "inter_size": 2048, "num_experts": 256, "topk": 8}
+
+
+def _shipped_moe_s(curve: dict, f, peaks: dict, bandwidth: float, w: float):
+    """The shipped fused-MoE ``curve`` at the rows of ``f`` (a frame, or a mapping of the
+    ``MOE_SHAPE`` columns to arrays), with the features ``fit_moe`` fits with: the routes this
+    GPU computes, its touched experts, its share of the expert width; ``w`` the weights'
+    bytes an element [s]."""
+    T, h, inter, k, E, tp, ep = (np.asarray(f[x], dtype=float) for x in MOE_SHAPE)
+    routes = T * k / ep
+    touched = expected_active_experts(E, k, T) / ep
+    i_local = inter / tp
+    peak = peaks[curve.get("peak", "fp4")]
+    return K.moe_time_s(
+        2 * 3 * routes * h * i_local, touched * 3 * h * i_local * w + routes * h * 4,
+        routes / touched, routes * h, touched, flops_per_s=peak, bytes_per_s=bandwidth,
+        compute=curve["compute"], memory=curve["memory"], fixed_s=curve["fixed_s"],
+        per_route_element_s=curve["per_route_element_s"], tile_m=curve["tile_m"],
+        sharpness=curve["sharpness"], per_expert_s=curve.get("per_expert_s", 0.0),
+    )  # fmt: skip
+
+
+def fp4_backend_study(tables: Tables, gpus=("b200_sxm", "gb200")) -> str:
+    """Per GPU, shape set (every shape; DeepSeek-V3/R1's) and token range of TensorRT-LLM's
+    balanced NVFP4 rows: the median CUTLASS / trtllm-gen time at the same shape and tokens,
+    and each kernel's median measured / shipped-curve time − 1 (+: the curve is fast)."""
+    head = ["| GPU | shapes | tokens | pairs | CUTLASS / trtllm-gen | CUTLASS vs curve "
+            "| trtllm-gen vs curve |", "|---|---|---|---:|---:|---:|---:|"]  # fmt: skip
+    lines = []
+    keys = ["num_tokens", *MOE_SHAPE[1:]]
+    for gpu in gpus:
+        prof = load_profile(GPUS[gpu][0])
+        curve = ((prof.get("kernels") or {}).get("moe_engine", {}).get("trtllm", {})
+                 .get("fp4"))  # fmt: skip
+        f = tables.newest(gpu, "moe", "moe_perf", frameworks=("trtllm",), by="moe_dtype",
+                          keep=lambda x: x.moe_dtype == "nvfp4")  # fmt: skip
+        if f is None or curve is None:
+            continue
+        f = f[(f.moe_dtype == "nvfp4") & (f.distribution == "balanced")]
+        peaks = {k: float(v) for k, v in prof["peak_flops_per_s"].items()}
+        bw = float(prof["hbm_bandwidth_bytes_per_s"])
+        cut = f[f.kernel_source == "moe_torch_flow_cutlass"].groupby(keys).latency.median()
+        gen = f[f.kernel_source == "moe_torch_flow_min_latency"].groupby(keys).latency.median()
+        both = cut.index.intersection(gen.index)
+        pairs = cut.loc[both].reset_index()
+        pairs["gen"] = gen.loc[both].to_numpy()
+        pairs["model"] = _shipped_moe_s(curve, pairs, peaks, bw, MOE_DTYPES["nvfp4"][2]) * 1e3
+        ds = np.ones(len(pairs), dtype=bool)
+        for col, v in DEEPSEEK_V3_MOE.items():
+            ds &= (pairs[col] == v).to_numpy()
+        for name, sel in (("all", np.ones(len(pairs), dtype=bool)), ("DeepSeek-V3", ds)):
+            for lo, hi in FP4_STUDY_RANGES:
+                m = sel & (pairs.num_tokens >= lo).to_numpy() & (pairs.num_tokens <= hi).to_numpy()
+                if not m.any():
+                    continue
+                p = pairs[m]
+                lines.append(
+                    f"| {GPUS[gpu][0]} | {name} | {lo}-{hi} | {int(m.sum())} | "
+                    f"{np.median(p.latency / p.gen):.2f} | "
+                    f"{np.median(p.latency / p.model - 1):+.1%} | "
+                    f"{np.median(p.gen / p.model - 1):+.1%} |"
+                )
+    return "\n".join(head + lines)
+
+
 STUDY_BEGIN = "<!-- moe-study: written by tools/fit_kernels.py --moe-study --write -->"
 STUDY_END = "<!-- /moe-study -->"
 
@@ -1266,8 +1337,14 @@ def main(argv: list[str]) -> int:
                     help="with --load: refit only these sections")  # fmt: skip
     ap.add_argument("--moe-study", action="store_true",
                     help="only the per-expert MoE study (issue 20 round 9)")  # fmt: skip
+    ap.add_argument("--fp4-backend-study", action="store_true",
+                    help="only TensorRT-LLM's NVFP4 MoE kernels against the shipped curve")
     args = ap.parse_args(argv)
     import json
+
+    if args.fp4_backend_study:
+        print(fp4_backend_study(Tables(args.wheel), args.gpu or ("b200_sxm", "gb200")))
+        return 0
 
     if args.moe_study:
         table = moe_expert_study(Tables(args.wheel), args.gpu or list(GPUS))
