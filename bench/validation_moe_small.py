@@ -32,6 +32,7 @@ import validation_serving as vs
 
 ENGINES = ("vllm", "sglang")
 MAX_CONCURRENCY = 64  # small batch: the regimes "batch 1-4" and "batch 5-64" of the serving runs
+REGIMES = ("batch 1-4", "batch 5-64")
 
 
 def rows() -> list:
@@ -72,12 +73,15 @@ def _stats(errs: list[float]) -> tuple[float, float]:
     return statistics.median(errs), statistics.median(abs(e) for e in errs)
 
 
-def summary(errors: dict, half: str | None = None, engine: str | None = None):
+def summary(errors: dict, half: str | None = None, engine: str | None = None,
+            regime: str | None = None):  # fmt: skip
     """(rows, signed median, median |error|) over the runs of ``half`` ("training",
-    "held-out" or None: both) and ``engine`` (None: both)."""
+    "held-out" or None: both), ``engine`` (None: both) and ``regime`` ("batch 1-4",
+    "batch 5-64" or None: both)."""
     keep = [errors[r.id] for r in rows() if r.id in errors
             and (half is None or (half == "training") == r.training)
-            and (engine is None or r.backend == engine)]  # fmt: skip
+            and (engine is None or r.backend == engine)
+            and (regime is None or r.regime == regime)]  # fmt: skip
     if not keep:
         return 0, 0.0, 0.0
     return (len(keep), *_stats(keep))
@@ -118,11 +122,12 @@ def render() -> str:
         lines.append(f"| {' | '.join(key)} | {len(groups[key])} | {_pct(signed)} | {_abs(med)} |")
     lines += ["", "| runs | rows | signed | median abs |", "|---|---:|---:|---:|"]
     for engine in (*ENGINES, None):
-        for half in ("training", "held-out"):
-            n, signed, med = summary(errors, half, engine)
-            if n:
-                lines.append(f"| {engine or 'both engines'}, {half} | {n} | {_pct(signed)} "
-                             f"| {_abs(med)} |")  # fmt: skip
+        for regime in (*REGIMES, None):
+            for half in ("training", "held-out"):
+                n, signed, med = summary(errors, half, engine, regime)
+                if n:
+                    what = ", ".join(x for x in (engine or "both engines", regime, half) if x)
+                    lines.append(f"| {what} | {n} | {_pct(signed)} | {_abs(med)} |")
     lines.append("")
     return "\n".join(lines)
 
