@@ -9,7 +9,8 @@ The records: the vLLM and SGLang rows of aiconfigurator's silicon sample
 models at a concurrency of at most 64: gpt-oss-120b (MXFP4 experts) on H100, H200 and B200 under
 vLLM 0.15.1 and 0.18.0, Qwen3-235B-A22B-FP8 on H200 under vLLM 0.12.0 and SGLang 0.5.6,
 DeepSeek-V3 / R1 under SGLang. The training and held-out halves are validation_serving's (a hash
-of the run id); nothing here is fitted.
+of the run id); nothing here is fitted. Beside them, held out: LMSYS's published batch-1 decode
+speeds of gpt-oss-120b under SGLang (``PUBLISHED_BATCH1``).
 
 The error is the decode speed's, 1 / TPOT: measured TPOT / predicted TPOT − 1 (+ = kvcalc too
 fast), each prediction validation_serving's closed loop at the run's concurrency.
@@ -62,6 +63,50 @@ def speed_errors() -> dict[str, float]:
         res = vs.predict(r)
         if res is not None:
             out[r.id] = r.tpot_s / res.tpot_s - 1
+    return out
+
+
+# Published batch-1 decode speeds (held out: looked at once, after this round's change, nothing
+# fitted to them): LMSYS's "SGLang for gpt-oss" post (lm-sys/lm-sys.github.io
+# blog/2025-08-27-gpt-oss.md, "Low-Latency Performance (Batch Size = 1)" table), reproduced by
+# sgl-project/sglang benchmark/gpt_oss/README.md: SGLang v0.5.1.post3,
+# bench_one_batch_server --batch-size 1 --input-len 1024 --output-len 512; H100 at TP 8 with
+# --attention-backend triton, B200 at TP 4; openai/gpt-oss-120b (MXFP4 experts) and
+# lmsys/gpt-oss-120b-bf16. (hardware, tp, weight format (None: as released), tokens/s)
+PUBLISHED_BATCH1 = (
+    ("h100", 8, None, 318.53), ("b200", 4, None, 416.02),
+    ("h100", 8, "bf16", 293.12), ("b200", 4, "bf16", 315.63),
+)  # fmt: skip
+PUBLISHED_SOURCE = ("lm-sys/lm-sys.github.io blog/2025-08-27-gpt-oss.md; sgl-project/sglang "
+                    "benchmark/gpt_oss/README.md")  # fmt: skip
+PROMPT, GEN = 1024, 512  # bench_one_batch_server's --input-len and --output-len
+
+
+def published_predict(hw: str, tp: int, fmt: str | None) -> float:
+    """kvcalc's batch-1 decode speed [tokens/s] for one published record: SGLang's release as
+    stated (v0.5.1), each of the GEN − 1 decode steps after the PROMPT-token prompt on the
+    profile (its mean), plus SGLang's host time per step (calc.deploy.host_costs)."""
+    import numpy as np
+
+    from calc.data.registry import load_hardware, load_model
+    from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.deploy.engines import host_costs
+    from calc.deploy.steps import step_of
+
+    dep = Deployment.build(load_model("gpt-oss-120b"), load_hardware(hw), tp=tp,
+                           weight_dtype=fmt,
+                           engine=EngineSettings(name="sglang", version="0.5.1"))  # fmt: skip
+    ctx = np.arange(PROMPT + 1, PROMPT + GEN, dtype=np.float64)
+    gpu = float(np.mean(step_of(dep, batch=1, ctx=ctx).time_s))
+    return 1.0 / (gpu + host_costs("sglang").step_host_s(1))
+
+
+def published_errors() -> list[tuple]:
+    """(hardware, tp, format, predicted, published, signed error) of PUBLISHED_BATCH1."""
+    out = []
+    for hw, tp, fmt, tps in PUBLISHED_BATCH1:
+        pred = published_predict(hw, tp, fmt)
+        out.append((hw, tp, fmt or "mxfp4", pred, tps, pred / tps - 1))
     return out
 
 
@@ -128,6 +173,18 @@ def render() -> str:
                 if n:
                     what = ", ".join(x for x in (engine or "both engines", regime, half) if x)
                     lines.append(f"| {what} | {n} | {_pct(signed)} | {_abs(med)} |")
+    lines += [
+        "",
+        "Held out, published batch-1 decode of gpt-oss-120b under SGLang v0.5.1.post3",
+        f"({PUBLISHED_SOURCE}; bench_one_batch_server, {PROMPT}-token prompt, {GEN} tokens;",
+        "H100 with Triton attention): kvcalc's decode steps at the release plus SGLang's host",
+        "time per step, against the published tokens/s (+ = kvcalc too fast).",
+        "",
+        "| GPU | TP | experts | predicted tokens/s | published tokens/s | signed error |",
+        "|---|---:|---|---:|---:|---:|",
+    ]
+    for hw, tp, fmt, pred, tps, err in published_errors():
+        lines.append(f"| {hw} | {tp} | {fmt} | {pred:.1f} | {tps:.2f} | {_pct(err)} |")
     lines.append("")
     return "\n".join(lines)
 

@@ -743,6 +743,13 @@ LOOKED_AT = (
      "figures in charts), SemiAnalysisAI/InferenceX PRs (MI300X)",
      "looked at, not used: no record stating GPU, engine release, lengths and a batch-1 to 64 "
      "TPOT together in the text read"),
+    ("lm-sys/lm-sys.github.io blog/2025-08-27-gpt-oss.md (\"Low-Latency Performance (Batch "
+     "Size = 1)\": gpt-oss-120b MXFP4 and BF16 on B200 TP 4 and H100 TP 8) with "
+     "sgl-project/sglang benchmark/gpt_oss/README.md (v0.5.1.post3, bench_one_batch_server, "
+     "1024 in / 512 out, H100 with Triton attention)",
+     "issue 20, round 19: four held-out batch-1 records in the small-batch MoE section "
+     "(bench/validation_moe_small.py PUBLISHED_BATCH1), looked at after the change, nothing "
+     "fitted"),
 )
 
 

@@ -112,3 +112,16 @@ def test_small_batch_section_covers_both_engines_and_the_release_charge_moves_no
     # every vLLM run is 0.12 or later, predicted at the newest release: nothing beside the curve
     assert before == pytest.approx(after, rel=1e-12)
     assert "Small-batch MoE decode" in bench.render()
+
+
+def test_published_batch1_records_are_held_out_and_scored():
+    bench = _bench("validation_moe_small")
+    rows = bench.published_errors()
+    # LMSYS's table: MXFP4 B200 416.02, H100 318.53; BF16 B200 315.63, H100 293.12 tokens/s
+    assert sorted(r[4] for r in rows) == [293.12, 315.63, 318.53, 416.02]
+    for *_, pred, published, err in rows:
+        assert err == pytest.approx(pred / published - 1, rel=1e-12)
+        assert 0 < pred < 10_000
+    sources = _bench("validation_sources")
+    listed = " ".join(src for src, *_ in (*sources.FITTED, *sources.LOOKED_AT))
+    assert "blog/2025-08-27-gpt-oss.md" in listed and "benchmark/gpt_oss/README.md" in listed
