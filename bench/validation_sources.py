@@ -727,7 +727,10 @@ LOOKED_AT = (
      "is charged beside them but an older vLLM release's extra routing kernels; the B200 "
      "moe@vllm.mxfp4 curve against its own 0.24.0 table at gpt-oss-120b's shape (TP 1): 83 / "
      "242 / 509 us a layer at 4 / 16 / 64 tokens against 69-72 / 156-204 / 294-382 us measured "
-     "(power-law / balanced rows), reported, not refitted (the curves are tools/fit_kernels.py's)"),
+     "(power-law / balanced rows), reported, not refitted (the curves are tools/fit_kernels.py's); "
+     "the h100_sxm and b200_sxm moe/sglang/0.5.14 tables at gpt-oss-120b's shape (TP 8 / TP 4, "
+     "1-2 tokens): moe@sglang.mxfp4 at one token 42.9 us a layer on H100 against 24.0-25.1 us "
+     "measured, 20.4 us on B200 against 16.9-19.5 us (reported, not refitted)"),
     ("aiconfigurator's silicon sample (docs/validation/aiconfigurator_silicon_agg.csv, already "
      "the serving runs' training and held-out halves): its vLLM and SGLang MoE rows at "
      "concurrency <= 64 (the 558 kvcalc lays out)",
