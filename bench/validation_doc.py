@@ -14,7 +14,8 @@ Sections:
   (bench/validation_throughput.py, recomputed), and on its held-out rows
   (bench/validation_heldout.py, recomputed);
 - the kernel curves of the profiles (bench/validation_kernels.py), the serving runs at a fixed
-  concurrency (bench/validation_serving.py), the AMD runs (bench/validation_amd.py), the error
+  concurrency (bench/validation_serving.py) and its small-batch vLLM / SGLang MoE runs
+  (bench/validation_moe_small.py), the AMD runs (bench/validation_amd.py), the error
   bands by deployment class (bench/validation_bands.py) and the sources of the step-time model
   (bench/validation_sources.py).
 - `kvcalc score` on published benchmark runs, uncalibrated and calibrated on one run
@@ -57,6 +58,8 @@ more on held-out rows, and the serving simulation against published benchmark ru
 7. [Serving runs](#serving-runs-at-a-fixed-concurrency-aiconfigurators-silicon-sample): TPOT
    and TTFT against measured serving runs at fixed concurrency, training and held-out halves,
    grouped by vendor, dtype, dense/MoE, engine and regime.
+   [Small-batch MoE](#small-batch-moe-decode-under-vllm-and-sglang-issue-20-round-19): the
+   vLLM and SGLang MoE runs among them at concurrency 1-64, group by group.
 8. [AMD](#amd-published-vllm-runs-on-mi300x): published vLLM runs on MI300X.
 9. [Error bands](#error-bands-by-deployment-class): the signed error of every speed record by
    vendor × dtype × dense/MoE (docs/validation/error_bands.yaml, read by `plan`).
@@ -99,6 +102,7 @@ def render() -> str:
         _as_section(_module("validation_heldout").render()),
         _as_section(_module("validation_kernels").render()),
         _as_section(_module("validation_serving").render()),
+        _as_section(_module("validation_moe_small").render()),
         _as_section(_module("validation_amd").render()),
         _as_section(_module("validation_bands").render()),
         _as_section(_module("validation_sources").render()),

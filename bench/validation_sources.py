@@ -767,6 +767,55 @@ LOOKED_AT = (
      "(1.1.0rc2.post2), 0.13 (1.2.0rc6.post3, many below 0): below the CUTLASS kernel the "
      "engine defaults to, so the excess is not that kernel's; DeepSeek-R1 fp8 on B200 is +44% "
      "too (DeepSeek-V3 fp8 -8%): not fitted"),
+    ("vllm 0.8.3, 0.10.1, 0.11.0, 0.12.0, 0.15.1, 0.18.0 and 0.33.0 wheels (PyPI): "
+     "model_executor/layers/fused_moe/fused_moe.py (fused_topk, vllm_topk_softmax; 0.15 on "
+     "router/fused_topk_router.py), _custom_ops.py topk_softmax, gpt_oss_triton_kernels_moe.py, "
+     "deep_gemm_moe.py _valid_deep_gemm, configs/ (tuned E=128 N=384/768 H200 fp8 block files), "
+     "quantization/mxfp4.py get_mxfp4_backend; sglang 0.5.23 wheel srt/layers",
+     "issue 20, round 19: vLLM's softmax top-k is 4 kernels in 0.8-0.11 (fp32 cast, "
+     "topk_softmax, sum, division) and 1 from 0.12 (renormalised inside), "
+     "calc/deploy/moe_pipeline.py VLLM_ROUTING; gpt-oss MXFP4 routes in its own kernels "
+     "(triton_kernels on Hopper, FlashInfer trtllm-gen MXFP4 x BF16 by default on SM100 in "
+     "0.11 and 0.15.1); DeepGEMM MoE needs M >= 128 tokens (decode runs Triton); the H200 tuned "
+     "configs are in every wheel read: ruled out for the Qwen3-235B-FP8 runs below"),
+    ("ai-dynamo/aiconfigurator@095f58a51 (fetched): collector/vllm/collect_moe.py "
+     "(__compat__ vllm==0.24.0: every format built through FusedMoE, timed as "
+     "moe_module(hidden_states, router_logits)), h200_sxm/moe/vllm/0.24.0/moe_perf.parquet and "
+     "collection_meta.yaml (kernel_source per row); an earlier stored revision of the same file "
+     "(000b928: top-k precomputed outside fused_experts, the 0.19.0 and 0.22.0 tables) and "
+     "collector/vllm/collect_moe_v2.py; collector/sglang/collect_moe.py (sglang==0.5.14: "
+     "select_experts inside the timed run_op); the aiconfigurator-core 0.12.0 wheel's b200_sxm "
+     "moe/vllm/0.19.0, 0.22.0, 0.24.0 tables (gpt-oss-120b shape, 1-64 tokens)",
+     "issue 20, round 19: vLLM's and SGLang's own fused-MoE curves hold the routing, so nothing "
+     "is charged beside them but an older vLLM release's extra routing kernels; the B200 "
+     "moe@vllm.mxfp4 curve against its own 0.24.0 table at gpt-oss-120b's shape (TP 1): 83 / "
+     "242 / 509 us a layer at 4 / 16 / 64 tokens against 69-72 / 156-204 / 294-382 us measured "
+     "(power-law / balanced rows), reported, not refitted (the curves are tools/fit_kernels.py's); "
+     "the h100_sxm and b200_sxm moe/sglang/0.5.14 tables at gpt-oss-120b's shape (TP 8 / TP 4, "
+     "1-2 tokens): moe@sglang.mxfp4 at one token 42.9 us a layer on H100 against 24.0-25.1 us "
+     "measured, 20.4 us on B200 against 16.9-19.5 us (reported, not refitted)"),
+    ("aiconfigurator's silicon sample (docs/validation/aiconfigurator_silicon_agg.csv, already "
+     "the serving runs' training and held-out halves): its vLLM and SGLang MoE rows at "
+     "concurrency <= 64 (the 558 kvcalc lays out)",
+     "issue 20, round 19: the small-batch MoE section (bench/validation_moe_small.py), nothing "
+     "fitted; the vLLM 0.12.0 Qwen3-235B-A22B-FP8 H200 runs (TPOT 35-58 ms nearly flat in "
+     "concurrency, TP 1 runs of a 235 GB checkpoint on one 141 GB GPU) left unexplained"),
+    ("searches (issues, pages, docs corpora) for published gpt-oss / Qwen3-MoE / Mixtral decode "
+     "at concurrency 1-64: vllm-project/vllm PRs 23369 and 23696 (ShareGPT at full load), "
+     "sgl-project/sglang PRs 8898, 9060, 9278 and issue 8833 (bench_serving tables at "
+     "max-concurrency 1-128, the excerpts cut before the GPU or the figures), GPUStack "
+     "performance-lab pages (gpt-oss-20b / 120b on A100 and H100, high concurrency only), "
+     "devforth.io and millstoneai.com gpt-oss benchmarks (L4 / L40S / H100, RTX PRO 6000; "
+     "figures in charts), SemiAnalysisAI/InferenceX PRs (MI300X)",
+     "looked at, not used: no record stating GPU, engine release, lengths and a batch-1 to 64 "
+     "TPOT together in the text read"),
+    ("lm-sys/lm-sys.github.io blog/2025-08-27-gpt-oss.md (\"Low-Latency Performance (Batch "
+     "Size = 1)\": gpt-oss-120b MXFP4 and BF16 on B200 TP 4 and H100 TP 8) with "
+     "sgl-project/sglang benchmark/gpt_oss/README.md (v0.5.1.post3, bench_one_batch_server, "
+     "1024 in / 512 out, H100 with Triton attention)",
+     "issue 20, round 19: four held-out batch-1 records in the small-batch MoE section "
+     "(bench/validation_moe_small.py PUBLISHED_BATCH1), looked at after the change, nothing "
+     "fitted"),
 )
 
 

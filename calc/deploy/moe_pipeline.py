@@ -12,6 +12,15 @@ A MoE layer is not one grouped GEMM. Each engine launches a pipeline per layer:
   GEMM (down, weighted by the router), ``moe_sum`` (the combine over top-k): 6 kernels; an
   fp8 or other quantised-activation path quantises the input and the intermediate
   (``moe_kernel_quantize_input`` twice): 8.
+  The routing's own kernels changed with the release (issue 20, round 19; the wheels' ``fused_topk``
+  and ``vllm_topk_softmax``): 0.8.3, 0.10.1 and 0.11.0 cast the router logits to fp32
+  (``gating_output.float()``), run ``topk_softmax`` and renormalise in two more kernels
+  (``topk_weights.sum``, the division): 4 kernels for the softmax top-k of Mixtral and Qwen3-MoE
+  (both renormalise); from 0.12.0 (0.12.0, 0.15.1, 0.18.0 and 0.33.0 read) ``topk_softmax``
+  takes the logits as they are and renormalises inside: 1 kernel. So 9 and 11 kernels up to 0.11,
+  6 and 8 from 0.12 (``VLLM_FUSED_MOE``). The grouped top-k of DeepSeek-V2/V2.5 is torch code in
+  0.11 (softmax, group max, two top-k, a scatter into a mask, masked_fill, casts: about a dozen
+  kernels) and not counted apart: the same 4 / 1 are charged for it, a lower bound.
 - **SGLang**: the same Triton pipeline (its ``fused_moe_triton``): 6 and 8.
 - **TensorRT-LLM** (the CUTLASS MoE plugin; the kernels its "Scaling Expert Parallelism, Part
   2" blog names: ``expandInputRowsKernel``, ``doActivationKernel``,
@@ -19,15 +28,31 @@ A MoE layer is not one grouped GEMM. Each engine launches a pipeline per layer:
   fused in), the first grouped GEMM, the activation (quantisation fused), the second grouped
   GEMM, the finalize (un-permute and combine): 6 whatever the format.
 
-Where a profile has a measured fused-MoE curve (``KernelCurves.moe``) the whole pipeline is
-timed by it and these counts are not used; elsewhere each kernel pays the profile's fixed cost
-per kernel beside the grouped GEMMs' roofline. For TensorRT-LLM nothing launched per MoE layer
-lies outside that curve but the router GEMM, charged as its own op: aiconfigurator's collector
-(``collector/trtllm/collect_moe.py``) times ``moe.forward(hidden_states, router_logits)`` of the
-module ``create_moe`` builds, the call the engine's layer makes after its gate
-(``_torch/models/modeling_qwen3_moe.py``: ``self.gate``, then ``self.experts(hidden_states,
-router_logits, ...)``): routing, quantisation, expand, GEMMs, activation and finalize are in the
-measured time (docs/step-time.md, issue 20 round 8).
+Where a profile has a measured fused-MoE curve (``KernelCurves.moe``) the pipeline is timed by
+it and these counts are not used, but for kernels the curve's measurement leaves out; elsewhere
+each kernel pays the profile's fixed cost per kernel beside the grouped GEMMs' roofline. What
+the engines' own curves hold (issue 20, round 19; ai-dynamo/aiconfigurator@095f58a51): vLLM's
+are fitted to the ``moe/vllm/0.24.0`` tables, whose collector (``collector/vllm/collect_moe.py``,
+``__compat__ = "vllm==0.24.0"``) builds every format through ``FusedMoE`` and times
+``moe_module(hidden_states, router_logits)``: the routing is inside the measured time (the
+tables' ``kernel_source`` names the layer's quantisation method, backend and experts class, e.g.
+``vllm_fp8moe_triton_tritonexperts`` on H200). What a release runs beyond 0.24.0's routing is
+charged beside the curve at the fixed cost each (``MoePipeline.outside_curve``): 0.10 and 0.11's
+three extra kernels (the fp32 cast, the sum and the division), none from 0.12. gpt-oss's MXFP4
+layer routes in its own kernels (``triton_kernels`` ``routing`` on Hopper, the trtllm-gen MXFP4
+kernel's routing on Blackwell; ``gpt_oss_triton_kernels_moe.py``, ``quantization/mxfp4.py``),
+not ``fused_topk``: nothing charged. (The same repository's earlier collector revisions, which
+produced the 0.19.0 and 0.22.0 tables, ``kernel_source`` ``vllm_fused_moe``, computed the top-k
+outside the timed ``fused_experts`` call; no shipped curve is fitted to those.) SGLang's
+collector (``collector/sglang/collect_moe.py``, ``sglang==0.5.14``) calls ``select_experts``
+inside its timed ``run_op`` (MXFP4: ``BypassedTopKOutput``, routed in the fused kernel): nothing
+left out. The router GEMM is its own op for every engine. For TensorRT-LLM nothing launched per
+MoE layer lies outside that curve but the router GEMM, charged as its own op: aiconfigurator's
+collector (``collector/trtllm/collect_moe.py``) times ``moe.forward(hidden_states,
+router_logits)`` of the module ``create_moe`` builds, the call the engine's layer makes after
+its gate (``_torch/models/modeling_qwen3_moe.py``: ``self.gate``, then
+``self.experts(hidden_states, router_logits, ...)``): routing, quantisation, expand, GEMMs,
+activation and finalize are in the measured time (docs/step-time.md, issue 20 round 8).
 
 Expert-parallel communication (attention data parallel over ``ep`` GPUs, ``ep > tp``): what
 each engine runs by default, not what it can be told to run:
@@ -133,10 +158,44 @@ class MoePipeline:
     # the layer's time at a release over the tables its curves are fitted to: (first release,
     # ratio) pairs, oldest first; () where every release runs as measured
     release_scale: tuple = ()
+    # the routing's kernels by release ((first release, kernels) pairs, oldest first), beside
+    # ``kernels``; () where ``kernels`` counts them already
+    routing: tuple = ()
+    # the release the engine's own measured fused-MoE curves were collected at, its routing
+    # inside them (None: no release's routing charged beside the curves), and the formats whose
+    # layer routes in kernels of its own, not the top-k counted in ``routing``
+    curve_release: str | None = None
+    own_routing: tuple = ()
 
-    def kernels_for(self, weight_format: str | None) -> int:
-        """Kernels of one MoE layer with experts in ``weight_format``."""
-        return self.kernels_quantized if weight_format in QUANTIZED_FORMATS else self.kernels
+    def kernels_for(self, weight_format: str | None, release: str | None = None) -> int:
+        """Kernels of one MoE layer with experts in ``weight_format`` at the engine's
+        ``release`` (None: the newest)."""
+        base = self.kernels_quantized if weight_format in QUANTIZED_FORMATS else self.kernels
+        return base + self.routing_at(release)
+
+    def routing_at(self, release: str | None) -> int:
+        """The routing's kernels at ``release`` beside ``kernels`` (None: the newest release's;
+        older than every entry: the oldest's)."""
+        if not self.routing:
+            return 0
+        from calc.deploy.engines.versions import parse_version
+
+        v = parse_version(release) if release else None
+        if v is None:
+            return self.routing[-1][1]
+        out = self.routing[0][1]
+        for since, n in self.routing:
+            if v >= since:
+                out = n
+        return out
+
+    def outside_curve(self, weight_format: str | None, release: str | None = None) -> int:
+        """Kernels of one MoE layer the engine's own measured curve leaves out, charged beside
+        it at the fixed cost each: the routing kernels ``release`` runs beyond those of the
+        release the curve was measured at (none for a format that routes in its own kernels)."""
+        if self.curve_release is None or weight_format in self.own_routing:
+            return 0
+        return max(0, self.routing_at(release) - self.routing_at(self.curve_release))
 
     def gather_bytes_per_element(self, weight_format: str | None, d_model: int,
                                  top_k: int) -> float | None:  # fmt: skip
@@ -164,8 +223,17 @@ class MoePipeline:
         return out
 
 
-# the two pipelines the modelled engines run (every modelled version so far runs the same one)
+# the pipelines the modelled engines run
 TRITON_FUSED_MOE = MoePipeline(6, 8, "vllm fused_moe.py fused_experts_impl (0.33.0)")
+# vLLM's softmax top-k by release (the module docstring): 0.10-0.11 cast, topk_softmax, sum,
+# divide; from 0.12.0 one topk_softmax that renormalises
+VLLM_ROUTING = (((0, 10), 4), ((0, 12), 1))
+# the release of the tables vLLM's own fused-MoE curves are fitted to (moe/vllm/0.24.0)
+VLLM_CURVE_RELEASE = "0.24.0"
+VLLM_FUSED_MOE = MoePipeline(
+    5, 7, "vllm fused_moe.py fused_experts_impl (0.33.0) and fused_topk (0.10.1-0.33.0)",
+    routing=VLLM_ROUTING, curve_release=VLLM_CURVE_RELEASE, own_routing=("mxfp4",),
+)  # fmt: skip
 CUTLASS_MOE = MoePipeline(6, 6, "TensorRT-LLM CUTLASS MoE (expand, activation, finalize)",
                           ep_comm="mnnvl", gather_bytes=TRTLLM_GATHER_BYTES,
                           gather_route_bytes=TRTLLM_GATHER_ROUTE_BYTES,

@@ -118,6 +118,10 @@ class Op:
     # (all-gather of every token, reduce-scatter of the outputs: ``phase_bytes`` per call)
     comm: str | None = None
     phase_bytes: tuple = ()
+    # of ``kernels``, those a measured kernel curve timing the op leaves out (the routing
+    # kernels an older vLLM release runs beyond its curve's), summed over its layers: at the
+    # fixed cost each beside the curve (calc.deploy.rates.curve_time)
+    curve_kernels: Any = 0
 
 
 @dataclass(frozen=True)
@@ -491,12 +495,15 @@ def _ffn_shapes(d: int, width: int, gated: bool) -> tuple:
 
 
 # long: dense FFN, router, routed and shared experts in the order they run: one list
-def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, moe_kernels=None):
+def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, moe_kernels=None,
+               moe_outside_curve=0):  # fmt: skip
     """Dense FFN layers, and for MoE layers the router, routed and shared experts.
 
     ``tokens``: tokens this GPU's attention replica processes; ``stage_tokens``: tokens of the
     whole stage (all replicas), which the routed experts of all ``ep`` GPUs share;
-    ``imbalance``: the busiest GPU's routed tokens over the mean under expert parallelism.
+    ``imbalance``: the busiest GPU's routed tokens over the mean under expert parallelism;
+    ``moe_kernels``: one MoE layer's kernels, ``moe_outside_curve`` of them outside the engine's
+    measured fused-MoE curve (``calc.deploy.moe_pipeline``).
     """
     gated = cfg.ffn_kind == "gated"
     n_mat = 2 + gated
@@ -560,6 +567,7 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, moe_
                 weight_bytes=n * w,
                 # the fused-MoE pipeline's kernels (calc.deploy.moe_pipeline), or an FFN's
                 kernels=(FFN_KERNELS if moe_kernels is None else moe_kernels) * n,
+                curve_kernels=moe_outside_curve * n,
                 fmt=zr.fmt,
                 gemm_m=routes / touched,  # rows of each touched expert's GEMM (mean)
                 grouped=True,
@@ -767,6 +775,7 @@ def forward_ops(
     prompt=None,
     imbalance: float = 1.0,
     moe_kernels: int | None = None,
+    moe_outside_curve: int = 0,
     moe_comm: str = "deepep",
     gather_bytes: float | None = None,
 ) -> list[Op]:
@@ -815,7 +824,7 @@ def forward_ops(
         cfg, s, tokens=tokens, batch=b, prompt=prompt, decode=decode, z=z
     )
     ops += _ffn_block(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z, imbalance=imbalance,
-                      moe_kernels=moe_kernels)  # fmt: skip
+                      moe_kernels=moe_kernels, moe_outside_curve=moe_outside_curve)  # fmt: skip
     # lm_head: every sequence's one token at decode; only the last prompt token at prefill
     ops.append(
         _linear(

@@ -630,7 +630,8 @@ def curve_time(op: Op, r: Rates):
             per_route_element_s=curve.per_route_element_s, tile_m=curve.tile_m,
             sharpness=curve.sharpness, per_expert_s=curve.per_expert_s,
         )  # fmt: skip
-        return _maximum(t * scale, op_time_s(op.flops, op.bytes, r.peaks[key], W))
+        out = _maximum(t * scale, op_time_s(op.flops, op.bytes, r.peaks[key], W))
+        return out + _outside_curve(op, name) * r.kernel_s
     first = bool(op.kernels)  # the scores op carries the kernel's fixed costs
     scale *= _engine_scale(name, r)
     P = r.peaks["bf16"]
@@ -817,6 +818,13 @@ def curve_explain(op: Op, r: Rates):
     return tmpl, nums, name, curve
 
 
+def _outside_curve(op: Op, name: str):
+    """Kernels of a fused-MoE ``op`` that its curve ``name`` leaves out: the routing kernels
+    a release runs beyond those of the release the engine's own curve was measured at
+    (``Op.curve_kernels``; none beside the pooled curves, whose tables mix the engines)."""
+    return op.curve_kernels if name.startswith("moe@") else 0
+
+
 def _moe_explain(scalar: Op, r: Rates, name: str, curve, scale: float, one):
     """``curve_explain`` of a fused-MoE layer (``scalar``: the op at its first element)."""
     W, L = r.hbm_bytes_per_s, scalar.layers
@@ -840,6 +848,10 @@ def _moe_explain(scalar: Op, r: Rates, name: str, curve, scale: float, one):
     if release != 1.0:  # the engine's release against the curve's tables, shown apart
         nums["release"] = release
         tmpl = tmpl.replace("× {scale},", "× {scale} × {release},")
+    outside = _outside_curve(scalar, name)
+    if outside:  # the release's routing kernels beyond the curve's
+        nums["routing"], nums["kernel_s"] = outside, r.kernel_s
+        tmpl += " + {routing} × {kernel_s} s"
     return tmpl, nums, name, curve
 
 

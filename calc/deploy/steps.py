@@ -121,6 +121,8 @@ class OpSetup:
     custom_allreduce: bool = False
     moe_imbalance: float = 1.0
     moe_kernels: int | None = None  # kernels of one MoE layer (calc.deploy.moe_pipeline)
+    # of those, the ones the engine's own measured fused-MoE curve leaves out (its routing)
+    moe_outside_curve: int = 0
     engine: str | None = None  # the serving engine (its scale on the attention curves)
     # expert-parallel traffic ("gather", "deepep", "mnnvl") and the all-gather's bytes per element
     moe_comm: str = "deepep"
@@ -144,14 +146,16 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.weight_bytes_per_element_by_component,
         dep.weight_dtypes,
     )
-    moe = None
+    moe, outside = None, 0
     comm, gather, release, note = "deepep", None, 1.0, ""
     if dep.model.moe is not None:
         pipe = dep.engine_model.moe
         fmt = dep.weight_dtypes.get("routed_experts")
-        moe = pipe.kernels_for(fmt)
         ec = dep.engine_config  # the release asked for (a 1.3 build is measured as is)
-        release = pipe.scale_at(ec.version_asked or ec.version)
+        asked = ec.version_asked or ec.version
+        moe = pipe.kernels_for(fmt, asked)
+        outside = pipe.outside_curve(fmt, asked)
+        release = pipe.scale_at(asked)
         domain = dep.hardware.scale_up_domain_gpus if dep.hardware is not None else None
         comm = ep_comm_of(pipe, domain, dep.engine.moe_a2a)
         m = dep.model
@@ -168,6 +172,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.custom_allreduce,
         dep.moe_imbalance,
         moe,
+        outside,
         dep.engine.name,
         comm,
         gather,
@@ -263,6 +268,7 @@ def step_of(dep: Deployment, efficiency: str = "expected", **counts) -> Step:
         st.sizes,
         imbalance=st.moe_imbalance,
         moe_kernels=st.moe_kernels,
+        moe_outside_curve=st.moe_outside_curve,
         moe_comm=st.moe_comm,
         gather_bytes=st.gather_bytes,
         **counts,

@@ -57,10 +57,11 @@ def host_costs(name: str, version: str | None = None, frontend: str = "api") -> 
     return engine(name).host_costs(version, frontend)
 
 
-def moe_kernels(name: str, weight_format: str | None) -> int:
-    """Kernels of one MoE layer under the engine called ``name`` with experts in
-    ``weight_format`` (its ``Engine.moe`` pipeline, ``calc.deploy.moe_pipeline``)."""
-    return engine(name).moe.kernels_for(weight_format)
+def moe_kernels(name: str, weight_format: str | None, release: str | None = None) -> int:
+    """Kernels of one MoE layer under the engine called ``name`` (at ``release``; None: its
+    newest) with experts in ``weight_format`` (its ``Engine.moe`` pipeline,
+    ``calc.deploy.moe_pipeline``)."""
+    return engine(name).moe.kernels_for(weight_format, release)
 
 
 __all__ = [

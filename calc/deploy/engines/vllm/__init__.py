@@ -10,6 +10,7 @@ from calc.deploy.engines.base import GIB, Engine, EngineDefaults, SchedulerPolic
 from calc.deploy.engines.shape import usable_memory_bytes
 from calc.deploy.engines.vllm.rules import VERSIONS, VllmRules
 from calc.deploy.host_costs import VersionRange
+from calc.deploy.moe_pipeline import VLLM_FUSED_MOE
 
 if TYPE_CHECKING:
     from calc.deploy.deployment import Deployment
@@ -37,6 +38,9 @@ class VLLM(Engine):
     title: ClassVar[str] = "vLLM"
     fraction_name: ClassVar[str] = "gpu_memory_utilization"
     versions = VERSIONS
+    # the Triton fused MoE and its release's top-k kernels; beside its measured curves (0.24.0,
+    # routing inside) a release's extra routing kernels (calc.deploy.moe_pipeline)
+    moe = VLLM_FUSED_MOE
     # host time the GPU waits for: 60 us per step (fitted with the kernels' fixed-cost share,
     # calc.deploy.host_costs): async scheduling overlaps the next step's preparation and the
     # API server streams in a process apart
