@@ -25,7 +25,8 @@ recorded, the dataset settings otherwise; the request rate; and for the vLLM run
 cache: each client reran the same 200 ShareGPT prompts (``--seed 0``) on a server started with
 ``--enable-prefix-caching``, in the order 1, 4, 16, inf requests/s
 (``benchmark-script-run.sh``), so every run after the first is replayed with its prompts
-cached (``--prefix-cached 1``). Each run is replayed with its engine's release and the settings its
+cached (``--prefix-cached 1``), the TP 4 × PP 2 runs with the part vLLM's V0 engine, which
+their servers ran, finds cached in its per-virtual-engine caches (``v0_cached``). Each run is replayed with its engine's release and the settings its
 server was started with (``Set.settings``): vLLM 0.8.3's own max_num_seqs (1,024) and
 max_num_batched_tokens (2,048 on A100), the release mapping to the nearest modelled one for
 the memory and step rules; SGLang 0.4.0, whose running-request limit comes from its pool;
