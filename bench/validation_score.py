@@ -26,10 +26,12 @@ cache: each client reran the same 200 ShareGPT prompts (``--seed 0``) on a serve
 ``--enable-prefix-caching``, in the order 1, 4, 16, inf requests/s
 (``benchmark-script-run.sh``), so every run after the first is replayed with its prompts
 cached (``--prefix-cached 1``), the TP 4 × PP 2 runs with the part vLLM's V0 engine, which
-their servers ran, finds cached in its per-virtual-engine caches (``v0_cached``). Each run is replayed with its engine's release and the settings its
-server was started with (``Set.settings``): vLLM 0.8.3's own max_num_seqs (1,024) and
-max_num_batched_tokens (2,048 on A100), the release mapping to the nearest modelled one for
-the memory and step rules; SGLang 0.4.0, whose running-request limit comes from its pool;
+their servers ran, finds cached in its per-virtual-engine caches (``v0_cached``). Each run
+is replayed with its engine's release and the settings its server was started with
+(``Set.settings``): vLLM 0.8.3's own max_num_seqs (1,024; its V0 engine's 256 for the PP
+servers) and max_num_batched_tokens (2,048 on A100), the release mapping to the nearest
+modelled one for the memory and step rules; SGLang 0.4.0, whose running-request limit comes
+from its pool;
 the DeepSeek-V2.5 servers' --max-model-len 8192 and --enforce-eager (every pass eager); the
 SGLang servers' --disable-radix-cache (with bench_serving's ignore_eos: SGLang's
 add_one_req_ignore_eos admission) and the 405B server's --mem-frac 0.87 (its publisher's
@@ -116,6 +118,11 @@ V0_HIT_RATES = {"03_tp4_pp2_IB": (0.0, 0.559, 0.840, 0.940),
 # on GPUs other than H100/H200; the release maps to the nearest modelled one (0.10.0) for the
 # memory and step rules, with its warning
 VLLM_083 = (("max_num_seqs", 1024), ("max_batched_tokens", 2048))
+# the TP 4 × PP 2 servers ran the V0 engine (their logs: PP without Ray's executor falls back):
+# V0's own max_num_seqs, 256 per virtual engine's scheduler (vllm 0.8.3 engine/arg_utils.py
+# _set_default_args_v0), max_num_batched_tokens 2,048 (logged: "Chunked prefill is enabled
+# with max_num_batched_tokens=2048"); no run here holds more than 81 in flight
+VLLM_083_V0 = (("max_num_seqs", 256), ("max_batched_tokens", 2048))
 # the DeepSeek-V2.5 servers: --max-model-len 8192 --enforce-eager (lws.sh): every pass eager
 DSV25 = (*VLLM_083, ("max_model_len", 8192), ("cuda_graphs", False))
 DS = "vllm_deepseek-v2.5_tp8_pp2_{}_a100-40g_sharegpt_qps-{}.json"
@@ -137,10 +144,10 @@ SETS = (
         LK + "01_tp8_pp1", VLLM_083),
     Set("vLLM 0.8.3, Llama-3.3-70B bf16, TP 4 × PP 2 over two nodes (InfiniBand)",
         "llama3.3-70b", A100_40G, 4, 2, "vllm", "0.8.3", _vllm("tp4_pp2_IB", virtual_engines=2),
-        LK + "03_tp4_pp2_IB", VLLM_083),
+        LK + "03_tp4_pp2_IB", VLLM_083_V0),
     Set("vLLM 0.8.3, Llama-3.3-70B bf16, TP 4 × PP 2 over two nodes (Ethernet)",
         "llama3.3-70b", A100_40G, 4, 2, "vllm", "0.8.3", _vllm("tp4_pp2_no_IB", virtual_engines=2),
-        LK + "02_tp4_pp2_no_IB", VLLM_083),
+        LK + "02_tp4_pp2_no_IB", VLLM_083_V0),
     Set("SGLang (2024-12), Llama-3.3-70B bf16, TP 4, 4 × H200", "llama3.3-70b", "h200", 4, 1,
         "sglang", "0.4.0",
         tuple(("sglang-2024-12_llama-3.3-70b_tp4_h200_online.jsonl", i, 0.0) for i in range(5)),

@@ -56,5 +56,7 @@ def test_pp_sets_replay_the_v0_cache_and_tp8_the_v1_one():
     for name, s in by.items():
         if "TP 4 × PP 2" in name:
             assert [c for _f, _i, c in s.runs] == [0.0, 0.5, 0.75, 0.875]
+            # V0's own limits: 256 sequences a virtual engine, 2,048 tokens a step (logged)
+            assert dict(s.settings) == {"max_num_seqs": 256, "max_batched_tokens": 2048}
         elif "TP 8, 8 × A100" in name:
             assert [c for _f, _i, c in s.runs] == [0.0, 1.0, 1.0, 1.0]
