@@ -730,6 +730,11 @@ LOOKED_AT = (
      "(about 0.45 ms a place: the wave's first tokens reach the client together); under PP the "
      "waves come about every 4 pipeline rounds (Llama 80 ms, DeepSeek 170 ms TPOT), 15-16 "
      "new requests a round; looked at, not modelled"),
+    ("surajssd/llm-k8s@8a7fbb9 deepseek-v2.5/01_tp8_pp2_no_ib/lws.sh, 02_tp8_pp2_ib/lws.sh",
+     "issue 23, eleventh round: the DeepSeek-V2.5 servers (vLLM 0.8.3) fell back to V0 too; the "
+     "Ethernet one's cumulative prefix-cache hit rate ends its four runs at 21.1% (the Llama "
+     "servers: 51.7-58.5%), the InfiniBand log is cut short: their runs keep the replay's "
+     "every-later-run-cached (all their fits are refused); not changed"),
 )
 
 
