@@ -816,6 +816,37 @@ LOOKED_AT = (
      "issue 20, round 19: four held-out batch-1 records in the small-batch MoE section "
      "(bench/validation_moe_small.py PUBLISHED_BATCH1), looked at after the change, nothing "
      "fitted"),
+    ("surajssd/llm-k8s@58b61c5 results_serving_meta-llama-Llama-3.3-70B-Instruct/lws-run-1.sh, "
+     "lws-run-2.sh (server logs of 03_tp4_pp2_IB, 04_tp4_pp2_IB); vllm 0.8.3 wheel (PyPI) "
+     "engine/arg_utils.py _is_v1_supported_oracle, engine/llm_engine.py, core/scheduler.py, "
+     "core/block/common.py CacheMetricData",
+     "issue 23, eleventh round: the TP 4 × PP 2 servers fell back to vLLM's V0 engine (PP "
+     "without --distributed-executor-backend ray), a prefix cache per virtual engine; their "
+     "printed hit rates (per run 0/55.9/84.0/94.0% and 0/50.8/73.6/82.3%) check the replay's "
+     "1 − (1 − 1/pp)^k cached part of a later run's prompts (bench/validation_score.py "
+     "v0_cached); nothing fitted"),
+    ("surajssd/llm-k8s@58b61c5 results_serving_meta-llama-Llama-3.3-70B-Instruct/04_tp4_pp2_IB "
+     "qps 01/04/16/inf", "issue 23, eleventh round: held out for the V0 cache rule (TTFT p50 at "
+     "4, 16/s and at once -27.6/-20.5/-64.7% → -22.7/-19.3/-50.0% uncalibrated); not scored in "
+     "the section"),
+    ("sglang 0.4.0 wheel (PyPI) srt/managers/scheduler.py get_new_batch_prefill, "
+     "event_loop_overlap, process_batch_result_decode; srt/managers/tp_worker_overlap_thread.py "
+     "resolve_batch_result; srt/managers/schedule_policy.py PrefillAdder; srt/server_args.py",
+     "issue 23, eleventh round: re-read for SGLang at 16 requests/s: admission "
+     "(add_one_req_ignore_eos with the next-longer horizon, batch_is_full on NO_TOKEN), "
+     "retraction and CUDA graphs to 160 as modelled; resolve_batch_result waits for the next "
+     "batch's launch (launch_done), so the overlap cycle is max(GPU, all host work) — the "
+     "form issue 23's tenth round tried and the 1-4/s runs contradict; nothing changed"),
+    ("vllm 0.8.3 and llm-k8s qps-inf per-request ttfts (01_tp8_pp1, 02/03 PP, deepseek-v2.5 PP)",
+     "issue 23, eleventh round: within each burst wave the TTFT falls with the send order "
+     "(about 0.45 ms a place: the wave's first tokens reach the client together); under PP the "
+     "waves come about every 4 pipeline rounds (Llama 80 ms, DeepSeek 170 ms TPOT), 15-16 "
+     "new requests a round; looked at, not modelled"),
+    ("surajssd/llm-k8s@8a7fbb9 deepseek-v2.5/01_tp8_pp2_no_ib/lws.sh, 02_tp8_pp2_ib/lws.sh",
+     "issue 23, eleventh round: the DeepSeek-V2.5 servers (vLLM 0.8.3) fell back to V0 too; the "
+     "Ethernet one's cumulative prefix-cache hit rate ends its four runs at 21.1% (the Llama "
+     "servers: 51.7-58.5%), the InfiniBand log is cut short: their runs keep the replay's "
+     "every-later-run-cached (all their fits are refused); not changed"),
 )
 
 
