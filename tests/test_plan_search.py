@@ -227,3 +227,34 @@ def test_an_unmodelled_engine_release_is_said(cli):
     assert "vllm 9.9 is not modelled: using the nearest modelled release 0.33.0" in r.err
     assert '"engine_version": "0.33.0"' in r.out
     assert "not modelled" not in cli("plan", *args, "--engine-version", "0.19").err
+
+
+def test_analytic_rows_price_the_whole_deployments_rate(cli):
+    # qa4: the analytic evaluator reported one replica's rate (2 / 3 requests/s for tp2 × 3 at
+    # 2 requests/s), so a row of R replicas priced its tokens R times too high (USD/Mtok out
+    # $15.20 analytic against $5.07 simulated for that row); every row serves the offered 2/s
+    for method in ("analytic", "simulation"):
+        r = cli("plan", "-m", "llama3.3-70b", "-H", "a100-80g", "--rate", "2", "--prompt", "1024",
+                "--gen", "256", "--ttft-p99", "3s", "--tpot-p99", "100ms", "--method", method,
+                "--no-disaggregation", "-f", "json")  # fmt: skip
+        assert r.code == 0, r.err
+        rows = r.json()["rows"]
+        assert any(x["replicas"] > 1 for x in rows), method  # the case this test is about
+        for x in rows:
+            assert x["requests_per_s"] == pytest.approx(2.0), (method, x["replicas"])
+            # the dollars of an hour over that hour's tokens: prompt and output shares add up
+            # to the deployment's USD/h (2/s × 3600 s × 1,024 and × 256 tokens)
+            usd = (x["usd_per_million_input_tokens_at_load"] * 2 * 3600 * 1024
+                   + x["usd_per_million_output_tokens_at_load"] * 2 * 3600 * 256) / 1e6
+            assert usd == pytest.approx(x["usd_per_hour_per_deployment"], rel=1e-9)
+
+
+def test_simulated_users_over_expert_parallel_replicas_count_every_replica():
+    # qa4: under EP a replica is simulated alone with its share of the users (16 / 2 = 8 each);
+    # the rate it made was reported as the deployment's, half the two replicas' rate
+    from calc.reports.plan_eval import simulate_load
+
+    dep = Deployment.build(load_model("mixtral-8x7b"), load_hardware("h100"), tp=2, ep=2)
+    one = simulate_load(dep, Load(None, 512, 64, concurrency=8), 1, max_requests=64)
+    two = simulate_load(dep, Load(None, 512, 64, concurrency=16), 2, max_requests=64)
+    assert two.requests_per_s == pytest.approx(2 * one.requests_per_s, rel=1e-9)
