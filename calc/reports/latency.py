@@ -326,7 +326,7 @@ def _time_figures(dep: Deployment, work: Workload, st: OpSetup, times: dict, ste
     sol_dec = steps["peak"][0]
     dtype = st.dtype
     return [
-        *op_figures("decode", dec),
+        *op_figures("decode", dec, hw),
         Figure("tpot_s", exp["tpot_s"], "s", "Σ decode op times (above)"),
         figure(
             "tpot_speed_of_light_s",
@@ -339,7 +339,7 @@ def _time_figures(dep: Deployment, work: Workload, st: OpSetup, times: dict, ste
             bandwidth_bytes_per_s=hw.hbm_bandwidth_bytes_per_s,
             step_bytes=sol_dec.bytes,
         ),
-        *op_figures("prefill", pre),
+        *op_figures("prefill", pre, hw),
         Figure("ttft_s", exp["ttft_s"], "s", "Σ prefill op times (above)"),
         figure(
             "e2e_s",
