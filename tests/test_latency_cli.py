@@ -200,3 +200,18 @@ def test_explain_names_every_ops_source(cli, model, hw, tp):
     for x in lines:
         if x.startswith("source.") and "curve " not in x:  # a roofline or a link: its inputs
             assert "(" in x and hw in x, x
+
+
+@pytest.mark.parametrize("command", [
+    ("latency", "--prompt", "9000", "--gen", "256"),  # 9,256 tokens a request
+    ("memory", "--ctx", "9256"),
+])  # fmt: skip
+def test_a_request_over_the_stated_max_model_len_is_warned(cli, command):
+    # qa4: a server started with --max-model-len 4096 refuses a 9,256-token request (vLLM: "This
+    # model's maximum context length is 4096 tokens"); latency and memory printed its figures
+    # without a word (capacity and cost warned); within the model's 131,072 no other warning
+    r = cli(*command, "-m", "llama3.1-8b", "-H", "h100", "--max-model-len", "4096")
+    assert r.code == 0, r.err
+    assert "9,256 tokens exceeds --max-model-len 4,096" in r.err, r.err
+    ok = cli(*command, "-m", "llama3.1-8b", "-H", "h100", "--max-model-len", "16384")
+    assert ok.code == 0 and "max-model-len" not in ok.err, ok.err

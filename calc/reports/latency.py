@@ -186,11 +186,12 @@ def latency_report(
     figs = [*_rate_figures(dep, work, st, steps),
             *_time_figures(dep, work, st, times, steps, fields)]  # fmt: skip
     warnings = _warnings(cfg, prompt, ctx, st, hw)
-    from calc.reports.capacity import does_not_fit, whole_prompt_warning
+    from calc.reports.capacity import does_not_fit, max_model_len_warning, whole_prompt_warning
 
-    whole = whole_prompt_warning(dep, prompt)
-    if whole:
-        warnings.append(whole)
+    for note in (max_model_len_warning(dep, max(ctx, prompt + gen)),
+                 whole_prompt_warning(dep, prompt)):  # fmt: skip
+        if note:
+            warnings.append(note)
     if not fields["fits"]:
 
         g = dep.per_gpu
