@@ -456,3 +456,16 @@ def test_a_file_without_tpot_is_fitted_to_its_e2e_mean_not_its_itl_median():
     per_token_ms = run.measured["e2e_avg_s"] * 1e3 / (1_218_922 / 2_400)
     assert per_token_ms == pytest.approx(102.5, abs=0.1)
     assert run.measured["itl_p50_s"] * 1e3 == pytest.approx(70.76, abs=0.01)
+
+
+def test_each_run_states_the_engine_release_it_was_replayed_on(cli):
+    # qa4: a vLLM result file records no release, so the replay uses the newest modelled one
+    # (its max_num_seqs and step rules), and neither the table nor the JSON said which
+    dep = ("-H", str(A100_40G), "--tp", "8")
+    newest = cli("score", VLLM_QPS4, *dep, "-f", "json")
+    assert newest.code == 0, newest.err
+    assert newest.json()["runs"][0]["engine_version"] == "0.33.0"
+    old = cli("score", VLLM_QPS4, *dep, "--engine-version", "0.10.0", "-f", "json")
+    assert old.json()["runs"][0]["engine_version"] == "0.10.0"
+    table = cli("score", VLLM_QPS4, *dep)
+    assert "engine_version" in table.out and "0.33.0" in table.out
