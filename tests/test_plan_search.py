@@ -258,3 +258,15 @@ def test_simulated_users_over_expert_parallel_replicas_count_every_replica():
     one = simulate_load(dep, Load(None, 512, 64, concurrency=8), 1, max_requests=64)
     two = simulate_load(dep, Load(None, 512, 64, concurrency=16), 2, max_requests=64)
     assert two.requests_per_s == pytest.approx(2 * one.requests_per_s, rel=1e-9)
+
+
+@pytest.mark.parametrize("value", ["0.5", "-3", "nan", "inf"])
+def test_plan_refuses_a_moe_imbalance_below_balance(cli, value):
+    # qa4: plan took --moe-imbalance 0.5 (or -3, nan) without a word and every expert-parallel
+    # family failed to build and vanished from the search (33 families → 24 for
+    # qwen3-235b-a22b on h200); latency refuses it. Above a family's ep it is capped there
+    r = cli("plan", "-m", "qwen3-235b-a22b", "-H", "h200", "--rate", "4", "--prompt", "2000",
+            "--gen", "200", "--ttft-p99", "3s", "--tpot-p99", "80ms", "--method", "analytic",
+            f"--moe-imbalance={value}")  # fmt: skip
+    assert r.code == 2 and "--moe-imbalance must be" in r.err, (r.code, r.err)
+    assert len(r.err.strip().splitlines()) == 1 and "Traceback" not in r.err

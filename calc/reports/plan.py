@@ -162,6 +162,12 @@ class PlanQuery:
         if b is not None and (isinstance(b, bool) or not 0 < b <= 1e9):
             raise InvalidInputError(f"--budget-usd-per-hour must be in (0, 1e9], got {b!r}")
         check_positive_int("top", self.top, 10_000)
+        i = self.moe_imbalance  # capped at each family's ep; below 1 no EP family would build
+        if i is not None and (isinstance(i, bool) or not 1 <= i < math.inf):
+            raise InvalidInputError(
+                f"--moe-imbalance must be at least 1 (balanced; capped at each family's ep), "
+                f"got {i!r}"
+            )
         from calc.deploy.rates import check_efficiency
 
         check_efficiency(self.efficiency)
