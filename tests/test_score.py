@@ -469,3 +469,23 @@ def test_each_run_states_the_engine_release_it_was_replayed_on(cli):
     assert old.json()["runs"][0]["engine_version"] == "0.10.0"
     table = cli("score", VLLM_QPS4, *dep)
     assert "engine_version" in table.out and "0.33.0" in table.out
+
+
+def test_a_fit_that_moves_most_figures_away_from_the_runs_says_so(cli, tmp_path):
+    # qa4: the four vLLM 0.8.3 TP 8 runs with the all-at-once burst among them (its TTFT median
+    # +566% before the fit: the newest release's max_num_seqs 256 queues the burst) gave
+    # gemm × 0.62 and moved 9 of 16 figures further from the runs (TPOT mean at 1/s
+    # -22% → -44%) while the rms fell (the burst's +566% → +410%): the fit said nothing
+    runs = [DATA / f"vllm-0.8.3_llama-3.3-70b_tp8_pp1_a100-40g_sharegpt_qps-{q}.json"
+            for q in ("01", "04", "16", "inf")]  # fmt: skip
+    out = tmp_path / "cal.yaml"
+    r = cli("score", *runs, "-H", str(A100_40G), "--tp", "8", "--save-calibration", out,
+            "-f", "json")  # fmt: skip
+    assert r.code == 0, r.err
+    assert "the fit moves 9 of 16 figures further from the runs" in r.err, r.err
+    assert "qps-inf.json" in r.err.split("the fit moves")[1]  # the run that set it, named
+    # without the burst the fit carries: no such warning
+    r3 = cli("score", *runs[:3], "-H", str(A100_40G), "--tp", "8", "--fit", "gemm,request",
+             "-f", "json")  # fmt: skip
+    assert r3.code == 0, r3.err
+    assert "further from the runs" not in r3.err
