@@ -704,6 +704,11 @@ LOOKED_AT = (
     ("code-index searches (session 5): the file name profile_export_genai_perf.json and AIPerf's "
      "'\"request_throughput\": {\"unit\": \"requests/sec\"' across public repositories",
      "not used: only test fixtures with made-up figures (no real GenAI-Perf or AIPerf run)"),
+    ("vllm-project/vllm@0030b9ffce2b2e8b8e9f04a7b108f5877193cec0 "
+     "vllm/entrypoints/openai/serving_engine.py _validate_prompt_and_tokenize",
+     "looked at (qa4 audit, issue 21): the server refuses a request whose prompt + max_tokens "
+     "exceed max_model_len ('This model's maximum context length is ...'); what latency and "
+     "memory now warn of under --max-model-len; nothing fitted"),
 )
 
 
