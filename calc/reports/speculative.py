@@ -173,6 +173,11 @@ def speculate_report(
     if ctx > cfg.context_limit:
         warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.context_limit:,}")
     if draft is not None:
+        if draft_tp not in (1, dep.tp):  # it runs on the target's GPUs: one, or all its TP
+            raise InvalidInputError(
+                f"--draft-tp {draft_tp}: the draft runs on 1 GPU or the target's --tp {dep.tp} "
+                "(vLLM draft_tensor_parallel_size)"
+            )
         d = _draft_model(dep, work, draft, draft_tp, efficiency, warnings)
     else:
         d = _mtp_modules(dep, work, mtp_layers, target)
