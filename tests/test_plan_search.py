@@ -270,3 +270,20 @@ def test_plan_refuses_a_moe_imbalance_below_balance(cli, value):
             f"--moe-imbalance={value}")  # fmt: skip
     assert r.code == 2 and "--moe-imbalance must be" in r.err, (r.code, r.err)
     assert len(r.err.strip().splitlines()) == 1 and "Traceback" not in r.err
+
+
+def test_a_calibrated_winner_says_so_in_the_answer(cli, tmp_path):
+    # qa4: with --calibration the ranked table marked the row "h100 (calibrated)" and the JSON
+    # said calibrated: true, but the answer, the line a reader takes away, did not
+    cal = tmp_path / "cal.yaml"
+    cal.write_text(
+        "kind: kvcalc-calibration\nhardware: h100\ndevice: NVIDIA H100\n"
+        "created: '2026-11-29'\nmatmul: {low: 0.5, expected: 0.6, high: 0.7}\n"
+        "memory: {low: 0.7, expected: 0.8, high: 0.9}\n"
+    )
+    args = ("plan", "-m", "llama3-8b", "-H", "h100", "--rate", "1", "--prompt", "512", "--gen",
+            "64", "--ttft-p99", "2s", "--tpot-p99", "50ms", "--method", "analytic", "-f", "json")
+    out = cli(*args, "--calibration", cal).json()
+    assert out["rows"][0]["calibrated"] is True
+    assert out["answer"].startswith(f"{out['rows'][0]['gpus']} × h100 (calibrated) ("), out
+    assert "(calibrated)" not in cli(*args).json()["answer"]

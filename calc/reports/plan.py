@@ -669,8 +669,9 @@ def answer_line(row: dict | None, query: PlanQuery) -> str:
         shape = f"{row['replicas']} × {layout}"
     ck = " (needs a quantised checkpoint)" if row["needs_checkpoint"] else ""
     flag = ", flagged price" if row["price_flagged"] else ""
+    hw = f"{row['hardware']} (calibrated)" if row.get("calibrated") else row["hardware"]
     return (
-        f"{row['gpus']:,} × {row['hardware']} ({shape}, {row['weight_dtype']} weights{ck} / "
+        f"{row['gpus']:,} × {hw} ({shape}, {row['weight_dtype']} weights{ck} / "
         f"{row['kv_dtype']} KV) for {row['model']} on {row['engine']} {row['engine_version']}, "
         f"${row['usd_per_hour_per_deployment']:,.2f}/h ({row['price_basis']}{flag}): p99 TTFT "
         f"{_ms(row['ttft_p99_s'])}, TPOT {_ms(row['tpot_p99_s'])} (pessimistic "
