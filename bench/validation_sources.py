@@ -847,6 +847,11 @@ LOOKED_AT = (
      "Ethernet one's cumulative prefix-cache hit rate ends its four runs at 21.1% (the Llama "
      "servers: 51.7-58.5%), the InfiniBand log is cut short: their runs keep the replay's "
      "every-later-run-cached (all their fits are refused); not changed"),
+    ("vllm-project/vllm@0030b9ffce2b2e8b8e9f04a7b108f5877193cec0 "
+     "vllm/entrypoints/openai/serving_engine.py _validate_prompt_and_tokenize",
+     "looked at (qa4 audit, issue 21): the server refuses a request whose prompt + max_tokens "
+     "exceed max_model_len ('This model's maximum context length is ...'); what latency and "
+     "memory now warn of under --max-model-len; nothing fitted"),
 )
 
 

@@ -94,3 +94,23 @@ def test_calibration_applies_to_cost_and_check(cli, tmp_path):
     fast = cli("check", spec, "-f", "json").json()["results"][0]["figure"]
     slow_fig = cli("check", spec, "--calibration", cal, "-f", "json").json()["results"][0]
     assert slow_fig["figure"] > 1.5 * fast
+
+
+def test_check_applies_a_calibration_to_its_own_gpu_among_several(cli, tmp_path):
+    # qa4: a spec over h100 and h200 with an h200 calibration slowed the h100 deployment too
+    # (a warning said so); as plan and sweep, it applies to the profile it was made on alone
+    cal = tmp_path / "cal.yaml"
+    cal.write_text(CALIBRATION.replace("hardware: h100", "hardware: h200"))
+    assert "hardware: h200" in cal.read_text()
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "deployments:\n  - {name: a, model: llama3-8b, hardware: h100,\n"
+        "     workload: {ctx: 4096, batch: 8}, requirements: {max_tpot_ms: 1000}}\n"
+        "  - {name: b, model: llama3-8b, hardware: h200,\n"
+        "     workload: {ctx: 4096, batch: 8}, requirements: {max_tpot_ms: 1000}}\n"
+    )
+    plain = [x["figure"] for x in cli("check", spec, "-f", "json").json()["results"]]
+    r = cli("check", spec, "--calibration", cal, "-f", "json")
+    got = [x["figure"] for x in r.json()["results"]]
+    assert got[0] == plain[0] and got[1] > 1.5 * plain[1], (plain, got)
+    assert "measured on 'h200'" not in r.err

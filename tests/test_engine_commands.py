@@ -571,3 +571,23 @@ def test_a_16_bit_kv_cache_beside_a_checkpoint_asking_fp8_is_stated(engine_name)
             assert any("bf16 KV cache sized" in n for n in c.notes) == (kv == "bf16")
         else:
             assert c.argv[c.argv.index("--kv-cache-dtype") + 1] == stated
+
+
+def test_plan_ranks_no_disaggregated_row_the_release_cannot_start(cli):
+    # qa4: SGLang 0.4.3 has no --disaggregation-mode (0.4.5 and later), yet plan ranked a 2P1D
+    # row first and printed no launch command for it (only a warning); now the family is
+    # rejected with the release's reason and the winner can be started
+    args = ("plan", "-m", "qwen3-235b-a22b", "-H", "mi300x", "--rate", "4", "--prompt", "3000",
+            "--gen", "300", "--ttft-p99", "3s", "--tpot-p99", "80ms", "--engine", "sglang",
+            "--method", "analytic", "-f", "json")  # fmt: skip
+    r = cli(*args, "--engine-version", "0.4.3")
+    assert r.code == 0, r.err
+    out = r.json()
+    assert out["rows"] and all(x["mode"] == "aggregated" for x in out["rows"])
+    assert out["launch_commands"] and "no launch command" not in r.err
+    refused = [x for x in out["rejected"] if x["mode"] == "disaggregated"]
+    assert refused and all(x["reason"] == "engine release" for x in refused)
+    assert "--disaggregation-mode (SGLang 0.4.5 and later)" in refused[0]["detail"]
+    # a release that has the option still sizes the disaggregated families
+    new = cli(*args, "--engine-version", "0.4.5").json()
+    assert not [x for x in new["rejected"] if x["reason"] == "engine release"]

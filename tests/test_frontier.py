@@ -116,3 +116,16 @@ def test_plot_frontier_needs_hardware(cli):
     r = cli("plot", "frontier", "-m", "llama3-8b")
     assert r.code == 2
     assert r.err == "kvcalc: error: plot frontier needs --hardware (see `kvcalc hardware`)\n"
+
+
+def test_plot_frontier_says_what_it_left_out(cli):
+    # qa4: the data formats dropped a --tp size (tp 1: no room; tp 3: does not divide the
+    # heads) without a word, and with every size left out the chart, the JSON and the PNG came
+    # out empty with exit 0
+    r = cli(*"plot frontier -m llama3-70b -H h100 --tp 1,2,4 -f csv".split())
+    assert r.code == 0, r.err
+    assert "left out: tp 1: not one request of 1,280 tokens fits" in r.err
+    for fmt in ("table", "json"):
+        r = cli(*f"plot frontier -m qwen3-30b-a3b -H h100 --tp 3 -f {fmt}".split())
+        assert r.code == 2 and len(r.err.strip().splitlines()) == 1, (fmt, r.err)
+        assert "nothing to plot" in r.err and "--tp 3 does not divide" in r.err, r.err

@@ -181,3 +181,37 @@ def test_whole_prompt_over_step_budget_warns(cli, command):
     # a larger budget holds it whole: 20,000 <= 24,000
     big = cli(command, *common, "--prompt", "20000", "--max-batched-tokens", "24000")
     assert "step budget" not in big.err
+
+
+@pytest.mark.parametrize(("model", "hw", "tp"), [("qwen3-30b-a3b", "h100", "1"),
+                                                 ("deepseek-v3", "b200", "8"),
+                                                 ("qwen3-30b-a3b", "mi300x", "2")])  # fmt: skip
+def test_explain_names_every_ops_source(cli, model, hw, tp):
+    # qa4 (issue 20 done-when): every op's time names where its rate comes from; the ops without
+    # a kernel curve (embedding, norms, MLA absorbs, every op on MI300X) had no source line
+    d = cli("latency", "-m", model, "-H", hw, "--tp", tp, "--prompt", "1024", "--gen", "64",
+            "--explain", "-f", "json").json()  # fmt: skip
+    lines = d["derivation"]
+    ops = {x.split(".time_s")[0] for x in lines if x.startswith(("decode.", "prefill."))
+           and ".time_s = " in x}  # fmt: skip
+    sources = {x.split(" = ")[0].removeprefix("source.") for x in lines
+               if x.startswith("source.")}  # fmt: skip
+    assert ops and ops <= sources, sorted(ops - sources)
+    for x in lines:
+        if x.startswith("source.") and "curve " not in x:  # a roofline or a link: its inputs
+            assert "(" in x and hw in x, x
+
+
+@pytest.mark.parametrize("command", [
+    ("latency", "--prompt", "9000", "--gen", "256"),  # 9,256 tokens a request
+    ("memory", "--ctx", "9256"),
+])  # fmt: skip
+def test_a_request_over_the_stated_max_model_len_is_warned(cli, command):
+    # qa4: a server started with --max-model-len 4096 refuses a 9,256-token request (vLLM: "This
+    # model's maximum context length is 4096 tokens"); latency and memory printed its figures
+    # without a word (capacity and cost warned); within the model's 131,072 no other warning
+    r = cli(*command, "-m", "llama3.1-8b", "-H", "h100", "--max-model-len", "4096")
+    assert r.code == 0, r.err
+    assert "9,256 tokens exceeds --max-model-len 4,096" in r.err, r.err
+    ok = cli(*command, "-m", "llama3.1-8b", "-H", "h100", "--max-model-len", "16384")
+    assert ok.code == 0 and "max-model-len" not in ok.err, ok.err

@@ -148,3 +148,29 @@ def test_a_row_names_the_weakest_figure_behind_its_speed_and_price():
     # no scale-out figure unless the deployment leaves the node
     assert "scale_out" not in {i.what for i in provenance_items(dep, price)}
     assert "scale_out" in {i.what for i in provenance_items(dep, price, multi_node=True)}
+
+
+def test_a_calibrations_measured_figures_are_called_measured(tmp_path):
+    # qa4: a plan row on a profile calibrated by `kvcalc measure --save-calibration` (its own
+    # efficiency bands and kernel cost) said "weakest provenance assumed: efficiency bands":
+    # the file's bands replaced the profile's but kept the profile's provenance (h100:
+    # assumed), and its kernel cost kept "copied from a100-80g"
+    from calc.data.calibration import apply_calibration, load_calibration
+    from calc.deploy.pricing import PriceChoice
+    from calc.reports.plan_confidence import provenance_items
+
+    cal = tmp_path / "cal.yaml"
+    cal.write_text(
+        "kind: kvcalc-calibration\nhardware: h100\ndevice: NVIDIA H100\n"
+        "created: '2026-11-29'\nmatmul: {low: 0.5, expected: 0.6, high: 0.7}\n"
+        "memory: {low: 0.7, expected: 0.8, high: 0.9}\nkernel_overhead_s: 4.0e-06\n"
+    )
+    hw = load_hardware("h100")
+    before = {i.what: i.kind for i in provenance_items(
+        Deployment.build(load_model("llama3-8b"), hw), PriceChoice(1.0, "stated", "stated", ""))}
+    assert "kernel curves" in before  # measured bands set the fitted curves aside
+    hw = apply_calibration(hw, load_calibration(cal), cal)
+    items = {i.what: i.kind for i in provenance_items(
+        Deployment.build(load_model("llama3-8b"), hw), PriceChoice(1.0, "stated", "stated", ""))}
+    assert items["efficiency bands"] == "measured"
+    assert items["kernel_overhead_s"] == "measured"

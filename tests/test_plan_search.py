@@ -227,3 +227,63 @@ def test_an_unmodelled_engine_release_is_said(cli):
     assert "vllm 9.9 is not modelled: using the nearest modelled release 0.33.0" in r.err
     assert '"engine_version": "0.33.0"' in r.out
     assert "not modelled" not in cli("plan", *args, "--engine-version", "0.19").err
+
+
+def test_analytic_rows_price_the_whole_deployments_rate(cli):
+    # qa4: the analytic evaluator reported one replica's rate (2 / 3 requests/s for tp2 × 3 at
+    # 2 requests/s), so a row of R replicas priced its tokens R times too high (USD/Mtok out
+    # $15.20 analytic against $5.07 simulated for that row); every row serves the offered 2/s
+    for method in ("analytic", "simulation"):
+        r = cli("plan", "-m", "llama3.3-70b", "-H", "a100-80g", "--rate", "2", "--prompt", "1024",
+                "--gen", "256", "--ttft-p99", "3s", "--tpot-p99", "100ms", "--method", method,
+                "--no-disaggregation", "-f", "json")  # fmt: skip
+        assert r.code == 0, r.err
+        rows = r.json()["rows"]
+        assert any(x["replicas"] > 1 for x in rows), method  # the case this test is about
+        for x in rows:
+            assert x["requests_per_s"] == pytest.approx(2.0), (method, x["replicas"])
+            # the dollars of an hour over that hour's tokens: prompt and output shares add up
+            # to the deployment's USD/h (2/s × 3600 s × 1,024 and × 256 tokens)
+            usd = (x["usd_per_million_input_tokens_at_load"] * 2 * 3600 * 1024
+                   + x["usd_per_million_output_tokens_at_load"] * 2 * 3600 * 256) / 1e6
+            assert usd == pytest.approx(x["usd_per_hour_per_deployment"], rel=1e-9)
+
+
+def test_simulated_users_over_expert_parallel_replicas_count_every_replica():
+    # qa4: under EP a replica is simulated alone with its share of the users (16 / 2 = 8 each);
+    # the rate it made was reported as the deployment's, half the two replicas' rate
+    from calc.reports.plan_eval import simulate_load
+
+    dep = Deployment.build(load_model("mixtral-8x7b"), load_hardware("h100"), tp=2, ep=2)
+    one = simulate_load(dep, Load(None, 512, 64, concurrency=8), 1, max_requests=64)
+    two = simulate_load(dep, Load(None, 512, 64, concurrency=16), 2, max_requests=64)
+    assert two.requests_per_s == pytest.approx(2 * one.requests_per_s, rel=1e-9)
+
+
+@pytest.mark.parametrize("value", ["0.5", "-3", "nan", "inf"])
+def test_plan_refuses_a_moe_imbalance_below_balance(cli, value):
+    # qa4: plan took --moe-imbalance 0.5 (or -3, nan) without a word and every expert-parallel
+    # family failed to build and vanished from the search (33 families → 24 for
+    # qwen3-235b-a22b on h200); latency refuses it. Above a family's ep it is capped there
+    r = cli("plan", "-m", "qwen3-235b-a22b", "-H", "h200", "--rate", "4", "--prompt", "2000",
+            "--gen", "200", "--ttft-p99", "3s", "--tpot-p99", "80ms", "--method", "analytic",
+            f"--moe-imbalance={value}")  # fmt: skip
+    assert r.code == 2 and "--moe-imbalance must be" in r.err, (r.code, r.err)
+    assert len(r.err.strip().splitlines()) == 1 and "Traceback" not in r.err
+
+
+def test_a_calibrated_winner_says_so_in_the_answer(cli, tmp_path):
+    # qa4: with --calibration the ranked table marked the row "h100 (calibrated)" and the JSON
+    # said calibrated: true, but the answer, the line a reader takes away, did not
+    cal = tmp_path / "cal.yaml"
+    cal.write_text(
+        "kind: kvcalc-calibration\nhardware: h100\ndevice: NVIDIA H100\n"
+        "created: '2026-11-29'\nmatmul: {low: 0.5, expected: 0.6, high: 0.7}\n"
+        "memory: {low: 0.7, expected: 0.8, high: 0.9}\n"
+    )
+    args = ("plan", "-m", "llama3-8b", "-H", "h100", "--rate", "1", "--prompt", "512", "--gen",
+            "64", "--ttft-p99", "2s", "--tpot-p99", "50ms", "--method", "analytic", "-f", "json")
+    out = cli(*args, "--calibration", cal).json()
+    assert out["rows"][0]["calibrated"] is True
+    assert out["answer"].startswith(f"{out['rows'][0]['gpus']} × h100 (calibrated) ("), out
+    assert "(calibrated)" not in cli(*args).json()["answer"]

@@ -456,3 +456,36 @@ def test_a_file_without_tpot_is_fitted_to_its_e2e_mean_not_its_itl_median():
     per_token_ms = run.measured["e2e_avg_s"] * 1e3 / (1_218_922 / 2_400)
     assert per_token_ms == pytest.approx(102.5, abs=0.1)
     assert run.measured["itl_p50_s"] * 1e3 == pytest.approx(70.76, abs=0.01)
+
+
+def test_each_run_states_the_engine_release_it_was_replayed_on(cli):
+    # qa4: a vLLM result file records no release, so the replay uses the newest modelled one
+    # (its max_num_seqs and step rules), and neither the table nor the JSON said which
+    dep = ("-H", str(A100_40G), "--tp", "8")
+    newest = cli("score", VLLM_QPS4, *dep, "-f", "json")
+    assert newest.code == 0, newest.err
+    assert newest.json()["runs"][0]["engine_version"] == "0.33.0"
+    old = cli("score", VLLM_QPS4, *dep, "--engine-version", "0.10.0", "-f", "json")
+    assert old.json()["runs"][0]["engine_version"] == "0.10.0"
+    table = cli("score", VLLM_QPS4, *dep)
+    assert "engine_version" in table.out and "0.33.0" in table.out
+
+
+def test_a_fit_that_moves_most_figures_away_from_the_runs_says_so(cli, tmp_path):
+    # qa4: the four vLLM 0.8.3 TP 8 runs with the all-at-once burst among them (its TTFT median
+    # +566% before the fit: the newest release's max_num_seqs 256 queues the burst) gave
+    # gemm × 0.62 and moved 9 of 16 figures further from the runs (TPOT mean at 1/s
+    # -22% → -44%) while the rms fell (the burst's +566% → +410%): the fit said nothing
+    runs = [DATA / f"vllm-0.8.3_llama-3.3-70b_tp8_pp1_a100-40g_sharegpt_qps-{q}.json"
+            for q in ("01", "04", "16", "inf")]  # fmt: skip
+    out = tmp_path / "cal.yaml"
+    r = cli("score", *runs, "-H", str(A100_40G), "--tp", "8", "--save-calibration", out,
+            "-f", "json")  # fmt: skip
+    assert r.code == 0, r.err
+    assert "the fit moves 9 of 16 figures further from the runs" in r.err, r.err
+    assert "qps-inf.json" in r.err.split("the fit moves")[1]  # the run that set it, named
+    # without the burst the fit carries: no such warning
+    r3 = cli("score", *runs[:3], "-H", str(A100_40G), "--tp", "8", "--fit", "gemm,request",
+             "-f", "json")  # fmt: skip
+    assert r3.code == 0, r3.err
+    assert "further from the runs" not in r3.err

@@ -124,3 +124,16 @@ def test_draft_has_its_own_tensor_parallelism(cli):
     assert four["verify_step_s"] == one["verify_step_s"]  # the target is unchanged
     r = cli(*at, "--draft-tp", "3")
     assert r.code == 2 and r.err.startswith("kvcalc: error: --draft-tp 3:")
+
+
+@pytest.mark.parametrize("draft_tp", ["8", "2"])
+def test_draft_tp_is_one_or_the_targets(cli, draft_tp):
+    # qa4: --draft-tp 8 beside --tp 4 was taken (the draft timed on 8 GPUs of a 4-GPU
+    # deployment); the help and vLLM's draft_tensor_parallel_size allow 1 or the target's TP
+    r = cli("speculate", "-m", "llama3-70b", "--draft", "llama3-8b", "-H", "h100", "--tp", "4",
+            "--gamma", "4", "--alpha", "0.8", "--draft-tp", draft_tp)  # fmt: skip
+    assert r.code == 2 and "--draft-tp" in r.err and "1 GPU or the target's --tp 4" in r.err, r.err
+    assert len(r.err.strip().splitlines()) == 1
+    ok = cli("speculate", "-m", "llama3-70b", "--draft", "llama3-8b", "-H", "h100", "--tp", "4",
+             "--gamma", "4", "--alpha", "0.8", "--draft-tp", "4")  # fmt: skip
+    assert ok.code == 0, ok.err

@@ -299,3 +299,28 @@ def test_gpus_beside_tp_lists():
 def test_ep_dp_gpus_errors(cli, args, message):
     r = cli("sweep", "-m", "mixtral-8x7b", "-H", "h100", "--ctx", "1024", *args)
     assert r.code == 2 and message in r.err, r.err
+
+
+def test_a_calibration_moves_only_its_own_gpu_in_a_grid_of_several(cli, tmp_path):
+    # qa4: a calibration made on h200 applied to every GPU of `-H h100,h200` (the h100 rows
+    # moved too, with a warning), where plan applies it to the profile it was made on alone;
+    # with one GPU in the grid it still applies (and warns), as latency does
+    cal = tmp_path / "cal.yaml"
+    cal.write_text(
+        "kind: kvcalc-calibration\nhardware: h200\ndevice: NVIDIA H200\n"
+        "created: '2026-11-29'\nmatmul: {low: 0.2, expected: 0.3, high: 0.4}\n"
+        "memory: {low: 0.3, expected: 0.4, high: 0.5}\n"
+    )
+    args = ("sweep", "-m", "llama3-8b", "-H", "h100,h200", "--ctx", "1024", "--batch", "1",
+            "-f", "json")  # fmt: skip
+    plain = {x["hardware"]: x["tpot_s"] for x in cli(*args).json()["rows"]}
+    r = cli(*args, "--calibration", cal)
+    assert r.code == 0, r.err
+    cal_rows = {x["hardware"]: x["tpot_s"] for x in r.json()["rows"]}
+    assert cal_rows["h100"] == plain["h100"]  # not the profile it was made on: untouched
+    assert cal_rows["h200"] > 1.5 * plain["h200"]  # memory 0.4 of HBM against the profile's
+    assert "measured on 'h200'" not in r.err
+    alone = cli("sweep", "-m", "llama3-8b", "-H", "h100", "--ctx", "1024", "--batch", "1",
+                "-f", "json", "--calibration", cal)  # fmt: skip
+    assert alone.json()["rows"][0]["tpot_s"] > 1.5 * plain["h100"]
+    assert "measured on 'h200'" in alone.err

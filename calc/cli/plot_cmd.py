@@ -152,8 +152,15 @@ def plot(
         for cfg in cfgs
     ]  # fmt: skip
     d = data.combine(datas)
+    if kind == "frontier" and not d.curves:  # every --tp size left out: nothing to draw
+        from calc.errors import InvalidInputError
+
+        raise InvalidInputError("nothing to plot: every --tp size was left out: "
+                                + "; ".join(d.skipped))  # fmt: skip
     if kind != "memory":  # the kinds that draw the engine's deployment
         warn(d.warnings)
+    if fmt != "table" and getattr(d, "skipped", None):  # the chart says it; the rows cannot
+        warn([f"left out: {x}" for x in d.skipped])
     _draw(kind, d, fmt, output, names, cfgs)
 
 

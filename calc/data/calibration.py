@@ -20,7 +20,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from calc.data.hardware_schema import Band, GemmPoint, HardwareProfile, StepCalibration
+from calc.data.hardware_schema import (
+    Band,
+    FigureSource,
+    GemmPoint,
+    HardwareProfile,
+    StepCalibration,
+)
 from calc.data.yaml_io import load_mapping, validate
 
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
@@ -113,11 +119,14 @@ def apply_calibration(hw: HardwareProfile, cal: Calibration, path: Path | str) -
             matmul=cal.matmul or hw.efficiency.matmul,
             memory=cal.memory or hw.efficiency.memory,
             source=f"calibration {path}",
+            provenance="measured",  # the file's own bands (kvcalc measure), not the profile's
         )
     if cal.kernel_overhead_s is not None:
         how = f" ({cal.kernel_overhead_variant})" if cal.kernel_overhead_variant else ""
         measured["kernel_overhead_s"] = cal.kernel_overhead_s
         measured["kernel_overhead_source"] = f"calibration {path}{how}"
+        measured["provenance"] = {**hw.provenance, "kernel_overhead_s": FigureSource(
+            kind="measured", source=f"calibration {path}{how}")}  # fmt: skip
     if cal.gemm_m_curve:
         measured["gemm_m_curve"] = sorted(cal.gemm_m_curve, key=lambda p: p.m)
     kernel_figures = bool(measured)  # a measured band, fixed kernel cost or small-M GEMM curve

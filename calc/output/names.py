@@ -472,6 +472,7 @@ runs[].tool | label | label | score | what wrote the file: vllm bench serve, sgl
 runs[].model | label | label | score | model the run is scored on (kvcalc's name: the file's model id, or --model)
 runs[].hardware | label | label | score | hardware profile the run is scored on
 runs[].engine | label | setting | score | serving engine simulated (the file's tool or backend, --log or --engine)
+runs[].engine_version | label | setting | score | engine release whose defaults and step rules the replay used (--engine-version or --log, else the newest modelled: a result file records none)
 runs[].weight_dtype | label | setting | score | weight format of the deployment scored
 runs[].kv_dtype | label | setting | score | KV-cache format of the deployment scored
 runs[].tp | count | setting | score | tensor-parallel GPUs of the deployment scored

@@ -209,6 +209,21 @@ def head_fields(dep: Deployment) -> dict:
     }
 
 
+def max_model_len_warning(dep: Deployment, tokens: int | None) -> str | None:
+    """The warning for a request of ``tokens`` (prompt + output) longer than the stated
+    --max-model-len: the engine refuses it (vLLM's "maximum context length" error, SGLang and
+    TensorRT-LLM likewise); None when none is stated or it fits."""
+    limit = dep.engine.max_model_len
+    if tokens is None or limit is None or tokens <= limit:
+        return None
+    ec = dep.engine_config
+    return (
+        f"a request of {tokens:,} tokens exceeds --max-model-len {limit:,}: {ec.engine} "
+        f"{ec.version} refuses it (the figures assume it were served); raise --max-model-len "
+        "or shorten the request"
+    )
+
+
 def whole_prompt_warning(dep: Deployment, prompt: int | None) -> str | None:
     """The warning for a prompt the engine cannot schedule: with chunked prefill off a prompt
     runs whole in one step, so one longer than a step's token budget (``max_batched_tokens``,

@@ -474,11 +474,27 @@ def run_checks(
     path: Path | str = "spec",
     warnings: list[str] | None = None,
 ) -> list[Result]:
-    """Every requirement of every deployment, in spec order (notes go to ``warnings``)."""
+    """Every requirement of every deployment, in spec order (notes go to ``warnings``). A
+    spec over several GPUs takes ``calibration`` on the profile it was made on alone (as plan
+    and sweep do) when that profile is among them; else on every deployment, with a note."""
     results: list[Result] = []
+    own = None
+    if calibration is not None:
+        from calc.data.calibration import load_calibration
+        from calc.data.registry import load_hardware
+
+        made_on = load_calibration(calibration).hardware
+        names = {}
+        for d in spec.deployments:
+            try:
+                names[d.hardware] = load_hardware(d.hardware).name
+            except KvcalcError:  # said below, with the deployment's index
+                names[d.hardware] = str(d.hardware)
+        own = made_on if len(set(names.values())) > 1 and made_on in names.values() else None
     for i, dep in enumerate(spec.deployments):
+        cal = calibration if own is None or names[dep.hardware] == own else None
         try:
-            results += _evaluate(dep, calibration, warnings)
+            results += _evaluate(dep, cal, warnings)
         except KvcalcError as exc:
             raise ConfigError(f"{path}: deployments[{i}] ({dep.name}): {exc}") from exc
     return results
@@ -496,8 +512,8 @@ class CheckReport(Report):
 
 
 def check_report(path: Path, calibration=None) -> CheckReport:
-    """Every requirement of the spec at ``path`` evaluated (``calibration`` applied to every
-    deployment's hardware); its notes said once each."""
+    """Every requirement of the spec at ``path`` evaluated (``calibration`` applied as
+    ``run_checks`` says); its notes said once each."""
     notes: list[str] = []
     spec = load_spec(path)
     results = run_checks(spec, calibration, path, notes)

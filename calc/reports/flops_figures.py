@@ -25,7 +25,10 @@ from calc.deploy.steps import Step
 from calc.output.derivation import Figure, figure, figures
 
 
-def op_figures(prefix: str, step: Step) -> list[Figure]:
+def op_figures(prefix: str, step: Step, hw: HardwareProfile | None = None) -> list[Figure]:
+    """Each op's time with its arithmetic, and its source: the kernel curve that timed it, or
+    (given ``hw``) the profile figures a roofline op or a collective without a curve is timed
+    from, each with its provenance kind (issue 20: no op without a source)."""
     r = step.rates
     figs = []
     for op, t in zip(step.raw, step.ops, strict=True):
@@ -73,7 +76,45 @@ def op_figures(prefix: str, step: Step) -> list[Figure]:
                                **extra))  # fmt: skip
         else:
             figs.append(_collective_figure(prefix, op, t, r, _calibrated(op, step)))
+        if hw is not None:
+            figs.append(Figure(f"source.{prefix}.{op.name}", t.time_s, "s",
+                               _profile_source(op, hw, step, r)))  # fmt: skip
     return figs
+
+
+def _stated(hw: HardwareProfile, key: str) -> str:
+    """``key`` of ``hw``'s provenance as 'key (kind[, copied from X])'."""
+    f = hw.provenance.get(key)
+    if f is None:
+        return f"{key} (no provenance stated)"
+    return f"{key} ({_kind(f.kind, f.copied_from)})"
+
+
+def _kind(kind: str, copied_from: str | None) -> str:
+    return f"copied from {copied_from}" if copied_from else kind
+
+
+def _profile_source(op, hw: HardwareProfile, step: Step, r) -> str:
+    """Where a roofline op's or a curve-less collective's time comes from: the profile's
+    figures it is computed from, each with its provenance kind."""
+    overhead = _stated(hw, "kernel_overhead_s") if r is not None and r.kernel_s else None
+    if op.kind == COMPUTE:
+        e = hw.efficiency
+        f = hw.provenance.get("efficiency")
+        kind = e.provenance or (f.kind if f else "assumed")
+        copied = f.copied_from if f is not None else None
+        parts = [f"efficiency bands, {step.efficiency} ({_kind(kind, copied)})",
+                 _stated(hw, "peak_flops_per_s"), _stated(hw, "hbm_bandwidth_bytes_per_s")]
+        what = "roofline, no kernel curve for this op"
+    else:
+        parts = [_stated(hw, "interconnect")]
+        link = r.link if r is not None else None
+        if link is not None and link.domain_gpus is not None and op.group > link.domain_gpus:
+            parts.append(_stated(hw, "scale_out"))
+        what = "link model, no collective curve for this group"
+    if overhead is not None:
+        parts.append(overhead)
+    return f"{what}: {hw.name}'s " + ", ".join(parts)
 
 
 def _calibrated(op, step: Step):

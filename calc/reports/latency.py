@@ -186,11 +186,12 @@ def latency_report(
     figs = [*_rate_figures(dep, work, st, steps),
             *_time_figures(dep, work, st, times, steps, fields)]  # fmt: skip
     warnings = _warnings(cfg, prompt, ctx, st, hw)
-    from calc.reports.capacity import does_not_fit, whole_prompt_warning
+    from calc.reports.capacity import does_not_fit, max_model_len_warning, whole_prompt_warning
 
-    whole = whole_prompt_warning(dep, prompt)
-    if whole:
-        warnings.append(whole)
+    for note in (max_model_len_warning(dep, max(ctx, prompt + gen)),
+                 whole_prompt_warning(dep, prompt)):  # fmt: skip
+        if note:
+            warnings.append(note)
     if not fields["fits"]:
 
         g = dep.per_gpu
@@ -326,7 +327,7 @@ def _time_figures(dep: Deployment, work: Workload, st: OpSetup, times: dict, ste
     sol_dec = steps["peak"][0]
     dtype = st.dtype
     return [
-        *op_figures("decode", dec),
+        *op_figures("decode", dec, hw),
         Figure("tpot_s", exp["tpot_s"], "s", "Σ decode op times (above)"),
         figure(
             "tpot_speed_of_light_s",
@@ -339,7 +340,7 @@ def _time_figures(dep: Deployment, work: Workload, st: OpSetup, times: dict, ste
             bandwidth_bytes_per_s=hw.hbm_bandwidth_bytes_per_s,
             step_bytes=sol_dec.bytes,
         ),
-        *op_figures("prefill", pre),
+        *op_figures("prefill", pre, hw),
         Figure("ttft_s", exp["ttft_s"], "s", "Σ prefill op times (above)"),
         figure(
             "e2e_s",

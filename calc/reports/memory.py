@@ -366,6 +366,10 @@ def memory_report(dep: Deployment, work: Workload) -> MemoryReport:
     warnings = []
     if ctx > cfg.context_limit:
         warnings.append(f"--ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.context_limit:,}")
+    from calc.reports.capacity import max_model_len_warning
+
+    if (note := max_model_len_warning(dep, ctx)) is not None:
+        warnings.append(note)
     if dep.hardware is not None:
         figs += _ledger(dep, work, fields, warnings)
     return MemoryReport(fields, figs, warnings)

@@ -10,7 +10,8 @@ replica count, in two stages so that a whole plan stays interactive:
 
     - engine: a layout the engine version cannot start (``Engine.cannot_start``: pipeline
       parallel on SGLang before 0.4.7, attention TP inside TensorRT-LLM's attention DP) is
-      ``engine release``, never ranked;
+      ``engine release``, never ranked (a disaggregated family likewise where the release
+      has no disaggregated servers: ``Engine.cannot_disaggregate``, SGLang before 0.4.5);
     - price: the GPU-hour on the plan's one basis (``calc.deploy.pricing``); a profile with no
       price on it (or only a derived or placeholder one, unless asked for) is left out, said so;
     - margins: the family's class band (``calc.reports.plan_confidence``: vendor × dtype ×
@@ -161,6 +162,12 @@ class PlanQuery:
         if b is not None and (isinstance(b, bool) or not 0 < b <= 1e9):
             raise InvalidInputError(f"--budget-usd-per-hour must be in (0, 1e9], got {b!r}")
         check_positive_int("top", self.top, 10_000)
+        i = self.moe_imbalance  # capped at each family's ep; below 1 no EP family would build
+        if i is not None and (isinstance(i, bool) or not 1 <= i < math.inf):
+            raise InvalidInputError(
+                f"--moe-imbalance must be at least 1 (balanced; capped at each family's ep), "
+                f"got {i!r}"
+            )
         from calc.deploy.rates import check_efficiency
 
         check_efficiency(self.efficiency)
@@ -662,8 +669,9 @@ def answer_line(row: dict | None, query: PlanQuery) -> str:
         shape = f"{row['replicas']} × {layout}"
     ck = " (needs a quantised checkpoint)" if row["needs_checkpoint"] else ""
     flag = ", flagged price" if row["price_flagged"] else ""
+    hw = f"{row['hardware']} (calibrated)" if row.get("calibrated") else row["hardware"]
     return (
-        f"{row['gpus']:,} × {row['hardware']} ({shape}, {row['weight_dtype']} weights{ck} / "
+        f"{row['gpus']:,} × {hw} ({shape}, {row['weight_dtype']} weights{ck} / "
         f"{row['kv_dtype']} KV) for {row['model']} on {row['engine']} {row['engine_version']}, "
         f"${row['usd_per_hour_per_deployment']:,.2f}/h ({row['price_basis']}{flag}): p99 TTFT "
         f"{_ms(row['ttft_p99_s'])}, TPOT {_ms(row['tpot_p99_s'])} (pessimistic "

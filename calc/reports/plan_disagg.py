@@ -164,6 +164,8 @@ def disaggregated_choices(query: PlanQuery, evaluated: list, survivors: list, be
     families, its two shapes chosen apart from that group's ``survivors`` (module docstring)."""
     import math
 
+    from calc.reports.plan_types import Rejection
+
     groups: dict = {}
     for s in survivors:
         groups.setdefault(s.family.group(), []).append(s)
@@ -173,6 +175,10 @@ def disaggregated_choices(query: PlanQuery, evaluated: list, survivors: list, be
         if key in seen:
             continue
         seen.add(key)
+        why = s.dep.engine_model.cannot_disaggregate(s.dep)
+        if why is not None:  # the release has no disaggregated servers: not sized, not ranked
+            out.append(Rejection(s.family, "disaggregated", "engine release", why, s.dep))
+            continue
         shapes = groups[key]
         counts = [(prefill_count(query, c), c) for c in shapes]
         counts = [(x, c) for x, c in counts if x is not None]

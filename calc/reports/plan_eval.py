@@ -493,10 +493,14 @@ def evaluator(
 
 
 def analytic_evaluator(efficiency: str = "expected") -> Evaluator:
-    """The analytic estimate as an evaluator: one replica at rate / replicas."""
+    """The analytic estimate as an evaluator: one replica at rate / replicas (the rate it
+    reports is the whole deployment's: the replicas' together)."""
 
     def evaluate(dep: Deployment, load: Load, replicas: int = 1) -> LoadEval:
-        return analytic_eval(dep, load.per_replica(replicas), efficiency=efficiency)
+        ev = analytic_eval(dep, load.per_replica(replicas), efficiency=efficiency)
+        if ev.requests_per_s is None or replicas == 1:
+            return ev
+        return replace(ev, requests_per_s=ev.requests_per_s * replicas)
 
     evaluate.method = "analytic"  # type: ignore[attr-defined]
     evaluate.builtin = True  # type: ignore[attr-defined]
@@ -632,6 +636,8 @@ def simulate_load(
     saturated = bool(res.saturated) and not load.closed
     reason = res.saturation_reason if saturated else None
     served = float(res.requests_per_s) if load.closed else load.rate_per_s
+    if load.closed and target is dep and replicas > 1:  # one expert group of the replicas
+        served *= replicas
     del np
     return LoadEval(
         {k: res.ttft_s[k] for k in ("p50", "p90", "p99")},

@@ -289,6 +289,7 @@ def run_fields(s: RunScore, calibrated: bool) -> dict:
         "model": dep.model.name,
         "hardware": dep.hardware.name,
         "engine": ec.engine,
+        "engine_version": ec.version,
         "weight_dtype": dep.weight_dtype,
         "kv_dtype": dep.kv_dtype,
         "tp": dep.tp,

@@ -5,6 +5,7 @@ fields (JSON), rows (CSV: one per run and figure), the derivation and warnings."
 from __future__ import annotations
 
 import datetime as _dt
+import math
 from dataclasses import dataclass, field, replace
 
 from calc.errors import InvalidInputError
@@ -90,7 +91,30 @@ def score_files(
     fitted = None
     if params is not None:
         fitted = _fit(scores, params, efficiency, pool, save_calibration, seed)
+        if (note := _fit_warning(scores, fitted)) is not None:
+            warnings.append(note)
     return _report(scores, calibrated, fitted, warnings)
+
+
+def _fit_warning(scores, result) -> str | None:
+    """A fit that moves most figures further from their runs (|ln(predicted / measured)|
+    grows) while its rms falls is pulled by a run the model does not describe (a burst its
+    limits queue): said, with the run of the largest residual before the fit; None else."""
+    pairs = [(scores[i].run.source, k, b, after[k])
+             for i, (before, after) in enumerate(zip(result.before, result.after, strict=True))
+             for k, b in before.items() if k in after]  # fmt: skip
+    worse = sum(abs(a) > abs(b) + 1e-9 for _, _, b, a in pairs)
+    if not pairs or 2 * worse <= len(pairs):
+        return None
+    src, (metric, stat), b, _ = max(pairs, key=lambda t: abs(t[2]))
+    rms = [math.sqrt(sum(t[i] ** 2 for t in pairs) / len(pairs)) for i in (2, 3)]
+    figure = f"{metric} {stat}".strip()
+    return (
+        f"the fit moves {worse} of {len(pairs)} figures further from the runs (rms of "
+        f"ln(predicted / measured) {rms[0]:.2f} → {rms[1]:.2f}), pulled by {src}: its {figure} "
+        f"{100 * (math.exp(b) - 1):+.0f}% before the fit; score that run alone, leave it out, "
+        "or fit fewer parameters"
+    )
 
 
 def _fit(scores, params, efficiency, pool, path, seed):

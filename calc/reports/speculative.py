@@ -228,6 +228,11 @@ class _Draft:
 
 def _draft_model(dep, work, draft, draft_tp: int, efficiency: str, warnings: list[str]) -> _Draft:
     """A separate draft model on ``draft_tp`` GPUs, in the target's dtypes."""
+    if draft_tp not in (1, dep.tp):  # it runs on the target's GPUs: one, or all its TP
+        raise InvalidInputError(
+            f"--draft-tp {draft_tp}: the draft runs on 1 GPU or the target's --tp {dep.tp} "
+            "(vLLM draft_tensor_parallel_size)"
+        )
     from calc.deploy.deployment import Deployment
     from calc.deploy.steps import step_of
     from calc.formulas.elementwise import cdiv

@@ -555,9 +555,15 @@ def _load(models, hardware, max_ctx: int, calibration, warnings: list[str]) -> t
     ]
     hws = [load_hardware(h) for h in hardware]
     if calibration is not None:
-        from calc.data.calibration import calibrated
+        from calc.data.calibration import apply_calibration, calibrated, load_calibration
 
-        hws = [calibrated(h, calibration, warnings) for h in hws]
+        cal = load_calibration(calibration)
+        if len(hws) > 1 and cal.hardware in {h.name for h in hws}:
+            # a grid of several GPUs: the profile it was made on alone (as plan applies it)
+            hws = [apply_calibration(h, cal, calibration) if h.name == cal.hardware else h
+                   for h in hws]  # fmt: skip
+        else:  # its GPU is not in the grid: applied to each, with a warning (as latency)
+            hws = [calibrated(h, calibration, warnings) for h in hws]
     return cfgs, hws
 
 

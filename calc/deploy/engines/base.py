@@ -415,6 +415,12 @@ class Engine:
         before it ranks and the launch builder raises."""
         return None
 
+    def cannot_disaggregate(self, dep: Deployment) -> str | None:
+        """Why ``dep``'s engine release cannot run prefill/decode-disaggregated servers (an
+        option its argument parser lacks), or None where it can: what ``plan`` screens before
+        it sizes a disaggregated family."""
+        return None
+
     def rank_running_requests(self, stated: int, dp_attn: int, release: str) -> int:
         """The running-request limit one attention-data-parallel rank holds when the server is
         started with ``stated`` [requests] (what its log or command states): the setting itself

@@ -144,6 +144,11 @@ class SGLang(Engine):
 
         return cannot_start(dep)
 
+    def cannot_disaggregate(self, dep: Deployment) -> str | None:
+        from calc.deploy.engines.sglang.launch import cannot_disaggregate
+
+        return cannot_disaggregate(dep)
+
     def launch(self, dep: Deployment, plan):
         from calc.deploy.engines.sglang.launch import commands
 

@@ -78,6 +78,14 @@ def cannot_start(dep: Deployment) -> str | None:
     return None
 
 
+def cannot_disaggregate(dep: Deployment) -> str | None:
+    """Why the release cannot start disaggregated prefill/decode servers (before 0.4.5's
+    --disaggregation-mode), or None."""
+    if not has(dep, "--disaggregation-mode"):
+        return _refusal(dep, "disaggregated prefill/decode", "--disaggregation-mode")
+    return None
+
+
 def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
     ec = dep.engine_config
     group = max(dep.tp, dep.ep)  # SGLang's tp_size spans the attention-DP ranks
@@ -106,8 +114,8 @@ def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
             argv.append("--enable-deepep-moe")  # 0.4.5+: DeepEP (its ep_size = tp_size)
         else:
             argv.append("--enable-ep-moe")  # 0.4: --ep-size alone keeps the TP MoE
-    if plan.disaggregated and not has(dep, "--disaggregation-mode"):
-        _refuse(dep, "disaggregated prefill/decode", "--disaggregation-mode")
+    if plan.disaggregated and (why := cannot_disaggregate(dep)) is not None:
+        raise InvalidInputError(why)
     argv += [
         "--context-length", str(launch.max_model_len(dep, plan)),
         "--mem-fraction-static", f"{launch.memory_fraction(dep):g}",
