@@ -219,7 +219,9 @@ LOOKED_AT = (
      "networks, 1, 4, 16 requests/s)", "read, and fitted: the SchedulerOutput passed stage to "
      "stage with the intermediate tensors, each stage preparing its inputs from it: vLLM's "
      "host time per sequence per pipeline stage, 0.375 ms (calc/deploy/host_costs.py "
-     "`with_pipeline`), the mean of the joint fits' 720 and 777 µs a sequence at PP 2 over 2"),
+     "`with_pipeline`), the mean of the joint fits' 720 and 777 µs a sequence at PP 2 over 2; "
+     "not the path these runs took (V0, below: the constant re-sourced in issue 23's twelfth "
+     "round)"),
     ("vllm 0.8.3 (PyPI wheel) `vllm/v1/engine/core.py` EngineCore.step and run_busy_loop, "
      "`vllm/v1/core/sched/scheduler.py` update_from_output, `vllm/v1/core/sched/output.py` "
      "CachedRequestData, `vllm/v1/worker/gpu_model_runner.py` _update_states; vllm 0.10.0 "
@@ -273,6 +275,16 @@ LOOKED_AT = (
      "-64.7% → -22.7, -19.3, -50.0%, TPOT mean -21.2, -8.7, +0.9% → -20.2, -7.9, +8.7%, "
      "output tok/s +8.8, +6.0, +3.0% → +8.8, +5.8, +2.2% (1/s, uncached either way: -27.0, "
      "-17.4, +0.9%)"),
+    ("vllm 0.8.3 (PyPI wheel) `engine/multiprocessing/client.py` is_unsupported_config, "
+     "`engine/async_llm_engine.py` step_async, `config.py` use_async_output_proc, "
+     "`executor/ray_distributed_executor.py` _driver_execute_model_async, "
+     "`worker/worker_base.py` prepare_input, `worker/model_runner.py` "
+     "_prepare_model_input_tensors; vllm 0.8.5, 0.9.0, 0.9.1, 0.9.2, 0.10.0 `engine/"
+     "arg_utils.py` _is_v1_supported_oracle", "read (issue 23's twelfth round): the V0 path "
+     "the TP 4 × PP 2 runs took (their logs: V0, Ray executor, use_ray_spmd_worker False); "
+     "the pipeline host cost (0.325 ms a sequence a stage) re-sourced to it and charged only "
+     "below 0.9.1, where PP without a backend set falls back to V0; nothing refitted, no "
+     "figure here moves"),
 )  # fmt: skip
 FIGURES = (("ttft", "p50", "TTFT p50"), ("tpot", "avg", "TPOT mean"),
            ("output_tokens_per_s", "", "output tok/s"))  # fmt: skip
@@ -466,9 +478,9 @@ CAUSES = (
      "end's intake that the simulated engine does not reproduce"),
     ("queue", "the other run queues (measured TTFT median above 1 s): its TTFT is the length "
      "of a queue behind the running limit or the pool, set by capacity, not by step time"),
-    ("pp", "pipeline parallelism over two nodes (vLLM with Ray): the per-sequence cost a fit "
-     "at 16 requests/s adds to the modelled 0.75 ms (or, with the multiplier, takes from it) "
-     "does not hold at lower loads"),
+    ("pp", "pipeline parallelism over two nodes (vLLM's V0 engine, Ray): the per-sequence "
+     "cost a fit at 16 requests/s adds to the modelled 0.75 ms (or, with the multiplier, "
+     "takes from it) does not hold at lower loads"),
     ("load", f"a load regime the fit run did not see (requests in flight {LOAD_RATIO:g}× apart "
      "or more): SGLang's 70B at 16 requests/s (its pool nearly full), a request latency "
      "fitted at 8 requests/s that carries that run's longer wait for a step to end, and the "
@@ -639,8 +651,8 @@ def render() -> str:
         "mean where the file has no TPOT: SGLang 0.4's; calc/reports/score_fit.py says why "
         f"not its ITL median) and output throughput are all within {BAR:.0%}. The "
         "fitted host times add to the engine's modelled ones (host per sequence: 0.10 ms on "
-        "vLLM 0.8.3, 0.75 ms at PP 2, 0.10 ms on SGLang 0.4.0, 0 otherwise), so a fit without "
-        "host_seq keeps "
+        "vLLM 0.8.3, 0.75 ms at PP 2 on V0, 0.10 ms on SGLang 0.4.0, 0 otherwise), so a fit "
+        "without host_seq keeps "
         "the modelled value; the column shows what the fit adds.",
         "",
         "| deployment | fitted on | parameters | gemm × | host per sequence | request latency "
@@ -813,7 +825,15 @@ def render() -> str:
         "carry to 4 and 16 requests/s (4 more pairs within 10%). The 4/s fits add 69-74 µs a "
         "sequence (TP 8's 4/s run: 81 µs before the engine core's 0.10 ms was modelled, 0 "
         "now); what is left is the 16/s fits (the Ethernet one adds 343 µs a sequence at "
-        "gemm 0.84) held at lower loads.",
+        "gemm 0.84) held at lower loads. Since issue 23's twelfth round the constant is "
+        "sourced to the path these runs took, V0 under PP (vllm 0.8.3: AsyncLLMEngine in the "
+        "API server's own process, no MQLLMEngine at PP > 1; no async output processing; "
+        "every stage's driver worker rebuilding its inputs from every sequence's metadata "
+        "each step, the later stages' handed the request through Ray), and charged only "
+        "where PP runs V0 without a backend set (vLLM below 0.9.1: 0.8.5 and 0.9.0 fall back "
+        "too, 0.9.1 onward run PP on V1); the V1 path read above is not measured by any run "
+        "here, so none is modelled on it. Every PP run scored here is 0.8.3: no figure in "
+        "this section moves.",
         "- **vLLM 0.8.3 without PP: the engine core's time per sequence** (round 6): the TP 8 "
         "fits at 1 request/s (5 in flight) missed at 16/s by TPOT -18% (43 in flight) and at "
         "once by -36%, because vLLM was modelled at 0 µs per running sequence a step while the "
