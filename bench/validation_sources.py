@@ -827,8 +827,8 @@ LOOKED_AT = (
      "v0_cached); nothing fitted"),
     ("surajssd/llm-k8s@58b61c5 results_serving_meta-llama-Llama-3.3-70B-Instruct/04_tp4_pp2_IB "
      "qps 01/04/16/inf", "issue 23, eleventh round: held out for the V0 cache rule (TTFT p50 at "
-     "4, 16/s and at once -27.6/-20.5/-64.7% → -22.7/-19.3/-50.0% uncalibrated); not scored in "
-     "the section"),
+     "4, 16/s and at once -27.6/-20.5/-64.7% → -22.7/-19.3/-50.0% uncalibrated); scored in its "
+     "own held-out table since the twelfth round (below)"),
     ("sglang 0.4.0 wheel (PyPI) srt/managers/scheduler.py get_new_batch_prefill, "
      "event_loop_overlap, process_batch_result_decode; srt/managers/tp_worker_overlap_thread.py "
      "resolve_batch_result; srt/managers/schedule_policy.py PrefillAdder; srt/server_args.py",
@@ -852,6 +852,38 @@ LOOKED_AT = (
      "looked at (qa4 audit, issue 21): the server refuses a request whose prompt + max_tokens "
      "exceed max_model_len ('This model's maximum context length is ...'); what latency and "
      "memory now warn of under --max-model-len; nothing fitted"),
+    ("surajssd/llm-k8s@58b61c5 results_serving_meta-llama-Llama-3.3-70B-Instruct/04_tp4_pp2_IB "
+     "(qps 01/04/16/inf; the publisher's tp4_pp2_optimized_IB, the server of lws-run-2.sh); the "
+     "repository's folders at that commit and in its history (01_tp8_pp1, 02-04 PP, "
+     "deepseek-v2.5/01-02; results/ and benchmark/genai-perf/ hold only PDF and PNG charts)",
+     "issue 23, twelfth round: held out (bench/validation_score.py HELD_OUT, "
+     "tests/data/bench_results/*_IB_trial-2_*): uncalibrated TTFT p50 / TPOT / output tok/s "
+     "median -24.8/-12.6/+4.0% (all four runs), with the six stored fits of the two trained PP "
+     "deployments 17 of 24 pairs within 10% (the misses: the burst under all six fits, TTFT "
+     "-26 … -44%, and the InfiniBand 16/s fit at 4/s, TPOT -12%), median |error| 5.9/5.8/3.2%; "
+     "nothing fitted"),
+    ("vllm 0.8.3 wheel (PyPI) engine/multiprocessing/client.py is_unsupported_config, "
+     "entrypoints/openai/api_server.py, engine/async_llm_engine.py step_async, "
+     "engine/llm_engine.py _process_model_outputs, config.py (use_async_output_proc), "
+     "executor/ray_distributed_executor.py _driver_execute_model_async, worker/worker_base.py "
+     "prepare_input, worker/model_runner.py _prepare_model_input_tensors, sequence.py; the "
+     "servers' logs (lws-run-1.sh, lws-run-2.sh: V0, Ray executor, use_ray_spmd_worker False)",
+     "issue 23, twelfth round: the path the TP 4 × PP 2 runs took, V0 under PP: AsyncLLMEngine "
+     "in the API server's process (no MQLLMEngine at PP > 1), no async output processing, "
+     "every stage's driver rebuilding its inputs from every sequence's metadata each step; the "
+     "pipeline host cost (calc/deploy/host_costs.py with_pipeline, 0.325 ms a sequence a "
+     "stage) re-sourced to it and charged only where PP runs V0 (engine wing "
+     "host_pp_sequence_stage, vLLM below 0.9.1); nothing refitted"),
+    ("vllm 0.8.5, 0.9.0, 0.9.1, 0.9.2, 0.10.0 wheels (PyPI) engine/arg_utils.py "
+     "_is_v1_supported_oracle, config.py ParallelConfig.distributed_executor_backend",
+     "issue 23, twelfth round: PP without a backend set falls back to V0 in 0.8.5 (only ray "
+     "accepted) and 0.9.0 (ray, mp, external_launcher); 0.9.1 onward accept the default "
+     "(None) on V1: the boundary of the pipeline host cost"),
+    ("nerdalert/vllm-bench-automation@13ee6ea README.md (llm-d, Llama-3.2-3B-Instruct, vLLM "
+     "benchmark_serving at 10, 30 and inf requests/s)",
+     "issue 23, twelfth round: looked at for a held-out set, not added: four decode replicas on "
+     "4 × L40S behind a routing gateway (kvcalc scores one server), vLLM release unstated, "
+     "random 1000/500 without ignore_eos (mean output 270)"),
 )
 
 

@@ -1,5 +1,6 @@
 """vLLM's host time per sequence under pipeline parallelism (calc.deploy.host_costs
-``with_pipeline``): what a step and a fit's kept parameters carry."""
+``with_pipeline``), for the releases whose PP ran the V0 engine: what a step and a fit's kept
+parameters carry."""
 
 from __future__ import annotations
 
@@ -13,20 +14,25 @@ from calc.deploy.host_costs import HostCosts, with_pipeline
 
 def test_vllm_pays_its_per_sequence_cost_once_per_stage():
     vllm = engine("vllm")
-    # under Ray PP: 0.325 ms per sequence per stage -> 0.325 × 2 = 0.65 ms at PP 2,
-    # 0.325 × 4 = 1.3 ms at PP 4 (the newest release: no engine-core term); without PP,
-    # nothing (the API server is a process apart)
-    assert vllm.host_costs(None).per_sequence_s == 0
-    assert vllm.host_costs(None, pp=2).per_sequence_s == pytest.approx(0.65e-3)
-    assert vllm.host_costs(None, pp=4).per_sequence_s == pytest.approx(1.3e-3)
-    # vLLM 0.8.3 adds its engine core's 0.10 ms once: 0.10 + 2 × 0.325 = 0.75 ms at PP 2, the
-    # mean of the TP 4 × PP 2 runs' joint fits (720 and 777 µs), as before the split
+    # under PP on V0 (0.8.3 … 0.9.0 fall back to V0 when no executor backend is given):
+    # 0.325 ms per sequence per stage plus the engine core's 0.10 ms: 0.10 + 2 × 0.325 =
+    # 0.75 ms at PP 2, the mean of the TP 4 × PP 2 runs' joint fits (720 and 777 µs);
+    # 0.10 + 4 × 0.325 = 1.4 ms at PP 4
     assert vllm.host_costs("0.8.3", pp=2).per_sequence_s == pytest.approx(0.75e-3)
-    # offline too: the scheduler output travels stage to stage whatever the front-end
-    assert vllm.host_costs(None, "offline", pp=2).per_sequence_s == pytest.approx(0.65e-3)
+    assert vllm.host_costs("0.9.0", pp=2).per_sequence_s == pytest.approx(0.75e-3)
+    assert vllm.host_costs("0.8.3", pp=4).per_sequence_s == pytest.approx(1.4e-3)
+    # offline too: every stage's driver rebuilds its inputs whatever the front-end
+    assert vllm.host_costs("0.8.3", "offline", pp=2).per_sequence_s == pytest.approx(0.75e-3)
+    # 0.9.1 runs PP on V1 (its arg_utils accepts the default backend): the engine core's
+    # 0.10 ms only; from 0.10.0 nothing, with or without PP
+    assert vllm.host_costs("0.9.1", pp=2).per_sequence_s == pytest.approx(0.10e-3)
+    assert vllm.host_costs("0.10.0", pp=2).per_sequence_s == 0
+    assert vllm.host_costs(None).per_sequence_s == 0
+    assert vllm.host_costs(None, pp=2).per_sequence_s == 0
+    assert vllm.host_costs(None, "offline", pp=4).per_sequence_s == 0
     # the step time and request time unchanged: 60 µs a step, 5.7 ms a request
-    assert vllm.host_costs(None, pp=2).per_step_s == pytest.approx(0.06e-3)
-    assert vllm.host_costs(None, pp=2).per_request_s == pytest.approx(5.7e-3)
+    assert vllm.host_costs("0.8.3", pp=2).per_step_s == pytest.approx(0.06e-3)
+    assert vllm.host_costs("0.8.3", pp=2).per_request_s == pytest.approx(5.7e-3)
     # a step of 100 sequences at PP 2 under 0.8.3: 60 µs + 100 × 0.75 ms = 75.06 ms of host time
     assert vllm.host_costs("0.8.3", pp=2).step_host_s(100) == pytest.approx(75.06e-3)
     # the other engines model none: SGLang 0.4.0's 0.10 ms per sequence stays
@@ -48,11 +54,17 @@ def test_the_simulation_step_carries_it_under_pp():
 
     llama = load_model("llama3-8b")
     h100 = load_hardware("h100")
-    pp2 = Deployment.build(llama, h100, pp=2, engine=EngineSettings(name="vllm"))
-    pp1 = Deployment.build(llama, h100, engine=EngineSettings(name="vllm"))
-    a, b = step_table(pp2, max_ctx=1024), step_table(pp1, max_ctx=1024)
-    assert a.host.per_sequence_s == pytest.approx(0.65e-3) and b.host.per_sequence_s == 0
-    # one more sequence in a decode step: 0.65 ms more host time at PP 2 (2 × 0.325 ms)
+
+    def dep(pp, version):
+        return Deployment.build(llama, h100, pp=pp,
+                                engine=EngineSettings(name="vllm", version=version))  # fmt: skip
+
+    v0, v0_pp1, v1 = dep(2, "0.8.3"), dep(1, "0.8.3"), dep(2, "0.10.0")
+    a, b, c = (step_table(d, max_ctx=1024) for d in (v0, v0_pp1, v1))
+    # 0.8.3: 0.10 + 2 × 0.325 = 0.75 ms at PP 2, 0.10 ms without; 0.10.0 (V1) at PP 2: 0
+    assert a.host.per_sequence_s == pytest.approx(0.75e-3)
+    assert b.host.per_sequence_s == pytest.approx(0.10e-3) and c.host.per_sequence_s == 0
+    # one more sequence in a decode step: 0.65 ms more host time at PP 2 under V0 (2 × 0.325)
     assert a.decode_s(10) - a.decode_s(9) > b.decode_s(10) - b.decode_s(9) + 0.6e-3
 
 

@@ -60,3 +60,46 @@ def test_pp_sets_replay_the_v0_cache_and_tp8_the_v1_one():
             assert dict(s.settings) == {"max_num_seqs": 256, "max_batched_tokens": 2048}
         elif "TP 8, 8 × A100" in name:
             assert [c for _f, _i, c in s.runs] == [0.0, 1.0, 1.0, 1.0]
+
+
+def test_held_out_server_is_scored_and_never_fitted():
+    import yaml
+
+    score = _score()
+    (held, trained), = score.HELD_OUT
+    # the second InfiniBand server: the same deployment and replay as the trained one
+    # (V0's cache per virtual engine: 0, 1/2, 3/4, 7/8 cached; V0's limits), its own files
+    by = {s.name: s for s in score.SETS}
+    twin = by[trained[0]]
+    assert (held.model, held.tp, held.pp, held.settings) == (
+        twin.model, twin.tp, twin.pp, twin.settings)  # fmt: skip
+    assert [c for _f, _i, c in held.runs] == [0.0, 0.5, 0.75, 0.875]
+    assert all("IB_trial-2" in f for f, _i, _c in held.runs)
+    assert held.name not in by and set(trained) <= set(by)
+    # nothing fitted to it: the stored fits name only the trained sets
+    fits = yaml.safe_load(score.FITS.read_text())["fits"]
+    assert held.name not in fits
+    ((s, plain, carried),) = score.evaluate_held_out()
+    assert s is held and [score._label(p.run) for p in plain] == ["1/s", "4/s", "16/s", "inf"]
+    # every stored fit of the two trained sets that was not refused is carried: 3 steady runs
+    # each (1, 4, 16/s), none refused -> 6 calibrations × 4 held-out runs
+    expected = sum(1 for n in trained for got in fits[n].values() if "refused" not in got)
+    assert len(carried) == expected == 6
+    assert all(len(scores) == 4 for _n, _l, _g, scores in carried)
+    # a carried calibration changes the prediction (gemm × 1.2-1.3 on the 1/s fits)
+    _n, _l, got, scores = carried[0]
+    assert got["gemm"] != 1.0
+    assert scores[0].rows != plain[0].rows
+
+
+def test_error_summary_takes_medians_of_signed_and_absolute_errors():
+    score = _score()
+
+    class Sc:
+        def __init__(self, e):
+            self.rows = [{"metric": "ttft", "stat": "p50", "error": e}]
+
+    # errors -0.3, +0.1, -0.2: median signed -0.2, median |error| 0.2
+    got = score.error_summary([Sc(-0.3), Sc(0.1), Sc(-0.2)])
+    assert got["TTFT p50"] == (pytest.approx(-0.2), pytest.approx(0.2), 3)
+    assert "TPOT mean" not in got

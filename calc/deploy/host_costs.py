@@ -100,24 +100,47 @@ Sources (every figure below names its own):
   ``process_batch_result_decode``, ``output_streamer.py`` ``stream_output``) and nothing of
   them is measured here: aiconfigurator's silicon sample (predicted at the latest release)
   fits 14 µs for SGLang, no better fit (above), so none is modelled from 0.4.1.
-- per-sequence host time under pipeline parallelism (``with_pipeline``, vLLM only): vLLM 0.8.3
-  (PyPI wheel) runs PP through Ray's compiled graph (``vllm/executor/ray_distributed_executor.py``
-  ``_compiled_ray_dag``): each micro-batch's ``SchedulerOutput`` (one entry per scheduled
-  sequence) is serialised to every worker of the first stage and passed on with the
-  intermediate tensors to the next stage's (``execute_model_ray`` in ``ray_utils.py``), where
-  each stage's model runner prepares its inputs from it per sequence before its forward; the
-  one engine-core thread schedules and updates every micro-batch in turn
-  (``v1/engine/core.py`` ``step_with_batch_queue``, pp batches in flight). That work grows
-  with the sequences and with the stages and sits on each micro-batch's critical path, once
-  per stage; without PP (one node, the multiprocessing executor's shared-memory broadcast)
-  it is done once, in parallel on every worker (the engine core's term above). One
-  constant, 0.325 ms per sequence per stage, set from the published vLLM 0.8.3
-  Llama-3.3-70B TP 4 × PP 2 runs (surajssd/llm-k8s, two nodes of 4 × A100 40GB): fitted
-  jointly on the three steady runs of each network (GEMM multiplier, per-sequence time and
-  request latency free, ``calc/reports/score_fit.py``) the per-sequence time is 0.720 ms
-  (InfiniBand) and 0.777 ms (Ethernet), their mean 0.75 ms a sequence at PP 2; less the
-  engine core's 0.10 ms (charged once, whatever the stages), 0.65 ms over 2 stages (0.375 ms
-  a stage before that term was split out: a 0.8.3 run at PP 2 pays 0.75 ms either way).
+- per-sequence host time under pipeline parallelism (``with_pipeline``, vLLM's V0 engine
+  only): a fit, not a measured mechanism. The one set of runs it comes from, the published
+  vLLM 0.8.3 Llama-3.3-70B TP 4 × PP 2 runs (surajssd/llm-k8s@58b61c5, two nodes of 4 ×
+  A100 40GB, servers started with no ``--distributed-executor-backend``), ran the V0 engine:
+  both server logs the publisher kept (``lws-run-1.sh``, ``lws-run-2.sh``) print "Pipeline
+  Parallelism without Ray distributed executor is not supported by the V1 Engine. Falling
+  back to V0", "Initializing a V0 LLM engine (v0.8.3)" and then V0's Ray executor
+  (``ray_distributed_executor.py``, ``use_ray_spmd_worker: False``). What that path does per
+  running sequence and step (vllm 0.8.3 PyPI wheel): the OpenAI server runs V0's
+  ``AsyncLLMEngine`` in its own process under PP (``engine/multiprocessing/client.py``
+  ``is_unsupported_config``: no separate engine process at PP > 1), so one interpreter
+  serves HTTP, schedules every virtual engine (``engine/async_llm_engine.py``
+  ``step_async``: one ``SequenceGroupMetadata`` per sequence group, with its token ids),
+  detokenises and builds every output, and hosts stage 0's driver worker; async output
+  processing is off under PP (``config.py``: ``use_async_output_proc`` set False at
+  pipeline_parallel_size > 1), so that output work is serial with the GPU; the executor
+  hands the whole ``ExecuteModelRequest`` to the driver worker of every stage, the later
+  stages' through a Ray call (``executor/ray_distributed_executor.py``
+  ``_driver_execute_model_async``, one lock per stage), and each driver rebuilds its model
+  inputs from every sequence's metadata before its forward (``worker/worker_base.py``
+  ``prepare_input``, ``worker/model_runner.py`` ``_prepare_model_input_tensors``: a loop
+  over the sequence groups, no persistent batch) and broadcasts them to its TP group. That
+  work grows with the sequences and, the rebuild and the Ray hand-off, with the stages. One
+  constant, 0.325 ms per sequence per stage: fitted jointly on the three steady runs of each
+  network (GEMM multiplier, per-sequence time and request latency free,
+  ``calc/reports/score_fit.py``) the per-sequence time is 0.720 ms (InfiniBand) and 0.777
+  ms (Ethernet), their mean 0.75 ms a sequence at PP 2, kept as the engine core's 0.10 ms
+  (``with_core``, charged once) plus 0.65 ms over 2 stages; that split, and so the per-stage
+  scaling to other pp, is bookkeeping: only PP 2 is measured. Held out, a third server of
+  the same deployment (04_tp4_pp2_IB) is scored with it: bench/validation_score.py. The
+  releases it is charged to are those whose PP runs V0 when no executor backend is given:
+  vllm 0.8.3, 0.8.5 and 0.9.0 (``engine/arg_utils.py`` ``_is_v1_supported_oracle`` falls
+  back unless the backend is set: to ray in 0.8.x, to ray, mp or external_launcher in
+  0.9.0); 0.9.1, 0.9.2 and 0.10.0
+  accept the default backend on V1 (read), and V1 under PP runs none of the above (its
+  engine core in a process apart, the API server detokenising in its own, persistent input
+  batches in the workers). Whether V1's PP path (Ray's compiled graph or the
+  multiprocessing executor, the scheduler output passed stage to stage) has a cost per
+  sequence and stage of its own is not measured in any run here: none is modelled from
+  0.9.1 (until issue 23's twelfth round the constant was charged to every release, on the
+  reading of 0.8.3's V1 compiled-graph path, which these runs did not take).
   See docs/score.md.
 """
 

@@ -323,9 +323,10 @@ class Engine:
     # (versions, seconds): the engine core's host time per running sequence per step where it
     # is serial with the GPU, behind every front-end (calc.deploy.host_costs.with_core)
     host_core_sequence: ClassVar[tuple[tuple[VersionRange, float], ...]] = ()
-    # under pipeline parallelism, host time per running sequence per pipeline stage [s] added
-    # to per_sequence_s × pp (calc.deploy.host_costs.with_pipeline; 0: none modelled)
-    host_pp_sequence_stage_s: ClassVar[float] = 0.0
+    # (versions, seconds): under pipeline parallelism, host time per running sequence per
+    # pipeline stage added to per_sequence_s × pp, for the releases whose PP path has it
+    # (calc.deploy.host_costs.with_pipeline; none: not modelled)
+    host_pp_sequence_stage: ClassVar[tuple[tuple[VersionRange, float], ...]] = ()
     moe: ClassVar[MoePipeline] = TRITON_FUSED_MOE  # the fused-MoE layer's kernels
 
     def rules(self, release: str):
@@ -376,12 +377,13 @@ class Engine:
     def host_costs(self, release: str | None, frontend: str = "api", pp: int = 1) -> HostCosts:
         """Per-step, per-sequence and per-request CPU costs of ``release`` (None: the latest)
         behind ``frontend`` ("api" or "offline"), from ``host_steps``, and under ``pp``
-        pipeline stages ``host_pp_sequence_stage_s`` per sequence per stage, plus the engine
-        core's ``host_core_sequence`` of the release (``calc.deploy.host_costs``)."""
+        pipeline stages the release's ``host_pp_sequence_stage`` per sequence per stage, plus
+        the engine core's ``host_core_sequence`` of the release (``calc.deploy.host_costs``)."""
         costs = compose(self.title, release, frontend, self.host_steps)
         core_s = core_sequence_s(self.host_core_sequence, release)
         costs = with_core(costs, core_s, self.title, release)
-        return with_pipeline(costs, pp, self.host_pp_sequence_stage_s, self.title)
+        pp_s = core_sequence_s(self.host_pp_sequence_stage, release)
+        return with_pipeline(costs, pp, pp_s, self.title)
 
     def cuda_graph_tokens(self, dep: Deployment) -> int | None:
         """The largest pass ``dep``'s engine replays as a CUDA graph at its default capture

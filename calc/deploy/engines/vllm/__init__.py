@@ -50,11 +50,13 @@ class VLLM(Engine):
     # 0.10 ms per sequence per step, serial with the GPU behind every front-end
     # (calc.deploy.host_costs: vLLM 0.8.3's and 0.10.0's source; fitted on the TP 8 runs)
     host_core_sequence = ((VersionRange(high="0.10.0"), 0.10e-3),)
-    # under PP (Ray's compiled graph): the scheduler output passed stage to stage with the
-    # intermediate tensors and each stage's input preparation, per sequence per stage
-    # (calc.deploy.host_costs: vLLM 0.8.3's source; set from the published TP 4 × PP 2 runs
-    # less the engine core's 0.10 ms)
-    host_pp_sequence_stage_s = 0.325e-3
+    # under PP, where the release falls back to its V0 engine when no executor backend is
+    # given (0.8.3, 0.8.5, 0.9.0 read; 0.9.1 and later run PP on V1): V0's AsyncLLMEngine in
+    # the API server's own process (no MQLLMEngine under PP), no async output processing,
+    # each stage's driver worker rebuilding its inputs from every sequence's metadata each
+    # step: 0.325 ms per sequence per stage (calc.deploy.host_costs: set from the published
+    # TP 4 × PP 2 runs, which ran V0, less the engine core's 0.10 ms); none modelled on V1
+    host_pp_sequence_stage = ((VersionRange(high="0.9.1"), 0.325e-3),)
     # v1/core/sched/scheduler.py schedule() (0.8.3 and 0.33.0 read; every modelled release is
     # V1): the RUNNING requests are scheduled first, each decode's 1 token taken from
     # token_budget (max_num_batched_tokens), then the WAITING ones get min(their prompt,
