@@ -16,6 +16,7 @@ DATA = Path(__file__).parent / "data" / "bench_results"
 TRTLLM = DATA / "trtllm-bench-1.1.0rc2_llama-3.2-3b_tp1_rtx-pro-6000_conc8.txt"
 GENAI = DATA / "genai-perf_vicuna-7b_trtllm_rtx-5880_conc1.txt"
 LLAMA32_3B = DATA / "llama-3.2-3b.yaml"
+DEEPSEEK = DATA / "trtllm-bench-1.1.0rc1_deepseek-r1-0528-nvfp4_tp4_ep4_gb200_1k1k.txt"
 
 
 def test_trtllm_bench_printed_report():
@@ -42,6 +43,23 @@ def test_trtllm_bench_printed_report():
     assert float(d["mem_util"]) == pytest.approx(0.90)  # KV Memory Percentage 90.00%
     assert "ep" not in d and "quantization" not in d  # EP Size: None, Quantization: None
     assert any("7.994" in n and "--concurrency" in n for n in r.notes)
+
+
+def test_trtllm_bench_report_pasted_in_a_pull_request():
+    (r,) = read_results(DEEPSEEK)
+    assert r.model == "deepseek-ai/DeepSeek-R1" and r.completed == 6144
+    d = r.deployment
+    assert (d["tp"], d["ep"], d["max_num_seqs"]) == ("4", "4", "1024")
+    assert (d["kv_dtype"], d["quantization"]) == ("FP8", "NVFP4")
+    assert float(d["mem_util"]) == pytest.approx(0.70)
+    # 6,144 requests / 836.9349168 s = 7.3411 requests/s, as printed; x 1,024 output tokens
+    # = 7,517.26 tokens/s, as printed
+    assert 6144 / r.duration_s == pytest.approx(r.measured["requests_per_s"], rel=1e-4)
+    assert r.total_output_tokens / r.duration_s == pytest.approx(7517.2584, rel=1e-6)
+    assert r.measured["e2e_avg_s"] == pytest.approx(138.7846399)
+    # requests in flight on average = sum of latencies / run = 6,144 x 138.78 s / 836.93 s
+    # = 1,018.8, the printed "Number of concurrent requests"
+    assert 6144 * r.measured["e2e_avg_s"] / r.duration_s == pytest.approx(1018.8281, rel=1e-4)
 
 
 def test_trtllm_bench_streaming_layout():
