@@ -784,8 +784,9 @@ LOOKED_AT = (
      "issue 23, printed reports: GenAI-Perf's table for vicuna-7b-v1.3 fp16 on a TensorRT-LLM "
      "engine (max batch 4) behind Triton, one RTX 5880 Ada, HumanEval prompts at concurrency "
      "1: kept as reader test data, not scored (no RTX 5880 profile; 310.75 output tokens in "
-     "2,663 ms is 8.6 ms a token, below the 14 ms a step that 13.5 GB of weights at 960 GB/s "
-     "take: the counted output likely includes the echoed prompt)"),
+     "2,663 ms is at most 8.6 ms a token, which would read the 13.5 GB of fp16 weights at "
+     "1.57 TB/s, about twice a 384-bit GDDR6 Ada board's (the shipped L40S profile: 864 GB/s): "
+     "the counted output likely includes the prompt the ensemble echoes)"),
     ("NVIDIA/TensorRT-LLM issue #6294 (Llama 3.1 8B FP8 on H100, trtllm-bench report)",
      "issue 23, printed reports: only excerpts reachable; its 6,957 output tokens/s at 248 "
      "requests/s is 28 tokens a request against 128 asked: not kept"),
