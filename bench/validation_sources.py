@@ -805,6 +805,10 @@ LOOKED_AT = (
      "guide of triton-inference-server/tutorials",
      "issue 23, printed reports: GenAI-Perf tables without the GPU (Dynamo, llava on vLLM) "
      "or with output lengths that contradict the command (300 printed, 100 asked): layout only"),
+    ("NVIDIA/cloudai@13816b1a828d55a0a70ad5f3b6a313f5395cda0d doc/ai_dynamo.md (a "
+     "profile_export_genai_perf.csv of Llama-3.1-405B-Instruct-FP8 on AI Dynamo)",
+     "issue 23, printed reports: kept as the CSV reader's real test data; no GPU or "
+     "concurrency stated: not scored"),
 )
 
 

@@ -16,6 +16,7 @@ DATA = Path(__file__).parent / "data" / "bench_results"
 TRTLLM = DATA / "trtllm-bench-1.1.0rc2_llama-3.2-3b_tp1_rtx-pro-6000_conc8.txt"
 GENAI = DATA / "genai-perf_vicuna-7b_trtllm_rtx-5880_conc1.txt"
 LLAMA32_3B = DATA / "llama-3.2-3b.yaml"
+GENAI_CSV = DATA / "genai-perf_llama-3.1-405b-fp8_dynamo_profile_export_genai_perf.csv"
 DEEPSEEK = DATA / "trtllm-bench-1.1.0rc1_deepseek-r1-0528-nvfp4_tp4_ep4_gb200_1k1k.txt"
 
 
@@ -199,6 +200,20 @@ def test_genai_perf_printed_table():
     assert 12 * r.output_lengths.a / 116.68 == pytest.approx(31.96, abs=0.01)
     assert r.prompt_lengths.a == pytest.approx(145.67) and r.output_lengths.a == 310.75
     assert any("no model" in n for n in r.notes)
+
+
+def test_genai_perf_csv_export_real():
+    (r,) = read_results(GENAI_CSV)
+    assert r.completed == 40  # Request Count (count), in the Metric,Value block
+    assert r.measured["ttft_avg_s"] == pytest.approx(1.14631)  # "1,146.31", quoted
+    assert r.measured["ttft_p50_s"] == pytest.approx(0.64007)
+    assert r.measured["tpot_p99_s"] == pytest.approx(0.03523)  # Inter Token Latency p99
+    assert r.measured["e2e_p90_s"] == pytest.approx(9.02816)
+    assert "ttft_p95_s" not in r.measured  # p95, p75, p25: not statistics kvcalc compares
+    # 1.50 requests/s x 174.45 output tokens = 261.7 tokens/s against 261.25 printed (the
+    # request rate is rounded to two places)
+    assert 1.50 * r.output_lengths.a == pytest.approx(r.measured["output_tokens_per_s"], rel=3e-3)
+    assert r.prompt_lengths.a == pytest.approx(3000.05)
 
 
 def test_genai_perf_streaming_table_wrapped_name():
