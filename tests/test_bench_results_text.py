@@ -71,8 +71,8 @@ def test_trtllm_bench_streaming_layout():
 ===========================================================
 = PYTORCH BACKEND
 ===========================================================
-Model:                  meta-llama/Llama-3.1-8B-Instruct
-TensorRT LLM Version:   1.2.0
+Model:\t\t\tmeta-llama/Llama-3.1-8B-Instruct
+TensorRT LLM Version:\t1.2.0
 Dtype:                  bfloat16
 KV Cache Dtype:         FP8
 Quantization:           FP8
@@ -344,6 +344,11 @@ def test_genai_perf_table_without_latency_rows():
         line for line in GENAI.read_text().splitlines() if "Request Latency" not in line
     )
     assert "without its Time To First Token or Request Latency row" in _err(text.encode())
+
+
+def test_other_text_names_the_formats():
+    msg = _err(b"============ Serving Benchmark Result ============\nSuccessful requests: 8\n")
+    assert "neither JSON nor a printed report" in msg and "trtllm-bench printed report" in msg
 
 
 def test_damaged_genai_perf_csv():

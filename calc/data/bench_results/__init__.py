@@ -77,6 +77,12 @@ def parse_results(raw: bytes, name: str) -> list[BenchRun]:
 def _records(text: str, name: str) -> list:
     if not text.strip():
         raise ConfigError(f"{name}: empty file, expected a benchmark result (JSON)")
+    if text.lstrip()[0] not in "{[":
+        start = text.lstrip().splitlines()[0][:30]
+        raise ConfigError(
+            f"{name}: neither JSON nor a printed report kvcalc reads (it starts {start!r}); it "
+            "reads " + "; ".join(FORMATS)
+        )
     try:
         return [json.loads(text)]
     except json.JSONDecodeError as exc:
