@@ -884,6 +884,48 @@ LOOKED_AT = (
      "issue 23, twelfth round: looked at for a held-out set, not added: four decode replicas on "
      "4 × L40S behind a routing gateway (kvcalc scores one server), vLLM release unstated, "
      "random 1000/500 without ignore_eos (mean output 270)"),
+    ("ericgong2005/NVFP4_Quantized_LLM@ec47c81693ee0d32829fe3e0a9b6e35de17f53fb StepByStep.md "
+     "(trtllm-bench's printed report; Scripts/Benchmark_NVFP4_Model.sh, README.md at b3dade5)",
+     "issue 23, printed reports: Llama-3.2-3B-Instruct bf16 on the PyTorch backend of "
+     "TensorRT-LLM 1.1.0rc2, one RTX PRO 6000 Blackwell, 16 requests of 13/256 tokens at "
+     "--concurrency 8: kept as tests/data/bench_results test data; uncalibrated E2E -24%, "
+     "throughput +32% (replayed at concurrency 8)"),
+    ("NVIDIA/TensorRT-LLM pull request #7104 (2025-08-21 description, the stored copy of its "
+     "text)",
+     "issue 23, printed reports: DeepSeek-R1-0528 NVFP4 (KV FP8), TP 4 EP 4 on GB200, 6,144 "
+     "requests of 1,024/1,024, max batch 1,024, trtllm-bench 1.1.0rc1: kept (the header and the "
+     "overview's first five lines); uncalibrated throughput +83% (kvcalc too fast), E2E +91% "
+     "all at once, -45% at a client limit of 1,024"),
+    ("triton-inference-server/tutorials@6b48ce4a0f3d4bab6920e638b37ca57a88924a40 "
+     "Feature_Guide/Speculative_Decoding/TRT-LLM/README.md (table added in f6fd598)",
+     "issue 23, printed reports: GenAI-Perf's table for vicuna-7b-v1.3 fp16 on a TensorRT-LLM "
+     "engine (max batch 4) behind Triton, one RTX 5880 Ada, HumanEval prompts at concurrency "
+     "1: kept as reader test data, not scored (no RTX 5880 profile; 310.75 output tokens in "
+     "2,663 ms is at most 8.6 ms a token, which would read the 13.5 GB of fp16 weights at "
+     "1.57 TB/s, about twice a 384-bit GDDR6 Ada board's (the shipped L40S profile: 864 GB/s): "
+     "the counted output likely includes the prompt the ensemble echoes)"),
+    ("NVIDIA/TensorRT-LLM issue #6294 (Llama 3.1 8B FP8 on H100, trtllm-bench report)",
+     "issue 23, printed reports: only excerpts reachable; its 6,957 output tokens/s at 248 "
+     "requests/s is 28 tokens a request against 128 asked: not kept"),
+    ("NVIDIA/TensorRT-LLM docs/source/performance/perf-overview.md (example report) and "
+     "perf-benchmarking.md (the 0.x '= STATISTICS' example)",
+     "issue 23, printed reports: example output without the model or GPU block: layout only "
+     "(the old layout's test is built on it)"),
+    ("NVIDIA technical blog 'LLM Inference Benchmarking: Performance Tuning with TensorRT-LLM' "
+     "(trtllm-bench streaming report, Llama-3.1-8B-Instruct)",
+     "issue 23, printed reports: 'a sample of the output', no GPU stated: layout only"),
+    ("NVIDIA/TensorRT-LLM pull request #9459 (Nemotron Nano 31B trtllm-bench table)",
+     "issue 23, printed reports: the report retyped as a markdown table of two runs, no GPU "
+     "named in the excerpt: not kept"),
+    ("ai-dynamo GenAI-Perf tutorial (genai-perf docs, 'Benchmark Dynamo with GenAI-Perf'); "
+     "triton-inference-server/perf_analyzer issue #374; Popular_Models_Guide/Llama2 trtllm "
+     "guide of triton-inference-server/tutorials",
+     "issue 23, printed reports: GenAI-Perf tables without the GPU (Dynamo, llava on vLLM) "
+     "or with output lengths that contradict the command (300 printed, 100 asked): layout only"),
+    ("NVIDIA/cloudai@13816b1a828d55a0a70ad5f3b6a313f5395cda0d doc/ai_dynamo.md (a "
+     "profile_export_genai_perf.csv of Llama-3.1-405B-Instruct-FP8 on AI Dynamo)",
+     "issue 23, printed reports: kept as the CSV reader's real test data; no GPU or "
+     "concurrency stated: not scored"),
 )
 
 

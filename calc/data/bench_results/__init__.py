@@ -2,7 +2,9 @@
 per tool: ``vllm bench serve --save-result`` JSON (``vllm_serve``), SGLang ``bench_serving``
 JSON Lines (``sglang_serving``), GuideLLM ``benchmarks.json`` (``guidellm``), AIPerf and
 GenAI-Perf ``profile_export*.json`` (``aiperf``) and ``trtllm-bench --report_json``
-(``trtllm_bench``). The format is detected from each record's keys; a file may hold several
+(``trtllm_bench``), and the reports two of them print, pasted into a text file: trtllm-bench's
+(``trtllm_bench_text``) and GenAI-Perf's "LLM Metrics" table or its CSV export
+(``genai_perf_text``). The format is detected from each record's keys; a file may hold several
 records (JSON Lines, or one object per line as ``--append-result`` writes). Anything else, a
 truncated file or a value of the wrong kind is one ``ConfigError`` naming the file, the record
 and the key.
@@ -13,7 +15,15 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from calc.data.bench_results import aiperf, guidellm, sglang_serving, trtllm_bench, vllm_serve
+from calc.data.bench_results import (
+    aiperf,
+    genai_perf_text,
+    guidellm,
+    sglang_serving,
+    trtllm_bench,
+    trtllm_bench_text,
+    vllm_serve,
+)
 from calc.data.bench_results.run import BenchRun, Lengths
 from calc.errors import ConfigError
 
@@ -29,7 +39,12 @@ _READERS = (
     ("SGLang bench_serving JSON Lines", sglang_serving),
     ("vllm bench serve --save-result JSON", vllm_serve),
 )
-FORMATS = tuple(name for name, _ in _READERS)
+# printed reports (text, not JSON): tried before the JSON readers
+_TEXT_READERS = (
+    ("trtllm-bench printed report", trtllm_bench_text),
+    ("GenAI-Perf printed table or profile_export_genai_perf.csv", genai_perf_text),
+)
+FORMATS = tuple(name for name, _ in (*_READERS, *_TEXT_READERS))
 
 
 def read_results(path: Path | str) -> list[BenchRun]:
@@ -48,6 +63,9 @@ def parse_results(raw: bytes, name: str) -> list[BenchRun]:
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise ConfigError(f"{name}: not UTF-8 text (byte {exc.start})") from None
+    for _, module in _TEXT_READERS:  # their marks are whole lines no JSON document has
+        if module.looks_like(text):
+            return _checked(_call(module, text, name))
     records = _records(text, name)
     runs: list[BenchRun] = []
     for i, obj in enumerate(records):
@@ -59,6 +77,12 @@ def parse_results(raw: bytes, name: str) -> list[BenchRun]:
 def _records(text: str, name: str) -> list:
     if not text.strip():
         raise ConfigError(f"{name}: empty file, expected a benchmark result (JSON)")
+    if text.lstrip()[0] not in "{[":
+        start = text.lstrip().splitlines()[0][:30]
+        raise ConfigError(
+            f"{name}: neither JSON nor a printed report kvcalc reads (it starts {start!r}); it "
+            "reads " + "; ".join(FORMATS)
+        )
     try:
         return [json.loads(text)]
     except json.JSONDecodeError as exc:
@@ -95,26 +119,33 @@ def _read(obj, where: str) -> list[BenchRun]:
         )
     for _, module in _READERS:
         if module.looks_like(obj):
-            try:
-                got = module.read(obj, where)
-            except ConfigError:
-                raise
-            except (TypeError, ValueError, KeyError, AttributeError, IndexError,
-                    OverflowError, RecursionError) as exc:  # fmt: skip
-                raise ConfigError(f"{where}: unexpected content ({_short(exc)})") from None
-            got = got if isinstance(got, list) else [got]
-            for run in got:
-                if not run.measured:
-                    raise ConfigError(
-                        f"{run.source}: no figure kvcalc compares (TTFT, TPOT, ITL, E2E or a "
-                        "throughput) in this run"
-                    )
-            return got
+            return _checked(_call(module, obj, where))
     keys = ", ".join(sorted(str(k) for k in obj)[:8])
     raise ConfigError(
         f"{where}: not a benchmark result kvcalc knows (its keys: {keys}); it reads "
         + "; ".join(FORMATS)
     )
+
+
+def _call(module, content, where: str):
+    try:
+        return module.read(content, where)
+    except ConfigError:
+        raise
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError,
+            OverflowError, RecursionError) as exc:  # fmt: skip
+        raise ConfigError(f"{where}: unexpected content ({_short(exc)})") from None
+
+
+def _checked(got) -> list[BenchRun]:
+    got = got if isinstance(got, list) else [got]
+    for run in got:
+        if not run.measured:
+            raise ConfigError(
+                f"{run.source}: no figure kvcalc compares (TTFT, TPOT, ITL, E2E or a "
+                "throughput) in this run"
+            )
+    return got
 
 
 def _short(exc: BaseException) -> str:
