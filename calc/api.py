@@ -589,6 +589,7 @@ def score(
     gen: str | None = None,
     seed: int = 0,
     prefix_cached: float = 0.0,
+    concurrency: int | None = None,
     efficiency: str = "expected",
     save_calibration: str | Path | None = None,
     fit: str | None = None,
@@ -599,7 +600,9 @@ def score(
     each measured figure beside the prediction with its signed error (``rows``); with
     ``save_calibration`` a step calibration fitted to the runs (``fit``: its parameters).
     ``deployment``: every one of ``DeploymentOptions``, over what the file and ``log`` state
-    (``tp``, ``pp``, ``ep`` and ``engine`` default to the file's, else 1 and vllm)."""
+    (``tp``, ``pp``, ``ep`` and ``engine`` default to the file's, else 1 and vllm);
+    ``concurrency``: the client's limit on open requests, for files that do not record it
+    (trtllm-bench's report, GenAI-Perf's printed table) or to replace the recorded one."""
     from calc.deploy.options import check_options
     from calc.reports.score_report import score_files
 
@@ -622,6 +625,7 @@ def score(
             paths, given, build=lambda options: _score_deployment(options, notes), log=log,
             prompt=prompt, gen=gen, seed=seed, efficiency=efficiency, fit=fit,
             save_calibration=save_calibration, prefix_cached=prefix_cached,
+            concurrency=concurrency,
         )  # fmt: skip
         return _said(report, notes)
 

@@ -362,6 +362,31 @@ def test_cli_scores_printed_report(cli):
     assert "no client --concurrency" in r.err  # the report's gap, said as a warning
 
 
+def test_cli_concurrency_caps_the_replay(cli):
+    """--concurrency gives a report's client limit (the report does not record it): 16
+    requests at most 8 open is two waves, against one wave of 16 without it."""
+    import json
+
+    base = ("score", TRTLLM, "-H", "rtx-pro-6000", "-m", LLAMA32_3B, "--format", "json")
+    capped = cli(*base, "--concurrency", "8")
+    assert capped.code == 0, capped.err
+    doc = json.loads(capped.out)
+    assert "at most 8 open (client concurrency from --concurrency)" in doc["runs"][0]["arrivals"]
+    burst = json.loads(cli(*base).out)
+    assert "all at once" in burst["runs"][0]["arrivals"]
+    assert "at most" not in burst["runs"][0]["arrivals"]
+
+    def rate(d):
+        return next(m["predicted"] for m in d["metrics"] if m["metric"] == "requests_per_s")
+
+    # 8 open at a time: half the batch per decode step, so fewer requests a second than 16 at
+    # once (each step's time barely grows from batch 8 to 16 on a 3B model)
+    assert rate(doc) < rate(burst)
+    for bad in ("0", "-2"):
+        r = cli(*base, "--concurrency", bad)
+        assert r.code == 2 and r.err.count("\n") == 1 and "--concurrency" in r.err
+
+
 def test_cli_truncated_report_one_line(cli, tmp_path):
     f = tmp_path / "report.txt"
     text = TRTLLM.read_text()

@@ -66,6 +66,17 @@ PrefixCached = Annotated[
         "default). Whole KV blocks of it; at least one token is computed.",
     ),
 ]
+Concurrency = Annotated[
+    int | None,
+    typer.Option(
+        "--concurrency",
+        help="The client's limit on open requests (trtllm-bench --concurrency, GenAI-Perf "
+        "--concurrency, vllm bench serve --max-concurrency), for files that do not record it "
+        "(trtllm-bench's report, GenAI-Perf's printed table) or to replace the recorded one; "
+        "without it such a file's requests are replayed all at once or at its rate.",
+        show_default=False,
+    ),
+]
 SaveCal = Annotated[
     Path | None,
     typer.Option(
@@ -98,6 +109,7 @@ def score(
     gen: GenOpt = None,
     seed: Seed = 0,
     prefix_cached: PrefixCached = 0.0,
+    concurrency: Concurrency = None,
     efficiency: d.Efficiency = "expected",
     tp: Annotated[int | None, typer.Option("--tp", help="Tensor-parallel GPUs.")] = None,
     pp: Annotated[int | None, typer.Option("--pp", help="Pipeline-parallel stages.")] = None,
@@ -140,7 +152,8 @@ def score(
     check_report(report_file, ("--output", output), ("--save-calibration", save_calibration))
     report = run(
         files, model=model, hardware=hardware, log=log, prompt=prompt, gen=gen, seed=seed,
-        prefix_cached=prefix_cached, efficiency=efficiency, save_calibration=save_calibration,
+        prefix_cached=prefix_cached, concurrency=concurrency, efficiency=efficiency,
+        save_calibration=save_calibration,
         fit=fit, tp=tp, pp=pp, ep=ep, engine=engine, **options,
     )  # fmt: skip
     emit_report(report, fmt, output, table=lambda: _table(report), explain=explain)

@@ -42,6 +42,7 @@ def score_files(
     fit: str | None = None,
     save_calibration=None,
     prefix_cached: float = 0.0,
+    concurrency: int | None = None,
 ) -> ScoreReport:
     """Score every run of ``files`` (``build``: options -> Deployment, the command's way of
     building one; ``given``: the command's deployment options, None where not given)."""
@@ -70,7 +71,8 @@ def score_files(
         if eager:
             notes = [*notes, "every pass eager (the start-up log's --enforce-eager)"]
         check_prefix_hits(deps[key], prefix_cached, "--prefix-cached")
-        rep = replay(run, seed=seed, prompt=p_dist, gen=g_dist, cached_fraction=prefix_cached)
+        rep = replay(run, seed=seed, prompt=p_dist, gen=g_dist, cached_fraction=prefix_cached,
+                     concurrency=concurrency)  # fmt: skip
         plan.append((run, deps[key], rep, notes))
     # one iteration-time table per deployment, long enough for all its runs
     longest: dict = {}

@@ -91,15 +91,21 @@ def _lengths(run, rng, n: int, which: str, given):
 
 
 def replay(run, *, seed: int = 0, prompt=None, gen=None, rate_per_s=None,
-           cached_fraction: float = 0.0) -> Replay:  # fmt: skip
+           cached_fraction: float = 0.0, concurrency: int | None = None) -> Replay:  # fmt: skip
     """The requests of ``run`` (a ``BenchRun``) rebuilt for the simulation (module docstring);
     ``prompt``/``gen``: LengthDists that replace the recorded lengths, ``rate_per_s`` the
-    recorded rate, ``cached_fraction`` the part of each prompt in the prefix cache."""
+    recorded rate, ``cached_fraction`` the part of each prompt in the prefix cache,
+    ``concurrency`` the client's limit where the file does not record it (or records another:
+    it replaces the file's; recorded send times already waited for the client's slots)."""
     import numpy as np
 
     f = cached_fraction
     if isinstance(f, bool) or not isinstance(f, int | float) or not 0 <= f <= 1:
         raise InvalidInputError(f"--prefix-cached must be in 0..1, got {f!r}")
+    if concurrency is not None and (
+        isinstance(concurrency, bool) or not isinstance(concurrency, int) or concurrency < 1
+    ):
+        raise InvalidInputError(f"--concurrency must be a whole number >= 1, got {concurrency!r}")
 
     n = len(run.prompt_tokens) if run.prompt_tokens is not None else run.completed
     if n < 1:
@@ -121,8 +127,10 @@ def replay(run, *, seed: int = 0, prompt=None, gen=None, rate_per_s=None,
         arrival, p, g = arrival[order], p[order], g[order]
         how = "as recorded per request"
         cap = None  # the recorded send times already waited for the client's slots
+        if concurrency is not None:
+            how += " (--concurrency not applied: the send times already waited for its slots)"
     else:
-        cap = run.max_concurrency
+        cap = concurrency if concurrency is not None else run.max_concurrency
         if rate is None or rate <= 0:
             arrival = np.zeros(n)
             how = "all at once"
@@ -131,7 +139,8 @@ def replay(run, *, seed: int = 0, prompt=None, gen=None, rate_per_s=None,
             kind = {"constant": "constant", "gamma": f"gamma (burstiness {run.burstiness})"}
             how = f"{kind.get(run.arrival, 'Poisson')} at {rate:g} requests/s (seed {seed})"
         if cap is not None:
-            how += f", at most {cap} open (client concurrency)"
+            given = " from --concurrency" if concurrency is not None else ""
+            how += f", at most {cap} open (client concurrency{given})"
     lengths = f"prompts {p_how}; outputs {g_how}"
     if f:
         lengths += f"; {f:g} of each prompt in the prefix cache (whole blocks)"

@@ -143,6 +143,7 @@ def read(text: str, where: str) -> BenchRun:
     note = "a printed report: it states no GPU and no client --concurrency"
     if conc is not None:
         note += f" (on average {conc:.4g} requests were in flight)"
+    note += "; give kvcalc score --concurrency N, the run's own, else all are sent at once"
     return dataclasses.replace(run, notes=(*run.notes, note))
 
 
