@@ -176,6 +176,15 @@ HELD_OUT = (
      ("vLLM 0.8.3, Llama-3.3-70B bf16, TP 4 × PP 2 over two nodes (InfiniBand)",
       "vLLM 0.8.3, Llama-3.3-70B bf16, TP 4 × PP 2 over two nodes (Ethernet)")),
 )  # fmt: skip
+# held out (issue 23): printed reports read as a user would score them (`kvcalc score FILE
+# --concurrency N`, the run's own client limit, which the report does not record): (file,
+# model, hardware, concurrency, engine release, source); nothing fitted to them
+PRINTED = (
+    ("trtllm-bench-1.1.0rc2_llama-3.2-3b_tp1_rtx-pro-6000_conc8.txt",
+     str(DATA / "llama-3.2-3b.yaml"), "rtx-pro-6000", 8, "1.1.0rc2",
+     "ericgong2005/NVFP4_Quantized_LLM@ec47c81 StepByStep.md (trtllm-bench 1.1.0rc2, "
+     "Llama-3.2-3B bf16, one RTX PRO 6000, 16 requests of 13/256 tokens, --concurrency 8)"),
+)  # fmt: skip
 # files looked at and not scored, and why
 LOOKED_AT = (
     ("datacrunch-research/h200-benchmarks@c091ef5 the ShareGPT runs of both files and "
@@ -607,6 +616,31 @@ def _held_out_lines() -> list[str]:
     return lines
 
 
+def _printed_lines() -> list[str]:
+    """The printed reports of ``PRINTED`` scored through ``calc.api.score`` as the CLI does,
+    uncalibrated: each figure predicted / measured (signed error)."""
+    import calc.api as api
+
+    lines = ["", "### Held out: printed reports (`kvcalc score FILE --concurrency N`)", "",
+             "A tool's printed report pasted into a text file, scored as a user would: the "
+             "client's concurrency the report does not record given with `--concurrency`, the "
+             "rest from the report. Nothing fitted to them."]  # fmt: skip
+    for name, model, hw, conc, release, source in PRINTED:
+        rep = api.score(DATA / name, model=model, hardware=hw, concurrency=conc,
+                        engine_version=release)  # fmt: skip
+        lines += ["", f"**{name}** ({source}; `--concurrency {conc}`):", "",
+                  "| figure | predicted | measured | signed error |", "|---|---:|---:|---:|"]
+        for row in rep.rows:
+            if row["error"] is None:
+                continue
+            fig = row["metric"] + (f" {row['stat']}" if row["stat"] else "")
+            unit = 1e3 if row["unit"] == "s" else 1.0
+            lines.append(f"| {fig} | {row['predicted'] * unit:,.1f} | "
+                         f"{row['measured'] * unit:,.1f} | **{row['error']:+.1%}** |")  # fmt: skip
+    lines += ["", "Latencies in ms, throughputs per second."]
+    return lines
+
+
 def _passes(rows) -> bool:
     ok = []
     for metric, stat, _ in FIGURES:
@@ -688,6 +722,7 @@ def render() -> str:
         "three figures.",
         *_diagnosis_lines(results),
         *_held_out_lines(),
+        *_printed_lines(),
         "",
         "What is measured of each cause:",
         "",
