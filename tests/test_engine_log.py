@@ -573,3 +573,12 @@ def test_a_negative_memory_figure_is_read():
     # vLLM prints a negative KV memory when the weights leave none: a size may be negative
     facts = read_log("Available KV cache memory: -3.5 GiB\nGPU KV cache size: 0 tokens\n")
     assert facts.printed["kv_budget_bytes"] == -3.5 * 2**30 and facts.printed["tokens"] == 0
+
+
+@pytest.mark.parametrize("text", ["", "\n  \n"])
+def test_empty_stdin_is_said_empty(cli, monkeypatch, text):
+    """An empty pipe is empty input, not "not a start-up log" (nothing was read at all)."""
+    _stdin(monkeypatch, text)
+    r = cli("log", "-")
+    assert r.code == 2 and r.err.count("\n") == 1
+    assert r.err.startswith("kvcalc: error: stdin: empty: no lines to read")

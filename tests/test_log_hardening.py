@@ -103,7 +103,7 @@ def _stdin(monkeypatch, data: bytes) -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        (b"", "not a vLLM, SGLang or TensorRT-LLM start-up log"),  # '-' with nothing on stdin
+        (b"", "empty: no lines to read"),  # '-' with nothing on stdin
         (b"\x00\x01\x02\xff" * 64, "binary data (a NUL byte)"),
         (b"\xff\xfe\xfd GPU \xc3\x28 KV\n", "not a vLLM, SGLang or TensorRT-LLM start-up log"),
         # another program's log
@@ -122,7 +122,7 @@ def test_bad_streams_on_stdin(cli, monkeypatch, data, message):
 @pytest.mark.parametrize(
     ("content", "message"),
     [
-        (b"", "not a vLLM, SGLang or TensorRT-LLM start-up log"),
+        (b"", "empty: no lines to read"),
         (b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)), "binary data (a NUL byte)"),
     ],
 )

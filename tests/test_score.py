@@ -489,3 +489,22 @@ def test_a_fit_that_moves_most_figures_away_from_the_runs_says_so(cli, tmp_path)
              "-f", "json")  # fmt: skip
     assert r3.code == 0, r3.err
     assert "further from the runs" not in r3.err
+
+
+def test_score_reads_stdin(cli, monkeypatch):
+    """``kvcalc score -`` reads the result file from a pipe: the same figures as the path."""
+    import io
+    import json
+
+    path = DATA / "vllm-0.8.3_llama-3.3-70b_tp8_pp1_a100-40g_sharegpt_qps-04.json"
+    args = ("-H", str(A100_40G), "--tp", "8", "--format", "json")
+    by_path = json.loads(cli("score", path, *args).out)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(path.read_bytes())))
+    r = cli("score", "-", *args)
+    assert r.code == 0, r.err
+    piped = json.loads(r.out)
+    assert piped["runs"][0]["source"] == "stdin"
+    assert [m["predicted"] for m in piped["metrics"]] == [m["predicted"] for m in by_path["metrics"]]
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    r = cli("score", "-", *args)
+    assert r.code == 2 and r.err.count("\n") == 1 and "stdin: empty file" in r.err

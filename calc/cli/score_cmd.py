@@ -19,7 +19,7 @@ Files = Annotated[
         help="Result files: vllm bench serve --save-result JSON, SGLang bench_serving JSONL, "
         "GuideLLM benchmarks.json, AIPerf / GenAI-Perf profile_export*.json, trtllm-bench "
         "--report_json; trtllm-bench's printed report or GenAI-Perf's printed table pasted "
-        "into a text file, or profile_export_genai_perf.csv.",
+        "into a text file, or profile_export_genai_perf.csv; - reads one from standard input.",
         show_default=False,
     ),
 ]

@@ -51,8 +51,31 @@ def read_results(path: Path | str) -> list[BenchRun]:
     """Every run a result file holds (see the module docstring)."""
     from calc.output.safe_io import read_input
 
+    if str(path) == "-":
+        return parse_results(_stdin_bytes(), "stdin")
     raw = read_input(path, what="a benchmark result file", max_bytes=MAX_RESULT_BYTES)
     return parse_results(raw, str(path))
+
+
+def _stdin_bytes() -> bytes:
+    """A result file piped to ``-``: at most MAX_RESULT_BYTES of it; one clear error for a
+    closed stdin, a terminal (reading would wait for the user to type one) or too much."""
+    import sys
+
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:
+        raise ConfigError("stdin: closed, nothing to read; pipe a result file in or pass its path")
+    if sys.stdin.isatty():
+        raise ConfigError("stdin: is a terminal, not a result file; pipe one in "
+                          "(kvcalc score - < result.json) or pass its path")  # fmt: skip
+    try:
+        raw = stream.read(MAX_RESULT_BYTES + 1)
+    except OSError as exc:
+        raise ConfigError(f"stdin: cannot read: {exc.strerror or exc}") from None
+    if len(raw) > MAX_RESULT_BYTES:
+        raise ConfigError(f"stdin: more than {MAX_RESULT_BYTES:,} bytes is too large for a "
+                          "benchmark result file")  # fmt: skip
+    return raw
 
 
 def parse_results(raw: bytes, name: str) -> list[BenchRun]:

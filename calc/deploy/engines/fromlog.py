@@ -39,7 +39,9 @@ def read_log(source: str | BinaryIO | Iterable[str], engine_name: str | None = N
     readers = [e.log_reader() for e in engines]
     # one search per line for any phrase a reader keys on; most lines of a log hold none
     prefilter = re.compile("|".join(re.escape(a) for r in readers for a in r.anchors))
+    seen = False  # any non-blank line: an empty input is said as such
     for line in with_continuations(lines):
+        seen = seen or bool(line.text.strip())
         if prefilter.search(line.text) is None and (
             line.joined is None or prefilter.search(line.joined) is None
         ):
@@ -47,6 +49,8 @@ def read_log(source: str | BinaryIO | Iterable[str], engine_name: str | None = N
         for r in readers:
             r.feed(line)
     found = [r for r in readers if r.evidence or (engine_name and r.f.printed)]
+    if not found and not seen:
+        raise InvalidInputError("empty: no lines to read, expected an engine's start-up log")
     if not found and engine_name:
         title = engines[0].title
         raise InvalidInputError(
