@@ -504,7 +504,8 @@ def test_score_reads_stdin(cli, monkeypatch):
     assert r.code == 0, r.err
     piped = json.loads(r.out)
     assert piped["runs"][0]["source"] == "stdin"
-    assert [m["predicted"] for m in piped["metrics"]] == [m["predicted"] for m in by_path["metrics"]]
+    predicted = [m["predicted"] for m in by_path["metrics"]]
+    assert [m["predicted"] for m in piped["metrics"]] == predicted
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"")))
     r = cli("score", "-", *args)
     assert r.code == 2 and r.err.count("\n") == 1 and "stdin: empty file" in r.err
