@@ -847,6 +847,16 @@ LOOKED_AT = (
      "Ethernet one's cumulative prefix-cache hit rate ends its four runs at 21.1% (the Llama "
      "servers: 51.7-58.5%), the InfiniBand log is cut short: their runs keep the replay's "
      "every-later-run-cached (all their fits are refused); not changed"),
+    ("ai-dynamo/aiconfigurator collector/helper.py balanced_logits (the same function in "
+     "collector/vllm/collect_moe.py and collector/trtllm/collect_moe.py); aiconfigurator-core "
+     "0.12.0 wheel, systems/data/*/moe/*/moe_perf.parquet (balanced rows by kernel_source, "
+     "tokens, EP)",
+     "issue 20 Deliver 1: the tables' balanced routing puts T x k routes on min(E, T k) distinct "
+     "experts (kvcalc's fit had counted a random batch's, fewer: tools/fit_kernels.py "
+     "table_active_experts); the fused-MoE curves' misses by token range (--moe-report): the "
+     "pooled kernel sources (vLLM Marlin beside FlashInfer/Triton MXFP4, SGLang Marlin beside "
+     "Triton), and EP rows whose time grows with all T tokens, not T k / EP routes (SGLang "
+     "NVFP4 on B200, EP 64-256: measured 2-5x the curve at 4k-16k tokens); found, not modelled"),
 )
 
 
