@@ -926,6 +926,16 @@ LOOKED_AT = (
      "profile_export_genai_perf.csv of Llama-3.1-405B-Instruct-FP8 on AI Dynamo)",
      "issue 23, printed reports: kept as the CSV reader's real test data; no GPU or "
      "concurrency stated: not scored"),
+    ("ai-dynamo/aiconfigurator collector/helper.py balanced_logits (the same function in "
+     "collector/vllm/collect_moe.py and collector/trtllm/collect_moe.py); aiconfigurator-core "
+     "0.12.0 wheel, systems/data/*/moe/*/moe_perf.parquet (balanced rows by kernel_source, "
+     "tokens, EP)",
+     "issue 20 Deliver 1: the tables' balanced routing puts T x k routes on min(E, T k) distinct "
+     "experts (kvcalc's fit had counted a random batch's, fewer: tools/fit_kernels.py "
+     "table_active_experts); the fused-MoE curves' misses by token range (--moe-report): the "
+     "pooled kernel sources (vLLM Marlin beside FlashInfer/Triton MXFP4, SGLang Marlin beside "
+     "Triton), and EP rows whose time grows with all T tokens, not T k / EP routes (SGLang "
+     "NVFP4 on B200, EP 64-256: measured 2-5x the curve at 4k-16k tokens); found, not modelled"),
 )
 
 

@@ -58,3 +58,26 @@ def test_shipped_moe_curve_at_a_table_row():
     # + 10 us fixed + 1e-12 x 1000 route elements (1 ns) + 0.1 us for the one expert
     t = fk._shipped_moe_s(curve, row, {"fp4": 6e12}, 1.504e12, 0.5)
     assert float(t[0]) == pytest.approx(10e-6 + 1e-9 + 1e-7 + 2**0.5 * 1e-6, rel=1e-9)
+
+
+def test_table_routing_touches_one_expert_per_route_until_all_are_touched():
+    # aiconfigurator's balanced_logits (collector/helper.py) gives token t's i-th route expert
+    # (t + i x ceil(E / k)) mod E: gpt-oss-120b's 128 experts, top-4: 1 token -> 4 experts,
+    # 16 -> 64, 32 -> 128 (all), 64 -> still 128; random routing reaches fewer at 32 tokens:
+    # 128 x (1 - (1 - 4/128)^32) = 81.66
+    fk = load_script("tools/fit_kernels.py")
+    got = fk.table_active_experts(128, 4, np.array([1.0, 16.0, 32.0, 64.0]))
+    assert got.tolist() == [4.0, 64.0, 128.0, 128.0]
+    assert 128 * (1 - (1 - 4 / 128) ** 32) == pytest.approx(81.66, abs=0.005)
+
+
+def test_range_weights_give_every_token_range_the_same_weight():
+    # 1 row at 4 tokens, 4 rows at 64, 9 rows at 512 (three of the four ranges): each row's
+    # weight 1 / sqrt(rows of its range) x sqrt(14 / 3), so each range's squared weights sum
+    # to 14 / 3 (its rows x 1 / rows x 14 / 3) whatever its row count
+    fk = load_script("tools/fit_kernels.py")
+    tokens = np.array([4.0] + [64.0] * 4 + [512.0] * 9)
+    w, ranges = fk._range_weights(tokens)
+    assert len(ranges) == 3
+    for m in ranges:
+        assert float(np.sum(w[m] ** 2)) == pytest.approx(14 / 3, rel=1e-12)

@@ -16,7 +16,7 @@ balanced rows of the engine's default MoE path (``fit_kernels.moe_default_path``
 fitted to. A nested model: the constant 0 is the shipped curve. It is kept only where it lowers
 the median |error| overall and in every token range of ``fit_kernels.MOE_TOKEN_RANGES``
 (decode batches, the middle, prefill-sized steps); else it stays 0. The active experts are
-counted as the serving op counts them (``expected_active_experts(E, k, tokens) / EP``).
+counted as the tables route them (``fit_kernels.table_active_experts``: min(E, T k) / EP).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _errors(frame, curve: dict, peaks: dict, bandwidth: float, dtype: str):
     f, (T, h, inter, k, E, tp, ep) = got
     measured = f.latency.to_numpy() * 1e-3
     routes = T * k / ep
-    touched = F.expected_active_experts(E, k, T) / ep
+    touched = F.table_active_experts(E, k, T) / ep  # the tables' balanced routing
     i_local = inter / tp
     flops = 6 * routes * h * i_local
     moved = touched * 3 * h * i_local * w + routes * h * 4
