@@ -417,6 +417,15 @@ class Engine:
         before it ranks and the launch builder raises."""
         return None
 
+    def cannot_load(self, dep: Deployment) -> str | None:
+        """Why ``dep``'s engine release cannot load its model's architecture (config.json
+        ``architectures[0]``; calc.data.engine_architectures, read from each release's wheel),
+        naming the releases that can, or None: where it can, the model states no
+        architecture, or the engine's table or the architecture is unknown."""
+        from calc.data.engine_architectures import refusal
+
+        return refusal(self.name, dep.engine_config.version, dep.model.architecture)
+
     def cannot_disaggregate(self, dep: Deployment) -> str | None:
         """Why ``dep``'s engine release cannot run prefill/decode-disaggregated servers (an
         option its argument parser lacks), or None where it can: what ``plan`` screens before
