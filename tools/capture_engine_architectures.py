@@ -4,8 +4,8 @@ modelled engine release can load, into calc/data/engine_architectures.json (read
 
 Usage (a dev tool; it downloads wheels from PyPI, so it is not part of the suite):
 
-    python tools/capture_engine_architectures.py             # every modelled vLLM and SGLang release
-    python tools/capture_engine_architectures.py --src ROOT  # ROOT/<engine>-<version>/src unpacked
+    python tools/capture_engine_architectures.py             # every modelled vLLM, SGLang release
+    python tools/capture_engine_architectures.py --src ROOT  # ROOT/<engine>-<version>/src
 
 Method. Each release's wheel is read statically (``ast``, nothing imported or executed):
 
@@ -79,8 +79,9 @@ def sglang_architectures(files: dict[str, str]) -> set[str]:
     each top-level module of sglang/srt/models and each package __init__ there)."""
     found: set[str] = set()
     for path, text in files.items():
-        rest = path[len(SGLANG_MODELS):]
-        if not (rest.count("/") == 0 or rest.endswith("/__init__.py") and rest.count("/") == 1):
+        rest = path[len(SGLANG_MODELS) :]
+        top = rest.count("/") == 0 or (rest.endswith("/__init__.py") and rest.count("/") == 1)
+        if not top:
             continue
         try:
             tree = ast.parse(text)
@@ -123,8 +124,11 @@ def _from_wheel(engine: str, version: str) -> tuple[dict[str, str], str, str]:
 def _from_src(root: Path, engine: str, version: str) -> tuple[dict[str, str], str, str]:
     d = root / f"{engine}-{version}"
     src = d / "src"
-    files = {p.relative_to(src).as_posix(): p.read_text(encoding="utf-8", errors="replace")
-             for p in src.rglob("*.py") if _wanted(engine, p.relative_to(src).as_posix())}
+    files = {
+        p.relative_to(src).as_posix(): p.read_text(encoding="utf-8", errors="replace")
+        for p in src.rglob("*.py")
+        if _wanted(engine, p.relative_to(src).as_posix())
+    }
     return files, (d / "wheel_name").read_text().strip(), (d / "wheel_sha256").read_text().strip()
 
 
