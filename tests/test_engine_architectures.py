@@ -105,6 +105,19 @@ def _dep(model, eng, release, **kw):
                             engine=EngineSettings(name=eng, version=release), **kw)  # fmt: skip
 
 
+def test_a_release_between_modelled_ones_is_unknown():
+    # SGLang 0.5.0 is not modelled (it runs as 0.4.10, which has no gpt_oss.py); 0.5.3, the
+    # next modelled release, loads gpt-oss: whether 0.5.0 does is unknown, so not refused
+    dep = _dep("gpt-oss-20b", "sglang", "0.5.0")
+    assert dep.engine_config.version == "0.4.10"
+    assert dep.engine_model.cannot_load(dep) is None
+    dep = _dep("gpt-oss-20b", "sglang", "0.4.10")
+    assert "cannot load GptOssForCausalLM (from 0.5.3)" in dep.engine_model.cannot_load(dep)
+    # below the oldest modelled release: older still, refused (vLLM 0.9.2 runs as 0.10.0)
+    dep = _dep("gpt-oss-20b", "vllm", "0.9.2")
+    assert "vllm 0.10.0 cannot load GptOssForCausalLM" in dep.engine_model.cannot_load(dep)
+
+
 def test_launch_commands_refuse_a_release_older_than_the_model():
     dep = _dep("gemma-3-12b", "sglang", "0.4.3")
     with pytest.raises(InvalidInputError, match=r"sglang 0.4.3 cannot load "
