@@ -206,3 +206,15 @@ def test_capture_reads_registries_statically():
     got = cap.spans(rel, [{"A"}, {"A", "B"}, {"B"}, {"A", "B"}])
     assert got == {"A": ["1", "3", "4"], "B": ["2"]}
     ast.parse((ROOT / "tools" / "capture_engine_architectures.py").read_text())
+
+
+def test_table_covers_every_modelled_release():
+    # a release added to an engine's rules without re-running the capture fails here
+    from calc.data.engine_architectures import _table
+
+    for eng in ("vllm", "sglang"):
+        releases = list(engine(eng).versions.releases)
+        assert _table()[eng]["releases"] == releases, "run tools/capture_engine_architectures.py"
+        assert sorted(_table()[eng]["wheels"]) == sorted(releases)
+        assert all(w.startswith(f"{eng}-{r}-") for r, w in _table()[eng]["wheels"].items())
+    assert _table()["trtllm"] is None

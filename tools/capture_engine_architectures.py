@@ -146,6 +146,31 @@ def spans(releases: tuple[str, ...], present: list[set[str]]) -> dict[str, list[
     return out
 
 
+def compact_json(data: dict) -> str:
+    """JSON with one line per architecture, release or wheel (diffs read release by release)."""
+    dump = json.dumps
+    lines = ["{"]
+    keys = sorted(data)
+    for i, key in enumerate(keys):
+        end = "," if i < len(keys) - 1 else ""
+        value = data[key]
+        if not isinstance(value, dict):
+            lines.append(f"{dump(key)}: {dump(value)}{end}")
+            continue
+        lines.append(f"{dump(key)}: {{")
+        parts = sorted(value)
+        for j, part in enumerate(parts):
+            sub = value[part]
+            tail = "," if j < len(parts) - 1 else ""
+            if isinstance(sub, dict):
+                rows = [f" {dump(k)}: {dump(v)}" for k, v in sorted(sub.items())]
+                lines += [f"{dump(part)}: {{", ",\n".join(rows), f"}}{tail}"]
+            else:
+                lines.append(f"{dump(part)}: {dump(sub)}{tail}")
+        lines.append(f"}}{end}")
+    return "\n".join([*lines, "}"]) + "\n"
+
+
 def main(argv: list[str]) -> int:
     from calc.deploy.engines.sglang.rules import RELEASES as SGLANG
     from calc.deploy.engines.vllm.rules import RELEASES as VLLM
@@ -168,7 +193,7 @@ def main(argv: list[str]) -> int:
             print(f"{engine} {v}: {len(present[-1])} architectures", file=sys.stderr)
         data[engine] = {"releases": list(releases), "wheels": wheels,
                         "architectures": spans(releases, present)}  # fmt: skip
-    OUT.write_text(json.dumps(data, indent=0, sort_keys=True) + "\n")
+    OUT.write_text(compact_json(data))
     print(f"{OUT.relative_to(ROOT)} written", file=sys.stderr)
     return 0
 
