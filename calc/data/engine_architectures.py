@@ -15,7 +15,11 @@ import json
 from functools import cache
 from importlib import resources
 
-from calc.deploy.engines.versions import parse_version
+
+def parse_version(release: str) -> tuple[int, ...]:
+    """A modelled release as numbers ("0.10.1.1" -> (0, 10, 1, 1)); the table's releases and
+    the wing's modelled ones are plain dotted numbers."""
+    return tuple(int(x) for x in release.split("."))
 
 
 @cache
