@@ -29,6 +29,7 @@ Everything kvcalc knows about vLLM, SGLang and TensorRT-LLM lives in one package
 | `scheduler(release)` | the scheduling policy `calc/serve/` runs (chunked prefill, admission, batching) |
 | `host_costs(release, frontend)` | per-step and per-request CPU costs (zero until measured costs are wired in) |
 | `launch(dep, plan)` | the commands that start the deployment, one per server, node or role |
+| `cannot_load(dep)` | why the release cannot load the model's architecture (config.json `architectures[0]`), naming the release that can |
 | `log_reader()` | the reader of the release's start-up lines |
 
 No module outside the wing branches on an engine's name (tests/test_engine_wing.py checks the
@@ -345,6 +346,49 @@ def rules_section() -> list[str]:
     return out
 
 
+def architectures_section() -> list[str]:
+    """The shipped models' architectures and the first modelled release of each engine that
+    loads them (calc/data/engine_architectures.json)."""
+    from calc.data.engine_architectures import _table, spans
+    from calc.data.registry import load_model, model_names
+
+    table = _table()
+    out = [
+        "## Model architectures per release",
+        "",
+        "A release that cannot load a model's architecture (config.json `architectures[0]`,",
+        "which every shipped model states as `architecture:`) is not a deployment: `plan`",
+        "rejects it (`engine release`), a launch command refuses it, the other commands warn.",
+        "Read from each release's PyPI wheel by `tools/capture_engine_architectures.py`",
+        "(`calc/data/engine_architectures.json`): vLLM's `model_executor/models/registry.py`",
+        "tables, SGLang's `srt/models/*.py` `EntryClass`. TensorRT-LLM: its wheel is not on",
+        "PyPI and its source at the modelled tags was not reachable: unknown, never refused. A",
+        "model without `architecture:` (a user YAML) or an architecture no release of the engine",
+        "lists (SGLang has no Falcon or Jamba module; its Transformers fallback may run them) is",
+        "not refused.",
+        "",
+        "| Architecture | Shipped models | vLLM | SGLang |",
+        "|---|---|---|---|",
+    ]
+    models: dict[str, list[str]] = {}
+    for name in model_names():
+        models.setdefault(load_model(name).architecture or "?", []).append(name)
+
+    def first(engine: str, arch: str) -> str:
+        edges = spans(engine, arch)
+        if edges is None:
+            return "unknown"
+        text = f"{edges[0]}+" if edges[0] != table[engine]["releases"][0] else "all"
+        if len(edges) > 1:
+            text = f"{edges[0]} to before {edges[1]}" + (f", {edges[2]}+" if edges[2:] else "")
+        return text
+
+    for arch in sorted(models):
+        out.append(f"| {arch} | {', '.join(models[arch])} | {first('vllm', arch)} | "
+                   f"{first('sglang', arch)} |")  # fmt: skip
+    return [*out, ""]
+
+
 def published_section() -> str:
     from calc.data.quantised_checkpoints import published_checkpoints
 
@@ -368,7 +412,7 @@ def render() -> str:
     return "\n".join([
         INTRO.rstrip("\n"), "", *releases_section(), *rules_section(), LOGS.rstrip("\n"), "",
         COMMANDS.replace("{published}", published_section()).rstrip("\n"), "",
-        *tables_section(), SCHEDULING.rstrip("\n"), "",
+        *tables_section(), *architectures_section(), SCHEDULING.rstrip("\n"), "",
         LIMITS.rstrip("\n"), "",
     ])  # fmt: skip
 

@@ -936,6 +936,32 @@ LOOKED_AT = (
      "pooled kernel sources (vLLM Marlin beside FlashInfer/Triton MXFP4, SGLang Marlin beside "
      "Triton), and EP rows whose time grows with all T tokens, not T k / EP routes (SGLang "
      "NVFP4 on B200, EP 64-256: measured 2-5x the curve at 4k-16k tokens); found, not modelled"),
+    ("PyPI wheels vllm 0.10.0 to 0.33.0 (the 39 modelled releases, e.g. "
+     "vllm-0.33.0-cp38-abi3-manylinux_2_28_x86_64.whl; names and sha256 in "
+     "calc/data/engine_architectures.json), vllm/model_executor/models/registry.py",
+     "issue 21, engine releases: the keys of _TEXT_GENERATION_MODELS, _MULTIMODAL_MODELS and "
+     "_TRANSFORMERS_SUPPORTED_MODELS, read by ast (tools/capture_engine_architectures.py): the "
+     "architectures each release loads (GptOssForCausalLM from 0.10.1, "
+     "Qwen3_5ForConditionalGeneration from 0.17.0, 53 gone by 0.33.0, as "
+     "_PREVIOUSLY_SUPPORTED_MODELS says)"),
+    ("PyPI wheels sglang 0.4.0 to 0.5.23 (the 32 modelled releases, e.g. "
+     "sglang-0.4.5-py3-none-any.whl), sglang/srt/models/*.py",
+     "issue 21, engine releases: each module's EntryClass (the names srt/models/registry.py "
+     "registers): Llama4ForConditionalGeneration and Gemma3ForConditionalGeneration from 0.4.5 "
+     "(mllama4.py, gemma3_mm.py), Qwen3 from 0.4.6, DeepseekV3ForCausalLM from 0.4.1; no "
+     "FalconForCausalLM or JambaForCausalLM module in any (left unknown, not refused)"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/_torch/models/ (find_files: modeling_*.py with "
+     "@register_auto_model, stored by commit; fetch of the repository refused, 2.5 GB)",
+     "issue 21, engine releases: the stored files are not tied to the 1.0.0-1.2.1 tags and "
+     "the wheel is not on PyPI, so TensorRT-LLM's table is unknown (null): never refused"),
+    ("config.json architectures[0] of the shipped models (each model_configs file's source:); "
+     "the stored copies tests/data/hf/*.json and tests/data/hf_configs/*/config.json",
+     "issue 21, every shipped model states architecture: 21 checked against those copies "
+     "(Mixtral 8x22B, Qwen2.5-72B, gpt-oss, Mistral 7B, Jamba, DeepSeek-V2/V3.2, Gemma 2 9B, "
+     "Gemma 7B, Kimi-K2, Nemotron H/3 Nano, Phi-2, Qwen3-Next, Qwen3-235B, Qwen3.5, MiniMax-M2.5, "
+     "GLM-5, GLM-4.7 for GLM-4.6, Granite 3.3); the rest (Llama 2/3/3.1/3.3/4, Qwen3 dense, "
+     "Phi-3/4 as Phi3ForCausalLM, Falcon, Mistral Small 3.1, Gemma 3) as their config.json names "
+     "them, not re-read here (huggingface.co unreachable from this machine)"),
 )
 
 

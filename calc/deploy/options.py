@@ -325,4 +325,7 @@ def build_deployment(
             raise
         raise said_of_gpus(exc, tp, gpus) from None
     notes += dep.engine_config.warnings
+    why = dep.engine_model.cannot_load(dep)  # a release older than the model: said, not refused
+    if why is not None:
+        notes.append(why)
     return dep

@@ -9,6 +9,7 @@ from __future__ import annotations
 from calc.deploy.deployment import Deployment
 from calc.deploy.engines.base import Command
 from calc.deploy.engines.launch import LaunchPlan
+from calc.errors import InvalidInputError
 
 
 def launch_commands(
@@ -21,6 +22,9 @@ def launch_commands(
 ) -> list[Command]:
     """The commands that start ``dep`` as ``replicas`` independent servers, or as ``prefill``
     + ``decode`` disaggregated servers, for requests of at most ``max_model_len`` tokens."""
+    why = dep.engine_model.cannot_load(dep)  # a release older than the model cannot run it
+    if why is not None:
+        raise InvalidInputError(why)
     plan = LaunchPlan(replicas=replicas, max_model_len=max_model_len, prefill=prefill,
                       decode=decode)  # fmt: skip
     return dep.engine_model.launch(dep, plan)

@@ -8,10 +8,12 @@ replica count, in two stages so that a whole plan stays interactive:
 
 (a) **analytic screen**, every family (a few ms each):
 
-    - engine: a layout the engine version cannot start (``Engine.cannot_start``: pipeline
-      parallel on SGLang before 0.4.7, attention TP inside TensorRT-LLM's attention DP) is
-      ``engine release``, never ranked (a disaggregated family likewise where the release
-      has no disaggregated servers: ``Engine.cannot_disaggregate``, SGLang before 0.4.5);
+    - engine: a release that cannot load the model's architecture (``Engine.cannot_load``:
+      Llama 4 on SGLang before 0.4.5) or a layout the engine version cannot start
+      (``Engine.cannot_start``: pipeline parallel on SGLang before 0.4.7, attention TP inside
+      TensorRT-LLM's attention DP) is ``engine release``, never ranked (a disaggregated
+      family likewise where the release has no disaggregated servers:
+      ``Engine.cannot_disaggregate``, SGLang before 0.4.5);
     - price: the GPU-hour on the plan's one basis (``calc.deploy.pricing``); a profile with no
       price on it (or only a derived or placeholder one, unless asked for) is left out, said so;
     - margins: the family's class band (``calc.reports.plan_confidence``: vendor × dtype ×
@@ -323,7 +325,8 @@ def screen(
     from calc.reports.plan_confidence import confidence_of
     from calc.reports.throughput import serving_throughput
 
-    why = dep.engine_model.cannot_start(dep)  # a layout the release cannot start: not ranked
+    # a release older than the model's architecture, or a layout it cannot start: not ranked
+    why = dep.engine_model.cannot_load(dep) or dep.engine_model.cannot_start(dep)
     if why is not None:
         return Rejection(f, "aggregated", "engine release", why, dep)
     load = query.load

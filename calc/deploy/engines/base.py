@@ -417,6 +417,25 @@ class Engine:
         before it ranks and the launch builder raises."""
         return None
 
+    def cannot_load(self, dep: Deployment) -> str | None:
+        """Why ``dep``'s engine release cannot load its model's architecture (config.json
+        ``architectures[0]``; calc.data.engine_architectures, read from each release's wheel),
+        naming the releases that can, or None: where it can, the model states no
+        architecture, or the engine's table or the architecture is unknown."""
+        from calc.data.engine_architectures import loads, refusal
+        from calc.deploy.engines.versions import parse_version
+
+        ec, arch = dep.engine_config, dep.model.architecture
+        why = refusal(self.name, ec.version, arch)
+        asked = parse_version(ec.host_release)
+        if why is None or asked is None or asked <= parse_version(ec.version):
+            return why
+        # a release between two modelled ones (SGLang 0.5.0 runs as 0.4.10): where the next
+        # modelled release loads it, whether this one does is unknown: not refused
+        rel = self.versions.releases
+        after = rel.index(ec.version) + 1
+        return why if after >= len(rel) or not loads(self.name, rel[after], arch) else None
+
     def cannot_disaggregate(self, dep: Deployment) -> str | None:
         """Why ``dep``'s engine release cannot run prefill/decode-disaggregated servers (an
         option its argument parser lacks), or None where it can: what ``plan`` screens before
