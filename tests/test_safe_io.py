@@ -265,6 +265,11 @@ def test_os_errors_on_output_paths_are_one_line(cli, tmp_path, name, needle):
 
 SIGNAL_SCRIPT = """
 import os, signal, sys
+# the signal as a user's shell leaves it: a suite run under nohup or as `cmd &` in a script
+# ignores SIGHUP or SIGINT, which this child inherits and kvcalc (rightly) keeps ignoring
+if signal.getsignal(signal.{sig}) == signal.SIG_IGN:
+    signal.signal(signal.{sig}, signal.default_int_handler if signal.{sig} == signal.SIGINT
+                  else signal.SIG_DFL)
 from calc.output import safe_io
 
 def interrupted(fh, content):
