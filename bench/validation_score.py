@@ -587,13 +587,9 @@ def _held_out_lines() -> list[str]:
         for name, label, got, scores in carried:
             marks, ok_n = [], 0
             for sc in scores:
-                cells = []
-                for metric, stat, _ in FIGURES:
-                    row, _ = _figure(sc.rows, metric, stat)
-                    cells.append("—" if row is None else f"{row['error']:+.0%}")
-                ok = _passes(sc.rows)
+                mark, ok = _mark(sc)
                 ok_n += ok
-                marks.append(f"{_label(sc.run)}: {', '.join(cells)}{' ✓' if ok else ''}")
+                marks.append(mark)
                 all_scores.append(sc)
                 if steady(sc.run):
                     steady_scores.append(sc)
@@ -639,6 +635,17 @@ def _printed_lines() -> list[str]:
                          f"{row['measured'] * unit:,.1f} | **{row['error']:+.1%}** |")  # fmt: skip
     lines += ["", "Latencies in ms, throughputs per second."]
     return lines
+
+
+def _mark(sc) -> tuple[str, bool]:
+    """A scored run as its rate and its three figures' errors, ✓ when all pass; and whether
+    they do."""
+    cells = []
+    for metric, stat, _ in FIGURES:
+        row, _ = _figure(sc.rows, metric, stat)
+        cells.append("—" if row is None else f"{row['error']:+.0%}")
+    ok = _passes(sc.rows)
+    return f"{_label(sc.run)}: {', '.join(cells)}{' ✓' if ok else ''}", ok
 
 
 def _passes(rows) -> bool:
@@ -702,13 +709,9 @@ def render() -> str:
             marks = []
             n_ok = 0
             for o in others:
-                cells = []
-                for metric, stat, _ in FIGURES:
-                    row, _ = _figure(o.rows, metric, stat)
-                    cells.append("—" if row is None else f"{row['error']:+.0%}")
-                ok = _passes(o.rows)
+                mark, ok = _mark(o)
                 n_ok += ok
-                marks.append(f"{_label(o.run)}: {', '.join(cells)}{' ✓' if ok else ''}")
+                marks.append(mark)
             total += len(others)
             passed += n_ok
             lines.append(

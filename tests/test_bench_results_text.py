@@ -5,14 +5,12 @@ truncated copies refused with one clear line."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
 from calc.data.bench_results import parse_results, read_results
 from calc.errors import ConfigError
+from tests.test_bench_results import DATA
 
-DATA = Path(__file__).parent / "data" / "bench_results"
 TRTLLM = DATA / "trtllm-bench-1.1.0rc2_llama-3.2-3b_tp1_rtx-pro-6000_conc8.txt"
 GENAI = DATA / "genai-perf_vicuna-7b_trtllm_rtx-5880_conc1.txt"
 LLAMA32_3B = DATA / "llama-3.2-3b.yaml"

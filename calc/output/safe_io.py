@@ -113,6 +113,19 @@ def read_input(path: Path | str, *, what: str = "a config file",
         return fh.read()
 
 
+def piped_stdin(what: str, example: str) -> BinaryIO:
+    """Standard input as a binary stream for an input given as ``-`` (``what``: "a start-up
+    log", ``example``: the command that pipes one): one clear InvalidInputError for a closed
+    stdin or a terminal (reading would wait for the user to type one)."""
+    stream = getattr(sys.stdin, "buffer", None)
+    if stream is None:  # stdin closed (``<&-``)
+        raise InvalidInputError(f"stdin: closed, nothing to read; pipe {what} in or pass its path")
+    if sys.stdin.isatty():
+        raise InvalidInputError(f"stdin: is a terminal, not {what}; pipe one in ({example}) "
+                                "or pass its path")  # fmt: skip
+    return stream
+
+
 @contextmanager
 def open_input(path: Path | str, *, what: str = "a config file",
                max_bytes: int = MAX_INPUT_BYTES) -> Iterator[BinaryIO]:  # fmt: skip

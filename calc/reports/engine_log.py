@@ -6,7 +6,6 @@ beside each figure the log prints. Error = (predicted − printed) / printed."""
 from __future__ import annotations
 
 import os
-import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -185,13 +184,9 @@ def _facts(path: Path, engine: str | None):
     from calc.deploy.engines.fromlog import read_log, read_log_file
 
     if str(path) == "-":
-        stream = getattr(sys.stdin, "buffer", None)
-        if stream is None:  # stdin closed (``<&-``)
-            raise InvalidInputError("stdin: closed, nothing to read; pipe a start-up log in or "
-                                    "pass its path")  # fmt: skip
-        if sys.stdin.isatty():  # a terminal: reading would wait for the user to type a log
-            raise InvalidInputError("stdin: is a terminal, not a log; pipe a start-up log in "
-                                    "(kvcalc log - < startup.log) or pass its path")  # fmt: skip
+        from calc.output.safe_io import piped_stdin
+
+        stream = piped_stdin("a start-up log", "kvcalc log - < startup.log")
         try:
             return read_log(stream, engine)
         except InvalidInputError as exc:

@@ -59,15 +59,10 @@ def read_results(path: Path | str) -> list[BenchRun]:
 
 def _stdin_bytes() -> bytes:
     """A result file piped to ``-``: at most MAX_RESULT_BYTES of it; one clear error for a
-    closed stdin, a terminal (reading would wait for the user to type one) or too much."""
-    import sys
+    closed stdin, a terminal or too much."""
+    from calc.output.safe_io import piped_stdin
 
-    stream = getattr(sys.stdin, "buffer", None)
-    if stream is None:
-        raise ConfigError("stdin: closed, nothing to read; pipe a result file in or pass its path")
-    if sys.stdin.isatty():
-        raise ConfigError("stdin: is a terminal, not a result file; pipe one in "
-                          "(kvcalc score - < result.json) or pass its path")  # fmt: skip
+    stream = piped_stdin("a result file", "kvcalc score - < result.json")
     try:
         raw = stream.read(MAX_RESULT_BYTES + 1)
     except OSError as exc:
