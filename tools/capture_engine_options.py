@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import ast
 import json
+import re
 import subprocess
 import sys
 import tempfile
@@ -376,31 +377,6 @@ def sglang_table(root: Path, version: str) -> dict:
 # ---------------------------------------------------------------------------------------------
 # TensorRT-LLM
 
-# trtllm-serve 1.0.0's options as its published reference pages list them (the 0.18.2
-# "trtllm-serve" syntax page's options, which 1.0.0 keeps; --ep_size from the 1.0.0rc6 page's
-# synopsis; --extra_llm_api_options from the 1.0.0 "Run benchmarking with trtllm-serve" page)
-TRTLLM_1_0_DOCUMENTED = {
-    "--tokenizer": [1, None, "tokenizer"],
-    "--host": [1, None, "host"],
-    "--port": [1, None, "port"],
-    "--backend": [1, ["pytorch", "tensorrt", "_autodeploy"], "backend"],
-    "--max_beam_width": [1, None, "max_beam_width"],
-    "--max_batch_size": [1, None, "max_batch_size"],
-    "--max_num_tokens": [1, None, "max_num_tokens"],
-    "--max_seq_len": [1, None, "max_seq_len"],
-    "--tp_size": [1, None, "tp_size"],
-    "--pp_size": [1, None, "pp_size"],
-    "--ep_size": [1, None, "ep_size"],
-    "--kv_cache_free_gpu_memory_fraction": [1, None, "kv_cache_free_gpu_memory_fraction"],
-    "--trust_remote_code": [0, None, "trust_remote_code"],
-    "--extra_llm_api_options": [1, None, "extra_llm_api_options"],
-}
-TRTLLM_1_0_PAGES = [
-    "https://nvidia.github.io/TensorRT-LLM/0.18.2/commands/trtllm-serve.html",
-    "https://nvidia.github.io/TensorRT-LLM/1.0.0rc6/commands/trtllm-serve/trtllm-serve.html",
-    "https://nvidia.github.io/TensorRT-LLM/1.0.0/commands/trtllm-serve/"
-    "run-benchmark-with-trtllm-serve.html",
-]
 # keys of the YAML --extra_llm_api_options reads that kvcalc writes (LlmArgs / TorchLlmArgs
 # fields, KvCacheConfig.dtype / tokens_per_block / enable_block_reuse,
 # CacheTransceiverConfig.backend), declared by hand for every modelled release and checked
@@ -417,47 +393,121 @@ TRTLLM_YAML_KEYS = {
 }
 
 
-def trtllm_table(serve_py: Path | None, version: str, source: str) -> dict:
-    options: dict = {}
-    if serve_py is None:
-        options = dict(TRTLLM_1_0_DOCUMENTED)
-        source = "published CLI reference: " + ", ".join(TRTLLM_1_0_PAGES)
-    else:
-        tree = _parse(serve_py)
-        for node in ast.walk(tree) if tree else []:
-            if not (isinstance(node, ast.FunctionDef) and node.name == "serve"):
-                continue
-            for dec in node.decorator_list:
-                if not (isinstance(dec, ast.Call) and _name(dec.func) == "option"):
-                    continue
-                names = [a.value for a in dec.args if isinstance(a, ast.Constant)
-                         and str(a.value).startswith("-")]  # fmt: skip
-                flag = _kw(dec, "is_flag")
-                takes = 0 if isinstance(flag, ast.Constant) and flag.value is True else 1
-                choices = None
-                typ = _kw(dec, "type")
-                if isinstance(typ, ast.Call) and _name(typ.func) in ("Choice", "ChoiceWithAlias"):
-                    first = typ.args[0] if typ.args else None
-                    if isinstance(first, ast.List | ast.Tuple):
-                        choices = [str(e.value) for e in first.elts if isinstance(e, ast.Constant)]
-                        alias = typ.args[1] if len(typ.args) > 1 else None
-                        if isinstance(alias, ast.Dict):
-                            choices += [str(k.value) for k in alias.keys
-                                        if isinstance(k, ast.Constant)]  # fmt: skip
-                dest = names[0].lstrip("-") if names else ""
-                for n in names:
-                    options[n] = [takes, choices, dest]
+def _trtllm(version: str, options: dict, source: str, meta: dict) -> dict:
     return {
         "engine": "trtllm",
         "version": version,
         "command": ["trtllm-serve"],
         "source": source,
+        "meta": meta,
         "allow_abbrev": False,
         "underscores": False,
         "positional": ["model"],
         "options": dict(sorted(options.items())),
         "yaml_options": {"--extra_llm_api_options": TRTLLM_YAML_KEYS},
     }
+
+
+def trtllm_table(serve_py: Path, version: str, source: str) -> dict:
+    """The table of ``trtllm-serve`` from ``serve.py`` source (the ``serve`` function's
+    ``@click.option`` decorators, read by ``ast``)."""
+    options: dict = {}
+    tree = _parse(serve_py)
+    for node in ast.walk(tree) if tree else []:
+        if not (isinstance(node, ast.FunctionDef) and node.name == "serve"):
+            continue
+        for dec in node.decorator_list:
+            if not (isinstance(dec, ast.Call) and _name(dec.func) == "option"):
+                continue
+            names = [a.value for a in dec.args if isinstance(a, ast.Constant)
+                     and str(a.value).startswith("-")]  # fmt: skip
+            flag = _kw(dec, "is_flag")
+            takes = 0 if isinstance(flag, ast.Constant) and flag.value is True else 1
+            choices = None
+            typ = _kw(dec, "type")
+            if isinstance(typ, ast.Call) and _name(typ.func) in ("Choice", "ChoiceWithAlias"):
+                first = typ.args[0] if typ.args else None
+                if isinstance(first, ast.List | ast.Tuple):
+                    choices = [str(e.value) for e in first.elts if isinstance(e, ast.Constant)]
+                    alias = typ.args[1] if len(typ.args) > 1 else None
+                    if isinstance(alias, ast.Dict):
+                        choices += [str(k.value) for k in alias.keys
+                                    if isinstance(k, ast.Constant)]  # fmt: skip
+            dest = names[0].lstrip("-") if names else ""
+            for n in names:
+                options[n] = [takes, choices, dest]
+    meta = {"how": "ast over serve.py: the serve command's @click.option decorators"}
+    return _trtllm(version, options, source, meta)
+
+
+# the published CLI reference of a release: NVIDIA/TensorRT-LLM's gh-pages branch keeps each
+# release's documentation under <version>/, and <version>/commands/trtllm-serve/trtllm-serve.html
+# holds sphinx-click's rendering of that release's serve command (its Syntax section), built
+# from the release's own serve.py; its footer names the TensorRT-LLM commit it was built from
+_SERVE_SECTION = re.compile(r'<section id="trtllm-serve-serve">(.*?)</section>', re.S)
+_OPTION = re.compile(r'<dt class="sig sig-object std" id="cmdoption-trtllm-serve-serve-([^"]+)">'
+                     r'(.*?)</dt>(.*?)(?=<dt class="sig sig-object std"|\Z)', re.S)  # fmt: skip
+_NAME = re.compile(r'<span class="sig-name descname"><span class="pre">([^<]+)</span></span>')
+_CHOICES = re.compile(r'Options<span class="colon">:</span></dt>\s*'
+                      r'<dd class="field-odd"><p>([^<]*)</p>')  # fmt: skip
+_BUILT_FROM = re.compile(r'generated by TensorRT-LLM commit <a href="https://github.com/NVIDIA/'
+                         r'TensorRT-LLM/tree/([0-9a-f]{7,40})"')  # fmt: skip
+_UPDATED = re.compile(r"Last updated on ([A-Z][a-z]+ \d{1,2}, \d{4})\.")
+_DOC_VERSION = re.compile(r'<meta name="docsearch:version" content="([^"]+)"')
+
+
+def sphinx_click_options(html: str) -> tuple[dict, list[str]]:
+    """(option -> [takes a value, choices or None, dest], positional arguments) of the
+    ``serve`` command as sphinx-click renders it: each option entry's names (the first is
+    click's parameter name), a ``<metavar>`` when it takes a value (a flag shows none), the
+    ``Options:`` field when its type is a ``click.Choice``."""
+    section = _SERVE_SECTION.search(html)
+    if section is None:
+        raise SystemExit("no <section id=\"trtllm-serve-serve\"> in the page")
+    options: dict = {}
+    positional: list[str] = []
+    for anchor, head, body in _OPTION.findall(section.group(1)):
+        names = _NAME.findall(head)
+        if anchor.startswith("arg-"):
+            positional += [n.lower() for n in names]
+            continue
+        takes = 1 if "&lt;" in head else 0
+        found = _CHOICES.search(body)
+        choices = [c.strip() for c in found.group(1).split("|")] if found else None
+        dest = names[0].lstrip("-")
+        for n in names:
+            options[n] = [takes, choices, dest]
+    if not options:
+        raise SystemExit("no options in the serve section")
+    return options, positional
+
+
+def trtllm_docs_table(html: str, version: str, gh_pages_commit: str) -> dict:
+    """The table of ``trtllm-serve`` ``version`` from its published CLI reference page."""
+    shown = _DOC_VERSION.search(html)  # the page's own version, where the copy holds it
+    if shown is not None and shown.group(1) != version:
+        raise SystemExit(f"the page documents {shown.group(1)}, not {version}")
+    options, positional = sphinx_click_options(html)
+    built = _BUILT_FROM.search(html)
+    updated = _UPDATED.search(html)
+    path = f"{version}/commands/trtllm-serve/trtllm-serve.html"
+    meta = {
+        "repo": "NVIDIA/TensorRT-LLM",
+        "path": path,
+        "commit": gh_pages_commit,
+        "built_from_commit": built.group(1) if built else None,
+        "last_updated": updated.group(1) if updated else None,
+        "how": "the gh-pages branch's published CLI reference of the release (sphinx-click's "
+        "rendering of its serve.py: option names, <metavar> for a value, Options: for a "
+        "click.Choice), read by tools/capture_engine_options.py --trtllm-docs; a "
+        "ChoiceWithAlias's aliases (trt for tensorrt) are not rendered, so not listed",
+    }
+    source = (f"NVIDIA/TensorRT-LLM {path} at gh-pages commit {gh_pages_commit} (the "
+              f"release's published trtllm-serve reference, built from TensorRT-LLM commit "
+              f"{meta['built_from_commit']})")  # fmt: skip
+    if positional != ["model"]:
+        raise SystemExit(f"positional arguments {positional}, expected [model]")
+    return _trtllm(version, options, source, meta)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -479,9 +529,13 @@ def main(argv: list[str]) -> int:
     src_dir = None
     if argv[:1] == ["--src"]:
         src_dir, argv = Path(argv[1]), argv[2:]
-    if argv[:1] == ["--trtllm-serve"]:  # --trtllm-serve FILE|- VERSION SOURCE-NOTE
-        serve_py = None if argv[1] == "-" else Path(argv[1])
-        table = trtllm_table(serve_py, argv[2], " ".join(argv[3:]))
+    if argv[:1] in (["--trtllm-serve"], ["--trtllm-docs"]):
+        # --trtllm-serve SERVE.PY VERSION SOURCE-NOTE | --trtllm-docs PAGE.html VERSION COMMIT
+        if argv[0] == "--trtllm-serve":
+            table = trtllm_table(Path(argv[1]), argv[2], " ".join(argv[3:]))
+        else:
+            text = Path(argv[1]).read_text(encoding="utf-8")
+            table = trtllm_docs_table(text, argv[2], argv[3])
         path = OUT / f"trtllm-{argv[2]}.json"
         path.write_text(json.dumps(table, separators=(",", ":"), sort_keys=True) + "\n")
         print(f"{path.relative_to(ROOT)}: {len(table['options'])} options")
