@@ -18,8 +18,11 @@ Method. Each release's wheel is read statically (``ast``, nothing imported or ex
 - SGLang: ``sglang/srt/models/*.py`` (and package ``__init__``), the classes each module names
   in ``EntryClass`` (``srt/models/registry.py`` registers each by its ``__name__``).
 - TensorRT-LLM: its wheel is not on PyPI (the package is a stub that fetches it from NVIDIA's
-  index) and its source at the modelled tags was not reachable here, so its table is unknown
-  (null): kvcalc does not refuse a TensorRT-LLM release for its architecture.
+  index), and ``tensorrt_llm/_torch/models`` (each ``modeling_*.py``'s
+  ``@register_auto_model("...")``) could not be read at a commit tied to a modelled release
+  (``TRTLLM_TRIED``: what was tried, kept in the entry's ``meta``). Each release is recorded as
+  not read (``"read": {release: null}``) with no architectures, so kvcalc refuses no
+  TensorRT-LLM release for its architecture. ``--trtllm`` rewrites that entry alone.
 
 The stored table is, per engine, architecture -> the releases where loading it starts and
 stops, alternately (``["0.4.5"]``: from 0.4.5 on; ``["0.10.0", "0.15.0"]``: 0.10.0 up to but
@@ -171,17 +174,61 @@ def compact_json(data: dict) -> str:
     return "\n".join([*lines, "}"]) + "\n"
 
 
+# What was tried for TensorRT-LLM's architecture table, release by release (issue 21): the
+# registry is the @register_auto_model decorators of tensorrt_llm/_torch/models/modeling_*.py
+TRTLLM_TRIED = (
+    "NVIDIA/TensorRT-LLM tensorrt_llm/_torch/models/ (__init__.py, modeling_*.py) and "
+    "tensorrt_llm/version.py in the search index: each stored version is kept at one commit, "
+    "and read_file at the release commits finds none (1.0.0: "
+    "ae8270b713446948246f16fadf4e2a32e35d0f62, triton-inference-server/tensorrtllm_backend's "
+    "v1.0.0 submodule pin, the commit 1.0.0's published docs name; 1.1.0: "
+    "9bab773cb5d367a705d7727807ccde1de7ec1b21, its r25.12 pin with TENSORRTLLM_VER=1.1.0); "
+    "the two stored version.py revisions are 1.0.0rc4 (000a01de) and 1.2.0rc2 (b35ac1b6), so "
+    "no stored modeling file's commit can be tied to a modelled release",
+    "forks in the index holding tensorrt_llm/version.py (13) or "
+    "tensorrt_llm/_torch/models/__init__.py (36): none at a release version or commit "
+    "(0.7.1 to 1.3.0rc80, one a merge conflict)",
+    "the published supported-models pages (gh-pages <version>/models/supported-models.html: "
+    "1.0.0 at 090dc64986babe6445f97234e18db6e35d50af55, 1.1.0 at "
+    "8660c119a1f9be58cb574b8895f60bdb2e2c40ec) are not the registry: 1.1.0's architecture "
+    "table lists 18 classes and no GptOssForCausalLM, yet 1.0.0's key-model matrix already has "
+    "a GPT-OSS row, while docs/source/release-notes.md (stored at 001eaece) says Release 1.1 "
+    "'Add GPT-OSS model support': neither the pages nor the notes bound what a release "
+    "refuses, so they were not used",
+)
+
+
+def trtllm_entry(releases: tuple[str, ...]) -> dict:
+    """TensorRT-LLM's entry: every modelled release not read (null), no architectures (never
+    refused), and what was tried."""
+    return {
+        "releases": list(releases),
+        "read": {r: None for r in releases},
+        "architectures": {},
+        "meta": {"registry": "tensorrt_llm/_torch/models/modeling_*.py "
+                             "@register_auto_model(\"...\") (the PyTorch backend's AutoModel)",
+                 "not read, because": " | ".join(TRTLLM_TRIED)},
+    }  # fmt: skip
+
+
 def main(argv: list[str]) -> int:
     from calc.deploy.engines.sglang.rules import RELEASES as SGLANG
+    from calc.deploy.engines.trtllm.rules import RELEASES as TRTLLM
     from calc.deploy.engines.vllm.rules import RELEASES as VLLM
 
+    if argv[:1] == ["--trtllm"]:  # rewrite TensorRT-LLM's entry alone
+        data = json.loads(OUT.read_text())
+        data["trtllm"] = trtllm_entry(TRTLLM)
+        OUT.write_text(compact_json(data))
+        print(f"{OUT.relative_to(ROOT)}: trtllm entry written", file=sys.stderr)
+        return 0
     src = Path(argv[1]) if argv[:1] == ["--src"] else None
     data: dict = {
         "source": "python tools/capture_engine_architectures.py (ast over each release's "
         "PyPI wheel: vLLM " + VLLM_REGISTRY + " " + " + ".join(VLLM_TABLES) + "; "
         "SGLang " + SGLANG_MODELS + "*.py EntryClass). TensorRT-LLM: wheel not on PyPI, "
         "source at its tags not reachable: unknown, never refused.",
-        "trtllm": None,
+        "trtllm": trtllm_entry(TRTLLM),
     }
     for engine, releases, read in (("vllm", VLLM, vllm_architectures),
                                    ("sglang", SGLANG, sglang_architectures)):  # fmt: skip

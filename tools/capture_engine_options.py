@@ -379,10 +379,15 @@ def sglang_table(root: Path, version: str) -> dict:
 
 # keys of the YAML --extra_llm_api_options reads that kvcalc writes (LlmArgs / TorchLlmArgs
 # fields, KvCacheConfig.dtype / tokens_per_block / enable_block_reuse,
-# CacheTransceiverConfig.backend), declared by hand for every modelled release and checked
-# against llm_args.py revisions (bench/validation_sources.py): enable_block_reuse in every one
-# read, dtype in all but the oldest, tokens_per_block only in newer ones (kvcalc writes it for
-# DeepSeek sparse attention alone); backend upper case since PR 6323 (July 2025, before 1.0.0)
+# CacheTransceiverConfig.backend), declared by hand, since the YAML is validated by pydantic
+# models (StrictBaseModel: an unknown key is an error), not by the click parser. Read in each
+# release's published llm_args.py (gh-pages <version>/_modules/tensorrt_llm/llmapi/
+# llm_args.html): 1.0.0's KvCacheConfig has enable_block_reuse, free_gpu_memory_fraction and
+# dtype ("auto") but no tokens_per_block, and its CacheTransceiverConfig.backend is
+# Literal["DEFAULT", "UCX", "NIXL", "MPI"]; 1.1.0's KvCacheConfig adds tokens_per_block
+# (int, 32). The later releases keep them (the llm_args.py revisions of
+# bench/validation_sources.py). kvcalc writes tokens_per_block for DeepSeek sparse attention
+# alone; backend upper case since PR 6323 (July 2025, before 1.0.0)
 TRTLLM_YAML_KEYS = {
     "enable_chunked_prefill": "bool",
     "enable_attention_dp": "bool",
@@ -391,6 +396,17 @@ TRTLLM_YAML_KEYS = {
                         "tokens_per_block": "int", "enable_block_reuse": "bool"},
     "cache_transceiver_config": {"backend": ["DEFAULT", "UCX", "NIXL", "MPI"]},
 }
+# KvCacheConfig keys a release does not have (read as above)
+TRTLLM_YAML_ABSENT = {"1.0.0": {"kv_cache_config": ("tokens_per_block",)}}
+
+
+def trtllm_yaml_keys(version: str) -> dict:
+    """The YAML keys kvcalc writes that ``version`` accepts."""
+    keys = {k: dict(v) if isinstance(v, dict) else v for k, v in TRTLLM_YAML_KEYS.items()}
+    for section, absent in TRTLLM_YAML_ABSENT.get(version, {}).items():
+        for key in absent:
+            keys[section].pop(key)
+    return keys
 
 
 def _trtllm(version: str, options: dict, source: str, meta: dict) -> dict:
@@ -404,7 +420,7 @@ def _trtllm(version: str, options: dict, source: str, meta: dict) -> dict:
         "underscores": False,
         "positional": ["model"],
         "options": dict(sorted(options.items())),
-        "yaml_options": {"--extra_llm_api_options": TRTLLM_YAML_KEYS},
+        "yaml_options": {"--extra_llm_api_options": trtllm_yaml_keys(version)},
     }
 
 

@@ -99,7 +99,7 @@ class TensorRTLLM(Engine):
     def cannot_start(self, dep: Deployment) -> str | None:
         from calc.deploy.engines.trtllm.launch import cannot_start
 
-        return cannot_start(dep)
+        return cannot_start(dep, self.rules(dep.engine_config.version))
 
 
 ENGINE = TensorRTLLM()

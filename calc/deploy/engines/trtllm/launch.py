@@ -49,9 +49,7 @@ def yaml_text(dep: Deployment, role: str | None) -> str:
     if dep.engine.prefix_cache is False:  # KvCacheConfig.enable_block_reuse (default true)
         cache.append("  enable_block_reuse: false")
     if dep.model.indexer is not None:  # sparse attention (DSA) runs 64-token blocks
-        from calc.deploy.state_pages import sparse_block_size
-
-        cache.append(f"  tokens_per_block: {sparse_block_size(dep.engine_config.block_size)}")
+        cache.append(f"  tokens_per_block: {sparse_blocks(dep)}")
     if cache:
         lines += ["kv_cache_config:", *cache]
     if role is not None:
@@ -61,22 +59,42 @@ def yaml_text(dep: Deployment, role: str | None) -> str:
     return "\n".join(lines) + "\n"
 
 
-def cannot_start(dep: Deployment) -> str | None:
-    """Why TensorRT-LLM cannot start ``dep``'s layout, or None: under enable_attention_dp every
-    rank runs attention alone (its attention modules and KV cache manager take tp_size 1), so
-    no form gives attention TP inside DP ranks."""
+def cannot_start(dep: Deployment, rules: TrtllmRules) -> str | None:
+    """Why TensorRT-LLM (at ``rules``' release) cannot start ``dep`` as kvcalc sized it, or
+    None: under enable_attention_dp every rank runs attention alone (its attention modules and
+    KV cache manager take tp_size 1), so no form gives attention TP inside DP ranks; and a
+    sparse-attention model's 64-token KV blocks need KvCacheConfig.tokens_per_block, which a
+    release without the key refuses in the YAML."""
     if dep.sharding.dp_attn > 1 and dep.tp > 1:
         return (
             f"TensorRT-LLM cannot start tp {dep.tp} with attention data parallel "
             f"{dep.sharding.dp_attn}: its attention DP runs one GPU a rank (attention TP 1); "
             f"choose --tp 1 --ep {dep.ep} (attention DP {dep.ep}) or --tp {max(dep.tp, dep.ep)}"
         )
+    if dep.model.indexer is not None and not rules.kv_tokens_per_block_key:
+        from calc.deploy.engines.trtllm.rules import VERSIONS
+
+        since = next(r for r in VERSIONS.releases
+                     if VERSIONS.rules(r).kv_tokens_per_block_key)  # fmt: skip
+        return (
+            f"TensorRT-LLM {dep.engine_config.version} cannot state the {sparse_blocks(dep)}-"
+            f"token KV blocks of {dep.model.name}'s sparse attention: its KvCacheConfig has no "
+            f"tokens_per_block (from {since}); use --engine-version {since} or later"
+        )
     return None
 
 
-def _argv(dep: Deployment, plan: launch.LaunchPlan, config_file: str | None) -> list[str]:
+def sparse_blocks(dep: Deployment) -> int:
+    """The KV block a sparse-attention (DSA) model runs [tokens] (64-token multiples)."""
+    from calc.deploy.state_pages import sparse_block_size
+
+    return sparse_block_size(dep.engine_config.block_size)
+
+
+def _argv(dep: Deployment, plan: launch.LaunchPlan, config_file: str | None,
+          rules: TrtllmRules) -> list[str]:  # fmt: skip
     ec = dep.engine_config
-    why = cannot_start(dep)
+    why = cannot_start(dep, rules)
     if why is not None:
         raise InvalidInputError(why)
     name, _ = checkpoint(dep)
@@ -97,11 +115,11 @@ def _argv(dep: Deployment, plan: launch.LaunchPlan, config_file: str | None) -> 
 
 
 def _replica(dep: Deployment, plan: launch.LaunchPlan, role: str, count: int,
-             disagg: str | None) -> Command:  # fmt: skip
+             disagg: str | None, rules: TrtllmRules) -> Command:  # fmt: skip
     config_file = CONFIG_FILE if disagg is None else f"{disagg}-{CONFIG_FILE}"
     text = yaml_text(dep, disagg)
     files = ((config_file, text),) if text.strip() else ()
-    argv = _argv(dep, plan, config_file if files else None)
+    argv = _argv(dep, plan, config_file if files else None, rules)
     _, note = checkpoint(dep)
     notes = [note] if note else []
     if launch.pins_16bit_kv(dep, online=False):
@@ -125,16 +143,18 @@ def commands(dep: Deployment, plan: launch.LaunchPlan, rules: TrtllmRules) -> li
     """The commands that start ``dep`` as ``plan`` says."""
     copies = dep.replicas
     if not plan.disaggregated:
-        c = _replica(dep, plan, "server", plan.replicas * copies, None)
+        c = _replica(dep, plan, "server", plan.replicas * copies, None, rules)
         if plan.replicas * copies > 1:
             c = replace(c, notes=(*c.notes, launch.replicas_note(dep, plan.replicas * copies)))
         note = launch.shared_host_note(dep, plan.replicas * copies)
         return [replace(c, notes=(*c.notes, note)) if note else c]
-    ctx = _replica(dep, plan, "prefill (context)", plan.prefill * copies, "context")
+    ctx = _replica(dep, plan, "prefill (context)", plan.prefill * copies, "context",
+                   rules)
     note = launch.shared_host_note(dep, (plan.prefill + plan.decode) * copies)
     if note:
         ctx = replace(ctx, notes=(*ctx.notes, note))
-    gen = _replica(dep, plan, "decode (generation)", plan.decode * copies, "generation")
+    gen = _replica(dep, plan, "decode (generation)", plan.decode * copies, "generation",
+                   rules)
     router = Command(
         "trtllm",
         "router",

@@ -40,6 +40,9 @@ class TrtllmRules:
     allreduce_auto_max: tuple[tuple[int, int], ...] = (
         (2, 16_000_000), (4, 8_000_000), (6, 8_000_000), (8, 8_000_000),
     )  # fmt: skip
+    # KvCacheConfig (a StrictBaseModel: unknown keys refused) has tokens_per_block, the only
+    # way the --extra_llm_api_options YAML states a KV block other than 32 tokens
+    kv_tokens_per_block_key: bool = True
 
 
 BASE = TrtllmRules(
@@ -54,6 +57,7 @@ BASE = TrtllmRules(
     non_torch_tp_bytes=round(2.07 * GIB),
     allreduce_size_tp2_bytes=16_000_000,
     allreduce_size_bytes=8_000_000,
+    kv_tokens_per_block_key=False,
 )
 
 CHANGES = (
@@ -93,6 +97,16 @@ CHANGES = (
         "lookup table's fused rows (RESIDUAL_RMS_NORM) that go to NCCL earlier on Hopper at TP "
         "8 (hidden 8192: from 64 tokens), hidden sizes beyond its 8192 row (NCCL_SYMMETRIC), "
         "MNNVL, TP above 8 (issue 20/21, comm2)",
+    ),
+    Change(
+        "1.1.0",
+        {"kv_tokens_per_block_key": True},
+        "KvCacheConfig in each release's published llm_args.py (NVIDIA/TensorRT-LLM gh-pages "
+        "1.0.0/_modules/tensorrt_llm/llmapi/llm_args.html at 090dc649, built from ae8270b: "
+        "enable_block_reuse ... use_uvm, dtype, no tokens_per_block; 1.1.0's at 8660c119, built "
+        "from 48b7b5d: tokens_per_block: int = 32 after mamba_ssm_cache_dtype)",
+        "a sparse-attention (DSA) model's 64-token blocks can be stated from 1.1.0; 1.0.0 "
+        "refuses the key (StrictBaseModel), so kvcalc does not print that deployment for it",
     ),
     Change(
         "1.2.0",
