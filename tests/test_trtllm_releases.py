@@ -111,7 +111,8 @@ CHOICES = ('<dd><p>help</p><dl class="field-list simple"><dt class="field-odd">O
            '<span class="colon">:</span></dt>\n<dd class="field-odd"><p>{}</p></dd></dl></dd>\n')
 PAGE = "".join([
     '<meta name="docsearch:version" content="9.9.0" />\n',
-    '<section id="trtllm-serve-other">', DT.format("other-x"), NAME.format("--other"),
+    '<section id="trtllm-serve-disaggregated">', DT.format("disaggregated-c"),
+    NAME.format("-c"), COMMA, NAME.format("--config_file"), METAVAR.format("config_file"),
     "</dt></section>\n",
     '<section id="trtllm-serve-serve">\n',
     DT.format("serve-tensor_parallel_size"), NAME.format("--tensor_parallel_size"), COMMA,
@@ -130,7 +131,7 @@ PAGE = "".join([
 def test_capture_reads_a_sphinx_click_page():
     cap = _capture()
     options, positional = cap.sphinx_click_options(PAGE)
-    # only the serve section: --other belongs to another subcommand
+    # only the serve section: --config_file belongs to the disaggregated subcommand
     assert options == {
         "--tensor_parallel_size": [1, None, "tensor_parallel_size"],
         "--tp_size": [1, None, "tensor_parallel_size"],
@@ -139,6 +140,8 @@ def test_capture_reads_a_sphinx_click_page():
     }
     assert positional == ["model"]
     table = cap.trtllm_docs_table(PAGE, "9.9.0", "f" * 40)
+    assert table["subcommands"]["disaggregated"] == {"-c": [1, None, "config_file"],
+                                                     "--config_file": [1, None, "config_file"]}
     assert table["meta"]["built_from_commit"] == "abc1234"
     assert table["meta"]["path"] == "9.9.0/commands/trtllm-serve/trtllm-serve.html"
     with pytest.raises(SystemExit, match=r"documents 9\.9\.0, not 1\.1\.0"):
@@ -210,3 +213,29 @@ def test_architecture_table_records_every_release_unread():
     dep = Deployment.build(load_model("gpt-oss-20b"), load_hardware("h100"),
                            engine=EngineSettings(name="trtllm", version="1.0.0"))  # fmt: skip
     assert dep.engine_model.cannot_load(dep) is None
+
+
+@pytest.mark.parametrize("release", RELEASES)
+def test_disaggregated_commands_parse_and_mean_the_row(release):
+    # 2 context + 1 generation servers of Llama 3 70B at TP 2: the workers parse with the
+    # release's serve table (tests/test_engine_commands.check: 3 servers x 2 GPUs = 6), the
+    # router with its disaggregated table (-c/--config_file in every release's page), and the
+    # router's config counts the servers started: 2 context, 1 generation
+    dep = Deployment.build(load_model("llama3-70b"), load_hardware("h100"), tp=2,
+                           engine=EngineSettings(name="trtllm", version=release,
+                                                 max_model_len=4096))  # fmt: skip
+    commands = launch_commands(dep, max_model_len=4096, prefill=2, decode=1)
+    check(commands, dep, 3 * 2)
+    router = next(c for c in commands if c.role == "router")
+    table = table_for("trtllm", release)
+    sub = {"command": ["trtllm-serve", "disaggregated"], "allow_abbrev": False,
+           "positional": [], "options": table["subcommands"]["disaggregated"]}  # fmt: skip
+    parsed = parse(list(router.argv), sub)
+    config = yaml.safe_load(dict(router.files)[parsed["config_file"]])
+    assert config["context_servers"]["num_instances"] == 2
+    assert config["generation_servers"]["num_instances"] == 1
+    workers = {c.role: c for c in commands if c.role != "router"}
+    assert [c.count for c in workers.values()] == [2, 1]
+    for c in workers.values():  # each worker exchanges KV through the cache transceiver
+        stated = yaml.safe_load(next(t for _, t in c.files))
+        assert stated["cache_transceiver_config"]["backend"] == "DEFAULT"

@@ -460,9 +460,7 @@ def trtllm_table(serve_py: Path, version: str, source: str) -> dict:
 # release's documentation under <version>/, and <version>/commands/trtllm-serve/trtllm-serve.html
 # holds sphinx-click's rendering of that release's serve command (its Syntax section), built
 # from the release's own serve.py; its footer names the TensorRT-LLM commit it was built from
-_SERVE_SECTION = re.compile(r'<section id="trtllm-serve-serve">(.*?)</section>', re.S)
-_OPTION = re.compile(r'<dt class="sig sig-object std" id="cmdoption-trtllm-serve-serve-([^"]+)">'
-                     r'(.*?)</dt>(.*?)(?=<dt class="sig sig-object std"|\Z)', re.S)  # fmt: skip
+_ENTRY = r'<dt class="sig sig-object std" id="cmdoption-trtllm-serve-{}-([^"]+)">'
 _NAME = re.compile(r'<span class="sig-name descname"><span class="pre">([^<]+)</span></span>')
 _CHOICES = re.compile(r'Options<span class="colon">:</span></dt>\s*'
                       r'<dd class="field-odd"><p>([^<]*)</p>')  # fmt: skip
@@ -472,17 +470,19 @@ _UPDATED = re.compile(r"Last updated on ([A-Z][a-z]+ \d{1,2}, \d{4})\.")
 _DOC_VERSION = re.compile(r'<meta name="docsearch:version" content="([^"]+)"')
 
 
-def sphinx_click_options(html: str) -> tuple[dict, list[str]]:
+def sphinx_click_options(html: str, command: str = "serve") -> tuple[dict, list[str]]:
     """(option -> [takes a value, choices or None, dest], positional arguments) of the
-    ``serve`` command as sphinx-click renders it: each option entry's names (the first is
-    click's parameter name), a ``<metavar>`` when it takes a value (a flag shows none), the
-    ``Options:`` field when its type is a ``click.Choice``."""
-    section = _SERVE_SECTION.search(html)
+    ``trtllm-serve`` subcommand ``command`` as sphinx-click renders it: each option entry's
+    names (the first long one is click's parameter name), a ``<metavar>`` when it takes a value
+    (a flag shows none), the ``Options:`` field when its type is a ``click.Choice``."""
+    section = re.search(rf'<section id="trtllm-serve-{command}">(.*?)</section>', html, re.S)
     if section is None:
-        raise SystemExit("no <section id=\"trtllm-serve-serve\"> in the page")
+        raise SystemExit(f"no <section id=\"trtllm-serve-{command}\"> in the page")
+    entry = re.compile(_ENTRY.format(command) + r'(.*?)</dt>(.*?)(?=<dt class="sig sig-object '
+                       r'std"|\Z)', re.S)  # fmt: skip
     options: dict = {}
     positional: list[str] = []
-    for anchor, head, body in _OPTION.findall(section.group(1)):
+    for anchor, head, body in entry.findall(section.group(1)):
         names = _NAME.findall(head)
         if anchor.startswith("arg-"):
             positional += [n.lower() for n in names]
@@ -490,7 +490,8 @@ def sphinx_click_options(html: str) -> tuple[dict, list[str]]:
         takes = 1 if "&lt;" in head else 0
         found = _CHOICES.search(body)
         choices = [c.strip() for c in found.group(1).split("|")] if found else None
-        dest = names[0].lstrip("-")
+        dest = next((n for n in names if n.startswith("--")), names[0]).lstrip("-")
+        dest = dest.replace("-", "_")  # click's parameter name (--metrics-log-interval)
         for n in names:
             options[n] = [takes, choices, dest]
     if not options:
@@ -504,6 +505,7 @@ def trtllm_docs_table(html: str, version: str, gh_pages_commit: str) -> dict:
     if shown is not None and shown.group(1) != version:
         raise SystemExit(f"the page documents {shown.group(1)}, not {version}")
     options, positional = sphinx_click_options(html)
+    router, _ = sphinx_click_options(html, "disaggregated")  # the disaggregated router
     built = _BUILT_FROM.search(html)
     updated = _UPDATED.search(html)
     path = f"{version}/commands/trtllm-serve/trtllm-serve.html"
@@ -523,7 +525,9 @@ def trtllm_docs_table(html: str, version: str, gh_pages_commit: str) -> dict:
               f"{meta['built_from_commit']})")  # fmt: skip
     if positional != ["model"]:
         raise SystemExit(f"positional arguments {positional}, expected [model]")
-    return _trtllm(version, options, source, meta)
+    table = _trtllm(version, options, source, meta)
+    table["subcommands"] = {"disaggregated": dict(sorted(router.items()))}
+    return table
 
 
 # ---------------------------------------------------------------------------------------------
