@@ -239,3 +239,40 @@ def test_disaggregated_commands_parse_and_mean_the_row(release):
     for c in workers.values():  # each worker exchanges KV through the cache transceiver
         stated = yaml.safe_load(next(t for _, t in c.files))
         assert stated["cache_transceiver_config"]["backend"] == "DEFAULT"
+
+
+PLANS = {
+    # dense, aggregated (TP replicas, fp8 weights from a local ModelOpt checkpoint)
+    "llama3-70b": ("-H", "h100", "--rate", "4", "--prompt", "1024", "--gen", "128",
+                   "--ttft-p99", "5s", "--tpot-p99", "100ms"),
+    # MoE: disaggregated, context TP 8 / EP 8 and generation attention DP 8 + EP 8
+    "deepseek-r1": ("-H", "h200", "--rate", "8", "--prompt", "2000", "--gen", "500",
+                    "--ttft-p99", "3s", "--tpot-p99", "60ms"),
+}  # fmt: skip
+
+
+@pytest.mark.parametrize("release", RELEASES)
+@pytest.mark.parametrize("model", sorted(PLANS))
+def test_plan_prints_commands_each_release_parses(cli, release, model):
+    from calc.deploy.engines.base import Command
+
+    r = cli("plan", "-m", model, *PLANS[model], "--engine", "trtllm", "--engine-version",
+            release, "--method", "analytic", "-f", "json")  # fmt: skip
+    assert r.code == 0, r.err
+    out = r.json()
+    row = out["rows"][0]
+    commands = [Command("trtllm", c["role"], tuple(c["argv"]),
+                        files=tuple(c["files"].items()), count=c["count"], gpus=c["gpus"])
+                for c in out["launch_commands"]]  # fmt: skip
+    assert commands, out.get("launch_note")
+    dep = Deployment.build(load_model(model), load_hardware(PLANS[model][1]), tp=row["tp"],
+                           pp=row["pp"], ep=row["ep"], weight_dtype=row["weight_dtype"],
+                           kv_dtype=row["kv_dtype"],
+                           engine=EngineSettings(name="trtllm", version=release))  # fmt: skip
+    check(commands, dep, row["gpus"])  # every server parses with this release's table
+    table = table_for("trtllm", release)
+    for c in commands:
+        if c.role == "router":
+            sub = {"command": ["trtllm-serve", "disaggregated"], "allow_abbrev": False,
+                   "positional": [], "options": table["subcommands"]["disaggregated"]}  # fmt: skip
+            assert parse(list(c.argv), sub)["config_file"] in dict(c.files)
