@@ -175,20 +175,27 @@ release's argument parser from its released package, statically (`ast`; importin
 needs the engines' CUDA builds): vLLM's `add_argument` calls and the config dataclass fields
 they are built from (a bool field is a `--x/--no-x` flag, a `Literal` gives the choices), its
 front-end dataclass, the KV-transfer config's fields and registered connectors; SGLang's
-`add_argument` calls and its msgspec field structs; TensorRT-LLM's `trtllm-serve` click
-options (its PyPI package is a stub, so from the source file). The tables are in
+`add_argument` calls and its msgspec field structs; TensorRT-LLM's `trtllm-serve` and
+`trtllm-serve disaggregated` click options (its PyPI package is a stub, so from each release's
+published CLI reference, NVIDIA/TensorRT-LLM gh-pages `<version>/commands/trtllm-serve/
+trtllm-serve.html`: sphinx-click's rendering of that release's `serve.py`, whose footer names
+the commit it was built from; the table's `meta` holds the page, its commit and that
+commit). The tables are in
 `tests/data/engine_options/`; tests/test_engine_commands.py builds every form above on every
 release that has a table and parses each command as that release's parser would (exact names,
 vLLM's `_`/`-` equivalence, SGLang's prefix matching that makes `--pp` ambiguous, choices, the
 JSON and YAML keys), then reads the parallel sizes back: each command's GPUs, and its copies'
 GPUs summed, equal the plan row's GPUs.
 
-What the tables cannot show. TensorRT-LLM 1.0.0's table is its published CLI reference (the
-1.0.0 source was not reachable), and 1.1.0 and 1.2.0 have none (their commands are 1.0.0's and
-1.2.1's forms). The YAML keys kvcalc writes for TensorRT-LLM (`TRTLLM_YAML_KEYS` in the
-capture script) are declared by hand: `kv_cache_config.enable_block_reuse` (bool, default
-true) is in every `llm_args.py` revision read, `dtype` in all but the oldest, `tokens_per_block`
-(written only for DeepSeek sparse attention) only in the newer ones; `cache_transceiver_config`
+What the tables cannot show. TensorRT-LLM's tables list what each release's reference
+renders: a `ChoiceWithAlias` alias (`--backend trt` for `tensorrt` from 1.1.0) is not shown, so
+not accepted by the test parser. The YAML keys kvcalc writes for TensorRT-LLM
+(`TRTLLM_YAML_KEYS` in the capture script) are declared by hand, per release, from the
+releases' published `llm_args.py` (gh-pages `<version>/_modules/tensorrt_llm/llmapi/
+llm_args.html`): `kv_cache_config.enable_block_reuse` and `dtype` in 1.0.0 and later,
+`tokens_per_block` from 1.1.0 (1.0.0's `KvCacheConfig` has none and refuses unknown keys, so a
+DeepSeek sparse-attention deployment, which needs 64-token blocks, is refused on 1.0.0);
+`cache_transceiver_config`
 `backend: DEFAULT` is upper case since TensorRT-LLM PR 6323 (July 2025, before 1.0.0; an older
 revision took `default`). vLLM 0.33 types `--kv-cache-dtype` as `CacheDType | str` (a
 registry validated after parsing), so its table has no choices to check the value against.
@@ -298,8 +305,7 @@ LIMITS = """## Not modelled yet
   and 64 MiB at every TP from 1.2.0 (pull 9145): 1.0 TP 2/4/8 2.19/2.19/2.31 GiB, 1.2
   2.57/3.07/4.07 GiB. No TensorRT-LLM TP > 1 start-up log has been found to check it.
   The activation peak is vLLM's forward model with one sampler row per dummy
-  request; only the 1.2+ option table is captured from source, 1.0.0's from its published
-  reference pages; the context chunk unit (chunks cut to whole blocks) is not modelled.
+  request; the context chunk unit (chunks cut to whole blocks) is not modelled.
 - Releases with no public log in the training set (docs/validation.md lists the ones with
   logs) are modelled from their source alone.
 """
@@ -362,7 +368,10 @@ def architectures_section() -> list[str]:
         "Read from each release's PyPI wheel by `tools/capture_engine_architectures.py`",
         "(`calc/data/engine_architectures.json`): vLLM's `model_executor/models/registry.py`",
         "tables, SGLang's `srt/models/*.py` `EntryClass`. TensorRT-LLM: its wheel is not on",
-        "PyPI and its source at the modelled tags was not reachable: unknown, never refused. A",
+        "PyPI and its model registry (`_torch/models` `register_auto_model`) could not be read at",
+        "a commit tied to a modelled release (the entry's `meta` says what was tried; the",
+        "published supported-models pages are incomplete lists): each release is recorded as",
+        "not read, and none is refused. A",
         "model without `architecture:` (a user YAML) or an architecture no release of the engine",
         "lists (SGLang has no Falcon or Jamba module; its Transformers fallback may run them) is",
         "not refused.",

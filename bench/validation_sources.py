@@ -962,6 +962,61 @@ LOOKED_AT = (
      "GLM-5, GLM-4.7 for GLM-4.6, Granite 3.3); the rest (Llama 2/3/3.1/3.3/4, Qwen3 dense, "
      "Phi-3/4 as Phi3ForCausalLM, Falcon, Mistral Small 3.1, Gemma 3) as their config.json names "
      "them, not re-read here (huggingface.co unreachable from this machine)"),
+    ("NVIDIA/TensorRT-LLM gh-pages <version>/commands/trtllm-serve/trtllm-serve.html: 1.0.0 at "
+     "commit 090dc64986babe6445f97234e18db6e35d50af55 (built from TensorRT-LLM ae8270b, "
+     "September 23, 2025), 1.1.0 at 8660c119a1f9be58cb574b8895f60bdb2e2c40ec (48b7b5d, "
+     "December 12, 2025), 1.2.0 at 7e873e54c296912df55b4c961e67079963ae4d34 (dbdb13b, March 12, "
+     "2026), 1.2.1 at 58fb435eacc402f3bd177e60f592c955d2b0719d (376f7e1, April 16, 2026)",
+     "issue 21, TensorRT-LLM releases: each release's published trtllm-serve reference "
+     "(sphinx-click's rendering of its serve.py), its serve and disaggregated sections read by "
+     "tools/capture_engine_options.py --trtllm-docs into tests/data/engine_options/trtllm-*.json "
+     "(22, 22, 39, 39 serve options; 1.1.0 and 1.2.0 had no table, 1.0.0's had 14 from mixed "
+     "pages; 1.0.0's --backend takes pytorch | trt, later releases pytorch | tensorrt | "
+     "_autodeploy; --config and --enable_chunked_prefill from 1.2.0)"),
+    ("NVIDIA/TensorRT-LLM gh-pages 1.0.0/_modules/tensorrt_llm/llmapi/llm_args.html (commit "
+     "090dc64986babe6445f97234e18db6e35d50af55) and 1.1.0/_modules/tensorrt_llm/llmapi/"
+     "llm_args.html (8660c119a1f9be58cb574b8895f60bdb2e2c40ec): the releases' llm_args.py as "
+     "published (KvCacheConfig, CacheTransceiverConfig, the start of BaseLlmArgs)",
+     "issue 21, TensorRT-LLM releases: 1.0.0's KvCacheConfig (a StrictBaseModel) has "
+     "enable_block_reuse, free_gpu_memory_fraction, dtype ('auto') and no tokens_per_block; "
+     "1.1.0's adds tokens_per_block (int, 32); CacheTransceiverConfig.backend "
+     "Literal['DEFAULT', 'UCX', 'NIXL', 'MPI'] in 1.0.0: the per-release YAML keys of the option "
+     "tables and the 1.0.0 refusal of a DeepSeek sparse-attention deployment (its 64-token "
+     "blocks need tokens_per_block)"),
+    ("triton-inference-server/tensorrtllm_backend (git snapshot, HEAD 0b9d7d5): the "
+     "tensorrt_llm submodule pins of its 'TensorRT-LLM Backend vX release' commits (v1.0.0 tag: "
+     "ae8270b713446948246f16fadf4e2a32e35d0f62; 1.1.0rc0-rc5, 1.2.0rc0-rc7) and branches "
+     "r25.10-r26.07 (r25.12: 9bab773cb5d367a705d7727807ccde1de7ec1b21 with "
+     "dockerfile/Dockerfile.triton.trt_llm_backend TENSORRTLLM_VER=1.1.0; r26.04: release/1.2.1 "
+     "of its own TensorRT-LLM fork)",
+     "issue 21, TensorRT-LLM releases: the release commits tried for reading tensorrt_llm/ at a "
+     "dated commit (none stored in the index); ae8270b matches the commit 1.0.0's published docs "
+     "name"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/commands/serve.py (stored revisions at commits "
+     "4c05a74891e4df8066f08ed4ce14b0972abe4e25 and 00209af149e7774406881a37283dce303571eb11, a "
+     "0.x revision and a grpc_server command by text search, index ids 50627517773 and "
+     "36475340805), tensorrt_llm/version.py (000a01de66f0eab4ab05640711f0253f50f5209c: "
+     "1.0.0rc4; b35ac1b64368513d215c57d2ed01d62d910df8da: 1.2.0rc2), "
+     "tensorrt_llm/_torch/models/ (find_files listing; __init__.py at 89fd9b74), "
+     "docs/source/release-notes.md (001eaecea63dd6bdbfd02aed1bf8dc7fad567bd0); forks' "
+     "tensorrt_llm/version.py (Ammar-Alnagar, Mu-L, WhiteD2125, chiendb97, glqglq, k-l-lambda, "
+     "ltalal, mikeiovine, codego7250, Ataraksia: 0.7.1 to 1.3.0rc80) and find_files listings "
+     "of forks' serve.py (52) and _torch/models/__init__.py (36); the PyPI sdist "
+     "tensorrt_llm-1.1.0.tar.gz (a wheel_stub that fetches from NVIDIA's index)",
+     "issue 21, TensorRT-LLM releases: no stored source file could be tied to a modelled release "
+     "(read_file at the release commits finds none), so the option tables come from the "
+     "published references and the architecture table records every release as not read; the "
+     "serve.py at 00209af that gave the former 1.2.1 table was undated (its 39 options match "
+     "1.2.1's published reference)"),
+    ("NVIDIA/TensorRT-LLM gh-pages 1.0.0/models/supported-models.html (commit "
+     "090dc64986babe6445f97234e18db6e35d50af55) and 1.1.0/models/supported-models.html "
+     "(8660c119a1f9be58cb574b8895f60bdb2e2c40ec); search excerpts of the nvidia.github.io "
+     "trtllm-serve pages (0.18.2, 0.19.0rc0, 0.20.0rc1, 1.0.0rc6, 1.1.0rc5, 1.4.0rc4, latest) "
+     "and of mintlify.com/NVIDIA/TensorRT-LLM cli/trtllm-serve",
+     "issue 21, TensorRT-LLM releases: the supported-models tables are incomplete lists (1.1.0's "
+     "18 architectures without GptOssForCausalLM, while 1.0.0's key-model matrix has a GPT-OSS "
+     "row and the release notes add GPT-OSS in 1.1), so they do not bound what a release "
+     "loads: not used for the architecture table; the search excerpts hold no option list"),
 )
 
 
