@@ -26,11 +26,17 @@ the parsers are read statically from each release's source (``ast``, nothing exe
   abbreviation that matches several options is an error ("ambiguous option: --pp").
 
 - TensorRT-LLM (``trtllm-serve``): its PyPI package is a stub that fetches the wheel from
-  NVIDIA's index, so the table is read from ``tensorrt_llm/commands/serve.py`` of the release
-  (``--trtllm-serve FILE``: the ``@click.option`` decorators of ``serve``; ``is_flag`` options
-  take no value, ``click.Choice``/``ChoiceWithAlias`` give the choices), and for 1.0.0, whose
-  source file was not available here, from the options its published CLI reference lists
-  (``TRTLLM_1_0_DOCUMENTED``, each with its page). Click does not accept abbreviations.
+  NVIDIA's index, and no stored ``tensorrt_llm/commands/serve.py`` could be tied to a release,
+  so each release's table is read from its published CLI reference (``--trtllm-docs PAGE
+  VERSION COMMIT``): NVIDIA/TensorRT-LLM's gh-pages branch keeps
+  ``<version>/commands/trtllm-serve/trtllm-serve.html``, sphinx-click's rendering of that
+  release's ``serve.py`` (each option's names, a ``<metavar>`` when it takes a value, the
+  ``Options:`` of a ``click.Choice``) whose footer names the commit it was built from; PAGE is
+  the page, or a copy of its ``serve`` and ``disaggregated`` sections and footer, COMMIT the
+  gh-pages commit it was read at; both go in the table's ``meta``. A ``serve.py`` of a known
+  release can be read instead (``--trtllm-serve FILE VERSION NOTE``: the ``@click.option``
+  decorators of ``serve``, by ``ast``). Click does not accept abbreviations. The YAML that
+  ``--extra_llm_api_options`` reads is checked against ``trtllm_yaml_keys`` (per release).
 
 Each table is a compact JSON: option -> [takes a value (0/1), choices or null, dest], plus the
 positional arguments and, for vLLM, the fields of KVTransferConfig and the registered KV
