@@ -976,13 +976,15 @@ LOOKED_AT = (
     ("NVIDIA/TensorRT-LLM gh-pages 1.0.0/_modules/tensorrt_llm/llmapi/llm_args.html (commit "
      "090dc64986babe6445f97234e18db6e35d50af55) and 1.1.0/_modules/tensorrt_llm/llmapi/"
      "llm_args.html (8660c119a1f9be58cb574b8895f60bdb2e2c40ec): the releases' llm_args.py as "
-     "published (KvCacheConfig, CacheTransceiverConfig, the start of BaseLlmArgs)",
+     "published (KvCacheConfig, CacheTransceiverConfig, BaseLlmArgs to max_batch_size)",
      "issue 21, TensorRT-LLM releases: 1.0.0's KvCacheConfig (a StrictBaseModel) has "
      "enable_block_reuse, free_gpu_memory_fraction, dtype ('auto') and no tokens_per_block; "
      "1.1.0's adds tokens_per_block (int, 32); CacheTransceiverConfig.backend "
-     "Literal['DEFAULT', 'UCX', 'NIXL', 'MPI'] in 1.0.0: the per-release YAML keys of the option "
-     "tables and the 1.0.0 refusal of a DeepSeek sparse-attention deployment (its 64-token "
-     "blocks need tokens_per_block)"),
+     "Literal['DEFAULT', 'UCX', 'NIXL', 'MPI'] and BaseLlmArgs (extra 'forbid') "
+     "enable_attention_dp, kv_cache_config, enable_chunked_prefill, cache_transceiver_config in "
+     "1.0.0 (TorchLlmArgs' disable_overlap_scheduler not re-read): the per-release YAML keys "
+     "of the option tables and the 1.0.0 refusal of a DeepSeek sparse-attention deployment "
+     "(its 64-token blocks need tokens_per_block)"),
     ("triton-inference-server/tensorrtllm_backend (git snapshot, HEAD 0b9d7d5): the "
      "tensorrt_llm submodule pins of its 'TensorRT-LLM Backend vX release' commits (v1.0.0 tag: "
      "ae8270b713446948246f16fadf4e2a32e35d0f62; 1.1.0rc0-rc5, 1.2.0rc0-rc7) and branches "

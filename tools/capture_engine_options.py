@@ -389,8 +389,10 @@ def sglang_table(root: Path, version: str) -> dict:
 # models (StrictBaseModel: an unknown key is an error), not by the click parser. Read in each
 # release's published llm_args.py (gh-pages <version>/_modules/tensorrt_llm/llmapi/
 # llm_args.html): 1.0.0's KvCacheConfig has enable_block_reuse, free_gpu_memory_fraction and
-# dtype ("auto") but no tokens_per_block, and its CacheTransceiverConfig.backend is
-# Literal["DEFAULT", "UCX", "NIXL", "MPI"]; 1.1.0's KvCacheConfig adds tokens_per_block
+# dtype ("auto") but no tokens_per_block, its CacheTransceiverConfig.backend is
+# Literal["DEFAULT", "UCX", "NIXL", "MPI"], its BaseLlmArgs (extra "forbid") has
+# enable_attention_dp, kv_cache_config, enable_chunked_prefill and cache_transceiver_config
+# (TorchLlmArgs' disable_overlap_scheduler not re-read); 1.1.0's KvCacheConfig adds tokens_per_block
 # (int, 32). The later releases keep them (the llm_args.py revisions of
 # bench/validation_sources.py). kvcalc writes tokens_per_block for DeepSeek sparse attention
 # alone; backend upper case since PR 6323 (July 2025, before 1.0.0)
