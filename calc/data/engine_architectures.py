@@ -4,9 +4,10 @@ release's PyPI wheel by tools/capture_engine_architectures.py; its ``source`` sa
 
 Per engine, each architecture maps to the releases where loading it starts and stops,
 alternately: ``["0.4.5"]`` from 0.4.5 on, ``["0.10.0", "0.25.0"]`` from 0.10.0 until 0.25.0
-(removed). An engine whose table is null (TensorRT-LLM: its wheel is not on PyPI) and an
-architecture no modelled release of an engine lists (SGLang's Transformers fallback may still
-run it) are unknown: never refused.
+(removed). An engine whose table lists no architecture (TensorRT-LLM: its wheel is not on
+PyPI and no stored revision of its model registry can be tied to a release; its ``meta`` says
+what was tried) and an architecture no modelled release of an engine lists (SGLang's
+Transformers fallback may still run it) are unknown: never refused.
 """
 
 from __future__ import annotations
