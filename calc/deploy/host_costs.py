@@ -247,25 +247,28 @@ def compose(
     title: str,
     version: str | None,
     frontend: str,
-    rows: tuple[tuple[VersionRange, float, float], ...],
+    rows: tuple[tuple, ...],
 ) -> HostCosts:
     """An engine's host costs from its table ``rows`` of (versions, per_step_s,
-    per_sequence_s) — the engine step's host time and the api front-end's per-sequence
-    streaming time, fitted (see the module docstring) — behind ``frontend``: the api front-end
-    also adds its per-request time; offline streams nothing."""
+    per_sequence_s[, source]) — the engine step's host time and the api front-end's
+    per-sequence streaming time, fitted (see the module docstring; a row without a source of
+    its own is the silicon-sample fit, ``FIT_SOURCE``) — behind ``frontend``: the api
+    front-end also adds its per-request time; offline streams nothing."""
     if frontend not in FRONTENDS:
         from calc.errors import InvalidInputError
 
         raise InvalidInputError(f"front-end {frontend!r} is not one of: {', '.join(FRONTENDS)}")
     if not rows:
         return NONE
-    step, seq = next(((s, q) for r, s, q in rows if r.holds(version)), rows[-1][1:])
+    row = next((r for r in rows if r[0].holds(version)), rows[-1])
+    step, seq = row[1], row[2]
+    source = row[3] if len(row) > 3 else FIT_SOURCE
     api = frontend == "api"
     return HostCosts(
         step,
         seq if api else 0.0,
         API_REQUEST_S if api else 0.0,
         API_PROMPT_TOKEN_S if api else 0.0,
-        f"{title} {version or 'latest'} ({frontend}): step {FIT_SOURCE}"
+        f"{title} {version or 'latest'} ({frontend}): step {source}"
         + (f"; request {API_SOURCE}" if api else ""),
     )
