@@ -16,7 +16,8 @@ def test_vllm_pays_its_per_sequence_cost_once_per_stage():
     vllm = engine("vllm")
     # under PP on V0 (0.8.3 … 0.9.0 fall back to V0 when no executor backend is given):
     # 0.38 ms per sequence per stage, 2 × 0.38 = 0.76 ms at PP 2 (the TP 4 × PP 2 runs' fits
-    # beside the step's 2.6 ms, 715 µs over InfiniBand and 803 over Ethernet, their mean 759 µs; issue 20 host round);
+    # beside the step's 2.6 ms, 715 µs over InfiniBand and 803 over Ethernet, their mean
+    # 759 µs; issue 20 host round);
     # 4 × 0.38 = 1.52 ms at PP 4
     assert vllm.host_costs("0.8.3", pp=2).per_sequence_s == pytest.approx(0.76e-3)
     assert vllm.host_costs("0.9.0", pp=2).per_sequence_s == pytest.approx(0.76e-3)

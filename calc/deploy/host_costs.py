@@ -52,35 +52,34 @@ Sources (every figure below names its own):
 - vLLM's host time per step before 0.10.0 (the vLLM engine's first ``host_steps`` row): vLLM
   0.8.3's V1 engine core (PyPI wheel, ``v1/engine/core.py`` ``EngineCore.step``) schedules,
   hands the scheduler output to the executor, which broadcasts it to every TP worker through a
-  shared-memory queue and waits for the model runner's output (vllm-project/vllm PR #9856,
-  the V1 multiprocessing TP executor: every worker runs ``_prepare_inputs`` and the sampler),
-  and only then updates every running request from it (``v1/core/sched/scheduler.py``
+  shared-memory queue and waits for the model runner's output (vllm-project/vllm PR #9856, the
+  V1 multiprocessing TP executor: every worker runs ``_prepare_inputs`` and the sampler), and
+  only then updates every running request from it (``v1/core/sched/scheduler.py``
   ``update_from_output``) and schedules the next step: no async scheduling exists in that
-  release, so all of it is serial with the GPU, every step (the workers' input preparation,
-  the sampler, the copy of the sampled ids to the host, the queue round trips, the
-  scheduler's own pass). Async scheduling (vllm-project/vllm PR #19970, ``--async-scheduling``
-  from 0.10.0, on by default where supported by 0.33.0: ``config/vllm.py``) overlaps it with
-  the next forward. Sizes of that idle time measured elsewhere: 4 ms of GPU idle per decode
-  step in V0 of mid-2024 (vllm-project/vllm issue #6854, nsys, before multi-step scheduling)
-  and about 0.4 ms of scheduling and input preparation per step in a 2026 release
-  (vllm-project/vllm PR #42131, B200); none at TP 8 on 0.8.x. One constant, 2.6 ms per step,
-  for vLLM before 0.10.0: fitted on the published vLLM 0.8.3 Llama-3.3-70B TP 8 runs at 1, 4
-  and 16 requests/s (surajssd/llm-k8s 01_tp8_pp1, 8 × A100 40GB, timed by the A100's
-  measured kernel curves: docs/validation/hardware/a100-40g.yaml; the host time per step alone
-  free, ``calc/reports/score_fit.py``): 2.57 ms, rounded. With the per-step, per-sequence and
-  request times all free the same runs give 2.78 ms a step and 0 per sequence; the
-  per-sequence time (52 µs, with the request time free) leaves their TPOT 8% low at 1 and 4
-  requests/s and 4% high at 16 (6.1% root mean square over the runs' figures, where the
-  per-step time alone leaves 2.0%): the data see a cost per step, not per sequence. (Until the issue 20 host round this was 0.10 ms per running
-  sequence, ``with_core``, fitted with a GEMM multiplier on the same runs timed by copied
-  efficiency bands, without the A100's measured curves: that fit's 1.29 × GEMM time stood for
-  the curves' slower GEMMs and all-reduce; with them it is gone.) Where between 0.8.3 and
-  0.11.2 it shrank is not measured: the boundary is async scheduling's release (0.10.0),
-  kvcalc's first modelled release; aiconfigurator's silicon sample (vLLM 0.11.2, 0.12.0,
-  0.15.1 and 0.18.0 on H100, H200 and B200, served through Dynamo, predicted at the latest
-  release) fits the 60 µs above. It is the engine core's, not the front-end's (vLLM's API
-  server detokenises and streams in a process apart), so it is charged behind every
-  front-end.
+  release, so all of it is serial with the GPU, every step (the workers' input preparation, the
+  sampler, the copy of the sampled ids to the host, the queue round trips, the scheduler's own
+  pass). Async scheduling (vllm-project/vllm PR #19970, ``--async-scheduling`` from 0.10.0, on
+  by default where supported by 0.33.0: ``config/vllm.py``) overlaps it with the next forward.
+  Sizes of that idle time measured elsewhere: 4 ms of GPU idle per decode step in V0 of mid-2024
+  (vllm-project/vllm issue #6854, nsys, before multi-step scheduling) and about 0.4 ms of
+  scheduling and input preparation per step in a 2026 release (vllm-project/vllm PR #42131,
+  B200); none at TP 8 on 0.8.x. One constant, 2.6 ms per step, for vLLM before 0.10.0: fitted on
+  the published vLLM 0.8.3 Llama-3.3-70B TP 8 runs at 1, 4 and 16 requests/s (surajssd/llm-k8s
+  01_tp8_pp1, 8 × A100 40GB, timed by the A100's measured kernel curves:
+  docs/validation/hardware/a100-40g.yaml; the host time per step alone free,
+  ``calc/reports/score_fit.py``): 2.57 ms, rounded. With the per-step, per-sequence and request
+  times all free the same runs give 2.78 ms a step and 0 per sequence; the per-sequence time (52
+  µs, with the request time free) leaves their TPOT 8% low at 1 and 4 requests/s and 4% high at
+  16 (6.1% root mean square over the runs' figures, where the per-step time alone leaves 2.0%):
+  the data see a cost per step, not per sequence. (Until the issue 20 host round this was 0.10
+  ms per running sequence, ``with_core``, fitted with a GEMM multiplier on the same runs timed
+  by copied efficiency bands, without the A100's measured curves: that fit's 1.29 × GEMM time
+  stood for the curves' slower GEMMs and all-reduce; with them it is gone.) Where between 0.8.3
+  and 0.11.2 it shrank is not measured: the boundary is async scheduling's release (0.10.0),
+  kvcalc's first modelled release; aiconfigurator's silicon sample (vLLM 0.11.2, 0.12.0, 0.15.1
+  and 0.18.0 on H100, H200 and B200, served through Dynamo, predicted at the latest release)
+  fits the 60 µs above. It is the engine core's, not the front-end's (vLLM's API server
+  detokenises and streams in a process apart), so it is charged behind every front-end.
 - SGLang 0.4.0's per-sequence host time (``with_core``, the SGLang engine's
   ``host_core_sequence``): its scheduler process (0.4.0 wheel, ``srt/managers/scheduler.py``)
   handles each decode batch's result request by request (``process_batch_result_decode``: the

@@ -67,7 +67,8 @@ class VLLM(Engine):
     # the API server's own process (no MQLLMEngine under PP), no async output processing,
     # each stage's driver worker rebuilding its inputs from every sequence's metadata each
     # step: 0.38 ms per sequence per stage (calc.deploy.host_costs: fitted on the published
-    # TP 4 × PP 2 runs, which ran V0, beside the step's 2.6 ms: 715 and 803 µs a sequence at PP 2); none modelled on V1
+    # TP 4 × PP 2 runs, which ran V0, beside the step's 2.6 ms: 715 and 803 µs a sequence at
+    # PP 2); none modelled on V1
     host_pp_sequence_stage = ((VersionRange(high="0.9.1"), 0.38e-3),)
     # v1/core/sched/scheduler.py schedule() (0.8.3 and 0.33.0 read; every modelled release is
     # V1): the RUNNING requests are scheduled first, each decode's 1 token taken from
