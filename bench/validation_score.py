@@ -488,7 +488,7 @@ CAUSES = (
     ("queue", "the other run queues (measured TTFT median above 1 s): its TTFT is the length "
      "of a queue behind the running limit or the pool, set by capacity, not by step time"),
     ("pp", "pipeline parallelism over two nodes (vLLM's V0 engine, Ray): the per-sequence "
-     "cost a fit at 16 requests/s adds to the modelled 0.75 ms (or, with the multiplier, "
+     "cost a fit at 16 requests/s adds to the modelled 0.76 ms (or, with the multiplier, "
      "takes from it) does not hold at lower loads"),
     ("load", f"a load regime the fit run did not see (requests in flight {LOAD_RATIO:g}× apart "
      "or more): SGLang's 70B at 16 requests/s (its pool nearly full), a request latency "
@@ -691,8 +691,9 @@ def render() -> str:
         "the same deployment scored with it. A run passes when TTFT p50, TPOT mean (the E2E "
         "mean where the file has no TPOT: SGLang 0.4's; calc/reports/score_fit.py says why "
         f"not its ITL median) and output throughput are all within {BAR:.0%}. The "
-        "fitted host times add to the engine's modelled ones (host per sequence: 0.10 ms on "
-        "vLLM 0.8.3, 0.75 ms at PP 2 on V0, 0.10 ms on SGLang 0.4.0, 0 otherwise), so a fit "
+        "fitted host times add to the engine's modelled ones (host per step: 2.6 ms on vLLM "
+        "0.8.3, 0.725 ms on SGLang; host per sequence: 0.76 ms at PP 2 on vLLM 0.8.3's V0, "
+        "0.10 ms on SGLang 0.4.0, 0 otherwise), so a fit "
         "without host_seq keeps "
         "the modelled value; the column shows what the fit adds.",
         "",
@@ -903,8 +904,10 @@ def render() -> str:
         "- **DeepSeek-V2.5 eager over two nodes** (vLLM of April 2025, `--enforce-eager`, TP 8 × "
         "PP 2, A100 40GB; kvcalc's deepseek-v2, the same architecture): scored with every pass "
         "eager (calc/serve/graphs.py: 598 kernels × 28.8 µs = 17.2 ms of launches a stage's "
-        "pass) the uncalibrated TPOT is 47-86% low and the throughput 48-165% high (with "
-        "the pipeline's 0.75 ms a sequence; 72-87% and 49-307% without): measured "
+        "pass) the uncalibrated TPOT is 37-81% low and the throughput 44-119% high (with "
+        "the step's 2.6 ms and the pipeline's 0.76 ms a sequence, and the A100's measured "
+        "kernel curves since the issue 20 host round: 46-84% and 46-158% before; 72-87% and "
+        "49-307% without the pipeline's cost): measured "
         "TPOT 138 ms at 1 request/s, about 69 ms a stage's pass, four times the launch time "
         "modelled. Every fit is refused (`gemm,host_seq,request` and `gemm,request`; a host "
         "time per pass alone runs to its 0.1 s bound), so these runs add no pair.",
