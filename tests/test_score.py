@@ -419,7 +419,11 @@ def test_tpot_tail_lets_one_run_constrain_a_per_sequence_cost():
     assert fit_figures(run, ("gemm", "request")) == fit_figures(run)[:3]
     dep = Deployment.build(load_model("llama3.3-70b"), load_hardware(str(A100_40G)), tp=8)
     res = fit([(run, dep, replay(run, cached_fraction=1.0), None)])
-    assert res.parameters == ("gemm", "host_seq", "request") and res.host_per_seq_s > 0
+    # the three are accepted (a fit the figures cannot constrain is refused); on the A100's
+    # measured kernel curves (issue 20 host round) the per-sequence time it finds is 0 µs
+    # (77 µs and gemm × 1.35 on the copied bands before), the step's shortfall in the multiplier
+    assert res.parameters == ("gemm", "host_seq", "request")
+    assert 0 <= res.host_per_seq_s < 20e-6 and 1.0 < res.multipliers["gemm"] < 1.3
     # carried to the same deployment at 16 requests/s (about 2.4x the requests in flight):
     # TTFT p50, TPOT mean and output throughput within 10%
     (other,) = read_results(DATA / "vllm-0.8.3_llama-3.3-70b_tp8_pp1_a100-40g_sharegpt_qps-16.json")
