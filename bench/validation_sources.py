@@ -75,6 +75,16 @@ FITTED = (
      "one constant per TensorRT-LLM fused-MoE curve, per_expert_s, fitted alone on the shipped "
      "curve and kept where it lowers the median |error| in every token range "
      "(tools/moe_per_expert_hold.py: B200 NVFP4 0.35 us, GB200 0.275 us per active expert)"),
+    ("surajssd/llm-k8s@58b61c5 results_serving_meta-llama-Llama-3.3-70B-Instruct/01_tp8_pp1, "
+     "03_tp4_pp2_IB and 02_tp4_pp2_no_IB (qps 01, 04, 16: the steady runs), replayed on "
+     "docs/validation/hardware/a100-40g.yaml with the a100-80g's measured kernel curves "
+     "(aiconfigurator a100_sxm tables, copied)",
+     "measured TTFT median, TPOT mean and output throughput of vLLM 0.8.3 Llama-3.3-70B on "
+     "8 × A100 40GB (TP 8; TP 4 × PP 2 over InfiniBand and Ethernet)",
+     "issue 20, host round: vLLM's host time per step before 0.10.0, 2.6 ms (the TP 8 runs, "
+     "the per-step time alone free: 2.57 ms; calc/deploy/host_costs.py), replacing the engine "
+     "core's 0.10 ms a sequence (0 on the curves); the V0 pipeline's cost per sequence per "
+     "stage 0.325 → 0.38 ms (715 and 803 µs a sequence at PP 2 beside it)"),
 )
 
 
@@ -1019,6 +1029,31 @@ LOOKED_AT = (
      "18 architectures without GptOssForCausalLM, while 1.0.0's key-model matrix has a GPT-OSS "
      "row and the release notes add GPT-OSS in 1.1), so they do not bound what a release "
      "loads: not used for the architecture table; the search excerpts hold no option list"),
+    ("vllm-project/vllm issue #6854 (RFC: multi-step scheduling, 2024-07), issue #6913 (RFC: "
+     "asynchronous output processor, 2024-07), issue #10634 (asynchronous scheduling idea, "
+     "2024-11), PR #9856 (V1 multiprocessing tensor parallel, 2024-10), PR #17866 (V1 fast "
+     "decode prepare path, 2025-05), PR #19970 (async scheduling, 2025-06), PR #23391 and "
+     "issue #23233 (core loop for async input preparation, 2025-08), PR #23569 (fully overlap "
+     "model execution, 2025-08), PR #23914 (async scheduling in one process, 2025-08), PR "
+     "#42131 (decode fast path, 2026-05)",
+     "issue 20, host round: what the GPU idles for between steps in each vLLM generation: V0 "
+     "of mid-2024 about 4 ms a decode step (5-13 ms; nsys, #6854), _process_model_outputs "
+     "0.2 and 3.4 ms at batch 1 and 32 on Llama-3-70B fp8, 4 × H100 (#6913), 5-6 ms between "
+     "decodes at batch 256 (#10634); V1's "
+     "TP executor broadcasting the scheduler output to every worker through a shared-memory "
+     "queue, each worker preparing inputs and sampling (#9856); async scheduling from 0.10.0 "
+     "(#19970), its throughput gain 1.1-5.4% at 32-256 sequences on A100 TP 2 (#23914) and an "
+     "expected 5-10% more from overlapping the model runner (#23569); about 0.4 ms of "
+     "scheduling and input preparation a step in 2026 (#42131, B200). None measures 0.8.x at "
+     "TP 8: the 2.6 ms a step of vLLM before 0.10.0 is fitted (above), these bound and explain "
+     "it; nothing fitted to them"),
+    ("lmsys.org/blog/2024-12-04-sglang-v0-4 (zero-overhead batch scheduler; read as "
+     "mirrored at openlm.ai/sglang-v0.4); "
+     "nvidia.github.io/TensorRT-LLM overlap scheduler page",
+     "issue 20, host round: SGLang 0.4's overlap scheduler leaves no GPU idle between decode "
+     "batches with the Triton backend and 'a minor gap' with FlashInfer (nsys figure, no "
+     "number); TensorRT-LLM's overlap scheduler the same design: neither gives a per-step or "
+     "per-request figure; nothing fitted"),
 )
 
 

@@ -12,8 +12,7 @@ its prompt is received over HTTP and tokenised. Three figures describe it:
   ``api`` front-end each sequence's new token is detokenised and streamed every step, in the
   engine's own process for SGLang and TensorRT-LLM (vLLM's API server is a process apart: 0);
   ``offline`` streams nothing (0); plus, behind every front-end, the engine core's own work
-  per running sequence where it is serial with the GPU (vLLM before 0.10.0, SGLang 0.4.0:
-  ``with_core``);
+  per running sequence where it is serial with the GPU (SGLang 0.4.0: ``with_core``);
 - ``per_request_s`` + ``per_prompt_token_s`` × prompt: a request's front-end time before the
   engine sees it (HTTP handling, tokenisation, queueing into the engine): added to its TTFT.
 
@@ -50,31 +49,37 @@ Sources (every figure below names its own):
   TensorRT-LLM page +8.7% -> +9.2% signed), so the round-2 figures are kept; the fit is
   shallow (a 90% bootstrap interval of share 0.46-0.63, TensorRT-LLM 0-0.43 ms) and the fit of
   the day is stored in docs/validation/host_fit.yaml (docs/step-time.md, round 18).
-- the engine core's per-sequence host time (``with_core``, vLLM before 0.10.0 only): vLLM
+- vLLM's host time per step before 0.10.0 (the vLLM engine's first ``host_steps`` row): vLLM
   0.8.3's V1 engine core (PyPI wheel, ``v1/engine/core.py`` ``EngineCore.step``) schedules,
-  runs the model and only then updates every running request from its output
-  (``v1/core/sched/scheduler.py`` ``update_from_output``, a loop over ``self.running``), one
-  after the other: no async scheduling exists in that release, so that per-request Python is
-  serial with the GPU, and so is the scheduler output each step broadcasts to every worker,
-  one ``CachedRequestData`` object per running request carrying its new token ids
-  (``v1/core/sched/output.py``), unpacked request by request before the forward
-  (``v1/worker/gpu_model_runner.py`` ``_update_states``). It is the engine core's, not the
-  front-end's (vLLM's API server detokenises and streams in a process apart, which delays a
-  token but not the next step), so it is charged behind every front-end. vLLM 0.10.0
-  (PyPI wheel) sends that output as one struct of lists (``CachedRequestData.req_ids``;
-  ``new_token_ids`` "only used for pipeline parallelism") and later releases overlap the
-  update with the next step (async scheduling, on by default where supported: 0.33.0
-  ``config/vllm.py``; off by default in 0.10.0, whose engine core and workers still loop
-  over the requests: what shrank there is the payload, not the loop); aiconfigurator's
-  silicon sample (vLLM 0.11.2, 0.12.0, 0.15.1 and 0.18.0 on H100, H200 and B200, served
-  through Dynamo, predicted at the latest release) fits none (above), the only measurements
-  after 0.8.3. One
-  constant, 0.10 ms per sequence per step, for vLLM before 0.10.0: fitted jointly on the
-  published vLLM 0.8.3 Llama-3.3-70B TP 8 runs at 1, 4 and 16 requests/s (surajssd/llm-k8s
-  01_tp8_pp1, 8 × A100 40GB; GEMM multiplier, per-sequence time and request latency free,
-  ``calc/reports/score_fit.py``): 102.7 µs, rounded. Where between 0.8.3 and 0.11.2 it
-  shrank is not measured: the boundary is that source change (0.10.0), kvcalc's first
-  modelled release.
+  hands the scheduler output to the executor, which broadcasts it to every TP worker through a
+  shared-memory queue and waits for the model runner's output (vllm-project/vllm PR #9856, the
+  V1 multiprocessing TP executor: every worker runs ``_prepare_inputs`` and the sampler), and
+  only then updates every running request from it (``v1/core/sched/scheduler.py``
+  ``update_from_output``) and schedules the next step: no async scheduling exists in that
+  release, so all of it is serial with the GPU, every step (the workers' input preparation, the
+  sampler, the copy of the sampled ids to the host, the queue round trips, the scheduler's own
+  pass). Async scheduling (vllm-project/vllm PR #19970, ``--async-scheduling`` from 0.10.0, on
+  by default where supported by 0.33.0: ``config/vllm.py``) overlaps it with the next forward.
+  Sizes of that idle time measured elsewhere: 4 ms of GPU idle per decode step in V0 of mid-2024
+  (vllm-project/vllm issue #6854, nsys, before multi-step scheduling) and about 0.4 ms of
+  scheduling and input preparation per step in a 2026 release (vllm-project/vllm PR #42131,
+  B200); none at TP 8 on 0.8.x. One constant, 2.6 ms per step, for vLLM before 0.10.0: fitted on
+  the published vLLM 0.8.3 Llama-3.3-70B TP 8 runs at 1, 4 and 16 requests/s (surajssd/llm-k8s
+  01_tp8_pp1, 8 × A100 40GB, timed by the A100's measured kernel curves:
+  docs/validation/hardware/a100-40g.yaml; the host time per step alone free,
+  ``calc/reports/score_fit.py``): 2.57 ms, rounded. With the per-step, per-sequence and request
+  times all free the same runs give 2.78 ms a step and 0 per sequence; the per-sequence time (52
+  µs, with the request time free) leaves their TPOT 8% low at 1 and 4 requests/s and 4% high at
+  16 (6.1% root mean square over the runs' figures, where the per-step time alone leaves 2.0%):
+  the data see a cost per step, not per sequence. (Until the issue 20 host round this was 0.10
+  ms per running sequence, ``with_core``, fitted with a GEMM multiplier on the same runs timed
+  by copied efficiency bands, without the A100's measured curves: that fit's 1.29 × GEMM time
+  stood for the curves' slower GEMMs and all-reduce; with them it is gone.) Where between 0.8.3
+  and 0.11.2 it shrank is not measured: the boundary is async scheduling's release (0.10.0),
+  kvcalc's first modelled release; aiconfigurator's silicon sample (vLLM 0.11.2, 0.12.0, 0.15.1
+  and 0.18.0 on H100, H200 and B200, served through Dynamo, predicted at the latest release)
+  fits the 60 µs above. It is the engine core's, not the front-end's (vLLM's API server
+  detokenises and streams in a process apart), so it is charged behind every front-end.
 - SGLang 0.4.0's per-sequence host time (``with_core``, the SGLang engine's
   ``host_core_sequence``): its scheduler process (0.4.0 wheel, ``srt/managers/scheduler.py``)
   handles each decode batch's result request by request (``process_batch_result_decode``: the
@@ -123,12 +128,13 @@ Sources (every figure below names its own):
   ``prepare_input``, ``worker/model_runner.py`` ``_prepare_model_input_tensors``: a loop
   over the sequence groups, no persistent batch) and broadcasts them to its TP group. That
   work grows with the sequences and, the rebuild and the Ray hand-off, with the stages. One
-  constant, 0.325 ms per sequence per stage: fitted jointly on the three steady runs of each
-  network (GEMM multiplier, per-sequence time and request latency free,
-  ``calc/reports/score_fit.py``) the per-sequence time is 0.720 ms (InfiniBand) and 0.777
-  ms (Ethernet), their mean 0.75 ms a sequence at PP 2, kept as the engine core's 0.10 ms
-  (``with_core``, charged once) plus 0.65 ms over 2 stages; that split, and so the per-stage
-  scaling to other pp, is bookkeeping: only PP 2 is measured. Held out, a third server of
+  constant, 0.38 ms per sequence per stage: fitted on the three steady runs of each network
+  (the per-sequence time alone free beside the release's 2.6 ms a step, the A100's measured
+  kernel curves; ``calc/reports/score_fit.py``) the per-sequence time is 0.715 ms
+  (InfiniBand) and 0.803 ms (Ethernet), their mean 0.76 ms a sequence at PP 2, 0.38 ms over 2
+  stages (until the issue 20 host round 0.325 ms, beside 0.10 ms of the engine core's, from
+  a fit with a GEMM multiplier on the bands-timed A100); the per-stage scaling to other pp is
+  bookkeeping: only PP 2 is measured. Held out, a third server of
   the same deployment (04_tp4_pp2_IB) is scored with it: bench/validation_score.py. The
   releases it is charged to are those whose PP runs V0 when no executor backend is given:
   vllm 0.8.3, 0.8.5 and 0.9.0 (``engine/arg_utils.py`` ``_is_v1_supported_oracle`` falls
@@ -247,25 +253,28 @@ def compose(
     title: str,
     version: str | None,
     frontend: str,
-    rows: tuple[tuple[VersionRange, float, float], ...],
+    rows: tuple[tuple, ...],
 ) -> HostCosts:
     """An engine's host costs from its table ``rows`` of (versions, per_step_s,
-    per_sequence_s) — the engine step's host time and the api front-end's per-sequence
-    streaming time, fitted (see the module docstring) — behind ``frontend``: the api front-end
-    also adds its per-request time; offline streams nothing."""
+    per_sequence_s[, source]) — the engine step's host time and the api front-end's
+    per-sequence streaming time, fitted (see the module docstring; a row without a source of
+    its own is the silicon-sample fit, ``FIT_SOURCE``) — behind ``frontend``: the api
+    front-end also adds its per-request time; offline streams nothing."""
     if frontend not in FRONTENDS:
         from calc.errors import InvalidInputError
 
         raise InvalidInputError(f"front-end {frontend!r} is not one of: {', '.join(FRONTENDS)}")
     if not rows:
         return NONE
-    step, seq = next(((s, q) for r, s, q in rows if r.holds(version)), rows[-1][1:])
+    row = next((r for r in rows if r[0].holds(version)), rows[-1])
+    step, seq = row[1], row[2]
+    source = row[3] if len(row) > 3 else FIT_SOURCE
     api = frontend == "api"
     return HostCosts(
         step,
         seq if api else 0.0,
         API_REQUEST_S if api else 0.0,
         API_PROMPT_TOKEN_S if api else 0.0,
-        f"{title} {version or 'latest'} ({frontend}): step {FIT_SOURCE}"
+        f"{title} {version or 'latest'} ({frontend}): step {source}"
         + (f"; request {API_SOURCE}" if api else ""),
     )

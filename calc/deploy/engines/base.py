@@ -317,9 +317,10 @@ class Engine:
     title: ClassVar[str]  # as the engine spells itself
     fraction_name: ClassVar[str]  # the engine's name of the memory fraction setting
     versions: ClassVar[VersionTable]
-    # (versions, per_step_s, per_sequence_s): the host time of a step and, behind the api
-    # front-end, per running sequence (calc.deploy.host_costs: fitted, sourced there)
-    host_steps: ClassVar[tuple[tuple[VersionRange, float, float], ...]] = ()
+    # (versions, per_step_s, per_sequence_s[, source]): the host time of a step and, behind the
+    # api front-end, per running sequence (calc.deploy.host_costs: fitted, sourced there; a row
+    # without a source is the silicon-sample fit)
+    host_steps: ClassVar[tuple[tuple, ...]] = ()
     # (versions, seconds): the engine core's host time per running sequence per step where it
     # is serial with the GPU, behind every front-end (calc.deploy.host_costs.with_core)
     host_core_sequence: ClassVar[tuple[tuple[VersionRange, float], ...]] = ()

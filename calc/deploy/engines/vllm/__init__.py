@@ -33,6 +33,15 @@ def batch_defaults(rules: VllmRules, hw) -> tuple[int, int]:
     return rules.small_gpu_batch
 
 
+# where the host time per step of vLLM before 0.10.0 comes from (calc.deploy.host_costs)
+HOST_STEP_V1_SYNC_SOURCE = (
+    "fitted (issue 20 host round) on the published vLLM 0.8.3 Llama-3.3-70B TP 8 runs at 1, 4 "
+    "and 16 requests/s (surajssd/llm-k8s@58b61c5 01_tp8_pp1, 8 × A100 40GB, the A100's measured "
+    "kernel curves; calc/reports/score_fit.py, the host time per step alone free): 2.57 ms, "
+    "rounded"
+)
+
+
 class VLLM(Engine):
     name: ClassVar[str] = "vllm"
     title: ClassVar[str] = "vLLM"
@@ -43,20 +52,24 @@ class VLLM(Engine):
     moe = VLLM_FUSED_MOE
     # host time the GPU waits for: 60 us per step (fitted with the kernels' fixed-cost share,
     # calc.deploy.host_costs): async scheduling overlaps the next step's preparation and the
-    # API server streams in a process apart
-    host_steps = ((VersionRange(), 0.06e-3, 0.0),)
-    # before 0.10.0 the engine core updates every running request after the forward, with no
-    # async scheduling, and broadcasts one CachedRequestData per request to the workers:
-    # 0.10 ms per sequence per step, serial with the GPU behind every front-end
-    # (calc.deploy.host_costs: vLLM 0.8.3's and 0.10.0's source; fitted on the TP 8 runs)
-    host_core_sequence = ((VersionRange(high="0.10.0"), 0.10e-3),)
+    # API server streams in a process apart; before 0.10.0, 2.6 ms per step: no async
+    # scheduling, the engine core schedules, broadcasts the scheduler output to every worker,
+    # waits for the sampled tokens and updates every request while the GPU idles
+    # (calc.deploy.host_costs: vLLM 0.8.3's source; fitted on the TP 8 runs with the A100's
+    # measured kernel curves, issue 20 host round)
+    host_steps = ((VersionRange(high="0.10.0"), 2.6e-3, 0.0, HOST_STEP_V1_SYNC_SOURCE),
+                  (VersionRange(), 0.06e-3, 0.0))  # fmt: skip
+    # no engine-core time per running sequence (host_core_sequence): the 0.10 ms a sequence
+    # fitted for 0.8.3 on the bands-timed A100 comes out at 0 once its kernels are timed by
+    # their measured curves and the step's host time above is free (calc.deploy.host_costs)
     # under PP, where the release falls back to its V0 engine when no executor backend is
     # given (0.8.3, 0.8.5, 0.9.0 read; 0.9.1 and later run PP on V1): V0's AsyncLLMEngine in
     # the API server's own process (no MQLLMEngine under PP), no async output processing,
     # each stage's driver worker rebuilding its inputs from every sequence's metadata each
-    # step: 0.325 ms per sequence per stage (calc.deploy.host_costs: set from the published
-    # TP 4 × PP 2 runs, which ran V0, less the engine core's 0.10 ms); none modelled on V1
-    host_pp_sequence_stage = ((VersionRange(high="0.9.1"), 0.325e-3),)
+    # step: 0.38 ms per sequence per stage (calc.deploy.host_costs: fitted on the published
+    # TP 4 × PP 2 runs, which ran V0, beside the step's 2.6 ms: 715 and 803 µs a sequence at
+    # PP 2); none modelled on V1
+    host_pp_sequence_stage = ((VersionRange(high="0.9.1"), 0.38e-3),)
     # v1/core/sched/scheduler.py schedule() (0.8.3 and 0.33.0 read; every modelled release is
     # V1): the RUNNING requests are scheduled first, each decode's 1 token taken from
     # token_budget (max_num_batched_tokens), then the WAITING ones get min(their prompt,
