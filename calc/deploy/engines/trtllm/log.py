@@ -40,14 +40,16 @@ TOTAL = re.compile(r"Memory usage when calculating max tokens in paged kv cache:
                    + " ?GiB, available: " + NUM + " ?GiB")  # fmt: skip
 # 1.x (_torch/pyexecutor/_util.py): the profiling pass's line ends with the device's total
 DEVICE_TOTAL = re.compile(r"device total memory " + NUM + " ?GiB")
-# the user's own KV settings in the 'LLM Args' dump (KvCacheConfig(..., max_tokens=N, ...))
-USER_MAX_TOKENS = re.compile(r"KvCacheConfig\([^)]{0,3000}?max_tokens=([0-9]{1,12})[,)]")
+# later 1.x builds end the 'Both ... are set' warning with the memory it saw
+# (resource_manager.py: "with free memory F GiB of total memory T GiB")
+BOTH_TOTAL = re.compile(r"max_tokens are set \(to .{0,80}? of total memory " + NUM + " ?GiB")
 # 1.x's estimation pass (KvCacheCreator): after it, the max_tokens of a 'Both
 # free_gpu_memory_fraction and max_tokens are set' warning is the engine's own estimate
 # (_util.py sets kv_cache_config.max_tokens = its estimate // bytes per token, the user's
 # max_tokens already folded in as a min), and the first pass's max_tokens its small
 # profiling cache; neither is a setting
-ESTIMATION = ("when calculating max tokens", "Estimated max memory in KV cache")
+ESTIMATION = ("available KV cache memory when calculating max tokens",
+              "Estimated max memory in KV cache")
 # the KV manager's cap of the attention window to the pool (resource_manager.py): the
 # max_seq_len printed after it is the engine's, not the user's
 ADJUSTED = "Adjusted max_seq_len to"
@@ -77,7 +79,8 @@ ANCHORS = (
     *MARKERS, *(a for a, _, _ in SETTINGS), "max_tokens are set", "free_gpu_memory_fraction",
     "fraction is set", "after loading model weights", "Memory used outside torch",
     "when calculating max tokens", "max tokens in paged kv cache", "device total memory",
-    "KvCacheConfig(", "Estimated max memory in KV cache", ADJUSTED,
+    "of total memory",
+    "Estimated max memory in KV cache", ADJUSTED,
 )  # fmt: skip
 
 
@@ -98,11 +101,11 @@ class TrtllmLogReader(LogReader):
         hit = False
         self._estimated = self._estimated or any(e in text for e in ESTIMATION)
         self._adjusted = self._adjusted or ADJUSTED in text
-        if (m := search(USER_MAX_TOKENS, line, "KvCacheConfig(")) is not None:
-            hit |= put_setting(s, "max_tokens", integer(m.group(1)))
-        if (m := search(DEVICE_TOTAL, line, "device total memory")) is not None:
-            f.printed.setdefault("total_memory_bytes", number(m.group(1)) * GIB)
-            hit = True
+        for anchor, pattern in (("device total memory", DEVICE_TOTAL),
+                                ("of total memory", BOTH_TOTAL)):  # fmt: skip
+            if (m := search(pattern, line, anchor)) is not None:
+                f.printed.setdefault("total_memory_bytes", number(m.group(1)) * GIB)
+                hit = True
         if (m := search(BOTH, line, "max_tokens are set")) is not None:
             hit |= put_setting(s, "memory_fraction", round(number(m.group(1)), 6))
             self._both_tokens = integer(m.group(2))
