@@ -760,6 +760,13 @@ EXTRA_SOURCES = (
     "everything the device holds outside torch); llm-d-incubation/llm-d-planner history to "
     "2026-05-01 (no vLLM run after v0.19.0); pages claudskills.com, tools.yiteai.com, "
     "moltq.chat, depthwise.app, progscrape.com (no engine memory lines)",
+    "issue 21, eleventh round (logs): the readers' new lines from vllm 0.33.0's wheel "
+    "(gpu_worker.py's 'Free memory on device' report, utils.py's refusal, kv_cache_utils.py's "
+    "one-line pool) and TensorRT-LLM's resource_manager.py and _util.py (search index files "
+    "56304441455, 843526953: after the estimation pass the engine's own max_tokens); the "
+    "A100-SXM4-40GB's torch total, 40,536 MiB (PaddlePaddle documentation, search index file "
+    "15187234989); sglang 0.5.10-0.5.16 wheels' file dates (the B200 record's release); every "
+    "other source of the round is in bench/validation_sources.py",
     "https://github.com/NVIDIA/TensorRT-LLM/pull/9145 and its .patch ('Enlarged the AllReduce "
     "workspace size to 64MB', tensorrt_llm/plugin/plugin.py, first commit 2025-11-10, "
     "reviewed 2025-11-13: when the 64 MiB default arrived, mapped to 1.2.0), "
