@@ -163,6 +163,48 @@ STATED = {
         "the record is +1.01%. The log's 2.35 GiB estimate (FlashAttention 2 on Ampere) is "
         "kvcalc's 0.70 GiB at the 0.20 rules: the per-graph constants come from H100 logs",
     },
+    "vllm0151-a100-40g-llama31-8b-eager": {
+        "hardware": "docs/validation/hardware/a100-40g.yaml",
+        "note": "training (round 11, second batch), +1.63%: vLLM's offline LLM class with "
+        "enforce_eager (no CUDA graphs) on the A100 40GB of an a2-highgpu-1g; the same cause as "
+        "vllm0191-a100-40g-qwen3-8b: the validation profile budgets the label's 40 GiB, torch "
+        "reports 39.59 GiB, 0.9 × 0.41 = 0.37 GiB less KV, which would put the record at "
+        "-0.3%. No engine rule changed",
+    },
+    "vllm0240-4090-qwen25-7b": {
+        "note": "held-out (round 11, second batch), +0.63%: a study log quoting its start-up "
+        "figures (not the lines); kvcalc's weights 14.22 GiB (14.19 + the RoPE table) against "
+        "the printed 14.29 (-1.02% with the printed weights), CUDA graphs 0.59 against the "
+        "printed estimate 0.53 GiB. Held out: nothing changed",
+    },
+    "vllm0290-l40s-qwen3-14b-base": {
+        "note": "training (round 11, second batch), +7.08%: vLLM 0.29.0 with its defaults on an "
+        "L40S. The weights agree (27.51 against 27.52 GiB) and the log's own utilisation notice "
+        "gives the CUDA-graph estimate, (0.9200 − 0.9086) × 44.52 = 0.51 GiB (kvcalc: 0.78), "
+        "so the non-KV memory the release kept was 0.92 × 44.52 − 27.52 − 0.51 − 11.06 = 1.87 "
+        "GiB against kvcalc's 0.81 (activation 0.56, non-torch 0.25): 1.06 GiB more. 0.29.0 "
+        "is the release that runs the V2 model runner by default on CUDA ('Using V2 Model "
+        "Runner' in the log; config/vllm.py use_v2_model_runner: 0.28.0 only for the eight "
+        "DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES). What the V2 runner keeps was read in the "
+        "0.29.0 wheel (v1/worker/gpu/: the sampler's per-request output_bin_counts, 256 × "
+        "151,936 × 4 B = 0.15 GiB; the token tables are host (UVA) buffers) and does not add "
+        "up to 1.06 GiB, so no rule changed: the rest needs a 0.29 log with the DEBUG "
+        "'Memory profiling takes' line",
+    },
+    "vllm0290-l40s-qwen3-14b-awq": {
+        "note": "held-out (round 11, second batch), +3.33%: the AWQ run of the same lab; "
+        "kvcalc's int4 weights 9.29 GiB against 9.44 printed (+2.85% with the printed "
+        "weights); the same V2 non-KV excess as the base run ((0.9200 − 0.9079) × 44.52 = "
+        "0.54 GiB of graphs; 0.92 × 44.52 − 9.44 − 0.54 − 29.09 = 1.89 GiB kept against "
+        "kvcalc's 0.81). Held out: nothing changed",
+    },
+    "vllm0290-l40s-qwen3-14b-awq-tuned": {
+        "note": "training (round 11, second batch), +2.07%: the AWQ run at 0.95, 8,192 batched "
+        "tokens and 512 sequences; 0.95 × 44.52 − 9.44 − 0.60 − 30.03 = 2.22 GiB kept against "
+        "kvcalc's 1.46 (activation 1.21 at 8,192 tokens): 0.76 GiB more, the same V2 excess "
+        "as the base run less kvcalc's larger activation term. No rule changed (see the base "
+        "run's note)",
+    },
     "vllm0260-a40-llama31-8b-fixture": {
         "hardware": "l40s",
         "note": "held-out (round 11), -0.78%: an A40, which kvcalc does not ship; predicted "
@@ -393,8 +435,10 @@ def render() -> str:
         "date, the myoceane.fr page is training and LMCache issue 3430 held out; its fifth round "
         "found two SGLang 0.5.x records: by release, the 0.5.13.post1 report is training and "
         "the 0.5.19 GKE guide held out; its eleventh round found four, by date the vLLM 0.10.2 "
-        "and 0.19.1 logs training and the SGLang B200 and vLLM 0.26.0 A40 logs held out; the "
-        "check on sources not listed below remains the wider held-out test).",
+        "and 0.19.1 logs training and the SGLang B200 and vLLM 0.26.0 A40 logs held out, then "
+        "five more in a second batch (0.15.1 and two 0.29.0 runs training, 0.24.0 and the "
+        "0.29.0 AWQ run held out); the check on sources not listed below remains the wider "
+        "held-out test).",
         "",
         "| Record | Split | Engine | Release | Model | GPU | TP | Printed tokens | "
         "Predicted tokens | Error | Error with printed weights |",

@@ -971,6 +971,19 @@ LOOKED_AT = (
      "(vLLM 0.26.0, Llama 3.1 8B on an A40, a harness's test fixture, 2026-08-10)",
      "predicted with every rule and constant as they stood (training +0.89% and +2.94%, "
      "held-out +0.76% and -0.78%); nothing fitted or changed because of them"),
+    ("issue 21, eleventh round (logs), second batch of records: search index file 34342936495 "
+     "(vLLM 0.15.1, Llama 3.1 8B on an A100 40GB, offline and eager, 2026-02-06), 54570340937 "
+     "(vLLM 0.24.0, Qwen2.5-7B on an RTX 4090, a study log of 2026-07-06), "
+     "samilazrak/vllm-optimization-lab @ a7b193a3 results/raw/base.startup.log, "
+     "awq.startup.log, tuned.startup.log and README.md @ 902b7e49 (vLLM 0.29.0, Qwen3-14B and "
+     "Qwen3-14B-AWQ on an L40S, 2026-09-12); vllm 0.28.0 and 0.29.0 wheels (PyPI): "
+     "config/vllm.py use_v2_model_runner (0.28.0: V2 by default only for "
+     "DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES; 0.29.0: on CUDA for every architecture), "
+     "v1/worker/gpu/model_runner.py, cudagraph_utils.py profile_cudagraph_memory, states.py, "
+     "sample/penalties.py",
+     "predicted as the rules stood (training +1.63%, +7.08%, +2.07%; held-out +0.63%, "
+     "+3.33%); the 0.29.0 excess (about 1 GiB more kept outside the KV cache under the V2 "
+     "runner) explained as far as the source allowed, nothing fitted or changed"),
     ("issue 21, eleventh round (logs): real lines read for the log readers' tests "
      "(tests/test_log_release_lines.py): https://github.com/noonghunna/club-3090/pull/1139 "
      "(vLLM's 'Free memory on device ... consumed memory' report), search index files "

@@ -156,3 +156,17 @@ def test_trtllm_runtime_total_and_later_warning_total():
     r = read_log(later)
     assert r.printed["total_memory_bytes"] == pytest.approx(79.19 * GIB)
     assert hardware_of(r) == "h100"  # 79.19 GiB, the H100's torch total
+
+
+def test_meta_llama_names_map_to_the_shipped_llama():
+    # search index file 34342936495 (vLLM 0.15.1 on an A100 40GB): the model is a local clone
+    # of meta-llama/Meta-Llama-3.1-8B-Instruct, the name Meta published Llama 3.1 under
+    # (renamed Llama-3.1-8B-Instruct since); kvcalc's llama3.1-8b is sourced from
+    # meta-llama/Llama-3.1-8B, so only the stem without "Meta-" matches it
+    from calc.deploy.engines.fromlog import shipped_model_for
+
+    path = "/home/admin_iloh_altostrat_com/models/Meta-Llama-3.1-8B-Instruct"
+    assert shipped_model_for(path) == "llama3.1-8b"
+    assert shipped_model_for("meta-llama/Meta-Llama-3.1-70B-Instruct") == "llama3.1-70b"
+    # Llama 3 kept its "Meta-" name, and its shipped source has it: still itself
+    assert shipped_model_for("meta-llama/Meta-Llama-3-8B-Instruct") == "llama3-8b"
