@@ -126,6 +126,8 @@ def test_trtllm_1_1_estimation_pass_is_not_read_as_settings():
     # 86,711 tokens × 73,728 B ('kv size is 73728') = 5.954 GiB, the estimate it prints
     assert 86_711 * 73_728 / GIB == pytest.approx(5.95, abs=0.005)
     assert r.printed["total_memory_bytes"] == pytest.approx(119.70 * GIB)  # "device total"
+    # "Memory dynamically allocated during inference (inside torch) ...: 0.85 GiB"
+    assert r.printed["activation_bytes"] == pytest.approx(0.85 * GIB)
 
 
 def test_trtllm_warning_alone_keeps_max_tokens():

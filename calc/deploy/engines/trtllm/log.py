@@ -34,6 +34,10 @@ WEIGHTS = re.compile(r"Memory used after loading model weights \(inside torch\) 
 OUTSIDE = re.compile(r"Memory used outside torch \(e\.g\., NCCL and CUDA graphs\) in memory "
                      r"usage profiling: " + NUM + " ?GiB")  # fmt: skip
 PEAK = re.compile(r"available KV cache memory when calculating max tokens: " + NUM + " ?GiB")
+# 1.x's profiling pass: the torch memory the dummy requests took (_util.py, "Memory
+# dynamically allocated during inference (inside torch)")
+DYNAMIC = re.compile(r"Memory dynamically allocated during inference \(inside torch\) in memory "
+                     r"usage profiling: " + NUM + " ?GiB")  # fmt: skip
 # the C++ runtime's line (0.x executor, trtGptModelInflightBatching.cpp): the device's total
 # memory and what was free when the pool was sized [GiB]
 TOTAL = re.compile(r"Memory usage when calculating max tokens in paged kv cache: total: " + NUM
@@ -58,6 +62,7 @@ PRINTED = (
     ("after loading model weights", WEIGHTS, "weights_bytes", GIB),
     ("Memory used outside torch", OUTSIDE, "non_torch_bytes", GIB),
     ("when calculating max tokens", PEAK, "kv_budget_bytes", GIB),
+    ("allocated during inference", DYNAMIC, "activation_bytes", GIB),
 )
 VERSION = re.compile(r"TensorRT-LLM version:?\s{0,4}v?([0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?"
                      r"(?:[a-z0-9.+-]{0,40})?)")  # fmt: skip
@@ -79,6 +84,7 @@ ANCHORS = (
     *MARKERS, *(a for a, _, _ in SETTINGS), "max_tokens are set", "free_gpu_memory_fraction",
     "fraction is set", "after loading model weights", "Memory used outside torch",
     "when calculating max tokens", "max tokens in paged kv cache", "device total memory",
+    "allocated during inference",
     "of total memory",
     "Estimated max memory in KV cache", ADJUSTED,
 )  # fmt: skip
