@@ -88,14 +88,24 @@ Read per engine (settings in kvcalc's names; printed figures in bytes):
   memory: PIECEWISE=...`, `Available KV cache memory` (the budget), the utilisation printed
   after the pool (`The current --gpu-memory-utilization=U is equivalent ...`), `GPU KV cache
   size`, `Maximum concurrency for N tokens per request` (N is max_model_len: a log with no
-  settings line still states it), the V0 profile table and lines.
+  settings line still states it; on the pool's own line in the 0.29-0.33 logs), the start-up report
+  `Free memory on device (F/T GiB) on startup. Desired GPU memory utilization is (U, ...)`
+  (the GPU's memory and the utilisation; its `Actual usage` terms, 0.10-0.1x's weights,
+  activation and non-torch or 0.2x+'s consumed memory; `Current kv cache memory in use`, in
+  bytes before 0.11) and the refusal of the same form, 0.19's `increase
+  --gpu-memory-utilization from U to ...` notice, the V0 profile table and lines.
 - **SGLang**: `ServerArgs(...)`, the `launch_server` command line, `Init torch distributed
   ends. mem usage`, `Load weight end. ... mem usage`, `KV Cache is allocated. #tokens: N, K
   size, V size` (or `KV size` under MLA), `max_total_num_tokens=`.
 - **TensorRT-LLM 0.x and 1.x**: `[TensorRT-LLM]` / `[TRT-LLM]` lines: `Both
   free_gpu_memory_fraction and max_tokens are set`, `Number of tokens per block`, `Allocated X
   GiB for max tokens in paged KV cache (N)`, `max_seq_len= ... max_num_tokens= ...`, the
-  memory profile lines, a `trtllm-serve` command line.
+  memory profile lines (1.x: weights inside torch, the dummy requests' torch memory, outside
+  torch, the available KV memory and the device total), the runtime's `Memory usage when
+  calculating max tokens in paged kv cache: total: T GiB`, a `trtllm-serve` command line.
+  After 1.x's estimation pass the `max_tokens` of the `Both ... are set` warning is the
+  engine's own estimate and the `max_seq_len` after `Adjusted max_seq_len to` the pool's cap:
+  printed, never taken as settings.
 
 The printed token count is compared with what the engine itself computes for that figure,
 per release (`PoolPrediction.printed_tokens`; the ledger's `pool_tokens` stays the pool in

@@ -133,6 +133,86 @@ STATED = {
         "fraction, less DeepSeek-R1's fp8-block128 weights per GPU at TP 8) over 70,272 B a "
         "token (61 layers × 576 × 2 B)",
     },
+    "vllm0102-2xh200-qwen3-next-80b-tp2": {
+        "note": "training (round 11), +0.89%, under 1%: nothing changed. Its start-up report "
+        "prints every term: kvcalc's weights 74.37 GiB (74.25 + the RoPE table) against 74.28, "
+        "activation 5.92 against 5.58, non-torch 0.55 against 1.38 (kvcalc's 0.10-0.19 "
+        "figure at TP 2, measured on 0.11.0's H100 logs, llm-d-planner; this H200 run of a "
+        "hybrid GDN model holds 0.83 GiB more), so the KV budget 44.98 against 44.59 GiB; "
+        "the 2.37 GiB of CUDA graphs are captured after the pool in 0.10.2 and not "
+        "subtracted",
+    },
+    "sglang-b200-qwen3-8b-skill-log": {
+        "version": "0.5.10",
+        "note": "held-out (round 11), +0.76%: SGLang's main branch of 2026-04-27 (the wheels' "
+        "file dates put 0.5.10 on 2026-04-05 and 0.5.11 on 2026-05-07), predicted at 0.5.10 "
+        "with the fraction SGLang picks for a B200 by default; its lines give the memory in "
+        "use before the weights load as 0.09 GiB (kvcalc: 0.25) and the weights as 15.28 "
+        "GiB (kvcalc: 15.26). Held out: nothing changed",
+    },
+    "vllm0191-a100-40g-qwen3-8b": {
+        "hardware": "docs/validation/hardware/a100-40g.yaml",
+        "note": "training (round 11), +2.94%: predicted on the validation profile "
+        "a100-40g.yaml, whose pool budget is the label's 40 GiB (it has no measured figure); "
+        "torch reports an A100-SXM4-40GB as 40,536 MiB = 39.59 GiB "
+        "(get_device_properties, total_memory=40536MB, in PaddlePaddle's "
+        "paddle.device.cuda documentation), and the log's own figures agree: its 0.19 "
+        "notice raises 0.9000 to 0.9596 for its 2.35 GiB graph estimate, vLLM's "
+        "estimate / total_memory (gpu_worker.py), so total = 2.35 / 0.0596 = 39.4 GiB. The "
+        "cause is the profile's memory, not an engine rule: no rule changed; with 39.59 GiB "
+        "the record is +1.01%. The log's 2.35 GiB estimate (FlashAttention 2 on Ampere) is "
+        "kvcalc's 0.70 GiB at the 0.20 rules: the per-graph constants come from H100 logs",
+    },
+    "vllm0151-a100-40g-llama31-8b-eager": {
+        "hardware": "docs/validation/hardware/a100-40g.yaml",
+        "note": "training (round 11, second batch), +1.63%: vLLM's offline LLM class with "
+        "enforce_eager (no CUDA graphs) on the A100 40GB of an a2-highgpu-1g; the same cause as "
+        "vllm0191-a100-40g-qwen3-8b: the validation profile budgets the label's 40 GiB, torch "
+        "reports 39.59 GiB, 0.9 × 0.41 = 0.37 GiB less KV, which would put the record at "
+        "-0.3%. No engine rule changed",
+    },
+    "vllm0240-4090-qwen25-7b": {
+        "note": "held-out (round 11, second batch), +0.63%: a study log quoting its start-up "
+        "figures (not the lines); kvcalc's weights 14.22 GiB (14.19 + the RoPE table) against "
+        "the printed 14.29 (-1.02% with the printed weights), CUDA graphs 0.59 against the "
+        "printed estimate 0.53 GiB. Held out: nothing changed",
+    },
+    "vllm0290-l40s-qwen3-14b-base": {
+        "note": "training (round 11, second batch), +7.08%: vLLM 0.29.0 with its defaults on an "
+        "L40S. The weights agree (27.51 against 27.52 GiB) and the log's own utilisation notice "
+        "gives the CUDA-graph estimate, (0.9200 − 0.9086) × 44.52 = 0.51 GiB (kvcalc: 0.78), "
+        "so the non-KV memory the release kept was 0.92 × 44.52 − 27.52 − 0.51 − 11.06 = 1.87 "
+        "GiB against kvcalc's 0.81 (activation 0.56, non-torch 0.25): 1.06 GiB more. 0.29.0 "
+        "is the release that runs the V2 model runner by default on CUDA ('Using V2 Model "
+        "Runner' in the log; config/vllm.py use_v2_model_runner: 0.28.0 only for the eight "
+        "DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES). What the V2 runner keeps was read in the "
+        "0.29.0 wheel (v1/worker/gpu/: the sampler's per-request output_bin_counts, 256 × "
+        "151,936 × 4 B = 0.15 GiB; the token tables are host (UVA) buffers) and does not add "
+        "up to 1.06 GiB, so no rule changed: the rest needs a 0.29 log with the DEBUG "
+        "'Memory profiling takes' line",
+    },
+    "vllm0290-l40s-qwen3-14b-awq": {
+        "note": "held-out (round 11, second batch), +3.33%: the AWQ run of the same lab; "
+        "kvcalc's int4 weights 9.29 GiB against 9.44 printed (+2.85% with the printed "
+        "weights); the same V2 non-KV excess as the base run ((0.9200 − 0.9079) × 44.52 = "
+        "0.54 GiB of graphs; 0.92 × 44.52 − 9.44 − 0.54 − 29.09 = 1.89 GiB kept against "
+        "kvcalc's 0.81). Held out: nothing changed",
+    },
+    "vllm0290-l40s-qwen3-14b-awq-tuned": {
+        "note": "training (round 11, second batch), +2.07%: the AWQ run at 0.95, 8,192 batched "
+        "tokens and 512 sequences; 0.95 × 44.52 − 9.44 − 0.60 − 30.03 = 2.22 GiB kept against "
+        "kvcalc's 1.46 (activation 1.21 at 8,192 tokens): 0.76 GiB more, the same V2 excess "
+        "as the base run less kvcalc's larger activation term. No rule changed (see the base "
+        "run's note)",
+    },
+    "vllm0260-a40-llama31-8b-fixture": {
+        "hardware": "l40s",
+        "note": "held-out (round 11), -0.78%: an A40, which kvcalc does not ship; predicted "
+        "on the L40S profile for its memory (both 48 GB GDDR6 with ECC, 46,068 MiB in "
+        "nvidia-smi; both run FlashAttention 2, no FA3 split buffer). The fixture prints the "
+        "KV budget (23.90 GiB; kvcalc 23.71) and the pool, not the terms. Held out: nothing "
+        "changed",
+    },
     "trtllm-h100-llama31-8b-fp8": {
         "model": "meta-llama/Llama-3.1-8B-Instruct",
         "weight_dtype": "fp8-tensor",
@@ -150,6 +230,7 @@ _FIELDS = {
     "mem_fraction_static": "memory_fraction",
     "max_model_len": "max_model_len",
     "max_num_batched_tokens": "max_batched_tokens",
+    "max_num_seqs": "max_num_seqs",
     "block_size": "block_size",
     "kv_cache_dtype": "kv_cache_dtype",
 }
@@ -189,10 +270,13 @@ def build(record: dict):
     version = record.get("engine_version") or stated.get("version")
     if version is None and engine == "vllm":
         version = "0.10.0"  # the oldest modelled release (the V0 record)
+    hardware = record.get("hardware") or stated.get("hardware") or "h100"
+    if hardware.endswith(".yaml"):  # a validation profile under docs/validation/hardware/
+        hardware = str(ROOT / hardware)
     return deployment_from_log(
         facts,
         model=str(ROOT / model) if model else None,
-        hardware=record.get("hardware") or stated.get("hardware") or "h100",
+        hardware=hardware,
         version=version,
         weight_dtype=stated.get("weight_dtype"),
         kv_dtype=stated.get("kv_dtype"),
@@ -296,7 +380,7 @@ def render() -> str:
         "Every modelled release a record ran on, with the records whose pool (tokens, else "
         "KV GiB) it prints, training and held-out records apart (the split rule is in "
         "docs/validation/engine_logs_versions.yaml, `round4_split_rule`, `round5_split_rule`, "
-        "`round7_split_rule` and `round10_split_rule`). "
+        "`round7_split_rule`, `round10_split_rule` and `round11_split_rule`). "
         "Releases with no "
         "public log here are listed below; their rules come from the source alone.",
     ]
@@ -350,8 +434,11 @@ def render() -> str:
         "seen (issue 21's fourth round found two new sources complete enough to predict: by "
         "date, the myoceane.fr page is training and LMCache issue 3430 held out; its fifth round "
         "found two SGLang 0.5.x records: by release, the 0.5.13.post1 report is training and "
-        "the 0.5.19 GKE guide held out; the check on sources not listed below remains the "
-        "wider held-out test).",
+        "the 0.5.19 GKE guide held out; its eleventh round found four, by date the vLLM 0.10.2 "
+        "and 0.19.1 logs training and the SGLang B200 and vLLM 0.26.0 A40 logs held out, then "
+        "five more in a second batch (0.15.1 and two 0.29.0 runs training, 0.24.0 and the "
+        "0.29.0 AWQ run held out); the check on sources not listed below remains the wider "
+        "held-out test).",
         "",
         "| Record | Split | Engine | Release | Model | GPU | TP | Printed tokens | "
         "Predicted tokens | Error | Error with printed weights |",
@@ -717,6 +804,13 @@ EXTRA_SOURCES = (
     "everything the device holds outside torch); llm-d-incubation/llm-d-planner history to "
     "2026-05-01 (no vLLM run after v0.19.0); pages claudskills.com, tools.yiteai.com, "
     "moltq.chat, depthwise.app, progscrape.com (no engine memory lines)",
+    "issue 21, eleventh round (logs): the readers' new lines from vllm 0.33.0's wheel "
+    "(gpu_worker.py's 'Free memory on device' report, utils.py's refusal, kv_cache_utils.py's "
+    "one-line pool) and TensorRT-LLM's resource_manager.py and _util.py (search index files "
+    "56304441455, 843526953: after the estimation pass the engine's own max_tokens); the "
+    "A100-SXM4-40GB's torch total, 40,536 MiB (PaddlePaddle documentation, search index file "
+    "15187234989); sglang 0.5.10-0.5.16 wheels' file dates (the B200 record's release); every "
+    "other source of the round is in bench/validation_sources.py",
     "https://github.com/NVIDIA/TensorRT-LLM/pull/9145 and its .patch ('Enlarged the AllReduce "
     "workspace size to 64MB', tensorrt_llm/plugin/plugin.py, first commit 2025-11-10, "
     "reviewed 2025-11-13: when the 64 MiB default arrived, mapped to 1.2.0), "

@@ -30,16 +30,22 @@ def test_page_is_current():
 def test_token_error_meets_the_bar():
     gen = _generator()
     s = gen.summary(gen.rows())
-    # every record that prints (or quotes) a token count: 31 logs, and from issue 21's tenth
-    # round the held-out DeepSeek-R1 pool quoted in ai-dynamo/aisimulate pull 263
-    assert s["n"] == 32
+    # every record that prints (or quotes) a token count: 31 logs, from issue 21's tenth
+    # round the held-out DeepSeek-R1 pool quoted in ai-dynamo/aisimulate pull 263, and from
+    # its eleventh the round's four logs (vLLM 0.10.2, 0.19.1, 0.26.0, SGLang 0.5.10) and its
+    # second batch of five (vLLM 0.15.1, 0.24.0, three 0.29.0 runs): 31 + 1 + 4 + 5 = 41
+    assert s["n"] == 41
     assert s["median_abs"] <= 0.01
     # issue 21's fifth round added three SGLang 0.5.x logs that missed the 3% bar; its sixth
     # round charges PCIe-only cards at TP > 1 SGLang's own pre-load memory (0.77 GiB, from the
     # training 4 x RTX 5090 record), which brings both PCIe TP 4 records inside it. The one
     # left (one H100, gVisor and --enable-memory-saver: 0.47 GiB more in use before loading
-    # than SGLang's source accounts for, docs/validation.md's note) still misses it
-    misses = {"sglang0519-h100-qwen3-32b-gke"}
+    # than SGLang's source accounts for, docs/validation.md's note) still misses it; so do
+    # two vLLM 0.29.0 runs on an L40S (issue 21's eleventh round: 0.29.0 runs the V2 model
+    # runner by default and keeps ~1 GiB more outside the KV cache than kvcalc counts; not
+    # yet sized from the source, docs/validation.md's notes)
+    misses = {"sglang0519-h100-qwen3-32b-gke", "vllm0290-l40s-qwen3-14b-base",
+              "vllm0290-l40s-qwen3-14b-awq"}
     rows = [r for r in gen.rows() if r["error"] is not None]
     assert {r["id"] for r in rows if abs(r["error"]) > 0.03} == misses
     assert gen.summary([r for r in rows if r["id"] not in misses])["max_abs"] <= 0.03

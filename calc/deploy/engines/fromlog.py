@@ -136,9 +136,13 @@ _WORD = re.compile(r"[-_.]")
 
 def _stem(name: str) -> str:
     """A model name without its release words (-Instruct, -it, -FP8-dynamic, -AWQ, a 4-digit
-    date such as -2507), which a fine-tune or a re-quantised release adds to the base name."""
+    date such as -2507), which a fine-tune or a re-quantised release adds to the base name, and
+    without the "Meta-" Meta's Llama 3 and 3.1 repositories were first published under
+    (meta-llama/Meta-Llama-3.1-8B-Instruct, since renamed Llama-3.1-8B-Instruct)."""
     words = [w for w in _WORD.split(name.lower()) if w]
     kept = [w for w in words if w not in _RELEASE_WORDS and not (len(w) == 4 and w.isdigit())]
+    if kept[:2] == ["meta", "llama"]:
+        kept = kept[1:]
     return "-".join(kept)
 
 

@@ -121,12 +121,32 @@ BANNER = re.compile(r"[\u2580-\u259f]\s{1,8}version ([0-9]{1,3}\.[0-9]{1,3}(?:\.
 SNAPSHOT_TOTAL = re.compile(r"memory snapshot: .{0,200}?total_memory=" + NUM + G)
 GRAPHS = re.compile(r"Profiling CUDA graph memory: PIECEWISE=" + NUM + r"(?: \(largest=" + NUM
                     + r"\))?(?:, FULL=" + NUM + r")?")  # fmt: skip
+# the start-up report after graph capture (gpu_worker.py compile_or_warm_up_model, 0.10-0.33) and
+# the refusal when the GPU is short (v1/worker/utils.py): the device's free and total memory
+# [GiB, 2 decimals], then the utilisation as configured (a Python float: "0.9", "0.92")
+FREE_ON_DEVICE = re.compile(r"Free memory on device (?:[\w:]{1,20} )?\(" + NUM + "/" + NUM + G
+                            + r"\) on startup.{0,60}?(?:utilization is|utilization) \(" + NUM
+                            + r", " + NUM + G + r"\)")  # fmt: skip
+# what that report says was in use: 0.2x-0.33 "C GiB for consumed memory (weights + non-torch)"
+# (the profile's total consumed); 0.10-0.1x "W GiB for weight, A GiB for peak activation, N GiB
+# for non-torch memory"
+CONSUMED_REPORT = re.compile(r"Actual usage is " + NUM + G + r" for consumed memory")
+USAGE_REPORT = re.compile(r"Actual usage is " + NUM + G + r" for weight, " + NUM + G
+                          + r" for peak activation, " + NUM + G
+                          + r" for non-torch memory")  # fmt: skip
+# the report's KV budget: in GiB from 0.11, in bytes before ("... is 47878721024 bytes.")
+KV_IN_USE = re.compile(r"Current kv cache memory in use is " + NUM + r" ?(GiB|bytes)")
+# 0.19's notice and 0.2x-0.33's warning with the CUDA-graph estimate off: "increase (or
+# increasing) --gpu-memory-utilization from 0.9000 to 0.9596"
+UTIL_FROM = re.compile(r"--gpu-memory-utilization from " + NUM + r" to " + NUM)
 ASYNC = re.compile(r"Asynchronous scheduling is (enabled|disabled)")
 COMMAND = re.compile(r"(?:^|\s)(?:vllm serve|vllm\.entrypoints\.openai\.api_server)\s")
 
 MARKERS = ("GPU KV cache size", "Available KV cache memory", "non-default args",
            "Model loading took", "available_kv_cache_memory", "vLLM API server version",
-           "LLM engine (v", "vllm serve")  # fmt: skip
+           "LLM engine (v", "vllm serve", "Current kv cache memory in use",
+           "less than desired GPU memory utilization",
+           "Desired GPU memory utilization is")  # fmt: skip
 
 
 # every line a pattern above can match holds one of these (the reader's prefilter)
@@ -136,7 +156,8 @@ ANCHORS = (
     "Profiling CUDA graph memory",
     "Asynchronous scheduling", "vllm version", "vLLM version", "with config:", "  version ",
     "memory snapshot:",
-    "vllm.entrypoints.openai.api_server",
+    "vllm.entrypoints.openai.api_server", "Free memory on device", "Current kv cache memory",
+    "--gpu-memory-utilization from",
 )  # fmt: skip
 
 
@@ -181,6 +202,9 @@ class VllmLogReader(LogReader):
             hit |= put_setting(s, "memory_fraction", number(m.group(2)))
         if (m := search(UTIL_LATER, line, "The current --gpu-memory-utilization")) is not None:
             hit |= put_setting(s, "memory_fraction", number(m.group(1)), override=False)
+        if (m := search(UTIL_FROM, line, "--gpu-memory-utilization from")) is not None:
+            hit |= put_setting(s, "memory_fraction", number(m.group(1)), override=False)
+        hit |= self._startup_report(line)
         if (m := search(CHUNKED, line, "max_num_batched_tokens=")) is not None:
             hit |= put_setting(s, "max_batched_tokens", integer(m.group(1)), override=False)
         if (m := UTIL_V0.search(text)) is not None:
@@ -192,6 +216,29 @@ class VllmLogReader(LogReader):
             f.printed["async_scheduling"] = m.group(1) == "enabled"
         if (m := SNAPSHOT_TOTAL.search(text)) is not None:  # DEBUG: the device's total memory
             f.printed.setdefault("total_memory_bytes", number(m.group(1)) * GIB)
+            hit = True
+        return hit
+
+    def _startup_report(self, line: Line) -> bool:
+        """The 'Free memory on device (F/T GiB) on startup' report (or refusal): the device's
+        total memory, the utilisation, and what the report says was in use. Each figure only
+        where no line of its own printed it (those lines carry more digits)."""
+        p, hit = self.f.printed, False
+        if (m := search(FREE_ON_DEVICE, line, "Free memory on device")) is not None:
+            p.setdefault("total_memory_bytes", number(m.group(2)) * GIB)
+            put_setting(self.f.settings, "memory_fraction", number(m.group(3)), override=False)
+            hit = True
+        if (m := search(CONSUMED_REPORT, line, "for consumed memory")) is not None:
+            p.setdefault("total_consumed_bytes", number(m.group(1)) * GIB)
+            hit = True
+        elif (m := search(USAGE_REPORT, line, "for peak activation")) is not None:
+            p.setdefault("weights_bytes", number(m.group(1)) * GIB)
+            p.setdefault("activation_bytes", number(m.group(2)) * GIB)
+            p.setdefault("non_torch_bytes", number(m.group(3)) * GIB)
+            hit = True
+        if (m := search(KV_IN_USE, line, "Current kv cache memory")) is not None:
+            unit = GIB if m.group(2) == "GiB" else 1
+            p.setdefault("kv_budget_bytes", number(m.group(1)) * unit)
             hit = True
         return hit
 
