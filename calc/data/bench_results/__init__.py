@@ -2,25 +2,32 @@
 per tool: ``vllm bench serve --save-result`` JSON (``vllm_serve``), SGLang ``bench_serving``
 JSON Lines (``sglang_serving``), GuideLLM ``benchmarks.json`` (``guidellm``), AIPerf and
 GenAI-Perf ``profile_export*.json`` (``aiperf``) and ``trtllm-bench --report_json``
-(``trtllm_bench``), and the reports two of them print, pasted into a text file: trtllm-bench's
-(``trtllm_bench_text``) and GenAI-Perf's "LLM Metrics" table or its CSV export
-(``genai_perf_text``). The format is detected from each record's keys; a file may hold several
-records (JSON Lines, or one object per line as ``--append-result`` writes). Anything else, a
-truncated file or a value of the wrong kind is one ``ConfigError`` naming the file, the record
-and the key.
+(``trtllm_bench``) and its per-request ``--request_json`` (``trtllm_bench_requests``), and the
+reports two of them print, pasted into a text file: trtllm-bench's (``trtllm_bench_text``) and
+GenAI-Perf's "LLM Metrics" table or its CSV export (``genai_perf_text``). GuideLLM's
+``benchmarks.yaml`` is its JSON written as YAML and read the same way. The format is detected
+from each record's keys; a file may hold several records (JSON Lines, or one object per line as
+``--append-result`` writes). A file the same tools write beside the one kvcalc reads (AIPerf's
+per-request ``profile_export.jsonl``, perf_analyzer's ``profile_export.json``, trtllm-bench's
+``--output_json``, GuideLLM's CSV) is named as such with the file to give instead
+(``other_files``). Anything else, a truncated file or a value of the wrong kind is one
+``ConfigError`` naming the file, the record and the key.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from calc.data.bench_results import (
     aiperf,
     genai_perf_text,
     guidellm,
+    other_files,
     sglang_serving,
     trtllm_bench,
+    trtllm_bench_requests,
     trtllm_bench_text,
     vllm_serve,
 )
@@ -44,7 +51,10 @@ _TEXT_READERS = (
     ("trtllm-bench printed report", trtllm_bench_text),
     ("GenAI-Perf printed table or profile_export_genai_perf.csv", genai_perf_text),
 )
-FORMATS = tuple(name for name, _ in (*_READERS, *_TEXT_READERS))
+# a top-level JSON list of records (not of runs)
+_LIST_READERS = (("trtllm-bench --request_json", trtllm_bench_requests),)
+FORMATS = tuple(name for name, _ in (*_READERS, *_LIST_READERS, *_TEXT_READERS))
+_YAML_KEY = re.compile(r"^(benchmarks|metadata|args|config):\s*$", re.M)
 
 
 def read_results(path: Path | str) -> list[BenchRun]:
@@ -84,7 +94,13 @@ def parse_results(raw: bytes, name: str) -> list[BenchRun]:
     for _, module in _TEXT_READERS:  # their marks are whole lines no JSON document has
         if module.looks_like(text):
             return _checked(_call(module, text, name))
+    other_files.refuse_text(text, name)
+    stripped = text.lstrip()
+    if stripped and stripped[0] not in "{[" and _YAML_KEY.search(text):
+        return _read(_yaml(text, name), name)
     records = _records(text, name)
+    if len(records) == 1 and isinstance(records[0], list):
+        return _read_list(records[0], name)
     runs: list[BenchRun] = []
     for i, obj in enumerate(records):
         where = name if len(records) == 1 else f"{name}#{i + 1}"
@@ -130,6 +146,42 @@ def _records(text: str, name: str) -> list:
     return out
 
 
+def _yaml(text: str, name: str):
+    """A YAML document (GuideLLM's benchmarks.yaml), safely loaded."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        doc = yaml.load(text, Loader=loader)  # a safe loader
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or "not valid YAML"
+        raise ConfigError(
+            f"{name}: not valid YAML{at}: {problem} (a truncated or damaged file?)"
+        ) from None
+    except (RecursionError, ValueError) as exc:
+        raise ConfigError(f"{name}: not a readable YAML document ({_short(exc)})") from None
+    if not isinstance(doc, dict):
+        raise ConfigError(
+            f"{name}: expected a YAML mapping (GuideLLM's benchmarks.yaml), got "
+            f"{type(doc).__name__}"
+        )
+    return doc
+
+
+def _read_list(items: list, where: str) -> list[BenchRun]:
+    """A top-level JSON list: per-request records one of the tools writes."""
+    for _, module in _LIST_READERS:
+        if module.looks_like(items):
+            return _checked(_call(module, items, where))
+    other_files.refuse_list(items, where)
+    raise ConfigError(
+        f"{where}: expected a JSON object (a benchmark result), got a list; it reads "
+        + "; ".join(FORMATS)
+    )
+
+
 def _read(obj, where: str) -> list[BenchRun]:
     if not isinstance(obj, dict):
         raise ConfigError(
@@ -138,6 +190,7 @@ def _read(obj, where: str) -> list[BenchRun]:
     for _, module in _READERS:
         if module.looks_like(obj):
             return _checked(_call(module, obj, where))
+    other_files.refuse_object(obj, where)
     keys = ", ".join(sorted(str(k) for k in obj)[:8])
     raise ConfigError(
         f"{where}: not a benchmark result kvcalc knows (its keys: {keys}); it reads "

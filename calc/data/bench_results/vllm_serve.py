@@ -11,7 +11,10 @@ the per-request lists stay: ``input_lens``, ``output_lens``, ``ttfts`` [s], ``it
 ``start_times`` [s], ``latencies`` [s], ``errors`` (empty for a success); without it they are
 removed. ``--append-result`` appends one object per run to the file. Older files (vllm 0.8's
 ``benchmark_serving.py``) have the same keys, fewer of them (no ``start_times``,
-``latencies``, ``failed``).
+``latencies``, ``failed``); the first ones (vLLM 0.3–0.4, spring 2024) name the request
+throughput ``request_inthroughput``. With ``--ramp-up-strategy`` (linear or exponential, from
+``ramp_up_start_rps`` to ``ramp_up_end_rps``) the rate rises over the run and ``request_rate``
+is not used.
 
 The vLLM definitions: TTFT = first token − request sent; TPOT = (latency − TTFT) /
 (output tokens − 1) per request of more than one token; ITL = every gap between streamed
@@ -53,6 +56,25 @@ def looks_like(obj) -> bool:
     )
 
 
+def _ramp(r: Reader, obj: dict, rate):
+    """(the rate to replay at [1/s], a note) for a ramp-up run: its time-averaged rate, the
+    mean of a linear ramp from a to b, (b − a) / ln(b / a) for an exponential one."""
+    kind = obj.get("ramp_up_strategy")
+    if kind is None:
+        return rate, None
+    a = r.num(obj, "ramp_up_start_rps", hi=1e9, required=True)
+    b = r.num(obj, "ramp_up_end_rps", hi=1e9, required=True)
+    if kind == "linear" or a == b or a <= 0:
+        mean = (a + b) / 2
+    elif kind == "exponential":
+        mean = (b - a) / math.log(b / a)
+    else:
+        raise r.fail("ramp_up_strategy", f"{str(kind)[:40]!r}: expected linear or exponential")
+    note = (f"a {kind} ramp from {a:g} to {b:g} requests/s: without send times, replayed as "
+            f"Poisson at its mean rate, {mean:.4g}/s")  # fmt: skip
+    return mean, note
+
+
 def read(obj: dict, where: str) -> BenchRun:
     r = Reader(where)
     completed = r.num(obj, "completed", hi=MAX_REQUESTS, whole=True, required=True)
@@ -74,6 +96,8 @@ def read(obj: dict, where: str) -> BenchRun:
                 if key == f"{stat}_{src}_ms":
                     measured[f"{metric}_{name}_s"] = ms(r.value(value, key))
     measured.update(read_rates(r, obj))
+    if "requests_per_s" not in measured:  # vLLM 0.3-0.4's misspelt key
+        measured.update(read_rates(r, obj, (("request_inthroughput", "requests_per_s"),)))
     duration = r.num(obj, "duration", hi=1e9)
     tin = r.num(obj, "total_input_tokens", hi=MAX_TOKENS * 1e3, whole=True)
     tout = r.num(obj, "total_output_tokens", hi=MAX_TOKENS * 1e3, whole=True)
@@ -94,6 +118,9 @@ def read(obj: dict, where: str) -> BenchRun:
     elif output is not None:
         ok = [o > 0 for o in output]
     notes = []
+    rate, ramp_note = _ramp(r, obj, rate)
+    if ramp_note and starts is None:
+        notes.append(ramp_note)
     if ok is not None and not all(ok):
         keep = [i for i, good in enumerate(ok) if good]
         prompt, output, ttfts, starts, lat = (
