@@ -1,0 +1,378 @@
+"""Benchmark result files across the writers' releases (issue 23): each layout a release writes,
+read from a real copy where one was found (tests/data/bench_results, sources in its README) and
+otherwise from an input laid out as that release's writer lays it out (named in each test);
+the files the same tools write beside the read ones refused with the file to give instead."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+
+from calc.data.bench_results import parse_results, read_results
+from calc.errors import ConfigError
+from tests.test_bench_results import DATA
+
+GUIDELLM_YAML = DATA / "guidellm-0.5_qwen3-0.6b_llm-d-pd_synchronous.yaml"
+QWEN3_06B = DATA / "qwen3-0.6b.yaml"
+
+
+def _one(doc, name: str = "f.json"):
+    (run,) = parse_results(json.dumps(doc).encode(), name)
+    return run
+
+
+def _err(raw: bytes, name: str = "f.json") -> str:
+    with pytest.raises(ConfigError) as e:
+        parse_results(raw, name)
+    msg = str(e.value)
+    assert "\n" not in msg and msg.startswith(name)
+    return msg
+
+
+# ---------------------------------------------------------------------------------------------
+# GuideLLM: 0.2-0.3 (args.strategy, worker), 0.4-0.5 (config.strategy), 0.8 (goodput), YAML
+
+
+def test_guidellm_yaml_real_file():
+    (r,) = read_results(GUIDELLM_YAML)
+    assert r.tool == "guidellm" and r.tool_version == "0.5.0"  # metadata.guidellm_version
+    assert r.model == "Qwen/Qwen3-0.6B"  # benchmarks[0].config.backend.model
+    assert r.max_concurrency == 1 and r.rate_per_s is None  # config.strategy synchronous
+    assert r.completed == 22  # metrics.request_totals.successful
+    # no duration key in 0.5: the scheduler's measurement window,
+    # measure_end_time 1771372931.395729 - measure_start_time 1771372871.395729 = 60.0 s
+    assert r.duration_s == pytest.approx(60.0)
+    # time_to_first_token_ms.successful.median 64.1632080078125 ms -> s
+    assert r.measured["ttft_p50_s"] == pytest.approx(0.0641632080078125)
+    assert r.measured["ttft_p90_s"] == pytest.approx(0.6292414665222168)  # percentiles.p90
+    # inter_token_latency_ms (per request, vLLM's TPOT) mean 20.9616 ms, not the
+    # time_per_output_token_ms (22.145 ms, first token included)
+    assert r.measured["tpot_avg_s"] == pytest.approx(0.02096164815325181)
+    assert r.measured["e2e_p99_s"] == pytest.approx(3.3968560695648193)  # request_latency, s
+    assert r.measured["requests_per_s"] == pytest.approx(0.35)
+    # no request list: the lengths from prompt_token_count / output_token_count (sd 0: fixed)
+    assert (r.prompt_lengths.kind, r.prompt_lengths.a) == ("fixed", 264.0)
+    assert (r.output_lengths.kind, r.output_lengths.a) == ("fixed", 128.0)
+
+
+def test_guidellm_yaml_truncated_and_damaged():
+    text = GUIDELLM_YAML.read_text()
+    cut = text[: text.index("time_to_first_token_ms")] + "time_to_first_token_ms: {succ"
+    assert "not valid YAML" in _err(cut.encode(), "b.yaml")
+    msg = _err(b"benchmarks:\n  - [1, 2\n", "c.yaml")
+    assert "not valid YAML at line" in msg and "truncated" in msg
+
+
+def _summary(mean, median=None, p90=None, p99=None, sd=0.0):
+    pct = {"p50": median if median is not None else mean, "p90": p90 or mean, "p99": p99 or mean}
+    return {"successful": {"mean": mean, "median": pct["p50"], "std_dev": sd,
+                           "percentiles": pct}}  # fmt: skip
+
+
+def _guidellm_02(successful: list, totals: int) -> dict:
+    """Laid out as guidellm 0.2.1 writes benchmarks.json (guidellm/benchmark/benchmark.py:
+    GenerativeBenchmark with args, worker, request_totals and requests beside the metrics;
+    GenerativeTextResponseStats per request); the report is {"benchmarks": [...]} alone."""
+    return {
+        "benchmarks": [{
+            "type_": "generative_benchmark",
+            "args": {"strategy": {"type_": "concurrent", "streams": 4}, "max_duration": 30.0},
+            "worker": {"type_": "generative_requests_worker", "backend_type": "openai_http",
+                       "backend_target": "http://localhost:8000",
+                       "backend_model": "meta-llama/Llama-3.1-8B-Instruct"},
+            "start_time": 1000.0, "end_time": 1030.0, "duration": 30.0,
+            "metrics": {"time_to_first_token_ms": _summary(50.0, 48.0, 70.0, 90.0),
+                        "inter_token_latency_ms": _summary(12.0),
+                        "request_latency": _summary(1.5),
+                        "requests_per_second": _summary(2.0),
+                        "prompt_token_count": _summary(512.0, sd=10.0),
+                        "output_token_count": _summary(128.0)},
+            "request_totals": {"successful": totals, "incomplete": 0, "errored": 0,
+                               "total": totals},
+            "requests": {"successful": successful, "incomplete": [], "errored": []},
+        }]
+    }  # fmt: skip
+
+
+def _req_02(start: float, prompt: int, output: int) -> dict:
+    # GenerativeTextResponseStats: start_time, end_time, first_token_time [s since the epoch]
+    # and the computed request_latency [s], time_to_first_token_ms
+    return {"type_": "generative_text_response", "prompt_tokens": prompt, "output_tokens": output,
+            "start_time": start, "end_time": start + 1.5, "first_token_time": start + 0.05,
+            "request_latency": 1.5, "time_to_first_token_ms": 50.0}  # fmt: skip
+
+
+def test_guidellm_02_layout():
+    reqs = [_req_02(1000.0 + i, 500 + i, 128) for i in (2, 0, 1)]
+    r = _one(_guidellm_02(reqs, totals=3))
+    assert r.model == "meta-llama/Llama-3.1-8B-Instruct"  # worker.backend_model
+    assert r.backend == "openai_http"  # worker.backend_type
+    assert r.max_concurrency == 4 and r.rate_per_s is None  # args.strategy concurrent, streams
+    assert r.completed == 3 and r.duration_s == pytest.approx(30.0)
+    assert r.measured["ttft_p90_s"] == pytest.approx(0.070)  # 70 ms
+    # start_time 1002, 1000, 1001 -> sorted, from the first: 0, 1, 2 s; prompts follow
+    assert r.start_s == (0.0, 1.0, 2.0) and r.prompt_tokens == (500, 501, 502)
+
+
+def test_guidellm_sampled_requests_are_not_replayed():
+    # --sample-requests 2 of 3 successful: the list is a sample, not the run
+    r = _one(_guidellm_02([_req_02(1000.0, 500, 128), _req_02(1001.0, 501, 128)], totals=3))
+    assert r.completed == 3 and r.start_s is None and r.prompt_tokens is None
+    assert any("sample of 2 of the 3" in n for n in r.notes)
+    # the lengths from the metrics: prompt_token_count mean 512, sd 10 -> normal
+    assert (r.prompt_lengths.kind, r.prompt_lengths.a, r.prompt_lengths.b) == ("normal", 512, 10)
+    assert (r.output_lengths.kind, r.output_lengths.a) == ("fixed", 128.0)
+
+
+def test_guidellm_08_goodput_and_trace():
+    # laid out as guidellm 0.8.1 writes it: config.slo (GoodputSLO, ms),
+    # metrics.request_goodput (requests/s), a trace strategy (scheduler/strategies.py)
+    doc = {
+        "metadata": {"version": 2, "guidellm_version": "0.8.1"},
+        "config": {},
+        "benchmarks": [{
+            "type_": "generative_benchmark",
+            "config": {"strategy": {"type_": "trace"}, "backend": {"model": "Qwen/Qwen3-8B"},
+                       "slo": {"ttft_ms": 2000.0, "tpot_ms": 100.0, "e2el_ms": None}},
+            "scheduler_metrics": {"measure_start_time": 10.0, "measure_end_time": 70.0},
+            "duration": 60.0,
+            "metrics": {"time_to_first_token_ms": _summary(150.0),
+                        "request_goodput": _summary(3.5),
+                        "prompt_token_count": _summary(100.0),
+                        "output_token_count": _summary(50.0),
+                        "request_totals": {"successful": 240}},
+        }],
+    }  # fmt: skip
+    r = _one(doc)
+    assert r.slo_s == {"ttft": 2.0, "tpot": 0.1}  # 2,000 ms, 100 ms; e2el unset
+    assert r.measured["goodput_requests_per_s"] == pytest.approx(3.5)
+    assert r.rate_per_s is None and r.max_concurrency is None
+    assert any("trace the file does not list" in n for n in r.notes)
+
+
+def test_guidellm_01_report_is_named():
+    # guidellm 0.1.0's report (guidellm/core/report.py): benchmarks of benchmarks, args
+    doc = {"benchmarks": [{"benchmarks": [{"mode": "synchronous", "rate": None,
+                                           "results": []}], "args": {}}]}  # fmt: skip
+    assert "GuideLLM 0.1 report" in _err(json.dumps(doc).encode())
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        # guidellm 0.2.1 save_csv: one header row, the description columns first
+        "Type,Run Id,Id,Name,Start Time,End Time,Duration,Successful Requests\n",
+        # guidellm 0.5.0 outputs/csv.py: the first of three header rows, the groups
+        "Run Info,Run Info,Run Info,Benchmark,Benchmark\n",
+    ],
+)
+def test_guidellm_csv_names_the_json(head):
+    msg = _err((head + "generative_benchmark,a,b,c,d\n").encode(), "benchmarks.csv")
+    assert "GuideLLM's benchmarks.csv" in msg and "benchmarks.json" in msg
+
+
+# ---------------------------------------------------------------------------------------------
+# AIPerf 0.1 (records), GenAI-Perf 0.0.10 (flat arguments); the files beside them
+
+
+def test_aiperf_01_records_layout():
+    # laid out as aiperf 0.1.1's JsonExporter writes it (aiperf/exporters/json_exporter.py):
+    # JsonExportData(records={tag: MetricResult}, input_config, was_cancelled, ...)
+    doc = {
+        "records": {
+            "time_to_first_token": {"tag": "time_to_first_token", "unit": "ms",
+                                    "header": "Time to First Token", "avg": 120.0,
+                                    "p50": 110.0, "p99": 300.0, "count": 100},
+            "inter_token_latency": {"tag": "inter_token_latency", "unit": "ms",
+                                    "header": "Inter Token Latency", "avg": 15.0},
+            "request_throughput": {"tag": "request_throughput", "unit": "requests/sec",
+                                   "header": "Request Throughput", "avg": 4.0},
+            "benchmark_duration": {"tag": "benchmark_duration", "unit": "sec",
+                                   "header": "Benchmark Duration", "avg": 25.0},
+            "request_count": {"tag": "request_count", "unit": "requests",
+                              "header": "Request Count", "avg": 100},
+        },
+        "input_config": {"endpoint": {"model_names": ["Qwen/Qwen3-8B"]},
+                         "loadgen": {"concurrency": 10}},
+        "was_cancelled": False,
+    }  # fmt: skip
+    r = _one(doc, "profile_export_aiperf.json")
+    assert r.tool == "aiperf" and r.model == "Qwen/Qwen3-8B" and r.max_concurrency == 10
+    assert r.measured["ttft_p99_s"] == pytest.approx(0.300)  # 300 ms
+    assert r.measured["tpot_avg_s"] == pytest.approx(0.015)
+    assert r.duration_s == pytest.approx(25.0) and r.completed == 100
+
+
+def test_genai_perf_0010_flat_arguments():
+    # laid out as genai-perf 0.0.10's JsonExporter writes it (export_data/json_exporter.py):
+    # the stats, then input_config = vars(args): model a list, concurrency flat
+    doc = {
+        "request_latency": {"unit": "ms", "avg": 900.0, "p50": 880.0, "p99": 1200.0},
+        "time_to_first_token": {"unit": "ms", "avg": 60.0, "p50": 55.0},
+        "request_throughput": {"unit": "requests/sec", "avg": 8.0},
+        "input_config": {"model": ["mistralai/Mistral-7B-Instruct-v0.3"],
+                         "formatted_model_name": "mistralai/Mistral-7B-Instruct-v0.3",
+                         "concurrency": 8, "request_rate": None},
+    }  # fmt: skip
+    r = _one(doc, "profile_export_genai_perf.json")
+    assert r.tool == "genai-perf" and r.model == "mistralai/Mistral-7B-Instruct-v0.3"
+    assert r.max_concurrency == 8 and r.rate_per_s is None
+
+
+def test_aiperf_per_request_records_are_named():
+    # profile_export.jsonl (aiperf 0.8.0 record_models.py): metadata + metrics {value, unit}
+    line = {"metadata": {"request_start_ns": 1, "request_end_ns": 2},
+            "metrics": {"time_to_first_token": {"value": 80.0, "unit": "ms"}}}  # fmt: skip
+    raw = (json.dumps(line) + "\n" + json.dumps(line) + "\n").encode()
+    msg = _err(raw, "profile_export.jsonl")
+    assert "AIPerf per-request record" in msg and "profile_export_aiperf.json" in msg
+
+
+def test_perf_analyzer_export_is_named():
+    doc = {"experiments": [{"experiment": {"mode": "concurrency", "value": 4}, "requests": [],
+                            "window_boundaries": [1, 2]}],
+           "version": "2.45.0", "service_kind": "openai", "endpoint": "v1/chat/completions"}
+    msg = _err(json.dumps(doc).encode(), "profile_export.json")
+    assert "perf_analyzer's raw profile_export.json" in msg
+    assert "profile_export_genai_perf.json" in msg
+
+
+def test_aiperf_timeslices_are_named():
+    doc = {"timeslices": [{"timeslice_index": 0}], "aiperf_version": "0.8.0"}
+    assert "time-slice export" in _err(json.dumps(doc).encode())
+
+
+# ---------------------------------------------------------------------------------------------
+# vLLM: the first --save-result files (0.3-0.4) and ramp-up runs
+
+
+def test_vllm_04_request_inthroughput():
+    # laid out as benchmarks/benchmark_serving.py of vLLM 0.3-0.4 saves it: the request rate
+    # under the misspelt "request_inthroughput", p99 only
+    doc = {"backend": "vllm", "model_id": "meta-llama/Llama-2-7b-hf", "num_prompts": 1000,
+           "request_rate": "inf", "duration": 100.0, "completed": 1000,
+           "total_input_tokens": 200000, "total_output_tokens": 150000,
+           "request_inthroughput": 10.0, "input_throughput": 2000.0, "output_throughput": 1500.0,
+           "mean_ttft_ms": 800.0, "median_ttft_ms": 700.0, "p99_ttft_ms": 2000.0,
+           "mean_tpot_ms": 40.0, "median_tpot_ms": 38.0, "p99_tpot_ms": 90.0}  # fmt: skip
+    r = _one(doc)
+    assert r.measured["requests_per_s"] == pytest.approx(10.0)
+    assert r.measured["ttft_p99_s"] == pytest.approx(2.0) and r.rate_per_s is None
+
+
+@pytest.mark.parametrize(
+    ("kind", "a", "b", "mean"),
+    [
+        ("linear", 1.0, 9.0, 5.0),  # (1 + 9) / 2 = 5 requests/s
+        # (e^2 - 1) / ln(e^2) = 6.389 / 2 = 3.1945 requests/s
+        ("exponential", 1.0, math.exp(2.0), (math.exp(2.0) - 1.0) / 2.0),
+    ],
+)
+def test_vllm_ramp_up_replays_the_mean_rate(kind, a, b, mean):
+    # vllm/benchmarks/serve.py main(): ramp_up_strategy, ramp_up_start_rps, ramp_up_end_rps
+    # beside request_rate (inf: unused while ramping)
+    doc = {"model_id": "m", "completed": 100, "mean_ttft_ms": 50.0, "request_rate": "inf",
+           "burstiness": 1.0, "max_concurrency": None, "ramp_up_strategy": kind,
+           "ramp_up_start_rps": a, "ramp_up_end_rps": b}  # fmt: skip
+    r = _one(doc)
+    assert r.rate_per_s == pytest.approx(mean)
+    assert any(f"a {kind} ramp" in n for n in r.notes)
+
+
+def test_vllm_ramp_up_unknown_kind():
+    doc = {"model_id": "m", "completed": 1, "mean_ttft_ms": 1.0, "ramp_up_strategy": "step",
+           "ramp_up_start_rps": 1, "ramp_up_end_rps": 2}  # fmt: skip
+    assert "ramp_up_strategy: 'step': expected linear or exponential" in _err(
+        json.dumps(doc).encode()
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# trtllm-bench --request_json and --output_json
+
+
+def _records() -> list:
+    """Laid out as ReportUtility.get_request_info writes --request_json (NVIDIA/TensorRT-LLM@
+    0249976, tensorrt_llm/bench/dataclasses/reporting.py): RequestRecord.model_dump() [ns], the
+    token list replaced by output and output_tokens."""
+
+    def rec(i, start, first, end, n_in, n_out, errors=0):
+        return {"id": i, "num_input_tokens": n_in, "error_tokens": errors,
+                "start_timestamp": start, "first_token_timestamp": first,
+                "end_timestamp": end, "decode_iteration": n_out - 1,
+                "time_to_first_token": first - start, "end_to_end_latency": end - start,
+                "output": "...", "output_tokens": n_out}  # fmt: skip
+
+    s = 1_000_000_000  # 1 s in ns
+    return [
+        rec(1, 1.5 * s, 1.7 * s, 3.7 * s, 200, 21),
+        rec(0, 1.0 * s, 1.1 * s, 2.1 * s, 100, 11),
+        rec(2, 2.0 * s, 2.4 * s, 4.4 * s, 300, 5),
+        rec(3, 2.5 * s, 2.6 * s, 2.7 * s, 400, 3, errors=1),
+    ]
+
+
+def test_trtllm_request_json():
+    r = _one(_records(), "requests.json")
+    assert r.tool == "trtllm-bench" and r.completed == 3 and r.failed == 1
+    assert r.start_s == pytest.approx((0.0, 0.5, 1.0))  # sorted by start, from the first
+    assert r.prompt_tokens == (100, 200, 300) and r.output_tokens == (11, 21, 5)
+    # TTFTs 0.1, 0.2, 0.4 s: mean 0.7 / 3; nearest rank sorted[int(3 x 0.5)] = sorted[1] = 0.2,
+    # sorted[int(3 x 0.9)] = sorted[2] = 0.4
+    assert r.measured["ttft_avg_s"] == pytest.approx(0.7 / 3)
+    assert r.measured["ttft_p50_s"] == pytest.approx(0.2)
+    assert r.measured["ttft_p90_s"] == pytest.approx(0.4)
+    # TPOT (end - first) / (out - 1): 1.0 / 10 = 0.1, 2.0 / 20 = 0.1, 2.0 / 4 = 0.5 s
+    assert r.measured["tpot_avg_s"] == pytest.approx(0.7 / 3)
+    # the run: last end 4.4 s - first start 1.0 s = 3.4 s; 3 requests, 37 output tokens
+    assert r.duration_s == pytest.approx(3.4)
+    assert r.measured["requests_per_s"] == pytest.approx(3 / 3.4)
+    assert r.measured["output_tokens_per_s"] == pytest.approx(37 / 3.4)
+    assert r.e2e_each_s == pytest.approx((1.1, 2.2, 2.4))
+
+
+def test_trtllm_request_json_bad_records():
+    recs = _records()
+    recs[1]["end_timestamp"] = "late"
+    assert "request 2: end_timestamp: expected a number" in _err(json.dumps(recs).encode())
+    bad = [dict(x, error_tokens=1) for x in _records()]
+    assert "no request completed without an error" in _err(json.dumps(bad).encode())
+
+
+def test_trtllm_output_json_is_named():
+    msg = _err(json.dumps({"0": "Paris is", "1": "The answer"}).encode(), "output.json")
+    assert "trtllm-bench --output_json" in msg and "--request_json" in msg
+
+
+# ---------------------------------------------------------------------------------------------
+# kvcalc score, end to end
+
+
+def test_cli_score_guidellm_yaml_asks_for_what_it_lacks(cli):
+    r = cli("score", GUIDELLM_YAML)
+    assert r.code == 2 and r.err.count("\n") == 1 and "give --model" in r.err
+    r = cli("score", GUIDELLM_YAML, "-m", QWEN3_06B)
+    assert r.code == 2 and r.err.count("\n") == 1 and "give --hardware" in r.err
+
+
+def test_cli_score_guidellm_yaml(cli):
+    r = cli("score", GUIDELLM_YAML, "-m", QWEN3_06B, "-H", "l4", "--format", "json")
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    (run,) = doc["runs"]
+    assert "at most 1 open" in run["arrivals"]  # synchronous: one request at a time
+    measured = {m["metric"]: m["measured"] for m in doc["metrics"]}
+    assert measured["requests_per_s"] == pytest.approx(0.35)
+
+
+def test_cli_score_trtllm_request_json(cli, tmp_path):
+    from tests.test_bench_results_text import LLAMA32_3B
+
+    f = tmp_path / "requests.json"
+    f.write_text(json.dumps(_records()))
+    r = cli("score", f, "-m", LLAMA32_3B, "-H", "h100", "--format", "json")
+    assert r.code == 0, r.err
+    (run,) = json.loads(r.out)["runs"]
+    assert run["arrivals"].startswith("as recorded per request")
