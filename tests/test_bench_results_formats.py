@@ -376,3 +376,35 @@ def test_cli_score_trtllm_request_json(cli, tmp_path):
     assert r.code == 0, r.err
     (run,) = json.loads(r.out)["runs"]
     assert run["arrivals"].startswith("as recorded per request")
+
+
+# ---------------------------------------------------------------------------------------------
+# SGLang 0.2: the short record without a request count
+
+
+def _sglang_02(dataset: str) -> dict:
+    # laid out as sglang 0.2.7's bench_serving.py appends it to --output-file
+    return {"backend": "sglang", "dataset_name": dataset, "request_rate": 4.0,
+            "total_input": 153_900, "total_output": 61_650, "total_output_retokenized": 61_500,
+            "mean_e2e_latency": 5200.0, "median_e2e_latency": 5000.0, "median_ttft": 80.0,
+            "median_itl": 12.0, "output_token_throughput": 900.0, "sharegpt_output_len": None,
+            "random_input_len": 1024, "random_output_len": 256, "random_range_ratio": 0.5,
+            "benchmark_duration": 68.5}  # fmt: skip
+
+
+def test_sglang_02_short_record():
+    (r,) = parse_results((json.dumps(_sglang_02("random")) + "\n").encode(), "s.jsonl")
+    assert r.rate_per_s == 4.0 and r.duration_s == pytest.approx(68.5)
+    assert r.measured["ttft_p50_s"] == pytest.approx(0.080)  # median_ttft 80 ms
+    assert r.measured["e2e_avg_s"] == pytest.approx(5.2)  # mean_e2e_latency 5,200 ms
+    assert r.measured["itl_p50_s"] == pytest.approx(0.012)
+    assert r.measured["output_tokens_per_s"] == pytest.approx(900.0)
+    # uniform 512..1024 prompts (mean 768) and 128..256 outputs (mean 192):
+    # 153,900 / 768 = 200.4 and 61,650 / 192 = 321.1 -> (200.4 + 321.1) / 2 = 260.7 -> 261
+    assert r.completed == 261
+    assert any("estimated from the token totals" in n for n in r.notes)
+
+
+def test_sglang_02_sharegpt_cannot_be_counted():
+    msg = _err((json.dumps(_sglang_02("sharegpt")) + "\n").encode(), "s.jsonl")
+    assert "completed: missing: sglang bench_serving before 0.3 records no request count" in msg
