@@ -16,6 +16,8 @@ from tests.test_bench_results import DATA
 
 GUIDELLM_YAML = DATA / "guidellm-0.5_qwen3-0.6b_llm-d-pd_synchronous.yaml"
 QWEN3_06B = DATA / "qwen3-0.6b.yaml"
+AIPERF_010 = DATA / "aiperf-0.10_qwen3.6-35b-a3b-nvfp4_rtx-5090_vllm_agent_conc2.json"
+AIPERF_010_CSV = AIPERF_010.with_name(AIPERF_010.stem + "_profile_export_aiperf.csv")
 
 
 def _one(doc, name: str = "f.json"):
@@ -205,6 +207,38 @@ def test_aiperf_01_records_layout():
     assert r.duration_s == pytest.approx(25.0) and r.completed == 100
 
 
+def test_aiperf_010_real_file():
+    (r,) = read_results(AIPERF_010)
+    assert r.tool == "aiperf" and r.tool_version == "0.10.0"
+    assert r.model == "qwen3.6-nvfp4"  # input_config.models.items[0].name, the served name
+    # input_config.phases: the "profiling" phase, type concurrency, concurrency 2
+    assert r.max_concurrency == 2 and r.rate_per_s is None
+    assert r.completed == 96  # request_count.avg
+    assert r.duration_s == pytest.approx(128.677665177)  # benchmark_duration, unit "sec"
+    assert r.measured["ttft_p50_s"] == pytest.approx(0.1364860965)  # 136.4860965 ms
+    assert r.measured["tpot_avg_s"] == pytest.approx(0.005670039629867334)  # inter_token_latency
+    assert r.measured["itl_p99_s"] == pytest.approx(0.006777299076703385)  # inter_chunk_latency
+    assert r.total_input_tokens == 274077 and r.total_output_tokens == 41732  # total_isl, osl
+    # input_sequence_length avg 2,854.97, std 2,303.58 -> normal
+    assert (r.prompt_lengths.kind, r.prompt_lengths.a) == ("normal", pytest.approx(2854.96875))
+    # the totals agree with the means: 96 x 2,854.96875 = 274,077
+    assert 96 * r.prompt_lengths.a == pytest.approx(274077)
+
+
+def test_aiperf_csv_real_file_agrees_with_its_json():
+    (csv_run,) = read_results(AIPERF_010_CSV)
+    (json_run,) = read_results(AIPERF_010)
+    assert csv_run.tool == "aiperf"  # the Metric,Value block's Benchmark Duration (sec)
+    assert csv_run.completed == 96 and csv_run.duration_s == pytest.approx(128.68)
+    # the CSV rounds to 0.01 (ms, tokens/s, requests/s): each figure within half of that of the
+    # JSON's (0.005 ms = 5e-6 s; "0.75" requests/s against 0.74605)
+    for key, value in json_run.measured.items():
+        tol = 0.005 if key.endswith("_per_s") else 5e-6
+        assert csv_run.measured[key] == pytest.approx(value, abs=tol), key
+    assert csv_run.prompt_lengths.b == pytest.approx(2303.58)  # the std column
+    assert csv_run.total_input_tokens == 274077
+
+
 def test_genai_perf_0010_flat_arguments():
     # laid out as genai-perf 0.0.10's JsonExporter writes it (export_data/json_exporter.py):
     # the stats, then input_config = vars(args): model a list, concurrency flat
@@ -355,6 +389,13 @@ def test_cli_score_guidellm_yaml_asks_for_what_it_lacks(cli):
     assert r.code == 2 and r.err.count("\n") == 1 and "give --model" in r.err
     r = cli("score", GUIDELLM_YAML, "-m", QWEN3_06B)
     assert r.code == 2 and r.err.count("\n") == 1 and "give --hardware" in r.err
+
+
+def test_cli_score_aiperf_asks_for_the_model(cli):
+    # the served name "qwen3.6-nvfp4" is no shipped model, and the file names no GPU
+    r = cli("score", AIPERF_010, "-H", "rtx-5090")
+    assert r.code == 2 and r.err.count("\n") == 1
+    assert "qwen3.6-nvfp4" in r.err and "give --model" in r.err
 
 
 def test_cli_score_guidellm_yaml(cli):
