@@ -16,6 +16,8 @@ from tests.test_bench_results import DATA
 
 GUIDELLM_YAML = DATA / "guidellm-0.5_qwen3-0.6b_llm-d-pd_synchronous.yaml"
 QWEN3_06B = DATA / "qwen3-0.6b.yaml"
+VLLM_025 = DATA / "vllm-0.25.1_opt-125m_bench-serve_conc2.json"
+VLLM_SWEEP = DATA / "vllm-0.25.1_opt-125m_bench-sweep_max-num-seqs-4_conc2_summary.json"
 AIPERF_010 = DATA / "aiperf-0.10_qwen3.6-35b-a3b-nvfp4_rtx-5090_vllm_agent_conc2.json"
 AIPERF_010_CSV = AIPERF_010.with_name(AIPERF_010.stem + "_profile_export_aiperf.csv")
 
@@ -282,6 +284,30 @@ def test_aiperf_timeslices_are_named():
 # vLLM: the first --save-result files (0.3-0.4) and ramp-up runs
 
 
+def test_vllm_025_real_file():
+    (r,) = read_results(VLLM_025)
+    assert r.model == "facebook/opt-125m" and r.backend == "vllm"
+    assert r.max_concurrency == 2 and r.rate_per_s is None  # request_rate "inf"
+    assert r.completed == 8 and r.failed == 0
+    assert r.measured["ttft_p50_s"] == pytest.approx(0.05568139649994919)  # median_ttft_ms
+    assert r.measured["itl_p99_s"] == pytest.approx(0.029815922519960626)  # p99_itl_ms
+    assert "goodput_requests_per_s" not in r.measured  # request_goodput null: no SLO given
+    # no input_throughput: total_input_tokens / duration = 256 / 1.54416 s = 165.79 tokens/s
+    assert r.measured["input_tokens_per_s"] == pytest.approx(256 / 1.5441598830002476)
+
+
+def test_vllm_sweep_summary_is_one_run_per_entry():
+    # vllm bench sweep serve's summary.json: a list of bench serve results, the swept server
+    # argument (max_num_seqs) and run_number merged into each
+    runs = read_results(VLLM_SWEEP)
+    assert [r.source.rsplit("#", 1)[1] for r in runs] == ["1", "2"]
+    assert all(r.deployment["max_num_seqs"] == "4" for r in runs)
+    # the two runs of one setting: duration 1.365 s then 0.642 s (the first one warm-up slow)
+    assert runs[0].duration_s == pytest.approx(1.3653671270003542)
+    assert runs[1].measured["e2e_p99_s"] == pytest.approx(0.16963662419613684)  # p99_e2el_ms
+    assert runs[1].measured["requests_per_s"] == pytest.approx(12.460566958863927)
+
+
 def test_vllm_04_request_inthroughput():
     # laid out as benchmarks/benchmark_serving.py of vLLM 0.3-0.4 saves it: the request rate
     # under the misspelt "request_inthroughput", p99 only
@@ -389,6 +415,12 @@ def test_cli_score_guidellm_yaml_asks_for_what_it_lacks(cli):
     assert r.code == 2 and r.err.count("\n") == 1 and "give --model" in r.err
     r = cli("score", GUIDELLM_YAML, "-m", QWEN3_06B)
     assert r.code == 2 and r.err.count("\n") == 1 and "give --hardware" in r.err
+
+
+def test_cli_score_vllm_sweep_asks_for_the_model(cli):
+    r = cli("score", VLLM_SWEEP, "-H", "h100")
+    assert r.code == 2 and r.err.count("\n") == 1
+    assert "facebook/opt-125m" in r.err and "give --model" in r.err
 
 
 def test_cli_score_aiperf_asks_for_the_model(cli):

@@ -7,7 +7,8 @@ reports two of them print, pasted into a text file: trtllm-bench's (``trtllm_ben
 GenAI-Perf's "LLM Metrics" table or its CSV export (``genai_perf_text``). GuideLLM's
 ``benchmarks.yaml`` is its JSON written as YAML and read the same way. The format is detected
 from each record's keys; a file may hold several records (JSON Lines, or one object per line as
-``--append-result`` writes). A file the same tools write beside the one kvcalc reads (AIPerf's
+``--append-result`` writes, or a JSON list of them as ``vllm bench sweep`` writes its
+``summary.json``). A file the same tools write beside the one kvcalc reads (AIPerf's
 per-request ``profile_export.jsonl``, perf_analyzer's ``profile_export.json``, trtllm-bench's
 ``--output_json``, GuideLLM's CSV) is named as such with the file to give instead
 (``other_files``). Anything else, a truncated file or a value of the wrong kind is one
@@ -171,11 +172,19 @@ def _yaml(text: str, name: str):
 
 
 def _read_list(items: list, where: str) -> list[BenchRun]:
-    """A top-level JSON list: per-request records one of the tools writes."""
+    """A top-level JSON list: per-request records one of the tools writes, or a list of runs
+    (``vllm bench sweep``'s summary.json: one ``vllm bench serve`` result per run)."""
     for _, module in _LIST_READERS:
         if module.looks_like(items):
             return _checked(_call(module, items, where))
     other_files.refuse_list(items, where)
+    if items and all(isinstance(x, dict) for x in items) and any(
+        module.looks_like(items[0]) for _, module in _READERS
+    ):
+        runs: list[BenchRun] = []
+        for i, obj in enumerate(items):
+            runs += _read(obj, f"{where}#{i + 1}")
+        return runs
     raise ConfigError(
         f"{where}: expected a JSON object (a benchmark result), got a list; it reads "
         + "; ".join(FORMATS)

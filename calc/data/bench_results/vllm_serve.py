@@ -14,7 +14,9 @@ removed. ``--append-result`` appends one object per run to the file. Older files
 ``latencies``, ``failed``); the first ones (vLLM 0.3–0.4, spring 2024) name the request
 throughput ``request_inthroughput``. With ``--ramp-up-strategy`` (linear or exponential, from
 ``ramp_up_start_rps`` to ``ramp_up_end_rps``) the rate rises over the run and ``request_rate``
-is not used.
+is not used. ``vllm bench sweep serve`` writes each run as such a result (``run=N.json``, with
+``run_number`` and the swept server arguments, e.g. ``max_num_seqs``, merged in) and a
+``summary.json`` that lists them.
 
 The vLLM definitions: TTFT = first token − request sent; TPOT = (latency − TTFT) /
 (output tokens − 1) per request of more than one token; ITL = every gap between streamed
