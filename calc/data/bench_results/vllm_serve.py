@@ -33,8 +33,10 @@ import re
 from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Reader, ms, read_rates
 
 TOOL = "vllm bench serve"
-_METRIC = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2e"}
-_PCT = re.compile(r"^p(\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)_ms$")
+# "latency": E2E as the benchmark_serving.py copy of LambdaLabsML/vllm-benchmark (vLLM 0.5.4
+# image, September 2024) names it
+_METRIC = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2e", "latency": "e2e"}
+_PCT = re.compile(r"^p(\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el|latency)_ms$")
 # settings the tool or a user's --metadata may record, as kvcalc's deployment options
 _DEPLOYMENT_KEYS = {
     "tensor_parallel_size": "tp", "tp": "tp", "pipeline_parallel_size": "pp", "pp": "pp",
@@ -77,12 +79,9 @@ def _ramp(r: Reader, obj: dict, rate):
     return mean, note
 
 
-def read(obj: dict, where: str) -> BenchRun:
-    r = Reader(where)
-    completed = r.num(obj, "completed", hi=MAX_REQUESTS, whole=True, required=True)
-    failed = r.num(obj, "failed", hi=MAX_REQUESTS, whole=True) or 0
-    rate = r.num(obj, "request_rate", hi=1e9, inf_ok=True)
-    burstiness = r.num(obj, "burstiness", lo=1e-6, hi=1e6)
+def _measured(r: Reader, obj: dict) -> dict:
+    """The figures the file states [s, 1/s]: mean, median and p50/p90/p99 of each metric, the
+    throughputs."""
     measured: dict = {}
     for key, value in obj.items():
         if not isinstance(key, str) or not key.endswith("_ms"):
@@ -100,39 +99,57 @@ def read(obj: dict, where: str) -> BenchRun:
     measured.update(read_rates(r, obj))
     if "requests_per_s" not in measured:  # vLLM 0.3-0.4's misspelt key
         measured.update(read_rates(r, obj, (("request_inthroughput", "requests_per_s"),)))
+    return measured
+
+
+def _per_request(r: Reader, obj: dict) -> tuple[dict, list]:
+    """The per-request lists a detailed file keeps, the failed and empty requests left out
+    (their names: prompt, output, ttfts, starts, latencies), and the notes."""
+    n = len(obj["input_lens"]) if isinstance(obj.get("input_lens"), list) else None
+    each = {
+        "prompt": r.nums(obj, "input_lens", hi=MAX_TOKENS, whole=True),
+        "output": r.nums(obj, "output_lens", hi=MAX_TOKENS, whole=True, n=n),
+        "ttfts": r.nums(obj, "ttfts", hi=1e9, n=n),
+        "starts": r.nums(obj, "start_times", hi=1e12, n=n),
+        "latencies": r.nums(obj, "latencies", hi=1e9, n=n),
+    }
+    if obj.get("itls") is not None and not isinstance(obj["itls"], list):
+        raise r.fail("itls", "expected one list of gaps per request")
+    errors, output = obj.get("errors"), each["output"]
+    ok = None
+    if isinstance(errors, list) and n is not None and len(errors) == n:
+        ok = [not e for e in errors]
+        if output is not None:  # a success that returned no token (vLLM 0.5's empty text)
+            ok = [good and o > 0 for good, o in zip(ok, output, strict=True)]
+    elif output is not None:
+        ok = [o > 0 for o in output]
+    notes = []
+    if ok is not None and not all(ok):
+        keep = [i for i, good in enumerate(ok) if good]
+        each = {k: None if x is None else tuple(x[i] for i in keep) for k, x in each.items()}
+        notes.append(f"{len(ok) - len(keep)} failed or empty requests left out of the replay")
+    if each["starts"]:
+        t0 = min(each["starts"])
+        each["starts"] = tuple(s - t0 for s in each["starts"])
+    return each, notes
+
+
+def read(obj: dict, where: str) -> BenchRun:
+    r = Reader(where)
+    completed = r.num(obj, "completed", hi=MAX_REQUESTS, whole=True, required=True)
+    failed = r.num(obj, "failed", hi=MAX_REQUESTS, whole=True) or 0
+    rate = r.num(obj, "request_rate", hi=1e9, inf_ok=True)
+    burstiness = r.num(obj, "burstiness", lo=1e-6, hi=1e6)
+    measured = _measured(r, obj)
     duration = r.num(obj, "duration", hi=1e9)
     tin = r.num(obj, "total_input_tokens", hi=MAX_TOKENS * 1e3, whole=True)
     tout = r.num(obj, "total_output_tokens", hi=MAX_TOKENS * 1e3, whole=True)
     if "input_tokens_per_s" not in measured and tin is not None and duration:
         measured["input_tokens_per_s"] = tin / duration  # the writer's own: totals / duration
-    n = len(obj["input_lens"]) if isinstance(obj.get("input_lens"), list) else None
-    prompt = r.nums(obj, "input_lens", hi=MAX_TOKENS, whole=True)
-    output = r.nums(obj, "output_lens", hi=MAX_TOKENS, whole=True, n=n)
-    ttfts = r.nums(obj, "ttfts", hi=1e9, n=n)
-    starts = r.nums(obj, "start_times", hi=1e12, n=n)
-    lat = r.nums(obj, "latencies", hi=1e9, n=n)
-    if obj.get("itls") is not None and not isinstance(obj["itls"], list):
-        raise r.fail("itls", "expected one list of gaps per request")
-    errors = obj.get("errors")
-    ok = None
-    if isinstance(errors, list) and n is not None and len(errors) == n:
-        ok = [not e for e in errors]
-    elif output is not None:
-        ok = [o > 0 for o in output]
-    notes = []
+    each, notes = _per_request(r, obj)
     rate, ramp_note = _ramp(r, obj, rate)
-    if ramp_note and starts is None:
-        notes.append(ramp_note)
-    if ok is not None and not all(ok):
-        keep = [i for i, good in enumerate(ok) if good]
-        prompt, output, ttfts, starts, lat = (
-            None if x is None else tuple(x[i] for i in keep)
-            for x in (prompt, output, ttfts, starts, lat)
-        )
-        notes.append(f"{len(ok) - len(keep)} failed requests left out of the replay")
-    if starts:
-        t0 = min(starts)
-        starts = tuple(s - t0 for s in starts)
+    if ramp_note and each["starts"] is None:
+        notes.insert(0, ramp_note)
     deployment = {}
     for key, name in _DEPLOYMENT_KEYS.items():
         if key in obj and obj[key] is not None:
@@ -152,11 +169,11 @@ def read(obj: dict, where: str) -> BenchRun:
         duration_s=duration,
         total_input_tokens=tin,
         total_output_tokens=tout,
-        prompt_tokens=prompt,
-        output_tokens=output,
-        start_s=starts,
-        ttft_each_s=ttfts,
-        e2e_each_s=lat,
+        prompt_tokens=each["prompt"],
+        output_tokens=each["output"],
+        start_s=each["starts"],
+        ttft_each_s=each["ttfts"],
+        e2e_each_s=each["latencies"],
         measured=measured,
         deployment=deployment,
         notes=tuple(notes),
