@@ -18,6 +18,7 @@ GUIDELLM_YAML = DATA / "guidellm-0.5_qwen3-0.6b_llm-d-pd_synchronous.yaml"
 QWEN3_06B = DATA / "qwen3-0.6b.yaml"
 VLLM_025 = DATA / "vllm-0.25.1_opt-125m_bench-serve_conc2.json"
 VLLM_SWEEP = DATA / "vllm-0.25.1_opt-125m_bench-sweep_max-num-seqs-4_conc2_summary.json"
+VLLM_LAMBDA = DATA / "vllm-0.5.4_llama-3.1-8b-fp8_tp1_h100-sxm_sharegpt_10-prompts.json"
 AIPERF_010 = DATA / "aiperf-0.10_qwen3.6-35b-a3b-nvfp4_rtx-5090_vllm_agent_conc2.json"
 AIPERF_010_CSV = AIPERF_010.with_name(AIPERF_010.stem + "_profile_export_aiperf.csv")
 
@@ -308,6 +309,21 @@ def test_vllm_sweep_summary_is_one_run_per_entry():
     assert runs[1].measured["requests_per_s"] == pytest.approx(12.460566958863927)
 
 
+def test_vllm_05_latency_keys_and_empty_successes():
+    (r,) = read_results(VLLM_LAMBDA)
+    # E2E under mean_/median_/p99_latency_ms: 290.353, 87.637, 1,030.515 ms
+    assert r.measured["e2e_avg_s"] == pytest.approx(0.29035341650014743)
+    assert r.measured["e2e_p50_s"] == pytest.approx(0.08763665999867953)
+    assert r.measured["e2e_p99_s"] == pytest.approx(1.0305146967872863)
+    # errors all "" but output_lens 0 (and ttft 0.0) for requests 5, 7, 8: successes whose
+    # text was empty, replayed as one-token requests; all 10 kept, as the file counts them
+    assert r.completed == 10 and len(r.prompt_tokens) == 10
+    assert r.output_tokens == (120, 1, 1, 194, 1, 40, 1, 1, 6, 80)
+    # 120 + 1 + 1 + 194 + 40 + 6 + 80 = 442 = total_output_tokens, + 3 one-token requests
+    assert sum(r.output_tokens) == r.total_output_tokens + 3
+    assert any("3 successful requests returned no text" in n for n in r.notes)
+
+
 def test_vllm_04_request_inthroughput():
     # laid out as benchmarks/benchmark_serving.py of vLLM 0.3-0.4 saves it: the request rate
     # under the misspelt "request_inthroughput", p99 only
@@ -415,6 +431,21 @@ def test_cli_score_guidellm_yaml_asks_for_what_it_lacks(cli):
     assert r.code == 2 and r.err.count("\n") == 1 and "give --model" in r.err
     r = cli("score", GUIDELLM_YAML, "-m", QWEN3_06B)
     assert r.code == 2 and r.err.count("\n") == 1 and "give --hardware" in r.err
+
+
+def test_cli_score_lambda_h100_run(cli):
+    # the deployment its harness states (LambdaLabsML/vllm-benchmark benchmark.py, .sh): one
+    # H100 SXM, the FP8 checkpoint, --max-model-len 2048, --max-num-seqs 256, memory 0.95
+    r = cli("score", VLLM_LAMBDA, "-m", "llama3.1-8b", "-H", "h100", "--weight-dtype", "fp8",
+            "--max-model-len", "2048", "--max-num-seqs", "256", "--mem-util", "0.95",
+            "--format", "json")  # fmt: skip
+    assert r.code == 0, r.err
+    doc = json.loads(r.out)
+    (run,) = doc["runs"]
+    assert run["arrivals"] == "all at once"  # request_rate "inf", no --max-concurrency
+    assert "3 successful requests returned no text" in r.err
+    e2e = next(m for m in doc["metrics"] if (m["metric"], m["stat"]) == ("e2e", "avg"))
+    assert e2e["measured"] == pytest.approx(0.29035341650014743)  # mean_latency_ms
 
 
 def test_cli_score_vllm_sweep_asks_for_the_model(cli):

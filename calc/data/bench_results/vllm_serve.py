@@ -117,17 +117,20 @@ def _per_request(r: Reader, obj: dict) -> tuple[dict, list]:
         raise r.fail("itls", "expected one list of gaps per request")
     errors, output = obj.get("errors"), each["output"]
     ok = None
+    notes = []
     if isinstance(errors, list) and n is not None and len(errors) == n:
         ok = [not e for e in errors]
-        if output is not None:  # a success that returned no token (vLLM 0.5's empty text)
-            ok = [good and o > 0 for good, o in zip(ok, output, strict=True)]
+        empty = sum(1 for good, o in zip(ok, output or (), strict=False) if good and o == 0)
+        if empty:  # a success whose text was empty (vLLM 0.5): it ended at its first token
+            each["output"] = tuple(max(o, 1) for o in output)
+            notes.append(f"{empty} successful requests returned no text (an end at the first "
+                         "token): replayed as one-token requests")  # fmt: skip
     elif output is not None:
         ok = [o > 0 for o in output]
-    notes = []
     if ok is not None and not all(ok):
         keep = [i for i, good in enumerate(ok) if good]
         each = {k: None if x is None else tuple(x[i] for i in keep) for k, x in each.items()}
-        notes.append(f"{len(ok) - len(keep)} failed or empty requests left out of the replay")
+        notes.append(f"{len(ok) - len(keep)} failed requests left out of the replay")
     if each["starts"]:
         t0 = min(each["starts"])
         each["starts"] = tuple(s - t0 for s in each["starts"])
