@@ -1006,6 +1006,13 @@ LOOKED_AT = (
      "tensorrt_llm/bench/dataclasses/statistics.py at 3856265",
      "issue 23, result formats: --request_json (RequestRecord per request, ns timestamps) and "
      "--output_json (texts only) layouts; nearest-rank percentiles"),
+    ("LambdaLabsML/vllm-benchmark@a4f9f4371a1ccac781293837fce2bce0cc6d25cc "
+     "results/prompt_10/1xH100-80GB-SXM/Meta-Llama-3.1-8B-FP8_tp1_len2048.json; benchmark.py "
+     "at 29dd18a, benchmark.sh at 680cc0a, README.md at 332b716",
+     "issue 23, result formats: vLLM benchmark_serving (v0.5.4 image) JSON with E2E under "
+     "*_latency_ms and three empty successes: kept; held out, scored uncalibrated, nothing "
+     "changed for it: TTFT p50 -51%, TPOT mean -20%, output tok/s +12%, E2E mean -16% "
+     "(10 requests all at once; vLLM 0.5.4 replayed as 0.10.0, the oldest modelled)"),
 )
 
 
