@@ -512,3 +512,75 @@ def test_sglang_02_short_record():
 def test_sglang_02_sharegpt_cannot_be_counted():
     msg = _err((json.dumps(_sglang_02("sharegpt")) + "\n").encode(), "s.jsonl")
     assert "completed: missing: sglang bench_serving before 0.3 records no request count" in msg
+
+
+# ---------------------------------------------------------------------------------------------
+# trtllm-bench's printed report with its MACHINE DETAILS section (the writer ends section
+# headers with a space: \x20)
+
+
+_REPORT = """\
+===========================================================
+= PYTORCH BACKEND
+===========================================================
+Model:\t\t\tmeta-llama/Llama-3.1-8B-Instruct
+Model Path:\t\tNone
+TensorRT LLM Version:\t1.2.0
+Dtype:\t\t\tbfloat16
+KV Cache Dtype:\t\tNone
+Quantization:\t\tNone
+
+===========================================================
+= MACHINE DETAILS\x20
+===========================================================
+{machine}
+
+===========================================================
+= REQUEST DETAILS\x20
+===========================================================
+Number of requests:             512
+Number of concurrent requests:  100.0000
+Average Input Length (tokens):  128.0000
+Average Output Length (tokens): 128.0000
+===========================================================
+= WORLD + RUNTIME INFORMATION\x20
+===========================================================
+TP Size:                1
+PP Size:                1
+EP Size:                None
+Max Runtime Batch Size: 2048
+Max Runtime Tokens:     8192
+Scheduling Policy:      GUARANTEED_NO_EVICT
+KV Memory Percentage:   90.00%
+Issue Rate (req/sec):   1.0000E+18
+
+===========================================================
+= PERFORMANCE OVERVIEW\x20
+===========================================================
+Request Throughput (req/sec):                     40.0000
+Total Output Throughput (tokens/sec):             5120.0000
+Total Token Throughput (tokens/sec):              10240.0000
+Total Latency (ms):                               12800.0000
+Average request latency (ms):                     2500.0000
+Per User Output Throughput [w/ ctx] (tps/user):   51.2000
+Per GPU Output Throughput (tps/gpu):              5120.0000
+
+-- Request Latency Breakdown (ms) -----------------------
+
+[Latency] P50    : 2400.0000
+[Latency] AVERAGE: 2500.0000
+"""
+
+
+def test_trtllm_report_machine_details():
+    # laid out as ReportUtility.report_statistics prints it (NVIDIA/TensorRT-LLM@0249976):
+    # "= MACHINE DETAILS" then "{name}, memory {GB} GB, {clock} GHz"
+    text = _REPORT.replace("{machine}", "NVIDIA H100 80GB HBM3, memory 79.11 GB, 2.62 GHz")
+    (r,) = parse_results(text.encode(), "report.txt")
+    assert r.deployment["gpu"] == "NVIDIA H100 80GB HBM3"
+    assert any(n.startswith("a printed report: it states no client --concurrency") for n in r.notes)
+    # 512 requests / 12.8 s = 40 requests/s, as printed
+    assert r.completed / r.duration_s == pytest.approx(r.measured["requests_per_s"])
+    (none,) = parse_results(_REPORT.replace("{machine}", "No GPU info available").encode(), "r")
+    assert "gpu" not in none.deployment
+    assert any("no GPU" in n for n in none.notes)
