@@ -1013,6 +1013,12 @@ LOOKED_AT = (
      "*_latency_ms and three empty successes: kept; held out, scored uncalibrated, nothing "
      "changed for it: TTFT p50 -51%, TPOT mean -20%, output tok/s +12%, E2E mean -16% "
      "(10 requests all at once; vLLM 0.5.4 replayed as 0.10.0, the oldest modelled)"),
+    ("triton-inference-server/perf_analyzer issue #298 (2025-02, 'Using --streaming does not "
+     "respect --output-tokens-mean'), the stored copy of its text",
+     "issue 23, result formats: two GenAI-Perf profile_export_genai_perf.json (TensorRT-LLM "
+     "0.16 ensemble, concurrency 100, streaming and not): the streaming one kept as reader "
+     "test data (its tokenizer a path string: the reader had refused it); not scored (GPU "
+     "unstated, output lengths over-counted by the tool's bug)"),
 )
 
 

@@ -19,6 +19,9 @@ QWEN3_06B = DATA / "qwen3-0.6b.yaml"
 VLLM_025 = DATA / "vllm-0.25.1_opt-125m_bench-serve_conc2.json"
 VLLM_SWEEP = DATA / "vllm-0.25.1_opt-125m_bench-sweep_max-num-seqs-4_conc2_summary.json"
 VLLM_LAMBDA = DATA / "vllm-0.5.4_llama-3.1-8b-fp8_tp1_h100-sxm_sharegpt_10-prompts.json"
+GENAI_JSON = DATA / (
+    "genai-perf-2024-12_ensemble-trtllm_conc100_streaming_profile_export_genai_perf.json"
+)
 AIPERF_010 = DATA / "aiperf-0.10_qwen3.6-35b-a3b-nvfp4_rtx-5090_vllm_agent_conc2.json"
 AIPERF_010_CSV = AIPERF_010.with_name(AIPERF_010.stem + "_profile_export_aiperf.csv")
 
@@ -242,6 +245,23 @@ def test_aiperf_csv_real_file_agrees_with_its_json():
     assert csv_run.total_input_tokens == 274077
 
 
+def test_genai_perf_json_real_file():
+    (r,) = read_results(GENAI_JSON)
+    assert r.tool == "genai-perf" and r.model == "ensemble"  # input_config.model[0]
+    assert r.max_concurrency == 100 and r.rate_per_s is None  # input_config.concurrency
+    # its tokenizer is a path string (no object): read, not refused
+    assert r.measured["ttft_p50_s"] == pytest.approx(0.1728093975)  # 172.8093975 ms
+    assert r.measured["tpot_avg_s"] == pytest.approx(0.0021767344516666665)
+    assert r.measured["output_tokens_per_s"] == pytest.approx(44190.56002502682)
+    # no request_count and no counts in the lengths: ten waves of the 100-request limit
+    assert r.completed == 10 * 100
+    assert any("records no request count" in n for n in r.notes)
+    assert (r.prompt_lengths.kind, r.prompt_lengths.a) == ("normal", pytest.approx(200.85))
+    # the figures agree with each other: 17.2225 requests/s x 2,565.855 tokens = 44,190.6/s
+    assert r.measured["requests_per_s"] * r.output_lengths.a == pytest.approx(
+        r.measured["output_tokens_per_s"], rel=1e-6)
+
+
 def test_genai_perf_0010_flat_arguments():
     # laid out as genai-perf 0.0.10's JsonExporter writes it (export_data/json_exporter.py):
     # the stats, then input_config = vars(args): model a list, concurrency flat
@@ -452,6 +472,13 @@ def test_cli_score_vllm_sweep_asks_for_the_model(cli):
     r = cli("score", VLLM_SWEEP, "-H", "h100")
     assert r.code == 2 and r.err.count("\n") == 1
     assert "facebook/opt-125m" in r.err and "give --model" in r.err
+
+
+def test_cli_score_genai_perf_asks_for_the_model(cli):
+    # "ensemble" is Triton's pipeline name, not a model kvcalc can know
+    r = cli("score", GENAI_JSON, "-H", "h100")
+    assert r.code == 2 and r.err.count("\n") == 1
+    assert "'ensemble'" in r.err and "give --model" in r.err
 
 
 def test_cli_score_aiperf_asks_for_the_model(cli):
