@@ -278,13 +278,53 @@ def test_genai_perf_0010_flat_arguments():
     assert r.max_concurrency == 8 and r.rate_per_s is None
 
 
-def test_aiperf_per_request_records_are_named():
-    # profile_export.jsonl (aiperf 0.8.0 record_models.py): metadata + metrics {value, unit}
-    line = {"metadata": {"request_start_ns": 1, "request_end_ns": 2},
-            "metrics": {"time_to_first_token": {"value": 80.0, "unit": "ms"}}}  # fmt: skip
-    raw = (json.dumps(line) + "\n" + json.dumps(line) + "\n").encode()
-    msg = _err(raw, "profile_export.jsonl")
-    assert "AIPerf per-request record" in msg and "profile_export_aiperf.json" in msg
+def _aiperf_record(start_s, ttft_ms, lat_ms, isl, osl, phase="profiling", error=None):
+    # one line of profile_export.jsonl as aiperf 0.8.0 writes it (MetricRecordInfo,
+    # aiperf/common/models/record_models.py): metadata [ns], metrics in display units
+    ns = 1_000_000_000
+    rec = {"metadata": {"session_num": 0, "request_start_ns": int(start_s * ns),
+                        "request_end_ns": int(start_s * ns + lat_ms * 1e6),
+                        "benchmark_phase": phase, "was_cancelled": False},
+           "metrics": {"time_to_first_token": {"value": ttft_ms, "unit": "ms"},
+                       "request_latency": {"value": lat_ms, "unit": "ms"},
+                       "inter_token_latency": {"value": (lat_ms - ttft_ms) / (osl - 1),
+                                               "unit": "ms"},
+                       "input_sequence_length": {"value": isl, "unit": "tokens"},
+                       "output_sequence_length": {"value": osl, "unit": "tokens"}}}  # fmt: skip
+    if error:
+        rec["error"] = {"code": 500, "type": "HTTPError", "message": error}
+    return rec
+
+
+def test_aiperf_per_request_records():
+    lines = [
+        _aiperf_record(1000.0, 50.0, 500.0, 100, 11, phase="warmup"),
+        _aiperf_record(1001.0, 100.0, 1100.0, 200, 11),
+        _aiperf_record(1002.0, 300.0, 2300.0, 400, 21),
+        _aiperf_record(1002.5, 80.0, 80.0, 10, 2, error="unavailable"),
+        _aiperf_record(1001.5, 200.0, 1200.0, 300, 11),
+    ]
+    raw = "".join(json.dumps(x) + "\n" for x in lines).encode()
+    (r,) = parse_results(raw, "profile_export.jsonl")
+    assert r.tool == "aiperf" and r.completed == 3 and r.failed == 1
+    assert r.start_s == pytest.approx((0.0, 0.5, 1.0))  # sorted by send time, from the first
+    assert r.prompt_tokens == (200, 300, 400) and r.output_tokens == (11, 11, 21)
+    # TTFTs 0.1, 0.2, 0.3 s: mean 0.2; linear percentiles: p50 0.2, p90 0.1 + 1.8 x 0.1 = 0.28
+    assert r.measured["ttft_avg_s"] == pytest.approx(0.2)
+    assert r.measured["ttft_p50_s"] == pytest.approx(0.2)
+    assert r.measured["ttft_p90_s"] == pytest.approx(0.28)
+    # per-request TPOT (1,100 - 100) / 10 = 100 ms, (1,200 - 200) / 10 = 100, 2,000 / 20 = 100
+    assert r.measured["tpot_avg_s"] == pytest.approx(0.100)
+    # from the first send (1,001 s) to the last end (1,002 + 2.3 = 1,004.3 s): 3.3 s
+    assert r.duration_s == pytest.approx(3.3)
+    assert r.measured["output_tokens_per_s"] == pytest.approx(43 / 3.3)  # 11 + 11 + 21
+    assert any("1 failed and 1 warm-up requests left out" in n for n in r.notes)
+
+
+def test_aiperf_records_all_failed():
+    line = _aiperf_record(1.0, 1.0, 2.0, 5, 2, error="boom")
+    msg = _err((json.dumps(line) + "\n").encode(), "profile_export.jsonl")
+    assert "no profiled request completed without an error" in msg
 
 
 def test_perf_analyzer_export_is_named():
@@ -611,3 +651,15 @@ def test_trtllm_report_machine_details():
     (none,) = parse_results(_REPORT.replace("{machine}", "No GPU info available").encode(), "r")
     assert "gpu" not in none.deployment
     assert any("no GPU" in n for n in none.notes)
+
+
+def test_cli_score_aiperf_records(cli, tmp_path):
+    from tests.test_bench_results_text import LLAMA32_3B
+
+    f = tmp_path / "profile_export.jsonl"
+    f.write_text("".join(json.dumps(_aiperf_record(10.0 + i, 40.0, 400.0, 128, 33)) + "\n"
+                         for i in range(4)))  # fmt: skip
+    r = cli("score", f, "-m", LLAMA32_3B, "-H", "h100", "--format", "json")
+    assert r.code == 0, r.err
+    (run,) = json.loads(r.out)["runs"]
+    assert run["arrivals"].startswith("as recorded per request")  # sent 1 s apart

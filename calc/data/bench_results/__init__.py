@@ -23,6 +23,7 @@ from pathlib import Path
 
 from calc.data.bench_results import (
     aiperf,
+    aiperf_records,
     genai_perf_text,
     guidellm,
     other_files,
@@ -53,7 +54,10 @@ _TEXT_READERS = (
     ("GenAI-Perf printed table or profile_export_genai_perf.csv", genai_perf_text),
 )
 # a top-level JSON list of records (not of runs)
-_LIST_READERS = (("trtllm-bench --request_json", trtllm_bench_requests),)
+_LIST_READERS = (
+    ("trtllm-bench --request_json", trtllm_bench_requests),
+    ("AIPerf profile_export.jsonl records", aiperf_records),
+)
 FORMATS = tuple(name for name, _ in (*_READERS, *_LIST_READERS, *_TEXT_READERS))
 _YAML_KEY = re.compile(r"^(benchmarks|metadata|args|config):\s*$", re.M)
 
@@ -102,6 +106,8 @@ def parse_results(raw: bytes, name: str) -> list[BenchRun]:
     records = _records(text, name)
     if len(records) == 1 and isinstance(records[0], list):
         return _read_list(records[0], name)
+    if aiperf_records.looks_like(records):  # one request a line, not one run a line
+        return _checked(_call(aiperf_records, records, name))
     runs: list[BenchRun] = []
     for i, obj in enumerate(records):
         where = name if len(records) == 1 else f"{name}#{i + 1}"
@@ -177,7 +183,6 @@ def _read_list(items: list, where: str) -> list[BenchRun]:
     for _, module in _LIST_READERS:
         if module.looks_like(items):
             return _checked(_call(module, items, where))
-    other_files.refuse_list(items, where)
     if items and all(isinstance(x, dict) for x in items) and any(
         module.looks_like(items[0]) for _, module in _READERS
     ):

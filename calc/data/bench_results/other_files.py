@@ -1,12 +1,9 @@
 """Files the benchmark tools write beside the one kvcalc reads, recognised so that giving one
 says which file to give instead (one ``ConfigError`` line), not that the format is unknown.
 
-References (the writers): AIPerf's per-request ``profile_export.jsonl`` (one record a line:
-``metadata`` with ``request_start_ns`` …, ``metrics`` each ``{"value", "unit"}``;
-``aiperf/common/models/record_models.py``, aiperf 0.8.0) and its
-``profile_export_aiperf_timeslices.json``; perf_analyzer's ``profile_export.json`` that
-GenAI-Perf reads (``experiments[].requests[]`` of timestamps and response texts, no token
-counts); ``trtllm-bench --output_json`` (``{request id: generated text}``,
+References (the writers): AIPerf's ``profile_export_aiperf_timeslices.json``; perf_analyzer's
+``profile_export.json`` that GenAI-Perf reads (``experiments[].requests[]`` of timestamps and
+response texts, no token counts); ``trtllm-bench --output_json`` (``{request id: generated text}``,
 ``ReportUtility.get_output_tokens`` in ``tensorrt_llm/bench/dataclasses/reporting.py``);
 GuideLLM's ``benchmarks.csv`` (``GenerativeBenchmarksReport.save_csv``, guidellm 0.2.1: one
 row per benchmark under ``Type,Run Id,Id,Name,…``; 0.4+: header rows of groups, names and
@@ -34,14 +31,6 @@ def refuse_text(text: str, name: str) -> None:
 
 def refuse_object(obj: dict, where: str) -> None:
     """A JSON object another writer's file."""
-    metrics = obj.get("metrics")
-    if isinstance(obj.get("metadata"), dict) and isinstance(metrics, dict) and any(
-        isinstance(v, dict) and "value" in v for v in metrics.values()
-    ):
-        raise ConfigError(
-            f"{where}: an AIPerf per-request record (profile_export.jsonl); give "
-            "profile_export_aiperf.json from the same artifacts folder"
-        )
     if isinstance(obj.get("timeslices"), list) or "timeslice_index" in obj:
         raise ConfigError(
             f"{where}: AIPerf's time-slice export (profile_export_aiperf_timeslices.json); give "
@@ -69,11 +58,3 @@ def refuse_object(obj: dict, where: str) -> None:
             "GuideLLM 0.2 and later: rerun with guidellm >= 0.2"
         )
 
-
-def refuse_list(items: list, where: str) -> None:
-    """A top-level JSON list another writer's file (none yet besides the readers')."""
-    if items and all(isinstance(x, dict) and "metrics" in x and "metadata" in x for x in items[:5]):
-        raise ConfigError(
-            f"{where}: AIPerf per-request records; give profile_export_aiperf.json from the same "
-            "artifacts folder"
-        )
