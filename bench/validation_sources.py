@@ -991,7 +991,8 @@ LOOKED_AT = (
      "benchmark.py, output.py, schemas/, outputs/csv.py, schemas/request_stats.py, "
      "schemas/benchmark/goodput.py, core/report.py of 0.1.0); aiperf 0.1.1, 0.3.0, 0.8.0, "
      "0.13.0 (exporters/json_exporter.py, metrics_json_exporter.py, metrics_csv_exporter.py, "
-     "common/models/export_models.py, record_models.py); genai-perf 0.0.10, 0.0.16 "
+     "common/models/export_models.py, record_models.py, post_processors/"
+     "record_export_results_processor.py, metrics/metric_dicts.py); genai-perf 0.0.10, 0.0.16 "
      "(export_data/json_exporter.py, parser.py); sglang 0.2.7, 0.3.0, 0.4.0 (bench_serving.py)",
      "issue 23, result formats: the key sets each release writes: GuideLLM 0.2-0.3 "
      "args.strategy/worker.backend_model/request_totals, 0.4+ config.strategy/config.backend, "
