@@ -1020,6 +1020,11 @@ LOOKED_AT = (
      "0.16 ensemble, concurrency 100, streaming and not): the streaming one kept as reader "
      "test data (its tokenizer a path string: the reader had refused it); not scored (GPU "
      "unstated, output lengths over-counted by the tool's bug)"),
+    ("jhurlocker/guidellm-pipeline@c925e317ed651153ae80ce7d192a2a02272b5bd2 "
+     "utils/guidellm-wb/results/llama-3-2-3b_20250721_003902/benchmark-results.yaml",
+     "issue 23, result formats: a GuideLLM 0.2 benchmarks.yaml (llama-3-2-3b behind a "
+     "model-as-a-service endpoint, synchronous, 512/128): kept trimmed as reader test data; "
+     "not scored (GPU unstated)"),
 )
 
 

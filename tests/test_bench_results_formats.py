@@ -16,6 +16,7 @@ from tests.test_bench_results import DATA
 
 GUIDELLM_YAML = DATA / "guidellm-0.5_qwen3-0.6b_llm-d-pd_synchronous.yaml"
 QWEN3_06B = DATA / "qwen3-0.6b.yaml"
+GUIDELLM_02 = DATA / "guidellm-0.2_llama-3.2-3b_maas_synchronous.yaml"
 VLLM_025 = DATA / "vllm-0.25.1_opt-125m_bench-serve_conc2.json"
 VLLM_SWEEP = DATA / "vllm-0.25.1_opt-125m_bench-sweep_max-num-seqs-4_conc2_summary.json"
 VLLM_LAMBDA = DATA / "vllm-0.5.4_llama-3.1-8b-fp8_tp1_h100-sxm_sharegpt_10-prompts.json"
@@ -71,6 +72,22 @@ def test_guidellm_yaml_truncated_and_damaged():
     assert "not valid YAML" in _err(cut.encode(), "b.yaml")
     msg = _err(b"benchmarks:\n  - [1, 2\n", "c.yaml")
     assert "not valid YAML at line" in msg and "truncated" in msg
+
+
+def test_guidellm_02_real_file():
+    (r,) = read_results(GUIDELLM_02)
+    assert r.tool == "guidellm" and r.tool_version is None  # 0.2 writes no metadata
+    assert r.model == "llama-3-2-3b" and r.backend == "openai_http"  # worker.backend_*
+    assert r.max_concurrency == 1  # args.strategy.type_ synchronous
+    assert r.completed == 14  # request_totals.successful, beside the metrics in 0.2
+    assert r.duration_s == pytest.approx(57.26882600784302)  # the benchmark's duration
+    assert r.measured["ttft_p50_s"] == pytest.approx(0.4104878902435303)  # median 410.49 ms
+    assert r.measured["tpot_p90_s"] == pytest.approx(0.027795891123493824)  # percentiles.p90
+    assert r.measured["e2e_avg_s"] == pytest.approx(3.9127264874322076)
+    # prompt_token_count mean 512.9999999999998, std_dev 2.3e-13: fixed at 513 tokens
+    assert (r.prompt_lengths.kind, round(r.prompt_lengths.a)) == ("fixed", 513)
+    # 14 requests x 3.9127 s each, one at a time: 54.78 s of the 57.27 s window
+    assert 14 * r.measured["e2e_avg_s"] == pytest.approx(54.7781708240509)
 
 
 def _summary(mean, median=None, p90=None, p99=None, sd=0.0):
@@ -526,6 +543,15 @@ def test_cli_score_aiperf_asks_for_the_model(cli):
     r = cli("score", AIPERF_010, "-H", "rtx-5090")
     assert r.code == 2 and r.err.count("\n") == 1
     assert "qwen3.6-nvfp4" in r.err and "give --model" in r.err
+
+
+def test_cli_score_guidellm_02(cli):
+    from tests.test_bench_results_text import LLAMA32_3B
+
+    r = cli("score", GUIDELLM_02, "-m", LLAMA32_3B, "-H", "h100", "--format", "json")
+    assert r.code == 0, r.err
+    (run,) = json.loads(r.out)["runs"]
+    assert "at most 1 open" in run["arrivals"]
 
 
 def test_cli_score_guidellm_yaml(cli):

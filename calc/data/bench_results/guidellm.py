@@ -152,7 +152,9 @@ def _lengths(r: Reader, metrics: dict) -> dict:
         mean = r.num(s, "mean", hi=MAX_TOKENS) if s is not None else None
         if mean:
             sd = r.num(s, "std_dev", hi=MAX_TOKENS) or 0.0
-            out[which] = Lengths("normal", mean, sd) if sd else Lengths("fixed", mean)
+            # integer lengths: a spread under half a token is a fixed length (0.2 writes
+            # 2.3e-13 for 513 every time)
+            out[which] = Lengths("normal", mean, sd) if sd >= 0.5 else Lengths("fixed", mean)
     return out
 
 
