@@ -689,3 +689,18 @@ def test_cli_score_aiperf_records(cli, tmp_path):
     assert r.code == 0, r.err
     (run,) = json.loads(r.out)["runs"]
     assert run["arrivals"].startswith("as recorded per request")  # sent 1 s apart
+
+
+@pytest.mark.parametrize(
+    ("path", "named"),
+    [
+        (AIPERF_010_CSV, None),  # the CSV names no model at all
+        (VLLM_025, "facebook/opt-125m"),
+        (GUIDELLM_02, "llama-3-2-3b"),
+    ],
+)
+def test_cli_score_new_files_say_which_option(cli, path, named):
+    r = cli("score", path, "-H", "h100")
+    assert r.code == 2 and r.err.count("\n") == 1 and "give --model" in r.err
+    if named:
+        assert repr(named) in r.err
