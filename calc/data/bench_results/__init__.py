@@ -8,11 +8,12 @@ GenAI-Perf's "LLM Metrics" table or its CSV export (``genai_perf_text``). GuideL
 ``benchmarks.yaml`` is its JSON written as YAML and read the same way. The format is detected
 from each record's keys; a file may hold several records (JSON Lines, or one object per line as
 ``--append-result`` writes, or a JSON list of them as ``vllm bench sweep`` writes its
-``summary.json``). A file the same tools write beside the one kvcalc reads (AIPerf's
-per-request ``profile_export.jsonl``, perf_analyzer's ``profile_export.json``, trtllm-bench's
-``--output_json``, GuideLLM's CSV) is named as such with the file to give instead
-(``other_files``). Anything else, a truncated file or a value of the wrong kind is one
-``ConfigError`` naming the file, the record and the key.
+``summary.json``); AIPerf's per-request ``profile_export.jsonl`` holds one request a line
+(``aiperf_records``). A file the same tools write beside the one kvcalc reads (AIPerf's time
+slices, perf_analyzer's ``profile_export.json``, trtllm-bench's ``--output_json``, GuideLLM's
+CSV and 0.1 report) is named as such with the file to give instead (``other_files``).
+Anything else, a truncated file or a value of the wrong kind is one ``ConfigError`` naming the
+file, the record and the key.
 """
 
 from __future__ import annotations
