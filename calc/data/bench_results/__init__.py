@@ -43,7 +43,7 @@ MAX_RESULT_BYTES = 1 << 30  # a detailed run of 10^6 requests is a few hundred M
 # (what wrote it, reader): the order they are tried in (GuideLLM and trtllm-bench first: their
 # keys are the most specific)
 _READERS = (
-    ("GuideLLM benchmarks.json", guidellm),
+    ("GuideLLM benchmarks.json or .yaml", guidellm),
     ("trtllm-bench --report_json", trtllm_bench),
     ("AIPerf / GenAI-Perf profile_export*.json", aiperf),
     ("SGLang bench_serving JSON Lines", sglang_serving),
