@@ -1137,6 +1137,69 @@ LOOKED_AT = (
      "no shipped model on a shipped GPU with its settings and pool, or a patched build, or a "
      "pool capped by the user"),
 
+    ("nirjhar17/guidellm-pd-disaggregation@2ff15754673a267ec23b1f3c2e29e13af0af186e "
+     "reports/sync-benchmarks.yaml, reports/all-benchmarks.csv (the author's own table), "
+     "manifests/04-rosa-machinepool-commands.sh; manifests/01-llminferenceservice-pd.yaml at "
+     "048af10",
+     "issue 23, result formats: a GuideLLM 0.5.0 benchmarks.yaml (Qwen3-0.6B on llm-d "
+     "prefill/decode over time-sliced Tesla T4s, synchronous): kept trimmed as reader test "
+     "data; not scored (no T4 profile, a P/D router kvcalc does not model)"),
+    ("anud18/qwen36-vllm-aiperf-benchmark@d254ffc72ef9236ee68c01172b74d8261396a0fd "
+     "results/nvfp4/5090/agent/c2/{profile_export_aiperf.json,profile_export_aiperf.csv}, "
+     "meta.json at 0861548; RESULTS_qwen3-8b-fp8.md at bd55b67",
+     "issue 23, result formats: AIPerf 0.10.0 JSON and CSV of Qwen3.6-35B-A3B-NVFP4 on vLLM, "
+     "one RTX 5090, concurrency 2: kept as reader test data, not scored (the model is not "
+     "shipped); the Qwen3-8B-FP8 runs (H100 PCIe, RTX 5080, GB10) are stored as tables only, "
+     "their result files are not in the repository"),
+    ("er0080/vllm-benchmarking@35d37799380d8acc17607202959a5f17999ef30e "
+     "packages/protocol/tests/fixtures/bench_serve_v0.25.1.json; @57cb02c "
+     "packages/api/tests/fixtures/vllm_sweep_v0.25.1/SERVE--max_num_seqs=4-BENCH--"
+     "max_concurrency=2-num_prompts=8/{run=0.json,summary.json}",
+     "issue 23, result formats: vllm bench serve and vllm bench sweep (0.25.1) output for "
+     "facebook/opt-125m, GPU unstated: kept as reader test data, not scored"),
+    ("ajith-sirra-amd/InferenceMAX_Rocm_Team@598828615e7701f3f4f8ac5b1da2dbb49fe11460 "
+     "results/0603_sa/.../glm5.1_tp2_conc4_...json, results/0601/*/agg_bmk.json; "
+     "sariekr/gpu_conc@995b194 H200/benchmark_concurrency_16.json",
+     "issue 23, result formats: the harnesses' own summaries (not a benchmark tool's file): "
+     "looked at, not kept"),
+    ("PyPI wheels guidellm 0.1.0, 0.2.1, 0.3.0, 0.4.0, 0.5.0, 0.8.1 (guidellm/benchmark/"
+     "benchmark.py, output.py, schemas/, outputs/csv.py, schemas/request_stats.py, "
+     "schemas/benchmark/goodput.py, core/report.py of 0.1.0); aiperf 0.1.1, 0.3.0, 0.8.0, "
+     "0.13.0 (exporters/json_exporter.py, metrics_json_exporter.py, metrics_csv_exporter.py, "
+     "common/models/export_models.py, record_models.py, post_processors/"
+     "record_export_results_processor.py, metrics/metric_dicts.py); genai-perf 0.0.10, 0.0.16 "
+     "(export_data/json_exporter.py, parser.py); sglang 0.2.7, 0.3.0, 0.4.0 (bench_serving.py)",
+     "issue 23, result formats: the key sets each release writes: GuideLLM 0.2-0.3 "
+     "args.strategy/worker.backend_model/request_totals, 0.4+ config.strategy/config.backend, "
+     "0.8 config.slo and request_goodput, --sample-requests samples; AIPerf 0.1 records "
+     "nesting; GenAI-Perf 0.0.10 flat input_config; SGLang 0.2's record without completed"),
+    ("vllm-project/vllm benchmarks/benchmark_serving.py and vllm/benchmarks/serve.py as stored "
+     "copies (find_string: result_json ramp_up_strategy, request_inthroughput)",
+     "issue 23, result formats: the ramp-up keys beside request_rate; the first --save-result "
+     "files' misspelt request_inthroughput"),
+    ("NVIDIA/TensorRT-LLM@0249976575050d2c624a5f285683c66de311a3b7 "
+     "tensorrt_llm/bench/dataclasses/reporting.py (get_request_info, get_output_tokens); "
+     "tensorrt_llm/bench/dataclasses/statistics.py at 3856265",
+     "issue 23, result formats: --request_json (RequestRecord per request, ns timestamps) and "
+     "--output_json (texts only) layouts; nearest-rank percentiles"),
+    ("LambdaLabsML/vllm-benchmark@a4f9f4371a1ccac781293837fce2bce0cc6d25cc "
+     "results/prompt_10/1xH100-80GB-SXM/Meta-Llama-3.1-8B-FP8_tp1_len2048.json; benchmark.py "
+     "at 29dd18a, benchmark.sh at 680cc0a, README.md at 332b716",
+     "issue 23, result formats: vLLM benchmark_serving (v0.5.4 image) JSON with E2E under "
+     "*_latency_ms and three empty successes: kept; held out, scored uncalibrated, nothing "
+     "changed for it: TTFT p50 -51%, TPOT mean -20%, output tok/s +12%, E2E mean -16% "
+     "(10 requests all at once; vLLM 0.5.4 replayed as 0.10.0, the oldest modelled)"),
+    ("triton-inference-server/perf_analyzer issue #298 (2025-02, 'Using --streaming does not "
+     "respect --output-tokens-mean'), the stored copy of its text",
+     "issue 23, result formats: two GenAI-Perf profile_export_genai_perf.json (TensorRT-LLM "
+     "0.16 ensemble, concurrency 100, streaming and not): the streaming one kept as reader "
+     "test data (its tokenizer a path string: the reader had refused it); not scored (GPU "
+     "unstated, output lengths over-counted by the tool's bug)"),
+    ("jhurlocker/guidellm-pipeline@c925e317ed651153ae80ce7d192a2a02272b5bd2 "
+     "utils/guidellm-wb/results/llama-3-2-3b_20250721_003902/benchmark-results.yaml",
+     "issue 23, result formats: a GuideLLM 0.2 benchmarks.yaml (llama-3-2-3b behind a "
+     "model-as-a-service endpoint, synchronous, 512/128): kept trimmed as reader test data; "
+     "not scored (GPU unstated)"),
 )
 
 

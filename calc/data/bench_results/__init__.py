@@ -2,25 +2,35 @@
 per tool: ``vllm bench serve --save-result`` JSON (``vllm_serve``), SGLang ``bench_serving``
 JSON Lines (``sglang_serving``), GuideLLM ``benchmarks.json`` (``guidellm``), AIPerf and
 GenAI-Perf ``profile_export*.json`` (``aiperf``) and ``trtllm-bench --report_json``
-(``trtllm_bench``), and the reports two of them print, pasted into a text file: trtllm-bench's
-(``trtllm_bench_text``) and GenAI-Perf's "LLM Metrics" table or its CSV export
-(``genai_perf_text``). The format is detected from each record's keys; a file may hold several
-records (JSON Lines, or one object per line as ``--append-result`` writes). Anything else, a
-truncated file or a value of the wrong kind is one ``ConfigError`` naming the file, the record
-and the key.
+(``trtllm_bench``) and its per-request ``--request_json`` (``trtllm_bench_requests``), and the
+reports two of them print, pasted into a text file: trtllm-bench's (``trtllm_bench_text``) and
+GenAI-Perf's "LLM Metrics" table or its CSV export (``genai_perf_text``). GuideLLM's
+``benchmarks.yaml`` is its JSON written as YAML and read the same way. The format is detected
+from each record's keys; a file may hold several records (JSON Lines, or one object per line as
+``--append-result`` writes, or a JSON list of them as ``vllm bench sweep`` writes its
+``summary.json``); AIPerf's per-request ``profile_export.jsonl`` holds one request a line
+(``aiperf_records``). A file the same tools write beside the one kvcalc reads (AIPerf's time
+slices, perf_analyzer's ``profile_export.json``, trtllm-bench's ``--output_json``, GuideLLM's
+CSV and 0.1 report) is named as such with the file to give instead (``other_files``).
+Anything else, a truncated file or a value of the wrong kind is one ``ConfigError`` naming the
+file, the record and the key.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from calc.data.bench_results import (
     aiperf,
+    aiperf_records,
     genai_perf_text,
     guidellm,
+    other_files,
     sglang_serving,
     trtllm_bench,
+    trtllm_bench_requests,
     trtllm_bench_text,
     vllm_serve,
 )
@@ -33,7 +43,7 @@ MAX_RESULT_BYTES = 1 << 30  # a detailed run of 10^6 requests is a few hundred M
 # (what wrote it, reader): the order they are tried in (GuideLLM and trtllm-bench first: their
 # keys are the most specific)
 _READERS = (
-    ("GuideLLM benchmarks.json", guidellm),
+    ("GuideLLM benchmarks.json or .yaml", guidellm),
     ("trtllm-bench --report_json", trtllm_bench),
     ("AIPerf / GenAI-Perf profile_export*.json", aiperf),
     ("SGLang bench_serving JSON Lines", sglang_serving),
@@ -44,7 +54,13 @@ _TEXT_READERS = (
     ("trtllm-bench printed report", trtllm_bench_text),
     ("GenAI-Perf printed table or profile_export_genai_perf.csv", genai_perf_text),
 )
-FORMATS = tuple(name for name, _ in (*_READERS, *_TEXT_READERS))
+# a top-level JSON list of records (not of runs)
+_LIST_READERS = (
+    ("trtllm-bench --request_json", trtllm_bench_requests),
+    ("AIPerf profile_export.jsonl records", aiperf_records),
+)
+FORMATS = tuple(name for name, _ in (*_READERS, *_LIST_READERS, *_TEXT_READERS))
+_YAML_KEY = re.compile(r"^(benchmarks|metadata|args|config):\s*$", re.M)
 
 
 def read_results(path: Path | str) -> list[BenchRun]:
@@ -84,7 +100,15 @@ def parse_results(raw: bytes, name: str) -> list[BenchRun]:
     for _, module in _TEXT_READERS:  # their marks are whole lines no JSON document has
         if module.looks_like(text):
             return _checked(_call(module, text, name))
+    other_files.refuse_text(text, name)
+    stripped = text.lstrip()
+    if stripped and stripped[0] not in "{[" and _YAML_KEY.search(text):
+        return _read(_yaml(text, name), name)
     records = _records(text, name)
+    if len(records) == 1 and isinstance(records[0], list):
+        return _read_list(records[0], name)
+    if aiperf_records.looks_like(records):  # one request a line, not one run a line
+        return _checked(_call(aiperf_records, records, name))
     runs: list[BenchRun] = []
     for i, obj in enumerate(records):
         where = name if len(records) == 1 else f"{name}#{i + 1}"
@@ -130,6 +154,49 @@ def _records(text: str, name: str) -> list:
     return out
 
 
+def _yaml(text: str, name: str):
+    """A YAML document (GuideLLM's benchmarks.yaml), safely loaded."""
+    import yaml
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        doc = yaml.load(text, Loader=loader)  # a safe loader
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or "not valid YAML"
+        raise ConfigError(
+            f"{name}: not valid YAML{at}: {problem} (a truncated or damaged file?)"
+        ) from None
+    except (RecursionError, ValueError) as exc:
+        raise ConfigError(f"{name}: not a readable YAML document ({_short(exc)})") from None
+    if not isinstance(doc, dict):
+        raise ConfigError(
+            f"{name}: expected a YAML mapping (GuideLLM's benchmarks.yaml), got "
+            f"{type(doc).__name__}"
+        )
+    return doc
+
+
+def _read_list(items: list, where: str) -> list[BenchRun]:
+    """A top-level JSON list: per-request records one of the tools writes, or a list of runs
+    (``vllm bench sweep``'s summary.json: one ``vllm bench serve`` result per run)."""
+    for _, module in _LIST_READERS:
+        if module.looks_like(items):
+            return _checked(_call(module, items, where))
+    if items and all(isinstance(x, dict) for x in items) and any(
+        module.looks_like(items[0]) for _, module in _READERS
+    ):
+        runs: list[BenchRun] = []
+        for i, obj in enumerate(items):
+            runs += _read(obj, f"{where}#{i + 1}")
+        return runs
+    raise ConfigError(
+        f"{where}: expected a JSON object (a benchmark result), got a list; it reads "
+        + "; ".join(FORMATS)
+    )
+
+
 def _read(obj, where: str) -> list[BenchRun]:
     if not isinstance(obj, dict):
         raise ConfigError(
@@ -138,6 +205,7 @@ def _read(obj, where: str) -> list[BenchRun]:
     for _, module in _READERS:
         if module.looks_like(obj):
             return _checked(_call(module, obj, where))
+    other_files.refuse_object(obj, where)
     keys = ", ".join(sorted(str(k) for k in obj)[:8])
     raise ConfigError(
         f"{where}: not a benchmark result kvcalc knows (its keys: {keys}); it reads "

@@ -12,6 +12,13 @@ and ``input_config``: the command's settings (AIPerf 0.10: ``phases[]`` with ``t
 concurrency or request_rate; older AIPerf ``loadgen``; GenAI-Perf
 ``perf_analyzer.stimulus`` or its flat arguments).
 
+AIPerf 0.1 (``aiperf/exporters/json_exporter.py`` of aiperf 0.1.1) nests the metrics under
+``records`` (each a ``MetricResult`` with its ``tag``); 0.3 and later write them at the top.
+GenAI-Perf 0.0.10–0.0.15 record the command's arguments flat in ``input_config`` (``model``: a
+list of names, ``tokenizer``: a name or path, ``concurrency``, ``request_rate``) and, before
+``request_count``, no request count: a concurrency run is then replayed as ten waves of its
+client limit (a note says so).
+
 Their names differ from vLLM's: ``inter_token_latency`` is per request (latency − TTFT) /
 (output tokens − 1), vLLM's TPOT (``aiperf/metrics/types/inter_token_latency_metric.py``);
 AIPerf's ``inter_chunk_latency`` is every gap between streamed chunks, pooled: vLLM's ITL.
@@ -33,6 +40,12 @@ _RATES = {
     "goodput": "goodput_requests_per_s",
 }
 _UNIT_S = {"ms": 1e-3, "s": 1.0, "sec": 1.0, "us": 1e-6, "ns": 1e-9}
+# keys only AIPerf writes (0.1: was_cancelled, error_summary; later: versions, the duration)
+_AIPERF_KEYS = ("aiperf_version", "schema_version", "was_cancelled", "error_summary",
+                "benchmark_duration")  # fmt: skip
+# requests replayed per client slot when a concurrency run records no count: enough waves
+# that the ramp-up and drain (about one wave each) are a small part of the run
+_STEADY_WAVES = 10
 _SLO_KEYS = {"time_to_first_token": "ttft", "inter_token_latency": "tpot",
              "request_latency": "e2e"}  # fmt: skip
 
@@ -40,13 +53,23 @@ _SLO_KEYS = {"time_to_first_token": "ttft", "inter_token_latency": "tpot",
 def looks_like(obj) -> bool:
     if not isinstance(obj, dict):
         return False
+    obj = _flat(obj)
     m = obj.get("time_to_first_token") or obj.get("request_latency")
     return isinstance(m, dict) and "unit" in m and ("avg" in m or "p50" in m)
 
 
+def _flat(obj: dict) -> dict:
+    """AIPerf 0.1's ``records`` lifted to the top, as later releases write them."""
+    records = obj.get("records")
+    if isinstance(records, dict) and not any(k in obj for k in _LATENCY):
+        return {**{k: v for k, v in obj.items() if k != "records"}, **records}
+    return obj
+
+
 def read(obj: dict, where: str) -> BenchRun:
     r = Reader(where)
-    tool = "aiperf" if ("aiperf_version" in obj or "schema_version" in obj) else "genai-perf"
+    obj = _flat(obj)
+    tool = "aiperf" if any(k in obj for k in _AIPERF_KEYS) else "genai-perf"
     measured: dict = {}
     for key, metric in _LATENCY.items():
         m = r.obj(obj, key)
@@ -85,28 +108,22 @@ def read(obj: dict, where: str) -> BenchRun:
     for key in ("total_isl", "total_osl"):
         m = r.obj(obj, key)
         total[key] = r.num(m, "avg", hi=MAX_TOKENS * 1e3, whole=True) if m else None
-    model = None
-    models = r.obj(cfg, "models")
-    if models and isinstance(models.get("items"), list) and models["items"]:
-        model = r.text(models["items"][0], "name") if isinstance(models["items"][0], dict) else None
-    for args in (cfg, cfg.get("endpoint")):  # GenAI-Perf's arguments; AIPerf's endpoint
-        names = args.get("model_names") if isinstance(args, dict) else None
-        if model is None and isinstance(names, list) and names:
-            model = str(names[0])[:200]
-    tok = r.obj(cfg, "tokenizer")
-    slo = {}
-    good = r.obj(cfg, "goodput")
-    if good:
-        for key, name in _SLO_KEYS.items():
-            v = r.num(good, key, hi=1e12)
-            if v is not None:
-                slo[name] = v / 1000.0
+    model = _model(r, cfg)
+    slo = _slo(r, cfg)
     gpu = _gpu_name(obj.get("telemetry_data"))
+    notes = []
+    if not completed and conc:
+        # GenAI-Perf before request_count (0.0.10-0.0.11): perf_analyzer's stable windows hold
+        # no count kvcalc reads; the steady state at the client limit is what the figures are
+        completed = _STEADY_WAVES * conc
+        notes.append(f"the file records no request count: {completed} requests replayed "
+                     f"({_STEADY_WAVES} x the client's concurrency, {conc}), to its steady "
+                     "state")  # fmt: skip
     return BenchRun(
         source=where,
         tool=tool,
         tool_version=r.text(obj, "aiperf_version"),
-        model=model or (r.text(tok, "name") if tok else None),
+        model=model,
         rate_per_s=rate,
         max_concurrency=conc,
         completed=completed or 0,
@@ -118,7 +135,39 @@ def read(obj: dict, where: str) -> BenchRun:
         measured=measured,
         slo_s=slo,
         deployment={"gpu": gpu} if gpu else {},
+        notes=tuple(notes),
     )
+
+
+def _model(r: Reader, cfg: dict) -> str | None:
+    """The model the command named: AIPerf's models.items, GenAI-Perf's model_names or model
+    list, AIPerf's endpoint; else the tokenizer's name."""
+    model = None
+    models = r.obj(cfg, "models")
+    if models and isinstance(models.get("items"), list) and models["items"]:
+        model = r.text(models["items"][0], "name") if isinstance(models["items"][0], dict) else None
+    for args in (cfg, cfg.get("endpoint")):  # GenAI-Perf's arguments; AIPerf's endpoint
+        for key in ("model_names", "model", "formatted_model_name"):
+            names = args.get(key) if isinstance(args, dict) else None
+            if isinstance(names, str) and names:
+                names = [names]
+            if model is None and isinstance(names, list) and names:
+                model = str(names[0])[:200]
+    tok = cfg.get("tokenizer")  # AIPerf: {"name": ...}; GenAI-Perf 0.0.x: a name or a path
+    tok = {"name": tok} if isinstance(tok, str) else r.obj(cfg, "tokenizer")
+    return model or (r.text(tok, "name") if tok else None)
+
+
+def _slo(r: Reader, cfg: dict) -> dict:
+    """The goodput SLOs the command set [s] (its --goodput, in ms)."""
+    slo = {}
+    good = r.obj(cfg, "goodput")
+    if good:
+        for key, name in _SLO_KEYS.items():
+            v = r.num(good, key, hi=1e12)
+            if v is not None:
+                slo[name] = v / 1000.0
+    return slo
 
 
 def _gpu_name(telemetry) -> str | None:

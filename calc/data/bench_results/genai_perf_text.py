@@ -8,8 +8,12 @@ before 0.0.10), columns avg, min, max, p99, p90, p75; throughputs and the reques
 have avg alone, N/A elsewhere; before 0.0.8 the throughputs were printed as "Output token
 throughput (per sec): x" lines under the table) and ``genai_perf/export_data/csv_exporter.py``
 (``Metric,avg,min,max,p99,p95,p90,p75,p50,p25`` rows, a blank line, then ``Metric,Value``
-rows for the throughputs). Neither states the model, the concurrency or request rate, nor
-the GPU: give them as options.
+rows for the throughputs). AIPerf's ``profile_export_aiperf.csv``
+(``aiperf/exporters/metrics_csv_exporter.py``, aiperf 0.10–0.13) has the same two blocks, its
+columns ``Metric,avg,min,max,sum,p1,p5,…,p99,std``, the ``Metric,Value`` rows with
+``Benchmark Duration (sec)`` and the token totals, then a GPU-telemetry block (not read); it
+is read as AIPerf's. Neither states the model, the concurrency or request rate, nor the GPU:
+give them as options.
 """
 
 from __future__ import annotations
@@ -34,8 +38,14 @@ _NAMES = {
     "request throughput": "request_throughput",
     "request goodput": "goodput",
     "request count": "request_count",
+    "inter chunk latency": "inter_chunk_latency",  # AIPerf's CSV
+    "benchmark duration": "benchmark_duration",
+    "total input sequence length": "total_isl",
+    "total output sequence length": "total_osl",
 }
-_STATS = ("avg", "min", "max", "p99", "p95", "p90", "p75", "p50", "p25")
+_TIMES = ("time_to_first_token", "inter_token_latency", "request_latency", "inter_chunk_latency",
+          "benchmark_duration")  # fmt: skip
+_STATS = ("avg", "min", "max", "p99", "p95", "p90", "p75", "p50", "p25", "std")
 _UNIT = re.compile(r"\(([^)]*)\)\s*$")
 _TABLE_HEAD = re.compile(r"^\s*┃\s*Statistic\s*┃")
 _LOOSE = re.compile(
@@ -64,8 +74,8 @@ def read(text: str, where: str) -> BenchRun:
             raise ConfigError(f"{where}: {label}: two rows (two tables in one file? keep one)")
         entry = {k: v for k, v in stats.items() if v is not None}
         unit = unit_m.group(1).strip().lower() if unit_m else ""
-        if key in ("time_to_first_token", "inter_token_latency", "request_latency"):
-            entry["unit"] = unit or "ms"
+        if key in _TIMES:
+            entry["unit"] = unit or ("sec" if key == "benchmark_duration" else "ms")
         doc[key] = entry
     if not any(k in doc for k in ("time_to_first_token", "request_latency")):
         raise ConfigError(

@@ -11,7 +11,14 @@ synchronous, concurrent with ``streams``, throughput, constant or poisson with `
 ``request_start_time`` [s since the epoch], ``prompt_tokens``, ``output_tokens``,
 ``time_to_first_token_ms``, ``request_latency`` [s], ``inter_token_latency_ms``). The metrics
 are over the measurement window (GuideLLM's warm-up and cool-down excluded), the request list
-over the whole run. Older files (0.2–0.4) keep the strategy under ``args.strategy``.
+over the whole run. Older files (0.2–0.3: ``guidellm/benchmark/benchmark.py`` of guidellm
+0.2.1) keep the strategy under ``args.strategy``, the model under ``worker.backend_model``, the
+request counts beside the metrics (``request_totals``) and each request's ``start_time`` [s since
+the epoch]; 0.8 adds goodput: ``config.slo`` (``ttft_ms``, ``tpot_ms``, ``e2el_ms``) and
+``metrics.request_goodput``. A run saved with ``--sample-requests N`` keeps N requests of each
+status, not all: its per-request lists are then not replayed (the strategy and the length
+distributions of the metrics are). ``benchmarks.yaml`` is the same document as YAML. GuideLLM
+0.1's report (a different layout) is not read (``other_files``).
 
 GuideLLM's names differ from vLLM's: its ``inter_token_latency_ms`` is per request (latency −
 TTFT) / (output tokens − 1), vLLM's TPOT; its ``time_per_output_token_ms`` is latency / output
@@ -20,7 +27,14 @@ tokens (TTFT included) and is not read.
 
 from __future__ import annotations
 
-from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Reader, ms
+from calc.data.bench_results.run import (
+    MAX_REQUESTS,
+    MAX_TOKENS,
+    BenchRun,
+    Lengths,
+    Reader,
+    ms,
+)
 
 TOOL = "guidellm"
 _METRICS = {
@@ -65,27 +79,43 @@ def _bench(bench: dict, where: str, meta: dict, args: dict) -> BenchRun:
     metrics = r.obj(bench, "metrics", required=True)
     measured = _measured(r, metrics)
     done, (starts, prompt, output, ttft, e2e) = _requests(r, bench, where)
+    totals = r.obj(metrics, "request_totals") or r.obj(bench, "request_totals") or {}
+    completed = r.num(totals, "successful", hi=MAX_REQUESTS, whole=True)
+    if completed is None:
+        completed = len(done)
     notes = []
     per_request = bool(starts)
-    if per_request:
+    if per_request and len(starts) < completed:
+        notes.append(
+            f"the file keeps a sample of {len(starts)} of the {completed} successful requests "
+            "(--sample-requests): replayed from the strategy and the lengths' distributions"
+        )
+        per_request = False
+    elif per_request:
         notes.append(
             "the metrics are GuideLLM's measurement window (warm-up and cool-down left out); "
             "every successful request of the run is replayed"
         )
-    totals = r.obj(metrics, "request_totals") or {}
-    completed = r.num(totals, "successful", hi=MAX_REQUESTS, whole=True) or len(done)
+    if kind == "trace":
+        notes.append(
+            "arrivals followed a trace: replayed at the recorded send times"
+            if per_request
+            else "arrivals followed a trace the file does not list: replayed all at once"
+        )
     backend = r.obj(config, "backend") or {}
+    worker = r.obj(bench, "worker") or {}
+    lengths = {} if per_request else _lengths(r, metrics)
     return BenchRun(
         source=where,
         tool=TOOL,
         tool_version=r.text(meta, "guidellm_version"),
-        model=r.text(backend, "model") or r.text(args, "model"),
-        backend=r.text(args, "backend"),
+        model=r.text(backend, "model") or r.text(worker, "backend_model") or r.text(args, "model"),
+        backend=r.text(args, "backend") or r.text(worker, "backend_type"),
         rate_per_s=rate,
         burstiness=1.0 if kind in ("poisson", "async_poisson") else None,
         max_concurrency=conc,
         completed=completed,
-        duration_s=r.num(bench, "duration", hi=1e9),
+        duration_s=_duration(r, bench),
         total_input_tokens=sum(prompt) if per_request else None,
         total_output_tokens=sum(output) if per_request else None,
         prompt_tokens=tuple(prompt) if per_request else None,
@@ -93,10 +123,50 @@ def _bench(bench: dict, where: str, meta: dict, args: dict) -> BenchRun:
         start_s=tuple(starts) if per_request else None,
         ttft_each_s=tuple(ttft) if per_request and None not in ttft else None,
         e2e_each_s=tuple(e2e) if per_request and None not in e2e else None,
+        prompt_lengths=lengths.get("prompt"),
+        output_lengths=lengths.get("output"),
         measured=measured,
+        slo_s=_slo(r, config),
         notes=tuple(notes),
         arrival="constant" if kind in ("constant", "async_constant") else "poisson",
     )
+
+
+def _duration(r: Reader, bench: dict) -> float | None:
+    """The benchmark's measured duration [s]: its own ``duration``, else the scheduler's
+    measurement window."""
+    d = r.num(bench, "duration", hi=1e9)
+    if d is not None:
+        return d
+    sched = r.obj(bench, "scheduler_metrics") or {}
+    t0 = r.num(sched, "measure_start_time", hi=1e13)
+    t1 = r.num(sched, "measure_end_time", hi=1e13)
+    return t1 - t0 if t0 is not None and t1 is not None and t1 > t0 else None
+
+
+def _lengths(r: Reader, metrics: dict) -> dict:
+    """Prompt and output lengths as the metrics state them: normal (mean, sd) [tokens]."""
+    out = {}
+    for key, which in (("prompt_token_count", "prompt"), ("output_token_count", "output")):
+        s = _successful(r, metrics, key)
+        mean = r.num(s, "mean", hi=MAX_TOKENS) if s is not None else None
+        if mean:
+            sd = r.num(s, "std_dev", hi=MAX_TOKENS) or 0.0
+            # integer lengths: a spread under half a token is a fixed length (0.2 writes
+            # 2.3e-13 for 513 every time)
+            out[which] = Lengths("normal", mean, sd) if sd >= 0.5 else Lengths("fixed", mean)
+    return out
+
+
+def _slo(r: Reader, config: dict) -> dict:
+    """The goodput objectives the run set (GuideLLM 0.8 ``config.slo``) [s]."""
+    slo = r.obj(config, "slo") or {}
+    out = {}
+    for key, name in (("ttft_ms", "ttft"), ("tpot_ms", "tpot"), ("e2el_ms", "e2e")):
+        v = r.num(slo, key, hi=1e12)
+        if v is not None:
+            out[name] = ms(v)
+    return out
 
 
 def _strategy(r: Reader, bench: dict, config: dict) -> tuple[str, float | None, int | None]:
@@ -132,7 +202,7 @@ def _measured(r: Reader, metrics: dict) -> dict:
             v = r.num(pct, stat, hi=1e12)
             if v is not None:
                 measured[f"{metric}_{stat}_s"] = conv(v)
-    for key, name in _RATES.items():
+    for key, name in (*_RATES.items(), ("request_goodput", "goodput_requests_per_s")):
         s = _successful(r, metrics, key)
         v = r.num(s, "mean", hi=1e12) if s is not None else None
         if v is not None:

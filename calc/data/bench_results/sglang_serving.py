@@ -11,7 +11,13 @@ the settings (``backend``, ``dataset_name``, ``request_rate``: a number, Infinit
 ``tpot``, ``itl`` and ``e2e_latency`` in ms, goodput (``goodput_slos_ms``,
 ``request_goodput``) when asked, and with ``--output-details`` the per-request ``input_lens``,
 ``output_lens``, ``ttfts``, ``itls``. Older files (2024) hold fewer keys (no ``server_info``,
-no means of TTFT). The metrics are defined as vLLM's benchmark defines them.
+no means of TTFT). The first ones (sglang 0.2, summer 2024: ``sglang/bench_serving.py`` of
+sglang 0.2.7) write a short record without the request count: ``total_input``,
+``total_output``, ``mean_e2e_latency``, ``median_e2e_latency``, ``median_ttft``,
+``median_itl`` [ms], ``output_token_throughput``, ``benchmark_duration`` [s]; for a random
+dataset the count is estimated from the totals over the stated lengths' means (said in a note),
+otherwise such a record cannot be replayed (one error line). The metrics are defined as vLLM's
+benchmark defines them.
 
 The ``random`` datasets draw each length uniformly from max(⌊L × ratio⌋, 1) … L
 (``sglang/benchmark/datasets/common.py``, ``compute_random_lens``).
@@ -43,13 +49,47 @@ _SERVER = {
 }  # fmt: skip
 
 
+# sglang 0.2's short record -> the later keys (values in the same units)
+_LEGACY = {
+    "total_input": "total_input_tokens", "total_output": "total_output_tokens",
+    "mean_e2e_latency": "mean_e2e_latency_ms", "median_e2e_latency": "median_e2e_latency_ms",
+    "median_ttft": "median_ttft_ms", "median_itl": "median_itl_ms",
+    "output_token_throughput": "output_throughput", "benchmark_duration": "duration",
+}  # fmt: skip
+
+
 def looks_like(obj) -> bool:
     return (
         isinstance(obj, dict)
         and "backend" in obj
         and ("dataset_name" in obj or "random_input_len" in obj)
-        and "completed" in obj
+        and ("completed" in obj or "benchmark_duration" in obj)
     )
+
+
+def _legacy(r: Reader, obj: dict) -> tuple[dict, str | None]:
+    """sglang 0.2's record in the later keys, its request count estimated (a note) from the
+    totals over the random dataset's mean lengths, (L·ratio + L) / 2 each."""
+    obj = {**obj, **{new: obj[old] for old, new in _LEGACY.items() if old in obj}}
+    prompt_len, output_len = _random_lengths(r, obj)
+    estimates = []
+    for total_key, lengths in (("total_input_tokens", prompt_len),
+                               ("total_output_tokens", output_len)):  # fmt: skip
+        total = r.num(obj, total_key, hi=MAX_TOKENS * 1e3, whole=True)
+        if total is not None and lengths is not None:
+            estimates.append(total / ((lengths.a + lengths.b) / 2))
+    if not estimates:
+        raise r.fail(
+            "completed",
+            "missing: sglang bench_serving before 0.3 records no request count, and a "
+            f"{str(obj.get('dataset_name', '?'))[:40]} run states no lengths to estimate it "
+            "from; kvcalc cannot rebuild its requests (sglang >= 0.3 writes completed)",
+        )
+    n = max(round(sum(estimates) / len(estimates)), 1)
+    obj["completed"] = n
+    note = (f"sglang 0.2's record has no request count: {n} estimated from the token totals "
+            "over the random dataset's mean lengths")  # fmt: skip
+    return obj, note
 
 
 def _random_lengths(r: Reader, obj: dict) -> tuple[Lengths | None, Lengths | None]:
@@ -93,6 +133,9 @@ def _server(r: Reader, obj: dict) -> dict:
 
 def read(obj: dict, where: str) -> BenchRun:
     r = Reader(where)
+    legacy_note = None
+    if "completed" not in obj:
+        obj, legacy_note = _legacy(r, obj)
     measured: dict = {}
     for src, metric in _METRIC.items():
         for stat, name in _STAT.items():
@@ -109,7 +152,7 @@ def read(obj: dict, where: str) -> BenchRun:
     if "input_tokens_per_s" not in measured and duration and tin is not None:
         measured["input_tokens_per_s"] = tin / duration
     rate = obj.get("request_rate")
-    notes = []
+    notes = [legacy_note] if legacy_note else []
     if rate == "trace":
         rate = None
         notes.append("arrivals followed a trace the file does not hold: replayed all at once")

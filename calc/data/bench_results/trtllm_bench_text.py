@@ -12,8 +12,9 @@ as a percentage, Issue Rate), ``= PERFORMANCE OVERVIEW`` (throughputs, Total Lat
 Average request latency, with ``--streaming`` the average TTFT and TPOT and the ``[TPOT]`` and
 ``[TTFT]`` breakdowns) and ``[Latency] P50 : …`` lines. Releases before 0.17 printed
 ``= STATISTICS`` with ``Token Throughput (tokens/sec)`` (output tokens over the run) and
-``Total Latency (seconds)``. The report prints neither the GPU nor the client's
-``--concurrency``.
+``Total Latency (seconds)``. Later releases print ``= MACHINE DETAILS``: the first GPU's name,
+memory and clock on one line (``NVIDIA H100 80GB HBM3, memory 79.11 GB, 2.62 GHz``) or ``No GPU
+info available``; older ones print no GPU. No release prints the client's ``--concurrency``.
 """
 
 from __future__ import annotations
@@ -27,8 +28,9 @@ from calc.errors import ConfigError
 
 _HEADER = re.compile(r"^\s*=\s+([A-Z][A-Z +()]*?)\s*$")
 _OVERVIEW = ("PERFORMANCE OVERVIEW", "STATISTICS")
+_MACHINE = "MACHINE DETAILS"
 _SECTIONS = ("PYTORCH BACKEND", "ENGINE DETAILS", "REQUEST DETAILS", "WORLD + RUNTIME INFORMATION",
-             *_OVERVIEW)  # fmt: skip
+             _MACHINE, *_OVERVIEW)  # fmt: skip
 _BREAKDOWN = re.compile(r"^\s*\[(Latency|TPOT|TTFT|ITL)\]\s*([A-Za-z0-9]+)\s*:\s*(.*?)\s*$")
 _LINE = re.compile(r"^\s*([A-Za-z][^:]*?)\s*:\s*(.*?)\s*$")
 # printed label (lower case, single spaces) -> (block, key, kind); kind: text, num, pct, s
@@ -75,8 +77,8 @@ def looks_like(text: str) -> bool:
 
 
 def read(text: str, where: str) -> BenchRun:
-    doc: dict = {k: {} for k in ("engine", "world_info", "request_info", "performance",
-                                 "streaming_metrics")}  # fmt: skip
+    doc: dict = {k: {} for k in ("engine", "machine", "world_info", "request_info",
+                                 "performance", "streaming_metrics")}  # fmt: skip
     section = None
     overviews = 0
     for n, line in enumerate(text.splitlines(), start=1):
@@ -91,6 +93,11 @@ def read(text: str, where: str) -> BenchRun:
             continue
         if section is None:
             continue  # before the report (a pasted log) or a section kvcalc does not use
+        if section == _MACHINE:
+            gpu = line.split(", memory", 1)[0].strip()
+            if gpu and not gpu.startswith(("No GPU", "=")) and "name" not in doc["machine"]:
+                doc["machine"]["name"] = gpu[:200]
+            continue
         m = _BREAKDOWN.match(line)
         if m:
             what, stat, value = m.groups()
@@ -140,7 +147,8 @@ def read(text: str, where: str) -> BenchRun:
         del doc["streaming_metrics"]
     run = trtllm_bench.read(doc, where)
     conc = doc["request_info"].get("avg_num_concurrent_requests")
-    note = "a printed report: it states no GPU and no client --concurrency"
+    note = ("a printed report: it states no client --concurrency" if "name" in doc["machine"]
+            else "a printed report: it states no GPU and no client --concurrency")  # fmt: skip
     if conc is not None:
         note += f" (on average {conc:.4g} requests were in flight)"
     note += "; give kvcalc score --concurrency N, the run's own, else all are sent at once"

@@ -11,7 +11,12 @@ the per-request lists stay: ``input_lens``, ``output_lens``, ``ttfts`` [s], ``it
 ``start_times`` [s], ``latencies`` [s], ``errors`` (empty for a success); without it they are
 removed. ``--append-result`` appends one object per run to the file. Older files (vllm 0.8's
 ``benchmark_serving.py``) have the same keys, fewer of them (no ``start_times``,
-``latencies``, ``failed``).
+``latencies``, ``failed``); the first ones (vLLM 0.3–0.4, spring 2024) name the request
+throughput ``request_inthroughput``. With ``--ramp-up-strategy`` (linear or exponential, from
+``ramp_up_start_rps`` to ``ramp_up_end_rps``) the rate rises over the run and ``request_rate``
+is not used. ``vllm bench sweep serve`` writes each run as such a result (``run=N.json``, with
+``run_number`` and the swept server arguments, e.g. ``max_num_seqs``, merged in) and a
+``summary.json`` that lists them.
 
 The vLLM definitions: TTFT = first token − request sent; TPOT = (latency − TTFT) /
 (output tokens − 1) per request of more than one token; ITL = every gap between streamed
@@ -28,8 +33,10 @@ import re
 from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Reader, ms, read_rates
 
 TOOL = "vllm bench serve"
-_METRIC = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2e"}
-_PCT = re.compile(r"^p(\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el)_ms$")
+# "latency": E2E as the benchmark_serving.py copy of LambdaLabsML/vllm-benchmark (vLLM 0.5.4
+# image, September 2024) names it
+_METRIC = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2e", "latency": "e2e"}
+_PCT = re.compile(r"^p(\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el|latency)_ms$")
 # settings the tool or a user's --metadata may record, as kvcalc's deployment options
 _DEPLOYMENT_KEYS = {
     "tensor_parallel_size": "tp", "tp": "tp", "pipeline_parallel_size": "pp", "pp": "pp",
@@ -53,12 +60,28 @@ def looks_like(obj) -> bool:
     )
 
 
-def read(obj: dict, where: str) -> BenchRun:
-    r = Reader(where)
-    completed = r.num(obj, "completed", hi=MAX_REQUESTS, whole=True, required=True)
-    failed = r.num(obj, "failed", hi=MAX_REQUESTS, whole=True) or 0
-    rate = r.num(obj, "request_rate", hi=1e9, inf_ok=True)
-    burstiness = r.num(obj, "burstiness", lo=1e-6, hi=1e6)
+def _ramp(r: Reader, obj: dict, rate):
+    """(the rate to replay at [1/s], a note) for a ramp-up run: its time-averaged rate, the
+    mean of a linear ramp from a to b, (b − a) / ln(b / a) for an exponential one."""
+    kind = obj.get("ramp_up_strategy")
+    if kind is None:
+        return rate, None
+    a = r.num(obj, "ramp_up_start_rps", hi=1e9, required=True)
+    b = r.num(obj, "ramp_up_end_rps", hi=1e9, required=True)
+    if kind == "linear" or a == b or a <= 0:
+        mean = (a + b) / 2
+    elif kind == "exponential":
+        mean = (b - a) / math.log(b / a)
+    else:
+        raise r.fail("ramp_up_strategy", f"{str(kind)[:40]!r}: expected linear or exponential")
+    note = (f"a {kind} ramp from {a:g} to {b:g} requests/s: without send times, replayed as "
+            f"Poisson at its mean rate, {mean:.4g}/s")  # fmt: skip
+    return mean, note
+
+
+def _measured(r: Reader, obj: dict) -> dict:
+    """The figures the file states [s, 1/s]: mean, median and p50/p90/p99 of each metric, the
+    throughputs."""
     measured: dict = {}
     for key, value in obj.items():
         if not isinstance(key, str) or not key.endswith("_ms"):
@@ -74,36 +97,62 @@ def read(obj: dict, where: str) -> BenchRun:
                 if key == f"{stat}_{src}_ms":
                     measured[f"{metric}_{name}_s"] = ms(r.value(value, key))
     measured.update(read_rates(r, obj))
+    if "requests_per_s" not in measured:  # vLLM 0.3-0.4's misspelt key
+        measured.update(read_rates(r, obj, (("request_inthroughput", "requests_per_s"),)))
+    return measured
+
+
+def _per_request(r: Reader, obj: dict) -> tuple[dict, list]:
+    """The per-request lists a detailed file keeps, the failed and empty requests left out
+    (their names: prompt, output, ttfts, starts, latencies), and the notes."""
+    n = len(obj["input_lens"]) if isinstance(obj.get("input_lens"), list) else None
+    each = {
+        "prompt": r.nums(obj, "input_lens", hi=MAX_TOKENS, whole=True),
+        "output": r.nums(obj, "output_lens", hi=MAX_TOKENS, whole=True, n=n),
+        "ttfts": r.nums(obj, "ttfts", hi=1e9, n=n),
+        "starts": r.nums(obj, "start_times", hi=1e12, n=n),
+        "latencies": r.nums(obj, "latencies", hi=1e9, n=n),
+    }
+    if obj.get("itls") is not None and not isinstance(obj["itls"], list):
+        raise r.fail("itls", "expected one list of gaps per request")
+    errors, output = obj.get("errors"), each["output"]
+    ok = None
+    notes = []
+    if isinstance(errors, list) and n is not None and len(errors) == n:
+        ok = [not e for e in errors]
+        empty = sum(1 for good, o in zip(ok, output or (), strict=False) if good and o == 0)
+        if empty:  # a success whose text was empty (vLLM 0.5): it ended at its first token
+            each["output"] = tuple(max(o, 1) for o in output)
+            notes.append(f"{empty} successful requests returned no text (an end at the first "
+                         "token): replayed as one-token requests")  # fmt: skip
+    elif output is not None:
+        ok = [o > 0 for o in output]
+    if ok is not None and not all(ok):
+        keep = [i for i, good in enumerate(ok) if good]
+        each = {k: None if x is None else tuple(x[i] for i in keep) for k, x in each.items()}
+        notes.append(f"{len(ok) - len(keep)} failed requests left out of the replay")
+    if each["starts"]:
+        t0 = min(each["starts"])
+        each["starts"] = tuple(s - t0 for s in each["starts"])
+    return each, notes
+
+
+def read(obj: dict, where: str) -> BenchRun:
+    r = Reader(where)
+    completed = r.num(obj, "completed", hi=MAX_REQUESTS, whole=True, required=True)
+    failed = r.num(obj, "failed", hi=MAX_REQUESTS, whole=True) or 0
+    rate = r.num(obj, "request_rate", hi=1e9, inf_ok=True)
+    burstiness = r.num(obj, "burstiness", lo=1e-6, hi=1e6)
+    measured = _measured(r, obj)
     duration = r.num(obj, "duration", hi=1e9)
     tin = r.num(obj, "total_input_tokens", hi=MAX_TOKENS * 1e3, whole=True)
     tout = r.num(obj, "total_output_tokens", hi=MAX_TOKENS * 1e3, whole=True)
     if "input_tokens_per_s" not in measured and tin is not None and duration:
         measured["input_tokens_per_s"] = tin / duration  # the writer's own: totals / duration
-    n = len(obj["input_lens"]) if isinstance(obj.get("input_lens"), list) else None
-    prompt = r.nums(obj, "input_lens", hi=MAX_TOKENS, whole=True)
-    output = r.nums(obj, "output_lens", hi=MAX_TOKENS, whole=True, n=n)
-    ttfts = r.nums(obj, "ttfts", hi=1e9, n=n)
-    starts = r.nums(obj, "start_times", hi=1e12, n=n)
-    lat = r.nums(obj, "latencies", hi=1e9, n=n)
-    if obj.get("itls") is not None and not isinstance(obj["itls"], list):
-        raise r.fail("itls", "expected one list of gaps per request")
-    errors = obj.get("errors")
-    ok = None
-    if isinstance(errors, list) and n is not None and len(errors) == n:
-        ok = [not e for e in errors]
-    elif output is not None:
-        ok = [o > 0 for o in output]
-    notes = []
-    if ok is not None and not all(ok):
-        keep = [i for i, good in enumerate(ok) if good]
-        prompt, output, ttfts, starts, lat = (
-            None if x is None else tuple(x[i] for i in keep)
-            for x in (prompt, output, ttfts, starts, lat)
-        )
-        notes.append(f"{len(ok) - len(keep)} failed requests left out of the replay")
-    if starts:
-        t0 = min(starts)
-        starts = tuple(s - t0 for s in starts)
+    each, notes = _per_request(r, obj)
+    rate, ramp_note = _ramp(r, obj, rate)
+    if ramp_note and each["starts"] is None:
+        notes.insert(0, ramp_note)
     deployment = {}
     for key, name in _DEPLOYMENT_KEYS.items():
         if key in obj and obj[key] is not None:
@@ -123,11 +172,11 @@ def read(obj: dict, where: str) -> BenchRun:
         duration_s=duration,
         total_input_tokens=tin,
         total_output_tokens=tout,
-        prompt_tokens=prompt,
-        output_tokens=output,
-        start_s=starts,
-        ttft_each_s=ttfts,
-        e2e_each_s=lat,
+        prompt_tokens=each["prompt"],
+        output_tokens=each["output"],
+        start_s=each["starts"],
+        ttft_each_s=each["ttfts"],
+        e2e_each_s=each["latencies"],
         measured=measured,
         deployment=deployment,
         notes=tuple(notes),
