@@ -73,7 +73,7 @@ def test_a_stated_budget_below_the_longest_prompt_is_kept_and_warned(cli):
     dep = _dep(max_model_len=32768, max_batched_tokens=4096)
     ec = dep.engine_config
     assert ec.max_batched_tokens == 4096  # the user's value stands
-    assert any("--max-batched-tokens 4,096 is below --max-model-len 32,768" in w
+    assert any("max_num_tokens 4,096 (--max-batched-tokens) is below max_seq_len 32,768" in w
                for w in ec.warnings)  # fmt: skip
     (c,) = launch_commands(dep)
     assert _flag(list(c.argv), "--max_num_tokens") == 4096
@@ -144,3 +144,19 @@ def test_plan_for_short_prompts_keeps_the_default(cli):
             assert _flag(c["argv"], "--max_num_tokens") == 8192
             assert _flag(c["argv"], "--max_seq_len") == 1152
             assert not any("max_num_tokens" in n for n in c["notes"])
+
+
+def test_a_log_s_server_keeps_the_default_budget_it_ran():
+    # a TensorRT-LLM log that states max_seq_len 32,768 but not max_num_tokens: its server ran
+    # the default 8,192 (not kvcalc's sizing), and refused the prompts between: both said
+    from calc.deploy.engines.base import LogFacts
+    from calc.deploy.engines.fromlog import deployment_from_log
+
+    facts = LogFacts(engine="trtllm", version="1.2.1",
+                     settings={"model": "meta-llama/Llama-3.1-8B-Instruct",
+                               "max_model_len": 32768})  # fmt: skip
+    found = deployment_from_log(facts, hardware="h100")
+    assert found.deployment.engine_config.max_batched_tokens == 8192
+    assert any("max_num_tokens 8,192 (--max-batched-tokens)" in w for w in found.warnings)
+    assert any("max_num_tokens 8,192 (--max-batched-tokens)," in w and "1.2.1's defaults" in w
+               for w in found.warnings)  # fmt: skip

@@ -14,7 +14,8 @@ deployment's stated max model length (the workload's longest request in ``plan``
 ``--max-model-len``) when chunked prefill is off and the user did not state it; a stated
 ``--max-batched-tokens`` below that length is kept, with a warning that the engine refuses
 the longer prompts. With no max model length stated, the release's default (8,192) stands,
-as ``trtllm-serve`` runs it."""
+as ``trtllm-serve`` runs it; a start-up log's deployment states the budget its server ran
+(``calc.deploy.engines.fromlog``: the log's, else the release's default)."""
 
 from __future__ import annotations
 
@@ -41,9 +42,10 @@ def sized_for_prompts(ec: EngineConfig, settings: EngineSettings, default: int) 
     if ec.chunked_prefill or longest is None or longest <= ec.max_batched_tokens:
         return ec
     if settings.max_batched_tokens is not None:
-        why = (f"--max-batched-tokens {ec.max_batched_tokens:,} is below --max-model-len "
-               f"{longest:,}: {refusal(ec.max_batched_tokens, longest)}; raise "
-               "--max-batched-tokens or turn on --chunked-prefill")  # fmt: skip
+        why = (f"max_num_tokens {ec.max_batched_tokens:,} (--max-batched-tokens) is below "
+               f"max_seq_len {longest:,} (--max-model-len): "
+               f"{refusal(ec.max_batched_tokens, longest)}; raise --max-batched-tokens or "
+               "turn on --chunked-prefill")  # fmt: skip
         return replace(ec, warnings=(*ec.warnings, why))
     note = (f"TensorRT-LLM max_num_tokens sized to {longest:,} (the max model length; the "
             f"release's default is {default:,}): {refusal(default, longest)}, so the KV pool "

@@ -113,8 +113,8 @@ CHANGES = (
         "does and the profiling pass, KV pool, step table and simulation use that budget (a "
         "warning and the command's note say so); a stated --max-batched-tokens below it is kept "
         "with a warning and a note that the engine refuses the longer prompts; with no max "
-        "model length stated the default 8,192 stands, as trtllm-serve runs it "
-        "(calc/deploy/engines/trtllm/prompts.py)",
+        "model length stated the default 8,192 stands, as trtllm-serve runs it, and so does "
+        "the budget a start-up log's server ran (calc/deploy/engines/trtllm/prompts.py)",
     ),
     Change(
         "1.1.0",
