@@ -167,7 +167,12 @@ every word from input shell-quoted; a model name that reads as an option is refu
 | a 16-bit KV cache beside a pre-quantised checkpoint, or a model whose own cache is fp8 (a `kv_cache_quant_algo` FP8 makes 'auto' fp8) | `--kv-cache-dtype bfloat16` (0.11+; `float16` 0.18+), else a note | `--kv-cache-dtype bfloat16` (0.5.4+), else a note | a note |
 
 `--max-model-len` (`--context-length`, `--max_seq_len`) is the workload's longest request, or
-the model's limit; the memory fraction is the one kvcalc's ledger used.
+the model's limit; the memory fraction is the one kvcalc's ledger used. TensorRT-LLM with
+chunked prefill off refuses a prompt over `--max_num_tokens` (HTTP 400), so where a max model
+length is stated and no `--max-batched-tokens`, `--max_num_tokens` is that length when it
+exceeds the default 8,192 (the KV pool, step times and simulation use the same budget, and the
+command's note says why); a stated budget below it is kept, with a warning and a note naming
+the prompts the server will refuse.
 
 The forms refused above (pipeline parallel on SGLang before 0.4.7, expert parallel on 0.4.0,
 attention TP inside TensorRT-LLM's attention DP) are what `Engine.cannot_start` returns for a

@@ -1200,6 +1200,19 @@ LOOKED_AT = (
      "issue 23, result formats: a GuideLLM 0.2 benchmarks.yaml (llama-3-2-3b behind a "
      "model-as-a-service endpoint, synchronous, 512/128): kept trimmed as reader test data; "
      "not scored (GPU unstated)"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/llmapi/llm.py BaseLLM._check_arguments at "
+     "4c05a74891e4df8066f08ed4ce14b0972abe4e25 (PyTorch backend, chunked prefill off, not "
+     "generation-only: prompt_len / cp_size + query_len > max_num_tokens raises 'should not "
+     "exceed max_num_tokens') and at 00966934ce32e0603a33f8c922525cf3678afab4 (an older revision "
+     "whose PyTorch branch returns before any check); NVIDIA/TensorRT-LLM pull 6259 (merged "
+     "2025-07, the review thread shows the check added to _check_arguments), issue 9277 "
+     "(2025-11-18: the ValueError raised at llm.py line 583 for a 9,351-token prompt over 8,192), "
+     "pull 9499 (chunked prefill on by default: closed, not merged) and pull 15467 (open: block "
+     "reuse exempting cache hits)",
+     "issue 21, TensorRT-LLM whole prompts: every modelled release (1.0.0 to 1.2.1, cut after "
+     "pull 6259) refuses a prompt over max_num_tokens with chunked prefill off, so kvcalc sizes "
+     "max_num_tokens to the max model length unless stated (calc/deploy/engines/trtllm/"
+     "prompts.py); the release tags themselves were not read"),
 )
 
 

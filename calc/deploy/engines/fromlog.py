@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
@@ -376,6 +376,12 @@ def deployment_from_log(
         activation_bytes=activation_bytes,
         overhead_bytes=overhead_bytes,
     )
+    if settings.max_batched_tokens is None:
+        # the logged server ran its release's default step budget, whatever max model length
+        # it states (TensorRT-LLM sizes an unstated one to it: trtllm/prompts.py)
+        release = eng.versions.resolve(settings.version).release
+        default = eng.defaults(eng.rules(release), hw).max_batched_tokens
+        settings = replace(settings, max_batched_tokens=default)
     if weight_dtype is None:
         weight_dtype = weight_dtype_of(s)
         if weight_dtype is not None:

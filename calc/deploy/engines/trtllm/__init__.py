@@ -42,6 +42,14 @@ class TensorRTLLM(Engine):
                               rules.max_num_tokens, rules.max_batch_size,
                               rules.chunked_prefill)  # fmt: skip
 
+    def config(self, settings, hw):
+        # with chunked prefill off a prompt over max_num_tokens is refused (llm.py
+        # _check_arguments): the budget follows the stated max model length (prompts.py)
+        from calc.deploy.engines.trtllm.prompts import sized_for_prompts
+
+        ec = super().config(settings, hw)
+        return sized_for_prompts(ec, settings, self.rules(ec.version).max_num_tokens)
+
     def kv_pool(self, dep: Deployment, **measured):
         from calc.deploy.engines.trtllm.pool import predict
 

@@ -120,14 +120,17 @@ def _replica(dep: Deployment, plan: launch.LaunchPlan, role: str, count: int,
     text = yaml_text(dep, disagg)
     files = ((config_file, text),) if text.strip() else ()
     argv = _argv(dep, plan, config_file if files else None, rules)
-    _, note = checkpoint(dep)
-    notes = [note] if note else []
+    _, said = checkpoint(dep)
+    notes = [said] if said else []
     if launch.pins_16bit_kv(dep, online=False):
         # NVIDIA's pre-quantised checkpoints ask for an fp8 KV cache (kv_cache_quant_algo),
         # which kv_cache_config dtype auto follows
         notes.append(f"a {dep.kv_dtype} KV cache sized: the checkpoint's kv_cache_quant_algo "
                      "FP8, if it says so, makes it fp8 (size that with --kv-dtype fp8, or "
                      "serve a checkpoint exported without it)")  # fmt: skip
+    note = budget_note(dep, plan, rules, disagg)
+    if note is not None:
+        notes.append(note)
     n = launch.nodes(dep)
     if n > 1:
         per = launch.gpus_per_host(dep)
@@ -137,6 +140,28 @@ def _replica(dep: Deployment, plan: launch.LaunchPlan, role: str, count: int,
         notes.append(f"one launch for {n} hosts (node-1 ...: the other hosts' addresses)")
     return Command("trtllm", role, tuple(argv), files=files, notes=tuple(notes), count=count,
                    gpus=launch.replica_gpus(dep))  # fmt: skip
+
+
+def budget_note(dep: Deployment, plan: launch.LaunchPlan, rules: TrtllmRules,
+                disagg: str | None = None) -> str | None:  # fmt: skip
+    """What ``--max_num_tokens`` means beside ``--max_seq_len`` with chunked prefill off: the
+    prompts it refuses (a budget below the max model length; a generation server's requests
+    are not checked), or why it is above the release's default (``prompts``); None with
+    chunked prefill on or nothing to say."""
+    from calc.deploy.engines.trtllm.prompts import refusal
+
+    ec = dep.engine_config
+    if ec.chunked_prefill:
+        return None
+    budget, seq_len = ec.max_batched_tokens, launch.max_model_len(dep, plan)
+    if budget < seq_len and disagg != "generation":
+        return (f"{refusal(budget, seq_len)}: kvcalc's figures assume no such prompt (size "
+                f"--max-batched-tokens {seq_len} or turn on --chunked-prefill)")  # fmt: skip
+    if budget > rules.max_num_tokens and dep.engine.max_batched_tokens is None:
+        return (f"--max_num_tokens {budget:,}, not the default {rules.max_num_tokens:,}: with "
+                "chunked prefill off a prompt over it is refused, so it holds the longest "
+                "request; the KV pool and step times are sized with it")  # fmt: skip
+    return None
 
 
 def commands(dep: Deployment, plan: launch.LaunchPlan, rules: TrtllmRules) -> list[Command]:

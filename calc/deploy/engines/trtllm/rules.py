@@ -99,6 +99,24 @@ CHANGES = (
         "MNNVL, TP above 8 (issue 20/21, comm2)",
     ),
     Change(
+        "1.0.0",
+        {},
+        "tensorrt_llm/llmapi/llm.py BaseLLM._check_arguments (read at NVIDIA/TensorRT-LLM "
+        "commit 4c05a74; added back by pull 6259, 2025-07, before the 1.0 release): with the "
+        "PyTorch backend and enable_chunked_prefill off, a request that is not generation-only "
+        "is refused when prompt_len / cp_size + query_len > max_num_tokens ('should not exceed "
+        "max_num_tokens', HTTP 400 from trtllm-serve); max_seq_len alone admits any shorter "
+        "prompt",
+        "with chunked prefill off and no --max-batched-tokens, max_num_tokens is the stated max "
+        "model length (plan: the workload's longest request; --max-model-len) where that is "
+        "longer than 8,192, so the printed command accepts every request its --max_seq_len "
+        "does and the profiling pass, KV pool, step table and simulation use that budget (a "
+        "warning and the command's note say so); a stated --max-batched-tokens below it is kept "
+        "with a warning and a note that the engine refuses the longer prompts; with no max "
+        "model length stated the default 8,192 stands, as trtllm-serve runs it, and so does "
+        "the budget a start-up log's server ran (calc/deploy/engines/trtllm/prompts.py)",
+    ),
+    Change(
         "1.1.0",
         {"kv_tokens_per_block_key": True},
         "KvCacheConfig in each release's published llm_args.py (NVIDIA/TensorRT-LLM gh-pages "
