@@ -11,8 +11,7 @@ import math
 import pytest
 
 from calc.data.bench_results import parse_results, read_results
-from calc.errors import ConfigError
-from tests.test_bench_results import DATA
+from tests.test_bench_results import DATA, _err
 
 GUIDELLM_YAML = DATA / "guidellm-0.5_qwen3-0.6b_llm-d-pd_synchronous.yaml"
 QWEN3_06B = DATA / "qwen3-0.6b.yaml"
@@ -30,14 +29,6 @@ AIPERF_010_CSV = AIPERF_010.with_name(AIPERF_010.stem + "_profile_export_aiperf.
 def _one(doc, name: str = "f.json"):
     (run,) = parse_results(json.dumps(doc).encode(), name)
     return run
-
-
-def _err(raw: bytes, name: str = "f.json") -> str:
-    with pytest.raises(ConfigError) as e:
-        parse_results(raw, name)
-    msg = str(e.value)
-    assert "\n" not in msg and msg.startswith(name)
-    return msg
 
 
 # ---------------------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ concurrency with ``--concurrency``; the send times already waited for its slots)
 
 from __future__ import annotations
 
-from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Reader
+from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Reader, rates_over
 
 TOOL = "aiperf"
 _UNIT_S = {"ms": 1e-3, "s": 1.0, "sec": 1.0, "us": 1e-6, "ns": 1e-9}
@@ -74,9 +74,7 @@ def read(records: list, where: str) -> BenchRun:
         measured.update(_stats(name, [t[name] for *_, t in rows if t[name] is not None]))
     n = len(rows)
     tin, tout = sum(x[2] for x in rows), sum(x[3] for x in rows)
-    if duration:
-        measured.update(requests_per_s=n / duration, output_tokens_per_s=tout / duration,
-                        input_tokens_per_s=tin / duration)  # fmt: skip
+    measured.update(rates_over(duration, n, tin, tout))
     notes = ["per-request records: the figures are computed here from the profiling phase's "
              "requests, as AIPerf computes its summary (linear percentiles); the records state "
              "no model, GPU or client concurrency"]  # fmt: skip

@@ -183,6 +183,17 @@ def _show(v) -> str:
     return s if len(s) <= 40 else s[:37] + "..."
 
 
+def rates_over(duration_s: float | None, completed: int, input_tokens: int,
+               output_tokens: int) -> dict:
+    """Requests, output and input tokens per second over a run of ``duration_s`` seconds, as
+    the tools' summaries divide them; empty where the duration is unknown or 0."""
+    if not duration_s or duration_s <= 0:
+        return {}
+    return {"requests_per_s": completed / duration_s,
+            "output_tokens_per_s": output_tokens / duration_s,
+            "input_tokens_per_s": input_tokens / duration_s}  # fmt: skip
+
+
 def ms(v):
     """Milliseconds to seconds (None stays None)."""
     return None if v is None else v / 1000.0

@@ -17,7 +17,7 @@ length is the last end − the first start; its percentiles are nearest-rank, so
 
 from __future__ import annotations
 
-from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Reader
+from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Reader, rates_over
 
 TOOL = "trtllm-bench"
 _NEEDED = ("start_timestamp", "end_timestamp", "num_input_tokens")
@@ -71,10 +71,7 @@ def read(items: list, where: str) -> BenchRun:
         measured.update(_stats(metric, values))
     tin = sum(x[3] for x in rows)
     tout = sum(x[4] for x in rows)
-    if duration > 0:
-        measured["requests_per_s"] = n / duration
-        measured["output_tokens_per_s"] = tout / duration
-        measured["input_tokens_per_s"] = tin / duration
+    measured.update(rates_over(duration, n, tin, tout))
     notes = ["per-request records: the figures are computed here from them, as trtllm-bench's "
              "report computes its own (nearest-rank percentiles)"]  # fmt: skip
     if failed:
