@@ -522,3 +522,19 @@ def test_score_reads_stdin(cli, monkeypatch):
     monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"")))
     r = cli("score", "-", *args)
     assert r.code == 2 and r.err.count("\n") == 1 and "stdin: empty file" in r.err
+
+
+def test_whole_prompts_over_the_default_budget_are_replayed_as_served():
+    # a TensorRT-LLM run (chunked prefill off, the release's max_num_tokens 8,192 when the file
+    # states none) whose prompts of 9,000 tokens were served: its server's budget held them, so
+    # the replay serves all four requests rather than refusing the two long ones
+    from calc.deploy.deployment import EngineSettings
+
+    run = BenchRun(source="f.json", tool="trtllm-bench", backend="trtllm", completed=4,
+                   prompt_tokens=(9000, 500, 9000, 500), output_tokens=(64, 64, 64, 64),
+                   start_s=(0.0, 0.1, 0.2, 0.3))  # fmt: skip
+    dep = Deployment.build(load_model("llama3.1-8b"), load_hardware("h100"),
+                           engine=EngineSettings(name="trtllm"))  # fmt: skip
+    assert dep.engine_config.max_batched_tokens == 8192 and not dep.engine_config.chunked_prefill
+    s = score_run(run, dep, replay(run))
+    assert s.sim.rejected == 0 and s.sim.n_requests == 4

@@ -247,6 +247,10 @@ def simulate_run(dep, replay, *, efficiency: str = "expected", step=None, pool_b
         )
     if lim.max_model_len is not None and int((p + g).max()) > lim.max_model_len:
         lim = replace(lim, max_model_len=int((p + g).max()))  # the run served them
+    if not lim.chunked_prefill and int(p.max()) > lim.max_batched_tokens:
+        # whole prompts (TensorRT-LLM without chunked prefill refuses a prompt over its
+        # max_num_tokens): the run served its longest, so its server's budget held it
+        lim = replace(lim, max_batched_tokens=int(p.max()))
     if step is None:
         step = step_table(dep, efficiency, max_ctx=int((p + g).max()) + 1)
     sim = simulate_requests(
