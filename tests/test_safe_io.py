@@ -689,3 +689,23 @@ def test_whole_writes_raise_where_a_short_write_would_lose_bytes(tmp_path):
         r = subprocess.run([sys.executable, "-c", code], stdout=fh, stderr=subprocess.PIPE)
     assert r.stderr.decode().strip() == "27"  # EFBIG: File too large
     assert out.stat().st_size == 1024
+
+
+def test_two_outputs_of_simulate_or_score_naming_one_file_are_refused(cli, tmp_path):
+    # qa (issue 23): `simulate --per-request F -o F` and `score --save-calibration F -o F` ran
+    # with exit 0, one output written over the other; refused before any work, as check's
+    # --junit and --output are, and the file the user had is kept
+    keep = tmp_path / "keep.txt"
+    keep.write_text("previous\n")
+    sim = ("simulate", "-m", "llama3-8b", "-H", "h100", "--rate", "2", "--prompt", "64",
+           "--gen", "8", "--requests", "20")  # fmt: skip
+    one_line_error(cli(*sim, "--per-request", keep, "-o", keep), "is the same file as")
+    data = Path(__file__).parent / "data"
+    run = data / "bench_results" / "vllm-0.8.3_llama-3.3-70b_tp8_pp1_a100-40g_sharegpt_qps-04.json"
+    a100 = data.parent.parent / "docs" / "validation" / "hardware" / "a100-40g.yaml"
+    score = ("score", run, "-H", a100, "--tp", "8")
+    one_line_error(cli(*score, "--save-calibration", keep, "-o", keep), "is the same file as")
+    assert keep.read_text() == "previous\n"
+    r = cli(*sim, "--per-request", tmp_path / "requests.jsonl", "-o", tmp_path / "table.txt")
+    assert r.code == 0, r.err
+    assert len((tmp_path / "requests.jsonl").read_text().splitlines()) == 20  # one per request

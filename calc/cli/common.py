@@ -110,9 +110,9 @@ def command_line() -> str:
 
 
 def check_report(path, *others) -> None:
-    """Before any work: --report is not the same file as another output of the command
-    (``others``: (flag, path) pairs, e.g. ("--output", output))."""
-    if path is not None:
+    """Before any work: no two outputs of the command name the same file, --report (``path``,
+    None without it) included (``others``: (flag, path) pairs, e.g. ("--output", output))."""
+    if path is not None or sum(p is not None for _, p in others) > 1:
         from calc.output.safe_io import check_outputs
 
         check_outputs(*others, ("--report", path))
