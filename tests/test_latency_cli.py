@@ -95,6 +95,27 @@ def test_efficiency_flags_and_calibration(cli, tmp_path):
     assert (d["matmul_efficiency"], d["memory_efficiency"]) == (0.6, 0.8)
 
 
+def test_explain_names_the_calibration_an_ops_multiplier_comes_from(cli, tmp_path):
+    # qa (issues 20, 23): with a `score --save-calibration` file the times carried its
+    # multiplier (× 1.5) while each op's source line named only the kernel curve: where the
+    # 1.5 came from was not said
+    cal = tmp_path / "runs.yaml"
+    cal.write_text(
+        "kind: kvcalc-calibration\nhardware: h100\ndevice: benchmark runs\n"
+        "created: '2026-12-01'\nkernels: []\nop_multipliers: {gemm: 1.5}\n"
+    )
+    base = ("latency", "-m", "llama3-8b", "-H", "h100", "--explain")
+    sources = {
+        line.split(" = ")[0].strip(): line
+        for line in cli(*base, "--calibration", cal).out.splitlines()
+        if line.strip().startswith("source.decode.")
+    }
+    assert f"× 1.5: calibration {cal}" in sources["source.decode.qkv_proj"]  # a GEMM
+    assert "calibration" not in sources["source.decode.attn_scores"]  # attention: × 1
+    plain = cli(*base).out
+    assert "calibration" not in plain
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

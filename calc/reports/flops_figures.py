@@ -46,6 +46,7 @@ def op_figures(prefix: str, step: Step, hw: HardwareProfile | None = None) -> li
             source = f"curve {name} ({c.provenance}): {c.source}" + curve_note(name, r, op)
             if r.curves is not None:
                 source += f"; {r.curves.source}"
+            source = _with_multiplier(source, m, step)
             figs.append(Figure(f"source.{prefix}.{op.name}", t.time_s, "s", source))
             continue
         if op.kind == COMPUTE:
@@ -77,9 +78,16 @@ def op_figures(prefix: str, step: Step, hw: HardwareProfile | None = None) -> li
         else:
             figs.append(_collective_figure(prefix, op, t, r, _calibrated(op, step)))
         if hw is not None:
-            figs.append(Figure(f"source.{prefix}.{op.name}", t.time_s, "s",
-                               _profile_source(op, hw, step, r)))  # fmt: skip
+            source = _with_multiplier(_profile_source(op, hw, step, r), _calibrated(op, step), step)
+            figs.append(Figure(f"source.{prefix}.{op.name}", t.time_s, "s", source))
     return figs
+
+
+def _with_multiplier(source: str, m, step: Step) -> str:
+    """``source``, then where a step calibration's multiplier ``m`` (None: none) comes from."""
+    if m is None:
+        return source
+    return f"{source}; × {m:.4g}: {step.calibration.source}"
 
 
 def _stated(hw: HardwareProfile, key: str) -> str:
