@@ -126,6 +126,8 @@ def test_explain_names_the_calibration_an_ops_multiplier_comes_from(cli, tmp_pat
         (("--weight-dtype", "int3"), "unknown weight dtype 'int3'"),
         (("--hardware", "h1000"), "unknown hardware 'h1000'"),
         (("--calibration", "nope.yaml"), "nope.yaml: no such file"),
+        # qa: the decode ctx (prompt + gen) was checked first, naming --ctx, not given
+        (("--prompt", "10000000000"), "--prompt must be an integer in 1..1,000,000,000, got"),
     ],
 )
 def test_latency_errors_are_one_line(cli, args, message):
@@ -236,3 +238,12 @@ def test_a_request_over_the_stated_max_model_len_is_warned(cli, command):
     assert "9,256 tokens exceeds --max-model-len 4,096" in r.err, r.err
     ok = cli(*command, "-m", "llama3.1-8b", "-H", "h100", "--max-model-len", "16384")
     assert ok.code == 0 and "max-model-len" not in ok.err, ok.err
+
+
+@pytest.mark.parametrize("prompt", ["-1", "-1023", "10000000000"])
+def test_flops_names_the_prompt_it_was_given(cli, prompt):
+    # qa: `flops --prompt -1` said "--ctx must be an integer in 1..1,000,000,000, got 0":
+    # neither the flag given nor its value (ctx is prompt + gen, gen 1 by default)
+    r = cli("flops", "--model", "llama3-8b", "--prompt", prompt)
+    assert r.code == 2 and r.err.count("\n") == 1
+    assert f"--prompt must be an integer in 1..1,000,000,000, got {prompt}" in r.err, r.err

@@ -22,6 +22,15 @@ def load_inputs(model, hardware=None, *, attention=None, fmt="table", **sizes):
     return cfg, hw, layout(cfg)
 
 
+def check_lengths(prompt: int, gen: int) -> None:
+    """--prompt and --gen before the decode context made of them (prompt + gen): an error
+    names the flag given, with the value given."""
+    from calc.data.limits import MAX_CTX, check_positive_int
+
+    check_positive_int("prompt", prompt, MAX_CTX)
+    check_positive_int("gen", gen, MAX_CTX)
+
+
 def warn_model(cfg) -> None:
     """Print what the model's import assumed (calc.deploy.checkpoint.model_warnings)."""
     from calc.deploy.checkpoint import model_warnings
