@@ -34,6 +34,7 @@ from calc.deploy.deployment import Deployment, Workload
 from calc.errors import InvalidInputError
 from calc.output.derivation import Figure, figure
 from calc.output.result import Report
+from calc.reports.calibration_mark import is_calibrated
 
 SECONDS_PER_HOUR = 3600
 _RESERVE = ("activation_peak_bytes", "overhead_bytes")  # capacity's keys, not cost's
@@ -220,6 +221,7 @@ def cost_report(
         "prompt": prompt,
         "batch": batch,
         "efficiency": efficiency,
+        "calibrated": is_calibrated(hw),
         "usd_per_gpu_hour": price,
         "usd_per_hour_per_deployment": price * gpus,
         "price_basis": choice.basis,

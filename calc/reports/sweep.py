@@ -420,7 +420,7 @@ def plan(
     prices = [_price(hw, usd_per_hour) for hw in hws]
     marks = [False] * len(hws)
     if calibration is not None:  # which profiles the file moved (plan's test, imported only then)
-        from calc.reports.plan_types import is_calibrated
+        from calc.reports.calibration_mark import is_calibrated
 
         marks = [is_calibrated(hw) for hw in hws]
     alone = gpus is not None and list(tp) == [1] and list(pp) == [1] and dp is None
