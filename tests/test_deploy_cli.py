@@ -107,7 +107,8 @@ def test_calibration_applies_to_cost_and_check(cli, tmp_path):
          "--prompt", "100", "--gen", "8"),
     ],
 )  # fmt: skip
-def test_latency_cost_simulate_say_whether_a_calibration_moved_them(cli, tmp_path, args):
+def test_latency_cost_simulate_say_whether_a_calibration_moved_them(cli, tmp_path, monkeypatch,
+                                                                   args):  # fmt: skip
     # qa (issue 23): --calibration moved their figures with nothing in the output saying so
     # (plan marks such rows, sweep has a column); `calibrated` says it in the table and JSON
     cal = tmp_path / "cal.yaml"
@@ -118,6 +119,7 @@ def test_latency_cost_simulate_say_whether_a_calibration_moved_them(cli, tmp_pat
     assert plain.json()["calibrated"] is False
     assert calibrated.json()["calibrated"] is True
     if "--sweep-rate" not in args:  # its table is the chart and a row per rate
+        monkeypatch.setenv("COLUMNS", "200")  # field and value on one line (no fold)
         table = cli(*args, "--calibration", cal).out.splitlines()
         assert any("calibrated" in line and "yes" in line for line in table)
 
