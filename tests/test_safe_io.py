@@ -140,6 +140,20 @@ def test_output_dev_stdout_writes_to_stdout(cli):
     assert r.json()["kv_bytes_per_token"] == 131072
 
 
+def test_output_dash_writes_to_stdout_not_a_file_named_dash(cli, tmp_path, monkeypatch):
+    # qa: `-o -` (and `--per-request -`) wrote a file named "-" in the working folder, where
+    # kvcalc reads "-" as standard input (log, score): "-" is standard output
+    monkeypatch.chdir(tmp_path)
+    r = cli(*MEMORY, "-f", "json", "-o", "-")
+    assert r.code == 0, r.err
+    assert r.json()["kv_bytes_per_token"] == 131072  # 2 × 8 × 128 × 2 B × 32 layers
+    r = cli("simulate", "-m", "llama3-8b", "-H", "h100", "--rate", "2", "--prompt", "64",
+            "--gen", "8", "--requests", "3", "--per-request", "-", "-o", "out.txt")  # fmt: skip
+    assert r.code == 0, r.err
+    assert [json.loads(line)["request"] for line in r.out.splitlines()] == [0, 1, 2]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
+
+
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="Linux /proc")
 def test_output_open_file_descriptor_is_written_in_place(cli, tmp_path):
     # `-o /dev/fd/3 3>file`: the shell opened the file; it is written through the fd, the
