@@ -723,3 +723,15 @@ def test_two_outputs_of_simulate_or_score_naming_one_file_are_refused(cli, tmp_p
     r = cli(*sim, "--per-request", tmp_path / "requests.jsonl", "-o", tmp_path / "table.txt")
     assert r.code == 0, r.err
     assert len((tmp_path / "requests.jsonl").read_text().splitlines()) == 20  # one per request
+
+
+def test_stdin_named_twice_to_score_is_refused(cli, monkeypatch):
+    # qa (issue 23): `kvcalc score - -` read the piped file as the first run, then said
+    # "stdin: empty file" of the second: standard input holds one result file
+    import io
+
+    run = Path(__file__).parent / "data" / "bench_results"
+    run = run / "vllm-0.8.3_llama-3.3-70b_tp8_pp1_a100-40g_sharegpt_qps-04.json"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(run.read_bytes())))
+    r = cli("score", "-", run, "-", "-H", "h100", "--tp", "8")
+    one_line_error(r, "- (standard input) is named 2 times")
