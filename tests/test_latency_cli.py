@@ -116,6 +116,26 @@ def test_explain_names_the_calibration_an_ops_multiplier_comes_from(cli, tmp_pat
     assert "calibration" not in plain
 
 
+def test_explain_names_the_source_of_a_calibrations_host_time(cli, tmp_path):
+    # qa (issue 20): a step calibration adds host ops (host, host_rows) to every step; each
+    # had its arithmetic but, alone of all ops, no source line
+    cal = tmp_path / "runs.yaml"
+    cal.write_text(
+        "kind: kvcalc-calibration\nhardware: h100\ndevice: benchmark runs\n"
+        "created: '2026-12-01'\nhost_step_s: 0.001\nhost_per_seq_s: 0.00001\n"
+    )
+    r = cli("latency", "-m", "llama3-8b", "-H", "h100", "--calibration", cal, "--explain")
+    assert r.code == 0, r.err
+    sources = {
+        line.split(" = ")[0].strip(): line
+        for line in r.out.splitlines()
+        if line.strip().startswith("source.")
+    }
+    for phase in ("decode", "prefill"):
+        for op in ("host", "host_rows"):
+            assert f"calibration {cal}" in sources[f"source.{phase}.{op}"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

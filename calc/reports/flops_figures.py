@@ -34,6 +34,8 @@ def op_figures(prefix: str, step: Step, hw: HardwareProfile | None = None) -> li
     for op, t in zip(step.raw, step.ops, strict=True):
         if step.calibration is not None and op.kind == HOST:
             figs.append(host_figure(prefix, op, t, step))
+            figs.append(Figure(f"source.{prefix}.{op.name}", t.time_s, "s",
+                               f"host time of the step calibration: {step.calibration.source}"))
             continue
         curve = curve_explain(op, r) if r is not None else None
         if curve is not None:  # timed by the profile's kernel curve: its arithmetic and source
