@@ -1213,6 +1213,18 @@ LOOKED_AT = (
      "pull 6259) refuses a prompt over max_num_tokens with chunked prefill off, so kvcalc sizes "
      "max_num_tokens to the max model length unless stated (calc/deploy/engines/trtllm/"
      "prompts.py); the release tags themselves were not read"),
+    ("vllm 0.33.0 wheel from PyPI (pip download --no-deps): vllm/v1/worker/gpu_worker.py "
+     "(determine_available_memory, the 'Free memory on device' line), "
+     "vllm/v1/core/kv_cache_utils.py (update_kv_cache_capacity: 'GPU KV cache size: N tokens, "
+     "Maximum concurrency for L tokens per request: Cx' on one line, N = int(C × L)), "
+     "vllm/v1/worker/gpu_model_runner.py ('Model loading took', 'Profiling CUDA graph "
+     "memory', 'Estimated CUDA graph memory'), vllm/v1/engine/core.py, vllm/utils/mem_utils.py",
+     "QA of issue 21: a start-up log written from 0.33's own format strings, read by kvcalc "
+     "log and held against kvcalc capacity --engine-version 0.33 (they agree: 449,696 "
+     "tokens for Llama 3 8B on one H100 at max-model-len 8,192); nothing fitted"),
+    ("sglang 0.5.23 wheel from PyPI (pip download --no-deps): sglang/srt/server_args.py "
+     "(--attn-dp-size, the deprecated --enable-dp-attention and --disable-cuda-graph)",
+     "QA of issue 21: the attention-DP + EP form of plan's SGLang commands; nothing fitted"),
 )
 
 

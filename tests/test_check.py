@@ -123,6 +123,19 @@ def test_csv_rows(cli, tmp_path):
     assert lines[1] == "small,must_fit,57982058496,58852892672,bytes,true"
 
 
+@pytest.mark.parametrize("written, shown", [("0.19", "0.19"), ("0.10", "0.1"), ("1", "1")])
+def test_an_unquoted_engine_version_says_to_quote_it(cli, tmp_path, written, shown):
+    # qa (issue 21): `engine_version: 0.19` (unquoted, as a person writes it) was refused as
+    # "Input should be a valid string (got 0.19)", and 0.10 shown as 0.1: YAML reads it as
+    # a number, which cannot say which release was meant (0.10 and 0.1 are one float)
+    body = HEAD.replace('engine_version: "0.19"', f"engine_version: {written}")
+    r = cli("check", spec(tmp_path, body + "    workload: {ctx: 8192}\n"
+                                          "    requirements: {must_fit: true}\n"))  # fmt: skip
+    assert r.code == 2 and r.err.count("\n") == 1, r.err
+    assert f"engine_version {shown} is a number in YAML" in r.err
+    assert 'quote it, e.g. engine_version: "0.19"' in r.err
+
+
 @pytest.mark.parametrize(
     "body, message",
     [

@@ -96,6 +96,34 @@ def test_calibration_applies_to_cost_and_check(cli, tmp_path):
     assert slow_fig["figure"] > 1.5 * fast
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ("latency", "-m", "llama3-8b", "-H", "h100", "--prompt", "100", "--gen", "8"),
+        RUN["cost"],
+        ("simulate", "-m", "llama3-8b", "-H", "h100", "--rate", "1", "-n", "5", "--prompt",
+         "100", "--gen", "8"),
+        ("simulate", "-m", "llama3-8b", "-H", "h100", "--sweep-rate", "1,2", "-n", "5",
+         "--prompt", "100", "--gen", "8"),
+    ],
+)  # fmt: skip
+def test_latency_cost_simulate_say_whether_a_calibration_moved_them(cli, tmp_path, monkeypatch,
+                                                                   args):  # fmt: skip
+    # qa (issue 23): --calibration moved their figures with nothing in the output saying so
+    # (plan marks such rows, sweep has a column); `calibrated` says it in the table and JSON
+    cal = tmp_path / "cal.yaml"
+    cal.write_text(CALIBRATION)
+    plain = cli(*args, "-f", "json")
+    calibrated = cli(*args, "--calibration", cal, "-f", "json")
+    assert plain.code == 0 and calibrated.code == 0, plain.err + calibrated.err
+    assert plain.json()["calibrated"] is False
+    assert calibrated.json()["calibrated"] is True
+    if "--sweep-rate" not in args:  # its table is the chart and a row per rate
+        monkeypatch.setenv("COLUMNS", "200")  # field and value on one line (no fold)
+        table = cli(*args, "--calibration", cal).out.splitlines()
+        assert any("calibrated" in line and "yes" in line for line in table)
+
+
 def test_check_applies_a_calibration_to_its_own_gpu_among_several(cli, tmp_path):
     # qa4: a spec over h100 and h200 with an h200 calibration slowed the h100 deployment too
     # (a warning said so); as plan and sweep, it applies to the profile it was made on alone

@@ -194,6 +194,19 @@ def test_0_33_log_and_capacity_agree():
     assert rows["tokens"]["printed"] == 447_536
 
 
+def test_a_version_given_over_the_one_the_log_prints_is_said():
+    # qa (issue 21): `kvcalc log LOG --engine-version 0.19` on a log that prints v0.33.0
+    # predicted 0.19.1's pool with no word of the mismatch (only two table rows differed)
+    from calc.reports.engine_log import log_report
+
+    built = deployment_from_log(VLLM_033, hardware="h100", version="0.19")
+    said = [w for w in log_report(built).warnings if "the log prints vllm 0.33.0" in w]
+    assert said == ["the log prints vllm 0.33.0; predicted with 0.19.1 (--engine-version)"]
+    for same in (None, "0.33", "0.33.0"):  # the release it prints: nothing to say
+        built = deployment_from_log(VLLM_033, hardware="h100", version=same)
+        assert not [w for w in log_report(built).warnings if "the log prints vllm" in w]
+
+
 def test_0_33_log_compares_the_printed_tokens_by_the_releases_formula():
     """From 0.21 vLLM prints int(max_concurrency × max_model_len), not blocks × block_size: at
     max_model_len 1,000 a request takes cdiv(1000, 16) = 63 blocks, so the log's figure is

@@ -120,6 +120,21 @@ def test_plan_report_has_the_answer_tables_charts_and_launch_command(reports):
     assert "https://www.nvidia.com/en-us/data-center/h200/" in html  # the H200 datasheet
 
 
+def test_plan_report_marks_a_calibrated_row_as_the_terminal_table_does(cli, tmp_path):
+    # qa (issue 23): with --calibration the terminal's ranked table said "h100 (calibrated)"
+    # and the report's ranked table said "h100": the row did not show it was calibrated
+    cal = tmp_path / "cal.yaml"
+    cal.write_text("kind: kvcalc-calibration\nhardware: h100\ndevice: test\n"
+                   "created: '2026-12-01'\nop_multipliers: {gemm: 1.2}\n")  # fmt: skip
+    html = _report(cli, tmp_path, ("plan", "-m", "llama3-8b", "-H", "h100", "--rate", "2",
+                                   "--prompt", "500", "--gen", "100", "--ttft-p99", "5s",
+                                   "--tpot-p99", "200ms", "--method", "analytic", "--top", "2",
+                                   "--calibration", cal))  # fmt: skip
+    ranked = html[html.index("Ranked deployments") : html.index("Rejected families")]
+    cells = re.findall(r"<td[^>]*>([^<]*)</td>", ranked)
+    assert cells.count("h100 (calibrated)") == 2 and "h100" not in cells
+
+
 def test_simulate_reports(reports):
     html = reports["simulate"].read_text()
     assert "At 20 requests/s: p99 TTFT" in html

@@ -95,6 +95,47 @@ def test_efficiency_flags_and_calibration(cli, tmp_path):
     assert (d["matmul_efficiency"], d["memory_efficiency"]) == (0.6, 0.8)
 
 
+def test_explain_names_the_calibration_an_ops_multiplier_comes_from(cli, tmp_path):
+    # qa (issues 20, 23): with a `score --save-calibration` file the times carried its
+    # multiplier (× 1.5) while each op's source line named only the kernel curve: where the
+    # 1.5 came from was not said
+    cal = tmp_path / "runs.yaml"
+    cal.write_text(
+        "kind: kvcalc-calibration\nhardware: h100\ndevice: benchmark runs\n"
+        "created: '2026-12-01'\nkernels: []\nop_multipliers: {gemm: 1.5}\n"
+    )
+    base = ("latency", "-m", "llama3-8b", "-H", "h100", "--explain")
+    sources = {
+        line.split(" = ")[0].strip(): line
+        for line in cli(*base, "--calibration", cal).out.splitlines()
+        if line.strip().startswith("source.decode.")
+    }
+    assert f"× 1.5: calibration {cal}" in sources["source.decode.qkv_proj"]  # a GEMM
+    assert "calibration" not in sources["source.decode.attn_scores"]  # attention: × 1
+    plain = cli(*base).out
+    assert "calibration" not in plain
+
+
+def test_explain_names_the_source_of_a_calibrations_host_time(cli, tmp_path):
+    # qa (issue 20): a step calibration adds host ops (host, host_rows) to every step; each
+    # had its arithmetic but, alone of all ops, no source line
+    cal = tmp_path / "runs.yaml"
+    cal.write_text(
+        "kind: kvcalc-calibration\nhardware: h100\ndevice: benchmark runs\n"
+        "created: '2026-12-01'\nhost_step_s: 0.001\nhost_per_seq_s: 0.00001\n"
+    )
+    r = cli("latency", "-m", "llama3-8b", "-H", "h100", "--calibration", cal, "--explain")
+    assert r.code == 0, r.err
+    sources = {
+        line.split(" = ")[0].strip(): line
+        for line in r.out.splitlines()
+        if line.strip().startswith("source.")
+    }
+    for phase in ("decode", "prefill"):
+        for op in ("host", "host_rows"):
+            assert f"calibration {cal}" in sources[f"source.{phase}.{op}"]
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [
@@ -105,6 +146,8 @@ def test_efficiency_flags_and_calibration(cli, tmp_path):
         (("--weight-dtype", "int3"), "unknown weight dtype 'int3'"),
         (("--hardware", "h1000"), "unknown hardware 'h1000'"),
         (("--calibration", "nope.yaml"), "nope.yaml: no such file"),
+        # qa: the decode ctx (prompt + gen) was checked first, naming --ctx, not given
+        (("--prompt", "10000000000"), "--prompt must be an integer in 1..1,000,000,000, got"),
     ],
 )
 def test_latency_errors_are_one_line(cli, args, message):
@@ -215,3 +258,12 @@ def test_a_request_over_the_stated_max_model_len_is_warned(cli, command):
     assert "9,256 tokens exceeds --max-model-len 4,096" in r.err, r.err
     ok = cli(*command, "-m", "llama3.1-8b", "-H", "h100", "--max-model-len", "16384")
     assert ok.code == 0 and "max-model-len" not in ok.err, ok.err
+
+
+@pytest.mark.parametrize("prompt", ["-1", "-1023", "10000000000"])
+def test_flops_names_the_prompt_it_was_given(cli, prompt):
+    # qa: `flops --prompt -1` said "--ctx must be an integer in 1..1,000,000,000, got 0":
+    # neither the flag given nor its value (ctx is prompt + gen, gen 1 by default)
+    r = cli("flops", "--model", "llama3-8b", "--prompt", prompt)
+    assert r.code == 2 and r.err.count("\n") == 1
+    assert f"--prompt must be an integer in 1..1,000,000,000, got {prompt}" in r.err, r.err

@@ -140,6 +140,20 @@ def test_output_dev_stdout_writes_to_stdout(cli):
     assert r.json()["kv_bytes_per_token"] == 131072
 
 
+def test_output_dash_writes_to_stdout_not_a_file_named_dash(cli, tmp_path, monkeypatch):
+    # qa: `-o -` (and `--per-request -`) wrote a file named "-" in the working folder, where
+    # kvcalc reads "-" as standard input (log, score): "-" is standard output
+    monkeypatch.chdir(tmp_path)
+    r = cli(*MEMORY, "-f", "json", "-o", "-")
+    assert r.code == 0, r.err
+    assert r.json()["kv_bytes_per_token"] == 131072  # 2 × 8 × 128 × 2 B × 32 layers
+    r = cli("simulate", "-m", "llama3-8b", "-H", "h100", "--rate", "2", "--prompt", "64",
+            "--gen", "8", "--requests", "3", "--per-request", "-", "-o", "out.txt")  # fmt: skip
+    assert r.code == 0, r.err
+    assert [json.loads(line)["request"] for line in r.out.splitlines()] == [0, 1, 2]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out.txt"]
+
+
 @pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="Linux /proc")
 def test_output_open_file_descriptor_is_written_in_place(cli, tmp_path):
     # `-o /dev/fd/3 3>file`: the shell opened the file; it is written through the fd, the
@@ -689,3 +703,35 @@ def test_whole_writes_raise_where_a_short_write_would_lose_bytes(tmp_path):
         r = subprocess.run([sys.executable, "-c", code], stdout=fh, stderr=subprocess.PIPE)
     assert r.stderr.decode().strip() == "27"  # EFBIG: File too large
     assert out.stat().st_size == 1024
+
+
+def test_two_outputs_of_simulate_or_score_naming_one_file_are_refused(cli, tmp_path):
+    # qa (issue 23): `simulate --per-request F -o F` and `score --save-calibration F -o F` ran
+    # with exit 0, one output written over the other; refused before any work, as check's
+    # --junit and --output are, and the file the user had is kept
+    keep = tmp_path / "keep.txt"
+    keep.write_text("previous\n")
+    sim = ("simulate", "-m", "llama3-8b", "-H", "h100", "--rate", "2", "--prompt", "64",
+           "--gen", "8", "--requests", "20")  # fmt: skip
+    one_line_error(cli(*sim, "--per-request", keep, "-o", keep), "is the same file as")
+    data = Path(__file__).parent / "data"
+    run = data / "bench_results" / "vllm-0.8.3_llama-3.3-70b_tp8_pp1_a100-40g_sharegpt_qps-04.json"
+    a100 = data.parent.parent / "docs" / "validation" / "hardware" / "a100-40g.yaml"
+    score = ("score", run, "-H", a100, "--tp", "8")
+    one_line_error(cli(*score, "--save-calibration", keep, "-o", keep), "is the same file as")
+    assert keep.read_text() == "previous\n"
+    r = cli(*sim, "--per-request", tmp_path / "requests.jsonl", "-o", tmp_path / "table.txt")
+    assert r.code == 0, r.err
+    assert len((tmp_path / "requests.jsonl").read_text().splitlines()) == 20  # one per request
+
+
+def test_stdin_named_twice_to_score_is_refused(cli, monkeypatch):
+    # qa (issue 23): `kvcalc score - -` read the piped file as the first run, then said
+    # "stdin: empty file" of the second: standard input holds one result file
+    import io
+
+    run = Path(__file__).parent / "data" / "bench_results"
+    run = run / "vllm-0.8.3_llama-3.3-70b_tp8_pp1_a100-40g_sharegpt_qps-04.json"
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(run.read_bytes())))
+    r = cli("score", "-", run, "-", "-H", "h100", "--tp", "8")
+    one_line_error(r, "- (standard input) is named 2 times")

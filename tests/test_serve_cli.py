@@ -49,6 +49,21 @@ def test_sweep_text_chart(cli):
     assert max(len(ln) for ln in out.splitlines()) <= 100
 
 
+def test_sweep_text_table_shows_the_itl_tail_beside_tpot(cli, monkeypatch):
+    # qa (issue 23): the rate table showed TTFT and TPOT only; a long prefill stalling the
+    # decodes shows in the ITL tail, which JSON and CSV had and the table did not
+    args = (*BASE, "--sweep-rate", "1,2", "-n", "30")
+    rows = cli(*args, "-f", "json").json()["rows"]
+    out = cli(*args).out
+    head, *table = out[out.index("  rate/s  TTFT p50") :].splitlines()
+    assert head.split()[:10] == ["rate/s", "TTFT", "p50", "p90", "p99", "TPOT", "p50", "p90",
+                                 "p99", "ITL"]  # fmt: skip
+    for line, row in zip(table[:2], rows, strict=True):
+        itl = row["itl_p99_s"] * 1e3  # below a second: shown in ms, 3 significant digits
+        assert line[68:78].strip() == f"{itl:.3g} ms", line  # 8 + 6 columns of 10
+    assert max(len(ln) for ln in out.splitlines()) <= 100
+
+
 def test_sweep_csv_and_json(cli):
     r = cli(*BASE, "--sweep-rate", "1,3,2", "-n", "30", "-f", "csv")
     assert r.code == 0, r.err

@@ -263,7 +263,7 @@ def test_max_model_len_chunked_prefill_reach_the_engine(cli):
 
     given = {"engine": "trtllm", "max_model_len": 2048, "chunked_prefill": True}
     grid = grid_of("llama3.1-8b", "h100", "1024,2048", batch="1,8", **given)
-    for dep, _, _ in grid.groups:
+    for dep, *_ in grid.groups:
         assert (dep.engine_config.max_model_len, dep.engine_config.chunked_prefill) == (2048, True)
     rows = calc.api.sweep("llama3.1-8b", "h100", ctx="1024,2048", batch="1,8", **given)
     for row in rows.fields["rows"]:
@@ -324,3 +324,24 @@ def test_a_calibration_moves_only_its_own_gpu_in_a_grid_of_several(cli, tmp_path
                 "-f", "json", "--calibration", cal)  # fmt: skip
     assert alone.json()["rows"][0]["tpot_s"] > 1.5 * plain["h100"]
     assert "measured on 'h200'" in alone.err
+
+
+def test_the_calibrated_rows_say_so_in_a_calibrated_column(cli, tmp_path):
+    # qa (issue 23): sweep applied --calibration with no column saying which rows it moved,
+    # where plan marks its calibrated rows; the column comes last, the original order kept
+    cal = tmp_path / "cal.yaml"
+    cal.write_text(
+        "kind: kvcalc-calibration\nhardware: h200\ndevice: NVIDIA H200\n"
+        "created: '2026-11-29'\nmatmul: {low: 0.2, expected: 0.3, high: 0.4}\n"
+        "memory: {low: 0.3, expected: 0.4, high: 0.5}\n"
+    )
+    args = ("sweep", "-m", "llama3-8b", "-H", "h100,h200", "--ctx", "1024", "--batch", "1")
+    r = cli(*args, "-f", "csv", "--calibration", cal)
+    assert r.code == 0, r.err
+    head, *rows = [line.split(",") for line in r.out.splitlines()]
+    assert head[-1] == "calibrated" and head[: len(head) - 1] == list(COLUMNS)[:-1]
+    flags = {row[head.index("hardware")]: row[-1] for row in rows}
+    assert flags == {"h100": "false", "h200": "true"}  # only the profile it was made on
+    plain = cli(*args, "-f", "json").json()["rows"]
+    assert [x["calibrated"] for x in plain] == [False, False]
+    assert "calibrated" in list(COLUMNS)

@@ -118,3 +118,21 @@ def test_headers_break_after_underscores():
     assert header_lines("ctx", 2) == "ctx"
     # its longest piece is "million_" (8), but a header gets at least 10 columns (fewer lines)
     assert column_min_width("usd_per_million_output_tokens", ["$1.0000"]) == 10
+
+
+def test_a_long_phrase_breaks_after_its_semicolon_rather_than_transposing():
+    # qa (issue 23): score's run table at COLUMNS=60 has the value "prompts as recorded per
+    # request; outputs as recorded per request" (64 characters, one piece): the field/value
+    # table was transposed into "row 1 ... row 17" columns and its field column squeezed to
+    # one letter a line. A phrase breaks after "; " (never inside a figure)
+    from calc.output.render import kv_table
+
+    lengths = "prompts as recorded per request; outputs as recorded per request"
+    two = "prompts as recorded per request;\noutputs as recorded per request"
+    assert broken(lengths, 40) == two
+    assert column_min_width("value", [lengths]) == len("prompts as recorded per request;")
+    fields = {"tool": "vllm bench serve", "max_batched_tokens": 2048, "lengths": lengths}
+    text = print_table(kv_table(fields, "a run"), 60)
+    assert widest_line(text) <= 60
+    assert "row 1" not in text and "max_batched_tokens" in text and "2,048" in text
+    assert "prompts as recorded per request;" in text and "outputs as recorded per request" in text

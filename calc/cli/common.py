@@ -22,6 +22,15 @@ def load_inputs(model, hardware=None, *, attention=None, fmt="table", **sizes):
     return cfg, hw, layout(cfg)
 
 
+def check_lengths(prompt: int, gen: int) -> None:
+    """--prompt and --gen before the decode context made of them (prompt + gen): an error
+    names the flag given, with the value given."""
+    from calc.data.limits import MAX_CTX, check_positive_int
+
+    check_positive_int("prompt", prompt, MAX_CTX)
+    check_positive_int("gen", gen, MAX_CTX)
+
+
 def warn_model(cfg) -> None:
     """Print what the model's import assumed (calc.deploy.checkpoint.model_warnings)."""
     from calc.deploy.checkpoint import model_warnings
@@ -110,9 +119,9 @@ def command_line() -> str:
 
 
 def check_report(path, *others) -> None:
-    """Before any work: --report is not the same file as another output of the command
-    (``others``: (flag, path) pairs, e.g. ("--output", output))."""
-    if path is not None:
+    """Before any work: no two outputs of the command name the same file, --report (``path``,
+    None without it) included (``others``: (flag, path) pairs, e.g. ("--output", output))."""
+    if path is not None or sum(p is not None for _, p in others) > 1:
         from calc.output.safe_io import check_outputs
 
         check_outputs(*others, ("--report", path))

@@ -27,11 +27,12 @@ def flops(
 
     Example: kvcalc flops --model llama3-70b --prompt 2048 --hardware h100
     """
-    from calc.cli.common import emit_report
+    from calc.cli.common import check_lengths, emit_report
     from calc.cli.deploy_common import deployment_of
     from calc.deploy.deployment import Workload
     from calc.reports.latency import flops_report
 
+    check_lengths(prompt, gen)
     dep = deployment_of(model, hardware, fmt, options)
     work = Workload(ctx=ctx or prompt + gen, batch=batch, prompt=prompt, gen=gen)
     report = flops_report(dep, work)

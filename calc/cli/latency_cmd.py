@@ -40,8 +40,9 @@ def latency(
 
     Example: kvcalc latency --model llama3-70b --hardware h100 --tp 4 --prompt 1024 --gen 256
     """
-    from calc.cli.common import emit_report, on_gpus, run_job
+    from calc.cli.common import check_lengths, emit_report, on_gpus, run_job
 
+    check_lengths(prompt, gen)
     report = run_job(
         "latency", fmt, model, hardware, prompt, gen, batch, ctx=ctx, matmul_eff=matmul_eff,
         mem_eff=mem_eff, **options.deployment,

@@ -149,6 +149,11 @@ def score(
     from calc.output.render import FORMATS
 
     check_choice("--format", fmt, FORMATS)
+    if (piped := sum(str(f) == "-" for f in files)) > 1:
+        from calc.errors import InvalidInputError
+
+        raise InvalidInputError(f"- (standard input) is named {piped} times: it holds one "
+                                "result file; name the others by path")  # fmt: skip
     check_report(report_file, ("--output", output), ("--save-calibration", save_calibration))
     report = run(
         files, model=model, hardware=hardware, log=log, prompt=prompt, gen=gen, seed=seed,

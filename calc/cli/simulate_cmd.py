@@ -149,7 +149,7 @@ def simulate(
     from calc.cli.common import check_choice, check_report, on_gpus
 
     check_choice("--format", fmt, ROW_FORMATS)
-    check_report(report_file, ("--output", output))
+    check_report(report_file, ("--output", output), ("--per-request", per_request))
     if sweep_rate is not None and output is not None and fmt == "table":
         from calc.output.plot import check_output
 

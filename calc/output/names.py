@@ -466,7 +466,7 @@ iterations | count | per deployment | simulate | scheduler iterations (forward p
 sequence_groups | count | setting | simulate | groups the requests are spread over round-robin (replicas × attention-DP ranks × pipeline micro-batches), each simulated on its own
 kv_pool_blocks | blocks | per GPU | simulate | KV blocks of one sequence group's pool (the ledger's pool, / pp under pipeline parallelism; in full-attention blocks for windowed or SSM models)
 max_rate_meeting_slo_per_s | requests/s | per deployment | simulate | highest rate of the sweep whose p99 TTFT and TPOT meet the SLOs and that is not saturated (null: none)
-calibrated | flag | setting | plan score | the hardware profile carries a --calibration file's figures (measured efficiency bands, or a step calibration fitted by kvcalc score)
+calibrated | flag | setting | latency roofline cost simulate plan score sweep | the hardware profile carries a --calibration file's figures (measured efficiency bands, or a step calibration fitted by kvcalc score)
 runs[].source | label | label | score | the benchmark result file, with #N for the N-th run where it holds several
 runs[].tool | label | label | score | what wrote the file: vllm bench serve, sglang bench_serving, guidellm, aiperf, genai-perf or trtllm-bench
 runs[].model | label | label | score | model the run is scored on (kvcalc's name: the file's model id, or --model)

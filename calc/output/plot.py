@@ -850,7 +850,8 @@ RATE_MARKS = {"p50": "o", "p90": "+", "p99": "#"}
 
 
 def latency_rate_text(title: str, series: list[RateSeries], rows: list[dict], slos: dict) -> str:
-    """Two terminal charts (TTFT, TPOT) of the percentiles vs rate (log-log), then the rows."""
+    """Two terminal charts (TTFT, TPOT) of the percentiles vs rate (log-log), then the rows
+    (with the ITL p99 beside TPOT: a prefill stalling the decodes shows there)."""
     parts = [title, ""]
     rates = sorted({x for s in series for x, _ in s.points})
     for metric in ("TTFT", "TPOT"):
@@ -885,14 +886,15 @@ def latency_rate_text(title: str, series: list[RateSeries], rows: list[dict], sl
     head = (
         f"{'rate/s':>8}"
         + "".join(
-            f"{h:>10}" for h in ("TTFT p50", "p90", "p99", "TPOT p50", "p90", "p99", "served/s")
+            f"{h:>10}"
+            for h in ("TTFT p50", "p90", "p99", "TPOT p50", "p90", "p99", "ITL p99", "served/s")
         )
         + "  saturated"
     )
     lines = [head]
     for r in rows:
         cells = [r.get(k) for k in ("ttft_p50_s", "ttft_p90_s", "ttft_p99_s", "tpot_p50_s",
-                                    "tpot_p90_s", "tpot_p99_s")]  # fmt: skip
+                                    "tpot_p90_s", "tpot_p99_s", "itl_p99_s")]  # fmt: skip
         text = "".join(f"{_sec(c):>10}" for c in cells)
         lines.append(
             f"{r['rate_per_s']:>8g}{text}{r['served_requests_per_s']:>10.3g}  "

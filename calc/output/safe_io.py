@@ -215,6 +215,8 @@ def check_output(path: Path | str, flag: str = "--output") -> OutputTarget:
     a block device, a socket, a missing folder, a name longer than the file system allows,
     a folder without write permission, or a file this run has read. Raises InvalidInputError."""
     path = Path(path)
+    if str(path) == "-":  # standard output, as "-" is standard input to log and score
+        return OutputTarget(path, flag, "stdout", path, None)
     text = os.path.abspath(path) if str(path) else ""
     if text in _STDOUT or text in _STDERR:
         how = "stdout" if text in _STDOUT else "stderr"

@@ -10,7 +10,8 @@ A table that fits is left as it is. A wider one is folded:
    field names and one column per row, as many rows side by side as fit.
 
 Within a column, a cell may break only at a space before ``(`` (``16.06 GB (14.96 GiB)`` onto
-two lines) and a header only after an underscore (``usd_per_`` / ``million_``): a number is
+two lines) or after ``;`` (the clauses of a phrase: ``prompts as recorded; outputs as
+recorded``), and a header only after an underscore (``usd_per_`` / ``million_``): a number is
 never split, because every column is given at least the width of its longest unbreakable
 piece. Only display changes here; JSON and CSV never pass through this module.
 """
@@ -26,7 +27,8 @@ from rich.text import Text
 
 MIN_WIDTH = 20  # narrower than this, nothing is readable; tables are laid out for 20
 HEADER_MIN = 10  # a header is broken at underscores into pieces at least this wide
-CELL_BREAK = re.compile(r" +(?=\()")  # where a cell may wrap: before "(14.96 GiB)"
+CELL_BREAK = re.compile(r" +(?=\()|(?<=;) +")  # where a cell may wrap: before "(14.96 GiB)",
+# after a clause's ";"
 BORDER = 1  # columns a box border takes at the left and between columns
 PADDING = 2  # one space each side of a cell
 
@@ -76,7 +78,8 @@ def header_lines(header: str, width: int) -> str:
 
 def broken(cell: str, width: int) -> str:
     """``cell`` as it prints in a column ``width`` wide: whole if it fits, else broken onto
-    lines at its break points only (before a parenthesis), never inside a figure."""
+    lines at its break points only (before a parenthesis, after a semicolon), never inside a
+    figure."""
     if _width(cell) <= width:
         return cell
     return "\n".join(CELL_BREAK.sub("\n", line) for line in cell.splitlines())

@@ -234,6 +234,17 @@ class Deployment(BaseModel):
     workload: Workload
     requirements: Requirements
 
+    @model_validator(mode="before")
+    @classmethod
+    def _version_is_text(cls, data: Any) -> Any:
+        v = data.get("engine_version") if isinstance(data, dict) else None
+        if isinstance(v, int | float) and not isinstance(v, bool):  # YAML's 0.10 is 0.1
+            raise ValueError(
+                f"engine_version {v} is a number in YAML, which cannot say the release "
+                '(0.10 reads as 0.1): quote it, e.g. engine_version: "0.19"'
+            )
+        return data
+
     @model_validator(mode="after")
     def _load_needs_a_rate(self) -> Deployment:
         if self.requirements.under_load and self.workload.rate is None:

@@ -34,6 +34,7 @@ from calc.deploy.deployment import Deployment, Workload
 from calc.errors import InvalidInputError
 from calc.output.derivation import Figure, figure
 from calc.output.result import Report
+from calc.reports.calibration_mark import is_calibrated
 
 SECONDS_PER_HOUR = 3600
 _RESERVE = ("activation_peak_bytes", "overhead_bytes")  # capacity's keys, not cost's
@@ -183,20 +184,13 @@ def cost_report(
     cheapest batch that meets ``max_tpot_ms`` / ``max_ttft_ms``; the GPU-hour priced by
     ``pricing`` (``calc.deploy.pricing.Pricing``; default: the profile's price on the default
     basis, its reference price where it has none there) or at ``usd_per_hour``."""
-    from calc.deploy.rates import EFFICIENCIES
     from calc.reports.capacity import capacity_report, head_fields
 
-    if efficiency not in EFFICIENCIES:
-        raise InvalidInputError(
-            f"--efficiency {efficiency!r} is not one of: {', '.join(EFFICIENCIES)}"
-        )
+    _check_options(efficiency, max_tpot_ms, max_ttft_ms)
     ctx, batch = work.ctx, work.batch
     prompt = work.prompt or ctx
     if prompt > ctx:
         raise InvalidInputError(f"--prompt {prompt:,} exceeds --ctx {ctx:,}")
-    for name, value in (("max-tpot-ms", max_tpot_ms), ("max-ttft-ms", max_ttft_ms)):
-        if value is not None and not 0 < value <= 1e9:
-            raise InvalidInputError(f"--{name} must be positive, got {value!r}")
     from calc.reports.throughput import serving_fields, serving_gen
 
     # its warnings (does not fit, TP split, a prompt over the step budget: the prompt is
@@ -220,6 +214,7 @@ def cost_report(
         "prompt": prompt,
         "batch": batch,
         "efficiency": efficiency,
+        "calibrated": is_calibrated(hw),
         "usd_per_gpu_hour": price,
         "usd_per_hour_per_deployment": price * gpus,
         "price_basis": choice.basis,
@@ -249,6 +244,19 @@ def cost_report(
         target = _Target(max_tpot_ms, max_ttft_ms, max_b, efficiency, price)
         _meet_target(dep, work, prompt, at, target, (fields, figs, warnings))
     return CostReport(fields, figs, warnings)
+
+
+def _check_options(efficiency: str, max_tpot_ms, max_ttft_ms) -> None:
+    """--efficiency one of the band's names; the TPOT and TTFT targets positive [ms]."""
+    from calc.deploy.rates import EFFICIENCIES
+
+    if efficiency not in EFFICIENCIES:
+        raise InvalidInputError(
+            f"--efficiency {efficiency!r} is not one of: {', '.join(EFFICIENCIES)}"
+        )
+    for name, value in (("max-tpot-ms", max_tpot_ms), ("max-ttft-ms", max_ttft_ms)):
+        if value is not None and not 0 < value <= 1e9:
+            raise InvalidInputError(f"--{name} must be positive, got {value!r}")
 
 
 def _kwh_serving(pricing, hw, serving: dict) -> float | None:

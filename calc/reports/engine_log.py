@@ -76,11 +76,25 @@ def log_report(built: LogDeployment) -> LogReport:
         "kv_bytes_per_token_per_gpu": p.kv_bytes_per_token,
         "terms": rows,
     }
-    warnings = list(built.warnings) + list(p.warnings)
+    warnings = list(built.warnings) + list(p.warnings) + _version_given(built)
     per_token = _per_token_warning(g("kv_pool_bytes"), g("tokens"), p.kv_bytes_per_token, dep)
     if per_token:
         warnings.append(per_token)
     return LogReport(fields, p.figures, warnings, rows, dep, built=built, prediction=p)
+
+
+def _version_given(built: LogDeployment) -> list[str]:
+    """A warning when --engine-version chose a release other than the one the log prints."""
+    from calc.deploy.engines.versions import parse_version
+
+    printed, ec = built.facts.version, built.deployment.engine_config
+    if not printed or parse_version(printed) is None:
+        return []
+    release = built.deployment.engine_model.versions.resolve(printed).release
+    if release == ec.version:
+        return []
+    return [f"the log prints {built.facts.engine} {printed}; predicted with {ec.version} "
+            "(--engine-version)"]  # fmt: skip
 
 
 # the log's pool bytes per token against kvcalc's beyond which the cache is another one: a

@@ -34,6 +34,8 @@ def op_figures(prefix: str, step: Step, hw: HardwareProfile | None = None) -> li
     for op, t in zip(step.raw, step.ops, strict=True):
         if step.calibration is not None and op.kind == HOST:
             figs.append(host_figure(prefix, op, t, step))
+            figs.append(Figure(f"source.{prefix}.{op.name}", t.time_s, "s",
+                               f"host time of the step calibration: {step.calibration.source}"))
             continue
         curve = curve_explain(op, r) if r is not None else None
         if curve is not None:  # timed by the profile's kernel curve: its arithmetic and source
@@ -46,6 +48,7 @@ def op_figures(prefix: str, step: Step, hw: HardwareProfile | None = None) -> li
             source = f"curve {name} ({c.provenance}): {c.source}" + curve_note(name, r, op)
             if r.curves is not None:
                 source += f"; {r.curves.source}"
+            source = _with_multiplier(source, m, step)
             figs.append(Figure(f"source.{prefix}.{op.name}", t.time_s, "s", source))
             continue
         if op.kind == COMPUTE:
@@ -77,9 +80,16 @@ def op_figures(prefix: str, step: Step, hw: HardwareProfile | None = None) -> li
         else:
             figs.append(_collective_figure(prefix, op, t, r, _calibrated(op, step)))
         if hw is not None:
-            figs.append(Figure(f"source.{prefix}.{op.name}", t.time_s, "s",
-                               _profile_source(op, hw, step, r)))  # fmt: skip
+            source = _with_multiplier(_profile_source(op, hw, step, r), _calibrated(op, step), step)
+            figs.append(Figure(f"source.{prefix}.{op.name}", t.time_s, "s", source))
     return figs
+
+
+def _with_multiplier(source: str, m, step: Step) -> str:
+    """``source``, then where a step calibration's multiplier ``m`` (None: none) comes from."""
+    if m is None:
+        return source
+    return f"{source}; × {m:.4g}: {step.calibration.source}"
 
 
 def _stated(hw: HardwareProfile, key: str) -> str:

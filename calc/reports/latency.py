@@ -19,6 +19,7 @@ from calc.errors import InvalidInputError
 from calc.formulas.roofline import arithmetic_intensity
 from calc.output.derivation import Figure, figure, whole
 from calc.output.result import Report
+from calc.reports.calibration_mark import is_calibrated
 from calc.reports.flops_figures import flops_figures, op_figures, ridge_figure
 from calc.reports.throughput import serving_fields
 
@@ -258,6 +259,7 @@ def _latency_fields(dep: Deployment, work: Workload, st: OpSetup, times: dict,
         "ridge_point_flop_per_byte": ridge_points(hw)[st.dtype],
         "matmul_efficiency": m_eff,
         "memory_efficiency": b_eff,
+        "calibrated": is_calibrated(hw),
     }
     for key in ("ttft_s", "tpot_s", "tpot_mean_s", "e2e_s", "output_tokens_per_s"):
         unit = "_per_s" if key.endswith("_per_s") else "_s"

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 from calc.deploy.deployment import Deployment
 from calc.deploy.pricing import PriceChoice
+from calc.reports.calibration_mark import is_calibrated
 from calc.reports.plan_confidence import Confidence
 from calc.reports.plan_eval import LoadEval
 from calc.reports.plan_space import DtypeChoice
@@ -155,11 +156,6 @@ def _family_fields(f: Family, dep: Deployment | None) -> dict:
         "engine": f.engine,
         "calibrated": is_calibrated(f.hardware),
     }
-
-
-def is_calibrated(hw) -> bool:
-    """Whether a profile carries a calibration file's figures (bands or a step calibration)."""
-    return hw.step_calibration is not None or hw.efficiency.source.startswith("calibration")
 
 
 def limit_replicas(query, s: Screened) -> int | None:

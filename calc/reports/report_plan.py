@@ -45,6 +45,8 @@ HEADERS = {  # as the terminal table heads them (each key in the heading's toolt
 def display(row: dict) -> dict:
     """A plan row with its dtypes, layout and mode written as the terminal table writes them."""
     out = dict(row)
+    if row.get("calibrated"):  # its profile carries the --calibration file's figures
+        out["hardware"] = f"{row['hardware']} (calibrated)"
     out["dtypes"] = f"{row['weight_dtype']}/{row['kv_dtype']}"
     out["layout"] = f"tp{row['tp']} pp{row['pp']} ep{row['ep']}"
     if row.get("mode") == "disaggregated":

@@ -44,7 +44,11 @@ def simulate_job(build: Callable, notes: list[str], **options):
 
         curve = latency_vs_rate(dep, load, rates, o.seed, efficiency=o.efficiency)
         report = curve_report(dep, curve, seed=o.seed, efficiency=o.efficiency, **slo)
-    return replace(report, warnings=(*notes, *report.warnings), deployment=dep, load=load)
+    from calc.reports.calibration_mark import is_calibrated
+
+    fields = {**report.fields, "calibrated": is_calibrated(dep.hardware)}
+    return replace(report, fields=fields, warnings=(*notes, *report.warnings), deployment=dep,
+                   load=load)  # fmt: skip
 
 
 def _load(o: SimpleNamespace):

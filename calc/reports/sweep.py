@@ -67,6 +67,8 @@ COLUMNS = (
     # of prompt + gen tokens, gen = ctx − prompt (at least 1); the same as cost and latency
     "gen",
     *SERVING_COLUMNS,
+    # the hardware profile carries the --calibration file's figures (plan marks its rows alike)
+    "calibrated",
 )
 LATENCY_COLUMNS = (
     *SERVING_COLUMNS,
@@ -246,7 +248,7 @@ class SweepResult:
         return [dict(zip(lists, vals, strict=True)) for vals in zip(*lists.values(), strict=True)]
 
 
-def _group_chunks(dep, prompt, price, ctx, batch, chunk_rows, *, latency, efficiency):
+def _group_chunks(dep, prompt, price, calibrated, ctx, batch, chunk_rows, *, latency, efficiency):
     """The chunks of one deployment (model, hardware, dtypes, tp, pp) at one ``prompt``: the
     per-group figures once, then ctx × batch broadcast a slice at a time. ``prompt`` None: the
     prompt is the ctx. Per-GPU figures are the deployment's ledger (``calc.deploy.ledger``) on
@@ -282,6 +284,7 @@ def _group_chunks(dep, prompt, price, ctx, batch, chunk_rows, *, latency, effici
         cols["gen"] = serving_gen(c if prompt is None else prompt, c)  # [C, 1]
         if latency:
             times.serving_columns(cols, masks, c)
+        cols["calibrated"] = calibrated
         return Chunk(cols, (c.shape[0], b.shape[1]), masks)
 
     for c0 in range(0, ctx.size, c_step):
@@ -415,6 +418,11 @@ def plan(
     cfgs, hws = _load(models, hardware, max(ctx), calibration, warnings)
     _check_names(cfgs, weight_dtypes, kv_dtypes, max(pp))
     prices = [_price(hw, usd_per_hour) for hw in hws]
+    marks = [False] * len(hws)
+    if calibration is not None:  # which profiles the file moved (plan's test, imported only then)
+        from calc.reports.calibration_mark import is_calibrated
+
+        marks = [is_calibrated(hw) for hw in hws]
     alone = gpus is not None and list(tp) == [1] and list(pp) == [1] and dp is None
     layouts = _layouts(tp, pp, dp, gpus, alone)
     n_groups = len(cfgs) * len(hws) * len(weight_dtypes) * len(kv_dtypes) * len(layouts)
@@ -424,8 +432,8 @@ def plan(
             f"the grid has {n_rows:,} rows, more than {MAX_ROWS:,}; narrow a range"
         )
     groups = []
-    for cfg, (hw, price), wd0, kd0, (t, p, d), pr in itertools.product(
-        cfgs, zip(hws, prices, strict=True), weight_dtypes, kv_dtypes, layouts, prompts
+    for cfg, (hw, price, mark), wd0, kd0, (t, p, d), pr in itertools.product(
+        cfgs, zip(hws, prices, marks, strict=True), weight_dtypes, kv_dtypes, layouts, prompts
     ):
         try:
             dep = Deployment.build(cfg, hw, tp=t, pp=p, ep=ep, dp=d, weight_dtype=wd0,
@@ -435,7 +443,7 @@ def plan(
             if not alone:
                 raise
             raise said_of_gpus(exc, t, gpus) from None
-        groups.append((dep, pr, price))
+        groups.append((dep, pr, price, mark))
     columns = COLUMNS if latency else tuple(c for c in COLUMNS if c not in LATENCY_COLUMNS)
     options = dict(latency=latency, efficiency=efficiency)
     return SweepPlan(

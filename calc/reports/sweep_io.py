@@ -483,7 +483,7 @@ def rendered(plan, render: Callable, jobs: int = 1) -> Iterator[bytes]:
 # Parquet column types, one schema for the whole file whatever each chunk's values (a value the
 # same on every row of one group may be a Python int there and a float in the next group)
 PARQUET_STRINGS = ("model", "hardware", "weight_dtype", "kv_dtype")
-PARQUET_BOOLS = ("fits",)
+PARQUET_BOOLS = ("fits", "calibrated")
 PARQUET_INTS = (
     "tp",
     "pp",
