@@ -538,3 +538,22 @@ def test_whole_prompts_over_the_default_budget_are_replayed_as_served():
     assert dep.engine_config.max_batched_tokens == 8192 and not dep.engine_config.chunked_prefill
     s = score_run(run, dep, replay(run))
     assert s.sim.rejected == 0 and s.sim.n_requests == 4
+
+
+def test_a_log_that_contradicts_the_file_and_a_default_engine_are_said():
+    from calc.reports.score import deployment_options
+
+    (run,) = read_results(VLLM_QPS4)  # records Llama-3.3-70B, vllm bench serve
+    given = {"model": None, "hardware": "h100", "engine": None}
+    _, notes = deployment_options(run, given, {"model": "llama3.1-8b", "engine": "vllm"})
+    assert ("the start-up log's model llama3.1-8b is used, though the result file records "
+            "llama3.3-70b (--model to choose)") in notes  # fmt: skip
+    # --model given: the user chose, nothing to say
+    _, notes = deployment_options(run, {**given, "model": "llama3.1-8b"},
+                                  {"model": "llama3.1-8b", "engine": "vllm"})  # fmt: skip
+    assert not any("though the result file" in n for n in notes)
+    # a file whose tool names no engine: replayed as vLLM, and said
+    bare = BenchRun(source="f.json", tool="aiperf", model="meta-llama/Llama-3.1-8B-Instruct")
+    options, notes = deployment_options(bare, given)
+    assert options["engine"] is None
+    assert "engine vllm, the default: the file names none (--engine to choose)" in notes

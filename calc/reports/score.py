@@ -143,13 +143,20 @@ def deployment_options(run, given: dict, log: dict | None = None) -> tuple[dict,
     file's), and a note of each taken from the log or the file."""
     options = dict(given)
     notes = []
-    for origin, found in (("the start-up log", log or {}), ("the result file", _file_options(run))):
+    recorded = _file_options(run)
+    for origin, found in (("the start-up log", log or {}), ("the result file", recorded)):
         for key, value in found.items():
             if key in ("printed_blocks", "eager"):  # not options: the pool, CUDA graphs off
                 continue
             if options.get(key) is None:
                 options[key] = value
                 notes.append(f"{key} {value} from {origin}")
+            elif origin == "the result file" and given.get(key) is None and value is not None \
+                    and str(value) != str(options[key]):  # fmt: skip
+                notes.append(f"the start-up log's {key} {options[key]} is used, though the "
+                             f"result file records {value} (--{key} to choose)")  # fmt: skip
+    if options.get("engine") is None:
+        notes.append("engine vllm, the default: the file names none (--engine to choose)")
     if options.get("model") is None:
         said = f" ({run.model!r} is not a shipped model)" if run.model else ""
         raise InvalidInputError(
