@@ -16,10 +16,12 @@ from calc.cli.option_groups import DEPLOYMENT, ENGINE, Options, with_options, wi
 Files = Annotated[
     list[Path],
     typer.Argument(
-        help="Result files: vllm bench serve --save-result JSON, SGLang bench_serving JSONL, "
-        "GuideLLM benchmarks.json, AIPerf / GenAI-Perf profile_export*.json, trtllm-bench "
-        "--report_json; trtllm-bench's printed report or GenAI-Perf's printed table pasted "
-        "into a text file, or profile_export_genai_perf.csv; - reads one from standard input.",
+        help="Result files: vllm bench serve --save-result JSON (and vllm bench sweep's "
+        "summary.json), SGLang bench_serving JSONL, GuideLLM benchmarks.json or .yaml, AIPerf "
+        "/ GenAI-Perf profile_export*.json, profile_export_aiperf.csv or the per-request "
+        "profile_export.jsonl, trtllm-bench --report_json or --request_json; trtllm-bench's "
+        "printed report or GenAI-Perf's printed table pasted into a text file, or "
+        "profile_export_genai_perf.csv; - reads one from standard input.",
         show_default=False,
     ),
 ]
