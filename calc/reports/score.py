@@ -328,7 +328,12 @@ def explain_figures(scores: list[RunScore]) -> list:
         rep = s.replay
         out.append(Figure(f"{tag}: requests replayed", int(rep.prompt.size), "requests",
                           rep.arrivals))  # fmt: skip
-        out.append(Figure(f"{tag}: mean prompt", float(rep.prompt.mean()), "tokens", rep.lengths))
+        # the replay's lengths (recorded, stated or drawn: rep.lengths says which) in the key,
+        # the mean's arithmetic as its formula
+        out.append(figure(f"{tag}: mean prompt ({rep.lengths})", float(rep.prompt.mean()),
+                          "tokens", "{prompt_tokens} / {requests}",
+                          prompt_tokens=int(rep.prompt.sum()),
+                          requests=int(rep.prompt.size)))  # fmt: skip
         for row in s.rows:
             if row["error"] is None:
                 continue
