@@ -161,7 +161,17 @@ STATED = {
         "estimate / total_memory (gpu_worker.py), so total = 2.35 / 0.0596 = 39.4 GiB. The "
         "cause is the profile's memory, not an engine rule: no rule changed; with 39.59 GiB "
         "the record is +1.01%. The log's 2.35 GiB estimate (FlashAttention 2 on Ampere) is "
-        "kvcalc's 0.70 GiB at the 0.20 rules: the per-graph constants come from H100 logs",
+        "kvcalc's 0.70 GiB at the 0.20 rules: the per-graph constants come from H100 logs. "
+        "Read in the 0.19.1 wheel: FlashAttention 2 declares UNIFORM_BATCH (v1/attention/"
+        "backends/flash_attn.py: ALWAYS only for FA3), so sm80 runs FULL_AND_PIECEWISE like "
+        "Hopper (the log: PIECEWISE=51, FULL=35 decode graphs to 256) and FA2 gets no "
+        "split-accumulator bound for graphs (only FA3's AOT schedule does); the first FULL "
+        "capture runs decode rows of min(max_model_len, 2,048 // 256) = 8 tokens, too short "
+        "for FA2 to split. The capture that followed took 2.44 GiB (so the estimate is not a "
+        "sampling artefact): about 28 MiB per graph over 86 graphs, against 6-8 MiB per "
+        "graph in the H100 logs and 3.2 MiB in the 0.29.0 L40S logs (0.27 GiB over 86). The "
+        "host runs driver 535 (CUDA 12.2); nothing in vLLM's source sizes a graph by the "
+        "GPU's architecture, so no rule changed",
     },
     "vllm0151-a100-40g-llama31-8b-eager": {
         "hardware": "docs/validation/hardware/a100-40g.yaml",

@@ -1216,12 +1216,15 @@ LOOKED_AT = (
      "graph pool memory'), results/raw/versions.txt and nvidia-smi-idle.txt; search index file "
      "57978845466 read whole (0.19.1 'Directly load the compiled graph(s)'); "
      "vllm-project/vllm issue 50159 (V2 against V1 on 0.26.0: 0.89 GiB more KV under V2) and "
-     "pull 49233 (excerpts)",
+     "pull 49233 (excerpts); vllm 0.19.1 wheel: v1/worker/gpu_model_runner.py "
+     "profile_cudagraph_memory, v1/attention/backends/flash_attn.py (FA2: UNIFORM_BATCH, no "
+     "split bound for graphs)",
      "the 0.29.0 L40S excess read as a cold torch.compile's benchmark copy of the embedding "
      "table (1.449 GiB + 2 × tokens × d_model × 2 B against the logs' 1.48, 1.48, 1.60 GiB "
      "transient peaks) with the V2 runner's lighter sampler pass and its kept penalty "
      "buffers; no rule changed (the compile cache's state is a fact of the start kvcalc has "
-     "no setting for), the decomposition in bench/validation_capacity.py STATED"),
+     "no setting for), the decomposition in bench/validation_capacity.py STATED; the A100 "
+     "0.19.1 graph estimate (2.35 GiB, ~28 MiB a graph) not explained by the source"),
 )
 
 
