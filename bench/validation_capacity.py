@@ -161,7 +161,17 @@ STATED = {
         "estimate / total_memory (gpu_worker.py), so total = 2.35 / 0.0596 = 39.4 GiB. The "
         "cause is the profile's memory, not an engine rule: no rule changed; with 39.59 GiB "
         "the record is +1.01%. The log's 2.35 GiB estimate (FlashAttention 2 on Ampere) is "
-        "kvcalc's 0.70 GiB at the 0.20 rules: the per-graph constants come from H100 logs",
+        "kvcalc's 0.70 GiB at the 0.20 rules: the per-graph constants come from H100 logs. "
+        "Read in the 0.19.1 wheel: FlashAttention 2 declares UNIFORM_BATCH (v1/attention/"
+        "backends/flash_attn.py: ALWAYS only for FA3), so sm80 runs FULL_AND_PIECEWISE like "
+        "Hopper (the log: PIECEWISE=51, FULL=35 decode graphs to 256) and FA2 gets no "
+        "split-accumulator bound for graphs (only FA3's AOT schedule does); the first FULL "
+        "capture runs decode rows of min(max_model_len, 2,048 // 256) = 8 tokens, too short "
+        "for FA2 to split. The capture that followed took 2.44 GiB (so the estimate is not a "
+        "sampling artefact): about 28 MiB per graph over 86 graphs, against 6-8 MiB per "
+        "graph in the H100 logs and 3.2 MiB in the 0.29.0 L40S logs (0.27 GiB over 86). The "
+        "host runs driver 535 (CUDA 12.2); nothing in vLLM's source sizes a graph by the "
+        "GPU's architecture, so no rule changed",
     },
     "vllm0151-a100-40g-llama31-8b-eager": {
         "hardware": "docs/validation/hardware/a100-40g.yaml",
@@ -179,31 +189,55 @@ STATED = {
     },
     "vllm0290-l40s-qwen3-14b-base": {
         "note": "training (round 11, second batch), +7.08%: vLLM 0.29.0 with its defaults on an "
-        "L40S. The weights agree (27.51 against 27.52 GiB) and the log's own utilisation notice "
-        "gives the CUDA-graph estimate, (0.9200 − 0.9086) × 44.52 = 0.51 GiB (kvcalc: 0.78), "
-        "so the non-KV memory the release kept was 0.92 × 44.52 − 27.52 − 0.51 − 11.06 = 1.87 "
-        "GiB against kvcalc's 0.81 (activation 0.56, non-torch 0.25): 1.06 GiB more. 0.29.0 "
-        "is the release that runs the V2 model runner by default on CUDA ('Using V2 Model "
-        "Runner' in the log; config/vllm.py use_v2_model_runner: 0.28.0 only for the eight "
-        "DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES). What the V2 runner keeps was read in the "
-        "0.29.0 wheel (v1/worker/gpu/: the sampler's per-request output_bin_counts, 256 × "
-        "151,936 × 4 B = 0.15 GiB; the token tables are host (UVA) buffers) and does not add "
-        "up to 1.06 GiB, so no rule changed: the rest needs a 0.29 log with the DEBUG "
-        "'Memory profiling takes' line",
+        "L40S (2,048 batched tokens, 256 sequences; 'Using V2 Model Runner'). The source log's "
+        "own report after capture (gpu_worker.py 'Free memory on device (43.97/44.39 GiB) ... "
+        "Actual usage is 27.79 GiB for consumed memory (weights + non-torch), 1.99 GiB for peak "
+        "activation, and 0.27 GiB for CUDAGraph memory'; the record keeps other lines) splits "
+        "the non-KV memory: torch's total 44.39 GiB (the L40S profile: 44.52), requested 0.92 "
+        "× 44.39 = 40.84; consumed 27.79 − weights 27.52 = 0.27 (kvcalc's non-torch 0.25); peak "
+        "activation 1.99 = the transient torch peak + the 0.51 graph estimate, so the peak is "
+        "1.48 GiB (kvcalc 0.56); graphs 0.51 (kvcalc 0.78). 40.84 − 27.79 − 1.99 = 11.06, the "
+        "printed budget. What the V2 runner does at the profile (0.29.0 wheel, the same to "
+        "0.33.0): _dummy_sampler_run gives the dummy rows the default sampling states (top-k "
+        "= vocab, top-p 1, no logprobs), so the sampler only draws from the bf16 logits "
+        "(256 × 151,936 × 2 B = 0.07 GiB; V1's pass sets top-k/top-p, modelled at 14.5 B); the "
+        "penalties' output_bin_counts and prompt_bin_mask are kept from load (256 × 151,936 × "
+        "4 B + 256 × 4,748 × 4 B = 0.15 GiB, inside the consumed 0.27). So V2 by its source "
+        "lowers the profile's memory (kvcalc with it: +8.68%), and the 1.48 GiB peak is not "
+        "the runner's. It matches the cold torch.compile: the log compiles ('Compiling a graph "
+        "for compile range (1, 2048) takes 27.01 s'; the 0.19.1 A100 record loads from the "
+        "cache and is +1.01%) inside profile_run after the peak is reset; vLLM turns on "
+        "Inductor's combo_kernels and benchmark_combo_kernel for torch >= 2.9 (config/"
+        "compilation.py, 0.11.1-0.33.0; not in 0.11.0), and Inductor's benchmark harness "
+        "(torch 2.13 _inductor/codegen/triton.py get_args) allocates a random copy of every "
+        "buffer a benchmarked kernel reads, graph constants included: the largest a Triton "
+        "kernel reads is the embedding table (GEMM weights go to cuBLAS or custom ops), "
+        "151,936 × 5,120 × 2 B = 1.449 GiB, + 2 × 2,048 × 5,120 × 2 B written = 1.488 GiB "
+        "against 1.48. With both (V2 sampler and bins, the cold-compile copy) kvcalc gives "
+        "-2.62%, the rest being its graph estimate (0.78 against 0.51) and total (44.52 "
+        "against 44.39). No rule changed: the compile cache being cold is a fact of the start "
+        "(the log's 'Compiling a graph' against 'Directly load the compiled graph(s)'), not "
+        "of the release, and kvcalc has no setting for it yet; the V2 rule alone moves this "
+        "record the wrong way",
     },
     "vllm0290-l40s-qwen3-14b-awq": {
         "note": "held-out (round 11, second batch), +3.33%: the AWQ run of the same lab; "
         "kvcalc's int4 weights 9.29 GiB against 9.44 printed (+2.85% with the printed "
-        "weights); the same V2 non-KV excess as the base run ((0.9200 − 0.9079) × 44.52 = "
-        "0.54 GiB of graphs; 0.92 × 44.52 − 9.44 − 0.54 − 29.09 = 1.89 GiB kept against "
-        "kvcalc's 0.81). Held out: nothing changed",
+        "weights). Its report: 9.73 GiB consumed (0.29 beside the weights), 2.02 GiB peak "
+        "activation with the 0.54 graph estimate, so a 1.48 GiB transient peak, the base "
+        "run's: AWQ keeps the embedding table in bf16, and the cold compile's copy of it "
+        "(1.449 + 0.039 = 1.488 GiB) is the same (see the base run). With the V2 rule alone "
+        "+3.94%, with the cold-compile copy too -0.36%. Held out: nothing changed",
     },
     "vllm0290-l40s-qwen3-14b-awq-tuned": {
         "note": "training (round 11, second batch), +2.07%: the AWQ run at 0.95, 8,192 batched "
-        "tokens and 512 sequences; 0.95 × 44.52 − 9.44 − 0.60 − 30.03 = 2.22 GiB kept against "
-        "kvcalc's 1.46 (activation 1.21 at 8,192 tokens): 0.76 GiB more, the same V2 excess "
-        "as the base run less kvcalc's larger activation term. No rule changed (see the base "
-        "run's note)",
+        "tokens and 512 sequences. Its report: requested 0.95 × 44.39 = 42.17 GiB, 9.95 "
+        "consumed (0.51 beside the weights: the V2 penalties' buffers for 512 rows, 512 × "
+        "151,936 × 4 B + 512 × 4,748 × 4 B = 0.30 GiB, and non-torch), 2.20 peak activation "
+        "with the 0.60 graph estimate: a 1.60 GiB transient peak against the cold compile's "
+        "1.449 + 2 × 8,192 × 5,120 × 2 B = 1.605 GiB (compile range (1, 8192)): the table, "
+        "not the 4× tokens or 2× rows, sets it. With the V2 rule alone +1.92%, with the "
+        "cold-compile copy too -0.25%. No rule changed (see the base run's note)",
     },
     "vllm0260-a40-llama31-8b-fixture": {
         "hardware": "l40s",

@@ -1225,6 +1225,31 @@ LOOKED_AT = (
     ("sglang 0.5.23 wheel from PyPI (pip download --no-deps): sglang/srt/server_args.py "
      "(--attn-dp-size, the deprecated --enable-dp-attention and --disable-cuda-graph)",
      "QA of issue 21: the attention-DP + EP form of plan's SGLang commands; nothing fitted"),
+    ("issue 21, the V2 model runner's profile (round 11 follow-up): vllm 0.28.0-0.33.0 wheels "
+     "(PyPI): v1/worker/gpu_worker.py determine_available_memory and its start-up report, "
+     "utils/mem_utils.py memory_profiling, v1/worker/gpu/model_runner.py (profile_run, "
+     "_dummy_run, _dummy_sampler_run, load_model), gpu/input_batch.py InputBatch.make_dummy, "
+     "gpu/sample/{sampler,states,penalties,gumbel,logprob}.py, gpu/states.py, "
+     "gpu/buffer_utils.py (UVA tensors), gpu/cudagraph_utils.py profile_cudagraph_memory, "
+     "config/vllm.py use_v2_model_runner, engine/arg_utils.py get_batch_defaults, "
+     "model_executor/layers/logits_processor.py; vllm 0.11.0-0.14.0 and 0.28.0-0.33.0 "
+     "config/compilation.py (combo_kernels and benchmark_combo_kernel from 0.11.1, torch >= "
+     "2.9); torch 2.13.0 _inductor/scheduler.py speedup_by_combo_kernel and "
+     "codegen/triton.py benchmark_combo_kernel, codegen_kernel_benchmark (get_args); "
+     "samilazrak/vllm-optimization-lab @ a7b193a3 results/raw/{base,awq,tuned}.startup.log "
+     "read whole (the 'Actual usage' report, 'Compiling a graph for compile range', 'CUDA "
+     "graph pool memory'), results/raw/versions.txt and nvidia-smi-idle.txt; search index file "
+     "57978845466 read whole (0.19.1 'Directly load the compiled graph(s)'); "
+     "vllm-project/vllm issue 50159 (V2 against V1 on 0.26.0: 0.89 GiB more KV under V2) and "
+     "pull 49233 (excerpts); vllm 0.19.1 wheel: v1/worker/gpu_model_runner.py "
+     "profile_cudagraph_memory, v1/attention/backends/flash_attn.py (FA2: UNIFORM_BATCH, no "
+     "split bound for graphs)",
+     "the 0.29.0 L40S excess read as a cold torch.compile's benchmark copy of the embedding "
+     "table (1.449 GiB + 2 × tokens × d_model × 2 B against the logs' 1.48, 1.48, 1.60 GiB "
+     "transient peaks) with the V2 runner's lighter sampler pass and its kept penalty "
+     "buffers; no rule changed (the compile cache's state is a fact of the start kvcalc has "
+     "no setting for), the decomposition in bench/validation_capacity.py STATED; the A100 "
+     "0.19.1 graph estimate (2.35 GiB, ~28 MiB a graph) not explained by the source"),
 )
 
 
