@@ -26,6 +26,7 @@ AIPerf's ``inter_chunk_latency`` is every gap between streamed chunks, pooled: v
 
 from __future__ import annotations
 
+from calc.data.bench_results import consistency
 from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Lengths, Reader
 
 _LATENCY = {
@@ -66,7 +67,9 @@ def _flat(obj: dict) -> dict:
     return obj
 
 
-def read(obj: dict, where: str) -> BenchRun:
+def read(obj: dict, where: str, printed: bool = False) -> BenchRun:
+    """``printed``: a table or CSV (``genai_perf_text``), its figures rounded to 2 decimals:
+    the throughputs are not checked against the totals over the duration there."""
     r = Reader(where)
     obj = _flat(obj)
     tool = "aiperf" if any(k in obj for k in _AIPERF_KEYS) else "genai-perf"
@@ -108,6 +111,7 @@ def read(obj: dict, where: str) -> BenchRun:
     for key in ("total_isl", "total_osl"):
         m = r.obj(obj, key)
         total[key] = r.num(m, "avg", hi=MAX_TOKENS * 1e3, whole=True) if m else None
+    _check(where, obj, completed, duration_s, total, printed)
     model = _model(r, cfg)
     slo = _slo(r, cfg)
     gpu = _gpu_name(obj.get("telemetry_data"))
@@ -207,3 +211,30 @@ def _load(r: Reader, cfg: dict) -> tuple[float | None, int | None]:
         if rate is not None or conc is not None:
             return rate, conc
     return None, None
+
+
+def _check(where: str, obj: dict, count, duration_s, total: dict, printed: bool) -> None:
+    """The writer's own relations (``consistency``): each metric's min ≤ percentiles ≤ max and
+    avg within; AIPerf's ``total_osl``/``total_isl`` = the lengths' ``sum``;
+    ``request_throughput`` = ``request_count`` / ``benchmark_duration`` and
+    ``output_token_throughput`` = ``total_osl`` / ``benchmark_duration``
+    (``aiperf/metrics/types/request_throughput_metric.py``,
+    ``output_token_throughput_metric.py``; both real AIPerf files agree to 1e-15)."""
+    for key in (*_LATENCY, "input_sequence_length", "output_sequence_length"):
+        if isinstance(obj.get(key), dict):
+            consistency.stats_block(where, key, obj[key])
+    for total_key, key in (("total_osl", "output_sequence_length"),
+                           ("total_isl", "input_sequence_length")):  # fmt: skip
+        s = obj[key].get("sum") if isinstance(obj.get(key), dict) else None
+        if isinstance(s, int | float) and not isinstance(s, bool):
+            consistency.equal(where, (f"{total_key}.avg", total.get(total_key)),
+                              (f"{key}.sum", s), "the total is the lengths' sum")
+    if printed:
+        return
+    for key, count_kv in (("request_throughput", ("request_count.avg", count)),
+                          ("output_token_throughput", ("total_osl.avg", total.get("total_osl")))):
+        m = obj.get(key)
+        v = m.get("avg") if isinstance(m, dict) else None
+        if isinstance(v, int | float) and not isinstance(v, bool) and count_kv[1] is not None:
+            consistency.rate(where, (f"{key}.avg", v), count_kv,
+                             ("benchmark_duration.avg", duration_s))

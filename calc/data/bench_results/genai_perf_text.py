@@ -84,7 +84,7 @@ def read(text: str, where: str) -> BenchRun:
         )
     if "request_count" in doc and "avg" in doc["request_count"]:
         doc["request_count"] = {"avg": doc["request_count"]["avg"]}
-    run = aiperf.read(doc, where)
+    run = aiperf.read(doc, where, printed=True)
     note = "a printed table or CSV: it states no model, GPU, concurrency or request rate"
     return dataclasses.replace(run, notes=(*run.notes, note))
 

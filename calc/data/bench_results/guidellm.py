@@ -27,6 +27,7 @@ tokens (TTFT included) and is not read.
 
 from __future__ import annotations
 
+from calc.data.bench_results import consistency
 from calc.data.bench_results.run import (
     MAX_REQUESTS,
     MAX_TOKENS,
@@ -83,6 +84,9 @@ def _bench(bench: dict, where: str, meta: dict, args: dict) -> BenchRun:
     completed = r.num(totals, "successful", hi=MAX_REQUESTS, whole=True)
     if completed is None:
         completed = len(done)
+    # not checked against len(requests.successful): the totals count the measurement window,
+    # the list the whole run (GuideLLM 0.5's real file: 19 beside 23 requests)
+    _check(where, metrics)
     notes = []
     per_request = bool(starts)
     if per_request and len(starts) < completed:
@@ -247,3 +251,14 @@ def _requests(r: Reader, bench: dict, where: str) -> tuple[list, tuple[list, ...
 def _successful(r: Reader, metrics: dict, key: str):
     m = r.obj(metrics, key)
     return r.obj(m, "successful") if m is not None else None
+
+
+def _check(where: str, metrics: dict) -> None:
+    """Each metric's ``successful`` summary (``consistency``): min ≤ median, percentiles
+    (p001 … p999, rising) ≤ max, min ≤ mean ≤ max (``DistributionSummary`` in the schema)."""
+    for key, m in metrics.items():
+        s = m.get("successful") if isinstance(m, dict) else None
+        if isinstance(s, dict):
+            pct = s.get("percentiles") if isinstance(s.get("percentiles"), dict) else {}
+            consistency.stats_block(where, f"metrics.{key}.successful", s, pcts=pct,
+                                    mean="mean", median="median")  # fmt: skip

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import math
 
+from calc.data.bench_results import consistency
 from calc.data.bench_results.run import (
     MAX_REQUESTS,
     MAX_TOKENS,
@@ -164,6 +165,12 @@ def read(obj: dict, where: str) -> BenchRun:
     prompt = r.nums(obj, "input_lens", hi=MAX_TOKENS, whole=True)
     output = r.nums(obj, "output_lens", hi=MAX_TOKENS, whole=True, n=n)
     ttfts = r.nums(obj, "ttfts", hi=1e9, n=n)
+    rates = {k: r.num(obj, k, hi=1e12)
+             for k in ("request_throughput", "output_throughput", "input_throughput")}
+    consistency.serving(where, obj, completed=completed, failed=None, duration=duration,
+                        tin=tin, tout=tout, prompt=prompt, output=output, ttfts=ttfts,
+                        rates=rates)  # fmt: skip
+    consistency.writer_percentiles(where, obj)
     if output is not None and not all(output):
         keep = [i for i, o in enumerate(output) if o > 0]
         dropped = len(output) - len(keep)

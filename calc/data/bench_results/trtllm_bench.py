@@ -17,6 +17,7 @@ maximum, average; ``itl_percentiles`` in older versions). Its percentiles are ne
 
 from __future__ import annotations
 
+from calc.data.bench_results import consistency
 from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Lengths, Reader, ms
 
 TOOL = "trtllm-bench"
@@ -27,7 +28,8 @@ def looks_like(obj) -> bool:
     return isinstance(obj, dict) and "world_info" in obj and "performance" in obj
 
 
-def read(obj: dict, where: str) -> BenchRun:
+def read(obj: dict, where: str, printed: bool = False) -> BenchRun:
+    """``printed``: the report as printed (``trtllm_bench_text``), rounded to 4 decimals."""
     r = Reader(where)
     engine = r.obj(obj, "engine") or {}
     machine = r.obj(obj, "machine") or {}
@@ -78,6 +80,7 @@ def read(obj: dict, where: str) -> BenchRun:
     if machine.get("name"):
         deployment["gpu"] = r.text(machine, "name")
     total_ms = r.num(perf, "total_latency_ms", hi=1e15)
+    _check(where, perf, stream, n, osl, total_ms, printed)
     notes = []
     if issue is not None and issue > 1e6:
         issue = None  # trtllm-bench's default: every request issued at once
@@ -98,3 +101,29 @@ def read(obj: dict, where: str) -> BenchRun:
         deployment=deployment,
         notes=tuple(notes),
     )
+
+
+def _check(where: str, perf: dict, stream: dict, n: int, osl, total_ms, printed: bool) -> None:
+    """The writer's own relations (``consistency``; ``reporting.py``, ``statistics.py`` at the
+    commit above): each percentile block's minimum ≤ p50 ≤ … ≤ maximum, average within; the
+    request throughput = requests / total latency, the output throughput = requests × average
+    output length / total latency (both real printed reports agree to 1e-5)."""
+    blocks = (("performance", perf, "request_latency_percentiles_ms"),
+              ("streaming_metrics", stream, "ttft_percentiles"),
+              ("streaming_metrics", stream, "tpot_percentiles"),
+              ("streaming_metrics", stream, "itl_percentiles"))  # fmt: skip
+    for name, block, key in blocks:
+        if isinstance(block.get(key), dict):
+            consistency.stats_block(where, f"{name}.{key}", block[key], lo="minimum",
+                                    hi="maximum", mean="average")  # fmt: skip
+    if not n or not total_ms:
+        return
+    duration = ("performance.total_latency_ms / 1000", total_ms / 1000.0)
+    consistency.rate(where, ("performance.request_throughput_req_s",
+                             perf.get("request_throughput_req_s")),
+                     ("request_info.num_requests", n), duration, printed)  # fmt: skip
+    if osl is not None:
+        consistency.rate(where, ("performance.system_output_throughput_tok_s",
+                                 perf.get("system_output_throughput_tok_s")),
+                         ("request_info.num_requests × avg_output_length", n * osl), duration,
+                         printed)  # fmt: skip

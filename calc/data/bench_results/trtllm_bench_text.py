@@ -145,7 +145,7 @@ def read(text: str, where: str) -> BenchRun:
             doc["world_info"][key] = int(v)
     if not doc["streaming_metrics"]:
         del doc["streaming_metrics"]
-    run = trtllm_bench.read(doc, where)
+    run = trtllm_bench.read(doc, where, printed=True)
     conc = doc["request_info"].get("avg_num_concurrent_requests")
     note = ("a printed report: it states no client --concurrency" if "name" in doc["machine"]
             else "a printed report: it states no GPU and no client --concurrency")  # fmt: skip

@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 import re
 
+from calc.data.bench_results import consistency
 from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Reader, ms, read_rates
 
 TOOL = "vllm bench serve"
@@ -102,9 +103,11 @@ def _measured(r: Reader, obj: dict) -> dict:
     return measured
 
 
-def _per_request(r: Reader, obj: dict) -> tuple[dict, list]:
+def _per_request(r: Reader, obj: dict, completed: int, failed: int, duration, tin,
+                 tout) -> tuple[dict, list]:  # fmt: skip
     """The per-request lists a detailed file keeps, the failed and empty requests left out
-    (their names: prompt, output, ttfts, starts, latencies), and the notes."""
+    (their names: prompt, output, ttfts, starts, latencies), and the notes; the file's
+    figures checked against each other first (``consistency``)."""
     n = len(obj["input_lens"]) if isinstance(obj.get("input_lens"), list) else None
     each = {
         "prompt": r.nums(obj, "input_lens", hi=MAX_TOKENS, whole=True),
@@ -115,6 +118,12 @@ def _per_request(r: Reader, obj: dict) -> tuple[dict, list]:
     }
     if obj.get("itls") is not None and not isinstance(obj["itls"], list):
         raise r.fail("itls", "expected one list of gaps per request")
+    rates = {k: r.num(obj, k, hi=1e12)
+             for k in ("request_throughput", "output_throughput", "input_throughput")}
+    consistency.serving(r.where, obj, completed=completed, failed=failed, duration=duration,
+                        tin=tin, tout=tout, prompt=each["prompt"], output=each["output"],
+                        ttfts=each["ttfts"], rates=rates)  # fmt: skip
+    consistency.writer_percentiles(r.where, obj)
     errors, output = obj.get("errors"), each["output"]
     ok = None
     notes = []
@@ -149,7 +158,7 @@ def read(obj: dict, where: str) -> BenchRun:
     tout = r.num(obj, "total_output_tokens", hi=MAX_TOKENS * 1e3, whole=True)
     if "input_tokens_per_s" not in measured and tin is not None and duration:
         measured["input_tokens_per_s"] = tin / duration  # the writer's own: totals / duration
-    each, notes = _per_request(r, obj)
+    each, notes = _per_request(r, obj, completed, failed, duration, tin, tout)
     rate, ramp_note = _ramp(r, obj, rate)
     if ramp_note and each["starts"] is None:
         notes.insert(0, ramp_note)
