@@ -18,6 +18,7 @@ concurrency with ``--concurrency``; the send times already waited for its slots)
 
 from __future__ import annotations
 
+from calc.data.bench_results import consistency
 from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Reader, rates_over
 
 TOOL = "aiperf"
@@ -61,6 +62,10 @@ def read(records: list, where: str) -> BenchRun:
             failed += 1
             continue
         times = {name: _value(r, metrics, key) for key, name in _TIMES.items()}
+        # each record's own: its first token within the request (``consistency``)
+        consistency.ordered(r.where, (("time_to_first_token", times["ttft"]),
+                                      ("request_latency", times["e2e"])),
+                            "the first token comes within the request")  # fmt: skip
         rows.append((start, end, isl, osl, times))
     if not rows:
         raise Reader(where).fail("records", "no profiled request completed without an error")

@@ -36,8 +36,7 @@ ORDER_TOL = 1e-9
 
 
 def _show(v) -> str:
-    if isinstance(v, float) and v == int(v) and abs(v) < 1e15:
-        v = int(v)
+    """A count as the file has it (an int: 42,449), a measured figure to 6 digits."""
     return f"{v:,}" if isinstance(v, int) else f"{v:.6g}"
 
 
@@ -47,20 +46,18 @@ def contradiction(where: str, key: str, x, other: str, y, why: str) -> ConfigErr
     return ConfigError(f"{where}: {key} says {x} but {other} says {y} ({why})")
 
 
-def ordered(where: str, items) -> None:
+def ordered(where: str, items, why: str = "percentiles rise with q, within min..max") -> None:
     """``items``: (key, value) pairs in the order their values must not fall (None: absent)."""
     present = [(k, v) for k, v in items if v is not None]
     for i, (k_hi, v_hi) in enumerate(present):
         for k_lo, v_lo in present[:i]:
             if v_lo > v_hi + ORDER_TOL * max(abs(v_lo), abs(v_hi), 1.0):
-                raise contradiction(where, k_lo, v_lo, k_hi, v_hi,
-                                    f"{k_lo} cannot exceed {k_hi}")  # fmt: skip
+                raise contradiction(where, k_lo, v_lo, k_hi, v_hi, why)
 
 
 def mean_within(where: str, mean, lo, hi) -> None:
     """``mean``, ``lo``, ``hi``: (key, value); the mean lies within [min, max]."""
-    ordered(where, (lo, mean))
-    ordered(where, (mean, hi))
+    ordered(where, (lo, mean, hi), "a mean lies within min..max")
 
 
 def percentiles(where: str, pcts, lo=None, hi=None, mean=None) -> None:
@@ -207,5 +204,6 @@ def stats_block(where: str, key: str, block: dict, *, pcts: dict | None = None,
 def equal(where: str, a_kv, b_kv, why: str) -> None:
     """Two figures the writer computes the same way (exact: token counts)."""
     (ak, a), (bk, b) = a_kv, b_kv
+    a, b = (int(x) if isinstance(x, float) and x == int(x) else x for x in (a, b))
     if a is not None and b is not None and a != b:
         raise contradiction(where, ak, a, bk, b, why)

@@ -118,7 +118,7 @@ def _check(where: str, perf: dict, stream: dict, n: int, osl, total_ms, printed:
                                     hi="maximum", mean="average")  # fmt: skip
     if not n or not total_ms:
         return
-    duration = ("performance.total_latency_ms / 1000", total_ms / 1000.0)
+    duration = ("performance.total_latency_ms [s]", total_ms / 1000.0)
     consistency.rate(where, ("performance.request_throughput_req_s",
                              perf.get("request_throughput_req_s")),
                      ("request_info.num_requests", n), duration, printed)  # fmt: skip
