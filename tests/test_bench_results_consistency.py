@@ -88,6 +88,11 @@ VLLM_CASES = {
         "run.json: output_throughput says 700 but total_output_tokens / duration says 42,449 / "
         "62.9883 = 673.918 (the writer divides them)",
     ),
+    "total token throughput": (
+        {"total_token_throughput": 1400.0},
+        "run.json: total_token_throughput says 1400 but (total_input_tokens + "
+        "total_output_tokens) / duration says 85,108 / 62.9883 = 1351.17 (the writer divides them)",
+    ),
     "percentiles out of order": (
         {"p99_ttft_ms": 10.0},
         "run.json: median_ttft_ms says 49.5001 but p99_ttft_ms says 10 (percentiles rise with "
@@ -104,6 +109,19 @@ VLLM_CASES = {
 def test_vllm_contradictions(case):
     changes, message = VLLM_CASES[case]
     assert _err(_vllm(**changes), "run.json") == message
+
+
+def test_vllm_first_token_after_the_end():
+    # the per-request latencies later releases keep with --save-detailed, added to the qps-4
+    # file: each at least its TTFT
+    ttfts = json.loads(VLLM_QPS4.read_text())["ttfts"]
+    latencies = [t + 1.0 for t in ttfts]
+    parse_results(_vllm(latencies=latencies), "run.json")
+    latencies[3] = ttfts[3] / 2
+    assert _err(_vllm(latencies=latencies), "run.json") == (
+        f"run.json: ttfts[3] says {ttfts[3]:.6g} but latencies[3] says {ttfts[3] / 2:.6g} (the "
+        "first token comes within the request)"
+    )
 
 
 def _sglang_first(**changes) -> bytes:
@@ -173,6 +191,18 @@ def test_aiperf_contradictions():
     assert _err(_aiperf(request_latency=("p50", 1.0)), "pe.json") == (
         "pe.json: request_latency.min says 98488.6 but request_latency.p50 says 1 (percentiles "
         "rise with q, within min..max)"
+    )
+
+
+def test_no_time_for_the_requests():
+    assert _err(_aiperf(benchmark_duration=("avg", 0.0)), "pe.json") == (
+        "pe.json: benchmark_duration.avg says 0 but request_count.avg says 87 (requests "
+        "completed in no time)"
+    )
+    raw = TRTLLM.read_text().replace("3368.3769", "0.0000").encode()
+    assert _err(raw, "report.txt") == (
+        "report.txt: performance.total_latency_ms says 0 but request_info.num_requests says 16 "
+        "(requests completed in no time)"
     )
 
 

@@ -220,6 +220,8 @@ def _check(where: str, obj: dict, count, duration_s, total: dict, printed: bool)
     ``output_token_throughput`` = ``total_osl`` / ``benchmark_duration``
     (``aiperf/metrics/types/request_throughput_metric.py``,
     ``output_token_throughput_metric.py``; both real AIPerf files agree to 1e-15)."""
+    consistency.positive_duration(where, ("benchmark_duration.avg", duration_s),
+                                  ("request_count.avg", count))
     for key in (*_LATENCY, "input_sequence_length", "output_sequence_length"):
         if isinstance(obj.get(key), dict):
             consistency.stats_block(where, key, obj[key])

@@ -10,7 +10,8 @@ What the writers guarantee, and so what is checked:
   ``input_lens``, ``completed`` the successful requests, the per-request lists hold every
   request sent (failed ones too: ``completed + failed`` of them, a failed one with TTFT 0 and
   output 0), ``request_throughput = completed / duration``, ``output_throughput =
-  total_output_tokens / duration``, ``input_throughput = total_input_tokens / duration``
+  total_output_tokens / duration``, ``input_throughput = total_input_tokens / duration``,
+  vLLM's ``total_token_throughput = (total_input_tokens + total_output_tokens) / duration``
   (float divisions: the relative tolerance ``RATE_TOL`` is far below any real disagreement).
   A success may have output 0 (vLLM 0.5.4 counts an empty text as 0 tokens), so only "more
   requests with output than completed" is a contradiction, not "fewer".
@@ -127,6 +128,12 @@ def serving(where: str, obj: dict, *, completed: int, failed: int | None, durati
             raise contradiction(where, "completed", completed, "ttfts",
                                 f"{first:,} requests with a first token",
                                 "a failed request has no first token")  # fmt: skip
+    latencies = obj.get("latencies")
+    if ttfts is not None and isinstance(latencies, list) and len(latencies) == len(ttfts):
+        for i, (t, e) in enumerate(zip(ttfts, latencies, strict=True)):
+            if isinstance(e, int | float) and t > e + ORDER_TOL * max(t, 1.0):
+                raise contradiction(where, f"ttfts[{i}]", float(t), f"latencies[{i}]",
+                                    float(e), "the first token comes within the request")
     if prompt is not None and tin is not None:
         keep = ok if ok is not None else ([True] * n if n == completed else None)
         if keep is not None:
@@ -135,9 +142,12 @@ def serving(where: str, obj: dict, *, completed: int, failed: int | None, durati
                 raise contradiction(where, "total_input_tokens", tin, "input_lens",
                                     f"{got:,} over the completed requests",
                                     "the writer sums them")  # fmt: skip
+    both = None if tin is None or tout is None else tin + tout
     for key, count_kv in (("request_throughput", ("completed", completed)),
                           ("output_throughput", ("total_output_tokens", tout)),
-                          ("input_throughput", ("total_input_tokens", tin))):  # fmt: skip
+                          ("input_throughput", ("total_input_tokens", tin)),
+                          ("total_token_throughput",
+                           ("(total_input_tokens + total_output_tokens)", both))):  # fmt: skip
         rate(where, (key, rates.get(key)), count_kv, ("duration", duration))
 
 

@@ -116,6 +116,8 @@ def _check(where: str, perf: dict, stream: dict, n: int, osl, total_ms, printed:
         if isinstance(block.get(key), dict):
             consistency.stats_block(where, f"{name}.{key}", block[key], lo="minimum",
                                     hi="maximum", mean="average")  # fmt: skip
+    consistency.positive_duration(where, ("performance.total_latency_ms", total_ms),
+                                  ("request_info.num_requests", n))
     if not n or not total_ms:
         return
     duration = ("performance.total_latency_ms [s]", total_ms / 1000.0)

@@ -119,7 +119,8 @@ def _per_request(r: Reader, obj: dict, completed: int, failed: int, duration, ti
     if obj.get("itls") is not None and not isinstance(obj["itls"], list):
         raise r.fail("itls", "expected one list of gaps per request")
     rates = {k: r.num(obj, k, hi=1e12)
-             for k in ("request_throughput", "output_throughput", "input_throughput")}
+             for k in ("request_throughput", "output_throughput", "input_throughput",
+                       "total_token_throughput")}  # fmt: skip
     consistency.serving(r.where, obj, completed=completed, failed=failed, duration=duration,
                         tin=tin, tout=tout, prompt=each["prompt"], output=each["output"],
                         ttfts=each["ttfts"], rates=rates)  # fmt: skip
