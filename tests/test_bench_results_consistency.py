@@ -168,6 +168,18 @@ def test_guidellm_contradictions():
     )
 
 
+def test_guidellm_request_first_token_after_its_end():
+    doc = json.loads(GUIDELLM.read_text())
+    q = doc["benchmarks"][0]["requests"]["successful"][2]
+    q["time_to_first_token_ms"] = q["request_latency"] * 1000 + 1.0
+    msg = _err(json.dumps(doc).encode(), "benchmarks.json")
+    assert msg == (
+        "benchmarks.json#1: requests.successful[2]: time_to_first_token_ms / 1000 says "
+        f"{q['time_to_first_token_ms'] / 1000:.6g} but request_latency says "
+        f"{q['request_latency']:.6g} (the first token comes within the request)"
+    )
+
+
 def _aiperf(**changes) -> bytes:
     doc = json.loads(AIPERF.read_text())
     for key, (stat, value) in changes.items():

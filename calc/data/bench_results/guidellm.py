@@ -239,6 +239,9 @@ def _requests(r: Reader, bench: dict, where: str) -> tuple[list, tuple[list, ...
         output.append(o)
         ttft.append(ms(rq.num(q, "time_to_first_token_ms", hi=1e12)))
         e2e.append(rq.num(q, "request_latency", hi=1e9))
+        consistency.ordered(rq.where, (("time_to_first_token_ms / 1000", ttft[-1]),
+                                       ("request_latency", e2e[-1])),
+                            "the first token comes within the request")  # fmt: skip
     if not starts:
         return done, ([], [], [], [], [])
     order = sorted(range(len(starts)), key=starts.__getitem__)
