@@ -18,7 +18,19 @@ What the writers guarantee, and so what is checked:
 - Every tool's percentiles of one metric rise with q (numpy's, nearest-rank's, both monotone):
   median/p50 ≤ p90 ≤ p95 ≤ p99 ≤ max, min ≤ each, and the mean lies within [min, max]
   (a printed report rounds all of them the same way, which keeps both orders).
+- AIPerf (``aiperf._check``): ``total_osl``/``total_isl`` = the lengths' ``sum``,
+  ``request_throughput = request_count / benchmark_duration``, ``output_token_throughput =
+  total_osl / benchmark_duration`` (not on a printed table or CSV: rounded to 2 decimals).
+- trtllm-bench (``trtllm_bench._check``): request throughput = requests / total latency, output
+  throughput = requests × average output length / total latency; on the printed report within
+  ``PRINTED_TOL``.
+- Per request, where both are listed (vLLM ``latencies``, GuideLLM's requests, AIPerf's
+  records): TTFT ≤ latency.
 - A run that completed requests took time: its duration is above 0.
+
+Not checked, because the writer really writes it: GuideLLM's ``request_totals.successful``
+against its ``requests.successful`` list (the totals count the measurement window, the list
+the whole run: 19 beside 23 in the real 0.5 file of tests/data/bench_results).
 """
 
 from __future__ import annotations
