@@ -27,6 +27,7 @@ from pathlib import Path
 from calc.data.bench_results import (
     aiperf,
     aiperf_records,
+    consistency,
     genai_perf_text,
     guidellm,
     other_files,
@@ -92,7 +93,23 @@ def _stdin_bytes() -> bytes:
 
 
 def parse_results(raw: bytes, name: str) -> list[BenchRun]:
-    """The runs of a result file's bytes (``name`` for messages)."""
+    """The runs of a result file's bytes (``name`` for messages). A file that contradicts
+    itself (``consistency``) is read again as it is, the contradiction among its runs' notes."""
+    from dataclasses import replace
+
+    try:
+        return _parse_results(raw, name)
+    except consistency.Contradiction as exc:
+        said = f"the file contradicts itself, scored as read: {exc}"
+    token = consistency.LENIENT.set(True)
+    try:
+        runs = _parse_results(raw, name)
+    finally:
+        consistency.LENIENT.reset(token)
+    return [replace(run, notes=(*run.notes, said)) for run in runs]
+
+
+def _parse_results(raw: bytes, name: str) -> list[BenchRun]:
     if b"\x00" in raw[:4096]:
         raise ConfigError(f"{name}: binary file, expected a benchmark result (JSON)")
     try:
