@@ -13,9 +13,10 @@ from each record's keys; a file may hold several records (JSON Lines, or one obj
 slices, perf_analyzer's ``profile_export.json``, trtllm-bench's ``--output_json``, GuideLLM's
 CSV and 0.1 report) is named as such with the file to give instead (``other_files``).
 Anything else, a truncated file or a value of the wrong kind is one ``ConfigError`` naming the
-file, the record and the key; so is a file that contradicts itself where it records both sides
+file, the record and the key. A file that contradicts itself where it records both sides
 (per-request lists against totals and counts, percentiles out of order, a mean outside min..max,
-a throughput that is not its total over the duration: ``consistency``).
+a throughput that is not its total over the duration: ``consistency``) is scored as read, the
+contradiction in one line among its runs' notes.
 """
 
 from __future__ import annotations
