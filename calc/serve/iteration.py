@@ -17,12 +17,13 @@ def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool) -
     nf = s.next_finish()
     k_run = max(1, nf - g) if nf is not None and not preempted else 1
     extra = 0
-    d = step.decode_s(b)
-    slope = step.ctx_slope(b)
+    d, slope = decode_times(s, step, b)
     if k_run > 1:
-        # blocks of steps 1 … k − 1: the decoders whose key meets −(g + j) mod B
+        # blocks of steps 1 … k − 1: the decoders whose key meets −(g + j) mod B, j = 1 … B;
+        # those keys run down from m = (−g − 1) mod B, wrapping at 0: two reversed slices
         cnt = s.cnt
-        cyc = [cnt[(-(g + j)) % B] for j in range(1, B + 1)]
+        m = (-g - 1) % B
+        cyc = cnt[m::-1] + cnt[:m:-1]
         per_cycle = 0 if s.reserve else b  # a decoder starts a block every B steps
         full, part = divmod(k_run - 1, B)
         extra = full * per_cycle + sum(cyc[:part])
@@ -54,6 +55,16 @@ def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool) -
     s.g += k_run
     s.iterations += k_run
     return k_run
+
+
+def decode_times(s: GroupState, step, b: int) -> tuple[float, float]:
+    """(d, γ) of a decode iteration of ``b`` sequences: ``step.decode_s(b)`` and
+    ``step.ctx_slope(b)``, looked up once per batch size in the group's run (``s.dec_times``
+    lives as long as the run, whose step time is fixed)."""
+    ds = s.dec_times.get(b)
+    if ds is None:
+        ds = s.dec_times[b] = (step.decode_s(b), step.ctx_slope(b))
+    return ds
 
 
 def _within_pool(free: int, per_cycle: int, cyc: list[int], B: int, k_run: int) -> int:
