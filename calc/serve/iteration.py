@@ -91,13 +91,10 @@ def until_arrival(d: float, slope: float, ctx_sum: float, b: int, target: float,
     else:
         j = target / a1 if a1 > 0 else k_max
     j = max(1, math.ceil(min(j, k_max) - 1e-9))
-
-    def end(j: int) -> float:
-        return a2 * j * j + a1 * j
-
-    while j > 1 and end(j - 1) >= target:
+    # iteration j's end is a2 j² + a1 j (written out: no closure made per call)
+    while j > 1 and a2 * (j - 1) * (j - 1) + a1 * (j - 1) >= target:
         j -= 1
-    while j < k_max and end(j) < target:
+    while j < k_max and a2 * j * j + a1 * j < target:
         j += 1
     return min(k_max, j)
 
@@ -108,11 +105,17 @@ def chunk_iteration(s: GroupState, step, b: int, ctx_sum: int, chunks: list, sch
     every request whose tokens are all computed samples one output token; a request at its
     last output token finishes, one left with its newest token joins the decoders."""
     computed, ntok, prompt = s.computed, s.ntok, s.prompt
-    rows = b + sum(1 for r, k in sched if computed[r] + k == ntok[r])
+    rows = b  # the decoders' rows and those of the requests whose tokens this pass completes
+    one = False  # whether some chunk is a single token
+    for r, k in sched:
+        if computed[r] + k == ntok[r]:
+            rows += 1
+        if k == 1:
+            one = True
     b_agg = b
     # a recomputed request's last token (its newest output) is timed as a decode token, as
     # the one-by-one rules time it
-    if any(k == 1 for _, k in chunks):
+    if one:
         for (r, k), (h, _) in zip(sched, chunks, strict=True):
             if k == 1 and h >= prompt[r]:
                 b += 1
