@@ -126,16 +126,17 @@ def run_group(
     s = GroupState(arrival, prompt, gen, shared, limits, max_in_flight, tokens)
     policy = policy_for(limits)
     policy.prepare(s)
-    arrival = s.arrival
-    while s.done < s.n:
-        fresh = s.take_arrivals() if s.nxt < s.n and arrival[s.nxt] <= s.t else 0
-        if not s.running and not s.waiting:
+    # bound once: the loop runs once per iteration (s.running is replaced by the exact rules)
+    arrival, n, waiting, policy_step = s.arrival, s.n, s.waiting, policy.step
+    while s.done < n:
+        fresh = s.take_arrivals() if s.nxt < n and arrival[s.nxt] <= s.t else 0
+        if not s.running and not waiting:
             policy.on_idle(s)
-            s.t = s.seen = max(s.t, s.arrival[s.nxt])  # idle: an arrival is seen at once
+            s.t = s.seen = max(s.t, arrival[s.nxt])  # idle: an arrival is seen at once
             continue
-        if len(s.waiting) - fresh > s.queue_max:  # the longest queue: before admission
-            s.queue_max = len(s.waiting) - fresh
-        policy.step(s, step)
+        if len(waiting) - fresh > s.queue_max:  # the longest queue: before admission
+            s.queue_max = len(waiting) - fresh
+        policy_step(s, step)
     c = s.clock
     return GroupOut(
         s.first_token, s.finish, s.admitted, s.preemptions, s.queue_area, s.queue_max,
