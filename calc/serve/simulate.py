@@ -183,8 +183,9 @@ def _percentiles(x) -> dict:
     if x.size == 0:
         return {"mean": None, **dict.fromkeys(PERCENTILES)}
     out = {"mean": float(x.mean())}
-    for k, q in PERCENTILES.items():
-        out[k] = float(np.percentile(x, q))
+    # all the percentiles from one call (one partition of x; each the same interpolation)
+    qs = np.percentile(x, list(PERCENTILES.values())).tolist()
+    out.update(zip(PERCENTILES, qs, strict=True))
     return out
 
 
