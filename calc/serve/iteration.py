@@ -59,8 +59,8 @@ def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool) -
 
 def decode_times(s: GroupState, step, b: int) -> tuple[float, float]:
     """(d, γ) of a decode iteration of ``b`` sequences: ``step.decode_s(b)`` and
-    ``step.ctx_slope(b)``, looked up once per batch size in the group's run (``s.dec_times``
-    lives as long as the run, whose step time is fixed)."""
+    ``step.ctx_slope(b)``, looked up once per batch size (``s.dec_times`` lives as long as
+    the group's run, or the simulation's whose groups it serves: one step time throughout)."""
     ds = s.dec_times.get(b)
     if ds is None:
         ds = s.dec_times[b] = (step.decode_s(b), step.ctx_slope(b))

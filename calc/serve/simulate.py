@@ -225,6 +225,7 @@ def simulate_requests(
     # slice of the arrays too: cheaper than an index array per group)
     entry, prompts = req.entry.tolist(), req.prompt.tolist()
     gens, shared = req.gen.tolist(), req.shared.tolist()
+    dec_times: dict = {}  # the groups' decode step times by batch size (one step, this call)
     for g in range(min(groups, req.arrival.size)):
         idx = slice(g, None, groups)
         cap = None
@@ -239,6 +240,7 @@ def simulate_requests(
             step,
             cap,
             tokens,
+            dec_times,
         )
         tally.add(idx, out, req, limits.pool_blocks)
     return tally.result(req, limits)
