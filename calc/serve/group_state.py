@@ -38,6 +38,7 @@ class GroupState:
         "clock",
         "cnt",
         "computed",
+        "dec_times",
         "done",
         "far",
         "fin",
@@ -135,6 +136,7 @@ class GroupState:
         self.full = False  # SGLang's batch_is_full: no admission until a request leaves
         self.ratio_base = 1.0  # SGLang's new_token_ratio: its last reset value and the
         self.ratio_steps = 0  # decode batches since
+        self.dec_times: dict[int, tuple[float, float]] = {}  # b -> (decode_s, ctx_slope)
 
     # -- arrivals, the queue and the client -----------------------------------------------
 

@@ -17,12 +17,13 @@ def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool) -
     nf = s.next_finish()
     k_run = max(1, nf - g) if nf is not None and not preempted else 1
     extra = 0
-    d = step.decode_s(b)
-    slope = step.ctx_slope(b)
+    d, slope = decode_times(s, step, b)
     if k_run > 1:
-        # blocks of steps 1 … k − 1: the decoders whose key meets −(g + j) mod B
+        # blocks of steps 1 … k − 1: the decoders whose key meets −(g + j) mod B, j = 1 … B;
+        # those keys run down from m = (−g − 1) mod B, wrapping at 0: two reversed slices
         cnt = s.cnt
-        cyc = [cnt[(-(g + j)) % B] for j in range(1, B + 1)]
+        m = (-g - 1) % B
+        cyc = cnt[m::-1] + cnt[:m:-1]
         per_cycle = 0 if s.reserve else b  # a decoder starts a block every B steps
         full, part = divmod(k_run - 1, B)
         extra = full * per_cycle + sum(cyc[:part])
@@ -56,6 +57,16 @@ def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool) -
     return k_run
 
 
+def decode_times(s: GroupState, step, b: int) -> tuple[float, float]:
+    """(d, γ) of a decode iteration of ``b`` sequences: ``step.decode_s(b)`` and
+    ``step.ctx_slope(b)``, looked up once per batch size (``s.dec_times`` lives as long as
+    the group's run, or the simulation's whose groups it serves: one step time throughout)."""
+    ds = s.dec_times.get(b)
+    if ds is None:
+        ds = s.dec_times[b] = (step.decode_s(b), step.ctx_slope(b))
+    return ds
+
+
 def _within_pool(free: int, per_cycle: int, cyc: list[int], B: int, k_run: int) -> int:
     """The largest k whose steps 1 … k − 1 take at most ``free`` blocks: whole cycles of B
     steps, then step by step."""
@@ -80,13 +91,10 @@ def until_arrival(d: float, slope: float, ctx_sum: float, b: int, target: float,
     else:
         j = target / a1 if a1 > 0 else k_max
     j = max(1, math.ceil(min(j, k_max) - 1e-9))
-
-    def end(j: int) -> float:
-        return a2 * j * j + a1 * j
-
-    while j > 1 and end(j - 1) >= target:
+    # iteration j's end is a2 j² + a1 j (written out: no closure made per call)
+    while j > 1 and a2 * (j - 1) * (j - 1) + a1 * (j - 1) >= target:
         j -= 1
-    while j < k_max and end(j) < target:
+    while j < k_max and a2 * j * j + a1 * j < target:
         j += 1
     return min(k_max, j)
 
@@ -97,11 +105,17 @@ def chunk_iteration(s: GroupState, step, b: int, ctx_sum: int, chunks: list, sch
     every request whose tokens are all computed samples one output token; a request at its
     last output token finishes, one left with its newest token joins the decoders."""
     computed, ntok, prompt = s.computed, s.ntok, s.prompt
-    rows = b + sum(1 for r, k in sched if computed[r] + k == ntok[r])
+    rows = b  # the decoders' rows and those of the requests whose tokens this pass completes
+    one = False  # whether some chunk is a single token
+    for r, k in sched:
+        if computed[r] + k == ntok[r]:
+            rows += 1
+        if k == 1:
+            one = True
     b_agg = b
     # a recomputed request's last token (its newest output) is timed as a decode token, as
     # the one-by-one rules time it
-    if any(k == 1 for _, k in chunks):
+    if one:
         for (r, k), (h, _) in zip(sched, chunks, strict=True):
             if k == 1 and h >= prompt[r]:
                 b += 1

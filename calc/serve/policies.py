@@ -79,12 +79,12 @@ class MixedBatches:
     def step(self, s: GroupState, step) -> None:
         """One iteration: all aggregate decoders and the request in prefill within the budget,
         then admission (``Scheduler.schedule``); else the exact rules."""
-        b, M = s.n_dec, s.M
-        pf = s.pf
+        b, M, pf = s.n_dec, s.M, s.pf
         k_p = need_p = 0
         if pf >= 0:
-            k_p = min(s.ntok[pf] - s.computed[pf], M - b)
-            need_p = max(0, cdiv(s.computed[pf] + k_p - s.shared[pf], s.B) - s.blocks[pf])
+            h = s.computed[pf]
+            k_p = min(s.ntok[pf] - h, M - b)
+            need_p = max(0, cdiv(h + k_p - s.shared[pf], s.B) - s.blocks[pf])
         if b > M or s.force_slow or (pf >= 0 and k_p <= 0):
             self.exact(s, step)
             return
@@ -95,8 +95,15 @@ class MixedBatches:
             b = s.n_dec
             if s.pf < 0:
                 k_p = 0
-        s.free -= need_dec + need_p
-        s.used += need_dec + need_p
+        need = need_dec + need_p
+        s.free -= need
+        s.used += need
+        if s.pf < 0 and (preempted or not s.waiting):  # decode only, nothing to admit
+            if b:
+                decode_stretch(s, step, b, s.sum_off + b * (s.g + 1), preempted)
+                if s.heap and s.heap[0][0] <= s.g:
+                    s.finish_decoders()
+            return  # (no decoder left: a preemption emptied the batch, schedule again)
         chunks: list[tuple[int, int]] = []
         sched: list[tuple[int, int]] = []
         if s.pf >= 0:

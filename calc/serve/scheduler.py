@@ -116,26 +116,31 @@ def run_group(
     step,
     max_in_flight: int | None = None,
     tokens: bool = True,
+    dec_times: dict | None = None,
 ) -> GroupOut:
     """Simulate one group's requests (lists sorted by arrival; ``shared`` prefix tokens per
     request, whole blocks) with the iteration time ``step`` (``iteration_s(b, ctx_sum, chunks,
     rows)``, ``decode_s(b)``, ``ctx_slope(b)``); at most ``max_in_flight`` requests open at once
     when given (a benchmark client's concurrency: the rest wait for a finish). ``tokens``: keep
     the token gaps (ITL) and each request's longest (off: the loop as fast as without them;
-    a plan or a check reads no ITL)."""
+    a plan or a check reads no ITL). ``dec_times``: the (decode_s, ctx_slope) of each batch
+    size looked up so far with this ``step`` (groups of one simulation share it)."""
     s = GroupState(arrival, prompt, gen, shared, limits, max_in_flight, tokens)
+    if dec_times is not None:
+        s.dec_times = dec_times
     policy = policy_for(limits)
     policy.prepare(s)
-    arrival = s.arrival
-    while s.done < s.n:
-        fresh = s.take_arrivals() if s.nxt < s.n and arrival[s.nxt] <= s.t else 0
-        if not s.running and not s.waiting:
+    # bound once: the loop runs once per iteration (s.running is replaced by the exact rules)
+    arrival, n, waiting, policy_step = s.arrival, s.n, s.waiting, policy.step
+    while s.done < n:
+        fresh = s.take_arrivals() if s.nxt < n and arrival[s.nxt] <= s.t else 0
+        if not s.running and not waiting:
             policy.on_idle(s)
-            s.t = s.seen = max(s.t, s.arrival[s.nxt])  # idle: an arrival is seen at once
+            s.t = s.seen = max(s.t, arrival[s.nxt])  # idle: an arrival is seen at once
             continue
-        if len(s.waiting) - fresh > s.queue_max:  # the longest queue: before admission
-            s.queue_max = len(s.waiting) - fresh
-        policy.step(s, step)
+        if len(waiting) - fresh > s.queue_max:  # the longest queue: before admission
+            s.queue_max = len(waiting) - fresh
+        policy_step(s, step)
     c = s.clock
     return GroupOut(
         s.first_token, s.finish, s.admitted, s.preemptions, s.queue_area, s.queue_max,
