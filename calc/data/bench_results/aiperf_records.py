@@ -19,7 +19,7 @@ concurrency with ``--concurrency``; the send times already waited for its slots)
 from __future__ import annotations
 
 from calc.data.bench_results import consistency
-from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Reader, rates_over
+from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Reader, run_of_requests
 
 TOOL = "aiperf"
 _UNIT_S = {"ms": 1e-3, "s": 1.0, "sec": 1.0, "us": 1e-6, "ns": 1e-9}
@@ -77,9 +77,6 @@ def read(records: list, where: str) -> BenchRun:
     measured = {}
     for name in _TIMES.values():
         measured.update(_stats(name, [t[name] for *_, t in rows if t[name] is not None]))
-    n = len(rows)
-    tin, tout = sum(x[2] for x in rows), sum(x[3] for x in rows)
-    measured.update(rates_over(duration, n, tin, tout))
     notes = ["per-request records: the figures are computed here from the profiling phase's "
              "requests, as AIPerf computes its summary (linear percentiles); the records state "
              "no model, GPU or client concurrency"]  # fmt: skip
@@ -87,22 +84,12 @@ def read(records: list, where: str) -> BenchRun:
         notes.append(f"{failed} failed and {warmup} warm-up requests left out")
     e2e = [t["e2e"] for *_, t in rows]
     ttft = [t["ttft"] for *_, t in rows]
-    return BenchRun(
-        source=where,
-        tool=TOOL,
-        completed=n,
-        failed=failed,
-        duration_s=duration,
-        total_input_tokens=tin,
-        total_output_tokens=tout,
-        prompt_tokens=tuple(x[2] for x in rows),
-        output_tokens=tuple(x[3] for x in rows),
-        start_s=tuple((x[0] - t0) * 1e-9 for x in rows),
-        ttft_each_s=tuple(ttft) if None not in ttft else None,
-        e2e_each_s=tuple(e2e) if None not in e2e else None,
-        measured=measured,
-        notes=tuple(notes),
-    )
+    return run_of_requests(
+        where, TOOL, start_s=[(x[0] - t0) * 1e-9 for x in rows], prompt=[x[2] for x in rows],
+        output=[x[3] for x in rows], ttft=ttft if None not in ttft else None,
+        e2e=e2e if None not in e2e else None, duration_s=duration, measured=measured,
+        notes=notes, failed=failed,
+    )  # fmt: skip
 
 
 def _value(r: Reader, metrics: dict, key: str, whole: bool = False):

@@ -194,6 +194,33 @@ def rates_over(duration_s: float | None, completed: int, input_tokens: int,
             "input_tokens_per_s": input_tokens / duration_s}  # fmt: skip
 
 
+def run_of_requests(where: str, tool: str, *, start_s, prompt, output, ttft, e2e, duration_s,
+                    measured: dict, notes: list, failed: int,
+                    backend: str | None = None) -> BenchRun:  # fmt: skip
+    """A run read request by request (AIPerf's records, trtllm-bench's --request_json): its
+    totals and throughputs from the per-request lists (``ttft``/``e2e``: one per request, or
+    None where a request lacks it), ``measured`` the figures the reader computed from them."""
+    n = len(prompt)
+    tin, tout = sum(prompt), sum(output)
+    return BenchRun(
+        source=where,
+        tool=tool,
+        backend=backend,
+        completed=n,
+        failed=failed,
+        duration_s=duration_s,
+        total_input_tokens=tin,
+        total_output_tokens=tout,
+        prompt_tokens=tuple(prompt),
+        output_tokens=tuple(output),
+        start_s=tuple(start_s),
+        ttft_each_s=tuple(ttft) if ttft is not None else None,
+        e2e_each_s=tuple(e2e) if e2e is not None else None,
+        measured={**measured, **rates_over(duration_s, n, tin, tout)},
+        notes=tuple(notes),
+    )
+
+
 def ms(v):
     """Milliseconds to seconds (None stays None)."""
     return None if v is None else v / 1000.0

@@ -17,7 +17,7 @@ length is the last end − the first start; its percentiles are nearest-rank, so
 
 from __future__ import annotations
 
-from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Reader, rates_over
+from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Reader, run_of_requests
 
 TOOL = "trtllm-bench"
 _NEEDED = ("start_timestamp", "end_timestamp", "num_input_tokens")
@@ -65,35 +65,19 @@ def read(items: list, where: str) -> BenchRun:
     tpot = [(e - f) * ns / (o - 1) for _, f, e, _, o in rows if f is not None and o > 1]
     e2e = [(e - s) * ns for s, _, e, _, _ in rows]
     duration = (max(x[2] for x in rows) - t0) * ns
-    n = len(rows)
     measured = {}
     for metric, values in (("ttft", ttft), ("tpot", tpot), ("e2e", e2e)):
         measured.update(_stats(metric, values))
-    tin = sum(x[3] for x in rows)
-    tout = sum(x[4] for x in rows)
-    measured.update(rates_over(duration, n, tin, tout))
     notes = ["per-request records: the figures are computed here from them, as trtllm-bench's "
              "report computes its own (nearest-rank percentiles)"]  # fmt: skip
     if failed:
         notes.append(f"{failed} requests with an error or no end left out")
-    all_ttft = len(ttft) == n
-    return BenchRun(
-        source=where,
-        tool=TOOL,
-        backend="trtllm",
-        completed=n,
-        failed=failed,
-        duration_s=duration,
-        total_input_tokens=tin,
-        total_output_tokens=tout,
-        prompt_tokens=tuple(x[3] for x in rows),
-        output_tokens=tuple(x[4] for x in rows),
-        start_s=tuple((x[0] - t0) * ns for x in rows),
-        ttft_each_s=tuple(ttft) if all_ttft else None,
-        e2e_each_s=tuple(e2e),
-        measured=measured,
-        notes=tuple(notes),
-    )
+    return run_of_requests(
+        where, TOOL, backend="trtllm", start_s=[(x[0] - t0) * ns for x in rows],
+        prompt=[x[3] for x in rows], output=[x[4] for x in rows],
+        ttft=ttft if len(ttft) == len(rows) else None, e2e=e2e, duration_s=duration,
+        measured=measured, notes=notes, failed=failed,
+    )  # fmt: skip
 
 
 def _stats(metric: str, values: list) -> dict:
