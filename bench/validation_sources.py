@@ -1250,6 +1250,15 @@ LOOKED_AT = (
      "buffers; no rule changed (the compile cache's state is a fact of the start kvcalc has "
      "no setting for), the decomposition in bench/validation_capacity.py STATED; the A100 "
      "0.19.1 graph estimate (2.35 GiB, ~28 MiB a graph) not explained by the source"),
+    ("search excerpts (issue 21, lead, session 7): NVIDIA/TensorRT-LLM tests (test_llm's "
+     "test_max_num_token_check), taco-project/FlexKV examples/trtllm_adaption/launch.sh, "
+     "banjuede/deepseek-test trt-llm/serve.sh, and client code quoting trtllm-serve's 'should "
+     "not exceed max_num_tokens' refusal; vllm-project/vllm issues 21348, 28228, "
+     "guqiong96/Lvllm issue 35 and noonghunna/club-3090 pull 96 (start-up log excerpts)",
+     "that trtllm-serve refuses a prompt over max_num_tokens with chunked prefill off, and "
+     "that users launch it so (--max_seq_len 155648 --max_num_tokens 16384): led to the "
+     "prompt budget rule (calc/deploy/engines/trtllm/prompts.py); the log excerpts pointed the "
+     "round-11 search, none a record by itself"),
 )
 
 
