@@ -98,6 +98,8 @@ class Row:
     # TensorRT-LLM's release where the record states one (its fused MoE's speed); vLLM and
     # SGLang rows run at the newest modelled release, as their host times were fitted
     release: str | None = None
+    # MTP draft tokens of a run that used MTP speculative decoding (MTP_ROWS), 0 for none
+    mtp: int = 0
 
     @property
     def training(self) -> bool:
@@ -133,6 +135,20 @@ RELEASED = {
     ("deepseek-ai/DeepSeek-V3", "fp8"): "fp8-block128",
     ("Qwen/Qwen3-235B-A22B-FP8", "fp8"): "fp8-block128",
 }
+
+
+# The runs that used MTP speculative decoding, which no record states: the sample's TensorRT-LLM
+# DeepSeek-R1 runs are SemiAnalysisAI/InferenceX's sweeps, and three of its pull requests ran
+# only MTP configurations (num_nextn_predict_layers 3, 1 under attention DP): their runs, by
+# measured date, GPU and format, listed with the draft tokens by tools/silicon_mtp_rows.py
+# (issue 20, TensorRT-LLM MTP round). Predicted as MTP steps (calc.reports.mtp_decode).
+MTP_ROWS = DATA.with_name("aiconfigurator_silicon_mtp.csv")
+
+
+@cache
+def _mtp_drafts() -> dict[str, int]:
+    with MTP_ROWS.open() as f:
+        return {r["id"]: int(r["mtp_draft_tokens"]) for r in csv.DictReader(f)}
 
 
 def _label(r) -> str:
@@ -179,7 +195,8 @@ def rows() -> list[Row]:
             out.append(Row(r["id"], r["backend"], r["model"], r["hardware"], fmt, kv,
                            int(r["isl"]), int(r["osl"]), concurrency, tp,
                            ep if ep > 1 else 1, float(r["ttft_ms"]) / 1e3,
-                           float(r["tpot_ms"]) / 1e3, _label(r), _release(r)))  # fmt: skip
+                           float(r["tpot_ms"]) / 1e3, _label(r), _release(r),
+                           _mtp_drafts().get(r["id"], 0)))  # fmt: skip
     return out
 
 
@@ -259,11 +276,18 @@ def predict(row: Row, host=None, efficiency: str = "expected") -> Result | None:
         chunk = float(eager_step_s(chunk, launch_s(pre) - gpu))
         one = float(eager_step_s(one, launch_s(own) - gpu))
     t_dec = gpu + host.step_host_s(n)
+    per_token = t_dec  # a decode step's time per output token of a sequence
+    if row.mtp:  # the run's MTP speculative decoding (MTP_ROWS): fewer, longer steps
+        from calc.reports.mtp_decode import mtp_decode
+
+        spec = mtp_decode(dep, efficiency, batch=n * dpa, ctx=ctx, draft_tokens=row.mtp)
+        t_dec = spec.step_s + host.step_host_s(n)
+        per_token = t_dec / spec.tokens_per_step
     chunk += host.step_host_s(k)
     chunks = max(1, math.ceil(row.isl / ec.max_batched_tokens))
     first = one + host.step_host_s(1) * chunks  # its own prefill steps
-    cycle = n / k * chunk + (row.osl - 1) * t_dec
-    tpot = max(cycle - first, t_dec) / max(1, row.osl - 1)
+    cycle = n / k * chunk + (row.osl - 1) * per_token
+    tpot = max(cycle - first, per_token) / max(1, row.osl - 1)
     wave = WAVE_SHARE[_policy(dep)] * (n - 1) * one
     ttft = float(host.request_host_s(row.isl)) + first + t_dec + wave
     if want > n:  # requests beyond the slots wait for one to finish
