@@ -49,9 +49,12 @@ MTP_DRAFTS, MTP_DRAFTS_ATTENTION_DP = 3, 1  # num_nextn_predict_layers in those 
 
 def mtp_rows(sample: Path) -> list[tuple[str, int, str, str]]:
     """(id, draft tokens, measured date, sweep) of every MTP run in kvcalc's rows."""
-    keep = {r["id"] for r in csv.DictReader(KVCALC_ROWS.open())}
+    with KVCALC_ROWS.open() as f:
+        keep = {r["id"] for r in csv.DictReader(f)}
+    with sample.open() as f:
+        runs = list(csv.DictReader(f))
     out = []
-    for r in csv.DictReader(sample.open()):
+    for r in runs:
         if r["id"] not in keep or r["backend"] != "trtllm" or "DeepSeek-R1" not in r["model_path"]:
             continue
         m = re.search(r"measured=(\d{4}-\d\d-\d\d)", r["silicon_data_source"])
