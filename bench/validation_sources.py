@@ -85,6 +85,23 @@ FITTED = (
      "the per-step time alone free: 2.57 ms; calc/deploy/host_costs.py), replacing the engine "
      "core's 0.10 ms a sequence (0 on the curves); the V0 pipeline's cost per sequence per "
      "stage 0.325 → 0.38 ms (715 and 803 µs a sequence at PP 2 beside it)"),
+    ("DeepSeek-V3 Technical Report (arXiv:2412.19437), its evaluation of MTP for speculative "
+     "decoding (quoted in a r/LocalLLaMA comment found by search)",
+     "the measured acceptance of the MTP module's second-token prediction, 85-90% across "
+     "generation topics (1.8x tokens per second)",
+     "issue 20, MTP round: α = 0.85, the low end, the MTP draft acceptance of "
+     "calc/reports/mtp_decode.py (not fitted)"),
+    ("SemiAnalysisAI/InferenceX@843c6254f history: .github/configs/nvidia-master.yaml at "
+     "12ba0ae07 and its changes by pull requests #392 (bf3456727), #594 (ec7bafaae), #620 "
+     "(6eecc0e66), #632 (5d517074c), #642 (0aae52d4c), #1488/#1489; benchmarks/"
+     "dsr1_fp4_b200_trt(_slurm).sh, dsr1_fp8_b200_trt(_slurm).sh, dsr1_fp8_h200_trt(_slurm).sh "
+     "and their _mtp variants at ad4f6a4a1, 029199755, 622f4dd06, bf3456727, 5d517074c, "
+     "0aae52d4c, 12ba0ae07; benchmarks/gptoss_fp4_b200_trt.sh at d7dbd045b",
+     "which DeepSeek-R1 TensorRT-LLM sweeps ran MTP (num_nextn_predict_layers 3, 1 with "
+     "attention DP), their images and dates, and the MoE backend each script sets",
+     "issue 20, MTP round: the row mapping of the silicon sample's 161 MTP runs "
+     "(tools/silicon_mtp_rows.py, docs/validation/aiconfigurator_silicon_mtp.csv); the MoE "
+     "backends written up, not modelled"),
 )
 
 
@@ -1259,6 +1276,29 @@ LOOKED_AT = (
      "that users launch it so (--max_seq_len 155648 --max_num_tokens 16384): led to the "
      "prompt budget rule (calc/deploy/engines/trtllm/prompts.py); the log excerpts pointed the "
      "round-11 search, none a record by itself"),
+    ("ai-dynamo/aiconfigurator@095f58a51 aic-core/src/aiconfigurator_core/systems/"
+     "silicon_sample.csv, its silicon_data_source column; tools/accuracy_regression_testing/"
+     "README.md, .claude/skills/aic-silicon-align/SKILL.md",
+     "issue 20, MTP round: each TensorRT-LLM run's origin (InferenceX images, config ids, "
+     "measured dates), read by tools/silicon_mtp_rows.py; the skill and README say nothing of "
+     "speculative decoding"),
+    ("SemiAnalysisAI/InferenceX-app@77ca49a67 packages/db/migrations/001_initial_schema.sql; "
+     "inferencex.semianalysis.com compare-spec-decode pages (DeepSeek R1 B200 FP4, GB200 FP4, "
+     "GB300 FP8; search excerpts)",
+     "issue 20, MTP round: a config id includes its spec_method; InferenceX publishes MTP and "
+     "plain runs of the same deployments side by side; no acceptance rates"),
+    ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog2_DeepSeek_R1_MTP_Implementation_and_"
+     "Optimization.md (commit 000a01de6) and blog1 (search excerpt); docs/source/deployment-guide/"
+     "quick-start-recipe-for-deepseek-r1-on-trtllm.md (search excerpt: MoE backend matrix); "
+     "docs/source/performance/perf-overview.md@00f37686 llm_options.yml again",
+     "issue 20, MTP round: MTP Eagle calls the one MTP module K times; acceptance only in "
+     "figures (images, not read); the page's MoE options set no speculative_config and no "
+     "moe_config"),
+    ("ROCm/ATOM#609, vllm-project/vllm PR 36561 and issue 33497, sgl-project/sglang PR 3582, "
+     "HabanaAI/vllm-fork PR 1254, vllm-project/vllm PR 13626 (search excerpts)",
+     "issue 20, MTP round: DeepSeek MTP acceptance elsewhere (chat templates lower it; ~1.9 "
+     "accepted of 2 drafts in SGLang's first MTP, 'accept rate 0.84%' on Gaudi); none of "
+     "InferenceX's workload, not used for α"),
 )
 
 
