@@ -115,3 +115,31 @@ def test_an_mtp_run_is_predicted_faster_than_the_same_run_without(vs, rows):
     assert spec.tpot_s < plain.tpot_s
     # the step a new request joins is the whole MTP step, longer than a plain one
     assert spec.ttft_s > plain.ttft_s
+
+
+def test_the_tool_flags_runs_by_sweep_day_gpu_and_format(tmp_path, monkeypatch):
+    tool = load_script("tools/silicon_mtp_rows.py")
+    ids = ("a", "b", "c", "d", "e")
+    kv = tmp_path / "kv.csv"
+    kv.write_text("id\n" + "\n".join(ids) + "\n")
+    monkeypatch.setattr(tool, "KVCALC_ROWS", kv)
+    head = "id,silicon_data_source,backend,model_path,system,gemm_quant_mode,attention_dp_size"
+    src = "source_file=x.csv; measured={}T00:00:00Z; wip=False"
+    sample = tmp_path / "sample.csv"
+    sample.write_text("\n".join([
+        head,
+        # #642's day, B200 NVFP4, attention TP: 3 drafts
+        f"a,{src.format('2026-02-06')},trtllm,deepseek-ai/DeepSeek-R1,b200_sxm,nvfp4,1",
+        # #392's day, H200 fp8 under attention DP (8 ranks): 1 draft
+        f"b,{src.format('2026-01-14')},trtllm,deepseek-ai/DeepSeek-R1,h200_sxm,fp8,8",
+        # #632's day but NVFP4: #632 changed the fp8 configuration only
+        f"c,{src.format('2026-02-05')},trtllm,deepseek-ai/DeepSeek-R1,b200_sxm,nvfp4,1",
+        # gpt-oss swept on #632's day (InferenceX#639): no MTP
+        f"d,{src.format('2026-02-05')},trtllm,openai/gpt-oss-120b,b200_sxm,fp8,1",
+        # a plain sweep's day
+        f"e,{src.format('2026-01-29')},trtllm,deepseek-ai/DeepSeek-R1,b200_sxm,fp8,1",
+    ]) + "\n")  # fmt: skip
+    assert tool.mtp_rows(sample) == [
+        ("a", 3, "2026-02-06", "InferenceX#642"),
+        ("b", 1, "2026-01-14", "InferenceX#392"),
+    ]
