@@ -2,10 +2,10 @@
 the draft): the step's time [s], the tokens it emits per sequence [tokens] and the time per
 output token [s].
 
-One step with ``draft_tokens`` = γ (TensorRT-LLM's ``num_nextn_predict_layers``; vLLM's and
-SGLang's MTP likewise) verifies each sequence's γ drafts and its own next token in one target
-pass of γ + 1 tokens a sequence (``calc.reports.speculative.verify_step_time_s``: the KV read
-once), then drafts γ tokens for the next step. DeepSeek-V3/R1 checkpoints hold one MTP module,
+One step with ``draft_tokens`` = γ (TensorRT-LLM's ``num_nextn_predict_layers``) verifies
+each sequence's γ drafts and its own next token in one target pass of γ + 1 tokens a sequence
+(``calc.reports.speculative.verify_step_time_s``: the KV read once), then drafts γ tokens for
+the next step. DeepSeek-V3/R1 checkpoints hold one MTP module,
 so γ > 1 runs it γ times in a chain (TensorRT-LLM's "MTP Eagle", tech blog 2, "MTP
 implementation in TensorRT LLM": "call the same MTP module forward K times"): each draft pass is
 one transformer layer of the target plus the shared lm_head, timed here as the decode step's
@@ -29,11 +29,6 @@ from dataclasses import dataclass
 
 # DeepSeek-V3 Technical Report: the second token's acceptance, 85-90%; the lower end (above)
 MTP_ACCEPTANCE = 0.85
-MTP_SOURCE = (
-    "MTP speculative decoding: a verify step of γ + 1 tokens a sequence + γ passes of the one MTP "
-    "layer (the decode step's mean layer + lm_head); tokens a step (1 − α^(γ+1)) / (1 − α) at "
-    "α = 0.85, the low end of DeepSeek-V3's measured 85-90% (arXiv:2412.19437)"
-)
 
 
 @dataclass(frozen=True)
