@@ -395,7 +395,10 @@ def sglang_table(root: Path, version: str) -> dict:
 # (TorchLlmArgs' disable_overlap_scheduler not re-read); 1.1.0's KvCacheConfig adds tokens_per_block
 # (int, 32). The later releases keep them (the llm_args.py revisions of
 # bench/validation_sources.py). kvcalc writes tokens_per_block for DeepSeek sparse attention
-# alone; backend upper case since PR 6323 (July 2025, before 1.0.0)
+# alone; backend upper case since PR 6323 (July 2025, before 1.0.0). MoeConfig.backend: 1.0.0's
+# Literal["CUTLASS", "CUTEDSL", "WIDEEP", "TRTLLM", "DEEPGEMM", "VANILLA"] (default CUTLASS;
+# a later revision adds "TRITON", which kvcalc never writes); kvcalc writes TRTLLM or DEEPGEMM
+# where --moe-backend states it (calc/deploy/engines/trtllm/moe_backend.py)
 TRTLLM_YAML_KEYS = {
     "enable_chunked_prefill": "bool",
     "enable_attention_dp": "bool",
@@ -403,6 +406,7 @@ TRTLLM_YAML_KEYS = {
     "kv_cache_config": {"dtype": ["auto", "fp8"], "free_gpu_memory_fraction": "float",
                         "tokens_per_block": "int", "enable_block_reuse": "bool"},
     "cache_transceiver_config": {"backend": ["DEFAULT", "UCX", "NIXL", "MPI"]},
+    "moe_config": {"backend": ["CUTLASS", "CUTEDSL", "WIDEEP", "TRTLLM", "DEEPGEMM", "VANILLA"]},
 }
 # KvCacheConfig keys a release does not have (read as above)
 TRTLLM_YAML_ABSENT = {"1.0.0": {"kv_cache_config": ("tokens_per_block",)}}

@@ -1174,6 +1174,89 @@ def fp4_backend_study(tables: Tables, gpus=("b200_sxm", "gb200")) -> str:
     return "\n".join(head + lines)
 
 
+# issue 20, MoE-backend round (``--trtllm-gen-fit``): TensorRT-LLM's trtllm-gen NVFP4 MoE
+# (``moe_backend="TRTLLM"``) against its CUTLASS MoE on the same balanced rows, as a time ratio
+# of the rows each active expert computes, m = max(1, tokens × top-k / experts) (the tables'
+# routes over their active experts, ``table_active_experts``): CUTLASS / trtllm-gen =
+# speed-up × m^-decay, two constants by least squares on log ratio over every shape's pairs
+TRTLLM_GEN_GPU = "b200_sxm"  # the fit's GPU; GB200's pairs are reported beside it
+
+
+def trtllm_gen_pairs(tables: Tables, gpu: str):
+    """TensorRT-LLM's balanced NVFP4 rows of ``gpu`` with both kernels at the same shape and
+    tokens: a frame of the shape, CUTLASS time (``latency``), trtllm-gen time (``gen``) and
+    m, the rows per active expert; None where the tables hold no trtllm-gen rows."""
+    keys = ["num_tokens", *MOE_SHAPE[1:]]
+    f = tables.newest(gpu, "moe", "moe_perf", frameworks=("trtllm",), by="moe_dtype",
+                      keep=lambda x: x.moe_dtype == "nvfp4")  # fmt: skip
+    if f is None:
+        return None
+    f = f[(f.moe_dtype == "nvfp4") & (f.distribution == "balanced")]
+    cut = f[f.kernel_source == "moe_torch_flow_cutlass"].groupby(keys).latency.median()
+    gen = f[f.kernel_source == "moe_torch_flow_min_latency"].groupby(keys).latency.median()
+    both = cut.index.intersection(gen.index)
+    if len(both) == 0:
+        return None
+    p = cut.loc[both].reset_index()
+    p["gen"] = gen.loc[both].to_numpy()
+    p["m"] = (p.num_tokens * p.topk).to_numpy(dtype=float) / table_active_experts(
+        p.num_experts, p.topk, p.num_tokens)
+    return p
+
+
+def fit_trtllm_gen(p) -> tuple[float, float]:
+    """(speed-up at one row per expert, decay): log(CUTLASS / trtllm-gen) = log speed-up −
+    decay × log m, least squares over the median log ratio of each octave of m (m ≤ 1, 1-2,
+    2-4 ...: each octave weighs the same, so the m = 1 rows, a fifth of the pairs, do not set
+    the slope)."""
+    m = p.m.to_numpy(dtype=float)
+    y = np.log((p.latency / p.gen).to_numpy(dtype=float))
+    octave = np.ceil(np.log2(m) - 1e-9)
+    xs, ys = [], []
+    for o in np.unique(octave):
+        sel = octave == o
+        xs.append(np.median(np.log(m[sel])))
+        ys.append(np.median(y[sel]))
+    X = np.column_stack([np.ones(len(xs)), -np.asarray(xs)])
+    (a, decay), *_ = np.linalg.lstsq(X, np.asarray(ys), rcond=None)
+    return float(np.exp(a)), float(decay)
+
+
+TRTLLM_GEN_BANDS = ((0, 1), (1, 2), (2, 4), (4, 16), (16, 64), (64, 1e9))
+
+
+def trtllm_gen_report(tables: Tables, gpus=("b200_sxm", "gb200")) -> str:
+    """The fit on ``TRTLLM_GEN_GPU`` and, per GPU, shape set and band of m, the measured
+    median CUTLASS / trtllm-gen ratio beside the fitted one (signed: fitted / measured − 1)."""
+    fit = trtllm_gen_pairs(tables, TRTLLM_GEN_GPU)
+    speedup, decay = fit_trtllm_gen(fit)
+    lines = [f"fit ({GPUS[TRTLLM_GEN_GPU][0]}, {len(fit)} pairs, every shape): speed-up "
+             f"{speedup:.3f}, decay {decay:.4f}",
+             "| GPU | shapes | rows per expert | pairs | measured | fitted | fitted vs measured |",
+             "|---|---|---|---:|---:|---:|---:|"]  # fmt: skip
+    for gpu in gpus:
+        p = trtllm_gen_pairs(tables, gpu)
+        if p is None:
+            lines.append(f"| {GPUS[gpu][0]} | – | no trtllm-gen rows | 0 | | | |")
+            continue
+        ds = np.ones(len(p), dtype=bool)
+        for col, v in DEEPSEEK_V3_MOE.items():
+            ds &= (p[col] == v).to_numpy()
+        m = p.m.to_numpy(dtype=float)
+        ratio = (p.latency / p.gen).to_numpy(dtype=float)
+        for name, sel in (("all", np.ones(len(p), dtype=bool)), ("DeepSeek-V3", ds)):
+            for lo, hi in TRTLLM_GEN_BANDS:
+                b = sel & (m > lo) & (m <= hi)
+                if not b.any():
+                    continue
+                meas = float(np.median(ratio[b]))
+                fitted = float(np.median(speedup * m[b] ** -decay))
+                band = f"{lo}-{hi:g}" if hi < 1e9 else f"> {lo}"
+                lines.append(f"| {GPUS[gpu][0]} | {name} | {band} | {int(b.sum())} | "
+                             f"{meas:.2f} | {fitted:.2f} | {fitted / meas - 1:+.1%} |")  # fmt: skip
+    return "\n".join(lines)
+
+
 STUDY_BEGIN = "<!-- moe-study: written by tools/fit_kernels.py --moe-study --write -->"
 STUDY_END = "<!-- /moe-study -->"
 
@@ -1487,6 +1570,8 @@ def main(argv: list[str]) -> int:
                     help="only the per-expert MoE study (issue 20 round 9)")  # fmt: skip
     ap.add_argument("--fp4-backend-study", action="store_true",
                     help="only TensorRT-LLM's NVFP4 MoE kernels against the shipped curve")
+    ap.add_argument("--trtllm-gen-fit", action="store_true",
+                    help="only the trtllm-gen / CUTLASS NVFP4 MoE ratio fit (the TRTLLM backend)")
     ap.add_argument("--moe-report", action="store_true",
                     help="only each shipped fused-MoE curve against its table, by tokens")
     args = ap.parse_args(argv)
@@ -1494,6 +1579,10 @@ def main(argv: list[str]) -> int:
 
     if args.moe_report:
         print(moe_fit_report(Tables(args.wheel), args.gpu or list(GPUS)))
+        return 0
+
+    if args.trtllm_gen_fit:
+        print(trtllm_gen_report(Tables(args.wheel), args.gpu or ("b200_sxm", "gb200")))
         return 0
 
     if args.fp4_backend_study:

@@ -74,9 +74,12 @@ class EngineSettings:
     # the prefix cache: False where the server runs without one (SGLang --disable-radix-cache,
     # which changes its admission: calc.serve.policies); None: the engine's default
     prefix_cache: bool | None = None
+    # the fused MoE's kernels by the engine's name for them (TensorRT-LLM MoeConfig.backend:
+    # CUTLASS, TRTLLM, DEEPGEMM); None: the engine's default (calc.deploy.moe_pipeline)
+    moe_backend: str | None = None
 
     def __post_init__(self) -> None:
-        from calc.deploy.engines import NAMES, engine_name
+        from calc.deploy.engines import NAMES, engine, engine_name
         from calc.deploy.moe_pipeline import EP_COMMS
 
         if self.moe_a2a not in (None, *EP_COMMS):
@@ -90,6 +93,19 @@ class EngineSettings:
             )
         if self.name not in NAMES:  # "TRT-LLM", "tensorrt" -> trtllm; else the nearest named
             object.__setattr__(self, "name", engine_name(self.name))
+        if self.moe_backend is not None:
+            named = engine(self.name)
+            backend = str(self.moe_backend).upper()
+            if not named.moe.backends:
+                raise InvalidInputError(
+                    f"--moe-backend is not a setting kvcalc models for {named.title}: drop it"
+                )
+            if backend not in named.moe.backends:
+                raise InvalidInputError(
+                    f"--moe-backend {self.moe_backend!r} is not one of {named.title}'s "
+                    f"modelled MoE backends: {', '.join(named.moe.backends)}"
+                )
+            object.__setattr__(self, "moe_backend", backend)
         if self.mem_util is not None:
             check_fraction("mem-util", self.mem_util)
         for flag, value, upper in (
@@ -129,7 +145,7 @@ class EngineSettings:
         # how it runs: collectives, prompt chunks, the prefix cache, CUDA graphs
         allreduce: str | None = None, chunked_prefill: bool | None = None,
         prefix_cache: bool | None = None, moe_a2a: str | None = None,
-        cuda_graphs: bool | None = None,
+        cuda_graphs: bool | None = None, moe_backend: str | None = None,
         flag: str = "--",
     ) -> EngineSettings:  # fmt: skip
         """The settings from the options a command or a check spec states (the same names);
@@ -154,6 +170,7 @@ class EngineSettings:
             prefix_cache=prefix_cache,
             moe_a2a=moe_a2a,
             cuda_graphs=cuda_graphs,
+            moe_backend=moe_backend,
         )
 
 
@@ -275,6 +292,9 @@ class Deployment:
         if hardware is not None:
             _check_engine_runs_on(dep.engine.name, hardware)
             dep.compute_dtype  # noqa: B018 - validates --compute-dtype against the peaks
+        why = dep.engine_model.cannot_run_moe_backend(dep)
+        if why is not None:
+            raise InvalidInputError(why)
         return dep
 
     def rebuilt(self, **changes) -> Deployment:

@@ -134,6 +134,26 @@ TRTLLM_GATHER_SOURCE = (
     " calc/deploy/moe_pipeline.py TRTLLM_GATHER_BYTES)"
 )
 
+# TensorRT-LLM's MoE backends kvcalc times (``MoeConfig.backend``, see ``TRTLLM_BACKEND_SOURCE``)
+# and the engine's default; the trtllm-gen NVFP4 MoE against the CUTLASS one the curves are
+# fitted to: CUTLASS time / trtllm-gen time = speed-up × m^-decay, m the rows each active
+# expert computes (at least 1), from aiconfigurator-core 0.12.0's B200 tables
+# (b200_sxm/moe/trtllm/1.3.0rc20, balanced NVFP4 rows, ``moe_torch_flow_min_latency`` against
+# ``moe_torch_flow_cutlass``, 12,015 pairs over 15 shapes; ``tools/fit_kernels.py
+# --trtllm-gen-fit``): 1.885 at one row per expert (the measured median 1.97 at m <= 1) falling
+# to 1.10 beyond 64 rows (measured 1.11)
+TRTLLM_MOE_BACKENDS = ("CUTLASS", "TRTLLM", "DEEPGEMM")
+TRTLLM_GEN_FP4_SPEEDUP = 1.885  # [×] CUTLASS / trtllm-gen at one row per active expert
+TRTLLM_GEN_FP4_DECAY = 0.0966  # [1] the exponent of m it falls by
+TRTLLM_BACKEND_SPEEDUPS = (("TRTLLM", "nvfp4", (TRTLLM_GEN_FP4_SPEEDUP, TRTLLM_GEN_FP4_DECAY)),)
+TRTLLM_BACKEND_SOURCE = (
+    "TensorRT-LLM MoeConfig.backend (llm_args.py; 1.0.0's published source: CUTLASS, CUTEDSL, "
+    "WIDEEP, TRTLLM, DEEPGEMM, VANILLA, default CUTLASS; later revisions add TRITON) and "
+    "create_moe.py get_moe_cls; trtllm-gen time: CUTLASS time / (1.885 × m^-0.0966), m the "
+    "rows per active expert (aiconfigurator-core 0.12.0, B200 NVFP4 MoE tables, "
+    "tools/fit_kernels.py --trtllm-gen-fit)"
+)
+
 # TensorRT-LLM's fused MoE at a release over the 1.3.0rc20 tables the curves are fitted to:
 # (first release, ratio), oldest first (see the module docstring)
 TRTLLM_MOE_RELEASE_SCALE = (((1, 0), 1.19), ((1, 1), 1.0))
@@ -166,6 +186,13 @@ class MoePipeline:
     # layer routes in kernels of its own, not the top-k counted in ``routing``
     curve_release: str | None = None
     own_routing: tuple = ()
+    # the MoE backends a user may state (the engine's names), the engine's default (the one
+    # its curves time), and each other backend's time on a format as (backend, format,
+    # (speed-up, decay)): the curve's time / (speed-up × m^-decay), m the rows per active
+    # expert (at least 1); a backend or format not listed runs at the curve's time
+    backends: tuple = ()
+    default_backend: str | None = None
+    backend_speedups: tuple = ()
 
     def kernels_for(self, weight_format: str | None, release: str | None = None) -> int:
         """Kernels of one MoE layer with experts in ``weight_format`` at the engine's
@@ -208,6 +235,14 @@ class MoePipeline:
         act = dict(self.gather_bytes).get(weight_format, HIDDEN_BYTES_PER_ELEMENT)
         return act + self.gather_route_bytes * top_k / d_model
 
+    def backend_speedup(self, backend: str | None, weight_format: str | None):
+        """(speed-up, decay) of ``backend`` on experts in ``weight_format`` against the
+        curve's kernels (None: the default backend's, or one timed as the curve times it)."""
+        for name, fmt, fit in self.backend_speedups:
+            if name == (backend or self.default_backend) and fmt == weight_format:
+                return fit
+        return None
+
     def scale_at(self, release: str | None) -> float:
         """The fused-MoE curve's time ratio at the engine's ``release`` [×] (1 where the
         pipeline states none, or the release is older than every entry)."""
@@ -238,11 +273,26 @@ CUTLASS_MOE = MoePipeline(6, 6, "TensorRT-LLM CUTLASS MoE (expand, activation, f
                           ep_comm="mnnvl", gather_bytes=TRTLLM_GATHER_BYTES,
                           gather_route_bytes=TRTLLM_GATHER_ROUTE_BYTES,
                           gather_source=TRTLLM_GATHER_SOURCE,
-                          release_scale=TRTLLM_MOE_RELEASE_SCALE)  # fmt: skip
+                          release_scale=TRTLLM_MOE_RELEASE_SCALE,
+                          backends=TRTLLM_MOE_BACKENDS, default_backend="CUTLASS",
+                          backend_speedups=TRTLLM_BACKEND_SPEEDUPS)  # fmt: skip
 # the GPUs of an HGX board: an NVLink domain beyond it spans nodes (MNNVL)
 HGX_GPUS = 8
 # activation formats the engines quantise before a grouped GEMM (fp8 and 4-bit float GEMMs)
 QUANTIZED_FORMATS = ("fp8", "fp8-tensor", "fp8-block128", "nvfp4", "mxfp4")
+
+
+def backend_time_ratio(fit, rows_per_expert):
+    """A backend's time over the curve's kernels at ``rows_per_expert`` (scalar or array):
+    1 / (speed-up × max(1, m)^-decay); 1 where ``fit`` is None."""
+    if fit is None:
+        return 1.0
+    import numpy as np
+
+    speedup, decay = fit
+    m = np.maximum(1.0, np.asarray(rows_per_expert, dtype=float))
+    out = m**decay / speedup
+    return float(out) if out.ndim == 0 else out
 
 
 def default_moe_imbalance(ep: int) -> float:

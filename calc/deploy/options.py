@@ -43,6 +43,7 @@ class DeploymentOptions(TypedDict, total=False):
     allreduce: str | None  # tensor-parallel all-reduce: custom or nccl (None: the engine's)
     moe_a2a: str | None  # MoE traffic under attention data parallel: gather or deepep
     cuda_graphs: bool | None  # False: every pass eager (vLLM --enforce-eager); None: default
+    moe_backend: str | None  # TensorRT-LLM's MoE kernels: CUTLASS, TRTLLM or DEEPGEMM
     moe_imbalance: float | None  # busiest GPU's expert tokens over the mean, 1..ep
 
 
@@ -186,6 +187,13 @@ OPTION_SPECS = (
         ("--cuda-graphs/--enforce-eager",),
     ),
     Option(
+        "moe_backend", str | None, None,
+        "TensorRT-LLM's MoE backend (moe_config.backend): CUTLASS (the engine's default), "
+        "TRTLLM (trtllm-gen: NVFP4, fp8-block128, MXFP4 experts on B200/GB200/B300/GB300; "
+        "NVFP4 timed from its measured speed-up over CUTLASS) or DEEPGEMM (fp8-block128); the "
+        "launch command states it. Default: the engine's.",
+    ),
+    Option(
         "moe_imbalance", float | None, None,
         "MoE load imbalance under --ep: tokens the busiest GPU's experts get over the "
         "mean (1 = balanced, the default; at most ep). Scales its expert work and all-to-all.",
@@ -196,7 +204,7 @@ OPTIONS = tuple(DeploymentOptions.__annotations__)
 ENGINE_OPTIONS = (
     "engine", "engine_version", "mem_util", "block_size", "max_batched_tokens", "max_num_seqs",
     "activation", "overhead", "max_model_len", "allreduce", "chunked_prefill", "prefix_cache",
-    "moe_a2a", "cuda_graphs",
+    "moe_a2a", "cuda_graphs", "moe_backend",
 )  # fmt: skip
 OPTION_NAMES = ("model", "hardware", *OPTIONS)  # a command's parameters that build its Deployment
 

@@ -210,6 +210,9 @@ class Rates:
     moe_release_scale: float = 1.0
     # what the expert-parallel all-gather moves, in words ("": the 16-bit hidden states)
     gather_note: str = ""
+    # the stated MoE backend's (speed-up, decay) over the engine's own fused-MoE curve
+    # (calc.deploy.moe_pipeline.backend_time_ratio); None: the curve's kernels
+    moe_backend_fit: Any = None
 
 
 def rates(
@@ -471,6 +474,16 @@ def _engine_scale(name: str, r: Rates) -> float:
     return table[r.engine].get(name, 1.0)
 
 
+def _backend_scale(name: str, op: Op, r: Rates):
+    """The stated MoE backend's time over the engine's own fused-MoE curve ``name`` at
+    ``op``'s rows per active expert (1 for any other curve, or no backend fit)."""
+    if r.moe_backend_fit is None or not name.startswith(f"moe@{r.engine}."):
+        return 1.0
+    from calc.deploy.moe_pipeline import backend_time_ratio
+
+    return backend_time_ratio(r.moe_backend_fit, op.gemm_m)
+
+
 def _release_scale(name: str, r: Rates) -> float:
     """The engine's release against the tables its own fused-MoE curve ``name`` is fitted to
     (1 for any other curve: a pooled one mixes the engines' tables)."""
@@ -621,7 +634,7 @@ def curve_time(op: Op, r: Rates):
         floor = op_time_s(op.flops, op.bytes, r.peaks[GEMM_PEAK[key]], W)
         return _maximum(L * t * scale, floor) + other * r.kernel_s
     if kind == "moe":
-        scale *= _release_scale(name, r)
+        scale = scale * _release_scale(name, r) * _backend_scale(name, op, r)
         key = curve.peak or MOE_PEAK[name.split(".")[1]]
         t = KC.moe_time_s(
             op.flops, op.bytes, op.gemm_m, op.route_elements, op.active_experts,
@@ -848,6 +861,10 @@ def _moe_explain(scalar: Op, r: Rates, name: str, curve, scale: float, one):
     if release != 1.0:  # the engine's release against the curve's tables, shown apart
         nums["release"] = release
         tmpl = tmpl.replace("× {scale},", "× {scale} × {release},")
+    backend = _backend_scale(name, scalar, r)
+    if backend != 1.0:  # the stated MoE backend against the curve's kernels, shown apart
+        nums["backend"] = backend
+        tmpl = tmpl.replace(", {floor} s)", " × {backend}, {floor} s)")
     outside = _outside_curve(scalar, name)
     if outside:  # the release's routing kernels beyond the curve's
         nums["routing"], nums["kernel_s"] = outside, r.kernel_s
@@ -901,11 +918,17 @@ def curve_note(name: str, r: Rates, op: Op | None = None) -> str:
         return allreduce_note(op, r)
     if name == "gather.nccl":
         return "; " + (r.gather_note or GATHER_NOTE)
+    out = ""
+    if r.moe_backend_fit is not None and name.startswith(f"moe@{r.engine}."):
+        speedup, decay = r.moe_backend_fit
+        out = (f"; × m^{decay:g} / {speedup:g} (m: rows per active expert) for the stated MoE "
+               "backend against the curve's kernels (calc/deploy/moe_pipeline.py "
+               "TRTLLM_BACKEND_SOURCE)")  # fmt: skip
     release = _release_scale(name, r)
     if release == 1.0:
-        return ""
+        return out
     return (f"; × {release:g} for the engine's release (its MoE tables of that release over "
-            "the curve's: calc/deploy/moe_pipeline.py TRTLLM_MOE_RELEASE_SCALE)")
+            "the curve's: calc/deploy/moe_pipeline.py TRTLLM_MOE_RELEASE_SCALE)") + out
 
 
 def _least(times):

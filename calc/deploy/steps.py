@@ -132,6 +132,9 @@ class OpSetup:
     gather_note: str = ""  # what the all-gather moves, in words (MoePipeline.gather_source)
     # the release's declared all-reduce choice by size (calc.deploy.parallel.engine_route)
     allreduce_route: Any = None
+    # the stated MoE backend against the kernels the engine's own fused-MoE curve times:
+    # (speed-up, decay) (calc.deploy.moe_pipeline.MoePipeline.backend_speedup); None: as timed
+    moe_backend_fit: Any = None
 
 
 def op_setup(dep: Deployment) -> OpSetup:
@@ -147,7 +150,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.weight_dtypes,
     )
     moe, outside = None, 0
-    comm, gather, release, note = "deepep", None, 1.0, ""
+    comm, gather, release, note, backend = "deepep", None, 1.0, "", None
     if dep.model.moe is not None:
         pipe = dep.engine_model.moe
         fmt = dep.weight_dtypes.get("routed_experts")
@@ -161,6 +164,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         m = dep.model
         gather = pipe.gather_bytes_per_element(fmt, m.d_model, m.moe.experts_per_token)
         note = pipe.gather_source
+        backend = pipe.backend_speedup(dep.engine.moe_backend, fmt)
     return OpSetup(
         dep.model,
         dep.sharding,
@@ -179,6 +183,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         release,
         note,
         _allreduce_route(dep),
+        backend,
     )
 
 
@@ -221,6 +226,8 @@ def _step(st: OpSetup, hw, efficiency, raw: list[Op]) -> Step:
                   st.engine, st.moe_release_scale, st.allreduce_route)  # fmt: skip
         if st.gather_note:
             r = replace(r, gather_note=st.gather_note)
+        if st.moe_backend_fit is not None:
+            r = replace(r, moe_backend_fit=st.moe_backend_fit)
     times = [op_time(op, r) for op in raw] if r is not None else [None] * len(raw)
     timings = [
         OpTiming(

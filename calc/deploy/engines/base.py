@@ -412,6 +412,11 @@ class Engine:
         declared)."""
         return not self.vendors or str(hw.vendor).upper() in self.vendors
 
+    def cannot_run_moe_backend(self, dep: Deployment) -> str | None:
+        """Why ``dep``'s stated MoE backend (``EngineSettings.moe_backend``) cannot run its
+        routed experts on its GPU, or None (nothing stated, or it can)."""
+        return None
+
     def cannot_start(self, dep: Deployment) -> str | None:
         """Why ``dep``'s engine release cannot start its layout (a parallel form its argument
         parser lacks, a mapping it refuses), or None where it can: what ``plan`` screens

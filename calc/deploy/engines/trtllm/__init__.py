@@ -104,6 +104,11 @@ class TensorRTLLM(Engine):
 
         return TrtllmLogReader()
 
+    def cannot_run_moe_backend(self, dep: Deployment) -> str | None:
+        from calc.deploy.engines.trtllm.moe_backend import cannot_run
+
+        return cannot_run(dep)
+
     def cannot_start(self, dep: Deployment) -> str | None:
         from calc.deploy.engines.trtllm.launch import cannot_start
 

@@ -52,6 +52,9 @@ def yaml_text(dep: Deployment, role: str | None) -> str:
         cache.append(f"  tokens_per_block: {sparse_blocks(dep)}")
     if cache:
         lines += ["kv_cache_config:", *cache]
+    from calc.deploy.engines.trtllm.moe_backend import yaml_lines
+
+    lines += yaml_lines(dep)  # MoeConfig.backend where stated and not the default
     if role is not None:
         lines += ["cache_transceiver_config:", "  backend: DEFAULT"]
         if role == "context":
