@@ -101,6 +101,8 @@ class Row:
     release: str | None = None
     # MTP draft tokens of a run that used MTP speculative decoding (MTP_ROWS), 0 for none
     mtp: int = 0
+    # the MoE backend the run's script set (MOE_BACKEND_ROWS); None: the engine's default
+    moe_backend: str | None = None
 
     @property
     def training(self) -> bool:
@@ -144,6 +146,18 @@ RELEASED = {
 # measured date, GPU and format, listed with the draft tokens by tools/silicon_mtp_rows.py
 # (issue 20, TensorRT-LLM MTP round). Predicted as MTP steps (calc.reports.mtp_decode).
 MTP_ROWS = DATA.with_name("aiconfigurator_silicon_mtp.csv")
+
+
+# The MoE backend (TensorRT-LLM moe_config.backend) InferenceX's DeepSeek-R1 scripts set, by GPU,
+# format, attention DP and (B200 fp8) InferenceX#594's date, for the runs of its exports alone:
+# listed by tools/silicon_moe_backend_rows.py (issue 20, TensorRT-LLM MoE-backend round)
+MOE_BACKEND_ROWS = DATA.with_name("aiconfigurator_silicon_moe_backend.csv")
+
+
+@cache
+def _moe_backends() -> dict[str, str]:
+    with MOE_BACKEND_ROWS.open() as f:
+        return {r["id"]: r["moe_backend"] for r in csv.DictReader(f)}
 
 
 @cache
@@ -197,7 +211,8 @@ def rows() -> list[Row]:
                            int(r["isl"]), int(r["osl"]), concurrency, tp,
                            ep if ep > 1 else 1, float(r["ttft_ms"]) / 1e3,
                            float(r["tpot_ms"]) / 1e3, _label(r), _release(r),
-                           _mtp_drafts().get(r["id"], 0)))  # fmt: skip
+                           _mtp_drafts().get(r["id"], 0),
+                           _moe_backends().get(r["id"])))  # fmt: skip
     return out
 
 
@@ -221,7 +236,8 @@ def _deployment(row: Row):
         ep=row.ep,
         weight_dtype=row.fmt,
         kv_dtype=row.kv,
-        engine=EngineSettings(name=row.backend, version=row.release),
+        engine=EngineSettings(name=row.backend, version=row.release,
+                              moe_backend=row.moe_backend),
     )
 
 

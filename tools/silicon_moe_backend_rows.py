@@ -1,0 +1,102 @@
+"""Which MoE backend (TensorRT-LLM ``moe_config.backend``) each of aiconfigurator's silicon-sample
+runs from SemiAnalysisAI/InferenceX's DeepSeek-R1 scripts set: writes
+docs/validation/aiconfigurator_silicon_moe_backend.csv (id, backend, measured date, rule), the
+row mapping ``bench/validation_serving.py`` reads (issue 20, TensorRT-LLM MoE-backend round).
+
+A dev script, not part of kvcalc (standard library only). A run is InferenceX's when its
+``silicon_data_source`` is one of the dated InferenceX exports (``source_file=2026-03-25.csv``,
+``2026-04-06.csv``) and names no image or TensorRT-LLM's release image, in the docker or the
+enroot spelling of InferenceX's launchers (``nvcr.io/nvidia/tensorrt-llm/release:…``,
+``nvcr.io#nvidia/tensorrt-llm/release:…``); the exports' runs on NVIDIA Dynamo's
+``ai-dynamo/tensorrtllm-runtime`` images and the gap-analysis files are another harness and get
+no backend (the engine's default, CUTLASS). The rule, read in InferenceX's benchmarks/
+dsr1_fp4_b200_trt*.sh, dsr1_fp8_b200_trt*.sh and dsr1_fp8_h200_trt*.sh (with their _mtp
+variants) at every revision from 2025-11 to 2026-02 (bench/validation_sources.py):
+
+- B200 NVFP4: ``TRTLLM`` (trtllm-gen) with attention TP, ``CUTLASS`` with attention DP;
+- B200 fp8: ``DEEPGEMM`` before InferenceX#594 (ec7bafaae, merged 2026-01-29), from its sweep
+  on ``TRTLLM`` with attention TP and ``DEEPGEMM`` with attention DP;
+- H200 fp8: ``CUTLASS``.
+
+    python tools/silicon_moe_backend_rows.py /path/to/aiconfigurator/silicon_sample.csv
+"""
+
+from __future__ import annotations
+
+import csv
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+KVCALC_ROWS = ROOT / "docs" / "validation" / "aiconfigurator_silicon_agg.csv"
+OUT = ROOT / "docs" / "validation" / "aiconfigurator_silicon_moe_backend.csv"
+
+INFERENCEX_EXPORTS = ("source_file=2026-03-25.csv", "source_file=2026-04-06.csv")
+INFERENCEX_IMAGES = ("nvcr.io/nvidia/tensorrt-llm/release:", "nvcr.io#nvidia/tensorrt-llm/release:")
+PR594_MERGED = "2026-01-29"  # InferenceX#594: the B200 fp8 scripts from DEEPGEMM to TRTLLM
+
+
+def backend_of(system: str, fmt: str, attention_dp: bool, measured: str) -> tuple[str, str] | None:
+    """(backend, rule) the InferenceX DeepSeek-R1 script of ``system`` and ``fmt`` set on the
+    ``measured`` day (ISO date), or None where no script read covers it."""
+    if system == "b200_sxm" and fmt == "nvfp4":
+        return ("CUTLASS", "b200 nvfp4, attention DP") if attention_dp else (
+            "TRTLLM", "b200 nvfp4, attention TP")  # fmt: skip
+    if system == "b200_sxm" and fmt == "fp8":
+        if measured < PR594_MERGED:
+            return "DEEPGEMM", "b200 fp8, before InferenceX#594"
+        return ("DEEPGEMM", "b200 fp8 from InferenceX#594, attention DP") if attention_dp else (
+            "TRTLLM", "b200 fp8 from InferenceX#594, attention TP")  # fmt: skip
+    if system == "h200_sxm" and fmt == "fp8":
+        return "CUTLASS", "h200 fp8"
+    return None
+
+
+def is_inferencex(source: str) -> bool:
+    """Whether a run's ``silicon_data_source`` is an InferenceX export run on its own image."""
+    if not source.startswith(INFERENCEX_EXPORTS):
+        return False
+    image = re.search(r"image=([^;]+)", source)
+    return image is None or image.group(1).strip().startswith(INFERENCEX_IMAGES)
+
+
+def backend_rows(sample: Path) -> list[tuple[str, str, str, str]]:
+    """(id, backend, measured date, rule) of every InferenceX TensorRT-LLM DeepSeek-R1 run in
+    kvcalc's rows."""
+    with KVCALC_ROWS.open() as f:
+        keep = {r["id"] for r in csv.DictReader(f)}
+    with sample.open() as f:
+        runs = list(csv.DictReader(f))
+    out = []
+    for r in runs:
+        if (r["id"] not in keep or r["backend"] != "trtllm"
+                or r["model_path"] != "deepseek-ai/DeepSeek-R1"
+                or not is_inferencex(r["silicon_data_source"])):  # fmt: skip
+            continue
+        m = re.search(r"measured=(\d{4}-\d\d-\d\d)", r["silicon_data_source"])
+        if m is None:
+            continue
+        dp = int(r["attention_dp_size"] or 1) > 1
+        got = backend_of(r["system"], r["gemm_quant_mode"], dp, m.group(1))
+        if got is not None:
+            out.append((r["id"], got[0], m.group(1), got[1]))
+    return sorted(out)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python tools/silicon_moe_backend_rows.py SILICON_SAMPLE_CSV",
+              file=sys.stderr)  # fmt: skip
+        return 2
+    rows = backend_rows(Path(argv[0]))
+    with OUT.open("w", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        w.writerow(("id", "moe_backend", "measured", "rule"))
+        w.writerows(rows)
+    print(f"{len(rows)} InferenceX runs -> {OUT.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
