@@ -59,7 +59,9 @@ FORMATS = {"fp8": "fp8-tensor", "fp8_block": "fp8-block128", "nvfp4": "nvfp4", "
 # (Round 18: whole-request refitted 0.150 -> 0.143, the fit's value since the step model moved
 # under it; TensorRT-LLM's held-out TTFT median |error| 46.3% -> 45.1%, signed +9.2% -> +6.1%.)
 # (MTP round: whole-request 0.143 -> 0.141, the fit's value once the MTP runs are timed as MTP.)
-WAVE_SHARE = {"prefill-first": 0.375, "whole-request": 0.141, "chunked": 0.099}
+# (MoE-backend round: whole-request 0.141 -> 0.143, the fit's value once the B200 NVFP4 runs
+# with attention TP are timed at the trtllm-gen MoE their scripts set.)
+WAVE_SHARE = {"prefill-first": 0.375, "whole-request": 0.143, "chunked": 0.099}
 
 # The CUDA graphs of the sample's TensorRT-LLM runs are not stated per record. Not
 # TensorRT-LLM's default list (1-31, 32, 64, 128 unpadded, ``Engine.cuda_graph_batch_sizes``):

@@ -102,6 +102,20 @@ FITTED = (
      "issue 20, MTP round: the row mapping of the silicon sample's 161 MTP runs "
      "(tools/silicon_mtp_rows.py, docs/validation/aiconfigurator_silicon_mtp.csv); the MoE "
      "backends written up, not modelled"),
+    ("ai-dynamo/aiconfigurator-core 0.12.0 wheel (PyPI): systems/data/b200_sxm/moe/trtllm/"
+     "1.3.0rc20 moe_perf.parquet, balanced NVFP4 rows, kernel_source moe_torch_flow_min_latency "
+     "(moe_backend TRTLLM, TRTLLMGenFusedMoE) against moe_torch_flow_cutlass at the same shape "
+     "and tokens (12,015 pairs, 15 shapes); gb200's pairs reported beside the fit, not fitted",
+     "measured trtllm-gen and CUTLASS NVFP4 fused-MoE layer times on B200 and GB200",
+     "issue 20, MoE-backend round: CUTLASS / trtllm-gen = 1.885 × m^-0.0966 (m rows per active "
+     "expert; tools/fit_kernels.py --trtllm-gen-fit), the TRTLLM backend's NVFP4 MoE time "
+     "(calc/deploy/moe_pipeline.py TRTLLM_GEN_FP4_SPEEDUP, TRTLLM_GEN_FP4_DECAY)"),
+    ("aiconfigurator's silicon_sample.csv silicon_data_source (ai-dynamo/aiconfigurator@095f58a51) "
+     "with the InferenceX scripts' moe_config.backend rule (the InferenceX@843c6254f entry above)",
+     "which export, image and measured date each TensorRT-LLM DeepSeek-R1 run has",
+     "issue 20, MoE-backend round: the row mapping of the MoE backend of 254 InferenceX runs "
+     "(tools/silicon_moe_backend_rows.py, docs/validation/aiconfigurator_silicon_moe_backend.csv; "
+     "TRTLLM 145, CUTLASS 86, DEEPGEMM 23)"),
 )
 
 
@@ -1299,6 +1313,15 @@ LOOKED_AT = (
      "issue 20, MTP round: DeepSeek MTP acceptance elsewhere (chat templates lower it; ~1.9 "
      "accepted of 2 drafts in SGLang's first MTP, 'accept rate 0.84%' on Gaudi); none of "
      "InferenceX's workload, not used for α"),
+    ("NVIDIA/TensorRT-LLM gh-pages 1.0.0/_modules/tensorrt_llm/llmapi/llm_args.html (090dc649) "
+     "MoeConfig; tensorrt_llm/_torch/modules/fused_moe create_moe.py get_moe_cls, "
+     "fused_moe_trtllm_gen.py can_implement / _check_configs, fused_moe_deepgemm.py "
+     "_get_quant_method (code-index excerpts of several revisions)",
+     "issue 20, MoE-backend round: MoeConfig.backend Literal[CUTLASS, CUTEDSL, WIDEEP, TRTLLM, "
+     "DEEPGEMM, VANILLA] default CUTLASS (a later revision adds TRITON); TRTLLM builds "
+     "TRTLLMGenFusedMoE only for fp8 block scales, NVFP4 and the MXFP4 modes (else CUTLASS with a "
+     "warning), on SM 100/103 alone; DEEPGEMM takes fp8 block scales or unquantised experts: "
+     "the refusals of calc/deploy/engines/trtllm/moe_backend.py"),
 )
 
 

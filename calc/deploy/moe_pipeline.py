@@ -54,6 +54,15 @@ its gate (``_torch/models/modeling_qwen3_moe.py``: ``self.gate``, then
 ``self.experts(hidden_states, router_logits, ...)``): routing, quantisation, expand, GEMMs,
 activation and finalize are in the measured time (docs/step-time.md, issue 20 round 8).
 
+TensorRT-LLM's MoE backend (``moe_config.backend``, ``EngineSettings.moe_backend``): its curves
+are fitted to the CUTLASS MoE's tables (the engine's default, ``MoeConfig.backend = "CUTLASS"``
+in 1.0-1.2). ``TRTLLM`` (trtllm-gen) on NVFP4 experts is timed at the CUTLASS time over the
+measured ratio of the two kernels in the same tables, a power law of the rows each active
+expert computes (``TRTLLM_GEN_FP4_SPEEDUP``, ``TRTLLM_GEN_FP4_DECAY``: 1.885 × m^-0.0966, m at
+least 1); its fp8-block128 layer has no trtllm-gen rows in the tables and keeps the curve's
+time, as ``DEEPGEMM`` does (B200's fp8-block curve is fitted to DeepGEMM rows already, docs/
+step-time.md round 15). Which backend can run where: ``calc.deploy.engines.trtllm.moe_backend``.
+
 Expert-parallel communication (attention data parallel over ``ep`` GPUs, ``ep > tp``): what
 each engine runs by default, not what it can be told to run:
 
