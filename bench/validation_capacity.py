@@ -267,6 +267,7 @@ _FIELDS = {
     "max_num_seqs": "max_num_seqs",
     "block_size": "block_size",
     "kv_cache_dtype": "kv_cache_dtype",
+    "compile_cache": "compile_cache",
 }
 _ENGINES = {"vLLM": "vllm", "SGLang": "sglang", "TensorRT-LLM": "trtllm"}
 
