@@ -107,6 +107,11 @@ def test_a_log_that_does_not_say_is_taken_cold_and_warned():
     given = deployment_from_log(read_log([BANNER, ARGS, POOL]), hardware="l40s",
                                 compile_cache="warm")  # fmt: skip
     assert not _warned(given) and given.deployment.engine_config.compile_cache == "warm"
+    # where the sampler's peak hides the copy (an H100's 8,192 tokens and 1,024 rows: 2 ×
+    # 8,192 × 5,120 × 2 + 1,024 × 151,936 × 14.5 B = 2,311 MiB against a copy of (151,936 +
+    # 16,384) × 5,120 × 2 B = 1,644 MiB) the state changes nothing
+    hidden = deployment_from_log(read_log([BANNER, ARGS, POOL]), hardware="h100")
+    assert not _warned(hidden)
     # a release without the copy has nothing to warn about
     older = deployment_from_log(read_log([BANNER, ARGS, POOL]), hardware="l40s", version="0.11.0")
     assert not _warned(older)

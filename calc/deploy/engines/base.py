@@ -467,6 +467,11 @@ class Engine:
         """A fresh reader of this engine's start-up lines (``feed(line)``, ``facts()``)."""
         raise NotImplementedError
 
+    def cold_compile_bytes(self, dep: Deployment) -> float:
+        """What a cold torch.compile adds to ``dep``'s start-up memory over a warm one
+        [bytes] (0: the release compiles nothing at start-up, or nothing that counts)."""
+        return 0.0
+
     def kv_term(self) -> str:
         """Which predicted term the log's KV figure is: "kv_budget_bytes" (what is left for KV
         before paging) or "kv_pool_bytes" (the pool allocated)."""

@@ -395,24 +395,17 @@ def deployment_from_log(
     default = _defaults_taken(dep, facts, given)
     if default:
         warnings.append(default)
-    if settings.compile_cache is None and _compile_copy_counts(eng, dep):
+    cold = eng.cold_compile_bytes(dep) if settings.compile_cache is None else 0.0
+    if cold > 0:
         warnings.append(
             f"the log does not say whether torch.compile compiled afresh ('Compiling a graph "
             f"for ...') or loaded its graphs from the cache ('Directly load the compiled "
             f"graph(s) ...'): taken as cold, a fresh server's start, where {eng.title} "
-            f"{dep.engine_config.version}'s Inductor benchmark holds a copy of the embedding "
-            "table (--compile-cache warm if the server loaded them)"
+            f"{dep.engine_config.version}'s Inductor benchmark copy of the embedding table "
+            f"raises the profiled peak by {cold / 2**30:.2f} GiB (--compile-cache warm if the "
+            "server loaded them)"
         )  # fmt: skip
     return LogDeployment(dep, facts, warnings)
-
-
-def _compile_copy_counts(eng, dep) -> bool:
-    """Whether the compile cache's state moves this start-up's memory: the release runs the
-    cold-compile benchmark copy (``compile_benchmark_copy`` in its rules) and the model is
-    compiled (not eager)."""
-    ec = dep.engine_config
-    rules = eng.rules(ec.version)
-    return bool(getattr(rules, "compile_benchmark_copy", False)) and ec.cuda_graphs
 
 
 def _layout(facts: LogFacts, tp: int) -> tuple[int, int, int | None]:

@@ -182,6 +182,19 @@ def _activation(dep: Deployment, rules: VllmRules, config: EngineConfig, measure
     )  # fmt: skip
 
 
+def compile_copy_excess(dep: Deployment, rules: VllmRules, config: EngineConfig) -> float:
+    """How much a cold compile raises the profiling pass's peak over a warm start [bytes]:
+    the benchmark copy less the forward and sampler peak, where the copy is the larger, as if
+    the compile ran cold whatever ``config.compile_cache`` says (0 before 0.11.1, eager)."""
+    from dataclasses import replace
+
+    cold = compile_copy_bytes(dep, rules, replace(config, compile_cache="cold"))
+    if not cold:
+        return 0.0
+    warm, _ = _activation(dep, rules, replace(config, compile_cache="warm"), {})
+    return max(cold - warm, 0.0)
+
+
 def compile_copy_bytes(dep: Deployment, rules: VllmRules, config: EngineConfig) -> float:
     """A cold torch.compile's benchmark copy inside the profiling pass [bytes]
     (``memory.compile_benchmark_bytes``): from 0.11.1 (``rules.compile_benchmark_copy``),
