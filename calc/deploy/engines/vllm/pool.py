@@ -176,9 +176,8 @@ def _activation(dep: Deployment, rules: VllmRules, config: EngineConfig, measure
     table = vm.embedding_rows_per_gpu(cfg.vocab_size, dep.tp)
     return copy, figure(
         "activation_bytes", copy, "bytes",
-        "({table_rows} + 2 × {tokens}) × {d_model} × 2 (a cold compile's benchmark copy of the "
-        "embedding table, above the forward and sampler peak {forward})",
-        table_rows=table, tokens=tokens, d_model=cfg.d_model, forward=act,
+        "max(({table_rows} + 2 × {tokens}) × {d_model} × 2, {forward_and_sampler})",
+        table_rows=table, tokens=tokens, d_model=cfg.d_model, forward_and_sampler=act,
     )  # fmt: skip
 
 
