@@ -107,13 +107,15 @@ def embedding_rows_per_gpu(vocab_size, tp):
 
 
 def compile_benchmark_bytes(table_rows, d_model, tokens, bytes_per_element=ACTIVATION_BYTES):
-    """What a cold torch.compile's kernel benchmark holds at once [bytes]: Inductor times the
-    embedding kernel (a candidate of a combo kernel) on random copies of every argument, so it
-    allocates a copy of the table, ``table_rows × d_model``, and of the kernel's two outputs of
-    ``tokens × d_model`` (the embedded hidden states and the residual the first norm reads),
-    in the model dtype (``torch/_inductor/codegen/triton.py`` ``codegen_kernel_benchmark``:
-    ``rand_strided`` per buffer and graph constant). Freed before the forward pass, so it
-    competes with the activation peak rather than adding to it::
+    """What a cold torch.compile's kernel benchmark holds at once [bytes]: Inductor times a
+    kernel on random copies of every argument (``torch/_inductor/codegen/triton.py``
+    ``codegen_kernel_benchmark``: ``rand_strided`` per buffer and graph constant), so
+    benchmarking the embedding kernel allocates a copy of the table, ``table_rows × d_model``,
+    and of its outputs, in the model dtype. Two outputs of ``tokens × d_model`` (the embedded
+    hidden states and what the first norm reads) and the embedding kernel's being among those
+    benchmarked are inferred: four printed peaks fit the table plus two token-wide buffers
+    (rules.py, the 0.11.1 change). Freed before the forward pass, so it competes with the
+    activation peak rather than adding to it::
 
         copy = table_rows × d_model × b + 2 × tokens × d_model × b
     """
