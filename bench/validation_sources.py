@@ -1299,6 +1299,29 @@ LOOKED_AT = (
      "issue 20, MTP round: DeepSeek MTP acceptance elsewhere (chat templates lower it; ~1.9 "
      "accepted of 2 drafts in SGLang's first MTP, 'accept rate 0.84%' on Gaudi); none of "
      "InferenceX's workload, not used for α"),
+    ("issue 21, the cold compile (compile round): vllm 0.11.0, 0.11.1, 0.28.0-0.33.0 wheels "
+     "(PyPI): config/compilation.py CompilationConfig.__post_init__ (combo_kernels, "
+     "benchmark_combo_kernel), config/vllm.py (enforce_eager -> CompilationMode.NONE), "
+     "METADATA (torch==2.8.0 in 0.11.0, 2.9.0 in 0.11.1), v1/worker/gpu/cudagraph_utils.py "
+     "profile_cudagraph_memory (V2: every PIECEWISE graph captured, FULL extrapolated); torch "
+     "2.13.0 _inductor/scheduler.py speedup_by_combo_kernel, _inductor/codegen/triton.py "
+     "benchmark_fused_nodes, benchmark_codegened_module, benchmark_combo_kernel, "
+     "codegen_kernel_benchmark (get_args: rand_strided per buffer and constant); "
+     "llm-d-incubation/llm-d-planner @ d3121e0 accuracy/results/v0.19.0/logs/*.log (every "
+     "log's 'Compiling a graph' / 'Directly load' and 'Memory profiling takes' lines; "
+     "meta-llama-llama-3--h100-80gb--tp1pp1dp1--8192-dtf32.log: torch peak 2.21 GiB cold in "
+     "fp32, meta-llama-llama---h100-80gb--tp1pp1dp1--8192-dtbf16.log: 1.89 GiB warm, as the "
+     "cold bf16 runs); samilazrak/vllm-optimization-lab @ a7b193a "
+     "results/raw/{base,awq,tuned}.startup.log (the compile lines); search index files "
+     "70947466353 (the A40 fixture: 'compilation: 29.60 s'), 57978845466 (0.19.1's cache "
+     "load), 54570340937 (0.24.0's cache hit); LMCache/LMCache issue 3430 and pull 1740 "
+     "(search excerpts: the config dump, no compile line found), vllm-project/vllm pull 35472 "
+     "(title only); for the L40S total: search index files 62046585405 and 70819400116 and "
+     "the find_string hits for '/44.39 GiB)' and '/44.52 GiB)' (the latter an L20)",
+     "the cold-compile rule (rules.py 0.11.1 change, memory.compile_benchmark_bytes): no "
+     "constant fitted; the copy of the table and two token-wide outputs checked against the "
+     "four printed peaks (1.48, 1.48, 1.60, 2.21 GiB against 1.488, 1.488, 1.605, 2.207); the "
+     "L40S profile's usable memory set to 44.39 GiB"),
 )
 
 

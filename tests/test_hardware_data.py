@@ -488,7 +488,7 @@ USABLE_MIB = {
     "gb300": 284_208 - (183_359 - 182_642),  # DERIVED: 283,491
     "a100-80g": round(79.15 * 1024),  # torch 79.15 GiB × 1024 = 81,049.6 -> 81,050
     "h20": 97_285,  # torch total_memory=97285MB
-    "l40s": 45_589,  # torch total_memory=45589MB (ECC on)
+    "l40s": 45_455,  # vLLM's mem_get_info total 44.39 GiB (ECC on): 44.39 × 1024 = 45,455.4
     "l4": round(21.96 * 1024),  # torch 21.96 GiB -> 22,487 (ECC on)
     "a10g": 22_587,  # torch total_memory=22587MB (ECC on)
     "rtx-4090": round(23.64 * 1024),  # torch 23.64 GiB -> 24,207
