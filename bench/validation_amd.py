@@ -95,7 +95,8 @@ DEV_DOCKER = (
     "docs/dev-docker/README.md"
 )
 DEV_DOCKER_THROUGHPUT = tuple(
-    replace(r, id=r.id.replace("amd-perf", "rocm-vllm-readme") + "@0.10.0", published_tokens_per_s=pub)
+    replace(r, id=r.id.replace("amd-perf", "rocm-vllm-readme") + "@0.10.0",
+            published_tokens_per_s=pub)
     for r, pub in zip(THROUGHPUT, (13383.3, 11203.6, 10963.3, 7560.9,
                                    3867.7, 3043.3, 2905.6, 2174.1), strict=True)
 )  # fmt: skip
