@@ -1,6 +1,7 @@
 """The AMD section of docs/validation.md (written by bench/validation_doc.py): kvcalc against
 published vLLM runs on MI300X, and the two constants fitted to them (the CDNA3 profiles have no
-kernel tables: aiconfigurator measures NVIDIA GPUs only).
+kernel tables: aiconfigurator measures NVIDIA GPUs only); MLPerf floors on MI325X and MI355X; and,
+rendered at its end, the MI355X serving runs of bench/validation_amd_serving.py.
 
 Run: python bench/validation_amd.py           (prints the section)
      python bench/validation_amd.py --fit     (the two fitted CDNA3 fractions)
