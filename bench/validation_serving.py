@@ -240,9 +240,10 @@ class Result:
         return self.ttft_s / self.row.ttft_s - 1
 
 
-def predict(row: Row, host=None, efficiency: str = "expected") -> Result | None:
+def predict(row: Row, host=None, efficiency: str = "expected", dep=None) -> Result | None:
     """TPOT and TTFT at the row's concurrency (module docstring); None where kvcalc cannot
-    build the deployment (a layout it refuses) or not one sequence fits."""
+    build the deployment (a layout it refuses) or not one sequence fits. ``dep``: a deployment
+    built elsewhere (another profile's figures) instead of the row's own."""
     import numpy as np
 
     from calc.deploy.engines import host_costs
@@ -252,7 +253,7 @@ def predict(row: Row, host=None, efficiency: str = "expected") -> Result | None:
     from calc.serve.graphs import decode_only
 
     try:
-        dep = _deployment(row)
+        dep = _deployment(row) if dep is None else dep
         pool = int(dep.per_gpu.max_sequences_per_gpu(row.isl + row.osl))
     except KvcalcError:
         return None

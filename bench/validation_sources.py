@@ -102,6 +102,24 @@ FITTED = (
      "issue 20, MTP round: the row mapping of the silicon sample's 161 MTP runs "
      "(tools/silicon_mtp_rows.py, docs/validation/aiconfigurator_silicon_mtp.csv); the MoE "
      "backends written up, not modelled"),
+    ("llm-d/llm-d@a974157bb1230897f6e9e629b4419cb71f952b2c docs/accelerators/"
+     "amd-mi355x-perf.md (the same table in llm-d/llm-d pull 1233)",
+     "vllm bench serve runs of amd/Llama-3.3-70B-Instruct-FP8-KV on 8 x MI355X, TP 8, vLLM "
+     "0.15.1 (llm-d-rocm v0.6.0): output and total tokens/s, mean TTFT, median TPOT/ITL at "
+     "concurrency 2-256 and 1K-64K prompts",
+     "issue 20, round 20: the low edges of mi355x's unmeasured bf16/fp8 and memory bands "
+     "(0.04 and 0.15, to hold its nine rows, held out at expected: output tokens/s +25% to "
+     "+113%); the per-kernel cost its 4,096 / 4,096 rows alone imply (10.6 us) reported, not "
+     "shipped (plain vLLM without AITER; InferenceX's tuned MI355X runs rule it out); three rows "
+     "left out (total / output tokens/s contradicts their lengths)"),
+    ("vllm-project/vllm pull 25135 (2025-09-18, 'Llamas 3.1 405B fp4 changes upstreaming from "
+     "355_wip'; issue-tracker search excerpt of its description)",
+     "benchmark_serving of Llama-3.1-405B MXFP4 on one MI355X (TP 1), concurrency 64, 320 "
+     "prompts, 326,905 tokens in, 327,680 out: 793.27 output tokens/s, mean TPOT 75.58 ms, "
+     "mean TTFT 5,240 ms",
+     "issue 20, round 20: the mi355x MXFP4 GEMM rate, expected 0.32 of the fp4 peak (output "
+     "tokens/s error zero; bench/validation_amd_serving.py --fit), checked against the MLPerf "
+     "v5.1 floor 0.159"),
 )
 
 
@@ -1322,6 +1340,38 @@ LOOKED_AT = (
      "constant fitted; the copy of the table and two token-wide outputs checked against the "
      "four printed peaks (1.48, 1.48, 1.60, 2.21 GiB against 1.488, 1.488, 1.605, 2.207); the "
      "L40S profile's usable memory set to 44.39 GiB"),
+    ("ROCm/vllm@040de12d45c16d6de6ad386cc57dd68b8c5b805e docs/dev-docker/README.md (rocm/vllm-dev, "
+     "vLLM 0.10.0, 2025-08-13) and the file's 147 stored revisions (git history of the fetched "
+     "mirror; branches 355_wip*, whose READMEs hold no MI355X table)",
+     "issue 20, round 20: its MI300X throughput table (8 rows) and benchmark_latency table (32 "
+     "rows, batch 1-128, 128 and 2,048 tokens in, 2,048 out) held out in the AMD section "
+     "(bench/validation_amd.py DEV_DOCKER_RECORDS: signed median -0.2%, median |error| 9.9%); "
+     "the other revisions (MI300X tables of older releases; MI325X and MI355X named, never "
+     "tabled) looked at, not used"),
+    ("issue 20, round 20 searches for MI325X / MI355X runs: rocm.blogs.amd.com/artificial-"
+     "intelligence/w4a6-quant-mm (MI355X BF16/FP8/MXFP4 Llama-3.1-8B and Qwen3.6-27B; only its "
+     "opening was readable, the tables not reached) and its summary at 24-ai.news; metrum.ai "
+     "'The FP4 Breakthrough' (MI355X MXFP4 vs FP8 ratios, no per-run table in the part read); "
+     "inferencex.semianalysis.com compare-precision pages (llama-3-3-70b-mi355x-fp4-vs-fp8, "
+     "qwen-3-5-mi355x-fp8-vs-bf16: interpolated at target interactivity); docs.vultr.com "
+     "inference-cookbook rocm/benchmarks/validation-testing/llama-3-1 and model-guides/"
+     "llama-3-1-405b (MI325X, vLLM 0.14.1: whether tok/s counts input tokens not stated, lengths "
+     "of the 'quick' mode not stated); hf.edwardfuchs.keenetic.pro/papers/2603.10031.md "
+     "(opening only); llm-d/llm-d docs/accelerators/amd-mi355x-pd-validation.md (file list "
+     "only); ROCm/ATOM pull 536; modular/modular issue 5664 (MAX engine on MI355X); "
+     "vllm-project/recipes pulls 127, 443, 476, 665, 857, 926, 968; SemiAnalysisAI/InferenceX "
+     "pulls 827, 837, 980, 1936, 2793 and issue 859 (unshipped or MoE models, speculative "
+     "decoding, or settings only); sgl-project/sglang pulls 30179 and 36732; vllm-project/vllm "
+     "pull 27058 (DeepSeek-R1 on MI355X, the excerpt cut before its figures); ROCm/"
+     "legacy-rocm-build pull 5554; samuel-bohman/AI-benchmarking-guide Azure_Results/"
+     "ND_MI300X_v5_results.md (MI300X hipBLASLt FP8 GEMM up to 1,159.5 TFLOPS, HBM copy 4.11 "
+     "TB/s: kernel ceilings, not serving runs); mlcommons inference_results v6.0 summary "
+     "(MI355X fp4, 11-node Interactive); issue-tracker excerpts of ROCm/vllm pull 920, "
+     "vllm-project/vllm pulls 27776 and 43276, sgl-project/sglang pulls 21710, 30812 and 31044 "
+     "(MI300X GLM-5.1 / MiniMax-M2.7 on SGLang: unshipped models)",
+     "looked at, not used: no MI325X run with stated lengths, concurrency and engine found; no "
+     "further MI355X run of a shipped model with all of GPU, checkpoint, engine release, TP, "
+     "lengths, concurrency and a measured figure in the text read"),
 )
 
 
