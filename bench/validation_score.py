@@ -531,6 +531,43 @@ def diagnose(results) -> list[tuple]:
     return out
 
 
+def one_run_spread(results) -> dict:
+    """{band figure: (p25, p75)} of the signed errors the one-run fits leave on the other
+    steady runs of their deployment: the widening of a calibration fitted on one run
+    (calc/reports/calibration_band.py ONE_RUN, held to these by a test)."""
+    import numpy as np
+
+    keys = {"TTFT p50": "ttft", "TPOT mean": "tpot", "output tok/s": "output_tokens_per_s"}
+    errs: dict = {k: [] for k in keys.values()}
+    for _s, _plain, fits in results:
+        for _run, _res, others in fits:
+            for o in others:
+                if not steady(o.run):
+                    continue
+                for metric, stat, label in FIGURES:
+                    row, _ = _figure(o.rows, metric, stat)
+                    if row is not None:
+                        errs[keys[label]].append(row["error"])
+    return {k: (float(np.percentile(v, 25)), float(np.percentile(v, 75)), len(v))
+            for k, v in errs.items() if v}  # fmt: skip
+
+
+def _spread_lines(results) -> list[str]:
+    from calc.reports.calibration_band import ONE_RUN
+
+    spread = one_run_spread(results)
+    labels = {"ttft": "TTFT p50", "tpot": "TPOT mean", "output_tokens_per_s": "output tok/s"}
+    lines = ["", "The spread these one-run fits leave on the other steady runs of their "
+             "deployment (25th…75th percentile of the signed errors) is the band a calibration "
+             "fitted on one run carries in `plan` and `latency` (calc/reports/"
+             "calibration_band.py ONE_RUN, shipped beside what this section measures):", "",
+             "| figure | pairs | measured p25…p75 | shipped |", "|---|---|---|---|"]  # fmt: skip
+    for key, (lo, hi, n) in spread.items():
+        a, b = ONE_RUN[key]
+        lines.append(f"| {labels[key]} | {n} | {lo:+.1%}…{hi:+.1%} | {a:+.1%}…{b:+.1%} |")
+    return lines
+
+
 def _diagnosis_lines(results) -> list[str]:
     rows = diagnose(results)
     lines = [
@@ -724,6 +761,7 @@ def render() -> str:
         "",
         f"In all, {passed} of {total} (fit run, other run) pairs are within {BAR:.0%} on the "
         "three figures.",
+        *_spread_lines(results),
         *_diagnosis_lines(results),
         *_held_out_lines(),
         *_printed_lines(),
