@@ -164,3 +164,14 @@ def test_one_run_spread_is_what_the_validation_measures():
     for fig, (lo, hi) in ONE_RUN.items():
         assert spread[fig][0] == pytest.approx(lo, abs=0.02), fig
         assert spread[fig][1] == pytest.approx(hi, abs=0.02), fig
+
+
+def test_plan_table_and_report_say_the_band_is_the_calibrations(cli, tmp_path):
+    cal = _cal_file(tmp_path, BAND)
+    only_h100 = [a if a != "h100,a100-80g" else "h100" for a in PLAN]
+    r = cli(*only_h100, "--calibration", cal, "--report", tmp_path / "plan.html")
+    assert r.code == 0, r.err
+    text = " ".join(r.out.split())  # the answer line: the winner's band and its rule
+    assert f"confidence: calibration {cal}: TTFT -20.0%…+5.0%; TPOT -4.0%…+10.0%" in text
+    assert "fitted on 2 runs" in text
+    assert "(calibration band)" in (tmp_path / "plan.html").read_text()
