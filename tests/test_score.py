@@ -61,6 +61,8 @@ def test_an_old_vllm_client_is_replayed_with_its_own_unscaled_gaps(tmp_path):
     # unscaled: the 199 gaps sum to what the draw gives, 49.1 s, not 199 / 4 = 49.75 s
     assert rep.arrival_s[-1] == pytest.approx(49.1, abs=0.05)
     assert "as the client sent them" in rep.arrivals and "seed 0" in rep.arrivals
+    # a failed request drew its gap too: the replay of the successes cannot follow the draw
+    assert "as the client sent them" not in replay(replace(run, failed=1)).arrivals
     # a file dated after 2025-07-17 keeps the rescaled draw
     obj = json.loads(VLLM_QPS4.read_text())
     later = tmp_path / "later.json"

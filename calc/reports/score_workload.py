@@ -191,9 +191,12 @@ class _Client:
 
 def _client(run, n: int):
     """The run's client draw replayed (None where the file says no ``ClientDraw``, or the
-    replay has other requests than the run's)."""
+    replay has other requests than the client sent: a failed request drew its gap too)."""
     draw = getattr(run, "client_draw", None)
-    return None if draw is None or n != run.completed else _Client(draw, n)
+    failed = run.failed or any("failed requests" in note for note in run.notes)
+    if draw is None or n != run.completed or failed:
+        return None
+    return _Client(draw, n)
 
 
 def _arrivals(rng, n: int, rate: float, kind: str, burstiness):
