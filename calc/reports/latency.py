@@ -165,7 +165,9 @@ def latency_report(
     Each time is given at the expected efficiency (``ttft_s``, ``tpot_s``, ``e2e_s``), at the
     speed of light (``ttft_speed_of_light_s`` …: 100% of peak) and as a band (``ttft_low_s``
     from the profile's high efficiencies, ``ttft_high_s`` from its low ones; likewise
-    ``output_tokens_low_per_s`` and ``output_tokens_high_per_s``). TPOT is one decode step at
+    ``output_tokens_low_per_s`` and ``output_tokens_high_per_s``; a profile calibrated by
+    ``kvcalc score`` with a residual band takes that band instead, ``band_basis`` says which).
+    TPOT is one decode step at
     ``work.ctx`` (the CLI's default is prompt + gen, the last and slowest step);
     ``tpot_mean_s`` is the mean over the generation, (E2E − TTFT) / (gen − 1), which is what
     serving benchmarks report as TPOT. ``output_tokens_per_s`` is the deployment's decode
