@@ -161,7 +161,8 @@ def _fit(scores, params, efficiency, pool, path, seed):
                     for s, res in zip(scores, result.after, strict=True)
                 ],
                 rms_residual_pct=100 * result.rms_after,
-                band={k: FittedBand(low_pct=100 * lo, high_pct=100 * hi, runs=len(scores),
+                band={k: FittedBand(low_pct=round(100 * lo, 4), high_pct=round(100 * hi, 4),
+                                    runs=len(scores),
                                     rule=rule(len(scores)))
                       for k, (lo, hi) in band_of(result.after).items()},
             ),
