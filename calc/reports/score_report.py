@@ -161,8 +161,9 @@ def _fit(scores, params, efficiency, pool, path, seed):
                     for s, res in zip(scores, result.after, strict=True)
                 ],
                 rms_residual_pct=100 * result.rms_after,
-                band={k: FittedBand(low_pct=round(100 * lo, 4), high_pct=round(100 * hi, 4),
-                                    runs=len(scores),
+                # to 4 decimals of a percent, outwards (the band holds every residual)
+                band={k: FittedBand(low_pct=math.floor(1e6 * lo) / 1e4,
+                                    high_pct=math.ceil(1e6 * hi) / 1e4, runs=len(scores),
                                     rule=rule(len(scores)))
                       for k, (lo, hi) in band_of(result.after).items()},
             ),
