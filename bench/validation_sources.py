@@ -1372,6 +1372,26 @@ LOOKED_AT = (
      "looked at, not used: no MI325X run with stated lengths, concurrency and engine found; no "
      "further MI355X run of a shipped model with all of GPU, checkpoint, engine release, TP, "
      "lengths, concurrency and a measured figure in the text read"),
+    ("vllm 0.8.3 (PyPI wheel) `vllm/benchmarks/serve.py` get_request and main (the same code as "
+     "the repository's benchmarks/benchmark_serving.py of April 2025); vllm 0.28.0 (PyPI wheel) "
+     "`vllm/benchmarks/serve.py` (precomputed, rescaled gaps); vllm-project/vllm pull 21108 "
+     "(merged 2025-07-17) and issue 21104; surajssd/llm-k8s@58b61c5 results_serving_meta-"
+     "llama-Llama-3.3-70B-Instruct/01_tp8_pp1/benchmark-script-run.sh (the client's Namespace: "
+     "seed=0, burstiness=1.0, sharegpt)",
+     "issue 23, score round: the vLLM client before 2025-07-17 slept np.random.gamma(burstiness, "
+     "1 / (rate × burstiness)) after each send, unscaled, numpy seeded with --seed (0), its "
+     "ShareGPT sample shuffled by Python's generator: the runs dated before it are replayed "
+     "with those gaps (calc/data/bench_results/vllm_serve.py client_draw); nothing fitted"),
+    ("sglang 0.4.0 (PyPI wheel) `sglang/bench_serving.py` sample_random_requests, get_request, "
+     "run_benchmark (--seed default 1); datacrunch-research/h200-benchmarks@c091ef5 "
+     "sglang/outputs/llama_3_3_70b_online_output.jsonl and llama_405b_online_output.jsonl "
+     "(total_input_tokens, total_output_tokens of each run)",
+     "issue 23, score round: the random dataset's lengths are np.random.randint(max(int(L × "
+     "ratio), 1), L + 1) and randint(int(L × ratio), L + 1) from numpy seeded 1, then "
+     "np.random.exponential(1 / rate) after each send; the seeded draw reproduces every run's "
+     "input and output token totals exactly (e.g. 152,612 and 160,347 at 1 request/s), so those "
+     "runs are replayed with the lengths and send times the client drew "
+     "(calc/data/bench_results/sglang_serving.py client_draw); nothing fitted"),
 )
 
 
