@@ -607,7 +607,7 @@ def _aside_lines() -> list[str]:
            "not hold that batch. Little's law (c requests in flight, each living TTFT +",
            "(osl − 1) × TPOT) gives the requests that were decoding, c × (osl − 1) × TPOT /",
            "(TTFT + (osl − 1) × TPOT).", "",
-           "| id | c | predicted batch floor ms | TPOT meas ms | TTFT meas ms | decoding (Little) |",
+           "| id | c | floor ms | TPOT meas ms | TTFT meas ms | decoding (Little) |",
            "|---|---:|---:|---:|---:|---:|"]  # fmt: skip
     for r in sorted(results(aside=True), key=lambda r: r.row.id):
         row = r.row

@@ -3,9 +3,11 @@
 
 Load generators that synthesise prompts build a small data set and draw every request from it:
 AIPerf (and GenAI-Perf before it) makes ``--num-dataset-entries`` prompts, 100 by default
-(ai-dynamo/aiperf ``aiperf/common/config/config_defaults.py``, ``InputDefaults.NUM_DATASET_ENTRIES
-= 100``), and hands each request one of them chosen at random (``aiperf/dataset/dataset_manager.py``
-``_return_any_conversation``: ``random.choice`` over the conversation ids). Once the benchmark has
+(ai-dynamo/aiperf@db4f6397 ``aiperf/common/config/conversation_config.py``: the option sets
+``conversation.num``, "reused until benchmarking is complete"; ``config_defaults.py``
+``ConversationDefaults.NUM = 100``), and hands each request of a synthetic run one of them chosen
+at random (``aiperf/dataset/dataset_manager.py`` ``_return_any_conversation``: ``random.choice``
+over the conversation ids; sequential only for Mooncake traces). Once the benchmark has
 sent a prompt, a server with a prefix cache (vLLM V1's automatic prefix caching, on by default:
 ``vllm/config/cache.py`` ``enable_prefix_caching: bool = True`` in 0.12.0) finds all of it but
 the last block when it comes again, as long as its blocks were not evicted.
@@ -32,7 +34,8 @@ def first_draw_share(prompts: int, warmup: int, timed: int) -> float:
     if prompts < 1 or timed < 1 or warmup < 0:
         raise ValueError("prompts and timed must be at least 1, warmup at least 0")
     keep = 1.0 - 1.0 / prompts
-    return prompts * keep**warmup * (1.0 - keep**timed) / timed
+    # at most 1 (each timed request draws at most one new prompt); min() absorbs rounding
+    return min(1.0, prompts * keep**warmup * (1.0 - keep**timed) / timed)
 
 
 def hit_share(prompts: int, warmup: int, timed: int, held_prompts: float) -> float:
