@@ -279,10 +279,10 @@ def floor_s(dep, batch: int, prompt: int) -> float:
 
     No step at that batch can be faster: a row whose measured TPOT is below it did not run the
     batch its settings give (or kvcalc reads its settings wrongly) and is set aside, not
-    scored (``Result.aside``). Issue 20, the vLLM silicon round: the nine rows it sets aside are
-    gpt-oss-120b on H100 at concurrency 512 (TP 2, 4 and 8; 3.6-5.6 ms measured, 3.7-13.4 ms
-    floors), whose TTFT (20-460 s) shows the requests queued: by Little's law (c in flight, each
-    living TTFT + (osl − 1) × TPOT) about 100 of the 512 were decoding in every one of them,
+    scored (``Result.aside``). Issue 20, the vLLM silicon round: of the nine rows it sets aside,
+    five are gpt-oss-120b on H100 at concurrency 512 (TP 2, 4 and 8; 3.6-5.6 ms measured,
+    3.7-13.4 ms floors), whose TTFT (20-118 s) shows the requests queued: by Little's law (c in
+    flight, each living TTFT + (osl − 1) × TPOT) about 100 of the 512 were decoding in each,
     whatever the TP and lengths, a cap outside the GPUs; two Qwen3-32B vLLM rows on H100 whose
     id states no concurrency (``..._c_tp1_0_...``, 0.93-0.97 of the floor); two TensorRT-LLM
     attention-DP rows (GB200 "tp 64", B200 TP 8 / EP 8 at 8192 × 1024)."""
