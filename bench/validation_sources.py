@@ -120,6 +120,23 @@ FITTED = (
      "issue 20, round 20: the mi355x MXFP4 GEMM rate, expected 0.32 of the fp4 peak (output "
      "tokens/s error zero; bench/validation_amd_serving.py --fit), checked against the MLPerf "
      "v5.1 floor 0.159"),
+    ("ai-dynamo/aiconfigurator@095f58a51 src/aiconfigurator/generator/config/backend_templates/"
+     "benchmark/bench_run.sh.j2 (AIPerf --warmup-request-count c × 2, --num-requests c × 20, "
+     "BENCH_MULTI_ROUND 20), docs/universe/index.html (Auto Gap Analysis: AIPerf against AIC), "
+     "the generator's vLLM, SGLang and TensorRT-LLM rules and templates (rule_plugin/*.rule, "
+     "backend_config_mapping.yaml, extra_engine_args enable_block_reuse default false, at "
+     "095f58a51 and 07a377923); ai-dynamo/aiperf@db4f6397 config_defaults.py "
+     "(ConversationDefaults.NUM = 100, WARMUP_REQUEST_COUNT 0), conversation_config.py, "
+     "dataset/dataset_manager.py (random.choice per request), dataset/generator/prompt.py "
+     "(random slices of a Shakespeare corpus); vllm 0.12.0 wheel (PyPI): config/cache.py "
+     "(enable_prefix_caching True), engine/arg_utils.py, v1/core/kv_cache_manager.py "
+     "(max_cache_hit_length = num_tokens − 1)",
+     "how the silicon sample's gap-analysis campaign (ids with _epnone_) measured: 100 "
+     "synthetic prompts drawn at random, warm-up and timed counts per concurrency, vLLM's prefix "
+     "cache on by default",
+     "issue 20, vLLM silicon round: the repeated prompts' hit share (calc/serve/prompt_reuse.py, "
+     "bench/validation_serving.py hit_share: no constant fitted, every figure from these "
+     "sources); the chunked wave share refitted without the rows that repeat (0.099 -> 0.103)"),
 )
 
 
@@ -1392,6 +1409,28 @@ LOOKED_AT = (
      "input and output token totals exactly (e.g. 152,612 and 160,347 at 1 request/s), so those "
      "runs are replayed with the lengths and send times the client drew "
      "(calc/data/bench_results/sglang_serving.py client_draw); nothing fitted"),
+    ("issue 20, vLLM silicon round: the vllm 0.12.0 wheel's quantization/fp8.py "
+     "(get_fp8_moe_backend: DeepGEMM for block-fp8 MoE below TP 8 where installed, Triton "
+     "otherwise), fused_moe/fused_moe.py and deep_gemm_moe.py (_valid_deep_gemm: DeepGEMM only "
+     "from 128 tokens, so a decode step of 4-48 runs Triton), deep_gemm_utils.py "
+     "(compute_aligned_M), envs.py (VLLM_USE_DEEP_GEMM 1, VLLM_MOE_USE_DEEP_GEMM 1) and the "
+     "tuned configs fused_moe/configs/E=128,N={384,768},device_name=NVIDIA_H200,dtype=fp8_w8a8,"
+     "block_shape=[128,128].json; aiconfigurator 0.7.0 wheel (PyPI) systems/data/h200_sxm/vllm/"
+     "0.12.0/moe_perf.txt (Qwen3-235B's layer, fp8_block, TP 2 and 4, power-law routing)",
+     "why Qwen3-235B-A22B-FP8 under vLLM 0.12.0 on H200 measures about 1.8 × kvcalc's step: "
+     "not a missing tuned config nor DeepGEMM at decode; the 0.12.0 kernel table's layer time "
+     "(0.17 ms at 16 tokens, 0.33 ms at 128, TP 2) does not explain it either; left open "
+     "(docs/step-time.md)"),
+    ("SemiAnalysisAI/InferenceX benchmarks gptoss_fp4_h100 launch (search excerpt of an "
+     "experimental copy: --max-num-seqs $CONC, max-num-batched-tokens 8192, "
+     "no-enable-prefix-caching, VLLM_MXFP4_USE_MARLIN=1, --num-prompts CONC × 10) and "
+     "utils/bench_serving/KNOWN_LIMITATION.md (the client becomes client-bound); "
+     "ajith-sirra-amd/InferenceMAX_Rocm_Team utils/bench_serving/backend_request_func.py (one "
+     "aiohttp session per request)",
+     "how the silicon sample's gpt-oss-120b H100 c512 rows were run: the server could hold "
+     "512, yet Little's law on their TTFT and TPOT gives about 100 decoding in every one; no "
+     "source states the cap: set aside by the roofline floor (bench/validation_serving.py "
+     "floor_s), not modelled"),
 )
 
 
