@@ -21,7 +21,8 @@ Records (each module's docstring says how it predicts):
   output throughput c × osl / (TTFT + (osl − 1) × TPOT), measured and predicted alike;
 - TensorRT-LLM's perf-overview throughput table (``validation_throughput`` training rows and
   ``validation_heldout``): output throughput at max load;
-- the published MI300X runs (``validation_amd``): output throughput;
+- the published MI300X runs (``validation_amd``): output throughput; the MI355X serving runs
+  (``validation_amd_serving``): TPOT, TTFT and the closed-loop output throughput, as above;
 - the published benchmark-result files scored uncalibrated (``validation_score``): TTFT p50,
   TPOT mean (where the file has none, what stands in for it: the E2E mean for SGLang 0.4's
   files, ``calc.reports.score_fit.TPOT_STAND_INS``) and output throughput; the runs of eager
@@ -56,6 +57,16 @@ SOURCES = {
     "amd-mi300x-vllm-releases": (
         "the same AMD page's table under four other rocm/vllm releases (0.9.0.1, 0.9.1, 0.10.1, "
         "0.11.1; 2025-06 to 2025-11): vLLM on MI300X TP8", "held-out"),
+    "amd-mi300x-rocm-vllm-readme": (
+        "ROCm/vllm@040de12 docs/dev-docker/README.md (vLLM 0.10.0, 2025-08): throughput at max "
+        "load and benchmark_latency batches 1-128, vLLM on MI300X TP8", "held-out"),
+    "amd-mi355x-serving": (
+        "llm-d/llm-d@a974157 docs/accelerators/amd-mi355x-perf.md (plain vLLM 0.15.1, MI355X "
+        "TP8, Llama-3.3-70B FP8): no expected figure fitted to them (mi355x's unmeasured bands' "
+        "low edges widened to hold them)", "held-out"),
+    "amd-mi355x-serving-fit": (
+        "vLLM pull 25135 (Llama-3.1-405B MXFP4 on one MI355X, AMD's 355_wip build): the mi355x "
+        "MXFP4 GEMM rate", "fitted"),
     "benchmark-files": (
         "surajssd/llm-k8s@58b61c5 (vLLM 0.8.3, A100 40GB) and datacrunch-research/"
         "h200-benchmarks@c091ef5 (SGLang 2024-12, H200) result files, scored uncalibrated",
@@ -108,11 +119,22 @@ def _trtllm() -> list[Record]:
 
 def _amd() -> list[Record]:
     import validation_amd as va
+    import validation_amd_serving as vas
 
-    return [Record("amd-mi300x-vllm", "amd", "fp8", "dense", "throughput", e)
-            for e in va.errors(va.RECORDS)] + [
+    out = [Record("amd-mi300x-vllm", "amd", "fp8", "dense", "throughput", e)
+           for e in va.errors(va.RECORDS)] + [
         Record("amd-mi300x-vllm-releases", "amd", "fp8", "dense", "throughput", e)
-        for e in va.errors(va.HELD_OUT)]  # fmt: skip
+        for e in va.errors(va.HELD_OUT)] + [
+        Record("amd-mi300x-rocm-vllm-readme", "amd", "fp8", "dense", "throughput", e)
+        for e in va.errors(va.DEV_DOCKER_RECORDS)]  # fmt: skip
+    for p in vas.after():
+        source = "amd-mi355x-serving-fit" if p.run.fit else "amd-mi355x-serving"
+        dtype = "mxfp4" if p.run.weight_dtype == "mxfp4" else "fp8"
+        for fig, err in (("throughput", p.tokens_error), ("tpot", p.tpot_error),
+                         ("ttft", p.ttft_error)):  # fmt: skip
+            if err is not None:
+                out.append(Record(source, "amd", dtype, "dense", fig, err))
+    return out
 
 
 def _score() -> list[Record]:

@@ -57,7 +57,10 @@ STATED = {
         "hardware": "a100-80g",
         "note": "the page names an A100 only: its 13.72 GiB of weights and 36.56 GiB of KV at "
         "gpu_memory_utilization 0.65 fit only the 80 GB model (0.65 × 39.5 GiB = 25.7 GiB on "
-        "the 40 GB one); the log prints no token count, so it is compared in GiB",
+        "the 40 GB one); the log prints no token count, so it is compared in GiB. The page "
+        "does not say whether torch.compile ran cold: the default (cold) counts the copy "
+        "(201,088 + 2 × 2,048) × 2,880 × 2 B = 1.10 GiB over the sampler's 0.72 GiB (+0.64% "
+        "-> -0.41%)",
     },
     "vllm021-24gb-qwen3-8b-lmcache3430": {
         "hardware": "rtx-4090",
@@ -67,7 +70,14 @@ STATED = {
         "GiB: predicted on the RTX 4090 profile (23.64 GiB); release 0.21 or later (its line "
         "says CUDA graph profiling is 'default since v0.21.0'; dated 2026-05-28): predicted "
         "with 0.21.0, whose memory rules hold from 0.20.0 to 0.25.1. The batch limits are "
-        "0.21.0's defaults for a GPU under 70 GiB (2,048 tokens, 256 sequences)",
+        "0.21.0's defaults for a GPU under 70 GiB (2,048 tokens, 256 sequences). The issue's "
+        "text names an RTX A5000 (24 GB, 24,564 MiB like the 4090). Issue 21's compile round: "
+        "-0.97% before (scored before it), -10.90% after: the excerpt kept does not say "
+        "whether torch.compile ran cold, so kvcalc's default counts the cold compile's copy, "
+        "(151,936 + 2 × 2,048) × 4,096 × 2 B = 1.19 GiB over the sampler's 0.56; warm "
+        "(--compile-cache warm) it stays -0.97%. The LLM() example ran in a reused "
+        "environment, where a warm cache is likely; the page was not re-read for the compile "
+        "lines, so the default stands",
     },
     "sglang04-h100-llama31-8b-docs": {
         "version": "0.4.1",
@@ -171,7 +181,9 @@ STATED = {
         "sampling artefact): about 28 MiB per graph over 86 graphs, against 6-8 MiB per "
         "graph in the H100 logs and 3.2 MiB in the 0.29.0 L40S logs (0.27 GiB over 86). The "
         "host runs driver 535 (CUDA 12.2); nothing in vLLM's source sizes a graph by the "
-        "GPU's architecture, so no rule changed",
+        "GPU's architecture, so no rule changed. The log loads its compiled graphs from the "
+        "cache ('Directly load the compiled graph(s) for compile range (1, 2048) from the "
+        "cache'): a warm start, no benchmark copy (cold it would be -2.26%)",
     },
     "vllm0151-a100-40g-llama31-8b-eager": {
         "hardware": "docs/validation/hardware/a100-40g.yaml",
@@ -182,70 +194,83 @@ STATED = {
         "-0.3%. No engine rule changed",
     },
     "vllm0240-4090-qwen25-7b": {
-        "note": "held-out (round 11, second batch), +0.63%: a study log quoting its start-up "
-        "figures (not the lines); kvcalc's weights 14.22 GiB (14.19 + the RoPE table) against "
-        "the printed 14.29 (-1.02% with the printed weights), CUDA graphs 0.59 against the "
-        "printed estimate 0.53 GiB. Held out: nothing changed",
+        "note": (
+        "held-out (round 11, second batch), +0.63% before and after issue 21's compile round: "
+        "a study log quoting its start-up figures (not the lines); the study's table says the "
+        "7B start hit the compile cache (torch.compile 3.07 s), so the record states "
+        "compile_cache warm and no benchmark copy is counted (cold it would be -10.4%). "
+        "kvcalc's weights 14.22 GiB (14.19 + the RoPE table) against the printed 14.29 (-1.02% "
+        "with the printed weights), CUDA graphs 0.59 against the printed estimate 0.53 GiB"
+    ),
     },
     "vllm0290-l40s-qwen3-14b-base": {
-        "note": "training (round 11, second batch), +7.08%: vLLM 0.29.0 with its defaults on an "
-        "L40S (2,048 batched tokens, 256 sequences; 'Using V2 Model Runner'). The source log's "
-        "own report after capture (gpu_worker.py 'Free memory on device (43.97/44.39 GiB) ... "
-        "Actual usage is 27.79 GiB for consumed memory (weights + non-torch), 1.99 GiB for peak "
-        "activation, and 0.27 GiB for CUDAGraph memory'; the record keeps other lines) splits "
-        "the non-KV memory: torch's total 44.39 GiB (the L40S profile: 44.52), requested 0.92 "
-        "× 44.39 = 40.84; consumed 27.79 − weights 27.52 = 0.27 (kvcalc's non-torch 0.25); peak "
-        "activation 1.99 = the transient torch peak + the 0.51 graph estimate, so the peak is "
-        "1.48 GiB (kvcalc 0.56); graphs 0.51 (kvcalc 0.78). 40.84 − 27.79 − 1.99 = 11.06, the "
-        "printed budget. What the V2 runner does at the profile (0.29.0 wheel, the same to "
-        "0.33.0): _dummy_sampler_run gives the dummy rows the default sampling states (top-k "
-        "= vocab, top-p 1, no logprobs), so the sampler only draws from the bf16 logits "
-        "(256 × 151,936 × 2 B = 0.07 GiB; V1's pass sets top-k/top-p, modelled at 14.5 B); the "
-        "penalties' output_bin_counts and prompt_bin_mask are kept from load (256 × 151,936 × "
-        "4 B + 256 × 4,748 × 4 B = 0.15 GiB, inside the consumed 0.27). So V2 by its source "
-        "lowers the profile's memory (kvcalc with it: +8.68%), and the 1.48 GiB peak is not "
-        "the runner's. It matches the cold torch.compile: the log compiles ('Compiling a graph "
-        "for compile range (1, 2048) takes 27.01 s'; the 0.19.1 A100 record loads from the "
-        "cache and is +1.01%) inside profile_run after the peak is reset; vLLM turns on "
-        "Inductor's combo_kernels and benchmark_combo_kernel for torch >= 2.9 (config/"
-        "compilation.py, 0.11.1-0.33.0; not in 0.11.0), and Inductor's benchmark harness "
-        "(torch 2.13 _inductor/codegen/triton.py get_args) allocates a random copy of every "
-        "buffer a benchmarked kernel reads, graph constants included: the largest a Triton "
-        "kernel reads is the embedding table (GEMM weights go to cuBLAS or custom ops), "
-        "151,936 × 5,120 × 2 B = 1.449 GiB, + 2 × 2,048 × 5,120 × 2 B written = 1.488 GiB "
-        "against 1.48. With both (V2 sampler and bins, the cold-compile copy) kvcalc gives "
-        "-2.62%, the rest being its graph estimate (0.78 against 0.51) and total (44.52 "
-        "against 44.39). No rule changed: the compile cache being cold is a fact of the start "
-        "(the log's 'Compiling a graph' against 'Directly load the compiled graph(s)'), not "
-        "of the release, and kvcalc has no setting for it yet; the V2 rule alone moves this "
-        "record the wrong way",
+        "note": (
+        "training (round 11, second batch), +7.08% before issue 21's compile round, -2.36% "
+        "after: vLLM 0.29.0 with its defaults on an L40S (2,048 batched tokens, 256 sequences; "
+        "'Using V2 Model Runner'). The source log's own report after capture ('Free memory on "
+        "device (43.97/44.39 GiB) ... Actual usage is 27.79 GiB for consumed memory (weights + "
+        "non-torch), 1.99 GiB for peak activation, and 0.27 GiB for CUDAGraph memory') splits "
+        "the non-KV memory: torch's total 44.39 GiB, requested 0.92 × 44.39 = 40.84; consumed "
+        "27.79 − weights 27.52 = 0.27 (kvcalc's non-torch 0.25); peak activation 1.99 = the "
+        "transient peak + the 0.51 graph estimate, so a 1.48 GiB peak; 40.84 − 27.79 − 1.99 = "
+        "11.06, the printed budget. The peak is the cold torch.compile's ('Compiling a graph "
+        "for compile range (1, 2048) takes 27.01 s'): vLLM 0.11.1+ turns on Inductor's "
+        "benchmark_combo_kernel and Inductor benchmarks the embedding kernel on random copies "
+        "of its arguments (rules.py, 0.11.1 change): (151,936 + 2 × 2,048) × 5,120 × 2 B = "
+        "1.488 GiB against 1.48, above the sampler's 0.56 (kvcalc now takes the larger; "
+        "+7.08% -> -1.26%). The L40S profile's total, 44.52 GiB (a 2024 get_device_properties "
+        "figure), is now the 44.39 the 0.29 logs print (-1.26% -> -2.36%). What is left is "
+        "the graph estimate, kvcalc 0.78 against the log's (0.9200 − 0.9086) × 44.39 = 0.51 "
+        "GiB: the V2 runner's profile_cudagraph_memory (v1/worker/gpu/cudagraph_utils.py) "
+        "captures every PIECEWISE graph and extrapolates only FULL from two samples, where "
+        "kvcalc's 0.20 rule (V1's) extrapolates both from H100 per-graph medians; not "
+        "modelled (the PIECEWISE graphs' true cost on Ada is not in the source). The V2 "
+        "sampler pass (bf16 logits only) is hidden under the copy at these settings"
+    ),
     },
     "vllm0290-l40s-qwen3-14b-awq": {
-        "note": "held-out (round 11, second batch), +3.33%: the AWQ run of the same lab; "
-        "kvcalc's int4 weights 9.29 GiB against 9.44 printed (+2.85% with the printed "
-        "weights). Its report: 9.73 GiB consumed (0.29 beside the weights), 2.02 GiB peak "
-        "activation with the 0.54 graph estimate, so a 1.48 GiB transient peak, the base "
-        "run's: AWQ keeps the embedding table in bf16, and the cold compile's copy of it "
-        "(1.449 + 0.039 = 1.488 GiB) is the same (see the base run). With the V2 rule alone "
-        "+3.94%, with the cold-compile copy too -0.36%. Held out: nothing changed",
+        "note": (
+        "held-out (round 11, second batch), +3.33% before issue 21's compile round (scored "
+        "before it), -0.26% after: the AWQ run of the same lab; kvcalc's int4 weights 9.30 "
+        "GiB against 9.44 printed. The log compiles cold ('Compiling a graph for compile range "
+        "(1, 2048) takes 27.59 s'); its report: 9.73 GiB consumed, 2.02 GiB peak activation "
+        "with the 0.54 graph estimate, so a 1.48 GiB transient peak, the base run's: AWQ keeps "
+        "the embedding table in 16 bits, and the cold compile's copy (151,936 + 2 × 2,048) × "
+        "5,120 × 2 B = 1.488 GiB is the same. With the copy +0.15%, with the L40S total 44.39 "
+        "GiB -0.26%; graphs 0.78 against (0.9200 − 0.9079) × 44.39 = 0.54 GiB (see the base "
+        "run)"
+    ),
     },
     "vllm0290-l40s-qwen3-14b-awq-tuned": {
-        "note": "training (round 11, second batch), +2.07%: the AWQ run at 0.95, 8,192 batched "
-        "tokens and 512 sequences. Its report: requested 0.95 × 44.39 = 42.17 GiB, 9.95 "
-        "consumed (0.51 beside the weights: the V2 penalties' buffers for 512 rows, 512 × "
-        "151,936 × 4 B + 512 × 4,748 × 4 B = 0.30 GiB, and non-torch), 2.20 peak activation "
-        "with the 0.60 graph estimate: a 1.60 GiB transient peak against the cold compile's "
-        "1.449 + 2 × 8,192 × 5,120 × 2 B = 1.605 GiB (compile range (1, 8192)): the table, "
-        "not the 4× tokens or 2× rows, sets it. With the V2 rule alone +1.92%, with the "
-        "cold-compile copy too -0.25%. No rule changed (see the base run's note)",
+        "note": (
+        "training (round 11, second batch), +2.07% before issue 21's compile round, +0.33% "
+        "after: the AWQ run at 0.95, 8,192 batched tokens and 512 sequences, compiled cold "
+        "('Compiling a graph for compile range (1, 8192) takes 27.08 s'). Its report: "
+        "requested 0.95 × 44.39 = 42.17 GiB, 9.95 consumed (0.51 beside the weights: the V2 "
+        "penalties' buffers for 512 rows, 512 × 151,936 × 4 B + 512 × 4,748 × 4 B = 0.30 GiB, "
+        "and non-torch; kvcalc counts 0.25), 2.20 peak activation with the 0.60 graph "
+        "estimate: a 1.60 GiB transient peak against the cold compile's (151,936 + 2 × 8,192) "
+        "× 5,120 × 2 B = 1.605 GiB: the table, not the 4× tokens or 2× rows, sets it. With the "
+        "copy +0.75%, with the L40S total 44.39 GiB +0.33%; graphs 0.89 against 0.60 GiB and "
+        "the kept penalty buffers (0.26 GiB more than kvcalc's non-torch) roughly cancel"
+    ),
     },
     "vllm0260-a40-llama31-8b-fixture": {
         "hardware": "l40s",
-        "note": "held-out (round 11), -0.78%: an A40, which kvcalc does not ship; predicted "
-        "on the L40S profile for its memory (both 48 GB GDDR6 with ECC, 46,068 MiB in "
-        "nvidia-smi; both run FlashAttention 2, no FA3 split buffer). The fixture prints the "
-        "KV budget (23.90 GiB; kvcalc 23.71) and the pool, not the terms. Held out: nothing "
-        "changed",
+        "note": (
+        "held-out (round 11), -0.78% before issue 21's compile round (scored before it), "
+        "-3.51% after: an A40, which kvcalc does not ship; predicted on the L40S profile for "
+        "its memory (both 48 GB GDDR6 with ECC, 46,068 MiB in nvidia-smi; both run "
+        "FlashAttention 2, no FA3 split buffer). The fixture prints the KV budget (23.90 GiB; "
+        "kvcalc 23.71 before, 23.06 after) and the pool, not the terms. Its lines do not say "
+        "whether the compile was cold; 'init engine ... took 54.24 s (compilation: 29.60 s)' "
+        "in a container whose vLLM cache is not mounted reads as cold, so the default holds: "
+        "the copy (128,256 + 2 × 2,048) × 4,096 × 2 B = 1.01 GiB over the sampler's 0.47 "
+        "(-0.54 GiB, -2.3%) and the L40S total 44.39 GiB (-0.12 GiB). With the terms unprinted "
+        "the -3.5% cannot be split: the A40's own torch total and its graph estimate "
+        "(FlashAttention 2 on Ampere: 2.35 GiB printed on the A100 against kvcalc's 0.70) are "
+        "not known"
+    ),
     },
     "trtllm-h100-llama31-8b-fp8": {
         "model": "meta-llama/Llama-3.1-8B-Instruct",
@@ -267,6 +292,7 @@ _FIELDS = {
     "max_num_seqs": "max_num_seqs",
     "block_size": "block_size",
     "kv_cache_dtype": "kv_cache_dtype",
+    "compile_cache": "compile_cache",
 }
 _ENGINES = {"vLLM": "vllm", "SGLang": "sglang", "TensorRT-LLM": "trtllm"}
 

@@ -58,10 +58,14 @@ FORMATS = {"fp8": "fp8-tensor", "fp8_block": "fp8-block128", "nvfp4": "nvfp4", "
 # benchmark's method against a scheduler, not of kvcalc's step model.
 # (Round 18: whole-request refitted 0.150 -> 0.143, the fit's value since the step model moved
 # under it; TensorRT-LLM's held-out TTFT median |error| 46.3% -> 45.1%, signed +9.2% -> +6.1%.)
+# (Issue 20, the vLLM silicon round: chunked refitted 0.099 -> 0.103 once the rows below their
+# roofline floor are set aside (``floor_s``); rows whose prompts repeat into a prefix cache
+# (``hit_share`` > 0) have almost no prefill wave to measure and are left out of the fit;
+# docs/step-time.md.)
 # (MTP round: whole-request 0.143 -> 0.141, the fit's value once the MTP runs are timed as MTP.)
 # (MoE-backend round: whole-request 0.141 -> 0.143, the fit's value once the B200 NVFP4 runs
 # with attention TP are timed at the trtllm-gen MoE their scripts set.)
-WAVE_SHARE = {"prefill-first": 0.375, "whole-request": 0.143, "chunked": 0.099}
+WAVE_SHARE = {"prefill-first": 0.375, "whole-request": 0.143, "chunked": 0.103}
 
 # The CUDA graphs of the sample's TensorRT-LLM runs are not stated per record. Not
 # TensorRT-LLM's default list (1-31, 32, 64, 128 unpadded, ``Engine.cuda_graph_batch_sizes``):
@@ -72,6 +76,42 @@ WAVE_SHARE = {"prefill-first": 0.375, "whole-request": 0.143, "chunked": 0.099}
 # and max_batch_size ± 8, padding on), so every decode-only step of these runs is taken to
 # replay a graph of its own batch (its concurrency per rank, aiconfigurator's bs), and a step
 # holding a prompt to be eager (decode-only graphs; issue 20, round 17; ``predict``).
+
+
+# The prompts of aiconfigurator's gap-analysis campaign (the rows whose id carries ``_epnone_``:
+# exactly the upstream rows whose silicon_data_source is ``source_file=.../aic-auto-gap-analysis/
+# ...``) repeat. That campaign measured with AIPerf (aiconfigurator docs/universe/index.html,
+# "Auto Gap Analysis": "compares them with AIPerf ... silicon measurements"), whose synthetic
+# prompts are 100 entries drawn at random for every request (``calc.serve.prompt_reuse``), here
+# after c × 2 warm-up requests and before c × 20 timed ones (aiconfigurator's benchmark script,
+# src/aiconfigurator/generator/config/backend_templates/benchmark/bench_run.sh.j2:
+# --warmup-request-count $((c*2)), --num-requests $((c*20)), BENCH_MULTI_ROUND 20). Which of its
+# servers reused prefixes: vLLM (prefix caching on by default in V1, 0.12.0 ``vllm/config/
+# cache.py``; aiconfigurator's generator passes --no-enable-prefix-caching only where asked); not
+# TensorRT-LLM (the generator's extra_engine_args templates default enable_block_reuse to false);
+# and not the campaign's SGLang runs either, as their own throughput shows (issue 20, the vLLM
+# silicon round, docs/step-time.md: Llama-3.1-8B at 4000 x 100 tokens, c 80, TP 4: 80 prompts
+# per 3.0 s cycle, 106k prompt tokens/s, every prompt prefilled), though their source states no
+# flag. The vLLM rows are physically impossible without reuse: Llama-3.1-8B-FP8 at 4000 x 100,
+# c 64, TP 4 completes 64 requests per 0.87 s (TTFT 125 ms + 99 × 7.52 ms), 294k prompt tokens/s,
+# 1.2 PFLOP/s a GPU of prompt work at 2 × 8.0 GFLOP a token: above the H200's dense fp8 peak.
+PROMPT_POOL = 100  # AIPerf --num-dataset-entries default
+WARMUP_PER_CLIENT, TIMED_PER_CLIENT = 2, 20  # aiconfigurator bench_run.sh.j2, per concurrency
+REUSE = {"vllm": True, "sglang": False, "trtllm": False}  # the campaign's servers (above)
+
+
+def hit_share(row: Row, dep) -> float:
+    """The share of ``row``'s timed requests whose prompt the engine's prefix cache holds
+    (``calc.serve.prompt_reuse``): 0 outside the repeating campaign or where the server did
+    not reuse prefixes."""
+    from calc.serve.prompt_reuse import hit_share as share
+
+    if "_epnone_" not in row.id or not REUSE.get(row.backend, False):
+        return 0.0
+    per_group = math.ceil(row.concurrency / dep.sequence_groups)
+    held = (dep.per_gpu.kv_cache_tokens - per_group * row.osl) / row.isl
+    c = row.concurrency
+    return share(PROMPT_POOL, WARMUP_PER_CLIENT * c, TIMED_PER_CLIENT * c, held)
 
 
 def _policy(dep) -> str:
@@ -248,6 +288,15 @@ class Result:
     row: Row
     tpot_s: float
     ttft_s: float
+    # the least time a decode step of the predicted batch can take (``floor_s``) [s]; a row
+    # measured faster than that is set aside (``aside``)
+    floor_s: float = 0.0
+
+    @property
+    def aside(self) -> bool:
+        """Measured TPOT below the HBM roofline of the batch it states (``floor_s``): the
+        row cannot have run that batch, so it cannot score the step model (see ``floor_s``)."""
+        return self.row.tpot_s < self.floor_s
 
     @property
     def tpot_error(self) -> float:
@@ -258,9 +307,31 @@ class Result:
         return self.ttft_s / self.row.ttft_s - 1
 
 
-def predict(row: Row, host=None, efficiency: str = "expected") -> Result | None:
+def floor_s(dep, batch: int, prompt: int) -> float:
+    """The roofline floor of one decode step of ``batch`` sequences [s]: the HBM bytes kvcalc's
+    decode step moves per GPU (the weights it reads, the expected experts of a MoE layer at
+    that batch, the KV cache of every sequence) at the prompt's context, the least any decode
+    step of the run attends to, over the GPU's peak HBM bandwidth (its datasheet figure).
+
+    No step at that batch can be faster: a row whose measured TPOT is below it did not run the
+    batch its settings give (or kvcalc reads its settings wrongly) and is set aside, not
+    scored (``Result.aside``). Issue 20, the vLLM silicon round: of the nine rows it sets aside,
+    five are gpt-oss-120b on H100 at concurrency 512 (TP 2, 4 and 8; 3.6-5.6 ms measured,
+    3.7-13.4 ms floors), whose TTFT (20-118 s) shows the requests queued: by Little's law (c in
+    flight, each living TTFT + (osl − 1) × TPOT) about 100 of the 512 were decoding in each,
+    whatever the TP and lengths, a cap outside the GPUs; two Qwen3-32B vLLM rows on H100 whose
+    id states no concurrency (``..._c_tp1_0_...``, 0.93-0.97 of the floor); two TensorRT-LLM
+    attention-DP rows (GB200 "tp 64", B200 TP 8 / EP 8 at 8192 × 1024)."""
+    from calc.deploy.steps import step_of
+
+    step = step_of(dep, "expected", batch=batch * dep.sharding.dp_attn, ctx=prompt)
+    return float(step.bytes) / float(dep.hardware.hbm_bandwidth_bytes_per_s)
+
+
+def predict(row: Row, host=None, efficiency: str = "expected", dep=None) -> Result | None:
     """TPOT and TTFT at the row's concurrency (module docstring); None where kvcalc cannot
-    build the deployment (a layout it refuses) or not one sequence fits."""
+    build the deployment (a layout it refuses) or not one sequence fits. ``dep``: a deployment
+    built elsewhere (another profile's figures) instead of the row's own."""
     import numpy as np
 
     from calc.deploy.engines import host_costs
@@ -270,7 +341,7 @@ def predict(row: Row, host=None, efficiency: str = "expected") -> Result | None:
     from calc.serve.graphs import decode_only
 
     try:
-        dep = _deployment(row)
+        dep = _deployment(row) if dep is None else dep
         pool = int(dep.per_gpu.max_sequences_per_gpu(row.isl + row.osl))
     except KvcalcError:
         return None
@@ -305,22 +376,49 @@ def predict(row: Row, host=None, efficiency: str = "expected") -> Result | None:
     chunk += host.step_host_s(k)
     chunks = max(1, math.ceil(row.isl / ec.max_batched_tokens))
     first = one + host.step_host_s(1) * chunks  # its own prefill steps
-    cycle = n / k * chunk + (row.osl - 1) * per_token
-    tpot = max(cycle - first, per_token) / max(1, row.osl - 1)
-    wave = WAVE_SHARE[_policy(dep)] * (n - 1) * one
-    ttft = float(host.request_host_s(row.isl)) + first + t_dec + wave
+    # a repeated prompt (``hit_share``) computes its last block only, inside a decode step
+    hit = hit_share(row, dep)
+    tail = _tail_s(dep, efficiency, n * dpa, row.isl) if hit else 0.0
+    cycle = n * ((1 - hit) * chunk / k + hit * tail) + (row.osl - 1) * per_token
+    own = (1 - hit) * first + hit * tail
+    tpot = max(cycle - own, per_token) / max(1, row.osl - 1)
+    # the wave: the other requests' prefills, only the missed ones; a hit's first token comes
+    # from the decode step after the one in flight
+    wave = WAVE_SHARE[_policy(dep)] * (n - 1) * one * (1 - hit)
+    ttft = float(host.request_host_s(row.isl)) + own + hit * t_dec + t_dec + wave
     if want > n:  # requests beyond the slots wait for one to finish
         ttft += (want - n) / n * cycle
-    return Result(row, tpot, float(np.float64(ttft)))
+    return Result(row, tpot, float(np.float64(ttft)), floor_s(dep, n, row.isl))
 
 
-def results(which: str = "all", host_of=None) -> list[Result]:
+def _tail_s(dep, efficiency: str, batch: int, prompt: int) -> float:
+    """The time a repeated prompt of ``prompt`` tokens adds to the decode step of ``batch``
+    sequences it joins [s]: its uncached tokens (``prompt_reuse.cached_tokens``) through the
+    token ops (the step at ctx 1 with them, less without) and one read of its cached keys (one
+    more decode sequence at ctx ``prompt``, less the step without it)."""
+    from calc.deploy.steps import step_of
+    from calc.serve.prompt_reuse import cached_tokens
+
+    dpa = dep.sharding.dp_attn
+    new = prompt - cached_tokens(prompt, dep.per_gpu.block_size)
+
+    def t(b, ctx):
+        return float(step_of(dep, efficiency, batch=b, ctx=ctx).time_s)
+
+    tokens = t(batch + new * dpa, 1) - t(batch, 1)
+    keys = t(batch + dpa, prompt) - t(batch, prompt)
+    return tokens + keys
+
+
+def results(which: str = "all", host_of=None, aside: bool = False) -> list[Result]:
+    """The predicted rows of ``which`` half ("all", "training", "held-out"): those kvcalc scores,
+    or (``aside``) those set aside below their roofline floor (``floor_s``)."""
     out = []
     for r in rows():
         if (which == "training" and not r.training) or (which == "held-out" and r.training):
             continue
         res = predict(r, host_of(r) if host_of else None)
-        if res is not None:
+        if res is not None and res.aside == aside:
             out.append(res)
     return out
 
@@ -393,7 +491,8 @@ def fit() -> tuple[float, dict]:
 def fit_wave_share() -> dict:
     """WAVE_SHARE per scheduler policy: the median over the training half's rows of that
     policy of (measured TTFT − the prediction with no wave) / ((n − 1) × one prefill), rows
-    with n > 1."""
+    with n > 1 whose prompts do not repeat into a prefix cache (``hit_share`` 0: a wave of
+    cached prompts holds almost no prefill to wait for)."""
     global WAVE_SHARE
     from calc.deploy.steps import step_of
 
@@ -404,13 +503,13 @@ def fit_wave_share() -> dict:
             if not r.training or r.concurrency < 2:
                 continue
             res = predict(r)
-            if res is None:
+            if res is None or res.aside:
                 continue
             dep = _deployment(r)
             n = max(1, min(math.ceil(r.concurrency / dep.sequence_groups),
                            dep.engine_config.max_num_seqs))  # fmt: skip
             one = float(step_of(dep, batch=dep.sharding.dp_attn, prompt=r.isl).time_s)
-            if n > 1:
+            if n > 1 and hit_share(r, dep) == 0:
                 shares.setdefault(_policy(dep), []).append((r.ttft_s - res.ttft_s)
                                                            / ((n - 1) * one))  # fmt: skip
     finally:
@@ -541,7 +640,26 @@ def render() -> str:
             f"{row.tpot_s * 1e3:.2f} | {r.tpot_error:+.1%} | {r.ttft_s * 1e3:.1f} | "
             f"{row.ttft_s * 1e3:.1f} | {r.ttft_error:+.1%} |"
         )
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _aside_lines()) + "\n"
+
+
+def _aside_lines() -> list[str]:
+    """The rows set aside below their roofline floor (``floor_s``), with the figures."""
+    out = ["", "Set aside, not scored: measured TPOT below the roofline floor of the batch the",
+           "row's settings give (the HBM bytes of one decode step at the prompt's context over",
+           "the GPU's peak bandwidth, `floor_s` in `bench/validation_serving.py`): such a run did",
+           "not hold that batch. Little's law (c requests in flight, each living TTFT +",
+           "(osl − 1) × TPOT) gives the requests that were decoding, c × (osl − 1) × TPOT /",
+           "(TTFT + (osl − 1) × TPOT).", "",
+           "| id | c | floor ms | TPOT meas ms | TTFT meas ms | decoding (Little) |",
+           "|---|---:|---:|---:|---:|---:|"]  # fmt: skip
+    for r in sorted(results(aside=True), key=lambda r: r.row.id):
+        row = r.row
+        life = row.ttft_s + (row.osl - 1) * row.tpot_s
+        decoding = row.concurrency * (row.osl - 1) * row.tpot_s / life
+        out.append(f"| {row.id} | {row.concurrency} | {r.floor_s * 1e3:.2f} | "
+                   f"{row.tpot_s * 1e3:.2f} | {row.ttft_s * 1e3:.1f} | {decoding:.0f} |")
+    return out
 
 
 if __name__ == "__main__":

@@ -116,6 +116,41 @@ FITTED = (
      "issue 20, MoE-backend round: the row mapping of the MoE backend of 254 InferenceX runs "
      "(tools/silicon_moe_backend_rows.py, docs/validation/aiconfigurator_silicon_moe_backend.csv; "
      "TRTLLM 145, CUTLASS 86, DEEPGEMM 23)"),
+    ("llm-d/llm-d@a974157bb1230897f6e9e629b4419cb71f952b2c docs/accelerators/"
+     "amd-mi355x-perf.md (the same table in llm-d/llm-d pull 1233)",
+     "vllm bench serve runs of amd/Llama-3.3-70B-Instruct-FP8-KV on 8 x MI355X, TP 8, vLLM "
+     "0.15.1 (llm-d-rocm v0.6.0): output and total tokens/s, mean TTFT, median TPOT/ITL at "
+     "concurrency 2-256 and 1K-64K prompts",
+     "issue 20, round 20: the low edges of mi355x's unmeasured bf16/fp8 and memory bands "
+     "(0.04 and 0.15, to hold its nine rows, held out at expected: output tokens/s +25% to "
+     "+113%); the per-kernel cost its 4,096 / 4,096 rows alone imply (10.6 us) reported, not "
+     "shipped (plain vLLM without AITER; InferenceX's tuned MI355X runs rule it out); three rows "
+     "left out (total / output tokens/s contradicts their lengths)"),
+    ("vllm-project/vllm pull 25135 (2025-09-18, 'Llamas 3.1 405B fp4 changes upstreaming from "
+     "355_wip'; issue-tracker search excerpt of its description)",
+     "benchmark_serving of Llama-3.1-405B MXFP4 on one MI355X (TP 1), concurrency 64, 320 "
+     "prompts, 326,905 tokens in, 327,680 out: 793.27 output tokens/s, mean TPOT 75.58 ms, "
+     "mean TTFT 5,240 ms",
+     "issue 20, round 20: the mi355x MXFP4 GEMM rate, expected 0.32 of the fp4 peak (output "
+     "tokens/s error zero; bench/validation_amd_serving.py --fit), checked against the MLPerf "
+     "v5.1 floor 0.159"),
+    ("ai-dynamo/aiconfigurator@095f58a51 src/aiconfigurator/generator/config/backend_templates/"
+     "benchmark/bench_run.sh.j2 (AIPerf --warmup-request-count c × 2, --num-requests c × 20, "
+     "BENCH_MULTI_ROUND 20), docs/universe/index.html (Auto Gap Analysis: AIPerf against AIC), "
+     "the generator's vLLM, SGLang and TensorRT-LLM rules and templates (rule_plugin/*.rule, "
+     "backend_config_mapping.yaml, extra_engine_args enable_block_reuse default false, at "
+     "095f58a51 and 07a377923); ai-dynamo/aiperf@db4f6397 config_defaults.py "
+     "(ConversationDefaults.NUM = 100, WARMUP_REQUEST_COUNT 0), conversation_config.py, "
+     "dataset/dataset_manager.py (random.choice per request), dataset/generator/prompt.py "
+     "(random slices of a Shakespeare corpus); vllm 0.12.0 wheel (PyPI): config/cache.py "
+     "(enable_prefix_caching True), engine/arg_utils.py, v1/core/kv_cache_manager.py "
+     "(max_cache_hit_length = num_tokens − 1)",
+     "how the silicon sample's gap-analysis campaign (ids with _epnone_) measured: 100 "
+     "synthetic prompts drawn at random, warm-up and timed counts per concurrency, vLLM's prefix "
+     "cache on by default",
+     "issue 20, vLLM silicon round: the repeated prompts' hit share (calc/serve/prompt_reuse.py, "
+     "bench/validation_serving.py hit_share: no constant fitted, every figure from these "
+     "sources); the chunked wave share refitted without the rows that repeat (0.099 -> 0.103)"),
 )
 
 
@@ -1322,6 +1357,103 @@ LOOKED_AT = (
      "TRTLLMGenFusedMoE only for fp8 block scales, NVFP4 and the MXFP4 modes (else CUTLASS with a "
      "warning), on SM 100/103 alone; DEEPGEMM takes fp8 block scales or unquantised experts: "
      "the refusals of calc/deploy/engines/trtllm/moe_backend.py"),
+    ("issue 21, the cold compile (compile round): vllm 0.11.0, 0.11.1, 0.28.0-0.33.0 wheels "
+     "(PyPI): config/compilation.py CompilationConfig.__post_init__ (combo_kernels, "
+     "benchmark_combo_kernel), config/vllm.py (enforce_eager -> CompilationMode.NONE), "
+     "METADATA (torch==2.8.0 in 0.11.0, 2.9.0 in 0.11.1), v1/worker/gpu/cudagraph_utils.py "
+     "profile_cudagraph_memory (V2: every PIECEWISE graph captured, FULL extrapolated); torch "
+     "2.13.0 _inductor/scheduler.py speedup_by_combo_kernel, _inductor/codegen/triton.py "
+     "benchmark_fused_nodes, benchmark_codegened_module, benchmark_combo_kernel, "
+     "codegen_kernel_benchmark (get_args: rand_strided per buffer and constant); "
+     "llm-d-incubation/llm-d-planner @ d3121e0 accuracy/results/v0.19.0/logs/*.log (every "
+     "log's 'Compiling a graph' / 'Directly load' and 'Memory profiling takes' lines; "
+     "meta-llama-llama-3--h100-80gb--tp1pp1dp1--8192-dtf32.log: torch peak 2.21 GiB cold in "
+     "fp32, meta-llama-llama---h100-80gb--tp1pp1dp1--8192-dtbf16.log: 1.89 GiB warm, as the "
+     "cold bf16 runs); samilazrak/vllm-optimization-lab @ a7b193a "
+     "results/raw/{base,awq,tuned}.startup.log (the compile lines); search index files "
+     "70947466353 (the A40 fixture: 'compilation: 29.60 s'), 57978845466 (0.19.1's cache "
+     "load), 54570340937 (0.24.0's cache hit); LMCache/LMCache issue 3430 and pull 1740 "
+     "(search excerpts: the config dump, no compile line found), vllm-project/vllm pull 35472 "
+     "(title only); for the L40S total: search index files 62046585405 and 70819400116 and "
+     "the find_string hits for '/44.39 GiB)' and '/44.52 GiB)' (the latter an L20)",
+     "the cold-compile rule (rules.py 0.11.1 change, memory.compile_benchmark_bytes): no "
+     "constant fitted; the copy of the table and two token-wide outputs checked against the "
+     "four printed peaks (1.48, 1.48, 1.60, 2.21 GiB against 1.488, 1.488, 1.605, 2.207); the "
+     "L40S profile's usable memory set to 44.39 GiB"),
+    ("ROCm/vllm@040de12d45c16d6de6ad386cc57dd68b8c5b805e docs/dev-docker/README.md (rocm/vllm-dev, "
+     "vLLM 0.10.0, 2025-08-13) and the file's 147 stored revisions (git history of the fetched "
+     "mirror; branches 355_wip*, whose READMEs hold no MI355X table)",
+     "issue 20, round 20: its MI300X throughput table (8 rows) and benchmark_latency table (32 "
+     "rows, batch 1-128, 128 and 2,048 tokens in, 2,048 out) held out in the AMD section "
+     "(bench/validation_amd.py DEV_DOCKER_RECORDS: signed median -0.2%, median |error| 9.9%); "
+     "the other revisions (MI300X tables of older releases; MI325X and MI355X named, never "
+     "tabled) looked at, not used"),
+    ("issue 20, round 20 searches for MI325X / MI355X runs: rocm.blogs.amd.com/artificial-"
+     "intelligence/w4a6-quant-mm (MI355X BF16/FP8/MXFP4 Llama-3.1-8B and Qwen3.6-27B; only its "
+     "opening was readable, the tables not reached) and its summary at 24-ai.news; metrum.ai "
+     "'The FP4 Breakthrough' (MI355X MXFP4 vs FP8 ratios, no per-run table in the part read); "
+     "inferencex.semianalysis.com compare-precision pages (llama-3-3-70b-mi355x-fp4-vs-fp8, "
+     "qwen-3-5-mi355x-fp8-vs-bf16: interpolated at target interactivity); docs.vultr.com "
+     "inference-cookbook rocm/benchmarks/validation-testing/llama-3-1 and model-guides/"
+     "llama-3-1-405b (MI325X, vLLM 0.14.1: whether tok/s counts input tokens not stated, lengths "
+     "of the 'quick' mode not stated); hf.edwardfuchs.keenetic.pro/papers/2603.10031.md "
+     "(opening only); llm-d/llm-d docs/accelerators/amd-mi355x-pd-validation.md (file list "
+     "only); ROCm/ATOM pull 536; modular/modular issue 5664 (MAX engine on MI355X); "
+     "vllm-project/recipes pulls 127, 443, 476, 665, 857, 926, 968; SemiAnalysisAI/InferenceX "
+     "pulls 827, 837, 980, 1936, 2793 and issue 859 (unshipped or MoE models, speculative "
+     "decoding, or settings only); sgl-project/sglang pulls 30179 and 36732; vllm-project/vllm "
+     "pull 27058 (DeepSeek-R1 on MI355X, the excerpt cut before its figures); ROCm/"
+     "legacy-rocm-build pull 5554; samuel-bohman/AI-benchmarking-guide Azure_Results/"
+     "ND_MI300X_v5_results.md (MI300X hipBLASLt FP8 GEMM up to 1,159.5 TFLOPS, HBM copy 4.11 "
+     "TB/s: kernel ceilings, not serving runs); mlcommons inference_results v6.0 summary "
+     "(MI355X fp4, 11-node Interactive); issue-tracker excerpts of ROCm/vllm pull 920, "
+     "vllm-project/vllm pulls 27776 and 43276, sgl-project/sglang pulls 21710, 30812 and 31044 "
+     "(MI300X GLM-5.1 / MiniMax-M2.7 on SGLang: unshipped models)",
+     "looked at, not used: no MI325X run with stated lengths, concurrency and engine found; no "
+     "further MI355X run of a shipped model with all of GPU, checkpoint, engine release, TP, "
+     "lengths, concurrency and a measured figure in the text read"),
+    ("vllm 0.8.3 (PyPI wheel) `vllm/benchmarks/serve.py` get_request and main (the same code as "
+     "the repository's benchmarks/benchmark_serving.py of April 2025); vllm 0.28.0 (PyPI wheel) "
+     "`vllm/benchmarks/serve.py` (precomputed, rescaled gaps); vllm-project/vllm pull 21108 "
+     "(merged 2025-07-17) and issue 21104; surajssd/llm-k8s@58b61c5 results_serving_meta-"
+     "llama-Llama-3.3-70B-Instruct/01_tp8_pp1/benchmark-script-run.sh (the client's Namespace: "
+     "seed=0, burstiness=1.0, sharegpt)",
+     "issue 23, score round: the vLLM client before 2025-07-17 slept np.random.gamma(burstiness, "
+     "1 / (rate × burstiness)) after each send, unscaled, numpy seeded with --seed (0), its "
+     "ShareGPT sample shuffled by Python's generator: the runs dated before it are replayed "
+     "with those gaps (calc/data/bench_results/vllm_serve.py client_draw); nothing fitted"),
+    ("sglang 0.4.0 (PyPI wheel) `sglang/bench_serving.py` sample_random_requests, get_request, "
+     "run_benchmark (--seed default 1); datacrunch-research/h200-benchmarks@c091ef5 "
+     "sglang/outputs/llama_3_3_70b_online_output.jsonl and llama_405b_online_output.jsonl "
+     "(total_input_tokens, total_output_tokens of each run)",
+     "issue 23, score round: the random dataset's lengths are np.random.randint(max(int(L × "
+     "ratio), 1), L + 1) and randint(int(L × ratio), L + 1) from numpy seeded 1, then "
+     "np.random.exponential(1 / rate) after each send; the seeded draw reproduces every run's "
+     "input and output token totals exactly (e.g. 152,612 and 160,347 at 1 request/s), so those "
+     "runs are replayed with the lengths and send times the client drew "
+     "(calc/data/bench_results/sglang_serving.py client_draw); nothing fitted"),
+    ("issue 20, vLLM silicon round: the vllm 0.12.0 wheel's quantization/fp8.py "
+     "(get_fp8_moe_backend: DeepGEMM for block-fp8 MoE below TP 8 where installed, Triton "
+     "otherwise), fused_moe/fused_moe.py and deep_gemm_moe.py (_valid_deep_gemm: DeepGEMM only "
+     "from 128 tokens, so a decode step of 4-48 runs Triton), deep_gemm_utils.py "
+     "(compute_aligned_M), envs.py (VLLM_USE_DEEP_GEMM 1, VLLM_MOE_USE_DEEP_GEMM 1) and the "
+     "tuned configs fused_moe/configs/E=128,N={384,768},device_name=NVIDIA_H200,dtype=fp8_w8a8,"
+     "block_shape=[128,128].json; aiconfigurator 0.7.0 wheel (PyPI) systems/data/h200_sxm/vllm/"
+     "0.12.0/moe_perf.txt (Qwen3-235B's layer, fp8_block, TP 2 and 4, power-law routing)",
+     "why Qwen3-235B-A22B-FP8 under vLLM 0.12.0 on H200 measures about 1.8 × kvcalc's step: "
+     "not a missing tuned config nor DeepGEMM at decode; the 0.12.0 kernel table's layer time "
+     "(0.17 ms at 16 tokens, 0.33 ms at 128, TP 2) does not explain it either; left open "
+     "(docs/step-time.md)"),
+    ("SemiAnalysisAI/InferenceX benchmarks gptoss_fp4_h100 launch (search excerpt of an "
+     "experimental copy: --max-num-seqs $CONC, max-num-batched-tokens 8192, "
+     "no-enable-prefix-caching, VLLM_MXFP4_USE_MARLIN=1, --num-prompts CONC × 10) and "
+     "utils/bench_serving/KNOWN_LIMITATION.md (the client becomes client-bound); "
+     "ajith-sirra-amd/InferenceMAX_Rocm_Team utils/bench_serving/backend_request_func.py (one "
+     "aiohttp session per request)",
+     "how the silicon sample's gpt-oss-120b H100 c512 rows were run: the server could hold "
+     "512, yet Little's law on their TTFT and TPOT gives about 100 decoding in every one; no "
+     "source states the cap: set aside by the roofline floor (bench/validation_serving.py "
+     "floor_s), not modelled"),
 )
 
 

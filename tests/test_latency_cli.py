@@ -267,3 +267,18 @@ def test_flops_names_the_prompt_it_was_given(cli, prompt):
     r = cli("flops", "--model", "llama3-8b", "--prompt", prompt)
     assert r.code == 2 and r.err.count("\n") == 1
     assert f"--prompt must be an integer in 1..1,000,000,000, got {prompt}" in r.err, r.err
+
+
+def test_explain_names_the_band_a_gemm_is_timed_on(cli):
+    # issue 20 (amd round): mi355x's fp4 GEMM band is fitted (efficiency.matmul_fp4 in its
+    # provenance) while its other bands are assumed; --explain named only the block's
+    # "assumed" for every op, the fp4 GEMMs included
+    d = cli("latency", "-m", "llama3.1-8b", "-H", "mi355x", "--weight-dtype", "mxfp4",
+            "--prompt", "1024", "--gen", "64", "--explain", "-f", "json").json()  # fmt: skip
+    src = {x.split(" = ")[0]: x for x in d["derivation"] if x.startswith("source.decode.")}
+    assert "(efficiency.matmul_fp4), expected (fitted)" in src["source.decode.qkv_proj"]
+    assert "(efficiency), expected (assumed)" in src["source.decode.norms"]  # not a GEMM
+    bf16 = cli("latency", "-m", "llama3.1-8b", "-H", "mi355x", "--prompt", "1024", "--gen",
+               "64", "--explain", "-f", "json").json()  # fmt: skip
+    q = next(x for x in bf16["derivation"] if x.startswith("source.decode.qkv_proj"))
+    assert "(efficiency), expected (assumed)" in q  # a bf16 GEMM: the unmeasured block

@@ -36,6 +36,9 @@ LOG_TP2 = Path(__file__).parent / "data" / "engine_logs" / "vllm-h100-llama31-8b
 
 def test_replay_keeps_recorded_lengths_and_draws_arrivals_at_the_rate():
     (run,) = read_results(VLLM_QPS4)
+    # a client of vLLM 0.10 or later (PR #21108, 2025-07-17: gaps rescaled to the rate): a
+    # file dated after it
+    run = replace(run, client_draw=None)
     rep = replay(run, seed=3)
     assert rep.prompt.tolist() == list(run.prompt_tokens)
     assert rep.max_in_flight is None
@@ -46,9 +49,50 @@ def test_replay_keeps_recorded_lengths_and_draws_arrivals_at_the_rate():
     assert "Poisson at 4 requests/s" in rep.arrivals
 
 
+def test_an_old_vllm_client_is_replayed_with_its_own_unscaled_gaps(tmp_path):
+    # the file is dated 20250414: benchmark_serving.py before the rescaling slept
+    # np.random.gamma(1, 1 / 4) after each send, numpy seeded with --seed 0
+    (run,) = read_results(VLLM_QPS4)
+    assert run.client_draw is not None and run.client_draw.seed == 0
+    rep = replay(run, seed=3)  # the client's seed, not the replay's
+    # numpy's legacy generator seeded 0: its first standard exponential is 0.7958745 (the
+    # first gamma(1) draw), at 4/s a gap of 0.7958745 / 4 = 0.1989686 s
+    assert rep.arrival_s[0] == 0 and rep.arrival_s[1] == pytest.approx(0.7958745 / 4, rel=1e-6)
+    # unscaled: the 199 gaps sum to what the draw gives, 49.1 s, not 199 / 4 = 49.75 s
+    assert rep.arrival_s[-1] == pytest.approx(49.1, abs=0.05)
+    assert "as the client sent them" in rep.arrivals and "seed 0" in rep.arrivals
+    # a failed request drew its gap too: the replay of the successes cannot follow the draw
+    assert "as the client sent them" not in replay(replace(run, failed=1)).arrivals
+    # a file dated after 2025-07-17 keeps the rescaled draw
+    obj = json.loads(VLLM_QPS4.read_text())
+    later = tmp_path / "later.json"
+    later.write_text(json.dumps({**obj, "date": "20250801-120000"}))
+    (run2,) = read_results(later)
+    assert run2.client_draw is None
+    assert replay(run2).arrival_s[-1] == pytest.approx(49.75)
+
+
+def test_sglang_random_lengths_are_the_clients_own_where_they_sum_to_the_totals(tmp_path):
+    runs = read_results(SGLANG)
+    # 300 requests at 1/s: bench_serving (seed 1) drew lengths whose sums are the file's totals
+    # 152,612 input and 160,347 output tokens (an output of 0 tokens, if any, replayed as 1)
+    rep = replay(runs[0])
+    assert runs[0].client_draw is not None and runs[0].client_draw.seed == 1
+    assert int(rep.prompt.sum()) == 152_612 == runs[0].total_input_tokens
+    assert abs(int(rep.gen.sum()) - 160_347) <= int((rep.gen == 1).sum())
+    assert "as the client drew them" in rep.lengths and "as the client sent them" in rep.arrivals
+    # a file whose totals the draw does not reproduce is replayed from the stated settings
+    line = json.loads(SGLANG.read_text().splitlines()[0])
+    other = tmp_path / "other.jsonl"
+    other.write_text(json.dumps({**line, "total_input_tokens": 152_613}) + "\n")
+    (run,) = read_results(other)
+    assert run.client_draw is None
+    assert "the dataset's settings" in replay(run).lengths
+
+
 def test_replay_of_stated_lengths_and_all_at_once():
     runs = read_results(SGLANG)
-    rep = replay(runs[0], seed=0)
+    rep = replay(replace(runs[0], client_draw=None), seed=0)
     # random 1024/1024 at range ratio 0: uniform 1 … 1024 for both
     assert rep.prompt.min() >= 1 and rep.prompt.max() <= 1024 and rep.gen.max() <= 1024
     assert 440 < rep.prompt.mean() < 580  # 300 draws of mean 512.5, sd 296: ±3.4 sd
@@ -490,12 +534,13 @@ def test_a_fit_that_moves_most_figures_away_from_the_runs_says_so(cli, tmp_path)
     assert "qps-inf.json" in r.err.split("the fit moves")[1]  # the run that set it, named
     # without the burst, on the A100's measured kernel curves (issue 20 host round), the 16/s
     # run replayed at the newest release with its prompts uncached (the server had them
-    # cached: bench/validation_score.py replays them so) is 43% slow on TTFT before the fit
-    # and pulls it: 5 of 9 figures further, that run named
+    # cached: bench/validation_score.py replays them so) is 49% slow on TTFT before the fit
+    # (43% before the runs were replayed with their client's own send gaps, issue 23's score
+    # round) and pulls it: 6 of 9 figures further (were 5), that run named
     r3 = cli("score", *runs[:3], "-H", str(A100_40G), "--tp", "8", "--fit", "gemm,request",
              "-f", "json")  # fmt: skip
     assert r3.code == 0, r3.err
-    assert "the fit moves 5 of 9 figures further from the runs" in r3.err, r3.err
+    assert "the fit moves 6 of 9 figures further from the runs" in r3.err, r3.err
     assert "qps-16.json" in r3.err.split("the fit moves")[1]
     # without it too the fit carries: no such warning
     r2 = cli("score", *runs[:2], "-H", str(A100_40G), "--tp", "8", "--fit", "gemm,request",

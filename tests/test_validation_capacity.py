@@ -40,12 +40,14 @@ def test_token_error_meets_the_bar():
     # round charges PCIe-only cards at TP > 1 SGLang's own pre-load memory (0.77 GiB, from the
     # training 4 x RTX 5090 record), which brings both PCIe TP 4 records inside it. The one
     # left (one H100, gVisor and --enable-memory-saver: 0.47 GiB more in use before loading
-    # than SGLang's source accounts for, docs/validation.md's note) still misses it; so do
-    # two vLLM 0.29.0 runs on an L40S (issue 21's eleventh round: 0.29.0 runs the V2 model
-    # runner by default and keeps ~1 GiB more outside the KV cache than kvcalc counts; not
-    # yet sized from the source, docs/validation.md's notes)
-    misses = {"sglang0519-h100-qwen3-32b-gke", "vllm0290-l40s-qwen3-14b-base",
-              "vllm0290-l40s-qwen3-14b-awq"}
+    # than SGLang's source accounts for, docs/validation.md's note) still misses it. Issue
+    # 21's compile round counts a cold torch.compile's benchmark copy of the embedding table
+    # (vLLM 0.11.1+), which brings the three 0.29.0 L40S runs inside the bar (their logs
+    # compile cold and print the peak) and takes two held-out logs outside it: neither says
+    # whether it compiled cold, so the default (cold) is taken (LMCache issue 3430: -10.90%,
+    # within 3% warm; the A40 fixture, whose terms are unprinted: -3.51%)
+    misses = {"sglang0519-h100-qwen3-32b-gke", "vllm021-24gb-qwen3-8b-lmcache3430",
+              "vllm0260-a40-llama31-8b-fixture"}
     rows = [r for r in gen.rows() if r["error"] is not None]
     assert {r["id"] for r in rows if abs(r["error"]) > 0.03} == misses
     assert gen.summary([r for r in rows if r["id"] not in misses])["max_abs"] <= 0.03

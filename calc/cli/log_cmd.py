@@ -11,10 +11,11 @@ from calc.cli import options as o
 from calc.cli.option_groups import annotated, specs
 
 # the engine settings a log may omit, from the declared option table (calc.deploy.options)
-MemUtil, MaxModelLen, MaxBatchedTokens, MaxNumSeqs, BlockSize, Activation, Overhead = map(
+(MemUtil, MaxModelLen, MaxBatchedTokens, MaxNumSeqs, BlockSize, Activation, Overhead,
+ CompileCache) = map(
     annotated,
     specs("mem_util", "max_model_len", "max_batched_tokens", "max_num_seqs", "block_size",
-          "activation", "overhead"),
+          "activation", "overhead", "compile_cache"),
 )  # fmt: skip
 
 
@@ -92,6 +93,7 @@ def log(
     block_size: BlockSize = None,
     activation: Activation = None,
     overhead: Overhead = None,
+    compile_cache: CompileCache = None,
     calibration: Annotated[
         Path | None,
         typer.Option(
@@ -119,8 +121,9 @@ def log(
     blocks, tokens, max concurrency) is predicted from the settings only, never from the
     printed figures, and shown with the error (predicted − printed) / printed. A setting the
     log omits (or states wrongly) is given by its option (--tp, --mem-util, --max-model-len,
-    --max-batched-tokens, --max-num-seqs, --block-size; --activation and --overhead replace
-    the modelled terms); the warning names the option for each default taken.
+    --max-batched-tokens, --max-num-seqs, --block-size, --compile-cache; --activation and
+    --overhead replace the modelled terms); the warning names the option for each default
+    taken.
 
     Example: kvcalc log vllm-startup.log --hardware h100
     """
@@ -142,7 +145,7 @@ def log(
         calibration=calibration, save_calibration=save_calibration, mem_util=mem_util,
         max_model_len=max_model_len, max_batched_tokens=max_batched_tokens,
         max_num_seqs=max_num_seqs, block_size=block_size, activation=activation,
-        overhead=overhead,
+        overhead=overhead, compile_cache=compile_cache,
     )  # fmt: skip
     dep, facts = report.deployment, report.facts
     name = "stdin" if str(file) == "-" else file.name

@@ -214,7 +214,8 @@ def _display(row: dict) -> dict:
         out["USD/Mtok out"] = "-" if mtok is None else f"${mtok:,.4f}"
         out["p99 TTFT"] = human("ttft_p99_s", row["ttft_p99_s"])
         out["p99 TPOT"] = human("tpot_p99_s", row["tpot_p99_s"])
-        basis = {"band": "", "widest": " (unvalidated)", "margin": " (--margin)"}
+        basis = {"band": "", "widest": " (unvalidated)", "margin": " (--margin)",
+                 "calibration": " (calibration band)"}  # fmt: skip
         out["confidence"] = f"{row['confidence_class']}{basis.get(row['confidence_basis'], '')}"
         out["weakest"] = row["weakest_provenance"]
     return out

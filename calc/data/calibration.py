@@ -8,7 +8,8 @@ hardware profile by every command's ``--calibration FILE``.
   (``host_step_s``) and per sequence it samples (``host_per_seq_s``), and a latency of each
   request outside the engine's loop (``request_s``: the serving simulation adds it between a
   client's send and the engine's arrival), fitted to benchmark runs, with what they were
-  fitted to (``fit``).
+  fitted to (``fit``: the runs, their residuals, and the residual band per figure a calibrated
+  row carries in ``plan`` and ``latency``).
 
 A file may hold either part or both; what it leaves out keeps the profile's own values.
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -65,6 +67,19 @@ class FittedRun(BaseModel):
     residual_pct: dict[str, float] = Field(default_factory=dict)
 
 
+class FittedBand(BaseModel):
+    """The fit's residual on one figure [%]: the signed error predicted / measured − 1 at its
+    low and high end over the runs fitted on, widened by ``rule`` (calc/reports/
+    calibration_band.py): the band a calibrated row carries."""
+
+    model_config = _STRICT
+
+    low_pct: float = Field(gt=-100, le=1000)
+    high_pct: float = Field(gt=-100, le=1000)
+    runs: int = Field(ge=1)
+    rule: str = Field(min_length=1)
+
+
 class FitRecord(BaseModel):
     """What ``kvcalc score --save-calibration`` fitted, and to what."""
 
@@ -74,6 +89,8 @@ class FitRecord(BaseModel):
     deployment: str = Field(min_length=1, description="the runs' deployment, in words")
     runs: list[FittedRun] = Field(min_length=1)
     rms_residual_pct: float = Field(ge=0)
+    # per figure (ttft, tpot, output_tokens_per_s); files written before it leave it out
+    band: dict[Literal["ttft", "tpot", "output_tokens_per_s"], FittedBand] | None = None
 
 
 class Calibration(BaseModel):
@@ -142,10 +159,21 @@ def apply_calibration(hw: HardwareProfile, cal: Calibration, path: Path | str) -
             host_per_seq_s=cal.host_per_seq_s or 0.0,
             request_s=cal.request_s or 0.0,
             source=f"calibration {path}",
+            band=_band(cal),
         )
     if kernel_figures:  # the user's own kernel measurement: the fitted curves step aside
         measured["kernels"] = None
     return replace(hw, **measured)
+
+
+def _band(cal: Calibration) -> dict | None:
+    """The file's fit band as the profile's ``ResidualBand``s [fraction] (None without one)."""
+    from calc.data.hardware_schema import ResidualBand
+
+    if cal.fit is None or not cal.fit.band:
+        return None
+    return {k: ResidualBand(low=b.low_pct / 100, high=b.high_pct / 100, runs=b.runs, rule=b.rule)
+            for k, b in cal.fit.band.items()}  # fmt: skip
 
 
 def save_calibration(path: Path | str, cal: Calibration, flag: str = "--save-calibration") -> None:

@@ -270,6 +270,14 @@ FIELD_HELP |= {
         "engine [s]"
     ),
     "StepCalibration.source": "the calibration file it came from",
+    "StepCalibration.band": (
+        "the fit's residual band per figure (ttft, tpot, output_tokens_per_s), read from the "
+        "calibration file's `fit.band`: the band a calibrated row carries in `plan` and `latency`"
+    ),
+    "ResidualBand.low": "low end of the signed error predicted / measured − 1 [fraction]",
+    "ResidualBand.high": "high end of the signed error predicted / measured − 1 [fraction]",
+    "ResidualBand.runs": "benchmark runs the calibration was fitted on",
+    "ResidualBand.rule": "how the band was set from the fit's residuals (the one-run widening)",
 }
 # the fields every fitted kernel curve has, one meaning each
 FIELD_HELP |= {

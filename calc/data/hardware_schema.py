@@ -229,6 +229,22 @@ class ScaleOut(Schema):
 
 
 @schema
+class ResidualBand(Schema):
+    """Where the measured figure lies against the calibrated prediction: the signed error
+    predicted / measured − 1 at its low and high end [fraction], over the runs a step
+    calibration was fitted on and widened by the rule stated (calc/reports/calibration_band.py)."""
+
+    low: Annotated[float, Bounds(gt=-1, le=10)]
+    high: Annotated[float, Bounds(gt=-1, le=10)]
+    runs: Annotated[int, Bounds(ge=1)]
+    rule: Text
+
+    def __post_init__(self) -> None:
+        if not self.low <= self.high:
+            raise ValueError("need low <= high")
+
+
+@schema
 class StepCalibration(Schema):
     """Multipliers on the op times of a forward pass by op class (GEMMs over weights, attention,
     MoE routed experts, collectives), a fixed host time per forward pass and one per sequence
@@ -249,6 +265,9 @@ class StepCalibration(Schema):
     # serving simulation
     request_s: Annotated[float, Bounds(ge=0, le=10)] = 0.0
     source: Text = "calibration"
+    # the fit's own residual per figure (ttft, tpot, output_tokens_per_s): the band a
+    # calibrated row carries in plan and latency; None where the file has none (older files)
+    band: dict[Literal["ttft", "tpot", "output_tokens_per_s"], ResidualBand] | None = None
 
 
 # What a price is a price of (issue 22: a ranking never mixes them)

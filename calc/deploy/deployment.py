@@ -41,6 +41,7 @@ if TYPE_CHECKING:
     from calc.formulas.attention_layout import AttentionLayout
 
 ALLREDUCE_KINDS = ("custom", "nccl")
+COMPILE_CACHE_STATES = ("cold", "warm")  # EngineSettings.compile_cache
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -77,6 +78,10 @@ class EngineSettings:
     # the fused MoE's kernels by the engine's name for them (TensorRT-LLM MoeConfig.backend:
     # CUTLASS, TRTLLM, DEEPGEMM); None: the engine's default (calc.deploy.moe_pipeline)
     moe_backend: str | None = None
+    # torch.compile at start-up: "cold" (compiled afresh: vLLM 0.11.1+'s Inductor benchmarks
+    # the embedding kernel on a copy of its table inside the profiling pass) or "warm"
+    # (compiled graphs loaded from the cache); None: cold, a fresh server's first start
+    compile_cache: str | None = None
 
     def __post_init__(self) -> None:
         from calc.deploy.engines import NAMES, engine, engine_name
@@ -87,6 +92,11 @@ class EngineSettings:
                 f"--moe-a2a {self.moe_a2a!r} is not one of: {', '.join(EP_COMMS)}"
             )
 
+        if self.compile_cache not in (None, *COMPILE_CACHE_STATES):
+            raise InvalidInputError(
+                f"--compile-cache {self.compile_cache!r} is not one of: "
+                f"{', '.join(COMPILE_CACHE_STATES)}"
+            )
         if self.allreduce not in (None, *ALLREDUCE_KINDS):
             raise InvalidInputError(
                 f"--allreduce {self.allreduce!r} is not one of: {', '.join(ALLREDUCE_KINDS)}"
@@ -146,6 +156,7 @@ class EngineSettings:
         allreduce: str | None = None, chunked_prefill: bool | None = None,
         prefix_cache: bool | None = None, moe_a2a: str | None = None,
         cuda_graphs: bool | None = None, moe_backend: str | None = None,
+        compile_cache: str | None = None,
         flag: str = "--",
     ) -> EngineSettings:  # fmt: skip
         """The settings from the options a command or a check spec states (the same names);
@@ -171,6 +182,7 @@ class EngineSettings:
             moe_a2a=moe_a2a,
             cuda_graphs=cuda_graphs,
             moe_backend=moe_backend,
+            compile_cache=compile_cache,
         )
 
 

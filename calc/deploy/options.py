@@ -44,6 +44,7 @@ class DeploymentOptions(TypedDict, total=False):
     moe_a2a: str | None  # MoE traffic under attention data parallel: gather or deepep
     cuda_graphs: bool | None  # False: every pass eager (vLLM --enforce-eager); None: default
     moe_backend: str | None  # TensorRT-LLM's MoE kernels: CUTLASS, TRTLLM or DEEPGEMM
+    compile_cache: str | None  # torch.compile cold or warm at start-up (None: cold)
     moe_imbalance: float | None  # busiest GPU's expert tokens over the mean, 1..ep
 
 
@@ -194,6 +195,13 @@ OPTION_SPECS = (
         "launch command states it. Default: the engine's.",
     ),
     Option(
+        "compile_cache", str | None, None,
+        "torch.compile at the engine's start: cold (compiled afresh, a new server's first "
+        "start) or warm (compiled graphs loaded from the cache). From vLLM 0.11.1 a cold "
+        "compile benchmarks Inductor's kernels inside the memory profile, holding a copy of "
+        "the embedding table, which can set the activation peak. Default: cold.",
+    ),
+    Option(
         "moe_imbalance", float | None, None,
         "MoE load imbalance under --ep: tokens the busiest GPU's experts get over the "
         "mean (1 = balanced, the default; at most ep). Scales its expert work and all-to-all.",
@@ -204,7 +212,7 @@ OPTIONS = tuple(DeploymentOptions.__annotations__)
 ENGINE_OPTIONS = (
     "engine", "engine_version", "mem_util", "block_size", "max_batched_tokens", "max_num_seqs",
     "activation", "overhead", "max_model_len", "allreduce", "chunked_prefill", "prefix_cache",
-    "moe_a2a", "cuda_graphs", "moe_backend",
+    "moe_a2a", "cuda_graphs", "moe_backend", "compile_cache",
 )  # fmt: skip
 OPTION_NAMES = ("model", "hardware", *OPTIONS)  # a command's parameters that build its Deployment
 

@@ -340,10 +340,16 @@ class GemmTerms:
         return op_time_s(self.flops, self.bytes, self.flops_per_s, self.bytes_per_s) * self.slowdown
 
 
+def gemm_dtype(op: Op, r: Rates) -> str:
+    """The tensor-core dtype that times a GEMM over weights (``op.fmt`` set)."""
+    own = op.fmt == r.linear_fmt or not r.gemm_flops_per_s
+    return r.dtype if own else compute_dtype(op.fmt, r.gemm_flops_per_s)
+
+
 def gemm_terms(op: Op, r: Rates) -> GemmTerms:
     """The terms of a GEMM over weights (``op.fmt`` set; see the module docstring)."""
     own = op.fmt == r.linear_fmt or not r.gemm_flops_per_s
-    dt = r.dtype if own else compute_dtype(op.fmt, r.gemm_flops_per_s)
+    dt = gemm_dtype(op, r)
     f = r.flops_per_s if own else r.gemm_flops_per_s[dt]
     fam = weight_only_family(op.fmt)
     wo = r.weight_only.get(fam, 1.0) if fam is not None and dt in ("bf16", "fp16") else 1.0

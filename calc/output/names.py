@@ -110,8 +110,8 @@ matmul_efficiency | fraction | setting | latency roofline measure | achievable f
 memory_efficiency | fraction | setting | latency roofline measure | achievable fraction of HBM bandwidth (expected)
 ttft_s | s | per deployment | latency roofline | time to first token: the prefill of all batch prompts together (expected efficiency)
 ttft_speed_of_light_s | s | per deployment | latency roofline | ttft_s at 100% of peak
-ttft_low_s | s | per deployment | latency roofline | ttft_s at the profile's high efficiencies (fastest of the band)
-ttft_high_s | s | per deployment | latency roofline | ttft_s at the profile's low efficiencies (slowest of the band)
+ttft_low_s | s | per deployment | latency roofline | ttft_s at the profile's high efficiencies (fastest of the band; a calibrated profile with a residual band: ttft_s / (1 + its high end), band_basis)
+ttft_high_s | s | per deployment | latency roofline | ttft_s at the profile's low efficiencies (slowest of the band; calibrated: ttft_s / (1 + its low end))
 tpot_s | s | per deployment | latency roofline cost sweep | time per output token: one decode step of batch sequences at ctx (expected efficiency)
 tpot_speed_of_light_s | s | per deployment | latency roofline | tpot_s at 100% of peak
 tpot_low_s | s | per deployment | latency roofline | tpot_s, fastest of the band
@@ -128,6 +128,7 @@ output_tokens_per_s | tokens/s | per deployment | latency roofline | decode thro
 output_tokens_speed_of_light_per_s | tokens/s | per deployment | latency roofline | output_tokens_per_s at 100% of peak
 output_tokens_low_per_s | tokens/s | per deployment | latency roofline | output_tokens_per_s, slowest of the band
 output_tokens_high_per_s | tokens/s | per deployment | latency roofline | output_tokens_per_s, fastest of the band
+band_basis | label | label | latency roofline | where the _low/_high band comes from: "efficiency bands" (the profile's low and high efficiencies), or a --calibration file fitted by kvcalc score with its residual band per figure and rule (a calibrated row carries the calibration's own residual, not the efficiency bands)
 output_tokens_per_s_per_gpu | tokens/s | per GPU | latency roofline cost sweep | batch / tpot_s / gpus
 tokens_per_sequence_per_s | tokens/s | per sequence | latency roofline | decode speed one user sees: 1 / tpot_s
 e2e_tokens_per_s | tokens/s | per deployment | latency roofline | batch × gen / e2e_s
@@ -235,12 +236,12 @@ rows[].checkpoint | label | label | plan | the published checkpoint in the row's
 rows[].needs_checkpoint | flag | setting | plan | a 4-bit weight format the model has no published checkpoint in: quantise one to serve it
 rows[].price_kind | label | label | plan | the row's price kind (list, median, estimate, approximate; derived and placeholder only with --derived-prices; stated; tco)
 rows[].price_flagged | flag | label | plan | a derived or placeholder price used because --derived-prices asked for it
-rows[].ttft_factor | ratio | per deployment | plan | the pessimistic end of the class's TTFT band: 1 / (1 + p25 of the signed error) (--margin: 1 + margin; an unvalidated class: the widest band measured)
+rows[].ttft_factor | ratio | per deployment | plan | the pessimistic end of the class's TTFT band: 1 / (1 + p25 of the signed error) (--margin: 1 + margin; an unvalidated class: the widest band measured; a calibrated row: 1 / (1 + the low end of the calibration's residual band))
 rows[].tpot_factor | ratio | per deployment | plan | the same for TPOT
 rows[].ttft_p99_pessimistic_s | s | per deployment | plan | ttft_p99_s × ttft_factor: the p99 a ranked row must keep within the target
 rows[].tpot_p99_pessimistic_s | s | per deployment | plan | tpot_p99_s × tpot_factor
 rows[].confidence_class | label | label | plan | the class whose measured error band applies: vendor × weight dtype × dense/MoE (docs/validation.md, confidence bands)
-rows[].confidence_basis | label | label | plan | band (the class's own), widest (a time the class has no band for: the widest measured) or margin (--margin)
+rows[].confidence_basis | label | label | plan | band (the class's own), widest (a time the class has no band for: the widest measured), margin (--margin) or calibration (a calibrated row: the --calibration file's own residual band)
 rows[].confidence | label | label | plan | the band in words: each time's 25th–75th percentile of signed error and its records, or what stands in for it
 rows[].weakest_provenance | label | label | plan | the weakest figure behind the row's speed and price, "kind: figure" (measured, published, list, median < fitted, estimate < derived, approximate < copied < assumed, placeholder)
 rows[].usd_per_million_output_tokens_at_load | USD | per deployment | plan | usd_per_hour_per_deployment × (1 − prefill share) / 3600 / (rate × gen) × 10^6
@@ -504,6 +505,7 @@ fit.host_per_seq_s | s | per GPU | score | fitted host time per sequence a forwa
 fit.request_s | s | per sequence | score | fitted latency of each request outside the engine loop, added to TTFT and E2E (null: not fitted)
 fit.kept | label | label | score | the host times not fitted and the values they keep: the engine's modelled host time per step (host) and per sequence (host_seq, per deployment), request 0; a fitted host time adds to the modelled one
 fit.rms_residual | ratio | summary | score | root mean square of ln(predicted / measured) over the fitted figures after the fit
+fit.band | label | summary | score | the residual band the calibration file stores per figure (TTFT, TPOT, output tok/s: signed error predicted / measured − 1, low…high) and its rule (fitted on one run: widened to the spread one-run fits leave on other loads, docs/validation.md); a calibrated row of plan and latency carries it
 fit.iterations | count | summary | score | Levenberg–Marquardt iterations of the fit
 fit.runs[].source | label | label | score | a run fitted to
 fit.runs[].figure | label | label | score | the fitted figure: ttft_p50, tpot_avg (or its stand-in), output_tokens_per_s, or tpot_p99 where host_seq is fitted

@@ -13,9 +13,11 @@ from calc.data.model_schema import ModelConfig
 from calc.deploy.ops import ALL_TO_ALL, ALLREDUCE, COMPUTE
 from calc.deploy.parallel import Link, allreduce_cost
 from calc.deploy.rates import (
+    LOW_PRECISION_TENSOR_DTYPES,
     curve_explain,
     curve_note,
     flops_rate,
+    gemm_dtype,
     gemm_terms,
     is_gemm,
     ridge_points,
@@ -110,10 +112,11 @@ def _profile_source(op, hw: HardwareProfile, step: Step, r) -> str:
     overhead = _stated(hw, "kernel_overhead_s") if r is not None and r.kernel_s else None
     if op.kind == COMPUTE:
         e = hw.efficiency
-        f = hw.provenance.get("efficiency")
-        kind = e.provenance or (f.kind if f else "assumed")
+        band = _band_key(op, hw, r)
+        f = hw.provenance.get(band) or hw.provenance.get("efficiency")
+        kind = f.kind if band in hw.provenance else (e.provenance or (f.kind if f else "assumed"))
         copied = f.copied_from if f is not None else None
-        parts = [f"efficiency bands, {step.efficiency} ({_kind(kind, copied)})",
+        parts = [f"efficiency bands ({band}), {step.efficiency} ({_kind(kind, copied)})",
                  _stated(hw, "peak_flops_per_s"), _stated(hw, "hbm_bandwidth_bytes_per_s")]
         what = "roofline, no kernel curve for this op"
     else:
@@ -125,6 +128,21 @@ def _profile_source(op, hw: HardwareProfile, step: Step, r) -> str:
     if overhead is not None:
         parts.append(overhead)
     return f"{what}: {hw.name}'s " + ", ".join(parts)
+
+
+def _band_key(op, hw: HardwareProfile, r) -> str:
+    """The efficiency band that times ``op``'s FLOPs, as its provenance key: an fp8 or fp4
+    GEMM its own band where the profile has one (``calc.deploy.rates.efficiencies``), any
+    other op the profile's band block."""
+    if r is None or not is_gemm(op):
+        return "efficiency"
+    dt = gemm_dtype(op, r)
+    e = hw.efficiency
+    if dt == "fp4" and e.matmul_fp4 is not None:
+        return "efficiency.matmul_fp4"
+    if dt in LOW_PRECISION_TENSOR_DTYPES and e.matmul_fp8 is not None:
+        return "efficiency.matmul_fp8"
+    return "efficiency"
 
 
 def _calibrated(op, step: Step):

@@ -165,7 +165,9 @@ def latency_report(
     Each time is given at the expected efficiency (``ttft_s``, ``tpot_s``, ``e2e_s``), at the
     speed of light (``ttft_speed_of_light_s`` …: 100% of peak) and as a band (``ttft_low_s``
     from the profile's high efficiencies, ``ttft_high_s`` from its low ones; likewise
-    ``output_tokens_low_per_s`` and ``output_tokens_high_per_s``). TPOT is one decode step at
+    ``output_tokens_low_per_s`` and ``output_tokens_high_per_s``; a profile calibrated by
+    ``kvcalc score`` with a residual band takes that band instead, ``band_basis`` says which).
+    TPOT is one decode step at
     ``work.ctx`` (the CLI's default is prompt + gen, the last and slowest step);
     ``tpot_mean_s`` is the mean over the generation, (E2E − TTFT) / (gen − 1), which is what
     serving benchmarks report as TPOT. ``output_tokens_per_s`` is the deployment's decode
@@ -270,6 +272,7 @@ def _latency_fields(dep: Deployment, work: Workload, st: OpSetup, times: dict,
         slow, fast = lo[key], hi[key]
         fields[f"{stem}_low{unit}"] = min(slow, fast)
         fields[f"{stem}_high{unit}"] = max(slow, fast)
+    fields["band_basis"] = _calibrated_band(hw, fields)
     fields["output_tokens_per_s_per_gpu"] = exp["output_tokens_per_s"] / dep.gpus
     fields["tokens_per_sequence_per_s"] = 1 / exp["tpot_s"]
     fields["e2e_tokens_per_s"] = batch * gen / exp["e2e_s"]
@@ -289,6 +292,29 @@ def _latency_fields(dep: Deployment, work: Workload, st: OpSetup, times: dict,
     fields["ops"] = _rows(dec, steps["peak"][0])
     fields["prefill_ops"] = _rows(pre, steps["peak"][1])
     return fields
+
+
+def _calibrated_band(hw, fields: dict) -> str:
+    """Where the ``_low``/``_high`` band comes from, and for a profile whose step calibration
+    stores a residual band (calc/reports/calibration_band.py) the band set from it: a measured
+    time lies at predicted / (1 + error), the error in the band's low…high (TTFT: its TTFT band;
+    TPOT, its mean and the decode tokens/s: its TPOT band; E2E: the TTFT's and the
+    generation's, each by its own)."""
+    cal = hw.step_calibration
+    if cal is None or not cal.band or "ttft" not in cal.band or "tpot" not in cal.band:
+        return "efficiency bands"
+    from calc.reports.calibration_band import band_text
+
+    t, p = cal.band["ttft"], cal.band["tpot"]
+    for key, b in (("ttft", t), ("tpot", p), ("tpot_mean", p)):
+        fields[f"{key}_low_s"] = fields[f"{key}_s"] / (1 + b.high)
+        fields[f"{key}_high_s"] = fields[f"{key}_s"] / (1 + b.low)
+    gen_s = fields["e2e_s"] - fields["ttft_s"]
+    fields["e2e_low_s"] = fields["ttft_low_s"] + gen_s / (1 + p.high)
+    fields["e2e_high_s"] = fields["ttft_high_s"] + gen_s / (1 + p.low)
+    fields["output_tokens_low_per_s"] = fields["output_tokens_per_s"] * (1 + p.low)
+    fields["output_tokens_high_per_s"] = fields["output_tokens_per_s"] * (1 + p.high)
+    return f"{cal.source}: {band_text(cal.band)}"
 
 
 def _rate_figures(dep: Deployment, work: Workload, st: OpSetup, steps: dict) -> list[Figure]:

@@ -7,7 +7,10 @@ the validation the project generates (docs/validation.md, "Confidence bands by c
 and time, the 25th-75th percentile of kvcalc's signed error on measured serving runs, and the
 pessimistic factor 1 / (1 + p25) (the real time where the model runs fast). A class or time with
 no band takes the widest band measured anywhere, said so. ``--margin m`` replaces every band by
-a uniform factor 1 + m.
+a uniform factor 1 + m. A row whose profile carries a step calibration fitted by ``kvcalc score``
+with a residual band (the calibration file's ``fit.band``) takes that band instead, TTFT and TPOT
+alike (calc/reports/calibration_band.py: the fit's residual over its runs, widened by the stated
+rule when fitted on one run); the row's confidence names the file and the rule.
 
 **Provenance**: every figure that moves the row's speed or price has a kind (the profile's
 ``provenance``, its kernel curves' or efficiency bands', its price's kind), ranked from strongest
@@ -68,7 +71,9 @@ class Confidence:
     cls: str
     ttft_factor: float
     tpot_factor: float
-    basis: str  # "band" (the class's), "widest" (part of it unvalidated), "margin" (--margin)
+    # "band" (the class's), "widest" (part of it unvalidated), "margin" (--margin),
+    # "calibration" (a --calibration file's own residual band)
+    basis: str
     text: str  # one line: the band(s) and their records
 
     @property
@@ -86,6 +91,9 @@ def confidence_of(dep, margin: float | None = None) -> Confidence:
     if margin is not None:
         f = 1 + margin
         return Confidence(cls, f, f, "margin", f"--margin {margin:.0%} on TTFT and TPOT")
+    cal = dep.hardware.step_calibration
+    if cal is not None and cal.band and "ttft" in cal.band and "tpot" in cal.band:
+        return _calibrated(cls, cal)
     data = bands()
     mine = data["classes"].get(cls, {})
     factors, parts, widest = {}, [], False
@@ -99,8 +107,21 @@ def confidence_of(dep, margin: float | None = None) -> Confidence:
             factors[metric] = w["factor"]
             parts.append(f"{metric.upper()} unvalidated: the widest band measured, "
                          f"{w['class']}'s {w['p25']:+.0%}…{w['p75']:+.0%}")  # fmt: skip
+    note = ""
+    if cal is not None:  # a calibration without a residual band (an older file)
+        note = f" (calibrated by {cal.source}, which stores no residual band: the class's kept)"
     return Confidence(cls, factors["ttft"], factors["tpot"], "widest" if widest else "band",
-                      f"{cls}: " + "; ".join(parts))  # fmt: skip
+                      f"{cls}: " + "; ".join(parts) + note)  # fmt: skip
+
+
+def _calibrated(cls: str, cal) -> Confidence:
+    """A calibrated row's confidence: the calibration's own residual band (calc/reports/
+    calibration_band.py) in place of its class's."""
+    from calc.reports.calibration_band import band_text, pessimistic_factor
+
+    return Confidence(cls, pessimistic_factor(cal.band["ttft"].low),
+                      pessimistic_factor(cal.band["tpot"].low), "calibration",
+                      f"{cal.source}: {band_text(cal.band)}")  # fmt: skip
 
 
 # ---------------------------------------------------------------------------------------------

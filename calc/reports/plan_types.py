@@ -186,6 +186,8 @@ def margin_note(c: Confidence, which: str) -> str:
         return ""
     if c.basis == "margin":
         return f" (× {factor:.2f}: --margin)"
+    if c.basis == "calibration":
+        return f" (× {factor:.2f} at the pessimistic end of the calibration's residual band)"
     if c.basis == "widest" and f"{which.upper()} unvalidated" in c.text:
         return f" (× {factor:.2f}: {c.cls} is unvalidated, the widest band measured)"
     return f" (× {factor:.2f} at the pessimistic end of {c.cls}'s band)"

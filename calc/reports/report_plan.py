@@ -47,6 +47,8 @@ def display(row: dict) -> dict:
     out = dict(row)
     if row.get("calibrated"):  # its profile carries the --calibration file's figures
         out["hardware"] = f"{row['hardware']} (calibrated)"
+    if row.get("confidence_basis") == "calibration":  # margined on the calibration's residual
+        out["confidence_class"] = f"{row['confidence_class']} (calibration band)"
     out["dtypes"] = f"{row['weight_dtype']}/{row['kv_dtype']}"
     out["layout"] = f"tp{row['tp']} pp{row['pp']} ep{row['ep']}"
     if row.get("mode") == "disaggregated":

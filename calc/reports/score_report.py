@@ -120,8 +120,9 @@ def _fit_warning(scores, result) -> str | None:
 
 
 def _fit(scores, params, efficiency, pool, path, seed):
-    from calc.data.calibration import Calibration, FitRecord, FittedRun, OpMultipliers
+    from calc.data.calibration import Calibration, FitRecord, FittedBand, FittedRun, OpMultipliers
     from calc.data.calibration import save_calibration as save
+    from calc.reports.calibration_band import band_of, rule
     from calc.reports.score_fit import fit
 
     hws = {s.dep.hardware.name for s in scores}
@@ -160,6 +161,11 @@ def _fit(scores, params, efficiency, pool, path, seed):
                     for s, res in zip(scores, result.after, strict=True)
                 ],
                 rms_residual_pct=100 * result.rms_after,
+                # to 4 decimals of a percent, outwards (the band holds every residual)
+                band={k: FittedBand(low_pct=math.floor(1e6 * lo) / 1e4,
+                                    high_pct=math.ceil(1e6 * hi) / 1e4, runs=len(scores),
+                                    rule=rule(len(scores)))
+                      for k, (lo, hi) in band_of(result.after).items()},
             ),
         )
         save(path, cal)
@@ -186,6 +192,15 @@ def kept_as_modelled(parameters, deps) -> str:
     if "request" not in parameters:
         out.append("request 0 (the front-end's modelled intake only)")
     return ", ".join(out) or "none"
+
+
+def fit_band_text(fitted, runs: int) -> str:
+    """The residual band the fit stores (calc/reports/calibration_band.py), in words."""
+    from calc.data.hardware_schema import ResidualBand
+    from calc.reports.calibration_band import band_of, band_text, rule
+
+    return band_text({k: ResidualBand(low=lo, high=hi, runs=runs, rule=rule(runs))
+                      for k, (lo, hi) in band_of(fitted.after).items()})  # fmt: skip
 
 
 def _key(k) -> str:
@@ -215,6 +230,7 @@ def _report(scores, calibrated: bool, fitted, warnings) -> ScoreReport:
             "request_s": fitted.request_s if "request" in fitted.parameters else None,
             "kept": kept_as_modelled(fitted.parameters, [s.dep for s in scores]),
             "rms_residual": fitted.rms_after,
+            "band": fit_band_text(fitted, len(scores)),
             "iterations": fitted.iterations,
             "runs": [
                 {"source": s.run.source, "figure": _key(k), "before": _exp(b[k]) - 1,

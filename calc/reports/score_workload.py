@@ -6,6 +6,11 @@ distribution its dataset settings state (SGLang's random datasets: uniform; AIPe
 synthetic ones: normal), drawn with the seed; the mean from the token totals, every request
 at that mean. ``--prompt``/``--gen`` replace them.
 
+Where the client's own random draw is known exactly (``ClientDraw``: vLLM's benchmark before
+its gaps were rescaled, 2025-07-17; SGLang's bench_serving on a random dataset, checked against
+the file's totals) the lengths it drew and its send gaps are replayed as it drew them, seeded
+as it seeded numpy's global generator, unscaled. Otherwise:
+
 Arrivals, in order of preference: the send times the file lists; at the stated rate, the
 first request at 0 s and gamma-distributed gaps of shape ``burstiness`` (1: exponential, a
 Poisson process; GuideLLM's constant rate: equal gaps), drawn with the seed and scaled so the
@@ -113,8 +118,14 @@ def replay(run, *, seed: int = 0, prompt=None, gen=None, rate_per_s=None,
     if n > 1_000_000:
         raise InvalidInputError(f"{run.source}: {n:,} requests; kvcalc replays at most 1,000,000")
     rng = np.random.default_rng(seed)
+    client = _client(run, n)
     p, p_how = _lengths(run, rng, n, "prompt", prompt)
     g, g_how = _lengths(run, rng, n, "output", gen)
+    if client is not None and client.prompt is not None:
+        if prompt is None:
+            p, p_how = client.prompt, f"as the client drew them ({client.why})"
+        if gen is None:
+            g, g_how = client.output, f"as the client drew them ({client.why})"
     if float(p.sum()) + float(g.sum()) > MAX_REPLAY_TOKENS:
         raise InvalidInputError(
             f"{run.source}: {float(p.sum() + g.sum()):,.0f} tokens in all; kvcalc replays at "
@@ -135,9 +146,14 @@ def replay(run, *, seed: int = 0, prompt=None, gen=None, rate_per_s=None,
             arrival = np.zeros(n)
             how = "all at once"
         else:
-            arrival = _arrivals(rng, n, rate, run.arrival, run.burstiness)
             kind = {"constant": "constant", "gamma": f"gamma (burstiness {run.burstiness})"}
-            how = f"{kind.get(run.arrival, 'Poisson')} at {rate:g} requests/s (seed {seed})"
+            if client is not None and rate_per_s is None:
+                arrival = client.arrivals(rate)
+                how = (f"{kind.get(run.arrival, 'Poisson')} at {rate:g} requests/s as the "
+                       f"client sent them: {client.why}")  # fmt: skip
+            else:
+                arrival = _arrivals(rng, n, rate, run.arrival, run.burstiness)
+                how = f"{kind.get(run.arrival, 'Poisson')} at {rate:g} requests/s (seed {seed})"
         if cap is not None:
             given = " from --concurrency" if concurrency is not None else ""
             how += f", at most {cap} open (client concurrency{given})"
@@ -145,6 +161,42 @@ def replay(run, *, seed: int = 0, prompt=None, gen=None, rate_per_s=None,
     if f:
         lengths += f"; {f:g} of each prompt in the prefix cache (whole blocks)"
     return Replay(arrival, p, g, cap, how, lengths, float(f))
+
+
+class _Client:
+    """The client's own draw (``calc.data.bench_results.run.ClientDraw``) replayed: numpy's
+    legacy generator, seeded as the client seeded its global one, drawn in the client's order
+    (the random dataset's lengths, then the gaps)."""
+
+    def __init__(self, draw, n: int) -> None:
+        import numpy as np
+
+        self.n, self.draw, self.why = n, draw, draw.why
+        self.rs = np.random.RandomState(draw.seed)
+        self.prompt = self.output = None
+        if draw.prompt_bounds is not None and draw.output_bounds is not None:
+            (a, b), (c, d) = draw.prompt_bounds, draw.output_bounds
+            # the client's own bounds (an output length may be 0 there: replayed as 1 token)
+            self.prompt = np.maximum(self.rs.randint(a, b + 1, size=n), 1).astype(np.int64)
+            self.output = np.maximum(self.rs.randint(c, d + 1, size=n), 1).astype(np.int64)
+
+    def arrivals(self, rate: float):
+        """Send times [s]: 0, then the client's gaps, unscaled."""
+        import numpy as np
+
+        k = self.draw.gap_shape
+        gaps = self.rs.gamma(k, 1.0 / (rate * k), size=self.n - 1) if self.n > 1 else []
+        return np.concatenate([[0.0], np.cumsum(gaps)])
+
+
+def _client(run, n: int):
+    """The run's client draw replayed (None where the file says no ``ClientDraw``, or the
+    replay has other requests than the client sent: a failed request drew its gap too)."""
+    draw = getattr(run, "client_draw", None)
+    failed = run.failed or any("failed requests" in note for note in run.notes)
+    if draw is None or n != run.completed or failed:
+        return None
+    return _Client(draw, n)
 
 
 def _arrivals(rng, n: int, rate: float, kind: str, burstiness):

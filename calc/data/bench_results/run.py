@@ -30,6 +30,22 @@ class Lengths:
     b: float = 0.0
 
 
+@dataclass(frozen=True)
+class ClientDraw:
+    """How the benchmark client drew what the file leaves out, where it is known exactly:
+    numpy's legacy global generator seeded with ``seed`` (``np.random.seed``), first the random
+    dataset's prompt and then output lengths (``randint(lo, hi + 1, size=n)`` each, where
+    ``prompt_bounds`` is given: drawn here, not recorded), then one gap before each next send,
+    gamma of shape ``gap_shape`` and scale 1 / (rate × shape), sent unscaled (shape 1: an
+    exponential; the same stream). ``why`` says whose source this is and how it was checked."""
+
+    seed: int
+    gap_shape: float = 1.0
+    prompt_bounds: tuple | None = None  # (lo, hi) of the prompt lengths, both included
+    output_bounds: tuple | None = None
+    why: str = ""
+
+
 @dataclass(frozen=True, eq=False)
 class BenchRun:
     """A benchmark run (module docstring). ``measured`` maps ``"{metric}_{stat}_s"`` (metric
@@ -62,6 +78,8 @@ class BenchRun:
     slo_s: dict = field(default_factory=dict)  # {"ttft", "tpot", "e2e"} where stated
     deployment: dict = field(default_factory=dict)  # tp, pp, gpu, dtype, ... where recorded
     notes: tuple = ()
+    # the client's own random draw of the send gaps (and lengths), where known: ClientDraw
+    client_draw: ClientDraw | None = None
 
     @property
     def mean_prompt_tokens(self) -> float | None:

@@ -32,11 +32,16 @@ from calc.data.bench_results.run import (
     MAX_REQUESTS,
     MAX_TOKENS,
     BenchRun,
+    ClientDraw,
     Lengths,
     Reader,
     ms,
     read_rates,
 )
+
+# bench_serving's --seed default (sglang 0.4.0 bench_serving.py: default=1; run_benchmark calls
+# random.seed and np.random.seed with it)
+SEED = 1
 
 TOOL = "sglang bench_serving"
 _METRIC = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2e_latency": "e2e"}
@@ -109,6 +114,38 @@ def _random_lengths(r: Reader, obj: dict) -> tuple[Lengths | None, Lengths | Non
     return prompt_len, output_len
 
 
+def client_draw(obj: dict, n: int | None, tin, tout, rate) -> ClientDraw | None:
+    """The client's own draw of a random-dataset run that records no per-request lengths,
+    where it reproduces the file's totals exactly (``ClientDraw``). sglang 0.4.0
+    ``bench_serving.py``: ``np.random.seed(args.seed)`` (default 1), then
+    ``sample_random_requests`` draws ``input_lens = np.random.randint(max(int(L × ratio), 1),
+    L + 1, size=n)`` and ``output_lens = np.random.randint(int(L × ratio), L + 1, size=n)``
+    (ShareGPT text cut to them, shuffled by Python's own generator), and ``get_request`` sleeps
+    ``np.random.exponential(1 / rate)`` after each send. Used only where both drawn sums equal
+    the file's total input and output tokens (a release that draws otherwise, another seed, a
+    failed request: no match, no draw); the published SGLang 0.4 runs of
+    datacrunch-research/h200-benchmarks match at every rate (seed 1)."""
+    import numpy as np
+
+    if obj.get("dataset_name") != "random" or n is None or not 0 < n <= MAX_REQUESTS:
+        return None
+    if tin is None or tout is None or rate is None or obj.get("burstiness") not in (None, 1, 1.0):
+        return None
+    ratio = obj.get("random_range_ratio") or 0.0
+    lin, lout = obj.get("random_input_len"), obj.get("random_output_len")
+    if not all(isinstance(x, int) and x > 0 for x in (lin, lout)):
+        return None
+    pb = (max(int(lin * ratio), 1), lin)
+    ob = (int(lout * ratio), lout)
+    rs = np.random.RandomState(SEED)
+    p = rs.randint(pb[0], pb[1] + 1, size=n)
+    o = rs.randint(ob[0], ob[1] + 1, size=n)
+    if int(p.sum()) != tin or int(o.sum()) != tout:
+        return None
+    return ClientDraw(SEED, 1.0, pb, ob, "sglang bench_serving's own draw (seed 1, its "
+                      "default), its lengths' sums equal to the file's totals")  # fmt: skip
+
+
 def _slos(r: Reader, obj: dict) -> dict:
     """The goodput SLOs the run stated [s]."""
     slo = {}
@@ -178,6 +215,7 @@ def read(obj: dict, where: str) -> BenchRun:
                                  for x in (prompt, output, ttfts))  # fmt: skip
         notes.append(f"{dropped} failed requests (no output) left out of the replay")
     slo, deployment = _slos(r, obj), _server(r, obj)
+    draw = None if prompt is not None else client_draw(obj, completed, tin, tout, rate)
     return BenchRun(
         source=where,
         tool=TOOL,
@@ -199,4 +237,5 @@ def read(obj: dict, where: str) -> BenchRun:
         slo_s=slo,
         deployment=deployment,
         notes=tuple(notes),
+        client_draw=draw,
     )

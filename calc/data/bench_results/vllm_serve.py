@@ -31,7 +31,23 @@ import math
 import re
 
 from calc.data.bench_results import consistency
-from calc.data.bench_results.run import MAX_REQUESTS, MAX_TOKENS, BenchRun, Reader, ms, read_rates
+from calc.data.bench_results.run import (
+    MAX_REQUESTS,
+    MAX_TOKENS,
+    BenchRun,
+    ClientDraw,
+    Reader,
+    ms,
+    read_rates,
+)
+
+# vllm-project/vllm PR #21108 (merged 2025-07-17, first in 0.10.0): the client precomputes its
+# gaps and rescales them to the stated rate; before it, benchmark_serving.py (and vllm 0.8.3's
+# vllm/benchmarks/serve.py get_request) slept np.random.gamma(burstiness, 1 / (rate ×
+# burstiness)) after each send, unscaled, from numpy's global generator seeded with --seed
+# (default 0; random.seed and np.random.seed in main)
+RESCALED_FROM = "20250717"
+SEED = 0
 
 TOOL = "vllm bench serve"
 # "latency": E2E as the benchmark_serving.py copy of LambdaLabsML/vllm-benchmark (vLLM 0.5.4
@@ -147,6 +163,23 @@ def _per_request(r: Reader, obj: dict, completed: int, failed: int, duration, ti
     return each, notes
 
 
+def client_draw(obj: dict, rate, burstiness, starts) -> ClientDraw | None:
+    """The client's own send gaps (``ClientDraw``) of a run at a rate whose file is dated
+    before the rescaling (``RESCALED_FROM``) and records no send times: the gamma draws of
+    numpy's legacy generator seeded with the default seed, sent unscaled. Its ShareGPT sampling
+    shuffles with Python's own generator, so numpy's draws start with the gaps (a random
+    dataset draws its lengths first: such a run is replayed as sent only where its lengths
+    were drawn by the same stream, which the file cannot say: said in the replay)."""
+    date = obj.get("date")
+    if starts is not None or rate is None or not isinstance(date, str) or len(date) < 8:
+        return None
+    if not date[:8].isdigit() or date[:8] >= RESCALED_FROM:
+        return None
+    return ClientDraw(SEED, burstiness or 1.0, why=(
+        f"benchmark_serving.py's own gaps (dated {date[:8]}, before vLLM's rescaled gaps of "
+        "2025-07-17: seed 0, its default, unscaled)"))  # fmt: skip
+
+
 def read(obj: dict, where: str) -> BenchRun:
     r = Reader(where)
     completed = r.num(obj, "completed", hi=MAX_REQUESTS, whole=True, required=True)
@@ -190,4 +223,6 @@ def read(obj: dict, where: str) -> BenchRun:
         measured=measured,
         deployment=deployment,
         notes=tuple(notes),
+        client_draw=client_draw(obj, None if rate is None or math.isinf(rate) else rate,
+                                burstiness, each["starts"]),
     )

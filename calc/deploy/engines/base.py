@@ -45,6 +45,8 @@ class EngineConfig:
     max_batched_tokens: int  # tokens of the profiling forward pass (chunked prefill budget)
     max_num_seqs: int  # sequences a step may hold; rows of the sampler's profiling pass
     cuda_graphs: bool = True
+    # torch.compile at start-up: "cold" (compiled afresh) or "warm" (loaded from the cache)
+    compile_cache: str = "cold"
     max_model_len: int | None = None  # None: the model's max_ctx
     max_tokens: int | None = None  # TensorRT-LLM KvCacheConfig.max_tokens cap
     cuda_graph_max_bs: int | None = None  # SGLang: None = its default by GPU and TP
@@ -356,6 +358,7 @@ class Engine:
             max_batched_tokens=settings.max_batched_tokens or d.max_batched_tokens,
             max_num_seqs=settings.max_num_seqs or d.max_num_seqs,
             cuda_graphs=settings.cuda_graphs is not False,
+            compile_cache=settings.compile_cache or "cold",
             max_model_len=settings.max_model_len,
             max_tokens=settings.max_tokens if self.caps_pool_tokens else None,
             chunked_prefill=chunked,
@@ -468,6 +471,11 @@ class Engine:
     def log_reader(self):
         """A fresh reader of this engine's start-up lines (``feed(line)``, ``facts()``)."""
         raise NotImplementedError
+
+    def cold_compile_bytes(self, dep: Deployment) -> float:
+        """What a cold torch.compile adds to ``dep``'s start-up memory over a warm one
+        [bytes] (0: the release compiles nothing at start-up, or nothing that counts)."""
+        return 0.0
 
     def kv_term(self) -> str:
         """Which predicted term the log's KV figure is: "kv_budget_bytes" (what is left for KV

@@ -305,7 +305,7 @@ def deployment_from_log(
     activation_bytes: float | None = None, overhead_bytes: float | None = None,
     mem_util: float | None = None, max_model_len: int | None = None,
     max_batched_tokens: int | None = None, max_num_seqs: int | None = None,
-    block_size: int | None = None,
+    block_size: int | None = None, compile_cache: str | None = None,
 ) -> LogDeployment:  # fmt: skip
     """The Deployment of a start-up log (its text, a path, a binary stream, or facts already
     read), the keyword arguments overriding what the log states."""
@@ -372,6 +372,7 @@ def deployment_from_log(
         max_num_seqs=running,
         max_model_len=setting("max_model_len"),
         cuda_graphs=False if s.get("enforce_eager") else None,
+        compile_cache=compile_cache or s.get("compile_cache"),
         max_tokens=s.get("max_tokens"),
         activation_bytes=activation_bytes,
         overhead_bytes=overhead_bytes,
@@ -394,6 +395,16 @@ def deployment_from_log(
     default = _defaults_taken(dep, facts, given)
     if default:
         warnings.append(default)
+    cold = eng.cold_compile_bytes(dep) if settings.compile_cache is None else 0.0
+    if cold > 0:
+        warnings.append(
+            f"the log does not say whether torch.compile compiled afresh ('Compiling a graph "
+            f"for ...') or loaded its graphs from the cache ('Directly load the compiled "
+            f"graph(s) ...'): taken as cold, a fresh server's start, where {eng.title} "
+            f"{dep.engine_config.version}'s Inductor benchmark copy of the embedding table "
+            f"raises the profiled peak by {cold / 2**30:.2f} GiB (--compile-cache warm if the "
+            "server loaded them)"
+        )  # fmt: skip
     return LogDeployment(dep, facts, warnings)
 
 

@@ -87,6 +87,13 @@ class VLLM(Engine):
         config = dep.engine_config
         return predict(dep, self.rules(config.version), config, **measured)
 
+    def cold_compile_bytes(self, dep: Deployment) -> float:
+        # a cold compile's benchmark copy where it is above the forward and sampler peak
+        from calc.deploy.engines.vllm.pool import compile_copy_excess
+
+        config = dep.engine_config
+        return compile_copy_excess(dep, self.rules(config.version), config)
+
     def kv_term(self) -> str:
         return "kv_budget_bytes"  # "Available KV cache memory" is the budget before paging
 

@@ -140,6 +140,12 @@ KV_IN_USE = re.compile(r"Current kv cache memory in use is " + NUM + r" ?(GiB|by
 # increasing) --gpu-memory-utilization from 0.9000 to 0.9596"
 UTIL_FROM = re.compile(r"--gpu-memory-utilization from " + NUM + r" to " + NUM)
 ASYNC = re.compile(r"Asynchronous scheduling is (enabled|disabled)")
+# torch.compile at start-up (compilation/backends.py, 0.6-0.33): Inductor compiled a graph
+# afresh ("Compiling a graph for dynamic shape takes" to 0.1x, "... for compile range (1, N)
+# takes" after) or loaded the compiled graphs from vLLM's cache ("Directly load the compiled
+# graph(s) for ... from the cache"); a compile of any graph makes the start cold
+COMPILED = "Compiling a graph for"
+LOADED = "Directly load the compiled graph"
 COMMAND = re.compile(r"(?:^|\s)(?:vllm serve|vllm\.entrypoints\.openai\.api_server)\s")
 
 MARKERS = ("GPU KV cache size", "Available KV cache memory", "non-default args",
@@ -157,7 +163,7 @@ ANCHORS = (
     "Asynchronous scheduling", "vllm version", "vLLM version", "with config:", "  version ",
     "memory snapshot:",
     "vllm.entrypoints.openai.api_server", "Free memory on device", "Current kv cache memory",
-    "--gpu-memory-utilization from",
+    "--gpu-memory-utilization from", COMPILED, LOADED,
 )  # fmt: skip
 
 
@@ -211,6 +217,12 @@ class VllmLogReader(LogReader):
             hit |= put_setting(s, "memory_fraction", number(m.group(1)))
         if (m := search(GRAPHS, line, "Profiling CUDA graph memory")) is not None:
             f.printed["cuda_graphs_piecewise"] = integer(m.group(1))
+            hit = True
+        if COMPILED in text:
+            s["compile_cache"] = "cold"
+            hit = True
+        elif LOADED in text:
+            s.setdefault("compile_cache", "warm")
             hit = True
         if (m := ASYNC.search(text)) is not None:
             f.printed["async_scheduling"] = m.group(1) == "enabled"

@@ -21,7 +21,9 @@ pure functions of plain numbers (ints, floats or numpy arrays), each one step of
    logits over the full vocabulary (``compute_logits`` all-gathers the vocab-parallel logits,
    so every TP rank holds them) with top-k and top-p set: the sampler, not the forward pass,
    sets the peak of dense models. Its bytes per logit depend on the top-k/top-p kernel of the
-   release (``rules.VllmRules.sampler_bytes_per_logit``).
+   release (``rules.VllmRules.sampler_bytes_per_logit``). From 0.11.1 a cold torch.compile
+   runs inside the same pass and Inductor's combo-kernel benchmark holds a random copy of
+   the embedding table (``compile_benchmark_bytes``): the peak is the larger of the two.
 3. ``vllm/v1/core/kv_cache_utils.py``: the budget is cut into pages of ``block_size`` tokens of
    one layer, and every layer (or, with the hybrid allocator, every layer slot shared by one
    layer of each group) gets one page per block::
@@ -93,6 +95,31 @@ def moe_workspace_bytes(tokens, experts_per_token, d_expert_per_gpu, d_model):
     and workspace2 tokens × top-k × d_expert, in bf16."""
     width = maximum(2 * d_expert_per_gpu, d_model) + d_expert_per_gpu
     return tokens * experts_per_token * width * ACTIVATION_BYTES
+
+
+VOCAB_PADDING = 64  # VocabParallelEmbedding pads the vocabulary to a multiple of 64 rows
+
+
+def embedding_rows_per_gpu(vocab_size, tp):
+    """Rows of the (vocab-parallel) embedding table on one GPU [rows]:
+    ``pad_vocab_size(vocab, 64) / tp`` (``layers/vocab_parallel_embedding.py``)."""
+    return -(-vocab_size // VOCAB_PADDING) * VOCAB_PADDING // tp
+
+
+def compile_benchmark_bytes(table_rows, d_model, tokens, bytes_per_element=ACTIVATION_BYTES):
+    """What a cold torch.compile's kernel benchmark holds at once [bytes]: Inductor times a
+    kernel on random copies of every argument (``torch/_inductor/codegen/triton.py``
+    ``codegen_kernel_benchmark``: ``rand_strided`` per buffer and graph constant), so
+    benchmarking the embedding kernel allocates a copy of the table, ``table_rows × d_model``,
+    and of its outputs, in the model dtype. Two outputs of ``tokens × d_model`` (the embedded
+    hidden states and what the first norm reads) and the embedding kernel's being among those
+    benchmarked are inferred: four printed peaks fit the table plus two token-wide buffers
+    (rules.py, the 0.11.1 change). Freed before the forward pass, so it competes with the
+    activation peak rather than adding to it::
+
+        copy = table_rows × d_model × b + 2 × tokens × d_model × b
+    """
+    return (table_rows + 2 * tokens) * d_model * bytes_per_element
 
 
 def activation_peak_bytes(

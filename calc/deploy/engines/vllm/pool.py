@@ -159,15 +159,51 @@ def in_flight_tokens(rules: VllmRules, config: EngineConfig, pp: int) -> int:
 
 
 def _activation(dep: Deployment, rules: VllmRules, config: EngineConfig, measured: dict):
-    """The profiling pass's torch peak [bytes] and its derivation (None when measured)."""
+    """The profiling pass's torch peak [bytes] and its derivation (None when measured): the
+    forward and sampler passes, or a cold compile's benchmark copy where that is larger."""
     act = measured.get("activation_bytes")
     if act is not None:
         return act, None
     tokens, rows = config.max_batched_tokens, min(config.max_num_seqs, config.max_batched_tokens)
-    return profiled_activation(
+    act, derivation = profiled_activation(
         dep.model, dep.tp, tokens, rows, rules.sampler_bytes_per_logit,
         moe_workspace=not mxfp4_experts(dep),
     )  # fmt: skip
+    copy = compile_copy_bytes(dep, rules, config)
+    if copy <= act:
+        return act, derivation
+    cfg = dep.model
+    table = vm.embedding_rows_per_gpu(cfg.vocab_size, dep.tp)
+    return copy, figure(
+        "activation_bytes", copy, "bytes",
+        "max(({table_rows} + 2 × {tokens}) × {d_model} × 2, {forward_and_sampler})",
+        table_rows=table, tokens=tokens, d_model=cfg.d_model, forward_and_sampler=act,
+    )  # fmt: skip
+
+
+def compile_copy_excess(dep: Deployment, rules: VllmRules, config: EngineConfig) -> float:
+    """How much a cold compile raises the profiling pass's peak over a warm start [bytes]:
+    the benchmark copy less the forward and sampler peak, where the copy is the larger, as if
+    the compile ran cold whatever ``config.compile_cache`` says (0 before 0.11.1, eager)."""
+    from dataclasses import replace
+
+    cold = compile_copy_bytes(dep, rules, replace(config, compile_cache="cold"))
+    if not cold:
+        return 0.0
+    warm, _ = _activation(dep, rules, replace(config, compile_cache="warm"), {})
+    return max(cold - warm, 0.0)
+
+
+def compile_copy_bytes(dep: Deployment, rules: VllmRules, config: EngineConfig) -> float:
+    """A cold torch.compile's benchmark copy inside the profiling pass [bytes]
+    (``memory.compile_benchmark_bytes``): from 0.11.1 (``rules.compile_benchmark_copy``),
+    where the model is compiled (not --enforce-eager) and not loaded from the compile cache
+    (``config.compile_cache``); 0 otherwise."""
+    if not (rules.compile_benchmark_copy and config.cuda_graphs and config.compile_cache == "cold"):
+        return 0.0
+    cfg = dep.model
+    table = vm.embedding_rows_per_gpu(cfg.vocab_size, dep.tp)
+    return vm.compile_benchmark_bytes(table, cfg.d_model, config.max_batched_tokens)
 
 
 def profiled_activation(cfg, tp: int, tokens: int, rows: int, bytes_per_logit: float, *,

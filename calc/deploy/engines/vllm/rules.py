@@ -104,6 +104,11 @@ class VllmRules:
     # at these TP sizes only (any other takes FlashInfer or symmetric memory where their tables
     # list it, else NCCL)
     allreduce_custom_world_sizes: tuple[int, ...] = (2, 4, 6, 8)
+    # Inductor's combo kernels with benchmark_combo_kernel on (CompilationConfig, torch >= 2.9):
+    # a cold torch.compile inside the profiling pass benchmarks the embedding kernel on random
+    # copies of its arguments, the whole (vocab-parallel) table included
+    # (memory.compile_benchmark_bytes); a compile loaded from the cache benchmarks nothing
+    compile_benchmark_copy: bool = False
 
 
 KIB = 2**10
@@ -231,6 +236,27 @@ CHANGES = (
         "should_custom_ar: inp_size < max_size); all_reduce_utils.py "
         "SYMM_MEM_ALL_REDUCE_MAX_SIZES; symm_mem.py (should_use_symm_mem: inp_size < max_size; "
         "multimem_all_reduce_ at the _WORLD_SIZES_MULTIMEM, else two-shot; CUDA only)",
+    ),
+    Change(
+        "0.11.1",
+        {"compile_benchmark_copy": True},
+        "config/compilation.py CompilationConfig.__post_init__ (0.11.1-0.33.0): with torch >= "
+        "2.9 and neither key set by the user, inductor_compile_config gets combo_kernels and "
+        "benchmark_combo_kernel True (0.33.0: benchmark_combo_kernel = not deterministic, "
+        "deterministic off by default); the wheel pins torch==2.9.0 (0.11.0: 2.8.0, so off). "
+        "torch _inductor/scheduler.py speedup_by_combo_kernel benchmarks each subkernel and the "
+        "combo (codegen/triton.py benchmark_fused_nodes, benchmark_codegened_module: "
+        "mod.get_args() unless a .kernel_perf file caches the time), and "
+        "codegen_kernel_benchmark's get_args allocates rand_strided(size) for every buffer "
+        "and graph constant the kernel takes, at the compile's size hint (the profiling "
+        "pass's max_num_batched_tokens). enforce_eager sets CompilationMode.NONE: no compile",
+        "the copy of the embedding table and of the step's hidden states twice (the kernel's "
+        "two outputs) against the transient peaks of four cold-compile logs, no constant "
+        "fitted: vLLM 0.29.0 Qwen3-14B on an L40S at 2,048 and 8,192 tokens (1.48, 1.48, 1.60 "
+        "GiB against 151,936 × 5,120 × 2 B + 2 × tokens × 5,120 × 2 B = 1.488, 1.488, 1.605 "
+        "GiB) and vLLM 0.19.0 Llama 3.1 8B in fp32 on an H100 (torch peak 2.21 GiB against "
+        "128,256 × 4,096 × 4 B + 2 × 8,192 × 4,096 × 4 B = 2.207 GiB; the bf16 runs' 1.89 GiB "
+        "peak, cold and warm alike, is the sampler's, above the 1.10 GiB copy)",
     ),
     Change(
         "0.12.0",
