@@ -164,9 +164,10 @@ STATED = {
         "from 0.5.15) and its automatic fraction reserves 8 MiB per captured size, 74 up to "
         "this GPU's 16,384-token chunk: 592 MiB, 0.854 in place of 0.857 (rules "
         "prefill_graph_off), +0.76% -> +0.36%. What is left, 0.50 GiB: with 0.854 the log's "
-        "own lines (162.30 GiB free after the weights, 136.36 of KV) put SGLang's baseline at "
-        "(162.30 − 136.36) / 0.146 = 177.71 GiB, so 0.65 GiB in use there (kvcalc 0.25: "
-        "0.854 × 0.40 = 0.34 GiB), 0.14 GiB taken between the baseline and the weight load "
+        "own lines (162.30 GiB free after the weights; 992,896 × 147,456 B = 136.354 GiB of "
+        "KV) put SGLang's baseline at (162.30 − 136.354) / 0.146 = 177.71 GiB, so 0.65 GiB "
+        "in use there (kvcalc 0.25: 0.854 × 0.40 = 0.34 GiB), 0.14 GiB taken between the "
+        "baseline and the weight load "
         "(177.57 free then) and 0.02 GiB more weights",
     },
     "vllm0191-a100-40g-qwen3-8b": {
