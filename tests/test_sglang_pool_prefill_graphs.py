@@ -84,10 +84,15 @@ def test_b200_pool_with_measured_terms():
         ("0.5.19", {"pp": 2}, False),  # cuda_graph_hook.py: off by default under PP
         ("0.5.23", {"multimodal": True}, False),
         ("0.5.23", {"deepep": True, "dp": 8, "mla": True}, True),
+        ("0.5.13", {"eager": True}, True),  # --disable-cuda-graph leaves piecewise graphs
+        ("0.5.14", {"eager": True}, False),  # _parse_cuda_graph_config: prefill disabled too
+        ("0.5.14", {"mla": True}, True),  # tc_piecewise still: MLA kept
+        ("0.5.23", {"eager": True}, False),
     ],
 )
 def test_prefill_graphs_by_release_and_layout(release, layout, on):
-    args = {"pp": 1, "mla": False, "multimodal": False, "dp": 1, "nsa": False, "deepep": False}
+    args = {"pp": 1, "mla": False, "multimodal": False, "dp": 1, "nsa": False, "deepep": False,
+            "eager": False}  # fmt: skip
     args.update(layout)
     assert prefill_graphs_on(engine("sglang").rules(release), **args) is on
 
@@ -111,3 +116,14 @@ def test_a_stated_fraction_is_untouched():
     # --mem-fraction-static wins: the reserve only chooses SGLang's own default
     p = _dep("qwen3-8b", "b200", "0.5.10", mem_util=0.857).per_gpu.prediction
     assert p.memory_fraction == 0.857
+
+
+def test_eager_b200_keeps_the_piecewise_reserve_until_0_5_14():
+    # --disable-cuda-graph (kvcalc cuda_graphs False): no decode graphs, so 0.5.13 reserves
+    # 512 + 1.5 × 16,384 + 128 + 74 × 8 = 25,808 MiB, (183,359 − 25,808) / 183,359 = 0.85925
+    # → 0.859; 0.5.14 disables the prefill phase too: 25,216 MiB, 0.86248 → 0.862
+    assert sm.reserved_memory_mib(183_359, 16384, 0, 1, 1, prefill_graphs=74) == 25_808
+    assert sm.reserved_memory_mib(183_359, 16384, 0, 1, 1) == 25_216
+    fr = {v: _dep("qwen3-8b", "b200", v, cuda_graphs=False).per_gpu.prediction.memory_fraction
+          for v in ("0.5.13", "0.5.14")}  # fmt: skip
+    assert fr == {"0.5.13": 0.859, "0.5.14": 0.862}

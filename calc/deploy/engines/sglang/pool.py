@@ -31,7 +31,7 @@ SOURCES = {
 
 
 def prefill_graphs_on(rules: SglangRules, pp: int, mla: bool, multimodal: bool, dp: int,
-                      nsa: bool, deepep: bool) -> bool:  # fmt: skip
+                      nsa: bool, deepep: bool, eager: bool = False) -> bool:  # fmt: skip
     """The release captures prefill CUDA graphs by default on this layout, as its automatic
     ``mem_fraction_static`` reserves for them (``rules.prefill_graph_off``)."""
     off = rules.prefill_graph_off
@@ -39,7 +39,7 @@ def prefill_graphs_on(rules: SglangRules, pp: int, mla: bool, multimodal: bool, 
         return False
     layout = {
         "pp": pp > 1, "dp_attention": dp > 1, "multimodal": multimodal, "deepep": deepep,
-        "nsa": nsa, "mla": mla, "mla_non_nsa": mla and not nsa,
+        "nsa": nsa, "mla": mla, "mla_non_nsa": mla and not nsa, "eager": eager,
     }  # fmt: skip
     return not any(layout[name] for name in off)
 
@@ -60,7 +60,8 @@ def auto_fraction(rules: SglangRules, config: EngineConfig, hw, tp: int, pp: int
     chunk = config.max_batched_tokens or chunk
     graph_bs = config.cuda_graph_max_bs or graph_bs
     prefill = 0
-    if config.cuda_graphs and prefill_graphs_on(rules, pp, mla, multimodal, dp, nsa, deepep):
+    if prefill_graphs_on(rules, pp, mla, multimodal, dp, nsa, deepep,
+                         eager=not config.cuda_graphs):  # fmt: skip
         # one graph per token count up to chunked_prefill_size (MLA: a flat 1.5 GiB)
         prefill = len(sm.prefill_graph_sizes(min(chunk, 8192) if mla else chunk))
     reserved = sm.reserved_memory_mib(

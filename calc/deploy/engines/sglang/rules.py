@@ -82,7 +82,7 @@ class SglangRules:
     # None where the release captures none by default, else the layouts that turn them off:
     # "pp" (pipeline parallel), "dp_attention", "multimodal", "deepep" (an MoE all-to-all
     # backend), "nsa" (DeepSeek's sparse attention), "mla" (any MLA backend), "mla_non_nsa"
-    # (MLA other than the sparse attention's)
+    # (MLA other than the sparse attention's), "eager" (--disable-cuda-graph)
     prefill_graph_off: tuple[str, ...] | None = None
 
 
@@ -148,8 +148,8 @@ CHANGES = (
         "default and _handle_gpu_memory_settings reserves len(piecewise_cuda_graph_tokens) × 8 "
         "MiB for them (1.5 GiB with an MLA backend) before the 10 GiB floor; "
         "_handle_piecewise_cuda_graph turns them off under DP attention, PP, an MoE A2A "
-        "backend, multimodal models and DeepSeek-V3.2's NSA arch (read in the 0.5.10-0.5.14 "
-        "wheels; 0.5.14 as cuda_graph_config.py's tc_piecewise prefill default)",
+        "backend, multimodal models and DeepSeek-V3.2's NSA arch, but not under "
+        "--disable-cuda-graph (read in the 0.5.10-0.5.13 wheels)",
     ),
     Change(
         "0.5.11",
@@ -158,8 +158,15 @@ CHANGES = (
         "clipped max_new + page_size; the budget already reserved the page from 0.5.10)",
     ),
     Change(
+        "0.5.14",
+        {"prefill_graph_off": ("deepep", "dp_attention", "eager", "multimodal", "nsa", "pp")},
+        "model_executor/cuda_graph_config.py: tc_piecewise the prefill phase's default; "
+        "server_args.py _parse_cuda_graph_config: --disable-cuda-graph disables the prefill "
+        "phase too (0.5.15-0.5.23 the same)",
+    ),
+    Change(
         "0.5.15",
-        {"prefill_graph_off": ("deepep", "dp_attention", "mla", "multimodal")},
+        {"prefill_graph_off": ("deepep", "dp_attention", "eager", "mla", "multimodal")},
         "model_executor/cuda_graph_config.py default_prefill_backend: breakable prefill graphs "
         "on CUDA; server_args.py _disable_breakable_cudagraph_if_incompatible turns them off "
         "with an MLA backend, DP attention, an MoE A2A backend and multimodal models, not "
@@ -167,18 +174,18 @@ CHANGES = (
     ),
     Change(
         "0.5.17",
-        {"prefill_graph_off": ("mla_non_nsa", "multimodal")},
+        {"prefill_graph_off": ("eager", "mla_non_nsa", "multimodal")},
         "server_args.py _disable_breakable_cudagraph_if_incompatible: off with MLA other than "
         "DeepSeek's DSA and for multimodal models; DP attention and DeepEP kept",
     ),
     Change(
         "0.5.18",
-        {"prefill_graph_off": ("multimodal",)},
+        {"prefill_graph_off": ("eager", "multimodal")},
         "server_args.py _disable_breakable_cudagraph_if_incompatible: MLA kept too",
     ),
     Change(
         "0.5.19",
-        {"prefill_graph_off": ("multimodal", "pp")},
+        {"prefill_graph_off": ("eager", "multimodal", "pp")},
         "arg_groups/cuda_graph_hook.py apply_cuda_graph_compatibility: breakable prefill graphs "
         "off by default under PP (read in the 0.5.19-0.5.23 wheels)",
     ),
