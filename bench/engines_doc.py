@@ -309,6 +309,24 @@ LIMITS = """## Not modelled yet
   environment's, not the source's); its
   Mamba/DeltaNet state pools (a warning); DeepEP's reserve (kvcalc does not choose that backend); the 2.2 GiB by
   which DeepSeek-V3.2 on 8 × B200 (0.5.3, DP attention) is still over-predicted.
+  Issue 21's sign round (2026-12-02), every SGLang record positive: from 0.5.10 SGLang
+  captures prefill CUDA graphs by default (torch.compile piecewise; breakable from 0.5.15) and
+  its automatic fraction reserves 8 MiB per captured token count (1.5 GiB with MLA), except in
+  each release's own layouts (`prefill_graph_off`); kvcalc had it from 0.5.22 only. The B200
+  Qwen3-8B 0.5.10 log: 0.857 → 0.854, +0.76% → +0.36%; no other record moves (they state their
+  fraction). Read and found not to move the pool: the req_to_token and KV pools are allocated
+  after the profile (their page of padding too), both free-memory figures are taken alike
+  (empty_cache, the minimum over ranks), the cell size is the K and V heads alone. What is
+  left is in the logs' lines, not the source: memory in use at SGLang's baseline, 0.38 GiB on
+  an H100 (0.4.1 docs log: 78.81 of 79.19 GiB free at the weight load, and its pool, 444,500 ×
+  131,072 B = 54.26 GiB = 63.72 − 0.12 × 78.83) and 0.65 GiB on a B200 ((162.30 − 136.354) /
+  0.146 = 177.71 of 178.36 GiB, the pool 992,896 × 147,456 B), against the 0.25 GiB taken from
+  vLLM (whose figure is the growth during its own profile, not the CUDA context SGLang's
+  baseline holds); and what SGLang's weight line counts beyond kvcalc's weights: +0.13 GiB
+  (Llama 3.1 8B, 15.09 against 14.96), +0.20 (Qwen3-14B at TP 4, 7.08 against 6.88), +0.24
+  (Qwen3-32B at TP 4, 15.50 against 15.26), +0.05 (Qwen3-32B, 61.07 against 61.02), +0.02
+  (Qwen3-8B). Re-measuring the TP 1 figure on the training record (0.38 GiB) would give +0.25%
+  (0.4.1), +0.28% (B200), +3.81% (0.5.19); not done in that round.
 - TensorRT-LLM: the profiling pass's non-torch memory is everything the device holds outside
   torch (`_torch/pyexecutor/_util.py`). TP 1: 0.25 GiB; a TP group (TensorRT-LLM's
   `tp_size`: kvcalc's TP × attention-DP ranks): the context and NCCL communicator, 2.07 GiB

@@ -158,7 +158,17 @@ STATED = {
         "file dates put 0.5.10 on 2026-04-05 and 0.5.11 on 2026-05-07), predicted at 0.5.10 "
         "with the fraction SGLang picks for a B200 by default; its lines give the memory in "
         "use before the weights load as 0.09 GiB (kvcalc: 0.25) and the weights as 15.28 "
-        "GiB (kvcalc: 15.26). Held out: nothing changed",
+        "GiB (kvcalc: 15.26). Held out: nothing changed because of it. Issue 21's sign round "
+        "(2026-12-02, every SGLang record positive) read the 0.5.3-0.5.23 wheels: from 0.5.10 "
+        "SGLang captures prefill CUDA graphs by default (torch.compile piecewise, breakable "
+        "from 0.5.15) and its automatic fraction reserves 8 MiB per captured size, 74 up to "
+        "this GPU's 16,384-token chunk: 592 MiB, 0.854 in place of 0.857 (rules "
+        "prefill_graph_off), +0.76% -> +0.36%. What is left, 0.50 GiB: with 0.854 the log's "
+        "own lines (162.30 GiB free after the weights; 992,896 × 147,456 B = 136.354 GiB of "
+        "KV) put SGLang's baseline at (162.30 − 136.354) / 0.146 = 177.71 GiB, so 0.65 GiB "
+        "in use there (kvcalc 0.25: 0.854 × 0.40 = 0.34 GiB), 0.14 GiB taken between the "
+        "baseline and the weight load "
+        "(177.57 free then) and 0.02 GiB more weights",
     },
     "vllm0191-a100-40g-qwen3-8b": {
         "hardware": "docs/validation/hardware/a100-40g.yaml",

@@ -1454,6 +1454,19 @@ LOOKED_AT = (
      "512, yet Little's law on their TTFT and TPOT gives about 100 decoding in every one; no "
      "source states the cap: set aside by the roofline floor (bench/validation_serving.py "
      "floor_s), not modelled"),
+    ("sglang 0.4.1, 0.5.5, 0.5.7 and 0.5.9-0.5.23 wheels (PyPI): server_args.py "
+     "(_handle_piecewise_cuda_graph, _handle_gpu_memory_settings, reserve_for_graph_mb, "
+     "_apply_cuda_graph_compatibility, _disable_tc_piecewise/_disable_breakable_cudagraph_"
+     "if_incompatible), arg_groups/cuda_graph_hook.py and memory_hook.py (0.5.19+), "
+     "model_executor/cuda_graph_config.py default_prefill_backend, model_runner.py and "
+     "model_runner_kv_cache_mixin.py (init_torch_distributed, load_model, "
+     "profile_max_num_token, _init_pools: the req_to_token and KV pools are allocated after "
+     "the profile), mem_cache/kv_cache_configurator.py _profile_available_bytes (0.5.23), "
+     "utils/common.py get_available_gpu_memory",
+     "issue 21, SGLang sign round (2026-12-02): prefill CUDA graphs on by default from 0.5.10 "
+     "and their reserve in the automatic mem_fraction_static, each release's off-switches "
+     "(rules prefill_graph_off); no constant fitted. The seven SGLang records' remaining "
+     "excess read against their own log lines, nothing changed for it"),
 )
 
 

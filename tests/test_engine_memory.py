@@ -322,16 +322,16 @@ def test_sglang_rtx_4090_buckets_by_release():
     new = engine("sglang").rules("0.5.23").buckets
     assert sg.bucket_defaults(old, gpu, 1) == (2048, 16)
     assert sg.bucket_defaults(new, gpu, 1) == (4096, 48)
-    # 0.5.20-0.5.21 (no prefill graphs by default): 512 + 1.5 × 4,096 + 2 × 48 + 128
-    # = 6,880 MiB; (24,215 − 6,880) / 24,215 = 0.716 (0.720 on a card nvidia-smi shows as
-    # 24,564 MiB)
+    # 0.5.20's bucket without prefill graphs: 512 + 1.5 × 4,096 + 2 × 48 + 128 = 6,880 MiB;
+    # (24,215 − 6,880) / 24,215 = 0.716 (0.720 on a card nvidia-smi shows as 24,564 MiB)
     assert sg.fraction_from_reserve(24_564, 6_880) == 0.72
-    p = pool("llama3-8b", "rtx-4090", engine_name="sglang", version="0.5.21", max_model_len=4096)
-    assert p.memory_fraction == sg.fraction_from_reserve(gpu, 6_880)
-    # 0.5.22+: breakable prefill graphs too: 50 sizes up to 4,096 tokens × 8 MiB = 400 MiB
+    # but from 0.5.10 prefill graphs are on by default (breakable from 0.5.15): 50 sizes up
+    # to 4,096 tokens × 8 MiB = 400 MiB more; (24,207 − 7,280) / 24,207 = 0.6993 → 0.699
     assert len(sg.prefill_graph_sizes(4096)) == 50
-    p = pool("llama3-8b", "rtx-4090", engine_name="sglang", version="0.5.23", max_model_len=4096)
-    assert p.memory_fraction == sg.fraction_from_reserve(gpu, 6_880 + 400)
+    for release in ("0.5.21", "0.5.23"):
+        p = pool("llama3-8b", "rtx-4090", engine_name="sglang", version=release,
+                 max_model_len=4096)  # fmt: skip
+        assert p.memory_fraction == sg.fraction_from_reserve(gpu, 6_880 + 400) == 0.699
 
 
 def test_vllm_batch_defaults_depend_on_the_gpu_and_release():

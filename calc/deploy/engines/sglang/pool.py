@@ -30,11 +30,27 @@ SOURCES = {
 }
 
 
+def prefill_graphs_on(rules: SglangRules, pp: int, mla: bool, multimodal: bool, dp: int,
+                      nsa: bool, deepep: bool, eager: bool = False) -> bool:  # fmt: skip
+    """The release captures prefill CUDA graphs by default on this layout, as its automatic
+    ``mem_fraction_static`` reserves for them (``rules.prefill_graph_off``)."""
+    off = rules.prefill_graph_off
+    if off is None:
+        return False
+    layout = {
+        "pp": pp > 1, "dp_attention": dp > 1, "multimodal": multimodal, "deepep": deepep,
+        "nsa": nsa, "mla": mla, "mla_non_nsa": mla and not nsa, "eager": eager,
+    }  # fmt: skip
+    return not any(layout[name] for name in off)
+
+
 def auto_fraction(rules: SglangRules, config: EngineConfig, hw, tp: int, pp: int, mla: bool,
-                  multimodal: bool, dp: int = 1, nsa: bool = False) -> float:  # fmt: skip
+                  multimodal: bool, dp: int = 1, nsa: bool = False,
+                  deepep: bool = False) -> float:  # fmt: skip
     """SGLang's own ``mem_fraction_static`` for this release, GPU and layout (``tp``: its
     tp_size, the attention-DP ranks included; ``dp``: attention-DP ranks; ``nsa``: DeepSeek's
-    sparse attention, which 0.5.3 serves at a fixed 0.8)."""
+    sparse attention, which 0.5.3 serves at a fixed 0.8; ``deepep``: DeepEP's all-to-all
+    backend)."""
     if rules.auto_fraction == "by_tp":
         return sm.fraction_by_tp(tp)
     if nsa and rules.nsa_fraction is not None:
@@ -44,9 +60,10 @@ def auto_fraction(rules: SglangRules, config: EngineConfig, hw, tp: int, pp: int
     chunk = config.max_batched_tokens or chunk
     graph_bs = config.cuda_graph_max_bs or graph_bs
     prefill = 0
-    if rules.graph_reserve == "decode+prefill" and rules.prefill_graphs and pp == 1:
-        prefill = 0 if multimodal else len(sm.prefill_graph_sizes(min(chunk, 8192) if mla
-                                                                  else chunk))  # fmt: skip
+    if prefill_graphs_on(rules, pp, mla, multimodal, dp, nsa, deepep,
+                         eager=not config.cuda_graphs):  # fmt: skip
+        # one graph per token count up to chunked_prefill_size (MLA: a flat 1.5 GiB)
+        prefill = len(sm.prefill_graph_sizes(min(chunk, 8192) if mla else chunk))
     reserved = sm.reserved_memory_mib(
         gpu_mem, chunk, graph_bs if config.cuda_graphs else 0, tp, pp,
         prefill_graphs=prefill, mla=mla, dp_attention=dp if config.cuda_graphs else 1,
@@ -113,6 +130,7 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
     fraction = config.memory_fraction or auto_fraction(
         rules, config, hw, group, pp, cfg.mla is not None, bool(getattr(cfg, "vision", None)),
         dep.sharding.dp_attn, cfg.indexer is not None,
+        dep.ep > 1 and dep.engine.moe_a2a == "deepep",  # --moe-a2a-backend deepep (launch)
     )
     act = measured.get("activation_bytes") or 0.0
     non_torch = measured.get("non_torch_bytes")

@@ -45,10 +45,9 @@ class SglangRules:
     buckets: Buckets
     page_size: int
     swa_full_tokens_ratio: float  # --swa-full-tokens-ratio default
-    # the CUDA-graph reserve: "decode" (2 MiB per decode batch size) or "decode+prefill"
-    # (reserve_for_graph_mb, 0.5.16: plus 8 MiB per prefill graph, 1.5 GiB for MLA)
-    graph_reserve: str
-    prefill_graphs: bool  # breakable prefill CUDA graphs on by default (CUDA, PP 1, text)
+    # the step time's prefill CUDA graphs (SGLang.graphs_decode_only): breakable prefill graphs
+    # on by default (CUDA, PP 1, text)
+    prefill_graphs: bool
     # memory in use before the weights load (CUDA context, the TP group's NCCL communicator,
     # custom all-reduce IPC buffers) [bytes]: SGLang takes its baseline right after building its
     # parallel groups (0.5.23 distributed/bootstrap.py measure_pre_model_load_memory; printed as
@@ -78,6 +77,13 @@ class SglangRules:
     allreduce_custom_bytes: int = 8 * 2**20
     allreduce_custom_rocm_bytes: int = 8 * 2**20
     allreduce_custom_inclusive: bool = False
+    # prefill CUDA graphs on by default, as the automatic mem_fraction_static reserves for them
+    # (8 MiB per captured token count, 1.5 GiB with an MLA backend; memory.reserved_memory_mib):
+    # None where the release captures none by default, else the layouts that turn them off:
+    # "pp" (pipeline parallel), "dp_attention", "multimodal", "deepep" (an MoE all-to-all
+    # backend), "nsa" (DeepSeek's sparse attention), "mla" (any MLA backend), "mla_non_nsa"
+    # (MLA other than the sparse attention's), "eager" (--disable-cuda-graph)
+    prefill_graph_off: tuple[str, ...] | None = None
 
 
 BASE = SglangRules(
@@ -85,7 +91,6 @@ BASE = SglangRules(
     buckets=BUCKETS_0_5_3,
     page_size=1,
     swa_full_tokens_ratio=0.8,
-    graph_reserve="decode",
     prefill_graphs=False,
     non_torch_tp1_bytes=round(0.25 * GIB),
     non_torch_tp_bytes=round(2.07 * GIB),
@@ -136,16 +141,53 @@ CHANGES = (
         "0.5.20 and 0.5.23 wheels (issue 20/21, comm2)",
     ),
     Change(
+        "0.5.10",
+        {"prefill_graph_off": ("deepep", "dp_attention", "multimodal", "nsa", "pp")},
+        "server_args.py: disable_piecewise_cuda_graph False (0.5.3-0.5.9: "
+        "enable_piecewise_cuda_graph False), so torch.compile piecewise prefill graphs are on by "
+        "default and _handle_gpu_memory_settings reserves len(piecewise_cuda_graph_tokens) × 8 "
+        "MiB for them (1.5 GiB with an MLA backend) before the 10 GiB floor; "
+        "_handle_piecewise_cuda_graph turns them off under DP attention, PP, an MoE A2A "
+        "backend, multimodal models and DeepSeek-V3.2's NSA arch, but not under "
+        "--disable-cuda-graph (read in the 0.5.10-0.5.13 wheels)",
+    ),
+    Change(
         "0.5.11",
         {"admission_page": True},
         "srt/managers/schedule_policy.py PrefillAdder.add_one_req (total_tokens = extend + "
         "clipped max_new + page_size; the budget already reserved the page from 0.5.10)",
     ),
     Change(
-        "0.5.16",
-        {"graph_reserve": "decode+prefill"},
-        "server_args.py reserve_for_graph_mb (decode 2 × max_bs; prefill graphs 8 MiB each, "
-        "1.5 GiB with an MLA backend; DP-attention padding) and reserve_for_deepep_a2a_mb",
+        "0.5.14",
+        {"prefill_graph_off": ("deepep", "dp_attention", "eager", "multimodal", "nsa", "pp")},
+        "model_executor/cuda_graph_config.py: tc_piecewise the prefill phase's default; "
+        "server_args.py _parse_cuda_graph_config: --disable-cuda-graph disables the prefill "
+        "phase too (0.5.15-0.5.23 the same)",
+    ),
+    Change(
+        "0.5.15",
+        {"prefill_graph_off": ("deepep", "dp_attention", "eager", "mla", "multimodal")},
+        "model_executor/cuda_graph_config.py default_prefill_backend: breakable prefill graphs "
+        "on CUDA; server_args.py _disable_breakable_cudagraph_if_incompatible turns them off "
+        "with an MLA backend, DP attention, an MoE A2A backend and multimodal models, not "
+        "under PP (the same in 0.5.16, whose reserve_for_graph_mb sums the same reserve)",
+    ),
+    Change(
+        "0.5.17",
+        {"prefill_graph_off": ("eager", "mla_non_nsa", "multimodal")},
+        "server_args.py _disable_breakable_cudagraph_if_incompatible: off with MLA other than "
+        "DeepSeek's DSA and for multimodal models; DP attention and DeepEP kept",
+    ),
+    Change(
+        "0.5.18",
+        {"prefill_graph_off": ("eager", "multimodal")},
+        "server_args.py _disable_breakable_cudagraph_if_incompatible: MLA kept too",
+    ),
+    Change(
+        "0.5.19",
+        {"prefill_graph_off": ("eager", "multimodal", "pp")},
+        "arg_groups/cuda_graph_hook.py apply_cuda_graph_compatibility: breakable prefill graphs "
+        "off by default under PP (read in the 0.5.19-0.5.23 wheels)",
     ),
     Change(
         "0.5.20",
@@ -157,7 +199,8 @@ CHANGES = (
         "0.5.22",
         {"prefill_graphs": True},
         "srt/model_executor/cuda_graph_config.py default_prefill_backend (breakable prefill "
-        "graphs on CUDA; off under PP and for multimodal models, cuda_graph_hook.py)",
+        "graphs on CUDA; off under PP and for multimodal models, cuda_graph_hook.py): the step "
+        "time's flag alone; the pool's reserve follows prefill_graph_off from 0.5.10",
     ),
     Change(
         "0.5.23",
