@@ -188,7 +188,6 @@ def test_vllm_rules_change_at_their_release(release, field, before, after):
         ("0.5.5", "buckets", lambda b: b[1][2] == 24),  # A10/4090 bucket max_bs 16 -> 24
         ("0.5.20", "buckets", lambda b: b[1][1:] == (4096, 48, 160)),
         ("0.5.10", "prefill_graph_off", lambda o: o is not None),  # piecewise prefill graphs
-        ("0.5.22", "prefill_graphs", lambda p: p is True),
     ],
 )
 def test_sglang_rules_change_at_their_release(release, field, check):

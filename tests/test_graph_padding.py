@@ -112,3 +112,24 @@ def test_sglang_prefill_graphs_off_under_pipeline_parallelism():
     assert decode_only(dep("sglang", "0.4.0")) is True
     assert decode_only(dep("vllm", "0.33.0", pp=2)) is False
     assert decode_only(dep("trtllm", None)) is True
+
+
+def test_sglang_prefill_graphs_follow_the_pools_rule_from_0_5_10():
+    """SGLang captures prefill graphs by default from 0.5.10 (piecewise, breakable from
+    0.5.15), off on the layouts each release names (rules.prefill_graph_off, the rule its
+    automatic mem_fraction_static reserves by): the step time follows the same rule (it took
+    them from 0.5.22 only)."""
+    from calc.serve.graphs import decode_only
+
+    def dep(model, version, pp=1, tp=1):
+        return _dep(model, "h200", tp=tp, pp=pp,
+                    engine=EngineSettings(name="sglang", version=version))  # fmt: skip
+
+    assert decode_only(dep("llama3.1-8b", "0.5.9")) is True  # before: decode graphs only
+    assert decode_only(dep("llama3.1-8b", "0.5.10")) is False
+    assert decode_only(dep("llama3.1-8b", "0.5.10", pp=2)) is True  # 0.5.10: off under PP
+    assert decode_only(dep("llama3.1-8b", "0.5.15", pp=2)) is False  # 0.5.15 allows PP
+    assert decode_only(dep("llama3.1-8b", "0.5.19", pp=2)) is True  # 0.5.19: off again
+    # MLA: off from 0.5.15 to 0.5.16 (every MLA model), on from 0.5.18 (multimodal only off)
+    assert decode_only(dep("deepseek-v3", "0.5.15", tp=8)) is True
+    assert decode_only(dep("deepseek-v3", "0.5.18", tp=8)) is False

@@ -67,8 +67,7 @@ def graph_sizes(dep) -> tuple[int, ...] | None:
 
 def decode_only(dep) -> bool:
     """Whether only decode passes are captured (SGLang before its prefill graphs)."""
-    multimodal = bool(getattr(dep.model, "vision", None))
-    return dep.engine_model.graphs_decode_only(dep.engine_config.version, dep.pp, multimodal)
+    return dep.engine_model.graphs_decode_only(dep)
 
 
 def eager_issue_s(kernels: float) -> float:

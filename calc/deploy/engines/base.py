@@ -458,9 +458,9 @@ class Engine:
         says so."""
         return stated
 
-    def graphs_decode_only(self, release: str, pp: int = 1, multimodal: bool = False) -> bool:
-        """Whether ``release`` captures decode passes only (a pass with a prompt chunk eager),
-        for a deployment of ``pp`` pipeline stages serving a ``multimodal`` model."""
+    def graphs_decode_only(self, dep: Deployment) -> bool:
+        """Whether ``dep``'s engine release captures decode passes only (a pass with a prompt
+        chunk eager) on its layout (pipeline stages, attention, a multimodal model)."""
         return False
 
     def launch(self, dep: Deployment, plan) -> list[Command]:

@@ -131,13 +131,19 @@ class SGLang(Engine):
             return int(sm.bucket_defaults(rules.buckets, mib, dep.tp)[1])
         return GRAPH_MAX_BS_0_4_SMALL if mib < GRAPH_SMALL_BELOW_MIB_0_4 else GRAPH_MAX_BS_0_4
 
-    def graphs_decode_only(self, release: str, pp: int = 1, multimodal: bool = False) -> bool:
-        # breakable prefill graphs from 0.5.22 (rules.prefill_graphs), but off by default under
-        # pipeline parallelism and for multimodal models (0.5.22 and 0.5.23
-        # arg_groups/cuda_graph_hook.py apply_cuda_graph_compatibility,
-        # disable_breakable_cudagraph_if_incompatible), as the pool's reserve already says
-        prefill = self.rules(self.versions.resolve(release).release).prefill_graphs
-        return not prefill or pp > 1 or multimodal
+    def graphs_decode_only(self, dep) -> bool:
+        # prefill graphs captured by default from 0.5.10 (piecewise, breakable from 0.5.15),
+        # off on the layouts each release turns them off for (rules.prefill_graph_off: the
+        # same rule as the automatic mem_fraction_static's reserve for them; 0.5.22 and 0.5.23
+        # arg_groups/cuda_graph_hook.py apply_cuda_graph_compatibility)
+        from calc.deploy.engines.sglang.pool import prefill_graphs_on
+
+        cfg = dep.model
+        rules = self.rules(self.versions.resolve(dep.engine_config.version).release)
+        deepep = dep.ep > 1 and dep.engine.moe_a2a == "deepep"
+        return not prefill_graphs_on(rules, dep.pp, cfg.mla is not None,
+                                     bool(getattr(cfg, "vision", None)), dep.sharding.dp_attn,
+                                     cfg.indexer is not None, deepep)  # fmt: skip
 
     def cannot_start(self, dep: Deployment) -> str | None:
         from calc.deploy.engines.sglang.launch import cannot_start

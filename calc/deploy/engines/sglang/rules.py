@@ -45,9 +45,6 @@ class SglangRules:
     buckets: Buckets
     page_size: int
     swa_full_tokens_ratio: float  # --swa-full-tokens-ratio default
-    # the step time's prefill CUDA graphs (SGLang.graphs_decode_only): breakable prefill graphs
-    # on by default (CUDA, PP 1, text)
-    prefill_graphs: bool
     # memory in use before the weights load (CUDA context, the TP group's NCCL communicator,
     # custom all-reduce IPC buffers) [bytes]: SGLang takes its baseline right after building its
     # parallel groups (0.5.23 distributed/bootstrap.py measure_pre_model_load_memory; printed as
@@ -91,7 +88,6 @@ BASE = SglangRules(
     buckets=BUCKETS_0_5_3,
     page_size=1,
     swa_full_tokens_ratio=0.8,
-    prefill_graphs=False,
     non_torch_tp1_bytes=round(0.25 * GIB),
     non_torch_tp_bytes=round(2.07 * GIB),
     non_torch_pcie_tp_bytes=round(0.77 * GIB),
@@ -194,13 +190,6 @@ CHANGES = (
         {"buckets": _with(BUCKETS_0_5_3, 35 * 1024, 4096, 48, 160)},
         "srt/arg_groups/memory_hook.py handle_gpu_memory_settings (A10/4090/5090 bucket: "
         "chunked_prefill_size 4096, max_bs 48 below TP 4, 160 from TP 4)",
-    ),
-    Change(
-        "0.5.22",
-        {"prefill_graphs": True},
-        "srt/model_executor/cuda_graph_config.py default_prefill_backend (breakable prefill "
-        "graphs on CUDA; off under PP and for multimodal models, cuda_graph_hook.py): the step "
-        "time's flag alone; the pool's reserve follows prefill_graph_off from 0.5.10",
     ),
     Change(
         "0.5.23",

@@ -90,7 +90,7 @@ class TensorRTLLM(Engine):
         return captured_batch_sizes(DEFAULT_GRAPH_BATCH_SIZES, ec.max_num_seqs,
                                     ec.max_batched_tokens)  # fmt: skip
 
-    def graphs_decode_only(self, release: str, pp: int = 1, multimodal: bool = False) -> bool:
+    def graphs_decode_only(self, dep) -> bool:
         # CudaGraphConfig: "enabled for batches that consist of decoding requests *only*"
         return True
 
