@@ -23,13 +23,13 @@ variants) at every revision from 2025-11 to 2026-02 (bench/validation_sources.py
 
 from __future__ import annotations
 
-import csv
 import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-KVCALC_ROWS = ROOT / "docs" / "validation" / "aiconfigurator_silicon_agg.csv"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from silicon_rows import ROOT, attention_dp, deepseek_trt_runs, write_mapping
+
 OUT = ROOT / "docs" / "validation" / "aiconfigurator_silicon_moe_backend.csv"
 
 INFERENCEX_EXPORTS = ("source_file=2026-03-25.csv", "source_file=2026-04-06.csv")
@@ -64,38 +64,21 @@ def is_inferencex(source: str) -> bool:
 def backend_rows(sample: Path) -> list[tuple[str, str, str, str]]:
     """(id, backend, measured date, rule) of every InferenceX TensorRT-LLM DeepSeek-R1 run in
     kvcalc's rows."""
-    with KVCALC_ROWS.open() as f:
-        keep = {r["id"] for r in csv.DictReader(f)}
-    with sample.open() as f:
-        runs = list(csv.DictReader(f))
     out = []
-    for r in runs:
-        if (r["id"] not in keep or r["backend"] != "trtllm"
-                or r["model_path"] != "deepseek-ai/DeepSeek-R1"
-                or not is_inferencex(r["silicon_data_source"])):  # fmt: skip
+    for r, measured in deepseek_trt_runs(sample):
+        if r["model_path"] != "deepseek-ai/DeepSeek-R1" or not is_inferencex(
+                r["silicon_data_source"]):  # fmt: skip
             continue
-        m = re.search(r"measured=(\d{4}-\d\d-\d\d)", r["silicon_data_source"])
-        if m is None:
-            continue
-        dp = int(r["attention_dp_size"] or 1) > 1
-        got = backend_of(r["system"], r["gemm_quant_mode"], dp, m.group(1))
+        got = backend_of(r["system"], r["gemm_quant_mode"], attention_dp(r), measured)
         if got is not None:
-            out.append((r["id"], got[0], m.group(1), got[1]))
+            out.append((r["id"], got[0], measured, got[1]))
     return sorted(out)
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python tools/silicon_moe_backend_rows.py SILICON_SAMPLE_CSV",
-              file=sys.stderr)  # fmt: skip
-        return 2
-    rows = backend_rows(Path(argv[0]))
-    with OUT.open("w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(("id", "moe_backend", "measured", "rule"))
-        w.writerows(rows)
-    print(f"{len(rows)} InferenceX runs -> {OUT.relative_to(ROOT)}")
-    return 0
+    return write_mapping(argv, "silicon_moe_backend_rows.py", OUT,
+                         ("id", "moe_backend", "measured", "rule"), backend_rows,
+                         "InferenceX runs")  # fmt: skip
 
 
 if __name__ == "__main__":

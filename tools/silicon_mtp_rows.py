@@ -27,13 +27,12 @@ an MTP sweep and its slower one outside (the slower 1.20-2.15x the faster).
 
 from __future__ import annotations
 
-import csv
-import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-KVCALC_ROWS = ROOT / "docs" / "validation" / "aiconfigurator_silicon_agg.csv"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from silicon_rows import ROOT, attention_dp, deepseek_trt_runs, write_mapping
+
 OUT = ROOT / "docs" / "validation" / "aiconfigurator_silicon_mtp.csv"
 
 # (measured date, system, gemm_quant_mode) -> the InferenceX pull request whose sweep it was
@@ -49,33 +48,18 @@ MTP_DRAFTS, MTP_DRAFTS_ATTENTION_DP = 3, 1  # num_nextn_predict_layers in those 
 
 def mtp_rows(sample: Path) -> list[tuple[str, int, str, str]]:
     """(id, draft tokens, measured date, sweep) of every MTP run in kvcalc's rows."""
-    with KVCALC_ROWS.open() as f:
-        keep = {r["id"] for r in csv.DictReader(f)}
-    with sample.open() as f:
-        runs = list(csv.DictReader(f))
     out = []
-    for r in runs:
-        if r["id"] not in keep or r["backend"] != "trtllm" or "DeepSeek-R1" not in r["model_path"]:
-            continue
-        m = re.search(r"measured=(\d{4}-\d\d-\d\d)", r["silicon_data_source"])
-        sweep = m and MTP_SWEEPS.get((m.group(1), r["system"], r["gemm_quant_mode"]))
+    for r, measured in deepseek_trt_runs(sample):
+        sweep = MTP_SWEEPS.get((measured, r["system"], r["gemm_quant_mode"]))
         if sweep:
-            dp = int(r["attention_dp_size"] or 1) > 1
-            out.append((r["id"], MTP_DRAFTS_ATTENTION_DP if dp else MTP_DRAFTS, m.group(1), sweep))
+            drafts = MTP_DRAFTS_ATTENTION_DP if attention_dp(r) else MTP_DRAFTS
+            out.append((r["id"], drafts, measured, sweep))
     return sorted(out)
 
 
 def main(argv: list[str]) -> int:
-    if len(argv) != 1:
-        print("usage: python tools/silicon_mtp_rows.py SILICON_SAMPLE_CSV", file=sys.stderr)
-        return 2
-    rows = mtp_rows(Path(argv[0]))
-    with OUT.open("w", newline="") as f:
-        w = csv.writer(f, lineterminator="\n")
-        w.writerow(("id", "mtp_draft_tokens", "measured", "sweep"))
-        w.writerows(rows)
-    print(f"{len(rows)} MTP runs -> {OUT.relative_to(ROOT)}")
-    return 0
+    return write_mapping(argv, "silicon_mtp_rows.py", OUT,
+                         ("id", "mtp_draft_tokens", "measured", "sweep"), mtp_rows, "MTP runs")
 
 
 if __name__ == "__main__":
