@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import csv
 import importlib.util
+import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -39,7 +40,7 @@ def test_only_inferencex_exports_on_tensorrt_llm_images():
 def test_the_rows_of_a_synthetic_sample(tmp_path, monkeypatch):
     kept = tmp_path / "agg.csv"
     kept.write_text("id\na\nb\nc\nd\n")
-    monkeypatch.setattr(S, "KVCALC_ROWS", kept)
+    monkeypatch.setattr(sys.modules["silicon_rows"], "KVCALC_ROWS", kept)  # the shared reader
     head = ["id", "backend", "model_path", "system", "gemm_quant_mode", "attention_dp_size",
             "silicon_data_source"]  # fmt: skip
     src = "source_file=2026-03-25.csv; measured=2026-02-06T00:00:00Z"

@@ -6,6 +6,7 @@ tools/silicon_mtp_rows.py) and the MTP decode step they are predicted with
 from __future__ import annotations
 
 import csv
+import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -122,7 +123,7 @@ def test_the_tool_flags_runs_by_sweep_day_gpu_and_format(tmp_path, monkeypatch):
     ids = ("a", "b", "c", "d", "e")
     kv = tmp_path / "kv.csv"
     kv.write_text("id\n" + "\n".join(ids) + "\n")
-    monkeypatch.setattr(tool, "KVCALC_ROWS", kv)
+    monkeypatch.setattr(sys.modules["silicon_rows"], "KVCALC_ROWS", kv)  # the shared reader
     head = "id,silicon_data_source,backend,model_path,system,gemm_quant_mode,attention_dp_size"
     src = "source_file=x.csv; measured={}T00:00:00Z; wip=False"
     sample = tmp_path / "sample.csv"
