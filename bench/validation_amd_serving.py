@@ -72,19 +72,20 @@ class Run:
     tpot_s: float | None  # median (llm-d) or mean (pull 25135); None: not stated
     release: str  # vLLM
     fit: str = ""  # the constant it is fitted to ("" held out)
+    prompts: int | None = None  # the run's --num-prompts where its source states it
 
 
-def _llmd(isl, osl, c, tps, ttft_ms, tpot_ms):
+def _llmd(isl, osl, c, tps, ttft_ms, tpot_ms, prompts=None):
     return Run(f"llmd-mi355x-70b-fp8-{isl}-{osl}-c{c}", "llama3.3-70b", "fp8-tensor", "fp8", 8,
                isl, osl, c, tps, ttft_ms / 1e3, None if tpot_ms is None else tpot_ms / 1e3,
-               "0.15.1")  # fmt: skip
+               "0.15.1", prompts=prompts)  # fmt: skip
 
 
 RUNS = (
     _llmd(1024, 256, 16, 1320.8, 343, 10.3),
     _llmd(4096, 4096, 4, 353.6, 369, 11.3),
     _llmd(4096, 4096, 16, 1233.0, 871, 12.8),
-    _llmd(4096, 4096, 32, 2230.0, 1204, 14.1),
+    _llmd(4096, 4096, 32, 2230.0, 1204, 14.1, prompts=128),  # the doc's reproducer command
     _llmd(16384, 2048, 4, 246.8, 1770, 21.0),
     _llmd(16384, 2048, 16, 717.1, 3100, 21.2),
     _llmd(16384, 2048, 32, 1112.6, 4440, 27.7),
@@ -94,7 +95,7 @@ RUNS = (
     # cache holds 50 of the 64 sequences in kvcalc's pool, which the measured 5.2 s mean TTFT
     # (no queue of whole requests) rules out
     Run("pr25135-mi355x-405b-mxfp4-1022-1024-c64", "llama3.1-405b", "mxfp4", "fp8", 1, 1022,
-        1024, 64, 793.27, 5.24027, 0.07558, "0.10.2", "matmul_fp4"),
+        1024, 64, 793.27, 5.24027, 0.07558, "0.10.2", "matmul_fp4", prompts=320),
 )  # fmt: skip
 
 # llm-d rows left out: total / output tokens/s contradicts the stated lengths (1,024 in and
@@ -127,20 +128,50 @@ def hardware(kernel_overhead_s: float | None = None, fp4: float | None = None,
     return replace(hw, efficiency=e)
 
 
+def littles_law_gap(run: Run) -> float | None:
+    """How far the run's own figures miss Little's law: (TTFT + (osl − 1) × TPOT), a request's
+    life from its latencies, over c × osl / output tokens/s, its life from the throughput, less
+    1 [fraction]; None where the run states no TPOT. A closed loop of c requests holds it
+    whatever the engine (vLLM pull 25135: 5.240 + 1,023 × 0.07558 = 82.56 s, its printed mean
+    E2E latency, against 64 × 1,024 / 793.27 = 82.61 s)."""
+    if run.tpot_s is None:
+        return None
+    life = run.ttft_s + (run.osl - 1) * run.tpot_s
+    return life / (run.concurrency * run.osl / run.tokens_per_s) - 1
+
+
+LITTLE_TOLERANCE = 0.10  # a median TPOT may sit a few percent off the mean the law holds for
+
+
+def tpot_scored(run: Run) -> bool:
+    """Whether the run's TPOT is scored: stated, and its figures within ``LITTLE_TOLERANCE`` of
+    Little's law (``littles_law_gap``). One llm-d row misses it by +35% (16,384 / 2,048 at
+    concurrency 4: 1.77 + 2,047 × 0.021 = 44.8 s against 4 × 2,048 / 246.8 = 33.2 s): its
+    TPOT cannot belong to the run whose throughput it is printed beside, so it is shown and
+    not scored; its TTFT and throughput are."""
+    gap = littles_law_gap(run)
+    return gap is not None and abs(gap) <= LITTLE_TOLERANCE
+
+
 @dataclass(frozen=True)
 class Predicted:
     run: Run
     tpot_s: float
-    ttft_s: float
+    ttft_s: float  # the mean over the run's requests, its first wave's burst included
+    cycle_ttft_s: float | None = None  # the closed loop's steady TTFT; None: ttft_s
 
     @property
     def tokens_per_s(self) -> float:
+        """Output tokens/s over the steady cycle: the first wave's burst reorders its prefills
+        ahead of the decodes but adds no GPU work, so it leaves the throughput alone."""
         r = self.run
-        return r.concurrency * r.osl / (self.ttft_s + (r.osl - 1) * self.tpot_s)
+        ttft = self.ttft_s if self.cycle_ttft_s is None else self.cycle_ttft_s
+        return r.concurrency * r.osl / (ttft + (r.osl - 1) * self.tpot_s)
 
     @property
     def tpot_error(self) -> float | None:
-        return None if self.run.tpot_s is None else self.tpot_s / self.run.tpot_s - 1
+        """None where the run's TPOT is not scored (``tpot_scored``)."""
+        return self.tpot_s / self.run.tpot_s - 1 if tpot_scored(self.run) else None
 
     @property
     def ttft_error(self) -> float:
@@ -151,23 +182,67 @@ class Predicted:
         return self.tokens_per_s / self.run.tokens_per_s - 1
 
 
-def predict(run: Run, hw=None, efficiency: str = "expected") -> Predicted:
+def _deployment(run: Run, hw=None):
     from calc.data.registry import load_model
     from calc.deploy.deployment import Deployment, EngineSettings
 
+    return Deployment.build(load_model(run.model), hw or hardware(), tp=run.tp,
+                            weight_dtype=run.weight_dtype, kv_dtype=run.kv_dtype,
+                            engine=EngineSettings(name="vllm", version=run.release))  # fmt: skip
+
+
+def burst_steps(concurrency: int, isl: int, budget: int) -> float:
+    """The mean number of prefill steps the first wave's requests wait for their first token
+    [steps]: ``concurrency`` prompts of ``isl`` tokens sent together, prefilled first come first
+    served in steps of ``budget`` tokens (vLLM's max_num_batched_tokens): k = max(1, budget //
+    isl) prompts a step, a prompt longer than the budget over m = ceil(isl / budget) steps, so
+    the i-th prompt's first token ends step ceil(i / k) × m."""
+    k = max(1, budget // isl)
+    m = -(-isl // budget)
+    return sum(-(-i // k) * m for i in range(1, concurrency + 1)) / concurrency
+
+
+def first_wave_ttft_s(run: Run, dep, efficiency: str = "expected") -> float:
+    """The mean TTFT of the run's first ``concurrency`` requests [s]: ``vllm bench serve`` at
+    --request-rate inf sends them at once (vllm/benchmarks/serve.py: a zero delay for every
+    request, at most --max-concurrency in flight, no warm-up requests by default), so they
+    wait for each other's prefills (``burst_steps``), each step the prefill of its k prompts
+    (a 1 / m share of one prompt past the budget) plus vLLM's host time per step, after the
+    front-end time of one request. The decodes of the prompts already served ride in the
+    same steps and are left out (tens of tokens beside thousands)."""
+    from calc.deploy.engines import host_costs
+    from calc.deploy.steps import step_of
+
+    host = host_costs("vllm")
+    budget = int(dep.engine_config.max_batched_tokens)
+    k = max(1, budget // run.isl)
+    m = -(-run.isl // budget)
+    step = float(step_of(dep, efficiency, batch=k, prompt=run.isl).time_s) / m
+    step += float(host.step_host_s(k))
+    steps = burst_steps(run.concurrency, run.isl, budget)
+    return float(host.request_host_s(run.isl)) + steps * step
+
+
+def predict(run: Run, hw=None, efficiency: str = "expected") -> Predicted:
+    """The run's TPOT and TTFT: bench/validation_serving.py's closed loop (its steady state),
+    and where the run states its --num-prompts N, its first wave at its weight c / N in the
+    mean TTFT (``first_wave_ttft_s``; the later waves arrive as the first wave's requests
+    finish, spread as their first tokens were)."""
     here = str(Path(__file__).resolve().parent)
     if here not in sys.path:
         sys.path.insert(0, here)
     import validation_serving as vs
 
-    dep = Deployment.build(load_model(run.model), hw or hardware(), tp=run.tp,
-                           weight_dtype=run.weight_dtype, kv_dtype=run.kv_dtype,
-                           engine=EngineSettings(name="vllm", version=run.release))  # fmt: skip
+    dep = _deployment(run, hw)
     row = vs.Row(run.id, "vllm", run.model, "mi355x", run.weight_dtype, run.kv_dtype, run.isl,
                  run.osl, run.concurrency, run.tp, 1, run.ttft_s, run.tpot_s or 0.0,
                  run.weight_dtype, run.release)  # fmt: skip
     res = vs.predict(row, efficiency=efficiency, dep=dep)
-    return Predicted(run, res.tpot_s, res.ttft_s)
+    ttft = res.ttft_s
+    if run.prompts:
+        share = run.concurrency / run.prompts
+        ttft += share * (first_wave_ttft_s(run, dep, efficiency) - res.ttft_s)
+    return Predicted(run, res.tpot_s, ttft, res.ttft_s)
 
 
 def band_holds(hw=None) -> tuple[bool, ...]:
@@ -218,6 +293,43 @@ def kernel_cost_fit() -> float:
     rows = [r for r in RUNS if r.id.startswith("llmd") and r.isl == r.osl == 4096]
     return _bisect(lambda k: statistics.median(predict(r, hardware(k)).tpot_error for r in rows),
                    1e-6, 50e-6)  # fmt: skip
+
+
+def decode_gap_s(run: Run) -> float:
+    """The measured TPOT less kvcalc's decode step alone at the run's concurrency and mean
+    context (isl + osl / 2), vLLM's host time per step included [s]: what the run's decode
+    steps take beyond kvcalc's (the median TPOT of a decode-heavy run is its decode step)."""
+    from calc.deploy.engines import host_costs
+    from calc.deploy.steps import step_of
+
+    dep = _deployment(run)
+    step = step_of(dep, batch=run.concurrency, ctx=run.isl + run.osl / 2)
+    return run.tpot_s - float(step.time_s) - float(host_costs("vllm").step_host_s(run.concurrency))
+
+
+def decode_gap_fit() -> tuple[float, float]:
+    """(a [s], s [s per 1,000 tokens of context]): the least-squares line gap = a + s × ctx /
+    1,000 through the scored llm-d rows' ``decode_gap_s`` (reported, not shipped: a step cost
+    that grows with each sequence's context, where a per-kernel cost is flat)."""
+    import numpy as np
+
+    rows = [r for r in RUNS if r.id.startswith("llmd") and tpot_scored(r)]
+    ctx = np.array([(r.isl + r.osl / 2) / 1000 for r in rows])
+    gap = np.array([decode_gap_s(r) for r in rows])
+    slope, intercept = np.polyfit(ctx, gap, 1)
+    return float(intercept), float(slope)
+
+
+def ttft_errors_if(prompts_per_concurrency: float) -> list[float]:
+    """The llm-d rows' TTFT errors had every row stating no --num-prompts run
+    ``prompts_per_concurrency`` × c prompts (reported, not shipped: only the 4,096 / 4,096
+    concurrency 32 row's reproducer states its 128 = 4 × 32)."""
+    out = []
+    for r in RUNS:
+        if r.id.startswith("llmd"):
+            n = r.prompts or round(prompts_per_concurrency * r.concurrency)
+            out.append(predict(replace(r, prompts=n)).ttft_error)
+    return out
 
 
 def _pct(e: float | None) -> str:
