@@ -19,7 +19,13 @@ Records (issue 20, round 20; scored before anything was fitted, see ``ASSUMED``)
   concurrency 64, 320 prompts of 1,022 tokens (326,905 in all) and 1,024 out.
 
 Prediction: bench/validation_serving.py's closed loop at concurrency c (TPOT and TTFT), its
-vLLM host costs; output tokens/s = c × osl / (TTFT + (osl − 1) × TPOT).
+vLLM host costs; output tokens/s = c × osl / (TTFT + (osl − 1) × TPOT) over that steady cycle.
+Where a run states its --num-prompts N, the mean TTFT also holds its first wave at weight c / N
+(issue 20, AMD serving round; ``first_wave_ttft_s``): ``vllm bench serve`` at --request-rate
+inf sends the first c requests together, with no warm-up requests by default, and they wait
+for each other's prefills; the steady cycle, fitted elsewhere on runs whose warm-up requests
+were left out, has no such burst. A TPOT that misses Little's law against the run's own
+throughput by more than 10% is shown and not scored (``tpot_scored``).
 
 Fitted (``fit``; one number, in hardware_profiles/mi355x.yaml): ``efficiency.matmul_fp4``'s
 expected fraction, so pull 25135's output tokens/s error is zero (the run's whole time: each
@@ -52,6 +58,8 @@ LLMD = (
     "docs/accelerators/amd-mi355x-perf.md"
 )
 PR25135 = "https://github.com/vllm-project/vllm/pull/25135"
+PR18686 = "https://github.com/vllm-project/vllm/pull/18686"
+ISSUE56945 = "https://github.com/vllm-project/vllm/issues/56945"
 
 # the mi355x figures as they stood before these records (assumed): the "before" columns
 ASSUMED = {"matmul_fp4": 0.10, "matmul_low": 0.12, "memory_low": 0.40}
@@ -344,6 +352,69 @@ def _summary(label: str, preds) -> str:
             f"{statistics.median(abs(e) for e in tk):.1%} |")  # fmt: skip
 
 
+def _round_lines() -> list[str]:
+    """The AMD serving round's findings (issue 20): the first wave, Little's law, the decode
+    gap, the prompt count the unstated rows would need."""
+    llmd = [p for p in after() if p.run.id.startswith("llmd")]
+    gaps = {r.id: littles_law_gap(r) for r in RUNS}
+    tol = LITTLE_TOLERANCE
+    ratio = 1 + statistics.median(p.tokens_error for p in llmd)
+    bad = [r for r in RUNS if r.tpot_s is not None and not tpot_scored(r)]
+    a, slope = decode_gap_fit()
+    scored = [r for r in RUNS if r.id.startswith("llmd") and tpot_scored(r)]
+    ttft_all = statistics.median(p.ttft_error for p in llmd)
+    upper = ttft_errors_if(1)
+    short = [p.run for p, e in zip(llmd, upper, strict=True) if e < 0 and not p.run.prompts]
+    dep = _deployment(scored[0])
+    kv_ms = 16 * 1000 * float(dep.per_gpu.kv_bytes_per_token) / (
+        float(dep.hardware.hbm_bandwidth_bytes_per_s) * dep.hardware.efficiency.memory.expected
+    ) * 1e3
+    lines = [
+        "",
+        "The AMD serving round (issue 20): what the llm-d rows' errors are made of.",
+        "",
+        "- Little's law: a closed loop of c requests lives c × osl / (output tokens/s) each,",
+        "  which the run's TTFT + (osl − 1) × TPOT must match; every row with a TPOT does within",
+        f"  {max(abs(g) for g in gaps.values() if g is not None and abs(g) <= tol):.1%} but "
+        + ", ".join(f"{r.id} ({gaps[r.id]:+.1%})" for r in bad)
+        + ", whose TPOT is shown and not scored.",
+        "- The first wave: TTFT errors at N = c (every request in the burst), 4c (the",
+        "  reproducer's ratio) and 10c (InferenceX's) for the rows stating no N, signed median",
+        f"  {statistics.median(upper):+.1%}, {statistics.median(ttft_errors_if(4)):+.1%}"
+        f" and {statistics.median(ttft_errors_if(10)):+.1%} (as shipped, only the stated N: "
+        f"{ttft_all:+.1%}); each measured",
+        "  TTFT lies inside what its unstated N allows but "
+        + ", ".join(f"{r.isl:,} / {r.osl:,} at c{r.concurrency}" for r in short)
+        + ", short even with every request in the burst: their long prefills run slow on this",
+        "  stack (below).",
+        "- The decode step: measured TPOT less kvcalc's decode step alone, per scored llm-d",
+        "  row: " + ", ".join(f"{decode_gap_s(r) * 1e3:.1f} ms at {(r.isl + r.osl / 2) / 1e3:.1f}K"
+                              f" × c{r.concurrency}" for r in scored) + ";",
+        f"  a line through them: {a * 1e3:.2f} ms + {slope * 1e3:.2f} ms per 1,000 tokens of "
+        "context. A cost that grows with",
+        "  each sequence's context is its attention's, not a per-kernel cost (flat) nor the",
+        f"  memory fraction (the KV read of 1,000 tokens at concurrency 16 is {kv_ms:.2f} ms at "
+        "kvcalc's",
+        "  bandwidth): vLLM 0.15.1 on ROCm without VLLM_ROCM_USE_AITER runs TRITON_ATTN (its",
+        "  platforms/rocm.py default), the stack AMD's and InferenceX's tuned runs replace with",
+        "  AITER's kernels. Not shipped: kvcalc has no setting for the ROCm kernel library, and",
+        "  the mi355x profile's expected figures describe the tuned builds.",
+        "- The same stack switch measured elsewhere (looked at, not fitted): "
+        f"[vLLM pull 18686]({PR18686})",
+        "  (MI300X, Llama-3.1-8B-Instruct-FP8-KV at TP 4, 2,048 / 1,024, concurrency 128, 1,280",
+        "  prompts): output tokens/s 2,236.56 with AITER and 964.17 without, median TPOT 56.22",
+        "  and 129.89 ms, median TTFT 1,041.87 and 2,621.44 ms (2.3x, 2.3x, 2.5x); "
+        f"[vLLM issue 56945]({ISSUE56945})",
+        "  (Qwen3.5-122B-A10B-FP8 at batch 1 on MI325X, the same on MI300X and MI355X): 57, 49 and",
+        "  26 tokens/s at about 200, 2K and 12K prompt tokens without AITER, 98, 98 and 97 with",
+        "  its unified attention, the gap growing with the context as the llm-d rows' does. The",
+        f"  llm-d rows' own gap (output tokens/s 1 / {ratio:.3f} = {1 / ratio:.2f} of kvcalc's, "
+        "signed median) has that sign and is smaller.",
+        "",
+    ]
+    return lines
+
+
 def render() -> list[str]:
     hw = hardware()
     lines = [
@@ -358,9 +429,11 @@ def render() -> list[str]:
         f"{hw.efficiency.matmul_fp4.expected:.2f} of the fp4 peak, to pull 25135's output "
         "tokens/s (the fit column). TPOT is",
         "the run's median (llm-d) or mean (25135); output tokens/s is the whole deployment's.",
-        "Pull 25135's TTFT comes out short while its TPOT is close: kvcalc spreads the wave",
-        "of 64 prompts over the decode steps (vLLM's chunked-prefill share) where the run",
-        "front-loaded them; the run's whole time, the figure fitted, holds both.",
+        "TTFT is the mean over the run's requests: where the run states its --num-prompts N",
+        "(pull 25135: 320; the llm-d 4,096 / 4,096 concurrency-32 row's reproducer: 128), its",
+        "first c requests, which `vllm bench serve` at --request-rate inf sends together, wait",
+        "for each other's prefills, weighted c / N (issue 20, AMD serving round: below the",
+        "tables); the throughput keeps the steady cycle (the burst adds no GPU work).",
         "",
         "| record | in / out | conc. | fit | TPOT ms pub. | TPOT before → after | TTFT s pub. "
         "| TTFT before → after | out tok/s pub. | tok/s before → after | in band |",
@@ -402,10 +475,7 @@ def render() -> list[str]:
         "lengths (1,024 in and 256 out make total / output 5.0): "
         + "; ".join(f"{w}: {t:,.1f} / {o:,.1f} = {t / o:.1f}" for w, o, t in LEFT_OUT)
         + ".",
-        "The held-out rows' long prompts (16K-64K) stay far too fast: TTFT and the TPOT their",
-        "prefills interrupt point at attention kernels well below the bandwidth and GEMM",
-        "fractions on this stack (no AITER variable set), which one fraction cannot carry.",
-        "",
+        *_round_lines(),
     ]
     return lines
 
