@@ -111,3 +111,59 @@ def test_readme_latency_row_by_hand(amd):
     assert last.published_tokens_per_s == pytest.approx(2089.3, abs=0.1)
     assert len(amd.DEV_DOCKER_RECORDS) == 8 + 32
 
+
+
+def test_burst_steps_by_hand(serving):
+    # 32 prompts of 4,096 in steps of 8,192 tokens: 2 a step, the i-th done at step ceil(i / 2):
+    # 1, 1, 2, 2, … 16, 16 -> 2 × (1 + … + 16) / 32 = 2 × 136 / 32 = 8.5
+    assert serving.burst_steps(32, 4096, 8192) == pytest.approx(8.5, abs=1e-12)
+    # 16 prompts of 1,024: 8 a step -> eight done at step 1, eight at 2: mean 1.5
+    assert serving.burst_steps(16, 1024, 8192) == pytest.approx(1.5, abs=1e-12)
+    # 2 prompts of 65,536: one at a time over ceil(65,536 / 8,192) = 8 steps each: 8 and 16
+    assert serving.burst_steps(2, 65536, 8192) == pytest.approx(12.0, abs=1e-12)
+
+
+def test_first_wave_weighs_c_over_n(serving):
+    rows = {r.id: r for r in serving.RUNS}
+    run = rows["llmd-mi355x-70b-fp8-4096-4096-c32"]
+    assert run.prompts == 128  # the doc's reproducer: --num-prompts 128 --max-concurrency 32
+    p = serving.predict(run)
+    burst = serving.first_wave_ttft_s(run, serving._deployment(run))
+    assert burst > p.cycle_ttft_s  # the first wave waits for 8.5 prefill steps on average
+    # mean TTFT = steady + 32 / 128 × (burst − steady)
+    want = p.cycle_ttft_s + 0.25 * (burst - p.cycle_ttft_s)
+    assert p.ttft_s == pytest.approx(want, rel=1e-12)
+    # a run stating no --num-prompts keeps the steady TTFT
+    q = serving.predict(rows["llmd-mi355x-70b-fp8-4096-4096-c16"])
+    assert q.run.prompts is None and q.ttft_s == q.cycle_ttft_s
+
+
+def test_throughput_keeps_the_steady_cycle(serving):
+    run = serving.RUNS[1]  # llm-d 4,096 / 4,096 at concurrency 4
+    p = serving.Predicted(run, tpot_s=0.0113, ttft_s=5.0, cycle_ttft_s=0.369)
+    # the burst moves the mean TTFT, not the GPU's work: 4 × 4,096 / (0.369 + 4,095 × 0.0113)
+    # = 16,384 / 46.6425 = 351.27 tokens/s, as with the steady TTFT alone
+    assert p.tokens_per_s == pytest.approx(351.27, abs=0.01)
+
+
+def test_littles_law_sets_one_tpot_aside(serving):
+    rows = {r.id: r for r in serving.RUNS}
+    bad = rows["llmd-mi355x-70b-fp8-16384-2048-c4"]
+    # (1.77 + 2,047 × 0.021) / (4 × 2,048 / 246.8) − 1 = 44.757 / 33.1929 − 1 = +34.84%
+    assert serving.littles_law_gap(bad) == pytest.approx(44.757 / (8192 / 246.8) - 1, rel=1e-9)
+    assert serving.littles_law_gap(bad) == pytest.approx(0.3484, abs=1e-4)
+    # pull 25135: 5.24027 + 1,023 × 0.07558 = 82.559 s against 64 × 1,024 / 793.27 = 82.614 s
+    pr = rows["pr25135-mi355x-405b-mxfp4-1022-1024-c64"]
+    assert serving.littles_law_gap(pr) == pytest.approx(82.5586 / 82.6137 - 1, abs=1e-4)
+    scored = {r.id for r in serving.RUNS if serving.tpot_scored(r)}
+    stated = {r.id for r in serving.RUNS if r.tpot_s is not None}
+    assert stated - scored == {bad.id}
+    assert serving.predict(bad).tpot_error is None
+
+
+def test_the_llmd_decode_gap_grows_with_context(serving):
+    """Why no per-kernel cost carries the llm-d TPOT gap: what their decode steps take beyond
+    kvcalc's grows with each sequence's context (its attention), where a kernel cost is flat."""
+    intercept, slope = serving.decode_gap_fit()
+    assert slope > 0
+    assert 10 * slope > 5 * intercept  # per 10,000 tokens of context, well above the flat part
