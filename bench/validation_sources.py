@@ -1467,51 +1467,50 @@ LOOKED_AT = (
      "and their reserve in the automatic mem_fraction_static, each release's off-switches "
      "(rules prefill_graph_off); no constant fitted. The seven SGLang records' remaining "
      "excess read against their own log lines, nothing changed for it"),
-    ("vllm-project/vllm vllm/benchmarks/serve.py (main at 009e6d4a1; read for get_request and "
-     "benchmark): at --request-rate inf every request's delay is 0, at most --max-concurrency "
-     "in flight; --num-warmups default 0",
-     "how vllm bench serve sends a run's first requests",
-     "issue 20, AMD serving round: the first wave in the mean TTFT of the MI355X runs that state "
-     "--num-prompts (bench/validation_amd_serving.py first_wave_ttft_s; weight c / N, no "
-     "constant fitted): the llm-d 4,096 / 4,096 c32 row -53.2% -> -21.3%, pull 25135 -59.4% -> "
-     "-30.6%"),
-    ("vllm 0.15.1 wheel on PyPI (pip download --no-deps vllm==0.15.1): vllm/platforms/rocm.py "
-     "get_attn_backend_cls (TRITON_ATTN by default when VLLM_ROCM_USE_AITER is unset), "
-     "vllm/envs.py (VLLM_ROCM_USE_AITER default False, VLLM_ROCM_QUICK_REDUCE_QUANTIZATION "
-     "NONE), vllm/v1/attention/backends/triton_attn.py and ops/triton_unified_attention.py "
-     "(the 3D kernel, 16 softmax segments, below 128 // kv heads sequences)",
-     "which kernels the llm-d MI355X rows' plain vLLM 0.15.1 runs",
-     "issue 20, AMD serving round: the llm-d rows' decode gap read as the stack's attention "
-     "(reported, not shipped)"),
+    ("vllm-project/vllm vllm/benchmarks/serve.py (main at 009e6d4a1; read for get_request "
+     "and benchmark): at --request-rate inf every request's delay is 0, at most "
+     "--max-concurrency in flight; --num-warmups default 0",
+     "how vllm bench serve sends a run's first requests; issue 20, AMD serving round: the "
+     "first wave in the mean TTFT of the MI355X runs that state --num-prompts "
+     "(bench/validation_amd_serving.py first_wave_ttft_s; weight c / N, no constant fitted): "
+     "the llm-d 4,096 / 4,096 c32 row -53.2% -> -21.3%, pull 25135 -59.4% -> -30.6%"),
+    ("vllm 0.15.1 wheel on PyPI (pip download --no-deps vllm==0.15.1): "
+     "vllm/platforms/rocm.py get_attn_backend_cls (TRITON_ATTN by default when "
+     "VLLM_ROCM_USE_AITER is unset), vllm/envs.py (VLLM_ROCM_USE_AITER default False, "
+     "VLLM_ROCM_QUICK_REDUCE_QUANTIZATION NONE), vllm/v1/attention/backends/triton_attn.py "
+     "and ops/triton_unified_attention.py (the 3D kernel, 16 softmax segments, below 128 // "
+     "kv heads sequences)",
+     "which kernels the llm-d MI355X rows' plain vLLM 0.15.1 runs; issue 20, AMD serving "
+     "round: the llm-d rows' decode gap read as the stack's attention (reported, not "
+     "shipped)"),
     ("vllm-project/vllm pull 18686 ('[Hardware][AMD] integrate aiter chunked prefill into "
-     "vllm', 2025-05-26; issue-tracker search excerpt of its description) and pull 17710 (the "
-     "same author's earlier AITER integration)",
+     "vllm', 2025-05-26; issue-tracker search excerpt of its description) and pull 17710 "
+     "(the same author's earlier AITER integration)",
      "vllm serve of amd/Llama-3.1-8B-Instruct-FP8-KV at TP 4 on MI300X, 2,048 / 1,024, "
      "concurrency 128, 1,280 prompts, with and without AITER: output tokens/s 2,236.56 / "
-     "964.17, median TPOT 56.22 / 129.89 ms, median TTFT 1,041.87 / 2,621.44 ms",
-     "issue 20, AMD serving round: the size of the AITER switch on a dense FP8-KV Llama "
-     "(2.3x), against the llm-d rows' 1.5x; nothing fitted"),
+     "964.17, median TPOT 56.22 / 129.89 ms, median TTFT 1,041.87 / 2,621.44 ms; issue 20, "
+     "AMD serving round: the size of the AITER switch on a dense FP8-KV Llama (2.3x), "
+     "against the llm-d rows' 1.5x; nothing fitted"),
     ("vllm-project/vllm issue 56945 ('rocm/vllm image never sets VLLM_ROCM_USE_AITER'; "
      "issue-tracker search excerpt)",
-     "Qwen3.5-122B-A10B-FP8 at batch 1 on MI325X (the same reported on MI300X and MI355X): 57, "
-     "49, 26 tokens/s at about 200, 2K, 12K prompt tokens with Triton MoE and ROCM_ATTN; 98, 98, "
-     "97 with AITER and ROCM_AITER_UNIFIED_ATTN",
-     "issue 20, AMD serving round: the non-AITER attention's cost growing with context, as the "
-     "llm-d rows' decode gap does; nothing fitted"),
+     "Qwen3.5-122B-A10B-FP8 at batch 1 on MI325X (the same reported on MI300X and MI355X): "
+     "57, 49, 26 tokens/s at about 200, 2K, 12K prompt tokens with Triton MoE and ROCM_ATTN; "
+     "98, 98, 97 with AITER and ROCM_AITER_UNIFIED_ATTN; issue 20, AMD serving round: the "
+     "non-AITER attention's cost growing with context, as the llm-d rows' decode gap does; "
+     "nothing fitted"),
     ("SemiAnalysisAI/InferenceX benchmarks/70b_fp8_mi355x_slurm.sh (0bfb8e3) and "
      "70b_fp8_mi355x_docker.sh (b6dff19)",
      "InferenceX's MI355X Llama-3.3-70B FP8 vLLM runs: VLLM_ROCM_USE_AITER=1 (slurm), "
      "VLLM_ROCM_QUICK_REDUCE_QUANTIZATION=INT4, --async-scheduling, --max-num-batched-tokens "
-     "131072, --num-prompts 10 × c, --request-rate inf, --ignore-eos",
-     "issue 20, AMD serving round: the tuned stack the mi355x expected figures stand for, and "
-     "InferenceX's first-wave weight (1 / 10) in the prompt-count report"),
+     "131072, --num-prompts 10 × c, --request-rate inf, --ignore-eos; issue 20, AMD serving "
+     "round: the tuned stack the mi355x expected figures stand for, and InferenceX's "
+     "first-wave weight (1 / 10) in the prompt-count report"),
     ("vllm-project/vllm pull 19417, pull 16674, pull 16727, pull 29065; ROCm/vllm pull 1285; "
-     "ROCm/legacy-rocm-build pull 5554; rocm.docs.amd.com vLLM V1 performance optimization page "
-     "(search excerpts); saleelk/GraphBench README (search excerpt)",
+     "ROCm/legacy-rocm-build pull 5554; rocm.docs.amd.com vLLM V1 performance optimization "
+     "page (search excerpts); saleelk/GraphBench README (search excerpt)",
      "AITER on/off runs of MoE models, ROCm attention-backend guidance, a hipGraphLaunch "
-     "microbenchmark with no published MI300X/MI355X figure",
-     "issue 20, AMD serving round: looked at for a measured per-kernel cost or AITER ratio on a "
-     "dense model; none used"),
+     "microbenchmark with no published MI300X/MI355X figure; issue 20, AMD serving round: "
+     "looked at for a measured per-kernel cost or AITER ratio on a dense model; none used"),
 )
 
 
