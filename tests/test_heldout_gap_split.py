@@ -58,3 +58,22 @@ def test_groups_apart_and_one_share_not_separated():
     split = gap_split(res)
     assert split["a"][3:] == pytest.approx((1.5, 1.2), rel=1e-12)
     assert split["b"] is None
+
+
+def _tool():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("trtllm_ep_gap", ROOT / "tools" / "trtllm_ep_gap.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_one_term_scaled_in_both_steps():
+    # prefill half the cycle; the term 20% of the prefill chunk and 10% of the decode step, twice
+    # as long: the cycle 0.5 * (1 + 0.2) + 0.5 * (1 + 0.1) = 1.15 of kvcalc's, so a row predicted
+    # at 115 tokens/s against 100 published moves from +15% to 115 / 1.15 / 100 - 1 = 0
+    tool = _tool()
+    res = _result("g", "1000/1000", 100.0, 115.0, 0.5)
+    assert tool.scaled_error(res, 0.2, 0.1, 1.0) == pytest.approx(0.15, rel=1e-12)
+    assert tool.scaled_error(res, 0.2, 0.1, 2.0) == pytest.approx(0.0, abs=1e-12)
