@@ -63,7 +63,8 @@ def test_groups_apart_and_one_share_not_separated():
 def _tool():
     import importlib.util
 
-    spec = importlib.util.spec_from_file_location("trtllm_ep_gap", ROOT / "tools" / "trtllm_ep_gap.py")
+    path = ROOT / "tools" / "trtllm_ep_gap.py"
+    spec = importlib.util.spec_from_file_location("trtllm_ep_gap", path)
     mod = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mod)
     return mod
