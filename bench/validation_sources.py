@@ -1485,6 +1485,13 @@ LOOKED_AT = (
      "issue 20, trtmoe round: the page's KV cache follows the checkpoint (fp8 for NVIDIA's "
      "ModelOpt MoE checkpoint found; kvcalc's fp8 kept) and its requests are spread over the "
      "attention-DP ranks evenly at once (a burst, as round 12 simulated); nothing changed"),
+    ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog10_ADP_Balance_Strategy.md (DeepSeek-V3 "
+     "on 8 GB200, attention DP 8 / EP 8, 16,000 requests of mean 803 / 3,653 tokens: balance "
+     "ratio 54.11%, 25,664 against a speed of light of 39,552 tokens/s by default; 1.31-1.33x "
+     "with the balance strategy)",
+     "issue 20, trtmoe round: what attention-DP ranks out of step cost; not the prefill-bound "
+     "EP rows' excess (every rank's budget full every step), and the page's fixed-length "
+     "requests keep the ranks in step: not modelled (docs/step-time.md)"),
 )
 
 
