@@ -103,6 +103,40 @@ def rows() -> list[Row]:
     return out
 
 
+def gap_split(results) -> dict[str, tuple[int, float, float, float, float] | None]:
+    """Per group of ``results`` (the row id less its lengths): where the gap to the page sits.
+
+    kvcalc's time per output token of a row is its prefill part P = share / predicted and its
+    decode part D = (1 - share) / predicted [s per token]; the page's is 1 / published. The two
+    factors (p, d) that scale P and D to the page best, least squares on the relative error
+    over the group's rows, sum of (published x (p P + d D) - 1)^2, are a diagnostic: fitted to
+    nothing the model uses. Writing r = published / predicted and s the prefill share, a row
+    is x = r s, z = r (1 - s), and the normal equations give
+    p = (Sz2 Sx - Sxz Sz) / det, d = (Sx2 Sz - Sxz Sx) / det, det = Sx2 Sz2 - Sxz^2.
+    Returns (rows, least share, largest share, p, d), or None where the group's shares do not
+    separate the two parts (every row the same share)."""
+    groups: dict[str, list] = {}
+    for r in results:
+        groups.setdefault(r.row.id.rsplit(" ", 1)[0], []).append(r)
+    out: dict[str, tuple[int, float, float, float, float] | None] = {}
+    for name, rs in groups.items():
+        xs = [r.row.published_output_tokens_per_s / r.predicted * r.prefill_share for r in rs]
+        zs = [r.row.published_output_tokens_per_s / r.predicted * (1 - r.prefill_share)
+              for r in rs]  # fmt: skip
+        sx2 = sum(x * x for x in xs)
+        sz2 = sum(z * z for z in zs)
+        sxz = sum(x * z for x, z in zip(xs, zs, strict=True))
+        det = sx2 * sz2 - sxz * sxz
+        if det <= 1e-9 * sx2 * sz2:
+            out[name] = None
+            continue
+        p = (sz2 * sum(xs) - sxz * sum(zs)) / det
+        d = (sx2 * sum(zs) - sxz * sum(xs)) / det
+        shares = [r.prefill_share for r in rs]
+        out[name] = (len(rs), min(shares), max(shares), p, d)
+    return out
+
+
 def render() -> str:
     res = [predict(r) for r in rows()]
     ran = [predict(r, bench=True) for r in rows()]  # at trtllm-bench's own settings
@@ -145,6 +179,22 @@ def render() -> str:
         f"|error| {statistics.median(abs(e) for e in errors):.1%} (at trtllm-bench's settings: "
         f"signed {statistics.median(bench):+.1%}, median |error| "
         f"{statistics.median(abs(e) for e in bench):.1%}).",
+        "",
+        "Where each group's gap sits: the factors by which kvcalc's prefill time and decode time",
+        "per output token would have to be scaled for the group's rows to match the page (least",
+        "squares over the group's rows, whose prefill shares differ; `gap_split`, a diagnostic",
+        "fitted to nothing the model uses; 1.00 / 1.00 is a group kvcalc times right).",
+        "",
+        "| group | rows | prefill share of the cycle | prefill x | decode x |",
+        "|---|---:|---|---:|---:|",
+    ]
+    for name, split in gap_split(res).items():
+        if split is None:
+            lines.append(f"| {name} | | one share | | |")
+            continue
+        n, lo, hi, p, d = split
+        lines.append(f"| {name} | {n} | {lo:.0%} to {hi:.0%} | {p:.2f} | {d:.2f} |")
+    lines += [
         "",
         "| record | concurrency | dominant term | predicted tokens/s | published tokens/s "
         "| signed error | trtllm-bench settings (batch / tokens) | concurrency | signed error |",

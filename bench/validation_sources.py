@@ -1511,6 +1511,31 @@ LOOKED_AT = (
      "AITER on/off runs of MoE models, ROCm attention-backend guidance, a hipGraphLaunch "
      "microbenchmark with no published MI300X/MI355X figure; issue 20, AMD serving round: "
      "looked at for a measured per-kernel cost or AITER ratio on a dense model; none used"),
+    ("NVIDIA/TensorRT-LLM cpp/tensorrt_llm/thop/reducescatterOp.cpp (revision 0bd88711: with "
+     "sizes, an NCCL group of one ncclReduce per rank) and tensorrt_llm/_torch/distributed/"
+     "ops.py (revision 0071496d: allgather with sizes, an NCCL group of ncclBroadcast); pull "
+     "requests 3439 (attention-DP padding removed, 2025-04), 6790 and 7965 (padding back on "
+     "SM120 only: reduce + broadcast 'can cause 30% context phase comm perf regression')",
+     "issue 20, trtmoe round: what TensorRT-LLM's CUTLASS MoE gathers and scatters with under "
+     "attention DP; the 30% is measured on SM120 only, and the EP columns would need 2-6x on "
+     "the collectives: not modelled (tools/trtllm_ep_gap.py, docs/step-time.md)"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/bench/benchmark/utils/general.py (revision 0171265e: "
+     "get_settings, kv_cache_config dtype 'auto' when the options file has none) and "
+     "tensorrt_llm/_torch/pyexecutor/executor_request_queue.py (an older revision: "
+     "_fetch_new_requests_attention_dp, _schedule_attention_dp_requests, "
+     "_balance_requests_across_ranks: each rank capped at the ceiling of the mean active "
+     "requests); ai-dynamo/aiconfigurator src/aiconfigurator/model_configs/"
+     "nvidia--Qwen3-30B-A3B-NVFP4_hf_quant_config.json (kv_cache_quant_algo FP8)",
+     "issue 20, trtmoe round: the page's KV cache follows the checkpoint (fp8 for NVIDIA's "
+     "ModelOpt MoE checkpoint found; kvcalc's fp8 kept) and its requests are spread over the "
+     "attention-DP ranks evenly at once (a burst, as round 12 simulated); nothing changed"),
+    ("NVIDIA/TensorRT-LLM docs/source/blogs/tech_blog/blog10_ADP_Balance_Strategy.md (DeepSeek-V3 "
+     "on 8 GB200, attention DP 8 / EP 8, 16,000 requests of mean 803 / 3,653 tokens: balance "
+     "ratio 54.11%, 25,664 against a speed of light of 39,552 tokens/s by default; 1.31-1.33x "
+     "with the balance strategy)",
+     "issue 20, trtmoe round: what attention-DP ranks out of step cost; not the prefill-bound "
+     "EP rows' excess (every rank's budget full every step), and the page's fixed-length "
+     "requests keep the ranks in step: not modelled (docs/step-time.md)"),
 )
 
 
