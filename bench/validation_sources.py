@@ -1536,6 +1536,34 @@ LOOKED_AT = (
      "issue 20, trtmoe round: what attention-DP ranks out of step cost; not the prefill-bound "
      "EP rows' excess (every rank's budget full every step), and the page's fixed-length "
      "requests keep the ranks in step: not modelled (docs/step-time.md)"),
+    ("vllm 0.8.3 wheel (PyPI): engine/async_llm_engine.py (run_engine_loop, engine_step, "
+     "step_async, AsyncStream), executor/ray_distributed_executor.py "
+     "_driver_execute_model_async (pp_locks), core/scheduler.py (_schedule_prefills, "
+     "_get_num_new_uncached_and_cached_tokens, _chunk_new_tokens_to_schedule, "
+     "PartialPrefillMetadata); the TP 4 × PP 2 runs of surajssd/llm-k8s@58b61c5 (03, 02, and "
+     "the held-out 04: TPOT mean, ITL median, in flight)",
+     "issue 23, score round 2 (2026-12-02): why kvcalc's TPOT of the V0 pipeline runs is +7 … "
+     "+10% at 16 requests/s and +13 … +23% at once while within 3% at 1 and 4/s: the "
+     "per-sequence host time each run implies (0.80-0.84 ms a sequence at 1 and 4/s, 0.61-0.67 "
+     "at 16/s, 0.48-0.58 at once) falls with the load, where every mechanism read (stage "
+     "locks, all stages launched at once, one interpreter for HTTP, scheduling, stage 0's "
+     "input preparation and the outputs; V0's token budget counts only uncached tokens) makes "
+     "a step grow faster with the load; nothing changed (docs/step-time.md)"),
+    ("sglang 0.4.0 wheel (PyPI): srt/managers/scheduler.py (event_loop_overlap, "
+     "process_batch_result_prefill, stream_output), srt/managers/tp_worker_overlap_thread.py "
+     "(forward_thread_func_, resolve_batch_result, forward_batch_generation), "
+     "srt/model_executor/model_runner.py sample, bench_serving.py "
+     "(async_request_sglang_generate, sample_random_requests); the 70B and 405B runs of "
+     "datacrunch-research/h200-benchmarks@c091ef5 (TTFT and ITL medians)",
+     "issue 23, score round 2: SGLang 0.4.0's uncalibrated TTFT median is 18-26 ms (70B) and "
+     "43-49 ms (405B) under the measured at 1-4 requests/s, 1.1-1.4 measured ITL medians, "
+     "where it is 0.42-0.71 of a modelled 512-token prefill: about a decode step; the overlap "
+     "loop as read puts a request in the batch after the next, as modelled; bench_serving's random "
+     "prompts are ShareGPT tokens cut or repeated, so the server's prompt is the stated "
+     "length; nothing changed"),
+    ("vllm-project/vllm issue 8295, 4806, pulls 7402, 11636, 24174 (search excerpts)",
+     "issue 23, score round 2: looked for a measured per-token cost of vLLM's API-server "
+     "process (the TP 8 burst's TPOT -11%); none states one; nothing used"),
 )
 
 
