@@ -323,6 +323,9 @@ def test_sglang_rope_table_fp32_on_cuda_from_0_4_3():
                 version="0.5.19").rope_table_bytes == 33_554_432  # fmt: skip
     assert pool("llama3.1-8b", "mi300x", engine_name="sglang",
                 version="0.5.23").rope_table_bytes == 67_108_864  # fmt: skip
+    # --dtype float32 builds the model in FP32: 0.4.1's cast table is 131,072 × 128 × 4 B too
+    assert pool("llama3.1-8b", engine_name="sglang", version="0.4.1",
+                weight_dtype="fp32").rope_table_bytes == 67_108_864  # fmt: skip
     # a measured weight load ('Load weight end. mem usage') already holds it: not charged twice
     dep = Deployment.build(load_model("llama3.1-8b"), load_hardware("h100"),
                            engine=EngineSettings(name="sglang", version="0.5.23"))  # fmt: skip

@@ -90,8 +90,8 @@ def rope_table_bytes(dep: Deployment, rules: SglangRules) -> float:
     """SGLang's RoPE cos/sin table on every GPU [bytes]: the rows vLLM's ``get_rope`` builds
     too (SGLang's rotary classes take the same scaling rules; ``rope_cache_positions``) ×
     the rotary width (head_dim, MLA's qk_rope_head_dim) × the release's bytes per element on
-    this GPU's platform (FP32 on CUDA from 0.4.3, ``rules.rope_bytes_cuda``); none without
-    attention layers."""
+    this GPU's platform (FP32 on CUDA from 0.4.3, ``rules.rope_bytes_cuda``; else the model
+    dtype's); none without attention layers."""
     from calc.deploy.engines.vllm.pool import rope_cache_positions
 
     cfg = dep.model
@@ -100,6 +100,8 @@ def rope_table_bytes(dep: Deployment, rules: SglangRules) -> float:
     rotary = cfg.mla.qk_rope_head_dim if cfg.mla is not None else cfg.k_head_dim
     rocm = str(getattr(dep.hardware, "vendor", "")).upper() == "AMD"
     per_element = rules.rope_bytes_rocm if rocm else rules.rope_bytes_cuda
+    if dep.weight_override == "fp32":  # a table cast to the model dtype is FP32 under --dtype
+        per_element = 4
     return float(rope_cache_positions(cfg) * rotary * per_element)
 
 
