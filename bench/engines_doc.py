@@ -292,10 +292,16 @@ LIMITS = """## Not modelled yet
   all-reduce's IPC buffers (`custom_all_reduce_utils.py`); SGLang sets
   `NCCL_NVLS_ENABLE=0` unless `--enable-nccl-nvls` (`entrypoints/engine.py`), so NVLink
   SHARP buffers take nothing by default, and its FlashInfer fusion workspace is allocated
-  after the baseline (`runner/base_runner.py`). TP 1: 0.25 GiB and TP > 1 inside an
-  NVLink/NVSwitch domain (the profile's `scale_up_domain_gpus` above 1): 2.07 GiB, vLLM's
-  measured figures (one NCCL communicator over four NVLinked A100s takes 688 MB alone,
-  NVIDIA/nccl issue 964; the 0.5.23 Qwen3-235B FP8 log on 4 × H100 lands at +0.80%); TP > 1
+  after the baseline (`runner/base_runner.py`). The baseline is free memory, so the CUDA
+  context is in use there (vLLM's non-torch figures are increases over a snapshot taken after
+  its context: not the same quantity). TP 1: 0.38 GiB, the training log
+  sglang04-h100-llama31-8b-docs (0.4.1 prints 'Load weight begin. avail mem=78.81 GB' right
+  after the baseline: 79.19 − 78.81); TP > 1 inside an NVLink/NVSwitch domain (the profile's
+  `scale_up_domain_gpus` above 1): 2.20 GiB, the training log
+  sglang-4xh100-qwen3-235b-fp8-tp4 ((79.19 − x) × 0.93 − 55.14 = 16.46 GiB; one NCCL
+  communicator over four NVLinked A100s takes 688 MB alone, NVIDIA/nccl issue 964; 8 × H200
+  hold 2.51 GiB at the weight load in sgl-project/sglang pull 11716's log). The weights carry
+  RoPE's cos/sin table, FP32 on CUDA from 0.4.3 (`rope_bytes_cuda`); TP > 1
   on PCIe-only cards (`scale_up_domain_gpus` 1): 0.77 GiB (`non_torch_pcie_tp_bytes`), set
   from the training record sglang0513-4x5090-qwen3-32b-tp4 ((31.36 − x) × 0.88 − 15.50 =
   11.42 GiB), which moved it from −7.88% to +2.14% (the rest is its weights, 15.26 GiB
@@ -303,10 +309,11 @@ LIMITS = """## Not modelled yet
   modelled: PCIe cards with peer-to-peer on (data-centre PCIe parts, whose NCCL P2P buffers
   live in GPU memory; no log at hand), `--enable-nccl-nvls` (NCCL prints
   `nvlsPerRankSize 301989888` on 8 × H200, vllm issue 9699), the held-out 0.5.19 log on one
-  H100, 0.47 GiB more in use before loading than kvcalc's 0.25 GiB (+5.04%; gVisor and
-  `--enable-memory-saver`: the 0.5.19 wheel takes its baseline before the memory saver
-  wraps anything, the weights, KV cache and CUDA graphs only, so the extra is the
-  environment's, not the source's); its
+  H100, about 0.2 GiB more in use at the baseline than kvcalc's 0.38 GiB and 0.13 GiB taken
+  before the weight load (+3.61%; gVisor and `--enable-memory-saver`, but the held-out B200
+  0.5.10 log shows the same pattern; the 0.5.19 wheel takes its baseline before the memory
+  saver wraps anything), and 0.18-0.22 GiB the weight load takes beyond the weights at TP 4
+  on the two PCIe records (no source found); its
   Mamba/DeltaNet state pools (a warning); DeepEP's reserve (kvcalc does not choose that backend); the 2.2 GiB by
   which DeepSeek-V3.2 on 8 × B200 (0.5.3, DP attention) is still over-predicted.
   Issue 21's sign round (2026-12-02), every SGLang record positive: from 0.5.10 SGLang

@@ -51,7 +51,15 @@ STATED = {
     "sglang-4xh100-qwen3-235b-fp8-tp4": {
         "weight_dtype": "fp8-block128",
         "note": "the FP8 release: projections fp8 with 128×128 block scales "
-        "(quantization_config weight_block_size), embeddings and lm_head bf16",
+        "(quantization_config weight_block_size), embeddings and lm_head bf16. Issue 21's "
+        "sgmem round (2026-12-02) sets SGLang's pre-load memory on NVLinked GPUs at TP > 1 "
+        "from this training record, in place of vLLM's non-torch figure (an increase over a "
+        "snapshot taken after vLLM's CUDA context, holding its FlashInfer fusion workspace: "
+        "not the quantity SGLang's free-memory baseline measures): (79.19 − x) × 0.93 − "
+        "55.12 − 0.02 (the FP32 RoPE table, 40,960 × 128 × 4 B) = 16.46 GiB, x = 2.20 GiB "
+        "(`non_torch_tp_bytes`); +0.80% -> −0.06%. The record prints no weight line, so any "
+        "memory the load takes beyond the weights (0.18-0.22 GiB on the two PCIe TP 4 "
+        "records) is inside the 2.20",
     },
     "vllm019-a100-gpt-oss-20b-myoceane": {
         "hardware": "a100-80g",
@@ -84,7 +92,15 @@ STATED = {
         "note": "the page prints no release: captured on 2025-01-23 from SGLang's documentation "
         "(0.4.1.post7 the release of the day); kvcalc's 0.4.0-0.4.9 run the same rules, so it "
         "is predicted at 0.4.1. The GPU is not printed either: 78.81 GiB free before the "
-        "weights load fits only an 80 GB H100 (79.19 GiB)",
+        "weights load fits only an 80 GB H100 (79.19 GiB). Issue 21's sgmem round sets "
+        "SGLang's TP 1 pre-load memory from this training record: 0.4.1 model_runner.py "
+        "takes its baseline (init_torch_distributed's get_available_gpu_memory) and then "
+        "prints 'Load weight begin. avail mem=78.81 GB' with nothing on the GPU between (the "
+        "Sampler() only), so 79.19 − 78.81 = 0.38 GiB is in use at the baseline "
+        "(`non_torch_tp1_bytes`; 0.25, vLLM's non-torch increase, before), and its RoPE table "
+        "is charged: 131,072 × 128 × 2 B = 0.03 GiB (0.4.1 builds it with vLLM's get_rope, "
+        "cast to bf16); +0.46% -> +0.19%. Left: the weight load takes 78.81 − 63.72 = 15.09 "
+        "GiB, 0.10 GiB more than kvcalc's 14.96 + 0.03",
     },
     "sglang05-4x4090-qwen3-14b-tp4": {
         "version": "0.5.4",
@@ -96,7 +112,10 @@ STATED = {
         "(custom_all_reduce_utils.py: not on more than two PCIe-only GPUs): −8.84% when "
         "kvcalc charged 2.07 GiB; issue 21's sixth round charges PCIe-only cards at TP > 1 "
         "0.77 GiB, set from the training record sglang0513-4x5090-qwen3-32b-tp4, never from "
-        "this one: 23.64 − 0.77 = 22.87 GiB",
+        "this one: 23.64 − 0.77 = 22.87 GiB. Issue 21's sgmem round charges the FP32 RoPE "
+        "table (40,960 × 128 × 4 B = 0.02 GiB): +0.29% -> +0.12%; what the two errors "
+        "cancel is visible in the printed-weights column: its baseline is 0.54 GiB (not 0.77) "
+        "and its load takes 7.08 GiB, 0.18 more than kvcalc's 6.88 + 0.02",
     },
     "sglang0513-4x5090-qwen3-32b-tp4": {
         "note": "training (round 5): the report prints no log line, only its table's 187,069 "
@@ -108,7 +127,10 @@ STATED = {
         "init_torch_distributed, 0.5.23 distributed/bootstrap.py "
         "measure_pre_model_load_memory; on PCIe-only GPUs above two no custom all-reduce "
         "buffers exist, and this run disables it anyway). Was −7.88% with 2.07 GiB; the "
-        "+2.14% left is kvcalc's weights, 15.26 GiB against the 15.50 printed",
+        "+2.14% left is kvcalc's weights, 15.26 GiB against the 15.50 printed. Issue 21's "
+        "sgmem round charges the FP32 RoPE table (0.02 GiB): +1.97%, the 0.22 GiB the load "
+        "takes beyond the weights and the table at TP 4 (not found in the 0.5.4 and "
+        "0.5.13.post1 loaders: left)",
     },
     "sglang0519-h100-qwen3-32b-gke": {
         "note": "held-out (round 5), +5.04%: its weight line gives the free memory before "
@@ -129,7 +151,15 @@ STATED = {
         "PP or EP > 1). So the source holds nothing of the memory saver's before the baseline: "
         "the extra 0.35 GiB at the baseline is the environment's (gVisor's GPU proxy or the "
         "image's CUDA "
-        "context), which the source cannot size; nothing changed",
+        "context), which the source cannot size; nothing changed. Issue 21's sgmem round "
+        "(training records only): TP 1 pre-load memory 0.38 GiB and the FP32 RoPE table "
+        "(40,960 × 128 × 4 B = 0.02 GiB): (79.19 − 0.38) × 0.90 − 61.02 − 0.02 = 9.89 GiB, "
+        "+5.04% -> +3.61%. Left: 0.2 GiB more in use at the baseline than 0.38 (0.49-0.69 "
+        "GiB from its lines), 0.13 GiB taken between the baseline and the weight load, and a "
+        "load 0.03 GiB above the weights and table; the B200 0.5.10 log (no gVisor, no memory "
+        "saver) shows the same pattern (0.61-0.74 GiB at its baseline), so it may be 0.5.x's "
+        "(a newer CUDA and torch) rather than the environment's: two held-out logs, so no "
+        "constant moved for it",
     },
     "sglang-h200-deepseek-r1-tp8-aisimulate263": {
         "version": "0.5.14",
@@ -141,7 +171,12 @@ STATED = {
         "(0.5.7, 0.5.14 and 0.5.23 all 514,109 tokens): (139.80 − 2.07) × 0.82 − 79.29 = 33.65 "
         "GiB (the H200's usable memory less SGLang's TP > 1 pre-load figure, times the "
         "fraction, less DeepSeek-R1's fp8-block128 weights per GPU at TP 8) over 70,272 B a "
-        "token (61 layers × 576 × 2 B)",
+        "token (61 layers × 576 × 2 B). Issue 21's sgmem round (constants from training "
+        "records only): (139.80 − 2.20) × 0.82 − 79.29 − 0.04 (the FP32 YaRN RoPE table, "
+        "163,840 × 64 × 4 B) = 33.50 GiB, +1.00% -> +0.57%; sgl-project/sglang pull 11716's "
+        "log (8 × H200, TP 8, October 2025) shows 2.51 GiB in use at its weight load "
+        "('Init torch distributed ends. mem usage=2.01 GB', 137.29 GiB free of 139.80), "
+        "looked at, not fitted",
     },
     "vllm0102-2xh200-qwen3-next-80b-tp2": {
         "note": "training (round 11), +0.89%, under 1%: nothing changed. Its start-up report "
@@ -168,7 +203,13 @@ STATED = {
         "KV) put SGLang's baseline at (162.30 − 136.354) / 0.146 = 177.71 GiB, so 0.65 GiB "
         "in use there (kvcalc 0.25: 0.854 × 0.40 = 0.34 GiB), 0.14 GiB taken between the "
         "baseline and the weight load "
-        "(177.57 free then) and 0.02 GiB more weights",
+        "(177.57 free then) and 0.02 GiB more weights. Issue 21's sgmem round (constants "
+        "from training records only): the 0.02 GiB is the FP32 RoPE table (40,960 × 128 × "
+        "4 B = 20 MiB, SGLang's rotary_embedding keeps it FP32 on CUDA from 0.4.3), now "
+        "charged, and TP 1's pre-load memory is 0.38 GiB: +0.36% -> +0.27%; the page-size "
+        "rounding (64 tokens) allows a baseline of 177.62-177.75 GiB, 0.05-0.18 GiB above the "
+        "177.57 free at the weight load, with nothing found on the GPU between in 0.5.10's "
+        "model_runner.py (a CUDA stream, the sampler object): left",
     },
     "vllm0191-a100-40g-qwen3-8b": {
         "hardware": "docs/validation/hardware/a100-40g.yaml",
@@ -887,6 +928,27 @@ EXTRA_SOURCES = (
     "https://github.com/vllm-project/vllm/pull/21742 (vLLM's FlashInfer fusion sizes follow "
     "TensorRT-LLM's customAllReduceUtils.h), https://github.com/flashinfer-ai/flashinfer/"
     "pull/2118 (search excerpts, looked at in the tenth round)",
+    # issue 21, sgmem round (2026-12-02): SGLang's pre-load memory and RoPE table
+    "sglang 0.4.1, 0.4.2, 0.4.3, 0.4.4, 0.4.5, 0.4.7, 0.4.10, 0.5.4, 0.5.10, 0.5.13.post1, "
+    "0.5.19 and 0.5.23 wheels (PyPI): layers/rotary_embedding.py and rotary_embedding/base.py, "
+    "factory.py, rope_variant.py (the cos/sin cache FP32 on CUDA from 0.4.3, one per distinct "
+    "RoPE; 0.4.1's models take vLLM's get_rope), model_runner.py (init_torch_distributed, "
+    "initialize, load_model), distributed/parallel_state.py (GroupCoordinator: nothing "
+    "allocated at world size 1), model_loader/loader.py, mem_cache/kv_cache_configurator.py "
+    "_profile_available_bytes and arg_groups/overrides.py post_capture_kv_sizing_planned with "
+    "environ.py (SGLANG_ENABLE_POST_CAPTURE_KV_SIZING off by default): read for the sgmem "
+    "round's two constants (from the training records sglang04-h100-llama31-8b-docs and "
+    "sglang-4xh100-qwen3-235b-fp8-tp4) and the RoPE table",
+    "https://github.com/sgl-project/sglang/pull/11716 (8 × H200 TP 8, October 2025: 'Init "
+    "torch distributed ends. mem usage=2.01 GB', 'Load weight begin. avail mem=137.29 GB'; no "
+    "pool line in the excerpt), /pull/36583, /pull/15909 (Qwen-Omni, not shipped), /pull/9842, "
+    "/pull/27537 (Moore Threads MUSA), https://github.com/noonghunna/club-3090/issues/1261 "
+    "(2 × RTX 5090, a hybrid GDN model in NVFP4), https://github.com/kvcache-ai/ktransformers/"
+    "issues/1971 (CPU experts), https://github.com/ROCm/ATOM/issues/1959, "
+    "https://github.com/datawhalechina/llm-algo-leetcode/issues/133, "
+    "https://github.com/generative-computing/granite-switch/issues/128 (vLLM); pages "
+    "sgl-project-sglang-93.mintlify.app and www.mintlify.com memory-management (no log): "
+    "searched for SGLang start-up logs in the sgmem round, none a record",
 )
 
 

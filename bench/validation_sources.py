@@ -151,6 +151,15 @@ FITTED = (
      "issue 20, vLLM silicon round: the repeated prompts' hit share (calc/serve/prompt_reuse.py, "
      "bench/validation_serving.py hit_share: no constant fitted, every figure from these "
      "sources); the chunked wave share refitted without the rows that repeat (0.099 -> 0.103)"),
+    ("docs/validation/engine_logs_versions.yaml sglang04-h100-llama31-8b-docs (SGLang's "
+     "documentation page 'Quick Start: Sending Requests', captured 2025-01-23) and "
+     "engine_logs_train.yaml sglang-4xh100-qwen3-235b-fp8-tp4 (vllm-project/vllm issue 21348)",
+     "SGLang start-up log lines: 'Load weight begin. avail mem=78.81 GB' at TP 1 on an H100; "
+     "'KV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB' at TP 4 on "
+     "H100s, mem_fraction_static 0.93",
+     "issue 21, sgmem round: SGLang's memory in use at its pre-load baseline, 0.38 GiB at TP 1 "
+     "(79.19 − 78.81) and 2.20 GiB on NVLinked GPUs at TP > 1 ((79.19 − x) × 0.93 − 55.14 = "
+     "16.46), calc/deploy/engines/sglang/rules.py non_torch_tp1_bytes, non_torch_tp_bytes"),
 )
 
 
@@ -1564,6 +1573,23 @@ LOOKED_AT = (
     ("vllm-project/vllm issue 8295, 4806, pulls 7402, 11636, 24174 (search excerpts)",
      "issue 23, score round 2: looked for a measured per-token cost of vLLM's API-server "
      "process (the TP 8 burst's TPOT -11%); none states one; nothing used"),
+    ("sglang 0.4.1-0.4.10 (0.4.1, 0.4.2, 0.4.3, 0.4.4, 0.4.5, 0.4.7, 0.4.10), 0.5.4, 0.5.10, "
+     "0.5.13.post1, 0.5.19, 0.5.23 wheels (PyPI): layers/rotary_embedding.py, "
+     "rotary_embedding/base.py, factory.py, rope_variant.py, model_runner.py, "
+     "distributed/parallel_state.py, model_loader/loader.py, mem_cache/kv_cache_configurator.py, "
+     "arg_groups/overrides.py, environ.py",
+     "issue 21, sgmem round (2026-12-02): SGLang keeps RoPE's cos/sin table FP32 on CUDA from "
+     "0.4.3 (0.4.0-0.4.2: vLLM's get_rope, cast to the model dtype; ROCm cast until 0.5.23), "
+     "charged before the pool (rules rope_bytes_cuda/rope_bytes_rocm); what SGLang allocates "
+     "between its free-memory baseline and the weight load (nothing found on the GPU); no "
+     "constant fitted from these"),
+    ("sgl-project/sglang pull 11716, 36583, 15909, 9842, 27537; noonghunna/club-3090 issue "
+     "1261; kvcache-ai/ktransformers issue 1971; ROCm/ATOM issue 1959; datawhalechina/"
+     "llm-algo-leetcode issue 133; generative-computing/granite-switch issue 128; mintlify "
+     "copies of SGLang's memory-management page (search excerpts)",
+     "issue 21, sgmem round: searched for public SGLang start-up logs to hold out; none "
+     "complete enough to predict (pull 11716: 8 × H200 at TP 8 holds 2.51 GiB at its weight "
+     "load, looked at as a check on the NVLink pre-load figure, not fitted)"),
 )
 
 

@@ -286,19 +286,50 @@ def test_sglang_auto_fraction_from_its_reserve():
 
 
 def test_sglang_pre_load_memory_by_interconnect():
-    # SGLang's baseline is taken after its parallel groups are built (0.5.23
-    # distributed/bootstrap.py): TP 1 the CUDA context, 0.25 GiB; a TP group inside an NVLink
-    # domain (HGX H100: 8 GPUs) the NCCL communicator and custom all-reduce, 2.07 GiB; PCIe-only
-    # cards (RTX 4090: a domain of 1) no custom all-reduce above two GPUs, 0.77 GiB (the 4 ×
-    # RTX 5090 training record: (31.36 − x) × 0.88 − 15.50 = 11.42 GiB, x = 0.77)
+    # SGLang's baseline is the free memory after its parallel groups are built (0.5.23
+    # distributed/bootstrap.py), the CUDA context in use: TP 1 0.38 GiB (the 0.4.1 H100 training
+    # log: 79.19 − 78.81 'Load weight begin. avail mem', nothing allocated between); a TP group
+    # inside an NVLink domain (HGX H100: 8 GPUs) the NCCL communicator and custom all-reduce too,
+    # 2.20 GiB (the 4 × H100 Qwen3-235B FP8 training log: (79.19 − x) × 0.93 − 55.14 = 16.46
+    # GiB); PCIe-only cards (RTX 4090: a domain of 1) no custom all-reduce above two GPUs, 0.77
+    # GiB (the 4 × RTX 5090 training record: (31.36 − x) × 0.88 − 15.50 = 11.42 GiB, x = 0.77)
     assert pool("llama3-8b", engine_name="sglang", version="0.5.23").non_torch_bytes == round(
-        0.25 * GIB)  # fmt: skip
+        0.38 * GIB)  # fmt: skip
     assert pool("llama3-8b", engine_name="sglang", version="0.5.23",
-                tp=4).non_torch_bytes == round(2.07 * GIB)  # fmt: skip
+                tp=4).non_torch_bytes == round(2.20 * GIB)  # fmt: skip
     on_pcie = pool("llama3-8b", "rtx-4090", engine_name="sglang", version="0.5.23", tp=4)
     assert on_pcie.non_torch_bytes == round(0.77 * GIB)
     assert pool("llama3-8b", "rtx-4090", engine_name="sglang",
-                version="0.5.23").non_torch_bytes == round(0.25 * GIB)  # fmt: skip
+                version="0.5.23").non_torch_bytes == round(0.38 * GIB)  # fmt: skip
+
+
+def test_sglang_rope_table_fp32_on_cuda_from_0_4_3():
+    # Llama 3.1 8B (llama3 scaling keeps max_position_embeddings 131,072 rows × head_dim 128):
+    # 0.4.1 builds it with vLLM's get_rope in bf16, 131,072 × 128 × 2 = 33,554,432 B; from 0.4.3
+    # SGLang keeps it FP32 on CUDA, × 4 = 67,108,864 B
+    assert pool("llama3.1-8b", engine_name="sglang", version="0.4.1").rope_table_bytes \
+        == 33_554_432  # fmt: skip
+    new = pool("llama3.1-8b", engine_name="sglang", version="0.5.23")
+    assert new.rope_table_bytes == 67_108_864
+    # it is charged before the pool: (79.19 GiB usable − non-torch) × fraction − weights − rope
+    assert new.kv_budget_bytes == pytest.approx(
+        (new.usable_memory_bytes - new.non_torch_bytes) * new.memory_fraction
+        - new.weights_bytes - 67_108_864)  # fmt: skip
+    # DeepSeek-V3 (YaRN: original 4,096 × 40 = 163,840 rows of the 64-wide rotary part), FP32
+    ds = pool("deepseek-v3", "h200", engine_name="sglang", version="0.5.14", tp=8)
+    assert ds.rope_table_bytes == 163_840 * 64 * 4
+    # on ROCm the table is cast to the model dtype until 0.5.23 (HIP keeps FP32 from then)
+    assert pool("llama3.1-8b", "mi300x", engine_name="sglang",
+                version="0.5.19").rope_table_bytes == 33_554_432  # fmt: skip
+    assert pool("llama3.1-8b", "mi300x", engine_name="sglang",
+                version="0.5.23").rope_table_bytes == 67_108_864  # fmt: skip
+    # --dtype float32 builds the model in FP32: 0.4.1's cast table is 131,072 × 128 × 4 B too
+    assert pool("llama3.1-8b", engine_name="sglang", version="0.4.1",
+                weight_dtype="fp32").rope_table_bytes == 67_108_864  # fmt: skip
+    # a measured weight load ('Load weight end. mem usage') already holds it: not charged twice
+    dep = Deployment.build(load_model("llama3.1-8b"), load_hardware("h100"),
+                           engine=EngineSettings(name="sglang", version="0.5.23"))  # fmt: skip
+    assert dep.engine_model.kv_pool(dep, weights_bytes=15 * GIB).rope_table_bytes == 0
 
 
 def test_sglang_dp_attention_reserve_and_its_tp_group():
@@ -309,7 +340,7 @@ def test_sglang_dp_attention_reserve_and_its_tp_group():
     # kvcalc's tp 1 × ep 8 is SGLang's tp_size 8 with 8 attention-DP ranks: the reserve above,
     # (183,359 − 45,568) / 183,359 = 0.7515 → 0.751 (0.5.4), and the TP group's non-torch
     p = pool("deepseek-v3", "b200", engine_name="sglang", version="0.5.4", ep=8, kv_dtype="fp8")
-    assert p.memory_fraction == 0.751 and p.non_torch_bytes == round(2.07 * GIB)
+    assert p.memory_fraction == 0.751 and p.non_torch_bytes == round(2.20 * GIB)
     # 0.5.3 serves DeepSeek's sparse attention (NSA) at a fixed 0.8 (server_args.py)
     assert pool("deepseek-v3.2", "b200", engine_name="sglang", version="0.5.3", ep=8,
                 kv_dtype="fp8").memory_fraction == 0.8  # fmt: skip
@@ -403,14 +434,14 @@ def test_sglang_hybrid_swa_pool_splits_tokens_by_the_ratio():
     # 167,917 × 42 = 7,052,514 token-layers; full = int(7,052,514 / (0.8 × 21 + 21 = 37.8))
     # = 186,574; sliding = int(186,574 × 0.8) = 149,259
     assert sg.swa_pool_tokens(167_917, 42, 21, 21, 0.8) == (186_574, 149_259)
-    # through capacity (SGLang at 0.9): budget (85,029,027,840 − 268,435,456 non-torch) × 0.9
-    # − 18,483,411,968 B of weights = 57,801,121,177 B (floored) // 344,064 B per token
-    # (42 layers × 2 × 8 heads × 256 × 2 B) = 167,995 tokens → 7,055,790 token-layers
-    # / 37.8 = the full layers' 186,661
+    # through capacity (SGLang at 0.9): budget (85,029,027,840 − 408,021,893 non-torch) × 0.9
+    # − 18,483,411,968 B of weights − 8,388,608 B of FP32 RoPE table (8,192 × 256 × 4)
+    # = 57,667,104,776 B (floored) // 344,064 B per token (42 layers × 2 × 8 heads × 256 × 2 B)
+    # = 167,605 tokens → 7,039,410 token-layers / 37.8 = the full layers' 186,227
     f = R.capacity(load_model("gemma-2-9b"), load_hardware("h100"), ctx=8192, engine="sglang",
                    mem_util=0.9).fields  # fmt: skip
-    assert f["kv_budget_bytes"] == 57_801_121_177
-    assert f["kv_cache_tokens"] == 186_661
+    assert f["kv_budget_bytes"] == 57_667_104_776
+    assert f["kv_cache_tokens"] == 186_227
 
 
 def test_a_float_dtype_casts_every_component():

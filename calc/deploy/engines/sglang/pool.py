@@ -20,6 +20,8 @@ if TYPE_CHECKING:
 SOURCES = {
     "usable_memory": "torch.cuda.mem_get_info (utils.get_available_gpu_memory)",
     "weights": "model_runner.py load_model",
+    "rope_table": "layers/rotary_embedding cos_sin_cache (built with the model; FP32 on CUDA "
+    "from 0.4.3)",
     "activation": "not subtracted: fits in 1 − mem_fraction_static",
     "non_torch": "in use before the weights load: CUDA context, NCCL, custom all-reduce "
     "(distributed/bootstrap.py measure_pre_model_load_memory)",
@@ -84,6 +86,25 @@ def non_torch_bytes(rules: SglangRules, hw, group: int) -> float:
     return rules.non_torch_tp_bytes
 
 
+def rope_table_bytes(dep: Deployment, rules: SglangRules) -> float:
+    """SGLang's RoPE cos/sin table on every GPU [bytes]: the rows vLLM's ``get_rope`` builds
+    too (SGLang's rotary classes take the same scaling rules; ``rope_cache_positions``) ×
+    the rotary width (head_dim, MLA's qk_rope_head_dim) × the release's bytes per element on
+    this GPU's platform (FP32 on CUDA from 0.4.3, ``rules.rope_bytes_cuda``; else the model
+    dtype's); none without attention layers."""
+    from calc.deploy.engines.vllm.pool import rope_cache_positions
+
+    cfg = dep.model
+    if cfg.n_attention_layers == 0:
+        return 0.0
+    rotary = cfg.mla.qk_rope_head_dim if cfg.mla is not None else cfg.k_head_dim
+    rocm = str(getattr(dep.hardware, "vendor", "")).upper() == "AMD"
+    per_element = rules.rope_bytes_rocm if rocm else rules.rope_bytes_cuda
+    if dep.weight_override == "fp32":  # a table cast to the model dtype is FP32 under --dtype
+        per_element = 4
+    return float(rope_cache_positions(cfg) * rotary * per_element)
+
+
 def _pool_tokens(budget: float, shape, page: int, rules: SglangRules) -> tuple[int, list]:
     """The tokens of the pool SGLang reports [tokens] and their derivation: budget // cell,
     whole pages; a hybrid SWA pool reports its full-attention layers' share."""
@@ -123,6 +144,8 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
     cfg, hw, tp, pp = dep.model, dep.hardware, dep.tp, dep.pp
     usable = measured.get("usable_bytes") or usable_memory_bytes(hw)
     weights = measured.get("weights_bytes")
+    # a measured weight load ('Load weight end. mem usage') already holds the RoPE table
+    rope = rope_table_bytes(dep, rules) if weights is None else 0.0
     if weights is None:
         weights = loaded_weights_bytes(dep)
     shape = kv_shape(cfg, tp, pp, dep.kv_bytes_per_element)
@@ -139,7 +162,7 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
     page = config.block_size
     if cfg.indexer is not None:  # the NSA pool's pages hold 64 tokens (state_pages)
         page = sparse_block_size(page)
-    budget = sm.rest_memory_bytes(usable, fraction, weights + act, non_torch)
+    budget = sm.rest_memory_bytes(usable, fraction, weights + rope + act, non_torch)
     tokens, figures = _pool_tokens(budget, shape, page, rules)
     figures.insert(
         0,
@@ -147,10 +170,12 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
             "kv_budget_bytes",
             budget,
             "bytes",
-            "({usable} − {non_torch}) × {mem_fraction_static} − {weights} − {activation}",
+            "({usable} − {non_torch}) × {mem_fraction_static} − {weights} − {rope_table} − "
+            "{activation}",
             usable=usable,
             mem_fraction_static=fraction,
             weights=weights,
+            rope_table=rope,
             activation=act,
             non_torch=non_torch,
         ),
@@ -165,4 +190,5 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
     pool = PoolBlocks(page, page * shape.bytes_per_token_per_layer, tokens // page, tokens,
                       tokens / max_model_len, max_model_len)  # fmt: skip
     return pool_prediction("sglang", config.version, shape.bytes_per_token, terms, pool,
-                           sources=SOURCES, warnings=warnings, figures=figures)  # fmt: skip
+                           sources=SOURCES, warnings=warnings, figures=figures,
+                           rope_table_bytes=rope)  # fmt: skip

@@ -48,10 +48,15 @@ class SglangRules:
     # memory in use before the weights load (CUDA context, the TP group's NCCL communicator,
     # custom all-reduce IPC buffers) [bytes]: SGLang takes its baseline right after building its
     # parallel groups (0.5.23 distributed/bootstrap.py measure_pre_model_load_memory; printed as
-    # 'Init torch distributed ends. mem usage' in earlier releases). TP 1 and GPUs joined by
-    # NVLink/NVSwitch: vLLM's measured figures (0.25 and 2.07 GiB); PCIe-only cards at TP > 1
-    # (no custom all-reduce above two GPUs, NCCL without NVLink): the training record
-    # sglang0513-4x5090-qwen3-32b-tp4, 0.77 GiB
+    # 'Init torch distributed ends. mem usage' in earlier releases), as free memory, so the
+    # CUDA context the process made before it is in use there (vLLM's non-torch figures are
+    # increases over a snapshot taken after its context: not the same quantity). TP 1: the
+    # training record sglang04-h100-llama31-8b-docs, whose 'Load weight begin. avail mem=78.81
+    # GB' follows the baseline with nothing allocated between (0.4.1 model_runner.py: Sampler()
+    # only): 79.19 − 78.81 = 0.38 GiB. GPUs joined by NVLink/NVSwitch at TP > 1: the training
+    # record sglang-4xh100-qwen3-235b-fp8-tp4, (79.19 − x) × 0.93 − 55.14 = 16.46 GiB (weights
+    # and RoPE table), x = 2.20 GiB. PCIe-only cards at TP > 1 (no custom all-reduce above two
+    # GPUs, NCCL without NVLink): the training record sglang0513-4x5090-qwen3-32b-tp4, 0.77 GiB
     non_torch_tp1_bytes: float
     non_torch_tp_bytes: float
     non_torch_pcie_tp_bytes: float
@@ -81,6 +86,13 @@ class SglangRules:
     # backend), "nsa" (DeepSeek's sparse attention), "mla" (any MLA backend), "mla_non_nsa"
     # (MLA other than the sparse attention's), "eager" (--disable-cuda-graph)
     prefill_graph_off: tuple[str, ...] | None = None
+    # RoPE's cos/sin table (one per distinct RoPE, built with the model, so it is in the weight
+    # load's memory and before the pool): bytes per element on CUDA GPUs and on ROCm. 0.4.0-0.4.2
+    # build it with vLLM's get_rope, cast to the model dtype (2 B); from 0.4.3 SGLang's own
+    # layers/rotary_embedding.py keeps it in FP32 on CUDA ('cache needs to be in FP32 for
+    # numerical stability'), ROCm casting it until 0.5.23
+    rope_bytes_cuda: int = 2
+    rope_bytes_rocm: int = 2
 
 
 BASE = SglangRules(
@@ -88,8 +100,8 @@ BASE = SglangRules(
     buckets=BUCKETS_0_5_3,
     page_size=1,
     swa_full_tokens_ratio=0.8,
-    non_torch_tp1_bytes=round(0.25 * GIB),
-    non_torch_tp_bytes=round(2.07 * GIB),
+    non_torch_tp1_bytes=round(0.38 * GIB),
+    non_torch_tp_bytes=round(2.20 * GIB),
     non_torch_pcie_tp_bytes=round(0.77 * GIB),
 )
 
@@ -99,6 +111,15 @@ CHANGES = (
         {},
         "server_args.py __post_init__ (mem_fraction_static 0.88 at TP 1, 0.87 TP 2, 0.85 TP 4, "
         "0.81 TP 8, 0.79 TP 16; page_size 1; chunked_prefill_size 8192)",
+    ),
+    Change(
+        "0.4.3",
+        {"rope_bytes_cuda": 4},
+        "srt/layers/rotary_embedding.py RotaryEmbedding.__init__: the cos/sin cache stays FP32 "
+        "on CUDA ('if not _is_cuda_available: cache = cache.to(dtype)'); 0.4.0-0.4.2's models "
+        "take vLLM's get_rope, which casts it (read in the 0.4.1, 0.4.2, 0.4.3, 0.4.4, 0.4.5, "
+        "0.4.7, 0.4.10 wheels; 0.5.4, 0.5.10, 0.5.13.post1, 0.5.19 layers/rotary_embedding/"
+        "base.py the same)",
     ),
     Change(
         "0.4.4",
@@ -193,12 +214,14 @@ CHANGES = (
     ),
     Change(
         "0.5.23",
-        {"ignore_eos_rule": "0.5.23", "retract_headroom": False},
+        {"ignore_eos_rule": "0.5.23", "retract_headroom": False, "rope_bytes_rocm": 4},
         "srt/managers/schedule_policy.py PrefillAdder.add_one_req_ignore_eos (tokens_left × bs "
         "of each request itself, IGNORE_EOS_RESERVE_TOKENS 1 per request, "
         "memory_budget.can_allocate_prefill first); schedule_batch.py retract_decode (until "
         "check_decode_mem: the step's new tokens fit); read in 0.4.0's and 0.5.23's wheels "
-        "only: the releases between keep 0.4.0's rules here",
+        "only: the releases between keep 0.4.0's rules here; layers/rotary_embedding/base.py: "
+        "the RoPE cache kept FP32 on HIP too ('Keep fp32 on HIP, matching CUDA behavior'; "
+        "0.5.19 casts it there)",
     ),
 )
 
