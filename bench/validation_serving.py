@@ -235,6 +235,16 @@ def rows() -> list[Row]:
                 # concurrency 4 on B200): read as TP 8 and EP 8 on 8 GPUs
                 tp //= moe_tp
             concurrency = int(r["concurrency"])
+            if "_epnone_" in r["id"] and dp == 1 and int(r["tp"]) < moe_tp * ep:
+                # the gap-analysis vLLM Qwen3-235B rows that state tp 1 or 2 beside moe_tp ×
+                # moe_ep 2 or 4 and no attention_dp (18 rows): aiconfigurator's layout rule is
+                # tp × attention_dp = moe_tp × moe_ep (aic-core sdk/config.py
+                # ``resolve_moe_parallelism``; the 235 GB of weights cannot fit one H200), so they
+                # ran vLLM's attention DP beside a tensor-parallel MoE over moe_tp × moe_ep GPUs,
+                # a layout kvcalc does not model (its attention DP shards the experts by EP, and
+                # these rows' steps, 41-58 ms, are 2-3 x its 12-24 ms): not read as TP tp alone
+                # (6 rows were, at half their GPUs), not scored (issue 20, MoE prefill round)
+                continue
             if dp > 1:  # attention data parallel: kvcalc's tp × (ep / tp) layout
                 tp = max(1, tp)
                 # the table's concurrency is per attention rank (the run id's cN is the
