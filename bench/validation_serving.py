@@ -82,7 +82,7 @@ WAVE_SHARE = {"prefill-first": 0.375, "whole-request": 0.143, "chunked": 0.103}
 # exactly the upstream rows whose silicon_data_source is ``source_file=.../aic-auto-gap-analysis/
 # ...``) repeat. That campaign measured with AIPerf (aiconfigurator docs/universe/index.html,
 # "Auto Gap Analysis": "compares them with AIPerf ... silicon measurements"), whose synthetic
-# prompts are 100 entries drawn at random for every request (``calc.serve.prompt_reuse``), here
+# prompts are 100 entries, one drawn for every request (``calc.serve.prompt_reuse``), here
 # after c × 2 warm-up requests and before c × 20 timed ones (aiconfigurator's benchmark script,
 # src/aiconfigurator/generator/config/backend_templates/benchmark/bench_run.sh.j2:
 # --warmup-request-count $((c*2)), --num-requests $((c*20)), BENCH_MULTI_ROUND 20). Which of its
@@ -95,7 +95,12 @@ WAVE_SHARE = {"prefill-first": 0.375, "whole-request": 0.143, "chunked": 0.103}
 # flag. The vLLM rows are physically impossible without reuse: Llama-3.1-8B-FP8 at 4000 x 100,
 # c 64, TP 4 completes 64 requests per 0.87 s (TTFT 125 ms + 99 × 7.52 ms), 294k prompt tokens/s,
 # 1.2 PFLOP/s a GPU of prompt work at 2 × 8.0 GFLOP a token: above the H200's dense fp8 peak.
+# Which AIPerf: aiconfigurator's own benchmark flow installs 0.3.0 (src/aiconfigurator/generator/
+# sflow.py, ``pip install aiperf==0.3.0``), whose default draw is a shuffle (every prompt once per
+# pass of 100, ``DatasetSamplingStrategy.SHUFFLE``), not the random choice of 0.2.0 and before
+# (issue 20, MoE prefill round; ``calc.serve.prompt_reuse``).
 PROMPT_POOL = 100  # AIPerf --num-dataset-entries default
+PROMPT_SAMPLING = "shuffle"  # AIPerf 0.3.0's default dataset sampling strategy
 WARMUP_PER_CLIENT, TIMED_PER_CLIENT = 2, 20  # aiconfigurator bench_run.sh.j2, per concurrency
 REUSE = {"vllm": True, "sglang": False, "trtllm": False}  # the campaign's servers (above)
 
@@ -111,7 +116,8 @@ def hit_share(row: Row, dep) -> float:
     per_group = math.ceil(row.concurrency / dep.sequence_groups)
     held = (dep.per_gpu.kv_cache_tokens - per_group * row.osl) / row.isl
     c = row.concurrency
-    return share(PROMPT_POOL, WARMUP_PER_CLIENT * c, TIMED_PER_CLIENT * c, held)
+    return share(PROMPT_POOL, WARMUP_PER_CLIENT * c, TIMED_PER_CLIENT * c, held,
+                 PROMPT_SAMPLING)
 
 
 def _policy(dep) -> str:
