@@ -243,7 +243,7 @@ def rows() -> list[Row]:
             concurrency = int(r["concurrency"])
             if "_epnone_" in r["id"] and dp == 1 and int(r["tp"]) < moe_tp * ep:
                 # the gap-analysis vLLM Qwen3-235B rows that state tp 1 or 2 beside moe_tp ×
-                # moe_ep 2 or 4 and no attention_dp (18 rows): aiconfigurator's layout rule is
+                # moe_ep 2 or 4 and no attention_dp (19 rows): aiconfigurator's layout rule is
                 # tp × attention_dp = moe_tp × moe_ep (aic-core sdk/config.py
                 # ``resolve_moe_parallelism``; the 235 GB of weights cannot fit one H200), so they
                 # ran vLLM's attention DP beside a tensor-parallel MoE over moe_tp × moe_ep GPUs,
