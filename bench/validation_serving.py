@@ -82,7 +82,7 @@ WAVE_SHARE = {"prefill-first": 0.375, "whole-request": 0.143, "chunked": 0.103}
 # exactly the upstream rows whose silicon_data_source is ``source_file=.../aic-auto-gap-analysis/
 # ...``) repeat. That campaign measured with AIPerf (aiconfigurator docs/universe/index.html,
 # "Auto Gap Analysis": "compares them with AIPerf ... silicon measurements"), whose synthetic
-# prompts are 100 entries drawn at random for every request (``calc.serve.prompt_reuse``), here
+# prompts are 100 entries, one drawn for every request (``calc.serve.prompt_reuse``), here
 # after c × 2 warm-up requests and before c × 20 timed ones (aiconfigurator's benchmark script,
 # src/aiconfigurator/generator/config/backend_templates/benchmark/bench_run.sh.j2:
 # --warmup-request-count $((c*2)), --num-requests $((c*20)), BENCH_MULTI_ROUND 20). Which of its
@@ -95,7 +95,12 @@ WAVE_SHARE = {"prefill-first": 0.375, "whole-request": 0.143, "chunked": 0.103}
 # flag. The vLLM rows are physically impossible without reuse: Llama-3.1-8B-FP8 at 4000 x 100,
 # c 64, TP 4 completes 64 requests per 0.87 s (TTFT 125 ms + 99 × 7.52 ms), 294k prompt tokens/s,
 # 1.2 PFLOP/s a GPU of prompt work at 2 × 8.0 GFLOP a token: above the H200's dense fp8 peak.
+# Which AIPerf: aiconfigurator's own benchmark flow installs 0.3.0 (src/aiconfigurator/generator/
+# sflow.py, ``pip install aiperf==0.3.0``), whose default draw is a shuffle (every prompt once per
+# pass of 100, ``DatasetSamplingStrategy.SHUFFLE``), not the random choice of 0.2.0 and before
+# (issue 20, MoE prefill round; ``calc.serve.prompt_reuse``).
 PROMPT_POOL = 100  # AIPerf --num-dataset-entries default
+PROMPT_SAMPLING = "shuffle"  # AIPerf 0.3.0's default dataset sampling strategy
 WARMUP_PER_CLIENT, TIMED_PER_CLIENT = 2, 20  # aiconfigurator bench_run.sh.j2, per concurrency
 REUSE = {"vllm": True, "sglang": False, "trtllm": False}  # the campaign's servers (above)
 
@@ -111,7 +116,8 @@ def hit_share(row: Row, dep) -> float:
     per_group = math.ceil(row.concurrency / dep.sequence_groups)
     held = (dep.per_gpu.kv_cache_tokens - per_group * row.osl) / row.isl
     c = row.concurrency
-    return share(PROMPT_POOL, WARMUP_PER_CLIENT * c, TIMED_PER_CLIENT * c, held)
+    return share(PROMPT_POOL, WARMUP_PER_CLIENT * c, TIMED_PER_CLIENT * c, held,
+                 PROMPT_SAMPLING)
 
 
 def _policy(dep) -> str:
@@ -235,6 +241,16 @@ def rows() -> list[Row]:
                 # concurrency 4 on B200): read as TP 8 and EP 8 on 8 GPUs
                 tp //= moe_tp
             concurrency = int(r["concurrency"])
+            if "_epnone_" in r["id"] and dp == 1 and int(r["tp"]) < moe_tp * ep:
+                # the gap-analysis vLLM Qwen3-235B rows that state tp 1 or 2 beside moe_tp ×
+                # moe_ep 2 or 4 and no attention_dp (19 rows): aiconfigurator's layout rule is
+                # tp × attention_dp = moe_tp × moe_ep (aic-core sdk/config.py
+                # ``resolve_moe_parallelism``; the 235 GB of weights cannot fit one H200), so they
+                # ran vLLM's attention DP beside a tensor-parallel MoE over moe_tp × moe_ep GPUs,
+                # a layout kvcalc does not model (its attention DP shards the experts by EP, and
+                # these rows' steps, 41-58 ms, are 2-3 x its 12-24 ms): not read as TP tp alone
+                # (6 rows were, at half their GPUs), not scored (issue 20, MoE prefill round)
+                continue
             if dp > 1:  # attention data parallel: kvcalc's tp × (ep / tp) layout
                 tp = max(1, tp)
                 # the table's concurrency is per attention rank (the run id's cN is the

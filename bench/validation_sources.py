@@ -1590,6 +1590,28 @@ LOOKED_AT = (
      "issue 21, sgmem round: searched for public SGLang start-up logs to hold out; none "
      "complete enough to predict (pull 11716: 8 × H200 at TP 8 holds 2.51 GiB at its weight "
      "load, looked at as a check on the NVLink pre-load figure, not fitted)"),
+    ("AIPerf wheels 0.2.0, 0.3.0, 0.4.0 and 0.5.0 on PyPI (ai-dynamo/aiperf): "
+     "aiperf/common/config/config_defaults.py (PromptDefaults.NUM = 100, "
+     "InputDefaults.DATASET_SAMPLING_STRATEGY = SHUFFLE from 0.3.0), "
+     "aiperf/dataset/dataset_samplers.py ShuffleSampler, dataset_manager.py (random.choice in "
+     "0.2.0)",
+     "issue 20, MoE prefill round: how the campaign's load generator picks each prompt (a shuffle "
+     "from 0.3.0); calc/serve/prompt_reuse.py's shuffled first draws and LRU keep, no constant"),
+    ("ai-dynamo/aiconfigurator@095f58a51 src/aiconfigurator/generator/sflow.py (pip install "
+     "aiperf==0.3.0), generator/rule_plugin/vllm.rule (and its history: tensor_parallel_size = "
+     "moe_tp x moe_ep / dp from 2026-04-14; max_num_tokens rules), "
+     "aic-core/src/aiconfigurator_core/sdk/config.py resolve_moe_parallelism (tp x "
+     "attention_dp = moe_tp x moe_ep), tools/accuracy_regression_testing/"
+     "predict_silicon_sample.py",
+     "issue 20, MoE prefill round: the AIPerf release of aiconfigurator's benchmark flow, and "
+     "the layout of the gap-analysis vLLM Qwen3-235B rows whose tp is below moe_tp x moe_ep "
+     "(19 rows, not scored)"),
+    ("aiconfigurator-core 0.12.0 wheel: h200_sxm/moe/{vllm/0.24.0,sglang/0.5.14,trtllm/"
+     "1.3.0rc20}, b200_sxm/moe/{sglang/0.5.14,trtllm/1.3.0rc20}, h100_sxm/moe/trtllm/1.3.0rc20 "
+     "moe_perf.parquet at Qwen3-235B-A22B's and DeepSeek-V3's shapes, 256 to 16,384 tokens",
+     "issue 20, MoE prefill round: kvcalc's fused-MoE time at prefill sizes against the tables "
+     "its curves were fitted to (tools/moe_prefill_tables.py); compared, nothing refitted"),
+
 )
 
 

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from calc.serve.prompt_reuse import cached_tokens, first_draw_share, hit_share
+from calc.serve.prompt_reuse import cached_tokens, first_draw_share, hit_share, kept_share
 from tests.scripts import load_script
 
 
@@ -42,6 +42,51 @@ def test_hit_share_is_capped_by_what_the_pool_holds():
     assert hit_share(100, 0, 1_000_000, 500) == pytest.approx(0.9999, abs=1e-9)
     # a pool full of running requests holds none
     assert hit_share(100, 0, 1_000_000, -3.0) == 0.0
+
+
+def test_shuffled_first_draws_are_the_first_pass():
+    # D = 100, W = 8, M = 80 (c 4): requests 0-87 all fall in the first pass, so the 80 timed
+    # ones all draw new prompts: (min(88, 100) − 8) / 80 = 1
+    assert first_draw_share(100, 8, 80, "shuffle") == 1.0
+    # c 8: W = 16, M = 160: (min(176, 100) − 16) / 160 = 84 / 160 = 0.525
+    assert first_draw_share(100, 16, 160, "shuffle") == pytest.approx(0.525)
+    # c 16: (100 − 32) / 320 = 0.2125; drawn at random the same counts give 0.217469
+    assert first_draw_share(100, 32, 320, "shuffle") == pytest.approx(0.2125)
+    # c 64: the 128 warm-up requests draw every prompt: 0
+    assert first_draw_share(100, 128, 1280, "shuffle") == 0.0
+
+
+def test_shuffled_prompts_come_back_a_pass_later():
+    # D = 2: positions p, q ∈ {0, 1}; between = a + b − a b with a = 1 − p, b = q:
+    # (p, q) = (0, 0): 1; (0, 1): 1 + 1 − 1 = 1; (1, 0): 0; (1, 1): 1. Held 1: only (1, 0)
+    # has fewer than 1 in between: 1 / 4
+    assert kept_share(2, 1, "shuffle") == pytest.approx(0.25)
+    # held 2 (every other prompt fits): 4 / 4
+    assert kept_share(2, 2, "shuffle") == 1.0
+    # D = 100, held 100: the most in between is 99 + 99 − 99 × 99 / 99 = 99 < 100: always kept
+    assert kept_share(100, 100, "shuffle") == 1.0
+    # nothing held: never kept; drawn at random, held / D
+    assert kept_share(100, 0, "shuffle") == 0.0
+    assert kept_share(100, 25, "random") == pytest.approx(0.25)
+
+
+def test_an_unknown_sampling_is_refused():
+    with pytest.raises(ValueError, match="sampling must be one of random, shuffle"):
+        first_draw_share(100, 0, 10, "sequential")
+
+
+@given(st.integers(1, 300), st.integers(0, 3000), st.integers(1, 6000))
+def test_shuffled_first_draws_are_a_share_and_fall_with_the_warmup(d, w, m):
+    s = first_draw_share(d, w, m, "shuffle")
+    assert 0.0 <= s <= 1.0
+    assert first_draw_share(d, w + 1, m, "shuffle") <= s
+
+
+@given(st.integers(1, 200), st.floats(0, 400))
+def test_shuffled_prompts_are_kept_more_the_more_is_held(d, held):
+    k = kept_share(d, held, "shuffle")
+    assert 0.0 <= k <= 1.0
+    assert kept_share(d, held + 1, "shuffle") >= k
 
 
 def test_cached_tokens_are_whole_blocks_short_of_the_last_token():
@@ -81,14 +126,36 @@ def _row(vs, suffix):
 
 
 def test_the_campaigns_vllm_rows_repeat_their_prompts(vs):
-    # Llama-3.1-8B-FP8, vLLM 0.12.0, 4000 × 100, c 64, TP 4: the pool holds at least the 100
-    # prompts beside the running outputs, so the hit share is 1 − the first draws at W = 128,
-    # M = 1,280 (test_first_draws_after_a_warmup): 1 − 0.021582 = 0.978418
+    # Llama-3.1-8B-FP8, vLLM 0.12.0, 4000 × 100, c 64, TP 4, AIPerf 0.3.0's shuffle: the 128
+    # warm-up requests draw all 100 prompts (max(0, min(1,408, 100) − 128) / 1,280 = 0 first
+    # draws among the timed ones) and the pool holds at least the 100 prompts beside the running
+    # outputs (kept 1): hit share (1 − 0) × 1 = 1
     row = _row(vs, "_vllm_agg_4000x100_c64_tp4_epnone_7")
     dep = vs._deployment(row)
     held = (dep.per_gpu.kv_cache_tokens - 64 * row.osl) / row.isl
     assert held >= 100
-    assert vs.hit_share(row, dep) == pytest.approx(0.978418, abs=1e-6)
+    assert vs.PROMPT_SAMPLING == "shuffle"
+    assert vs.hit_share(row, dep) == 1.0
+
+
+def test_the_campaigns_small_concurrency_rows_draw_fresh_prompts(vs):
+    # Qwen3-235B-A22B-FP8, vLLM, 8000 × 100, c 4, TP 2: W = 8 warm-up and M = 80 timed requests
+    # are all within the first pass of 100 shuffled prompts: min(88, 100) − 8 = 80 first draws
+    # of 80, hit share 0 (drawn at random it would be 1 − 0.637 = 0.363 before eviction)
+    row = _row(vs, "_vllm_agg_8000x100_c4_tp2_epnone_35")
+    assert vs.hit_share(row, vs._deployment(row)) == 0.0
+
+
+def test_rows_whose_tp_is_below_the_moe_width_are_not_scored(vs):
+    # ..._1000x100_c8_tp1_epnone_2 states tp 1, moe_tp 2, moe_ep 1 and no attention DP:
+    # 1 < 2 × 1, attention DP over 2 GPUs beside a TP-2 MoE (aiconfigurator's tp × dp =
+    # moe_tp × moe_ep); ..._8000x100_c4_tp2_epnone_36 states tp 2 beside moe_tp 4: 2 < 4 × 1
+    ids = {r.id for r in vs.rows()}
+    assert not any(i.endswith("_vllm_agg_1000x100_c8_tp1_epnone_2") for i in ids)
+    assert not any(i.endswith("_vllm_agg_8000x100_c4_tp2_epnone_36") for i in ids)
+    # tp 2 beside moe_tp 2 (2 = 2 × 1) and tp 2 beside moe_ep 2 (2 = 1 × 2) stay
+    assert any(i.endswith("_vllm_agg_8000x100_c4_tp2_epnone_35") for i in ids)
+    assert any(i.endswith("_vllm_agg_8000x100_c4_tp2_epnone_37") for i in ids)
 
 
 def test_other_rows_do_not(vs):
