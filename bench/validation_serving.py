@@ -65,7 +65,9 @@ FORMATS = {"fp8": "fp8-tensor", "fp8_block": "fp8-block128", "nvfp4": "nvfp4", "
 # (MTP round: whole-request 0.143 -> 0.141, the fit's value once the MTP runs are timed as MTP.)
 # (MoE-backend round: whole-request 0.141 -> 0.143, the fit's value once the B200 NVFP4 runs
 # with attention TP are timed at the trtllm-gen MoE their scripts set.)
-WAVE_SHARE = {"prefill-first": 0.375, "whole-request": 0.143, "chunked": 0.103}
+# (mxfp4 round: chunked 0.103 -> 0.116, the fit's value once vLLM's MXFP4 MoE curves are fitted
+# to gpt-oss's own kernel path, without the compressed-tensors Marlin rows; docs/step-time.md.)
+WAVE_SHARE = {"prefill-first": 0.375, "whole-request": 0.143, "chunked": 0.116}
 
 # The CUDA graphs of the sample's TensorRT-LLM runs are not stated per record. Not
 # TensorRT-LLM's default list (1-31, 32, 64, 128 unpadded, ``Engine.cuda_graph_batch_sizes``):

@@ -160,6 +160,17 @@ FITTED = (
      "issue 21, sgmem round: SGLang's memory in use at its pre-load baseline, 0.38 GiB at TP 1 "
      "(79.19 − 78.81) and 2.20 GiB on NVLinked GPUs at TP > 1 ((79.19 − x) × 0.93 − 55.14 = "
      "16.46), calc/deploy/engines/sglang/rules.py non_torch_tp1_bytes, non_torch_tp_bytes"),
+    ("aiconfigurator-core 0.12.0 wheel (PyPI): {b200_sxm,b300_sxm,gb200,gb300,h100_sxm,h200_sxm}/"
+     "moe/vllm/0.24.0/moe_perf.parquet, the w4a16_mxfp4 rows by kernel_source (648 "
+     "vllm_gptossmxfp4moe_* rows kept; 324 vllm_compressedtensorsw4a4mxfp4moe_marlin_* rows "
+     "left out, tools/fit_kernels.py MXFP4_OFF_PATH)",
+     "measured fused-MoE layer times of vLLM's gpt-oss MXFP4 kernels (FlashInfer trtllm-gen on "
+     "Blackwell, OpenAI's Triton kernel on Hopper) and of its compressed-tensors W4A4 MXFP4 "
+     "Marlin kernel",
+     "issue 20, mxfp4 round: vLLM's and the pooled MXFP4 MoE curves of B200, B300, GB200, GB300, "
+     "H100, H200 (and copies) refitted to gpt-oss's kernel path (B200 vLLM compute 0.1375 -> "
+     "0.2201); WAVE_SHARE chunked refitted 0.103 -> 0.116 on it, mi355x matmul_fp4 expected "
+     "0.32 -> 0.33"),
 )
 
 
@@ -1612,6 +1623,16 @@ LOOKED_AT = (
      "issue 20, MoE prefill round: kvcalc's fused-MoE time at prefill sizes against the tables "
      "its curves were fitted to (tools/moe_prefill_tables.py); compared, nothing refitted"),
 
+    ("vllm 0.24.0 wheel (PyPI; the release of aiconfigurator's vLLM MoE tables): "
+     "model_executor/layers/quantization/mxfp4.py (GptOssMxfp4Config, GptOssMxfp4MoEMethod), "
+     "fused_moe/oracle/mxfp4.py (_get_priority_backends_for_gpt_oss, select_mxfp4_moe_backend), "
+     "fused_moe/experts/trtllm_mxfp4_moe.py (_supports_current_device), "
+     "quantization/compressed_tensors/compressed_tensors_moe/compressed_tensors_moe_w4a4_mxfp4.py; "
+     "vllm 0.18.0 wheel (the silicon sample's gpt-oss runs): quantization/mxfp4.py "
+     "get_mxfp4_backend, utils/import_utils.py has_triton_kernels",
+     "issue 20, mxfp4 round: which MXFP4 MoE kernel vLLM runs for gpt-oss on each GPU "
+     "(trtllm-gen BF16 on SM100, Triton on SM90) and that the compressed-tensors W4A4 rows are "
+     "another checkpoint format's; no constant fitted from them"),
 )
 
 
