@@ -81,6 +81,9 @@ class Run:
     release: str  # vLLM
     fit: str = ""  # the constant it is fitted to ("" held out)
     prompts: int | None = None  # the run's --num-prompts where its source states it
+    # the attention kernels the run's stack ran (EngineSettings.rocm_kernels; None: vLLM's
+    # default, Triton unified attention: no VLLM_ROCM_USE_AITER set)
+    kernels: str | None = None
 
 
 def _llmd(isl, osl, c, tps, ttft_ms, tpot_ms, prompts=None):
@@ -101,9 +104,12 @@ RUNS = (
     _llmd(65536, 128, 2, 15.5, 9090, None),
     # KV dtype not stated: fp8 taken (AMD's ROCm recipes pass --kv-cache-dtype fp8); a 16-bit
     # cache holds 50 of the 64 sequences in kvcalc's pool, which the measured 5.2 s mean TTFT
-    # (no queue of whole requests) rules out
+    # (no queue of whole requests) rules out. Kernels: AMD's tuned ones (aiter): the 355_wip
+    # line's MXFP4 Llama-3.1-405B commands set VLLM_ROCM_USE_AITER=1 (ROCm/vllm pull 584, the
+    # same author's); pull 25135 prints its results and no environment
     Run("pr25135-mi355x-405b-mxfp4-1022-1024-c64", "llama3.1-405b", "mxfp4", "fp8", 1, 1022,
-        1024, 64, 793.27, 5.24027, 0.07558, "0.10.2", "matmul_fp4", prompts=320),
+        1024, 64, 793.27, 5.24027, 0.07558, "0.10.2", "matmul_fp4", prompts=320,
+        kernels="aiter"),
 )  # fmt: skip
 
 # llm-d rows left out: total / output tokens/s contradicts the stated lengths (1,024 in and
@@ -190,13 +196,17 @@ class Predicted:
         return self.tokens_per_s / self.run.tokens_per_s - 1
 
 
-def _deployment(run: Run, hw=None):
+def _deployment(run: Run, hw=None, kernels: str | None = None):
+    """The run's deployment; ``kernels`` replaces the run's attention kernels (its stated
+    ``Run.kernels``, else vLLM's default)."""
     from calc.data.registry import load_model
     from calc.deploy.deployment import Deployment, EngineSettings
 
+    engine = EngineSettings(name="vllm", version=run.release,
+                            rocm_kernels=kernels or run.kernels)  # fmt: skip
     return Deployment.build(load_model(run.model), hw or hardware(), tp=run.tp,
                             weight_dtype=run.weight_dtype, kv_dtype=run.kv_dtype,
-                            engine=EngineSettings(name="vllm", version=run.release))  # fmt: skip
+                            engine=engine)  # fmt: skip
 
 
 def burst_steps(concurrency: int, isl: int, budget: int) -> float:
@@ -231,17 +241,18 @@ def first_wave_ttft_s(run: Run, dep, efficiency: str = "expected") -> float:
     return float(host.request_host_s(run.isl)) + steps * step
 
 
-def predict(run: Run, hw=None, efficiency: str = "expected") -> Predicted:
+def predict(run: Run, hw=None, efficiency: str = "expected",
+            kernels: str | None = None) -> Predicted:  # fmt: skip
     """The run's TPOT and TTFT: bench/validation_serving.py's closed loop (its steady state),
     and where the run states its --num-prompts N, its first wave at its weight c / N in the
     mean TTFT (``first_wave_ttft_s``; the later waves arrive as the first wave's requests
-    finish, spread as their first tokens were)."""
+    finish, spread as their first tokens were). ``kernels``: as ``_deployment``."""
     here = str(Path(__file__).resolve().parent)
     if here not in sys.path:
         sys.path.insert(0, here)
     import validation_serving as vs
 
-    dep = _deployment(run, hw)
+    dep = _deployment(run, hw, kernels)
     row = vs.Row(run.id, "vllm", run.model, "mi355x", run.weight_dtype, run.kv_dtype, run.isl,
                  run.osl, run.concurrency, run.tp, 1, run.ttft_s, run.tpot_s or 0.0,
                  run.weight_dtype, run.release)  # fmt: skip
@@ -271,8 +282,16 @@ def _assumed():
 
 @cache
 def before() -> tuple[Predicted, ...]:
-    """Every run under the figures assumed before them (``ASSUMED``)."""
-    return tuple(predict(r, _assumed()) for r in RUNS)
+    """Every run under the figures assumed before them (``ASSUMED``), with AMD's tuned
+    attention kernels as kvcalc then assumed everywhere."""
+    return tuple(predict(r, _assumed(), kernels="aiter") for r in RUNS)
+
+
+@cache
+def tuned() -> tuple[Predicted, ...]:
+    """Every run under the shipped profile with AMD's tuned attention kernels (aiter): what
+    kvcalc predicted before the ROCm kernel setting (issue 20, rocmattn round)."""
+    return tuple(predict(r, kernels="aiter") for r in RUNS)
 
 
 @cache
@@ -296,23 +315,89 @@ def fit() -> float:
 
 
 def kernel_cost_fit() -> float:
-    """The per-kernel fixed cost [s] the llm-d 4,096 / 4,096 rows alone imply: their signed
-    median TPOT error zero (reported, not shipped: module docstring)."""
+    """The per-kernel fixed cost [s] the llm-d 4,096 / 4,096 rows alone imply under AMD's tuned
+    attention kernels: their signed median TPOT error zero (the AMD serving round's figure,
+    reported, not shipped: module docstring)."""
     rows = [r for r in RUNS if r.id.startswith("llmd") and r.isl == r.osl == 4096]
-    return _bisect(lambda k: statistics.median(predict(r, hardware(k)).tpot_error for r in rows),
-                   1e-6, 50e-6)  # fmt: skip
+    return _bisect(lambda k: statistics.median(predict(r, hardware(k), kernels="aiter").tpot_error
+                                               for r in rows), 1e-6, 50e-6)  # fmt: skip
 
 
-def decode_gap_s(run: Run) -> float:
+def decode_gap_s(run: Run, kernels: str = "aiter") -> float:
     """The measured TPOT less kvcalc's decode step alone at the run's concurrency and mean
     context (isl + osl / 2), vLLM's host time per step included [s]: what the run's decode
-    steps take beyond kvcalc's (the median TPOT of a decode-heavy run is its decode step)."""
+    steps take beyond kvcalc's (the median TPOT of a decode-heavy run is its decode step),
+    with AMD's tuned attention kernels (the AMD serving round's figure) or ``kernels``."""
     from calc.deploy.engines import host_costs
     from calc.deploy.steps import step_of
 
-    dep = _deployment(run)
+    dep = _deployment(run, kernels=kernels)
     step = step_of(dep, batch=run.concurrency, ctx=run.isl + run.osl / 2)
     return run.tpot_s - float(step.time_s) - float(host_costs("vllm").step_host_s(run.concurrency))
+
+
+# vLLM's ROCm attention blog (issue 20, rocmattn round): Qwen3-235B-A22B-Instruct-2507-FP8 at
+# TP 8 + EP 8, 10K prompt / 1K output tokens, vLLM 0.14.0rc2 with VLLM_ROCM_USE_AITER=1 in every
+# run and only --attention-backend switched. Per GPU and concurrency: ROCM_AITER_FA's TPOT [s]
+# (its bar on the TPOT figure, 0 to 260 ms at 2.43 px/ms) and TRITON_ATTN's as printed beside
+# its bar (× ROCM_AITER_FA's). The MI355X concurrency-64 row is the fit; the rest check it.
+BLOG = (
+    "https://github.com/vllm-project/vllm-project.github.io/blob/"
+    "034b535bb5ada53514fac43e65d49baf387f13f2/_posts/2026-02-20-rocm-attention-backend.md"
+)
+BLOG_TPOT = (  # (hardware, concurrency, ROCM_AITER_FA TPOT [s], TRITON_ATTN / ROCM_AITER_FA)
+    ("mi355x", 64, 39.8e-3, 1.05), ("mi355x", 128, 57.5e-3, 1.23),
+    ("mi325x", 64, 45.6e-3, 1.17), ("mi325x", 128, 72.3e-3, 1.27),
+    ("mi300x", 64, 46.0e-3, 1.28), ("mi300x", 128, 79.3e-3, 1.36),
+)  # fmt: skip
+BLOG_CTX = 10_000 + 1_000 / 2  # the mean context of a decode step: prompt + half the output
+
+
+def _blog_steps(gpu: str, concurrency: int):
+    """kvcalc's decode step of the blog's deployment on ``gpu`` at ``concurrency`` sequences
+    and BLOG_CTX tokens, AMD's tuned attention (its roofline): (raw ops, op times [s])."""
+    from calc.data.registry import load_hardware, load_model
+    from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.deploy.steps import step_of
+
+    dep = Deployment.build(load_model("qwen3-235b-a22b"), load_hardware(gpu), tp=8, ep=8,
+                           weight_dtype="fp8-block128", kv_dtype="bf16",
+                           engine=EngineSettings(name="vllm", version="0.14.0",
+                                                 rocm_kernels="aiter"))  # fmt: skip
+    step = step_of(dep, batch=concurrency, ctx=BLOG_CTX)
+    return step.raw, [t.time_s for t in step.ops]
+
+
+def walk_extra_s(gpu: str, concurrency: int, tile_s: float) -> float:
+    """What the Triton decode kernel's serial walk at ``tile_s`` a tile adds to kvcalc's
+    decode step of the blog's deployment [s] (calc.deploy.steps.walk_bound)."""
+    from calc.deploy.engines.vllm.rocm_attention import TRITON_KEYS_PER_TILE_STEP
+    from calc.deploy.steps import walk_bound
+
+    raw, times = _blog_steps(gpu, concurrency)
+    return sum(walk_bound(raw, times, tile_s, TRITON_KEYS_PER_TILE_STEP)) - sum(times)
+
+
+def triton_fit() -> float:
+    """The Triton decode kernel's time per tile [s] (calc.deploy.engines.vllm.rocm_attention
+    TRITON_DECODE_TILE_S): the one at which kvcalc's step of the blog's MI355X concurrency-64
+    deployment grows by what TRITON_ATTN adds there, (1.05 − 1) × 39.8 ms."""
+    gpu, c, aiter_s, ratio = BLOG_TPOT[0]
+    target = (ratio - 1) * aiter_s
+    return _bisect(lambda t: walk_extra_s(gpu, c, t) - target, 1e-7, 1e-4)
+
+
+def blog_checks() -> list[tuple[str, int, float, float, float]]:
+    """Per blog row: (hardware, concurrency, measured TRITON_ATTN extra [s], kvcalc's extra at
+    the shipped tile time [s], signed error of TRITON_ATTN's TPOT taken as ROCM_AITER_FA's
+    measured TPOT + kvcalc's extra)."""
+    from calc.deploy.engines.vllm.rocm_attention import TRITON_DECODE_TILE_S
+
+    out = []
+    for gpu, c, aiter_s, ratio in BLOG_TPOT:
+        extra = walk_extra_s(gpu, c, TRITON_DECODE_TILE_S)
+        out.append((gpu, c, (ratio - 1) * aiter_s, extra, (aiter_s + extra) / (ratio * aiter_s) - 1))
+    return out
 
 
 def decode_gap_fit() -> tuple[float, float]:

@@ -95,7 +95,7 @@ def test_the_llmd_kernel_cost_is_the_stacks(serving):
     def step_s(profile) -> float:
         dep = Deployment.build(load_model("llama3.3-70b"), profile, tp=8,
                                weight_dtype="fp8-tensor", kv_dtype="fp8",
-                               engine=EngineSettings(name="vllm"))  # fmt: skip
+                               engine=EngineSettings(name="vllm", rocm_kernels="aiter"))  # fmt: skip
         return float(step_of(dep, batch=1, ctx=1536).time_s)
 
     assert step_s(serving.hardware(k)) > 1 / 96 > step_s(hw)
