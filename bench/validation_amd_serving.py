@@ -396,7 +396,8 @@ def blog_checks() -> list[tuple[str, int, float, float, float]]:
     out = []
     for gpu, c, aiter_s, ratio in BLOG_TPOT:
         extra = walk_extra_s(gpu, c, TRITON_DECODE_TILE_S)
-        out.append((gpu, c, (ratio - 1) * aiter_s, extra, (aiter_s + extra) / (ratio * aiter_s) - 1))
+        err = (aiter_s + extra) / (ratio * aiter_s) - 1
+        out.append((gpu, c, (ratio - 1) * aiter_s, extra, err))
     return out
 
 
@@ -554,10 +555,11 @@ def _kernels_lines() -> list[str]:
                      f"**{err:+.1%}** |")  # fmt: skip
     lines += [
         "",
-        "The walk explains the MI355X concurrency-64 row it is fitted to and the llm-d rows (below)",
-        "and nothing else of the blog: at concurrency 128 on MI355X, and on MI300X and MI325X",
-        "(gfx942) at both, the measured Triton cost is larger than the walk and kvcalc's step takes",
-        "its roofline (signed error = −(1 − 1 / ratio)). Not modelled: what makes them slower.",
+        "The walk explains the MI355X concurrency-64 row it is fitted to and the llm-d rows",
+        "(below) and nothing else of the blog: at concurrency 128 on MI355X, and on MI300X and",
+        "MI325X (gfx942) at both, the measured Triton cost is larger than the walk and kvcalc's",
+        "step takes its roofline (signed error = −(1 − 1 / ratio)). Not modelled: what makes",
+        "them slower.",
         "",
         "The llm-d decode gap (measured TPOT less kvcalc's tuned step, above) against the walk",
         "kvcalc now adds (at the row's concurrency and mean context):",
