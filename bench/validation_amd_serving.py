@@ -6,6 +6,7 @@ figures fitted to them.
 Run: python bench/validation_amd_serving.py          (prints the rows)
      python bench/validation_amd_serving.py --fit    (the fitted MI355X figure, and the
                                                       kernel cost the llm-d rows alone imply)
+     python bench/validation_amd_serving.py --fit-triton  (the Triton decode tile time)
 
 Records (issue 20, round 20; scored before anything was fitted, see ``ASSUMED``):
 
@@ -36,13 +37,22 @@ batch 64 of a 405B model on one GPU). One record: checked against the MLPerf flo
 Not fitted, widened: the low edges of mi355x's unmeasured bf16, fp8 and memory bands, so the
 held-out rows lie between kvcalc at ``--efficiency low`` and ``high`` (``band_holds``).
 
-Not shipped (``kernel_cost_fit``): the per-kernel fixed cost that would make the llm-d
-4,096 / 4,096 rows' signed median TPOT error zero. The MI355X profile keeps the A100's cost (as
-MI300X, whose fractions were fitted beside it on AMD's tuned containers): a fitted cost puts
-kvcalc's TPOT floor for Llama-3.3-70B at TP 8 above the 10.4 ms (96 tokens/s per user) that
-InferenceX's tuned MI355X runs reach (docs/validation/cross_vendor_runs.yaml, tested by
-tests/test_plan_cross_vendor.py): the llm-d rows' fixed costs are their stack's (plain vLLM
-without AITER's fused kernels), not the GPU's.
+Attention kernels (issue 20, rocmattn round; ``Run.kernels``, ``tuned``, ``triton_fit``,
+``blog_checks``): each run is predicted with the ROCm attention kernels its stack ran
+(EngineSettings.rocm_kernels): the llm-d rows vLLM's default, Triton unified attention (no
+AITER variable), pull 25135 AMD's tuned ones. The Triton decode kernel's time per tile is
+fitted to vLLM's ROCm attention blog (``BLOG``, ``BLOG_TPOT``: Qwen3-235B-A22B-FP8 on MI355X at
+concurrency 64, TRITON_ATTN 1.05 × ROCM_AITER_FA's TPOT), never to these rows; the blog's other
+five rows are reported as checks; ``tuned`` is every run with AMD's kernels (the figures before
+the setting).
+
+Not shipped (``kernel_cost_fit``, under AMD's tuned kernels): the per-kernel fixed cost that
+would make the llm-d 4,096 / 4,096 rows' signed median TPOT error zero. The MI355X profile
+keeps the A100's cost (as MI300X, whose fractions were fitted beside it on AMD's tuned
+containers): a fitted cost puts kvcalc's TPOT floor for Llama-3.3-70B at TP 8 above the
+10.4 ms (96 tokens/s per user) that InferenceX's tuned MI355X runs reach
+(docs/validation/cross_vendor_runs.yaml, tested by tests/test_plan_cross_vendor.py): the llm-d
+rows' fixed costs are their stack's (plain vLLM without AITER's fused kernels), not the GPU's.
 """
 
 from __future__ import annotations
