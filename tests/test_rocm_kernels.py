@@ -141,3 +141,17 @@ def test_cli_states_the_kernels(cli):
     triton = cli(*args, "--rocm-kernels", "triton").json()["tpot_s"]
     default = cli(*args).json()["tpot_s"]
     assert default == triton > tuned  # vLLM's default on ROCm is its Triton attention
+
+
+def test_launch_states_aiter():
+    from calc.deploy.engines.launch import LaunchPlan
+
+    plan = LaunchPlan(max_model_len=8192)
+    tuned = _dep(kernels="aiter")
+    (cmd,) = tuned.engine_model.launch(tuned, plan)
+    # AMD's tuned attention is vLLM's only with the variable set (envs.py default False)
+    assert cmd.env == (("VLLM_ROCM_USE_AITER", "1"),)
+    assert cmd.text().startswith("VLLM_ROCM_USE_AITER=1 vllm serve ")
+    plain = _dep()
+    (cmd,) = plain.engine_model.launch(plain, plan)
+    assert cmd.env == () and cmd.text().startswith("vllm serve ")
