@@ -157,7 +157,8 @@ FITTED = (
      "assets/figures/2026-02-27-rocm-attention-backend/mha_tpot_comparison.png (bar lengths "
      "read at 2.43 px/ms on the 0-260 ms axis)",
      "Qwen3-235B-A22B-FP8 TP 8 + EP 8, 10K / 1K, on MI300X, MI325X and MI355X at concurrency 64 "
-     "and 128: ROCM_AITER_FA's TPOT and TRITON_ATTN's as a multiple of it (1.05 on MI355X at 64)",
+     "and 128: ROCM_AITER_FA's TPOT and TRITON_ATTN's as a multiple of it (1.05 on MI355X at 64); "
+     "its TTFT figure (TRITON_ATTN 1.28-1.42 x) looked at, not used",
      "issue 20, rocmattn round: the Triton unified-attention decode kernel's time per 16-key "
      "tile, 2.70 us (calc/deploy/engines/vllm/rocm_attention.py TRITON_DECODE_TILE_S), fitted "
      "to the MI355X concurrency-64 row alone; the other five rows reported as checks"),
