@@ -553,33 +553,8 @@ def moe_default_path(frame):
     default and "currently only used for Llama4" (``tensorrt_llm/_torch/model_config.py``,
     ``ModelConfig.enable_min_latency = False``). Pooled with the regular rows they made the
     B200/GB200 NVFP4 MoE curves about 1.4x fast at serving batches (Qwen3-30B-A3B's layer at
-    1,536 tokens: 0.263 ms regular, 0.095 ms min-latency; issue 20 round 5).
-
-    And for MXFP4 (``MXFP4_OFF_PATH``) vLLM's gpt-oss method, not its compressed-tensors W4A4
-    MXFP4 method: kvcalc's MXFP4 experts are gpt-oss's released checkpoint, which vLLM loads
-    with ``GptOssMxfp4MoEMethod``; the compressed-tensors rows are another checkpoint format's
-    kernel (Marlin), pooled with them into one ``w4a16_mxfp4`` table."""
-    return ~frame.kernel_source.str.contains(
-        f"nongated|sglang_flashinfer_cutlass|min_latency|{MXFP4_OFF_PATH}"
-    )
-
-
-# vLLM's MXFP4 MoE rows of a checkpoint format kvcalc never serves (``moe_default_path``).
-# aiconfigurator's vLLM 0.24.0 tables file two kernels under ``w4a16_mxfp4``: gpt-oss's
-# (``vllm_gptossmxfp4moe_…``: FlashInfer trtllm-gen on B200, B300, GB200, GB300; OpenAI's Triton
-# kernel on H100, H200; Marlin on L40S, RTX PRO 6000) and 324 rows per GPU of
-# ``vllm_compressedtensorsw4a4mxfp4moe_marlin_…``. From the vllm 0.24.0 wheel:
-# ``quantization/mxfp4.py`` GptOssMxfp4Config claims checkpoints with quant_method "mxfp4" and
-# model_type "gpt_oss" (l. 102-132) and gives their experts ``GptOssMxfp4MoEMethod``, which
-# calls ``select_mxfp4_moe_backend`` (l. 135-141); that walks
-# ``_get_priority_backends_for_gpt_oss`` (``fused_moe/oracle/mxfp4.py`` l. 304-323:
-# FLASHINFER_TRTLLM_MXFP4_BF16 first, TRITON after the ROCm ones, MARLIN last) and takes the
-# first the device supports (l. 497-514; trtllm-gen: ``is_device_capability_family(100)``,
-# ``fused_moe/experts/trtllm_mxfp4_moe.py`` l. 85-87). ``CompressedTensorsW4A4Mxfp4MoEMethod``
-# (``compressed_tensors_moe_w4a4_mxfp4.py`` l. 44-61) serves compressed-tensors checkpoints only.
-# Pooled, the Marlin rows pulled B200's vLLM MXFP4 curve's compute fraction from 0.22 to 0.14
-# (issue 20, the mxfp4 round; docs/step-time.md).
-MXFP4_OFF_PATH = "compressedtensorsw4a4mxfp4"
+    1,536 tokens: 0.263 ms regular, 0.095 ms min-latency; issue 20 round 5)."""
+    return ~frame.kernel_source.str.contains("nongated|sglang_flashinfer_cutlass|min_latency")
 
 
 def moe_power_law_slowdown(frame, curve: dict, peaks: dict, bandwidth: float, dtype: str):
