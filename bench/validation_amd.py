@@ -141,8 +141,14 @@ def predict(rec: Record, hw=None) -> float:
     from calc.deploy.steps import generation_time_of, step_of
     from calc.reports.throughput import serving_throughput
 
+    # AMD's tuned attention kernels (rocm_kernels "aiter"): every record ran AMD's own vLLM
+    # build: the rocm/vllm containers of the performance page and ROCm/vllm's README (its
+    # commands export VLLM_V1_USE_PREFILL_DECODE_ATTENTION=1, ROCm's paged-attention decode,
+    # beside "AITER FP8 KV cache" and "AITER full graph capture"), and Oracle's vLLM V0 fork
+    # with ROCm's custom paged attention; none ran vLLM's Triton unified decode kernel
+    engine = EngineSettings(name="vllm", rocm_kernels="aiter")
     dep = Deployment.build(load_model(rec.model), hw or _hw(), tp=8, weight_dtype="fp8-tensor",
-                           kv_dtype=rec.kv, engine=EngineSettings(name="vllm"))  # fmt: skip
+                           kv_dtype=rec.kv, engine=engine)  # fmt: skip
     host = host_costs("vllm", frontend="offline")
     if rec.batch is None:
         s = serving_throughput(dep, prompt=rec.prompt, gen=rec.gen, host=host)

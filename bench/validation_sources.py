@@ -171,6 +171,17 @@ FITTED = (
      "H100, H200 (and copies) refitted to gpt-oss's kernel path (B200 vLLM compute 0.1375 -> "
      "0.2201); WAVE_SHARE chunked refitted 0.103 -> 0.116 on it, mi355x matmul_fp4 expected "
      "0.32 -> 0.33"),
+    ("vllm-project/vllm-project.github.io@034b535 _posts/2026-02-20-rocm-attention-backend.md "
+     "(vLLM's ROCm attention blog, AMD and Embedded LLM: vLLM 0.14.0rc2, rocm/vllm-dev:"
+     "nightly_main_20260115, VLLM_ROCM_USE_AITER=1, --attention-backend switched) and its figure "
+     "assets/figures/2026-02-27-rocm-attention-backend/mha_tpot_comparison.png (bar lengths "
+     "read at 2.43 px/ms on the 0-260 ms axis)",
+     "Qwen3-235B-A22B-FP8 TP 8 + EP 8, 10K / 1K, on MI300X, MI325X and MI355X at concurrency 64 "
+     "and 128: ROCM_AITER_FA's TPOT and TRITON_ATTN's as a multiple of it (1.05 on MI355X at 64); "
+     "its TTFT figure (TRITON_ATTN 1.28-1.42 x) looked at, not used",
+     "issue 20, rocmattn round: the Triton unified-attention decode kernel's time per 16-key "
+     "tile, 2.70 us (calc/deploy/engines/vllm/rocm_attention.py TRITON_DECODE_TILE_S), fitted "
+     "to the MI355X concurrency-64 row alone; the other five rows reported as checks"),
 )
 
 
@@ -1633,6 +1644,30 @@ LOOKED_AT = (
      "issue 20, mxfp4 round: which MXFP4 MoE kernel vLLM runs for gpt-oss on each GPU "
      "(trtllm-gen BF16 on SM100, Triton on SM90) and that the compressed-tensors W4A4 rows are "
      "another checkpoint format's; no constant fitted from them"),
+    ("vllm wheels 0.9.2, 0.11.0 and 0.15.1 (PyPI): envs.py (VLLM_ROCM_USE_AITER default False, "
+     "VLLM_V1_USE_PREFILL_DECODE_ATTENTION default False), platforms/rocm.py "
+     "get_attn_backend_cls (TRITON_ATTN the last choice), 0.15.1 v1/attention/backends/"
+     "triton_attn.py (MIN_LAUNCH_GRID_SIZE_2D 128, NUM_PAR_SOFTMAX_SEGMENTS 16) and "
+     "v1/attention/ops/triton_unified_attention.py (_get_tile_size: decode tile 16 for a 16-bit "
+     "query; the 2D kernel with a prompt in the step or above the 3D threshold); the newest "
+     "stored vllm-project/vllm vllm/platforms/rocm.py (TRITON_ATTN still the default); "
+     "sglang 0.4.10 wheel srt/model_executor/model_runner.py (MHA on HIP: attention backend "
+     "aiter) and server_args.py",
+     "issue 20, rocmattn round: each engine's default ROCm attention kernels "
+     "(EngineSettings.rocm_kernels) and the Triton decode kernel's serial walk"),
+    ("ROCm/vllm docker/Dockerfile.rocm (newest stored: sets no VLLM_ROCM_USE_AITER) and "
+     "docs/dev-docker/README.md@040de12 (exports VLLM_V1_USE_PREFILL_DECODE_ATTENTION=1; "
+     "'AITER FP8 KV cache', 'AITER full graph capture'); ROCm/vllm pull 584 (the 355_wip MXFP4 "
+     "Llama-3.1-405B commands: VLLM_ROCM_USE_AITER=1); vllm-project/vllm pull 18596 (the "
+     "MI300X AITER on/off table also cited as 18686); vllm issue 46596 (ROCM_ATTN against "
+     "ROCM_AITER_FA, MI300X/MI355X); vllm pull 29065 (Gemma-3 Triton unified attention against "
+     "AITER, MI300X, TP 2); ROCm/aiter pulls 3297 and 5415 and issue 2495 (paged-attention and "
+     "Triton unified-attention microbenchmarks on MI300X/MI325X/MI355X); vllm pull 30191 "
+     "(a Triton unified-attention benchmark, GPU not stated); ROCm legacy-rocm-build pull 5554 "
+     "(the vLLM optimization guide's AITER switches)",
+     "issue 20, rocmattn round: which setting the AMD rows' stacks ran (README and AMD images: "
+     "tuned; pull 25135: AITER), and a kernel table of Triton against AITER decode attention "
+     "on MI355X; none had one at the llm-d shape, none fitted"),
 )
 
 

@@ -243,7 +243,8 @@ def sweep(
     ``engine_options``: the engine options (``engine``, ``engine_version``, ``mem_util``,
     ``block_size``, ``max_batched_tokens``, ``max_num_seqs``, ``allreduce``, ``activation``,
     ``overhead``, ``max_model_len``, ``chunked_prefill``, ``prefix_cache``, ``moe_a2a``,
-    ``cuda_graphs``, ``moe_backend``). The whole grid is held in memory (the CLI streams it)."""
+    ``cuda_graphs``, ``moe_backend``, ``rocm_kernels``). The whole grid is held in memory
+    (the CLI streams it)."""
     from calc.reports.sweep import grid_of
     from calc.reports.sweep_io import sweep_report
 

@@ -82,6 +82,11 @@ class EngineSettings:
     # the embedding kernel on a copy of its table inside the profiling pass) or "warm"
     # (compiled graphs loaded from the cache); None: cold, a fresh server's first start
     compile_cache: str | None = None
+    # the kernel library the engine's attention runs on an AMD GPU: "aiter" (AMD's tuned
+    # kernels, which kvcalc's AMD profiles describe) or "triton" (vLLM's Triton unified
+    # attention, its default without VLLM_ROCM_USE_AITER=1); None: the engine's default
+    # (calc.deploy.engines: vLLM triton, SGLang aiter). Only AMD GPUs take it.
+    rocm_kernels: str | None = None
 
     def __post_init__(self) -> None:
         from calc.deploy.engines import NAMES, engine, engine_name
@@ -116,6 +121,20 @@ class EngineSettings:
                     f"modelled MoE backends: {', '.join(named.moe.backends)}"
                 )
             object.__setattr__(self, "moe_backend", backend)
+        if self.rocm_kernels is not None:
+            named = engine(self.name)
+            kernels = str(self.rocm_kernels).lower()
+            if not named.rocm_kernels:
+                raise InvalidInputError(
+                    f"--rocm-kernels is not a setting kvcalc models for {named.title} (it does "
+                    "not run on AMD GPUs): drop it"
+                )
+            if kernels not in named.rocm_kernels:
+                raise InvalidInputError(
+                    f"--rocm-kernels {self.rocm_kernels!r} is not one of {named.title}'s "
+                    f"modelled ROCm kernel libraries: {', '.join(named.rocm_kernels)}"
+                )
+            object.__setattr__(self, "rocm_kernels", kernels)
         if self.mem_util is not None:
             check_fraction("mem-util", self.mem_util)
         for flag, value, upper in (
@@ -156,7 +175,7 @@ class EngineSettings:
         allreduce: str | None = None, chunked_prefill: bool | None = None,
         prefix_cache: bool | None = None, moe_a2a: str | None = None,
         cuda_graphs: bool | None = None, moe_backend: str | None = None,
-        compile_cache: str | None = None,
+        compile_cache: str | None = None, rocm_kernels: str | None = None,
         flag: str = "--",
     ) -> EngineSettings:  # fmt: skip
         """The settings from the options a command or a check spec states (the same names);
@@ -183,6 +202,7 @@ class EngineSettings:
             cuda_graphs=cuda_graphs,
             moe_backend=moe_backend,
             compile_cache=compile_cache,
+            rocm_kernels=rocm_kernels,
         )
 
 
@@ -304,6 +324,12 @@ class Deployment:
         if hardware is not None:
             _check_engine_runs_on(dep.engine.name, hardware)
             dep.compute_dtype  # noqa: B018 - validates --compute-dtype against the peaks
+        if engine is not None and engine.rocm_kernels is not None and hardware is not None:
+            if str(hardware.vendor).upper() != "AMD":
+                raise InvalidInputError(
+                    f"--rocm-kernels {engine.rocm_kernels} applies to AMD GPUs; "
+                    f"{hardware.name} is {hardware.vendor}'s: drop it"
+                )
         why = dep.engine_model.cannot_run_moe_backend(dep)
         if why is not None:
             raise InvalidInputError(why)

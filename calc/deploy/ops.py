@@ -122,6 +122,10 @@ class Op:
     # kernels an older vLLM release runs beyond its curve's), summed over its layers: at the
     # fixed cost each beside the curve (calc.deploy.rates.curve_time)
     curve_kernels: Any = 0
+    # a decode attention op's keys per sequence summed over its layers (windows applied; None
+    # elsewhere): the length of the serial walk a latency-bound kernel makes
+    # (calc.deploy.steps, EngineSettings.rocm_kernels)
+    keys: Any = None
 
 
 @dataclass(frozen=True)
@@ -280,6 +284,7 @@ def _attention_block(cfg, s: Sharding, layout, *, tokens, batch, ctx, prompt, de
             seqs=batch,
             prompt=None if decode else prompt,
             attn_kind="gqa",
+            keys=token_layers if decode else None,
         )
         ops.append(
             _linear(

@@ -45,6 +45,7 @@ class DeploymentOptions(TypedDict, total=False):
     cuda_graphs: bool | None  # False: every pass eager (vLLM --enforce-eager); None: default
     moe_backend: str | None  # TensorRT-LLM's MoE kernels: CUTLASS, TRTLLM or DEEPGEMM
     compile_cache: str | None  # torch.compile cold or warm at start-up (None: cold)
+    rocm_kernels: str | None  # attention kernels on AMD GPUs: aiter or triton (None: engine's)
     moe_imbalance: float | None  # busiest GPU's expert tokens over the mean, 1..ep
 
 
@@ -202,6 +203,14 @@ OPTION_SPECS = (
         "the embedding table, which can set the activation peak. Default: cold.",
     ),
     Option(
+        "rocm_kernels", str | None, None,
+        "The kernel library the engine's attention runs on an AMD GPU: aiter (AMD's tuned "
+        "kernels: VLLM_ROCM_USE_AITER=1, SGLang's default on ROCm) or triton (vLLM's Triton "
+        "unified attention, vLLM's default on ROCm: a decode step's attention takes at least "
+        "its kernel's serial walk over each sequence's keys, measured). AMD GPUs only. "
+        "Default: the engine's (vLLM triton, SGLang aiter).",
+    ),
+    Option(
         "moe_imbalance", float | None, None,
         "MoE load imbalance under --ep: tokens the busiest GPU's experts get over the "
         "mean (1 = balanced, the default; at most ep). Scales its expert work and all-to-all.",
@@ -212,7 +221,7 @@ OPTIONS = tuple(DeploymentOptions.__annotations__)
 ENGINE_OPTIONS = (
     "engine", "engine_version", "mem_util", "block_size", "max_batched_tokens", "max_num_seqs",
     "activation", "overhead", "max_model_len", "allreduce", "chunked_prefill", "prefix_cache",
-    "moe_a2a", "cuda_graphs", "moe_backend", "compile_cache",
+    "moe_a2a", "cuda_graphs", "moe_backend", "compile_cache", "rocm_kernels",
 )  # fmt: skip
 OPTION_NAMES = ("model", "hardware", *OPTIONS)  # a command's parameters that build its Deployment
 

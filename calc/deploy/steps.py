@@ -135,6 +135,10 @@ class OpSetup:
     # the stated MoE backend against the kernels the engine's own fused-MoE curve times:
     # (speed-up, decay) (calc.deploy.moe_pipeline.MoePipeline.backend_speedup); None: as timed
     moe_backend_fit: Any = None
+    # (seconds per tile, keys per tile step) of a decode attention kernel bound by its serial
+    # walk over the keys (the engine's ``attention_walk`` for its ROCm kernels on an AMD GPU);
+    # None: attention at its roofline
+    attention_walk: Any = None
 
 
 def op_setup(dep: Deployment) -> OpSetup:
@@ -184,7 +188,16 @@ def op_setup(dep: Deployment) -> OpSetup:
         note,
         _allreduce_route(dep),
         backend,
+        _attention_walk(dep),
     )
+
+
+def _attention_walk(dep: Deployment):
+    """The serial walk of ``dep``'s decode attention kernel on an AMD GPU (the engine's
+    ``attention_walk`` for its resolved ``rocm_kernels``), None elsewhere."""
+    if dep.hardware is None or str(getattr(dep.hardware, "vendor", "")).upper() != "AMD":
+        return None
+    return dep.engine_model.attention_walk(dep.engine_config.rocm_kernels)
 
 
 def _allreduce_route(dep: Deployment):
@@ -229,6 +242,8 @@ def _step(st: OpSetup, hw, efficiency, raw: list[Op]) -> Step:
         if st.moe_backend_fit is not None:
             r = replace(r, moe_backend_fit=st.moe_backend_fit)
     times = [op_time(op, r) for op in raw] if r is not None else [None] * len(raw)
+    if r is not None and st.attention_walk is not None and efficiency in WALK_EFFICIENCIES:
+        times = walk_bound(raw, times, *st.attention_walk)
     timings = [
         OpTiming(
             op.name,
@@ -246,6 +261,31 @@ def _step(st: OpSetup, hw, efficiency, raw: list[Op]) -> Step:
         raw, times, timings = calibrated(raw, times, timings, cal)
     total = sum(times) if r is not None else None
     return Step(total, flops, moved, timings, efficiency, st.dtype, r, raw, cal)
+
+
+# the bands a serial-walk-bound attention kernel is timed by its walk at: not at ``high`` (a
+# Triton-written kernel at its best runs as fast as AMD's tuned one: vLLM's ROCm attention blog,
+# AITER's own Triton unified kernel at 0.94-1.06 x ROCM_AITER_FA's TPOT) nor at ``peak``
+WALK_EFFICIENCIES = ("low", "expected")
+
+
+def walk_bound(raw: list[Op], times: list, tile_s: float, keys_per_tile: float) -> list:
+    """``times`` with each decode attention kernel (an ``attn_scores`` op and the
+    ``attn_values`` op after it, both carrying ``Op.keys``) taking at least its serial walk
+    [s]: keys / keys_per_tile tiles of tile_s each, the length of one workgroup's walk over
+    its share of every layer's keys (calc.deploy.engines.vllm.rocm_attention). The excess over
+    the pair's roofline goes to the scores op. Arrays broadcast."""
+    import numpy as np
+
+    out = list(times)
+    for i, op in enumerate(raw[:-1]):
+        if op.name != "attn_scores" or op.keys is None or raw[i + 1].name != "attn_values":
+            continue
+        walk = tile_s * op.keys / keys_per_tile
+        both = out[i] + out[i + 1]
+        extra = np.maximum(walk - both, 0.0)
+        out[i] = out[i] + (extra if hasattr(extra, "shape") and extra.shape else float(extra))
+    return out
 
 
 def _check_counts(name: str, value, upper: int):

@@ -54,6 +54,9 @@ class EngineConfig:
     # max_batched_tokens long)
     chunked_prefill: bool = True
     version_asked: str | None = None  # what the user or the log named (None: the default)
+    # the kernel library of its attention on an AMD GPU ("aiter", "triton"; None: the engine
+    # states none: it does not run on AMD GPUs)
+    rocm_kernels: str | None = None
     warnings: tuple[str, ...] = ()  # a release not modelled, defaults that may not hold
 
     @property
@@ -332,8 +335,26 @@ class Engine:
     host_pp_sequence_stage: ClassVar[tuple[tuple[VersionRange, float], ...]] = ()
     moe: ClassVar[MoePipeline] = TRITON_FUSED_MOE  # the fused-MoE layer's kernels
 
+    # the kernel libraries its attention can run on an AMD GPU that kvcalc models (the names
+    # of EngineSettings.rocm_kernels; () where the engine does not run on AMD GPUs) and the one
+    # it runs when none is stated, from its own source (every modelled release alike)
+    rocm_kernels: ClassVar[tuple[str, ...]] = ()
+    rocm_kernels_default: ClassVar[str | None] = None
+
     def rules(self, release: str):
         return self.versions.rules(release)
+
+    def _rocm_default(self, hw) -> str | None:
+        """``rocm_kernels_default`` on an AMD GPU, None on any other or none."""
+        amd = hw is not None and str(getattr(hw, "vendor", "")).upper() == "AMD"
+        return self.rocm_kernels_default if amd else None
+
+    def attention_walk(self, kernels: str | None):
+        """(seconds per tile, keys per program per tile) of the decode attention kernel that
+        ``kernels`` (EngineSettings.rocm_kernels) runs where that kernel is bound by one
+        workgroup's serial walk over the keys rather than by bandwidth, or None: the kernel
+        is timed as kvcalc times attention (its roofline at the profile's bands)."""
+        return None
 
     # whether the engine caps its pool at a token count (TensorRT-LLM's max_tokens)
     caps_pool_tokens: ClassVar[bool] = False
@@ -362,6 +383,7 @@ class Engine:
             max_model_len=settings.max_model_len,
             max_tokens=settings.max_tokens if self.caps_pool_tokens else None,
             chunked_prefill=chunked,
+            rocm_kernels=settings.rocm_kernels or self._rocm_default(hw),
             warnings=(found.warning,) if found.warning else (),
         )
 

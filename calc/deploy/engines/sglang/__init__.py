@@ -43,6 +43,11 @@ class SGLang(Engine):
     name: ClassVar[str] = "sglang"
     title: ClassVar[str] = "SGLang"
     fraction_name: ClassVar[str] = "mem_fraction_static"
+    # on AMD GPUs an MHA model's attention backend is "aiter" when none is stated (0.4.10
+    # model_runner.py: ``elif _is_hip: server_args.attention_backend = "aiter"``); its own
+    # Triton backend is not modelled
+    rocm_kernels: ClassVar[tuple[str, ...]] = ("aiter",)
+    rocm_kernels_default: ClassVar[str | None] = "aiter"
     versions = VERSIONS
     # host time the GPU waits for: 0.725 ms per step (fitted with the kernels' fixed-cost share,
     # calc.deploy.host_costs): what its overlap scheduler leaves exposed

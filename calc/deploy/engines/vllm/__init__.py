@@ -75,6 +75,15 @@ class VLLM(Engine):
     # token_budget (max_num_batched_tokens), then the WAITING ones get min(their prompt,
     # what is left): with chunked prefill (V1's default) the prompts are chunked into M − n
     decode_in_token_budget = True
+    # on AMD GPUs: Triton unified attention unless VLLM_ROCM_USE_AITER=1 (envs.py default
+    # False, platforms/rocm.py's last choice TRITON_ATTN: calc.deploy.engines.vllm.rocm_attention)
+    rocm_kernels = ("aiter", "triton")
+    rocm_kernels_default = "triton"
+
+    def attention_walk(self, kernels):
+        from calc.deploy.engines.vllm.rocm_attention import attention_walk
+
+        return attention_walk(kernels)
 
     def defaults(self, rules: VllmRules, hw) -> EngineDefaults:
         tokens, seqs = batch_defaults(rules, hw)

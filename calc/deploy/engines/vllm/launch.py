@@ -89,6 +89,13 @@ def _notes(dep: Deployment) -> list[str]:
     return notes
 
 
+def _env(dep: Deployment) -> tuple[tuple[str, str], ...]:
+    """The environment the stated kernels need: AMD's tuned attention (``--rocm-kernels
+    aiter``) is vLLM's only with VLLM_ROCM_USE_AITER=1 (envs.py default False; without it
+    platforms/rocm.py picks TRITON_ATTN: calc.deploy.engines.vllm.rocm_attention)."""
+    return (("VLLM_ROCM_USE_AITER", "1"),) if dep.engine_config.rocm_kernels == "aiter" else ()
+
+
 def _replica(dep: Deployment, plan: launch.LaunchPlan, rules: VllmRules, role: str, count: int,
              extra: list[str]) -> list[Command]:  # fmt: skip
     """The commands of ``count`` copies of one replica (one per node when it spans hosts)."""
@@ -100,7 +107,7 @@ def _replica(dep: Deployment, plan: launch.LaunchPlan, rules: VllmRules, role: s
     if dp > 1:
         base += ["--data-parallel-size", str(dp)]
     if n_nodes == 1:
-        return [Command("vllm", role, tuple(base), notes=tuple(notes), count=count,
+        return [Command("vllm", role, tuple(base), _env(dep), notes=tuple(notes), count=count,
                         gpus=launch.replica_gpus(dep))]  # fmt: skip
     where = f" ({launch.HEAD}: node 0's address)"
     out = []
@@ -116,8 +123,8 @@ def _replica(dep: Deployment, plan: launch.LaunchPlan, rules: VllmRules, role: s
             if k:
                 argv += ["--headless", "--data-parallel-start-rank", str(k * local)]
             out.append(Command("vllm", f"{role}, node {k + 1} of {n_nodes}", tuple(argv),
-                               notes=tuple([*notes, f"one per host{where}"]), count=count,
-                               gpus=ranks * group))  # fmt: skip
+                               _env(dep), notes=tuple([*notes, f"one per host{where}"]),
+                               count=count, gpus=ranks * group))  # fmt: skip
         return out
     if parse_version(dep.engine_config.version) >= (0, 11, 1):
         for k in range(n_nodes):
@@ -126,8 +133,8 @@ def _replica(dep: Deployment, plan: launch.LaunchPlan, rules: VllmRules, role: s
             if k:
                 argv.append("--headless")
             out.append(Command("vllm", f"{role}, node {k + 1} of {n_nodes}", tuple(argv),
-                               notes=tuple([*notes, f"one per host{where}"]), count=count,
-                               gpus=launch.replica_gpus(dep) // n_nodes))  # fmt: skip
+                               _env(dep), notes=tuple([*notes, f"one per host{where}"]),
+                               count=count, gpus=launch.replica_gpus(dep) // n_nodes))  # fmt: skip
         return out
     # before 0.11.1: a Ray cluster spans the hosts, vLLM starts on the head
     out.append(Command("ray", f"{role}, node 1 of {n_nodes}: Ray head",
@@ -138,7 +145,7 @@ def _replica(dep: Deployment, plan: launch.LaunchPlan, rules: VllmRules, role: s
                            ("ray", "start", f"--address={launch.HEAD}:6379"), count=count,
                            gpus=launch.replica_gpus(dep) // n_nodes))  # fmt: skip
     out.append(Command("vllm", f"{role}, on node 1 once the Ray cluster is up",
-                       tuple([*base, "--distributed-executor-backend", "ray"]),
+                       tuple([*base, "--distributed-executor-backend", "ray"]), _env(dep),
                        notes=tuple(notes), count=count))  # fmt: skip
     return out
 

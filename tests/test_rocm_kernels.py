@@ -1,0 +1,157 @@
+"""The ROCm kernel library an engine's attention runs (``EngineSettings.rocm_kernels``,
+``--rocm-kernels``; issue 20, rocmattn round): each engine's default from its own source, the
+refusals, and the Triton decode kernel's serial walk (calc/deploy/engines/vllm/rocm_attention.py,
+calc.deploy.steps.walk_bound) by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calc.data.registry import load_hardware, load_model
+from calc.deploy.deployment import Deployment, EngineSettings
+from calc.deploy.engines.vllm.rocm_attention import (
+    TRITON_DECODE_TILE_S,
+    TRITON_KEYS_PER_TILE_STEP,
+)
+from calc.deploy.steps import step_of
+from calc.errors import InvalidInputError
+from tests.scripts import load_script
+
+
+def _dep(hw="mi355x", engine="vllm", kernels=None):
+    return Deployment.build(load_model("llama3.3-70b"), load_hardware(hw), tp=8,
+                            weight_dtype="fp8-tensor", kv_dtype="fp8",
+                            engine=EngineSettings(name=engine, rocm_kernels=kernels))  # fmt: skip
+
+
+def _attention_s(step) -> float:
+    """The step's decode attention kernels (scores and values) [s]."""
+    return sum(float(t.time_s) for op, t in zip(step.raw, step.ops, strict=True)
+               if op.name in ("attn_scores", "attn_values"))  # fmt: skip
+
+
+def test_engine_defaults_follow_their_source():
+    # vLLM: VLLM_ROCM_USE_AITER defaults to False and rocm.py falls back to TRITON_ATTN
+    assert _dep().engine_config.rocm_kernels == "triton"
+    # SGLang 0.4.10 model_runner.py: an MHA model on HIP gets attention_backend "aiter"
+    assert _dep(engine="sglang").engine_config.rocm_kernels == "aiter"
+    # no AMD GPU, no ROCm kernels
+    assert _dep(hw="h200").engine_config.rocm_kernels is None
+    assert _dep(kernels="AITER").engine_config.rocm_kernels == "aiter"  # any case
+
+
+@pytest.mark.parametrize(
+    ("hw", "engine", "kernels", "says"),
+    [
+        ("h200", "vllm", "triton", "--rocm-kernels triton applies to AMD GPUs; h200 is NVIDIA's"),
+        ("mi355x", "vllm", "cuda", "--rocm-kernels 'cuda' is not one of vLLM's modelled ROCm "
+                                   "kernel libraries: aiter, triton"),
+        ("mi355x", "sglang", "triton", "--rocm-kernels 'triton' is not one of SGLang's modelled"),
+        ("mi355x", "trtllm", "aiter", "--rocm-kernels is not a setting kvcalc models for "
+                                      "TensorRT-LLM"),
+    ],
+)  # fmt: skip
+def test_refusals_say_why(hw, engine, kernels, says):
+    with pytest.raises(InvalidInputError) as err:
+        _dep(hw=hw, engine=engine, kernels=kernels)
+    assert says in str(err.value)
+
+
+def test_the_walk_by_hand():
+    # Llama-3.3-70B: 80 attention layers; at batch 4 and 8,192 tokens of context each layer's
+    # walk is 8,192 / (16 segments × 16 keys) = 32 tiles of 2.70 us: 80 × 32 × 2.70 us
+    # = 6,912 us for the step, far above the pair's roofline (4 sequences of fp8 KV)
+    assert TRITON_KEYS_PER_TILE_STEP == 256
+    walk = 80 * (8192 / 256) * TRITON_DECODE_TILE_S
+    assert walk == pytest.approx(6.912e-3, rel=1e-12)
+    tuned = step_of(_dep(kernels="aiter"), batch=4, ctx=8192)
+    triton = step_of(_dep(kernels="triton"), batch=4, ctx=8192)
+    attention = _attention_s(tuned)
+    assert attention < walk
+    # every other op as before; the attention pair takes the walk instead of its roofline
+    assert float(triton.time_s) == pytest.approx(float(tuned.time_s) - attention + walk,
+                                                 rel=1e-12)  # fmt: skip
+    assert _attention_s(triton) == pytest.approx(walk, rel=1e-12)
+
+
+def test_the_roofline_wins_where_it_is_longer():
+    # 256 sequences at 1,024 tokens: the walk is 80 × 4 × 2.70 us = 0.864 ms, the KV read of
+    # 256 × 1,024 tokens × 80 layers × 256 B (fp8 K and V of one head of 128) = 5.4 GB at a
+    # fraction of 8 TB/s is longer: the step is the tuned one
+    tuned = step_of(_dep(kernels="aiter"), batch=256, ctx=1024)
+    triton = step_of(_dep(kernels="triton"), batch=256, ctx=1024)
+    assert _attention_s(tuned) > 80 * 4 * TRITON_DECODE_TILE_S
+    assert float(triton.time_s) == float(tuned.time_s)
+
+
+def test_prefill_high_and_peak_are_unchanged():
+    for eff in ("high", "peak"):
+        a = step_of(_dep(kernels="aiter"), eff, batch=4, ctx=8192)
+        b = step_of(_dep(kernels="triton"), eff, batch=4, ctx=8192)
+        assert float(a.time_s) == float(b.time_s)
+    a = step_of(_dep(kernels="aiter"), batch=4, prompt=8192)
+    b = step_of(_dep(kernels="triton"), batch=4, prompt=8192)
+    assert float(a.time_s) == float(b.time_s)
+    # at the low band the walk binds too (the band's roofline can only be slower)
+    low = step_of(_dep(kernels="triton"), "low", batch=4, ctx=8192)
+    assert _attention_s(low) >= 80 * 32 * TRITON_DECODE_TILE_S * (1 - 1e-12)
+
+
+def test_the_walk_is_vectorised():
+    dep = _dep(kernels="triton")
+    ctxs = np.array([512.0, 8192.0, 65536.0])
+    arr = step_of(dep, batch=4, ctx=ctxs).time_s
+    one = [float(step_of(dep, batch=4, ctx=c).time_s) for c in ctxs]
+    np.testing.assert_allclose(arr, one, rtol=1e-12)
+
+
+def test_the_tile_time_is_the_blogs_fit():
+    serving = load_script("bench/validation_amd_serving.py")
+    # TRITON_ATTN adds (1.05 − 1) × 39.8 ms = 1.99 ms to the blog's MI355X step at 64 requests
+    assert serving.walk_extra_s("mi355x", 64, TRITON_DECODE_TILE_S) == pytest.approx(
+        0.05 * 39.8e-3, rel=0.01)
+    assert serving.triton_fit() == pytest.approx(TRITON_DECODE_TILE_S, abs=0.005e-6)
+
+
+def test_runs_state_their_kernels():
+    serving = load_script("bench/validation_amd_serving.py")
+    kernels = {r.id.split("-")[0]: r.kernels for r in serving.RUNS}
+    # llm-d's plain vLLM 0.15.1 (no AITER variable): vLLM's default; pull 25135: AMD's build
+    assert kernels == {"llmd": None, "pr25135": "aiter"}
+    p = serving.predict(serving.RUNS[1])  # 4,096 / 4,096 at concurrency 4
+    assert p.tpot_error == pytest.approx(0.036, abs=0.02)  # was −33% with tuned kernels
+
+
+def test_cli_refusal_is_one_line(cli):
+    r = cli("latency", "-m", "llama3.3-70b", "--hardware", "h200", "--tp", "8", "--ctx", "1000",
+            "--rocm-kernels", "triton")  # fmt: skip
+    assert r.code == 2
+    assert "Traceback" not in r.err
+    assert r.err.strip().splitlines() == [
+        "kvcalc: error: --rocm-kernels triton applies to AMD GPUs; h200 is NVIDIA's: drop it"
+    ]
+
+
+def test_cli_states_the_kernels(cli):
+    args = ("latency", "-m", "llama3.3-70b", "--hardware", "mi355x", "--tp", "8",
+            "--weight-dtype", "fp8-tensor", "--kv-dtype", "fp8", "--ctx", "8192", "--batch", "4",
+            "--format", "json")  # fmt: skip
+    tuned = cli(*args, "--rocm-kernels", "aiter").json()["tpot_s"]
+    triton = cli(*args, "--rocm-kernels", "triton").json()["tpot_s"]
+    default = cli(*args).json()["tpot_s"]
+    assert default == triton > tuned  # vLLM's default on ROCm is its Triton attention
+
+
+def test_launch_states_aiter():
+    from calc.deploy.engines.launch import LaunchPlan
+
+    plan = LaunchPlan(max_model_len=8192)
+    tuned = _dep(kernels="aiter")
+    (cmd,) = tuned.engine_model.launch(tuned, plan)
+    # AMD's tuned attention is vLLM's only with the variable set (envs.py default False)
+    assert cmd.env == (("VLLM_ROCM_USE_AITER", "1"),)
+    assert cmd.text().startswith("VLLM_ROCM_USE_AITER=1 vllm serve ")
+    plain = _dep()
+    (cmd,) = plain.engine_model.launch(plain, plan)
+    assert cmd.env == () and cmd.text().startswith("vllm serve ")
