@@ -218,12 +218,14 @@ def _stats(ratio, frame) -> dict:
 # fused-MoE fit does (issue 20, fp8small round). A decode GEMM at a few rows reads its weights
 # once, whatever their element size: on H200 every engine's fp8 kernel at m <= 16 and > 100 MB
 # of weights streams them at 0.78-0.89 of HBM (bf16: 0.83-0.85; the bf16 curve: 0.80). Fitted
-# freely and unweighted, the tables' many rows at m > 128 set the fp8 fraction at 0.61 (a low
-# one stood in for the slowness near the ridge) and their small, L2-sized weights (every
-# engine's fixed cost apart) pulled it down further: the curve timed those decode GEMMs 20-33%
-# slow, and TensorRT-LLM's fp8 Llama-3.1-70B at concurrency 4 24.5% slow. False: every row
-# alike, the fraction fitted, scored by the median |error| (the bf16 curve keeps that fit: its
-# small-m rows are within +2-15% and the fused-MoE fits take their stream fraction from it).
+# freely and unweighted, the tables' many rows at m > 128 set the fp8 fraction at 0.61 on H200
+# (a low one stood in for the slowness near the ridge) and the small weights (< 20 MB, each
+# engine's own fixed costs apart) pulled it lower: the curve timed the m <= 16 rows 22-32% slow
+# (H100, H200, B200; 2-12% with this rule) and TensorRT-LLM's fp8 Llama-3.1-70B at concurrency
+# 4 24.5% slow (5.7%); each fp8 table's median |error| rises 1-3 points (docs/step-time.md,
+# fp8small round). False: every row alike, the fraction fitted, scored by the median |error|
+# (the bf16 curve keeps that fit: its m <= 16 rows are within +2-15%, and the fused-MoE fits
+# take their stream fraction from it).
 GEMM_STREAM_FROM_BF16 = True
 
 
