@@ -26,6 +26,8 @@ three engines at once; the report gives each framework's signed median apart):
   by least squares on log time; ``tile_m``, ``tile_n`` and ``sharpness`` by grid search. Every
   fraction is bounded by 1: a table that re-runs one kernel can read a small operand from L2
   faster than HBM streams it, which serving (each layer's weights once per step) never does.
+  The low-precision dtypes take the bf16 curve's ``memory`` and weight each range of rows m
+  alike (``GEMM_STREAM_FROM_BF16``).
 - **decode attention** per KV dtype: ``memory``, ``compute``, ``fixed_s``, ``per_sequence_s``.
 - **prefill attention**: ``compute``, ``fixed_s``, ``prompt_half``.
 - **engine scale** of the attention curves: each engine's median measured / fitted time over
