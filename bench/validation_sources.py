@@ -1668,6 +1668,20 @@ LOOKED_AT = (
      "issue 20, rocmattn round: which setting the AMD rows' stacks ran (README and AMD images: "
      "tuned; pull 25135: AITER), and a kernel table of Triton against AITER decode attention "
      "on MI355X; none had one at the llm-d shape, none fitted"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/_torch/modules/linear.py (FP8QDQLinearMethod.apply, "
+     "Linear.enable_cuda_core); ai-dynamo/aiconfigurator collector/trtllm/collect_gemm.py and "
+     "collector/sglang/collect_gemm.py",
+     "issue 20, fp8small round: which GEMM TensorRT-LLM runs for fp8 per-tensor weights at a few "
+     "rows (cublas_scaled_mm on SM90/SM100; the CUDA-core cuda_scaled_mm only on SM89) and how "
+     "the tables' fp8 rows were timed (TensorRT-LLM's Linear loaded without an input_scale, so "
+     "its input quantised dynamically; SGLang per-token quantisation + fp8_scaled_mm): read to "
+     "explain the tables' small-m rows, no constant taken from them"),
+    ("aiconfigurator-core 0.12.0 wheel: systems/data/{h200_sxm,b200_sxm}/moe/trtllm/1.3.0rc20/"
+     "moe_perf.parquet fp8_block rows at 1-64 tokens by MoE TP and EP (DeepSeek-V3's and "
+     "Qwen3-235B's shapes), beside SGLang's and vLLM's",
+     "issue 20, fp8small round: TensorRT-LLM's fp8-block MoE pays about 0.3-0.36 µs per local "
+     "expert at a few tokens (DeepSeek-V3, MoE TP 8, one token: 114.7 µs at EP 1, 35.1 at EP 8 "
+     "on H200); not modelled (docs/step-time.md, fp8small round)"),
 )
 
 

@@ -81,3 +81,42 @@ def test_range_weights_give_every_token_range_the_same_weight():
     assert len(ranges) == 3
     for m in ranges:
         assert float(np.sum(w[m] ** 2)) == pytest.approx(14 / 3, rel=1e-12)
+
+
+def _gemm_frame(curve: dict, peak: float, bandwidth: float, sms: int):
+    """A GEMM table of one engine whose times are ``curve``'s exactly (fp8: weights and
+    inputs 1 byte an element, the quantisation 3): m of 1 to 8,192 rows in all four ranges."""
+    pd = pytest.importorskip("pandas")
+    from calc.formulas import kernel_curves as K
+
+    rows = [(m, n, k) for m in (1, 2, 4, 8, 16, 64, 128, 512, 1024, 2048, 8192)
+            for n in (1024, 4096, 8192, 28672) for k in (1024, 4096, 8192, 16384)]  # fmt: skip
+    m, n, k = (np.array(c, dtype=float) for c in zip(*rows, strict=True))
+    t = K.gemm_time_s(m, n, k, flops_per_s=peak, bytes_per_s=bandwidth,
+                      weight_bytes_per_element=1.0, act_bytes_per_element=1.0,
+                      quantize_bytes_per_element=3.0, sms=sms, **curve)  # fmt: skip
+    return pd.DataFrame({"gemm_dtype": "fp8", "m": m, "n": n, "k": k, "latency": t * 1e3,
+                         "fw": "trtllm", "source": "synthetic"})  # fmt: skip
+
+
+def test_low_precision_gemm_streams_at_the_given_fraction():
+    # issue 20, fp8small: a low-precision GEMM curve takes the bf16 curve's memory fraction
+    # (passed in) and fits the rest with each row range weighted alike; on a table made by a
+    # curve with that fraction it gives the fraction back exactly and finds the rest
+    fk = _fit_kernels()
+    curve = {"compute": 0.6, "memory": 0.8, "fixed_s": 5e-6, "k_half": 200.0, "tile_m": 64,
+             "tile_n": 64, "sharpness": 4.0}  # fmt: skip
+    # H200: 1,979 TFLOP/s fp8 dense, 4.8 TB/s, 132 SMs; 11 m x 4 n x 4 k = 176 rows, below
+    # the fit's 200-row floor, so the table is doubled (a second engine's identical rows)
+    pd = pytest.importorskip("pandas")
+    one = _gemm_frame(curve, 1979e12, 4.8e12, 132)
+    frame = pd.concat([one, one.assign(fw="sglang")], ignore_index=True)
+    key, got, stats = fk.fit_gemm(frame, 1979e12, 4.8e12, 132, "fp8", memory=0.8)
+    assert key == "fp8" and got["memory"] == 0.8  # given, not fitted
+    assert (got["tile_m"], got["tile_n"], got["sharpness"]) == (64, 64, 4.0)
+    assert got["compute"] == pytest.approx(0.6, rel=1e-3)
+    assert got["fixed_s"] == pytest.approx(5e-6, rel=1e-3)
+    assert stats["median_abs_error"] < 1e-3
+    # without a given fraction the fit is free and unweighted: the same table, the same curve
+    _, free, _ = fk.fit_gemm(frame, 1979e12, 4.8e12, 132, "fp8")
+    assert free["memory"] == pytest.approx(0.8, rel=1e-3)
