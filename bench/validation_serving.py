@@ -67,7 +67,7 @@ FORMATS = {"fp8": "fp8-tensor", "fp8_block": "fp8-block128", "nvfp4": "nvfp4", "
 # with attention TP are timed at the trtllm-gen MoE their scripts set.)
 # (mxfp4 round: chunked 0.103 -> 0.116, the fit's value once vLLM's MXFP4 MoE curves are fitted
 # to gpt-oss's own kernel path, without the compressed-tensors Marlin rows; docs/step-time.md.)
-WAVE_SHARE = {"prefill-first": 0.375, "whole-request": 0.143, "chunked": 0.116}
+WAVE_SHARE = {"prefill-first": 0.379, "whole-request": 0.143, "chunked": 0.110}
 
 # The CUDA graphs of the sample's TensorRT-LLM runs are not stated per record. Not
 # TensorRT-LLM's default list (1-31, 32, 64, 128 unpadded, ``Engine.cuda_graph_batch_sizes``):
