@@ -109,6 +109,7 @@ def test_low_precision_gemm_streams_at_the_given_fraction():
     # H200: 1,979 TFLOP/s fp8 dense, 4.8 TB/s, 132 SMs; 11 m x 4 n x 4 k = 176 rows, below
     # the fit's 200-row floor, so the table is doubled (a second engine's identical rows)
     pd = pytest.importorskip("pandas")
+    pytest.importorskip("scipy")  # the fitting script's least squares, not a kvcalc dependency
     one = _gemm_frame(curve, 1979e12, 4.8e12, 132)
     frame = pd.concat([one, one.assign(fw="sglang")], ignore_index=True)
     key, got, stats = fk.fit_gemm(frame, 1979e12, 4.8e12, 132, "fp8", memory=0.8)
