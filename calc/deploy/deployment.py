@@ -325,7 +325,9 @@ class Deployment:
             _check_engine_runs_on(dep.engine.name, hardware)
             dep.compute_dtype  # noqa: B018 - validates --compute-dtype against the peaks
         if engine is not None and engine.rocm_kernels is not None and hardware is not None:
-            if str(hardware.vendor).upper() != "AMD":
+            from calc.deploy.engines.gpus import runs_rocm
+
+            if not runs_rocm(hardware):
                 raise InvalidInputError(
                     f"--rocm-kernels {engine.rocm_kernels} applies to AMD GPUs; "
                     f"{hardware.name} is {hardware.vendor}'s: drop it"

@@ -193,10 +193,8 @@ def op_setup(dep: Deployment) -> OpSetup:
 
 
 def _attention_walk(dep: Deployment):
-    """The serial walk of ``dep``'s decode attention kernel on an AMD GPU (the engine's
-    ``attention_walk`` for its resolved ``rocm_kernels``), None elsewhere."""
-    if dep.hardware is None or str(getattr(dep.hardware, "vendor", "")).upper() != "AMD":
-        return None
+    """The serial walk of ``dep``'s decode attention kernel (the engine's ``attention_walk``
+    for its resolved ``rocm_kernels``: None off AMD GPUs, where none is resolved or stated)."""
     return dep.engine_model.attention_walk(dep.engine_config.rocm_kernels)
 
 

@@ -346,8 +346,9 @@ class Engine:
 
     def _rocm_default(self, hw) -> str | None:
         """``rocm_kernels_default`` on an AMD GPU, None on any other or none."""
-        amd = hw is not None and str(getattr(hw, "vendor", "")).upper() == "AMD"
-        return self.rocm_kernels_default if amd else None
+        from calc.deploy.engines.gpus import runs_rocm
+
+        return self.rocm_kernels_default if hw is not None and runs_rocm(hw) else None
 
     def attention_walk(self, kernels: str | None):
         """(seconds per tile, keys per program per tile) of the decode attention kernel that

@@ -24,6 +24,11 @@ COMPUTE_CAPABILITY: dict[str, tuple[int, int]] = {
 }
 
 
+def runs_rocm(hw) -> bool:
+    """Whether ``hw`` is an AMD GPU (the engines run their ROCm builds and kernels there)."""
+    return str(getattr(hw, "vendor", "")).upper() == "AMD"
+
+
 def compute_capability(hw) -> tuple[int, int] | None:
     """(major, minor) of ``hw``'s GPU, or None when it is not a listed CUDA GPU."""
     return COMPUTE_CAPABILITY.get(getattr(hw, "name", ""))

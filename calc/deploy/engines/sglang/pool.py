@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import calc.deploy.engines.sglang.memory as sm
 from calc.deploy.engines.base import EngineConfig, PoolBlocks, StartupTerms, pool_prediction
-from calc.deploy.engines.gpus import smi_total_mib
+from calc.deploy.engines.gpus import runs_rocm, smi_total_mib
 from calc.deploy.engines.sglang.rules import SglangRules
 from calc.deploy.engines.shape import kv_shape, loaded_weights_bytes, usable_memory_bytes
 from calc.deploy.state_pages import sparse_block_size
@@ -98,8 +98,7 @@ def rope_table_bytes(dep: Deployment, rules: SglangRules) -> float:
     if cfg.n_attention_layers == 0:
         return 0.0
     rotary = cfg.mla.qk_rope_head_dim if cfg.mla is not None else cfg.k_head_dim
-    rocm = str(getattr(dep.hardware, "vendor", "")).upper() == "AMD"
-    per_element = rules.rope_bytes_rocm if rocm else rules.rope_bytes_cuda
+    per_element = rules.rope_bytes_rocm if runs_rocm(dep.hardware) else rules.rope_bytes_cuda
     if dep.weight_override == "fp32":  # a table cast to the model dtype is FP32 under --dtype
         per_element = 4
     return float(rope_cache_positions(cfg) * rotary * per_element)
