@@ -33,10 +33,18 @@ MODELS = {
     "microsoft/phi-4": "docs/validation/phi-4.yaml",
     "deepseek-ai/DeepSeek-V2-Lite-Chat": "docs/validation/deepseek-v2-lite.yaml",
     "Qwen/Qwen3-235B-A22B-FP8": "docs/validation/qwen3-235b-a22b.yaml",
+    "Qwen/Qwen3-30B-A3B-FP8": "model_configs/qwen3-30b-a3b.yaml",
 }
 
 # What a record leaves unsaid but its user knew, stated once per record (never a fitted value).
 STATED = {
+    "sglang-h100-qwen3-30b-a3b-fp8-tsk043": {
+        "weight_dtype": "fp8-block128",
+        "version": "0.5.18",
+        "note": "training (issue 21's sgbase round, 2026-12-03): SGLang's main branch of "
+        "2026-08-27 (0.5.18 the release before it), predicted at 0.5.18; the FP8 release "
+        "(projections fp8 with 128×128 block scales, embeddings, router and lm_head bf16).",
+    },
     "vllm011-h100-gpt-oss-120b": {
         "note": "the source's table gives gpu_memory_utilization 0.9, but its own figures add "
         "up only at 0.95 (79.18 × 0.95 − 64.38 − 7.38 − 0.13 = 3.33 GiB, the KV it prints; at "

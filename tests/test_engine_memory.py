@@ -293,14 +293,39 @@ def test_sglang_pre_load_memory_by_interconnect():
     # 2.20 GiB (the 4 × H100 Qwen3-235B FP8 training log: (79.19 − x) × 0.93 − 55.14 = 16.46
     # GiB); PCIe-only cards (RTX 4090: a domain of 1) no custom all-reduce above two GPUs, 0.77
     # GiB (the 4 × RTX 5090 training record: (31.36 − x) × 0.88 − 15.50 = 11.42 GiB, x = 0.77)
-    assert pool("llama3-8b", engine_name="sglang", version="0.5.23").non_torch_bytes == round(
+    assert pool("llama3-8b", engine_name="sglang", version="0.4.1").non_torch_bytes == round(
         0.38 * GIB)  # fmt: skip
+    # from 0.5.3 (torch 2.8 and later pinned) 0.71 GiB at TP 1: the 0.5.x H100 training log
+    # sglang-h100-qwen3-30b-a3b-fp8-tsk043, 79.19 − 78.48 'Load weight begin. avail mem'
+    assert pool("llama3-8b", engine_name="sglang", version="0.5.23").non_torch_bytes == round(
+        0.71 * GIB)  # fmt: skip
     assert pool("llama3-8b", engine_name="sglang", version="0.5.23",
                 tp=4).non_torch_bytes == round(2.20 * GIB)  # fmt: skip
     on_pcie = pool("llama3-8b", "rtx-4090", engine_name="sglang", version="0.5.23", tp=4)
     assert on_pcie.non_torch_bytes == round(0.77 * GIB)
     assert pool("llama3-8b", "rtx-4090", engine_name="sglang",
-                version="0.5.23").non_torch_bytes == round(0.38 * GIB)  # fmt: skip
+                version="0.5.23").non_torch_bytes == round(0.71 * GIB)  # fmt: skip
+
+
+def test_sglang_tp1_pre_load_memory_by_release():
+    # 0.4.0-0.4.10 keep 0.4.1's 0.38 GiB; 0.5.3 (the first release pinning torch 2.8) on 0.71
+    from calc.deploy.engines.sglang.rules import VERSIONS
+
+    assert VERSIONS.rules("0.4.10").non_torch_tp1_bytes == round(0.38 * GIB)
+    assert VERSIONS.rules("0.5.3").non_torch_tp1_bytes == round(0.71 * GIB)
+    assert VERSIONS.rules("0.5.23").non_torch_tp1_bytes == round(0.71 * GIB)
+    # TP > 1 unchanged: 2.20 GiB over NVLink, 0.77 on PCIe-only cards, both from 0.5.x records
+    assert VERSIONS.rules("0.5.3").non_torch_tp_bytes == round(2.20 * GIB)
+    assert VERSIONS.rules("0.5.3").non_torch_pcie_tp_bytes == round(0.77 * GIB)
+    # the training record's pool, by hand: (79.19 − 0.71) × 0.83 − weights − RoPE table is
+    # what kvcalc budgets; with the log's own weights 29.15 GiB and Qwen3-30B-A3B's FP32 RoPE
+    # table (40,960 × 128 × 4 B = 0.0195 GiB): (85,029,027,840 B / 2^30 − 0.71) × 0.83 − 29.15
+    # − 0.0195 = 65.14 − 29.17 = 35.97 GiB; the log's pool 392,920 × 98,304 B = 35.97 GiB
+    dep = Deployment.build(load_model("qwen3-30b-a3b"), load_hardware("h100"),
+                           engine=EngineSettings(name="sglang", version="0.5.18",
+                                                 mem_util=0.83))  # fmt: skip
+    p = dep.engine_model.kv_pool(dep, weights_bytes=29.15 * GIB)
+    assert p.kv_budget_bytes / GIB == pytest.approx(35.97, abs=0.02)
 
 
 def test_sglang_rope_table_fp32_on_cuda_from_0_4_3():
@@ -434,14 +459,15 @@ def test_sglang_hybrid_swa_pool_splits_tokens_by_the_ratio():
     # 167,917 × 42 = 7,052,514 token-layers; full = int(7,052,514 / (0.8 × 21 + 21 = 37.8))
     # = 186,574; sliding = int(186,574 × 0.8) = 149,259
     assert sg.swa_pool_tokens(167_917, 42, 21, 21, 0.8) == (186_574, 149_259)
-    # through capacity (SGLang at 0.9): budget (85,029,027,840 − 408,021,893 non-torch) × 0.9
-    # − 18,483,411,968 B of weights − 8,388,608 B of FP32 RoPE table (8,192 × 256 × 4)
-    # = 57,667,104,776 B (floored) // 344,064 B per token (42 layers × 2 × 8 heads × 256 × 2 B)
-    # = 167,605 tokens → 7,039,410 token-layers / 37.8 = the full layers' 186,227
+    # through capacity (SGLang at 0.9): budget (85,029,027,840 − 762,356,695 non-torch, 0.71
+    # GiB at TP 1 from 0.5.3) × 0.9 − 18,483,411,968 B of weights − 8,388,608 B of FP32 RoPE
+    # table (8,192 × 256 × 4) = 57,348,203,454 B (floored) // 344,064 B per token (42 layers ×
+    # 2 × 8 heads × 256 × 2 B) = 166,678 tokens → 7,000,476 token-layers / 37.8 = the full
+    # layers' 185,197
     f = R.capacity(load_model("gemma-2-9b"), load_hardware("h100"), ctx=8192, engine="sglang",
                    mem_util=0.9).fields  # fmt: skip
-    assert f["kv_budget_bytes"] == 57_667_104_776
-    assert f["kv_cache_tokens"] == 186_227
+    assert f["kv_budget_bytes"] == 57_348_203_454
+    assert f["kv_cache_tokens"] == 185_197
 
 
 def test_a_float_dtype_casts_every_component():

@@ -53,7 +53,7 @@ class SglangRules:
     # increases over a snapshot taken after its context: not the same quantity). TP 1: the
     # training record sglang04-h100-llama31-8b-docs, whose 'Load weight begin. avail mem=78.81
     # GB' follows the baseline with nothing allocated between (0.4.1 model_runner.py: Sampler()
-    # only): 79.19 − 78.81 = 0.38 GiB. GPUs joined by NVLink/NVSwitch at TP > 1: the training
+    # only): 79.19 − 78.81 = 0.38 GiB (from 0.5.3: 0.71, CHANGES). GPUs joined by NVLink/NVSwitch at TP > 1: the training
     # record sglang-4xh100-qwen3-235b-fp8-tp4, (79.19 − x) × 0.93 − 55.14 = 16.46 GiB (weights
     # and RoPE table), x = 2.20 GiB. PCIe-only cards at TP > 1 (no custom all-reduce above two
     # GPUs, NCCL without NVLink): the training record sglang0513-4x5090-qwen3-32b-tp4, 0.77 GiB
@@ -139,6 +139,27 @@ CHANGES = (
         "+ 2 × max_bs + 1024 × tp × pp / 8 MiB (+ 3 × max_bs × dp with DP attention, 4.5 × "
         "above max_bs 300), at least 10,240 MiB above 60 GiB; DeepSeek NSA: DP attention over "
         "the TP group, page 64, mem_fraction_static 0.8",
+    ),
+    Change(
+        "0.5.3",
+        {"non_torch_tp1_bytes": round(0.71 * GIB)},
+        "memory in use when the weights begin to load at TP 1 (model_runner.py / distributed/"
+        "bootstrap.py init_torch_distributed: the baseline pre_model_load_memory after the "
+        "world-size-1 process groups, printed as 'Init torch distributed ends. mem usage=0.09 "
+        "GB' from 0.5.x; then the model runner's set-up before 'Load weight begin'): 0.71 GiB "
+        "read from the training record sglang-h100-qwen3-30b-a3b-fp8-tsk043 (main of "
+        "2026-08-27, H100: 79.19 − 78.48 free at 'Load weight begin'), in place of 0.4.1's 0.38. "
+        "The wheels pin a newer torch and CUDA (0.4.10 torch 2.7.1; 0.5.3 and 0.5.4 2.8.0; 0.5.10 "
+        "2.9.1; 0.5.13.post1 and 0.5.14 2.11.0 with cuda-python 13; 0.5.19 2.13.0; 0.5.23 "
+        "2.14.1; 0.4.1 none, torch 2.5.1 through vLLM 0.6.x): the CUDA context and torch's and "
+        "NCCL's state at the baseline grew with them. Held from 0.5.3, the first release that "
+        "pins torch 2.8 (no TP 1 log of 0.4.2-0.5.7 was found to place it more exactly)",
+        "the record's pool puts SGLang's own baseline at (49.33 − 35.97) / 0.17 = 78.57 GiB "
+        "free, 0.62 ± 0.03 GiB in use, and 0.09 ± 0.03 GiB more taken before the load; kvcalc "
+        "scales the whole 0.71 by mem_fraction_static (SGLang scales the baseline only): 0.17 × "
+        "0.09 = 0.015 GiB, 0.04% of that pool. Other TP 1 logs at the weight load: SGLang's docs "
+        "CI on H100, 0.38 GiB on 2025-01-15/23 (0.4.1) and 0.76 on 2026-02-04/09; SGLang's B200 "
+        "reference log of 2026-04-27 0.79; the GKE 0.5.19 H100 log 0.72 (issue 21, sgbase)",
     ),
     Change(
         "0.5.4",
