@@ -108,7 +108,12 @@ STATED = {
         "(`non_torch_tp1_bytes`; 0.25, vLLM's non-torch increase, before), and its RoPE table "
         "is charged: 131,072 × 128 × 2 B = 0.03 GiB (0.4.1 builds it with vLLM's get_rope, "
         "cast to bf16); +0.46% -> +0.19%. Left: the weight load takes 78.81 − 63.72 = 15.09 "
-        "GiB, 0.10 GiB more than kvcalc's 14.96 + 0.03",
+        "GiB, 0.10 GiB more than kvcalc's 14.96 + 0.03. "
+        "Issue 21's sgbase round keeps the 0.38 GiB for 0.4.0-0.4.10 only: SGLang's own docs CI "
+        "on H100 reads 78.81 GiB free at 'Load weight begin' on 2025-01-15 too (search index "
+        "file 71258027165) and 78.43 on 2026-02-04 and 02-09 (files 53259568910, 14968382678: "
+        "0.76 in use, 'Init torch distributed ends. mem usage=0.09 GB'), after the wheels "
+        "moved from torch 2.5.1 to 2.8-2.14",
     },
     "sglang05-4x4090-qwen3-14b-tp4": {
         "version": "0.5.4",
@@ -167,7 +172,13 @@ STATED = {
         "load 0.03 GiB above the weights and table; the B200 0.5.10 log (no gVisor, no memory "
         "saver) shows the same pattern (0.61-0.74 GiB at its baseline), so it may be 0.5.x's "
         "(a newer CUDA and torch) rather than the environment's: two held-out logs, so no "
-        "constant moved for it",
+        "constant moved for it. "
+        "Issue 21's sgbase round (2026-12-03; constants from training records only): the "
+        "2026-08-27 H100 training log (sglang-h100-qwen3-30b-a3b-fp8-tsk043: no gVisor, no "
+        "memory saver) has the same pattern, 79.19 − 78.48 = 0.71 GiB in use when the "
+        "weights begin to load (its pool: 0.62 at SGLang's baseline, 0.09 after), so from "
+        "0.5.3 kvcalc charges 0.71 at TP 1: (79.19 − 0.71) × 0.90 − 61.02 − 0.02 = 9.59 GiB, "
+        "+3.61% -> +0.49%; this log's 0.72 at the load is 0.5.x's, not gVisor's",
     },
     "sglang-h200-deepseek-r1-tp8-aisimulate263": {
         "version": "0.5.14",
@@ -217,7 +228,10 @@ STATED = {
         "charged, and TP 1's pre-load memory is 0.38 GiB: +0.36% -> +0.27%; the page-size "
         "rounding (64 tokens) allows a baseline of 177.62-177.75 GiB, 0.05-0.18 GiB above the "
         "177.57 free at the weight load, with nothing found on the GPU between in 0.5.10's "
-        "model_runner.py (a CUDA stream, the sampler object): left",
+        "model_runner.py (a CUDA stream, the sampler object): left. "
+        "Issue 21's sgbase round (2026-12-03): 0.5.3+ charge 0.71 GiB at TP 1 (the 0.5.x H100 "
+        "training log's 79.19 − 78.48 at 'Load weight begin'); this log's own 178.36 − 177.57 "
+        "= 0.79: +0.27% -> +0.06%",
     },
     "vllm0191-a100-40g-qwen3-8b": {
         "hardware": "docs/validation/hardware/a100-40g.yaml",

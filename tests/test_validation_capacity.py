@@ -33,8 +33,9 @@ def test_token_error_meets_the_bar():
     # every record that prints (or quotes) a token count: 31 logs, from issue 21's tenth
     # round the held-out DeepSeek-R1 pool quoted in ai-dynamo/aisimulate pull 263, and from
     # its eleventh the round's four logs (vLLM 0.10.2, 0.19.1, 0.26.0, SGLang 0.5.10) and its
-    # second batch of five (vLLM 0.15.1, 0.24.0, three 0.29.0 runs): 31 + 1 + 4 + 5 = 41
-    assert s["n"] == 41
+    # second batch of five (vLLM 0.15.1, 0.24.0, three 0.29.0 runs), and from its sgbase
+    # round SGLang's 2026-08-27 H100 log: 31 + 1 + 4 + 5 + 1 = 42
+    assert s["n"] == 42
     assert s["median_abs"] <= 0.01
     # issue 21's fifth round added three SGLang 0.5.x logs that missed the 3% bar; its sixth
     # round charges PCIe-only cards at TP > 1 SGLang's own pre-load memory (0.77 GiB, from the
@@ -46,9 +47,10 @@ def test_token_error_meets_the_bar():
     # (vLLM 0.11.1+), which brings the three 0.29.0 L40S runs inside the bar (their logs
     # compile cold and print the peak) and takes two held-out logs outside it: neither says
     # whether it compiled cold, so the default (cold) is taken (LMCache issue 3430: -10.90%,
-    # within 3% warm; the A40 fixture, whose terms are unprinted: -3.51%)
-    misses = {"sglang0519-h100-qwen3-32b-gke", "vllm021-24gb-qwen3-8b-lmcache3430",
-              "vllm0260-a40-llama31-8b-fixture"}
+    # within 3% warm; the A40 fixture, whose terms are unprinted: -3.51%). Issue 21's sgbase
+    # round charges SGLang 0.5.3+ 0.71 GiB in use at TP 1 before the weights load (the 0.5.x
+    # H100 training log's 79.19 − 78.48), which brings the GKE log inside the bar (+0.49%)
+    misses = {"vllm021-24gb-qwen3-8b-lmcache3430", "vllm0260-a40-llama31-8b-fixture"}
     rows = [r for r in gen.rows() if r["error"] is not None]
     assert {r["id"] for r in rows if abs(r["error"]) > 0.03} == misses
     assert gen.summary([r for r in rows if r["id"] not in misses])["max_abs"] <= 0.03
