@@ -971,6 +971,48 @@ EXTRA_SOURCES = (
     "https://github.com/generative-computing/granite-switch/issues/128 (vLLM); pages "
     "sgl-project-sglang-93.mintlify.app and www.mintlify.com memory-management (no log): "
     "searched for SGLang start-up logs in the sgmem round, none a record",
+    # issue 21, sgbase round (2026-12-03): SGLang's memory in use at TP 1 before the weights
+    "sglang 0.4.1, 0.4.1.post7, 0.4.3, 0.4.10, 0.5.3, 0.5.4, 0.5.10, 0.5.13.post1, 0.5.14, "
+    "0.5.19 and 0.5.23 wheels (PyPI) METADATA: the torch each pins (none in 0.4.1-0.4.3; "
+    "0.4.10 2.7.1; 0.5.3 and 0.5.4 2.8.0; 0.5.10 2.9.1; 0.5.13.post1 and 0.5.14 2.11.0 with "
+    "cuda-python 13; 0.5.19 2.13.0; 0.5.23 2.14.1); 0.5.10's and 0.5.19's model_runner.py "
+    "(__init__ to load_model), distributed/bootstrap.py, distributed/parallel_state.py, "
+    "layers/deep_gemm_wrapper; PyPI's sglang release dates (pypi.org/pypi/sglang/json): read "
+    "for the sgbase round's 0.71 GiB (from the training record "
+    "sglang-h100-qwen3-30b-a3b-fp8-tsk043) and the record's release",
+    "search index files 71258027165 (SGLang's docs CI, H100, 2025-01-15: 78.81 GiB free at "
+    "'Load weight begin'), 53259568910 and 14968382678 (the same CI on 2026-02-04 and 02-09: "
+    "78.43 GiB, 'Init torch distributed ends. mem usage=0.09 GB'; pools set by "
+    "--max-total-tokens or a 0.5B model not shipped), 52132052242 (a copy of SGLang's B200 "
+    "reference log, already a record), 54546795741 (H200 TP 16, failed load), 56842772620 "
+    "(H100 TP 2, failed load), 66584923754 (a tutorial quoting 78.32 GiB, release and TP not "
+    "stated); https://github.com/sgl-project/sglang/issues/40558 (4 × sm_120 TP 4, 'mem "
+    "usage=0.39 GB', failed), /pull/12978, /issues/7478, /issues/10216, /issues/485, "
+    "https://github.com/LMCache/LMCache/issues/2400: SGLang start-up logs looked at in the "
+    "sgbase round, none a record but the training log",
+    "https://github.com/pytorch/pytorch/issues/107667 and /issues/109888 (the CUDA context "
+    "about 300-400 MB with lazy module loading, CUDA 11.7 on; over 1,000 MB before), "
+    "/issues/20532, /issues/28113, /issues/12873, /issues/55277 (the context differs by GPU: "
+    "721 MB on a GTX 1080 with cu101, 1,687 MB on an RTX 3090 with cu111), "
+    "https://github.com/hidet-org/hidet/pull/169, https://github.com/verl-project/verl/issues/"
+    "5979 (search excerpts: CUDA context sizes, none per CUDA 12.x/13 release on an H100; "
+    "looked at in the sgbase round, not fitted)",
+    "TensorRT-LLM's outside-torch memory at TP > 1 (rules non_torch_tp_bytes, 2.07 GiB): "
+    "search index files 50081879050, 5673598501, 90899134, 2869238873, 9136361103, "
+    "54555926407, 460750736 (_util.py revisions and a reader: everything the device holds "
+    "outside torch in the profiling pass, NCCL and CUDA graphs included), 2263047771 (a "
+    "2025-12-20 log: 49.28 GiB outside torch with 49.78 GiB of weights outside torch, TP not "
+    "stated), 70207691910 and 70331968702 (1.14-1.62 and 2.12 GiB on an 8 GB RTX 4070 Laptop "
+    "at TP 1, Windows); https://github.com/NVIDIA/TensorRT-LLM/issues/6294, /issues/8961, "
+    "/pull/3467, https://github.com/vllm-project/vllm/pull/10511, /pull/2031, "
+    "https://github.com/tonyd2wild/DeepSeek-V4.1-Flash-vLLM-DGX-Spark/issues/8, "
+    "https://github.com/NVIDIA/Megatron-LM/pull/6479: no TensorRT-LLM TP > 1 log printing it "
+    "found, so the 2.07 GiB stays (sgbase round)",
+    "pages https://github.hhaann.eu.org/sgl-project/sglang/pull/13023, "
+    "https://www.mintlify.com/sgl-project/sglang/developer/memory-management, "
+    "https://sgl-project-sglang-93.mintlify.app/developer/memory-management, "
+    "https://deepwiki.com/sgl-project/sglang/2.3-memory-management-and-kv-cache (no "
+    "start-up log with a pool of stated settings): looked at in the sgbase round",
 )
 
 

@@ -53,10 +53,11 @@ class SglangRules:
     # increases over a snapshot taken after its context: not the same quantity). TP 1: the
     # training record sglang04-h100-llama31-8b-docs, whose 'Load weight begin. avail mem=78.81
     # GB' follows the baseline with nothing allocated between (0.4.1 model_runner.py: Sampler()
-    # only): 79.19 − 78.81 = 0.38 GiB (from 0.5.3: 0.71, CHANGES). GPUs joined by NVLink/NVSwitch at TP > 1: the training
-    # record sglang-4xh100-qwen3-235b-fp8-tp4, (79.19 − x) × 0.93 − 55.14 = 16.46 GiB (weights
-    # and RoPE table), x = 2.20 GiB. PCIe-only cards at TP > 1 (no custom all-reduce above two
-    # GPUs, NCCL without NVLink): the training record sglang0513-4x5090-qwen3-32b-tp4, 0.77 GiB
+    # only): 79.19 − 78.81 = 0.38 GiB (from 0.5.3: 0.71, CHANGES). GPUs joined by
+    # NVLink/NVSwitch at TP > 1: the training record sglang-4xh100-qwen3-235b-fp8-tp4,
+    # (79.19 − x) × 0.93 − 55.14 = 16.46 GiB (weights and RoPE table), x = 2.20 GiB.
+    # PCIe-only cards at TP > 1 (no custom all-reduce above two GPUs, NCCL without NVLink):
+    # the training record sglang0513-4x5090-qwen3-32b-tp4, 0.77 GiB
     non_torch_tp1_bytes: float
     non_torch_tp_bytes: float
     non_torch_pcie_tp_bytes: float

@@ -29,7 +29,10 @@ class TrtllmRules:
     sampler_bytes_per_logit: float  # the profiling pass's sampler, taken as vLLM 0.19's
     non_torch_tp1_bytes: float  # CUDA context and library workspaces of one GPU
     # at TP > 1: the CUDA context and the TP group's NCCL communicator (NCCL sizes it, not
-    # TensorRT-LLM's source), taken as SGLang's memory in use before its weights at TP > 1
+    # TensorRT-LLM's source), taken as SGLang's memory in use before its weights at TP > 1 as it
+    # stood then (2.07 GiB). Kept (issue 21, sgbase): no TensorRT-LLM log at TP > 1 printing its
+    # 'Memory used outside torch' was found, and SGLang's figure now (2.20, rules.py) holds its
+    # custom all-reduce IPC buffers, which TensorRT-LLM replaces by its own workspace term here
     non_torch_tp_bytes: float
     # CustomAllReduceHelper.max_workspace_size_auto (plugin.py): the all-reduce fusion
     # workspace's ``size`` at TP <= 2 and above; each GPU allocates 4 × size × TP of it
