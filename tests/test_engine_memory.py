@@ -317,10 +317,10 @@ def test_sglang_tp1_pre_load_memory_by_release():
     # TP > 1 unchanged: 2.20 GiB over NVLink, 0.77 on PCIe-only cards, both from 0.5.x records
     assert VERSIONS.rules("0.5.3").non_torch_tp_bytes == round(2.20 * GIB)
     assert VERSIONS.rules("0.5.3").non_torch_pcie_tp_bytes == round(0.77 * GIB)
-    # the training record's pool, by hand: (79.19 − 0.71) × 0.83 − weights − RoPE table is
-    # what kvcalc budgets; with the log's own weights 29.15 GiB and Qwen3-30B-A3B's FP32 RoPE
-    # table (40,960 × 128 × 4 B = 0.0195 GiB): (85,029,027,840 B / 2^30 − 0.71) × 0.83 − 29.15
-    # − 0.0195 = 65.14 − 29.17 = 35.97 GiB; the log's pool 392,920 × 98,304 B = 35.97 GiB
+    # the training record's pool, by hand, with the log's own weight load (29.15 GiB, which
+    # holds the RoPE table, so none is charged beside it): (85,029,027,840 B / 2^30 = 79.19 −
+    # 0.71) × 0.83 − 29.15 = 65.14 − 29.15 = 35.99 GiB; the log's pool 392,920 tokens ×
+    # 98,304 B (48 layers × 2 × 4 heads × 128 × 2 B) = 35.97 GiB
     dep = Deployment.build(load_model("qwen3-30b-a3b"), load_hardware("h100"),
                            engine=EngineSettings(name="sglang", version="0.5.18",
                                                  mem_util=0.83))  # fmt: skip
