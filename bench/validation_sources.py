@@ -1682,6 +1682,16 @@ LOOKED_AT = (
      "issue 20, fp8small round: TensorRT-LLM's fp8-block MoE pays about 0.3-0.36 µs per local "
      "expert at a few tokens (DeepSeek-V3, MoE TP 8, one token: 114.7 µs at EP 1, 35.1 at EP 8 "
      "on H200); not modelled (docs/step-time.md, fp8small round)"),
+    ("surajssd/llm-k8s@58b61c5 results_serving_meta-llama-Llama-3.3-70B-Instruct 01_tp8_pp1, "
+     "02_tp4_pp2_no_IB, 03_tp4_pp2_IB, qps-inf and qps-16 (untrimmed: per-request itls); "
+     "vllm 0.8.3 (PyPI wheel) v1/engine/output_processor.py RequestOutputCollector, "
+     "v1/engine/async_llm.py output_handler, core/scheduler.py _schedule_prefills and "
+     "PartialPrefillMetadata",
+     "issue 23, score round 3: every burst request's chunks are its output tokens - 1 (the "
+     "API server merges a request's tokens produced while its consumer waits), so the "
+     "front-end's first-token hand-out holds the whole stream (calc/serve/simulate.py); "
+     "nothing fitted; V0's prefill admission read, no per-step limit on new prefills found "
+     "(docs/step-time.md, score round 3)"),
 )
 
 

@@ -67,6 +67,11 @@ def test_a_burst_reaches_the_client_after_its_intake():
     assert float(np.min(slow.ttft_each_s)) >= 0.050 - 1e-9
     assert slow.ttft_s["p50"] == pytest.approx(0.0745, abs=2e-4)
     assert slow.ttft_s["p99"] == pytest.approx(0.09851, abs=2e-4)
+    # each request reaches the engine alone (1 ms apart, 0.1 ms steps): its second token one
+    # step after its first; the hand-out holds both, so the TPOT stays one step, 0.1 ms (held
+    # the first token alone, the second came before it: TPOT 0)
+    assert fast.tpot_each_s == pytest.approx(np.full(n, 1e-4))
+    assert slow.tpot_each_s == pytest.approx(np.full(n, 1e-4))
 
 
 def test_first_tokens_handed_out_one_at_a_time_by_hand():
@@ -96,8 +101,10 @@ def test_a_steady_rate_only_hands_each_first_token_out():
     b = simulate_requests(*args, limits=_limits(), step=step, intake_s=INTAKE_S)
     assert a.ttft_s["p50"] == pytest.approx(1e-3) and a.e2e_s["p50"] == pytest.approx(2e-3)
     assert b.ttft_each_s == pytest.approx(a.ttft_each_s + INTAKE_S)
-    assert b.e2e_each_s == pytest.approx(np.maximum(a.e2e_each_s, b.ttft_each_s))
-    assert b.e2e_s["p50"] == pytest.approx(1e-3 + INTAKE_S)
+    # the hold delays the whole stream: E2E 2 ms -> 2 + 1.18 = 3.18 ms, TPOT still 1 ms
+    assert b.e2e_each_s == pytest.approx(a.e2e_each_s + INTAKE_S)
+    assert b.e2e_s["p50"] == pytest.approx(2e-3 + INTAKE_S)
+    assert b.tpot_each_s == pytest.approx(a.tpot_each_s)
 
 
 def test_intake_behind_the_api_front_end_only():

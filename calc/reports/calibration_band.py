@@ -32,8 +32,8 @@ LABELS = {"ttft": "TTFT", "tpot": "TPOT", "output_tokens_per_s": "output tok/s"}
 NOISE = 0.02  # calc/reports/score_fit.py NOISE: a measured figure known to 2%
 # p25, p75 of the signed errors one-run fits leave on the other steady runs of their deployment
 # (bench/validation_score.py one_run_spread; docs/validation.md)
-ONE_RUN = {"ttft": (-0.091, 0.053), "tpot": (-0.019, 0.037),
-           "output_tokens_per_s": (-0.010, 0.004)}  # fmt: skip
+ONE_RUN = {"ttft": (-0.095, 0.025), "tpot": (-0.019, 0.038),
+           "output_tokens_per_s": (-0.009, 0.004)}  # fmt: skip
 
 
 def figure_of(metric: str) -> str | None:
@@ -79,7 +79,7 @@ def pessimistic_factor(low: float) -> float:
 
 
 def band_text(band: dict) -> str:
-    """'TTFT -9.1%…+5.3%; TPOT -1.9%…+3.7% (fitted on 1 run: …)' of a profile's
+    """'TTFT -9.5%…+2.5%; TPOT -1.9%…+3.8% (fitted on 1 run: …)' of a profile's
     ``StepCalibration.band`` ({figure: ResidualBand})."""
     parts = [f"{LABELS[f]} {band[f].low:+.1%}…{band[f].high:+.1%}" for f in FIGURES if f in band]
     rules = {b.rule for b in band.values()}

@@ -332,13 +332,15 @@ class _Tally:
     def _latencies(self, req: _Requests) -> None:
         """TTFT, E2E and TPOT of every request, its first token handed out by the front-end
         (``calc.serve.front_end``: after the intake of the requests sent before it, one at a
-        time over all groups) unless the client's concurrency limit sent the requests."""
+        time over all groups) unless the client's concurrency limit sent the requests; the
+        hand-out holds the request's whole stream, its later tokens keeping their gaps (no
+        token reaches the client merged with the next: ``first_tokens_delivered_s``)."""
         import numpy as np
 
         ft, fin, a = self.first, self.finish, self.sent_at
         if req.intake_done is not None and not self.closed and ft.size:
-            ft = first_tokens_delivered_s(ft, req.arrival, req.intake_done, req.intake_s)
-            fin = np.maximum(fin, ft)
+            held = first_tokens_delivered_s(ft, req.arrival, req.intake_done, req.intake_s) - ft
+            ft, fin = ft + held, fin + held
         self.ttft, self.e2e = ft - a, fin - a
         many = req.gen > 1
         self.tpot = np.full(ft.size, np.nan)
