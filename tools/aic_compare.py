@@ -140,6 +140,8 @@ def main() -> None:
     ks = kvcalc_rows(a.steps)
     cs = aic_rows(a.aic_python, ks, a.steps)
     cols: dict[str, list[tuple[float, float | None]]] = {}
+    sums: dict[str, dict[str, list[float]]] = {}  # column -> class -> [kvcalc, aic balanced]
+    steps: dict[str, list[float]] = {}  # column -> kvcalc step / aic balanced step, per row
     print("row | rank batch | published | kvcalc (signed) | aic run_agg (signed)")
     for k, c in zip(ks, cs, strict=True):
         row = k["row"]
@@ -160,12 +162,25 @@ def main() -> None:
                 print(f"    {name:26s} {k['classes'][name]:7.2f} / {pl[name]:7.2f} / "
                       f"{ba[name]:7.2f}")  # fmt: skip
             print(f"    {'step':26s} {k['step']:7.2f} / {pl_step:7.2f} / {ba_step:7.2f}")
+            col = sums.setdefault(row.id.rsplit(" ", 1)[0], {})
+            for name in k["classes"]:
+                pair = col.setdefault(name, [0.0, 0.0])
+                pair[0] += k["classes"][name]
+                pair[1] += ba[name]
+            steps.setdefault(row.id.rsplit(" ", 1)[0], []).append(k["step"] / ba_step)
     print("\ncolumn | rows | kvcalc signed median | aic signed median (rows it ran)")
     for name, pairs in cols.items():
         ke = statistics.median(e for e, _ in pairs)
         ae = [e for _, e in pairs if e is not None]
         aic_txt = f"{statistics.median(ae):+.1%} ({len(ae)})" if ae else "-"
         print(f"{name} | {len(pairs)} | {ke:+.1%} | {aic_txt}")
+    if a.steps:
+        print("\ncolumn | decode step kvcalc / aic balanced: median (range) | by class, summed "
+              "over the column's rows")  # fmt: skip
+        for name, ratios in steps.items():
+            by = ", ".join(f"{c} {k / b:.2f}" for c, (k, b) in sums[name].items() if b > 0)
+            print(f"{name} | {statistics.median(ratios):.2f} ({min(ratios):.2f}-"
+                  f"{max(ratios):.2f}) | {by}")  # fmt: skip
 
 
 if __name__ == "__main__":
