@@ -10,6 +10,7 @@ in a venv of its own and name its python.
     python3 -m venv /tmp/aicvenv && /tmp/aicvenv/bin/pip install aiconfigurator==0.12.0
     .venv/bin/python tools/aic_compare.py --aic-python /tmp/aicvenv/bin/python
     .venv/bin/python tools/aic_compare.py --aic-python ... --steps     # also the per-op steps
+    .venv/bin/python tools/aic_compare.py --silicon     # the measured check, no aiconfigurator
 
 aiconfigurator's side, at kvcalc's steady-state concurrency per attention-DP rank (the page
 states no concurrency: trtllm-bench admits up to max_batch_size, 2,048, as the KV pool
@@ -132,11 +133,41 @@ def by_class(ops: dict) -> tuple[dict, float]:
     return by, sum(ops.values())
 
 
+def silicon_large_batch() -> None:
+    """The check on measured runs: kvcalc's TPOT error [signed] on the silicon sample's
+    TensorRT-LLM MoE records above 64 concurrent requests (bench/validation_serving.py), the
+    largest batches of TensorRT-LLM MoE decode measured; + is kvcalc's step the longer."""
+    import validation_serving as vs
+
+    errs: dict[str, list[float]] = {}
+    for r in vs.rows():
+        if r.backend != "trtllm" or not r.moe or r.concurrency <= 64:
+            continue
+        res = vs.predict(r)
+        if res is None or res.aside:
+            continue
+        rank = r.concurrency // (r.ep if r.ep > r.tp else 1)
+        print(f"{r.model} {r.hardware} {r.label} TP{r.tp} EP{r.ep} {r.concurrency} a group, "
+              f"{rank} a rank, {r.release} MTP {r.mtp}: measured {r.tpot_s * 1e3:.1f} ms, "
+              f"kvcalc {res.tpot_s * 1e3:.1f} ms, {res.tpot_error:+.1%}")  # fmt: skip
+        if r.mtp == 0:
+            errs.setdefault(r.label, []).append(res.tpot_error)
+    for label, e in errs.items():
+        print(f"{label}, no MTP: {len(e)} records, signed median {statistics.median(e):+.1%}")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--aic-python", required=True, help="python of a venv with aiconfigurator")
+    ap.add_argument("--aic-python", help="python of a venv with aiconfigurator")
     ap.add_argument("--steps", action="store_true", help="also print each row's decode step")
+    ap.add_argument("--silicon", action="store_true",
+                    help="only the silicon sample's TensorRT-LLM MoE runs above 64 requests")
     a = ap.parse_args()
+    if a.silicon:
+        silicon_large_batch()
+        return
+    if not a.aic_python:
+        ap.error("--aic-python is required (or --silicon)")
     ks = kvcalc_rows(a.steps)
     cs = aic_rows(a.aic_python, ks, a.steps)
     cols: dict[str, list[tuple[float, float | None]]] = {}
