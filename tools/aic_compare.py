@@ -10,6 +10,7 @@ in a venv of its own and name its python.
     python3 -m venv /tmp/aicvenv && /tmp/aicvenv/bin/pip install aiconfigurator==0.12.0
     .venv/bin/python tools/aic_compare.py --aic-python /tmp/aicvenv/bin/python
     .venv/bin/python tools/aic_compare.py --aic-python ... --steps     # also the per-op steps
+    .venv/bin/python tools/aic_compare.py --aic-python ... --sweep     # its own batch choice
     .venv/bin/python tools/aic_compare.py --silicon     # the measured check, no aiconfigurator
 
 aiconfigurator's side, at kvcalc's steady-state concurrency per attention-DP rank (the page
@@ -78,6 +79,53 @@ for a in json.loads(sys.stdin.read()):
     out.append(res)
 print(json.dumps(out))
 """
+
+
+SWEEP = r"""
+import json, sys
+from aiconfigurator_core.sdk import common
+from aiconfigurator_core.sdk.backends.factory import get_backend
+from aiconfigurator_core.sdk.config import ModelConfig, RuntimeConfig
+from aiconfigurator_core.sdk.models import get_model
+from aiconfigurator_core.sdk.perf_database import get_database
+
+out = []
+for a in json.loads(sys.stdin.read()):
+    mc = ModelConfig(tp_size=1, attention_dp_size=a["ep"], moe_tp_size=1, moe_ep_size=a["ep"],
+                     gemm_quant_mode=getattr(common.GEMMQuantMode, a["quant"]),
+                     moe_quant_mode=getattr(common.MoEQuantMode, a["quant"]),
+                     kvcache_quant_mode=common.KVCacheQuantMode.fp8)
+    s = get_backend("trtllm").find_best_agg_result_under_constraints(
+        get_model(a["model"], mc, "trtllm"), get_database(a["system"], "trtllm", a["version"]),
+        RuntimeConfig(batch_size=1, isl=a["isl"], osl=a["osl"], ttft=1e9, tpot=1e9),
+        max_batch_size=2048, ctx_stride=2048)
+    r = s.get_summary_df().sort_values("tokens/s", ascending=False).iloc[0]
+    out.append({k: float(r[k]) for k in ("bs", "ctx_tokens", "tokens/s")})
+print(json.dumps(out))
+"""
+# the rows of the sweep (its own batch and prefill budget for the most tokens/s, SLA limits off)
+SWEEP_ROWS = (
+    "qwen3-30b-a3b b200 TP1 nvfp4 1000/1000", "qwen3-235b-a22b h200 TP1 EP8 fp8-tensor 1000/1000",
+    "qwen3-235b-a22b h200 TP1 EP8 fp8-tensor 1000/2000",
+    "llama4-maverick h200 TP1 EP8 fp8-tensor 1000/1000",
+    "llama4-scout h100 TP1 EP4 fp8-tensor 1000/1000",
+)  # fmt: skip
+
+
+def sweep(python: str) -> None:
+    """aiconfigurator's own choice of batch and prefill budget on ``SWEEP_ROWS`` [tokens/s]."""
+    from validation_heldout import rows
+
+    picked = [r for r in rows() if r.id in SWEEP_ROWS]
+    jobs = [{"model": AIC_MODEL[r.model], "system": AIC_SYSTEM[r.hardware],
+             "quant": AIC_QUANT[r.weight_dtype], "version": AIC_VERSION, "ep": max(r.ep, 1),
+             "isl": r.prompt, "osl": r.gen} for r in picked]  # fmt: skip
+    run = subprocess.run([python, "-c", SWEEP], input=json.dumps(jobs), capture_output=True,
+                         text=True, check=True)  # fmt: skip
+    for r, c in zip(picked, json.loads(run.stdout.strip().splitlines()[-1]), strict=True):
+        pub = r.published_output_tokens_per_s
+        print(f"{r.id}: batch {c['bs']:,.0f} a rank, ctx_tokens {c['ctx_tokens']:,.0f}, "
+              f"{c['tokens/s']:,.0f} tokens/s against {pub:,.0f} ({c['tokens/s'] / pub - 1:+.1%})")
 
 
 def kvcalc_rows(steps: bool) -> list[dict]:
@@ -160,6 +208,7 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--aic-python", help="python of a venv with aiconfigurator")
     ap.add_argument("--steps", action="store_true", help="also print each row's decode step")
+    ap.add_argument("--sweep", action="store_true", help="aiconfigurator's own batch choice")
     ap.add_argument("--silicon", action="store_true",
                     help="only the silicon sample's TensorRT-LLM MoE runs above 64 requests")
     a = ap.parse_args()
@@ -168,6 +217,9 @@ def main() -> None:
         return
     if not a.aic_python:
         ap.error("--aic-python is required (or --silicon)")
+    if a.sweep:
+        sweep(a.aic_python)
+        return
     ks = kvcalc_rows(a.steps)
     cs = aic_rows(a.aic_python, ks, a.steps)
     cols: dict[str, list[tuple[float, float | None]]] = {}
