@@ -1692,6 +1692,23 @@ LOOKED_AT = (
      "front-end's first-token hand-out holds the whole stream (calc/serve/simulate.py); "
      "nothing fitted; V0's prefill admission read, no per-step limit on new prefills found "
      "(docs/step-time.md, score round 3)"),
+    ("aiconfigurator 0.12.0 (PyPI, with aiconfigurator-core 0.12.0; ai-dynamo/aiconfigurator, "
+     "Apache-2.0), run in a venv of its own: sdk/backends/base_backend.py run_agg, run_static "
+     "(static_gen), find_best_agg_result_under_constraints and its run_agg cache keyed without "
+     "the model; sdk/backends/trtllm_backend.py (_tpot_mix_steps, 'empirical correction'); "
+     "systems/data/b200_sxm/attention/trtllm/1.3.0rc20/generation_attention_perf.parquet "
+     "(batch x context coverage)",
+     "issue 20, aicdiff round: its throughput model at kvcalc's per-rank concurrency on every "
+     "MoE row of the TensorRT-LLM v1.0 page, and one decode step op by op beside kvcalc's "
+     "(tools/aic_compare.py); nothing fitted, no model change (docs/step-time.md, aicdiff "
+     "round)"),
+    ("NVIDIA/TensorRT-LLM pull 16564 (TorchSampler.update_requests batched fast path: an "
+     "8.8 ms per-iteration host bubble at 256 requests on GB200, gpt-oss-120b, 2026) and pull "
+     "9675 (greedy_search_sampling_batch's full-vocabulary softmax replaced by a one-hot); "
+     "sampler.py greedy_search_sampling_batch revisions (search excerpts, releases not "
+     "identified)",
+     "issue 20, aicdiff round: the sampler's large-batch cost, looked at; a few per cent of a "
+     "decode step on dense and MoE rows alike, release 1.0's code not read: not modelled"),
 )
 
 
