@@ -34,8 +34,7 @@ def recv_interval_wait_s(interval: int, step_s: float) -> float:
     """The extra mean wait of a request under SGLang's ``--scheduler-recv-interval`` [s]:
     (interval − 1) / 2 decode steps of ``step_s`` seconds (module docstring); 0 at interval 1.
 
-    >>> recv_interval_wait_s(10, 0.008)  # (10 − 1) / 2 × 8 ms = 36 ms
-    0.036
+    Example: interval 10, 8 ms steps: (10 − 1) / 2 × 8 ms = 36 ms.
     """
     return max(0, interval - 1) / 2 * step_s
 
@@ -48,8 +47,7 @@ def batch_wait_s(timeout_iters: int, step_s: float, arrivals_per_step: float, pr
     one prompt alone reaches ``threshold_tokens`` (batch_wait_max_tokens_ratio ×
     max_num_tokens) or the option is off (``timeout_iters`` 0).
 
-    >>> batch_wait_s(20, 0.01, 0.0, 1024, 0.9 * 16384)  # alone: 20 steps × 10 ms
-    0.2
+    Example: 20 iterations, 10 ms steps, a 1,024-token prompt alone: 20 × 10 ms = 200 ms.
     """
     if timeout_iters <= 0 or prompt >= threshold_tokens:
         return 0.0
