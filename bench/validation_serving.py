@@ -153,6 +153,10 @@ class Row:
     mtp: int = 0
     # the MoE backend the run's script set (MOE_BACKEND_ROWS); None: the engine's default
     moe_backend: str | None = None
+    # SGLang's --scheduler-recv-interval and TensorRT-LLM's batch_wait_timeout_iters the run's
+    # script set (ADMISSION_ROWS); 1 and 0: the engines' defaults
+    recv_interval: int = 1
+    batch_wait_iters: int = 0
 
     @property
     def training(self) -> bool:
@@ -204,10 +208,27 @@ MTP_ROWS = DATA.with_name("aiconfigurator_silicon_mtp.csv")
 MOE_BACKEND_ROWS = DATA.with_name("aiconfigurator_silicon_moe_backend.csv")
 
 
+# The scheduler settings of InferenceX's scripts that hold new requests back (SGLang's
+# --scheduler-recv-interval, TensorRT-LLM's batch_wait_timeout_iters), which no record states:
+# listed by tools/silicon_admission_rows.py (issue 20, MoE TTFT round) and charged by
+# calc.serve.admission (``admission_s``)
+ADMISSION_ROWS = DATA.with_name("aiconfigurator_silicon_admission.csv")
+# beside the batch waiting, InferenceX's Llama-3.1-70B TensorRT-LLM scripts set
+# batch_wait_max_tokens_ratio 0.9 and --max_num_tokens 16384 (tools/silicon_admission_rows.py)
+BATCH_WAIT_THRESHOLD_TOKENS = 0.9 * 16384
+
+
 @cache
 def _moe_backends() -> dict[str, str]:
     with MOE_BACKEND_ROWS.open() as f:
         return {r["id"]: r["moe_backend"] for r in csv.DictReader(f)}
+
+
+@cache
+def _admission() -> dict[str, tuple[int, int]]:
+    with ADMISSION_ROWS.open() as f:
+        return {r["id"]: (int(r["recv_interval"]), int(r["batch_wait_iters"]))
+                for r in csv.DictReader(f)}  # fmt: skip
 
 
 @cache
@@ -272,7 +293,8 @@ def rows() -> list[Row]:
                            ep if ep > 1 else 1, float(r["ttft_ms"]) / 1e3,
                            float(r["tpot_ms"]) / 1e3, _label(r), _release(r),
                            _mtp_drafts().get(r["id"], 0),
-                           _moe_backends().get(r["id"])))  # fmt: skip
+                           _moe_backends().get(r["id"]),
+                           *_admission().get(r["id"], (1, 0))))  # fmt: skip
     return out
 
 
@@ -404,9 +426,25 @@ def predict(row: Row, host=None, efficiency: str = "expected", dep=None) -> Resu
     # from the decode step after the one in flight
     wave = WAVE_SHARE[_policy(dep)] * (n - 1) * one * (1 - hit)
     ttft = float(host.request_host_s(row.isl)) + own + hit * t_dec + t_dec + wave
+    ttft += admission_s(row, dep, n, t_dec)
     if want > n:  # requests beyond the slots wait for one to finish
         ttft += (want - n) / n * cycle
     return Result(row, tpot, float(np.float64(ttft)), floor_s(dep, n, row.isl))
+
+
+def admission_s(row: Row, dep, n: int, step_s: float) -> float:
+    """The time ``row``'s scheduler settings hold a new request back beyond the decode step it
+    arrives in [s] (``calc.serve.admission``; ADMISSION_ROWS): SGLang's receive interval, or
+    TensorRT-LLM's batch waiting, which waits only beside running generation requests (n > 1)
+    and not under attention DP. ``step_s``: the running decode step; prompts arrive at n a
+    cycle of about osl steps."""
+    from calc.serve.admission import batch_wait_s, recv_interval_wait_s
+
+    wait = recv_interval_wait_s(row.recv_interval, step_s)
+    if row.batch_wait_iters and n > 1 and dep.sharding.dp_attn == 1:
+        wait += batch_wait_s(row.batch_wait_iters, step_s, n / max(1, row.osl), row.isl,
+                             BATCH_WAIT_THRESHOLD_TOKENS)  # fmt: skip
+    return wait
 
 
 def _tail_s(dep, efficiency: str, batch: int, prompt: int) -> float:

@@ -1709,6 +1709,31 @@ LOOKED_AT = (
      "identified)",
      "issue 20, aicdiff round: the sampler's large-batch cost, looked at; a few per cent of a "
      "decode step on dense and MoE rows alike, release 1.0's code not read: not modelled"),
+    ("SemiAnalysisAI/InferenceX benchmarks/dsr1_fp4_b200*.sh, dsr1_fp8_b200*.sh, "
+     "dsr1_fp4_b300.sh, dsr1_fp8_b300.sh, dsr1_fp8_h200*.sh, dsr1_*_trt*.sh, gptoss_fp4_*_trt.sh, "
+     "70b_fp8_b200_trt_slurm.sh, 70b_fp8_h200_trt_slurm.sh, 70b_fp4_b200_trt_slurm.sh and "
+     "_docker.sh at every revision (InferenceX#148 b328c7f59, authored 2025-10-29), "
+     "benchmarks/benchmark_lib.sh; kimbochen/bench_serving backend_request_func.py (TTFT: the "
+     "first SSE chunk with a choice, empty text included)",
+     "issue 20, MoE TTFT round: the scheduler settings the runs set (SGLang "
+     "--scheduler-recv-interval 10 below c 16 and 30 from 16 on B200/B300; TensorRT-LLM "
+     "batch_wait_timeout_iters 20, ratio 0.9, max_num_tokens 16384 for Llama-3.1-70B 1k/1k "
+     "below TP 8), mapped to rows by tools/silicon_admission_rows.py; no constant fitted"),
+    ("sgl-project/sglang python/sglang/srt/managers/scheduler_recv_skipper.py "
+     "(SchedulerRecvSkipper: decode weight 1, other forwards 1000) and the scheduler output "
+     "processor's stream_interval rule (first token sent at once); NVIDIA/TensorRT-LLM "
+     "tensorrt_llm/_torch/pyexecutor/py_executor.py (_waiting_requests, _schedule, "
+     "_balance_adp_requests, _handle_responses: py_decoding_iter == 1 always streamed)",
+     "issue 20, MoE TTFT round: how the receive interval and batch waiting hold a new request "
+     "back (calc/serve/admission.py), and that stream_interval does not delay the first token"),
+    ("ai-dynamo/aiconfigurator@095f58a51 tools/accuracy_regression_testing/"
+     "predict_silicon_sample.py, aic-core sdk/backends/base_backend.py (_ttft_queuing_factor, "
+     "_prefill_dispatch_overhead_ms) and vllm_backend.py; aiconfigurator 0.12.0's cli_estimate "
+     "on three silicon-sample rows (tools/aic_ttft.py: DeepSeek-R1 TensorRT-LLM NVFP4 B200 TP 8 "
+     "1024 and 8192 x 1024 c 4, Qwen3-235B TensorRT-LLM H100 TP 4 / EP 4 512 x 128 c 4)",
+     "issue 20, MoE TTFT round: aiconfigurator's TTFT is its prefill step (which agrees with "
+     "kvcalc's) times a heuristic queuing factor (2.05 at c 4), plus 0.8 ms a layer for vLLM; "
+     "compared, not copied"),
 )
 
 
