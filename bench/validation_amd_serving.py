@@ -411,6 +411,88 @@ def blog_checks() -> list[tuple[str, int, float, float, float]]:
     return out
 
 
+# The blog's TTFT figure (assets/figures/2026-02-27-rocm-attention-backend/mha_ttft_comparison.png,
+# the same runs as BLOG_TPOT; issue 20, amdttft round): TRITON_ATTN's TTFT as printed beside its
+# bar (× ROCM_AITER_FA's), per GPU and concurrency. The MI355X concurrency-64 bar is the fit of
+# the Triton prefill attention's multiple (TRITON_PREFILL_SCALE); the other five check it.
+BLOG_TTFT = (  # (hardware, concurrency, TRITON_ATTN TTFT / ROCM_AITER_FA TTFT)
+    ("mi355x", 64, 1.33), ("mi355x", 128, 1.28),
+    ("mi325x", 64, 1.37), ("mi325x", 128, 1.35),
+    ("mi300x", 64, 1.41), ("mi300x", 128, 1.42),
+)  # fmt: skip
+BLOG_BUDGET = 16_384  # the blog's --max-num-batched-tokens
+
+
+class _PrefillScale:
+    """Within: calc.deploy.engines.vllm.rocm_attention.TRITON_PREFILL_SCALE set to ``scale``
+    (the fit's trial values; restored on exit)."""
+
+    def __init__(self, scale: float | None):
+        self.scale = scale
+
+    def __enter__(self):
+        import calc.deploy.engines.vllm.rocm_attention as ra
+
+        self.keep = ra.TRITON_PREFILL_SCALE
+        if self.scale is not None:
+            ra.TRITON_PREFILL_SCALE = self.scale
+
+    def __exit__(self, *exc):
+        import calc.deploy.engines.vllm.rocm_attention as ra
+
+        ra.TRITON_PREFILL_SCALE = self.keep
+
+
+def blog_ttft_s(gpu: str, concurrency: int, kernels: str, scale: float | None = None) -> float:
+    """kvcalc's TTFT of the blog's deployment on ``gpu`` at ``concurrency`` requests of 10K
+    prompt and 1K output tokens under ``kernels`` [s]: bench/validation_serving.py's closed
+    loop (the blog's runs warmed up and left their first run out: its steady state), at the
+    blog's --max-num-batched-tokens; ``scale``: the Triton prefill multiple tried instead of
+    the shipped one."""
+    from calc.data.registry import load_hardware, load_model
+    from calc.deploy.deployment import Deployment, EngineSettings
+
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    import validation_serving as vs
+
+    with _PrefillScale(scale):
+        dep = Deployment.build(load_model("qwen3-235b-a22b"), load_hardware(gpu), tp=8, ep=8,
+                               weight_dtype="fp8-block128", kv_dtype="bf16",
+                               engine=EngineSettings(name="vllm", version="0.14.0",
+                                                     rocm_kernels=kernels,
+                                                     max_batched_tokens=BLOG_BUDGET))  # fmt: skip
+        row = vs.Row(f"blog-{gpu}-c{concurrency}", "vllm", "qwen3-235b-a22b", gpu,
+                     "fp8-block128", "bf16", 10_000, 1_000, concurrency, 8, 8, 0.0, 0.0,
+                     "fp8", "0.14.0")  # fmt: skip
+        return vs.predict(row, dep=dep).ttft_s
+
+
+def blog_ttft_ratio(gpu: str, concurrency: int, scale: float | None = None) -> float:
+    """kvcalc's TTFT of the blog's deployment under Triton attention over its TTFT under AMD's
+    tuned kernels [×]."""
+    return (blog_ttft_s(gpu, concurrency, "triton", scale)
+            / blog_ttft_s(gpu, concurrency, "aiter"))  # fmt: skip
+
+
+def triton_prefill_fit() -> float:
+    """The Triton prefill attention's multiple of kvcalc's attention roofline [×]
+    (calc.deploy.engines.vllm.rocm_attention TRITON_PREFILL_SCALE): the one at which kvcalc's
+    TTFT of the blog's MI355X concurrency-64 deployment grows by TRITON_ATTN's measured 1.33 ×
+    (the decode walk, already fitted, included in both)."""
+    gpu, c, ratio = BLOG_TTFT[0]
+    return _bisect(lambda f: blog_ttft_ratio(gpu, c, f) - ratio, 1.0, 10.0)
+
+
+def blog_ttft_checks() -> list[tuple[str, int, float, float, float]]:
+    """Per bar of the blog's TTFT figure: (hardware, concurrency, measured TRITON_ATTN / AITER
+    TTFT, kvcalc's ratio without the prefill multiple (the decode walk alone), kvcalc's ratio
+    with the shipped one)."""
+    return [(gpu, c, ratio, blog_ttft_ratio(gpu, c, 1.0), blog_ttft_ratio(gpu, c))
+            for gpu, c, ratio in BLOG_TTFT]  # fmt: skip
+
+
 def decode_gap_fit() -> tuple[float, float]:
     """(a [s], s [s per 1,000 tokens of context]): the least-squares line gap = a + s × ctx /
     1,000 through the scored llm-d rows' ``decode_gap_s`` (reported, not shipped: a step cost
@@ -655,6 +737,9 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["--fit"]:
         print(f"matmul_fp4 expected {fit():.3f} (shipped); the llm-d rows' kernel cost "
               f"{kernel_cost_fit() * 1e6:.2f} us (not shipped)")  # fmt: skip
+    elif sys.argv[1:] == ["--fit-triton-prefill"]:
+        print(f"Triton prefill attention {triton_prefill_fit():.3f} x its roofline (shipped: "
+              "calc/deploy/engines/vllm/rocm_attention.py TRITON_PREFILL_SCALE)")
     elif sys.argv[1:] == ["--fit-triton"]:
         print(f"Triton decode tile {triton_fit() * 1e6:.2f} us (shipped: "
               "calc/deploy/engines/vllm/rocm_attention.py TRITON_DECODE_TILE_S)")
