@@ -7,6 +7,7 @@ Run: python bench/validation_amd_serving.py          (prints the rows)
      python bench/validation_amd_serving.py --fit    (the fitted MI355X figure, and the
                                                       kernel cost the llm-d rows alone imply)
      python bench/validation_amd_serving.py --fit-triton  (the Triton decode tile time)
+     python bench/validation_amd_serving.py --fit-triton-prefill  (the Triton prefill multiple)
 
 Records (issue 20, round 20; scored before anything was fitted, see ``ASSUMED``):
 
@@ -45,6 +46,14 @@ fitted to vLLM's ROCm attention blog (``BLOG``, ``BLOG_TPOT``: Qwen3-235B-A22B-F
 concurrency 64, TRITON_ATTN 1.05 × ROCM_AITER_FA's TPOT), never to these rows; the blog's other
 five rows are reported as checks; ``tuned`` is every run with AMD's kernels (the figures before
 the setting).
+
+Triton prefill (issue 20, amdttft round; ``BLOG_TTFT``, ``triton_prefill_fit``,
+``blog_ttft_checks``, ``walk_only``): a step holding a prompt runs the unified kernel's 2D
+path, whose prefill attention kvcalc times at TRITON_PREFILL_SCALE × its roofline
+(calc/deploy/engines/vllm/rocm_attention.py), fitted to the blog's TTFT figure (MI355X at
+concurrency 64: TRITON_ATTN 1.33 × ROCM_AITER_FA's TTFT) through bench/validation_serving.py's
+closed loop of the blog's deployment, never to these rows; the figure's other five bars and
+its TPOT bars in the same loop are reported as checks; ``walk_only`` is every run before it.
 
 Not shipped (``kernel_cost_fit``, under AMD's tuned kernels): the per-kernel fixed cost that
 would make the llm-d 4,096 / 4,096 rows' signed median TPOT error zero. The MI355X profile
