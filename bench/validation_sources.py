@@ -1708,6 +1708,10 @@ LOOKED_AT = (
      "--max-num-batched-tokens), each config run once, fixed random lengths; the TTFT left "
      "after the prefill multiple is the unstated --num-prompts (at N = c every row's TTFT "
      "within -13% to +152%, the long-prompt rows -11% to +5%)"),
+    ("makora.com/blog/fp8-gemms-mi355x (search excerpt, opening only); the pages corpus searched "
+     "for MI355X hipBLASLt fp8 GEMM tables",
+     "issue 20, amdttft round: looked for a measured MI355X fp8 GEMM rate at prefill shapes; no "
+     "table reached, mi355x's unmeasured fp8 band left as it was"),
 )
 
 
