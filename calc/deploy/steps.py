@@ -295,9 +295,10 @@ def walk_bound(raw: list[Op], times: list, tile_s: float, keys_per_tile: float) 
 
 
 def prefill_scaled(raw: list[Op], times: list, scale: float) -> list:
-    """``times`` with each prefill attention op (``Op.attention`` with a ``prompt``) ``scale``
+    """``times`` with each GQA prefill attention op (``Op.attention`` with a ``prompt``,
+    ``attn_kind`` "gqa": the unified kernel's prefill; MLA's prefill is another kernel) ``scale``
     times as long [s] (calc.deploy.engines.vllm.rocm_attention.TRITON_PREFILL_SCALE)."""
-    return [t * scale if op.attention and op.prompt is not None else t
+    return [t * scale if op.attention and op.prompt is not None and op.attn_kind == "gqa" else t
             for op, t in zip(raw, times, strict=True)]  # fmt: skip
 
 
