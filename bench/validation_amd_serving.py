@@ -7,6 +7,7 @@ Run: python bench/validation_amd_serving.py          (prints the rows)
      python bench/validation_amd_serving.py --fit    (the fitted MI355X figure, and the
                                                       kernel cost the llm-d rows alone imply)
      python bench/validation_amd_serving.py --fit-triton  (the Triton decode tile time)
+     python bench/validation_amd_serving.py --fit-triton-prefill  (the Triton prefill multiple)
 
 Records (issue 20, round 20; scored before anything was fitted, see ``ASSUMED``):
 
@@ -45,6 +46,14 @@ fitted to vLLM's ROCm attention blog (``BLOG``, ``BLOG_TPOT``: Qwen3-235B-A22B-F
 concurrency 64, TRITON_ATTN 1.05 × ROCM_AITER_FA's TPOT), never to these rows; the blog's other
 five rows are reported as checks; ``tuned`` is every run with AMD's kernels (the figures before
 the setting).
+
+Triton prefill (issue 20, amdttft round; ``BLOG_TTFT``, ``triton_prefill_fit``,
+``blog_ttft_checks``, ``walk_only``): a step holding a prompt runs the unified kernel's 2D
+path, whose prefill attention kvcalc times at TRITON_PREFILL_SCALE × its roofline
+(calc/deploy/engines/vllm/rocm_attention.py), fitted to the blog's TTFT figure (MI355X at
+concurrency 64: TRITON_ATTN 1.33 × ROCM_AITER_FA's TTFT) through bench/validation_serving.py's
+closed loop of the blog's deployment, never to these rows; the figure's other five bars and
+its TPOT bars in the same loop are reported as checks; ``walk_only`` is every run before it.
 
 Not shipped (``kernel_cost_fit``, under AMD's tuned kernels): the per-kernel fixed cost that
 would make the llm-d 4,096 / 4,096 rows' signed median TPOT error zero. The MI355X profile
@@ -305,6 +314,14 @@ def tuned() -> tuple[Predicted, ...]:
 
 
 @cache
+def walk_only() -> tuple[Predicted, ...]:
+    """Every run under the shipped profile with the Triton decode walk and no prefill multiple
+    (TRITON_PREFILL_SCALE 1): what kvcalc predicted before the amdttft round (issue 20)."""
+    with _PrefillScale(1.0):
+        return tuple(predict(r) for r in RUNS)
+
+
+@cache
 def after() -> tuple[Predicted, ...]:
     """Every run under the shipped mi355x profile."""
     return tuple(predict(r) for r in RUNS)
@@ -409,6 +426,101 @@ def blog_checks() -> list[tuple[str, int, float, float, float]]:
         err = (aiter_s + extra) / (ratio * aiter_s) - 1
         out.append((gpu, c, (ratio - 1) * aiter_s, extra, err))
     return out
+
+
+# The blog's TTFT figure (assets/figures/2026-02-27-rocm-attention-backend/mha_ttft_comparison.png,
+# the same runs as BLOG_TPOT; issue 20, amdttft round): TRITON_ATTN's TTFT as printed beside its
+# bar (× ROCM_AITER_FA's), per GPU and concurrency. The MI355X concurrency-64 bar is the fit of
+# the Triton prefill attention's multiple (TRITON_PREFILL_SCALE); the other five check it.
+BLOG_TTFT = (  # (hardware, concurrency, TRITON_ATTN TTFT / ROCM_AITER_FA TTFT)
+    ("mi355x", 64, 1.33), ("mi355x", 128, 1.28),
+    ("mi325x", 64, 1.37), ("mi325x", 128, 1.35),
+    ("mi300x", 64, 1.41), ("mi300x", 128, 1.42),
+)  # fmt: skip
+BLOG_BUDGET = 16_384  # the blog's --max-num-batched-tokens
+
+
+class _PrefillScale:
+    """Within: calc.deploy.engines.vllm.rocm_attention.TRITON_PREFILL_SCALE set to ``scale``
+    (the fit's trial values; restored on exit)."""
+
+    def __init__(self, scale: float | None):
+        self.scale = scale
+
+    def __enter__(self):
+        import calc.deploy.engines.vllm.rocm_attention as ra
+
+        self.keep = ra.TRITON_PREFILL_SCALE
+        if self.scale is not None:
+            ra.TRITON_PREFILL_SCALE = self.scale
+
+    def __exit__(self, *exc):
+        import calc.deploy.engines.vllm.rocm_attention as ra
+
+        ra.TRITON_PREFILL_SCALE = self.keep
+
+
+def blog_loop(gpu: str, concurrency: int, kernels: str, scale: float | None = None):
+    """kvcalc's closed loop (bench/validation_serving.py's ``Result``: TTFT and TPOT [s]) of
+    the blog's deployment on ``gpu`` at ``concurrency`` requests of 10K prompt and 1K output
+    tokens under ``kernels``: the blog's runs warmed up and left their first run out (its
+    steady state), at the blog's --max-num-batched-tokens; ``scale``: the Triton prefill
+    multiple tried instead of the shipped one."""
+    from calc.data.registry import load_hardware, load_model
+    from calc.deploy.deployment import Deployment, EngineSettings
+
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    import validation_serving as vs
+
+    with _PrefillScale(scale):
+        dep = Deployment.build(load_model("qwen3-235b-a22b"), load_hardware(gpu), tp=8, ep=8,
+                               weight_dtype="fp8-block128", kv_dtype="bf16",
+                               engine=EngineSettings(name="vllm", version="0.14.0",
+                                                     rocm_kernels=kernels,
+                                                     max_batched_tokens=BLOG_BUDGET))  # fmt: skip
+        row = vs.Row(f"blog-{gpu}-c{concurrency}", "vllm", "qwen3-235b-a22b", gpu,
+                     "fp8-block128", "bf16", 10_000, 1_000, concurrency, 8, 8, 0.0, 0.0,
+                     "fp8", "0.14.0")  # fmt: skip
+        return vs.predict(row, dep=dep)
+
+
+def blog_ttft_s(gpu: str, concurrency: int, kernels: str, scale: float | None = None) -> float:
+    """kvcalc's TTFT of the blog's deployment [s] (``blog_loop``)."""
+    return blog_loop(gpu, concurrency, kernels, scale).ttft_s
+
+
+def blog_tpot_ratio(gpu: str, concurrency: int, scale: float | None = None) -> float:
+    """kvcalc's closed-loop TPOT of the blog's deployment under Triton attention over its TPOT
+    under AMD's tuned kernels [×]: the decode walk, and the other requests' prefills that ride
+    in a request's decode steps (a TPOT is (latency − TTFT) / (output − 1))."""
+    return (blog_loop(gpu, concurrency, "triton", scale).tpot_s
+            / blog_loop(gpu, concurrency, "aiter").tpot_s)  # fmt: skip
+
+
+def blog_ttft_ratio(gpu: str, concurrency: int, scale: float | None = None) -> float:
+    """kvcalc's TTFT of the blog's deployment under Triton attention over its TTFT under AMD's
+    tuned kernels [×]."""
+    return (blog_ttft_s(gpu, concurrency, "triton", scale)
+            / blog_ttft_s(gpu, concurrency, "aiter"))  # fmt: skip
+
+
+def triton_prefill_fit() -> float:
+    """The Triton prefill attention's multiple of kvcalc's attention roofline [×]
+    (calc.deploy.engines.vllm.rocm_attention TRITON_PREFILL_SCALE): the one at which kvcalc's
+    TTFT of the blog's MI355X concurrency-64 deployment grows by TRITON_ATTN's measured 1.33 ×
+    (the decode walk, already fitted, included in both)."""
+    gpu, c, ratio = BLOG_TTFT[0]
+    return _bisect(lambda f: blog_ttft_ratio(gpu, c, f) - ratio, 1.0, 10.0)
+
+
+def blog_ttft_checks() -> list[tuple[str, int, float, float, float]]:
+    """Per bar of the blog's TTFT figure: (hardware, concurrency, measured TRITON_ATTN / AITER
+    TTFT, kvcalc's ratio without the prefill multiple (the decode walk alone), kvcalc's ratio
+    with the shipped one)."""
+    return [(gpu, c, ratio, blog_ttft_ratio(gpu, c, 1.0), blog_ttft_ratio(gpu, c))
+            for gpu, c, ratio in BLOG_TTFT]  # fmt: skip
 
 
 def decode_gap_fit() -> tuple[float, float]:
@@ -585,6 +697,89 @@ def _kernels_lines() -> list[str]:
     return lines
 
 
+def ttft_errors_at(prompts_per_concurrency: float) -> list[float]:
+    """The llm-d rows' TTFT errors as shipped had every row stating no --num-prompts run
+    ``prompts_per_concurrency`` × c prompts (its first wave at weight c / N)."""
+    return [predict(replace(r, prompts=r.prompts or round(prompts_per_concurrency *
+                                                          r.concurrency))).ttft_error
+            for r in RUNS if r.id.startswith("llmd")]  # fmt: skip
+
+
+def _prefill_lines() -> list[str]:
+    """The amdttft round (issue 20): the Triton prefill multiple, its fit and checks on the
+    blog's TTFT figure, the llm-d rows before and after, what their unstated prompt count
+    leaves."""
+    from calc.deploy.engines.vllm.rocm_attention import TRITON_PREFILL_SCALE
+
+    lines = [
+        "",
+        "The Triton prefill (issue 20, amdttft round). A step holding a prompt runs the unified",
+        "kernel's 2D path: blocks of 16 query rows (2 tokens × 8 heads of one KV head for",
+        "Llama-3.3-70B) against tiles of 32 keys from the paged cache, where AMD's flash-attention",
+        "kernel keeps 128 rows against 64 keys. Its prefill attention takes "
+        f"{TRITON_PREFILL_SCALE:.2f} × kvcalc's",
+        "attention roofline, the multiple at which kvcalc's TTFT of the blog's MI355X deployment",
+        "at 64 requests grows by TRITON_ATTN's measured 1.33 × (the TTFT figure of the same",
+        "post; the decode walk in both); the other five bars check it:",
+        "",
+        "| GPU | concurrency | TRITON_ATTN / AITER TTFT, measured | kvcalc, walk only | kvcalc, "
+        "with the prefill multiple | signed error |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for gpu, c, measured, walk, shipped in blog_ttft_checks():
+        lines.append(f"| {gpu} | {c} | {measured:.2f} | {walk:.2f} | {shipped:.2f} | "
+                     f"**{shipped / measured - 1:+.1%}** |")  # fmt: skip
+    lines += [
+        "",
+        "The blog's TPOT bars in the same closed loop (a TPOT holds the other requests' prefills",
+        "that ride in a request's decode steps, so the prefill multiple moves it too; the decode",
+        "walk was fitted to the MI355X concurrency-64 bar on the decode step alone, before it):",
+        "",
+        "| GPU | concurrency | TRITON_ATTN / AITER TPOT, measured | kvcalc, walk only | kvcalc, "
+        "walk and prefill multiple | signed error |",
+        "|---|---:|---:|---:|---:|---:|",
+    ]
+    for gpu, c, _, ratio in BLOG_TPOT:
+        walk, both = blog_tpot_ratio(gpu, c, 1.0), blog_tpot_ratio(gpu, c)
+        lines.append(f"| {gpu} | {c} | {ratio:.2f} | {walk:.2f} | {both:.2f} | "
+                     f"**{both / ratio - 1:+.1%}** |")  # fmt: skip
+    lines += [
+        "",
+        "The MI355X rows, walk only → with the prefill multiple (signed):",
+        "",
+        "| record | TTFT | TPOT | out tok/s |",
+        "|---|---:|---:|---:|",
+    ]
+    for a, b in zip(walk_only(), after(), strict=True):
+        lines.append(f"| {b.run.id} | {_pct(a.ttft_error)} → **{_pct(b.ttft_error)}** | "
+                     f"{_pct(a.tpot_error)} → **{_pct(b.tpot_error)}** | "
+                     f"{_pct(a.tokens_error)} → **{_pct(b.tokens_error)}** |")  # fmt: skip
+
+    def med(ps, key):
+        xs = [getattr(p, key) for p in ps if p.run.id.startswith("llmd")
+              and getattr(p, key) is not None]  # fmt: skip
+        return f"{statistics.median(xs):+.1%} ({len(xs)})"
+
+    lines.append("| llm-d signed median | " + " | ".join(
+        f"{med(walk_only(), k)} → **{med(after(), k)}**"
+        for k in ("ttft_error", "tpot_error", "tokens_error")) + " |")  # fmt: skip
+    at_c = ttft_errors_at(1)
+    llmd = [r for r in RUNS if r.id.startswith("llmd")]
+    lines += [
+        "",
+        "What is left is mostly the burst: had every row stating no --num-prompts run N = c, 4c",
+        "or 10c prompts, the llm-d TTFT signed median would be "
+        f"{statistics.median(at_c):+.1%}, {statistics.median(ttft_errors_at(4)):+.1%} and "
+        f"{statistics.median(ttft_errors_at(10)):+.1%}; at N = c",
+        "the long-prompt rows (16K / 2K at c4, 32K at c4, 64K at c2) are "
+        + ", ".join(f"{e:+.1%}" for r, e in zip(llmd, at_c, strict=True)
+                    if r.isl >= 16384 and r.concurrency <= 4)
+        + " (before this round short even there).",
+        "",
+    ]
+    return lines
+
+
 def render() -> list[str]:
     hw = hardware()
     lines = [
@@ -647,6 +842,7 @@ def render() -> list[str]:
         + ".",
         *_round_lines(),
         *_kernels_lines(),
+        *_prefill_lines(),
     ]
     return lines
 
@@ -655,6 +851,9 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["--fit"]:
         print(f"matmul_fp4 expected {fit():.3f} (shipped); the llm-d rows' kernel cost "
               f"{kernel_cost_fit() * 1e6:.2f} us (not shipped)")  # fmt: skip
+    elif sys.argv[1:] == ["--fit-triton-prefill"]:
+        print(f"Triton prefill attention {triton_prefill_fit():.3f} x its roofline (shipped: "
+              "calc/deploy/engines/vllm/rocm_attention.py TRITON_PREFILL_SCALE)")
     elif sys.argv[1:] == ["--fit-triton"]:
         print(f"Triton decode tile {triton_fit() * 1e6:.2f} us (shipped: "
               "calc/deploy/engines/vllm/rocm_attention.py TRITON_DECODE_TILE_S)")

@@ -182,6 +182,16 @@ FITTED = (
      "issue 20, rocmattn round: the Triton unified-attention decode kernel's time per 16-key "
      "tile, 2.70 us (calc/deploy/engines/vllm/rocm_attention.py TRITON_DECODE_TILE_S), fitted "
      "to the MI355X concurrency-64 row alone; the other five rows reported as checks"),
+    ("vllm-project/vllm-project.github.io (mirror at c3a01c4) assets/figures/"
+     "2026-02-27-rocm-attention-backend/mha_ttft_comparison.png, the TTFT figure of the same "
+     "blog post and runs (ratios printed beside the bars)",
+     "Qwen3-235B-A22B-FP8 TP 8 + EP 8, 10K / 1K, --max-num-batched-tokens 16384, MI300X / "
+     "MI325X / MI355X at concurrency 64 and 128: TRITON_ATTN's TTFT 1.41 / 1.37 / 1.33 x "
+     "ROCM_AITER_FA's at 64, 1.42 / 1.35 / 1.28 x at 128 (ROCM_AITER_UNIFIED_ATTN 0.97-1.06 x)",
+     "issue 20, amdttft round: the Triton unified kernel's prefill attention at 2.54 x kvcalc's "
+     "attention roofline (calc/deploy/engines/vllm/rocm_attention.py TRITON_PREFILL_SCALE), "
+     "fitted to the MI355X concurrency-64 bar alone (kvcalc's closed-loop TTFT ratio 1.33); the "
+     "other five bars reported as checks (-0.8% to +4.5%)"),
 )
 
 
@@ -1734,6 +1744,26 @@ LOOKED_AT = (
      "issue 20, MoE TTFT round: aiconfigurator's TTFT is its prefill step (which agrees with "
      "kvcalc's) times a heuristic queuing factor (2.05 at c 4), plus 0.8 ms a layer for vLLM; "
      "compared, not copied"),
+    ("vllm 0.15.1 wheel (PyPI): v1/attention/ops/triton_unified_attention.py (unified_attention: "
+     "BLOCK_M 16 when a KV head serves at most 16 query heads, the 2D kernel for any step with "
+     "max_seqlen_q > 1, _get_tile_size: 32 keys a tile at prefill), engine/arg_utils.py "
+     "get_batch_defaults (max_num_batched_tokens 8192 for the API server on a GPU of 70 GiB or "
+     "more, no ROCm branch), utils/torch_utils.py resolve_kv_cache_dtype_string (only a modelopt "
+     "checkpoint's kv_cache_quant_algo resolves --kv-cache-dtype auto to fp8)",
+     "issue 20, amdttft round: the Triton prefill path's tile shapes (the mechanism of "
+     "TRITON_PREFILL_SCALE), the llm-d MI355X rows' chunk budget (8,192, as kvcalc has it), and "
+     "their KV cache: amd/Llama-3.3-70B-Instruct-FP8-KV is a Quark checkpoint and llm-d's "
+     "command passes no --kv-cache-dtype, so its cache ran 16-bit (kvcalc scores it fp8; "
+     "reported, not changed)"),
+    ("llm-d/llm-d@a974157 docs/accelerators/amd-mi355x-perf.md (re-read)",
+     "issue 20, amdttft round: the server command (no --kv-cache-dtype, no "
+     "--max-num-batched-tokens), each config run once, fixed random lengths; the TTFT left "
+     "after the prefill multiple is the unstated --num-prompts (at N = c every row's TTFT "
+     "within -13% to +152%, the long-prompt rows -11% to +5%)"),
+    ("makora.com/blog/fp8-gemms-mi355x (search excerpt, opening only); the pages corpus searched "
+     "for MI355X hipBLASLt fp8 GEMM tables",
+     "issue 20, amdttft round: looked for a measured MI355X fp8 GEMM rate at prefill shapes; no "
+     "table reached, mi355x's unmeasured fp8 band left as it was"),
 )
 
 

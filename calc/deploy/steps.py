@@ -139,6 +139,9 @@ class OpSetup:
     # walk over the keys (the engine's ``attention_walk`` for its ROCm kernels on an AMD GPU);
     # None: attention at its roofline
     attention_walk: Any = None
+    # the time of a prefill attention kernel against its roofline [×] (the engine's
+    # ``prefill_attention_scale`` for its ROCm kernels on an AMD GPU); None: the roofline
+    prefill_attention_scale: Any = None
 
 
 def op_setup(dep: Deployment) -> OpSetup:
@@ -189,6 +192,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         _allreduce_route(dep),
         backend,
         _attention_walk(dep),
+        dep.engine_model.prefill_attention_scale(dep.engine_config.rocm_kernels),
     )
 
 
@@ -242,6 +246,10 @@ def _step(st: OpSetup, hw, efficiency, raw: list[Op]) -> Step:
     times = [op_time(op, r) for op in raw] if r is not None else [None] * len(raw)
     if r is not None and st.attention_walk is not None and efficiency in WALK_EFFICIENCIES:
         times = walk_bound(raw, times, *st.attention_walk)
+    if r is not None and st.prefill_attention_scale is not None and (
+        efficiency in WALK_EFFICIENCIES
+    ):
+        times = prefill_scaled(raw, times, st.prefill_attention_scale)
     timings = [
         OpTiming(
             op.name,
@@ -284,6 +292,14 @@ def walk_bound(raw: list[Op], times: list, tile_s: float, keys_per_tile: float) 
         extra = np.maximum(walk - both, 0.0)
         out[i] = out[i] + (extra if hasattr(extra, "shape") and extra.shape else float(extra))
     return out
+
+
+def prefill_scaled(raw: list[Op], times: list, scale: float) -> list:
+    """``times`` with each GQA prefill attention op (``Op.attention`` with a ``prompt``,
+    ``attn_kind`` "gqa": the unified kernel's prefill; MLA's prefill is another kernel) ``scale``
+    times as long [s] (calc.deploy.engines.vllm.rocm_attention.TRITON_PREFILL_SCALE)."""
+    return [t * scale if op.attention and op.prompt is not None and op.attn_kind == "gqa" else t
+            for op, t in zip(raw, times, strict=True)]  # fmt: skip
 
 
 def _check_counts(name: str, value, upper: int):

@@ -357,6 +357,11 @@ class Engine:
         is timed as kvcalc times attention (its roofline at the profile's bands)."""
         return None
 
+    def prefill_attention_scale(self, kernels: str | None):
+        """The time of the prefill attention kernel that ``kernels`` (EngineSettings.
+        rocm_kernels) runs against kvcalc's attention roofline [×], or None: the roofline."""
+        return None
+
     # whether the engine caps its pool at a token count (TensorRT-LLM's max_tokens)
     caps_pool_tokens: ClassVar[bool] = False
     # whether a step's running decode requests count against its token budget before the

@@ -85,6 +85,11 @@ class VLLM(Engine):
 
         return attention_walk(kernels)
 
+    def prefill_attention_scale(self, kernels):
+        from calc.deploy.engines.vllm.rocm_attention import prefill_attention_scale
+
+        return prefill_attention_scale(kernels)
+
     def defaults(self, rules: VllmRules, hw) -> EngineDefaults:
         tokens, seqs = batch_defaults(rules, hw)
         # V1: chunked prefill on by default

@@ -1,5 +1,6 @@
-"""vLLM's attention kernels on AMD GPUs: which library a release runs by default and the
-serial-walk time [s per tile] of its Triton unified-attention decode kernel.
+"""vLLM's attention kernels on AMD GPUs: which library a release runs by default, the
+serial-walk time [s per tile] of its Triton unified-attention decode kernel and the time of
+its prefill attention against AMD's tuned kernel's [×].
 
 **Which library** (``VLLM.rocm_kernels_default``): ``VLLM_ROCM_USE_AITER`` defaults to False in
 ``vllm/envs.py`` of 0.9.2, 0.11.0 and 0.15.1 (read), and ``platforms/rocm.py``
@@ -34,6 +35,23 @@ under TRITON_ATTN (its TPOT figure; ROCM_AITER_FA's bar reads 39.8 ms at 2.43 px
 deployment at batch 64 and 10,500 tokens of context, AITER's attention at its roofline, takes
 those 1.99 ms more with the walk at 2.70 µs a tile. The llm-d MI355X runs (plain vLLM 0.15.1,
 held out) were not used.
+
+**The Triton prefill** (``TRITON_PREFILL_SCALE``; issue 20, amdttft round;
+``bench/validation_amd_serving.py --fit-triton-prefill``). A step holding a prompt runs the 2D
+kernel (``max_seqlen_q > 1``): one workgroup per block of ``BLOCK_M = 16`` query rows (16 when
+a KV head serves at most 16 query heads: 2 tokens × 8 heads for Llama-3.3-70B, 1 × 16 for
+Qwen3-235B) and KV head, walking its keys in tiles of ``TILE_SIZE = 32`` (``_get_tile_size``,
+prefill) read from the paged cache: each K/V tile is loaded for 16 rows of queries, where a
+flash-attention prefill kernel (AITER's ``flash_attn_varlen_func``: CK on gfx942, assembly on
+gfx950) keeps a block of 128 rows against tiles of 64 keys. The same 16-row tile whatever the
+model's grouping, so one multiple of the prefill attention's time serves every GQA model of
+head size 128. Fitted to the blog's TTFT figure (``mha_ttft_comparison.png``: the same runs,
+TRITON_ATTN's TTFT 1.33 × ROCM_AITER_FA's on MI355X at 64 requests): kvcalc's TTFT of
+that deployment (bench/validation_serving.py's closed loop, the decode walk included) grows by
+1.33 × at 2.54 × the prefill attention's roofline time. The other five bars of the figure
+(MI355X at 128, MI325X and MI300X at 64 and 128: 1.28-1.42 ×) are checks. Applied, as the walk,
+at the expected and low bands only (AITER's own Triton unified kernel: 0.97-1.06 ×
+ROCM_AITER_FA's TTFT in the same figure, a Triton kernel at its best).
 """
 
 from __future__ import annotations
@@ -49,6 +67,25 @@ TRITON_SOURCE = (
     "concurrency 64: TRITON_ATTN's TPOT 1.05 x ROCM_AITER_FA's 39.8 ms "
     "(calc/deploy/engines/vllm/rocm_attention.py)"
 )
+
+# time of the Triton unified kernel's prefill attention against kvcalc's attention roofline
+# (AMD's tuned flash-attention kernel) [×] (fitted: module docstring)
+TRITON_PREFILL_SCALE = 2.54
+TRITON_PREFILL_SOURCE = (
+    "fitted: vLLM's ROCm attention blog (2026-02-20, vLLM 0.14.0rc2, AITER on, "
+    "--attention-backend switched), Qwen3-235B-A22B-FP8 TP 8 + EP 8 on MI355X, 10K / 1K at "
+    "concurrency 64: TRITON_ATTN's TTFT 1.33 x ROCM_AITER_FA's "
+    "(calc/deploy/engines/vllm/rocm_attention.py)"
+)
+
+
+def prefill_attention_scale(kernels: str | None) -> float | None:
+    """The time of vLLM's prefill attention under ``kernels`` against kvcalc's attention
+    roofline [×]: the Triton unified kernel's 2D path for "triton", None for "aiter" (AMD's
+    flash-attention kernels: the roofline)."""
+    if kernels == "triton":
+        return TRITON_PREFILL_SCALE
+    return None
 
 
 def attention_walk(kernels: str | None):
