@@ -963,6 +963,6 @@ if __name__ == "__main__":
         print(f"Triton decode tile {tile * 1e6:.3f} us (the blog's bound), prefill attention "
               f"{scale:.3f} x its roofline, sum of squares {blog_sum_squares(scale, tile):.4f} "
               "(shipped: calc/deploy/engines/vllm/rocm_attention.py TRITON_DECODE_TILE_S, "
-              "TRITON_PREFILL_SCALE)")
+              "TRITON_PREFILL_SCALE)")  # fmt: skip
     else:
         sys.stdout.write("\n".join(render()))

@@ -192,6 +192,15 @@ FITTED = (
      "attention roofline (calc/deploy/engines/vllm/rocm_attention.py TRITON_PREFILL_SCALE), "
      "fitted to the MI355X concurrency-64 bar alone (kvcalc's closed-loop TTFT ratio 1.33); the "
      "other five bars reported as checks (-0.8% to +4.5%)"),
+    ("vllm-project/vllm-project.github.io@034b535 _posts/2026-02-20-rocm-attention-backend.md "
+     "and both its figures (mha_ttft_comparison.png, mha_tpot_comparison.png; the two entries "
+     "above), the twelve bars together",
+     "Qwen3-235B-A22B-FP8 TP 8 + EP 8, 10K / 1K, MI300X / MI325X / MI355X at concurrency 64 and "
+     "128: TRITON_ATTN's TTFT and TPOT as multiples of ROCM_AITER_FA's",
+     "issue 20, amdwalk round: the Triton decode tile and prefill multiple refitted together, "
+     "least squares over the twelve bars in kvcalc's closed loop (bench/validation_amd_serving.py "
+     "--fit-triton): the multiple 2.54 -> 2.57 x, the tile 2.70 -> 2.18 us, the upper bound the "
+     "bars set (flat below it; calc/deploy/engines/vllm/rocm_attention.py)"),
 )
 
 
@@ -1764,6 +1773,19 @@ LOOKED_AT = (
      "for MI355X hipBLASLt fp8 GEMM tables",
      "issue 20, amdttft round: looked for a measured MI355X fp8 GEMM rate at prefill shapes; no "
      "table reached, mi355x's unmeasured fp8 band left as it was"),
+    ("vllm 0.14.0 and 0.15.1 wheels (PyPI): v1/attention/ops/triton_unified_attention.py "
+     "(kernel_unified_attention_3d, reduce_segments, _get_tile_size, unified_attention's 2D / 3D "
+     "choice), v1/attention/backends/triton_attn.py (MIN_LAUNCH_GRID_SIZE_2D, "
+     "NUM_PAR_SOFTMAX_SEGMENTS, the threshold moved to the nearest CUDA-graph size); and the "
+     "newest stored vllm-project/vllm triton_unified_attention.py (001394336, one kernel with an "
+     "IS_3D switch, the same segmenting)",
+     "issue 20, amdwalk round: the 3D decode kernel's walk is cdiv(seq_len, 16 x 16) tiles a "
+     "workgroup at any context (16 segments fixed, no cap), its grid sequences x KV heads x 16; "
+     "the walk's form kept (keys / 256 x the tile time)"),
+    ("pages corpus searched for MI300X / MI355X HBM latency (chipsandcheese.com 'Testing AMD's "
+     "Giant MI300X', fridayswithfaraday.com MI300X post: openings only)",
+     "issue 20, amdwalk round: looked for a measured memory latency to set the tile time against "
+     "(two dependent loads a tile); no figure reached, not used"),
 )
 
 
