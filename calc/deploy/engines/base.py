@@ -362,6 +362,11 @@ class Engine:
         rocm_kernels) runs against kvcalc's attention roofline [×], or None: the roofline."""
         return None
 
+    def attention_kernel_sources(self, kernels: str | None):
+        """(source of ``attention_walk``'s tile time, source of ``prefill_attention_scale``)
+        under ``kernels``, for ``--explain``; None where neither applies."""
+        return None
+
     # whether the engine caps its pool at a token count (TensorRT-LLM's max_tokens)
     caps_pool_tokens: ClassVar[bool] = False
     # whether a step's running decode requests count against its token budget before the

@@ -107,3 +107,11 @@ def attention_walk(kernels: str | None):
     if kernels == "triton":
         return TRITON_DECODE_TILE_S, TRITON_KEYS_PER_TILE_STEP
     return None
+
+
+def attention_kernel_sources(kernels: str | None) -> tuple[str, str] | None:
+    """(where the decode walk's tile time comes from, where the prefill multiple comes from)
+    under ``kernels``: the Triton unified kernel's fits for "triton", None for "aiter"."""
+    if kernels == "triton":
+        return TRITON_SOURCE, TRITON_PREFILL_SOURCE
+    return None
