@@ -133,8 +133,9 @@ def allocator_segment_bytes(dep: Deployment, rules: SglangRules) -> float:
         dtypes = dict.fromkeys(COMPONENTS, fmt)
     else:
         dtypes = resolved_dtypes(cfg, dep.weight_dtype)
+    rope_bytes = rope_bytes_per_element(dep, rules)
     extra = allocator_overhead_bytes(cfg, dtypes, dep.tp, dep.ep, dep.sharding.dp_attn,
-                                     rope_cache_positions(cfg), rope_bytes_per_element(dep, rules))  # fmt: skip
+                                     rope_cache_positions(cfg), rope_bytes)  # fmt: skip
     return extra or 0.0
 
 

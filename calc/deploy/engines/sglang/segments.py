@@ -80,14 +80,15 @@ class CachingAllocator:
         bsize, s, b = best
         blocks = self.segments[s].blocks
         rest = bsize - size
-        if rest >= MIN_BLOCK if small else rest > SMALL_SIZE:  # should_split
-            blocks[b:b + 1] = [[size, tag], [rest, None]]
+        split = rest >= MIN_BLOCK if small else rest > SMALL_SIZE  # should_split
+        if split:
+            blocks[b : b + 1] = [[size, tag], [rest, None]]
         else:
             blocks[b][1] = tag
 
     def free(self, tag) -> None:
         for seg in self.segments:
-            for b, block in enumerate(seg.blocks):
+            for block in seg.blocks:
                 if block[1] == tag:
                     block[1] = None
                     merged: list = []
