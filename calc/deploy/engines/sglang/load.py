@@ -117,6 +117,13 @@ def allocator_overhead_bytes(cfg, dtypes: dict, tp: int, ep: int, dp_attn: int,
     left after ``empty_cache`` less the tensors' own bytes; None for a layout not laid out here."""
     if not _supported(cfg, dp_attn):
         return None
-    reserved, live = replay(construction_requests(cfg, dtypes, tp, ep, rope_positions,
-                                                  rope_bytes))  # fmt: skip
-    return float(reserved - live)
+    key = (cfg.model_dump_json(), tuple(sorted(dtypes.items())), tp, ep, rope_positions,
+           rope_bytes)  # fmt: skip
+    if key not in _CACHE:  # a plan's search asks for the same layout many times
+        reserved, live = replay(construction_requests(cfg, dtypes, tp, ep, rope_positions,
+                                                      rope_bytes))  # fmt: skip
+        _CACHE[key] = float(reserved - live)
+    return _CACHE[key]
+
+
+_CACHE: dict = {}

@@ -4,7 +4,8 @@ builds one at a time on the GPU, and SGLang's 'Load weight end ... mem usage' is
 free memory (``torch.cuda.mem_get_info`` after ``empty_cache``), so a segment's unused tail is
 in it.
 
-The allocator (c10/cuda/CUDACachingAllocator.cpp, the same rules in torch 2.5-2.13): a request
+The allocator (c10/cuda/CUDACachingAllocator.cpp; the sizes in c10/core/AllocatorConfig.h of
+the torch 2.13.0 wheel, kLargeBuffer 20 MiB in the .cpp, unchanged since torch 1.x): a request
 is rounded up to 512 B; requests up to 1 MiB come from a pool of 2 MiB segments, larger ones
 from the large pool, whose new segments are 20 MiB for requests under 10 MiB and the request
 rounded up to 2 MiB from 10 MiB (``get_allocation_size``); a request takes the smallest free
