@@ -291,7 +291,8 @@ def test_sglang_pre_load_memory_by_interconnect():
     # log: 79.19 − 78.81 'Load weight begin. avail mem', nothing allocated between); a TP group
     # inside an NVLink domain (HGX H100: 8 GPUs) the NCCL communicator and custom all-reduce too,
     # 1.88 GiB (the 4 × H100 Qwen3-235B FP8 training log: (79.19 − x) × 0.93 − 55.43 = 16.47
-    # GiB, the weights with 0.29 GiB of allocator segment tails and the RoPE table); PCIe-only cards (RTX 4090: a domain of 1) no custom all-reduce above two GPUs, 0.77
+    # GiB, the weights with 0.29 GiB of allocator segment tails and the RoPE table); PCIe-only
+    # cards (RTX 4090: a domain of 1) no custom all-reduce above two GPUs, 0.77
     # GiB (the 4 × RTX 5090 training record: (31.36 − x) × 0.88 − 15.50 = 11.42 GiB, x = 0.77)
     assert pool("llama3-8b", engine_name="sglang", version="0.4.1").non_torch_bytes == round(
         0.38 * GIB)  # fmt: skip

@@ -117,7 +117,7 @@ def allocator_overhead_bytes(cfg, dtypes: dict, tp: int, ep: int, dp_attn: int,
     left after ``empty_cache`` less the tensors' own bytes; None for a layout not laid out here."""
     if not _supported(cfg, dp_attn):
         return None
-    key = (cfg.model_dump_json(), tuple(sorted(dtypes.items())), tp, ep, rope_positions,
+    key = (repr(cfg), tuple(sorted(dtypes.items())), tp, ep, rope_positions,
            rope_bytes)  # fmt: skip
     if key not in _CACHE:  # a plan's search asks for the same layout many times
         reserved, live = replay(construction_requests(cfg, dtypes, tp, ep, rope_positions,
