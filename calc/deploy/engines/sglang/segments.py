@@ -25,6 +25,7 @@ this is SGLang's alone.
 
 from __future__ import annotations
 
+import bisect
 import math
 from dataclasses import dataclass, field
 
@@ -55,57 +56,64 @@ def allocation_size(size: int) -> int:
 @dataclass
 class _Segment:
     small: bool
-    blocks: list = field(default_factory=list)  # [size, tag or None (free)], in address order
+    size: int
+    blocks: dict = field(default_factory=dict)  # offset -> [size, tag or None (free)]
 
 
 class CachingAllocator:
     """The caching allocator's segments and blocks for one stream, enough to replay a model's
-    construction: ``malloc``/``free`` by tag, ``reserved_bytes`` after ``empty_cache``."""
+    construction: ``malloc``/``free`` by tag, ``reserved_bytes`` after ``empty_cache``. The
+    free blocks of each pool are kept sorted by (size, segment, offset), so a best-fit search
+    is a bisection (ties go to the older segment and the lower address, as the allocator's
+    block set orders them by size, then address)."""
 
     def __init__(self):
         self.segments: list[_Segment] = []
+        self.free_blocks = {True: [], False: []}  # small pool?: sorted (size, segment, offset)
+        self.where: dict = {}  # tag -> (segment, offset)
 
     def malloc(self, tag, request: int) -> None:
         size = round_size(request)
         small = size <= SMALL_SIZE
-        best = None
-        for s, seg in enumerate(self.segments):
-            if seg.small != small:
-                continue
-            for b, (bsize, btag) in enumerate(seg.blocks):
-                if btag is None and bsize >= size and (best is None or bsize < best[0]):
-                    best = (bsize, s, b)
-        if best is None:
-            self.segments.append(_Segment(small, [[allocation_size(size), None]]))
-            best = (self.segments[-1].blocks[0][0], len(self.segments) - 1, 0)
-        bsize, s, b = best
+        pool = self.free_blocks[small]
+        i = bisect.bisect_left(pool, (size, -1, -1))
+        if i < len(pool):
+            bsize, s, off = pool.pop(i)
+        else:
+            bsize, s, off = allocation_size(size), len(self.segments), 0
+            self.segments.append(_Segment(small, bsize, {0: [bsize, None]}))
         blocks = self.segments[s].blocks
         rest = bsize - size
-        split = rest >= MIN_BLOCK if small else rest > SMALL_SIZE  # should_split
-        if split:
-            blocks[b : b + 1] = [[size, tag], [rest, None]]
+        if rest >= MIN_BLOCK if small else rest > SMALL_SIZE:  # should_split
+            blocks[off] = [size, tag]
+            blocks[off + size] = [rest, None]
+            bisect.insort(pool, (rest, s, off + size))
         else:
-            blocks[b][1] = tag
+            blocks[off][1] = tag
+        self.where[tag] = (s, off)
 
     def free(self, tag) -> None:
-        for seg in self.segments:
-            for block in seg.blocks:
-                if block[1] == tag:
-                    block[1] = None
-                    merged: list = []
-                    for size, btag in seg.blocks:  # coalesce free neighbours
-                        if btag is None and merged and merged[-1][1] is None:
-                            merged[-1][0] += size
-                        else:
-                            merged.append([size, btag])
-                    seg.blocks = merged
-                    return
-        raise KeyError(tag)
+        s, off = self.where.pop(tag)
+        seg = self.segments[s]
+        pool = self.free_blocks[seg.small]
+        size = seg.blocks[off][0]
+        nxt = seg.blocks.get(off + size)
+        if nxt is not None and nxt[1] is None:  # coalesce with the free block after
+            pool.remove((nxt[0], s, off + size))
+            del seg.blocks[off + size]
+            size += nxt[0]
+        prev = max((o for o in seg.blocks if o < off), default=None)
+        if prev is not None and seg.blocks[prev][1] is None:  # and the one before
+            pool.remove((seg.blocks[prev][0], s, prev))
+            del seg.blocks[off]
+            off, size = prev, seg.blocks[prev][0] + size
+        seg.blocks[off] = [size, None]
+        bisect.insort(pool, (size, s, off))
 
     def reserved_bytes(self) -> int:
         """Bytes held after ``empty_cache``: every segment with a live block [bytes]."""
-        return sum(sum(size for size, _ in seg.blocks) for seg in self.segments
-                   if any(tag is not None for _, tag in seg.blocks))  # fmt: skip
+        return sum(seg.size for seg in self.segments
+                   if any(tag is not None for _, tag in seg.blocks.values()))  # fmt: skip
 
 
 def replay(events) -> tuple[int, int]:
