@@ -192,6 +192,15 @@ FITTED = (
      "attention roofline (calc/deploy/engines/vllm/rocm_attention.py TRITON_PREFILL_SCALE), "
      "fitted to the MI355X concurrency-64 bar alone (kvcalc's closed-loop TTFT ratio 1.33); the "
      "other five bars reported as checks (-0.8% to +4.5%)"),
+    ("sgl-project/sglang PR #12160 (Bruce-x-1997, 2025-10-26, closed): the scheduler's log of "
+     "a DeepSeek-V3 extend pass of 1 new token and 1 cached, eager 'forward cost' 82.64 ms "
+     "(2025-10-14) against 23.10 ms replayed as a prefill CUDA graph (2025-10-16); GPU and CPU "
+     "unstated",
+     "the host time of an eager prefill pass of DeepSeek-V3's 61 layers",
+     "issue 20, moehost round: calc.deploy.host_costs.EAGER_MLA_MOE_LAYER_S = 82.64 ms / 61 = "
+     "1.355 ms a DeepSeek-shaped layer (MLA + routed MoE), the SGLang wing's eager prefill "
+     "layer, charged by bench/validation_serving.py to SGLang runs whose stated release (before "
+     "0.5.10) issues its prompt passes eagerly; no constant fitted"),
 )
 
 
@@ -1764,6 +1773,36 @@ LOOKED_AT = (
      "for MI355X hipBLASLt fp8 GEMM tables",
      "issue 20, amdttft round: looked for a measured MI355X fp8 GEMM rate at prefill shapes; no "
      "table reached, mi355x's unmeasured fp8 band left as it was"),
+    ("sgl-project/sglang PRs #10062 (piecewise CUDA graph and torch.compile backend, "
+     "2025-09/10: 'SGLang's current native prefilling can incur kernel launch overhead'), "
+     "#11812 (MLA), #12996 (DeepSeek-V3: R1-0528 TP 8, 1,024-token prompts at concurrency "
+     "1-32 with and without; its tables not reached here), #13179 (W4A8 DeepSeek-V3.1), "
+     "#13466 (Kimi-K2 TP 8 with piecewise graphs: median TTFT 92.9 ms at concurrency 1, "
+     "1,024 tokens; the table without not reached), #16331 (piecewise graphs on by default), "
+     "issue #11490, and docs/advanced_features/piecewise_cuda_graph.md (split at MoE dispatch "
+     "ops; cap 2,048 tokens with an MLA backend; off under DP attention, an MoE A2A backend, "
+     "PP)",
+     "issue 20, moehost round: which SGLang releases issue their prompt passes eagerly (the "
+     "engine wing's prefill_graph_off rules: piecewise graphs opt-in before 0.5.10) and "
+     "whether a DeepSeek eager-versus-graph TTFT pair is published; none reached in full"),
+    ("NVIDIA/TensorRT-LLM docs/source/features/torch_compile_and_piecewise_cuda_graph.md "
+     "('Piecewise CUDA Graph primarily benefit host-bound iterations in the context phase'; "
+     "bubbles remain 'due to the attention operator's substantial host-side overhead'), PR "
+     "#8044 (DeepSeek-R1 context layer 7,829 us at 8K-1K, a copy kernel), issue #5929 "
+     "(0.21.0rc2, DeepSeek-R1 batch 1, 1,600-token prompts, TP 8: TTFT 0.161-0.173 s on B200 "
+     "NVFP4 and 0.124-0.165 s on H200 FP8, the B200 no faster), issue #9470",
+     "issue 20, moehost round: TensorRT-LLM's context passes run eagerly by default and are "
+     "host-bound at short prompts (qualitative; no per-layer host time measured): the SGLang "
+     "layer figure is not applied to TensorRT-LLM (a what-if reported in docs/step-time.md)"),
+    ("tenstorrent/tt-inference-server issue #356 (DeepSeek-R1-0528 sweeps: SGLang on 16 H100 "
+     "TTFT 180-200 ms from 128 to 4,096 tokens at concurrency 1, 264 at 8,192; vLLM AWQ on 8 "
+     "H100 105-132 ms from 1,024 to 4,096), vllm-project/vllm issue #54677 (DeepSeek-V4-Flash "
+     "0.28 with its breakable graphs off: eager prefill steps, a TTFT floor of about 1 s "
+     "whatever the setting), xLLM-AI/xllm PR #872 and PaddlePaddle/FastDeploy PR #3459 "
+     "(prefill graphs: 21.3 -> 9.3 ms at 10 tokens, 36.5 -> 21.4 ms at 480), "
+     "lightseekorg/tokenspeed PR #45",
+     "issue 20, moehost round: the signature of a host-bound prefill pass (a TTFT flat in the "
+     "prompt below a few thousand tokens) in other engines and models; none used as a figure"),
 )
 
 
