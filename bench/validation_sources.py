@@ -1789,7 +1789,7 @@ LOOKED_AT = (
      "('Piecewise CUDA Graph primarily benefit host-bound iterations in the context phase'; "
      "bubbles remain 'due to the attention operator's substantial host-side overhead'), PR "
      "#8044 (DeepSeek-R1 context layer 7,829 us at 8K-1K, a copy kernel), issue #5929 "
-     "(0.21.0rc2, DeepSeek-R1 batch 1, 1,600-token prompts, TP 8: TTFT 0.161-0.173 s on B200 "
+     "(0.21.0rc2, DeepSeek-R1 batch 1, 1,600-token prompts, TP 8: TTFT 0.160-0.173 s on B200 "
      "NVFP4 and 0.124-0.165 s on H200 FP8, the B200 no faster), issue #9470",
      "issue 20, moehost round: TensorRT-LLM's context passes run eagerly by default and are "
      "host-bound at short prompts (qualitative; no per-layer host time measured): the SGLang "
@@ -1797,9 +1797,10 @@ LOOKED_AT = (
     ("tenstorrent/tt-inference-server issue #356 (DeepSeek-R1-0528 sweeps: SGLang on 16 H100 "
      "TTFT 180-200 ms from 128 to 4,096 tokens at concurrency 1, 264 at 8,192; vLLM AWQ on 8 "
      "H100 105-132 ms from 1,024 to 4,096), vllm-project/vllm issue #54677 (DeepSeek-V4-Flash "
-     "0.28 with its breakable graphs off: eager prefill steps, a TTFT floor of about 1 s "
-     "whatever the setting), xLLM-AI/xllm PR #872 and PaddlePaddle/FastDeploy PR #3459 "
-     "(prefill graphs: 21.3 -> 9.3 ms at 10 tokens, 36.5 -> 21.4 ms at 480), "
+     "0.28 with its breakable graphs off: eager prefill steps, TTFT p50 0.98-1.25 s at "
+     "concurrency 8 whatever the other settings), xLLM-AI/xllm PR #872 and "
+     "PaddlePaddle/FastDeploy PR #3459 (prefill graphs: 21.3 -> 9.3 ms at 10 tokens, "
+     "36.5 -> 21.4 ms at 480), "
      "lightseekorg/tokenspeed PR #45",
      "issue 20, moehost round: the signature of a host-bound prefill pass (a TTFT flat in the "
      "prompt below a few thousand tokens) in other engines and models; none used as a figure"),
