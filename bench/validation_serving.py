@@ -343,6 +343,8 @@ def prefill_eager(row: Row) -> bool:
     if not row.stated or row.release is not None:
         return False
     try:
+        if _deployment(row).engine_model.cuda_graph_batch_sizes(_deployment(row)) is not None:
+            return False  # a declared capture list: ``predict``'s own eager rule (TensorRT-LLM)
         dep = _deployment(replace(row, release=row.stated))
     except KvcalcError:
         return False

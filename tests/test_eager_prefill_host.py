@@ -76,6 +76,7 @@ def test_sglang_before_0_5_10_issues_its_prompt_passes_eagerly(vs):
     assert not vs.prefill_eager(_row(vs, stated=""))
     # TensorRT-LLM rows carry their release and keep their own eager rule (predict)
     assert not vs.prefill_eager(_row(vs, backend="trtllm", stated="1.1.0", release="1.1.0"))
+    assert not vs.prefill_eager(_row(vs, backend="trtllm", stated="gpt-oss-dev"))
 
 
 def test_an_eager_deepseek_pass_is_held_to_the_measured_floor(vs):
