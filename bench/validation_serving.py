@@ -160,6 +160,9 @@ class Row:
     # script set (ADMISSION_ROWS); 1 and 0: the engines' defaults
     recv_interval: int = 1
     batch_wait_iters: int = 0
+    # the engine release the record states ("" where none): for SGLang, whether the run's
+    # passes with a prompt ran eagerly (``prefill_eager``)
+    stated: str = ""
 
     @property
     def training(self) -> bool:
@@ -297,7 +300,8 @@ def rows() -> list[Row]:
                            float(r["tpot_ms"]) / 1e3, _label(r), _release(r),
                            _mtp_drafts().get(r["id"], 0),
                            _moe_backends().get(r["id"]),
-                           *_admission().get(r["id"], (1, 0))))  # fmt: skip
+                           *_admission().get(r["id"], (1, 0)),
+                           r.get("backend_version") or ""))  # fmt: skip
     return out
 
 
@@ -324,6 +328,43 @@ def _deployment(row: Row):
         engine=EngineSettings(name=row.backend, version=row.release,
                               moe_backend=row.moe_backend),
     )
+
+
+@cache
+def prefill_eager(row: Row) -> bool:
+    """Whether ``row``'s run issued its passes with a prompt eagerly, by the release it states,
+    where kvcalc predicts it at another (SGLang rows run at the newest modelled release, whose
+    prefill graphs are on): the engine wing's rule at the stated release (SGLang before 0.5.10
+    captures decode graphs only). False where the record states none (not known)."""
+    from dataclasses import replace
+
+    from calc.errors import KvcalcError
+
+    if not row.stated or row.release is not None:
+        return False
+    try:
+        if _deployment(row).engine_model.cuda_graph_batch_sizes(_deployment(row)) is not None:
+            return False  # a declared capture list: ``predict``'s own eager rule (TensorRT-LLM)
+        dep = _deployment(replace(row, release=row.stated))
+    except KvcalcError:
+        return False
+    return bool(dep.engine_config.cuda_graphs and dep.engine_model.graphs_decode_only(dep))
+
+
+def eager_prefill_s(row: Row, dep, gpu_s: float, step) -> float:
+    """A pass with a prompt of ``row``'s run [s]: its GPU time ``gpu_s``, or where the run's
+    release issued it eagerly (``prefill_eager``) the larger of that and its host issue time:
+    the layers × the engine's measured host time of such a layer where measured (SGLang's
+    DeepSeek layer, ``calc.deploy.host_costs.EAGER_MLA_MOE_LAYER_S``), else its counted
+    kernels × the launch time (``calc.serve.graphs``). Issue 20, moehost round."""
+    from calc.deploy.host_costs import eager_prefill_host_s
+    from calc.reports.throughput import eager_step_s, launch_s
+
+    if not prefill_eager(row):
+        return gpu_s
+    layers = dep.model.n_layers / max(dep.pp, 1)
+    host = eager_prefill_host_s(layers, dep.engine_model.eager_prefill_layer_s(dep), launch_s(step))
+    return float(eager_step_s(gpu_s, host))
 
 
 @dataclass(frozen=True)
@@ -408,6 +449,11 @@ def predict(row: Row, host=None, efficiency: str = "expected", dep=None) -> Resu
         # pass holding a prompt is launched kernel by kernel beside the running decodes
         chunk = float(eager_step_s(chunk, launch_s(pre) - gpu))
         one = float(eager_step_s(one, launch_s(own) - gpu))
+    # a release that issues its prompt passes eagerly (SGLang before 0.5.10): the other prompts'
+    # prefills in the wave below keep ``one_wave``, as they gather into batched passes, each of
+    # which pays the host time once (``chunk``)
+    one_wave = one
+    chunk, one = eager_prefill_s(row, dep, chunk, pre), eager_prefill_s(row, dep, one, own)
     t_dec = gpu + host.step_host_s(n)
     per_token = t_dec  # a decode step's time per output token of a sequence
     if row.mtp:  # the run's MTP speculative decoding (MTP_ROWS): fewer, longer steps
@@ -427,7 +473,7 @@ def predict(row: Row, host=None, efficiency: str = "expected", dep=None) -> Resu
     tpot = max(cycle - own, per_token) / max(1, row.osl - 1)
     # the wave: the other requests' prefills, only the missed ones; a hit's first token comes
     # from the decode step after the one in flight
-    wave = WAVE_SHARE[_policy(dep)] * (n - 1) * one * (1 - hit)
+    wave = WAVE_SHARE[_policy(dep)] * (n - 1) * one_wave * (1 - hit)
     ttft = float(host.request_host_s(row.isl)) + own + hit * t_dec + t_dec + wave
     ttft += admission_s(row, dep, n, t_dec)
     if want > n:  # requests beyond the slots wait for one to finish

@@ -201,6 +201,15 @@ FITTED = (
      "least squares over the twelve bars in kvcalc's closed loop (bench/validation_amd_serving.py "
      "--fit-triton): the multiple 2.54 -> 2.57 x, the tile 2.70 -> 2.18 us, the upper bound the "
      "bars set (flat below it; calc/deploy/engines/vllm/rocm_attention.py)"),
+    ("sgl-project/sglang PR #12160 (Bruce-x-1997, 2025-10-26, closed): the scheduler's log of "
+     "a DeepSeek-V3 extend pass of 1 new token and 1 cached, eager 'forward cost' 82.64 ms "
+     "(2025-10-14) against 23.10 ms replayed as a prefill CUDA graph (2025-10-16); GPU and CPU "
+     "unstated",
+     "the host time of an eager prefill pass of DeepSeek-V3's 61 layers",
+     "issue 20, moehost round: calc.deploy.host_costs.EAGER_MLA_MOE_LAYER_S = 82.64 ms / 61 = "
+     "1.355 ms a DeepSeek-shaped layer (MLA + routed MoE), the SGLang wing's eager prefill "
+     "layer, charged by bench/validation_serving.py to SGLang runs whose stated release (before "
+     "0.5.10) issues its prompt passes eagerly; no constant fitted"),
 )
 
 
@@ -1786,6 +1795,37 @@ LOOKED_AT = (
      "Giant MI300X', fridayswithfaraday.com MI300X post: openings only)",
      "issue 20, amdwalk round: looked for a measured memory latency to set the tile time against "
      "(two dependent loads a tile); no figure reached, not used"),
+    ("sgl-project/sglang PRs #10062 (piecewise CUDA graph and torch.compile backend, "
+     "2025-09/10: 'SGLang's current native prefilling can incur kernel launch overhead'), "
+     "#11812 (MLA), #12996 (DeepSeek-V3: R1-0528 TP 8, 1,024-token prompts at concurrency "
+     "1-32 with and without; its tables not reached here), #13179 (W4A8 DeepSeek-V3.1), "
+     "#13466 (Kimi-K2 TP 8 with piecewise graphs: median TTFT 92.9 ms at concurrency 1, "
+     "1,024 tokens; the table without not reached), #16331 (piecewise graphs on by default), "
+     "issue #11490, and docs/advanced_features/piecewise_cuda_graph.md (split at MoE dispatch "
+     "ops; cap 2,048 tokens with an MLA backend; off under DP attention, an MoE A2A backend, "
+     "PP)",
+     "issue 20, moehost round: which SGLang releases issue their prompt passes eagerly (the "
+     "engine wing's prefill_graph_off rules: piecewise graphs opt-in before 0.5.10) and "
+     "whether a DeepSeek eager-versus-graph TTFT pair is published; none reached in full"),
+    ("NVIDIA/TensorRT-LLM docs/source/features/torch_compile_and_piecewise_cuda_graph.md "
+     "('Piecewise CUDA Graph primarily benefit host-bound iterations in the context phase'; "
+     "bubbles remain 'due to the attention operator's substantial host-side overhead'), PR "
+     "#8044 (DeepSeek-R1 context layer 7,829 us at 8K-1K, a copy kernel), issue #5929 "
+     "(0.21.0rc2, DeepSeek-R1 batch 1, 1,600-token prompts, TP 8: TTFT 0.160-0.173 s on B200 "
+     "NVFP4 and 0.124-0.165 s on H200 FP8, the B200 no faster), issue #9470",
+     "issue 20, moehost round: TensorRT-LLM's context passes run eagerly by default and are "
+     "host-bound at short prompts (qualitative; no per-layer host time measured): the SGLang "
+     "layer figure is not applied to TensorRT-LLM (a what-if reported in docs/step-time.md)"),
+    ("tenstorrent/tt-inference-server issue #356 (DeepSeek-R1-0528 sweeps: SGLang on 16 H100 "
+     "TTFT 180-200 ms from 128 to 4,096 tokens at concurrency 1, 264 at 8,192; vLLM AWQ on 8 "
+     "H100 105-132 ms from 1,024 to 4,096), vllm-project/vllm issue #54677 (DeepSeek-V4-Flash "
+     "0.28 with its breakable graphs off: eager prefill steps, TTFT p50 0.98-1.25 s at "
+     "concurrency 8 whatever the other settings), xLLM-AI/xllm PR #872 and "
+     "PaddlePaddle/FastDeploy PR #3459 (prefill graphs: 21.3 -> 9.3 ms at 10 tokens, "
+     "36.5 -> 21.4 ms at 480), "
+     "lightseekorg/tokenspeed PR #45",
+     "issue 20, moehost round: the signature of a host-bound prefill pass (a TTFT flat in the "
+     "prompt below a few thousand tokens) in other engines and models; none used as a figure"),
 )
 
 

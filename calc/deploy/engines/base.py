@@ -422,6 +422,12 @@ class Engine:
         pp_s = core_sequence_s(self.host_pp_sequence_stage, release)
         return with_pipeline(costs, pp, pp_s, self.title)
 
+    def eager_prefill_layer_s(self, dep: Deployment) -> float:
+        """The host time of issuing one layer of an eager pass with a prompt [s], where the
+        engine's is measured for ``dep``'s kind of layer (``calc.deploy.host_costs``
+        ``eager_prefill_layer_s``); 0: not measured, the pass's counted kernels stand."""
+        return 0.0
+
     def cuda_graph_tokens(self, dep: Deployment) -> int | None:
         """The largest pass ``dep``'s engine replays as a CUDA graph at its default capture
         sizes [tokens] (None: not modelled; ``calc.serve.graphs`` says what a larger pass costs)."""
