@@ -17,9 +17,9 @@ from calc.deploy.host_costs import (
 from tests.scripts import load_script
 
 
-def _dep(model, engine, fmt, tp=8):
-    return Deployment.build(load_model(model), load_hardware("b200"), tp=tp,
-                            weight_dtype=fmt, engine=EngineSettings(name=engine))  # fmt: skip
+def _dep(model, engine, fmt, tp=8, version=None):
+    return Deployment.build(load_model(model), load_hardware("b200"), tp=tp, weight_dtype=fmt,
+                            engine=EngineSettings(name=engine, version=version))  # fmt: skip
 
 
 def test_the_measured_layer():
@@ -94,3 +94,27 @@ def test_an_eager_deepseek_pass_is_held_to_the_measured_floor(vs):
     # and the row's TTFT rises by at least the difference (82.64 - 27.5 = 55 ms, less the GPU
     # pass the model gives this row)
     assert vs.predict(eager).ttft_s > vs.predict(graphs).ttft_s + 0.04
+
+
+def test_the_simulation_charges_it_to_a_pass_with_a_prompt():
+    # the serving simulation's step table (calc.serve.steptime): SGLang 0.5.9 runs a pass with
+    # a prompt eagerly (prefill graphs by default from 0.5.10), so a step holding a chunk takes
+    # at least 61 layers x 1.3548 ms = 82.64 ms of host issue time; a decode-only step replays
+    # its graph and keeps its GPU time (a few ms)
+    from calc.serve.steptime import step_table
+
+    t = step_table(_dep("deepseek-r1", "sglang", "nvfp4", version="0.5.9"), max_tokens=64,
+                   max_rows=8, max_ctx=2048)  # fmt: skip
+    assert t.graph_decode_only
+    assert t.eager_prefill_s == pytest.approx(61 * EAGER_MLA_MOE_LAYER_S)
+    assert t.eager_prefill_s > t.eager_s  # the counted kernels' issue time is the smaller
+    assert t.iteration_s(0, 0.0, [(0, 16)], 1) >= 82.64e-3
+    assert t.iteration_s(4, 4 * 1024.0, [], 4) < 20e-3
+    # a dense model has no measured layer: its chunk pass keeps the counted kernels alone
+    dense = step_table(_dep("llama3-70b", "sglang", "fp8", version="0.5.9"), max_tokens=64,
+                       max_rows=8, max_ctx=2048)  # fmt: skip
+    assert dense.eager_prefill_s == pytest.approx(dense.eager_s)
+    # from 0.5.10 the chunk pass replays a prefill graph: no eager issue time
+    new = step_table(_dep("deepseek-r1", "sglang", "nvfp4", version="0.5.23"), max_tokens=64,
+                     max_rows=8, max_ctx=2048)  # fmt: skip
+    assert not new.graph_decode_only and new.iteration_s(0, 0.0, [(0, 16)], 1) < 40e-3
