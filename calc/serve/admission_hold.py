@@ -107,3 +107,13 @@ def held_each_s(hold: AdmissionHold, step, arrival, prompt, gen, groups: int,
     for p in np.unique(prompt).tolist():
         out[prompt == p] = held_s(hold, step_s, busy, per_step, int(p))
     return out
+
+
+def steady_wait_s(dep, step_s: float, batch: int, prompt: int, gen: int) -> float:
+    """The mean wait of a request that joins ``batch`` sequences decoding at steps of
+    ``step_s`` seconds, each of ``gen`` output tokens (a closed loop: the other batch − 1 run
+    beside it, and a prompt arrives batch / gen a step) under ``dep``'s stated settings [s]
+    (``latency``'s TTFT). Example: SGLang's receive interval 10 at 8 ms steps, batch 4: 36 ms."""
+    hold = dep.engine_model.admission_hold(dep)
+    busy = busy_share(batch - 1, True)
+    return held_s(hold, step_s, busy, batch / max(1, gen), prompt)
