@@ -86,22 +86,25 @@ def cannot_start(dep: Deployment) -> str | None:
 
 
 def cannot_recv_interval(dep: Deployment) -> str | None:
-    """Why the release cannot start ``dep`` with its stated ``--scheduler-recv-interval``
-    (a release before the option, or attention data parallel before 0.5.16), or None."""
+    """Why the release asked for cannot start ``dep`` with its stated
+    ``--scheduler-recv-interval`` (a release before the option, or attention data parallel
+    before 0.5.16), or None. The release as asked (0.5.2 runs 0.4.10's memory rules but has
+    the option: ``EngineConfig.host_release``)."""
     n = dep.engine.recv_interval
     if n is None:
         return None
-    if not has(dep, "--scheduler-recv-interval"):
-        v = ".".join(map(str, SINCE["--scheduler-recv-interval"]))
-        return (f"SGLang {dep.engine_config.version} has no --scheduler-recv-interval (SGLang "
-                f"{v} and later); choose --engine-version {v} or later, or drop it")  # fmt: skip
-    if n > 1 and dep.sharding.dp_attn > 1 and \
-            parse_version(dep.engine_config.version) < RECV_INTERVAL_WITH_DP_SINCE:  # fmt: skip
+    asked = dep.engine_config.host_release
+    since = SINCE["--scheduler-recv-interval"]
+    if parse_version(asked) < since:
+        v = ".".join(map(str, since))
+        return (f"SGLang {asked} has no --scheduler-recv-interval (SGLang {v} and later); "
+                f"choose --engine-version {v} or later, or drop it")  # fmt: skip
+    if n > 1 and dep.sharding.dp_attn > 1 and parse_version(asked) < RECV_INTERVAL_WITH_DP_SINCE:
         v = ".".join(map(str, RECV_INTERVAL_WITH_DP_SINCE))
-        return (f"SGLang {dep.engine_config.version} cannot start --scheduler-recv-interval {n} "
-                f"with attention data parallel {dep.sharding.dp_attn} (its receive skipper "
-                f"asserts DP attention off until {v}); choose --engine-version {v} or later, "
-                "or drop --scheduler-recv-interval")  # fmt: skip
+        return (f"SGLang {asked} cannot start --scheduler-recv-interval {n} with attention "
+                f"data parallel {dep.sharding.dp_attn} (its receive skipper asserts DP "
+                f"attention off until {v}); choose --engine-version {v} or later, or drop "
+                "--scheduler-recv-interval")  # fmt: skip
     return None
 
 
