@@ -203,3 +203,16 @@ def test_cli_bad_value_is_one_line(cli):
         "kvcalc: error: --scheduler-recv-interval is not a setting of vLLM (it has none that "
         "holds requests back): drop it"
     ]
+
+
+def test_no_decode_step_no_wait():
+    # requests of one output token each (a disaggregated prefill server's) never decode: no
+    # decode step runs beside an arrival, so nothing is held
+    step = AffineStepTime(10e-3, 1e-3, 1e-6)
+    arrival = [i / 10 for i in range(20)]
+    assert held_each_s(AdmissionHold(10), step, arrival, [512] * 20, [1] * 20, 1, None,
+                       256) is None  # fmt: skip
+    # a closed loop holding every request at once (8 ≥ 4 requests): c = 4 a group, b = 4, the
+    # step 10 + 4 + 4 × 550 × 1e-3 = 16.2 ms (context 512 + 76 / 2 = 550), 4.5 steps each
+    out = held_each_s(AdmissionHold(10), step, [0.0] * 4, [512] * 4, [76] * 4, 1, 8, 256)
+    assert out == pytest.approx([4.5 * 16.2e-3] * 4, rel=1e-12)

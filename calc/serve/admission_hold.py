@@ -80,7 +80,8 @@ def held_each_s(hold: AdmissionHold, step, arrival, prompt, gen, groups: int,
     """Each request's mean wait under ``hold`` in a simulation [s] (numpy array in the
     requests' order; None where nothing is held): the group's running batch from the client's
     concurrency (``max_in_flight`` over ``groups``) or, under open arrivals, from the
-    offered rate (module docstring), then ``held_s`` per prompt length."""
+    offered rate (module docstring), then ``held_s`` per prompt length; None too where every
+    request has one output token (a prefill server's: no decode step runs beside them)."""
     import numpy as np
 
     if not hold.holds:
@@ -88,13 +89,13 @@ def held_each_s(hold: AdmissionHold, step, arrival, prompt, gen, groups: int,
     arrival = np.asarray(arrival, dtype=np.float64)
     prompt = np.asarray(prompt, dtype=np.int64)
     n = arrival.size
-    if n == 0:
+    if n == 0 or int(np.max(gen)) <= 1:  # one output token each: no decode step ever runs
         return None
-    mean_gen = max(1.0, float(np.mean(gen)))
+    mean_gen = float(np.mean(gen))
     ctx = float(np.mean(prompt)) + mean_gen / 2
-    closed = max_in_flight is not None and max_in_flight < n
-    if closed:
-        b = float(min(max_seqs, math.ceil(max_in_flight / max(1, groups))))
+    if max_in_flight is not None:  # a closed loop: at most max_in_flight open at once
+        c = min(max_in_flight, n)
+        b = float(min(max_seqs, math.ceil(c / max(1, groups))))
         step_s = decode_step_s(step, b, ctx)
         per_step, busy = b / mean_gen, busy_share(b - 1, True)
     else:
