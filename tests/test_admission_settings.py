@@ -216,3 +216,24 @@ def test_no_decode_step_no_wait():
     # step 10 + 4 + 4 × 550 × 1e-3 = 16.2 ms (context 512 + 76 / 2 = 550), 4.5 steps each
     out = held_each_s(AdmissionHold(10), step, [0.0] * 4, [512] * 4, [76] * 4, 1, 8, 256)
     assert out == pytest.approx([4.5 * 16.2e-3] * 4, rel=1e-12)
+
+
+def test_plan_analytic_estimate_adds_the_wait():
+    from calc.deploy.steps import step_of
+    from calc.reports.plan_eval import Load, analytic_eval
+
+    plain, held = _dep(name="sglang"), _dep(name="sglang", recv_interval=10)
+    # open arrivals: n* sequences decode; an arrival finds them busy with 1 − e^(−n*) and waits
+    # (10 − 1) / 2 = 4.5 decode steps at ⌈n*⌉ sequences and the mean context 512 + 64 / 2
+    load = Load(rate_per_s=2.0, prompt=512, gen=64)
+    a, b = analytic_eval(plain, load), analytic_eval(held, load)
+    n = a.decode_batch
+    step = float(step_of(plain, "expected", batch=math.ceil(n), ctx=512 + 32).time_s)
+    want = (1 - math.exp(-n)) * 4.5 * step
+    assert b.ttft_s["p99"] - a.ttft_s["p99"] == pytest.approx(want, rel=1e-9)
+    assert b.tpot_s == a.tpot_s
+    # a closed loop of 8 users: the 7 others decode, 4.5 steps at 8 sequences
+    load = Load(rate_per_s=None, prompt=512, gen=64, concurrency=8)
+    a, b = analytic_eval(plain, load), analytic_eval(held, load)
+    step = float(step_of(plain, "expected", batch=8, ctx=512 + 32).time_s)
+    assert b.ttft_s["p50"] - a.ttft_s["p50"] == pytest.approx(4.5 * step, rel=1e-9)
