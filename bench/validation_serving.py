@@ -216,12 +216,16 @@ MOE_BACKEND_ROWS = DATA.with_name("aiconfigurator_silicon_moe_backend.csv")
 
 # The scheduler settings of InferenceX's scripts that hold new requests back (SGLang's
 # --scheduler-recv-interval, TensorRT-LLM's batch_wait_timeout_iters), which no record states:
-# listed by tools/silicon_admission_rows.py (issue 20, MoE TTFT round) and charged by
-# calc.serve.admission (``admission_s``)
+# listed by tools/silicon_admission_rows.py (issue 20, MoE TTFT round), stated on the row's
+# Deployment (EngineSettings recv_interval, batch_wait_iters, batch_wait_ratio) and charged by
+# calc.serve.admission_hold (``admission_s``)
 ADMISSION_ROWS = DATA.with_name("aiconfigurator_silicon_admission.csv")
 # beside the batch waiting, InferenceX's Llama-3.1-70B TensorRT-LLM scripts set
-# batch_wait_max_tokens_ratio 0.9 and --max_num_tokens 16384 (tools/silicon_admission_rows.py)
-BATCH_WAIT_THRESHOLD_TOKENS = 0.9 * 16384
+# batch_wait_max_tokens_ratio 0.9 and --max_num_tokens 16384 (tools/silicon_admission_rows.py);
+# the row's deployment keeps the release's default budget (its step model is fitted so), so the
+# wait's threshold takes the scripts' budget here: 0.9 × 16,384 tokens
+BATCH_WAIT_RATIO = 0.9
+SCRIPT_MAX_NUM_TOKENS = 16384
 
 
 @cache
@@ -326,7 +330,7 @@ def _deployment(row: Row):
         weight_dtype=row.fmt,
         kv_dtype=row.kv,
         engine=EngineSettings(name=row.backend, version=row.release,
-                              moe_backend=row.moe_backend),
+                              moe_backend=row.moe_backend, **_admission_settings(row)),
     )
 
 
@@ -365,6 +369,17 @@ def eager_prefill_s(row: Row, dep, gpu_s: float, step) -> float:
     layers = dep.model.n_layers / max(dep.pp, 1)
     host = eager_prefill_host_s(layers, dep.engine_model.eager_prefill_layer_s(dep), launch_s(step))
     return float(eager_step_s(gpu_s, host))
+
+
+def _admission_settings(row: Row) -> dict:
+    """The row's admission settings (ADMISSION_ROWS) as EngineSettings fields, the engines'
+    defaults (1 and 0) left unstated."""
+    out: dict = {}
+    if row.recv_interval > 1:
+        out["recv_interval"] = row.recv_interval
+    if row.batch_wait_iters:
+        out.update(batch_wait_iters=row.batch_wait_iters, batch_wait_ratio=BATCH_WAIT_RATIO)
+    return out
 
 
 @dataclass(frozen=True)
@@ -482,18 +497,20 @@ def predict(row: Row, host=None, efficiency: str = "expected", dep=None) -> Resu
 
 
 def admission_s(row: Row, dep, n: int, step_s: float) -> float:
-    """The time ``row``'s scheduler settings hold a new request back beyond the decode step it
-    arrives in [s] (``calc.serve.admission``; ADMISSION_ROWS): SGLang's receive interval, or
-    TensorRT-LLM's batch waiting, which waits only beside running generation requests (n > 1)
-    and not under attention DP. ``step_s``: the running decode step; prompts arrive at n a
-    cycle of about osl steps."""
-    from calc.serve.admission import batch_wait_s, recv_interval_wait_s
+    """The time ``row``'s stated scheduler settings hold a new request back beyond the decode
+    step it arrives in [s] (``calc.serve.admission_hold``: the deployment's
+    ``admission_hold``, SGLang's receive interval or TensorRT-LLM's batch waiting, which the
+    engine wing turns off under attention DP), in the closed loop of n requests a group (the
+    n − 1 others decoding, prompts arriving n a cycle of about osl steps); the batch wait's
+    threshold at the scripts' max_num_tokens (SCRIPT_MAX_NUM_TOKENS). ``step_s``: the running
+    decode step."""
+    from calc.serve.admission_hold import busy_share, held_s
 
-    wait = recv_interval_wait_s(row.recv_interval, step_s)
-    if row.batch_wait_iters and n > 1 and dep.sharding.dp_attn == 1:
-        wait += batch_wait_s(row.batch_wait_iters, step_s, n / max(1, row.osl), row.isl,
-                             BATCH_WAIT_THRESHOLD_TOKENS)  # fmt: skip
-    return wait
+    hold = dep.engine_model.admission_hold(dep)
+    if hold.batch_wait_iters:
+        hold = hold._replace(
+            batch_wait_tokens=dep.engine_config.batch_wait_ratio * SCRIPT_MAX_NUM_TOKENS)
+    return held_s(hold, step_s, busy_share(n - 1, True), n / max(1, row.osl), row.isl)
 
 
 def _tail_s(dep, efficiency: str, batch: int, prompt: int) -> float:

@@ -1826,6 +1826,20 @@ LOOKED_AT = (
      "lightseekorg/tokenspeed PR #45",
      "issue 20, moehost round: the signature of a host-bound prefill pass (a TTFT flat in the "
      "prompt below a few thousand tokens) in other engines and models; none used as a figure"),
+    ("sglang 0.5.2, 0.5.10, 0.5.13, 0.5.14, 0.5.15, 0.5.16, 0.5.20 and 0.5.23 wheels (PyPI): "
+     "srt/managers/scheduler_recv_skipper.py (0.5.2-0.5.15: SchedulerRecvSkipper asserts "
+     "enable_dp_attention off) and srt/managers/scheduler_components/recv_skipper.py (0.5.16+: "
+     "the ranks' gathered forward mode), 0.5.23 arg_groups/fields/schedule.py "
+     "scheduler_recv_interval (default 1)",
+     "issues 20/21, admitwire round: which SGLang releases take --scheduler-recv-interval beside "
+     "attention DP (calc/deploy/engines/sglang/launch.py); nothing fitted"),
+    ("NVIDIA/TensorRT-LLM pulls 7287 and 7416 ('Add batch waiting when scheduling', 2025-08/09: "
+     "batch_wait_timeout_iters, batch_wait_max_tokens_ratio, validation iters >= 0 and ratio in "
+     "[0, 1]) and tensorrt_llm/_torch/pyexecutor/py_executor.py _waiting_requests at a stored "
+     "main revision (stop waiting when the iterations reach the timeout or the tokens reach "
+     "ratio x max_num_tokens)",
+     "issues 20/21, admitwire round: the release the YAML keys are stated from (1.1.0) and why "
+     "the two are given together; nothing fitted"),
 )
 
 

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from calc.deploy.engines.base import FutureTokens
+from calc.deploy.engines.base import AdmissionHold, FutureTokens
 from calc.serve.group_state import GroupState, cdiv
 from calc.serve.policies import policy_for
 
@@ -67,6 +67,9 @@ class Limits:
     # the scheduler forms each batch while the GPU runs the one before (SGLang's overlap
     # scheduler): a request arriving during a batch waits for the batch already formed
     schedule_ahead: bool = False
+    # what holds new requests back before admission (SGLang's receive interval, TensorRT-LLM's
+    # batch wait): charged as each request's mean wait (calc.serve.admission_hold)
+    admission: AdmissionHold = field(default_factory=AdmissionHold)
 
     def refused(self, prompt, gen, shared, room):
         """Which requests the engine can never serve (numpy arrays of prompt, output and

@@ -48,6 +48,8 @@ class SGLang(Engine):
     # Triton backend is not modelled
     rocm_kernels: ClassVar[tuple[str, ...]] = ("aiter",)
     rocm_kernels_default: ClassVar[str | None] = "aiter"
+    # --scheduler-recv-interval (new requests read every N decode steps; calc.serve.admission)
+    admission_settings: ClassVar[tuple[str, ...]] = ("recv_interval",)
     versions = VERSIONS
     # host time the GPU waits for: 0.725 ms per step (fitted with the kernels' fixed-cost share,
     # calc.deploy.host_costs): what its overlap scheduler leaves exposed
@@ -163,6 +165,11 @@ class SGLang(Engine):
         from calc.deploy.engines.sglang.launch import cannot_start
 
         return cannot_start(dep)
+
+    def cannot_hold_back(self, dep: Deployment) -> str | None:
+        from calc.deploy.engines.sglang.launch import cannot_recv_interval
+
+        return cannot_recv_interval(dep)
 
     def cannot_disaggregate(self, dep: Deployment) -> str | None:
         from calc.deploy.engines.sglang.launch import cannot_disaggregate
