@@ -273,6 +273,7 @@ class PlanResult(Report):
     command = "plan"
 
 
+# long: one keyword per `kvcalc plan` option (the signature is most of it)
 def plan(
     model: str | list[str],
     rate: float | None = None,

@@ -171,11 +171,13 @@ def test_score_section_holds_a_file_without_tpot_to_its_e2e_mean():
 def test_405b_runs_replay_the_pool_their_server_was_started_with():
     # datacrunch-research/h200-benchmarks sglang/experiments/docker_dev_commands.txt starts the
     # 405B with --mem-frac 0.87 (SGLang 0.4.0's default at TP 8: 0.81); its pool, SGLang
-    # 0.4.0 profile_max_num_token: ((usable − non-torch) × fraction − weights − RoPE table)
-    # // cell: ((150,109,945,856 − 2,362,232,013) × 0.87 − 101,470,601,216 − 33,554,432 (131,072
-    # × 128 × 2 B, bf16 before 0.4.3)) // 64,512 = 27,036,355,395 // 64,512 = 419,090 tokens
-    # (126 layers × 8 KV heads / 8 ranks × 128 × 2 × 2 B = 64,512 B a token a rank); at 0.81:
-    # 18,171,492,564 // 64,512 = 281,676
+    # 0.4.0 profile_max_num_token: ((usable − non-torch) × fraction − weights − the
+    # allocator's segment tails − RoPE table) // cell: ((150,109,945,856 − 2,018,634,629 (1.88
+    # GiB, NVLink TP > 1)) × 0.87 − 101,470,601,216 − 2,195,456 (sglang/segments.py) −
+    # 33,554,432 (131,072 × 128 × 2 B, bf16 before 0.4.3)) // 64,512 = 27,333,089,663 // 64,512
+    # = 423,690 tokens (126 layers × 8 KV heads / 8 ranks × 128 × 2 × 2 B = 64,512 B a token a
+    # rank); at 0.81: 148,091,311,227 × 0.81 − 101,506,351,104 = 18,447,610,989 // 64,512 =
+    # 285,956
     from dataclasses import replace
 
     from calc.deploy.engines import engine
@@ -184,6 +186,6 @@ def test_405b_runs_replay_the_pool_their_server_was_started_with():
     s = next(s for s in score.SETS if "405B" in s.name)
     assert dict(s.settings)["mem_util"] == 0.87
     pool = engine("sglang").kv_pool(score._deployment(s))
-    assert pool.memory_fraction == 0.87 and pool.tokens == 419_090
+    assert pool.memory_fraction == 0.87 and pool.tokens == 423_690
     default = replace(s, settings=tuple(kv for kv in s.settings if kv[0] != "mem_util"))
-    assert engine("sglang").kv_pool(score._deployment(default)).tokens == 281_676
+    assert engine("sglang").kv_pool(score._deployment(default)).tokens == 285_956
