@@ -1772,8 +1772,9 @@ LOOKED_AT = (
      "30 sequences a virtual engine, +9 … +38% at 35-77 (PP only; TP 8 within -3 … +12%); "
      "nothing fitted, no rule changed"),
     ("vllm 0.8.3 wheel (PyPI): engine/async_llm_engine.py run_engine_loop, engine_step and "
-     "step_async; executor/ray_distributed_executor.py _driver_execute_model_async; "
-     "executor/executor_base.py execute_model_async; utils.py make_async; worker/worker_base.py "
+     "step_async; executor/ray_distributed_executor.py _driver_execute_model_async and "
+     "driver_exec_method; engine/multiprocessing/client.py is_unsupported_config; utils.py "
+     "make_async; worker/worker_base.py "
      "execute_model (prepare_input before recv_tensor_dict); core/scheduler.py Scheduler.__init__; "
      "config.py use_async_output_proc",
      "issue 23, score round 4: each virtual engine's scheduler keeps the whole max_num_seqs and "
