@@ -1770,7 +1770,8 @@ LOOKED_AT = (
      "issue 23, score round 4: each burst's median gap against the requests decoding per "
      "virtual engine, beside kvcalc's modelled step (bench/pp_step_curve.py): within 9% up to "
      "30 sequences a virtual engine, +9 … +38% at 35-77 (PP only; TP 8 within -3 … +12%); "
-     "nothing fitted, no rule changed"),
+     "the first requests sent got their first tokens after the whole intake (288-383 ms); "
+     "nothing fitted"),
     ("vllm 0.8.3 wheel (PyPI): engine/async_llm_engine.py run_engine_loop, engine_step and "
      "step_async; executor/ray_distributed_executor.py _driver_execute_model_async and "
      "driver_exec_method; engine/multiprocessing/client.py is_unsupported_config; utils.py "
@@ -1780,7 +1781,9 @@ LOOKED_AT = (
      "issue 23, score round 4: each virtual engine's scheduler keeps the whole max_num_seqs and "
      "max_num_batched_tokens (only the blocks divided, as replayed); a step awaits every stage "
      "(the chain, as modelled); stage 0's driver runs in a thread of the API server's process; "
-     "no rule changed"),
+     "the V0 engine steps in the API server's loop, so a burst's intake (1.18 ms a request, "
+     "calc/serve/front_end.py) holds it: modelled (front_end_in_engine_pp, "
+     "Limits.paused_until_s), no constant added"),
     ("CPython sys.getswitchinterval / setswitchinterval documentation (Doc/library/sys.rst, "
      "python/cpython pull 130457; the interpreter's own value 0.005 s)",
      "issue 23, score round 4: the switch interval a thread waiting for the GIL may wait, the "
