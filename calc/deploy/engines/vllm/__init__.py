@@ -75,7 +75,7 @@ class VLLM(Engine):
     # read): one asyncio loop takes the requests in (HTTP, the serving layer's tokenisation)
     # and steps both virtual engines, so a burst's intake holds the engine's steps (the
     # published TP 4 × PP 2 bursts: the first 8, 7 and 4 requests sent, whose steps began at
-    # once, got their first tokens at 288-383 ms, after the 236 ms intake; calc.serve.simulate)
+    # once, got their first tokens at 288-476 ms, after the 236 ms intake; calc.serve.simulate)
     front_end_in_engine_pp = (VersionRange(high="0.9.1"),)
     # v1/core/sched/scheduler.py schedule() (0.8.3 and 0.33.0 read; every modelled release is
     # V1): the RUNNING requests are scheduled first, each decode's 1 token taken from
