@@ -297,8 +297,9 @@ LIMITS = """## Not modelled yet
   its context: not the same quantity). TP 1: 0.38 GiB, the training log
   sglang04-h100-llama31-8b-docs (0.4.1 prints 'Load weight begin. avail mem=78.81 GB' right
   after the baseline: 79.19 − 78.81); TP > 1 inside an NVLink/NVSwitch domain (the profile's
-  `scale_up_domain_gpus` above 1): 2.20 GiB, the training log
-  sglang-4xh100-qwen3-235b-fp8-tp4 ((79.19 − x) × 0.93 − 55.14 = 16.46 GiB; one NCCL
+  `scale_up_domain_gpus` above 1): 1.88 GiB, the training log
+  sglang-4xh100-qwen3-235b-fp8-tp4 ((79.19 − x) × 0.93 − 55.43 = 16.47 GiB, the weights with
+  the allocator's 0.29 GiB of segment tails; 2.20 before issue 21's sgweights round; one NCCL
   communicator over four NVLinked A100s takes 688 MB alone, NVIDIA/nccl issue 964; 8 × H200
   hold 2.51 GiB at the weight load in sgl-project/sglang pull 11716's log). The weights carry
   RoPE's cos/sin table, FP32 on CUDA from 0.4.3 (`rope_bytes_cuda`); TP > 1
@@ -312,9 +313,9 @@ LIMITS = """## Not modelled yet
   H100, about 0.2 GiB more in use at the baseline than kvcalc's 0.38 GiB and 0.13 GiB taken
   before the weight load (+3.61%; gVisor and `--enable-memory-saver`, but the held-out B200
   0.5.10 log shows the same pattern; the 0.5.19 wheel takes its baseline before the memory
-  saver wraps anything), and 0.18-0.22 GiB the weight load takes beyond the weights at TP 4
-  on the two PCIe records (no source found); its
-  Mamba/DeltaNet state pools (a warning); DeepEP's reserve (kvcalc does not choose that backend); the 2.2 GiB by
+  saver wraps anything); its
+  Mamba/DeltaNet state pools (a warning); DeepEP's reserve (kvcalc does not choose that backend); MLA, Mamba,
+  linear-attention and multimodal models' allocator segment tails (below); the 2.2 GiB by
   which DeepSeek-V3.2 on 8 × B200 (0.5.3, DP attention) is still over-predicted.
   Issue 21's sign round (2026-12-02), every SGLang record positive: from 0.5.10 SGLang
   captures prefill CUDA graphs by default (torch.compile piecewise; breakable from 0.5.15) and
@@ -334,6 +335,19 @@ LIMITS = """## Not modelled yet
   (Qwen3-32B at TP 4, 15.50 against 15.26), +0.05 (Qwen3-32B, 61.07 against 61.02), +0.02
   (Qwen3-8B). Re-measuring the TP 1 figure on the training record (0.38 GiB) would give +0.25%
   (0.4.1), +0.28% (B200), +3.81% (0.5.19); not done in that round.
+  Issue 21's sgweights round (2026-12-03): what the weight line counts beyond the weights is
+  PyTorch's CUDA caching allocator. SGLang builds every parameter on the GPU one at a time
+  (`model_loader/loader.py`, under `with target_device`) and its 'mem usage' is the fall in
+  free memory after `empty_cache`, so each segment's unused tail counts: a request of 1-10 MiB
+  opens a 20 MiB segment, from 10 MiB the request rounded up to 2 MiB, up to 1 MiB a 2 MiB
+  small segment; a free tail over 1 MiB is split off for later requests (best fit). kvcalc
+  replays the construction (`sglang/segments.py`, `sglang/load.py`: embedding, per layer QKV,
+  o_proj, the RoPE table and its freed temporaries, gate/up or the MoE's w13/w2 with their
+  scales, norms; the lm_head) and charges the tails with the weights: Qwen3-32B TP 4 0.222 GiB
+  (15.50 printed), Qwen3-14B TP 4 0.179 (7.08), Qwen3-30B-A3B-FP8 0.105 (29.15), Qwen3-8B
+  0.003, Qwen3-32B TP 1 0.001; no constant. The NVLink TP > 1 pre-load figure is re-derived
+  from its record without the 0.29 GiB of tails (2.20 → 1.88 GiB). Not laid out (no term):
+  MLA, Mamba and linear-attention mixers, vision/audio towers, attention DP, PP.
 - TensorRT-LLM: the profiling pass's non-torch memory is everything the device holds outside
   torch (`_torch/pyexecutor/_util.py`). TP 1: 0.25 GiB; a TP group (TensorRT-LLM's
   `tp_size`: kvcalc's TP × attention-DP ranks): the context and NCCL communicator, 2.07 GiB

@@ -6,8 +6,8 @@ figures fitted to them.
 Run: python bench/validation_amd_serving.py          (prints the rows)
      python bench/validation_amd_serving.py --fit    (the fitted MI355X figure, and the
                                                       kernel cost the llm-d rows alone imply)
-     python bench/validation_amd_serving.py --fit-triton  (the Triton decode tile time)
-     python bench/validation_amd_serving.py --fit-triton-prefill  (the Triton prefill multiple)
+     python bench/validation_amd_serving.py --fit-triton  (the Triton decode tile time and
+                                                           prefill multiple, fitted together)
 
 Records (issue 20, round 20; scored before anything was fitted, see ``ASSUMED``):
 
@@ -38,22 +38,21 @@ batch 64 of a 405B model on one GPU). One record: checked against the MLPerf flo
 Not fitted, widened: the low edges of mi355x's unmeasured bf16, fp8 and memory bands, so the
 held-out rows lie between kvcalc at ``--efficiency low`` and ``high`` (``band_holds``).
 
-Attention kernels (issue 20, rocmattn round; ``Run.kernels``, ``tuned``, ``triton_fit``,
-``blog_checks``): each run is predicted with the ROCm attention kernels its stack ran
+Attention kernels (issue 20, rocmattn round; ``Run.kernels``, ``tuned``, ``blog_checks``):
+each run is predicted with the ROCm attention kernels its stack ran
 (EngineSettings.rocm_kernels): the llm-d rows vLLM's default, Triton unified attention (no
-AITER variable), pull 25135 AMD's tuned ones. The Triton decode kernel's time per tile is
-fitted to vLLM's ROCm attention blog (``BLOG``, ``BLOG_TPOT``: Qwen3-235B-A22B-FP8 on MI355X at
-concurrency 64, TRITON_ATTN 1.05 × ROCM_AITER_FA's TPOT), never to these rows; the blog's other
-five rows are reported as checks; ``tuned`` is every run with AMD's kernels (the figures before
-the setting).
+AITER variable), pull 25135 AMD's tuned ones; ``tuned`` is every run with AMD's kernels (the
+figures before the setting). The Triton decode kernel's serial walk and (issue 20, amdttft
+round; ``walk_only``: every run before it) the 2D kernel's prefill attention at
+TRITON_PREFILL_SCALE × its roofline (calc/deploy/engines/vllm/rocm_attention.py).
 
-Triton prefill (issue 20, amdttft round; ``BLOG_TTFT``, ``triton_prefill_fit``,
-``blog_ttft_checks``, ``walk_only``): a step holding a prompt runs the unified kernel's 2D
-path, whose prefill attention kvcalc times at TRITON_PREFILL_SCALE × its roofline
-(calc/deploy/engines/vllm/rocm_attention.py), fitted to the blog's TTFT figure (MI355X at
-concurrency 64: TRITON_ATTN 1.33 × ROCM_AITER_FA's TTFT) through bench/validation_serving.py's
-closed loop of the blog's deployment, never to these rows; the figure's other five bars and
-its TPOT bars in the same loop are reported as checks; ``walk_only`` is every run before it.
+Both Triton constants (issue 20, amdwalk round; ``triton_joint_fit``, ``blog_errors``,
+``sequential``): fitted together to vLLM's ROCm attention blog (``BLOG``; Qwen3-235B-A22B-FP8
+on MI355X, MI325X and MI300X at concurrency 64 and 128), least squares over its twelve bars
+(``BLOG_TTFT``, ``BLOG_TPOT``: TRITON_ATTN's TTFT and TPOT as multiples of ROCM_AITER_FA's),
+each against bench/validation_serving.py's closed loop of the blog's deployment under both
+kernels; never to these rows. ``sequential`` is every run at the constants fitted one after
+the other on one bar each before (2.70 µs, 2.54 ×).
 
 Not shipped (``kernel_cost_fit``, under AMD's tuned kernels): the per-kernel fixed cost that
 would make the llm-d 4,096 / 4,096 rows' signed median TPOT error zero. The MI355X profile
@@ -317,7 +316,20 @@ def tuned() -> tuple[Predicted, ...]:
 def walk_only() -> tuple[Predicted, ...]:
     """Every run under the shipped profile with the Triton decode walk and no prefill multiple
     (TRITON_PREFILL_SCALE 1): what kvcalc predicted before the amdttft round (issue 20)."""
-    with _PrefillScale(1.0):
+    with _Constants(1.0):
+        return tuple(predict(r) for r in RUNS)
+
+
+SEQUENTIAL = (2.70e-6, 2.54)  # (tile [s], multiple [×]) fitted one after the other, before
+
+
+@cache
+def sequential() -> tuple[Predicted, ...]:
+    """Every run at the Triton constants of the rocmattn and amdttft rounds (``SEQUENTIAL``:
+    the tile on the blog's MI355X 64-request TPOT, then the multiple on its TTFT): what kvcalc
+    predicted before the amdwalk round (issue 20)."""
+    tile, scale = SEQUENTIAL
+    with _Constants(scale, tile):
         return tuple(predict(r) for r in RUNS)
 
 
@@ -405,15 +417,6 @@ def walk_extra_s(gpu: str, concurrency: int, tile_s: float) -> float:
     return sum(walk_bound(raw, times, tile_s, TRITON_KEYS_PER_TILE_STEP)) - sum(times)
 
 
-def triton_fit() -> float:
-    """The Triton decode kernel's time per tile [s] (calc.deploy.engines.vllm.rocm_attention
-    TRITON_DECODE_TILE_S): the one at which kvcalc's step of the blog's MI355X concurrency-64
-    deployment grows by what TRITON_ATTN adds there, (1.05 − 1) × 39.8 ms."""
-    gpu, c, aiter_s, ratio = BLOG_TPOT[0]
-    target = (ratio - 1) * aiter_s
-    return _bisect(lambda t: walk_extra_s(gpu, c, t) - target, 1e-7, 1e-4)
-
-
 def blog_checks() -> list[tuple[str, int, float, float, float]]:
     """Per blog row: (hardware, concurrency, measured TRITON_ATTN extra [s], kvcalc's extra at
     the shipped tile time [s], signed error of TRITON_ATTN's TPOT taken as ROCM_AITER_FA's
@@ -440,32 +443,36 @@ BLOG_TTFT = (  # (hardware, concurrency, TRITON_ATTN TTFT / ROCM_AITER_FA TTFT)
 BLOG_BUDGET = 16_384  # the blog's --max-num-batched-tokens
 
 
-class _PrefillScale:
-    """Within: calc.deploy.engines.vllm.rocm_attention.TRITON_PREFILL_SCALE set to ``scale``
-    (the fit's trial values; restored on exit)."""
+class _Constants:
+    """Within: calc.deploy.engines.vllm.rocm_attention's TRITON_PREFILL_SCALE set to ``scale``
+    and TRITON_DECODE_TILE_S to ``tile_s`` where given (the fits' trial values and the figures
+    of earlier rounds; restored on exit)."""
 
-    def __init__(self, scale: float | None):
-        self.scale = scale
+    def __init__(self, scale: float | None = None, tile_s: float | None = None):
+        self.scale, self.tile_s = scale, tile_s
 
     def __enter__(self):
         import calc.deploy.engines.vllm.rocm_attention as ra
 
-        self.keep = ra.TRITON_PREFILL_SCALE
+        self.keep = ra.TRITON_PREFILL_SCALE, ra.TRITON_DECODE_TILE_S
         if self.scale is not None:
             ra.TRITON_PREFILL_SCALE = self.scale
+        if self.tile_s is not None:
+            ra.TRITON_DECODE_TILE_S = self.tile_s
 
     def __exit__(self, *exc):
         import calc.deploy.engines.vllm.rocm_attention as ra
 
-        ra.TRITON_PREFILL_SCALE = self.keep
+        ra.TRITON_PREFILL_SCALE, ra.TRITON_DECODE_TILE_S = self.keep
 
 
-def blog_loop(gpu: str, concurrency: int, kernels: str, scale: float | None = None):
+def blog_loop(gpu: str, concurrency: int, kernels: str, scale: float | None = None,
+              tile_s: float | None = None):  # fmt: skip
     """kvcalc's closed loop (bench/validation_serving.py's ``Result``: TTFT and TPOT [s]) of
     the blog's deployment on ``gpu`` at ``concurrency`` requests of 10K prompt and 1K output
     tokens under ``kernels``: the blog's runs warmed up and left their first run out (its
-    steady state), at the blog's --max-num-batched-tokens; ``scale``: the Triton prefill
-    multiple tried instead of the shipped one."""
+    steady state), at the blog's --max-num-batched-tokens; ``scale``, ``tile_s``: the Triton
+    prefill multiple and decode tile tried instead of the shipped ones."""
     from calc.data.registry import load_hardware, load_model
     from calc.deploy.deployment import Deployment, EngineSettings
 
@@ -474,7 +481,7 @@ def blog_loop(gpu: str, concurrency: int, kernels: str, scale: float | None = No
         sys.path.insert(0, here)
     import validation_serving as vs
 
-    with _PrefillScale(scale):
+    with _Constants(scale, tile_s):
         dep = Deployment.build(load_model("qwen3-235b-a22b"), load_hardware(gpu), tp=8, ep=8,
                                weight_dtype="fp8-block128", kv_dtype="bf16",
                                engine=EngineSettings(name="vllm", version="0.14.0",
@@ -486,33 +493,79 @@ def blog_loop(gpu: str, concurrency: int, kernels: str, scale: float | None = No
         return vs.predict(row, dep=dep)
 
 
-def blog_ttft_s(gpu: str, concurrency: int, kernels: str, scale: float | None = None) -> float:
-    """kvcalc's TTFT of the blog's deployment [s] (``blog_loop``)."""
-    return blog_loop(gpu, concurrency, kernels, scale).ttft_s
+@cache
+def _blog_aiter(gpu: str, concurrency: int):
+    """``blog_loop`` under AMD's tuned kernels (no Triton constant enters it)."""
+    return blog_loop(gpu, concurrency, "aiter")
 
 
-def blog_tpot_ratio(gpu: str, concurrency: int, scale: float | None = None) -> float:
+def blog_tpot_ratio(gpu: str, concurrency: int, scale: float | None = None,
+                    tile_s: float | None = None) -> float:  # fmt: skip
     """kvcalc's closed-loop TPOT of the blog's deployment under Triton attention over its TPOT
     under AMD's tuned kernels [×]: the decode walk, and the other requests' prefills that ride
     in a request's decode steps (a TPOT is (latency − TTFT) / (output − 1))."""
-    return (blog_loop(gpu, concurrency, "triton", scale).tpot_s
-            / blog_loop(gpu, concurrency, "aiter").tpot_s)  # fmt: skip
+    return (blog_loop(gpu, concurrency, "triton", scale, tile_s).tpot_s
+            / _blog_aiter(gpu, concurrency).tpot_s)  # fmt: skip
 
 
-def blog_ttft_ratio(gpu: str, concurrency: int, scale: float | None = None) -> float:
+def blog_ttft_ratio(gpu: str, concurrency: int, scale: float | None = None,
+                    tile_s: float | None = None) -> float:  # fmt: skip
     """kvcalc's TTFT of the blog's deployment under Triton attention over its TTFT under AMD's
     tuned kernels [×]."""
-    return (blog_ttft_s(gpu, concurrency, "triton", scale)
-            / blog_ttft_s(gpu, concurrency, "aiter"))  # fmt: skip
+    return (blog_loop(gpu, concurrency, "triton", scale, tile_s).ttft_s
+            / _blog_aiter(gpu, concurrency).ttft_s)  # fmt: skip
 
 
-def triton_prefill_fit() -> float:
-    """The Triton prefill attention's multiple of kvcalc's attention roofline [×]
-    (calc.deploy.engines.vllm.rocm_attention TRITON_PREFILL_SCALE): the one at which kvcalc's
-    TTFT of the blog's MI355X concurrency-64 deployment grows by TRITON_ATTN's measured 1.33 ×
-    (the decode walk, already fitted, included in both)."""
-    gpu, c, ratio = BLOG_TTFT[0]
-    return _bisect(lambda f: blog_ttft_ratio(gpu, c, f) - ratio, 1.0, 10.0)
+def blog_errors(scale: float | None = None, tile_s: float | None = None):
+    """Per bar of the blog (its TTFT figure, then its TPOT figure, in ``BLOG_TTFT`` order):
+    (figure, hardware, concurrency, measured TRITON_ATTN / ROCM_AITER_FA, kvcalc's ratio,
+    signed error) at the shipped Triton constants or the ones given."""
+    tpot = {(g, c): r for g, c, _, r in BLOG_TPOT}
+    out = []
+    for gpu, c, ratio in BLOG_TTFT:
+        k = blog_ttft_ratio(gpu, c, scale, tile_s)
+        out.append(("TTFT", gpu, c, ratio, k, k / ratio - 1))
+    for gpu, c, _ in BLOG_TTFT:
+        k = blog_tpot_ratio(gpu, c, scale, tile_s)
+        out.append(("TPOT", gpu, c, tpot[gpu, c], k, k / tpot[gpu, c] - 1))
+    return out
+
+
+def blog_sum_squares(scale: float | None = None, tile_s: float | None = None) -> float:
+    """The sum of the squared signed errors of the blog's twelve bars (``blog_errors``)."""
+    return sum(e[-1] ** 2 for e in blog_errors(scale, tile_s))
+
+
+def _golden(f, lo: float, hi: float) -> float:
+    """The x in [lo, hi] where the unimodal f is least (golden-section search)."""
+    g = (5**0.5 - 1) / 2
+    for _ in range(40):
+        a, b = hi - g * (hi - lo), lo + g * (hi - lo)
+        lo, hi = (lo, b) if f(a) < f(b) else (a, hi)
+    return (lo + hi) / 2
+
+
+def tile_bound_s(scale: float | None = None) -> float:
+    """The largest decode tile time [s] at which the walk adds nothing to any of the blog's
+    bars (every TTFT and TPOT ratio as with no walk at all): the bound the blog sets, at the
+    shipped prefill multiple or ``scale``. The walk binds first at the MI355X 64-request bar."""
+    flat = [e[4] for e in blog_errors(scale, 0.0)]
+
+    def binds(t: float) -> float:
+        moved = max(abs(e[4] - f) for e, f in zip(blog_errors(scale, t), flat, strict=True))
+        return 1.0 if moved > 1e-9 else -1.0
+
+    return _bisect(binds, 1e-7, 1e-4)
+
+
+def triton_joint_fit() -> tuple[float, float]:
+    """(decode tile [s], prefill multiple [×]) (calc.deploy.engines.vllm.rocm_attention
+    TRITON_DECODE_TILE_S, TRITON_PREFILL_SCALE) fitted together: least squares over the blog's
+    twelve bars (``blog_sum_squares``). The sum is flat in the tile up to ``tile_bound_s`` (the
+    walk under kvcalc's roofline at every bar) and grows above it, so the prefill multiple is
+    the least-squares one with no walk and the tile the bound at that multiple."""
+    scale = _golden(lambda s: blog_sum_squares(s, 0.0), 1.0, 5.0)
+    return tile_bound_s(scale), scale
 
 
 def blog_ttft_checks() -> list[tuple[str, int, float, float, float]]:
@@ -639,8 +692,9 @@ def _kernels_lines() -> list[str]:
         "sequence's keys in 16 segments of 16-key tiles one after another: a step's attention",
         f"takes at least keys / 256 × {TRITON_DECODE_TILE_S * 1e6:.2f} us per layer, the tile "
         f"time fitted to [vLLM's ROCm attention blog]({BLOG})",
-        "(Qwen3-235B-A22B-FP8, TP 8 + EP 8, 10K / 1K, MI355X at concurrency 64: TRITON_ATTN's TPOT",
-        "1.05 × ROCM_AITER_FA's 39.8 ms, AITER on in both, only --attention-backend switched).",
+        "(Qwen3-235B-A22B-FP8, TP 8 + EP 8, 10K / 1K, AITER on in both, only --attention-backend",
+        "switched; first on its MI355X 64-request TPOT alone, since the amdwalk round with the",
+        "prefill multiple on all twelve bars: below).",
         "The llm-d rows ran that default (no AITER variable); pull 25135 states AMD's tuned",
         "kernels (its build line sets VLLM_ROCM_USE_AITER=1). Signed errors, tuned (aiter) →",
         "as run:",
@@ -664,9 +718,9 @@ def _kernels_lines() -> list[str]:
                      f"**{med([b for _, b in llmd], key)}** | |")  # fmt: skip
     lines += [
         "",
-        "The blog's TPOT rows against the fitted walk (ROCM_AITER_FA's measured TPOT plus what",
-        "the walk adds to kvcalc's step of that deployment at 10,500 tokens of context; the",
-        "MI355X concurrency-64 row is the fit):",
+        "The blog's TPOT rows against the walk alone (ROCM_AITER_FA's measured TPOT plus what",
+        "the walk adds to kvcalc's decode step of that deployment at 10,500 tokens of context,",
+        "the rocmattn round's check; the closed loop with the prefill multiple is below):",
         "",
         "| GPU | concurrency | TRITON_ATTN adds, measured | kvcalc's walk adds | TRITON_ATTN TPOT "
         "signed error |",
@@ -677,11 +731,9 @@ def _kernels_lines() -> list[str]:
                      f"**{err:+.1%}** |")  # fmt: skip
     lines += [
         "",
-        "The walk explains the MI355X concurrency-64 row it is fitted to and the llm-d rows",
-        "(below) and nothing else of the blog: at concurrency 128 on MI355X, and on MI300X and",
-        "MI325X (gfx942) at both, the measured Triton cost is larger than the walk and kvcalc's",
-        "step takes its roofline (signed error = −(1 − 1 / ratio)). Not modelled: what makes",
-        "them slower.",
+        "At the jointly fitted tile the walk stays under kvcalc's roofline at every bar of the",
+        "blog (signed error = −(1 − 1 / ratio)): what Triton adds there is the prefill",
+        "multiple's, in the closed loop (below).",
         "",
         "The llm-d decode gap (measured TPOT less kvcalc's tuned step, above) against the walk",
         "kvcalc now adds (at the row's concurrency and mean context):",
@@ -718,9 +770,8 @@ def _prefill_lines() -> list[str]:
         "Llama-3.3-70B) against tiles of 32 keys from the paged cache, where AMD's flash-attention",
         "kernel keeps 128 rows against 64 keys. Its prefill attention takes "
         f"{TRITON_PREFILL_SCALE:.2f} × kvcalc's",
-        "attention roofline, the multiple at which kvcalc's TTFT of the blog's MI355X deployment",
-        "at 64 requests grows by TRITON_ATTN's measured 1.33 × (the TTFT figure of the same",
-        "post; the decode walk in both); the other five bars check it:",
+        "attention roofline (fitted with the decode tile on the blog's twelve bars: the amdwalk",
+        "round, below); the TTFT figure's bars:",
         "",
         "| GPU | concurrency | TRITON_ATTN / AITER TTFT, measured | kvcalc, walk only | kvcalc, "
         "with the prefill multiple | signed error |",
@@ -732,8 +783,7 @@ def _prefill_lines() -> list[str]:
     lines += [
         "",
         "The blog's TPOT bars in the same closed loop (a TPOT holds the other requests' prefills",
-        "that ride in a request's decode steps, so the prefill multiple moves it too; the decode",
-        "walk was fitted to the MI355X concurrency-64 bar on the decode step alone, before it):",
+        "that ride in a request's decode steps, so the prefill multiple moves it too):",
         "",
         "| GPU | concurrency | TRITON_ATTN / AITER TPOT, measured | kvcalc, walk only | kvcalc, "
         "walk and prefill multiple | signed error |",
@@ -777,6 +827,62 @@ def _prefill_lines() -> list[str]:
         + " (before this round short even there).",
         "",
     ]
+    return lines
+
+
+def _joint_lines() -> list[str]:
+    """The amdwalk round (issue 20): both Triton constants fitted together on the blog's twelve
+    bars, each bar and each MI355X row at the sequential constants and at the joint ones."""
+    from calc.deploy.engines.vllm.rocm_attention import (
+        TRITON_DECODE_TILE_S,
+        TRITON_PREFILL_SCALE,
+    )
+
+    tile0, scale0 = SEQUENTIAL
+    lines = [
+        "",
+        "Both Triton constants fitted together (issue 20, amdwalk round;",
+        "`python bench/validation_amd_serving.py --fit-triton`): least squares over the blog's",
+        "twelve bars (TRITON_ATTN's TTFT and TPOT as multiples of ROCM_AITER_FA's, kvcalc's",
+        "closed loop under both). The sum is flat in the tile while the walk stays under",
+        f"kvcalc's roofline at every bar, up to {tile_bound_s() * 1e6:.2f} us (the MI355X "
+        "64-request bar binds",
+        "first), and grows above it: the tile is that bound, "
+        f"{TRITON_DECODE_TILE_S * 1e6:.2f} us (the blog sets no lower one),",
+        f"the prefill multiple {TRITON_PREFILL_SCALE:.2f} ×. Fitted one after the other on one "
+        f"bar each they were {tile0 * 1e6:.2f} us",
+        f"and {scale0:.2f} ×. Signed errors, sequential → joint:",
+        "",
+        "| figure | GPU | concurrency | measured | kvcalc, sequential | kvcalc, joint | signed "
+        "error |",
+        "|---|---|---:|---:|---:|---:|---:|",
+    ]
+    for a, b in zip(blog_errors(scale0, tile0), blog_errors(), strict=True):
+        lines.append(f"| {b[0]} | {b[1]} | {b[2]} | {b[3]:.2f} | {a[4]:.2f} ({a[5]:+.1%}) | "
+                     f"{b[4]:.2f} | **{b[5]:+.1%}** |")  # fmt: skip
+    lines += [
+        f"| sum of squares | | | | {blog_sum_squares(scale0, tile0):.4f} | "
+        f"**{blog_sum_squares():.4f}** | |",
+        "",
+        "The MI355X rows (held out), sequential → joint (signed):",
+        "",
+        "| record | TTFT | TPOT | out tok/s |",
+        "|---|---:|---:|---:|",
+    ]
+    for a, b in zip(sequential(), after(), strict=True):
+        lines.append(f"| {b.run.id} | {_pct(a.ttft_error)} → **{_pct(b.ttft_error)}** | "
+                     f"{_pct(a.tpot_error)} → **{_pct(b.tpot_error)}** | "
+                     f"{_pct(a.tokens_error)} → **{_pct(b.tokens_error)}** |")  # fmt: skip
+
+    def med(ps, key):
+        xs = [getattr(p, key) for p in ps if p.run.id.startswith("llmd")
+              and getattr(p, key) is not None]  # fmt: skip
+        return f"{statistics.median(xs):+.1%} ({len(xs)})"
+
+    lines.append("| llm-d signed median | " + " | ".join(
+        f"{med(sequential(), k)} → **{med(after(), k)}**"
+        for k in ("ttft_error", "tpot_error", "tokens_error")) + " |")  # fmt: skip
+    lines.append("")
     return lines
 
 
@@ -843,6 +949,7 @@ def render() -> list[str]:
         *_round_lines(),
         *_kernels_lines(),
         *_prefill_lines(),
+        *_joint_lines(),
     ]
     return lines
 
@@ -851,11 +958,11 @@ if __name__ == "__main__":
     if sys.argv[1:] == ["--fit"]:
         print(f"matmul_fp4 expected {fit():.3f} (shipped); the llm-d rows' kernel cost "
               f"{kernel_cost_fit() * 1e6:.2f} us (not shipped)")  # fmt: skip
-    elif sys.argv[1:] == ["--fit-triton-prefill"]:
-        print(f"Triton prefill attention {triton_prefill_fit():.3f} x its roofline (shipped: "
-              "calc/deploy/engines/vllm/rocm_attention.py TRITON_PREFILL_SCALE)")
-    elif sys.argv[1:] == ["--fit-triton"]:
-        print(f"Triton decode tile {triton_fit() * 1e6:.2f} us (shipped: "
-              "calc/deploy/engines/vllm/rocm_attention.py TRITON_DECODE_TILE_S)")
+    elif sys.argv[1:] in (["--fit-triton"], ["--fit-triton-prefill"]):
+        tile, scale = triton_joint_fit()
+        print(f"Triton decode tile {tile * 1e6:.3f} us (the blog's bound), prefill attention "
+              f"{scale:.3f} x its roofline, sum of squares {blog_sum_squares(scale, tile):.4f} "
+              "(shipped: calc/deploy/engines/vllm/rocm_attention.py TRITON_DECODE_TILE_S, "
+              "TRITON_PREFILL_SCALE)")  # fmt: skip
     else:
         sys.stdout.write("\n".join(render()))

@@ -43,7 +43,14 @@ STATED = {
         "version": "0.5.18",
         "note": "training (issue 21's sgbase round, 2026-12-03): SGLang's main branch of "
         "2026-08-27 (0.5.18 the release before it), predicted at 0.5.18; the FP8 release "
-        "(projections fp8 with 128×128 block scales, embeddings, router and lm_head bf16).",
+        "(projections fp8 with 128×128 block scales, embeddings, router and lm_head bf16). "
+        "Issue 21's sgweights round (2026-12-03): "
+        "+0.31% -> +0.02%: the load's 0.10 GiB beyond kvcalc's weights is the "
+        "CUDA caching allocator's segment tails (sglang/load.py): each layer's fp8 o_proj "
+        "(8 MiB) opens a 20 MiB segment (requests of 1-10 MiB), whose tail the next layer's "
+        "10 MiB QKV takes, 2 MiB left × 48 layers, with the embedding's and lm_head's 0.5 "
+        "MiB tails and the small pool: 0.105 GiB, kvcalc's load 29.16 GiB against the 29.15 "
+        "printed",
     },
     "vllm011-h100-gpt-oss-120b": {
         "note": "the source's table gives gpu_memory_utilization 0.9, but its own figures add "
@@ -67,7 +74,14 @@ STATED = {
         "55.12 − 0.02 (the FP32 RoPE table, 40,960 × 128 × 4 B) = 16.46 GiB, x = 2.20 GiB "
         "(`non_torch_tp_bytes`); +0.80% -> −0.06%. The record prints no weight line, so any "
         "memory the load takes beyond the weights (0.18-0.22 GiB on the two PCIe TP 4 "
-        "records) is inside the 2.20",
+        "records) is inside the 2.20. "
+        "Issue 21's sgweights round (2026-12-03): "
+        "that memory is the CUDA caching "
+        "allocator's segment tails (sglang/segments.py, load.py): here each layer's fp8 QKV "
+        "(9 MiB) and o_proj (8 MiB) share a 20 MiB segment (requests of 1-10 MiB), 3 MiB × 94 "
+        "layers, 0.29 GiB in all; charged, the same record gives (79.19 − x) × 0.93 − 55.41 − "
+        "0.02 = 16.47 GiB (367,404 × 48,128 B), x = 1.88 GiB in place of 2.20; −0.06% -> "
+        "+0.00%",
     },
     "vllm019-a100-gpt-oss-20b-myoceane": {
         "hardware": "a100-80g",
@@ -109,6 +123,13 @@ STATED = {
         "is charged: 131,072 × 128 × 2 B = 0.03 GiB (0.4.1 builds it with vLLM's get_rope, "
         "cast to bf16); +0.46% -> +0.19%. Left: the weight load takes 78.81 − 63.72 = 15.09 "
         "GiB, 0.10 GiB more than kvcalc's 14.96 + 0.03. "
+        "Issue 21's sgweights round (2026-12-03): "
+        "every Llama 3.1 8B "
+        "tensor is a whole number of 2 MiB at TP 1, so the allocator's segment tails are only "
+        "the RoPE table's: its fp32 concatenation (131,072 × 128 × 4 B = 64 MiB) is freed "
+        "after the bf16 cast and layer 1's 48 MiB QKV takes that segment, 16 MiB left (0.017 "
+        "GiB with the small pool): +0.19% -> +0.16%; 0.08 GiB of the load still not found "
+        "(0.4.1 builds the model through vLLM 0.6's layers, not read here). "
         "Issue 21's sgbase round keeps the 0.38 GiB for 0.4.0-0.4.10 only: SGLang's own docs CI "
         "on H100 reads 78.81 GiB free at 'Load weight begin' on 2025-01-15 too (search index "
         "file 71258027165) and 78.43 on 2026-02-04 and 02-09 (files 53259568910, 14968382678: "
@@ -128,7 +149,15 @@ STATED = {
         "this one: 23.64 − 0.77 = 22.87 GiB. Issue 21's sgmem round charges the FP32 RoPE "
         "table (40,960 × 128 × 4 B = 0.02 GiB): +0.29% -> +0.12%; what the two errors "
         "cancel is visible in the printed-weights column: its baseline is 0.54 GiB (not 0.77) "
-        "and its load takes 7.08 GiB, 0.18 more than kvcalc's 6.88 + 0.02",
+        "and its load takes 7.08 GiB, 0.18 more than kvcalc's 6.88 + 0.02. "
+        "Issue 21's sgweights round (2026-12-03): "
+        "the "
+        "0.18 GiB is the CUDA caching allocator's segment tails (sglang/load.py; QKV 17.5 MiB "
+        "in an 18 MiB segment, o_proj 12.5 in 14, gate/up 85 in 86, down 42.5 in 44: 4.5 MiB "
+        "× 40 layers, with the embedding's, lm_head's and the small pool's 0.179 GiB): kvcalc's "
+        "load 7.08 GiB as printed, and the baseline no longer cancels it: +0.12% -> −1.45% "
+        "(−1.49% with the printed weights: 0.54 GiB in use at its baseline against the 0.77 "
+        "set from the 5090 record, held out, so not moved)",
     },
     "sglang0513-4x5090-qwen3-32b-tp4": {
         "note": "training (round 5): the report prints no log line, only its table's 187,069 "
@@ -143,7 +172,17 @@ STATED = {
         "+2.14% left is kvcalc's weights, 15.26 GiB against the 15.50 printed. Issue 21's "
         "sgmem round charges the FP32 RoPE table (0.02 GiB): +1.97%, the 0.22 GiB the load "
         "takes beyond the weights and the table at TP 4 (not found in the 0.5.4 and "
-        "0.5.13.post1 loaders: left)",
+        "0.5.13.post1 loaders: left). "
+        "Issue 21's sgweights round (2026-12-03): "
+        "the 0.22 GiB is PyTorch's CUDA caching "
+        "allocator: SGLang builds each parameter on the GPU (model_loader/loader.py, under "
+        "'with target_device') and its 'mem usage' is the fall in free memory after "
+        "empty_cache, so each segment's unused tail counts. Per rank at TP 4: QKV (16 + 2 × 2 "
+        "heads) × 128 × 5,120 × 2 B = 25 MiB in a 26 MiB segment (requests from 10 MiB round "
+        "up to 2 MiB), o_proj 20 MiB exact, gate/up 125 in 126, down 62.5 in 64: 3.5 MiB × 64 "
+        "layers, with the embedding's and lm_head's 1.06 MiB tails and the small pool's 0.7 "
+        "MiB, 237,852,672 B = 0.222 GiB (sglang/segments.py, load.py; no constant): kvcalc's "
+        "load 15.50 GiB, +1.97% -> +0.03%",
     },
     "sglang0519-h100-qwen3-32b-gke": {
         "note": "held-out (round 5), +5.04%: its weight line gives the free memory before "
@@ -178,7 +217,13 @@ STATED = {
         "memory saver) has the same pattern, 79.19 − 78.48 = 0.71 GiB in use when the "
         "weights begin to load (its pool: 0.62 at SGLang's baseline, 0.09 after), so from "
         "0.5.3 kvcalc charges 0.71 at TP 1: (79.19 − 0.71) × 0.90 − 61.02 − 0.02 = 9.59 GiB, "
-        "+3.61% -> +0.49%; this log's 0.72 at the load is 0.5.x's, not gVisor's",
+        "+3.61% -> +0.49%; this log's 0.72 at the load is 0.5.x's, not gVisor's. "
+        "Issue 21's sgweights round (2026-12-03): "
+        "at "
+        "TP 1 every Qwen3-32B projection is a whole number of 2 MiB (QKV 100 MiB, o 80, gate/up "
+        "500, down 250), so the allocator's segment tails are 0.001 GiB: +0.49% -> +0.48%; the "
+        "0.03 GiB of the load beyond the weights and table is left (--enable-memory-saver "
+        "puts the weights in torch_memory_saver's pool, not read here)",
     },
     "sglang-h200-deepseek-r1-tp8-aisimulate263": {
         "version": "0.5.14",
@@ -195,7 +240,13 @@ STATED = {
         "163,840 × 64 × 4 B) = 33.50 GiB, +1.00% -> +0.57%; sgl-project/sglang pull 11716's "
         "log (8 × H200, TP 8, October 2025) shows 2.51 GiB in use at its weight load "
         "('Init torch distributed ends. mem usage=2.01 GB', 137.29 GiB free of 139.80), "
-        "looked at, not fitted",
+        "looked at, not fitted. "
+        "Issue 21's sgweights round (2026-12-03): "
+        "+0.57% -> +1.35%: the NVLink pre-load figure "
+        "fell from 2.20 to 1.88 GiB when the 235B training record's allocator segment tails "
+        "(0.29 GiB) were taken out of it, and kvcalc does not lay out MLA tensor by tensor "
+        "(sglang/load.py), so this record gets no segment term of its own; held out, nothing "
+        "fitted to it",
     },
     "vllm0102-2xh200-qwen3-next-80b-tp2": {
         "note": "training (round 11), +0.89%, under 1%: nothing changed. Its start-up report "
@@ -231,7 +282,11 @@ STATED = {
         "model_runner.py (a CUDA stream, the sampler object): left. "
         "Issue 21's sgbase round (2026-12-03): 0.5.3+ charge 0.71 GiB at TP 1 (the 0.5.x H100 "
         "training log's 79.19 − 78.48 at 'Load weight begin'); this log's own 178.36 − 177.57 "
-        "= 0.79: +0.27% -> +0.06%",
+        "= 0.79: +0.27% -> +0.06%. "
+        "Issue 21's sgweights round (2026-12-03): "
+        "the allocator's segment tails are "
+        "0.003 GiB here (embedding and lm_head, 1,187 MiB each, in 1,188 MiB segments; the "
+        "small pool): kvcalc's load 15.28 GiB as printed, +0.06% unchanged",
     },
     "vllm0191-a100-40g-qwen3-8b": {
         "hardware": "docs/validation/hardware/a100-40g.yaml",
@@ -997,6 +1052,19 @@ EXTRA_SOURCES = (
     "https://github.com/hidet-org/hidet/pull/169, https://github.com/verl-project/verl/issues/"
     "5979 (search excerpts: CUDA context sizes, none per CUDA 12.x/13 release on an H100; "
     "looked at in the sgbase round, not fitted)",
+    # issue 21, sgweights round (2026-12-03): the weight load beyond the weights
+    "sglang 0.5.4, 0.5.10, 0.5.13.post1 and 0.5.19 wheels (PyPI): model_runner.py load_model "
+    "('mem usage' = free memory before − after, get_available_gpu_memory emptying the cache "
+    "first), model_loader/loader.py DefaultModelLoader.load_model (the model built under "
+    "'with target_device', weights copied in from host memory), layers/"
+    "vocab_parallel_embedding.py (padding to 64, × TP when it does not divide), layers/"
+    "rotary_embedding/base.py _compute_cos_sin_cache, models/qwen3.py (construction order); "
+    "torch 2.13.0 wheel c10/core/AllocatorConfig.h (kSmallBuffer, kMinBlockSize, "
+    "kSmallSize, kMinLargeAlloc, kRoundLarge) and copies of c10/cuda/CUDACachingAllocator.cpp "
+    "in the search index (kLargeBuffer, get_allocation_size, should_split; search index "
+    "files 3487414531, 15531494522, 33396305876): read for the sgweights round's allocator "
+    "term (no constant fitted; the 1.88 GiB NVLink pre-load figure re-derived from the "
+    "training record sglang-4xh100-qwen3-235b-fp8-tp4 as before)",
     "TensorRT-LLM's outside-torch memory at TP > 1 (rules non_torch_tp_bytes, 2.07 GiB): "
     "search index files 50081879050, 5673598501, 90899134, 2869238873, 9136361103, "
     "54555926407, 460750736 (_util.py revisions and a reader: everything the device holds "

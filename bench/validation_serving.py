@@ -70,7 +70,9 @@ FORMATS = {"fp8": "fp8-tensor", "fp8_block": "fp8-block128", "nvfp4": "nvfp4", "
 # (Session 10, after the moettft round charged the InferenceX runs' admission waits to TTFT:
 # prefill-first 0.379 -> 0.263, whole-request 0.143 -> 0.131, the fit's fixed point; the
 # share had absorbed the SGLang receive wait now charged on its own.)
-WAVE_SHARE = {"prefill-first": 0.263, "whole-request": 0.131, "chunked": 0.110}
+# (moehost round: prefill-first 0.263 -> 0.236 once SGLang 0.5.9's eager DeepSeek prompt
+# passes take their measured host time.)
+WAVE_SHARE = {"prefill-first": 0.236, "whole-request": 0.131, "chunked": 0.110}
 
 # The CUDA graphs of the sample's TensorRT-LLM runs are not stated per record. Not
 # TensorRT-LLM's default list (1-31, 32, 64, 128 unpadded, ``Engine.cuda_graph_batch_sizes``):
@@ -160,6 +162,9 @@ class Row:
     # script set (ADMISSION_ROWS); 1 and 0: the engines' defaults
     recv_interval: int = 1
     batch_wait_iters: int = 0
+    # the engine release the record states ("" where none): for SGLang, whether the run's
+    # passes with a prompt ran eagerly (``prefill_eager``)
+    stated: str = ""
 
     @property
     def training(self) -> bool:
@@ -213,12 +218,16 @@ MOE_BACKEND_ROWS = DATA.with_name("aiconfigurator_silicon_moe_backend.csv")
 
 # The scheduler settings of InferenceX's scripts that hold new requests back (SGLang's
 # --scheduler-recv-interval, TensorRT-LLM's batch_wait_timeout_iters), which no record states:
-# listed by tools/silicon_admission_rows.py (issue 20, MoE TTFT round) and charged by
-# calc.serve.admission (``admission_s``)
+# listed by tools/silicon_admission_rows.py (issue 20, MoE TTFT round), stated on the row's
+# Deployment (EngineSettings recv_interval, batch_wait_iters, batch_wait_ratio) and charged by
+# calc.serve.admission_hold (``admission_s``)
 ADMISSION_ROWS = DATA.with_name("aiconfigurator_silicon_admission.csv")
 # beside the batch waiting, InferenceX's Llama-3.1-70B TensorRT-LLM scripts set
-# batch_wait_max_tokens_ratio 0.9 and --max_num_tokens 16384 (tools/silicon_admission_rows.py)
-BATCH_WAIT_THRESHOLD_TOKENS = 0.9 * 16384
+# batch_wait_max_tokens_ratio 0.9 and --max_num_tokens 16384 (tools/silicon_admission_rows.py);
+# the row's deployment keeps the release's default budget (its step model is fitted so), so the
+# wait's threshold takes the scripts' budget here: 0.9 × 16,384 tokens
+BATCH_WAIT_RATIO = 0.9
+SCRIPT_MAX_NUM_TOKENS = 16384
 
 
 @cache
@@ -297,7 +306,8 @@ def rows() -> list[Row]:
                            float(r["tpot_ms"]) / 1e3, _label(r), _release(r),
                            _mtp_drafts().get(r["id"], 0),
                            _moe_backends().get(r["id"]),
-                           *_admission().get(r["id"], (1, 0))))  # fmt: skip
+                           *_admission().get(r["id"], (1, 0)),
+                           r.get("backend_version") or ""))  # fmt: skip
     return out
 
 
@@ -322,8 +332,56 @@ def _deployment(row: Row):
         weight_dtype=row.fmt,
         kv_dtype=row.kv,
         engine=EngineSettings(name=row.backend, version=row.release,
-                              moe_backend=row.moe_backend),
+                              moe_backend=row.moe_backend, **_admission_settings(row)),
     )
+
+
+@cache
+def prefill_eager(row: Row) -> bool:
+    """Whether ``row``'s run issued its passes with a prompt eagerly, by the release it states,
+    where kvcalc predicts it at another (SGLang rows run at the newest modelled release, whose
+    prefill graphs are on): the engine wing's rule at the stated release (SGLang before 0.5.10
+    captures decode graphs only). False where the record states none (not known)."""
+    from dataclasses import replace
+
+    from calc.errors import KvcalcError
+
+    if not row.stated or row.release is not None:
+        return False
+    try:
+        if _deployment(row).engine_model.cuda_graph_batch_sizes(_deployment(row)) is not None:
+            return False  # a declared capture list: ``predict``'s own eager rule (TensorRT-LLM)
+        dep = _deployment(replace(row, release=row.stated))
+    except KvcalcError:
+        return False
+    return bool(dep.engine_config.cuda_graphs and dep.engine_model.graphs_decode_only(dep))
+
+
+def eager_prefill_s(row: Row, dep, gpu_s: float, step) -> float:
+    """A pass with a prompt of ``row``'s run [s]: its GPU time ``gpu_s``, or where the run's
+    release issued it eagerly (``prefill_eager``) the larger of that and its host issue time:
+    the layers × the engine's measured host time of such a layer where measured (SGLang's
+    DeepSeek layer, ``calc.deploy.host_costs.EAGER_MLA_MOE_LAYER_S``), else its counted
+    kernels × the launch time (``calc.serve.graphs``). Issue 20, moehost round."""
+    from calc.deploy.host_costs import eager_prefill_host_s
+    from calc.reports.throughput import eager_step_s, launch_s
+
+    if not prefill_eager(row):
+        return gpu_s
+    layers = dep.model.n_layers / max(dep.pp, 1)
+    host = eager_prefill_host_s(layers, dep.engine_model.eager_prefill_layer_s(dep), launch_s(step))
+    return float(eager_step_s(gpu_s, host))
+
+
+def _admission_settings(row: Row) -> dict:
+    """The row's admission settings (ADMISSION_ROWS) as EngineSettings fields, the engines'
+    defaults (1 and 0) left unstated."""
+    out: dict = {}
+    if row.recv_interval > 1:
+        out["recv_interval"] = row.recv_interval
+    if row.batch_wait_iters:
+        out.update(batch_wait_iters=row.batch_wait_iters, batch_wait_ratio=BATCH_WAIT_RATIO)
+    return out
 
 
 @dataclass(frozen=True)
@@ -408,6 +466,11 @@ def predict(row: Row, host=None, efficiency: str = "expected", dep=None) -> Resu
         # pass holding a prompt is launched kernel by kernel beside the running decodes
         chunk = float(eager_step_s(chunk, launch_s(pre) - gpu))
         one = float(eager_step_s(one, launch_s(own) - gpu))
+    # a release that issues its prompt passes eagerly (SGLang before 0.5.10): the other prompts'
+    # prefills in the wave below keep ``one_wave``, as they gather into batched passes, each of
+    # which pays the host time once (``chunk``)
+    one_wave = one
+    chunk, one = eager_prefill_s(row, dep, chunk, pre), eager_prefill_s(row, dep, one, own)
     t_dec = gpu + host.step_host_s(n)
     per_token = t_dec  # a decode step's time per output token of a sequence
     if row.mtp:  # the run's MTP speculative decoding (MTP_ROWS): fewer, longer steps
@@ -427,7 +490,7 @@ def predict(row: Row, host=None, efficiency: str = "expected", dep=None) -> Resu
     tpot = max(cycle - own, per_token) / max(1, row.osl - 1)
     # the wave: the other requests' prefills, only the missed ones; a hit's first token comes
     # from the decode step after the one in flight
-    wave = WAVE_SHARE[_policy(dep)] * (n - 1) * one * (1 - hit)
+    wave = WAVE_SHARE[_policy(dep)] * (n - 1) * one_wave * (1 - hit)
     ttft = float(host.request_host_s(row.isl)) + own + hit * t_dec + t_dec + wave
     ttft += admission_s(row, dep, n, t_dec)
     if want > n:  # requests beyond the slots wait for one to finish
@@ -436,18 +499,20 @@ def predict(row: Row, host=None, efficiency: str = "expected", dep=None) -> Resu
 
 
 def admission_s(row: Row, dep, n: int, step_s: float) -> float:
-    """The time ``row``'s scheduler settings hold a new request back beyond the decode step it
-    arrives in [s] (``calc.serve.admission``; ADMISSION_ROWS): SGLang's receive interval, or
-    TensorRT-LLM's batch waiting, which waits only beside running generation requests (n > 1)
-    and not under attention DP. ``step_s``: the running decode step; prompts arrive at n a
-    cycle of about osl steps."""
-    from calc.serve.admission import batch_wait_s, recv_interval_wait_s
+    """The time ``row``'s stated scheduler settings hold a new request back beyond the decode
+    step it arrives in [s] (``calc.serve.admission_hold``: the deployment's
+    ``admission_hold``, SGLang's receive interval or TensorRT-LLM's batch waiting, which the
+    engine wing turns off under attention DP), in the closed loop of n requests a group (the
+    n − 1 others decoding, prompts arriving n a cycle of about osl steps); the batch wait's
+    threshold at the scripts' max_num_tokens (SCRIPT_MAX_NUM_TOKENS). ``step_s``: the running
+    decode step."""
+    from calc.serve.admission_hold import busy_share, held_s
 
-    wait = recv_interval_wait_s(row.recv_interval, step_s)
-    if row.batch_wait_iters and n > 1 and dep.sharding.dp_attn == 1:
-        wait += batch_wait_s(row.batch_wait_iters, step_s, n / max(1, row.osl), row.isl,
-                             BATCH_WAIT_THRESHOLD_TOKENS)  # fmt: skip
-    return wait
+    hold = dep.engine_model.admission_hold(dep)
+    if hold.batch_wait_iters:
+        hold = hold._replace(
+            batch_wait_tokens=dep.engine_config.batch_wait_ratio * SCRIPT_MAX_NUM_TOKENS)
+    return held_s(hold, step_s, busy_share(n - 1, True), n / max(1, row.osl), row.isl)
 
 
 def _tail_s(dep, efficiency: str, batch: int, prompt: int) -> float:

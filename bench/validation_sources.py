@@ -192,6 +192,24 @@ FITTED = (
      "attention roofline (calc/deploy/engines/vllm/rocm_attention.py TRITON_PREFILL_SCALE), "
      "fitted to the MI355X concurrency-64 bar alone (kvcalc's closed-loop TTFT ratio 1.33); the "
      "other five bars reported as checks (-0.8% to +4.5%)"),
+    ("vllm-project/vllm-project.github.io@034b535 _posts/2026-02-20-rocm-attention-backend.md "
+     "and both its figures (mha_ttft_comparison.png, mha_tpot_comparison.png; the two entries "
+     "above), the twelve bars together",
+     "Qwen3-235B-A22B-FP8 TP 8 + EP 8, 10K / 1K, MI300X / MI325X / MI355X at concurrency 64 and "
+     "128: TRITON_ATTN's TTFT and TPOT as multiples of ROCM_AITER_FA's",
+     "issue 20, amdwalk round: the Triton decode tile and prefill multiple refitted together, "
+     "least squares over the twelve bars in kvcalc's closed loop (bench/validation_amd_serving.py "
+     "--fit-triton): the multiple 2.54 -> 2.57 x, the tile 2.70 -> 2.18 us, the upper bound the "
+     "bars set (flat below it; calc/deploy/engines/vllm/rocm_attention.py)"),
+    ("sgl-project/sglang PR #12160 (Bruce-x-1997, 2025-10-26, closed): the scheduler's log of "
+     "a DeepSeek-V3 extend pass of 1 new token and 1 cached, eager 'forward cost' 82.64 ms "
+     "(2025-10-14) against 23.10 ms replayed as a prefill CUDA graph (2025-10-16); GPU and CPU "
+     "unstated",
+     "the host time of an eager prefill pass of DeepSeek-V3's 61 layers",
+     "issue 20, moehost round: calc.deploy.host_costs.EAGER_MLA_MOE_LAYER_S = 82.64 ms / 61 = "
+     "1.355 ms a DeepSeek-shaped layer (MLA + routed MoE), the SGLang wing's eager prefill "
+     "layer, charged by bench/validation_serving.py to SGLang runs whose stated release (before "
+     "0.5.10) issues its prompt passes eagerly; no constant fitted"),
 )
 
 
@@ -1789,6 +1807,64 @@ LOOKED_AT = (
      "issue 23, score round 4: the switch interval a thread waiting for the GIL may wait, the "
      "candidate for the TP 4 x PP 2 host time that stops growing at 25-30 sequences a virtual "
      "engine; not pinned, nothing fitted"),
+    ("vllm 0.14.0 and 0.15.1 wheels (PyPI): v1/attention/ops/triton_unified_attention.py "
+     "(kernel_unified_attention_3d, reduce_segments, _get_tile_size, unified_attention's 2D / 3D "
+     "choice), v1/attention/backends/triton_attn.py (MIN_LAUNCH_GRID_SIZE_2D, "
+     "NUM_PAR_SOFTMAX_SEGMENTS, the threshold moved to the nearest CUDA-graph size); and the "
+     "newest stored vllm-project/vllm triton_unified_attention.py (001394336, one kernel with an "
+     "IS_3D switch, the same segmenting)",
+     "issue 20, amdwalk round: the 3D decode kernel's walk is cdiv(seq_len, 16 x 16) tiles a "
+     "workgroup at any context (16 segments fixed, no cap), its grid sequences x KV heads x 16; "
+     "the walk's form kept (keys / 256 x the tile time)"),
+    ("pages corpus searched for MI300X / MI355X HBM latency (chipsandcheese.com 'Testing AMD's "
+     "Giant MI300X', fridayswithfaraday.com MI300X post: openings only)",
+     "issue 20, amdwalk round: looked for a measured memory latency to set the tile time against "
+     "(two dependent loads a tile); no figure reached, not used"),
+    ("sgl-project/sglang PRs #10062 (piecewise CUDA graph and torch.compile backend, "
+     "2025-09/10: 'SGLang's current native prefilling can incur kernel launch overhead'), "
+     "#11812 (MLA), #12996 (DeepSeek-V3: R1-0528 TP 8, 1,024-token prompts at concurrency "
+     "1-32 with and without; its tables not reached here), #13179 (W4A8 DeepSeek-V3.1), "
+     "#13466 (Kimi-K2 TP 8 with piecewise graphs: median TTFT 92.9 ms at concurrency 1, "
+     "1,024 tokens; the table without not reached), #16331 (piecewise graphs on by default), "
+     "issue #11490, and docs/advanced_features/piecewise_cuda_graph.md (split at MoE dispatch "
+     "ops; cap 2,048 tokens with an MLA backend; off under DP attention, an MoE A2A backend, "
+     "PP)",
+     "issue 20, moehost round: which SGLang releases issue their prompt passes eagerly (the "
+     "engine wing's prefill_graph_off rules: piecewise graphs opt-in before 0.5.10) and "
+     "whether a DeepSeek eager-versus-graph TTFT pair is published; none reached in full"),
+    ("NVIDIA/TensorRT-LLM docs/source/features/torch_compile_and_piecewise_cuda_graph.md "
+     "('Piecewise CUDA Graph primarily benefit host-bound iterations in the context phase'; "
+     "bubbles remain 'due to the attention operator's substantial host-side overhead'), PR "
+     "#8044 (DeepSeek-R1 context layer 7,829 us at 8K-1K, a copy kernel), issue #5929 "
+     "(0.21.0rc2, DeepSeek-R1 batch 1, 1,600-token prompts, TP 8: TTFT 0.160-0.173 s on B200 "
+     "NVFP4 and 0.124-0.165 s on H200 FP8, the B200 no faster), issue #9470",
+     "issue 20, moehost round: TensorRT-LLM's context passes run eagerly by default and are "
+     "host-bound at short prompts (qualitative; no per-layer host time measured): the SGLang "
+     "layer figure is not applied to TensorRT-LLM (a what-if reported in docs/step-time.md)"),
+    ("tenstorrent/tt-inference-server issue #356 (DeepSeek-R1-0528 sweeps: SGLang on 16 H100 "
+     "TTFT 180-200 ms from 128 to 4,096 tokens at concurrency 1, 264 at 8,192; vLLM AWQ on 8 "
+     "H100 105-132 ms from 1,024 to 4,096), vllm-project/vllm issue #54677 (DeepSeek-V4-Flash "
+     "0.28 with its breakable graphs off: eager prefill steps, TTFT p50 0.98-1.25 s at "
+     "concurrency 8 whatever the other settings), xLLM-AI/xllm PR #872 and "
+     "PaddlePaddle/FastDeploy PR #3459 (prefill graphs: 21.3 -> 9.3 ms at 10 tokens, "
+     "36.5 -> 21.4 ms at 480), "
+     "lightseekorg/tokenspeed PR #45",
+     "issue 20, moehost round: the signature of a host-bound prefill pass (a TTFT flat in the "
+     "prompt below a few thousand tokens) in other engines and models; none used as a figure"),
+    ("sglang 0.5.2, 0.5.10, 0.5.13, 0.5.14, 0.5.15, 0.5.16, 0.5.20 and 0.5.23 wheels (PyPI): "
+     "srt/managers/scheduler_recv_skipper.py (0.5.2-0.5.15: SchedulerRecvSkipper asserts "
+     "enable_dp_attention off) and srt/managers/scheduler_components/recv_skipper.py (0.5.16+: "
+     "the ranks' gathered forward mode), 0.5.23 arg_groups/fields/schedule.py "
+     "scheduler_recv_interval (default 1)",
+     "issues 20/21, admitwire round: which SGLang releases take --scheduler-recv-interval beside "
+     "attention DP (calc/deploy/engines/sglang/launch.py); nothing fitted"),
+    ("NVIDIA/TensorRT-LLM pulls 7287 and 7416 ('Add batch waiting when scheduling', 2025-08/09: "
+     "batch_wait_timeout_iters, batch_wait_max_tokens_ratio, validation iters >= 0 and ratio in "
+     "[0, 1]) and tensorrt_llm/_torch/pyexecutor/py_executor.py _waiting_requests at a stored "
+     "main revision (stop waiting when the iterations reach the timeout or the tokens reach "
+     "ratio x max_num_tokens)",
+     "issues 20/21, admitwire round: the release the YAML keys are stated from (1.1.0) and why "
+     "the two are given together; nothing fitted"),
 )
 
 

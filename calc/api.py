@@ -308,13 +308,18 @@ def plan(
     seed: int = 0,
     efficiency: str = "expected",
     calibration: str | Path | None = None,
+    scheduler_recv_interval: int | None = None,
+    batch_wait_iters: int | None = None,
+    batch_wait_ratio: float | None = None,
 ) -> PlanResult:
     """``kvcalc plan``: the cheapest deployments (hardware × dtypes × tp/pp/ep × replicas ×
     engine, and prefill/decode disaggregation) that serve ``rate`` requests/s (or
     ``concurrency`` users, or a ``trace``) of ``prompt`` + ``gen`` tokens with p99 TTFT and
     TPOT within ``ttft_p99`` and ``tpot_p99`` ("2s", "50ms") at the pessimistic end of each
     class's measured error band (or ``margin``: 0.2 or "20%"), every GPU priced on one
-    ``price_basis``; every rejected family with its reason, and the winner's launch commands."""
+    ``price_basis``; every rejected family with its reason, and the winner's launch commands.
+    ``scheduler_recv_interval`` (SGLang), ``batch_wait_iters`` and ``batch_wait_ratio``
+    (TensorRT-LLM): the families of the engine that has them run with them."""
     from calc.deploy.pricing import pricing_from
     from calc.reports.plan import PlanQuery
     from calc.reports.plan import plan as run_plan
@@ -341,6 +346,10 @@ def plan(
         margin=_margin(margin), weight_dtypes=_names(weight_dtype, "--weight-dtype"),
         kv_dtypes=_names(kv_dtype, "--kv-dtype"), engine_version=engine_version,
         moe_imbalance=moe_imbalance,
+        admission=tuple((k, v) for k, v in (("recv_interval", scheduler_recv_interval),
+                                            ("batch_wait_iters", batch_wait_iters),
+                                            ("batch_wait_ratio", batch_wait_ratio))
+                        if v is not None),
     )  # fmt: skip
     r = run_plan(query, method=method, seed=seed)
     return PlanResult(

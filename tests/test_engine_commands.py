@@ -599,3 +599,49 @@ def test_plan_ranks_no_disaggregated_row_the_release_cannot_start(cli):
     # a release that has the option still sizes the disaggregated families
     new = cli(*args, "--engine-version", "0.4.5").json()
     assert not [x for x in new["rejected"] if x["reason"] == "engine release"]
+
+
+@pytest.mark.parametrize("engine_name", ["sglang", "trtllm"])
+def test_admission_settings_are_stated_and_parse(engine_name):
+    # a stated --scheduler-recv-interval (SGLang) or batch wait (TensorRT-LLM) is printed on
+    # every release whose parser has it and parses there (SGLang's captured tables have the
+    # flag from 0.5.2, TensorRT-LLM's YAML keys from 1.1.0); a release without it refuses the
+    # deployment at build time, one line naming the first release that has it
+    stated = ({"recv_interval": 30} if engine_name == "sglang" else
+              {"batch_wait_iters": 20, "batch_wait_ratio": 0.9})  # fmt: skip
+    printed = refused = 0
+    for release in _releases(engine_name):
+        try:
+            dep = Deployment.build(
+                load_model("llama3-8b"), load_hardware("h100"),
+                engine=EngineSettings(name=engine_name, version=release, max_model_len=4096,
+                                      **stated),
+            )  # fmt: skip
+        except InvalidInputError as exc:
+            since = "0.5.2" if engine_name == "sglang" else "1.1.0"
+            assert f"--engine-version {since} or later" in str(exc), str(exc)
+            assert parse_version(release) < parse_version(since)
+            refused += 1
+            continue
+        commands = launch_commands(dep, max_model_len=4096)
+        check(commands, dep, dep.sharding.gpus)
+        argv = list(commands[0].argv)
+        if engine_name == "sglang":
+            assert argv[argv.index("--scheduler-recv-interval") + 1] == "30"
+            assert "scheduler_recv_interval" in parse(argv, table_for("sglang", release))
+        else:
+            conf = yaml.safe_load(dict(commands[0].files)["extra-llm-api-config.yaml"])
+            assert conf["batch_wait_timeout_iters"] == 20
+            assert conf["batch_wait_max_tokens_ratio"] == 0.9
+        printed += 1
+    # SGLang: the 0.4 releases (11 tables) refuse it; TensorRT-LLM: 1.0.0 alone
+    assert refused == (11 if engine_name == "sglang" else 1) and printed > 0
+
+
+def test_admission_settings_unstated_print_nothing():
+    # unstated, the engines' defaults stand (1 and 0): no flag, no YAML key
+    for name in ("sglang", "trtllm"):
+        dep = deployment("llama3-8b", "h100", name, engine(name).versions.newest)
+        c = launch_commands(dep, max_model_len=4096)[0]
+        assert "--scheduler-recv-interval" not in c.argv
+        assert all("batch_wait" not in text for _, text in c.files)

@@ -290,8 +290,9 @@ def test_sglang_pre_load_memory_by_interconnect():
     # distributed/bootstrap.py), the CUDA context in use: TP 1 0.38 GiB (the 0.4.1 H100 training
     # log: 79.19 − 78.81 'Load weight begin. avail mem', nothing allocated between); a TP group
     # inside an NVLink domain (HGX H100: 8 GPUs) the NCCL communicator and custom all-reduce too,
-    # 2.20 GiB (the 4 × H100 Qwen3-235B FP8 training log: (79.19 − x) × 0.93 − 55.14 = 16.46
-    # GiB); PCIe-only cards (RTX 4090: a domain of 1) no custom all-reduce above two GPUs, 0.77
+    # 1.88 GiB (the 4 × H100 Qwen3-235B FP8 training log: (79.19 − x) × 0.93 − 55.43 = 16.47
+    # GiB, the weights with 0.29 GiB of allocator segment tails and the RoPE table); PCIe-only
+    # cards (RTX 4090: a domain of 1) no custom all-reduce above two GPUs, 0.77
     # GiB (the 4 × RTX 5090 training record: (31.36 − x) × 0.88 − 15.50 = 11.42 GiB, x = 0.77)
     assert pool("llama3-8b", engine_name="sglang", version="0.4.1").non_torch_bytes == round(
         0.38 * GIB)  # fmt: skip
@@ -300,7 +301,7 @@ def test_sglang_pre_load_memory_by_interconnect():
     assert pool("llama3-8b", engine_name="sglang", version="0.5.23").non_torch_bytes == round(
         0.71 * GIB)  # fmt: skip
     assert pool("llama3-8b", engine_name="sglang", version="0.5.23",
-                tp=4).non_torch_bytes == round(2.20 * GIB)  # fmt: skip
+                tp=4).non_torch_bytes == round(1.88 * GIB)  # fmt: skip
     on_pcie = pool("llama3-8b", "rtx-4090", engine_name="sglang", version="0.5.23", tp=4)
     assert on_pcie.non_torch_bytes == round(0.77 * GIB)
     assert pool("llama3-8b", "rtx-4090", engine_name="sglang",
@@ -314,8 +315,9 @@ def test_sglang_tp1_pre_load_memory_by_release():
     assert VERSIONS.rules("0.4.10").non_torch_tp1_bytes == round(0.38 * GIB)
     assert VERSIONS.rules("0.5.3").non_torch_tp1_bytes == round(0.71 * GIB)
     assert VERSIONS.rules("0.5.23").non_torch_tp1_bytes == round(0.71 * GIB)
-    # TP > 1 unchanged: 2.20 GiB over NVLink, 0.77 on PCIe-only cards, both from 0.5.x records
-    assert VERSIONS.rules("0.5.3").non_torch_tp_bytes == round(2.20 * GIB)
+    # TP > 1: 1.88 GiB over NVLink (2.20 before the allocator's segment tails were modelled),
+    # 0.77 on PCIe-only cards, both from 0.5.x records
+    assert VERSIONS.rules("0.5.3").non_torch_tp_bytes == round(1.88 * GIB)
     assert VERSIONS.rules("0.5.3").non_torch_pcie_tp_bytes == round(0.77 * GIB)
     # the training record's pool, by hand, with the log's own weight load (29.15 GiB, which
     # holds the RoPE table, so none is charged beside it): (85,029,027,840 B / 2^30 = 79.19 −
@@ -365,7 +367,7 @@ def test_sglang_dp_attention_reserve_and_its_tp_group():
     # kvcalc's tp 1 × ep 8 is SGLang's tp_size 8 with 8 attention-DP ranks: the reserve above,
     # (183,359 − 45,568) / 183,359 = 0.7515 → 0.751 (0.5.4), and the TP group's non-torch
     p = pool("deepseek-v3", "b200", engine_name="sglang", version="0.5.4", ep=8, kv_dtype="fp8")
-    assert p.memory_fraction == 0.751 and p.non_torch_bytes == round(2.20 * GIB)
+    assert p.memory_fraction == 0.751 and p.non_torch_bytes == round(1.88 * GIB)
     # 0.5.3 serves DeepSeek's sparse attention (NSA) at a fixed 0.8 (server_args.py)
     assert pool("deepseek-v3.2", "b200", engine_name="sglang", version="0.5.3", ep=8,
                 kv_dtype="fp8").memory_fraction == 0.8  # fmt: skip
@@ -461,13 +463,18 @@ def test_sglang_hybrid_swa_pool_splits_tokens_by_the_ratio():
     assert sg.swa_pool_tokens(167_917, 42, 21, 21, 0.8) == (186_574, 149_259)
     # through capacity (SGLang at 0.9): budget (85,029,027,840 − 762,356,695 non-torch, 0.71
     # GiB at TP 1 from 0.5.3) × 0.9 − 18,483,411,968 B of weights − 8,388,608 B of FP32 RoPE
-    # table (8,192 × 256 × 4) = 57,348,203,454 B (floored) // 344,064 B per token (42 layers ×
-    # 2 × 8 heads × 256 × 2 B) = 166,678 tokens → 7,000,476 token-layers / 37.8 = the full
-    # layers' 185,197
+    # table (8,192 × 256 × 4) − 13,468,672 B of allocator segment tails = 57,334,734,782 B
+    # (floored) // 344,064 B per token (42 layers × 2 × 8 heads × 256 × 2 B) = 166,639 tokens
+    # → 6,998,838 token-layers / 37.8 = the full layers' 185,154. The tails: the RoPE table's
+    # temporaries (freqs, cos, sin: 8,192 × 128 × 4 B = 4 MiB each) and the 8 MiB table share
+    # one 20 MiB segment (requests under 10 MiB), the table outliving them: 12 MiB; the 169 norms
+    # (4 a layer × 42 + 1, 3,584 × 2 B each) fill 1,211,392 B of a 2 MiB small segment: 885,760
+    # B; every other tensor is a whole number of 2 MiB (embedding 1,750 MiB, QKV 56, o 28,
+    # gate/up 196, down 98): 12,582,912 + 885,760 = 13,468,672 B
     f = R.capacity(load_model("gemma-2-9b"), load_hardware("h100"), ctx=8192, engine="sglang",
                    mem_util=0.9).fields  # fmt: skip
-    assert f["kv_budget_bytes"] == 57_348_203_454
-    assert f["kv_cache_tokens"] == 185_197
+    assert f["kv_budget_bytes"] == 57_334_734_782
+    assert f["kv_cache_tokens"] == 185_154
 
 
 def test_a_float_dtype_casts_every_component():

@@ -282,3 +282,30 @@ def test_explain_names_the_band_a_gemm_is_timed_on(cli):
                "64", "--explain", "-f", "json").json()  # fmt: skip
     q = next(x for x in bf16["derivation"] if x.startswith("source.decode.qkv_proj"))
     assert "(efficiency), expected (assumed)" in q  # a bf16 GEMM: the unmeasured block
+
+
+def test_explain_states_the_rocm_kernels_walk_and_prefill_multiple(cli):
+    # issue 20: on an AMD GPU under vLLM's default Triton attention the decode walk and the
+    # prefill multiple changed the attention ops' times while --explain printed the bare
+    # roofline formula and source (its arithmetic did not give the time it printed)
+    args = ("latency", "-m", "llama3-70b", "-H", "mi355x", "--tp", "8", "--prompt", "4096",
+            "--gen", "256", "--explain", "-f", "json")  # fmt: skip
+    d = cli(*args).json()
+    lines = {x.split(" = ")[0]: x for x in d["derivation"]}
+    walk = lines["decode.attn_scores.time_s"]
+    # keys walked: 80 layers × (4,096 + 256) tokens of context = 348,160 (one sequence)
+    assert "tile_s s × keys keys / keys_per_tile − values_s s" in walk
+    assert "2.18e-06 s × 348,160 keys / 256" in walk
+    assert "serial walk, fitted: vLLM's ROCm attention blog" in lines["source.decode.attn_scores"]
+    pre = lines["prefill.attn_scores.time_s"]
+    assert ") × prefill_scale" in pre and ") × 2.57" in pre, pre
+    assert "prefill kernel's multiple" in lines["source.prefill.attn_values"]
+    # the printed time is the walk's: 2.18 µs × 348,160 / 256 = 2.9648 ms less attn_values's
+    # own time (its roofline, tens of µs), above the roofline + 160 × 5.6 µs = 0.9 ms
+    t = float(walk.rsplit(" = ", 1)[1].split()[0])
+    assert 2.89e-3 < t < 2.9648e-3, walk
+    # AMD's tuned kernels: the roofline alone, nothing stated
+    aiter = cli(*args, "--rocm-kernels", "aiter").json()
+    text = "\n".join(aiter["derivation"])
+    assert "keys_per_tile" not in text and "prefill_scale" not in text
+    assert "serial walk" not in text and "prefill kernel's multiple" not in text

@@ -7,7 +7,6 @@ from __future__ import annotations
 import csv
 import itertools
 from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
@@ -72,22 +71,29 @@ def _row(serving, **kw):
 
 
 def test_admission_charges_the_recv_interval(serving):
+    # the row's interval is stated on its Deployment (EngineSettings.recv_interval) and read
+    # back through the engine wing (admission_hold)
     row = _row(serving, recv_interval=10)
-    dep = SimpleNamespace(sharding=SimpleNamespace(dp_attn=1))
+    dep = serving._deployment(row)
+    assert dep.engine.recv_interval == 10
     # (10 - 1) / 2 x 8 ms = 36 ms
     assert serving.admission_s(row, dep, 4, 0.008) == pytest.approx(0.036, rel=1e-12)
 
 
 def test_admission_batch_wait_needs_running_decodes_and_no_attention_dp(serving):
     row = _row(serving, backend="trtllm", batch_wait_iters=20)
-    one = SimpleNamespace(sharding=SimpleNamespace(dp_attn=1))
-    dp = SimpleNamespace(sharding=SimpleNamespace(dp_attn=8))
-    # n = 4, osl 1,024: a = 4 / 1024 a step, a T = 0.078125;
+    one = serving._deployment(row)  # tp 8, ep 8: attention TP 8, no attention DP
+    assert (one.engine.batch_wait_iters, one.engine.batch_wait_ratio) == (20, 0.9)
+    dp_row = _row(serving, backend="trtllm", batch_wait_iters=20, tp=1)
+    dp = serving._deployment(dp_row)  # tp 1, ep 8: attention DP 8
+    assert dp.sharding.dp_attn == 8
+    # n = 4, osl 1,024: a = 4 / 1024 a step, a T = 0.078125; the threshold at the scripts'
+    # 0.9 x 16,384 = 14,745.6 tokens is not reached (15 prompts after 3,584 steps):
     # 20 x (1 + 0.0390625) / 1.078125 = 19.2754 steps x 10 ms
     want = 20 * (1 + 0.078125 / 2) / 1.078125 * 0.010
     assert serving.admission_s(row, one, 4, 0.010) == pytest.approx(want, rel=1e-12)
     assert serving.admission_s(row, one, 1, 0.010) == 0.0  # no generation request: no wait
-    assert serving.admission_s(row, dp, 4, 0.010) == 0.0  # not under attention DP
+    assert serving.admission_s(dp_row, dp, 4, 0.010) == 0.0  # not under attention DP
 
 
 def test_admission_rows_are_kvcalc_rows_with_their_rules():

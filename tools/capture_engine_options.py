@@ -398,7 +398,11 @@ def sglang_table(root: Path, version: str) -> dict:
 # alone; backend upper case since PR 6323 (July 2025, before 1.0.0). MoeConfig.backend: 1.0.0's
 # Literal["CUTLASS", "CUTEDSL", "WIDEEP", "TRTLLM", "DEEPGEMM", "VANILLA"] (default CUTLASS;
 # a later revision adds "TRITON", which kvcalc never writes); kvcalc writes TRTLLM or DEEPGEMM
-# where --moe-backend states it (calc/deploy/engines/trtllm/moe_backend.py)
+# where --moe-backend states it (calc/deploy/engines/trtllm/moe_backend.py).
+# batch_wait_timeout_iters (int) and batch_wait_max_tokens_ratio (float in [0, 1]): TorchLlmArgs
+# fields from NVIDIA/TensorRT-LLM pulls 7287/7416 (on main after the 1.0 release branch; 1.0.0's
+# llm_args.py not re-read for them, so taken as absent there: calc/deploy/engines/trtllm/rules.py
+# batch_wait_keys); kvcalc writes them where --batch-wait-iters/--batch-wait-ratio state them
 TRTLLM_YAML_KEYS = {
     "enable_chunked_prefill": "bool",
     "enable_attention_dp": "bool",
@@ -407,9 +411,12 @@ TRTLLM_YAML_KEYS = {
                         "tokens_per_block": "int", "enable_block_reuse": "bool"},
     "cache_transceiver_config": {"backend": ["DEFAULT", "UCX", "NIXL", "MPI"]},
     "moe_config": {"backend": ["CUTLASS", "CUTEDSL", "WIDEEP", "TRTLLM", "DEEPGEMM", "VANILLA"]},
+    "batch_wait_timeout_iters": "int",
+    "batch_wait_max_tokens_ratio": "float",
 }
-# KvCacheConfig keys a release does not have (read as above)
-TRTLLM_YAML_ABSENT = {"1.0.0": {"kv_cache_config": ("tokens_per_block",)}}
+# keys a release does not have (read as above): a section's keys, or a top-level key under ""
+TRTLLM_YAML_ABSENT = {"1.0.0": {"kv_cache_config": ("tokens_per_block",),
+                                "": ("batch_wait_timeout_iters", "batch_wait_max_tokens_ratio")}}
 
 
 def trtllm_yaml_keys(version: str) -> dict:
@@ -417,7 +424,7 @@ def trtllm_yaml_keys(version: str) -> dict:
     keys = {k: dict(v) if isinstance(v, dict) else v for k, v in TRTLLM_YAML_KEYS.items()}
     for section, absent in TRTLLM_YAML_ABSENT.get(version, {}).items():
         for key in absent:
-            keys[section].pop(key)
+            (keys[section] if section else keys).pop(key)
     return keys
 
 

@@ -96,7 +96,9 @@ PLAN = (
 )  # fmt: skip
 
 
-@with_options(PLAN, specs("engine_version", "moe_imbalance", "calibration"), PRICE)
+@with_options(PLAN, specs("engine_version", "moe_imbalance", "calibration",
+                          "scheduler_recv_interval", "batch_wait_iters", "batch_wait_ratio"),
+              PRICE)  # fmt: skip
 def plan(
     model: Names,
     fmt: o.RowFormat = "table",

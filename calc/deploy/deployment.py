@@ -87,6 +87,14 @@ class EngineSettings:
     # attention, its default without VLLM_ROCM_USE_AITER=1); None: the engine's default
     # (calc.deploy.engines: vLLM triton, SGLang aiter). Only AMD GPUs take it.
     rocm_kernels: str | None = None
+    # the scheduler settings that hold new requests back (calc.serve.admission; None: the
+    # engine's default, nothing held): SGLang's --scheduler-recv-interval (new requests read
+    # every N decode steps), TensorRT-LLM's batch_wait_timeout_iters and
+    # batch_wait_max_tokens_ratio (contexts held beside running generation requests for up to
+    # that many steps while the scheduled tokens stay below ratio × max_num_tokens)
+    recv_interval: int | None = None
+    batch_wait_iters: int | None = None
+    batch_wait_ratio: float | None = None
 
     def __post_init__(self) -> None:
         from calc.deploy.engines import NAMES, engine, engine_name
@@ -135,6 +143,7 @@ class EngineSettings:
                     f"modelled ROCm kernel libraries: {', '.join(named.rocm_kernels)}"
                 )
             object.__setattr__(self, "rocm_kernels", kernels)
+        _check_admission(self)
         if self.mem_util is not None:
             check_fraction("mem-util", self.mem_util)
         for flag, value, upper in (
@@ -176,6 +185,9 @@ class EngineSettings:
         prefix_cache: bool | None = None, moe_a2a: str | None = None,
         cuda_graphs: bool | None = None, moe_backend: str | None = None,
         compile_cache: str | None = None, rocm_kernels: str | None = None,
+        # what holds new requests back: SGLang's receive interval, TensorRT-LLM's batch wait
+        scheduler_recv_interval: int | None = None, batch_wait_iters: int | None = None,
+        batch_wait_ratio: float | None = None,
         flag: str = "--",
     ) -> EngineSettings:  # fmt: skip
         """The settings from the options a command or a check spec states (the same names);
@@ -203,6 +215,54 @@ class EngineSettings:
             moe_backend=moe_backend,
             compile_cache=compile_cache,
             rocm_kernels=rocm_kernels,
+            recv_interval=scheduler_recv_interval,
+            batch_wait_iters=batch_wait_iters,
+            batch_wait_ratio=batch_wait_ratio,
+        )
+
+
+# EngineSettings' admission fields by their flags (calc.deploy.options)
+ADMISSION_FLAGS = {"recv_interval": "--scheduler-recv-interval",
+                   "batch_wait_iters": "--batch-wait-iters",
+                   "batch_wait_ratio": "--batch-wait-ratio"}  # fmt: skip
+
+
+def _check_admission(settings: EngineSettings) -> None:
+    """Refuse an admission setting (``ADMISSION_FLAGS``) the engine does not have, one out of
+    its range (a receive interval or batch wait of 1..1,000,000 steps, a ratio in [0, 1]), or
+    a batch wait stated without its ratio above 0 or the other way round: TensorRT-LLM holds
+    contexts back only while both are above 0 (``py_executor.py`` ``_waiting_requests`` stops
+    waiting once the steps waited reach the timeout or the tokens reach ratio ×
+    max_num_tokens, so either at 0 stops it at once)."""
+    import math
+
+    from calc.deploy.engines import engine
+
+    stated = {k: getattr(settings, k) for k in ADMISSION_FLAGS if getattr(settings, k) is not None}
+    if not stated:
+        return
+    named = engine(settings.name)
+    for key in stated:
+        if key not in named.admission_settings:
+            have = ", ".join(ADMISSION_FLAGS[k] for k in named.admission_settings)
+            its = f"its own: {have}" if have else "it has none that holds requests back"
+            raise InvalidInputError(
+                f"{ADMISSION_FLAGS[key]} is not a setting of {named.title} ({its}): drop it"
+            )
+    for key in ("recv_interval", "batch_wait_iters"):
+        if key in stated:
+            check_positive_int(ADMISSION_FLAGS[key].lstrip("-"), stated[key], 1_000_000)
+    ratio = stated.get("batch_wait_ratio")
+    if ratio is not None:
+        if isinstance(ratio, bool) or not isinstance(ratio, int | float) or \
+                not (math.isfinite(ratio) and 0 <= ratio <= 1):  # fmt: skip
+            raise InvalidInputError(f"--batch-wait-ratio must be in [0, 1], got {ratio!r}")
+        object.__setattr__(settings, "batch_wait_ratio", float(ratio))
+    if ("batch_wait_iters" in stated) != bool(ratio):
+        raise InvalidInputError(
+            "--batch-wait-iters and --batch-wait-ratio go together: TensorRT-LLM holds new "
+            "prompts back only while both are above 0 (a timeout of T steps and a threshold of "
+            "ratio × max_num_tokens tokens); give both, or neither"
         )
 
 
@@ -333,6 +393,8 @@ class Deployment:
                     f"{hardware.name} is {hardware.vendor}'s: drop it"
                 )
         why = dep.engine_model.cannot_run_moe_backend(dep)
+        if why is None:  # a release or layout without the stated admission settings
+            why = dep.engine_model.cannot_hold_back(dep)
         if why is not None:
             raise InvalidInputError(why)
         return dep

@@ -278,3 +278,38 @@ def compose(
         f"{title} {version or 'latest'} ({frontend}): step {source}"
         + (f"; request {API_SOURCE}" if api else ""),
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# Eager prefill passes: the host time of issuing one layer, where a release runs its passes with
+# a prompt without CUDA graphs (issue 20, moehost round; docs/step-time.md)
+#
+# SGLang's eager extend pass of DeepSeek-V3 (61 layers: MLA attention, 58 routed-MoE layers, 3
+# dense) with one new token and one cached took 82.64 ms ("forward cost", the scheduler's log)
+# and the same pass replayed as a prefill CUDA graph 23.10 ms (sgl-project/sglang PR #12160,
+# logs of 2025-10-14 and 2025-10-16, "prefill latency is similar when new_tokens < 100"). A
+# one-token pass's GPU work is at most the replay's 23.1 ms, so the eager pass is the host's:
+# 82.64 ms / 61 = 1.355 ms a layer. kvcalc's kernel count for that pass (about 20 a layer ×
+# ``calc.serve.graphs.EAGER_LAUNCH_S``) gives 0.59 ms a layer: the eager DeepSeek layer issues
+# more host work than its counted kernels (the MLA split, RoPE, quantisation, the router's top-k,
+# the MoE's permute and finalise, the shared expert, each a framework op). The CPU is unstated.
+EAGER_MLA_MOE_LAYER_S = 82.64e-3 / 61
+EAGER_MLA_MOE_SOURCE = (
+    "sgl-project/sglang PR #12160: DeepSeek-V3 eager extend pass of 1 new token 82.64 ms, "
+    "23.10 ms as a prefill CUDA graph; 82.64 ms / 61 layers = 1.355 ms a layer"
+)
+
+
+def eager_prefill_layer_s(per_layer_s: float, mla: bool, moe: bool) -> float:
+    """The host time of issuing one layer of an eager prefill pass [s]: ``per_layer_s``, the
+    engine's measured figure for a DeepSeek-shaped layer, where the model's layers are of that
+    kind (MLA attention and a routed MoE), else 0 (not measured: the pass's kernel count
+    stands, ``calc.serve.graphs``)."""
+    return float(per_layer_s) if (mla and moe) else 0.0
+
+
+def eager_prefill_host_s(layers: float, per_layer_s: float, kernels_issue_s: float) -> float:
+    """The host time of issuing an eager prefill pass of ``layers`` layers [s]: the larger of
+    layers × ``per_layer_s`` (a measured layer, ``eager_prefill_layer_s``) and the pass's
+    counted kernels' issue time ``kernels_issue_s`` (``calc.serve.graphs.eager_issue_s``)."""
+    return max(float(layers) * float(per_layer_s), float(kernels_issue_s))

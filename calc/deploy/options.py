@@ -46,6 +46,9 @@ class DeploymentOptions(TypedDict, total=False):
     moe_backend: str | None  # TensorRT-LLM's MoE kernels: CUTLASS, TRTLLM or DEEPGEMM
     compile_cache: str | None  # torch.compile cold or warm at start-up (None: cold)
     rocm_kernels: str | None  # attention kernels on AMD GPUs: aiter or triton (None: engine's)
+    scheduler_recv_interval: int | None  # SGLang: new requests read every N decode steps
+    batch_wait_iters: int | None  # TensorRT-LLM: steps contexts wait beside generation
+    batch_wait_ratio: float | None  # TensorRT-LLM: the wait's threshold, × max_num_tokens
     moe_imbalance: float | None  # busiest GPU's expert tokens over the mean, 1..ep
 
 
@@ -211,6 +214,24 @@ OPTION_SPECS = (
         "Default: the engine's (vLLM triton, SGLang aiter).",
     ),
     Option(
+        "scheduler_recv_interval", int | None, None,
+        "SGLang --scheduler-recv-interval N (0.5.2+): the scheduler reads new requests every N "
+        "decode steps, so each waits (N − 1) / 2 steps more on average before its prefill "
+        "(simulate, score, plan, latency's TTFT); the launch command states it. Default: 1.",
+    ),
+    Option(
+        "batch_wait_iters", int | None, None,
+        "TensorRT-LLM batch_wait_timeout_iters T (1.1.0+, with --batch-wait-ratio): new "
+        "prompts are held beside running generation requests for up to T steps while the "
+        "scheduled tokens stay below ratio × max_num_tokens (not under attention DP); the "
+        "YAML states it. Default: off.",
+    ),
+    Option(
+        "batch_wait_ratio", float | None, None,
+        "TensorRT-LLM batch_wait_max_tokens_ratio r in [0, 1] (with --batch-wait-iters): the "
+        "held prompts go in once their tokens reach r × max_num_tokens. Default: off.",
+    ),
+    Option(
         "moe_imbalance", float | None, None,
         "MoE load imbalance under --ep: tokens the busiest GPU's experts get over the "
         "mean (1 = balanced, the default; at most ep). Scales its expert work and all-to-all.",
@@ -222,6 +243,7 @@ ENGINE_OPTIONS = (
     "engine", "engine_version", "mem_util", "block_size", "max_batched_tokens", "max_num_seqs",
     "activation", "overhead", "max_model_len", "allreduce", "chunked_prefill", "prefix_cache",
     "moe_a2a", "cuda_graphs", "moe_backend", "compile_cache", "rocm_kernels",
+    "scheduler_recv_interval", "batch_wait_iters", "batch_wait_ratio",
 )  # fmt: skip
 OPTION_NAMES = ("model", "hardware", *OPTIONS)  # a command's parameters that build its Deployment
 

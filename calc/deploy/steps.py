@@ -107,6 +107,21 @@ class Step:
     rates: Rates | None
     raw: list[Op] = field(repr=False, default_factory=list)
     calibration: Any = None  # the hardware's StepCalibration applied (calc.deploy.step_calibration)
+    # the engine's attention-kernel adjustments applied to this step (``AttentionKernels``), or
+    # None: every attention op at its roofline (``--explain`` states them)
+    attention_kernels: Any = None
+
+
+@dataclass(frozen=True)
+class AttentionKernels:
+    """What a step's attention kernels add to their roofline: the decode walk (seconds per
+    tile, keys per tile step) and the prefill multiple [×], each None where not applied, and
+    where each figure comes from."""
+
+    walk: Any = None
+    prefill_scale: float | None = None
+    walk_source: str = ""
+    prefill_source: str = ""
 
 
 @dataclass(frozen=True)
@@ -142,6 +157,9 @@ class OpSetup:
     # the time of a prefill attention kernel against its roofline [×] (the engine's
     # ``prefill_attention_scale`` for its ROCm kernels on an AMD GPU); None: the roofline
     prefill_attention_scale: Any = None
+    # (walk source, prefill-multiple source) of those two (the engine's
+    # ``attention_kernel_sources``), or None
+    attention_sources: Any = None
 
 
 def op_setup(dep: Deployment) -> OpSetup:
@@ -193,6 +211,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         backend,
         _attention_walk(dep),
         dep.engine_model.prefill_attention_scale(dep.engine_config.rocm_kernels),
+        dep.engine_model.attention_kernel_sources(dep.engine_config.rocm_kernels),
     )
 
 
@@ -244,12 +263,11 @@ def _step(st: OpSetup, hw, efficiency, raw: list[Op]) -> Step:
         if st.moe_backend_fit is not None:
             r = replace(r, moe_backend_fit=st.moe_backend_fit)
     times = [op_time(op, r) for op in raw] if r is not None else [None] * len(raw)
-    if r is not None and st.attention_walk is not None and efficiency in WALK_EFFICIENCIES:
-        times = walk_bound(raw, times, *st.attention_walk)
-    if r is not None and st.prefill_attention_scale is not None and (
-        efficiency in WALK_EFFICIENCIES
-    ):
-        times = prefill_scaled(raw, times, st.prefill_attention_scale)
+    kernels = _attention_kernels(st, efficiency) if r is not None else None
+    if kernels is not None and kernels.walk is not None:
+        times = walk_bound(raw, times, *kernels.walk)
+    if kernels is not None and kernels.prefill_scale is not None:
+        times = prefill_scaled(raw, times, kernels.prefill_scale)
     timings = [
         OpTiming(
             op.name,
@@ -266,7 +284,18 @@ def _step(st: OpSetup, hw, efficiency, raw: list[Op]) -> Step:
     if cal is not None:  # op-class multipliers, host times
         raw, times, timings = calibrated(raw, times, timings, cal)
     total = sum(times) if r is not None else None
-    return Step(total, flops, moved, timings, efficiency, st.dtype, r, raw, cal)
+    return Step(total, flops, moved, timings, efficiency, st.dtype, r, raw, cal, kernels)
+
+
+def _attention_kernels(st: OpSetup, efficiency: str) -> AttentionKernels | None:
+    """The attention-kernel adjustments ``st`` carries that apply at ``efficiency`` (the walk
+    and the prefill multiple at WALK_EFFICIENCIES only), or None."""
+    if efficiency not in WALK_EFFICIENCIES or (
+        st.attention_walk is None and st.prefill_attention_scale is None
+    ):
+        return None
+    walk_src, prefill_src = st.attention_sources or ("", "")
+    return AttentionKernels(st.attention_walk, st.prefill_attention_scale, walk_src, prefill_src)
 
 
 # the bands a serial-walk-bound attention kernel is timed by its walk at: not at ``high`` (a

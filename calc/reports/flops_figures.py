@@ -33,7 +33,7 @@ def op_figures(prefix: str, step: Step, hw: HardwareProfile | None = None) -> li
     from, each with its provenance kind (issue 20: no op without a source)."""
     r = step.rates
     figs = []
-    for op, t in zip(step.raw, step.ops, strict=True):
+    for i, (op, t) in enumerate(zip(step.raw, step.ops, strict=True)):
         if step.calibration is not None and op.kind == HOST:
             figs.append(host_figure(prefix, op, t, step))
             figs.append(Figure(f"source.{prefix}.{op.name}", t.time_s, "s",
@@ -74,17 +74,60 @@ def op_figures(prefix: str, step: Step, hw: HardwareProfile | None = None) -> li
                     flops=op.flops, flops_per_s=flops_rate(op, r), bytes=op.bytes,
                     bytes_per_s=r.bytes_per_s,
                 )  # fmt: skip
-            formula, m = roof + fixed, _calibrated(op, step)
+            formula, kernel_note = roof + fixed, None
+            adjusted = _kernel_adjusted(step, i)
+            if adjusted is not None:  # the engine's attention kernel: its walk or its multiple
+                formula, more, kernel_note = adjusted(formula)
+                extra = {**extra, **more}
+            m = _calibrated(op, step)
             if m is not None:  # a step calibration's multiplier of the op's class
                 formula, extra = f"({formula}) × {{multiplier}}", {**extra, "multiplier": m}
             figs.append(figure(f"{prefix}.{op.name}.time_s", t.time_s, "s", formula, **terms,
                                **extra))  # fmt: skip
         else:
             figs.append(_collective_figure(prefix, op, t, r, _calibrated(op, step)))
+            kernel_note = None
         if hw is not None:
-            source = _with_multiplier(_profile_source(op, hw, step, r), _calibrated(op, step), step)
+            source = _profile_source(op, hw, step, r)
+            if kernel_note:
+                source += f"; {kernel_note}"
+            source = _with_multiplier(source, _calibrated(op, step), step)
             figs.append(Figure(f"source.{prefix}.{op.name}", t.time_s, "s", source))
     return figs
+
+
+def _kernel_adjusted(step: Step, i: int):
+    """How the engine's attention kernel changes the ``i``-th op's roofline formula, or None:
+    a function of the formula giving (formula, its numbers, the note naming the kernel and
+    its source). A decode ``attn_scores`` op under a serial walk takes at least the walk less
+    its ``attn_values`` op's time (``calc.deploy.steps.walk_bound``); a GQA prefill attention
+    op under a prefill multiple takes that multiple of its roofline (``prefill_scaled``)."""
+    k = step.attention_kernels
+    if k is None:
+        return None
+    raw = step.raw
+    op = raw[i]
+    if (k.walk is not None and op.name == "attn_scores" and op.keys is not None
+            and i + 1 < len(raw) and raw[i + 1].name == "attn_values"):  # fmt: skip
+        tile_s, per_tile = k.walk
+        nxt = step.ops[i + 1].time_s / (_calibrated(raw[i + 1], step) or 1.0)
+
+        def walk(formula):
+            return (f"max({formula}, {{tile_s}} s × {{keys}} keys / {{keys_per_tile}} − "
+                    "{values_s} s)",
+                    dict(tile_s=tile_s, keys=op.keys, keys_per_tile=per_tile, values_s=nxt),
+                    f"the decode kernel's serial walk, {k.walk_source}")  # fmt: skip
+
+        return walk
+    if (k.prefill_scale is not None and op.attention and op.prompt is not None
+            and op.attn_kind == "gqa"):  # fmt: skip
+
+        def scaled(formula):
+            return (f"({formula}) × {{prefill_scale}}", dict(prefill_scale=k.prefill_scale),
+                    f"the prefill kernel's multiple, {k.prefill_source}")  # fmt: skip
+
+        return scaled
+    return None
 
 
 def _with_multiplier(source: str, m, step: Step) -> str:

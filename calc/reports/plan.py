@@ -137,6 +137,9 @@ class PlanQuery:
     kv_dtypes: tuple[str, ...] | None = None  # None: released + fp8 where native
     engine_version: str | None = None  # None: the newest release modelled
     moe_imbalance: float | None = None  # None: the published default under EP
+    # stated scheduler settings that hold requests back (EngineSettings' names): each family
+    # whose engine has the setting runs with it (calc.deploy.engines admission_settings)
+    admission: tuple[tuple[str, object], ...] = ()
 
     def __post_init__(self) -> None:
         from calc.data.limits import MAX_CTX, check_positive_int
@@ -178,6 +181,7 @@ class PlanQuery:
         m = self.margin
         if m is not None and (isinstance(m, bool) or not 0 <= m <= MAX_MARGIN):
             raise InvalidInputError(f"--margin must be in [0%, {MAX_MARGIN:.0%}], got {m!r}")
+        _check_admission(self.admission, self.engines)
         _check_dtype_list("--weight-dtype", self.weight_dtypes, "weight")
         _check_dtype_list("--kv-dtype", self.kv_dtypes, "kv")
         if self.load.closed and self.disaggregation:
@@ -260,6 +264,34 @@ def _families(query: PlanQuery) -> list[Family]:
     return _space(query).families
 
 
+def _check_admission(stated: tuple, engines: tuple[str, ...]) -> None:
+    """Refuse stated admission settings none of the plan's engines has, and values the
+    engines refuse (checked once on a default deployment's settings of an engine that has
+    them: EngineSettings)."""
+    from calc.deploy.deployment import ADMISSION_FLAGS, EngineSettings
+    from calc.deploy.engines import engine
+
+    for key, _ in stated:
+        takers = [n for n in engines if key in engine(n).admission_settings]
+        if not takers:
+            raise InvalidInputError(
+                f"{ADMISSION_FLAGS[key]} is a setting of none of the engines planned "
+                f"({', '.join(engines)}): add the engine that has it, or drop it"
+            )
+        EngineSettings(name=takers[0], **{k: v for k, v in stated
+                                          if k in engine(takers[0]).admission_settings})
+
+
+def admission_of(engine_name: str, query: PlanQuery | None) -> dict:
+    """The stated admission settings ``engine_name``'s families take (the rest belong to
+    another engine of the plan)."""
+    from calc.deploy.engines import engine
+
+    if query is None:
+        return {}
+    return {k: v for k, v in query.admission if k in engine(engine_name).admission_settings}
+
+
 def calibrated_profiles(hws: list, path) -> list:
     """``hws`` with the calibration file at ``path`` applied to the profile it was made on (by
     name); an error when none of them is that profile."""
@@ -288,7 +320,8 @@ def build(f: Family, load: Load, query: PlanQuery | None = None) -> Deployment |
     version = query.engine_version if query is not None else None
     imbalance = query.moe_imbalance if query is not None and f.ep > 1 else None
     settings = EngineSettings(name=f.engine, version=version,
-                              max_model_len=model_len(f.model, load))  # fmt: skip
+                              max_model_len=model_len(f.model, load),
+                              **admission_of(f.engine, query))  # fmt: skip
     try:
         return Deployment.build(
             f.model,

@@ -334,7 +334,11 @@ def analytic_eval(dep: Deployment, load: Load, *, efficiency: str = "expected") 
     if shape is None:
         return _saturated(f"not one sequence of {load.prompt + load.gen:,} tokens fits")
     if load.closed:
-        return _closed_eval(shape, load)
+        ev = _closed_eval(shape, load)
+        if ev.saturated or ev.decode_batch is None:
+            return ev
+        wait = _held_s(dep, shape, load, ev.decode_batch, None)
+        return replace(ev, ttft_s={k: v + wait for k, v in ev.ttft_s.items()}) if wait else ev
     lam = load.rate_per_s
     rho = lam * shape.t_prefill_s / shape.pp
     if rho >= 1:
@@ -350,8 +354,27 @@ def analytic_eval(dep: Deployment, load: Load, *, efficiency: str = "expected") 
             prefill_load=rho,
         )
     n_star, tpot = dec
-    ttft = _ttft(shape, lam, load.new_prompt, n_star, rho, 0.0)
+    ttft = _ttft(shape, lam, load.new_prompt, n_star, rho, _held_s(dep, shape, load, n_star, lam))
     return LoadEval(ttft, tpot, False, None, "analytic", n_star, rho, requests_per_s=lam)
+
+
+def _held_s(dep: Deployment, shape: _Shape, load: Load, running: float,
+            rate: float | None) -> float:  # fmt: skip
+    """The mean time the deployment's stated scheduler settings hold a new prompt back
+    (``calc.serve.admission_hold``) beside ``running`` decoding sequences, at their decode
+    step: a closed loop (``rate`` None: the others decode, prompts running / gen a step) or
+    open arrivals at ``rate`` [s]; 0 where nothing is stated."""
+    from calc.serve.admission_hold import busy_share, held_s
+
+    hold = dep.engine_model.admission_hold(dep)
+    if not hold.holds:
+        return 0.0
+    step = float(_tpot_at(shape, min(shape.cap, max(1, math.ceil(running)))))
+    if rate is None:
+        busy, per_step = busy_share(running - 1, True), running / max(1, load.gen)
+    else:
+        busy, per_step = busy_share(running, False), rate * step
+    return held_s(hold, step, busy, per_step, load.new_prompt)
 
 
 def _closed_eval(shape: _Shape, load: Load) -> LoadEval:

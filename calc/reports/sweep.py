@@ -461,7 +461,8 @@ def plan(
 ENGINE_OPTIONS = ("engine", "engine_version", "mem_util", "block_size", "max_batched_tokens",
                   "max_num_seqs", "allreduce", "activation", "overhead", "max_model_len",
                   "chunked_prefill", "prefix_cache", "moe_a2a", "cuda_graphs",
-                  "moe_backend", "compile_cache", "rocm_kernels")  # fmt: skip
+                  "moe_backend", "compile_cache", "rocm_kernels", "scheduler_recv_interval",
+                  "batch_wait_iters", "batch_wait_ratio")  # fmt: skip
 
 
 def as_text(value) -> str | None:

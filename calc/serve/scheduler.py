@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from calc.deploy.engines.base import FutureTokens
+from calc.deploy.engines.base import AdmissionHold, FutureTokens
 from calc.serve.group_state import GroupState, cdiv
 from calc.serve.policies import policy_for
 
@@ -73,6 +73,9 @@ class Limits:
     # intake's first busy period (``calc.serve.simulate``; 0: never paused)
     intake_stalls_engine: bool = False
     paused_until_s: float = 0.0
+    # what holds new requests back before admission (SGLang's receive interval, TensorRT-LLM's
+    # batch wait): charged as each request's mean wait (calc.serve.admission_hold)
+    admission: AdmissionHold = field(default_factory=AdmissionHold)
 
     def refused(self, prompt, gen, shared, room):
         """Which requests the engine can never serve (numpy arrays of prompt, output and

@@ -212,12 +212,21 @@ def simulate_requests(
     per request, from the engine's host costs) plus ``request_s``, a calibrated latency
     (``kvcalc score``), taken in one at a time at most every ``intake_s`` (default: the
     api front-end's, ``calc.serve.front_end``, where ``front_s`` is given); its TTFT and E2E
-    still count from when it was sent. ``tokens`` off: no ITL and no longest gap per request
+    still count from when it was sent. The engine's settings that hold requests back
+    (``limits.admission``) add each request's mean wait to when the engine sees it
+    (``calc.serve.admission_hold``). ``tokens`` off: no ITL and no longest gap per request
     (faster, for a plan or a check)."""
+    from calc.serve.admission_hold import held_each_s
     from calc.serve.front_end import intake_s_of
 
     if intake_s is None:
         intake_s = intake_s_of(step) if front_s is not None else 0.0
+    # the engine's scheduler settings that hold requests back (Limits.admission): each
+    # request's mean wait, as if it reached the engine that much later
+    held = held_each_s(limits.admission, step, arrival, prompt, gen, groups, max_in_flight,
+                       limits.max_num_seqs)  # fmt: skip
+    if held is not None:
+        front_s = held if front_s is None else front_s + held
     req = _Requests.of(arrival, prompt, gen, limits, prefix_shared_fraction, front_s, request_s,
                        intake_s)  # fmt: skip
     if limits.intake_stalls_engine and max_in_flight is None:
@@ -495,6 +504,7 @@ def deployment_limits(dep: Deployment, mean_tokens: float) -> Limits:
         # clients send): what SGLang's admission counts on when its radix cache is off
         fixed_lengths=policy.prefill_first and dep.engine.prefix_cache is False,
         intake_stalls_engine=dep.engine_model.front_end_in_engine(ec.host_release, dep.pp),
+        admission=dep.engine_model.admission_hold(dep),
     )
 
 

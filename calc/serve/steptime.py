@@ -46,7 +46,9 @@ eagerly: the CPU launches each of the pass's kernels itself, ``eager_s`` = kerne
 place of the context-free work it hides, and the KV read, growing with the context, still
 follows (an upper bound by at most γ_b C, which keeps a decode stretch affine in the keys, as
 the simulation sums it). ``eager_s`` is per pipeline stage (each stage's CPU launches its own
-layers).
+layers). An eager pass with a prompt chunk issues at least the engine's measured host time per
+layer where it has one (``eager_prefill_s``: SGLang's DeepSeek-V3 layer, 1.355 ms,
+``calc.deploy.host_costs.EAGER_MLA_MOE_LAYER_S``).
 
 Pipeline parallelism: ``step_of`` times a token through all stages; an iteration of one
 micro-batch takes that whole time (the simulation keeps pp micro-batches in flight,
@@ -85,6 +87,9 @@ class StepTable:
     graph_tokens: int | None = None
     graph_decode_only: bool = False
     eager_s: float = 0.0
+    # an eager pass with a prompt chunk: its issue time where the engine's is measured per layer
+    # (``Engine.eager_prefill_layer_s``: SGLang's DeepSeek layer) [s]; 0: ``eager_s`` alone
+    eager_prefill_s: float = 0.0
     # the engine's declared capture list (TensorRT-LLM), replayed unpadded: a decode pass of a
     # batch outside it is eager too (None: the threshold alone)
     graph_sizes: tuple | None = None
@@ -100,6 +105,7 @@ class StepTable:
         top = self.graph_tokens
         object.__setattr__(self, "_eager_top", sys.maxsize if top is None else int(top))
         object.__setattr__(self, "_eager_chunks", top is not None and self.graph_decode_only)
+        object.__setattr__(self, "_eager_prefill", max(self.eager_s, self.eager_prefill_s))
         sizes = None if self.graph_sizes is None else frozenset(int(x) for x in self.graph_sizes)
         object.__setattr__(self, "_graph_sizes", sizes)
 
@@ -177,7 +183,7 @@ class StepTable:
         host = self.host.per_step_s + self.host.per_sequence_s * (b + len(chunks))
         gpu = self._tokens(n) + self._rows(rows) + attn
         if self._no_graph(n) or (chunks and self._eager_chunks):
-            gpu = max(gpu, self.eager_s)
+            gpu = max(gpu, self._eager_prefill if chunks else self.eager_s)
         return gpu + keys + host
 
 
@@ -248,6 +254,14 @@ def step_table(
     from calc.serve.graphs import decode_only, eager_issue_s, graph_sizes, graph_tokens
 
     kernels = sum(float(np.max(op.kernels)) for op in dec.raw)  # a pass's, whatever its batch
+    # a pass with a prompt, eager: the engine's measured layer where it has one (issue 20,
+    # moehost round: calc.deploy.host_costs.eager_prefill_host_s), per pipeline stage
+    from calc.deploy.host_costs import eager_prefill_host_s
+
+    stages = max(dep.pp, 1)
+    eager_prefill = eager_prefill_host_s(dep.model.n_layers / stages,
+                                         dep.engine_model.eager_prefill_layer_s(dep),
+                                         eager_issue_s(kernels / stages))  # fmt: skip
     return StepTable(
         tokens_s=tokens,
         rows_s=rows,
@@ -260,6 +274,7 @@ def step_table(
         graph_tokens=graph_tokens(dep),
         graph_decode_only=decode_only(dep),
         eager_s=eager_issue_s(kernels / max(dep.pp, 1)),
+        eager_prefill_s=eager_prefill,
         graph_sizes=graph_sizes(dep) if dep.engine_config.cuda_graphs else None,
     )
 

@@ -57,6 +57,12 @@ class EngineConfig:
     # the kernel library of its attention on an AMD GPU ("aiter", "triton"; None: the engine
     # states none: it does not run on AMD GPUs)
     rocm_kernels: str | None = None
+    # the scheduler settings that hold new requests back (EngineSettings; calc.serve.admission):
+    # SGLang's --scheduler-recv-interval (1: a read every loop), TensorRT-LLM's
+    # batch_wait_timeout_iters and batch_wait_max_tokens_ratio (0: off)
+    recv_interval: int = 1
+    batch_wait_iters: int = 0
+    batch_wait_ratio: float = 0.0
     warnings: tuple[str, ...] = ()  # a release not modelled, defaults that may not hold
 
     @property
@@ -113,6 +119,24 @@ class PoolPrediction:
     def kv_pool_bytes(self) -> float:
         """Bytes the pool's tokens take [bytes] (the budget less the rounding to blocks)."""
         return self.tokens * self.kv_bytes_per_token
+
+
+class AdmissionHold(NamedTuple):
+    """What holds a new request back before the engine's scheduler takes its prompt in, as the
+    engine applies it to one deployment (``Engine.admission_hold``; the waits they cause:
+    ``calc.serve.admission``): a read of new requests every ``recv_interval`` decode steps
+    (SGLang; 1: every step), and contexts held beside running generation requests for up to
+    ``batch_wait_iters`` steps while the scheduled tokens stay below ``batch_wait_tokens``
+    (TensorRT-LLM; 0: off) [steps, tokens]."""
+
+    recv_interval: int = 1
+    batch_wait_iters: int = 0
+    batch_wait_tokens: float = 0.0
+
+    @property
+    def holds(self) -> bool:
+        """Whether anything is held back at all."""
+        return self.recv_interval > 1 or (self.batch_wait_iters > 0 and self.batch_wait_tokens > 0)
 
 
 class EngineDefaults(NamedTuple):
@@ -344,6 +368,9 @@ class Engine:
     # it runs when none is stated, from its own source (every modelled release alike)
     rocm_kernels: ClassVar[tuple[str, ...]] = ()
     rocm_kernels_default: ClassVar[str | None] = None
+    # the EngineSettings that hold new requests back which the engine has (recv_interval,
+    # batch_wait_iters, batch_wait_ratio; calc.serve.admission); () where it has none of them
+    admission_settings: ClassVar[tuple[str, ...]] = ()
 
     def rules(self, release: str):
         return self.versions.rules(release)
@@ -364,6 +391,11 @@ class Engine:
     def prefill_attention_scale(self, kernels: str | None):
         """The time of the prefill attention kernel that ``kernels`` (EngineSettings.
         rocm_kernels) runs against kvcalc's attention roofline [×], or None: the roofline."""
+        return None
+
+    def attention_kernel_sources(self, kernels: str | None):
+        """(source of ``attention_walk``'s tile time, source of ``prefill_attention_scale``)
+        under ``kernels``, for ``--explain``; None where neither applies."""
         return None
 
     # whether the engine caps its pool at a token count (TensorRT-LLM's max_tokens)
@@ -394,6 +426,9 @@ class Engine:
             max_tokens=settings.max_tokens if self.caps_pool_tokens else None,
             chunked_prefill=chunked,
             rocm_kernels=settings.rocm_kernels or self._rocm_default(hw),
+            recv_interval=settings.recv_interval or 1,
+            batch_wait_iters=settings.batch_wait_iters or 0,
+            batch_wait_ratio=settings.batch_wait_ratio or 0.0,
             warnings=(found.warning,) if found.warning else (),
         )
 
@@ -427,6 +462,12 @@ class Engine:
         requests stalls the engine."""
         return pp > 1 and any(r.holds(release) for r in self.front_end_in_engine_pp)
 
+    def eager_prefill_layer_s(self, dep: Deployment) -> float:
+        """The host time of issuing one layer of an eager pass with a prompt [s], where the
+        engine's is measured for ``dep``'s kind of layer (``calc.deploy.host_costs``
+        ``eager_prefill_layer_s``); 0: not measured, the pass's counted kernels stand."""
+        return 0.0
+
     def cuda_graph_tokens(self, dep: Deployment) -> int | None:
         """The largest pass ``dep``'s engine replays as a CUDA graph at its default capture
         sizes [tokens] (None: not modelled; ``calc.serve.graphs`` says what a larger pass costs)."""
@@ -456,6 +497,19 @@ class Engine:
     def cannot_run_moe_backend(self, dep: Deployment) -> str | None:
         """Why ``dep``'s stated MoE backend (``EngineSettings.moe_backend``) cannot run its
         routed experts on its GPU, or None (nothing stated, or it can)."""
+        return None
+
+    def admission_hold(self, dep: Deployment) -> AdmissionHold:
+        """What holds ``dep``'s new requests back (``AdmissionHold``): its stated settings as
+        its engine config resolved them, the batch-wait threshold
+        ``batch_wait_ratio × max_batched_tokens`` [tokens]."""
+        ec = dep.engine_config
+        return AdmissionHold(ec.recv_interval, ec.batch_wait_iters,
+                             ec.batch_wait_ratio * ec.max_batched_tokens)  # fmt: skip
+
+    def cannot_hold_back(self, dep: Deployment) -> str | None:
+        """Why ``dep``'s engine release cannot run its stated admission settings
+        (``admission_settings``: a release without them, a layout that refuses them), or None."""
         return None
 
     def cannot_start(self, dep: Deployment) -> str | None:

@@ -48,6 +48,8 @@ class SGLang(Engine):
     # Triton backend is not modelled
     rocm_kernels: ClassVar[tuple[str, ...]] = ("aiter",)
     rocm_kernels_default: ClassVar[str | None] = "aiter"
+    # --scheduler-recv-interval (new requests read every N decode steps; calc.serve.admission)
+    admission_settings: ClassVar[tuple[str, ...]] = ("recv_interval",)
     versions = VERSIONS
     # host time the GPU waits for: 0.725 ms per step (fitted with the kernels' fixed-cost share,
     # calc.deploy.host_costs): what its overlap scheduler leaves exposed
@@ -136,6 +138,15 @@ class SGLang(Engine):
             return int(sm.bucket_defaults(rules.buckets, mib, dep.tp)[1])
         return GRAPH_MAX_BS_0_4_SMALL if mib < GRAPH_SMALL_BELOW_MIB_0_4 else GRAPH_MAX_BS_0_4
 
+    def eager_prefill_layer_s(self, dep) -> float:
+        # a DeepSeek-V3 layer's eager extend pass: 1.355 ms (calc.deploy.host_costs
+        # EAGER_MLA_MOE_LAYER_S, sgl-project/sglang PR #12160); other layers: not measured
+        from calc.deploy.host_costs import EAGER_MLA_MOE_LAYER_S, eager_prefill_layer_s
+
+        cfg = dep.model
+        return eager_prefill_layer_s(EAGER_MLA_MOE_LAYER_S, cfg.mla is not None,
+                                     cfg.moe is not None)  # fmt: skip
+
     def graphs_decode_only(self, dep) -> bool:
         # prefill graphs captured by default from 0.5.10 (piecewise, breakable from 0.5.15),
         # off on the layouts each release turns them off for (rules.prefill_graph_off: the
@@ -154,6 +165,11 @@ class SGLang(Engine):
         from calc.deploy.engines.sglang.launch import cannot_start
 
         return cannot_start(dep)
+
+    def cannot_hold_back(self, dep: Deployment) -> str | None:
+        from calc.deploy.engines.sglang.launch import cannot_recv_interval
+
+        return cannot_recv_interval(dep)
 
     def cannot_disaggregate(self, dep: Deployment) -> str | None:
         from calc.deploy.engines.sglang.launch import cannot_disaggregate

@@ -50,7 +50,14 @@ SINCE = {
     "--enable-deepep-moe": (0, 4, 5), "--disaggregation-mode": (0, 4, 5),
     "--disaggregation-transfer-backend": (0, 4, 6), "--pp-size": (0, 4, 7),
     "--moe-a2a-backend": (0, 5, 2), "--attn-dp-size": (0, 5, 22),
+    "--scheduler-recv-interval": (0, 5, 2),
 }  # fmt: skip
+# the first release whose receive skipper runs beside attention data parallelism: before it
+# srt/managers/scheduler_recv_skipper.py SchedulerRecvSkipper.__init__ asserts
+# ``not server_args.enable_dp_attention`` (read in the 0.5.2, 0.5.10, 0.5.13, 0.5.14 and 0.5.15
+# wheels), from 0.5.16 scheduler_components/recv_skipper.py takes the ranks' gathered forward
+# mode instead (read in the 0.5.16, 0.5.20 and 0.5.23 wheels)
+RECV_INTERVAL_WITH_DP_SINCE = (0, 5, 16)
 
 
 def has(dep: Deployment, option: str) -> bool:
@@ -75,6 +82,29 @@ def cannot_start(dep: Deployment) -> str | None:
         return _refusal(dep, f"pipeline parallel {dep.pp}", "--pp-size")
     if dep.ep > 1 and not has(dep, "--ep-size"):
         return _refusal(dep, f"expert parallel {dep.ep}", "--ep-size")
+    return None
+
+
+def cannot_recv_interval(dep: Deployment) -> str | None:
+    """Why the release asked for cannot start ``dep`` with its stated
+    ``--scheduler-recv-interval`` (a release before the option, or attention data parallel
+    before 0.5.16), or None. The release as asked (0.5.2 runs 0.4.10's memory rules but has
+    the option: ``EngineConfig.host_release``)."""
+    n = dep.engine.recv_interval
+    if n is None:
+        return None
+    asked = dep.engine_config.host_release
+    since = SINCE["--scheduler-recv-interval"]
+    if parse_version(asked) < since:
+        v = ".".join(map(str, since))
+        return (f"SGLang {asked} has no --scheduler-recv-interval (SGLang {v} and later); "
+                f"choose --engine-version {v} or later, or drop it")  # fmt: skip
+    if n > 1 and dep.sharding.dp_attn > 1 and parse_version(asked) < RECV_INTERVAL_WITH_DP_SINCE:
+        v = ".".join(map(str, RECV_INTERVAL_WITH_DP_SINCE))
+        return (f"SGLang {asked} cannot start --scheduler-recv-interval {n} with attention "
+                f"data parallel {dep.sharding.dp_attn} (its receive skipper asserts DP "
+                f"attention off until {v}); choose --engine-version {v} or later, or drop "
+                "--scheduler-recv-interval")  # fmt: skip
     return None
 
 
@@ -136,6 +166,10 @@ def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
         argv.append("--disable-cuda-graph")
     if dep.engine.prefix_cache is False:  # the ignore_eos admission the simulation runs
         argv.append("--disable-radix-cache")
+    if dep.engine.recv_interval is not None:  # new requests read every N decode steps
+        if (why := cannot_recv_interval(dep)) is not None:
+            raise InvalidInputError(why)
+        argv += ["--scheduler-recv-interval", str(dep.engine.recv_interval)]
     if launch.online_quantization(dep):
         argv += ["--quantization", "fp8"]
     return argv

@@ -10,7 +10,12 @@ import calc.deploy.engines.sglang.memory as sm
 from calc.deploy.engines.base import EngineConfig, PoolBlocks, StartupTerms, pool_prediction
 from calc.deploy.engines.gpus import runs_rocm, smi_total_mib
 from calc.deploy.engines.sglang.rules import SglangRules
-from calc.deploy.engines.shape import kv_shape, loaded_weights_bytes, usable_memory_bytes
+from calc.deploy.engines.shape import (
+    FLOAT_DTYPES,
+    kv_shape,
+    loaded_weights_bytes,
+    usable_memory_bytes,
+)
 from calc.deploy.state_pages import sparse_block_size
 from calc.output.derivation import figure
 
@@ -23,6 +28,9 @@ SOURCES = {
     "rope_table": "layers/rotary_embedding cos_sin_cache (built with the model; FP32 on CUDA "
     "from 0.4.3)",
     "activation": "not subtracted: fits in 1 − mem_fraction_static",
+    "allocator_segments": "torch's CUDA caching allocator: the tails of the segments it reserves "
+    "for the parameters, in 'Load weight end ... mem usage' (free memory after empty_cache; "
+    "sglang/segments.py, sglang/load.py)",
     "non_torch": "in use before the weights load: CUDA context, NCCL, custom all-reduce "
     "(distributed/bootstrap.py measure_pre_model_load_memory)",
     "cuda_graphs": "captured after the pool, in 1 − mem_fraction_static",
@@ -98,10 +106,37 @@ def rope_table_bytes(dep: Deployment, rules: SglangRules) -> float:
     if cfg.n_attention_layers == 0:
         return 0.0
     rotary = cfg.mla.qk_rope_head_dim if cfg.mla is not None else cfg.k_head_dim
-    per_element = rules.rope_bytes_rocm if runs_rocm(dep.hardware) else rules.rope_bytes_cuda
-    if dep.weight_override == "fp32":  # a table cast to the model dtype is FP32 under --dtype
-        per_element = 4
-    return float(rope_cache_positions(cfg) * rotary * per_element)
+    return float(rope_cache_positions(cfg) * rotary * rope_bytes_per_element(dep, rules))
+
+
+def rope_bytes_per_element(dep: Deployment, rules: SglangRules) -> int:
+    """Bytes per element of the RoPE table [bytes]: the release's on this GPU's platform; FP32
+    under ``--dtype fp32`` (a table cast to the model dtype is FP32 then)."""
+    if dep.weight_override == "fp32":
+        return 4
+    return rules.rope_bytes_rocm if runs_rocm(dep.hardware) else rules.rope_bytes_cuda
+
+
+def allocator_segment_bytes(dep: Deployment, rules: SglangRules) -> float:
+    """What the weight load reserves beyond the weights and the RoPE table [bytes]: the caching
+    allocator's segment tails (``calc.deploy.engines.sglang.load``); 0 for layouts not laid out
+    tensor by tensor there, and under pipeline parallelism."""
+    from calc.deploy.checkpoint import COMPONENTS, resolved_dtypes
+    from calc.deploy.engines.sglang.load import allocator_overhead_bytes
+    from calc.deploy.engines.vllm.pool import rope_cache_positions
+
+    cfg = dep.model
+    if dep.pp > 1:
+        return 0.0
+    fmt = dep.weight_override
+    if fmt in FLOAT_DTYPES and fmt != cfg.dtype:  # the model built in --dtype
+        dtypes = dict.fromkeys(COMPONENTS, fmt)
+    else:
+        dtypes = resolved_dtypes(cfg, dep.weight_dtype)
+    rope_bytes = rope_bytes_per_element(dep, rules)
+    extra = allocator_overhead_bytes(cfg, dtypes, dep.tp, dep.ep, dep.sharding.dp_attn,
+                                     rope_cache_positions(cfg), rope_bytes)  # fmt: skip
+    return extra or 0.0
 
 
 def _pool_tokens(budget: float, shape, page: int, rules: SglangRules) -> tuple[int, list]:
@@ -145,7 +180,9 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
     weights = measured.get("weights_bytes")
     # a measured weight load ('Load weight end. mem usage') already holds the RoPE table
     rope = rope_table_bytes(dep, rules) if weights is None else 0.0
-    if weights is None:
+    segments = 0.0
+    if weights is None:  # as 'Load weight end ... mem usage' counts it: the segments too
+        segments = allocator_segment_bytes(dep, rules)
         weights = loaded_weights_bytes(dep)
     shape = kv_shape(cfg, tp, pp, dep.kv_bytes_per_element)
     group = max(tp, dep.ep)  # SGLang's tp_size: attention-DP ranks inside the TP group
@@ -161,6 +198,7 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
     page = config.block_size
     if cfg.indexer is not None:  # the NSA pool's pages hold 64 tokens (state_pages)
         page = sparse_block_size(page)
+    weights += segments  # what the load's 'mem usage' holds besides the RoPE table
     budget = sm.rest_memory_bytes(usable, fraction, weights + rope + act, non_torch)
     tokens, figures = _pool_tokens(budget, shape, page, rules)
     figures.insert(
@@ -169,14 +207,15 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
             "kv_budget_bytes",
             budget,
             "bytes",
-            "({usable} − {non_torch}) × {mem_fraction_static} − {weights} − {rope_table} − "
-            "{activation}",
+            "({usable} − {non_torch}) × {mem_fraction_static} − {weights} − "
+            "{allocator_segments} − {rope_table} − {activation}",
             usable=usable,
             mem_fraction_static=fraction,
-            weights=weights,
+            weights=weights - segments,
             rope_table=rope,
             activation=act,
             non_torch=non_torch,
+            allocator_segments=segments,
         ),
     )
     warnings = []

@@ -55,7 +55,9 @@ class SglangRules:
     # GB' follows the baseline with nothing allocated between (0.4.1 model_runner.py: Sampler()
     # only): 79.19 − 78.81 = 0.38 GiB (from 0.5.3: 0.71, CHANGES). GPUs joined by
     # NVLink/NVSwitch at TP > 1: the training record sglang-4xh100-qwen3-235b-fp8-tp4,
-    # (79.19 − x) × 0.93 − 55.14 = 16.46 GiB (weights and RoPE table), x = 2.20 GiB.
+    # (79.19 − x) × 0.93 − 55.43 = 16.47 GiB (weights, the allocator's segment tails
+    # 0.29 GiB, sglang/load.py, and the RoPE table; 367,404 tokens × 48,128 B), x = 1.88 GiB
+    # (2.20 before issue 21's sgweights round, when the 0.29 GiB of segments sat inside it).
     # PCIe-only cards at TP > 1 (no custom all-reduce above two GPUs, NCCL without NVLink):
     # the training record sglang0513-4x5090-qwen3-32b-tp4, 0.77 GiB
     non_torch_tp1_bytes: float
@@ -102,7 +104,7 @@ BASE = SglangRules(
     page_size=1,
     swa_full_tokens_ratio=0.8,
     non_torch_tp1_bytes=round(0.38 * GIB),
-    non_torch_tp_bytes=round(2.20 * GIB),
+    non_torch_tp_bytes=round(1.88 * GIB),
     non_torch_pcie_tp_bytes=round(0.77 * GIB),
 )
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, ClassVar
 
-from calc.deploy.engines.base import Engine, EngineDefaults, SchedulerPolicy
+from calc.deploy.engines.base import AdmissionHold, Engine, EngineDefaults, SchedulerPolicy
 from calc.deploy.engines.trtllm.rules import VERSIONS
 from calc.deploy.host_costs import VersionRange
 from calc.deploy.moe_pipeline import CUTLASS_MOE
@@ -30,6 +30,8 @@ class TensorRTLLM(Engine):
     # calc.deploy.host_costs): its overlap scheduler prepares step n + 1 while n runs
     host_steps = ((VersionRange(), 0.0, 0.0),)
     moe = CUTLASS_MOE  # routing, expand (+ quantise), GEMM, activation, GEMM, finalize
+    # batch_wait_timeout_iters, batch_wait_max_tokens_ratio (calc.serve.admission)
+    admission_settings: ClassVar[tuple[str, ...]] = ("batch_wait_iters", "batch_wait_ratio")
 
     caps_pool_tokens = True  # KvCacheConfig.max_tokens
     # microBatchScheduler.cpp (MicroBatchScheduler::operator(), bound into the PyExecutor): a
@@ -108,6 +110,18 @@ class TensorRTLLM(Engine):
         from calc.deploy.engines.trtllm.moe_backend import cannot_run
 
         return cannot_run(dep)
+
+    def admission_hold(self, dep: Deployment) -> AdmissionHold:
+        # py_executor.py _schedule: the batch wait (_waiting_requests) runs only without
+        # attention DP (its ranks balance their contexts by attention_dp_config instead), and
+        # only beside running generation requests (calc.serve.admission_hold)
+        hold = super().admission_hold(dep)
+        return hold._replace(batch_wait_iters=0) if dep.sharding.dp_attn > 1 else hold
+
+    def cannot_hold_back(self, dep: Deployment) -> str | None:
+        from calc.deploy.engines.trtllm.launch import cannot_batch_wait
+
+        return cannot_batch_wait(dep, self.rules(dep.engine_config.version))
 
     def cannot_start(self, dep: Deployment) -> str | None:
         from calc.deploy.engines.trtllm.launch import cannot_start

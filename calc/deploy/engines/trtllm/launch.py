@@ -55,6 +55,9 @@ def yaml_text(dep: Deployment, role: str | None) -> str:
     from calc.deploy.engines.trtllm.moe_backend import yaml_lines
 
     lines += yaml_lines(dep)  # MoeConfig.backend where stated and not the default
+    if dep.engine.batch_wait_iters is not None:  # contexts held beside generation requests
+        lines += [f"batch_wait_timeout_iters: {dep.engine.batch_wait_iters}",
+                  f"batch_wait_max_tokens_ratio: {dep.engine.batch_wait_ratio:g}"]  # fmt: skip
     if role is not None:
         lines += ["cache_transceiver_config:", "  backend: DEFAULT"]
         if role == "context":
@@ -87,6 +90,20 @@ def cannot_start(dep: Deployment, rules: TrtllmRules) -> str | None:
     return None
 
 
+def cannot_batch_wait(dep: Deployment, rules: TrtllmRules) -> str | None:
+    """Why the release cannot state ``dep``'s batch waiting (its TorchLlmArgs without
+    batch_wait_timeout_iters and batch_wait_max_tokens_ratio: ``rules.batch_wait_keys``), or
+    None."""
+    if dep.engine.batch_wait_iters is None or rules.batch_wait_keys:
+        return None
+    from calc.deploy.engines.trtllm.rules import VERSIONS
+
+    since = next(r for r in VERSIONS.releases if VERSIONS.rules(r).batch_wait_keys)
+    return (f"TensorRT-LLM {dep.engine_config.version} has no batch waiting "
+            f"(batch_wait_timeout_iters, batch_wait_max_tokens_ratio: from {since}); use "
+            f"--engine-version {since} or later, or drop --batch-wait-iters/--batch-wait-ratio")
+
+
 def sparse_blocks(dep: Deployment) -> int:
     """The KV block a sparse-attention (DSA) model runs [tokens] (64-token multiples)."""
     from calc.deploy.state_pages import sparse_block_size
@@ -97,7 +114,7 @@ def sparse_blocks(dep: Deployment) -> int:
 def _argv(dep: Deployment, plan: launch.LaunchPlan, config_file: str | None,
           rules: TrtllmRules) -> list[str]:  # fmt: skip
     ec = dep.engine_config
-    why = cannot_start(dep, rules)
+    why = cannot_start(dep, rules) or cannot_batch_wait(dep, rules)
     if why is not None:
         raise InvalidInputError(why)
     name, _ = checkpoint(dep)

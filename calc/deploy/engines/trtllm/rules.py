@@ -46,6 +46,9 @@ class TrtllmRules:
     # KvCacheConfig (a StrictBaseModel: unknown keys refused) has tokens_per_block, the only
     # way the --extra_llm_api_options YAML states a KV block other than 32 tokens
     kv_tokens_per_block_key: bool = True
+    # TorchLlmArgs has batch_wait_timeout_iters and batch_wait_max_tokens_ratio (the extra
+    # options YAML's batch waiting; calc.serve.admission)
+    batch_wait_keys: bool = True
 
 
 BASE = TrtllmRules(
@@ -61,6 +64,7 @@ BASE = TrtllmRules(
     allreduce_size_tp2_bytes=16_000_000,
     allreduce_size_bytes=8_000_000,
     kv_tokens_per_block_key=False,
+    batch_wait_keys=False,
 )
 
 CHANGES = (
@@ -128,6 +132,16 @@ CHANGES = (
         "from 48b7b5d: tokens_per_block: int = 32 after mamba_ssm_cache_dtype)",
         "a sparse-attention (DSA) model's 64-token blocks can be stated from 1.1.0; 1.0.0 "
         "refuses the key (StrictBaseModel), so kvcalc does not print that deployment for it",
+    ),
+    Change(
+        "1.1.0",
+        {"batch_wait_keys": True},
+        "TorchLlmArgs batch_wait_timeout_iters (int, 0) and batch_wait_max_tokens_ratio (float, "
+        "0, in [0, 1]), read by py_executor.py _waiting_requests: from NVIDIA/TensorRT-LLM "
+        "pulls 7287 (opened 2025-08-27) and 7416 (reviewed 2025-09-22), both on main after "
+        "the 1.0 release branch",
+        "the keys are stated from 1.1.0; 1.0.0's published llm_args.py was not re-read for "
+        "them, so kvcalc refuses them there (its LlmArgs refuses an unknown key: extra forbid)",
     ),
     Change(
         "1.2.0",

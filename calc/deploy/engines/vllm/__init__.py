@@ -97,6 +97,11 @@ class VLLM(Engine):
 
         return prefill_attention_scale(kernels)
 
+    def attention_kernel_sources(self, kernels):
+        from calc.deploy.engines.vllm.rocm_attention import attention_kernel_sources
+
+        return attention_kernel_sources(kernels)
+
     def defaults(self, rules: VllmRules, hw) -> EngineDefaults:
         tokens, seqs = batch_defaults(rules, hw)
         # V1: chunked prefill on by default

@@ -13,45 +13,55 @@ command sets ``VLLM_ROCM_USE_AITER=1`` (AMD's tuned recipes and InferenceX's MI3
 a tuned decode kernel).
 
 **What the Triton decode kernel costs.** ``v1/attention/ops/triton_unified_attention.py``
-(0.15.1): a decode-only step of at most ``128 // KV heads per GPU`` sequences
-(``triton_attn.py`` ``MIN_LAUNCH_GRID_SIZE_2D``) runs the 3D kernel, one workgroup per sequence,
-KV head and softmax segment (``NUM_PAR_SOFTMAX_SEGMENTS = 16``), each walking its 1/16 of the
-keys in tiles of 16 (``_get_tile_size``: 16 for a 16-bit query) one after another. At the small
-batches of a latency-bound decode the grid has few workgroups per CU and the step's attention
-takes the length of one walk, not the KV bytes over the bandwidth: time per layer = keys / 256
-× the time of one tile, whatever the batch, where that is above the roofline
+(0.14.0, 0.15.1): a decode-only step of at most ``128 // KV heads per GPU`` sequences
+(``triton_attn.py`` ``MIN_LAUNCH_GRID_SIZE_2D``, moved to the nearest CUDA-graph size) runs
+the 3D kernel, one workgroup per sequence, KV head and softmax segment
+(``NUM_PAR_SOFTMAX_SEGMENTS = 16``), each walking its 1/16 of the keys in tiles of 16
+(``_get_tile_size``: 16 for a 16-bit query) one after another. At the small batches of a
+latency-bound decode the grid has few workgroups per CU and the step's attention takes the
+length of one walk, not the KV bytes over the bandwidth: time per layer = keys / 256 × the
+time of one tile, whatever the batch, where that is above the roofline
 (``calc.deploy.steps``). Beyond the threshold (or with a prompt in the step) the 2D kernel
 walks every key in one workgroup; kvcalc keeps the 3D walk there (a lower bound: no 2D
 measurement found).
 
-**The constant** (``TRITON_DECODE_TILE_S``; ``bench/validation_amd_serving.py --fit-triton``):
-fitted to one published A/B that switches only the attention backend: vLLM's ROCm attention
-blog (vllm-project.github.io ``_posts/2026-02-20-rocm-attention-backend.md``, AMD and Embedded
-LLM, vLLM 0.14.0rc2 in ``rocm/vllm-dev:nightly_main_20260115``, ``VLLM_ROCM_USE_AITER=1`` for
-every run, ``--attention-backend`` switched), Qwen3-235B-A22B-Instruct-2507-FP8 at TP 8 + EP 8
-on 8 × MI355X, 10K prompt and 1K output tokens, 64 concurrent requests: TPOT 1.05 × ROCM_AITER_FA's
-under TRITON_ATTN (its TPOT figure; ROCM_AITER_FA's bar reads 39.8 ms at 2.43 px/ms on its 0 to
-260 ms axis, so TRITON_ATTN adds 0.05 × 39.8 = 1.99 ms a step). kvcalc's decode step of that
-deployment at batch 64 and 10,500 tokens of context, AITER's attention at its roofline, takes
-those 1.99 ms more with the walk at 2.70 µs a tile. The llm-d MI355X runs (plain vLLM 0.15.1,
-held out) were not used.
+**Both constants, fitted together** (``TRITON_DECODE_TILE_S``, ``TRITON_PREFILL_SCALE``;
+issue 20, amdwalk round; ``bench/validation_amd_serving.py --fit-triton``): least squares of the
+signed errors of the twelve bars of vLLM's ROCm attention blog (vllm-project.github.io
+``_posts/2026-02-20-rocm-attention-backend.md``, AMD and Embedded LLM, vLLM 0.14.0rc2 in
+``rocm/vllm-dev:nightly_main_20260115``, ``VLLM_ROCM_USE_AITER=1`` in every run, only
+``--attention-backend`` switched; Qwen3-235B-A22B-Instruct-2507-FP8 at TP 8 + EP 8, 10K prompt
+and 1K output tokens, MI355X, MI325X and MI300X at 64 and 128 requests): TRITON_ATTN's TTFT and
+TPOT as multiples of ROCM_AITER_FA's (``mha_ttft_comparison.png`` and the TPOT figure), each
+against kvcalc's closed loop of that deployment under both (bench/validation_serving.py). The
+sum is flat in the tile below 2.18 µs: there the walk stays under kvcalc's attention roofline
+at every bar (at 64 sequences the 3D grid is 1,024 workgroups, four to a CU, and the KV read
+binds), so the blog bounds the tile from above and not below; above it the walk lengthens the
+MI355X 64-request TPOT, already the one bar kvcalc has too slow (+5.8%). The tile is the bound,
+2.18 µs (the walk exists: the kernel's source; the blog cannot say how far under its bound it
+lies), the prefill multiple the least-squares one at that tile, 2.57 ×. Fitted one after the
+other on one bar each (2.70 µs on the MI355X 64-request TPOT with the decode step alone, then
+2.54 × on its TTFT in the closed loop) they left that TPOT bar at +11.1%. The llm-d MI355X runs
+(plain vLLM 0.15.1, held out) were not used.
 
-**The Triton prefill** (``TRITON_PREFILL_SCALE``; issue 20, amdttft round;
-``bench/validation_amd_serving.py --fit-triton-prefill``). A step holding a prompt runs the 2D
-kernel (``max_seqlen_q > 1``): one workgroup per block of ``BLOCK_M = 16`` query rows (16 when
-a KV head serves at most 16 query heads: 2 tokens × 8 heads for Llama-3.3-70B, 1 × 16 for
-Qwen3-235B) and KV head, walking its keys in tiles of ``TILE_SIZE = 32`` (``_get_tile_size``,
-prefill) read from the paged cache: each K/V tile is loaded for 16 rows of queries, where a
-flash-attention prefill kernel (AITER's ``flash_attn_varlen_func``: CK on gfx942, assembly on
-gfx950) keeps a block of 128 rows against tiles of 64 keys. The same 16-row tile whatever the
-model's grouping, so one multiple of the prefill attention's time serves every GQA model of
-head size 128. Fitted to the blog's TTFT figure (``mha_ttft_comparison.png``: the same runs,
-TRITON_ATTN's TTFT 1.33 × ROCM_AITER_FA's on MI355X at 64 requests): kvcalc's TTFT of
-that deployment (bench/validation_serving.py's closed loop, the decode walk included) grows by
-1.33 × at 2.54 × the prefill attention's roofline time. The other five bars of the figure
-(MI355X at 128, MI325X and MI300X at 64 and 128: 1.28-1.42 ×) are checks. Applied, as the walk,
-at the expected and low bands only (AITER's own Triton unified kernel: 0.97-1.06 ×
-ROCM_AITER_FA's TTFT in the same figure, a Triton kernel at its best).
+**How the walk grows with context** (0.14.0 and 0.15.1 read, the same kernel):
+``tiles_per_segment = cdiv(seq_len, NUM_SEGMENTS_PER_SEQ × TILE_SIZE)`` with the segment count
+fixed at 16, so each workgroup walks 1/16 of the keys, linearly in the context with no cap; the
+reduce kernel (one program per query token and head) merges the 16 partial softmaxes. The
+workgroups run at once while the grid fits the GPU: the llm-d rows' 2 to 32 sequences of one
+KV head per GPU make 32 to 512 workgroups on MI355X's 256 CUs, so the step lasts one walk.
+
+**The Triton prefill** (``TRITON_PREFILL_SCALE``; issue 20, amdttft round). A step holding a
+prompt runs the 2D kernel (``max_seqlen_q > 1``): one workgroup per block of ``BLOCK_M = 16``
+query rows (16 when a KV head serves at most 16 query heads: 2 tokens × 8 heads for
+Llama-3.3-70B, 1 × 16 for Qwen3-235B) and KV head, walking its keys in tiles of
+``TILE_SIZE = 32`` (``_get_tile_size``, prefill) read from the paged cache: each K/V tile is
+loaded for 16 rows of queries, where a flash-attention prefill kernel (AITER's
+``flash_attn_varlen_func``: CK on gfx942, assembly on gfx950) keeps a block of 128 rows against
+tiles of 64 keys. The same 16-row tile whatever the model's grouping, so one multiple of the
+prefill attention's time serves every GQA model of head size 128. Applied, as the walk, at the
+expected and low bands only (AITER's own Triton unified kernel: 0.97-1.06 × ROCM_AITER_FA's
+TTFT in the same figure, a Triton kernel at its best).
 """
 
 from __future__ import annotations
@@ -59,22 +69,24 @@ from __future__ import annotations
 # the Triton unified-attention decode kernel: softmax segments × tile size of the 3D kernel
 # (NUM_PAR_SOFTMAX_SEGMENTS 16, decode TILE_SIZE 16 for a 16-bit query: 0.15.1)
 TRITON_KEYS_PER_TILE_STEP = 16 * 16
-# seconds one workgroup takes per 16-key tile (fitted: module docstring; MI355X, gfx950)
-TRITON_DECODE_TILE_S = 2.70e-6
+# seconds one workgroup takes per 16-key tile (fitted, an upper bound: module docstring)
+TRITON_DECODE_TILE_S = 2.18e-6
 TRITON_SOURCE = (
     "fitted: vLLM's ROCm attention blog (2026-02-20, vLLM 0.14.0rc2, AITER on, "
-    "--attention-backend switched), Qwen3-235B-A22B-FP8 TP 8 + EP 8 on MI355X, 10K / 1K at "
-    "concurrency 64: TRITON_ATTN's TPOT 1.05 x ROCM_AITER_FA's 39.8 ms "
+    "--attention-backend switched), Qwen3-235B-A22B-FP8 TP 8 + EP 8, 10K / 1K, MI355X / MI325X "
+    "/ MI300X at concurrency 64 and 128: least squares over TRITON_ATTN's TTFT and TPOT as "
+    "multiples of ROCM_AITER_FA's, the tile at the bound the bars set "
     "(calc/deploy/engines/vllm/rocm_attention.py)"
 )
 
 # time of the Triton unified kernel's prefill attention against kvcalc's attention roofline
-# (AMD's tuned flash-attention kernel) [×] (fitted: module docstring)
-TRITON_PREFILL_SCALE = 2.54
+# (AMD's tuned flash-attention kernel) [×] (fitted with the tile: module docstring)
+TRITON_PREFILL_SCALE = 2.57
 TRITON_PREFILL_SOURCE = (
     "fitted: vLLM's ROCm attention blog (2026-02-20, vLLM 0.14.0rc2, AITER on, "
-    "--attention-backend switched), Qwen3-235B-A22B-FP8 TP 8 + EP 8 on MI355X, 10K / 1K at "
-    "concurrency 64: TRITON_ATTN's TTFT 1.33 x ROCM_AITER_FA's "
+    "--attention-backend switched), Qwen3-235B-A22B-FP8 TP 8 + EP 8, 10K / 1K, MI355X / MI325X "
+    "/ MI300X at concurrency 64 and 128: least squares over TRITON_ATTN's TTFT and TPOT as "
+    "multiples of ROCM_AITER_FA's, with the decode tile "
     "(calc/deploy/engines/vllm/rocm_attention.py)"
 )
 
@@ -94,4 +106,12 @@ def attention_walk(kernels: str | None):
     kernels: kvcalc's attention roofline)."""
     if kernels == "triton":
         return TRITON_DECODE_TILE_S, TRITON_KEYS_PER_TILE_STEP
+    return None
+
+
+def attention_kernel_sources(kernels: str | None) -> tuple[str, str] | None:
+    """(where the decode walk's tile time comes from, where the prefill multiple comes from)
+    under ``kernels``: the Triton unified kernel's fits for "triton", None for "aiter"."""
+    if kernels == "triton":
+        return TRITON_SOURCE, TRITON_PREFILL_SOURCE
     return None
