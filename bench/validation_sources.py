@@ -1782,6 +1782,31 @@ LOOKED_AT = (
      "for MI355X hipBLASLt fp8 GEMM tables",
      "issue 20, amdttft round: looked for a measured MI355X fp8 GEMM rate at prefill shapes; no "
      "table reached, mi355x's unmeasured fp8 band left as it was"),
+    ("surajssd/llm-k8s@58b61c5 results_serving_meta-llama-Llama-3.3-70B-Instruct/03_tp4_pp2_IB, "
+     "02_tp4_pp2_no_IB, 04_tp4_pp2_IB and 01_tp8_pp1: the qps_inf files untrimmed (per-request "
+     "ttfts and itls)",
+     "issue 23, score round 4: each burst's median gap against the requests decoding per "
+     "virtual engine, beside kvcalc's modelled step (bench/pp_step_curve.py): within 9% up to "
+     "30 sequences a virtual engine, +9 … +38% at 35-77 (PP only; TP 8 within -3 … +12%); "
+     "the first requests sent got their first tokens after the whole intake (288-383 ms); "
+     "nothing fitted"),
+    ("vllm 0.8.3 wheel (PyPI): engine/async_llm_engine.py run_engine_loop, engine_step and "
+     "step_async; executor/ray_distributed_executor.py _driver_execute_model_async and "
+     "driver_exec_method; engine/multiprocessing/client.py is_unsupported_config; utils.py "
+     "make_async; worker/worker_base.py "
+     "execute_model (prepare_input before recv_tensor_dict); core/scheduler.py Scheduler.__init__; "
+     "config.py use_async_output_proc",
+     "issue 23, score round 4: each virtual engine's scheduler keeps the whole max_num_seqs and "
+     "max_num_batched_tokens (only the blocks divided, as replayed); a step awaits every stage "
+     "(the chain, as modelled); stage 0's driver runs in a thread of the API server's process; "
+     "the V0 engine steps in the API server's loop, so a burst's intake (1.18 ms a request, "
+     "calc/serve/front_end.py) holds it: modelled (front_end_in_engine_pp, "
+     "Limits.paused_until_s), no constant added"),
+    ("CPython sys.getswitchinterval / setswitchinterval documentation (Doc/library/sys.rst, "
+     "python/cpython pull 130457; the interpreter's own value 0.005 s)",
+     "issue 23, score round 4: the switch interval a thread waiting for the GIL may wait, the "
+     "candidate for the TP 4 x PP 2 host time that stops growing at 25-30 sequences a virtual "
+     "engine; not pinned, nothing fitted"),
     ("vllm 0.14.0 and 0.15.1 wheels (PyPI): v1/attention/ops/triton_unified_attention.py "
      "(kernel_unified_attention_3d, reduce_segments, _get_tile_size, unified_attention's 2D / 3D "
      "choice), v1/attention/backends/triton_attn.py (MIN_LAUNCH_GRID_SIZE_2D, "

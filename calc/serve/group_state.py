@@ -60,6 +60,7 @@ class GroupState:
         "ntok",
         "nxt",
         "off",
+        "paused_until",
         "pf",
         "preempted_n",
         "preemptions",
@@ -96,6 +97,8 @@ class GroupState:
         B = self.B = limits.block_size
         self.M = limits.max_batched_tokens
         self.max_seqs = limits.max_num_seqs
+        # an engine in the front-end's process: no iteration ends before the burst's intake
+        self.paused_until = limits.paused_until_s
         self.free = limits.pool_blocks - (cdiv(max(shared), B) if n and max(shared) else 0)
         self.used = 0
         # per request: computed/ntok/blocks are exact for non-decoders; decoders use off (+ g)

@@ -9,10 +9,23 @@ import math
 from calc.serve.group_state import GroupState, cdiv
 
 
+def wait_for_front_end(s: GroupState) -> None:
+    """An engine in the front-end's own process (``Limits.paused_until_s``) starts timing its
+    iteration only once the front-end has taken a burst in: the iteration formed now ends its
+    own time after that (the pool and queue held meanwhile)."""
+    gap = s.paused_until - s.t
+    if gap > 0:
+        s.used_area += gap * s.used
+        s.queue_area += gap * len(s.waiting)
+        s.t = s.paused_until
+
+
 def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool) -> int:
     """Decode only, nothing admitted: a stretch of k iterations until a decoder finishes, the
     pool runs out or (room to admit, nobody waiting) the next request arrives; their times are
     affine in the attended keys, so they sum in closed form. Returns k."""
+    if s.t < s.paused_until:
+        wait_for_front_end(s)
     g, B = s.g, s.B
     nf = s.next_finish()
     k_run = max(1, nf - g) if nf is not None and not preempted else 1
@@ -123,9 +136,11 @@ def chunk_iteration(s: GroupState, step, b: int, ctx_sum: int, chunks: list, sch
         chunks = [c for (r, k), c in zip(sched, chunks, strict=True)
                   if not (k == 1 and c[0] >= prompt[r])]  # fmt: skip
     dt = step.iteration_s(b, ctx_sum, chunks, rows)
+    s.seen = s.t
+    if s.t < s.paused_until:
+        wait_for_front_end(s)
     s.used_area += dt * s.used
     s.queue_area += dt * len(s.waiting)
-    s.seen = s.t
     s.t += dt
     if b_agg:  # the aggregate decoders decoded (a recompute's token moves no counter)
         s.g += 1
@@ -201,9 +216,11 @@ def exact_iteration(s: GroupState, step, rl: list, sched: list) -> None:
                 if computed[r] + k == ntok[r]:
                     rows += 1
         dt = step.iteration_s(b, ctx_sum, chunks, rows)
+        s.seen = s.t
+        if s.t < s.paused_until:
+            wait_for_front_end(s)
         s.used_area += dt * s.used
         s.queue_area += dt * len(s.waiting)
-        s.seen = s.t
         s.t += dt
         s.iterations += 1
         ended = False

@@ -67,6 +67,12 @@ class Limits:
     # the scheduler forms each batch while the GPU runs the one before (SGLang's overlap
     # scheduler): a request arriving during a batch waits for the batch already formed
     schedule_ahead: bool = False
+    # the engine runs in the front-end's own process (vLLM's V0 engine under PP: the engine
+    # wing's ``front_end_in_engine``), so it makes no progress while the front-end takes a
+    # burst in: no iteration ends its time before ``paused_until_s`` [s], the end of the
+    # intake's first busy period (``calc.serve.simulate``; 0: never paused)
+    intake_stalls_engine: bool = False
+    paused_until_s: float = 0.0
     # what holds new requests back before admission (SGLang's receive interval, TensorRT-LLM's
     # batch wait): charged as each request's mean wait (calc.serve.admission_hold)
     admission: AdmissionHold = field(default_factory=AdmissionHold)

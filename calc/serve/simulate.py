@@ -79,7 +79,7 @@ then True, with a one-line reason.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 from calc.deploy.deployment import Deployment
@@ -229,6 +229,8 @@ def simulate_requests(
         front_s = held if front_s is None else front_s + held
     req = _Requests.of(arrival, prompt, gen, limits, prefix_shared_fraction, front_s, request_s,
                        intake_s)  # fmt: skip
+    if limits.intake_stalls_engine and max_in_flight is None:
+        limits = replace(limits, paused_until_s=burst_intake_end_s(req.arrival, req.intake_done))
     tally = _Tally(req.arrival.size, groups)
     # as lists once; group g's requests are every groups-th from g, a slice of each (a basic
     # slice of the arrays too: cheaper than an index array per group)
@@ -253,6 +255,24 @@ def simulate_requests(
         )
         tally.add(idx, out, req, limits.pool_blocks)
     return tally.result(req, limits)
+
+
+def burst_intake_end_s(arrival, intake_done) -> float:
+    """When the front-end's first busy period ends [s]: the requests it takes in back to back
+    from the first (each sent by the time the one ahead of it was taken in), the intake of the
+    last of them done (``intake_done`` from ``calc.serve.front_end.entry_times_s``); 0 without an
+    intake. A burst's whole intake (200 requests sent at once: 200 × 1.18 ms = 236 ms); at a
+    steady rate the first request's own 1.18 ms, before the engine sees it (no pause). An
+    engine in the front-end's process makes no progress until then (``Limits.paused_until_s``);
+    the later requests' intake, one at a time among the steps (at 16 requests/s 1.9% of the
+    time), is left out."""
+    import numpy as np
+
+    if intake_done is None or len(arrival) == 0:
+        return 0.0
+    queued = np.asarray(arrival)[1:] <= np.asarray(intake_done)[:-1]  # waited for the one ahead
+    k = int(np.argmin(queued)) if not queued.all() else queued.size  # the busy run's last index
+    return float(intake_done[k])
 
 
 @dataclass(frozen=True)
@@ -483,6 +503,7 @@ def deployment_limits(dep: Deployment, mean_tokens: float) -> Limits:
         # a simulated request always runs to its output length (ignore_eos, as benchmark
         # clients send): what SGLang's admission counts on when its radix cache is off
         fixed_lengths=policy.prefill_first and dep.engine.prefix_cache is False,
+        intake_stalls_engine=dep.engine_model.front_end_in_engine(ec.host_release, dep.pp),
         admission=dep.engine_model.admission_hold(dep),
     )
 

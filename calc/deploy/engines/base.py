@@ -357,6 +357,10 @@ class Engine:
     # pipeline stage added to per_sequence_s × pp, for the releases whose PP path has it
     # (calc.deploy.host_costs.with_pipeline; none: not modelled)
     host_pp_sequence_stage: ClassVar[tuple[tuple[VersionRange, float], ...]] = ()
+    # the releases whose engine, under pipeline parallelism, runs in the API front-end's own
+    # process (one interpreter takes requests in and steps the engine: calc.serve's
+    # Limits.intake_stalls_engine; none: the engine runs apart)
+    front_end_in_engine_pp: ClassVar[tuple[VersionRange, ...]] = ()
     moe: ClassVar[MoePipeline] = TRITON_FUSED_MOE  # the fused-MoE layer's kernels
 
     # the kernel libraries its attention can run on an AMD GPU that kvcalc models (the names
@@ -451,6 +455,12 @@ class Engine:
         costs = with_core(costs, core_s, self.title, release)
         pp_s = core_sequence_s(self.host_pp_sequence_stage, release)
         return with_pipeline(costs, pp, pp_s, self.title)
+
+    def front_end_in_engine(self, release: str | None, pp: int) -> bool:
+        """Whether ``release`` under ``pp`` pipeline stages runs its engine in the API
+        front-end's process (``front_end_in_engine_pp``), so the front-end's intake of
+        requests stalls the engine."""
+        return pp > 1 and any(r.holds(release) for r in self.front_end_in_engine_pp)
 
     def eager_prefill_layer_s(self, dep: Deployment) -> float:
         """The host time of issuing one layer of an eager pass with a prompt [s], where the

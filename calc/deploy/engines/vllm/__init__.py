@@ -70,6 +70,13 @@ class VLLM(Engine):
     # TP 4 × PP 2 runs, which ran V0, beside the step's 2.6 ms: 715 and 803 µs a sequence at
     # PP 2); none modelled on V1
     host_pp_sequence_stage = ((VersionRange(high="0.9.1"), 0.38e-3),)
+    # the same releases' V0 engine under PP runs in the API server's own process
+    # (engine/multiprocessing/client.py is_unsupported_config: no MQLLMEngine at PP > 1, 0.8.3
+    # read): one asyncio loop takes the requests in (HTTP, the serving layer's tokenisation)
+    # and steps both virtual engines, so a burst's intake holds the engine's steps (the
+    # published TP 4 × PP 2 bursts: the first 8, 7 and 4 requests sent, whose steps began at
+    # once, got their first tokens at 288-476 ms, after the 236 ms intake; calc.serve.simulate)
+    front_end_in_engine_pp = (VersionRange(high="0.9.1"),)
     # v1/core/sched/scheduler.py schedule() (0.8.3 and 0.33.0 read; every modelled release is
     # V1): the RUNNING requests are scheduled first, each decode's 1 token taken from
     # token_budget (max_num_batched_tokens), then the WAITING ones get min(their prompt,
