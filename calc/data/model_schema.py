@@ -394,9 +394,17 @@ class ModelConfig(Schema):
             return tuple(p[i % len(p)] for i in range(self.n_layers))
         return ("full",) * self.n_layers
 
+    @cached_property
+    def layer_counts(self) -> dict[str, int]:
+        """How many layers of each type (computed once, as ``layers``)."""
+        from collections import Counter
+
+        return dict(Counter(self.layers))
+
     def n_layers_of(self, *kinds: str) -> int:
         """How many layers have one of ``kinds`` (e.g. ``n_layers_of("sliding")``)."""
-        return sum(1 for t in self.layers if t in kinds)
+        counts = self.layer_counts
+        return sum(counts.get(k, 0) for k in set(kinds))
 
     @property
     def n_attention_layers(self) -> int:
