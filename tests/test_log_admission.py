@@ -119,3 +119,11 @@ def test_a_ratio_above_one_in_a_log_is_not_a_setting():
     assert "batch_wait_ratio" not in facts.settings
     d = deployment_from_log(facts, model="llama3-8b", hardware="h100")
     assert d.deployment.engine.batch_wait_iters is None
+
+
+def test_the_dict_dump_wrapped_over_many_lines_keeps_its_settings():
+    # as tests/test_log_wrapped.py's ServerArgs dump: cut at 40 columns, the pieces join
+    line = SG_DICT.format(n=10).rstrip("\n")
+    pieces = [line[i : i + 40] for i in range(0, len(line), 40)]
+    s = read_log([*pieces, SG_POOL.rstrip("\n")], "sglang").settings
+    assert (s["tp"], s["memory_fraction"], s["recv_interval"]) == (2, 0.85, 10)
