@@ -1865,6 +1865,15 @@ LOOKED_AT = (
      "ratio x max_num_tokens)",
      "issues 20/21, admitwire round: the release the YAML keys are stated from (1.1.0) and why "
      "the two are given together; nothing fitted"),
+    ("sglang 0.5.20, 0.5.22 and 0.5.23 wheels (PyPI): srt/entrypoints/engine.py (the start-up "
+     "line logger.info(f\"server_args={...}\"): server_args.resolved_dict() in 0.5.20, "
+     "_server_args_for_logging (the same dict) in 0.5.22/0.5.23), srt/server_args.py "
+     "resolved_dict; NVIDIA/TensorRT-LLM tensorrt_llm/_torch/pyexecutor/config.py at stored "
+     "revisions (PyTorchConfig with batch_wait_timeout_iters / batch_wait_max_tokens_ratio, "
+     "update_executor_config's logger.info of its repr) and llmapi/llm_args.py "
+     "update_llm_args_with_extra_dict (logs only 'Overriding <field>' for nested configs)",
+     "issues 20/21, admitlog round: the start-up lines `kvcalc log` reads the admission "
+     "settings from (calc/deploy/engines/sglang/log.py, trtllm/log.py); nothing fitted"),
 )
 
 

@@ -229,6 +229,28 @@ class Deployment(BaseModel):
     activation: str | int | None = Field(default=None, description="bytes or '4GiB'")
     overhead: str | int | None = Field(default=None, description="bytes or '0.25GiB'")
     max_model_len: int | None = Field(default=None, gt=0, le=10**9)
+    # what holds new requests back (calc.serve.admission), checked as the CLI's options are
+    # (calc.deploy.deployment._check_admission: the engine's own, the range, the pair) and
+    # charged as simulate charges them: the load requirements' TTFT carries the wait;
+    # max_ttft_ms (one prompt on an idle engine, as sweep's) none
+    scheduler_recv_interval: int | None = Field(
+        default=None,
+        description="SGLang --scheduler-recv-interval N (0.5.2+): the scheduler reads new "
+        "requests every N decode steps (1 to 1,000,000; default: 1, every step); the "
+        "max_ttft_p* requirements carry the wait [steps]",
+    )
+    batch_wait_iters: int | None = Field(
+        default=None,
+        description="TensorRT-LLM batch_wait_timeout_iters T (1.1.0+, with batch_wait_ratio): "
+        "new prompts held beside running generation requests for up to T steps (1 to "
+        "1,000,000; default: off); the max_ttft_p* requirements carry the wait [steps]",
+    )
+    batch_wait_ratio: float | None = Field(
+        default=None,
+        description="TensorRT-LLM batch_wait_max_tokens_ratio r in [0, 1] (with "
+        "batch_wait_iters): the held prompts go in once their tokens reach r × "
+        "max_num_tokens (default: off)",
+    )
     usd_per_hour: float | None = Field(default=None, gt=0, le=10_000)
     efficiency: Literal["low", "expected", "high"] = "expected"
     workload: Workload

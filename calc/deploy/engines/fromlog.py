@@ -376,6 +376,7 @@ def deployment_from_log(
         max_tokens=s.get("max_tokens"),
         activation_bytes=activation_bytes,
         overhead_bytes=overhead_bytes,
+        **_admission_stated(s),
     )
     if settings.max_batched_tokens is None:
         # the logged server ran its release's default step budget, whatever max model length
@@ -406,6 +407,20 @@ def deployment_from_log(
             "server loaded them)"
         )  # fmt: skip
     return LogDeployment(dep, facts, warnings)
+
+
+def _admission_stated(s: dict) -> dict:
+    """The settings that hold new requests back (``EngineSettings.recv_interval``,
+    ``batch_wait_iters``, ``batch_wait_ratio``) where the log states them at a value that holds
+    any back; an interval of 1, or a batch wait whose steps or ratio is 0, is the engine's own
+    default (nothing held: TensorRT-LLM's ``_waiting_requests`` stops at either), left unset."""
+    out: dict = {}
+    if s.get("recv_interval", 1) > 1:
+        out["recv_interval"] = s["recv_interval"]
+    if s.get("batch_wait_iters") and s.get("batch_wait_ratio"):
+        out["batch_wait_iters"] = s["batch_wait_iters"]
+        out["batch_wait_ratio"] = s["batch_wait_ratio"]
+    return out
 
 
 def _layout(facts: LogFacts, tp: int) -> tuple[int, int, int | None]:

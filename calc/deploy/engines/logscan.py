@@ -321,13 +321,16 @@ def flags(words: list[str], names: dict[str, str]) -> dict:
 
 
 INT_SETTINGS = {"tp", "pp", "dp", "attn_dp", "ep", "max_model_len", "max_batched_tokens",
-                "max_num_seqs", "block_size", "max_tokens", "cuda_graph_max_bs"}  # fmt: skip
+                "max_num_seqs", "block_size", "max_tokens", "cuda_graph_max_bs",
+                "recv_interval", "batch_wait_iters"}  # fmt: skip
 BOOL_SETTINGS = {"enforce_eager", "expert_parallel", "dp_attention", "prefix_caching"}
+# shares in (0, 1]: a 0 batch-wait ratio is the engine's "off", stored as not stated
+FRACTION_SETTINGS = {"memory_fraction", "batch_wait_ratio"}
 
 
 def put_setting(settings: dict, key: str, value, *, override: bool = True) -> bool:
     """Store a setting if it has the right type (ints for counts, floats in (0, 1] for the
-    fraction, booleans for switches, short strings otherwise); anything else in a hostile log
+    fractions, booleans for switches, short strings otherwise); anything else in a hostile log
     is ignored. Returns whether it was stored."""
     if value is None or (not override and key in settings):
         return False
@@ -336,7 +339,7 @@ def put_setting(settings: dict, key: str, value, *, override: bool = True) -> bo
             value = int(value)
         if isinstance(value, bool) or not isinstance(value, int) or not 0 < value < 10**12:
             return False
-    elif key == "memory_fraction":
+    elif key in FRACTION_SETTINGS:
         if isinstance(value, str):
             try:
                 value = float(value)

@@ -11,6 +11,7 @@ from calc.deploy.engines.logscan import (
     GIB,
     NUM,
     Line,
+    dict_items,
     flags,
     integer,
     key_values,
@@ -38,6 +39,8 @@ CONFIG = {
     "quantization": "quantization",
     "cuda_graph_max_bs": "cuda_graph_max_bs",
     "disable_cuda_graph": "enforce_eager",
+    # 0.5.2+ (arg_groups/fields/schedule.py in 0.5.23: an int, default 1)
+    "scheduler_recv_interval": "recv_interval",
 }
 FLAGS = {
     "--model": "model",
@@ -65,6 +68,7 @@ FLAGS = {
     "--quantization": "quantization",
     "--cuda-graph-max-bs": "cuda_graph_max_bs",
     "--disable-cuda-graph": "enforce_eager",
+    "--scheduler-recv-interval": "recv_interval",
 }
 # later 0.5.x releases print the pool's dtype before its size (0.5.23 mem_cache/memory_pool.py:
 # "KV Cache is allocated. dtype: torch.bfloat16, #tokens: N, K size: ...")
@@ -80,14 +84,18 @@ PRINTED = (("Init torch distributed ends", INIT, "non_torch_bytes", GIB),)
 VERSION = re.compile(r"(?:sglang|SGLang)(?:==| version:? | v)v?([0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}"
                      r"(?:[a-z0-9.+-]{0,40})?)")  # fmt: skip
 COMMAND = re.compile(r"sglang\.launch_server|sglang serve")
+# 0.5.20+ print the resolved settings as a dict, not the dataclass: entrypoints/engine.py
+# logger.info(f"server_args={server_args.resolved_dict()}") (0.5.20; 0.5.22-0.5.23 the same
+# dict through _server_args_for_logging), so "'tp_size': 4" where older ones print "tp_size=4"
+DICT_DUMP = "server_args={"
 
-MARKERS = ("KV Cache is allocated", "sglang.launch_server", "ServerArgs(", "Load weight end",
-           "max_total_num_tokens=")  # fmt: skip
+MARKERS = ("KV Cache is allocated", "sglang.launch_server", "ServerArgs(", DICT_DUMP,
+           "Load weight end", "max_total_num_tokens=")  # fmt: skip
 
 
 # every line a pattern above can match holds one of these (the reader's prefilter)
 ANCHORS = (*MARKERS, "Init torch distributed ends", "--mem-fraction-static", "sglang", "SGLang",
-           "KV size")  # fmt: skip
+           "KV size", "--scheduler-recv-interval")  # fmt: skip
 
 
 class SglangLogReader(LogReader):
@@ -111,12 +119,14 @@ class SglangLogReader(LogReader):
             f.printed["free_after_weights_bytes"] = number(m.group(1)) * GIB
             hit = True
         hit |= read_printed(f.printed, line, PRINTED)
-        if "ServerArgs(" in text:
-            pairs = key_values(text.split("ServerArgs(", 1)[1], CONFIG)
-            for key, name in CONFIG.items():
-                if key in pairs:
-                    hit |= put_setting(s, name, pairs[key], override=False)
-        if COMMAND.search(text) or "--mem-fraction-static" in text:
+        pairs = key_values(text.split("ServerArgs(", 1)[1], CONFIG) if "ServerArgs(" in text \
+            else dict_items(text.split(DICT_DUMP, 1)[1], CONFIG) if DICT_DUMP in text \
+            else {}  # fmt: skip
+        for key, name in CONFIG.items():
+            if key in pairs:
+                hit |= put_setting(s, name, pairs[key], override=False)
+        if COMMAND.search(text) or "--mem-fraction-static" in text or \
+                "--scheduler-recv-interval" in text:  # fmt: skip
             for name, value in flags(text.split(), FLAGS).items():
                 hit |= put_setting(s, name, value)
         if (m := search(MAX_TOKENS, line, "max_total_num_tokens=")) is not None:

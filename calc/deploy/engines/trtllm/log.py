@@ -13,6 +13,7 @@ from calc.deploy.engines.logscan import (
     Line,
     flags,
     integer,
+    key_values,
     number,
     put_setting,
     read_printed,
@@ -66,6 +67,14 @@ PRINTED = (
 )
 VERSION = re.compile(r"TensorRT-LLM version:?\s{0,4}v?([0-9]{1,3}\.[0-9]{1,3}(?:\.[0-9]{1,3})?"
                      r"(?:[a-z0-9.+-]{0,40})?)")  # fmt: skip
+# the PyTorch backend's settings as the builds that pass them through PyTorchConfig print them
+# (tensorrt_llm/_torch/pyexecutor/config.py update_executor_config:
+# logger.info(f"{executor_config.pytorch_backend_config}"), the dataclass's repr
+# "PyTorchConfig(..., batch_wait_timeout_iters=0, batch_wait_max_tokens_ratio=0.0, ...)");
+# kvcalc name of each key the repr holds
+BACKEND_CONFIG = "PyTorchConfig("
+BACKEND_KEYS = {"batch_wait_timeout_iters": "batch_wait_iters",
+                "batch_wait_max_tokens_ratio": "batch_wait_ratio"}  # fmt: skip
 FLAGS = {
     "--tp_size": "tp",
     "--pp_size": "pp",
@@ -86,7 +95,7 @@ ANCHORS = (
     "when calculating max tokens", "max tokens in paged kv cache", "device total memory",
     "allocated during inference",
     "of total memory",
-    "Estimated max memory in KV cache", ADJUSTED,
+    "Estimated max memory in KV cache", ADJUSTED, BACKEND_CONFIG,
 )  # fmt: skip
 
 
@@ -135,6 +144,10 @@ class TrtllmLogReader(LogReader):
         if (m := search(TOTAL, line, "max tokens in paged kv cache")) is not None:
             f.printed.setdefault("total_memory_bytes", number(m.group(1)) * GIB)
             hit = True
+        if BACKEND_CONFIG in text:
+            pairs = key_values(text.split(BACKEND_CONFIG, 1)[1], BACKEND_KEYS)
+            for key, name in BACKEND_KEYS.items():
+                hit |= put_setting(s, name, pairs.get(key))
         if "trtllm-serve" in text:
             words = text.split()
             for name, value in flags(words, FLAGS).items():
