@@ -74,7 +74,7 @@ class Limits:
     intake_stalls_engine: bool = False
     paused_until_s: float = 0.0
     # what holds new requests back before admission (SGLang's receive interval, TensorRT-LLM's
-    # batch wait): charged as each request's mean wait (calc.serve.admission_hold)
+    # batch wait), replayed event by event (calc.serve.admission; the group state's counters)
     admission: AdmissionHold = field(default_factory=AdmissionHold)
 
     def refused(self, prompt, gen, shared, room):
@@ -141,15 +141,26 @@ def run_group(
     policy.prepare(s)
     # bound once: the loop runs once per iteration (s.running is replaced by the exact rules)
     arrival, n, waiting, policy_step = s.arrival, s.n, s.waiting, policy.step
+    recv = s.recv_n > 1  # SGLang's receive interval: new requests read every N forwards
     while s.done < n:
-        fresh = s.take_arrivals() if s.nxt < n and arrival[s.nxt] <= s.t else 0
+        if recv and s.recv_count < s.recv_n and (s.running or waiting):
+            fresh = 0  # busy and the receive not due: arrivals stay in the socket
+        else:
+            s.recv_count = 0  # the receive fires (an idle engine's at once), its count reset
+            fresh = s.take_arrivals() if s.nxt < n and arrival[s.nxt] <= s.t else 0
         if not s.running and not waiting:
             policy.on_idle(s)
             s.t = s.seen = max(s.t, arrival[s.nxt])  # idle: an arrival is seen at once
             continue
         if len(waiting) - fresh > s.queue_max:  # the longest queue: before admission
             s.queue_max = len(waiting) - fresh
-        policy_step(s, step)
+        if recv:
+            before = s.iterations
+            policy_step(s, step)
+            if s.iterations == before:  # no batch ran: an idle loop, weight 1
+                s.recv_count += 1
+        else:
+            policy_step(s, step)
     c = s.clock
     return GroupOut(
         s.first_token, s.finish, s.admitted, s.preemptions, s.queue_area, s.queue_max,
