@@ -325,7 +325,7 @@ def _run(s: _Group, step, sched, may_stretch: bool, held: int = 0) -> None:
             room = 1 << 62 if s.lim.reserve_whole_request else s.free  # all reserved
             k_run = _decode_run(
                 decs, s.computed, s.shared, s.B, room, k_run, b, ctx_sum, step, slope, s.t,
-                None if ((s.waiting and not held) or s.nxt >= s.n
+                None if ((s.waiting and not held and s.recv_n == 1) or s.nxt >= s.n
                          or s.arrival[s.nxt] == math.inf) else s.arrival[s.nxt],
                 s.recv_count, s.recv_n,
             )  # fmt: skip

@@ -24,7 +24,7 @@ def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool,
                    held: int = 0) -> int:  # fmt: skip
     """Decode only, nothing admitted: a stretch of k iterations until a decoder finishes, the
     pool runs out or (room to admit, nobody waiting) the next request arrives, under a receive
-    interval at the receive that reads it (``recv_fires``); ``held`` > 0: contexts held by a
+    interval the receive that reads it, whatever the room (``recv_fires``); ``held`` > 0: contexts held by a
     batch wait, at most that many iterations, stopping at the next arrival too. Their times
     are affine in the attended keys, so they sum in closed form. Returns k."""
     if s.t < s.paused_until:
@@ -49,7 +49,10 @@ def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool,
         k_run0 = k_run
         if held:
             k_run = min(k_run, held)
-        if ((held or (not s.waiting and len(s.running) < s.max_seqs)) and s.nxt < s.n
+        # under a receive interval every read counts (what is read joins the queue then,
+        # admissible or not), so the stretch stops at the read after the next arrival
+        if ((held or s.recv_n > 1 or (not s.waiting and len(s.running) < s.max_seqs))
+                and s.nxt < s.n
                 and k_run > 1 and s.arrival[s.nxt] < math.inf):  # fmt: skip
             target = s.arrival[s.nxt] - s.t
             if not s.ahead:
