@@ -24,9 +24,9 @@ def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool,
                    held: int = 0) -> int:  # fmt: skip
     """Decode only, nothing admitted: a stretch of k iterations until a decoder finishes, the
     pool runs out or (room to admit, nobody waiting) the next request arrives, under a receive
-    interval the receive that reads it, whatever the room (``recv_fires``); ``held`` > 0: contexts held by a
-    batch wait, at most that many iterations, stopping at the next arrival too. Their times
-    are affine in the attended keys, so they sum in closed form. Returns k."""
+    interval the receive that reads it, whatever the room (``recv_fires``); ``held`` > 0:
+    contexts held by a batch wait, at most that many iterations, stopping at the next arrival
+    too. Their times are affine in the attended keys, so they sum in closed form. Returns k."""
     if s.t < s.paused_until:
         wait_for_front_end(s)
     g, B = s.g, s.B

@@ -23,6 +23,12 @@ decode-only iterations that nothing can interrupt are advanced in closed form.
 policy; a test checks the two agree on random scenarios, in every mode. Token times (ITL) are
 kept by ``calc.serve.token_clock``.
 
+**Admission holds** (``Limits.admission``): SGLang's receive interval as a count of forwards
+since the last read (``GroupState.recv_count``; a stretch stops at the read after the next
+arrival, ``calc.serve.iteration.recv_fires``), TensorRT-LLM's batch wait as a count of
+iterations held (``GroupState.bw_count``; ``calc.serve.policies.MixedBatches.batch_wait``): the
+reference keeps the same counters.
+
 **Client concurrency** (``max_in_flight``: a benchmark client that keeps at most C requests
 open, ``vllm bench serve --max-concurrency``): request i ≥ C is sent when an earlier one
 finishes, at max(its own arrival, that finish); the times it was sent are returned.
