@@ -89,7 +89,8 @@ def test_batch_wait_two_iterations_by_hand():
 def test_fast_loop_matches_the_reference_with_holds(seed):
     # random small scenarios (calc's equivalence test's), with a receive interval of 2–5 under
     # SGLang's rules and vLLM's, and a batch wait of 1–6 iterations under TensorRT-LLM's
-    # whole-request reservation (a threshold from 1 to 300 tokens)
+    # whole-request reservation (a threshold from 1 to 300 tokens); every third under a
+    # client's concurrency of 1–5
     arrival, prompt, gen, shared, lim, rng = random_scenario(seed)
     if lim.reserve_whole_request:
         hold = AdmissionHold(batch_wait_iters=int(rng.integers(1, 7)),
@@ -97,9 +98,10 @@ def test_fast_loop_matches_the_reference_with_holds(seed):
     else:
         hold = AdmissionHold(recv_interval=int(rng.integers(2, 6)))
     lim = replace(lim, admission=hold)
+    cap = int(rng.integers(1, 6)) if seed % 3 == 1 else None  # a client's concurrency, some
     step = AffineStepTime(fixed_s=0.01, per_token_s=0.001, per_ctx_s=1e-5)
-    a = run_group(arrival, prompt, gen, shared, lim, step)
-    b = simulate_group_reference(arrival, prompt, gen, shared, lim, step)
+    a = run_group(arrival, prompt, gen, shared, lim, step, cap)
+    b = simulate_group_reference(arrival, prompt, gen, shared, lim, step, cap)
     assert a.preemptions == b.preemptions
     assert a.iterations == b.iterations
     assert a.admitted == pytest.approx(b.admitted)
