@@ -1874,6 +1874,14 @@ LOOKED_AT = (
      "update_llm_args_with_extra_dict (logs only 'Overriding <field>' for nested configs)",
      "issues 20/21, admitlog round: the start-up lines `kvcalc log` reads the admission "
      "settings from (calc/deploy/engines/sglang/log.py, trtllm/log.py); nothing fitted"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/_torch/pyexecutor/scheduler/scheduler.py at a stored "
+     "revision (RequestScheduler.schedule_step: the batch wait checked only with context and "
+     "generation requests both scheduled and no attention DP; _apply_batch_waiting: held while "
+     "the count is below batch_wait_timeout_iters and the contexts' whole token counts + 1 a "
+     "generation request are below ratio x max_num_tokens, the count +1 a held iteration and "
+     "reset to 0 when they go)",
+     "issue 20, admitevents round: the batch wait replayed iteration by iteration in the "
+     "serving simulation (calc/serve/policies.py MixedBatches.batch_wait); nothing fitted"),
 )
 
 

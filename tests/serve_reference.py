@@ -50,6 +50,10 @@ class _Group:
         self.ratio_min = f.init_ratio * f.min_ratio_factor
         self.ratio_decay = (f.init_ratio - self.ratio_min) / f.decay_steps
         self.ratio_base, self.ratio_steps, self.full = f.init_ratio, 0, False
+        hold = limits.admission  # SGLang's receive interval, TensorRT-LLM's batch wait
+        self.recv_n, self.recv_count = max(1, hold.recv_interval), 0
+        self.bw_iters = hold.batch_wait_iters if hold.batch_wait_tokens > 0 else 0
+        self.bw_tokens, self.bw_count = hold.batch_wait_tokens, 0
 
     def decoding(self, r) -> bool:
         return self.ntok[r] - self.computed[r] == 1 and self.computed[r] >= self.prompt[r]
@@ -96,7 +100,11 @@ def simulate_group_reference(
     s = _Group(arrival, prompt, gen, shared, limits, max_in_flight)
     while s.done < s.n:
         fresh = 0  # arrived just now (waited 0)
-        while s.nxt < s.n and s.arrival[s.nxt] <= s.t:
+        # a receive interval: busy, new requests are read only when N forwards have run
+        due = s.recv_count >= s.recv_n or not (s.running or s.waiting)
+        if due:
+            s.recv_count = 0
+        while due and s.nxt < s.n and s.arrival[s.nxt] <= s.t:
             s.queue_area += s.t - s.arrival[s.nxt]
             fresh += s.arrival[s.nxt] == s.t
             s.waiting.append(s.nxt)
@@ -107,10 +115,13 @@ def simulate_group_reference(
             continue
         if len(s.waiting) - fresh > s.queue_max:  # the longest queue: before admission
             s.queue_max = len(s.waiting) - fresh
+        before = s.iterations
         if limits.prefill_first:
             _sglang_pass(s, step)
         else:
             _mixed_pass(s, step)
+        if s.iterations == before:  # no batch: an idle loop, weight 1
+            s.recv_count += 1
     gaps = [b - a for tt in s.token_times for a, b in itertools.pairwise(tt)]
     itl_max = [max((b - a for a, b in itertools.pairwise(tt)), default=0.0)
                for tt in s.token_times]  # fmt: skip
@@ -155,6 +166,7 @@ def _mixed_pass(s: _Group, step) -> None:
         budget -= k
         idx += 1
     blocked = False
+    new = []  # (request, blocks, first admission) admitted in this pass
     while not preempted and s.waiting and budget > 0:
         if len(s.running) >= lim.max_num_seqs:
             blocked = True
@@ -170,13 +182,41 @@ def _mixed_pass(s: _Group, step) -> None:
         if charge > budget or need > s.free:
             blocked = True
             break
+        new.append((w, need, s.admitted[w] < 0))
         s.admit(w, need)
         sched.append((w, k))
         budget -= charge
     if not sched:
         return
+    gens = [(r, k) for r, k in sched if k == 1 and s.decoding(r)]
+    held = 0
+    if s.bw_iters and lim.reserve_whole_request and not preempted and gens and \
+            len(gens) < len(sched):  # fmt: skip
+        held = _batch_wait(s, sched, len(gens))
+    if held:  # the contexts wait: the decoders alone (nothing to undo: all reserved)
+        for w, need, first in reversed(new):  # admitted just now: back to the queue's head
+            s.running.remove(w)
+            s.waiting.appendleft(w)
+            s.free, s.used, s.blocks[w] = s.free + need, s.used - need, s.blocks[w] - need
+            if first:
+                s.admitted[w] = -1.0
+        before = s.iterations
+        _run(s, step, gens, True, held)
+        s.bw_count += s.iterations - before
+        return
     stretch = not preempted and len(sched) == len(s.running) and (blocked or not s.waiting)
     _run(s, step, sched, stretch)
+
+
+def _batch_wait(s: _Group, sched, gens: int) -> int:
+    """TensorRT-LLM's batch wait over the contexts scheduled (``calc.serve.policies``
+    ``MixedBatches.batch_wait``): held while the count is below T and their whole sequences'
+    tokens + one a decoder below the threshold; the iterations they may still wait, or 0."""
+    tokens = gens + sum(s.ntok[r] for r, k in sched if not (k == 1 and s.decoding(r)))
+    if s.bw_count < s.bw_iters and tokens < s.bw_tokens:
+        return s.bw_iters - s.bw_count
+    s.bw_count = 0
+    return 0
 
 
 # -- prefill batches first: SGLang ---------------------------------------------------------
@@ -259,10 +299,11 @@ def _sglang_pass(s: _Group, step) -> None:
 # -- an iteration, timed and settled --------------------------------------------------------
 
 
-def _run(s: _Group, step, sched, may_stretch: bool) -> None:
+def _run(s: _Group, step, sched, may_stretch: bool, held: int = 0) -> None:
     """Time the scheduled iteration and settle it; a decode-only one that nothing can
     interrupt (``may_stretch``) runs on until the first finish, the pool's end or the next
-    arrival."""
+    arrival (under a receive interval: the receive that reads it); ``held`` > 0: contexts
+    held by a batch wait beside it, at most that many iterations, to the next arrival too."""
     b = ctx_sum = rows = 0
     chunks = []
     for r, k in sched:
@@ -275,19 +316,25 @@ def _run(s: _Group, step, sched, may_stretch: bool) -> None:
             if s.computed[r] + k == s.ntok[r]:
                 rows += 1
     if not chunks and may_stretch:
-        k_run = min(s.gen[r] - s.generated[r] for r in s.running)
+        decs = [r for r, _ in sched]
+        k_run = min(s.gen[r] - s.generated[r] for r in decs)
+        if held:
+            k_run = min(k_run, held)
         slope = step.ctx_slope(b)
         if k_run > 1:
             room = 1 << 62 if s.lim.reserve_whole_request else s.free  # all reserved
             k_run = _decode_run(
-                s.running, s.computed, s.shared, s.B, room, k_run, b, ctx_sum, step, slope, s.t,
-                None if (s.waiting or s.nxt >= s.n or s.arrival[s.nxt] == math.inf)
-                else s.arrival[s.nxt],
+                decs, s.computed, s.shared, s.B, room, k_run, b, ctx_sum, step, slope, s.t,
+                None if ((s.waiting and not held and s.recv_n == 1) or s.nxt >= s.n
+                         or s.arrival[s.nxt] == math.inf) else s.arrival[s.nxt],
+                s.recv_count, s.recv_n,
             )  # fmt: skip
         if k_run > 1:
-            _stretch(s, step, b, ctx_sum, k_run, slope)
+            _stretch(s, step, b, ctx_sum, k_run, slope, decs)
             return
     dt = step.iteration_s(b, ctx_sum, chunks, rows)
+    # SGLang's receive count: a decode forward weighs 1, any other fires the next receive
+    s.recv_count = s.recv_n if chunks else s.recv_count + 1
     s.used_area += dt * s.used
     s.queue_area += dt * len(s.waiting)
     s.t += dt
@@ -301,7 +348,7 @@ def _run(s: _Group, step, sched, may_stretch: bool) -> None:
     s.running = [r for r in s.running if s.finish[r] < 0]
 
 
-def _stretch(s: _Group, step, b, ctx_sum, k_run, slope) -> None:
+def _stretch(s: _Group, step, b, ctx_sum, k_run, slope, decs) -> None:
     d = step.decode_s(b)
     dt = k_run * d + slope * (k_run * ctx_sum + b * k_run * (k_run - 1) / 2)
     ends, end = [], s.t
@@ -309,7 +356,7 @@ def _stretch(s: _Group, step, b, ctx_sum, k_run, slope) -> None:
         end += d + slope * (ctx_sum + b * j)
         ends.append(end)
     new_used = 0
-    for r in s.running:
+    for r in decs:
         c = s.computed[r] + k_run
         s.computed[r] = c
         s.ntok[r] = c + 1
@@ -324,7 +371,9 @@ def _stretch(s: _Group, step, b, ctx_sum, k_run, slope) -> None:
     s.queue_area += dt * len(s.waiting)
     s.t += dt
     s.iterations += k_run
-    for r in list(s.running):
+    for _ in range(k_run):  # one decode forward each, a receive where the count reaches N
+        s.recv_count = 1 if s.recv_count >= s.recv_n else s.recv_count + 1
+    for r in decs:
         _token(s, r, ends)
     s.running = [r for r in s.running if s.finish[r] < 0]
 
@@ -348,9 +397,12 @@ def _token(s: _Group, r: int, times: list[float]) -> None:
             s.released += 1
 
 
-def _decode_run(running, computed, shared, B, free, k_run, b, ctx_sum, step, slope, t, arrive):
+def _decode_run(running, computed, shared, B, free, k_run, b, ctx_sum, step, slope, t, arrive,
+                count=0, interval=1):  # fmt: skip
     """How many decode-only iterations (at most ``k_run``) run before the pool runs out of
-    blocks or the iteration in which the next arrival ``arrive`` lands ends."""
+    blocks or the iteration in which the next arrival ``arrive`` lands ends (under a receive
+    interval, the first after it at whose end the count ``count`` + j reaches a multiple of
+    ``interval``: the receive that reads it)."""
     # step j (0 = the one scheduled) writes position c + j: blocks held after it
     # cdiv(c + j + 1, B); the first step's are allocated, so extra(j) = Σ that − cdiv(c+1, B)
     # ≤ b × (floor(j / B) + 1): only when that bound exceeds the free blocks count exactly
@@ -391,6 +443,8 @@ def _decode_run(running, computed, shared, B, free, k_run, b, ctx_sum, step, slo
         while j > 1 and end(j - 1) >= target:
             j -= 1
         while j < k_run and end(j) < target:
+            j += 1
+        while (count + j) % interval:  # not read until the receive fires
             j += 1
         k_run = min(k_run, j)
     return k_run

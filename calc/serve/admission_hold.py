@@ -1,8 +1,8 @@
 """The mean time a deployment's stated scheduler settings hold each new request back before
 its prompt is taken in [s] (SGLang's ``--scheduler-recv-interval``, TensorRT-LLM's batch
 waiting: ``EngineSettings``, resolved by the engine wing's ``admission_hold``), at the running
-batch of a load: the waits of ``calc.serve.admission`` as the simulation (each request's entry
-into the engine, ``simulate_requests``) and ``latency``'s TTFT charge them.
+batch of a load: the waits of ``calc.serve.admission`` as ``latency``'s and ``plan``'s analytic
+TTFT charge them (the simulation replays the holds event by event instead: ``calc.serve.simulate``).
 
 Both waits count decode steps, so they apply only while generation requests run beside the
 new one: an engine with nothing running reads its socket every idle loop (SGLang's skipper
@@ -14,8 +14,9 @@ b = λ × gen × step(b) at the group's arrival rate λ, the mean output and the
 at most ``max_num_seqs``. The step is the decode step of b sequences at the mean context
 (prompt + gen / 2); prompts arrive b / gen a step in a closed loop, λ × step open.
 
-Mean waits, not the engines' events: the simulation does not hold a request until the N-th
-decode step or a token threshold; it adds each request's mean wait to when the engine sees it.
+Mean waits, not the engines' events. ``held_each_s`` is the mean-wait estimate the simulation
+used before it replayed the events (each request's wait added to when the engine sees it),
+kept to compare the two (docs/step-time.md, admitevents round).
 """
 
 from __future__ import annotations
@@ -77,7 +78,7 @@ def open_batch(step, rate_per_s: float, gen: float, ctx: float, max_seqs: int) -
 
 def held_each_s(hold: AdmissionHold, step, arrival, prompt, gen, groups: int,
                 max_in_flight: int | None, max_seqs: int):  # fmt: skip
-    """Each request's mean wait under ``hold`` in a simulation [s] (numpy array in the
+    """Each request's mean wait under ``hold`` in a load's simulation [s] (numpy array in the
     requests' order; None where nothing is held): the group's running batch from the client's
     concurrency (``max_in_flight`` over ``groups``) or, under open arrivals, from the
     offered rate (module docstring), then ``held_s`` per prompt length; None too where every

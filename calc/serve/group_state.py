@@ -34,6 +34,9 @@ class GroupState:
         "ahead",
         "arrival",
         "blocks",
+        "bw_count",
+        "bw_iters",
+        "bw_tokens",
         "clip",
         "clock",
         "cnt",
@@ -69,6 +72,8 @@ class GroupState:
         "queue_max",
         "ratio_base",
         "ratio_steps",
+        "recv_count",
+        "recv_n",
         "released",
         "requeue_front",
         "reserve",
@@ -140,6 +145,14 @@ class GroupState:
         self.ratio_base = 1.0  # SGLang's new_token_ratio: its last reset value and the
         self.ratio_steps = 0  # decode batches since
         self.dec_times: dict[int, tuple[float, float]] = {}  # b -> (decode_s, ctx_slope)
+        # the engine's admission holds (calc.serve.admission): SGLang's receive interval N and
+        # its count of weighted forwards since the last receive (a decode 1, any other N: the
+        # skipper's 1000 fires at once); TensorRT-LLM's batch wait of T iterations below a
+        # token threshold and its count of iterations held
+        hold = limits.admission
+        self.recv_n, self.recv_count = max(1, hold.recv_interval), 0
+        self.bw_iters = hold.batch_wait_iters if hold.batch_wait_tokens > 0 else 0
+        self.bw_tokens, self.bw_count = hold.batch_wait_tokens, 0
 
     # -- arrivals, the queue and the client -----------------------------------------------
 

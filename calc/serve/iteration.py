@@ -20,10 +20,13 @@ def wait_for_front_end(s: GroupState) -> None:
         s.t = s.paused_until
 
 
-def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool) -> int:
+def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool,
+                   held: int = 0) -> int:  # fmt: skip
     """Decode only, nothing admitted: a stretch of k iterations until a decoder finishes, the
-    pool runs out or (room to admit, nobody waiting) the next request arrives; their times are
-    affine in the attended keys, so they sum in closed form. Returns k."""
+    pool runs out or (room to admit, nobody waiting) the next request arrives, under a receive
+    interval the receive that reads it, whatever the room (``recv_fires``); ``held`` > 0:
+    contexts held by a batch wait, at most that many iterations, stopping at the next arrival
+    too. Their times are affine in the attended keys, so they sum in closed form. Returns k."""
     if s.t < s.paused_until:
         wait_for_front_end(s)
     g, B = s.g, s.B
@@ -43,15 +46,25 @@ def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool) -
         if extra > s.free:
             k_run = _within_pool(s.free, per_cycle, cyc, B, k_run)
             extra = (k_run - 1) // B * per_cycle + sum(cyc[: (k_run - 1) % B])
-        if (not s.waiting and s.nxt < s.n and len(s.running) < s.max_seqs
+        k_run0 = k_run
+        if held:
+            k_run = min(k_run, held)
+        # under a receive interval every read counts (what is read joins the queue then,
+        # admissible or not), so the stretch stops at the read after the next arrival
+        if ((held or s.recv_n > 1 or (not s.waiting and len(s.running) < s.max_seqs))
+                and s.nxt < s.n
                 and k_run > 1 and s.arrival[s.nxt] < math.inf):  # fmt: skip
             target = s.arrival[s.nxt] - s.t
             if not s.ahead:
-                k_run = until_arrival(d, slope, ctx_sum, b, target, k_run)
+                k_arr = until_arrival(d, slope, ctx_sum, b, target, k_run)
             elif target <= 0:  # arrived during the last batch: seen after the one formed
-                k_run = 1
+                k_arr = 1
             else:  # seen when the batch after the one it arrives in is formed
-                k_run = min(k_run, until_arrival(d, slope, ctx_sum, b, target, k_run) + 1)
+                k_arr = until_arrival(d, slope, ctx_sum, b, target, k_run) + 1
+            if s.recv_n > 1:  # read at the first receive after it lands
+                k_arr = recv_fires(s.recv_count, s.recv_n, k_arr)
+            k_run = min(k_run, k_arr)
+        if held or k_run < k_run0:
             extra = (k_run - 1) // B * per_cycle + sum(cyc[: (k_run - 1) % B])
     dt = k_run * d + slope * (k_run * ctx_sum + b * k_run * (k_run - 1) / 2)
     s.used_area += dt * (s.used + extra / 2)
@@ -67,7 +80,25 @@ def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool) -
     clock.last_dec_t = s.t
     s.g += k_run
     s.iterations += k_run
+    if s.recv_n > 1:  # k decode forwards of weight 1, the count reset at each receive
+        s.recv_count = after_decodes(s.recv_count, s.recv_n, k_run)
     return k_run
+
+
+def recv_fires(count: int, interval: int, j: int) -> int:
+    """The first decode iteration j' ≥ ``j`` (1-based, from a count of ``count`` < interval
+    forwards since the last receive) at whose end SGLang's receive fires: count + j' a multiple
+    of ``interval``. Example: count 1, interval 3, j 1: iteration 2 (1 + 2 = 3)."""
+    return j + (-(count + j)) % interval
+
+
+def after_decodes(count: int, interval: int, k: int) -> int:
+    """The receive count after ``k`` decode forwards from ``count`` (< interval), reset at each
+    receive inside them (at the ends of iterations 1 … k − 1; the last one's is the next
+    loop's): count + k − interval × ⌊(count + k − 1) / interval⌋, in 1 … interval.
+    Example: count 1, interval 3, 5 decodes: 6 − 3 × 1 = 3 (a receive after the second)."""
+    c = count + k
+    return c - interval * ((c - 1) // interval)
 
 
 def decode_times(s: GroupState, step, b: int) -> tuple[float, float]:
@@ -136,6 +167,7 @@ def chunk_iteration(s: GroupState, step, b: int, ctx_sum: int, chunks: list, sch
         chunks = [c for (r, k), c in zip(sched, chunks, strict=True)
                   if not (k == 1 and c[0] >= prompt[r])]  # fmt: skip
     dt = step.iteration_s(b, ctx_sum, chunks, rows)
+    s.recv_count = s.recv_n if chunks else s.recv_count + 1  # a prefill forward: receive next
     s.seen = s.t
     if s.t < s.paused_until:
         wait_for_front_end(s)
@@ -216,6 +248,7 @@ def exact_iteration(s: GroupState, step, rl: list, sched: list) -> None:
                 if computed[r] + k == ntok[r]:
                     rows += 1
         dt = step.iteration_s(b, ctx_sum, chunks, rows)
+        s.recv_count = s.recv_n if chunks else s.recv_count + 1
         s.seen = s.t
         if s.t < s.paused_until:
             wait_for_front_end(s)

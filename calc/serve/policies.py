@@ -95,6 +95,15 @@ class MixedBatches:
             b = s.n_dec
             if s.pf < 0:
                 k_p = 0
+        if s.bw_iters and self.reserve and b and not preempted and (s.pf >= 0 or s.waiting):
+            held = self.batch_wait(s, b, s.ntok[pf] if pf >= 0 else 0, M - b - k_p,
+                                   len(s.running))  # fmt: skip
+            if held:  # the contexts wait beside the decoders (their blocks untouched)
+                s.take(need_dec)
+                s.bw_count += decode_stretch(s, step, b, s.sum_off + b * (s.g + 1), False, held)
+                if s.heap and s.heap[0][0] <= s.g:
+                    s.finish_decoders()
+                return
         need = need_dec + need_p
         s.free -= need
         s.used += need
@@ -125,6 +134,35 @@ class MixedBatches:
         if s.heap and s.heap[0][0] <= s.g:
             s.finish_decoders()
 
+    def batch_wait(self, s: GroupState, gens: int, ctx_tokens: int, budget: int,
+                   n_running: int) -> int:  # fmt: skip
+        """TensorRT-LLM's batch waiting (``_apply_batch_waiting``, checked with context and
+        generation requests both scheduled; GUARANTEED_NO_EVICT only, where holding a context
+        moves no block): the contexts this iteration schedules (those running, of
+        ``ctx_tokens`` tokens, then the waiting ones admission would take within ``budget``,
+        without taking them) are held while the iterations held stay below T and their tokens
+        (each its whole sequence) + one a decoder (``gens``) stay below the threshold. Returns
+        the iterations they may still be held (0: they go now, and the count restarts)."""
+        tokens, n_ctx, free = gens + ctx_tokens, 0, s.free
+        ntok, computed, B = s.ntok, s.computed, s.B
+        for w in s.waiting:  # ``admit``'s loop, nothing taken
+            if budget <= 0 or n_running + n_ctx >= s.max_seqs:
+                break
+            charge = min(ntok[w] - computed[w], budget) if self.chunked else ntok[w]
+            need = cdiv(s.prompt[w] + s.gen[w] - s.shared[w], B)
+            if charge > budget or need > free:
+                break
+            free -= need
+            budget -= charge
+            tokens += ntok[w]
+            n_ctx += 1
+        if not (n_ctx or ctx_tokens):
+            return 0  # no context scheduled: nothing checked
+        if s.bw_count < s.bw_iters and tokens < s.bw_tokens:
+            return s.bw_iters - s.bw_count
+        s.bw_count = 0
+        return 0
+
     def preempt_tail(self, s: GroupState, need_dec: int, need_p: int) -> tuple[int, int]:
         """Preempt from the tail of the running requests (the one in prefill, then the latest
         decoders) until the rest get their blocks: what the one-by-one rule ends with.
@@ -147,6 +185,14 @@ class MixedBatches:
         requests in prefill): every running request one at a time, then admission."""
         s.materialise()
         rl, sched, budget, preempted = exact_schedule(s, s.M)
+        if s.bw_iters and self.reserve and not preempted:
+            ctx = [rk for rk in sched if not (rk[1] == 1 and s.is_decoding(rk[0]))]
+            gens = len(sched) - len(ctx)
+            if gens and (ctx or s.waiting) and self.batch_wait(
+                    s, gens, sum(s.ntok[r] for r, _ in ctx), budget, len(rl)):  # fmt: skip
+                s.bw_count += 1  # held: the decoders alone, one iteration
+                exact_iteration(s, step, rl, [rk for rk in sched if rk not in ctx])
+                return
         if not preempted:
             for w, k in self.admit(s, budget, len(rl)):
                 rl.append(w)

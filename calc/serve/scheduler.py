@@ -23,6 +23,12 @@ decode-only iterations that nothing can interrupt are advanced in closed form.
 policy; a test checks the two agree on random scenarios, in every mode. Token times (ITL) are
 kept by ``calc.serve.token_clock``.
 
+**Admission holds** (``Limits.admission``): SGLang's receive interval as a count of forwards
+since the last read (``GroupState.recv_count``; a stretch stops at the read after the next
+arrival, ``calc.serve.iteration.recv_fires``), TensorRT-LLM's batch wait as a count of
+iterations held (``GroupState.bw_count``; ``calc.serve.policies.MixedBatches.batch_wait``): the
+reference keeps the same counters.
+
 **Client concurrency** (``max_in_flight``: a benchmark client that keeps at most C requests
 open, ``vllm bench serve --max-concurrency``): request i ≥ C is sent when an earlier one
 finishes, at max(its own arrival, that finish); the times it was sent are returned.
@@ -74,7 +80,7 @@ class Limits:
     intake_stalls_engine: bool = False
     paused_until_s: float = 0.0
     # what holds new requests back before admission (SGLang's receive interval, TensorRT-LLM's
-    # batch wait): charged as each request's mean wait (calc.serve.admission_hold)
+    # batch wait), replayed event by event (calc.serve.admission; the group state's counters)
     admission: AdmissionHold = field(default_factory=AdmissionHold)
 
     def refused(self, prompt, gen, shared, room):
@@ -141,15 +147,26 @@ def run_group(
     policy.prepare(s)
     # bound once: the loop runs once per iteration (s.running is replaced by the exact rules)
     arrival, n, waiting, policy_step = s.arrival, s.n, s.waiting, policy.step
+    recv = s.recv_n > 1  # SGLang's receive interval: new requests read every N forwards
     while s.done < n:
-        fresh = s.take_arrivals() if s.nxt < n and arrival[s.nxt] <= s.t else 0
+        if recv and s.recv_count < s.recv_n and (s.running or waiting):
+            fresh = 0  # busy and the receive not due: arrivals stay in the socket
+        else:
+            s.recv_count = 0  # the receive fires (an idle engine's at once), its count reset
+            fresh = s.take_arrivals() if s.nxt < n and arrival[s.nxt] <= s.t else 0
         if not s.running and not waiting:
             policy.on_idle(s)
             s.t = s.seen = max(s.t, arrival[s.nxt])  # idle: an arrival is seen at once
             continue
         if len(waiting) - fresh > s.queue_max:  # the longest queue: before admission
             s.queue_max = len(waiting) - fresh
-        policy_step(s, step)
+        if recv:
+            before = s.iterations
+            policy_step(s, step)
+            if s.iterations == before:  # no batch ran: an idle loop, weight 1
+                s.recv_count += 1
+        else:
+            policy_step(s, step)
     c = s.clock
     return GroupOut(
         s.first_token, s.finish, s.admitted, s.preemptions, s.queue_area, s.queue_max,

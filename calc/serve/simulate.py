@@ -48,6 +48,17 @@ is ever preempted (vLLM and SGLang allocate blocks as the tokens come and preemp
 chunked prefill (``trtllm-serve``'s default) a prompt runs whole in one iteration, and one
 longer than max_num_tokens is refused.
 
+**Admission holds** (``Limits.admission``; ``calc.serve.admission`` cites the engines' lines):
+under SGLang's ``--scheduler-recv-interval N`` a busy scheduler reads new requests only when
+its count of forwards since the last read reaches N (a decode forward counts 1, a prefill or
+mixed one fires the next read; an idle engine reads at once), so an arrival joins the queue
+at the first read after it lands; a decode stretch stops at that read. Under TensorRT-LLM's
+batch waiting (``batch_wait_timeout_iters`` T, ``batch_wait_max_tokens_ratio``), an iteration
+that would schedule contexts beside running generation requests holds them back (the
+decoders run alone) while it has held them fewer than T iterations and their tokens (each
+context's whole sequence, + 1 a decoder) stay below the threshold; the count restarts when
+they go.
+
 **KV pool**: the ledger's pool in blocks (``dep.per_gpu``): for a model whose layers are all
 full attention, the engine's blocks; otherwise (sliding windows, SSM state, hybrid groups) the
 pool is counted in full-attention blocks of the same reach: the sequences of the workload's
@@ -213,20 +224,13 @@ def simulate_requests(
     (``kvcalc score``), taken in one at a time at most every ``intake_s`` (default: the
     api front-end's, ``calc.serve.front_end``, where ``front_s`` is given); its TTFT and E2E
     still count from when it was sent. The engine's settings that hold requests back
-    (``limits.admission``) add each request's mean wait to when the engine sees it
-    (``calc.serve.admission_hold``). ``tokens`` off: no ITL and no longest gap per request
-    (faster, for a plan or a check)."""
-    from calc.serve.admission_hold import held_each_s
+    (``limits.admission``: SGLang's receive interval, TensorRT-LLM's batch wait) are replayed
+    in each group's schedule, iteration by iteration (module docstring). ``tokens`` off: no
+    ITL and no longest gap per request (faster, for a plan or a check)."""
     from calc.serve.front_end import intake_s_of
 
     if intake_s is None:
         intake_s = intake_s_of(step) if front_s is not None else 0.0
-    # the engine's scheduler settings that hold requests back (Limits.admission): each
-    # request's mean wait, as if it reached the engine that much later
-    held = held_each_s(limits.admission, step, arrival, prompt, gen, groups, max_in_flight,
-                       limits.max_num_seqs)  # fmt: skip
-    if held is not None:
-        front_s = held if front_s is None else front_s + held
     req = _Requests.of(arrival, prompt, gen, limits, prefix_shared_fraction, front_s, request_s,
                        intake_s)  # fmt: skip
     if limits.intake_stalls_engine and max_in_flight is None:
