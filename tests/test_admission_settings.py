@@ -13,8 +13,7 @@ from calc.data.registry import load_hardware, load_model
 from calc.deploy.deployment import Deployment, EngineSettings, Workload
 from calc.deploy.engines.base import AdmissionHold
 from calc.errors import InvalidInputError
-from calc.serve.admission_hold import busy_share, held_each_s, held_s, open_batch
-from calc.serve.steptime import AffineStepTime
+from calc.serve.admission_hold import busy_share, held_s
 
 
 def _dep(model="llama3-8b", hw="h100", **engine):
@@ -120,34 +119,6 @@ def test_busy_share():
     assert busy_share(1.0, False) == pytest.approx(1 - math.exp(-1), rel=1e-12)
 
 
-def test_held_each_s_closed_and_open_by_hand():
-    # decode step of b sequences: 10 ms + 1 ms × b + 1e-6 s × b × ctx; prompts 1,000, outputs
-    # 100 tokens: mean context 1,000 + 100 / 2 = 1,050
-    step = AffineStepTime(10e-3, 1e-3, 1e-6)
-    n = 40
-    arrival = [0.0] * n
-    prompt, gen = [1000] * n, [100] * n
-    # closed loop of 8 on one group: b = 8, step = 10 + 8 + 8 × 1,050 × 1e-3 = 26.4 ms;
-    # receive interval 10: 4.5 × 26.4 = 118.8 ms each
-    out = held_each_s(AdmissionHold(10), step, arrival, prompt, gen, 1, 8, 256)
-    assert out == pytest.approx([4.5 * 26.4e-3] * n, rel=1e-12)
-    # two groups share the 8: 4 each, step = 10 + 4 + 4.2 = 18.2 ms, wait 4.5 × 18.2 = 81.9 ms
-    out = held_each_s(AdmissionHold(10), step, arrival, prompt, gen, 2, 8, 256)
-    assert out == pytest.approx([81.9e-3] * n, rel=1e-12)
-    # open arrivals, 1 request/s on one group: Little's law b = 1 × 100 × step(b), the step at
-    # round(b) = 1 sequence: b = 100 × (10 + 1 + 1.05) ms = 1.205 running, so an arrival finds
-    # the engine busy with 1 − e^−1.205 = 0.7003 and waits 4.5 steps of 12.05 ms then
-    arrival = [float(i) for i in range(n)]
-    assert open_batch(step, 1.0, 100.0, 1050.0, 256) == pytest.approx(1.205, rel=1e-9)
-    out = held_each_s(AdmissionHold(10), step, arrival, prompt, gen, 1, None, 256)
-    want = (1 - math.exp(-1.205)) * 4.5 * 12.05e-3
-    assert out == pytest.approx([want] * n, rel=1e-9)
-    assert held_each_s(AdmissionHold(1), step, arrival, prompt, gen, 1, None, 256) is None
-
-
-# -- the reports ----------------------------------------------------------------------------
-
-
 def test_latency_ttft_adds_the_mean_wait():
     from calc.reports.latency import latency_report
 
@@ -203,19 +174,6 @@ def test_cli_bad_value_is_one_line(cli):
         "kvcalc: error: --scheduler-recv-interval is not a setting of vLLM (it has none that "
         "holds requests back): drop it"
     ]
-
-
-def test_no_decode_step_no_wait():
-    # requests of one output token each (a disaggregated prefill server's) never decode: no
-    # decode step runs beside an arrival, so nothing is held
-    step = AffineStepTime(10e-3, 1e-3, 1e-6)
-    arrival = [i / 10 for i in range(20)]
-    assert held_each_s(AdmissionHold(10), step, arrival, [512] * 20, [1] * 20, 1, None,
-                       256) is None  # fmt: skip
-    # a closed loop holding every request at once (8 ≥ 4 requests): c = 4 a group, b = 4, the
-    # step 10 + 4 + 4 × 550 × 1e-3 = 16.2 ms (context 512 + 76 / 2 = 550), 4.5 steps each
-    out = held_each_s(AdmissionHold(10), step, [0.0] * 4, [512] * 4, [76] * 4, 1, 8, 256)
-    assert out == pytest.approx([4.5 * 16.2e-3] * 4, rel=1e-12)
 
 
 def test_plan_analytic_estimate_adds_the_wait():
