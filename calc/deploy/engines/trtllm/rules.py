@@ -31,8 +31,9 @@ class TrtllmRules:
     # at TP > 1: the CUDA context and the TP group's NCCL communicator (NCCL sizes it, not
     # TensorRT-LLM's source), taken as SGLang's memory in use before its weights at TP > 1 as it
     # stood then (2.07 GiB). Kept (issue 21, sgbase): no TensorRT-LLM log at TP > 1 printing its
-    # 'Memory used outside torch' was found, and SGLang's figure now (2.20, rules.py) holds its
-    # custom all-reduce IPC buffers, which TensorRT-LLM replaces by its own workspace term here
+    # 'Memory used outside torch' was found, and SGLang's figure now (1.88 GiB, its allocator's
+    # segment tails apart: sglang/rules.py) holds its custom all-reduce IPC buffers, which
+    # TensorRT-LLM replaces by its own workspace term here
     non_torch_tp_bytes: float
     # CustomAllReduceHelper.max_workspace_size_auto (plugin.py): the all-reduce fusion
     # workspace's ``size`` at TP <= 2 and above; each GPU allocates 4 × size × TP of it
@@ -79,7 +80,8 @@ CHANGES = (
         "TensorRT-LLM log in the training set prints them). At TP > 1 the profiling pass's "
         "non-torch memory (_util.py: everything the device holds outside torch) is the CUDA "
         "context and NCCL communicator, 2.07 GiB as SGLang holds before its weights at TP > 1 "
-        "on NVLink GPUs (the training record sglang-4xh100-qwen3-235b-fp8-tp4 implies 2.2), "
+        "on NVLink GPUs (the training record sglang-4xh100-qwen3-235b-fp8-tp4 implies 2.2 with "
+        "the allocator's segment tails, 1.88 without), "
         "plus TensorRT-LLM's own all-reduce fusion workspace: tensorrt_llm/_torch/distributed/"
         "ops.py get_allreduce_workspace -> plugin/plugin.py CustomAllReduceHelper."
         "allocate_allreduce_fusion_workspace (IPC buffers of size × TP, Lamport buffers of "
