@@ -800,19 +800,7 @@ def _prefill_lines() -> list[str]:
         "| record | TTFT | TPOT | out tok/s |",
         "|---|---:|---:|---:|",
     ]
-    for a, b in zip(walk_only(), after(), strict=True):
-        lines.append(f"| {b.run.id} | {_pct(a.ttft_error)} → **{_pct(b.ttft_error)}** | "
-                     f"{_pct(a.tpot_error)} → **{_pct(b.tpot_error)}** | "
-                     f"{_pct(a.tokens_error)} → **{_pct(b.tokens_error)}** |")  # fmt: skip
-
-    def med(ps, key):
-        xs = [getattr(p, key) for p in ps if p.run.id.startswith("llmd")
-              and getattr(p, key) is not None]  # fmt: skip
-        return f"{statistics.median(xs):+.1%} ({len(xs)})"
-
-    lines.append("| llm-d signed median | " + " | ".join(
-        f"{med(walk_only(), k)} → **{med(after(), k)}**"
-        for k in ("ttft_error", "tpot_error", "tokens_error")) + " |")  # fmt: skip
+    lines += _moved_rows(walk_only(), after())
     at_c = ttft_errors_at(1)
     llmd = [r for r in RUNS if r.id.startswith("llmd")]
     lines += [
@@ -869,10 +857,18 @@ def _joint_lines() -> list[str]:
         "| record | TTFT | TPOT | out tok/s |",
         "|---|---:|---:|---:|",
     ]
-    for a, b in zip(sequential(), after(), strict=True):
-        lines.append(f"| {b.run.id} | {_pct(a.ttft_error)} → **{_pct(b.ttft_error)}** | "
-                     f"{_pct(a.tpot_error)} → **{_pct(b.tpot_error)}** | "
-                     f"{_pct(a.tokens_error)} → **{_pct(b.tokens_error)}** |")  # fmt: skip
+    lines += _moved_rows(sequential(), after())
+    lines.append("")
+    return lines
+
+
+def _moved_rows(before: list, now: list) -> list[str]:
+    """Table rows of the MI355X records' signed TTFT, TPOT and output tok/s errors, ``before``
+    → ``now`` (predictions in the same order), then the llm-d rows' signed medians."""
+    lines = [f"| {b.run.id} | {_pct(a.ttft_error)} → **{_pct(b.ttft_error)}** | "
+             f"{_pct(a.tpot_error)} → **{_pct(b.tpot_error)}** | "
+             f"{_pct(a.tokens_error)} → **{_pct(b.tokens_error)}** |"
+             for a, b in zip(before, now, strict=True)]  # fmt: skip
 
     def med(ps, key):
         xs = [getattr(p, key) for p in ps if p.run.id.startswith("llmd")
@@ -880,9 +876,8 @@ def _joint_lines() -> list[str]:
         return f"{statistics.median(xs):+.1%} ({len(xs)})"
 
     lines.append("| llm-d signed median | " + " | ".join(
-        f"{med(sequential(), k)} → **{med(after(), k)}**"
+        f"{med(before, k)} → **{med(now, k)}**"
         for k in ("ttft_error", "tpot_error", "tokens_error")) + " |")  # fmt: skip
-    lines.append("")
     return lines
 
 

@@ -485,3 +485,17 @@ def random_scenario(seed: int, shared_every: int = 3):
                                    retract_steps=int(rng.integers(1, 20))),
     )  # fmt: skip
     return arrival, prompt, gen, shared, lim, rng
+
+
+def assert_same_schedule(a: GroupOut, b: GroupOut) -> None:
+    """The fast loop's ``a`` and the reference's ``b`` ran the same schedule: preemptions,
+    iterations, admission, first-token and finish times, the queue's peak and area."""
+    import pytest
+
+    assert a.preemptions == b.preemptions
+    assert a.iterations == b.iterations
+    assert a.admitted == pytest.approx(b.admitted)
+    assert a.first_token == pytest.approx(b.first_token)
+    assert a.finish == pytest.approx(b.finish)
+    assert a.queue_max == b.queue_max
+    assert a.queue_area == pytest.approx(b.queue_area)

@@ -3,23 +3,16 @@ the requests decoding per virtual engine in each window counted from them."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.scripts import load_script
 
 
 def _curve():
-    path = ROOT / "bench" / "pp_step_curve.py"
-    spec = importlib.util.spec_from_file_location("pp_step_curve", path)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["pp_step_curve"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_script("bench/pp_step_curve.py")
 
 
 def _burst(tmp_path: Path) -> Path:

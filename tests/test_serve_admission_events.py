@@ -12,7 +12,7 @@ from calc.deploy.engines.base import AdmissionHold
 from calc.serve.iteration import after_decodes, recv_fires
 from calc.serve.scheduler import Limits, run_group
 from calc.serve.steptime import AffineStepTime
-from tests.serve_reference import random_scenario, simulate_group_reference
+from tests.serve_reference import assert_same_schedule, random_scenario, simulate_group_reference
 
 STEP = AffineStepTime(fixed_s=1.0)  # every iteration 1 s, whatever it holds
 
@@ -102,13 +102,7 @@ def test_fast_loop_matches_the_reference_with_holds(seed):
     step = AffineStepTime(fixed_s=0.01, per_token_s=0.001, per_ctx_s=1e-5)
     a = run_group(arrival, prompt, gen, shared, lim, step, cap)
     b = simulate_group_reference(arrival, prompt, gen, shared, lim, step, cap)
-    assert a.preemptions == b.preemptions
-    assert a.iterations == b.iterations
-    assert a.admitted == pytest.approx(b.admitted)
-    assert a.first_token == pytest.approx(b.first_token)
-    assert a.finish == pytest.approx(b.finish)
-    assert a.queue_max == b.queue_max
-    assert a.queue_area == pytest.approx(b.queue_area)
+    assert_same_schedule(a, b)
 
 
 @pytest.mark.parametrize("seed", [0, 2, 5, 9])

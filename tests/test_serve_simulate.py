@@ -211,19 +211,17 @@ def test_fast_scheduler_matches_the_one_by_one_rules(seed):
     # caps; prefix sharing; whole-request reservation): the aggregate loop gives the
     # reference loop's exact schedule
     from calc.serve.scheduler import run_group
-    from tests.serve_reference import random_scenario, simulate_group_reference
+    from tests.serve_reference import (
+        assert_same_schedule,
+        random_scenario,
+        simulate_group_reference,
+    )
 
     arrival, prompt, gen, shared, lim, _ = random_scenario(seed)
     step = AffineStepTime(fixed_s=0.01, per_token_s=0.001, per_ctx_s=1e-5)
     a = run_group(arrival, prompt, gen, shared, lim, step)
     b = simulate_group_reference(arrival, prompt, gen, shared, lim, step)
-    assert a.preemptions == b.preemptions
-    assert a.iterations == b.iterations
-    assert a.admitted == pytest.approx(b.admitted)
-    assert a.first_token == pytest.approx(b.first_token)
-    assert a.finish == pytest.approx(b.finish)
-    assert a.queue_max == b.queue_max
-    assert a.queue_area == pytest.approx(b.queue_area)
+    assert_same_schedule(a, b)
 
 
 def test_request_longer_than_max_model_len_is_refused():

@@ -131,11 +131,10 @@ def sweep(python: str) -> None:
 def kvcalc_rows(steps: bool) -> list[dict]:
     """Every MoE row of the held-out page: kvcalc's prediction, concurrency and (``steps``) its
     decode step by class [ms] at the per-rank concurrency and mid-output context."""
-    from moe_decomposition import CLASSES
+    from moe_decomposition import step_by_class
     from validation_heldout import rows
     from validation_throughput import deployment, predict
 
-    from calc.deploy.rates import op_time
     from calc.deploy.steps import step_of
 
     out = []
@@ -149,12 +148,7 @@ def kvcalc_rows(steps: bool) -> list[dict]:
              "ctx": ctx, "share": res.prefill_share}  # fmt: skip
         if steps:
             step = step_of(deployment(row), "expected", batch=res.concurrency, ctx=ctx)
-            by = {name: 0.0 for name, _ in CLASSES}
-            for op in step.raw:
-                cls = next((n for n, ours in CLASSES if op.name in ours), None)
-                if cls is not None:
-                    by[cls] += float(op_time(op, step.rates)) * 1e3
-            k["classes"], k["step"] = by, float(step.time_s) * 1e3
+            k["classes"], k["step"] = step_by_class(step), float(step.time_s) * 1e3
         out.append(k)
     return out
 

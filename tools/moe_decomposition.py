@@ -96,25 +96,31 @@ print(json.dumps(out))
 """
 
 
-def kvcalc_side(row_id: str) -> dict:
-    """kvcalc's step by class [ms], its concurrency, throughput and the published figure."""
-    from validation_heldout import rows
-    from validation_throughput import deployment, predict
-
+def step_by_class(step) -> dict:
+    """A kvcalc step's op times summed by CLASSES [ms] (ops of no class left out)."""
     from calc.deploy.rates import op_time
-    from calc.deploy.steps import step_of
 
-    row = next(r for r in rows() if r.id == row_id)
-    res = predict(row)
-    step = step_of(deployment(row), "expected", batch=res.concurrency, ctx=CTX)
     by = {name: 0.0 for name, _ in CLASSES}
     for op in step.raw:
         cls = next((n for n, ours in CLASSES if op.name in ours), None)
         if cls is not None:
             by[cls] += float(op_time(op, step.rates)) * 1e3
-    return {"classes": by, "step": float(step.time_s) * 1e3, "concurrency": res.concurrency,
-            "predicted": res.predicted, "published": row.published_output_tokens_per_s,
-            "ep": max(row.ep, 1)}  # fmt: skip
+    return by
+
+
+def kvcalc_side(row_id: str) -> dict:
+    """kvcalc's step by class [ms], its concurrency, throughput and the published figure."""
+    from validation_heldout import rows
+    from validation_throughput import deployment, predict
+
+    from calc.deploy.steps import step_of
+
+    row = next(r for r in rows() if r.id == row_id)
+    res = predict(row)
+    step = step_of(deployment(row), "expected", batch=res.concurrency, ctx=CTX)
+    return {"classes": step_by_class(step), "step": float(step.time_s) * 1e3,
+            "concurrency": res.concurrency, "predicted": res.predicted,
+            "published": row.published_output_tokens_per_s, "ep": max(row.ep, 1)}  # fmt: skip
 
 
 def aic_side(python: str, model: str, system: str, gemm: str, moe, batch: int, ep: int) -> dict:
