@@ -1,0 +1,219 @@
+"""The held-out section of docs/validation.md on published runs of current engines (issue 20,
+newruns round; written by bench/validation_doc.py): kvcalc's serving simulation against
+published vLLM and SGLang serving runs whose sources are in no list of bench/validation_sources.py
+before this round, TPOT, TTFT and output tokens/s [s, tokens/s], every row's signed error and
+each group's (vendor × dtype × dense/MoE × engine) signed median.
+
+Run: python bench/validation_newruns.py          (prints the section)
+
+The records: docs/validation/published_runs_2026.yaml (each row's source, settings and the
+assumptions its source leaves open). Nothing is fitted to them.
+
+Prediction: kvcalc's own public path for a benchmark run, the one `kvcalc score` takes
+(``calc.reports.score.simulate_run``): the run's deployment (model, GPU, TP / EP, the
+checkpoint's format, the engine and release, the server's memory fraction and max model
+length), its requests replayed as the client sent them (``Replay``: every prompt of the run at
+t = 0, --request-rate inf, at most the client's --max-concurrency open, fixed lengths: SGLang's
+--random-range-ratio 1.0, vLLM's random dataset at its default range ratio 0), each iteration
+timed by the step-time model. Compared: the mean TTFT and TPOT (the sources do not say mean or
+median: the mean, as both clients print it first) and the output tokens/s over the run.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "docs" / "validation" / "published_runs_2026.yaml"
+# the client's prompt count where the source gives none: 2 × concurrency (the SGLang cookbook's
+# numPromptsByConc in its other configs: 16: 32, 64: 128, 128: 256, 256: 512)
+PROMPTS_PER_CLIENT = 2
+DENSE = ("qwen3.5-27b",)  # the rest of the dataset's models are MoE
+
+
+@dataclass(frozen=True)
+class Run:
+    id: str
+    source: str
+    engine: str
+    release: str
+    model: str
+    hardware: str
+    tp: int
+    ep: int
+    weight_dtype: str | None  # kvcalc format; None: the checkpoint's own (bf16)
+    mem_util: float
+    isl: int
+    osl: int
+    concurrency: int
+    measured: dict
+    prompts: int | None = None
+    max_model_len: int | None = None
+
+    @property
+    def gpus(self) -> int:
+        return self.tp * max(1, self.ep // self.tp)
+
+    @property
+    def n_prompts(self) -> int:
+        return self.prompts or PROMPTS_PER_CLIENT * self.concurrency
+
+    @property
+    def output_tokens_per_s(self) -> float:
+        """Measured output tokens/s of the deployment: as stated, or from the SGLang cookbook's
+        tokens_per_sec_per_gpu (output tok/s / GPUs × (isl + osl) / osl, its stated formula)."""
+        m = self.measured
+        if "output_tokens_per_s" in m:
+            return float(m["output_tokens_per_s"])
+        return float(m["tokens_per_s_per_gpu"]) * self.gpus * self.osl / (self.isl + self.osl)
+
+    @property
+    def dtype(self) -> str:
+        f = self.weight_dtype or "bf16"
+        return {"fp8-block128": "fp8", "fp8-tensor": "fp8", "nvfp4": "fp4"}.get(f, f)
+
+    @property
+    def group(self) -> str:
+        kind = "dense" if self.model in DENSE else "MoE"
+        return f"NVIDIA {self.dtype} {kind} {self.engine}"
+
+
+def runs() -> list[Run]:
+    import yaml
+
+    data = yaml.safe_load(DATA.read_text())
+    return [Run(**r) for r in data["runs"]]
+
+
+def sources() -> dict:
+    import yaml
+
+    return yaml.safe_load(DATA.read_text())["sources"]
+
+
+def deployment(run: Run):
+    from calc.data.registry import load_hardware, load_model
+    from calc.deploy.deployment import Deployment, EngineSettings
+
+    engine = EngineSettings(name=run.engine, version=run.release, mem_util=run.mem_util,
+                            max_model_len=run.max_model_len)  # fmt: skip
+    return Deployment.build(load_model(run.model), load_hardware(run.hardware), tp=run.tp,
+                            ep=run.ep, weight_dtype=run.weight_dtype, engine=engine)  # fmt: skip
+
+
+def replay(run: Run):
+    """The run's requests as its client sent them (module docstring)."""
+    import numpy as np
+
+    from calc.reports.score_workload import Replay
+
+    n = run.n_prompts
+    return Replay(np.zeros(n), np.full(n, run.isl, dtype=np.int64),
+                  np.full(n, run.osl, dtype=np.int64), run.concurrency,
+                  "every request at 0 s (--request-rate inf)", "fixed")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Result:
+    run: Run
+    tpot_s: float
+    ttft_s: float
+    output_tokens_per_s: float
+
+    def error(self, figure: str) -> float:
+        meas = {"tpot": self.run.measured["tpot_s"], "ttft": self.run.measured["ttft_s"],
+                "tokens": self.run.output_tokens_per_s}[figure]  # fmt: skip
+        pred = {"tpot": self.tpot_s, "ttft": self.ttft_s,
+                "tokens": self.output_tokens_per_s}[figure]  # fmt: skip
+        return pred / meas - 1
+
+
+def predict(run: Run, efficiency: str = "expected") -> Result:
+    """The run through ``kvcalc score``'s simulation (module docstring)."""
+    from calc.reports.score import predicted, simulate_run
+
+    sim = simulate_run(deployment(run), replay(run), efficiency=efficiency)
+    return Result(run, predicted(sim, "tpot", "avg"), predicted(sim, "ttft", "avg"),
+                  predicted(sim, "output_tokens_per_s", ""))  # fmt: skip
+
+
+@cache
+def results() -> tuple[Result, ...]:
+    """Every run predicted (simulated once a process)."""
+    return tuple(predict(r) for r in runs())
+
+
+FIGURES = (("tpot", "TPOT"), ("ttft", "TTFT"), ("tokens", "output tokens/s"))
+
+
+def _stats(res, figure: str) -> tuple[float, float]:
+    errs = [r.error(figure) for r in res]
+    return statistics.median(errs), statistics.median(abs(e) for e in errs)
+
+
+def groups(res) -> dict[str, list[Result]]:
+    out: dict[str, list[Result]] = {}
+    for r in res:
+        out.setdefault(r.run.group, []).append(r)
+    return out
+
+
+def render() -> str:
+    res = results()
+    src = sources()
+    lines = [
+        "## Held out: published runs of current engines (issue 20, newruns round)",
+        "",
+        "<!-- generated by bench/validation_newruns.py -->",
+        "",
+        f"{len(res)} published serving runs (docs/validation/published_runs_2026.yaml) from "
+        "sources listed nowhere before this round, each replayed through `kvcalc score`'s",
+        "simulation at its own settings (module docstring of `bench/validation_newruns.py`).",
+        "Nothing is fitted to them. Error = (predicted − measured) / measured.",
+        "",
+        "Sources: " + "; ".join(f"[{k}]({v['url']})" for k, v in src.items()) + ".",
+        "",
+        "| group | rows | TPOT signed median | TPOT median abs | TTFT signed median "
+        "| TTFT median abs | tokens/s signed median | tokens/s median abs |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, sub in sorted(groups(res).items()):
+        cells = []
+        for fig, _ in FIGURES:
+            s, a = _stats(sub, fig)
+            cells += [f"**{s:+.1%}**", f"{a:.1%}"]
+        lines.append(f"| {name} | {len(sub)} | " + " | ".join(cells) + " |")
+    cells = []
+    for fig, _ in FIGURES:
+        s, a = _stats(res, fig)
+        cells += [f"**{s:+.1%}**", f"{a:.1%}"]
+    lines.append(f"| all | {len(res)} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "Every row (predicted / measured; TPOT and TTFT in ms, output tokens/s of the "
+        "deployment):",
+        "",
+        "| run | engine | c | prompts | TPOT pred | meas | error | TTFT pred | meas | error "
+        "| tokens/s pred | meas | error |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in res:
+        run = r.run
+        lines.append(
+            f"| {run.id} | {run.engine} {run.release} | {run.concurrency} | {run.n_prompts} | "
+            f"{r.tpot_s * 1e3:.2f} | {run.measured['tpot_s'] * 1e3:.2f} | "
+            f"{r.error('tpot'):+.1%} | {r.ttft_s * 1e3:,.0f} | "
+            f"{run.measured['ttft_s'] * 1e3:,.0f} | {r.error('ttft'):+.1%} | "
+            f"{r.output_tokens_per_s:,.0f} | {run.output_tokens_per_s:,.0f} | "
+            f"{r.error('tokens'):+.1%} |"
+        )
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    sys.stdout.write(render())
