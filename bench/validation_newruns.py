@@ -95,12 +95,13 @@ def sources() -> dict:
     return yaml.safe_load(DATA.read_text())["sources"]
 
 
-def deployment(run: Run):
+def deployment(run: Run, max_num_seqs: int | None = None):
+    """The run's deployment; ``max_num_seqs``: a running-request cap (``capped``)."""
     from calc.data.registry import load_hardware, load_model
     from calc.deploy.deployment import Deployment, EngineSettings
 
     engine = EngineSettings(name=run.engine, version=run.release, mem_util=run.mem_util,
-                            max_model_len=run.max_model_len)  # fmt: skip
+                            max_model_len=run.max_model_len, max_num_seqs=max_num_seqs)  # fmt: skip
     return Deployment.build(load_model(run.model), load_hardware(run.hardware), tp=run.tp,
                             ep=run.ep, weight_dtype=run.weight_dtype, engine=engine)  # fmt: skip
 
@@ -145,6 +146,49 @@ def predict(run: Run, efficiency: str = "expected") -> Result:
 def results() -> tuple[Result, ...]:
     """Every run predicted (simulated once a process)."""
     return tuple(predict(r) for r in runs())
+
+
+def decoding_batch(tokens_per_s: float, tpot_s: float) -> float:
+    """The requests decoding at once in a run [requests], by Little's law: each request spends
+    (osl − 1) × TPOT decoding and they finish at tokens_per_s / osl a second, so on average
+    tokens_per_s × (osl − 1) / osl × TPOT ≈ tokens_per_s × TPOT decode together (the osl / (osl
+    − 1) left out: under 0.2% at these lengths)."""
+    return tokens_per_s * tpot_s
+
+
+SGLANG_MAMBA_RATIO = 0.9  # SGLang --mamba-full-memory-ratio default (server_args)
+
+
+def sglang_split_cap(run: Run) -> float | None:
+    """The sequences of the run's lengths SGLang's hybrid pool holds per GPU [sequences], where
+    the model has recurrent (Mamba / gated-DeltaNet) layers and the engine is SGLang; else
+    None. SGLang's model runner gives the Mamba state r / (1 + r) of the memory left after the
+    weights (r: --mamba-full-memory-ratio, 0.9 by default) and the attention KV the rest,
+    1 / (1 + r); the running requests are the fewer of the state slots and the KV pool's
+    sequences. kvcalc's SGLang pool does not model this split (its warning: 'the pool counts
+    attention KV only'); reported here, not applied."""
+    if run.engine != "sglang":
+        return None
+    g = deployment(run).per_gpu
+    state = g.ssm_state_bytes_per_sequence
+    if not state:
+        return None
+    ctx = run.isl + run.osl
+    kv = g.sequence_bytes(ctx) - state
+    r = SGLANG_MAMBA_RATIO
+    budget = g.kv_budget_bytes
+    return min(r / (1 + r) * budget / state, budget / (1 + r) / kv)
+
+
+def capped(run: Run, batch: int) -> Result:
+    """The run predicted with its running requests capped at ``batch`` (SGLang
+    --max-running-requests): a diagnostic of the step time at the batch the run held, not a
+    prediction (``batch`` comes from the measurement)."""
+    from calc.reports.score import predicted, simulate_run
+
+    sim = simulate_run(deployment(run, batch), replay(run))
+    return Result(run, predicted(sim, "tpot", "avg"), predicted(sim, "ttft", "avg"),
+                  predicted(sim, "output_tokens_per_s", ""))  # fmt: skip
 
 
 FIGURES = (("tpot", "TPOT"), ("ttft", "TTFT"), ("tokens", "output tokens/s"))
@@ -211,7 +255,30 @@ def render() -> str:
             f"{r.output_tokens_per_s:,.0f} | {run.output_tokens_per_s:,.0f} | "
             f"{r.error('tokens'):+.1%} |"
         )
-    return "\n".join(lines) + "\n"
+    return "\n".join(lines + _batch_lines(res)) + "\n"
+
+
+def _batch_lines(res) -> list[str]:
+    """The SGLang rows' decoding batch, measured (Little's law) against kvcalc's, and the TPOT
+    at the measured batch (``capped``): the diagnostic of the worst group."""
+    out = ["", "Diagnostic of the SGLang hybrid (gated-DeltaNet) rows: the requests decoding at "
+           "once (`decoding_batch`: tokens/s × TPOT) measured and simulated, the sequences "
+           "SGLang's Mamba / KV memory split would hold (`sglang_split_cap`, not applied), and "
+           "kvcalc's TPOT and tokens/s error with the running requests capped at the measured "
+           "batch (`capped`: uses the measurement, so not a prediction).", "",
+           "| run | batch meas | batch kvcalc | SGLang split cap | capped TPOT error "
+           "| capped tokens/s error |", "|---|---:|---:|---:|---:|---:|"]  # fmt: skip
+    for r in res:
+        run = r.run
+        cap = sglang_split_cap(run)
+        if cap is None:
+            continue
+        meas = decoding_batch(run.output_tokens_per_s, run.measured["tpot_s"])
+        c = capped(run, max(1, round(meas)))
+        out.append(f"| {run.id} | {meas:.0f} | "
+                   f"{decoding_batch(r.output_tokens_per_s, r.tpot_s):.0f} | {cap:.0f} | "
+                   f"{c.error('tpot'):+.1%} | {c.error('tokens'):+.1%} |")
+    return out
 
 
 if __name__ == "__main__":
