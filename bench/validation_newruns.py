@@ -238,8 +238,7 @@ def render() -> str:
     lines.append(f"| all | {len(res)} | " + " | ".join(cells) + " |")
     lines += [
         "",
-        "Every row (predicted / measured; TPOT and TTFT in ms, output tokens/s of the "
-        "deployment):",
+        "Every row (predicted / measured; TPOT and TTFT in ms, output tokens/s of the deployment):",
         "",
         "| run | engine | c | prompts | TPOT pred | meas | error | TTFT pred | meas | error "
         "| tokens/s pred | meas | error |",
@@ -275,9 +274,11 @@ def _batch_lines(res) -> list[str]:
             continue
         meas = decoding_batch(run.output_tokens_per_s, run.measured["tpot_s"])
         c = capped(run, max(1, round(meas)))
-        out.append(f"| {run.id} | {meas:.0f} | "
-                   f"{decoding_batch(r.output_tokens_per_s, r.tpot_s):.0f} | {cap:.0f} | "
-                   f"{c.error('tpot'):+.1%} | {c.error('tokens'):+.1%} |")
+        out.append(
+            f"| {run.id} | {meas:.0f} | "
+            f"{decoding_batch(r.output_tokens_per_s, r.tpot_s):.0f} | {cap:.0f} | "
+            f"{c.error('tpot'):+.1%} | {c.error('tokens'):+.1%} |"
+        )
     return out
 
 
