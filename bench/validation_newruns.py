@@ -157,27 +157,31 @@ def decoding_batch(tokens_per_s: float, tpot_s: float) -> float:
 
 
 SGLANG_MAMBA_RATIO = 0.9  # SGLang --mamba-full-memory-ratio default (server_args)
+SGLANG_STATES_PER_REQUEST = 3  # MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO (radix cache on)
 
 
 def sglang_split_cap(run: Run) -> float | None:
-    """The sequences of the run's lengths SGLang's hybrid pool holds per GPU [sequences], where
+    """The sequences of the run's lengths SGLang's hybrid pool runs per GPU [sequences], where
     the model has recurrent (Mamba / gated-DeltaNet) layers and the engine is SGLang; else
-    None. SGLang's model runner gives the Mamba state r / (1 + r) of the memory left after the
-    weights (r: --mamba-full-memory-ratio, 0.9 by default) and the attention KV the rest,
-    1 / (1 + r); the running requests are the fewer of the state slots and the KV pool's
-    sequences. kvcalc's SGLang pool does not model this split (its warning: 'the pool counts
-    attention KV only'); reported here, not applied."""
+    None. SGLang's model runner (``_handle_max_mamba_cache``) gives the Mamba state r / (1 + r)
+    of the memory left after the weights (r: --mamba-full-memory-ratio, 0.9 by default), the
+    attention KV the rest, 1 / (1 + r), and caps the running requests at the state slots // 3
+    (``_resolve_max_num_reqs``: MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO, with the radix
+    cache on and no extra buffer); the fewer of that and the KV pool's sequences. kvcalc's
+    SGLang pool does not model this split (its warning: 'the pool counts attention KV only');
+    reported here, not applied. The per-request state is kvcalc's (the config's fp32 recurrent
+    state; the H200 FP8 cell's --mamba-ssm-dtype bfloat16 halves SGLang's)."""
     if run.engine != "sglang":
         return None
     g = deployment(run).per_gpu
     state = g.ssm_state_bytes_per_sequence
     if not state:
         return None
-    ctx = run.isl + run.osl
-    kv = g.sequence_bytes(ctx) - state
+    kv = g.sequence_bytes(run.isl + run.osl) - state
     r = SGLANG_MAMBA_RATIO
     budget = g.kv_budget_bytes
-    return min(r / (1 + r) * budget / state, budget / (1 + r) / kv)
+    slots = r / (1 + r) * budget / state
+    return min(slots // SGLANG_STATES_PER_REQUEST, budget / (1 + r) / kv)
 
 
 def capped(run: Run, batch: int) -> Result:
