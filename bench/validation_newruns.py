@@ -53,6 +53,11 @@ class Run:
     measured: dict
     prompts: int | None = None
     max_model_len: int | None = None
+    # the server's flags where the source states them (None: the engine's default)
+    kv_dtype: str | None = None
+    max_num_seqs: int | None = None  # SGLang --max-running-requests, vLLM --max-num-seqs
+    max_batched_tokens: int | None = None  # SGLang --chunked-prefill-size
+    prefix_cache: bool | None = None  # False: SGLang --disable-radix-cache
 
     @property
     def gpus(self) -> int:
@@ -101,9 +106,13 @@ def deployment(run: Run, max_num_seqs: int | None = None):
     from calc.deploy.deployment import Deployment, EngineSettings
 
     engine = EngineSettings(name=run.engine, version=run.release, mem_util=run.mem_util,
-                            max_model_len=run.max_model_len, max_num_seqs=max_num_seqs)  # fmt: skip
+                            max_model_len=run.max_model_len,
+                            max_num_seqs=max_num_seqs or run.max_num_seqs,
+                            max_batched_tokens=run.max_batched_tokens,
+                            prefix_cache=run.prefix_cache)  # fmt: skip
     return Deployment.build(load_model(run.model), load_hardware(run.hardware), tp=run.tp,
-                            ep=run.ep, weight_dtype=run.weight_dtype, engine=engine)  # fmt: skip
+                            ep=run.ep, weight_dtype=run.weight_dtype, kv_dtype=run.kv_dtype,
+                            engine=engine)  # fmt: skip
 
 
 def replay(run: Run):
@@ -167,7 +176,9 @@ def sglang_split_cap(run: Run) -> float | None:
     of the memory left after the weights (r: --mamba-full-memory-ratio, 0.9 by default), the
     attention KV the rest, 1 / (1 + r), and caps the running requests at the state slots // 3
     (``_resolve_max_num_reqs``: MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO, with the radix
-    cache on and no extra buffer); the fewer of that and the KV pool's sequences. kvcalc's
+    cache on and no extra buffer); the fewer of that and the KV pool's sequences. With
+    --disable-radix-cache and --max-running-requests N the state takes N slots and the KV the
+    rest, N the cap. kvcalc's
     SGLang pool does not model this split (its warning: 'the pool counts attention KV only');
     reported here, not applied. The per-request state is kvcalc's (the config's fp32 recurrent
     state; the H200 FP8 cell's --mamba-ssm-dtype bfloat16 halves SGLang's)."""
@@ -178,8 +189,12 @@ def sglang_split_cap(run: Run) -> float | None:
     if not state:
         return None
     kv = g.sequence_bytes(run.isl + run.osl) - state
-    r = SGLANG_MAMBA_RATIO
     budget = g.kv_budget_bytes
+    if run.prefix_cache is False and run.max_num_seqs:
+        # --disable-radix-cache with --max-running-requests: one state slot a request, the
+        # rest of the memory KV
+        return min(run.max_num_seqs, (budget - run.max_num_seqs * state) / kv)
+    r = SGLANG_MAMBA_RATIO
     slots = r / (1 + r) * budget / state
     return min(slots // SGLANG_STATES_PER_REQUEST, budget / (1 + r) / kv)
 
