@@ -20,6 +20,8 @@ Sections:
   (bench/validation_sources.py).
 - `kvcalc score` on published benchmark runs, uncalibrated and calibrated on one run
   (bench/validation_score.py: scores recomputed, fits read from docs/validation/score_fits.yaml).
+- published runs of current engines (SGLang 0.5.16, vLLM 0.16) from sources listed nowhere
+  before, held out (bench/validation_newruns.py, recomputed);
 - the confidence bands by class that `kvcalc plan` margins on (bench/validation_confidence.py), also
   written as data to calc/data/error_bands.json (--check: stale when it differs).
 """
@@ -67,7 +69,9 @@ more on held-out rows, and the serving simulation against published benchmark ru
     the step-time model was fitted to or looked at.
 11. [Benchmark runs](#scoring-published-benchmark-runs-kvcalc-score): `kvcalc score` on
     published vLLM and SGLang benchmark result files, uncalibrated and calibrated on one run.
-11. [Confidence bands](#confidence-bands-by-class-what-kvcalc-plan-margins-on): the measured
+12. [Current engines, held out](#held-out-published-runs-of-current-engines-issue-20-newruns-round):
+    published SGLang and vLLM serving runs from new sources, replayed through `kvcalc score`.
+13. [Confidence bands](#confidence-bands-by-class-what-kvcalc-plan-margins-on): the measured
     error by vendor × dtype × dense/MoE that `kvcalc plan` margins on
     (`calc/data/error_bands.json`).
 
@@ -107,6 +111,7 @@ def render() -> str:
         _as_section(_module("validation_bands").render()),
         _as_section(_module("validation_sources").render()),
         _as_section(_module("validation_score").render()),
+        _as_section(_module("validation_newruns").render()),
         _as_section(_module("validation_confidence").render()),
     ]
     return "\n".join(parts)

@@ -1882,6 +1882,35 @@ LOOKED_AT = (
      "reset to 0 when they go)",
      "issue 20, admitevents round: the batch wait replayed iteration by iteration in the "
      "serving simulation (calc/serve/policies.py MixedBatches.batch_wait); nothing fitted"),
+    ("sgl-project/sglang docs_new/src/snippets/configs/qwen/qwen3.5-benchmarks.jsx (the SGLang "
+     "0.5.16 re-bench: H100/H200/B200/B300, Qwen3.5 0.8B-397B, isl 8192 / osl 1024 at "
+     "concurrency 1, 16, 1024, 4096; earlier stored versions at 0.5.15, concurrency 1 and 100) "
+     "and docs_new/src/snippets/configs/qwen/qwen3.5.jsx@00a49ea2c (the cells' server flags, "
+     "the bench_serving command)",
+     "issue 20, newruns round: 16 high-throughput rows of Qwen3.5-27B and 397B-A17B held out in "
+     "docs/validation/published_runs_2026.yaml (bench/validation_newruns.py); the MTP "
+     "low-latency rows, the 0.5.15 rows (workload the file calls uncorrected) and the models "
+     "kvcalc does not ship left out; nothing fitted"),
+    ("docs.vultr.com/inference-cookbook/cuda/optimization/concurrency-tuning (vLLM 0.16.0 on "
+     "HGX B200: Nemotron Nano 30B FP8 TP 2, Nemotron Super 49B, MiniMax M2.5 tables by "
+     "concurrency) and cuda/model-guides/nemotron-nano, cuda/dynamo/dynamo-executive-summary",
+     "issue 20, newruns round: the nine Nemotron 3 Nano FP8 rows held out in "
+     "docs/validation/published_runs_2026.yaml; Nemotron Super (not shipped) and MiniMax "
+     "(table cut in the copy read) left out; nothing fitted"),
+    ("sgl-project/sglang cookbook benchmark files of models kvcalc does not ship "
+     "(deepseek-v4, qwen3.6, glm-5.1, glm-5.2, minimax-m2.7, kimi-k2.6 benchmarks.jsx) and "
+     "sglang's hybrid memory-pool code (model runner: mamba_budget = rest memory x "
+     "mamba_full_memory_ratio / (1 + ratio), --mamba-full-memory-ratio 0.9 by default)",
+     "issue 20, newruns round: not used as records (models not shipped); SGLang's Mamba / KV "
+     "split reported as the likely cause of the hybrid rows' TPOT gap, not applied"),
+    ("vllm-project/vllm issues and pulls searched for vLLM >= 0.20 serving runs (#31826, "
+     "#33743, #36795, #37205, #42484, #51349, vllm-project/perf-eval#9, vllm-metal#352), "
+     "tenstorrent/tt-inference-server sweeps, SemiAnalysisAI/InferenceX#1672, "
+     "vllm-project/tpu-inference#3050, sgl-project/sglang pulls #9278, #31363, #32046, "
+     "#32959, NVIDIA/srt-slurm#132, llm-d/llm-d-benchmark#1919, docs.gpustack.ai performance "
+     "lab, research.aimultiple.com/gpu-benchmark, the DigitalOcean B300 inference digest",
+     "issue 20, newruns round: search results looked at, not used (older releases, models or "
+     "GPUs kvcalc does not ship, or settings not stated)"),
 )
 
 

@@ -1,0 +1,306 @@
+"""The held-out section of docs/validation.md on published runs of current engines (issue 20,
+newruns round; written by bench/validation_doc.py): kvcalc's serving simulation against
+published vLLM and SGLang serving runs whose sources are in no list of bench/validation_sources.py
+before this round, TPOT, TTFT and output tokens/s [s, tokens/s], every row's signed error and
+each group's (vendor × dtype × dense/MoE × engine) signed median.
+
+Run: python bench/validation_newruns.py          (prints the section)
+
+The records: docs/validation/published_runs_2026.yaml (each row's source, settings and the
+assumptions its source leaves open). Nothing is fitted to them.
+
+Prediction: kvcalc's own public path for a benchmark run, the one `kvcalc score` takes
+(``calc.reports.score.simulate_run``): the run's deployment (model, GPU, TP / EP, the
+checkpoint's format, the engine and release, the server's memory fraction and max model
+length), its requests replayed as the client sent them (``Replay``: every prompt of the run at
+t = 0, --request-rate inf, at most the client's --max-concurrency open, fixed lengths: SGLang's
+--random-range-ratio 1.0, vLLM's random dataset at its default range ratio 0), each iteration
+timed by the step-time model. Compared: the mean TTFT and TPOT (the sources do not say mean or
+median: the mean, as both clients print it first) and the output tokens/s over the run.
+"""
+
+from __future__ import annotations
+
+import statistics
+import sys
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "docs" / "validation" / "published_runs_2026.yaml"
+# the client's prompt count where the source gives none: 2 × concurrency (the SGLang cookbook's
+# numPromptsByConc in its other configs: 16: 32, 64: 128, 128: 256, 256: 512)
+PROMPTS_PER_CLIENT = 2
+DENSE = ("qwen3.5-27b",)  # the rest of the dataset's models are MoE
+
+
+@dataclass(frozen=True)
+class Run:
+    id: str
+    source: str
+    engine: str
+    release: str
+    model: str
+    hardware: str
+    tp: int
+    ep: int
+    weight_dtype: str | None  # kvcalc format; None: the checkpoint's own (bf16)
+    mem_util: float
+    isl: int
+    osl: int
+    concurrency: int
+    measured: dict
+    prompts: int | None = None
+    max_model_len: int | None = None
+    # the server's flags where the source states them (None: the engine's default)
+    kv_dtype: str | None = None
+    max_num_seqs: int | None = None  # SGLang --max-running-requests, vLLM --max-num-seqs
+    max_batched_tokens: int | None = None  # SGLang --chunked-prefill-size
+    prefix_cache: bool | None = None  # False: SGLang --disable-radix-cache
+
+    @property
+    def gpus(self) -> int:
+        return self.tp * max(1, self.ep // self.tp)
+
+    @property
+    def n_prompts(self) -> int:
+        return self.prompts or PROMPTS_PER_CLIENT * self.concurrency
+
+    @property
+    def output_tokens_per_s(self) -> float:
+        """Measured output tokens/s of the deployment: as stated, or from the SGLang cookbook's
+        tokens_per_sec_per_gpu (output tok/s / GPUs × (isl + osl) / osl, its stated formula)."""
+        m = self.measured
+        if "output_tokens_per_s" in m:
+            return float(m["output_tokens_per_s"])
+        return float(m["tokens_per_s_per_gpu"]) * self.gpus * self.osl / (self.isl + self.osl)
+
+    @property
+    def dtype(self) -> str:
+        f = self.weight_dtype or "bf16"
+        return {"fp8-block128": "fp8", "fp8-tensor": "fp8", "nvfp4": "fp4"}.get(f, f)
+
+    @property
+    def group(self) -> str:
+        kind = "dense" if self.model in DENSE else "MoE"
+        return f"NVIDIA {self.dtype} {kind} {self.engine}"
+
+
+def runs() -> list[Run]:
+    import yaml
+
+    data = yaml.safe_load(DATA.read_text())
+    return [Run(**r) for r in data["runs"]]
+
+
+def sources() -> dict:
+    import yaml
+
+    return yaml.safe_load(DATA.read_text())["sources"]
+
+
+def deployment(run: Run, max_num_seqs: int | None = None):
+    """The run's deployment; ``max_num_seqs``: a running-request cap (``capped``)."""
+    from calc.data.registry import load_hardware, load_model
+    from calc.deploy.deployment import Deployment, EngineSettings
+
+    engine = EngineSettings(name=run.engine, version=run.release, mem_util=run.mem_util,
+                            max_model_len=run.max_model_len,
+                            max_num_seqs=max_num_seqs or run.max_num_seqs,
+                            max_batched_tokens=run.max_batched_tokens,
+                            prefix_cache=run.prefix_cache)  # fmt: skip
+    return Deployment.build(load_model(run.model), load_hardware(run.hardware), tp=run.tp,
+                            ep=run.ep, weight_dtype=run.weight_dtype, kv_dtype=run.kv_dtype,
+                            engine=engine)  # fmt: skip
+
+
+def replay(run: Run):
+    """The run's requests as its client sent them (module docstring)."""
+    import numpy as np
+
+    from calc.reports.score_workload import Replay
+
+    n = run.n_prompts
+    return Replay(np.zeros(n), np.full(n, run.isl, dtype=np.int64),
+                  np.full(n, run.osl, dtype=np.int64), run.concurrency,
+                  "every request at 0 s (--request-rate inf)", "fixed")  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Result:
+    run: Run
+    tpot_s: float
+    ttft_s: float
+    output_tokens_per_s: float
+
+    def error(self, figure: str) -> float:
+        meas = {"tpot": self.run.measured["tpot_s"], "ttft": self.run.measured["ttft_s"],
+                "tokens": self.run.output_tokens_per_s}[figure]  # fmt: skip
+        pred = {"tpot": self.tpot_s, "ttft": self.ttft_s,
+                "tokens": self.output_tokens_per_s}[figure]  # fmt: skip
+        return pred / meas - 1
+
+
+def predict(run: Run, efficiency: str = "expected") -> Result:
+    """The run through ``kvcalc score``'s simulation (module docstring)."""
+    from calc.reports.score import predicted, simulate_run
+
+    sim = simulate_run(deployment(run), replay(run), efficiency=efficiency)
+    return Result(run, predicted(sim, "tpot", "avg"), predicted(sim, "ttft", "avg"),
+                  predicted(sim, "output_tokens_per_s", ""))  # fmt: skip
+
+
+@cache
+def results() -> tuple[Result, ...]:
+    """Every run predicted (simulated once a process)."""
+    return tuple(predict(r) for r in runs())
+
+
+def decoding_batch(tokens_per_s: float, tpot_s: float) -> float:
+    """The requests decoding at once in a run [requests], by Little's law: each request spends
+    (osl − 1) × TPOT decoding and they finish at tokens_per_s / osl a second, so on average
+    tokens_per_s × (osl − 1) / osl × TPOT ≈ tokens_per_s × TPOT decode together (the osl / (osl
+    − 1) left out: under 0.2% at these lengths)."""
+    return tokens_per_s * tpot_s
+
+
+SGLANG_MAMBA_RATIO = 0.9  # SGLang --mamba-full-memory-ratio default (server_args)
+SGLANG_STATES_PER_REQUEST = 3  # MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO (radix cache on)
+
+
+def sglang_split_cap(run: Run) -> float | None:
+    """The sequences of the run's lengths SGLang's hybrid pool runs per GPU [sequences], where
+    the model has recurrent (Mamba / gated-DeltaNet) layers and the engine is SGLang; else
+    None. SGLang's model runner (``_handle_max_mamba_cache``) gives the Mamba state r / (1 + r)
+    of the memory left after the weights (r: --mamba-full-memory-ratio, 0.9 by default), the
+    attention KV the rest, 1 / (1 + r), and caps the running requests at the state slots // 3
+    (``_resolve_max_num_reqs``: MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO, with the radix
+    cache on and no extra buffer); the fewer of that and the KV pool's sequences. With
+    --disable-radix-cache and --max-running-requests N the state takes N slots and the KV the
+    rest, N the cap. kvcalc's
+    SGLang pool does not model this split (its warning: 'the pool counts attention KV only');
+    reported here, not applied. The per-request state is kvcalc's (the config's fp32 recurrent
+    state; the H200 FP8 cell's --mamba-ssm-dtype bfloat16 halves SGLang's)."""
+    if run.engine != "sglang":
+        return None
+    g = deployment(run).per_gpu
+    state = g.ssm_state_bytes_per_sequence
+    if not state:
+        return None
+    kv = g.sequence_bytes(run.isl + run.osl) - state
+    budget = g.kv_budget_bytes
+    if run.prefix_cache is False and run.max_num_seqs:
+        # --disable-radix-cache with --max-running-requests: one state slot a request, the
+        # rest of the memory KV
+        return min(run.max_num_seqs, (budget - run.max_num_seqs * state) / kv)
+    r = SGLANG_MAMBA_RATIO
+    slots = r / (1 + r) * budget / state
+    return min(slots // SGLANG_STATES_PER_REQUEST, budget / (1 + r) / kv)
+
+
+def capped(run: Run, batch: int) -> Result:
+    """The run predicted with its running requests capped at ``batch`` (SGLang
+    --max-running-requests): a diagnostic of the step time at the batch the run held, not a
+    prediction (``batch`` comes from the measurement)."""
+    from calc.reports.score import predicted, simulate_run
+
+    sim = simulate_run(deployment(run, batch), replay(run))
+    return Result(run, predicted(sim, "tpot", "avg"), predicted(sim, "ttft", "avg"),
+                  predicted(sim, "output_tokens_per_s", ""))  # fmt: skip
+
+
+FIGURES = (("tpot", "TPOT"), ("ttft", "TTFT"), ("tokens", "output tokens/s"))
+
+
+def _stats(res, figure: str) -> tuple[float, float]:
+    errs = [r.error(figure) for r in res]
+    return statistics.median(errs), statistics.median(abs(e) for e in errs)
+
+
+def groups(res) -> dict[str, list[Result]]:
+    out: dict[str, list[Result]] = {}
+    for r in res:
+        out.setdefault(r.run.group, []).append(r)
+    return out
+
+
+def render() -> str:
+    res = results()
+    src = sources()
+    lines = [
+        "## Held out: published runs of current engines (issue 20, newruns round)",
+        "",
+        "<!-- generated by bench/validation_newruns.py -->",
+        "",
+        f"{len(res)} published serving runs (docs/validation/published_runs_2026.yaml) from "
+        "sources listed nowhere before this round, each replayed through `kvcalc score`'s",
+        "simulation at its own settings (module docstring of `bench/validation_newruns.py`).",
+        "Nothing is fitted to them. Error = (predicted − measured) / measured.",
+        "",
+        "Sources: " + "; ".join(f"[{k}]({v['url']})" for k, v in src.items()) + ".",
+        "",
+        "| group | rows | TPOT signed median | TPOT median abs | TTFT signed median "
+        "| TTFT median abs | tokens/s signed median | tokens/s median abs |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, sub in sorted(groups(res).items()):
+        cells = []
+        for fig, _ in FIGURES:
+            s, a = _stats(sub, fig)
+            cells += [f"**{s:+.1%}**", f"{a:.1%}"]
+        lines.append(f"| {name} | {len(sub)} | " + " | ".join(cells) + " |")
+    cells = []
+    for fig, _ in FIGURES:
+        s, a = _stats(res, fig)
+        cells += [f"**{s:+.1%}**", f"{a:.1%}"]
+    lines.append(f"| all | {len(res)} | " + " | ".join(cells) + " |")
+    lines += [
+        "",
+        "Every row (predicted / measured; TPOT and TTFT in ms, output tokens/s of the deployment):",
+        "",
+        "| run | engine | c | prompts | TPOT pred | meas | error | TTFT pred | meas | error "
+        "| tokens/s pred | meas | error |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in res:
+        run = r.run
+        lines.append(
+            f"| {run.id} | {run.engine} {run.release} | {run.concurrency} | {run.n_prompts} | "
+            f"{r.tpot_s * 1e3:.2f} | {run.measured['tpot_s'] * 1e3:.2f} | "
+            f"{r.error('tpot'):+.1%} | {r.ttft_s * 1e3:,.0f} | "
+            f"{run.measured['ttft_s'] * 1e3:,.0f} | {r.error('ttft'):+.1%} | "
+            f"{r.output_tokens_per_s:,.0f} | {run.output_tokens_per_s:,.0f} | "
+            f"{r.error('tokens'):+.1%} |"
+        )
+    return "\n".join(lines + _batch_lines(res)) + "\n"
+
+
+def _batch_lines(res) -> list[str]:
+    """The SGLang rows' decoding batch, measured (Little's law) against kvcalc's, and the TPOT
+    at the measured batch (``capped``): the diagnostic of the worst group."""
+    out = ["", "Diagnostic of the SGLang hybrid (gated-DeltaNet) rows: the requests decoding at "
+           "once (`decoding_batch`: tokens/s × TPOT) measured and simulated, the sequences "
+           "SGLang's Mamba / KV memory split would hold (`sglang_split_cap`, not applied), and "
+           "kvcalc's TPOT and tokens/s error with the running requests capped at the measured "
+           "batch (`capped`: uses the measurement, so not a prediction).", "",
+           "| run | batch meas | batch kvcalc | SGLang split cap | capped TPOT error "
+           "| capped tokens/s error |", "|---|---:|---:|---:|---:|---:|"]  # fmt: skip
+    for r in res:
+        run = r.run
+        cap = sglang_split_cap(run)
+        if cap is None:
+            continue
+        meas = decoding_batch(run.output_tokens_per_s, run.measured["tpot_s"])
+        c = capped(run, max(1, round(meas)))
+        out.append(
+            f"| {run.id} | {meas:.0f} | "
+            f"{decoding_batch(r.output_tokens_per_s, r.tpot_s):.0f} | {cap:.0f} | "
+            f"{c.error('tpot'):+.1%} | {c.error('tokens'):+.1%} |"
+        )
+    return out
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    sys.stdout.write(render())
