@@ -5,15 +5,14 @@ CPU: hidden behind the GPU's step while shorter, the whole step beyond it, 2.75x
 from __future__ import annotations
 
 from dataclasses import replace
-
 from pathlib import Path
 
 import pytest
 import yaml
 
 from calc.data.hardware_schema import HardwareProfile
-from calc.data.yaml_io import validate
 from calc.data.registry import load_hardware, load_model
+from calc.data.yaml_io import validate
 from calc.deploy.deployment import Deployment, EngineSettings
 from calc.deploy.engines import host_costs
 from calc.deploy.host_costs import (
@@ -89,7 +88,7 @@ def test_an_unknown_host_cpu_is_refused():
     # the shipped file with one key changed: one error line naming the file and the key
     data = yaml.safe_load((ROOT / "hardware_profiles" / "b200.yaml").read_text())
     data["host_cpu"] = "sparc"
-    with pytest.raises(ConfigError, match="mine.yaml.*host_cpu"):
+    with pytest.raises(ConfigError, match=r"mine\.yaml.*host_cpu"):
         validate(HardwareProfile, data, "mine.yaml")
 
 
