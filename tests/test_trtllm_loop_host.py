@@ -4,7 +4,7 @@ CPU: hidden behind the GPU's step while shorter, the whole step beyond it, 2.75x
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import pytest
@@ -23,6 +23,7 @@ from calc.deploy.host_costs import (
 )
 from calc.errors import ConfigError
 from calc.reports.throughput import serving_throughput
+from calc.serve.steptime import AffineStepTime
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -115,3 +116,74 @@ def test_steady_state_decode_waits_for_the_loop_on_grace_only():
     on_x86 = serving_throughput(b200, prompt=128, gen=128, host=host)
     no_loop = serving_throughput(b200, prompt=128, gen=128, host=replace(host, loop_sequence_s=0))
     assert on_x86.decode_s == pytest.approx(no_loop.decode_s, rel=1e-12)
+
+
+# ---------------------------------------------------------------------------------------------
+# The serving simulation: an iteration waits for the loop where it outlasts the GPU's work
+
+
+@dataclass(frozen=True)
+class _LoopedStep(AffineStepTime):
+    """The toy iteration time with an engine loop of ``loop_s`` a sequence beside it."""
+
+    loop_s: float = 0.0
+
+    def loop_floor_s(self, b: int) -> float:
+        return self.loop_s * b
+
+    def iteration_s(self, b, ctx_sum, chunks, rows) -> float:
+        gpu = super().iteration_s(b, ctx_sum, chunks, rows)
+        return max(gpu, self.loop_s * (b + len(chunks))) if gpu else 0.0
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_fast_loop_matches_the_reference_with_an_engine_loop(seed):
+    # 8 ms a sequence against 10 ms + 1 ms a token + 10 us a key: at 2 sequences the loop's
+    # 16 ms binds below 400 keys and lets go beyond, so the fast loop's stretches and the
+    # reference's iterations both cross the floor (it moves the schedule of 18 of the 24)
+    from calc.serve.scheduler import run_group
+    from tests.serve_reference import (
+        assert_same_schedule,
+        random_scenario,
+        simulate_group_reference,
+    )
+
+    arrival, prompt, gen, shared, lim, _ = random_scenario(seed)
+    step = _LoopedStep(fixed_s=0.01, per_token_s=0.001, per_ctx_s=1e-5, loop_s=0.008)
+    a = run_group(arrival, prompt, gen, shared, lim, step)
+    b = simulate_group_reference(arrival, prompt, gen, shared, lim, step)
+    assert_same_schedule(a, b)
+
+
+def test_a_loop_bound_stretch_by_hand():
+    # 4 requests of 1-token prompts and 4 output tokens, all at 0; 10 ms + 10 us a key, loop
+    # 5 ms a sequence: their prefill (4 chunks) takes max(10 ms, 4 x 5 ms) = 20 ms (first tokens
+    # at 20 ms); each decode of the 4 (contexts 2, 3, 4: 8, 12, 16 keys) takes max(10.08 ...
+    # 10.16 ms, 20 ms) = 20 ms: tokens at 40, 60, 80 ms, the last at 80 ms
+    from calc.serve.scheduler import run_group
+    from calc.serve.simulate import Limits
+
+    lim = Limits(pool_blocks=100, block_size=4, max_batched_tokens=100, max_num_seqs=8)
+    step = _LoopedStep(fixed_s=0.01, per_ctx_s=1e-5, loop_s=0.005)
+    out = run_group([0.0] * 4, [1] * 4, [4] * 4, [0] * 4, lim, step)
+    assert out.first_token == pytest.approx([0.02] * 4)
+    assert out.finish == pytest.approx([0.08] * 4)
+    # without the loop: 10 ms + 10 us x keys a step (prefill 10 ms; decodes 10.08, 10.12, 10.16)
+    plain = run_group([0.0] * 4, [1] * 4, [4] * 4, [0] * 4, lim,
+                      AffineStepTime(fixed_s=0.01, per_ctx_s=1e-5))  # fmt: skip
+    assert plain.finish == pytest.approx([0.01 + 0.01008 + 0.01012 + 0.01016] * 4)
+
+
+def test_the_step_table_times_the_loop_on_the_profiles_host():
+    from calc.serve.steptime import step_table
+
+    for hw, per_seq in (("gb200", LOOP_GRACE_MEASURED_S), ("b200", LOOP_SEQUENCE_X86_S)):
+        table = step_table(_qwen3(hw), max_tokens=2048, max_ctx=4096)
+        # the api front-end's serial time is 0 for TensorRT-LLM: the floor is the loop alone
+        assert table.loop_floor_s(2048) == pytest.approx(2048 * per_seq)  # 59.4 / 21.6 ms
+        decode = table.iteration_s(2048, 2048 * 192, (), 2048)  # 128/128's mean context
+        assert decode >= 2048 * per_seq * (1 - 1e-12)
+    # GB200 at 2,048 sequences: the loop's 59.4 ms outlasts the GPU's decode step
+    gb = step_table(_qwen3("gb200"), max_tokens=2048, max_ctx=4096)
+    assert gb.iteration_s(2048, 2048 * 192, (), 2048) == pytest.approx(2048 * LOOP_GRACE_MEASURED_S)
+    assert gb.decode_s(2048) + gb.ctx_slope(2048) * 2048 * 192 < 2048 * LOOP_GRACE_MEASURED_S

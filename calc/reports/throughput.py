@@ -280,9 +280,11 @@ def serving_throughput(
         k = prompts_per_chunk(p, m_rank, n_group) * dp
     gpu_s, chunk_gpu_s = _graph_step_s(dep, efficiency, micro, k, p, g, local,
                                        graph_batch_sizes)  # fmt: skip
-    # the engine loop overlapped with the GPU's step: each rank's own (calc.deploy.host_costs)
+    # the engine loop overlapped with the GPU's step (calc.deploy.host_costs): each rank runs
+    # its own, over its local / dp sequences a round of the n_micro micro-batches, while each
+    # stage computes n_micro × gpu_s / pp: a step's share is local / dp × pp / n_micro of them
     host = host.for_host_cpu(dep.hardware.host_cpu if dep.hardware is not None else None)
-    tpot = host.step_s(gpu_s, micro, micro / dp)
+    tpot = host.step_s(gpu_s, micro, local / dp * pp / n_micro)
     decode_s = decode_cycle_s(g, tpot, n_micro, pp)
     chunk_s = chunk_gpu_s + host.step_host_s(k)
     prefill_s = prefill_cycle_s(local, k, chunk_s, pp)
