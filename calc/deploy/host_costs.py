@@ -28,11 +28,11 @@ A fourth figure is host work the GPU does not wait for until it outlasts the ste
   per rank), stated for an x86 host; ``cpu_factor`` scales it to the deployment's host CPU
   (``for_host_cpu``: the hardware profile's ``host_cpu``). A step then takes
   max(GPU time, loop_sequence_s × cpu_factor × the rank's sequences) + the serial terms above
-  (``step_s``): hidden while shorter than the GPU's step, the whole loop beyond it. Only the
-  steady-state throughput (``calc.reports.throughput``) and the silicon sample's closed form
-  (``bench/validation_serving.py``) apply it so far; the serving simulation's decode stretches
-  are affine in the attended keys (``calc.serve.iteration``), which a max breaks: not applied
-  there (docs/step-time.md, trthost round).
+  (``step_s``): hidden while shorter than the GPU's step, the whole loop beyond it. The
+  steady-state throughput (``calc.reports.throughput``), the serving simulation
+  (``calc.serve.steptime``: ``loop_floor_s``; a decode stretch runs one iteration at a time
+  while the loop binds) and the silicon sample's closed form (``bench/validation_serving.py``)
+  apply it (docs/step-time.md, trthost round).
 
 Front-ends: ``api`` (the OpenAI-compatible HTTP server, streaming: what vLLM's and SGLang's
 serving benchmarks and ``trtllm-serve`` measure) and ``offline`` (the engine's Python API fed
