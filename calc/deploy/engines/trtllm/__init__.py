@@ -38,7 +38,7 @@ class TensorRTLLM(Engine):
     # the PyExecutor's loop per running sequence per step, overlapped with the GPU's step and
     # exposed beyond it (calc.deploy.host_costs.with_loop; x86 figure, scaled on Grace): measured
     # on main of December 2025 (between 1.2.0rc6 and 1.2.0), charged to every modelled release
-    # (1.0 and 1.1 ran more of it per request in Python: at least this)
+    # (earlier ones not measured; later PRs took per-request Python out of the loop: at least this)
     host_loop_sequence: ClassVar[tuple[tuple[VersionRange, float], ...]] = (
         (VersionRange(), LOOP_SEQUENCE_X86_S),
     )
