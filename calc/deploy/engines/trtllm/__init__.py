@@ -38,7 +38,8 @@ class TensorRTLLM(Engine):
     # the PyExecutor's loop per running sequence per step, overlapped with the GPU's step and
     # exposed beyond it (calc.deploy.host_costs.with_loop; x86 figure, scaled on Grace): measured
     # on main of December 2025 (between 1.2.0rc6 and 1.2.0), charged to every modelled release
-    # (earlier ones not measured; later PRs took per-request Python out of the loop: at least this)
+    # (others not measured; PRs before and after it took per-request Python out of the loop, so
+    # at 1.0 it is likely a lower bound)
     host_loop_sequence: ClassVar[tuple[tuple[VersionRange, float], ...]] = (
         (VersionRange(), LOOP_SEQUENCE_X86_S),
     )
