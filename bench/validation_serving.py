@@ -448,6 +448,7 @@ def predict(row: Row, host=None, efficiency: str = "expected", dep=None) -> Resu
         return None
     if host is None:
         host = host_costs(row.backend)
+    host = host.for_host_cpu(dep.hardware.host_cpu)  # its overlapped loop on the row's host
     ec = dep.engine_config
     groups = dep.sequence_groups
     want = math.ceil(row.concurrency / groups)
@@ -471,13 +472,13 @@ def predict(row: Row, host=None, efficiency: str = "expected", dep=None) -> Resu
     # which pays the host time once (``chunk``)
     one_wave = one
     chunk, one = eager_prefill_s(row, dep, chunk, pre), eager_prefill_s(row, dep, one, own)
-    t_dec = gpu + host.step_host_s(n)
+    t_dec = host.step_s(gpu, n)  # max(GPU, each rank's overlapped loop) + the serial host
     per_token = t_dec  # a decode step's time per output token of a sequence
     if row.mtp:  # the run's MTP speculative decoding (MTP_ROWS): fewer, longer steps
         from calc.reports.mtp_decode import mtp_decode
 
         spec = mtp_decode(dep, efficiency, batch=n * dpa, ctx=ctx, draft_tokens=row.mtp)
-        t_dec = spec.step_s + host.step_host_s(n)
+        t_dec = host.step_s(spec.step_s, n)
         per_token = t_dec / spec.tokens_per_step
     chunk += host.step_host_s(k)
     chunks = max(1, math.ceil(row.isl / ec.max_batched_tokens))

@@ -210,6 +210,18 @@ FITTED = (
      "1.355 ms a DeepSeek-shaped layer (MLA + routed MoE), the SGLang wing's eager prefill "
      "layer, charged by bench/validation_serving.py to SGLang runs whose stated release (before "
      "0.5.10) issues its prompt passes eagerly; no constant fitted"),
+    ("NVIDIA/TensorRT-LLM PR #10273 (lancelly, 2025-12-24, merged 2026-01-20): GB200, attention "
+     "DP 2, max_batch_size 1,536, 3,072 concurrent 1k/1k requests, the PyExecutor's 'average per "
+     "iteration host_step_time' 44.53 ms (Llama-3.2-1B) and 45.11 ms (GPT-OSS-120B) with the C++ "
+     "scheduler (its schedule 4.4-4.45% of it); with NVIDIA/TransformerEngine#2053's CPU time of a "
+     "PyTorch Linear forward, 37.08 us on GB200 against 13.48 us on an H100 DGX's Xeon 8480C",
+     "TensorRT-LLM's engine loop per running sequence, overlapped with the GPU's step: 44.53 ms "
+     "/ 1,536 = 29.0 us on Grace (two models 120x apart at one loop time: the host's), / 2.75 = "
+     "10.5 us on x86",
+     "issue 20, trthost round: calc.deploy.host_costs.LOOP_SEQUENCE_X86_S and CPU_FACTOR (the "
+     "profiles' host_cpu: gb200, gb300 grace), a step max(GPU, loop) + the serial host time in "
+     "the steady state, the simulation and bench/validation_serving.py; nothing fitted (two "
+     "quotients of the measurements)"),
 )
 
 
@@ -1911,6 +1923,17 @@ LOOKED_AT = (
      "lab, research.aimultiple.com/gpu-benchmark, the DigitalOcean B300 inference digest",
      "issue 20, newruns round: search results looked at, not used (older releases, models or "
      "GPUs kvcalc does not ship, or settings not stated)"),
+    ("NVIDIA/TensorRT-LLM PR #11983 (L40S, Llama-3.2-1B, batch 1,000, logprobs=0: TorchSampler's "
+     "sampling host overhead 13.8 -> 11.3 ms, TRTLLMSampler 5.9 ms; 2026-03), PR #16564 (GB200 "
+     "gpt-oss-120b gen-only, 256 a rank: an 8.8 ms GPU bubble a step from update_requests' "
+     "per-request pybind calls; 2026-07), PR #5550 (TRTLLMSampler update_requests 60 -> 3.5 ms, "
+     "TorchSampler 6.2 ms, batch unstated; 2025-06), PR #6842 (update_requests with logprobs), "
+     "PR #7041 (stop criteria moved to sample_async), PR #11141, PR #14127 (hostStepTimeMS: the "
+     "loop's wall time), PR #16313, PR #16047, PR #17257, PR #15841, PR #9703, issue #13957 (B200 "
+     "Llama-3.1-8B FP8 c 64: 580 us a step exposed), issue #9591, issue #4866, PR #3914",
+     "issue 20, trthost round: the TensorRT-LLM host loop's size elsewhere; none a whole loop "
+     "at large batch on x86 (the sampler alone 6-14 us a sequence on an L40S host in 2026), "
+     "nothing fitted"),
 )
 
 

@@ -321,6 +321,8 @@ def _run(s: _Group, step, sched, may_stretch: bool, held: int = 0) -> None:
         if held:
             k_run = min(k_run, held)
         slope = step.ctx_slope(b)
+        if step.loop_floor_s(b) > step.decode_s(b) + slope * ctx_sum:
+            k_run = 1  # the engine's overlapped loop outlasts this step: the iteration's own
         if k_run > 1:
             room = 1 << 62 if s.lim.reserve_whole_request else s.free  # all reserved
             k_run = _decode_run(

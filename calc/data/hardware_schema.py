@@ -423,6 +423,11 @@ class HardwareProfile(Schema):
     # kernel's ramp-up and tail), added to each op's roofline time per kernel [s]; None: 0
     kernel_overhead_s: Annotated[float, Bounds(ge=0, le=1e-3)] | None = None
     kernel_overhead_source: Text | None = None
+    # the family of the host CPU that runs the serving engine's Python beside the GPU: "x86"
+    # (HGX boards, PCIe servers; the default) or "grace" (GB200 / GB300 superchips), which
+    # scales the engine loop's overlapped host time (calc.deploy.host_costs.CPU_FACTOR)
+    host_cpu: Literal["x86", "grace"] = "x86"
+    host_cpu_source: Text | None = None
     # Tensor-core tile rows of the smallest GEMM tile: a GEMM of M rows computes
     # ceil(M / gemm_tile_m) × gemm_tile_m of them (Hopper wgmma: 64) [rows]; None: no padding
     gemm_tile_m: Annotated[int, Bounds(gt=0, le=1024)] | None = None

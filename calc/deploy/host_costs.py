@@ -20,6 +20,20 @@ A step then takes GPU time + per_step_s + per_sequence_s × sequences (``step_ho
 serving simulation adds it to every iteration (``calc.serve.steptime``) and the steady-state
 throughput to every step of its cycle (``calc.reports.throughput``).
 
+A fourth figure is host work the GPU does not wait for until it outlasts the step:
+
+- ``loop_sequence_s``: the engine loop's host time per running sequence per step where an
+  overlap scheduler runs it while the GPU computes the next step (TensorRT-LLM's PyExecutor:
+  scheduling, ``_update_requests``, the sampler's bookkeeping, the responses, one Python thread
+  per rank), stated for an x86 host; ``cpu_factor`` scales it to the deployment's host CPU
+  (``for_host_cpu``: the hardware profile's ``host_cpu``). A step then takes
+  max(GPU time, loop_sequence_s × cpu_factor × the rank's sequences) + the serial terms above
+  (``step_s``): hidden while shorter than the GPU's step, the whole loop beyond it. The
+  steady-state throughput (``calc.reports.throughput``), the serving simulation
+  (``calc.serve.steptime``: ``loop_floor_s``; a decode stretch runs one iteration at a time
+  while the loop binds) and the silicon sample's closed form (``bench/validation_serving.py``)
+  apply it (docs/step-time.md, trthost round).
+
 Front-ends: ``api`` (the OpenAI-compatible HTTP server, streaming: what vLLM's and SGLang's
 serving benchmarks and ``trtllm-serve`` measure) and ``offline`` (the engine's Python API fed
 token ids: ``vllm bench throughput``, ``trtllm-bench``, SGLang's offline engine; no HTTP, no
@@ -167,10 +181,38 @@ class HostCosts:
     per_request_s: float
     per_prompt_token_s: float
     source: str
+    loop_sequence_s: float = 0.0  # overlapped engine loop per sequence per step, x86 [s]
+    cpu_factor: float = 1.0  # the host CPU's time for that loop against an x86 host's [-]
 
     def step_host_s(self, sequences):
         """Host time the GPU waits for in a step of ``sequences`` running sequences [s]."""
         return self.per_step_s + self.per_sequence_s * sequences
+
+    def loop_s(self, rank_sequences):
+        """The overlapped engine loop of one rank holding ``rank_sequences`` [s]."""
+        return self.loop_sequence_s * self.cpu_factor * rank_sequences
+
+    def step_s(self, gpu_s, sequences, rank_sequences=None):
+        """A step of ``gpu_s`` on the GPU and ``sequences`` running sequences (each rank's loop
+        ``rank_sequences``, default ``sequences``) [s]: max(GPU, the loop) + the serial host
+        time (numbers or arrays that broadcast)."""
+        import numpy as np
+
+        ranks = sequences if rank_sequences is None else rank_sequences
+        gpu = np.maximum(gpu_s, self.loop_s(ranks)) if self.loop_sequence_s else gpu_s
+        return gpu + self.step_host_s(sequences)
+
+    def for_host_cpu(self, cpu: str | None) -> HostCosts:
+        """These costs on a host CPU of family ``cpu`` (a hardware profile's ``host_cpu``;
+        None: x86): the overlapped loop scaled by ``CPU_FACTOR`` (set, not multiplied: applying
+        it twice changes nothing)."""
+        family = cpu or "x86"
+        factor = CPU_FACTOR[family]
+        if not self.loop_sequence_s or factor == self.cpu_factor:
+            return self
+        return replace(self, cpu_factor=factor,
+                       source=f"{self.source}; on a {family} host × {factor:.2f} "
+                       f"({CPU_FACTOR_SOURCE})")  # fmt: skip
 
     def request_host_s(self, prompt):
         """Front-end time of one request of ``prompt`` tokens before the engine sees it [s]."""
@@ -232,6 +274,46 @@ def with_core(
         per_sequence_s=costs.per_sequence_s + per_sequence_s,
         source=f"{costs.source}; {title} {version} engine core: {per_sequence_s * 1e6:g} µs per "
         "sequence per step (calc.deploy.host_costs)",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# The overlapped engine loop per running sequence (issue 20, trthost round; docs/step-time.md)
+#
+# Measured on Grace: TensorRT-LLM's PyExecutor at 1,536 running sequences a rank (GB200, attention
+# DP 2, max_batch_size 1,536, 3,072 concurrent 1k/1k requests) takes 44.53 ms a loop serving
+# Llama-3.2-1B and 45.11 ms serving GPT-OSS-120B (NVIDIA/TensorRT-LLM PR #10273, "average per
+# iteration host_step_time", its C++ scheduler, main of December 2025). Two models of 1B and 120B
+# parameters at the same loop time: the loop is the host's, not the GPU's, so 44.53 ms / 1,536 =
+# 29.0 µs a sequence (its per-step part is not separated: all of it charged per sequence).
+# The same PyTorch host code on Grace takes 2.75× its time on an x86 host: a Linear forward's CPU
+# time 37.08 µs on GB200 against 13.48 µs on an H100 DGX's Xeon Platinum 8480C
+# (NVIDIA/TransformerEngine#2053; 33.17 µs on GH200, 2.46×); so 29.0 / 2.75 = 10.5 µs on x86.
+LOOP_GRACE_MEASURED_S = 44.53e-3 / 1536
+CPU_FACTOR = {"x86": 1.0, "grace": 37.08 / 13.48}
+CPU_FACTOR_SOURCE = (
+    "NVIDIA/TransformerEngine#2053: torch Linear forward CPU time 37.08 us on GB200 (Grace), "
+    "13.48 us on an H100 DGX (Xeon Platinum 8480C)"
+)
+LOOP_SEQUENCE_X86_S = LOOP_GRACE_MEASURED_S / CPU_FACTOR["grace"]
+LOOP_SOURCE = (
+    "NVIDIA/TensorRT-LLM PR #10273: GB200 (Grace), 1,536 sequences a rank, host_step_time "
+    "44.53 ms (Llama-3.2-1B) / 45.11 ms (GPT-OSS-120B) -> 29.0 us a sequence on Grace, "
+    f"/ {CPU_FACTOR['grace']:.2f} on x86"
+)
+
+
+def with_loop(costs: HostCosts, loop_sequence_s: float, title: str,
+              version: str | None) -> HostCosts:  # fmt: skip
+    """``costs`` plus the overlapped engine loop's ``loop_sequence_s`` per running sequence of a
+    step on an x86 host, behind every front-end (module docstring; unchanged at 0)."""
+    if not loop_sequence_s:
+        return costs
+    return replace(
+        costs,
+        loop_sequence_s=costs.loop_sequence_s + loop_sequence_s,
+        source=f"{costs.source}; {title} {version or 'latest'} engine loop (overlapped): "
+        f"{loop_sequence_s * 1e6:.1f} µs per sequence per step on x86 ({LOOP_SOURCE})",
     )
 
 

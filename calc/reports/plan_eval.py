@@ -570,6 +570,9 @@ class DecodeOnlyStep:
     def ctx_slope(self, b: int) -> float:
         return self.table.ctx_slope(b)
 
+    def loop_floor_s(self, b: int) -> float:
+        return self.table.loop_floor_s(b)
+
     def iteration_s(self, b, ctx_sum, chunks, rows) -> float:
         if b:
             return self.table.iteration_s(b, ctx_sum, (), b)

@@ -40,8 +40,10 @@ offline benchmark: trtllm-bench throughput, vLLM's benchmark_throughput). In ste
   per step), so their sum is (gen − 1) × TPOT(ctx = P + gen / 2), the mean context.
 - **host time**: every step also waits for the engine's host work not hidden behind the GPU
   (``calc.deploy.host_costs``: per step, and per sequence in the step), added to the step's
-  GPU time; a request's front-end time (HTTP, tokenisation) runs beside the engine and costs
-  no throughput.
+  GPU time; an engine loop that runs beside the GPU's step (TensorRT-LLM's overlap scheduler:
+  ``loop_sequence_s`` per sequence of a rank, scaled to the profile's ``host_cpu``) makes a
+  decode step max(GPU time, the loop) before that; a request's front-end time (HTTP,
+  tokenisation) runs beside the engine and costs no throughput.
 - **padded CUDA graphs** (where the run states them, ``graph_batch_sizes``): TensorRT-LLM
   replays a decode-only step in the smallest captured graph holding each rank's batch, padded
   with dummy requests (not beyond max_batch_size; a size asked beyond min(max_batch_size,
@@ -278,7 +280,11 @@ def serving_throughput(
         k = prompts_per_chunk(p, m_rank, n_group) * dp
     gpu_s, chunk_gpu_s = _graph_step_s(dep, efficiency, micro, k, p, g, local,
                                        graph_batch_sizes)  # fmt: skip
-    tpot = gpu_s + host.step_host_s(micro)
+    # the engine loop overlapped with the GPU's step (calc.deploy.host_costs): each rank runs
+    # its own, over its local / dp sequences a round of the n_micro micro-batches, while each
+    # stage computes n_micro × gpu_s / pp: a step's share is local / dp × pp / n_micro of them
+    host = host.for_host_cpu(dep.hardware.host_cpu if dep.hardware is not None else None)
+    tpot = host.step_s(gpu_s, micro, local / dp * pp / n_micro)
     decode_s = decode_cycle_s(g, tpot, n_micro, pp)
     chunk_s = chunk_gpu_s + host.step_host_s(k)
     prefill_s = prefill_cycle_s(local, k, chunk_s, pp)

@@ -34,6 +34,9 @@ def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool,
     k_run = max(1, nf - g) if nf is not None and not preempted else 1
     extra = 0
     d, slope = decode_times(s, step, b)
+    floor = step.loop_floor_s(b)
+    if floor > d + slope * ctx_sum:  # the engine's overlapped loop outlasts this GPU step
+        k_run, d = 1, floor - slope * ctx_sum  # one iteration, the loop's time
     if k_run > 1:
         # blocks of steps 1 … k − 1: the decoders whose key meets −(g + j) mod B, j = 1 … B;
         # those keys run down from m = (−g − 1) mod B, wrapping at 0: two reversed slices

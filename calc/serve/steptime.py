@@ -32,9 +32,13 @@ attention sub-linear in C beyond the window; γ is taken below it (an upper boun
 
 Host time (``calc.deploy.host_costs``): every iteration also waits for the engine's host work
 not hidden behind the GPU, ``per_step + per_sequence × sequences`` (the decode sequences and
-the prompts with a chunk in the pass), added to the GPU time above; each request's front-end
-time before the engine sees it (HTTP, tokenisation) is ``request_s(prompt)``, which the
-simulation adds to its TTFT.
+the prompts with a chunk in the pass), added to the GPU time above; an engine loop that runs
+beside the GPU's step (TensorRT-LLM's overlap scheduler, ``loop_s`` per sequence on the
+profile's host CPU, × pp stages: each rank's loop serves every micro-batch) makes the iteration
+max(its GPU time, the loop) before that (``loop_floor_s``: a decode stretch runs one iteration
+at a time while the loop binds, the closed form beyond); each request's front-end time before
+the engine sees it (HTTP, tokenisation) is ``request_s(prompt)``, which the simulation adds to
+its TTFT.
 
 CUDA graphs (``calc.serve.graphs``): a pass larger than the largest batch the engine captured
 (``graph_tokens``), or outside the list it declares (TensorRT-LLM's ``graph_sizes``), or
@@ -93,6 +97,9 @@ class StepTable:
     # the engine's declared capture list (TensorRT-LLM), replayed unpadded: a decode pass of a
     # batch outside it is eager too (None: the threshold alone)
     graph_sizes: tuple | None = None
+    # pipeline stages: each rank's engine loop handles every micro-batch in flight, so a
+    # micro-batch's iteration waits for that many of its loops (calc.deploy.host_costs.loop_s)
+    loop_stages: int = 1
 
     def __post_init__(self) -> None:
         # plain lists: a simulation indexes them once per iteration (faster than numpy
@@ -108,6 +115,8 @@ class StepTable:
         object.__setattr__(self, "_eager_prefill", max(self.eager_s, self.eager_prefill_s))
         sizes = None if self.graph_sizes is None else frozenset(int(x) for x in self.graph_sizes)
         object.__setattr__(self, "_graph_sizes", sizes)
+        # the overlapped engine loop per sequence of an iteration [s] (0: none)
+        object.__setattr__(self, "_loop_s", self.host.loop_s(1) * self.loop_stages)
 
     def _tokens(self, n: int) -> float:
         L = self._tokens_s
@@ -157,6 +166,15 @@ class StepTable:
             gpu = max(gpu, self.eager_s)
         return gpu + host
 
+    def loop_floor_s(self, b: int) -> float:
+        """The least a decode-only iteration of ``b`` sequences takes when the engine's
+        overlapped loop outlasts its GPU work (the loop + the serial host time) [s]; 0: no
+        loop. The iteration takes max(decode_s(b) + γ_b C, this): a decode stretch runs one
+        iteration at a time while the floor binds (``calc.serve.iteration.decode_stretch``)."""
+        if not self._loop_s:
+            return 0.0
+        return self._loop_s * b + self.host.per_step_s + self.host.per_sequence_s * b
+
     def request_s(self, prompt):
         """Front-end time of requests of ``prompt`` tokens before the engine sees them [s]."""
         return self.host.request_host_s(prompt)
@@ -184,6 +202,8 @@ class StepTable:
         gpu = self._tokens(n) + self._rows(rows) + attn
         if self._no_graph(n) or (chunks and self._eager_chunks):
             gpu = max(gpu, self._eager_prefill if chunks else self.eager_s)
+        if self._loop_s:  # the engine loop beside the GPU's step: hidden while shorter
+            return max(gpu + keys, self._loop_s * (b + len(chunks))) + host
         return gpu + keys + host
 
 
@@ -251,6 +271,7 @@ def step_table(
     ap = np.asarray(_split(pf)[0], dtype=np.float64) - fixed
     if host is None:
         host = dep.engine_model.host_costs(dep.engine_config.host_release, frontend, dep.pp)
+    host = host.for_host_cpu(dep.hardware.host_cpu if dep.hardware is not None else None)
     from calc.serve.graphs import decode_only, eager_issue_s, graph_sizes, graph_tokens
 
     kernels = sum(float(np.max(op.kernels)) for op in dec.raw)  # a pass's, whatever its batch
@@ -276,6 +297,7 @@ def step_table(
         eager_s=eager_issue_s(kernels / max(dep.pp, 1)),
         eager_prefill_s=eager_prefill,
         graph_sizes=graph_sizes(dep) if dep.engine_config.cuda_graphs else None,
+        loop_stages=stages,
     )
 
 
@@ -293,6 +315,9 @@ class AffineStepTime:
 
     def ctx_slope(self, b: int) -> float:
         return self.per_ctx_s
+
+    def loop_floor_s(self, b: int) -> float:
+        return 0.0
 
     def iteration_s(self, b, ctx_sum, chunks, rows) -> float:
         n = b + sum(k for _, k in chunks)

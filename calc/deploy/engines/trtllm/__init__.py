@@ -8,7 +8,13 @@ from typing import TYPE_CHECKING, ClassVar
 
 from calc.deploy.engines.base import AdmissionHold, Engine, EngineDefaults, SchedulerPolicy
 from calc.deploy.engines.trtllm.rules import VERSIONS
-from calc.deploy.host_costs import VersionRange
+from calc.deploy.host_costs import (
+    LOOP_SEQUENCE_X86_S,
+    HostCosts,
+    VersionRange,
+    core_sequence_s,
+    with_loop,
+)
 from calc.deploy.moe_pipeline import CUTLASS_MOE
 from calc.formulas.cuda_graphs import captured_batch_sizes
 
@@ -29,6 +35,14 @@ class TensorRTLLM(Engine):
     # host time the GPU waits for: none (0 per step) (fitted with the kernels' fixed-cost share,
     # calc.deploy.host_costs): its overlap scheduler prepares step n + 1 while n runs
     host_steps = ((VersionRange(), 0.0, 0.0),)
+    # the PyExecutor's loop per running sequence per step, overlapped with the GPU's step and
+    # exposed beyond it (calc.deploy.host_costs.with_loop; x86 figure, scaled on Grace): measured
+    # on main of December 2025 (between 1.2.0rc6 and 1.2.0), charged to every modelled release
+    # (others not measured; PRs before and after it took per-request Python out of the loop, so
+    # at 1.0 it is likely a lower bound)
+    host_loop_sequence: ClassVar[tuple[tuple[VersionRange, float], ...]] = (
+        (VersionRange(), LOOP_SEQUENCE_X86_S),
+    )
     moe = CUTLASS_MOE  # routing, expand (+ quantise), GEMM, activation, GEMM, finalize
     # batch_wait_timeout_iters, batch_wait_max_tokens_ratio (calc.serve.admission)
     admission_settings: ClassVar[tuple[str, ...]] = ("batch_wait_iters", "batch_wait_ratio")
@@ -38,6 +52,13 @@ class TensorRTLLM(Engine):
     # generation request costs beamWidth + draft tokens (1) against maxNumTokens in the same
     # loop that admits the context requests, which break at the first that does not fit
     decode_in_token_budget = True
+
+    def host_costs(self, release: str | None, frontend: str = "api", pp: int = 1) -> HostCosts:
+        """The wing's host costs (``Engine.host_costs``) plus the PyExecutor's overlapped loop
+        per running sequence (``host_loop_sequence``), behind every front-end."""
+        costs = super().host_costs(release, frontend, pp)
+        loop_s = core_sequence_s(self.host_loop_sequence, release)
+        return with_loop(costs, loop_s, self.title, release)
 
     def defaults(self, rules, hw) -> EngineDefaults:
         return EngineDefaults(rules.free_gpu_memory_fraction, rules.tokens_per_block,
