@@ -1160,6 +1160,15 @@ EXTRA_SOURCES = (
     "compiling'), /pull/30515, /issues/14011, /issues/20305; https://github.com/noonghunna/"
     "club-3090/issues/1011, /issues/1087, /issues/347, /pull/92 (vLLM 0.2x start-ups, cold "
     "and warm compiles): looked at in the vout round, none a record",
+    "https://github.com/LMCache/LMCache/pull/3502 (2026-06-03: vllm-project/vllm#43458 turned "
+    "the V2 model runner on by default for Llama and Mistral dense models between nightlies "
+    "0.22.1rc1.dev91 and .dev95, so from release 0.23.0, as the wheels show), "
+    "https://github.com/vllm-project/vllm/pull/47374, /pull/45947, /issues/51041, "
+    "/issues/49011, /issues/12529, /issues/6746, /issues/2136, "
+    "https://github.com/ovg-project/kvcached/issues/358, https://github.com/LMCache/LMCache/"
+    "pull/3171, https://github.com/gpustack/gpustack/issues/1800, https://github.com/"
+    "xorbitsai/inference/issues/4926, https://github.com/aivrar/vllm-windows-build/issues/4: "
+    "looked at in the vout round for a 0.22-0.28 start-up on the V2 runner, none a record",
     "public repository files (search index ids) looked at in the vout round, none a record: "
     "59040654377, 68290428776, 68431492834, 68360647719, 69380466423, 53672400032, "
     "69695536489, 56334803887, 60577942307, 67343171212 (A40s with 46,068 MiB in "
