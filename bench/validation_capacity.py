@@ -1138,7 +1138,8 @@ EXTRA_SOURCES = (
     "https://deepwiki.com/sgl-project/sglang/2.3-memory-management-and-kv-cache (no "
     "start-up log with a pool of stated settings): looked at in the sgbase round",
     # issue 21, vout round (2026-12-03): the three vLLM records beyond 3%
-    "vllm 0.21.0, 0.22.0, 0.23.0, 0.24.0, 0.25.0, 0.26.0, 0.27.0, 0.28.0 and 0.29.0 wheels "
+    "vllm 0.21.0, 0.22.0, 0.22.1, 0.23.0, 0.24.0, 0.25.0, 0.26.0, 0.27.0, 0.28.0 and 0.29.0 "
+    "wheels "
     "(PyPI): config/vllm.py use_v2_model_runner, _is_default_v2_model_runner_model, "
     "DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES, envs.py VLLM_USE_V2_MODEL_RUNNER, "
     "v1/worker/gpu/model_runner.py profile_run, _dummy_sampler_run, profile_cudagraph_memory "

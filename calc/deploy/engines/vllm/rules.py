@@ -440,7 +440,8 @@ CHANGES = (
         {"v2_runner_architectures": V2_ARCHS_023},
         "vllm/config/vllm.py DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES (Llama, Mistral added)",
         "LMCache pull 3502 dates vllm pull 43458 (the V2 runner by default for Llama and "
-        "Mistral dense models) to nightly 0.22.1rc1.dev95, after 0.22.1",
+        "Mistral dense models) to nightly 0.22.1rc1.dev95; the 0.22.1 wheel still lists "
+        "Qwen3 alone",
     ),
     Change(
         "0.24.0",
