@@ -37,7 +37,8 @@ SOURCES = {
     "rope_table": "layers/rotary_embedding/base.py cos_sin_cache (built with the model)",
     "activation": "gpu_model_runner.py profile_run + _dummy_sampler_run (torch peak)",
     "non_torch": "gpu_worker.py determine_available_memory (non-torch increase)",
-    "cuda_graphs": "gpu_model_runner.py profile_cudagraph_memory (0.20+; before: after the pool)",
+    "cuda_graphs": "gpu_model_runner.py profile_cudagraph_memory (0.20+; before, and on the V2 "
+    "model runner to 0.28: after the pool)",
     "budget": "gpu_worker.py determine_available_memory (requested − non-KV − CUDA graphs)",
     "blocks": "v1/core/kv_cache_utils.py (budget // page_size // num_layers)",
     "tokens": "v1/core/kv_cache_utils.py ('GPU KV cache size': blocks // groups × block_size "
