@@ -1934,6 +1934,16 @@ LOOKED_AT = (
      "issue 20, trthost round: the TensorRT-LLM host loop's size elsewhere; none a whole loop "
      "at large batch on x86 (the sampler alone 6-14 us a sequence on an L40S host in 2026), "
      "nothing fitted"),
+    ("vllm 0.21.0-0.29.0 wheels (PyPI): config/vllm.py _is_default_v2_model_runner_model and "
+     "DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES, v1/worker/gpu/model_runner.py "
+     "profile_cudagraph_memory; lmcache 0.4.7 wheel (PyPI) integration/vllm and "
+     "v1/gpu_connector; https://github.com/LMCache/LMCache/issues/3430 and /pull/3433, "
+     "https://github.com/vllm-project/vllm/pull/10511 (the sources bench/validation_capacity.py "
+     "EXTRA_SOURCES lists for the round)",
+     "issue 21, vout round: the V2 model runner's default by release and architecture and its "
+     "missing CUDA graph estimate until 0.29.0 (calc/deploy/engines/vllm/rules.py v2_runner); "
+     "LMCache issue 3430's compile state from its own figures; PR 10511's log is V0; nothing "
+     "fitted"),
 )
 
 

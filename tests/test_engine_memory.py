@@ -724,3 +724,55 @@ def test_vllm_gemma3_prefix_lm_runs_triton_attn_without_a_split_buffer():
     assert VERSIONS.rules("0.12.0").mm_prefix_lm_types == ()
     assert "gemma3" in VERSIONS.rules("0.13.0").mm_prefix_lm_types
     assert "gemma3" in VERSIONS.rules("0.33.0").mm_prefix_lm_types
+
+
+def test_vllm_v2_model_runner_by_release_and_architecture():
+    # config/vllm.py _is_default_v2_model_runner_model, read in the 0.21.0-0.29.0 wheels:
+    # (rules, architecture, moe, hybrid, attention_free, quantized)
+    from calc.deploy.engines.vllm.rules import VERSIONS, runs_v2_model_runner
+
+    def v2(release, arch, moe=False, hybrid=False, free=False, quantized=False):
+        return runs_v2_model_runner(VERSIONS.rules(release), arch, moe, hybrid, free, quantized)
+
+    assert not v2("0.21.0", "Qwen3ForCausalLM")  # VLLM_USE_V2_MODEL_RUNNER defaults to 0
+    assert v2("0.22.0", "Qwen3ForCausalLM")  # the one listed architecture
+    assert not v2("0.22.0", "Qwen3ForCausalLM", quantized=True)  # 0.22-0.23: not quantized
+    assert not v2("0.22.0", "LlamaForCausalLM")
+    assert v2("0.23.0", "LlamaForCausalLM") and not v2("0.23.0", "MixtralForCausalLM", moe=True)
+    # 0.24.0: the list alone (MoE ones too); Qwen2 is not on it (the 0.24.0 Qwen2.5 log
+    # prints its V1 estimate)
+    assert v2("0.24.0", "Qwen2MoeForCausalLM", moe=True) and not v2("0.24.0", "Qwen2ForCausalLM")
+    # 0.25.0+: every dense model, a listed MoE; never a hybrid (unlisted) nor attention-free
+    assert v2("0.25.0", "Qwen2ForCausalLM") and v2("0.26.0", None)
+    assert not v2("0.26.0", "MixtralForCausalLM", moe=True)
+    assert not v2("0.26.0", "JambaForCausalLM", moe=True, hybrid=True)
+    assert not v2("0.26.0", "MambaForCausalLM", free=True)
+
+
+def test_vllm_v2_model_runner_takes_no_cuda_graph_estimate_until_0_29():
+    # the V2 runner's profile_cudagraph_memory returns 0 in 0.22.0-0.28.0: Llama 3.1 8B on an
+    # L40S (FlashAttention 2, no split buffer; 2,048 batched tokens and 256 sequences under
+    # 70 GiB: 51 PIECEWISE graphs to 512, 35 FULL to 256) keeps V1's estimate at 0.21.0,
+    # 138 MiB + 50 × 0.21 MiB × 32 + 34 × 0.17 MiB × 32 = 659 MiB (the A100 figure above), and
+    # none at 0.26.0, so its budget is larger by exactly that much (no other term of this
+    # dense model changes between the two releases)
+    mib = 2**20
+    per_pw, per_full = round(0.21 * mib) * 32, round(0.17 * mib) * 32
+    expected = 96 * mib + 512 * 43_008 * 2 + 50 * per_pw + 34 * per_full
+    kw = {"mem_util": 0.9, "max_model_len": 4096, "max_num_seqs": 256}
+    v1 = pool("llama3.1-8b", "l40s", version="0.21.0", **kw)
+    v2 = pool("llama3.1-8b", "l40s", version="0.26.0", **kw)
+    assert v1.cuda_graph_bytes == pytest.approx(expected, abs=64)
+    assert v2.cuda_graph_bytes == 0
+    assert v2.kv_budget_bytes - v1.kv_budget_bytes == pytest.approx(v1.cuda_graph_bytes, abs=1)
+    # from 0.29.0 the V2 runner estimates its graphs (kvcalc: V1's rule, as at 0.21.0)
+    v29 = pool("llama3.1-8b", "l40s", version="0.29.0", **kw)
+    assert v29.cuda_graph_bytes == v1.cuda_graph_bytes
+    # a MoE model off the list stays on V1 at 0.26.0 and keeps its estimate
+    assert pool("mixtral-8x7b", version="0.26.0", tp=2).cuda_graph_bytes > 0
+    dep = Deployment.build(
+        load_model("llama3.1-8b"), load_hardware("l40s"),
+        engine=EngineSettings(name="vllm", version="0.26.0", **kw),
+    )  # fmt: skip
+    fig = next(f for f in dep.per_gpu.prediction.figures if f.key == "cuda_graph_bytes")
+    assert "V2 model runner" in fig.substituted and fig.value == 0

@@ -49,11 +49,28 @@ def test_token_error_meets_the_bar():
     # whether it compiled cold, so the default (cold) is taken (LMCache issue 3430: -10.90%,
     # within 3% warm; the A40 fixture, whose terms are unprinted: -3.51%). Issue 21's sgbase
     # round charges SGLang 0.5.3+ 0.71 GiB in use at TP 1 before the weights load (the 0.5.x
-    # H100 training log's 79.19 − 78.48), which brings the GKE log inside the bar (+0.49%)
-    misses = {"vllm021-24gb-qwen3-8b-lmcache3430", "vllm0260-a40-llama31-8b-fixture"}
+    # H100 training log's 79.19 − 78.48), which brings the GKE log inside the bar (+0.49%).
+    # Issue 21's vout round brings the last two inside it: the LMCache log's own figures leave
+    # no room for the cold copy (torch peak + non-torch <= 1.15 GiB < 1.19: its record states
+    # a warm compile, -10.90% -> -0.97%), and vLLM 0.26.0 runs the A40's Llama on the V2 model
+    # runner, which takes no CUDA graph estimate from the budget until 0.29.0 (-3.51% ->
+    # -0.82%)
     rows = [r for r in gen.rows() if r["error"] is not None]
-    assert {r["id"] for r in rows if abs(r["error"]) > 0.03} == misses
-    assert gen.summary([r for r in rows if r["id"] not in misses])["max_abs"] <= 0.03
+    assert {r["id"] for r in rows if abs(r["error"]) > 0.03} == set()
+    assert gen.summary(rows)["max_abs"] <= 0.03
+
+
+def test_records_of_unmodelled_releases_are_listed_not_predicted():
+    # PR 10511's sanity check is vLLM V0 (worker.py:243, 2024-12-13, before 0.7): outside the
+    # modelled 0.10.0-0.33.0, so it has no row of its own and the page lists it with its note
+    gen = _generator()
+    ids = {r["id"] for r in gen.rows()}
+    pr = next(r for r in gen.records() if r["id"] == "vllm-80gb-llama3-8b-pr10511")
+    assert not gen.modelled(pr) and pr["id"] not in ids
+    assert "- vllm-80gb-llama3-8b-pr10511 (vLLM 0.6.4.post2.dev, training): vLLM V0" in (
+        gen.render()
+    )
+    assert all(gen.modelled(r) for r in gen.records() if r["id"] in ids)
 
 
 def test_vllm_cuda_graph_constants_are_the_fit():

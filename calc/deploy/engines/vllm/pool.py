@@ -23,7 +23,7 @@ from calc.deploy.engines.shape import (
     loaded_weights_bytes,
     usable_memory_bytes,
 )
-from calc.deploy.engines.vllm.rules import VllmRules
+from calc.deploy.engines.vllm.rules import VllmRules, runs_v2_model_runner
 from calc.deploy.state_pages import sparse_block_size, vllm_printed_tokens
 from calc.formulas.elementwise import cdiv
 from calc.output.derivation import figure, figures
@@ -37,7 +37,8 @@ SOURCES = {
     "rope_table": "layers/rotary_embedding/base.py cos_sin_cache (built with the model)",
     "activation": "gpu_model_runner.py profile_run + _dummy_sampler_run (torch peak)",
     "non_torch": "gpu_worker.py determine_available_memory (non-torch increase)",
-    "cuda_graphs": "gpu_model_runner.py profile_cudagraph_memory (0.20+; before: after the pool)",
+    "cuda_graphs": "gpu_model_runner.py profile_cudagraph_memory (0.20+; before, and on the V2 "
+    "model runner to 0.28: after the pool)",
     "budget": "gpu_worker.py determine_available_memory (requested − non-KV − CUDA graphs)",
     "blocks": "v1/core/kv_cache_utils.py (budget // page_size // num_layers)",
     "tokens": "v1/core/kv_cache_utils.py ('GPU KV cache size': blocks // groups × block_size "
@@ -256,12 +257,32 @@ def _fa3_split_buffer_bytes(dep: Deployment, rules: VllmRules, tokens: int) -> f
     return vm.fa3_split_buffer_bytes(tokens, heads, v_dim, rules.fa_max_num_splits)
 
 
+def v2_model_runner(dep: Deployment, rules: VllmRules) -> bool:
+    """Whether the release runs ``dep``'s model on the V2 model runner by default
+    (``rules.runs_v2_model_runner``): quantized where any weight component is not a float
+    dtype, a hybrid where state-space layers sit beside attention ones."""
+    from calc.data.model_schema import SSM_LAYER_TYPES
+
+    cfg = dep.model
+    attention = cfg.n_attention_layers
+    quantized = any(d not in FLOAT_DTYPES for d in dep.weight_dtypes.values())
+    hybrid = attention > 0 and cfg.n_layers_of(*SSM_LAYER_TYPES) > 0
+    return runs_v2_model_runner(
+        rules, cfg.architecture, cfg.moe is not None, hybrid, attention == 0, quantized
+    )
+
+
 def _cuda_graphs(dep: Deployment, rules: VllmRules, config: EngineConfig, measured: dict):
     """The CUDA graph estimate taken from the budget (0.20+) [bytes] and its derivation."""
     if not (rules.cudagraph_estimate and config.cuda_graphs):
         return 0.0, None
     if measured.get("cuda_graph_bytes") is not None:
         return measured["cuda_graph_bytes"], None
+    if not rules.v2_cudagraph_estimate and v2_model_runner(dep, rules):
+        return 0.0, figure(
+            "cuda_graph_bytes", 0.0, "bytes",
+            "0: the V2 model runner's profile_cudagraph_memory returns 0 (0.22.0-0.28.0)",
+        )  # fmt: skip
     cfg, hw = dep.model, dep.hardware
     cc = compute_capability(hw)
     ceiling = rules.graph_ceiling_blackwell if cc is not None and cc[0] == 10 else 512

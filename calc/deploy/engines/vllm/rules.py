@@ -109,6 +109,32 @@ class VllmRules:
     # copies of its arguments, the whole (vocab-parallel) table included
     # (memory.compile_benchmark_bytes); a compile loaded from the cache benchmarks nothing
     compile_benchmark_copy: bool = False
+    # the model runner a model gets by default (vllm/config/vllm.py use_v2_model_runner and
+    # _is_default_v2_model_runner_model; VLLM_USE_V2_MODEL_RUNNER unset): "v1" (to 0.21),
+    # "listed-unquantized" (0.22-0.23: an architecture of ``v2_runner_architectures``, neither
+    # MoE nor quantized), "listed" (0.24: a listed architecture) or "listed-or-dense" (0.25+:
+    # a listed architecture, or any model without MoE that is not a hybrid; never an
+    # attention-free one)
+    v2_runner: str = "v1"
+    v2_runner_architectures: tuple[str, ...] = ()
+    # whether the V2 runner's profile_cudagraph_memory estimates its graphs (0.29+); to 0.28
+    # it returns 0 ("It is TBD whether we keep this API or not"), so nothing is taken from
+    # the KV budget for them and the graphs are captured after the pool, in the slack
+    v2_cudagraph_estimate: bool = False
+
+
+def runs_v2_model_runner(rules: VllmRules, architecture: str | None, moe: bool, hybrid: bool,
+                         attention_free: bool, quantized: bool) -> bool:  # fmt: skip
+    """Whether the release runs a model on the V2 model runner by default (``rules.v2_runner``):
+    ``architecture`` is config.json's ``architectures[0]`` (None: unknown, never listed)."""
+    listed = architecture is not None and architecture in rules.v2_runner_architectures
+    if rules.v2_runner == "listed-unquantized":
+        return listed and not moe and not quantized
+    if rules.v2_runner == "listed":
+        return listed
+    if rules.v2_runner == "listed-or-dense":
+        return not attention_free and (listed or (not moe and not hybrid))
+    return False
 
 
 KIB = 2**10
@@ -144,6 +170,18 @@ def _ar(table: dict, keys: tuple[str, ...], scale: float = 1.0):
     """A rules table of the all-reduce limits for the capabilities ``keys`` [bytes]."""
     return tuple((k, tuple((n, round(v * scale)) for n, v in table[k])) for k in keys)
 
+
+# vllm/config/vllm.py DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES: the architectures that run on the
+# V2 model runner by default (0.23.0's dense ones; 0.25.0's MoE ones, beside every dense
+# model; 0.26.0's additions; the rules below add 0.24.0's union and 0.27.0's, 0.28.0's)
+V2_ARCHS_023 = ("LlamaForCausalLM", "MistralForCausalLM", "Qwen3ForCausalLM")
+V2_MOE_ARCHS_025 = ("DeepseekV2ForCausalLM", "GraniteMoeForCausalLM", "Qwen2MoeForCausalLM")
+V2_ARCHS_026 = (
+    *V2_MOE_ARCHS_025,
+    "InklingForCausalLM",
+    "InklingForConditionalGeneration",
+    "LongcatFlashNgramForCausalLM",
+)
 
 BASE = VllmRules(
     gpu_memory_utilization=0.9,
@@ -390,6 +428,31 @@ CHANGES = (
         "max_size (0.21.0: <)",
     ),
     Change(
+        "0.22.0",
+        {"v2_runner": "listed-unquantized", "v2_runner_architectures": ("Qwen3ForCausalLM",)},
+        "vllm/config/vllm.py use_v2_model_runner (VLLM_USE_V2_MODEL_RUNNER unset: "
+        "_is_default_v2_model_runner_model, DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES; 0.21.0: "
+        "VLLM_USE_V2_MODEL_RUNNER defaults to 0, V1 for every model); "
+        "v1/worker/gpu/model_runner.py profile_cudagraph_memory returns 0 (0.22.0-0.28.0)",
+    ),
+    Change(
+        "0.23.0",
+        {"v2_runner_architectures": V2_ARCHS_023},
+        "vllm/config/vllm.py DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES (Llama, Mistral added)",
+        "LMCache pull 3502 dates vllm pull 43458 (the V2 runner by default for Llama and "
+        "Mistral dense models) to nightly 0.22.1rc1.dev95; the 0.22.1 wheel still lists "
+        "Qwen3 alone",
+    ),
+    Change(
+        "0.24.0",
+        {
+            "v2_runner": "listed",
+            "v2_runner_architectures": (*V2_ARCHS_023, *V2_MOE_ARCHS_025),
+        },
+        "vllm/config/vllm.py _is_default_v2_model_runner_model (a listed architecture, MoE "
+        "and quantized ones too)",
+    ),
+    Change(
         "0.25.0",
         {"mxfp4_scale_copy": False},
         "model_executor/layers/fused_moe/oracle/mxfp4.py (Triton backends: 'drop the now-dead "
@@ -403,11 +466,27 @@ CHANGES = (
         "0.19.0, 0.22.0, 0.24.0 and 0.25.0 wheels (issue 20/21, comm2)",
     ),
     Change(
+        "0.25.0",
+        {
+            "v2_runner": "listed-or-dense",
+            "v2_runner_architectures": V2_MOE_ARCHS_025,
+        },
+        "vllm/config/vllm.py _is_default_v2_model_runner_model (not hybrid, not "
+        "attention-free; a listed architecture or not is_moe: every dense model)",
+    ),
+    Change(
         "0.26.0",
         {"async_in_flight": True},
         "v1/kv_cache_interface.py SlidingWindowSpec.max_admission_blocks_per_request and "
         "vllm/config/vllm.py max_in_flight_tokens (max_concurrent_batches × "
         "max_num_batched_tokens: 2 batches under async scheduling, on by default, at PP 1)",
+    ),
+    Change(
+        "0.26.0",
+        {
+            "v2_runner_architectures": V2_ARCHS_026,
+        },
+        "vllm/config/vllm.py DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES",
     ),
     Change(
         "0.27.0",
@@ -427,11 +506,30 @@ CHANGES = (
         "0.26.0, 0.27.0-0.33.0 wheels (issue 20/21, comm2)",
     ),
     Change(
+        "0.27.0",
+        {
+            "v2_runner_architectures": (*V2_ARCHS_026, "KimiK3ForConditionalGeneration"),
+        },
+        "vllm/config/vllm.py DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES (a listed hybrid runs V2 "
+        "too; none of the listed ones is a hybrid)",
+    ),
+    Change(
         "0.28.0",
         {"huge_gpu_batch": (16384, 1024), "graph_ceiling_blackwell": 1024},
         "vllm/engine/arg_utils.py get_batch_defaults (GPUs of >= 160 GiB: 16384 batched "
         "tokens, 1024 sequences, API server included); vllm/config/vllm.py "
         "_set_cudagraph_sizes (default_max_graph_size 1024 on capability family 100)",
+    ),
+    Change(
+        "0.28.0",
+        {
+            "v2_runner_architectures": (
+                *V2_ARCHS_026,
+                "KimiK3ForConditionalGeneration",
+                "DeepseekV4ForCausalLM",
+            ),
+        },
+        "vllm/config/vllm.py DEFAULT_V2_MODEL_RUNNER_ARCHITECTURES",
     ),
     Change(
         "0.29.0",
@@ -452,6 +550,12 @@ CHANGES = (
         "to 1: FlashInfer's standalone all-reduce first in cuda_communicator.py all_reduce "
         "(flashinfer_all_reduce.py should_use_fi_ar: nbytes <= the same limits), so unfused "
         "all-reduces take the same choice",
+    ),
+    Change(
+        "0.29.0",
+        {"v2_cudagraph_estimate": True},
+        "v1/worker/gpu/model_runner.py profile_cudagraph_memory -> cudagraph_utils.py "
+        "(the V2 runner's own estimate; kvcalc applies V1's 0.20 rule to it, not modelled)",
     ),
     Change(
         "0.31.0",
