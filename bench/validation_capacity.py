@@ -34,6 +34,7 @@ MODELS = {
     "deepseek-ai/DeepSeek-V2-Lite-Chat": "docs/validation/deepseek-v2-lite.yaml",
     "Qwen/Qwen3-235B-A22B-FP8": "docs/validation/qwen3-235b-a22b.yaml",
     "Qwen/Qwen3-30B-A3B-FP8": "model_configs/qwen3-30b-a3b.yaml",
+    "mistralai/Mistral-7B-Instruct-v0.3": "docs/validation/mistral-7b-v0.3.yaml",
 }
 
 # What a record leaves unsaid but its user knew, stated once per record (never a fitted value).

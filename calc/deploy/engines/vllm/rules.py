@@ -22,6 +22,20 @@ GRAPH_FIT_MIB = {
     "full_per_graph_layer": 0.17,
 }
 
+# vLLM 0.29.0+ runs the V2 model runner on CUDA by default (config/vllm.py
+# use_v2_model_runner), whose profile_cudagraph_memory (v1/worker/gpu/cudagraph_utils.py,
+# the same in 0.29.0-0.33.0) captures every PIECEWISE graph and measures them all ("PIECEWISE,
+# encoder and speculator graphs are measured in full"), where V1 took (n - 1) x the second
+# capture; FULL graphs are still extrapolated from the two largest. Each further PIECEWISE
+# graph's own memory per layer [bytes], from the training record vllm0290-l40s-qwen3-14b-base
+# (Qwen3-14B on an L40S, 0.29.0 defaults), whose line '--gpu-memory-utilization=0.9200 is
+# equivalent to --gpu-memory-utilization=0.9086' prints the estimate: 0.0114 x 47,663,022,080 B
+# = 543,358,452 B, less its first PIECEWISE capture 100,663,296 + 512 x 52,224 x 2 =
+# 154,140,672 B and 34 further FULL graphs x 40 layers x 0.17 MiB = 242,430,880 B, over 50
+# further PIECEWISE graphs x 40 layers: 146,786,900 / 2,000 = 73,393 B (0.070 MiB; the
+# printed utilisations' 4th decimal bounds it to 0.069-0.071 MiB)
+V2_PIECEWISE_PER_GRAPH_LAYER_BYTES = 73_393
+
 RELEASES = (
     "0.10.0", "0.10.1", "0.10.1.1", "0.10.2", "0.11.0", "0.11.1", "0.11.2", "0.12.0",
     "0.13.0", "0.14.0", "0.14.1", "0.15.0", "0.15.1", "0.16.0", "0.17.0", "0.17.1", "0.18.0",
@@ -72,6 +86,9 @@ class VllmRules:
     # AttentionConfig.flash_attn_max_num_splits_for_cuda_graph: the split bound FlashAttention 3
     # sizes its accumulators for in a full-graph capture (Hopper's default backend)
     fa_max_num_splits: int = 32
+    # the CUDA graph estimate holds FlashInfer's float workspace where FlashInfer is the
+    # attention backend (pool._flashinfer_workspace_bytes): read in the 0.29.0-0.33.0 wheels
+    flashinfer_workspace_in_estimate: bool = False
     # MXFP4 experts (gpt-oss) as loaded: the Triton backend keeps the checkpoint's block
     # scales beside its swizzled copy (until 0.25) and turns the expert biases to fp32; the
     # Blackwell FlashInfer backend pads (intermediate, hidden) to these multiples
@@ -452,6 +469,25 @@ CHANGES = (
         "to 1: FlashInfer's standalone all-reduce first in cuda_communicator.py all_reduce "
         "(flashinfer_all_reduce.py should_use_fi_ar: nbytes <= the same limits), so unfused "
         "all-reduces take the same choice",
+    ),
+    Change(
+        "0.29.0",
+        {
+            "cudagraph_piecewise_per_graph_layer_bytes": V2_PIECEWISE_PER_GRAPH_LAYER_BYTES,
+            "flashinfer_workspace_in_estimate": True,
+        },
+        "v1/worker/gpu/cudagraph_utils.py profile_cudagraph_memory (the V2 model runner, the "
+        "default on CUDA from 0.29.0: PIECEWISE graphs captured and measured in full, FULL "
+        "graphs extrapolated from the two largest as before; the profiling KV cache and "
+        "attention backends built first, so a backend's lazily allocated buffers are measured "
+        "with the graphs); v1/attention/backends/flashinfer.py _get_workspace_buffer (max(394 "
+        "MiB, max_num_batched_tokens x query heads x head_dim x 16 B), envs.py "
+        "VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE); read in the 0.29.0-0.33.0 wheels (issue 21, "
+        "vnew round)",
+        "each further PIECEWISE graph 0.070 MiB per layer (0.21 under V1), measured on the "
+        "training record vllm0290-l40s-qwen3-14b-base's printed estimate (0.0114 x 44.39 GiB); "
+        "held out: the 0.31.0 A100 log's peak activation 1.44 GiB less the cold compile's copy "
+        "1.01 leaves 0.43 GiB for the estimate, 0.42 predicted",
     ),
     Change(
         "0.31.0",
