@@ -18,18 +18,24 @@ ROOT = Path(__file__).resolve().parent.parent
 LOGS = ROOT / "tests" / "data" / "engine_logs"
 GIB = 2**30
 
+# the vLLM H100 training logs ran 0.19.0 (docs/validation/engine_logs_train.yaml), which their
+# lines do not print: without it `kvcalc log` takes the newest release, whose V2 runner keeps
+# a penalty state of max_num_seqs × vocab × 4 B (1.0 GiB for Gemma 2's 256,000-token vocabulary
+# at 1,024 requests) that 0.19.0 never allocated
+V19 = ["--engine-version", "0.19.0"]
+
 # log -> (kvcalc model, extra CLI options the log leaves unsaid)
 RUNS = {
-    "vllm-h100-llama31-8b-tp1": ("llama3-8b", []),
-    "vllm-h100-llama31-8b-tp1-kvfp8": ("llama3-8b", []),
-    "vllm-h100-llama31-8b-tp2": ("llama3-8b", []),
-    "vllm-h100-llama31-8b-tp4": ("llama3-8b", []),
-    "vllm-h100-qwen25-7b-tp1": ("qwen2.5-7b", []),
-    "vllm-h100-qwen3-8b-tp1": ("docs/validation/qwen3-8b.yaml", []),
-    "vllm-h100-mixtral-8x7b-tp2": ("mixtral-8x7b", []),
-    "vllm-h100-phi-4": ("docs/validation/phi-4.yaml", []),
-    "vllm-h100-gemma2-9b": ("gemma-2-9b", []),
-    "vllm-h100-deepseek-v2-lite": ("docs/validation/deepseek-v2-lite.yaml", []),
+    "vllm-h100-llama31-8b-tp1": ("llama3-8b", V19),
+    "vllm-h100-llama31-8b-tp1-kvfp8": ("llama3-8b", V19),
+    "vllm-h100-llama31-8b-tp2": ("llama3-8b", V19),
+    "vllm-h100-llama31-8b-tp4": ("llama3-8b", V19),
+    "vllm-h100-qwen25-7b-tp1": ("qwen2.5-7b", V19),
+    "vllm-h100-qwen3-8b-tp1": ("docs/validation/qwen3-8b.yaml", V19),
+    "vllm-h100-mixtral-8x7b-tp2": ("mixtral-8x7b", V19),
+    "vllm-h100-phi-4": ("docs/validation/phi-4.yaml", V19),
+    "vllm-h100-gemma2-9b": ("gemma-2-9b", V19),
+    "vllm-h100-deepseek-v2-lite": ("docs/validation/deepseek-v2-lite.yaml", V19),
     "vllm-80gb-llama3-8b-pr10511": ("llama3-8b", ["--engine-version", "0.10"]),
     "sglang-4xh100-qwen3-235b-fp8-tp4": (
         "docs/validation/qwen3-235b-a22b.yaml",

@@ -256,6 +256,17 @@ def _fa3_split_buffer_bytes(dep: Deployment, rules: VllmRules, tokens: int) -> f
     return vm.fa3_split_buffer_bytes(tokens, heads, v_dim, rules.fa_max_num_splits)
 
 
+def penalties_state_bytes(dep: Deployment, rules: VllmRules, config: EngineConfig) -> float:
+    """The V2 runner's penalty statistics [bytes] (0.29.0+, ``rules.v2_penalties_state``),
+    allocated with the sampler after the weights and so counted in vLLM's consumed memory:
+    max_num_seqs × vocab × 4 B (output_bin_counts, int32) + max_num_seqs × ceil(vocab / 32) ×
+    4 B (prompt_bin_mask) (``v1/worker/gpu/sample/penalties.py`` PenaltiesState)."""
+    if not rules.v2_penalties_state:
+        return 0.0
+    vocab = dep.model.vocab_size
+    return float(config.max_num_seqs * (vocab + cdiv(vocab, 32)) * 4)
+
+
 FLASHINFER_WORKSPACE_BYTES = 394 * 2**20  # envs.py VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE
 FLASHINFER_PREFILL_BYTES_PER_ELEM = 16  # flashinfer.py FLASHINFER_PREFILL_WORKSPACE_BYTES_PER_ELEM
 
@@ -382,6 +393,7 @@ def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured)
     non_torch = measured.get("non_torch_bytes")
     if non_torch is None:
         non_torch = non_torch_bytes(rules, tp, pp, dep.sharding.dp_attn, hw)
+        non_torch += penalties_state_bytes(dep, rules, config)
     graphs, graph_figure = _cuda_graphs(dep, rules, config, measured)
     block_size = _block_size(dep, rules, config, shape)
     page = vm.page_size_bytes(block_size, shape.bytes_per_token_per_layer)
