@@ -210,6 +210,17 @@ FITTED = (
      "1.355 ms a DeepSeek-shaped layer (MLA + routed MoE), the SGLang wing's eager prefill "
      "layer, charged by bench/validation_serving.py to SGLang runs whose stated release (before "
      "0.5.10) issues its prompt passes eagerly; no constant fitted"),
+    ("samilazrak/vllm-optimization-lab @ a7b193a3 results/raw/base.startup.log (vLLM 0.29.0, "
+     "Qwen3-14B on an L40S, the training record vllm0290-l40s-qwen3-14b-base): its lines "
+     "'--gpu-memory-utilization=0.9200 is equivalent to --gpu-memory-utilization=0.9086' and "
+     "'Actual usage is 27.79 GiB for consumed memory (weights + non-torch)' beside 'Model "
+     "loading took 27.52 GiB'",
+     "the V2 model runner's CUDA graph estimate (0.0114 x 44.39 GiB) and the memory it "
+     "consumes beyond the weights (0.27 GiB)",
+     "issue 21, vnew round (engine memory, not step time): vLLM 0.29.0+ "
+     "V2_PIECEWISE_PER_GRAPH_LAYER_BYTES = 73,393 B and V2_NON_TORCH_TP1_BYTES = 129,465,876 B "
+     "(calc/deploy/engines/vllm/rules.py), one constant each, the mechanisms from the 0.29.0-"
+     "0.33.0 wheels (v1/worker/gpu/cudagraph_utils.py, sample/penalties.py)"),
 )
 
 
@@ -1882,6 +1893,20 @@ LOOKED_AT = (
      "reset to 0 when they go)",
      "issue 20, admitevents round: the batch wait replayed iteration by iteration in the "
      "serving simulation (calc/serve/policies.py MixedBatches.batch_wait); nothing fitted"),
+    ("issue 21, vnew round (engine memory): the round's six held-out records, docs/validation/"
+     "engine_logs_versions.yaml: search index files 70682754770 and 70231782181 (vLLM 0.31.0, "
+     "Llama 3.1 8B on an A100 80GB, 2026-10-06), Tensward/tensward examples/case-studies "
+     "a10g-qwen7b-fp8-kv-cache/baseline-report.md and fp8-report.md @ ef403667, "
+     "l4-qwen7b-ngram-speculation/baseline-report.md and l4-qwen7b-what-changed/"
+     "baseline-report.md @ 4deccc5c, l4-mistral7b-baseline/baseline-report.md @ 4d5b67b3 (vLLM "
+     "0.30.0 on an A10G and an L4, 2026-10-01 and 10-04); vllm 0.29.0-0.33.0 wheels (PyPI): "
+     "v1/worker/gpu/cudagraph_utils.py, model_runner.py, sample/penalties.py, "
+     "v1/worker/gpu_worker.py, v1/attention/backends/flashinfer.py and fa_utils.py, "
+     "platforms/cuda.py, envs.py, config/vllm.py; flashinfer-python 0.6.18.post1 (PyPI) "
+     "decode.py (8 MiB index buffer per wrapper)",
+     "held out: predicted, errors reported; the V2 runner's graph and penalty-state rules and "
+     "FlashInfer's workspace come from the source, their two constants from the training "
+     "record above"),
 )
 
 
