@@ -34,6 +34,7 @@ MODELS = {
     "deepseek-ai/DeepSeek-V2-Lite-Chat": "docs/validation/deepseek-v2-lite.yaml",
     "Qwen/Qwen3-235B-A22B-FP8": "docs/validation/qwen3-235b-a22b.yaml",
     "Qwen/Qwen3-30B-A3B-FP8": "model_configs/qwen3-30b-a3b.yaml",
+    "mistralai/Mistral-7B-Instruct-v0.3": "docs/validation/mistral-7b-v0.3.yaml",
 }
 
 # What a record leaves unsaid but its user knew, stated once per record (never a fitted value).
@@ -375,7 +376,13 @@ STATED = {
         "captures every PIECEWISE graph and extrapolates only FULL from two samples, where "
         "kvcalc's 0.20 rule (V1's) extrapolates both from H100 per-graph medians; not "
         "modelled (the PIECEWISE graphs' true cost on Ada is not in the source). The V2 "
-        "sampler pass (bf16 logits only) is hidden under the copy at these settings"
+        "sampler pass (bf16 logits only) is hidden under the copy at these settings. "
+        "Issue 21's vnew round (2026-12-03) models both V2 terms this record prints, and "
+        "measures them on it: each further PIECEWISE graph 73,393 B per layer (rules.py "
+        "V2_PIECEWISE_PER_GRAPH_LAYER_BYTES: (0.0114 × 44.39 GiB − the first capture 154.1 MB "
+        "− 34 FULL graphs 242.4 MB) / (50 graphs × 40 layers)), and the consumed 0.27 GiB "
+        "beside the weights split into the sampler's penalty state, 256 × (151,936 + 4,748) × "
+        "4 B = 0.15 GiB (penalties.py), and a V2 non-torch of 0.12 GiB; -2.36% -> -0.07%"
     ),
     },
     "vllm0290-l40s-qwen3-14b-awq": {
@@ -388,7 +395,9 @@ STATED = {
         "the embedding table in 16 bits, and the cold compile's copy (151,936 + 2 × 2,048) × "
         "5,120 × 2 B = 1.488 GiB is the same. With the copy +0.15%, with the L40S total 44.39 "
         "GiB -0.26%; graphs 0.78 against (0.9200 − 0.9079) × 44.39 = 0.54 GiB (see the base "
-        "run)"
+        "run). Issue 21's vnew round (the base run's V2 graph and penalty-state terms): "
+        "graphs 0.51 against the 0.54 printed, consumed 9.30 + 0.27 = 9.57 against 9.73 (the "
+        "int4 weights' 0.14 GiB): -0.26% -> +0.61% (+0.13% with the printed weights)"
     ),
     },
     "vllm0290-l40s-qwen3-14b-awq-tuned": {
@@ -402,7 +411,11 @@ STATED = {
         "estimate: a 1.60 GiB transient peak against the cold compile's (151,936 + 2 × 8,192) "
         "× 5,120 × 2 B = 1.605 GiB: the table, not the 4× tokens or 2× rows, sets it. With the "
         "copy +0.75%, with the L40S total 44.39 GiB +0.33%; graphs 0.89 against 0.60 GiB and "
-        "the kept penalty buffers (0.26 GiB more than kvcalc's non-torch) roughly cancel"
+        "the kept penalty buffers (0.26 GiB more than kvcalc's non-torch) roughly cancel. "
+        "Issue 21's vnew round models both: graphs 0.61 against the 0.60 printed, and the "
+        "penalty state 512 × (151,936 + 4,748) × 4 B = 0.30 GiB beside the V2 non-torch 0.12: "
+        "consumed 9.30 + 0.42 = 9.72 against 9.95 (the int4 weights' 0.14 and 0.09 GiB not "
+        "found, perhaps buffers sized by the 8,192 batched tokens): +0.33% -> +0.68%"
     ),
     },
     "vllm0260-a40-llama31-8b-fixture": {
@@ -432,6 +445,76 @@ STATED = {
         "in nvidia-smi, where the L40S profile's 44.39 leaves the -0.82%. Left: the A40's own "
         "total and the V2 sampler pass (not modelled; under the cold copy here). Found while "
         "decomposing this held-out record, so it no longer checks that term blind"
+    ),
+    },
+    "vllm0310-a100-80g-llama31-8b": {
+        "note": (
+        "held-out (issue 21's vnew round, 2026-12-03): vLLM 0.31.0's defaults on an A100 80GB "
+        "(0.92, 2,048 batched tokens, 256 sequences, max_model_len 131,072), cold compile. Its "
+        "report: total 79.25 GiB (the a100-80g profile 79.15), consumed 15.26 (weights 15.0 + "
+        "0.26), peak activation 1.44 = the cold compile's copy (128,256 + 2 × 2,048) × 4,096 × "
+        "2 B = 1.01 GiB + the graph estimate 0.43. Scored before the round's changes: -0.51% "
+        "(graphs 0.64, V1's per-graph medians); the V2 runner's PIECEWISE graphs and penalty "
+        "state (rules.py 0.29.0, measured on the training record vllm0290-l40s-qwen3-14b-base): "
+        "graphs 0.42, consumed 14.99 + 0.12 + 256 × (128,256 + 4,008) × 4 B = 0.13: -0.12%; "
+        "with the printed total 79.25 it would be +0.04%. `kvcalc log` at 0.31 and 0.33 and "
+        "`kvcalc capacity --engine-version 0.33` agree (459,952 tokens; "
+        "tests/test_engine_log.py)"
+    ),
+    },
+    "vllm0300-a10g-qwen25-7b-awq-tensward": {
+        "note": (
+        "held-out (issue 21's vnew round): a Tensward release-validation report, not a log: the "
+        "pool the engine's metrics give (num_gpu_blocks × 16). vLLM 0.30.0's defaults on an "
+        "A10G (0.92, 2,048 batched tokens, 256 sequences), max_model_len 8,192; the compile "
+        "state is not said (cold taken: Tensward starts a fresh container). -0.43% before the "
+        "round, +0.86% after (graphs 0.59 -> 0.40 GiB). Left: kvcalc's AWQ weights, 5.19 GiB "
+        "+ the 0.03 RoPE table, against the 5.38 GiB vLLM 0.31.0 prints for this checkpoint "
+        "(search index file 70347757402, an H200 with Machete kernels, so not this run's "
+        "Marlin): with them -0.5%"
+    ),
+    },
+    "vllm0300-a10g-qwen25-7b-awq-fp8kv-tensward": {
+        "note": (
+        "held-out (issue 21's vnew round): the baseline's run with --kv-cache-dtype fp8. Its "
+        "pool holds 0.331 GiB less than the baseline's (483,632 × 28,672 B against 248,000 × "
+        "57,344 B): on compute capability 8.6 FlashAttention 2 takes no fp8 cache, so vLLM "
+        "falls to FlashInfer (fa_utils.py flash_attn_supports_kv_cache_dtype, cuda.py "
+        "_get_backend_priorities), whose builder allocates its 394 MiB float workspace during "
+        "the profiling capture that measures the graphs (flashinfer.py _get_workspace_buffer, "
+        "envs.py VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE): +2.12% before the round, +3.60% with "
+        "the V2 graph terms, +0.47% with the workspace (pool.flashinfer_workspace_bytes). The "
+        "wrappers' 8 MiB index buffers (one per FULL graph's decode wrapper, flashinfer "
+        "decode.py) are not charged: the pair's difference leaves no room for them"
+    ),
+    },
+    "vllm0300-l4-qwen25-7b-awq-seqs32-tensward": {
+        "note": (
+        "held-out (issue 21's vnew round): Tensward's declared setup on an L4 (0.85, 2,048 "
+        "batched tokens, 32 sequences, max_model_len 8,192), compile state not said (cold "
+        "taken). -1.32% before the round, -0.10% after: at 32 requests the V2 penalty state "
+        "is 20 MB, so the V2 non-torch (0.12 GiB) is nearly all of the consumed memory "
+        "kvcalc charged 0.25 for. Left: the AWQ weights (see the A10G record) and the L4's "
+        "total: the l4 profile's 21.96 GiB (PyTorch OOM text, Cloud Run) against the 22.03 "
+        "two 2026 vLLM logs print for an L4 (search index files 69494016274, 69659197413)"
+    ),
+    },
+    "vllm0300-l4-qwen25-7b-awq-seqs8-tensward": {
+        "note": (
+        "held-out (issue 21's vnew round): the seqs32 record's setup at 8 sequences: 1,328 "
+        "tokens more pool for fewer graphs and penalty rows. -1.46% before the round, -0.32% "
+        "after; left as for the seqs32 record"
+    ),
+    },
+    "vllm0300-l4-mistral7b-v03-tensward": {
+        "note": (
+        "held-out (issue 21's vnew round): Mistral-7B-Instruct-v0.3 (docs/validation/"
+        "mistral-7b-v0.3.yaml: 32,768-token vocabulary, no sliding window) at Tensward's L4 "
+        "setup (0.85, 2,048 batched tokens, 8 sequences, max_model_len 8,192). A small pool "
+        "(4.8 GiB), so 0.1 GiB is 2%: -6.62% before the round, -3.58% after (the V2 non-torch "
+        "and penalty state, 0.13 GiB less consumed). Left: 0.17 GiB of budget not found; the "
+        "L4 total at 22.03 GiB would give 0.06 of it; the compile state is not said (warm "
+        "would give 0.09 more); the weights (13.50 GiB) are not printed"
     ),
     },
     "trtllm-h100-llama31-8b-fp8": {
@@ -1178,6 +1261,41 @@ EXTRA_SOURCES = (
     "and a search for '0.9764' whose hits were unrelated (59382488, 71593701338, "
     "49075592393, 15111744518, 32363134373, 38897101658, 60179370698, 7873854743, "
     "42812020433, 23712257198)",
+    # issue 21, vnew round (2026-12-03): current releases, held out
+    "vllm 0.29.0, 0.30.0, 0.31.0, 0.32.0 and 0.33.0 wheels (PyPI): v1/worker/gpu/"
+    "cudagraph_utils.py profile_cudagraph_memory (PIECEWISE graphs measured in full, FULL "
+    "extrapolated; the profiling KV cache and attention backends built first), "
+    "v1/worker/gpu/model_runner.py load_model (the Sampler after the weights), "
+    "v1/worker/gpu/sample/penalties.py PenaltiesState, v1/worker/gpu_worker.py "
+    "determine_available_memory (peak activation = transient peak + graph estimate), "
+    "v1/attention/backends/flashinfer.py _get_workspace_buffer and fa_utils.py "
+    "flash_attn_supports_kv_cache_dtype, platforms/cuda.py _get_backend_priorities, envs.py "
+    "VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE, config/vllm.py use_v2_model_runner, and the log "
+    "lines' source positions per release (Available KV cache memory at gpu_worker.py 640, 692, "
+    "759, 772; GPU KV cache size at kv_cache_utils.py 2395, 2464, 2327, 1147 for 0.30-0.33); "
+    "flashinfer-python 0.6.18.post1 (vLLM 0.30.0's pin) decode.py "
+    "BatchDecodeWithPagedKVCacheWrapper (an 8 MiB device index buffer each)",
+    "search index files 70347757402 (vLLM 0.31.0 Qwen2.5-7B-Instruct-AWQ on an H200, 'Model "
+    "loading took 5.38 GiB', utilisation not stated), 69494016274 (vLLM 0.29.0 Qwen3.5-4B on "
+    "an L4: 'Free memory on device (21.84/22.03 GiB)'), 69659197413, 70223885516, 69519424968 "
+    "(an L4's 22.03 GiB in vLLM 0.29 refusals), 71526726204 (Tensward case 5, "
+    "VLLM_BATCH_INVARIANT=1: FlashInfer's 2 GiB batch-invariant workspace, not a record), "
+    "71364641222 (Tensward case 4: the baseline's pool with prefix caching stated), "
+    "71486455639 (Tensward's L4 concurrency baseline: case 10's setup and pool), 71015931400, "
+    "71093639330, 71160992911 (Tensward runs of models kvcalc does not ship or with speculation), "
+    "70267910602 (vLLM 0.30 on a GB10), 63441798540 (a patched 0.26.1 GLM-5.3 build), "
+    "66144493359 (DeepSeek-V4 on an A100 40GB, a fork), 70285941683 (an NVFP4 4B model on an "
+    "RTX 3080 Ti Laptop), 70960347865 (vLLM-MUSA), 59966627992 (Ministral 3 14B on an H200, "
+    "0.27.1), 70918765680 (Layby: KV capped by --kv-cache-memory), 71134181024, 70900556009, "
+    "69543938894, 71148385854, 70115627348 (0.30/0.31 setups without a pool or with unshipped "
+    "models), 70450749682, 69523800128, 71592198174, 68969270797, 69739461368, 69080973712, "
+    "57543046074, 63390294774, 54702752420 (search excerpts only: pools printed without "
+    "their settings, or of unshipped, hybrid or CPU setups); SGLang 0.5.20-0.5.22: "
+    "68469175471 (a vr200 node), 70238893755 (Qwen3.5-4B), "
+    "71426701514 (MiMo-V2.6 on an A100), 68916375706 (a B300 plugin benchmark), 59270619045 "
+    "(0.5.2 on an RTX 3090); TensorRT-LLM 1.x: 14031891033 and 14703390752 (a parser's "
+    "fixture, 524,288 tokens), 26725295630, 6161481015, 54591450631 (engine builds, 0.x): "
+    "looked at in the vnew round, none a record",
 )
 
 

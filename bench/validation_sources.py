@@ -222,6 +222,17 @@ FITTED = (
      "profiles' host_cpu: gb200, gb300 grace), a step max(GPU, loop) + the serial host time in "
      "the steady state, the simulation and bench/validation_serving.py; nothing fitted (two "
      "quotients of the measurements)"),
+    ("samilazrak/vllm-optimization-lab @ a7b193a3 results/raw/base.startup.log (vLLM 0.29.0, "
+     "Qwen3-14B on an L40S, the training record vllm0290-l40s-qwen3-14b-base): its lines "
+     "'--gpu-memory-utilization=0.9200 is equivalent to --gpu-memory-utilization=0.9086' and "
+     "'Actual usage is 27.79 GiB for consumed memory (weights + non-torch)' beside 'Model "
+     "loading took 27.52 GiB'",
+     "the V2 model runner's CUDA graph estimate (0.0114 x 44.39 GiB) and the memory it "
+     "consumes beyond the weights (0.27 GiB)",
+     "issue 21, vnew round (engine memory, not step time): vLLM 0.29.0+ "
+     "V2_PIECEWISE_PER_GRAPH_LAYER_BYTES = 73,393 B and V2_NON_TORCH_TP1_BYTES = 129,465,876 B "
+     "(calc/deploy/engines/vllm/rules.py), one constant each, the mechanisms from the 0.29.0-"
+     "0.33.0 wheels (v1/worker/gpu/cudagraph_utils.py, sample/penalties.py)"),
 )
 
 
@@ -1944,6 +1955,20 @@ LOOKED_AT = (
      "missing CUDA graph estimate until 0.29.0 (calc/deploy/engines/vllm/rules.py v2_runner); "
      "LMCache issue 3430's compile state from its own figures; PR 10511's log is V0; nothing "
      "fitted"),
+    ("issue 21, vnew round (engine memory): the round's six held-out records, docs/validation/"
+     "engine_logs_versions.yaml: search index files 70682754770 and 70231782181 (vLLM 0.31.0, "
+     "Llama 3.1 8B on an A100 80GB, 2026-10-06), Tensward/tensward examples/case-studies "
+     "a10g-qwen7b-fp8-kv-cache/baseline-report.md and fp8-report.md @ ef403667, "
+     "l4-qwen7b-ngram-speculation/baseline-report.md and l4-qwen7b-what-changed/"
+     "baseline-report.md @ 4deccc5c, l4-mistral7b-baseline/baseline-report.md @ 4d5b67b3 (vLLM "
+     "0.30.0 on an A10G and an L4, 2026-10-01 and 10-04); vllm 0.29.0-0.33.0 wheels (PyPI): "
+     "v1/worker/gpu/cudagraph_utils.py, model_runner.py, sample/penalties.py, "
+     "v1/worker/gpu_worker.py, v1/attention/backends/flashinfer.py and fa_utils.py, "
+     "platforms/cuda.py, envs.py, config/vllm.py; flashinfer-python 0.6.18.post1 (PyPI) "
+     "decode.py (8 MiB index buffer per wrapper)",
+     "held out: predicted, errors reported; the V2 runner's graph and penalty-state rules and "
+     "FlashInfer's workspace come from the source, their two constants from the training "
+     "record above"),
 )
 
 

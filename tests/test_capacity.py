@@ -103,7 +103,9 @@ def test_activation_and_non_torch_from_the_engine_model():
     # 1,024 rows × 128,256 × 14.5 B = 1,904,345,088: 2,038,562,816 B
     f = R.capacity(LLAMA8, H100, ctx=8192).fields
     assert f["activation_peak_bytes"] == 2_038_562_816
-    assert f["overhead_bytes"] == 268_435_456  # non-torch 0.25 GiB at TP 1
+    # vLLM 0.29+ (the V2 runner): non-torch 129,465,876 B at TP 1 plus the sampler's penalty
+    # state, 1,024 requests × (128,256 + ceil(128,256 / 32) = 4,008) × 4 B = 541,753,344 B
+    assert f["overhead_bytes"] == 129_465_876 + 541_753_344
 
 
 def test_tensor_parallel_splits_heads_and_weights():

@@ -18,18 +18,24 @@ ROOT = Path(__file__).resolve().parent.parent
 LOGS = ROOT / "tests" / "data" / "engine_logs"
 GIB = 2**30
 
+# the vLLM H100 training logs ran 0.19.0 (docs/validation/engine_logs_train.yaml), which their
+# lines do not print: without it `kvcalc log` takes the newest release, whose V2 runner keeps
+# a penalty state of max_num_seqs × vocab × 4 B (1.0 GiB for Gemma 2's 256,000-token vocabulary
+# at 1,024 requests) that 0.19.0 never allocated
+V19 = ["--engine-version", "0.19.0"]
+
 # log -> (kvcalc model, extra CLI options the log leaves unsaid)
 RUNS = {
-    "vllm-h100-llama31-8b-tp1": ("llama3-8b", []),
-    "vllm-h100-llama31-8b-tp1-kvfp8": ("llama3-8b", []),
-    "vllm-h100-llama31-8b-tp2": ("llama3-8b", []),
-    "vllm-h100-llama31-8b-tp4": ("llama3-8b", []),
-    "vllm-h100-qwen25-7b-tp1": ("qwen2.5-7b", []),
-    "vllm-h100-qwen3-8b-tp1": ("docs/validation/qwen3-8b.yaml", []),
-    "vllm-h100-mixtral-8x7b-tp2": ("mixtral-8x7b", []),
-    "vllm-h100-phi-4": ("docs/validation/phi-4.yaml", []),
-    "vllm-h100-gemma2-9b": ("gemma-2-9b", []),
-    "vllm-h100-deepseek-v2-lite": ("docs/validation/deepseek-v2-lite.yaml", []),
+    "vllm-h100-llama31-8b-tp1": ("llama3-8b", V19),
+    "vllm-h100-llama31-8b-tp1-kvfp8": ("llama3-8b", V19),
+    "vllm-h100-llama31-8b-tp2": ("llama3-8b", V19),
+    "vllm-h100-llama31-8b-tp4": ("llama3-8b", V19),
+    "vllm-h100-qwen25-7b-tp1": ("qwen2.5-7b", V19),
+    "vllm-h100-qwen3-8b-tp1": ("docs/validation/qwen3-8b.yaml", V19),
+    "vllm-h100-mixtral-8x7b-tp2": ("mixtral-8x7b", V19),
+    "vllm-h100-phi-4": ("docs/validation/phi-4.yaml", V19),
+    "vllm-h100-gemma2-9b": ("gemma-2-9b", V19),
+    "vllm-h100-deepseek-v2-lite": ("docs/validation/deepseek-v2-lite.yaml", V19),
     "vllm-80gb-llama3-8b-pr10511": ("llama3-8b", ["--engine-version", "0.10"]),
     "sglang-4xh100-qwen3-235b-fp8-tp4": (
         "docs/validation/qwen3-235b-a22b.yaml",
@@ -612,3 +618,32 @@ def test_empty_stdin_is_said_empty(cli, monkeypatch, text):
     r = cli("log", "-")
     assert r.code == 2 and r.err.count("\n") == 1
     assert r.err.startswith("kvcalc: error: stdin: empty: no lines to read")
+
+
+def test_current_release_log_and_capacity_agree(cli):
+    """Issue 21's vnew round: a vLLM 0.31.0 start-up log (Llama 3.1 8B on an A100 80GB, vLLM's
+    defaults, held out; docs/validation/engine_logs_versions.yaml vllm0310-a100-80g-llama31-8b).
+    `kvcalc log` at 0.31 and at the current release 0.33 and `kvcalc capacity --engine-version
+    0.33` with the log's settings predict the same pool, within 1% of the 460,496 tokens printed.
+    The terms: 0.92 × 79.15 GiB requested; weights 14.958 GiB + the RoPE table 131,072 × 128 ×
+    2 B = 32 MiB, the 15.0 GiB 'Model loading took' prints; the cold compile's copy of the
+    embedding table; non-torch 256 MiB; the CUDA graph estimate below."""
+    path = LOGS / "vllm-a100-80g-llama31-8b-0.31.0.log"
+    common = ["-m", "llama3.1-8b", "--hardware", "a100-80g", "-f", "json"]
+    tokens = {}
+    for version in ("0.31", "0.33"):
+        log = cli("log", path, *common, "--engine-version", version)
+        assert log.code == 0, log.err
+        terms = {t["term"]: t for t in log.json()["terms"]}
+        assert terms["tokens"]["printed"] == 460_496
+        assert terms["activation"]["predicted"] == 1_084_227_584  # (128,256 + 4,096) × 4,096 × 2
+        # V2 runner (0.29+): first PIECEWISE capture 100,663,296 + 512 × 43,008 × 2 =
+        # 144,703,488 B; 50 further PIECEWISE graphs × 32 layers × 73,393 B = 117,428,800 B;
+        # 34 further FULL graphs × 32 layers × 178,258 B (0.17 MiB) = 193,944,704 B
+        assert terms["cuda_graphs"]["predicted"] == 144_703_488 + 117_428_800 + 193_944_704
+        tokens[version] = terms["tokens"]["predicted"]
+    cap = cli("capacity", *common, "--engine", "vllm", "--engine-version", "0.33",
+              "--max-model-len", "131072", "--ctx", "131072")  # fmt: skip
+    assert cap.code == 0, cap.err
+    assert tokens["0.31"] == tokens["0.33"] == cap.json()["kv_cache_tokens"]
+    assert abs(tokens["0.33"] - 460_496) / 460_496 < 0.01

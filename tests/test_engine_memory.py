@@ -202,11 +202,17 @@ def test_vllm_0_33_takes_the_cuda_graph_estimate_from_the_budget():
     # capture sizes with max_num_seqs 1,024: 1, 2, 4, 8..248 (31), 256..512 by 16 (17) = 51
     # piecewise and 51 full graphs; on an H100 the first FULL capture (FlashAttention 3's
     # split buffer 32 × 32 × 512 × 129 × 4 B = 258.0 MiB + its graph, 0.17 MiB × 32) is the
-    # larger first capture, then 50 × (0.21 + 0.17) MiB × 32 layers: 871.4 MiB
-    per_pw, per_full = round(0.21 * 2**20) * 32, round(0.17 * 2**20) * 32
+    # larger first capture, then 50 × (0.070 + 0.17) MiB × 32 layers (0.29+: the V2 runner
+    # measures every PIECEWISE graph, 73,393 B per graph per layer; FULL still 0.17 MiB):
+    # 270,532,608 + 5,704,256 + 50 × (2,348,576 + 5,704,256) = 678,878,464 B
+    per_pw, per_full = 73_393 * 32, round(0.17 * 2**20) * 32
     expected = 32 * 32 * 512 * 129 * 4 + per_full + 50 * (per_pw + per_full)
-    assert p33.cuda_graph_bytes == expected
-    assert p19.kv_budget_bytes - p33.kv_budget_bytes == pytest.approx(expected, abs=1)
+    assert p33.cuda_graph_bytes == expected == 678_878_464
+    # and the V2 runner's consumed memory: its penalty state, 1,024 requests × (128,256 +
+    # ceil(128,256 / 32) = 4,008) × 4 B = 541,753,344 B, beside a non-torch of 129,465,876 B
+    # in place of 0.19's 0.25 GiB = 268,435,456 B
+    non_torch = 129_465_876 + 1024 * (128_256 + 4_008) * 4 - 268_435_456
+    assert p19.kv_budget_bytes - p33.kv_budget_bytes == pytest.approx(expected + non_torch, abs=1)
 
 
 def test_vllm_printed_tokens_by_release():
@@ -638,11 +644,12 @@ def test_vllm_cuda_graph_first_captures_from_the_source():
 def test_vllm_cuda_graph_estimate_on_hopper_and_elsewhere():
     # Llama 3 8B under vLLM 0.33 (the H100's figure: the test above)
     mib = 2**20
-    per_pw, per_full = round(0.21 * mib) * 32, round(0.17 * mib) * 32
+    # the V2 runner (0.29+): 73,393 B per further PIECEWISE graph per layer, FULL 0.17 MiB
+    per_pw, per_full = 73_393 * 32, round(0.17 * mib) * 32
     # on an A100 FlashAttention 2 sizes no split buffer: the first PIECEWISE capture
     # (96 MiB + 512 × 43,008 × 2 B = 138 MiB) is the larger one; the A100 gets 2,048 batched
     # tokens and 256 sequences (get_batch_defaults), so 51 PIECEWISE graphs to 512 and 35 FULL
-    # to 256: 138 + 50 × 6.72 + 34 × 5.44 = 659 MiB
+    # to 256: 138 + 50 × 2.24 + 34 × 5.44 = 435 MiB
     a100 = pool("llama3-8b", "a100-80g", version="0.33.0", mem_util=0.95, max_model_len=8192)
     expected = 96 * mib + 512 * 43_008 * 2 + 50 * per_pw + 34 * per_full
     assert a100.cuda_graph_bytes == pytest.approx(expected, abs=64)

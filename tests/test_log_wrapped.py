@@ -17,6 +17,7 @@ LOGS = sorted((Path(__file__).parent / "data" / "engine_logs").glob("*.log"))
 # the model and settings each log leaves unsaid (as tests/test_engine_log.py runs them)
 ARGS = {name: ("-m", model, *extra) for name, (model, extra) in RUNS.items()}
 ARGS["vllm-24gb-qwen3-8b-lmcache3430"] = ("-m", "docs/validation/qwen3-8b.yaml")
+ARGS["vllm-a100-80g-llama31-8b-0.31.0"] = ("-m", "llama3.1-8b", "--hardware", "a100-80g")
 TP2 = Path(__file__).parent / "data" / "engine_logs" / "vllm-h100-llama31-8b-tp2.log"
 
 

@@ -272,6 +272,43 @@ def v2_model_runner(dep: Deployment, rules: VllmRules) -> bool:
     )
 
 
+def penalties_state_bytes(dep: Deployment, rules: VllmRules, config: EngineConfig) -> float:
+    """The V2 runner's penalty statistics [bytes] (0.29.0+, ``rules.v2_penalties_state``),
+    allocated with the sampler after the weights and so counted in vLLM's consumed memory:
+    max_num_seqs × vocab × 4 B (output_bin_counts, int32) + max_num_seqs × ceil(vocab / 32) ×
+    4 B (prompt_bin_mask) (``v1/worker/gpu/sample/penalties.py`` PenaltiesState)."""
+    if not rules.v2_penalties_state:
+        return 0.0
+    vocab = dep.model.vocab_size
+    return float(config.max_num_seqs * (vocab + cdiv(vocab, 32)) * 4)
+
+
+FLASHINFER_WORKSPACE_BYTES = 394 * 2**20  # envs.py VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE
+FLASHINFER_PREFILL_BYTES_PER_ELEM = 16  # flashinfer.py FLASHINFER_PREFILL_WORKSPACE_BYTES_PER_ELEM
+
+
+def flashinfer_workspace_bytes(dep: Deployment, rules: VllmRules, config: EngineConfig) -> float:
+    """FlashInfer's float workspace inside the CUDA graph estimate [bytes] (0.29.0+,
+    ``rules.flashinfer_workspace_in_estimate``): where the attention backend is FlashInfer
+    because FlashAttention cannot read the KV cache: an fp8 KV cache on compute capability 8.x,
+    whose FlashAttention 2 takes no fp8 cache (``fa_utils.flash_attn_supports_kv_cache_dtype``:
+    FA3 on 9.x, FA4 on 10.x only), so ``cuda.py _get_backend_priorities`` falls to FLASHINFER.
+    Its metadata builder allocates the workspace on first use, during the profiling capture
+    that measures the graphs: max(394 MiB, max_num_batched_tokens × query heads per GPU ×
+    head_dim × 16 B). Its wrappers' 8 MiB index buffers are not charged (the A10G pair of
+    Tensward reports differs by 0.33 GiB, under the workspace alone). Blackwell's default
+    FlashInfer path (TRT-LLM kernels) and MLA are not modelled here: 0."""
+    cfg = dep.model
+    cc = compute_capability(dep.hardware)
+    if not (rules.flashinfer_workspace_in_estimate and config.cuda_graphs) or cc is None:
+        return 0.0
+    if cc[0] != 8 or cfg.mla is not None or not dep.kv_dtype.startswith("fp8"):
+        return 0.0
+    heads = cfg.n_heads // dep.tp
+    sized = config.max_batched_tokens * heads * cfg.head_dim * FLASHINFER_PREFILL_BYTES_PER_ELEM
+    return float(max(FLASHINFER_WORKSPACE_BYTES, sized))
+
+
 def _cuda_graphs(dep: Deployment, rules: VllmRules, config: EngineConfig, measured: dict):
     """The CUDA graph estimate taken from the budget (0.20+) [bytes] and its derivation."""
     if not (rules.cudagraph_estimate and config.cuda_graphs):
@@ -300,15 +337,16 @@ def _cuda_graphs(dep: Deployment, rules: VllmRules, config: EngineConfig, measur
     )
     split = _fa3_split_buffer_bytes(dep, rules, full[-1]) if full else 0.0
     first_full = split + per_full
+    workspace = flashinfer_workspace_bytes(dep, rules, config)
     graphs = vm.cudagraph_estimate_bytes(
         len(sizes), len(full), first_pw, first_full, per_pw, per_full
-    )
+    ) + workspace
     return graphs, figure(
         "cuda_graph_bytes",
         graphs,
         "bytes",
         "max({base} + {largest} × {width} × 2, {split} + {per_full}) + ({piecewise} − 1) × "
-        "{per_piecewise} + ({full} − 1) × {per_full}",
+        "{per_piecewise} + ({full} − 1) × {per_full} + {flashinfer_workspace}",
         base=rules.cudagraph_piecewise_base_bytes,
         largest=sizes[-1],
         width=width,
@@ -317,6 +355,7 @@ def _cuda_graphs(dep: Deployment, rules: VllmRules, config: EngineConfig, measur
         piecewise=len(sizes),
         per_piecewise=per_pw,
         full=len(full),
+        flashinfer_workspace=workspace,
     )
 
 
@@ -375,6 +414,7 @@ def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured)
     non_torch = measured.get("non_torch_bytes")
     if non_torch is None:
         non_torch = non_torch_bytes(rules, tp, pp, dep.sharding.dp_attn, hw)
+        non_torch += penalties_state_bytes(dep, rules, config)
     graphs, graph_figure = _cuda_graphs(dep, rules, config, measured)
     block_size = _block_size(dep, rules, config, shape)
     page = vm.page_size_bytes(block_size, shape.bytes_per_token_per_layer)

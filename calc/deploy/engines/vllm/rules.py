@@ -22,6 +22,32 @@ GRAPH_FIT_MIB = {
     "full_per_graph_layer": 0.17,
 }
 
+# vLLM 0.29.0+ runs the V2 model runner on CUDA by default (config/vllm.py
+# use_v2_model_runner), whose profile_cudagraph_memory (v1/worker/gpu/cudagraph_utils.py,
+# the same in 0.29.0-0.33.0) captures every PIECEWISE graph and measures them all ("PIECEWISE,
+# encoder and speculator graphs are measured in full"), where V1 took (n - 1) x the second
+# capture; FULL graphs are still extrapolated from the two largest. Each further PIECEWISE
+# graph's own memory per layer [bytes], from the training record vllm0290-l40s-qwen3-14b-base
+# (Qwen3-14B on an L40S, 0.29.0 defaults), whose line '--gpu-memory-utilization=0.9200 is
+# equivalent to --gpu-memory-utilization=0.9086' prints the estimate: 0.0114 x 47,663,022,080 B
+# = 543,358,452 B, less its first PIECEWISE capture 100,663,296 + 512 x 52,224 x 2 =
+# 154,140,672 B and 34 further FULL graphs x 40 layers x 0.17 MiB = 242,430,880 B, over 50
+# further PIECEWISE graphs x 40 layers: 146,786,900 / 2,000 = 73,393 B (0.070 MiB; the
+# printed utilisations' 4th decimal bounds it to 0.069-0.071 MiB)
+V2_PIECEWISE_PER_GRAPH_LAYER_BYTES = 73_393
+
+# The V2 runner's sampler keeps penalty statistics for every request slot from load_model on
+# (v1/worker/gpu/sample/penalties.py PenaltiesState: output_bin_counts max_num_seqs x vocab
+# int32 and prompt_bin_mask max_num_seqs x ceil(vocab / 32) int32, on the last PP rank), inside
+# the 'consumed' memory the KV budget excludes (pool.penalties_state_bytes). What the same
+# record consumes beyond its weights and that state is the V2 runner's non-torch memory at TP 1
+# [bytes]: 'Actual usage is 27.79 GiB for consumed memory (weights + non-torch)' less 'Model
+# loading took 27.52 GiB' = 0.27 GiB = 289,910,292 B, less 256 x (151,936 + 4,748) x 4 B =
+# 160,444,416 B of penalty state: 129,465,876 B (0.12 GiB, +-0.01 from the printed
+# hundredths; V1's 0.25 held no per-request state). Held out: the 0.31.0 A100 log, 15.26 -
+# 15.0 - 256 x (128,256 + 4,008) x 4 B = 0.13 GiB
+V2_NON_TORCH_TP1_BYTES = 129_465_876
+
 RELEASES = (
     "0.10.0", "0.10.1", "0.10.1.1", "0.10.2", "0.11.0", "0.11.1", "0.11.2", "0.12.0",
     "0.13.0", "0.14.0", "0.14.1", "0.15.0", "0.15.1", "0.16.0", "0.17.0", "0.17.1", "0.18.0",
@@ -72,6 +98,12 @@ class VllmRules:
     # AttentionConfig.flash_attn_max_num_splits_for_cuda_graph: the split bound FlashAttention 3
     # sizes its accumulators for in a full-graph capture (Hopper's default backend)
     fa_max_num_splits: int = 32
+    # the CUDA graph estimate holds FlashInfer's float workspace where FlashInfer is the
+    # attention backend (pool._flashinfer_workspace_bytes): read in the 0.29.0-0.33.0 wheels
+    flashinfer_workspace_in_estimate: bool = False
+    # the V2 runner's per-request penalty state counted in the consumed memory
+    # (pool.penalties_state_bytes, V2_NON_TORCH_TP1_BYTES)
+    v2_penalties_state: bool = False
     # MXFP4 experts (gpt-oss) as loaded: the Triton backend keeps the checkpoint's block
     # scales beside its swizzled copy (until 0.25) and turns the expert biases to fp32; the
     # Blackwell FlashInfer backend pads (intermediate, hidden) to these multiples
@@ -553,9 +585,33 @@ CHANGES = (
     ),
     Change(
         "0.29.0",
-        {"v2_cudagraph_estimate": True},
-        "v1/worker/gpu/model_runner.py profile_cudagraph_memory -> cudagraph_utils.py "
-        "(the V2 runner's own estimate; kvcalc applies V1's 0.20 rule to it, not modelled)",
+        {
+            "v2_cudagraph_estimate": True,
+            "cudagraph_piecewise_per_graph_layer_bytes": V2_PIECEWISE_PER_GRAPH_LAYER_BYTES,
+            "flashinfer_workspace_in_estimate": True,
+            "v2_penalties_state": True,
+            "non_torch_tp1_bytes": V2_NON_TORCH_TP1_BYTES,
+        },
+        "v1/worker/gpu/model_runner.py profile_cudagraph_memory -> cudagraph_utils.py (the V2 "
+        "model runner's own estimate, taken again from 0.29.0; the runner some models ran on "
+        "from 0.22.0, rules.runs_v2_model_runner, the default on CUDA by 0.29.0: PIECEWISE "
+        "graphs captured and measured in full, FULL graphs extrapolated from the two largest "
+        "as before; the profiling KV cache and attention backends built first, so a backend's "
+        "lazily allocated buffers are measured with the graphs); "
+        "v1/attention/backends/flashinfer.py _get_workspace_buffer (max(394 MiB, "
+        "max_num_batched_tokens x query heads x head_dim x 16 B), envs.py "
+        "VLLM_FLASHINFER_WORKSPACE_BUFFER_SIZE); v1/worker/gpu/model_runner.py load_model "
+        "(the Sampler built on the last PP rank after the weights) and "
+        "v1/worker/gpu/sample/penalties.py PenaltiesState (max_num_seqs x vocab x 4 B + "
+        "max_num_seqs x ceil(vocab / 32) x 4 B); read in the 0.29.0-0.33.0 wheels (issue 21, "
+        "vnew round)",
+        "each further PIECEWISE graph 0.070 MiB per layer (0.21 under V1), measured on the "
+        "training record vllm0290-l40s-qwen3-14b-base's printed estimate (0.0114 x 44.39 GiB); "
+        "held out: the 0.31.0 A100 log's peak activation 1.44 GiB less the cold compile's copy "
+        "1.01 leaves 0.43 GiB for the estimate, 0.42 predicted; the penalty state (0.15 GiB "
+        "for Qwen3-14B at 256 requests) beside a V2 non-torch of 0.12 GiB (0.25 under V1), "
+        "measured on the same record; FlashInfer's workspace (394 MiB) in the graph estimate "
+        "where an fp8 KV cache on compute capability 8.x sends attention to FlashInfer",
     ),
     Change(
         "0.31.0",
