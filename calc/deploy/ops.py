@@ -33,10 +33,11 @@ each sequence's final state once. Their conv1d and scan ops are marked ``attenti
 attention they are work per sequence (a decode token updates its own sequence's state; a prompt
 chunk runs the chunked scan once over its tokens), so the serving step table
 (``calc.serve.steptime``) times them with attention, per sequence and per prompt chunk, and
-not per token of the pass (a prompt chunk of k tokens is not k sequences' state updates). The recurrent work (Mamba-1 selective scan, Mamba-2
-state update at decode, the conv1d) runs on CUDA cores in fp32 (mamba_ssm and
-causal-conv1d kernels), so it is timed at the fp32 peak; Mamba-2's chunked SSD prefill is
-matmuls, timed at the 16-bit peak like attention.
+not per token of the pass (a prompt chunk of k tokens is not k sequences' state updates).
+The recurrent work (Mamba-1 selective scan, Mamba-2 state update at decode, the conv1d) runs
+on CUDA cores in fp32 (mamba_ssm and causal-conv1d kernels), so it is timed at the fp32 peak;
+Mamba-2's chunked SSD prefill is matmuls, timed at the 16-bit peak like attention. The gated
+DeltaNet layers' conv1d and delta rule are per-sequence work in the same way.
 
 Choices where the issue is silent:
 
@@ -701,6 +702,7 @@ def _linear_attention_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, 
             weight_bytes=n * conv_params * z.weight,
             vector=True,
             kernels=n,
+            attention=True,  # a sequence's conv state (module docstring)
         )
     )
     rest = layer_ssm_params(cfg, "linear_attention", s.tp) - d * w_in - conv_params - E * d
@@ -716,7 +718,7 @@ def _linear_attention_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, 
             n * (rest * z.weight + rw * state + tokens * (m.conv_dim + 2 * H + 2 * E) * z.act),
             weight_bytes=n * rest * z.weight,
             kernels=n,
-            attention=not decode,
+            attention=True,  # a sequence's state (module docstring); at prefill matmuls
             vector=decode,
         )
     )
