@@ -67,6 +67,18 @@ def test_state_ops_are_per_sequence_work():
     assert gdn["gdn_conv1d"].attention and gdn["gdn_delta_rule"].attention
 
 
+def test_a_calibration_leaves_the_state_work_unscaled():
+    # step calibration classes: the SSM conv and scan are 'other' (never scaled), in both
+    # phases; the attention layers' kernels stay 'attention'
+    from calc.deploy.step_calibration import op_class
+
+    for ops in (_nano(1), _nano(1, prompt=512)):
+        assert op_class(ops["mamba2_conv1d"]) == op_class(ops["mamba2_scan"]) == "other"
+        assert op_class(ops["attn_scores"]) == "attention"
+    gdn = _ops(prefill(load_model("qwen3.5-27b"), None, batch=1, prompt=512))
+    assert op_class(gdn["gdn_conv1d"]) == op_class(gdn["gdn_delta_rule"]) == "other"
+
+
 HYBRIDS = [
     ("nemotron-3-nano-30b-a3b", "b200", dict(tp=2, weight_dtype="fp8-tensor")),
     ("qwen3.5-27b", "h200", {}),

@@ -107,6 +107,9 @@ class Op:
     # which the serving step table keeps apart from the per-token ops (calc.serve.steptime);
     # timed at the 16-bit peak unless ``vector`` (see calc.reports.latency)
     attention: bool = False
+    # an SSM mixer's conv or scan (Mamba, Mamba-2, gated DeltaNet; ``attention`` too): a step
+    # calibration leaves it unscaled (calc.deploy.step_calibration, class ``other``)
+    state: bool = False
     vector: bool = False  # CUDA-core fp32 work (SSM scans, conv1d): timed at the fp32 peak
     kernels: Any = 0  # GPU kernels the op stands for, summed over its layers (fixed cost each)
     # a GEMM over weights: their checkpoint format (picks the tensor-core dtype and, for
@@ -466,6 +469,7 @@ def _ssm_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, z):
             vector=True,
             kernels=n,
             attention=True,  # a sequence's conv state (module docstring)
+            state=True,
         )
         ops += [in_proj, conv]
         proj_params = d * w_in + c.proj_bias * w_in + conv_params + E * d + c.proj_bias * d
@@ -504,6 +508,7 @@ def _ssm_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, z):
                 # a sequence's recurrent state (module docstring); Mamba-2's chunked SSD
                 # prefill is matmuls (tensor cores, the 16-bit peak), the rest fp32
                 attention=True,
+                state=True,
                 vector=kind == "mamba" or decode,
             )
         )
@@ -703,6 +708,7 @@ def _linear_attention_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, 
             vector=True,
             kernels=n,
             attention=True,  # a sequence's conv state (module docstring)
+            state=True,
         )
     )
     rest = layer_ssm_params(cfg, "linear_attention", s.tp) - d * w_in - conv_params - E * d
@@ -719,6 +725,7 @@ def _linear_attention_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, 
             weight_bytes=n * rest * z.weight,
             kernels=n,
             attention=True,  # a sequence's state (module docstring); at prefill matmuls
+            state=True,
             vector=decode,
         )
     )
