@@ -1969,6 +1969,30 @@ LOOKED_AT = (
      "held out: predicted, errors reported; the V2 runner's graph and penalty-state rules and "
      "FlashInfer's workspace come from the source, their two constants from the training "
      "record above"),
+    ("vLLM 0.16.0 wheel source (pip download --no-deps vllm==0.16.0): "
+     "model_executor/layers/mamba/mamba_mixer2.py, ops/mamba_ssm.py, ops/causal_conv1d.py, "
+     "ops/ssd_combined.py, models/nemotron_h.py, models/config.py (NemotronHForCausalLMConfig, "
+     "MambaModelConfig), config/vllm.py and config/compilation.py (optimisation levels, custom "
+     "ops, splitting ops), v1/attention/backends/mamba_attn.py and flashinfer.py, "
+     "fused_moe/oracle/fp8.py, flashinfer_cutlass_moe.py, flashinfer_trtllm_moe.py, "
+     "shared_fused_moe.py, layer.py, router/grouped_topk_router.py, "
+     "quantization/input_quant_fp8.py, kernels/scaled_mm/ScaledMMLinearKernel.py, envs.py",
+     "issue 20, mamba2 round: the kernels of a Mamba-2 layer at decode (+1: the gated RMSNorm) "
+     "and prefill (the chunked scan's 5, the state scatter, the gated norm), the fp32 recurrent "
+     "state of Nemotron-H; the MoE layer's kernels listed, not applied; nothing fitted"),
+    ("aiconfigurator-core 0.12.0 wheel tables (ai-dynamo/aiconfigurator, Apache-2.0): "
+     "b200_sxm/linear_attention/trtllm/1.3.0rc20/mamba2_perf.parquet (causal_conv1d_fn and "
+     "causal_conv1d_update only), b200_sxm/linear_attention/vllm/0.24.0/gdn_perf.parquet "
+     "(causal_conv1d_update, fused_recurrent_gated_delta_rule_packed_decode), "
+     "b200_sxm/moe/vllm/0.24.0/moe_perf.parquet (the Nemotron 3 Nano expert shape: NVFP4 and "
+     "bf16 only)",
+     "issue 20, mamba2 round: looked at for a measured selective_state_update fixed cost (none "
+     "in the tables); nothing fitted"),
+    ("Hugging Face model pages found by search: unsloth/Nemotron-3-Nano-30B-A3B-FP8 (a copy of "
+     "NVIDIA's FP8 card), the NVFP4 hf_quant_config.json exclude list as mirrored on "
+     "ollama.com (dhiltgen/nemotron-3-nano:30b-a3b-nvfp4)",
+     "issue 20, mamba2 round: which layers NVIDIA's quantised checkpoints keep in bf16; not "
+     "applied"),
 )
 
 

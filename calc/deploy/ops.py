@@ -29,10 +29,15 @@ layout charges capacity for the whole chunk).
 
 SSM layers at decode read their weights once per step and each sequence's fixed conv and SSM
 state once and write it back once (the state never grows with ctx); at prefill they write
-each sequence's final state once. The recurrent work (Mamba-1 selective scan, Mamba-2
-state update at decode, the conv1d) runs on CUDA cores in fp32 (mamba_ssm and
-causal-conv1d kernels), so it is timed at the fp32 peak; Mamba-2's chunked SSD prefill is
-matmuls, timed at the 16-bit peak like attention.
+each sequence's final state once. Their conv1d and scan ops are marked ``attention``: like
+attention they are work per sequence (a decode token updates its own sequence's state; a prompt
+chunk runs the chunked scan once over its tokens), so the serving step table
+(``calc.serve.steptime``) times them with attention, per sequence and per prompt chunk, and
+not per token of the pass (a prompt chunk of k tokens is not k sequences' state updates).
+The recurrent work (Mamba-1 selective scan, Mamba-2 state update at decode, the conv1d) runs
+on CUDA cores in fp32 (mamba_ssm and causal-conv1d kernels), so it is timed at the fp32 peak;
+Mamba-2's chunked SSD prefill is matmuls, timed at the 16-bit peak like attention. The gated
+DeltaNet layers' conv1d and delta rule are per-sequence work in the same way.
 
 Choices where the issue is silent:
 
@@ -66,6 +71,15 @@ COMPUTE = "compute"
 # kernels of one FFN (dense, shared or the routed experts' grouped GEMMs): the gate/up GEMM,
 # the activation (and gating product) and the down GEMM
 FFN_KERNELS = 3
+# kernels of one Mamba-2 layer's state update beyond its projections and conv1d, the same in
+# vLLM (mamba_mixer2.py), SGLang and TensorRT-LLM, which run the reference SSD kernels
+# (state-spaces/mamba ssd_combined.py, selective_state_update.py) and a separate gated norm:
+# at decode selective_state_update, then the gated RMSNorm (Mixer2RMSNormGated, the norm of
+# y · silu(z)); at prefill the chunked scan's five (_chunk_cumsum_fwd, _chunk_state_fwd,
+# _state_passing_fwd, _bmm_chunk_fwd, _chunk_scan_fwd), the final state's scatter into the
+# cache (ssm_state[state_indices] = varlen_states) and the gated RMSNorm
+MAMBA2_DECODE_SCAN_KERNELS = 2
+MAMBA2_PREFILL_SCAN_KERNELS = 7
 ALLREDUCE = "allreduce"
 ALL_TO_ALL = "all_to_all"
 P2P = "p2p"
@@ -89,7 +103,13 @@ class Op:
     kind: str = COMPUTE
     group: int = 1
     count: Any = 0
-    attention: bool = False  # timed at the 16-bit peak (see calc.reports.latency)
+    # attention, and the SSM mixers' state work: per-sequence work (keys or a recurrent state),
+    # which the serving step table keeps apart from the per-token ops (calc.serve.steptime);
+    # timed at the 16-bit peak unless ``vector`` (see calc.reports.latency)
+    attention: bool = False
+    # an SSM mixer's conv or scan (Mamba, Mamba-2, gated DeltaNet; ``attention`` too): a step
+    # calibration leaves it unscaled (calc.deploy.step_calibration, class ``other``)
+    state: bool = False
     vector: bool = False  # CUDA-core fp32 work (SSM scans, conv1d): timed at the fp32 peak
     kernels: Any = 0  # GPU kernels the op stands for, summed over its layers (fixed cost each)
     # a GEMM over weights: their checkpoint format (picks the tensor-core dtype and, for
@@ -403,10 +423,12 @@ def _ssm_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, z):
     Weights: each part of ``calc.formulas.ssm.layer_ssm_params`` once per step (the scan op carries
     A_log, D, dt_bias and the inner norms: the mixer's parameters less its projections and
     conv). State: at decode each sequence's conv state ((K−1) × conv channels) and SSM state
-    (E × N) read once and written once; at prefill the final state written once.
+    (E × N, in the recurrent dtype) read once and written once; at prefill the final state
+    written once. Kernels: Mamba-2's scan op stands for the state update and the gated norm
+    (``MAMBA2_DECODE_SCAN_KERNELS``, ``MAMBA2_PREFILL_SCAN_KERNELS``).
     """
     z = z.of("ssm")
-    from calc.formulas.ssm import layer_ssm_params, mixer_shape
+    from calc.formulas.ssm import layer_ssm_params, mixer_shape, recurrent_bytes_per_element
 
     ops = []
     c = cfg.ssm
@@ -446,6 +468,8 @@ def _ssm_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, z):
             weight_bytes=n * conv_params * z.weight,
             vector=True,
             kernels=n,
+            attention=True,  # a sequence's conv state (module docstring)
+            state=True,
         )
         ops += [in_proj, conv]
         proj_params = d * w_in + c.proj_bias * w_in + conv_params + E * d + c.proj_bias * d
@@ -466,16 +490,25 @@ def _ssm_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, z):
             ops.append(xdt)
             proj_params += E * (R + 2 * N) + R * E + E
         rest = layer_ssm_params(cfg, kind, s.tp) - proj_params  # A_log, D, dt_bias, norms
-        ssm_state = batch * E * N * z.ssm_state
+        # the recurrent state in its own dtype (the config's recurrent_dtype: Nemotron-H's
+        # mamba_ssm_cache_dtype fp32, which vLLM's NemotronHForCausalLMConfig applies), as the
+        # ledger holds it
+        ssm_state = batch * E * N * recurrent_bytes_per_element(cfg, z.ssm_state)
+        if kind == "mamba2":
+            per_layer = MAMBA2_DECODE_SCAN_KERNELS if decode else MAMBA2_PREFILL_SCAN_KERNELS
+        else:  # Mamba-1: one selective scan (its z gate fused in)
+            per_layer = 1
         ops.append(
             Op(
                 f"{kind}_scan",
                 n * scan_flops,
                 n * (rest * z.weight + rw * ssm_state + tokens * (scan_in + E) * z.act),
                 weight_bytes=n * rest * z.weight,
-                kernels=n,
-                # Mamba-2's chunked SSD prefill is matmuls (tensor cores); the rest fp32
-                attention=kind == "mamba2" and not decode,
+                kernels=per_layer * n,
+                # a sequence's recurrent state (module docstring); Mamba-2's chunked SSD
+                # prefill is matmuls (tensor cores, the 16-bit peak), the rest fp32
+                attention=True,
+                state=True,
                 vector=kind == "mamba" or decode,
             )
         )
@@ -674,6 +707,8 @@ def _linear_attention_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, 
             weight_bytes=n * conv_params * z.weight,
             vector=True,
             kernels=n,
+            attention=True,  # a sequence's conv state (module docstring)
+            state=True,
         )
     )
     rest = layer_ssm_params(cfg, "linear_attention", s.tp) - d * w_in - conv_params - E * d
@@ -689,7 +724,8 @@ def _linear_attention_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, 
             n * (rest * z.weight + rw * state + tokens * (m.conv_dim + 2 * H + 2 * E) * z.act),
             weight_bytes=n * rest * z.weight,
             kernels=n,
-            attention=not decode,
+            attention=True,  # a sequence's state (module docstring); at prefill matmuls
+            state=True,
             vector=decode,
         )
     )

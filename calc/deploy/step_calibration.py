@@ -27,7 +27,7 @@ def op_class(op: Op) -> str:
         return HOST
     if op.kind != COMPUTE:
         return "communication"
-    if op.attention:
+    if op.attention and not op.state:  # an SSM mixer's state work is ``other``
         return "attention"
     if op.grouped:
         return "moe"
