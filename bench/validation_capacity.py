@@ -34,10 +34,17 @@ MODELS = {
     "deepseek-ai/DeepSeek-V2-Lite-Chat": "docs/validation/deepseek-v2-lite.yaml",
     "Qwen/Qwen3-235B-A22B-FP8": "docs/validation/qwen3-235b-a22b.yaml",
     "Qwen/Qwen3-30B-A3B-FP8": "model_configs/qwen3-30b-a3b.yaml",
+    # not shipped: Qwen3.5-27B's layer shapes (the record's source_context)
+    "Qwen/Qwen3.8-27B-FP8": "model_configs/qwen3.5-27b.yaml",
 }
 
 # What a record leaves unsaid but its user knew, stated once per record (never a fitted value).
 STATED = {
+    "sglang0518-h100-qwen38-27b-fp8-hybrid": {
+        "weight_dtype": "fp8-block128",
+        "note": "held out (issue 21/20, sghybrid round): SGLang's hybrid state pool, "
+        "sglang/hybrid.py; Qwen3.8-27B-FP8 predicted as qwen3.5-27b in fp8-block128",
+    },
     "sglang-h100-qwen3-30b-a3b-fp8-tsk043": {
         "weight_dtype": "fp8-block128",
         "version": "0.5.18",

@@ -4,7 +4,7 @@ KV budget left, and the cap those slots put on running requests, by release
 (``calc.deploy.engines.sglang.rules``: the ``state_*`` fields).
 
 Read in the wheels of 0.5.3, 0.5.4, 0.5.5, 0.5.8, 0.5.9, 0.5.10, 0.5.13, 0.5.14, 0.5.15, 0.5.16,
-0.5.19, 0.5.21 and 0.5.23 (``model_executor/model_runner.py``; from 0.5.8
+0.5.17, 0.5.18, 0.5.19, 0.5.21 and 0.5.23 (``model_executor/model_runner.py``; from 0.5.8
 ``model_runner_kv_cache_mixin.py``; from 0.5.16 ``mem_cache/kv_cache_configurator.py``
 ``_handle_max_mamba_cache`` and ``resolve_max_num_reqs``; ``configs/mamba_utils.py``
 ``mamba_cache_per_req``):
@@ -17,7 +17,7 @@ Read in the wheels of 0.5.3, 0.5.4, 0.5.5, 0.5.8, 0.5.9, 0.5.10, 0.5.13, 0.5.14,
   capped at the slots;
 - from 0.5.4, with the radix cache on: the budget is split, the state getting
   ``r / (1 + r)`` of it (``--mamba-full-memory-ratio`` r, 0.9) in whole slots
-  (``int(budget × r / (1 + r) // per_request)``; from 0.5.19 one padding slot more is paid
+  (``int(budget × r / (1 + r) // per_request)``; from 0.5.17 one padding slot more is paid
   for, ``int((share − per_request) // per_request)``), the KV pool the rest; the running
   requests are capped at ``slots // ratio``, ratio = 3 (a request's own slot and the radix
   cache's, ``MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO``) + 2 from 0.5.14 (``auto`` resolves
@@ -91,7 +91,7 @@ def state_pool(rules, budget_bytes: float, per_request: float, *, radix_cache: b
     else:
         slots = ratio_slots(budget_bytes, per_request, ratio, rules.state_padding_slot)
         rule = "ratio"
-    paid = (slots + rules.state_padding_slot) * per_request  # from 0.5.19: + the padding slot
+    paid = (slots + rules.state_padding_slot) * per_request  # from 0.5.17: + the padding slot
     per_running = slots_per_running_request(radix, rules.state_tracking_slots)
     return StatePool(int(slots), float(paid), float(per_request), budget_bytes - paid,
                      int(slots) // per_running, per_running, rule)  # fmt: skip

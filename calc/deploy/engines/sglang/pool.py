@@ -214,7 +214,8 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
             budget,
             "bytes",
             "({usable} − {non_torch}) × {mem_fraction_static} − {weights} − "
-            "{allocator_segments} − {rope_table} − {activation}",
+            "{allocator_segments} − {rope_table} − {activation}"
+            + " − {state_pool}" * (state is not None),
             usable=usable,
             mem_fraction_static=fraction,
             weights=weights - segments,
@@ -222,6 +223,7 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
             activation=act,
             non_torch=non_torch,
             allocator_segments=segments,
+            **({"state_pool": state.pool_bytes} if state is not None else {}),
         ),
     )
     warnings = []
@@ -268,7 +270,7 @@ def _state_figures(state) -> list:
                                                           * state.bytes_per_slot),
                per_slot=state.bytes_per_slot)
         if state.rule == "ratio"
-        else figure("state_slots", state.slots, "requests", state.rule)
+        else figure("state_slots", state.slots, "requests", "{fixed}", fixed=state.slots)
     )  # fmt: skip
     return [
         slots,

@@ -295,12 +295,12 @@ CHANGES = (
         "no_buffer, 3); read in the 0.5.13, 0.5.14, 0.5.15, 0.5.16, 0.5.19, 0.5.21, 0.5.23 wheels",
     ),
     Change(
-        "0.5.19",
+        "0.5.17",
         {"state_padding_slot": True},
         "mem_cache/kv_cache_configurator.py _handle_max_mamba_cache: the split solves for the "
         "pool's padding slot, int((share − per_req) // per_req), and takes (slots + 1) × "
         "per_req from the budget (0.5.16: share // per_req, slots × per_req); read in the "
-        "0.5.16, 0.5.19, 0.5.21, 0.5.23 wheels, 0.5.17 and 0.5.18 not read",
+        "0.5.16, 0.5.17, 0.5.18, 0.5.19, 0.5.21, 0.5.23 wheels",
     ),
 )
 
