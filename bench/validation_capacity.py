@@ -1088,6 +1088,21 @@ EXTRA_SOURCES = (
     "https://sgl-project-sglang-93.mintlify.app/developer/memory-management, "
     "https://deepwiki.com/sgl-project/sglang/2.3-memory-management-and-kv-cache (no "
     "start-up log with a pool of stated settings): looked at in the sgbase round",
+    "issue 21/20, sghybrid round (SGLang's hybrid state pool): the SGLang wheels 0.5.3, 0.5.4, "
+    "0.5.5, 0.5.8, 0.5.9, 0.5.10, 0.5.13-0.5.19, 0.5.21, 0.5.22, 0.5.23 (PyPI sglang, "
+    "model_runner.py / kv_cache_configurator.py _handle_max_mamba_cache, resolve_max_num_reqs, "
+    "configs/mamba_utils.py, server_args.py); start-up logs: search index files 65830671609 "
+    "(Qwen3.8-27B-FP8, H100, 0.5.18: the held-out record), 53944457073 (Qwen3.5-9B, TP 2, "
+    "2026-04-14, 24 GB GPUs: not shipped, its split checked in tests/test_sglang_hybrid.py), "
+    "70117488909 (Nemotron-3 Nano Omni NVFP4, 4 x GB10, 0.5.21: no GB10 profile, its split "
+    "checked there), 69213517065 (Qwen3.8-27B NVFP4, GB10, --max-mamba-cache-size set), "
+    "56880170874 (Nemotron-H on XPU), 70920711276 and 69439504994 (test fixtures), "
+    "69865425230 (--disable-radix-cache, model not named), 70223678508 (club-3090 notes), "
+    "56671970114, 68576807532, 62375882188, 54618842866 (no Mamba line or not shipped models); "
+    "https://github.com/sgl-project/sglang/pull/15337, /pull/18786, /pull/10233, /pull/11214, "
+    "/pull/31230, /issues/37066, https://github.com/jpezzulli/sglang-rtxpro6000/issues/5, "
+    "https://github.com/noonghunna/club-3090/pull/1292, "
+    "https://gogongxt.com/posts/09ff9652.html",
 )
 
 

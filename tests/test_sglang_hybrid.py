@@ -125,3 +125,30 @@ def test_capacity_and_simulate_print_the_slots_and_the_cap(cli):
     r = cli("simulate", *args, "--rate", "2", "--prompt", "512", "--gen", "16", "-n", "20",
             "-f", "json")  # fmt: skip
     assert r.code == 0 and f"// 5 = {p.max_running_requests:,}" in r.err
+
+
+@pytest.mark.parametrize(("printed_tokens", "kv_per_token", "per_slot", "slots", "padding"), [
+    # search index file 65830671609, SGLang 0.5.18, Qwen3.8-27B-FP8 (Qwen3.5-27B's shapes) on
+    # one H100: 330,323 tokens × 65,536 B of KV, 124 slots of 153,944,064 B
+    (330_323, 65_536, 153_944_064, 124, True),
+    # 70117488909, SGLang 0.5.21, Nemotron-3 Nano (Omni) at TP 4, fp8 KV: 19,644,177 tokens ×
+    # 1,536 B (6 layers × 1 KV head × 128 × 2 × 1 B), 2,211 slots of 12,270,592 B
+    (19_644_177, 1_536, 12_270_592, 2_211, True),
+    # 53944457073, SGLang main of 2026-04-14 (0.5.10), Qwen3.5-9B at TP 2: 327,310 tokens ×
+    # 16,384 B (8 layers × 2 KV heads × 256 × 2 × 2 B), 186 slots of 25,755,648 B (24 layers ×
+    # (4,096 × 3 × 2 + 16 × 128 × 128 × 4))
+    (327_310, 16_384, 25_755_648, 186, False),
+])  # fmt: skip
+def test_printed_pools_follow_the_split(printed_tokens, kv_per_token, per_slot, slots, padding):
+    """The rest memory a log's two pools add up to, split again by the rule, gives its slots
+    (to the token: the KV pool is the rest // its cell, so rest is known within one cell).
+    0.5.18's log: rest = 330,323 × 65,536 + 125 × 153,944,064 = 40,891,056,128 B; × 0.9 / 1.9
+    = 19,369,447,640; (− 153,944,064) // 153,944,064 = 124 (without the padding slot 0.5.16's
+    rule would give 125, the printed 124 rules it out)."""
+    paid = (slots + padding) * per_slot
+    for rest in (printed_tokens * kv_per_token + paid,
+                 (printed_tokens + 1) * kv_per_token + paid - 1):  # fmt: skip
+        assert h.ratio_slots(rest, per_slot, padding=padding) == slots
+    if padding:  # the rule without the padding slot does not reproduce the log
+        rest = printed_tokens * kv_per_token + slots * per_slot
+        assert h.ratio_slots(rest, per_slot) != slots
