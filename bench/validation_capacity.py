@@ -35,10 +35,17 @@ MODELS = {
     "Qwen/Qwen3-235B-A22B-FP8": "docs/validation/qwen3-235b-a22b.yaml",
     "Qwen/Qwen3-30B-A3B-FP8": "model_configs/qwen3-30b-a3b.yaml",
     "mistralai/Mistral-7B-Instruct-v0.3": "docs/validation/mistral-7b-v0.3.yaml",
+    # not shipped: Qwen3.5-27B's layer shapes (the record's source_context)
+    "Qwen/Qwen3.8-27B-FP8": "model_configs/qwen3.5-27b.yaml",
 }
 
 # What a record leaves unsaid but its user knew, stated once per record (never a fitted value).
 STATED = {
+    "sglang0518-h100-qwen38-27b-fp8-hybrid": {
+        "weight_dtype": "fp8-block128",
+        "note": "held out (issue 21/20, sghybrid round): SGLang's hybrid state pool, "
+        "sglang/hybrid.py; Qwen3.8-27B-FP8 predicted as qwen3.5-27b in fp8-block128",
+    },
     "sglang-h100-qwen3-30b-a3b-fp8-tsk043": {
         "weight_dtype": "fp8-block128",
         "version": "0.5.18",
@@ -1296,6 +1303,21 @@ EXTRA_SOURCES = (
     "(0.5.2 on an RTX 3090); TensorRT-LLM 1.x: 14031891033 and 14703390752 (a parser's "
     "fixture, 524,288 tokens), 26725295630, 6161481015, 54591450631 (engine builds, 0.x): "
     "looked at in the vnew round, none a record",
+    "issue 21/20, sghybrid round (SGLang's hybrid state pool): the SGLang wheels 0.5.3, 0.5.4, "
+    "0.5.5, 0.5.8, 0.5.9, 0.5.10, 0.5.13-0.5.19, 0.5.21, 0.5.22, 0.5.23 (PyPI sglang, "
+    "model_runner.py / kv_cache_configurator.py _handle_max_mamba_cache, resolve_max_num_reqs, "
+    "configs/mamba_utils.py, server_args.py); start-up logs: search index files 65830671609 "
+    "(Qwen3.8-27B-FP8, H100, 0.5.18: the held-out record), 53944457073 (Qwen3.5-9B, TP 2, "
+    "2026-04-14, 24 GB GPUs: not shipped, its split checked in tests/test_sglang_hybrid.py), "
+    "70117488909 (Nemotron-3 Nano Omni NVFP4, 4 x GB10, 0.5.21: no GB10 profile, its split "
+    "checked there), 69213517065 (Qwen3.8-27B NVFP4, GB10, --max-mamba-cache-size set), "
+    "56880170874 (Nemotron-H on XPU), 70920711276 and 69439504994 (test fixtures), "
+    "69865425230 (--disable-radix-cache, model not named), 70223678508 (club-3090 notes), "
+    "56671970114, 68576807532, 62375882188, 54618842866 (no Mamba line or not shipped models); "
+    "https://github.com/sgl-project/sglang/pull/15337, /pull/18786, /pull/10233, /pull/11214, "
+    "/pull/31230, /issues/37066, https://github.com/jpezzulli/sglang-rtxpro6000/issues/5, "
+    "https://github.com/noonghunna/club-3090/pull/1292, "
+    "https://gogongxt.com/posts/09ff9652.html",
 )
 
 

@@ -32,7 +32,7 @@ import math
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
-from calc.formulas.elementwise import cdiv, maximum
+from calc.formulas.elementwise import cdiv, maximum, minimum
 
 if TYPE_CHECKING:
     from calc.data.model_schema import ModelConfig
@@ -247,12 +247,24 @@ class PerGpu:
         vLLM floor(blocks / blocks per request)."""
         if self.paging is not None:
             return pool_units(self.paging.num_blocks, self.paging.blocks_per_request(ctx))
+        slots = self.state_slots
+        if slots is not None:  # the state in a pool of its own: KV in the budget, one slot each
+            kv = self.sequence_bytes(ctx) - self.ssm_state_bytes_per_sequence
+            return minimum(pool_units(self.kv_budget_bytes, kv), slots)
         return pool_units(self.kv_budget_bytes, self.sequence_bytes(ctx))
+
+    @property
+    def state_slots(self) -> int | None:
+        """Slots of the engine's recurrent-state pool where it is apart from the KV budget
+        (SGLang on hybrid models) [requests]; None where the state is in the budget."""
+        return getattr(self.prediction, "state_slots", None)
 
     def _holds(self, n, ctx) -> bool:
         """Whether ``n`` sequences of ``ctx`` tokens fit on this GPU."""
         if self.paging is not None:
             return n * self.paging.blocks_per_request(ctx) <= self.paging.num_blocks
+        if self.state_slots is not None:
+            return n <= self.max_sequences_per_gpu(ctx)
         return n * self.sequence_bytes(ctx) <= self.kv_budget_bytes
 
     def max_concurrency(self, ctx):

@@ -94,6 +94,17 @@ def concurrency_figure(work: Workload, g: PerGpu) -> Figure:
             blocks_per_request=g.paging.blocks_per_request(work.ctx),
             groups=g.groups,
         )
+    if g.state_slots is not None:  # the state in a pool of its own (SGLang's hybrid models)
+        return figure(
+            "max_concurrency",
+            int(g.max_concurrency(work.ctx)),
+            "sequences",
+            "min(floor({budget} / {kv_bytes}), {state_slots}) × {groups}",
+            budget=g.kv_budget_bytes,
+            kv_bytes=g.sequence_bytes(work.ctx) - g.ssm_state_bytes_per_sequence,
+            state_slots=g.state_slots,
+            groups=g.groups,
+        )
     return figure(
         "max_concurrency",
         int(g.max_concurrency(work.ctx)),

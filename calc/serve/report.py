@@ -99,6 +99,8 @@ def _warnings(dep: Deployment, load: LoadSpec, r: SimResult) -> list[str]:
     out = []
     if isinstance(load.arrival, Trace):
         out += list(load.arrival.notes)
+    if dep.per_gpu.state_slots is not None:  # the engine's state pool and its cap (SGLang)
+        out += list(dep.per_gpu.notes)
     if r.rejected:
         ec = dep.engine_config
         whole = "" if ec.chunked_prefill else (

@@ -482,7 +482,7 @@ def deployment_limits(dep: Deployment, mean_tokens: float) -> Limits:
     B = pg.block_size
     cfg = dep.model
     full_only = cfg.n_layers_of("full") == cfg.n_layers
-    if full_only:
+    if full_only or pg.state_slots is not None:  # (the state apart: SGLang's hybrid pool)
         pool = pg.kv_cache_blocks
         if pg.paging is not None and pg.paging.full_groups == 1:
             pool = pg.paging.num_blocks
@@ -493,6 +493,9 @@ def deployment_limits(dep: Deployment, mean_tokens: float) -> Limits:
     seqs = int(ec.max_num_seqs)
     if dep.engine.max_num_seqs is None:  # the engine's own limit from its pool (SGLang)
         seqs = policy.running_limit(int(pool) * int(B), max_len) or seqs
+    cap = getattr(pg.prediction, "max_running_requests", None)
+    if cap is not None:  # the engine's own cap from its state pool (SGLang's hybrid models)
+        seqs = min(seqs, cap)
     return Limits(
         pool_blocks=int(pool) // dep.pp,
         block_size=int(B),

@@ -108,6 +108,11 @@ class PoolPrediction:
     # the token count the engine's start-up log prints, by its own formula (None: ``tokens``;
     # vLLM 0.21+: int(max_concurrency × max_model_len))
     engine_printed_tokens: int | None = None
+    # a recurrent-state pool apart from the KV pool (SGLang on hybrid models): its slots
+    # [requests], and the cap they put on running requests (None: the state is in the KV
+    # budget, or there is none)
+    state_slots: int | None = None
+    max_running_requests: int | None = None
 
     @property
     def printed_tokens(self) -> int:
@@ -180,7 +185,8 @@ def pool_prediction(
     engine: str, version: str, bytes_per_token: float, terms: StartupTerms, blocks: PoolBlocks,
     *, sources: dict, warnings: list | None = None, figures: list | None = None,
     paging: Paging | None = None, rope_table_bytes: float = 0.0,
-    printed_tokens: int | None = None,
+    printed_tokens: int | None = None, state_slots: int | None = None,
+    max_running_requests: int | None = None,
 ) -> PoolPrediction:  # fmt: skip
     """One engine's ``PoolPrediction`` from its start-up terms and its blocks (the one place
     every engine's prediction is put together)."""
@@ -188,7 +194,8 @@ def pool_prediction(
         engine=engine, version=version, kv_bytes_per_token=bytes_per_token,
         **terms._asdict(), **blocks._asdict(), sources=sources, warnings=warnings or [],
         figures=figures or [], paging=paging, rope_table_bytes=rope_table_bytes,
-        engine_printed_tokens=printed_tokens,
+        engine_printed_tokens=printed_tokens, state_slots=state_slots,
+        max_running_requests=max_running_requests,
     )  # fmt: skip
 
 

@@ -1,5 +1,6 @@
 """SGLang (``python -m sglang.launch_server``): its releases 0.4.0 to 0.5.23 (``rules``),
-defaults by GPU memory, start-up memory accounting (``memory``, ``pool``), scheduler policy,
+defaults by GPU memory, start-up memory accounting (``memory``, ``pool``; hybrid models' state
+pool: ``hybrid``), scheduler policy,
 launch commands (``launch``) and start-up log (``log``)."""
 
 from __future__ import annotations

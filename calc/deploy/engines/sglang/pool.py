@@ -37,6 +37,8 @@ SOURCES = {
     "budget": "model_runner.py profile_max_num_token (rest_memory)",
     "blocks": "page_size tokens per page (server_args.py)",
     "tokens": "model_runner.py profile_max_num_token (rest // cell_size)",
+    "state_pool": "hybrid models: kv_cache_configurator.py _handle_max_mamba_cache (the "
+    "state's share of rest, sglang/hybrid.py), resolve_max_num_reqs (slots // ratio)",
 }
 
 
@@ -200,6 +202,10 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
         page = sparse_block_size(page)
     weights += segments  # what the load's 'mem usage' holds besides the RoPE table
     budget = sm.rest_memory_bytes(usable, fraction, weights + rope + act, non_torch)
+    state = None
+    if shape.n_mamba_layers:  # hybrid: the state pool first, the KV pool the rest (hybrid.py)
+        state = _state_pool(dep, rules, budget)
+        budget = state.kv_budget_bytes
     tokens, figures = _pool_tokens(budget, shape, page, rules)
     figures.insert(
         0,
@@ -208,7 +214,8 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
             budget,
             "bytes",
             "({usable} − {non_torch}) × {mem_fraction_static} − {weights} − "
-            "{allocator_segments} − {rope_table} − {activation}",
+            "{allocator_segments} − {rope_table} − {activation}"
+            + " − {state_pool}" * (state is not None),
             usable=usable,
             mem_fraction_static=fraction,
             weights=weights - segments,
@@ -216,17 +223,58 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
             activation=act,
             non_torch=non_torch,
             allocator_segments=segments,
+            **({"state_pool": state.pool_bytes} if state is not None else {}),
         ),
     )
     warnings = []
-    if shape.n_mamba_layers:
-        warnings.append(
-            "sglang's Mamba state pool is not modelled: the pool counts attention KV only"
-        )
+    if state is not None:
+        from calc.deploy.engines.sglang.hybrid import running_cap_note
+
+        warnings.append(running_cap_note(config.version, state, tokens))
+        figures += _state_figures(state)
     max_model_len = config.max_model_len or cfg.max_ctx
     terms = StartupTerms(fraction, usable, weights, act, non_torch, 0.0, budget)
     pool = PoolBlocks(page, page * shape.bytes_per_token_per_layer, tokens // page, tokens,
                       tokens / max_model_len, max_model_len)  # fmt: skip
     return pool_prediction("sglang", config.version, shape.bytes_per_token, terms, pool,
                            sources=SOURCES, warnings=warnings, figures=figures,
-                           rope_table_bytes=rope)  # fmt: skip
+                           rope_table_bytes=rope,
+                           state_slots=state.slots if state is not None else None,
+                           max_running_requests=state.running_cap if state is not None else None,
+                           )  # fmt: skip
+
+
+def _state_pool(dep: Deployment, rules: SglangRules, budget: float):
+    """SGLang's recurrent-state pool on ``dep``'s busiest GPU (``sglang/hybrid.py``): its
+    slots from ``budget`` (the rest memory) and the KV budget they leave."""
+    from calc.deploy.engines.sglang.hybrid import model_state_bytes, state_pool
+
+    cfg = dep.model
+    return state_pool(
+        rules, budget, model_state_bytes(cfg, dep.tp, dep.pp),
+        radix_cache=dep.engine.prefix_cache is not False,
+        max_running=dep.engine.max_num_seqs,  # per attention-DP rank, as kvcalc keeps it
+        mamba2=any(k in ("mamba", "mamba2") for k in cfg.layers),
+    )  # fmt: skip
+
+
+def _state_figures(state) -> list:
+    """The state pool's derivations for ``--explain``."""
+    from calc.deploy.engines.sglang.hybrid import MAMBA_FULL_MEMORY_RATIO
+
+    slots = (
+        figure("state_slots", state.slots, "requests",
+               "floor(({budget} × {ratio} / (1 + {ratio}) − {padding} × {per_slot}) / "
+               "{per_slot})", budget=state.kv_budget_bytes + state.pool_bytes,
+               ratio=MAMBA_FULL_MEMORY_RATIO, padding=int(state.pool_bytes > state.slots
+                                                          * state.bytes_per_slot),
+               per_slot=state.bytes_per_slot)
+        if state.rule == "ratio"
+        else figure("state_slots", state.slots, "requests", "{fixed}", fixed=state.slots)
+    )  # fmt: skip
+    return [
+        slots,
+        figure("max_running_requests", state.running_cap, "requests",
+               "floor({slots} / {slots_per_request})", slots=state.slots,
+               slots_per_request=state.slots_per_request),
+    ]  # fmt: skip

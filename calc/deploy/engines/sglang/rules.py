@@ -96,6 +96,18 @@ class SglangRules:
     # numerical stability'), ROCm casting it until 0.5.23
     rope_bytes_cuda: int = 2
     rope_bytes_rocm: int = 2
+    # hybrid models' recurrent-state pool (sglang/hybrid.py): "fixed" (0.5.3: the radix cache
+    # off, --max-running-requests or 512 slots) or "ratio" (from 0.5.4: with the radix cache on,
+    # --mamba-full-memory-ratio's share of the budget); the slots without a radix cache and
+    # without --max-running-requests (None: the ratio split); Mamba-2 models' radix cache off
+    # (0.5.4, 0.5.5); a running request's tracking slots beyond RADIX_SLOTS_PER_REQUEST (the
+    # extra_buffer strategy's ping-pong pair under the overlap scheduler); the padding slot
+    # paid for in the split
+    state_pool: str = "fixed"
+    state_radix_off_slots: int | None = 512
+    mamba2_radix_off: bool = False
+    state_tracking_slots: int = 0
+    state_padding_slot: bool = False
 
 
 BASE = SglangRules(
@@ -246,6 +258,49 @@ CHANGES = (
         "only: the releases between keep 0.4.0's rules here; layers/rotary_embedding/base.py: "
         "the RoPE cache kept FP32 on HIP too ('Keep fp32 on HIP, matching CUDA behavior'; "
         "0.5.19 casts it there)",
+    ),
+    Change(
+        "0.5.4",
+        {"state_pool": "ratio", "mamba2_radix_off": True},
+        "model_executor/model_runner.py handle_max_mamba_cache (hybrid models' state pool): with "
+        "the radix cache on, max_mamba_cache_size = int(rest × r / (1 + r) × 2^30 // "
+        "mamba_cache_per_req), r = --mamba-full-memory-ratio 0.9, the KV pool the rest; "
+        "max_running_requests capped at max_mamba_cache_size // 3 "
+        "(MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO), // 1 without the radix cache; Mamba-2 "
+        "models (Nemotron-H, Falcon-H1) run without it ('model detected, disable radix cache'); "
+        "0.5.3: Qwen3-Next and Falcon-H1 without the radix cache, --max-running-requests or 512 "
+        "slots (read in the 0.5.3, 0.5.4, 0.5.5 wheels; issue 21/20, sghybrid)",
+    ),
+    Change(
+        "0.5.8",
+        {"mamba2_radix_off": False},
+        "server_args.py: Nemotron-H keeps its radix cache (turned off only under speculative "
+        "decoding); read in the 0.5.5 and 0.5.8 wheels, 0.5.6 and 0.5.7 not read",
+    ),
+    Change(
+        "0.5.9",
+        {"state_radix_off_slots": None},
+        "model_runner_kv_cache_mixin.py _handle_max_mamba_cache: without the radix cache the "
+        "slots are --max-running-requests only when it is set, else the ratio split (sgl-project/"
+        "sglang PR #18786, 'Adjust mamba cache allocation'; 0.5.8: 512); read in the 0.5.8, "
+        "0.5.9, 0.5.10 wheels",
+    ),
+    Change(
+        "0.5.14",
+        {"state_tracking_slots": 2},
+        "server_args.py _handle_mamba_radix_cache: --mamba-radix-cache-strategy auto resolves to "
+        "extra_buffer under the overlap scheduler (linear-attention backend triton, the default) "
+        "for Qwen3-Next, Qwen3.5, Nemotron-H, Falcon-H1, Granite hybrid ...; "
+        "_calculate_mamba_ratio 3 + MAMBA_CACHE_V2_ADDITIONAL_RATIO_OVERLAP 2 (0.5.13: auto → "
+        "no_buffer, 3); read in the 0.5.13, 0.5.14, 0.5.15, 0.5.16, 0.5.19, 0.5.21, 0.5.23 wheels",
+    ),
+    Change(
+        "0.5.17",
+        {"state_padding_slot": True},
+        "mem_cache/kv_cache_configurator.py _handle_max_mamba_cache: the split solves for the "
+        "pool's padding slot, int((share − per_req) // per_req), and takes (slots + 1) × "
+        "per_req from the budget (0.5.16: share // per_req, slots × per_req); read in the "
+        "0.5.16, 0.5.17, 0.5.18, 0.5.19, 0.5.21, 0.5.23 wheels",
     ),
 )
 
