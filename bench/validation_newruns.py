@@ -32,7 +32,6 @@ DATA = ROOT / "docs" / "validation" / "published_runs_2026.yaml"
 # the client's prompt count where the source gives none: 2 × concurrency (the SGLang cookbook's
 # numPromptsByConc in its other configs: 16: 32, 64: 128, 128: 256, 256: 512)
 PROMPTS_PER_CLIENT = 2
-DENSE = ("qwen3.5-27b",)  # the rest of the dataset's models are MoE
 
 
 @dataclass(frozen=True)
@@ -58,6 +57,9 @@ class Run:
     max_num_seqs: int | None = None  # SGLang --max-running-requests, vLLM --max-num-seqs
     max_batched_tokens: int | None = None  # SGLang --chunked-prefill-size
     prefix_cache: bool | None = None  # False: SGLang --disable-radix-cache
+    # the client's --random-range-ratio where its lengths vary: InferenceX's benchmark_serving
+    # draws each prompt and output length uniformly from [int(len × ratio), len] (None: fixed)
+    range_ratio: float | None = None
 
     @property
     def gpus(self) -> int:
@@ -74,6 +76,8 @@ class Run:
         m = self.measured
         if "output_tokens_per_s" in m:
             return float(m["output_tokens_per_s"])
+        if "output_tokens_per_s_per_gpu" in m:  # InferenceX's "Output tput/GPU"
+            return float(m["output_tokens_per_s_per_gpu"]) * self.gpus
         return float(m["tokens_per_s_per_gpu"]) * self.gpus * self.osl / (self.isl + self.osl)
 
     @property
@@ -83,8 +87,12 @@ class Run:
 
     @property
     def group(self) -> str:
-        kind = "dense" if self.model in DENSE else "MoE"
-        return f"NVIDIA {self.dtype} {kind} {self.engine}"
+        """vendor × dtype × dense/MoE × engine: the vendor from the hardware profile, MoE where
+        the model config has a moe: block."""
+        from calc.data.registry import load_hardware, load_model
+
+        kind = "dense" if load_model(self.model).moe is None else "MoE"
+        return f"{load_hardware(self.hardware).vendor} {self.dtype} {kind} {self.engine}"
 
 
 def runs() -> list[Run]:
@@ -115,6 +123,18 @@ def deployment(run: Run, max_num_seqs: int | None = None):
                             engine=engine)  # fmt: skip
 
 
+def lengths(length: int, n: int, ratio: float | None):
+    """The ``n`` lengths [tokens] a client sends for a stated ``length``: all ``length`` where
+    they are fixed (``ratio`` None); else spread evenly over [int(length × ratio), length], the
+    range InferenceX's benchmark_serving draws uniformly from (``np.random.randint(int(len *
+    range_ratio), len + 1)``): the draw's quantiles, not its seed (the seed is not published)."""
+    import numpy as np
+
+    if ratio is None:
+        return np.full(n, length, dtype=np.int64)
+    return np.rint(np.linspace(int(length * ratio), length, n)).astype(np.int64)
+
+
 def replay(run: Run):
     """The run's requests as its client sent them (module docstring)."""
     import numpy as np
@@ -122,9 +142,10 @@ def replay(run: Run):
     from calc.reports.score_workload import Replay
 
     n = run.n_prompts
-    return Replay(np.zeros(n), np.full(n, run.isl, dtype=np.int64),
-                  np.full(n, run.osl, dtype=np.int64), run.concurrency,
-                  "every request at 0 s (--request-rate inf)", "fixed")  # fmt: skip
+    how = "fixed" if run.range_ratio is None else f"uniform over [{run.range_ratio:g}, 1] × len"
+    return Replay(np.zeros(n), lengths(run.isl, n, run.range_ratio),
+                  lengths(run.osl, n, run.range_ratio), run.concurrency,
+                  "every request at 0 s (--request-rate inf)", how)  # fmt: skip
 
 
 @dataclass(frozen=True)
