@@ -82,8 +82,17 @@ class Run:
 
     @property
     def dtype(self) -> str:
-        f = self.weight_dtype or "bf16"
-        return {"fp8-block128": "fp8", "fp8-tensor": "fp8", "nvfp4": "fp4"}.get(f, f)
+        """The group's weight format: the run's, else the checkpoint's own (its routed experts',
+        else its attention's, else the model's dtype)."""
+        f = self.weight_dtype
+        if f is None:
+            from calc.data.registry import load_model
+
+            m = load_model(self.model)
+            w = m.weight_dtypes
+            f = (w and (w.routed_experts or w.attention)) or m.dtype
+        return {"fp8-block128": "fp8", "fp8-tensor": "fp8", "nvfp4": "fp4",
+                "mxfp4": "fp4"}.get(f, f)  # fmt: skip
 
     @property
     def group(self) -> str:
@@ -155,8 +164,13 @@ class Result:
     ttft_s: float
     output_tokens_per_s: float
 
-    def error(self, figure: str) -> float:
-        meas = {"tpot": self.run.measured["tpot_s"], "ttft": self.run.measured["ttft_s"],
+    def error(self, figure: str) -> float | None:
+        """(predicted − measured) / measured; None where the source states no such figure (a
+        TTFT some sources leave out)."""
+        m = self.run.measured
+        if figure == "ttft" and "ttft_s" not in m:
+            return None
+        meas = {"tpot": m.get("tpot_s"), "ttft": m.get("ttft_s"),
                 "tokens": self.run.output_tokens_per_s}[figure]  # fmt: skip
         pred = {"tpot": self.tpot_s, "ttft": self.ttft_s,
                 "tokens": self.output_tokens_per_s}[figure]  # fmt: skip
@@ -234,9 +248,24 @@ def capped(run: Run, batch: int) -> Result:
 FIGURES = (("tpot", "TPOT"), ("ttft", "TTFT"), ("tokens", "output tokens/s"))
 
 
-def _stats(res, figure: str) -> tuple[float, float]:
-    errs = [r.error(figure) for r in res]
+def _stats(res, figure: str) -> tuple[float, float] | None:
+    """(signed median, median |error|) of the rows that state ``figure``; None where none."""
+    errs = [e for e in (r.error(figure) for r in res) if e is not None]
+    if not errs:
+        return None
     return statistics.median(errs), statistics.median(abs(e) for e in errs)
+
+
+def _cells(res) -> list[str]:
+    cells = []
+    for fig, _ in FIGURES:
+        st = _stats(res, fig)
+        cells += [f"**{st[0]:+.1%}**", f"{st[1]:.1%}"] if st else ["–", "–"]
+    return cells
+
+
+def _pct(e: float | None) -> str:
+    return "–" if e is None else f"{e:+.1%}"
 
 
 def groups(res) -> dict[str, list[Result]]:
@@ -266,16 +295,8 @@ def render() -> str:
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, sub in sorted(groups(res).items()):
-        cells = []
-        for fig, _ in FIGURES:
-            s, a = _stats(sub, fig)
-            cells += [f"**{s:+.1%}**", f"{a:.1%}"]
-        lines.append(f"| {name} | {len(sub)} | " + " | ".join(cells) + " |")
-    cells = []
-    for fig, _ in FIGURES:
-        s, a = _stats(res, fig)
-        cells += [f"**{s:+.1%}**", f"{a:.1%}"]
-    lines.append(f"| all | {len(res)} | " + " | ".join(cells) + " |")
+        lines.append(f"| {name} | {len(sub)} | " + " | ".join(_cells(sub)) + " |")
+    lines.append(f"| all | {len(res)} | " + " | ".join(_cells(res)) + " |")
     lines += [
         "",
         "Every row (predicted / measured; TPOT and TTFT in ms, output tokens/s of the deployment):",
@@ -286,11 +307,12 @@ def render() -> str:
     ]
     for r in res:
         run = r.run
+        ttft = run.measured.get("ttft_s")
         lines.append(
             f"| {run.id} | {run.engine} {run.release} | {run.concurrency} | {run.n_prompts} | "
             f"{r.tpot_s * 1e3:.2f} | {run.measured['tpot_s'] * 1e3:.2f} | "
             f"{r.error('tpot'):+.1%} | {r.ttft_s * 1e3:,.0f} | "
-            f"{run.measured['ttft_s'] * 1e3:,.0f} | {r.error('ttft'):+.1%} | "
+            f"{'–' if ttft is None else f'{ttft * 1e3:,.0f}'} | {_pct(r.error('ttft'))} | "
             f"{r.output_tokens_per_s:,.0f} | {run.output_tokens_per_s:,.0f} | "
             f"{r.error('tokens'):+.1%} |"
         )
