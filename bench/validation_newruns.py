@@ -100,8 +100,18 @@ class Run:
         the model config has a moe: block."""
         from calc.data.registry import load_hardware, load_model
 
-        kind = "dense" if load_model(self.model).moe is None else "MoE"
+        m = load_model(self.model)
+        kind = "dense" if m.moe is None else "MoE"
+        if m.n_layers_of("mamba", "mamba2", "linear_attention"):
+            kind += "-hybrid"  # recurrent (Mamba / gated-DeltaNet) layers beside attention
         return f"{load_hardware(self.hardware).vendor} {self.dtype} {kind} {self.engine}"
+
+    @property
+    def overlaps_fit(self) -> bool:
+        """Whether the run's source is a new document from a harness whose other runs are in
+        kvcalc's fitted data (the source's ``overlaps_fit`` note): held out, but not
+        independent."""
+        return bool(sources()[self.source].get("overlaps_fit"))
 
 
 def runs() -> list[Run]:
@@ -297,6 +307,21 @@ def render() -> str:
     for name, sub in sorted(groups(res).items()):
         lines.append(f"| {name} | {len(sub)} | " + " | ".join(_cells(sub)) + " |")
     lines.append(f"| all | {len(res)} | " + " | ".join(_cells(res)) + " |")
+    apart = [r for r in res if not r.run.overlaps_fit]
+    if len(apart) < len(res):
+        lines += [
+            "",
+            "The same without the rows whose source is a new document from a harness whose other "
+            "runs kvcalc is fitted to (InferenceX: its dashboard runs are in aiconfigurator's "
+            "silicon sample; the sources' `overlaps_fit` notes):",
+            "",
+            "| group | rows | TPOT signed median | TPOT median abs | TTFT signed median "
+            "| TTFT median abs | tokens/s signed median | tokens/s median abs |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for name, sub in sorted(groups(apart).items()):
+            lines.append(f"| {name} | {len(sub)} | " + " | ".join(_cells(sub)) + " |")
+        lines.append(f"| all | {len(apart)} | " + " | ".join(_cells(apart)) + " |")
     lines += [
         "",
         "Every row (predicted / measured; TPOT and TTFT in ms, output tokens/s of the deployment):",
