@@ -1,8 +1,9 @@
 """The held-out section of docs/validation.md on published runs of current engines (issue 20,
-newruns round; written by bench/validation_doc.py): kvcalc's serving simulation against
-published vLLM and SGLang serving runs whose sources are in no list of bench/validation_sources.py
-before this round, TPOT, TTFT and output tokens/s [s, tokens/s], every row's signed error and
-each group's (vendor × dtype × dense/MoE × engine) signed median.
+newruns and newruns2 rounds; written by bench/validation_doc.py): kvcalc's serving simulation
+against published vLLM and SGLang serving runs whose sources are in no list of
+bench/validation_sources.py before their round, TPOT, TTFT and output tokens/s [s, tokens/s],
+every row's signed error and each group's (vendor × dtype × dense/MoE(-hybrid) × engine) signed
+median, also without the rows whose harness has other runs in the fitted data (``overlaps_fit``).
 
 Run: python bench/validation_newruns.py          (prints the section)
 
@@ -14,9 +15,11 @@ Prediction: kvcalc's own public path for a benchmark run, the one `kvcalc score`
 checkpoint's format, the engine and release, the server's memory fraction and max model
 length), its requests replayed as the client sent them (``Replay``: every prompt of the run at
 t = 0, --request-rate inf, at most the client's --max-concurrency open, fixed lengths: SGLang's
---random-range-ratio 1.0, vLLM's random dataset at its default range ratio 0), each iteration
-timed by the step-time model. Compared: the mean TTFT and TPOT (the sources do not say mean or
-median: the mean, as both clients print it first) and the output tokens/s over the run.
+--random-range-ratio 1.0, vLLM's random dataset at its default range ratio 0; InferenceX's client
+at its ratio 0.8 spreads them over [0.8 len, len], ``lengths``), each iteration timed by the
+step-time model. Compared: the mean TTFT and TPOT (where a source does not say mean or median:
+the mean, as both clients print it first) and the output tokens/s over the run; a TTFT the
+source leaves out is left blank.
 """
 
 from __future__ import annotations
@@ -32,7 +35,6 @@ DATA = ROOT / "docs" / "validation" / "published_runs_2026.yaml"
 # the client's prompt count where the source gives none: 2 × concurrency (the SGLang cookbook's
 # numPromptsByConc in its other configs: 16: 32, 64: 128, 128: 256, 256: 512)
 PROMPTS_PER_CLIENT = 2
-DENSE = ("qwen3.5-27b",)  # the rest of the dataset's models are MoE
 
 
 @dataclass(frozen=True)
@@ -58,6 +60,9 @@ class Run:
     max_num_seqs: int | None = None  # SGLang --max-running-requests, vLLM --max-num-seqs
     max_batched_tokens: int | None = None  # SGLang --chunked-prefill-size
     prefix_cache: bool | None = None  # False: SGLang --disable-radix-cache
+    # the client's --random-range-ratio where its lengths vary: InferenceX's benchmark_serving
+    # draws each prompt and output length uniformly from [int(len × ratio), len] (None: fixed)
+    range_ratio: float | None = None
 
     @property
     def gpus(self) -> int:
@@ -74,17 +79,42 @@ class Run:
         m = self.measured
         if "output_tokens_per_s" in m:
             return float(m["output_tokens_per_s"])
+        if "output_tokens_per_s_per_gpu" in m:  # InferenceX's "Output tput/GPU"
+            return float(m["output_tokens_per_s_per_gpu"]) * self.gpus
         return float(m["tokens_per_s_per_gpu"]) * self.gpus * self.osl / (self.isl + self.osl)
 
     @property
     def dtype(self) -> str:
-        f = self.weight_dtype or "bf16"
-        return {"fp8-block128": "fp8", "fp8-tensor": "fp8", "nvfp4": "fp4"}.get(f, f)
+        """The group's weight format: the run's, else the checkpoint's own (its routed experts',
+        else its attention's, else the model's dtype)."""
+        f = self.weight_dtype
+        if f is None:
+            from calc.data.registry import load_model
+
+            m = load_model(self.model)
+            w = m.weight_dtypes
+            f = (w and (w.routed_experts or w.attention)) or m.dtype
+        return {"fp8-block128": "fp8", "fp8-tensor": "fp8", "nvfp4": "fp4",
+                "mxfp4": "fp4"}.get(f, f)  # fmt: skip
 
     @property
     def group(self) -> str:
-        kind = "dense" if self.model in DENSE else "MoE"
-        return f"NVIDIA {self.dtype} {kind} {self.engine}"
+        """vendor × dtype × dense/MoE × engine: the vendor from the hardware profile, MoE where
+        the model config has a moe: block."""
+        from calc.data.registry import load_hardware, load_model
+
+        m = load_model(self.model)
+        kind = "dense" if m.moe is None else "MoE"
+        if m.n_layers_of("mamba", "mamba2", "linear_attention"):
+            kind += "-hybrid"  # recurrent (Mamba / gated-DeltaNet) layers beside attention
+        return f"{load_hardware(self.hardware).vendor} {self.dtype} {kind} {self.engine}"
+
+    @property
+    def overlaps_fit(self) -> bool:
+        """Whether the run's source is a new document from a harness whose other runs are in
+        kvcalc's fitted data (the source's ``overlaps_fit`` note): held out, but not
+        independent."""
+        return bool(sources()[self.source].get("overlaps_fit"))
 
 
 def runs() -> list[Run]:
@@ -115,6 +145,18 @@ def deployment(run: Run, max_num_seqs: int | None = None):
                             engine=engine)  # fmt: skip
 
 
+def lengths(length: int, n: int, ratio: float | None):
+    """The ``n`` lengths [tokens] a client sends for a stated ``length``: all ``length`` where
+    they are fixed (``ratio`` None); else spread evenly over [int(length × ratio), length], the
+    range InferenceX's benchmark_serving draws uniformly from (``np.random.randint(int(len *
+    range_ratio), len + 1)``): the draw's quantiles, not its seed (the seed is not published)."""
+    import numpy as np
+
+    if ratio is None:
+        return np.full(n, length, dtype=np.int64)
+    return np.rint(np.linspace(int(length * ratio), length, n)).astype(np.int64)
+
+
 def replay(run: Run):
     """The run's requests as its client sent them (module docstring)."""
     import numpy as np
@@ -122,9 +164,10 @@ def replay(run: Run):
     from calc.reports.score_workload import Replay
 
     n = run.n_prompts
-    return Replay(np.zeros(n), np.full(n, run.isl, dtype=np.int64),
-                  np.full(n, run.osl, dtype=np.int64), run.concurrency,
-                  "every request at 0 s (--request-rate inf)", "fixed")  # fmt: skip
+    how = "fixed" if run.range_ratio is None else f"uniform over [{run.range_ratio:g}, 1] × len"
+    return Replay(np.zeros(n), lengths(run.isl, n, run.range_ratio),
+                  lengths(run.osl, n, run.range_ratio), run.concurrency,
+                  "every request at 0 s (--request-rate inf)", how)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -134,8 +177,13 @@ class Result:
     ttft_s: float
     output_tokens_per_s: float
 
-    def error(self, figure: str) -> float:
-        meas = {"tpot": self.run.measured["tpot_s"], "ttft": self.run.measured["ttft_s"],
+    def error(self, figure: str) -> float | None:
+        """(predicted − measured) / measured; None where the source states no such figure (a
+        TTFT some sources leave out)."""
+        m = self.run.measured
+        if figure == "ttft" and "ttft_s" not in m:
+            return None
+        meas = {"tpot": m.get("tpot_s"), "ttft": m.get("ttft_s"),
                 "tokens": self.run.output_tokens_per_s}[figure]  # fmt: skip
         pred = {"tpot": self.tpot_s, "ttft": self.ttft_s,
                 "tokens": self.output_tokens_per_s}[figure]  # fmt: skip
@@ -213,9 +261,24 @@ def capped(run: Run, batch: int) -> Result:
 FIGURES = (("tpot", "TPOT"), ("ttft", "TTFT"), ("tokens", "output tokens/s"))
 
 
-def _stats(res, figure: str) -> tuple[float, float]:
-    errs = [r.error(figure) for r in res]
+def _stats(res, figure: str) -> tuple[float, float] | None:
+    """(signed median, median |error|) of the rows that state ``figure``; None where none."""
+    errs = [e for e in (r.error(figure) for r in res) if e is not None]
+    if not errs:
+        return None
     return statistics.median(errs), statistics.median(abs(e) for e in errs)
+
+
+def _cells(res) -> list[str]:
+    cells = []
+    for fig, _ in FIGURES:
+        st = _stats(res, fig)
+        cells += [f"**{st[0]:+.1%}**", f"{st[1]:.1%}"] if st else ["–", "–"]
+    return cells
+
+
+def _pct(e: float | None) -> str:
+    return "–" if e is None else f"{e:+.1%}"
 
 
 def groups(res) -> dict[str, list[Result]]:
@@ -234,7 +297,8 @@ def render() -> str:
         "<!-- generated by bench/validation_newruns.py -->",
         "",
         f"{len(res)} published serving runs (docs/validation/published_runs_2026.yaml) from "
-        "sources listed nowhere before this round, each replayed through `kvcalc score`'s",
+        "sources listed nowhere before their round (newruns, newruns2), each replayed through "
+        "`kvcalc score`'s",
         "simulation at its own settings (module docstring of `bench/validation_newruns.py`).",
         "Nothing is fitted to them. Error = (predicted − measured) / measured.",
         "",
@@ -245,16 +309,23 @@ def render() -> str:
         "|---|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name, sub in sorted(groups(res).items()):
-        cells = []
-        for fig, _ in FIGURES:
-            s, a = _stats(sub, fig)
-            cells += [f"**{s:+.1%}**", f"{a:.1%}"]
-        lines.append(f"| {name} | {len(sub)} | " + " | ".join(cells) + " |")
-    cells = []
-    for fig, _ in FIGURES:
-        s, a = _stats(res, fig)
-        cells += [f"**{s:+.1%}**", f"{a:.1%}"]
-    lines.append(f"| all | {len(res)} | " + " | ".join(cells) + " |")
+        lines.append(f"| {name} | {len(sub)} | " + " | ".join(_cells(sub)) + " |")
+    lines.append(f"| all | {len(res)} | " + " | ".join(_cells(res)) + " |")
+    apart = [r for r in res if not r.run.overlaps_fit]
+    if len(apart) < len(res):
+        lines += [
+            "",
+            "The same without the rows whose source is a new document from a harness whose other "
+            "runs kvcalc is fitted to (InferenceX: its dashboard runs are in aiconfigurator's "
+            "silicon sample; the sources' `overlaps_fit` notes):",
+            "",
+            "| group | rows | TPOT signed median | TPOT median abs | TTFT signed median "
+            "| TTFT median abs | tokens/s signed median | tokens/s median abs |",
+            "|---|---:|---:|---:|---:|---:|---:|---:|",
+        ]
+        for name, sub in sorted(groups(apart).items()):
+            lines.append(f"| {name} | {len(sub)} | " + " | ".join(_cells(sub)) + " |")
+        lines.append(f"| all | {len(apart)} | " + " | ".join(_cells(apart)) + " |")
     lines += [
         "",
         "Every row (predicted / measured; TPOT and TTFT in ms, output tokens/s of the deployment):",
@@ -265,11 +336,12 @@ def render() -> str:
     ]
     for r in res:
         run = r.run
+        ttft = run.measured.get("ttft_s")
         lines.append(
             f"| {run.id} | {run.engine} {run.release} | {run.concurrency} | {run.n_prompts} | "
             f"{r.tpot_s * 1e3:.2f} | {run.measured['tpot_s'] * 1e3:.2f} | "
             f"{r.error('tpot'):+.1%} | {r.ttft_s * 1e3:,.0f} | "
-            f"{run.measured['ttft_s'] * 1e3:,.0f} | {r.error('ttft'):+.1%} | "
+            f"{'–' if ttft is None else f'{ttft * 1e3:,.0f}'} | {_pct(r.error('ttft'))} | "
             f"{r.output_tokens_per_s:,.0f} | {run.output_tokens_per_s:,.0f} | "
             f"{r.error('tokens'):+.1%} |"
         )
