@@ -74,6 +74,21 @@ def test_a_burst_reaches_the_client_after_its_intake():
     assert slow.tpot_each_s == pytest.approx(np.full(n, 1e-4))
 
 
+def test_a_closed_loop_request_waits_its_own_latency_from_its_send():
+    # a client of concurrency 1 sends 20 requests (all queued at 0), each reaching the engine
+    # 5 ms after its send, through a 1 ms intake; 0.1 ms iterations, 4 + 2 tokens. Request 0:
+    # sent 0, at the engine 5 ms, first token 5.1, finished 5.2 (TTFT 5.1 ms). Request j > 0
+    # is sent when the one before finishes, alone: at the engine 5 ms after that send, its
+    # first token 0.1 ms later: TTFT 5.1 ms each, sent every 5.2 ms. (Counting its place in an
+    # intake queue of requests the client had not sent yet would add 1 ms per place, to 24.1)
+    n = 20
+    res = simulate_requests([0.0] * n, [4] * n, [2] * n, limits=_limits(),
+                            step=AffineStepTime(1e-4), front_s=0.005, max_in_flight=1,
+                            intake_s=0.001)  # fmt: skip
+    assert res.ttft_each_s == pytest.approx(np.full(n, 0.0051))
+    assert res.arrival_each_s == pytest.approx(0.0052 * np.arange(n))
+
+
 def test_first_tokens_handed_out_one_at_a_time_by_hand():
     # three requests sent at 0, 1 ms of intake each: intake done at 0, 1, 2 ms. First tokens
     # produced at 0.5, 0.2 and 5 ms: ready at max(t, 2 ms) = 2, 2 and 5 ms; handed out in

@@ -55,6 +55,7 @@ class GroupState:
         "heap",
         "is_dec",
         "iterations",
+        "lead",
         "max_seqs",
         "n",
         "n_dec",
@@ -90,9 +91,13 @@ class GroupState:
         "waiting",
     )  # fmt: skip
 
-    def __init__(self, arrival, prompt, gen, shared, limits, max_in_flight, tokens) -> None:
+    def __init__(self, arrival, prompt, gen, shared, limits, max_in_flight, tokens,
+                 lead=None) -> None:  # fmt: skip
         n = self.n = len(arrival)
         self.sent = None
+        # under client concurrency: each request's time from the client's send to the engine
+        # (the front-end's latency; None: 0), added to the finish that frees its slot
+        self.lead = lead
         if max_in_flight is not None and max_in_flight < n:  # a client's concurrency
             self.sent = list(arrival)
             arrival = self.sent[:max_in_flight] + [math.inf] * (n - max_in_flight)
@@ -172,7 +177,9 @@ class GroupState:
     def release(self, t_done: float) -> None:
         """A finish frees a client slot: the next request is sent (client concurrency)."""
         if self.released < self.n:
-            self.arrival[self.released] = max(self.sent[self.released], t_done)
+            r = self.released
+            lead = self.lead[r] if self.lead is not None else 0.0
+            self.arrival[r] = max(self.sent[r], t_done + lead)
             self.released += 1
 
     def requeue(self, v: int) -> None:

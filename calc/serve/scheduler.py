@@ -132,6 +132,7 @@ def run_group(
     max_in_flight: int | None = None,
     tokens: bool = True,
     dec_times: dict | None = None,
+    lead: list | None = None,
 ) -> GroupOut:
     """Simulate one group's requests (lists sorted by arrival; ``shared`` prefix tokens per
     request, whole blocks) with the iteration time ``step`` (``iteration_s(b, ctx_sum, chunks,
@@ -139,8 +140,10 @@ def run_group(
     when given (a benchmark client's concurrency: the rest wait for a finish). ``tokens``: keep
     the token gaps (ITL) and each request's longest (off: the loop as fast as without them;
     a plan or a check reads no ITL). ``dec_times``: the (decode_s, ctx_slope) of each batch
-    size looked up so far with this ``step`` (groups of one simulation share it)."""
-    s = GroupState(arrival, prompt, gen, shared, limits, max_in_flight, tokens)
+    size looked up so far with this ``step`` (groups of one simulation share it). ``lead``:
+    under a client's concurrency, each request's time from its send to the engine (the
+    front-end's; None: 0): a request sent at a finish reaches the engine that much later."""
+    s = GroupState(arrival, prompt, gen, shared, limits, max_in_flight, tokens, lead)
     if dec_times is not None:
         s.dec_times = dec_times
     policy = policy_for(limits)

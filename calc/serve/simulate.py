@@ -243,11 +243,12 @@ def simulate_requests(
     dec_times: dict = {}  # the groups' decode step times by batch size (one step, this call)
     for g in range(min(groups, req.arrival.size)):
         idx = slice(g, None, groups)
-        cap = None
+        cap, ent, lead = None, entry[idx], None
         if max_in_flight is not None:  # this group's share of the client's concurrency
             cap = max(1, max_in_flight // groups + (g < max_in_flight % groups))
+            ent, lead = _closed_loop_entries(req, idx, cap)
         out = run_group(
-            entry[idx],
+            ent,
             prompts[idx],
             gens[idx],
             shared[idx],
@@ -256,9 +257,23 @@ def simulate_requests(
             cap,
             tokens,
             dec_times,
+            lead,
         )
-        tally.add(idx, out, req, limits.pool_blocks)
+        tally.add(idx, out, req, limits.pool_blocks, ent)
     return tally.result(req, limits)
+
+
+def _closed_loop_entries(req: _Requests, idx: slice, cap: int) -> tuple[list, list]:
+    """A group's requests under a client's concurrency of ``cap``: when each reaches the engine
+    unless a finish holds it back, and its time from the client's send to the engine (the
+    lead). The first ``cap`` go at once, through the front-end's intake one after another
+    (``req.entry``); each later one is sent only when a request finishes, alone, so its own
+    latency is all it waits (``arrival + lead``, no place in an intake queue of requests the
+    client had not sent yet); ``GroupState.release`` adds the lead to the finish."""
+    lead = (req.latency[idx]).tolist()
+    ent = req.entry[idx].tolist()
+    later = (req.arrival[idx] + req.latency[idx]).tolist()
+    return ent[:cap] + later[cap:], lead
 
 
 def burst_intake_end_s(arrival, intake_done) -> float:
@@ -292,6 +307,7 @@ class _Requests:
     rejected: int
     intake_done: object = None  # when the front-end's intake finished each (None: no intake)
     intake_s: float = 0.0  # the front-end's time per request in and per first token out
+    latency: object = None  # each one's own time from its send to the engine, no intake wait
 
     @classmethod
     def of(cls, arrival, prompt, gen, limits: Limits, prefix_shared_fraction, front_s,
@@ -314,7 +330,9 @@ class _Requests:
         # the front-end hands requests over in arrival order, one per intake time at most
         entry = entry_times_s(arrival, front + request_s, intake_s)
         done = entry_times_s(arrival, 0.0, intake_s) if intake_s > 0 else None
-        return cls(arrival, prompt, gen, shared, entry, int((~ok).sum()), done, intake_s)
+        latency = np.broadcast_to(front + request_s, arrival.shape).astype(np.float64)
+        return cls(arrival, prompt, gen, shared, entry, int((~ok).sum()), done, intake_s,
+                   latency)  # fmt: skip
 
 
 class _Tally:
@@ -338,7 +356,7 @@ class _Tally:
         self.occ: list[float] = []
         self.t0, self.t1 = float("inf"), float("-inf")
 
-    def add(self, idx, out, req: _Requests, pool_blocks: int) -> None:
+    def add(self, idx, out, req: _Requests, pool_blocks: int, entry) -> None:
         import numpy as np
 
         if self.sent is None:
@@ -346,7 +364,10 @@ class _Tally:
         if out.sent is not None:
             self.sent[idx] = out.sent
             self.closed = True
-        a = self.sent[idx] - (req.entry[idx] - req.arrival[idx])  # from when the client sent it
+        # from when the client sent it: the engine's sight of it less its time outside (the
+        # group's ``entry`` less the arrival: under a client's concurrency, a later request's
+        # own latency, sent at a finish: ``_closed_loop_entries``)
+        a = self.sent[idx] - (np.asarray(entry) - req.arrival[idx])
         self.itl_max[idx] = out.itl_max
         self.preempted[idx] = out.preempted
         self.gaps += out.itl_gaps
@@ -419,7 +440,7 @@ class _Tally:
             e2e_each_s=self.e2e,
             wait_each_s=self.wait,
             itl_record=(self.gaps, self.counts, self.runs),
-            arrival_each_s=sent - outside,
+            arrival_each_s=self.sent_at,
             prompt_each=req.prompt,
             gen_each=req.gen,
             itl_max_each_s=self.itl_max,
