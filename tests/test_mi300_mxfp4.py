@@ -1,7 +1,8 @@
 """MXFP4 experts on gfx942 (MI300X, MI325X): weight-only, their streaming fraction a band of its
-own (``efficiency.weight_only_fp4``: unmeasured at serving shapes, low from ROCm/triton issue
-#970's measured kernel, high from the Hopper sibling), and every other GPU's 4-bit float
-weights still at int4's figure. Every value from the profile's numbers, arithmetic beside it."""
+own (``efficiency.weight_only_fp4``: unmeasured at serving shapes, bracketed by ROCm/triton
+issue #970's measured kernel at one and two workgroups a CU, expected the middle), and every
+other GPU's 4-bit float weights still at int4's figure. Every value from the profile's
+numbers, arithmetic beside it."""
 
 from __future__ import annotations
 
@@ -42,14 +43,22 @@ def test_the_kernel_floor_arithmetic():
     floor325 = 304 * per_wg / mi325x.hbm_bandwidth_bytes_per_s / mi325x.efficiency.memory.expected
     assert floor325 == pytest.approx(0.525, abs=1e-3)
     assert mi325x.efficiency.weight_only_fp4.low == math.floor(floor325 * 100) / 100  # 0.52
+    # two workgroups a CU (64 KB of LDS over 25,600 B a workgroup: 2.56): twice the floor,
+    # 1.189 (MI300X) and 1.050 (MI325X) of the band: both held at 1
+    assert 65536 // 25600 == 2 and 2 * floor > 1 and 2 * floor325 > 1
+    for hw in (mi300x, mi325x):
+        band = hw.efficiency.weight_only_fp4
+        assert band.high == 1.0
+        # expected: the middle of the bracket, (0.59 + 1) / 2 = 0.795, (0.52 + 1) / 2 = 0.76
+        assert band.expected == pytest.approx((band.low + band.high) / 2)
 
 
-@pytest.mark.parametrize("name,low", [("mi300x", 0.59), ("mi325x", 0.52)])
-def test_gfx942_mxfp4_band_by_efficiency(name, low):
+@pytest.mark.parametrize("name,low,mid", [("mi300x", 0.59, 0.795), ("mi325x", 0.52, 0.76)])
+def test_gfx942_mxfp4_band_by_efficiency(name, low, mid):
     hw = load_hardware(name)
     got = {e: weight_only_fractions(hw, e)["fp4"] for e in ("low", "expected", "high")}
-    # low: the kernel's floor; expected: int4's 0.617 (gpt-fast A100); high: 1 (Hopper sibling)
-    assert got == {"low": low, "expected": 0.617, "high": 1.0}
+    # low: one workgroup a CU; expected: the middle; high: two a CU, held at the memory band
+    assert got == {"low": low, "expected": mid, "high": 1.0}
     assert weight_only_fractions(hw, "expected")["int4"] == 0.617  # int4 itself unchanged
     e = hw.efficiency
     assert e.weight_only_fp4_source and "UNMEASURED" in e.weight_only_fp4_source
@@ -75,7 +84,7 @@ def _experts(hw, efficiency):
 
 def test_mi300x_experts_stream_at_the_band():
     mi300x = load_hardware("mi300x")
-    for eff, wo in (("low", 0.59), ("expected", 0.617), ("high", 1.0)):
+    for eff, wo in (("low", 0.59), ("expected", 0.795), ("high", 1.0)):
         op, g = _experts(mi300x, eff)
         # weights at wo of the memory band: bytes = activations + weights / wo
         assert g.bytes == pytest.approx(op.bytes - op.weight_bytes + op.weight_bytes / wo)
