@@ -238,11 +238,12 @@ FITTED = (
      "bf16 activations) at gpt-oss's w13 shape E 32, K 3,072, N 6,144, top-4, M = 1 on MI300X: "
      "82.28 us (triton 3.6.0), 80.40 us (3.7.1, trackers off), 121.23 us (3.7.1 on), 134.55 us "
      "(3.8.0); the 32x256x128 tile config",
-     "40,108,032 B in 82.28 us on 96 workgroups = 5.08 GB/s a workgroup; on all 304 CUs 1.544 "
-     "TB/s = 0.59 of MI300X's memory band (0.52 of MI325X's)",
-     "issue 20, mi300fp4 round: the low end of efficiency.weight_only_fp4 on mi300x and mi325x "
-     "(not fitted: the measured kernel's rate a workgroup spread over the CUs; the held-out "
-     "gpt-oss MI300X rows played no part)"),
+     "40,108,032 B in 82.28 us on 96 workgroups = 5.08 GB/s a workgroup; one a CU on all 304 "
+     "CUs 1.544 TB/s = 0.59 of MI300X's memory band (0.52 of MI325X's), two a CU (64 KB of LDS "
+     "over 25,600 B) above the band",
+     "issue 20, mi300fp4 round: efficiency.weight_only_fp4 on mi300x and mi325x, low 0.59 / "
+     "0.52, high 1, expected the middle 0.795 / 0.76 (not fitted: the measured kernel's rate a "
+     "workgroup spread over the CUs; the held-out gpt-oss MI300X rows played no part)"),
 )
 
 
@@ -2068,8 +2069,8 @@ LOOKED_AT = (
      "chinmayhebbal.com vLLM-on-MI300X posts (gpt-oss-120b, settings not all stated)",
      "issue 20, mi300fp4 round: the kernel vLLM runs for MXFP4 experts on gfx942 (triton_kernels "
      "matmul_ogs, w4a16); no other MI300X / MI325X measurement of it at serving shapes found; "
-     "aiconfigurator's vLLM MXFP4 MoE rows on H100 / H200 (already in FITTED) read for the "
-     "band's high end"),
+     "aiconfigurator's vLLM MXFP4 MoE rows on H100 / H200 (already in FITTED) read as a "
+     "cross-check of the band's high end"),
 )
 
 
