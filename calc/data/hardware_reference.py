@@ -99,6 +99,10 @@ FIELD_HELP: dict[str, str] = {
     "Efficiency.grouped_gemm": "MoE grouped GEMMs: the fraction of a dense GEMM's rates they "
     "reach; absent: 1",
     "Efficiency.weight_only_source": "where `weight_only` comes from",
+    "Efficiency.weight_only_fp4": "weight-only 4-bit float GEMMs (mxfp4, nvfp4 on a GPU without "
+    "fp4 units) where stated apart from int4: the fraction of the memory band their weight "
+    "streaming reaches, low / expected / high; absent: `weight_only` int4",
+    "Efficiency.weight_only_fp4_source": "where `weight_only_fp4` comes from",
     "Efficiency.grouped_gemm_source": "where `grouped_gemm` comes from",
     "Band.low": "the low end of what is achieved [fraction of peak]",
     "Band.expected": "what the predictions use by default [fraction of peak]",
