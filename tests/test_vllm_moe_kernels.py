@@ -33,9 +33,11 @@ def test_shared_expert_extra_kernels_by_format_and_release():
     # QuantFP8.forward_native's 5 kernels before each of the 2 GEMMs: 1 + 2 × 5 = 11
     assert VLLM_FUSED_MOE.shared_extra_kernels("fp8-tensor", "0.16.0") == 11
     assert VLLM_FUSED_MOE.shared_extra_kernels("fp8-tensor", None) == 11  # newest release
-    # 16-bit and block-scaled shared experts: the activation's second kernel only
-    assert VLLM_FUSED_MOE.shared_extra_kernels("bf16", "0.16.0") == 1
+    # block-scaled fp8 and nvfp4 quantise in one CUDA kernel: the activation's second only
     assert VLLM_FUSED_MOE.shared_extra_kernels("fp8-block128", "0.18.0") == 1
+    assert VLLM_FUSED_MOE.shared_extra_kernels("nvfp4", "0.16.0") == 1
+    # 16-bit shared experts run on the aux stream beside the routed ones: nothing charged
+    assert VLLM_FUSED_MOE.shared_extra_kernels("bf16", "0.16.0") == 0
     # releases before the one read (0.16.0) are charged as before
     assert VLLM_FUSED_MOE.shared_extra_kernels("fp8-tensor", "0.15.1") == 0
     # TensorRT-LLM's pipeline states none (its own MoE op, not vLLM's custom op)
@@ -52,8 +54,11 @@ def test_nemotron_shared_experts_kernels_in_the_step():
     # the routed experts, the router and the rest do not move
     for name in ("routed_experts", "router", "norms", "mamba2_scan"):
         assert new[name].kernels == old[name].kernels
-    # SGLang runs the same layer with its own kernels: 23 × 3
+    # SGLang runs the same layer with its own kernels: 23 × 3; vLLM's bf16 checkpoint too
     assert _ops(_nano(None, "sglang"), batch=1, ctx=2560)["shared_experts"].kernels == 69
+    assert (
+        _ops(_nano("0.16.0", weight_dtype=None), batch=1, ctx=2560)["shared_experts"].kernels == 69
+    )
 
 
 def test_nemotron_shared_experts_time_is_the_fixed_cost_of_the_extra_kernels():
