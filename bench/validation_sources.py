@@ -2071,6 +2071,44 @@ LOOKED_AT = (
      "matmul_ogs, w4a16); no other MI300X / MI325X measurement of it at serving shapes found; "
      "aiconfigurator's vLLM MXFP4 MoE rows on H100 / H200 (already in FITTED) read as a "
      "cross-check of the band's high end"),
+    ("vLLM 0.16.0 wheel source (pip download --no-deps vllm==0.16.0): "
+     "fused_moe/layer.py (forward_native, forward_impl, _maybe_setup_shared_experts_stream), "
+     "modular_kernel.py, fused_moe_method_base.py (mk_owns_shared_expert), oracle/fp8.py "
+     "(select_fp8_moe_backend), flashinfer_cutlass_moe.py, fused_moe.py (get_config_file_name, "
+     "get_moe_configs, get_default_config), fused_moe/configs/ (the tuned-config listing), "
+     "router/fused_topk_bias_router.py, router/grouped_topk_router.py, router/base_router.py, "
+     "quantization/fp8.py, quantization/modelopt.py, quantization/input_quant_fp8.py, "
+     "kernels/scaled_mm/__init__.py and flashinfer.py, layers/activation.py, "
+     "layers/mamba/linear_attn.py (MiniMaxText01RMSNormTP), models/minimax_m2.py, "
+     "models/nemotron_h.py, config/vllm.py (custom ops none, +quant_fp8 for block weights), "
+     "utils/flashinfer.py, the wheel's METADATA (flashinfer-python==0.6.3)",
+     "issue 20, vmoe round: the shared experts' eager kernels inside moe_forward_shared (ReLU² "
+     "and SiLU-and-mul as 2, QuantFP8.forward_native 5 per GEMM for a static per-tensor fp8 "
+     "scale; sequential where a modular kernel owns them) and the layer-wide q/k norm's "
+     "all-reduce, applied from the source; the fp8 block MoE backend on H100 "
+     "(FLASHINFER_CUTLASS before TRITON): the Triton tuned-config lookup does not run for the "
+     "MiniMax rows; nothing fitted"),
+    ("vllm-project/vllm issue 34249 (FLASHINFER_CUTLASS auto-selected on H100 for a non-MLA fp8 "
+     "MoE checkpoint, vllm 0.15.2rc1.dev, its start-up log)",
+     "issue 20, vmoe round: corroborates the backend vLLM 0.16.0 picks for MiniMax-M2.5 FP8 on "
+     "H100; not fitted"),
+    ("vllm-project/vllm pulls 34846 (improved default Triton fused-MoE configs, merged "
+     "2026-02-18, after 0.16.0: old/new default against tuned on H100), 24700, 44152 (H20 "
+     "default vs tuned, 1.0-1.6x), 54500 (H20 up to 1.93x), 44818 (H200 bf16 E=128 N=704: "
+     "1.00-1.05x), 37814 (A100 E=16 N=3072), 40542 (A100 E=64 N=1408: 1.00x at decode); "
+     "sgl-project/sglang pulls 21872 (FlashInfer CUTLASS vs Triton fp8 block on H100 TP 1: "
+     "-13.8% / -5.7% output tokens/s under CUDA graphs), 28355, 18388",
+     "issue 20, vmoe round: the measured default-against-tuned slowdown of vLLM's Triton fused "
+     "MoE differs by shape, batch and GPU from 1.0x to 1.9x; no measurement at MiniMax's "
+     "shapes, and the MiniMax rows run FlashInfer CUTLASS, so no untuned-config rule was made; "
+     "not fitted"),
+    ("aiconfigurator-core 0.12.0 wheel table h100_sxm/moe/vllm/0.24.0/moe_perf.parquet "
+     "(ai-dynamo/aiconfigurator, Apache-2.0): the MiniMax-M2.5 expert shape (hidden 3,072, "
+     "width 1,536, 256 experts, top-8, fp8_block) under vllm_fp8moe_flashinfer_cutlass at EP "
+     "4 and 8",
+     "issue 20, vmoe round: the measured layer at 4 tokens (EP 4: 74.3 us balanced, 84.6 us "
+     "power-law; EP 8: 50.9 / 65.2 us) against kvcalc's pooled curve (61.6 us at EP 4 with the "
+     "1.18 imbalance): reported, the curve not refitted (already fitted to these tables)"),
 )
 
 

@@ -99,6 +99,30 @@ simulated perfect EPLB: the default distribution costs 59,337 / 50,302 = 1.18× 
 as the busiest GPU's routed work over the mean (the MoE layers set the pace under EP), the
 default ``moe_imbalance`` is 1.18 whenever ep > 1 (1 with the experts on every GPU).
 
+vLLM's shared expert (issue 20, vmoe round; the vLLM 0.16.0 wheel read: ``fused_moe/layer.py``
+``forward_native``, ``forward_impl`` and ``_maybe_setup_shared_experts_stream``,
+``modular_kernel.py``, ``fused_moe_method_base.py`` ``mk_owns_shared_expert``,
+``quantization/fp8.py`` and ``modelopt.py``, ``input_quant_fp8.py``, ``activation.py``,
+``config/vllm.py``, ``models/nemotron_h.py``): a layer with shared experts runs them inside the
+``moe_forward_shared`` custom op, which Inductor does not compile, so their element-wise work
+runs as eager PyTorch ops, one kernel each, where the same work in the compiled graph is fused.
+A quantisation method with a modular kernel (``Fp8MoEMethod``, ModelOpt's fp8 and nvfp4 methods)
+owns the shared expert and runs it on the main stream after the routed experts' finalize, so its
+kernels add to the layer's; without one (16-bit experts) the shared expert runs on an aux stream
+beside the routed ones up to 256 tokens (``VLLM_SHARED_EXPERTS_STREAM_TOKEN_THRESHOLD``): not
+charged, kvcalc keeps its sequential count. Under Inductor the custom ops default to "none"
+(``config/vllm.py``), so ``ReLUSquaredActivation`` runs ``torch.square(F.relu(x))`` and
+``SiluAndMul`` ``F.silu(x[..., :d]) * x[..., d:]``: 2 kernels where kvcalc's FFN counts 1
+(``VLLM_SHARED_ACTIVATION_EXTRA``). A per-tensor fp8 input scale is quantised by
+``QuantFP8.forward_native``: x to fp32, the scale's reciprocal, the product, the clamp, the cast
+to fp8: 5 kernels for a static scale (ModelOpt FP8, ``kFp8StaticTensorSym``; more for a dynamic
+one) before each of the two GEMMs (``VLLM_SHARED_QUANT_KERNELS``); a checkpoint with 128-wide
+block scales turns ``+quant_fp8`` on (one CUDA kernel, as in the compiled graph) and nvfp4
+quantises in one CUDA kernel: not charged apart. Nemotron 3 Nano FP8: 2 GEMMs, 2 × 5
+quantisations, relu and square: 14 kernels where kvcalc counted 3
+(``VLLM_SHARED_EAGER_KERNELS``). Read at 0.16.0 only (``VLLM_SHARED_EAGER_SINCE``); earlier
+releases are charged as before.
+
 The engine's release: the fused-MoE curves are fitted to aiconfigurator's TensorRT-LLM
 1.3.0rc20 tables; the releases kvcalc models (1.0.0 to 1.2.1) ran the same layer slower.
 aiconfigurator's earlier wheels (PyPI ``aiconfigurator`` 0.2.0, 0.4.0 and 0.7.0) carry the same
@@ -202,6 +226,12 @@ class MoePipeline:
     backends: tuple = ()
     default_backend: str | None = None
     backend_speedups: tuple = ()
+    # the shared experts' kernels beyond an FFN's three where the engine runs them eagerly,
+    # in order, inside its MoE op: the first release read so ((major, minor); None: never) and
+    # the extra kernels by the shared experts' format ((format, kernels) pairs; a format not
+    # listed: 0, e.g. one whose shared experts run beside the routed ones on another stream)
+    shared_eager_since: tuple | None = None
+    shared_eager_kernels: tuple = ()
 
     def kernels_for(self, weight_format: str | None, release: str | None = None) -> int:
         """Kernels of one MoE layer with experts in ``weight_format`` at the engine's
@@ -232,6 +262,19 @@ class MoePipeline:
         if self.curve_release is None or weight_format in self.own_routing:
             return 0
         return max(0, self.routing_at(release) - self.routing_at(self.curve_release))
+
+    def shared_extra_kernels(self, weight_format: str | None, release: str | None = None) -> int:
+        """Kernels the shared experts of one MoE layer launch beyond an FFN's three, with their
+        weights in ``weight_format``, at the engine's ``release`` (None: the newest) [kernels];
+        0 before ``shared_eager_since``."""
+        if self.shared_eager_since is None:
+            return 0
+        from calc.deploy.engines.versions import parse_version
+
+        v = parse_version(release) if release else None
+        if v is not None and v < self.shared_eager_since:
+            return 0
+        return dict(self.shared_eager_kernels).get(weight_format, 0)
 
     def gather_bytes_per_element(self, weight_format: str | None, d_model: int,
                                  top_k: int) -> float | None:  # fmt: skip
@@ -274,9 +317,25 @@ TRITON_FUSED_MOE = MoePipeline(6, 8, "vllm fused_moe.py fused_experts_impl (0.33
 VLLM_ROUTING = (((0, 10), 4), ((0, 12), 1))
 # the release of the tables vLLM's own fused-MoE curves are fitted to (moe/vllm/0.24.0)
 VLLM_CURVE_RELEASE = "0.24.0"
+# the shared experts run eagerly inside moe_forward_shared, after the routed experts, where a
+# modular kernel owns them (the module docstring): read at 0.16.0. Per layer beyond the FFN's
+# 3: the activation's second kernel (relu + square, silu + mul), and for per-tensor fp8
+# QuantFP8.forward_native before each GEMM (to fp32, reciprocal, multiply, clamp, cast: 5 for a
+# static scale, a lower bound for a dynamic one); block-128 fp8 and nvfp4 quantise in one CUDA
+# kernel as in the compiled graph. 16-bit experts (no modular kernel): the aux stream, not charged
+VLLM_SHARED_EAGER_SINCE = (0, 16)
+VLLM_SHARED_ACTIVATION_EXTRA = 1
+VLLM_SHARED_QUANT_KERNELS = 5  # per GEMM, per-tensor fp8
+VLLM_SHARED_EAGER_KERNELS = (
+    ("fp8-tensor", VLLM_SHARED_ACTIVATION_EXTRA + 2 * VLLM_SHARED_QUANT_KERNELS),
+    ("fp8", VLLM_SHARED_ACTIVATION_EXTRA + 2 * VLLM_SHARED_QUANT_KERNELS),
+    ("fp8-block128", VLLM_SHARED_ACTIVATION_EXTRA),
+    ("nvfp4", VLLM_SHARED_ACTIVATION_EXTRA),
+)
 VLLM_FUSED_MOE = MoePipeline(
     5, 7, "vllm fused_moe.py fused_experts_impl (0.33.0) and fused_topk (0.10.1-0.33.0)",
     routing=VLLM_ROUTING, curve_release=VLLM_CURVE_RELEASE, own_routing=("mxfp4",),
+    shared_eager_since=VLLM_SHARED_EAGER_SINCE, shared_eager_kernels=VLLM_SHARED_EAGER_KERNELS,
 )  # fmt: skip
 CUTLASS_MOE = MoePipeline(6, 6, "TensorRT-LLM CUTLASS MoE (expand, activation, finalize)",
                           ep_comm="mnnvl", gather_bytes=TRTLLM_GATHER_BYTES,

@@ -534,14 +534,15 @@ def _ffn_shapes(d: int, width: int, gated: bool) -> tuple:
 
 # long: dense FFN, router, routed and shared experts in the order they run: one list
 def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, moe_kernels=None,
-               moe_outside_curve=0):  # fmt: skip
+               moe_outside_curve=0, shared_extra_kernels=0):  # fmt: skip
     """Dense FFN layers, and for MoE layers the router, routed and shared experts.
 
     ``tokens``: tokens this GPU's attention replica processes; ``stage_tokens``: tokens of the
     whole stage (all replicas), which the routed experts of all ``ep`` GPUs share;
     ``imbalance``: the busiest GPU's routed tokens over the mean under expert parallelism;
     ``moe_kernels``: one MoE layer's kernels, ``moe_outside_curve`` of them outside the engine's
-    measured fused-MoE curve (``calc.deploy.moe_pipeline``).
+    measured fused-MoE curve (``calc.deploy.moe_pipeline``); ``shared_extra_kernels``: the
+    kernels one layer's shared experts launch beyond an FFN's (an engine's eager MoE op).
     """
     gated = cfg.ffn_kind == "gated"
     n_mat = 2 + gated
@@ -623,7 +624,7 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, moe_
                     n * F.shared_expert_flops(tokens, m.n_shared_experts, d, s.d_shared_ffn, gated),
                     n * (w + tokens * 2 * d * z.act),
                     weight_bytes=n * w,
-                    kernels=FFN_KERNELS * n,
+                    kernels=(FFN_KERNELS + shared_extra_kernels) * n,
                     fmt=zs.fmt,
                     gemm_m=tokens,
                     layers=n,
@@ -765,6 +766,19 @@ DISPATCH_BYTES_PER_ELEMENT = 1 + 4 / 128
 COMBINE_BYTES_PER_ELEMENT = 2
 
 
+# a norm over all q heads and one over all k heads (MiniMax-M2's qk_norm_type per_layer) under
+# TP: each GPU holds 1/tp of the heads, so each attention layer all-reduces the two fp32
+# variances of every token (vLLM 0.16.0 linear_attn.py MiniMaxText01RMSNormTP.forward_qk:
+# torch.cat([q_var, k_var]) then tensor_model_parallel_all_reduce) [bytes per token]
+QK_VARIANCE_BYTES = 2 * 4
+
+
+def layer_qk_norm_reduced(cfg, s: Sharding) -> bool:
+    """Whether each attention layer all-reduces its q/k norm's variances: a norm over the whole
+    layer's heads (``qk_norm_scope`` "layer") split over tp > 1 GPUs."""
+    return s.tp > 1 and bool(cfg.qk_norm) and cfg.qk_norm_scope == "layer"
+
+
 def _comm_ops(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, prompt=None,
               moe_comm="deepep", gather_bytes=None):  # fmt: skip
     """All-reduces (tp), expert-parallel traffic (ep) and stage sends (pp) of one forward pass
@@ -779,6 +793,10 @@ def _comm_ops(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, promp
         mixers = cfg.n_attention_layers + cfg.n_layers_of("mamba", "mamba2", "linear_attention")
         count = mixers + cfg.n_dense_ffn_layers + cfg.n_moe_layers
         ops.append(Op("tp_allreduce", 0, count * hidden, kind=ALLREDUCE, group=s.tp, count=count))
+        if layer_qk_norm_reduced(cfg, s):
+            L = cfg.n_attention_layers
+            ops.append(Op("qk_norm_allreduce", 0, L * tokens * QK_VARIANCE_BYTES, kind=ALLREDUCE,
+                          group=s.tp, count=L))  # fmt: skip
     if s.ep > s.tp and cfg.moe is not None and moe_comm == "gather":
         ops.append(_gather_op(cfg, s, stage_tokens, z, gather_bytes))
     elif s.ep > s.tp and cfg.moe is not None:
@@ -819,6 +837,7 @@ def forward_ops(
     moe_outside_curve: int = 0,
     moe_comm: str = "deepep",
     gather_bytes: float | None = None,
+    shared_extra_kernels: int = 0,
 ) -> list[Op]:
     """The ops of one decode step (``ctx`` given) or one prefill (``prompt`` given) on one GPU.
 
@@ -838,6 +857,9 @@ def forward_ops(
     # the latents' own norms (MLA), q/k norms, the sparse-attention indexer's key norm
     norm_w += cfg.n_attention_layers * attention_norm_params(cfg)
     ze, zn = z.of("embedding").weight, z.of("norms").weight
+    # a layer-wide q/k norm under TP: the variances' kernel before the all-reduce, which no
+    # compiler fuses with the scaling after it (QK_VARIANCE_BYTES)
+    qk_split = cfg.n_attention_layers if layer_qk_norm_reduced(cfg, s) else 0
     ops = [
         Op(
             "embedding",
@@ -851,7 +873,7 @@ def forward_ops(
             0,
             norm_w * zn + n_norms * 2 * tokens * d * z.act,
             weight_bytes=norm_w * zn,
-            kernels=n_norms,
+            kernels=n_norms + qk_split,
         ),
     ]
     ops += _attention_block(
@@ -865,7 +887,8 @@ def forward_ops(
         cfg, s, tokens=tokens, batch=b, prompt=prompt, decode=decode, z=z
     )
     ops += _ffn_block(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z, imbalance=imbalance,
-                      moe_kernels=moe_kernels, moe_outside_curve=moe_outside_curve)  # fmt: skip
+                      moe_kernels=moe_kernels, moe_outside_curve=moe_outside_curve,
+                      shared_extra_kernels=shared_extra_kernels)  # fmt: skip
     # lm_head: every sequence's one token at decode; only the last prompt token at prefill
     ops.append(
         _linear(

@@ -160,6 +160,9 @@ class OpSetup:
     # (walk source, prefill-multiple source) of those two (the engine's
     # ``attention_kernel_sources``), or None
     attention_sources: Any = None
+    # kernels the shared experts of one MoE layer launch beyond an FFN's (the engine's eager MoE
+    # op: calc.deploy.moe_pipeline.MoePipeline.shared_extra_kernels)
+    shared_extra_kernels: int = 0
 
 
 def op_setup(dep: Deployment) -> OpSetup:
@@ -174,7 +177,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.weight_bytes_per_element_by_component,
         dep.weight_dtypes,
     )
-    moe, outside = None, 0
+    moe, outside, shared = None, 0, 0
     comm, gather, release, note, backend = "deepep", None, 1.0, "", None
     if dep.model.moe is not None:
         pipe = dep.engine_model.moe
@@ -183,6 +186,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         asked = ec.version_asked or ec.version
         moe = pipe.kernels_for(fmt, asked)
         outside = pipe.outside_curve(fmt, asked)
+        shared = pipe.shared_extra_kernels(dep.weight_dtypes.get("shared_experts"), asked)
         release = pipe.scale_at(asked)
         domain = dep.hardware.scale_up_domain_gpus if dep.hardware is not None else None
         comm = ep_comm_of(pipe, domain, dep.engine.moe_a2a)
@@ -212,6 +216,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         _attention_walk(dep),
         dep.engine_model.prefill_attention_scale(dep.engine_config.rocm_kernels),
         dep.engine_model.attention_kernel_sources(dep.engine_config.rocm_kernels),
+        shared,
     )
 
 
@@ -359,6 +364,7 @@ def step_of(dep: Deployment, efficiency: str = "expected", **counts) -> Step:
         imbalance=st.moe_imbalance,
         moe_kernels=st.moe_kernels,
         moe_outside_curve=st.moe_outside_curve,
+        shared_extra_kernels=st.shared_extra_kernels,
         moe_comm=st.moe_comm,
         gather_bytes=st.gather_bytes,
         **counts,
