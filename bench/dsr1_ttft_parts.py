@@ -40,8 +40,8 @@ PARTS = ("ttft meas", "sim mean", "sim median", "front", "pass", "gpu", "eager f
 def parts(run) -> dict:
     """The TTFT pieces of one run [s] (module docstring)."""
     import numpy as np
-
     import validation_newruns as v
+
     from calc.deploy.steps import step_of
     from calc.reports.score import simulate_run
     from calc.serve.steptime import step_table
@@ -50,10 +50,10 @@ def parts(run) -> dict:
     st = step_table(dep, max_ctx=int((rp.prompt + rp.gen).max()) + 1)
     sim = simulate_run(dep, rp, step=st)
     each = np.asarray(sim.ttft_each_s, dtype=float)
-    p = int(round(float(rp.prompt.mean())))
-    gpu = st.iteration_s(0, 0.0, [(0, p)], 1) - st.host.per_step_s - st.host.per_sequence_s
-    if st.eager(p, True):  # the eager floor took the GPU's place: recompute the GPU's own time
-        gpu = st._tokens(p) + st._rows(1) + st.attn_fixed_s + st.prefill_attn(p)
+    p = round(float(rp.prompt.mean()))
+    # the pass's GPU time: its token ops, one logits row, the attention's fixed cost and the
+    # prompt's attention (``iteration_s`` less the host time and the eager floor)
+    gpu = float(st.tokens_s[p] + st.rows_s[1]) + st.attn_fixed_s + st.prefill_attn(p)
     b = max(1, run.concurrency - 1)
     ctx = float(rp.prompt.mean() + rp.gen.mean() / 2)
     ops = step_of(dep, "expected", batch=dep.sharding.dp_attn, prompt=float(p))
