@@ -233,6 +233,17 @@ FITTED = (
      "V2_PIECEWISE_PER_GRAPH_LAYER_BYTES = 73,393 B and V2_NON_TORCH_TP1_BYTES = 129,465,876 B "
      "(calc/deploy/engines/vllm/rules.py), one constant each, the mechanisms from the 0.29.0-"
      "0.33.0 wheels (v1/worker/gpu/cudagraph_utils.py, sample/penalties.py)"),
+    ("ROCm/triton issue #970 (afriedri, 2026-09-08), 'mxfp4 MoE decode GEMM: two regressions "
+     "on gfx942': the measured time of triton_kernels matmul_ogs (mxfp4 weights, e8m0 scales, "
+     "bf16 activations) at gpt-oss's w13 shape E 32, K 3,072, N 6,144, top-4, M = 1 on MI300X: "
+     "82.28 us (triton 3.6.0), 80.40 us (3.7.1, trackers off), 121.23 us (3.7.1 on), 134.55 us "
+     "(3.8.0); the 32x256x128 tile config",
+     "40,108,032 B in 82.28 us on 96 workgroups = 5.08 GB/s a workgroup; one a CU on all 304 "
+     "CUs 1.544 TB/s = 0.59 of MI300X's memory band (0.52 of MI325X's), two a CU (64 KB of LDS "
+     "over 25,600 B) above the band",
+     "issue 20, mi300fp4 round: efficiency.weight_only_fp4 on mi300x and mi325x, low 0.59 / "
+     "0.52, high 1, expected the middle 0.795 / 0.76 (not fitted: the measured kernel's rate a "
+     "workgroup spread over the CUs; the held-out gpt-oss MI300X rows played no part)"),
 )
 
 
@@ -2078,6 +2089,19 @@ LOOKED_AT = (
      "ms from 128 to 4,096 tokens, about 2.85 ms a layer)",
      "issue 20, dsr1ttft round: the two measurements of an eager SGLang DeepSeek pass; the second "
      "used only in a what-if (docs/step-time.md), not shipped"),
+    ("vllm 0.17.0 wheel (PyPI): model_executor/layers/quantization/mxfp4.py get_mxfp4_backend "
+     "(ROCm: CK only with AITER on gfx950, else Mxfp4Backend.TRITON), "
+     "quantization/utils/mxfp4_utils.py _swizzle_mxfp4 (ROCm: StridedLayout values, strided "
+     "scales off gfx950), fused_moe/gpt_oss_triton_kernels_moe.py (matmul_ogs; the AITER w4a8 "
+     "branch only for use_mxfp4_w4a8); vllm-project/vllm pull 55934 (gfx942 TP 8 gpt-oss "
+     "serving on triton 3.8, the regressed build), 37826; triton-lang/triton pulls 10810, 8052 "
+     "(RDNA configs), issues 7199, 4959; ROCm/triton pulls 951, 952, 918, 931, 685; ROCm/ATOM "
+     "pulls 220, 1584; ROCm/aiter pulls 790, 2723, 3470, 4640; meta-pytorch/MSLK pulls 379, 381; "
+     "chinmayhebbal.com vLLM-on-MI300X posts (gpt-oss-120b, settings not all stated)",
+     "issue 20, mi300fp4 round: the kernel vLLM runs for MXFP4 experts on gfx942 (triton_kernels "
+     "matmul_ogs, w4a16); no other MI300X / MI325X measurement of it at serving shapes found; "
+     "aiconfigurator's vLLM MXFP4 MoE rows on H100 / H200 (already in FITTED) read as a "
+     "cross-check of the band's high end"),
 )
 
 

@@ -80,6 +80,10 @@ FIELD_HELP: dict[str, str] = {
     "(graph replay, ramp-up, tail), added per kernel [s]; absent: 0",
     "HardwareProfile.kernel_overhead_source": "where `kernel_overhead_s` comes from (fitted, "
     "measured or assumed)",
+    "HardwareProfile.host_cpu": "the family of the CPU that runs the serving engine's Python "
+    "beside the GPU: `x86` (the default) or `grace` (GB200 / GB300), which scales the engine "
+    "loop's overlapped host time (TensorRT-LLM's, 2.75× on Grace)",
+    "HardwareProfile.host_cpu_source": "where `host_cpu` comes from (the system's datasheet)",
     "HardwareProfile.gemm_tile_m": "rows of the smallest tensor-core GEMM tile: a GEMM of M rows "
     "computes ceil(M / tile) × tile (Hopper 64) [rows]; absent: no padding",
     "HardwareProfile.gemm_m_curve": "measured small-M GEMM slowdown against the roofline "
@@ -95,6 +99,10 @@ FIELD_HELP: dict[str, str] = {
     "Efficiency.grouped_gemm": "MoE grouped GEMMs: the fraction of a dense GEMM's rates they "
     "reach; absent: 1",
     "Efficiency.weight_only_source": "where `weight_only` comes from",
+    "Efficiency.weight_only_fp4": "weight-only 4-bit float GEMMs (mxfp4, nvfp4 on a GPU without "
+    "fp4 units) where stated apart from int4: the fraction of the memory band their weight "
+    "streaming reaches, low / expected / high; absent: `weight_only` int4",
+    "Efficiency.weight_only_fp4_source": "where `weight_only_fp4` comes from",
     "Efficiency.grouped_gemm_source": "where `grouped_gemm` comes from",
     "Band.low": "the low end of what is achieved [fraction of peak]",
     "Band.expected": "what the predictions use by default [fraction of peak]",

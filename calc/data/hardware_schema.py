@@ -50,6 +50,11 @@ class Efficiency(Schema):
     grouped_gemm_source: Text | None = None
     # fp4 GEMMs where measured (or bounded) apart from fp8, of the fp4 peak; None: matmul_fp8
     matmul_fp4: Band | None = None
+    # weight-only 4-bit float experts and GEMMs (mxfp4, nvfp4 upcast to bf16 inside the kernel
+    # on a GPU without fp4 units) where their figure is stated apart from int4's: the fraction
+    # of the memory band their weight streaming reaches, one per efficiency; None: int4's
+    weight_only_fp4: Band | None = None
+    weight_only_fp4_source: Text | None = None
     # what the bands are (issue 22): measured, fitted, derived, assumed or copied; their
     # ``source`` says from what
     provenance: Provenance | None = None
@@ -358,6 +363,7 @@ PROVENANCE_OPTIONAL = (
     "efficiency.matmul_fp4",
     "efficiency.memory",
     "efficiency.weight_only",
+    "efficiency.weight_only_fp4",
 )
 ProvenanceKey = Literal[
     "efficiency",
@@ -372,6 +378,7 @@ ProvenanceKey = Literal[
     "efficiency.matmul_fp4",
     "efficiency.memory",
     "efficiency.weight_only",
+    "efficiency.weight_only_fp4",
 ]
 
 

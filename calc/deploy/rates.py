@@ -30,7 +30,9 @@ llm-compressor leave them unquantised). Beyond the roofline of their FLOPs and b
 - **weight-only kernels** (int8/int4 weights dequantised to bf16 inside the GEMM, on hardware
   without a tensor-core rate of the format): their weights stream at the profile's
   ``efficiency.weight_only`` fraction of the memory band (the dequantisation in the inner
-  loop keeps such kernels from reaching a plain GEMV's bandwidth).
+  loop keeps such kernels from reaching a plain GEMV's bandwidth). 4-bit float weights (mxfp4,
+  nvfp4) take ``efficiency.weight_only_fp4`` at the chosen efficiency where the profile states
+  it apart (a band: their own kernel, e.g. vLLM's Triton MXFP4 MoE on MI300X), else int4's.
 - **grouped GEMMs** (MoE routed experts): both rates × ``efficiency.grouped_gemm``.
 
 None of these applies at ``peak`` (the speed of light).
@@ -254,7 +256,7 @@ def rates(
         link_of(hw, custom_allreduce, engine, allreduce_route),
         linear_fmt,
         {d: p * efficiencies(hw, efficiency, d)[0] for d, p in peaks.items()},
-        dict(e.weight_only or {}) if real else {},
+        weight_only_fractions(hw, efficiency) if real else {},
         (e.grouped_gemm or 1.0) if real else 1.0,
         hw.gemm_tile_m if real else None,
         None if not curve else tuple((math.log(p.m), p.slowdown) for p in curve),
@@ -298,15 +300,31 @@ def flops_rate(op: Op, r: Rates) -> float:
 
 
 def weight_only_family(fmt: str | None) -> str | None:
-    """The weight-only kernel family of a weight format: "int8", "int4" (4-bit integer and
-    4-bit float formats dequantised to bf16 alike), None for a plain or fp8 format."""
+    """The weight-only kernel family of a weight format: "int8", "int4", "fp4" (4-bit float
+    formats: ``weight_only_fractions`` gives them int4's fraction unless the profile states
+    their own), None for a plain or fp8 format."""
     if fmt is None:
         return None
     if fmt.startswith("int8"):
         return "int8"
-    if fmt.startswith(("int4", "fp4", "mxfp4", "nvfp4")):
+    if fmt.startswith("int4"):
         return "int4"
+    if fmt.startswith(("fp4", "mxfp4", "nvfp4")):
+        return "fp4"
     return None
+
+
+def weight_only_fractions(hw: HardwareProfile, efficiency: str) -> dict[str, float]:
+    """The fraction of the memory band [×] each weight-only family's weight streaming reaches
+    at ``efficiency`` (low / expected / high): ``efficiency.weight_only`` for int8 and int4;
+    fp4 from its own band ``weight_only_fp4`` where the profile states one, else int4's."""
+    e = hw.efficiency
+    out = dict(e.weight_only or {})
+    if e.weight_only_fp4 is not None and efficiency in ("low", "expected", "high"):
+        out["fp4"] = getattr(e.weight_only_fp4, efficiency)
+    elif "int4" in out:
+        out["fp4"] = out["int4"]
+    return out
 
 
 def _padded_rows(m, tile: int):
