@@ -2058,6 +2058,37 @@ LOOKED_AT = (
      "issue 20, newruns2 round: looked at, not used (models or GPUs kvcalc does not ship, "
      "hybrids, settings or figures not stated in the text read); the MiniMax qk-norm all-reduce "
      "reported as a small part of the MiniMax H100 gap, not applied"),
+    ("sglang 0.5.7 and 0.5.19 wheels (PyPI): srt/models/deepseek_v2.py (_handle_attention_backend"
+     ": an extend without a cached prefix runs MHA_ONE_SHOT on flashinfer; handle_attention_aiter"
+     ": MHA for every extend), srt/managers/scheduler.py event_loop_overlap (a batch's results "
+     "processed after the next batch is launched), scheduler_output_processor_mixin.py "
+     "(len(output_ids) % stream_interval == 1: the first token streamed at once), server_args.py "
+     "(num_continuous_decode_steps declared and read nowhere else in either wheel; 0.5.7 on "
+     "sm100: DeepSeek's attention trtllm_mla and MoE runner flashinfer_trtllm by default, on sm90 "
+     "the Triton fused MoE), 0.5.19 model_executor/cuda_graph_config.py default_prefill_backend "
+     "(breakable graphs on CUDA, tc_piecewise elsewhere); SemiAnalysisAI/InferenceX "
+     "benchmarks/benchmark_lib.sh@ade7c0015 and @843c6254f (--num-warmups 2 x concurrency, "
+     "--random-range-ratio, --ignore-eos) and utils/bench_serving/benchmark_serving.py@ade7c0015 "
+     "(sample_random_requests: lengths re-tokenised to the target)",
+     "issue 20, dsr1ttft round: the prompt's path of the held-out DeepSeek-R1 SGLang rows "
+     "(InferenceX #870, PR #3318) read against kvcalc's; nothing in it uncharged that moves "
+     "their TTFT by more than a few ms (docs/step-time.md); no constant changed"),
+    ("aiconfigurator-core 0.12.0 wheel (PyPI): h200_sxm/mla/sglang/0.5.14/context_mla_perf."
+     "parquet (flash_attention, bf16, 16 heads a GPU, batch 1: 0.046 ms a layer at 1,024 tokens, "
+     "1.99 at 8,192) and h200_sxm/moe/sglang/{0.5.10,0.5.14}/moe_perf.parquet "
+     "(sglang_fused_moe_triton fp8_block, hidden 7,168, expert width 2,048, 256 experts, top 8, "
+     "MoE TP 8: 0.59 / 0.39 ms a layer balanced at 1,024 tokens, 2.22 / 1.88 at 8,192)",
+     "issue 20, dsr1ttft round: compared with kvcalc's prefill ops of DeepSeek-R1 on H200 TP 8 "
+     "(attention -7 ... +10%; routed experts 1.3-1.9 x the tables at 1,024-8,192 tokens, the "
+     "pooled curve's per-route term); not fitted, reported for the kernel fits"),
+    ("sgl-project/sglang PR #12160's description (2025-10-26): the 82.64 ms pass was an extend of "
+     "1 new token beside 1 cached (the MLA path, not the MHA one of a prompt without a prefix), "
+     "after TTFTs of 80-100 ms at 90% cache hits; GPU unstated (a 23.10 ms graph replay of a "
+     "one-token DeepSeek-V3 pass is a slow GPU's decode step); tenstorrent/tt-inference-server "
+     "issue #356 (SGLang DeepSeek-R1-0528, 16 H100 over InfiniBand, concurrency 1: TTFT 180-200 "
+     "ms from 128 to 4,096 tokens, about 2.85 ms a layer)",
+     "issue 20, dsr1ttft round: the two measurements of an eager SGLang DeepSeek pass; the second "
+     "used only in a what-if (docs/step-time.md), not shipped"),
     ("vllm 0.17.0 wheel (PyPI): model_executor/layers/quantization/mxfp4.py get_mxfp4_backend "
      "(ROCm: CK only with AITER on gfx950, else Mxfp4Backend.TRITON), "
      "quantization/utils/mxfp4_utils.py _swizzle_mxfp4 (ROCm: StridedLayout values, strided "
