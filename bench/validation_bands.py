@@ -71,6 +71,15 @@ SOURCES = {
         "surajssd/llm-k8s@58b61c5 (vLLM 0.8.3, A100 40GB) and datacrunch-research/"
         "h200-benchmarks@c091ef5 (SGLang 2024-12, H200) result files, scored uncalibrated",
         "held-out"),
+    "published-runs-2026": (
+        "docs/validation/published_runs_2026.yaml: published serving runs of current engines "
+        "(SGLang cookbook, Vultr, InferenceX issues and pulls, vLLM and recipes pulls; vLLM, "
+        "SGLang; NVIDIA and AMD) replayed through `kvcalc score`'s simulation, without the "
+        "rows whose harness has runs in the silicon sample", "held-out"),
+    "published-runs-2026-harness": (
+        "the same file's rows from InferenceX's own harness (issues 870, 828), whose dashboard "
+        "runs of the same model, GPU and engine are in the fitted silicon sample: nothing "
+        "fitted to these rows, but not independent of what was", "fitted"),
 }
 
 
@@ -156,6 +165,25 @@ def _score() -> list[Record]:
     return out
 
 
+def _newruns() -> list[Record]:
+    import validation_newruns as vn
+
+    from calc.data.registry import load_hardware
+    from calc.reports.plan_confidence import dtype_class
+
+    out = []
+    for r in vn.results():
+        run = r.run
+        source = "published-runs-2026-harness" if run.overlaps_fit else "published-runs-2026"
+        vendor = load_hardware(run.hardware).vendor.lower()
+        dtype = dtype_class(run.weight_format)
+        for fig, key in (("tpot", "tpot"), ("ttft", "ttft"), ("throughput", "tokens")):
+            err = r.error(key)
+            if err is not None:
+                out.append(Record(source, vendor, dtype, _kind(run.model), fig, err))
+    return out
+
+
 def _kind(model: str) -> str:
     from calc.data.registry import load_model
 
@@ -163,7 +191,7 @@ def _kind(model: str) -> str:
 
 
 def records() -> list[Record]:
-    return _silicon() + _trtllm() + _amd() + _score()
+    return _silicon() + _trtllm() + _amd() + _score() + _newruns()
 
 
 def _band(errs: list[float]) -> dict:

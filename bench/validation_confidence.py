@@ -11,13 +11,16 @@ constant was fitted to (an error band is the model's error where it was not tune
 - the held-out half of the serving runs at a fixed concurrency (bench/validation_serving.py:
   NVIDIA, vLLM, SGLang, TensorRT-LLM; the other half fitted the host costs): each run's TPOT and
   TTFT;
+- the published runs of current engines (bench/validation_newruns.py: SGLang and vLLM on NVIDIA
+  and AMD GPUs, replayed through `kvcalc score`'s simulation), without the rows whose harness
+  has runs in the fitted silicon sample: each run's TPOT and TTFT where the source states it;
 - the steady-state throughput rows against TensorRT-LLM's table (bench/validation_throughput.py,
   whose four rows fit nothing since issue 20, and bench/validation_heldout.py): a throughput
   error e is a per-output-token time error 1 / (1 + e) − 1 (the same tokens in 1 / (1 + e) of
   the time), counted as TPOT.
 
 Left out: the MI300X vLLM runs (bench/validation_amd.py fits the CDNA3 bands to all of them: their
-residuals are in-sample, so AMD classes are unvalidated until held-out AMD runs exist), the
+residuals are in-sample; the AMD classes rest on the published runs above), the
 serving runs' training half, and the gpt-fast decode-speed rows (bench/validation_latency.py:
 gpt-fast runs torch.compile's kernels, not a serving engine's, and fits the kernel fixed cost).
 
@@ -77,6 +80,20 @@ def records() -> list[tuple[str, str, float, str]]:
         moe = load_model(row.model).moe is not None
         cls = f"NVIDIA {dtype_class(row.weight_dtype)} {'MoE' if moe else 'dense'}"
         out.append((cls, "tpot", _time_error(res.error), "TensorRT-LLM throughput table"))
+    newruns = _module("validation_newruns")
+    for res in newruns.results():
+        run = res.run
+        if run.overlaps_fit:
+            continue  # their harness's other runs are in the fitted silicon sample
+        from calc.data.registry import load_hardware
+
+        moe = load_model(run.model).moe is not None
+        cls = (f"{load_hardware(run.hardware).vendor} {dtype_class(run.weight_format)} "
+               f"{'MoE' if moe else 'dense'}")  # fmt: skip
+        for metric in METRICS:
+            err = res.error(metric)
+            if err is not None:
+                out.append((cls, metric, err, "published runs of current engines"))
     return out
 
 
@@ -96,7 +113,8 @@ def factor(p25: float) -> float:
 SOURCES = (
     "the bands above: the held-out half of ai-dynamo/aiconfigurator's silicon_sample.csv "
     "(docs/validation/aiconfigurator_silicon_agg.csv) and NVIDIA/TensorRT-LLM's "
-    "perf-overview.md throughput table (v1.0), as their sections state",
+    "perf-overview.md throughput table (v1.0), and docs/validation/published_runs_2026.yaml "
+    "(the published runs of current engines, held out), as their sections state",
     "docs/validation/prices.yaml (every provider's price with its page, date and "
     "transcription: CoreWeave, Lambda, Nebius, Crusoe, RunPod, Hyperstack, Vultr, TensorWave, "
     "DigitalOcean, AWS, Azure, Google Cloud, Oracle, marketplaces; SemiAnalysis's InferenceX "
@@ -178,9 +196,11 @@ def render() -> str:
         "",
         "Every record above that times a serving deployment and fitted nothing, grouped by",
         "class (vendor × weight dtype × dense/MoE): the held-out serving runs' TPOT and TTFT,",
-        "and TensorRT-LLM's throughput rows as a time per output token, 1 / (1 + throughput",
-        "error) − 1. The MI300X runs are left out: the CDNA3 bands are fitted to them, so their",
-        "residuals are in-sample, and AMD classes are unvalidated. The band is the 25th–75th",
+        "the published runs of current engines' (held out, without those from a harness whose",
+        "other runs were fitted), and TensorRT-LLM's throughput rows as a time per output",
+        "token, 1 / (1 + throughput error) − 1. The MI300X runs of the AMD section are left",
+        "out: the CDNA3 bands are fitted to them, so their residuals are in-sample; the AMD",
+        "classes rest on the published runs alone (too few yet). The band is the 25th–75th",
         "percentile of the signed errors; its pessimistic end multiplies a predicted time by",
         "1 / (1 + p25) where the model runs fast (p25 < 0). `kvcalc plan` ranks a deployment",
         "only if its p99s times these factors meet the SLOs. A class with fewer than",

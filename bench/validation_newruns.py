@@ -84,9 +84,9 @@ class Run:
         return float(m["tokens_per_s_per_gpu"]) * self.gpus * self.osl / (self.isl + self.osl)
 
     @property
-    def dtype(self) -> str:
-        """The group's weight format: the run's, else the checkpoint's own (its routed experts',
-        else its attention's, else the model's dtype)."""
+    def weight_format(self) -> str:
+        """The run's weight format (kvcalc's name): the run's, else the checkpoint's own (its
+        routed experts', else its attention's, else the model's dtype)."""
         f = self.weight_dtype
         if f is None:
             from calc.data.registry import load_model
@@ -94,6 +94,12 @@ class Run:
             m = load_model(self.model)
             w = m.weight_dtypes
             f = (w and (w.routed_experts or w.attention)) or m.dtype
+        return f
+
+    @property
+    def dtype(self) -> str:
+        """The group's weight format (``weight_format``, fp8 and fp4 kinds pooled)."""
+        f = self.weight_format
         return {"fp8-block128": "fp8", "fp8-tensor": "fp8", "nvfp4": "fp4",
                 "mxfp4": "fp4"}.get(f, f)  # fmt: skip
 
