@@ -183,18 +183,21 @@ def chunk_iteration(s: GroupState, step, b: int, ctx_sum: int, chunks: list, sch
                   if not (k == 1 and c[0] >= prompt[r])]  # fmt: skip
     dt = step.iteration_s(b, ctx_sum, chunks, rows)
     s.recv_count = s.recv_n if chunks else s.recv_count + 1  # a prefill forward: receive next
-    s.seen = s.t
-    if s.t < s.paused_until:
+    t = s.seen = s.t
+    if t < s.paused_until:
         wait_for_front_end(s)
+        t = s.t
     s.used_area += dt * s.used
     s.queue_area += dt * len(s.waiting)
-    s.t += dt
+    s.t = t = t + dt
+    clock = s.clock
     if b_agg:  # the aggregate decoders decoded (a recompute's token moves no counter)
         s.g += 1
-    if b_agg and s.clock.on:
-        s.clock.decode_epoch(s.t, s.n_dec)
+        if clock.on:
+            clock.decode_epoch(t, s.n_dec)
     s.iterations += 1
     s.pf = -1
+    gen, first_token = s.gen, s.first_token
     for r, k in sched:
         c = computed[r] + k
         computed[r] = c
@@ -205,8 +208,8 @@ def chunk_iteration(s: GroupState, step, b: int, ctx_sum: int, chunks: list, sch
                 s.pf = r  # still in prefill (the last one)
             continue
         ntok[r] = c + 1
-        s.clock.token(r, s.t, s.first_token)
-        if c + 1 - prompt[r] >= s.gen[r]:  # its last output token
+        clock.token(r, t, first_token)
+        if c + 1 - prompt[r] >= gen[r]:  # its last output token
             s.end(r)
             del s.running[r]
         else:
