@@ -691,12 +691,29 @@ def simulated_disaggregated_eval(
     the KV transfer), the decode pool the same arrivals with their prefill free (its p99
     TPOT)."""
     kw = dict(seed=seed, efficiency=efficiency, max_requests=max_requests)
-    p = simulate_load(prefill, load, x, pool="prefill", **kw)
+    p = _pool_eval(prefill, load, x, "prefill", kw)
     if p.saturated:
         return replace(p, reason=f"prefill pool: {p.reason}")
-    d = simulate_load(decode, load, y, pool="decode", **kw)
+    d = _pool_eval(decode, load, y, "decode", kw)
     if d.saturated:
         return replace(d, reason=f"decode pool: {d.reason}")
     move = kv_transfer_s(prefill, load.prompt)
     return LoadEval({k: v + move for k, v in p.ttft_s.items()}, d.tpot_s, False, None,
                     "simulation", kv_transfer_s=move, requests_per_s=load.rate_per_s)  # fmt: skip
+
+
+_POOLS: dict = {}  # (id(deployment), id(load), replicas, pool, settings) -> (dep, load, eval)
+
+
+def _pool_eval(dep: Deployment, load: Load, replicas: int, pool: str, kw: dict) -> LoadEval:
+    """``simulate_load`` of one disaggregated pool, once per deployment, load, count and
+    settings: the sizing of x prefill + y decode replicas asks for the same pool again with the
+    other pool's count changed (the simulation is seeded: the same answer)."""
+    key = (id(dep), id(load), replicas, pool, tuple(sorted(kw.items())))
+    hit = _POOLS.get(key)
+    if hit is None or hit[0] is not dep or hit[1] is not load:
+        if len(_POOLS) > 256:
+            _POOLS.clear()
+        hit = (dep, load, simulate_load(dep, load, replicas, pool=pool, **kw))
+        _POOLS[key] = hit
+    return hit[2]
