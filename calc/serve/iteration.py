@@ -197,7 +197,7 @@ def chunk_iteration(s: GroupState, step, b: int, ctx_sum: int, chunks: list, sch
             clock.decode_epoch(t, s.n_dec)
     s.iterations += 1
     s.pf = -1
-    gen, first_token = s.gen, s.first_token
+    gen, first_token, last_tok = s.gen, s.first_token, clock.last_tok
     for r, k in sched:
         c = computed[r] + k
         computed[r] = c
@@ -208,7 +208,11 @@ def chunk_iteration(s: GroupState, step, b: int, ctx_sum: int, chunks: list, sch
                 s.pf = r  # still in prefill (the last one)
             continue
         ntok[r] = c + 1
-        clock.token(r, t, first_token)
+        if first_token[r] < 0:  # its first token (``TokenClock.token``, inlined)
+            first_token[r] = t
+            last_tok[r] = t
+        else:
+            clock.token(r, t, first_token)
         if c + 1 - prompt[r] >= gen[r]:  # its last output token
             s.end(r)
             del s.running[r]

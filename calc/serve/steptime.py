@@ -108,6 +108,7 @@ class StepTable:
         object.__setattr__(self, "_eager_prefill", max(self.eager_s, self.eager_prefill_s))
         sizes = None if self.graph_sizes is None else frozenset(int(x) for x in self.graph_sizes)
         object.__setattr__(self, "_graph_sizes", sizes)
+        object.__setattr__(self, "_prefill_memo", {})  # p -> Ap(p), filled as asked
 
     def _tokens(self, n: int) -> float:
         L = self._tokens_s
@@ -123,7 +124,15 @@ class StepTable:
         return H[-1] * r / (len(H) - 1)
 
     def prefill_attn(self, p: float) -> float:
-        """Ap(p) [s], linear between the grid's points (constant beyond its last)."""
+        """Ap(p) [s], linear between the grid's points (constant beyond its last); each p
+        computed once (a simulation asks for the same few prompt lengths again and again)."""
+        memo = self._prefill_memo
+        hit = memo.get(p)
+        if hit is None:
+            hit = memo[p] = self._prefill_attn(p)
+        return hit
+
+    def _prefill_attn(self, p: float) -> float:
         xs, ys = self._prefill_grid, self._prefill_attn_s
         i = bisect.bisect_right(xs, p)
         if i >= len(xs):
