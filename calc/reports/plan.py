@@ -445,29 +445,44 @@ def grow(
     lim = limit_replicas(query, s)
     cap = a * s.replicas_min + b if lim is None else min(a * s.replicas_min + b, lim)
     cache: dict[int, LoadEval] = {}
+    missed: set[int] = set()  # counts whose run stopped at a sure miss (pass-or-fail only)
+    unless_missed = getattr(evaluate, "unless_missed", None)
+
+    def guarded(run) -> LoadEval | None:
+        try:
+            return run()
+        except KvcalcError as exc:  # the evaluator cannot serve it at all (no KV pool)
+            return LoadEval(
+                dict.fromkeys(("p50", "p90", "p99"), math.inf),
+                dict.fromkeys(("p50", "p90", "p99"), math.inf),
+                True,
+                str(exc),
+                "simulation",
+            )
 
     def at(r: int) -> LoadEval:
         if r not in cache:
-            try:
-                cache[r] = evaluate(s.dep, load, r)
-            except KvcalcError as exc:  # the evaluator cannot serve it at all (no KV pool)
-                cache[r] = LoadEval(
-                    dict.fromkeys(("p50", "p90", "p99"), math.inf),
-                    dict.fromkeys(("p50", "p90", "p99"), math.inf),
-                    True,
-                    str(exc),
-                    "simulation",
-                )
+            cache[r] = guarded(lambda: evaluate(s.dep, load, r))
         return cache[r]
 
     def passes(r: int) -> bool:
+        """Whether r replicas meet the SLOs (the bisection's question): the run may stop once
+        a p99 is sure to miss, its figures never used (``at`` runs such a count again)."""
+        if r in missed:
+            return False
+        if r not in cache and unless_missed is not None:
+            ev = guarded(lambda: unless_missed(s.dep, load, r, slo.ttft_p99_s, slo.tpot_p99_s))
+            if ev is None:
+                missed.add(r)
+                return False
+            cache[r] = ev
         return failure(at(r), slo) is None
 
     r, last_fail = s.replicas_min, None
     if guide is not None:
         while r < cap and failure(guide(s.dep, load, r), slo) is not None:
             r = min(cap, r + max(1, r // 4))
-        if passes(r):  # the guide may be cautious: the least passing count below it
+        if failure(at(r), slo) is None:  # the guide may be cautious: the least passing below
             lo, hi = s.replicas_min - 1, r
             while hi - lo > 1:
                 mid = (lo + hi) // 2

@@ -510,8 +510,16 @@ def evaluator(
             dep, load, replicas, seed=seed, efficiency=efficiency, max_requests=max_requests
         )
 
+    def unless_missed(dep: Deployment, load: Load, replicas: int, ttft_s: float,
+                      tpot_s: float) -> LoadEval | None:  # fmt: skip
+        """``evaluate``'s answer, or None once a p99 is sure to exceed ``ttft_s`` or
+        ``tpot_s`` (the run stopped early: a pass-or-fail question only)."""
+        return simulate_load(dep, load, replicas, seed=seed, efficiency=efficiency,
+                             max_requests=max_requests, miss_limits=(ttft_s, tpot_s))  # fmt: skip
+
     evaluate.method = "simulation"  # type: ignore[attr-defined]
     evaluate.builtin = True  # type: ignore[attr-defined]  # stateless: may run in a worker
+    evaluate.unless_missed = unless_missed  # type: ignore[attr-defined]
     return evaluate
 
 
@@ -604,12 +612,15 @@ def simulate_load(
     efficiency: str = "expected",
     max_requests: int | None = None,
     pool: str = "serve",
+    miss_limits: tuple[float, float] | None = None,
 ):
     """``replicas`` copies of ``dep`` serving ``load`` by the serving simulation: ``pool``
     "serve" (aggregated), "prefill" (a disaggregated prefill pool: every request one output
     token, its TTFT) or "decode" (a decode pool: prefill free, the front-end time elsewhere).
     A closed loop (``load.concurrency``) sends every request at once behind a client that
-    keeps ``concurrency`` of them open (vLLM's --max-concurrency); it never saturates."""
+    keeps ``concurrency`` of them open (vLLM's --max-concurrency); it never saturates.
+    ``miss_limits`` (p99 TTFT, TPOT [s]): None where the run stopped once one was sure to be
+    exceeded (``calc.serve.sure_miss``)."""
     import numpy as np
 
     from calc.serve.simulate import (
@@ -651,7 +662,10 @@ def simulate_load(
         max_in_flight=users if load.closed else None,
         request_s=0.0 if pool == "decode" else request_latency_s(dep),
         tokens=False,
+        miss_limits=miss_limits,
     )  # fmt: skip
+    if res is None:  # a sure miss: stopped early
+        return None
     if res.ttft_s.get("p99") is None:
         inf = dict.fromkeys(("p50", "p90", "p99"), math.inf)
         why = f"the simulation served no request ({res.rejected:,} refused: longer than the pool"
