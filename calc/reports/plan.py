@@ -489,9 +489,13 @@ def grow(
                 lo, hi = (lo, mid) if passes(mid) else (mid, hi)
             return Choice(s, "aggregated", hi, at(hi))
     while True:
-        ev = at(r)
-        if failure(ev, slo) is None:
-            break
+        if r < cap:  # a miss here only moves r on: pass or fail is all it needs
+            if passes(r):
+                break
+        else:
+            ev = at(r)
+            if failure(ev, slo) is None:
+                break
         last_fail = r
         nxt = r + max(1, r // 4)
         if nxt > cap:
