@@ -482,7 +482,7 @@ def grow(
     if guide is not None:
         while r < cap and failure(guide(s.dep, load, r), slo) is not None:
             r = min(cap, r + max(1, r // 4))
-        if failure(at(r), slo) is None:  # the guide may be cautious: the least passing below
+        if passes(r):  # the guide may be cautious: the least passing count below it
             lo, hi = s.replicas_min - 1, r
             while hi - lo > 1:
                 mid = (lo + hi) // 2
