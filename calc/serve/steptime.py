@@ -68,6 +68,7 @@ from calc.deploy.host_costs import NONE, HostCosts
 
 # grid ratio of the prefill-attention table (see the module docstring)
 PREFILL_GRID_RATIO = 1.15
+PREFILL_MEMO_MAX = 65536  # prompt lengths whose Ap(p) a table keeps at most
 
 
 @dataclass(frozen=True, eq=False)
@@ -129,6 +130,8 @@ class StepTable:
         memo = self._prefill_memo
         hit = memo.get(p)
         if hit is None:
+            if len(memo) >= PREFILL_MEMO_MAX:  # many lengths (a long trace): start again
+                memo.clear()
             hit = memo[p] = self._prefill_attn(p)
         return hit
 
