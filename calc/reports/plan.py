@@ -434,6 +434,16 @@ def _slo(query: PlanQuery, s: Screened) -> Slo:
     return s.slo if s.slo is not None else query.slo
 
 
+def _guarded(run) -> LoadEval | None:
+    """``run()``'s evaluation, or where the evaluator cannot serve the deployment at all (no KV
+    pool: a KvcalcError) a saturated one that says why."""
+    try:
+        return run()
+    except KvcalcError as exc:
+        inf = dict.fromkeys(("p50", "p90", "p99"), math.inf)
+        return LoadEval(inf, dict(inf), True, str(exc), "simulation")
+
+
 def grow(
     query: PlanQuery, s: Screened, evaluate: Evaluator, guide: Evaluator | None = None
 ) -> Choice | Rejection:
@@ -448,21 +458,9 @@ def grow(
     missed: set[int] = set()  # counts whose run stopped at a sure miss (pass-or-fail only)
     unless_missed = getattr(evaluate, "unless_missed", None)
 
-    def guarded(run) -> LoadEval | None:
-        try:
-            return run()
-        except KvcalcError as exc:  # the evaluator cannot serve it at all (no KV pool)
-            return LoadEval(
-                dict.fromkeys(("p50", "p90", "p99"), math.inf),
-                dict.fromkeys(("p50", "p90", "p99"), math.inf),
-                True,
-                str(exc),
-                "simulation",
-            )
-
     def at(r: int) -> LoadEval:
         if r not in cache:
-            cache[r] = guarded(lambda: evaluate(s.dep, load, r))
+            cache[r] = _guarded(lambda: evaluate(s.dep, load, r))
         return cache[r]
 
     def passes(r: int) -> bool:
@@ -471,7 +469,7 @@ def grow(
         if r in missed:
             return False
         if r not in cache and unless_missed is not None:
-            ev = guarded(lambda: unless_missed(s.dep, load, r, slo.ttft_p99_s, slo.tpot_p99_s))
+            ev = _guarded(lambda: unless_missed(s.dep, load, r, slo.ttft_p99_s, slo.tpot_p99_s))
             if ev is None:
                 missed.add(r)
                 return False

@@ -666,16 +666,22 @@ def simulate_load(
     )  # fmt: skip
     if res is None:  # a sure miss: stopped early
         return None
+    served = float(res.requests_per_s) if load.closed else load.rate_per_s
+    if load.closed and target is dep and replicas > 1:  # one expert group of the replicas
+        served *= replicas
+    del np
+    return _sim_eval(res, load, served)
+
+
+def _sim_eval(res, load: Load, served: float) -> LoadEval:
+    """A simulation's result (``calc.serve.simulate.SimResult``) as the plan's evaluation;
+    ``served``: the requests/s it reports."""
     if res.ttft_s.get("p99") is None:
         inf = dict.fromkeys(("p50", "p90", "p99"), math.inf)
         why = f"the simulation served no request ({res.rejected:,} refused: longer than the pool"
         return LoadEval(inf, dict(inf), True, why + " or the max model length)", "simulation")
     saturated = bool(res.saturated) and not load.closed
     reason = res.saturation_reason if saturated else None
-    served = float(res.requests_per_s) if load.closed else load.rate_per_s
-    if load.closed and target is dep and replicas > 1:  # one expert group of the replicas
-        served *= replicas
-    del np
     return LoadEval(
         {k: res.ttft_s[k] for k in ("p50", "p90", "p99")},
         # no request of two or more output tokens (gen 1): no time between tokens
