@@ -434,6 +434,16 @@ def _slo(query: PlanQuery, s: Screened) -> Slo:
     return s.slo if s.slo is not None else query.slo
 
 
+def _guarded(run) -> LoadEval | None:
+    """``run()``'s evaluation, or where the evaluator cannot serve the deployment at all (no KV
+    pool: a KvcalcError) a saturated one that says why."""
+    try:
+        return run()
+    except KvcalcError as exc:
+        inf = dict.fromkeys(("p50", "p90", "p99"), math.inf)
+        return LoadEval(inf, dict(inf), True, str(exc), "simulation")
+
+
 def grow(
     query: PlanQuery, s: Screened, evaluate: Evaluator, guide: Evaluator | None = None
 ) -> Choice | Rejection:
@@ -445,22 +455,25 @@ def grow(
     lim = limit_replicas(query, s)
     cap = a * s.replicas_min + b if lim is None else min(a * s.replicas_min + b, lim)
     cache: dict[int, LoadEval] = {}
+    missed: set[int] = set()  # counts whose run stopped at a sure miss (pass-or-fail only)
+    unless_missed = getattr(evaluate, "unless_missed", None)
 
     def at(r: int) -> LoadEval:
         if r not in cache:
-            try:
-                cache[r] = evaluate(s.dep, load, r)
-            except KvcalcError as exc:  # the evaluator cannot serve it at all (no KV pool)
-                cache[r] = LoadEval(
-                    dict.fromkeys(("p50", "p90", "p99"), math.inf),
-                    dict.fromkeys(("p50", "p90", "p99"), math.inf),
-                    True,
-                    str(exc),
-                    "simulation",
-                )
+            cache[r] = _guarded(lambda: evaluate(s.dep, load, r))
         return cache[r]
 
     def passes(r: int) -> bool:
+        """Whether r replicas meet the SLOs (the bisection's question): the run may stop once
+        a p99 is sure to miss, its figures never used (``at`` runs such a count again)."""
+        if r in missed:
+            return False
+        if r not in cache and unless_missed is not None:
+            ev = _guarded(lambda: unless_missed(s.dep, load, r, slo.ttft_p99_s, slo.tpot_p99_s))
+            if ev is None:
+                missed.add(r)
+                return False
+            cache[r] = ev
         return failure(at(r), slo) is None
 
     r, last_fail = s.replicas_min, None
@@ -474,9 +487,13 @@ def grow(
                 lo, hi = (lo, mid) if passes(mid) else (mid, hi)
             return Choice(s, "aggregated", hi, at(hi))
     while True:
-        ev = at(r)
-        if failure(ev, slo) is None:
-            break
+        if r < cap:  # a miss here only moves r on: pass or fail is all it needs
+            if passes(r):
+                break
+        else:
+            ev = at(r)
+            if failure(ev, slo) is None:
+                break
         last_fail = r
         nxt = r + max(1, r // 4)
         if nxt > cap:

@@ -510,8 +510,16 @@ def evaluator(
             dep, load, replicas, seed=seed, efficiency=efficiency, max_requests=max_requests
         )
 
+    def unless_missed(dep: Deployment, load: Load, replicas: int, ttft_s: float,
+                      tpot_s: float) -> LoadEval | None:  # fmt: skip
+        """``evaluate``'s answer, or None once a p99 is sure to exceed ``ttft_s`` or
+        ``tpot_s`` (the run stopped early: a pass-or-fail question only)."""
+        return simulate_load(dep, load, replicas, seed=seed, efficiency=efficiency,
+                             max_requests=max_requests, miss_limits=(ttft_s, tpot_s))  # fmt: skip
+
     evaluate.method = "simulation"  # type: ignore[attr-defined]
     evaluate.builtin = True  # type: ignore[attr-defined]  # stateless: may run in a worker
+    evaluate.unless_missed = unless_missed  # type: ignore[attr-defined]
     return evaluate
 
 
@@ -607,12 +615,15 @@ def simulate_load(
     efficiency: str = "expected",
     max_requests: int | None = None,
     pool: str = "serve",
+    miss_limits: tuple[float, float] | None = None,
 ):
     """``replicas`` copies of ``dep`` serving ``load`` by the serving simulation: ``pool``
     "serve" (aggregated), "prefill" (a disaggregated prefill pool: every request one output
     token, its TTFT) or "decode" (a decode pool: prefill free, the front-end time elsewhere).
     A closed loop (``load.concurrency``) sends every request at once behind a client that
-    keeps ``concurrency`` of them open (vLLM's --max-concurrency); it never saturates."""
+    keeps ``concurrency`` of them open (vLLM's --max-concurrency); it never saturates.
+    ``miss_limits`` (p99 TTFT, TPOT [s]): None where the run stopped once one was sure to be
+    exceeded (``calc.serve.sure_miss``)."""
     import numpy as np
 
     from calc.serve.simulate import (
@@ -654,17 +665,26 @@ def simulate_load(
         max_in_flight=users if load.closed else None,
         request_s=0.0 if pool == "decode" else request_latency_s(dep),
         tokens=False,
+        miss_limits=miss_limits,
     )  # fmt: skip
+    if res is None:  # a sure miss: stopped early
+        return None
+    served = float(res.requests_per_s) if load.closed else load.rate_per_s
+    if load.closed and target is dep and replicas > 1:  # one expert group of the replicas
+        served *= replicas
+    del np
+    return _sim_eval(res, load, served)
+
+
+def _sim_eval(res, load: Load, served: float) -> LoadEval:
+    """A simulation's result (``calc.serve.simulate.SimResult``) as the plan's evaluation;
+    ``served``: the requests/s it reports."""
     if res.ttft_s.get("p99") is None:
         inf = dict.fromkeys(("p50", "p90", "p99"), math.inf)
         why = f"the simulation served no request ({res.rejected:,} refused: longer than the pool"
         return LoadEval(inf, dict(inf), True, why + " or the max model length)", "simulation")
     saturated = bool(res.saturated) and not load.closed
     reason = res.saturation_reason if saturated else None
-    served = float(res.requests_per_s) if load.closed else load.rate_per_s
-    if load.closed and target is dep and replicas > 1:  # one expert group of the replicas
-        served *= replicas
-    del np
     return LoadEval(
         {k: res.ttft_s[k] for k in ("p50", "p90", "p99")},
         # no request of two or more output tokens (gen 1): no time between tokens
@@ -694,12 +714,29 @@ def simulated_disaggregated_eval(
     the KV transfer), the decode pool the same arrivals with their prefill free (its p99
     TPOT)."""
     kw = dict(seed=seed, efficiency=efficiency, max_requests=max_requests)
-    p = simulate_load(prefill, load, x, pool="prefill", **kw)
+    p = _pool_eval(prefill, load, x, "prefill", kw)
     if p.saturated:
         return replace(p, reason=f"prefill pool: {p.reason}")
-    d = simulate_load(decode, load, y, pool="decode", **kw)
+    d = _pool_eval(decode, load, y, "decode", kw)
     if d.saturated:
         return replace(d, reason=f"decode pool: {d.reason}")
     move = kv_transfer_s(prefill, load.prompt)
     return LoadEval({k: v + move for k, v in p.ttft_s.items()}, d.tpot_s, False, None,
                     "simulation", kv_transfer_s=move, requests_per_s=load.rate_per_s)  # fmt: skip
+
+
+_POOLS: dict = {}  # (id(deployment), id(load), replicas, pool, settings) -> (dep, load, eval)
+
+
+def _pool_eval(dep: Deployment, load: Load, replicas: int, pool: str, kw: dict) -> LoadEval:
+    """``simulate_load`` of one disaggregated pool, once per deployment, load, count and
+    settings: the sizing of x prefill + y decode replicas asks for the same pool again with the
+    other pool's count changed (the simulation is seeded: the same answer)."""
+    key = (id(dep), id(load), replicas, pool, tuple(sorted(kw.items())))
+    hit = _POOLS.get(key)
+    if hit is None or hit[0] is not dep or hit[1] is not load:
+        if len(_POOLS) > 256:
+            _POOLS.clear()
+        hit = (dep, load, simulate_load(dep, load, replicas, pool=pool, **kw))
+        _POOLS[key] = hit
+    return hit[2]

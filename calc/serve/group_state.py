@@ -203,7 +203,8 @@ class GroupState:
     def admit(self, w: int, need: int) -> None:
         """Waiting request w (the head of the queue) runs, its ``need`` blocks taken."""
         self.waiting.popleft()
-        self.take(need)
+        self.free -= need
+        self.used += need
         self.blocks[w] = need
         if self.admitted[w] < 0:
             self.admitted[w] = self.t
@@ -222,7 +223,10 @@ class GroupState:
     def end(self, r: int) -> None:
         """Request r produced its last output token at t: it finishes and frees its blocks."""
         self.finish[r] = self.t
-        self.give_back(r)
+        blocks = self.blocks
+        self.free += blocks[r]  # its blocks return to the pool (``give_back``)
+        self.used -= blocks[r]
+        blocks[r] = 0
         self.done += 1
         self.full = False
         if self.released < self.n:
@@ -232,22 +236,22 @@ class GroupState:
 
     def to_decoder(self, r: int) -> None:
         """Request r (all tokens computed but its newest) joins the aggregate decoders."""
-        o = self.computed[r] - self.g
+        g, c = self.g, self.computed[r]
+        o = c - g
         self.off[r] = o
         self.is_dec[r] = True
         if self.clock.on:
             self.clock.join(r)
-        key = (o - self.shared[r]) % self.B
         if not self.reserve:  # under reservation its blocks were all taken at admission
-            self.cnt[key] += 1
+            self.cnt[(o - self.shared[r]) % self.B] += 1
         self.sum_off += o
         self.n_dec += 1
-        self.version[r] += 1
-        fin = self.g + self.gen[r] - (self.computed[r] + 1 - self.prompt[r])
+        v = self.version[r] = self.version[r] + 1
+        fin = g + self.gen[r] - (c + 1 - self.prompt[r])
         self.fin[r] = fin
-        heapq.heappush(self.heap, (fin, r, self.version[r]))
+        heapq.heappush(self.heap, (fin, r, v))
         if self.clip is not None:
-            if fin - self.g > self.clip:
+            if fin - g > self.clip:
                 self.far[r] = None
             else:
                 self.near_fin += fin
@@ -261,8 +265,9 @@ class GroupState:
         self.computed[r] = o + g
         self.ntok[r] = o + g + 1
         if not self.reserve:
-            self.blocks[r] = cdiv(o + g - self.shared[r], self.B)
-            self.cnt[(o - self.shared[r]) % self.B] -= 1
+            B, sh = self.B, self.shared[r]
+            self.blocks[r] = -(-(o + g - sh) // B)
+            self.cnt[(o - sh) % B] -= 1
         self.sum_off -= o
         self.n_dec -= 1
         self.is_dec[r] = False

@@ -4,6 +4,7 @@ a time; the pieces every engine's policy (``calc.serve.policies``) composes its 
 
 from __future__ import annotations
 
+import heapq
 import math
 
 from calc.serve.group_state import GroupState, cdiv
@@ -26,18 +27,28 @@ def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool,
     pool runs out or (room to admit, nobody waiting) the next request arrives, under a receive
     interval the receive that reads it, whatever the room (``recv_fires``); ``held`` > 0:
     contexts held by a batch wait, at most that many iterations, stopping at the next arrival
-    too. Their times are affine in the attended keys, so they sum in closed form. Returns k."""
-    if s.t < s.paused_until:
+    too. Their times are affine in the attended keys, so they sum in closed form. Returns k.
+    (Written for speed: it runs once per stretch, the simulation's commonest event.)"""
+    t = s.t
+    if t < s.paused_until:
         wait_for_front_end(s)
-    g, B = s.g, s.B
-    nf = s.next_finish()
-    k_run = max(1, nf - g) if nf is not None and not preempted else 1
+        t = s.t
+    g = s.g
+    # the next decoder's finish (stale heap entries dropped: ``GroupState.next_finish``)
+    heap, version = s.heap, s.version
+    while heap and heap[0][2] != version[heap[0][1]]:
+        heapq.heappop(heap)
+    k_run = max(1, heap[0][0] - g) if heap and not preempted else 1
     extra = 0
-    d, slope = decode_times(s, step, b)
+    ds = s.dec_times.get(b)  # ``decode_times``, inlined
+    if ds is None:
+        ds = s.dec_times[b] = (step.decode_s(b), step.ctx_slope(b))
+    d, slope = ds
     floor = step.loop_floor_s(b)
     if floor > d + slope * ctx_sum:  # the engine's overlapped loop outlasts this GPU step
         k_run, d = 1, floor - slope * ctx_sum  # one iteration, the loop's time
     if k_run > 1:
+        B = s.B
         # blocks of steps 1 … k − 1: the decoders whose key meets −(g + j) mod B, j = 1 … B;
         # those keys run down from m = (−g − 1) mod B, wrapping at 0: two reversed slices
         cnt = s.cnt
@@ -46,42 +57,46 @@ def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool,
         per_cycle = 0 if s.reserve else b  # a decoder starts a block every B steps
         full, part = divmod(k_run - 1, B)
         extra = full * per_cycle + sum(cyc[:part])
-        if extra > s.free:
-            k_run = _within_pool(s.free, per_cycle, cyc, B, k_run)
+        free = s.free
+        if extra > free:
+            k_run = _within_pool(free, per_cycle, cyc, B, k_run)
             extra = (k_run - 1) // B * per_cycle + sum(cyc[: (k_run - 1) % B])
         k_run0 = k_run
         if held:
             k_run = min(k_run, held)
         # under a receive interval every read counts (what is read joins the queue then,
         # admissible or not), so the stretch stops at the read after the next arrival
-        if ((held or s.recv_n > 1 or (not s.waiting and len(s.running) < s.max_seqs))
-                and s.nxt < s.n
-                and k_run > 1 and s.arrival[s.nxt] < math.inf):  # fmt: skip
-            target = s.arrival[s.nxt] - s.t
+        nxt, recv_n = s.nxt, s.recv_n
+        if (nxt < s.n and k_run > 1
+                and (held or recv_n > 1 or (not s.waiting and len(s.running) < s.max_seqs))
+                and s.arrival[nxt] < math.inf):  # fmt: skip
+            target = s.arrival[nxt] - t
             if not s.ahead:
                 k_arr = until_arrival(d, slope, ctx_sum, b, target, k_run)
             elif target <= 0:  # arrived during the last batch: seen after the one formed
                 k_arr = 1
             else:  # seen when the batch after the one it arrives in is formed
                 k_arr = until_arrival(d, slope, ctx_sum, b, target, k_run) + 1
-            if s.recv_n > 1:  # read at the first receive after it lands
-                k_arr = recv_fires(s.recv_count, s.recv_n, k_arr)
-            k_run = min(k_run, k_arr)
+            if recv_n > 1:  # read at the first receive after it lands
+                k_arr = recv_fires(s.recv_count, recv_n, k_arr)
+            if k_arr < k_run:
+                k_run = k_arr
         if held or k_run < k_run0:
             extra = (k_run - 1) // B * per_cycle + sum(cyc[: (k_run - 1) % B])
     dt = k_run * d + slope * (k_run * ctx_sum + b * k_run * (k_run - 1) / 2)
-    s.used_area += dt * (s.used + extra / 2)
-    s.used += extra
+    used = s.used
+    s.used_area += dt * (used + extra / 2)
+    s.used = used + extra
     s.free -= extra
     s.queue_area += dt * len(s.waiting)
     clock = s.clock
     if clock.on:  # steps 1 … k − 1: every decoder generic, rising gaps
-        clock.decode_epoch(s.t + d + slope * ctx_sum, s.n_dec,
+        clock.decode_epoch(t + d + slope * ctx_sum, s.n_dec,
                            (d, slope, ctx_sum, b, k_run) if k_run > 1 else None)  # fmt: skip
-    s.seen = s.t + dt - (d + slope * (ctx_sum + b * (k_run - 1)))  # the last batch's start
-    s.t += dt
-    clock.last_dec_t = s.t
-    s.g += k_run
+    s.seen = t + dt - (d + slope * (ctx_sum + b * (k_run - 1)))  # the last batch's start
+    s.t = t = t + dt
+    clock.last_dec_t = t
+    s.g = g + k_run
     s.iterations += k_run
     if s.recv_n > 1:  # k decode forwards of weight 1, the count reset at each receive
         s.recv_count = after_decodes(s.recv_count, s.recv_n, k_run)
@@ -171,18 +186,21 @@ def chunk_iteration(s: GroupState, step, b: int, ctx_sum: int, chunks: list, sch
                   if not (k == 1 and c[0] >= prompt[r])]  # fmt: skip
     dt = step.iteration_s(b, ctx_sum, chunks, rows)
     s.recv_count = s.recv_n if chunks else s.recv_count + 1  # a prefill forward: receive next
-    s.seen = s.t
-    if s.t < s.paused_until:
+    t = s.seen = s.t
+    if t < s.paused_until:
         wait_for_front_end(s)
+        t = s.t
     s.used_area += dt * s.used
     s.queue_area += dt * len(s.waiting)
-    s.t += dt
+    s.t = t = t + dt
+    clock = s.clock
     if b_agg:  # the aggregate decoders decoded (a recompute's token moves no counter)
         s.g += 1
-    if b_agg and s.clock.on:
-        s.clock.decode_epoch(s.t, s.n_dec)
+        if clock.on:
+            clock.decode_epoch(t, s.n_dec)
     s.iterations += 1
     s.pf = -1
+    gen, first_token, last_tok = s.gen, s.first_token, clock.last_tok
     for r, k in sched:
         c = computed[r] + k
         computed[r] = c
@@ -193,8 +211,12 @@ def chunk_iteration(s: GroupState, step, b: int, ctx_sum: int, chunks: list, sch
                 s.pf = r  # still in prefill (the last one)
             continue
         ntok[r] = c + 1
-        s.clock.token(r, s.t, s.first_token)
-        if c + 1 - prompt[r] >= s.gen[r]:  # its last output token
+        if first_token[r] < 0:  # its first token (``TokenClock.token``, inlined)
+            first_token[r] = t
+            last_tok[r] = t
+        else:
+            clock.token(r, t, first_token)
+        if c + 1 - prompt[r] >= gen[r]:  # its last output token
             s.end(r)
             del s.running[r]
         else:

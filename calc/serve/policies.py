@@ -56,19 +56,20 @@ class MixedBatches:
         capacity scheduler, then its micro-batch scheduler's context requests)."""
         out: list[tuple[int, int]] = []
         ntok, computed, shared, B = s.ntok, s.computed, s.shared, s.B
-        while s.waiting and budget > 0 and n_running + len(out) < s.max_seqs:
-            w = s.waiting[0]
+        waiting, max_seqs, chunked, reserve = s.waiting, s.max_seqs, self.chunked, self.reserve
+        while waiting and budget > 0 and n_running + len(out) < max_seqs:
+            w = waiting[0]
             left = ntok[w] - computed[w]
-            if self.chunked:
-                k = charge = min(left, budget)
+            if chunked:
+                k = charge = left if left < budget else budget
             else:  # the whole prompt in one iteration, charged at its full length
                 k, charge = left, ntok[w]
                 if charge > budget:
                     break
-            if self.reserve:
-                need = cdiv(s.prompt[w] + s.gen[w] - shared[w], B)
+            if reserve:
+                need = -(-(s.prompt[w] + s.gen[w] - shared[w]) // B)
             else:
-                need = cdiv(computed[w] + k - shared[w], B)
+                need = -(-(computed[w] + k - shared[w]) // B)
             if need > s.free:
                 break
             s.admit(w, need)
@@ -79,59 +80,64 @@ class MixedBatches:
     def step(self, s: GroupState, step) -> None:
         """One iteration: all aggregate decoders and the request in prefill within the budget,
         then admission (``Scheduler.schedule``); else the exact rules."""
-        b, M, pf = s.n_dec, s.M, s.pf
+        b, M, pf, B, g = s.n_dec, s.M, s.pf, s.B, s.g
         k_p = need_p = 0
         if pf >= 0:
             h = s.computed[pf]
             k_p = min(s.ntok[pf] - h, M - b)
-            need_p = max(0, cdiv(h + k_p - s.shared[pf], s.B) - s.blocks[pf])
+            need_p = max(0, -(-(h + k_p - s.shared[pf]) // B) - s.blocks[pf])
         if b > M or s.force_slow or (pf >= 0 and k_p <= 0):
             self.exact(s, step)
             return
-        need_dec = s.cnt[(-s.g) % s.B] if b else 0
+        need_dec = s.cnt[(-g) % B] if b else 0
         preempted = need_dec + need_p > s.free
         if preempted:
             need_dec, need_p = self.preempt_tail(s, need_dec, need_p)
             b = s.n_dec
             if s.pf < 0:
                 k_p = 0
-        if s.bw_iters and self.reserve and b and not preempted and (s.pf >= 0 or s.waiting):
+        waiting = s.waiting
+        if s.bw_iters and self.reserve and b and not preempted and (s.pf >= 0 or waiting):
             held = self.batch_wait(s, b, s.ntok[pf] if pf >= 0 else 0, M - b - k_p,
                                    len(s.running))  # fmt: skip
             if held:  # the contexts wait beside the decoders (their blocks untouched)
                 s.take(need_dec)
-                s.bw_count += decode_stretch(s, step, b, s.sum_off + b * (s.g + 1), False, held)
+                s.bw_count += decode_stretch(s, step, b, s.sum_off + b * (g + 1), False, held)
                 if s.heap and s.heap[0][0] <= s.g:
                     s.finish_decoders()
                 return
         need = need_dec + need_p
         s.free -= need
         s.used += need
-        if s.pf < 0 and (preempted or not s.waiting):  # decode only, nothing to admit
+        if s.pf < 0 and (preempted or not waiting):  # decode only, nothing to admit
             if b:
-                decode_stretch(s, step, b, s.sum_off + b * (s.g + 1), preempted)
-                if s.heap and s.heap[0][0] <= s.g:
+                decode_stretch(s, step, b, s.sum_off + b * (g + 1), preempted)
+                heap = s.heap
+                if heap and heap[0][0] <= s.g:
                     s.finish_decoders()
             return  # (no decoder left: a preemption emptied the batch, schedule again)
         chunks: list[tuple[int, int]] = []
         sched: list[tuple[int, int]] = []
+        computed = s.computed
         if s.pf >= 0:
             s.blocks[pf] += need_p
-            chunks.append((s.computed[pf], k_p))
+            chunks.append((computed[pf], k_p))
             sched.append((pf, k_p))
-        if s.waiting and not preempted:
-            for w, k in self.admit(s, M - b - k_p, len(s.running)):
-                s.running[w] = None
-                chunks.append((s.computed[w], k))
+        if waiting and not preempted:
+            running = s.running
+            for w, k in self.admit(s, M - b - k_p, len(running)):
+                running[w] = None
+                chunks.append((computed[w], k))
                 sched.append((w, k))
-        ctx_sum = s.sum_off + b * (s.g + 1) if b else 0
+        ctx_sum = s.sum_off + b * (g + 1) if b else 0
         if not sched and not b:
             return  # a preemption emptied the batch: schedule again
         if sched:
             chunk_iteration(s, step, b, ctx_sum, chunks, sched)
         else:
             decode_stretch(s, step, b, ctx_sum, preempted)
-        if s.heap and s.heap[0][0] <= s.g:
+        heap = s.heap
+        if heap and heap[0][0] <= s.g:
             s.finish_decoders()
 
     def batch_wait(self, s: GroupState, gens: int, ctx_tokens: int, budget: int,

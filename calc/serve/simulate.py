@@ -215,7 +215,8 @@ def simulate_requests(
     request_s: float = 0.0,
     tokens: bool = True,
     intake_s: float | None = None,
-) -> SimResult:
+    miss_limits: tuple[float, float] | None = None,
+) -> SimResult | None:
     """Simulate requests (arrays sorted by arrival [s], prompt and output lengths [tokens]) on
     ``groups`` sequence groups of ``limits`` each, with the iteration time ``step``; at most
     ``max_in_flight`` requests open at once when given (module docstring). A request reaches
@@ -226,7 +227,9 @@ def simulate_requests(
     still count from when it was sent. The engine's settings that hold requests back
     (``limits.admission``: SGLang's receive interval, TensorRT-LLM's batch wait) are replayed
     in each group's schedule, iteration by iteration (module docstring). ``tokens`` off: no
-    ITL and no longest gap per request (faster, for a plan or a check)."""
+    ITL and no longest gap per request (faster, for a plan or a check). ``miss_limits``: (TTFT,
+    TPOT) [s]: None as soon as the groups run so far make a p99 sure to exceed one
+    (``calc.serve.sure_miss``; a search that needs only pass or fail)."""
     from calc.serve.front_end import intake_s_of
 
     if intake_s is None:
@@ -241,6 +244,11 @@ def simulate_requests(
     entry, prompts = req.entry.tolist(), req.prompt.tolist()
     gens, shared = req.gen.tolist(), req.shared.tolist()
     dec_times: dict = {}  # the groups' decode step times by batch size (one step, this call)
+    miss = None
+    if miss_limits is not None:
+        from calc.serve.sure_miss import MissCount
+
+        miss = MissCount(*miss_limits, req.gen)
     for g in range(min(groups, req.arrival.size)):
         idx = slice(g, None, groups)
         cap, ent, lead = None, entry[idx], None
@@ -260,6 +268,9 @@ def simulate_requests(
             lead,
         )
         tally.add(idx, out, req, limits.pool_blocks, ent)
+        if miss is not None and miss.sure(tally.first[idx], tally.finish[idx],
+                                          tally.sent_at[idx], req.gen[idx]):  # fmt: skip
+            return None
     return tally.result(req, limits)
 
 

@@ -72,6 +72,7 @@ from calc.deploy.host_costs import NONE, HostCosts
 
 # grid ratio of the prefill-attention table (see the module docstring)
 PREFILL_GRID_RATIO = 1.15
+PREFILL_MEMO_MAX = 65536  # prompt lengths whose Ap(p) a table keeps at most
 
 
 @dataclass(frozen=True, eq=False)
@@ -117,6 +118,7 @@ class StepTable:
         object.__setattr__(self, "_graph_sizes", sizes)
         # the overlapped engine loop per sequence of an iteration [s] (0: none)
         object.__setattr__(self, "_loop_s", self.host.loop_s(1) * self.loop_stages)
+        object.__setattr__(self, "_prefill_memo", {})  # p -> Ap(p), filled as asked
 
     def _tokens(self, n: int) -> float:
         L = self._tokens_s
@@ -132,7 +134,17 @@ class StepTable:
         return H[-1] * r / (len(H) - 1)
 
     def prefill_attn(self, p: float) -> float:
-        """Ap(p) [s], linear between the grid's points (constant beyond its last)."""
+        """Ap(p) [s], linear between the grid's points (constant beyond its last); each p
+        computed once (a simulation asks for the same few prompt lengths again and again)."""
+        memo = self._prefill_memo
+        hit = memo.get(p)
+        if hit is None:
+            if len(memo) >= PREFILL_MEMO_MAX:  # many lengths (a long trace): start again
+                memo.clear()
+            hit = memo[p] = self._prefill_attn(p)
+        return hit
+
+    def _prefill_attn(self, p: float) -> float:
         xs, ys = self._prefill_grid, self._prefill_attn_s
         i = bisect.bisect_right(xs, p)
         if i >= len(xs):
