@@ -411,7 +411,10 @@ STATED = {
         "SMs × 4 B a layer), so the 0.14 GiB (3.6 MiB a layer over 40; the base run's load "
         "matches to 0.01) is not in the tensors' sizes: left, unmodelled (suspect: the caching "
         "allocator's unsplit block tails, which max_memory_allocated counts, after the AWQ "
-        "conversion's 8× temporaries)"
+        "conversion's 8× temporaries; replayed through the allocator model of "
+        "calc/deploy/engines/sglang/segments.py, construction then the conversion's "
+        "temporaries as read from auto_awq.py and marlin.py, they come to 67 MiB, half the gap: "
+        "no rule)"
     ),
     },
     "vllm0290-l40s-qwen3-14b-awq-tuned": {
