@@ -57,12 +57,13 @@ def test_token_error_meets_the_bar():
     # a warm compile, -10.90% -> -0.97%), and vLLM 0.26.0 runs the A40's Llama on the V2 model
     # runner, which takes no CUDA graph estimate from the budget until 0.29.0 (-3.51% ->
     # -0.82%)
-    # Issue 21's vnew round adds a held-out miss: Mistral-7B v0.3 on Tensward's L4 (a 4.8 GiB
-    # pool, -3.58%: 0.17 GiB of budget not found; docs/validation.md's note)
-    misses = {"vllm0300-l4-mistral7b-v03-tensward"}
+    # Issue 21's vnew round added a held-out miss: Mistral-7B v0.3 on Tensward's L4 (a 4.8 GiB
+    # pool, -3.58%: 0.17 GiB of budget not found); its awqw round sets the L4's total to
+    # cudaMemGetInfo's 23,659,151,360 B (22.03 GiB, was 21.96): 0.85 × 0.07 GiB = 0.06 GiB more
+    # budget, -2.28%, inside the bar. No record misses it
     rows = [r for r in gen.rows() if r["error"] is not None]
-    assert {r["id"] for r in rows if abs(r["error"]) > 0.03} == misses
-    assert gen.summary([r for r in rows if r["id"] not in misses])["max_abs"] <= 0.03
+    assert {r["id"] for r in rows if abs(r["error"]) > 0.03} == set()
+    assert gen.summary(rows)["max_abs"] <= 0.03
 
 
 def test_records_of_unmodelled_releases_are_listed_not_predicted():

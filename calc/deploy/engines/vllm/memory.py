@@ -264,3 +264,13 @@ def mxfp4_experts_loaded_bytes(
                        + round_up(h, SCALE_ROWS_ALIGN) * i) / MXFP4_BLOCK  # fmt: skip
     return n_layers * n_experts * per_expert
 
+
+MACHETE_GROUPS = (64, 128)  # machete_utils.py query_machete_supported_group_sizes (16-bit acts)
+
+
+def machete_zero_point_bytes(quantized_elements, group, zero_bytes, act_bytes=ACTIVATION_BYTES):
+    """What Machete adds to an asymmetric integer checkpoint's linear layers on Hopper [bytes]:
+    each group's zero point (``zero_bytes``: 0.5 B packed for int4) is stored pre-scaled in the
+    activation dtype (``act_bytes``), one per ``group`` input elements of every output column
+    (``machete.py`` transform_w_zp: -scales × zeros, [in/group, out])."""
+    return quantized_elements / group * (act_bytes - zero_bytes)

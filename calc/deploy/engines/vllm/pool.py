@@ -113,13 +113,17 @@ def weights_as_loaded(dep: Deployment, rules: VllmRules) -> float:
     """The weights vLLM holds on the busiest GPU after loading [bytes]: the checkpoint as kvcalc
     sizes it (``shape.loaded_weights_bytes``), MXFP4 routed experts (gpt-oss) as the release's
     kernel backend lays them out (``rules``: Triton on Hopper, FlashInfer on Blackwell, Marlin
-    before Hopper; ``memory.mxfp4_experts_loaded_bytes``). The RoPE table that 'Model loading
-    took' also counts is a term of its own (``rope_table_bytes``)."""
+    before Hopper; ``memory.mxfp4_experts_loaded_bytes``), and on Hopper from 0.19 Machete's
+    16-bit zero points of AWQ-style int4/int8 layers (``machete_zero_point_bytes``; AWQ-Marlin
+    elsewhere keeps the checkpoint's bytes). The RoPE table that 'Model loading took' also
+    counts is a term of its own (``rope_table_bytes``)."""
     from calc.deploy.checkpoint import weight_bytes_per_gpu_by_component
 
     weights = loaded_weights_bytes(dep)
     cfg, s = dep.model, dep.sharding
     cc = compute_capability(dep.hardware)
+    if cc == (9, 0) and rules.awq_mp_linear:
+        weights += machete_zero_point_bytes(dep)
     if cc is None or not mxfp4_experts(dep):
         return weights
     if cc[0] >= 10:
@@ -136,6 +140,37 @@ def weights_as_loaded(dep: Deployment, rules: VllmRules) -> float:
     )
     checkpoint = weight_bytes_per_gpu_by_component(cfg, s, dep.weight_dtype)["routed_experts"]
     return weights - checkpoint + loaded
+
+
+# the linear layers an MPLinear kernel serves (routed experts go to the fused-MoE methods)
+MP_LINEAR_COMPONENTS = ("attention", "dense_ffn", "shared_experts", "ssm")
+
+
+def machete_zero_point_bytes(dep: Deployment) -> float:
+    """What Machete adds on a Hopper GPU (compute capability 9.0) to the busiest GPU's linear
+    layers held in an asymmetric integer format with a group Machete takes (int4/int8-g64,
+    -g128) [bytes]: their zero points become 16-bit (``memory.machete_zero_point_bytes``).
+    The projections' widths are taken to be multiples of Machete's 64 × 128 block (true of the
+    shipped models); layers the checkpoint leaves in 16 bits add nothing."""
+    from calc.deploy.checkpoint import resolved_dtypes, unquantised_shares
+    from calc.deploy.parallel import params_per_gpu_by_component
+    from calc.formulas.quant import is_plain, weight_format
+
+    cfg = dep.model
+    formats = resolved_dtypes(cfg, dep.weight_dtype)
+    kept = unquantised_shares(cfg, dep.weight_dtype)
+    params = params_per_gpu_by_component(cfg, dep.sharding)
+    out = 0.0
+    for comp in MP_LINEAR_COMPONENTS:
+        name = formats[comp]
+        if is_plain(name) or not name.startswith("int"):
+            continue
+        f = weight_format(name)
+        if not f.zero_bytes or f.group not in vm.MACHETE_GROUPS:
+            continue
+        quantized = params[comp] * (1 - kept.get(comp, 0.0))
+        out += vm.machete_zero_point_bytes(quantized, f.group, f.zero_bytes)
+    return out
 
 
 def non_torch_bytes(rules: VllmRules, tp: int, pp: int, dp: int, hw) -> float:

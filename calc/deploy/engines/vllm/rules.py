@@ -122,6 +122,10 @@ class VllmRules:
     mxfp4_scale_copy: bool = False
     mxfp4_bias_fp32: bool = False
     mxfp4_blackwell_align: tuple[int, int] = (256, 256)
+    # AWQ's linear layers pick their kernel through choose_mp_linear_kernel, which takes
+    # Machete on compute capability 9.0 (from 0.19): Machete keeps the zero points pre-scaled in
+    # 16 bits (pool.machete_zero_point_bytes); before, AWQ-Marlin repacked to the checkpoint's bytes
+    awq_mp_linear: bool = False
     # the tensor-parallel all-reduce's choice by message size (calc.deploy.parallel
     # engine_route), per compute capability ("9.0") a tuple of (world size, bytes): FlashInfer's
     # fused all-reduce + RMSNorm up to (inclusive), the custom all-reduce below ("()": its
@@ -403,6 +407,17 @@ CHANGES = (
         "10.3 (B300, GB300) gets its own custom and symmetric-memory limits (0.18.1: none, so "
         "its all-reduce stayed on the 8 MiB custom buffer and NCCL); "
         "compilation/passes/fusion/allreduce_rms_fusion.py FI_ALLREDUCE_FUSION_MAX_SIZE_MB 103",
+    ),
+    Change(
+        "0.19.0",
+        {"awq_mp_linear": True},
+        "model_executor/layers/quantization/awq_marlin.py AWQMarlinLinearMethod.create_weights "
+        "(0.19.0, 0.20.0, 0.21.0; auto_awq.py AutoAWQMarlinLinearMethod in 0.26.0-0.33.0): "
+        "choose_mp_linear_kernel, whose CUDA list puts MacheteLinearKernel (capability 9.0 "
+        "only; uint4/uint8 with zero points, groups 64/128/-1 for 16-bit activations) before "
+        "MarlinLinearKernel; machete.py transform_w_zp stores -scale × zero in the activation "
+        "dtype, [in/group, out] (0.17.0 and 0.18.0: awq_marlin_repack, no Machete; 0.18.1 "
+        "not read)",
     ),
     Change(
         "0.20.0",
