@@ -823,6 +823,36 @@ def _comm_ops(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, promp
     return ops
 
 
+def _embedding_and_norms(cfg: ModelConfig, s: Sharding, z: Sizes, tokens: int) -> list[Op]:
+    """The embedding lookup and every norm of a pass of ``tokens`` tokens on one GPU."""
+    d = cfg.d_model
+    layernorm = cfg.norm == "layernorm"
+    n_norms = cfg.n_layers * cfg.norms_per_layer + 1
+    norm_w = n_norms * d * (1 + layernorm)
+    # the latents' own norms (MLA), q/k norms, the sparse-attention indexer's key norm
+    norm_w += cfg.n_attention_layers * attention_norm_params(cfg)
+    ze, zn = z.of("embedding").weight, z.of("norms").weight
+    # a layer-wide q/k norm under TP: the variances' kernel before the all-reduce, which no
+    # compiler fuses with the scaling after it (QK_VARIANCE_BYTES)
+    qk_split = cfg.n_attention_layers if layer_qk_norm_reduced(cfg, s) else 0
+    return [
+        Op(
+            "embedding",
+            0,
+            tokens * d * (ze + z.act),
+            weight_bytes=tokens * d * ze,
+            kernels=1,
+        ),
+        Op(  # element-wise: FLOPs not counted (see calc.formulas.flops), their traffic is
+            "norms",
+            0,
+            norm_w * zn + n_norms * 2 * tokens * d * z.act,
+            weight_bytes=norm_w * zn,
+            kernels=n_norms + qk_split,
+        ),
+    ]
+
+
 def forward_ops(
     cfg: ModelConfig,
     s: Sharding,
@@ -851,31 +881,7 @@ def forward_ops(
     tokens = b if decode else b * prompt
     stage_tokens = batch if decode else batch * prompt
     d = cfg.d_model
-    layernorm = cfg.norm == "layernorm"
-    n_norms = cfg.n_layers * cfg.norms_per_layer + 1
-    norm_w = n_norms * d * (1 + layernorm)
-    # the latents' own norms (MLA), q/k norms, the sparse-attention indexer's key norm
-    norm_w += cfg.n_attention_layers * attention_norm_params(cfg)
-    ze, zn = z.of("embedding").weight, z.of("norms").weight
-    # a layer-wide q/k norm under TP: the variances' kernel before the all-reduce, which no
-    # compiler fuses with the scaling after it (QK_VARIANCE_BYTES)
-    qk_split = cfg.n_attention_layers if layer_qk_norm_reduced(cfg, s) else 0
-    ops = [
-        Op(
-            "embedding",
-            0,
-            tokens * d * (ze + z.act),
-            weight_bytes=tokens * d * ze,
-            kernels=1,
-        ),
-        Op(  # element-wise: FLOPs not counted (see calc.formulas.flops), their traffic is
-            "norms",
-            0,
-            norm_w * zn + n_norms * 2 * tokens * d * z.act,
-            weight_bytes=norm_w * zn,
-            kernels=n_norms + qk_split,
-        ),
-    ]
+    ops = _embedding_and_norms(cfg, s, z, tokens)
     ops += _attention_block(
         cfg, s, layout, tokens=tokens, batch=b, ctx=ctx, prompt=prompt, decode=decode, z=z
     )
