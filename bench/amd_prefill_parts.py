@@ -127,7 +127,8 @@ def parts(hardware: str) -> tuple[list[dict], dict]:
         meas = f / rate if rate else s
         rows.append({"op": op.name, "ms": s * 1e3, "tflop": f / 1e12,
                      "frac": f / s / peak if f and s else None, "figure": fig,
-                     "meas_frac": rate / peaks["fp8"] if rate else None, "meas_ms": meas * 1e3})  # fmt: skip
+                     "meas_frac": rate / peaks["fp8"] if rate else None,
+                     "meas_ms": meas * 1e3})  # fmt: skip
         tot, tot_meas = tot + s, tot_meas + meas
     return rows, {"prompt": p, "pass_ms": tot * 1e3, "at_measured_ms": tot_meas * 1e3}
 
@@ -137,7 +138,8 @@ def render() -> str:
     for hw in ("mi325x", "mi300x"):
         rows, t = parts(hw)
         out.append(f"## {hw}: {t['prompt']}-token prompt, TP 8 (step_of, ms)\n")
-        out.append("| op | kvcalc ms | TFLOP a GPU | of peak | figure | AITER measured of fp8 peak | ms at it |")
+        out.append("| op | kvcalc ms | TFLOP a GPU | of peak | figure "
+                   "| AITER measured of fp8 peak | ms at it |")
         out.append("|---|---:|---:|---:|---|---:|---:|")
         for r in rows:
             frac = f"{r['frac']:.3f}" if r["frac"] else "-"
