@@ -139,7 +139,7 @@ def render() -> str:
         rows, t = parts(hw)
         out.append(f"## {hw}: {t['prompt']}-token prompt, TP 8 (step_of, ms)\n")
         out.append("| op | kvcalc ms | TFLOP a GPU | of peak | figure "
-                   "| AITER measured of fp8 peak | ms at it |")
+                   "| AITER measured of fp8 peak | ms at it |")  # fmt: skip
         out.append("|---|---:|---:|---:|---|---:|---:|")
         for r in rows:
             frac = f"{r['frac']:.3f}" if r["frac"] else "-"
