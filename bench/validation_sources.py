@@ -2140,6 +2140,36 @@ LOOKED_AT = (
      "issue 20, vmoe round: the measured layer at 4 tokens (EP 4: 74.3 us balanced, 84.6 us "
      "power-law; EP 8: 50.9 / 65.2 us) against kvcalc's pooled curve (61.6 us at EP 4 with the "
      "1.18 imbalance): reported, the curve not refitted (already fitted to these tables)"),
+    ("ROCm/aiter aiter/configs/model_configs/a8w8_blockscale_tuned_gemm_ds_v3.csv (commit "
+     "84493f0e5b, PR #3951 'gfx942 MI325X: tuned a8w8 blockscale GEMM + FMoE configs for DSv3.2 "
+     "TP8'; read at e4048607a): the tuner's measured us / TFLOPS of CK a8w8 block-scale GEMMs at "
+     "DeepSeek's TP 8 shapes on 304 CUs",
+     "issue 20, amdprefill round: 0.197-0.383 of the fp8 peak at M = 8,192 (kvcalc charges "
+     "0.17-0.18); the MI325X fp8 band's edges checked to hold them, expected not moved; "
+     "bench/amd_prefill_parts.py"),
+    ("ROCm/aiter PR #4261 (commit ebc905b031, '[MoE] Add tuned config for MiMo-V2.5-Pro prefill "
+     "on MI300X'): mimo_v2_5_pro_tuned_fmoe.csv, the fp8 block-scale fused MoE at model_dim "
+     "6,144, inter_dim 256, 384 experts, top-8, 2k-32k tokens, and the PR's before/after "
+     "(up to 1.8x, 1.56 on average)",
+     "issue 20, amdprefill round: 0.084 / 0.111 / 0.168 / 0.176 / 0.196 of the fp8 peak; the "
+     "MI325X fp8 band's low edge set to hold it (0.12 -> 0.08), not fitted; the default-kernel "
+     "ratio bounds DeepSeek's untuned TP 8 MoE shape (not shipped)"),
+    ("ROCm/aiter a8w8_blockscale_tuned_fmoe_ds_v3.csv and tuned_fmoe.csv (e4048607a and their "
+     "history): DeepSeek's fused MoE rows by CU count",
+     "issue 20, amdprefill round: gfx942 holds only the EP 8 shape (7,168 / 2,048 / 33 / top-9: "
+     "0.358 at 8,192 tokens), gfx950 the TP 8 shape (copied beyond 1,024 tokens); not used"),
+    ("ROCm blogs 'Supercharge DeepSeek-R1 Inference on AMD Instinct MI300X' (2025-03-21) and "
+     "'Accelerate DeepSeek-R1 Inference: Integrate AITER into SGLang' (2025-05-16); "
+     "sgl-project/sglang pulls 14043 and 13617; ROCm/aiter pulls 1930 (MI300X TPOT only) and "
+     "1232 (MI350 rows); ROCm/vllm pull 776 (MHA on MI355 only); ROCm/ATOM pull 409 (DeepSeek-R1 "
+     "FP8 TP 8 TTFT, ATOM's runners); arXiv 2603.10031 (MI325X, vLLM 0.14.1)",
+     "issue 20, amdprefill round: searched for gfx942 DeepSeek prefill rates; speed-ups, other "
+     "GPUs or serving rows without kernel times; not used"),
+    ("SemiAnalysisAI/InferenceX pulls 2949 (dsr1-fp8-mi325x-sglang v0.5.12 baseline) and 3048 "
+     "(dsr1-fp8-mi300x-sglang: baseline rows N/A), issue 863 (MI300X DeepSeek profile runs "
+     "failed, no trace)",
+     "issue 20, amdprefill round: no MI300X / MI325X DeepSeek trace or concurrency-1 TTFT found; "
+     "the held-out #3318 rows' sibling runs, not used"),
 )
 
 
