@@ -493,7 +493,8 @@ def fit_moe(frame, peaks: dict, bandwidth: float, dtype: str, memory: float,
                 return t + p[3] * 1e-6 * touched if per_expert else t
 
             route_hi = ROUTE_BOUND / bandwidth
-            x0, lo, hi = [0.4, 3e-5, min(1.0, route_hi / 2)], [0.01, 0.0, 0.0], [1.0, 1e-3, route_hi]
+            x0 = [0.4, 3e-5, min(1.0, route_hi / 2)]  # inside a lowered bound (the study's)
+            lo, hi = [0.01, 0.0, 0.0], [1.0, 1e-3, route_hi]
             if per_expert:  # [µs per active local expert]: at most 10 µs
                 x0, lo, hi = [*x0, 0.5], [*lo, 0.0], [*hi, 10.0]
             p, ratio = _least_squares(model, x0, lo, hi, t, weight)
