@@ -13,10 +13,15 @@ This script needs pyarrow, pandas and scipy, which kvcalc itself never imports. 
 venv of its own:
 
     python3 -m venv /tmp/fitvenv && /tmp/fitvenv/bin/pip install pyarrow pandas scipy pyyaml numpy
+    (the moefit round's refit ran pyarrow 26.0.1, pandas 3.1.1, scipy 1.17.1, numpy 2.4.6,
+    PyYAML 6.0.4 on CPython 3.11; its curves reproduce to the printed digits)
     pip download --no-deps aiconfigurator-core==0.12.0 -d /tmp/wheels
     /tmp/fitvenv/bin/python tools/fit_kernels.py \
         --wheel /tmp/wheels/aiconfigurator_core-0.12.0-*.whl
         [--write]   (replace each measured profile's kernels: block and docs/kernel-fits.md)
+    ... --refit-engine-moe fp8_block [--write]   (only each engine's block-fp8 MoE curve on
+        H100, H200, B200 and the profiles copying them: the moefit round's refit)
+    ... --moe-backend-study   (the moefit round's study: the shapes, backends, route counts)
 
 What is fitted, per GPU (the newest table of each framework pooled, so a curve stands for the
 three engines at once; the report gives each framework's signed median apart):
@@ -1043,6 +1048,8 @@ def fit_engine_moe(mo, gpu: str, fw: str, key: str, peaks: dict, bw: float, stre
             continue
         own = fit_moe_nested(own_rows, peaks, bw, dtype, stream, count)
         if own:
+            if backend:  # the profile names the backend's rows
+                own[2]["sources"] = [f"{x}, {backend} rows" for x in own[2]["sources"]]
             return own
     return None
 
@@ -1251,7 +1258,7 @@ def moe_backend_study(tables: Tables) -> str:
     out.append("")
     global ROUTE_BOUND
     kept = ROUTE_BOUND
-    for (gpu, fw), backends in {**{(g, f): ("",) for g, f, _, _ in MOE_STUDY_SHAPES},
+    for (gpu, fw), backends in {**{(g, f): () for g, f, _, _ in MOE_STUDY_SHAPES},
                                 **MOE_STUDY_BACKENDS}.items():  # fmt: skip
         prof = load_profile(GPUS[gpu][0])
         peaks = {k: float(v) for k, v in prof["peak_flops_per_s"].items()}
@@ -1261,19 +1268,21 @@ def moe_backend_study(tables: Tables) -> str:
         rows = mo[mo.fw == fw]
         for src in ("", *backends):
             own = rows[rows.kernel_source.str.contains(src)] if src else rows
-            for bound in (16, 4):
+            for count, bound in (("local", 16), ("local", 4), ("batch", 16)):
                 ROUTE_BOUND = bound / 1e-12
                 try:
-                    got = fit_moe(own, peaks, bw, "fp8_block", stream, by_tokens=True)
+                    got = fit_moe(own, peaks, bw, "fp8_block", stream, by_tokens=True,
+                                  count=count)  # fmt: skip
                 finally:
                     ROUTE_BOUND = kept
                 if got is None:
                     continue
                 c, st = got[1], got[2]
-                ranges = "; ".join(f"{r.split('-')[0]}+ tokens {-s:+.1%} (abs {a:.1%})"
-                                   for r, (_, s, a) in st["by_tokens"].items())  # fmt: skip
+                # signed: the median of prediction / measured − 1 (the inverse of the ratio's)
+                ranges = "; ".join(f"{r.split('-')[0]}+ tokens {1 / (1 + s) - 1:+.1%} (abs "
+                                   f"{a:.1%})" for r, (_, s, a) in st["by_tokens"].items())
                 line = (f"- {GPUS[gpu][0]} {fw} {src or 'every backend'} ({st['rows']} rows), "
-                        f"route bound {bound} B: compute {c['compute']:.3f}, fixed "
+                        f"{count} routes, bound {bound} B: compute {c['compute']:.3f}, fixed "
                         f"{c['fixed_s'] * 1e6:.1f} µs, route {c['per_route_element_s']:.3g} s; "
                         f"median abs {st['median_abs_error']:.1%}; {ranges}")
                 for g2, fw2, label, shape in MOE_STUDY_SHAPES:
