@@ -537,7 +537,7 @@ def _ffn_shapes(d: int, width: int, gated: bool) -> tuple:
 
 # long: dense FFN, router, routed and shared experts in the order they run: one list
 def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, moe_kernels=None,
-               moe_outside_curve=0, shared_extra_kernels=0, holds_stage=True):  # fmt: skip
+               moe_outside_curve=0, shared_extra_kernels=0, moe_comm="deepep"):  # fmt: skip
     """Dense FFN layers, and for MoE layers the router, routed and shared experts.
 
     ``tokens``: tokens this GPU's attention replica processes; ``stage_tokens``: tokens of the
@@ -546,8 +546,8 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, moe_
     ``moe_kernels``: one MoE layer's kernels, ``moe_outside_curve`` of them outside the engine's
     measured fused-MoE curve (``calc.deploy.moe_pipeline``); ``shared_extra_kernels``: the
     kernels one layer's shared experts launch beyond an FFN's (an engine's eager MoE op);
-    ``holds_stage``: every GPU holds all the stage's tokens (expert parallelism without a
-    dispatch: ep <= tp, or an all-gather), not only those dispatched to its experts.
+    ``moe_comm``: the expert-parallel traffic (``_comm_ops``); without a dispatch (ep <= tp,
+    or the all-gather) every GPU holds all the stage's tokens, not only its experts' routes.
     """
     gated = cfg.ffn_kind == "gated"
     n_mat = 2 + gated
@@ -617,8 +617,10 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, moe_
                 grouped=True,
                 layers=n,
                 route_elements=n * routes * d,
-                batch_route_elements=n * (stage_tokens * k if s.ep > 1 and holds_stage
-                                          else routes) * d,
+                batch_route_elements=n * d * (
+                    stage_tokens * k if s.ep > 1 and (s.ep <= s.tp or moe_comm == "gather")
+                    else routes
+                ),
                 active_experts=n * touched,
             )
         )
@@ -895,8 +897,7 @@ def forward_ops(
     )
     ops += _ffn_block(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z, imbalance=imbalance,
                       moe_kernels=moe_kernels, moe_outside_curve=moe_outside_curve,
-                      shared_extra_kernels=shared_extra_kernels,
-                      holds_stage=s.ep <= s.tp or moe_comm == "gather")  # fmt: skip
+                      shared_extra_kernels=shared_extra_kernels, moe_comm=moe_comm)  # fmt: skip
     # lm_head: every sequence's one token at decode; only the last prompt token at prefill
     ops.append(
         _linear(
