@@ -244,6 +244,15 @@ FITTED = (
      "issue 20, mi300fp4 round: efficiency.weight_only_fp4 on mi300x and mi325x, low 0.59 / "
      "0.52, high 1, expected the middle 0.795 / 0.76 (not fitted: the measured kernel's rate a "
      "workgroup spread over the CUs; the held-out gpt-oss MI300X rows played no part)"),
+    ("aiconfigurator-core 0.12.0 wheel tables {h100_sxm,h200_sxm,b200_sxm}/moe/"
+     "{sglang/0.5.14,trtllm/1.3.0rc20,vllm/0.24.0}/moe_perf.parquet (ai-dynamo/aiconfigurator, "
+     "Apache-2.0): the fp8_block rows, balanced routing, default paths (vLLM on H100 / H200: the "
+     "vllm_fp8moe_flashinfer_cutlass rows only)",
+     "each engine's fused block-fp8 MoE layer by tokens, hidden, expert width, experts, top-k, "
+     "MoE TP and EP",
+     "issue 20, moefit round: moe_engine.{sglang,trtllm,vllm}.fp8_block of h100, h200, b200 "
+     "(copied to h100-pcie, h20) refitted with the per-route term over every route the GPU "
+     "holds (MoeCurve.routes: batch), by tools/fit_kernels.py --refit-engine-moe fp8_block"),
 )
 
 
@@ -2170,6 +2179,20 @@ LOOKED_AT = (
      "failed, no trace)",
      "issue 20, amdprefill round: no MI300X / MI325X DeepSeek trace or concurrency-1 TTFT found; "
      "the held-out #3318 rows' sibling runs, not used"),
+    ("aiconfigurator-core 0.12.0 wheel table h200_sxm/moe/sglang/0.5.10/moe_perf.parquet and "
+     "the vllm_fp8moe_triton_tritonexperts rows of {h100_sxm,h200_sxm}/moe/vllm/0.24.0, the "
+     "sglang_flashinfer_trtllm_moe / sglang_fused_moe_triton split of b200_sxm/moe/sglang/0.5.14",
+     "issue 20, moefit round: SGLang 0.5.10 against 0.5.14 at DeepSeek-R1's shape (0.5.14 "
+     "25-40% faster at every token count), vLLM's Triton rows and SGLang's two B200 backends "
+     "fitted apart (tools/fit_kernels.py --moe-backend-study); not fitted"),
+    ("sgl-project/sglang python/sglang/srt/layers/moe/fused_moe_triton/"
+     "fused_moe_triton_kernels.py (fused_moe_kernel: filter_expert -> write_zeros_to_output for "
+     "a block of routes whose expert is on another rank) and the configs/ folder listing "
+     "(tuned E=257 N=256 H200 block-fp8 files by Triton version); vLLM's fused_moe_kernel (the "
+     "same filter)",
+     "issue 20, moefit round: the mechanism of the batch route count (every route of the "
+     "tokens a GPU holds is sorted, zero-filled or computed, and summed); the tuned-config "
+     "question left open"),
 )
 
 

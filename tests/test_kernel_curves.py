@@ -432,3 +432,50 @@ def test_every_all_to_all_curve_is_sourced():
                 assert any(t in c.source for t in ("moe_a2a", "deepep", "trtllm_alltoall"))
                 assert c.band[0] <= 1 <= c.band[1] and c.error < 0.5
     assert seen >= 6 * 3 * 2  # H100 … GB300: three engines, two kernel families
+
+
+def _moe_route_term(op, r, routes: str, per_route: float) -> float:
+    """``op``'s curve time with its curve's per-route term at ``per_route`` and ``routes``."""
+    name, curve = curve_of(op, r)
+    fw, key = name[4:].split(".")
+    eng = r.curves.moe_engine
+    c = replace(curve, per_route_element_s=per_route, routes=routes)
+    return float(curve_time(op, replace(r, curves=replace(
+        r.curves, moe_engine={**eng, fw: {**eng[fw], key: c}}))))  # fmt: skip
+
+
+def test_a_batch_route_curve_counts_every_route_the_gpu_holds():
+    # DeepSeek-V3 (61 layers, 3 dense: 58 MoE layers; d_model 7,168; 8 of 256 experts) on
+    # 8 × H200 under SGLang at TP 8 / EP 8: no dispatch, every GPU holds the batch's 64 tokens
+    # and sorts, zeroes and sums all 64 × 8 = 512 routes a layer, its experts' or not:
+    # 58 × 512 × 7,168 = 212,860,928 route elements (its own experts' share: 1/8 of them,
+    # × the EP imbalance)
+    dep = _dep("deepseek-v3", "h200", tp=8, ep=8, engine=EngineSettings(name="sglang"))
+    step = step_of(dep, batch=64, ctx=2048)
+    op = next(o for o in step.raw if o.name == "routed_experts")
+    assert float(op.batch_route_elements) == 212_860_928
+    assert float(op.route_elements) < float(op.batch_route_elements) / 4
+    r = step.rates
+    base = _moe_route_term(op, r, "batch", 0.0)
+    # 1e-12 s an element: 212.86 µs more with routes: batch, the local share with routes: local
+    assert _moe_route_term(op, r, "batch", 1e-12) - base == pytest.approx(212.860928e-6)
+    local = _moe_route_term(op, r, "local", 1e-12) - _moe_route_term(op, r, "local", 0.0)
+    assert local == pytest.approx(float(op.route_elements) * 1e-12)
+    # without expert parallelism every route is this GPU's: the two counts agree
+    # (58 × 64 × 8 × 7,168 again)
+    op1 = next(o for o in step_of(_dep("deepseek-v3", "h200", tp=8,
+                                       engine=EngineSettings(name="sglang")),
+                                  batch=64, ctx=2048).raw if o.name == "routed_experts")
+    assert float(op1.batch_route_elements) == float(op1.route_elements) == 212_860_928
+
+
+def test_the_block_fp8_engine_curves_count_every_route():
+    # the moefit round's refit (tools/fit_kernels.py --refit-engine-moe fp8_block): each
+    # engine's own block-fp8 MoE curve on the measured Hopper and Blackwell GPUs counts every
+    # route of the batch; the other formats keep the local count
+    for hw in ("h100", "h200", "b200", "h100-pcie", "h20"):
+        k = load_hardware(hw).kernels
+        for fw, curves in k.moe_engine.items():
+            assert curves["fp8_block"].routes == "batch", (hw, fw)
+            assert all(c.routes == "local" for key, c in curves.items() if key != "fp8_block")
+        assert all(c.routes == "local" for c in k.moe.values())

@@ -69,10 +69,11 @@ def test_a_1k_prompt_is_one_eager_pass_held_to_the_measured_floor(ix870_table):
 
 
 def test_an_8k_prompt_keeps_its_gpu_time_the_floor_does_not_add(ix870_table):
-    # 7,372 tokens (the mean of [6,553, 8,192]): the GPU's 402 ms is above the 82.64 ms floor,
-    # so the pass is the GPU's time + the host's 0.725 ms; the issue time runs beside it
+    # 7,372 tokens (the mean of [6,553, 8,192]): the GPU's 330 ms (402 before the moefit
+    # round's block-fp8 MoE refit) is above the 82.64 ms floor, so the pass is the GPU's time +
+    # the host's 0.725 ms; the issue time runs beside it
     t = ix870_table
     gpu = _gpu(t, 7372)
-    assert gpu > 4 * t.eager_prefill_s
+    assert gpu > 3 * t.eager_prefill_s
     host = t.host.per_step_s + t.host.per_sequence_s
     assert t.iteration_s(0, 0.0, [(0, 7372)], 1) == pytest.approx(gpu + host, rel=1e-9)

@@ -13,10 +13,15 @@ This script needs pyarrow, pandas and scipy, which kvcalc itself never imports. 
 venv of its own:
 
     python3 -m venv /tmp/fitvenv && /tmp/fitvenv/bin/pip install pyarrow pandas scipy pyyaml numpy
+    (the moefit round's refit ran pyarrow 26.0.1, pandas 3.1.1, scipy 1.17.1, numpy 2.4.6,
+    PyYAML 6.0.4 on CPython 3.11; its curves reproduce to the printed digits)
     pip download --no-deps aiconfigurator-core==0.12.0 -d /tmp/wheels
     /tmp/fitvenv/bin/python tools/fit_kernels.py \
         --wheel /tmp/wheels/aiconfigurator_core-0.12.0-*.whl
         [--write]   (replace each measured profile's kernels: block and docs/kernel-fits.md)
+    ... --refit-engine-moe fp8_block [--write]   (only each engine's block-fp8 MoE curve on
+        H100, H200, B200 and the profiles copying them: the moefit round's refit)
+    ... --moe-backend-study   (the moefit round's study: the shapes, backends, route counts)
 
 What is fitted, per GPU (the newest table of each framework pooled, so a curve stands for the
 three engines at once; the report gives each framework's signed median apart):
@@ -403,6 +408,25 @@ def fit_mla_prefill(frame, peak: float, bandwidth: float):
 # then pay at the wrong scale.
 ROUTE_BOUND = 16 / 1e-12
 
+# the weight formats whose engine curves count every route of the batch in the per-route term
+# (``MoeCurve.routes: batch``; issue 20, moefit round). Under expert parallelism without a
+# dispatch each GPU holds every token and sorts, zeroes and sums every route, its experts' or
+# not: SGLang's and vLLM's Triton ``fused_moe_kernel`` writes zeros for each block of routes
+# whose expert is on another rank (``filter_expert`` -> ``write_zeros_to_output``) and the
+# combine (``moe_sum_reduce``) adds all top-k outputs of every token. Counted over the local
+# routes alone the term stood in for that work at large EP and was paid 8 x at MoE TP 8
+# (every route local): on H200 SGLang's DeepSeek-R1 layer at 1-8k tokens 1.8-1.96 x its
+# table. The other formats keep the local count (not refitted in that round).
+MOE_BATCH_ROUTES = ("fp8_block",)
+# the rows of an engine's table that hold the kernel it runs for a format on that GPU, where
+# its table holds more than one (kernel_source substring): vLLM 0.16.0 runs 128-block fp8
+# experts on FlashInfer's CUTLASS MoE on compute capability 9.0 (``select_fp8_moe_backend``,
+# ``fused_moe/oracle/fp8.py``; the vmoe round), not the Triton kernel its table also times
+MOE_ENGINE_BACKEND = {
+    ("h100_sxm", "vllm", "fp8_block"): "flashinfer_cutlass",
+    ("h200_sxm", "vllm", "fp8_block"): "flashinfer_cutlass",
+}
+
 
 MOE_SHAPE = ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts", "moe_tp_size",
              "moe_ep_size")  # fmt: skip
@@ -431,14 +455,16 @@ def balanced_moe_rows(frame, dtype: str):
 
 
 def fit_moe(frame, peaks: dict, bandwidth: float, dtype: str, memory: float,
-            per_expert: bool = False, by_tokens: bool = False):  # fmt: skip
+            per_expert: bool = False, by_tokens: bool = False, count: str = "local"):  # fmt: skip
     """``memory``: the GPU's streaming fraction (its bf16 GEMM curve's), not fitted here: a
     benchmark that re-runs one layer keeps small experts' weights in L2, which serving (each
     layer's weights once per step) never does. ``per_expert``: issue 20 round 9's form, a
     fixed cost per active local expert (``per_expert_s`` × the expected distinct local experts
     that get a token, ``table_active_experts(E, k, tokens) / EP``: each expert's launch and
     tile set-up) added to the curve.
-    ``by_tokens``: the stats also hold each token range's signed and absolute median error."""
+    ``by_tokens``: the stats also hold each token range's signed and absolute median error.
+    ``count``: "batch" counts every route of the row's tokens in the per-route term (each GPU
+    holds all of them under the tables' expert parallelism), "local" this GPU's share."""
     key, peak_key, w = MOE_DTYPES[dtype]
     if peak_key not in peaks:
         return None
@@ -455,7 +481,7 @@ def fit_moe(frame, peaks: dict, bandwidth: float, dtype: str, memory: float,
     flops = 2 * 3 * routes * h * i_local  # gate, up and down, gated
     moved = touched * 3 * h * i_local * w + routes * h * 2 * 2
     rows = routes / touched
-    elements = routes * h
+    elements = (T * k if count == "batch" else routes) * h
     weight, ranges = _range_weights(T)
     if not MOE_RANGE_WEIGHTS:
         weight = None
@@ -471,7 +497,9 @@ def fit_moe(frame, peaks: dict, bandwidth: float, dtype: str, memory: float,
                 )  # fmt: skip
                 return t + p[3] * 1e-6 * touched if per_expert else t
 
-            x0, lo, hi = [0.4, 3e-5, 1.0], [0.01, 0.0, 0.0], [1.0, 1e-3, ROUTE_BOUND / bandwidth]
+            route_hi = ROUTE_BOUND / bandwidth
+            x0 = [0.4, 3e-5, min(1.0, route_hi / 2)]  # inside a lowered bound (the study's)
+            lo, hi = [0.01, 0.0, 0.0], [1.0, 1e-3, route_hi]
             if per_expert:  # [µs per active local expert]: at most 10 µs
                 x0, lo, hi = [*x0, 0.5], [*lo, 0.0], [*hi, 10.0]
             p, ratio = _least_squares(model, x0, lo, hi, t, weight)
@@ -484,6 +512,8 @@ def fit_moe(frame, peaks: dict, bandwidth: float, dtype: str, memory: float,
              "per_route_element_s": p[2] * 1e-12, "tile_m": tm, "sharpness": s}  # fmt: skip
     if per_expert:
         curve["per_expert_s"] = p[3] * 1e-6
+    if count == "batch":
+        curve["routes"] = "batch"
     if peak_key != MOE_DTYPES[next(d for d, v in MOE_DTYPES.items() if v[0] == key)][1]:
         curve["peak"] = peak_key  # its compute fraction is of this peak, not the key's own
     stats = _stats(ratio, f)
@@ -528,18 +558,20 @@ def _range_score(ratio, ranges) -> float:
     return worst + float(np.median(np.abs(err)))
 
 
-def fit_moe_nested(frame, peaks: dict, bandwidth: float, dtype: str, memory: float):
+def fit_moe_nested(frame, peaks: dict, bandwidth: float, dtype: str, memory: float,
+                   count: str = "local"):  # fmt: skip
     """``fit_moe`` with its per-active-expert cost (issue 20 round 10: shipped on every curve),
     the constant 0 where fitting it does not lower the table's median |error| (a nested model:
     with the constant 0 the curve is the form without it)."""
-    base = fit_moe(frame, peaks, bandwidth, dtype, memory)
+    base = fit_moe(frame, peaks, bandwidth, dtype, memory, count=count)
     if base is None:
         return None
-    both = fit_moe(frame, peaks, bandwidth, dtype, memory, per_expert=True)
-    if both[2]["median_abs_error"] < base[2]["median_abs_error"] - 1e-3:
-        return both
-    base[1]["per_expert_s"] = 0.0
-    return base
+    both = fit_moe(frame, peaks, bandwidth, dtype, memory, per_expert=True, count=count)
+    best = both if both[2]["median_abs_error"] < base[2]["median_abs_error"] - 1e-3 else base
+    best[1].setdefault("per_expert_s", 0.0)
+    if "routes" in best[1]:  # last, after the constants
+        best[1]["routes"] = best[1].pop("routes")
+    return best
 
 
 # token ranges of the MoE study: decode batches, the flat middle where the measured layer
@@ -995,16 +1027,31 @@ def _fit_moe_section(tables: Tables, gpu: str, out: dict, peaks: dict, bw: float
         # each engine's own fused-MoE kernels (Triton, CUTLASS, FlashInfer, Marlin: up to 4x
         # apart on one shape), fitted to its own rows where more than one engine was measured
         for fw in FRAMEWORKS:
-            own_rows = mo[mo.fw == fw]
             for key in dict.fromkeys(k for k, _, _ in MOE_DTYPES.values()):
-                for dtype in _engine_moe_order(fw, key):
-                    if len(set(mo.fw[mo.moe_dtype == dtype])) < 2:
-                        continue
-                    own = fit_moe_nested(own_rows, fpeaks, bw, dtype, stream)
-                    if own:
-                        out["moe_engine"].setdefault(fw, {})[key] = own[1]
-                        out["stats"][f"moe@{fw}.{key}"] = own[2]
-                        break
+                own = fit_engine_moe(mo, gpu, fw, key, fpeaks, bw, stream)
+                if own:
+                    out["moe_engine"].setdefault(fw, {})[key] = own[1]
+                    out["stats"][f"moe@{fw}.{key}"] = own[2]
+
+
+def fit_engine_moe(mo, gpu: str, fw: str, key: str, peaks: dict, bw: float, stream: float):
+    """One engine's own fused-MoE curve ``key`` on ``gpu`` (``fit_moe_nested``'s result, or
+    None where only one engine's table has the format): fitted to the rows of the backend the
+    engine runs (``MOE_ENGINE_BACKEND``), counting the routes as ``MOE_BATCH_ROUTES`` says."""
+    own_rows = mo[mo.fw == fw]
+    backend = MOE_ENGINE_BACKEND.get((gpu, fw, key))
+    if backend:
+        own_rows = own_rows[own_rows.kernel_source.str.contains(backend)]
+    count = "batch" if key in MOE_BATCH_ROUTES else "local"
+    for dtype in _engine_moe_order(fw, key):
+        if len(set(mo.fw[mo.moe_dtype == dtype])) < 2:
+            continue
+        own = fit_moe_nested(own_rows, peaks, bw, dtype, stream, count)
+        if own:
+            if backend:  # the profile names the backend's rows
+                own[2]["sources"] = [f"{x}, {backend} rows" for x in own[2]["sources"]]
+            return own
+    return None
 
 
 def moe_expert_study(tables: Tables, gpus) -> str:
@@ -1122,19 +1169,23 @@ def _shipped_moe_s(curve: dict, f, peaks: dict, bandwidth: float, w: float):
     touched = table_active_experts(E, k, T) / ep
     i_local = inter / tp
     peak = peaks[curve.get("peak", "fp4")]
+    counted = T * k if curve.get("routes") == "batch" else routes  # ``MoeCurve.routes``
     return K.moe_time_s(
         2 * 3 * routes * h * i_local, touched * 3 * h * i_local * w + routes * h * 4,
-        routes / touched, routes * h, touched, flops_per_s=peak, bytes_per_s=bandwidth,
+        routes / touched, counted * h, touched, flops_per_s=peak, bytes_per_s=bandwidth,
         compute=curve["compute"], memory=curve["memory"], fixed_s=curve["fixed_s"],
         per_route_element_s=curve["per_route_element_s"], tile_m=curve["tile_m"],
         sharpness=curve["sharpness"], per_expert_s=curve.get("per_expert_s", 0.0),
     )  # fmt: skip
 
 
-def _curve_rows(mo, fw: str | None, key: str):
+def _curve_rows(mo, fw: str | None, key: str, gpu: str | None = None):
     """The balanced rows a shipped curve ``key`` (of engine ``fw``; None: the pooled curve)
-    was fitted to, and the table format they hold; (None, None) where none."""
+    was fitted to on ``gpu``, and the table format they hold; (None, None) where none."""
     rows = mo if fw is None else mo[mo.fw == fw]
+    backend = MOE_ENGINE_BACKEND.get((gpu, fw, key))
+    if backend:
+        rows = rows[rows.kernel_source.str.contains(backend)]
     order = _engine_moe_order(fw, key) if fw else tuple(
         d for d, (k, _, _) in MOE_DTYPES.items() if k == key)  # fmt: skip
     for dtype in order:
@@ -1146,6 +1197,100 @@ def _curve_rows(mo, fw: str | None, key: str):
         if fw is None:
             break
     return None, None
+
+
+# issue 20, moefit round's study (``--moe-backend-study``): the block-fp8 fused-MoE curves against
+# the engines' own tables at the two shapes two rounds found off (DeepSeek-R1's layer under
+# SGLang on H200 at MoE TP 8; MiniMax-M2.5's under vLLM on H100 at EP 4 and 8), each engine's
+# curve refitted to one backend's rows and with the per-route term's bound at 4 bytes an element
+# (the combine's 16-bit write and read of each route's output) instead of 16
+MOE_STUDY_SHAPES = (
+    ("h200_sxm", "sglang", "DeepSeek-R1, MoE TP 8", {**DEEPSEEK_V3_MOE, "moe_tp_size": 8,
+                                                     "moe_ep_size": 1}),
+    ("h100_sxm", "vllm", "MiniMax-M2.5, EP 4", {"hidden_size": 3072, "inter_size": 1536,
+                                               "num_experts": 256, "topk": 8, "moe_tp_size": 1,
+                                               "moe_ep_size": 4}),
+    ("h100_sxm", "vllm", "MiniMax-M2.5, EP 8", {"hidden_size": 3072, "inter_size": 1536,
+                                               "num_experts": 256, "topk": 8, "moe_tp_size": 1,
+                                               "moe_ep_size": 8}),
+)  # fmt: skip
+MOE_STUDY_TOKENS = (1, 4, 16, 64, 256, 1024, 2048, 4096, 8192)
+# the block-fp8 backends each engine's newest table holds (kernel_source substrings)
+MOE_STUDY_BACKENDS = {
+    ("h100_sxm", "vllm"): ("flashinfer_cutlass", "triton"),
+    ("h200_sxm", "vllm"): ("flashinfer_cutlass", "triton"),
+    ("b200_sxm", "vllm"): ("monolithic", "modular"),
+    ("b200_sxm", "sglang"): ("flashinfer_trtllm", "fused_moe_triton"),
+}
+
+
+def _at_shape(curve: dict, f, peaks: dict, bw: float, shape: dict, dist: str) -> str:
+    """``curve`` against the rows of ``f`` at ``shape`` and ``MOE_STUDY_TOKENS`` under routing
+    ``dist``: "tokens: measured µs → (prediction − measured) / measured" cells."""
+    g = f[(f.moe_dtype == "fp8_block") & (f.distribution == dist)]
+    for col, v in shape.items():
+        g = g[g[col] == v]
+    g = g[g.num_tokens.isin(MOE_STUDY_TOKENS)].sort_values("num_tokens")
+    c = {k: v if k in ("peak", "band", "source", "provenance", "routes") else float(v)
+         for k, v in curve.items()}  # fmt: skip
+    c.setdefault("peak", "fp8")
+    t = _shipped_moe_s(c, g, peaks, bw, MOE_DTYPES["fp8_block"][2])
+    meas = g.latency.to_numpy() * 1e-3
+    return " ".join(f"{int(n)}: {m * 1e6:.0f} {x / m - 1:+.0%};"
+                    for n, m, x in zip(g.num_tokens, meas, t, strict=True))  # fmt: skip
+
+
+def moe_backend_study(tables: Tables) -> str:
+    """The moefit round's study (module comment above ``MOE_STUDY_SHAPES``): signed errors
+    (prediction − measured) / measured, + where the curve is slow."""
+    out = []
+    for gpu, fw, label, shape in MOE_STUDY_SHAPES:
+        prof = load_profile(GPUS[gpu][0])
+        peaks = {k: float(v) for k, v in prof["peak_flops_per_s"].items()}
+        bw = float(prof["hbm_bandwidth_bytes_per_s"])
+        shipped = prof["kernels"]["moe_engine"][fw]["fp8_block"]
+        for v in tables.versions(gpu, "moe", fw, "moe_perf"):
+            f = tables.read(gpu, "moe", fw, v, "moe_perf")
+            f = f[moe_default_path(f)]
+            for dist in ("balanced", "power_law_1.01"):
+                out.append(f"- {label}, {fw} {v} {dist}, shipped curve: "
+                           + _at_shape(shipped, f, peaks, bw, shape, dist))  # fmt: skip
+    out.append("")
+    global ROUTE_BOUND
+    kept = ROUTE_BOUND
+    for (gpu, fw), backends in {**{(g, f): () for g, f, _, _ in MOE_STUDY_SHAPES},
+                                **MOE_STUDY_BACKENDS}.items():  # fmt: skip
+        prof = load_profile(GPUS[gpu][0])
+        peaks = {k: float(v) for k, v in prof["peak_flops_per_s"].items()}
+        bw = float(prof["hbm_bandwidth_bytes_per_s"])
+        stream = float(prof["kernels"]["gemm"]["bf16"]["memory"])
+        mo = tables.newest(gpu, "moe", "moe_perf", by="moe_dtype", keep=moe_default_path)
+        rows = mo[mo.fw == fw]
+        for src in ("", *backends):
+            own = rows[rows.kernel_source.str.contains(src)] if src else rows
+            for count, bound in (("local", 16), ("local", 4), ("batch", 16)):
+                ROUTE_BOUND = bound / 1e-12
+                try:
+                    got = fit_moe(own, peaks, bw, "fp8_block", stream, by_tokens=True,
+                                  count=count)  # fmt: skip
+                finally:
+                    ROUTE_BOUND = kept
+                if got is None:
+                    continue
+                c, st = got[1], got[2]
+                # signed: the median of prediction / measured − 1 (the inverse of the ratio's)
+                ranges = "; ".join(f"{r.split('-')[0]}+ tokens {1 / (1 + s) - 1:+.1%} (abs "
+                                   f"{a:.1%})" for r, (_, s, a) in st["by_tokens"].items())
+                line = (f"- {GPUS[gpu][0]} {fw} {src or 'every backend'} ({st['rows']} rows), "
+                        f"{count} routes, bound {bound} B: compute {c['compute']:.3f}, fixed "
+                        f"{c['fixed_s'] * 1e6:.1f} µs, route {c['per_route_element_s']:.3g} s; "
+                        f"median abs {st['median_abs_error']:.1%}; {ranges}")
+                for g2, fw2, label, shape in MOE_STUDY_SHAPES:
+                    if (g2, fw2) == (gpu, fw):
+                        line += f"; {label}: " + _at_shape(c, own, peaks, bw, shape, "balanced")
+                out.append(line)
+                print(line, file=sys.stderr, flush=True)
+    return "\n".join(out)
 
 
 def moe_fit_report(tables: Tables, gpus, fits: dict | None = None) -> str:
@@ -1169,10 +1314,10 @@ def moe_fit_report(tables: Tables, gpus, fits: dict | None = None) -> str:
         curves += [(fw, k, c) for fw, d in (kern.get("moe_engine") or {}).items()
                    for k, c in d.items()]  # fmt: skip
         for fw, key, curve in curves:
-            f, dtype = _curve_rows(mo, fw, key)
+            f, dtype = _curve_rows(mo, fw, key, gpu)
             if f is None:
                 continue
-            c = {k: v if k in ("peak", "band", "source", "provenance") else float(v)
+            c = {k: v if k in ("peak", "band", "source", "provenance", "routes") else float(v)
                  for k, v in curve.items()}  # YAML reads 1e-07 as a string
             c.setdefault("peak", MOE_DTYPES[dtype][1])
             t = _shipped_moe_s(c, f, peaks, bw, MOE_DTYPES[dtype][2])
@@ -1526,6 +1671,61 @@ def _shipped_engine_line(profile: str, fw: str, key: str) -> str | None:
     return None
 
 
+def refit_engine_moe(tables: Tables, key: str, gpus, write: bool) -> str:
+    """Refit every engine's own fused-MoE curve ``key`` on ``gpus`` (``fit_engine_moe``) and,
+    with ``write``, replace those lines of the profiles' ``moe_engine`` blocks and of the
+    profiles that copy them (``COPIES``); the rest of each block is left as it is."""
+    out = []
+    for gpu in gpus:
+        name = GPUS[gpu][0]
+        prof = load_profile(name)
+        peaks = {k: float(v) for k, v in prof["peak_flops_per_s"].items()}
+        bw = float(prof["hbm_bandwidth_bytes_per_s"])
+        stream = float(prof["kernels"]["gemm"]["bf16"]["memory"])
+        mo = tables.newest(gpu, "moe", "moe_perf", by="moe_dtype", keep=moe_default_path)
+        for fw in FRAMEWORKS:
+            own = fit_engine_moe(mo, gpu, fw, key, peaks, bw, stream)
+            if own is None:
+                continue
+            stat = f"moe@{fw}.{key}"
+            fit = {"stats": {stat: own[2]}, "profile": name}
+            targets = [(name, fit, "fitted")]
+            for copy_name, (sib, _, _) in COPIES.items():
+                if sib == name:
+                    cfit = {"stats": {stat: dict(own[2])}}
+                    st = cfit["stats"][stat]
+                    st["band_low"] = round(min(st["band_low"], 1.0) * COPY_BAND[0], 3)
+                    st["band_high"] = round(max(st["band_high"], 1.0) * COPY_BAND[1], 3)
+                    targets.append((copy_name, cfit, "copied"))
+            for target, tfit, prov in targets:
+                line = _curve_line(tfit, stat, key, own[1], prov, "      ")
+                out.append(f"{target} {fw}: {line.strip()}")
+                if write:
+                    _replace_engine_line(target, fw, key, line)
+    return "\n".join(out)
+
+
+def _replace_engine_line(profile: str, fw: str, key: str, new: str) -> None:
+    """Replace ``moe_engine.<fw>.<key>``'s line of ``profile`` (an error where it has none)."""
+    path = ROOT / "hardware_profiles" / f"{profile}.yaml"
+    lines = path.read_text().split("\n")
+    in_engine = in_fw = False
+    for i, line in enumerate(lines):
+        if line.startswith("  moe_engine:"):
+            in_engine = True
+            continue
+        if in_engine and re.match(r"^  \S", line):
+            in_engine = False
+        if in_engine and re.match(r"^    \S", line):
+            in_fw = line.strip() == f"{fw}:"
+            continue
+        if in_engine and in_fw and line.startswith(f"      {key}:"):
+            lines[i] = new
+            path.write_text("\n".join(lines))
+            return
+    raise SystemExit(f"{path}: no moe_engine.{fw}.{key} line to replace")
+
+
 def write_profile(name: str, block: str) -> None:
     path = ROOT / "hardware_profiles" / f"{name}.yaml"
     text = path.read_text()
@@ -1635,8 +1835,22 @@ def main(argv: list[str]) -> int:
                     help="only the trtllm-gen / CUTLASS NVFP4 MoE ratio fit (the TRTLLM backend)")
     ap.add_argument("--moe-report", action="store_true",
                     help="only each shipped fused-MoE curve against its table, by tokens")
+    ap.add_argument("--refit-engine-moe", metavar="KEY",
+                    help="only refit each engine's MoE curve KEY (e.g. fp8_block) on --gpu "
+                         "(default H100, H200, B200); --write replaces those profile lines")
+    ap.add_argument("--moe-backend-study", action="store_true",
+                    help="only the block-fp8 MoE curves by engine backend (moefit round)")
     args = ap.parse_args(argv)
     import json
+
+    if args.refit_engine_moe:
+        gpus = args.gpu or ["h100_sxm", "h200_sxm", "b200_sxm"]
+        print(refit_engine_moe(Tables(args.wheel), args.refit_engine_moe, gpus, args.write))
+        return 0
+
+    if args.moe_backend_study:
+        print(moe_backend_study(Tables(args.wheel)))
+        return 0
 
     if args.moe_report:
         print(moe_fit_report(Tables(args.wheel), args.gpu or list(GPUS)))

@@ -209,6 +209,10 @@ FIELD_HELP: dict[str, str] = {
         "fixed cost per active local expert (its launch and tile set-up), least squares on "
         "the MoE table, 0 where it does not help [s]"
     ),
+    "MoeCurve.routes": (
+        "the routes the per-route term counts under expert parallelism: local (this GPU's "
+        "experts') or batch (every route of the tokens the GPU holds); absent: local"
+    ),
     "MoeCurve.tile_m": (
         "rows of each expert's GEMM tile: each touched expert's rows padded to whole tiles [rows]"
     ),

@@ -129,6 +129,10 @@ class MoeCurve(_RooflineCurve):
     # the peak ``compute`` is a fraction of where it is not the format's own (MXFP4 experts
     # with MXFP8 activations: fp8); None: the format's (calc.deploy.rates.MOE_PEAK)
     peak: Literal["bf16", "fp8", "fp4"] | None = None
+    # the routes the per-route term counts under expert parallelism: "local", this GPU's own
+    # experts' routes; "batch", every route of the tokens the GPU holds (the moefit round: the
+    # top-k sort and the combine run over all of them, the other GPUs' masked)
+    routes: Literal["local", "batch"] = "local"
 
 
 @schema

@@ -129,6 +129,9 @@ class Op:
     prompt: Any = None
     attn_kind: str | None = None
     route_elements: Any = 0
+    # a MoE op's routes × d_model of every token the GPU holds over its layers (all experts';
+    # ``route_elements`` where the GPU receives only its own experts' routes)
+    batch_route_elements: Any = 0
     # a MoE op's active local experts (the distinct experts of this GPU that get a token,
     # ``expected_active_experts``) summed over its layers: the curve's per-expert cost
     active_experts: Any = 0
@@ -534,7 +537,7 @@ def _ffn_shapes(d: int, width: int, gated: bool) -> tuple:
 
 # long: dense FFN, router, routed and shared experts in the order they run: one list
 def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, moe_kernels=None,
-               moe_outside_curve=0, shared_extra_kernels=0):  # fmt: skip
+               moe_outside_curve=0, shared_extra_kernels=0, moe_comm="deepep"):  # fmt: skip
     """Dense FFN layers, and for MoE layers the router, routed and shared experts.
 
     ``tokens``: tokens this GPU's attention replica processes; ``stage_tokens``: tokens of the
@@ -542,7 +545,9 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, moe_
     ``imbalance``: the busiest GPU's routed tokens over the mean under expert parallelism;
     ``moe_kernels``: one MoE layer's kernels, ``moe_outside_curve`` of them outside the engine's
     measured fused-MoE curve (``calc.deploy.moe_pipeline``); ``shared_extra_kernels``: the
-    kernels one layer's shared experts launch beyond an FFN's (an engine's eager MoE op).
+    kernels one layer's shared experts launch beyond an FFN's (an engine's eager MoE op);
+    ``moe_comm``: the expert-parallel traffic (``_comm_ops``); without a dispatch (ep <= tp,
+    or the all-gather) every GPU holds all the stage's tokens, not only its experts' routes.
     """
     gated = cfg.ffn_kind == "gated"
     n_mat = 2 + gated
@@ -612,6 +617,10 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, moe_
                 grouped=True,
                 layers=n,
                 route_elements=n * routes * d,
+                batch_route_elements=n * d * (
+                    stage_tokens * k if s.ep > 1 and (s.ep <= s.tp or moe_comm == "gather")
+                    else routes
+                ),
                 active_experts=n * touched,
             )
         )
@@ -894,7 +903,7 @@ def forward_ops(
     )
     ops += _ffn_block(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z, imbalance=imbalance,
                       moe_kernels=moe_kernels, moe_outside_curve=moe_outside_curve,
-                      shared_extra_kernels=shared_extra_kernels)  # fmt: skip
+                      shared_extra_kernels=shared_extra_kernels, moe_comm=moe_comm)  # fmt: skip
     # lm_head: every sequence's one token at decode; only the last prompt token at prefill
     ops.append(
         _linear(

@@ -508,6 +508,11 @@ def _backend_scale(name: str, op: Op, r: Rates):
     return backend_time_ratio(r.moe_backend_fit, op.gemm_m)
 
 
+def _routes_of(op: Op, curve):
+    """The route elements a MoE curve's per-route term counts (``MoeCurve.routes``)."""
+    return op.batch_route_elements if curve.routes == "batch" else op.route_elements
+
+
 def _release_scale(name: str, r: Rates) -> float:
     """The engine's release against the tables its own fused-MoE curve ``name`` is fitted to
     (1 for any other curve: a pooled one mixes the engines' tables)."""
@@ -661,7 +666,7 @@ def curve_time(op: Op, r: Rates):
         scale = scale * _release_scale(name, r) * _backend_scale(name, op, r)
         key = curve.peak or MOE_PEAK[name.split(".")[1]]
         t = KC.moe_time_s(
-            op.flops, op.bytes, op.gemm_m, op.route_elements, op.active_experts,
+            op.flops, op.bytes, op.gemm_m, _routes_of(op, curve), op.active_experts,
             flops_per_s=r.peaks[key], bytes_per_s=W, compute=curve.compute,
             memory=curve.memory, fixed_s=L * SERVING_FIXED_SHARE * curve.fixed_s,
             per_route_element_s=curve.per_route_element_s, tile_m=curve.tile_m,
@@ -813,7 +818,8 @@ def curve_explain(op: Op, r: Rates):
                      if op.gemm_m is not None else None, seqs=one(op.seqs)
                      if op.seqs is not None else None, prompt=one(op.prompt)
                      if op.prompt is not None else None,
-                     route_elements=one(op.route_elements),
+                     route_elements=one(_routes_of(op, curve)) if kind == "moe"
+                     else one(op.route_elements),
                      active_experts=one(op.active_experts))  # fmt: skip
     if kind == "gemm":
         key = name.split(".")[1]
