@@ -294,6 +294,19 @@ def groups(res) -> dict[str, list[Result]]:
     return out
 
 
+def _group_table(res) -> list[str]:
+    """The signed and absolute medians of ``res`` by group, and of all of them (table lines)."""
+    lines = [
+        "| group | rows | TPOT signed median | TPOT median abs | TTFT signed median "
+        "| TTFT median abs | tokens/s signed median | tokens/s median abs |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for name, sub in sorted(groups(res).items()):
+        lines.append(f"| {name} | {len(sub)} | " + " | ".join(_cells(sub)) + " |")
+    lines.append(f"| all | {len(res)} | " + " | ".join(_cells(res)) + " |")
+    return lines
+
+
 def render() -> str:
     res = results()
     src = sources()
@@ -310,13 +323,8 @@ def render() -> str:
         "",
         "Sources: " + "; ".join(f"[{k}]({v['url']})" for k, v in src.items()) + ".",
         "",
-        "| group | rows | TPOT signed median | TPOT median abs | TTFT signed median "
-        "| TTFT median abs | tokens/s signed median | tokens/s median abs |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        *_group_table(res),
     ]
-    for name, sub in sorted(groups(res).items()):
-        lines.append(f"| {name} | {len(sub)} | " + " | ".join(_cells(sub)) + " |")
-    lines.append(f"| all | {len(res)} | " + " | ".join(_cells(res)) + " |")
     apart = [r for r in res if not r.run.overlaps_fit]
     if len(apart) < len(res):
         lines += [
@@ -325,13 +333,8 @@ def render() -> str:
             "runs kvcalc is fitted to (InferenceX: its dashboard runs are in aiconfigurator's "
             "silicon sample; the sources' `overlaps_fit` notes):",
             "",
-            "| group | rows | TPOT signed median | TPOT median abs | TTFT signed median "
-            "| TTFT median abs | tokens/s signed median | tokens/s median abs |",
-            "|---|---:|---:|---:|---:|---:|---:|---:|",
+            *_group_table(apart),
         ]
-        for name, sub in sorted(groups(apart).items()):
-            lines.append(f"| {name} | {len(sub)} | " + " | ".join(_cells(sub)) + " |")
-        lines.append(f"| all | {len(apart)} | " + " | ".join(_cells(apart)) + " |")
     lines += [
         "",
         "Every row (predicted / measured; TPOT and TTFT in ms, output tokens/s of the deployment):",

@@ -1656,8 +1656,15 @@ def _shipped_engine_line(profile: str, fw: str, key: str) -> str | None:
     path = ROOT / "hardware_profiles" / f"{profile}.yaml"
     if not path.exists():
         return None
+    lines = path.read_text().splitlines()
+    i = _engine_line_index(lines, fw, key)
+    return None if i is None else lines[i]
+
+
+def _engine_line_index(lines: list[str], fw: str, key: str) -> int | None:
+    """The index of ``moe_engine.<fw>.<key>``'s line among a profile's ``lines`` (None: none)."""
     in_engine = in_fw = False
-    for line in path.read_text().splitlines():
+    for i, line in enumerate(lines):
         if line.startswith("  moe_engine:"):
             in_engine = True
             continue
@@ -1667,7 +1674,7 @@ def _shipped_engine_line(profile: str, fw: str, key: str) -> str | None:
             in_fw = line.strip() == f"{fw}:"
             continue
         if in_engine and in_fw and line.startswith(f"      {key}:"):
-            return line
+            return i
     return None
 
 
@@ -1709,21 +1716,11 @@ def _replace_engine_line(profile: str, fw: str, key: str, new: str) -> None:
     """Replace ``moe_engine.<fw>.<key>``'s line of ``profile`` (an error where it has none)."""
     path = ROOT / "hardware_profiles" / f"{profile}.yaml"
     lines = path.read_text().split("\n")
-    in_engine = in_fw = False
-    for i, line in enumerate(lines):
-        if line.startswith("  moe_engine:"):
-            in_engine = True
-            continue
-        if in_engine and re.match(r"^  \S", line):
-            in_engine = False
-        if in_engine and re.match(r"^    \S", line):
-            in_fw = line.strip() == f"{fw}:"
-            continue
-        if in_engine and in_fw and line.startswith(f"      {key}:"):
-            lines[i] = new
-            path.write_text("\n".join(lines))
-            return
-    raise SystemExit(f"{path}: no moe_engine.{fw}.{key} line to replace")
+    i = _engine_line_index(lines, fw, key)
+    if i is None:
+        raise SystemExit(f"{path}: no moe_engine.{fw}.{key} line to replace")
+    lines[i] = new
+    path.write_text("\n".join(lines))
 
 
 def write_profile(name: str, block: str) -> None:
