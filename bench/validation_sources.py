@@ -2205,6 +2205,10 @@ LOOKED_AT = (
     ("SemiAnalysisAI/InferenceX benchmarks/single_node/minimaxm2.5_fp8_h100.sh (stored version "
      "34bc7c409: --compilation-config cudagraph_mode PIECEWISE)",
      "issue 20, piecewise round: the held-out MiniMax rows' graph mode; nothing fitted"),
+    ("vllm 0.10.1 and 0.11.0 wheels (PyPI): vllm/config/__init__.py VllmConfig.__post_init__ "
+     "(the V1 default cudagraph_mode: PIECEWISE in 0.10.1, FULL_AND_PIECEWISE in 0.11.0) and "
+     "vllm/config/compilation.py",
+     "issue 20, piecewise round: the release from which decode graphs are whole by default"),
     ("vllm-project/vllm pulls 20059 (Qwen2.5-1.5B-Instruct ITL, piecewise 5.39 ms vs full "
      "5.03 / 4.97 ms at QPS 1, 6.80 vs 6.19 / 6.15 at QPS 100), 20050 (A100 40 GB, the same "
      "author), 25444 (Qwen3-Coder-30B-A3B-FP8 on one H100: 4.07 req/s PIECEWISE vs 5.98 "
