@@ -2193,6 +2193,34 @@ LOOKED_AT = (
      "issue 20, moefit round: the mechanism of the batch route count (every route of the "
      "tokens a GPU holds is sorted, zero-filled or computed, and summed); the tuned-config "
      "question left open"),
+    ("vllm 0.16.0 wheel (PyPI): vllm/config/vllm.py (OPTIMIZATION_LEVEL_00-03: O2, the "
+     "default, and O3 FULL_AND_PIECEWISE, O1 PIECEWISE), vllm/config/compilation.py "
+     "(CUDAGraphMode, _attention_ops, set_splitting_ops_for_v1 with unified_kv_cache_update), "
+     "vllm/compilation/cuda_graph.py (CUDAGraphWrapper.__call__), "
+     "vllm/compilation/piecewise_backend.py, vllm/v1/attention/backends/flash_attn.py "
+     "(AttentionCGSupport.ALWAYS on FA3, forward_includes_kv_cache_update False), "
+     "vllm/model_executor/layers/attention/attention.py",
+     "issue 20, piecewise round: what PIECEWISE leaves eager in a decode pass (2 attention ops a "
+     "layer, one replay a piece) and the default mode by release; no rule changed"),
+    ("SemiAnalysisAI/InferenceX benchmarks/single_node/minimaxm2.5_fp8_h100.sh (stored version "
+     "34bc7c409: --compilation-config cudagraph_mode PIECEWISE)",
+     "issue 20, piecewise round: the held-out MiniMax rows' graph mode; nothing fitted"),
+    ("vllm 0.10.1 and 0.11.0 wheels (PyPI): vllm/config/__init__.py VllmConfig.__post_init__ "
+     "(the V1 default cudagraph_mode: PIECEWISE in 0.10.1, FULL_AND_PIECEWISE in 0.11.0) and "
+     "vllm/config/compilation.py",
+     "issue 20, piecewise round: the release from which decode graphs are whole by default"),
+    ("vllm-project/vllm pulls 20059 (Qwen2.5-1.5B-Instruct ITL, piecewise 5.39 ms vs full "
+     "5.03 / 4.97 ms at QPS 1, 6.80 vs 6.19 / 6.15 at QPS 100), 20050 (A100 40 GB, the same "
+     "author), 25444 (Qwen3-Coder-30B-A3B-FP8 on one H100: 4.07 req/s PIECEWISE vs 5.98 "
+     "FULL_AND_PIECEWISE, 10 x 1,024 / 128), 16072 (full graphs for FA3: median TPOT -7% on "
+     "Qwen 2.5 1.5B), 9715 (toy-model piecewise vs full graph timings)",
+     "issue 20, piecewise round: the measured cost of PIECEWISE decode (13-15 us and 129 us a "
+     "layer exposed, the arithmetic in docs/step-time.md); not fitted, no constant shipped"),
+    ("issue-corpus excerpts looked at in the piecewise round: vllm-project/vllm pulls 21477, "
+     "24123, 30072, 53899, issue 40543; vllm-project/vllm-ascend pull 8016, issue 5739; "
+     "pytorch/torchtitan pull 3685; pie-project/pie pull 348",
+     "issue 20, piecewise round: FULL vs PIECEWISE comparisons at other models, GPUs or "
+     "engines (or none stated); not used"),
 )
 
 
