@@ -2221,6 +2221,18 @@ LOOKED_AT = (
      "pytorch/torchtitan pull 3685; pie-project/pie pull 348",
      "issue 20, piecewise round: FULL vs PIECEWISE comparisons at other models, GPUs or "
      "engines (or none stated); not used"),
+    ("vllm 0.13.0, 0.14.0 and 0.16.0 wheels (PyPI): config/scheduler.py (async_scheduling's "
+     "default: False in 0.13.0, None from 0.14.0), config/vllm.py VllmConfig.__post_init__ "
+     "(None → True unless non-EAGLE speculative decoding, a ray executor or Mamba prefix "
+     "caching), model_executor/models/config.py and config/model.py (hybrid models: prefix "
+     "caching off by default, so async stays on), v1/executor/multiproc_executor.py and "
+     "uniproc_executor.py max_concurrent_batches (2 under async scheduling), "
+     "v1/engine/core.py step_with_batch_queue, benchmarks/lib/endpoint_request_func.py (TTFT: "
+     "the first chunk with choices, from the send); vllm-project/vllm issue #27679 (the async "
+     "scheduling plan, PR #27614 the default)",
+     "a new request's first step under vLLM's async scheduling (ttftgap round: "
+     "calc/deploy/engines/vllm schedule_ahead from 0.14.0; the held-out TTFT gap otherwise "
+     "not explained)"),
 )
 
 

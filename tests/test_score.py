@@ -17,7 +17,7 @@ from calc.data.bench_results import read_results
 from calc.data.bench_results.run import BenchRun
 from calc.data.hardware_schema import StepCalibration
 from calc.data.registry import load_hardware, load_model
-from calc.deploy.deployment import Deployment
+from calc.deploy.deployment import Deployment, EngineSettings
 from calc.deploy.step_calibration import op_class
 from calc.deploy.steps import step_of
 from calc.errors import InvalidInputError
@@ -353,7 +353,8 @@ def test_fit_refuses_what_the_runs_cannot_constrain():
 
 def test_save_calibration_round_trip(cli, tmp_path):
     out = tmp_path / "cal.yaml"
-    base = ("score", VLLM_QPS4, "-H", str(A100_40G), "--tp", "8")
+    # the release before vLLM's async scheduling default (0.14.0), as the run's 0.8.3 had none
+    base = ("score", VLLM_QPS4, "-H", str(A100_40G), "--tp", "8", "--engine-version", "0.13.0")
     r = cli(*base, "--prefix-cached", "1", "--fit", "gemm,attention,host,host_seq,request",
             "--save-calibration", out, "-f", "json")  # fmt: skip
     assert r.code == 2 and not out.exists()
@@ -461,7 +462,10 @@ def test_tpot_tail_lets_one_run_constrain_a_per_sequence_cost():
     assert fit_figures(run) == [("ttft", "p50"), ("tpot", "avg"), ("output_tokens_per_s", ""),
                                 ("tpot", "p99")]  # fmt: skip
     assert fit_figures(run, ("gemm", "request")) == fit_figures(run)[:3]
-    dep = Deployment.build(load_model("llama3.3-70b"), load_hardware(str(A100_40G)), tp=8)
+    # the release before vLLM's async scheduling default (0.14.0), as the run's 0.8.3 had none
+    engine = EngineSettings(name="vllm", version="0.13.0")
+    dep = Deployment.build(load_model("llama3.3-70b"), load_hardware(str(A100_40G)), tp=8,
+                           engine=engine)
     res = fit([(run, dep, replay(run, cached_fraction=1.0), None)])
     # the three are accepted (a fit the figures cannot constrain is refused); on the A100's
     # measured kernel curves (issue 20 host round) the per-sequence time it finds is 0 µs
@@ -474,7 +478,8 @@ def test_tpot_tail_lets_one_run_constrain_a_per_sequence_cost():
     cal = StepCalibration(gemm=res.multipliers["gemm"], host_per_seq_s=res.host_per_seq_s,
                           request_s=res.request_s, source="test")  # fmt: skip
     cdep = Deployment.build(load_model("llama3.3-70b"),
-                            replace(dep.hardware, step_calibration=cal), tp=8)  # fmt: skip
+                            replace(dep.hardware, step_calibration=cal), tp=8,
+                            engine=engine)  # fmt: skip
     rows = {(r["metric"], r["stat"]): r["error"]
             for r in score_run(other, cdep, replay(other, cached_fraction=1.0)).rows}  # fmt: skip
     for key in (("ttft", "p50"), ("tpot", "avg"), ("output_tokens_per_s", "")):
@@ -527,24 +532,25 @@ def test_a_fit_that_moves_most_figures_away_from_the_runs_says_so(cli, tmp_path)
     runs = [DATA / f"vllm-0.8.3_llama-3.3-70b_tp8_pp1_a100-40g_sharegpt_qps-{q}.json"
             for q in ("01", "04", "16", "inf")]  # fmt: skip
     out = tmp_path / "cal.yaml"
-    r = cli("score", *runs, "-H", str(A100_40G), "--tp", "8", "--save-calibration", out,
-            "-f", "json")  # fmt: skip
+    # the release before vLLM's async scheduling default (0.14.0), as the runs' 0.8.3 had none
+    r = cli("score", *runs, "-H", str(A100_40G), "--tp", "8", "--engine-version", "0.13.0",
+            "--save-calibration", out, "-f", "json")  # fmt: skip
     assert r.code == 0, r.err
     assert "the fit moves 9 of 16 figures further from the runs" in r.err, r.err
     assert "qps-inf.json" in r.err.split("the fit moves")[1]  # the run that set it, named
     # without the burst, on the A100's measured kernel curves (issue 20 host round), the 16/s
-    # run replayed at the newest release with its prompts uncached (the server had them
+    # run replayed at 0.13.0 with its prompts uncached (the server had them
     # cached: bench/validation_score.py replays them so) is 49% slow on TTFT before the fit
     # (43% before the runs were replayed with their client's own send gaps, issue 23's score
     # round) and pulls it: 6 of 9 figures further (were 5), that run named
-    r3 = cli("score", *runs[:3], "-H", str(A100_40G), "--tp", "8", "--fit", "gemm,request",
-             "-f", "json")  # fmt: skip
+    r3 = cli("score", *runs[:3], "-H", str(A100_40G), "--tp", "8", "--engine-version", "0.13.0",
+             "--fit", "gemm,request", "-f", "json")  # fmt: skip
     assert r3.code == 0, r3.err
     assert "the fit moves 6 of 9 figures further from the runs" in r3.err, r3.err
     assert "qps-16.json" in r3.err.split("the fit moves")[1]
     # without it too the fit carries: no such warning
-    r2 = cli("score", *runs[:2], "-H", str(A100_40G), "--tp", "8", "--fit", "gemm,request",
-             "-f", "json")  # fmt: skip
+    r2 = cli("score", *runs[:2], "-H", str(A100_40G), "--tp", "8", "--engine-version", "0.13.0",
+             "--fit", "gemm,request", "-f", "json")  # fmt: skip
     assert r2.code == 0, r2.err
     assert "further from the runs" not in r2.err
 

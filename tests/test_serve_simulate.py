@@ -136,8 +136,10 @@ def test_low_load_ttft_is_one_prefill(dep8b):
 
 def test_low_poisson_load_ttft_within_one_decode_step(dep8b):
     # Poisson arrivals at 0.5/s: a request may land while another decodes, waits for that
-    # iteration to end and shares its own prefill step with one decode token: TTFT ≤ prefill +
-    # 2 decode steps (the wait and the shared pass); the median request is alone.
+    # iteration to end and shares its own prefill step with one decode token; the newest vLLM
+    # schedules a step ahead (async scheduling, tests/test_ttft_closed_loop.py), so it waits
+    # for the next one too: TTFT ≤ prefill + 3 decode steps (the two waited and the shared
+    # pass); the median request is alone.
     load = LoadSpec(rate_per_s=0.5, prompt=LengthDist.fixed(1024), gen=LengthDist.fixed(16),
                     n_requests=200)  # fmt: skip
     r = simulate(dep8b, load, seed=3)
@@ -146,7 +148,7 @@ def test_low_poisson_load_ttft_within_one_decode_step(dep8b):
     prefill = step_of(dep8b, batch=1, prompt=1024).time_s + host.step_host_s(1) + front
     tpot = step_of(dep8b, batch=1, ctx=1040).time_s + host.step_host_s(2)
     assert prefill * 0.995 <= r.ttft_s["p50"] <= prefill + tpot
-    assert r.ttft_s["p99"] <= prefill + 2 * tpot + 1e-3
+    assert r.ttft_s["p99"] <= prefill + 3 * tpot + 1e-3
 
 
 def test_above_saturation_the_queue_grows(dep8b):
@@ -485,10 +487,12 @@ def test_sglang_engine_schedules_ahead_and_vllm_does_not():
 
     cfg, hw = load_model("llama3-8b"), load_hardware("h100")
 
-    def limits(name):
-        return deployment_limits(Deployment.build(cfg, hw, engine=EngineSettings(name=name)), 1000)
+    def limits(name, version=None):
+        engine = EngineSettings(name=name, version=version)
+        return deployment_limits(Deployment.build(cfg, hw, engine=engine), 1000)
 
-    assert limits("sglang").schedule_ahead and not limits("vllm").schedule_ahead
+    # vLLM before its async scheduling default (0.14.0: tests/test_ttft_closed_loop.py)
+    assert limits("sglang").schedule_ahead and not limits("vllm", "0.13.0").schedule_ahead
 
 
 def test_sglang_admits_fixed_length_requests_only_if_all_can_finish():

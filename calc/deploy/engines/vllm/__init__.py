@@ -16,6 +16,8 @@ if TYPE_CHECKING:
     from calc.deploy.deployment import Deployment
 
 HUGE_GPU_BYTES = 160 * GIB  # get_batch_defaults: "GPUs like B200/B300 with >= 160GB memory"
+# the first release whose async scheduling is on by default (0.13.0 and 0.14.0 wheels read)
+ASYNC_SCHEDULING_SINCE = (0, 14, 0)
 LARGE_GPU_BYTES = 70 * GIB  # "GPUs like H100 and MI300x", A100s excluded by name
 
 
@@ -125,8 +127,18 @@ class VLLM(Engine):
 
     def scheduler(self, release: str) -> SchedulerPolicy:
         # v1/core/sched/scheduler.py: running requests first, chunked prefill, blocks
-        # allocated as tokens come, recompute preemption of the last admitted
-        return SchedulerPolicy("vllm v1: chunked prefill, allocate as needed, preempt newest")
+        # allocated as tokens come, recompute preemption of the last admitted. Async
+        # scheduling, on by default from 0.14.0 (config/scheduler.py ``async_scheduling``
+        # None → True in VllmConfig.__post_init__ unless non-EAGLE speculative decoding, a ray
+        # executor or Mamba prefix caching; 0.13.0: False), gives the engine core a batch queue
+        # of 2 (``max_concurrent_batches``): ``step_with_batch_queue`` schedules step k + 1
+        # when step k is launched, so a request that arrives during step k joins step k + 2
+        from calc.deploy.engines.versions import parse_version
+
+        return SchedulerPolicy(
+            "vllm v1: chunked prefill, allocate as needed, preempt newest",
+            schedule_ahead=parse_version(release) >= ASYNC_SCHEDULING_SINCE,
+        )
 
     def cuda_graph_tokens(self, dep: Deployment) -> int:
         # VllmConfig._set_cudagraph_sizes (memory.cudagraph_capture_sizes): V1's piecewise
