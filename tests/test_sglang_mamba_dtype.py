@@ -145,3 +145,19 @@ def test_cli_takes_them_and_refuses_in_one_line(cli):
     assert r.err.strip().splitlines() == [
         "kvcalc: error: --mamba-ssm-dtype 'fp64' is not one of: float32, bfloat16, float16"
     ]
+
+
+def test_check_spec_keys(tmp_path):
+    # the check spec takes the same names as the CLI; a bad value is the CLI's one line
+    from calc.errors import ConfigError
+    from calc.reports.check_spec import load_spec, run_checks
+    from tests.test_check_admission import _spec
+
+    extra = "    mamba_ssm_dtype: bfloat16\n    max_mamba_cache_size: 64\n"
+    spec = load_spec(_spec(tmp_path, "sglang", "0.5.23", extra))
+    d = spec.deployments[0]
+    assert (d.mamba_ssm_dtype, d.max_mamba_cache_size) == ("bfloat16", 64)
+    bad = _spec(tmp_path, "sglang", "0.5.23", "    mamba_ssm_dtype: fp64\n")
+    with pytest.raises(ConfigError, match=r"\(held\): --mamba-ssm-dtype 'fp64' is not one of: "
+                                          "float32, bfloat16, float16"):  # fmt: skip
+        run_checks(load_spec(bad), path=bad)
