@@ -3,11 +3,11 @@ attention) [bytes, slots, requests]: one request's state, the slots its ``MambaP
 KV budget left, and the cap those slots put on running requests, by release
 (``calc.deploy.engines.sglang.rules``: the ``state_*`` fields).
 
-Read in the wheels of 0.5.3, 0.5.4, 0.5.5, 0.5.8, 0.5.9, 0.5.10, 0.5.13, 0.5.14, 0.5.15, 0.5.16,
-0.5.17, 0.5.18, 0.5.19, 0.5.21 and 0.5.23 (``model_executor/model_runner.py``; from 0.5.8
-``model_runner_kv_cache_mixin.py``; from 0.5.16 ``mem_cache/kv_cache_configurator.py``
-``_handle_max_mamba_cache`` and ``resolve_max_num_reqs``; ``configs/mamba_utils.py``
-``mamba_cache_per_req``):
+Read in the wheels of 0.5.3, 0.5.4, 0.5.5, 0.5.6 and 0.5.7 (the two flags only), 0.5.8, 0.5.9,
+0.5.10, 0.5.13, 0.5.14, 0.5.15, 0.5.16, 0.5.17, 0.5.18, 0.5.19, 0.5.21 and 0.5.23
+(``model_executor/model_runner.py``; from 0.5.8 ``model_runner_kv_cache_mixin.py``; from
+0.5.16 ``mem_cache/kv_cache_configurator.py`` ``_handle_max_mamba_cache`` and
+``resolve_max_num_reqs``; ``configs/mamba_utils.py`` ``mamba_cache_per_req``):
 
 - one slot holds a request's state in every state layer of the GPU: the conv window
   (K − 1) × conv channels in bf16 (``SGLANG_MAMBA_CONV_DTYPE``) and the recurrent state in
@@ -29,7 +29,7 @@ Read in the wheels of 0.5.3, 0.5.4, 0.5.5, 0.5.8, 0.5.9, 0.5.10, 0.5.13, 0.5.14,
   slot's recurrent bytes; 0.5.3-0.5.8 default it to float32 (the config's ignored), from 0.5.9
   to None (the config's ``mamba_ssm_dtype``, else float32);
 - ``--max-mamba-cache-size N`` (the server's total): N // attention-DP ranks slots in place of
-  the split or the fixed count (0.5.3 always; 0.5.4-0.5.5 only with the radix cache off, the
+  the split or the fixed count (0.5.3 always; 0.5.4-0.5.6 only with the radix cache off, the
   split overwriting it otherwise; from 0.5.7 first, whatever the radix cache), its bytes
   (+ the padding slot from 0.5.17) taken from the budget; the running cap stays slots // ratio.
 """
