@@ -63,6 +63,8 @@ class Run:
     # the client's --random-range-ratio where its lengths vary: InferenceX's benchmark_serving
     # draws each prompt and output length uniformly from [int(len × ratio), len] (None: fixed)
     range_ratio: float | None = None
+    # SGLang --mamba-ssm-dtype (kvcalc's name, bf16) where the cell states it (None: the default)
+    mamba_ssm_dtype: str | None = None
 
     @property
     def gpus(self) -> int:
@@ -145,7 +147,8 @@ def deployment(run: Run, max_num_seqs: int | None = None):
                             max_model_len=run.max_model_len,
                             max_num_seqs=max_num_seqs or run.max_num_seqs,
                             max_batched_tokens=run.max_batched_tokens,
-                            prefix_cache=run.prefix_cache)  # fmt: skip
+                            prefix_cache=run.prefix_cache,
+                            mamba_ssm_dtype=run.mamba_ssm_dtype)  # fmt: skip
     return Deployment.build(load_model(run.model), load_hardware(run.hardware), tp=run.tp,
                             ep=run.ep, weight_dtype=run.weight_dtype, kv_dtype=run.kv_dtype,
                             engine=engine)  # fmt: skip

@@ -2233,6 +2233,21 @@ LOOKED_AT = (
      "a new request's first step under vLLM's async scheduling (ttftgap round: "
      "calc/deploy/engines/vllm schedule_ahead from 0.14.0; the held-out TTFT gap otherwise "
      "not explained)"),
+    ("sglang wheels (PyPI) 0.5.3, 0.5.4, 0.5.5, 0.5.6, 0.5.7, 0.5.8, 0.5.9, 0.5.10, 0.5.13, "
+     "0.5.14, 0.5.16, 0.5.17, 0.5.23: srt/server_args.py (--mamba-ssm-dtype, "
+     "--max-mamba-cache-size; 0.5.23 arg_groups/serving_hook.py), configs/mamba_utils.py "
+     "mamba2_state_dtype (0.5.3 configs/qwen3_next.py), model_executor/model_runner.py / "
+     "model_runner_kv_cache_mixin.py handle_max_mamba_cache, mem_cache/kv_cache_configurator.py "
+     "_handle_max_mamba_cache and resolve_max_num_reqs; tests/data/engine_options (both flags "
+     "from 0.5.2, float16 from 0.5.9)",
+     "issue 21/20, mambadtype round: the recurrent state's dtype and the stated slot count of "
+     "SGLang's hybrid state pool by release (sglang/hybrid.py); no constant fitted"),
+    ("sgl-project/sglang docs_new/src/snippets/configs/qwen/qwen3.5.jsx@00a49ea2c, every "
+     "high-throughput cell of the held-out cookbook rows (H200 397B BF16 / FP8, B200 397B FP8 / "
+     "NVFP4, H200 and B200 27B BF16 / FP8)",
+     "issue 21/20, mambadtype round: which cells state --mamba-ssm-dtype (the H200 397B FP8 "
+     "one, bfloat16; also the H200 122B and 35B FP8 cells, not in the rows) or "
+     "--max-mamba-cache-size (none); the rows' settings only"),
 )
 
 

@@ -95,6 +95,12 @@ class EngineSettings:
     recv_interval: int | None = None
     batch_wait_iters: int | None = None
     batch_wait_ratio: float | None = None
+    # hybrid models' recurrent-state pool (SGLang; calc.deploy.engines.sglang.hybrid): the
+    # recurrent state's dtype (--mamba-ssm-dtype, kvcalc's name: fp32, bf16, fp16; None: the
+    # release's default) and the pool's slots, the server's total (--max-mamba-cache-size;
+    # None: the engine sizes it)
+    mamba_ssm_dtype: str | None = None
+    max_mamba_cache_size: int | None = None
 
     def __post_init__(self) -> None:
         from calc.deploy.engines import NAMES, engine, engine_name
@@ -144,6 +150,7 @@ class EngineSettings:
                 )
             object.__setattr__(self, "rocm_kernels", kernels)
         _check_admission(self)
+        _check_state_settings(self)
         if self.mem_util is not None:
             check_fraction("mem-util", self.mem_util)
         for flag, value, upper in (
@@ -188,6 +195,8 @@ class EngineSettings:
         # what holds new requests back: SGLang's receive interval, TensorRT-LLM's batch wait
         scheduler_recv_interval: int | None = None, batch_wait_iters: int | None = None,
         batch_wait_ratio: float | None = None,
+        # hybrid models' state pool: the recurrent state's dtype, the pool's slots (SGLang)
+        mamba_ssm_dtype: str | None = None, max_mamba_cache_size: int | None = None,
         flag: str = "--",
     ) -> EngineSettings:  # fmt: skip
         """The settings from the options a command or a check spec states (the same names);
@@ -218,7 +227,45 @@ class EngineSettings:
             recv_interval=scheduler_recv_interval,
             batch_wait_iters=batch_wait_iters,
             batch_wait_ratio=batch_wait_ratio,
+            mamba_ssm_dtype=mamba_ssm_dtype,
+            max_mamba_cache_size=max_mamba_cache_size,
         )
+
+
+# EngineSettings' state-pool fields by their flags, and --mamba-ssm-dtype's values (SGLang's
+# names, server_args.py choices, and kvcalc's) by kvcalc's name
+STATE_FLAGS = {"mamba_ssm_dtype": "--mamba-ssm-dtype",
+               "max_mamba_cache_size": "--max-mamba-cache-size"}  # fmt: skip
+STATE_DTYPES = {"float32": "fp32", "bfloat16": "bf16", "float16": "fp16",
+                "fp32": "fp32", "bf16": "bf16", "fp16": "fp16"}  # fmt: skip
+
+
+def _check_state_settings(settings: EngineSettings) -> None:
+    """Refuse a state-pool setting (``STATE_FLAGS``) the engine does not have, a dtype not one
+    of float32, bfloat16, float16, or a slot count out of 1..10^9; the dtype kept by kvcalc's
+    name (fp32, bf16, fp16). The release's own limits: ``Engine.cannot_size_state``."""
+    from calc.deploy.engines import engine
+
+    stated = [k for k in STATE_FLAGS if getattr(settings, k) is not None]
+    if not stated:
+        return
+    named = engine(settings.name)
+    for key in stated:
+        if key not in named.state_settings:
+            raise InvalidInputError(
+                f"{STATE_FLAGS[key]} is not a setting of {named.title} (SGLang's hybrid "
+                "state pool): drop it"
+            )
+    dtype = settings.mamba_ssm_dtype
+    if dtype is not None:
+        name = STATE_DTYPES.get(str(dtype).lower())
+        if name is None:
+            raise InvalidInputError(
+                f"--mamba-ssm-dtype {dtype!r} is not one of: float32, bfloat16, float16"
+            )
+        object.__setattr__(settings, "mamba_ssm_dtype", name)
+    if settings.max_mamba_cache_size is not None:
+        check_positive_int("max-mamba-cache-size", settings.max_mamba_cache_size, 10**9)
 
 
 # EngineSettings' admission fields by their flags (calc.deploy.options)
@@ -395,6 +442,8 @@ class Deployment:
         why = dep.engine_model.cannot_run_moe_backend(dep)
         if why is None:  # a release or layout without the stated admission settings
             why = dep.engine_model.cannot_hold_back(dep)
+        if why is None:  # a release without the stated state-pool settings
+            why = dep.engine_model.cannot_size_state(dep)
         if why is not None:
             raise InvalidInputError(why)
         return dep

@@ -49,6 +49,8 @@ class DeploymentOptions(TypedDict, total=False):
     scheduler_recv_interval: int | None  # SGLang: new requests read every N decode steps
     batch_wait_iters: int | None  # TensorRT-LLM: steps contexts wait beside generation
     batch_wait_ratio: float | None  # TensorRT-LLM: the wait's threshold, × max_num_tokens
+    mamba_ssm_dtype: str | None  # SGLang: the hybrid state's recurrent dtype
+    max_mamba_cache_size: int | None  # SGLang: the hybrid state pool's slots (server's total)
     moe_imbalance: float | None  # busiest GPU's expert tokens over the mean, 1..ep
 
 
@@ -232,6 +234,19 @@ OPTION_SPECS = (
         "held prompts go in once their tokens reach r × max_num_tokens. Default: off.",
     ),
     Option(
+        "mamba_ssm_dtype", str | None, None,
+        "SGLang --mamba-ssm-dtype float32|bfloat16|float16 (0.5.2+; float16 0.5.9+): the "
+        "recurrent state's dtype on hybrid (Mamba / gated-DeltaNet) models, so the bytes of "
+        "each state slot and the slots the pool holds. Default: the release's (from 0.5.9 the "
+        "config's mamba_ssm_dtype, else float32; before, float32).",
+    ),
+    Option(
+        "max_mamba_cache_size", int | None, None,
+        "SGLang --max-mamba-cache-size N (0.5.2+): the hybrid state pool's slots, the server's "
+        "total (each attention-DP rank N // ranks), in place of SGLang's share of the memory; "
+        "the running requests stay capped at slots // slots a request. Default: SGLang sizes it.",
+    ),
+    Option(
         "moe_imbalance", float | None, None,
         "MoE load imbalance under --ep: tokens the busiest GPU's experts get over the "
         "mean (1 = balanced, the default; at most ep). Scales its expert work and all-to-all.",
@@ -243,7 +258,8 @@ ENGINE_OPTIONS = (
     "engine", "engine_version", "mem_util", "block_size", "max_batched_tokens", "max_num_seqs",
     "activation", "overhead", "max_model_len", "allreduce", "chunked_prefill", "prefix_cache",
     "moe_a2a", "cuda_graphs", "moe_backend", "compile_cache", "rocm_kernels",
-    "scheduler_recv_interval", "batch_wait_iters", "batch_wait_ratio",
+    "scheduler_recv_interval", "batch_wait_iters", "batch_wait_ratio", "mamba_ssm_dtype",
+    "max_mamba_cache_size",
 )  # fmt: skip
 OPTION_NAMES = ("model", "hardware", *OPTIONS)  # a command's parameters that build its Deployment
 

@@ -251,6 +251,18 @@ class Deployment(BaseModel):
         "batch_wait_iters): the held prompts go in once their tokens reach r × "
         "max_num_tokens (default: off)",
     )
+    # hybrid models' state pool (SGLang), checked as the CLI's options are
+    # (calc.deploy.deployment._check_state_settings, the release in the engine wing)
+    mamba_ssm_dtype: str | None = Field(
+        default=None,
+        description="SGLang --mamba-ssm-dtype (0.5.2+): the recurrent state's dtype on hybrid "
+        "models, float32, bfloat16 or float16 (0.5.9+) (default: the release's)",
+    )
+    max_mamba_cache_size: int | None = Field(
+        default=None,
+        description="SGLang --max-mamba-cache-size N (0.5.2+): the hybrid state pool's slots, "
+        "the server's total (1 to 10^9; default: SGLang sizes it) [requests]",
+    )
     usd_per_hour: float | None = Field(default=None, gt=0, le=10_000)
     efficiency: Literal["low", "expected", "high"] = "expected"
     workload: Workload

@@ -378,6 +378,9 @@ class Engine:
     # the EngineSettings that hold new requests back which the engine has (recv_interval,
     # batch_wait_iters, batch_wait_ratio; calc.serve.admission); () where it has none of them
     admission_settings: ClassVar[tuple[str, ...]] = ()
+    # the EngineSettings of a hybrid model's recurrent-state pool the engine has
+    # (mamba_ssm_dtype, max_mamba_cache_size); () where it has none of them
+    state_settings: ClassVar[tuple[str, ...]] = ()
 
     def rules(self, release: str):
         return self.versions.rules(release)
@@ -517,6 +520,12 @@ class Engine:
     def cannot_hold_back(self, dep: Deployment) -> str | None:
         """Why ``dep``'s engine release cannot run its stated admission settings
         (``admission_settings``: a release without them, a layout that refuses them), or None."""
+        return None
+
+    def cannot_size_state(self, dep: Deployment) -> str | None:
+        """Why ``dep``'s engine release cannot take its stated state-pool settings
+        (``state_settings``: a release before the option, a value its parser refuses), or
+        None."""
         return None
 
     def cannot_start(self, dep: Deployment) -> str | None:

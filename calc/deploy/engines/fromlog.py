@@ -377,6 +377,7 @@ def deployment_from_log(
         activation_bytes=activation_bytes,
         overhead_bytes=overhead_bytes,
         **_admission_stated(s),
+        **_state_stated(s, cfg),
     )
     if settings.max_batched_tokens is None:
         # the logged server ran its release's default step budget, whatever max model length
@@ -420,6 +421,22 @@ def _admission_stated(s: dict) -> dict:
     if s.get("batch_wait_iters") and s.get("batch_wait_ratio"):
         out["batch_wait_iters"] = s["batch_wait_iters"]
         out["batch_wait_ratio"] = s["batch_wait_ratio"]
+    return out
+
+
+def _state_stated(s: dict, cfg) -> dict:
+    """The hybrid state pool's settings (``EngineSettings.mamba_ssm_dtype``,
+    ``max_mamba_cache_size``) where the log states them and the model has recurrent-state
+    layers (on any other model they size nothing)."""
+    from calc.deploy.deployment import STATE_DTYPES
+
+    if not cfg.n_layers_of("mamba", "mamba2", "linear_attention"):
+        return {}
+    out: dict = {}
+    if str(s.get("mamba_ssm_dtype", "")).lower() in STATE_DTYPES:
+        out["mamba_ssm_dtype"] = s["mamba_ssm_dtype"]
+    if s.get("max_mamba_cache_size") is not None:
+        out["max_mamba_cache_size"] = s["max_mamba_cache_size"]
     return out
 
 

@@ -51,6 +51,8 @@ class SGLang(Engine):
     rocm_kernels_default: ClassVar[str | None] = "aiter"
     # --scheduler-recv-interval (new requests read every N decode steps; calc.serve.admission)
     admission_settings: ClassVar[tuple[str, ...]] = ("recv_interval",)
+    # --mamba-ssm-dtype, --max-mamba-cache-size (hybrid models' state pool: sglang/hybrid.py)
+    state_settings: ClassVar[tuple[str, ...]] = ("mamba_ssm_dtype", "max_mamba_cache_size")
     versions = VERSIONS
     # host time the GPU waits for: 0.725 ms per step (fitted with the kernels' fixed-cost share,
     # calc.deploy.host_costs): what its overlap scheduler leaves exposed
@@ -171,6 +173,11 @@ class SGLang(Engine):
         from calc.deploy.engines.sglang.launch import cannot_recv_interval
 
         return cannot_recv_interval(dep)
+
+    def cannot_size_state(self, dep: Deployment) -> str | None:
+        from calc.deploy.engines.sglang.launch import cannot_state_settings
+
+        return cannot_state_settings(dep)
 
     def cannot_disaggregate(self, dep: Deployment) -> str | None:
         from calc.deploy.engines.sglang.launch import cannot_disaggregate

@@ -50,8 +50,13 @@ SINCE = {
     "--enable-deepep-moe": (0, 4, 5), "--disaggregation-mode": (0, 4, 5),
     "--disaggregation-transfer-backend": (0, 4, 6), "--pp-size": (0, 4, 7),
     "--moe-a2a-backend": (0, 5, 2), "--attn-dp-size": (0, 5, 22),
-    "--scheduler-recv-interval": (0, 5, 2),
+    "--scheduler-recv-interval": (0, 5, 2), "--mamba-ssm-dtype": (0, 5, 2),
+    "--max-mamba-cache-size": (0, 5, 2),
 }  # fmt: skip
+# --mamba-ssm-dtype's choices: float32 and bfloat16 from 0.5.2, float16 from 0.5.9
+# (server_args.py add_mamba_ssm_dtype_choices; tests/data/engine_options/sglang-0.5.*.json)
+SSM_DTYPE_NAMES = {"fp32": "float32", "bf16": "bfloat16", "fp16": "float16"}
+FP16_STATE_SINCE = (0, 5, 9)
 # the first release whose receive skipper runs beside attention data parallelism: before it
 # srt/managers/scheduler_recv_skipper.py SchedulerRecvSkipper.__init__ asserts
 # ``not server_args.enable_dp_attention`` (read in the 0.5.2, 0.5.10, 0.5.13, 0.5.14 and 0.5.15
@@ -106,6 +111,37 @@ def cannot_recv_interval(dep: Deployment) -> str | None:
                 f"attention off until {v}); choose --engine-version {v} or later, or drop "
                 "--scheduler-recv-interval")  # fmt: skip
     return None
+
+
+def cannot_state_settings(dep: Deployment) -> str | None:
+    """Why the release asked for cannot take ``dep``'s stated ``--mamba-ssm-dtype`` or
+    ``--max-mamba-cache-size`` (a release before the options, 0.5.2; float16 before 0.5.9), or
+    None. The release as asked (``EngineConfig.host_release``)."""
+    asked = dep.engine_config.host_release
+    for key, option in (("mamba_ssm_dtype", "--mamba-ssm-dtype"),
+                        ("max_mamba_cache_size", "--max-mamba-cache-size")):  # fmt: skip
+        if getattr(dep.engine, key) is not None and parse_version(asked) < SINCE[option]:
+            v = ".".join(map(str, SINCE[option]))
+            return (f"SGLang {asked} has no {option} (SGLang {v} and later); choose "
+                    f"--engine-version {v} or later, or drop it")  # fmt: skip
+    if dep.engine.mamba_ssm_dtype == "fp16" and parse_version(asked) < FP16_STATE_SINCE:
+        v = ".".join(map(str, FP16_STATE_SINCE))
+        return (f"SGLang {asked}'s --mamba-ssm-dtype takes float32 or bfloat16 (float16 from "
+                f"SGLang {v}); choose --engine-version {v} or later, or another dtype")  # fmt: skip
+    return None
+
+
+def state_flags(dep: Deployment) -> list[str]:
+    """``--mamba-ssm-dtype`` and ``--max-mamba-cache-size`` as stated (SGLang's names; the
+    size is the server's total, as the user gave it)."""
+    argv: list[str] = []
+    if (why := cannot_state_settings(dep)) is not None:
+        raise InvalidInputError(why)
+    if dep.engine.mamba_ssm_dtype is not None:
+        argv += ["--mamba-ssm-dtype", SSM_DTYPE_NAMES[dep.engine.mamba_ssm_dtype]]
+    if dep.engine.max_mamba_cache_size is not None:
+        argv += ["--max-mamba-cache-size", str(dep.engine.max_mamba_cache_size)]
+    return argv
 
 
 def cannot_disaggregate(dep: Deployment) -> str | None:
@@ -170,6 +206,7 @@ def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
         if (why := cannot_recv_interval(dep)) is not None:
             raise InvalidInputError(why)
         argv += ["--scheduler-recv-interval", str(dep.engine.recv_interval)]
+    argv += state_flags(dep)  # hybrid models' state pool (sglang/hybrid.py)
     if launch.online_quantization(dep):
         argv += ["--quantization", "fp8"]
     return argv

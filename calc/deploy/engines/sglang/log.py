@@ -41,6 +41,10 @@ CONFIG = {
     "disable_cuda_graph": "enforce_eager",
     # 0.5.2+ (arg_groups/fields/schedule.py in 0.5.23: an int, default 1)
     "scheduler_recv_interval": "recv_interval",
+    # 0.5.2+: hybrid models' state pool (0.5.3-0.5.8 print their default 'float32', which is
+    # what they run; from 0.5.9 None unless stated)
+    "mamba_ssm_dtype": "mamba_ssm_dtype",
+    "max_mamba_cache_size": "max_mamba_cache_size",
 }
 FLAGS = {
     "--model": "model",
@@ -69,6 +73,8 @@ FLAGS = {
     "--cuda-graph-max-bs": "cuda_graph_max_bs",
     "--disable-cuda-graph": "enforce_eager",
     "--scheduler-recv-interval": "recv_interval",
+    "--mamba-ssm-dtype": "mamba_ssm_dtype",
+    "--max-mamba-cache-size": "max_mamba_cache_size",
 }
 # later 0.5.x releases print the pool's dtype before its size (0.5.23 mem_cache/memory_pool.py:
 # "KV Cache is allocated. dtype: torch.bfloat16, #tokens: N, K size: ...")
@@ -88,6 +94,9 @@ COMMAND = re.compile(r"sglang\.launch_server|sglang serve")
 # logger.info(f"server_args={server_args.resolved_dict()}") (0.5.20; 0.5.22-0.5.23 the same
 # dict through _server_args_for_logging), so "'tp_size': 4" where older ones print "tp_size=4"
 DICT_DUMP = "server_args={"
+# a line holding one of these is read as a command line too (a flag quoted alone)
+FLAG_ANCHORS = ("--mem-fraction-static", "--scheduler-recv-interval", "--mamba-ssm-dtype",
+                "--max-mamba-cache-size")  # fmt: skip
 
 MARKERS = ("KV Cache is allocated", "sglang.launch_server", "ServerArgs(", DICT_DUMP,
            "Load weight end", "max_total_num_tokens=")  # fmt: skip
@@ -95,7 +104,8 @@ MARKERS = ("KV Cache is allocated", "sglang.launch_server", "ServerArgs(", DICT_
 
 # every line a pattern above can match holds one of these (the reader's prefilter)
 ANCHORS = (*MARKERS, "Init torch distributed ends", "--mem-fraction-static", "sglang", "SGLang",
-           "KV size", "--scheduler-recv-interval")  # fmt: skip
+           "KV size", "--scheduler-recv-interval", "--mamba-ssm-dtype",
+           "--max-mamba-cache-size")  # fmt: skip
 
 
 class SglangLogReader(LogReader):
@@ -125,8 +135,7 @@ class SglangLogReader(LogReader):
         for key, name in CONFIG.items():
             if key in pairs:
                 hit |= put_setting(s, name, pairs[key], override=False)
-        if COMMAND.search(text) or "--mem-fraction-static" in text or \
-                "--scheduler-recv-interval" in text:  # fmt: skip
+        if COMMAND.search(text) or any(f in text for f in FLAG_ANCHORS):
             for name, value in flags(text.split(), FLAGS).items():
                 hit |= put_setting(s, name, value)
         if (m := search(MAX_TOKENS, line, "max_total_num_tokens=")) is not None:

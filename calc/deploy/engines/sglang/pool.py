@@ -247,14 +247,22 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
 def _state_pool(dep: Deployment, rules: SglangRules, budget: float):
     """SGLang's recurrent-state pool on ``dep``'s busiest GPU (``sglang/hybrid.py``): its
     slots from ``budget`` (the rest memory) and the KV budget they leave."""
-    from calc.deploy.engines.sglang.hybrid import model_state_bytes, state_pool
+    from calc.deploy.engines.sglang.hybrid import (
+        config_state_dtype,
+        model_state_bytes,
+        recurrent_state_bytes,
+        state_pool,
+    )
 
-    cfg = dep.model
+    cfg, stated = dep.model, dep.engine.max_mamba_cache_size
+    recurrent = recurrent_state_bytes(rules, config_state_dtype(cfg), dep.engine.mamba_ssm_dtype)
     return state_pool(
-        rules, budget, model_state_bytes(cfg, dep.tp, dep.pp),
+        rules, budget, model_state_bytes(cfg, dep.tp, dep.pp, recurrent),
         radix_cache=dep.engine.prefix_cache is not False,
         max_running=dep.engine.max_num_seqs,  # per attention-DP rank, as kvcalc keeps it
         mamba2=any(k in ("mamba", "mamba2") for k in cfg.layers),
+        # --max-mamba-cache-size is the server's: each attention-DP rank takes // its ranks
+        max_cache=None if stated is None else max(stated // dep.sharding.dp_attn, 0),
     )  # fmt: skip
 
 

@@ -108,6 +108,13 @@ class SglangRules:
     mamba2_radix_off: bool = False
     state_tracking_slots: int = 0
     state_padding_slot: bool = False
+    # the recurrent state's dtype without --mamba-ssm-dtype: False (0.5.3-0.5.8: the option's
+    # default float32, whatever the config says) or True (from 0.5.9: the config's
+    # mamba_ssm_dtype, else float32); where a stated --max-mamba-cache-size sizes the pool:
+    # "always" (0.5.3; from 0.5.7 checked before the split) or "radix_off" (0.5.4-0.5.6: only
+    # without the radix cache, the split overwriting it)
+    state_dtype_from_config: bool = False
+    state_size_flag: str = "always"
 
 
 BASE = SglangRules(
@@ -301,6 +308,35 @@ CHANGES = (
         "pool's padding slot, int((share − per_req) // per_req), and takes (slots + 1) × "
         "per_req from the budget (0.5.16: share // per_req, slots × per_req); read in the "
         "0.5.16, 0.5.17, 0.5.18, 0.5.19, 0.5.21, 0.5.23 wheels",
+    ),
+)
+
+CHANGES += (
+    Change(
+        "0.5.4",
+        {"state_size_flag": "radix_off"},
+        "model_executor/model_runner.py handle_max_mamba_cache: a stated --max-mamba-cache-size "
+        "is kept only on the branch without the radix cache; with it the split assigns "
+        "server_args.max_mamba_cache_size anew (0.5.3: the flag in place of --max-running-"
+        "requests / 512, the radix cache always off); read in the 0.5.3, 0.5.4, 0.5.5, 0.5.6 "
+        "wheels (issue 21/20, mambadtype)",
+    ),
+    Change(
+        "0.5.7",
+        {"state_size_flag": "always"},
+        "model_executor/model_runner_kv_cache_mixin.py handle_max_mamba_cache: 'if "
+        "disable_radix_cache or max_mamba_cache_size is not None' (0.5.9-0.5.23: the stated "
+        "size first, // attn_dp_size); read in the 0.5.7, 0.5.8, 0.5.9, 0.5.16, 0.5.17, 0.5.23 "
+        "wheels",
+    ),
+    Change(
+        "0.5.9",
+        {"state_dtype_from_config": True},
+        "server_args.py: mamba_ssm_dtype defaults to None (0.5.3-0.5.8: 'float32', exported as "
+        "SGLANG_MAMBA_SSM_DTYPE, which configs/mamba_utils.py mamba2_state_dtype and 0.5.3's "
+        "qwen3_next.py read as the recurrent dtype); configs/mamba_utils.py mamba2_state_dtype "
+        "(0.5.9-0.5.23): float32, then the config's mamba_ssm_dtype (text_config's first), "
+        "then the env var set from --mamba-ssm-dtype",
     ),
 )
 
