@@ -426,26 +426,7 @@ class Deployment:
             engine=engine or EngineSettings(),
             moe_imbalance=float(imbalance),
         )
-        dep.sharding  # noqa: B018 - validates tp/pp/ep against the model's shape now
-        dep.engine_config  # noqa: B018 - validates the engine version
-        if hardware is not None:
-            _check_engine_runs_on(dep.engine.name, hardware)
-            dep.compute_dtype  # noqa: B018 - validates --compute-dtype against the peaks
-        if engine is not None and engine.rocm_kernels is not None and hardware is not None:
-            from calc.deploy.engines.gpus import runs_rocm
-
-            if not runs_rocm(hardware):
-                raise InvalidInputError(
-                    f"--rocm-kernels {engine.rocm_kernels} applies to AMD GPUs; "
-                    f"{hardware.name} is {hardware.vendor}'s: drop it"
-                )
-        why = dep.engine_model.cannot_run_moe_backend(dep)
-        if why is None:  # a release or layout without the stated admission settings
-            why = dep.engine_model.cannot_hold_back(dep)
-        if why is None:  # a release without the stated state-pool settings
-            why = dep.engine_model.cannot_size_state(dep)
-        if why is not None:
-            raise InvalidInputError(why)
+        _check_built(dep, engine, hardware)
         return dep
 
     def rebuilt(self, **changes) -> Deployment:
@@ -592,6 +573,34 @@ class Deployment:
         if self.dp > 1:
             parts.append(f"dp {self.dp}")
         return " × ".join(parts)
+
+
+def _check_built(dep: Deployment, engine: EngineSettings | None,
+                 hardware: HardwareProfile | None) -> None:  # fmt: skip
+    """Validate a just-built deployment now, one clear error line each: its parallel layout
+    against the model's shape, the engine release, the engine on the GPU, the compute dtype
+    against the peaks, ROCm kernels on an AMD GPU, and the engine settings the release and
+    layout can run (MoE backend, admission holds, state-pool sizes)."""
+    dep.sharding  # noqa: B018 - validates tp/pp/ep against the model's shape now
+    dep.engine_config  # noqa: B018 - validates the engine version
+    if hardware is not None:
+        _check_engine_runs_on(dep.engine.name, hardware)
+        dep.compute_dtype  # noqa: B018 - validates --compute-dtype against the peaks
+    if engine is not None and engine.rocm_kernels is not None and hardware is not None:
+        from calc.deploy.engines.gpus import runs_rocm
+
+        if not runs_rocm(hardware):
+            raise InvalidInputError(
+                f"--rocm-kernels {engine.rocm_kernels} applies to AMD GPUs; "
+                f"{hardware.name} is {hardware.vendor}'s: drop it"
+            )
+    why = dep.engine_model.cannot_run_moe_backend(dep)
+    if why is None:  # a release or layout without the stated admission settings
+        why = dep.engine_model.cannot_hold_back(dep)
+    if why is None:  # a release without the stated state-pool settings
+        why = dep.engine_model.cannot_size_state(dep)
+    if why is not None:
+        raise InvalidInputError(why)
 
 
 def _check_engine_runs_on(name: str, hw: HardwareProfile) -> None:
