@@ -185,6 +185,10 @@ class Result:
     tpot_s: float
     ttft_s: float
     output_tokens_per_s: float
+    # diagnostics (the SGLang hybrid table): the median TPOT [s] and the retractions (SGLang)
+    # or preemptions (vLLM) of the simulation
+    tpot_p50_s: float | None = None
+    retractions: int = 0
 
     def error(self, figure: str) -> float | None:
         """(predicted − measured) / measured; None where the source states no such figure (a
@@ -205,7 +209,8 @@ def predict(run: Run, efficiency: str = "expected") -> Result:
 
     sim = simulate_run(deployment(run), replay(run), efficiency=efficiency)
     return Result(run, predicted(sim, "tpot", "avg"), predicted(sim, "ttft", "avg"),
-                  predicted(sim, "output_tokens_per_s", ""))  # fmt: skip
+                  predicted(sim, "output_tokens_per_s", ""), predicted(sim, "tpot", "p50"),
+                  sim.preemptions)  # fmt: skip
 
 
 @cache
@@ -222,38 +227,28 @@ def decoding_batch(tokens_per_s: float, tpot_s: float) -> float:
     return tokens_per_s * tpot_s
 
 
-SGLANG_MAMBA_RATIO = 0.9  # SGLang --mamba-full-memory-ratio default (server_args)
-SGLANG_STATES_PER_REQUEST = 3  # MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO (radix cache on)
+def kv_sequences(pool_tokens: int, sequence_tokens: int) -> float:
+    """Whole sequences of ``sequence_tokens`` (prompt + output) a KV pool of ``pool_tokens``
+    holds [sequences]: the most requests that can finish together without a retraction."""
+    return pool_tokens / sequence_tokens
 
 
-def sglang_split_cap(run: Run) -> float | None:
-    """The sequences of the run's lengths SGLang's hybrid pool runs per GPU [sequences], where
-    the model has recurrent (Mamba / gated-DeltaNet) layers and the engine is SGLang; else
-    None. SGLang's model runner (``_handle_max_mamba_cache``) gives the Mamba state r / (1 + r)
-    of the memory left after the weights (r: --mamba-full-memory-ratio, 0.9 by default), the
-    attention KV the rest, 1 / (1 + r), and caps the running requests at the state slots // 3
-    (``_resolve_max_num_reqs``: MAMBA_CACHE_SIZE_MAX_RUNNING_REQUESTS_RATIO, with the radix
-    cache on and no extra buffer); the fewer of that and the KV pool's sequences. With
-    --disable-radix-cache and --max-running-requests N the state takes N slots and the KV the
-    rest, N the cap. kvcalc's
-    SGLang pool does not model this split (its warning: 'the pool counts attention KV only');
-    reported here, not applied. The per-request state is kvcalc's (the config's fp32 recurrent
-    state; the H200 FP8 cell's --mamba-ssm-dtype bfloat16 halves SGLang's)."""
+def sglang_pool_limits(run: Run) -> tuple[int, float] | None:
+    """kvcalc's two limits on the run's running requests [requests] where SGLang serves a model
+    with recurrent (Mamba / gated-DeltaNet) layers, else None: the cap its state pool sets
+    (``max_running_requests`` = state slots // slots a running request holds,
+    ``calc.deploy.engines.sglang.hybrid``, applied by the simulation since the sghybrid round)
+    and the sequences of the run's length (isl + osl) its KV pool holds whole
+    (``kv_sequences``). Admission fills the KV pool past the second (it reserves the running
+    requests' outputs × new_token_ratio only), so where it is the smaller one the requests
+    admitted together outgrow the pool before they finish and some are retracted."""
     if run.engine != "sglang":
         return None
     g = deployment(run).per_gpu
-    state = g.ssm_state_bytes_per_sequence
-    if not state:
+    cap = getattr(g.prediction, "max_running_requests", None)
+    if cap is None:
         return None
-    kv = g.sequence_bytes(run.isl + run.osl) - state
-    budget = g.kv_budget_bytes
-    if run.prefix_cache is False and run.max_num_seqs:
-        # --disable-radix-cache with --max-running-requests: one state slot a request, the
-        # rest of the memory KV
-        return min(run.max_num_seqs, (budget - run.max_num_seqs * state) / kv)
-    r = SGLANG_MAMBA_RATIO
-    slots = r / (1 + r) * budget / state
-    return min(slots // SGLANG_STATES_PER_REQUEST, budget / (1 + r) / kv)
+    return int(cap), kv_sequences(int(g.kv_cache_blocks) * int(g.block_size), run.isl + run.osl)
 
 
 def capped(run: Run, batch: int) -> Result:
@@ -361,25 +356,37 @@ def render() -> str:
 
 
 def _batch_lines(res) -> list[str]:
-    """The SGLang rows' decoding batch, measured (Little's law) against kvcalc's, and the TPOT
-    at the measured batch (``capped``): the diagnostic of the worst group."""
-    out = ["", "Diagnostic of the SGLang hybrid (gated-DeltaNet) rows: the requests decoding at "
-           "once (`decoding_batch`: tokens/s × TPOT) measured and simulated, the sequences "
-           "SGLang's Mamba / KV memory split would hold (`sglang_split_cap`, not applied), and "
-           "kvcalc's TPOT and tokens/s error with the running requests capped at the measured "
-           "batch (`capped`: uses the measurement, so not a prediction).", "",
-           "| run | batch meas | batch kvcalc | SGLang split cap | capped TPOT error "
-           "| capped tokens/s error |", "|---|---:|---:|---:|---:|---:|"]  # fmt: skip
+    """The SGLang hybrid rows' decoding batch, measured (Little's law) against kvcalc's, with
+    kvcalc's limits, retractions and the TPOT at the measured batch (``capped``)."""
+    text = (
+        "Diagnostic of the SGLang hybrid (gated-DeltaNet) rows (issue 20/21, sgadmit round): "
+        "the requests decoding at once (`decoding_batch`: tokens/s × TPOT), measured and "
+        "kvcalc's with its mean TPOT and with its median (the source does not say which it "
+        "prints; SGLang appends a retracted request to the end of its waiting queue, so that "
+        "request's TPOT holds a pass through the whole queue: the mean carries it, the median "
+        "does not); kvcalc's two limits (`sglang_pool_limits`: the running-request cap of "
+        "SGLang's state pool, applied, and the sequences of the run's length its KV pool "
+        "holds); the retractions in kvcalc's simulation; and kvcalc's TPOT and tokens/s "
+        "error with the running requests capped at the measured batch (`capped`: uses the "
+        "measurement, so not a prediction)."
+    )
+    out = ["", text, "",
+           "| run | batch meas | batch kvcalc (mean TPOT) | batch kvcalc (median TPOT) "
+           "| running cap | KV pool sequences | retractions | capped TPOT error "
+           "| capped tokens/s error |",
+           "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]  # fmt: skip
     for r in res:
         run = r.run
-        cap = sglang_split_cap(run)
-        if cap is None:
+        limits = sglang_pool_limits(run)
+        if limits is None:
             continue
         meas = decoding_batch(run.output_tokens_per_s, run.measured["tpot_s"])
         c = capped(run, max(1, round(meas)))
         out.append(
             f"| {run.id} | {meas:.0f} | "
-            f"{decoding_batch(r.output_tokens_per_s, r.tpot_s):.0f} | {cap:.0f} | "
+            f"{decoding_batch(r.output_tokens_per_s, r.tpot_s):.0f} | "
+            f"{decoding_batch(r.output_tokens_per_s, r.tpot_p50_s):.0f} | {limits[0]} | "
+            f"{limits[1]:.1f} | {r.retractions} | "
             f"{c.error('tpot'):+.1%} | {c.error('tokens'):+.1%} |"
         )
     return out

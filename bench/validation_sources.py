@@ -2248,6 +2248,31 @@ LOOKED_AT = (
      "issue 21/20, mambadtype round: which cells state --mamba-ssm-dtype (the H200 397B FP8 "
      "one, bfloat16; also the H200 122B and 35B FP8 cells, not in the rows) or "
      "--max-mamba-cache-size (none); the rows' settings only"),
+    ("sglang 0.5.16 wheel (PyPI): srt/managers/scheduler.py (get_new_batch_prefill, "
+     "get_num_allocatable_reqs, update_running_batch, _add_request_to_queue), "
+     "managers/schedule_policy.py (SchedulePolicy.calc_priority: fcfs leaves the queue "
+     "unsorted; PrefillAdder: rem_total_tokens with full_evictable_size for a hybrid radix "
+     "cache, rem_input_tokens from --max-prefill-tokens 16384, rem_mamba_slots and "
+     "_mamba_gap_budget_for_req only under the unified pool, --enable-unified-memory, off), "
+     "managers/schedule_batch.py (check_decode_mem, retract_decode), "
+     "managers/scheduler_components/new_token_ratio_tracker.py and environ.py (0.7, factor "
+     "0.14, 600 steps, 20 retract steps, clip 4096), mem_cache/allocation.py alloc_req_slots "
+     "(radix-cached states evicted for a new request's slots), mem_cache/memory_pool.py "
+     "HybridReqToTokenPool (a slot and, under extra_buffer, two ping-pong slots a request), "
+     "mem_cache/mamba_radix_cache.py (cache_finished_req, evict_mamba, full_evictable_size), "
+     "mem_cache/kv_cache_configurator.py (_profile_available_bytes, _handle_max_mamba_cache, "
+     "_calculate_mamba_ratio, resolve_max_num_reqs), configs/mamba_utils.py "
+     "(mamba_cache_per_req), arg_groups/overrides.py _qwen3_5_hybrid_overrides (Blackwell: "
+     "trtllm_mha, page 64), layers/rotary_embedding/factory.py get_rope and models/qwen3_5.py "
+     "(rotary_dim = head_dim × partial_rotary_factor); sgl-project/sglang "
+     "docs_new/src/snippets/configs/qwen/qwen3.5-benchmarks.jsx (the stored versions: which "
+     "statistic ttft_ms / tpot_ms are, not stated) and the Gemma-4 cookbook benchmarks file's "
+     "header (the same harness)",
+     "issue 20/21, sgadmit round: how SGLang bounds the running requests of a hybrid model "
+     "(the state pool's cap, modelled since the sghybrid round; no other gate in the default "
+     "pool) and where a retracted request waits (the end of the queue); the held-out "
+     "diagnostic rebuilt on kvcalc's own pool (bench/validation_newruns.py "
+     "sglang_pool_limits); nothing fitted, no constant moved"),
 )
 
 

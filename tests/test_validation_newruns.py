@@ -79,6 +79,27 @@ def test_decoding_batch_is_littles_law(newruns):
     assert newruns.decoding_batch(1847.0, 0.02891) == pytest.approx(53.40, abs=0.01)
 
 
+def test_kv_sequences_are_whole_runs_of_the_length(newruns):
+    # a pool of 643,000 tokens holds 643,000 / (8,192 + 1,024) = 69.77 sequences of 9,216
+    assert newruns.kv_sequences(643_000, 9216) == pytest.approx(69.77, abs=0.005)
+
+
+def test_sglang_pool_limits_are_the_modelled_pool(newruns):
+    by_id = {r.id: r for r in newruns.runs()}
+    run = by_id["sgl-qwen3.5-397b-bf16-h200-tp8-c1024"]
+    cap, seqs = newruns.sglang_pool_limits(run)
+    g = newruns.deployment(run).per_gpu
+    # 0.5.16 with the radix cache: 3 slots a running request + 2 ping-pong slots
+    # (extra_buffer under the overlap scheduler), so the cap is the state slots // 5
+    assert cap == g.state_slots // 5
+    assert seqs == pytest.approx(g.kv_cache_blocks * g.block_size / (8192 + 1024))
+    # the NVFP4 cell: --disable-radix-cache --max-running-requests 128: one slot a request
+    cap4, _ = newruns.sglang_pool_limits(by_id["sgl-qwen3.5-397b-fp4-b200-tp4-c1024"])
+    assert cap4 == 128
+    # not a hybrid model, or not SGLang: no limits
+    assert newruns.sglang_pool_limits(by_id["ix828-gptoss120b-h100-tp8-1k1k-c4"]) is None
+
+
 def test_every_row_predicts(newruns):
     res = newruns.results()
     assert len(res) == len(newruns.runs())
@@ -106,3 +127,5 @@ def test_section_renders(newruns):
     assert text.startswith("## Held out: published runs of current engines")
     for r in newruns.runs():
         assert f"| {r.id} |" in text
+    # the hybrid diagnostic states kvcalc's two limits and its retractions
+    assert "| running cap | KV pool sequences | retractions |" in text
