@@ -341,7 +341,21 @@ STATED = {
         "host runs driver 535 (CUDA 12.2); nothing in vLLM's source sizes a graph by the "
         "GPU's architecture, so no rule changed. The log loads its compiled graphs from the "
         "cache ('Directly load the compiled graph(s) for compile range (1, 2048) from the "
-        "cache'): a warm start, no benchmark copy (cold it would be -2.26%)",
+        "cache'): a warm start, no benchmark copy (cold it would be -2.26%). "
+        "Issue 21's memlogs round (2026-12-03), read in the 0.17.0, 0.18.0 and 0.19.1 wheels: "
+        "from 0.18.0 the graph estimate's dummy capture runs inside memory_profiling "
+        "(gpu_worker.py determine_available_memory; profile_cudagraph_memory with a temporary "
+        "graph pool, cleared before the window closes), so what it leaves outside torch is in "
+        "the non-torch increase: the 0.12 GiB step at 0.18.0 (rules.py "
+        "graph_capture_residue_bytes). The log's own figures leave 0.9 × 39.59 − 15.27 − "
+        "19.36 = 1.00 GiB for activation and non-torch, against kvcalc's 0.56 + 0.25 = 0.81. "
+        "The residue does not scale with the graphs: the 0.19.0 H100 logs print non-torch "
+        "0.24-0.26 GiB at TP 1 for graph estimates of 0.61-1.39 GiB, so the A100's larger "
+        "graphs (2.35 GiB) give no rule; the sampler's top-k/top-p path does not depend on the "
+        "GPU (v1/sample/ops/topk_topp_sampler.py: FlashInfer only with "
+        "VLLM_USE_FLASHINFER_SAMPLER). The 0.19 GiB left (an older driver's module and "
+        "context memory, or FlashAttention 2's capture on sm80) is not split by anything the "
+        "log prints: no rule changed, +1.01% stands",
     },
     "vllm0151-a100-40g-llama31-8b-eager": {
         "hardware": "docs/validation/hardware/a100-40g.yaml",
@@ -462,7 +476,15 @@ STATED = {
         "0.25 = 40.15 GiB: a torch total of 44.61 GiB, below the A40's 46,068 MiB (44.99 GiB) "
         "in nvidia-smi, where the L40S profile's 44.39 leaves the -0.82%. Left: the A40's own "
         "total and the V2 sampler pass (not modelled; under the cold copy here). Found while "
-        "decomposing this held-out record, so it no longer checks that term blind"
+        "decomposing this held-out record, so it no longer checks that term blind. "
+        "Issue 21's memlogs round (2026-12-03): -0.82% -> -0.32%, non-torch 0.25 -> 0.13 GiB. "
+        "V1's 0.12 GiB step at 0.18.0 is what the graph estimate's capture leaves outside "
+        "torch inside the profiling window (gpu_worker.py determine_available_memory runs "
+        "profile_cudagraph_memory within memory_profiling from 0.18.0 to 0.26.x; 0.17.0 has "
+        "no such capture; 0.27.0 runs it after the window); the V2 runner's estimate returns "
+        "0 and captures nothing, so this run has no residue (rules.py "
+        "graph_capture_residue_bytes). A rule read in the 0.17.0-0.29.0 wheels; its error was "
+        "known before (this record's -0.82%), and nothing was fitted to it"
     ),
     },
     "vllm0310-a100-80g-llama31-8b": {
@@ -1358,6 +1380,22 @@ EXTRA_SOURCES = (
     "22.03 GiB'), 55643414494, 60853966833, 70157866460, 69048253219 (L4 out-of-memory texts of "
     "2026 with a 22.03 GiB total), 69494016274 (its nvidia-smi 23,034 MiB): looked at in the "
     "awqw round, none a record",
+    "vllm 0.17.0, 0.18.0, 0.19.1, 0.20.0, 0.24.0, 0.25.0, 0.26.0, 0.27.0, 0.29.0, 0.31.0, "
+    "0.32.0 and 0.33.0 wheels (PyPI): v1/worker/gpu_worker.py determine_available_memory (where "
+    "profile_cudagraph_memory runs against the memory_profiling window), "
+    "v1/worker/gpu_model_runner.py profile_cudagraph_memory, v1/worker/gpu/model_runner.py "
+    "(0.26.0: the V2 estimate returns 0), utils/mem_utils.py memory_profiling and "
+    "MemorySnapshot.measure, v1/sample/ops/topk_topp_sampler.py (0.19.1), the line positions "
+    "of 'Available KV cache memory' (gpu_worker.py:759 in 0.32.0, :772 in 0.33.0) and 'GPU KV "
+    "cache size' (kv_cache_utils.py:2327, :1147) for the search: issue 21, memlogs round "
+    "(graph_capture_residue_bytes)",
+    "search index files 71481045429 (Hugging Face Jobs guide: SGLang 0.5.21 serving "
+    "Qwen2.5-0.5B-Instruct on an A10G at --mem-fraction-static 0.8, 'room for a 1.4M-token "
+    "cache': a rounded figure of an unshipped model), 71018446146, 70110784722, 71148531117, "
+    "70419136101, 71233602935, 70247836221, 71557052543, 70917352619, 70068912389 (SGLang "
+    "0.5.21 images, settings without a printed pool), 70786878314 (a vLLM 0.32.0 image in a "
+    "build script); find_string on vLLM 0.32.0/0.33.0's line positions and banners, and on "
+    "'sglang:v0.5.22', found no start-up log; looked at in the memlogs round, none a record",
 )
 
 
