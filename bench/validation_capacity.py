@@ -187,7 +187,14 @@ STATED = {
         "× 40 layers, with the embedding's, lm_head's and the small pool's 0.179 GiB): kvcalc's "
         "load 7.08 GiB as printed, and the baseline no longer cancels it: +0.12% -> −1.45% "
         "(−1.49% with the printed weights: 0.54 GiB in use at its baseline against the 0.77 "
-        "set from the 5090 record, held out, so not moved)",
+        "set from the 5090 record, held out, so not moved). Issue 21's memlogs round: the "
+        "whole error is that baseline (23.64 − 0.77 = 22.87 GiB against the 23.08 free the "
+        "weight line implies; 0.8 × 23.08 − 7.08 = 11.38 GiB, the K + V printed). Both cards "
+        "are PCIe-only at TP 4 with no custom all-reduce, so the NCCL communicator and the "
+        "CUDA context are all it holds; the context's local-memory reservation scales with "
+        "the SMs (128 on the 4090, 170 on the 5090: 1,536 threads × 1 KiB of stack each, 0.06 "
+        "GiB apart) but explains a quarter of the 0.21 GiB at most, and no source gives the "
+        "rest (NCCL's channels and buffers by card, the driver): no rule changed",
     },
     "sglang0513-4x5090-qwen3-32b-tp4": {
         "note": "training (round 5): the report prints no log line, only its table's 187,069 "
@@ -276,7 +283,11 @@ STATED = {
         "fell from 2.20 to 1.88 GiB when the 235B training record's allocator segment tails "
         "(0.29 GiB) were taken out of it, and kvcalc does not lay out MLA tensor by tensor "
         "(sglang/load.py), so this record gets no segment term of its own; held out, nothing "
-        "fitted to it",
+        "fitted to it. Issue 21's memlogs round: ~509k tokens is 509,000 × 70,272 B = 33.31 "
+        "GiB of KV a GPU against kvcalc's 33.76 (0.45 GiB); the pull request quotes the pool "
+        "alone, so the split between the weights as loaded (MLA and 256 fused experts' "
+        "segment tails, not laid out), the NVLink baseline (1.88, from a 235B log) and the "
+        "FP32 YaRN table cannot be read from it; no rule changed",
     },
     "vllm0102-2xh200-qwen3-next-80b-tp2": {
         "note": "training (round 11), +0.89%, under 1%: nothing changed. Its start-up report "
@@ -1394,8 +1405,13 @@ EXTRA_SOURCES = (
     "cache': a rounded figure of an unshipped model), 71018446146, 70110784722, 71148531117, "
     "70419136101, 71233602935, 70247836221, 71557052543, 70917352619, 70068912389 (SGLang "
     "0.5.21 images, settings without a printed pool), 70786878314 (a vLLM 0.32.0 image in a "
-    "build script); find_string on vLLM 0.32.0/0.33.0's line positions and banners, and on "
-    "'sglang:v0.5.22', found no start-up log; looked at in the memlogs round, none a record",
+    "build script); TensorRT-LLM 1.x: 54033444708 (1.1.0rc2.post2, gpt-oss-120b under Dynamo: "
+    "'Setting PyTorch memory fraction' lines, no pool), 34167518853, 53259956211, "
+    "19052879588, 44583649157, 38844254012 (1.1.0rc3-1.2.0rc6 set-up pages and sessions, no "
+    "pool line), 55213663507 (1.1.0 smoke test, TinyLlama, no pool), 60555711464 (1.1.0rc5 "
+    "set-up); find_string on vLLM 0.32.0/0.33.0's line positions and banners, on "
+    "'sglang:v0.5.22' and on 'TensorRT-LLM version: 1.0.0' found no start-up log of those "
+    "releases; looked at in the memlogs round, none a record",
 )
 
 
