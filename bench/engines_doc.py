@@ -277,6 +277,18 @@ LIMITS = """## Not modelled yet
   log of the validation set (LMCache issue 3430: Qwen3-8B on a 24 GB GPU, 51 + 35 graphs,
   FlashAttention 2) kvcalc's 0.70 GiB is 0.18 GiB over the 0.52 printed (the KV −0.97%);
   gpt-oss's MXFP4 experts under SGLang.
+- vLLM's non-torch increase at TP 1 holds, from 0.18.0 to 0.26.x, what the graph estimate's
+  dummy capture leaves outside torch's allocator: `determine_available_memory` runs
+  `profile_cudagraph_memory` inside `memory_profiling` there (0.17.0 has no such capture;
+  0.27.0 runs it after the window). Modelled as 0.12 GiB (`graph_capture_residue_bytes`), the
+  step llm-d-planner's version sweep prints at 0.18.0 (0.13 -> 0.25 GiB), the same on every
+  0.19.0 H100 log whatever its graphs (0.24-0.26 GiB for estimates of 0.61-1.39 GiB); none
+  under --enforce-eager or on the V2 runner (its estimate returns 0 to 0.28). Not modelled:
+  the same residue at TP >= 2 (the measured 2.07 GiB holds it, not split from FlashInfer's
+  fusion workspace; so 0.27+ may count 0.12 GiB too much there), ROCm's skip of the capture
+  (`not is_rocm()` in the 0.18.0-0.20.0 wheels read), and the 0.19 GiB more that an A100
+  40GB under driver 535 leaves (vllm0191-a100-40g-qwen3-8b, +1.01%: nothing it prints
+  splits it).
 - vLLM's loaded weights hold RoPE's cos/sin table (`rotary_embedding/base.py`: positions ×
   rotary width × 2 B, positions stretched by linear, dynamic-NTK and YaRN factors): 2.50 GiB
   on Llama 4 Scout, 0.50 GiB on Gemma 3 12B; SGLang builds the same table, in fp32 on CUDA

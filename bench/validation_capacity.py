@@ -187,7 +187,14 @@ STATED = {
         "× 40 layers, with the embedding's, lm_head's and the small pool's 0.179 GiB): kvcalc's "
         "load 7.08 GiB as printed, and the baseline no longer cancels it: +0.12% -> −1.45% "
         "(−1.49% with the printed weights: 0.54 GiB in use at its baseline against the 0.77 "
-        "set from the 5090 record, held out, so not moved)",
+        "set from the 5090 record, held out, so not moved). Issue 21's memlogs round: the "
+        "whole error is that baseline (23.64 − 0.77 = 22.87 GiB against the 23.08 free the "
+        "weight line implies; 0.8 × 23.08 − 7.08 = 11.38 GiB, the K + V printed). Both cards "
+        "are PCIe-only at TP 4 with no custom all-reduce, so the NCCL communicator and the "
+        "CUDA context are all it holds; the context's local-memory reservation scales with "
+        "the SMs (128 on the 4090, 170 on the 5090: 1,536 threads × 1 KiB of stack each, 0.06 "
+        "GiB apart) but explains a quarter of the 0.21 GiB at most, and no source gives the "
+        "rest (NCCL's channels and buffers by card, the driver): no rule changed",
     },
     "sglang0513-4x5090-qwen3-32b-tp4": {
         "note": "training (round 5): the report prints no log line, only its table's 187,069 "
@@ -276,7 +283,11 @@ STATED = {
         "fell from 2.20 to 1.88 GiB when the 235B training record's allocator segment tails "
         "(0.29 GiB) were taken out of it, and kvcalc does not lay out MLA tensor by tensor "
         "(sglang/load.py), so this record gets no segment term of its own; held out, nothing "
-        "fitted to it",
+        "fitted to it. Issue 21's memlogs round: ~509k tokens is 509,000 × 70,272 B = 33.31 "
+        "GiB of KV a GPU against kvcalc's 33.76 (0.45 GiB); the pull request quotes the pool "
+        "alone, so the split between the weights as loaded (MLA and 256 fused experts' "
+        "segment tails, not laid out), the NVLink baseline (1.88, from a 235B log) and the "
+        "FP32 YaRN table cannot be read from it; no rule changed",
     },
     "vllm0102-2xh200-qwen3-next-80b-tp2": {
         "note": "training (round 11), +0.89%, under 1%: nothing changed. Its start-up report "
@@ -341,7 +352,21 @@ STATED = {
         "host runs driver 535 (CUDA 12.2); nothing in vLLM's source sizes a graph by the "
         "GPU's architecture, so no rule changed. The log loads its compiled graphs from the "
         "cache ('Directly load the compiled graph(s) for compile range (1, 2048) from the "
-        "cache'): a warm start, no benchmark copy (cold it would be -2.26%)",
+        "cache'): a warm start, no benchmark copy (cold it would be -2.26%). "
+        "Issue 21's memlogs round (2026-12-03), read in the 0.17.0, 0.18.0 and 0.19.1 wheels: "
+        "from 0.18.0 the graph estimate's dummy capture runs inside memory_profiling "
+        "(gpu_worker.py determine_available_memory; profile_cudagraph_memory with a temporary "
+        "graph pool, cleared before the window closes), so what it leaves outside torch is in "
+        "the non-torch increase: the 0.12 GiB step at 0.18.0 (rules.py "
+        "graph_capture_residue_bytes). The log's own figures leave 0.9 × 39.59 − 15.27 − "
+        "19.36 = 1.00 GiB for activation and non-torch, against kvcalc's 0.56 + 0.25 = 0.81. "
+        "The residue does not scale with the graphs: the 0.19.0 H100 logs print non-torch "
+        "0.24-0.26 GiB at TP 1 for graph estimates of 0.61-1.39 GiB, so the A100's larger "
+        "graphs (2.35 GiB) give no rule; the sampler's top-k/top-p path does not depend on the "
+        "GPU (v1/sample/ops/topk_topp_sampler.py: FlashInfer only with "
+        "VLLM_USE_FLASHINFER_SAMPLER). The 0.19 GiB left (an older driver's module and "
+        "context memory, or FlashAttention 2's capture on sm80) is not split by anything the "
+        "log prints: no rule changed, +1.01% stands",
     },
     "vllm0151-a100-40g-llama31-8b-eager": {
         "hardware": "docs/validation/hardware/a100-40g.yaml",
@@ -462,7 +487,15 @@ STATED = {
         "0.25 = 40.15 GiB: a torch total of 44.61 GiB, below the A40's 46,068 MiB (44.99 GiB) "
         "in nvidia-smi, where the L40S profile's 44.39 leaves the -0.82%. Left: the A40's own "
         "total and the V2 sampler pass (not modelled; under the cold copy here). Found while "
-        "decomposing this held-out record, so it no longer checks that term blind"
+        "decomposing this held-out record, so it no longer checks that term blind. "
+        "Issue 21's memlogs round (2026-12-03): -0.82% -> -0.32%, non-torch 0.25 -> 0.13 GiB. "
+        "V1's 0.12 GiB step at 0.18.0 is what the graph estimate's capture leaves outside "
+        "torch inside the profiling window (gpu_worker.py determine_available_memory runs "
+        "profile_cudagraph_memory within memory_profiling from 0.18.0 to 0.26.x; 0.17.0 has "
+        "no such capture; 0.27.0 runs it after the window); the V2 runner's estimate returns "
+        "0 and captures nothing, so this run has no residue (rules.py "
+        "graph_capture_residue_bytes). A rule read in the 0.17.0-0.29.0 wheels; its error was "
+        "known before (this record's -0.82%), and nothing was fitted to it"
     ),
     },
     "vllm0310-a100-80g-llama31-8b": {
@@ -1358,6 +1391,27 @@ EXTRA_SOURCES = (
     "22.03 GiB'), 55643414494, 60853966833, 70157866460, 69048253219 (L4 out-of-memory texts of "
     "2026 with a 22.03 GiB total), 69494016274 (its nvidia-smi 23,034 MiB): looked at in the "
     "awqw round, none a record",
+    "vllm 0.17.0, 0.18.0, 0.19.1, 0.20.0, 0.24.0, 0.25.0, 0.26.0, 0.27.0, 0.29.0, 0.31.0, "
+    "0.32.0 and 0.33.0 wheels (PyPI): v1/worker/gpu_worker.py determine_available_memory (where "
+    "profile_cudagraph_memory runs against the memory_profiling window), "
+    "v1/worker/gpu_model_runner.py profile_cudagraph_memory, v1/worker/gpu/model_runner.py "
+    "(0.26.0: the V2 estimate returns 0), utils/mem_utils.py memory_profiling and "
+    "MemorySnapshot.measure, v1/sample/ops/topk_topp_sampler.py (0.19.1), the line positions "
+    "of 'Available KV cache memory' (gpu_worker.py:759 in 0.32.0, :772 in 0.33.0) and 'GPU KV "
+    "cache size' (kv_cache_utils.py:2327, :1147) for the search: issue 21, memlogs round "
+    "(graph_capture_residue_bytes)",
+    "search index files 71481045429 (Hugging Face Jobs guide: SGLang 0.5.21 serving "
+    "Qwen2.5-0.5B-Instruct on an A10G at --mem-fraction-static 0.8, 'room for a 1.4M-token "
+    "cache': a rounded figure of an unshipped model), 71018446146, 70110784722, 71148531117, "
+    "70419136101, 71233602935, 70247836221, 71557052543, 70917352619, 70068912389 (SGLang "
+    "0.5.21 images, settings without a printed pool), 70786878314 (a vLLM 0.32.0 image in a "
+    "build script); TensorRT-LLM 1.x: 54033444708 (1.1.0rc2.post2, gpt-oss-120b under Dynamo: "
+    "'Setting PyTorch memory fraction' lines, no pool), 34167518853, 53259956211, "
+    "19052879588, 44583649157, 38844254012 (1.1.0rc3-1.2.0rc6 set-up pages and sessions, no "
+    "pool line), 55213663507 (1.1.0 smoke test, TinyLlama, no pool), 60555711464 (1.1.0rc5 "
+    "set-up); find_string on vLLM 0.32.0/0.33.0's line positions and banners, on "
+    "'sglang:v0.5.22' and on 'TensorRT-LLM version: 1.0.0' found no start-up log of those "
+    "releases; looked at in the memlogs round, none a record",
 )
 
 

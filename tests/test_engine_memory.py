@@ -104,7 +104,10 @@ def test_vllm_non_torch_and_sampler_change_at_their_release():
     # from 0.17.0's Triton top-k/top-p (2.23 GiB)
     rules = engine("vllm").rules
     assert rules("0.17.0").non_torch_tp1_bytes == round(0.13 * GIB)
-    assert rules("0.18.0").non_torch_tp1_bytes == round(0.25 * GIB)
+    # 0.18.0: 0.13 GiB + the graph estimate's capture in the window, 0.25 - 0.13 = 0.12 GiB
+    assert rules("0.18.0").non_torch_tp1_bytes == round(0.13 * GIB)
+    assert rules("0.18.0").graph_capture_residue_bytes == round(0.25 * GIB) - round(0.13 * GIB)
+    assert pool("qwen3-14b", version="0.18.0").non_torch_bytes == round(0.25 * GIB)
     assert rules("0.16.0").sampler_bytes_per_logit == 38.0
     assert rules("0.12.0").sampler_bytes_per_logit == 38.0
     assert rules("0.17.0").sampler_bytes_per_logit == 14.5
@@ -761,7 +764,8 @@ def test_vllm_v2_model_runner_takes_no_cuda_graph_estimate_until_0_29():
     # L40S (FlashAttention 2, no split buffer; 2,048 batched tokens and 256 sequences under
     # 70 GiB: 51 PIECEWISE graphs to 512, 35 FULL to 256) keeps V1's estimate at 0.21.0,
     # 138 MiB + 50 × 0.21 MiB × 32 + 34 × 0.17 MiB × 32 = 659 MiB (the A100 figure above), and
-    # none at 0.26.0, so its budget is larger by exactly that much (no other term of this
+    # none at 0.26.0, so its budget is larger by that much and by the 0.12 GiB its capture
+    # left in V1's non-torch increase (0.25 - 0.13 GiB, memlogs round; no other term of this
     # dense model changes between the two releases)
     mib = 2**20
     per_pw, per_full = round(0.21 * mib) * 32, round(0.17 * mib) * 32
@@ -771,7 +775,11 @@ def test_vllm_v2_model_runner_takes_no_cuda_graph_estimate_until_0_29():
     v2 = pool("llama3.1-8b", "l40s", version="0.26.0", **kw)
     assert v1.cuda_graph_bytes == pytest.approx(expected, abs=64)
     assert v2.cuda_graph_bytes == 0
-    assert v2.kv_budget_bytes - v1.kv_budget_bytes == pytest.approx(v1.cuda_graph_bytes, abs=1)
+    residue = round(0.25 * GIB) - round(0.13 * GIB)
+    assert v1.non_torch_bytes - v2.non_torch_bytes == residue
+    assert v2.kv_budget_bytes - v1.kv_budget_bytes == pytest.approx(
+        v1.cuda_graph_bytes + residue, abs=1
+    )
     # from 0.29.0 the V2 runner estimates its graphs again, each further PIECEWISE graph at its
     # own 73,393 B a layer (vnew round): 96 MiB + 512 × 43,008 × 2 + 50 × 73,393 × 32 + 34 ×
     # 178,258 × 32 = 100,663,296 + 44,040,192 + 117,428,800 + 193,944,704 = 456,076,992 B
@@ -785,3 +793,23 @@ def test_vllm_v2_model_runner_takes_no_cuda_graph_estimate_until_0_29():
     )  # fmt: skip
     fig = next(f for f in dep.per_gpu.prediction.figures if f.key == "cuda_graph_bytes")
     assert "V2 model runner" in fig.substituted and fig.value == 0
+
+
+def test_vllm_graph_capture_residue_only_where_the_capture_runs_in_the_window():
+    # gpu_worker.py determine_available_memory: 0.18.0-0.26.x capture the graph estimate
+    # inside memory_profiling, so its 0.12 GiB outside torch is in the non-torch increase at
+    # TP 1: 0.13 + 0.12 = 0.25 GiB (Llama 3 8B runs the V1 runner in 0.19.0)
+    assert pool("llama3-8b", version="0.19.0").non_torch_bytes == round(0.25 * GIB)
+    # --enforce-eager captures nothing: 0.13 GiB
+    eager = pool("llama3-8b", version="0.19.0", cuda_graphs=False)
+    assert eager.non_torch_bytes == round(0.13 * GIB)
+    # 0.26.0 runs a dense Llama on the V2 runner, whose profile_cudagraph_memory returns 0
+    # (captures nothing): 0.13 GiB
+    assert pool("llama3-8b", version="0.26.0").non_torch_bytes == round(0.13 * GIB)
+    # 0.27.0 moved the capture after the window: no residue on the V1 runner either
+    # (Qwen3-30B-A3B, a MoE model, runs the V1 runner in 0.26.0 and 0.27.0)
+    rules = engine("vllm").rules
+    assert rules("0.26.0").graph_capture_residue_bytes == round(0.25 * GIB) - round(0.13 * GIB)
+    assert rules("0.27.0").graph_capture_residue_bytes == 0.0
+    assert pool("qwen3-30b-a3b", version="0.26.0").non_torch_bytes == round(0.25 * GIB)
+    assert pool("qwen3-30b-a3b", version="0.27.0").non_torch_bytes == round(0.13 * GIB)

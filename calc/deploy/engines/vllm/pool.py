@@ -307,6 +307,18 @@ def v2_model_runner(dep: Deployment, rules: VllmRules) -> bool:
     )
 
 
+def graph_capture_residue_bytes(dep: Deployment, rules: VllmRules, config: EngineConfig) -> float:
+    """Non-torch memory the CUDA graph estimate's dummy capture leaves at TP 1 [bytes]
+    (``rules.graph_capture_residue_bytes``): 0.18.0-0.26.x run ``profile_cudagraph_memory``
+    inside ``memory_profiling`` (``gpu_worker.py determine_available_memory``), so what it
+    leaves outside torch's allocator is in the measured non-torch increase; none where it
+    captures nothing: --enforce-eager, or the V2 runner, whose estimate returns 0 to 0.28.
+    At TP >= 2 the measured figure (``non_torch_tp_bytes``) already holds it."""
+    if dep.tp != 1 or not config.cuda_graphs or v2_model_runner(dep, rules):
+        return 0.0
+    return rules.graph_capture_residue_bytes
+
+
 def penalties_state_bytes(dep: Deployment, rules: VllmRules, config: EngineConfig) -> float:
     """The V2 runner's penalty statistics [bytes] (0.29.0+, ``rules.v2_penalties_state``),
     allocated with the sampler after the weights and so counted in vLLM's consumed memory:
@@ -450,6 +462,7 @@ def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured)
     if non_torch is None:
         non_torch = non_torch_bytes(rules, tp, pp, dep.sharding.dp_attn, hw)
         non_torch += penalties_state_bytes(dep, rules, config)
+        non_torch += graph_capture_residue_bytes(dep, rules, config)
     graphs, graph_figure = _cuda_graphs(dep, rules, config, measured)
     block_size = _block_size(dep, rules, config, shape)
     page = vm.page_size_bytes(block_size, shape.bytes_per_token_per_layer)

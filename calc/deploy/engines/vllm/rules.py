@@ -44,8 +44,9 @@ V2_PIECEWISE_PER_GRAPH_LAYER_BYTES = 73_393
 # [bytes]: 'Actual usage is 27.79 GiB for consumed memory (weights + non-torch)' less 'Model
 # loading took 27.52 GiB' = 0.27 GiB = 289,910,292 B, less 256 x (151,936 + 4,748) x 4 B =
 # 160,444,416 B of penalty state: 129,465,876 B (0.12 GiB, +-0.01 from the printed
-# hundredths; V1's 0.25 held no per-request state). Held out: the 0.31.0 A100 log, 15.26 -
-# 15.0 - 256 x (128,256 + 4,008) x 4 B = 0.13 GiB
+# hundredths; V1's 0.25 held no per-request state, and 0.12 of it was the graph estimate's
+# capture inside the profiling window, VllmRules.graph_capture_residue_bytes). Held out: the
+# 0.31.0 A100 log, 15.26 - 15.0 - 256 x (128,256 + 4,008) x 4 B = 0.13 GiB
 V2_NON_TORCH_TP1_BYTES = 129_465_876
 
 RELEASES = (
@@ -157,6 +158,11 @@ class VllmRules:
     # it returns 0 ("It is TBD whether we keep this API or not"), so nothing is taken from
     # the KV budget for them and the graphs are captured after the pool, in the slack
     v2_cudagraph_estimate: bool = False
+    # what the CUDA graph estimate's dummy capture (gpu_model_runner.py profile_cudagraph_memory)
+    # leaves outside torch's allocator where it runs inside the profiling window
+    # (gpu_worker.py determine_available_memory: 0.18.0-0.26.x, V1 runner, graphs on), counted
+    # in the non-torch increase at TP 1 (pool.graph_capture_residue_bytes) [bytes]
+    graph_capture_residue_bytes: float = 0.0
 
 
 def runs_v2_model_runner(rules: VllmRules, architecture: str | None, moe: bool, hybrid: bool,
@@ -382,7 +388,7 @@ CHANGES = (
         {
             "hybrid_ratio": 1.5,
             "mla_block_rule": "preferred",
-            "non_torch_tp1_bytes": round(0.25 * GIB),
+            "graph_capture_residue_bytes": round(0.25 * GIB) - round(0.13 * GIB),
             "mm_prefix_lm_types": ("bagel", "gemma3", "molmo2", "paligemma"),
         },
         "v1/core/kv_cache_utils.py (max_num_layers < min_num_layers * 1.5); "
@@ -393,7 +399,12 @@ CHANGES = (
         "FLASHINFER_MLA [32, 64] when qk_nope_head_dim is 64, 128 or 192, then CUTLASS_MLA "
         "[128]); transformers_utils/model_arch_config_convertor.py is_mm_prefix_lm (bagel added)",
         "non-torch 0.25 GiB at TP 1 from 0.18.0: llm-d-planner's version-sweep prints 0.13 GiB "
-        "for Qwen3-14B under 0.15.0-0.17.0 and 0.25 GiB under 0.18.0 (0.19.0's logs: 0.25)",
+        "for Qwen3-14B under 0.15.0-0.17.0 and 0.25 GiB under 0.18.0 (0.19.0's logs: 0.24-0.26 "
+        "for graph estimates of 0.61-1.39 GiB); the 0.12 GiB step is the graph estimate's "
+        "capture, which 0.18.0 added inside memory_profiling (v1/worker/gpu_worker.py "
+        "determine_available_memory; none in 0.17.0), skipped with enforce_eager and by the V2 "
+        "runner's profile_cudagraph_memory (returns 0 to 0.28): graph_capture_residue_bytes "
+        "(issue 21, memlogs round)",
     ),
     Change(
         "0.19.0",
@@ -537,9 +548,16 @@ CHANGES = (
     ),
     Change(
         "0.27.0",
-        {"accounting": "total_consumed", "mxfp4_blackwell_align": (128, 256)},
+        {
+            "accounting": "total_consumed",
+            "mxfp4_blackwell_align": (128, 256),
+            "graph_capture_residue_bytes": 0.0,
+        },
         "vllm/utils/mem_utils.py memory_profiling (non-KV = total consumed from mem_get_info + "
-        "transient peak headroom; the log prints 'total consumed'); "
+        "transient peak headroom; the log prints 'total consumed'); v1/worker/gpu_worker.py "
+        "determine_available_memory (profile_cudagraph_memory runs after the memory_profiling "
+        "block, outside the measured window: read in the 0.25.0, 0.26.0, 0.27.0 and 0.29.0 "
+        "wheels, issue 21, memlogs round); "
         "model_executor/layers/fused_moe/oracle/mxfp4.py "
         "mxfp4_round_up_hidden_size_and_intermediate_size (TRTLLM backends: intermediate to "
         "128, hidden to 256)",
