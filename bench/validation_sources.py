@@ -2275,6 +2275,14 @@ LOOKED_AT = (
      "included) against SGLang's packed decode kernel alone, Qwen3.5-27B TP 1: +13 / +21 / +0 / "
      "+1 / −26% at batch 1 / 8 / 32 / 64 / 256 on H200, +12 / +4 / −5 / −3 / +1% on B200; "
      "TensorRT-LLM's own chunked kernel beside SGLang's; nothing fitted"),
+    ("https://github.com/vllm-project/vllm/pull/27299 (closed; cyang49's comment of "
+     "2025-10-25: the reference Mamba-2 SSD chain's throughput on one H100 at "
+     "granite-4.0-h-small's shape, 128 heads of 64, d_state 128, 1-262k tokens), "
+     "https://github.com/vllm-project/vllm/pull/35397 (merged 2026-02-26: the description "
+     "only, the state-passing kernel serial over every chunk of every sequence before it)",
+     "issue 20, gdnstep round: the Mamba-2 chunked scan is also far slower than its matmul "
+     "roofline (≈ 0.29 ms a layer at 1-2k tokens against kvcalc's ≈ 15 µs for Nemotron 3 "
+     "Nano's smaller TP 2 layer); one shape on one GPU, not applied: the next round's lead"),
 )
 
 
