@@ -253,6 +253,14 @@ FITTED = (
      "issue 20, moefit round: moe_engine.{sglang,trtllm,vllm}.fp8_block of h100, h200, b200 "
      "(copied to h100-pcie, h20) refitted with the per-route term over every route the GPU "
      "holds (MoeCurve.routes: batch), by tools/fit_kernels.py --refit-engine-moe fp8_block"),
+    ("aiconfigurator-core 0.12.0 wheel tables {h100_sxm,h200_sxm,b200_sxm,b300_sxm,gb200,gb300}/"
+     "linear_attention/sglang/0.5.14/gdn_perf.parquet (ai-dynamo/aiconfigurator, Apache-2.0): "
+     "the context rows of chunk_gated_delta_rule, 512-16,384 tokens a call (9,324 rows)",
+     "SGLang 0.5.14's chunked gated delta rule (FLA's Triton pipeline) by batch, prompt length "
+     "and the Qwen3.5 family's per-GPU key and value heads",
+     "issue 20, gdnstep round: the chunked delta rule's measured prefill time, FIXED_S, CHUNK_S "
+     "and TOKEN_HEAD_S of calc/formulas/delta_rule_time.py (bench/gdn_prefill_fit.py, pooled "
+     "over the six GPUs; median |error| 10.9%)"),
 )
 
 
@@ -2273,6 +2281,33 @@ LOOKED_AT = (
      "pool) and where a retracted request waits (the end of the queue); the held-out "
      "diagnostic rebuilt on kvcalc's own pool (bench/validation_newruns.py "
      "sglang_pool_limits); nothing fitted, no constant moved"),
+    ("sglang 0.5.16 wheel source (pip download --no-deps sglang==0.5.16): models/qwen3_5.py "
+     "(Qwen3_5GatedDeltaNet.forward, _forward_input_proj), layers/attention/linear/"
+     "gdn_backend.py (forward_decode, forward_extend, maybe_set_default_flashinfer_gdn_prefill), "
+     "linear/kernels/gdn_triton.py, layers/attention/hybrid_linear_attn_backend.py, "
+     "kernels/ops/attention/fla/chunk.py and chunk_delta_h.py, server_args.py "
+     "(_handle_linear_attn_backend)",
+     "issue 20, gdnstep round: the kernels of a gated DeltaNet layer at decode (the qkvz / ba "
+     "split, causal_conv1d_update, the packed decode with its gating fused, the gated RMSNorm) "
+     "and prefill (causal_conv1d_fn, fused_gdn_gating, chunk_gated_delta_rule's six, the gated "
+     "norm); the Triton prefill on SM90 and on SM100 with the fp32 state (FlashInfer's only with "
+     "a bf16 state and CUDA 13)"),
+    ("aiconfigurator-core 0.12.0 wheel tables {h200_sxm,b200_sxm}/linear_attention/sglang/0.5.14/"
+     "gdn_perf.parquet generation rows (causal_conv1d_update, "
+     "fused_recurrent_gated_delta_rule_packed_decode), {gpu}/linear_attention/trtllm/1.3.0rc20/"
+     "gdn_perf.parquet (TensorRT-LLM's chunk_gated_delta_rule)",
+     "issue 20, gdnstep round: kvcalc's decode delta-rule op (its split and norm kernels "
+     "included) against SGLang's packed decode kernel alone, Qwen3.5-27B TP 1: +13 / +21 / +0 / "
+     "+1 / −26% at batch 1 / 8 / 32 / 64 / 256 on H200, +12 / +4 / −5 / −3 / +1% on B200; "
+     "TensorRT-LLM's own chunked kernel beside SGLang's; nothing fitted"),
+    ("https://github.com/vllm-project/vllm/pull/27299 (closed; cyang49's comment of "
+     "2025-10-25: the reference Mamba-2 SSD chain's throughput on one H100 at "
+     "granite-4.0-h-small's shape, 128 heads of 64, d_state 128, 1-262k tokens), "
+     "https://github.com/vllm-project/vllm/pull/35397 (merged 2026-02-26: the description "
+     "only, the state-passing kernel serial over every chunk of every sequence before it)",
+     "issue 20, gdnstep round: the Mamba-2 chunked scan is also far slower than its matmul "
+     "roofline (≈ 0.29 ms a layer at 1-2k tokens against kvcalc's ≈ 15 µs for Nemotron 3 "
+     "Nano's smaller TP 2 layer); one shape on one GPU, not applied: the next round's lead"),
 )
 
 

@@ -80,6 +80,15 @@ FFN_KERNELS = 3
 # cache (ssm_state[state_indices] = varlen_states) and the gated RMSNorm
 MAMBA2_DECODE_SCAN_KERNELS = 2
 MAMBA2_PREFILL_SCAN_KERNELS = 7
+# kernels of one gated DeltaNet layer's delta-rule op beyond its projections and conv1d, at
+# decode and prefill alike (SGLang 0.5.16 models/qwen3_5.py Qwen3_5GatedDeltaNet.forward and
+# layers/attention/linear/gdn_backend.py): the split of the qkvz / ba projections into the
+# conv's input, z, b and a (fused_qkvzba_split_reshape_cat_contiguous where n_v / n_k is 1, 2
+# or 4, else the contiguous copies and a cat: at least one kernel), the delta rule (at decode
+# the packed decode kernel with the gating fused in; at prefill fused_gdn_gating, the chunked
+# rule's own kernels being in its measured time, calc.formulas.delta_rule_time), then the
+# gated RMSNorm (fla layernorm_gated, y · silu(z))
+GDN_SCAN_KERNELS = 3
 ALLREDUCE = "allreduce"
 ALL_TO_ALL = "all_to_all"
 P2P = "p2p"
@@ -149,6 +158,10 @@ class Op:
     # elsewhere): the length of the serial walk a latency-bound kernel makes
     # (calc.deploy.steps, EngineSettings.rocm_kernels)
     keys: Any = None
+    # a measured lower bound of the op's time at every band but the speed of light [s], in
+    # place of its roofline where longer (the chunked gated-DeltaNet prefill, whose serial walk
+    # over chunks no roofline sees: calc.formulas.delta_rule_time); None: the roofline
+    floor_s: Any = None
 
 
 @dataclass(frozen=True)
@@ -694,10 +707,13 @@ def _linear_attention_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, 
     once, each in its own dtype; at prefill the final state written once. The delta rule does
     per state element what Mamba-2's SSD update does (decay, rank-1 write, read-out), so its
     FLOPs are Mamba-2's scan FLOPs over the same state (``calc.formulas.flops``); the chunked
-    prefill runs as matmuls (tensor cores), the decode update on CUDA cores."""
+    prefill runs as matmuls (tensor cores) and takes at least its measured time (``Op.floor_s``:
+    ``calc.formulas.delta_rule_time``), the decode update on CUDA cores. Kernels: the delta-rule
+    op stands for the projections' split, the rule and the gated norm (``GDN_SCAN_KERNELS``)."""
     n = cfg.n_layers_of("linear_attention")
     if not n:
         return []
+    from calc.formulas.delta_rule_time import chunked_delta_rule_s
     from calc.formulas.ssm import layer_ssm_params, mixer_shape, recurrent_bytes_per_element
 
     z = z.of("ssm")
@@ -723,20 +739,24 @@ def _linear_attention_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, 
     )
     rest = layer_ssm_params(cfg, "linear_attention", s.tp) - d * w_in - conv_params - E * d
     state = batch * m.recurrent_elements * recurrent_bytes_per_element(cfg, z.ssm_state)
+    floor = None
     if decode:
         scan_flops = F.mamba2_decode_scan_flops(tokens, E, N)
     else:
         scan_flops = batch * F.mamba2_prefill_scan_flops(prompt, E, N, G)
+        la = cfg.linear_attention
+        floor = n * chunked_delta_rule_s(batch, prompt, H, la.key_head_dim, la.value_head_dim)
     ops.append(
         Op(
             "gdn_delta_rule",
             n * scan_flops,
             n * (rest * z.weight + rw * state + tokens * (m.conv_dim + 2 * H + 2 * E) * z.act),
             weight_bytes=n * rest * z.weight,
-            kernels=n,
+            kernels=GDN_SCAN_KERNELS * n,
             attention=True,  # a sequence's state (module docstring); at prefill matmuls
             state=True,
             vector=decode,
+            floor_s=floor,  # the chunked rule's measured time (calc.formulas.delta_rule_time)
         )
     )
     out = _linear("gdn_out_proj", tokens, E, d, n, z, flops=F.ssm_out_proj_flops(tokens, E, d))

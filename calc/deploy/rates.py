@@ -48,7 +48,9 @@ by the experts' format, an all-reduce by its measured segments, an expert-parall
 all-to-all inside the scale-up domain by the engine's measured DeepEP dispatch and combine
 (low-latency kernels at decode, normal ones at prefill). ``low`` and ``high``
 efficiency scale a curve's times by its band (the middle half of the measured kernels). Ops
-without a curve (norms, embedding, SSM layers) keep the bands.
+without a curve (norms, embedding, SSM layers) keep the bands; an op with a measured floor
+(``Op.floor_s``: the chunked gated-DeltaNet prefill) takes the longer of it and its roofline,
+at every band but ``peak``.
 No curve time is below the op's speed of light (its roofline at 100% of the peaks).
 ``curve_time`` is the one place an op's time is taken from a curve; ``curve_of`` names the
 curve and its source (``--explain``).
@@ -1006,6 +1008,8 @@ def op_time(op: Op, r: Rates):
             t = gemm_terms(op, r).time_s
         else:
             t = op_time_s(op.flops, op.bytes, flops_rate(op, r), r.bytes_per_s)
+            if op.floor_s is not None and r.efficiency != "peak":  # its measured time
+                t = _maximum(t, op.floor_s)
         return t + op.kernels * r.kernel_s if op.kernels and r.kernel_s else t
     if not op.count:  # no collective (the host-time op of a step calibration: timed there)
         return 0.0

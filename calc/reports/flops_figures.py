@@ -74,7 +74,8 @@ def op_figures(prefix: str, step: Step, hw: HardwareProfile | None = None) -> li
                     flops=op.flops, flops_per_s=flops_rate(op, r), bytes=op.bytes,
                     bytes_per_s=r.bytes_per_s,
                 )  # fmt: skip
-            formula, kernel_note = roof + fixed, None
+            roof, terms, kernel_note = _floored(op, r, roof, terms)
+            formula = roof + fixed
             adjusted = _kernel_adjusted(step, i)
             if adjusted is not None:  # the engine's attention kernel: its walk or its multiple
                 formula, more, kernel_note = adjusted(formula)
@@ -94,6 +95,17 @@ def op_figures(prefix: str, step: Step, hw: HardwareProfile | None = None) -> li
             source = _with_multiplier(source, _calibrated(op, step), step)
             figs.append(Figure(f"source.{prefix}.{op.name}", t.time_s, "s", source))
     return figs
+
+
+def _floored(op, r, roof: str, terms: dict):
+    """A roofline formula with the op's measured floor (``Op.floor_s``) where it applies (every
+    band but ``peak``: ``calc.deploy.rates.op_time``), its numbers and the floor's source."""
+    if op.floor_s is None or r.efficiency == "peak":
+        return roof, terms, None
+    note = ("the chunked delta rule's measured time (calc/formulas/delta_rule_time.py, fitted by "
+            "bench/gdn_prefill_fit.py to aiconfigurator-core 0.12.0's SGLang 0.5.14 gdn_perf "
+            "tables)")
+    return f"max({roof}, {{floor_s}} s)", {**terms, "floor_s": op.floor_s}, note
 
 
 def _kernel_adjusted(step: Step, i: int):
