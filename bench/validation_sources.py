@@ -2308,6 +2308,44 @@ LOOKED_AT = (
      "issue 20, gdnstep round: the Mamba-2 chunked scan is also far slower than its matmul "
      "roofline (≈ 0.29 ms a layer at 1-2k tokens against kvcalc's ≈ 15 µs for Nemotron 3 "
      "Nano's smaller TP 2 layer); one shape on one GPU, not applied: the next round's lead"),
+    ("vllm 0.16.0 wheel (PyPI): model_executor/models/minimax_m2.py (MiniMaxM2MoE: fp32 gate, "
+     "FusedMoE with reduce_results False, then tensor_model_parallel_all_reduce; partial "
+     "rotary rotary_dim / head_dim), layers/fused_moe/config.py FusedMoEParallelConfig "
+     "(use_all2all_kernels = dp_size > 1 and use_ep; under TP + EP the MoE's tp_size 1, "
+     "ep_size = TP), config/parallel.py (all2all_backend default allgather_reducescatter; "
+     "use_sequence_parallel_moe needs DP > 1), layers/fused_moe/all2all_utils.py "
+     "maybe_make_prepare_finalize (MoEPrepareAndFinalizeNoEP at DP 1), oracle/fp8.py and "
+     "flashinfer_cutlass_moe.py (FlashInfer CUTLASS with or without EP), "
+     "quantization/utils/fp8_utils.py W8A8BlockFp8LinearOp and utils/deep_gemm.py "
+     "(DeepGEMM for block-fp8 linears when deep_gemm imports; VLLM_USE_DEEP_GEMM 1), "
+     "compilation/passes/fusion/rms_quant_fusion.py and config/vllm.py O2 (the qkv's group "
+     "quant fused into the RMSNorm; o_proj's not)",
+     "issue 20, minimax round: what a MiniMax-M2.5 decode step runs at TP 4 / EP 4 and TP 8 / "
+     "EP 8 (no all-to-all at DP 1: every GPU holds the batch, runs its E / EP experts, "
+     "all-reduces); every MoE layer ends in a collective, so the busiest GPU's experts set the "
+     "layer (calc.formulas.flops.busiest_active_experts); nothing fitted"),
+    ("flashinfer-python 0.6.3 wheel (PyPI, vLLM 0.16.0's pin): data/csrc/fused_moe/"
+     "cutlass_backend/cutlass_fused_moe_kernels.cuh (BlockScaleFC1 / FC2, the "
+     "CutlassFp8BlockScaleGemmRunner<bf16, fp8, bf16>), nv_internal/.../fp8_blockscale_gemm/"
+     "fp8_blockscale_gemm.cu (moeGemm, getWorkspaceSize: expected_m = the call's tokens) and "
+     "fp8_blockscale_gemm_kernel.cuh (fp8_grouped_gemm_run: scale_1x128_kernel then "
+     "grouped_gemm_dispatch, swap-AB below 32 rows an expert on H100), nv_internal/"
+     "tensorrt_llm/deep_gemm/scheduler.cuh (GroupedWithOffsetScheduler(SwapAB): only experts "
+     "with rows are walked)",
+     "issue 20, minimax round: the block-fp8 MoE kernel vLLM 0.16.0 runs on H100 streams the "
+     "weights of the GPU's touched experts only; no slow path found; nothing fitted"),
+    ("SemiAnalysisAI/InferenceX pull 832 (its comment table: TP 8 / EP 8 against TP 4 / EP 4 "
+     "at 1k1k c 4, P99 ITL 23.6 ms at TP 4, the TP 8 start-up traceback in "
+     "apply_top_k_top_p), utils/bench_serving/backend_request_func.py@ac0d2a853 (the vllm "
+     "backend sends temperature 0.0: greedy decode), perf-changelog.yaml entries of pulls "
+     "958 and 1516 (later MiniMax H100 recipes: vLLM 0.18, 0.19.1 with full graphs and "
+     "fuse_minimax_qk_norm), vllm-project/recipes MiniMax/MiniMax-M2.md (4 x H20-3e TP 4, "
+     "2,048 / 1,024 at c 10: 82.8 ms TPOT, release not stated), sgl-project/sglang pull "
+     "21872 (FlashInfer CUTLASS against Triton block-fp8 MoE on one H100: -13.8% / -5.7% "
+     "tok/s under CUDA graphs at E 128 / 64)",
+     "issue 20, minimax round: the held-out MiniMax rows' client and the PR's figures (the "
+     "start-up sampler run, not the decode step, sorts the vocabulary); the other runs read, "
+     "not used (another release, GPU or engine); nothing fitted"),
 )
 
 

@@ -92,6 +92,35 @@ def test_moe_reads_the_experts_a_batch_touches():
     assert one.bytes == pytest.approx(22_548_578_304 + 32 * 2 * 2 * 4096 * 2)  # + activations
 
 
+def test_the_busiest_expert_parallel_gpu_touches_more_experts_than_the_mean():
+    # E 8, k 2, 1 token, ep 2: n = 4 experts a GPU, p = 1 − 6/8 = 1/4; Binomial(4, 1/4)
+    # pmf 81, 108, 54, 12, 1 (/256), CDF F(0..3) = 81, 189, 243, 255 (/256);
+    # E[max of 2] = Σ (1 − F²) = 4 − (81² + 189² + 243² + 255²) / 256² = 4 − 166,356 / 65,536
+    assert F.busiest_active_experts(8, 2, 1, 2) == pytest.approx(4 - 166_356 / 65_536)
+    # ep 1: the whole batch's distinct experts, 256 × (1 − (248/256)⁴)
+    assert F.busiest_active_experts(256, 8, 4, 1) == pytest.approx(256 * (1 - (248 / 256) ** 4))
+    assert F.busiest_active_experts(256, 8, 0, 4) == 0  # no token, no expert
+    assert F.busiest_active_experts(256, 8, 100_000, 8) == pytest.approx(32)  # all 256 / 8
+    tokens = np.array([1, 4, 16, 64])
+    many = F.busiest_active_experts(256, 8, tokens, 8)
+    assert many == pytest.approx([F.busiest_active_experts(256, 8, t, 8) for t in tokens])
+    mean = F.expected_active_experts(256, 8, tokens) / 8
+    assert np.all(many > mean) and np.all(many <= 32)
+    # one token at ep 8: 8 / 8 = 1 expert a GPU on average, 2.54 on the busiest (the expected
+    # maximum of 8 Binomial(32, 1/32) counts; a 3,000-draw simulation of the routing: 2.55)
+    assert 2.4 < F.busiest_active_experts(256, 8, 1, 8) < 2.7
+
+
+def test_an_expert_parallel_decode_step_streams_the_busiest_gpus_experts():
+    cfg = load_model("minimax-m2.5")  # 62 MoE layers, 256 experts, top-8
+    for ep in (4, 8):
+        step = decode_step(cfg, None, batch=4, ctx=1024, tp=ep, ep=ep)
+        op = next(o for o in step.raw if o.name == "routed_experts")
+        # every layer waits for the GPU that touches the most of its E / ep experts
+        assert op.active_experts == pytest.approx(62 * F.busiest_active_experts(256, 8, 4, ep))
+        assert op.active_experts > 62 * F.expected_active_experts(256, 8, 4) / ep
+
+
 def test_deepseek_v3_mla_absorbed_decode_flops():
     # per token per layer, 128 heads, nope 128, rope 64, kv_lora 512, v 128:
     # q_absorb 2·128·128·512 = 16,777,216; v_absorb 2·128·512·128 = 16,777,216

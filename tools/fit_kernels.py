@@ -475,7 +475,8 @@ def fit_moe(frame, peaks: dict, bandwidth: float, dtype: str, memory: float,
     t = f.latency.to_numpy() * 1e-3
     routes = T * k / ep  # routes this GPU computes (balanced routing)
     # its distinct experts that get a token under the table's routing (in use kvcalc's MoE op
-    # counts a served batch's, ``expected_active_experts``: the constants mean the same)
+    # counts a served batch's, ``expected_active_experts``, or under expert parallelism its
+    # busiest GPU's, ``busiest_active_experts``: the constants mean the same)
     touched = table_active_experts(E, k, T) / ep
     i_local = inter / tp
     flops = 2 * 3 * routes * h * i_local  # gate, up and down, gated

@@ -48,8 +48,10 @@ Choices where the issue is silent:
   counted; their FLOPs (about 4 per element) are not, like every element-wise op's
   (``calc.formulas.flops`` counts matmuls and attention only), so they are timed by bytes.
 - MoE: the router and shared experts see every token; routed experts read the weights of the
-  expected number of distinct experts the batch touches (``expected_active_experts``) and
-  compute ``experts_per_token`` expert FFNs per token.
+  expected number of distinct experts the batch touches (``expected_active_experts``), under
+  expert parallelism those of the GPU that touches the most of its own
+  (``busiest_active_experts``: each MoE layer ends in a collective, so the slowest GPU sets
+  the layer's time), and compute ``experts_per_token`` expert FFNs per token.
 - Activations are 16-bit in HBM (4 bytes only when computing in fp32); fp8 GEMMs quantise
   their inputs on the fly.
 """
@@ -142,7 +144,8 @@ class Op:
     # ``route_elements`` where the GPU receives only its own experts' routes)
     batch_route_elements: Any = 0
     # a MoE op's active local experts (the distinct experts of this GPU that get a token,
-    # ``expected_active_experts``) summed over its layers: the curve's per-expert cost
+    # ``expected_active_experts``; the busiest GPU's under expert parallelism,
+    # ``busiest_active_experts``) summed over its layers: the curve's per-expert cost
     active_experts: Any = 0
     fanout: tuple = ()
     # an expert-parallel op: "deepep" or "mnnvl" (dispatch and combine to the experts' GPUs:
@@ -606,9 +609,13 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, moe_
             ops.append(_linear_latent(tokens, d, m.d_latent, n, z.of("routed_experts")))
         # routes of the whole stage spread evenly over the ep GPUs
         routes = stage_tokens * k / s.ep * imbalance if s.ep > 1 else tokens * k
-        touched = s.n_experts * (
-            F.expected_active_experts(E, k, stage_tokens if s.ep > 1 else tokens) / E
-        )
+        # the experts whose weights the busiest GPU streams: every MoE layer ends in a
+        # collective (the all-reduce, or the combine), so each layer waits for the GPU that
+        # touches the most of its own experts (``busiest_active_experts``)
+        touched = (
+            F.busiest_active_experts(E, k, stage_tokens, s.ep) if s.ep > 1
+            else s.n_experts * F.expected_active_experts(E, k, tokens) / E
+        )  # fmt: skip
         zr = z.of("routed_experts")
         de = m.d_latent or d  # the experts' width in and out (latent MoE: d_latent)
         w = (
