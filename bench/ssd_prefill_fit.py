@@ -92,7 +92,8 @@ def main(argv: list[str]) -> int:
     print(f"TOKEN_HEAD_S = {k:.3g} s (rows of {FIT_FROM:,} tokens and more, "
           f"{sum(tokens >= FIT_FROM for tokens, _ in rows)} of {len(rows)})")  # fmt: skip
     r = _rates("h100")
-    print("\n| tokens | measured [ms] | fit [ms] | error | kvcalc's roofline [ms] | measured / roofline |")
+    print("\n| tokens | measured [ms] | fit [ms] | error | kvcalc's roofline [ms] "
+          "| measured / roofline |")  # fmt: skip
     print("|---:|---:|---:|---:|---:|---:|")
     for tokens, t in rows:
         model = k * tokens * HEADS
