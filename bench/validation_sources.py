@@ -261,6 +261,16 @@ FITTED = (
      "issue 20, gdnstep round: the chunked delta rule's measured prefill time, FIXED_S, CHUNK_S "
      "and TOKEN_HEAD_S of calc/formulas/delta_rule_time.py (bench/gdn_prefill_fit.py, pooled "
      "over the six GPUs; median |error| 10.9%)"),
+    ("https://github.com/vllm-project/vllm/pull/27299 (closed; cyang49's comment of 2025-10-25, "
+     "the 'default' table's Original column: RishiAstra's microbenchmark of the unfused SSD "
+     "chain, tokens/s at 1,024-262,144 tokens, one H100)",
+     "the reference Mamba-2 SSD prefill (_chunk_cumsum_fwd, _bmm_chunk_fwd, _chunk_state_fwd, "
+     "_state_passing_fwd, _chunk_scan_fwd: vLLM's kernels of October 2025, as vLLM 0.16.0 runs "
+     "them) at granite-4.0-h-small's shape (128 heads of 64, d_state 128, one group), one "
+     "sequence",
+     "issue 20, ssd round: TOKEN_HEAD_S of calc/formulas/ssd_time.py (bench/ssd_prefill_fit.py, "
+     "the six rows of 8,192 tokens and more: within -9 ... +10%), the Mamba-2 prefill scan op's "
+     "floor_s"),
 )
 
 
@@ -2346,6 +2356,34 @@ LOOKED_AT = (
      "issue 20, minimax round: the held-out MiniMax rows' client and the PR's figures (the "
      "start-up sampler run, not the decode step, sorts the vocabulary); the other runs read, "
      "not used (another release, GPU or engine); nothing fitted"),
+    ("vllm 0.16.0 wheel source (pip download --no-deps vllm==0.16.0): model_executor/layers/"
+     "mamba/ops/ssd_state_passing.py (_state_passing_fwd_kernel), ssd_chunk_scan.py, "
+     "ssd_combined.py, mamba_mixer2.py",
+     "issue 20, ssd round: vLLM 0.16.0 still runs the chain PR #27299 timed (the state walk one "
+     "program per head and state block over every chunk of every sequence, tl.exp, not PR "
+     "#35397's batch-parallel walk and exp2), so the fitted rate applies to the held-out "
+     "Nemotron rows' release; the mixer is a custom op outside the CUDA graphs at prefill"),
+    ("https://github.com/vllm-project/vllm/pull/43083 (merged; danisereb's tuning table of the "
+     "Triton selective_state_update on one H100: head_dim 64, d_state 128, 8 groups, fp16 "
+     "state, µs by sequences × heads 8-12,288)",
+     "issue 20, ssd round: kvcalc's decode state update (the state read and written at its H100 "
+     "memory band, one kernel's fixed cost) against it: -12 ... +19% from 256 sequence-heads "
+     "up, -31 ... -36% below 128 (the kernel's ≈ 2 µs latency against kvcalc's 1.4 µs, under "
+     "1 µs a layer); nothing fitted, no change (bench/ssd_prefill_fit.py prints it)"),
+    ("aiconfigurator 0.10.0 and aiconfigurator-core 0.12.0 wheel tables {gpu}/.../trtllm/"
+     "{1.3.0rc10,1.3.0rc20}/mamba2_perf.parquet and sdk/operations/mamba.py",
+     "issue 20, ssd round: the Mamba2Kernel op names four kernels (causal_conv1d_fn, "
+     "mamba_chunk_scan_combined, causal_conv1d_update, selective_state_update) but every table "
+     "holds only the two conv kernels: no SSD or state-update timing to fit"),
+    ("https://github.com/tile-ai/TileOPs/pull/1557, /pull/1934, /pull/1608 (H200 timings of "
+     "TileOPs' SSD kernels against mamba_ssm's), https://github.com/NVIDIA/Megatron-LM/pull/5829 "
+     "(Nemotron 3 Nano's SSD duration, Triton against a CuTe DSL kernel, in nsys screenshots), "
+     "https://github.com/flashinfer-ai/flashinfer/pull/2709 (a Blackwell SSD kernel), "
+     "https://github.com/sgl-project/sglang/pull/39130 (SGLang's SSD kernels without their "
+     "autotune, at BLOCK_SIZE 16), https://pytorch.org/blog/accelerating-mamba2-with-kernel-fusion",
+     "issue 20, ssd round: searched for more SSD chain timings (other GPUs, head counts, "
+     "batches); their tables were not readable in full here (descriptions only, or images), so "
+     "nothing taken from them; SGLang's note says its chain ran slower still before #39130"),
 )
 
 

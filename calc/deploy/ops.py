@@ -162,8 +162,9 @@ class Op:
     # (calc.deploy.steps, EngineSettings.rocm_kernels)
     keys: Any = None
     # a measured lower bound of the op's time at every band but the speed of light [s], in
-    # place of its roofline where longer (the chunked gated-DeltaNet prefill, whose serial walk
-    # over chunks no roofline sees: calc.formulas.delta_rule_time); None: the roofline
+    # place of its roofline where longer (the chunked gated-DeltaNet and Mamba-2 SSD prefills,
+    # whose serial walks over chunks no roofline sees: calc.formulas.delta_rule_time,
+    # calc.formulas.ssd_time); None: the roofline
     floor_s: Any = None
 
 
@@ -444,9 +445,11 @@ def _ssm_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, z):
     conv). State: at decode each sequence's conv state ((K−1) × conv channels) and SSM state
     (E × N, in the recurrent dtype) read once and written once; at prefill the final state
     written once. Kernels: Mamba-2's scan op stands for the state update and the gated norm
-    (``MAMBA2_DECODE_SCAN_KERNELS``, ``MAMBA2_PREFILL_SCAN_KERNELS``).
+    (``MAMBA2_DECODE_SCAN_KERNELS``, ``MAMBA2_PREFILL_SCAN_KERNELS``). Mamba-2's chunked SSD
+    prefill takes at least its measured time (``Op.floor_s``: ``calc.formulas.ssd_time``).
     """
     z = z.of("ssm")
+    from calc.formulas.ssd_time import chunked_ssd_s
     from calc.formulas.ssm import layer_ssm_params, mixer_shape, recurrent_bytes_per_element
 
     ops = []
@@ -513,8 +516,11 @@ def _ssm_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, z):
         # mamba_ssm_cache_dtype fp32, which vLLM's NemotronHForCausalLMConfig applies), as the
         # ledger holds it
         ssm_state = batch * E * N * recurrent_bytes_per_element(cfg, z.ssm_state)
+        floor = None  # the chunked SSD prefill's measured time (calc.formulas.ssd_time)
         if kind == "mamba2":
             per_layer = MAMBA2_DECODE_SCAN_KERNELS if decode else MAMBA2_PREFILL_SCAN_KERNELS
+            if not decode:
+                floor = n * chunked_ssd_s(batch * prompt, H, E // H, N)
         else:  # Mamba-1: one selective scan (its z gate fused in)
             per_layer = 1
         ops.append(
@@ -529,6 +535,7 @@ def _ssm_block(cfg, s: Sharding, *, tokens, batch, prompt, decode, z):
                 attention=True,
                 state=True,
                 vector=kind == "mamba" or decode,
+                floor_s=floor,
             )
         )
         ops.append(

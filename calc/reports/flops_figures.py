@@ -97,15 +97,25 @@ def op_figures(prefix: str, step: Step, hw: HardwareProfile | None = None) -> li
     return figs
 
 
+# the source of each op's measured floor (``Op.floor_s``), as --explain names it
+FLOOR_SOURCES = {
+    "gdn_delta_rule": (
+        "the chunked delta rule's measured time (calc/formulas/delta_rule_time.py, fitted by "
+        "bench/gdn_prefill_fit.py to aiconfigurator-core 0.12.0's SGLang 0.5.14 gdn_perf tables)"
+    ),
+    "mamba2_scan": (
+        "the chunked SSD scan's measured time (calc/formulas/ssd_time.py, fitted by "
+        "bench/ssd_prefill_fit.py to vLLM PR #27299's H100 timings of the unfused SSD chain)"
+    ),
+}
+
+
 def _floored(op, r, roof: str, terms: dict):
     """A roofline formula with the op's measured floor (``Op.floor_s``) where it applies (every
     band but ``peak``: ``calc.deploy.rates.op_time``), its numbers and the floor's source."""
     if op.floor_s is None or r.efficiency == "peak":
         return roof, terms, None
-    note = ("the chunked delta rule's measured time (calc/formulas/delta_rule_time.py, fitted by "
-            "bench/gdn_prefill_fit.py to aiconfigurator-core 0.12.0's SGLang 0.5.14 gdn_perf "
-            "tables)")
-    return f"max({roof}, {{floor_s}} s)", {**terms, "floor_s": op.floor_s}, note
+    return f"max({roof}, {{floor_s}} s)", {**terms, "floor_s": op.floor_s}, FLOOR_SOURCES[op.name]
 
 
 def _kernel_adjusted(step: Step, i: int):
