@@ -38,11 +38,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from calc.deploy.engines.base import AdmissionHold, FutureTokens
+from calc.deploy.engines.base import AdmissionHold, FutureTokens, PrefillInputLimit
 from calc.serve.group_state import GroupState, cdiv
 from calc.serve.policies import policy_for
 
-__all__ = ["FutureTokens", "GroupOut", "Limits", "cdiv", "run_group"]
+__all__ = ["FutureTokens", "GroupOut", "Limits", "PrefillInputLimit", "cdiv", "run_group"]
 
 
 @dataclass(frozen=True)
@@ -67,6 +67,9 @@ class Limits:
     chunked_prefill: bool = True
     # SGLang's room for the running requests' future tokens (prefill_first only)
     future_tokens: FutureTokens = field(default_factory=FutureTokens)
+    # SGLang's bound on one prefill batch's new prompt tokens (--max-prefill-tokens;
+    # prefill_first only; None: the step budget alone)
+    prefill_input: PrefillInputLimit | None = None
     # every request runs to its output length with no prefix cache: SGLang admits by its
     # add_one_req_ignore_eos (calc.serve.policies.PrefillFirst.fits_to_finish)
     fixed_lengths: bool = False
