@@ -235,7 +235,7 @@ def _sglang_pass(s: _Group, step) -> None:
     if in_prefill or (s.waiting and not s.full):
         future = sum(min(s.gen[r] - (s.ntok[r] - s.prompt[r]), f.clip) for r in decoders)
         room = s.free * s.B - s.ratio() * future
-        budget = s.lim.max_batched_tokens
+        budget = s.lim.max_batched_tokens if s.lim.chunked_prefill else 1 << 62
         cap = s.lim.prefill_input  # --max-prefill-tokens: rem_input_tokens
         rem_in = cap.tokens if cap is not None else 1 << 62
         unit = s.B if cap is not None and cap.paged else 1
@@ -503,7 +503,7 @@ def random_scenario(seed: int, shared_every: int = 3):
 
         own = np.random.default_rng(seed + 10**6)  # apart: the draws above stay as they were
         cap = PrefillInputLimit(int(own.integers(4, 64)), ("gt", "ge", "unchunked")[seed % 3])
-        lim = replace(lim, prefill_input=cap)
+        lim = replace(lim, prefill_input=cap, chunked_prefill=seed % 5 != 0)
     return arrival, prompt, gen, shared, lim, rng
 
 

@@ -16,6 +16,9 @@ from calc.serve.scheduler import Limits, PrefillInputLimit, run_group
 from tests.test_serve_simulate import AffineStepTime
 
 STEP = AffineStepTime(fixed_s=0.01, per_token_s=0.001, per_ctx_s=0.0)
+# random_scenario seeds whose schedule the bound moves: with chunked prefill, 0.5.13+'s test
+# (26), "ge" (46), "gt" (198); without it (230, 250, 2070 in the same order)
+SEEDS = (26, 46, 198, 230, 250, 2070)
 
 
 def _admitted(prompt: int, n: int, cap: PrefillInputLimit | None, chunk: int = 64,
@@ -71,6 +74,15 @@ def test_without_chunked_prefill_0_5_13_tests_first_too():
     assert _batches(_admitted(10, 4, cap, chunked=False)) == [1, 1, 1, 1]
 
 
+def test_without_chunked_prefill_prompts_go_whole_past_the_step_budget():
+    # --chunked-prefill-size -1 with an 8-token --max-batched-tokens: 10-token prompts are
+    # neither refused nor split; 16 a batch, "ge": 10 (6 left), the next refused (10 >= 6);
+    # 6-token prompts: 6 (10 left), 6 (4 left), the third refused (6 >= 4)
+    cap = PrefillInputLimit(16, "ge")
+    assert _batches(_admitted(10, 4, cap, chunk=8, chunked=False)) == [1, 1, 1, 1]
+    assert _batches(_admitted(6, 4, cap, chunk=8, chunked=False)) == [2, 2]
+
+
 def test_a_first_request_over_the_bound_is_taken_whole():
     # a 40-token prompt against 16 tokens a batch, 64-token chunks: taken alone, unchunked
     # (one batch each), under every release's test
@@ -91,10 +103,11 @@ def test_pages_count_whole_from_0_4_8():
     assert batches("gt") == [2, 2]
 
 
-@pytest.mark.parametrize("seed", [26, 46, 198])  # the bound moves these schedules
+@pytest.mark.parametrize("seed", SEEDS)  # the bound moves these schedules
 def test_fast_loop_matches_the_reference_where_the_bound_binds(seed):
-    # random_scenario's SGLang seeds carry a bound (26: 0.5.13+'s, 46: "ge", 198: "gt"); the
-    # aggregate loop and the one-by-one reference give the same schedule, not the unbounded one
+    # random_scenario's SGLang seeds carry a bound (each release's test; chunked prefill off on
+    # those divisible by 5); the aggregate loop and the one-by-one reference give the same
+    # schedule, not the unbounded one
     from tests.serve_reference import assert_same_schedule, random_scenario
     from tests.serve_reference import simulate_group_reference as reference
 

@@ -231,6 +231,9 @@ class PrefillFirst:
         self.input_test = cap is not None and (cap.check != "unchunked" or
                                                not limits.chunked_prefill)  # fmt: skip
         self.input_ge = cap is not None and cap.check != "gt"
+        # chunked prefill off (--chunked-prefill-size -1: rem_chunk_tokens None): each prompt
+        # whole, the batch bounded by the prompt tokens alone
+        self.chunked = limits.chunked_prefill
 
     def prepare(self, s: GroupState) -> None:
         s.clip = self.clip
@@ -259,7 +262,7 @@ class PrefillFirst:
         requests are admitted (``PrefillAdder``); the decoders wait. False: none formed."""
         page, clip = self.page, self.clip
         room = s.free * s.B - self.ratio(s) * s.future_tokens()  # rem_total_tokens
-        budget = s.M
+        budget = s.M if self.chunked else 1 << 62
         rem_in = self.input_cap if self.input_cap is not None else 1 << 62  # rem_input_tokens
         chunks: list[tuple[int, int]] = []
         sched: list[tuple[int, int]] = []

@@ -63,7 +63,8 @@ class Limits:
     # (decoders wait during prefill batches): SGLang's default (no --enable-mixed-chunk)
     prefill_first: bool = False
     # prompts split over iterations of max_batched_tokens (False: a prompt runs whole in one
-    # iteration, at most max_batched_tokens long: trtllm-serve's default)
+    # iteration, at most max_batched_tokens long: trtllm-serve's default; under prefill_first,
+    # SGLang's --chunked-prefill-size -1, of any length, the batch bounded by prefill_input)
     chunked_prefill: bool = True
     # SGLang's room for the running requests' future tokens (prefill_first only)
     future_tokens: FutureTokens = field(default_factory=FutureTokens)
@@ -90,13 +91,14 @@ class Limits:
         """Which requests the engine can never serve (numpy arrays of prompt, output and
         pinned-prefix tokens; ``room``: the pool's blocks less the pinned prefix): longer than
         the pool (SGLang: with the page its admission adds, under its strict test), a prompt
-        over the batch when prompts are not chunked, longer than the max model length."""
+        over the batch when prompts are not chunked (not SGLang's: it takes any whole), longer
+        than the max model length."""
         B = self.block_size
         out = -(-(prompt + gen - shared) // B) > room
         if self.prefill_first:
             page = B if self.future_tokens.page_reserve else 0
             out |= prompt + gen - shared + page >= room * B
-        if not self.chunked_prefill:
+        if not self.chunked_prefill and not self.prefill_first:  # (SGLang: any length whole)
             out |= prompt > self.max_batched_tokens
         if self.max_model_len is not None:
             out |= prompt + gen > self.max_model_len
