@@ -607,7 +607,7 @@ def simulate(
         tokens=tokens,
     )
     if result.n_requests == 0:
-        whole = "" if lim.chunked_prefill else (
+        whole = "" if lim.chunked_prefill or lim.prefill_first else (
             f", or prompts up to {int(prompt.max()):,} tokens exceed max_batched_tokens "
             f"({lim.max_batched_tokens:,}) with chunked prefill off (raise --max-batched-tokens)"
         )  # fmt: skip
