@@ -65,6 +65,8 @@ class Run:
     range_ratio: float | None = None
     # SGLang --mamba-ssm-dtype (kvcalc's name, bf16) where the cell states it (None: the default)
     mamba_ssm_dtype: str | None = None
+    # SGLang --max-prefill-tokens where the server states it (None: the default, 16,384)
+    max_prefill_tokens: int | None = None
 
     @property
     def gpus(self) -> int:
@@ -148,7 +150,8 @@ def deployment(run: Run, max_num_seqs: int | None = None):
                             max_num_seqs=max_num_seqs or run.max_num_seqs,
                             max_batched_tokens=run.max_batched_tokens,
                             prefix_cache=run.prefix_cache,
-                            mamba_ssm_dtype=run.mamba_ssm_dtype)  # fmt: skip
+                            mamba_ssm_dtype=run.mamba_ssm_dtype,
+                            max_prefill_tokens=run.max_prefill_tokens)  # fmt: skip
     return Deployment.build(load_model(run.model), load_hardware(run.hardware), tp=run.tp,
                             ep=run.ep, weight_dtype=run.weight_dtype, kv_dtype=run.kv_dtype,
                             engine=engine)  # fmt: skip

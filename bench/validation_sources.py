@@ -2384,6 +2384,24 @@ LOOKED_AT = (
      "issue 20, ssd round: searched for more SSD chain timings (other GPUs, head counts, "
      "batches); their tables were not readable in full here (descriptions only, or images), so "
      "nothing taken from them; SGLang's note says its chain ran slower still before #39130"),
+    ("sglang wheels (PyPI, pip download --no-deps) 0.4.0, 0.4.5, 0.4.6, 0.4.7, 0.4.8, 0.4.9, "
+     "0.4.10, 0.5.2, 0.5.10, 0.5.11, 0.5.12, 0.5.13, 0.5.14, 0.5.15, 0.5.16, 0.5.23: "
+     "srt/managers/schedule_policy.py PrefillAdder (__init__ rem_input_tokens, budget_state, "
+     "_prefill_one_req / _update_prefill_budget, add_being_chunked_req / add_chunked_req, "
+     "add_one_req, add_one_req_ignore_eos), srt/managers/scheduler.py get_new_batch_prefill "
+     "(the waiting-queue loop: no budget test before a request), srt/managers/tp_worker.py "
+     "get_worker_info, srt/server_args.py and 0.5.23 arg_groups/fields/schedule.py "
+     "(max_prefill_tokens 16384 in every one; not divided by the attention-DP ranks; the "
+     "activation reserve takes it only without chunked prefill)",
+     "issue 20/21, sgprefill round: --max-prefill-tokens as an engine setting and its rule in "
+     "the simulation by release (0.4.0-0.4.7: a request refused first when its prompt tokens "
+     "left exceed the budget left; 0.4.8-0.5.12: reach it, in whole pages; 0.5.13+: that test "
+     "only without chunked prefill, else the batch ends once the budget is spent, the last "
+     "request overrunning it; a first request always taken); nothing fitted"),
+    ("SemiAnalysisAI/InferenceX benchmarks/single_node/fixed_seq_len/dsr1_fp8_mi325x.sh@843c6254f "
+     "(as quoted in docs/validation/published_runs_2026.yaml, not re-read)",
+     "issue 20/21, sgprefill round: the MI325X DeepSeek-R1 rows' --max-prefill-tokens 131072, "
+     "now stated on the rows (max_prefill_tokens)"),
 )
 
 

@@ -235,7 +235,10 @@ def _sglang_pass(s: _Group, step) -> None:
     if in_prefill or (s.waiting and not s.full):
         future = sum(min(s.gen[r] - (s.ntok[r] - s.prompt[r]), f.clip) for r in decoders)
         room = s.free * s.B - s.ratio() * future
-        budget = s.lim.max_batched_tokens
+        budget = s.lim.max_batched_tokens if s.lim.chunked_prefill else 1 << 62
+        cap = s.lim.prefill_input  # --max-prefill-tokens: rem_input_tokens
+        rem_in = cap.tokens if cap is not None else 1 << 62
+        unit = s.B if cap is not None and cap.paged else 1
         sched = []
         for r in in_prefill:  # at most one: the chunked request
             left = s.ntok[r] - s.computed[r]
@@ -249,6 +252,7 @@ def _sglang_pass(s: _Group, step) -> None:
             sched.append((r, k))
             room -= cdiv(k, s.B) * s.B + page + (min(s.gen[r], f.clip) if k == left else 0)
             budget = budget - k if k == left else 0
+            rem_in -= cdiv(k, unit) * unit
         while not s.full and s.waiting and budget > 0:
             if len(s.running) >= s.lim.max_num_seqs:
                 s.full = True
@@ -261,11 +265,16 @@ def _sglang_pass(s: _Group, step) -> None:
             if total >= room or need > s.free:
                 s.full = bool(sched) or bool(decoders)
                 break
+            tested = cap is not None and (cap.check != "unchunked" or not s.lim.chunked_prefill)
+            if tested and sched and (cdiv(left, unit) * unit > rem_in or (
+                    cap.check != "gt" and cdiv(left, unit) * unit >= rem_in)):  # fmt: skip
+                break
             s.admit(w, need)
             sched.append((w, k))
             room -= cdiv(k, s.B) * s.B + page + (min(s.gen[w], f.clip) if k == left else 0)
             budget -= k
-            if k < left:
+            rem_in -= cdiv(k, unit) * unit
+            if k < left or rem_in <= 0:
                 break
         if sched:
             _run(s, step, sched, False)
@@ -457,7 +466,8 @@ def random_scenario(seed: int, shared_every: int = 3):
     with tiny pools (preemptions, retractions), small budgets (chunking), max_num_seqs caps,
     prefix sharing on every ``shared_every``-th seed, and a policy by ``seed % 4``: vLLM's mixed
     batches (0), TensorRT-LLM's whole-request reservation with chunked prefill (1) or without
-    (3: the budget at least the longest prompt), SGLang's prefill batches first (2)."""
+    (3: the budget at least the longest prompt), SGLang's prefill batches first (2; on most of
+    its seeds with a bound on a prefill batch's prompt tokens, under each release's test)."""
     import numpy as np
 
     from calc.serve.scheduler import FutureTokens
@@ -486,6 +496,14 @@ def random_scenario(seed: int, shared_every: int = 3):
                                    clip=int(rng.integers(8, 40)),
                                    retract_steps=int(rng.integers(1, 20))),
     )  # fmt: skip
+    if mode == 2 and seed % 16 != 2:  # SGLang's --max-prefill-tokens, each release's test
+        from dataclasses import replace
+
+        from calc.serve.scheduler import PrefillInputLimit
+
+        own = np.random.default_rng(seed + 10**6)  # apart: the draws above stay as they were
+        cap = PrefillInputLimit(int(own.integers(4, 64)), ("gt", "ge", "unchunked")[seed % 3])
+        lim = replace(lim, prefill_input=cap, chunked_prefill=seed % 5 != 0)
     return arrival, prompt, gen, shared, lim, rng
 
 

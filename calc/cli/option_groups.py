@@ -24,7 +24,7 @@ ENGINE_NAMES = (
     "activation", "overhead", "max_model_len", "chunked_prefill", "prefix_cache", "allreduce",
     "moe_a2a", "cuda_graphs", "moe_backend", "compile_cache", "rocm_kernels",
     "scheduler_recv_interval", "batch_wait_iters", "batch_wait_ratio", "mamba_ssm_dtype",
-    "max_mamba_cache_size",
+    "max_mamba_cache_size", "max_prefill_tokens",
 )  # fmt: skip
 # the model's placement and number formats, the step-time options and the calibration
 DEPLOYMENT = tuple(s for s in OPTION_SPECS if s.name not in ENGINE_NAMES)

@@ -101,6 +101,9 @@ class EngineSettings:
     # None: the engine sizes it)
     mamba_ssm_dtype: str | None = None
     max_mamba_cache_size: int | None = None
+    # the new prompt tokens of one prefill batch (SGLang --max-prefill-tokens; None: the
+    # release's default; calc.serve.policies.PrefillFirst)
+    max_prefill_tokens: int | None = None
 
     def __post_init__(self) -> None:
         from calc.deploy.engines import NAMES, engine, engine_name
@@ -151,6 +154,7 @@ class EngineSettings:
             object.__setattr__(self, "rocm_kernels", kernels)
         _check_admission(self)
         _check_state_settings(self)
+        _check_prefill_settings(self)
         if self.mem_util is not None:
             check_fraction("mem-util", self.mem_util)
         for flag, value, upper in (
@@ -197,6 +201,8 @@ class EngineSettings:
         batch_wait_ratio: float | None = None,
         # hybrid models' state pool: the recurrent state's dtype, the pool's slots (SGLang)
         mamba_ssm_dtype: str | None = None, max_mamba_cache_size: int | None = None,
+        # one prefill batch's new prompt tokens (SGLang)
+        max_prefill_tokens: int | None = None,
         flag: str = "--",
     ) -> EngineSettings:  # fmt: skip
         """The settings from the options a command or a check spec states (the same names);
@@ -229,6 +235,7 @@ class EngineSettings:
             batch_wait_ratio=batch_wait_ratio,
             mamba_ssm_dtype=mamba_ssm_dtype,
             max_mamba_cache_size=max_mamba_cache_size,
+            max_prefill_tokens=max_prefill_tokens,
         )
 
 
@@ -266,6 +273,22 @@ def _check_state_settings(settings: EngineSettings) -> None:
         object.__setattr__(settings, "mamba_ssm_dtype", name)
     if settings.max_mamba_cache_size is not None:
         check_positive_int("max-mamba-cache-size", settings.max_mamba_cache_size, 10**9)
+
+
+def _check_prefill_settings(settings: EngineSettings) -> None:
+    """Refuse ``--max-prefill-tokens`` on an engine without it (``Engine.prefill_settings``)
+    or out of 1..10^9 tokens."""
+    from calc.deploy.engines import engine
+
+    if settings.max_prefill_tokens is None:
+        return
+    named = engine(settings.name)
+    if "max_prefill_tokens" not in named.prefill_settings:
+        raise InvalidInputError(
+            f"--max-prefill-tokens is not a setting of {named.title} (SGLang's bound on one "
+            "prefill batch's prompt tokens; the step budget is --max-batched-tokens): drop it"
+        )
+    check_positive_int("max-prefill-tokens", settings.max_prefill_tokens, 10**9)
 
 
 # EngineSettings' admission fields by their flags (calc.deploy.options)

@@ -51,6 +51,7 @@ class DeploymentOptions(TypedDict, total=False):
     batch_wait_ratio: float | None  # TensorRT-LLM: the wait's threshold, × max_num_tokens
     mamba_ssm_dtype: str | None  # SGLang: the hybrid state's recurrent dtype
     max_mamba_cache_size: int | None  # SGLang: the hybrid state pool's slots (server's total)
+    max_prefill_tokens: int | None  # SGLang: one prefill batch's new prompt tokens
     moe_imbalance: float | None  # busiest GPU's expert tokens over the mean, 1..ep
 
 
@@ -247,6 +248,12 @@ OPTION_SPECS = (
         "the running requests stay capped at slots // slots a request. Default: SGLang sizes it.",
     ),
     Option(
+        "max_prefill_tokens", int | None, None,
+        "SGLang --max-prefill-tokens N: the new prompt tokens one prefill batch takes in "
+        "(beside the chunk, --max-batched-tokens); requests join the batch until N are taken, "
+        "a first one whatever its length. Default: 16384.",
+    ),
+    Option(
         "moe_imbalance", float | None, None,
         "MoE load imbalance under --ep: tokens the busiest GPU's experts get over the "
         "mean (1 = balanced, the default; at most ep). Scales its expert work and all-to-all.",
@@ -259,7 +266,7 @@ ENGINE_OPTIONS = (
     "activation", "overhead", "max_model_len", "allreduce", "chunked_prefill", "prefix_cache",
     "moe_a2a", "cuda_graphs", "moe_backend", "compile_cache", "rocm_kernels",
     "scheduler_recv_interval", "batch_wait_iters", "batch_wait_ratio", "mamba_ssm_dtype",
-    "max_mamba_cache_size",
+    "max_mamba_cache_size", "max_prefill_tokens",
 )  # fmt: skip
 OPTION_NAMES = ("model", "hardware", *OPTIONS)  # a command's parameters that build its Deployment
 

@@ -263,6 +263,13 @@ class Deployment(BaseModel):
         description="SGLang --max-mamba-cache-size N (0.5.2+): the hybrid state pool's slots, "
         "the server's total (1 to 10^9; default: SGLang sizes it) [requests]",
     )
+    # one prefill batch's prompt tokens (SGLang), checked as the CLI's option is
+    # (calc.deploy.deployment._check_prefill_settings)
+    max_prefill_tokens: int | None = Field(
+        default=None,
+        description="SGLang --max-prefill-tokens N: the new prompt tokens one prefill batch "
+        "takes in, a first request whatever its length (1 to 10^9; default: 16384) [tokens]",
+    )
     usd_per_hour: float | None = Field(default=None, gt=0, le=10_000)
     efficiency: Literal["low", "expected", "high"] = "expected"
     workload: Workload

@@ -463,7 +463,7 @@ ENGINE_OPTIONS = ("engine", "engine_version", "mem_util", "block_size", "max_bat
                   "chunked_prefill", "prefix_cache", "moe_a2a", "cuda_graphs",
                   "moe_backend", "compile_cache", "rocm_kernels", "scheduler_recv_interval",
                   "batch_wait_iters", "batch_wait_ratio", "mamba_ssm_dtype",
-                  "max_mamba_cache_size")  # fmt: skip
+                  "max_mamba_cache_size", "max_prefill_tokens")  # fmt: skip
 
 
 def as_text(value) -> str | None:

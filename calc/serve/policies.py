@@ -13,7 +13,9 @@ engine release (``calc.deploy.engines``' ``SchedulerPolicy``, carried by ``Limit
 - ``PrefillFirst``: SGLang (``srt/managers/scheduler.py`` ``get_next_batch_to_run``,
   ``schedule_policy.py`` ``PrefillAdder``): a prefill batch whenever one forms, the decoders
   waiting; a prompt is admitted only while the pool, less the running requests' future tokens
-  (remaining outputs × ``new_token_ratio``, each clipped), holds it and its own; after a failed
+  (remaining outputs × ``new_token_ratio``, each clipped), holds it and its own, and while the
+  batch's new prompt tokens stay within ``--max-prefill-tokens`` (``rem_input_tokens``,
+  ``Limits.prefill_input``); after a failed
   admission nothing is admitted until a request leaves (``batch_is_full``); a decode batch that
   runs out of pages retracts the requests with the fewest outputs. Without a prefix cache
   (``--disable-radix-cache``) and with every request running to its output length
@@ -221,6 +223,17 @@ class PrefillFirst:
         self.fixed = limits.fixed_lengths
         self.own_steps, self.reserve, self.gate = f.own_steps, f.exact_reserve, f.input_gate
         self.headroom = f.retract_headroom
+        # --max-prefill-tokens (PrefillAdder rem_input_tokens): the batch's prompt tokens,
+        # counted in pages or not, and the test before a request (None: a bound never met)
+        cap = limits.prefill_input
+        self.input_cap = cap.tokens if cap is not None else None
+        self.input_page = limits.block_size if cap is not None and cap.paged else 1
+        self.input_test = cap is not None and (cap.check != "unchunked" or
+                                               not limits.chunked_prefill)  # fmt: skip
+        self.input_ge = cap is not None and cap.check != "gt"
+        # chunked prefill off (--chunked-prefill-size -1: rem_chunk_tokens None): each prompt
+        # whole, the batch bounded by the prompt tokens alone
+        self.chunked = limits.chunked_prefill
 
     def prepare(self, s: GroupState) -> None:
         s.clip = self.clip
@@ -249,7 +262,8 @@ class PrefillFirst:
         requests are admitted (``PrefillAdder``); the decoders wait. False: none formed."""
         page, clip = self.page, self.clip
         room = s.free * s.B - self.ratio(s) * s.future_tokens()  # rem_total_tokens
-        budget = s.M
+        budget = s.M if self.chunked else 1 << 62
+        rem_in = self.input_cap if self.input_cap is not None else 1 << 62  # rem_input_tokens
         chunks: list[tuple[int, int]] = []
         sched: list[tuple[int, int]] = []
         pf = s.pf
@@ -264,8 +278,9 @@ class PrefillFirst:
                 sched.append((pf, k))
                 room -= cdiv(k, s.B) * s.B + page + (min(s.gen[pf], clip) if k == left else 0)
                 budget = budget - k if k == left else 0
+                rem_in -= cdiv(k, self.input_page) * self.input_page
         if not s.full:
-            for w, k in self.admit(s, budget, len(s.running), room):
+            for w, k in self.admit(s, budget, len(s.running), room, rem_in, bool(sched)):
                 s.running[w] = None
                 chunks.append((s.computed[w], k))
                 sched.append((w, k))
@@ -289,10 +304,15 @@ class PrefillFirst:
             s.blocks[r] += need
         return k, left
 
-    def admit(self, s: GroupState, budget: int, n_running: int, room: float):
+    def admit(self, s: GroupState, budget: int, n_running: int, room: float, rem_in: int,
+              started: bool):  # fmt: skip
         """``PrefillAdder.add_one_req`` for each waiting request in turn: admitted while its
         tokens left + its remaining outputs (clipped) + one page stay under ``room``; a failure
-        marks the batch full. (request, chunk) each, its chunk's blocks taken."""
+        marks the batch full. ``rem_in``: the batch's prompt tokens left (``rem_input_tokens``,
+        after the chunk of the request in prefill, ``started``): the batch ends once it is
+        spent, and a request whose tokens left exceed (or reach) it waits, the batch not empty,
+        where the release tests it first (``input_test``; not ``add_one_req_ignore_eos``).
+        (request, chunk) each, its chunk's blocks taken."""
         out: list[tuple[int, int]] = []
         ntok, computed, shared, prompt, gen, B = s.ntok, s.computed, s.shared, s.prompt, \
             s.gen, s.B  # fmt: skip
@@ -314,6 +334,10 @@ class PrefillFirst:
             if not fits:
                 s.full = bool(out) or n_running > 0
                 break
+            if self.input_test and states is None and (out or started):
+                want = cdiv(left, self.input_page) * self.input_page
+                if want > rem_in or (self.input_ge and want == rem_in):
+                    break  # AddReqResult.OTHER: the batch is not full
             s.admit(w, need)
             out.append((w, k))
             room -= cdiv(k, B) * B + self.page + (min(gen[w], self.clip) if k == left else 0)
@@ -323,6 +347,9 @@ class PrefillFirst:
             if states is not None and (room <= 0 or s.free <= 0):
                 s.full = True  # budget_state: NO_TOKEN once the request is in
                 break
+            rem_in -= cdiv(k, self.input_page) * self.input_page
+            if rem_in <= 0:
+                break  # budget_state: OTHER once the batch's prompt tokens are spent
         return out
 
     def finish_states(self, s: GroupState) -> list:

@@ -38,11 +38,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from calc.deploy.engines.base import AdmissionHold, FutureTokens
+from calc.deploy.engines.base import AdmissionHold, FutureTokens, PrefillInputLimit
 from calc.serve.group_state import GroupState, cdiv
 from calc.serve.policies import policy_for
 
-__all__ = ["FutureTokens", "GroupOut", "Limits", "cdiv", "run_group"]
+__all__ = ["FutureTokens", "GroupOut", "Limits", "PrefillInputLimit", "cdiv", "run_group"]
 
 
 @dataclass(frozen=True)
@@ -63,10 +63,14 @@ class Limits:
     # (decoders wait during prefill batches): SGLang's default (no --enable-mixed-chunk)
     prefill_first: bool = False
     # prompts split over iterations of max_batched_tokens (False: a prompt runs whole in one
-    # iteration, at most max_batched_tokens long: trtllm-serve's default)
+    # iteration, at most max_batched_tokens long: trtllm-serve's default; under prefill_first,
+    # SGLang's --chunked-prefill-size -1, of any length, the batch bounded by prefill_input)
     chunked_prefill: bool = True
     # SGLang's room for the running requests' future tokens (prefill_first only)
     future_tokens: FutureTokens = field(default_factory=FutureTokens)
+    # SGLang's bound on one prefill batch's new prompt tokens (--max-prefill-tokens;
+    # prefill_first only; None: the step budget alone)
+    prefill_input: PrefillInputLimit | None = None
     # every request runs to its output length with no prefix cache: SGLang admits by its
     # add_one_req_ignore_eos (calc.serve.policies.PrefillFirst.fits_to_finish)
     fixed_lengths: bool = False
@@ -87,13 +91,14 @@ class Limits:
         """Which requests the engine can never serve (numpy arrays of prompt, output and
         pinned-prefix tokens; ``room``: the pool's blocks less the pinned prefix): longer than
         the pool (SGLang: with the page its admission adds, under its strict test), a prompt
-        over the batch when prompts are not chunked, longer than the max model length."""
+        over the batch when prompts are not chunked (not SGLang's: it takes any whole), longer
+        than the max model length."""
         B = self.block_size
         out = -(-(prompt + gen - shared) // B) > room
         if self.prefill_first:
             page = B if self.future_tokens.page_reserve else 0
             out |= prompt + gen - shared + page >= room * B
-        if not self.chunked_prefill:
+        if not self.chunked_prefill and not self.prefill_first:  # (SGLang: any length whole)
             out |= prompt > self.max_batched_tokens
         if self.max_model_len is not None:
             out |= prompt + gen > self.max_model_len

@@ -39,8 +39,10 @@ either a prefill batch (the prompt in progress, then waiting prompts within the 
 decoders wait) or a decode batch; it is a prefill batch whenever a prompt can be admitted, and
 a waiting prompt is admitted only while the pool, less the running requests' remaining outputs
 × ``new_token_ratio``, holds its tokens and its own outputs; a failed admission waits for a
-request to leave; a decode batch short of pages retracts the requests with the fewest outputs
-(``calc.serve.policies``, docs/engines.md).
+request to leave; a prefill batch takes in at most ``--max-prefill-tokens`` new prompt tokens
+(16,384 by default; a first prompt whatever its length; the test by release:
+``Limits.prefill_input``); a decode batch short of pages retracts the requests with the fewest
+outputs (``calc.serve.policies``, docs/engines.md).
 
 **TensorRT-LLM** (``--engine trtllm``): its default GUARANTEED_NO_EVICT scheduler admits a
 request only when the pool holds its whole prompt + output, reserved at admission, so nothing
@@ -538,6 +540,7 @@ def deployment_limits(dep: Deployment, mean_tokens: float) -> Limits:
         prefill_first=policy.prefill_first,
         chunked_prefill=ec.chunked_prefill,
         future_tokens=policy.future_tokens,
+        prefill_input=dep.engine_model.prefill_input_limit(dep),
         schedule_ahead=policy.schedule_ahead,
         # a simulated request always runs to its output length (ignore_eos, as benchmark
         # clients send): what SGLang's admission counts on when its radix cache is off
@@ -604,7 +607,7 @@ def simulate(
         tokens=tokens,
     )
     if result.n_requests == 0:
-        whole = "" if lim.chunked_prefill else (
+        whole = "" if lim.chunked_prefill or lim.prefill_first else (
             f", or prompts up to {int(prompt.max()):,} tokens exceed max_batched_tokens "
             f"({lim.max_batched_tokens:,}) with chunked prefill off (raise --max-batched-tokens)"
         )  # fmt: skip

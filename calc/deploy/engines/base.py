@@ -144,6 +144,24 @@ class AdmissionHold(NamedTuple):
         return self.recv_interval > 1 or (self.batch_wait_iters > 0 and self.batch_wait_tokens > 0)
 
 
+class PrefillInputLimit(NamedTuple):
+    """The new prompt tokens one prefill batch takes in (SGLang's ``--max-prefill-tokens``,
+    ``PrefillAdder.rem_input_tokens``; ``calc.serve.policies.PrefillFirst``) [tokens]: each
+    request added takes its chunk's tokens off ``tokens`` (in whole pages where ``paged``),
+    and the batch ends once none are left; a waiting request is first refused, the batch not
+    empty, when its prompt tokens left exceed (``check`` "gt") or reach ("ge") the tokens
+    left, or reach them only without chunked prefill ("unchunked"). A first request is
+    always taken, whatever its length."""
+
+    tokens: int
+    check: str = "unchunked"
+
+    @property
+    def paged(self) -> bool:
+        """Whether tokens are counted in whole pages (from the "ge" rule's release on)."""
+        return self.check != "gt"
+
+
 class EngineDefaults(NamedTuple):
     """A release's start-up defaults on one GPU (``memory_fraction`` None: the engine chooses
     it itself, SGLang)."""
@@ -381,6 +399,9 @@ class Engine:
     # the EngineSettings of a hybrid model's recurrent-state pool the engine has
     # (mamba_ssm_dtype, max_mamba_cache_size); () where it has none of them
     state_settings: ClassVar[tuple[str, ...]] = ()
+    # the EngineSettings that bound one prefill batch's prompt tokens which the engine has
+    # (max_prefill_tokens; Engine.prefill_input_limit); () where it has none of them
+    prefill_settings: ClassVar[tuple[str, ...]] = ()
 
     def rules(self, release: str):
         return self.versions.rules(release)
@@ -516,6 +537,11 @@ class Engine:
         ec = dep.engine_config
         return AdmissionHold(ec.recv_interval, ec.batch_wait_iters,
                              ec.batch_wait_ratio * ec.max_batched_tokens)  # fmt: skip
+
+    def prefill_input_limit(self, dep: Deployment) -> PrefillInputLimit | None:
+        """The new prompt tokens one prefill batch of ``dep`` takes in (``PrefillInputLimit``),
+        or None where the engine bounds them only by its step budget."""
+        return None
 
     def cannot_hold_back(self, dep: Deployment) -> str | None:
         """Why ``dep``'s engine release cannot run its stated admission settings

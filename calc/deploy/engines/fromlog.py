@@ -378,6 +378,9 @@ def deployment_from_log(
         overhead_bytes=overhead_bytes,
         **_admission_stated(s),
         **_state_stated(s, cfg),
+        # one prefill batch's new prompt tokens (SGLang's --max-prefill-tokens, on every
+        # server_args line: the default 16384 included)
+        max_prefill_tokens=s.get("max_prefill_tokens"),
     )
     if settings.max_batched_tokens is None:
         # the logged server ran its release's default step budget, whatever max model length

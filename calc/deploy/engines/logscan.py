@@ -322,7 +322,8 @@ def flags(words: list[str], names: dict[str, str]) -> dict:
 
 INT_SETTINGS = {"tp", "pp", "dp", "attn_dp", "ep", "max_model_len", "max_batched_tokens",
                 "max_num_seqs", "block_size", "max_tokens", "cuda_graph_max_bs",
-                "recv_interval", "batch_wait_iters", "max_mamba_cache_size"}  # fmt: skip
+                "recv_interval", "batch_wait_iters", "max_mamba_cache_size",
+                "max_prefill_tokens"}  # fmt: skip
 BOOL_SETTINGS = {"enforce_eager", "expert_parallel", "dp_attention", "prefix_caching"}
 # shares in (0, 1]: a 0 batch-wait ratio is the engine's "off", stored as not stated
 FRACTION_SETTINGS = {"memory_fraction", "batch_wait_ratio"}

@@ -13,6 +13,7 @@ from calc.deploy.engines.base import (
     EngineConfig,
     EngineDefaults,
     FutureTokens,
+    PrefillInputLimit,
     SchedulerPolicy,
 )
 from calc.deploy.engines.gpus import smi_total_mib
@@ -53,6 +54,8 @@ class SGLang(Engine):
     admission_settings: ClassVar[tuple[str, ...]] = ("recv_interval",)
     # --mamba-ssm-dtype, --max-mamba-cache-size (hybrid models' state pool: sglang/hybrid.py)
     state_settings: ClassVar[tuple[str, ...]] = ("mamba_ssm_dtype", "max_mamba_cache_size")
+    # --max-prefill-tokens (one prefill batch's new prompt tokens: prefill_input_limit)
+    prefill_settings: ClassVar[tuple[str, ...]] = ("max_prefill_tokens",)
     versions = VERSIONS
     # host time the GPU waits for: 0.725 ms per step (fitted with the kernels' fixed-cost share,
     # calc.deploy.host_costs): what its overlap scheduler leaves exposed
@@ -128,6 +131,15 @@ class SGLang(Engine):
             # that arrives during batch k first joins batch k + 2
             schedule_ahead=True,
         )
+
+    def prefill_input_limit(self, dep: Deployment) -> PrefillInputLimit:
+        # managers/scheduler.py get_new_batch_prefill: PrefillAdder(rem_input_tokens=
+        # max_prefill_tokens), the server's figure on every attention-DP rank (not divided as
+        # chunked_prefill_size is); the test before each request by release (rules.py)
+        rules = self.rules(self.versions.resolve(dep.engine_config.version).release)
+        stated = dep.engine.max_prefill_tokens
+        tokens = rules.max_prefill_tokens if stated is None else int(stated)
+        return PrefillInputLimit(tokens, rules.prefill_input_check)
 
     def cuda_graph_tokens(self, dep: Deployment) -> int:
         # decode graphs up to cuda_graph_max_bs sequences: the user's (a start-up log's), else

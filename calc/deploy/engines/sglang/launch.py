@@ -207,6 +207,8 @@ def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
             raise InvalidInputError(why)
         argv += ["--scheduler-recv-interval", str(dep.engine.recv_interval)]
     argv += state_flags(dep)  # hybrid models' state pool (sglang/hybrid.py)
+    if dep.engine.max_prefill_tokens is not None:  # one prefill batch's prompt tokens
+        argv += ["--max-prefill-tokens", str(dep.engine.max_prefill_tokens)]
     if launch.online_quantization(dep):
         argv += ["--quantization", "fp8"]
     return argv

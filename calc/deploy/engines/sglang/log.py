@@ -45,6 +45,8 @@ CONFIG = {
     # what they run; from 0.5.9 None unless stated)
     "mamba_ssm_dtype": "mamba_ssm_dtype",
     "max_mamba_cache_size": "max_mamba_cache_size",
+    # every release (16384 by default): one prefill batch's new prompt tokens
+    "max_prefill_tokens": "max_prefill_tokens",
 }
 FLAGS = {
     "--model": "model",
@@ -75,6 +77,7 @@ FLAGS = {
     "--scheduler-recv-interval": "recv_interval",
     "--mamba-ssm-dtype": "mamba_ssm_dtype",
     "--max-mamba-cache-size": "max_mamba_cache_size",
+    "--max-prefill-tokens": "max_prefill_tokens",
 }
 # later 0.5.x releases print the pool's dtype before its size (0.5.23 mem_cache/memory_pool.py:
 # "KV Cache is allocated. dtype: torch.bfloat16, #tokens: N, K size: ...")
@@ -96,7 +99,7 @@ COMMAND = re.compile(r"sglang\.launch_server|sglang serve")
 DICT_DUMP = "server_args={"
 # a line holding one of these is read as a command line too (a flag quoted alone)
 FLAG_ANCHORS = ("--mem-fraction-static", "--scheduler-recv-interval", "--mamba-ssm-dtype",
-                "--max-mamba-cache-size")  # fmt: skip
+                "--max-mamba-cache-size", "--max-prefill-tokens")  # fmt: skip
 
 MARKERS = ("KV Cache is allocated", "sglang.launch_server", "ServerArgs(", DICT_DUMP,
            "Load weight end", "max_total_num_tokens=")  # fmt: skip
@@ -105,7 +108,7 @@ MARKERS = ("KV Cache is allocated", "sglang.launch_server", "ServerArgs(", DICT_
 # every line a pattern above can match holds one of these (the reader's prefilter)
 ANCHORS = (*MARKERS, "Init torch distributed ends", "--mem-fraction-static", "sglang", "SGLang",
            "KV size", "--scheduler-recv-interval", "--mamba-ssm-dtype",
-           "--max-mamba-cache-size")  # fmt: skip
+           "--max-mamba-cache-size", "--max-prefill-tokens")  # fmt: skip
 
 
 class SglangLogReader(LogReader):

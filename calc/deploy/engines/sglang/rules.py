@@ -115,6 +115,15 @@ class SglangRules:
     # without the radix cache, the split overwriting it)
     state_dtype_from_config: bool = False
     state_size_flag: str = "always"
+    # the new prompt tokens of one prefill batch (--max-prefill-tokens, PrefillAdder
+    # rem_input_tokens; calc.serve.policies.PrefillFirst): its default (16,384 in every
+    # release 0.4.0-0.5.23), and the test a waiting request meets before it is added, the
+    # batch not empty: "gt" (0.4.0-0.4.7: refused when its prompt tokens left exceed the
+    # budget left), "ge" (0.4.8-0.5.12: reach it, tokens counted in whole pages) or
+    # "unchunked" (0.5.13+: "ge" only without chunked prefill; with it the budget is only
+    # checked after each request, so the last one may overrun it)
+    max_prefill_tokens: int = 16384
+    prefill_input_check: str = "gt"
 
 
 BASE = SglangRules(
@@ -337,6 +346,29 @@ CHANGES += (
         "qwen3_next.py read as the recurrent dtype); configs/mamba_utils.py mamba2_state_dtype "
         "(0.5.9-0.5.23): float32, then the config's mamba_ssm_dtype (text_config's first), "
         "then the env var set from --mamba-ssm-dtype",
+    ),
+)
+
+CHANGES += (
+    Change(
+        "0.4.8",
+        {"prefill_input_check": "ge"},
+        "srt/managers/schedule_policy.py PrefillAdder.add_one_req: 'real_input_tokens >= "
+        "self.rem_input_tokens and len(self.can_run_list) != 0' on the prompt tokens left in "
+        "whole pages (ceil_paged_tokens; _update_prefill_budget takes them off in pages), "
+        "0.4.0-0.4.7 'input_tokens > self.rem_input_tokens' unpaged; read in the 0.4.0, "
+        "0.4.5, 0.4.6, 0.4.7, 0.4.8, 0.4.9, 0.4.10 wheels (issue 20/21, sgprefill)",
+    ),
+    Change(
+        "0.5.13",
+        {"prefill_input_check": "unchunked"},
+        "srt/managers/schedule_policy.py PrefillAdder.add_one_req: the rem_input_tokens test "
+        "before a request only where 'self.rem_chunk_tokens is None' (chunked prefill off); "
+        "with chunked prefill budget_state's 'rem_input_tokens <= 0' after each request ends "
+        "the batch; read in the 0.5.2, 0.5.10, 0.5.11, 0.5.12, 0.5.13, 0.5.14, 0.5.15, 0.5.16, "
+        "0.5.23 wheels; --max-prefill-tokens 16384 by default in every wheel read "
+        "(server_args.py; 0.5.23 arg_groups/fields/schedule.py), not divided among the "
+        "attention-DP ranks",
     ),
 )
 
