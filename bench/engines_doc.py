@@ -256,8 +256,8 @@ scenarios of every policy.
 LIMITS = """## Not modelled yet
 
 - vLLM: multimodal encoders' profiling budget (with the RoPE table counted, Llama 4 Scout at
-  TP 4 is within 1.5% of the pool vLLM 0.19 prints and Gemma 3 27B within 1.6%: the rest is
-  the vision pass's torch peak and Gemma 3's second, local RoPE table), speculative decoding's
+  TP 4 is within 1.5% of the pool vLLM 0.19 prints and Gemma 3 27B within 1.5% with its
+  second, local RoPE table: the rest is the vision pass's torch peak), speculative decoding's
   drafter; the CUDA graph estimate (0.20+) follows `profile_cudagraph_memory` (the larger first
   capture over the modes + each mode's further graphs, at least 1 MiB each): on Hopper the
   first FULL capture is FlashAttention 3's split accumulators (32 splits, fp32, from the
@@ -333,8 +333,18 @@ LIMITS = """## Not modelled yet
   2026-05, for the models that pass it): kvcalc's TensorRT-LLM pool has no such term (Llama
   3.1 8B: 64 MiB; Llama 4 Scout: 10,485,760 positions, 5 GiB). Tried in this round, it moved
   the Scout rows of the TensorRT-LLM throughput table by −11 to +2 points, and no
-  TensorRT-LLM log in the training set prints its weight memory to check it: left. Gemma 3's
-  second, local table (above).
+  TensorRT-LLM log in the training set prints its weight memory to check it: left.
+  Gemma 3's sliding layers rotate with their own unscaled RoPE (`local_rope`: the config's
+  rope_local_base_freq beside the global layers' linear × 8): vLLM builds a second table of
+  max_position rows (`gemma3.py`, 0.10.2 and 0.19.1: rope_type default for the sliding
+  layers), 12B 512 -> 576 MiB, 27B 256 -> 288 MiB, and the two training logs move +0.66% ->
+  +0.53% and +1.62% -> +1.44%, their weights and tables 23.26 and 51.38 GiB against the
+  23.31 and 51.45 printed (23.20 and 51.35 before). SGLang builds none to 0.5.9
+  (`gemma3_causal.py` rotates with Gemma3RotaryEmbedding's inv_freq, cos and sin each step:
+  0.4.5, 0.5.4, 0.5.6, 0.5.8, 0.5.9 read) and from 0.5.10 two FP32 tables of max_position rows,
+  the global one unscaled too (`rope_scaling` default for both; 0.5.10 and 0.5.16 read):
+  `local_rope_tables`; kvcalc charged 1 GiB (12B) in every release before. No SGLang Gemma 3
+  log is in the validation set.
 - SGLang: the memory in use before the weights load (its budget is `(usable − non-torch) ×
   mem_fraction_static − weights`, the free memory before the weights load scaled by the
   fraction, as `profile_max_num_token` / `_profile_available_bytes` compute it) is charged

@@ -296,6 +296,18 @@ STATED = {
         "segment tails, not laid out), the NVLink baseline (1.88, from a 235B log) and the "
         "FP32 YaRN table cannot be read from it; no rule changed",
     },
+    "vllm-h100-gemma3-12b": {
+        "note": "training. Issue 21's rope round (2026-12-03): +0.66% -> +0.53%: vLLM builds a "
+        "second RoPE table for Gemma 3's sliding layers (gemma3.py: rope_type default with "
+        "rope_local_base_freq beside the global layers' linear × 8), 131,072 × 256 × 2 B = "
+        "64 MiB beside the 512 MiB global one; kvcalc's weights and tables 23.26 GiB against "
+        "the 23.31 printed (23.20 before); the rest is the vision pass's torch peak",
+    },
+    "vllm-h100-gemma3-27b": {
+        "note": "training. Issue 21's rope round (2026-12-03): +1.62% -> +1.44%: Gemma 3's "
+        "local RoPE table, 131,072 × 128 × 2 B = 32 MiB beside the 256 MiB global one; "
+        "kvcalc's weights and tables 51.38 GiB against the 51.45 printed (51.35 before)",
+    },
     "vllm0102-2xh200-qwen3-next-80b-tp2": {
         "note": "training (round 11), +0.89%, under 1%: nothing changed. Its start-up report "
         "prints every term: kvcalc's weights 74.37 GiB (74.25 + the RoPE table) against 74.28, "

@@ -45,6 +45,11 @@ def _vllm(cfg) -> float:
         ("deepseek-v3.2", 64, 41_943_040),
         # GLM-5's indexer rotates interleaved like its MLA: one table, 202,752 × 64 × 2 B
         ("glm-5", 64, 25_952_256),
+        # Gemma 3 12B: the global table, linear × 8: 1,048,576 × 256 × 2 B = 536,870,912, and
+        # the sliding layers' own unscaled one, 131,072 × 256 × 2 B = 67,108,864
+        ("gemma-3-12b", 256, 603_979_776),
+        # Gemma 2 rotates every layer alike: one table, 8,192 × 256 × 2 B
+        ("gemma-2-9b", 256, 4_194_304),
     ],
 )
 def test_vllm_table_width_rows_and_tables(model, width, expected):
@@ -140,3 +145,12 @@ def test_import_reads_partial_rotary_and_mrope(tmp_path):
         cfg = load_hf_config(d)
         assert cfg.rotary_width == width, extra
         assert (cfg.rope_scaling is not None and cfg.rope_scaling.mrope) == mrope
+
+
+def test_sglang_gemma3_tables_by_release():
+    # to 0.5.9 SGLang's Gemma 3 rotates with inv_freq modules (no table); from 0.5.10 each layer
+    # builds get_rope unscaled: 2 × 131,072 × 256 × 4 B = 268,435,456 B (FP32 on CUDA)
+    dep = SimpleNamespace(model=load_model("gemma-3-12b"), weight_override=None,
+                          hardware=load_hardware("h100"))  # fmt: skip
+    assert sglang_pool.rope_table_bytes(dep, VERSIONS.rules("0.5.9")) == 0
+    assert sglang_pool.rope_table_bytes(dep, VERSIONS.rules("0.5.10")) == 268_435_456

@@ -36,6 +36,8 @@ class Family:
     lm_head_bias: bool = False
     parallel_block: bool = False  # attention and FFN read one norm (Phi-2, GPT-J)
     rope: bool = True  # False: the attention has no rotary embedding (Jamba, Nemotron-H)
+    # the sliding layers' own RoPE (Gemma 3's rope_local_base_freq, unscaled)
+    local_rope: bool = False
     ffn_bias: bool | None = None  # None: mlp_bias (default False)
     # keys the config class fills in when the file omits them
     defaults: dict[str, Any] = field(default_factory=dict)
@@ -76,8 +78,10 @@ FAMILIES: dict[str, Family] = {
     "minimax_m2": Family("minimax_m2"),
     "gemma": Family("gemma", tie=True),  # GeGLU, 2 RMSNorms (input, post-attention)
     "gemma2": Family("gemma2", norms_per_layer=4, tie=True),
-    "gemma3": Family("gemma3", norms_per_layer=4, qk_norm=True, tie=True),
-    "gemma3_text": Family("gemma3_text", norms_per_layer=4, qk_norm=True, tie=True),
+    "gemma3": Family("gemma3", norms_per_layer=4, qk_norm=True, tie=True, local_rope=True),
+    "gemma3_text": Family(
+        "gemma3_text", norms_per_layer=4, qk_norm=True, tie=True, local_rope=True
+    ),
     "gpt_oss": Family("gpt_oss", qkv_bias=True, o_bias=True, ffn_bias=True, router_bias=True),
     "jamba": Family("jamba", rope=False),  # no positional embedding (vLLM jamba.py)
     # Nemotron-H: one RMSNorm per single-mixer layer, relu² MLPs and experts, no biases, no

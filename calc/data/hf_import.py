@@ -402,6 +402,8 @@ def _rotary_fields(fields_: dict, c: HfConfig, fam) -> None:
     if not fam.rope:
         fields_["rotary_dim"] = 0
         return
+    if fam.local_rope:
+        fields_["local_rope"] = True
     head = fields_["head_dim"]
     rp = c.get("rope_parameters")
     rp = rp if isinstance(rp, dict) else {}

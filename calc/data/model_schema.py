@@ -301,6 +301,9 @@ class ModelConfig(Schema):
     # Qwen3.5, GLM-4, Phi-2) as the engines' get_rope truncate it; 0: no RoPE (Jamba,
     # Nemotron-H attention); None: head_dim (MLA: qk_rope_head_dim, ``rotary_width``)
     rotary_dim: NonNegative | None = None
+    # the sliding layers rotate with their own, unscaled RoPE (Gemma 3: rope_local_base_freq,
+    # rope_parameters.sliding_attention) beside the full layers' scaled one: a second table
+    local_rope: bool = False
     vision: TowerConfig | None = None  # vision encoder + projector (multimodal checkpoints)
     audio: TowerConfig | None = None  # audio encoder + projector
     # config.json's ``architectures[0]`` and top-level ``model_type`` (a multimodal wrapper's,

@@ -104,6 +104,8 @@ def rope_table_bytes(dep: Deployment, rules: SglangRules) -> float:
     ``partial_rotary_factor``; MLA's qk_rope_head_dim) × the release's bytes per element on
     this GPU's platform (FP32 on CUDA from 0.4.3, ``rules.rope_bytes_cuda``; else the model
     dtype's), once per distinct table (``rope_tables``); none without attention layers or RoPE.
+    A model whose sliding layers have their own RoPE (``local_rope``, Gemma 3) has the
+    release's ``local_rope_tables`` unscaled tables of max_position rows.
     A longrope table keeps its short, long and concatenated caches in the model dtype
     (``rope_variant.py`` Phi3LongRoPEScaledRotaryEmbedding: 2 × (original + max_position)
     rows)."""
@@ -112,6 +114,9 @@ def rope_table_bytes(dep: Deployment, rules: SglangRules) -> float:
     cfg = dep.model
     if cfg.n_attention_layers == 0:
         return 0.0
+    if cfg.local_rope:  # Gemma 3's layers: none, or two unscaled tables (the release's rule)
+        rows = rules.local_rope_tables * cfg.max_ctx
+        return float(rows * cfg.rotary_width * rope_bytes_per_element(dep, rules))
     r = cfg.rope_scaling
     if r is not None and r.type == "longrope":
         rows = 2 * (cfg.max_ctx + (r.original_max_ctx or cfg.max_ctx))

@@ -117,12 +117,18 @@ def rope_table_bytes(dep: Deployment) -> float:
     """vLLM's RoPE cos/sin table on every GPU [bytes] (``memory.rope_cache_bytes``): the rotary
     width is the model's ``rotary_width`` (``get_rope``: ``rotary_dim = int(head_size ×
     partial_rotary_factor)``; MLA's qk_rope_head_dim), once per distinct table
-    (``rope_tables``: DeepSeek-V3.2's indexer adds a NeoX-style one); models without attention
+    (``rope_tables``: DeepSeek-V3.2's indexer adds a NeoX-style one), and an unscaled one for
+    sliding layers with their own RoPE (``local_rope``, Gemma 3); models without attention
     layers, or whose attention has no RoPE, have none."""
     cfg = dep.model
     if cfg.n_attention_layers == 0:
         return 0.0
-    return cfg.rope_tables * vm.rope_cache_bytes(rope_cache_positions(cfg), cfg.rotary_width)
+    table = cfg.rope_tables * vm.rope_cache_bytes(rope_cache_positions(cfg), cfg.rotary_width)
+    if cfg.local_rope and cfg.rotary_width and cfg.n_layers_of("sliding"):
+        # Gemma 3's sliding layers: get_rope with rope_type default and the local base
+        # (gemma3.py), max_position_embeddings rows
+        table += vm.rope_cache_bytes(cfg.max_ctx, cfg.rotary_width)
+    return table
 
 
 def weights_as_loaded(dep: Deployment, rules: VllmRules) -> float:
