@@ -256,8 +256,8 @@ scenarios of every policy.
 LIMITS = """## Not modelled yet
 
 - vLLM: multimodal encoders' profiling budget (with the RoPE table counted, Llama 4 Scout at
-  TP 4 is within 1.5% of the pool vLLM 0.19 prints and Gemma 3 27B within 1.6%: the rest is
-  the vision pass's torch peak and Gemma 3's second, local RoPE table), speculative decoding's
+  TP 4 is within 1.5% of the pool vLLM 0.19 prints and Gemma 3 27B within 1.5% with its
+  second, local RoPE table: the rest is the vision pass's torch peak), speculative decoding's
   drafter; the CUDA graph estimate (0.20+) follows `profile_cudagraph_memory` (the larger first
   capture over the modes + each mode's further graphs, at least 1 MiB each): on Hopper the
   first FULL capture is FlashAttention 3's split accumulators (32 splits, fp32, from the
@@ -289,10 +289,62 @@ LIMITS = """## Not modelled yet
   (`not is_rocm()` in the 0.18.0-0.20.0 wheels read), and the 0.19 GiB more that an A100
   40GB under driver 535 leaves (vllm0191-a100-40g-qwen3-8b, +1.01%: nothing it prints
   splits it).
-- vLLM's loaded weights hold RoPE's cos/sin table (`rotary_embedding/base.py`: positions ×
-  rotary width × 2 B, positions stretched by linear, dynamic-NTK and YaRN factors): 2.50 GiB
-  on Llama 4 Scout, 0.50 GiB on Gemma 3 12B; SGLang builds the same table, in fp32 on CUDA
-  (`srt/layers/rotary_embedding/base.py`, 4 B per element), and is not yet charged for it.
+- RoPE's cos/sin table is built with the model, so each engine's weight line holds it; kvcalc
+  charges it before the pool: positions × rotary width × bytes, once per distinct RoPE
+  (`get_rope` caches its instances). vLLM (`rotary_embedding/base.py`, the model dtype): the
+  positions stretched by linear, dynamic-NTK and YaRN factors, 4 × for multimodal RoPE
+  (`mrope.py` MRotaryEmbedding, `cache_max_position_num = max_position_embeddings * 4` in the
+  0.10.2, 0.16.0 and 0.19.1 wheels), original + max for longrope (its short and long caches
+  concatenated): 2.50 GiB on Llama 4 Scout, 0.50 GiB on Gemma 3 12B, 128 MiB on Qwen3.5.
+  SGLang (FP32 on CUDA from 0.4.3, `rope_bytes_cuda`): the same rows without vLLM's 4 ×
+  (its MRotaryEmbedding keeps max_position), longrope's short, long and concatenated caches
+  (2 × (original + max) rows) in the model dtype.
+  Issue 21's rope round (2026-12-03): the rotary width is the model's `rotary_dim`, read from
+  config.json as the engines read it. vLLM's and SGLang's `get_rope` truncate the head by
+  `partial_rotary_factor` (vLLM 0.19.1 `rotary_dim = int(head_size * partial_rotary_factor)`,
+  whose `patch_rope_parameters` also reads `rotary_pct` and `rotary_emb_fraction`; vLLM
+  0.10.2 and SGLang 0.5.16 `int(rotary_dim * partial_rotary_factor)`): Qwen3-Next and Qwen3.5
+  0.25 of 256 (SGLang's Qwen3NextConfig defaults to 0.25 where Qwen3.5 states it only in
+  `rope_parameters`), GLM-4.5/4.6 0.5 of 128 (the `glm4_moe` models default to 0.5), Phi-2 0.4
+  of 80; MiniMax-M2 passes its config's `rotary_dim`, 64 of 128; Jamba and Nemotron-H build no
+  rotary embedding (`jamba.py`, `nemotron_h.py`); MLA's width is `qk_rope_head_dim`, as
+  before. DeepSeek-V3.2's indexer calls `get_rope` again with `is_neox_style = not
+  indexer_rope_interleave` (unset, so NeoX) beside MLA's interleaved table: two tables (vLLM
+  `deepseek_v2.py` `indexer_rope_emb`, 0.16.0 and 0.19.1; SGLang `dsa_indexer.py`); GLM-5
+  states `indexer_rope_interleave: true`, one. Tables before -> after: Qwen3-Next 128 -> 32
+  MiB (vLLM), Qwen3.5-27B 256 -> 64 MiB (SGLang) and 128 -> 128 MiB (vLLM: a quarter of the
+  width over four times the rows), MiniMax-M2.5 48 -> 24 MiB and GLM-4.6 49.5 -> 24.75 MiB
+  (vLLM), Jamba and Nemotron 3 Nano 64 -> 0 MiB, DeepSeek-V3.2 20 -> 40 MiB (vLLM). Records:
+  vllm0102-2xh200-qwen3-next-80b-tp2 +0.89% -> +1.06%, its weights and table 74.281 GiB
+  against the 'Model loading took 74.2812 GiB' it prints (74.375 before: the load line is now
+  met; the +1.06% left is its activation, +0.34 GiB, and non-torch memory, −0.83 GiB); the
+  held-out sglang0518-h100-qwen38-27b-fp8-hybrid −0.25% -> +0.68%, its load 28.34 against
+  28.47 GiB printed (28.53 before, above the printed line; the 0.13 GiB left is the
+  allocator's segment tails, not laid out for linear-attention models; with the printed load
+  the pool is +0.06%, as before); the DeepSeek-V3.2 SGLang 0.5.3 pool of the state-page
+  section +6.34% -> +6.25% (its second table). The held-out SGLang 0.5.16 Qwen3.5-397B serving
+  rows (docs/validation.md, newruns) run with 192 MiB more per GPU: TPOT bf16 H200 TP 8 +46.0
+  / +109.3% -> +44.3 / +105.0% (c 1,024 / 4,096), FP8 TP 8 EP 8 −8.6 / +23.6% -> −2.8 /
+  +28.8% (more requests admitted, more retracted: 38 / 269 -> 58 / 293). No constant. Not
+  charged: TensorRT-LLM's table
+  (`_torch/attention_backend/interface.py` `RopeParams.from_config`,
+  `create_rope_const_params`: max_position_embeddings, with no scaling factor, × the rotary
+  width × 4 B, FP32 on the GPU, one per distinct RoPE; capped at `max_seq_len` by pull 14241,
+  2026-05, for the models that pass it): kvcalc's TensorRT-LLM pool has no such term (Llama
+  3.1 8B: 64 MiB; Llama 4 Scout: 10,485,760 positions, 5 GiB). Tried in this round, it moved
+  the Scout rows of the TensorRT-LLM throughput table by −11 to +2 points, and no
+  TensorRT-LLM log in the training set prints its weight memory to check it: left.
+  Gemma 3's sliding layers rotate with their own unscaled RoPE (`local_rope`: the config's
+  rope_local_base_freq beside the global layers' linear × 8): vLLM builds a second table of
+  max_position rows (`gemma3.py`, 0.10.2 and 0.19.1: rope_type default for the sliding
+  layers), 12B 512 -> 576 MiB, 27B 256 -> 288 MiB, and the two training logs move +0.66% ->
+  +0.53% and +1.62% -> +1.44%, their weights and tables 23.26 and 51.38 GiB against the
+  23.31 and 51.45 printed (23.20 and 51.35 before). SGLang builds none to 0.5.9
+  (`gemma3_causal.py` rotates with Gemma3RotaryEmbedding's inv_freq, cos and sin each step:
+  0.4.5, 0.5.4, 0.5.6, 0.5.8, 0.5.9 read) and from 0.5.10 two FP32 tables of max_position rows,
+  the global one unscaled too (`rope_scaling` default for both; 0.5.10 and 0.5.16 read):
+  `local_rope_tables`; kvcalc charged 1 GiB (12B) in every release before. No SGLang Gemma 3
+  log is in the validation set.
 - SGLang: the memory in use before the weights load (its budget is `(usable − non-torch) ×
   mem_fraction_static − weights`, the free memory before the weights load scaled by the
   fraction, as `profile_max_num_token` / `_profile_available_bytes` compute it) is charged

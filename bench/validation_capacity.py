@@ -44,7 +44,14 @@ STATED = {
     "sglang0518-h100-qwen38-27b-fp8-hybrid": {
         "weight_dtype": "fp8-block128",
         "note": "held out (issue 21/20, sghybrid round): SGLang's hybrid state pool, "
-        "sglang/hybrid.py; Qwen3.8-27B-FP8 predicted as qwen3.5-27b in fp8-block128",
+        "sglang/hybrid.py; Qwen3.8-27B-FP8 predicted as qwen3.5-27b in fp8-block128. "
+        "Issue 21's rope round (2026-12-03): −0.25% -> +0.68%: SGLang builds Qwen3.5's "
+        "table 64 wide (head_dim 256 × partial_rotary_factor 0.25, models/qwen3_5.py "
+        "get_rope), 262,144 × 64 × 4 B = 64 MiB in place of 256, so kvcalc's weights and "
+        "table are 28.34 GiB against the 28.47 printed (28.53 before, over the printed "
+        "line); the 0.13 GiB left is what the load takes beyond the weights and table, "
+        "the allocator's segment tails, not laid out for linear-attention models "
+        "(sglang/load.py); with the printed load the pool is +0.06% as before",
     },
     "sglang-h100-qwen3-30b-a3b-fp8-tsk043": {
         "weight_dtype": "fp8-block128",
@@ -289,6 +296,18 @@ STATED = {
         "segment tails, not laid out), the NVLink baseline (1.88, from a 235B log) and the "
         "FP32 YaRN table cannot be read from it; no rule changed",
     },
+    "vllm-h100-gemma3-12b": {
+        "note": "training. Issue 21's rope round (2026-12-03): +0.66% -> +0.53%: vLLM builds a "
+        "second RoPE table for Gemma 3's sliding layers (gemma3.py: rope_type default with "
+        "rope_local_base_freq beside the global layers' linear × 8), 131,072 × 256 × 2 B = "
+        "64 MiB beside the 512 MiB global one; kvcalc's weights and tables 23.26 GiB against "
+        "the 23.31 printed (23.20 before); the rest is the vision pass's torch peak",
+    },
+    "vllm-h100-gemma3-27b": {
+        "note": "training. Issue 21's rope round (2026-12-03): +1.62% -> +1.44%: Gemma 3's "
+        "local RoPE table, 131,072 × 128 × 2 B = 32 MiB beside the 256 MiB global one; "
+        "kvcalc's weights and tables 51.38 GiB against the 51.45 printed (51.35 before)",
+    },
     "vllm0102-2xh200-qwen3-next-80b-tp2": {
         "note": "training (round 11), +0.89%, under 1%: nothing changed. Its start-up report "
         "prints every term: kvcalc's weights 74.37 GiB (74.25 + the RoPE table) against 74.28, "
@@ -296,7 +315,12 @@ STATED = {
         "figure at TP 2, measured on 0.11.0's H100 logs, llm-d-planner; this H200 run of a "
         "hybrid GDN model holds 0.83 GiB more), so the KV budget 44.98 against 44.59 GiB; "
         "the 2.37 GiB of CUDA graphs are captured after the pool in 0.10.2 and not "
-        "subtracted",
+        "subtracted. Issue 21's rope round (2026-12-03): +0.89% -> +1.06%: vLLM's get_rope "
+        "builds the table partial_rotary_factor × head_dim = 0.25 × 256 = 64 wide (0.10.2 "
+        "qwen3_next.py, rotary_embedding/__init__.py), 262,144 × 64 × 2 B = 32 MiB in place "
+        "of 128: kvcalc's weights and table 74.281 GiB against the 74.2812 printed (74.375 "
+        "before), so the load line is met and the +1.06% left is the activation (+0.34 GiB) "
+        "against the non-torch memory (−0.83 GiB)",
     },
     "sglang-b200-qwen3-8b-skill-log": {
         "version": "0.5.10",

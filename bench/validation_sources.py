@@ -2402,6 +2402,29 @@ LOOKED_AT = (
      "(as quoted in docs/validation/published_runs_2026.yaml, not re-read)",
      "issue 20/21, sgprefill round: the MI325X DeepSeek-R1 rows' --max-prefill-tokens 131072, "
      "now stated on the rows (max_prefill_tokens)"),
+    ("vllm 0.10.2, 0.16.0 and 0.19.1 wheels (PyPI): model_executor/layers/rotary_embedding/"
+     "__init__.py get_rope (rotary_dim from partial_rotary_factor; the cache key), base.py, "
+     "mrope.py (MRotaryEmbedding: 4 × max_position_embeddings rows), "
+     "phi3_long_rope_scaled_rope.py, yarn_scaling_rope.py, deepseek_scaling_rope.py; "
+     "models/qwen3_next.py, qwen3_5.py, minimax_m2.py, glm4_moe.py, phi.py, deepseek_v2.py "
+     "(indexer_rope_emb), jamba.py and nemotron_h.py (no rotary embedding); "
+     "transformers_utils/config.py patch_rope_parameters (partial_rotary_factor, rotary_pct, "
+     "rotary_emb_fraction); sglang 0.5.16 wheel: layers/rotary_embedding/factory.py, base.py, "
+     "mrope.py, rope_variant.py, models/qwen3_5.py, qwen3_next.py, glm4_moe.py, minimax_m2.py, "
+     "phi.py, deepseek_v2.py, nemotron_h.py, layers/attention/dsa/dsa_indexer.py, "
+     "configs/qwen3_5.py and qwen3_next.py (partial_rotary_factor default 0.25); vLLM "
+     "gemma3.py (0.10.2, 0.19.1) and SGLang models/gemma3_causal.py (0.4.5, 0.5.4, 0.5.6, "
+     "0.5.8, 0.5.9, 0.5.10, 0.5.16 wheels: Gemma 3's local and global RoPE); "
+     "NVIDIA/TensorRT-LLM tensorrt_llm/_torch/attention_backend/interface.py at commit "
+     "000a01de (RopeParams.from_config, create_rope_const_params), the TrtllmAttention and "
+     "Llama4Attention constructors in search-index excerpts (files 55410938029, 426411151), "
+     "https://github.com/NVIDIA/TensorRT-LLM/pull/14241, /pull/11598, /pull/3020; the "
+     "config.json files of tests/data/hf_configs/ and GLM-4.6's partial_rotary_factor 0.5 in a "
+     "public copy of its config (andreidhoang/stanford-ai GLM-4.6_DEEP_DIVE.md)",
+     "issue 21, rope round (engine memory, not step time): the RoPE cos/sin table's rotary "
+     "width, rows and count per engine; the records it moves are the Qwen3-Next vLLM 0.10.2 "
+     "log (its 'Model loading took' line), the two Gemma 3 vLLM 0.19.0 logs and the held-out "
+     "Qwen3.8-27B SGLang 0.5.18 log; nothing fitted"),
 )
 
 

@@ -49,6 +49,7 @@ def _card(total, billions, rel=0.01):
 )
 def test_shipped_equals_import(folder, shipped):
     from calc.deploy.checkpoint import model_weight_bytes
+    from calc.deploy.engines.vllm.pool import rope_cache_positions
 
     imported, ship = _imported(folder), load_model(shipped)
     assert model_params(imported) == model_params(ship)
@@ -60,6 +61,9 @@ def test_shipped_equals_import(folder, shipped):
         ).kv_bytes_per_sequence(ctx, 2)
     assert ssm_state_bytes_per_sequence(imported, 2) == ssm_state_bytes_per_sequence(ship, 2)
     assert model_weight_bytes(imported) == model_weight_bytes(ship)
+    # the RoPE table's width, rows and count (partial rotary, mrope, DSA's indexer)
+    assert (imported.rotary_width, imported.rope_tables) == (ship.rotary_width, ship.rope_tables)
+    assert rope_cache_positions(imported) == rope_cache_positions(ship)
     assert not imported.assumed  # every key of a known family is read, nothing assumed
 
 

@@ -138,6 +138,7 @@ def indexer(c: HfConfig) -> dict | None:
         n_heads=c.need("index_n_heads", "the sparse-attention indexer"),
         head_dim=c.need("index_head_dim", "the sparse-attention indexer"),
         topk=c.need("index_topk", "the sparse-attention indexer"),
+        rope_interleave=bool(c.get("indexer_rope_interleave", False)),
     )
 
 

@@ -35,6 +35,9 @@ class Family:
     attn_output_gate: bool = False  # default of attn_output_gate (Qwen3-Next: True)
     lm_head_bias: bool = False
     parallel_block: bool = False  # attention and FFN read one norm (Phi-2, GPT-J)
+    rope: bool = True  # False: the attention has no rotary embedding (Jamba, Nemotron-H)
+    # the sliding layers' own RoPE (Gemma 3's rope_local_base_freq, unscaled)
+    local_rope: bool = False
     ffn_bias: bool | None = None  # None: mlp_bias (default False)
     # keys the config class fills in when the file omits them
     defaults: dict[str, Any] = field(default_factory=dict)
@@ -75,12 +78,17 @@ FAMILIES: dict[str, Family] = {
     "minimax_m2": Family("minimax_m2"),
     "gemma": Family("gemma", tie=True),  # GeGLU, 2 RMSNorms (input, post-attention)
     "gemma2": Family("gemma2", norms_per_layer=4, tie=True),
-    "gemma3": Family("gemma3", norms_per_layer=4, qk_norm=True, tie=True),
-    "gemma3_text": Family("gemma3_text", norms_per_layer=4, qk_norm=True, tie=True),
+    "gemma3": Family("gemma3", norms_per_layer=4, qk_norm=True, tie=True, local_rope=True),
+    "gemma3_text": Family(
+        "gemma3_text", norms_per_layer=4, qk_norm=True, tie=True, local_rope=True
+    ),
     "gpt_oss": Family("gpt_oss", qkv_bias=True, o_bias=True, ffn_bias=True, router_bias=True),
-    "jamba": Family("jamba"),
-    # Nemotron-H: one RMSNorm per single-mixer layer, relu² MLPs and experts, no biases
-    "nemotron_h": Family("nemotron_h", ffn="mlp", norms_per_layer=1, router_bias=True),
+    "jamba": Family("jamba", rope=False),  # no positional embedding (vLLM jamba.py)
+    # Nemotron-H: one RMSNorm per single-mixer layer, relu² MLPs and experts, no biases, no
+    # RoPE (vLLM's and SGLang's nemotron_h.py build no rotary embedding)
+    "nemotron_h": Family(
+        "nemotron_h", ffn="mlp", norms_per_layer=1, router_bias=True, rope=False
+    ),
     "falcon": Family("falcon", ffn="mlp", norm="layernorm", tie=True),
     # Llama 4's use_qk_norm is a weightless L2 norm (Llama4TextL2Norm): no parameters
     "llama4_text": Family("llama4_text", qk_norm=False),
@@ -117,6 +125,9 @@ DEFAULTS: dict[str, dict[str, Any]] = {
         "no_rope_layer_interval": 4,
     },
     "qwen3_next": {"full_attention_interval": 4},  # Qwen3NextConfig.__init__
+    # GLM-4.5/4.6 rotate half of each head when the config omits it (vLLM glm4_moe.py
+    # rope_parameters.setdefault("partial_rotary_factor", 0.5); SGLang's getattr(..., 0.5))
+    "glm4_moe": {"partial_rotary_factor": 0.5},
 }
 
 # the text model inside each multimodal wrapper whose text_config may omit model_type

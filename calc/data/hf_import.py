@@ -131,9 +131,12 @@ def _rope_scaling(c: HfConfig) -> dict | None:
     if not isinstance(r, dict):
         return None
     kind = _ROPE_TYPES.get(str(r.get("rope_type") or r.get("type")))
-    if kind is None:  # default / mrope / unknown: no change to the context limit
-        return None
+    mrope = "mrope_section" in r  # multimodal RoPE (Qwen2-VL, Qwen3.5): a larger vLLM table
+    if kind is None:  # default / unknown: no change to the context limit
+        return {"type": "default", "mrope": True} if mrope else None
     out: dict[str, Any] = {"type": kind, "factor": float(r.get("factor") or 1.0)}
+    if mrope:
+        out["mrope"] = True
     orig = r.get("original_max_position_embeddings") or c.get("original_max_position_embeddings")
     if orig:
         out["original_max_ctx"] = int(orig)
@@ -323,6 +326,7 @@ def hf_to_fields(
     )
     _engine_keys(fields_, outer, outer_type)
     _attention_fields(fields_, c, fam, family, d // n_heads)
+    _rotary_fields(fields_, c, fam)
     _block_fields(fields_, c, fam, family, d_ffn)
     if vision is not None:
         tower = vision_tower(vision, outer_type, d, c)
@@ -386,6 +390,30 @@ def _attention_fields(fields_: dict, c: HfConfig, fam, family: str, head_dim: in
         fields_["norms_per_layer"] = 1
     if family == "gpt_oss":
         fields_["attention_sinks"] = True
+
+
+def _rotary_fields(fields_: dict, c: HfConfig, fam) -> None:
+    """RoPE's rotary width where it is not the whole head: 0 for a family without RoPE; the
+    config's ``rotary_dim`` (MiniMax-M2); else head_dim × ``partial_rotary_factor``
+    (``rotary_pct``, ``rotary_emb_fraction``; at top level or in rope_parameters), truncated
+    as the engines' get_rope do. MLA's width is its qk_rope_head_dim."""
+    if "mla" in fields_:
+        return
+    if not fam.rope:
+        fields_["rotary_dim"] = 0
+        return
+    if fam.local_rope:
+        fields_["local_rope"] = True
+    head = fields_["head_dim"]
+    rp = c.get("rope_parameters")
+    rp = rp if isinstance(rp, dict) else {}
+    dim = c.get("rotary_dim")
+    factor = c.first("partial_rotary_factor", "rotary_pct", "rotary_emb_fraction")
+    factor = rp.get("partial_rotary_factor", factor)
+    if isinstance(dim, int) and 0 < dim < head:
+        fields_["rotary_dim"] = dim
+    elif isinstance(factor, (int, float)) and 0 < factor < 1:
+        fields_["rotary_dim"] = int(head * factor)
 
 
 def _block_fields(fields_: dict, c: HfConfig, fam, family: str, d_ffn: int | None) -> None:

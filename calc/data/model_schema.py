@@ -169,6 +169,9 @@ class IndexerConfig(Schema):
     n_heads: Annotated[int, Bounds(gt=0, le=100_000)]  # index_n_heads
     head_dim: Annotated[int, Bounds(gt=0, le=100_000)]  # index_head_dim
     topk: Annotated[int, Bounds(gt=0, le=1_000_000_000)]  # index_topk
+    # indexer_rope_interleave: the indexer rotates interleaved pairs as MLA does (GLM-5), so
+    # the engines reuse MLA's RoPE table; false (DeepSeek-V3.2): a second, NeoX-style table
+    rope_interleave: bool = False
 
 
 @schema
@@ -228,6 +231,9 @@ class RopeScaling(Schema):
     type: RopeType
     factor: Annotated[float, Bounds(gt=0, le=100_000)] = 1.0
     original_max_ctx: Positive | None = None  # original_max_position_embeddings
+    # multimodal RoPE: the config's rope_parameters carry an ``mrope_section`` (Qwen2-VL,
+    # Qwen3.5): positions are (t, h, w) triples; vLLM sizes the table for 4 × the positions
+    mrope: bool = False
 
 
 @schema
@@ -290,6 +296,14 @@ class ModelConfig(Schema):
     # (calc.formulas.params.mtp_params)
     mtp_layers: Annotated[int, Bounds(ge=0, le=64)] = 0
     rope_scaling: RopeScaling | None = None
+    # RoPE's rotary width per attention head [elements]: config.json's ``rotary_dim``
+    # (MiniMax-M2), or head_dim × ``partial_rotary_factor`` (``rotary_pct``; Qwen3-Next,
+    # Qwen3.5, GLM-4, Phi-2) as the engines' get_rope truncate it; 0: no RoPE (Jamba,
+    # Nemotron-H attention); None: head_dim (MLA: qk_rope_head_dim, ``rotary_width``)
+    rotary_dim: NonNegative | None = None
+    # the sliding layers rotate with their own, unscaled RoPE (Gemma 3: rope_local_base_freq,
+    # rope_parameters.sliding_attention) beside the full layers' scaled one: a second table
+    local_rope: bool = False
     vision: TowerConfig | None = None  # vision encoder + projector (multimodal checkpoints)
     audio: TowerConfig | None = None  # audio encoder + projector
     # config.json's ``architectures[0]`` and top-level ``model_type`` (a multimodal wrapper's,
@@ -353,6 +367,10 @@ class ModelConfig(Schema):
             raise ValueError("MLA models with windowed attention layers are not supported")
         if self.indexer is not None and self.mla is None:
             raise ValueError("indexer (sparse attention) needs an mla: block")
+        if self.rotary_dim is not None and self.mla is not None:
+            raise ValueError("MLA's rotary width is mla.qk_rope_head_dim: leave rotary_dim out")
+        if self.rotary_dim is not None and self.head_dim and self.rotary_dim > self.head_dim:
+            raise ValueError(f"rotary_dim ({self.rotary_dim}) exceeds head_dim ({self.head_dim})")
         for comp, idx in (self.unquantised_layers or {}).items():
             if comp not in LAYER_COMPONENTS:
                 raise ValueError(
@@ -459,6 +477,26 @@ class ModelConfig(Schema):
             return self.mla.qk_nope_head_dim + self.mla.qk_rope_head_dim
         assert self.head_dim is not None  # guaranteed by _shapes
         return self.head_dim
+
+    @property
+    def rotary_width(self) -> int:
+        """RoPE's rotary width per head [elements]: MLA's qk_rope_head_dim, else ``rotary_dim``
+        (0: no RoPE), else head_dim (the width of every engine's cos/sin table row)."""
+        if self.mla is not None:
+            return self.mla.qk_rope_head_dim
+        if self.rotary_dim is not None:
+            return self.rotary_dim
+        return self.k_head_dim
+
+    @property
+    def rope_tables(self) -> int:
+        """Distinct RoPE tables the model's attention needs [tables]: none without RoPE; a
+        second where DeepSeek sparse attention's indexer rotates NeoX-style beside MLA's
+        interleaved RoPE (vLLM deepseek_v2.py ``indexer_rope_emb``, SGLang dsa_indexer.py:
+        ``get_rope`` keys its tables by ``is_neox_style``)."""
+        if self.rotary_width == 0:
+            return 0
+        return 2 if self.indexer is not None and not self.indexer.rope_interleave else 1
 
     @property
     def v_head_dim(self) -> int:

@@ -75,8 +75,8 @@ def construction_requests(cfg, dtypes: dict, tp: int, ep: int, rope_positions: i
         if cfg.qkv_bias:
             ev.append((f"{i}.qkv_bias", (q + 2 * kv) * hd * 2))
         ev += matrix_requests(f"{i}.o", d, q * hd, dtypes["attention"])
-        if i == 0:
-            ev += _rope_requests(rope_positions, cfg.k_head_dim, rope_bytes)
+        if i == 0 and cfg.rotary_width:
+            ev += _rope_requests(rope_positions, cfg.rotary_width, rope_bytes)
         if cfg.is_moe_layer(i):
             m = cfg.moe
             experts, width = math.ceil(m.n_routed_experts / ep), m.d_expert_ffn // max(1, tp // ep)

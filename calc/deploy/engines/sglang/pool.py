@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import calc.deploy.engines.sglang.memory as sm
+from calc.data.dtypes import bytes_per_element
 from calc.deploy.engines.base import EngineConfig, PoolBlocks, StartupTerms, pool_prediction
 from calc.deploy.engines.gpus import runs_rocm, smi_total_mib
 from calc.deploy.engines.sglang.rules import SglangRules
@@ -97,18 +98,32 @@ def non_torch_bytes(rules: SglangRules, hw, group: int) -> float:
 
 
 def rope_table_bytes(dep: Deployment, rules: SglangRules) -> float:
-    """SGLang's RoPE cos/sin table on every GPU [bytes]: the rows vLLM's ``get_rope`` builds
-    too (SGLang's rotary classes take the same scaling rules; ``rope_cache_positions``) ×
-    the rotary width (head_dim, MLA's qk_rope_head_dim) × the release's bytes per element on
+    """SGLang's RoPE cos/sin table on every GPU [bytes]: the scaled positions
+    (``vllm.pool.rope_scaled_positions``; SGLang's MRotaryEmbedding keeps max_position, unlike
+    vLLM's 4 ×) × the rotary width (``rotary_width``: ``get_rope`` truncates head_dim by
+    ``partial_rotary_factor``; MLA's qk_rope_head_dim) × the release's bytes per element on
     this GPU's platform (FP32 on CUDA from 0.4.3, ``rules.rope_bytes_cuda``; else the model
-    dtype's); none without attention layers."""
-    from calc.deploy.engines.vllm.pool import rope_cache_positions
+    dtype's), once per distinct table (``rope_tables``); none without attention layers or RoPE.
+    A model whose sliding layers have their own RoPE (``local_rope``, Gemma 3) has the
+    release's ``local_rope_tables`` unscaled tables of max_position rows.
+    A longrope table keeps its short, long and concatenated caches in the model dtype
+    (``rope_variant.py`` Phi3LongRoPEScaledRotaryEmbedding: 2 × (original + max_position)
+    rows)."""
+    from calc.deploy.engines.vllm.pool import rope_scaled_positions
 
     cfg = dep.model
     if cfg.n_attention_layers == 0:
         return 0.0
-    rotary = cfg.mla.qk_rope_head_dim if cfg.mla is not None else cfg.k_head_dim
-    return float(rope_cache_positions(cfg) * rotary * rope_bytes_per_element(dep, rules))
+    if cfg.local_rope:  # Gemma 3's layers: none, or two unscaled tables (the release's rule)
+        rows = rules.local_rope_tables * cfg.max_ctx
+        return float(rows * cfg.rotary_width * rope_bytes_per_element(dep, rules))
+    r = cfg.rope_scaling
+    if r is not None and r.type == "longrope":
+        rows = 2 * (cfg.max_ctx + (r.original_max_ctx or cfg.max_ctx))
+        dtype = dep.weight_override if dep.weight_override in FLOAT_DTYPES else cfg.dtype
+        return float(cfg.rope_tables * rows * cfg.rotary_width * bytes_per_element(dtype))
+    rows = rope_scaled_positions(cfg)
+    return float(cfg.rope_tables * rows * cfg.rotary_width * rope_bytes_per_element(dep, rules))
 
 
 def rope_bytes_per_element(dep: Deployment, rules: SglangRules) -> int:
@@ -125,7 +140,7 @@ def allocator_segment_bytes(dep: Deployment, rules: SglangRules) -> float:
     tensor by tensor there, and under pipeline parallelism."""
     from calc.deploy.checkpoint import COMPONENTS, resolved_dtypes
     from calc.deploy.engines.sglang.load import allocator_overhead_bytes
-    from calc.deploy.engines.vllm.pool import rope_cache_positions
+    from calc.deploy.engines.vllm.pool import rope_scaled_positions
 
     cfg = dep.model
     if dep.pp > 1:
@@ -137,7 +152,7 @@ def allocator_segment_bytes(dep: Deployment, rules: SglangRules) -> float:
         dtypes = resolved_dtypes(cfg, dep.weight_dtype)
     rope_bytes = rope_bytes_per_element(dep, rules)
     extra = allocator_overhead_bytes(cfg, dtypes, dep.tp, dep.ep, dep.sharding.dp_attn,
-                                     rope_cache_positions(cfg), rope_bytes)  # fmt: skip
+                                     rope_scaled_positions(cfg), rope_bytes)  # fmt: skip
     return extra or 0.0
 
 

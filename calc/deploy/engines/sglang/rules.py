@@ -96,6 +96,11 @@ class SglangRules:
     # numerical stability'), ROCm casting it until 0.5.23
     rope_bytes_cuda: int = 2
     rope_bytes_rocm: int = 2
+    # tables of a model whose sliding layers have their own RoPE (``local_rope``: Gemma 3):
+    # 0 (to 0.5.9 gemma3_causal.py rotates with HF-style inv_freq modules, cos and sin
+    # computed each step) or 2 (from 0.5.10 each layer's get_rope, rope_scaling default for
+    # both kinds: a global and a local table of max_position rows)
+    local_rope_tables: int = 0
     # hybrid models' recurrent-state pool (sglang/hybrid.py): "fixed" (0.5.3: the radix cache
     # off, --max-running-requests or 512 slots) or "ratio" (from 0.5.4: with the radix cache on,
     # --mamba-full-memory-ratio's share of the budget); the slots without a radix cache and
@@ -219,6 +224,16 @@ CHANGES = (
         "_handle_piecewise_cuda_graph turns them off under DP attention, PP, an MoE A2A "
         "backend, multimodal models and DeepSeek-V3.2's NSA arch, but not under "
         "--disable-cuda-graph (read in the 0.5.10-0.5.13 wheels)",
+    ),
+    Change(
+        "0.5.10",
+        {"local_rope_tables": 2},
+        "models/gemma3_causal.py Gemma3Attention.__init__: each layer builds get_rope, the "
+        "sliding ones with the local base, the global ones with rope_scaling {'rope_type': "
+        "'default'} (the config's linear factor not applied to the table): two FP32 tables of "
+        "max_position_embeddings rows; 0.4.5, 0.5.4, 0.5.6, 0.5.8, 0.5.9 build none (cos and "
+        "sin from Gemma3RotaryEmbedding's inv_freq each step); read in the 0.5.10 and 0.5.16 "
+        "wheels (issue 21, rope round)",
     ),
     Change(
         "0.5.11",

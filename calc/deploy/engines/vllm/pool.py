@@ -84,12 +84,13 @@ def mxfp4_experts(dep: Deployment) -> bool:
     return resolved_dtypes(dep.model, dep.weight_dtype)["routed_experts"] == "mxfp4"
 
 
-def rope_cache_positions(cfg) -> int:
-    """Rows of the RoPE table vLLM builds for ``cfg`` [positions] (``get_rope``): the config's
+def rope_scaled_positions(cfg) -> int:
+    """Positions a RoPE table covers once its scaling stretches them [positions]: the config's
     max_position_embeddings, stretched by ``factor`` for linear and dynamic-NTK scaling
     (``linear_scaling_rope.py``: max_position_embeddings × scaling_factor) and, for YaRN, the
     original length × factor (``yarn_scaling_rope.py``, ``deepseek_scaling_rope.py``); llama3
-    and longrope tables keep max_position_embeddings (Llama 4 Scout: 10,485,760 rows)."""
+    and longrope tables keep max_position_embeddings (Llama 4 Scout: 10,485,760). vLLM's and
+    SGLang's rotary classes take the same rules."""
     r = cfg.rope_scaling
     if r is None or r.type in ("default", "llama3", "longrope"):
         return cfg.max_ctx
@@ -98,15 +99,36 @@ def rope_cache_positions(cfg) -> int:
     return int(cfg.max_ctx * r.factor)
 
 
+def rope_cache_positions(cfg) -> int:
+    """Rows of the RoPE table vLLM builds for ``cfg`` [positions] (``get_rope``): the scaled
+    positions (``rope_scaled_positions``); 4 × those for multimodal RoPE
+    (``mrope.py`` MRotaryEmbedding: ``cache_max_position_num = max_position_embeddings * 4``,
+    read in the 0.10.2, 0.16.0 and 0.19.1 wheels; Qwen3.5: 1,048,576 rows); a longrope table
+    holds the short and the long caches one after the other (``phi3_long_rope_scaled_rope.py``:
+    original + max_position_embeddings rows)."""
+    r = cfg.rope_scaling
+    rows = rope_scaled_positions(cfg)
+    if r is not None and r.type == "longrope":
+        rows += r.original_max_ctx or cfg.max_ctx
+    return 4 * rows if r is not None and r.mrope else rows
+
+
 def rope_table_bytes(dep: Deployment) -> float:
     """vLLM's RoPE cos/sin table on every GPU [bytes] (``memory.rope_cache_bytes``): the rotary
-    width is head_dim, or MLA's qk_rope_head_dim; models without attention layers have
-    none."""
+    width is the model's ``rotary_width`` (``get_rope``: ``rotary_dim = int(head_size ×
+    partial_rotary_factor)``; MLA's qk_rope_head_dim), once per distinct table
+    (``rope_tables``: DeepSeek-V3.2's indexer adds a NeoX-style one), and an unscaled one for
+    sliding layers with their own RoPE (``local_rope``, Gemma 3); models without attention
+    layers, or whose attention has no RoPE, have none."""
     cfg = dep.model
     if cfg.n_attention_layers == 0:
         return 0.0
-    rotary = cfg.mla.qk_rope_head_dim if cfg.mla is not None else cfg.k_head_dim
-    return vm.rope_cache_bytes(rope_cache_positions(cfg), rotary)
+    table = cfg.rope_tables * vm.rope_cache_bytes(rope_cache_positions(cfg), cfg.rotary_width)
+    if cfg.local_rope and cfg.rotary_width and cfg.n_layers_of("sliding"):
+        # Gemma 3's sliding layers: get_rope with rope_type default and the local base
+        # (gemma3.py), max_position_embeddings rows
+        table += vm.rope_cache_bytes(cfg.max_ctx, cfg.rotary_width)
+    return table
 
 
 def weights_as_loaded(dep: Deployment, rules: VllmRules) -> float:
