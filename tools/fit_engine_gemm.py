@@ -5,6 +5,8 @@ Run:
     pip download --no-deps aiconfigurator==0.7.0 -d /tmp/wheels
     python tools/fit_engine_gemm.py --legacy-wheel /tmp/wheels/aiconfigurator-0.7.0-*.whl
         [--write]   (replaces the ``gemm_engine`` block of H100, H200 and their copies)
+        [--study]   (only the vfp8 round's checks: the GEMM and decode-attention rows against
+                     the pooled curves, docs/step-time.md)
 
 Why these rows (issue 20, vfp8 round; docs/step-time.md). vLLM's block-fp8 linears
 (``W8A8BlockFp8LinearOp``: the activation's group quantisation, then DeepGEMM's ``fp8_gemm_nt``
@@ -145,12 +147,90 @@ def write_block(profile: str, new: list[str]) -> None:
     path.write_text("\n".join(lines))
 
 
+STUDY_RANGES = ((1, 16), (17, 64), (65, 256), (257, 1024), (1025, 8192))
+
+
+def _legacy_rows(wheel: Path, gpu: str, release: str, table: str, keep):
+    import pandas as pd
+
+    path = f"{LEGACY_DATA}/{gpu}/vllm/{release}/{table}.txt"
+    f = pd.read_csv(io.BytesIO(zipfile.ZipFile(wheel).read(path)))
+    return f[keep(f)]
+
+
+def study(wheel: Path) -> str:
+    """The vfp8 round's two checks: vLLM's graph-timed block-fp8 GEMM rows against the pooled
+    ``gemm.fp8_block`` curve (measured − curve and measured / curve by rows m, weights of 8-134
+    M elements), and its decode-attention rows against the pooled curve × vLLM's scale."""
+    import numpy as np
+
+    K = FK.K
+    out = []
+    for gpu, releases in (("h200_sxm", ("0.12.0",)), ("h100_sxm", ("0.12.0", "0.14.0"))):
+        prof = FK.load_profile(FK.GPUS[gpu][0])
+        kern, bw = prof["kernels"], float(prof["hbm_bandwidth_bytes_per_s"])
+        _, pk, w, a, q = FK.GEMM_DTYPES["fp8_block"]
+        c = dict(kern["gemm"]["fp8_block"])
+        for v in releases:
+            f = _legacy_rows(wheel, gpu, v, "gemm_perf", lambda f: f.gemm_dtype == "fp8_block")
+            m, n, k = (f[x].to_numpy(dtype=float) for x in ("m", "n", "k"))
+            t = f.latency.to_numpy() * 1e-3
+            pred = K.gemm_time_s(
+                m, n, k, flops_per_s=float(prof["peak_flops_per_s"][pk]), bytes_per_s=bw,
+                weight_bytes_per_element=w, act_bytes_per_element=a,
+                quantize_bytes_per_element=q, compute=c["compute"], memory=c["memory"],
+                fixed_s=c["fixed_s"], tile_m=c["tile_m"], tile_n=c["tile_n"],
+                k_half=c["k_half"], sharpness=c["sharpness"], sms=FK.GPUS[gpu][1],
+            )  # fmt: skip
+            mid = (n * k >= 4096 * 2048) & (n * k <= 16384 * 8192)
+            cells = []
+            for lo, hi in STUDY_RANGES:
+                s = (m >= lo) & (m <= hi) & mid
+                cells.append(f"m {lo}-{hi}: {np.median(t[s] - pred[s]) * 1e6:+.1f} us, "
+                             f"{np.median(t[s] / pred[s]):.2f} x")  # fmt: skip
+            out.append(f"gemm {gpu} vllm {v}: " + "; ".join(cells))
+            out.append(_attention_line(wheel, gpu, v, prof))
+    return "\n".join(out)
+
+
+def _attention_line(wheel: Path, gpu: str, v: str, prof: dict) -> str:
+    import numpy as np
+
+    kv16 = ("float16", "bfloat16")
+    f = _legacy_rows(wheel, gpu, v, "generation_attention_perf",
+                     lambda f: f.kv_cache_dtype.isin(kv16))  # fmt: skip
+    c = prof["kernels"]["decode_attention"]["bf16"]
+    scale = prof["kernels"]["engine_scale"]["vllm"]["decode_attention.bf16"]
+    b, ctx, hq, hk, hd = (f[x].to_numpy(dtype=float) for x in
+                          ("batch_size", "step", "num_heads", "num_key_value_heads", "head_dim"))
+    t = f.latency.to_numpy() * 1e-3
+    moved = b * (ctx + 1) * hk * hd * 4 + b * hq * hd * 4  # fit_kernels' bytes, 16-bit KV
+    pred = scale * FK.K.decode_attention_time_s(
+        4 * b * ctx * hq * hd, moved, b, flops_per_s=float(prof["peak_flops_per_s"]["bf16"]),
+        bytes_per_s=float(prof["hbm_bandwidth_bytes_per_s"]), compute=c["compute"],
+        memory=c["memory"], fixed_s=c["fixed_s"], per_sequence_s=c["per_sequence_s"],
+        sharpness=c["sharpness"],
+    )  # fmt: skip
+    r = t / pred
+    cells = [f"all {np.median(r):.2f} (p25 {np.quantile(r, 0.25):.2f}, "
+             f"p75 {np.quantile(r, 0.75):.2f})"]  # fmt: skip
+    for lo, hi in ((1, 1024), (1025, 4096), (4097, 10**9)):
+        s = (ctx >= lo) & (ctx <= hi) & (b <= 64)
+        cells.append(f"batch <= 64, ctx {lo}-{hi}: {np.median(r[s]):.2f}")
+    return f"decode attention {gpu} vllm {v}, measured / curve: " + "; ".join(cells)
+
+
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--legacy-wheel", type=Path, required=True,
                     help="the aiconfigurator 0.7.0 wheel")  # fmt: skip
     ap.add_argument("--write", action="store_true")
+    ap.add_argument("--study", action="store_true",
+                    help="only the vfp8 round's checks against the pooled curves")  # fmt: skip
     args = ap.parse_args(argv)
+    if args.study:
+        print(study(args.legacy_wheel))
+        return 0
     for gpu in ENGINE_GEMM_GPUS:
         name = FK.GPUS[gpu][0]
         fits = fit_engine_gemm(args.legacy_wheel, gpu)
