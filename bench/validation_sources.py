@@ -271,6 +271,15 @@ FITTED = (
      "issue 20, ssd round: TOKEN_HEAD_S of calc/formulas/ssd_time.py (bench/ssd_prefill_fit.py, "
      "the six rows of 8,192 tokens and more: within -9 ... +10%), the Mamba-2 prefill scan op's "
      "floor_s"),
+    ("aiconfigurator 0.7.0 wheel on PyPI (ai-dynamo/aiconfigurator, Apache-2.0): "
+     "aiconfigurator/systems/data/h200_sxm/vllm/0.12.0/gemm_perf.txt and "
+     "h100_sxm/vllm/{0.12.0,0.14.0}/gemm_perf.txt, the fp8_block rows (7,560 a table)",
+     "vLLM's block-fp8 RowParallelLinear (W8A8BlockFp8LinearOp: group quantisation, DeepGEMM "
+     "fp8_gemm_nt) timed in CUDA graphs, six layers of distinct weights replayed, bf16 "
+     "activations, VLLM_USE_DEEP_GEMM=1 (the collector at bec0beb8b / 5ef50c9b9)",
+     "issue 20, vfp8 round: vLLM's own block-fp8 GEMM curve on H100 and H200 "
+     "(kernels.gemm_engine.vllm.fp8_block, tools/fit_engine_gemm.py; H100 PCIe and H20 copy "
+     "H100's)"),
 )
 
 
@@ -2425,6 +2434,30 @@ LOOKED_AT = (
      "width, rows and count per engine; the records it moves are the Qwen3-Next vLLM 0.10.2 "
      "log (its 'Model loading took' line), the two Gemma 3 vLLM 0.19.0 logs and the held-out "
      "Qwen3.8-27B SGLang 0.5.18 log; nothing fitted"),
+    ("ai-dynamo/aiconfigurator@095f58a51 collector/vllm/collect_gemm.py history (bec0beb8b "
+     "2025-12-22 vLLM 0.12.0 data, 5ef50c9b9 2026-01-30 0.14.0 data: CUDA graphs, bf16; "
+     "4bed48d96 2026-05-11 on: use_cuda_graph=False for fp8_block) and collector/helper.py "
+     "benchmark_with_power",
+     "issue 20, vfp8 round: which vLLM GEMM tables time the GPU (graph replays) and which the "
+     "host (the eager fp8_block rows of 0.19.0+, left out of every curve); nothing fitted"),
+    ("vllm 0.12.0 and 0.16.0 wheels (PyPI): model_executor/layers/quantization/utils/"
+     "fp8_utils.py W8A8BlockFp8LinearOp.apply (DeepGEMM when deep_gemm imports and N % 64 = "
+     "K % 128 = 0 with bf16 output, else CUTLASS; FlashInfer block-scale GEMM behind "
+     "VLLM_BLOCKSCALE_FP8_GEMM_FLASHINFER, default 0, in 0.16.0), utils/deep_gemm.py "
+     "(is_deep_gemm_e8m0_used: E8M0 scales on Hopper too, VLLM_USE_DEEP_GEMM_E8M0 default 1; "
+     "0.16.0 adds VLLM_USE_DEEP_GEMM_TMA_ALIGNED_SCALES, default 1), envs.py",
+     "issue 20, vfp8 round: the block-fp8 linear path of both releases on Hopper (the same "
+     "DeepGEMM path; the 0.12.0 / 0.14.0 curve is applied to every vLLM release); nothing "
+     "fitted"),
+    ("aiconfigurator 0.7.0 wheel: h200_sxm/vllm/0.12.0/generation_attention_perf.txt against "
+     "aiconfigurator-core 0.12.0's attention/vllm/0.24.0/generation_attention_perf.parquet "
+     "(Qwen3-235B's 32 q / 2 kv heads a GPU at TP 2)",
+     "issue 20, vfp8 round: vLLM 0.12.0's decode attention at batch 16 and 2,048 / 4,096 tokens "
+     "(28.5 / 48.6 us) against 0.24.0's FA3 rows (18.1 us at 2,048); reported, not fitted"),
+    ("vllm-project/vllm pulls 19085 (DeepGEMM for block-fp8 linears; Qwen3-32B-FP8 decode "
+     "27 ms with CUTLASS against SGLang's 14 ms), 26197 (E8M0 on by default on Hopper), "
+     "29346 (DeepGEMM MoE off at TP 8)",
+     "issue 20, vfp8 round: the history of vLLM's block-fp8 linear kernels; nothing fitted"),
 )
 
 

@@ -479,3 +479,29 @@ def test_the_block_fp8_engine_curves_count_every_route():
             assert curves["fp8_block"].routes == "batch", (hw, fw)
             assert all(c.routes == "local" for key, c in curves.items() if key != "fp8_block")
         assert all(c.routes == "local" for c in k.moe.values())
+
+
+def test_vllm_block_fp8_linears_take_vllms_own_gemm_curve():
+    # issue 20, vfp8 round: vLLM's block-fp8 linears by its own graph-timed rows
+    # (kernels.gemm_engine.vllm.fp8_block); SGLang's by the pooled curve
+    names, times, curves = {}, {}, {}
+    for engine in ("vllm", "sglang"):
+        dep = _dep("qwen3-235b-a22b", "h200", tp=2, weight_dtype="fp8-block128",
+                   engine=EngineSettings(name=engine))  # fmt: skip
+        step = step_of(dep, batch=16, ctx=2500)
+        op = next(o for o in step.raw if o.name == "o_proj")
+        names[engine], curves[engine] = curve_of(op, step.rates)
+        times[engine] = float(curve_time(op, step.rates))
+    assert names == {"vllm": "gemm@vllm.fp8_block", "sglang": "gemm.fp8_block"}
+    own = load_hardware("h200").kernels.gemm_engine["vllm"]["fp8_block"]
+    assert curves["vllm"] == own
+    # o_proj at TP 2: 94 layers of one 16 × 4,096 × 4,096 GEMM; each at least the curve's
+    # serving fixed cost: 94 × 0.665 × 26.04 us = 1.628 ms, above the pooled curve's whole
+    # time (94 × 9.05 us = 0.85 ms, the explain of `kvcalc latency`)
+    assert own.fixed_s == pytest.approx(26.04e-6, rel=1e-3)
+    assert times["vllm"] > 94 * SERVING_FIXED_SHARE * own.fixed_s > times["sglang"]
+    # a 16-bit GEMM (the lm_head) keeps the pooled bf16 curve under vLLM too
+    dep = _dep("qwen3-235b-a22b", "h200", tp=2, weight_dtype="fp8-block128")
+    step = step_of(dep, batch=16, ctx=2500)
+    lm = next(o for o in step.raw if o.name == "lm_head")
+    assert curve_of(lm, step.rates)[0] == "gemm.bf16"

@@ -1555,6 +1555,8 @@ def kernels_yaml(fit: dict, gpu: str) -> str:
         lines.append(f"  {section}:")
         lines += [_curve_line(fit, f"{section}.{key}", key, curve, prov, "    ")
                   for key, curve in fit[section].items()]  # fmt: skip
+        if section == "gemm":  # the engines' own GEMMs: tools/fit_engine_gemm.py's, kept
+            lines += _shipped_gemm_engine(fit.get("profile"))
     if fit.get("moe_engine"):
         lines.append("  # each engine's own fused-MoE kernels, fitted to that engine's rows alone")
         lines.append("  moe_engine:")
@@ -1593,6 +1595,15 @@ def kernels_yaml(fit: dict, gpu: str) -> str:
     lines += _a2a_yaml(fit)
     lines.append("# END kernels")
     return "\n".join(lines) + "\n"
+
+
+def _shipped_gemm_engine(profile: str | None) -> list[str]:
+    """The profile's ``gemm_engine`` block as shipped: fitted by tools/fit_engine_gemm.py to
+    another wheel's tables, which this script does not read."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    from fit_engine_gemm import shipped_block
+
+    return shipped_block(profile)
 
 
 def _a2a_yaml(fit: dict) -> list[str]:

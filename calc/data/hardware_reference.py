@@ -165,6 +165,11 @@ FIELD_HELP: dict[str, str] = {
         "(prefill) and low_latency (decode) kernels, TensorRT-LLM's NVLink all-to-all over a "
         "multi-node NVLink domain (mnnvl) (below)"
     ),
+    "KernelCurves.gemm_engine": (
+        "per engine, its own GEMM curves by dtype where the pooled curve leaves its rows out "
+        "(vLLM's block-fp8 linears, timed in CUDA graphs in its 0.12.0 and 0.14.0 tables); "
+        "absent: the pooled `gemm` curve"
+    ),
     "KernelCurves.engine_scale": (
         "per engine, time multipliers of its own attention kernels against the pooled curves, by "
         "curve name (`decode_attention.fp8`) [×]; absent: 1"

@@ -203,6 +203,9 @@ class KernelCurves(Schema):
     # each engine's own fused-MoE kernels, fitted to its own rows (the pooled ``moe`` curve
     # for an engine or a format absent here)
     moe_engine: dict[Literal["vllm", "sglang", "trtllm"], dict[MoeKey, MoeCurve]] | None = None
+    # each engine's own GEMMs where the pooled ``gemm`` curve leaves its rows out (vLLM's
+    # block-fp8 linears, timed in CUDA graphs only in its older tables)
+    gemm_engine: dict[Literal["vllm", "sglang", "trtllm"], dict[GemmKey, GemmCurve]] | None = None
     allreduce: dict[Literal["nccl", "custom"], AllReduceCurve] | None = None
     # NCCL's all-gather and reduce-scatter (the MoE traffic of attention data parallel)
     gather: dict[Literal["all_gather", "reduce_scatter"], AllReduceCurve] | None = None

@@ -599,6 +599,9 @@ def curve_of(op: Op, r: Rates):
         return (f"moe.{key}", curve) if curve is not None else (None, None)
     if is_gemm(op) and op.gemm_shapes and op.layers and r.m_curve is None:
         key, _ = _gemm_key(op, r)
+        own = (c.gemm_engine or {}).get(r.engine) or {}
+        if key in own:  # the engine's own GEMMs where fitted (only its own dtype key)
+            return f"gemm@{r.engine}.{key}", own[key]
         key, curve = _first(c.gemm, GEMM_CURVES.get(key, ()))
         return (f"gemm.{key}", curve) if curve is not None else (None, None)
     if op.attention and op.attn_kind in ("gqa", "mla") and op.layers:
