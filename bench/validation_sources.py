@@ -2458,6 +2458,25 @@ LOOKED_AT = (
      "27 ms with CUTLASS against SGLang's 14 ms), 26197 (E8M0 on by default on Hopper), "
      "29346 (DeepGEMM MoE off at TP 8)",
      "issue 20, vfp8 round: the history of vLLM's block-fp8 linear kernels; nothing fitted"),
+    ("aiconfigurator 0.7.0 / 0.10.0 and aiconfigurator-core 0.12.0 wheels on PyPI "
+     "(ai-dynamo/aiconfigurator, Apache-2.0): every generation_attention_perf and "
+     "context_attention_perf table of H100, H200 and B200 (vLLM 0.12.0-0.24.0, SGLang "
+     "0.5.6.post2-0.5.14, TensorRT-LLM 1.0.0rc3-1.3.0rc20)",
+     "issue 20, vattn round: each engine's own rows against the pooled attention curves × its "
+     "scale by context band and KV heads (tools/study_engine_attention.py); nothing fitted, "
+     "nothing shipped"),
+    ("ai-dynamo/aiconfigurator collector/vllm/collect_attn.py at e954ae4c4 (vLLM 0.12.0), "
+     "5ef50c9b9 (0.14.0) and d5bad971c (0.24.0), collector/helper.py benchmark_with_power, "
+     "collector/vllm/fake_hf_model/config.json, and commit a924baa01 (#1004, 2026-05-12: FA3 "
+     "scheduler_metadata built for the placeholder model's 16 q / 8 kv heads)",
+     "issue 20, vattn round: every attention table timed in a CUDA graph; vLLM 0.12.0 / 0.14.0's "
+     "(and H200 0.19.0's) long-context excess at 1-4 KV heads is the collector's mis-sized FA3 "
+     "schedule; nothing fitted"),
+    ("vllm-project/vllm 0.19.1 wheel: vllm/v1/attention/backends/flash_attn.py "
+     "(FlashAttentionMetadataBuilder: num_heads_kv from model_config.get_num_kv_heads, "
+     "get_scheduler_metadata with num_splits)",
+     "issue 20, vattn round: serving sizes FA3's ahead-of-time schedule by the model's own heads "
+     "per GPU; nothing fitted"),
 )
 
 
