@@ -2477,6 +2477,24 @@ LOOKED_AT = (
      "get_scheduler_metadata with num_splits)",
      "issue 20, vattn round: serving sizes FA3's ahead-of-time schedule by the model's own heads "
      "per GPU; nothing fitted"),
+    ("vllm 0.16.0 wheel (PyPI): model_executor/layers/fused_moe/layer.py determine_expert_map "
+     "(linear placement: rank r holds the contiguous block of E / ep experts; round_robin only "
+     "when asked), config/parallel.py (expert_placement_strategy \"linear\", enable_eplb False, "
+     "num_redundant_experts 0), fused_moe/router/grouped_topk_router.py (scores viewed "
+     "[tokens, n_group, E / n_group]: groups are contiguous; group score the top-2 sum with a "
+     "routing bias); sglang 0.5.15 wheel: srt/server_args.py (init_expert_location "
+     "\"trivial\", enable_eplb False, ep_num_redundant_experts 0), srt/eplb/expert_location.py "
+     "init_trivial (physical expert i is logical i), srt/layers/moe/topk.py "
+     "biased_grouped_topk_impl / grouped_topk_gpu (the same contiguous groups); "
+     "NVIDIA/TensorRT-LLM _torch/modules/fused_moe/fused_moe_trtllm_gen.py (content search, "
+     "revision not pinned: without a load balancer initial_global_assignments gives rank r "
+     "experts r · E / ep onward); tests/data/hf_configs deepseek-v3.2, glm-5, kimi-k2-instruct, "
+     "nemotron-3-nano config.json (n_group 8 / topk_group 4 for DeepSeek-V3.2, 1 / 1 for the "
+     "others) and DeepSeek-V2's config.json (n_group 8, topk_group 3, 160 experts, top-6)",
+     "issue 20, grouproute round: the routing structure and expert placement behind the busiest "
+     "GPU's experts under expert parallelism (calc.formulas.expert_routing: DeepSeek's "
+     "group-limited routing, contiguous placement, no redundant experts by default); nothing "
+     "fitted"),
 )
 
 

@@ -65,6 +65,9 @@ def test_shipped_equals_import(folder, shipped):
     assert (imported.rotary_width, imported.rope_tables) == (ship.rotary_width, ship.rope_tables)
     assert rope_cache_positions(imported) == rope_cache_positions(ship)
     assert not imported.assumed  # every key of a known family is read, nothing assumed
+    if ship.moe is not None:  # group-limited routing (n_group, topk_group)
+        grouping = (imported.moe.n_expert_groups, imported.moe.expert_groups_per_token)
+        assert grouping == (ship.moe.n_expert_groups, ship.moe.expert_groups_per_token)
 
 
 # --- hybrid linear attention: Qwen3-Next, Qwen3.5 ------------------------------------------

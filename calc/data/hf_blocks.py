@@ -32,6 +32,15 @@ def _dtype(c: HfConfig, key: str) -> str | None:
     return DTYPES[v]
 
 
+def _routing_groups(c: HfConfig) -> dict:
+    """Group-limited routing (DeepSeek-V2/V3's grouped top-k: n_group, topk_group), or none."""
+    groups = c.first("n_group")
+    if not groups or groups <= 1:
+        return {}
+    return dict(n_expert_groups=groups,
+                expert_groups_per_token=c.need_one("topk_group", what="the groups a token uses"))
+
+
 def moe(c: HfConfig, fam: Family, d_ffn: int | None, types: list[str] | None) -> dict | None:
     """MoEConfig fields: routed experts and top-k, expert width, shared experts, leading dense
     layers, the MoE layer period, router bias, shared-expert gate and latent width; None for a
@@ -53,6 +62,7 @@ def moe(c: HfConfig, fam: Family, d_ffn: int | None, types: list[str] | None) ->
                      "moe_intermediate_size)")  # fmt: skip
         width = d_ffn
     out: dict[str, Any] = dict(n_routed_experts=n, experts_per_token=top_k, d_expert_ffn=width)
+    out.update(_routing_groups(c))
     shared_n = c.first("n_shared_experts", "num_shared_experts")
     shared_w = c.first(
         "moe_shared_expert_intermediate_size", "shared_expert_intermediate_size",

@@ -33,7 +33,7 @@ _POSITIVE = (
     "index_n_heads", "index_head_dim", "index_topk", "moe_latent_size",
     "interleave_moe_layer_step", "num_experts_per_token", "top_k_experts", "moe_top_k",
     "moe_num_experts", "intermediate_size_mlp", "mamba_n_groups", "max_sequence_length",
-    "seq_length", "ffn_dim", "n_inner", "expert_intermediate_size",
+    "seq_length", "ffn_dim", "n_inner", "expert_intermediate_size", "n_group", "topk_group",
 )  # fmt: skip
 _NON_NEGATIVE = (
     "attn_layer_offset", "expert_layer_offset", "first_k_dense_replace", "max_window_layers",

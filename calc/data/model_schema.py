@@ -99,12 +99,28 @@ class MoEConfig(Schema):
     # latent MoE (Nemotron-3 Super): routed experts work in a d_latent-wide space, entered and
     # left through two d_model × d_latent projections per MoE layer; None: d_model
     d_latent: Positive | None = None
+    # group-limited routing (DeepSeek-V2/V3: config.json n_group, topk_group): the experts
+    # form n_expert_groups contiguous groups and a token picks its experts within
+    # expert_groups_per_token of them; 1 and 1: plain top-k
+    n_expert_groups: Positive = 1
+    expert_groups_per_token: Positive = 1
 
     def __post_init__(self) -> None:
         if self.experts_per_token > self.n_routed_experts:
             raise ValueError(
                 f"experts_per_token ({self.experts_per_token}) exceeds "
                 f"n_routed_experts ({self.n_routed_experts})"
+            )
+        G, g = self.n_expert_groups, self.expert_groups_per_token
+        if self.n_routed_experts % G or g > G:
+            raise ValueError(
+                f"n_expert_groups ({G}) must divide n_routed_experts ({self.n_routed_experts}) "
+                f"and expert_groups_per_token ({g}) must not exceed it"
+            )
+        if self.experts_per_token > g * (self.n_routed_experts // G):
+            raise ValueError(
+                f"experts_per_token ({self.experts_per_token}) exceeds the experts of "
+                f"{g} of {G} groups ({g * (self.n_routed_experts // G)})"
             )
 
     @property

@@ -618,9 +618,11 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, moe_
         routes = stage_tokens * k / s.ep * imbalance if s.ep > 1 else tokens * k
         # the experts whose weights the busiest GPU streams: every MoE layer ends in a
         # collective (the all-reduce, or the combine), so each layer waits for the GPU that
-        # touches the most of its own experts (``busiest_active_experts``)
+        # touches the most of its own experts (``busiest_active_experts``, under the model's
+        # group-limited routing; the mean needs no groups: ``calc.formulas.expert_routing``)
         touched = (
-            F.busiest_active_experts(E, k, stage_tokens, s.ep) if s.ep > 1
+            F.busiest_active_experts(E, k, stage_tokens, s.ep, m.n_expert_groups,
+                                     m.expert_groups_per_token) if s.ep > 1
             else s.n_experts * F.expected_active_experts(E, k, tokens) / E
         )  # fmt: skip
         zr = z.of("routed_experts")

@@ -39,6 +39,7 @@ FLOP for the selective scan).
 from __future__ import annotations
 
 from calc.formulas.elementwise import minimum
+from calc.formulas.expert_routing import busiest_active_experts  # noqa: F401  (re-exported)
 
 
 def linear_flops(tokens, d_in, d_out):
@@ -139,39 +140,6 @@ def expected_active_experts(n_experts, experts_per_token, tokens):
     reads k experts; a large batch reads all E.
     """
     return n_experts * (1 - (1 - experts_per_token / n_experts) ** tokens)
-
-
-def busiest_active_experts(n_experts, experts_per_token, tokens, ep):
-    """Distinct experts the busiest of ``ep`` GPUs touches, expected, under uniform routing
-    [experts].
-
-    Each GPU holds n = E / ep experts. One of them is touched with p = 1 − (1 − k/E)^tokens
-    (``expected_active_experts``); the GPU's count is taken as Binomial(n, p) and the GPUs as
-    independent, so the expected maximum is Σ_{x=0}^{n−1} (1 − F(x)^ep) with F the binomial
-    CDF. The independence is an approximation (each token picks k distinct experts): against
-    3,000-draw simulations of the exact routing (E 64-384, k 6-8, ep 2-8, 1-64 tokens) it is
-    within 3.4%; it reads low where a GPU holds one expert (Mixtral's E 8 at ep 8, one token:
-    0.90 against 1). At E 256, k 8 and 4 tokens a GPU touches 7.63 experts on average and its
-    busiest 10.35 at ep 4, 3.82 and 6.56 at ep 8; with every expert touched the busiest GPU
-    has all n.
-    """
-    import numpy as np
-
-    n = n_experts // ep
-    if ep <= 1 or n < 1:
-        return expected_active_experts(n_experts, experts_per_token, tokens)
-    t = np.asarray(tokens, dtype=float)
-    log_miss = t * np.log1p(-experts_per_token / n_experts)  # log(1 − p), exact for any t
-    x = np.arange(n + 1).reshape((-1,) + (1,) * t.ndim)
-    # log C(n, x) = Σ_{j=1}^{x} log((n − j + 1) / j)
-    steps = np.log((n - np.arange(n)) / np.arange(1, n + 1))
-    log_choose = np.concatenate(([0.0], np.cumsum(steps))).reshape(x.shape)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_p = np.log(-np.expm1(log_miss))  # −inf at 0 tokens
-        log_pmf = log_choose + np.where(x > 0, x * log_p, 0.0) + (n - x) * log_miss
-    cdf = np.minimum(np.cumsum(np.exp(log_pmf), axis=0)[:-1], 1.0)
-    busiest = np.sum(1.0 - cdf**ep, axis=0)
-    return busiest if t.ndim else float(busiest)
 
 
 def lm_head_flops(tokens, d_model, vocab_size):
