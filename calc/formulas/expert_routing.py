@@ -115,12 +115,10 @@ def busiest_active_experts(n_experts, experts_per_token, tokens, ep, n_groups=1,
     pairs. At E 256, k 8, 4 tokens, ep 8: 3.82 experts a GPU on average, 6.56 on the busiest
     under plain top-k, 7.61 under DeepSeek-V3's 4 of 8 groups (its simulation: 7.74).
     """
-    from calc.formulas.flops import expected_active_experts
-
     E, k = n_experts, experts_per_token
     n = E // ep
-    if ep <= 1 or n < 1:
-        return expected_active_experts(E, k, tokens)
+    if ep <= 1 or n < 1:  # one GPU: the batch's distinct experts (flops.expected_active_experts)
+        return E * (1 - (1 - k / E) ** tokens)
     t = np.asarray(tokens, dtype=float)
     if not t.ndim:
         return _busiest_scalar(E, k, float(t), ep, n_groups, groups_per_token)
