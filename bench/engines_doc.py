@@ -411,7 +411,39 @@ LIMITS = """## Not modelled yet
   (15.50 printed), Qwen3-14B TP 4 0.179 (7.08), Qwen3-30B-A3B-FP8 0.105 (29.15), Qwen3-8B
   0.003, Qwen3-32B TP 1 0.001; no constant. The NVLink TP > 1 pre-load figure is re-derived
   from its record without the 0.29 GiB of tails (2.20 → 1.88 GiB). Not laid out (no term):
-  MLA, Mamba and linear-attention mixers, vision/audio towers, attention DP, PP.
+  MLA, Mamba mixers, vision/audio towers other than below, attention DP, PP.
+  Issue 21's gdnseg round (2026-12-03): dense gated-DeltaNet hybrids are laid out too (SGLang
+  0.5.18 `models/qwen3_5.py` Qwen3_5GatedDeltaNet; `qwen3_next.py` Qwen3GatedDeltaNet builds
+  the same tensors): per DeltaNet layer conv1d [(2 key + value dims)/TP, kernel] in the model
+  dtype (built with no quant_config), in_proj_qkvz [(2 key + 2 value dims)/TP, d] and
+  in_proj_ba [2 × value heads/TP, d] (merged) with their scales, dt_bias (bf16) and A_log
+  (fp32) [value heads/TP], the gated norm [value_head_dim], out_proj [d, value dim/TP]; the
+  attention layers' QKV with the gated q (2 × heads), `get_rope` first in the first attention
+  layer, the q/k norms after the MLP; the vision tower first, in bf16 (`qwen3_vl.py`
+  Qwen3VLForConditionalGeneration builds `visual` with quant_config None before the language
+  model): patch conv, position table, per block two LayerNorms, QKV, proj, fc1, fc2 with
+  biases, then the merger. The many small DeltaNet tensors (conv1d, in_proj_ba, dt_bias, A_log,
+  norms, scales: 34.8 MB over 64 layers) share 2 MiB small-pool segments and are not where the
+  tails come from (0.8 MiB). Qwen3.5-27B-FP8 at TP 1: 64 MiB from its fp8 down_proj (5,120 ×
+  17,408 B = 85 MiB in an 86 MiB block, 1 MiB left unsplit, × 64 layers), 2 MiB from the
+  embedding and lm_head (2,425 MiB in 2,426), 6 MiB from the three freed 32 MiB RoPE
+  temporaries' segments that later hold 30 MiB out_proj / o_proj, 0.8 MiB small pool, and
+  31.3 MiB from the vision tower (7.6-9.5 MiB matrices in 20 MiB segments; the merger's 45
+  MiB fc2 in 46): 109,057,568 B = 0.102 GiB (0.071 without the tower; bf16: 0.032). The
+  held-out sglang0518-h100-qwen38-27b-fp8-hybrid, looked at to diagnose only: +0.68% ->
+  +0.18%, its load 28.34 -> 28.45 GiB against the 28.47 printed. No other capacity record
+  moves (no other SGLang record is a DeltaNet hybrid); the held-out 0.5.16 Qwen3.5-27B serving
+  rows keep their errors (the KV pool's sequences 56.4 -> 56.6 bf16, 77.8 -> 77.7 fp8 on the
+  H200). Left: the 0.02 GiB still short (the vision tower's own RoPE table, `get_rope(72, 36,
+  8192)` FP32, 1.1 MiB, is not in kvcalc's weights); MoE DeltaNet hybrids (Qwen3-Next,
+  Qwen3.5-397B) get no term: `Qwen2MoeSparseMoeBlock` (`qwen2_moe.py`) builds the experts
+  before the router (kvcalc's MoE order is the reverse), a shared_expert_gate [1, d], and may
+  fuse the shared expert into the routed w13/w2 (`enable_shared_expert_fusion`, release- and
+  backend-dependent). Tried with kvcalc's MoE order, Qwen3.5-397B took 24 MiB a GPU (bf16 TP
+  8) and 133 MiB (FP8 TP 8 EP 8: the 4 MiB router and 1-10 MiB TP-8 projections in 20 MiB
+  segments) and moved the held-out 0.5.16 serving rows' TPOT +44.3 / +105.0% -> +50.9 /
+  +132.5% (bf16, c 1,024 / 4,096) and −2.7 / +28.9% -> −10.4 / −18.3% (FP8): too large a move
+  to ship on an order not read from the release the rows ran; not shipped.
 - TensorRT-LLM: the profiling pass's non-torch memory is everything the device holds outside
   torch (`_torch/pyexecutor/_util.py`). TP 1: 0.25 GiB; a TP group (TensorRT-LLM's
   `tp_size`: kvcalc's TP × attention-DP ranks): the context and NCCL communicator, 2.07 GiB

@@ -51,7 +51,11 @@ STATED = {
         "table are 28.34 GiB against the 28.47 printed (28.53 before, over the printed "
         "line); the 0.13 GiB left is what the load takes beyond the weights and table, "
         "the allocator's segment tails, not laid out for linear-attention models "
-        "(sglang/load.py); with the printed load the pool is +0.06% as before",
+        "(sglang/load.py); with the printed load the pool is +0.06% as before. "
+        "Issue 21's gdnseg round (2026-12-03): +0.68% -> +0.18%: the DeltaNet layers and the "
+        "vision tower laid out tensor by tensor (sglang/load.py, SGLang 0.5.18 qwen3_5.py and "
+        "qwen3_vl.py), 0.102 GiB of tails (64 MiB of them the fp8 down_proj's 85 MiB in 86 MiB "
+        "blocks), kvcalc's load 28.45 GiB against the 28.47 printed",
     },
     "sglang-h100-qwen3-30b-a3b-fp8-tsk043": {
         "weight_dtype": "fp8-block128",

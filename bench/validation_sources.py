@@ -2434,6 +2434,18 @@ LOOKED_AT = (
      "width, rows and count per engine; the records it moves are the Qwen3-Next vLLM 0.10.2 "
      "log (its 'Model loading took' line), the two Gemma 3 vLLM 0.19.0 logs and the held-out "
      "Qwen3.8-27B SGLang 0.5.18 log; nothing fitted"),
+    ("sglang 0.5.18 wheel (PyPI): srt/models/qwen3_5.py (Qwen3_5GatedDeltaNet: conv1d, "
+     "in_proj_qkvz, in_proj_ba, dt_bias, A_log, RMSNormGated, out_proj; Qwen3_5LinearDecoderLayer, "
+     "Qwen3_5AttentionDecoderLayer: get_rope before qkv_proj, q/k norms after the MLP; "
+     "Qwen3_5ForCausalLM, Qwen3_5ForConditionalGeneration), qwen3_next.py (Qwen3GatedDeltaNet, "
+     "the same tensors), qwen3_vl.py (Qwen3VLForConditionalGeneration: the vision tower built "
+     "first with quant_config None; Qwen3VLMoeVisionModel, Qwen3_VisionBlock, Qwen3_VisionMLP, "
+     "Qwen3VLMoeVisionPatchMerger), qwen2_moe.py (Qwen2MoeSparseMoeBlock: experts before the "
+     "gate, shared_expert_gate, enable_shared_expert_fusion)",
+     "issue 21, gdnseg round (engine memory, not step time): the tensors SGLang builds on the "
+     "GPU for a gated-DeltaNet hybrid and its vision tower, in order, replayed through the "
+     "caching allocator (sglang/load.py); the record it moves is the held-out Qwen3.8-27B "
+     "SGLang 0.5.18 log, used to diagnose only; nothing fitted"),
     ("ai-dynamo/aiconfigurator@095f58a51 collector/vllm/collect_gemm.py history (bec0beb8b "
      "2025-12-22 vLLM 0.12.0 data, 5ef50c9b9 2026-01-30 0.14.0 data: CUDA graphs, bf16; "
      "4bed48d96 2026-05-11 on: use_cuda_graph=False for fp8_block) and collector/helper.py "

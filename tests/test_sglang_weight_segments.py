@@ -75,9 +75,16 @@ def test_qwen3_8b_tp1_leaves_little():
 
 
 def test_layouts_not_laid_out_get_no_term():
-    # MLA (DeepSeek-V3) is not laid out tensor by tensor: None, and the pool charges nothing
+    # MLA (DeepSeek-V3) and Mamba hybrids (Nemotron-H) are not laid out tensor by tensor: None,
+    # and the pool charges nothing
     cfg = load_model("deepseek-v3")
     assert allocator_overhead_bytes(cfg, resolved_dtypes(cfg), 8, 1, 1, 163_840, 4) is None
+    cfg = load_model("nemotron-h-56b")
+    assert allocator_overhead_bytes(cfg, resolved_dtypes(cfg), 1, 1, 1, 8_192, 4) is None
+    # nor MoE DeltaNet hybrids (Qwen3-Next: Qwen2MoeSparseMoeBlock builds its experts before
+    # the router and may fuse the shared expert into them)
+    cfg = load_model("qwen3-next-80b-a3b")
+    assert allocator_overhead_bytes(cfg, resolved_dtypes(cfg), 2, 1, 1, 262_144, 4) is None
 
 
 @pytest.mark.parametrize(
@@ -97,3 +104,55 @@ def test_sglang_weight_load_meets_the_printed_load(model, tp, weight_dtype, prin
                            engine=EngineSettings(name="sglang", version="0.5.13"))  # fmt: skip
     p = dep.engine_model.kv_pool(dep)
     assert (p.weights_bytes + p.rope_table_bytes) / GIB == pytest.approx(printed_gib, abs=0.011)
+
+
+def test_gated_deltanet_layer_requests():
+    # Qwen3.5-27B's DeltaNet mixer at TP 1 in fp8-block128 (SGLang 0.5.18 Qwen3_5GatedDeltaNet):
+    # key dim 16 × 128 = 2,048, value dim 48 × 128 = 6,144; conv1d (2 × 2,048 + 6,144) × 4 ×
+    # 2 B = 81,920 (bf16, no quant_config); in_proj_qkvz (2 × 2,048 + 2 × 6,144) = 16,384 rows
+    # × 5,120 × 1 B = 83,886,080, scales 128 × 40 × 4 B = 20,480; in_proj_ba 96 × 5,120 =
+    # 491,520, scales 1 × 40 × 4 = 160; dt_bias 48 × 2 = 96; A_log 48 × 4 = 192; the gated
+    # norm 128 × 2 = 256; out_proj 5,120 × 6,144 = 31,457,280, scales 40 × 48 × 4 = 7,680
+    from calc.deploy.engines.sglang.load import _gdn_requests
+
+    cfg = load_model("qwen3.5-27b")
+    got = _gdn_requests("0", cfg.linear_attention, 5_120,
+                        resolved_dtypes(cfg, "fp8-block128"), 1)  # fmt: skip
+    assert [r for _, r in got] == [81_920, 83_886_080, 20_480, 491_520, 160, 96, 192, 256,
+                                   31_457_280, 7_680]  # fmt: skip
+    # at TP 2 (bf16) every per-rank shape halves: conv1d 40,960, in_proj_ba 48 × 5,120 × 2 B =
+    # 491,520
+    half = dict(_gdn_requests("0", cfg.linear_attention, 5_120, resolved_dtypes(cfg), 2))
+    assert (half["0.conv1d"], half["0.in_proj_ba"]) == (40_960, 491_520)
+
+
+def test_qwen35_text_segment_tails():
+    # Qwen3.5-27B without its vision tower, fp8-block128 at TP 1: down 5,120 × 17,408 × 1 B =
+    # 85 MiB in an 86 MiB block (1 MiB left, not split) × 64 layers = 64 MiB; embedding and
+    # lm_head 248,320 × 5,120 × 2 B = 2,425 MiB in 2,426: 1 MiB each; the RoPE temporaries
+    # freqs, cos and sin (262,144 × 32 × 4 B = 32 MiB each) are freed and their segments then
+    # hold three 30 MiB out_proj / o_proj (2 MiB left each, split, free): 6 MiB; 72 MiB in all.
+    # The small pool: per DeltaNet layer 81,920 + 20,480 + 491,520 + 160 + 96 + 192 + 256 +
+    # 7,680 = 602,304 B × 48; per attention layer QKV scales 112 × 40 × 4 = 17,920, o 7,680,
+    # q/k norms 2 × 512: 26,624 × 16; per layer gate/up scales 272 × 40 × 4 = 43,520, down 40 ×
+    # 136 × 4 = 21,760, two norms 20,480: 85,760 × 64; the final norm 10,240: 34,835,456 B in
+    # 17 segments of 2 MiB (35,651,584): 816,128. 72 MiB + 816,128 = 76,313,600 B
+    import dataclasses
+
+    cfg = dataclasses.replace(load_model("qwen3.5-27b"), vision=None)
+    got = allocator_overhead_bytes(cfg, resolved_dtypes(cfg, "fp8-block128"), 1, 1, 1,
+                                   262_144, 4)  # fmt: skip
+    assert got == 72 * MIB + 816_128
+
+
+def test_qwen38_fp8_weight_load_meets_the_printed_load():
+    # the held-out SGLang 0.5.18 H100 log (Qwen3.8-27B-FP8, Qwen3.5-27B's shapes) prints 'mem
+    # usage=28.47 GB'; kvcalc's weights and 64 MiB RoPE table are 28.34 GiB, and the vision
+    # tower (built first, bf16) and language model's tails add 0.10 GiB: 28.45, within 0.03
+    # (the vision tower's own 8,192 × 36 FP32 RoPE table, 1.1 MiB, is not charged)
+    dep = Deployment.build(load_model("qwen3.5-27b"), load_hardware("h100"), tp=1,
+                           weight_dtype="fp8-block128",
+                           engine=EngineSettings(name="sglang", version="0.5.18"))  # fmt: skip
+    p = dep.engine_model.kv_pool(dep)
+    assert (p.weights_bytes + p.rope_table_bytes) / GIB == pytest.approx(28.47, abs=0.03)
+    assert (p.weights_bytes + p.rope_table_bytes) / GIB > 28.40  # 28.34 without the tails
