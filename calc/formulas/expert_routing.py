@@ -36,6 +36,8 @@ import numpy as np
 
 __all__ = ["busiest_active_experts", "gpu_group_blocks"]
 
+SATURATED = 1e-12  # [experts] what the busiest GPU may miss of its n where it is taken as n
+
 
 def _avoid(n_experts, experts_per_token, n_groups, groups_per_token):
     """(one expert, two of one group, two of two groups): the probabilities that one token
@@ -130,9 +132,6 @@ def busiest_active_experts(n_experts, experts_per_token, tokens, ep, n_groups=1,
     if open_.any():
         out[open_] = _busiest(E, k, t[open_], ep, n_groups, groups_per_token)
     return out
-
-
-SATURATED = 1e-12  # [experts] what the busiest GPU may miss of its n where it is taken as n
 
 
 @lru_cache(maxsize=4096)
