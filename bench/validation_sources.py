@@ -280,6 +280,18 @@ FITTED = (
      "issue 20, vfp8 round: vLLM's own block-fp8 GEMM curve on H100 and H200 "
      "(kernels.gemm_engine.vllm.fp8_block, tools/fit_engine_gemm.py; H100 PCIe and H20 copy "
      "H100's)"),
+    ("aiconfigurator-core 0.12.0 wheel table b200_sxm/moe/sglang/0.5.14/moe_perf.parquet "
+     "(ai-dynamo/aiconfigurator, Apache-2.0): the balanced fp8_block rows of "
+     "sglang_flashinfer_trtllm_moe (11,043; the 4,509 sglang_fused_moe_triton rows left out) and "
+     "the balanced nvfp4 rows (11,502, all sglang_flashinfer_trtllm_moe), among them the "
+     "Qwen3.5-397B shape the collectors appended on 2026-08-16 (4,096 / 1,024, 512 experts, "
+     "top-10, TP 1-32 x EP 1-256)",
+     "SGLang 0.5.14's FlashInfer trtllm-gen fused MoE layer by tokens, hidden, expert width, "
+     "experts, top-k, MoE TP and EP",
+     "issue 20, sgb200moe round: moe_engine.sglang.fp8_block of b200 refitted to the trtllm-gen "
+     "rows alone and moe_engine.sglang.fp4 of b200 refitted with the per-route term over every "
+     "route the GPU holds (tools/fit_kernels.py --refit-engine-moe fp8_block / fp4 --gpu "
+     "b200_sxm --engine sglang)"),
 )
 
 
@@ -2507,6 +2519,22 @@ LOOKED_AT = (
      "GPU's experts under expert parallelism (calc.formulas.expert_routing: DeepSeek's "
      "group-limited routing, contiguous placement, no redundant experts by default); nothing "
      "fitted"),
+    ("sglang 0.5.16 wheel (PyPI, sha256 d5f345a1...): srt/server_args.py (moe_runner_backend "
+     "default \"auto\"), srt/arg_groups/overrides.py (_qwen3_moe_family_overrides: Qwen3MoE, "
+     "Qwen3-VL-MoE, Qwen3-Next, Qwen3.5-MoE on SM100 with fp8, modelopt_fp4 or no quantization "
+     "and no all-to-all backend -> flashinfer_trtllm; _deepseek_moe_quant_resolution and "
+     "_DEEPSEEK_FAMILY_ARCHS: the same for DeepSeek V3 / V3.2, Kimi K2.5, GLM-5, Mistral Large 3; "
+     "_glm4_moe_overrides: GLM-4.5 only for modelopt_fp4 or none; "
+     "_moe_runner_backend_quant_constraints), srt/layers/quantization/fp8.py "
+     "(Fp8MoEMethod.create_moe_runner: auto -> DeepGEMM under DeepEP / Mooncake / NIXL, else "
+     "Triton; is_deepgemm_moe_runner_backend_enabled)",
+     "issue 20, sgb200moe round: which fused-MoE kernel SGLang runs on B200 for block-fp8 and "
+     "NVFP4 experts (MOE_ENGINE_BACKEND of tools/fit_kernels.py)"),
+    ("aiconfigurator-core 0.12.0 wheel table b200_sxm/gemm/sglang/0.5.14/gemm_perf.parquet "
+     "(fp8_block rows, collected 2026-08-13 with the Qwen3.5-397B model filter) at Qwen3.5-397B's "
+     "TP 4 linears (n x k: 5,120 x 4,096, 4,096 x 2,048, 512 x 4,096, 4,096 x 256)",
+     "issue 20, sgb200moe round: the pooled gemm.fp8_block curve at those shapes, -15 ... +11% "
+     "at 1-256 rows, -40 ... +18% at 4-16k; not refitted"),
 )
 
 

@@ -21,6 +21,9 @@ venv of its own:
         [--write]   (replace each measured profile's kernels: block and docs/kernel-fits.md)
     ... --refit-engine-moe fp8_block [--write]   (only each engine's block-fp8 MoE curve on
         H100, H200, B200 and the profiles copying them: the moefit round's refit)
+    ... --refit-engine-moe fp8_block --gpu b200_sxm --engine sglang [--write]
+    ... --refit-engine-moe fp4 --gpu b200_sxm --engine sglang [--write]   (the sgb200moe
+        round's two refits: SGLang's B200 curves on the trtllm-gen rows, NVFP4's batch routes)
     ... --moe-backend-study   (the moefit round's study: the shapes, backends, route counts)
 
 What is fitted, per GPU (the newest table of each framework pooled, so a curve stands for the
@@ -418,13 +421,43 @@ ROUTE_BOUND = 16 / 1e-12
 # (every route local): on H200 SGLang's DeepSeek-R1 layer at 1-8k tokens 1.8-1.96 x its
 # table. The other formats keep the local count (not refitted in that round).
 MOE_BATCH_ROUTES = ("fp8_block",)
+# (engine, format) pairs counted the same way beyond those formats: SGLang's NVFP4 curve, whose
+# rows are all FlashInfer's trtllm-gen MoE (``sglang_flashinfer_trtllm_moe``). Counted over the
+# local routes, its per-route term (1.68 ps an element on B200) was set by the large-EP rows and
+# paid at every route of a tensor-parallel layer: Qwen3.5-397B's experts at MoE TP 4 and 8-16k
+# tokens 1.6-1.8 x the table, DeepSeek's at TP 4 1.8-1.9 x (issue 20, sgb200moe round)
+MOE_BATCH_ROUTES_BY_ENGINE = (("sglang", "fp4"),)
+
+
+def moe_route_count(fw: str, key: str) -> str:
+    """The routes engine ``fw``'s curve ``key`` counts in its per-route term: "batch" or
+    "local" (``MOE_BATCH_ROUTES``, ``MOE_BATCH_ROUTES_BY_ENGINE``)."""
+    batch = key in MOE_BATCH_ROUTES or (fw, key) in MOE_BATCH_ROUTES_BY_ENGINE
+    return "batch" if batch else "local"
+
+
 # the rows of an engine's table that hold the kernel it runs for a format on that GPU, where
 # its table holds more than one (kernel_source substring): vLLM 0.16.0 runs 128-block fp8
 # experts on FlashInfer's CUTLASS MoE on compute capability 9.0 (``select_fp8_moe_backend``,
 # ``fused_moe/oracle/fp8.py``; the vmoe round), not the Triton kernel its table also times
+#
+# SGLang 0.5.16 on SM100 (B200) runs FlashInfer's trtllm-gen MoE (``--moe-runner-backend
+# flashinfer_trtllm``) for block-fp8 experts of the DeepSeek family (DeepseekV3/V32, Kimi K2.5,
+# GLM-5 ...: ``arg_groups/overrides.py`` ``_deepseek_moe_quant_resolution``) and of the Qwen3-MoE
+# family (Qwen3MoE, Qwen3-VL-MoE, Qwen3-Next, Qwen3.5-MoE: ``_qwen3_moe_family_overrides``, for
+# quantization fp8, modelopt_fp4 or none), wherever no all-to-all backend is set; the "auto"
+# runner of every other architecture resolves to Triton (``quantization/fp8.py``
+# ``Fp8MoEMethod.create_moe_runner``; DeepGEMM only under a DeepEP/Mooncake/NIXL dispatch).
+# B200's SGLang 0.5.14 table times both (``sglang_flashinfer_trtllm_moe`` and
+# ``sglang_fused_moe_triton``); pooled, the Triton rows pulled the curve's compute fraction down
+# and it was 27-31% slow at 64-384 tokens of Qwen3.5-397B's layer at MoE TP 4 (issue 20,
+# sgb200moe round). The curve is the trtllm-gen one: the families kvcalc serves with block-fp8
+# experts under SGLang on B200 are those (MiniMax-M2.5 and GLM-4.5 fp8, Triton, are timed by it
+# too: not modelled apart)
 MOE_ENGINE_BACKEND = {
     ("h100_sxm", "vllm", "fp8_block"): "flashinfer_cutlass",
     ("h200_sxm", "vllm", "fp8_block"): "flashinfer_cutlass",
+    ("b200_sxm", "sglang", "fp8_block"): "flashinfer_trtllm",
 }
 
 
@@ -1043,7 +1076,7 @@ def fit_engine_moe(mo, gpu: str, fw: str, key: str, peaks: dict, bw: float, stre
     backend = MOE_ENGINE_BACKEND.get((gpu, fw, key))
     if backend:
         own_rows = own_rows[own_rows.kernel_source.str.contains(backend)]
-    count = "batch" if key in MOE_BATCH_ROUTES else "local"
+    count = moe_route_count(fw, key)
     for dtype in _engine_moe_order(fw, key):
         if len(set(mo.fw[mo.moe_dtype == dtype])) < 2:
             continue
@@ -1690,10 +1723,12 @@ def _engine_line_index(lines: list[str], fw: str, key: str) -> int | None:
     return None
 
 
-def refit_engine_moe(tables: Tables, key: str, gpus, write: bool) -> str:
-    """Refit every engine's own fused-MoE curve ``key`` on ``gpus`` (``fit_engine_moe``) and,
-    with ``write``, replace those lines of the profiles' ``moe_engine`` blocks and of the
-    profiles that copy them (``COPIES``); the rest of each block is left as it is."""
+def refit_engine_moe(tables: Tables, key: str, gpus, write: bool,
+                     engines=FRAMEWORKS) -> str:  # fmt: skip
+    """Refit each engine's (of ``engines``) own fused-MoE curve ``key`` on ``gpus``
+    (``fit_engine_moe``) and, with ``write``, replace those lines of the profiles' ``moe_engine``
+    blocks and of the profiles that copy them (``COPIES``); the rest of each block is left as
+    it is."""
     out = []
     for gpu in gpus:
         name = GPUS[gpu][0]
@@ -1702,7 +1737,7 @@ def refit_engine_moe(tables: Tables, key: str, gpus, write: bool) -> str:
         bw = float(prof["hbm_bandwidth_bytes_per_s"])
         stream = float(prof["kernels"]["gemm"]["bf16"]["memory"])
         mo = tables.newest(gpu, "moe", "moe_perf", by="moe_dtype", keep=moe_default_path)
-        for fw in FRAMEWORKS:
+        for fw in engines:
             own = fit_engine_moe(mo, gpu, fw, key, peaks, bw, stream)
             if own is None:
                 continue
@@ -1847,6 +1882,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--refit-engine-moe", metavar="KEY",
                     help="only refit each engine's MoE curve KEY (e.g. fp8_block) on --gpu "
                          "(default H100, H200, B200); --write replaces those profile lines")
+    ap.add_argument("--engine", action="append", choices=FRAMEWORKS,
+                    help="with --refit-engine-moe: only these engines' curves (default all)")
     ap.add_argument("--moe-backend-study", action="store_true",
                     help="only the block-fp8 MoE curves by engine backend (moefit round)")
     args = ap.parse_args(argv)
@@ -1854,7 +1891,9 @@ def main(argv: list[str]) -> int:
 
     if args.refit_engine_moe:
         gpus = args.gpu or ["h100_sxm", "h200_sxm", "b200_sxm"]
-        print(refit_engine_moe(Tables(args.wheel), args.refit_engine_moe, gpus, args.write))
+        engines = tuple(args.engine or FRAMEWORKS)
+        print(refit_engine_moe(Tables(args.wheel), args.refit_engine_moe, gpus, args.write,
+                               engines))  # fmt: skip
         return 0
 
     if args.moe_backend_study:
