@@ -2535,6 +2535,33 @@ LOOKED_AT = (
      "TP 4 linears (n x k: 5,120 x 4,096, 4,096 x 2,048, 512 x 4,096, 4,096 x 256)",
      "issue 20, sgb200moe round: the pooled gemm.fp8_block curve at those shapes, -15 ... +11% "
      "at 1-256 rows, -40 ... +18% at 4-16k; not refitted"),
+    ("vllm 0.16.0, 0.17.0, 0.18.0, 0.19.0, 0.20.0 and 0.33.0 wheels (PyPI): platforms/rocm.py "
+     "(get_attn_backend_cls, _get_backend_priorities, use_rocm_custom_paged_attention), envs.py "
+     "(VLLM_ROCM_USE_AITER and its sub-switches), _aiter_ops.py, v1/attention/backend.py "
+     "validate_configuration, v1/attention/backends/rocm_attn.py, v1/attention/ops/"
+     "chunked_prefill_paged_decode.py and prefix_prefill.py, model_executor/layers/utils.py "
+     "rocm_unquantized_gemm_impl; vllm-project/recipes@ad3ea9e (and 2dc5113) models/Qwen/"
+     "Qwen3Guard-Gen-8B.yaml (the ROCm command PR 431 verified: VLLM_ROCM_USE_AITER=1, "
+     "--max-model-len 32768)",
+     "issue 20, amddense round: from 0.19.0 vLLM's ROCm attention default is ROCM_ATTN (ROCm's "
+     "paged-attention decode, the Triton prefix-prefill), AITER on or off (VLLM "
+     "rocm_kernels_by_release); bf16 linear layers on gfx942 run hipBLASLt above 4 tokens; the "
+     "held-out recipes431 row's settings; nothing fitted"),
+    ("ROCm/aiter (mirror at e404860, 2026-08-22): aiter/configs/bf16_decode_gfx942_m1_m4_canary."
+     "csv (FlyDSL decode GEMMs on gfx942 at 1-4 tokens, 3.0-5.0 TB/s), model_configs/{llama70B,"
+     "qwen32B,kimi,glm5,dsv3}_bf16_tuned_gemm.csv (their gfx942 rows; e.g. glm5 6,144 x 4,096 at "
+     "8-16 tokens 1.45 TB/s), the history of aiter/configs/bf16_tuned_gemm.csv (no gfx942 rows "
+     "in any version); an unattributed aiter tuning guide found by content search (hipBLASLt "
+     "bf16 on gfx942: 4,096^3 at 563.9 TFLOPS, 1 x 4,096 x 4,096 at 2.45 TB/s; repository not "
+     "identified); sgl-project/sglang pull 31216 (Gemma-4-31B bf16 on one MI300X, SGLang "
+     "0.5.13.post1, c 1 / 16 / 64: TPOT 21.49 / 31.45 / 62.93 ms); recipes pulls 443 and 476 "
+     "re-read (Ministral-3 on MI300X, the recipes431 harness); samuel-bohman/AI-benchmarking-"
+     "guide Azure_Results/AMD_MI300X_results.md (its FP16 GEMM table empty); the openings of "
+     "herdora.com/blog/the-overlooked-gpu, rocm.blogs.amd.com artificial-intelligence/"
+     "LLM_Inference and hipblaslt_offline_tuning (no figure read)",
+     "issue 20, amddense round: candidates for mi300x's bf16 GEMM rate and decode bytes rate, "
+     "looked at, not used: no bf16 dense MI300X run of a model kvcalc has outside the held-out "
+     "row's harness, and the gfx942 kernel tables disagree at small M"),
 )
 
 

@@ -20,10 +20,11 @@ from calc.errors import InvalidInputError
 from tests.scripts import load_script
 
 
-def _dep(hw="mi355x", engine="vllm", kernels=None):
+def _dep(hw="mi355x", engine="vllm", kernels=None, version=None):
     return Deployment.build(load_model("llama3.3-70b"), load_hardware(hw), tp=8,
                             weight_dtype="fp8-tensor", kv_dtype="fp8",
-                            engine=EngineSettings(name=engine, rocm_kernels=kernels))  # fmt: skip
+                            engine=EngineSettings(name=engine, version=version,
+                                                  rocm_kernels=kernels))  # fmt: skip
 
 
 def _attention_s(step) -> float:
@@ -33,8 +34,13 @@ def _attention_s(step) -> float:
 
 
 def test_engine_defaults_follow_their_source():
-    # vLLM: VLLM_ROCM_USE_AITER defaults to False and rocm.py falls back to TRITON_ATTN
-    assert _dep().engine_config.rocm_kernels == "triton"
+    # vLLM below 0.19.0: VLLM_ROCM_USE_AITER defaults to False and rocm.py falls back to
+    # TRITON_ATTN (0.15.1, 0.18.0); from 0.19.0 ROCM_ATTN heads its priority list, ROCm's own
+    # paged-attention decode: the tuned class (0.19.0, 0.20.0, the newest modelled 0.33.0)
+    for release in ("0.15.1", "0.18.0", "0.18.1"):
+        assert _dep(version=release).engine_config.rocm_kernels == "triton", release
+    for release in ("0.19.0", "0.20.0", None):
+        assert _dep(version=release).engine_config.rocm_kernels == "aiter", release
     # SGLang 0.4.10 model_runner.py: an MHA model on HIP gets attention_backend "aiter"
     assert _dep(engine="sglang").engine_config.rocm_kernels == "aiter"
     # no AMD GPU, no ROCm kernels
@@ -221,18 +227,47 @@ def test_cli_states_the_kernels(cli):
     tuned = cli(*args, "--rocm-kernels", "aiter").json()["tpot_s"]
     triton = cli(*args, "--rocm-kernels", "triton").json()["tpot_s"]
     default = cli(*args).json()["tpot_s"]
-    assert default == triton > tuned  # vLLM's default on ROCm is its Triton attention
+    assert default == tuned < triton  # the newest vLLM's default on ROCm: ROCM_ATTN
+    old = cli(*args, "--engine-version", "0.18.0").json()["tpot_s"]
+    assert old == cli(*args, "--engine-version", "0.18.0", "--rocm-kernels", "triton").json()[
+        "tpot_s"]  # below 0.19.0 vLLM's default on ROCm is its Triton attention
 
 
 def test_launch_states_aiter():
     from calc.deploy.engines.launch import LaunchPlan
 
     plan = LaunchPlan(max_model_len=8192)
-    tuned = _dep(kernels="aiter")
+    tuned = _dep(kernels="aiter", version="0.18.0")
     (cmd,) = tuned.engine_model.launch(tuned, plan)
-    # AMD's tuned attention is vLLM's only with the variable set (envs.py default False)
+    # below 0.19.0 AMD's tuned attention is vLLM's only with the variable set (envs.py
+    # default False)
     assert cmd.env == (("VLLM_ROCM_USE_AITER", "1"),)
     assert cmd.text().startswith("VLLM_ROCM_USE_AITER=1 vllm serve ")
-    plain = _dep()
+    plain = _dep(version="0.18.0")
     (cmd,) = plain.engine_model.launch(plain, plan)
     assert cmd.env == () and cmd.text().startswith("vllm serve ")
+    assert "--attention-backend" not in cmd.argv
+    # from 0.19.0 the tuned class is the default (ROCM_ATTN), AITER or not: no variable; the
+    # Triton kernel needs the backend named
+    for kernels in ("aiter", None):
+        dep = _dep(kernels=kernels)
+        (cmd,) = dep.engine_model.launch(dep, plan)
+        assert cmd.env == () and "--attention-backend" not in cmd.argv
+    dep = _dep(kernels="triton")
+    (cmd,) = dep.engine_model.launch(dep, plan)
+    assert cmd.env == ()
+    i = cmd.argv.index("--attention-backend")
+    assert cmd.argv[i + 1] == "TRITON_ATTN"
+
+
+def test_the_triton_backend_flag_parses_where_printed():
+    from calc.deploy.engines.launch import LaunchPlan
+    from tests.test_engine_commands import parse, table_for
+
+    # from 0.19.0 the Triton kernel is vLLM's only when named: the flag each release's own
+    # captured parser takes (tests/data/engine_options)
+    for release in ("0.19.0", "0.20.0", "0.33.0"):
+        dep = _dep(kernels="triton", version=release)
+        (cmd,) = dep.engine_model.launch(dep, LaunchPlan(max_model_len=8192))
+        parsed = parse(list(cmd.argv), table_for("vllm", release))
+        assert parsed["attention_backend"] == "TRITON_ATTN", release

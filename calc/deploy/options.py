@@ -211,10 +211,11 @@ OPTION_SPECS = (
     Option(
         "rocm_kernels", str | None, None,
         "The kernel library the engine's attention runs on an AMD GPU: aiter (AMD's tuned "
-        "kernels: VLLM_ROCM_USE_AITER=1, SGLang's default on ROCm) or triton (vLLM's Triton "
-        "unified attention, vLLM's default on ROCm: a decode step's attention takes at least "
-        "its kernel's serial walk over each sequence's keys, measured). AMD GPUs only. "
-        "Default: the engine's (vLLM triton, SGLang aiter).",
+        "kernels: AITER's or ROCm's own paged attention; SGLang's default, vLLM's from 0.19.0, "
+        "below it VLLM_ROCM_USE_AITER=1) or triton (vLLM's Triton unified attention, its "
+        "default below 0.19.0: a decode step's attention takes at least its kernel's serial "
+        "walk over each sequence's keys, measured). AMD GPUs only. Default: the engine "
+        "release's (vLLM below 0.19.0 triton, else aiter).",
     ),
     Option(
         "scheduler_recv_interval", int | None, None,

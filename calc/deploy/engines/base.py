@@ -390,9 +390,11 @@ class Engine:
 
     # the kernel libraries its attention can run on an AMD GPU that kvcalc models (the names
     # of EngineSettings.rocm_kernels; () where the engine does not run on AMD GPUs) and the one
-    # it runs when none is stated, from its own source (every modelled release alike)
+    # it runs when none is stated, from its own source: ``rocm_kernels_default`` unless a
+    # release range of ``rocm_kernels_by_release`` (versions, name) holds the release
     rocm_kernels: ClassVar[tuple[str, ...]] = ()
     rocm_kernels_default: ClassVar[str | None] = None
+    rocm_kernels_by_release: ClassVar[tuple[tuple[VersionRange, str], ...]] = ()
     # the EngineSettings that hold new requests back which the engine has (recv_interval,
     # batch_wait_iters, batch_wait_ratio; calc.serve.admission); () where it has none of them
     admission_settings: ClassVar[tuple[str, ...]] = ()
@@ -406,11 +408,18 @@ class Engine:
     def rules(self, release: str):
         return self.versions.rules(release)
 
-    def _rocm_default(self, hw) -> str | None:
-        """``rocm_kernels_default`` on an AMD GPU, None on any other or none."""
+    def rocm_default(self, release: str | None) -> str | None:
+        """The kernel library ``release``'s attention runs on an AMD GPU when none is stated:
+        the first range of ``rocm_kernels_by_release`` that holds it, else
+        ``rocm_kernels_default``."""
+        found = (name for r, name in self.rocm_kernels_by_release if r.holds(release))
+        return next(found, self.rocm_kernels_default)
+
+    def _rocm_default(self, release: str, hw) -> str | None:
+        """``rocm_default(release)`` on an AMD GPU, None on any other or none."""
         from calc.deploy.engines.gpus import runs_rocm
 
-        return self.rocm_kernels_default if hw is not None and runs_rocm(hw) else None
+        return self.rocm_default(release) if hw is not None and runs_rocm(hw) else None
 
     def attention_walk(self, kernels: str | None):
         """(seconds per tile, keys per program per tile) of the decode attention kernel that
@@ -456,7 +465,7 @@ class Engine:
             max_model_len=settings.max_model_len,
             max_tokens=settings.max_tokens if self.caps_pool_tokens else None,
             chunked_prefill=chunked,
-            rocm_kernels=settings.rocm_kernels or self._rocm_default(hw),
+            rocm_kernels=settings.rocm_kernels or self._rocm_default(found.release, hw),
             recv_interval=settings.recv_interval or 1,
             batch_wait_iters=settings.batch_wait_iters or 0,
             batch_wait_ratio=settings.batch_wait_ratio or 0.0,

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from calc.deploy.engines.base import GIB, Engine, EngineDefaults, SchedulerPolicy
 from calc.deploy.engines.shape import usable_memory_bytes
+from calc.deploy.engines.vllm.rocm_attention import ROCM_ATTN_SINCE
 from calc.deploy.engines.vllm.rules import VERSIONS, VllmRules
 from calc.deploy.host_costs import VersionRange
 from calc.deploy.moe_pipeline import VLLM_FUSED_MOE
@@ -84,10 +85,13 @@ class VLLM(Engine):
     # token_budget (max_num_batched_tokens), then the WAITING ones get min(their prompt,
     # what is left): with chunked prefill (V1's default) the prompts are chunked into M − n
     decode_in_token_budget = True
-    # on AMD GPUs: Triton unified attention unless VLLM_ROCM_USE_AITER=1 (envs.py default
-    # False, platforms/rocm.py's last choice TRITON_ATTN: calc.deploy.engines.vllm.rocm_attention)
+    # on AMD GPUs: Triton unified attention unless VLLM_ROCM_USE_AITER=1 below 0.19.0
+    # (envs.py default False, platforms/rocm.py's last choice TRITON_ATTN); from 0.19.0
+    # ROCM_ATTN heads rocm.py's priority list, ROCm's own paged-attention decode: the tuned
+    # class, AITER or not (calc.deploy.engines.vllm.rocm_attention ROCM_ATTN_SINCE)
     rocm_kernels = ("aiter", "triton")
     rocm_kernels_default = "triton"
+    rocm_kernels_by_release = ((VersionRange(low=ROCM_ATTN_SINCE), "aiter"),)
 
     def attention_walk(self, kernels):
         from calc.deploy.engines.vllm.rocm_attention import attention_walk

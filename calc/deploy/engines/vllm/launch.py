@@ -62,6 +62,8 @@ def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
         argv.append("--no-enable-prefix-caching")
     if launch.online_quantization(dep):
         argv += ["--quantization", "fp8"]
+    if _not_default_kernels(dep, "triton"):  # from 0.19.0: ROCM_ATTN unless asked
+        argv += ["--attention-backend", "TRITON_ATTN"]
     if _deepep(dep) and parse_version(ec.version) >= (0, 11, 1):
         # the DeepEP kernels the step time charges (decode-sized batches: the low-latency ones)
         argv += ["--all2all-backend", "deepep_low_latency"]
@@ -89,11 +91,18 @@ def _notes(dep: Deployment) -> list[str]:
     return notes
 
 
+def _not_default_kernels(dep: Deployment, kernels: str) -> bool:
+    """Whether ``dep`` states ROCm attention ``kernels`` its release does not run unasked."""
+    ec = dep.engine_config
+    return ec.rocm_kernels == kernels and dep.engine_model.rocm_default(ec.version) != kernels
+
+
 def _env(dep: Deployment) -> tuple[tuple[str, str], ...]:
     """The environment the stated kernels need: AMD's tuned attention (``--rocm-kernels
-    aiter``) is vLLM's only with VLLM_ROCM_USE_AITER=1 (envs.py default False; without it
-    platforms/rocm.py picks TRITON_ATTN: calc.deploy.engines.vllm.rocm_attention)."""
-    return (("VLLM_ROCM_USE_AITER", "1"),) if dep.engine_config.rocm_kernels == "aiter" else ()
+    aiter``) is vLLM's below 0.19.0 only with VLLM_ROCM_USE_AITER=1 (envs.py default False;
+    without it platforms/rocm.py picks TRITON_ATTN); from 0.19.0 ROCM_ATTN is the default, AITER
+    or not (calc.deploy.engines.vllm.rocm_attention)."""
+    return (("VLLM_ROCM_USE_AITER", "1"),) if _not_default_kernels(dep, "aiter") else ()
 
 
 def _replica(dep: Deployment, plan: launch.LaunchPlan, rules: VllmRules, role: str, count: int,

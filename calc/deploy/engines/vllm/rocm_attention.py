@@ -2,15 +2,27 @@
 serial-walk time [s per tile] of its Triton unified-attention decode kernel and the time of
 its prefill attention against AMD's tuned kernel's [×].
 
-**Which library** (``VLLM.rocm_kernels_default``): ``VLLM_ROCM_USE_AITER`` defaults to False in
-``vllm/envs.py`` of 0.9.2, 0.11.0 and 0.15.1 (read), and ``platforms/rocm.py``
-``get_attn_backend_cls`` of those releases and of the newest stored one ends, with no AITER
-variable and no ``--attention-backend``, on "Default: Triton Unified Attention" (TRITON_ATTN).
-So a plain ``vllm serve`` on MI300X or MI355X runs Triton attention unless the image or the
-command sets ``VLLM_ROCM_USE_AITER=1`` (AMD's tuned recipes and InferenceX's MI355X scripts do;
-``rocm_kernels`` "aiter" states it) or picks the ROCm paged-attention split
-(``VLLM_V1_USE_PREFILL_DECODE_ATTENTION=1``, ROCm/vllm's dev-docker README, also "aiter" here:
-a tuned decode kernel).
+**Which library** (``VLLM.rocm_default``): ``VLLM_ROCM_USE_AITER`` defaults to False in
+``vllm/envs.py`` of 0.9.2, 0.11.0, 0.15.1 and 0.20.0 (read). Below 0.19.0 ``platforms/rocm.py``
+``get_attn_backend_cls`` (0.9.2, 0.11.0, 0.15.1, 0.16.0, 0.17.0; ``_get_backend_priorities`` in
+0.18.0) ends, with no AITER variable and no ``--attention-backend``, on "Default: Triton
+Unified Attention" (TRITON_ATTN): a plain ``vllm serve`` on MI300X or MI355X runs Triton
+attention unless the image or the command sets ``VLLM_ROCM_USE_AITER=1`` (AMD's tuned recipes
+and InferenceX's MI355X scripts do; ``rocm_kernels`` "aiter" states it) or picks the ROCm
+paged-attention split (``VLLM_V1_USE_PREFILL_DECODE_ATTENTION=1``, ROCm/vllm's dev-docker
+README, also "aiter" here: a tuned decode kernel). From 0.19.0 (``ROCM_ATTN_SINCE``; the 0.19.0,
+0.20.0 and 0.33.0 wheels read) ``_get_backend_priorities`` puts ROCM_ATTN first, ahead of
+ROCM_AITER_FA (only with AITER on), ROCM_AITER_UNIFIED_ATTN and TRITON_ATTN, and the valid
+backend of lowest index wins, with AITER on or off: ``rocm_attn.py`` runs
+``chunked_prefill_paged_decode``, whose decode tokens take ROCm's own paged-attention kernel
+(``ops.paged_attention_rocm``, partitions of 256 keys; ``use_rocm_custom_paged_attention``:
+a 16-bit query, head size 64 or 128, block size 16 or 32, at most 16 query heads a KV head,
+no sliding window, no sinks) and whose prompt tokens take the Triton prefix-prefill kernel
+``context_attention_fwd`` (``prefix_prefill.py``: blocks of ``BASE_BLOCK`` = 128 query rows
+of one head against 64 keys, a flash-attention tile, not the unified kernel's 16-row one).
+Both are the tuned class: from 0.19.0 vLLM's default is "aiter" (no walk, no prefill
+multiple). Not modelled: the models outside that kernel's conditions (a sliding window, head
+size 256, attention sinks), whose decode takes a Triton fallback or another backend.
 
 **What the Triton decode kernel costs.** ``v1/attention/ops/triton_unified_attention.py``
 (0.14.0, 0.15.1): a decode-only step of at most ``128 // KV heads per GPU`` sequences
@@ -65,6 +77,10 @@ TTFT in the same figure, a Triton kernel at its best).
 """
 
 from __future__ import annotations
+
+# the first release whose ROCm platform puts ROCM_ATTN (ROCm's paged-attention decode and the
+# Triton prefix-prefill) ahead of every other attention backend (module docstring)
+ROCM_ATTN_SINCE = "0.19.0"
 
 # the Triton unified-attention decode kernel: softmax segments × tile size of the 3D kernel
 # (NUM_PAR_SOFTMAX_SEGMENTS 16, decode TILE_SIZE 16 for a 16-bit query: 0.15.1)
