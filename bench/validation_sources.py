@@ -2535,10 +2535,12 @@ LOOKED_AT = (
      "sustained-load clocks; nothing fitted"),
     ("sgl-project/sglang docs_new/src/snippets/configs/qwen/qwen3.5-benchmarks.jsx (stored "
      "versions read 2026-12-03): the 0.5.16 low-latency cells of Qwen3.5-27B at concurrency 1 "
-     "(H100, H200, B200; bf16, FP8; EAGLE on) and the 0.5.15 B200 cells",
-     "issue 20, sg27cycle round: the c 1 TTFT as a look at one 8,192-token prefill (B200 +32 / "
-     "+39% over kvcalc's, Hopper contradictory: H100 bf16 −19%, H200 bf16 +28%); diagnosis "
-     "only, not added to the held-out rows (speculative decoding); nothing fitted"),
+     "(H100, H200, B200; bf16, FP8; EAGLE on), the H200 397B bf16 one, and the 0.5.15 B200 "
+     "cells",
+     "issue 20, sg27cycle round: the c 1 TTFT as a look at one 8,192-token prefill (27B: B200 "
+     "+32 / +39% over kvcalc's, Hopper contradictory: H100 bf16 −19%, H200 bf16 +28%; 397B "
+     "H200 bf16 220 ms against kvcalc's 266); diagnosis only, not added to the held-out rows "
+     "(speculative decoding); nothing fitted"),
 )
 
 
