@@ -2562,6 +2562,40 @@ LOOKED_AT = (
      "issue 20, amddense round: candidates for mi300x's bf16 GEMM rate and decode bytes rate, "
      "looked at, not used: no bf16 dense MI300X run of a model kvcalc has outside the held-out "
      "row's harness, and the gfx942 kernel tables disagree at small M"),
+    ("sglang 0.5.16 wheel (PyPI): srt/managers/scheduler.py (get_next_batch_to_run, "
+     "get_new_batch_prefill, _get_new_batch_prefill_raw, get_num_allocatable_reqs, "
+     "is_disable_overlap_for_batch), managers/min_free_slots_delayer.py, server_args.py "
+     "(enable_mixed_chunk False, chunked_prefill_size by GPU memory: 8,192 on H200, 16,384 on "
+     "B200, enable_prefill_delayer False), arg_groups/overrides.py (_qwen3_5_hybrid_overrides, "
+     "_mamba_radix_cache_resolution), environ.py (SGLANG_DISABLE_CONSECUTIVE_PREFILL_OVERLAP "
+     "False), mem_cache/memory_pool.py (HybridReqToTokenPool.alloc, the ping-pong slots), "
+     "mem_cache/kv_cache_configurator.py (resolve_max_num_reqs), "
+     "layers/quantization/fp8_utils.py (dispatch_w8a8_block_fp8_linear)",
+     "issue 20, sg27cycle round: the schedule of the held-out Qwen3.5-27B rows (prefill batches "
+     "alone and first, no mixing, no delayer, overlapped consecutive prefills: cohorts under "
+     "fixed lengths), as the simulation already runs it (bench/sglang_cycle.py); nothing "
+     "changed, nothing fitted"),
+    ("aiconfigurator-core 0.12.0 wheel: systems/data/{h200_sxm,b200_sxm}/gemm/{sglang/0.5.14,"
+     "trtllm/1.3.0rc20,vllm/0.24.0}/gemm_perf.parquet (bf16 and fp8_block rows against the "
+     "fitted curve by m, and at the 27B's shapes; b200 gemm collection_meta.yaml), "
+     "attention/sglang/0.5.14/{context,generation}_attention_perf.parquet (FA3, Triton and "
+     "trtllm_mha rows at 24 / 4 heads of 256)",
+     "issue 20, sg27cycle round: the 27B's prefill and decode pieces against SGLang's measured "
+     "kernels (SGLang's bf16 GEMMs 13-19% above the pooled curve at m >= 2,049 on H200, its "
+     "fp8_block ones 15% below; not applied: opposite directions); nothing fitted"),
+    ("ai-dynamo/aiconfigurator@526f823b0 collector/helper.py benchmark_with_power",
+     "issue 20, sg27cycle round: how long a table row runs (3 warm-ups, 6 replays of a graph "
+     "of repeat_n kernels, GEMMs 5; power sampling and the > 10% clock-drop flag only under "
+     "COLLECTOR_MEASURE_POWER, off by default): short bursts, so the tables say nothing of "
+     "sustained-load clocks; nothing fitted"),
+    ("sgl-project/sglang docs_new/src/snippets/configs/qwen/qwen3.5-benchmarks.jsx (stored "
+     "versions read 2026-12-03): the 0.5.16 low-latency cells of Qwen3.5-27B at concurrency 1 "
+     "(H100, H200, B200; bf16, FP8; EAGLE on), the H200 397B bf16 one, and the 0.5.15 B200 "
+     "cells",
+     "issue 20, sg27cycle round: the c 1 TTFT as a look at one 8,192-token prefill (27B: B200 "
+     "+32 / +39% over kvcalc's, Hopper contradictory: H100 bf16 −19%, H200 bf16 +28%; 397B "
+     "H200 bf16 220 ms against kvcalc's 266); diagnosis only, not added to the held-out rows "
+     "(speculative decoding); nothing fitted"),
 )
 
 
