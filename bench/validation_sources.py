@@ -292,6 +292,15 @@ FITTED = (
      "rows alone and moe_engine.sglang.fp4 of b200 refitted with the per-route term over every "
      "route the GPU holds (tools/fit_kernels.py --refit-engine-moe fp8_block / fp4 --gpu "
      "b200_sxm --engine sglang)"),
+    ("aiconfigurator-core 0.12.0 wheel table b200_sxm/moe/sglang/0.5.14/moe_perf.parquet "
+     "(ai-dynamo/aiconfigurator, Apache-2.0): the 4,509 balanced fp8_block rows of "
+     "sglang_fused_moe_triton (shapes 3,072 / 1,536 x 256 top-8, 4,096 / 2,048 x 256 top-6 and "
+     "top-8, 4,096 / 14,336 x 8 top-2, 6,144 / 16,384 x 8 top-2, 7,168 / 3,072 x 384 top-6)",
+     "SGLang 0.5.14's Triton fused MoE layer (fused_moe_triton) by tokens, hidden, expert width, "
+     "experts, top-k, MoE TP and EP",
+     "issue 20, sgrunner round: moe_runner.sglang.triton.fp8_block of b200, the curve of SGLang's "
+     "Triton runner beside the trtllm-gen one (tools/fit_kernels.py --refit-engine-moe fp8_block "
+     "--gpu b200_sxm --engine sglang --runner triton)"),
 )
 
 
@@ -2596,6 +2605,17 @@ LOOKED_AT = (
      "+32 / +39% over kvcalc's, Hopper contradictory: H100 bf16 −19%, H200 bf16 +28%; 397B "
      "H200 bf16 220 ms against kvcalc's 266); diagnosis only, not added to the held-out rows "
      "(speculative decoding); nothing fitted"),
+    ("sglang wheels (PyPI) 0.5.4, 0.5.5, 0.5.6, 0.5.7, 0.5.8, 0.5.9, 0.5.10, 0.5.11, 0.5.12, "
+     "0.5.13, 0.5.14, 0.5.16, 0.5.18 and 0.5.23: srt/server_args.py "
+     "_handle_model_specific_adjustments (to 0.5.14), srt/arg_groups/overrides.py "
+     "_deepseek_moe_quant_resolution, _qwen3_moe_family_overrides, _glm4_moe_overrides, "
+     "_llama4_overrides (0.5.16, 0.5.18), _minimax_m2_overrides (0.5.18), "
+     "srt/arg_groups/model_overrides/{qwen3_moe,glm4_moe,minimax_m2,llama4}.py and "
+     "overrides.py _DEEPSEEK_FAMILY_ARCHS (0.5.23), srt/layers/quantization/fp8.py "
+     "Fp8MoEMethod.create_moe_runner and is_deepgemm_moe_runner_backend_enabled (0.5.4, 0.5.16, "
+     "0.5.23), srt/utils/common.py is_sm100_supported (majors [10], 0.5.16)",
+     "issue 20, sgrunner round: which block-fp8 MoE runner --moe-runner-backend auto resolves to "
+     "by release, GPU and architecture (calc/deploy/engines/sglang/moe_runner.py)"),
 )
 
 

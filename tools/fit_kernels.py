@@ -24,6 +24,9 @@ venv of its own:
     ... --refit-engine-moe fp8_block --gpu b200_sxm --engine sglang [--write]
     ... --refit-engine-moe fp4 --gpu b200_sxm --engine sglang [--write]   (the sgb200moe
         round's two refits: SGLang's B200 curves on the trtllm-gen rows, NVFP4's batch routes)
+    ... --refit-engine-moe fp8_block --gpu b200_sxm --engine sglang --runner triton [--write]
+        (the sgrunner round: SGLang's B200 block-fp8 curve for its Triton runner, on the
+        fused_moe_triton rows alone, under moe_runner)
     ... --moe-backend-study   (the moefit round's study: the shapes, backends, route counts)
 
 What is fitted, per GPU (the newest table of each framework pooled, so a curve stands for the
@@ -452,12 +455,20 @@ def moe_route_count(fw: str, key: str) -> str:
 # ``sglang_fused_moe_triton``); pooled, the Triton rows pulled the curve's compute fraction down
 # and it was 27-31% slow at 64-384 tokens of Qwen3.5-397B's layer at MoE TP 4 (issue 20,
 # sgb200moe round). The curve is the trtllm-gen one: the families kvcalc serves with block-fp8
-# experts under SGLang on B200 are those (MiniMax-M2.5 and GLM-4.5 fp8, Triton, are timed by it
-# too: not modelled apart)
+# experts under SGLang on B200 are those (MiniMax-M2.5, Mixtral and GLM-4.5 fp8 run Triton:
+# ``MOE_RUNNER_ROWS`` below, the sgrunner round)
 MOE_ENGINE_BACKEND = {
     ("h100_sxm", "vllm", "fp8_block"): "flashinfer_cutlass",
     ("h200_sxm", "vllm", "fp8_block"): "flashinfer_cutlass",
     ("b200_sxm", "sglang", "fp8_block"): "flashinfer_trtllm",
+}
+# an engine's curves for a runner other than the one its own curve times, fitted to that
+# runner's rows alone (kernel_source substring) and written to ``moe_runner.<fw>.<runner>``:
+# SGLang on B200 runs block-fp8 experts of every architecture outside the DeepSeek and
+# Qwen3-MoE families on Triton (calc/deploy/engines/sglang/moe_runner.py; issue 20, sgrunner
+# round): (gpu, engine, runner, key) -> the rows' kernel_source
+MOE_RUNNER_ROWS = {
+    ("b200_sxm", "sglang", "triton", "fp8_block"): "fused_moe_triton",
 }
 
 
@@ -1066,14 +1077,22 @@ def _fit_moe_section(tables: Tables, gpu: str, out: dict, peaks: dict, bw: float
                 if own:
                     out["moe_engine"].setdefault(fw, {})[key] = own[1]
                     out["stats"][f"moe@{fw}.{key}"] = own[2]
+        for (g, fw, runner, key), rows in MOE_RUNNER_ROWS.items():
+            own = fit_engine_moe(mo, gpu, fw, key, fpeaks, bw, stream, rows) if g == gpu else None
+            if own:
+                out.setdefault("moe_runner", {}).setdefault(fw, {}).setdefault(runner, {})
+                out["moe_runner"][fw][runner][key] = own[1]
+                out["stats"][f"moe@{fw}.{key}.{runner}"] = own[2]
 
 
-def fit_engine_moe(mo, gpu: str, fw: str, key: str, peaks: dict, bw: float, stream: float):
+def fit_engine_moe(mo, gpu: str, fw: str, key: str, peaks: dict, bw: float, stream: float,
+                   backend: str | None = None):  # fmt: skip
     """One engine's own fused-MoE curve ``key`` on ``gpu`` (``fit_moe_nested``'s result, or
     None where only one engine's table has the format): fitted to the rows of the backend the
-    engine runs (``MOE_ENGINE_BACKEND``), counting the routes as ``MOE_BATCH_ROUTES`` says."""
+    engine runs (``backend``, else ``MOE_ENGINE_BACKEND``), counting the routes as
+    ``MOE_BATCH_ROUTES`` says."""
     own_rows = mo[mo.fw == fw]
-    backend = MOE_ENGINE_BACKEND.get((gpu, fw, key))
+    backend = backend or MOE_ENGINE_BACKEND.get((gpu, fw, key))
     if backend:
         own_rows = own_rows[own_rows.kernel_source.str.contains(backend)]
     count = moe_route_count(fw, key)
@@ -1598,6 +1617,16 @@ def kernels_yaml(fit: dict, gpu: str) -> str:
             lines += [_shipped_engine_line(fit["profile"], fw, key)
                       or _curve_line(fit, f"moe@{fw}.{key}", key, curve, prov, "      ")
                       for key, curve in fit["moe_engine"][fw].items()]  # fmt: skip
+    if fit.get("moe_runner"):
+        lines.append("  # an engine's curves for its other fused-MoE runners, each on its rows "
+                     "alone")
+        lines.append("  moe_runner:")
+        for fw, runners in sorted(fit["moe_runner"].items()):
+            lines.append(f"    {fw}:")
+            for runner, curves in sorted(runners.items()):
+                lines.append(f"      {runner}:")
+                lines += [_curve_line(fit, f"moe@{fw}.{key}.{runner}", key, curve, prov,
+                                      "        ") for key, curve in curves.items()]  # fmt: skip
     scales: dict = {}
     for key, st in fit["stats"].items():
         if not key.startswith(ENGINE_SCALED):
@@ -1759,6 +1788,60 @@ def refit_engine_moe(tables: Tables, key: str, gpus, write: bool,
     return "\n".join(out)
 
 
+def refit_runner_moe(tables: Tables, key: str, gpus, write: bool, engines, runner: str) -> str:
+    """Fit each engine's (of ``engines``) fused-MoE curve ``key`` for its ``runner`` on ``gpus``
+    to that runner's rows alone (``MOE_RUNNER_ROWS``) and, with ``write``, put the line into
+    the profile's ``moe_runner`` block (made after ``moe_engine`` where it has none)."""
+    out = []
+    for gpu in gpus:
+        name = GPUS[gpu][0]
+        prof = load_profile(name)
+        peaks = {k: float(v) for k, v in prof["peak_flops_per_s"].items()}
+        bw = float(prof["hbm_bandwidth_bytes_per_s"])
+        stream = float(prof["kernels"]["gemm"]["bf16"]["memory"])
+        mo = tables.newest(gpu, "moe", "moe_perf", by="moe_dtype", keep=moe_default_path)
+        for fw in engines:
+            rows = MOE_RUNNER_ROWS.get((gpu, fw, runner, key))
+            own = fit_engine_moe(mo, gpu, fw, key, peaks, bw, stream, rows) if rows else None
+            if own is None:
+                continue
+            stat = f"moe@{fw}.{key}.{runner}"
+            line = _curve_line({"stats": {stat: own[2]}}, stat, key, own[1], "fitted", " " * 8)
+            out.append(f"{name} {fw} {runner}: {line.strip()}")
+            if write:
+                _put_runner_line(name, fw, runner, line)
+    return "\n".join(out)
+
+
+def _put_runner_line(profile: str, fw: str, runner: str, new: str) -> None:
+    """Replace ``moe_runner.<fw>.<runner>``'s line of ``profile`` for the same key, or make the
+    block (one engine, one runner) after ``moe_engine``'s where the profile has none."""
+    path = ROOT / "hardware_profiles" / f"{profile}.yaml"
+    lines = path.read_text().split("\n")
+    key = new.strip().split(":")[0]
+    head = ["  moe_runner:", f"    {fw}:", f"      {runner}:"]
+    if "  moe_runner:" in lines:
+        start = lines.index("  moe_runner:")
+        if lines[start : start + 3] != head:
+            raise SystemExit(f"{path}: moe_runner holds another engine or runner first")
+        i = start + 3
+        while i < len(lines) and lines[i].startswith("        ") and not lines[i].startswith(
+            f"        {key}:"
+        ):
+            i += 1
+        if i < len(lines) and lines[i].startswith(f"        {key}:"):
+            lines[i] = new
+        else:
+            lines.insert(i, new)
+    else:
+        at = lines.index("  moe_engine:") + 1
+        while at < len(lines) and lines[at].startswith("    "):
+            at += 1
+        comment = "  # an engine's curves for its other fused-MoE runners, each on its rows alone"
+        lines[at:at] = [comment, *head, new]
+    path.write_text("\n".join(lines))
+
+
 def _replace_engine_line(profile: str, fw: str, key: str, new: str) -> None:
     """Replace ``moe_engine.<fw>.<key>``'s line of ``profile`` (an error where it has none)."""
     path = ROOT / "hardware_profiles" / f"{profile}.yaml"
@@ -1884,6 +1967,9 @@ def main(argv: list[str]) -> int:
                          "(default H100, H200, B200); --write replaces those profile lines")
     ap.add_argument("--engine", action="append", choices=FRAMEWORKS,
                     help="with --refit-engine-moe: only these engines' curves (default all)")
+    ap.add_argument("--runner", metavar="NAME",
+                    help="with --refit-engine-moe: the curve of the engine's runner NAME "
+                         "(MOE_RUNNER_ROWS, e.g. triton), written under moe_runner")
     ap.add_argument("--moe-backend-study", action="store_true",
                     help="only the block-fp8 MoE curves by engine backend (moefit round)")
     args = ap.parse_args(argv)
@@ -1892,6 +1978,10 @@ def main(argv: list[str]) -> int:
     if args.refit_engine_moe:
         gpus = args.gpu or ["h100_sxm", "h200_sxm", "b200_sxm"]
         engines = tuple(args.engine or FRAMEWORKS)
+        if args.runner:
+            print(refit_runner_moe(Tables(args.wheel), args.refit_engine_moe, gpus, args.write,
+                                   engines, args.runner))  # fmt: skip
+            return 0
         print(refit_engine_moe(Tables(args.wheel), args.refit_engine_moe, gpus, args.write,
                                engines))  # fmt: skip
         return 0

@@ -153,6 +153,11 @@ FIELD_HELP: dict[str, str] = {
         "per engine, fused MoE layer curves fitted to that engine's own kernels alone, by the "
         "experts' weight format; an engine or format absent: the pooled `moe` curve"
     ),
+    "KernelCurves.moe_runner": (
+        "per engine and runner (the engine's name for its fused-MoE kernels: SGLang's "
+        "`triton`), fused MoE layer curves fitted to that runner's rows alone, by the experts' "
+        "weight format; used where the engine wing says the deployment runs that runner"
+    ),
     "KernelCurves.allreduce": (
         "all-reduce curves by implementation: nccl or the engines' custom kernels (below)"
     ),

@@ -203,6 +203,13 @@ class KernelCurves(Schema):
     # each engine's own fused-MoE kernels, fitted to its own rows (the pooled ``moe`` curve
     # for an engine or a format absent here)
     moe_engine: dict[Literal["vllm", "sglang", "trtllm"], dict[MoeKey, MoeCurve]] | None = None
+    # an engine's fused-MoE curves for a runner other than the one its ``moe_engine`` curve is
+    # fitted to, by the engine's name for the runner (SGLang's --moe-runner-backend: "triton"),
+    # each fitted to that runner's rows alone; the engine wing says which runner a deployment
+    # runs (``Engine.moe_runner``)
+    moe_runner: (
+        dict[Literal["vllm", "sglang", "trtllm"], dict[str, dict[MoeKey, MoeCurve]]] | None
+    ) = None  # fmt: skip
     # each engine's own GEMMs where the pooled ``gemm`` curve leaves its rows out (vLLM's
     # block-fp8 linears, timed in CUDA graphs only in its older tables)
     gemm_engine: dict[Literal["vllm", "sglang", "trtllm"], dict[GemmKey, GemmCurve]] | None = None

@@ -76,7 +76,8 @@ class EngineSettings:
     # which changes its admission: calc.serve.policies); None: the engine's default
     prefix_cache: bool | None = None
     # the fused MoE's kernels by the engine's name for them (TensorRT-LLM MoeConfig.backend:
-    # CUTLASS, TRTLLM, DEEPGEMM); None: the engine's default (calc.deploy.moe_pipeline)
+    # CUTLASS, TRTLLM, DEEPGEMM; SGLang --moe-runner-backend: triton, flashinfer_trtllm,
+    # deep_gemm); None: the engine's default (calc.deploy.moe_pipeline)
     moe_backend: str | None = None
     # torch.compile at start-up: "cold" (compiled afresh: vLLM 0.11.1+'s Inductor benchmarks
     # the embedding kernel on a copy of its table inside the profiling pass) or "warm"
@@ -127,7 +128,8 @@ class EngineSettings:
             object.__setattr__(self, "name", engine_name(self.name))
         if self.moe_backend is not None:
             named = engine(self.name)
-            backend = str(self.moe_backend).upper()
+            spelled = {b.upper(): b for b in named.moe.backends}  # the engine's own spelling
+            backend = spelled.get(str(self.moe_backend).upper(), str(self.moe_backend))
             if not named.moe.backends:
                 raise InvalidInputError(
                     f"--moe-backend is not a setting kvcalc models for {named.title}: drop it"

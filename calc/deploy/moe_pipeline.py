@@ -315,6 +315,10 @@ TRITON_FUSED_MOE = MoePipeline(6, 8, "vllm fused_moe.py fused_experts_impl (0.33
 # vLLM's softmax top-k by release (the module docstring): 0.10-0.11 cast, topk_softmax, sum,
 # divide; from 0.12.0 one topk_softmax that renormalises
 VLLM_ROUTING = (((0, 10), 4), ((0, 12), 1))
+# SGLang: the same pipeline; its --moe-runner-backend names a user may state (kvcalc's
+# --moe-backend; which one runs by default: calc.deploy.engines.sglang.moe_runner)
+SGLANG_MOE_RUNNERS = ("triton", "flashinfer_trtllm", "deep_gemm")
+SGLANG_FUSED_MOE = MoePipeline(6, 8, TRITON_FUSED_MOE.source, backends=SGLANG_MOE_RUNNERS)
 # the release of the tables vLLM's own fused-MoE curves are fitted to (moe/vllm/0.24.0)
 VLLM_CURVE_RELEASE = "0.24.0"
 # the shared experts run eagerly inside moe_forward_shared, after the routed experts, where a

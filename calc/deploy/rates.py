@@ -217,6 +217,9 @@ class Rates:
     # the stated MoE backend's (speed-up, decay) over the engine's own fused-MoE curve
     # (calc.deploy.moe_pipeline.backend_time_ratio); None: the curve's kernels
     moe_backend_fit: Any = None
+    # the engine's fused-MoE runner, (name, why) (``Engine.moe_runner``): its own curve where
+    # the profile has one (``KernelCurves.moe_runner``); None: the engine's curve as it is
+    moe_runner: Any = None
 
 
 def rates(
@@ -591,6 +594,9 @@ def curve_of(op: Op, r: Rates):
         return None, None
     if op.grouped and op.layers:
         keys = _moe_keys(op.fmt, r.peaks)
+        key, curve = _runner_curve(c, r, keys)  # the runner the engine runs, where fitted
+        if curve is not None:
+            return f"moe@{r.engine}.{key}.{r.moe_runner[0]}", curve
         own = (c.moe_engine or {}).get(r.engine)
         key, curve = _first(own, keys)  # the engine's own kernels where fitted
         if curve is not None:
@@ -614,6 +620,14 @@ def curve_of(op: Op, r: Rates):
         key, curve = _first(getattr(c, f"{pre}prefill_attention"), ("bf16",))
         return (f"{pre}prefill_attention.{key}", curve) if curve is not None else (None, None)
     return None, None
+
+
+def _runner_curve(c, r: Rates, keys):
+    """(key, curve) of the engine's fused-MoE runner ``r.moe_runner`` for the first of
+    ``keys`` the profile fits for it (``KernelCurves.moe_runner``), or (None, None)."""
+    if r.moe_runner is None or not c.moe_runner:
+        return None, None
+    return _first((c.moe_runner.get(r.engine) or {}).get(r.moe_runner[0]), keys)
 
 
 def _kind(name: str) -> str:
@@ -954,9 +968,11 @@ def curve_note(name: str, r: Rates, op: Op | None = None) -> str:
     if name == "gather.nccl":
         return "; " + (r.gather_note or GATHER_NOTE)
     out = ""
+    if r.moe_runner is not None and name.startswith(f"moe@{r.engine}."):
+        out = f"; MoE runner {r.moe_runner[0]}: {r.moe_runner[1]}"
     if r.moe_backend_fit is not None and name.startswith(f"moe@{r.engine}."):
         speedup, decay = r.moe_backend_fit
-        out = (f"; × m^{decay:g} / {speedup:g} (m: rows per active expert) for the stated MoE "
+        out += (f"; × m^{decay:g} / {speedup:g} (m: rows per active expert) for the stated MoE "
                "backend against the curve's kernels (calc/deploy/moe_pipeline.py "
                "TRTLLM_BACKEND_SOURCE)")  # fmt: skip
     release = _release_scale(name, r)

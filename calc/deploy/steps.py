@@ -163,6 +163,9 @@ class OpSetup:
     # kernels the shared experts of one MoE layer launch beyond an FFN's (the engine's eager MoE
     # op: calc.deploy.moe_pipeline.MoePipeline.shared_extra_kernels)
     shared_extra_kernels: int = 0
+    # the engine's fused-MoE runner for the routed experts, (name, why) (``Engine.moe_runner``:
+    # SGLang's --moe-runner-backend); None: the engine's own curve as it is
+    moe_runner: Any = None
 
 
 def op_setup(dep: Deployment) -> OpSetup:
@@ -217,6 +220,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.engine_model.prefill_attention_scale(dep.engine_config.rocm_kernels),
         dep.engine_model.attention_kernel_sources(dep.engine_config.rocm_kernels),
         shared,
+        dep.engine_model.moe_runner(dep),
     )
 
 
@@ -267,6 +271,8 @@ def _step(st: OpSetup, hw, efficiency, raw: list[Op]) -> Step:
             r = replace(r, gather_note=st.gather_note)
         if st.moe_backend_fit is not None:
             r = replace(r, moe_backend_fit=st.moe_backend_fit)
+        if st.moe_runner is not None:
+            r = replace(r, moe_runner=st.moe_runner)
     times = [op_time(op, r) for op in raw] if r is not None else [None] * len(raw)
     kernels = _attention_kernels(st, efficiency) if r is not None else None
     if kernels is not None and kernels.walk is not None:

@@ -534,6 +534,13 @@ class Engine:
         declared)."""
         return not self.vendors or str(hw.vendor).upper() in self.vendors
 
+    def moe_runner(self, dep: Deployment):
+        """The fused-MoE kernels ``dep``'s routed experts run on, as (name, why) in the
+        engine's own words, where the engine picks them by model and GPU and the profile may
+        hold a curve for each (``KernelCurves.moe_runner``); None: the engine's own curve as it
+        is."""
+        return None
+
     def cannot_run_moe_backend(self, dep: Deployment) -> str | None:
         """Why ``dep``'s stated MoE backend (``EngineSettings.moe_backend``) cannot run its
         routed experts on its GPU, or None (nothing stated, or it can)."""

@@ -19,7 +19,7 @@ from calc.deploy.engines.base import (
 from calc.deploy.engines.gpus import smi_total_mib
 from calc.deploy.engines.sglang.rules import RUNNING_SPLIT_SINCE, VERSIONS
 from calc.deploy.host_costs import VersionRange
-from calc.deploy.moe_pipeline import TRITON_FUSED_MOE
+from calc.deploy.moe_pipeline import SGLANG_FUSED_MOE
 
 if TYPE_CHECKING:
     from calc.deploy.deployment import Deployment
@@ -72,7 +72,7 @@ class SGLang(Engine):
     # squares, within its CUDA graphs; held out, the same files' 405B TP 8 runs at 1,
     # 2 requests/s give 0.079 ms: bench/validation_score.py)
     host_core_sequence = ((VersionRange(high="0.4.1"), 0.10e-3),)
-    moe = TRITON_FUSED_MOE  # its fused_moe_triton: vLLM's Triton pipeline
+    moe = SGLANG_FUSED_MOE  # its fused_moe_triton: vLLM's Triton pipeline
     # 0.5.23 managers/schedule_policy.py PrefillAdder: rem_chunk_tokens (chunked_prefill_size)
     # loses the running decodes (num_mixed_decode_tokens = running_bs, scheduler.py) only
     # with --enable-mixed-chunk, off by default (arg_groups/fields/schedule.py): a prefill
@@ -175,6 +175,17 @@ class SGLang(Engine):
         return not prefill_graphs_on(rules, dep.pp, cfg.mla is not None,
                                      bool(getattr(cfg, "vision", None)), dep.sharding.dp_attn,
                                      cfg.indexer is not None, deepep)  # fmt: skip
+
+    def moe_runner(self, dep: Deployment):
+        # --moe-runner-backend auto by release, GPU and architecture (sglang/moe_runner.py)
+        from calc.deploy.engines.sglang.moe_runner import runner
+
+        return runner(dep, dep.engine_config.version)
+
+    def cannot_run_moe_backend(self, dep: Deployment) -> str | None:
+        from calc.deploy.engines.sglang.moe_runner import cannot_run
+
+        return cannot_run(dep, dep.engine_config.version)
 
     def cannot_start(self, dep: Deployment) -> str | None:
         from calc.deploy.engines.sglang.launch import cannot_start

@@ -51,7 +51,7 @@ SINCE = {
     "--disaggregation-transfer-backend": (0, 4, 6), "--pp-size": (0, 4, 7),
     "--moe-a2a-backend": (0, 5, 2), "--attn-dp-size": (0, 5, 22),
     "--scheduler-recv-interval": (0, 5, 2), "--mamba-ssm-dtype": (0, 5, 2),
-    "--max-mamba-cache-size": (0, 5, 2),
+    "--max-mamba-cache-size": (0, 5, 2), "--moe-runner-backend": (0, 5, 2),
 }  # fmt: skip
 # --mamba-ssm-dtype's choices: float32 and bfloat16 from 0.5.2, float16 from 0.5.9
 # (server_args.py add_mamba_ssm_dtype_choices; tests/data/engine_options/sglang-0.5.*.json)
@@ -211,6 +211,8 @@ def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
         argv += ["--max-prefill-tokens", str(dep.engine.max_prefill_tokens)]
     if launch.online_quantization(dep):
         argv += ["--quantization", "fp8"]
+    if dep.engine.moe_backend is not None and dep.model.moe is not None:  # the stated runner
+        argv += ["--moe-runner-backend", dep.engine.moe_backend]
     return argv
 
 
