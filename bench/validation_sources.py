@@ -280,6 +280,14 @@ FITTED = (
      "issue 20, vfp8 round: vLLM's own block-fp8 GEMM curve on H100 and H200 "
      "(kernels.gemm_engine.vllm.fp8_block, tools/fit_engine_gemm.py; H100 PCIe and H20 copy "
      "H100's)"),
+    ("aiconfigurator-core 0.12.0 wheel table b200_sxm/moe/vllm/0.24.0/moe_perf.parquet "
+     "(ai-dynamo/aiconfigurator, Apache-2.0): the 324 balanced "
+     "vllm_modeloptfp8moe_flashinfer_cutlass_flashinferexperts rows (hidden 2,816, width 704, "
+     "128 experts, top-8; MoE TP 1-32, EP 1-64; 1-16,384 tokens)",
+     "vLLM's FlashInfer CUTLASS fused MoE with ModelOpt per-tensor fp8 weights on B200",
+     "issue 20, nemoload round: moe_engine.vllm.fp8_cutlass of b200 (tools/fit_kernels.py "
+     "--refit-engine-moe fp8_cutlass: median |error| 5.8%), the curve of vLLM 0.16.0's "
+     "non-gated per-tensor fp8 experts (calc/deploy/moe_pipeline.py VLLM_NONGATED_CURVES)"),
 )
 
 
@@ -2507,6 +2515,26 @@ LOOKED_AT = (
      "GPU's experts under expert parallelism (calc.formulas.expert_routing: DeepSeek's "
      "group-limited routing, contiguous placement, no redundant experts by default); nothing "
      "fitted"),
+    ("vLLM 0.16.0 wheel source (pip download --no-deps vllm==0.16.0): fused_moe/oracle/fp8.py "
+     "(select_fp8_moe_backend: AITER, FLASHINFER_TRTLLM, FLASHINFER_CUTLASS, ... in order), "
+     "fused_moe/flashinfer_trtllm_moe.py (is_supported_config_trtllm_fp8: "
+     "_supports_no_act_and_mul False, silu only, per-tensor routing Llama4 / Renormalize / "
+     "RenormalizeNaive), fused_moe/flashinfer_cutlass_moe.py (FlashInferExperts: silu and "
+     "relu2_no_mul, per-tensor fp8 from sm90), quantization/modelopt.py (ModelOptFp8MoEMethod: "
+     "kFp8StaticTensorSym weights and activations)",
+     "issue 20, nemoload round: Nemotron-H's non-gated relu2 experts run FlashInfer CUTLASS, not "
+     "trtllm-gen, on B200 (the backend of the fp8_cutlass curve); nothing fitted"),
+    ("aiconfigurator-core 0.12.0 wheel tables (ai-dynamo/aiconfigurator, Apache-2.0): "
+     "b200_sxm/moe/trtllm/1.3.0rc20/moe_perf.parquet (moe_torch_flow_cutlass fp8 rows, 13 "
+     "shapes; moe_torch_flow_nongated fp8 rows at 2,048 / 5,120 and 8,192 / 5,120, 512 experts, "
+     "top-22, and bf16 at Nemotron 3 Nano's 2,688 / 1,856 / 128 / top-6); "
+     "b200_sxm/moe/vllm/0.19.0/moe_perf.parquet (vllm_fused_moe, fp8 at Nemotron 3 Nano's shape, "
+     "the gated Triton kernel); b200_sxm/moe/vllm/0.24.0 trtllm-gen fp8 rows",
+     "issue 20, nemoload round: checks of the CUTLASS curve's transfer across shapes (the form "
+     "fitted to TensorRT-LLM's CUTLASS rows at 2,816 / 704 alone: -19 ... +12% median by shape "
+     "over 12 other shapes; on the non-gated rows with two matrices -24% / -4%) and of the pooled "
+     "curve against trtllm-gen (+6%) and CUTLASS (-38.5%) rows (bench/nemotron_step_parts.py "
+     "--wheel); nothing fitted to them"),
 )
 
 

@@ -425,7 +425,14 @@ MOE_BATCH_ROUTES = ("fp8_block",)
 MOE_ENGINE_BACKEND = {
     ("h100_sxm", "vllm", "fp8_block"): "flashinfer_cutlass",
     ("h200_sxm", "vllm", "fp8_block"): "flashinfer_cutlass",
+    # vLLM 0.16.0 runs non-gated per-tensor fp8 experts (Nemotron-H's relu2) on FlashInfer's
+    # CUTLASS MoE on Blackwell: trtllm-gen's fp8 MoE takes gated SiLU experts only
+    # (``flashinfer_trtllm_moe.py`` ``_supports_no_act_and_mul``; the nemoload round). B200's
+    # pooled ``fp8`` curve is 4,086 trtllm-gen rows and 324 CUTLASS ones
+    ("b200_sxm", "vllm", "fp8_cutlass"): "modeloptfp8moe_flashinfer_cutlass",
 }
+# engine MoE curve keys of one backend's rows of a table format (``MOE_ENGINE_BACKEND``)
+MOE_BACKEND_KEYS = {"fp8_cutlass": "fp8"}
 
 
 MOE_SHAPE = ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts", "moe_tp_size",
@@ -603,6 +610,7 @@ MOE_ENGINE_PREFER = {
 
 
 def _engine_moe_order(fw: str, key: str) -> tuple[str, ...]:
+    key = MOE_BACKEND_KEYS.get(key, key)
     default = tuple(d for d, (k, _, _) in MOE_DTYPES.items() if k == key)
     return MOE_ENGINE_PREFER.get(fw, {}).get(key, default)
 
@@ -1028,7 +1036,8 @@ def _fit_moe_section(tables: Tables, gpu: str, out: dict, peaks: dict, bw: float
         # each engine's own fused-MoE kernels (Triton, CUTLASS, FlashInfer, Marlin: up to 4x
         # apart on one shape), fitted to its own rows where more than one engine was measured
         for fw in FRAMEWORKS:
-            for key in dict.fromkeys(k for k, _, _ in MOE_DTYPES.values()):
+            keys = dict.fromkeys([*(k for k, _, _ in MOE_DTYPES.values()), *MOE_BACKEND_KEYS])
+            for key in keys:
                 own = fit_engine_moe(mo, gpu, fw, key, fpeaks, bw, stream)
                 if own:
                     out["moe_engine"].setdefault(fw, {})[key] = own[1]
@@ -1043,6 +1052,8 @@ def fit_engine_moe(mo, gpu: str, fw: str, key: str, peaks: dict, bw: float, stre
     backend = MOE_ENGINE_BACKEND.get((gpu, fw, key))
     if backend:
         own_rows = own_rows[own_rows.kernel_source.str.contains(backend)]
+    elif key in MOE_BACKEND_KEYS:  # a backend's key: only where that backend's rows are named
+        return None
     count = "batch" if key in MOE_BATCH_ROUTES else "local"
     for dtype in _engine_moe_order(fw, key):
         if len(set(mo.fw[mo.moe_dtype == dtype])) < 2:

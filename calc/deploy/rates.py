@@ -217,6 +217,9 @@ class Rates:
     # the stated MoE backend's (speed-up, decay) over the engine's own fused-MoE curve
     # (calc.deploy.moe_pipeline.backend_time_ratio); None: the curve's kernels
     moe_backend_fit: Any = None
+    # the engine's own MoE curve key of the backend it runs the experts on, tried first
+    # (calc.deploy.moe_pipeline.MoePipeline.backend_curve); None: the format's keys alone
+    moe_curve_key: str | None = None
 
 
 def rates(
@@ -413,7 +416,7 @@ GEMM_PEAK = {"bf16": "bf16", "fp8": "fp8", "fp8_block": "fp8", "fp4": "fp4"}
 GEMM_ACT_BYTES = {"bf16": 2.0, "fp8": 1.0, "fp8_block": 1 + 4 / 128, "fp4": 0.5 + 1 / 16}
 # the peak a MoE curve's compute fraction is of (mxfp4 and int4 experts: weight-only, 16-bit)
 MOE_PEAK = {"bf16": "bf16", "fp8": "fp8", "fp8_block": "fp8", "fp4": "fp4", "mxfp4": "bf16",
-            "int4": "bf16"}  # fmt: skip
+            "int4": "bf16", "fp8_cutlass": "fp8"}  # fmt: skip
 
 
 # the engines whose measured all-to-all times a deployment of an engine without its own, in
@@ -592,7 +595,8 @@ def curve_of(op: Op, r: Rates):
     if op.grouped and op.layers:
         keys = _moe_keys(op.fmt, r.peaks)
         own = (c.moe_engine or {}).get(r.engine)
-        key, curve = _first(own, keys)  # the engine's own kernels where fitted
+        first = (r.moe_curve_key,) if r.moe_curve_key else ()
+        key, curve = _first(own, (*first, *keys))  # the engine's own kernels where fitted
         if curve is not None:
             return f"moe@{r.engine}.{key}", curve
         key, curve = _first(c.moe, keys)

@@ -163,6 +163,9 @@ class OpSetup:
     # kernels the shared experts of one MoE layer launch beyond an FFN's (the engine's eager MoE
     # op: calc.deploy.moe_pipeline.MoePipeline.shared_extra_kernels)
     shared_extra_kernels: int = 0
+    # the engine's own MoE curve key of the backend it runs these experts on, tried before the
+    # format's (calc.deploy.moe_pipeline.MoePipeline.backend_curve); None: the format's
+    moe_curve_key: str | None = None
 
 
 def op_setup(dep: Deployment) -> OpSetup:
@@ -177,7 +180,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.weight_bytes_per_element_by_component,
         dep.weight_dtypes,
     )
-    moe, outside, shared = None, 0, 0
+    moe, outside, shared, curve_key = None, 0, 0, None
     comm, gather, release, note, backend = "deepep", None, 1.0, "", None
     if dep.model.moe is not None:
         pipe = dep.engine_model.moe
@@ -194,6 +197,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         gather = pipe.gather_bytes_per_element(fmt, m.d_model, m.moe.experts_per_token)
         note = pipe.gather_source
         backend = pipe.backend_speedup(dep.engine.moe_backend, fmt)
+        curve_key = pipe.backend_curve(fmt, m.ffn_kind == "gated", asked)
     return OpSetup(
         dep.model,
         dep.sharding,
@@ -217,6 +221,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.engine_model.prefill_attention_scale(dep.engine_config.rocm_kernels),
         dep.engine_model.attention_kernel_sources(dep.engine_config.rocm_kernels),
         shared,
+        curve_key,
     )
 
 
@@ -267,6 +272,8 @@ def _step(st: OpSetup, hw, efficiency, raw: list[Op]) -> Step:
             r = replace(r, gather_note=st.gather_note)
         if st.moe_backend_fit is not None:
             r = replace(r, moe_backend_fit=st.moe_backend_fit)
+        if st.moe_curve_key is not None:
+            r = replace(r, moe_curve_key=st.moe_curve_key)
     times = [op_time(op, r) for op in raw] if r is not None else [None] * len(raw)
     kernels = _attention_kernels(st, efficiency) if r is not None else None
     if kernels is not None and kernels.walk is not None:
