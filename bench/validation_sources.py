@@ -280,13 +280,14 @@ FITTED = (
      "issue 20, vfp8 round: vLLM's own block-fp8 GEMM curve on H100 and H200 "
      "(kernels.gemm_engine.vllm.fp8_block, tools/fit_engine_gemm.py; H100 PCIe and H20 copy "
      "H100's)"),
-    ("aiconfigurator-core 0.12.0 wheel table b200_sxm/moe/vllm/0.24.0/moe_perf.parquet "
-     "(ai-dynamo/aiconfigurator, Apache-2.0): the 324 balanced "
+    ("aiconfigurator-core 0.12.0 wheel tables {b200_sxm,b300_sxm,gb200,gb300}/moe/vllm/0.24.0/"
+     "moe_perf.parquet (ai-dynamo/aiconfigurator, Apache-2.0): each GPU's 324 balanced "
      "vllm_modeloptfp8moe_flashinfer_cutlass_flashinferexperts rows (hidden 2,816, width 704, "
      "128 experts, top-8; MoE TP 1-32, EP 1-64; 1-16,384 tokens)",
-     "vLLM's FlashInfer CUTLASS fused MoE with ModelOpt per-tensor fp8 weights on B200",
-     "issue 20, nemoload round: moe_engine.vllm.fp8_cutlass of b200 (tools/fit_kernels.py "
-     "--refit-engine-moe fp8_cutlass: median |error| 5.8%), the curve of vLLM 0.16.0's "
+     "vLLM's FlashInfer CUTLASS fused MoE with ModelOpt per-tensor fp8 weights on Blackwell",
+     "issue 20, nemoload round: moe_engine.vllm.fp8_cutlass of b200, b300, gb200, gb300 "
+     "(tools/fit_kernels.py --refit-engine-moe fp8_cutlass: median |error| 5.8-6.9%), the "
+     "curve of vLLM 0.16.0's "
      "non-gated per-tensor fp8 experts (calc/deploy/moe_pipeline.py VLLM_NONGATED_CURVES)"),
 )
 

@@ -68,6 +68,9 @@ def test_cutlass_curve_is_slower_than_the_pooled_one_and_others_keep_theirs():
     # a GPU whose profile has no CUTLASS curve falls back to the format's
     h100, _ = _routed(_dep("nemotron-3-nano-30b-a3b", "h100", "0.16.0"), batch=64, ctx=2304)
     assert h100 == "moe@vllm.fp8"
+    # the other Blackwell profiles carry their own CUTLASS curve
+    gb200, _ = _routed(_dep("nemotron-3-nano-30b-a3b", "gb200", "0.16.0"), batch=64, ctx=2304)
+    assert gb200 == "moe@vllm.fp8_cutlass"
     # SGLang's Nemotron keeps its own
     sg, _ = _routed(_dep("nemotron-3-nano-30b-a3b", "b200", None, "sglang"), batch=64, ctx=2304)
     assert not sg.endswith("fp8_cutlass")

@@ -427,9 +427,10 @@ MOE_ENGINE_BACKEND = {
     ("h200_sxm", "vllm", "fp8_block"): "flashinfer_cutlass",
     # vLLM 0.16.0 runs non-gated per-tensor fp8 experts (Nemotron-H's relu2) on FlashInfer's
     # CUTLASS MoE on Blackwell: trtllm-gen's fp8 MoE takes gated SiLU experts only
-    # (``flashinfer_trtllm_moe.py`` ``_supports_no_act_and_mul``; the nemoload round). B200's
-    # pooled ``fp8`` curve is 4,086 trtllm-gen rows and 324 CUTLASS ones
-    ("b200_sxm", "vllm", "fp8_cutlass"): "modeloptfp8moe_flashinfer_cutlass",
+    # (``flashinfer_trtllm_moe.py`` ``_supports_no_act_and_mul``; the nemoload round). The
+    # Blackwell tables' pooled ``fp8`` rows are mostly trtllm-gen's (B200: 4,086 against 324)
+    **{(g, "vllm", "fp8_cutlass"): "modeloptfp8moe_flashinfer_cutlass"
+       for g in ("b200_sxm", "b300_sxm", "gb200", "gb300")},
 }
 # engine MoE curve keys of one backend's rows of a table format (``MOE_ENGINE_BACKEND``)
 MOE_BACKEND_KEYS = {"fp8_cutlass": "fp8"}
