@@ -1,10 +1,11 @@
 """Nemotron 3 Nano 30B-A3B FP8's vLLM 0.16.0 step on 2 x B200 (TP 2) taken apart by op [ms]:
 decode steps at batch 1, 64 and 290 (the measured decoding batch of the c 512 row: 18,746
-tokens/s x 15.46 ms), and the token ops of a mixed pass (290 decodes and one 2,048-token prompt),
-each with the routed experts timed by vLLM's own CUTLASS curve (``moe@vllm.fp8_cutlass``, what
-0.16.0 runs for non-gated per-tensor fp8 experts) and by the format's pooled curve
-(``moe@vllm.fp8``, 4,086 trtllm-gen rows and 324 CUTLASS ones), and the CUTLASS-only fit's
-check against the kernel tables (issue 20, nemoload round; docs/step-time.md).
+tokens/s x 15.46 ms), and a mixed pass (290 decodes and one 2,048-token prompt), each as before
+the nemoload round (the routed experts on the format's pooled curve ``moe@vllm.fp8``, 4,086
+trtllm-gen rows and 324 CUTLASS ones; the shared experts' eager kernels at their fixed cost
+alone) and after it (``moe@vllm.fp8_cutlass``, what 0.16.0 runs for non-gated per-tensor fp8
+experts; the bytes of the eager quantisations and activation), and the CUTLASS-only fit's check
+against the kernel tables (issue 20, nemoload round; docs/step-time.md).
 
 Run: python bench/nemotron_step_parts.py [--wheel aiconfigurator_core-0.12.0-*.whl]
 
@@ -44,25 +45,27 @@ def deployment():
 
 
 def steps(dep, **counts) -> dict[str, tuple]:
-    """Per op: (ms with the engine's CUTLASS curve, ms with the pooled fp8 curve, whether the
-    serving step table counts it per sequence) of ``step_of(dep, **counts)``."""
+    """Per op: (ms after the round, ms before it, whether the serving step table counts it
+    per sequence) of ``step_of(dep, **counts)``."""
     from calc.deploy import steps as S
 
     st = S.op_setup(dep)
     out = {}
-    for label, setup in (("cutlass", st), ("pooled", dataclasses.replace(st, moe_curve_key=None))):
+    before = dataclasses.replace(st, moe_curve_key=None, shared_extra_bytes=(0.0, 0.0))
+    for label, setup in (("after", st), ("before", before)):
         raw = S.forward_ops(
             dep.model, setup.sharding, setup.layout, setup.sizes,
             imbalance=setup.moe_imbalance, moe_kernels=setup.moe_kernels,
             moe_outside_curve=setup.moe_outside_curve,
-            shared_extra_kernels=setup.shared_extra_kernels, moe_comm=setup.moe_comm,
+            shared_extra_kernels=setup.shared_extra_kernels,
+            shared_extra_bytes=setup.shared_extra_bytes, moe_comm=setup.moe_comm,
             gather_bytes=setup.gather_bytes, **counts,
         )  # fmt: skip
         step = S._step(setup, dep.hardware, "expected", raw)
         for t, op in zip(step.ops, raw, strict=True):
             out.setdefault(t.name, {})[label] = float(t.time_s) * 1e3
             out[t.name]["seq"] = bool(op.attention)
-    return {k: (v["cutlass"], v["pooled"], v["seq"]) for k, v in out.items()}
+    return {k: (v["after"], v["before"], v["seq"]) for k, v in out.items()}
 
 
 def mixed(dep, batch: int) -> dict[str, tuple]:
@@ -160,8 +163,8 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--wheel", type=Path, help="the aiconfigurator-core 0.12.0 wheel")
     args = ap.parse_args(argv)
-    print("Nemotron 3 Nano FP8, vLLM 0.16.0, 2 x B200, TP 2: ms a step on one GPU, routed "
-          "experts pooled → CUTLASS curve where they differ\n")
+    print("Nemotron 3 Nano FP8, vLLM 0.16.0, 2 x B200, TP 2: ms a step on one GPU, before → "
+          "after the nemoload round where they differ\n")
     print(op_table())
     if args.wheel:
         print()

@@ -2525,6 +2525,24 @@ LOOKED_AT = (
      "kFp8StaticTensorSym weights and activations)",
      "issue 20, nemoload round: Nemotron-H's non-gated relu2 experts run FlashInfer CUTLASS, not "
      "trtllm-gen, on B200 (the backend of the fp8_cutlass curve); nothing fitted"),
+    ("vLLM 0.16.0 wheel source: quantization/input_quant_fp8.py (QuantFP8.forward_native: "
+     "x.to(float32), the scalar scale's reciprocal, the product, clamp, cast to fp8), "
+     "quantization/utils/quant_utils.py (group_broadcast, prep_scale_for_group_broadcast: a "
+     "per-tensor scale stays a scalar), layers/activation.py (ReLUSquaredActivation: "
+     "torch.square(F.relu(x)))",
+     "issue 20, nemoload round: the bytes of the shared experts' eager kernels inside "
+     "moe_forward_shared (27 B an element a static fp8 quantisation, 8 B relu², 10 B "
+     "silu-and-mul; calc/deploy/moe_pipeline.py VLLM_SHARED_QUANT_BYTES, VLLM_SHARED_ACT_BYTES), "
+     "counted from the source; nothing fitted"),
+    ("vllm-project/vllm pulls 53791 (closed RFC: Nemotron Ultra NVFP4 on 4 x GB200, the shared "
+     "expert's eager ReLU2 / static fp8 quantisation boundary 813.6 -> 140.5 us fused at M = "
+     "32,768, the shared MLP 3,655 -> 2,968 us) and 53793 (merged: the fused ReLU2 + static fp8 "
+     "producer for Nemotron-H MLPs, after 0.16.0); flashinfer-ai/flashinfer pull 5332 (cuTile "
+     "against CUTLASS fp8 per-tensor MoE at Nemotron's relu2 shape 2,688 / 1,856 / 128 / top-6; "
+     "the GPU of that table not read)",
+     "issue 20, nemoload round: corroborate that the eager boundary is a memory-bound chain "
+     "several times the fused kernel (its shape not stated in the text read: not used to fit); "
+     "a lead for a CUTLASS measurement at Nemotron's exact shape; nothing fitted"),
     ("aiconfigurator-core 0.12.0 wheel tables (ai-dynamo/aiconfigurator, Apache-2.0): "
      "b200_sxm/moe/trtllm/1.3.0rc20/moe_perf.parquet (moe_torch_flow_cutlass fp8 rows, 13 "
      "shapes; moe_torch_flow_nongated fp8 rows at 2,048 / 5,120 and 8,192 / 5,120, 512 experts, "

@@ -669,8 +669,9 @@ def curve_time(op: Op, r: Rates):
         for one in _gemm_times(op, r, curve, key):
             t = t + one
         other = op.kernels - L * len(op.gemm_shapes)
-        floor = op_time_s(op.flops, op.bytes, r.peaks[GEMM_PEAK[key]], W)
-        return _maximum(L * t * scale, floor) + other * r.kernel_s
+        floor = op_time_s(op.flops, op.bytes - op.eager_bytes, r.peaks[GEMM_PEAK[key]], W)
+        eager = op.eager_bytes / r.bytes_per_s  # element-wise kernels beside the GEMMs
+        return _maximum(L * t * scale, floor) + other * r.kernel_s + eager
     if kind == "moe":
         scale = scale * _release_scale(name, r) * _backend_scale(name, op, r)
         key = curve.peak or MOE_PEAK[name.split(".")[1]]
@@ -832,7 +833,8 @@ def curve_explain(op: Op, r: Rates):
                      active_experts=one(op.active_experts))  # fmt: skip
     if kind == "gemm":
         key = name.split(".")[1]
-        floor = op_time_s(scalar.flops, scalar.bytes, r.peaks[GEMM_PEAK[key]], W)
+        eager = one(op.eager_bytes)
+        floor = op_time_s(scalar.flops, scalar.bytes - eager, r.peaks[GEMM_PEAK[key]], W)
         nums = {"layers": L, "scale": scale, "floor": floor}
         parts = []
         for i, g in enumerate(_gemm_times(scalar, r, curve, key)):
@@ -842,6 +844,9 @@ def curve_explain(op: Op, r: Rates):
         nums["other"], nums["kernel_s"] = other, r.kernel_s
         tmpl = ("max({layers} × (" + " + ".join(parts) + ") × {scale}, {floor} s)"
                 " + {other} × {kernel_s} s")  # fmt: skip
+        if eager:  # an engine's eager element-wise kernels at the memory rate
+            nums["eager"], nums["bw"] = eager, r.bytes_per_s
+            tmpl += " + {eager} B / {bw} B/s"
         return tmpl, nums, name, curve
     if kind == "moe":
         return _moe_explain(scalar, r, name, curve, scale, one)

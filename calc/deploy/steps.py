@@ -163,6 +163,9 @@ class OpSetup:
     # kernels the shared experts of one MoE layer launch beyond an FFN's (the engine's eager MoE
     # op: calc.deploy.moe_pipeline.MoePipeline.shared_extra_kernels)
     shared_extra_kernels: int = 0
+    # the bytes those kernels move per element of the shared experts' input and intermediate
+    # (calc.deploy.moe_pipeline.MoePipeline.shared_extra_bytes)
+    shared_extra_bytes: tuple = (0.0, 0.0)
     # the engine's own MoE curve key of the backend it runs these experts on, tried before the
     # format's (calc.deploy.moe_pipeline.MoePipeline.backend_curve); None: the format's
     moe_curve_key: str | None = None
@@ -180,7 +183,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.weight_bytes_per_element_by_component,
         dep.weight_dtypes,
     )
-    moe, outside, shared, curve_key = None, 0, 0, None
+    moe, outside, shared, curve_key, shared_bytes = None, 0, 0, None, (0.0, 0.0)
     comm, gather, release, note, backend = "deepep", None, 1.0, "", None
     if dep.model.moe is not None:
         pipe = dep.engine_model.moe
@@ -198,6 +201,8 @@ def op_setup(dep: Deployment) -> OpSetup:
         note = pipe.gather_source
         backend = pipe.backend_speedup(dep.engine.moe_backend, fmt)
         curve_key = pipe.backend_curve(fmt, m.ffn_kind == "gated", asked)
+        shared_bytes = pipe.shared_extra_bytes(dep.weight_dtypes.get("shared_experts"),
+                                               m.ffn_kind == "gated", asked)  # fmt: skip
     return OpSetup(
         dep.model,
         dep.sharding,
@@ -221,6 +226,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.engine_model.prefill_attention_scale(dep.engine_config.rocm_kernels),
         dep.engine_model.attention_kernel_sources(dep.engine_config.rocm_kernels),
         shared,
+        shared_bytes,
         curve_key,
     )
 
@@ -372,6 +378,7 @@ def step_of(dep: Deployment, efficiency: str = "expected", **counts) -> Step:
         moe_kernels=st.moe_kernels,
         moe_outside_curve=st.moe_outside_curve,
         shared_extra_kernels=st.shared_extra_kernels,
+        shared_extra_bytes=st.shared_extra_bytes,
         moe_comm=st.moe_comm,
         gather_bytes=st.gather_bytes,
         **counts,
