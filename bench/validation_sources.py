@@ -301,6 +301,15 @@ FITTED = (
      "issue 20, sgrunner round: moe_runner.sglang.triton.fp8_block of b200, the curve of SGLang's "
      "Triton runner beside the trtllm-gen one (tools/fit_kernels.py --refit-engine-moe fp8_block "
      "--gpu b200_sxm --engine sglang --runner triton)"),
+    ("aiconfigurator-core 0.12.0 wheel tables {b200_sxm,b300_sxm,gb200,gb300}/moe/vllm/0.24.0/"
+     "moe_perf.parquet (ai-dynamo/aiconfigurator, Apache-2.0): each GPU's 324 balanced "
+     "vllm_modeloptfp8moe_flashinfer_cutlass_flashinferexperts rows (hidden 2,816, width 704, "
+     "128 experts, top-8; MoE TP 1-32, EP 1-64; 1-16,384 tokens)",
+     "vLLM's FlashInfer CUTLASS fused MoE with ModelOpt per-tensor fp8 weights on Blackwell",
+     "issue 20, nemoload round: moe_engine.vllm.fp8_cutlass of b200, b300, gb200, gb300 "
+     "(tools/fit_kernels.py --refit-engine-moe fp8_cutlass: median |error| 5.8-6.9%), the "
+     "curve of vLLM 0.16.0's "
+     "non-gated per-tensor fp8 experts (calc/deploy/moe_pipeline.py VLLM_NONGATED_CURVES)"),
 )
 
 
@@ -2616,6 +2625,44 @@ LOOKED_AT = (
      "0.5.23), srt/utils/common.py is_sm100_supported (majors [10], 0.5.16)",
      "issue 20, sgrunner round: which block-fp8 MoE runner --moe-runner-backend auto resolves to "
      "by release, GPU and architecture (calc/deploy/engines/sglang/moe_runner.py)"),
+    ("vLLM 0.16.0 wheel source (pip download --no-deps vllm==0.16.0): fused_moe/oracle/fp8.py "
+     "(select_fp8_moe_backend: AITER, FLASHINFER_TRTLLM, FLASHINFER_CUTLASS, ... in order), "
+     "fused_moe/flashinfer_trtllm_moe.py (is_supported_config_trtllm_fp8: "
+     "_supports_no_act_and_mul False, silu only, per-tensor routing Llama4 / Renormalize / "
+     "RenormalizeNaive), fused_moe/flashinfer_cutlass_moe.py (FlashInferExperts: silu and "
+     "relu2_no_mul, per-tensor fp8 from sm90), quantization/modelopt.py (ModelOptFp8MoEMethod: "
+     "kFp8StaticTensorSym weights and activations)",
+     "issue 20, nemoload round: Nemotron-H's non-gated relu2 experts run FlashInfer CUTLASS, not "
+     "trtllm-gen, on B200 (the backend of the fp8_cutlass curve); nothing fitted"),
+    ("vLLM 0.16.0 wheel source: quantization/input_quant_fp8.py (QuantFP8.forward_native: "
+     "x.to(float32), the scalar scale's reciprocal, the product, clamp, cast to fp8), "
+     "quantization/utils/quant_utils.py (group_broadcast, prep_scale_for_group_broadcast: a "
+     "per-tensor scale stays a scalar), layers/activation.py (ReLUSquaredActivation: "
+     "torch.square(F.relu(x)))",
+     "issue 20, nemoload round: the bytes of the shared experts' eager kernels inside "
+     "moe_forward_shared (27 B an element a static fp8 quantisation, 8 B relu², 10 B "
+     "silu-and-mul; calc/deploy/moe_pipeline.py VLLM_SHARED_QUANT_BYTES, VLLM_SHARED_ACT_BYTES), "
+     "counted from the source; nothing fitted"),
+    ("vllm-project/vllm pulls 53791 (closed RFC: Nemotron Ultra NVFP4 on 4 x GB200, the shared "
+     "expert's eager ReLU2 / static fp8 quantisation boundary 813.6 -> 140.5 us fused at M = "
+     "32,768, the shared MLP 3,655 -> 2,968 us) and 53793 (merged: the fused ReLU2 + static fp8 "
+     "producer for Nemotron-H MLPs, after 0.16.0); flashinfer-ai/flashinfer pull 5332 (cuTile "
+     "against CUTLASS fp8 per-tensor MoE at Nemotron's relu2 shape 2,688 / 1,856 / 128 / top-6; "
+     "the GPU of that table not read)",
+     "issue 20, nemoload round: corroborate that the eager boundary is a memory-bound chain "
+     "several times the fused kernel (its shape not stated in the text read: not used to fit); "
+     "a lead for a CUTLASS measurement at Nemotron's exact shape; nothing fitted"),
+    ("aiconfigurator-core 0.12.0 wheel tables (ai-dynamo/aiconfigurator, Apache-2.0): "
+     "b200_sxm/moe/trtllm/1.3.0rc20/moe_perf.parquet (moe_torch_flow_cutlass fp8 rows, 13 "
+     "shapes; moe_torch_flow_nongated fp8 rows at 2,048 / 5,120 and 8,192 / 5,120, 512 experts, "
+     "top-22, and bf16 at Nemotron 3 Nano's 2,688 / 1,856 / 128 / top-6); "
+     "b200_sxm/moe/vllm/0.19.0/moe_perf.parquet (vllm_fused_moe, fp8 at Nemotron 3 Nano's shape, "
+     "the gated Triton kernel); b200_sxm/moe/vllm/0.24.0 trtllm-gen fp8 rows",
+     "issue 20, nemoload round: checks of the CUTLASS curve's transfer across shapes (the form "
+     "fitted to TensorRT-LLM's CUTLASS rows at 2,816 / 704 alone: -19 ... +12% median by shape "
+     "over 12 other shapes; on the non-gated rows with two matrices -24% / -4%) and of the pooled "
+     "curve against trtllm-gen (+6%) and CUTLASS (-38.5%) rows (bench/nemotron_step_parts.py "
+     "--wheel); nothing fitted to them"),
 )
 
 

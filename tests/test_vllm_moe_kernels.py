@@ -66,9 +66,36 @@ def test_nemotron_shared_experts_time_is_the_fixed_cost_of_the_extra_kernels():
                                                                     ctx=2560)  # fmt: skip
     t_new = next(t.time_s for t in new.ops if t.name == "shared_experts")
     t_old = next(t.time_s for t in old.ops if t.name == "shared_experts")
-    # 253 = 23 × 11 kernels at the profile's fixed cost per kernel (B200: 1.526 µs): 0.386 ms
-    assert t_new - t_old == pytest.approx(253 * new.rates.kernel_s, rel=1e-9)
+    # 253 = 23 × 11 kernels at the profile's fixed cost per kernel (B200: 1.526 µs): 0.386 ms,
+    # and the bytes those kernels move at the memory rate (one token: 23 × (24 × 2,688 + 32 ×
+    # 1,856) = 2,849,792 B, 0.44 µs at 0.84 × 7.7 TB/s; the nemoload round)
+    eager = 23 * (24 * 2688 + 32 * 1856)
+    assert eager == 2_849_792
+    expected = 253 * new.rates.kernel_s + eager / new.rates.bytes_per_s
+    assert t_new - t_old == pytest.approx(expected, rel=1e-9)
     assert 253 * new.rates.kernel_s == pytest.approx(0.386e-3, rel=0.01)
+
+
+def test_shared_expert_eager_bytes_by_format_gate_and_release():
+    # per-tensor fp8: each eager quantisation moves 27 B an element (2 + 4, 4 + 4, 4 + 4, 4 + 1)
+    # where the GEMM curve charges 3: 24 more on the input; on the intermediate 24 and the
+    # activation's passes, relu + square 2 × (2 + 2) = 8, silu + mul (2 + 2) + (2 + 2 + 2) = 10
+    assert VLLM_FUSED_MOE.shared_extra_bytes("fp8-tensor", False, "0.16.0") == (24.0, 32.0)
+    assert VLLM_FUSED_MOE.shared_extra_bytes("fp8", True, None) == (24.0, 34.0)
+    # block-fp8 and nvfp4 quantise in one CUDA kernel: the activation's passes only
+    assert VLLM_FUSED_MOE.shared_extra_bytes("fp8-block128", True, "0.16.0") == (0.0, 10.0)
+    assert VLLM_FUSED_MOE.shared_extra_bytes("nvfp4", False, "0.16.0") == (0.0, 8.0)
+    # 16-bit shared experts, releases before 0.16.0, other engines: nothing
+    assert VLLM_FUSED_MOE.shared_extra_bytes("bf16", False, "0.16.0") == (0.0, 0.0)
+    assert VLLM_FUSED_MOE.shared_extra_bytes("fp8-tensor", False, "0.15.1") == (0.0, 0.0)
+    assert CUTLASS_MOE.shared_extra_bytes("fp8-tensor", False, "1.0.0") == (0.0, 0.0)
+
+
+def test_nemotron_shared_expert_eager_bytes_grow_with_the_tokens():
+    ops = _ops(_nano("0.16.0"), batch=290, ctx=2304)
+    # 23 layers × 290 tokens × (24 × 2,688 + 32 × 1,856 a GPU at TP 2) = 826,439,680 B
+    assert ops["shared_experts"].eager_bytes == 23 * 290 * 123_904 == 826_439_680
+    assert _ops(_nano("0.15.1"), batch=290, ctx=2304)["shared_experts"].eager_bytes == 0
 
 
 def test_layer_qk_norm_all_reduces_its_variances_under_tp():

@@ -461,6 +461,12 @@ MOE_ENGINE_BACKEND = {
     ("h100_sxm", "vllm", "fp8_block"): "flashinfer_cutlass",
     ("h200_sxm", "vllm", "fp8_block"): "flashinfer_cutlass",
     ("b200_sxm", "sglang", "fp8_block"): "flashinfer_trtllm",
+    # vLLM 0.16.0 runs non-gated per-tensor fp8 experts (Nemotron-H's relu2) on FlashInfer's
+    # CUTLASS MoE on Blackwell: trtllm-gen's fp8 MoE takes gated SiLU experts only
+    # (``flashinfer_trtllm_moe.py`` ``_supports_no_act_and_mul``; the nemoload round). The
+    # Blackwell tables' pooled ``fp8`` rows are mostly trtllm-gen's (B200: 4,086 against 324)
+    **{(g, "vllm", "fp8_cutlass"): "modeloptfp8moe_flashinfer_cutlass"
+       for g in ("b200_sxm", "b300_sxm", "gb200", "gb300")},
 }
 # an engine's curves for a runner other than the one its own curve times, fitted to that
 # runner's rows alone (kernel_source substring) and written to ``moe_runner.<fw>.<runner>``:
@@ -470,6 +476,8 @@ MOE_ENGINE_BACKEND = {
 MOE_RUNNER_ROWS = {
     ("b200_sxm", "sglang", "triton", "fp8_block"): "fused_moe_triton",
 }
+# engine MoE curve keys of one backend's rows of a table format (``MOE_ENGINE_BACKEND``)
+MOE_BACKEND_KEYS = {"fp8_cutlass": "fp8"}
 
 
 MOE_SHAPE = ("num_tokens", "hidden_size", "inter_size", "topk", "num_experts", "moe_tp_size",
@@ -647,6 +655,7 @@ MOE_ENGINE_PREFER = {
 
 
 def _engine_moe_order(fw: str, key: str) -> tuple[str, ...]:
+    key = MOE_BACKEND_KEYS.get(key, key)
     default = tuple(d for d, (k, _, _) in MOE_DTYPES.items() if k == key)
     return MOE_ENGINE_PREFER.get(fw, {}).get(key, default)
 
@@ -1072,7 +1081,8 @@ def _fit_moe_section(tables: Tables, gpu: str, out: dict, peaks: dict, bw: float
         # each engine's own fused-MoE kernels (Triton, CUTLASS, FlashInfer, Marlin: up to 4x
         # apart on one shape), fitted to its own rows where more than one engine was measured
         for fw in FRAMEWORKS:
-            for key in dict.fromkeys(k for k, _, _ in MOE_DTYPES.values()):
+            keys = dict.fromkeys([*(k for k, _, _ in MOE_DTYPES.values()), *MOE_BACKEND_KEYS])
+            for key in keys:
                 own = fit_engine_moe(mo, gpu, fw, key, fpeaks, bw, stream)
                 if own:
                     out["moe_engine"].setdefault(fw, {})[key] = own[1]
@@ -1095,6 +1105,8 @@ def fit_engine_moe(mo, gpu: str, fw: str, key: str, peaks: dict, bw: float, stre
     backend = backend or MOE_ENGINE_BACKEND.get((gpu, fw, key))
     if backend:
         own_rows = own_rows[own_rows.kernel_source.str.contains(backend)]
+    elif key in MOE_BACKEND_KEYS:  # a backend's key: only where that backend's rows are named
+        return None
     count = moe_route_count(fw, key)
     for dtype in _engine_moe_order(fw, key):
         if len(set(mo.fw[mo.moe_dtype == dtype])) < 2:

@@ -151,7 +151,9 @@ FIELD_HELP: dict[str, str] = {
     ),
     "KernelCurves.moe_engine": (
         "per engine, fused MoE layer curves fitted to that engine's own kernels alone, by the "
-        "experts' weight format; an engine or format absent: the pooled `moe` curve"
+        "experts' weight format; `fp8_cutlass`: vLLM's FlashInfer CUTLASS rows alone, for the "
+        "per-tensor fp8 experts it cannot run on trtllm-gen (non-gated); an engine or format "
+        "absent: the pooled `moe` curve"
     ),
     "KernelCurves.moe_runner": (
         "per engine and runner (the engine's name for its fused-MoE kernels: SGLang's "

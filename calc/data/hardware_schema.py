@@ -178,6 +178,10 @@ class AllToAllCurve(_Curve):
 
 GemmKey = Literal["bf16", "fp8", "fp8_block", "fp4", "int8", "int4"]
 MoeKey = Literal["bf16", "fp8", "fp8_block", "fp4", "mxfp4", "int4"]
+# an engine's own MoE curves add one backend's rows where the engine picks that backend by the
+# layer (calc.deploy.moe_pipeline.MoePipeline.backend_curve): vLLM's per-tensor fp8 experts on
+# FlashInfer's CUTLASS MoE where trtllm-gen cannot run them (non-gated experts)
+MoeEngineKey = Literal["bf16", "fp8", "fp8_block", "fp4", "mxfp4", "int4", "fp8_cutlass"]
 
 
 @schema
@@ -202,7 +206,9 @@ class KernelCurves(Schema):
     mla_prefill_attention: dict[Literal["bf16"], PrefillAttentionCurve] | None = None
     # each engine's own fused-MoE kernels, fitted to its own rows (the pooled ``moe`` curve
     # for an engine or a format absent here)
-    moe_engine: dict[Literal["vllm", "sglang", "trtllm"], dict[MoeKey, MoeCurve]] | None = None
+    moe_engine: (
+        dict[Literal["vllm", "sglang", "trtllm"], dict[MoeEngineKey, MoeCurve]] | None
+    ) = None
     # an engine's fused-MoE curves for a runner other than the one its ``moe_engine`` curve is
     # fitted to, by the engine's name for the runner (SGLang's --moe-runner-backend: "triton"),
     # each fitted to that runner's rows alone; the engine wing says which runner a deployment

@@ -232,6 +232,17 @@ class MoePipeline:
     # listed: 0, e.g. one whose shared experts run beside the routed ones on another stream)
     shared_eager_since: tuple | None = None
     shared_eager_kernels: tuple = ()
+    # the bytes those eager kernels move beyond what the GEMM curves charge, per element of the
+    # shared experts' input (d_model) and of their intermediate (width): by format, the
+    # quantisation's excess ((format, bytes) pairs), and the activation's by gating
+    # ((gated, bytes) pairs), for the formats ``shared_eager_kernels`` lists
+    shared_quant_bytes: tuple = ()
+    shared_act_bytes: tuple = ()
+    # the engine's own curve of the backend it runs non-gated experts on, by their format
+    # ((format, curve key) pairs) from a release on ((major, minor); None: never), where its
+    # default curve times another backend's kernels
+    nongated_since: tuple | None = None
+    nongated_curves: tuple = ()
 
     def kernels_for(self, weight_format: str | None, release: str | None = None) -> int:
         """Kernels of one MoE layer with experts in ``weight_format`` at the engine's
@@ -275,6 +286,30 @@ class MoePipeline:
         if v is not None and v < self.shared_eager_since:
             return 0
         return dict(self.shared_eager_kernels).get(weight_format, 0)
+
+    def shared_extra_bytes(self, weight_format: str | None, gated: bool,
+                           release: str | None = None) -> tuple[float, float]:  # fmt: skip
+        """Bytes the shared experts' eager kernels of one MoE layer move beyond the GEMM
+        curves' charge, per token: (per element of the input, per element of the
+        intermediate) [B/element]; (0, 0) where ``shared_extra_kernels`` is 0."""
+        if self.shared_extra_kernels(weight_format, release) == 0:
+            return 0.0, 0.0
+        quant = dict(self.shared_quant_bytes).get(weight_format, 0.0)
+        return quant, quant + dict(self.shared_act_bytes).get(gated, 0.0)
+
+    def backend_curve(self, weight_format: str | None, gated: bool,
+                      release: str | None = None) -> str | None:  # fmt: skip
+        """The engine's own MoE curve key for the backend that runs a layer of experts in
+        ``weight_format`` (``gated``: gate and up projections) at ``release`` (None: the
+        newest), or None where the format's default curve times it."""
+        if gated or self.nongated_since is None:
+            return None
+        from calc.deploy.engines.versions import parse_version
+
+        v = parse_version(release) if release else None
+        if v is not None and v < self.nongated_since:
+            return None
+        return dict(self.nongated_curves).get(weight_format)
 
     def gather_bytes_per_element(self, weight_format: str | None, d_model: int,
                                  top_k: int) -> float | None:  # fmt: skip
@@ -336,10 +371,33 @@ VLLM_SHARED_EAGER_KERNELS = (
     ("fp8-block128", VLLM_SHARED_ACTIVATION_EXTRA),
     ("nvfp4", VLLM_SHARED_ACTIVATION_EXTRA),
 )
+# the bytes of those kernels (issue 20, nemoload round; vLLM 0.16.0 input_quant_fp8.py
+# QuantFP8.forward_native, activation.py): a static per-tensor quantisation reads the 16-bit
+# tensor and writes fp32 (2 + 4), multiplies by the scale's reciprocal (4 + 4), clamps (4 + 4)
+# and casts to fp8 (4 + 1): 27 B an element, of which the GEMM curves charge a fused pass's
+# 3 (read 16-bit, write fp8): 24 more, on the input and on the intermediate. ReLU² as relu and
+# square: 2 passes of 2 + 2 B (8); SiLU-and-mul: silu over the gate half (2 + 2) and the
+# product (2 + 2 + 2): 10 B an intermediate element; the compiled FFN's activation is charged
+# no bytes
+VLLM_SHARED_QUANT_EXCESS = 27.0 - 3.0
+VLLM_SHARED_QUANT_BYTES = (("fp8-tensor", VLLM_SHARED_QUANT_EXCESS),
+                           ("fp8", VLLM_SHARED_QUANT_EXCESS))  # fmt: skip
+VLLM_SHARED_ACT_BYTES = ((False, 8.0), (True, 10.0))
+# per-tensor fp8 experts without a gate (Nemotron-H's relu2) run on FlashInfer's CUTLASS MoE:
+# vLLM 0.16.0's ``select_fp8_moe_backend`` (``fused_moe/oracle/fp8.py``) tries trtllm-gen
+# first, which takes gated experts only (``flashinfer_trtllm_moe.py``
+# ``_supports_no_act_and_mul`` False), then ``FlashInferExperts`` (``relu2_no_mul``,
+# per-tensor fp8 from compute capability 9.0). The engine's ``fp8`` curve is fitted to the
+# pooled vLLM 0.24.0 rows, 4,086 of trtllm-gen and 324 of CUTLASS; ``fp8_cutlass`` to the
+# CUTLASS rows alone (where a profile has it; the nemoload round). Read at 0.16.0 only
+VLLM_NONGATED_SINCE = (0, 16)
+VLLM_NONGATED_CURVES = (("fp8-tensor", "fp8_cutlass"), ("fp8", "fp8_cutlass"))
 VLLM_FUSED_MOE = MoePipeline(
     5, 7, "vllm fused_moe.py fused_experts_impl (0.33.0) and fused_topk (0.10.1-0.33.0)",
     routing=VLLM_ROUTING, curve_release=VLLM_CURVE_RELEASE, own_routing=("mxfp4",),
     shared_eager_since=VLLM_SHARED_EAGER_SINCE, shared_eager_kernels=VLLM_SHARED_EAGER_KERNELS,
+    shared_quant_bytes=VLLM_SHARED_QUANT_BYTES, shared_act_bytes=VLLM_SHARED_ACT_BYTES,
+    nongated_since=VLLM_NONGATED_SINCE, nongated_curves=VLLM_NONGATED_CURVES,
 )  # fmt: skip
 CUTLASS_MOE = MoePipeline(6, 6, "TensorRT-LLM CUTLASS MoE (expand, activation, finalize)",
                           ep_comm="mnnvl", gather_bytes=TRTLLM_GATHER_BYTES,

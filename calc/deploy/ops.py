@@ -161,6 +161,10 @@ class Op:
     # elsewhere): the length of the serial walk a latency-bound kernel makes
     # (calc.deploy.steps, EngineSettings.rocm_kernels)
     keys: Any = None
+    # of ``bytes``, those element-wise kernels outside the op's kernel curve move (an engine's
+    # eager shared-expert quantisation and activation), summed over its layers: at the
+    # memory rate beside the curve (calc.deploy.rates.curve_time)
+    eager_bytes: Any = 0
     # a measured lower bound of the op's time at every band but the speed of light [s], in
     # place of its roofline where longer (the chunked gated-DeltaNet and Mamba-2 SSD prefills,
     # whose serial walks over chunks no roofline sees: calc.formulas.delta_rule_time,
@@ -560,7 +564,8 @@ def _ffn_shapes(d: int, width: int, gated: bool) -> tuple:
 
 # long: dense FFN, router, routed and shared experts in the order they run: one list
 def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, moe_kernels=None,
-               moe_outside_curve=0, shared_extra_kernels=0, moe_comm="deepep"):  # fmt: skip
+               moe_outside_curve=0, shared_extra_kernels=0, shared_extra_bytes=(0.0, 0.0),
+               moe_comm="deepep"):  # fmt: skip
     """Dense FFN layers, and for MoE layers the router, routed and shared experts.
 
     ``tokens``: tokens this GPU's attention replica processes; ``stage_tokens``: tokens of the
@@ -568,7 +573,8 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, moe_
     ``imbalance``: the busiest GPU's routed tokens over the mean under expert parallelism;
     ``moe_kernels``: one MoE layer's kernels, ``moe_outside_curve`` of them outside the engine's
     measured fused-MoE curve (``calc.deploy.moe_pipeline``); ``shared_extra_kernels``: the
-    kernels one layer's shared experts launch beyond an FFN's (an engine's eager MoE op);
+    kernels one layer's shared experts launch beyond an FFN's (an engine's eager MoE op), and
+    ``shared_extra_bytes`` what they move per element of the input and of the intermediate;
     ``moe_comm``: the expert-parallel traffic (``_comm_ops``); without a dispatch (ep <= tp,
     or the all-gather) every GPU holds all the stage's tokens, not only its experts' routes.
     """
@@ -656,12 +662,15 @@ def _ffn_block(cfg, s: Sharding, *, tokens, stage_tokens, z, imbalance=1.0, moe_
         if m.n_shared_experts:
             zs = z.of("shared_experts")
             w = m.n_shared_experts * n_mat * d * s.d_shared_ffn * zs.weight
+            per_in, per_mid = shared_extra_bytes
+            eager = n * tokens * (per_in * d + per_mid * m.n_shared_experts * s.d_shared_ffn)
             ops.append(
                 Op(
                     "shared_experts",
                     n * F.shared_expert_flops(tokens, m.n_shared_experts, d, s.d_shared_ffn, gated),
-                    n * (w + tokens * 2 * d * z.act),
+                    n * (w + tokens * 2 * d * z.act) + eager,
                     weight_bytes=n * w,
+                    eager_bytes=eager,
                     kernels=(FFN_KERNELS + shared_extra_kernels) * n,
                     fmt=zs.fmt,
                     gemm_m=tokens,
@@ -913,6 +922,7 @@ def forward_ops(
     moe_comm: str = "deepep",
     gather_bytes: float | None = None,
     shared_extra_kernels: int = 0,
+    shared_extra_bytes: tuple = (0.0, 0.0),
 ) -> list[Op]:
     """The ops of one decode step (``ctx`` given) or one prefill (``prompt`` given) on one GPU.
 
@@ -939,7 +949,8 @@ def forward_ops(
     )
     ops += _ffn_block(cfg, s, tokens=tokens, stage_tokens=stage_tokens, z=z, imbalance=imbalance,
                       moe_kernels=moe_kernels, moe_outside_curve=moe_outside_curve,
-                      shared_extra_kernels=shared_extra_kernels, moe_comm=moe_comm)  # fmt: skip
+                      shared_extra_kernels=shared_extra_kernels,
+                      shared_extra_bytes=shared_extra_bytes, moe_comm=moe_comm)  # fmt: skip
     # lm_head: every sequence's one token at decode; only the last prompt token at prefill
     ops.append(
         _linear(

@@ -220,6 +220,9 @@ class Rates:
     # the engine's fused-MoE runner, (name, why) (``Engine.moe_runner``): its own curve where
     # the profile has one (``KernelCurves.moe_runner``); None: the engine's curve as it is
     moe_runner: Any = None
+    # the engine's own MoE curve key of the backend it runs the experts on, tried first
+    # (calc.deploy.moe_pipeline.MoePipeline.backend_curve); None: the format's keys alone
+    moe_curve_key: str | None = None
 
 
 def rates(
@@ -416,7 +419,7 @@ GEMM_PEAK = {"bf16": "bf16", "fp8": "fp8", "fp8_block": "fp8", "fp4": "fp4"}
 GEMM_ACT_BYTES = {"bf16": 2.0, "fp8": 1.0, "fp8_block": 1 + 4 / 128, "fp4": 0.5 + 1 / 16}
 # the peak a MoE curve's compute fraction is of (mxfp4 and int4 experts: weight-only, 16-bit)
 MOE_PEAK = {"bf16": "bf16", "fp8": "fp8", "fp8_block": "fp8", "fp4": "fp4", "mxfp4": "bf16",
-            "int4": "bf16"}  # fmt: skip
+            "int4": "bf16", "fp8_cutlass": "fp8"}  # fmt: skip
 
 
 # the engines whose measured all-to-all times a deployment of an engine without its own, in
@@ -598,7 +601,8 @@ def curve_of(op: Op, r: Rates):
         if curve is not None:
             return f"moe@{r.engine}.{key}.{r.moe_runner[0]}", curve
         own = (c.moe_engine or {}).get(r.engine)
-        key, curve = _first(own, keys)  # the engine's own kernels where fitted
+        first = (r.moe_curve_key,) if r.moe_curve_key else ()
+        key, curve = _first(own, (*first, *keys))  # the engine's own kernels where fitted
         if curve is not None:
             return f"moe@{r.engine}.{key}", curve
         key, curve = _first(c.moe, keys)
@@ -679,8 +683,9 @@ def curve_time(op: Op, r: Rates):
         for one in _gemm_times(op, r, curve, key):
             t = t + one
         other = op.kernels - L * len(op.gemm_shapes)
-        floor = op_time_s(op.flops, op.bytes, r.peaks[GEMM_PEAK[key]], W)
-        return _maximum(L * t * scale, floor) + other * r.kernel_s
+        floor = op_time_s(op.flops, op.bytes - op.eager_bytes, r.peaks[GEMM_PEAK[key]], W)
+        eager = op.eager_bytes / r.bytes_per_s  # element-wise kernels beside the GEMMs
+        return _maximum(L * t * scale, floor) + other * r.kernel_s + eager
     if kind == "moe":
         scale = scale * _release_scale(name, r) * _backend_scale(name, op, r)
         key = curve.peak or MOE_PEAK[name.split(".")[1]]
@@ -842,7 +847,8 @@ def curve_explain(op: Op, r: Rates):
                      active_experts=one(op.active_experts))  # fmt: skip
     if kind == "gemm":
         key = name.split(".")[1]
-        floor = op_time_s(scalar.flops, scalar.bytes, r.peaks[GEMM_PEAK[key]], W)
+        eager = one(op.eager_bytes)
+        floor = op_time_s(scalar.flops, scalar.bytes - eager, r.peaks[GEMM_PEAK[key]], W)
         nums = {"layers": L, "scale": scale, "floor": floor}
         parts = []
         for i, g in enumerate(_gemm_times(scalar, r, curve, key)):
@@ -852,6 +858,9 @@ def curve_explain(op: Op, r: Rates):
         nums["other"], nums["kernel_s"] = other, r.kernel_s
         tmpl = ("max({layers} × (" + " + ".join(parts) + ") × {scale}, {floor} s)"
                 " + {other} × {kernel_s} s")  # fmt: skip
+        if eager:  # an engine's eager element-wise kernels at the memory rate
+            nums["eager"], nums["bw"] = eager, r.bytes_per_s
+            tmpl += " + {eager} B / {bw} B/s"
         return tmpl, nums, name, curve
     if kind == "moe":
         return _moe_explain(scalar, r, name, curve, scale, one)

@@ -166,6 +166,12 @@ class OpSetup:
     # the engine's fused-MoE runner for the routed experts, (name, why) (``Engine.moe_runner``:
     # SGLang's --moe-runner-backend); None: the engine's own curve as it is
     moe_runner: Any = None
+    # the bytes those kernels move per element of the shared experts' input and intermediate
+    # (calc.deploy.moe_pipeline.MoePipeline.shared_extra_bytes)
+    shared_extra_bytes: tuple = (0.0, 0.0)
+    # the engine's own MoE curve key of the backend it runs these experts on, tried before the
+    # format's (calc.deploy.moe_pipeline.MoePipeline.backend_curve); None: the format's
+    moe_curve_key: str | None = None
 
 
 def op_setup(dep: Deployment) -> OpSetup:
@@ -180,7 +186,7 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.weight_bytes_per_element_by_component,
         dep.weight_dtypes,
     )
-    moe, outside, shared = None, 0, 0
+    moe, outside, shared, curve_key, shared_bytes = None, 0, 0, None, (0.0, 0.0)
     comm, gather, release, note, backend = "deepep", None, 1.0, "", None
     if dep.model.moe is not None:
         pipe = dep.engine_model.moe
@@ -197,6 +203,9 @@ def op_setup(dep: Deployment) -> OpSetup:
         gather = pipe.gather_bytes_per_element(fmt, m.d_model, m.moe.experts_per_token)
         note = pipe.gather_source
         backend = pipe.backend_speedup(dep.engine.moe_backend, fmt)
+        curve_key = pipe.backend_curve(fmt, m.ffn_kind == "gated", asked)
+        shared_bytes = pipe.shared_extra_bytes(dep.weight_dtypes.get("shared_experts"),
+                                               m.ffn_kind == "gated", asked)  # fmt: skip
     return OpSetup(
         dep.model,
         dep.sharding,
@@ -221,6 +230,8 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.engine_model.attention_kernel_sources(dep.engine_config.rocm_kernels),
         shared,
         dep.engine_model.moe_runner(dep),
+        shared_bytes,
+        curve_key,
     )
 
 
@@ -273,6 +284,8 @@ def _step(st: OpSetup, hw, efficiency, raw: list[Op]) -> Step:
             r = replace(r, moe_backend_fit=st.moe_backend_fit)
         if st.moe_runner is not None:
             r = replace(r, moe_runner=st.moe_runner)
+        if st.moe_curve_key is not None:
+            r = replace(r, moe_curve_key=st.moe_curve_key)
     times = [op_time(op, r) for op in raw] if r is not None else [None] * len(raw)
     kernels = _attention_kernels(st, efficiency) if r is not None else None
     if kernels is not None and kernels.walk is not None:
@@ -371,6 +384,7 @@ def step_of(dep: Deployment, efficiency: str = "expected", **counts) -> Step:
         moe_kernels=st.moe_kernels,
         moe_outside_curve=st.moe_outside_curve,
         shared_extra_kernels=st.shared_extra_kernels,
+        shared_extra_bytes=st.shared_extra_bytes,
         moe_comm=st.moe_comm,
         gather_bytes=st.gather_bytes,
         **counts,
