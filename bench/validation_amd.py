@@ -16,9 +16,11 @@ runs are bench/validation_amd_serving.py's, rendered at the end of this section)
 
 Fitted (both to these records only, one number each, for mi300x; mi325x takes them as its
 assumed expected value inside a band marked unmeasured): the expected memory fraction (the batch
-≤ 4 latency rows: weights streaming), then the expected matmul fraction of the bf16 and fp8
-bands (the throughput rows, batch in the hundreds: GEMMs and attention compute). Bands: low and
-high span the fitted rows' errors.
+≤ 4 latency rows: weights streaming), then the expected matmul fraction of the fp8 band (the
+throughput rows, batch in the hundreds: GEMMs and attention compute), the bf16 band tied to it
+by bench/amd_bf16_gemm.py's measured rule (bf16 = fp8 × 2 / r; it times the rows' attention;
+until the amdband round the one number was copied to both). Bands: low and high span the fitted
+rows' errors.
 """
 
 from __future__ import annotations
@@ -117,6 +119,18 @@ DEV_DOCKER_LATENCY = tuple(
 DEV_DOCKER_RECORDS = DEV_DOCKER_THROUGHPUT + DEV_DOCKER_LATENCY
 
 
+def _bf16_rule():
+    """bench/amd_bf16_gemm.py (the bf16 band's rule), imported beside this script."""
+    from pathlib import Path
+
+    here = str(Path(__file__).resolve().parent)
+    if here not in sys.path:
+        sys.path.insert(0, here)
+    import amd_bf16_gemm
+
+    return amd_bf16_gemm
+
+
 def _hw(memory: float | None = None, matmul: float | None = None):
     from calc.data.registry import load_hardware
 
@@ -126,10 +140,10 @@ def _hw(memory: float | None = None, matmul: float | None = None):
     if memory is not None:
         up["memory"] = replace(e.memory, expected=memory, low=min(e.memory.low, memory),
                                high=max(e.memory.high, memory))  # fmt: skip
-    if matmul is not None:
-        for key in ("matmul", "matmul_fp8"):
+    if matmul is not None:  # the fp8 fraction; bf16 follows by bench/amd_bf16_gemm.py's rule
+        for key, x in (("matmul_fp8", matmul), ("matmul", _bf16_rule().bf16_expected(matmul))):
             b = getattr(e, key)
-            up[key] = replace(b, expected=matmul, low=min(b.low, matmul), high=max(b.high, matmul))
+            up[key] = replace(b, expected=x, low=min(b.low, x), high=max(b.high, x))
     return replace(hw, efficiency=replace(e, **up)) if up else hw
 
 
@@ -293,7 +307,9 @@ def render() -> str:
         "aiconfigurator measures NVIDIA GPUs only, so the AMD profiles keep efficiency bands;",
         "two of mi300x's numbers are fitted to the published MI300X runs below",
         "(`python bench/validation_amd.py --fit`): the expected memory fraction to the batch ≤ 4",
-        "latency rows, the expected matmul fraction (bf16 and fp8) to the throughput rows.",
+        "latency rows, the expected fp8 matmul fraction to the throughput rows (the bf16 band",
+        "derived from it by the measured gfx942 rate of bf16 against 8-bit GEMMs, bf16 = fp8 × 2 /",
+        "r, r = 1.34-1.98: `python bench/amd_bf16_gemm.py`).",
         f"Sources: AMD's ROCm performance results ([page]({PERF_PAGE}), rocm/vllm 0.10.2,",
         f"2025-10) and Oracle Cloud's MI300X blog ([post]({OCI_BLOG})). MI355X: its MXFP4 GEMM",
         "rate fitted to a published serving run and its other bands' low edges widened to hold",

@@ -310,6 +310,16 @@ FITTED = (
      "(tools/fit_kernels.py --refit-engine-moe fp8_cutlass: median |error| 5.8-6.9%), the "
      "curve of vLLM 0.16.0's "
      "non-gated per-tensor fp8 experts (calc/deploy/moe_pipeline.py VLLM_NONGATED_CURVES)"),
+    ("ROCm/aiter aiter/configs/bf16_tuned_batched_gemm.csv and a8w8_tuned_batched_gemm.csv "
+     "(mirror at e4048607a5, 2026-08-22; both last changed in ROCm/aiter #2645, 727253aef3): "
+     "the gfx942 rows with 304 CUs (MI300X / MI325X) of AITER's CK batched GEMM tuner, the same "
+     "(B 16, M, N 1,280 / 8,192, K 8,192 / 1,024) in bf16 and in a8w8 (int8, rowwise scales; "
+     "csrc/ck_batched_gemm_a8w8/batched_gemm_a8w8_tune.py read for the input dtype)",
+     "measured kernel times (us; the tuner's tflops column checked against 2 B M N K / t)",
+     "issue 20, amdband round: r = bf16 time / 8-bit time at M >= 1,024 (1.340-1.975, median "
+     "1.527) in bench/amd_bf16_gemm.py's rule bf16 = fp8 x 2 / r, which sets mi300x's bf16 "
+     "matmul band from its fitted fp8 one (0.15 / 0.24 / 0.36) and mi325x's / mi355x's from "
+     "theirs (no figure fitted to a serving row)"),
 )
 
 
@@ -2663,6 +2673,15 @@ LOOKED_AT = (
      "over 12 other shapes; on the non-gated rows with two matrices -24% / -4%) and of the pooled "
      "curve against trtllm-gen (+6%) and CUTLASS (-38.5%) rows (bench/nemotron_step_parts.py "
      "--wheel); nothing fitted to them"),
+    ("ROCm/aiter (mirror at e4048607a5): aiter/configs/bf16_tuned_gemm.csv and "
+     "a8w8_blockscale_tuned_gemm.csv, their gfx950 rows with 256 CUs (MI355X / MI350X) at the "
+     "same (M, N 3,072, K 6,144), M 1,024-16,384 (bf16 0.20-0.55 of 2,516.6 TFLOPS, fp8 block-"
+     "scale 0.17-0.30 of 5,033.2: r = 1.08-1.72); a8w8_bpreshuffle_tuned_gemm.csv's gfx942 rows "
+     "(int8 per-token, M >= 1,024, 735-1,268 TOPS: 0.28-0.49 of 2,614.9; no bf16 twin); the "
+     "history of the model_configs bf16 tables (no gfx942 row at M >= 1,024 in any version)",
+     "issue 20, amdband round: the gfx950 pairs lie inside mi355x's bf16 band as set by the "
+     "gfx942 rule (expected 0.20 x 2 / r = 0.23-0.37 against 0.04-0.60), not used for its "
+     "expected (block-scale fp8 only, five shapes of one model); nothing fitted"),
 )
 
 

@@ -197,8 +197,8 @@ def _profile_source(op, hw: HardwareProfile, step: Step, r) -> str:
 
 def _band_key(op, hw: HardwareProfile, r) -> str:
     """The efficiency band that times ``op``'s FLOPs, as its provenance key: an fp8 or fp4
-    GEMM its own band where the profile has one (``calc.deploy.rates.efficiencies``), any
-    other op the profile's band block."""
+    GEMM its own band where the profile has one (``calc.deploy.rates.efficiencies``), a 16-bit
+    GEMM the bf16 ``matmul`` band, any other op the profile's band block."""
     if r is None or not is_gemm(op):
         return "efficiency"
     dt = gemm_dtype(op, r)
@@ -207,7 +207,7 @@ def _band_key(op, hw: HardwareProfile, r) -> str:
         return "efficiency.matmul_fp4"
     if dt in LOW_PRECISION_TENSOR_DTYPES and e.matmul_fp8 is not None:
         return "efficiency.matmul_fp8"
-    return "efficiency"
+    return "efficiency.matmul" if "efficiency.matmul" in hw.provenance else "efficiency"
 
 
 def _calibrated(op, step: Step):
