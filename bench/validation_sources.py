@@ -292,6 +292,21 @@ FITTED = (
      "rows alone and moe_engine.sglang.fp4 of b200 refitted with the per-route term over every "
      "route the GPU holds (tools/fit_kernels.py --refit-engine-moe fp8_block / fp4 --gpu "
      "b200_sxm --engine sglang)"),
+    ("aiconfigurator-core 0.12.0 wheel on PyPI (ai-dynamo/aiconfigurator, Apache-2.0): "
+     "aiconfigurator_core/systems/data/<gpu>/gemm/sglang/<newest>/gemm_perf.parquet of a100_sxm "
+     "(0.5.10, bfloat16), h100_sxm, h200_sxm, b200_sxm, b300_sxm, gb200, gb300, l40s and "
+     "rtx_pro_6000_server (0.5.14): bfloat16 (sglang_torch_linear), fp8 "
+     "(sglang_sgl_kernel_fp8_scaled_mm; not on sm100), fp8_block "
+     "(sglang_deepgemm_gemm_nt_f8f8bf16, its group quantisation inside the timed op) and nvfp4 "
+     "(sglang_flashinfer_cutedsl_nvfp4 on sm100, _cutlass_ on sm120), rows m <= 16,384",
+     "SGLang's dense linears as it runs them, timed in CUDA graphs (the collector "
+     "collector/sglang/collect_gemm.py at e23be5a79: up to six GEMMs of distinct weights "
+     "replayed, latency / their count)",
+     "issue 20, sggemm round: SGLang's own GEMM curves by dtype on every GPU with SGLang GEMM "
+     "tables (kernels.gemm_engine.sglang, tools/fit_engine_gemm.py --wheel; the copying "
+     "profiles copy them), fit_kernels.fit_gemm's form and rules (the pooled bf16 curve's "
+     "stream fraction, each row range weighed alike); shipped only where it fits SGLang's rows "
+     "better than the pooled curve (not B200 / GB200 bf16, B300 / GB300 fp8_block)"),
 )
 
 
@@ -2596,6 +2611,21 @@ LOOKED_AT = (
      "+32 / +39% over kvcalc's, Hopper contradictory: H100 bf16 −19%, H200 bf16 +28%; 397B "
      "H200 bf16 220 ms against kvcalc's 266); diagnosis only, not added to the held-out rows "
      "(speculative decoding); nothing fitted"),
+    ("sglang 0.5.16 wheel (PyPI): METADATA (Requires-Dist sgl-deep-gemm==0.1.4.post1), "
+     "srt/layers/deep_gemm_wrapper/configurer.py (ENABLE_JIT_DEEPGEMM, DEEPGEMM_SCALE_UE8M0), "
+     "srt/layers/quantization/fp8_utils.py (_dispatch_auto_backend, "
+     "deepgemm_w8a8_block_fp8_linear_with_fallback, apply_fp8_linear, cutlass_fp8_supported), "
+     "fp4_utils.py (initialize_fp4_gemm_config), modelopt_quant.py (ModelOptFp8LinearMethod "
+     "enable_flashinfer_bmm), fp8.py (Fp8LinearMethod.apply), srt/utils/common.py "
+     "(is_sm100_supported: major 10)",
+     "issue 20, sggemm round: which kernel SGLang 0.5.16 runs by default for each dense-linear "
+     "dtype (the tables' kernels, but per-tensor fp8 on sm100: FlashInfer bmm_fp8 for ModelOpt "
+     "checkpoints, so that dtype keeps the pooled curve there); nothing fitted"),
+    ("ai-dynamo/aiconfigurator@e23be5a79 collector/sglang/collect_gemm.py (the 0.5.14 SGLang "
+     "GEMM collector) and collector/helper.py benchmark_with_power (use_cuda_graph True)",
+     "issue 20, sggemm round: what the SGLang GEMM rows time (F.linear; "
+     "sglang_per_token_group_quant_fp8 + gemm_nt_f8f8bf16; sgl_per_token_quant_fp8 + "
+     "fp8_scaled_mm; fp4_quantize + mm_fp4 cute-dsl / cutlass), in CUDA graphs; nothing fitted"),
 )
 
 
