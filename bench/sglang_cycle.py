@@ -257,14 +257,15 @@ TABLE_DTYPES = {"bfloat16": ("bf16", "bf16", 2.0, 2.0, 0.0),
                               3.0 + 4 / 128)}  # fmt: skip
 
 
-def curve_s(profile: dict, dtype: str, m, n, k):
+def curve_s(profile: dict, dtype: str, m, n, k, engine: str | None = None):
     """The profile's fitted GEMM curve for the table's ``dtype`` [s] (``profile``: the hardware
-    YAML as loaded)."""
+    YAML as loaded); ``engine``: that engine's own curve (``gemm_engine``) where it has one."""
     from calc.formulas import kernel_curves as K
 
     key, peak, w, a, q = TABLE_DTYPES[dtype]
     kern = profile["kernels"]
-    c = kern["gemm"][key]
+    own = (kern.get("gemm_engine") or {}).get(engine or "", {})
+    c = own.get(key) or kern["gemm"][key]
     return K.gemm_time_s(
         m, n, k, flops_per_s=float(profile["peak_flops_per_s"][peak]),
         bytes_per_s=float(profile["hbm_bandwidth_bytes_per_s"]), weight_bytes_per_element=w,
@@ -276,18 +277,18 @@ def curve_s(profile: dict, dtype: str, m, n, k):
 
 def gemm_lines(wheel: str) -> list[str]:
     """SGLang's measured GEMMs (aiconfigurator-core 0.12.0, ``gemm/sglang/0.5.14``) against the
-    profile's fitted curve, median measured / curve by rows m over n, k >= 4,096, and the 27B's
-    shapes where the table has them at m 8,192."""
+    profile's pooled curve and SGLang's own (``gemm_engine.sglang``, the sggemm round), median
+    measured / curve by rows m over n, k >= 4,096, and the 27B's shapes where the table has
+    them at m 8,192."""
     import io
     import zipfile
 
-    import numpy as np
     import pandas as pd
     import yaml
 
     z = zipfile.ZipFile(wheel)
-    out = ["| GPU | dtype | m 1-64 | 65-512 | 513-2048 | 2049-4096 | 4097-8192 | 8193-16384 | "
-           "27B shapes at m 8,192 |", "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+    out = ["| GPU | dtype, curve | m 1-64 | 65-512 | 513-2048 | 2049-4096 | 4097-8192 | "
+           "8193-16384 | 27B shapes at m 8,192 |", "|---|---|---:|---:|---:|---:|---:|---:|---|"]
     for gpu, prof in (("h200_sxm", "h200"), ("b200_sxm", "b200")):
         profile = yaml.safe_load((ROOT / "hardware_profiles" / f"{prof}.yaml").read_text())
         path = f"aiconfigurator_core/systems/data/{gpu}/gemm/sglang/0.5.14/gemm_perf.parquet"
@@ -295,21 +296,31 @@ def gemm_lines(wheel: str) -> list[str]:
         for dtype, (key, *_rest) in TABLE_DTYPES.items():
             f = df[(df.gemm_dtype == dtype) & (df.m <= 16384)]
             m, n, k = (f[c].to_numpy(dtype=float) for c in ("m", "n", "k"))
-            r = f.latency.to_numpy() * 1e-3 / curve_s(profile, dtype, m, n, k)
-            big = (n >= 4096) & (k >= 4096)
-            cells = []
-            for lo, hi in ((1, 64), (65, 512), (513, 2048), (2049, 4096), (4097, 8192),
-                           (8193, 16384)):  # fmt: skip
-                sel = big & (m >= lo) & (m <= hi)
-                cells.append(f"{np.median(r[sel]):.2f}" if sel.any() else "–")
-            shapes = []
-            for name, nn, kk, _ in GEMMS_27B:
-                sel = (m == 8192) & (n == nn) & (k == kk)
-                if sel.any():
-                    shapes.append(f"{name} {r[sel][0]:.2f}")
-            out.append(f"| {prof} | {key} | " + " | ".join(cells) + " | "
-                       + (", ".join(shapes) or "–") + " |")  # fmt: skip
+            t = f.latency.to_numpy() * 1e-3
+            for engine in (None, "sglang"):
+                r = t / curve_s(profile, dtype, m, n, k, engine)
+                out.append(_ratio_line(prof, f"{key}, {engine or 'pooled'}", r, m, n, k))
     return out
+
+
+def _ratio_line(prof: str, label: str, r, m, n, k) -> str:
+    """One row of ``gemm_lines``: medians of measured / curve ``r`` by rows m, n, k >= 4,096,
+    and at the 27B's shapes at m 8,192."""
+    import numpy as np
+
+    big = (n >= 4096) & (k >= 4096)
+    cells = []
+    for lo, hi in ((1, 64), (65, 512), (513, 2048), (2049, 4096), (4097, 8192),
+                   (8193, 16384)):  # fmt: skip
+        sel = big & (m >= lo) & (m <= hi)
+        cells.append(f"{np.median(r[sel]):.2f}" if sel.any() else "–")
+    shapes = []
+    for name, nn, kk, _ in GEMMS_27B:
+        sel = (m == 8192) & (n == nn) & (k == kk)
+        if sel.any():
+            shapes.append(f"{name} {r[sel][0]:.2f}")
+    return (f"| {prof} | {label} | " + " | ".join(cells) + " | "
+            + (", ".join(shapes) or "–") + " |")  # fmt: skip
 
 
 def main(argv=None) -> None:

@@ -320,6 +320,21 @@ FITTED = (
      "1.527) in bench/amd_bf16_gemm.py's rule bf16 = fp8 x 2 / r, which sets mi300x's bf16 "
      "matmul band from its fitted fp8 one (0.15 / 0.24 / 0.36) and mi325x's / mi355x's from "
      "theirs (no figure fitted to a serving row)"),
+    ("aiconfigurator-core 0.12.0 wheel on PyPI (ai-dynamo/aiconfigurator, Apache-2.0): "
+     "aiconfigurator_core/systems/data/<gpu>/gemm/sglang/<newest>/gemm_perf.parquet of a100_sxm "
+     "(0.5.10, bfloat16), h100_sxm, h200_sxm, b200_sxm, b300_sxm, gb200, gb300, l40s and "
+     "rtx_pro_6000_server (0.5.14): bfloat16 (sglang_torch_linear), fp8 "
+     "(sglang_sgl_kernel_fp8_scaled_mm; not on sm100), fp8_block "
+     "(sglang_deepgemm_gemm_nt_f8f8bf16, its group quantisation inside the timed op) and nvfp4 "
+     "(sglang_flashinfer_cutedsl_nvfp4 on sm100, _cutlass_ on sm120), rows m <= 16,384",
+     "SGLang's dense linears as it runs them, timed in CUDA graphs (the collector "
+     "collector/sglang/collect_gemm.py at e23be5a79: up to six GEMMs of distinct weights "
+     "replayed, latency / their count)",
+     "issue 20, sggemm round: SGLang's own GEMM curves by dtype on every GPU with SGLang GEMM "
+     "tables (kernels.gemm_engine.sglang, tools/fit_engine_gemm.py --wheel; the copying "
+     "profiles copy them), fit_kernels.fit_gemm's form and rules (the pooled bf16 curve's "
+     "stream fraction, each row range weighed alike); shipped only where it fits SGLang's rows "
+     "better than the pooled curve (not B200 / GB200 bf16, B300 / GB300 fp8_block)"),
 )
 
 
@@ -2682,6 +2697,21 @@ LOOKED_AT = (
      "issue 20, amdband round: the gfx950 pairs lie inside mi355x's bf16 band as set by the "
      "gfx942 rule (expected 0.20 x 2 / r = 0.23-0.37 against 0.04-0.60), not used for its "
      "expected (block-scale fp8 only, five shapes of one model); nothing fitted"),
+    ("sglang 0.5.16 wheel (PyPI): METADATA (Requires-Dist sgl-deep-gemm==0.1.4.post1), "
+     "srt/layers/deep_gemm_wrapper/configurer.py (ENABLE_JIT_DEEPGEMM, DEEPGEMM_SCALE_UE8M0), "
+     "srt/layers/quantization/fp8_utils.py (_dispatch_auto_backend, "
+     "deepgemm_w8a8_block_fp8_linear_with_fallback, apply_fp8_linear, cutlass_fp8_supported), "
+     "fp4_utils.py (initialize_fp4_gemm_config), modelopt_quant.py (ModelOptFp8LinearMethod "
+     "enable_flashinfer_bmm), fp8.py (Fp8LinearMethod.apply), srt/utils/common.py "
+     "(is_sm100_supported: major 10)",
+     "issue 20, sggemm round: which kernel SGLang 0.5.16 runs by default for each dense-linear "
+     "dtype (the tables' kernels, but per-tensor fp8 on sm100: FlashInfer bmm_fp8 for ModelOpt "
+     "checkpoints, so that dtype keeps the pooled curve there); nothing fitted"),
+    ("ai-dynamo/aiconfigurator@e23be5a79 collector/sglang/collect_gemm.py (the 0.5.14 SGLang "
+     "GEMM collector) and collector/helper.py benchmark_with_power (use_cuda_graph True)",
+     "issue 20, sggemm round: what the SGLang GEMM rows time (F.linear; "
+     "sglang_per_token_group_quant_fp8 + gemm_nt_f8f8bf16; sgl_per_token_quant_fp8 + "
+     "fp8_scaled_mm; fp4_quantize + mm_fp4 cute-dsl / cutlass), in CUDA graphs; nothing fitted"),
 )
 
 

@@ -3,10 +3,15 @@ engine's GEMM rows timed in CUDA graphs, where the pooled ``gemm`` curve leaves 
 
 Run:
     pip download --no-deps aiconfigurator==0.7.0 -d /tmp/wheels
+    pip download --no-deps aiconfigurator-core==0.12.0 -d /tmp/wheels
     python tools/fit_engine_gemm.py --legacy-wheel /tmp/wheels/aiconfigurator-0.7.0-*.whl
-        [--write]   (replaces the ``gemm_engine`` block of H100, H200 and their copies)
+        [--write]   (replaces vLLM's curves in the ``gemm_engine`` block of H100, H200 and their
+                     copies; other engines' curves stay as shipped)
         [--study]   (only the vfp8 round's checks: the GEMM and decode-attention rows against
                      the pooled curves, docs/step-time.md)
+    python tools/fit_engine_gemm.py --wheel /tmp/wheels/aiconfigurator_core-0.12.0-*.whl
+        [--write]   (SGLang's curves on every GPU with SGLang GEMM tables, and their copies:
+                     the sggemm round; fit_kernels.py's venv, it reads parquet)
 
 Why these rows (issue 20, vfp8 round; docs/step-time.md). vLLM's block-fp8 linears
 (``W8A8BlockFp8LinearOp``: the activation's group quantisation, then DeepGEMM's ``fp8_gemm_nt``
@@ -21,6 +26,22 @@ tables ship as CSV text in the ``aiconfigurator`` 0.7.0 wheel (``aiconfigurator/
 <gpu>/vllm/<release>/gemm_perf.txt``), not in the aiconfigurator-core wheel ``fit_kernels.py``
 reads. The curve's form and fit are ``fit_kernels.fit_gemm``'s (the weights streamed at the
 GPU's bf16 curve's fraction; each row range weighed alike).
+
+SGLang's (issue 20, sggemm round). aiconfigurator-core 0.12.0's SGLang GEMM tables
+(``<gpu>/gemm/sglang/<release>/gemm_perf.parquet``; the collector ``collector/sglang/
+collect_gemm.py`` at e23be5a79: up to six GEMMs of distinct weights replayed in one CUDA graph,
+the activation's quantisation inside the timed op) time what SGLang 0.5.16 runs by default,
+read in its wheel: bf16 ``F.linear`` (cuBLAS); block-fp8 ``sglang_per_token_group_quant_fp8``
+then DeepGEMM's ``gemm_nt_f8f8bf16`` (``_dispatch_auto_backend``: DeepGEMM whenever
+``deep_gemm`` imports, and sglang 0.5.16 requires ``sgl-deep-gemm``; sm90 and sm100);
+per-tensor fp8 ``sgl_per_token_quant_fp8`` then ``sgl_kernel.fp8_scaled_mm`` (``apply_fp8_linear``'s
+CUTLASS path on sm89 / sm90 / sm120); NVFP4 FlashInfer ``mm_fp4`` with the CuTe-DSL backend on
+sm100 and CUTLASS on sm120 (``initialize_fp4_gemm_config``'s auto). Left out
+(``CORE_SKIP``): per-tensor fp8 on sm100 (B200, B300, GB200, GB300), where ModelOpt's FP8
+linear runs FlashInfer's ``bmm_fp8`` instead (``ModelOptFp8LinearMethod.enable_flashinfer_bmm``).
+They are pooled into ``gemm`` too; fitted alone, every dtype takes the same form and rules as
+vLLM's (the stream fraction of the GPU's pooled bf16 curve, each row range weighed alike), and
+ships only where it fits SGLang's rows better than the pooled curve (``pooled_error``).
 """
 
 from __future__ import annotations
@@ -43,6 +64,57 @@ LEGACY_DATA = "aiconfigurator/systems/data"
 ENGINE_GEMM = {"vllm": (("fp8_block",), ("0.12.0", "0.14.0"))}
 ENGINE_GEMM_GPUS = ("h100_sxm", "h200_sxm")
 BLOCK = "gemm_engine"
+# engine -> its GEMM dtypes fitted from the aiconfigurator-core wheel's tables (the newest
+# release of each GPU), and the (GPU, dtype) pairs whose rows time a kernel the engine's
+# current release does not run by default (module docstring)
+CORE_ENGINE_GEMM = {"sglang": ("bfloat16", "fp8", "fp8_block", "nvfp4")}
+CORE_SKIP = {"sglang": {(g, "fp8") for g in ("b200_sxm", "b300_sxm", "gb200", "gb300")}}
+
+
+def fit_core_engine_gemm(tables, gpu: str) -> dict:
+    """{engine: {key: (curve, stats)}} on ``gpu`` from the aiconfigurator-core wheel's tables
+    (``fit_kernels.Tables``)."""
+    prof = FK.load_profile(FK.GPUS[gpu][0])
+    peaks = {k: float(v) for k, v in prof["peak_flops_per_s"].items()}
+    bw = float(prof["hbm_bandwidth_bytes_per_s"])
+    stream = float(prof["kernels"]["gemm"]["bf16"]["memory"])
+    out: dict = {}
+    for fw, dtypes in CORE_ENGINE_GEMM.items():
+        g = tables.newest(gpu, "gemm", "gemm_perf", (fw,), by="gemm_dtype")
+        if g is None:
+            continue
+        for dtype in dtypes:
+            peak_key = FK.GEMM_DTYPES[dtype][1]
+            if (gpu, dtype) in CORE_SKIP.get(fw, ()) or peak_key not in peaks:
+                continue
+            res = FK.fit_gemm(g, peaks[peak_key], bw, FK.GPUS[gpu][1], dtype, stream)
+            own = res and round(res[2]["median_abs_error"], 3)
+            if res and own < pooled_error(g, prof, dtype, FK.GPUS[gpu][1]):
+                out.setdefault(fw, {})[res[0]] = (res[1], res[2])
+    return out
+
+
+def pooled_error(frame, prof: dict, dtype: str, sms: int) -> float:
+    """The median |measured / curve − 1| of ``frame``'s rows of ``dtype`` (m <= 16,384, as
+    ``fit_gemm`` keeps them) under the profile's pooled curve (inf where it has none). An
+    engine's own curve ships only where it fits that engine's rows better (strictly, at the
+    stats' 3 digits): where it does not, the pooled curve stands for the engine as well."""
+    import numpy as np
+
+    key, peak_key, w, a, q = FK.GEMM_DTYPES[dtype]
+    c = prof["kernels"]["gemm"].get(key)
+    if c is None:
+        return float("inf")
+    f = frame[(frame.gemm_dtype == dtype) & (frame.m <= 16384)]
+    m, n, k = (f[x].to_numpy(dtype=float) for x in ("m", "n", "k"))
+    r = f.latency.to_numpy() * 1e-3 / FK.K.gemm_time_s(
+        m, n, k, flops_per_s=float(prof["peak_flops_per_s"][peak_key]),
+        bytes_per_s=float(prof["hbm_bandwidth_bytes_per_s"]), weight_bytes_per_element=w,
+        act_bytes_per_element=a, quantize_bytes_per_element=q, compute=c["compute"],
+        memory=c["memory"], fixed_s=c["fixed_s"], tile_m=c["tile_m"], tile_n=c["tile_n"],
+        k_half=c["k_half"], sharpness=c["sharpness"], sms=sms,
+    )  # fmt: skip
+    return round(float(np.median(np.abs(r - 1))), 3)
 
 
 def engine_gemm_frame(wheel: Path, gpu: str, fw: str, releases, dtype: str):
@@ -84,15 +156,36 @@ def fit_engine_gemm(wheel: Path, gpu: str) -> dict:
     return out
 
 
-def block_lines(fits: dict, prov: str) -> list[str]:
-    lines = ["  # each engine's own GEMMs where the pooled curve leaves its rows out",
+def block_lines(fits: dict, prov: str, keep: dict | None = None) -> list[str]:
+    """The ``gemm_engine`` block of ``fits``; ``keep`` ({engine: its lines}): the shipped
+    curves of the engines not refitted now, kept as they are."""
+    lines = ["  # each engine's own GEMMs where the pooled curve leaves its rows out or",
+             "  # the engine's own rows differ from it",
              f"  {BLOCK}:"]  # fmt: skip
-    for fw in sorted(fits):
+    for fw in sorted({*fits, *(keep or {})}):
+        if fw not in fits:
+            lines += keep[fw]
+            continue
+        if not fits[fw]:  # refitted, and no curve of its own kept
+            continue
         lines.append(f"    {fw}:")
         for key, (curve, st) in fits[fw].items():
             stat = f"gemm@{fw}.{key}"
             lines.append(FK._curve_line({"stats": {stat: st}}, stat, key, curve, prov, "      "))
     return lines
+
+
+def shipped_engines(profile: str) -> dict:
+    """{engine: its lines (the ``    <engine>:`` line and its curves)} of ``profile``'s shipped
+    ``gemm_engine`` block."""
+    out: dict = {}
+    fw = None
+    for line in shipped_block(profile):
+        if line.startswith("    ") and not line.startswith("     "):
+            fw = line.strip().rstrip(":")
+        if fw is not None:
+            out.setdefault(fw, []).append(line)
+    return out
 
 
 def copied_stats(fits: dict) -> dict:
@@ -121,13 +214,15 @@ def shipped_block(profile: str | None) -> list[str]:
 def _block_start(lines: list[str]) -> int | None:
     for i, line in enumerate(lines):
         if line == f"  {BLOCK}:":
-            return i - 1 if i and lines[i - 1].startswith("  # each engine's own GEMMs") else i
+            while i and lines[i - 1].startswith("  # "):  # its comment lines
+                i -= 1
+            return i
     return None
 
 
 def _block_end(lines: list[str], start: int) -> int:
-    i = start + 1
-    while i < len(lines) and (lines[i].startswith("    ") or lines[i] == f"  {BLOCK}:"):
+    i = lines.index(f"  {BLOCK}:", start) + 1
+    while i < len(lines) and lines[i].startswith("    "):
         i += 1
     return i
 
@@ -222,22 +317,36 @@ def _attention_line(wheel: Path, gpu: str, v: str, prof: dict) -> str:
 
 def main(argv: list[str]) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--legacy-wheel", type=Path, required=True,
-                    help="the aiconfigurator 0.7.0 wheel")  # fmt: skip
+    ap.add_argument("--legacy-wheel", type=Path, help="the aiconfigurator 0.7.0 wheel (vLLM)")
+    ap.add_argument("--wheel", type=Path,
+                    help="the aiconfigurator-core 0.12.0 wheel (SGLang)")  # fmt: skip
     ap.add_argument("--write", action="store_true")
     ap.add_argument("--study", action="store_true",
                     help="only the vfp8 round's checks against the pooled curves")  # fmt: skip
     args = ap.parse_args(argv)
-    if args.study:
+    if args.study and args.legacy_wheel:
         print(study(args.legacy_wheel))
         return 0
-    for gpu in ENGINE_GEMM_GPUS:
+    if not (args.legacy_wheel or args.wheel):
+        ap.error("give --legacy-wheel, --wheel or both")
+    fits: dict = {}
+    if args.legacy_wheel:
+        for gpu in ENGINE_GEMM_GPUS:
+            fits.setdefault(gpu, {}).update(fit_engine_gemm(args.legacy_wheel, gpu))
+    if args.wheel:
+        tables = FK.Tables(args.wheel)
+        for gpu in FK.GPUS:
+            own = fit_core_engine_gemm(tables, gpu)
+            for fw in CORE_ENGINE_GEMM:
+                fits.setdefault(gpu, {}).setdefault(fw, {}).update(own.get(fw, {}))
+    for gpu, per_gpu in fits.items():
         name = FK.GPUS[gpu][0]
-        fits = fit_engine_gemm(args.legacy_wheel, gpu)
-        targets = [(name, block_lines(fits, "fitted"))]
-        targets += [(copy, block_lines(copied_stats(fits), "copied"))
+        targets = [(name, per_gpu, "fitted")]
+        targets += [(copy, copied_stats(per_gpu), "copied")
                     for copy, (sib, _, _) in FK.COPIES.items() if sib == name]  # fmt: skip
-        for target, lines in targets:
+        for target, per, prov in targets:
+            keep = {fw: v for fw, v in shipped_engines(target).items() if fw not in per}
+            lines = block_lines(per, prov, keep)
             print(f"{target}:")
             print("\n".join(lines))
             if args.write:

@@ -174,8 +174,9 @@ FIELD_HELP: dict[str, str] = {
     ),
     "KernelCurves.gemm_engine": (
         "per engine, its own GEMM curves by dtype where the pooled curve leaves its rows out "
-        "(vLLM's block-fp8 linears, timed in CUDA graphs in its 0.12.0 and 0.14.0 tables); "
-        "absent: the pooled `gemm` curve"
+        "(vLLM's block-fp8 linears, timed in CUDA graphs in its 0.12.0 and 0.14.0 tables) or "
+        "the engine's own rows are fitted alone (SGLang's, each dtype whose table times the "
+        "kernel SGLang runs); absent: the pooled `gemm` curve"
     ),
     "KernelCurves.engine_scale": (
         "per engine, time multipliers of its own attention kernels against the pooled curves, by "
