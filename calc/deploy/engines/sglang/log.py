@@ -48,10 +48,10 @@ CONFIG = {
     # every release (16384 by default): one prefill batch's new prompt tokens
     "max_prefill_tokens": "max_prefill_tokens",
     # every release from 0.5.2: the fused-MoE runner, printed resolved (the model overrides of
-    # __post_init__ turn 'auto' into 'flashinfer_trtllm' before engine.py logs the dump, and
-    # 0.5.15+ materialize_declarations writes the resolved value back into the fields); 'auto'
-    # left is quantization/fp8.py create_moe_runner's own pick (calc.deploy.engines.sglang.
-    # moe_runner)
+    # __post_init__ turn 'auto' into 'flashinfer_trtllm' before engine.py logs the dump; 0.5.16
+    # materialize_declarations writes the resolved value back, 0.5.23 logs resolved_dict());
+    # 'auto' left is quantization/fp8.py create_moe_runner's own pick (calc.deploy.engines.
+    # sglang.moe_runner)
     "moe_runner_backend": "moe_backend",
 }
 FLAGS = {
