@@ -2712,6 +2712,26 @@ LOOKED_AT = (
      "issue 20, sggemm round: what the SGLang GEMM rows time (F.linear; "
      "sglang_per_token_group_quant_fp8 + gemm_nt_f8f8bf16; sgl_per_token_quant_fp8 + "
      "fp8_scaled_mm; fp4_quantize + mm_fp4 cute-dsl / cutlass), in CUDA graphs; nothing fitted"),
+    ("SGLang 0.5.16 and 0.5.23 wheel source (pip download --no-deps sglang==X): "
+     "srt/entrypoints/engine.py (logger.info(f\"{server_args=}\") after ServerArgs is built; "
+     "0.5.23 the resolved dict), srt/server_args.py (__post_init__ runs the model overrides, "
+     "materialize_declarations writes resolved values back; moe_runner_backend default 'auto'), "
+     "srt/arg_groups/overrides.py (0.5.16) and srt/arg_groups/model_overrides/qwen3_moe.py, "
+     "deepseek_v2.py, beam.py (0.5.23): the 'Use X as MoE runner backend ...' info lines",
+     "issue 21, sglogmoe round: what a start-up log's moe_runner_backend means (resolved: 'auto' "
+     "left is fp8.py create_moe_runner's own pick) and the line naming the overrides' runner "
+     "(calc/deploy/engines/sglang/log.py); nothing fitted"),
+    ("vLLM 0.16.0 and 0.33.0 wheel source: model_executor/layers/fused_moe/oracle/fp8.py, "
+     "nvfp4.py, unquantized.py (0.16.0, 0.33.0), int8.py, int_wna16.py, mxfp4.py, mxfp8.py "
+     "(0.33.0): _make_log_backend's 'Using X <format> MoE backend out of potential backends' "
+     "lines; config/kernel.py (0.33.0 KernelConfig.moe_backend, --moe-backend, default 'auto')",
+     "issue 21, sglogmoe round: the vLLM line naming the MoE backend the oracle chose "
+     "(calc/deploy/engines/vllm/log.py MOE_CHOSEN); nothing fitted"),
+    ("vllm-project/vllm issue 34249 (2026-02-10, vLLM 0.15.2rc1.dev152 on 8 x H100, "
+     "Qwen3-235B-A22B-Instruct-2507-FP8): the start-up line 'Using FLASHINFER_CUTLASS Fp8 MoE "
+     "backend out of potential backends: [...]'",
+     "issue 21, sglogmoe round: a real vLLM selection line for tests/test_log_moe_backend.py; "
+     "nothing fitted"),
 )
 
 

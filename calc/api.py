@@ -567,6 +567,7 @@ def log(
     activation: str | int | None = None,
     overhead: str | int | None = None,
     compile_cache: str | None = None,
+    moe_backend: str | None = None,
 ) -> LogReport:
     """``kvcalc log``: an engine's start-up log (vLLM, SGLang, TensorRT-LLM; ``"-"``: stdin)
     beside kvcalc's prediction of the same start-up, term by term (``rows``), each with its
@@ -583,7 +584,7 @@ def log(
         calibration=calibration, save_calibration=save_calibration, mem_util=mem_util,
         max_model_len=max_model_len, max_batched_tokens=max_batched_tokens,
         max_num_seqs=max_num_seqs, block_size=block_size, activation=activation,
-        overhead=overhead, compile_cache=compile_cache,
+        overhead=overhead, compile_cache=compile_cache, moe_backend=moe_backend,
     )  # fmt: skip
 
 

@@ -12,10 +12,10 @@ from calc.cli.option_groups import annotated, specs
 
 # the engine settings a log may omit, from the declared option table (calc.deploy.options)
 (MemUtil, MaxModelLen, MaxBatchedTokens, MaxNumSeqs, BlockSize, Activation, Overhead,
- CompileCache) = map(
+ CompileCache, MoeBackend) = map(
     annotated,
     specs("mem_util", "max_model_len", "max_batched_tokens", "max_num_seqs", "block_size",
-          "activation", "overhead", "compile_cache"),
+          "activation", "overhead", "compile_cache", "moe_backend"),
 )  # fmt: skip
 
 
@@ -94,6 +94,7 @@ def log(
     activation: Activation = None,
     overhead: Overhead = None,
     compile_cache: CompileCache = None,
+    moe_backend: MoeBackend = None,
     calibration: Annotated[
         Path | None,
         typer.Option(
@@ -121,9 +122,9 @@ def log(
     blocks, tokens, max concurrency) is predicted from the settings only, never from the
     printed figures, and shown with the error (predicted − printed) / printed. A setting the
     log omits (or states wrongly) is given by its option (--tp, --mem-util, --max-model-len,
-    --max-batched-tokens, --max-num-seqs, --block-size, --compile-cache; --activation and
-    --overhead replace the modelled terms); the warning names the option for each default
-    taken.
+    --max-batched-tokens, --max-num-seqs, --block-size, --compile-cache, --moe-backend;
+    --activation and --overhead replace the modelled terms); the warning names the option for
+    each default taken.
 
     Example: kvcalc log vllm-startup.log --hardware h100
     """
@@ -145,7 +146,7 @@ def log(
         calibration=calibration, save_calibration=save_calibration, mem_util=mem_util,
         max_model_len=max_model_len, max_batched_tokens=max_batched_tokens,
         max_num_seqs=max_num_seqs, block_size=block_size, activation=activation,
-        overhead=overhead, compile_cache=compile_cache,
+        overhead=overhead, compile_cache=compile_cache, moe_backend=moe_backend,
     )  # fmt: skip
     dep, facts = report.deployment, report.facts
     name = "stdin" if str(file) == "-" else file.name

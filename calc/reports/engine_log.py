@@ -125,8 +125,8 @@ def log_file_report(file: Path, *, engine=None, engine_version=None, calibration
                     **given) -> LogReport:  # fmt: skip
     """The report of the log at ``file`` (``-``: stdin) with the options it does not state
     (``calc.api.log``'s: ``given`` holds model, hardware, weight_dtype, kv_dtype, mem_util,
-    max_model_len, max_batched_tokens, max_num_seqs, block_size, compile_cache; ``activation`` and
-    ``overhead``: sizes as "2GiB" or bytes, over a calibration's);
+    max_model_len, max_batched_tokens, max_num_seqs, block_size, compile_cache, moe_backend;
+    ``activation`` and ``overhead``: sizes as "2GiB" or bytes, over a calibration's);
     ``calibration``: engine overheads a former ``save_calibration`` wrote, predicted with;
     ``save_calibration``: where to write this log's overheads (refused before the log is
     read if it cannot be written or is the calibration it reads)."""

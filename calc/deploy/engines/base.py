@@ -541,6 +541,12 @@ class Engine:
         is."""
         return None
 
+    def moe_runner_past_overrides(self, dep: Deployment):
+        """``moe_runner`` where the engine's log prints its MoE backend setting resolved and
+        still 'auto' (the release's model overrides left it): the kernels the layer's own
+        ``auto`` picks; by default ``moe_runner``'s."""
+        return self.moe_runner(dep)
+
     def cannot_run_moe_backend(self, dep: Deployment) -> str | None:
         """Why ``dep``'s stated MoE backend (``EngineSettings.moe_backend``) cannot run its
         routed experts on its GPU, or None (nothing stated, or it can)."""

@@ -306,11 +306,12 @@ def deployment_from_log(
     mem_util: float | None = None, max_model_len: int | None = None,
     max_batched_tokens: int | None = None, max_num_seqs: int | None = None,
     block_size: int | None = None, compile_cache: str | None = None,
+    moe_backend: str | None = None,
 ) -> LogDeployment:  # fmt: skip
     """The Deployment of a start-up log (its text, a path, a binary stream, or facts already
     read), the keyword arguments overriding what the log states."""
     from calc.data.registry import load_hardware, load_model
-    from calc.deploy.deployment import Deployment, EngineSettings
+    from calc.deploy.deployment import EngineSettings
     from calc.deploy.engines.versions import parse_version
 
     if isinstance(source, LogFacts):
@@ -381,6 +382,7 @@ def deployment_from_log(
         # one prefill batch's new prompt tokens (SGLang's --max-prefill-tokens, on every
         # server_args line: the default 16384 included)
         max_prefill_tokens=s.get("max_prefill_tokens"),
+        moe_backend=moe_backend or _moe_stated(eng, s, cfg),
     )
     if settings.max_batched_tokens is None:
         # the logged server ran its release's default step budget, whatever max model length
@@ -394,9 +396,19 @@ def deployment_from_log(
             warnings.append(f"weights sized as {weight_dtype} from the log's dtype/quantization/"
                             "model name (--weight-dtype to change)")  # fmt: skip
     kv = kv_dtype or kv_dtype_of(s.get("kv_cache_dtype"))
-    dep = Deployment.build(cfg, hw, tp=tp_, pp=pp_, ep=ep, dp=dp, weight_dtype=weight_dtype,
-                           kv_dtype=kv, engine=settings)  # fmt: skip
+    layout = dict(tp=tp_, pp=pp_, ep=ep, dp=dp, weight_dtype=weight_dtype, kv_dtype=kv)
+    dep, refused = _build(cfg, hw, layout, settings, from_log=moe_backend is None)
+    ran = _resolved_auto(eng, dep, s)
+    if ran is not None:  # the log's 'auto' printed after the overrides: the layer's own pick
+        rule = eng.moe_runner(dep)
+        dep, _ = _build(cfg, hw, layout, replace(settings, moe_backend=ran))
+        warnings.append(f"the log prints its MoE runner setting resolved and still auto, so "
+                        f"{eng.title}'s model overrides did not pick {rule[0]} as kvcalc's rule "
+                        f"does ({rule[1]}): timed as {ran}, the layer's own auto")  # fmt: skip
     warnings += list(dep.engine_config.warnings)
+    moe = refused or _moe_warning(eng, dep, s)
+    if moe:
+        warnings.append(moe)
     default = _defaults_taken(dep, facts, given)
     if default:
         warnings.append(default)
@@ -411,6 +423,74 @@ def deployment_from_log(
             "server loaded them)"
         )  # fmt: skip
     return LogDeployment(dep, facts, warnings)
+
+
+def _build(cfg, hw, layout: dict, settings, *, from_log: bool = True):
+    """(the Deployment, None), or where the engine refuses the MoE backend the log names on
+    the deployment kvcalc reads (its experts' format guessed from the model id, say): the
+    Deployment without it and the refusal as a warning."""
+    from calc.deploy.deployment import Deployment
+
+    try:
+        return Deployment.build(cfg, hw, **layout, engine=settings), None
+    except InvalidInputError as exc:
+        if settings.moe_backend is None or not from_log:
+            raise
+        dep = Deployment.build(cfg, hw, **layout, engine=replace(settings, moe_backend=None))
+        return dep, (f"the log's MoE backend {settings.moe_backend} is not one kvcalc can run "
+                     f"on this deployment ({exc}); timed by the default rule")  # fmt: skip
+
+
+def _moe_stated(eng, s: dict, cfg) -> str | None:
+    """The MoE backend the log names (``EngineSettings.moe_backend``) where the model has
+    routed experts and the backend is one the engine's MoE pipeline times; else None (the
+    engine's default rule: ``_moe_warning`` says why)."""
+    said = s.get("moe_backend")
+    if cfg.moe is None or said is None:
+        return None
+    spelled = {b.upper(): b for b in eng.moe.backends}
+    return spelled.get(str(said).upper())
+
+
+def _resolved_auto(eng, dep, s: dict) -> str | None:
+    """The runner a log's resolved 'auto' ran where kvcalc's default rule would take another
+    (``Engine.moe_runner_past_overrides``: the release's model overrides did not fire, for a
+    quantization or an all-to-all backend kvcalc's rule does not see); None: the rule's own."""
+    if str(s.get("moe_backend", "")).lower() != "auto" or not s.get("moe_backend_resolved"):
+        return None
+    rule, ran = eng.moe_runner(dep), eng.moe_runner_past_overrides(dep)
+    if rule is None or ran is None or rule[0] == ran[0]:
+        return None
+    return ran[0]
+
+
+def _moe_warning(eng, dep, s: dict) -> str | None:
+    """The warning for a MoE model's log that names no backend kvcalc times: none named
+    (the release's default rule taken: ``Engine.moe_runner``), or one kvcalc does not time."""
+    if dep.model.moe is None or dep.engine.moe_backend is not None:
+        return None
+    said = s.get("moe_backend")
+    rule = eng.moe_runner(dep)
+    taken = f"timed as {rule[0]} ({rule[1]})" if rule is not None else \
+        f"timed by kvcalc's {eng.title} fused-MoE curves"  # fmt: skip
+    if said is None:
+        if rule is None:
+            return None  # the engine picks no kernels kvcalc rules on: nothing was assumed
+        setting = _MOE_SETTING.get(eng.name, "its MoE backend")
+        return (f"the log does not state the MoE runner ({setting}): {taken} (--moe-backend "
+                "to state it)")  # fmt: skip
+    if str(said).lower() == "auto":
+        return None  # stated auto: the release's own rule, which kvcalc's follows
+    if not eng.moe.backends:
+        return (f"the log names {eng.title}'s MoE backend {said}: kvcalc does not take a "
+                f"{eng.title} MoE backend as a setting, {taken}")  # fmt: skip
+    return (f"the log names {eng.title}'s MoE backend {said}, which kvcalc does not time (it "
+            f"times {', '.join(eng.moe.backends)}): {taken}")  # fmt: skip
+
+
+# the engine's own name for its MoE backend setting, as a warning names it
+_MOE_SETTING = {"sglang": "moe_runner_backend", "vllm": "--moe-backend",
+                "trtllm": "moe_config.backend"}  # fmt: skip
 
 
 def _admission_stated(s: dict) -> dict:

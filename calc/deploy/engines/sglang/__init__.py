@@ -182,6 +182,12 @@ class SGLang(Engine):
 
         return runner(dep, dep.engine_config.version)
 
+    def moe_runner_past_overrides(self, dep: Deployment):
+        # a ServerArgs dump's 'auto': create_moe_runner's pick (Triton; DeepGEMM under DeepEP)
+        from calc.deploy.engines.sglang.moe_runner import runner
+
+        return runner(dep, dep.engine_config.version, overrides=False)
+
     def cannot_run_moe_backend(self, dep: Deployment) -> str | None:
         from calc.deploy.engines.sglang.moe_runner import cannot_run
 

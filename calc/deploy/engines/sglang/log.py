@@ -47,6 +47,12 @@ CONFIG = {
     "max_mamba_cache_size": "max_mamba_cache_size",
     # every release (16384 by default): one prefill batch's new prompt tokens
     "max_prefill_tokens": "max_prefill_tokens",
+    # every release from 0.5.2: the fused-MoE runner, printed resolved (the model overrides of
+    # __post_init__ turn 'auto' into 'flashinfer_trtllm' before engine.py logs the dump; 0.5.16
+    # materialize_declarations writes the resolved value back, 0.5.23 logs resolved_dict());
+    # 'auto' left is quantization/fp8.py create_moe_runner's own pick (calc.deploy.engines.
+    # sglang.moe_runner)
+    "moe_runner_backend": "moe_backend",
 }
 FLAGS = {
     "--model": "model",
@@ -78,7 +84,10 @@ FLAGS = {
     "--mamba-ssm-dtype": "mamba_ssm_dtype",
     "--max-mamba-cache-size": "max_mamba_cache_size",
     "--max-prefill-tokens": "max_prefill_tokens",
+    "--moe-runner-backend": "moe_backend",
 }
+# settings a dump prints resolved where a command line states 'auto': the resolved value wins
+RESOLVED = frozenset({"moe_backend"})
 # later 0.5.x releases print the pool's dtype before its size (0.5.23 mem_cache/memory_pool.py:
 # "KV Cache is allocated. dtype: torch.bfloat16, #tokens: N, K size: ...")
 _ALLOCATED = r"KV Cache is allocated\. (?:dtype: [\w.]{1,40}, )?#tokens: "
@@ -88,6 +97,11 @@ WEIGHTS = re.compile(r"Load weight end\..{0,300}?avail mem=" + NUM + r" GB, mem 
                      + " GB")  # fmt: skip
 INIT = re.compile(r"Init torch distributed ends\. mem usage=" + NUM + " GB")
 MAX_TOKENS = re.compile(r"max_total_num_tokens=" + NUM)
+# the model overrides' own line naming the runner they chose (0.5.16 arg_groups/overrides.py,
+# 0.5.23 arg_groups/model_overrides/*.py: "Use flashinfer_trtllm as MoE runner backend on sm100
+# for DeepseekV3ForCausalLM"; "on SM100", "on Blackwell", "for ..." by model)
+RUNNER = re.compile(r"Use ([a-z0-9_]{1,40}) as MoE runner backend")
+RUNNER_ANCHOR = "as MoE runner backend"
 # figures of one number each: (anchor, pattern, key, unit)
 PRINTED = (("Init torch distributed ends", INIT, "non_torch_bytes", GIB),)
 VERSION = re.compile(r"(?:sglang|SGLang)(?:==| version:? | v)v?([0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}"
@@ -99,7 +113,8 @@ COMMAND = re.compile(r"sglang\.launch_server|sglang serve")
 DICT_DUMP = "server_args={"
 # a line holding one of these is read as a command line too (a flag quoted alone)
 FLAG_ANCHORS = ("--mem-fraction-static", "--scheduler-recv-interval", "--mamba-ssm-dtype",
-                "--max-mamba-cache-size", "--max-prefill-tokens")  # fmt: skip
+                "--max-mamba-cache-size", "--max-prefill-tokens",
+                "--moe-runner-backend")  # fmt: skip
 
 MARKERS = ("KV Cache is allocated", "sglang.launch_server", "ServerArgs(", DICT_DUMP,
            "Load weight end", "max_total_num_tokens=")  # fmt: skip
@@ -108,7 +123,8 @@ MARKERS = ("KV Cache is allocated", "sglang.launch_server", "ServerArgs(", DICT_
 # every line a pattern above can match holds one of these (the reader's prefilter)
 ANCHORS = (*MARKERS, "Init torch distributed ends", "--mem-fraction-static", "sglang", "SGLang",
            "KV size", "--scheduler-recv-interval", "--mamba-ssm-dtype",
-           "--max-mamba-cache-size", "--max-prefill-tokens")  # fmt: skip
+           "--max-mamba-cache-size", "--max-prefill-tokens", "--moe-runner-backend",
+           RUNNER_ANCHOR)  # fmt: skip
 
 
 class SglangLogReader(LogReader):
@@ -137,10 +153,17 @@ class SglangLogReader(LogReader):
             else {}  # fmt: skip
         for key, name in CONFIG.items():
             if key in pairs:
-                hit |= put_setting(s, name, pairs[key], override=False)
+                resolved = name in RESOLVED and pairs[key] != "auto"
+                hit |= put_setting(s, name, pairs[key], override=resolved)
+        if "moe_runner_backend" in pairs and s.get("moe_backend") == pairs["moe_runner_backend"]:
+            s["moe_backend_resolved"] = True  # the dump's: after the model overrides
         if COMMAND.search(text) or any(f in text for f in FLAG_ANCHORS):
             for name, value in flags(text.split(), FLAGS).items():
-                hit |= put_setting(s, name, value)
+                hit |= put_setting(s, name, value, override=not (name in RESOLVED
+                                                                 and value == "auto"))
+        if (m := search(RUNNER, line, RUNNER_ANCHOR)) is not None:
+            hit |= put_setting(s, "moe_backend", m.group(1))
+            s["moe_backend_resolved"] = True
         if (m := search(MAX_TOKENS, line, "max_total_num_tokens=")) is not None:
             f.printed.setdefault("tokens", integer(m.group(1)))
             hit = True

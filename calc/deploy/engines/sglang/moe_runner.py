@@ -71,9 +71,11 @@ def trtllm_gen_architectures(release: str) -> tuple[str, ...]:
     return tuple(a for since, archs in TRTLLM_GEN_FP8_SINCE if v >= since for a in archs)
 
 
-def runner(dep: Deployment, release: str) -> Runner | None:
+def runner(dep: Deployment, release: str, *, overrides: bool = True) -> Runner | None:
     """The fused-MoE runner SGLang ``release`` runs ``dep``'s block-fp8 routed experts on, or
-    None where kvcalc does not rule on it (no routed experts, another format, an AMD GPU)."""
+    None where kvcalc does not rule on it (no routed experts, another format, an AMD GPU).
+    ``overrides`` False: ``auto`` as ``create_moe_runner`` resolves it once the model overrides
+    have passed it by (a log's ServerArgs printing 'auto': the overrides did not fire)."""
     from calc.deploy.engines.gpus import compute_capability, runs_rocm
 
     if dep.model.moe is None or dep.weight_dtypes.get("routed_experts") != "fp8-block128":
@@ -88,9 +90,8 @@ def runner(dep: Deployment, release: str) -> Runner | None:
         return Runner(DEEP_GEMM, "auto under --moe-a2a-backend deepep (fp8.py create_moe_runner)")
     arch = dep.model.architecture
     cc = compute_capability(hw) if hw is not None else None
-    if cc is not None and cc[0] == TRTLLM_GEN_SM_MAJOR and arch in trtllm_gen_architectures(
-        release
-    ):
+    if overrides and cc is not None and cc[0] == TRTLLM_GEN_SM_MAJOR and arch in \
+            trtllm_gen_architectures(release):  # fmt: skip
         return Runner(TRTLLM_GEN, f"auto on SM 10.x for {arch} with fp8 at {release}")
     where = "SM 10.x" if cc is not None and cc[0] == TRTLLM_GEN_SM_MAJOR else "this GPU"
     return Runner(TRITON, f"auto on {where} for {arch} with fp8 at {release}")

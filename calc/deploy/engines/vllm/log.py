@@ -39,6 +39,7 @@ ARGS = {
     "quantization": "quantization",
     "enforce_eager": "enforce_eager",
     "enable_prefix_caching": "prefix_caching",
+    "moe_backend": "moe_backend",  # 0.2x+ --moe-backend (KernelConfig.moe_backend, 'auto')
 }
 CONFIG = {  # "with config:" dump keys
     "model": "model",
@@ -69,6 +70,7 @@ FLAGS = {
     "--quantization": "quantization",
     "-q": "quantization",
     "--enforce-eager": "enforce_eager",
+    "--moe-backend": "moe_backend",
 }
 
 G = r" ?GiB"
@@ -146,6 +148,15 @@ ASYNC = re.compile(r"Asynchronous scheduling is (enabled|disabled)")
 # graph(s) for ... from the cache"); a compile of any graph makes the start cold
 COMPILED = "Compiling a graph for"
 LOADED = "Directly load the compiled graph"
+# the fused-MoE backend the oracle chose for the routed experts, once per process
+# (fused_moe/oracle/*.py _make_log_backend; the name is the backend enum's value): 0.16.0
+# "Using FLASHINFER_CUTLASS Fp8 MoE backend out of potential backends: [...]", "Using
+# 'FLASHINFER_TRTLLM' NvFp4 MoE backend out of ...", "Using TRITON backend for Unquantized
+# MoE"; 0.33.0 the same for Fp8 and NvFp4, "Using TRITON Unquantized MoE backend out of ...",
+# "Using 'MARLIN' WNA16 MoE backend.", "Using 'X' Mxfp4 MoE backend.", Int8, MxFp8
+MOE_CHOSEN = re.compile(r"Using '?([A-Z][A-Z0-9_]{0,39})'? (?:(Fp8|NvFp4|Mxfp4|MxFp8|Int8|WNA16|"
+                        r"Unquantized) MoE backend\b|backend for (Unquantized) MoE)")
+MOE_ANCHOR = "MoE backend"
 COMMAND = re.compile(r"(?:^|\s)(?:vllm serve|vllm\.entrypoints\.openai\.api_server)\s")
 
 MARKERS = ("GPU KV cache size", "Available KV cache memory", "non-default args",
@@ -163,7 +174,8 @@ ANCHORS = (
     "Asynchronous scheduling", "vllm version", "vLLM version", "with config:", "  version ",
     "memory snapshot:",
     "vllm.entrypoints.openai.api_server", "Free memory on device", "Current kv cache memory",
-    "--gpu-memory-utilization from", COMPILED, LOADED,
+    "--gpu-memory-utilization from", COMPILED, LOADED, MOE_ANCHOR,
+    "backend for Unquantized MoE",
 )  # fmt: skip
 
 
@@ -218,6 +230,8 @@ class VllmLogReader(LogReader):
         if (m := search(GRAPHS, line, "Profiling CUDA graph memory")) is not None:
             f.printed["cuda_graphs_piecewise"] = integer(m.group(1))
             hit = True
+        if (m := search(MOE_CHOSEN, line, "MoE")) is not None:  # what ran beats what was asked
+            hit |= put_setting(s, "moe_backend", m.group(1))
         if COMPILED in text:
             s["compile_cache"] = "cold"
             hit = True
