@@ -2732,6 +2732,42 @@ LOOKED_AT = (
      "backend out of potential backends: [...]'",
      "issue 21, sglogmoe round: a real vLLM selection line for tests/test_log_moe_backend.py; "
      "nothing fitted"),
+    ("ROCm/rocm-systems pull 2934 (2026-01-28, rocprofiler-compute tests/"
+     "test_metric_validation.py: the roofline HBM bandwidth each part is expected to reach, "
+     "MI300X 3,910.62 GB/s = 0.738 of 5.3 TB/s, MI325X 4,287.31, MI308 2,003.45); "
+     "ROCm/legacy-rocm-build issue 5070 (2025-07-21: /opt/rocm/bin/roofline on MI300X 4.2 TB/s, "
+     "MI308X 2 TB/s); ROCm/rocm_bandwidth_test issue 121 (5.3 TB/s a theoretical peak, no "
+     "figure); ROCm/rocm-amdgpu-bench issue 22 (MI300X MALL, not HBM, 6,423 GB/s)",
+     "issue 20, amddecode round: measured HBM stream ceilings of MI300X, an upper bound on the "
+     "decode memory fraction (0.74-0.79, with Azure's STREAM 0.78): along the OCI 405B fit's "
+     "line (memory 0.352 at 0 us a kernel to 0.723 at 10 us) they cap mi300x's kernel cost at "
+     "about 10 us; a bound written up, nothing fitted"),
+    ("ROCm/rocm-systems issue 10834 (2026-08-27: HIP graph replay per node on gfx1100 / "
+     "gfx1151, 3.8-10 us, against Vulkan) and pull 1073 (hip-tests hipGraphTopology perftest, "
+     "per-node launch cost printed, no MI300X figure published); nod-ai/amd-shark-ai docs/"
+     "amdgpu_kernel_optimization_guide.md (@4199207705, MI300X HBM 1,300 MHz x 1,024 B x 4 = "
+     "5.2 TB/s theoretical) and pull 1236; chipsandcheese.com/p/testing-amds-giant-mi300x "
+     "(opening only, no bandwidth figure reached); Epliz/muiLLM pull 5 (Llama 3 8B fp16 on 4 x "
+     "MI300X, its own engine, CPU-bound: 410 tokens/s a user)",
+     "issue 20, amddecode round: a measured per-kernel graph-replay cost on MI300X, looked for, "
+     "none found (the HIP graph figures are RDNA parts; muiLLM is neither vLLM nor one GPU)"),
+    ("sgl-project/sglang pulls 31044 (MiniMax-M2.7 FP8 on MI300X, SGLang 0.5.13.post1, TP 2 x EP "
+     "2 c 1: TPOT 14.94 ms) and 30812 (GLM-5.1-FP8 on MI300X TP 8, c 1: TPOT 28.38 ms); "
+     "SemiAnalysisAI/InferenceX pull 3307 (Qwen3.8-27B bf16 MTP on one MI300X, vLLM nightly) and "
+     "issues 863, 871; mlcommons/inference_results_v5.1 summary (8 x MI300X llama2-70b "
+     "Interactive, 8,840.42 tokens/s); alpharomercoma/MI300X-vs-H200 REPORT.md and "
+     "METHODOLOGY.md (@6077fdc7bf, re-read: vLLM 0.26.0 on one MI300X, 'Dense 8B, single "
+     "stream' and 'Dense 70B FP8, single stream' named in its summary, their figures beyond the "
+     "stored opening; the repository has no stored snapshot); the AMD performance results "
+     "page's latency tables beside its fitted throughput table (Llama 3.1 70B / 405B FP8 TP 8, "
+     "batch 1-128, 128 / 2,048: 70B batch 1 15.882 s at rocm/vllm 0.10.2, 15.254 s at 0.10.1, "
+     "17.236 s at 0.9.1, which is the held-out ROCm/vllm README's figure); Oracle's 405B post "
+     "re-read for its earlier Llama 2 70B MI300X post (not found); hn.masterscheme.cn item "
+     "40833109 (a 'Llama 2 70B at 314 tokens/s, batch 1' claim, its batch 256 prompts)",
+     "issue 20, amddecode round: candidates for two dense decode shapes on MI300X outside the "
+     "fitted and held-out sources, looked at, not used: MoE or unshipped models, throughput "
+     "under a latency bound, figures not reached, or the fitted page whose latency copies "
+     "repeat a held-out table"),
 )
 
 
