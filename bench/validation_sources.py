@@ -301,6 +301,14 @@ FITTED = (
      "issue 20, sgrunner round: moe_runner.sglang.triton.fp8_block of b200, the curve of SGLang's "
      "Triton runner beside the trtllm-gen one (tools/fit_kernels.py --refit-engine-moe fp8_block "
      "--gpu b200_sxm --engine sglang --runner triton)"),
+    ("aiconfigurator-core 0.12.0 wheel tables {gb200,b300_sxm,gb300}/moe/sglang/0.5.14/"
+     "moe_perf.parquet (ai-dynamo/aiconfigurator, Apache-2.0): the balanced fp8_block rows of "
+     "sglang_fused_moe_triton (GB200 6,777, B300 8,505, GB300 6,777; B200's six shapes)",
+     "SGLang 0.5.14's Triton fused MoE layer (fused_moe_triton) by tokens, hidden, expert width, "
+     "experts, top-k, MoE TP and EP on GB200, B300 and GB300",
+     "issue 20, sgtriton round: moe_runner.sglang.triton.fp8_block of gb200, b300, gb300 "
+     "(tools/fit_kernels.py --refit-engine-moe fp8_block --gpu gb200 --gpu b300_sxm --gpu gb300 "
+     "--engine sglang --runner triton: median |error| 7.3 / 7.1 / 7.1%)"),
     ("aiconfigurator-core 0.12.0 wheel tables {b200_sxm,b300_sxm,gb200,gb300}/moe/vllm/0.24.0/"
      "moe_perf.parquet (ai-dynamo/aiconfigurator, Apache-2.0): each GPU's 324 balanced "
      "vllm_modeloptfp8moe_flashinfer_cutlass_flashinferexperts rows (hidden 2,816, width 704, "

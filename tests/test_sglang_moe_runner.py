@@ -1,7 +1,8 @@
 """SGLang's fused-MoE runner for block-fp8 experts (issue 20, sgrunner round): its
 ``--moe-runner-backend auto`` by release, GPU and architecture (calc/deploy/engines/sglang/
-moe_runner.py, read from the wheels), a stated runner winning, and B200's Triton curve
-(``moe_runner.sglang.triton.fp8_block``) timing the architectures SGLang runs on Triton."""
+moe_runner.py, read from the wheels), a stated runner winning, and the SM 10.x GPUs' Triton
+curves (``moe_runner.sglang.triton.fp8_block``: B200, then GB200, B300, GB300 in the sgtriton
+round) timing the architectures SGLang runs on Triton."""
 
 from __future__ import annotations
 
@@ -168,6 +169,41 @@ def test_the_triton_curve_is_fitted_to_the_triton_rows():
     from tests.scripts import load_script
 
     fk = load_script("tools/fit_kernels.py")
-    assert fk.MOE_RUNNER_ROWS[("b200_sxm", "sglang", "triton", "fp8_block")] == "fused_moe_triton"
+    for gpu in ("b200_sxm", "gb200", "b300_sxm", "gb300"):  # every SM 10.x GPU (sgtriton round)
+        assert fk.MOE_RUNNER_ROWS[(gpu, "sglang", "triton", "fp8_block")] == "fused_moe_triton"
     # the engine's own curve keeps the trtllm-gen rows (the sgb200moe round)
     assert fk.MOE_ENGINE_BACKEND[("b200_sxm", "sglang", "fp8_block")] == "flashinfer_trtllm"
+
+
+@pytest.mark.parametrize(
+    ("tokens", "measured_us"),
+    [
+        # aiconfigurator-core 0.12.0 gb200/moe/sglang/0.5.14/moe_perf.parquet, balanced
+        # fused_moe_triton fp8_block rows at MiniMax-M2.5's shape, moe_tp 4, moe_ep 1 (the table
+        # holds each twice: 248.27 / 248.38 and 1,947.6 / 1,936.5 µs). The GB200 Triton curve
+        # (sgtriton round): 257.1 µs (257.1 / 248.27 = 1.036 x) and 1,980.9 µs (1,980.9 /
+        # 1,947.6 = 1.017 x), inside its band [0.928, 1.073]; the pooled moe_engine curve that
+        # timed them before: 190.3 µs (0.767 x, below its band's 0.829) and 2,529.7 µs (1.299 x,
+        # above its 1.264)
+        (64, 248.27),
+        (16384, 1947.6),
+    ],
+)
+def test_gb200_triton_curve_holds_the_minimax_layer(tokens, measured_us):
+    hw = load_hardware("gb200")
+    triton = hw.kernels.moe_runner["sglang"]["triton"]["fp8_block"]
+    low, high = triton.band  # [0.928, 1.073]
+    t = _layer_us(triton, hw, tokens)
+    assert measured_us * low <= t <= measured_us * high, t
+    pooled = hw.kernels.moe_engine["sglang"]["fp8_block"]
+    old = _layer_us(pooled, hw, tokens)
+    assert not measured_us * pooled.band[0] <= old <= measured_us * pooled.band[1], old
+    assert "fused_moe_triton rows (6,777 rows)" in triton.source
+
+
+@pytest.mark.parametrize("hw", ["gb200", "b300", "gb300"])
+def test_the_other_sm100_gpus_take_their_triton_curve(hw):
+    # MiniMax-M2.5 runs Triton on every SM 10.x GPU (no override for MiniMaxM2ForCausalLM);
+    # before the sgtriton round these three had no runner curve and took the pooled one
+    assert _experts_curve(_dep(hw=hw)) == "moe@sglang.fp8_block.triton"
+    assert _experts_curve(_dep("qwen3.5-397b-a17b", hw=hw)) == "moe@sglang.fp8_block"

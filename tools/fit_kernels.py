@@ -470,11 +470,13 @@ MOE_ENGINE_BACKEND = {
 }
 # an engine's curves for a runner other than the one its own curve times, fitted to that
 # runner's rows alone (kernel_source substring) and written to ``moe_runner.<fw>.<runner>``:
-# SGLang on B200 runs block-fp8 experts of every architecture outside the DeepSeek and
-# Qwen3-MoE families on Triton (calc/deploy/engines/sglang/moe_runner.py; issue 20, sgrunner
-# round): (gpu, engine, runner, key) -> the rows' kernel_source
+# SGLang on SM 10.x (B200, GB200, B300, GB300) runs block-fp8 experts of every architecture
+# outside the DeepSeek and Qwen3-MoE families on Triton (calc/deploy/engines/sglang/moe_runner.py;
+# issue 20, sgrunner round: B200; sgtriton round: the other three, each from its own 0.5.14
+# table's fused_moe_triton rows): (gpu, engine, runner, key) -> the rows' kernel_source
 MOE_RUNNER_ROWS = {
-    ("b200_sxm", "sglang", "triton", "fp8_block"): "fused_moe_triton",
+    (g, "sglang", "triton", "fp8_block"): "fused_moe_triton"
+    for g in ("b200_sxm", "gb200", "b300_sxm", "gb300")
 }
 # engine MoE curve keys of one backend's rows of a table format (``MOE_ENGINE_BACKEND``)
 MOE_BACKEND_KEYS = {"fp8_cutlass": "fp8"}
