@@ -1766,6 +1766,18 @@ def _engine_line_index(lines: list[str], fw: str, key: str) -> int | None:
     return None
 
 
+def _moe_fit_inputs(tables: Tables, gpu: str):
+    """What an engine MoE refit on ``gpu`` reads: its profile's name, peaks [FLOP/s], HBM
+    bandwidth [B/s], the bf16 GEMM curve's memory fraction, and the newest MoE table."""
+    name = GPUS[gpu][0]
+    prof = load_profile(name)
+    peaks = {k: float(v) for k, v in prof["peak_flops_per_s"].items()}
+    bw = float(prof["hbm_bandwidth_bytes_per_s"])
+    stream = float(prof["kernels"]["gemm"]["bf16"]["memory"])
+    mo = tables.newest(gpu, "moe", "moe_perf", by="moe_dtype", keep=moe_default_path)
+    return name, peaks, bw, stream, mo
+
+
 def refit_engine_moe(tables: Tables, key: str, gpus, write: bool,
                      engines=FRAMEWORKS) -> str:  # fmt: skip
     """Refit each engine's (of ``engines``) own fused-MoE curve ``key`` on ``gpus``
@@ -1774,12 +1786,7 @@ def refit_engine_moe(tables: Tables, key: str, gpus, write: bool,
     it is."""
     out = []
     for gpu in gpus:
-        name = GPUS[gpu][0]
-        prof = load_profile(name)
-        peaks = {k: float(v) for k, v in prof["peak_flops_per_s"].items()}
-        bw = float(prof["hbm_bandwidth_bytes_per_s"])
-        stream = float(prof["kernels"]["gemm"]["bf16"]["memory"])
-        mo = tables.newest(gpu, "moe", "moe_perf", by="moe_dtype", keep=moe_default_path)
+        name, peaks, bw, stream, mo = _moe_fit_inputs(tables, gpu)
         for fw in engines:
             own = fit_engine_moe(mo, gpu, fw, key, peaks, bw, stream)
             if own is None:
@@ -1808,12 +1815,7 @@ def refit_runner_moe(tables: Tables, key: str, gpus, write: bool, engines, runne
     the profile's ``moe_runner`` block (made after ``moe_engine`` where it has none)."""
     out = []
     for gpu in gpus:
-        name = GPUS[gpu][0]
-        prof = load_profile(name)
-        peaks = {k: float(v) for k, v in prof["peak_flops_per_s"].items()}
-        bw = float(prof["hbm_bandwidth_bytes_per_s"])
-        stream = float(prof["kernels"]["gemm"]["bf16"]["memory"])
-        mo = tables.newest(gpu, "moe", "moe_perf", by="moe_dtype", keep=moe_default_path)
+        name, peaks, bw, stream, mo = _moe_fit_inputs(tables, gpu)
         for fw in engines:
             rows = MOE_RUNNER_ROWS.get((gpu, fw, runner, key))
             own = fit_engine_moe(mo, gpu, fw, key, peaks, bw, stream, rows) if rows else None
