@@ -2776,6 +2776,12 @@ LOOKED_AT = (
      "fitted and held-out sources, looked at, not used: MoE or unshipped models, throughput "
      "under a latency bound, figures not reached, or the fitted page whose latency copies "
      "repeat a held-out table"),
+    ("the `issues` search corpus for vLLM 0.32/0.33 start-up logs (2026-12-03): "
+     "vllm-project/vllm issues #21348, #18121, #9660, #10517, #33263, #2136, #11391 and PR "
+     "#19804, guqiong96/Lvllm #35, QwenLM/Qwen3 #295",
+     "issue 21, session 13 (lead): excerpts read looking for a vLLM 0.33 log to hold "
+     "`capacity --engine-version 0.33` against; none is of 0.32/0.33 (older releases or a fork), "
+     "not used"),
 )
 
 
