@@ -309,6 +309,18 @@ FITTED = (
      "issue 20, sgtriton round: moe_runner.sglang.triton.fp8_block of gb200, b300, gb300 "
      "(tools/fit_kernels.py --refit-engine-moe fp8_block --gpu gb200 --gpu b300_sxm --gpu gb300 "
      "--engine sglang --runner triton: median |error| 7.3 / 7.1 / 7.1%)"),
+    ("aiconfigurator-core 0.12.0 wheel tables {gb200,b300_sxm,gb300}/moe/sglang/0.5.14/"
+     "moe_perf.parquet (ai-dynamo/aiconfigurator, Apache-2.0): the balanced fp8_block rows of "
+     "sglang_flashinfer_trtllm_moe (GB200 14,682, B300 19,676, GB300 14,767; the Triton rows "
+     "left out) and the balanced nvfp4 rows (GB200 14,472, B300 18,711, GB300 15,012, all "
+     "sglang_flashinfer_trtllm_moe)",
+     "SGLang 0.5.14's FlashInfer trtllm-gen fused MoE layer by tokens, hidden, expert width, "
+     "experts, top-k, MoE TP and EP on GB200, B300 and GB300",
+     "issue 20, sgtrtgen round: moe_engine.sglang.fp8_block of gb200, b300, gb300 refitted to the "
+     "trtllm-gen rows alone and moe_engine.sglang.fp4 of the same with the per-route term over "
+     "every route the GPU holds (tools/fit_kernels.py --refit-engine-moe fp8_block / fp4 --gpu "
+     "gb200 --gpu b300_sxm --gpu gb300 --engine sglang: median |error| 18.8 / 18.5 / 17.7% -> "
+     "13.4 / 13.5 / 12.8% and 21.4 / 20.4 / 20.3% -> 15.3 / 14.7 / 15.0%)"),
     ("aiconfigurator-core 0.12.0 wheel tables {b200_sxm,b300_sxm,gb200,gb300}/moe/vllm/0.24.0/"
      "moe_perf.parquet (ai-dynamo/aiconfigurator, Apache-2.0): each GPU's 324 balanced "
      "vllm_modeloptfp8moe_flashinfer_cutlass_flashinferexperts rows (hidden 2,816, width 704, "
@@ -2581,6 +2593,12 @@ LOOKED_AT = (
      "Triton; is_deepgemm_moe_runner_backend_enabled)",
      "issue 20, sgb200moe round: which fused-MoE kernel SGLang runs on B200 for block-fp8 and "
      "NVFP4 experts (MOE_ENGINE_BACKEND of tools/fit_kernels.py)"),
+    ("sglang 0.5.16 wheel (PyPI): srt/utils/common.py (is_sm100_supported: "
+     "_check_cuda_device_version with device_capability_majors [10] and CUDA 12.8; the test "
+     "the SM100 MoE-runner overrides of srt/arg_groups/overrides.py make)",
+     "issue 20, sgtrtgen round: the trtllm-gen runner rule holds on every compute capability "
+     "10.x GPU (B200, GB200, B300, GB300), so MOE_ENGINE_BACKEND of tools/fit_kernels.py names "
+     "the trtllm-gen rows on all four"),
     ("aiconfigurator-core 0.12.0 wheel table b200_sxm/gemm/sglang/0.5.14/gemm_perf.parquet "
      "(fp8_block rows, collected 2026-08-13 with the Qwen3.5-397B model filter) at Qwen3.5-397B's "
      "TP 4 linears (n x k: 5,120 x 4,096, 4,096 x 2,048, 512 x 4,096, 4,096 x 256)",

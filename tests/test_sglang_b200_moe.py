@@ -1,7 +1,7 @@
-"""SGLang's fused-MoE curves on B200 (issue 20, sgb200moe round): the block-fp8 curve fitted to
-the FlashInfer trtllm-gen rows SGLang 0.5.16 runs for the DeepSeek and Qwen3-MoE families on
-SM100, the NVFP4 curve counting every route of the batch; both against aiconfigurator's
-measured layer at Qwen3.5-397B-A17B's shape."""
+"""SGLang's fused-MoE curves on B200 (issue 20, sgb200moe round; GB200, B300 and GB300 in the
+sgtrtgen round): the block-fp8 curve fitted to the FlashInfer trtllm-gen rows SGLang 0.5.16 runs
+for the DeepSeek and Qwen3-MoE families on SM100, the NVFP4 curve counting every route of the
+batch; both against aiconfigurator's measured layer at Qwen3.5-397B-A17B's shape."""
 
 from __future__ import annotations
 
@@ -59,6 +59,48 @@ def test_sglang_b200_moe_curve_holds_the_qwen35_layer_within_its_band(
     low, high = curve.band
     assert measured_us * low <= t <= measured_us * high
     assert curve.routes == "batch"
+
+
+@pytest.mark.parametrize(
+    ("key", "peak", "weight_bytes", "tokens", "measured_us"),
+    [
+        # issue 20, sgtrtgen round: GB200's curves refitted the same way (B300's and GB300's too).
+        # aiconfigurator-core 0.12.0 gb200/moe/sglang/0.5.14/moe_perf.parquet, balanced rows at
+        # this shape, moe_tp 4, moe_ep 1, sglang_flashinfer_trtllm_moe. fp8_block at 16,384
+        # tokens: 1,803.6 µs (the table's twin row 1,804.0). The pooled curve before the round
+        # took 3,257.9 µs (3,257.9 / 1,803.6 = 1.81 x, beyond its band's 1.264); the refit
+        # 1,904.0 µs (1,904.0 / 1,803.6 = 1.056 x) inside [0.882, 1.161]:
+        # 1,803.6 × 0.882 = 1,590.8 <= 1,904.0 <= 1,803.6 × 1.161 = 2,094.0
+        ("fp8_block", "fp8", 1 + 4 / 128**2, 16384, 1803.6),
+        # nvfp4 at 8,192 tokens: 541.6 µs. Before, local routes at 1.31 ps an element: 836.6 µs
+        # (1.54 x, beyond its band's 1.218); the refit (every route, 0.31 ps) 517.5 µs
+        # (0.955 x): 541.6 × 0.824 = 446.3 <= 517.5 <= 541.6 × 1.110 = 601.2
+        ("fp4", "fp4", 0.5 + 1 / 16, 8192, 541.6),
+    ],
+)
+def test_sglang_gb200_moe_curve_holds_the_qwen35_layer_within_its_band(
+    key, peak, weight_bytes, tokens, measured_us
+):
+    hw = load_hardware("gb200")
+    curve = hw.kernels.moe_engine["sglang"][key]
+    t = _qwen35_us(curve, hw.peak_flops_per_s[peak], hw.hbm_bandwidth_bytes_per_s, tokens,
+                   weight_bytes)  # fmt: skip
+    low, high = curve.band
+    assert measured_us * low <= t <= measured_us * high, t
+    assert curve.routes == "batch"
+
+
+def test_sm10_sglang_block_fp8_curves_are_the_trtllm_gen_rows():
+    fk = load_script("tools/fit_kernels.py")
+    # the trtllm-gen balanced fp8_block rows of each 0.5.14 table, the Triton rows left out
+    # (pooled before the sgtrtgen round: 21,459 / 28,181 / 21,544 = these + 6,777 / 8,505 /
+    # 6,777 Triton rows)
+    for gpu, profile, rows in (("gb200", "gb200", "14,682"), ("b300_sxm", "b300", "19,676"),
+                               ("gb300", "gb300", "14,767")):  # fmt: skip
+        assert fk.MOE_ENGINE_BACKEND[(gpu, "sglang", "fp8_block")] == "flashinfer_trtllm"
+        curve = load_hardware(profile).kernels.moe_engine["sglang"]["fp8_block"]
+        assert f"flashinfer_trtllm rows ({rows} rows)" in curve.source
+        assert curve.routes == "batch"
 
 
 def test_b200_sglang_block_fp8_curve_is_the_trtllm_gen_rows():

@@ -23,7 +23,9 @@ venv of its own:
         H100, H200, B200 and the profiles copying them: the moefit round's refit)
     ... --refit-engine-moe fp8_block --gpu b200_sxm --engine sglang [--write]
     ... --refit-engine-moe fp4 --gpu b200_sxm --engine sglang [--write]   (the sgb200moe
-        round's two refits: SGLang's B200 curves on the trtllm-gen rows, NVFP4's batch routes)
+        round's two refits: SGLang's B200 curves on the trtllm-gen rows, NVFP4's batch routes;
+        the sgtrtgen round the same with --gpu gb200 --gpu b300_sxm --gpu gb300; each fitted
+        line is printed with the profile's current line on the same rows)
     ... --refit-engine-moe fp8_block --gpu b200_sxm --engine sglang --runner triton [--write]
         (the sgrunner round: SGLang's B200 block-fp8 curve for its Triton runner, on the
         fused_moe_triton rows alone, under moe_runner)
@@ -439,6 +441,10 @@ def moe_route_count(fw: str, key: str) -> str:
     return "batch" if batch else "local"
 
 
+# the SM 10.x GPUs of the tables (aiconfigurator system names), whose SGLang 0.5.14 MoE tables
+# time both FlashInfer's trtllm-gen and the Triton fused MoE
+SGLANG_SM100_GPUS = ("b200_sxm", "gb200", "b300_sxm", "gb300")
+
 # the rows of an engine's table that hold the kernel it runs for a format on that GPU, where
 # its table holds more than one (kernel_source substring): vLLM 0.16.0 runs 128-block fp8
 # experts on FlashInfer's CUTLASS MoE on compute capability 9.0 (``select_fp8_moe_backend``,
@@ -456,11 +462,15 @@ def moe_route_count(fw: str, key: str) -> str:
 # and it was 27-31% slow at 64-384 tokens of Qwen3.5-397B's layer at MoE TP 4 (issue 20,
 # sgb200moe round). The curve is the trtllm-gen one: the families kvcalc serves with block-fp8
 # experts under SGLang on B200 are those (MiniMax-M2.5, Mixtral and GLM-4.5 fp8 run Triton:
-# ``MOE_RUNNER_ROWS`` below, the sgrunner round)
+# ``MOE_RUNNER_ROWS`` below, the sgrunner round). The override's test, ``is_sm100_supported``
+# (``utils/common.py``: compute capability major 10, CUDA 12.8+), holds on every SM 10.x GPU,
+# and GB200's, B300's and GB300's 0.5.14 tables time the same two kernels: their curves are the
+# trtllm-gen rows' too (issue 20, sgtrtgen round). SGLang's NVFP4 rows are all trtllm-gen on
+# the four GPUs: no entry needed there
 MOE_ENGINE_BACKEND = {
     ("h100_sxm", "vllm", "fp8_block"): "flashinfer_cutlass",
     ("h200_sxm", "vllm", "fp8_block"): "flashinfer_cutlass",
-    ("b200_sxm", "sglang", "fp8_block"): "flashinfer_trtllm",
+    **{(g, "sglang", "fp8_block"): "flashinfer_trtllm" for g in SGLANG_SM100_GPUS},
     # vLLM 0.16.0 runs non-gated per-tensor fp8 experts (Nemotron-H's relu2) on FlashInfer's
     # CUTLASS MoE on Blackwell: trtllm-gen's fp8 MoE takes gated SiLU experts only
     # (``flashinfer_trtllm_moe.py`` ``_supports_no_act_and_mul``; the nemoload round). The
@@ -475,8 +485,7 @@ MOE_ENGINE_BACKEND = {
 # issue 20, sgrunner round: B200; sgtriton round: the other three, each from its own 0.5.14
 # table's fused_moe_triton rows): (gpu, engine, runner, key) -> the rows' kernel_source
 MOE_RUNNER_ROWS = {
-    (g, "sglang", "triton", "fp8_block"): "fused_moe_triton"
-    for g in ("b200_sxm", "gb200", "b300_sxm", "gb300")
+    (g, "sglang", "triton", "fp8_block"): "fused_moe_triton" for g in SGLANG_SM100_GPUS
 }
 # engine MoE curve keys of one backend's rows of a table format (``MOE_ENGINE_BACKEND``)
 MOE_BACKEND_KEYS = {"fp8_cutlass": "fp8"}
@@ -1360,6 +1369,33 @@ def moe_backend_study(tables: Tables) -> str:
     return "\n".join(out)
 
 
+def _curve_error(curve: dict, f, dtype: str, peaks: dict, bw: float):
+    """A profile's fused-MoE ``curve`` (as YAML reads it) against the rows ``f`` of table
+    format ``dtype``: measured / curve time − 1 per row (+: the curve is fast), the error a
+    fit reports."""
+    c = {k: v if k in ("peak", "band", "source", "provenance", "routes") else float(v)
+         for k, v in curve.items()}  # fmt: skip  (YAML reads 1e-07 as a string)
+    c.setdefault("peak", MOE_DTYPES[dtype][1])
+    t = _shipped_moe_s(c, f, peaks, bw, MOE_DTYPES[dtype][2])
+    return f.latency.to_numpy() * 1e-3 / t - 1
+
+
+def _shipped_on_rows(name: str, mo, gpu: str, fw: str, key: str, peaks: dict, bw: float) -> str:
+    """The profile's current ``moe_engine.<fw>.<key>`` curve on the rows a refit of it takes
+    (``_curve_rows``): its median |error| and signed median by ``MOE_REPORT_RANGES`` ("" where
+    the profile has no such line), printed beside the refit (issue 20, sgtrtgen round)."""
+    curve = ((load_profile(name).get("kernels") or {}).get("moe_engine") or {}).get(fw, {})
+    f, dtype = _curve_rows(mo, fw, key, gpu)
+    if key not in curve or f is None:
+        return ""
+    err = _curve_error(curve[key], f, dtype, peaks, bw)
+    T = f.num_tokens.to_numpy()
+    masks = [m for lo, hi in MOE_REPORT_RANGES if (m := (T >= lo) & (T <= hi)).any()]
+    signed = " / ".join(f"{np.median(err[m]):+.1%}" for m in masks)
+    return (f"  shipped line on the same {len(f):,} rows: error {np.median(np.abs(err)):.3f}, "
+            f"signed by tokens {signed} (+: the curve is fast)")  # fmt: skip
+
+
 def moe_fit_report(tables: Tables, gpus, fits: dict | None = None) -> str:
     """Issue 20 Deliver 1's check (``--moe-report``): each fused-MoE curve (the profile's, or
     ``fits``: profile -> fit) against the very table rows it is fitted to, per token range:
@@ -1384,11 +1420,7 @@ def moe_fit_report(tables: Tables, gpus, fits: dict | None = None) -> str:
             f, dtype = _curve_rows(mo, fw, key, gpu)
             if f is None:
                 continue
-            c = {k: v if k in ("peak", "band", "source", "provenance", "routes") else float(v)
-                 for k, v in curve.items()}  # YAML reads 1e-07 as a string
-            c.setdefault("peak", MOE_DTYPES[dtype][1])
-            t = _shipped_moe_s(c, f, peaks, bw, MOE_DTYPES[dtype][2])
-            err = f.latency.to_numpy() * 1e-3 / t - 1
+            err = _curve_error(curve, f, dtype, peaks, bw)
             T = f.num_tokens.to_numpy()
             cells = []
             for lo, hi in MOE_REPORT_RANGES:
@@ -1792,6 +1824,7 @@ def refit_engine_moe(tables: Tables, key: str, gpus, write: bool,
             if own is None:
                 continue
             stat = f"moe@{fw}.{key}"
+            was = _shipped_on_rows(name, mo, gpu, fw, key, peaks, bw)
             fit = {"stats": {stat: own[2]}, "profile": name}
             targets = [(name, fit, "fitted")]
             for copy_name, (sib, _, _) in COPIES.items():
@@ -1804,6 +1837,8 @@ def refit_engine_moe(tables: Tables, key: str, gpus, write: bool,
             for target, tfit, prov in targets:
                 line = _curve_line(tfit, stat, key, own[1], prov, "      ")
                 out.append(f"{target} {fw}: {line.strip()}")
+                if target == name and was:
+                    out.append(was)
                 if write:
                     _replace_engine_line(target, fw, key, line)
     return "\n".join(out)
