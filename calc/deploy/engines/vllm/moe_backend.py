@@ -70,6 +70,8 @@ FP16_PRIORITY_SINCE = (0, 20)  # unquantized.py's priority list (trtllm-gen firs
 FP16_TRTLLM_NONGATED_SINCE = (0, 33)  # trtllm_bf16_moe.py takes ReLU² (0.20.0: not)
 
 SM90, SM100, ROCM = "SM 9.0", "SM 10.x", "ROCm"
+SM8X, SM120 = "SM 8.x", "SM 12.x"  # not ruled on (auto), but what a stated backend runs on
+RULED = (SM90, SM100, ROCM)
 
 # kvcalc's format families (its weight-format names)
 GROUPS = {None: "bf16", "bf16": "bf16", "fp16": "bf16", "fp32": "bf16", "fp8": "fp8",
@@ -90,10 +92,10 @@ BACKEND_CURVE = {(SM100, "fp8", FLASHINFER_CUTLASS): "fp8_cutlass"}
 # the formats each backend runs, and the GPU families (the docstring's kernel classes)
 RUNS = {
     FLASHINFER_TRTLLM: ({"bf16", "fp8", "fp8_block", "nvfp4", "mxfp4"}, {SM100}),
-    FLASHINFER_CUTLASS: ({"bf16", "fp8", "fp8_block", "nvfp4"}, {SM90, SM100}),
-    TRITON: ({"bf16", "fp8", "fp8_block", "mxfp4"}, {SM90, SM100, ROCM}),
+    FLASHINFER_CUTLASS: ({"bf16", "fp8", "fp8_block", "nvfp4"}, {SM90, SM100, SM120}),
+    TRITON: ({"bf16", "fp8", "fp8_block", "mxfp4"}, {SM8X, SM90, SM100, SM120, ROCM}),
     DEEP_GEMM: ({"fp8_block"}, {SM90, SM100}),
-    MARLIN: ({"fp8", "fp8_block", "nvfp4", "mxfp4", "int4"}, {SM90, SM100}),
+    MARLIN: ({"fp8", "fp8_block", "nvfp4", "mxfp4", "int4"}, {SM8X, SM90, SM100, SM120}),
 }  # fmt: skip
 # a format a backend runs on some of its GPU families only (FlashInferExperts
 # _supports_quant_scheme: 128-block fp8 on SM 9.0, NVFP4 from SM 10.0)
@@ -101,8 +103,8 @@ RUNS_ONLY = {(FLASHINFER_CUTLASS, "fp8_block"): SM90, (FLASHINFER_CUTLASS, "nvfp
 
 
 def family(hw) -> str | None:
-    """``hw``'s GPU family as vLLM's kernel classes test it: "SM 9.0", "SM 10.x", "ROCm", or
-    None (another GPU, or none given)."""
+    """``hw``'s GPU family as vLLM's kernel classes test it: "SM 9.0", "SM 10.x", "ROCm",
+    "SM 8.x", "SM 12.x", or None (a GPU of no listed compute capability, or none given)."""
     from calc.deploy.engines.gpus import compute_capability, runs_rocm
 
     if hw is None:
@@ -110,7 +112,9 @@ def family(hw) -> str | None:
     if runs_rocm(hw):
         return ROCM
     cc = compute_capability(hw)
-    return {(9, 0): SM90}.get(cc, SM100 if cc is not None and cc[0] == 10 else None)
+    if cc is None:
+        return None
+    return SM90 if cc == (9, 0) else {8: SM8X, 10: SM100, 12: SM120}.get(cc[0])
 
 
 def group(fmt: str | None) -> str | None:
@@ -181,7 +185,7 @@ def runner(dep: Deployment, release: str) -> MoeRunner | None:
 
     grp = group(dep.weight_dtypes.get("routed_experts"))
     fam = family(dep.hardware)
-    if dep.model.moe is None or grp is None or fam is None:
+    if dep.model.moe is None or grp is None or fam not in RULED:
         return None
     stated = dep.engine.moe_backend
     if stated is not None:
@@ -238,7 +242,8 @@ def cannot_run(dep: Deployment, release: str) -> str | None:
     formats, families = RUNS[stated]
     fam = family(dep.hardware)
     if fam is not None and fam not in families:
-        return (f"vLLM's {stated} MoE runs on {', '.join(sorted(families))} GPUs, not "
+        named = ", ".join(f for f in (SM8X, SM90, SM100, SM120, ROCM) if f in families)
+        return (f"vLLM's {stated} MoE runs on {named} GPUs, not "
                 f"{dep.hardware.name} ({fam}): drop --moe-backend")  # fmt: skip
     only = RUNS_ONLY.get((stated, grp))
     if (grp is not None and grp not in formats) or (fam is not None and only not in (None, fam)):
