@@ -329,7 +329,8 @@ FITTED = (
      "issue 20, nemoload round: moe_engine.vllm.fp8_cutlass of b200, b300, gb200, gb300 "
      "(tools/fit_kernels.py --refit-engine-moe fp8_cutlass: median |error| 5.8-6.9%), the "
      "curve of vLLM 0.16.0's "
-     "non-gated per-tensor fp8 experts (calc/deploy/moe_pipeline.py VLLM_NONGATED_CURVES)"),
+     "non-gated per-tensor fp8 experts (calc/deploy/engines/vllm/moe_backend.py BACKEND_CURVE; "
+     "VLLM_NONGATED_CURVES in calc/deploy/moe_pipeline.py before the vllmmoerule round)"),
     ("ROCm/aiter aiter/configs/bf16_tuned_batched_gemm.csv and a8w8_tuned_batched_gemm.csv "
      "(mirror at e4048607a5, 2026-08-22; both last changed in ROCm/aiter #2645, 727253aef3): "
      "the gfx942 rows with 304 CUs (MI300X / MI325X) of AITER's CK batched GEMM tuner, the same "
@@ -2794,6 +2795,29 @@ LOOKED_AT = (
      "fitted and held-out sources, looked at, not used: MoE or unshipped models, throughput "
      "under a latency bound, figures not reached, or the fitted page whose latency copies "
      "repeat a held-out table"),
+    ("vLLM 0.16.0, 0.17.0, 0.18.0, 0.19.0, 0.20.0 and 0.33.0 wheel source (pip download "
+     "--no-deps vllm==X): model_executor/layers/fused_moe/oracle/fp8.py (select_fp8_moe_backend, "
+     "_get_priority_backends, map_fp8_backend), oracle/unquantized.py "
+     "(select_unquantized_moe_backend, _get_priority_backends), oracle/nvfp4.py; "
+     "flashinfer_trtllm_moe.py and experts/trtllm_fp8_moe.py, experts/trtllm_nvfp4_moe.py, "
+     "experts/trtllm_bf16_moe.py (_supports_no_act_and_mul, _supports_activation, "
+     "_supports_routing_method), flashinfer_cutlass_moe.py FlashInferExperts, deep_gemm_moe.py, "
+     "fused_moe.py TritonExperts, fused_marlin_moe.py, cutlass_moe.py CutlassExpertsFp4, "
+     "quantization/utils/flashinfer_fp4_moe.py and flashinfer_utils.py "
+     "(get_flashinfer_moe_backend), quantization/mxfp4.py get_mxfp4_backend (0.16.0), "
+     "fused_moe/config.py get_routing_method_type, models/nemotron_h.py, envs.py "
+     "(VLLM_USE_FLASHINFER_MOE_FP8/FP16, VLLM_FLASHINFER_MOE_BACKEND, VLLM_USE_DEEP_GEMM, "
+     "VLLM_ROCM_USE_AITER), config/kernel.py MoEBackend (0.17.0, 0.19.0, 0.20.0, 0.33.0)",
+     "issue 20/21, vllmmoerule round: which fused-MoE backend each release picks by GPU family, "
+     "format and gating, what --moe-backend takes and from which release, the 0.16 environment "
+     "variables (calc/deploy/engines/vllm/moe_backend.py); nothing fitted"),
+    ("aiconfigurator-core 0.12.0 systems/data/{h200_sxm,b200_sxm}/moe/vllm/0.24.0/"
+     "moe_perf.parquet: rows by moe_dtype and kernel_source (H200 bf16 Triton 16,281; fp8 "
+     "FlashInfer CUTLASS 14,418; fp8_block CUTLASS 9,234 + Triton 5,994; B200 bf16 trtllm-gen "
+     "12,424 + CUTLASS 1,944; fp8 trtllm-gen 12,304 + CUTLASS 972; fp8_block trtllm-gen 15,228; "
+     "nvfp4 trtllm-gen 17,803 + CUTLASS 972)",
+     "issue 20/21, vllmmoerule round: which backend each shipped vLLM MoE curve times "
+     "(moe_backend.py OWN_CURVE), counted, nothing fitted"),
     ("the `issues` search corpus for vLLM 0.32/0.33 start-up logs (2026-12-03): "
      "vllm-project/vllm issues #21348, #18121, #9660, #10517, #33263, #2136, #11391 and PR "
      "#19804, guqiong96/Lvllm #35, QwenLM/Qwen3 #295",

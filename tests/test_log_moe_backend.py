@@ -2,7 +2,8 @@
 ``moe_runner_backend`` (its ServerArgs dump, the 0.5.20+ ``server_args={...}`` dict, the model
 overrides' "Use X as MoE runner backend" line, the command line) into
 ``EngineSettings.moe_backend``, launched back with ``--moe-runner-backend``; vLLM's oracle line
-naming the backend it chose read and said; a warning where a MoE log names none.
+naming the backend it chose read into the same setting (vllmmoerule round; said where kvcalc
+times it by another backend's curve); a warning where a MoE log names none.
 
 Log lines here are either copied from public logs (named) or written from the engine's own
 format string (the file and release named beside each)."""
@@ -134,35 +135,48 @@ VLLM_FP8 = ("(Worker_TP0_EP0 pid=955) INFO 02-10 20:34:43 [fp8.py:329] Using FLA
             "'MARLIN'].")  # fmt: skip
 
 
+# (the oracle's line, what it names, the GPU the log is read for, what the Deployment takes,
+# what the MoE warning says: None for nothing said). The model id's "FP8" sizes per-tensor fp8
+# experts; no release printed: the newest, 0.33.0. kvcalc's H100 fp8 curve is fitted to
+# FlashInfer CUTLASS rows, B200's to trtllm-gen's (calc/deploy/engines/vllm/moe_backend.py)
 @pytest.mark.parametrize(
-    ("line", "backend"),
+    ("line", "backend", "hw", "taken", "said"),
     [
-        (VLLM_FP8, "FLASHINFER_CUTLASS"),
+        (VLLM_FP8, "FLASHINFER_CUTLASS", "h100", "flashinfer_cutlass", None),
         # 0.16.0 oracle/nvfp4.py: f"Using '{backend.value}' NvFp4 MoE backend out of potential
         # backends: {available_backend_strs}."
         ("INFO [nvfp4.py:141] Using 'FLASHINFER_TRTLLM' NvFp4 MoE backend out of potential "
-         "backends: ['FLASHINFER_TRTLLM', 'FLASHINFER_CUTLASS'].", "FLASHINFER_TRTLLM"),
+         "backends: ['FLASHINFER_TRTLLM', 'FLASHINFER_CUTLASS'].", "FLASHINFER_TRTLLM", "b200",
+         "flashinfer_trtllm", None),
         # 0.16.0 oracle/unquantized.py: f"Using {backend.value} backend for Unquantized MoE"
-        ("INFO [unquantized.py:65] Using TRITON backend for Unquantized MoE", "TRITON"),
+        ("INFO [unquantized.py:65] Using TRITON backend for Unquantized MoE", "TRITON", "h100",
+         "triton", "which kvcalc does not time"),
         # 0.33.0 oracle/unquantized.py: f"Using {backend.value} Unquantized MoE backend out of
         # potential backends: ..."; oracle/int_wna16.py f"Using '{backend.value}' WNA16 MoE
         # backend."
         ("INFO [unquantized.py:266] Using FLASHINFER_CUTLASS Unquantized MoE backend out of "
-         "potential backends: ['TRITON'].", "FLASHINFER_CUTLASS"),
-        ("INFO [int_wna16.py:287] Using 'MARLIN' WNA16 MoE backend.", "MARLIN"),
+         "potential backends: ['TRITON'].", "FLASHINFER_CUTLASS", "h100", "flashinfer_cutlass",
+         None),
+        ("INFO [int_wna16.py:287] Using 'MARLIN' WNA16 MoE backend.", "MARLIN", "h100", "marlin",
+         "which kvcalc does not time"),
     ],
-)
-def test_vllm_reads_the_backend_its_oracle_chose(line, backend):
+)  # fmt: skip
+def test_vllm_reads_the_backend_its_oracle_chose(line, backend, hw, taken, said):
     args = ("INFO [utils.py:233] non-default args: {'model_tag': 'Qwen/Qwen3-235B-A22B-Instruct"
             "-2507-FP8', 'model': 'Qwen/Qwen3-235B-A22B-Instruct-2507-FP8', "
             "'tensor_parallel_size': 8, 'moe_backend': 'auto'}\n")  # fmt: skip
     kv = "INFO [kv_cache_utils.py:1087] GPU KV cache size: 1,000,000 tokens\n"
     facts = read_log(args + line + "\n" + kv)
     assert facts.settings["moe_backend"] == backend  # what ran beats the stated auto
-    built = deployment_from_log(facts, hardware="h100")
-    (w,) = _moe_warnings(built)
-    assert f"names vLLM's MoE backend {backend}" in w
-    assert "does not take a vLLM MoE backend as a setting" in w
+    built = deployment_from_log(facts, hardware=hw)
+    assert built.deployment.engine.moe_backend == taken  # the Deployment takes it
+    found = _moe_warnings(built)
+    if said is None:
+        assert not found
+    else:
+        (w,) = found
+        assert f"names vLLM's MoE backend {backend}: taken as {taken}, {said}" in w
+        assert "stands in" in w
 
 
 def test_the_check_spec_key_builds_and_launches_the_runner():

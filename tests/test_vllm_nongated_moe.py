@@ -1,7 +1,7 @@
 """vLLM 0.16.0 runs non-gated per-tensor fp8 experts (Nemotron-H's relu2) on FlashInfer's CUTLASS
 MoE, which trtllm-gen cannot replace (gated SiLU only): timed by the engine's own curve of those
-rows, ``moe@vllm.fp8_cutlass``, where the profile has it (calc/deploy/moe_pipeline.py; issue 20,
-nemoload round)."""
+rows, ``moe@vllm.fp8_cutlass``, where the profile has it (issue 20, nemoload round; the rule now
+in calc/deploy/engines/vllm/moe_backend.py, vllmmoerule round)."""
 
 import pytest
 
@@ -27,17 +27,22 @@ def _routed(dep, **counts):
 
 
 def test_backend_curve_by_gate_format_and_release():
-    # non-gated per-tensor fp8 experts from the release read (0.16.0) on: the CUTLASS curve
-    assert VLLM_FUSED_MOE.backend_curve("fp8-tensor", False, "0.16.0") == "fp8_cutlass"
-    assert VLLM_FUSED_MOE.backend_curve("fp8", False, None) == "fp8_cutlass"  # newest release
-    # gated experts may run trtllm-gen: the format's own curve
-    assert VLLM_FUSED_MOE.backend_curve("fp8-tensor", True, "0.16.0") is None
-    # other formats, and releases before the one read, as before
-    assert VLLM_FUSED_MOE.backend_curve("nvfp4", False, "0.16.0") is None
-    assert VLLM_FUSED_MOE.backend_curve("fp8-tensor", False, "0.15.1") is None
-    # the other engines' pipelines state no such backend
-    assert CUTLASS_MOE.backend_curve("fp8-tensor", False, "1.2.0") is None
-    assert engine("sglang").moe.backend_curve("fp8-tensor", False, "0.5.16") is None
+    # the engine's rule (calc/deploy/engines/vllm/moe_backend.py): non-gated per-tensor fp8
+    # experts at 0.16.0 on SM 10.x run FlashInfer CUTLASS, timed by its own curve
+    r = engine("vllm").moe_runner(_dep("nemotron-3-nano-30b-a3b", "b200", "0.16.0"))
+    assert (r.name, r.curve, r.stand_in) == ("flashinfer_cutlass", "fp8_cutlass", False)
+    # 0.17.0 on: trtllm-gen takes ReLU² (experts/trtllm_fp8_moe.py RELU2_NO_MUL): the format's
+    r = engine("vllm").moe_runner(_dep("nemotron-3-nano-30b-a3b", "b200", "0.17.0"))
+    assert (r.name, r.curve) == ("flashinfer_trtllm", None)
+    # gated experts run trtllm-gen: the format's own curve
+    gated = engine("vllm").moe_runner(_dep("qwen3-30b-a3b", "b200", "0.16.0"))
+    assert (gated.name, gated.curve) == ("flashinfer_trtllm", None)
+    # releases before the one read: no rule, the format's curve as before
+    assert engine("vllm").moe_runner(_dep("nemotron-3-nano-30b-a3b", "b200", "0.15.1")) is None
+    # the other engines' pipelines state no such curve
+    assert engine("trtllm").moe_runner(_dep("nemotron-3-nano-30b-a3b", "b200", None,
+                                            "trtllm")) is None  # fmt: skip
+    assert CUTLASS_MOE.backends and VLLM_FUSED_MOE.backends
 
 
 def test_nemotron_routed_experts_on_the_cutlass_curve_at_batch_1():

@@ -179,8 +179,8 @@ class AllToAllCurve(_Curve):
 GemmKey = Literal["bf16", "fp8", "fp8_block", "fp4", "int8", "int4"]
 MoeKey = Literal["bf16", "fp8", "fp8_block", "fp4", "mxfp4", "int4"]
 # an engine's own MoE curves add one backend's rows where the engine picks that backend by the
-# layer (calc.deploy.moe_pipeline.MoePipeline.backend_curve): vLLM's per-tensor fp8 experts on
-# FlashInfer's CUTLASS MoE where trtllm-gen cannot run them (non-gated experts)
+# layer (``Engine.moe_runner``; calc.deploy.engines.vllm.moe_backend): vLLM's per-tensor fp8
+# experts on FlashInfer's CUTLASS MoE where trtllm-gen cannot run them (non-gated experts)
 MoeEngineKey = Literal["bf16", "fp8", "fp8_block", "fp4", "mxfp4", "int4", "fp8_cutlass"]
 
 

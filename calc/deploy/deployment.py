@@ -77,7 +77,8 @@ class EngineSettings:
     prefix_cache: bool | None = None
     # the fused MoE's kernels by the engine's name for them (TensorRT-LLM MoeConfig.backend:
     # CUTLASS, TRTLLM, DEEPGEMM; SGLang --moe-runner-backend: triton, flashinfer_trtllm,
-    # deep_gemm); None: the engine's default (calc.deploy.moe_pipeline)
+    # deep_gemm; vLLM --moe-backend: flashinfer_trtllm, flashinfer_cutlass, triton, deep_gemm,
+    # marlin); None: the engine's default (calc.deploy.moe_pipeline, Engine.moe_runner)
     moe_backend: str | None = None
     # torch.compile at start-up: "cold" (compiled afresh: vLLM 0.11.1+'s Inductor benchmarks
     # the embedding kernel on a copy of its table inside the profiling pass) or "warm"

@@ -238,11 +238,6 @@ class MoePipeline:
     # ((gated, bytes) pairs), for the formats ``shared_eager_kernels`` lists
     shared_quant_bytes: tuple = ()
     shared_act_bytes: tuple = ()
-    # the engine's own curve of the backend it runs non-gated experts on, by their format
-    # ((format, curve key) pairs) from a release on ((major, minor); None: never), where its
-    # default curve times another backend's kernels
-    nongated_since: tuple | None = None
-    nongated_curves: tuple = ()
 
     def kernels_for(self, weight_format: str | None, release: str | None = None) -> int:
         """Kernels of one MoE layer with experts in ``weight_format`` at the engine's
@@ -296,20 +291,6 @@ class MoePipeline:
             return 0.0, 0.0
         quant = dict(self.shared_quant_bytes).get(weight_format, 0.0)
         return quant, quant + dict(self.shared_act_bytes).get(gated, 0.0)
-
-    def backend_curve(self, weight_format: str | None, gated: bool,
-                      release: str | None = None) -> str | None:  # fmt: skip
-        """The engine's own MoE curve key for the backend that runs a layer of experts in
-        ``weight_format`` (``gated``: gate and up projections) at ``release`` (None: the
-        newest), or None where the format's default curve times it."""
-        if gated or self.nongated_since is None:
-            return None
-        from calc.deploy.engines.versions import parse_version
-
-        v = parse_version(release) if release else None
-        if v is not None and v < self.nongated_since:
-            return None
-        return dict(self.nongated_curves).get(weight_format)
 
     def gather_bytes_per_element(self, weight_format: str | None, d_model: int,
                                  top_k: int) -> float | None:  # fmt: skip
@@ -383,21 +364,15 @@ VLLM_SHARED_QUANT_EXCESS = 27.0 - 3.0
 VLLM_SHARED_QUANT_BYTES = (("fp8-tensor", VLLM_SHARED_QUANT_EXCESS),
                            ("fp8", VLLM_SHARED_QUANT_EXCESS))  # fmt: skip
 VLLM_SHARED_ACT_BYTES = ((False, 8.0), (True, 10.0))
-# per-tensor fp8 experts without a gate (Nemotron-H's relu2) run on FlashInfer's CUTLASS MoE:
-# vLLM 0.16.0's ``select_fp8_moe_backend`` (``fused_moe/oracle/fp8.py``) tries trtllm-gen
-# first, which takes gated experts only (``flashinfer_trtllm_moe.py``
-# ``_supports_no_act_and_mul`` False), then ``FlashInferExperts`` (``relu2_no_mul``,
-# per-tensor fp8 from compute capability 9.0). The engine's ``fp8`` curve is fitted to the
-# pooled vLLM 0.24.0 rows, 4,086 of trtllm-gen and 324 of CUTLASS; ``fp8_cutlass`` to the
-# CUTLASS rows alone (where a profile has it; the nemoload round). Read at 0.16.0 only
-VLLM_NONGATED_SINCE = (0, 16)
-VLLM_NONGATED_CURVES = (("fp8-tensor", "fp8_cutlass"), ("fp8", "fp8_cutlass"))
+# vLLM's fused-MoE backends a user may state (its --moe-backend values kvcalc takes); which one
+# its oracle picks, and which curve times it: calc.deploy.engines.vllm.moe_backend
+VLLM_MOE_BACKENDS = ("flashinfer_trtllm", "flashinfer_cutlass", "triton", "deep_gemm", "marlin")
 VLLM_FUSED_MOE = MoePipeline(
     5, 7, "vllm fused_moe.py fused_experts_impl (0.33.0) and fused_topk (0.10.1-0.33.0)",
     routing=VLLM_ROUTING, curve_release=VLLM_CURVE_RELEASE, own_routing=("mxfp4",),
     shared_eager_since=VLLM_SHARED_EAGER_SINCE, shared_eager_kernels=VLLM_SHARED_EAGER_KERNELS,
     shared_quant_bytes=VLLM_SHARED_QUANT_BYTES, shared_act_bytes=VLLM_SHARED_ACT_BYTES,
-    nongated_since=VLLM_NONGATED_SINCE, nongated_curves=VLLM_NONGATED_CURVES,
+    backends=VLLM_MOE_BACKENDS,
 )  # fmt: skip
 CUTLASS_MOE = MoePipeline(6, 6, "TensorRT-LLM CUTLASS MoE (expand, activation, finalize)",
                           ep_comm="mnnvl", gather_bytes=TRTLLM_GATHER_BYTES,

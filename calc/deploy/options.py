@@ -200,9 +200,12 @@ OPTION_SPECS = (
         "TRTLLM (trtllm-gen: NVFP4, fp8-block128, MXFP4 experts on B200/GB200/B300/GB300; "
         "NVFP4 timed from its measured speed-up over CUTLASS) or DEEPGEMM (fp8-block128); "
         "SGLang's --moe-runner-backend for block-fp8 experts: triton, flashinfer_trtllm "
-        "(trtllm-gen) or deep_gemm, each timed by its own curve where the profile has one. The "
-        "launch command states it. Default: the engine's (SGLang: by release, GPU and "
-        "architecture).",
+        "(trtllm-gen) or deep_gemm, each timed by its own curve where the profile has one; "
+        "vLLM's --moe-backend (0.17.0 on; environment variables for fp8 experts at 0.16): "
+        "flashinfer_trtllm, flashinfer_cutlass, triton, deep_gemm or marlin, timed by the curve "
+        "of that backend's rows where kvcalc has one, another standing in (--explain says "
+        "which). The launch command states it. Default: the engine's (SGLang: by release, GPU "
+        "and architecture; vLLM: its oracle's pick by release, GPU, format and gating).",
     ),
     Option(
         "compile_cache", str | None, None,

@@ -221,7 +221,7 @@ class Rates:
     # the profile has one (``KernelCurves.moe_runner``); None: the engine's curve as it is
     moe_runner: Any = None
     # the engine's own MoE curve key of the backend it runs the experts on, tried first
-    # (calc.deploy.moe_pipeline.MoePipeline.backend_curve); None: the format's keys alone
+    # (``MoeRunner.curve`` of ``Engine.moe_runner``); None: the format's keys alone
     moe_curve_key: str | None = None
 
 

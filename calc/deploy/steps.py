@@ -163,14 +163,14 @@ class OpSetup:
     # kernels the shared experts of one MoE layer launch beyond an FFN's (the engine's eager MoE
     # op: calc.deploy.moe_pipeline.MoePipeline.shared_extra_kernels)
     shared_extra_kernels: int = 0
-    # the engine's fused-MoE runner for the routed experts, (name, why) (``Engine.moe_runner``:
-    # SGLang's --moe-runner-backend); None: the engine's own curve as it is
+    # the engine's fused-MoE runner for the routed experts (``Engine.moe_runner``: SGLang's
+    # --moe-runner-backend, vLLM's --moe-backend); None: the engine's own curve as it is
     moe_runner: Any = None
     # the bytes those kernels move per element of the shared experts' input and intermediate
     # (calc.deploy.moe_pipeline.MoePipeline.shared_extra_bytes)
     shared_extra_bytes: tuple = (0.0, 0.0)
     # the engine's own MoE curve key of the backend it runs these experts on, tried before the
-    # format's (calc.deploy.moe_pipeline.MoePipeline.backend_curve); None: the format's
+    # format's (``MoeRunner.curve`` of ``Engine.moe_runner``); None: the format's
     moe_curve_key: str | None = None
 
 
@@ -186,8 +186,10 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.weight_bytes_per_element_by_component,
         dep.weight_dtypes,
     )
-    moe, outside, shared, curve_key, shared_bytes = None, 0, 0, None, (0.0, 0.0)
+    moe, outside, shared, shared_bytes = None, 0, 0, (0.0, 0.0)
     comm, gather, release, note, backend = "deepep", None, 1.0, "", None
+    # the engine's rule for the routed experts' kernels, and the curve that times them
+    runner = dep.engine_model.moe_runner(dep) if dep.model.moe is not None else None
     if dep.model.moe is not None:
         pipe = dep.engine_model.moe
         fmt = dep.weight_dtypes.get("routed_experts")
@@ -203,7 +205,6 @@ def op_setup(dep: Deployment) -> OpSetup:
         gather = pipe.gather_bytes_per_element(fmt, m.d_model, m.moe.experts_per_token)
         note = pipe.gather_source
         backend = pipe.backend_speedup(dep.engine.moe_backend, fmt)
-        curve_key = pipe.backend_curve(fmt, m.ffn_kind == "gated", asked)
         shared_bytes = pipe.shared_extra_bytes(dep.weight_dtypes.get("shared_experts"),
                                                m.ffn_kind == "gated", asked)  # fmt: skip
     return OpSetup(
@@ -229,9 +230,9 @@ def op_setup(dep: Deployment) -> OpSetup:
         dep.engine_model.prefill_attention_scale(dep.engine_config.rocm_kernels),
         dep.engine_model.attention_kernel_sources(dep.engine_config.rocm_kernels),
         shared,
-        dep.engine_model.moe_runner(dep),
+        runner,
         shared_bytes,
-        curve_key,
+        runner.curve if runner is not None else None,
     )
 
 

@@ -271,12 +271,15 @@ class Deployment(BaseModel):
         "takes in, a first request whatever its length (1 to 10^9; default: 16384) [tokens]",
     )
     # the fused MoE's kernels, checked as the CLI's --moe-backend is (the engine's own names;
-    # calc.deploy.engines.sglang.moe_runner, calc.deploy.engines.trtllm.moe_backend)
+    # calc.deploy.engines.sglang.moe_runner, calc.deploy.engines.trtllm.moe_backend,
+    # calc.deploy.engines.vllm.moe_backend)
     moe_backend: str | None = Field(
         default=None,
         description="the fused MoE's kernels, as --moe-backend: SGLang --moe-runner-backend "
         "triton, flashinfer_trtllm or deep_gemm (0.5.2+); TensorRT-LLM moe_config.backend "
-        "CUTLASS, TRTLLM or DEEPGEMM (default: the release's rule)",
+        "CUTLASS, TRTLLM or DEEPGEMM; vLLM --moe-backend flashinfer_trtllm, flashinfer_cutlass, "
+        "triton, deep_gemm or marlin (0.17.0+; fp8 experts at 0.16 by environment variables) "
+        "(default: the release's rule)",
     )
     usd_per_hour: float | None = Field(default=None, gt=0, le=10_000)
     efficiency: Literal["low", "expected", "high"] = "expected"

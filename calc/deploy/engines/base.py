@@ -126,6 +126,20 @@ class PoolPrediction:
         return self.tokens * self.kv_bytes_per_token
 
 
+class MoeRunner(NamedTuple):
+    """The fused-MoE kernels (the engine's backend or runner) a deployment's routed experts run
+    on, as the engine's own rule picks them (``Engine.moe_runner``), and how kvcalc times them."""
+
+    name: str  # the engine's name for the backend (its launch option's value)
+    why: str  # why it runs, in words (the release's rule, or "stated")
+    # the engine's own MoE curve key that times this backend where it is not the format's
+    # (``KernelCurves.moe_engine``: vLLM's "fp8_cutlass"); None: the format's curve
+    curve: str | None = None
+    # True where kvcalc has no curve of this backend's kernels: another backend's curve stands
+    # in (``why`` names it)
+    stand_in: bool = False
+
+
 class AdmissionHold(NamedTuple):
     """What holds a new request back before the engine's scheduler takes its prompt in, as the
     engine applies it to one deployment (``Engine.admission_hold``; the waits they cause:

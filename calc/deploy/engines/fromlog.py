@@ -406,7 +406,7 @@ def deployment_from_log(
                         f"{eng.title}'s model overrides did not pick {rule[0]} as kvcalc's rule "
                         f"does ({rule[1]}): timed as {ran}, the layer's own auto")  # fmt: skip
     warnings += list(dep.engine_config.warnings)
-    moe = refused or _moe_warning(eng, dep, s)
+    moe = refused or _moe_warning(eng, dep, s, from_log=moe_backend is None)
     if moe:
         warnings.append(moe)
     default = _defaults_taken(dep, facts, given)
@@ -464,13 +464,19 @@ def _resolved_auto(eng, dep, s: dict) -> str | None:
     return ran[0]
 
 
-def _moe_warning(eng, dep, s: dict) -> str | None:
+def _moe_warning(eng, dep, s: dict, *, from_log: bool = True) -> str | None:
     """The warning for a MoE model's log that names no backend kvcalc times: none named
-    (the release's default rule taken: ``Engine.moe_runner``), or one kvcalc does not time."""
-    if dep.model.moe is None or dep.engine.moe_backend is not None:
+    (the release's default rule taken: ``Engine.moe_runner``), one kvcalc does not time, or
+    one it takes from the log but times by another backend's curve (``MoeRunner.stand_in``)."""
+    if dep.model.moe is None:
         return None
     said = s.get("moe_backend")
     rule = eng.moe_runner(dep)
+    if dep.engine.moe_backend is not None:
+        if not from_log or rule is None or not rule.stand_in:
+            return None
+        return (f"the log names {eng.title}'s MoE backend {said}: taken as "
+                f"{dep.engine.moe_backend}, which kvcalc does not time ({rule.why})")
     taken = f"timed as {rule[0]} ({rule[1]})" if rule is not None else \
         f"timed by kvcalc's {eng.title} fused-MoE curves"  # fmt: skip
     if said is None:

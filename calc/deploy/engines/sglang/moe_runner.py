@@ -32,7 +32,9 @@ here (their curves are one kernel's each).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
+
+from calc.deploy.engines.base import MoeRunner
 
 if TYPE_CHECKING:
     from calc.deploy.deployment import Deployment
@@ -55,11 +57,8 @@ TRTLLM_GEN_FP8_SINCE = (
 TRTLLM_GEN_SM_MAJOR = 10
 
 
-class Runner(NamedTuple):
-    """The runner of a deployment's routed experts and why, in words."""
-
-    name: str
-    why: str
+# the runner of a deployment's routed experts and why, in words (the wing's one record)
+Runner = MoeRunner
 
 
 def trtllm_gen_architectures(release: str) -> tuple[str, ...]:

@@ -161,6 +161,20 @@ class VLLM(Engine):
                                         int(ec.max_batched_tokens), rules.graph_sizes_add_seqs)
         return int(sizes[-1])
 
+    def moe_runner(self, dep: Deployment):
+        # the oracle's backend by release, GPU family, format and gating, and the curve that
+        # times it (vllm/moe_backend.py); the release asked for, as the MoE pipeline reads it
+        from calc.deploy.engines.vllm.moe_backend import runner
+
+        ec = dep.engine_config
+        return runner(dep, ec.version_asked or ec.version)
+
+    def cannot_run_moe_backend(self, dep: Deployment) -> str | None:
+        from calc.deploy.engines.vllm.moe_backend import cannot_run
+
+        ec = dep.engine_config
+        return cannot_run(dep, ec.version_asked or ec.version)
+
     def launch(self, dep: Deployment, plan):
         from calc.deploy.engines.vllm.launch import commands
 

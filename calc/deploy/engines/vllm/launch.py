@@ -67,7 +67,16 @@ def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
     if _deepep(dep) and parse_version(ec.version) >= (0, 11, 1):
         # the DeepEP kernels the step time charges (decode-sized batches: the low-latency ones)
         argv += ["--all2all-backend", "deepep_low_latency"]
-    return argv
+    return argv + _moe_backend(dep)[0]
+
+
+def _moe_backend(dep: Deployment):
+    """(arguments, environment) stating the MoE backend (calc.deploy.engines.vllm.moe_backend:
+    --moe-backend from 0.17.0, environment variables at 0.16)."""
+    from calc.deploy.engines.vllm.moe_backend import launch as moe_launch
+
+    ec = dep.engine_config
+    return moe_launch(dep, ec.version_asked or ec.version)
 
 
 def _deepep(dep: Deployment) -> bool:
@@ -101,8 +110,10 @@ def _env(dep: Deployment) -> tuple[tuple[str, str], ...]:
     """The environment the stated kernels need: AMD's tuned attention (``--rocm-kernels
     aiter``) is vLLM's below 0.19.0 only with VLLM_ROCM_USE_AITER=1 (envs.py default False;
     without it platforms/rocm.py picks TRITON_ATTN); from 0.19.0 ROCM_ATTN is the default, AITER
-    or not (calc.deploy.engines.vllm.rocm_attention)."""
-    return (("VLLM_ROCM_USE_AITER", "1"),) if _not_default_kernels(dep, "aiter") else ()
+    or not (calc.deploy.engines.vllm.rocm_attention); and a stated MoE backend's variables at
+    0.16 (calc.deploy.engines.vllm.moe_backend ENV_0_16)."""
+    aiter = (("VLLM_ROCM_USE_AITER", "1"),) if _not_default_kernels(dep, "aiter") else ()
+    return aiter + _moe_backend(dep)[1]
 
 
 def _replica(dep: Deployment, plan: launch.LaunchPlan, rules: VllmRules, role: str, count: int,
