@@ -392,9 +392,14 @@ VLLM_SHARED_ACT_BYTES = ((False, 8.0), (True, 10.0))
 # CUTLASS rows alone (where a profile has it; the nemoload round). Read at 0.16.0 only
 VLLM_NONGATED_SINCE = (0, 16)
 VLLM_NONGATED_CURVES = (("fp8-tensor", "fp8_cutlass"), ("fp8", "fp8_cutlass"))
+# vLLM's MoE backends a user may state (kvcalc's --moe-backend): FlashInfer's trtllm-gen MXFP4 MoE
+# with MXFP8 activations, which gpt-oss's experts run on SM 10.x where VLLM_USE_FLASHINFER_MOE_
+# MXFP4_MXFP8=1 is set (calc.deploy.engines.vllm.moe_backend); unset, vLLM's own curve times them
+VLLM_MOE_BACKENDS = ("flashinfer_trtllm_mxfp4_mxfp8",)
 VLLM_FUSED_MOE = MoePipeline(
     5, 7, "vllm fused_moe.py fused_experts_impl (0.33.0) and fused_topk (0.10.1-0.33.0)",
     routing=VLLM_ROUTING, curve_release=VLLM_CURVE_RELEASE, own_routing=("mxfp4",),
+    backends=VLLM_MOE_BACKENDS,
     shared_eager_since=VLLM_SHARED_EAGER_SINCE, shared_eager_kernels=VLLM_SHARED_EAGER_KERNELS,
     shared_quant_bytes=VLLM_SHARED_QUANT_BYTES, shared_act_bytes=VLLM_SHARED_ACT_BYTES,
     nongated_since=VLLM_NONGATED_SINCE, nongated_curves=VLLM_NONGATED_CURVES,

@@ -43,7 +43,7 @@ class DeploymentOptions(TypedDict, total=False):
     allreduce: str | None  # tensor-parallel all-reduce: custom or nccl (None: the engine's)
     moe_a2a: str | None  # MoE traffic under attention data parallel: gather or deepep
     cuda_graphs: bool | None  # False: every pass eager (vLLM --enforce-eager); None: default
-    moe_backend: str | None  # MoE kernels: TensorRT-LLM CUTLASS/TRTLLM/DEEPGEMM, SGLang triton...
+    moe_backend: str | None  # MoE kernels: TensorRT-LLM CUTLASS/TRTLLM/DEEPGEMM, SGLang, vLLM
     compile_cache: str | None  # torch.compile cold or warm at start-up (None: cold)
     rocm_kernels: str | None  # attention kernels on AMD GPUs: aiter or triton (None: engine's)
     scheduler_recv_interval: int | None  # SGLang: new requests read every N decode steps
@@ -200,9 +200,10 @@ OPTION_SPECS = (
         "TRTLLM (trtllm-gen: NVFP4, fp8-block128, MXFP4 experts on B200/GB200/B300/GB300; "
         "NVFP4 timed from its measured speed-up over CUTLASS) or DEEPGEMM (fp8-block128); "
         "SGLang's --moe-runner-backend for block-fp8 experts: triton, flashinfer_trtllm "
-        "(trtllm-gen) or deep_gemm, each timed by its own curve where the profile has one. The "
-        "launch command states it. Default: the engine's (SGLang: by release, GPU and "
-        "architecture).",
+        "(trtllm-gen) or deep_gemm, each timed by its own curve where the profile has one; "
+        "vLLM's flashinfer_trtllm_mxfp4_mxfp8 (gpt-oss's MXFP4 experts with MXFP8 activations "
+        "on B200/GB200/B300/GB300, set by VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1). The launch "
+        "command states it. Default: the engine's (SGLang: by release, GPU and architecture).",
     ),
     Option(
         "compile_cache", str | None, None,

@@ -93,6 +93,17 @@ class VLLM(Engine):
     rocm_kernels_default = "triton"
     rocm_kernels_by_release = ((VersionRange(low=ROCM_ATTN_SINCE), "aiter"),)
 
+    def moe_runner(self, dep: Deployment):
+        # a stated FlashInfer MXFP4 kernel for gpt-oss's experts (vllm/moe_backend.py)
+        from calc.deploy.engines.vllm.moe_backend import runner
+
+        return runner(dep)
+
+    def cannot_run_moe_backend(self, dep: Deployment) -> str | None:
+        from calc.deploy.engines.vllm.moe_backend import cannot_run
+
+        return cannot_run(dep)
+
     def attention_walk(self, kernels):
         from calc.deploy.engines.vllm.rocm_attention import attention_walk
 

@@ -101,8 +101,12 @@ def _env(dep: Deployment) -> tuple[tuple[str, str], ...]:
     """The environment the stated kernels need: AMD's tuned attention (``--rocm-kernels
     aiter``) is vLLM's below 0.19.0 only with VLLM_ROCM_USE_AITER=1 (envs.py default False;
     without it platforms/rocm.py picks TRITON_ATTN); from 0.19.0 ROCM_ATTN is the default, AITER
-    or not (calc.deploy.engines.vllm.rocm_attention)."""
-    return (("VLLM_ROCM_USE_AITER", "1"),) if _not_default_kernels(dep, "aiter") else ()
+    or not (calc.deploy.engines.vllm.rocm_attention); a stated FlashInfer MXFP4 MoE backend
+    its variable (calc.deploy.engines.vllm.moe_backend)."""
+    from calc.deploy.engines.vllm.moe_backend import env
+
+    aiter = (("VLLM_ROCM_USE_AITER", "1"),) if _not_default_kernels(dep, "aiter") else ()
+    return aiter + env(dep)  # a stated MXFP4 MoE backend: its environment variable
 
 
 def _replica(dep: Deployment, plan: launch.LaunchPlan, rules: VllmRules, role: str, count: int,
