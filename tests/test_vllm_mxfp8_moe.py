@@ -25,6 +25,7 @@ from tests.test_engine_commands import check
 
 ROOT = Path(__file__).resolve().parent.parent
 MXFP8 = "flashinfer_trtllm_mxfp4_mxfp8"
+BF16 = "flashinfer_trtllm_mxfp4_bf16"
 
 
 def _dep(hw: str = "b200", backend: str | None = MXFP8, model: str = "gpt-oss-120b", **kw):
@@ -70,9 +71,20 @@ def test_refused_where_vllm_cannot_run_it(hw, model, says):
         _dep(hw=hw, model=model)
 
 
-def test_another_name_is_refused_with_the_one_it_times():
-    with pytest.raises(InvalidInputError, match=f"modelled MoE backends: {MXFP8}"):
+def test_another_name_is_refused_with_the_ones_it_times():
+    with pytest.raises(InvalidInputError, match=f"modelled MoE backends: {MXFP8}, {BF16}"):
         _dep(backend="triton")
+
+
+def test_the_bf16_default_stated_is_the_default():
+    # vLLM's default on SM 10.x (FLASHINFER_TRTLLM_MXFP4_BF16): its own MXFP4 curve, no variable
+    dep = _dep(backend=BF16)
+    op, t, r = _experts(dep, batch=1, prompt=8192)
+    assert curve_of(op, r)[0] == "moe@vllm.mxfp4"
+    assert t == _experts(_dep(backend=None), batch=1, prompt=8192)[1]
+    assert launch_commands(dep)[0].env == ()
+    with pytest.raises(InvalidInputError, match=r"SM 10\.x GPUs only"):
+        _dep(hw="h200", backend=BF16)
 
 
 @pytest.mark.parametrize("release", ["0.15.1", "0.19.0"])
@@ -97,6 +109,10 @@ def test_the_log_line_of_the_oracle_states_it():
     built = deployment_from_log(read_log(text), hardware="b200")
     assert built.deployment.engine.moe_backend == MXFP8
     assert not [w for w in built.warnings if "MoE" in w]  # stated: nothing assumed
+    bf16 = text.replace("MXFP4_MXFP8", "MXFP4_BF16")  # the default's line: the default's curve
+    built = deployment_from_log(read_log(bf16), hardware="b200")
+    assert built.deployment.engine.moe_backend == BF16
+    assert not [w for w in built.warnings if "MoE" in w]
 
 
 def _tool(name: str):

@@ -394,8 +394,9 @@ VLLM_NONGATED_SINCE = (0, 16)
 VLLM_NONGATED_CURVES = (("fp8-tensor", "fp8_cutlass"), ("fp8", "fp8_cutlass"))
 # vLLM's MoE backends a user may state (kvcalc's --moe-backend): FlashInfer's trtllm-gen MXFP4 MoE
 # with MXFP8 activations, which gpt-oss's experts run on SM 10.x where VLLM_USE_FLASHINFER_MOE_
-# MXFP4_MXFP8=1 is set (calc.deploy.engines.vllm.moe_backend); unset, vLLM's own curve times them
-VLLM_MOE_BACKENDS = ("flashinfer_trtllm_mxfp4_mxfp8",)
+# MXFP4_MXFP8=1 is set, and with bf16 activations, the default there, which vLLM's own MXFP4 curve
+# times (calc.deploy.engines.vllm.moe_backend)
+VLLM_MOE_BACKENDS = ("flashinfer_trtllm_mxfp4_mxfp8", "flashinfer_trtllm_mxfp4_bf16")
 VLLM_FUSED_MOE = MoePipeline(
     5, 7, "vllm fused_moe.py fused_experts_impl (0.33.0) and fused_topk (0.10.1-0.33.0)",
     routing=VLLM_ROUTING, curve_release=VLLM_CURVE_RELEASE, own_routing=("mxfp4",),

@@ -202,7 +202,8 @@ OPTION_SPECS = (
         "SGLang's --moe-runner-backend for block-fp8 experts: triton, flashinfer_trtllm "
         "(trtllm-gen) or deep_gemm, each timed by its own curve where the profile has one; "
         "vLLM's flashinfer_trtllm_mxfp4_mxfp8 (gpt-oss's MXFP4 experts with MXFP8 activations "
-        "on B200/GB200/B300/GB300, set by VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1). The launch "
+        "on B200/GB200/B300/GB300, set by VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1) or "
+        "flashinfer_trtllm_mxfp4_bf16 (bf16 activations, vLLM's default there). The launch "
         "command states it. Default: the engine's (SGLang: by release, GPU and architecture).",
     ),
     Option(
