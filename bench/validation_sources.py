@@ -356,6 +356,33 @@ FITTED = (
      "profiles copy them), fit_kernels.fit_gemm's form and rules (the pooled bf16 curve's "
      "stream fraction, each row range weighed alike); shipped only where it fits SGLang's rows "
      "better than the pooled curve (not B200 / GB200 bf16, B300 / GB300 fp8_block)"),
+    ("aiconfigurator-core 0.12.0 wheel (PyPI): {b200_sxm,b300_sxm,gb200,gb300}/moe/sglang/"
+     "0.5.14/moe_perf.parquet, the w4a8_mxfp4_mxfp8 sglang_flashinfer_trtllm_moe rows (B200 "
+     "4,671, B300 7,884, GB200 and GB300 6,264); b200_sxm moe/vllm/0.24.0 and moe/trtllm/"
+     "1.3.0rc20 gpt-oss rows (2880 x 2880, 128 experts, top 4) compared beside them",
+     "FlashInfer's trtllm-gen MXFP4 MoE with MXFP8 activations (trtllm_fp4_block_scale_moe after "
+     "mxfp8_quantize) as SGLang's collector times it; vLLM's table has no rows of it (its "
+     "bf16-activation rows agree with SGLang's at gpt-oss-120b's layer: 3.242 against 3.240 ms "
+     "at 8,192 tokens)",
+     "issue 20, mxfp4big round: moe_runner.vllm.flashinfer_trtllm_mxfp4_mxfp8.mxfp4 of B200, "
+     "B300, GB200, GB300 (tools/fit_kernels.py --refit-engine-moe mxfp4 --engine vllm --runner "
+     "flashinfer_trtllm_mxfp4_mxfp8: MOE_RUNNER_ROWS taking SGLang's rows; each GPU's line the "
+     "same as its SGLang engine curve); WAVE_SHARE chunked refitted 0.110 -> 0.122 on it"),
+    ("SemiAnalysisAI/InferenceX (snapshot 843c6254f, 2026-08-21): benchmarks/"
+     "gptoss_fp4_b200_docker.sh and _slurm.sh at every revision from 27f29acbe (2025-09-21) to "
+     "b0c4ed21b (2026-01-22), benchmarks/single_node/gptoss_fp4_b200.sh at d2c2acb19 "
+     "(InferenceX#789, 2026-02-25, image v0.13.0 -> v0.15.1) and 12ba0ae07 (2026-03-26), "
+     ".github/configs/nvidia-master.yaml gptoss-fp4-b200-vllm (vllm/vllm-openai:v0.15.1; TP 1-8, "
+     "c 4-128, 1k/1k, 1k/8k, 8k/1k); ai-dynamo/aiconfigurator@095f58a51 silicon_sample.csv "
+     "silicon_data_source of the 84 gpt-oss B200 vLLM runs (74 measured 2026-02-25 on "
+     "v0.15.1, 10 on 2025-11-02 with no image)",
+     "the settings InferenceX's gpt-oss B200 vLLM scripts set: VLLM_USE_FLASHINFER_MOE_MXFP4_"
+     "MXFP8=1 from InferenceX#48 (5e92867f4, 2025-09-24) on; kv-cache-dtype fp8 from "
+     "25506e87c (2025-12-05); max-num-batched-tokens 8192, max-num-seqs 512, no prefix caching, "
+     "max-cudagraph-capture-size 2048 throughout",
+     "issue 20, mxfp4big round: the MoE backend of those runs (tools/silicon_moe_backend_rows.py "
+     "gptoss_vllm_rows -> docs/validation/aiconfigurator_silicon_moe_backend.csv, 84 rows); "
+     "their fp8 KV cache and 8,192-token budget not stated on the rows (what-if only)"),
 )
 
 
@@ -2824,6 +2851,25 @@ LOOKED_AT = (
      "issue 21, session 13 (lead): excerpts read looking for a vLLM 0.33 log to hold "
      "`capacity --engine-version 0.33` against; none is of 0.32/0.33 (older releases or a fork), "
      "not used"),
+    ("vllm 0.16.0 and 0.19.1 wheels (PyPI): model_executor/layers/quantization/mxfp4.py "
+     "(0.16.0 get_mxfp4_backend l. 103-161, Mxfp4MoEMethod.apply l. 1033-1048: "
+     "SM100_FI_MXFP4_MXFP8_TRTLLM quantises x with mxfp8_quantize, then "
+     "trtllm_fp4_block_scale_moe), fused_moe/oracle/mxfp4.py (0.19.1 l. 280-340: "
+     "FLASHINFER_TRTLLM_MXFP4_MXFP8 when the variable is set; _make_log_backend), "
+     "config/kernel.py (0.19.1 MoEBackend names); vllm 0.18.0 quantization/mxfp4.py; sglang "
+     "0.5.16 wheel layers/quantization/mxfp4.py (l. 1180-1213: flashinfer_mxfp4 at precision "
+     "'default' -> mxfp8_quantize, trtllm_fp4_block_scale_moe); ai-dynamo/aiconfigurator@"
+     "095f58a51 collector/sglang/collect_moe.py (w4a8_mxfp4_mxfp8 through flashinfer_mxfp4 "
+     "with the precision set per row)",
+     "issue 20, mxfp4big round: which kernel vLLM runs for gpt-oss on SM 10.x with the "
+     "variable InferenceX sets, and that SGLang's W4A8 rows time the same FlashInfer call "
+     "(calc/deploy/engines/vllm/moe_backend.py)"),
+    ("SemiAnalysisAI/InferenceX benchmarks/single_node/gptoss_fp4_h100.sh and _h200.sh at "
+     "626932a11 (2026-03-27, the Hopper runs' day; .github/configs/nvidia-master.yaml image "
+     "vllm/vllm-openai:v0.18.0): export VLLM_MXFP4_USE_MARLIN=1, max-num-batched-tokens 8192 "
+     "(InferenceX#789: 'Keep VLLM_MXFP4_USE_MARLIN=1 for Hopper (H100/H200)')",
+     "issue 20, mxfp4big round: the Hopper gpt-oss runs' MoE kernel is Marlin, not the Triton "
+     "kernel vLLM's MXFP4 curve times there; not modelled (left in docs/step-time.md)"),
 )
 
 

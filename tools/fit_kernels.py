@@ -484,9 +484,26 @@ MOE_ENGINE_BACKEND = {
 # outside the DeepSeek and Qwen3-MoE families on Triton (calc/deploy/engines/sglang/moe_runner.py;
 # issue 20, sgrunner round: B200; sgtriton round: the other three, each from its own 0.5.14
 # table's fused_moe_triton rows): (gpu, engine, runner, key) -> the rows' kernel_source
+#
+# A value (engine, substring) takes another engine's rows of the same kernel: vLLM's gpt-oss
+# experts under VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1 run FlashInfer's trtllm-gen MXFP4 MoE with
+# MXFP8 activations (``mxfp8_quantize`` then ``trtllm_fp4_block_scale_moe``: vllm 0.16.0
+# ``quantization/mxfp4.py`` l. 1033-1048), which vLLM's tables do not time and SGLang's
+# ``flashinfer_mxfp4`` runner calls alike at its default precision (sglang 0.5.16
+# ``quantization/mxfp4.py`` l. 1193-1213; its W4A8 rows, ``w4a8_mxfp4_mxfp8``, come first in
+# ``MOE_ENGINE_PREFER``); the two tables' bf16 rows of that kernel agree (B200, gpt-oss-120b's
+# layer at 8,192 tokens: 3.242 against 3.240 ms). Issue 20, mxfp4big round
 MOE_RUNNER_ROWS = {
-    (g, "sglang", "triton", "fp8_block"): "fused_moe_triton" for g in SGLANG_SM100_GPUS
+    **{(g, "sglang", "triton", "fp8_block"): "fused_moe_triton" for g in SGLANG_SM100_GPUS},
+    **{(g, "vllm", "flashinfer_trtllm_mxfp4_mxfp8", "mxfp4"): ("sglang", "flashinfer_trtllm")
+       for g in SGLANG_SM100_GPUS},
 }
+
+
+def runner_rows(rows) -> tuple[str | None, str]:
+    """(the engine whose rows a ``MOE_RUNNER_ROWS`` value takes, None: the runner's own; the
+    kernel_source substring)."""
+    return rows if isinstance(rows, tuple) else (None, rows)
 # engine MoE curve keys of one backend's rows of a table format (``MOE_ENGINE_BACKEND``)
 MOE_BACKEND_KEYS = {"fp8_cutlass": "fp8"}
 
@@ -1099,7 +1116,9 @@ def _fit_moe_section(tables: Tables, gpu: str, out: dict, peaks: dict, bw: float
                     out["moe_engine"].setdefault(fw, {})[key] = own[1]
                     out["stats"][f"moe@{fw}.{key}"] = own[2]
         for (g, fw, runner, key), rows in MOE_RUNNER_ROWS.items():
-            own = fit_engine_moe(mo, gpu, fw, key, fpeaks, bw, stream, rows) if g == gpu else None
+            src, sub = runner_rows(rows)
+            own = fit_engine_moe(mo, gpu, src or fw, key, fpeaks, bw, stream, sub) \
+                if g == gpu else None  # fmt: skip
             if own:
                 out.setdefault("moe_runner", {}).setdefault(fw, {}).setdefault(runner, {})
                 out["moe_runner"][fw][runner][key] = own[1]
@@ -1853,7 +1872,8 @@ def refit_runner_moe(tables: Tables, key: str, gpus, write: bool, engines, runne
         name, peaks, bw, stream, mo = _moe_fit_inputs(tables, gpu)
         for fw in engines:
             rows = MOE_RUNNER_ROWS.get((gpu, fw, runner, key))
-            own = fit_engine_moe(mo, gpu, fw, key, peaks, bw, stream, rows) if rows else None
+            src, sub = runner_rows(rows) if rows else (None, None)
+            own = fit_engine_moe(mo, gpu, src or fw, key, peaks, bw, stream, sub) if rows else None
             if own is None:
                 continue
             stat = f"moe@{fw}.{key}.{runner}"
@@ -1865,31 +1885,30 @@ def refit_runner_moe(tables: Tables, key: str, gpus, write: bool, engines, runne
 
 
 def _put_runner_line(profile: str, fw: str, runner: str, new: str) -> None:
-    """Replace ``moe_runner.<fw>.<runner>``'s line of ``profile`` for the same key, or make the
-    block (one engine, one runner) after ``moe_engine``'s where the profile has none."""
+    """Replace ``moe_runner.<fw>.<runner>``'s line of ``profile`` for the same key, or add it
+    (the engine's and the runner's heads made where missing; the block itself after
+    ``moe_engine``'s where the profile has none)."""
     path = ROOT / "hardware_profiles" / f"{profile}.yaml"
     lines = path.read_text().split("\n")
     key = new.strip().split(":")[0]
-    head = ["  moe_runner:", f"    {fw}:", f"      {runner}:"]
-    if "  moe_runner:" in lines:
-        start = lines.index("  moe_runner:")
-        if lines[start : start + 3] != head:
-            raise SystemExit(f"{path}: moe_runner holds another engine or runner first")
-        i = start + 3
-        while i < len(lines) and lines[i].startswith("        ") and not lines[i].startswith(
-            f"        {key}:"
-        ):
-            i += 1
-        if i < len(lines) and lines[i].startswith(f"        {key}:"):
-            lines[i] = new
-        else:
-            lines.insert(i, new)
-    else:
+    if "  moe_runner:" not in lines:
         at = lines.index("  moe_engine:") + 1
         while at < len(lines) and lines[at].startswith("    "):
             at += 1
         comment = "  # an engine's curves for its other fused-MoE runners, each on its rows alone"
-        lines[at:at] = [comment, *head, new]
+        lines[at:at] = [comment, "  moe_runner:"]
+    at = lines.index("  moe_runner:") + 1
+    for depth, head in ((4, f"{fw}:"), (6, f"{runner}:"), (8, f"{key}:")):
+        i = at  # the block below ``at``: the lines indented ``depth`` or more
+        while i < len(lines) and lines[i].startswith(" " * depth) and \
+                not lines[i].startswith(" " * depth + head):  # fmt: skip
+            i += 1
+        found = i < len(lines) and lines[i].startswith(" " * depth + head)
+        if depth == 8:
+            lines[i:i + found] = [new]  # replace the key's line, or add it at the block's end
+        elif not found:
+            lines.insert(i, " " * depth + head)
+        at = i + 1
     path.write_text("\n".join(lines))
 
 

@@ -18,6 +18,15 @@ variants) at every revision from 2025-11 to 2026-02 (bench/validation_sources.py
   on ``TRTLLM`` with attention TP and ``DEEPGEMM`` with attention DP;
 - H200 fp8: ``CUTLASS``.
 
+And the MoE kernels of InferenceX's gpt-oss-120b vLLM runs on B200 (issue 20, mxfp4big round):
+``benchmarks/gptoss_fp4_b200_docker.sh`` and ``_slurm.sh`` export
+``VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1`` from InferenceX#48 (5e92867f4, 2025-09-24) at every
+revision since (``benchmarks/single_node/gptoss_fp4_b200.sh`` from 2026-01-22, InferenceX#789
+at the runs' v0.15.1 image: "Keep VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1 for Blackwell"): vLLM's
+``flashinfer_trtllm_mxfp4_mxfp8`` (calc/deploy/engines/vllm/moe_backend.py). A run is
+InferenceX's here when its source is one of the dated exports and names no image or a
+``vllm/vllm-openai`` one (the master config's ``gptoss-fp4-b200-vllm`` image).
+
     python tools/silicon_moe_backend_rows.py /path/to/aiconfigurator/silicon_sample.csv
 """
 
@@ -28,13 +37,16 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from silicon_rows import ROOT, attention_dp, deepseek_trt_runs, write_mapping
+from silicon_rows import ROOT, attention_dp, deepseek_trt_runs, kept_runs, write_mapping
 
 OUT = ROOT / "docs" / "validation" / "aiconfigurator_silicon_moe_backend.csv"
 
 INFERENCEX_EXPORTS = ("source_file=2026-03-25.csv", "source_file=2026-04-06.csv")
 INFERENCEX_IMAGES = ("nvcr.io/nvidia/tensorrt-llm/release:", "nvcr.io#nvidia/tensorrt-llm/release:")
 PR594_MERGED = "2026-01-29"  # InferenceX#594: the B200 fp8 scripts from DEEPGEMM to TRTLLM
+PR48_MERGED = "2025-09-24"  # InferenceX#48: the B200 gpt-oss vLLM scripts export the MXFP8 MoE
+VLLM_IMAGE = "vllm/vllm-openai:"
+GPTOSS_MXFP8 = "flashinfer_trtllm_mxfp4_mxfp8"
 
 
 def backend_of(system: str, fmt: str, attention_dp: bool, measured: str) -> tuple[str, str] | None:
@@ -61,10 +73,25 @@ def is_inferencex(source: str) -> bool:
     return image is None or image.group(1).strip().startswith(INFERENCEX_IMAGES)
 
 
-def backend_rows(sample: Path) -> list[tuple[str, str, str, str]]:
-    """(id, backend, measured date, rule) of every InferenceX TensorRT-LLM DeepSeek-R1 run in
-    kvcalc's rows."""
+def gptoss_vllm_rows(sample: Path) -> list[tuple[str, str, str, str]]:
+    """(id, backend, measured date, rule) of every InferenceX gpt-oss vLLM run on B200 in
+    kvcalc's rows measured from InferenceX#48 on (the module docstring)."""
     out = []
+    for r, measured in kept_runs(sample, "vllm", "gpt-oss-120b"):
+        image = re.search(r"image=([^;]+)", r["silicon_data_source"])
+        if (r["system"] != "b200_sxm" or measured < PR48_MERGED
+                or not r["silicon_data_source"].startswith(INFERENCEX_EXPORTS)
+                or (image is not None and not image.group(1).strip().startswith(VLLM_IMAGE))):
+            continue
+        out.append((r["id"], GPTOSS_MXFP8, measured,
+                    "b200 gpt-oss vLLM, VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1"))
+    return out
+
+
+def backend_rows(sample: Path) -> list[tuple[str, str, str, str]]:
+    """(id, backend, measured date, rule) of every InferenceX TensorRT-LLM DeepSeek-R1 run and
+    gpt-oss vLLM B200 run in kvcalc's rows."""
+    out = gptoss_vllm_rows(sample)
     for r, measured in deepseek_trt_runs(sample):
         if r["model_path"] != "deepseek-ai/DeepSeek-R1" or not is_inferencex(
                 r["silicon_data_source"]):  # fmt: skip

@@ -19,12 +19,19 @@ KVCALC_ROWS = ROOT / "docs" / "validation" / "aiconfigurator_silicon_agg.csv"
 def deepseek_trt_runs(sample: Path) -> Iterator[tuple[dict, str]]:
     """(run, measured date) of every TensorRT-LLM DeepSeek-R1 run of ``sample`` (the upstream
     CSV) that kvcalc's rows keep and whose source states the day it was measured."""
+    return kept_runs(sample, "trtllm", "DeepSeek-R1")
+
+
+def kept_runs(sample: Path, backend: str, model: str) -> Iterator[tuple[dict, str]]:
+    """(run, measured date) of every ``backend`` run of a model path holding ``model`` in
+    ``sample`` (the upstream CSV) that kvcalc's rows keep and whose source states the day it
+    was measured."""
     with KVCALC_ROWS.open() as f:
         keep = {r["id"] for r in csv.DictReader(f)}
     with sample.open() as f:
         runs = list(csv.DictReader(f))
     for r in runs:
-        if r["id"] not in keep or r["backend"] != "trtllm" or "DeepSeek-R1" not in r["model_path"]:
+        if r["id"] not in keep or r["backend"] != backend or model not in r["model_path"]:
             continue
         m = re.search(r"measured=(\d{4}-\d\d-\d\d)", r["silicon_data_source"])
         if m is not None:

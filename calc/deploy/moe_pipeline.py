@@ -364,9 +364,12 @@ VLLM_SHARED_QUANT_EXCESS = 27.0 - 3.0
 VLLM_SHARED_QUANT_BYTES = (("fp8-tensor", VLLM_SHARED_QUANT_EXCESS),
                            ("fp8", VLLM_SHARED_QUANT_EXCESS))  # fmt: skip
 VLLM_SHARED_ACT_BYTES = ((False, 8.0), (True, 10.0))
-# vLLM's fused-MoE backends a user may state (its --moe-backend values kvcalc takes); which one
-# its oracle picks, and which curve times it: calc.deploy.engines.vllm.moe_backend
-VLLM_MOE_BACKENDS = ("flashinfer_trtllm", "flashinfer_cutlass", "triton", "deep_gemm", "marlin")
+# vLLM's fused-MoE backends a user may state (its --moe-backend values kvcalc takes, and the two
+# FlashInfer trtllm-gen MXFP4 kernels of gpt-oss's experts, set by environment: MXFP8 activations
+# under VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1, bf16 the default); which one its oracle picks, and
+# which curve times it: calc.deploy.engines.vllm.moe_backend
+VLLM_MOE_BACKENDS = ("flashinfer_trtllm", "flashinfer_cutlass", "triton", "deep_gemm", "marlin",
+                     "flashinfer_trtllm_mxfp4_mxfp8", "flashinfer_trtllm_mxfp4_bf16")
 VLLM_FUSED_MOE = MoePipeline(
     5, 7, "vllm fused_moe.py fused_experts_impl (0.33.0) and fused_topk (0.10.1-0.33.0)",
     routing=VLLM_ROUTING, curve_release=VLLM_CURVE_RELEASE, own_routing=("mxfp4",),

@@ -204,8 +204,11 @@ OPTION_SPECS = (
         "vLLM's --moe-backend (0.17.0 on; environment variables for fp8 experts at 0.16): "
         "flashinfer_trtllm, flashinfer_cutlass, triton, deep_gemm or marlin, timed by the curve "
         "of that backend's rows where kvcalc has one, another standing in (--explain says "
-        "which). The launch command states it. Default: the engine's (SGLang: by release, GPU "
-        "and architecture; vLLM: its oracle's pick by release, GPU, format and gating).",
+        "which); for gpt-oss's MXFP4 experts on B200/GB200/B300/GB300 also "
+        "flashinfer_trtllm_mxfp4_mxfp8 (MXFP8 activations, VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1) "
+        "or flashinfer_trtllm_mxfp4_bf16 (vLLM's default there). The launch command states it. "
+        "Default: the engine's (SGLang: by release, GPU and architecture; vLLM: its oracle's "
+        "pick by release, GPU, format and gating).",
     ),
     Option(
         "compile_cache", str | None, None,

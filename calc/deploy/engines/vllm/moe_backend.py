@@ -31,6 +31,18 @@ vllm==X``), 0.16.0, 0.17.0, 0.18.0, 0.19.0, 0.20.0 and 0.33.0:
   FlashInfer's trtllm-gen MXFP4 × BF16 (``SM100_FI_MXFP4_BF16``), SM 9.0 the ``triton_kernels``
   MoE (``TRITON``), ROCm Triton.
 - **int4** (weight-only, ``WNA16``): MARLIN.
+- **MXFP4 stated by environment** (issue 20, mxfp4big round): gpt-oss's experts on SM 10.x run
+  FlashInfer's trtllm-gen ``trtllm_fp4_block_scale_moe`` with bf16 activations by default
+  (``FLASHINFER_TRTLLM_MXFP4_BF16``: kvcalc's MXFP4 curve's own rows) and with the activations
+  quantised to MXFP8 first where ``VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1`` (0.16.0
+  ``quantization/mxfp4.py`` ``get_mxfp4_backend``, ``SM100_FI_MXFP4_MXFP8_TRTLLM``; 0.19.1
+  ``fused_moe/oracle/mxfp4.py``, ``FLASHINFER_TRTLLM_MXFP4_MXFP8``), as InferenceX's B200 gpt-oss
+  scripts set it from their PR #48 (2025-09-24). vLLM's tables have no rows of the MXFP8 kernel;
+  SGLang's ``flashinfer_mxfp4`` runner makes the same two calls (sglang 0.5.16
+  ``layers/quantization/mxfp4.py``), so ``moe_runner.vllm.flashinfer_trtllm_mxfp4_mxfp8`` is
+  fitted to its W4A8 rows (tools/fit_kernels.py ``MOE_RUNNER_ROWS``; both tables' bf16 rows of the
+  kernel agree: B200, gpt-oss-120b's layer at 8,192 tokens, 3.240 and 3.242 ms). Both are stated
+  by their variable at any release (none for the default), not by ``--moe-backend``.
 
 vLLM 0.10-0.15 were not read: the rule does not say (None) and the format's curve times them, as
 before. Nor GPUs other than SM 9.0, SM 10.x and AMD's (Ampere, Ada, SM 12.x). The routing a
@@ -60,7 +72,15 @@ if TYPE_CHECKING:
     from calc.deploy.deployment import Deployment
 
 # vLLM's --moe-backend values (config/kernel.py MoEBackend, 0.17.0-0.33.0) kvcalc takes
-FLASHINFER_TRTLLM, FLASHINFER_CUTLASS, TRITON, DEEP_GEMM, MARLIN = VLLM_MOE_BACKENDS
+(FLASHINFER_TRTLLM, FLASHINFER_CUTLASS, TRITON, DEEP_GEMM, MARLIN, MXFP4_MXFP8,
+ MXFP4_BF16) = VLLM_MOE_BACKENDS
+# gpt-oss's two FlashInfer MXFP4 kernels, stated by environment, not --moe-backend (the
+# docstring): the variables each needs at launch (the bf16 one is the default: none)
+MXFP4_ENV = {MXFP4_MXFP8: (("VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8", "1"),), MXFP4_BF16: ()}
+# a backend timed by its own runner curve (``KernelCurves.moe_runner.vllm``), and one that is
+# another name of the kernel the format's curve is fitted to
+RUNNER_CURVE = frozenset({MXFP4_MXFP8})
+SAME_KERNEL = {MXFP4_BF16: FLASHINFER_TRTLLM}
 
 ORACLE_READ_SINCE = (0, 16)  # the first release whose selection was read (older: not ruled)
 FLAG_SINCE = (0, 17, 0)  # --moe-backend (tests/data/engine_options/vllm-0.17.0.json on)
@@ -96,6 +116,8 @@ RUNS = {
     TRITON: ({"bf16", "fp8", "fp8_block", "mxfp4"}, {SM8X, SM90, SM100, SM120, ROCM}),
     DEEP_GEMM: ({"fp8_block"}, {SM90, SM100}),
     MARLIN: ({"fp8", "fp8_block", "nvfp4", "mxfp4", "int4"}, {SM8X, SM90, SM100, SM120}),
+    MXFP4_MXFP8: ({"mxfp4"}, {SM100}),
+    MXFP4_BF16: ({"mxfp4"}, {SM100}),
 }  # fmt: skip
 # a format a backend runs on some of its GPU families only (FlashInferExperts
 # _supports_quant_scheme: 128-block fp8 on SM 9.0, NVFP4 from SM 10.0)
@@ -167,8 +189,10 @@ def _timed(fam: str | None, grp: str, backend: str) -> tuple[str | None, str | N
     key = BACKEND_CURVE.get((fam, grp, backend))
     if key is not None:
         return key, None
+    if backend in RUNNER_CURVE:
+        return None, None  # its own runner curve (calc.deploy.rates picks it by name)
     own = OWN_CURVE.get((fam, grp))
-    if own == backend or (fam == ROCM and backend == TRITON):
+    if own == SAME_KERNEL.get(backend, backend) or (fam == ROCM and backend == TRITON):
         return None, None  # its own rows (AMD: whatever the profile's curves time)
     if own is None:
         return None, (f"kvcalc has no vLLM curve of {grp} experts on {fam}: the curve "
@@ -232,6 +256,8 @@ def cannot_run(dep: Deployment, release: str) -> str | None:
     fmt = dep.weight_dtypes.get("routed_experts")
     grp = group(fmt)
     v = parse_version(release)
+    if stated in MXFP4_ENV:
+        v = None  # stated by its environment variable at any release: no version rule
     if v is not None and v < ORACLE_READ_SINCE:
         return (f"vLLM {release}'s MoE backend selection is not modelled (kvcalc reads it from "
                 "0.16.0): drop --moe-backend")  # fmt: skip
@@ -257,12 +283,15 @@ def cannot_run(dep: Deployment, release: str) -> str | None:
 
 def launch(dep: Deployment, release: str) -> tuple[list[str], tuple[tuple[str, str], ...]]:
     """(arguments, environment) that state ``dep``'s backend to vLLM ``release``:
-    ``--moe-backend X`` from 0.17.0, ``ENV_0_16``'s variables before; nothing unstated."""
+    ``--moe-backend X`` from 0.17.0, ``ENV_0_16``'s variables before, gpt-oss's MXFP4 kernels
+    their ``MXFP4_ENV`` at any release; nothing unstated."""
     from calc.deploy.engines.versions import parse_version
 
     stated = dep.engine.moe_backend
     if stated is None or dep.model.moe is None:
         return [], ()
+    if stated in MXFP4_ENV:
+        return [], MXFP4_ENV[stated]
     v = parse_version(release)
     if v is not None and v < FLAG_SINCE:
         return [], ENV_0_16[stated]
