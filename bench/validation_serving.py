@@ -25,7 +25,8 @@ wait for a free slot when c exceeds n.
 
 Mapping: the engine's checkpoint formats (``gemm_quant_mode`` fp8 → fp8-tensor, fp8_block →
 fp8-block128, nvfp4 → nvfp4; gpt-oss keeps its released mxfp4 experts); the KV cache fp8 under
-TensorRT-LLM with an fp8/fp4 checkpoint, else the model's 16-bit; tp = the attention TP, ep =
+TensorRT-LLM with an fp8/fp4 checkpoint and where the run's script set it (``KV_ROWS``: SGLang
+DeepSeek-R1 on B200 and B300), else the model's 16-bit; tp = the attention TP, ep =
 the MoE EP (attention data parallel when ep > tp).
 """
 
@@ -84,7 +85,10 @@ FORMATS = {"fp8": "fp8-tensor", "fp8_block": "fp8-block128", "nvfp4": "nvfp4", "
 # DeepSeek-R1 prompt passes shorter.)
 # (mxfp4big round: chunked 0.110 -> 0.122, the fit's value once InferenceX's gpt-oss B200 vLLM
 # runs are timed at the MXFP8-activation MoE their scripts set: their prompt passes shorter.)
-WAVE_SHARE = {"prefill-first": 0.265, "whole-request": 0.140, "chunked": 0.122}
+# (sgdsbw round: prefill-first 0.265 -> 0.272, the fit's value once InferenceX's B200/B300 SGLang
+# DeepSeek-R1 runs hold the fp8 KV cache their scripts set (KV_ROWS): their pools twice as
+# large, fewer of their requests queue for a slot, less of their TTFT left to the wave.)
+WAVE_SHARE = {"prefill-first": 0.272, "whole-request": 0.140, "chunked": 0.122}
 
 # The CUDA graphs of the sample's TensorRT-LLM runs are not stated per record. Not
 # TensorRT-LLM's default list (1-31, 32, 64, 128 unpadded, ``Engine.cuda_graph_batch_sizes``):
@@ -234,6 +238,13 @@ MOE_BACKEND_ROWS = DATA.with_name("aiconfigurator_silicon_moe_backend.csv")
 # Deployment (EngineSettings recv_interval, batch_wait_iters, batch_wait_ratio) and charged by
 # calc.serve.admission_hold (``admission_s``)
 ADMISSION_ROWS = DATA.with_name("aiconfigurator_silicon_admission.csv")
+
+
+# The KV-cache dtype InferenceX's SGLang DeepSeek-R1 scripts on B200 and B300 set
+# (--kv-cache-dtype fp8_e4m3 at every revision; SGLang's default for the model is its 16-bit
+# dtype), which no record states: listed by tools/silicon_kv_rows.py (issue 20/21, sgdsbw round)
+KV_ROWS = DATA.with_name("aiconfigurator_silicon_kv.csv")
+KV_DTYPES = {"fp8_e4m3": "fp8"}  # the engine's flag value -> kvcalc's KV dtype
 # beside the batch waiting, InferenceX's Llama-3.1-70B TensorRT-LLM scripts set
 # batch_wait_max_tokens_ratio 0.9 and --max_num_tokens 16384 (tools/silicon_admission_rows.py);
 # the row's deployment keeps the release's default budget (its step model is fitted so), so the
@@ -253,6 +264,12 @@ def _admission() -> dict[str, tuple[int, int]]:
     with ADMISSION_ROWS.open() as f:
         return {r["id"]: (int(r["recv_interval"]), int(r["batch_wait_iters"]))
                 for r in csv.DictReader(f)}  # fmt: skip
+
+
+@cache
+def _kv_dtypes() -> dict[str, str]:
+    with KV_ROWS.open() as f:
+        return {r["id"]: KV_DTYPES[r["kv_cache_dtype"]] for r in csv.DictReader(f)}
 
 
 @cache
@@ -312,6 +329,7 @@ def rows() -> list[Row]:
                 ep = max(ep, tp * dp)
             quant = r["precision"] in ("fp8", "fp4")
             kv = "fp8" if r["backend"] == "trtllm" and quant else None
+            kv = _kv_dtypes().get(r["id"], kv)  # a KV dtype the run's script set (KV_ROWS)
             out.append(Row(r["id"], r["backend"], r["model"], r["hardware"], fmt, kv,
                            int(r["isl"]), int(r["osl"]), concurrency, tp,
                            ep if ep > 1 else 1, float(r["ttft_ms"]) / 1e3,

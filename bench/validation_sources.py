@@ -2870,6 +2870,28 @@ LOOKED_AT = (
      "(InferenceX#789: 'Keep VLLM_MXFP4_USE_MARLIN=1 for Hopper (H100/H200)')",
      "issue 20, mxfp4big round: the Hopper gpt-oss runs' MoE kernel is Marlin, not the Triton "
      "kernel vLLM's MXFP4 curve times there; not modelled (left in docs/step-time.md)"),
+    ("sglang 0.5.9, 0.5.10.post1 and 0.5.16 wheels (PyPI): srt/server_args.py "
+     "(_set_default_nsa_kv_cache_dtype: fp8_e4m3 by default only for DeepSeek V3.2's DSA on SM "
+     "10.x; the trtllm_mla backend accepts fp8_e4m3, fp4_e2m1, bf16 or auto; "
+     "_handle_gpu_memory_settings), 0.5.16 arg_groups/overrides.py (the DSA and DeepSeek V4 "
+     "fp8 defaults), model_executor/model_runner.py configure_kv_cache_dtype (0.5.9, 0.5.10) and "
+     "mem_cache/kv_cache_dtype.py (0.5.16): 'auto' is the model's dtype unless the checkpoint's "
+     "quant config says kv_cache_quant_algo FP8",
+     "issue 20/21, sgdsbw round: SGLang leaves DeepSeek-R1's KV cache 16-bit by default on B200 "
+     "and B300 at the rows' releases; no engine rule kvcalc misses"),
+    ("SemiAnalysisAI/InferenceX (mirror at 843c6254f) every main-branch revision of "
+     "benchmarks/dsr1_fp8_b200{,_docker,_slurm}.sh, dsr1_fp4_b200{,_docker,_slurm}.sh, "
+     "single_node/{,fixed_seq_len/}dsr1_fp{4,8}_b{200,300}.sh and dsr1_fp8_h200*.sh; "
+     ".github/configs/nvidia-master.yaml at 12ba0ae07 (2026-03-25, the v0.5.9-cu130 image) and "
+     "5b302f147 (2026-04-17, B300) and at 2026-03-27 on all 943 branches",
+     "issue 20/21, sgdsbw round: the B200/B300 SGLang DeepSeek-R1 scripts pass --kv-cache-dtype "
+     "fp8_e4m3 at every revision that launches the server (two 2026-01-04/05 revisions without "
+     "it live on experimental branches only), the H200 ones never; mapped to the InferenceX rows "
+     "by tools/silicon_kv_rows.py; their --mem-fraction-static 0.82 / 0.95, "
+     "--max-running-requests and --cuda-graph-max-bs 128 / 32 (TP 8 / TP 4) not applied: the "
+     "B200 8k/1k runs at c 128-512 lie outside every branch's search space (c 4-64) and their "
+     "measured TPOT rules out a 128 cap (Little's law: 239 and 260 decoding at c 256 and 512); "
+     "nothing fitted"),
 )
 
 
