@@ -194,7 +194,8 @@ class Sizes:
 
     def of(self, component: str) -> Sizes:
         """These sizes with the weights of ``component`` (its checkpoint format); made once per
-        component (a deployment's sizes serve every step asked of it: ``Deployment.op_setup``)."""
+        component (a deployment's sizes serve every step asked of it:
+        ``calc.deploy.steps.op_setup``)."""
         made = self._of
         out = made.get(component)
         if out is None:

@@ -150,6 +150,7 @@ def _busiest_array(E, k, t, ep, n_groups, groups_per_token):
         if len(_ARRAYS) >= _ARRAYS_MAX:
             _ARRAYS.clear()
         hit = _ARRAYS[key] = _busiest(E, k, t, ep, n_groups, groups_per_token)
+        hit.flags.writeable = False  # shared: read only
     return hit
 
 

@@ -295,7 +295,8 @@ def expert_params(cfg: ModelConfig, d_expert_ffn: int | None = None) -> int:
 
 
 # model_params' answers by config object (the config kept beside its answer, so its id stays
-# its own): a frozen config never changes, and a plan asks for the same few hundreds of times
+# its own): a frozen config never changes, and a plan asks for one config's counts hundreds
+# of times
 _COUNTED: dict[int, tuple[ModelConfig, ParamBreakdown]] = {}
 _COUNTED_MAX = 256  # configs remembered before the memo starts afresh (a long-lived process)
 
