@@ -438,6 +438,8 @@ class ModelConfig(Schema):
     def n_layers_of(self, *kinds: str) -> int:
         """How many layers have one of ``kinds`` (e.g. ``n_layers_of("sliding")``)."""
         counts = self.layer_counts
+        if len(kinds) == 1:  # the common call, without the set
+            return counts.get(kinds[0], 0)
         return sum(counts.get(k, 0) for k in set(kinds))
 
     @property

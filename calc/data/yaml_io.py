@@ -140,11 +140,12 @@ def _loader(fast: bool) -> type:
 
 def _parse(text: str) -> Any:
     """yaml.safe_load made strict (see _loader): libyaml's C parser when PyYAML has it (first
-    a pass over the events to refuse any alias), else the pure-Python loader."""
+    a pass over the events to refuse any alias, where the text has a ``*``, the indicator every
+    alias starts with: most files have none), else the pure-Python loader."""
     import yaml
 
     fast = getattr(yaml, "CSafeLoader", None) is not None
-    if fast:
+    if fast and "*" in text:
         for event in yaml.parse(text, Loader=yaml.CSafeLoader):
             if isinstance(event, yaml.AliasEvent):
                 raise _refuse(event, _ALIAS)

@@ -589,6 +589,13 @@ class Deployment:
             raise InvalidInputError("this needs --hardware (the GPU whose memory is budgeted)")
         return per_gpu_ledger(self)
 
+    @cached_property
+    def derived(self) -> dict:
+        """What the modules that time this deployment derive from its frozen fields alone,
+        kept with it so that it is built once however often it is asked for (the op-level view
+        of ``calc.deploy.steps.op_setup``)."""
+        return {}
+
     def describe(self) -> str:
         """'tp 4 × pp 2' style summary of the parallel layout."""
         parts = [f"tp {self.tp}"]

@@ -60,6 +60,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from typing import Any
 
 from calc.data.model_schema import ModelConfig
@@ -192,11 +193,24 @@ class Sizes:
         return self.kv if self.state is None else self.state
 
     def of(self, component: str) -> Sizes:
-        """These sizes with the weights of ``component`` (its checkpoint format)."""
-        fmt = None if self.formats is None else self.formats[component]
-        if self.components is None:
-            return replace(self, fmt=fmt)
-        return replace(self, weight=self.components[component], fmt=fmt)
+        """These sizes with the weights of ``component`` (its checkpoint format); made once per
+        component (a deployment's sizes serve every step asked of it:
+        ``calc.deploy.steps.op_setup``)."""
+        made = self._of
+        out = made.get(component)
+        if out is None:
+            fmt = None if self.formats is None else self.formats[component]
+            if self.components is None:
+                out = replace(self, fmt=fmt)
+            else:
+                out = replace(self, weight=self.components[component], fmt=fmt)
+            made[component] = out
+        return out
+
+    @cached_property
+    def _of(self) -> dict[str, Sizes]:
+        """``of``'s results by component (kept beside the frozen fields, never compared)."""
+        return {}
 
 
 def _linear(name, tokens, d_in, d_out, layers, z: Sizes, flops=None, extra_params=0):

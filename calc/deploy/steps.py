@@ -43,6 +43,7 @@ E2E = TTFT + Σ_{j=1}^{gen−1} TPOT(prompt + j).
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cache, cached_property
 from typing import Any, TypedDict, Unpack
 
 from calc.data.hardware_schema import HardwareProfile
@@ -173,10 +174,26 @@ class OpSetup:
     # format's (``MoeRunner.curve`` of ``Engine.moe_runner``); None: the format's
     moe_curve_key: str | None = None
 
+    @cached_property
+    def rates_made(self) -> dict:
+        """(id(hw), efficiency) -> (hw, the Rates formed for it): ``_rates_of``'s memo."""
+        return {}
+
 
 def op_setup(dep: Deployment) -> OpSetup:
     """The op-level view of a deployment: its sharding, layout, bytes per element and the
-    compute dtype, all resolved by ``Deployment`` (no re-resolution here)."""
+    compute dtype, all resolved by ``Deployment`` (no re-resolution here); built once per
+    deployment (kept in ``Deployment.derived``: a function of its frozen fields alone), however
+    many steps are asked of it."""
+    derived = dep.derived
+    st = derived.get("op_setup")
+    if st is None:
+        st = derived["op_setup"] = _build_op_setup(dep)
+    return st
+
+
+def _build_op_setup(dep: Deployment) -> OpSetup:
+    """``op_setup`` built afresh."""
     dtype = dep.compute_dtype
     sizes = Sizes(
         dep.weight_bytes_per_element,
@@ -248,11 +265,20 @@ def _allreduce_route(dep: Deployment):
     if dep.hardware is None or not dep.custom_allreduce:
         return None
     from calc.deploy.engines.gpus import compute_capability
+
+    rocm = str(getattr(dep.hardware, "vendor", "")).upper() == "AMD"
+    return _release_route(dep.engine.name, dep.engine_config.version,
+                          compute_capability(dep.hardware), rocm)  # fmt: skip
+
+
+@cache
+def _release_route(engine: str, version: str, capability, rocm: bool):
+    """``engine_route`` of the release ``version`` of ``engine`` on a GPU of ``capability``
+    (a function of those alone: the release's rules are data), formed once per key."""
+    from calc.deploy.engines import engine as engine_of
     from calc.deploy.parallel import engine_route
 
-    rules = dep.engine_model.rules(dep.engine_config.version)
-    rocm = str(getattr(dep.hardware, "vendor", "")).upper() == "AMD"
-    return engine_route(rules, compute_capability(dep.hardware), rocm)
+    return engine_route(engine_of(engine).rules(version), capability, rocm)
 
 
 def _bound(op: Op, r: Rates) -> str:
@@ -275,18 +301,7 @@ def _step(st: OpSetup, hw, efficiency, raw: list[Op]) -> Step:
     bytes only (times and bounds None)."""
     flops = sum(op.flops for op in raw)
     moved = sum(op.bytes for op in raw if op.kind == COMPUTE)
-    r = None
-    if hw is not None:
-        r = rates(hw, st.dtype, efficiency, st.weight_dtype, st.custom_allreduce, st.kv_dtype,
-                  st.engine, st.moe_release_scale, st.allreduce_route)  # fmt: skip
-        if st.gather_note:
-            r = replace(r, gather_note=st.gather_note)
-        if st.moe_backend_fit is not None:
-            r = replace(r, moe_backend_fit=st.moe_backend_fit)
-        if st.moe_runner is not None:
-            r = replace(r, moe_runner=st.moe_runner)
-        if st.moe_curve_key is not None:
-            r = replace(r, moe_curve_key=st.moe_curve_key)
+    r = _rates_of(st, hw, efficiency) if hw is not None else None
     times = [op_time(op, r) for op in raw] if r is not None else [None] * len(raw)
     kernels = _attention_kernels(st, efficiency) if r is not None else None
     if kernels is not None and kernels.walk is not None:
@@ -310,6 +325,28 @@ def _step(st: OpSetup, hw, efficiency, raw: list[Op]) -> Step:
         raw, times, timings = calibrated(raw, times, timings, cal)
     total = sum(times) if r is not None else None
     return Step(total, flops, moved, timings, efficiency, st.dtype, r, raw, cal, kernels)
+
+
+def _rates_of(st: OpSetup, hw, efficiency: str) -> Rates:
+    """The rates ``st``'s ops run at on ``hw`` at ``efficiency``, formed once per (hw,
+    efficiency) for a setup (``OpSetup.rates_made``; a deployment asks for many steps)."""
+    made = st.rates_made
+    key = (id(hw), efficiency)
+    hit = made.get(key)
+    if hit is not None and hit[0] is hw:
+        return hit[1]
+    r = rates(hw, st.dtype, efficiency, st.weight_dtype, st.custom_allreduce, st.kv_dtype,
+              st.engine, st.moe_release_scale, st.allreduce_route)  # fmt: skip
+    if st.gather_note:
+        r = replace(r, gather_note=st.gather_note)
+    if st.moe_backend_fit is not None:
+        r = replace(r, moe_backend_fit=st.moe_backend_fit)
+    if st.moe_runner is not None:
+        r = replace(r, moe_runner=st.moe_runner)
+    if st.moe_curve_key is not None:
+        r = replace(r, moe_curve_key=st.moe_curve_key)
+    made[key] = (hw, r)
+    return r
 
 
 def _attention_kernels(st: OpSetup, efficiency: str) -> AttentionKernels | None:

@@ -130,8 +130,28 @@ def busiest_active_experts(n_experts, experts_per_token, tokens, ep, n_groups=1,
     out = np.full(t.shape, float(n))
     open_ = n * (1 - k / E) ** t >= SATURATED
     if open_.any():
-        out[open_] = _busiest(E, k, t[open_], ep, n_groups, groups_per_token)
+        out[open_] = _busiest_array(E, k, t[open_], ep, n_groups, groups_per_token)
     return out
+
+
+# _busiest's answers by its exact arguments (the token counts' bytes): a plan times the same
+# deployment's step table over the same token grid again and again
+_ARRAYS: dict[tuple, np.ndarray] = {}
+_ARRAYS_MAX = 128  # answers kept before the memo starts afresh
+
+
+def _busiest_array(E, k, t, ep, n_groups, groups_per_token):
+    """``_busiest`` at the token counts ``t`` (a float64 array), computed once per argument
+    set (the caller copies the answer out; it is never handed on)."""
+    args = (E, k, ep, n_groups, groups_per_token)
+    key = (args, tuple(type(a) for a in args), t.shape, t.tobytes())
+    hit = _ARRAYS.get(key)
+    if hit is None:
+        if len(_ARRAYS) >= _ARRAYS_MAX:
+            _ARRAYS.clear()
+        hit = _ARRAYS[key] = _busiest(E, k, t, ep, n_groups, groups_per_token)
+        hit.flags.writeable = False  # shared: read only
+    return hit
 
 
 @lru_cache(maxsize=4096)

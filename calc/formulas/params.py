@@ -294,12 +294,32 @@ def expert_params(cfg: ModelConfig, d_expert_ffn: int | None = None) -> int:
     return ffn_params(m.d_latent or cfg.d_model, width, cfg.ffn_kind == "gated", cfg.ffn_bias)
 
 
+# model_params' answers by config object (the config kept beside its answer, so its id stays
+# its own): a frozen config never changes, and a plan asks for one config's counts hundreds
+# of times
+_COUNTED: dict[int, tuple[ModelConfig, ParamBreakdown]] = {}
+_COUNTED_MAX = 256  # configs remembered before the memo starts afresh (a long-lived process)
+
+
 def model_params(cfg: ModelConfig) -> ParamBreakdown:
     """Total and per-part parameter counts of ``cfg`` (no MTP/draft modules).
 
     Attention counts once per attention layer (full, sliding or chunked), SSM mixers once per
     Mamba layer, FFNs once per layer that has one (dense or MoE by ``cfg.is_moe_layer``).
+    Counted once per config object (``_COUNTED``).
     """
+    hit = _COUNTED.get(id(cfg))
+    if hit is not None and hit[0] is cfg:
+        return hit[1]
+    out = _count_params(cfg)
+    if len(_COUNTED) >= _COUNTED_MAX:
+        _COUNTED.clear()
+    _COUNTED[id(cfg)] = (cfg, out)
+    return out
+
+
+def _count_params(cfg: ModelConfig) -> ParamBreakdown:
+    """``model_params`` counted afresh."""
     from calc.data.model_schema import SSM_LAYER_TYPES
     from calc.formulas.ssm import layer_ssm_params
 

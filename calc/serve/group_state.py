@@ -149,7 +149,7 @@ class GroupState:
         self.full = False  # SGLang's batch_is_full: no admission until a request leaves
         self.ratio_base = 1.0  # SGLang's new_token_ratio: its last reset value and the
         self.ratio_steps = 0  # decode batches since
-        self.dec_times: dict[int, tuple[float, float]] = {}  # b -> (decode_s, ctx_slope)
+        self.dec_times: dict[int, tuple] = {}  # b -> (decode_s, ctx_slope, loop_floor_s)
         # the engine's admission holds (calc.serve.admission): SGLang's receive interval N and
         # its count of weighted forwards since the last receive (a decode 1, any other N: the
         # skipper's 1000 fires at once); TensorRT-LLM's batch wait of T iterations below a

@@ -42,9 +42,8 @@ def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool,
     extra = 0
     ds = s.dec_times.get(b)  # ``decode_times``, inlined
     if ds is None:
-        ds = s.dec_times[b] = (step.decode_s(b), step.ctx_slope(b))
-    d, slope = ds
-    floor = step.loop_floor_s(b)
+        ds = s.dec_times[b] = (step.decode_s(b), step.ctx_slope(b), step.loop_floor_s(b))
+    d, slope, floor = ds
     if floor > d + slope * ctx_sum:  # the engine's overlapped loop outlasts this GPU step
         k_run, d = 1, floor - slope * ctx_sum  # one iteration, the loop's time
     if k_run > 1:
@@ -119,13 +118,14 @@ def after_decodes(count: int, interval: int, k: int) -> int:
     return c - interval * ((c - 1) // interval)
 
 
-def decode_times(s: GroupState, step, b: int) -> tuple[float, float]:
-    """(d, γ) of a decode iteration of ``b`` sequences: ``step.decode_s(b)`` and
-    ``step.ctx_slope(b)``, looked up once per batch size (``s.dec_times`` lives as long as
-    the group's run, or the simulation's whose groups it serves: one step time throughout)."""
+def decode_times(s: GroupState, step, b: int) -> tuple[float, float, float]:
+    """(d, γ, floor) of a decode iteration of ``b`` sequences: ``step.decode_s(b)``,
+    ``step.ctx_slope(b)`` and ``step.loop_floor_s(b)``, looked up once per batch size
+    (``s.dec_times`` lives as long as the group's run, or the simulation's whose groups it
+    serves: one step time throughout)."""
     ds = s.dec_times.get(b)
     if ds is None:
-        ds = s.dec_times[b] = (step.decode_s(b), step.ctx_slope(b))
+        ds = s.dec_times[b] = (step.decode_s(b), step.ctx_slope(b), step.loop_floor_s(b))
     return ds
 
 

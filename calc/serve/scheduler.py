@@ -144,10 +144,10 @@ def run_group(
     rows)``, ``decode_s(b)``, ``ctx_slope(b)``); at most ``max_in_flight`` requests open at once
     when given (a benchmark client's concurrency: the rest wait for a finish). ``tokens``: keep
     the token gaps (ITL) and each request's longest (off: the loop as fast as without them;
-    a plan or a check reads no ITL). ``dec_times``: the (decode_s, ctx_slope) of each batch
-    size looked up so far with this ``step`` (groups of one simulation share it). ``lead``:
-    under a client's concurrency, each request's time from its send to the engine (the
-    front-end's; None: 0): a request sent at a finish reaches the engine that much later."""
+    a plan or a check reads no ITL). ``dec_times``: the (decode_s, ctx_slope, loop_floor_s) of
+    each batch size looked up so far with this ``step`` (groups of one simulation share it).
+    ``lead``: under a client's concurrency, each request's time from its send to the engine
+    (the front-end's; None: 0): a request sent at a finish reaches the engine that much later."""
     s = GroupState(arrival, prompt, gen, shared, limits, max_in_flight, tokens, lead)
     if dec_times is not None:
         s.dec_times = dec_times

@@ -103,11 +103,14 @@ class StepTable:
     loop_stages: int = 1
 
     def __post_init__(self) -> None:
-        # plain lists: a simulation indexes them once per iteration (faster than numpy
-        # scalars)
+        # plain lists of floats: a simulation indexes them once per iteration (faster than
+        # numpy scalars); float64's tolist, each entry float(x) exactly
+        import numpy as np
+
         for name in ("tokens_s", "rows_s", "prefill_grid", "prefill_attn_s", "attn_base_s",
                      "attn_per_token_s"):  # fmt: skip
-            object.__setattr__(self, f"_{name}", [float(x) for x in getattr(self, name)])
+            values = np.asarray(getattr(self, name), dtype=np.float64).tolist()
+            object.__setattr__(self, f"_{name}", values)
         # eager passes: above this many tokens, or with a prompt chunk where only decode is
         # captured (plain attributes: checked once per iteration)
         top = self.graph_tokens
@@ -119,6 +122,9 @@ class StepTable:
         # the overlapped engine loop per sequence of an iteration [s] (0: none)
         object.__setattr__(self, "_loop_s", self.host.loop_s(1) * self.loop_stages)
         object.__setattr__(self, "_prefill_memo", {})  # p -> Ap(p), filled as asked
+        # the host's time per step and per sequence (read once per iteration)
+        object.__setattr__(self, "_host_step_s", self.host.per_step_s)
+        object.__setattr__(self, "_host_seq_s", self.host.per_sequence_s)
 
     def _tokens(self, n: int) -> float:
         L = self._tokens_s
@@ -201,16 +207,22 @@ class StepTable:
         n = b
         keys = 0.0  # the decode attention's γ_b C
         if b:
-            a, gamma = self._attn(b)
-            attn, keys = a, gamma * ctx_sum
+            A = self._attn_base_s
+            if b < len(A):  # ``_attn``, inlined
+                attn, keys = A[b], self._attn_per_token_s[b] * ctx_sum
+            else:
+                a, gamma = self._attn(b)
+                attn, keys = a, gamma * ctx_sum
         else:
             attn = self.attn_fixed_s
-        for h, k in chunks:
-            n += k
-            attn += self.prefill_attn(h + k) - (self.prefill_attn(h) if h else 0.0)
+        if chunks:
+            prefill_attn = self.prefill_attn
+            for h, k in chunks:
+                n += k
+                attn += prefill_attn(h + k) - (prefill_attn(h) if h else 0.0)
         if n == 0:
             return 0.0
-        host = self.host.per_step_s + self.host.per_sequence_s * (b + len(chunks))
+        host = self._host_step_s + self._host_seq_s * (b + len(chunks))
         gpu = self._tokens(n) + self._rows(rows) + attn
         if self._no_graph(n) or (chunks and self._eager_chunks):
             gpu = max(gpu, self._eager_prefill if chunks else self.eager_s)
