@@ -84,7 +84,10 @@ FORMATS = {"fp8": "fp8-tensor", "fp8_block": "fp8-block128", "nvfp4": "nvfp4", "
 # DeepSeek-R1 prompt passes shorter.)
 # (mxfp4big round: chunked 0.110 -> 0.122, the fit's value once InferenceX's gpt-oss B200 vLLM
 # runs are timed at the MXFP8-activation MoE their scripts set: their prompt passes shorter.)
-WAVE_SHARE = {"prefill-first": 0.265, "whole-request": 0.140, "chunked": 0.122}
+# (marlinfp4 round: chunked 0.122 -> 0.089, the fit's value once InferenceX's gpt-oss H100/H200
+# vLLM runs from InferenceX#327 on are timed at the Marlin MXFP4 MoE their scripts set: their
+# prompt passes longer.)
+WAVE_SHARE = {"prefill-first": 0.265, "whole-request": 0.140, "chunked": 0.089}
 
 # The CUDA graphs of the sample's TensorRT-LLM runs are not stated per record. Not
 # TensorRT-LLM's default list (1-31, 32, 64, 128 unpadded, ``Engine.cuda_graph_batch_sizes``):
