@@ -67,6 +67,9 @@ class Run:
     mamba_ssm_dtype: str | None = None
     # SGLang --max-prefill-tokens where the server states it (None: the default, 16,384)
     max_prefill_tokens: int | None = None
+    # the fused-MoE backend the server's script states (EngineSettings.moe_backend; vLLM's
+    # marlin for VLLM_MXFP4_USE_MARLIN=1); None: the engine's default
+    moe_backend: str | None = None
 
     @property
     def gpus(self) -> int:
@@ -151,7 +154,8 @@ def deployment(run: Run, max_num_seqs: int | None = None):
                             max_batched_tokens=run.max_batched_tokens,
                             prefix_cache=run.prefix_cache,
                             mamba_ssm_dtype=run.mamba_ssm_dtype,
-                            max_prefill_tokens=run.max_prefill_tokens)  # fmt: skip
+                            max_prefill_tokens=run.max_prefill_tokens,
+                            moe_backend=run.moe_backend)  # fmt: skip
     return Deployment.build(load_model(run.model), load_hardware(run.hardware), tp=run.tp,
                             ep=run.ep, weight_dtype=run.weight_dtype, kv_dtype=run.kv_dtype,
                             engine=engine)  # fmt: skip

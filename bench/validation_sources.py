@@ -383,6 +383,33 @@ FITTED = (
      "issue 20, mxfp4big round: the MoE backend of those runs (tools/silicon_moe_backend_rows.py "
      "gptoss_vllm_rows -> docs/validation/aiconfigurator_silicon_moe_backend.csv, 84 rows); "
      "their fp8 KV cache and 8,192-token budget not stated on the rows (what-if only)"),
+    ("aiconfigurator-core 0.12.0 wheel (PyPI): {h100_sxm,h200_sxm}/moe/vllm/0.24.0/"
+     "moe_perf.parquet, the w4a16_mxfp4 vllm_compressedtensorsw4a4mxfp4moe_marlin_marlinexperts "
+     "rows (972 each, 324 balanced fitted; one shape: 3584 x 3072, 896 experts, top 16, MoE TP "
+     "1-128 / EP 2-16), beside the same tables' gpt-oss Triton rows (2880 x 2880, 32 and 128 "
+     "experts, top 4)",
+     "vLLM's Marlin MXFP4 MoE (MarlinExperts, moe_wna16_marlin_gemm on fp4 e2m1 weights with "
+     "e8m0 group-32 scales, bf16 activations), the kernel gpt-oss's method runs with "
+     "VLLM_MXFP4_USE_MARLIN=1",
+     "issue 20, marlinfp4 round: moe_runner.vllm.marlin.mxfp4 of H100 (compute 0.211 of the "
+     "bf16 peak, median |error| 17.3%) and H200 (0.2004, 15.1%) by tools/fit_kernels.py "
+     "--refit-engine-moe mxfp4 --engine vllm --runner marlin (MOE_RUNNER_ROWS, runner_frame "
+     "keeping the MXFP4_OFF_PATH rows for this runner alone); WAVE_SHARE chunked refitted "
+     "0.122 -> 0.089 on it"),
+    ("SemiAnalysisAI/InferenceX (snapshot 843c6254f): 4e52ed4c6 (InferenceX#327, merged "
+     "2026-01-02: 'Add VLLM_MXFP4_USE_MARLIN=1 to H100 and H200 benchmark scripts', "
+     "benchmarks/gptoss_fp4_h100_docker.sh, _h100_slurm.sh, _h200_slurm.sh), git log -S of the "
+     "variable over benchmarks/ (no removal before 2026-05-01), 626932a11 "
+     "single_node/gptoss_fp4_h100.sh l. 35 and _h200.sh l. 52 (2026-03-27), f267602ff "
+     "single_node/gptoss_fp4_h100.sh l. 28 (2026-03-01, InferenceX#828's server); "
+     "ai-dynamo/aiconfigurator@095f58a51 silicon_sample.csv silicon_data_source of the gpt-oss "
+     "H100/H200 vLLM runs (2025-11-02 to 2025-12-08: no image or v0.11.2; 2026-03-27: v0.18.0)",
+     "which InferenceX gpt-oss Hopper runs set Marlin: those measured from #327 on (H100 58, "
+     "H200 66 of kvcalc's rows); InferenceX#828's H100 rows' server sets it too",
+     "issue 20, marlinfp4 round: tools/silicon_moe_backend_rows.py GPTOSS_BACKENDS -> "
+     "docs/validation/aiconfigurator_silicon_moe_backend.csv (124 marlin rows); "
+     "docs/validation/published_runs_2026.yaml ix828 rows moe_backend: marlin (a setting read "
+     "from the server script, not fitted)"),
 )
 
 
@@ -2892,6 +2919,18 @@ LOOKED_AT = (
      "B200 8k/1k runs at c 128-512 lie outside every branch's search space (c 4-64) and their "
      "measured TPOT rules out a 128 cap (Little's law: 239 and 260 decoding at c 256 and 512); "
      "nothing fitted"),
+    ("vllm 0.16.0, 0.17.0, 0.18.0, 0.19.0, 0.19.1, 0.20.0, 0.33.0 wheels (PyPI): "
+     "quantization/mxfp4.py get_mxfp4_backend, select_gemm_impl, get_fused_moe_quant_config "
+     "(0.18.0 l. 109-173, 925-1000: VLLM_MXFP4_USE_MARLIN -> MARLIN -> MarlinExperts with "
+     "mxfp4_w4a16_moe_quant_config; no moe_backend read at 0.16-0.18); 0.18.0 "
+     "compressed_tensors_moe.py CompressedTensorsW4A4Mxfp4MoEMethod (MarlinExperts, "
+     "make_mxfp4_moe_quant_config = mxfp4_w4a16_moe_quant_config, "
+     "prepare_moe_fp4_layer_for_marlin); fused_moe/oracle/mxfp4.py (0.19.0 on: "
+     "map_mxfp4_backend 'marlin' -> MARLIN, the variable still honoured at 0.19.1 l. 336); "
+     "0.33.0 envs.py (no VLLM_MXFP4_USE_MARLIN)",
+     "issue 20, marlinfp4 round: that the compressed-tensors Marlin rows time gpt-oss's Marlin "
+     "kernel, and how a release is told it (MXFP4_MARLIN_ENV before 0.19.0, --moe-backend "
+     "marlin from it; calc/deploy/engines/vllm/moe_backend.py)"),
 )
 
 

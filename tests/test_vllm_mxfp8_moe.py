@@ -142,7 +142,8 @@ def test_inferencex_gptoss_b200_runs_from_its_pr48(tmp_path, monkeypatch):
          src + "; image=vllm/vllm-openai:v0.15.1"),
         ("b", "vllm", "openai/gpt-oss-120b", "b200_sxm", "nvfp4", "1",
          "source_file=2026-04-06.csv; measured=2025-11-02T00:00:00.000Z"),  # no image: #48 on
-        ("c", "vllm", "openai/gpt-oss-120b", "h100_sxm", "nvfp4", "1", src),  # Hopper: Marlin
+        # Hopper: Marlin, from InferenceX#327 (2026-01-02; the marlinfp4 round)
+        ("c", "vllm", "openai/gpt-oss-120b", "h100_sxm", "nvfp4", "1", src),
         ("d", "vllm", "openai/gpt-oss-120b", "b200_sxm", "nvfp4", "1",
          "source_file=2026-04-06.csv; measured=2025-09-20T00:00:00Z"),  # before #48
         ("e", "vllm", "openai/gpt-oss-120b", "b200_sxm", "nvfp4", "1",
@@ -154,7 +155,7 @@ def test_inferencex_gptoss_b200_runs_from_its_pr48(tmp_path, monkeypatch):
         w.writerow(head)
         w.writerows(runs)
     got = rows.backend_rows(sample)
-    assert [(r[0], r[1]) for r in got] == [("a", MXFP8), ("b", MXFP8)]
+    assert [(r[0], r[1]) for r in got] == [("a", MXFP8), ("b", MXFP8), ("c", "marlin")]
 
 
 def test_the_runner_line_goes_beside_another_engines(tmp_path, monkeypatch):

@@ -493,11 +493,36 @@ MOE_ENGINE_BACKEND = {
 # ``quantization/mxfp4.py`` l. 1193-1213; its W4A8 rows, ``w4a8_mxfp4_mxfp8``, come first in
 # ``MOE_ENGINE_PREFER``); the two tables' bf16 rows of that kernel agree (B200, gpt-oss-120b's
 # layer at 8,192 tokens: 3.242 against 3.240 ms). Issue 20, mxfp4big round
+#
+# vLLM's gpt-oss experts under VLLM_MXFP4_USE_MARLIN=1 (or ``--moe-backend marlin`` from 0.19.0)
+# on H100 and H200 run ``MarlinExperts`` with ``mxfp4_w4a16_moe_quant_config`` after
+# ``prepare_moe_fp4_layer_for_marlin`` (vllm 0.18.0 ``quantization/mxfp4.py``
+# ``get_mxfp4_backend``, ``select_gemm_impl``), the experts class, quant config and weight
+# repacking of the compressed-tensors W4A4 MXFP4 method (0.18.0
+# ``compressed_tensors_moe.py`` ``CompressedTensorsW4A4Mxfp4MoEMethod``), whose rows vLLM
+# 0.24.0's tables time (``MXFP4_OFF_PATH``: off the pooled and engine fits, kept for this
+# runner alone by ``runner_keep``). Issue 20, marlinfp4 round
 MOE_RUNNER_ROWS = {
     **{(g, "sglang", "triton", "fp8_block"): "fused_moe_triton" for g in SGLANG_SM100_GPUS},
     **{(g, "vllm", "flashinfer_trtllm_mxfp4_mxfp8", "mxfp4"): ("sglang", "flashinfer_trtllm")
        for g in SGLANG_SM100_GPUS},
+    **{(g, "vllm", "marlin", "mxfp4"): "compressedtensorsw4a4mxfp4moe_marlin"
+       for g in ("h100_sxm", "h200_sxm")},
 }
+
+
+def runner_keep(sub: str):
+    """``moe_default_path`` with the rows of kernel_source substring ``sub`` kept too (a
+    ``Tables.newest`` filter for a runner whose rows that filter drops)."""
+    return lambda frame: moe_default_path(frame) | frame.kernel_source.str.contains(sub)
+
+
+def runner_frame(tables: Tables, gpu: str, sub: str, mo):
+    """The MoE table a runner's fit on ``gpu`` reads: ``mo`` (the default paths), or the newest
+    tables again with its own rows kept where ``moe_default_path`` drops them."""
+    if MXFP4_OFF_PATH not in sub:
+        return mo
+    return tables.newest(gpu, "moe", "moe_perf", by="moe_dtype", keep=runner_keep(sub))
 
 
 def runner_rows(rows) -> tuple[str | None, str]:
@@ -1117,8 +1142,8 @@ def _fit_moe_section(tables: Tables, gpu: str, out: dict, peaks: dict, bw: float
                     out["stats"][f"moe@{fw}.{key}"] = own[2]
         for (g, fw, runner, key), rows in MOE_RUNNER_ROWS.items():
             src, sub = runner_rows(rows)
-            own = fit_engine_moe(mo, gpu, src or fw, key, fpeaks, bw, stream, sub) \
-                if g == gpu else None  # fmt: skip
+            own = fit_engine_moe(runner_frame(tables, gpu, sub, mo), gpu, src or fw, key,
+                                 fpeaks, bw, stream, sub) if g == gpu else None  # fmt: skip
             if own:
                 out.setdefault("moe_runner", {}).setdefault(fw, {}).setdefault(runner, {})
                 out["moe_runner"][fw][runner][key] = own[1]
@@ -1873,7 +1898,8 @@ def refit_runner_moe(tables: Tables, key: str, gpus, write: bool, engines, runne
         for fw in engines:
             rows = MOE_RUNNER_ROWS.get((gpu, fw, runner, key))
             src, sub = runner_rows(rows) if rows else (None, None)
-            own = fit_engine_moe(mo, gpu, src or fw, key, peaks, bw, stream, sub) if rows else None
+            own = fit_engine_moe(runner_frame(tables, gpu, sub, mo), gpu, src or fw, key, peaks,
+                                 bw, stream, sub) if rows else None  # fmt: skip
             if own is None:
                 continue
             stat = f"moe@{fw}.{key}.{runner}"

@@ -27,6 +27,14 @@ at the runs' v0.15.1 image: "Keep VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1 for Blac
 InferenceX's here when its source is one of the dated exports and names no image or a
 ``vllm/vllm-openai`` one (the master config's ``gptoss-fp4-b200-vllm`` image).
 
+And on H100 and H200 (issue 20, marlinfp4 round): ``benchmarks/gptoss_fp4_h100_docker.sh``,
+``gptoss_fp4_h100_slurm.sh`` and ``gptoss_fp4_h200_slurm.sh`` export ``VLLM_MXFP4_USE_MARLIN=1``
+from InferenceX#327 (4e52ed4c6, merged 2026-01-02: "Add VLLM_MXFP4_USE_MARLIN=1 to H100 and
+H200 benchmark scripts"), ``benchmarks/single_node/gptoss_fp4_h100.sh`` and ``_h200.sh`` after
+InferenceX#406 (2026-01-22) and at 626932a11 (2026-03-27, the v0.18.0 runs' day): vLLM's Marlin
+MXFP4 MoE (``marlin``). The runs measured before (2025-11-02 to 2025-12-08, v0.11.2 or no image)
+ran vLLM's default there, the Triton kernel, and get no backend.
+
     python tools/silicon_moe_backend_rows.py /path/to/aiconfigurator/silicon_sample.csv
 """
 
@@ -47,6 +55,14 @@ PR594_MERGED = "2026-01-29"  # InferenceX#594: the B200 fp8 scripts from DEEPGEM
 PR48_MERGED = "2025-09-24"  # InferenceX#48: the B200 gpt-oss vLLM scripts export the MXFP8 MoE
 VLLM_IMAGE = "vllm/vllm-openai:"
 GPTOSS_MXFP8 = "flashinfer_trtllm_mxfp4_mxfp8"
+PR327_MERGED = "2026-01-02"  # InferenceX#327: the H100/H200 gpt-oss vLLM scripts set Marlin
+# the InferenceX gpt-oss vLLM scripts' MoE backend by GPU: (set from, backend, rule)
+GPTOSS_BACKENDS = {
+    "b200_sxm": (PR48_MERGED, GPTOSS_MXFP8,
+                 "b200 gpt-oss vLLM, VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1"),
+    "h100_sxm": (PR327_MERGED, "marlin", "h100 gpt-oss vLLM, VLLM_MXFP4_USE_MARLIN=1"),
+    "h200_sxm": (PR327_MERGED, "marlin", "h200 gpt-oss vLLM, VLLM_MXFP4_USE_MARLIN=1"),
+}
 
 
 def backend_of(system: str, fmt: str, attention_dp: bool, measured: str) -> tuple[str, str] | None:
@@ -75,22 +91,22 @@ def is_inferencex(source: str) -> bool:
 
 def gptoss_vllm_rows(sample: Path) -> list[tuple[str, str, str, str]]:
     """(id, backend, measured date, rule) of every InferenceX gpt-oss vLLM run on B200 in
-    kvcalc's rows measured from InferenceX#48 on (the module docstring)."""
+    kvcalc's rows measured from InferenceX#48 on, on H100 and H200 from InferenceX#327 on (the
+    module docstring)."""
     out = []
     for r, measured in kept_runs(sample, "vllm", "gpt-oss-120b"):
         image = re.search(r"image=([^;]+)", r["silicon_data_source"])
-        if (r["system"] != "b200_sxm" or measured < PR48_MERGED
-                or not r["silicon_data_source"].startswith(INFERENCEX_EXPORTS)
+        since, backend, rule = GPTOSS_BACKENDS.get(r["system"], ("9999", None, None))
+        if (measured < since or not r["silicon_data_source"].startswith(INFERENCEX_EXPORTS)
                 or (image is not None and not image.group(1).strip().startswith(VLLM_IMAGE))):
             continue
-        out.append((r["id"], GPTOSS_MXFP8, measured,
-                    "b200 gpt-oss vLLM, VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1"))
+        out.append((r["id"], backend, measured, rule))
     return out
 
 
 def backend_rows(sample: Path) -> list[tuple[str, str, str, str]]:
     """(id, backend, measured date, rule) of every InferenceX TensorRT-LLM DeepSeek-R1 run and
-    gpt-oss vLLM B200 run in kvcalc's rows."""
+    gpt-oss vLLM B200, H100 and H200 run in kvcalc's rows that set a backend."""
     out = gptoss_vllm_rows(sample)
     for r, measured in deepseek_trt_runs(sample):
         if r["model_path"] != "deepseek-ai/DeepSeek-R1" or not is_inferencex(

@@ -206,7 +206,8 @@ OPTION_SPECS = (
         "of that backend's rows where kvcalc has one, another standing in (--explain says "
         "which); for gpt-oss's MXFP4 experts on B200/GB200/B300/GB300 also "
         "flashinfer_trtllm_mxfp4_mxfp8 (MXFP8 activations, VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1) "
-        "or flashinfer_trtllm_mxfp4_bf16 (vLLM's default there). The launch command states it. "
+        "or flashinfer_trtllm_mxfp4_bf16 (vLLM's default there); marlin for them is "
+        "VLLM_MXFP4_USE_MARLIN=1 before vLLM 0.19.0. The launch command states it. "
         "Default: the engine's (SGLang: by release, GPU and architecture; vLLM: its oracle's "
         "pick by release, GPU, format and gating).",
     ),

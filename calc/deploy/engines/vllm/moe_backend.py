@@ -43,6 +43,18 @@ vllm==X``), 0.16.0, 0.17.0, 0.18.0, 0.19.0, 0.20.0 and 0.33.0:
   fitted to its W4A8 rows (tools/fit_kernels.py ``MOE_RUNNER_ROWS``; both tables' bf16 rows of the
   kernel agree: B200, gpt-oss-120b's layer at 8,192 tokens, 3.240 and 3.242 ms). Both are stated
   by their variable at any release (none for the default), not by ``--moe-backend``.
+- **MXFP4 on Marlin** (issue 20, marlinfp4 round): on SM 9.0 ``VLLM_MXFP4_USE_MARLIN=1`` puts
+  gpt-oss's experts on ``MarlinExperts`` (``fused_marlin_moe.py``) with
+  ``mxfp4_w4a16_moe_quant_config`` after ``prepare_moe_fp4_layer_for_marlin`` (0.18.0
+  ``quantization/mxfp4.py`` ``get_mxfp4_backend``, ``select_gemm_impl``; the Triton kernel
+  otherwise), as InferenceX's H100/H200 gpt-oss scripts set it; the compressed-tensors W4A4 MXFP4
+  method runs the same experts class, quant config and repacking (0.18.0
+  ``compressed_tensors_moe.py``), and vLLM 0.24.0's tables time that method's Marlin rows:
+  ``moe_runner.vllm.marlin.mxfp4`` (H100, H200). 0.16.0-0.18.0's MXFP4 method reads no
+  ``--moe-backend``; from 0.19.0 ``fused_moe/oracle/mxfp4.py`` maps ``--moe-backend marlin``
+  to it (``map_mxfp4_backend``), and 0.33.0's ``envs.py`` no longer has the variable: stated by
+  the variable before 0.19.0 and by the flag from 0.19.0 (``MXFP4_MARLIN_FLAG_SINCE``;
+  0.19.0-0.20.0 honour both).
 
 vLLM 0.10-0.15 were not read: the rule does not say (None) and the format's curve times them, as
 before. Nor GPUs other than SM 9.0, SM 10.x and AMD's (Ampere, Ada, SM 12.x). The routing a
@@ -77,9 +89,18 @@ if TYPE_CHECKING:
 # gpt-oss's two FlashInfer MXFP4 kernels, stated by environment, not --moe-backend (the
 # docstring): the variables each needs at launch (the bf16 one is the default: none)
 MXFP4_ENV = {MXFP4_MXFP8: (("VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8", "1"),), MXFP4_BF16: ()}
-# a backend timed by its own runner curve (``KernelCurves.moe_runner.vllm``), and one that is
-# another name of the kernel the format's curve is fitted to
-RUNNER_CURVE = frozenset({MXFP4_MXFP8})
+# Marlin's MXFP4 experts: the variable before 0.19.0, --moe-backend marlin from it (docstring)
+MXFP4_MARLIN_ENV = (("VLLM_MXFP4_USE_MARLIN", "1"),)
+MXFP4_MARLIN_FLAG_SINCE = (0, 19)
+
+SM90, SM100, ROCM = "SM 9.0", "SM 10.x", "ROCm"
+SM8X, SM120 = "SM 8.x", "SM 12.x"  # not ruled on (auto), but what a stated backend runs on
+RULED = (SM90, SM100, ROCM)
+
+# (GPU family, format group, backend) timed by the backend's own runner curve
+# (``KernelCurves.moe_runner.vllm.<backend>``), and a backend that is another name of the kernel
+# the format's curve is fitted to
+RUNNER_CURVE = frozenset({(SM100, "mxfp4", MXFP4_MXFP8), (SM90, "mxfp4", MARLIN)})
 SAME_KERNEL = {MXFP4_BF16: FLASHINFER_TRTLLM}
 
 ORACLE_READ_SINCE = (0, 16)  # the first release whose selection was read (older: not ruled)
@@ -88,10 +109,6 @@ HOPPER_BLOCK_TRITON_SINCE = (0, 17)  # _get_priority_backends: Triton first for 
 TRTLLM_NONGATED_SINCE = (0, 17)  # trtllm-gen fp8 and NVFP4 take non-gated ReLU² experts
 FP16_PRIORITY_SINCE = (0, 20)  # unquantized.py's priority list (trtllm-gen first on SM 10.x)
 FP16_TRTLLM_NONGATED_SINCE = (0, 33)  # trtllm_bf16_moe.py takes ReLU² (0.20.0: not)
-
-SM90, SM100, ROCM = "SM 9.0", "SM 10.x", "ROCm"
-SM8X, SM120 = "SM 8.x", "SM 12.x"  # not ruled on (auto), but what a stated backend runs on
-RULED = (SM90, SM100, ROCM)
 
 # kvcalc's format families (its weight-format names)
 GROUPS = {None: "bf16", "bf16": "bf16", "fp16": "bf16", "fp32": "bf16", "fp8": "fp8",
@@ -189,7 +206,7 @@ def _timed(fam: str | None, grp: str, backend: str) -> tuple[str | None, str | N
     key = BACKEND_CURVE.get((fam, grp, backend))
     if key is not None:
         return key, None
-    if backend in RUNNER_CURVE:
+    if (fam, grp, backend) in RUNNER_CURVE:
         return None, None  # its own runner curve (calc.deploy.rates picks it by name)
     own = OWN_CURVE.get((fam, grp))
     if own == SAME_KERNEL.get(backend, backend) or (fam == ROCM and backend == TRITON):
@@ -256,8 +273,8 @@ def cannot_run(dep: Deployment, release: str) -> str | None:
     fmt = dep.weight_dtypes.get("routed_experts")
     grp = group(fmt)
     v = parse_version(release)
-    if stated in MXFP4_ENV:
-        v = None  # stated by its environment variable at any release: no version rule
+    if stated in MXFP4_ENV or (stated == MARLIN and grp == "mxfp4"):
+        v = None  # stated by its environment variable (or flag) at any release: no version rule
     if v is not None and v < ORACLE_READ_SINCE:
         return (f"vLLM {release}'s MoE backend selection is not modelled (kvcalc reads it from "
                 "0.16.0): drop --moe-backend")  # fmt: skip
@@ -284,7 +301,8 @@ def cannot_run(dep: Deployment, release: str) -> str | None:
 def launch(dep: Deployment, release: str) -> tuple[list[str], tuple[tuple[str, str], ...]]:
     """(arguments, environment) that state ``dep``'s backend to vLLM ``release``:
     ``--moe-backend X`` from 0.17.0, ``ENV_0_16``'s variables before, gpt-oss's MXFP4 kernels
-    their ``MXFP4_ENV`` at any release; nothing unstated."""
+    their ``MXFP4_ENV`` at any release, Marlin's MXFP4 ``MXFP4_MARLIN_ENV`` before 0.19.0;
+    nothing unstated."""
     from calc.deploy.engines.versions import parse_version
 
     stated = dep.engine.moe_backend
@@ -293,6 +311,10 @@ def launch(dep: Deployment, release: str) -> tuple[list[str], tuple[tuple[str, s
     if stated in MXFP4_ENV:
         return [], MXFP4_ENV[stated]
     v = parse_version(release)
+    if stated == MARLIN and group(dep.weight_dtypes.get("routed_experts")) == "mxfp4":
+        if v is not None and v < MXFP4_MARLIN_FLAG_SINCE:
+            return [], MXFP4_MARLIN_ENV
+        return ["--moe-backend", stated], ()
     if v is not None and v < FLAG_SINCE:
         return [], ENV_0_16[stated]
     return ["--moe-backend", stated], ()
