@@ -51,9 +51,10 @@ at every bar (at 64 sequences the 3D grid is 1,024 workgroups, four to a CU, and
 binds), so the blog bounds the tile from above and not below; above it the walk lengthens the
 MI355X 64-request TPOT, already the one bar kvcalc has too slow (+5.8%). The tile is the bound,
 2.18 µs (the walk exists: the kernel's source; the blog cannot say how far under its bound it
-lies), the prefill multiple the least-squares one at that tile, 2.95 × (2.57 until the amdband
+lies), the prefill multiple the least-squares one at that tile, 2.96 × (2.57 until the amdband
 round moved the CDNA bf16 GEMM band its roofline is timed at: 0.18 -> 0.24 on MI300X / MI325X,
-0.20 -> 0.26 on MI355X; refitted, not chosen). Fitted one after the
+0.20 -> 0.26 on MI355X; 2.95 until the marlinfp4 round's refit of vLLM's chunked wave share,
+0.122 -> 0.089, which the closed-loop TTFT bars are timed with; refitted, not chosen). Fitted one after the
 other on one bar each (2.70 µs on the MI355X 64-request TPOT with the decode step alone, then
 2.54 × on its TTFT in the closed loop) they left that TPOT bar at +11.1%. The llm-d MI355X runs
 (plain vLLM 0.15.1, held out) were not used.
@@ -99,7 +100,7 @@ TRITON_SOURCE = (
 
 # time of the Triton unified kernel's prefill attention against kvcalc's attention roofline
 # (AMD's tuned flash-attention kernel) [×] (fitted with the tile: module docstring)
-TRITON_PREFILL_SCALE = 2.95
+TRITON_PREFILL_SCALE = 2.96
 TRITON_PREFILL_SOURCE = (
     "fitted: vLLM's ROCm attention blog (2026-02-20, vLLM 0.14.0rc2, AITER on, "
     "--attention-backend switched), Qwen3-235B-A22B-FP8 TP 8 + EP 8, 10K / 1K, MI355X / MI325X "
