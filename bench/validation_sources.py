@@ -2931,6 +2931,36 @@ LOOKED_AT = (
      "issue 20, marlinfp4 round: that the compressed-tensors Marlin rows time gpt-oss's Marlin "
      "kernel, and how a release is told it (MXFP4_MARLIN_ENV before 0.19.0, --moe-backend "
      "marlin from it; calc/deploy/engines/vllm/moe_backend.py)"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/_torch/pyexecutor/config.py (search index file "
+     "204719384, a 1.x revision with the batch-wait fields: PyTorchConfig's moe_backend: str = "
+     "'CUTLASS' beside attn_backend; update_executor_config logs the dataclass's repr) and "
+     "tensorrt_llm/llmapi/llm_args.py (index file 1520735490: TorchLlmArgs."
+     "get_pytorch_backend_config passes moe_backend=self.moe_config.backend)",
+     "issue 21, trtlogmoe round: the MoE backend a TensorRT-LLM start-up log prints, read from "
+     "the PyTorchConfig line kvcalc already reads (calc/deploy/engines/trtllm/log.py "
+     "BACKEND_KEYS); nothing fitted"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/_torch/modules/fused_moe/create_moe.py@01f8de52 "
+     "(get_moe_cls: no line naming the backend it builds, only the fallback warnings "
+     "'... Using CutlassFusedMoE instead.'); pull 17570 (2026-08, TRTLLM falling back on "
+     "pre-Blackwell GPUs, closed), pull 7239 (2025-09, create_py_executor takes the LLM "
+     "args) and pull 18626 (2026-09, wide-EP docs: moe_config.backend "
+     "defaults to AUTO in later builds)",
+     "issue 21, trtlogmoe round: looked for another printed form of the backend; none read "
+     "(a fallback warning names the class, not the setting)"),
+    ("search index file 2263047771 (TensorRT-LLM 1.1.0rc3, gpt-oss-120b on a DGX Spark, "
+     "2025-12-20): the real line '[TRT-LLM] [I] PyTorchConfig(... attn_backend='TRTLLM', "
+     "moe_backend='CUTLASS', ...)'",
+     "issue 21, trtlogmoe round: a real excerpt for tests/test_log_moe_backend.py; nothing "
+     "fitted"),
+    ("SGLang 0.5.23 wheel source (pip download --no-deps sglang==0.5.23): srt/arg_groups/"
+     "fields/exec_.py (moe_a2a_backend, a Literal of none, deepep, mooncake, nixl, mori, "
+     "ascend_fuseep, flashinfer, megamoe, ...), fields/spec.py (speculative_moe_a2a_backend), "
+     "server_args.py resolved_dict (every field), entrypoints/engine.py "
+     "_server_args_for_logging; the captured option tables tests/data/engine_options/"
+     "sglang-0.5.5, 0.5.16 and 0.5.21.json (--moe-a2a-backend's choices, dest moe_a2a_backend)",
+     "issue 21, trtlogmoe round: SGLang's MoE all-to-all on its settings dump and command line, "
+     "read into EngineSettings.moe_a2a ('none' gather, 'deepep' deepep; calc/deploy/engines/"
+     "sglang/log.py A2A); nothing fitted"),
 )
 
 

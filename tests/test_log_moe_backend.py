@@ -206,3 +206,144 @@ def test_the_log_command_takes_the_option_over_the_log(cli, tmp_path):
     r = cli(*base[:3], "h100", *base[4:], "--moe-backend", "flashinfer_trtllm")
     assert r.code == 2 and "Traceback" not in r.err and "SM 10.x" in r.err
     assert len(r.err.strip().splitlines()) == 1
+
+
+# TensorRT-LLM (trtlogmoe round): the PyTorch backend's settings line, the PyTorchConfig
+# dataclass's repr that update_executor_config logs (tensorrt_llm/_torch/pyexecutor/config.py:
+# logger.info(f"{executor_config.pytorch_backend_config}")); its moe_backend field is the
+# extra options' moe_config.backend (llmapi/llm_args.py TorchLlmArgs.get_pytorch_backend_config:
+# moe_backend=self.moe_config.backend), printed at its default 'CUTLASS' too.
+# A real line: search index file 2263047771 (TensorRT-LLM 1.1.0rc3, gpt-oss-120b on a DGX
+# Spark, 2025-12-20; the same log as tests/data/engine_logs/excerpts/trtllm-gb10-gpt-oss-120b-
+# 1.1rc3.log), copied as printed through enable_mixed_sampler, the rest of the repr cut
+TRT_REAL = (
+    "[TensorRT-LLM] TensorRT-LLM version: 1.1.0rc3\n"
+    "[12/20/2025-04:20:19] [TRT-LLM] [I] PyTorchConfig(extra_resource_managers={}, "
+    "use_cuda_graph=True, cuda_graph_batch_sizes=[1, 2, 4, 8, 16, 24, 32, 40, 48, 56, 64, 72, "
+    "80, 88, 96, 104, 112, 120, 128], cuda_graph_max_batch_size=128, "
+    "cuda_graph_padding_enabled=True, disable_overlap_scheduler=True, moe_max_num_tokens=None, "
+    "moe_load_balancer=None, attention_dp_enable_balance=False, attention_dp_time_out_iters=50, "
+    "attention_dp_batching_wait_iters=10, batch_wait_timeout_ms=0, attn_backend='TRTLLM', "
+    "moe_backend='CUTLASS', moe_disable_finalize_fusion=False, enable_mixed_sampler=False)\n"
+    "[TensorRT-LLM][INFO] Number of tokens per block: 32.\n"
+    "[TensorRT-LLM][INFO] [MemUsageChange] Allocated 5.95 GiB for max tokens in paged KV cache "
+    "(86720).\n"
+)
+
+
+def _trt(backend: str) -> str:
+    """The real line above with another ``moe_config.backend`` in it."""
+    return TRT_REAL.replace("moe_backend='CUTLASS'", f"moe_backend='{backend}'")
+
+
+def test_trtllm_reads_the_backend_its_backend_config_prints():
+    facts = read_log(TRT_REAL)
+    assert facts.engine == "trtllm" and facts.settings["moe_backend"] == "CUTLASS"
+    # attn_backend='TRTLLM' just before it is another key, not the MoE backend
+    built = deployment_from_log(TRT_REAL, model="gpt-oss-120b", hardware="b200")
+    assert built.deployment.engine.moe_backend == "CUTLASS"
+    assert not _moe_warnings(built)  # stated: nothing assumed
+
+
+def test_trtllm_trtllm_gen_backend_is_taken_and_launched_back():
+    # DeepSeek-V3's fp8 block-scaled experts on B200: TRTLLM builds TRTLLMGenFusedMoE
+    # (create_moe.py get_moe_cls: fp8 block scales are among its formats)
+    built = deployment_from_log(_trt("TRTLLM"), model="deepseek-v3", hardware="b200",
+                                weight_dtype="fp8-block128", tp=8)  # fmt: skip
+    dep = built.deployment
+    assert dep.engine.moe_backend == "TRTLLM"
+    assert not _moe_warnings(built)
+    # launched back as the extra options' moe_config (trtllm/moe_backend.py yaml_lines)
+    files = "\n".join(text for c in launch_commands(dep) for _, text in c.files)
+    assert "moe_config:\n  backend: TRTLLM" in files
+
+
+def test_trtllm_backend_kvcalc_does_not_time_is_said():
+    # CUTEDSL (create_moe.py: CuteDslFusedMoE) is a backend kvcalc has no curve for
+    built = deployment_from_log(_trt("CUTEDSL"), model="deepseek-v3", hardware="b200",
+                                weight_dtype="fp8-block128", tp=8)  # fmt: skip
+    assert built.deployment.engine.moe_backend is None
+    (w,) = _moe_warnings(built)
+    assert "names TensorRT-LLM's MoE backend CUTEDSL, which kvcalc does not time" in w
+    assert "CUTLASS, TRTLLM, DEEPGEMM" in w
+    # TRTLLM on H100 (trtllm-gen is SM 100/103 only): said, timed by the default
+    built = deployment_from_log(_trt("TRTLLM"), model="deepseek-v3", hardware="h100",
+                                weight_dtype="fp8-block128", tp=8)  # fmt: skip
+    assert built.deployment.engine.moe_backend is None
+    (w,) = _moe_warnings(built)
+    assert "SM 100/103 GPUs only" in w
+
+
+# SGLang's MoE all-to-all (trtlogmoe round): ServerArgs' moe_a2a_backend field ('none' by
+# default, 'deepep', and the transports of the 0.5.16 / 0.5.21 option tables), on the 0.5.16
+# repr and the 0.5.20+ resolved dict as every field is; lines written from engine.py's
+# format strings (as _dump above), DeepSeek-V3 under DP attention over 8 GPUs. Each dump carries
+# the draft model's speculative_moe_a2a_backend (0.5.23 arg_groups/fields/spec.py) before it at
+# another value: a key ending in the same name, not read
+DSV3 = "deepseek-ai/DeepSeek-V3"
+
+
+def _dp_dump(release: str, a2a: str | None, *, dp: int = 8) -> str:
+    attn, draft = dp > 1, "mooncake" if a2a == "deepep" else "deepep"
+    if tuple(int(n) for n in release.split(".")) >= (0, 5, 20):
+        tail = "" if a2a is None else f", 'moe_a2a_backend': '{a2a}'"
+        return (f"SGLang version: {release}\n[2026-05-01 01:00:00] server_args={{'model_path': "
+                f"'{DSV3}', 'tp_size': 8, 'dp_size': {dp}, 'ep_size': 8, "
+                f"'speculative_moe_a2a_backend': '{draft}', "
+                f"'enable_dp_attention': {attn}, 'mem_fraction_static': 0.8{tail}}}\n" + POOL)
+    tail = "" if a2a is None else f", moe_a2a_backend='{a2a}'"
+    return (f"SGLang version: {release}\n[2026-05-01 01:00:00] server_args=ServerArgs("
+            f"model_path='{DSV3}', tp_size=8, dp_size={dp}, ep_size=8, "
+            f"speculative_moe_a2a_backend='{draft}', "
+            f"enable_dp_attention={attn}, mem_fraction_static=0.8{tail})\n" + POOL)
+
+
+def _a2a_warnings(built) -> list[str]:
+    return [w for w in built.warnings if "all-to-all" in w]
+
+
+@pytest.mark.parametrize(("release", "said", "taken"), [("0.5.16", "deepep", "deepep"),
+                                                        ("0.5.16", "none", "gather"),
+                                                        ("0.5.23", "deepep", "deepep"),
+                                                        ("0.5.23", "none", "gather")])  # fmt: skip
+def test_sglang_a2a_backend_is_read_into_moe_a2a(release, said, taken):
+    built = deployment_from_log(_dp_dump(release, said), hardware="h200",
+                                weight_dtype="fp8-block128")  # fmt: skip
+    dep = built.deployment
+    # tp_size 8 with 8 attention-DP ranks: attention tp 8 / 8 = 1, experts over ep 8
+    assert (dep.tp, dep.ep) == (1, 8)
+    assert dep.engine.moe_a2a == taken
+    assert not _a2a_warnings(built)
+    # launched back: deepep as --moe-a2a-backend deepep, gather as no flag (SGLang's 'none')
+    argv = list(launch_commands(dep)[0].argv)
+    parsed = parse(argv, table_for("sglang", release))
+    assert parsed.get("moe_a2a_backend", "none") == said
+
+
+def test_sglang_a2a_backend_from_the_command_line():
+    log = ("python3 -m sglang.launch_server --model-path deepseek-ai/DeepSeek-V3 --tp 8 --dp 8 "
+           "--enable-dp-attention --ep-size 8 --moe-a2a-backend deepep\n" + POOL)  # fmt: skip
+    built = deployment_from_log(log, hardware="h200", weight_dtype="fp8-block128")
+    assert built.deployment.engine.moe_a2a == "deepep"
+    # the setting reaches the step model: DeepEP's dispatch and combine are timed from its
+    # own tables, the gather from the all-gather and reduce-scatter, so the steps differ
+    from calc.deploy.steps import step_of
+
+    gather = deployment_from_log(log.replace("deepep", "none"), hardware="h200",
+                                 weight_dtype="fp8-block128").deployment  # fmt: skip
+    assert gather.engine.moe_a2a == "gather"
+    assert step_of(built.deployment, batch=64, ctx=4096).time_s != \
+        step_of(gather, batch=64, ctx=4096).time_s  # fmt: skip
+
+
+def test_sglang_a2a_backend_kvcalc_does_not_time_is_said():
+    built = deployment_from_log(_dp_dump("0.5.16", "mooncake"), hardware="h200",
+                                weight_dtype="fp8-block128")  # fmt: skip
+    assert built.deployment.engine.moe_a2a is None  # the engine's default traffic
+    (w,) = _a2a_warnings(built)
+    assert "MoE all-to-all backend mooncake, which kvcalc does not time" in w
+    # without expert parallel (tp 8, no DP attention, ep 1) it moves nothing: not said, unset
+    text = _dp_dump("0.5.16", "mooncake", dp=1).replace("ep_size=8", "ep_size=1")
+    built = deployment_from_log(text, hardware="h200", weight_dtype="fp8-block128")
+    assert built.deployment.ep == 1 and built.deployment.engine.moe_a2a is None
+    assert not _a2a_warnings(built)

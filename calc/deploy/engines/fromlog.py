@@ -383,6 +383,8 @@ def deployment_from_log(
         # server_args line: the default 16384 included)
         max_prefill_tokens=s.get("max_prefill_tokens"),
         moe_backend=moe_backend or _moe_stated(eng, s, cfg),
+        # the MoE all-to-all the log states, where its experts are spread over GPUs (ep > 1)
+        moe_a2a=s.get("moe_a2a") if ep > 1 else None,
     )
     if settings.max_batched_tokens is None:
         # the logged server ran its release's default step budget, whatever max model length
@@ -409,6 +411,10 @@ def deployment_from_log(
     moe = refused or _moe_warning(eng, dep, s, from_log=moe_backend is None)
     if moe:
         warnings.append(moe)
+    if ep > 1 and s.get("moe_a2a_backend") is not None and s.get("moe_a2a") is None:
+        warnings.append(f"the log names {eng.title}'s MoE all-to-all backend "
+                        f"{str(s['moe_a2a_backend'])[:40]}, which kvcalc does not time: its "
+                        "expert-parallel traffic timed as the engine's default")  # fmt: skip
     default = _defaults_taken(dep, facts, given)
     if default:
         warnings.append(default)

@@ -53,6 +53,9 @@ CONFIG = {
     # 'auto' left is quantization/fp8.py create_moe_runner's own pick (calc.deploy.engines.
     # sglang.moe_runner)
     "moe_runner_backend": "moe_backend",
+    # every 0.5.x release: the MoE all-to-all backend ('none' by default: the DP-attention
+    # gather and scatter; 'deepep' DeepEP's dispatch and combine), on the dump as stated
+    "moe_a2a_backend": "moe_a2a_backend",
 }
 FLAGS = {
     "--model": "model",
@@ -85,7 +88,14 @@ FLAGS = {
     "--max-mamba-cache-size": "max_mamba_cache_size",
     "--max-prefill-tokens": "max_prefill_tokens",
     "--moe-runner-backend": "moe_backend",
+    "--moe-a2a-backend": "moe_a2a_backend",
 }
+# SGLang's moe_a2a_backend -> kvcalc's EngineSettings.moe_a2a (calc.deploy.moe_pipeline
+# EP_COMMS): 'none' moves the tokens by the DP-attention gather and the outputs by its scatter
+# (layers/dp_attention.py), kvcalc's gather; 'deepep' DeepEP's kernels. Any other value
+# (mooncake, nixl, mori, flashinfer, ...: the 0.5.16 / 0.5.21 option tables' choices) is
+# left unset, and deployment_from_log says so
+A2A = {"none": "gather", "deepep": "deepep"}
 # settings a dump prints resolved where a command line states 'auto': the resolved value wins
 RESOLVED = frozenset({"moe_backend"})
 # later 0.5.x releases print the pool's dtype before its size (0.5.23 mem_cache/memory_pool.py:
@@ -114,7 +124,7 @@ DICT_DUMP = "server_args={"
 # a line holding one of these is read as a command line too (a flag quoted alone)
 FLAG_ANCHORS = ("--mem-fraction-static", "--scheduler-recv-interval", "--mamba-ssm-dtype",
                 "--max-mamba-cache-size", "--max-prefill-tokens",
-                "--moe-runner-backend")  # fmt: skip
+                "--moe-runner-backend", "--moe-a2a-backend")  # fmt: skip
 
 MARKERS = ("KV Cache is allocated", "sglang.launch_server", "ServerArgs(", DICT_DUMP,
            "Load weight end", "max_total_num_tokens=")  # fmt: skip
@@ -124,7 +134,7 @@ MARKERS = ("KV Cache is allocated", "sglang.launch_server", "ServerArgs(", DICT_
 ANCHORS = (*MARKERS, "Init torch distributed ends", "--mem-fraction-static", "sglang", "SGLang",
            "KV size", "--scheduler-recv-interval", "--mamba-ssm-dtype",
            "--max-mamba-cache-size", "--max-prefill-tokens", "--moe-runner-backend",
-           RUNNER_ANCHOR)  # fmt: skip
+           "--moe-a2a-backend", RUNNER_ANCHOR)  # fmt: skip
 
 
 class SglangLogReader(LogReader):
@@ -155,12 +165,15 @@ class SglangLogReader(LogReader):
             if key in pairs:
                 resolved = name in RESOLVED and pairs[key] != "auto"
                 hit |= put_setting(s, name, pairs[key], override=resolved)
+        hit |= _a2a(s, pairs.get("moe_a2a_backend"))
         if "moe_runner_backend" in pairs and s.get("moe_backend") == pairs["moe_runner_backend"]:
             s["moe_backend_resolved"] = True  # the dump's: after the model overrides
         if COMMAND.search(text) or any(f in text for f in FLAG_ANCHORS):
-            for name, value in flags(text.split(), FLAGS).items():
+            stated = flags(text.split(), FLAGS)
+            for name, value in stated.items():
                 hit |= put_setting(s, name, value, override=not (name in RESOLVED
                                                                  and value == "auto"))
+            hit |= _a2a(s, stated.get("moe_a2a_backend"))
         if (m := search(RUNNER, line, RUNNER_ANCHOR)) is not None:
             hit |= put_setting(s, "moe_backend", m.group(1))
             s["moe_backend_resolved"] = True
@@ -168,3 +181,16 @@ class SglangLogReader(LogReader):
             f.printed.setdefault("tokens", integer(m.group(1)))
             hit = True
         return hit
+
+
+def _a2a(s: dict, said) -> bool:
+    """Store the MoE all-to-all backend a line states (``said``, its default 'none' included,
+    which ``put_setting`` drops as an unset value) and kvcalc's name for it (``A2A``; none
+    where kvcalc times no such traffic)."""
+    if not isinstance(said, str) or not 0 < len(said) <= 40:
+        return False
+    s["moe_a2a_backend"] = said
+    s.pop("moe_a2a", None)
+    if said.lower() in A2A:
+        s["moe_a2a"] = A2A[said.lower()]
+    return True

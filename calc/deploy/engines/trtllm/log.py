@@ -71,10 +71,14 @@ VERSION = re.compile(r"TensorRT-LLM version:?\s{0,4}v?([0-9]{1,3}\.[0-9]{1,3}(?:
 # (tensorrt_llm/_torch/pyexecutor/config.py update_executor_config:
 # logger.info(f"{executor_config.pytorch_backend_config}"), the dataclass's repr
 # "PyTorchConfig(..., batch_wait_timeout_iters=0, batch_wait_max_tokens_ratio=0.0, ...)");
-# kvcalc name of each key the repr holds
+# kvcalc name of each key the repr holds; the repr carries the MoE backend too
+# ("attn_backend='TRTLLM', moe_backend='CUTLASS'": the dataclass's moe_backend field, default
+# 'CUTLASS', the extra options' moe_config.backend copied in), printed whether or not the
+# user set it, so every such log states the backend its MoE layers were built with
 BACKEND_CONFIG = "PyTorchConfig("
 BACKEND_KEYS = {"batch_wait_timeout_iters": "batch_wait_iters",
-                "batch_wait_max_tokens_ratio": "batch_wait_ratio"}  # fmt: skip
+                "batch_wait_max_tokens_ratio": "batch_wait_ratio",
+                "moe_backend": "moe_backend"}  # fmt: skip
 FLAGS = {
     "--tp_size": "tp",
     "--pp_size": "pp",
