@@ -55,9 +55,9 @@ lies), the prefill multiple the least-squares one at that tile, 2.96 × (2.57 un
 round moved the CDNA bf16 GEMM band its roofline is timed at: 0.18 -> 0.24 on MI300X / MI325X,
 0.20 -> 0.26 on MI355X; 2.95 until the marlinfp4 round's refit of vLLM's chunked wave share,
 0.122 -> 0.089, which the closed-loop TTFT bars are timed with; refitted, not chosen). Fitted
-one after the other on one bar each (2.70 µs on the MI355X 64-request TPOT with the decode step alone, then
-2.54 × on its TTFT in the closed loop) they left that TPOT bar at +11.1%. The llm-d MI355X runs
-(plain vLLM 0.15.1, held out) were not used.
+one after the other on one bar each (2.70 µs on the MI355X 64-request TPOT with the decode step
+alone, then 2.54 × on its TTFT in the closed loop) they left that TPOT bar at +11.1%. The llm-d
+MI355X runs (plain vLLM 0.15.1, held out) were not used.
 
 **How the walk grows with context** (0.14.0 and 0.15.1 read, the same kernel):
 ``tiles_per_segment = cdiv(seq_len, NUM_SEGMENTS_PER_SEQ × TILE_SIZE)`` with the segment count
