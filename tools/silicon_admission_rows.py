@@ -25,13 +25,12 @@ validation_sources.py):
 
 from __future__ import annotations
 
-import csv
 import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from silicon_rows import KVCALC_ROWS, ROOT, write_mapping
+from silicon_rows import ROOT, agg_runs, write_mapping
 
 OUT = ROOT / "docs" / "validation" / "aiconfigurator_silicon_admission.csv"
 EXPORTS = ("source_file=2026-03-25.csv", "source_file=2026-04-06.csv")
@@ -82,17 +81,12 @@ def rule_of(run: dict) -> tuple[int, int, str] | None:
 def admission_rows(sample: Path) -> list[tuple]:
     """(id, recv_interval, batch_wait_iters, measured, rule) of kvcalc's rows that a rule
     covers."""
-    with KVCALC_ROWS.open() as f:
-        keep = {r["id"] for r in csv.DictReader(f)}
     out = []
-    with sample.open() as f:
-        for run in csv.DictReader(f):
-            if run["id"] not in keep or run["mode"] != "agg":
-                continue
-            got = rule_of(run)
-            if got is not None:
-                out.append((run["id"], got[0], got[1], _measured(run["silicon_data_source"]),
-                            got[2]))  # fmt: skip
+    for run in agg_runs(sample):
+        got = rule_of(run)
+        if got is not None:
+            out.append((run["id"], got[0], got[1], _measured(run["silicon_data_source"]),
+                        got[2]))  # fmt: skip
     return sorted(out)
 
 

@@ -24,13 +24,12 @@ and the db-dump rows of lmsysorg/sglang images), without attention DP.
 
 from __future__ import annotations
 
-import csv
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from silicon_admission_rows import _inferencex_sglang, _measured
-from silicon_rows import KVCALC_ROWS, ROOT, write_mapping
+from silicon_rows import ROOT, agg_runs, write_mapping
 
 OUT = ROOT / "docs" / "validation" / "aiconfigurator_silicon_kv.csv"
 FP8_KV_SYSTEMS = ("b200_sxm", "b300_sxm")  # the scripts that pass --kv-cache-dtype fp8_e4m3
@@ -48,17 +47,11 @@ def rule_of(run: dict) -> tuple[str, str] | None:
 
 def kv_rows(sample: Path) -> list[tuple]:
     """(id, kv_cache_dtype, measured, rule) of kvcalc's rows that a rule covers."""
-    with KVCALC_ROWS.open() as f:
-        keep = {r["id"] for r in csv.DictReader(f)}
     out = []
-    with sample.open() as f:
-        for run in csv.DictReader(f):
-            if run["id"] not in keep or run["mode"] != "agg":
-                continue
-            got = rule_of(run)
-            if got is not None:
-                out.append((run["id"], got[0], _measured(run["silicon_data_source"]) or "",
-                            got[1]))  # fmt: skip
+    for run in agg_runs(sample):
+        got = rule_of(run)
+        if got is not None:
+            out.append((run["id"], got[0], _measured(run["silicon_data_source"]) or "", got[1]))
     return sorted(out)
 
 

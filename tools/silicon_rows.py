@@ -38,6 +38,16 @@ def kept_runs(sample: Path, backend: str, model: str) -> Iterator[tuple[dict, st
             yield r, m.group(1)
 
 
+def agg_runs(sample: Path) -> Iterator[dict]:
+    """Every aggregated-serving run of ``sample`` (the upstream CSV) that kvcalc's rows keep."""
+    with KVCALC_ROWS.open() as f:
+        keep = {r["id"] for r in csv.DictReader(f)}
+    with sample.open() as f:
+        for run in csv.DictReader(f):
+            if run["id"] in keep and run["mode"] == "agg":
+                yield run
+
+
 def attention_dp(run: dict) -> bool:
     """Whether the run spread attention over data-parallel ranks."""
     return int(run["attention_dp_size"] or 1) > 1
