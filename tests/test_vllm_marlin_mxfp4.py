@@ -40,6 +40,17 @@ def test_marlin_elsewhere_is_timed_by_the_formats_curve():
     assert curve_of(op, r)[0] == "moe@vllm.mxfp4"
 
 
+def test_a_hopper_profile_without_the_curve_says_it_stands_in():
+    # H100 PCIe is SM 9.0 too, but tools/fit_kernels.py's COPIES rule does not copy runner
+    # blocks: its profile has no marlin curve, so the format's (Triton) curve times the stated
+    # Marlin and the rule says so (read from the profile, not from a list of GPUs)
+    dep = _dep(hw="h100-pcie", backend="marlin")
+    runner = dep.engine_model.moe_runner(dep)
+    assert runner.stand_in and "stands in" in runner.why
+    op, _, r = _experts(dep, batch=1, prompt=8192)
+    assert curve_of(op, r)[0] == "moe@vllm.mxfp4"
+
+
 def test_an_8k_prompt_pass_is_the_compute_fractions_ratio_slower():
     # H100, one 8,192-token prompt: compute-bound, so the two curves' times go as their compute
     # fractions of the bf16 peak: Triton 0.5205 / Marlin 0.211 = 2.47 (the fixed and per-route

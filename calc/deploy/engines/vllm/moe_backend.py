@@ -97,10 +97,7 @@ SM90, SM100, ROCM = "SM 9.0", "SM 10.x", "ROCm"
 SM8X, SM120 = "SM 8.x", "SM 12.x"  # not ruled on (auto), but what a stated backend runs on
 RULED = (SM90, SM100, ROCM)
 
-# (GPU family, format group, backend) timed by the backend's own runner curve
-# (``KernelCurves.moe_runner.vllm.<backend>``), and a backend that is another name of the kernel
-# the format's curve is fitted to
-RUNNER_CURVE = frozenset({(SM100, "mxfp4", MXFP4_MXFP8), (SM90, "mxfp4", MARLIN)})
+# a backend that is another name of the kernel the format's curve is fitted to
 SAME_KERNEL = {MXFP4_BF16: FLASHINFER_TRTLLM}
 
 ORACLE_READ_SINCE = (0, 16)  # the first release whose selection was read (older: not ruled)
@@ -199,15 +196,24 @@ def auto(v: tuple, fam: str, grp: str, gated: bool, ep: int) -> tuple[str, str] 
     return FLASHINFER_CUTLASS, "FlashInfer CUTLASS: trtllm-gen needs SM 10.x"
 
 
-def _timed(fam: str | None, grp: str, backend: str) -> tuple[str | None, str | None]:
-    """(curve key, stand-in note) of ``backend`` on ``fam`` for format group ``grp``: its own
-    key where it has one beside the format's, else the format's curve (None) with a note where
-    that curve times another backend's kernels."""
+def _runner_fitted(hw, backend: str, grp: str) -> bool:
+    """Whether ``hw``'s profile fits ``backend``'s own curve for format group ``grp``
+    (``KernelCurves.moe_runner.vllm.<backend>``: the MXFP8 trtllm-gen MXFP4 MoE on SM 10.x,
+    Marlin's MXFP4 on H100 / H200), which calc.deploy.rates picks by the runner's name."""
+    kernels = getattr(hw, "kernels", None)
+    runners = (getattr(kernels, "moe_runner", None) or {}).get("vllm") or {}
+    return grp in (runners.get(backend) or {})
+
+
+def _timed(hw, fam: str | None, grp: str, backend: str) -> tuple[str | None, str | None]:
+    """(curve key, stand-in note) of ``backend`` on ``hw`` (family ``fam``) for format group
+    ``grp``: its own key where it has one beside the format's, else the format's curve (None)
+    with a note where that curve times another backend's kernels."""
     key = BACKEND_CURVE.get((fam, grp, backend))
     if key is not None:
         return key, None
-    if (fam, grp, backend) in RUNNER_CURVE:
-        return None, None  # its own runner curve (calc.deploy.rates picks it by name)
+    if _runner_fitted(hw, backend, grp):
+        return None, None  # its own runner curve in the profile
     own = OWN_CURVE.get((fam, grp))
     if own == SAME_KERNEL.get(backend, backend) or (fam == ROCM and backend == TRITON):
         return None, None  # its own rows (AMD: whatever the profile's curves time)
@@ -240,7 +246,7 @@ def runner(dep: Deployment, release: str) -> MoeRunner | None:
             return None
         gate = "gated" if dep.model.ffn_kind == "gated" else "non-gated"
         picked, why = found[0], f"auto at {release} on {fam}, {gate} {grp} experts: {found[1]}"
-    curve, note = _timed(fam, grp, picked)
+    curve, note = _timed(dep.hardware, fam, grp, picked)
     return MoeRunner(picked, f"{why}; {note}" if note else why, curve, note is not None)
 
 
