@@ -32,6 +32,18 @@ def _qwen35_us(curve, peak, bytes_per_s, tokens, weight_bytes):
     )  # fmt: skip
 
 
+def _holds_within_band(gpu, key, peak, weight_bytes, tokens, measured_us):
+    """``gpu``'s SGLang ``key`` MoE curve times the Qwen3.5 layer within its band of the
+    measured row, and counts every route (``routes: batch``)."""
+    hw = load_hardware(gpu)
+    curve = hw.kernels.moe_engine["sglang"][key]
+    t = _qwen35_us(curve, hw.peak_flops_per_s[peak], hw.hbm_bandwidth_bytes_per_s, tokens,
+                   weight_bytes)  # fmt: skip
+    low, high = curve.band
+    assert measured_us * low <= t <= measured_us * high, t
+    assert curve.routes == "batch"
+
+
 @pytest.mark.parametrize(
     ("key", "peak", "weight_bytes", "tokens", "measured_us"),
     [
@@ -52,13 +64,7 @@ def _qwen35_us(curve, peak, bytes_per_s, tokens, weight_bytes):
 def test_sglang_b200_moe_curve_holds_the_qwen35_layer_within_its_band(
     key, peak, weight_bytes, tokens, measured_us
 ):
-    hw = load_hardware("b200")
-    curve = hw.kernels.moe_engine["sglang"][key]
-    t = _qwen35_us(curve, hw.peak_flops_per_s[peak], hw.hbm_bandwidth_bytes_per_s, tokens,
-                   weight_bytes)  # fmt: skip
-    low, high = curve.band
-    assert measured_us * low <= t <= measured_us * high
-    assert curve.routes == "batch"
+    _holds_within_band("b200", key, peak, weight_bytes, tokens, measured_us)
 
 
 @pytest.mark.parametrize(
@@ -81,13 +87,7 @@ def test_sglang_b200_moe_curve_holds_the_qwen35_layer_within_its_band(
 def test_sglang_gb200_moe_curve_holds_the_qwen35_layer_within_its_band(
     key, peak, weight_bytes, tokens, measured_us
 ):
-    hw = load_hardware("gb200")
-    curve = hw.kernels.moe_engine["sglang"][key]
-    t = _qwen35_us(curve, hw.peak_flops_per_s[peak], hw.hbm_bandwidth_bytes_per_s, tokens,
-                   weight_bytes)  # fmt: skip
-    low, high = curve.band
-    assert measured_us * low <= t <= measured_us * high, t
-    assert curve.routes == "batch"
+    _holds_within_band("gb200", key, peak, weight_bytes, tokens, measured_us)
 
 
 def test_sm10_sglang_block_fp8_curves_are_the_trtllm_gen_rows():

@@ -37,12 +37,27 @@ def test_only_inferencex_exports_on_tensorrt_llm_images():
                                "measured=2026-03-17")  # fmt: skip
 
 
+# the upstream sample's columns the mapping scripts read
+SAMPLE_HEAD = ("id", "backend", "model_path", "system", "gemm_quant_mode", "attention_dp_size",
+               "silicon_data_source")  # fmt: skip
+
+
+def synthetic_sample(tmp_path, monkeypatch, kept: str, runs) -> Path:
+    """An upstream sample of ``runs`` (``SAMPLE_HEAD``'s columns) written under ``tmp_path``,
+    with kvcalc's kept rows the ids in ``kept`` (one letter each), the shared reader
+    (tools/silicon_rows.py ``KVCALC_ROWS``) pointed at them."""
+    rows = tmp_path / "agg.csv"
+    rows.write_text("id\n" + "".join(f"{i}\n" for i in kept))
+    monkeypatch.setattr(sys.modules["silicon_rows"], "KVCALC_ROWS", rows)
+    sample = tmp_path / "sample.csv"
+    with sample.open("w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(SAMPLE_HEAD)
+        w.writerows(runs)
+    return sample
+
+
 def test_the_rows_of_a_synthetic_sample(tmp_path, monkeypatch):
-    kept = tmp_path / "agg.csv"
-    kept.write_text("id\na\nb\nc\nd\n")
-    monkeypatch.setattr(sys.modules["silicon_rows"], "KVCALC_ROWS", kept)  # the shared reader
-    head = ["id", "backend", "model_path", "system", "gemm_quant_mode", "attention_dp_size",
-            "silicon_data_source"]  # fmt: skip
     src = "source_file=2026-03-25.csv; measured=2026-02-06T00:00:00Z"
     runs = [
         ("a", "trtllm", "deepseek-ai/DeepSeek-R1", "b200_sxm", "nvfp4", "1", src),
@@ -53,11 +68,7 @@ def test_the_rows_of_a_synthetic_sample(tmp_path, monkeypatch):
         ("d", "vllm", "deepseek-ai/DeepSeek-R1", "b200_sxm", "nvfp4", "1", src),  # not TRT
         ("e", "trtllm", "deepseek-ai/DeepSeek-R1", "b200_sxm", "nvfp4", "1", src),  # not kept
     ]
-    sample = tmp_path / "sample.csv"
-    with sample.open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(head)
-        w.writerows(runs)
+    sample = synthetic_sample(tmp_path, monkeypatch, "abcd", runs)
     got = S.backend_rows(sample)
     assert [(r[0], r[1]) for r in got] == [("a", "TRTLLM"), ("b", "CUTLASS")]
     assert all(r[2] == "2026-02-06" for r in got)

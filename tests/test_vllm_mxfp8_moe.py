@@ -6,9 +6,7 @@ FlashInfer kernel), its launch, its log line, and InferenceX's gpt-oss B200 runs
 
 from __future__ import annotations
 
-import csv
 import importlib.util
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -22,6 +20,7 @@ from calc.deploy.steps import step_of
 from calc.errors import InvalidInputError
 from calc.reports.launch_flags import launch_commands
 from tests.test_engine_commands import check
+from tests.test_trt_moe_backend_rows import synthetic_sample
 
 ROOT = Path(__file__).resolve().parent.parent
 MXFP8 = "flashinfer_trtllm_mxfp4_mxfp8"
@@ -131,11 +130,6 @@ def _tool(name: str):
 
 def test_inferencex_gptoss_b200_runs_from_its_pr48(tmp_path, monkeypatch):
     rows = _tool("silicon_moe_backend_rows")
-    kept = tmp_path / "agg.csv"
-    kept.write_text("id\na\nb\nc\nd\ne\n")
-    monkeypatch.setattr(sys.modules["silicon_rows"], "KVCALC_ROWS", kept)
-    head = ["id", "backend", "model_path", "system", "gemm_quant_mode", "attention_dp_size",
-            "silicon_data_source"]  # fmt: skip
     src = "source_file=2026-03-25.csv; measured=2026-02-25T19:02:12Z"
     runs = [
         ("a", "vllm", "openai/gpt-oss-120b", "b200_sxm", "nvfp4", "1",
@@ -149,12 +143,7 @@ def test_inferencex_gptoss_b200_runs_from_its_pr48(tmp_path, monkeypatch):
         ("e", "vllm", "openai/gpt-oss-120b", "b200_sxm", "nvfp4", "1",
          "source_file=/x/b200/vllm.csv; measured=2026-02-25"),  # not an InferenceX export
     ]
-    sample = tmp_path / "sample.csv"
-    with sample.open("w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(head)
-        w.writerows(runs)
-    got = rows.backend_rows(sample)
+    got = rows.backend_rows(synthetic_sample(tmp_path, monkeypatch, "abcde", runs))
     assert [(r[0], r[1]) for r in got] == [("a", MXFP8), ("b", MXFP8), ("c", "marlin")]
 
 
