@@ -141,6 +141,19 @@ def _layer_us(curve, hw, tokens):
     )  # fmt: skip
 
 
+def _triton_within_band(gpu, tokens, measured_us):
+    """Checks that ``gpu``'s SGLang Triton block-fp8 curve times MiniMax-M2.5's layer within its
+    band of the measured row; returns (that curve, the engine's ``moe_engine`` curve, the
+    latter's time for the layer [µs])."""
+    hw = load_hardware(gpu)
+    triton = hw.kernels.moe_runner["sglang"]["triton"]["fp8_block"]
+    low, high = triton.band
+    t = _layer_us(triton, hw, tokens)
+    assert measured_us * low <= t <= measured_us * high, t
+    engine = hw.kernels.moe_engine["sglang"]["fp8_block"]
+    return triton, engine, _layer_us(engine, hw, tokens)
+
+
 @pytest.mark.parametrize(
     ("tokens", "measured_us"),
     [
@@ -154,13 +167,7 @@ def _layer_us(curve, hw, tokens):
     ],
 )
 def test_b200_triton_curve_holds_the_minimax_layer(tokens, measured_us):
-    hw = load_hardware("b200")
-    triton = hw.kernels.moe_runner["sglang"]["triton"]["fp8_block"]
-    low, high = triton.band  # [0.930, 1.079]
-    t = _layer_us(triton, hw, tokens)
-    assert measured_us * low <= t <= measured_us * high, t
-    trtllm_gen = hw.kernels.moe_engine["sglang"]["fp8_block"]
-    old = _layer_us(trtllm_gen, hw, tokens)
+    triton, trtllm_gen, old = _triton_within_band("b200", tokens, measured_us)  # [0.930, 1.079]
     assert old < measured_us * trtllm_gen.band[0]  # the trtllm-gen curve: far too fast here
     assert "fused_moe_triton rows (4,509 rows)" in triton.source
 
@@ -192,13 +199,7 @@ def test_the_triton_curve_is_fitted_to_the_triton_rows():
     ],
 )
 def test_gb200_triton_curve_holds_the_minimax_layer(tokens, measured_us):
-    hw = load_hardware("gb200")
-    triton = hw.kernels.moe_runner["sglang"]["triton"]["fp8_block"]
-    low, high = triton.band  # [0.928, 1.073]
-    t = _layer_us(triton, hw, tokens)
-    assert measured_us * low <= t <= measured_us * high, t
-    pooled = hw.kernels.moe_engine["sglang"]["fp8_block"]
-    old = _layer_us(pooled, hw, tokens)
+    triton, pooled, old = _triton_within_band("gb200", tokens, measured_us)  # [0.928, 1.073]
     assert not measured_us * pooled.band[0] <= old <= measured_us * pooled.band[1], old
     assert "fused_moe_triton rows (6,777 rows)" in triton.source
 
