@@ -2878,6 +2878,12 @@ LOOKED_AT = (
      "issue 21, session 13 (lead): excerpts read looking for a vLLM 0.33 log to hold "
      "`capacity --engine-version 0.33` against; none is of 0.32/0.33 (older releases or a fork), "
      "not used"),
+    ("the `issues` search corpus again for a vLLM 0.33.0 start-up log (session 14, 2026-12-03): "
+     "vllm-project/vllm issues #235, #7154, #9660, #10517, #11391, #18121, #21348, #33263 and PR "
+     "#19804, QwenLM/Qwen3 #295, tenstorrent/tt-xla #1257, noonghunna/club-3090 PR #96 (a vLLM "
+     "0.20.2rc1 nightly on two RTX 3090s); find_string 'vLLM version 0.33' (no hit)",
+     "issue 21, session 14 (lead): excerpts read looking for a vLLM 0.33 log; none is of "
+     "0.32/0.33, not used"),
     ("vllm 0.16.0 and 0.19.1 wheels (PyPI): model_executor/layers/quantization/mxfp4.py "
      "(0.16.0 get_mxfp4_backend l. 103-161, Mxfp4MoEMethod.apply l. 1033-1048: "
      "SM100_FI_MXFP4_MXFP8_TRTLLM quantises x with mxfp8_quantize, then "
