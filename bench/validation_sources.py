@@ -2967,6 +2967,51 @@ LOOKED_AT = (
      "issue 21, trtlogmoe round: SGLang's MoE all-to-all on its settings dump and command line, "
      "read into EngineSettings.moe_a2a ('none' gather, 'deepep' deepep; calc/deploy/engines/"
      "sglang/log.py A2A); nothing fitted"),
+    ("SemiAnalysisAI/InferenceX@9596d23d7 (2025-10-29, the day the silicon sample's 225 "
+     "Llama-3.1-70B vLLM rows were measured; the scripts removed by 2582bce40 that day): "
+     "benchmarks/70b_fp4_b200_docker.sh and 70b_fp8_b200_docker.sh (kv-cache-dtype fp8 and "
+     "cudagraph_mode FULL_DECODE_ONLY from their first revisions, 27f29acbe 2025-09-21 and "
+     "425f74d51 2025-09-12; unchanged since 4b860b78e, 2025-10-01), 70b_fp8_h100_docker.sh, "
+     "70b_fp8_h100_slurm.sh, 70b_fp8_h200_slurm.sh, .github/workflows/70b-tmpl.yml "
+     "(vllm/vllm-openai:v0.10.2; nvidia/Llama-3.3-70B-Instruct-FP4 and -FP8), "
+     "runners/launch_b200-nvd.sh (kimbochen/bench_serving, 10 x c prompts)",
+     "issue 20, fp4dense round: the runs' settings: vLLM 0.10.2, kv-cache-dtype fp8 (H100, "
+     "H200 and B200), async scheduling, no prefix caching, max-num-batched-tokens 8192; on "
+     "B200 compilation-config cudagraph_mode FULL_DECODE_ONLY with splitting_ops [] and the "
+     "FlashInfer all-reduce fusion (VLLM_FLASHINFER_ALLREDUCE_FUSION_THRESHOLDS_MB 32 / 32 / 8 "
+     "at TP 2 / 4 / 8); not stated on the rows (what-if: the fp8 cache on the 225 rows takes "
+     "the vLLM rows' TPOT median -3.2% -> -7.8%); nothing fitted"),
+    ("vllm 0.10.2 wheel source (pip download --no-deps vllm==0.10.2): config/compilation.py "
+     "(CUDAGraphMode.FULL_DECODE_ONLY = (FULL, NONE): 'Mixed prefill-decode batches are run "
+     "without cudagraphs'; PassConfig enable_fusion off under V1, fi_allreduce_fusion_max_"
+     "token_num 16384), config/__init__.py (PIECEWISE the V1 default), model_executor/layers/"
+     "quantization/modelopt.py ModelOptNvFp4LinearMethod (flashinfer-cutlass where FlashInfer "
+     "imports, VLLM_USE_TRTLLM_FP4_GEMM off; scaled_fp4_quant before every GEMM), "
+     "compilation/collective_fusion.py (_FI_MAX_SIZES and the thresholds variable; max_token_num "
+     "= size / (hidden x TP x 2): 1,024 / 512 / 64 tokens at TP 2 / 4 / 8 with the runs' "
+     "thresholds; the AR + RMSNorm + fp8 and + NVFP4 quant patterns), compilation/"
+     "fusion_attn.py (AttentionNvfp4QuantPattern), compilation/activation_quant_fusion.py, "
+     "distributed/device_communicators/custom_all_reduce.py (max_size 8 MiB) and "
+     "cuda_communicator.py (custom, then symmetric memory, off by default, then pynccl)",
+     "issue 20, fp4dense round: the kernels and graphs of the runs' NVFP4 and fp8 linears and "
+     "all-reduces; nothing fitted"),
+    ("ai-dynamo/aiconfigurator@095f58a51 collector/vllm/collect_gemm.py (the layer's forward "
+     "timed: scaled_fp4_quant inside an NVFP4 row); aiconfigurator-core 0.12.0 wheel "
+     "b200_sxm/gemm/vllm/0.24.0/gemm_perf.parquet (FlashInferCuteDslNvFp4LinearKernel, "
+     "CutlassFP8ScaledMMLinearKernel), attention/vllm/0.24.0 generation and context tables, "
+     "comm/vllm/0.24.0/custom_allreduce_perf.parquet (vllm_graph and vllm_eager rows); the "
+     "vLLM 0.24.0 GEMM tables of B200, GB200, B300 and GB300 fitted alone under "
+     "tools/fit_engine_gemm.py's rule (nvfp4: 0.059 / 0.069 / 0.058 / 0.063 median |error| "
+     "against the pooled curve's 0.059 / 0.072 / 0.065 / 0.066; fp8: 0.163 / 0.157 / 0.150 / "
+     "0.154 against 0.256 / 0.239 / 0.241 / 0.221)",
+     "issue 20, fp4dense round: the Llama-3.1-70B decode step and 1k prefill op by op "
+     "(bench/vllm70b_step_parts.py); no curve changed (B200's own NVFP4 fit no better than "
+     "the pooled curve)"),
+    ("vllm-project/vllm#44806 (Qwen3.5-397B NVFP4 DEP8 on 8 x B200: a mixed prefill-decode "
+     "step 6 x a decode step), #16072, #20059, #25444 (read in the piecewise round), and the "
+     "issue-corpus searches for a measured vLLM pass run without CUDA graphs",
+     "issue 20, fp4dense round: no measured host time of a vLLM compiled pass run without "
+     "CUDA graphs at a dense 70B layer found; nothing fitted"),
 )
 
 
