@@ -3012,6 +3012,14 @@ LOOKED_AT = (
      "issue-corpus searches for a measured vLLM pass run without CUDA graphs",
      "issue 20, fp4dense round: no measured host time of a vLLM compiled pass run without "
      "CUDA graphs at a dense 70B layer found; nothing fitted"),
+    ("vllm-project/vllm#42235 (FlashInfer CuTe-DSL NVFP4 GEMM backend: CuTeDSL / CUTLASS / "
+     "TRTLLM TFLOP/s by M on B200, excerpts), #30885 (NVFP4 small-batch scale-factor tiling, "
+     "Llama-3.3-70B-Instruct-NVFP4 10240 x 8192 in figures only); flashinfer-ai/flashinfer#2540 "
+     "(cute-dsl mm_fp4: cudnn / cutlass / trtllm / cute_dsl times at M 1, n x k including "
+     "1,280 x 8,192 and 2,560 x 8,192; excerpts)",
+     "issue 20, fp4dense round: FlashInfer's CUTLASS NVFP4 GEMM (vLLM 0.10.2's flashinfer-cutlass "
+     "backend) at 1.19-1.29 x CuTe-DSL's time at M 8-128 and 0.92-1.19 x at M 1: a bracket for "
+     "the NVFP4 decode step's extra time; nothing fitted"),
 )
 
 
