@@ -2990,6 +2990,12 @@ LOOKED_AT = (
      "issue 20, bigbatch round: TensorRT-LLM's own all-reduce against the allreduce.custom curve "
      "it is timed by, at decode batches' messages (1-4 MiB): 1.4-1.6x at TP 8, 0.6-1.0x at TP 4; "
      "a lead, not applied"),
+    ("sglang 0.5.6.post2 wheel (pip download --no-deps): srt/managers/tokenizer_manager.py "
+     "_handle_batch_output (state.text += ...; state.output_ids.copy() per request per chunk "
+     "without --stream-output), srt/entrypoints/openai/serving_completions.py (delta = "
+     "text[len(stream_buffer):]), srt/managers/schedule_batch.py init_incremental_detokenize",
+     "issue 20, bigbatch round: a per-chunk cost growing with the output so far, the reading of "
+     "the c 512 rows' per-sequence time rising with the output length; a lead, not modelled"),
     ("sgl-project/sglang issue #10514 (2025-09-16: the overlap scheduler's process_batch_result "
      "and the forward contending for the CPU); vllm-project/vllm PR #46112 (2026-06-18: "
      "Scheduler.update_from_output 0.142 ms at batch 128, 0.287 ms at 256, RTX 5090)",
