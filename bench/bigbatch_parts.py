@@ -3,7 +3,10 @@ TPOT split into the decode step's parts and the other requests' prompt passes, b
 measured TPOT, and what the gap (measured − predicted) follows (issue 20, bigbatch round;
 docs/step-time.md).
 
-Run: python bench/bigbatch_parts.py [--half training|held-out|all] [--moe] [--rows]
+Run: python bench/bigbatch_parts.py [--half training|held-out|all] [--moe] [--rows] [--no-loop]
+
+``--no-loop``: every engine's host costs without the overlapped loop per sequence the round
+added for SGLang (TensorRT-LLM's measured one kept): the figures before the bigbatch round.
 
 The rows: ``bench/validation_serving.py``'s (aiconfigurator's silicon sample), the chosen half
 (default: training), regime "batch > 64" (concurrency above 64), dense unless ``--moe``. Per
@@ -49,15 +52,25 @@ def _kind(name: str) -> str:
     return "gemm" if name.startswith(GEMMS) else "other"
 
 
-def parts(row) -> dict | None:
-    """kvcalc's predicted TPOT of ``row`` in parts, and the measured one [ms per token]."""
-    import validation_serving as vs
+def _host(engine: str, loop: bool):
+    """``engine``'s shipped host costs, or (``loop`` False) SGLang's without its loop."""
+    from dataclasses import replace
 
     from calc.deploy.engines import host_costs
+
+    costs = host_costs(engine)
+    return costs if loop or engine != "sglang" else replace(costs, loop_sequence_s=0.0)
+
+
+def parts(row, loop: bool = True) -> dict | None:
+    """kvcalc's predicted TPOT of ``row`` in parts, and the measured one [ms per token];
+    ``loop`` False: SGLang without its overlapped loop (``_host``)."""
+    import validation_serving as vs
+
     from calc.deploy.steps import step_of
     from calc.errors import KvcalcError
 
-    res = vs.predict(row)
+    res = vs.predict(row, _host(row.backend, loop))
     if res is None or res.aside:
         return None
     try:
@@ -77,7 +90,7 @@ def parts(row) -> dict | None:
         if k == "attn":
             kv_bytes += float(op.bytes)
     gpu = float(step.time_s)
-    host = host_costs(row.backend).for_host_cpu(dep.hardware.host_cpu)
+    host = _host(row.backend, loop).for_host_cpu(dep.hardware.host_cpu)
     out["host"] = (float(host.step_s(gpu, n)) - gpu) * 1e3
     decode = sum(out.values())
     out["prompts"] = res.tpot_s * 1e3 - decode
@@ -132,7 +145,7 @@ def main(argv: list[str]) -> None:
             continue
         if (half == "training" and not r.training) or (half == "held-out" and r.training):
             continue
-        p = parts(r)
+        p = parts(r, loop="--no-loop" not in argv)
         if p is not None:
             got.append((r, p))
     cols = ("gemm", "attn", "other", "comm", "host", "prompts", "pred", "meas", "gap")
