@@ -91,7 +91,9 @@ FORMATS = {"fp8": "fp8-tensor", "fp8_block": "fp8-block128", "nvfp4": "nvfp4", "
 # (marlinfp4 round: chunked 0.122 -> 0.089, the fit's value once InferenceX's gpt-oss H100/H200
 # vLLM runs from InferenceX#327 on are timed at the Marlin MXFP4 MoE their scripts set: their
 # prompt passes longer.)
-WAVE_SHARE = {"prefill-first": 0.272, "whole-request": 0.140, "chunked": 0.089}
+# (bigbatch round: prefill-first 0.272 -> 0.271, the fit's value once SGLang's decode steps at
+# large batch wait for its scheduler loop (calc.deploy.host_costs SGLANG_LOOP_SEQUENCE_S).)
+WAVE_SHARE = {"prefill-first": 0.271, "whole-request": 0.140, "chunked": 0.089}
 
 # The CUDA graphs of the sample's TensorRT-LLM runs are not stated per record. Not
 # TensorRT-LLM's default list (1-31, 32, 64, 128 unpadded, ``Engine.cuda_graph_batch_sizes``):
@@ -646,6 +648,64 @@ def fit() -> tuple[float, dict]:
     return best[1], best[2]
 
 
+# The overlapped engine loop's fit (issue 20, bigbatch round): the loop per running sequence
+# on an x86 host (``HostCosts.loop_sequence_s``) is found on a grid of LOOP_GRID_S from three
+# evaluations of the engine's training rows (``fit_loop``); two loops long enough to bind every
+# row (LOOP_PROBES_S) give each row's slope and GPU step
+LOOP_GRID_S = tuple(i / 1e6 for i in range(201))  # 0-200 µs by 1 µs
+LOOP_PROBES_S = (10e-3, 20e-3)
+# the engines whose loop the fit reports: TensorRT-LLM's is measured (calc.deploy.host_costs
+# LOOP_SEQUENCE_X86_S), not fitted
+LOOP_FITTED = ("vllm", "sglang")
+
+
+def _loop_tpots(engine: str, loop_s: float) -> dict:
+    """{row id: (predicted TPOT, measured TPOT)} of ``engine``'s training rows with its shipped
+    host costs and an overlapped loop of ``loop_s`` per sequence on x86 in place of its own."""
+    from dataclasses import replace
+
+    from calc.deploy.engines import host_costs
+
+    host = replace(host_costs(engine), loop_sequence_s=loop_s, cpu_factor=1.0)
+    out = {}
+    for r in rows():
+        if r.backend != engine or not r.training:
+            continue
+        res = predict(r, host)
+        if res is not None and not res.aside:
+            out[r.id] = (res.tpot_s, r.tpot_s)
+    return out
+
+
+def fit_loop(engine: str) -> float:
+    """``engine``'s overlapped loop per running sequence on an x86 host [s]
+    (``calc.deploy.host_costs.with_loop``), fitted on its training rows' TPOT with every other
+    constant as shipped: the grid value of LOOP_GRID_S minimising the summed soft-L1 of
+    log(predicted / measured) (``fit``'s cost).
+
+    A decode step takes max(GPU, loop × the rank's sequences × the host CPU's factor) + the
+    serial host time, so a row's TPOT is its TPOT without the loop plus max(0, loop × a − g),
+    a and g per row (its sequences and host factor, its GPU step, each over its tokens a step);
+    two loops that bind (LOOP_PROBES_S) give a and g, a row that does not bind at the first
+    never binds on the grid."""
+    import numpy as np
+
+    base = _loop_tpots(engine, 0.0)
+    lo, hi = (_loop_tpots(engine, p) for p in LOOP_PROBES_S)
+    ids = [i for i in base if i in lo and i in hi]
+    t0 = np.array([base[i][0] for i in ids])
+    m = np.array([base[i][1] for i in ids])
+    d1 = np.array([lo[i][0] for i in ids]) - t0
+    slope = (np.array([hi[i][0] for i in ids]) - t0 - d1) / (LOOP_PROBES_S[1] - LOOP_PROBES_S[0])
+    g = LOOP_PROBES_S[0] * slope - d1
+    grid = np.array(LOOP_GRID_S)
+    exposed = np.where(d1[:, None] > 0, np.maximum(0.0, grid[None, :] * slope[:, None]
+                                                     - g[:, None]), 0.0)  # fmt: skip
+    z = np.log((t0[:, None] + exposed) / m[:, None]) / 0.1
+    cost = (2 * (np.sqrt(1 + z**2) - 1)).sum(axis=0)
+    return float(grid[int(np.argmin(cost))])
+
+
 def fit_wave_share() -> dict:
     """WAVE_SHARE per scheduler policy: the median over the training half's rows of that
     policy of (measured TTFT − the prediction with no wave) / ((n − 1) × one prefill), rows
@@ -723,11 +783,15 @@ def fit_record() -> dict:
             "serving_fixed_share": round(share, 3),
             "per_step_ms": {e: round(hosts[e] * 1e3, 3) for e in ENGINES},
             "wave_share": {k: round(waves[k], 3) for k in WAVE_SHARE},
+            "loop_sequence_us": {e: round(fit_loop(e) * 1e6, 1) for e in LOOP_FITTED},
         },
         "shipped": {
             "serving_fixed_share": rates.SERVING_FIXED_SHARE,
             "per_step_ms": {e: round(host_costs(e).per_step_s * 1e3, 3) for e in ENGINES},
             "wave_share": dict(WAVE_SHARE),
+            "loop_sequence_us": {
+                e: round(host_costs(e).loop_sequence_s * 1e6, 1) for e in ENGINES
+            },
             "provenance": FIT_SOURCE,
         },
     }
@@ -832,6 +896,8 @@ if __name__ == "__main__":
             print(f"{engine}: per_step_s {step * 1e3:.3f} ms")
         for policy, share in fit_wave_share().items():
             print(f"wave share ({policy}): {share:.3f}")
+        for engine in LOOP_FITTED:
+            print(f"{engine}: overlapped loop {fit_loop(engine) * 1e6:.1f} µs per sequence (x86)")
     elif sys.argv[1:] == ["--moe-implied"]:
         by: dict = {}
         for row, tokens, mtp, mep, moe, left in moe_implied():

@@ -410,6 +410,16 @@ FITTED = (
      "docs/validation/aiconfigurator_silicon_moe_backend.csv (124 marlin rows); "
      "docs/validation/published_runs_2026.yaml ix828 rows moe_backend: marlin (a setting read "
      "from the server script, not fitted)"),
+    ("ai-dynamo/aiconfigurator@095f58a51 aic-core/src/aiconfigurator_core/systems/"
+     "silicon_sample.csv (agg; docs/validation/aiconfigurator_silicon_agg.csv), the SGLang rows "
+     "of its training half; sglang 0.5.16 wheel srt/managers/scheduler.py (event_loop_overlap: "
+     "run_batch, then process_batch_result of the batch before, while the GPU computes)",
+     "SGLang's scheduler loop per running sequence on an x86 host, overlapped with the GPU's "
+     "step: 40 us (bench/validation_serving.py --fit: fit_loop, a grid of 1 us, every other "
+     "constant as shipped; the same fit gives vLLM 0)",
+     "issue 20, bigbatch round: calc.deploy.host_costs.SGLANG_LOOP_SEQUENCE_S (the SGLang wing's "
+     "host_loop_sequence from 0.4.1), a step max(GPU, loop x sequences x the host CPU's factor) + "
+     "the serial host time; one constant"),
 )
 
 
@@ -3020,6 +3030,31 @@ LOOKED_AT = (
      "issue 20, fp4dense round: FlashInfer's CUTLASS NVFP4 GEMM (vLLM 0.10.2's flashinfer-cutlass "
      "backend) at 1.19-1.29 x CuTe-DSL's time at M 8-128 and 0.92-1.19 x at M 1: a bracket for "
      "the NVFP4 decode step's extra time; nothing fitted"),
+    ("aiconfigurator-core 0.12.0 wheel (PyPI): systems/data/{h100_sxm,h200_sxm,b200_sxm,gb200}/"
+     "attention/{sglang/0.5.14,trtllm/1.3.0rc20,vllm/0.22.0,vllm/0.24.0}/"
+     "generation_attention_perf.parquet at batch 65-2,048, 1-8 KV heads, head_dim 128, 1-8k tokens",
+     "issue 20, bigbatch round: kvcalc's decode-attention curves x engine_scale against the "
+     "tables at large batch: measured / curve 0.63-1.07 (the curve slower, not faster); "
+     "nothing fitted"),
+    ("aiconfigurator-core 0.12.0 wheel: systems/data/{h100_sxm,h200_sxm,b200_sxm}/comm/"
+     "trtllm/1.3.0rc20/custom_allreduce_perf.parquet, comm/vllm/0.24.0/custom_allreduce_perf."
+     "parquet (vllm_graph rows) and comm/nccl/2.29.2/nccl_perf.parquet at 2, 4, 8 GPUs, "
+     "0.125-16 MiB",
+     "issue 20, bigbatch round: TensorRT-LLM's own all-reduce against the allreduce.custom curve "
+     "it is timed by, at decode batches' messages (1-4 MiB): 1.4-1.6x at TP 8, 0.6-1.0x at TP 4; "
+     "a lead, not applied"),
+    ("sglang 0.5.6.post2 wheel (pip download --no-deps): srt/managers/tokenizer_manager.py "
+     "_handle_batch_output (state.text += ...; state.output_ids.copy() per request per chunk "
+     "without --stream-output), srt/entrypoints/openai/serving_completions.py (delta = "
+     "text[len(stream_buffer):]), srt/managers/schedule_batch.py init_incremental_detokenize",
+     "issue 20, bigbatch round: a per-chunk cost growing with the output so far, the reading of "
+     "the c 512 rows' per-sequence time rising with the output length; a lead, not modelled"),
+    ("sgl-project/sglang issue #10514 (2025-09-16: the overlap scheduler's process_batch_result "
+     "and the forward contending for the CPU); vllm-project/vllm PR #46112 (2026-06-18: "
+     "Scheduler.update_from_output 0.142 ms at batch 128, 0.287 ms at 256, RTX 5090)",
+     "issue 20, bigbatch round: searched for a measured per-sequence host loop of SGLang or "
+     "vLLM at large batch; none of SGLang's whole loop found (the constant is fitted); vLLM's "
+     "engine-core update loop about 1.1 us a sequence, far below the TPOT gaps"),
 )
 
 

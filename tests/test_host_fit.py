@@ -79,3 +79,16 @@ def test_wave_shares_are_their_fit(serving, stored):
     for policy, share in serving.WAVE_SHARE.items():
         assert share == pytest.approx(stored["fit"]["wave_share"][policy], abs=WAVE_TOL)
 
+
+
+def test_the_loops_shipped_are_the_code_and_sglangs_is_its_fit(stored):
+    # issue 20, bigbatch round: the overlapped loop per sequence on x86 [µs], shipped beside the
+    # fit: TensorRT-LLM's measured (28.99 / 2.7507 = 10.54 -> 10.5), SGLang's fitted (40.0),
+    # vLLM none (its fit gives 0 on the 1 µs grid)
+    for e in ENGINES:
+        assert stored["shipped"]["loop_sequence_us"][e] == pytest.approx(
+            round(host_costs(e).loop_sequence_s * 1e6, 1))
+    assert stored["shipped"]["loop_sequence_us"]["sglang"] == stored["fit"]["loop_sequence_us"][
+        "sglang"]
+    assert stored["fit"]["loop_sequence_us"]["vllm"] == stored["shipped"]["loop_sequence_us"][
+        "vllm"] == 0.0

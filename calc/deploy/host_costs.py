@@ -25,11 +25,12 @@ A fourth figure is host work the GPU does not wait for until it outlasts the ste
 - ``loop_sequence_s``: the engine loop's host time per running sequence per step where an
   overlap scheduler runs it while the GPU computes the next step (TensorRT-LLM's PyExecutor:
   scheduling, ``_update_requests``, the sampler's bookkeeping, the responses, one Python thread
-  per rank), stated for an x86 host; ``cpu_factor`` scales it to the deployment's host CPU
-  (``for_host_cpu``: the hardware profile's ``host_cpu``). A step then takes
-  max(GPU time, loop_sequence_s × cpu_factor × the rank's sequences) + the serial terms above
-  (``step_s``): hidden while shorter than the GPU's step, the whole loop beyond it. The
-  steady-state throughput (``calc.reports.throughput``), the serving simulation
+  per rank, measured; SGLang's scheduler process, ``event_loop_overlap``: the previous batch's
+  result handled request by request, fitted), stated for an x86 host; ``cpu_factor`` scales
+  it to the deployment's host CPU (``for_host_cpu``: the hardware profile's ``host_cpu``). A
+  step then takes max(GPU time, loop_sequence_s × cpu_factor × the rank's sequences) + the
+  serial terms above (``step_s``): hidden while shorter than the GPU's step, the whole loop
+  beyond it. The steady-state throughput (``calc.reports.throughput``), the serving simulation
   (``calc.serve.steptime``: ``loop_floor_s``; a decode stretch runs one iteration at a time
   while the loop binds) and the silicon sample's closed form (``bench/validation_serving.py``)
   apply it (docs/step-time.md, trthost round).
@@ -303,17 +304,37 @@ LOOP_SOURCE = (
 )
 
 
+# SGLang's scheduler loop (issue 20, bigbatch round; docs/step-time.md). Its overlap scheduler
+# (``event_loop_overlap``, on by default: sglang 0.5.16 ``srt/managers/scheduler.py``) launches
+# batch i, then handles batch i − 1's result request by request (``process_batch_result``:
+# the token appended, the finish check, the outputs streamed to the detokenizer) and forms
+# batch i + 1, all in the one scheduler process of each rank, while batch i is on the GPU: a
+# step takes the larger of the GPU's time and that loop. No measurement of the loop at large
+# batch was found; one constant, fitted on the training half of aiconfigurator's silicon sample
+# (``bench/validation_serving.py --fit``: ``fit_loop``, every other constant as shipped) on an
+# x86 host, scaled on Grace as TensorRT-LLM's (CPU_FACTOR). The fit binds it on the rows whose
+# GPU step is short beside their batch (Llama-3.1-8B on H200 at TP 4-8 and 512 in flight:
+# measured 18-28 ms a step at 0.5.6.post2 whatever the TP, the GPU's 8-10 ms at TP 8).
+SGLANG_LOOP_SEQUENCE_S = 40e-6
+SGLANG_LOOP_SOURCE = (
+    "fitted: bench/validation_serving.py --fit (fit_loop) on the training half of "
+    "aiconfigurator's silicon_sample.csv (agg), SGLang rows; the scheduler's per-request loop "
+    "under event_loop_overlap (sglang srt/managers/scheduler.py)"
+)
+
+
 def with_loop(costs: HostCosts, loop_sequence_s: float, title: str,
-              version: str | None) -> HostCosts:  # fmt: skip
+              version: str | None, source: str = LOOP_SOURCE) -> HostCosts:  # fmt: skip
     """``costs`` plus the overlapped engine loop's ``loop_sequence_s`` per running sequence of a
-    step on an x86 host, behind every front-end (module docstring; unchanged at 0)."""
+    step on an x86 host, behind every front-end (module docstring; unchanged at 0); ``source``:
+    where the figure comes from."""
     if not loop_sequence_s:
         return costs
     return replace(
         costs,
         loop_sequence_s=costs.loop_sequence_s + loop_sequence_s,
         source=f"{costs.source}; {title} {version or 'latest'} engine loop (overlapped): "
-        f"{loop_sequence_s * 1e6:.1f} µs per sequence per step on x86 ({LOOP_SOURCE})",
+        f"{loop_sequence_s * 1e6:.1f} µs per sequence per step on x86 ({source})",
     )
 
 

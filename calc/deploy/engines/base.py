@@ -12,11 +12,13 @@ from typing import TYPE_CHECKING, ClassVar, NamedTuple
 
 from calc.deploy.engines.paging import Paging
 from calc.deploy.host_costs import (
+    LOOP_SOURCE,
     HostCosts,
     VersionRange,
     compose,
     core_sequence_s,
     with_core,
+    with_loop,
     with_pipeline,
 )
 from calc.deploy.moe_pipeline import TRITON_FUSED_MOE, MoePipeline
@@ -396,6 +398,11 @@ class Engine:
     # pipeline stage added to per_sequence_s × pp, for the releases whose PP path has it
     # (calc.deploy.host_costs.with_pipeline; none: not modelled)
     host_pp_sequence_stage: ClassVar[tuple[tuple[VersionRange, float], ...]] = ()
+    # (versions, seconds): the engine loop's host time per running sequence per step on an x86
+    # host where an overlap scheduler runs it beside the GPU's step, and where that figure comes
+    # from (calc.deploy.host_costs.with_loop: exposed only beyond the GPU's step)
+    host_loop_sequence: ClassVar[tuple[tuple[VersionRange, float], ...]] = ()
+    host_loop_source: ClassVar[str] = LOOP_SOURCE
     # the releases whose engine, under pipeline parallelism, runs in the API front-end's own
     # process (one interpreter takes requests in and steps the engine: calc.serve's
     # Limits.intake_stalls_engine; none: the engine runs apart)
@@ -503,12 +510,15 @@ class Engine:
         """Per-step, per-sequence and per-request CPU costs of ``release`` (None: the latest)
         behind ``frontend`` ("api" or "offline"), from ``host_steps``, and under ``pp``
         pipeline stages the release's ``host_pp_sequence_stage`` per sequence per stage, plus
-        the engine core's ``host_core_sequence`` of the release (``calc.deploy.host_costs``)."""
+        the engine core's ``host_core_sequence`` and the overlapped loop's
+        ``host_loop_sequence`` of the release (``calc.deploy.host_costs``)."""
         costs = compose(self.title, release, frontend, self.host_steps)
         core_s = core_sequence_s(self.host_core_sequence, release)
         costs = with_core(costs, core_s, self.title, release)
         pp_s = core_sequence_s(self.host_pp_sequence_stage, release)
-        return with_pipeline(costs, pp, pp_s, self.title)
+        costs = with_pipeline(costs, pp, pp_s, self.title)
+        loop_s = core_sequence_s(self.host_loop_sequence, release)
+        return with_loop(costs, loop_s, self.title, release, self.host_loop_source)
 
     def front_end_in_engine(self, release: str | None, pp: int) -> bool:
         """Whether ``release`` under ``pp`` pipeline stages runs its engine in the API

@@ -18,7 +18,7 @@ from calc.deploy.engines.base import (
 )
 from calc.deploy.engines.gpus import smi_total_mib
 from calc.deploy.engines.sglang.rules import RUNNING_SPLIT_SINCE, VERSIONS
-from calc.deploy.host_costs import VersionRange
+from calc.deploy.host_costs import SGLANG_LOOP_SEQUENCE_S, SGLANG_LOOP_SOURCE, VersionRange
 from calc.deploy.moe_pipeline import SGLANG_FUSED_MOE
 
 if TYPE_CHECKING:
@@ -72,6 +72,12 @@ class SGLang(Engine):
     # squares, within its CUDA graphs; held out, the same files' 405B TP 8 runs at 1,
     # 2 requests/s give 0.079 ms: bench/validation_score.py)
     host_core_sequence = ((VersionRange(high="0.4.1"), 0.10e-3),)
+    # from 0.4.1: the scheduler's per-request loop over a batch's result (process_batch_result,
+    # stream_output) and the next batch's forming, run by event_loop_overlap while the GPU
+    # computes: exposed only beyond the GPU's step (calc.deploy.host_costs
+    # SGLANG_LOOP_SEQUENCE_S: fitted, issue 20 bigbatch round)
+    host_loop_sequence = ((VersionRange(low="0.4.1"), SGLANG_LOOP_SEQUENCE_S),)
+    host_loop_source = SGLANG_LOOP_SOURCE
     moe = SGLANG_FUSED_MOE  # its fused_moe_triton: vLLM's Triton pipeline
     # 0.5.23 managers/schedule_policy.py PrefillAdder: rem_chunk_tokens (chunked_prefill_size)
     # loses the running decodes (num_mixed_decode_tokens = running_bs, scheduler.py) only

@@ -8,13 +8,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from calc.deploy.engines.base import AdmissionHold, Engine, EngineDefaults, SchedulerPolicy
 from calc.deploy.engines.trtllm.rules import VERSIONS
-from calc.deploy.host_costs import (
-    LOOP_SEQUENCE_X86_S,
-    HostCosts,
-    VersionRange,
-    core_sequence_s,
-    with_loop,
-)
+from calc.deploy.host_costs import LOOP_SEQUENCE_X86_S, VersionRange
 from calc.deploy.moe_pipeline import CUTLASS_MOE
 from calc.formulas.cuda_graphs import captured_batch_sizes
 
@@ -52,13 +46,6 @@ class TensorRTLLM(Engine):
     # generation request costs beamWidth + draft tokens (1) against maxNumTokens in the same
     # loop that admits the context requests, which break at the first that does not fit
     decode_in_token_budget = True
-
-    def host_costs(self, release: str | None, frontend: str = "api", pp: int = 1) -> HostCosts:
-        """The wing's host costs (``Engine.host_costs``) plus the PyExecutor's overlapped loop
-        per running sequence (``host_loop_sequence``), behind every front-end."""
-        costs = super().host_costs(release, frontend, pp)
-        loop_s = core_sequence_s(self.host_loop_sequence, release)
-        return with_loop(costs, loop_s, self.title, release)
 
     def defaults(self, rules, hw) -> EngineDefaults:
         return EngineDefaults(rules.free_gpu_memory_fraction, rules.tokens_per_block,
