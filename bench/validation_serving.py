@@ -93,7 +93,10 @@ FORMATS = {"fp8": "fp8-tensor", "fp8_block": "fp8-block128", "nvfp4": "nvfp4", "
 # prompt passes longer.)
 # (bigbatch round: prefill-first 0.272 -> 0.271, the fit's value once SGLang's decode steps at
 # large batch wait for its scheduler loop (calc.deploy.host_costs SGLANG_LOOP_SEQUENCE_S).)
-WAVE_SHARE = {"prefill-first": 0.271, "whole-request": 0.140, "chunked": 0.089}
+# (trtbigmoe round: whole-request 0.140 -> 0.142, the fit's value once InferenceX's early B200
+# NVFP4 DeepSeek runs are read at the layout their script ran, LAYOUT_ROWS, which moves their
+# predicted TTFT before the wave.)
+WAVE_SHARE = {"prefill-first": 0.271, "whole-request": 0.142, "chunked": 0.089}
 
 # The CUDA graphs of the sample's TensorRT-LLM runs are not stated per record. Not
 # TensorRT-LLM's default list (1-31, 32, 64, 128 unpadded, ``Engine.cuda_graph_batch_sizes``):
@@ -237,6 +240,16 @@ MTP_ROWS = DATA.with_name("aiconfigurator_silicon_mtp.csv")
 MOE_BACKEND_ROWS = DATA.with_name("aiconfigurator_silicon_moe_backend.csv")
 
 
+# The layout InferenceX's B200 NVFP4 DeepSeek-R1 script ran where the record states another: its
+# runs measured 2025-11-02 state MoE EP 1 and no attention DP at concurrencies where every revision
+# of the script (2025-09-18 to 2025-11-03) ran EP = TP, with attention DP and the CUTLASS MoE at
+# the highest; listed with the backend the script set by tools/silicon_layout_rows.py (issue 20,
+# trtbigmoe round). The record's concurrency is the whole benchmark's (its id's cN); the MoE
+# backend listed here supersedes MOE_BACKEND_ROWS' for these runs (read there at the stated,
+# not the run, attention DP).
+LAYOUT_ROWS = DATA.with_name("aiconfigurator_silicon_layout.csv")
+
+
 # The scheduler settings of InferenceX's scripts that hold new requests back (SGLang's
 # --scheduler-recv-interval, TensorRT-LLM's batch_wait_timeout_iters), which no record states:
 # listed by tools/silicon_admission_rows.py (issue 20, MoE TTFT round), stated on the row's
@@ -262,6 +275,23 @@ SCRIPT_MAX_NUM_TOKENS = 16384
 def _moe_backends() -> dict[str, str]:
     with MOE_BACKEND_ROWS.open() as f:
         return {r["id"]: r["moe_backend"] for r in csv.DictReader(f)}
+
+
+@cache
+def _layouts() -> dict[str, tuple[int, bool, str]]:
+    with LAYOUT_ROWS.open() as f:
+        return {r["id"]: (int(r["ep"]), r["attention_dp"] == "1", r["moe_backend"])
+                for r in csv.DictReader(f)}  # fmt: skip
+
+
+def _run_layout(run_id: str, tp: int, ep: int, backend: str | None):
+    """(attention TP, MoE EP, MoE backend) of a run: the record's, or where LAYOUT_ROWS lists
+    the run the layout its script ran (attention DP: one attention GPU a rank, EP over them)."""
+    got = _layouts().get(run_id)
+    if got is None:
+        return tp, ep, backend
+    ep, dp, backend = got
+    return (1 if dp else tp), ep, backend
 
 
 @cache
@@ -332,6 +362,7 @@ def rows() -> list[Row]:
                     # and 18.1819 ms): read as DP 8 and EP 8 on 8 GPUs (issue 20, round 15)
                     dp //= moe_tp
                 ep = max(ep, tp * dp)
+            tp, ep, moe_backend = _run_layout(r["id"], tp, ep, _moe_backends().get(r["id"]))
             quant = r["precision"] in ("fp8", "fp4")
             kv = "fp8" if r["backend"] == "trtllm" and quant else None
             kv = _kv_dtypes().get(r["id"], kv)  # a KV dtype the run's script set (KV_ROWS)
@@ -339,8 +370,7 @@ def rows() -> list[Row]:
                            int(r["isl"]), int(r["osl"]), concurrency, tp,
                            ep if ep > 1 else 1, float(r["ttft_ms"]) / 1e3,
                            float(r["tpot_ms"]) / 1e3, _label(r), _release(r),
-                           _mtp_drafts().get(r["id"], 0),
-                           _moe_backends().get(r["id"]),
+                           _mtp_drafts().get(r["id"], 0), moe_backend,
                            *_admission().get(r["id"], (1, 0)),
                            r.get("backend_version") or ""))  # fmt: skip
     return out

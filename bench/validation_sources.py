@@ -420,6 +420,32 @@ FITTED = (
      "issue 20, bigbatch round: calc.deploy.host_costs.SGLANG_LOOP_SEQUENCE_S (the SGLang wing's "
      "host_loop_sequence from 0.4.1), a step max(GPU, loop x sequences x the host CPU's factor) + "
      "the serial host time; one constant"),
+    ("aiconfigurator-core 0.12.0 wheel tables {b200_sxm,gb200,b300_sxm,gb300}/moe/trtllm/"
+     "1.3.0rc20/ and 1.3.0rc23/moe_perf.parquet (ai-dynamo/aiconfigurator, Apache-2.0): the "
+     "balanced w4a8_mxfp4_mxfp8 rows of each layer shape from the newest table that measured "
+     "it: gpt-oss-120b's (hidden 2,880, width 2,880, 128 experts, top-4) and gpt-oss-20b's (32 "
+     "experts) from 1.3.0rc20, the two 256- and 384-expert top-6 shapes from 1.3.0rc23 (B200 "
+     "1,782 rows, GB200 2,025, B300 / GB300 2,079)",
+     "TensorRT-LLM's W4A8 MXFP4 fused MoE layer (moe_torch_flow) by tokens, shape, MoE TP and EP",
+     "issue 20, trtbigmoe round: moe_engine.trtllm.mxfp4 of b200, gb200, b300, gb300 refitted on "
+     "the newest table of each format and layer shape (tools/fit_kernels.py --refit-engine-moe "
+     "mxfp4 --engine trtllm --per-shape; the shipped lines were fitted to 1.3.0rc23 alone, which "
+     "measured neither gpt-oss shape: median |error| on the same rows 26.9 / 22.4 / 24.0 / 22.3% "
+     "-> 26.1 / 21.6 / 23.9 / 21.2%)"),
+    ("SemiAnalysisAI/InferenceX benchmarks/dsr1_fp4_b200_trt_slurm.sh at ec90f3fe7 (2025-09-18), "
+     "35bc387ff, 683aba7ea, 488315000, 1ada0dcbc, 8f665ddad, 69844b2ea (2025-10-29) and "
+     "17d5e204f (2025-11-03), .github/configs/nvidia-master.yaml dsr1-fp4-b200-trt at 69844b2ea; "
+     "benchmarks/dsr1_fp4_b200_trt.sh at 6eecc0e66 (#620, 2026-02-03); aiconfigurator's "
+     "silicon_sample.csv (095f58a51) silicon_data_source and layout columns of the B200 NVFP4 "
+     "DeepSeek runs measured 2025-11-02 (the 2026-04-06 export and their db-dump/2026-04-27 "
+     "twins, same TPOT)",
+     "the expert parallelism, attention DP and moe_config.backend the script ran by TP, lengths "
+     "and concurrency (EP = TP above 8-32 requests; attention DP and CUTLASS at 256, or above 32 "
+     "at 8k/1k; TRTLLM otherwise), the same at every revision from 2025-09-18 to 2025-11-03, "
+     "where the records state MoE EP 1 and no attention DP",
+     "issue 20, trtbigmoe round: tools/silicon_layout_rows.py -> docs/validation/"
+     "aiconfigurator_silicon_layout.csv (39 runs; bench/validation_serving.py LAYOUT_ROWS; a "
+     "layout read from the script, not fitted)"),
 )
 
 
@@ -3055,6 +3081,17 @@ LOOKED_AT = (
      "issue 20, bigbatch round: searched for a measured per-sequence host loop of SGLang or "
      "vLLM at large batch; none of SGLang's whole loop found (the constant is fitted); vLLM's "
      "engine-core update loop about 1.1 us a sequence, far below the TPOT gaps"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/_torch/models/modeling_deepseekv3.py (one stored "
+     "revision, search index file 1539226111): Deepseekv3MoE.forward runs the shared experts "
+     "and the routed experts through maybe_execute_in_parallel on an aux stream",
+     "issue 20, trtbigmoe round: a lead (the shared experts, about 1 ms of a 25 ms DeepSeek "
+     "decode step, overlap the routed ones under CUDA graphs); not modelled"),
+    ("aiconfigurator-core 0.12.0 wheel table b200_sxm/moe/trtllm/1.3.0rc20/moe_perf.parquet: "
+     "DeepSeek-V3's NVFP4 layer (hidden 7,168, width 2,048, 256 experts, top-8) by "
+     "moe_torch_flow_cutlass and moe_torch_flow_min_latency at MoE TP 4 / 8 and EP 4 / 8, "
+     "16-1,024 tokens, balanced and power-law",
+     "issue 20, trtbigmoe round: kvcalc's routed experts against the kernel the silicon "
+     "sample's fp4 runs above 64 requests state (bench/trt_bigmoe_parts.py); nothing fitted"),
 )
 
 

@@ -159,7 +159,10 @@ class Tables:
         """Each framework's newest table, pooled (None when none has it); with ``by`` (a
         column), for each of its values the newest version of each framework that has it;
         ``keep`` (a frame -> bool mask) drops rows before the newest is chosen (a newer table
-        holding only rows kvcalc never uses does not hide an older one that has them)."""
+        holding only rows kvcalc never uses does not hide an older one that has them). ``by``
+        may be a list of columns: the newest table of each combination of their values (the
+        MoE tables by format and layer shape, ``MOE_TABLE_SHAPE``: a newer table that measured only
+        other shapes does not hide an older one's; issue 20, trtbigmoe round)."""
         import pandas as pd
 
         parts = []
@@ -175,10 +178,22 @@ class Tables:
                 continue
             seen: set = set()
             for f in reversed(frames):  # newest first
-                new = f[~f[by].isin(seen)]
-                seen |= set(new[by])
+                key = _row_keys(f, by)
+                new = f[~key.isin(seen)]
+                seen |= set(key[new.index])
                 parts.append(new)
         return pd.concat(parts, ignore_index=True) if parts else None
+
+
+def _row_keys(frame, by):
+    """Each row's value of column ``by``, or its tuple of the columns ``by`` lists."""
+    if isinstance(by, str):
+        return frame[by]
+    return frame[list(by)].apply(tuple, axis=1)
+
+
+# a fused-MoE table row's format and layer shape (``Tables.newest`` per shape)
+MOE_TABLE_SHAPE = ["moe_dtype", "hidden_size", "inter_size", "num_experts", "topk"]
 
 
 def _version_key(v: str):
@@ -1842,27 +1857,30 @@ def _engine_line_index(lines: list[str], fw: str, key: str) -> int | None:
     return None
 
 
-def _moe_fit_inputs(tables: Tables, gpu: str):
+def _moe_fit_inputs(tables: Tables, gpu: str, per_shape: bool = False):
     """What an engine MoE refit on ``gpu`` reads: its profile's name, peaks [FLOP/s], HBM
-    bandwidth [B/s], the bf16 GEMM curve's memory fraction, and the newest MoE table."""
+    bandwidth [B/s], the bf16 GEMM curve's memory fraction, and the newest MoE table of each
+    format (``per_shape``: of each format and layer shape, ``MOE_TABLE_SHAPE``)."""
     name = GPUS[gpu][0]
     prof = load_profile(name)
     peaks = {k: float(v) for k, v in prof["peak_flops_per_s"].items()}
     bw = float(prof["hbm_bandwidth_bytes_per_s"])
     stream = float(prof["kernels"]["gemm"]["bf16"]["memory"])
-    mo = tables.newest(gpu, "moe", "moe_perf", by="moe_dtype", keep=moe_default_path)
+    by = MOE_TABLE_SHAPE if per_shape else "moe_dtype"
+    mo = tables.newest(gpu, "moe", "moe_perf", by=by, keep=moe_default_path)
     return name, peaks, bw, stream, mo
 
 
 def refit_engine_moe(tables: Tables, key: str, gpus, write: bool,
-                     engines=FRAMEWORKS) -> str:  # fmt: skip
+                     engines=FRAMEWORKS, per_shape: bool = False) -> str:  # fmt: skip
     """Refit each engine's (of ``engines``) own fused-MoE curve ``key`` on ``gpus``
     (``fit_engine_moe``) and, with ``write``, replace those lines of the profiles' ``moe_engine``
     blocks and of the profiles that copy them (``COPIES``); the rest of each block is left as
-    it is."""
+    it is. ``per_shape``: on the newest table of each format and layer shape
+    (``_moe_fit_inputs``)."""
     out = []
     for gpu in gpus:
-        name, peaks, bw, stream, mo = _moe_fit_inputs(tables, gpu)
+        name, peaks, bw, stream, mo = _moe_fit_inputs(tables, gpu, per_shape)
         for fw in engines:
             own = fit_engine_moe(mo, gpu, fw, key, peaks, bw, stream)
             if own is None:
@@ -2066,6 +2084,9 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--runner", metavar="NAME",
                     help="with --refit-engine-moe: the curve of the engine's runner NAME "
                          "(MOE_RUNNER_ROWS, e.g. triton), written under moe_runner")
+    ap.add_argument("--per-shape", action="store_true",
+                    help="with --refit-engine-moe: fit on the newest table of each format and "
+                         "layer shape, not of each format (trtbigmoe round)")
     ap.add_argument("--moe-backend-study", action="store_true",
                     help="only the block-fp8 MoE curves by engine backend (moefit round)")
     args = ap.parse_args(argv)
@@ -2079,7 +2100,7 @@ def main(argv: list[str]) -> int:
                                    engines, args.runner))  # fmt: skip
             return 0
         print(refit_engine_moe(Tables(args.wheel), args.refit_engine_moe, gpus, args.write,
-                               engines))  # fmt: skip
+                               engines, args.per_shape))  # fmt: skip
         return 0
 
     if args.moe_backend_study:

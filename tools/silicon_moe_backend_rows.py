@@ -18,6 +18,11 @@ variants) at every revision from 2025-11 to 2026-02 (bench/validation_sources.py
   on ``TRTLLM`` with attention TP and ``DEEPGEMM`` with attention DP;
 - H200 fp8: ``CUTLASS``.
 
+The attention DP is the record's; for the B200 NVFP4 runs measured 2025-11-02, whose records
+state a layout the script never ran, tools/silicon_layout_rows.py lists the layout and backend
+the script ran, which bench/validation_serving.py reads in place of this file's (issue 20,
+trtbigmoe round).
+
 And the MoE kernels of InferenceX's gpt-oss-120b vLLM runs on B200 (issue 20, mxfp4big round):
 ``benchmarks/gptoss_fp4_b200_docker.sh`` and ``_slurm.sh`` export
 ``VLLM_USE_FLASHINFER_MOE_MXFP4_MXFP8=1`` from InferenceX#48 (5e92867f4, 2025-09-24) at every
