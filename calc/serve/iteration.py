@@ -38,9 +38,7 @@ def decode_stretch(s: GroupState, step, b: int, ctx_sum: int, preempted: bool,
     heap, version = s.heap, s.version
     while heap and heap[0][2] != version[heap[0][1]]:
         heapq.heappop(heap)
-    k_run = heap[0][0] - g if heap and not preempted else 1
-    if k_run < 1:  # (max(1, ·) written out: once per stretch)
-        k_run = 1
+    k_run = max(1, heap[0][0] - g) if heap and not preempted else 1
     extra = 0
     ds = s.dec_times.get(b)  # ``decode_times``, inlined
     if ds is None:
