@@ -26,8 +26,10 @@ def _same(a, b) -> bool:
     if type(a) is not type(b):
         return False
     if isinstance(a, dict):
-        return [type(k) for k in a] == [type(k) for k in b] and list(a) == list(b) and all(
-            _same(a[k], b[k]) for k in a
+        return (
+            [type(k) for k in a] == [type(k) for k in b]
+            and list(a) == list(b)
+            and all(_same(a[k], b[k]) for k in a)
         )
     if isinstance(a, list):
         return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))

@@ -633,6 +633,7 @@ def simulate_load(
         request_latency_s,
         simulate_requests,
     )
+
     rate = load.rate_per_s
     users = load.concurrency
     target = dep
