@@ -146,12 +146,14 @@ def plan(
         explain=report.figures if explain else (),
         trailer=launch_lines(report),
     )
-    from calc.reports.report_plan import plan_document
-
     seed = options["seed"]
-    write_report(
-        report_file, lambda: plan_document(report, query, seed=seed, command=command_line())
-    )
+
+    def document():  # the HTML modules imported only for a --report
+        from calc.reports.report_plan import plan_document
+
+        return plan_document(report, query, seed=seed, command=command_line())
+
+    write_report(report_file, document)
 
 
 def launch_lines(report) -> list[str]:

@@ -139,12 +139,20 @@ def _loader(fast: bool) -> type:
 
 
 def _parse(text: str) -> Any:
-    """yaml.safe_load made strict (see _loader): libyaml's C parser when PyYAML has it (first
-    a pass over the events to refuse any alias, where the text has a ``*``, the indicator every
-    alias starts with: most files have none), else the pure-Python loader."""
+    """yaml.safe_load made strict (see _loader): libyaml's C parser when PyYAML has it, a
+    plain document built straight from its events (``calc.data.yaml_events``: the loader's own
+    resolver and constructors, no node tree); any other first a pass over the events to refuse
+    any alias, where the text has a ``*``, the indicator every alias starts with; else the
+    pure-Python loader."""
     import yaml
 
     fast = getattr(yaml, "CSafeLoader", None) is not None
+    if fast:
+        from calc.data.yaml_events import NOT_PLAIN, build
+
+        data = build(text, _loader(True))
+        if data is not NOT_PLAIN:
+            return data
     if fast and "*" in text:
         for event in yaml.parse(text, Loader=yaml.CSafeLoader):
             if isinstance(event, yaml.AliasEvent):

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 
 def _is_array(*xs) -> bool:
-    return any(hasattr(x, "shape") for x in xs)
+    for x in xs:  # (a loop, not any() over a generator: called per op of every step)
+        if hasattr(x, "shape"):
+            return True
+    return False
 
 
 def maximum(a, b):

@@ -26,7 +26,10 @@ import math
 
 
 def _is_array(*xs) -> bool:
-    return any(hasattr(x, "shape") for x in xs)
+    for x in xs:  # (a loop, not any() over a generator: called per op of every step)
+        if hasattr(x, "shape"):
+            return True
+    return False
 
 
 def soft_max(a, b, sharpness):
@@ -45,7 +48,7 @@ def soft_max(a, b, sharpness):
 
 
 def _ceil(x):
-    if _is_array(x):
+    if hasattr(x, "shape"):
         import numpy as np
 
         return np.ceil(x)

@@ -633,7 +633,6 @@ def simulate_load(
         request_latency_s,
         simulate_requests,
     )
-    from calc.serve.workload import sample_requests
 
     rate = load.rate_per_s
     users = load.concurrency
@@ -651,11 +650,13 @@ def simulate_load(
         rate = 1e6  # every request sent at once; the client's concurrency paces them
     else:
         n = max_requests or DEFAULT_REQUESTS
-    spec = _spec(load, rate, n, gen_one=pool == "prefill")
-    arrival, prompt, gen = sample_requests(spec, seed)
+    arrival, prompt, gen = _requests(load, rate, n, pool == "prefill", seed)
     table = _table(dep, efficiency, load.longest + 1)
     step = DecodeOnlyStep(table) if pool == "decode" else table
-    limits = deployment_limits(target, float((prompt + gen).mean()))
+    # a sequence group's limits: the same for dep and target, which differ only in dp (replicas
+    # of the same GPUs; nothing deployment_limits reads depends on it), from dep's ledger, built
+    # once (target is a new deployment whose ledger and KV pool would be predicted again)
+    limits = deployment_limits(dep, float((prompt + gen).mean()))
     if limits.pool_blocks <= 0:
         return _saturated("no KV pool", "simulation")
     res = simulate_requests(
@@ -674,6 +675,27 @@ def simulate_load(
         served *= replicas
     del np
     return _sim_eval(res, load, served)
+
+
+_SAMPLES: dict = {}  # (id(load), rate, n, gen_one, seed) -> (load, (arrival, prompt, gen))
+
+
+def _requests(load: Load, rate, n: int, gen_one: bool, seed: int):
+    """``sample_requests`` of the load's spec (``_spec``), drawn once per load, rate, count and
+    seed: a search asks for the same requests at every replica count (the draw is seeded: the
+    same arrays). Read-only, shared by the runs that ask."""
+    from calc.serve.workload import sample_requests
+
+    key = (id(load), rate, n, gen_one, seed)
+    hit = _SAMPLES.get(key)
+    if hit is None or hit[0] is not load:
+        if len(_SAMPLES) > 64:
+            _SAMPLES.clear()
+        arrays = sample_requests(_spec(load, rate, n, gen_one=gen_one), seed)
+        for a in arrays:
+            a.flags.writeable = False
+        hit = _SAMPLES[key] = (load, arrays)
+    return hit[1]
 
 
 def _sim_eval(res, load: Load, served: float) -> LoadEval:

@@ -152,13 +152,16 @@ def until_arrival(d: float, slope: float, ctx_sum: float, b: int, target: float,
         j = (-a1 + math.sqrt(a1 * a1 + 4 * a2 * target)) / (2 * a2)
     else:
         j = target / a1 if a1 > 0 else k_max
-    j = max(1, math.ceil(min(j, k_max) - 1e-9))
+    # max(1, ⌈min(j, k_max) − 10⁻⁹⌉), min and max written out (j is finite here)
+    j = math.ceil((j if j <= k_max else k_max) - 1e-9)
+    if j < 1:
+        j = 1
     # iteration j's end is a2 j² + a1 j (written out: no closure made per call)
     while j > 1 and a2 * (j - 1) * (j - 1) + a1 * (j - 1) >= target:
         j -= 1
     while j < k_max and a2 * j * j + a1 * j < target:
         j += 1
-    return min(k_max, j)
+    return j if j < k_max else k_max
 
 
 def chunk_iteration(s: GroupState, step, b: int, ctx_sum: int, chunks: list, sched: list):
