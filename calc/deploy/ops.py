@@ -97,32 +97,6 @@ ALL_TO_ALL = "all_to_all"
 P2P = "p2p"
 
 
-def _init_by_dict(cls: type) -> type:
-    """``cls``, a frozen dataclass, with an ``__init__`` that fills the instance's dict in one
-    update where the generated one calls ``object.__setattr__`` once per field: the same
-    signature (the fields in order, positional or keyword), the same default objects and the
-    same attributes, so equality, hashing, ``repr`` and ``dataclasses.replace`` are unchanged
-    and the instance stays frozen. For ``Op``: 30 fields, ~20 ops built per step asked (the
-    plan asks ~800 steps), half the time each. Only for a class with no default factory, no
-    ``__post_init__``, no keyword-only or non-init field and no slots."""
-    import dataclasses
-
-    fs = dataclasses.fields(cls)
-    plain = all(f.init and not f.kw_only and f.default_factory is dataclasses.MISSING for f in fs)
-    if not plain or hasattr(cls, "__post_init__") or "__slots__" in cls.__dict__:
-        raise TypeError(f"{cls.__name__}: _init_by_dict needs plain fields")
-    defaults = {f"_d_{f.name}": f.default for f in fs if f.default is not dataclasses.MISSING}
-    params = ", ".join(f.name if f.default is dataclasses.MISSING else f"{f.name}=_d_{f.name}"
-                       for f in fs)  # fmt: skip
-    items = ", ".join(f"{f.name!r}: {f.name}" for f in fs)
-    exec(f"def __init__(self, {params}):\n    self.__dict__.update({{{items}}})\n", defaults)
-    init = defaults["__init__"]
-    init.__qualname__ = f"{cls.__qualname__}.__init__"
-    cls.__init__ = init  # type: ignore[misc]
-    return cls
-
-
-@_init_by_dict
 @dataclass(frozen=True)
 class Op:
     """One operation on one GPU, summed over the layers that have it.
