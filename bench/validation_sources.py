@@ -446,6 +446,16 @@ FITTED = (
      "issue 20, trtbigmoe round: tools/silicon_layout_rows.py -> docs/validation/"
      "aiconfigurator_silicon_layout.csv (39 runs; bench/validation_serving.py LAYOUT_ROWS; a "
      "layout read from the script, not fitted)"),
+    ("aiconfigurator-core 0.12.0 wheel: systems/data/{h100_sxm,h200_sxm,b200_sxm,b300_sxm,gb200,"
+     "gb300}/comm/trtllm/1.3.0rc20/custom_allreduce_perf.parquet, kernel_source TRTLLM rows (2, 4, "
+     "8 GPUs; GB200 / GB300 2 and 4), the messages TensorRT-LLM's AUTO gives its own kernels "
+     "(up to 16,000,000 B at 2 GPUs, 8,000,000 B at 4 and 8)",
+     "TensorRT-LLM's AllReduce at AllReduceStrategy.AUTO, fusion NONE, bf16 [tokens, 4096], "
+     "replayed in one CUDA graph between dummy GEMMs (the compute-only graph subtracted)",
+     "issue 20, trtallreduce round: allreduce_engine.trtllm of h100, h200, b200, b300, gb200, "
+     "gb300 (tools/fit_kernels.py --refit-allreduce-engine: two segments split at 1 MiB, the "
+     "larger's latency no lower than the smaller's; median |error| 1.3-5.4% by GPU count); "
+     "times TensorRT-LLM's AUTO one-shot/two-shot stage (rules.allreduce_curve)"),
 )
 
 
@@ -3092,6 +3102,24 @@ LOOKED_AT = (
      "16-1,024 tokens, balanced and power-law",
      "issue 20, trtbigmoe round: kvcalc's routed experts against the kernel the silicon "
      "sample's fp4 runs above 64 requests state (bench/trt_bigmoe_parts.py); nothing fitted"),
+    ("ai-dynamo/aiconfigurator collector/collect_all_reduce.py (stored revision 0a3146b1b, "
+     "benchmark_trtllm_allreduce); NVIDIA/TensorRT-LLM tensorrt_llm/_torch/distributed/ops.py "
+     "AllReduce.__init__ (AUTO or MNNVL: MNNVLAllReduce only where MNNVLAllReduce.is_mnnvl, a "
+     "mapping across nodes on aarch64 with MNNVL support) and cpp/tensorrt_llm/common/"
+     "customAllReduceUtils.h getMaxRequiredWorkspaceSize (64 MiB now; stored revisions via the "
+     "search index)",
+     "issue 20, trtallreduce round: which kernel the TensorRT-LLM table measures (AUTO, fusion "
+     "NONE, hidden 4,096) and that the runs' AUTO runs it on one node (MNNVL across trays only: "
+     "GB200 / GB300 above 4 GPUs, left to NCCL's curve); the switch to NCCL as the comm2 round "
+     "read it"),
+    ("aiconfigurator-core 0.12.0 wheel: systems/data/{h100_sxm,h200_sxm,b200_sxm,b300_sxm,gb200,"
+     "gb300}/comm/sglang/0.5.14/custom_allreduce_perf.parquet (graph rows), comm/vllm/0.24.0/"
+     "custom_allreduce_perf.parquet, comm/trtllm/{1.2.0rc5,1.3.0rc10}/custom_allreduce_perf."
+     "parquet; h100_sxm and h200_sxm comm/sglang/0.5.6.post2 (kernel_source TRTLLM: a "
+     "TensorRT-LLM measurement filed under SGLang)",
+     "issue 20, trtallreduce round: SGLang's own table against allreduce.custom (faster at 0.5-2 "
+     "MiB on Hopper at 8 GPUs, slower at 8 MiB; on Blackwell 2-8 MiB at 2-4 GPUs 0.5-0.8x); "
+     "TensorRT-LLM's older tables within ~20% of 1.3.0rc20's; nothing fitted"),
 )
 
 

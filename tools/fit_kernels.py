@@ -789,18 +789,27 @@ def moe_power_law_slowdown(frame, curve: dict, peaks: dict, bandwidth: float, dt
 # All-reduce and elementwise kernels
 
 
-def fit_allreduce(frame, size_bytes: float, kind: str, time_fn=None):
-    """Two segments per GPU count: small messages (up to 256 KiB) and large (from 4 MiB);
-    ``time_fn``: the collective's segment time (the all-reduce's by default)."""
+AR_RANGES = ((0, 256 * 2**10), (4 * 2**20, 1e12))  # small and large messages [B]
+
+
+def fit_allreduce(frame, size_bytes: float, kind: str, time_fn=None, ranges=AR_RANGES,
+                  limit=None):  # fmt: skip
+    """Two segments per GPU count: small messages (up to 256 KiB) and large (from 4 MiB;
+    ``ranges``: other bounds [B]); ``time_fn``: the collective's segment time (the
+    all-reduce's by default); ``limit``: GPU count -> the largest message [B] fitted (the rows
+    an engine's own kernels take; None: up to 512 MiB)."""
     time_fn = time_fn or K.allreduce_segment_time_s
     out = {}
     stats = {}
     for n, g in frame.groupby("num_gpus"):
-        g = g[g.message_size * size_bytes <= 512 * 2**20]
+        top = 512 * 2**20 if limit is None else limit.get(int(n))
+        if top is None:
+            continue
+        g = g[g.message_size * size_bytes <= top]
         msg = g.message_size.to_numpy(dtype=float) * size_bytes
         t = g.latency.to_numpy() * 1e-3
         segs = []
-        for lo, hi in ((0, 256 * 2**10), (4 * 2**20, 1e12)):
+        for lo, hi in ranges:
             sel = (msg >= lo) & (msg <= hi)
             if sel.sum() < 3:
                 continue
@@ -809,7 +818,10 @@ def fit_allreduce(frame, size_bytes: float, kind: str, time_fn=None):
                 return time_fn(msg[sel], int(n), np.exp(p[0]), np.exp(p[1]))
 
             lower, upper = np.log([1e-7, 1e8]), np.log([1e-3, 1e13])
-            p, _ = _least_squares(model, np.log([1e-5, 1e11]), lower, upper, t[sel])
+            if limit is not None and segs:  # a larger message's kernel starts no sooner
+                lower[0] = np.log(segs[-1]["latency_s"])
+            p, _ = _least_squares(model, np.maximum(np.log([1e-5, 1e11]), lower), lower,
+                                  upper, t[sel])  # fmt: skip
             segs.append({"latency_s": float(np.exp(p[0])), "bus_bytes_per_s": float(np.exp(p[1]))})
         if not segs:
             continue
@@ -821,6 +833,37 @@ def fit_allreduce(frame, size_bytes: float, kind: str, time_fn=None):
     if not out:
         return None
     return kind, out, {"per_gpus": stats, "sources": sorted(set(frame["source"]))}
+
+
+# the engines whose own measured all-reduce table gets a curve of its own
+# (``KernelCurves.allreduce_engine``): the table's kernel source of its kernels. aiconfigurator
+# times TensorRT-LLM's AllReduce at AllReduceStrategy.AUTO, fusion NONE, [tokens, 4096] inputs
+# (collector/collect_all_reduce.py); fitted only to the messages AUTO gives its own one-shot /
+# two-shot kernels (calc.deploy.engines.trtllm.rules ``allreduce_auto_max``: NCCL beyond, timed
+# by allreduce.nccl), in two segments split at 1 MiB (its one-shot / two-shot switch lies
+# between 256 KiB and 1 MiB at TP 8 in the tables), the larger message's latency no lower than
+# the smaller's (issue 20, trtallreduce round)
+ALLREDUCE_ENGINE = {"trtllm": "TRTLLM"}
+ENGINE_AR_RANGES = ((0, 2**20), (2**20, 1e12))
+# the NVLink GPUs whose profiles take them (--refit-allreduce-engine)
+AR_ENGINE_GPUS = ("h100_sxm", "h200_sxm", "b200_sxm", "b300_sxm", "gb200", "gb300")
+
+
+def engine_allreduce_limit(fw: str) -> dict:
+    """GPU count -> the largest message [B] engine ``fw``'s own kernels take by its rules."""
+    from calc.deploy.engines.trtllm.rules import BASE
+
+    return dict(BASE.allreduce_auto_max) if fw == "trtllm" else {}
+
+
+def fit_engine_allreduce(tables: Tables, gpu: str, fw: str):
+    """Engine ``fw``'s own all-reduce curve on ``gpu`` from its newest table, or None."""
+    frame = _newest_one(tables, gpu, "comm", fw, "custom_allreduce_perf")
+    if frame is None:
+        return None
+    frame = frame[frame.kernel_source == ALLREDUCE_ENGINE[fw]]
+    return fit_allreduce(frame, 2.0, fw, ranges=ENGINE_AR_RANGES,
+                         limit=engine_allreduce_limit(fw))  # fmt: skip
 
 
 def fit_elementwise(frame, bandwidth: float):
@@ -1093,6 +1136,13 @@ def fit_gpu(tables: Tables, gpu: str, only=SECTIONS, base: dict | None = None) -
         if res:
             out["allreduce"]["custom"] = res[1]
             out["stats"]["allreduce.custom"] = res[2]
+    if "allreduce" in only:
+        out["allreduce_engine"] = {}
+        for fw in ALLREDUCE_ENGINE:
+            res = fit_engine_allreduce(tables, gpu, fw)
+            if res:
+                out["allreduce_engine"][fw] = res[1]
+                out["stats"][f"allreduce@{fw}"] = res[2]
     _fit_a2a_section(tables, gpu, out, only)
     q = None
     if "elementwise" in only:
@@ -1670,7 +1720,8 @@ def copied(fit: dict, profile: str) -> dict:
 
     sibling, sms, why = COPIES[profile]
     out = copy.deepcopy(fit)
-    out.update(profile=profile, sms=sms, allreduce={}, all_to_all={}, gather={},
+    out.update(profile=profile, sms=sms, allreduce={}, allreduce_engine={}, all_to_all={},
+               gather={},
                copied_from=sibling, why=why)  # fmt: skip
     for key in [k for k in out["stats"] if k.startswith(("allreduce", "all_to_all", "gather"))]:
         del out["stats"][key]
@@ -1759,9 +1810,71 @@ def kernels_yaml(fit: dict, gpu: str) -> str:
                     f"[{_num(s['latency_s'])}, {_num(s['bus_bytes_per_s'])}]" for s in segs
                 )
                 lines.append(f"        {n}: [{body}]")
+    lines += _engine_allreduce_yaml(fit)
     lines += _a2a_yaml(fit)
     lines.append("# END kernels")
     return "\n".join(lines) + "\n"
+
+
+def _engine_allreduce_yaml(fit: dict) -> list[str]:
+    """The ``allreduce_engine`` block: each engine's own all-reduce curve by GPU count."""
+    if not fit.get("allreduce_engine"):
+        return []
+    lines = ["  # each engine's own all-reduce kernels, fitted to its own table alone (the "
+             "messages its", "  # declared choice gives them): [latency_s, bus bytes/s]",
+             "  allreduce_engine:"]  # fmt: skip
+    for fw, per_n in sorted(fit["allreduce_engine"].items()):
+        st = fit["stats"][f"allreduce@{fw}"]
+        lines += [f"    {fw}:", "      provenance: fitted", f"      source: {_sources(st)}",
+                  "      segments:"]  # fmt: skip
+        for n, segs in per_n.items():
+            body = ", ".join(
+                f"[{_num(s['latency_s'])}, {_num(s['bus_bytes_per_s'])}]" for s in segs
+            )
+            lines.append(f"        {n}: [{body}]")
+    return lines
+
+
+def refit_engine_allreduce(tables: Tables, gpus, write: bool) -> str:
+    """Fit each engine's own all-reduce curve (``ALLREDUCE_ENGINE``) on ``gpus`` and, with
+    ``write``, put the ``allreduce_engine`` block into each profile after its ``allreduce``
+    block (replacing the one there); the rest of the profile is left as it is."""
+    out = []
+    for gpu in gpus:
+        name = GPUS[gpu][0]
+        fit: dict = {"allreduce_engine": {}, "stats": {}}
+        for fw in ALLREDUCE_ENGINE:
+            res = fit_engine_allreduce(tables, gpu, fw)
+            if res:
+                fit["allreduce_engine"][fw] = res[1]
+                fit["stats"][f"allreduce@{fw}"] = res[2]
+                errs = ", ".join(f"×{n} {s['rows']} rows {s['median_abs_error']:.1%}"
+                                 for n, s in res[2]["per_gpus"].items())  # fmt: skip
+                out.append(f"{name} allreduce@{fw}: {errs}")
+        block = _engine_allreduce_yaml(fit)
+        out += block
+        if write:
+            _put_engine_allreduce(name, block)
+    return "\n".join(out)
+
+
+def _put_engine_allreduce(profile: str, block: list[str]) -> None:
+    """Replace ``profile``'s ``allreduce_engine`` block with ``block``, or add it after the
+    ``allreduce`` block (its lines indented four or more)."""
+    path = ROOT / "hardware_profiles" / f"{profile}.yaml"
+    lines = path.read_text().split("\n")
+    if "  allreduce_engine:" in lines:
+        at = lines.index("  allreduce_engine:") - 2  # its two comment lines
+        end = at + 3
+        while end < len(lines) and lines[end].startswith("    "):
+            end += 1
+    else:
+        at = lines.index("  allreduce:") + 1
+        while at < len(lines) and lines[at].startswith("    "):
+            at += 1
+        end = at
+    lines[at:end] = block
+    path.write_text("\n".join(lines))
 
 
 def _shipped_gemm_engine(profile: str | None) -> list[str]:
@@ -2087,6 +2200,8 @@ def main(argv: list[str]) -> int:
     ap.add_argument("--per-shape", action="store_true",
                     help="with --refit-engine-moe: fit on the newest table of each format and "
                          "layer shape, not of each format (trtbigmoe round)")
+    ap.add_argument("--refit-allreduce-engine", action="store_true",
+                    help="only each engine's own all-reduce curve (ALLREDUCE_ENGINE)")
     ap.add_argument("--moe-backend-study", action="store_true",
                     help="only the block-fp8 MoE curves by engine backend (moefit round)")
     args = ap.parse_args(argv)
@@ -2101,6 +2216,11 @@ def main(argv: list[str]) -> int:
             return 0
         print(refit_engine_moe(Tables(args.wheel), args.refit_engine_moe, gpus, args.write,
                                engines, args.per_shape))  # fmt: skip
+        return 0
+
+    if args.refit_allreduce_engine:
+        gpus = args.gpu or AR_ENGINE_GPUS
+        print(refit_engine_allreduce(Tables(args.wheel), gpus, args.write))
         return 0
 
     if args.moe_backend_study:
@@ -2129,7 +2249,8 @@ def main(argv: list[str]) -> int:
     if args.load:
         fits = json.loads(args.load.read_text())
         for fit in fits:  # JSON keys are strings; GPU counts are ints
-            for kind in [*fit["allreduce"].values(), *fit.get("gather", {}).values()]:
+            for kind in [*fit["allreduce"].values(), *fit.get("gather", {}).values(),
+                         *fit.get("allreduce_engine", {}).values()]:
                 for n in list(kind):
                     kind[int(n)] = kind.pop(n)
         if args.only:  # refit these sections, keep the rest

@@ -163,6 +163,13 @@ FIELD_HELP: dict[str, str] = {
     "KernelCurves.allreduce": (
         "all-reduce curves by implementation: nccl or the engines' custom kernels (below)"
     ),
+    "KernelCurves.allreduce_engine": (
+        "per engine, its own all-reduce kernels fitted to its own measured table alone "
+        "(TensorRT-LLM's AUTO one-shot/two-shot kernels), segments by GPU count as `allreduce`; "
+        "they time the stage of the engine's declared all-reduce choice its rules name "
+        "(calc/deploy/parallel.py ArStage.curve); an engine or a GPU count absent: "
+        "`allreduce.custom`"
+    ),
     "KernelCurves.gather": (
         "NCCL all-gather and reduce-scatter curves by GPU count: segments of [latency_s, bus "
         "bytes/s], a call taking latency + (n − 1) / n × its buffer / bus bytes/s"

@@ -220,6 +220,10 @@ class KernelCurves(Schema):
     # block-fp8 linears, timed in CUDA graphs only in its older tables)
     gemm_engine: dict[Literal["vllm", "sglang", "trtllm"], dict[GemmKey, GemmCurve]] | None = None
     allreduce: dict[Literal["nccl", "custom"], AllReduceCurve] | None = None
+    # an engine's own all-reduce kernels fitted to its own measured table, by engine: the
+    # stages of its declared choice that run them (``ArStage.curve``); an engine or a GPU
+    # count absent: ``allreduce.custom``
+    allreduce_engine: dict[Literal["vllm", "sglang", "trtllm"], AllReduceCurve] | None = None
     # NCCL's all-gather and reduce-scatter (the MoE traffic of attention data parallel)
     gather: dict[Literal["all_gather", "reduce_scatter"], AllReduceCurve] | None = None
     # each engine's expert-parallel dispatch and combine, by DeepEP kernel family

@@ -118,12 +118,15 @@ class ArStage:
     """One algorithm in an engine's order of choice for an all-reduce: ``own`` (its one-shot /
     two-shot kernels: vLLM's custom all-reduce, FlashInfer's), ``symm`` (PyTorch symmetric
     memory: multimem/NVLS where ``multimem``, else two-shot through peer memory) or ``nccl``;
-    it takes a message below ``max_bytes`` (up to it where ``inclusive``; None: any size)."""
+    it takes a message below ``max_bytes`` (up to it where ``inclusive``; None: any size);
+    ``curve``: the engine whose own measured all-reduce curve times the stage
+    (``KernelCurves.allreduce_engine``; None: ``allreduce.custom``)."""
 
     algorithm: str
     max_bytes: float | None = None
     inclusive: bool = False
     multimem: bool = False
+    curve: str | None = None
 
     def fits(self, message_bytes):
         if self.max_bytes is None:
@@ -319,7 +322,9 @@ def _trtllm_route(rules):
     """TensorRT-LLM's AUTO choice: its one-shot/two-shot kernels up to ``allreduce_auto_max``
     (inclusive) at the group sizes it lists, NCCL beyond; other sizes undeclared (MNNVL and
     NCCL's symmetric kernels are not modelled: the least time stands for them)."""
-    stages = [(n, (ArStage("own", b, True), ArStage("nccl"))) for n, b in rules.allreduce_auto_max]
+    own = rules.allreduce_curve  # its measured table's curve, where the profile has one
+    stages = [(n, (ArStage("own", b, True, curve=own), ArStage("nccl")))
+              for n, b in rules.allreduce_auto_max]  # fmt: skip
     return (*stages, (ANY_OTHER, None))
 
 

@@ -732,7 +732,17 @@ def _stage_segments(stage, n: int, r: Rates) -> list:
     if stage.algorithm == "nccl":
         nccl = table["nccl"].segments.get(n) if "nccl" in table else None
         return list(nccl) if nccl else custom
-    return custom
+    own = _engine_allreduce(stage, n, r)
+    return list(own.segments[n]) if own is not None else custom
+
+
+def _engine_allreduce(stage, n: int, r: Rates):
+    """The engine's own measured all-reduce curve that times ``stage`` over ``n`` GPUs
+    (``ArStage.curve``, ``KernelCurves.allreduce_engine``), or None (``allreduce.custom``)."""
+    if stage.curve is None or stage.algorithm == "nccl":
+        return None
+    own = (r.curves.allreduce_engine or {}).get(stage.curve)
+    return own if own is not None and n in own.segments else None
 
 
 def _stage_at(message_bytes: float, stages):
@@ -804,6 +814,9 @@ def curve_explain(op: Op, r: Rates):
             nccl = (r.curves.allreduce or {}).get("nccl")
             if stage.algorithm == "nccl" and nccl is not None and n in nccl.segments:
                 name, curve = "allreduce.nccl", nccl  # the curve that times it, by name
+            own = _engine_allreduce(stage, n, r)
+            if own is not None:
+                name, curve = f"allreduce@{stage.curve}", own
         elif name == "allreduce.custom":
             nccl = (r.curves.allreduce or {}).get("nccl")
             extra = list(nccl.segments.get(n, [])) if nccl is not None else []
@@ -964,6 +977,9 @@ def allreduce_note(op: Op, r: Rates) -> str:
     table = (r.curves.allreduce or {}) if r.curves is not None else {}
     if st.algorithm == "nccl" and "nccl" in table and op.group in table["nccl"].segments:
         what += f", timed by curve allreduce.nccl ({table['nccl'].source})"
+    own = _engine_allreduce(st, op.group, r)
+    if own is not None:
+        what += f", timed by its own curve allreduce@{st.curve} ({own.source})"
     return (f"; {r.engine or 'the engine'}'s release runs {what} for {msg:,.0f} B at "
             f"{op.group} GPUs (calc/deploy/parallel.py engine_route)")
 
@@ -972,7 +988,7 @@ def curve_note(name: str, r: Rates, op: Op | None = None) -> str:
     """What a curve's source line adds for the deployment: what the engine's expert-parallel
     all-gather moves, the engine's release scale on its own fused-MoE curve, the algorithm
     the release runs for an all-reduce of ``op``'s size ("" where none applies)."""
-    if name.startswith("allreduce.") and op is not None:
+    if name.startswith(("allreduce.", "allreduce@")) and op is not None:
         return allreduce_note(op, r)
     if name == "gather.nccl":
         return "; " + (r.gather_note or GATHER_NOTE)

@@ -44,6 +44,11 @@ class TrtllmRules:
     allreduce_auto_max: tuple[tuple[int, int], ...] = (
         (2, 16_000_000), (4, 8_000_000), (6, 8_000_000), (8, 8_000_000),
     )  # fmt: skip
+    # the profile's curve of its own all-reduce kernels (KernelCurves.allreduce_engine),
+    # fitted by tools/fit_kernels.py to aiconfigurator's TensorRT-LLM table, which measures
+    # AllReduceStrategy.AUTO at fusion NONE (collector/collect_all_reduce.py), the choice
+    # above: it times the one-shot/two-shot stage (issue 20, trtallreduce round)
+    allreduce_curve: str | None = "trtllm"
     # KvCacheConfig (a StrictBaseModel: unknown keys refused) has tokens_per_block, the only
     # way the --extra_llm_api_options YAML states a KV block other than 32 tokens
     kv_tokens_per_block_key: bool = True
