@@ -4,6 +4,8 @@ AUTO one-shot/two-shot stage timed by its own table's curve, the other engines b
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from calc.data.registry import load_hardware, load_model
@@ -77,3 +79,39 @@ def test_explain_names_the_engine_curve(cli):
     text = " ".join(r.out.split())
     assert "timed by its own curve allreduce@trtllm" in text
     assert "comm/trtllm/1.3.0rc20/custom_allreduce_perf.parquet" in text
+
+
+def test_profile_block_is_what_the_fit_script_writes(tmp_path, monkeypatch):
+    """tools/fit_kernels.py writes the ``allreduce_engine`` block: the shipped H100 block is the
+    script's rendering of its own numbers, and writing it again (``_put_engine_allreduce``)
+    leaves the profile as it is; a profile without the block gets it after ``allreduce``."""
+    import shutil
+
+    import yaml
+
+    from tests.scripts import load_script
+
+    fk = load_script("tools/fit_kernels.py")
+    root = Path(__file__).resolve().parent.parent
+    text = (root / "hardware_profiles" / "h100.yaml").read_text()
+    shipped = yaml.safe_load(text)["kernels"]["allreduce_engine"]["trtllm"]
+    fit = {
+        "allreduce_engine": {"trtllm": {
+            n: [{"latency_s": lat, "bus_bytes_per_s": bw} for lat, bw in segs]
+            for n, segs in shipped["segments"].items()
+        }},
+        "stats": {"allreduce@trtllm": {"sources": [shipped["source"]]}},
+    }  # fmt: skip
+    block = fk._engine_allreduce_yaml(fit)
+    assert "\n".join(block) in text  # the shipped lines, as the script writes them
+    (tmp_path / "hardware_profiles").mkdir()
+    shutil.copy(root / "hardware_profiles" / "h100.yaml", tmp_path / "hardware_profiles")
+    monkeypatch.setattr(fk, "ROOT", tmp_path)
+    fk._put_engine_allreduce("h100", block)
+    assert (tmp_path / "hardware_profiles" / "h100.yaml").read_text() == text
+    lines = text.split("\n")
+    at = lines.index("  allreduce_engine:") - 2
+    without = lines[:at] + lines[at + len(block):]
+    (tmp_path / "hardware_profiles" / "h100.yaml").write_text("\n".join(without))
+    fk._put_engine_allreduce("h100", block)
+    assert (tmp_path / "hardware_profiles" / "h100.yaml").read_text() == text
