@@ -96,7 +96,10 @@ FORMATS = {"fp8": "fp8-tensor", "fp8_block": "fp8-block128", "nvfp4": "nvfp4", "
 # (trtbigmoe round: whole-request 0.140 -> 0.142, the fit's value once InferenceX's early B200
 # NVFP4 DeepSeek runs are read at the layout their script ran, LAYOUT_ROWS, which moves their
 # predicted TTFT before the wave.)
-WAVE_SHARE = {"prefill-first": 0.271, "whole-request": 0.142, "chunked": 0.089}
+# (layoutrows round: prefill-first 0.271 -> 0.272, the fit's value once InferenceX's 2025-11-02
+# B200 NVFP4 DeepSeek-R1 SGLang runs are read at the EP 8 their script's --enable-ep-moe set,
+# LAYOUT_ROWS.)
+WAVE_SHARE = {"prefill-first": 0.272, "whole-request": 0.142, "chunked": 0.089}
 
 # The CUDA graphs of the sample's TensorRT-LLM runs are not stated per record. Not
 # TensorRT-LLM's default list (1-31, 32, 64, 128 unpadded, ``Engine.cuda_graph_batch_sizes``):
@@ -240,13 +243,15 @@ MTP_ROWS = DATA.with_name("aiconfigurator_silicon_mtp.csv")
 MOE_BACKEND_ROWS = DATA.with_name("aiconfigurator_silicon_moe_backend.csv")
 
 
-# The layout InferenceX's B200 NVFP4 DeepSeek-R1 script ran where the record states another: its
-# runs measured 2025-11-02 state MoE EP 1 and no attention DP at concurrencies where every revision
-# of the script (2025-09-18 to 2025-11-03) ran EP = TP, with attention DP and the CUTLASS MoE at
-# the highest; listed with the backend the script set by tools/silicon_layout_rows.py (issue 20,
-# trtbigmoe round). The record's concurrency is the whole benchmark's (its id's cN); the MoE
-# backend listed here supersedes MOE_BACKEND_ROWS' for these runs (read there at the stated,
-# not the run, attention DP).
+# The layout InferenceX's scripts ran where the record states another: runs measured 2025-11-02
+# state MoE EP 1 and no attention DP where the script of that date ran EP = TP (B200 NVFP4
+# DeepSeek-R1 above 8-32 requests, with attention DP and the CUTLASS MoE at the highest: trtbigmoe
+# round; TensorRT-LLM's fp8 DeepSeek-R1 on B200 and H200 and gpt-oss on H200 at every
+# concurrency, SGLang's B200 NVFP4 DeepSeek-R1 by --enable-ep-moe: layoutrows round); listed with
+# the backend the script set, or none where the engine picks, by tools/silicon_layout_rows.py.
+# The record's concurrency is the whole benchmark's (its id's cN); a MoE backend listed here
+# supersedes MOE_BACKEND_ROWS' for these runs (read there at the stated, not the run, attention
+# DP).
 LAYOUT_ROWS = DATA.with_name("aiconfigurator_silicon_layout.csv")
 
 
@@ -290,8 +295,8 @@ def _run_layout(run_id: str, tp: int, ep: int, backend: str | None):
     got = _layouts().get(run_id)
     if got is None:
         return tp, ep, backend
-    ep, dp, backend = got
-    return (1 if dp else tp), ep, backend
+    ep, dp, listed = got
+    return (1 if dp else tp), ep, listed or backend  # none listed: the engine's own pick
 
 
 @cache

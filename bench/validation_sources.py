@@ -456,6 +456,23 @@ FITTED = (
      "gb300 (tools/fit_kernels.py --refit-allreduce-engine: two segments split at 1 MiB, the "
      "larger's latency no lower than the smaller's; median |error| 1.3-5.4% by GPU count); "
      "times TensorRT-LLM's AUTO one-shot/two-shot stage (rules.allreduce_curve)"),
+    ("SemiAnalysisAI/InferenceX benchmarks/dsr1_fp8_b200_trt_slurm.sh, dsr1_fp8_h200_trt_slurm.sh, "
+     "gptoss_fp4_h200_trt_slurm.sh and dsr1_fp4_b200_docker.sh at e06929c70 (main, 2025-11-01, "
+     "the revision by the runs' date; their layout lines unchanged since ec90f3fe7 / 11c2dbe12 / "
+     "ffe0b55a7, 9596d23d7 of 2025-10-29 touched only the error scan), .github/workflows/"
+     "dsr1-tmpl.yml there (lmsysorg/sglang:v0.5.3rc1-cu129-b200); the sglang 0.5.3rc0 wheel's "
+     "srt/server_args.py (ServerArgs.__post_init__: enable_ep_moe sets ep_size = tp_size); "
+     "aiconfigurator's silicon_sample.csv (095f58a51) rows of those runs measured 2025-11-02 "
+     "(the 2026-04-06 export and the db-dump/2026-04-27 twins)",
+     "the expert parallelism, attention DP and moe_config.backend each script ran: TensorRT-LLM "
+     "fp8 DeepSeek-R1 EP = TP always (B200 DEEPGEMM, attention DP above 32 requests at 1k/1k, "
+     "64 otherwise; H200 CUTLASS, attention DP above 64, 32 at 8k/1k), gpt-oss on H200 "
+     "--ep_size=$TP with the TRITON MoE and no attention DP, SGLang B200 NVFP4 DeepSeek-R1 "
+     "--enable-ep-moe (EP = TP 8), where the records state MoE EP 1 and no attention DP",
+     "issue 20, layoutrows round: tools/silicon_layout_rows.py -> docs/validation/"
+     "aiconfigurator_silicon_layout.csv (39 -> 124 runs: + B200 fp8 DeepSeek 4, H200 fp8 30, "
+     "H200 gpt-oss 45, SGLang 6; a layout read from the scripts, not fitted; the prefill-first "
+     "wave share refits 0.271 -> 0.272)"),
 )
 
 
@@ -3120,6 +3137,14 @@ LOOKED_AT = (
      "issue 20, trtallreduce round: SGLang's own table against allreduce.custom (faster at 0.5-2 "
      "MiB on Hopper at 8 GPUs, slower at 8 MiB; on Blackwell 2-8 MiB at 2-4 GPUs 0.5-0.8x); "
      "TensorRT-LLM's older tables within ~20% of 1.3.0rc20's; nothing fitted"),
+    ("SemiAnalysisAI/InferenceX benchmarks/gptoss_fp4_b200_trt_slurm.sh, "
+     "gptoss_fp4_b200_docker.sh, gptoss_fp4_h200_slurm.sh, gptoss_fp4_h100_docker.sh and "
+     "gptoss_fp4_h100_slurm.sh at e06929c70 (2025-11-01)",
+     "issue 20, layoutrows round: the layout of the other 2025-11-02 runs, found as stated "
+     "(TensorRT-LLM gpt-oss on B200 EP 1 below 256 requests; vLLM without expert parallel or "
+     "data parallel); also read, not applied: gptoss_fp4_h200_trt_slurm.sh's kv_cache_config "
+     "dtype auto (a 16-bit cache where kvcalc's rows take fp8) and the fp8 DeepSeek scripts' "
+     "max_num_tokens (concurrency + ISL + 64, rounded up to 64)"),
 )
 
 
