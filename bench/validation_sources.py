@@ -2947,6 +2947,17 @@ LOOKED_AT = (
      "0.20.2rc1 nightly on two RTX 3090s); find_string 'vLLM version 0.33' (no hit)",
      "issue 21, session 14 (lead): excerpts read looking for a vLLM 0.33 log; none is of "
      "0.32/0.33, not used"),
+    ("the `issues` search corpus and find_string once more (session 15, 2026-12-03): "
+     "https://github.com/aivrar/vllm-windows-build/issues/17 (a 2026-09 Windows build serving an "
+     "INT4 W4A16 Qwen3.8-27B fine-tune at max_num_seqs 1: no shipped model, release not printed), "
+     "/issues/4 again, ovg-project/kvcached PRs #242/#243, vllm-project/vllm #43308, #15664, "
+     "#11391, #7154, #6689, sgl-project/sglang #29575, #11698, #6002, #5192, #2742, #140, #133, "
+     "NVIDIA/TensorRT-LLM PR #3497, vllm-project/vllm PR #17538; find_string 'sglang==0.5.2' "
+     "(search index files 68358855467, 69286260327, 70107855794, 70607753415, 71650973833, "
+     "70181082313: SGLang 0.5.20/0.5.21 install notes, no log), 'vllm==0.33', 'vllm==0.32', "
+     "'API server version 0.33' (no hit)",
+     "issue 21, session 15 (lead): excerpts read looking for a vLLM 0.32/0.33 or SGLang "
+     "0.5.20-0.5.22 start-up log; none found, not used"),
     ("vllm 0.16.0 and 0.19.1 wheels (PyPI): model_executor/layers/quantization/mxfp4.py "
      "(0.16.0 get_mxfp4_backend l. 103-161, Mxfp4MoEMethod.apply l. 1033-1048: "
      "SM100_FI_MXFP4_MXFP8_TRTLLM quantises x with mxfp8_quantize, then "
