@@ -1439,20 +1439,36 @@ def _curve_error(curve: dict, f, dtype: str, peaks: dict, bw: float):
     return f.latency.to_numpy() * 1e-3 / t - 1
 
 
-def _shipped_on_rows(name: str, mo, gpu: str, fw: str, key: str, peaks: dict, bw: float) -> str:
+def _shipped_on_rows(name: str, mo, gpu: str, fw: str, key: str, peaks: dict,
+                     bw: float) -> tuple[str, float | None]:  # fmt: skip
     """The profile's current ``moe_engine.<fw>.<key>`` curve on the rows a refit of it takes
     (``_curve_rows``): its median |error| and signed median by ``MOE_REPORT_RANGES`` ("" where
-    the profile has no such line), printed beside the refit (issue 20, sgtrtgen round)."""
+    the profile has no such line), printed beside the refit (issue 20, sgtrtgen round), and
+    that median |error| (None: no line)."""
     curve = ((load_profile(name).get("kernels") or {}).get("moe_engine") or {}).get(fw, {})
     f, dtype = _curve_rows(mo, fw, key, gpu)
     if key not in curve or f is None:
-        return ""
+        return "", None
     err = _curve_error(curve[key], f, dtype, peaks, bw)
     T = f.num_tokens.to_numpy()
     masks = [m for lo, hi in MOE_REPORT_RANGES if (m := (T >= lo) & (T <= hi)).any()]
     signed = " / ".join(f"{np.median(err[m]):+.1%}" for m in masks)
-    return (f"  shipped line on the same {len(f):,} rows: error {np.median(np.abs(err)):.3f}, "
-            f"signed by tokens {signed} (+: the curve is fast)")  # fmt: skip
+    med = float(np.median(np.abs(err)))
+    return (f"  shipped line on the same {len(f):,} rows: error {med:.3f}, "
+            f"signed by tokens {signed} (+: the curve is fast)"), med  # fmt: skip
+
+
+# ``--per-shape --write`` replaces a line only where the refit's median |error| on its rows is
+# below the shipped line's on the same rows by more than this: ``fit_moe_nested``'s rule for
+# keeping a fitted constant (issue 20, pershape round)
+PER_SHAPE_GAIN = 1e-3
+
+
+def per_shape_better(refit_error: float, shipped_error: float | None) -> bool:
+    """Whether a ``--per-shape`` refit with median |error| ``refit_error`` replaces a shipped
+    line whose median |error| on the same rows is ``shipped_error`` (None: no line, it is
+    written)."""
+    return shipped_error is None or refit_error < shipped_error - PER_SHAPE_GAIN
 
 
 def moe_fit_report(tables: Tables, gpus, fits: dict | None = None) -> str:
@@ -1877,7 +1893,7 @@ def refit_engine_moe(tables: Tables, key: str, gpus, write: bool,
     (``fit_engine_moe``) and, with ``write``, replace those lines of the profiles' ``moe_engine``
     blocks and of the profiles that copy them (``COPIES``); the rest of each block is left as
     it is. ``per_shape``: on the newest table of each format and layer shape
-    (``_moe_fit_inputs``)."""
+    (``_moe_fit_inputs``), and a line is replaced only where ``per_shape_better`` says so."""
     out = []
     for gpu in gpus:
         name, peaks, bw, stream, mo = _moe_fit_inputs(tables, gpu, per_shape)
@@ -1886,7 +1902,12 @@ def refit_engine_moe(tables: Tables, key: str, gpus, write: bool,
             if own is None:
                 continue
             stat = f"moe@{fw}.{key}"
-            was = _shipped_on_rows(name, mo, gpu, fw, key, peaks, bw)
+            was, was_err = _shipped_on_rows(name, mo, gpu, fw, key, peaks, bw)
+            if per_shape and not per_shape_better(own[2]["median_abs_error"], was_err):
+                out.append(f"{name} {fw} {key}: per-shape refit error "
+                           f"{own[2]['median_abs_error']:.3f}, not better: the line stays")
+                out.append(was)
+                continue
             fit = {"stats": {stat: own[2]}, "profile": name}
             targets = [(name, fit, "fitted")]
             for copy_name, (sib, _, _) in COPIES.items():
