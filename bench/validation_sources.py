@@ -3115,9 +3115,10 @@ LOOKED_AT = (
      "measured; issue 20, pershape round: the per-shape refits that the acceptance rule "
      "(median |error| on the rows lower by more than 0.001) refused (TensorRT-LLM bf16 / fp8 on "
      "H100 / H200, vLLM bf16 on H200 / B200, vLLM fp8 on H200, SGLang fp8_block on H100 / H200, "
-     "vLLM fp8_block on B200) and the three it passed but the release check refused (vLLM int4 on H200 / B200: 0.19.0's Marlin rows 2.42 / 2.54 x "
-     "0.24.0's; vLLM fp8 on B200: 0.19.0 / 0.22.0 Triton rows against 0.24.0's FlashInfer "
-     "trtllm-gen, 1.53 / 1.58 x): not shipped"),
+     "vLLM fp8_block on B200) and the three it passed but the release check (releases_agree) "
+     "refused (vLLM int4 on H200 / B200: 0.19.0's Marlin rows 2.42 / 2.54 x 0.24.0's; vLLM fp8 "
+     "on B200: 0.19.0 / 0.22.0 Triton rows against 0.24.0's FlashInfer trtllm-gen, 1.53 / "
+     "1.58 x): not shipped"),
 )
 
 

@@ -1471,6 +1471,37 @@ def per_shape_better(refit_error: float, shipped_error: float | None) -> bool:
     return shipped_error is None or refit_error < shipped_error - PER_SHAPE_GAIN
 
 
+def releases_agree(ratio: float | None, line_error: float) -> bool:
+    """Whether an older table may stand for the newest one's kernel at the shapes only it
+    measured: its median time over the newest's at the rows both measured (``ratio``; None:
+    none in common, nothing says otherwise) within the shipped line's own median |error|
+    ``line_error`` (1 / (1 + e) to 1 + e). Beyond it the two tables time another kernel or
+    path (vLLM 0.19.0's int4 Marlin rows 2.4 x 0.24.0's): a per-shape refit would fit the older
+    one (issue 20, pershape round)."""
+    return ratio is None or 1 / (1 + line_error) <= ratio <= 1 + line_error
+
+
+def release_ratio(tables: Tables, gpu: str, fw: str, key: str, dtype: str) -> float | None:
+    """The furthest from 1 over the older versions of engine ``fw``'s MoE table on ``gpu`` of
+    their median time over the newest version's at the balanced rows of format ``dtype`` (and
+    the curve's backend, ``MOE_ENGINE_BACKEND``) both measured, matched on ``MOE_SHAPE``."""
+    backend = MOE_ENGINE_BACKEND.get((gpu, fw, key))
+    medians = []
+    for v in tables.versions(gpu, "moe", fw, "moe_perf"):
+        f = tables.read(gpu, "moe", fw, v, "moe_perf")
+        f = f[moe_default_path(f) & (f.moe_dtype == dtype) & (f.distribution == "balanced")]
+        if backend:
+            f = f[f.kernel_source.str.contains(backend)]
+        if len(f):
+            medians.append(f.groupby(list(MOE_SHAPE)).latency.median())
+    ratios = []
+    for old in medians[:-1]:
+        both = old.to_frame("old").join(medians[-1].to_frame("new"), how="inner")
+        if len(both):
+            ratios.append(float((both.old / both.new).median()))
+    return max(ratios, key=lambda r: abs(np.log(r))) if ratios else None
+
+
 def moe_fit_report(tables: Tables, gpus, fits: dict | None = None) -> str:
     """Issue 20 Deliver 1's check (``--moe-report``): each fused-MoE curve (the profile's, or
     ``fits``: profile -> fit) against the very table rows it is fitted to, per token range:
@@ -1887,13 +1918,37 @@ def _moe_fit_inputs(tables: Tables, gpu: str, per_shape: bool = False):
     return name, peaks, bw, stream, mo
 
 
+def _per_shape_ships(tables: Tables, out: list, gpu: str, fw: str, key: str, own, was: str,
+                     was_err: float | None, mo) -> bool:  # fmt: skip
+    """Whether a ``--per-shape`` refit ``own`` replaces the shipped line: ``per_shape_better``
+    on the rows, and ``releases_agree`` (the shipped line's own error the tolerance); else the
+    reason and the shipped line's figures are added to ``out``."""
+    name = GPUS[gpu][0]
+    err = own[2]["median_abs_error"]
+    if not per_shape_better(err, was_err):
+        out += [f"{name} {fw} {key}: per-shape refit error {err:.3f}, not better: the line stays",
+                was]  # fmt: skip
+        return False
+    if was_err is None:  # no shipped line: nothing to keep
+        return True
+    curve = load_profile(name)["kernels"]["moe_engine"][fw][key]
+    _, dtype = _curve_rows(mo, fw, key, gpu)
+    ratio = release_ratio(tables, gpu, fw, key, dtype)
+    if not releases_agree(ratio, float(curve["error"])):
+        out += [f"{name} {fw} {key}: per-shape refit error {err:.3f}, but an older table times "
+                f"{ratio:.2f} x the newest at the rows both measured (the line's error "
+                f"{float(curve['error']):.3f}): the line stays", was]  # fmt: skip
+        return False
+    return True
+
+
 def refit_engine_moe(tables: Tables, key: str, gpus, write: bool,
                      engines=FRAMEWORKS, per_shape: bool = False) -> str:  # fmt: skip
     """Refit each engine's (of ``engines``) own fused-MoE curve ``key`` on ``gpus``
     (``fit_engine_moe``) and, with ``write``, replace those lines of the profiles' ``moe_engine``
     blocks and of the profiles that copy them (``COPIES``); the rest of each block is left as
     it is. ``per_shape``: on the newest table of each format and layer shape
-    (``_moe_fit_inputs``), and a line is replaced only where ``per_shape_better`` says so."""
+    (``_moe_fit_inputs``), and a line is replaced only where ``_per_shape_ships`` says so."""
     out = []
     for gpu in gpus:
         name, peaks, bw, stream, mo = _moe_fit_inputs(tables, gpu, per_shape)
@@ -1903,10 +1958,8 @@ def refit_engine_moe(tables: Tables, key: str, gpus, write: bool,
                 continue
             stat = f"moe@{fw}.{key}"
             was, was_err = _shipped_on_rows(name, mo, gpu, fw, key, peaks, bw)
-            if per_shape and not per_shape_better(own[2]["median_abs_error"], was_err):
-                out.append(f"{name} {fw} {key}: per-shape refit error "
-                           f"{own[2]['median_abs_error']:.3f}, not better: the line stays")
-                out.append(was)
+            if per_shape and not _per_shape_ships(tables, out, gpu, fw, key, own, was, was_err,
+                                                  mo):  # fmt: skip
                 continue
             fit = {"stats": {stat: own[2]}, "profile": name}
             targets = [(name, fit, "fitted")]
