@@ -473,6 +473,19 @@ FITTED = (
      "aiconfigurator_silicon_layout.csv (39 -> 124 runs: + B200 fp8 DeepSeek 4, H200 fp8 30, "
      "H200 gpt-oss 45, SGLang 6; a layout read from the scripts, not fitted; the prefill-first "
      "wave share refits 0.271 -> 0.272)"),
+    ("aiconfigurator-core 0.12.0 wheel tables {h100_sxm,h200_sxm}/moe/sglang/0.5.10/ and "
+     "0.5.14/moe_perf.parquet (ai-dynamo/aiconfigurator, Apache-2.0): the balanced bfloat16 "
+     "(sglang_fused_moe_triton) and int4_wo (sglang_marlin_moe) rows of each layer shape from "
+     "the newest table that measured it (0.5.14's shapes, and 0.5.10's five bf16 and nine int4 "
+     "shapes 0.5.14 did not measure: 20,304 bf16 and 5,805 int4 rows on each GPU)",
+     "SGLang's bf16 Triton fused MoE and its int4 weight-only Marlin MoE layer by tokens, shape, "
+     "MoE TP and EP",
+     "issue 20, pershape round: moe_engine.sglang.bf16 and .int4 of h100 and h200 (and the h100 "
+     "copies h100-pcie, h20) refitted with tools/fit_kernels.py --refit-engine-moe KEY --engine "
+     "sglang --per-shape --write (shipped where the refit's median |error| on those rows is "
+     "below the shipped line's by more than 0.001: bf16 24.4 / 27.0% -> 23.9 / 26.4%, int4 "
+     "39.9 / 41.9% -> 32.3 / 35.9%); the older table at the shapes both measured: median "
+     "0.5.10 / 0.5.14 time 1.01 / 1.02 (bf16), 1.10 / 1.21 (int4), tools/moe_table_shapes.py"),
 )
 
 
@@ -3156,6 +3169,20 @@ LOOKED_AT = (
      "data parallel); also read, not applied: gptoss_fp4_h200_trt_slurm.sh's kv_cache_config "
      "dtype auto (a 16-bit cache where kvcalc's rows take fp8) and the fp8 DeepSeek scripts' "
      "max_num_tokens (concurrency + ISL + 64, rounded up to 64)"),
+    ("aiconfigurator-core 0.12.0 wheel tables {h100_sxm,h200_sxm,b200_sxm}/moe/{vllm,sglang,"
+     "trtllm}/<every version>/moe_perf.parquet: the balanced rows of each engine MoE curve's "
+     "format and backend by version and layer shape (tools/moe_table_shapes.py)",
+     "which shapes only an older table measured (H100 / H200 TensorRT-LLM bf16 and fp8: "
+     "1.3.0rc10's three; SGLang bf16 / fp8_block / int4: 0.5.10's five / one / nine; vLLM "
+     "bf16 / fp8 / int4 on H200 and B200: 0.19.0's and 0.22.0's one to ten; B200 vLLM "
+     "fp8_block one), and the older table's median time over the newest's at the shapes both "
+     "measured; issue 20, pershape round: the per-shape refits that the acceptance rule "
+     "(median |error| on the rows lower by more than 0.001) refused (TensorRT-LLM bf16 / fp8 on "
+     "H100 / H200, vLLM bf16 on H200 / B200, vLLM fp8 on H200, SGLang fp8_block on H100 / H200, "
+     "vLLM fp8_block on B200) and the three it passed but the release check (releases_agree) "
+     "refused (vLLM int4 on H200 / B200: 0.19.0's Marlin rows 2.42 / 2.54 x 0.24.0's; vLLM fp8 "
+     "on B200: 0.19.0 / 0.22.0 Triton rows against 0.24.0's FlashInfer trtllm-gen, 1.53 / "
+     "1.58 x): not shipped"),
 )
 
 

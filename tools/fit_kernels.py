@@ -1489,20 +1489,67 @@ def _curve_error(curve: dict, f, dtype: str, peaks: dict, bw: float):
     return f.latency.to_numpy() * 1e-3 / t - 1
 
 
-def _shipped_on_rows(name: str, mo, gpu: str, fw: str, key: str, peaks: dict, bw: float) -> str:
+def _shipped_on_rows(name: str, mo, gpu: str, fw: str, key: str, peaks: dict,
+                     bw: float) -> tuple[str, float | None]:  # fmt: skip
     """The profile's current ``moe_engine.<fw>.<key>`` curve on the rows a refit of it takes
     (``_curve_rows``): its median |error| and signed median by ``MOE_REPORT_RANGES`` ("" where
-    the profile has no such line), printed beside the refit (issue 20, sgtrtgen round)."""
+    the profile has no such line), printed beside the refit (issue 20, sgtrtgen round), and
+    that median |error| (None: no line)."""
     curve = ((load_profile(name).get("kernels") or {}).get("moe_engine") or {}).get(fw, {})
     f, dtype = _curve_rows(mo, fw, key, gpu)
     if key not in curve or f is None:
-        return ""
+        return "", None
     err = _curve_error(curve[key], f, dtype, peaks, bw)
     T = f.num_tokens.to_numpy()
     masks = [m for lo, hi in MOE_REPORT_RANGES if (m := (T >= lo) & (T <= hi)).any()]
     signed = " / ".join(f"{np.median(err[m]):+.1%}" for m in masks)
-    return (f"  shipped line on the same {len(f):,} rows: error {np.median(np.abs(err)):.3f}, "
-            f"signed by tokens {signed} (+: the curve is fast)")  # fmt: skip
+    med = float(np.median(np.abs(err)))
+    return (f"  shipped line on the same {len(f):,} rows: error {med:.3f}, "
+            f"signed by tokens {signed} (+: the curve is fast)"), med  # fmt: skip
+
+
+# ``--per-shape --write`` replaces a line only where the refit's median |error| on its rows is
+# below the shipped line's on the same rows by more than this: ``fit_moe_nested``'s rule for
+# keeping a fitted constant (issue 20, pershape round)
+PER_SHAPE_GAIN = 1e-3
+
+
+def per_shape_better(refit_error: float, shipped_error: float | None) -> bool:
+    """Whether a ``--per-shape`` refit with median |error| ``refit_error`` replaces a shipped
+    line whose median |error| on the same rows is ``shipped_error`` (None: no line, it is
+    written)."""
+    return shipped_error is None or refit_error < shipped_error - PER_SHAPE_GAIN
+
+
+def releases_agree(ratio: float | None, line_error: float) -> bool:
+    """Whether an older table may stand for the newest one's kernel at the shapes only it
+    measured: its median time over the newest's at the rows both measured (``ratio``; None:
+    none in common, nothing says otherwise) within the shipped line's own median |error|
+    ``line_error`` (1 / (1 + e) to 1 + e). Beyond it the two tables time another kernel or
+    path (vLLM 0.19.0's int4 Marlin rows 2.4 x 0.24.0's): a per-shape refit would fit the older
+    one (issue 20, pershape round)."""
+    return ratio is None or 1 / (1 + line_error) <= ratio <= 1 + line_error
+
+
+def release_ratio(tables: Tables, gpu: str, fw: str, key: str, dtype: str) -> float | None:
+    """The furthest from 1 over the older versions of engine ``fw``'s MoE table on ``gpu`` of
+    their median time over the newest version's at the balanced rows of format ``dtype`` (and
+    the curve's backend, ``MOE_ENGINE_BACKEND``) both measured, matched on ``MOE_SHAPE``."""
+    backend = MOE_ENGINE_BACKEND.get((gpu, fw, key))
+    medians = []
+    for v in tables.versions(gpu, "moe", fw, "moe_perf"):
+        f = tables.read(gpu, "moe", fw, v, "moe_perf")
+        f = f[moe_default_path(f) & (f.moe_dtype == dtype) & (f.distribution == "balanced")]
+        if backend:
+            f = f[f.kernel_source.str.contains(backend)]
+        if len(f):
+            medians.append(f.groupby(list(MOE_SHAPE)).latency.median())
+    ratios = []
+    for old in medians[:-1]:
+        both = old.to_frame("old").join(medians[-1].to_frame("new"), how="inner")
+        if len(both):
+            ratios.append(float((both.old / both.new).median()))
+    return max(ratios, key=lambda r: abs(np.log(r))) if ratios else None
 
 
 def moe_fit_report(tables: Tables, gpus, fits: dict | None = None) -> str:
@@ -1984,13 +2031,37 @@ def _moe_fit_inputs(tables: Tables, gpu: str, per_shape: bool = False):
     return name, peaks, bw, stream, mo
 
 
+def _per_shape_ships(tables: Tables, out: list, gpu: str, fw: str, key: str, own, was: str,
+                     was_err: float | None, mo) -> bool:  # fmt: skip
+    """Whether a ``--per-shape`` refit ``own`` replaces the shipped line: ``per_shape_better``
+    on the rows, and ``releases_agree`` (the shipped line's own error the tolerance); else the
+    reason and the shipped line's figures are added to ``out``."""
+    name = GPUS[gpu][0]
+    err = own[2]["median_abs_error"]
+    if not per_shape_better(err, was_err):
+        out += [f"{name} {fw} {key}: per-shape refit error {err:.3f}, not better: the line stays",
+                was]  # fmt: skip
+        return False
+    if was_err is None:  # no shipped line: nothing to keep
+        return True
+    curve = load_profile(name)["kernels"]["moe_engine"][fw][key]
+    _, dtype = _curve_rows(mo, fw, key, gpu)
+    ratio = release_ratio(tables, gpu, fw, key, dtype)
+    if not releases_agree(ratio, float(curve["error"])):
+        out += [f"{name} {fw} {key}: per-shape refit error {err:.3f}, but an older table times "
+                f"{ratio:.2f} x the newest at the rows both measured (the line's error "
+                f"{float(curve['error']):.3f}): the line stays", was]  # fmt: skip
+        return False
+    return True
+
+
 def refit_engine_moe(tables: Tables, key: str, gpus, write: bool,
                      engines=FRAMEWORKS, per_shape: bool = False) -> str:  # fmt: skip
     """Refit each engine's (of ``engines``) own fused-MoE curve ``key`` on ``gpus``
     (``fit_engine_moe``) and, with ``write``, replace those lines of the profiles' ``moe_engine``
     blocks and of the profiles that copy them (``COPIES``); the rest of each block is left as
     it is. ``per_shape``: on the newest table of each format and layer shape
-    (``_moe_fit_inputs``)."""
+    (``_moe_fit_inputs``), and a line is replaced only where ``_per_shape_ships`` says so."""
     out = []
     for gpu in gpus:
         name, peaks, bw, stream, mo = _moe_fit_inputs(tables, gpu, per_shape)
@@ -1999,7 +2070,10 @@ def refit_engine_moe(tables: Tables, key: str, gpus, write: bool,
             if own is None:
                 continue
             stat = f"moe@{fw}.{key}"
-            was = _shipped_on_rows(name, mo, gpu, fw, key, peaks, bw)
+            was, was_err = _shipped_on_rows(name, mo, gpu, fw, key, peaks, bw)
+            if per_shape and not _per_shape_ships(tables, out, gpu, fw, key, own, was, was_err,
+                                                  mo):  # fmt: skip
+                continue
             fit = {"stats": {stat: own[2]}, "profile": name}
             targets = [(name, fit, "fitted")]
             for copy_name, (sib, _, _) in COPIES.items():
