@@ -71,16 +71,6 @@ def test_gpu_count_absent_from_the_engine_curve_keeps_custom():
     assert t == pytest.approx(3.698e-3, rel=1e-3)
 
 
-def test_explain_names_the_engine_curve(cli):
-    """--explain names the curve that times TensorRT-LLM's stage and its table."""
-    r = cli("latency", "--model", "llama3-70b", "-H", "h100", "--tp", "8", "--engine", "trtllm",
-            "--batch", "128", "--prompt", "1024", "--explain")  # fmt: skip
-    assert r.code == 0, r.err
-    text = " ".join(r.out.split())
-    assert "timed by its own curve allreduce@trtllm" in text
-    assert "comm/trtllm/1.3.0rc20/custom_allreduce_perf.parquet" in text
-
-
 def test_profile_block_is_what_the_fit_script_writes(tmp_path, monkeypatch):
     """tools/fit_kernels.py writes the ``allreduce_engine`` block: the shipped H100 block is the
     script's rendering of its own numbers, and writing it again (``_put_engine_allreduce``)

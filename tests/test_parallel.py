@@ -586,3 +586,6 @@ def test_trtllm_explain_names_its_workspace(cli):
     # timed by TensorRT-LLM's own measured curve (trtallreduce round), then the message
     src = "comm/trtllm/1.3.0rc20/custom_allreduce_perf.parquet"
     assert f"allreduce@trtllm ({src}) for 4,194,304 B at 8 GPUs" in text
+    # the curve's name and its table, each said (tests/test_engine_allreduce_curve.py's CLI
+    # check, folded in here: the same command at batch 128)
+    assert "timed by its own curve allreduce@trtllm" in text and src in text

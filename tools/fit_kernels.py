@@ -1847,16 +1847,7 @@ def kernels_yaml(fit: dict, gpu: str) -> str:
     if fit["allreduce"]:
         lines.append("  allreduce:")
         for kind, per_n in fit["allreduce"].items():
-            st = fit["stats"][f"allreduce.{kind}"]
-            lines.append(f"    {kind}:")
-            lines.append("      provenance: fitted")
-            lines.append(f"      source: {_sources(st)}")
-            lines.append("      segments:")
-            for n, segs in per_n.items():
-                body = ", ".join(
-                    f"[{_num(s['latency_s'])}, {_num(s['bus_bytes_per_s'])}]" for s in segs
-                )
-                lines.append(f"        {n}: [{body}]")
+            lines += _segments_yaml(kind, per_n, fit["stats"][f"allreduce.{kind}"])
     lines += _engine_allreduce_yaml(fit)
     lines += _a2a_yaml(fit)
     lines.append("# END kernels")
@@ -1871,14 +1862,18 @@ def _engine_allreduce_yaml(fit: dict) -> list[str]:
              "messages its", "  # declared choice gives them): [latency_s, bus bytes/s]",
              "  allreduce_engine:"]  # fmt: skip
     for fw, per_n in sorted(fit["allreduce_engine"].items()):
-        st = fit["stats"][f"allreduce@{fw}"]
-        lines += [f"    {fw}:", "      provenance: fitted", f"      source: {_sources(st)}",
-                  "      segments:"]  # fmt: skip
-        for n, segs in per_n.items():
-            body = ", ".join(
-                f"[{_num(s['latency_s'])}, {_num(s['bus_bytes_per_s'])}]" for s in segs
-            )
-            lines.append(f"        {n}: [{body}]")
+        lines += _segments_yaml(fw, per_n, fit["stats"][f"allreduce@{fw}"])
+    return lines
+
+
+def _segments_yaml(name: str, per_n: dict, st: dict) -> list[str]:
+    """One fitted collective curve as profile YAML: ``name``, its provenance and source, and its
+    [latency_s, bus bytes/s] segments by GPU count."""
+    lines = [f"    {name}:", "      provenance: fitted", f"      source: {_sources(st)}",
+             "      segments:"]  # fmt: skip
+    for n, segs in per_n.items():
+        body = ", ".join(f"[{_num(s['latency_s'])}, {_num(s['bus_bytes_per_s'])}]" for s in segs)
+        lines.append(f"        {n}: [{body}]")
     return lines
 
 
@@ -1940,14 +1935,7 @@ def _a2a_yaml(fit: dict) -> list[str]:
                      "count")
         lines.append("  gather:")
         for op, per_n in fit["gather"].items():
-            st = fit["stats"][f"gather.{op}"]
-            lines += [f"    {op}:", "      provenance: fitted", f"      source: {_sources(st)}",
-                      "      segments:"]  # fmt: skip
-            for n, segs in per_n.items():
-                body = ", ".join(
-                    f"[{_num(s['latency_s'])}, {_num(s['bus_bytes_per_s'])}]" for s in segs
-                )
-                lines.append(f"        {n}: [{body}]")
+            lines += _segments_yaml(op, per_n, fit["stats"][f"gather.{op}"])
     if not fit.get("all_to_all"):
         return lines
     lines += ["  # each engine's expert-parallel dispatch and combine, [fixed_s, bytes/s] per call",
