@@ -36,7 +36,14 @@ decoding (``MTP_ROWS``; the simulation has no draft step): those rows are left o
 columns. Rows the closed form sets aside (below their roofline floor) or cannot build are left
 out too.
 
-Means: the mean TTFT and TPOT over the counted requests, as both clients report them.
+InferenceX's TensorRT-LLM scripts set the token budget (``script_budget``): without chunked
+prefill a prompt that with the running decodes exceeds it waits for them to drain, so the
+simulation (not the closed form, which keeps the release's default) takes the scripts' budget.
+
+Means: the mean TTFT and TPOT over the counted requests, as both clients report them. Each
+InferenceX row is simulated a second time with every request at the stated lengths: the waves
+of the first c requests then stay in step for the whole run, the other bound of the wave
+(``position``: where the measured TTFT lies between the two; docs/step-time.md, silsim round).
 """
 
 from __future__ import annotations
