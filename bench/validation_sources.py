@@ -3183,6 +3183,22 @@ LOOKED_AT = (
      "refused (vLLM int4 on H200 / B200: 0.19.0's Marlin rows 2.42 / 2.54 x 0.24.0's; vLLM fp8 "
      "on B200: 0.19.0 / 0.22.0 Triton rows against 0.24.0's FlashInfer trtllm-gen, 1.53 / "
      "1.58 x): not shipped"),
+    ("SemiAnalysisAI/InferenceX benchmarks/dsr1_fp4_b200_trt.sh (stored revision 111f0312c: "
+     "--max_num_tokens max(8,192, (CONC + ISL + 64 + 63) // 64 × 64), --num-prompts CONC × 10), "
+     "benchmarks/gptoss_fp4_b200_trt.sh (stored revision 1825e7f06: --max_num_tokens 20000), "
+     "the same formula in the fp8 DeepSeek TensorRT-LLM scripts (search index), "
+     "benchmarks/benchmark_lib.sh run_benchmark_serving (--request-rate inf, --ignore-eos, "
+     "--max-concurrency); kimbochen/bench_serving benchmark_serving.py sample_random_requests "
+     "(stored revision 406abc35f: input and output lengths each np.random.randint(int(len × "
+     "ratio), len + 1), drawn per request); ai-dynamo/aiconfigurator at 095f58a51 "
+     "src/aiconfigurator/generator/config/backend_templates/benchmark/bench_run.sh.j2, "
+     "generator/config/deployment_config.yaml (BenchConfig.isl_stddev, osl_stddev default 0) and "
+     "generator/rule_plugin/benchmark/trtllm.rule (agg max_num_tokens = batch + ISL + 1,500)",
+     "issue 20, silsim round: each silicon row's client replayed through the serving simulation "
+     "(bench/silicon_sim.py): InferenceX's 10 × c prompts over [0.8, 1] × the stated lengths and "
+     "its TensorRT-LLM scripts' token budgets; AIPerf's fixed lengths, 2 × c warm-up and 20 × c "
+     "timed requests (the AIPerf campaign's server budget not published: the release's default "
+     "kept, the generator's rule read, not applied); nothing fitted"),
 )
 
 
