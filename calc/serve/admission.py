@@ -49,10 +49,11 @@ when its last ends, so round k of the replacements arrives as the sum of k reque
 ends. With outputs drawn uniformly over a spread of w decode steps (``--random-range-ratio``)
 that sum spreads over w √k steps (a uniform of the same variance), at most one lifetime (the
 loop's cycle, once the rounds have mixed), so round k arrives at a = c / min(w √k, cycle) an
-iteration. Checked against an iteration-by-iteration replay of the rule (c clients of 10
-prompts, each new request to the rank with the fewest active, outputs uniform over [0.8, 1] ×
-the output length; 8 cases, D 2-8, c 32-256, 1k and 8k outputs): the round model is within
-−20% … +14% of the replay's mean wait, the steady window within −7% … +115%.
+iteration. Checked against an iteration-by-iteration replay of the rule
+(bench/adp_balance_replay.py: c clients of 10 prompts, each new request to the rank with the
+fewest active, outputs uniform over [0.8, 1] × the output length; 11 cases, D 2-8, c 32-256, 1k
+and 8k outputs): the round model is within −23% … +18% of the replay's mean wait, the steady
+window alone +13% … +129%.
 """
 
 from __future__ import annotations
