@@ -18,8 +18,9 @@ from tests.scripts import load_script
 
 ROOT = Path(__file__).resolve().parent.parent
 VALIDATION = ROOT / "docs" / "validation"
-_spec = importlib.util.spec_from_file_location("silicon_adp_rows",
-                                               ROOT / "tools" / "silicon_adp_rows.py")
+_spec = importlib.util.spec_from_file_location(
+    "silicon_adp_rows", ROOT / "tools" / "silicon_adp_rows.py"
+)
 S = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(S)
 
@@ -72,8 +73,15 @@ def test_rounds_capped_by_the_cycle_and_one_round_waits_nothing():
     assert got == pytest.approx(0.025, rel=1e-12)
 
 
-SAMPLE_HEAD = ("id", "backend", "model_path", "system", "attention_dp_size", "mode",
-               "silicon_data_source")
+SAMPLE_HEAD = (
+    "id",
+    "backend",
+    "model_path",
+    "system",
+    "attention_dp_size",
+    "mode",
+    "silicon_data_source",
+)
 
 
 def test_the_scripts_rules():
@@ -156,7 +164,8 @@ def test_adp_balance_s_wires_the_benchmark(serving):
     # under MTP (half an iteration a token) the outputs spread over half the iterations
     mtp = serving.adp_balance_s(row, dep, 32, 0.02, 20.48, 0.01)
     assert mtp == pytest.approx(
-        adp_balance_rounds_wait_s(8, 60, 0, 0.02, 256, 10, 102.4, 1024.0), rel=1e-12)
+        adp_balance_rounds_wait_s(8, 60, 0, 0.02, 256, 10, 102.4, 1024.0), rel=1e-12
+    )
     assert serving.adp_balance_s(row, dep, 1, 0.02, 20.48, 0.02) == 0.0  # no other request
     off = replace(row, adp_timeout_iters=0)
     assert serving.adp_balance_s(off, dep, 32, 0.02, 20.48, 0.02) == 0.0  # script set none
