@@ -517,7 +517,7 @@ FITTED = (
      "rank holds, a shared counter +1 an iteration, also with no context anywhere), when it goes "
      "(the counter reaching timeout_iters, some rank without a generation request, or every "
      "rank with a context and then batching_wait_iters more), where new requests land (the "
-     "rank with the fewest active requests)",
+     "ranks below the even share of active requests, fewest active tokens first)",
      "issue 20, adpbalance round: calc.serve.admission adp_balance_wait_s and "
      "adp_balance_rounds_wait_s (checked against bench/adp_balance_replay.py, the rule replayed "
      "iteration by iteration: the round model within -23% ... +18% of its mean wait in 11 "

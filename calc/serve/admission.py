@@ -35,8 +35,9 @@ and the balance on; the batch wait above is then off). While some rank has no co
 iteration, in iterations with no context anywhere too; the contexts go in once the counter
 reaches T, or at once when some rank has no generation request, and the counter restarts.
 When every rank has one, the counter restarts and the contexts go in after B more such
-iterations (B 0: at once). New requests go to the rank with the fewest active requests
-(``executor_request_queue.py`` ``_balance_requests_across_ranks``), so in a closed loop a new
+iterations (B 0: at once). New requests go only to ranks below the even share of active
+requests, the fewest active tokens first (``executor_request_queue.py``
+``_balance_requests_across_ranks``, ``expected_num_active_requests``), so in a closed loop a new
 request lands on the rank whose request just finished, a rank drawn uniformly among D. From a
 release, the arrivals that cover all D ranks number D·H_D on average (the coupon collector,
 H_D = 1 + 1/2 + … + 1/D), taking D·H_D / a iterations at a arrivals an iteration. The window
