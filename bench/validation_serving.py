@@ -99,7 +99,10 @@ FORMATS = {"fp8": "fp8-tensor", "fp8_block": "fp8-block128", "nvfp4": "nvfp4", "
 # (layoutrows round: prefill-first 0.271 -> 0.272, the fit's value once InferenceX's 2025-11-02
 # B200 NVFP4 DeepSeek-R1 SGLang runs are read at the EP 8 their script's --enable-ep-moe set,
 # LAYOUT_ROWS.)
-WAVE_SHARE = {"prefill-first": 0.272, "whole-request": 0.142, "chunked": 0.089}
+# (adpbalance round: whole-request 0.142 -> 0.132, the fit's value once InferenceX's
+# attention-DP TensorRT-LLM runs are charged the ADP balance their scripts set, ADP_ROWS: less of
+# their TTFT left to the wave.)
+WAVE_SHARE = {"prefill-first": 0.272, "whole-request": 0.132, "chunked": 0.089}
 
 # The CUDA graphs of the sample's TensorRT-LLM runs are not stated per record. Not
 # TensorRT-LLM's default list (1-31, 32, 64, 128 unpadded, ``Engine.cuda_graph_batch_sizes``):
@@ -192,6 +195,10 @@ class Row:
     # the engine release the record states ("" where none): for SGLang, whether the run's
     # passes with a prompt ran eagerly (``prefill_eager``)
     stated: str = ""
+    # TensorRT-LLM's attention-DP balance the run's script set (ADP_ROWS): timeout_iters and
+    # batching_wait_iters; 0: off (the engine's default)
+    adp_timeout_iters: int = 0
+    adp_batching_iters: int = 0
 
     @property
     def training(self) -> bool:
@@ -263,6 +270,22 @@ LAYOUT_ROWS = DATA.with_name("aiconfigurator_silicon_layout.csv")
 ADMISSION_ROWS = DATA.with_name("aiconfigurator_silicon_admission.csv")
 
 
+# TensorRT-LLM's attention-DP balance (attention_dp_config enable_balance, timeout_iters,
+# batching_wait_iters) that InferenceX's DeepSeek-R1 and B200 gpt-oss scripts set under attention
+# DP, which no record states: listed by tools/silicon_adp_rows.py (issue 20, adpbalance round) and
+# charged by calc.serve.admission.adp_balance_wait_s (``adp_balance_s``). A validation mapping,
+# not an EngineSettings field: the balance holds every rank's contexts on the others' (a shared
+# counter over the all-gathered counts), and ``kvcalc simulate`` runs each attention-DP rank as
+# its own sequence group (calc.serve.simulate), so it has no place to replay it.
+ADP_ROWS = DATA.with_name("aiconfigurator_silicon_adp.csv")
+# InferenceX's client for those runs (kimbochen/bench_serving benchmark_serving.py, the scripts'
+# --num-prompts $(( CONC * 10 )) --max-concurrency $CONC, and --random-range-ratio 0.8 from
+# .github/workflows full-sweep-tmpl.yml / benchmark-tmpl.yml): every client sends 10 prompts, and
+# the random dataset draws each output length uniformly over [0.8 × osl, osl]
+BENCH_ROUNDS = 10
+BENCH_RANGE_RATIO = 0.8
+
+
 # The KV-cache dtype InferenceX's SGLang DeepSeek-R1 scripts on B200 and B300 set
 # (--kv-cache-dtype fp8_e4m3 at every revision; SGLang's default for the model is its 16-bit
 # dtype), which no record states: listed by tools/silicon_kv_rows.py (issue 20/21, sgdsbw round)
@@ -303,6 +326,13 @@ def _run_layout(run_id: str, tp: int, ep: int, backend: str | None):
 def _admission() -> dict[str, tuple[int, int]]:
     with ADMISSION_ROWS.open() as f:
         return {r["id"]: (int(r["recv_interval"]), int(r["batch_wait_iters"]))
+                for r in csv.DictReader(f)}  # fmt: skip
+
+
+@cache
+def _adp_balance() -> dict[str, tuple[int, int]]:
+    with ADP_ROWS.open() as f:
+        return {r["id"]: (int(r["timeout_iters"]), int(r["batching_wait_iters"]))
                 for r in csv.DictReader(f)}  # fmt: skip
 
 
@@ -377,7 +407,8 @@ def rows() -> list[Row]:
                            float(r["tpot_ms"]) / 1e3, _label(r), _release(r),
                            _mtp_drafts().get(r["id"], 0), moe_backend,
                            *_admission().get(r["id"], (1, 0)),
-                           r.get("backend_version") or ""))  # fmt: skip
+                           r.get("backend_version") or "",
+                           *_adp_balance().get(r["id"], (0, 0))))  # fmt: skip
     return out
 
 
@@ -564,6 +595,7 @@ def predict(row: Row, host=None, efficiency: str = "expected", dep=None) -> Resu
     wave = WAVE_SHARE[_policy(dep)] * (n - 1) * one_wave * (1 - hit)
     ttft = float(host.request_host_s(row.isl)) + own + hit * t_dec + t_dec + wave
     ttft += admission_s(row, dep, n, t_dec)
+    ttft += adp_balance_s(row, dep, n, t_dec, cycle, per_token)
     if want > n:  # requests beyond the slots wait for one to finish
         ttft += (want - n) / n * cycle
     return Result(row, tpot, float(np.float64(ttft)), floor_s(dep, n, row.isl))
@@ -584,6 +616,29 @@ def admission_s(row: Row, dep, n: int, step_s: float) -> float:
         hold = hold._replace(
             batch_wait_tokens=dep.engine_config.batch_wait_ratio * SCRIPT_MAX_NUM_TOKENS)
     return held_s(hold, step_s, busy_share(n - 1, True), n / max(1, row.osl), row.isl)
+
+
+def adp_balance_s(row: Row, dep, n: int, step_s: float, cycle_s: float,
+                  per_token_s: float) -> float:  # fmt: skip
+    """The time TensorRT-LLM's attention-DP balance holds a new request back beyond the decode
+    step it arrives in [s] (``calc.serve.admission.adp_balance_rounds_wait_s``), for the runs
+    whose scripts set it (ADP_ROWS): n requests a rank on every attention-DP rank are the
+    benchmark's clients, each sending BENCH_ROUNDS prompts, their outputs spread over (1 −
+    BENCH_RANGE_RATIO) × osl tokens (``per_token_s`` / ``step_s`` iterations a token: fewer
+    under MTP), the loop's cycle ``cycle_s``; none while the rank runs no other request (the
+    balance lets contexts go when a rank has no generation request). ``step_s``: the running
+    decode step."""
+    from calc.serve.admission import adp_balance_rounds_wait_s
+    from calc.serve.admission_hold import busy_share
+
+    ranks = dep.sharding.dp_attn
+    if not row.adp_timeout_iters or ranks <= 1 or step_s <= 0:
+        return 0.0
+    spread = (1 - BENCH_RANGE_RATIO) * row.osl * per_token_s / step_s
+    wait = adp_balance_rounds_wait_s(ranks, row.adp_timeout_iters, row.adp_batching_iters,
+                                     step_s, n * ranks, BENCH_ROUNDS, spread,
+                                     cycle_s / step_s)  # fmt: skip
+    return busy_share(n - 1, True) * wait
 
 
 def _tail_s(dep, efficiency: str, batch: int, prompt: int) -> float:

@@ -486,6 +486,42 @@ FITTED = (
      "below the shipped line's by more than 0.001: bf16 24.4 / 27.0% -> 23.9 / 26.4%, int4 "
      "39.9 / 41.9% -> 32.3 / 35.9%); the older table at the shapes both measured: median "
      "0.5.10 / 0.5.14 time 1.01 / 1.02 (bf16), 1.10 / 1.21 (int4), tools/moe_table_shapes.py"),
+    ("SemiAnalysisAI/InferenceX (snapshot 843c6254f) benchmarks/dsr1_fp4_b200_trt_slurm.sh, "
+     "dsr1_fp8_b200_trt_slurm.sh, dsr1_fp8_h200_trt_slurm.sh at ec90f3fe7 (2025-09-18), "
+     "e06929c70 and 156fef3fc, their _mtp_slurm.sh twins at bf3456727 (2026-01-15), "
+     "dsr1_*_trt.sh / _trt_mtp.sh at b0c4ed21b (2026-01-22), ec7bafaae (#594) and 6eecc0e66 "
+     "(#620, 2026-02-03); gptoss_fp4_b200_trt_slurm.sh at 28e5a01ea (2025-09-19) and "
+     "e06929c70, gptoss_fp4_b200_trt_docker.sh at 156fef3fc, gptoss_fp4_b200_trt.sh at "
+     "b0c4ed21b (git log -S enable_balance / -G timeout_iters over benchmarks/); "
+     ".github/workflows/full-sweep-tmpl.yml and benchmark-tmpl.yml (random-range-ratio 0.8)",
+     "the attention_dp_config each script appends when DP_ATTENTION is true (DeepSeek-R1: "
+     "batching_wait_iters 0, enable_balance true, timeout_iters 60, unchanged at every revision; "
+     "gpt-oss B200: enable_balance true alone), the client (--num-prompts 10 x CONC, "
+     "--max-concurrency CONC, random-range-ratio 0.8)",
+     "issue 20, adpbalance round: tools/silicon_adp_rows.py -> docs/validation/"
+     "aiconfigurator_silicon_adp.csv (92 runs: DeepSeek-R1 B200 65, H200 15, gpt-oss B200 12), "
+     "charged by calc.serve.admission.adp_balance_rounds_wait_s in bench/validation_serving.py "
+     "(BENCH_ROUNDS, BENCH_RANGE_RATIO); the whole-request wave share refits 0.142 -> 0.132; "
+     "nothing fitted to the rows"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/_torch/pyexecutor/py_executor.py (a stored revision with "
+     "_waiting_requests beside it: _balance_adp_requests, _schedule, "
+     "_pad_attention_dp_dummy_request), pyexecutor/scheduler (newest stored revision: "
+     "balance_adp_requests moved there, 'logic unchanged'), executor_request_queue.py "
+     "_balance_requests_across_ranks and its caller (expected_num_active_requests), "
+     "llmapi/llm_args.py AttentionDpConfig (enable_balance False, timeout_iters 50, "
+     "batching_wait_iters 10; the >= 0 validator), pull 6061 (commit 3ff4f503ad, 2025-08-06; "
+     "'Add ADP schedule balance optimization' in docs/source/release-notes.md under release "
+     "1.0); vLLM-style benchmark_serving sample_random_requests (output lengths uniform over "
+     "[range_ratio x output_len, output_len])",
+     "when a context request is held (some rank has no context request or no free slot: every "
+     "rank holds, a shared counter +1 an iteration, also with no context anywhere), when it goes "
+     "(the counter reaching timeout_iters, some rank without a generation request, or every "
+     "rank with a context and then batching_wait_iters more), where new requests land (the "
+     "ranks below the even share of active requests, fewest active tokens first)",
+     "issue 20, adpbalance round: calc.serve.admission adp_balance_wait_s and "
+     "adp_balance_rounds_wait_s (checked against bench/adp_balance_replay.py, the rule replayed "
+     "iteration by iteration: the round model within -23% ... +18% of its mean wait in 11 "
+     "cases); nothing fitted"),
 )
 
 
@@ -3199,6 +3235,19 @@ LOOKED_AT = (
      "its TensorRT-LLM scripts' token budgets; AIPerf's fixed lengths, 2 × c warm-up and 20 × c "
      "timed requests (the AIPerf campaign's server budget not published: the release's default "
      "kept, the generator's rule read, not applied); nothing fitted"),
+    ("https://github.com/NVIDIA/TensorRT-LLM/blob/main/docs/source/blogs/tech_blog/"
+     "blog10_ADP_Balance_Strategy.md (stored revision 011cfc2cc; pull 7213, 2025-08-28) and "
+     "pull 6061's description (2025-07-15)",
+     "issue 20, adpbalance round: the balance's purpose and its measured effect (DeepSeek-V3 on "
+     "8 GB200, DP 8 / EP 8, ISL 803 / OSL 3,653: 25,664 -> 33,499 tokens/s with the context "
+     "wait at timeout_iters 50, 34,140 with batching_wait_iters too; 'increased TTFT' named, "
+     "no TTFT figure): read for the mechanism, no number used"),
+    ("NVIDIA/TensorRT-LLM pull 17700 (2026-08, review thread on _balance_adp_requests: a "
+     "shorter timeout while the least busy rank is under-occupied) and pull 15169 (2026-06, "
+     "AutoDeploy config enabling the balance: '+64-111% output-token throughput ... raising "
+     "TTFT at high concurrency'); PaddlePaddle/FastDeploy pulls 4562 / 4594 (the same strategy)",
+     "issue 20, adpbalance round: later changes after the sample's releases (1.1.0rc2.post2 to "
+     "1.2.0rc6.post3), not applied; no TTFT figure"),
 )
 
 
