@@ -522,6 +522,20 @@ FITTED = (
      "adp_balance_rounds_wait_s (checked against bench/adp_balance_replay.py, the rule replayed "
      "iteration by iteration: the round model within -23% ... +18% of its mean wait in 11 "
      "cases); nothing fitted"),
+    ("tenstorrent/tt-inference-server issue #356 (DeepSeek-R1-0528: GPU Benchmarks), the report "
+     "comment of 2025-07-17 (vLLM TP=16 and SGLang TP=16 on the same 16 H100: 128 / 128 tokens "
+     "at concurrency 1, TTFT 55.6 and 179.7 ms, TPOT 25.9 and 23.1 ms) and the SGLang sweep of "
+     "2025-07-09 (16 H100 over InfiniBand, concurrency 1: TTFT 179.7 / 391.7 / 190.5 / 200.4 / "
+     "199.7 / 263.9 ms at 128 / 1,024 / 2,048 / 3,072 / 4,096 / 8,192 tokens); releases and "
+     "CPU unstated in the excerpts read",
+     "a same-host pair of one DeepSeek-R1 prompt pass replayed as piecewise CUDA graphs (vLLM V1) "
+     "and issued eagerly (SGLang of mid-2025), and the eager floor flat in the prompt (max / min "
+     "1.115 from 128 to 4,096 tokens, the 1,024 row of four requests left out)",
+     "issue 20, moefloor round: calc.deploy.host_costs.EAGER_MLA_MOE_LAYER_SM90_S = (179.7 - "
+     "55.6) ms / 61 = 2.03 ms a layer (a lower bound; 179.7 / 61 = 2.95 the upper), SGLang's "
+     "eager DeepSeek-shaped layer on compute capability 9.x (the wing's eager_prefill_layer_s); "
+     "derived from the pair, not fitted; the prefill-first wave share refits 0.272 -> 0.255; "
+     "docs/validation/moe_eager_prefill.yaml, bench/moe_eager_floor.py"),
 )
 
 
@@ -3248,6 +3262,34 @@ LOOKED_AT = (
      "TTFT at high concurrency'); PaddlePaddle/FastDeploy pulls 4562 / 4594 (the same strategy)",
      "issue 20, adpbalance round: later changes after the sample's releases (1.1.0rc2.post2 to "
      "1.2.0rc6.post3), not applied; no TTFT figure"),
+    ("tenstorrent/tt-inference-server issue #356, comment of 2025-07-08 (DeepSeek-R1-0528 on 16 "
+     "H100, the engine not named in the excerpt read: TTFT 208.5 / 812.3 / 689.7 ms at 128 / "
+     "1,024 / 2,048 tokens, concurrency 1); NVIDIA/TensorRT-LLM issue #5929 again (0.21.0rc2, "
+     "DeepSeek-R1 batch 1: TTFT p50 at 1,600 / 8,192 tokens 124-165 / 353-516 ms H200 FP8, "
+     "160-173 / 390-448 ms B200 NVFP4 by EP); sgl-project/sglang PR #11845 (Qwen3-30B-A3B on "
+     "H20, 7k prompts: TTFT 310 ms eager, 289 ms with piecewise graphs), PR #13466, #13179, "
+     "#13480, #13101, #13094 (piecewise-graph before / after tables at 1,024 tokens: only the "
+     "'with' halves reached in the excerpts), #30889 (Kimi-K2.7 int4 H200 TP 8 A/B: figures not "
+     "reached), issue #32655 and PR #32785 (Kimi-K2.6 NVFP4 4 x GB300, 1k / 1k at concurrency 1: "
+     "184.53 tok/s eager against 177.71 with tc_piecewise, a slower paged-MLA fallback), issue "
+     "#23842; NVIDIA/TensorRT-LLM PR #12581 (DeepSeek-V3.2 DSA host work about 50 us x 2 a "
+     "layer, 4-5 ms a step), PR #17257 (DeepSeek-V4 generation _prepare_inputs 12.5 ms over "
+     "about 1,480 ATen dispatches on GB300), PR #12691, #12525, #11515, issue #3594, #13816, "
+     "docs/source/features/torch_compile_and_piecewise_cuda_graph.md again (no figures); "
+     "sgl-project/sglang docs/advanced_features/piecewise_cuda_graph.md again (capture sizes, "
+     "auto-disable list; no figures); uw-syfi/vibesys PR #421 (Qwen3.5-397B MXFP4 on MI300A: a "
+     "bs=1 prefill floor of about 160 ms flat from 128 to 1,024 tokens against about 90 ms of "
+     "GPU compute); tenstorrent/tt-inference-server issue #340 (Qwen3-30B-A3B on A100 under "
+     "vLLM: TTFT 35.7 / 70.3 ms at 128 / 1,024 tokens); vllm-project/vllm issue #54677 again; "
+     "ai-dynamo/aiconfigurator vLLM backend tests (_prefill_dispatch_overhead_ms 0.8 ms a "
+     "layer, fitted to its silicon corpus); search excerpts of deepspeedai/DeepSpeed PR #8271, "
+     "lmdeploy PR #4895, xLLM PR #872, ROCm/ATOM PR #1541, vllm-project/vllm PR #51425, "
+     "#47202, #24123, sgl-project/sglang PR #12160 again and issue #2591, pages-corpus results "
+     "on eager prefill launch overhead (none with a figure)",
+     "issue 20, moefloor round: looked for a measured eager MoE prompt pass (single-request "
+     "TTFT at short prompts, eager-versus-graph pairs, per-layer host time); recorded in "
+     "docs/validation/moe_eager_prefill.yaml; none measures TensorRT-LLM's eager context layer, "
+     "Qwen3-MoE's or gpt-oss's: nothing else shipped"),
 )
 
 

@@ -11,14 +11,15 @@ from calc.data.registry import load_hardware, load_model
 from calc.deploy.deployment import Deployment, EngineSettings
 from calc.deploy.host_costs import (
     EAGER_MLA_MOE_LAYER_S,
+    EAGER_MLA_MOE_LAYER_SM90_S,
     eager_prefill_host_s,
     eager_prefill_layer_s,
 )
 from tests.scripts import load_script
 
 
-def _dep(model, engine, fmt, tp=8, version=None):
-    return Deployment.build(load_model(model), load_hardware("b200"), tp=tp, weight_dtype=fmt,
+def _dep(model, engine, fmt, tp=8, version=None, gpu="b200"):
+    return Deployment.build(load_model(model), load_hardware(gpu), tp=tp, weight_dtype=fmt,
                             engine=EngineSettings(name=engine, version=version))  # fmt: skip
 
 
@@ -27,6 +28,15 @@ def test_the_measured_layer():
     # over its 61 layers = 1.3548 ms a layer
     assert EAGER_MLA_MOE_LAYER_S == pytest.approx(1.3548e-3, rel=1e-4)
     assert 61 * EAGER_MLA_MOE_LAYER_S == pytest.approx(82.64e-3)
+
+
+def test_the_hopper_layer_is_the_same_host_pairs_lower_bound():
+    # tenstorrent/tt-inference-server issue #356 (16 H100, DeepSeek-R1-0528, 128-token prompts,
+    # concurrency 1): SGLang's eager pass 179.7 ms, vLLM's graphed 55.6 ms;
+    # (179.7 - 55.6) / 61 = 124.1 / 61 = 2.0344 ms a layer, above PR #12160's 1.3548 ms
+    assert EAGER_MLA_MOE_LAYER_SM90_S == pytest.approx(2.0344e-3, rel=1e-4)
+    assert 61 * EAGER_MLA_MOE_LAYER_SM90_S == pytest.approx(124.1e-3)
+    assert EAGER_MLA_MOE_LAYER_S < EAGER_MLA_MOE_LAYER_SM90_S < 179.7e-3 / 61  # 2.946 ms
 
 
 def test_only_a_deepseek_shaped_layer_has_it():
@@ -50,6 +60,13 @@ def test_the_sglang_wing_declares_it_for_deepseek_only():
     assert ds.engine_model.eager_prefill_layer_s(ds) == EAGER_MLA_MOE_LAYER_S
     qwen = _dep("qwen3-235b-a22b", "sglang", "fp8-block128", tp=4)
     assert qwen.engine_model.eager_prefill_layer_s(qwen) == 0.0
+    # on a Hopper GPU (compute capability 9.x: H100, H200) the measured fresh-prompt layer,
+    # 2.0344 ms; a B200 (10.0) keeps PR #12160's 1.3548 ms; Qwen3-MoE on H200 still none
+    for gpu in ("h100", "h200"):
+        hop = _dep("deepseek-r1", "sglang", "fp8-block128", gpu=gpu)
+        assert hop.engine_model.eager_prefill_layer_s(hop) == EAGER_MLA_MOE_LAYER_SM90_S
+    qwen_h200 = _dep("qwen3-235b-a22b", "sglang", "fp8-block128", tp=4, gpu="h200")
+    assert qwen_h200.engine_model.eager_prefill_layer_s(qwen_h200) == 0.0
     # TensorRT-LLM and vLLM measure none (the base class's 0)
     for engine in ("trtllm", "vllm"):
         dep = _dep("deepseek-r1", engine, "nvfp4")

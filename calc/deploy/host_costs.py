@@ -402,6 +402,25 @@ EAGER_MLA_MOE_SOURCE = (
     "23.10 ms as a prefill CUDA graph; 82.64 ms / 61 layers = 1.355 ms a layer"
 )
 
+# The same layer on a Hopper (sm90) GPU, a fresh prompt's pass (issue 20, moefloor round): on one
+# pair of 8 x H100 nodes (TP 16 over InfiniBand) the same harness measured DeepSeek-R1-0528 at
+# concurrency 1 with 128-token prompts under vLLM, whose V1 engine replays such a pass as
+# piecewise CUDA graphs, at a TTFT of 55.6 ms, and under SGLang of mid-2025, which issues it
+# eagerly, at 179.7 ms (tenstorrent/tt-inference-server issue #356, report of 2025-07-17; SGLang's
+# decode step the faster, 23.1 against 25.9 ms). The difference over the 61 layers, 2.03 ms a
+# layer, is a lower bound on the eager layer's host time on that host (the graphed run pays its
+# own pass, front end and all-reduces too); 179.7 ms / 61 = 2.95 ms would charge the whole TTFT
+# to it. A fresh prompt takes SGLang's MHA prefill path (K and V up-projected per head) and, on
+# sm90, the Triton fused MoE of several kernels, where sm100 runs the one-op trtllm-gen MoE and
+# trtllm_mla (docs/step-time.md, dsr1ttft round): more framework ops a layer. Release, CPU
+# unstated; applied to SGLang's DeepSeek-shaped layers on compute capability 9.x.
+EAGER_MLA_MOE_LAYER_SM90_S = (179.7e-3 - 55.6e-3) / 61
+EAGER_MLA_MOE_SM90_SOURCE = (
+    "tenstorrent/tt-inference-server issue #356: DeepSeek-R1-0528 on 16 H100, 128-token prompts "
+    "at concurrency 1, TTFT 179.7 ms under SGLang (eager prefill) and 55.6 ms under vLLM "
+    "(piecewise graphs); (179.7 - 55.6) ms / 61 layers = 2.03 ms a layer, a lower bound"
+)
+
 
 def eager_prefill_layer_s(per_layer_s: float, mla: bool, moe: bool) -> float:
     """The host time of issuing one layer of an eager prefill pass [s]: ``per_layer_s``, the

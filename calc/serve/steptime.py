@@ -52,7 +52,8 @@ follows (an upper bound by at most γ_b C, which keeps a decode stretch affine i
 the simulation sums it). ``eager_s`` is per pipeline stage (each stage's CPU launches its own
 layers). An eager pass with a prompt chunk issues at least the engine's measured host time per
 layer where it has one (``eager_prefill_s``: SGLang's DeepSeek-V3 layer, 1.355 ms,
-``calc.deploy.host_costs.EAGER_MLA_MOE_LAYER_S``).
+``calc.deploy.host_costs.EAGER_MLA_MOE_LAYER_S``; on a Hopper GPU 2.03 ms,
+``EAGER_MLA_MOE_LAYER_SM90_S``).
 
 Pipeline parallelism: ``step_of`` times a token through all stages; an iteration of one
 micro-batch takes that whole time (the simulation keeps pp micro-batches in flight,

@@ -161,12 +161,22 @@ class SGLang(Engine):
 
     def eager_prefill_layer_s(self, dep) -> float:
         # a DeepSeek-V3 layer's eager extend pass: 1.355 ms (calc.deploy.host_costs
-        # EAGER_MLA_MOE_LAYER_S, sgl-project/sglang PR #12160); other layers: not measured
-        from calc.deploy.host_costs import EAGER_MLA_MOE_LAYER_S, eager_prefill_layer_s
+        # EAGER_MLA_MOE_LAYER_S, sgl-project/sglang PR #12160); on a Hopper GPU a fresh prompt's
+        # layer, at least 2.03 ms (EAGER_MLA_MOE_LAYER_SM90_S: the same-host vLLM / SGLang pair
+        # of tt-inference-server issue #356; sm90's Triton fused MoE and MHA prefill path, moefloor
+        # round); other layers: not measured
+        from calc.deploy.engines.gpus import compute_capability
+        from calc.deploy.host_costs import (
+            EAGER_MLA_MOE_LAYER_S,
+            EAGER_MLA_MOE_LAYER_SM90_S,
+            eager_prefill_layer_s,
+        )
 
         cfg = dep.model
-        return eager_prefill_layer_s(EAGER_MLA_MOE_LAYER_S, cfg.mla is not None,
-                                     cfg.moe is not None)  # fmt: skip
+        cc = compute_capability(dep.hardware) if dep.hardware is not None else None
+        hopper = cc is not None and cc[0] == 9
+        per_layer = EAGER_MLA_MOE_LAYER_SM90_S if hopper else EAGER_MLA_MOE_LAYER_S
+        return eager_prefill_layer_s(per_layer, cfg.mla is not None, cfg.moe is not None)
 
     def graphs_decode_only(self, dep) -> bool:
         # prefill graphs captured by default from 0.5.10 (piecewise, breakable from 0.5.15),
