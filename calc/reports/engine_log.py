@@ -136,7 +136,7 @@ def log_file_report(file: Path, *, engine=None, engine_version=None, calibration
     engine = None if engine is None else engine_name(engine)
     for flag, value in (("--tp", tp), ("--pp", pp)):
         if value is not None and not 0 < value <= 4096:
-            raise InvalidInputError(f"{flag} must be in 1..4096, got {value}")
+            raise InvalidInputError(f"{flag} must be an integer in 1..4,096, got {value}")
     if save_calibration is not None:
         from calc.output.render import check_output_path
 
