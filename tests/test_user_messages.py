@@ -166,3 +166,12 @@ def test_a_deployment_note_is_said_once_per_file(cli):
     # the file holds 7 runs, each served by SGLang as the file says: one line, not seven
     assert r.err.count("deployment: engine sglang from the result file") == 1, r.err
     assert f"{path}#1 and 6 more runs: deployment:" in r.err
+
+
+def test_latency_names_the_lengths_it_was_given(cli):
+    # ctx is derived: 1,000,000,000 + 1 = 1,000,000,001 tokens, one past the sanity bound
+    # 10^9; the line said "--ctx must be an integer ..., got 1000000001" to a user who gave none
+    err = _one_line(cli("latency", "-m", "llama3-70b", "-H", "h100", "--tp", "4",
+                        "--prompt", "1000000000", "--gen", "1"))  # fmt: skip
+    assert err == ("kvcalc: error: --prompt + --gen must be at most 1,000,000,000 tokens, "
+                   "got 1,000,000,001\n")  # fmt: skip
