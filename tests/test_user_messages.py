@@ -175,3 +175,18 @@ def test_latency_names_the_lengths_it_was_given(cli):
                         "--prompt", "1000000000", "--gen", "1"))  # fmt: skip
     assert err == ("kvcalc: error: --prompt + --gen must be at most 1,000,000,000 tokens, "
                    "got 1,000,000,001\n")  # fmt: skip
+
+
+def test_check_warns_of_a_context_past_the_models_limit(cli, tmp_path):
+    spec = tmp_path / "spec.yaml"
+    spec.write_text(
+        "deployments:\n"
+        "  - name: too-long\n    model: llama3-70b\n    hardware: h100\n    tp: 4\n"
+        "    workload: {ctx: 100000, batch: 1}\n    requirements: {must_fit: true}\n"
+    )
+    r = cli("check", spec)
+    # the KV fits (100,000 × 81,920 B = 8.19 GB per GPU) but Llama 3 70B's context is 8,192:
+    # memory and capacity warn of it, and so does check now (it passed without a word)
+    assert r.code == 0, r.err
+    assert ("kvcalc: warning: too-long: ctx 100,000 exceeds llama3-70b's max context of 8,192"
+            in r.err), r.err  # fmt: skip

@@ -189,6 +189,8 @@ def capacity_report(dep: Deployment, work: Workload, *, shared_prefix: int | Non
             f"preallocation is sized for --max-model-len {work.ctx:,} instead"
         )
         max_model_len = work.ctx
+    if (note := max_model_len_warning(dep, work.ctx)) is not None:  # as memory says it
+        warnings.append(note)
     warnings += _shape_warnings(dep, work.ctx)
     whole = whole_prompt_warning(dep, work.prompt)
     if whole:
