@@ -190,3 +190,10 @@ def test_check_warns_of_a_context_past_the_models_limit(cli, tmp_path):
     assert r.code == 0, r.err
     assert ("kvcalc: warning: too-long: ctx 100,000 exceeds llama3-70b's max context of 8,192"
             in r.err), r.err  # fmt: skip
+
+
+def test_a_rate_per_gpu_shows_its_unit():
+    # 68.16 tokens/s over 4 GPUs = 17.04 tokens/s per GPU: "17.0/s" like its neighbour
+    # output_tokens_per_s, not a bare "17.04"
+    assert human("output_tokens_per_s_per_gpu", 17.04089978181533) == "17.0/s"
+    assert human("output_tokens_per_s", 68.16359912726132) == "68.2/s"

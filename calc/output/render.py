@@ -103,7 +103,7 @@ def human(key: str, value: Any, compact: bool = False) -> str:
         return f"{value / 1e12:,.1f} TFLOP/s"
     if key.endswith("bytes_per_s"):
         return f"{value / 1e9:,.1f} GB/s"
-    if key.endswith("_per_s"):
+    if key.endswith("_per_s") or "_per_s_" in key:  # tokens_per_s_per_gpu is a rate too
         return f"{value:,.1f}/s"
     if key.endswith("_bytes") or "_bytes_" in key or key == "bytes":
         # whole bytes where GB would keep fewer than two significant digits (3 decimals,
