@@ -197,3 +197,16 @@ def test_a_rate_per_gpu_shows_its_unit():
     # output_tokens_per_s, not a bare "17.04"
     assert human("output_tokens_per_s_per_gpu", 17.04089978181533) == "17.0/s"
     assert human("output_tokens_per_s", 68.16359912726132) == "68.2/s"
+
+
+def test_a_long_link_folds_in_its_cell_not_the_table():
+    from calc.output.render import kv_text
+
+    url = ("https://github.com/SemiAnalysisAI/InferenceX-app/blob/"
+           "77ca49a679198bbf593bd1a57fe26a27c9967bb3/packages/app/src/lib/constants.ts")
+    # a 124-character link is wider than a 120-column terminal: the field/value table was
+    # transposed into "row 1 … row 37" columns with a one-letter "f i e l d" column
+    text = kv_text({"price_basis": "owned_tco", "price_source": f"SemiAnalysis h100 costh, {url}"},
+                   "cost", width=120)  # fmt: skip
+    assert "row 1" not in text and "│ price_source" in text, text
+    assert max(len(line) for line in text.splitlines()) <= 120

@@ -11,9 +11,10 @@ A table that fits is left as it is. A wider one is folded:
 
 Within a column, a cell may break only at a space before ``(`` (``16.06 GB (14.96 GiB)`` onto
 two lines) or after ``;`` (the clauses of a phrase: ``prompts as recorded; outputs as
-recorded``), and a header only after an underscore (``usd_per_`` / ``million_``): a number is
-never split, because every column is given at least the width of its longest unbreakable
-piece. Only display changes here; JSON and CSV never pass through this module.
+recorded``), a link also after a slash, and a header only after an underscore (``usd_per_`` /
+``million_``): a number is never split, because every column is given at least the width of
+its longest unbreakable piece. Only display changes here; JSON and CSV never pass through this
+module.
 """
 
 from __future__ import annotations
@@ -48,11 +49,16 @@ def plain(cell) -> str:
     return str(cell)
 
 
+URL_BREAK = re.compile(r"(?<=/)(?=[^/])")  # a link (no figure) may fold after a slash
+
+
 def _pieces(text: str) -> list[str]:
-    """Unbreakable pieces of a cell, line by line."""
+    """Unbreakable pieces of a cell, line by line; a link's pieces end at its slashes (a
+    price's source URL wider than the terminal folds there, not the whole table transposed)."""
     out: list[str] = []
     for line in text.splitlines() or [""]:
-        out += CELL_BREAK.split(line)
+        for piece in CELL_BREAK.split(line):
+            out += URL_BREAK.split(piece) if "://" in piece else [piece]
     return out
 
 
