@@ -210,3 +210,17 @@ def test_a_long_link_folds_in_its_cell_not_the_table():
                    "cost", width=120)  # fmt: skip
     assert "row 1" not in text and "│ price_source" in text, text
     assert max(len(line) for line in text.splitlines()) <= 120
+
+
+def test_a_long_phrase_wraps_in_a_field_value_table():
+    from calc.output.render import kv_table, print_table
+
+    # score's run table at 80 columns: "Poisson at 1 requests/s as the client sent them: sglang
+    # bench_serving's own draw" is one 81-character piece (no "(" nor ";" to break at): the
+    # table was transposed into "row 1 … row 16" columns beside a one-letter "f i e l d" one
+    arrivals = ("Poisson at 1 requests/s as the client sent them: sglang bench_serving's own "
+                "draw (seed 1, its default)")  # fmt: skip
+    text = print_table(kv_table({"tool": "sglang bench_serving", "max_num_seqs": 4096,
+                                 "arrivals": arrivals}, "a run"), 80)  # fmt: skip
+    assert "row 1" not in text and "│ arrivals" in text and "4,096" in text, text
+    assert max(len(line) for line in text.splitlines()) <= 80
