@@ -224,3 +224,11 @@ def test_a_long_phrase_wraps_in_a_field_value_table():
                                  "arrivals": arrivals}, "a run"), 80)  # fmt: skip
     assert "row 1" not in text and "│ arrivals" in text and "4,096" in text, text
     assert max(len(line) for line in text.splitlines()) <= 80
+
+
+def test_lengths_drawn_one_way_are_said_once(cli):
+    path = Path(__file__).parent / "data" / "bench_results" / (
+        "vllm-0.5.4_llama-3.1-8b-fp8_tp1_h100-sxm_sharegpt_10-prompts.json")
+    d = cli("score", path, "-H", "h100", "-f", "json").json()
+    # both lengths are the file's own per-request lists: one account, not the same one twice
+    assert d["runs"][0]["lengths"] == "prompts and outputs as recorded per request", d["runs"][0]
