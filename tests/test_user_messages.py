@@ -232,3 +232,12 @@ def test_lengths_drawn_one_way_are_said_once(cli):
     d = cli("score", path, "-H", "h100", "-f", "json").json()
     # both lengths are the file's own per-request lists: one account, not the same one twice
     assert d["runs"][0]["lengths"] == "prompts and outputs as recorded per request", d["runs"][0]
+
+
+def test_per_request_lines_are_not_written_under_a_csv_name(cli, tmp_path):
+    out = tmp_path / "pr.csv"
+    err = _one_line(cli("simulate", "-m", "llama3-8b", "-H", "h100", "--prompt", "500", "--gen",
+                        "50", "--rate", "2", "-n", "20", "--per-request", out))  # fmt: skip
+    assert err == (f"kvcalc: error: --per-request {out}: a .csv name, but --per-request writes "
+                   "JSON Lines (one JSON object a line); name the file .jsonl\n")  # fmt: skip
+    assert not out.exists()

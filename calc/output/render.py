@@ -256,6 +256,19 @@ def check_table_output(path: Path) -> None:
         )
 
 
+def check_jsonl_output(path: Path | None, flag: str) -> None:
+    """Refuse to write JSON Lines under a name that promises CSV, Parquet, a picture or a page
+    (``simulate --per-request pr.csv`` wrote JSON Lines into pr.csv)."""
+    if path is None:
+        return
+    suffix = Path(path).suffix.lower()
+    if suffix in (".csv", ".tsv", ".parquet", ".png", ".svg", ".html", ".xlsx"):
+        raise InvalidInputError(
+            f"{flag} {path}: a {suffix} name, but {flag} writes JSON Lines (one JSON object a "
+            "line); name the file .jsonl"
+        )
+
+
 def emit(
     obj: dict,
     fmt: str,
