@@ -628,9 +628,10 @@ def score(
     if not paths:
         raise InvalidInputError("give at least one result file")
     if save_calibration is not None:
-        from calc.output.render import check_output_path
+        from calc.output.render import check_output_path, check_yaml_output
 
         check_output_path(Path(save_calibration), "--save-calibration")
+        check_yaml_output(save_calibration, "--save-calibration")
     given = {"model": model, "hardware": hardware, **{k: deployment.get(k) for k in _SCORE_OPTIONS}}
     notes: list[str] = []
     with _noting(notes):

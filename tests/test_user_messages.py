@@ -241,3 +241,18 @@ def test_per_request_lines_are_not_written_under_a_csv_name(cli, tmp_path):
     assert err == (f"kvcalc: error: --per-request {out}: a .csv name, but --per-request writes "
                    "JSON Lines (one JSON object a line); name the file .jsonl\n")  # fmt: skip
     assert not out.exists()
+
+
+def test_yaml_is_not_written_under_a_json_name(cli, tmp_path):
+    # `import-hf -o m.json` wrote YAML that `--model m.json` then refused as malformed JSON
+    # (kvcalc reads a .json file by the JSON rules); the same for a calibration
+    cfg = Path(__file__).parent / "data" / "hf_configs" / "phi-2" / "config.json"
+    out = tmp_path / "m.json"
+    err = _one_line(cli("import-hf", cfg, "-o", out))
+    assert err == (f"kvcalc: error: --output {out}: a .json name, but --output writes YAML "
+                   "(kvcalc reads a .json file as JSON); name the file .yaml\n")  # fmt: skip
+    assert not out.exists()
+    cal = tmp_path / "cal.json"
+    err = _one_line(cli("log", LOG, "--save-calibration", cal))
+    assert "--save-calibration writes YAML" in err and not cal.exists()
+    assert cli("import-hf", cfg, "-o", tmp_path / "m.yaml").code == 0
