@@ -256,3 +256,12 @@ def test_yaml_is_not_written_under_a_json_name(cli, tmp_path):
     err = _one_line(cli("log", LOG, "--save-calibration", cal))
     assert "--save-calibration writes YAML" in err and not cal.exists()
     assert cli("import-hf", cfg, "-o", tmp_path / "m.yaml").code == 0
+
+
+def test_plot_past_the_context_limit_says_so(cli):
+    r = cli("plot", "capacity", "-m", "llama3-70b", "-H", "h100", "--tp", "4",
+            "--max-ctx", "100000")  # fmt: skip
+    assert r.code == 0, r.err
+    # Llama 3 70B's context is 8,192: a curve out to 100,000 was drawn without a word
+    assert ("kvcalc: warning: --max-ctx 100,000 exceeds llama3-70b's max context of 8,192: "
+            "the curve past it is hypothetical") in r.err  # fmt: skip
