@@ -328,7 +328,7 @@ def plan(
 
     if seed < 0 or seed >= 2**32:
         raise InvalidInputError(f"--seed must be in 0..{2**32 - 1}, got {seed}")
-    hws = _names(hardware, "--hardware") if hardware else None
+    hws = _names(hardware, "--hardware")  # "" is an empty list, not "every profile"
     pricing = pricing_from(
         price_basis=price_basis, price=price, usd_per_gpu_hour=usd_per_gpu_hour,
         derived_prices=derived_prices, capex_usd_per_gpu=capex_usd_per_gpu, years=years,
@@ -628,9 +628,10 @@ def score(
     if not paths:
         raise InvalidInputError("give at least one result file")
     if save_calibration is not None:
-        from calc.output.render import check_output_path
+        from calc.output.render import check_output_path, check_yaml_output
 
         check_output_path(Path(save_calibration), "--save-calibration")
+        check_yaml_output(save_calibration, "--save-calibration")
     given = {"model": model, "hardware": hardware, **{k: deployment.get(k) for k in _SCORE_OPTIONS}}
     notes: list[str] = []
     with _noting(notes):

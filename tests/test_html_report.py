@@ -160,7 +160,7 @@ def test_sweep_and_check_reports(reports):
     assert '<p class="answer">80 rows, ' in html
     assert "The frontier&#x27;s rows" in html and html.count('<svg class="chart"') == 1
     html = reports["check"].read_text()
-    assert '<p class="answer fail">6 passed, 1 failed: llama3-8b-h100 must_fit</p>' in html
+    assert '<p class="answer fail">6 passed, 1 failed: llama3.1-8b-h100 must_fit</p>' in html
     assert '<tr class="fail">' in html and "Launch commands" in html
 
 

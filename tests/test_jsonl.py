@@ -105,6 +105,8 @@ def test_sweep_jsonl_same_bytes_whatever_the_chunks_and_workers(tmp_path):
         ("plot", "memory", "-m", "llama3-8b"),
         ("simulate", "-m", "llama3-8b", "-H", "h100", "--prompt", "500", "--gen", "50", "-n",
          "50", "--sweep-rate", "1,4"),
+        ("models",),  # the listings are rows too (freshuser: they refused -f jsonl)
+        ("hardware",),
     ],
 )  # fmt: skip
 def test_jsonl_rows_are_the_csv_rows(cli, args):

@@ -248,6 +248,9 @@ def test_explain_names_every_ops_source(cli, model, hw, tp):
 @pytest.mark.parametrize("command", [
     ("latency", "--prompt", "9000", "--gen", "256"),  # 9,256 tokens a request
     ("memory", "--ctx", "9256"),
+    # freshuser: capacity and cost said only that preallocation was resized, not the refusal
+    ("capacity", "--ctx", "9256"),
+    ("cost", "--ctx", "9256", "--prompt", "1024"),
 ])  # fmt: skip
 def test_a_request_over_the_stated_max_model_len_is_warned(cli, command):
     # qa4: a server started with --max-model-len 4096 refuses a 9,256-token request (vLLM: "This

@@ -76,9 +76,7 @@ def _run(args: list[str]) -> int:
         write_error_line(f"kvcalc: error: {elide(printable(str(exc)))}\n")
         return exc.exit_code
     except typer.TyperException as exc:  # usage errors: bad option, missing value, bad type
-        ctx = getattr(exc, "ctx", None)
-        where = f"kvcalc {ctx.info_name}" if ctx is not None and ctx.parent else "kvcalc"
-        where = where.replace("kvcalc kvcalc", "kvcalc")
+        where = _help_pointer(exc, args, COMMANDS)
         message = elide(printable(exc.format_message()))
         write_error_line(f"kvcalc: error: {message} (see: {where} --help)\n")
         return getattr(exc, "exit_code", 2) or 2
@@ -132,6 +130,17 @@ def _run(args: list[str]) -> int:
         )
         return 2  # most likely an input nothing checked: the status of bad input
     return rv if isinstance(rv, int) else 0
+
+
+def _help_pointer(exc, args: list[str], commands) -> str:
+    """The command whose --help a usage error points to: the one the error's context names,
+    else (the parser's own errors, such as an option missing its value, carry no context)
+    the command the line runs, else kvcalc itself."""
+    ctx = getattr(exc, "ctx", None)
+    if ctx is not None:
+        where = f"kvcalc {ctx.info_name}" if ctx.parent else "kvcalc"
+        return where.replace("kvcalc kvcalc", "kvcalc")
+    return f"kvcalc {args[0]}" if args and args[0] in commands else "kvcalc"
 
 
 def _pacified() -> bool:

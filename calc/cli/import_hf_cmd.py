@@ -38,7 +38,7 @@ def import_hf(
     Example: kvcalc import-hf path/to/config.json -o my-model.yaml
     """
     from calc.data.hf_import import load_hf_config, load_hf_model, to_yaml
-    from calc.output.render import write_atomic
+    from calc.output.render import check_yaml_output, write_atomic
     from calc.output.safe_io import check_output
     from calc.output.safe_text import printable
 
@@ -64,5 +64,7 @@ def import_hf(
     if output is None:
         typer.echo(text, nl=False)
         return
+    check_output(output)  # again, the config now read: an output onto it says so first
+    check_yaml_output(output, "--output")
     write_atomic(output, text)  # all or nothing: a failed conversion never touches output
     typer.echo(printable(f"wrote {output} ({cfg.name}: {cfg.n_layers} layers)"), err=True)

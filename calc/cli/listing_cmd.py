@@ -20,7 +20,7 @@ def _state_kind(cfg) -> str:
     return "+".join(found) or "none"
 
 
-def models(fmt: o.Format = "table", output: o.Output = None) -> None:
+def models(fmt: o.RowFormat = "table", output: o.Output = None) -> None:
     """List the shipped model configs with their shape, attention and state kinds (layer mix,
     the fixed state of gated DeltaNet / Mamba layers, sparse attention's top-k) and parameter
     counts.
@@ -30,9 +30,9 @@ def models(fmt: o.Format = "table", output: o.Output = None) -> None:
     from calc.cli.common import check_choice
     from calc.data.registry import all_models
     from calc.formulas.params import model_params, mtp_params
-    from calc.output.render import FORMATS, emit, rows_table
+    from calc.output.render import ROW_FORMATS, emit, rows_table
 
-    check_choice("--format", fmt, FORMATS)
+    check_choice("--format", fmt, ROW_FORMATS)
     rows = []
     from calc.deploy.checkpoint import linear_dtype
 
@@ -95,7 +95,7 @@ def _provenance_text(hw) -> str:
     return "; ".join(i.describe() for i in profile_items(hw))
 
 
-def hardware(fmt: o.Format = "table", output: o.Output = None) -> None:
+def hardware(fmt: o.RowFormat = "table", output: o.Output = None) -> None:
     """List the shipped hardware profiles: memory (label and usable, as torch reports it),
     bandwidth, dense peaks (never 'with sparsity'), scale-up domain and network, board power,
     every price with its basis, kind and date (the first is the reference price), and what each
@@ -106,9 +106,9 @@ def hardware(fmt: o.Format = "table", output: o.Output = None) -> None:
     """
     from calc.cli.common import check_choice
     from calc.data.registry import all_hardware
-    from calc.output.render import FORMATS, emit, rows_table
+    from calc.output.render import ROW_FORMATS, emit, rows_table
 
-    check_choice("--format", fmt, FORMATS)
+    check_choice("--format", fmt, ROW_FORMATS)
     rows, full = [], []
     for hw in all_hardware():
         row, everything = _hardware_row(hw)

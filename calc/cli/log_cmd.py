@@ -22,7 +22,7 @@ from calc.cli.option_groups import annotated, specs
 def _table(report, title: str):
     from rich.console import Group
 
-    from calc.output.render import kv_table, rows_table
+    from calc.output.render import kv_table, rows_table, signed_percent
 
     def cell(unit: str, value):
         if value is None:
@@ -38,7 +38,7 @@ def _table(report, title: str):
             "term": r["term"],
             "predicted": cell(r["unit"], r["predicted"]),
             "printed": cell(r["unit"], r["printed"]),
-            "error": "" if r["error"] is None else f"{r['error']:+.2%}",
+            "error": "" if r["error"] is None else signed_percent(r["error"], 2),
         }
         for r in report.rows
     ]

@@ -107,8 +107,10 @@ def measure(
     from calc.data.registry import load_hardware, load_model
     from calc.measure.report import noisy_note
     from calc.measure.suite import run_suite, stderr_progress
+    from calc.output.render import check_yaml_output
 
     outputs = (("--output", output), ("--save-calibration", save_calibration))
+    check_yaml_output(save_calibration, "--save-calibration")
     batches, ctxs, gemm_ms = _checked(fmt, outputs, device, dtype, batch, ctx, gemm_m, repeats,
                                       warmup, max_spread, hardware)  # fmt: skip
     cfg = load_model(model)

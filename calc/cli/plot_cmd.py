@@ -159,6 +159,9 @@ def plot(
                                 + "; ".join(d.skipped))  # fmt: skip
     if kind != "memory":  # the kinds that draw the engine's deployment
         warn(d.warnings)
+    if kind in ("memory", "capacity") and max_ctx is not None:  # as every sizing command says
+        warn([f"--max-ctx {max_ctx:,} exceeds {c.name}'s max context of {c.context_limit:,}: "
+              "the curve past it is hypothetical" for c in cfgs if max_ctx > c.context_limit])
     if fmt != "table" and getattr(d, "skipped", None):  # the chart says it; the rows cannot
         warn([f"left out: {x}" for x in d.skipped])
     _draw(kind, d, fmt, output, names, cfgs)

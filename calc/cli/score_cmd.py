@@ -172,7 +172,7 @@ def score(
 def _table(report):
     from rich.console import Group
 
-    from calc.output.render import kv_table, rows_table
+    from calc.output.render import kv_table, rows_table, signed_percent
 
     parts = []
     for run in report.fields["runs"]:
@@ -183,7 +183,7 @@ def _table(report):
                 "metric": r["metric"] + (f" {r['stat']}" if r["stat"] else ""),
                 "predicted": _show(r["predicted"], r["unit"]),
                 "measured": _show(r["measured"], r["unit"]),
-                "error": "n/a" if r["error"] is None else f"{r['error']:+.1%}",
+                "error": "n/a" if r["error"] is None else signed_percent(r["error"], 1),
             }
             for r in report.rows
             if r["source"] == run["source"]

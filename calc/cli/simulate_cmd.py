@@ -147,9 +147,11 @@ def simulate(
     """
     from calc.api import simulate as run
     from calc.cli.common import check_choice, check_report, on_gpus
+    from calc.output.render import check_jsonl_output
 
     check_choice("--format", fmt, ROW_FORMATS)
     check_report(report_file, ("--output", output), ("--per-request", per_request))
+    check_jsonl_output(per_request, "--per-request")
     if sweep_rate is not None and output is not None and fmt == "table":
         from calc.output.plot import check_output
 

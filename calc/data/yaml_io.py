@@ -219,7 +219,8 @@ def load_mapping(path: Path) -> dict[str, Any]:
     except RecursionError as exc:
         raise ConfigError(f"{path}: nesting too deep") from exc
     if data is None:
-        raise ConfigError(f"{path}: empty file, expected a mapping of fields")
+        what = "empty file" if not text.strip() else "no fields (comments only, or null)"
+        raise ConfigError(f"{path}: {what}, expected a mapping of fields")
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of fields, got {type(data).__name__}")
     if _depth(data) > MAX_DEPTH:
@@ -235,8 +236,10 @@ def format_validation_error(path: Path | str, exc: ValidationError) -> str:
     if not bad:
         return f"{path}: missing required field{'s' * (len(missing) > 1)}: {', '.join(missing)}"
     first = bad[0]
-    loc = ".".join(str(p) for p in first["loc"]) or "(top level)"
+    loc = ".".join(str(p) for p in first["loc"])
     msg = first["msg"]
+    if first["type"] in ("value_error", "assertion_error"):  # pydantic's own prefix, not ours
+        msg = msg.split(", ", 1)[-1]
     if first["type"] == "dataclass_type":  # worded as for a pydantic model, as it always was
         msg = f"Input should be a valid dictionary or instance of {first['ctx']['class_name']}"
     if first["type"] in _UNKNOWN_FIELD:
@@ -248,7 +251,7 @@ def format_validation_error(path: Path | str, exc: ValidationError) -> str:
     # a key that is no field name (a line of a file that is not a kvcalc file) is not quoted
     shown = all(isinstance(p, int) or is_name(p) or _pydantic_part(p) for p in first["loc"])
     where = f"field {loc!r}" if shown else "a key that is not a field name (not a kvcalc file?)"
-    line = f"{path}: {where}: {msg}"
+    line = f"{path}: {where}: {msg}" if loc else f"{path}: {msg}"  # a rule across fields
     if len(bad) > 1:
         line += f" (+{len(bad) - 1} more invalid field{'s' * (len(bad) > 2)})"
     if missing:

@@ -350,12 +350,17 @@ class Workload:
     gen: int | None = None
 
     def __post_init__(self) -> None:
-        check_positive_int("ctx", self.ctx, MAX_CTX)
-        check_positive_int("batch", self.batch, MAX_BATCH)
         if self.prompt is not None:
             check_positive_int("prompt", self.prompt, MAX_CTX)
         if self.gen is not None:
             check_positive_int("gen", self.gen, MAX_CTX)
+        if self.prompt and self.gen and self.ctx == self.prompt + self.gen > MAX_CTX:
+            # a context the command derived: name the options the user gave, not --ctx
+            raise InvalidInputError(
+                f"--prompt + --gen must be at most {MAX_CTX:,} tokens, got {self.ctx:,}"
+            )
+        check_positive_int("ctx", self.ctx, MAX_CTX)
+        check_positive_int("batch", self.batch, MAX_BATCH)
 
 
 def _check_format(name, flag: str, lookup) -> None:

@@ -103,18 +103,24 @@ def human(key: str, value: Any, compact: bool = False) -> str:
         return f"{value / 1e12:,.1f} TFLOP/s"
     if key.endswith("bytes_per_s"):
         return f"{value / 1e9:,.1f} GB/s"
-    if key.endswith("_per_s"):
+    if key.endswith("_per_s") or "_per_s_" in key:  # tokens_per_s_per_gpu is a rate too
         return f"{value:,.1f}/s"
     if key.endswith("_bytes") or "_bytes_" in key or key == "bytes":
-        if abs(value) < 1e6:
-            return f"{value:,.6g} B"
+        # whole bytes where GB would keep fewer than two significant digits (3 decimals,
+        # 2 when compact): a 1,310,720-byte KV block, not "0.001 GB"
+        if abs(value) < (1e8 if compact else 1e7):
+            return f"{value:,.6g} B" if abs(value) < 1e6 else f"{value:,.0f} B"
         if compact:
             return f"{value / 1e9:,.2f} GB ({value / 2**30:,.2f} GiB)"
         return f"{value / 1e9:,.3f} GB  ({value / 2**30:,.3f} GiB)"
     if key.endswith("_s"):
         return f"{value:,.3f} s" if abs(value) >= 1 else f"{value * 1e3:,.3f} ms"
-    if "flops" in key:
-        return f"{value:,.4g} FLOP" if abs(value) < 1e9 else f"{value / 1e9:,.2f} GFLOP"
+    if "flops" in key:  # never in e-notation: GFLOP, MFLOP, then whole FLOP
+        if abs(value) >= 1e9:
+            return f"{value / 1e9:,.2f} GFLOP"
+        if abs(value) >= 1e6:
+            return f"{value / 1e6:,.2f} MFLOP"
+        return f"{value:,.0f} FLOP" if abs(value) >= 1 else f"{value:,.4g} FLOP"
     if key.startswith("usd") or key.endswith("usd"):
         return f"${value:,.4f}"
     if key.startswith("params"):
@@ -124,6 +130,12 @@ def human(key: str, value: Any, compact: bool = False) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     return f"{value:,.4g}"
+
+
+def signed_percent(fraction: float, decimals: int = 1) -> str:
+    """A signed error for a table, ``+1.8%``; one that rounds to zero shows as ``+0.0%``,
+    never ``-0.0%`` (a -2.6e-7 error is no error below the table's precision)."""
+    return f"{round(fraction, decimals + 2) + 0.0:+.{decimals}%}"
 
 
 def kv_cells(obj: dict) -> list[tuple[str, str]]:
@@ -224,6 +236,53 @@ def _terminal_width() -> int:
         return 220
 
 
+# what a file name promises that a text table is not: the option that writes it
+_NOT_A_TABLE = {
+    ".json": "give -f json", ".csv": "give -f csv", ".jsonl": "give -f jsonl",
+    ".ndjson": "give -f jsonl", ".parquet": "give -f parquet (sweep)",
+    ".png": "charts: kvcalc plot, or simulate --sweep-rate", ".svg": "charts: kvcalc plot, "
+    "or simulate --sweep-rate", ".html": "a page: --report FILE.html",
+}
+
+
+def check_table_output(path: Path) -> None:
+    """Refuse to write a text table into a file whose name says JSON, CSV, Parquet, a picture
+    or a page (``-o out.json`` without ``-f json`` wrote box-drawing text into out.json)."""
+    hint = _NOT_A_TABLE.get(path.suffix.lower())
+    if hint is not None:
+        raise InvalidInputError(
+            f"--output {path}: a {path.suffix} name, but --format table writes text; {hint} "
+            "(or name the file .txt)"
+        )
+
+
+def check_yaml_output(path: Path | str | None, flag: str) -> None:
+    """Refuse to write YAML under a name kvcalc would read back as something else: a .json
+    file is read by the JSON rules (``import-hf -o m.json`` wrote YAML that ``--model m.json``
+    then refused as malformed JSON), and CSV, Parquet, pictures and pages are not YAML."""
+    if path is None or str(path) == "-":
+        return
+    suffix = Path(path).suffix.lower()
+    if suffix in (".json", ".jsonl", ".csv", ".tsv", ".parquet", ".png", ".svg", ".html"):
+        raise InvalidInputError(
+            f"{flag} {path}: a {suffix} name, but {flag} writes YAML (kvcalc reads a .json file "
+            "as JSON); name the file .yaml"
+        )
+
+
+def check_jsonl_output(path: Path | None, flag: str) -> None:
+    """Refuse to write JSON Lines under a name that promises CSV, Parquet, a picture or a page
+    (``simulate --per-request pr.csv`` wrote JSON Lines into pr.csv)."""
+    if path is None:
+        return
+    suffix = Path(path).suffix.lower()
+    if suffix in (".csv", ".tsv", ".parquet", ".png", ".svg", ".html", ".xlsx"):
+        raise InvalidInputError(
+            f"{flag} {path}: a {suffix} name, but {flag} writes JSON Lines (one JSON object a "
+            "line); name the file .jsonl"
+        )
+
+
 def emit(
     obj: dict,
     fmt: str,
@@ -238,6 +297,8 @@ def emit(
     """Print or write ``obj`` in ``fmt``. CSV and JSON Lines use ``rows`` (default: the scalar
     fields). A table ends with the ``trailer`` lines as they are, never wrapped (commands a user
     pastes)."""
+    if fmt == "table" and output is not None:
+        check_table_output(Path(output))
     if fmt == "json":
         text = to_json({**obj, "derivation": [f.line() for f in explain]} if explain else obj)
     elif fmt == "csv":

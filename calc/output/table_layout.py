@@ -11,9 +11,10 @@ A table that fits is left as it is. A wider one is folded:
 
 Within a column, a cell may break only at a space before ``(`` (``16.06 GB (14.96 GiB)`` onto
 two lines) or after ``;`` (the clauses of a phrase: ``prompts as recorded; outputs as
-recorded``), and a header only after an underscore (``usd_per_`` / ``million_``): a number is
-never split, because every column is given at least the width of its longest unbreakable
-piece. Only display changes here; JSON and CSV never pass through this module.
+recorded``), a link also after a slash, and a header only after an underscore (``usd_per_`` /
+``million_``): a number is never split, because every column is given at least the width of
+its longest unbreakable piece. Only display changes here; JSON and CSV never pass through this
+module.
 """
 
 from __future__ import annotations
@@ -48,11 +49,16 @@ def plain(cell) -> str:
     return str(cell)
 
 
+URL_BREAK = re.compile(r"(?<=/)(?=[^/])")  # a link (no figure) may fold after a slash
+
+
 def _pieces(text: str) -> list[str]:
-    """Unbreakable pieces of a cell, line by line."""
+    """Unbreakable pieces of a cell, line by line; a link's pieces end at its slashes (a
+    price's source URL wider than the terminal folds there, not the whole table transposed)."""
     out: list[str] = []
     for line in text.splitlines() or [""]:
-        out += CELL_BREAK.split(line)
+        for piece in CELL_BREAK.split(line):
+            out += URL_BREAK.split(piece) if "://" in piece else [piece]
     return out
 
 
@@ -163,6 +169,8 @@ def fold(table: Table, width: int) -> list[Table]:
     maxs = [column_max_width(h, cells) for _, h, cells in cols]
     if table_width(maxs) <= width:
         return [table]
+    if [h for _, h, _ in cols] == ["field", "value"] and table_width(mins) > width:
+        return [_field_value(table, cols, maxs, width)]
     n_rows = table.row_count
     n_keys = min(getattr(table, "key_columns", 0), len(cols) - 1)
     constant = [i for i in range(n_keys) if n_rows > 1 and len(set(cols[i][2])) == 1]
@@ -196,6 +204,21 @@ def fold(table: Table, width: int) -> list[Table]:
             t.add_row(*(broken(cols[i][2][r], w) for i, w in zip(which, widths, strict=True)))
         out.append(t)
     return out
+
+
+def _field_value(table: Table, cols, maxs: list[int], width: int) -> Table:
+    """A field/value table whose longest phrase is wider than the terminal keeps its two
+    columns (folded, or transposed, it read as one-letter columns): the names take at most
+    half the width, breaking at underscores, and the value column the rest, a phrase wrapping
+    at its spaces; a figure is never that wide."""
+    name_w = max(1, min(maxs[0], (width - table_width([0, 0])) // 2))
+    value_w = max(1, min(maxs[1], width - table_width([name_w, 0])))
+    t = _new_table(table, table.title)
+    t.add_column("field", justify="left", overflow="fold", width=name_w)
+    t.add_column("value", justify=cols[1][0].justify, overflow="fold", width=value_w)
+    for name, value in zip(cols[0][2], cols[1][2], strict=True):
+        t.add_row(header_lines(name, name_w), broken(value, value_w))
+    return t
 
 
 def transpose(table: Table, width: int) -> list[Table]:

@@ -153,10 +153,10 @@ def does_not_fit(dep: Deployment, work: Workload, max_ctx: int) -> str | None:
     if g.kv_budget_bytes <= 0:
         return (
             f"does not fit: {dep.model.name} needs {g.weights_bytes / 1e9:,.2f} GB of weights + "
-            f"{g.runtime_reserve_bytes / 1e9:,.2f} GB runtime reserve per GPU, {hw.name} gives "
-            f"{dep.engine.name} {g.usable_memory_bytes / 1e9:,.2f} GB ({g.mem_util:g} × "
-            f"{g.memory_bytes / 1e9:,.2f} GB); raise --tp/--pp (or --gpus), lower "
-            "--weight-dtype, or raise --mem-util"
+            f"{g.runtime_reserve_bytes / 1e9:,.2f} GB runtime reserve per GPU; {hw.name} has "
+            f"{g.usable_memory_bytes / 1e9:,.2f} GB usable (of {g.memory_bytes / 1e9:,.2f} GB), "
+            f"and {dep.engine.name} at memory fraction {g.mem_util:g} leaves no KV budget; raise "
+            "--tp/--pp (or --gpus), lower --weight-dtype, or raise --mem-util"
         )
     if g.fits(work.ctx, work.batch):
         return None
@@ -165,9 +165,16 @@ def does_not_fit(dep: Deployment, work: Workload, max_ctx: int) -> str | None:
         f"does not fit: --batch {work.batch:,} at --ctx {work.ctx:,} needs "
         f"{n * g.sequence_bytes(work.ctx) / 1e9:,.2f} GB of KV/state per GPU ({n:,} sequences), "
         f"the budget is {g.kv_budget_bytes / 1e9:,.2f} GB; at --ctx {work.ctx:,} at most "
-        f"{int(g.max_concurrency(work.ctx)):,} sequences fit, at --batch {work.batch:,} the "
-        f"largest --ctx is {max_ctx:,} (or raise --tp (--gpus), lower --kv-dtype)"
+        f"{int(g.max_concurrency(work.ctx)):,} sequences fit, {_longest(work.batch, max_ctx)} "
+        "(or raise --tp (--gpus), lower --kv-dtype)"
     )
+
+
+def _longest(batch: int, max_ctx: int) -> str:
+    """The other way out of a miss: the longest context at this batch, or that none fits."""
+    if max_ctx > 0:
+        return f"at --batch {batch:,} the largest --ctx is {max_ctx:,}"
+    return f"at --batch {batch:,} no --ctx fits"
 
 
 def capacity_report(dep: Deployment, work: Workload, *, shared_prefix: int | None = None,
@@ -182,6 +189,8 @@ def capacity_report(dep: Deployment, work: Workload, *, shared_prefix: int | Non
             f"preallocation is sized for --max-model-len {work.ctx:,} instead"
         )
         max_model_len = work.ctx
+    if (note := max_model_len_warning(dep, work.ctx)) is not None:  # as memory says it
+        warnings.append(note)
     warnings += _shape_warnings(dep, work.ctx)
     whole = whole_prompt_warning(dep, work.prompt)
     if whole:

@@ -483,6 +483,8 @@ def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -
     built = build_deployment(dep, calibration, warnings)
     w, req = dep.workload, dep.requirements
     work = Work(ctx=w.ctx, batch=w.batch, prompt=w.prompt_tokens)
+    if warnings is not None:  # what memory and capacity say of the same deployment
+        warnings.extend(f"{dep.name}: {note}" for note in _length_notes(built, w.ctx))
     g = built.per_gpu
     at = g.at(work.ctx, work.batch)
     out: list[Result] = []
@@ -510,6 +512,19 @@ def _evaluate(dep: Deployment, calibration, warnings: list[str] | None = None) -
     if req.under_load:
         _load_results(built, dep, add, warnings)
     return out
+
+
+def _length_notes(built, ctx: int) -> list[str]:
+    """A context past the model's limit or the stated --max-model-len: the figures stand, the
+    engine refuses such a request (as every sizing command warns)."""
+    from calc.reports.capacity import max_model_len_warning
+
+    cfg, notes = built.model, []
+    if ctx > cfg.context_limit:
+        notes.append(f"ctx {ctx:,} exceeds {cfg.name}'s max context of {cfg.context_limit:,}")
+    if (note := max_model_len_warning(built, ctx)) is not None:
+        notes.append(note)
+    return notes
 
 
 def load_spec_of(w: Workload):

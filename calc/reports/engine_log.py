@@ -136,11 +136,12 @@ def log_file_report(file: Path, *, engine=None, engine_version=None, calibration
     engine = None if engine is None else engine_name(engine)
     for flag, value in (("--tp", tp), ("--pp", pp)):
         if value is not None and not 0 < value <= 4096:
-            raise InvalidInputError(f"{flag} must be in 1..4096, got {value}")
+            raise InvalidInputError(f"{flag} must be an integer in 1..4,096, got {value}")
     if save_calibration is not None:
-        from calc.output.render import check_output_path
+        from calc.output.render import check_output_path, check_yaml_output
 
         check_output_path(Path(save_calibration), "--save-calibration")
+        check_yaml_output(save_calibration, "--save-calibration")
         if calibration is not None and same_file(Path(save_calibration), Path(calibration)):
             raise InvalidInputError(
                 f"--save-calibration {save_calibration} is the --calibration file it reads; "

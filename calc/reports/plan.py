@@ -856,8 +856,16 @@ def _plan_warnings(query: PlanQuery, space: Space, fams: list[Family], rows: lis
     or no winner at all."""
     load = query.load
     warnings = []
-    for cfg in {f.model.name: f.model for f in fams}.values():
-        if cfg.max_ctx and load.longest > cfg.max_ctx >= load.prompt + load.gen:
+    over = 0  # models whose context limit is below the mean request: none of theirs can serve
+    models = {f.model.name: f.model for f in fams}
+    for cfg in models.values():
+        if cfg.max_ctx and load.prompt + load.gen > cfg.max_ctx:
+            over += 1
+            warnings.append(
+                f"a {load.prompt + load.gen:,}-token request (--prompt + --gen) exceeds "
+                f"{cfg.name}'s context limit {cfg.max_ctx:,}: no deployment of it can serve it"
+            )
+        elif cfg.max_ctx and load.longest > cfg.max_ctx:
             warnings.append(
                 f"the longest sampled request ({load.longest:,} tokens) exceeds {cfg.name}'s "
                 f"context limit {cfg.max_ctx:,}: the engine refuses longer requests, and so "
@@ -883,7 +891,7 @@ def _plan_warnings(query: PlanQuery, space: Space, fams: list[Family], rows: lis
             "published checkpoint in that format kvcalc knows of: quantise one (NVIDIA ModelOpt, "
             "AMD Quark, llm-compressor) or rule it out with --weight-dtype"
         )
-    if not rows:
+    if not rows and not (models and over == len(models)):  # else said above, per model
         warnings.append(
             "no deployment meets the targets at the pessimistic end of its band: see the "
             "rejected families (raise the budget, relax the SLOs, add hardware or state "

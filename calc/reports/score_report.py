@@ -81,14 +81,16 @@ def score_files(
     tables: dict = {}
     scores = []
     pool = (logged or {}).get("printed_blocks")
+    said: dict[str, list[str]] = {}  # one deployment note, the runs it is said of
     for run, dep, rep, notes in plan:
         if id(dep) not in tables:
             tables[id(dep)] = step_table(dep, efficiency, max_ctx=longest[id(dep)])
         s = score_run(run, dep, rep, efficiency=efficiency, step=tables[id(dep)], pool_blocks=pool)
         scores.append(s)
         if notes:
-            warnings.append(f"{run.source}: deployment: " + ", ".join(notes))
+            said.setdefault(", ".join(notes), []).append(run.source)
         warnings += [f"{run.source}: {n}" for n in s.notes]
+    warnings[:0] = [f"{_runs(sources)}: deployment: {text}" for text, sources in said.items()]
     calibrated = given.get("calibration") is not None
     fitted = None
     if params is not None:
@@ -96,6 +98,14 @@ def score_files(
         if (note := _fit_warning(scores, fitted)) is not None:
             warnings.append(note)
     return _report(scores, calibrated, fitted, warnings)
+
+
+def _runs(sources: list[str]) -> str:
+    """The runs a note is said of: one by name, more by the first and their count (a file
+    of seven runs says its one deployment note once, not seven times)."""
+    if len(sources) == 1:
+        return sources[0]
+    return f"{sources[0]} and {len(sources) - 1} more run{'s' * (len(sources) > 2)}"
 
 
 def _fit_warning(scores, result) -> str | None:

@@ -157,7 +157,9 @@ def replay(run, *, seed: int = 0, prompt=None, gen=None, rate_per_s=None,
         if cap is not None:
             given = " from --concurrency" if concurrency is not None else ""
             how += f", at most {cap} open (client concurrency{given})"
-    lengths = f"prompts {p_how}; outputs {g_how}"
+    # one account when both lengths came the same way (it was said twice, word for word)
+    lengths = (f"prompts and outputs {p_how}" if p_how == g_how
+               else f"prompts {p_how}; outputs {g_how}")  # fmt: skip
     if f:
         lengths += f"; {f:g} of each prompt in the prefix cache (whole blocks)"
     return Replay(arrival, p, g, cap, how, lengths, float(f))

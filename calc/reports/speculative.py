@@ -29,9 +29,11 @@ def _check(alpha, gamma) -> None:
 
     a, g = np.asarray(alpha, dtype=float), np.asarray(gamma)
     if np.any((a < 0) | (a > 1)) or np.any(np.isnan(a)):
-        raise InvalidInputError("--alpha (acceptance rate) must be in 0..1")
+        got = f", got {float(a):g}" if a.ndim == 0 else ""
+        raise InvalidInputError(f"--alpha (acceptance rate) must be in 0..1{got}")
     if np.any(g < 0) or np.any(g != np.floor(g)) or np.any(g > 64):
-        raise InvalidInputError("--gamma (draft length) must be a whole number in 0..64")
+        got = f", got {g.item()}" if g.ndim == 0 else ""
+        raise InvalidInputError(f"--gamma (draft length) must be a whole number in 0..64{got}")
 
 
 def expected_tokens_per_step(alpha, gamma):

@@ -257,8 +257,9 @@ def _read(obj, where: str) -> list[BenchRun]:
             return _checked(_call(module, obj, where))
     other_files.refuse_object(obj, where)
     keys = ", ".join(sorted(str(k) for k in obj)[:8])
+    shown = f"its keys: {keys}" if keys else "an empty object"
     raise ConfigError(
-        f"{where}: not a benchmark result kvcalc knows (its keys: {keys}); it reads "
+        f"{where}: not a benchmark result kvcalc knows ({shown}); it reads "
         + "; ".join(FORMATS)
     )
 
