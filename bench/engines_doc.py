@@ -218,6 +218,41 @@ SGLang 0.4 releases: their tables are captured like 0.5's (0.4.0-0.4.10).
 
 """
 
+ACCEPTS = """## What each release accepts (`Engine.cannot_take`, `calc/deploy/engines/accepts.py`)
+
+Issue: a new-user audit found `--block-size 7` and `--kv-dtype fp4` sized for vLLM without a
+word, though the engine refuses both. Each engine now declares, per range of releases, the KV
+page sizes (`page_rules`) and KV-cache dtypes (`kv_rules`) it takes, in its own
+`<engine>/accepts.py`; `Deployment.build` refuses a stated value the release refuses (one
+error line, exit 2) and `EngineConfig.warnings` says one it takes but may not run as sized.
+What was read, per engine:
+
+| | vLLM | SGLang | TensorRT-LLM |
+|---|---|---|---|
+| KV page | `--block-size`: the parser's choices 1, 8, 16, 32, 64, 128 (0.10.0-0.11.0), + 256 (0.11.1-0.17.1), refused outside them; 1 and 8 warned (its CUDA attention kernels page in multiples of 16). From 0.18.0 `CacheConfig.block_size` is any int > 0 (`config/cache.py`, no parser choices), and the start-up's `select_common_block_size` (`v1/worker/utils.py`) raises "No common block size" where no kernel block of the attention backends divides it: FlashAttention and Triton declare `MultipleOf(16)`, FlashInfer 16, 32, 64 (`get_supported_kernel_block_sizes`): refused unless a multiple of 16 | `--page-size` from 0.4.4 (any int > 0; before it no option and one-token pages: any other refused, naming 0.4.4) | `kv_cache_config.tokens_per_block` from 1.1.0 (1.0.0's `KvCacheConfig` has no such key: 32-token blocks, any other refused); a power of two (`docs/source/advanced/kv-cache-reuse.md`: "tokens_per_block must be a power of 2"); now written into the YAML when stated (it was modelled but not printed) |
+| KV dtype (beyond `auto`: the model's own or 16 bit) | `fp8`; `fp8-token-head`, `int8-token-head` as `fp8_per_token_head`, `int8_per_token_head` from 0.20.0 (the command said plain `fp8` before), `int4-token-head` as `int4_per_token_head` from 0.25.0; kvcalc's plain `fp4`, `int8`, `int4`, `fp32` refused (vLLM's `nvfp4` carries block scales kvcalc has no KV format for) | `fp8` as `fp8_e5m2` (0.4.0-0.4.1), `fp8_e4m3` (0.4.2+); `fp4` as `fp4_e2m1` at 0.5.5-0.5.20 with a warning: its pool (`MHATokenToKVPoolFP4`) keeps a 1-byte scale per 16 values, so it holds 0.5 / (0.5 + 1/16) = 89% of the tokens kvcalc's plain fp4 sizes; refused from 0.5.21, which dropped it | `fp8` (`kv_cache_config.dtype`: auto, fp8 at every modelled release) |
+| other | `SchedulerConfig` (`config/scheduler.py`): a stated `--max-batched-tokens` below `--max-num-seqs` refused; below the max model length with chunked prefill off, warned (the server would not start; kept a warning, as kvcalc's sizing with chunked prefill off takes each prompt in one step up to the budget and the API relies on it: tests/test_options.py) | | |
+
+`tests/test_engine_accepts.py` checks the wing's tables against every captured option table
+(the page choices are the parser's, a page option absent is a fixed page, every KV value named
+is among the parser's choices) and each refusal's line. Counts and bounds kvcalc already
+checked (`--max-num-seqs 0`, a memory fraction outside (0, 1]) are unchanged. No figure of
+docs/validation.md moves: its records state no refused value. Not done: per-backend page
+rules (FlashMLA's 64, CUTLASS MLA's 128, which vLLM sets itself when no size is stated),
+ROCm's and CPU backends' own sizes, TensorRT-LLM's nvfp4 KV cache on releases after 1.2.1.
+
+A calibration (`--calibration`) records from now on what it was fitted to beside the hardware:
+`kvcalc score --save-calibration` the runs' engine, modelled release, model and linear-layer
+format (each where all runs agree), `kvcalc measure --save-calibration` the model and
+`--dtype`. Every command that takes `--calibration` warns in one line where the command's
+differ (`calc/deploy/calibration_match.py`; a grid, `sweep` and `plan`, in one line with the
+count of the rest); an older file without the fields loads and says nothing. `kvcalc log
+--calibration` (engine overheads) already refused another engine; it now warns for another
+release.
+
+"""
+
+
 SCHEDULING = """## Scheduling (`calc/serve/policies.py`)
 
 The serving simulation runs each engine's own scheduler, chosen through the wing
@@ -571,7 +606,8 @@ def render() -> str:
     return "\n".join([
         INTRO.rstrip("\n"), "", *releases_section(), *rules_section(), LOGS.rstrip("\n"), "",
         COMMANDS.replace("{published}", published_section()).rstrip("\n"), "",
-        *tables_section(), *architectures_section(), SCHEDULING.rstrip("\n"), "",
+        *tables_section(), *architectures_section(), ACCEPTS.rstrip("\n"), "",
+        SCHEDULING.rstrip("\n"), "",
         LIMITS.rstrip("\n"), "",
     ])  # fmt: skip
 

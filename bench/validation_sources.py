@@ -3290,6 +3290,21 @@ LOOKED_AT = (
      "TTFT at short prompts, eager-versus-graph pairs, per-layer host time); recorded in "
      "docs/validation/moe_eager_prefill.yaml; none measures TensorRT-LLM's eager context layer, "
      "Qwen3-MoE's or gpt-oss's: nothing else shipped"),
+    ("vllm-project/vllm vllm/config/cache.py (stored revision 002f10e0, the newest stored; "
+     "read 2026-12-03), and search excerpts of v1/worker/utils.py select_common_block_size, "
+     "the attention backends' get_supported_kernel_block_sizes (FlashAttention and Triton "
+     "MultipleOf(16), FlashInfer 16/32/64) and config/scheduler.py SchedulerConfig checks",
+     "issue engineopts round: what vLLM takes as --block-size and --kv-cache-dtype beside its "
+     "captured parser tables (block_size Field(gt=0) from 0.18.0; 'No common block size' at "
+     "start-up; max_num_batched_tokens >= max_num_seqs, and >= max_model_len without chunked "
+     "prefill): refusals and warnings, no figure"),
+    ("sgl-project/sglang python/sglang/srt/mem_cache/memory_pool.py MHATokenToKVPoolFP4 "
+     "(search excerpts of stored revisions, read 2026-12-03)",
+     "issue engineopts round: the fp4_e2m1 KV pool keeps a uint8 scale per 16 values "
+     "(scale_block_size 16) beside the packed values: a warning on --kv-dtype fp4, no figure"),
+    ("NVIDIA/TensorRT-LLM docs/source/advanced/kv-cache-reuse.md (stored revision c3589f17)",
+     "issue engineopts round: 'tokens_per_block must be a power of 2': --block-size refused "
+     "otherwise under TensorRT-LLM, no figure"),
 )
 
 

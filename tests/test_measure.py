@@ -182,6 +182,8 @@ def test_calibration_round_trip(cli, tmp_path):
     assert r.code == 0, r.err
     cal = load_calibration(path)
     assert cal.hardware == "cpu-probe" and cal.kind == "kvcalc-calibration"
+    # the model and dtype measured are recorded (fp32: --device cpu's default); no engine ran
+    assert (cal.model, cal.dtype, cal.engine) == ("llama3-8b", "fp32", None)
     assert {k.kernel for k in cal.kernels} >= {"gemm", "decode_attention", "paged_decode"}
     hw = load_hardware("h100")
     applied = apply_calibration(hw, cal, path)

@@ -364,10 +364,14 @@ def test_save_calibration_round_trip(cli, tmp_path):
     cal = yaml.safe_load(out.read_text())
     assert cal["kind"] == "kvcalc-calibration" and cal["hardware"] == "a100-40g"
     assert cal["fit"]["parameters"] == ["gemm", "request"]
+    # what the runs share is recorded, and a command of the same is told nothing more
+    assert (cal["engine"], cal["engine_version"], cal["model"], cal["dtype"]) == (
+        "vllm", "0.13.0", "llama3.3-70b", "bf16")
     assert r.json()["fit"]["rms_residual"] < 0.1
     # applied: the same run scored with it is closer on the fitted figures
     again = cli(*base, "--calibration", out, "-f", "json")
     assert again.code == 0 and again.json()["runs"][0]["calibrated"] is True
+    assert "was fitted to" not in again.err
     err = {(m["metric"], m["stat"]): abs(m["error"]) for m in again.json()["metrics"]}
     before = {(m["metric"], m["stat"]): abs(m["error"]) for m in r.json()["metrics"]}
     assert err[("ttft", "p50")] < before[("ttft", "p50")]

@@ -145,6 +145,7 @@ def plot(
         from calc.cli.common import calibrated_hardware
 
         hw = calibrated_hardware(hw, options["calibration"])
+        warn(_calibration_notes(options, cfgs))
     datas = [
         _one(kind, cfg, hw, batch=batch, ctx=ctx, prompt=prompt, gen=gen, max_ctx=max_ctx,
              gpus=gpus, tps=tps, kv_heads=kv_heads, kv_lora_rank=kv_lora_rank,
@@ -248,6 +249,16 @@ def _draw(kind: str, d, fmt: str, output, names: list[str], cfgs: list) -> None:
         sys.stdout.write(printable(text(d), lines=True))  # names from files: no escapes
     else:
         draw.save_atomic(figure(d), output)
+
+
+def _calibration_notes(options, cfgs) -> list[str]:
+    """The calibration's mismatch with the charts' engine, models and weight format."""
+    from calc.deploy.calibration_match import models_note
+    from calc.deploy.deployment import EngineSettings
+
+    opts = options.deployment
+    said = models_note(opts["calibration"], EngineSettings.of(opts), cfgs, opts["weight_dtype"])
+    return [said] if said else []
 
 
 def _one(kind, cfg, hw, *, batch, ctx, prompt, gen, max_ctx, gpus, tps, kv_heads,

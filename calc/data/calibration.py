@@ -118,6 +118,14 @@ class Calibration(BaseModel):
     host_per_seq_s: float | None = Field(default=None, ge=0, le=0.1)
     request_s: float | None = Field(default=None, ge=0, le=10.0)
     fit: FitRecord | None = None
+    # What it was fitted to beside the hardware (kvcalc score: the runs' engine, its modelled
+    # release, the model and its linear layers' format; kvcalc measure: the model and --dtype),
+    # each left out where the runs differ; files written before these fields leave them out,
+    # and nothing is compared (calc.deploy.calibration_match)
+    engine: str | None = Field(default=None, min_length=1, max_length=40)
+    engine_version: str | None = Field(default=None, min_length=1, max_length=40)
+    model: str | None = Field(default=None, min_length=1, max_length=200)
+    dtype: str | None = Field(default=None, min_length=1, max_length=40)
 
 
 def load_calibration(path: Path | str) -> Calibration:

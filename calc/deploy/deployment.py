@@ -580,8 +580,13 @@ class Deployment:
     @cached_property
     def engine_config(self):
         """The engine's settings with its defaults for this release and GPU filled in
-        (``calc.deploy.engines.base.EngineConfig``; ``.warnings``: a release not modelled)."""
-        return self.engine_model.config(self.engine, self.hardware)
+        (``calc.deploy.engines.base.EngineConfig``; ``.warnings``: a release not modelled, a
+        setting the release takes but may not run as sized: ``Engine.setting_notes``)."""
+        from dataclasses import replace
+
+        ec = self.engine_model.config(self.engine, self.hardware)
+        notes = tuple(self.engine_model.setting_notes(self, ec))
+        return replace(ec, warnings=(*ec.warnings, *notes)) if notes else ec
 
     # -- the ledger -------------------------------------------------------------------------
 
@@ -637,6 +642,8 @@ def _check_built(dep: Deployment, engine: EngineSettings | None,
         why = dep.engine_model.cannot_hold_back(dep)
     if why is None:  # a release without the stated state-pool settings
         why = dep.engine_model.cannot_size_state(dep)
+    if why is None:  # a KV page or KV dtype the release refuses (calc.deploy.engines.accepts)
+        why = dep.engine_model.cannot_take(dep)
     if why is not None:
         raise InvalidInputError(why)
 

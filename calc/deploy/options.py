@@ -406,6 +406,10 @@ def build_deployment(
             raise
         raise said_of_gpus(exc, tp, gpus) from None
     notes += dep.engine_config.warnings
+    if calibration is not None:  # fitted to another engine, release, model or dtype: said
+        from calc.deploy.calibration_match import calibration_note
+
+        notes += [n for n in (calibration_note(calibration, dep),) if n]
     why = dep.engine_model.cannot_load(dep)  # a release older than the model: said, not refused
     if why is not None:
         notes.append(why)

@@ -230,15 +230,17 @@ class SuiteReport:
     max_spread_pct: float = MAX_SPREAD_PCT
 
     def calibration(self) -> Calibration:
-        """What these rows calibrate (see calc.measure.calibrate)."""
+        """What these rows calibrate (see calc.measure.calibrate), recording the model and
+        dtype measured (calc.deploy.calibration_match warns where a command's differ)."""
         hw = self.hardware
-        return build_calibration(
+        cal = build_calibration(
             self.rows,
             hardware=hw.name,
             device=self.device_name,
             fallback_matmul=hw.efficiency.matmul,
             fallback_memory=hw.efficiency.memory,
         )
+        return cal.model_copy(update={"model": self.model, "dtype": self.dtype})
 
     def fields(self) -> dict:
         hw = self.hardware

@@ -420,7 +420,10 @@ def build_deployment(dep: Deployment, calibration=None, warnings: list[str] | No
         moe_imbalance=dep.moe_imbalance,
     )  # fmt: skip
     if warnings is not None:  # a release not modelled: said for every command (engine wing)
-        warnings.extend(w for w in built.engine_config.warnings if w not in warnings)
+        from calc.deploy.calibration_match import calibration_note
+
+        said = [*built.engine_config.warnings, calibration_note(calibration, built)]
+        warnings.extend(w for w in said if w and w not in warnings)
     return built
 
 

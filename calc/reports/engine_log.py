@@ -167,6 +167,9 @@ def log_file_report(file: Path, *, engine=None, engine_version=None, calibration
             f"--calibration {calibration} was measured on {cal.hardware} at TP {cal.tp}, "
             f"not {dep.hardware.name} at TP {dep.tp}: its overheads may not apply"
         ])  # fmt: skip
+    said = _release_note(calibration, cal, dep)
+    if said:
+        report = replace_warnings(report, [said])
     if save_calibration is not None:
         try:
             _save(Path(save_calibration), report, file)
@@ -207,6 +210,24 @@ def _facts(path: Path, engine: str | None):
         except InvalidInputError as exc:
             raise InvalidInputError(f"stdin: {exc}") from None
     return read_log_file(path, engine)
+
+
+def _release_note(calibration, cal, dep) -> str | None:
+    """A warning where the ``--calibration`` file's engine release (recorded) is not the
+    log's, as modelled releases: its overheads were another release's."""
+    if cal is None or cal.engine_version is None:
+        return None
+    from calc.deploy.engines.versions import parse_version
+
+    ec = dep.engine_config
+    if parse_version(cal.engine_version) is None:
+        return None
+    theirs = dep.engine_model.versions.resolve(cal.engine_version).release
+    if theirs == ec.version:
+        return None
+    return (f"--calibration {calibration} was measured on {dep.engine_model.title} "
+            f"{cal.engine_version}, this log is {ec.version_asked or ec.version}: its overheads "
+            "may not apply")  # fmt: skip
 
 
 def _overheads(calibration, engine: str):

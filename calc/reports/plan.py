@@ -878,6 +878,15 @@ def _plan_warnings(query: PlanQuery, space: Space, fams: list[Family], rows: lis
             said = engine(name).versions.resolve(query.engine_version).warning
             if said:
                 warnings.append(said)
+    if query.calibration is not None:  # fitted to another engine, model or dtype: said
+        from calc.deploy.calibration_match import grid_note
+
+        grid = ({"engine": r["engine"], "engine_version": r["engine_version"],
+                 "model": r["model"], "dtype": r["weight_dtype"]}
+                for r in rows if r.get("calibrated"))  # fmt: skip
+        said = grid_note(query.calibration, grid)
+        if said:
+            warnings.append(said)
     for _name, why in space.unpriced:
         warnings.append(f"left out of the ranking: {why}")
     if rows and rows[0]["price_flagged"]:

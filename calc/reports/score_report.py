@@ -152,6 +152,7 @@ def _fit(scores, params, efficiency, pool, path, seed):
              for k in ("gemm", "attention", "moe", "communication")}  # fmt: skip
         cal = Calibration(
             kind="kvcalc-calibration",
+            **_fitted_to(scores),
             hardware=scores[0].dep.hardware.name,
             device=f"benchmark runs ({', '.join(sorted({s.run.tool for s in scores}))})",
             created=_dt.datetime.now(_dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -180,6 +181,16 @@ def _fit(scores, params, efficiency, pool, path, seed):
         )
         save(path, cal)
     return result
+
+
+def _fitted_to(scores) -> dict[str, str]:
+    """What the runs share beside their hardware, recorded in the calibration: their engine,
+    its release, the model and its linear layers' format, each left out where the runs differ
+    (calc.deploy.calibration_match warns where a command's differs)."""
+    from calc.deploy.calibration_match import recorded
+
+    each = [recorded(s.dep) for s in scores]
+    return {k: v for k, v in each[0].items() if all(r[k] == v for r in each)}
 
 
 def kept_as_modelled(parameters, deps) -> str:

@@ -517,7 +517,21 @@ def grid_of(
         exc.warnings = said  # type: ignore[attr-defined]
         raise
     grid.warnings[:0] = said
+    if calibration is not None:  # fitted to another engine, release, model or dtype: said
+        grid.warnings += _calibration_notes(calibration, settings, model, weight_dtype)
     return grid
+
+
+def _calibration_notes(calibration, engine, model, weight_dtype) -> list[str]:
+    """The calibration's mismatch over the grid's models and weight formats (each model's
+    released format where none is given): one line or none."""
+    from calc.data.registry import load_model
+    from calc.deploy.calibration_match import models_note
+
+    cfgs = [load_model(m) for m in parse_names(as_text(model), "--model")]
+    formats = parse_names(as_text(weight_dtype), "--weight-dtype") if weight_dtype else [None]
+    said = {models_note(calibration, engine, cfgs, f) for f in formats} - {None}
+    return sorted(said)[:1]
 
 
 def _layouts(tp: list[int], pp: list[int], dp: int | None, gpus: int | None,

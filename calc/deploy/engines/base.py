@@ -426,8 +426,29 @@ class Engine:
     # (max_prefill_tokens; Engine.prefill_input_limit); () where it has none of them
     prefill_settings: ClassVar[tuple[str, ...]] = ()
 
+    # (versions, calc.deploy.engines.accepts.PageRule): the KV page sizes each range of
+    # releases takes, and (versions, accepts.KvRule): the KV-cache dtypes it has a value for;
+    # () where not declared (nothing refused)
+    page_rules: ClassVar[tuple] = ()
+    kv_rules: ClassVar[tuple] = ()
+
     def rules(self, release: str):
         return self.versions.rules(release)
+
+    def cannot_take(self, dep: Deployment) -> str | None:
+        """Why ``dep``'s engine release refuses its stated KV page (``page_rules``) or its KV
+        dtype (``kv_rules``), or None (``calc.deploy.engines.accepts``)."""
+        from calc.deploy.engines.accepts import refusal
+
+        return refusal(dep)
+
+    def setting_notes(self, dep: Deployment, config: EngineConfig) -> list[str]:
+        """What ``dep``'s engine release (``config``: its settings resolved) takes of those
+        settings but may not run as kvcalc sized it (a page its kernels may refuse, a cache
+        that stores more than kvcalc sizes)."""
+        from calc.deploy.engines.accepts import notes
+
+        return notes(dep, config.version)
 
     def rocm_default(self, release: str | None) -> str | None:
         """The kernel library ``release``'s attention runs on an AMD GPU when none is stated:

@@ -17,6 +17,7 @@ from calc.deploy.engines.base import (
     SchedulerPolicy,
 )
 from calc.deploy.engines.gpus import smi_total_mib
+from calc.deploy.engines.sglang.accepts import KV_RULES, PAGE_RULES
 from calc.deploy.engines.sglang.rules import RUNNING_SPLIT_SINCE, VERSIONS
 from calc.deploy.host_costs import SGLANG_LOOP_SEQUENCE_S, SGLANG_LOOP_SOURCE, VersionRange
 from calc.deploy.moe_pipeline import SGLANG_FUSED_MOE
@@ -56,6 +57,9 @@ class SGLang(Engine):
     state_settings: ClassVar[tuple[str, ...]] = ("mamba_ssm_dtype", "max_mamba_cache_size")
     # --max-prefill-tokens (one prefill batch's new prompt tokens: prefill_input_limit)
     prefill_settings: ClassVar[tuple[str, ...]] = ("max_prefill_tokens",)
+    # the KV pages and KV-cache dtypes each release takes (sglang/accepts.py)
+    page_rules = PAGE_RULES
+    kv_rules = KV_RULES
     versions = VERSIONS
     # host time the GPU waits for: 0.725 ms per step (fitted with the kernels' fixed-cost share,
     # calc.deploy.host_costs): what its overlap scheduler leaves exposed

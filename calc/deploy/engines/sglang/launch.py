@@ -30,14 +30,17 @@ DIST_PORT = "5000"
 
 
 def kv_cache_dtype(dep: Deployment) -> str:
-    """SGLang's name of the KV dtype: auto (the model's) or fp8_e4m3; bfloat16 by name where a
-    pre-quantised checkpoint's 'auto' could mean its fp8 KV cache (0.5.4+)."""
+    """SGLang's name of the KV dtype: auto (the model's), fp8_e4m3 or fp4_e2m1 (the release's
+    value); bfloat16 by name where a pre-quantised checkpoint's 'auto' could mean its fp8 KV
+    cache (0.5.4+)."""
     if (launch.pins_16bit_kv(dep) and dep.kv_dtype == "bf16"
             and parse_version(dep.engine_config.version) >= (0, 5, 4)):  # fmt: skip
         return "bfloat16"
-    # 0.4.0 and 0.4.1 take only fp8_e5m2 (one byte a value too)
-    fp8 = "fp8_e4m3" if parse_version(dep.engine_config.version) >= (0, 4, 2) else "fp8_e5m2"
-    return launch.kv_cache_dtype(dep, fp8)
+    # the release's own value (calc.deploy.engines.accepts; 0.4.0 and 0.4.1 take only
+    # fp8_e5m2, one byte a value too)
+    from calc.deploy.engines.accepts import kv_value
+
+    return kv_value(dep) or dep.kv_dtype
 
 
 # the first release whose parser has each option (tests/data/engine_options/sglang-0.4.*.json:

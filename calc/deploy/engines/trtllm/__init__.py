@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from calc.deploy.engines.base import AdmissionHold, Engine, EngineDefaults, SchedulerPolicy
+from calc.deploy.engines.trtllm.accepts import KV_RULES, PAGE_RULES
 from calc.deploy.engines.trtllm.rules import VERSIONS
 from calc.deploy.host_costs import LOOP_SEQUENCE_X86_S, VersionRange
 from calc.deploy.moe_pipeline import CUTLASS_MOE
@@ -25,6 +26,9 @@ class TensorRTLLM(Engine):
     title: ClassVar[str] = "TensorRT-LLM"
     fraction_name: ClassVar[str] = "free_gpu_memory_fraction"
     vendors: ClassVar[tuple[str, ...]] = ("NVIDIA",)  # CUDA only: no ROCm build
+    # the KV pages and KV-cache dtypes each release takes (trtllm/accepts.py)
+    page_rules = PAGE_RULES
+    kv_rules = KV_RULES
     versions = VERSIONS
     # host time the GPU waits for: none (0 per step) (fitted with the kernels' fixed-cost share,
     # calc.deploy.host_costs): its overlap scheduler prepares step n + 1 while n runs

@@ -50,6 +50,8 @@ def yaml_text(dep: Deployment, role: str | None) -> str:
         cache.append("  enable_block_reuse: false")
     if dep.model.indexer is not None:  # sparse attention (DSA) runs 64-token blocks
         cache.append(f"  tokens_per_block: {sparse_blocks(dep)}")
+    elif dep.engine.block_size is not None and _has_block_key(dep):  # the stated KV block
+        cache.append(f"  tokens_per_block: {dep.engine_config.block_size}")
     if cache:
         lines += ["kv_cache_config:", *cache]
     from calc.deploy.engines.trtllm.moe_backend import yaml_lines
@@ -63,6 +65,13 @@ def yaml_text(dep: Deployment, role: str | None) -> str:
         if role == "context":
             lines.append("disable_overlap_scheduler: true")
     return "\n".join(lines) + "\n"
+
+
+def _has_block_key(dep: Deployment) -> bool:
+    """The release's KvCacheConfig has tokens_per_block (1.0.0 refuses the key)."""
+    from calc.deploy.engines.trtllm.rules import VERSIONS
+
+    return VERSIONS.rules(dep.engine_config.version).kv_tokens_per_block_key
 
 
 def cannot_start(dep: Deployment, rules: TrtllmRules) -> str | None:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from calc.deploy.engines.base import GIB, Engine, EngineDefaults, SchedulerPolicy
 from calc.deploy.engines.shape import usable_memory_bytes
+from calc.deploy.engines.vllm.accepts import KV_RULES, PAGE_RULES
 from calc.deploy.engines.vllm.rocm_attention import ROCM_ATTN_SINCE
 from calc.deploy.engines.vllm.rules import VERSIONS, VllmRules
 from calc.deploy.host_costs import VersionRange
@@ -49,6 +50,9 @@ class VLLM(Engine):
     name: ClassVar[str] = "vllm"
     title: ClassVar[str] = "vLLM"
     fraction_name: ClassVar[str] = "gpu_memory_utilization"
+    # the KV pages and KV-cache dtypes each release takes (vllm/accepts.py)
+    page_rules = PAGE_RULES
+    kv_rules = KV_RULES
     versions = VERSIONS
     # the Triton fused MoE and its release's top-k kernels; beside its measured curves (0.24.0,
     # routing inside) a release's extra routing kernels (calc.deploy.moe_pipeline)
@@ -174,6 +178,18 @@ class VLLM(Engine):
 
         ec = dep.engine_config
         return cannot_run(dep, ec.version_asked or ec.version)
+
+    def cannot_take(self, dep: Deployment) -> str | None:
+        # beside the KV page and dtype: the step budget SchedulerConfig refuses (accepts.py)
+        from calc.deploy.engines.vllm.accepts import scheduler_refusal
+
+        return super().cannot_take(dep) or scheduler_refusal(dep)
+
+    def setting_notes(self, dep: Deployment, config) -> list[str]:
+        from calc.deploy.engines.vllm.accepts import scheduler_note
+
+        note = scheduler_note(dep, config)
+        return [*super().setting_notes(dep, config), *([note] if note else [])]
 
     def launch(self, dep: Deployment, plan):
         from calc.deploy.engines.vllm.launch import commands

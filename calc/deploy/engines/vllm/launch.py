@@ -30,13 +30,16 @@ KV_16BIT = {"bf16": ("bfloat16", (0, 11, 0)), "fp16": ("float16", (0, 18, 0))}
 
 
 def kv_cache_dtype(dep: Deployment) -> str:
-    """vLLM's name of the KV dtype: auto (the model's) or fp8; the 16-bit dtype by name where
-    a pre-quantised checkpoint's 'auto' could mean its fp8 KV cache (and the release has it)."""
+    """vLLM's name of the KV dtype: auto (the model's), fp8 or a per-token-head cache (the
+    release's own value: calc.deploy.engines.accepts); the 16-bit dtype by name where a
+    pre-quantised checkpoint's 'auto' could mean its fp8 KV cache (and the release has it)."""
+    from calc.deploy.engines.accepts import kv_value
+
     if launch.pins_16bit_kv(dep):
         name, since = KV_16BIT[dep.kv_dtype]
         if parse_version(dep.engine_config.version) >= since:
             return name
-    return launch.kv_cache_dtype(dep, "fp8")
+    return kv_value(dep) or dep.kv_dtype
 
 
 def _base(dep: Deployment, plan: launch.LaunchPlan) -> list[str]:
@@ -93,7 +96,7 @@ def _notes(dep: Deployment) -> list[str]:
     if kv == "auto" and launch.pins_16bit_kv(dep):
         notes.append(f"a {dep.kv_dtype} KV cache sized: this release's --kv-cache-dtype auto "
                      "follows the checkpoint, fp8 if its kv_cache_quant_algo says FP8")  # fmt: skip
-    elif kv not in ("auto", "fp8", *(n for n, _ in KV_16BIT.values())):
+    elif kv == dep.kv_dtype and kv not in ("auto", "fp8"):  # no value of the release's
         notes.append(f"KV cache {kv}: not a --kv-cache-dtype value; check the release supports it")
     if _deepep(dep) and parse_version(dep.engine_config.version) < (0, 11, 1):
         notes.append("DeepEP before vLLM 0.11.1: set VLLM_ALL2ALL_BACKEND=deepep_low_latency")
