@@ -9,6 +9,7 @@ import io
 from pathlib import Path
 
 import pytest
+import yaml
 
 from calc.deploy.engines.fromlog import deployment_from_log, read_log, shipped_model_for
 from calc.deploy.engines.logscan import MAX_LINE_CHARS, iter_binary_lines
@@ -647,3 +648,20 @@ def test_current_release_log_and_capacity_agree(cli):
     assert cap.code == 0, cap.err
     assert tokens["0.31"] == tokens["0.33"] == cap.json()["kv_cache_tokens"]
     assert abs(tokens["0.33"] - 460_496) / 460_496 < 0.01
+
+
+def test_calibration_from_another_release_warns(cli, tmp_path):
+    # the overheads file records its release; read against a log run as another modelled
+    # release, one warning line says so (the same release: nothing)
+    cal = tmp_path / "c.yaml"
+    log = LOGS / "vllm-h100-llama31-8b-tp1.log"
+    assert cli("log", log, "--save-calibration", cal, "-f", "json").code == 0
+    doc = yaml.safe_load(cal.read_text())
+    r = cli("log", log, "--calibration", cal, "-f", "json")
+    assert r.code == 0 and "this log is" not in r.err
+    doc["engine_version"] = "0.10.0"
+    cal.write_text(yaml.safe_dump(doc))
+    r = cli("log", log, "--calibration", cal, "-f", "json")
+    assert r.code == 0
+    said = [w for w in r.err.splitlines() if "was measured on vLLM 0.10.0" in w]
+    assert len(said) == 1 and said[0].endswith(": its overheads may not apply"), r.err
