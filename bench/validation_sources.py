@@ -3305,6 +3305,31 @@ LOOKED_AT = (
     ("NVIDIA/TensorRT-LLM docs/source/advanced/kv-cache-reuse.md (stored revision c3589f17)",
      "issue engineopts round: 'tokens_per_block must be a power of 2': --block-size refused "
      "otherwise under TensorRT-LLM, no figure"),
+    ("LambdaLabsML/vllm-benchmark@a4f9f4371a1ccac781293837fce2bce0cc6d25cc results/prompt_10/"
+     "1xH100-80GB-SXM/Meta-Llama-3.1-8B-FP8_tp1_len2048.json and Meta-Llama-3-8B-Instruct_tp1_"
+     "len2048.json untrimmed (per-request itls, dated 2024-09-07); @de55d46 Meta-Llama-3.1-8B-"
+     "FP8_tp1_len8000.json (2024-08-19); benchmark_v0.md at 0e8fc5d (its 'vLLM v0.5.4 v.s. "
+     "v0.6.0' section), benchmark.py at 29dd18a and c347618, benchmark_1x2x4x8x.sh at 3dd9ba5",
+     "read (issue 23, itl054 round): the 2048 file's 45 gaps are 10-token chunks (each "
+     "request's gaps 47-52 ms, at the same instants for all requests; a 6-token request's last "
+     "5 tokens in one chunk), as the same day's Llama-3-8B run (72 ms chunks); the same "
+     "prompts on the same GPU in the 0.5.4 campaign (len8000) stream one token a gap (ITL mean "
+     "6.13 ms, TPOT 6.27 ms); the publisher's write-up ran v0.6.0 with num-scheduler-steps 10 "
+     "at max-num-seq 256, max-seq-len 2048 (the file's settings) and says its ITL is inflated "
+     "by the steps. The len8000 run scored as a diagnostic (--engine-version 0.5.4: TPOT "
+     "+7.1%, ITL mean +9.5%, output tok/s -8.7%): the pre-0.10 host time per step holds; "
+     "nothing fitted"),
+    ("vllm 0.5.4 (PyPI wheel) entrypoints/openai/rpc/server.py and client.py, "
+     "engine/async_llm_engine.py (AsyncStream, RequestTracker, engine_step, run_engine_loop), "
+     "engine/arg_utils.py; vllm 0.6.0 (PyPI wheel) engine/llm_engine.py step and "
+     "_has_remaining_steps, engine/arg_utils.py num_scheduler_steps",
+     "read (issue 23, itl054 round): 0.5.4 has no multi-step scheduling (num_scheduler_steps "
+     "first in 0.6.0; multi-step code only in spec_decode) and its stream queues one "
+     "RequestOutput a step, unmerged, sent over ZMQ one by one: its ITL is the step. In 0.6.0 "
+     "a multi-step round's intermediate steps return no outputs and the round's tokens are "
+     "processed after its last step: one chunk of num_scheduler_steps tokens. kvcalc's "
+     "vLLM reader now says so when a file's ITL mean exceeds every request's TPOT "
+     "(calc/data/bench_results/stream_chunks.py); no constant"),
 )
 
 

@@ -30,7 +30,7 @@ from __future__ import annotations
 import math
 import re
 
-from calc.data.bench_results import consistency
+from calc.data.bench_results import consistency, stream_chunks
 from calc.data.bench_results.run import (
     MAX_REQUESTS,
     MAX_TOKENS,
@@ -50,8 +50,8 @@ RESCALED_FROM = "20250717"
 SEED = 0
 
 TOOL = "vllm bench serve"
-# "latency": E2E as the benchmark_serving.py copy of LambdaLabsML/vllm-benchmark (vLLM 0.5.4
-# image, September 2024) names it
+# "latency": E2E as the benchmark_serving.py copy of LambdaLabsML/vllm-benchmark (its vLLM 0.5.4
+# and 0.6.0 runs, August-September 2024) names it
 _METRIC = {"ttft": "ttft", "tpot": "tpot", "itl": "itl", "e2el": "e2e", "latency": "e2e"}
 _PCT = re.compile(r"^p(\d+(?:\.\d+)?)_(ttft|tpot|itl|e2el|latency)_ms$")
 # settings the tool or a user's --metadata may record, as kvcalc's deployment options
@@ -193,6 +193,9 @@ def read(obj: dict, where: str) -> BenchRun:
     if "input_tokens_per_s" not in measured and tin is not None and duration:
         measured["input_tokens_per_s"] = tin / duration  # the writer's own: totals / duration
     each, notes = _per_request(r, obj, completed, failed, duration, tin, tout)
+    chunked = stream_chunks.chunk_note(obj, completed, each["output"])
+    if chunked:
+        notes.append(chunked)
     rate, ramp_note = _ramp(r, obj, rate)
     if ramp_note and each["starts"] is None:
         notes.insert(0, ramp_note)
