@@ -110,7 +110,7 @@ def rows() -> list[Row]:
         cfg = replace(ci, vocab_size=ci_vocab)
         setup = TrainSetup(
             ctx=8192, global_batch=8, dp=2, recipe="bf16-fp32-grads", zero=1, dropout=True,
-            overhead_bytes=0, network_bytes_per_s=h100.interconnect_bandwidth_bytes_per_s, **kw,
+            overhead_bytes=0, **kw,
         )  # fmt: skip
         f = train_report(cfg, h100, setup).fields
         tp, pp = setup.tp, setup.pp
@@ -303,7 +303,10 @@ Notes:
   the GEMM efficiency of the profile) and the collectives, not the element-wise kernels
   (norms, dropout, activations), the optimizer step or framework overhead, and these runs
   add deterministic kernels and no gradient-accumulation fusion; measured MFU is about 35%.
-  For a budget, time the run at a stated MFU (`--mfu`).
+  For a budget, time the run at a stated MFU (`--mfu`). Every collective of these runs stays
+  on the board's NVLink (`calc/training/links.py`): TP 4 and DP 2 on NCCL's measured curves
+  of the h100 profile (4 GPUs: 341.6 GB/s bus bandwidth for large all-reduces, against the
+  450 GB/s face rate charged before the traindp round), the PP 4 sends at the link's rate.
 - **Not in the table: Hugging Face fine-tuning at long context.** kvcalc's activations
   follow Megatron-Core (fused SwiGLU, native GQA, a vocabulary-parallel cross-entropy that
   keeps 6 bytes per token per vocabulary entry at the loss). A plain Hugging Face/PEFT stack
@@ -326,7 +329,9 @@ Notes:
   (row 16) at the paper's reported MFU on 16,384 GPUs; the model card's GPU-hours also
   include restarts, evaluation and the long-context stage, so kvcalc's figure is lower.
   Rows 18-19 use the compute model (expected matmul efficiency, 1F1B pipeline bubble
-  (p − 1)/(m + p − 1) with m = 16 or 32, TP over NVLink, DP over one 400 Gb/s NIC per GPU);
+  (p − 1)/(m + p − 1) with m = 16 or 32, TP 8 on NCCL's measured 8-GPU all-reduce curve,
+  and DP and the stage sends over one 400 Gb/s NIC per GPU: TP 8 fills each board, so a DP
+  group or a pipeline has one rank a board);
   the paper used an interleaved schedule with an unstated number of virtual stages, which
   shrinks the bubble kvcalc charges.
 """

@@ -3330,6 +3330,22 @@ LOOKED_AT = (
      "processed after its last step: one chunk of num_scheduler_steps tokens. kvcalc's "
      "vLLM reader now says so when a file's ITL mean exceeds every request's TPOT "
      "(calc/data/bench_results/stream_chunks.py); no constant"),
+    ("NVIDIA/nccl@01afd20a77b5804e0ecf1042509dd9d20ebf9e93 src/graph/tuning.cc "
+     "ncclTopoTuneModel (read 2026-12-03)",
+     "issue 20 train links, traindp round: across nodes a ring's bus bandwidth is nChannels × "
+     "speedInter (its channels through the nodes' NICs), nsteps 2(n − 1) for all-reduce and "
+     "n − 1 for reduce-scatter / all-gather, the latency (nsteps − nInterSteps) × intraLat + "
+     "nInterSteps × interLat: calc/training/links.py's rate min(scale-up, g × NIC) and mean "
+     "ring step; no constant fitted"),
+    ("NVIDIA/Megatron-LM megatron/core/parallel_state.py initialize_model_parallel "
+     "(order=\"tp-cp-ep-dp-pp\", expert_tensor_parallel_size; main, read 2026-12-03)",
+     "issue 20 train links, traindp round: the rank layout calc/training/links.py assumes "
+     "(TP innermost, then CP, DP, PP outermost)"),
+    ("saturncloud.io/blog/crusoe-nccl-cluster-validation (read 2026-12-03)",
+     "issue 20 train links, traindp round: expected nccl-tests all_reduce_perf bus bandwidth "
+     "across nodes, H100 SXM with NVLink and NDR InfiniBand 400-450 GB/s (the order of 8 NICs "
+     "× 50 GB/s, not one NIC's 50 GB/s); a sanity check of the min(scale-up, g × NIC) rate, "
+     "not fitted"),
 )
 
 

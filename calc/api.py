@@ -503,7 +503,7 @@ def train(
     utilization: float | None = None,
     power_w: float | None = None,
     overhead: str | float = "0.5GiB",
-    network_bandwidth: str | float = "50GB",
+    network_bandwidth: str | float | None = None,
 ) -> TrainReport:
     """``kvcalc train``: memory per GPU (weights, gradients, optimizer states, activations)
     and the fit, FLOPs per token (6N + attention, recomputation), step time with pipeline
@@ -512,7 +512,7 @@ def train(
     (``capex_usd_per_gpu`` with ``years``, ``power_kw_per_gpu`` (or ``power_w``), ``pue``,
     ``usd_per_kwh``, ``utilization``)."""
     from calc.data.registry import load_hardware, load_model
-    from calc.data.units import parse_bytes
+    from calc.data.units import parse_bytes, parse_bytes_or_none
     from calc.deploy.pricing import pricing_from
     from calc.training.report import train_report
     from calc.training.setup import TrainSetup, data_parallel
@@ -541,7 +541,7 @@ def train(
         lora_rank=lora_rank, lora_targets=lora_targets, adapter_dtype=adapter_dtype,
         tokens=tokens, mfu=mfu, efficiency=efficiency, pricing=pricing,
         overhead_bytes=parse_bytes(overhead, "--overhead"),
-        network_bytes_per_s=parse_bytes(network_bandwidth, "--network-bandwidth"),
+        network_bytes_per_s=parse_bytes_or_none(network_bandwidth, "--network-bandwidth"),
     )  # fmt: skip
     return train_report(load_model(model), load_hardware(hardware), setup)
 

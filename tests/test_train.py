@@ -14,6 +14,7 @@ from calc.training import cost as tc
 from calc.training import flops as tf
 from calc.training import memory as tm
 from calc.training import time as tt
+from calc.training.links import GroupLink
 from calc.training.report import TrainSetup, train_report
 
 
@@ -207,16 +208,21 @@ def test_bubble_fraction_1f1b_and_interleaved():
     assert tt.pipeline_step_s(1.0, 8, 16, 2) == 19.5
 
 
+def _ring(n, bandwidth=1e11):
+    """A link with no measured curves and no latency: the bare ring at ``bandwidth``."""
+    return GroupLink(n, 1, n, bandwidth, 0.0, bandwidth, 0.0)
+
+
 def test_dp_and_tp_comm():
     # ring all-reduce of 1e9 B over 8 at 1e11 B/s, α = 0: 2·7/8 · 1e9/1e11 = 0.0175 s
-    assert tt.dp_comm_per_step_s(1e9, 5e8, 8, 0, 1e11, 0) == pytest.approx(0.0175)
+    assert tt.dp_comm_per_step_s(1e9, 5e8, 0, _ring(8)) == pytest.approx(0.0175)
     # ZeRO-2: reduce-scatter, half of it
-    assert tt.dp_comm_per_step_s(1e9, 5e8, 8, 2, 1e11, 0) == pytest.approx(0.00875)
+    assert tt.dp_comm_per_step_s(1e9, 5e8, 2, _ring(8)) == pytest.approx(0.00875)
     # ZeRO-3: + two all-gathers of the 5e8 B of weights, each 7/8 · 5e8/1e11 = 0.004375 s
-    assert tt.dp_comm_per_step_s(1e9, 5e8, 8, 3, 1e11, 0) == pytest.approx(0.00875 + 0.00875)
+    assert tt.dp_comm_per_step_s(1e9, 5e8, 3, _ring(8)) == pytest.approx(0.00875 + 0.00875)
     # TP: 4 all-reduces per layer of t·d·a = 1024·4096·2 B over 2 GPUs, 2 layers, α = 0:
     # 8 × 2·1/2 · 8,388,608 / 1e11 = 0.00067108864 s
-    assert tt.tp_comm_per_microbatch_s(1024, 4096, 2, 2, 2, 1e11, 0) == pytest.approx(
+    assert tt.tp_comm_per_microbatch_s(1024, 4096, 2, 2, _ring(2)) == pytest.approx(
         8 * 8_388_608 / 1e11
     )
 
@@ -354,6 +360,6 @@ def test_state_and_total_figures_are_their_own_arithmetic(kw):
 def test_ep_comm():
     # 4 all-to-alls per MoE layer of k·t·d·a = 2·1024·4096·2 = 16,777,216 B over 8 GPUs,
     # α = 0: 4 × 3 layers × 7/8 × 16,777,216 / 1e11 s
-    assert tt.ep_comm_per_microbatch_s(1024, 4096, 2, 2, 3, 8, 1e11, 0) == pytest.approx(
+    assert tt.ep_comm_per_microbatch_s(1024, 4096, 2, 2, 3, _ring(8)) == pytest.approx(
         12 * 7 / 8 * 16_777_216 / 1e11
     )

@@ -79,8 +79,9 @@ TRAIN = (
         "e.g. 2GiB.",
     ),
     Option(
-        "network_bandwidth", str, "50GB",
-        "Inter-node bandwidth per GPU per direction for DP and PP traffic, e.g. 50GB (per "
-        "second).",
+        "network_bandwidth", str | None, None,
+        "Scale-out network bandwidth per GPU per direction, e.g. 50GB (per second), for the "
+        "collectives whose ranks span more than one NVLink/xGMI domain (default: the "
+        "profile's scale-out network, else 50GB).",
     ),
 )  # fmt: skip

@@ -46,3 +46,8 @@ def parse_bytes(text: str | int | float, flag: str) -> int:
     if not 0 <= value <= 1e16:
         raise InvalidInputError(f"{flag} must be between 0 and 10 PB, got {text!r}")
     return round(value)
+
+
+def parse_bytes_or_none(text: str | int | float | None, flag: str) -> int | None:
+    """``parse_bytes`` of ``text``, or None where the option was not given."""
+    return None if text is None else parse_bytes(text, flag)

@@ -346,10 +346,10 @@ hardware_flops_per_token | FLOP | whole model | train | FLOPs the GPUs execute p
 tokens_per_step | tokens | per deployment | train | training tokens of one optimizer step: global_batch × ctx
 microbatch_s | s | per GPU | train | forward + backward of one micro-batch on one pipeline stage: compute + TP, EP and PP communication
 bubble_fraction | fraction | per deployment | train | share of a pipelined step spent idle: (pp − 1) / (virtual stages × microbatches + pp − 1)
-tp_comm_per_microbatch_s | s | per GPU | train | tensor-parallel all-reduces of one micro-batch on one stage (interconnect)
+tp_comm_per_microbatch_s | s | per GPU | train | tensor-parallel all-reduces of one micro-batch on one stage (on the link the TP group crosses)
 ep_comm_per_microbatch_s | s | per GPU | train | expert-parallel all-to-alls of one micro-batch on one stage (0 without ep or MoE)
-pp_comm_per_microbatch_s | s | per GPU | train | activations and their gradients across one stage boundary for one micro-batch (network; 0 when pp = 1)
-dp_comm_per_step_s | s | per GPU | train | gradient synchronisation of one step over the data-parallel ranks (ZeRO-3: + weight all-gathers; network)
+pp_comm_per_microbatch_s | s | per GPU | train | activations and their gradients across one stage boundary for one micro-batch (the scale-up link while the pipeline stays in one domain, else the network; 0 when pp = 1)
+dp_comm_per_step_s | s | per GPU | train | gradient synchronisation of one step over the data-parallel ranks (ZeRO-3: + weight all-gathers; the scale-up link while the group stays in one domain, else the network)
 dp_comm_exposed_s | s | per GPU | train | the part of dp_comm_per_step_s the backward does not hide: max(0, dp_comm_per_step_s − ⅔ × one micro-batch's compute)
 step_s | s | per deployment | train | one optimizer step: (microbatches + (pp − 1) / virtual stages) × microbatch_s + dp_comm_exposed_s
 mfu | fraction | per deployment | train | model-FLOPs utilisation of the step: model_flops_per_token × tokens_per_step / (gpus × peak FLOP/s × step_s)

@@ -14,7 +14,9 @@ FINETUNE = ("full", "lora", "qlora")
 LORA_TARGETS = ("all", "qv")
 SCHEDULES = ("1f1b", "interleaved")
 MAX_TOKENS = 1e16
-NETWORK_BYTES_PER_S = 50e9  # one 400 Gb/s NIC per GPU (DGX H100: 8 × ConnectX-7 400G)
+# the network's rate where neither --network-bandwidth nor the profile's scale_out gives one:
+# one 400 Gb/s NIC per GPU (DGX H100: 8 × ConnectX-7 400G)
+NETWORK_BYTES_PER_S = 50e9
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -49,7 +51,9 @@ class TrainSetup:
     # TCO); None: the profile's price on the default basis, or ``usd_per_hour``
     pricing: object = None
     overhead_bytes: int = 2**29
-    network_bytes_per_s: float = NETWORK_BYTES_PER_S
+    # the scale-out network's rate per GPU per direction [bytes/s]; None: the profile's
+    # scale_out rate, else NETWORK_BYTES_PER_S (calc.training.links)
+    network_bytes_per_s: float | None = None
 
     @property
     def gpus(self) -> int:
@@ -132,5 +136,5 @@ def _check_run(s: TrainSetup) -> None:
         raise InvalidInputError(f"--mfu must be a fraction in (0, 1], got {s.mfu!r}")
     if s.usd_per_hour is not None and not 0 < s.usd_per_hour <= 10_000:
         raise InvalidInputError(f"--usd-per-hour must be in (0, 10000], got {s.usd_per_hour!r}")
-    if not 0 < s.network_bytes_per_s <= 1e14:
+    if s.network_bytes_per_s is not None and not 0 < s.network_bytes_per_s <= 1e14:
         raise InvalidInputError("--network-bandwidth must be in (0, 100 TB/s]")

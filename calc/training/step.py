@@ -13,7 +13,8 @@ from calc.output.derivation import Figure, figure, figures
 from calc.training import flops as tf
 from calc.training import memory as tm
 from calc.training import time as tt
-from calc.training.setup import TrainSetup
+from calc.training.links import GroupLink, StepLinks, network_bytes_per_s, step_links
+from calc.training.setup import NETWORK_BYTES_PER_S, TrainSetup
 
 
 @dataclass(frozen=True)
@@ -127,17 +128,16 @@ def step_time(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup, f: Flops, *,
         tt.compute_time_s(mm_tok * per_gpu_step, peak_mm, mm_frac)
         + tt.compute_time_s((f.hardware - mm_tok) * per_gpu_step, peak_attn, mm_frac)
     ) / m
-    tp_mb, ep_mb, pp_mb = _comm_per_microbatch(cfg, hw, s, act, lps)
+    links = step_links(hw, s, network_bytes_per_s(hw, s.network_bytes_per_s, NETWORK_BYTES_PER_S))
+    tp_mb, ep_mb, pp_mb = _comm_per_microbatch(cfg, s, act, lps, links)
     mb_s = compute_mb + tp_mb + ep_mb + pp_mb
     grad_msg = (
         states.params_gpu * rcp.grad_bytes
         if s.finetune == "full"
         else states.adapter_gpu * tm.ADAPTER_WEIGHT_BYTES[s.adapter_dtype]
     )
-    dp_s = tt.dp_comm_per_step_s(
-        grad_msg, states.params_gpu * states.weight_bytes, states.dp_dense, s.zero,
-        s.network_bytes_per_s, hw.interconnect_latency_s,
-    )  # fmt: skip
+    weight_msg = states.params_gpu * states.weight_bytes
+    dp_s = tt.dp_comm_per_step_s(grad_msg, weight_msg, s.zero, links.dp)
     dp_exposed = max(0.0, dp_s - compute_mb * 2 / 3)
     step_s = tt.pipeline_step_s(mb_s, s.pp, m, s.virtual_stages) + dp_exposed
     step = Step(
@@ -145,27 +145,39 @@ def step_time(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup, f: Flops, *,
         tt.bubble_fraction(s.pp, m, s.virtual_stages), dp_s, dp_exposed, step_s, peak_mm,
         tt.mfu(f.model * tokens_step, s.gpus, peak_mm, step_s),
     )  # fmt: skip
+    step.figures.append(_dp_figure(s.zero, links.dp, grad_msg, weight_msg, dp_s))
     step.figures.extend(_step_figures(s, f, step))
     return step
 
 
-def _comm_per_microbatch(cfg: ModelConfig, hw: HardwareProfile, s: TrainSetup, act, lps: int):
-    """(tensor-, expert-, pipeline-parallel communication) of one micro-batch [s]."""
-    bw, lat = hw.interconnect_bandwidth_bytes_per_s, hw.interconnect_latency_s
+def _comm_per_microbatch(cfg: ModelConfig, s: TrainSetup, act, lps: int, links: StepLinks):
+    """(tensor-, expert-, pipeline-parallel communication) of one micro-batch [s], each on
+    its group's link."""
     tokens_mb, act_b = act.tokens_mb, act.act_bytes
     tp_mb = tt.tp_comm_per_microbatch_s(
-        tokens_mb, cfg.d_model, act_b, lps, s.tp, bw, lat, s.recompute == "full"
+        tokens_mb, cfg.d_model, act_b, lps, links.tp, s.recompute == "full"
     )
     ep_mb = 0.0
     if s.ep > 1 and cfg.moe is not None:
         ep_mb = tt.ep_comm_per_microbatch_s(
             tokens_mb, cfg.d_model, act_b, cfg.moe.experts_per_token,
-            min(lps, cfg.n_moe_layers), s.ep, bw, lat,
+            min(lps, cfg.n_moe_layers), links.ep,
         )  # fmt: skip
-    pp_mb = tt.pp_comm_per_microbatch_s(
-        tokens_mb, cfg.d_model, act_b, s.pp, s.network_bytes_per_s, lat
-    )
+    pp_mb = tt.pp_comm_per_microbatch_s(tokens_mb, cfg.d_model, act_b, s.pp, links.pp)
     return tp_mb, ep_mb, pp_mb
+
+
+def _dp_figure(zero: int, link: GroupLink, grad_bytes, weight_bytes, dp_s) -> Figure:
+    """The data-parallel traffic of one step with its collectives, the group and its link."""
+    if zero < 2:
+        formula = "all-reduce({grads}) over {n} ranks on the {link}"
+    elif zero == 2:
+        formula = "reduce-scatter({grads}) over {n} ranks on the {link}"
+    else:
+        formula = ("reduce-scatter({grads}) + 2 × all-gather({weights}) over {n} ranks on the "
+                   "{link}")  # fmt: skip
+    return figure("dp_comm_per_step_s", dp_s, "s", formula, grads=grad_bytes,
+                  weights=weight_bytes, n=link.n, link=link.where)  # fmt: skip
 
 
 def _step_figures(s: TrainSetup, f: Flops, st: Step) -> list[Figure]:

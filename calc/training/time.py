@@ -22,11 +22,12 @@ Communication per micro-batch (t tokens, d_model, a bytes per activation):
 
 Only the matmuls, attention and these collectives are charged; element-wise kernels (norms,
 dropout, activations), the optimizer step and framework overhead are not, so the compute
-model is optimistic (45-53 % fast against Megatron-LM's own CI runs on H100,
+model is optimistic (42-53 % fast against Megatron-LM's own CI runs on H100,
 docs/validation-training.md); a stated MFU times a budget more safely.
 
-TP runs over the profile's interconnect (NVLink inside a node); DP and PP cross nodes at the
-network rate given (default 50 GB/s per GPU: one 400 Gb/s NIC per GPU, as in a DGX H100).
+Each collective runs on the link its group crosses (calc.training.links): the scale-up link
+(NVLink/NVSwitch, xGMI) while the group's ranks sit in one scale-up domain, at the profile's
+measured NCCL curves where it has them, the scale-out network beyond it.
 
 References: [1] Narayanan et al. 2021, "Efficient Large-Scale Language Model Training on GPU
 Clusters Using Megatron-LM", §2.2.1-2.2.2. [2] Korthikanti et al. 2022, §4.2.2.
@@ -34,8 +35,6 @@ Clusters Using Megatron-LM", §2.2.1-2.2.2. [2] Korthikanti et al. 2022, §4.2.2
 """
 
 from __future__ import annotations
-
-from calc.deploy.parallel import all_to_all_time_s, p2p_time_s, ring_allreduce_time_s
 
 
 def bubble_fraction(pp, microbatches, virtual_stages=1):
@@ -54,39 +53,37 @@ def compute_time_s(flops, peak_flops_per_s, fraction):
     return flops / (peak_flops_per_s * fraction)
 
 
-def tp_comm_per_microbatch_s(tokens, d_model, act_bytes, layers, tp, bandwidth, latency,
-                             recompute_full=False):  # fmt: skip
+def tp_comm_per_microbatch_s(tokens, d_model, act_bytes, layers, link, recompute_full=False):
     """TP all-reduces of one micro-batch on one stage: (4, or 6 with full recomputation)
-    × layers ring all-reduces of t·d·a over tp GPUs [s]."""
+    × layers all-reduces of t·d·a over the TP group's ``link`` (calc.training.links) [s]."""
     n = (6 if recompute_full else 4) * layers
-    return n * ring_allreduce_time_s(tokens * d_model * act_bytes, tp, bandwidth, latency)
+    return n * link.allreduce_s(tokens * d_model * act_bytes)
 
 
-def ep_comm_per_microbatch_s(tokens, d_model, act_bytes, experts_per_token, moe_layers, ep,
-                             bandwidth, latency):  # fmt: skip
+def ep_comm_per_microbatch_s(tokens, d_model, act_bytes, experts_per_token, moe_layers, link):
     """EP all-to-alls of one micro-batch on one stage: 4 × moe_layers all-to-alls of the
-    k·t·d·a bytes of routed token copies over ep GPUs [s]."""
+    k·t·d·a bytes of routed token copies over the EP group's ``link`` [s]."""
     message = experts_per_token * tokens * d_model * act_bytes
-    return 4 * moe_layers * all_to_all_time_s(message, ep, bandwidth, latency)
+    return 4 * moe_layers * link.all_to_all_s(message)
 
 
-def pp_comm_per_microbatch_s(tokens, d_model, act_bytes, pp, bandwidth, latency):
-    """Activations forward and their gradients back across one stage boundary [s]
-    (zero without pipelining)."""
+def pp_comm_per_microbatch_s(tokens, d_model, act_bytes, pp, link):
+    """Activations forward and their gradients back across one stage boundary on the
+    pipeline's ``link`` [s] (zero without pipelining)."""
     if pp == 1:
         return 0.0
-    return 2 * p2p_time_s(tokens * d_model * act_bytes, bandwidth, latency)
+    return 2 * link.send_s(tokens * d_model * act_bytes)
 
 
-def dp_comm_per_step_s(grad_bytes, weight_bytes, dp, zero_stage, bandwidth, latency):
-    """Gradient synchronisation of one step over dp ranks [s]: a ring all-reduce of the
-    gradients (ZeRO-2/3: a reduce-scatter, half the all-reduce); ZeRO-3 adds two all-gathers
-    of the weights (forward and backward), each half an all-reduce's time."""
-    allreduce = ring_allreduce_time_s(grad_bytes, dp, bandwidth, latency)
+def dp_comm_per_step_s(grad_bytes, weight_bytes, zero_stage, link):
+    """Gradient synchronisation of one step over the data-parallel group's ``link`` [s]: an
+    all-reduce of the gradients (ZeRO-2/3: a reduce-scatter); ZeRO-3 adds two all-gathers of
+    the weights (forward and backward). On a ring a reduce-scatter or an all-gather is half
+    an all-reduce: (n − 1)/n · M / B + (n − 1) · α."""
     if zero_stage < 2:
-        return allreduce
-    gather = ring_allreduce_time_s(weight_bytes, dp, bandwidth, latency) / 2
-    return allreduce / 2 + (2 * gather if zero_stage == 3 else 0)
+        return link.allreduce_s(grad_bytes)
+    out = link.reduce_scatter_s(grad_bytes)
+    return out + (2 * link.all_gather_s(weight_bytes) if zero_stage == 3 else 0)
 
 
 def time_at_mfu_s(model_flops, gpus, peak_flops_per_s, mfu):
