@@ -125,6 +125,23 @@ blocks):
 - **TensorRT-LLM** `Allocated X GiB for max tokens in paged KV cache (N)`: the pool itself,
   N = blocksInPrimaryPool × tokensPerBlock (`kvCacheManager.cpp`).
 
+The byte terms compared are the ledger's own (`memory`, `capacity`, `cost`, `latency` print
+them as rows from `usable_memory_bytes` down to `kv_budget_bytes`, which sum to the budget to
+the byte; each engine's `PoolPrediction.fraction_reserve_bytes` is its fraction's share, and a
+test holds the ledger's `memory_fraction_reserve_bytes` within 5 B of it for every release,
+tests/test_ledger_terms.py). `weights` is the ledger's `weights_bytes_per_gpu` +
+`rope_table_bytes`: vLLM's `Model loading took` and SGLang's `Load weight end` are measured
+after the model, RoPE table included, is built. `cuda_graphs` is the estimate the release
+computes: the ledger's `cuda_graph_bytes` from vLLM 0.20 (`VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS`
+defaults to 1 and `determine_available_memory` subtracts `cudagraph_memory_estimate_applied`);
+on 0.18 and 0.19, which run `profile_cudagraph_memory` and print `Estimated CUDA graph memory`
+but leave it out of the budget (the flag defaults to 0; read in the 0.18.0 and 0.19.1
+wheels), the printed estimate is compared with kvcalc's while the ledger's row stays 0
+(`cudagraph_profiled`; graphrow round, 2026-12-03: it compared 0 with the printed 2.35 GiB,
+−100%, on the excerpt vllm-a100-40g-qwen3-8b-0.19.1; now −85% read as an H100, the excerpt
+naming no GPU, −95% with `-H a100-80g`: kvcalc's 0.35 and 0.12 GiB, the A100 estimate the
+source does not explain, bench/validation_sources.py; the weights row −0.09% -> −0.02%).
+
 Under attention DP, SGLang's `max_running_requests` (ServerArgs, `--max-running-requests`) is the
 server's total: from 0.4.2 each attention-DP rank takes max(1, it // dp_size), which `kvcalc
 log` applies to give kvcalc's per-rank limit (`Engine.rank_running_requests`); 0.5.22+'s

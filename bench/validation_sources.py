@@ -3346,6 +3346,21 @@ LOOKED_AT = (
      "across nodes, H100 SXM with NVLink and NDR InfiniBand 400-450 GB/s (the order of 8 NICs "
      "× 50 GB/s, not one NIC's 50 GB/s); a sanity check of the min(scale-up, g × NIC) rate, "
      "not fitted"),
+    ("vllm 0.18.0 and 0.19.1 wheels (PyPI): v1/worker/gpu_worker.py determine_available_memory "
+     "(profile_cudagraph_memory run unless enforce_eager or ROCm; "
+     "cudagraph_memory_estimate_applied only under VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS, "
+     "envs.py default 0 in 0.19.1; the 'In v0.19, CUDA graph memory profiling will be enabled' "
+     "notice), 0.20.0's (the estimate applied by default); 0.17.0's (no estimate); "
+     "tests/data/engine_logs/excerpts/vllm-a100-40g-qwen3-8b-0.19.1.log (search index file "
+     "57978845466)",
+     "graphrow round (2026-12-03), a new-user audit: the ledger's rows did not sum to "
+     "kv_budget_bytes (the CUDA graph estimate, the RoPE table, SGLang's state pool and the "
+     "memory fraction's reserve had no row); they now do, to the byte. The rule "
+     "cudagraph_profiled (0.18+) lets kvcalc log compare the estimate 0.18 and 0.19 print "
+     "but do not subtract (it compared 0: -100% on the A100 excerpt; now -85% read as an H100, "
+     "the excerpt naming no GPU, and -95% with -H a100-80g, kvcalc's 0.35 and 0.12 GiB against "
+     "2.35 GiB printed: the unexplained A100 estimate noted above). Nothing "
+     "fitted; no figure of docs/validation.md moves"),
 )
 
 

@@ -34,7 +34,7 @@ SIM = ("kvcalc simulate -m llama3-70b -H h100 --tp 4 --prompt lognormal:2048:0.5
 # name -> the commands of one example, in order (a command may pipe into head, grep, ...)
 EXAMPLES: dict[str, list[str]] = {
     "quick-start": [
-        "kvcalc memory --model llama3-70b --ctx 8192 --hardware h100 --gpus 2 | tail -n 15"
+        "kvcalc memory --model llama3-70b --ctx 8192 --hardware h100 --gpus 2 | tail -n 20"
     ],
     "memory": ["kvcalc memory --model llama3.1-70b --ctx 8192 --hardware h100 --gpus 2"],
     "latency": [

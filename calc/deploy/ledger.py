@@ -135,14 +135,26 @@ def gpu_stages(
 @dataclass(frozen=True)
 class LedgerAt:
     """The ledger of the busiest GPU at one operating point: what every command reports under
-    the same names (``fields()``), typed for the reports that compose it."""
+    the same names (``fields()``), typed for the reports that compose it.
 
-    weights_bytes_per_gpu: float
+    Its terms are whole bytes and sum exactly to the budget (``budget_terms``)::
+
+        kv_budget_bytes = usable_memory_bytes − memory_fraction_reserve_bytes
+                          − weights_bytes_per_gpu − rope_table_bytes − activation_peak_bytes
+                          − overhead_bytes − cuda_graph_bytes − state_pool_bytes
+    """
+
+    usable_memory_bytes: int  # the device's memory as torch reports it
+    memory_fraction_reserve_bytes: int  # held back by the engine's memory fraction
+    weights_bytes_per_gpu: int
+    rope_table_bytes: int
+    activation_peak_bytes: int
+    overhead_bytes: int
+    cuda_graph_bytes: int  # the CUDA graph estimate taken from the budget (vLLM 0.20+)
+    state_pool_bytes: int  # a recurrent-state pool set apart before the budget (SGLang)
+    kv_budget_bytes: int
     kv_cache_bytes_per_gpu: float  # this GPU's sequences, unpaged
     ssm_state_bytes_per_gpu: float
-    activation_peak_bytes: float
-    overhead_bytes: float
-    kv_budget_bytes: int
     kv_cache_tokens: int
     max_concurrency: int  # sequences of ctx tokens the deployment holds
     fits: bool
@@ -277,15 +289,35 @@ class PerGpu:
             self.sequences(batch) <= self.max_sequences_per_gpu(ctx)
         )
 
+    def budget_terms(self) -> dict[str, int]:
+        """What the engine takes from the device's memory before its KV budget, in whole bytes
+        (each term rounded), keyed by the ledger's names, from ``usable_memory_bytes`` (first)
+        down to ``kv_budget_bytes`` (last): the first less every other term is the budget,
+        exactly. ``memory_fraction_reserve_bytes`` is what is left once the others are
+        counted: the engine's fraction's share (``PoolPrediction.fraction_reserve_bytes``) plus
+        the flooring of the budget and the rounding of the terms to whole bytes (under a byte
+        each)."""
+        p = self.prediction
+        terms = {
+            "weights_bytes_per_gpu": self.weights_bytes,
+            "rope_table_bytes": getattr(p, "rope_table_bytes", 0.0),
+            "activation_peak_bytes": self.activation_peak_bytes,
+            "overhead_bytes": self.overhead_bytes,
+            "cuda_graph_bytes": getattr(p, "cuda_graph_bytes", 0.0),
+            "state_pool_bytes": getattr(p, "state_pool_bytes", 0.0),
+        }
+        terms = {k: round(v) for k, v in terms.items()}
+        usable = round(self.usable_memory_bytes)
+        reserve = usable - sum(terms.values()) - self.kv_budget_bytes
+        return {"usable_memory_bytes": usable, "memory_fraction_reserve_bytes": reserve,
+                **terms, "kv_budget_bytes": self.kv_budget_bytes}  # fmt: skip
+
     def at(self, ctx: int, batch: int) -> LedgerAt:
         """The ledger at ``batch`` sequences of ``ctx`` tokens."""
         return LedgerAt(
-            weights_bytes_per_gpu=self.weights_bytes,
+            **self.budget_terms(),
             kv_cache_bytes_per_gpu=self.kv_cache_bytes(ctx, batch),
             ssm_state_bytes_per_gpu=self.ssm_state_bytes(batch),
-            activation_peak_bytes=self.activation_peak_bytes,
-            overhead_bytes=self.overhead_bytes,
-            kv_budget_bytes=self.kv_budget_bytes,
             kv_cache_tokens=self.kv_cache_tokens,
             max_concurrency=int(self.max_concurrency(ctx)),
             fits=bool(self.fits(ctx, batch)),

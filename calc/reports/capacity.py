@@ -58,6 +58,21 @@ def budget_figure(dep: Deployment, g: PerGpu) -> Figure:
     return Figure("kv_budget_bytes", g.kv_budget_bytes, "bytes", "the engine's budget")
 
 
+def reserve_figure(g: PerGpu) -> Figure:
+    """What the engine's memory fraction holds back: usable memory less the ledger's other
+    terms and the budget (``PerGpu.budget_terms``)."""
+    t = g.budget_terms()
+    return figure(
+        "memory_fraction_reserve_bytes", t["memory_fraction_reserve_bytes"], "bytes",
+        "{usable} − {weights} − {rope_table} − {activation} − {non_torch} − {cuda_graphs} − "
+        "{state_pool} − {budget} (the fraction's share, with the budget's floor)",
+        usable=t["usable_memory_bytes"], weights=t["weights_bytes_per_gpu"],
+        rope_table=t["rope_table_bytes"], activation=t["activation_peak_bytes"],
+        non_torch=t["overhead_bytes"], cuda_graphs=t["cuda_graph_bytes"],
+        state_pool=t["state_pool_bytes"], budget=t["kv_budget_bytes"],
+    )  # fmt: skip
+
+
 def pool_figure(g: PerGpu) -> Figure:
     """The pool in tokens as the engine pages it (its derivation, ``calc.deploy.engines``)."""
     from dataclasses import replace
@@ -299,11 +314,8 @@ def _capacity_fields(dep: Deployment, work: Workload, max_model_len: int) -> dic
         "engine_version": dep.engine_config.version,
         "mem_util": g.mem_util,
         "memory_bytes": g.memory_bytes,
-        "usable_memory_bytes": whole(g.usable_memory_bytes),
-        "weights_bytes_per_gpu": shared["weights_bytes_per_gpu"],
-        "activation_peak_bytes": shared["activation_peak_bytes"],
-        "overhead_bytes": shared["overhead_bytes"],
-        "kv_budget_bytes": g.kv_budget_bytes,
+        # the ledger's terms, usable memory down to the budget (they sum to it exactly)
+        **g.budget_terms(),
         "kv_bytes_per_token_per_gpu": per_token,
         "kv_block_bytes": whole(g.kv_block_bytes),
         "kv_cache_blocks": g.kv_cache_blocks,
@@ -334,6 +346,7 @@ def _capacity_figures(dep: Deployment, work: Workload, f: dict) -> list[Figure]:
     return [
         weights_figure(dep, g),
         activation_figure(dep, g),
+        reserve_figure(g),
         budget_figure(dep, g),
         figure(
             "kv_bytes_per_token_per_gpu",

@@ -37,7 +37,6 @@ from calc.output.result import Report
 from calc.reports.calibration_mark import is_calibrated
 
 SECONDS_PER_HOUR = 3600
-_RESERVE = ("activation_peak_bytes", "overhead_bytes")  # capacity's keys, not cost's
 TARGET_KEYS = (
     "target_tpot_s",
     "target_output_tokens_per_s_per_gpu",
@@ -220,7 +219,7 @@ def cost_report(
         "price_basis": choice.basis,
         "price_kind": choice.kind,
         "price_source": choice.source,
-        **{k: v for k, v in at_work.fields().items() if k not in _RESERVE},
+        **at_work.fields(),  # the whole ledger: its terms sum to kv_budget_bytes
         **at,
     }
     if not at_work.fits:  # a deployment that does not fit has no price (as in sweep)

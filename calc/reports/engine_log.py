@@ -39,6 +39,15 @@ def _row(term: str, unit: str, predicted, printed) -> dict:
     return {"term": term, "unit": unit, "predicted": predicted, "printed": printed, "error": error}
 
 
+def graph_estimate(p) -> float:
+    """The CUDA graph estimate the release computes, as its log prints it ('Estimated CUDA
+    graph memory') [bytes]: the ledger's ``cuda_graph_bytes`` where the release takes it from
+    the budget (vLLM 0.20+), the estimate it leaves in the slack where it only prints it (vLLM
+    0.18, 0.19), else ``cuda_graph_bytes`` (0: none computed)."""
+    estimate = p.cuda_graph_estimate_bytes
+    return p.cuda_graph_bytes if estimate is None else estimate
+
+
 def log_report(built: LogDeployment) -> LogReport:
     """Each term of ``built``'s start-up (its ledger's prediction) beside the log's figure."""
     dep, facts = built.deployment, built.facts
@@ -53,10 +62,12 @@ def log_report(built: LogDeployment) -> LogReport:
     kv_printed = g(kv_term)
     rows = [
         _row("usable_memory", "bytes", p.usable_memory_bytes, g("total_memory_bytes")),
-        _row("weights", "bytes", p.weights_bytes, g("weights_bytes")),
+        # the load the log prints holds the RoPE table (vLLM's 'Model loading took', SGLang's
+        # 'Load weight end'): the ledger's weights_bytes_per_gpu + rope_table_bytes
+        _row("weights", "bytes", p.weights_bytes + p.rope_table_bytes, g("weights_bytes")),
         _row("activation", "bytes", p.activation_bytes, g("activation_bytes")),
         _row("non_torch", "bytes", p.non_torch_bytes, g("non_torch_bytes")),
-        _row("cuda_graphs", "bytes", p.cuda_graph_bytes, g("cuda_graph_bytes")),
+        _row("cuda_graphs", "bytes", graph_estimate(p), g("cuda_graph_bytes")),
         _row("kv_cache", "bytes", kv_pred, kv_printed),
         _row("blocks", "blocks", p.num_blocks, g("blocks")),
         _row("tokens", "tokens", p.printed_tokens, g("tokens")),

@@ -462,6 +462,7 @@ def _ledger(dep: Deployment, work: Workload, fields: dict, warnings: list[str]) 
         budget_figure,
         concurrency_figure,
         does_not_fit,
+        reserve_figure,
         weights_figure,
     )
 
@@ -500,6 +501,7 @@ def _ledger(dep: Deployment, work: Workload, fields: dict, warnings: list[str]) 
         ),
         weights_figure(dep, g),
         activation_figure(dep, g),
+        reserve_figure(g),
         budget_figure(dep, g),
         concurrency_figure(work, g),
         figure(

@@ -115,6 +115,15 @@ class PoolPrediction:
     # budget, or there is none)
     state_slots: int | None = None
     max_running_requests: int | None = None
+    # what the engine sets apart from the budget for that state pool [bytes] (0: none)
+    state_pool_bytes: float = 0.0
+    # what the engine's memory fraction holds back from the budget, by its own formula [bytes]
+    # (vLLM usable × (1 − f); SGLang (usable − non-torch) × (1 − f); TensorRT-LLM the free
+    # memory × (1 − f)): the budget is usable − this − every other term above
+    fraction_reserve_bytes: float = 0.0
+    # the CUDA graph estimate the release computes and prints at start-up, whether or not it
+    # takes it from the budget (vLLM 0.18-0.19 print it and leave it; None: none computed)
+    cuda_graph_estimate_bytes: float | None = None
 
     @property
     def printed_tokens(self) -> int:
@@ -220,7 +229,8 @@ def pool_prediction(
     *, sources: dict, warnings: list | None = None, figures: list | None = None,
     paging: Paging | None = None, rope_table_bytes: float = 0.0,
     printed_tokens: int | None = None, state_slots: int | None = None,
-    max_running_requests: int | None = None,
+    max_running_requests: int | None = None, state_pool_bytes: float = 0.0,
+    fraction_reserve_bytes: float = 0.0, cuda_graph_estimate_bytes: float | None = None,
 ) -> PoolPrediction:  # fmt: skip
     """One engine's ``PoolPrediction`` from its start-up terms and its blocks (the one place
     every engine's prediction is put together)."""
@@ -229,7 +239,9 @@ def pool_prediction(
         **terms._asdict(), **blocks._asdict(), sources=sources, warnings=warnings or [],
         figures=figures or [], paging=paging, rope_table_bytes=rope_table_bytes,
         engine_printed_tokens=printed_tokens, state_slots=state_slots,
-        max_running_requests=max_running_requests,
+        max_running_requests=max_running_requests, state_pool_bytes=state_pool_bytes,
+        fraction_reserve_bytes=fraction_reserve_bytes,
+        cuda_graph_estimate_bytes=cuda_graph_estimate_bytes,
     )  # fmt: skip
 
 

@@ -256,6 +256,8 @@ def predict(dep: Deployment, rules: SglangRules, config: EngineConfig, **measure
                            rope_table_bytes=rope,
                            state_slots=state.slots if state is not None else None,
                            max_running_requests=state.running_cap if state is not None else None,
+                           state_pool_bytes=state.pool_bytes if state is not None else 0.0,
+                           fraction_reserve_bytes=(usable - non_torch) * (1 - fraction),
                            )  # fmt: skip
 
 

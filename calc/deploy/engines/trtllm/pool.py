@@ -113,4 +113,5 @@ def predict(dep: Deployment, rules: TrtllmRules, config: EngineConfig, **measure
     pool = PoolBlocks(block, block * shape.bytes_per_token_per_layer, tokens // block, tokens,
                       tokens / (cdiv(max_model_len, block) * block), max_model_len)  # fmt: skip
     return pool_prediction("trtllm", config.version, shape.bytes_per_token, terms, pool,
-                           sources=SOURCES, figures=figures)  # fmt: skip
+                           sources=SOURCES, figures=figures,
+                           fraction_reserve_bytes=free * (1 - fraction))  # fmt: skip

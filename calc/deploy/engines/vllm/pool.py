@@ -379,9 +379,10 @@ def flashinfer_workspace_bytes(dep: Deployment, rules: VllmRules, config: Engine
 
 
 def _cuda_graphs(dep: Deployment, rules: VllmRules, config: EngineConfig, measured: dict):
-    """The CUDA graph estimate taken from the budget (0.20+) [bytes] and its derivation."""
-    if not (rules.cudagraph_estimate and config.cuda_graphs):
-        return 0.0, None
+    """The CUDA graph estimate the release computes (0.18+; taken from the budget 0.20+)
+    [bytes] and its derivation; (None, None) where it computes none (before 0.18, eager)."""
+    if not ((rules.cudagraph_estimate or rules.cudagraph_profiled) and config.cuda_graphs):
+        return None, None
     if measured.get("cuda_graph_bytes") is not None:
         return measured["cuda_graph_bytes"], None
     if not rules.v2_cudagraph_estimate and v2_model_runner(dep, rules):
@@ -485,7 +486,12 @@ def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured)
         non_torch = non_torch_bytes(rules, tp, pp, dep.sharding.dp_attn, hw)
         non_torch += penalties_state_bytes(dep, rules, config)
         non_torch += graph_capture_residue_bytes(dep, rules, config)
-    graphs, graph_figure = _cuda_graphs(dep, rules, config, measured)
+    estimate, graph_figure = _cuda_graphs(dep, rules, config, measured)
+    graphs = 0.0
+    if rules.cudagraph_estimate and estimate is not None:
+        graphs = estimate
+    else:  # printed and left in the slack (0.18, 0.19): not a budget term
+        graph_figure = None
     block_size = _block_size(dep, rules, config, shape)
     page = vm.page_size_bytes(block_size, shape.bytes_per_token_per_layer)
     fraction = config.memory_fraction or rules.gpu_memory_utilization
@@ -514,7 +520,8 @@ def predict(dep: Deployment, rules: VllmRules, config: EngineConfig, **measured)
     pool = PoolBlocks(block_size, page, blocks, tokens, concurrency, max_model_len)
     p = pool_prediction("vllm", config.version, shape.bytes_per_token, terms, pool,
                         sources=SOURCES, paging=paging, rope_table_bytes=rope,
-                        printed_tokens=printed)  # fmt: skip
+                        printed_tokens=printed, cuda_graph_estimate_bytes=estimate,
+                        fraction_reserve_bytes=usable * (1 - fraction))  # fmt: skip
     figures = [f for f in (act_figure, graph_figure) if f is not None]
     p.figures.extend(figures + _pool_figures(p, shape, per_request))
     return p

@@ -163,6 +163,10 @@ class VllmRules:
     # (gpu_worker.py determine_available_memory: 0.18.0-0.26.x, V1 runner, graphs on), counted
     # in the non-torch increase at TP 1 (pool.graph_capture_residue_bytes) [bytes]
     graph_capture_residue_bytes: float = 0.0
+    # whether determine_available_memory runs profile_cudagraph_memory and prints its
+    # "Estimated CUDA graph memory" line (0.18+), taken from the budget only where
+    # ``cudagraph_estimate`` (0.20+): 0.18 and 0.19 print the estimate and leave it in the slack
+    cudagraph_profiled: bool = False
 
 
 def runs_v2_model_runner(rules: VllmRules, architecture: str | None, moe: bool, hybrid: bool,
@@ -390,6 +394,7 @@ CHANGES = (
             "mla_block_rule": "preferred",
             "graph_capture_residue_bytes": round(0.25 * GIB) - round(0.13 * GIB),
             "mm_prefix_lm_types": ("bagel", "gemma3", "molmo2", "paligemma"),
+            "cudagraph_profiled": True,
         },
         "v1/core/kv_cache_utils.py (max_num_layers < min_num_layers * 1.5); "
         "vllm/platforms/interface.py update_block_size_for_backend and "
@@ -404,7 +409,10 @@ CHANGES = (
         "capture, which 0.18.0 added inside memory_profiling (v1/worker/gpu_worker.py "
         "determine_available_memory; none in 0.17.0), skipped with enforce_eager and by the V2 "
         "runner's profile_cudagraph_memory (returns 0 to 0.28): graph_capture_residue_bytes "
-        "(issue 21, memlogs round)",
+        "(issue 21, memlogs round); the same function logs 'Estimated CUDA graph memory' and "
+        "0.18.0 and 0.19.1 subtract it only under VLLM_MEMORY_PROFILER_ESTIMATE_CUDAGRAPHS=1 "
+        "(envs.py default 0; cudagraph_memory_estimate_applied, read in both wheels): "
+        "cudagraph_profiled (graphrow round)",
     ),
     Change(
         "0.19.0",
