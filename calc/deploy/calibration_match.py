@@ -98,8 +98,4 @@ def models_note(path: Path | str | None, settings, cfgs, weight_dtype: str | Non
 
 def calibration_note(path: Path | str | None, dep: Deployment) -> str | None:
     """``mismatch`` of the calibration file at ``path`` (None: no file) and ``dep``."""
-    if path is None:
-        return None
-    from calc.data.calibration import load_calibration
-
-    return mismatch(load_calibration(path), path, recorded(dep))
+    return grid_note(path, [recorded(dep)])
