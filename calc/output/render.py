@@ -256,31 +256,32 @@ def check_table_output(path: Path) -> None:
         )
 
 
+def _refuse_suffix(path: Path | str | None, flag: str, refused: tuple[str, ...], writes: str,
+                   rename: str) -> None:  # fmt: skip
+    """Refuse a ``flag`` file whose suffix is in ``refused``: ``flag`` writes ``writes``, so the
+    name must say so (``rename``)."""
+    if path is None or str(path) == "-":
+        return
+    suffix = Path(path).suffix.lower()
+    if suffix in refused:
+        raise InvalidInputError(
+            f"{flag} {path}: a {suffix} name, but {flag} writes {writes}; name the file {rename}"
+        )
+
+
 def check_yaml_output(path: Path | str | None, flag: str) -> None:
     """Refuse to write YAML under a name kvcalc would read back as something else: a .json
     file is read by the JSON rules (``import-hf -o m.json`` wrote YAML that ``--model m.json``
     then refused as malformed JSON), and CSV, Parquet, pictures and pages are not YAML."""
-    if path is None or str(path) == "-":
-        return
-    suffix = Path(path).suffix.lower()
-    if suffix in (".json", ".jsonl", ".csv", ".tsv", ".parquet", ".png", ".svg", ".html"):
-        raise InvalidInputError(
-            f"{flag} {path}: a {suffix} name, but {flag} writes YAML (kvcalc reads a .json file "
-            "as JSON); name the file .yaml"
-        )
+    _refuse_suffix(path, flag, (".json", ".jsonl", ".csv", ".tsv", ".parquet", ".png", ".svg",
+                                ".html"), "YAML (kvcalc reads a .json file as JSON)", ".yaml")
 
 
 def check_jsonl_output(path: Path | None, flag: str) -> None:
     """Refuse to write JSON Lines under a name that promises CSV, Parquet, a picture or a page
     (``simulate --per-request pr.csv`` wrote JSON Lines into pr.csv)."""
-    if path is None:
-        return
-    suffix = Path(path).suffix.lower()
-    if suffix in (".csv", ".tsv", ".parquet", ".png", ".svg", ".html", ".xlsx"):
-        raise InvalidInputError(
-            f"{flag} {path}: a {suffix} name, but {flag} writes JSON Lines (one JSON object a "
-            "line); name the file .jsonl"
-        )
+    _refuse_suffix(path, flag, (".csv", ".tsv", ".parquet", ".png", ".svg", ".html", ".xlsx"),
+                   "JSON Lines (one JSON object a line)", ".jsonl")
 
 
 def emit(
