@@ -337,10 +337,69 @@ LIMITS = """## Not modelled yet
   0.19.0 H100 log whatever its graphs (0.24-0.26 GiB for estimates of 0.61-1.39 GiB); none
   under --enforce-eager or on the V2 runner (its estimate returns 0 to 0.28). Not modelled:
   the same residue at TP >= 2 (the measured 2.07 GiB holds it, not split from FlashInfer's
-  fusion workspace; so 0.27+ may count 0.12 GiB too much there), ROCm's skip of the capture
-  (`not is_rocm()` in the 0.18.0-0.20.0 wheels read), and the 0.19 GiB more that an A100
-  40GB under driver 535 leaves (vllm0191-a100-40g-qwen3-8b, +1.01%: nothing it prints
-  splits it).
+  fusion workspace; so 0.27+ may count 0.12 GiB too much there), and the 0.19 GiB more that
+  an A100 40GB under driver 535 leaves (vllm0191-a100-40g-qwen3-8b, +1.01%: nothing it prints
+  splits it). ROCm's skip of the capture is modelled since the rocmpool round (below).
+- Issue 21, rocmpool round (2026-12-04): vLLM's start-up memory on AMD GPUs. Read in the
+  0.17.0, 0.18.0, 0.19.0, 0.20.0, 0.20.2, 0.21.0, 0.23.0, 0.26.0, 0.27.0, 0.28.0, 0.29.0,
+  0.30.0, 0.31.0, 0.32.0 and 0.33.0 wheels (`determine_available_memory` also in 0.24.0 and
+  0.25.0): `gpu_worker.py`, `gpu_model_runner.py`, `platforms/rocm.py`, `utils/mem_utils.py`,
+  `config/vllm.py`, `_aiter_ops.py`, `distributed/device_communicators/`, the sampler and the
+  ROCm attention backends. What differs on ROCm, at the release it changed:
+  (1) the CUDA graph profile: `determine_available_memory` runs `profile_cudagraph_memory`
+  only where `not current_platform.is_rocm()` (0.18.0-0.20.2) or `current_platform.is_cuda()`
+  (0.21.0-0.25.0, 'Skip on ROCm/HIP/XPU as graph pool handles and mem_get_info behave
+  differently'); 0.26.0 takes ROCm in (`is_cuda_alike()`, pull 44825), inside the profiling
+  window that release, after it from 0.27.0 as on CUDA. **Modelled** (`cudagraph_profiled_rocm`,
+  `pool.graph_profile_skipped`): on an AMD GPU 0.18.0-0.25.x charge neither the estimate (0.20+)
+  nor the capture's 0.12 GiB residue (0.18+), and `kvcalc log` expects no 'Estimated CUDA graph
+  memory' line; 0.26.0+ as on CUDA, with the H100-measured per-graph constants (no AMD log
+  prints a graph estimate; ROCM_ATTN and TRITON_ATTN capture FULL and PIECEWISE graphs like
+  FlashAttention, `AttentionCGSupport.ALWAYS`, and size no split buffer: ROCm's paged-attention
+  partitions are allocated per call, `max_num_tokens / 256` partitions at the profiling
+  capture, a few hundred KiB). Before -> after (`python bench/rocm_pool.py`, vLLM defaults on
+  one MI300X): Llama 3 8B 0.18/0.19 1,275,312 -> 1,276,288 tokens (+0.08%), 0.20-0.22
+  1,300,800 -> 1,307,744 (+0.53%; 0.23+ runs it on the V2 runner, whose estimate is 0 to
+  0.28); Qwen3-30B-A3B (V1 runner) 0.18/0.19 +0.11%, 0.20-0.25 1,266,960 -> 1,279,120
+  (+0.96%); 0.17.x and 0.26.0+ unchanged. (2) 'Model loading took', the budget's weights
+  term: ROCm's `get_current_memory_usage` is `mem_get_info` total − free to 0.20.2 (0.10.2
+  too; CUDA: torch's allocated peak), so it also holds the caching allocator's freed blocks
+  of the load and anything allocated outside torch meanwhile; from 0.21.0 ROCm takes
+  `max_memory_allocated` after `empty_cache` like CUDA. Not modelled: what the allocator keeps
+  depends on each layer's post-load transients, which kvcalc does not lay out; the one AMD
+  record diagnoses it (below). (3) TP >= 2: the custom all-reduce keeps its 8 MiB buffer
+  (`CUSTOM_ALL_REDUCE_MAX_SIZES` has no gfx key), quick all-reduce allocates nothing under
+  its default `VLLM_ROCM_QUICK_REDUCE_QUANTIZATION=NONE`, symmetric memory and FlashInfer's
+  fusion are CUDA-only (kvcalc already charges the fusion on 9.x/10.x only); the measured
+  0.55 GiB (H100, NCCL and symmetric memory) is kept for RCCL, unsplit. From 0.21.0
+  `enable_allreduce_rms_fusion` turns AITER's fused all-reduce + RMSNorm on at TP > 1 when
+  `VLLM_ROCM_USE_AITER=1`, whose own custom all-reduce (`_ALL_REDUCE_MAX_SIZE` 128 MiB) adds
+  IPC buffers: not modelled, the variable is not a setting kvcalc carries from 0.19 (its
+  "aiter" kernels class is the default there, AITER on or off) and the buffer's layout is in
+  the aiter package, not read. (4) Not differing: `gpu_memory_utilization` and the batch
+  defaults (`get_batch_defaults` has no platform branch: an MI300X is >= 70 GiB and not an
+  A100, 8,192 / 1,024; >= 160 GiB from 0.28.0), the block size (16; 64 only under
+  `VLLM_ROCM_USE_AITER_UNIFIED_ATTENTION` to 0.18), the sampler (`forward_hip` keeps
+  `DISABLE_AITER_SAMPLER` and takes the native path, Triton top-k/top-p as on CUDA).
+  (5) No effect on kvcalc's terms: `ROCM_DEFAULT_MRV1_ARCHITECTURES` (0.29.0-0.31.x: DeepSeek
+  V3.2 and V4 on the V1 runner on ROCm; kvcalc's 0.29+ terms do not depend on the runner) and
+  `maybe_rocm_profiling_fallback` (0.29.0+: only when free memory grew during profiling).
+  Records: no AMD start-up log was in the validation set; the round found one, held out
+  (`rocmpool_split_rule`): vllm-project/recipes pull 273, MiniMax-M2.5 on 2 × MI300X under the
+  vLLM 0.17.1 ROCm wheel with `VLLM_ROCM_USE_AITER=1`, 'KV cache: 497,600 tokens'. kvcalc:
+  521,952, +4.89% before and after (0.17.x has no graph profile on any GPU): 1,522 blocks,
+  2.88 GiB of budget vLLM charges beyond kvcalc's terms. Diagnosed, not fitted: rule (2) puts
+  the load's freed blocks in the weights term. Layer by layer the fp8 experts' e4m3fn ->
+  e4m3fnuz conversion allocates and frees a mask the size of each weight
+  (`normalize_e4m3fn_to_e4m3fnuz`), and AITER's shuffle (`rocm_aiter_ops.shuffle_weights`,
+  `replace_parameter`) swaps in a copy and frees the loaded w13 and w2; with no `empty_cache`
+  before the measurement the allocator keeps from one layer's w13 and w2, 256 × 1,536 × 3,072
+  + 256 × 3,072 × 768 B = 1.69 GiB, to a w13 and two w2, 2.25 GiB, by its best-fit reuse order
+  (the pull's '109 GB' beside kvcalc's 107.18 GiB of weights and table fits the lower end),
+  which would leave +2.0% to +1.1%; the rest (RCCL beyond the 0.55 GiB measured with NCCL, AITER's JIT modules, its
+  fused-MoE workspace in place of Triton's) nothing printed splits. Left: rule (2) and AITER's buffers wait for an AMD log
+  that prints its memory profile; the per-version capacity medians of docs/validation.md are
+  otherwise unmoved.
 - RoPE's cos/sin table is built with the model, so each engine's weight line holds it; kvcalc
   charges it before the pool: positions × rotary width × bytes, once per distinct RoPE
   (`get_rope` caches its instances). vLLM (`rotary_embedding/base.py`, the model dtype): the

@@ -3361,6 +3361,38 @@ LOOKED_AT = (
      "the excerpt naming no GPU, and -95% with -H a100-80g, kvcalc's 0.35 and 0.12 GiB against "
      "2.35 GiB printed: the unexplained A100 estimate noted above). Nothing "
      "fitted; no figure of docs/validation.md moves"),
+    ("vllm 0.17.0, 0.18.0, 0.19.0, 0.20.0, 0.20.2, 0.21.0, 0.23.0, 0.24.0, 0.25.0, 0.26.0, 0.27.0, "
+     "0.28.0, 0.29.0, 0.30.0, 0.31.0, 0.32.0, 0.33.0 wheels (PyPI): v1/worker/gpu_worker.py "
+     "determine_available_memory (profile_cudagraph_memory: not is_rocm() 0.18.0-0.20.2, "
+     "is_cuda() 0.21.0-0.25.0, is_cuda_alike() from 0.26.0, pull 44825; "
+     "maybe_rocm_profiling_fallback 0.29.0+), platforms/rocm.py (get_current_memory_usage: "
+     "mem_get_info total - free to 0.20.2, also in 0.10.2; torch's max_memory_allocated from "
+     "0.21.0; check_and_update_config block size 16, 64 only under "
+     "VLLM_ROCM_USE_AITER_UNIFIED_ATTENTION to 0.18), config/vllm.py (the AITER all-reduce + "
+     "RMSNorm fusion on ROCm at TP > 1 with VLLM_ROCM_USE_AITER, 0.21.0+; "
+     "ROCM_DEFAULT_MRV1_ARCHITECTURES 0.29.0-0.31.0), _aiter_ops.py (_ALL_REDUCE_MAX_SIZE "
+     "128 MiB), distributed/device_communicators (custom all-reduce 8 MiB on ROCm, quick "
+     "all-reduce off under VLLM_ROCM_QUICK_REDUCE_QUANTIZATION=NONE), "
+     "v1/sample/ops/topk_topp_sampler.py (forward_hip: DISABLE_AITER_SAMPLER, the native path), "
+     "v1/attention/backends (ROCM_ATTN and TRITON_ATTN AttentionCGSupport.ALWAYS), "
+     "v1/attention/ops/chunked_prefill_paged_decode.py (partition buffers per call), "
+     "engine/arg_utils.py get_batch_defaults (no platform branch), "
+     "model_executor/layers/quantization/fp8.py and utils/w8a8_utils.py (0.17.0: "
+     "normalize_e4m3fn_to_e4m3fnuz, the AITER MoE weight shuffle)",
+     "issue 21, rocmpool round (2026-12-04): every start-up memory rule that differs on ROCm, "
+     "at its release; modelled: the CUDA graph profile ROCm skips in 0.18.0-0.25.x "
+     "(VllmRules.cudagraph_profiled_rocm: no estimate, no capture residue there); the others "
+     "written up in docs/engines.md and not modelled. Nothing fitted"),
+    ("https://github.com/vllm-project/recipes/pull/273 (2026-03-11) and MiniMax/MiniMax-M2.md "
+     "(vllm-project/recipes, the ROCm TP 2 command it adds)",
+     "issue 21, rocmpool round: held-out record vllm0171-2xmi300x-minimax-m25-tp2 (MiniMax-M2.5, "
+     "2 x MI300X, vLLM 0.17.1 ROCm wheel, 497,600 tokens; kvcalc +4.89%, diagnosed, nothing "
+     "fitted)"),
+    ("https://github.com/vllm-project/vllm/issues/28052 (2025-11-08); "
+     "vllm-project/recipes MiniMax/Minimax-M2_AMD.md; search of the issues and pages corpora "
+     "for ROCm vLLM start-up lines (MI300X, MI325X, MI355X, gfx942)",
+     "issue 21, rocmpool round: looked at, not records (a 0.11.1rc6 Qwen3-VL-8B pool on a "
+     "gfx1151 APU with shared system memory; a recipe without a pool figure)"),
 )
 
 

@@ -813,3 +813,59 @@ def test_vllm_graph_capture_residue_only_where_the_capture_runs_in_the_window():
     assert rules("0.27.0").graph_capture_residue_bytes == 0.0
     assert pool("qwen3-30b-a3b", version="0.26.0").non_torch_bytes == round(0.25 * GIB)
     assert pool("qwen3-30b-a3b", version="0.27.0").non_torch_bytes == round(0.13 * GIB)
+
+
+def test_vllm_rocm_skips_the_graph_profile_from_0_18_to_0_25():
+    # gpu_worker.py determine_available_memory runs profile_cudagraph_memory only where
+    # `not current_platform.is_rocm()` (0.18.0-0.20.x) or `current_platform.is_cuda()`
+    # (0.21.0-0.25.x); 0.26.0 takes ROCm in (`is_cuda_alike()`, vLLM pull 44825). Qwen3-30B-A3B
+    # (MoE) runs the V1 runner through 0.27.0, so on CUDA its estimate and residue apply
+    rules = engine("vllm").rules
+    assert not rules("0.25.0").cudagraph_profiled_rocm and rules("0.26.0").cudagraph_profiled_rocm
+    for version in ("0.18.0", "0.19.0", "0.20.0", "0.25.0"):
+        amd = pool("qwen3-30b-a3b", "mi300x", version=version)
+        # no dummy capture in the profiling window: the TP 1 non-torch figure alone, 0.13 GiB
+        # (an H100 counts 0.13 + 0.12 = 0.25 GiB)
+        assert amd.non_torch_bytes == round(0.13 * GIB), version
+        assert pool("qwen3-30b-a3b", version=version).non_torch_bytes == round(0.25 * GIB)
+        # no 'Estimated CUDA graph memory' printed (0.18, 0.19) or taken from the budget (0.20+)
+        assert amd.cuda_graph_estimate_bytes is None and amd.cuda_graph_bytes == 0.0, version
+    # 0.20.0 on an H100 takes its estimate from the budget
+    assert pool("qwen3-30b-a3b", version="0.20.0").cuda_graph_bytes > 0
+    # 0.26.0: the estimate and its residue (captured inside the window), as on CUDA
+    amd026 = pool("qwen3-30b-a3b", "mi300x", version="0.26.0")
+    assert amd026.non_torch_bytes == round(0.25 * GIB) and amd026.cuda_graph_bytes > 0
+    # 0.27.0: the capture after the window: the estimate, no residue
+    amd027 = pool("qwen3-30b-a3b", "mi300x", version="0.27.0")
+    assert amd027.non_torch_bytes == round(0.13 * GIB) and amd027.cuda_graph_bytes > 0
+    # 0.17.x profiled no graphs on any GPU: the same pool on both sides of the rule
+    assert pool("qwen3-30b-a3b", "mi300x", version="0.17.0").cuda_graph_estimate_bytes is None
+
+
+def test_vllm_pool_on_mi300x_term_by_term_minimax_m25_tp2():
+    # the held-out AMD record vllm0171-2xmi300x-minimax-m25-tp2 (vllm-project/recipes pull 273:
+    # MiniMax-M2.5 on 2 x MI300X, vLLM 0.17.1, defaults; it prints 497,600 tokens)
+    p = pool("minimax-m2.5", "mi300x", version="0.17.1", tp=2)
+    # torch on ROCm: total_memory 196,592 MB = 196,592 × 2^20 = 206,141,652,992 B
+    assert p.usable_memory_bytes == 206_141_652_992
+    # fp8-block128 experts and attention, bf16 embedding / lm_head / router / norms, per GPU:
+    # 2 × 307,298,304 (200,064 × 3,072 / 2 rows × 2 B) + 1,365,579,264 + 112,367,665,152 +
+    # 97,549,312 + 1,656,832 = 115,061,643,776 B
+    assert p.weights_bytes == 115_061_643_776
+    # one RoPE table: 196,608 positions × 64 (head 128 × partial_rotary_factor 0.5) × 2 B
+    assert p.rope_table_bytes == 196_608 * 64 * 2 == 25_165_824
+    # 8,192 tokens and 1,024 rows (MI300X: >= 70 GiB, not an A100): 2 × 8,192 × 3,072 × 2
+    # + the fused-MoE workspace 8,192 × 8 × (max(2 × 768, 3,072) + 768) × 2 = 503,316,480
+    # + max(8,192 × 7,168 × 2, 1,024 × 200,064 × 14.5 = 2,970,550,272)
+    assert p.activation_bytes == 100_663_296 + 503_316_480 + 2_970_550_272 == 3_574_530_048
+    # TP 2: the measured 0.55 GiB; no FlashInfer fusion workspace on an AMD GPU
+    assert p.non_torch_bytes == round(0.55 * GIB) == 590_558_003
+    # 0.17.x estimates no CUDA graphs
+    assert p.cuda_graph_bytes == 0.0 and p.cuda_graph_estimate_bytes is None
+    # 206,141,652,992 × 0.9 − 115,061,643,776 − 25,165,824 − 3,574,530,048 − 590,558,003
+    # = 66,275,590,041.8 B
+    assert p.kv_budget_bytes == pytest.approx(66_275_590_041.8, abs=1)
+    # page 16 × 2 × (8 / 2) × 128 × 2 B = 32,768 B, 62 layers:
+    # 66,275,590,041 // 32,768 // 62 = 32,622 blocks × 16 = 521,952 tokens (printed 497,600:
+    # +4.89%, docs/engines.md's rocmpool round)
+    assert (p.page_size_bytes, p.num_blocks, p.tokens) == (32_768, 32_622, 521_952)

