@@ -423,7 +423,7 @@ CHANGES = (
         "0.18.0",
         {"cudagraph_profiled_rocm": False},
         "v1/worker/gpu_worker.py determine_available_memory: profile_cudagraph_memory only "
-        "where not current_platform.is_rocm() (0.18.0-0.20.0; current_platform.is_cuda() "
+        "where not current_platform.is_rocm() (0.18.0-0.20.2; current_platform.is_cuda() "
         "in 0.21.0, 0.23.0, 0.24.0, 0.25.0: 'Skip on ROCm/HIP/XPU as graph pool handles and "
         "mem_get_info behave differently'), so on an AMD GPU no 'Estimated CUDA graph memory' is "
         "printed or taken from the budget (0.20+) and no dummy capture runs inside the profiling "
