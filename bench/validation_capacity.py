@@ -394,7 +394,9 @@ STATED = {
         "GPU (v1/sample/ops/topk_topp_sampler.py: FlashInfer only with "
         "VLLM_USE_FLASHINFER_SAMPLER). The 0.19 GiB left (an older driver's module and "
         "context memory, or FlashAttention 2's capture on sm80) is not split by anything the "
-        "log prints: no rule changed, +1.01% stands",
+        "log prints: no rule changed, +1.01% stands. The newgpus round (2026-12-04) ships "
+        "that profile as hardware_profiles/a100-40g.yaml with the same figures: +1.01% "
+        "unchanged",
     },
     "vllm0151-a100-40g-llama31-8b-eager": {
         "hardware": "a100-40g",
@@ -402,7 +404,8 @@ STATED = {
         "enforce_eager (no CUDA graphs) on the A100 40GB of an a2-highgpu-1g; the same cause as "
         "vllm0191-a100-40g-qwen3-8b: the validation profile budgets the label's 40 GiB, torch "
         "reports 39.59 GiB, 0.9 × 0.41 = 0.37 GiB less KV, which would put the record at "
-        "-0.3%. No engine rule changed",
+        "-0.3%. No engine rule changed. The newgpus round (2026-12-04) ships the profile "
+        "(hardware_profiles/a100-40g.yaml, the same figures): -0.30% unchanged",
     },
     "vllm0240-4090-qwen25-7b": {
         "note": (
