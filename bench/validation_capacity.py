@@ -358,7 +358,7 @@ STATED = {
         "small pool): kvcalc's load 15.28 GiB as printed, +0.06% unchanged",
     },
     "vllm0191-a100-40g-qwen3-8b": {
-        "hardware": "docs/validation/hardware/a100-40g.yaml",
+        "hardware": "a100-40g",
         "note": "training (round 11), +2.94%: predicted on the validation profile "
         "a100-40g.yaml, whose pool budget is the label's 40 GiB (it has no measured figure); "
         "torch reports an A100-SXM4-40GB as 40,536 MiB = 39.59 GiB "
@@ -394,15 +394,18 @@ STATED = {
         "GPU (v1/sample/ops/topk_topp_sampler.py: FlashInfer only with "
         "VLLM_USE_FLASHINFER_SAMPLER). The 0.19 GiB left (an older driver's module and "
         "context memory, or FlashAttention 2's capture on sm80) is not split by anything the "
-        "log prints: no rule changed, +1.01% stands",
+        "log prints: no rule changed, +1.01% stands. The newgpus round (2026-12-04) ships "
+        "that profile as hardware_profiles/a100-40g.yaml with the same figures: +1.01% "
+        "unchanged",
     },
     "vllm0151-a100-40g-llama31-8b-eager": {
-        "hardware": "docs/validation/hardware/a100-40g.yaml",
+        "hardware": "a100-40g",
         "note": "training (round 11, second batch), +1.63%: vLLM's offline LLM class with "
         "enforce_eager (no CUDA graphs) on the A100 40GB of an a2-highgpu-1g; the same cause as "
         "vllm0191-a100-40g-qwen3-8b: the validation profile budgets the label's 40 GiB, torch "
         "reports 39.59 GiB, 0.9 × 0.41 = 0.37 GiB less KV, which would put the record at "
-        "-0.3%. No engine rule changed",
+        "-0.3%. No engine rule changed. The newgpus round (2026-12-04) ships the profile "
+        "(hardware_profiles/a100-40g.yaml, the same figures): -0.30% unchanged",
     },
     "vllm0240-4090-qwen25-7b": {
         "note": (
@@ -683,7 +686,7 @@ def build(record: dict):
     if version is None and engine == "vllm":
         version = "0.10.0"  # the oldest modelled release
     hardware = record.get("hardware") or stated.get("hardware") or "h100"
-    if hardware.endswith(".yaml"):  # a validation profile under docs/validation/hardware/
+    if hardware.endswith(".yaml"):  # a profile file, relative to the repository
         hardware = str(ROOT / hardware)
     return deployment_from_log(
         facts,

@@ -77,7 +77,8 @@ FITTED = (
      "(tools/moe_per_expert_hold.py: B200 NVFP4 0.35 us, GB200 0.275 us per active expert)"),
     ("surajssd/llm-k8s@58b61c5 results_serving_meta-llama-Llama-3.3-70B-Instruct/01_tp8_pp1, "
      "03_tp4_pp2_IB and 02_tp4_pp2_no_IB (qps 01, 04, 16: the steady runs), replayed on "
-     "docs/validation/hardware/a100-40g.yaml with the a100-80g's measured kernel curves "
+     "a100-40g (a validation profile until the newgpus round, now hardware_profiles/) with the "
+     "a100-80g's measured kernel curves "
      "(aiconfigurator a100_sxm tables, copied)",
      "measured TTFT median, TPOT mean and output throughput of vLLM 0.8.3 Llama-3.3-70B on "
      "8 × A100 40GB (TP 8; TP 4 × PP 2 over InfiniBand and Ethernet)",
@@ -3393,6 +3394,23 @@ LOOKED_AT = (
      "for ROCm vLLM start-up lines (MI300X, MI325X, MI355X, gfx942)",
      "issue 21, rocmpool round: looked at, not records (a 0.11.1rc6 Qwen3-VL-8B pool on a "
      "gfx1151 APU with shared system memory; a recipe without a pool figure)"),
+    ("tgarg01/silybench-data derived/csv/gpu_prices.csv@045df3bf; upb-pc2.atlassian.net "
+     "PC2DOK page 1900609 'NVIDIA A100 40GB with NVLINK'; glennklockwood.com/garden/processors/"
+     "A100; nvidia-smi tables in search index files 55216552280, 13596190881, 7320613109, "
+     "19218568118; gpu.blog, aiminingco.com and grokipedia H100 NVL pages",
+     "newgpus round (2026-12-04), the A100 SXM4 40GB profile shipped (hardware_profiles/"
+     "a100-40g.yaml, the validation profile moved): the silybench price file (Lambda 1x A100 "
+     "SXM 40GB $1.99, 2026-09-25; also its H100 NVL "
+     "$2.59 / $3.19 RunPod and GH200 96GB $2.29 Lambda rows, not used: no profile); "
+     "the PC2 page (undated: 400 W "
+     "TDP, 1,555 GB/s, deviceQuery 40,441 MBytes) and glennklockwood.com "
+     "(A100 40G SXM4: 1.555 TB/s, 400 W) for the board power; the nvidia-smi tables of "
+     "A100-SXM4-40GB hosts (55216552280 and 13596190881: 40,960 MiB; "
+     "7320613109 and 19218568118, older drivers: 40,536 MiB) for the reported total the usable "
+     "memory sits under; the secondary H100 NVL spec pages (94 GB HBM3, 3.9 or 4.8 TB/s, "
+     "350-400 W: conflicting; not used). Nothing fitted; no "
+     "figure of docs/validation.md moves (the A100 40GB rows were already sized on the same "
+     "figures)"),
 )
 
 

@@ -16,7 +16,7 @@ from calc.reports.calibration_band import NOISE, ONE_RUN, band_of, pessimistic_f
 from tests.test_bench_results import VLLM_QPS4
 
 ROOT = Path(__file__).resolve().parents[1]
-A100_40G = ROOT / "docs/validation/hardware/a100-40g.yaml"
+A100_40G = ROOT / "hardware_profiles/a100-40g.yaml"
 
 
 def _ln(x: float) -> float:

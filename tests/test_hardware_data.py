@@ -20,6 +20,7 @@ TERA = 10**12
 PETA = 10**15
 
 SHIPPED = [
+    "a100-40g",
     "a100-80g",
     "a10g",
     "b200",
@@ -63,6 +64,7 @@ def test_every_file_by_path_validates(path):
 # --- memory capacity: the vendor's "GB" label counts 2^30-byte units on every shipped part ------
 
 MEMORY_BYTES = {
+    "a100-40g": 40 * GiB,  # 40 × 1,073,741,824 = 42,949,672,960 (5 HBM2 stacks × 8 GiB)
     "a100-80g": 80 * GiB,  # 80 × 1,073,741,824 = 85,899,345,920 (nvidia-smi: 81,920 MiB)
     "h100": 80 * GiB,  # 85,899,345,920 (nvidia-smi: 81,559 MiB usable)
     "h100-pcie": 80 * GiB,  # 85,899,345,920 (nvidia-smi: 81,559 MiB usable)
@@ -86,6 +88,9 @@ MEMORY_BYTES = {
 # What nvidia-smi / rocm reports as usable [MiB]: must exceed the label read as 10^9 bytes, which is
 # what shows the label is GiB (e.g. H100: 81,559 MiB × 2^20 = 85.5e9 B > 80e9 B).
 REPORTED_MIB = {
+    # A100-SXM4-40GB: nvidia-smi '19478MiB / 40960MiB' on a 2020s driver (search index file
+    # 55216552280; older drivers print 40,536 MiB, e.g. 7320613109): 40,960 MiB = 40 GiB exactly
+    "a100-40g": 40_960,
     "a100-80g": 81_920,
     "h100": 81_559,
     "h100-pcie": 81_559,
@@ -124,6 +129,7 @@ def test_reported_capacity_rules_out_decimal_gb(name):
 # --- dense peaks, exactly as the datasheet arithmetic gives them ---------------------------------
 
 DENSE_BF16 = {
+    "a100-40g": 312 * TERA,  # the same GA100 die and clock as the 80GB part: 312 dense (624 / 2)
     "a100-80g": 312 * TERA,  # datasheet dense 312 (624 sparse / 2)
     "h100": 989_400 * 10**9,  # 1,978.9 sparse / 2 = 989.45; the whitepaper prints dense 989.4
     "h100-pcie": 1513 * TERA // 2,  # 1,513 sparse / 2 = 756.5 TFLOPS
@@ -263,7 +269,7 @@ def test_only_blackwell_and_cdna4_have_fp4_and_ampere_has_no_fp8():
     for name in SHIPPED:
         peaks = load_hardware(name).peak_flops_per_s
         assert ("fp4" in peaks) == (name in FP4_PARTS), name
-    for ampere in ("a100-80g", "a10g"):
+    for ampere in ("a100-40g", "a100-80g", "a10g"):
         assert "fp8" not in load_hardware(ampere).peak_flops_per_s
 
 
@@ -278,6 +284,7 @@ def test_peak_ladder_is_monotone(name):
 # --- ridge points: dense bf16 peak / HBM bandwidth [FLOP/byte] ----------------------------------
 
 RIDGE_BF16 = {
+    "a100-40g": 312e12 / 1.555e12,  # = 200.643...: the same peak over HBM2's 1,555 GB/s
     "a100-80g": 312e12 / 2.039e12,  # = 153.016...
     "h100": 989.4e12 / 3.35e12,  # = 295.343...
     "h100-pcie": 756.5e12 / 2.0e12,  # = 378.25
@@ -316,6 +323,7 @@ def test_ridge_points_exact_where_the_quotient_is_exact():
 # --- bandwidths, interconnect (per direction), price ---------------------------------------------
 
 HBM_BANDWIDTH = {
+    "a100-40g": 1_555 * 10**9,  # 1,555 GB/s HBM2 (A100 datasheet, 40GB SXM column)
     "a100-80g": 2_039 * 10**9,  # 2,039 GB/s
     "h100": 3_350 * 10**9,  # 3.35 TB/s
     "h100-pcie": 2_000 * 10**9,  # 2 TB/s
@@ -337,6 +345,7 @@ HBM_BANDWIDTH = {
 }
 
 INTERCONNECT_PER_DIRECTION = {
+    "a100-40g": 600 * 10**9 // 2,  # NVLink 3, the same HGX A100 board: 600 / 2 = 300 GB/s
     "a100-80g": 600 * 10**9 // 2,  # NVLink 3: 600 GB/s bidirectional / 2
     "h100": 900 * 10**9 // 2,  # NVLink 4: 900 GB/s bidirectional / 2
     "h200": 900 * 10**9 // 2,
@@ -388,6 +397,7 @@ def test_latency_price_and_bands_are_plausible(name):
         ("b200", 6.79, "median"),  # 6.00 6.69 6.79 7.15 8.60
         ("gb200", 42.00 / 4, "list"),  # CoreWeave's 4-GPU GB200 NVL72 slice $42.00/h
         ("a100-80g", 2.30, "median"),  # 1.60 1.79 2.30 2.70 2.79
+        ("a100-40g", 1.99, "list"),  # Lambda 1x A100 SXM 40GB (silybench, 2026-09-25)
         ("l40s", (1.50 + 1.55) / 2, "median"),  # 1.09 1.50 | 1.55 2.25
         ("mi300x", (1.85 + 2.59) / 2, "median"),  # 1.50 1.85 | 2.59 3.45
         ("mi325x", 1.95, "list"),  # TensorWave
@@ -476,6 +486,7 @@ def test_amd_bands_are_fitted_or_marked_unmeasured():
 
 MiB = 2**20
 USABLE_MIB = {
+    "a100-40g": 40_536,  # torch total_memory=40536MB (A100-SXM4-40GB): 39.59 GiB
     "h100": 81_090,  # torch total_memory=81090MB; vLLM: 75.23 GiB / 0.95 = 79.19 GiB = 81,090.6 MiB
     "h100-pcie": 81_090,  # ASSUMED equal to H100 SXM (same 81,559 MiB in nvidia-smi)
     "h200": 143_156,  # torch total_memory=143156MB
@@ -555,6 +566,7 @@ def test_a_profile_without_usable_memory_budgets_from_the_label(tmp_path):
 
 DOMAIN = {
     "h100": 8, "h200": 8, "b200": 8, "b300": 8, "a100-80g": 8, "h20": 8,  # HGX boards: NVSwitch
+    "a100-40g": 8,
     "gb200": 72, "gb300": 72,  # NVL72 racks
     "mi300x": 8, "mi325x": 8, "mi355x": 8,  # xGMI mesh on one UBB baseboard
     "h100-pcie": 1, "l40s": 1, "l4": 1, "a10g": 1,  # PCIe cards
@@ -570,6 +582,7 @@ SCALE_OUT_PER_DIRECTION = {
     "b300": 800 * 10**9 // 8,  # ConnectX-8 800 Gb/s per GPU = 100 GB/s
     "gb300": 800 * 10**9 // 8,
     "a100-80g": 200 * 10**9 // 8,  # ConnectX-6 HDR 200 Gb/s per GPU = 25 GB/s
+    "a100-40g": 200 * 10**9 // 8,  # the same DGX A100 fabric: 25 GB/s
     "h100-pcie": 400 * 10**9 // 8 // 2,  # one 400 Gb/s NIC per two cards = 25 GB/s
     "mi300x": 400 * 10**9 // 8,
     "mi325x": 400 * 10**9 // 8,

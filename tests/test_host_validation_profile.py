@@ -1,6 +1,7 @@
-"""The A100 40GB validation profile that the vLLM 0.8.3 benchmark files are scored on
-(docs/validation/hardware/a100-40g.yaml) times its kernels by the a100-80g's measured curves,
-copied by tools/fit_kernels.py's COPIES rule (the same GA100 die and HGX board): the host time
+"""The A100 40GB profile that the vLLM 0.8.3 benchmark files are scored on
+(hardware_profiles/a100-40g.yaml; a validation-only profile until the newgpus round) times its
+kernels by the a100-80g's measured curves, copied by tools/fit_kernels.py's COPIES rule (the
+same GA100 die and HGX board; COPIES_SAME_LINKS keeps the collectives): the host time
 per step of vLLM before 0.10.0 (calc.deploy.host_costs) was fitted on that profile, so a copy
 that drifted from its sibling would move the constant's meaning (issue 20, host round)."""
 
@@ -12,7 +13,7 @@ from pathlib import Path
 from calc.data.registry import load_hardware
 
 ROOT = Path(__file__).resolve().parent.parent
-A100_40G = ROOT / "docs" / "validation" / "hardware" / "a100-40g.yaml"
+A100_40G = ROOT / "hardware_profiles" / "a100-40g.yaml"
 COPY_BAND = (0.8, 1.25)  # tools/fit_kernels.py COPY_BAND: lower end × 0.8, upper end × 1.25
 
 
@@ -67,3 +68,28 @@ def test_a_curve_times_memory_at_the_40g_bandwidth():
         t[name] = sum(float(timing.time_s) for timing, op in zip(step.ops, step.raw, strict=True)
                       if op.name == "ffn")  # fmt: skip
     assert 1.0 < t["40g"] / t["80g"] < 2_039 / 1_555
+
+
+def test_the_copy_rule_keeps_collectives_only_on_the_same_links():
+    # tools/fit_kernels.py copied(): a copy on its sibling's own board (COPIES_SAME_LINKS:
+    # a100-40g) keeps the all-reduce and gather curves; one on other links (h100-pcie: PCIe,
+    # not NVSwitch) drops them. Both widen a band [0.891, 1.105] to [0.713, 1.381]
+    # (0.891 × 0.8 = 0.7128, 1.105 × 1.25 = 1.38125)
+    import pytest
+
+    pytest.importorskip("pandas")
+    from tests.scripts import load_script
+
+    fk = load_script("tools/fit_kernels.py")
+    stats = {"gemm.bf16": {"band_low": 0.891, "band_high": 1.105},
+             "allreduce.nccl": {"band_low": 1.0, "band_high": 1.0}}  # fmt: skip
+    fit = {"profile": "a100-80g", "sms": 108, "stats": stats,
+           "allreduce": {"nccl": {2: [1]}}, "gather": {"all_gather": {2: [1]}}}  # fmt: skip
+    same = fk.copied(fit, "a100-40g")
+    assert same["allreduce"] == {"nccl": {2: [1]}} and same["gather"] == {"all_gather": {2: [1]}}
+    assert "allreduce.nccl" in same["stats"]
+    assert (same["stats"]["gemm.bf16"]["band_low"], same["stats"]["gemm.bf16"]["band_high"]) == (
+        0.713, 1.381)
+    other = fk.copied({**fit, "profile": "h100"}, "h100-pcie")
+    assert other["allreduce"] == {} and other["gather"] == {}
+    assert "allreduce.nccl" not in other["stats"]

@@ -42,7 +42,7 @@ CHECK_LOAD = ("check", str(ROOT / "examples" / "check-load.yaml"))
 # a real vllm bench serve result (tests/data/bench_results/README.md) on its A100-40GB profile
 SCORE = ("score", str(ROOT / "tests" / "data" / "bench_results" /
                       "vllm-0.8.3_llama-3.3-70b_tp8_pp1_a100-40g_sharegpt_qps-01.json"),
-         "-H", str(ROOT / "docs" / "validation" / "hardware" / "a100-40g.yaml"), "--tp", "8",
+         "-H", "a100-40g", "--tp", "8",
          "-f", "json")  # fmt: skip
 
 

@@ -716,7 +716,7 @@ def test_two_outputs_of_simulate_or_score_naming_one_file_are_refused(cli, tmp_p
     one_line_error(cli(*sim, "--per-request", keep, "-o", keep), "is the same file as")
     data = Path(__file__).parent / "data"
     run = data / "bench_results" / "vllm-0.8.3_llama-3.3-70b_tp8_pp1_a100-40g_sharegpt_qps-04.json"
-    a100 = data.parent.parent / "docs" / "validation" / "hardware" / "a100-40g.yaml"
+    a100 = data.parent.parent / "hardware_profiles" / "a100-40g.yaml"
     score = ("score", run, "-H", a100, "--tp", "8")
     one_line_error(cli(*score, "--save-calibration", keep, "-o", keep), "is the same file as")
     assert keep.read_text() == "previous\n"

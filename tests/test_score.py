@@ -26,7 +26,7 @@ from calc.reports.score_fit import fit
 from calc.reports.score_workload import replay
 from tests.test_bench_results import DATA, GUIDELLM, SGLANG, VLLM_QPS4
 
-A100_40G = Path(__file__).resolve().parents[1] / "docs/validation/hardware/a100-40g.yaml"
+A100_40G = Path(__file__).resolve().parents[1] / "hardware_profiles/a100-40g.yaml"
 LOG_TP2 = Path(__file__).parent / "data" / "engine_logs" / "vllm-h100-llama31-8b-tp2.log"
 
 
@@ -130,7 +130,9 @@ def test_names_of_models_and_gpus():
     assert hardware_for_gpu("NVIDIA H100 PCIe") == "h100-pcie"
     assert hardware_for_gpu("NVIDIA A100-SXM4-80GB") == "a100-80g"
     assert hardware_for_gpu("AMD Instinct MI300X") == "mi300x"
-    assert hardware_for_gpu("NVIDIA A100-SXM4-40GB") is None  # no shipped 40 GB profile
+    # the 40 GB part has its own profile since the newgpus round (before: None)
+    assert hardware_for_gpu("NVIDIA A100-SXM4-40GB") == "a100-40g"
+    assert hardware_for_gpu("NVIDIA GeForce RTX 3090") is None  # no shipped profile
 
 
 # ---------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from calc.serve.graphs import EAGER_LAUNCH_S, decode_only, eager_issue_s, graph_
 from calc.serve.steptime import step_table
 from tests.scripts import load_script
 
-A100_40G = "docs/validation/hardware/a100-40g.yaml"
+A100_40G = "a100-40g"
 
 
 def _dep(model, hw, tp=1, pp=1, **engine):

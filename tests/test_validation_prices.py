@@ -76,9 +76,10 @@ def test_default_prices_hand_checked():
     assert PRICES["profiles"]["b200"]["default"]["usd_per_gpu_hour"] == pytest.approx(6.79)
     # mi300x: 1.50 1.85 2.59 3.45 -> (1.85 + 2.59) / 2 = 2.22
     assert PRICES["profiles"]["mi300x"]["default"]["usd_per_gpu_hour"] == pytest.approx(2.22)
-    # 14 of 18 profiles priced on the default basis; a10g, gb300, h20, mi355x have no list
+    # 15 of 19 profiles priced on the default basis (a100-40g: one list, Lambda 1.99, newgpus
+    # round); a10g, gb300, h20, mi355x have no list
     priced = [n for n in PROFILES if PRICES["profiles"][n]["default"]["usd_per_gpu_hour"]]
-    assert len(priced) == 14
+    assert len(priced) == 15
     assert sorted(PRICES["default_basis"]["not_covered"]) == ["a10g", "gb300", "h20", "mi355x"]
 
 

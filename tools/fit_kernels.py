@@ -99,7 +99,11 @@ COPIES = {
     "l4": ("l40s", 58, "the Ada generation (AD104, 58 SMs)"),
     "a10g": ("a100-80g", 80, "the Ampere generation (GA102, 80 SMs)"),
     "rtx-5090": ("rtx-pro-6000", 170, "the GB202 die (170 SMs)"),
+    "a100-40g": ("a100-80g", 108, "the GA100 die (108 SMs) on the same HGX A100 board, HBM2"),
 }
+# copies on their sibling's own links (the same board and NVLink): these keep its all-reduce and
+# gather curves, marked copied (newgpus round: the A100 40GB and 80GB SXM4 share the HGX A100 board)
+COPIES_SAME_LINKS = {"a100-40g"}
 COPY_BAND = (0.8, 1.25)  # lower end × 0.8, upper end × 1.25
 FRAMEWORKS = ("vllm", "sglang", "trtllm")
 # curves written with each engine's own scale: the engines run their own attention kernels
@@ -1767,11 +1771,12 @@ def copied(fit: dict, profile: str) -> dict:
 
     sibling, sms, why = COPIES[profile]
     out = copy.deepcopy(fit)
-    out.update(profile=profile, sms=sms, allreduce={}, allreduce_engine={}, all_to_all={},
-               gather={},
-               copied_from=sibling, why=why)  # fmt: skip
-    for key in [k for k in out["stats"] if k.startswith(("allreduce", "all_to_all", "gather"))]:
-        del out["stats"][key]
+    out.update(profile=profile, sms=sms, copied_from=sibling, why=why)
+    if profile not in COPIES_SAME_LINKS:
+        out.update(allreduce={}, allreduce_engine={}, all_to_all={}, gather={})
+        for key in [k for k in out["stats"]
+                    if k.startswith(("allreduce", "all_to_all", "gather"))]:  # fmt: skip
+            del out["stats"][key]
     for st in out["stats"].values():
         st["band_low"] = round(min(st["band_low"], 1.0) * COPY_BAND[0], 3)
         st["band_high"] = round(max(st["band_high"], 1.0) * COPY_BAND[1], 3)
@@ -1847,14 +1852,14 @@ def kernels_yaml(fit: dict, gpu: str) -> str:
     if fit["allreduce"]:
         lines.append("  allreduce:")
         for kind, per_n in fit["allreduce"].items():
-            lines += _segments_yaml(kind, per_n, fit["stats"][f"allreduce.{kind}"])
-    lines += _engine_allreduce_yaml(fit)
-    lines += _a2a_yaml(fit)
+            lines += _segments_yaml(kind, per_n, fit["stats"][f"allreduce.{kind}"], prov)
+    lines += _engine_allreduce_yaml(fit, prov)
+    lines += _a2a_yaml(fit, prov)
     lines.append("# END kernels")
     return "\n".join(lines) + "\n"
 
 
-def _engine_allreduce_yaml(fit: dict) -> list[str]:
+def _engine_allreduce_yaml(fit: dict, prov: str = "fitted") -> list[str]:
     """The ``allreduce_engine`` block: each engine's own all-reduce curve by GPU count."""
     if not fit.get("allreduce_engine"):
         return []
@@ -1862,14 +1867,14 @@ def _engine_allreduce_yaml(fit: dict) -> list[str]:
              "messages its", "  # declared choice gives them): [latency_s, bus bytes/s]",
              "  allreduce_engine:"]  # fmt: skip
     for fw, per_n in sorted(fit["allreduce_engine"].items()):
-        lines += _segments_yaml(fw, per_n, fit["stats"][f"allreduce@{fw}"])
+        lines += _segments_yaml(fw, per_n, fit["stats"][f"allreduce@{fw}"], prov)
     return lines
 
 
-def _segments_yaml(name: str, per_n: dict, st: dict) -> list[str]:
-    """One fitted collective curve as profile YAML: ``name``, its provenance and source, and its
-    [latency_s, bus bytes/s] segments by GPU count."""
-    lines = [f"    {name}:", "      provenance: fitted", f"      source: {_sources(st)}",
+def _segments_yaml(name: str, per_n: dict, st: dict, prov: str = "fitted") -> list[str]:
+    """One fitted (or ``prov``: copied) collective curve as profile YAML: ``name``, its
+    provenance and source, and its [latency_s, bus bytes/s] segments by GPU count."""
+    lines = [f"    {name}:", f"      provenance: {prov}", f"      source: {_sources(st)}",
              "      segments:"]  # fmt: skip
     for n, segs in per_n.items():
         body = ", ".join(f"[{_num(s['latency_s'])}, {_num(s['bus_bytes_per_s'])}]" for s in segs)
@@ -1928,14 +1933,14 @@ def _shipped_gemm_engine(profile: str | None) -> list[str]:
     return shipped_block(profile)
 
 
-def _a2a_yaml(fit: dict) -> list[str]:
+def _a2a_yaml(fit: dict, prov: str = "fitted") -> list[str]:
     lines = []
     if fit.get("gather"):
         lines.append("  # NCCL all-gather and reduce-scatter: [latency_s, bus bytes/s] by GPU "
                      "count")
         lines.append("  gather:")
         for op, per_n in fit["gather"].items():
-            lines += _segments_yaml(op, per_n, fit["stats"][f"gather.{op}"])
+            lines += _segments_yaml(op, per_n, fit["stats"][f"gather.{op}"], prov)
     if not fit.get("all_to_all"):
         return lines
     lines += ["  # each engine's expert-parallel dispatch and combine, [fixed_s, bytes/s] per call",
@@ -1948,7 +1953,7 @@ def _a2a_yaml(fit: dict) -> list[str]:
                              for ph in ("dispatch", "combine"))  # fmt: skip
             lines.append(
                 f"      {mode}: {{{body}, band: [{st['band_low']:.3f}, {st['band_high']:.3f}], "
-                f"error: {st['median_abs_error']:.3f}, provenance: fitted, source: {_sources(st)}}}"
+                f"error: {st['median_abs_error']:.3f}, provenance: {prov}, source: {_sources(st)}}}"
             )
     return lines
 

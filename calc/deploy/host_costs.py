@@ -81,7 +81,7 @@ Sources (every figure below names its own):
   B200); none at TP 8 on 0.8.x. One constant, 2.6 ms per step, for vLLM before 0.10.0: fitted on
   the published vLLM 0.8.3 Llama-3.3-70B TP 8 runs at 1, 4 and 16 requests/s (surajssd/llm-k8s
   01_tp8_pp1, 8 × A100 40GB, timed by the A100's measured kernel curves:
-  docs/validation/hardware/a100-40g.yaml; the host time per step alone free,
+  hardware_profiles/a100-40g.yaml; the host time per step alone free,
   ``calc/reports/score_fit.py``): 2.57 ms, rounded. With the per-step, per-sequence and request
   times all free the same runs give 2.78 ms a step and 0 per sequence; the per-sequence time (52
   µs, with the request time free) leaves their TPOT 8% low at 1 and 4 requests/s and 4% high at

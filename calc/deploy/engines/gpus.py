@@ -7,6 +7,7 @@ from __future__ import annotations
 
 COMPUTE_CAPABILITY: dict[str, tuple[int, int]] = {
     "a10g": (8, 6),
+    "a100-40g": (8, 0),
     "a100-80g": (8, 0),
     "l4": (8, 9),
     "l40s": (8, 9),
