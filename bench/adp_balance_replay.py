@@ -51,11 +51,19 @@ def _release(held: list[list[int]], running: list[list[int]], state: list[int], 
 
 
 def replay(clients: int, ranks: int, osl: int, timeout: int, batching: int,
-           rounds: int = ROUNDS, ratio: float = RATIO, seed: int = 0) -> list[int]:  # fmt: skip
-    """Each prompt's wait in iterations, from the iteration it arrives to the one it goes in."""
+           rounds: int = ROUNDS, ratio: float = RATIO, seed: int = 0,
+           cap: int | None = None) -> list[int]:  # fmt: skip
+    """Each prompt's wait in iterations, from the iteration it arrives to the one it goes in.
+    ``cap``: the most contexts a rank's micro-batch scheduler takes in one iteration (the
+    prompts that fit ``max_num_tokens`` beside its generation tokens); None: all it holds.
+
+    Event by event: an iteration where nothing arrives, finishes or is released only moves the
+    balance's counter, so the replay jumps to the next iteration that does (a finish, or the
+    counter reaching ``timeout``), the same waits as stepping every iteration."""
     rng = random.Random(seed)
+    take = cap if cap is not None else clients * rounds
     held: list[list[int]] = [[] for _ in range(ranks)]  # arrival iteration of each context
-    running: list[list[int]] = [[] for _ in range(ranks)]  # output tokens left of each request
+    running: list[list[int]] = [[] for _ in range(ranks)]  # finish iteration of each request
     state, waits, left, ready, it = [0, 0], [], clients * rounds, clients, 0
     while left or any(held) or any(running):
         for _ in range(min(ready, left)):
@@ -66,14 +74,25 @@ def replay(clients: int, ranks: int, osl: int, timeout: int, batching: int,
         ready = 0
         go = _release(held, running, state, timeout, batching)
         for r in range(ranks):
-            ready += sum(1 for x in running[r] if x <= 1)
-            running[r] = [x - 1 for x in running[r] if x > 1]
+            ready += sum(1 for x in running[r] if x <= it)
+            running[r] = [x for x in running[r] if x > it]
             if go:
-                waits += [it - t for t in held[r]]
-                running[r] += [rng.randint(int(osl * ratio), osl) for _ in held[r]]
-                held[r] = []
-        it += 1
+                waits += [it - t for t in held[r][:take]]
+                running[r] += [it + rng.randint(int(osl * ratio), osl) for _ in held[r][:take]]
+                held[r] = held[r][take:]
+        it += _skip(held, running, state, timeout, ready, it)
     return waits
+
+
+def _skip(held, running, state, timeout: int, ready: int, it: int) -> int:
+    """Iterations from ``it`` to the next one where something happens (1: the next), moving
+    the balance's waiting counter over those between (``_release`` with nothing new)."""
+    if ready or all(held) or not all(running):
+        return 1  # arrivals, a release by cover (or the batching wait), or one each iteration
+    finish = min(min(x) for x in running)  # the next finish (running is non-empty on every rank)
+    step = max(1, min(finish - it, timeout - state[0]))
+    state[0] += step - 1
+    return step
 
 
 def model_steps(clients: int, ranks: int, osl: int, timeout: int, batching: int) -> float:
