@@ -8,7 +8,9 @@ next when their last one ends; a new prompt goes to the rank with the fewest act
 contexts go in by the balance's rule (``_balance_adp_requests``: a shared counter rising one an
 iteration while some rank has no context, released at ``timeout_iters``, or at once when some
 rank has no generation request; once every rank has one, ``batching_wait_iters`` more); a
-released request then decodes an output length drawn uniformly over [ratio × osl, osl].
+released request then decodes an output length drawn uniformly over [ratio × osl, osl]. With a
+``cap`` a rank lets at most that many of its held contexts go at a release (the prompts its
+micro-batch scheduler fits into ``max_num_tokens``; trttrickle round), the rest held on.
 
     python bench/adp_balance_replay.py        (the cases of the write-up, docs/step-time.md)
 """
@@ -105,13 +107,16 @@ def model_steps(clients: int, ranks: int, osl: int, timeout: int, batching: int)
 
 
 def main() -> int:
-    print("| clients | ranks | osl | T | B | replay (iterations) | round model |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
+    print("| clients | ranks | osl | T | B | replay (iterations) | round model "
+          "| replay, one a rank a release |")  # fmt: skip
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for case in CASES:
-        waits = replay(*case)
+        waits, held = replay(*case), replay(*case, cap=1)
         got, want = sum(waits) / len(waits), model_steps(*case)
+        one = sum(held) / len(held)
         cells = " | ".join(map(str, case))
-        print(f"| {cells} | {got:.1f} | {want:.1f} ({want / got - 1:+.0%}) |")
+        print(f"| {cells} | {got:.1f} | {want:.1f} ({want / got - 1:+.0%}) | {one:.1f} "
+              f"(×{one / got:.2f}) |")  # fmt: skip
     return 0
 
 
