@@ -105,7 +105,10 @@ FORMATS = {"fp8": "fp8-tensor", "fp8_block": "fp8-block128", "nvfp4": "nvfp4", "
 # (moefloor round: prefill-first 0.272 -> 0.255, the fit's value once SGLang's eager DeepSeek
 # prompt passes on Hopper issue at least 2.03 ms a layer, calc.deploy.host_costs
 # EAGER_MLA_MOE_LAYER_SM90_S: more of those rows' TTFT is their own pass, less is left to the wave.)
-WAVE_SHARE = {"prefill-first": 0.255, "whole-request": 0.132, "chunked": 0.089}
+# (trttrickle round: whole-request 0.132 -> 0.120, the fit's value once the attention-DP runs'
+# balance wait counts the prompts a rank's max_num_tokens lets into one iteration: more of their
+# TTFT is the wait, less is left to the wave.)
+WAVE_SHARE = {"prefill-first": 0.255, "whole-request": 0.120, "chunked": 0.089}
 
 # The CUDA graphs of the sample's TensorRT-LLM runs are not stated per record. Not
 # TensorRT-LLM's default list (1-31, 32, 64, 128 unpadded, ``Engine.cuda_graph_batch_sizes``):
@@ -202,6 +205,8 @@ class Row:
     # batching_wait_iters; 0: off (the engine's default)
     adp_timeout_iters: int = 0
     adp_batching_iters: int = 0
+    # the --max_num_tokens the script of an ADP_ROWS run passed (0: the release's default)
+    max_num_tokens: int = 0
 
     @property
     def training(self) -> bool:
@@ -333,10 +338,10 @@ def _admission() -> dict[str, tuple[int, int]]:
 
 
 @cache
-def _adp_balance() -> dict[str, tuple[int, int]]:
+def _adp_balance() -> dict[str, tuple[int, int, int]]:
     with ADP_ROWS.open() as f:
-        return {r["id"]: (int(r["timeout_iters"]), int(r["batching_wait_iters"]))
-                for r in csv.DictReader(f)}  # fmt: skip
+        return {r["id"]: (int(r["timeout_iters"]), int(r["batching_wait_iters"]),
+                          int(r["max_num_tokens"])) for r in csv.DictReader(f)}  # fmt: skip
 
 
 @cache
@@ -411,7 +416,7 @@ def rows() -> list[Row]:
                            _mtp_drafts().get(r["id"], 0), moe_backend,
                            *_admission().get(r["id"], (1, 0)),
                            r.get("backend_version") or "",
-                           *_adp_balance().get(r["id"], (0, 0))))  # fmt: skip
+                           *_adp_balance().get(r["id"], (0, 0, 0))))  # fmt: skip
     return out
 
 
@@ -562,7 +567,7 @@ def predict(row: Row, host=None, efficiency: str = "expected", dep=None) -> Resu
     dpa = dep.sharding.dp_attn
     ctx = row.isl + row.osl / 2
     dec = step_of(dep, efficiency, batch=n * dpa, ctx=ctx)
-    k = int(prompts_per_chunk(row.isl, ec.max_batched_tokens, n))
+    k = int(prompts_per_chunk(row.isl, row.max_num_tokens or ec.max_batched_tokens, n))
     pre = step_of(dep, efficiency, batch=k * dpa, prompt=row.isl)
     own = step_of(dep, efficiency, batch=dpa, prompt=row.isl)
     gpu, chunk, one = float(dec.time_s), float(pre.time_s), float(own.time_s)
@@ -641,7 +646,60 @@ def adp_balance_s(row: Row, dep, n: int, step_s: float, cycle_s: float,
     wait = adp_balance_rounds_wait_s(ranks, row.adp_timeout_iters, row.adp_batching_iters,
                                      step_s, n * ranks, BENCH_ROUNDS, spread,
                                      cycle_s / step_s)  # fmt: skip
-    return busy_share(n - 1, True) * wait
+    trickle = _trickle_factor(n * ranks, ranks, round(row.osl * per_token_s / step_s),
+                              row.adp_timeout_iters, row.adp_batching_iters,
+                              adp_prompts_per_iteration(row, dep, n))  # fmt: skip
+    return busy_share(n - 1, True) * wait * trickle
+
+
+def adp_prompts_per_iteration(row: Row, dep, n: int) -> int:
+    """The prompts of ``row``'s length one attention-DP rank's scheduler takes in one iteration
+    beside its other requests' generation tokens [prompts]: with chunked prefill off (trtllm-serve's
+    default) TensorRT-LLM's micro-batch scheduler adds a context only while the iteration's
+    tokens, a generation request's 1 + its draft tokens and each prompt whole, stay within
+    ``max_num_tokens`` (NVIDIA/TensorRT-LLM ``microBatchScheduler.cpp``; each rank its own
+    scheduler), so k prompts and n − k decodes fit where k × P + (n − k)(1 + d) ≤ M
+    (``calc.reports.throughput.budget_prompts_per_chunk`` at M − n × d). M: the budget the
+    run's script passed (ADP_ROWS), else the release's default. Issue 20, trttrickle round."""
+    from calc.reports.throughput import budget_prompts_per_chunk
+
+    budget = row.max_num_tokens or dep.engine_config.max_batched_tokens
+    return int(budget_prompts_per_chunk(row.isl, budget - n * row.mtp, n))
+
+
+@cache
+def _trickle_factor(clients: int, ranks: int, osl_iters: int, timeout: int, batching: int,
+                    cap: int) -> float:  # fmt: skip
+    """How much longer TensorRT-LLM's attention-DP balance holds a prompt when each rank takes at
+    most ``cap`` of its held prompts an iteration (``adp_prompts_per_iteration``) than when it
+    takes all it holds: the ratio of the two mean waits bench/adp_balance_replay.py replays
+    (the engine's rules iteration by iteration, the benchmark's clients and output spread, one
+    seed), 1 where a rank never holds more than ``cap`` (n a rank in a closed loop). The
+    balance counts the contexts the micro-batch scheduler picked, so the prompts left over at a
+    release wait for the next one (every rank with a context again, or the timeout), not the
+    next iteration. The round model (``adp_balance_rounds_wait_s``) times the uncapped wait;
+    this factor carries the cap (trttrickle round, docs/step-time.md). At least 1: the two
+    replays share a seed, so they match until the cap first binds; where it binds rarely (7 a
+    rank at the 8,192 floor) their paths part by noise of a few percent either way."""
+    if cap >= clients // ranks:
+        return 1.0
+    replay = _replay_module()
+    args = (clients, ranks, osl_iters, timeout, batching, BENCH_ROUNDS, BENCH_RANGE_RATIO)
+    free = replay.replay(*args)
+    held = replay.replay(*args, cap=cap)
+    return max(1.0, statistics.mean(held) / statistics.mean(free)) if sum(free) else 1.0
+
+
+@cache
+def _replay_module():
+    """bench/adp_balance_replay.py, loaded beside this script."""
+    import importlib.util
+
+    path = ROOT / "bench" / "adp_balance_replay.py"
+    spec = importlib.util.spec_from_file_location("adp_balance_replay", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def _tail_s(dep, efficiency: str, batch: int, prompt: int) -> float:

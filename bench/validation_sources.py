@@ -537,6 +537,36 @@ FITTED = (
      "eager DeepSeek-shaped layer on compute capability 9.x (the wing's eager_prefill_layer_s); "
      "derived from the pair, not fitted; the prefill-first wave share refits 0.272 -> 0.255; "
      "docs/validation/moe_eager_prefill.yaml, bench/moe_eager_floor.py"),
+    ("SemiAnalysisAI/InferenceX (snapshot 843c6254f) benchmarks/dsr1_fp4_b200_trt_slurm.sh, "
+     "dsr1_fp8_b200_trt_slurm.sh, dsr1_fp8_h200_trt_slurm.sh at ec90f3fe7 (2025-09-18), "
+     "e06929c70 (2025-11-01) and 156fef3fc; 64af5a771 (2026-01-21 23:05 UTC, #258: the 8,192 "
+     "floor); their _mtp_slurm.sh twins at bf3456727 (2026-01-15), dsr1_*_trt.sh / _trt_mtp.sh "
+     "at b0c4ed21b, 5d517074c (#632), 6eecc0e66 (#620) and 0aae52d4c (#642); "
+     "gptoss_fp4_b200_trt*.sh at 28e5a01ea, e06929c70, 156fef3fc and b0c4ed21b (git log -G "
+     "MAX_NUM_TOKENS= over benchmarks/)",
+     "the --max_num_tokens each script passes: DeepSeek-R1 (CONC + ISL + 64) rounded up to 64, "
+     "at least 8,192 from 64af5a771; MTP ((MTP + 1) x MAX_BATCH_SIZE + ISL + 64) rounded up to "
+     "64, MAX_BATCH_SIZE CONC / TP under attention DP (later CONC / 8 fp8, CONC / 4 NVFP4); "
+     "gpt-oss 20,000; no enable_chunked_prefill in any of them",
+     "issue 20, trttrickle round: tools/silicon_adp_rows.py's max_num_tokens column of "
+     "docs/validation/aiconfigurator_silicon_adp.csv (92 runs: 1,152-1,344 for the 31 1k-prompt "
+     "DeepSeek runs before the floor or under MTP), read by bench/validation_serving.py "
+     "adp_prompts_per_iteration and _trickle_factor; the whole-request wave share refits 0.132 "
+     "-> 0.120; nothing fitted to the rows"),
+    ("NVIDIA/TensorRT-LLM cpp/tensorrt_llm/batch_manager/microBatchScheduler.cpp (stored "
+     "revision 0a949d3128) MicroBatchScheduler::operator(); tensorrt_llm/_torch/pyexecutor/"
+     "scheduler.py (stored revision 034fffb090: BindMicroBatchScheduler, PyMicroBatchScheduler, "
+     "SimpleScheduler), py_executor.py (the stored revision with _waiting_requests: _schedule "
+     "calls _balance_adp_requests on the micro-batch scheduler's context_requests); "
+     "llmapi/llm_args.py (enable_chunked_prefill default False)",
+     "with chunked prefill off a context request goes in whole only while the iteration's tokens "
+     "(a generation request's beam width + its draft tokens, each prompt whole) stay within "
+     "max_num_tokens, else the loop stops (break); each attention-DP rank runs its own "
+     "scheduler and the balance all-gathers the counts it picked, so the prompts a release lets "
+     "go are those that fit one iteration, the rest held to the next release",
+     "issue 20, trttrickle round: bench/validation_serving.py adp_prompts_per_iteration "
+     "(calc.reports.throughput.budget_prompts_per_chunk at M - n x draft tokens) and the replay's "
+     "cap (bench/adp_balance_replay.py, now event by event, the same waits); nothing fitted"),
 )
 
 

@@ -150,7 +150,9 @@ def _row(serving, **kw):
 
 
 def test_adp_balance_s_wires_the_benchmark(serving):
-    row = _row(serving)
+    # a budget of 40,000 tokens takes (40,000 - 32) // 1,023 = 39 >= 32 prompts a rank an
+    # iteration: no rank ever holds more, the round model alone (the trickle factor 1)
+    row = _row(serving, max_num_tokens=40000)
     dep = serving._deployment(row)
     assert dep.sharding.dp_attn == 8
     # 32 requests a rank x 8 ranks = 256 clients of 10 prompts; outputs over (1 - 0.8) x 1,024
@@ -169,6 +171,76 @@ def test_adp_balance_s_wires_the_benchmark(serving):
     assert serving.adp_balance_s(row, dep, 1, 0.02, 20.48, 0.02) == 0.0  # no other request
     off = replace(row, adp_timeout_iters=0)
     assert serving.adp_balance_s(off, dep, 32, 0.02, 20.48, 0.02) == 0.0  # script set none
+
+
+def test_the_scripts_token_budget():
+    def run(conc, isl, model="deepseek-ai/DeepSeek-R1"):
+        return {"id": f"x_{isl}x1024_c{conc}_tp8_0_ep8_0_1", "isl": str(isl), "model_path": model}
+
+    # DeepSeek-R1 at 1k prompts, 64 requests: (64 + 1,024 + 64 + 63) // 64 x 64 = 1,152
+    assert S.budget_of(run(64, 1024), "2025-11-02", 0, 8) == 1152
+    # 256 requests: 256 + 1,024 + 64 = 1,344, a multiple of 64 already
+    assert S.budget_of(run(256, 1024), "2025-11-02", 0, 8) == 1344
+    # from 64af5a771 (2026-01-21 23:05) at least 8,192; 8k prompts: 64 + 8,192 + 64 = 8,320
+    assert S.budget_of(run(64, 1024), "2026-02-03", 0, 8) == 8192
+    assert S.budget_of(run(64, 8192), "2026-02-03", 0, 8) == 8320
+    # MTP 1 under attention DP 8 at 256 requests: (1 + 1) x 256 / 8 + 1,024 + 64 = 1,152, no
+    # floor at any revision of the MTP scripts
+    assert S.budget_of(run(256, 1024), "2026-02-06", 1, 8) == 1152
+    # 1,216 at DP 4 and 256 requests: 2 x 64 + 1,024 + 64 = 1,216
+    assert S.budget_of(run(256, 1024), "2026-02-06", 1, 4) == 1216
+    assert S.budget_of(run(64, 1024, "openai/gpt-oss-120b"), "2026-01-07", 0, 2) == 20000
+
+
+def test_mapping_budgets_match_the_rule():
+    with (VALIDATION / "aiconfigurator_silicon_adp.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    tight = [r for r in rows if int(r["max_num_tokens"]) < 8192]
+    # the 1k-prompt DeepSeek runs before the floor or under MTP: 1,152-1,344 tokens
+    assert tight and {r["max_num_tokens"] for r in tight} <= {"1152", "1216", "1344"}
+    assert all("_1024x" in r["id"] for r in tight)
+
+
+def test_prompts_a_rank_takes_an_iteration(serving):
+    # B200 fp8 1k/1k at 64 requests, DP 8: n = 8 a rank under 1,152 tokens: k x 1,024 +
+    # (8 - k) <= 1,152, k = (1,152 - 8) // 1,023 = 1
+    row = _row(serving, fmt="fp8-block128", concurrency=64, max_num_tokens=1152)
+    dep = serving._deployment(row)
+    assert serving.adp_prompts_per_iteration(row, dep, 8) == 1
+    # the 8,192 floor: (8,192 - 8) // 1,023 = 8, every request a rank holds
+    assert serving.adp_prompts_per_iteration(replace(row, max_num_tokens=8192), dep, 8) == 8
+    # MTP 1 at 32 a rank: each decode 1 + 1 tokens, so M - 32 = 1,120: (1,120 - 32) // 1,023 = 1
+    mtp = replace(row, mtp=1, max_num_tokens=1152)
+    assert serving.adp_prompts_per_iteration(mtp, dep, 32) == 1
+    # an 8k prompt under 8,320: (8,320 - 8) // 8,191 = 1
+    assert serving.adp_prompts_per_iteration(replace(row, isl=8192, max_num_tokens=8320), dep,
+                                             8) == 1  # fmt: skip
+
+
+def test_replay_holds_the_prompts_a_release_leaves_to_the_next_one():
+    replay = load_script("bench/adp_balance_replay.py")
+    # 3 clients of one prompt on 2 ranks arrive together: ranks hold 2 and 1. Uncapped, the
+    # cover at iteration 0 lets all 3 go (waits 0)
+    assert replay.replay(3, 2, 40, 6, 0, rounds=1) == [0, 0, 0]
+    # one prompt a rank an iteration: iteration 0 lets one go on each rank; from iteration 1
+    # the second rank holds none, so the first rank's second prompt waits for the counter:
+    # +1 at iterations 1 ... 6, reaching T 6 at iteration 6 (both running requests, 32-40
+    # iterations long, still decoding): a wait of 6 - 0 = 6 iterations
+    assert sorted(replay.replay(3, 2, 40, 6, 0, rounds=1, cap=1)) == [0, 0, 6]
+    # two a rank an iteration: the same as uncapped
+    assert replay.replay(3, 2, 40, 6, 0, rounds=1, cap=2) == [0, 0, 0]
+
+
+def test_trickle_factor(serving):
+    # a cap at or above the requests a rank holds (256 / 8 = 32) changes nothing, no replay
+    assert serving._trickle_factor(256, 8, 1024, 60, 0, 32) == 1.0
+    # one a rank an iteration at 64 clients on 8 ranks, 1k outputs: the replay's capped mean
+    # wait over its uncapped one, longer
+    got = serving._trickle_factor(64, 8, 1024, 60, 0, 1)
+    replay = load_script("bench/adp_balance_replay.py")
+    held, free = replay.replay(64, 8, 1024, 60, 0, cap=1), replay.replay(64, 8, 1024, 60, 0)
+    assert got == pytest.approx((sum(held) / len(held)) / (sum(free) / len(free)), rel=1e-12)
+    assert got > 1.5
 
 
 def test_predict_adds_the_wait_to_ttft_alone(serving):
