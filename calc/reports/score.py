@@ -154,8 +154,9 @@ def deployment_options(run, given: dict, log: dict | None = None) -> tuple[dict,
         for key, value in found.items():
             if key in ("printed_blocks", "eager"):  # not options: the pool, CUDA graphs off
                 continue
-            if key == "engine_version" and options.get("engine") != found.get("engine"):
-                continue  # another engine's release
+            if key == "engine_version" and origin == "the result file" \
+                    and options.get("engine") != found.get("engine"):  # fmt: skip
+                continue  # the file's release is another engine's
             if options.get(key) is None:
                 options[key] = value
                 notes.append(f"{key} {value} from {origin}")
