@@ -3441,6 +3441,44 @@ LOOKED_AT = (
      "350-400 W: conflicting; not used). Nothing fitted; no "
      "figure of docs/validation.md moves (the A100 40GB rows were already sized on the same "
      "figures)"),
+    ("vllm 0.33.0 wheel on PyPI: vllm/benchmarks/serve.py (benchmark's result dicts for "
+     "generation and pooling, _get_server_metrics_results, process_one_metric, main's "
+     "result_json and the --save-detailed removal list), vllm/benchmarks/sweep/serve.py "
+     "(run=N.json, summary.json, summary.csv, *.failure.json, warmup.json)",
+     "issue 23, scorefmt round: what the newest writer adds: latencies and queue_times kept "
+     "without --save-detailed, client_queue_time and e2el_including_client_queue statistics, "
+     "server_queue_times/server_ttfts, probe, speculative and diffusion keys (none compared); a "
+     "pooling run (no output tokens) now refused in one line; the sweep's summary.csv and "
+     "failure records named; nothing fitted"),
+    ("sglang 0.5.23 wheel on PyPI: sglang/bench_serving.py (a shim), sglang/benchmark/"
+     "serving.py (the result dict, result_details, the JSONL append), benchmark/goodput.py "
+     "(GoodputMetrics), srt/entrypoints/http_server.py (/server_info: server args, scheduler "
+     "info, internal_states, version)",
+     "issue 23, scorefmt round: the keys the reader takes are unchanged since its last read; "
+     "server_info.version now names the engine release replayed (where --engine-version is "
+     "not given); nothing fitted"),
+    ("PyPI: guidellm 0.8.1 and aiperf 0.13.0 (pip download, 2026-12-04: the newest releases)",
+     "issue 23, scorefmt round: no release newer than the ones the readers were checked "
+     "against in the result-formats round; no change"),
+    ("NVIDIA/TensorRT-LLM@2787769cae353023784dce105d648bcd4d04f4d4 "
+     "tensorrt_llm/bench/dataclasses/reporting.py (get_statistics_dict, report_statistics)",
+     "issue 23, scorefmt round: the --report_json keys the reader takes are those of "
+     "0249976; decoding_stats and dataset not read; no client concurrency recorded (now said "
+     "in a note, with request_info.avg_num_concurrent_requests)"),
+    ("Scicom-AI-Enterprise-Organization/llm-benchmaq@123eefe (snapshot): benchmarks/vllm/"
+     "runpod_h100sxm/Qwen3-8B/qwen3_8b_TP8_DP1_in1024_out128_p1000_c10_9635f8.{json,txt} "
+     "(last changed at fb2d755), benchmarks/sglang/runpod_h100sxm/Qwen3-8B/"
+     "tp8_dp1_Qwen3-8B_in1024_out128_p100_c100_38769a.{jsonl,txt} (at 3e344dd), setup.py "
+     "(vllm==0.15.0), benchmaq/vllm/core/server.py",
+     "issue 23, scorefmt round: a vLLM 0.15.0 --save-detailed file and an SGLang 0.5.9 "
+     "--output-details JSONL of Qwen3-8B at TP 8 on H100 SXM, kept trimmed as reader test "
+     "data and scored uncalibrated end to end in tests; not validation rows, nothing fitted"),
+    ("find_string / code search for the current writers' keys (rtfx, max_output_tokens_per_s, "
+     "mean_client_queue_time_ms, total_input_vision_tokens, queue_times) and a markdown report "
+     "embedding a vLLM 0.20.0 Qwen3-8B RTX 5090 result (index id 56542576667, repository not "
+     "named by the index)",
+     "issue 23, scorefmt round: looked at; only parsers' test fixtures, no result file, "
+     "except the embedded run, whose source could not be cited: not kept"),
 )
 
 

@@ -113,7 +113,10 @@ def log_settings(path) -> dict:
 
 
 def _file_options(run) -> dict:
-    """The deployment options the result file records."""
+    """The deployment options the result file records (its engine's release only where it is a
+    version number: the release it names, resolved as ``--engine-version`` is)."""
+    from calc.deploy.engines.versions import parse_version
+
     d = run.deployment
     out: dict = {"model": model_for(run.model), "engine": engine_for(run),
                  "hardware": hardware_for_gpu(d.get("gpu"))}  # fmt: skip
@@ -131,6 +134,9 @@ def _file_options(run) -> dict:
     kv = str(d.get("kv_dtype") or "").lower()
     if "fp8" in kv:
         out["kv_dtype"] = "fp8"
+    version = d.get("version")  # SGLang's server_info, trtllm-bench's engine, a vLLM --metadata
+    if version is not None and out["engine"] is not None and parse_version(str(version)):
+        out["engine_version"] = str(version)
     quant = str(d.get("quantization") or "").lower()
     if quant and quant not in ("none", "null"):
         from calc.deploy.engines.fromlog import weight_dtype_of
@@ -149,6 +155,9 @@ def deployment_options(run, given: dict, log: dict | None = None) -> tuple[dict,
         for key, value in found.items():
             if key in ("printed_blocks", "eager"):  # not options: the pool, CUDA graphs off
                 continue
+            if key == "engine_version" and origin == "the result file" \
+                    and options.get("engine") != found.get("engine"):  # fmt: skip
+                continue  # the file's release is another engine's
             if options.get(key) is None:
                 options[key] = value
                 notes.append(f"{key} {value} from {origin}")

@@ -6,13 +6,17 @@ commit 0249976575050d2c624a5f285683c66de311a3b7, ``ReportUtility.get_statistics_
 ``engine`` (model, version, backend, dtype, kv_cache_dtype, quantization), ``machine`` (the
 first GPU's name and memory), ``world_info`` (tp_size, pp_size, ep_size, max_batch_size,
 max_num_tokens, scheduling_policy, kv_cache_percentage, issue_rate [1/s]),
-``request_info`` (num_requests, avg_input_length, avg_output_length), ``performance``
+``request_info`` (num_requests, avg_num_concurrent_requests, avg_input_length,
+avg_output_length), ``performance``
 (total_latency_ms: first request's start to the last one's end, throughputs per second,
 request_latency_percentiles_ms) and with ``--streaming`` ``streaming_metrics`` (avg_ttft_ms,
 avg_tpot_ms, ttft_percentiles and tpot_percentiles, in ms: p50, p90, p95, p99, minimum,
 maximum, average; ``itl_percentiles`` in older versions). Its percentiles are nearest-rank
 (sorted[int(n q)], ``tensorrt_llm/bench/dataclasses/statistics.py``), its TPOT per request
-(end − first token) / (output tokens − 1): vLLM's definition.
+(end − first token) / (output tokens − 1): vLLM's definition. The other stored copy, at
+commit 2787769cae353023784dce105d648bcd4d04f4d4, writes the same keys (with
+``decoding_stats`` under speculative decoding and ``dataset``, the dataset's length statistics,
+neither read). Neither records the client's ``--concurrency``: said in a note.
 """
 
 from __future__ import annotations
@@ -81,7 +85,7 @@ def read(obj: dict, where: str, printed: bool = False) -> BenchRun:
         deployment["gpu"] = r.text(machine, "name")
     total_ms = r.num(perf, "total_latency_ms", hi=1e15)
     _check(where, perf, stream, n, osl, total_ms, printed)
-    notes = []
+    notes = [] if printed else [_concurrency_note(r, info)]
     if issue is not None and issue > 1e6:
         issue = None  # trtllm-bench's default: every request issued at once
     return BenchRun(
@@ -101,6 +105,15 @@ def read(obj: dict, where: str, printed: bool = False) -> BenchRun:
         deployment=deployment,
         notes=tuple(notes),
     )
+
+
+def _concurrency_note(r: Reader, info: dict) -> str:
+    """What --report_json leaves out: the client's --concurrency (``world_info`` records the
+    engine's batch limits, ``request_info`` only the mean number in flight)."""
+    conc = r.num(info, "avg_num_concurrent_requests", hi=MAX_REQUESTS)
+    said = "" if conc is None else f" (on average {conc:.4g} requests were in flight)"
+    return (f"the report states no client --concurrency{said}; give kvcalc score --concurrency "
+            "N, the run's own, else all are sent at once")  # fmt: skip
 
 
 def _check(where: str, perf: dict, stream: dict, n: int, osl, total_ms, printed: bool) -> None:

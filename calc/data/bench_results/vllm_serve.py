@@ -16,7 +16,13 @@ throughput ``request_inthroughput``. With ``--ramp-up-strategy`` (linear or expo
 ``ramp_up_start_rps`` to ``ramp_up_end_rps``) the rate rises over the run and ``request_rate``
 is not used. ``vllm bench sweep serve`` writes each run as such a result (``run=N.json``, with
 ``run_number`` and the swept server arguments, e.g. ``max_num_seqs``, merged in) and a
-``summary.json`` that lists them.
+``summary.json`` that lists them. A pooling run (an embedding or scoring model, vllm 0.33's
+``BenchmarkMetrics`` for pooling: ``total_input_sequences``, ``input_sequence_throughput``, E2EL
+only, no output tokens) is refused: nothing is generated to replay. vllm 0.33 keeps
+``latencies`` and ``queue_times`` (the client's wait for a ``--max-concurrency`` slot) in a file
+without ``--save-detailed``, and adds ``client_queue_time`` and
+``e2el_including_client_queue`` statistics (``*_ms``); neither is compared (its TTFT and E2EL
+start at the send, after that wait).
 
 The vLLM definitions: TTFT = first token − request sent; TPOT = (latency − TTFT) /
 (output tokens − 1) per request of more than one token; ITL = every gap between streamed
@@ -182,6 +188,10 @@ def client_draw(obj: dict, rate, burstiness, starts) -> ClientDraw | None:
 
 def read(obj: dict, where: str) -> BenchRun:
     r = Reader(where)
+    if "total_output_tokens" not in obj and "input_sequence_throughput" in obj:
+        raise r.fail("total_output_tokens", "missing: a pooling run (an embedding or scoring "
+                     "model: input_sequence_throughput, no generated tokens); kvcalc score "
+                     "replays text generation")  # fmt: skip
     completed = r.num(obj, "completed", hi=MAX_REQUESTS, whole=True, required=True)
     failed = r.num(obj, "failed", hi=MAX_REQUESTS, whole=True) or 0
     rate = r.num(obj, "request_rate", hi=1e9, inf_ok=True)
