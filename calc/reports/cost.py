@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from calc.deploy.deployment import Deployment, Workload
-from calc.errors import InvalidInputError
+from calc.errors import InvalidInputError, not_one_of
 from calc.output.derivation import Figure, figure
 from calc.output.result import Report
 from calc.reports.calibration_mark import is_calibrated
@@ -251,7 +251,7 @@ def _check_options(efficiency: str, max_tpot_ms, max_ttft_ms) -> None:
 
     if efficiency not in EFFICIENCIES:
         raise InvalidInputError(
-            f"--efficiency {efficiency!r} is not one of: {', '.join(EFFICIENCIES)}"
+            not_one_of("--efficiency", efficiency, EFFICIENCIES)
         )
     for name, value in (("max-tpot-ms", max_tpot_ms), ("max-ttft-ms", max_ttft_ms)):
         if value is not None and not 0 < value <= 1e9:

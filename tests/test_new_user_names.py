@@ -1,0 +1,57 @@
+"""What a new user reads when a name is wrong (the freshuser2 audit, session 17): the closest
+names and the command that lists them all, on one line, never the whole shipped list."""
+
+from __future__ import annotations
+
+from calc.data.registry import hardware_names, model_names
+from calc.errors import LONG_LIST, UnknownNameError, name_hint, not_one_of
+
+
+def _one_line(r, code: int = 2) -> str:
+    assert r.code == code, (r.code, r.out, r.err)
+    assert "Traceback" not in r.err + r.out
+    assert r.err.startswith("kvcalc: error: ") and r.err.count("\n") == 1, r.err
+    return r.err
+
+
+def test_an_unknown_model_names_the_closest_and_the_listing_command(cli):
+    err = _one_line(cli("memory", "--model", "llama3-8bb", "--hardware", "h100", "--ctx", "128"))
+    n = len(model_names())
+    assert n > LONG_LIST  # the shipped list is too long for one line
+    assert err == (
+        "kvcalc: error: unknown model 'llama3-8bb'; did you mean 'llama3-8b', 'llama3.1-8b', "
+        f"'llama3-70b'? List all {n} with `kvcalc models`. Or pass a path to a YAML file.\n"
+    )
+
+
+def test_an_unknown_model_with_nothing_close_still_points_to_the_listing(cli):
+    err = _one_line(cli("memory", "--model", "zzz", "--ctx", "128"))
+    assert err == (
+        f"kvcalc: error: unknown model 'zzz'. List all {len(model_names())} with "
+        "`kvcalc models`. Or pass a path to a YAML file.\n"
+    )
+
+
+def test_an_unknown_hardware_names_the_closest_and_the_listing_command(cli):
+    err = _one_line(cli("latency", "--model", "llama3-8b", "--hardware", "h1000", "--ctx", "128"))
+    assert "did you mean 'h100', 'h200'" in err
+    assert f"List all {len(hardware_names())} with `kvcalc hardware`." in err
+    assert "rtx-5090" not in err  # not the whole list
+
+
+def test_a_short_set_is_listed_whole():
+    # 3 names: listed, closest first
+    assert name_hint("lo", ["low", "high", "expected"]) == (
+        "; did you mean 'low'? Valid: expected, high, low."
+    )
+    err = UnknownNameError("recipe", "bf17", ["bf16", "fp32"])
+    assert str(err) == "unknown recipe 'bf17'; did you mean 'bf16'? Valid: bf16, fp32."
+
+
+def test_a_closed_set_names_the_closest(cli):
+    assert not_one_of("--efficiency", "expect", ("expected", "low", "high", "peak")) == (
+        "--efficiency 'expect' is not one of: expected, low, high, peak; did you mean 'expected'?"
+    )
+    err = _one_line(cli("cost", "--model", "llama3-8b", "--hardware", "h100", "--ctx", "128",
+                        "--efficiency", "hihg"))  # fmt: skip
+    assert err.endswith("; did you mean 'high'?\n")
