@@ -227,6 +227,13 @@ def capacity_report(dep: Deployment, work: Workload, *, shared_prefix: int | Non
     return CapacityReport(fields, figs, warnings)
 
 
+def engine_release_fields(dep: Deployment) -> dict:
+    """The engine release whose rules size ``dep`` and the one asked for where kvcalc models
+    it as another (a table shows "0.5.4 (modelled as 0.10.0)"; calc.output.render.kv_cells)."""
+    ec = dep.engine_config
+    return {"engine_version": ec.version, "engine_version_asked": ec.version_unmodelled}
+
+
 def head_fields(dep: Deployment) -> dict:
     """The keys that name a served deployment, first in capacity's and cost's output: model,
     hardware, engine, the parallel layout, GPUs and dtypes."""
@@ -311,7 +318,7 @@ def _capacity_fields(dep: Deployment, work: Workload, max_model_len: int) -> dic
         "ctx": ctx,
         "batch": batch,
         "block_size": b,
-        "engine_version": dep.engine_config.version,
+        **engine_release_fields(dep),
         "mem_util": g.mem_util,
         "memory_bytes": g.memory_bytes,
         # the ledger's terms, usable memory down to the budget (they sum to it exactly)

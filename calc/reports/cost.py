@@ -183,7 +183,7 @@ def cost_report(
     cheapest batch that meets ``max_tpot_ms`` / ``max_ttft_ms``; the GPU-hour priced by
     ``pricing`` (``calc.deploy.pricing.Pricing``; default: the profile's price on the default
     basis, its reference price where it has none there) or at ``usd_per_hour``."""
-    from calc.reports.capacity import capacity_report, head_fields
+    from calc.reports.capacity import capacity_report, engine_release_fields, head_fields
 
     _check_options(efficiency, max_tpot_ms, max_ttft_ms)
     ctx, batch = work.ctx, work.batch
@@ -209,6 +209,7 @@ def cost_report(
     price = at["usd_per_gpu_hour"]
     fields: dict = {
         **head_fields(dep),
+        **engine_release_fields(dep),
         "ctx": ctx,
         "prompt": prompt,
         "batch": batch,

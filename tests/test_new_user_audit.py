@@ -1,5 +1,6 @@
-"""What a new user reads when a name is wrong (the freshuser2 audit, session 17): the closest
-names and the command that lists them all, on one line, never the whole shipped list."""
+"""What a new user reads (the freshuser2 audit, session 17): a wrong name gives the closest
+names and the command that lists them all, on one line, never the whole shipped list; large
+dollar figures show cents."""
 
 from __future__ import annotations
 
@@ -55,3 +56,11 @@ def test_a_closed_set_names_the_closest(cli):
     err = _one_line(cli("cost", "--model", "llama3-8b", "--hardware", "h100", "--ctx", "128",
                         "--efficiency", "hihg"))  # fmt: skip
     assert err.endswith("; did you mean 'high'?\n")
+
+
+def test_large_dollar_figures_show_cents():
+    from calc.output.render import human
+
+    # 15e12 tokens of a Llama 3 70B run cost about $18M: cents, not a hundredth of a cent
+    assert human("run_usd", 17_989_225.0081) == "$17,989,225.01"
+    assert human("usd_per_million_output_tokens", 1.52449) == "$1.5245"  # below $1,000: 4

@@ -1,0 +1,72 @@
+"""Files a new user gives or asks for (the freshuser2 audit, session 17): an empty .json read
+as empty, not as malformed JSON; a model config given as a calibration named as no calibration;
+data written only under a name that promises its format, and a file that was there before a
+refused command left as it was."""
+
+from __future__ import annotations
+
+import pytest
+
+from calc.data.registry import data_dir
+
+DEP = ("-m", "llama3-8b", "-H", "h100", "--ctx", "2048")
+
+
+def _one_line(r, code: int = 2) -> str:
+    assert r.code == code, (r.code, r.out, r.err)
+    assert "Traceback" not in r.err + r.out
+    assert r.err.startswith("kvcalc: error: ") and r.err.count("\n") == 1, r.err
+    return r.err
+
+
+def test_an_empty_json_file_is_named_empty(cli, tmp_path):
+    empty = tmp_path / "cal.json"
+    empty.write_text("\n")
+    err = _one_line(cli("latency", *DEP, "--calibration", empty))
+    assert err == f"kvcalc: error: {empty}: empty file, expected a mapping of fields\n"
+
+
+def test_a_model_config_is_no_calibration(cli):
+    model = data_dir("model_configs") / "llama3-8b.yaml"
+    err = _one_line(cli("latency", *DEP, "--calibration", model))
+    assert err == (f"kvcalc: error: {model}: not a kvcalc calibration file (no 'kind: "
+                   "kvcalc-calibration'): make one with kvcalc score or kvcalc measure "
+                   "--save-calibration\n")  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("command", "fmt", "name", "fix"),
+    [
+        ("latency", "csv", "out.json", "give -f json (or name the file .csv)"),
+        ("cost", "json", "out.csv", "give -f csv (or name the file .json)"),
+        ("sweep", "csv", "out.json", "give -f json (or name the file .csv)"),
+        ("sweep", "jsonl", "out.csv", "give -f csv (or name the file .jsonl)"),
+        ("latency", "json", "out.png", "name the file .json"),
+    ],
+)
+def test_data_is_not_written_under_another_formats_name(cli, tmp_path, command, fmt, name, fix):
+    out = tmp_path / name
+    out.write_text("kept\n")  # a file the user had: a refused command leaves it
+    err = _one_line(cli(command, *DEP, "-f", fmt, "-o", out))
+    words = {"csv": "CSV", "json": "JSON", "jsonl": "JSON Lines"}[fmt]
+    suffix = out.suffix
+    assert err == (f"kvcalc: error: --output {out}: a {suffix} name, but --format {fmt} "
+                   f"writes {words}; {fix}\n")  # fmt: skip
+    assert out.read_text() == "kept\n"
+
+
+def test_a_name_that_promises_no_format_takes_any(cli, tmp_path):
+    out = tmp_path / "out.yaml"  # JSON is YAML: written
+    assert cli("latency", *DEP, "-f", "json", "-o", out).code == 0
+    assert out.read_text().startswith("{")
+
+
+def test_an_empty_or_binary_config_json_is_named_as_json(cli, tmp_path):
+    empty = tmp_path / "config.json"
+    empty.write_text("")
+    err = _one_line(cli("import-hf", empty))
+    assert err == f"kvcalc: error: {empty}: empty file, expected JSON\n"
+    binary = tmp_path / "b.json"
+    binary.write_bytes(b"\x7fELF\x00\x01")
+    err = _one_line(cli("import-hf", binary))
+    assert err == f"kvcalc: error: {binary}: binary file, expected JSON text\n"
