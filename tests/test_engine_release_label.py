@@ -52,3 +52,34 @@ def test_the_table_folds_an_asked_value_into_its_key():
     assert cells == {"engine_version": "0.5.4 (modelled as 0.10.0)"}
     cells = dict(kv_cells({"engine_version": "0.33.0", "engine_version_asked": None}))
     assert cells == {"engine_version": "0.33.0"}
+
+
+def test_score_names_the_release_asked(cli):
+    from pathlib import Path
+
+    run = (Path(__file__).parent / "data" / "bench_results"
+           / "vllm-0.5.4_llama-3.1-8b-fp8_tp1_h100-sxm_sharegpt_10-prompts.json")  # fmt: skip
+    r = cli("score", run, "-H", "h100", "--engine-version", "0.5.4", "-f", "json")
+    assert r.code == 0, r.err
+    (got,) = r.json()["runs"]
+    assert (got["engine_version"], got["engine_version_asked"]) == ("0.10.0", "0.5.4")
+    r = cli("score", run, "-H", "h100", "--engine-version", "0.5.4")
+    assert "0.5.4 (modelled as 0.10.0)" in r.out
+
+
+def test_log_names_the_release_asked_beside_the_modelled_one(cli):
+    from pathlib import Path
+
+    log = Path(__file__).parent / "data" / "engine_logs" / "vllm-h100-llama31-8b-tp1.log"
+    r = cli("log", log, "-m", "llama3.1-8b", "--engine-version", "0.5.4", "-f", "json")
+    out = r.json()
+    # the log prints no version: the one asked is 0.5.4, sized by 0.10.0's rules
+    assert out["engine_version_printed"] is None
+    assert (out["engine_version_modelled"], out["engine_version_asked"]) == ("0.10.0", "0.5.4")
+    r = cli("log", log, "-m", "llama3.1-8b", "--engine-version", "0.5.4")
+    assert "0.5.4 (modelled as 0.10.0)" in r.out and "engine_version_asked" not in r.out
+
+
+def test_the_table_folds_an_asked_value_into_the_modelled_key():
+    cells = dict(kv_cells({"engine_version_modelled": "0.10.0", "engine_version_asked": "0.5.4"}))
+    assert cells == {"engine_version_modelled": "0.5.4 (modelled as 0.10.0)"}

@@ -64,3 +64,28 @@ def test_large_dollar_figures_show_cents():
     # 15e12 tokens of a Llama 3 70B run cost about $18M: cents, not a hundredth of a cent
     assert human("run_usd", 17_989_225.0081) == "$17,989,225.01"
     assert human("usd_per_million_output_tokens", 1.52449) == "$1.5245"  # below $1,000: 4
+
+
+def test_measure_cells_never_in_e_notation():
+    from calc.measure.report import _cell
+
+    # a 12-byte peak: 12 / 10^6 = 0.000012 MB at four significant digits
+    assert _cell({"peak_memory_bytes": 12}, "peak_memory_bytes") == "0.00001200"
+    # 247,500 FLOP/s / 10^9 = 0.0002475 GFLOP/s (e-notation starts below 10^-4)
+    assert _cell({"achieved_flops_per_s": 247_500.0}, "achieved_flops_per_s") == "0.0002475"
+    # 1.442e-12 s = 1.442e-6 µs: 0.000001442 µs
+    assert _cell({"predicted_s": 1.442e-12}, "predicted_s") == "0.000001442 µs"
+
+
+def test_a_log_whose_gpu_memory_fits_several_profiles_says_which_it_chose(cli):
+    from pathlib import Path
+
+    log = Path(__file__).parent / "data" / "engine_logs" / "vllm-a100-80g-llama31-8b-0.31.0.log"
+    r = cli("log", log, "-m", "llama3.1-8b", "-f", "json")
+    assert r.code == 0, r.err
+    # 79.25 GiB printed: h100 and h100-pcie report 79.189 GiB, a100-80g 79.150 GiB, all within
+    # 0.3 %; the nearest (h100) is chosen and the choice said, since the defaults differ by GPU
+    assert ("kvcalc: warning: the log's GPU memory (79.25 GiB) is that of h100, h100-pcie, "
+            "a100-80g: predicted for h100 (--hardware to choose)") in r.err  # fmt: skip
+    r = cli("log", log, "-m", "llama3.1-8b", "-H", "a100-80g", "-f", "json")
+    assert "is that of" not in r.err  # chosen: nothing to say

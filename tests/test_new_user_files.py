@@ -5,6 +5,8 @@ refused command left as it was."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from calc.data.registry import data_dir
@@ -70,3 +72,17 @@ def test_an_empty_or_binary_config_json_is_named_as_json(cli, tmp_path):
     binary.write_bytes(b"\x7fELF\x00\x01")
     err = _one_line(cli("import-hf", binary))
     assert err == f"kvcalc: error: {binary}: binary file, expected JSON text\n"
+
+
+def test_a_fit_of_too_few_figures_names_the_default_and_a_smaller_fit(cli, tmp_path):
+    data = Path(__file__).parent / "data" / "bench_results"
+    run = data / "trtllm-bench-1.1.0rc2_llama-3.2-3b_tp1_rtx-pro-6000_conc8.txt"
+    cal = tmp_path / "cal.yaml"
+    cal.write_text("kept\n")
+    err = _one_line(cli("score", run, "-H", "rtx-pro-6000", "-m", data / "llama-3.2-3b.yaml",
+                        "--save-calibration", cal))  # fmt: skip
+    # the one printed report gives the fit 2 figures, fewer than the 3 default parameters
+    assert err == ("kvcalc: error: --fit gemm,host_seq,request: 2 measured figures cannot "
+                   "constrain 3 parameters (--fit's default is gemm,host_seq,request); name "
+                   "fewer (e.g. --fit gemm) or add runs\n")  # fmt: skip
+    assert cal.read_text() == "kept\n"

@@ -83,7 +83,7 @@ kv_block_bytes | bytes | per GPU | capacity | KV of one block of block_size toke
 kv_cache_blocks | blocks | per GPU | capacity | KV blocks that fit in the budget of one GPU
 kv_cache_tokens | tokens | per GPU | memory capacity latency roofline cost sweep | KV pool of one GPU as the engine pages it (calc.deploy.engines): what vLLM prints as "GPU KV cache size"
 engine_version | label | setting | memory capacity cost simulate | engine release whose defaults and accounting apply (the latest modelled unless --engine-version)
-engine_version_asked | label | setting | memory capacity cost simulate | engine release --engine-version named where kvcalc models it as another (engine_version; tables show "0.5.4 (modelled as 0.10.0)"); null: not named, or a modelled release or a prefix of one
+engine_version_asked | label | setting | memory capacity cost simulate log | engine release --engine-version (log: or the log) named where kvcalc models it as another (engine_version; log: engine_version_modelled; tables show "0.5.4 (modelled as 0.10.0)"); null: not named, or a modelled release or a prefix of one
 kv_bytes_per_sequence_per_gpu | bytes | per GPU | capacity sweep | KV of one sequence of ctx tokens on the busiest GPU, paged to whole blocks (no SSM state)
 ssm_state_bytes_per_sequence_per_gpu | bytes | per GPU | capacity | SSM state of one sequence on the busiest GPU
 max_ctx_at_batch | tokens | per sequence | capacity | longest context (whole blocks) at which batch sequences fit

@@ -142,14 +142,15 @@ def signed_percent(fraction: float, decimals: int = 1) -> str:
 
 def kv_cells(obj: dict) -> list[tuple[str, str]]:
     """(field, shown value) of each scalar field: the rows of a result's table. A release
-    asked for that is modelled as another (``KEY_asked`` beside ``KEY``) shows in ``KEY``'s
-    cell as "0.5.4 (modelled as 0.10.0)", not on a row of its own."""
+    asked for that is modelled as another (``KEY_asked`` beside ``KEY`` or ``KEY_modelled``)
+    shows in that cell as "0.5.4 (modelled as 0.10.0)", not on a row of its own."""
     fields = scalar_fields(obj)
     out = []
     for key, value in fields.items():
-        if key.endswith("_asked") and key[: -len("_asked")] in fields:
+        base = key.removesuffix("_asked")
+        if base != key and (base in fields or f"{base}_modelled" in fields):
             continue
-        asked = fields.get(f"{key}_asked")
+        asked = fields.get(f"{key.removesuffix('_modelled')}_asked")
         shown = human(key, value)
         out.append((key, shown if asked is None else f"{asked} (modelled as {shown})"))
     return out
