@@ -83,3 +83,13 @@ def test_log_names_the_release_asked_beside_the_modelled_one(cli):
 def test_the_table_folds_an_asked_value_into_the_modelled_key():
     cells = dict(kv_cells({"engine_version_modelled": "0.10.0", "engine_version_asked": "0.5.4"}))
     assert cells == {"engine_version_modelled": "0.5.4 (modelled as 0.10.0)"}
+
+
+def test_the_plan_page_names_the_release_asked():
+    from calc.reports.report_plan import display
+
+    row = {"weight_dtype": "fp8", "kv_dtype": "fp8", "tp": 1, "pp": 1, "ep": 1,
+           "mode": "aggregated", "engine_version": "0.10.0",
+           "engine_version_asked": "0.5.4"}  # fmt: skip
+    assert display(row)["engine_version"] == "0.5.4 (modelled as 0.10.0)"
+    assert display({**row, "engine_version_asked": None})["engine_version"] == "0.10.0"

@@ -44,6 +44,7 @@ def test_a_model_config_is_no_calibration(cli):
         ("sweep", "csv", "out.json", "give -f json (or name the file .csv)"),
         ("sweep", "jsonl", "out.csv", "give -f csv (or name the file .jsonl)"),
         ("latency", "json", "out.png", "name the file .json"),
+        ("measure", "csv", "out.json", "give -f json (or name the file .csv)"),  # before a kernel
     ],
 )
 def test_data_is_not_written_under_another_formats_name(cli, tmp_path, command, fmt, name, fix):
@@ -86,3 +87,13 @@ def test_a_fit_of_too_few_figures_names_the_default_and_a_smaller_fit(cli, tmp_p
                    "constrain 3 parameters (--fit's default is gemm,host_seq,request); name "
                    "fewer (e.g. --fit gemm) or add runs\n")  # fmt: skip
     assert cal.read_text() == "kept\n"
+
+
+def test_score_refuses_a_data_name_of_another_format_before_the_replays(cli, tmp_path):
+    run = Path(__file__).parent / "data" / "bench_results" / (
+        "vllm-0.5.4_llama-3.1-8b-fp8_tp1_h100-sxm_sharegpt_10-prompts.json")
+    out = tmp_path / "s.json"
+    err = _one_line(cli("score", run, "-H", "h100", "-f", "csv", "-o", out))
+    assert err == (f"kvcalc: error: --output {out}: a .json name, but --format csv writes CSV; "
+                   "give -f json (or name the file .csv)\n")  # fmt: skip
+    assert not out.exists()

@@ -696,7 +696,7 @@ def choice_row(rank: int, c: Choice, query: PlanQuery) -> dict:
     }
 
 
-def _release(row: dict) -> str:
+def release_label(row: dict) -> str:
     """The engine release of a row as said: "0.5.4 (modelled as 0.10.0)" where the one asked
     for is modelled as another (``EngineConfig.version_label``)."""
     asked, release = row.get("engine_version_asked"), row["engine_version"]
@@ -733,7 +733,7 @@ def answer_line(row: dict | None, query: PlanQuery) -> str:
     hw = f"{row['hardware']} (calibrated)" if row.get("calibrated") else row["hardware"]
     return (
         f"{row['gpus']:,} × {hw} ({shape}, {row['weight_dtype']} weights{ck} / "
-        f"{row['kv_dtype']} KV) for {row['model']} on {row['engine']} {_release(row)}, "
+        f"{row['kv_dtype']} KV) for {row['model']} on {row['engine']} {release_label(row)}, "
         f"${row['usd_per_hour_per_deployment']:,.2f}/h ({row['price_basis']}{flag}): p99 TTFT "
         f"{_ms(row['ttft_p99_s'])}, TPOT {_ms(row['tpot_p99_s'])} (pessimistic "
         f"{_ms(row['ttft_p99_pessimistic_s'])} / {_ms(row['tpot_p99_pessimistic_s'])} against "
