@@ -89,3 +89,10 @@ def test_a_log_whose_gpu_memory_fits_several_profiles_says_which_it_chose(cli):
             "a100-80g: predicted for h100 (--hardware to choose)") in r.err  # fmt: skip
     r = cli("log", log, "-m", "llama3.1-8b", "-H", "a100-80g", "-f", "json")
     assert "is that of" not in r.err  # chosen: nothing to say
+
+
+def test_one_sequence_is_singular_in_the_miss_line(cli):
+    r = cli("capacity", "-m", "llama3-8b", "-H", "h100", "--ctx", "100000000")
+    # 10^8 tokens × 131,072 B = 13,107.20 GB for the one sequence asked; none fits
+    assert "needs 13,107.20 GB of KV/state per GPU (1 sequence), the budget" in r.err
+    assert "at most 0 sequences fit," in r.err

@@ -178,11 +178,17 @@ def does_not_fit(dep: Deployment, work: Workload, max_ctx: int) -> str | None:
     n = int(g.sequences(work.batch))
     return (
         f"does not fit: --batch {work.batch:,} at --ctx {work.ctx:,} needs "
-        f"{n * g.sequence_bytes(work.ctx) / 1e9:,.2f} GB of KV/state per GPU ({n:,} sequences), "
+        f"{n * g.sequence_bytes(work.ctx) / 1e9:,.2f} GB of KV/state per GPU ({_seqs(n)}), "
         f"the budget is {g.kv_budget_bytes / 1e9:,.2f} GB; at --ctx {work.ctx:,} at most "
-        f"{int(g.max_concurrency(work.ctx)):,} sequences fit, {_longest(work.batch, max_ctx)} "
+        f"{_seqs(m := int(g.max_concurrency(work.ctx)))} fit{'s' * (m == 1)}, "
+        f"{_longest(work.batch, max_ctx)} "
         "(or raise --tp (--gpus), lower --kv-dtype)"
     )
+
+
+def _seqs(n: int) -> str:
+    """``n`` sequences in words: "1 sequence", "16 sequences"."""
+    return f"{n:,} sequence{'s' * (n != 1)}"
 
 
 def _longest(batch: int, max_ctx: int) -> str:
