@@ -93,3 +93,10 @@ def test_the_plan_page_names_the_release_asked():
            "engine_version_asked": "0.5.4"}  # fmt: skip
     assert display(row)["engine_version"] == "0.5.4 (modelled as 0.10.0)"
     assert display({**row, "engine_version_asked": None})["engine_version"] == "0.10.0"
+
+
+def test_the_rate_sweep_title_names_the_release_asked(cli):
+    r = cli("simulate", "--model", "llama3-8b", "--hardware", "h100", "--sweep-rate", "1,2",
+            "-n", "10", "--engine-version", "0.5.4")  # fmt: skip
+    assert r.code == 0, r.err
+    assert "(tp 1, vllm 0.5.4 (modelled as" in " ".join(r.out.split())
