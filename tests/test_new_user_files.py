@@ -97,3 +97,15 @@ def test_score_refuses_a_data_name_of_another_format_before_the_replays(cli, tmp
     assert err == (f"kvcalc: error: --output {out}: a .json name, but --format csv writes CSV; "
                    "give -f json (or name the file .csv)\n")  # fmt: skip
     assert not out.exists()
+
+
+def test_a_deployment_the_file_makes_impossible_names_what_the_file_gave(cli):
+    data = Path(__file__).parent / "data" / "bench_results"
+    run = data / "trtllm-bench-1.1.0rc1_deepseek-r1-0528-nvfp4_tp4_ep4_gb200_1k1k.txt"
+    # the report records ep 4 (DeepSeek-R1's experts); with a dense --model that cannot be
+    err = _one_line(cli("score", run, "-H", "h100", "-m", "qwen3-8b"))
+    assert err.startswith(
+        f"kvcalc: error: {run}: --ep 4 needs a mixture-of-experts model; qwen3-8b is dense "
+        "(the result file gave engine trtllm, tp 4, "
+    )
+    assert "ep 4," in err
