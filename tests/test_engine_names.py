@@ -48,7 +48,7 @@ def test_an_unknown_engine_is_one_error_line_with_the_nearest(cli, command):
     r = cli(*command, "--engine", "vlm")
     assert r.code == 2
     assert r.err.strip().splitlines() == [
-        "kvcalc: error: --engine 'vlm' is not one of: vllm, sglang, trtllm (did you mean 'vllm'?)"
+        "kvcalc: error: --engine 'vlm' is not one of: vllm, sglang, trtllm; did you mean 'vllm'?"
     ]
 
 

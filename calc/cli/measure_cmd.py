@@ -153,11 +153,12 @@ def _checked(fmt, outputs, device, dtype, batch, ctx, gemm_m, repeats, warmup, m
     from calc.cli.common import check_choice
     from calc.errors import InvalidInputError
     from calc.measure.suite import DEVICES, DTYPES, check_sizes
-    from calc.output.render import FORMATS
+    from calc.output.render import FORMATS, check_format_output
     from calc.output.safe_io import check_outputs
 
     check_choice("--format", fmt, FORMATS)
     check_outputs(*outputs)  # before any work
+    check_format_output(outputs[0][1], fmt)
     check_choice("--device", device, DEVICES)
     check_choice("--dtype", dtype, DTYPES)
     batches, ctxs = _ints("--batch", batch), _ints("--ctx", ctx)

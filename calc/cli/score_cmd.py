@@ -148,9 +148,11 @@ def score(
         emit_report,
         write_report,
     )
-    from calc.output.render import FORMATS
+    from calc.output.render import FORMATS, check_format_output
 
     check_choice("--format", fmt, FORMATS)
+    if fmt != "table":  # before the replays (a table's name is checked where it is written)
+        check_format_output(output, fmt)
     if (piped := sum(str(f) == "-" for f in files)) > 1:
         from calc.errors import InvalidInputError
 

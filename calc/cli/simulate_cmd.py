@@ -163,7 +163,9 @@ def simulate(
         per_request=per_request, **options.deployment,
     )  # fmt: skip
     dep, load, curve = report.deployment, report.load, sweep_rate is not None
-    what = f" ({dep.describe()}, {dep.engine_config.engine}): {load.describe(not curve)}"
+    ec = dep.engine_config
+    release = "" if ec.version_unmodelled is None else f" {ec.version_label}"
+    what = f" ({dep.describe()}, {ec.engine}{release}): {load.describe(not curve)}"
     title = on_gpus(dep, what)
     if curve:
         _curve(report, fmt, output, title)

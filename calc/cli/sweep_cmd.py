@@ -99,10 +99,13 @@ def _checked(fmt: str, output, jobs: int, report_file) -> int:
     before any work; the worker count."""
     from calc.cli.common import check_choice, check_report
     from calc.errors import InvalidInputError
+    from calc.output.render import check_format_output
     from calc.reports.sweep_io import FORMATS
 
     check_choice("--format", fmt, FORMATS)
     check_report(report_file, ("--output", output))
+    if fmt != "table":  # a table's name is checked where it is written (emit)
+        check_format_output(output, fmt)
     if not 0 <= jobs <= 64:
         raise InvalidInputError(f"--jobs must be in 0..64, got {jobs}")
     if jobs == 0:

@@ -30,6 +30,7 @@ from calc.data.hardware_schema import (
     StepCalibration,
 )
 from calc.data.yaml_io import load_mapping, validate
+from calc.errors import ConfigError
 
 _STRICT = ConfigDict(extra="forbid", frozen=True, strict=True)
 
@@ -129,8 +130,16 @@ class Calibration(BaseModel):
 
 
 def load_calibration(path: Path | str) -> Calibration:
+    """The calibration file at ``path``; a file without its ``kind`` (a model config, a
+    hardware profile given by mistake) is named as no calibration, not by its first field."""
     path = Path(path)
-    return validate(Calibration, load_mapping(path), path)
+    data = load_mapping(path)
+    if "kind" not in data:
+        raise ConfigError(
+            f"{path}: not a kvcalc calibration file (no 'kind: kvcalc-calibration'): make one "
+            "with kvcalc score or kvcalc measure --save-calibration"
+        )
+    return validate(Calibration, data, path)
 
 
 def apply_calibration(hw: HardwareProfile, cal: Calibration, path: Path | str) -> HardwareProfile:

@@ -3,7 +3,7 @@ impossible numbers with one clear message before any arithmetic (not model limit
 
 from __future__ import annotations
 
-from calc.errors import InvalidInputError
+from calc.errors import InvalidInputError, not_one_of
 
 MAX_CTX = 10**9  # tokens per sequence accepted at all (a sanity bound, not a model limit)
 MAX_BATCH = 10**7
@@ -38,4 +38,4 @@ def check_bytes(name: str, value) -> None:
 def check_choice(flag: str, value, choices) -> None:
     """Reject a value outside a closed set, listing the valid ones (None: not given)."""
     if value is not None and value not in choices:
-        raise InvalidInputError(f"{flag} {value!r} is not one of: {', '.join(choices)}")
+        raise InvalidInputError(not_one_of(flag, value, choices))

@@ -132,7 +132,8 @@ def load_model(name: str) -> ModelConfig:
         return _load_model_file(path)
     if name not in model_names():
         raise UnknownNameError(
-            "model", name, model_names(), "Pass a shipped name or a path to a YAML file."
+            "model", name, model_names(), "Or pass a path to a YAML file.",
+            listing="kvcalc models",
         )
     return _shipped_model(name)
 
@@ -170,7 +171,8 @@ def load_hardware(name: str) -> HardwareProfile:
         return _load_hardware_file(Path(name))
     if name not in hardware_names():
         raise UnknownNameError(
-            "hardware", name, hardware_names(), "Pass a shipped name or a path to a YAML file."
+            "hardware", name, hardware_names(), "Or pass a path to a YAML file.",
+            listing="kvcalc hardware",
         )
     return _shipped_hardware(name)
 

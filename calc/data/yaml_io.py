@@ -32,7 +32,8 @@ def read_text(
 
     raw = read_input(path, what=what, max_bytes=max_bytes)
     if b"\x00" in raw:
-        raise ConfigError(f"{path}: binary file, expected YAML text")
+        kind = "JSON" if Path(path).suffix.lower() == ".json" else "YAML"
+        raise ConfigError(f"{path}: binary file, expected {kind} text")
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -185,6 +186,8 @@ def parse_json(text: str, path: Path | str, *, nonfinite: bool = False) -> Any:
             return float(name)
         raise ConfigError(f"{path}: {name} is not a JSON number")
 
+    if not text.strip():  # json's own words ("Expecting value") read as a damaged file
+        raise ConfigError(f"{path}: empty file, expected JSON")
     try:
         return json.loads(text, object_pairs_hook=pairs, parse_int=integer, parse_constant=constant)
     except json.JSONDecodeError as exc:
@@ -209,6 +212,8 @@ def load_mapping(path: Path) -> dict[str, Any]:
     import yaml
 
     text = read_text(path)
+    if not text.strip():  # an empty .json reads as malformed JSON otherwise
+        raise ConfigError(f"{path}: empty file, expected a mapping of fields")
     try:
         data = parse_json(text, path) if Path(path).suffix.lower() == ".json" else _parse(text)
     except yaml.YAMLError as exc:
@@ -219,7 +224,7 @@ def load_mapping(path: Path) -> dict[str, Any]:
     except RecursionError as exc:
         raise ConfigError(f"{path}: nesting too deep") from exc
     if data is None:
-        what = "empty file" if not text.strip() else "no fields (comments only, or null)"
+        what = "no fields (comments only, or null)"
         raise ConfigError(f"{path}: {what}, expected a mapping of fields")
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: expected a mapping of fields, got {type(data).__name__}")

@@ -31,7 +31,7 @@ from calc.data.limits import (
     check_parallel,
     check_positive_int,
 )
-from calc.errors import InvalidInputError
+from calc.errors import InvalidInputError, not_one_of
 
 if TYPE_CHECKING:
     from calc.data.hardware_schema import HardwareProfile
@@ -113,17 +113,16 @@ class EngineSettings:
 
         if self.moe_a2a not in (None, *EP_COMMS):
             raise InvalidInputError(
-                f"--moe-a2a {self.moe_a2a!r} is not one of: {', '.join(EP_COMMS)}"
+                not_one_of("--moe-a2a", self.moe_a2a, EP_COMMS)
             )
 
         if self.compile_cache not in (None, *COMPILE_CACHE_STATES):
             raise InvalidInputError(
-                f"--compile-cache {self.compile_cache!r} is not one of: "
-                f"{', '.join(COMPILE_CACHE_STATES)}"
+                not_one_of("--compile-cache", self.compile_cache, COMPILE_CACHE_STATES)
             )
         if self.allreduce not in (None, *ALLREDUCE_KINDS):
             raise InvalidInputError(
-                f"--allreduce {self.allreduce!r} is not one of: {', '.join(ALLREDUCE_KINDS)}"
+                not_one_of("--allreduce", self.allreduce, ALLREDUCE_KINDS)
             )
         if self.name not in NAMES:  # "TRT-LLM", "tensorrt" -> trtllm; else the nearest named
             object.__setattr__(self, "name", engine_name(self.name))
@@ -271,7 +270,7 @@ def _check_state_settings(settings: EngineSettings) -> None:
         name = STATE_DTYPES.get(str(dtype).lower())
         if name is None:
             raise InvalidInputError(
-                f"--mamba-ssm-dtype {dtype!r} is not one of: float32, bfloat16, float16"
+                not_one_of("--mamba-ssm-dtype", dtype, ("float32", "bfloat16", "float16"))
             )
         object.__setattr__(settings, "mamba_ssm_dtype", name)
     if settings.max_mamba_cache_size is not None:

@@ -364,9 +364,9 @@ def compose(
     its own is the silicon-sample fit, ``FIT_SOURCE``) — behind ``frontend``: the api
     front-end also adds its per-request time; offline streams nothing."""
     if frontend not in FRONTENDS:
-        from calc.errors import InvalidInputError
+        from calc.errors import InvalidInputError, not_one_of
 
-        raise InvalidInputError(f"front-end {frontend!r} is not one of: {', '.join(FRONTENDS)}")
+        raise InvalidInputError(not_one_of("front-end", frontend, FRONTENDS))
     if not rows:
         return NONE
     row = next((r for r in rows if r[0].holds(version)), rows[-1])

@@ -23,7 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from calc.errors import InvalidInputError
+from calc.errors import InvalidInputError, not_one_of
 
 DEFAULT_BASIS = "neocloud_on_demand"
 OWNED = "owned"  # the basis of a price computed from the user's capex (not a profile price)
@@ -138,7 +138,7 @@ class Pricing:
     def __post_init__(self) -> None:
         if self.basis not in bases():
             raise InvalidInputError(
-                f"--price-basis {self.basis!r} is not one of: {', '.join(bases())}"
+                not_one_of("--price-basis", self.basis, bases())
             )
         if self.usd_per_gpu_hour is not None:
             _check("--usd-per-gpu-hour", self.usd_per_gpu_hour, 0, 10_000)

@@ -82,7 +82,7 @@ from calc.deploy.parallel import (
     p2p_time_s,
     stage_windows,
 )
-from calc.errors import InvalidInputError
+from calc.errors import InvalidInputError, not_one_of
 from calc.formulas import kernel_curves as KC
 from calc.formulas.quant import is_plain
 from calc.formulas.roofline import op_time_s, ridge_point
@@ -141,7 +141,7 @@ def check_efficiency(efficiency: str) -> None:
     """Raise unless ``efficiency`` names a band: peak, low, expected or high."""
     if efficiency not in EFFICIENCIES:
         raise InvalidInputError(
-            f"efficiency {efficiency!r} is not one of: {', '.join(EFFICIENCIES)}"
+            not_one_of("efficiency", efficiency, EFFICIENCIES)
         )
 
 

@@ -21,10 +21,20 @@ TABLE_COLUMNS = (
 _LEFT = ("kernel", "variant", "backend", "shape", "status", "bound")
 
 
+def _sig4(x: float) -> str:
+    """Four significant digits, never in e-notation (a 12-byte peak is 0.00001200 MB, not
+    1.2e-05): ``:,.4g`` from 10^-4 up, fixed decimals below."""
+    import math
+
+    if x == 0 or not math.isfinite(x) or abs(x) >= 1e-4:
+        return f"{x:,.4g}"
+    return f"{x:,.{3 - math.floor(math.log10(abs(x)))}f}"
+
+
 def _us(seconds) -> str:
     if seconds is None:
         return "—"
-    return f"{seconds * 1e6:,.4g} µs" if seconds < 1e-3 else f"{seconds * 1e3:,.4g} ms"
+    return f"{_sig4(seconds * 1e6)} µs" if seconds < 1e-3 else f"{seconds * 1e3:,.4g} ms"
 
 
 def _cell(r: dict, c: str) -> str:
@@ -37,7 +47,7 @@ def _cell(r: dict, c: str) -> str:
     if c.endswith("_s") and not c.endswith("per_s"):
         return _us(v)
     if c.endswith("_per_s") or c.endswith("memory_bytes"):
-        return f"{v / 1e9:,.4g}" if c.endswith("per_s") else f"{v / 1e6:,.4g}"
+        return _sig4(v / 1e9) if c.endswith("per_s") else _sig4(v / 1e6)
     if c == "fraction_of_peak":
         return f"{v:.1%}"
     if c == "spread_pct":

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from calc.data.calibration import Calibration
 from calc.data.hardware_schema import HardwareProfile
 from calc.data.model_schema import ModelConfig
-from calc.errors import InvalidInputError, KvcalcError
+from calc.errors import InvalidInputError, KvcalcError, not_one_of
 from calc.formulas.roofline import is_compute_bound, op_time_s
 from calc.measure import import_torch, kernels, shapes
 from calc.measure.calibrate import build_calibration
@@ -380,7 +380,7 @@ def _check_device(torch, device: str, dtype: str | None, hardware) -> str:
     """The dtype to measure in (bf16 on CUDA, fp32 on the CPU unless given), after checking
     the device, its availability and the profile's peak for it."""
     if device not in DEVICES:
-        raise InvalidInputError(f"--device {device!r} is not one of: {', '.join(DEVICES)}")
+        raise InvalidInputError(not_one_of("--device", device, DEVICES))
     if device == "cuda" and hardware is None:
         raise InvalidInputError(
             "--device cuda needs --hardware (the profile to predict with), e.g. --hardware h100"
@@ -392,7 +392,7 @@ def _check_device(torch, device: str, dtype: str | None, hardware) -> str:
         )
     dtype = dtype or ("bf16" if device == "cuda" else "fp32")
     if dtype not in DTYPES:
-        raise InvalidInputError(f"--dtype {dtype!r} is not one of: {', '.join(DTYPES)}")
+        raise InvalidInputError(not_one_of("--dtype", dtype, DTYPES))
     if hardware is not None and dtype not in hardware.peak_flops_per_s:
         raise InvalidInputError(f"hardware {hardware.name} has no {dtype} peak; pick --dtype")
     return dtype

@@ -82,7 +82,8 @@ kv_bytes_per_token_per_gpu | bytes | per GPU | capacity log | KV one token adds 
 kv_block_bytes | bytes | per GPU | capacity | KV of one block of block_size tokens on the busiest GPU
 kv_cache_blocks | blocks | per GPU | capacity | KV blocks that fit in the budget of one GPU
 kv_cache_tokens | tokens | per GPU | memory capacity latency roofline cost sweep | KV pool of one GPU as the engine pages it (calc.deploy.engines): what vLLM prints as "GPU KV cache size"
-engine_version | label | setting | capacity | engine release whose defaults and accounting apply (the latest modelled unless --engine-version)
+engine_version | label | setting | memory capacity cost simulate | engine release whose defaults and accounting apply (the latest modelled unless --engine-version)
+engine_version_asked | label | setting | memory capacity cost simulate log | engine release --engine-version (log: or the log) named where kvcalc models it as another (engine_version; log: engine_version_modelled; tables show "0.5.4 (modelled as 0.10.0)"); null: not named, or a modelled release or a prefix of one
 kv_bytes_per_sequence_per_gpu | bytes | per GPU | capacity sweep | KV of one sequence of ctx tokens on the busiest GPU, paged to whole blocks (no SSM state)
 ssm_state_bytes_per_sequence_per_gpu | bytes | per GPU | capacity | SSM state of one sequence on the busiest GPU
 max_ctx_at_batch | tokens | per sequence | capacity | longest context (whole blocks) at which batch sequences fit
@@ -235,7 +236,8 @@ rows[].decode_tp | count | setting | plan | disaggregated: the decode pool's ten
 rows[].decode_pp | count | setting | plan | disaggregated: the decode pool's pipeline stages
 rows[].decode_ep | count | setting | plan | disaggregated: the decode pool's expert-parallel GPUs
 rows[].decode_gpus_per_replica | count | per deployment | plan | disaggregated: GPUs of one decode replica (gpus_per_replica is the prefill replica's)
-rows[].engine_version | label | setting | plan | the engine release whose rules the row was sized by (--engine-version, else the newest modelled)
+rows[].engine_version | label | setting | plan simulate | the engine release whose rules the row was sized by (--engine-version, else the newest modelled)
+rows[].engine_version_asked | label | setting | plan simulate | engine release --engine-version named where kvcalc models it as another (rows[].engine_version); null: not named, or modelled
 rows[].checkpoint | label | label | plan | the published checkpoint in the row's weight format (calc/data/quantised_checkpoints.yaml; null: as released or none known)
 rows[].needs_checkpoint | flag | setting | plan | a 4-bit weight format the model has no published checkpoint in: quantise one to serve it
 rows[].price_kind | label | label | plan | the row's price kind (list, median, estimate, approximate; derived and placeholder only with --derived-prices; stated; tco)
@@ -478,6 +480,7 @@ runs[].model | label | label | score | model the run is scored on (kvcalc's name
 runs[].hardware | label | label | score | hardware profile the run is scored on
 runs[].engine | label | setting | score | serving engine simulated (the file's tool or backend, --log or --engine)
 runs[].engine_version | label | setting | score | engine release whose defaults and step rules the replay used (--engine-version or --log, else the newest modelled: a result file records none)
+runs[].engine_version_asked | label | setting | score | engine release --engine-version or --log named where kvcalc models it as another (runs[].engine_version; its host costs are the named release's); null: not named, or modelled
 runs[].weight_dtype | label | setting | score | weight format of the deployment scored
 runs[].kv_dtype | label | setting | score | KV-cache format of the deployment scored
 runs[].tp | count | setting | score | tensor-parallel GPUs of the deployment scored

@@ -122,7 +122,9 @@ def human(key: str, value: Any, compact: bool = False) -> str:
             return f"{value / 1e6:,.2f} MFLOP"
         return f"{value:,.0f} FLOP" if abs(value) >= 1 else f"{value:,.4g} FLOP"
     if key.startswith("usd") or key.endswith("usd"):
-        return f"${value:,.4f}"
+        # cents from $1,000 up (a training run's $17,989,225.01, not .0081); four decimals
+        # below, where a price per million tokens lives
+        return f"${value:,.2f}" if abs(value) >= 1000 else f"${value:,.4f}"
     if key.startswith("params"):
         if compact:
             return f"{value / 1e9:,.2f} B"
@@ -139,8 +141,19 @@ def signed_percent(fraction: float, decimals: int = 1) -> str:
 
 
 def kv_cells(obj: dict) -> list[tuple[str, str]]:
-    """(field, shown value) of each scalar field: the rows of a result's table."""
-    return [(key, human(key, value)) for key, value in scalar_fields(obj).items()]
+    """(field, shown value) of each scalar field: the rows of a result's table. A release
+    asked for that is modelled as another (``KEY_asked`` beside ``KEY`` or ``KEY_modelled``)
+    shows in that cell as "0.5.4 (modelled as 0.10.0)", not on a row of its own."""
+    fields = scalar_fields(obj)
+    out = []
+    for key, value in fields.items():
+        base = key.removesuffix("_asked")
+        if base != key and (base in fields or f"{base}_modelled" in fields):
+            continue
+        asked = fields.get(f"{key.removesuffix('_modelled')}_asked")
+        shown = human(key, value)
+        out.append((key, shown if asked is None else f"{asked} (modelled as {shown})"))
+    return out
 
 
 def kv_table(obj: dict, title: str):
@@ -245,6 +258,33 @@ _NOT_A_TABLE = {
 }
 
 
+# the format a data file's name promises (a name not here promises none: any format is written)
+_SUFFIX_FORMAT = {".json": "json", ".csv": "csv", ".jsonl": "jsonl", ".ndjson": "jsonl",
+                  ".parquet": "parquet"}  # fmt: skip
+_FORMAT_WORDS = {"json": "JSON", "csv": "CSV", "jsonl": "JSON Lines", "parquet": "Parquet"}
+
+
+def check_format_output(path: Path | str | None, fmt: str) -> None:
+    """Refuse to write ``fmt`` into a file whose name promises another format (``-f csv -o
+    out.json`` wrote CSV that a JSON reader then refuses), a picture or a page; a text table
+    into any data name (``check_table_output``)."""
+    if path is None or str(path) == "-":
+        return
+    path = Path(path)
+    if fmt == "table":
+        check_table_output(path)
+        return
+    suffix = path.suffix.lower()
+    promised = _SUFFIX_FORMAT.get(suffix)
+    if (promised is not None and promised != fmt) or (promised is None and suffix in _NOT_A_TABLE):
+        fix = f"give -f {promised} (or name the file .{fmt})" if promised is not None \
+            else f"name the file .{fmt}"  # fmt: skip
+        raise InvalidInputError(
+            f"--output {path}: a {suffix} name, but --format {fmt} writes "
+            f"{_FORMAT_WORDS.get(fmt, fmt)}; {fix}"
+        )
+
+
 def check_table_output(path: Path) -> None:
     """Refuse to write a text table into a file whose name says JSON, CSV, Parquet, a picture
     or a page (``-o out.json`` without ``-f json`` wrote box-drawing text into out.json)."""
@@ -298,8 +338,8 @@ def emit(
     """Print or write ``obj`` in ``fmt``. CSV and JSON Lines use ``rows`` (default: the scalar
     fields). A table ends with the ``trailer`` lines as they are, never wrapped (commands a user
     pastes)."""
-    if fmt == "table" and output is not None:
-        check_table_output(Path(output))
+    if output is not None:
+        check_format_output(output, fmt)
     if fmt == "json":
         text = to_json({**obj, "derivation": [f.line() for f in explain]} if explain else obj)
     elif fmt == "csv":

@@ -178,11 +178,17 @@ def does_not_fit(dep: Deployment, work: Workload, max_ctx: int) -> str | None:
     n = int(g.sequences(work.batch))
     return (
         f"does not fit: --batch {work.batch:,} at --ctx {work.ctx:,} needs "
-        f"{n * g.sequence_bytes(work.ctx) / 1e9:,.2f} GB of KV/state per GPU ({n:,} sequences), "
+        f"{n * g.sequence_bytes(work.ctx) / 1e9:,.2f} GB of KV/state per GPU ({_seqs(n)}), "
         f"the budget is {g.kv_budget_bytes / 1e9:,.2f} GB; at --ctx {work.ctx:,} at most "
-        f"{int(g.max_concurrency(work.ctx)):,} sequences fit, {_longest(work.batch, max_ctx)} "
+        f"{_seqs(m := int(g.max_concurrency(work.ctx)))} fit{'s' * (m == 1)}, "
+        f"{_longest(work.batch, max_ctx)} "
         "(or raise --tp (--gpus), lower --kv-dtype)"
     )
+
+
+def _seqs(n: int) -> str:
+    """``n`` sequences in words: "1 sequence", "16 sequences"."""
+    return f"{n:,} sequence{'s' * (n != 1)}"
 
 
 def _longest(batch: int, max_ctx: int) -> str:
@@ -225,6 +231,13 @@ def capacity_report(dep: Deployment, work: Workload, *, shared_prefix: int | Non
     if message:
         warnings.append(message)
     return CapacityReport(fields, figs, warnings)
+
+
+def engine_release_fields(dep: Deployment) -> dict:
+    """The engine release whose rules size ``dep`` and the one asked for where kvcalc models
+    it as another (a table shows "0.5.4 (modelled as 0.10.0)"; calc.output.render.kv_cells)."""
+    ec = dep.engine_config
+    return {"engine_version": ec.version, "engine_version_asked": ec.version_unmodelled}
 
 
 def head_fields(dep: Deployment) -> dict:
@@ -311,7 +324,7 @@ def _capacity_fields(dep: Deployment, work: Workload, max_model_len: int) -> dic
         "ctx": ctx,
         "batch": batch,
         "block_size": b,
-        "engine_version": dep.engine_config.version,
+        **engine_release_fields(dep),
         "mem_util": g.mem_util,
         "memory_bytes": g.memory_bytes,
         # the ledger's terms, usable memory down to the budget (they sum to it exactly)

@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from calc.deploy.deployment import Deployment, Workload
-from calc.errors import InvalidInputError
+from calc.errors import InvalidInputError, not_one_of
 from calc.output.derivation import Figure, figure
 from calc.output.result import Report
 from calc.reports.calibration_mark import is_calibrated
@@ -183,7 +183,7 @@ def cost_report(
     cheapest batch that meets ``max_tpot_ms`` / ``max_ttft_ms``; the GPU-hour priced by
     ``pricing`` (``calc.deploy.pricing.Pricing``; default: the profile's price on the default
     basis, its reference price where it has none there) or at ``usd_per_hour``."""
-    from calc.reports.capacity import capacity_report, head_fields
+    from calc.reports.capacity import capacity_report, engine_release_fields, head_fields
 
     _check_options(efficiency, max_tpot_ms, max_ttft_ms)
     ctx, batch = work.ctx, work.batch
@@ -209,6 +209,7 @@ def cost_report(
     price = at["usd_per_gpu_hour"]
     fields: dict = {
         **head_fields(dep),
+        **engine_release_fields(dep),
         "ctx": ctx,
         "prompt": prompt,
         "batch": batch,
@@ -251,7 +252,7 @@ def _check_options(efficiency: str, max_tpot_ms, max_ttft_ms) -> None:
 
     if efficiency not in EFFICIENCIES:
         raise InvalidInputError(
-            f"--efficiency {efficiency!r} is not one of: {', '.join(EFFICIENCIES)}"
+            not_one_of("--efficiency", efficiency, EFFICIENCIES)
         )
     for name, value in (("max-tpot-ms", max_tpot_ms), ("max-ttft-ms", max_ttft_ms)):
         if value is not None and not 0 < value <= 1e9:

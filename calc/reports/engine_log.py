@@ -78,6 +78,7 @@ def log_report(built: LogDeployment) -> LogReport:
         "engine": facts.engine,
         "engine_version_printed": facts.version,
         "engine_version_modelled": ec.version,
+        "engine_version_asked": ec.version_unmodelled,
         "model": dep.model.name,
         "hardware": dep.hardware.name,
         "tp": dep.tp,

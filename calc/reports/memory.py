@@ -462,6 +462,7 @@ def _ledger(dep: Deployment, work: Workload, fields: dict, warnings: list[str]) 
         budget_figure,
         concurrency_figure,
         does_not_fit,
+        engine_release_fields,
         reserve_figure,
         weights_figure,
     )
@@ -476,6 +477,7 @@ def _ledger(dep: Deployment, work: Workload, fields: dict, warnings: list[str]) 
     fields.update(
         hardware=hw.name,
         engine=dep.engine.name,
+        **engine_release_fields(dep),
         tp=dep.tp,
         pp=dep.pp,
         ep=dep.ep,

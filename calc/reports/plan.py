@@ -664,6 +664,7 @@ def choice_row(rank: int, c: Choice, query: PlanQuery) -> dict:
         "decode_gpus_per_replica": d.gpus_per_replica if c.mode == "disaggregated" else None,
         "gpus": c.gpus,
         "engine_version": s.dep.engine_config.version,
+        "engine_version_asked": s.dep.engine_config.version_unmodelled,
         "checkpoint": s.family.dtypes.checkpoint,
         "needs_checkpoint": s.family.dtypes.needs_checkpoint,
         "usd_per_gpu_hour": s.usd_per_gpu_hour,
@@ -693,6 +694,13 @@ def choice_row(rank: int, c: Choice, query: PlanQuery) -> dict:
         "kv_transfer_s": ev.kv_transfer_s,
         "method": ev.method,
     }
+
+
+def release_label(row: dict) -> str:
+    """The engine release of a row as said: "0.5.4 (modelled as 0.10.0)" where the one asked
+    for is modelled as another (``EngineConfig.version_label``)."""
+    asked, release = row.get("engine_version_asked"), row["engine_version"]
+    return release if asked is None else f"{asked} (modelled as {release})"
 
 
 def _ms(x: float) -> str:
@@ -725,7 +733,7 @@ def answer_line(row: dict | None, query: PlanQuery) -> str:
     hw = f"{row['hardware']} (calibrated)" if row.get("calibrated") else row["hardware"]
     return (
         f"{row['gpus']:,} × {hw} ({shape}, {row['weight_dtype']} weights{ck} / "
-        f"{row['kv_dtype']} KV) for {row['model']} on {row['engine']} {row['engine_version']}, "
+        f"{row['kv_dtype']} KV) for {row['model']} on {row['engine']} {release_label(row)}, "
         f"${row['usd_per_hour_per_deployment']:,.2f}/h ({row['price_basis']}{flag}): p99 TTFT "
         f"{_ms(row['ttft_p99_s'])}, TPOT {_ms(row['tpot_p99_s'])} (pessimistic "
         f"{_ms(row['ttft_p99_pessimistic_s'])} / {_ms(row['tpot_p99_pessimistic_s'])} against "

@@ -496,10 +496,10 @@ def evaluator(
 ) -> Evaluator:
     """The evaluator ``method`` names: the simulation, the analytic estimate, or ``auto`` (the
     simulation where installed)."""
-    from calc.errors import InvalidInputError
+    from calc.errors import InvalidInputError, not_one_of
 
     if method not in METHODS:
-        raise InvalidInputError(f"--method {method!r} is not one of: {', '.join(METHODS)}")
+        raise InvalidInputError(not_one_of("--method", method, METHODS))
     if method == "simulation" and not simulation_available():
         raise InvalidInputError("--method simulation: the serving simulation is not installed")
     if method == "analytic" or (method == "auto" and not simulation_available()):

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, TypedDict, Unpack
 from calc.data.hardware_schema import HardwareProfile
 from calc.data.limits import MAX_CTX, check_positive_int
 from calc.data.model_schema import ModelConfig
-from calc.errors import InvalidInputError
+from calc.errors import InvalidInputError, not_one_of
 from calc.formulas.attention_layout import AttentionLayout, attention_layout
 
 if TYPE_CHECKING:
@@ -394,7 +394,7 @@ def memory_data(
 
 def check_plot_kind(kind: str) -> None:
     if kind not in PLOT_KINDS:
-        raise InvalidInputError(f"plot kind {kind!r} is not one of: {', '.join(PLOT_KINDS)}")
+        raise InvalidInputError(not_one_of("plot kind", kind, PLOT_KINDS))
 
 
 @dataclass(frozen=True)

@@ -49,6 +49,10 @@ def display(row: dict) -> dict:
         out["hardware"] = f"{row['hardware']} (calibrated)"
     if row.get("confidence_basis") == "calibration":  # margined on the calibration's residual
         out["confidence_class"] = f"{row['confidence_class']} (calibration band)"
+    if row.get("engine_version_asked"):  # a release modelled as another: both said
+        from calc.reports.plan import release_label
+
+        out["engine_version"] = release_label(row)
     out["dtypes"] = f"{row['weight_dtype']}/{row['kv_dtype']}"
     out["layout"] = f"tp{row['tp']} pp{row['pp']} ep{row['ep']}"
     if row.get("mode") == "disaggregated":

@@ -311,6 +311,7 @@ def run_fields(s: RunScore, calibrated: bool) -> dict:
         "hardware": dep.hardware.name,
         "engine": ec.engine,
         "engine_version": ec.version,
+        "engine_version_asked": ec.version_unmodelled,
         "weight_dtype": dep.weight_dtype,
         "kv_dtype": dep.kv_dtype,
         "tp": dep.tp,

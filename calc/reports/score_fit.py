@@ -303,7 +303,8 @@ def _check_identifiable(problem: _Problem, x, r0) -> None:
     if n < len(problem.params):
         raise InvalidInputError(
             f"--fit {','.join(problem.params)}: {n} measured figures cannot constrain "
-            f"{len(problem.params)} parameters; fit fewer or add runs"
+            f"{len(problem.params)} parameters (--fit's default is gemm,host_seq,request); "
+            f"name fewer (e.g. --fit {problem.params[0]}) or add runs"
         )
     J = _jacobian(problem, x)
     for i, name in enumerate(problem.params):

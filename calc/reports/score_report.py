@@ -65,7 +65,7 @@ def score_files(
         options, notes = deployment_options(run, given, logged)
         key = tuple(sorted((k, str(v)) for k, v in options.items()))
         if key not in deps:
-            deps[key] = build(options)
+            deps[key] = _built(build, options, run, notes)
             if eager:  # the log's server ran without CUDA graphs
                 deps[key] = replace(deps[key], engine=replace(deps[key].engine, cuda_graphs=False))
         if eager:
@@ -98,6 +98,22 @@ def score_files(
         if (note := _fit_warning(scores, fitted)) is not None:
             warnings.append(note)
     return _report(scores, calibrated, fitted, warnings)
+
+
+def _built(build, options: dict, run, notes: list[str]):
+    """The Deployment of ``options``; one the file or the log made impossible (trtllm-bench's
+    --ep 4 with a dense --model) refused naming the run and what was taken from it."""
+    try:
+        return build(options)
+    except InvalidInputError as exc:
+        taken = []
+        for origin in ("the result file", "the start-up log"):
+            said = [n.removesuffix(f" from {origin}") for n in notes if n.endswith(origin)]
+            if said:
+                taken.append(f"{origin} gave {', '.join(said)}")
+        if not taken:
+            raise
+        raise InvalidInputError(f"{run.source}: {exc} ({'; '.join(taken)})") from exc
 
 
 def _runs(sources: list[str]) -> str:

@@ -32,6 +32,8 @@ def _deployment_fields(dep: Deployment) -> dict:
         "model": dep.model.name,
         "hardware": dep.hardware.name if dep.hardware is not None else None,
         "engine": ec.engine,
+        "engine_version": ec.version,
+        "engine_version_asked": ec.version_unmodelled,
         "weight_dtype": dep.weight_dtype,
         "kv_dtype": dep.kv_dtype,
         "tp": dep.tp,

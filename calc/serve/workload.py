@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from calc.data.limits import MAX_CTX
-from calc.errors import ConfigError, InvalidInputError
+from calc.errors import ConfigError, InvalidInputError, not_one_of
 from calc.output.safe_text import quoted
 
 KINDS = ("fixed", "uniform", "lognormal", "histogram")
@@ -193,7 +193,7 @@ class LoadSpec:
         trace = isinstance(self.arrival, Trace)
         if not trace and self.arrival not in ARRIVALS:
             raise InvalidInputError(
-                f"arrival {self.arrival!r} is not one of: {', '.join(ARRIVALS)} (or a trace)"
+                not_one_of("arrival", self.arrival, ARRIVALS, " (or a trace)")
             )
         if self.rate_per_s is not None:
             r = self.rate_per_s

@@ -30,7 +30,7 @@ def engine_name(text: str, flag: str = "--engine") -> str:
         return ALIASES[key]
     shown = repr(text) if len(str(text)) <= 60 else f"{str(text)[:40]!r}…"
     near = difflib.get_close_matches(key[:60], list(ALIASES), n=1, cutoff=0.0)
-    hint = f" (did you mean {ALIASES[near[0]]!r}?)" if near else ""
+    hint = f"; did you mean {ALIASES[near[0]]!r}?" if near else ""  # as calc.errors.not_one_of
     raise InvalidInputError(f"{flag} {shown} is not one of: {', '.join(NAMES)}{hint}")
 
 

@@ -250,21 +250,25 @@ def kv_dtype_of(kv_cache_dtype: str | None) -> str | None:
 # The GPU
 
 
-def hardware_of(facts: LogFacts) -> str | None:
-    """The shipped GPU profile whose memory (as torch reports it) the log prints, within
-    0.3 %; None when the log prints none or no profile matches."""
+def hardware_matches(facts: LogFacts) -> list[str]:
+    """The shipped GPU profiles whose memory (as torch reports it) the log prints, within
+    0.3 %, nearest first (A100 80GB and H100 both report about 79.2 GiB); [] when the log
+    prints none or no profile matches."""
     total = facts.printed.get("total_memory_bytes")
     if not total:
-        return None
+        return []
     from calc.data.registry import all_hardware
 
-    best = None
-    for hw in all_hardware():
-        usable = hw.budget_memory_bytes
-        if abs(usable - total) <= 0.003 * usable:
-            if best is None or abs(usable - total) < abs(best.budget_memory_bytes - total):
-                best = hw
-    return None if best is None else best.name
+    near = [hw for hw in all_hardware()
+            if abs(hw.budget_memory_bytes - total) <= 0.003 * hw.budget_memory_bytes]  # fmt: skip
+    near.sort(key=lambda hw: abs(hw.budget_memory_bytes - total))
+    return [hw.name for hw in near]
+
+
+def hardware_of(facts: LogFacts) -> str | None:
+    """The nearest of ``hardware_matches`` (None: none)."""
+    found = hardware_matches(facts)
+    return found[0] if found else None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -332,6 +336,10 @@ def deployment_from_log(
         )  # fmt: skip
     cfg = load_model(name)
     hw_name = hardware or hardware_of(facts)
+    if hardware is None and len(matches := hardware_matches(facts)) > 1:
+        gib = facts.printed["total_memory_bytes"] / 2**30
+        warnings.append(f"the log's GPU memory ({gib:,.2f} GiB) is that of {', '.join(matches)}: "
+                        f"predicted for {hw_name} (--hardware to choose)")  # fmt: skip
     if hw_name is None:
         hw_name = "h100"
         warnings.append("the log prints no GPU memory kvcalc recognises: predicted for h100 "
