@@ -3499,11 +3499,14 @@ LOOKED_AT = (
      "diagnosis only, nothing fitted"),
     ("NVIDIA/TensorRT-LLM tensorrt_llm/_torch/modules/fused_moe/fused_moe_trtllm_gen.py "
      "(select_alltoall_method_type, a 2026 revision), tensorrt_llm/_mnnvl_utils.py "
-     "(supports_mnnvl, revision 021fb1ee7), pull 9329 (2025-11, all-to-all backend names); "
-     "a third-party bring-up script quoting an older supports_mnnvl (aarch64 only)",
-     "issue 20, gptossadp round: which MoE communication the runs' MNNVL setting gives on x86 "
-     "B200 under 1.2.0rc2: not settled (the release's own file was not read); either way at "
-     "most the 0.75 ms kvcalc charges for it"),
+     "(supports_mnnvl, revision 021fb1ee7); pulls 6645 (2025-08, MnnvlMemory on B200, as "
+     "flashinfer-ai/flashinfer pull 1601 describes it), 7499 (2025-09, MnnvlThroughput), 8675 "
+     "(2025-10-27, all-to-all for the TRTLLMGen MoE), 8950 (2025-11-12, "
+     "select_alltoall_method_type), 9329 (2025-11, backend names); a third-party bring-up script "
+     "quoting the 0.21-era supports_mnnvl (aarch64 only)",
+     "issue 20, gptossadp round: the runs' forced MNNVL all-to-all most likely ran on x86 B200; "
+     "whether 1.2.0rc2 holds those pulls not checked; no measured EP 2 table: not modelled, at "
+     "most the 0.75 ms kvcalc charges for NCCL's gather and scatter"),
 )
 
 
