@@ -3479,6 +3479,34 @@ LOOKED_AT = (
      "named by the index)",
      "issue 23, scorefmt round: looked at; only parsers' test fixtures, no result file, "
      "except the embedded run, whose source could not be cited: not kept"),
+    ("SemiAnalysisAI/InferenceX: benchmarks/gptoss_fp4_b200_trt_slurm.sh at 06667a51e "
+     "(2025-12-02) and 645b97aa4 (2026-01-07), .github/configs/nvidia-master.yaml "
+     "gptoss-fp4-b200-trt at 645b97aa4 and d7dbd045b (2026-02-05), and those commits' messages",
+     "issue 20, gptossadp round: gpt-oss-120b B200 attention-DP runs: MOE_BACKEND TRTLLM, "
+     "cuda_graph_config enable_padding / max_batch_size CONC, EP > 1 forcing "
+     "TRTLLM_FORCE_ALLTOALL_METHOD MNNVL (mnnvlthroughput), EP 1 NotEnabled; the 2025-12-17 "
+     "runs' EP 1 called a mistake by 645b97aa4; image 1.2.0rc2 until d7dbd045b (1.2.0rc2.post2). "
+     "Nothing fitted; no model change"),
+    ("ai-dynamo/aiconfigurator collector/trtllm/collect_moe.py (stored revision 006afd781); "
+     "aiconfigurator-core 0.12.0 wheel: b200_sxm/moe/trtllm/1.3.0rc20/moe_perf.parquet "
+     "(w4a8_mxfp4_mxfp8 and w4a16_mxfp4 rows at 2,880 / 2,880 / 128 experts / top 4, EP 1-8, "
+     "balanced and power_law_1.01), b200_sxm/comm/nccl/2.27.3-2.29.2/nccl_perf.parquet "
+     "(all_gather, reduce_scatter, 2 GPUs, 32 KiB-1 MiB), b200_sxm/attention/trtllm/1.3.0rc20/"
+     "generation_attention_perf.parquet (64 / 8 heads, head 64, fp8 KV, windows 0 and 128), "
+     "b200_sxm/comm/trtllm/1.3.0rc11/moe_a2a_perf.parquet (DeepEP at EP 8 only)",
+     "issue 20, gptossadp round: gpt-oss-120b's decode step at DP 2 / EP 2, 64 requests, op "
+     "by op against the measured kernels (MXFP4 on SM100 is collected with TRTLLMGenFusedMoE); "
+     "diagnosis only, nothing fitted"),
+    ("NVIDIA/TensorRT-LLM tensorrt_llm/_torch/modules/fused_moe/fused_moe_trtllm_gen.py "
+     "(select_alltoall_method_type, a 2026 revision), tensorrt_llm/_mnnvl_utils.py "
+     "(supports_mnnvl, revision 021fb1ee7); pulls 6645 (2025-08, MnnvlMemory on B200, as "
+     "flashinfer-ai/flashinfer pull 1601 describes it), 7499 (2025-09, MnnvlThroughput), 8675 "
+     "(2025-10-27, all-to-all for the TRTLLMGen MoE), 8950 (2025-11-12, "
+     "select_alltoall_method_type), 9329 (2025-11, backend names); a third-party bring-up script "
+     "quoting the 0.21-era supports_mnnvl (aarch64 only)",
+     "issue 20, gptossadp round: the runs' forced MNNVL all-to-all most likely ran on x86 B200; "
+     "whether 1.2.0rc2 holds those pulls not checked; no measured EP 2 table: not modelled, at "
+     "most the 0.75 ms kvcalc charges for NCCL's gather and scatter"),
 )
 
 
