@@ -3500,6 +3500,10 @@ LOOKED_AT = (
      "issue 21, logdevice round: real device lines, kept as test excerpts "
      "(tests/test_log_device.py) and added to the three records' log_lines; no figure moves "
      "(the records state their GPU)"),
+    ("flashinfer-ai/flashinfer@fb28d7242 (snapshot): flashinfer/autotuner/autotuner.py "
+     "get_config_path and its '[Autotuner]: Loading configs for ...' lines",
+     "issue 21, logdevice round: the bundled tuning configs are named for the device, the log "
+     "lines name the op only: no device line to read"),
 )
 
 
