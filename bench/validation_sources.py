@@ -3507,6 +3507,31 @@ LOOKED_AT = (
      "issue 20, gptossadp round: the runs' forced MNNVL all-to-all most likely ran on x86 B200; "
      "whether 1.2.0rc2 holds those pulls not checked; no measured EP 2 table: not modelled, at "
      "most the 0.75 ms kvcalc charges for NCCL's gather and scatter"),
+    ("vLLM 0.16.0 wheel (vllm-0.16.0-cp38-abi3-manylinux_2_31_x86_64.whl, PyPI): "
+     "model_executor/layers/fused_moe/fused_moe.py get_config_file_name and get_moe_configs, "
+     "quantization/utils/fp8_utils.py get_w8a8_block_fp8_configs, platforms/cuda.py and "
+     "platforms/rocm.py get_device_name (the ROCm device-id table; the H200 family named "
+     "NVIDIA_H200 in get_config_file_name)",
+     "issue 21, logdevice round: the log lines that name the GPU (kernel-config file names "
+     "device_name=<torch name, spaces as underscores>); read, nothing fitted"),
+    ("SGLang 0.5.16 wheel (sglang-0.5.16-cp311-cp311-manylinux_2_34_x86_64.whl, PyPI): "
+     "srt/layers/moe/moe_runner/triton_utils/fused_moe_triton_config.py get_config_file_name "
+     "and its 'Using MoE kernel config from' / 'Config file not found at' lines",
+     "issue 21, logdevice round: SGLang's device-naming lines; read, nothing fitted"),
+    ("search index files 7292846353 (vLLM 0.10.2 on 2 x H200, record "
+     "vllm0102-2xh200-qwen3-next-80b-tp2), 57978845466 (vLLM 0.19.1 on a DGX Station A100, "
+     "record vllm0191-a100-40g-qwen3-8b: its nvidia-smi table), 69624180828 (SGLang on H100, "
+     "record sglang-h100-qwen3-30b-a3b-fp8-tsk043), 38628584938 (a vLLM block-FP8 kernel "
+     "check on H100), 30516319950 and 56910307467 (collect_env in vLLM issue forms), "
+     "60804802875 (rocm-smi --showproductname on an MI300X), 70682754770 (record "
+     "vllm0310-a100-80g-llama31-8b: no device line)",
+     "issue 21, logdevice round: real device lines, kept as test excerpts "
+     "(tests/test_log_device.py) and added to the three records' log_lines; no figure moves "
+     "(the records state their GPU)"),
+    ("flashinfer-ai/flashinfer@fb28d7242 (snapshot): flashinfer/autotuner/autotuner.py "
+     "get_config_path and its '[Autotuner]: Loading configs for ...' lines",
+     "issue 21, logdevice round: the bundled tuning configs are named for the device, the log "
+     "lines name the op only: no device line to read"),
 )
 
 

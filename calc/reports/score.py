@@ -13,9 +13,10 @@ names onto those (``calc.data.bench_results``).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
+# the one GPU-name table (kvcalc log reads the same); imported here for score's callers
+from calc.data.gpu_names import hardware_for_gpu
 from calc.errors import InvalidInputError
 
 # (metric, stat): the rows a score can hold, in display order
@@ -26,15 +27,6 @@ RATES = ("requests_per_s", "output_tokens_per_s", "input_tokens_per_s", "goodput
 # the figures the calibration fit and its check use (docs/validation.md)
 FIT_METRICS = (("ttft", "p50"), ("tpot", "avg"), ("output_tokens_per_s", ""))
 
-# GPU names as tools record them (nvidia-smi, torch) -> shipped hardware profiles; first match
-_GPUS = (
-    (r"gb300", "gb300"), (r"gb200", "gb200"), (r"b300", "b300"), (r"b200", "b200"),
-    (r"h100.*pcie", "h100-pcie"), (r"h100", "h100"), (r"h200", "h200"), (r"\bh20\b", "h20"),
-    (r"a100.*80", "a100-80g"), (r"a100.*40", "a100-40g"), (r"a10g", "a10g"), (r"l40s", "l40s"),
-    (r"\bl4\b", "l4"),
-    (r"rtx pro 6000", "rtx-pro-6000"), (r"5090", "rtx-5090"), (r"4090", "rtx-4090"),
-    (r"mi355", "mi355x"), (r"mi325", "mi325x"), (r"mi300x", "mi300x"),
-)  # fmt: skip
 # model ids the start-up log reader does not map (calc.deploy.engines.fromlog.shipped_model_for)
 _MORE_MODELS = {
     "deepseek-v2.5": "deepseek-v2",
@@ -48,17 +40,6 @@ _MORE_MODELS = {
     "llama-3.1-70b-instruct": "llama3.1-70b",
     "llama-3.3-70b-instruct": "llama3.3-70b",
 }
-
-
-def hardware_for_gpu(name: str | None) -> str | None:
-    """The shipped hardware profile a recorded GPU name is (None: none known)."""
-    if not name:
-        return None
-    low = name.lower()
-    for pattern, profile in _GPUS:
-        if re.search(pattern, low):
-            return profile
-    return None
 
 
 def model_for(model_id: str | None) -> str | None:

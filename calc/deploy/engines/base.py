@@ -356,7 +356,8 @@ class LogFacts:
     kv_cache_dtype, dtype, quantization, max_tokens, model, enforce_eager); ``printed`` holds
     the engine's figures in bytes/tokens (weights_bytes, activation_bytes, non_torch_bytes,
     cuda_graph_bytes, kv_budget_bytes or kv_pool_bytes, tokens, blocks, max_concurrency,
-    concurrency_at_tokens, total_memory_bytes)."""
+    concurrency_at_tokens, total_memory_bytes); ``devices``: the GPU names its lines print, in
+    order, each once (``calc.deploy.engines.logdevice``)."""
 
     engine: str
     version: str | None = None
@@ -364,6 +365,7 @@ class LogFacts:
     printed: dict = field(default_factory=dict)
     lines_read: int = 0
     notes: list[str] = field(default_factory=list)
+    devices: list[str] = field(default_factory=list)
 
 
 class LogReader:

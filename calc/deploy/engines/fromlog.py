@@ -1,7 +1,8 @@
 """A Deployment from an engine's start-up log: the log read in one pass (``read_log``), its
 engine detected, its model id mapped to a shipped model by the model's source, its GPU found
-from the memory it prints, its settings applied over the engine release's defaults, and a
-warning for every setting the log does not state (``deployment_from_log``)."""
+from the device names it prints, else from the memory it prints (``logdevice.gpu_of_log``), its
+settings applied over the engine release's defaults, and a warning for every setting the log
+does not state (``deployment_from_log``)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,10 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, BinaryIO
 
+from calc.data.gpu_names import hardware_for_gpu
 from calc.deploy.engines import NAMES, all_engines, engine
 from calc.deploy.engines.base import LogFacts
+from calc.deploy.engines.logdevice import CONFIG_FILE, device_names_in, gpu_of_log
 from calc.deploy.engines.logscan import iter_binary_lines, iter_text_lines, with_continuations
 from calc.errors import InvalidInputError
 
@@ -40,8 +43,19 @@ def read_log(source: str | BinaryIO | Iterable[str], engine_name: str | None = N
     # one search per line for any phrase a reader keys on; most lines of a log hold none
     prefilter = re.compile("|".join(re.escape(a) for r in readers for a in r.anchors))
     seen = False  # any non-blank line: an empty input is said as such
-    for line in with_continuations(lines):
+    devices: list[str] = []  # the GPU names the lines print, each once
+
+    def add(names: list[str]) -> None:
+        devices.extend(d for d in dict.fromkeys(names) if d not in devices)
+
+    def scanned(raw: Iterable[str]) -> Iterable[str]:  # each line as printed, then on
+        for text in raw:
+            add(device_names_in(text))
+            yield text
+
+    for line in with_continuations(scanned(lines)):
         seen = seen or bool(line.text.strip())
+        add(device_names_in(line.text, CONFIG_FILE))  # a wrapped config path, joined whole
         if prefilter.search(line.text) is None and (
             line.joined is None or prefilter.search(line.joined) is None
         ):
@@ -71,6 +85,7 @@ def read_log(source: str | BinaryIO | Iterable[str], engine_name: str | None = N
             "engine's start-up lines (up to the KV cache allocation)"
         )
     check_printed(facts.printed, facts.engine)
+    facts.devices = devices
     return facts
 
 
@@ -335,15 +350,17 @@ def deployment_from_log(
             "config.json path)"
         )  # fmt: skip
     cfg = load_model(name)
-    hw_name = hardware or hardware_of(facts)
-    if hardware is None and len(matches := hardware_matches(facts)) > 1:
-        gib = facts.printed["total_memory_bytes"] / 2**30
-        warnings.append(f"the log's GPU memory ({gib:,.2f} GiB) is that of {', '.join(matches)}: "
-                        f"predicted for {hw_name} (--hardware to choose)")  # fmt: skip
-    if hw_name is None:
-        hw_name = "h100"
-        warnings.append("the log prints no GPU memory kvcalc recognises: predicted for h100 "
-                        "(--hardware to choose)")  # fmt: skip
+    hw_name = hardware
+    if hw_name is None:  # --hardware > a device name > the memory total > h100
+        hw_name, said = gpu_of_log(facts.devices, hardware_of(facts))
+        warnings += said
+        matches = hardware_matches(facts)
+        by_name = any(hardware_for_gpu(n) for n in facts.devices)
+        if len(matches) > 1 and hw_name == matches[0] and not by_name:
+            gib = facts.printed["total_memory_bytes"] / 2**30
+            warnings.append(f"the log's GPU memory ({gib:,.2f} GiB) is that of "
+                            f"{', '.join(matches)}: predicted for {hw_name} (--hardware to "
+                            "choose)")  # fmt: skip
     hw = load_hardware(hw_name)
     eng = engine(facts.engine)
     printed = _printed_release(facts.version)
