@@ -3532,6 +3532,31 @@ LOOKED_AT = (
      "get_config_path and its '[Autotuner]: Loading configs for ...' lines",
      "issue 21, logdevice round: the bundled tuning configs are named for the device, the log "
      "lines name the op only: no device line to read"),
+    ("sglang 0.5.9 PyPI wheel: srt/entrypoints/http_server.py (server_info: the server "
+     "arguments, the scheduler info, internal_states, version), srt/managers/scheduler.py "
+     "(max_total_num_tokens in the scheduler info; get_internal_state: memory_usage and "
+     "effective_max_running_requests_per_dp), srt/model_executor/model_runner.py "
+     "(max_running_requests = min(max_total_num_tokens // 2, req_to_token_pool.size) when none "
+     "is given), bench_serving.py (the result's server_info); sglang 0.5.23 wheel: "
+     "benchmark/serving.py (server_info saved whole; under PD disaggregation keyed by "
+     "prefill/decode), srt/managers/scheduler_components/internal_state.py, "
+     "api/v1/api_types.py",
+     "issues 23/21, scorepool round (2026-12-04): which keys of an SGLang result file record "
+     "the pool and limits the server ran with (kvcalc score's deployment check, "
+     "--pool-from-file). Nothing fitted"),
+    ("Scicom-AI-Enterprise-Organization/llm-benchmaq@3e344dd "
+     "benchmarks/sglang/runpod_h100sxm/Qwen3-8B/tp8_dp1_Qwen3-8B_in1024_out128_p100_c100_"
+     "38769a.jsonl (server_info.internal_states[0], read again)",
+     "issues 23/21, scorepool round: the test file's internal_states restored without its "
+     "copy of the server arguments (memory_usage, effective_max_running_requests_per_dp 4096); "
+     "held-out capacity record sglang059-8xh100-qwen3-8b-tp8-bench-serving (max_total_num_tokens "
+     "3,944,182; kvcalc 3,940,715, -0.09%); nothing fitted"),
+    ("tests/data/bench_results' other files (vLLM 0.5.4-0.25.1 --save-result, vllm bench "
+     "sweep, SGLang of 2024-12, GuideLLM 0.2/0.5, AIPerf 0.8/0.10, GenAI-Perf, trtllm-bench "
+     "1.1.0rc1/rc2 printed reports)",
+     "issues 23/21, scorepool round: read for a recorded pool; none records one (trtllm-bench's "
+     "reports record the runtime batch size and tokens, compared with kvcalc's TensorRT-LLM "
+     "defaults); nothing fitted"),
 )
 
 

@@ -606,6 +606,7 @@ def score(
     efficiency: str = "expected",
     save_calibration: str | Path | None = None,
     fit: str | None = None,
+    pool_from_file: bool = False,
     **deployment: Any,
 ) -> ScoreReport:
     """``kvcalc score``: benchmark result files (vllm bench serve, SGLang bench_serving,
@@ -615,7 +616,11 @@ def score(
     ``deployment``: every one of ``DeploymentOptions``, over what the file and ``log`` state
     (``tp``, ``pp``, ``ep`` and ``engine`` default to the file's, else 1 and vllm);
     ``concurrency``: the client's limit on open requests, for files that do not record it
-    (trtllm-bench's report, GenAI-Perf's printed table) or to replace the recorded one."""
+    (trtllm-bench's report, GenAI-Perf's printed table) or to replace the recorded one;
+    ``pool_from_file``: replay the KV pool, running-request cap and chunk the file records the
+    server ran with (SGLang's ``server_info``, trtllm-bench's runtime limits) in place of
+    kvcalc's (``calc.reports.score_pool``; the rows ``kv_cache_tokens``, ``max_num_seqs`` and
+    ``max_batched_tokens`` compare them either way)."""
     from calc.deploy.options import check_options
     from calc.reports.score_report import score_files
 
@@ -639,7 +644,7 @@ def score(
             paths, given, build=lambda options: _score_deployment(options, notes), log=log,
             prompt=prompt, gen=gen, seed=seed, efficiency=efficiency, fit=fit,
             save_calibration=save_calibration, prefix_cached=prefix_cached,
-            concurrency=concurrency,
+            concurrency=concurrency, pool_from_file=pool_from_file,
         )  # fmt: skip
         return _said(report, notes)
 

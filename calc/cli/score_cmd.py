@@ -79,6 +79,17 @@ Concurrency = Annotated[
         show_default=False,
     ),
 ]
+PoolFromFile = Annotated[
+    bool,
+    typer.Option(
+        "--pool-from-file",
+        help="Replay with the KV pool, running-request cap and chunk size the result file "
+        "records the server ran with (SGLang bench_serving's server_info; trtllm-bench's "
+        "runtime batch size and tokens) in place of kvcalc's own, to tell a pool error from a "
+        "speed error. Either way the report compares them (kv_cache_tokens, max_num_seqs, "
+        "max_batched_tokens rows).",
+    ),
+]
 SaveCal = Annotated[
     Path | None,
     typer.Option(
@@ -112,6 +123,7 @@ def score(
     seed: Seed = 0,
     prefix_cached: PrefixCached = 0.0,
     concurrency: Concurrency = None,
+    pool_from_file: PoolFromFile = False,
     efficiency: d.Efficiency = "expected",
     tp: Annotated[int | None, typer.Option("--tp", help="Tensor-parallel GPUs.")] = None,
     pp: Annotated[int | None, typer.Option("--pp", help="Pipeline-parallel stages.")] = None,
@@ -162,7 +174,7 @@ def score(
     report = run(
         files, model=model, hardware=hardware, log=log, prompt=prompt, gen=gen, seed=seed,
         prefix_cached=prefix_cached, concurrency=concurrency, efficiency=efficiency,
-        save_calibration=save_calibration,
+        save_calibration=save_calibration, pool_from_file=pool_from_file,
         fit=fit, tp=tp, pp=pp, ep=ep, engine=engine, **options,
     )  # fmt: skip
     emit_report(report, fmt, output, table=lambda: _table(report), explain=explain)
@@ -188,9 +200,17 @@ def _table(report):
                 "error": "n/a" if r["error"] is None else signed_percent(r["error"], 1),
             }
             for r in report.rows
-            if r["source"] == run["source"]
+            if r["source"] == run["source"] and r["unit"] in ("s", "1/s")
         ]
         parts.append(rows_table(rows, "predicted vs measured (latencies in ms, rates per s)"))
+        checks = [
+            {"figure": f"{r['metric']} ({r['unit']})", "recorded": f"{r['measured']:,}",
+             "kvcalc": f"{r['predicted']:,}", "error": signed_percent(r["error"], 2)}
+            for r in report.rows
+            if r["source"] == run["source"] and r["unit"] not in ("s", "1/s")
+        ]
+        if checks:
+            parts.append(rows_table(checks, "deployment as recorded vs modelled"))
     fit = report.fields.get("fit")
     if fit:
         parts.append(kv_table({k: v for k, v in fit.items() if k != "runs"}, "calibration fit"))

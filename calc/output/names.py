@@ -494,12 +494,13 @@ runs[].max_concurrency | count | setting | score | most requests the benchmark c
 runs[].arrivals | label | label | score | how the send times were rebuilt: recorded per request, or drawn at the rate (Poisson, gamma, constant) with the seed, the client's concurrency limit
 runs[].lengths | label | label | score | how the prompt and output lengths were rebuilt: recorded per request, the dataset's settings, or the totals' mean; the prefix-cached fraction
 runs[].notes | label | label | score | what the replay left out or changed (failed requests, refused ones), one line
+runs[].pool_from_file | flag | setting | score | the replay used the KV pool, running-request cap and chunk the file records the server ran with (--pool-from-file), where it records them, in place of kvcalc's
 metrics[].source | label | label | score | the run the figure belongs to (runs[].source)
-metrics[].metric | label | label | score | figure compared, as vLLM's benchmark defines it: ttft, tpot (per request), itl (per token, pooled), e2e, requests_per_s, output_tokens_per_s, input_tokens_per_s or goodput_requests_per_s (where the file states its SLOs)
+metrics[].metric | label | label | score | figure compared, as vLLM's benchmark defines it: ttft, tpot (per request), itl (per token, pooled), e2e, requests_per_s, output_tokens_per_s, input_tokens_per_s or goodput_requests_per_s (where the file states its SLOs); and the deployment as recorded vs modelled, where the file records what the server ran with (calc.reports.score_pool): kv_cache_tokens (its KV pool of one GPU, SGLang's max_total_num_tokens), max_num_seqs (its running-request cap, per data-parallel rank), max_batched_tokens (its tokens per iteration)
 metrics[].stat | label | label | score | avg, p50, p90 or p99 (empty for a throughput)
-metrics[].unit | label | label | score | unit of predicted and measured: s or 1/s
-metrics[].predicted | label | per deployment | score | kvcalc's simulation of the figure on the run's replayed workload, in metrics[].unit
-metrics[].measured | label | per deployment | score | the figure as the result file records it, in metrics[].unit
+metrics[].unit | label | label | score | unit of predicted and measured: s or 1/s; tokens or sequences for the deployment's rows
+metrics[].predicted | label | per deployment | score | kvcalc's simulation of the figure on the run's replayed workload, in metrics[].unit; for the deployment's rows kvcalc's own: the engine wing's KV pool for the release and deployment scored, its cap and chunk with the file's figure for them left out (a command's option kept)
+metrics[].measured | label | per deployment | score | the figure as the result file records it, in metrics[].unit (the deployment's rows: what the server reported it ran with)
 metrics[].error | ratio | per deployment | score | (predicted − measured) / measured (null: no prediction)
 fit | label | label | score | the calibration fit (with --fit or --save-calibration): what was fitted and each run's residuals
 fit.parameters | label | label | score | parameters fitted (--fit): gemm, attention, moe, communication multipliers; host, host_seq, request times

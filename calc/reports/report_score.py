@@ -16,7 +16,8 @@ LATENCIES = ("ttft", "tpot", "itl", "e2e")
 def score_document(report, command: str = "") -> Document:
     """``report`` (calc.reports.score_report's) as one page."""
     metrics = report.fields["metrics"]
-    errors = [abs(m["error"]) for m in metrics if m.get("error") is not None]
+    errors = [abs(m["error"]) for m in metrics
+              if m.get("error") is not None and m["unit"] in ("s", "1/s")]  # fmt: skip
     runs = len(report.fields["runs"])
     answer = f"{runs} run{'s' if runs != 1 else ''} scored"
     if errors:

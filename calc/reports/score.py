@@ -330,6 +330,9 @@ def explain_figures(scores: list[RunScore]) -> list:
             if row["error"] is None:
                 continue
             name = f"{tag}: {row['metric']}{'_' + row['stat'] if row['stat'] else ''} error"
-            out.append(figure(name, row["error"], "", "({predicted} − {measured}) / {measured}",
-                              predicted=row["predicted"], measured=row["measured"]))  # fmt: skip
+            # the deployment's rows (calc.reports.score_pool): kvcalc's against the recorded
+            pred, meas = ("predicted", "measured") if row["unit"] in ("s", "1/s") \
+                else ("kvcalc", "recorded")  # fmt: skip
+            out.append(figure(name, row["error"], "", f"({{{pred}}} − {{{meas}}}) / {{{meas}}}",
+                              **{pred: row["predicted"], meas: row["measured"]}))  # fmt: skip
     return out

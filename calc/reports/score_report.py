@@ -43,12 +43,16 @@ def score_files(
     save_calibration=None,
     prefix_cached: float = 0.0,
     concurrency: int | None = None,
+    pool_from_file: bool = False,
 ) -> ScoreReport:
     """Score every run of ``files`` (``build``: options -> Deployment, the command's way of
-    building one; ``given``: the command's deployment options, None where not given)."""
+    building one; ``given``: the command's deployment options, None where not given;
+    ``pool_from_file``: replay the KV pool and limits the file records the server ran with,
+    ``calc.reports.score_pool``)."""
     from calc.data.bench_results import read_results
-    from calc.reports.score import deployment_options, log_settings, score_run
+    from calc.reports.score import log_settings, score_run
     from calc.reports.score_fit import parse_parameters
+    from calc.reports.score_pool import check_rows
     from calc.reports.score_workload import replay
     from calc.serve.simulate import check_prefix_hits
     from calc.serve.steptime import step_table
@@ -58,35 +62,27 @@ def score_files(
     logged = log_settings(log) if log is not None else None
     runs = [run for f in files for run in read_results(f)]
     warnings: list[str] = []
-    deps: dict = {}
-    plan = []
-    eager = bool((logged or {}).get("eager"))
-    for run in runs:
-        options, notes = deployment_options(run, given, logged)
-        key = tuple(sorted((k, str(v)) for k, v in options.items()))
-        if key not in deps:
-            deps[key] = _built(build, options, run, notes)
-            if eager:  # the log's server ran without CUDA graphs
-                deps[key] = replace(deps[key], engine=replace(deps[key].engine, cuda_graphs=False))
-        if eager:
-            notes = [*notes, "every pass eager (the start-up log's --enforce-eager)"]
-        check_prefix_hits(deps[key], prefix_cached, "--prefix-cached")
+    plan = _plan(runs, given, logged, build, pool_from_file)
+    for i, (run, dep, own, notes, pool) in enumerate(plan):
+        check_prefix_hits(dep, prefix_cached, "--prefix-cached")
         rep = replay(run, seed=seed, prompt=p_dist, gen=g_dist, cached_fraction=prefix_cached,
                      concurrency=concurrency)  # fmt: skip
-        plan.append((run, deps[key], rep, notes))
+        plan[i] = (run, dep, own, rep, notes, pool)
     # one iteration-time table per deployment, long enough for all its runs
     longest: dict = {}
-    for _run, dep, rep, _ in plan:
+    for _run, dep, _own, rep, _, _pool in plan:
         longest[id(dep)] = max(longest.get(id(dep), 0), int((rep.prompt + rep.gen).max()) + 1)
     tables: dict = {}
-    scores = []
-    pool = (logged or {}).get("printed_blocks")
+    scores, pools = [], []
     said: dict[str, list[str]] = {}  # one deployment note, the runs it is said of
-    for run, dep, rep, notes in plan:
+    for run, dep, own, rep, notes, pool in plan:
         if id(dep) not in tables:
             tables[id(dep)] = step_table(dep, efficiency, max_ctx=longest[id(dep)])
         s = score_run(run, dep, rep, efficiency=efficiency, step=tables[id(dep)], pool_blocks=pool)
+        if run.server_limits:
+            s.rows.extend(check_rows(run, dep, own, float((rep.prompt + rep.gen).mean())))
         scores.append(s)
+        pools.append(pool)
         if notes:
             said.setdefault(", ".join(notes), []).append(run.source)
         warnings += [f"{run.source}: {n}" for n in s.notes]
@@ -94,10 +90,10 @@ def score_files(
     calibrated = given.get("calibration") is not None
     fitted = None
     if params is not None:
-        fitted = _fit(scores, params, efficiency, pool, save_calibration, seed)
+        fitted = _fit(scores, params, efficiency, pools, save_calibration, seed)
         if (note := _fit_warning(scores, fitted)) is not None:
             warnings.append(note)
-    return _report(scores, calibrated, fitted, warnings)
+    return _report(scores, calibrated, fitted, warnings, pool_from_file)
 
 
 def _built(build, options: dict, run, notes: list[str]):
@@ -114,6 +110,59 @@ def _built(build, options: dict, run, notes: list[str]):
         if not taken:
             raise
         raise InvalidInputError(f"{run.source}: {exc} ({'; '.join(taken)})") from exc
+
+
+def _plan(runs, given: dict, logged, build, pool_from_file: bool) -> list:
+    """(run, deployment, kvcalc's own deployment for the check or None, notes, KV pool in
+    blocks to replay or None) of each run; one Deployment per distinct set of options."""
+    from calc.reports.score import deployment_options
+    from calc.reports.score_pool import own_options, replayed_options
+
+    deps: dict = {}
+    eager = bool((logged or {}).get("eager"))
+
+    def deployment(options, run, notes):
+        key = tuple(sorted((k, str(v)) for k, v in options.items()))
+        if key not in deps:
+            deps[key] = _built(build, options, run, notes)
+            if eager:  # the log's server ran without CUDA graphs
+                deps[key] = replace(deps[key], engine=replace(deps[key].engine, cuda_graphs=False))
+        return deps[key]
+
+    plan = []
+    for run in runs:
+        options, notes = deployment_options(run, given, logged)
+        own = None
+        if run.server_limits:  # kvcalc's own limits, for the check only (never refused for it)
+            try:
+                own = deployment(own_options(run, options, given), run, notes)
+            except InvalidInputError:
+                pass
+        if pool_from_file:
+            options, taken = replayed_options(run, options, given)
+            notes = [*notes, *taken]
+        dep = deployment(options, run, notes)
+        if eager:
+            notes = [*notes, "every pass eager (the start-up log's --enforce-eager)"]
+        pool = (logged or {}).get("printed_blocks")
+        if pool_from_file:
+            pool, note = _recorded_pool(run, dep, pool)
+            notes = [*notes, note]
+        plan.append((run, dep, own, notes, pool))
+    return plan
+
+
+def _recorded_pool(run, dep, pool):
+    """The KV pool (blocks) --pool-from-file replays for ``run``: the one its file records,
+    else ``pool`` (a start-up log's, or None: kvcalc's), with a note of which."""
+    from calc.reports.score_pool import recorded_pool_blocks
+
+    blocks = recorded_pool_blocks(run, dep)
+    if blocks is None:
+        whose = "the start-up log's" if pool else "kvcalc's"
+        return pool, f"the file records no KV pool: {whose} replayed (--pool-from-file)"
+    tokens = run.server_limits["kv_cache_tokens"]
+    return blocks, f"KV pool {tokens:,} tokens as the server ran (--pool-from-file)"
 
 
 def _runs(sources: list[str]) -> str:
@@ -145,7 +194,7 @@ def _fit_warning(scores, result) -> str | None:
     )
 
 
-def _fit(scores, params, efficiency, pool, path, seed):
+def _fit(scores, params, efficiency, pools, path, seed):
     from calc.data.calibration import Calibration, FitRecord, FittedBand, FittedRun, OpMultipliers
     from calc.data.calibration import save_calibration as save
     from calc.reports.calibration_band import band_of, rule
@@ -160,7 +209,8 @@ def _fit(scores, params, efficiency, pool, path, seed):
         raise InvalidInputError(
             "--save-calibration fits from the uncalibrated model: leave out --calibration"
         )
-    result = fit([(s.run, s.dep, s.replay, pool) for s in scores], params, efficiency=efficiency)
+    result = fit([(s.run, s.dep, s.replay, pool) for s, pool in zip(scores, pools, strict=True)],
+                 params, efficiency=efficiency)  # fmt: skip
     if path is not None:
         deps = sorted({f"{s.dep.model.name} {s.dep.describe()} {s.dep.engine_config.engine}"
                        for s in scores})  # fmt: skip
@@ -251,10 +301,10 @@ def _exp(x: float) -> float:
     return math.exp(x)
 
 
-def _report(scores, calibrated: bool, fitted, warnings) -> ScoreReport:
+def _report(scores, calibrated: bool, fitted, warnings, pool_from_file: bool) -> ScoreReport:
     from calc.reports.score import explain_figures, run_fields
 
-    runs = [run_fields(s, calibrated) for s in scores]
+    runs = [{**run_fields(s, calibrated), "pool_from_file": pool_from_file} for s in scores]
     rows = [row for s in scores for row in s.rows]
     fields: dict = {"runs": runs, "metrics": rows}
     if fitted is not None:

@@ -77,6 +77,10 @@ class BenchRun:
     measured: dict = field(default_factory=dict)
     slo_s: dict = field(default_factory=dict)  # {"ttft", "tpot", "e2e"} where stated
     deployment: dict = field(default_factory=dict)  # tp, pp, gpu, dtype, ... where recorded
+    # what the server ran with, as it reported it (not what it was given): kv_cache_tokens (its
+    # KV pool of one GPU [tokens]), max_num_seqs (its running-request cap), max_batched_tokens
+    # (its tokens per iteration, the chunk), each where the file records it
+    server_limits: dict = field(default_factory=dict)
     notes: tuple = ()
     # the client's own random draw of the send gaps (and lengths), where known: ClientDraw
     client_draw: ClientDraw | None = None

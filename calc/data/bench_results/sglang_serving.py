@@ -169,6 +169,33 @@ def _server(r: Reader, obj: dict) -> dict:
     return deployment
 
 
+def _server_limits(r: Reader, obj: dict) -> dict:
+    """What the server ran with (BenchRun.server_limits): ``server_info``'s
+    ``max_total_num_tokens`` (the scheduler's KV pool of one GPU, the figure its start-up log
+    prints) and ``chunked_prefill_size``, and the running-request cap the scheduler derived,
+    ``internal_states[0].effective_max_running_requests_per_dp`` (sglang 0.5.x
+    ``Scheduler.get_internal_state``; per data-parallel rank), else the ``max_running_requests``
+    it was given."""
+    server = r.obj(obj, "server_info") or {}
+    states = server.get("internal_states")
+    state = states[0] if isinstance(states, list) and states and isinstance(states[0], dict) \
+        else {}  # fmt: skip
+    where = {"kv_cache_tokens": (server, "max_total_num_tokens"),
+             "max_num_seqs": (state, "effective_max_running_requests_per_dp"),
+             "max_batched_tokens": (server, "chunked_prefill_size")}  # fmt: skip
+    if state.get("effective_max_running_requests_per_dp") is None:
+        where["max_num_seqs"] = (server, "max_running_requests")
+    out = {}
+    for name, (d, key) in where.items():
+        v = d.get(key)
+        if isinstance(v, int | float) and not isinstance(v, bool) and v <= 0:
+            continue  # chunked_prefill_size -1: chunking off
+        v = r.num(d, key, lo=1, hi=MAX_TOKENS, whole=True)
+        if v is not None:
+            out[name] = v
+    return out
+
+
 def read(obj: dict, where: str) -> BenchRun:
     r = Reader(where)
     legacy_note = None
@@ -236,6 +263,7 @@ def read(obj: dict, where: str) -> BenchRun:
         measured=measured,
         slo_s=slo,
         deployment=deployment,
+        server_limits=_server_limits(r, obj),
         notes=tuple(notes),
         client_draw=draw,
     )

@@ -103,8 +103,18 @@ def read(obj: dict, where: str, printed: bool = False) -> BenchRun:
         output_lengths=Lengths("fixed", osl) if osl else None,
         measured=measured,
         deployment=deployment,
+        # the batch size and token budget the runtime ran with (trtllm-bench's own choice where
+        # none was given), both as resolved
+        server_limits=_limits(world),
         notes=tuple(notes),
     )
+
+
+def _limits(world: dict) -> dict:
+    """The runtime batch size and token budget (BenchRun.server_limits) a report records."""
+    keys = (("max_batch_size", "max_num_seqs"), ("max_num_tokens", "max_batched_tokens"))
+    return {name: world[key] for key, name in keys
+            if type(world.get(key)) is int and world[key] > 0}  # fmt: skip
 
 
 def _concurrency_note(r: Reader, info: dict) -> str:
