@@ -109,3 +109,24 @@ def test_a_deployment_the_file_makes_impossible_names_what_the_file_gave(cli):
         "(the result file gave engine trtllm, tp 4, "
     )
     assert "ep 4," in err
+
+
+SCORED = Path(__file__).parent / "data" / "bench_results" / (
+    "vllm-0.8.3_llama-3.3-70b_tp8_pp1_a100-40g_sharegpt_qps-04.json"
+)
+
+
+def test_a_result_file_without_a_release_says_which_was_replayed(cli):
+    # the file records no vLLM release ("date": "20250414-..." only): kvcalc replays the newest
+    # modelled one and says so with the file's date; named with --engine-version, nothing said
+    from calc.deploy.engines import engine
+
+    newest = engine("vllm").versions.newest
+    r = cli("score", SCORED, "-H", "a100-40g", "--tp", "8", "-f", "json")
+    assert r.code == 0, r.err
+    assert (f"engine_version {newest}, the newest modelled: the file records no release (the "
+            "file is dated 2025-04-14); --engine-version to choose") in r.err  # fmt: skip
+    r = cli("score", SCORED, "-H", "a100-40g", "--tp", "8", "--engine-version", "0.10.0",
+            "-f", "json")  # fmt: skip
+    assert r.code == 0, r.err
+    assert "the file records no release" not in r.err

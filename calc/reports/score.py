@@ -148,6 +148,8 @@ def deployment_options(run, given: dict, log: dict | None = None) -> tuple[dict,
                              f"result file records {value} (--{key} to choose)")  # fmt: skip
     if options.get("engine") is None:
         notes.append("engine vllm, the default: the file names none (--engine to choose)")
+    if options.get("engine_version") is None:
+        notes.append(_release_note(run, options.get("engine") or "vllm"))
     if options.get("model") is None:
         said = f" ({run.model!r} is not a shipped model)" if run.model else ""
         raise InvalidInputError(
@@ -161,6 +163,19 @@ def deployment_options(run, given: dict, log: dict | None = None) -> tuple[dict,
             f"{run.source}: the file names no GPU kvcalc knows{said}; give --hardware"
         )
     return options, notes
+
+
+def _release_note(run, engine_name: str) -> str:
+    """The note of a run replayed at the engine's newest modelled release because neither the
+    command, the log nor the file names one (a file dated before it was likely another)."""
+    from calc.deploy.engines import engine
+
+    newest = engine(engine_name).versions.newest
+    date = str(run.deployment.get("date") or "")[:8]
+    dated = f" (the file is dated {date[:4]}-{date[4:6]}-{date[6:]})" if date.isdigit() \
+        and len(date) == 8 else ""  # fmt: skip
+    return (f"engine_version {newest}, the newest modelled: the file records no release{dated}; "
+            "--engine-version to choose")
 
 
 # ---------------------------------------------------------------------------------------------

@@ -66,7 +66,7 @@ _DEPLOYMENT_KEYS = {
     "gpu": "gpu", "gpu_type": "gpu", "hardware": "gpu", "dtype": "dtype",
     "kv_cache_dtype": "kv_dtype", "quantization": "quantization", "engine_version": "version",
     "vllm_version": "version", "max_num_seqs": "max_num_seqs",
-    "max_num_batched_tokens": "max_batched_tokens",
+    "max_num_batched_tokens": "max_batched_tokens", "date": "date",
 }  # fmt: skip
 
 
