@@ -11,7 +11,7 @@ import typer
 
 from calc.cli import options as o
 from calc.cli.option_groups import DEPLOYMENT, ENGINE, Options, with_options
-from calc.output.render import ROW_FORMATS
+from calc.output.render import ROW_FORMATS, modelled_as
 
 Rate = Annotated[
     float | None,
@@ -164,7 +164,8 @@ def simulate(
     )  # fmt: skip
     dep, load, curve = report.deployment, report.load, sweep_rate is not None
     ec = dep.engine_config
-    release = "" if ec.version_unmodelled is None else f" {ec.version_label}"
+    asked = ec.version_unmodelled
+    release = "" if asked is None else f" {modelled_as(asked, ec.version)}"
     what = f" ({dep.describe()}, {ec.engine}{release}): {load.describe(not curve)}"
     title = on_gpus(dep, what)
     if curve:

@@ -140,6 +140,12 @@ def signed_percent(fraction: float, decimals: int = 1) -> str:
     return f"{round(fraction, decimals + 2) + 0.0:+.{decimals}%}"
 
 
+def modelled_as(asked, release: str) -> str:
+    """An engine release as a reader should see it: ``release``, or where the one asked for is
+    modelled as another, "0.5.4 (modelled as 0.10.0)"."""
+    return release if asked is None else f"{asked} (modelled as {release})"
+
+
 def kv_cells(obj: dict) -> list[tuple[str, str]]:
     """(field, shown value) of each scalar field: the rows of a result's table. A release
     asked for that is modelled as another (``KEY_asked`` beside ``KEY`` or ``KEY_modelled``)
@@ -152,7 +158,7 @@ def kv_cells(obj: dict) -> list[tuple[str, str]]:
             continue
         asked = fields.get(f"{key.removesuffix('_modelled')}_asked")
         shown = human(key, value)
-        out.append((key, shown if asked is None else f"{asked} (modelled as {shown})"))
+        out.append((key, modelled_as(asked, shown)))
     return out
 
 

@@ -698,9 +698,10 @@ def choice_row(rank: int, c: Choice, query: PlanQuery) -> dict:
 
 def release_label(row: dict) -> str:
     """The engine release of a row as said: "0.5.4 (modelled as 0.10.0)" where the one asked
-    for is modelled as another (``EngineConfig.version_label``)."""
-    asked, release = row.get("engine_version_asked"), row["engine_version"]
-    return release if asked is None else f"{asked} (modelled as {release})"
+    for is modelled as another (``calc.output.render.modelled_as``)."""
+    from calc.output.render import modelled_as
+
+    return modelled_as(row.get("engine_version_asked"), row["engine_version"])
 
 
 def _ms(x: float) -> str:

@@ -85,12 +85,6 @@ class EngineConfig:
         None (not asked, a modelled release, or a prefix or build of one: 0.19, 0.10.0rc1)."""
         return self.version_asked if self.host_release != self.version else None
 
-    @property
-    def version_label(self) -> str:
-        """The release as a reader should see it: "0.5.4 (modelled as 0.10.0)", else "0.10.0"."""
-        asked = self.version_unmodelled
-        return self.version if asked is None else f"{asked} (modelled as {self.version})"
-
 
 @dataclass(frozen=True)
 class PoolPrediction:
